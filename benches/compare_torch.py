@@ -1,0 +1,341 @@
+"""Side-by-side benchmark: gradrs and PyTorch timed in one run, on the same machine.
+
+    python benches/compare_torch.py                 # all cases, 1 thread each
+    python benches/compare_torch.py --only seed     # cases whose name contains "seed"
+    python benches/compare_torch.py --quick         # fewer rounds, for a quick look
+    python benches/compare_torch.py --threads 4     # both libraries on 4 threads
+
+Threads: both libraries get the same count, `--threads N` (default 1). PyTorch through
+`torch.set_num_threads(N)`, gradrs through `RAYON_NUM_THREADS=N`, which is set before gradrs is
+imported (rayon reads it once, when its pool starts). The per-op cases measure dispatch and graph
+overhead on tiny tensors and are meant to be read at 1 thread; use --threads for the large-tensor
+cases (matmul and friends), where the thread pool matters.
+
+Method: for each case and each library, a warm-up, then a calibrated inner loop of `number` calls
+per sample (so one sample lasts about a millisecond and the clock's own cost vanishes), samples
+collected in rounds that alternate between the two libraries (gradrs, torch, then torch, gradrs,
+...) so that both see the same machine noise. The table gives the median per-call time over all
+samples, the ratio gradrs/torch (lower is better for gradrs), and `noise`: the larger of the
+two libraries' interquartile range / median (a ratio moving by less than that means little). Both columns include the same
+Python loop and call overhead (tens of ns), which only pushes the ratio towards 1. The garbage
+collector is off while a sample is timed.
+
+Adding a case: append a Case(name, setup, run, target) to CASES. `setup(lib)` builds the state
+once, outside the timed region; `run(lib, state)` is the timed body; `lib` is the gradrs module
+or the torch module, so a case is written once in PyTorch's API for both. `target` is the ratio
+gradrs/torch to reach, or None to only report.
+
+If gradrs cannot be imported the script says so and exits 1; without torch it prints the gradrs
+column alone. Exit status 1 also when a case raised.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import itertools
+import os
+import platform
+import statistics
+import sys
+import time
+from typing import Any, Callable, NamedTuple
+
+
+class Case(NamedTuple):
+    name: str
+    setup: Callable[[Any], Any]
+    run: Callable[[Any, Any], Any]
+    target: float | None  # the ratio gradrs/torch to reach; None: report only
+
+
+# --- the cases ---------------------------------------------------------------------------------
+
+
+def setup_mul_scalar(lib):
+    return lib.tensor([1.5]), lib.tensor([2.0])
+
+
+def setup_mul_scalar_grad(lib):
+    return lib.tensor([1.5], requires_grad=True), lib.tensor([2.0], requires_grad=True)
+
+
+def run_mul(lib, state):
+    a, b = state
+    return a * b
+
+
+def setup_seed_graph(lib):
+    """The seed article's leaves: a, w1..w4, 3x3, requiring grad."""
+    return tuple(lib.randn(3, 3, requires_grad=True) for _ in range(5))
+
+
+def run_seed_graph(lib, leaves):
+    for t in leaves:
+        t.grad = None
+    a, w1, w2, w3, w4 = leaves
+    b = w1 * a
+    c = w2 * a
+    d = w3 * b + w4 * c
+    L = (10 - d).sum()
+    L.backward()
+
+
+def setup_scalar_leaf(lib):
+    return lib.tensor(1.0, requires_grad=True)
+
+
+def run_scalar_chain(lib, x):
+    x.grad = None
+    y = x
+    for _ in range(1000):
+        y = y * 1.0001 + 0.0001
+    y.backward()
+
+
+def setup_tanh_leaf(lib):
+    return lib.randn(64, requires_grad=True)
+
+
+def run_tanh_chain(lib, x):
+    x.grad = None
+    y = x
+    for _ in range(10_000):
+        y = y.tanh()
+    y.sum().backward()
+
+
+CASES = [
+    Case("mul 1-elem f32", setup_mul_scalar, run_mul, 0.5),
+    Case("mul 1-elem f32 requires_grad", setup_mul_scalar_grad, run_mul, 0.5),
+    Case("seed graph 3x3 fwd+bwd", setup_seed_graph, run_seed_graph, 0.3),
+    Case("scalar chain 1000 (mul+add) fwd+bwd", setup_scalar_leaf, run_scalar_chain, None),
+    Case("tanh chain 10k on 64 elems fwd+bwd", setup_tanh_leaf, run_tanh_chain, None),
+]
+
+
+# --- timing ------------------------------------------------------------------------------------
+
+
+class Settings(NamedTuple):
+    rounds: int  # rounds per library, interleaved
+    round_budget_s: float  # time spent sampling one library in one round
+    min_samples: int  # per library per round, even past the budget
+    max_samples: int  # per library per round
+    sample_s: float  # aim of one sample's duration (sets the inner loop count)
+    warmup_s: float  # per library, before calibration
+
+
+# Many short rounds rather than a few long ones: a burst of noise from elsewhere on the machine
+# then lands on both libraries about equally.
+FULL = Settings(
+    rounds=20, round_budget_s=0.08, min_samples=1, max_samples=200, sample_s=1e-3, warmup_s=0.2
+)
+QUICK = Settings(
+    rounds=4, round_budget_s=0.03, min_samples=1, max_samples=50, sample_s=5e-4, warmup_s=0.02
+)
+
+
+def time_sample(run, lib, state, number):
+    """Mean ns per call over `number` back-to-back calls."""
+    loop = itertools.repeat(None, number)
+    gc_was_on = gc.isenabled()
+    gc.disable()
+    try:
+        t0 = time.perf_counter_ns()
+        for _ in loop:
+            run(lib, state)
+        t1 = time.perf_counter_ns()
+    finally:
+        if gc_was_on:
+            gc.enable()
+    return (t1 - t0) / number
+
+
+def warm_and_calibrate(run, lib, state, s: Settings):
+    """Run for warmup_s (at least twice), then pick how many calls make one sample."""
+    deadline = time.perf_counter() + s.warmup_s
+    calls = 0
+    while calls < 2 or time.perf_counter() < deadline:
+        run(lib, state)
+        calls += 1
+    per_call = min(time_sample(run, lib, state, 1) for _ in range(3))
+    return max(1, int(s.sample_s * 1e9 / max(per_call, 1.0)))
+
+
+def measure(case: Case, libs, s: Settings):
+    """Median ns per call for each library in `libs` (a list of (label, module)), and the noise."""
+    states = {label: case.setup(lib) for label, lib in libs}
+    numbers = {label: warm_and_calibrate(case.run, lib, states[label], s) for label, lib in libs}
+    samples = {label: [] for label, _ in libs}
+    for r in range(s.rounds):
+        order = libs if r % 2 == 0 else libs[::-1]
+        for label, lib in order:
+            got = samples[label]
+            n = 0
+            deadline = time.perf_counter() + s.round_budget_s
+            while n < s.max_samples and (n < s.min_samples or time.perf_counter() < deadline):
+                got.append(time_sample(case.run, lib, states[label], numbers[label]))
+                n += 1
+        gc.collect()
+    return {label: statistics.median(v) for label, v in samples.items()}, noise(samples)
+
+
+def noise(samples):
+    """The largest relative interquartile range among the libraries: how far to trust a ratio."""
+    worst = 0.0
+    for v in samples.values():
+        if len(v) >= 4:
+            q1, _, q3 = statistics.quantiles(v, n=4)
+            worst = max(worst, (q3 - q1) / statistics.median(v))
+    return worst
+
+
+# --- output ------------------------------------------------------------------------------------
+
+
+def fmt_ns(ns):
+    if ns is None:
+        return "-"
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if ns >= scale:
+            return f"{ns / scale:.3g} {unit}"
+    return f"{ns:.3g} ns"
+
+
+def print_table(rows, with_torch):
+    head = ["case", "gradrs", "torch", "ratio", "target", "status", "noise"]
+    if not with_torch:
+        head = [head[0], head[1], head[-1]]
+        rows = [[row[0], row[1], row[-1]] for row in rows]
+    body = [[str(c) for c in row[: len(head)]] for row in rows]
+    widths = [max(len(x) for x in col) for col in zip(head, *body)]
+
+    def line(cells):
+        first = cells[0].ljust(widths[0])
+        rest = [c.rjust(w) for c, w in zip(cells[1:], widths[1:])]
+        return "  ".join([first, *rest])
+
+    print(line(head))
+    print("  ".join("-" * w for w in widths))
+    for cells in body:
+        print(line(cells))
+
+
+# --- main --------------------------------------------------------------------------------------
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        description="Time gradrs and PyTorch side by side (median per call; ratio gradrs/torch)."
+    )
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="threads for both libraries (default 1: the per-op cases are read at 1)",
+    )
+    p.add_argument(
+        "--only", metavar="SUBSTRING", help="run only the cases whose name contains SUBSTRING"
+    )
+    p.add_argument("--quick", action="store_true", help="fewer rounds and shorter samples")
+    p.add_argument("--list", action="store_true", help="list the cases and exit")
+    # Checks this script's own logic with torch in both columns (ratios should be ~1).
+    p.add_argument("--self-test", action="store_true", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.threads < 1:
+        p.error("--threads must be >= 1")
+    return args
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+
+    cases = [c for c in CASES if args.only is None or args.only in c.name]
+    if args.list:
+        for c in CASES:
+            print(f"{c.name}  (target {c.target if c.target is not None else '-'})")
+        return 0
+    if not cases:
+        print(f"no case name contains {args.only!r}; --list shows them", file=sys.stderr)
+        return 1
+
+    # Must precede the first import of gradrs: rayon sizes its pool from it, once.
+    os.environ["RAYON_NUM_THREADS"] = str(args.threads)
+
+    try:
+        import torch
+    except ImportError:
+        torch = None
+
+    if args.self_test:
+        if torch is None:
+            print("--self-test needs torch", file=sys.stderr)
+            return 1
+        gradrs, gradrs_label = torch, "torch (as gradrs)"
+    else:
+        try:
+            import gradrs
+        except ImportError as err:
+            print(
+                f"gradrs is not importable ({err}).\n"
+                "Build and install it first: `pip install .` or `maturin develop --release`.",
+                file=sys.stderr,
+            )
+            return 1
+        gradrs_label = "gradrs " + getattr(gradrs, "__version__", "?")
+
+    if torch is not None:
+        torch.set_num_threads(args.threads)
+    if hasattr(gradrs, "set_num_threads"):
+        gradrs.set_num_threads(args.threads)
+
+    libs = [("gradrs", gradrs)]
+    if torch is not None:
+        libs.append(("torch", torch))
+
+    settings = QUICK if args.quick else FULL
+    print(
+        f"{gradrs_label} vs "
+        + (f"torch {torch.__version__}" if torch is not None else "(torch not importable)")
+    )
+    print(
+        f"python {platform.python_version()}, {platform.machine()}, threads={args.threads}, "
+        f"{'quick' if args.quick else 'full'}: {settings.rounds} interleaved rounds, "
+        f"~{settings.sample_s * 1e3:g} ms samples; median time per call"
+    )
+    print()
+
+    rows, failed = [], False
+    for case in cases:
+        try:
+            med, spread = measure(case, libs, settings)
+        except Exception as err:  # noqa: BLE001 - a missing op must not hide the other cases
+            failed = True
+            rows.append([case.name, f"ERROR {type(err).__name__}: {err}"[:60], "", "", "", "", ""])
+            continue
+        g, t = med["gradrs"], med.get("torch")
+        ratio = g / t if t else None
+        if case.target is None or ratio is None:
+            status = "report"
+        else:
+            status = "ok" if ratio <= case.target else "MISS"
+        rows.append(
+            [
+                case.name,
+                fmt_ns(g),
+                fmt_ns(t),
+                f"{ratio:.3f}" if ratio is not None else "-",
+                f"<= {case.target:g}" if case.target is not None else "-",
+                status,
+                f"{spread:.0%}",
+            ]
+        )
+        print(f"  done: {case.name}", file=sys.stderr, flush=True)
+
+    print_table(rows, with_torch=torch is not None)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,145 @@
+"""gradrs: define-by-run autograd with PyTorch's semantics and a Rust core.
+
+Use it as `import gradrs as torch`. The `Tensor` class and every op live in the native
+module `gradrs._native`; this package adds what is naturally Python (grad-mode context
+managers, `Size`, printing, legacy constructors).
+"""
+
+import numpy as _np
+
+from . import _native
+from ._grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from ._native import (
+    Tensor,
+    arange,
+    as_tensor,
+    bool,
+    device,
+    dtype,
+    empty,
+    empty_like,
+    eye,
+    float32,
+    float64,
+    from_numpy,
+    full,
+    full_like,
+    get_num_threads,
+    initial_seed,
+    int64,
+    linspace,
+    manual_seed,
+    ones,
+    ones_like,
+    rand,
+    rand_like,
+    randint,
+    randn,
+    randn_like,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from ._size import Size
+from ._tensor_str import get_printoptions, set_printoptions
+from ._tensor_str import format_tensor as _format_tensor
+
+float = float32
+double = float64
+long = int64
+
+__version__ = "0.1.0"
+
+
+def _tensor_repr(t):
+    fn = t.grad_fn
+    return _format_tensor(
+        t.detach().numpy(),
+        dtype=str(t.dtype)[len("gradrs."):],
+        requires_grad=t.requires_grad,
+        grad_fn_name=fn.name() if fn is not None else None,
+        is_leaf=t.is_leaf,
+    )
+
+
+class _ArrayView:
+    """Hands numpy a tensor's memory; holding the tensor keeps the memory alive."""
+
+    __slots__ = ("__array_interface__", "_tensor")
+
+    def __init__(self, t):
+        self._tensor = t
+        self.__array_interface__ = t._array_interface()
+
+
+def _numpy_view(t):
+    return _np.asarray(_ArrayView(t))
+
+
+_native._register(Size, _tensor_repr, _numpy_view)
+
+
+def FloatTensor(*args, **kwargs):
+    """Legacy constructor for float32 tensors."""
+    return _native._legacy_new(float32, *args, **kwargs)
+
+
+def DoubleTensor(*args, **kwargs):
+    """Legacy constructor for float64 tensors."""
+    return _native._legacy_new(float64, *args, **kwargs)
+
+
+def LongTensor(*args, **kwargs):
+    """Legacy constructor for int64 tensors."""
+    return _native._legacy_new(int64, *args, **kwargs)
+
+
+def BoolTensor(*args, **kwargs):
+    """Legacy constructor for bool tensors."""
+    return _native._legacy_new(bool, *args, **kwargs)
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def numel(input):
+    return input.numel()
+
+
+def get_default_dtype():
+    return float32
+
+
+def set_num_threads(n):
+    """Thread count is fixed at start-up by RAYON_NUM_THREADS; accepted for compatibility."""
+    return None
+
+
+# Functional forms of the tensor methods (`gradrs.exp(x)` == `x.exp()`).
+def _method(name):
+    def fn(input, *args, **kwargs):
+        return getattr(input, name)(*args, **kwargs)
+
+    fn.__name__ = name
+    fn.__qualname__ = name
+    fn.__doc__ = f"`gradrs.{name}(input, ...)`: same as `input.{name}(...)`."
+    return fn
+
+
+for _name in (
+    "neg", "exp", "log", "sin", "cos", "tanh", "sigmoid", "relu", "sqrt", "abs", "sign",
+    "reciprocal", "sum", "mean", "matmul", "mm", "bmm", "mv", "dot", "reshape", "t",
+    "transpose", "permute", "squeeze", "unsqueeze", "flatten", "clone", "detach", "eq",
+    "ne", "lt", "le", "gt", "ge", "pow", "div", "mul", "sub", "add",
+):
+    globals()[_name] = _method(_name)
+del _name
+
+negative = globals()["neg"]
+multiply = globals()["mul"]
+divide = globals()["div"]
+subtract = globals()["sub"]
+true_divide = globals()["div"]
+
+from . import autograd  # noqa: E402

@@ -1,0 +1,56 @@
+"""`gradrs.autograd`: backward, grad, Variable, grad mode, and the graph node type."""
+
+from .. import _native
+from .._grad_mode import enable_grad, no_grad, set_grad_enabled
+from . import graph
+
+
+def _as_list(x):
+    if x is None:
+        return None
+    if isinstance(x, _native.Tensor):
+        return [x]
+    return list(x)
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None, inputs=None):
+    """Accumulate the gradients of `tensors` w.r.t. graph leaves into their `.grad`."""
+    if grad_variables is not None:
+        grad_tensors = grad_variables
+    tensors = _as_list(tensors)
+    grads = _as_list(grad_tensors)
+    if inputs is not None:
+        inputs = _as_list(inputs)
+        if len(inputs) == 0:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    _native._backward(tensors, grads, retain_graph, create_graph, inputs)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """Return the gradients of `outputs` w.r.t. `inputs` (a tuple), leaving `.grad` alone."""
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    single = isinstance(inputs, _native.Tensor)
+    ins = [inputs] if single else list(inputs)
+    result = _native._grad(_as_list(outputs), ins, _as_list(grad_outputs), retain_graph,
+                           create_graph, allow_unused)
+    if materialize_grads:
+        result = tuple(g if g is not None else _native.zeros_like(i) for g, i in zip(result, ins))
+    return result
+
+
+def Variable(data, requires_grad=False, volatile=False):
+    """Legacy `Variable(tensor, requires_grad=...)`: today just the tensor."""
+    t = data.detach()
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def set_detect_anomaly(mode, check_nan=True):
+    """Accepted for compatibility; gradrs has no anomaly mode yet."""
+    return None
+
+
+__all__ = ["Variable", "backward", "enable_grad", "grad", "graph", "no_grad", "set_grad_enabled"]

@@ -1,0 +1,5 @@
+"""`gradrs.autograd.graph.Node`: the type of every `grad_fn`."""
+
+from .._native import Node
+
+__all__ = ["Node"]

@@ -1,0 +1,256 @@
+//! The backward engine: dependency counting over the reachable subgraph and a ready queue
+//! ordered by creation sequence, as in PyTorch's engine. Each node runs once, with the sum of
+//! the gradients from all its consumers, so diamond-shaped graphs take linear time.
+
+use super::grad_mode::GradModeGuard;
+use super::graph::{collect_subgraph, gradient_edge, Ctx, GraphNode, NodeRef};
+use crate::error::{Error, Result};
+use crate::ops;
+use crate::shape::size_repr;
+use crate::tensor::Tensor;
+use std::collections::{BinaryHeap, HashMap};
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BackwardOptions {
+    pub retain_graph: bool,
+    pub create_graph: bool,
+}
+
+/// `torch.autograd.backward`: accumulate d(roots)/d(leaves) into `.grad`
+/// (only into `inputs`, when given).
+pub fn backward(roots: &[Tensor], grads: &[Option<Tensor>], opts: BackwardOptions, inputs: Option<&[Tensor]>) -> Result<()> {
+    let root_grads = make_grads(roots, grads)?;
+    match inputs {
+        None => {
+            run(roots, root_grads, None, opts, Mode::Accumulate)?;
+        }
+        Some(inputs) => {
+            let captured = run(roots, root_grads, Some(inputs), opts, Mode::AccumulateInputs)?;
+            // Non-leaf inputs get their summed gradient in `.grad`, as PyTorch does.
+            for (t, g) in inputs.iter().zip(captured) {
+                if let (false, Some(g)) = (t.is_leaf(), g) {
+                    accumulate(t, g, opts.create_graph)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `torch.autograd.grad`: return d(outputs)/d(inputs) without touching `.grad`.
+pub fn grad(outputs: &[Tensor], grad_outputs: &[Option<Tensor>], inputs: &[Tensor], opts: BackwardOptions, allow_unused: bool) -> Result<Vec<Option<Tensor>>> {
+    for t in inputs {
+        if !t.requires_grad() {
+            return Err(Error::Runtime("One of the differentiated Tensors does not require grad".into()));
+        }
+    }
+    let root_grads = make_grads(outputs, grad_outputs)?;
+    let captured = run(outputs, root_grads, Some(inputs), opts, Mode::Capture)?;
+    if !allow_unused && captured.iter().any(|g| g.is_none()) {
+        return Err(Error::Runtime(
+            "One of the differentiated Tensors appears to not have been used in the graph. Set allow_unused=True if this is the desired behavior.".into(),
+        ));
+    }
+    Ok(captured)
+}
+
+/// PyTorch's `_make_grads`: implicit ones for scalars, shape checks for given gradients.
+fn make_grads(outputs: &[Tensor], grads: &[Option<Tensor>]) -> Result<Vec<Tensor>> {
+    let mut out = Vec::with_capacity(outputs.len());
+    for (i, t) in outputs.iter().enumerate() {
+        match grads.get(i).cloned().flatten() {
+            Some(g) => {
+                let (gs, ts) = (g.shape(), t.shape());
+                if gs != ts {
+                    return Err(Error::Runtime(format!(
+                        "Mismatch in shape: grad_output[{i}] has a shape of {} and output[{i}] has a shape of {}.",
+                        size_repr(&gs),
+                        size_repr(&ts)
+                    )));
+                }
+                out.push(g);
+            }
+            None => {
+                if t.requires_grad() && t.numel() != 1 {
+                    return Err(Error::Runtime("grad can be implicitly created only for scalar outputs".into()));
+                }
+                out.push(ops::creation::ones_like(t));
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// `backward()`: run everything, accumulate into every leaf.
+    Accumulate,
+    /// `backward(inputs=...)`: only what leads to `inputs`, accumulate into those.
+    AccumulateInputs,
+    /// `autograd.grad`: only what leads to `inputs`, return their gradients.
+    Capture,
+}
+
+fn run(roots: &[Tensor], root_grads: Vec<Tensor>, inputs: Option<&[Tensor]>, opts: BackwardOptions, mode: Mode) -> Result<Vec<Option<Tensor>>> {
+    let _grad_mode = GradModeGuard::new(opts.create_graph);
+
+    // Root edges.
+    let mut root_edges = Vec::with_capacity(roots.len());
+    for (i, t) in roots.iter().enumerate() {
+        let edge = gradient_edge(t);
+        match edge.node {
+            Some(node) => root_edges.push((node, edge.input_nr)),
+            None => {
+                return Err(Error::Runtime(format!(
+                    "element {i} of tensors does not require grad and does not have a grad_fn"
+                )))
+            }
+        }
+    }
+    // Target edges (where gradients are captured): (node key, slot).
+    let target_edges: Vec<Option<(NodeRef, u32)>> = inputs
+        .map(|ins| ins.iter().map(|t| gradient_edge(t).node.map(|n| (n, t.output_nr()))).collect())
+        .unwrap_or_default();
+
+    let mut nodes = collect_subgraph(&root_edges.iter().map(|(n, _)| n).collect::<Vec<_>>());
+    nodes.sort_unstable_by_key(|n| n.seq);
+    let index: HashMap<u32, usize> = nodes.iter().enumerate().map(|(i, n)| (n.handle.key(), i)).collect();
+
+    // Which nodes must run: children always have smaller seq, so one ascending pass suffices.
+    let is_target = |key: u32| target_edges.iter().flatten().any(|(n, _)| n.key() == key);
+    let mut needed = vec![mode == Mode::Accumulate; nodes.len()];
+    if mode != Mode::Accumulate {
+        for i in 0..nodes.len() {
+            let n = &nodes[i];
+            needed[i] = (n.is_accumulate && mode == Mode::AccumulateInputs && is_target(n.handle.key()))
+                || (!n.is_accumulate
+                    && n.children.iter().flatten().any(|(k, _)| index.get(k).is_some_and(|&j| needed[j] || is_target(*k))));
+        }
+    }
+    let mut deps = vec![0usize; nodes.len()];
+    for n in &nodes {
+        for (k, _) in n.children.iter().flatten() {
+            deps[index[k]] += 1;
+        }
+    }
+
+    let mut buffers: Vec<Vec<Option<Tensor>>> = nodes.iter().map(|n| vec![None; n.num_outputs as usize]).collect();
+    let mut heap = BinaryHeap::new();
+    for ((node, slot), g) in root_edges.iter().zip(root_grads) {
+        let i = index[&node.key()];
+        add_to_buffer(&mut buffers[i][*slot as usize], g)?;
+    }
+    for (node, _) in &root_edges {
+        let i = index[&node.key()];
+        if deps[i] == 0 && !heap.iter().any(|&(_, j)| j == i) {
+            heap.push((nodes[i].seq, i));
+        }
+    }
+
+    let mut captured: Vec<Option<Tensor>> = vec![None; target_edges.len()];
+    while let Some((_, i)) = heap.pop() {
+        let grads = std::mem::take(&mut buffers[i]);
+        let node: &GraphNode = &nodes[i];
+        for (t, target) in target_edges.iter().enumerate() {
+            if let Some((n, slot)) = target {
+                if n.key() == node.handle.key() {
+                    captured[t] = grads.get(*slot as usize).cloned().flatten();
+                }
+            }
+        }
+        let outs = execute(node, grads, needed[i], mode, opts)?;
+        for (edge, g) in node.children.iter().zip(outs) {
+            if let Some((k, slot)) = edge {
+                let j = index[k];
+                if let Some(g) = g {
+                    add_to_buffer(&mut buffers[j][*slot as usize], g)?;
+                }
+                deps[j] -= 1;
+                if deps[j] == 0 {
+                    heap.push((nodes[j].seq, j));
+                }
+            }
+        }
+    }
+    Ok(captured)
+}
+
+/// Run one node (or skip it) and return the gradient for each of its edges.
+fn execute(node: &GraphNode, grads: Vec<Option<Tensor>>, needed: bool, mode: Mode, opts: BackwardOptions) -> Result<Vec<Option<Tensor>>> {
+    let none = || vec![None; node.children.len()];
+    // Gradients of non-leaf tensors that asked for `retain_grad()`.
+    let retained = node.handle.with(|n| n.retained.clone());
+    for (nr, weak) in retained {
+        if let (Some(imp), Some(g)) = (weak.upgrade(), grads.get(nr as usize).cloned().flatten()) {
+            accumulate(&Tensor(imp), g, opts.create_graph)?;
+        }
+    }
+    if !needed || grads.iter().all(|g| g.is_none()) {
+        return Ok(none());
+    }
+    if node.is_accumulate {
+        if mode != Mode::Capture {
+            if let (Some(var), Some(g)) = (node.handle.variable(), grads.into_iter().next().flatten()) {
+                accumulate(&var, g, opts.create_graph)?;
+            }
+        }
+        return Ok(none());
+    }
+    let mut data = node.handle.take();
+    let ctx = Ctx { node: &node.handle, create_graph: opts.create_graph };
+    let result = data.backward.apply(&grads, &ctx);
+    if !opts.retain_graph {
+        data.backward.release();
+    }
+    let result = result.and_then(|outs| {
+        // Note [Undo broadcasting]: the one place a gradient is summed back to its input's
+        // shape and cast to its dtype, so formulas may return broadcast-shaped gradients.
+        outs.into_iter()
+            .zip(&data.next)
+            .map(|(g, e)| match (g, &e.node) {
+                (Some(g), Some(_)) => {
+                    let g = if g.shape() != e.shape { ops::reduce::sum_to(&g, &e.shape)? } else { g };
+                    let g = if g.dtype() != e.dtype { ops::creation::to_dtype(&g, e.dtype)? } else { g };
+                    Ok(Some(g))
+                }
+                _ => Ok(None),
+            })
+            .collect::<Result<Vec<_>>>()
+    });
+    node.handle.restore(data);
+    result
+}
+
+fn add_to_buffer(slot: &mut Option<Tensor>, g: Tensor) -> Result<()> {
+    *slot = Some(match slot.take() {
+        None => g,
+        Some(prev) => ops::binary::add(&prev, &g)?,
+    });
+    Ok(())
+}
+
+/// Note [Grad accumulation]: the first gradient is stored as a fresh contiguous tensor (or
+/// stolen when nothing else refers to it); later ones are added in place, unless
+/// create_graph asks for a differentiable `grad + new`.
+pub fn accumulate(var: &Tensor, new: Tensor, create_graph: bool) -> Result<()> {
+    match var.grad() {
+        None => {
+            let g = if create_graph {
+                new
+            } else if ops::creation::is_exclusively_owned(&new) {
+                new.detach()
+            } else {
+                ops::creation::contiguous_clone(&new.detach())
+            };
+            var.set_grad(Some(g));
+        }
+        Some(old) => {
+            if create_graph {
+                var.set_grad(Some(ops::binary::add(&old, &new)?));
+            } else {
+                ops::binary::add_(&old, &new.detach())?;
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,326 @@
+//! The graph arena: backward nodes in a slab with generational ids and reference counts.
+//!
+//! A `NodeRef` is a counted handle (held by tensors as `grad_fn` and by other nodes' edges);
+//! a node is reclaimed when its count reaches zero. Creation is O(1): a free slot is reused.
+//! Note [Iterative release]: dropping a long chain of nodes would recurse once per node and
+//! overflow the stack, so releases that happen while another release runs are queued and
+//! drained by the outermost one.
+
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::shape::Shape;
+use crate::tensor::Tensor;
+use parking_lot::Mutex;
+use std::cell::{Cell, RefCell};
+
+/// Context handed to a backward formula while it runs.
+pub struct Ctx<'a> {
+    /// The running node (saved outputs are re-attached to it under create_graph).
+    pub node: &'a NodeRef,
+    pub create_graph: bool,
+}
+
+impl Ctx<'_> {
+    pub fn node_name(&self) -> &'static str {
+        self.node.name()
+    }
+}
+
+/// A backward function: PyTorch's `Node` subclass, one per differentiable op.
+pub trait Backward: Send + Sync {
+    /// PyTorch's class name, e.g. `MulBackward0`.
+    fn name(&self) -> &'static str;
+    /// Gradients w.r.t. each input (None where the input needs none), given the gradient of
+    /// each output. Written in tensor ops, so it records a graph under create_graph.
+    fn apply(&mut self, grads: &[Option<Tensor>], ctx: &Ctx) -> Result<Vec<Option<Tensor>>>;
+    /// Free saved tensors (after backward without retain_graph).
+    fn release(&mut self) {}
+    /// The leaf this node accumulates into, for `AccumulateGrad`.
+    fn variable(&self) -> Option<&Tensor> {
+        None
+    }
+}
+
+/// What flows along an edge: the input it feeds, with the shape and dtype its gradient must have.
+pub struct Edge {
+    pub node: Option<NodeRef>,
+    pub input_nr: u32,
+    pub shape: Shape,
+    pub dtype: DType,
+}
+
+pub struct Node {
+    pub backward: Box<dyn Backward>,
+    pub next: Vec<Edge>,
+    pub num_outputs: u32,
+    /// Creation order: the engine runs later nodes first, as PyTorch does.
+    pub seq: u64,
+    /// Non-leaf tensors that asked for `retain_grad()`: (output_nr, tensor).
+    pub retained: Vec<(u32, std::sync::Weak<crate::tensor::TensorImpl>)>,
+}
+
+struct Slot {
+    generation: u32,
+    refs: u32,
+    name: &'static str,
+    node: Option<Node>,
+}
+
+struct Arena {
+    slots: Vec<Slot>,
+    free: Vec<u32>,
+    next_seq: u64,
+    live: usize,
+}
+
+static ARENA: Mutex<Arena> = Mutex::new(Arena { slots: Vec::new(), free: Vec::new(), next_seq: 0, live: 0 });
+
+thread_local! {
+    static RELEASING: Cell<bool> = const { Cell::new(false) };
+    static PENDING: RefCell<Vec<Node>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Drop a reclaimed node without recursing (Note [Iterative release]).
+fn release_node(node: Node) {
+    if RELEASING.with(|r| r.get()) {
+        PENDING.with(|p| p.borrow_mut().push(node));
+        return;
+    }
+    RELEASING.with(|r| r.set(true));
+    drop(node);
+    while let Some(n) = PENDING.with(|p| p.borrow_mut().pop()) {
+        drop(n);
+    }
+    RELEASING.with(|r| r.set(false));
+}
+
+/// A counted handle to a node in the arena.
+pub struct NodeRef {
+    index: u32,
+    generation: u32,
+}
+
+/// A handle that does not keep its node alive (a leaf's link to its `AccumulateGrad`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct WeakNode {
+    index: u32,
+    generation: u32,
+}
+
+pub fn new_node(backward: Box<dyn Backward>, next: Vec<Edge>, num_outputs: u32) -> NodeRef {
+    let name = backward.name();
+    let mut arena = ARENA.lock();
+    let seq = arena.next_seq;
+    arena.next_seq += 1;
+    arena.live += 1;
+    let node = Node { backward, next, num_outputs, seq, retained: Vec::new() };
+    if let Some(index) = arena.free.pop() {
+        let slot = &mut arena.slots[index as usize];
+        slot.refs = 1;
+        slot.name = name;
+        slot.node = Some(node);
+        NodeRef { index, generation: slot.generation }
+    } else {
+        let index = arena.slots.len() as u32;
+        arena.slots.push(Slot { generation: 0, refs: 1, name, node: Some(node) });
+        NodeRef { index, generation: 0 }
+    }
+}
+
+/// Number of live nodes (for leak tests).
+pub fn live_nodes() -> usize {
+    ARENA.lock().live
+}
+
+impl Clone for NodeRef {
+    fn clone(&self) -> NodeRef {
+        ARENA.lock().slots[self.index as usize].refs += 1;
+        NodeRef { index: self.index, generation: self.generation }
+    }
+}
+
+impl Drop for NodeRef {
+    fn drop(&mut self) {
+        let reclaimed = {
+            let mut arena = ARENA.lock();
+            let slot = &mut arena.slots[self.index as usize];
+            slot.refs -= 1;
+            if slot.refs == 0 {
+                slot.generation = slot.generation.wrapping_add(1);
+                let node = slot.node.take();
+                arena.free.push(self.index);
+                arena.live -= 1;
+                node
+            } else {
+                None
+            }
+        };
+        if let Some(node) = reclaimed {
+            release_node(node);
+        }
+    }
+}
+
+impl PartialEq for NodeRef {
+    fn eq(&self, other: &NodeRef) -> bool {
+        self.index == other.index
+    }
+}
+
+impl NodeRef {
+    /// A stable key for maps while the handle is alive.
+    pub fn key(&self) -> u32 {
+        self.index
+    }
+
+    pub fn name(&self) -> &'static str {
+        ARENA.lock().slots[self.index as usize].name
+    }
+
+    pub fn downgrade(&self) -> WeakNode {
+        WeakNode { index: self.index, generation: self.generation }
+    }
+
+    /// Run `f` on the node. The arena is locked meanwhile: `f` must not create or drop nodes.
+    pub fn with<R>(&self, f: impl FnOnce(&mut Node) -> R) -> R {
+        let mut arena = ARENA.lock();
+        let node = arena.slots[self.index as usize].node.as_mut().expect("node is running");
+        f(node)
+    }
+
+    /// Take the node out to run it with the arena unlocked; put it back with `restore`.
+    pub fn take(&self) -> Node {
+        ARENA.lock().slots[self.index as usize].node.take().expect("node is running")
+    }
+
+    pub fn restore(&self, node: Node) {
+        ARENA.lock().slots[self.index as usize].node = Some(node);
+    }
+
+    /// `next_functions`: (node, input_nr) per input.
+    pub fn next_functions(&self) -> Vec<(Option<NodeRef>, u32)> {
+        let mut arena = ARENA.lock();
+        let node = arena.slots[self.index as usize].node.as_ref().expect("node is running");
+        let edges: Vec<(Option<(u32, u32)>, u32)> = node
+            .next
+            .iter()
+            .map(|e| (e.node.as_ref().map(|r| (r.index, r.generation)), e.input_nr))
+            .collect();
+        // The handles are counted under the same lock and handed out (never dropped here).
+        edges
+            .into_iter()
+            .map(|(h, nr)| {
+                let r = h.map(|(index, generation)| {
+                    arena.slots[index as usize].refs += 1;
+                    NodeRef { index, generation }
+                });
+                (r, nr)
+            })
+            .collect()
+    }
+
+    /// The leaf an `AccumulateGrad` node feeds.
+    pub fn variable(&self) -> Option<Tensor> {
+        self.with(|n| n.backward.variable().cloned())
+    }
+}
+
+impl WeakNode {
+    pub fn upgrade(&self) -> Option<NodeRef> {
+        let mut arena = ARENA.lock();
+        let slot = arena.slots.get_mut(self.index as usize)?;
+        if slot.generation == self.generation && slot.refs > 0 {
+            slot.refs += 1;
+            Some(NodeRef { index: self.index, generation: self.generation })
+        } else {
+            None
+        }
+    }
+}
+
+/// `AccumulateGrad`: the node that adds incoming gradients into a leaf's `.grad`.
+pub struct AccumulateGrad {
+    pub variable: Tensor,
+}
+
+impl Backward for AccumulateGrad {
+    fn name(&self) -> &'static str {
+        "AccumulateGrad"
+    }
+    fn apply(&mut self, _grads: &[Option<Tensor>], _ctx: &Ctx) -> Result<Vec<Option<Tensor>>> {
+        unreachable!("the engine accumulates into leaves itself")
+    }
+    fn variable(&self) -> Option<&Tensor> {
+        Some(&self.variable)
+    }
+}
+
+/// The leaf's `AccumulateGrad` node, created on first use and shared while alive.
+pub fn grad_accumulator(leaf: &Tensor) -> NodeRef {
+    if let Some(existing) = leaf.0.meta.lock().grad_accumulator.and_then(|w| w.upgrade()) {
+        return existing;
+    }
+    let node = new_node(Box::new(AccumulateGrad { variable: leaf.clone() }), Vec::new(), 1);
+    leaf.0.meta.lock().grad_accumulator = Some(node.downgrade());
+    node
+}
+
+/// The edge along which gradient flows back into `t` (PyTorch's `gradient_edge`).
+pub fn gradient_edge(t: &Tensor) -> Edge {
+    let (shape, dtype) = {
+        let d = t.read();
+        (d.layout.shape.clone(), d.dtype())
+    };
+    let (grad_fn, output_nr, requires_grad) = {
+        let m = t.0.meta.lock();
+        (m.grad_fn.clone(), m.output_nr, m.requires_grad)
+    };
+    let node = match grad_fn {
+        Some(f) => Some(f),
+        None if requires_grad => Some(grad_accumulator(t)),
+        None => None,
+    };
+    Edge { node, input_nr: output_nr, shape, dtype }
+}
+
+/// One reachable node as the engine sees it.
+pub struct GraphNode {
+    pub handle: NodeRef,
+    pub seq: u64,
+    pub num_outputs: u32,
+    pub is_accumulate: bool,
+    /// (child key, child's input slot) per edge; None where the input needs no gradient.
+    pub children: Vec<Option<(u32, u32)>>,
+}
+
+/// Every node reachable from `roots`, found iteratively under one lock (no recursion per path).
+pub fn collect_subgraph(roots: &[&NodeRef]) -> Vec<GraphNode> {
+    let mut arena = ARENA.lock();
+    let mut seen = std::collections::HashSet::new();
+    let mut stack: Vec<(u32, u32)> = Vec::new();
+    for r in roots {
+        if seen.insert(r.index) {
+            stack.push((r.index, r.generation));
+        }
+    }
+    let mut out = Vec::new();
+    while let Some((index, generation)) = stack.pop() {
+        let node = arena.slots[index as usize].node.as_ref().expect("node is running");
+        let children: Vec<Option<(u32, u32)>> =
+            node.next.iter().map(|e| e.node.as_ref().map(|r| (r.index, e.input_nr))).collect();
+        for e in &node.next {
+            if let Some(r) = &e.node {
+                if seen.insert(r.index) {
+                    stack.push((r.index, r.generation));
+                }
+            }
+        }
+        let (seq, num_outputs, is_accumulate) =
+            (node.seq, node.num_outputs, node.backward.variable().is_some());
+        // Counted handle, made under the lock we already hold; never dropped inside it.
+        arena.slots[index as usize].refs += 1;
+        out.push(GraphNode { handle: NodeRef { index, generation }, seq, num_outputs, is_accumulate, children });
+    }
+    drop(arena);
+    out
+}

@@ -1,0 +1,35 @@
+//! Autograd: the graph arena, grad mode, saved tensors and the backward engine.
+
+pub mod engine;
+pub mod grad_mode;
+pub mod graph;
+pub mod saved;
+
+pub use engine::{backward, grad, BackwardOptions};
+pub use grad_mode::{is_grad_enabled, set_grad_enabled, GradModeGuard};
+pub use graph::{Backward, Ctx, Edge, NodeRef};
+pub use saved::SavedTensor;
+
+use crate::tensor::Tensor;
+use graph::{gradient_edge, new_node};
+
+/// True when an op with these inputs must record a graph node.
+#[inline]
+pub fn needs_grad(inputs: &[&Tensor]) -> bool {
+    is_grad_enabled() && inputs.iter().any(|t| t.requires_grad())
+}
+
+/// Record `backward` as the grad_fn of `outputs`, with an edge to each input that requires grad.
+pub fn attach(outputs: &[&Tensor], inputs: &[&Tensor], backward: Box<dyn Backward>) {
+    let edges = inputs.iter().map(|t| gradient_edge(t)).collect();
+    let node = new_node(backward, edges, outputs.len() as u32);
+    for (i, out) in outputs.iter().enumerate() {
+        out.set_grad_fn(Some(node.clone()), i as u32);
+    }
+}
+
+/// `attach` for the common single-output case, returning the output.
+pub fn record(out: Tensor, inputs: &[&Tensor], backward: impl Backward + 'static) -> Tensor {
+    attach(&[&out], inputs, Box::new(backward));
+    out
+}

@@ -1,0 +1,96 @@
+//! Strided reads and writes: gather a view into contiguous order, scatter into a view, cast.
+
+use crate::tensor::{Element, Layout};
+
+/// Calls `f(offset)` for each element of `layout` in row-major order.
+#[inline]
+pub fn for_each_offset(layout: &Layout, mut f: impl FnMut(usize)) {
+    let nd = layout.ndim();
+    let n = layout.numel();
+    if n == 0 {
+        return;
+    }
+    if nd == 0 {
+        f(layout.offset);
+        return;
+    }
+    let shape = &layout.shape;
+    let strides = &layout.strides;
+    let last = nd - 1;
+    let (inner, inner_stride) = (shape[last], strides[last]);
+    let mut idx = [0usize; 16];
+    let mut idx_vec;
+    let idx: &mut [usize] = if nd <= 16 {
+        &mut idx[..nd]
+    } else {
+        idx_vec = vec![0usize; nd];
+        &mut idx_vec
+    };
+    let mut base = layout.offset as isize;
+    loop {
+        let mut off = base;
+        for _ in 0..inner {
+            f(off as usize);
+            off += inner_stride;
+        }
+        // Advance the odometer over the outer dimensions.
+        let mut d = last;
+        loop {
+            if d == 0 {
+                return;
+            }
+            d -= 1;
+            idx[d] += 1;
+            base += strides[d];
+            if idx[d] < shape[d] {
+                break;
+            }
+            base -= strides[d] * shape[d] as isize;
+            idx[d] = 0;
+        }
+    }
+}
+
+/// The elements of a view in row-major order.
+pub fn gather_contiguous<T: Element>(src: &[T], layout: &Layout) -> Vec<T> {
+    let n = layout.numel();
+    if layout.is_contiguous() {
+        return src[layout.offset..layout.offset + n].to_vec();
+    }
+    let mut out = Vec::with_capacity(n);
+    for_each_offset(layout, |o| out.push(src[o]));
+    out
+}
+
+/// The elements of a view, borrowed when already contiguous.
+pub fn contiguous_cow<'a, T: Element>(src: &'a [T], layout: &Layout) -> std::borrow::Cow<'a, [T]> {
+    if layout.is_contiguous() {
+        std::borrow::Cow::Borrowed(&src[layout.offset..layout.offset + layout.numel()])
+    } else {
+        std::borrow::Cow::Owned(gather_contiguous(src, layout))
+    }
+}
+
+/// Write `values` (row-major) into the view `layout` of `dst`.
+pub fn scatter_into<T: Element>(dst: &mut [T], layout: &Layout, values: &[T]) {
+    if layout.is_contiguous() {
+        dst[layout.offset..layout.offset + values.len()].copy_from_slice(values);
+        return;
+    }
+    let mut i = 0;
+    for_each_offset(layout, |o| {
+        dst[o] = values[i];
+        i += 1;
+    });
+}
+
+/// Convert elements between dtypes with PyTorch's casting (float -> int truncates).
+pub fn cast<S: Element, D: Element>(src: &[S]) -> Vec<D> {
+    use crate::dtype::DType;
+    match (S::DTYPE, D::DTYPE) {
+        (DType::Bool, _) => src.iter().map(|v| D::from_bool(v.to_bool())).collect(),
+        (_, DType::Bool) => src.iter().map(|v| v.to_bool()).map(D::from_bool).collect(),
+        (DType::I64, _) => src.iter().map(|v| D::from_i64(v.to_i64())).collect(),
+        _ => src.iter().map(|v| D::from_f64(v.to_f64())).collect(),
+    }
+}

@@ -1,0 +1,10 @@
+//! CPU kernels: contiguous fast paths the compiler vectorizes, strided/broadcast iteration for
+//! the rest, rayon only above `PAR_THRESHOLD` elements (hand-offs cost more than tiny work).
+
+pub mod copy;
+pub mod elementwise;
+pub mod matmul;
+pub mod reduce;
+
+/// Elements below which a kernel stays on the calling thread.
+pub const PAR_THRESHOLD: usize = 1 << 15;

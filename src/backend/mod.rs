@@ -1,0 +1,3 @@
+//! Primitive kernels per device: a small closed set that every op is composed from.
+
+pub mod cpu;

@@ -1,0 +1,197 @@
+//! Element types, Python-like scalars, and PyTorch's type-promotion rules.
+
+use crate::error::{Error, Result};
+
+/// The element types a tensor can hold. Order matters: it is the promotion lattice within a kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DType {
+    Bool,
+    I64,
+    F32,
+    F64,
+}
+
+impl DType {
+    pub const ALL: [DType; 4] = [DType::Bool, DType::I64, DType::F32, DType::F64];
+
+    /// PyTorch's name (`float32`, ...), printed as `gradrs.float32`.
+    pub fn name(self) -> &'static str {
+        match self {
+            DType::Bool => "bool",
+            DType::I64 => "int64",
+            DType::F32 => "float32",
+            DType::F64 => "float64",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<DType> {
+        Some(match name {
+            "bool" => DType::Bool,
+            "int64" | "long" => DType::I64,
+            "float32" | "float" => DType::F32,
+            "float64" | "double" => DType::F64,
+            _ => return None,
+        })
+    }
+
+    pub fn is_floating_point(self) -> bool {
+        matches!(self, DType::F32 | DType::F64)
+    }
+
+    pub fn itemsize(self) -> usize {
+        match self {
+            DType::Bool => 1,
+            DType::I64 | DType::F64 => 8,
+            DType::F32 => 4,
+        }
+    }
+
+    /// The legacy tensor type name used in error messages (`FloatTensor`).
+    pub fn legacy_name(self) -> &'static str {
+        match self {
+            DType::Bool => "BoolTensor",
+            DType::I64 => "LongTensor",
+            DType::F32 => "FloatTensor",
+            DType::F64 => "DoubleTensor",
+        }
+    }
+
+    fn category(self) -> u8 {
+        match self {
+            DType::Bool => 0,
+            DType::I64 => 1,
+            DType::F32 | DType::F64 => 2,
+        }
+    }
+
+    /// `torch.promote_types` for two dtypes.
+    pub fn promote(self, other: DType) -> DType {
+        self.max(other)
+    }
+}
+
+/// A Python number used as an operand (`x * 2`, `x + 0.5`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Scalar {
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+}
+
+impl Scalar {
+    /// The dtype of the scalar as a "wrapped number": floats take the default dtype.
+    pub fn wrapped_dtype(self) -> DType {
+        match self {
+            Scalar::Bool(_) => DType::Bool,
+            Scalar::Int(_) => DType::I64,
+            Scalar::Float(_) => DType::F32,
+        }
+    }
+
+    pub fn to_f64(self) -> f64 {
+        match self {
+            Scalar::Bool(b) => b as u8 as f64,
+            Scalar::Int(i) => i as f64,
+            Scalar::Float(f) => f,
+        }
+    }
+
+    pub fn to_i64(self) -> i64 {
+        match self {
+            Scalar::Bool(b) => b as i64,
+            Scalar::Int(i) => i,
+            Scalar::Float(f) => f as i64,
+        }
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, Scalar::Float(_))
+    }
+}
+
+/// How a tensor takes part in type promotion (PyTorch's `ResultTypeState`).
+#[derive(Debug, Clone, Copy)]
+pub enum Participant {
+    /// A tensor with at least one dimension.
+    Dim(DType),
+    /// A 0-dim tensor.
+    ZeroDim(DType),
+    /// A Python number.
+    Wrapped(DType),
+}
+
+/// PyTorch's `result_type`: dimensioned tensors win within a category, but a higher category
+/// from a 0-dim tensor or a Python number lifts the result (int tensor * 2.5 -> float32).
+pub fn result_type(parts: &[Participant]) -> DType {
+    let mut dim: Option<DType> = None;
+    let mut zero: Option<DType> = None;
+    let mut wrapped: Option<DType> = None;
+    let up = |slot: &mut Option<DType>, d: DType| {
+        *slot = Some(slot.map_or(d, |s| s.promote(d)));
+    };
+    for p in parts {
+        match *p {
+            Participant::Dim(d) => up(&mut dim, d),
+            Participant::ZeroDim(d) => up(&mut zero, d),
+            Participant::Wrapped(d) => up(&mut wrapped, d),
+        }
+    }
+    combine(dim, combine(zero, wrapped)).unwrap_or(DType::F32)
+}
+
+fn combine(higher: Option<DType>, lower: Option<DType>) -> Option<DType> {
+    match (higher, lower) {
+        (None, l) => l,
+        (h, None) => h,
+        (Some(h), Some(l)) => {
+            if h.category() >= l.category() {
+                Some(h)
+            } else if h == DType::Bool || l.is_floating_point() {
+                // A lower-priority operand of a higher category lifts the kind, with its default.
+                Some(h.promote(l))
+            } else {
+                Some(h)
+            }
+        }
+    }
+}
+
+/// The error PyTorch raises when a value does not fit a dtype, or an unsupported dtype is asked for.
+pub fn unsupported(op: &str, dtype: DType) -> Error {
+    Error::Runtime(format!("\"{op}\" not implemented for '{}'", pretty_kernel_name(dtype)))
+}
+
+/// PyTorch names kernels' dtypes like `Float`, `Long` in "not implemented for" errors.
+pub fn pretty_kernel_name(dtype: DType) -> &'static str {
+    match dtype {
+        DType::Bool => "Bool",
+        DType::I64 => "Long",
+        DType::F32 => "Float",
+        DType::F64 => "Double",
+    }
+}
+
+pub fn check_float(op: &str, dtype: DType) -> Result<()> {
+    if dtype.is_floating_point() {
+        Ok(())
+    } else {
+        Err(unsupported(op, dtype))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use Participant::*;
+
+    #[test]
+    fn promotion_follows_pytorch() {
+        assert_eq!(result_type(&[Dim(DType::I64), Wrapped(DType::F32)]), DType::F32);
+        assert_eq!(result_type(&[Dim(DType::I64), Wrapped(DType::I64)]), DType::I64);
+        assert_eq!(result_type(&[Dim(DType::F64), Dim(DType::F32)]), DType::F64);
+        assert_eq!(result_type(&[Dim(DType::F32), ZeroDim(DType::F64)]), DType::F32);
+        assert_eq!(result_type(&[Dim(DType::I64), ZeroDim(DType::F64)]), DType::F64);
+        assert_eq!(result_type(&[Dim(DType::Bool), Wrapped(DType::I64)]), DType::I64);
+        assert_eq!(result_type(&[Dim(DType::F64), Wrapped(DType::F32)]), DType::F64);
+    }
+}

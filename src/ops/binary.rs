@@ -1,0 +1,480 @@
+//! Elementwise binary ops with broadcasting and PyTorch's type promotion, and comparisons.
+
+use crate::autograd::{attach, needs_grad, Backward, Ctx, SavedTensor};
+use crate::backend::cpu::{copy, elementwise};
+use crate::dtype::{result_type, DType, Scalar};
+use crate::error::{Error, Result};
+use crate::ops::creation::{cast_data, contiguous_clone};
+use crate::ops::unary::{unary, UnaryOp};
+use crate::shape::broadcast_shapes;
+use crate::tensor::{Element, Tensor};
+pub use crate::ops::Operand;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Pow,
+}
+
+impl BinaryOp {
+    fn name(self) -> &'static str {
+        match self {
+            BinaryOp::Add => "add",
+            BinaryOp::Sub => "sub",
+            BinaryOp::Mul => "mul",
+            BinaryOp::Div => "div",
+            BinaryOp::Pow => "pow",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+fn float_op<T>(op: BinaryOp) -> fn(T, T) -> T
+where
+    T: Element + std::ops::Add<Output = T> + std::ops::Sub<Output = T> + std::ops::Mul<Output = T> + std::ops::Div<Output = T> + Powf,
+{
+    match op {
+        BinaryOp::Add => |a, b| a + b,
+        BinaryOp::Sub => |a, b| a - b,
+        BinaryOp::Mul => |a, b| a * b,
+        BinaryOp::Div => |a, b| a / b,
+        BinaryOp::Pow => |a: T, b| a.powf(b),
+    }
+}
+
+pub trait Powf {
+    fn powf(self, e: Self) -> Self;
+}
+impl Powf for f32 {
+    #[inline(always)]
+    fn powf(self, e: f32) -> f32 {
+        // Integral exponents take the exact repeated-multiplication path, as PyTorch does.
+        if e == 2.0 {
+            self * self
+        } else {
+            f32::powf(self, e)
+        }
+    }
+}
+impl Powf for f64 {
+    #[inline(always)]
+    fn powf(self, e: f64) -> f64 {
+        if e == 2.0 {
+            self * self
+        } else {
+            f64::powf(self, e)
+        }
+    }
+}
+
+fn int_op(op: BinaryOp) -> Result<fn(i64, i64) -> i64> {
+    Ok(match op {
+        BinaryOp::Add => |a: i64, b: i64| a.wrapping_add(b),
+        BinaryOp::Sub => |a: i64, b: i64| a.wrapping_sub(b),
+        BinaryOp::Mul => |a: i64, b: i64| a.wrapping_mul(b),
+        BinaryOp::Pow => |a: i64, b: i64| {
+            if b < 0 {
+                // Only reachable for a == ±1 (checked before); the rest would be fractions.
+                if a == 1 || b % 2 == 0 { 1 } else { -1 }
+            } else {
+                a.wrapping_pow(b.min(u32::MAX as i64) as u32)
+            }
+        },
+        BinaryOp::Div => unreachable!("true division computes in floating point"),
+    })
+}
+
+fn zip<T: Element, U: Element>(a: &Tensor, b: &Tensor, shape: &[usize], f: impl Fn(T, T) -> U + Sync + Send) -> Tensor {
+    let (da, db) = (a.read(), b.read());
+    let v = elementwise::binary(da.storage.slice::<T>(), &da.layout, db.storage.slice::<T>(), &db.layout, shape, f);
+    Tensor::from_vec(v, shape)
+}
+
+/// An operand as a tensor of `dtype` (Python numbers become 0-dim tensors).
+fn materialize(x: &Operand, dtype: DType) -> Tensor {
+    match x {
+        Operand::Scalar(s) => Tensor::scalar(*s, dtype),
+        Operand::Tensor(t) if t.dtype() == dtype => t.clone(),
+        Operand::Tensor(t) => cast_data(t, dtype),
+    }
+}
+
+/// The dtype `op` computes in for these operands.
+pub fn compute_dtype(op: BinaryOp, a: &Operand, b: &Operand) -> DType {
+    let d = result_type(&[a.participant(), b.participant()]);
+    if op == BinaryOp::Div && !d.is_floating_point() {
+        DType::F32
+    } else {
+        d
+    }
+}
+
+/// The forward kernel alone (no autograd), computing in `dtype`.
+fn binary_data(op: BinaryOp, a: &Operand, b: &Operand, dtype: DType) -> Result<Tensor> {
+    let (ta, tb) = (materialize(a, dtype), materialize(b, dtype));
+    let shape = broadcast_shapes(&ta.shape(), &tb.shape())?;
+    Ok(match dtype {
+        DType::F32 => zip::<f32, f32>(&ta, &tb, &shape, float_op::<f32>(op)),
+        DType::F64 => zip::<f64, f64>(&ta, &tb, &shape, float_op::<f64>(op)),
+        DType::I64 => {
+            if op == BinaryOp::Pow {
+                let has_neg = tb.to_vec::<i64>().iter().any(|&e| e < 0);
+                if has_neg && ta.to_vec::<i64>().iter().any(|&v| v != 1 && v != -1) {
+                    return Err(Error::Runtime("Integers to negative integer powers are not allowed.".into()));
+                }
+            }
+            zip::<i64, i64>(&ta, &tb, &shape, int_op(op)?)
+        }
+        DType::Bool => match op {
+            BinaryOp::Add => zip::<bool, bool>(&ta, &tb, &shape, |x, y| x | y),
+            BinaryOp::Mul => zip::<bool, bool>(&ta, &tb, &shape, |x, y| x & y),
+            BinaryOp::Sub => return Err(Error::Runtime("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.".into())),
+            BinaryOp::Pow | BinaryOp::Div => {
+                let (ia, ib) = (cast_data(&ta, DType::I64), cast_data(&tb, DType::I64));
+                let r = binary_data(op, &Operand::Tensor(ia), &Operand::Tensor(ib), DType::I64)?;
+                cast_data(&r, DType::Bool)
+            }
+        },
+    })
+}
+
+/// A differentiable binary op on tensors and/or Python numbers.
+pub fn binary(op: BinaryOp, a: Operand, b: Operand) -> Result<Tensor> {
+    let dtype = compute_dtype(op, &a, &b);
+    let out = binary_data(op, &a, &b, dtype)?;
+    let (ta, tb) = (as_tensor(&a), as_tensor(&b));
+    let (ra, rb) = (ta.as_ref().is_some_and(|t| t.requires_grad()), tb.as_ref().is_some_and(|t| t.requires_grad()));
+    if !crate::autograd::is_grad_enabled() || !(ra || rb) {
+        return Ok(out);
+    }
+    let placeholder = |x: &Operand| materialize(x, dtype);
+    let (ta, tb) = (ta.unwrap_or_else(|| placeholder(&a)), tb.unwrap_or_else(|| placeholder(&b)));
+    let save = |cond: bool, t: &Tensor| if cond { Some(SavedTensor::input(t)) } else { None };
+    match op {
+        BinaryOp::Add | BinaryOp::Sub => {
+            attach(&[&out], &[&ta, &tb], Box::new(AddSubBackward { sub: op == BinaryOp::Sub }));
+        }
+        BinaryOp::Mul => {
+            attach(&[&out], &[&ta, &tb], Box::new(MulBackward { a: save(rb, &ta), b: save(ra, &tb) }));
+        }
+        BinaryOp::Div => {
+            attach(&[&out], &[&ta, &tb], Box::new(DivBackward { a: save(rb, &ta), b: Some(SavedTensor::input(&tb)) }));
+        }
+        BinaryOp::Pow => match (&a, &b) {
+            (_, Operand::Scalar(e)) => {
+                attach(&[&out], &[&ta], Box::new(PowScalarBackward { base: SavedTensor::input(&ta), exponent: *e }));
+            }
+            (Operand::Scalar(base), _) => {
+                let result = SavedTensor::output(&out, 0);
+                attach(&[&out], &[&tb], Box::new(PowScalarBaseBackward { base: *base, result }));
+            }
+            _ => {
+                let result = SavedTensor::output(&out, 0);
+                let node = PowTensorBackward { base: SavedTensor::input(&ta), exponent: SavedTensor::input(&tb), result };
+                attach(&[&out], &[&ta, &tb], Box::new(node));
+            }
+        },
+    }
+    Ok(out)
+}
+
+fn as_tensor(x: &Operand) -> Option<Tensor> {
+    match x {
+        Operand::Tensor(t) => Some(t.clone()),
+        Operand::Scalar(_) => None,
+    }
+}
+
+pub fn add(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    binary(BinaryOp::Add, a.into(), b.into())
+}
+pub fn sub(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    binary(BinaryOp::Sub, a.into(), b.into())
+}
+pub fn mul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    binary(BinaryOp::Mul, a.into(), b.into())
+}
+pub fn div(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    binary(BinaryOp::Div, a.into(), b.into())
+}
+pub fn mul_scalar(a: &Tensor, s: f64) -> Result<Tensor> {
+    binary(BinaryOp::Mul, a.into(), Operand::Scalar(Scalar::Float(s)))
+}
+
+/// `other - x` (Python's `2 - x`): `RsubBackward1` for a number, `RsubBackward0` for a tensor.
+pub fn rsub(x: &Tensor, other: Operand) -> Result<Tensor> {
+    let dtype = compute_dtype(BinaryOp::Sub, &other, &x.into());
+    let out = binary_data(BinaryOp::Sub, &other, &x.into(), dtype)?;
+    match &other {
+        Operand::Scalar(_) if needs_grad(&[x]) => {
+            attach(&[&out], &[x], Box::new(RsubBackward { scalar: true }));
+        }
+        Operand::Tensor(o) if needs_grad(&[x, o]) => {
+            attach(&[&out], &[x, o], Box::new(RsubBackward { scalar: false }));
+        }
+        _ => {}
+    }
+    Ok(out)
+}
+
+/// `other / x` (Python's `2 / x`): PyTorch computes `reciprocal(x) * other`.
+pub fn rdiv(x: &Tensor, other: Operand) -> Result<Tensor> {
+    let r = unary(UnaryOp::Reciprocal, x)?;
+    binary(BinaryOp::Mul, Operand::Tensor(r), other)
+}
+
+/// Comparisons: bool results, no gradient.
+pub fn compare(op: CmpOp, a: Operand, b: Operand) -> Result<Tensor> {
+    let dtype = result_type(&[a.participant(), b.participant()]);
+    let (ta, tb) = (materialize(&a, dtype), materialize(&b, dtype));
+    let shape = broadcast_shapes(&ta.shape(), &tb.shape())?;
+    fn cmp<T: Element>(op: CmpOp) -> fn(T, T) -> bool {
+        match op {
+            CmpOp::Eq => |x: T, y: T| x == y,
+            CmpOp::Ne => |x: T, y: T| x != y,
+            CmpOp::Lt => |x: T, y: T| x < y,
+            CmpOp::Le => |x: T, y: T| x <= y,
+            CmpOp::Gt => |x: T, y: T| x > y,
+            CmpOp::Ge => |x: T, y: T| x >= y,
+        }
+    }
+    Ok(crate::dispatch!(dtype, T => zip::<T, bool>(&ta, &tb, &shape, cmp::<T>(op))))
+}
+
+pub fn gt(a: &Tensor, b: Operand) -> Result<Tensor> {
+    compare(CmpOp::Gt, a.into(), b)
+}
+
+/// In-place `dst op= other` (`x += y`, `w -= lr * g`), with PyTorch's autograd rules:
+/// a leaf that requires grad may not be modified while grad mode is on; a non-leaf takes
+/// the new op as its history.
+pub fn binary_(op: BinaryOp, dst: &Tensor, other: Operand) -> Result<()> {
+    let tracked = crate::autograd::is_grad_enabled()
+        && (dst.requires_grad() || matches!(&other, Operand::Tensor(o) if o.requires_grad()));
+    if tracked && dst.is_leaf() && dst.requires_grad() {
+        return Err(Error::Runtime("a leaf Variable that requires grad is being used in an in-place operation.".into()));
+    }
+    let result_dtype = compute_dtype(op, &dst.into(), &other);
+    let dtype = dst.dtype();
+    if result_dtype != dtype && !(result_dtype.is_floating_point() && dtype.is_floating_point()) {
+        return Err(Error::Runtime(format!(
+            "result type {} can't be cast to the desired output type {}",
+            crate::dtype::pretty_kernel_name(result_dtype),
+            crate::dtype::pretty_kernel_name(dtype)
+        )));
+    }
+    let result = if tracked {
+        // Compute from a shallow alias that keeps dst's current history, then rebase dst.
+        let alias = dst.detach();
+        alias.set_grad_fn(dst.grad_fn(), dst.output_nr());
+        if alias.grad_fn().is_none() {
+            alias.set_requires_grad(dst.requires_grad())?;
+        }
+        binary(op, Operand::Tensor(alias), other)?
+    } else {
+        binary_data(op, &dst.into(), &other, result_dtype)?
+    };
+    let shape = dst.shape();
+    if result.shape() != shape {
+        return Err(Error::Runtime(format!(
+            "output with shape {} doesn't match the broadcast shape {}",
+            crate::shape::list_repr(&shape),
+            crate::shape::list_repr(&result.shape())
+        )));
+    }
+    write_into(dst, &result)?;
+    if tracked {
+        dst.set_grad_fn(result.grad_fn(), result.output_nr());
+    }
+    Ok(())
+}
+
+/// `a.add_(b)` without autograd (gradient accumulation).
+pub fn add_(dst: &Tensor, src: &Tensor) -> Result<()> {
+    let _g = crate::autograd::GradModeGuard::new(false);
+    binary_(BinaryOp::Add, dst, src.into())
+}
+
+/// Copy `src` (same shape) into `dst`'s memory, casting, and bump `dst`'s version.
+pub fn write_into(dst: &Tensor, src: &Tensor) -> Result<()> {
+    let src = if src.dtype() != dst.dtype() { cast_data(src, dst.dtype()) } else { contiguous_clone(src) };
+    let d = dst.read();
+    crate::dispatch!(d.dtype(), T => {
+        let values = src.to_vec::<T>();
+        copy::scatter_into::<T>(d.storage.slice_mut::<T>(), &d.layout, &values);
+    });
+    d.storage.bump_version();
+    Ok(())
+}
+
+// ---- backward formulas -------------------------------------------------------------------
+
+struct AddSubBackward {
+    sub: bool,
+}
+impl Backward for AddSubBackward {
+    fn name(&self) -> &'static str {
+        if self.sub {
+            "SubBackward0"
+        } else {
+            "AddBackward0"
+        }
+    }
+    fn apply(&mut self, g: &[Option<Tensor>], _: &Ctx) -> Result<Vec<Option<Tensor>>> {
+        let g = g[0].clone().expect("gradient");
+        let gb = if self.sub { unary(UnaryOp::Neg, &g)? } else { g.clone() };
+        Ok(vec![Some(g), Some(gb)])
+    }
+}
+
+struct RsubBackward {
+    scalar: bool,
+}
+impl Backward for RsubBackward {
+    fn name(&self) -> &'static str {
+        if self.scalar {
+            "RsubBackward1"
+        } else {
+            "RsubBackward0"
+        }
+    }
+    fn apply(&mut self, g: &[Option<Tensor>], _: &Ctx) -> Result<Vec<Option<Tensor>>> {
+        let g = g[0].clone().expect("gradient");
+        let neg = unary(UnaryOp::Neg, &g)?;
+        Ok(if self.scalar { vec![Some(neg)] } else { vec![Some(neg), Some(g)] })
+    }
+}
+
+struct MulBackward {
+    a: Option<SavedTensor>,
+    b: Option<SavedTensor>,
+}
+impl Backward for MulBackward {
+    fn name(&self) -> &'static str {
+        "MulBackward0"
+    }
+    fn apply(&mut self, g: &[Option<Tensor>], ctx: &Ctx) -> Result<Vec<Option<Tensor>>> {
+        let g = g[0].as_ref().expect("gradient");
+        // d(a*b)/da = b and d(a*b)/db = a: each saved only if the other side needs it.
+        let ga = self.b.as_ref().map(|b| mul(g, &b.unpack(ctx)?)).transpose()?;
+        let gb = self.a.as_ref().map(|a| mul(g, &a.unpack(ctx)?)).transpose()?;
+        Ok(vec![ga, gb])
+    }
+    fn release(&mut self) {
+        self.a.iter_mut().chain(self.b.iter_mut()).for_each(|s| s.release());
+    }
+}
+
+struct DivBackward {
+    a: Option<SavedTensor>,
+    b: Option<SavedTensor>,
+}
+impl Backward for DivBackward {
+    fn name(&self) -> &'static str {
+        "DivBackward0"
+    }
+    fn apply(&mut self, g: &[Option<Tensor>], ctx: &Ctx) -> Result<Vec<Option<Tensor>>> {
+        let g = g[0].as_ref().expect("gradient");
+        let b = self.b.as_ref().expect("divisor saved").unpack(ctx)?;
+        let ga = div(g, &b)?;
+        // d(a/b)/db = -a / b².
+        let gb = match &self.a {
+            Some(a) => Some(div(&mul(&unary(UnaryOp::Neg, g)?, &a.unpack(ctx)?)?, &mul(&b, &b)?)?),
+            None => None,
+        };
+        Ok(vec![Some(ga), gb])
+    }
+    fn release(&mut self) {
+        self.a.iter_mut().chain(self.b.iter_mut()).for_each(|s| s.release());
+    }
+}
+
+/// `x ** c`: grad * c * x^(c-1), and exactly zero when c == 0.
+struct PowScalarBackward {
+    base: SavedTensor,
+    exponent: Scalar,
+}
+impl Backward for PowScalarBackward {
+    fn name(&self) -> &'static str {
+        "PowBackward0"
+    }
+    fn apply(&mut self, g: &[Option<Tensor>], ctx: &Ctx) -> Result<Vec<Option<Tensor>>> {
+        let g = g[0].as_ref().expect("gradient");
+        let x = self.base.unpack(ctx)?;
+        if self.exponent.to_f64() == 0.0 {
+            return Ok(vec![Some(crate::ops::creation::zeros_like(&x))]);
+        }
+        let e_minus_1 = match self.exponent {
+            Scalar::Float(f) => Scalar::Float(f - 1.0),
+            s => Scalar::Int(s.to_i64() - 1),
+        };
+        let p = binary(BinaryOp::Pow, Operand::Tensor(x), Operand::Scalar(e_minus_1))?;
+        let scaled = binary(BinaryOp::Mul, Operand::Tensor(p), Operand::Scalar(self.exponent))?;
+        Ok(vec![Some(mul(g, &scaled)?)])
+    }
+    fn release(&mut self) {
+        self.base.release();
+    }
+}
+
+/// `c ** x`: grad * c^x * ln(c).
+struct PowScalarBaseBackward {
+    base: Scalar,
+    result: SavedTensor,
+}
+impl Backward for PowScalarBaseBackward {
+    fn name(&self) -> &'static str {
+        "PowBackward2"
+    }
+    fn apply(&mut self, g: &[Option<Tensor>], ctx: &Ctx) -> Result<Vec<Option<Tensor>>> {
+        let g = g[0].as_ref().expect("gradient");
+        let r = self.result.unpack(ctx)?;
+        let scaled = binary(BinaryOp::Mul, Operand::Tensor(r), Operand::Scalar(Scalar::Float(self.base.to_f64().ln())))?;
+        Ok(vec![Some(mul(g, &scaled)?)])
+    }
+    fn release(&mut self) {
+        self.result.release();
+    }
+}
+
+/// `x ** y` for tensors: (grad * y * x^(y-1), grad * x^y * ln x).
+struct PowTensorBackward {
+    base: SavedTensor,
+    exponent: SavedTensor,
+    result: SavedTensor,
+}
+impl Backward for PowTensorBackward {
+    fn name(&self) -> &'static str {
+        "PowBackward1"
+    }
+    fn apply(&mut self, g: &[Option<Tensor>], ctx: &Ctx) -> Result<Vec<Option<Tensor>>> {
+        let g = g[0].as_ref().expect("gradient");
+        let (x, y, r) = (self.base.unpack(ctx)?, self.exponent.unpack(ctx)?, self.result.unpack(ctx)?);
+        let y_minus_1 = binary(BinaryOp::Sub, Operand::Tensor(y.clone()), Operand::Scalar(Scalar::Int(1)))?;
+        let gx = mul(g, &mul(&y, &binary(BinaryOp::Pow, Operand::Tensor(x.clone()), Operand::Tensor(y_minus_1))?)?)?;
+        let gy = mul(g, &mul(&r, &unary(UnaryOp::Log, &x)?)?)?;
+        Ok(vec![Some(gx), Some(gy)])
+    }
+    fn release(&mut self) {
+        self.base.release();
+        self.exponent.release();
+        self.result.release();
+    }
+}
+
+/// The name PyTorch uses in "not implemented for" messages.
+pub fn op_name(op: BinaryOp) -> &'static str {
+    op.name()
+}

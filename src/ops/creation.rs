@@ -1,0 +1,155 @@
+//! Creating tensors: constants, ranges, casts and copies (no gradients flow into these,
+//! except `to_dtype` and `clone`, which are differentiable).
+
+use crate::autograd::{needs_grad, record, Backward, Ctx};
+use crate::backend::cpu::copy::{cast, gather_contiguous};
+use crate::dispatch;
+use crate::dtype::{DType, Scalar};
+use crate::error::{Error, Result};
+use crate::tensor::{Element, Tensor};
+use std::sync::Arc;
+
+pub fn ones_like(t: &Tensor) -> Tensor {
+    Tensor::full(&t.shape(), Scalar::Int(1), t.dtype())
+}
+
+pub fn zeros_like(t: &Tensor) -> Tensor {
+    Tensor::zeros(&t.shape(), t.dtype())
+}
+
+/// True when nothing else can observe `t`'s memory, so it may become a leaf's `.grad` as is.
+pub fn is_exclusively_owned(t: &Tensor) -> bool {
+    let d = t.read();
+    Arc::strong_count(&t.0) == 1
+        && Arc::strong_count(&d.storage) == 1
+        && d.layout.is_contiguous()
+        && d.layout.offset == 0
+        && d.storage.len() == d.layout.numel()
+}
+
+/// A contiguous copy with no autograd history.
+pub fn contiguous_clone(t: &Tensor) -> Tensor {
+    let d = t.read();
+    dispatch!(d.dtype(), T => Tensor::from_vec(gather_contiguous::<T>(d.storage.slice::<T>(), &d.layout), &d.layout.shape))
+}
+
+/// Cast without autograd.
+pub fn cast_data(t: &Tensor, dtype: DType) -> Tensor {
+    let d = t.read();
+    if d.dtype() == dtype {
+        drop(d);
+        return contiguous_clone(t);
+    }
+    dispatch!(d.dtype(), S => {
+        let src = gather_contiguous::<S>(d.storage.slice::<S>(), &d.layout);
+        dispatch!(dtype, D => Tensor::from_vec(cast::<S, D>(&src), &d.layout.shape))
+    })
+}
+
+/// `tensor.to(dtype)`: returns `t` itself when the dtype already matches (as PyTorch does).
+pub fn to_dtype(t: &Tensor, dtype: DType) -> Result<Tensor> {
+    if t.dtype() == dtype {
+        return Ok(t.clone());
+    }
+    let out = cast_data(t, dtype);
+    if needs_grad(&[t]) && dtype.is_floating_point() {
+        return Ok(record(out, &[t], ToCopyBackward));
+    }
+    Ok(out)
+}
+
+struct ToCopyBackward;
+impl Backward for ToCopyBackward {
+    fn name(&self) -> &'static str {
+        "ToCopyBackward0"
+    }
+    fn apply(&mut self, g: &[Option<Tensor>], _: &Ctx) -> Result<Vec<Option<Tensor>>> {
+        // The engine casts the gradient back to the input's dtype (Note [Undo broadcasting]).
+        Ok(vec![g[0].clone()])
+    }
+}
+
+/// `clone()`: a contiguous copy that stays in the graph.
+pub fn clone(t: &Tensor) -> Tensor {
+    let out = contiguous_clone(t);
+    if needs_grad(&[t]) {
+        return record(out, &[t], CloneBackward);
+    }
+    out
+}
+
+struct CloneBackward;
+impl Backward for CloneBackward {
+    fn name(&self) -> &'static str {
+        "CloneBackward0"
+    }
+    fn apply(&mut self, g: &[Option<Tensor>], _: &Ctx) -> Result<Vec<Option<Tensor>>> {
+        Ok(vec![g[0].clone()])
+    }
+}
+
+/// `contiguous()`: `t` itself when already contiguous, else a clone (CloneBackward0).
+pub fn contiguous(t: &Tensor) -> Tensor {
+    if t.is_contiguous() {
+        t.clone()
+    } else {
+        clone(t)
+    }
+}
+
+/// `arange(start, end, step)` with PyTorch's length rule and dtype inference.
+pub fn arange(start: Scalar, end: Scalar, step: Scalar, dtype: Option<DType>) -> Result<Tensor> {
+    let any_float = [start, end, step].iter().any(|s| s.is_float());
+    let dtype = dtype.unwrap_or(if any_float { DType::F32 } else { DType::I64 });
+    let (s, e, st) = (start.to_f64(), end.to_f64(), step.to_f64());
+    if st == 0.0 {
+        return Err(Error::Runtime("step must be nonzero".into()));
+    }
+    if (st > 0.0 && e < s) || (st < 0.0 && e > s) {
+        return Err(Error::Runtime("upper bound and larger bound inconsistent with step sign".into()));
+    }
+    let n = ((e - s) / st).ceil().max(0.0) as usize;
+    Ok(dispatch!(dtype, T => {
+        let v: Vec<T> = if any_float || dtype.is_floating_point() {
+            (0..n).map(|i| T::from_f64(s + i as f64 * st)).collect()
+        } else {
+            let (si, sti) = (start.to_i64(), step.to_i64());
+            (0..n).map(|i| T::from_i64(si + i as i64 * sti)).collect()
+        };
+        Tensor::from_vec(v, &[n])
+    }))
+}
+
+/// `linspace(start, end, steps)`, symmetric from both ends like PyTorch's kernel.
+pub fn linspace(start: f64, end: f64, steps: i64, dtype: DType) -> Result<Tensor> {
+    if steps < 0 {
+        return Err(Error::Runtime("number of steps must be non-negative".into()));
+    }
+    let n = steps as usize;
+    let step = if n > 1 { (end - start) / (n - 1) as f64 } else { 0.0 };
+    let half = n / 2;
+    Ok(dispatch!(dtype, T => {
+        let v: Vec<T> = (0..n)
+            .map(|i| {
+                let x = if i < half { start + step * i as f64 } else { end - step * (n - 1 - i) as f64 };
+                T::from_f64(x)
+            })
+            .collect();
+        Tensor::from_vec(v, &[n])
+    }))
+}
+
+pub fn eye(n: usize, m: usize, dtype: DType) -> Tensor {
+    dispatch!(dtype, T => {
+        let mut v = vec![T::default(); n * m];
+        for i in 0..n.min(m) {
+            v[i * m + i] = T::from_i64(1);
+        }
+        Tensor::from_vec(v, &[n, m])
+    })
+}
+
+/// Build a tensor from row-major values of any element type.
+pub fn from_values<T: Element>(values: Vec<T>, shape: &[usize]) -> Tensor {
+    Tensor::from_vec(values, shape)
+}

@@ -1,0 +1,60 @@
+//! Every differentiable op, defined once: the forward (calling primitive kernels) and the
+//! backward formula written in tensor ops, side by side, so higher-order gradients come free.
+//! See ARCHITECTURE.md, "Adding an op".
+
+pub mod binary;
+pub mod creation;
+pub mod matmul;
+pub mod movement;
+pub mod random;
+pub mod reduce;
+pub mod unary;
+
+use crate::dtype::{Participant, Scalar};
+use crate::tensor::Tensor;
+
+/// An operand of a binary op: a tensor or a Python number.
+#[derive(Clone, Debug)]
+pub enum Operand {
+    Tensor(Tensor),
+    Scalar(Scalar),
+}
+
+impl Operand {
+    pub(crate) fn participant(&self) -> Participant {
+        match self {
+            Operand::Tensor(t) => {
+                if t.dim() == 0 {
+                    Participant::ZeroDim(t.dtype())
+                } else {
+                    Participant::Dim(t.dtype())
+                }
+            }
+            Operand::Scalar(s) => Participant::Wrapped(s.wrapped_dtype()),
+        }
+    }
+}
+
+impl From<&Tensor> for Operand {
+    fn from(t: &Tensor) -> Operand {
+        Operand::Tensor(t.clone())
+    }
+}
+
+impl From<Tensor> for Operand {
+    fn from(t: Tensor) -> Operand {
+        Operand::Tensor(t)
+    }
+}
+
+impl From<f64> for Operand {
+    fn from(v: f64) -> Operand {
+        Operand::Scalar(Scalar::Float(v))
+    }
+}
+
+impl From<Scalar> for Operand {
+    fn from(s: Scalar) -> Operand {
+        Operand::Scalar(s)
+    }
+}

@@ -1,0 +1,247 @@
+//! Shape and view ops: results share storage with their input; backward reshapes the
+//! gradient back.
+
+use crate::autograd::{needs_grad, record, Backward, Ctx};
+use crate::error::{Error, Result};
+use crate::ops::creation::contiguous;
+use crate::ops::reduce::sum_to;
+use crate::shape::{infer_size, list_repr, view_strides, wrap_dim, Shape, Strides};
+use crate::tensor::{Layout, Tensor};
+
+/// A tensor over `x`'s storage with another layout.
+fn alias(x: &Tensor, layout: Layout) -> Tensor {
+    Tensor::from_storage(x.read().storage.clone(), layout)
+}
+
+fn to_i64(shape: &[usize]) -> Vec<i64> {
+    shape.iter().map(|&s| s as i64).collect()
+}
+
+#[derive(Clone)]
+enum ViewKind {
+    View,
+    UnsafeView,
+    T,
+    Transpose(usize, usize),
+    Permute(Vec<usize>),
+    Expand,
+    Unsqueeze,
+    /// Squeeze, with PyTorch's overload number in the name.
+    Squeeze(u8),
+}
+
+struct ViewBackward {
+    kind: ViewKind,
+    input_shape: Shape,
+}
+
+impl Backward for ViewBackward {
+    fn name(&self) -> &'static str {
+        match self.kind {
+            ViewKind::View => "ViewBackward0",
+            ViewKind::UnsafeView => "UnsafeViewBackward0",
+            ViewKind::T => "TBackward0",
+            ViewKind::Transpose(..) => "TransposeBackward0",
+            ViewKind::Permute(_) => "PermuteBackward0",
+            ViewKind::Expand => "ExpandBackward0",
+            ViewKind::Unsqueeze => "UnsqueezeBackward0",
+            ViewKind::Squeeze(0) => "SqueezeBackward0",
+            ViewKind::Squeeze(1) => "SqueezeBackward1",
+            ViewKind::Squeeze(_) => "SqueezeBackward4",
+        }
+    }
+
+    fn apply(&mut self, g: &[Option<Tensor>], _: &Ctx) -> Result<Vec<Option<Tensor>>> {
+        let g = g[0].as_ref().expect("gradient");
+        let gi = match &self.kind {
+            ViewKind::View | ViewKind::UnsafeView | ViewKind::Unsqueeze | ViewKind::Squeeze(_) => {
+                reshape(g, &to_i64(&self.input_shape))?
+            }
+            ViewKind::T => t(g)?,
+            ViewKind::Transpose(a, b) => transpose(g, *a as i64, *b as i64)?,
+            ViewKind::Permute(dims) => {
+                let mut inv = vec![0i64; dims.len()];
+                for (i, &d) in dims.iter().enumerate() {
+                    inv[d] = i as i64;
+                }
+                permute(g, &inv)?
+            }
+            ViewKind::Expand => sum_to(g, &self.input_shape)?,
+        };
+        Ok(vec![Some(gi)])
+    }
+}
+
+fn view_op(x: &Tensor, layout: Layout, kind: ViewKind) -> Tensor {
+    let out = alias(x, layout);
+    if needs_grad(&[x]) {
+        return record(out, &[x], ViewBackward { kind, input_shape: x.shape() });
+    }
+    out
+}
+
+/// `view(*shape)`: no copy, or PyTorch's error when the strides do not allow it.
+pub fn view(x: &Tensor, sizes: &[i64]) -> Result<Tensor> {
+    let d = x.data();
+    let shape = infer_size(sizes, d.layout.numel())?;
+    let strides = view_strides(&d.layout.shape, &d.layout.strides, &shape).ok_or_else(|| {
+        Error::Runtime("view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.".into())
+    })?;
+    Ok(view_op(x, Layout { shape, strides, offset: d.layout.offset }, ViewKind::View))
+}
+
+/// `reshape(*shape)`: a view when possible, else a copy (CloneBackward0 + UnsafeViewBackward0).
+pub fn reshape(x: &Tensor, sizes: &[i64]) -> Result<Tensor> {
+    let d = x.data();
+    let shape = infer_size(sizes, d.layout.numel())?;
+    if view_strides(&d.layout.shape, &d.layout.strides, &shape).is_some() {
+        return view(x, &to_i64(&shape));
+    }
+    unsafe_view(&crate::ops::creation::clone(x), &shape)
+}
+
+/// PyTorch's `_unsafe_view`: reinterpret a fresh contiguous result.
+pub fn unsafe_view(x: &Tensor, shape: &[usize]) -> Result<Tensor> {
+    let x = contiguous(x);
+    let offset = x.read().layout.offset;
+    Ok(view_op(&x, Layout { shape: shape.into(), strides: crate::shape::contiguous_strides(shape), offset }, ViewKind::UnsafeView))
+}
+
+fn swapped(x: &Tensor, a: usize, b: usize) -> Layout {
+    let mut l = x.data().layout;
+    l.shape.swap(a, b);
+    l.strides.swap(a, b);
+    l
+}
+
+pub fn transpose(x: &Tensor, d0: i64, d1: i64) -> Result<Tensor> {
+    let nd = x.dim();
+    let (a, b) = (wrap_dim(d0, nd)?, wrap_dim(d1, nd)?);
+    if nd == 0 {
+        return Ok(view_op(x, x.data().layout, ViewKind::Transpose(0, 0)));
+    }
+    Ok(view_op(x, swapped(x, a, b), ViewKind::Transpose(a, b)))
+}
+
+pub fn t(x: &Tensor) -> Result<Tensor> {
+    let nd = x.dim();
+    if nd > 2 {
+        return Err(Error::Runtime(format!("t() expects a tensor with <= 2 dimensions, but self is {nd}D")));
+    }
+    let layout = if nd == 2 { swapped(x, 0, 1) } else { x.data().layout };
+    Ok(view_op(x, layout, ViewKind::T))
+}
+
+pub fn permute(x: &Tensor, dims: &[i64]) -> Result<Tensor> {
+    let nd = x.dim();
+    if dims.len() != nd {
+        return Err(Error::Runtime(format!(
+            "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = {nd} is not equal to len(dims) = {}",
+            dims.len()
+        )));
+    }
+    let mut seen = vec![false; nd];
+    let mut order = Vec::with_capacity(nd);
+    for &d in dims {
+        let w = wrap_dim(d, nd)?;
+        if seen[w] {
+            return Err(Error::Runtime("permute(): duplicate dims are not allowed.".into()));
+        }
+        seen[w] = true;
+        order.push(w);
+    }
+    let l = x.data().layout;
+    let layout = Layout {
+        shape: order.iter().map(|&d| l.shape[d]).collect(),
+        strides: order.iter().map(|&d| l.strides[d]).collect(),
+        offset: l.offset,
+    };
+    Ok(view_op(x, layout, ViewKind::Permute(order)))
+}
+
+/// `x.T`: reverses all dims (PermuteBackward0), as PyTorch's `numpy_T`.
+pub fn numpy_t(x: &Tensor) -> Result<Tensor> {
+    let nd = x.dim() as i64;
+    let dims: Vec<i64> = (0..nd).rev().collect();
+    permute(x, &dims)
+}
+
+pub fn expand(x: &Tensor, sizes: &[i64]) -> Result<Tensor> {
+    let l = x.data().layout;
+    let nd = l.ndim();
+    if sizes.len() < nd {
+        return Err(Error::Runtime(format!(
+            "expand(gradrs.{}{{{}}}, size=[{}]): the number of sizes provided ({}) must be greater or equal to the number of dimensions in the tensor ({nd})",
+            x.dtype().legacy_name(),
+            list_repr(&l.shape),
+            sizes.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", "),
+            sizes.len()
+        )));
+    }
+    let lead = sizes.len() - nd;
+    let mut shape = Shape::new();
+    let mut strides = Strides::new();
+    for (i, &s) in sizes.iter().enumerate() {
+        if i < lead {
+            if s < 0 {
+                return Err(Error::Runtime(format!(
+                    "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension {i}"
+                )));
+            }
+            shape.push(s as usize);
+            strides.push(0);
+            continue;
+        }
+        let (cur, st) = (l.shape[i - lead], l.strides[i - lead]);
+        let target = if s == -1 { cur } else { s as usize };
+        if cur == target {
+            shape.push(cur);
+            strides.push(st);
+        } else if cur == 1 {
+            shape.push(target);
+            strides.push(0);
+        } else {
+            return Err(Error::Runtime(format!(
+                "The expanded size of the tensor ({s}) must match the existing size ({cur}) at non-singleton dimension {i}.  Target sizes: [{}].  Tensor sizes: {}",
+                sizes.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", "),
+                list_repr(&l.shape)
+            )));
+        }
+    }
+    if shape == l.shape && strides == l.strides {
+        return Ok(view_op(x, l, ViewKind::Expand));
+    }
+    Ok(view_op(x, Layout { shape, strides, offset: l.offset }, ViewKind::Expand))
+}
+
+pub fn unsqueeze(x: &Tensor, dim: i64) -> Result<Tensor> {
+    let l = x.data().layout;
+    let d = wrap_dim(dim, l.ndim() + 1)?;
+    let mut layout = l.clone();
+    let stride = if d < l.ndim() { l.strides[d] * l.shape[d] as isize } else { 1 };
+    layout.shape.insert(d, 1);
+    layout.strides.insert(d, stride);
+    Ok(view_op(x, layout, ViewKind::Unsqueeze))
+}
+
+/// `squeeze()` (all size-1 dims) or `squeeze(dim)`.
+pub fn squeeze(x: &Tensor, dim: Option<i64>) -> Result<Tensor> {
+    squeeze_named(x, dim, if dim.is_some() { 1 } else { 0 })
+}
+
+pub(crate) fn squeeze_named(x: &Tensor, dim: Option<i64>, overload: u8) -> Result<Tensor> {
+    let l = x.data().layout;
+    let keep: Vec<usize> = match dim {
+        None => (0..l.ndim()).filter(|&i| l.shape[i] != 1).collect(),
+        Some(d) => {
+            let w = wrap_dim(d, l.ndim())?;
+            (0..l.ndim()).filter(|&i| i != w || l.shape[i] != 1).collect()
+        }
+    };
+    let layout = Layout {
+        shape: keep.iter().map(|&i| l.shape[i]).collect(),
+        strides: keep.iter().map(|&i| l.strides[i]).collect(),
+        offset: l.offset,
+    };
+    Ok(view_op(x, layout, ViewKind::Squeeze(overload)))
+}

@@ -1,0 +1,234 @@
+//! Elementwise unary ops. Adding one: a variant, its name, its kernel and its derivative —
+//! the matches below have no catch-all arm, so the compiler lists what is missing.
+
+use crate::autograd::{needs_grad, record, Backward, Ctx, SavedTensor};
+use crate::backend::cpu::elementwise;
+use crate::dtype::{DType, Scalar};
+use crate::error::{Error, Result};
+use crate::ops::binary::{gt, mul, Operand};
+use crate::ops::{binary, creation};
+use crate::tensor::{Element, Tensor};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnaryOp {
+    Neg,
+    Exp,
+    Log,
+    Sin,
+    Cos,
+    Tanh,
+    Sigmoid,
+    Relu,
+    Sqrt,
+    Abs,
+    Sign,
+    Reciprocal,
+}
+
+impl UnaryOp {
+    pub fn backward_name(self) -> &'static str {
+        match self {
+            UnaryOp::Neg => "NegBackward0",
+            UnaryOp::Exp => "ExpBackward0",
+            UnaryOp::Log => "LogBackward0",
+            UnaryOp::Sin => "SinBackward0",
+            UnaryOp::Cos => "CosBackward0",
+            UnaryOp::Tanh => "TanhBackward0",
+            UnaryOp::Sigmoid => "SigmoidBackward0",
+            UnaryOp::Relu => "ReluBackward0",
+            UnaryOp::Sqrt => "SqrtBackward0",
+            UnaryOp::Abs => "AbsBackward0",
+            UnaryOp::Sign => "SignBackward0",
+            UnaryOp::Reciprocal => "ReciprocalBackward0",
+        }
+    }
+
+    pub fn kernel_name(self) -> &'static str {
+        match self {
+            UnaryOp::Neg => "neg",
+            UnaryOp::Exp => "exp",
+            UnaryOp::Log => "log",
+            UnaryOp::Sin => "sin",
+            UnaryOp::Cos => "cos",
+            UnaryOp::Tanh => "tanh",
+            UnaryOp::Sigmoid => "sigmoid",
+            UnaryOp::Relu => "relu",
+            UnaryOp::Sqrt => "sqrt",
+            UnaryOp::Abs => "abs",
+            UnaryOp::Sign => "sign",
+            UnaryOp::Reciprocal => "reciprocal",
+        }
+    }
+
+    /// Ops that keep integer dtypes (the rest compute in floating point, as PyTorch does).
+    fn keeps_integers(self) -> bool {
+        match self {
+            UnaryOp::Neg | UnaryOp::Relu | UnaryOp::Abs | UnaryOp::Sign => true,
+            UnaryOp::Exp
+            | UnaryOp::Log
+            | UnaryOp::Sin
+            | UnaryOp::Cos
+            | UnaryOp::Tanh
+            | UnaryOp::Sigmoid
+            | UnaryOp::Sqrt
+            | UnaryOp::Reciprocal => false,
+        }
+    }
+
+    /// Whether the backward formula reads the output (else the input).
+    fn saves_result(self) -> bool {
+        match self {
+            UnaryOp::Exp | UnaryOp::Tanh | UnaryOp::Sigmoid | UnaryOp::Relu | UnaryOp::Sqrt | UnaryOp::Reciprocal => true,
+            UnaryOp::Neg | UnaryOp::Log | UnaryOp::Sin | UnaryOp::Cos | UnaryOp::Abs | UnaryOp::Sign => false,
+        }
+    }
+}
+
+#[inline(always)]
+fn float_fn<T: num::Float>(op: UnaryOp) -> fn(T) -> T {
+    match op {
+        UnaryOp::Neg => |x: T| -x,
+        UnaryOp::Exp => |x: T| x.exp(),
+        UnaryOp::Log => |x: T| x.ln(),
+        UnaryOp::Sin => |x: T| x.sin(),
+        UnaryOp::Cos => |x: T| x.cos(),
+        UnaryOp::Tanh => |x: T| x.tanh(),
+        UnaryOp::Sigmoid => |x: T| T::one() / (T::one() + (-x).exp()),
+        UnaryOp::Relu => |x: T| if x > T::zero() { x } else if x.is_nan() { x } else { T::zero() },
+        UnaryOp::Sqrt => |x: T| x.sqrt(),
+        UnaryOp::Abs => |x: T| x.abs(),
+        UnaryOp::Sign => |x: T| if x > T::zero() { T::one() } else if x < T::zero() { -T::one() } else { x * T::zero() },
+        UnaryOp::Reciprocal => |x: T| T::one() / x,
+    }
+}
+
+/// Minimal float abstraction so one kernel body serves f32 and f64.
+mod num {
+    pub trait Float: crate::tensor::Element + std::ops::Neg<Output = Self> + std::ops::Mul<Output = Self> + std::ops::Div<Output = Self> + std::ops::Add<Output = Self> {
+        fn zero() -> Self;
+        fn one() -> Self;
+        fn exp(self) -> Self;
+        fn ln(self) -> Self;
+        fn sin(self) -> Self;
+        fn cos(self) -> Self;
+        fn tanh(self) -> Self;
+        fn sqrt(self) -> Self;
+        fn abs(self) -> Self;
+        fn is_nan(self) -> bool;
+    }
+    macro_rules! float {
+        ($t:ty) => {
+            impl Float for $t {
+                fn zero() -> Self { 0.0 }
+                fn one() -> Self { 1.0 }
+                #[inline(always)] fn exp(self) -> Self { <$t>::exp(self) }
+                #[inline(always)] fn ln(self) -> Self { <$t>::ln(self) }
+                #[inline(always)] fn sin(self) -> Self { <$t>::sin(self) }
+                #[inline(always)] fn cos(self) -> Self { <$t>::cos(self) }
+                #[inline(always)] fn tanh(self) -> Self { <$t>::tanh(self) }
+                #[inline(always)] fn sqrt(self) -> Self { <$t>::sqrt(self) }
+                #[inline(always)] fn abs(self) -> Self { <$t>::abs(self) }
+                #[inline(always)] fn is_nan(self) -> bool { <$t>::is_nan(self) }
+            }
+        };
+    }
+    float!(f32);
+    float!(f64);
+}
+
+fn int_fn(op: UnaryOp) -> Option<fn(i64) -> i64> {
+    Some(match op {
+        UnaryOp::Neg => |x: i64| x.wrapping_neg(),
+        UnaryOp::Relu => |x: i64| x.max(0),
+        UnaryOp::Abs => |x: i64| x.wrapping_abs(),
+        UnaryOp::Sign => |x: i64| x.signum(),
+        _ => return None,
+    })
+}
+
+fn map<T: Element, U: Element>(t: &Tensor, f: impl Fn(T) -> U + Sync + Send) -> Tensor {
+    let d = t.read();
+    let v = elementwise::unary(d.storage.slice::<T>(), &d.layout, f);
+    Tensor::from_vec(v, &d.layout.shape)
+}
+
+/// The forward kernel alone (no autograd).
+pub fn unary_data(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
+    let dtype = x.dtype();
+    match dtype {
+        DType::F32 => Ok(map::<f32, f32>(x, float_fn::<f32>(op))),
+        DType::F64 => Ok(map::<f64, f64>(x, float_fn::<f64>(op))),
+        DType::I64 | DType::Bool if op.keeps_integers() => {
+            if dtype == DType::Bool {
+                return match op {
+                    UnaryOp::Neg => Err(Error::Runtime("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.".into())),
+                    UnaryOp::Abs | UnaryOp::Relu | UnaryOp::Sign => Ok(creation::contiguous_clone(x)),
+                    _ => unreachable!(),
+                };
+            }
+            Ok(map::<i64, i64>(x, int_fn(op).expect("integer kernel")))
+        }
+        DType::I64 | DType::Bool => unary_data(op, &creation::cast_data(x, DType::F32)),
+    }
+}
+
+/// A differentiable unary op.
+pub fn unary(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
+    let out = unary_data(op, x)?;
+    if !needs_grad(&[x]) {
+        return Ok(out);
+    }
+    let saved = if op.saves_result() { SavedTensor::output(&out, 0) } else { SavedTensor::input(x) };
+    Ok(record(out, &[x], UnaryBackward { op, saved }))
+}
+
+struct UnaryBackward {
+    op: UnaryOp,
+    saved: SavedTensor,
+}
+
+impl Backward for UnaryBackward {
+    fn name(&self) -> &'static str {
+        self.op.backward_name()
+    }
+
+    fn apply(&mut self, grads: &[Option<Tensor>], ctx: &Ctx) -> Result<Vec<Option<Tensor>>> {
+        let g = grads[0].as_ref().expect("engine passes a gradient");
+        let s = self.saved.unpack(ctx)?;
+        let one = || Operand::Scalar(Scalar::Int(1));
+        let gi = match self.op {
+            UnaryOp::Neg => unary(UnaryOp::Neg, g)?,
+            // d exp(x) = exp(x): the saved result.
+            UnaryOp::Exp => mul(g, &s)?,
+            UnaryOp::Log => binary::div(g, &s)?,
+            UnaryOp::Sin => mul(g, &unary(UnaryOp::Cos, &s)?)?,
+            UnaryOp::Cos => mul(g, &unary(UnaryOp::Neg, &unary(UnaryOp::Sin, &s)?)?)?,
+            // 1 - tanh², from the saved result.
+            UnaryOp::Tanh => mul(g, &binary::rsub(&mul(&s, &s)?, one())?)?,
+            UnaryOp::Sigmoid => mul(g, &mul(&s, &binary::rsub(&s, one())?)?)?,
+            UnaryOp::Relu => mul(g, &gt(&s, Operand::Scalar(Scalar::Int(0)))?)?,
+            UnaryOp::Sqrt => binary::div(g, &binary::binary(binary::BinaryOp::Mul, Operand::Tensor(s), Operand::Scalar(Scalar::Int(2)))?)?,
+            UnaryOp::Abs => mul(g, &unary(UnaryOp::Sign, &s)?)?,
+            UnaryOp::Sign => creation::zeros_like(g),
+            UnaryOp::Reciprocal => mul(&unary(UnaryOp::Neg, g)?, &mul(&s, &s)?)?,
+        };
+        Ok(vec![Some(gi)])
+    }
+
+    fn release(&mut self) {
+        self.saved.release();
+    }
+}
+
+pub fn neg(x: &Tensor) -> Result<Tensor> {
+    unary(UnaryOp::Neg, x)
+}
+pub fn exp(x: &Tensor) -> Result<Tensor> {
+    unary(UnaryOp::Exp, x)
+}
+pub fn log(x: &Tensor) -> Result<Tensor> {
+    unary(UnaryOp::Log, x)
+}
+pub fn tanh(x: &Tensor) -> Result<Tensor> {
+    unary(UnaryOp::Tanh, x)
+}

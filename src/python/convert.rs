@@ -1,0 +1,191 @@
+//! Python data <-> tensors: nested sequences, numbers, numpy arrays, `tolist()`.
+
+use super::tensor::PyTensor;
+use crate::dtype::{DType, Scalar};
+use crate::ops::creation::cast_data;
+use crate::shape::Shape;
+use crate::storage_from_parts;
+use crate::tensor::Tensor;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PySequence, PyTuple};
+
+/// A Python number as a scalar operand, if it is one.
+pub fn extract_scalar(obj: &Bound<'_, PyAny>) -> Option<Scalar> {
+    if obj.is_instance_of::<PyBool>() {
+        return obj.extract::<bool>().ok().map(Scalar::Bool);
+    }
+    if obj.is_instance_of::<PyFloat>() {
+        return obj.extract::<f64>().ok().map(Scalar::Float);
+    }
+    if obj.is_instance_of::<PyInt>() {
+        return obj.extract::<i64>().ok().map(Scalar::Int);
+    }
+    // numpy scalars and other number-likes.
+    let ty = obj.get_type();
+    let name = ty.name().ok()?;
+    let name = name.to_str().ok()?;
+    if name.starts_with("float") {
+        return obj.extract::<f64>().ok().map(Scalar::Float);
+    }
+    if name.starts_with("int") || name.starts_with("uint") {
+        return obj.extract::<i64>().ok().map(Scalar::Int);
+    }
+    if name == "bool_" || name == "bool" {
+        return obj.extract::<bool>().ok().map(Scalar::Bool);
+    }
+    None
+}
+
+#[derive(Default)]
+struct Flat {
+    shape: Shape,
+    values: Vec<Scalar>,
+    kind: u8, // 0 bool, 1 int, 2 float
+}
+
+fn walk(obj: &Bound<'_, PyAny>, depth: usize, flat: &mut Flat) -> PyResult<()> {
+    if let Some(s) = extract_scalar(obj) {
+        if depth != flat.shape.len() {
+            return Err(PyValueError::new_err(format!(
+                "expected sequence of length {} at dim {} (got {})",
+                flat.shape.get(depth).copied().unwrap_or(0),
+                depth,
+                obj.get_type().name()?
+            )));
+        }
+        flat.kind = flat.kind.max(match s {
+            Scalar::Bool(_) => 0,
+            Scalar::Int(_) => 1,
+            Scalar::Float(_) => 2,
+        });
+        flat.values.push(s);
+        return Ok(());
+    }
+    if let Ok(t) = obj.cast::<PyTensor>() {
+        let t = &t.borrow().t;
+        if t.numel() != 1 || t.dim() != 0 {
+            return Err(PyValueError::new_err("only one element tensors can be converted to Python scalars"));
+        }
+        return walk(&super::tensor::scalar_to_py(obj.py(), t.item()?)?.into_bound(obj.py()), depth, flat);
+    }
+    let seq = obj.cast::<PySequence>().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "Could not infer dtype of {}",
+            obj.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+        ))
+    })?;
+    let len = seq.len()?;
+    if depth == flat.shape.len() {
+        if !flat.values.is_empty() {
+            return Err(PyValueError::new_err(format!(
+                "expected sequence of length 0 at dim {depth} (got {len})"
+            )));
+        }
+        flat.shape.push(len);
+    } else if depth > flat.shape.len() || flat.shape[depth] != len {
+        return Err(PyValueError::new_err(format!(
+            "expected sequence of length {} at dim {} (got {})",
+            flat.shape.get(depth).copied().unwrap_or(0),
+            depth,
+            len
+        )));
+    }
+    for i in 0..len {
+        walk(&seq.get_item(i)?, depth + 1, flat)?;
+    }
+    Ok(())
+}
+
+/// `gradrs.tensor(data)`: infer shape and dtype (bool < int64 < float32) from nested data.
+pub fn tensor_from_data(data: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Tensor> {
+    if let Ok(t) = data.cast::<PyTensor>() {
+        let t = crate::ops::creation::contiguous_clone(&t.borrow().t);
+        return Ok(match dtype {
+            Some(d) if d != t.dtype() => cast_data(&t, d),
+            _ => t,
+        });
+    }
+    if data.hasattr("__array_interface__")? && !data.is_instance_of::<PyList>() && !data.is_instance_of::<PyTuple>() {
+        let np = data.py().import("numpy")?;
+        let arr = np.call_method1("ascontiguousarray", (data,))?;
+        let t = crate::ops::creation::contiguous_clone(&from_numpy(&arr)?);
+        return Ok(match dtype {
+            Some(d) if d != t.dtype() => cast_data(&t, d),
+            _ => t,
+        });
+    }
+    let mut flat = Flat::default();
+    walk(data, 0, &mut flat)?;
+    let inferred = match flat.kind {
+        0 if !flat.values.is_empty() => DType::Bool,
+        1 => DType::I64,
+        _ => DType::F32,
+    };
+    let dtype = dtype.unwrap_or(inferred);
+    Ok(crate::dispatch!(dtype, T => {
+        let v: Vec<T> = flat.values.iter().map(|s| crate::tensor::scalar_as::<T>(*s)).collect();
+        Tensor::from_vec(v, &flat.shape)
+    }))
+}
+
+/// `gradrs.from_numpy(a)`: shares the array's memory (the tensor keeps the array alive).
+pub fn from_numpy(arr: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+    let iface = arr.getattr("__array_interface__")?;
+    let typestr: String = iface.get_item("typestr")?.extract()?;
+    let dtype = match typestr.as_str() {
+        "<f4" => DType::F32,
+        "<f8" => DType::F64,
+        "<i8" => DType::I64,
+        "|b1" => DType::Bool,
+        _ => {
+            let name: String = arr.getattr("dtype")?.str()?.extract()?;
+            return Err(PyTypeError::new_err(format!(
+                "can't convert np.ndarray of type numpy.{name}. The only supported types are: float64, float32, int64, and bool."
+            )));
+        }
+    };
+    let shape: Vec<usize> = iface.get_item("shape")?.extract()?;
+    let (ptr, _readonly): (usize, bool) = iface.get_item("data")?.extract()?;
+    let item = dtype.itemsize() as isize;
+    let strides: Vec<isize> = match iface.get_item("strides")?.extract::<Option<Vec<isize>>>()? {
+        Some(s) => s.iter().map(|b| b / item).collect(),
+        None => crate::shape::contiguous_strides(&shape).to_vec(),
+    };
+    if strides.iter().any(|&s| s < 0) {
+        return Err(PyValueError::new_err(
+            "At least one stride in the given numpy array is negative, and tensors with negative strides are not currently supported. (You can probably work around this by making a copy of your array  with array.copy().) ",
+        ));
+    }
+    let span = if shape.contains(&0) {
+        0
+    } else {
+        1 + shape.iter().zip(&strides).map(|(&n, &s)| (n - 1) * s as usize).sum::<usize>()
+    };
+    let owner: Py<PyAny> = arr.clone().unbind();
+    // SAFETY: the array's buffer is valid for `span` elements while the array lives; `owner`
+    // keeps it alive as long as the storage.
+    let storage = unsafe { storage_from_parts(ptr as *mut u8, span, dtype, Box::new(owner)) };
+    let layout = crate::tensor::Layout { shape: shape.into(), strides: strides.into(), offset: 0 };
+    Ok(Tensor::from_storage(storage, layout))
+}
+
+/// `tolist()`: nested Python lists (a number for 0-dim tensors).
+pub fn to_list(py: Python<'_>, t: &Tensor) -> PyResult<Py<PyAny>> {
+    let shape = t.shape();
+    fn build<T: Copy>(py: Python<'_>, v: &[T], shape: &[usize], conv: &dyn Fn(Python<'_>, T) -> PyResult<Py<PyAny>>) -> PyResult<Py<PyAny>> {
+        if shape.is_empty() {
+            return conv(py, v[0]);
+        }
+        let step = if shape[0] == 0 { 0 } else { v.len() / shape[0] };
+        let items: Vec<Py<PyAny>> =
+            (0..shape[0]).map(|i| build(py, &v[i * step..(i + 1) * step], &shape[1..], conv)).collect::<PyResult<_>>()?;
+        Ok(PyList::new(py, items)?.into_any().unbind())
+    }
+    match t.dtype() {
+        DType::F32 => build(py, &t.to_vec::<f32>(), &shape, &|py, x| Ok((x as f64).into_pyobject(py)?.into_any().unbind())),
+        DType::F64 => build(py, &t.to_vec::<f64>(), &shape, &|py, x| Ok(x.into_pyobject(py)?.into_any().unbind())),
+        DType::I64 => build(py, &t.to_vec::<i64>(), &shape, &|py, x| Ok(x.into_pyobject(py)?.into_any().unbind())),
+        DType::Bool => build(py, &t.to_vec::<bool>(), &shape, &|py, x| Ok(PyBool::new(py, x).to_owned().into_any().unbind())),
+    }
+}

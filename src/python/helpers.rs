@@ -1,0 +1,46 @@
+//! Calls back into the pure-Python half of the package (registered once at import):
+//! `Size`, the repr formatter, numpy views.
+
+use pyo3::exceptions::PyUserWarning;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::PyTuple;
+
+static SIZE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+static REPR: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+static NUMPY_VIEW: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+/// `gradrs._native._register(Size, tensor_repr, numpy_view)`, called by `gradrs/__init__.py`.
+#[pyfunction]
+pub fn _register(py: Python<'_>, size: Py<PyAny>, repr: Py<PyAny>, numpy_view: Py<PyAny>) {
+    let _ = SIZE.set(py, size);
+    let _ = REPR.set(py, repr);
+    let _ = NUMPY_VIEW.set(py, numpy_view);
+}
+
+fn get<'a>(cell: &'a PyOnceLock<Py<PyAny>>, py: Python<'_>) -> PyResult<&'a Py<PyAny>> {
+    cell.get(py).ok_or_else(|| pyo3::exceptions::PyRuntimeError::new_err("gradrs is not initialized: import gradrs"))
+}
+
+pub fn size(py: Python<'_>, shape: &[usize]) -> PyResult<Py<PyAny>> {
+    let tuple = PyTuple::new(py, shape.iter())?;
+    get(&SIZE, py)?.call1(py, (tuple,))
+}
+
+pub fn repr(py: Python<'_>, t: &Bound<'_, PyAny>) -> PyResult<String> {
+    get(&REPR, py)?.call1(py, (t,))?.extract(py)
+}
+
+pub fn numpy_view(py: Python<'_>, t: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    get(&NUMPY_VIEW, py)?.call1(py, (t,))
+}
+
+pub fn warn_non_leaf_grad(py: Python<'_>) -> PyResult<()> {
+    let category = py.get_type::<PyUserWarning>();
+    PyErr::warn(
+        py,
+        &category,
+        c"The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute won't be populated during autograd.backward(). If you indeed want the .grad field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more information. (Triggered internally at /__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)",
+        1,
+    )
+}

@@ -1,0 +1,840 @@
+//! The `Tensor` pyclass: the Python tensor IS this native object; every op goes straight
+//! from Python into Rust.
+
+use super::autograd::PyNode;
+use super::convert::{extract_scalar, to_list};
+use super::dtype::{dtype_object, extract_dtype, PyDevice};
+use super::helpers;
+use crate::autograd::{self, BackwardOptions};
+use crate::dtype::{DType, Scalar};
+use crate::ops::binary::{self as bin, BinaryOp, CmpOp};
+use crate::ops::unary::{unary, UnaryOp};
+use crate::ops::{creation, matmul, movement, reduce, Operand};
+use crate::tensor::Tensor;
+use pyo3::exceptions::{PyRuntimeError, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+use pyo3::IntoPyObjectExt;
+
+#[pyclass(name = "Tensor", module = "gradrs", subclass, dict, weakref)]
+pub struct PyTensor {
+    pub t: Tensor,
+}
+
+pub fn wrap(py: Python<'_>, t: Tensor) -> PyResult<Py<PyAny>> {
+    Ok(Py::new(py, PyTensor { t })?.into_any())
+}
+
+type R = PyResult<Py<PyAny>>;
+
+pub fn scalar_to_py(py: Python<'_>, s: Scalar) -> R {
+    Ok(match s {
+        Scalar::Float(f) => f.into_py_any(py)?,
+        Scalar::Int(i) => i.into_py_any(py)?,
+        Scalar::Bool(b) => b.into_py_any(py)?,
+    })
+}
+
+/// A binary operand from Python: a tensor or a number; None for anything else
+/// (so dunder methods can return NotImplemented).
+fn operand(obj: &Bound<'_, PyAny>) -> Option<Operand> {
+    if let Ok(t) = obj.cast::<PyTensor>() {
+        return Some(Operand::Tensor(t.borrow().t.clone()));
+    }
+    extract_scalar(obj).map(Operand::Scalar)
+}
+
+fn operand_or_err(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Operand> {
+    operand(obj).ok_or_else(|| {
+        PyTypeError::new_err(format!(
+            "{what}(): argument 'other' (position 1) must be Tensor, not {}",
+            obj.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+        ))
+    })
+}
+
+/// `size` arguments: ints or one sequence of ints (`view(2, 3)`, `view((2, 3))`).
+pub fn sizes_arg(args: &Bound<'_, PyTuple>) -> PyResult<Vec<i64>> {
+    if args.len() == 1 {
+        let a = args.get_item(0)?;
+        if let Ok(v) = a.extract::<Vec<i64>>() {
+            return Ok(v);
+        }
+    }
+    args.iter().map(|a| a.extract::<i64>()).collect()
+}
+
+/// `dim` arguments: None, an int, or a sequence of ints.
+pub fn dims_arg(dim: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Vec<i64>>> {
+    match dim {
+        None => Ok(None),
+        Some(d) if d.is_none() => Ok(None),
+        Some(d) => {
+            if let Ok(i) = d.extract::<i64>() {
+                Ok(Some(vec![i]))
+            } else {
+                Ok(Some(d.extract::<Vec<i64>>()?))
+            }
+        }
+    }
+}
+
+impl PyTensor {
+    fn bin(&self, py: Python<'_>, op: BinaryOp, other: &Bound<'_, PyAny>) -> R {
+        match operand(other) {
+            Some(o) => wrap(py, bin::binary(op, Operand::Tensor(self.t.clone()), o)?),
+            None => Ok(py.NotImplemented()),
+        }
+    }
+    fn cmp(&self, py: Python<'_>, op: CmpOp, other: &Bound<'_, PyAny>) -> R {
+        match operand(other) {
+            Some(o) => wrap(py, bin::compare(op, Operand::Tensor(self.t.clone()), o)?),
+            None => Ok(py.NotImplemented()),
+        }
+    }
+    fn un(&self, py: Python<'_>, op: UnaryOp) -> R {
+        wrap(py, unary(op, &self.t)?)
+    }
+    fn inplace(slf: &Bound<'_, Self>, op: BinaryOp, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let o = operand_or_err(other, op_name(op))?;
+        bin::binary_(op, &slf.borrow().t, o)?;
+        Ok(slf.clone().into_any().unbind())
+    }
+}
+
+fn op_name(op: BinaryOp) -> &'static str {
+    bin::op_name(op)
+}
+
+#[pymethods]
+impl PyTensor {
+    /// Legacy constructor: `Tensor(*sizes)`, `Tensor(sequence)`, `Tensor(tensor)`, `Tensor()`.
+    #[new]
+    #[pyo3(signature = (*args, **kwargs))]
+    fn new(args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<PyTensor> {
+        legacy_new(args, kwargs, DType::F32).map(|t| PyTensor { t })
+    }
+
+    // ---- attributes -------------------------------------------------------------------------
+
+    #[getter]
+    fn shape(&self, py: Python<'_>) -> R {
+        helpers::size(py, &self.t.shape())
+    }
+    #[getter]
+    fn dtype(&self, py: Python<'_>) -> Py<super::dtype::PyDType> {
+        dtype_object(py, self.t.dtype())
+    }
+    #[getter]
+    fn device(&self) -> PyDevice {
+        PyDevice { kind: "cpu".into(), index: None }
+    }
+    #[getter]
+    fn is_cuda(&self) -> bool {
+        false
+    }
+    #[getter]
+    fn is_leaf(&self) -> bool {
+        self.t.is_leaf()
+    }
+    #[getter]
+    fn get_requires_grad(&self) -> bool {
+        self.t.requires_grad()
+    }
+    #[setter]
+    fn set_requires_grad(&self, value: bool) -> PyResult<()> {
+        Ok(self.t.set_requires_grad(value)?)
+    }
+    #[getter]
+    fn get_grad(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        if !self.t.is_leaf() && !self.t.retains_grad() {
+            helpers::warn_non_leaf_grad(py)?;
+        }
+        self.t.grad().map(|g| wrap(py, g)).transpose()
+    }
+    #[setter]
+    fn set_grad(&self, value: Option<PyRef<'_, PyTensor>>) -> PyResult<()> {
+        if let Some(g) = &value {
+            let (gs, ts) = (g.t.shape(), self.t.shape());
+            if gs != ts {
+                return Err(PyRuntimeError::new_err("assigned grad has data of a different size"));
+            }
+            if g.t.dtype() != self.t.dtype() {
+                return Err(PyRuntimeError::new_err("assigned grad has data of a different type"));
+            }
+        }
+        self.t.set_grad(value.map(|g| g.t.clone()));
+        Ok(())
+    }
+    #[getter]
+    fn grad_fn(&self, py: Python<'_>) -> PyResult<Option<Py<PyNode>>> {
+        self.t.grad_fn().map(|n| Py::new(py, PyNode { node: n })).transpose()
+    }
+    #[getter]
+    fn get_data(&self, py: Python<'_>) -> R {
+        wrap(py, self.t.data_alias())
+    }
+    #[setter]
+    fn set_data(&self, value: PyRef<'_, PyTensor>) {
+        self.t.set_data(&value.t);
+    }
+    #[getter]
+    fn ndim(&self) -> usize {
+        self.t.dim()
+    }
+    #[getter(T)]
+    fn numpy_t(&self, py: Python<'_>) -> R {
+        wrap(py, movement::numpy_t(&self.t)?)
+    }
+    #[getter]
+    #[allow(non_snake_case)]
+    fn mT(&self, py: Python<'_>) -> R {
+        wrap(py, movement::transpose(&self.t, -2, -1)?)
+    }
+    #[getter]
+    fn _version(&self) -> u64 {
+        self.t.version()
+    }
+    #[getter]
+    fn output_nr(&self) -> u32 {
+        self.t.output_nr()
+    }
+    #[getter]
+    fn retains_grad(&self) -> bool {
+        self.t.retains_grad()
+    }
+
+    #[pyo3(signature = (dim=None))]
+    fn size(&self, py: Python<'_>, dim: Option<i64>) -> R {
+        let shape = self.t.shape();
+        match dim {
+            None => helpers::size(py, &shape),
+            Some(d) => Ok(shape[crate::shape::wrap_dim(d, shape.len())?].into_py_any(py)?),
+        }
+    }
+    #[pyo3(signature = (dim=None))]
+    fn stride(&self, py: Python<'_>, dim: Option<i64>) -> R {
+        let s = self.t.strides();
+        match dim {
+            None => Ok(PyTuple::new(py, s.iter())?.into_any().unbind()),
+            Some(d) => Ok(s[crate::shape::wrap_dim(d, s.len())?].into_py_any(py)?),
+        }
+    }
+    fn storage_offset(&self) -> usize {
+        self.t.read().layout.offset
+    }
+    fn data_ptr(&self) -> usize {
+        let d = self.t.read();
+        d.storage.data_ptr() as usize + d.layout.offset * d.dtype().itemsize()
+    }
+    fn dim(&self) -> usize {
+        self.t.dim()
+    }
+    fn ndimension(&self) -> usize {
+        self.t.dim()
+    }
+    fn numel(&self) -> usize {
+        self.t.numel()
+    }
+    fn nelement(&self) -> usize {
+        self.t.numel()
+    }
+    fn element_size(&self) -> usize {
+        self.t.dtype().itemsize()
+    }
+    fn is_floating_point(&self) -> bool {
+        self.t.dtype().is_floating_point()
+    }
+    fn is_contiguous(&self) -> bool {
+        self.t.is_contiguous()
+    }
+    fn item(&self, py: Python<'_>) -> R {
+        scalar_to_py(py, self.t.item()?)
+    }
+    fn tolist(&self, py: Python<'_>) -> R {
+        to_list(py, &self.t)
+    }
+    #[pyo3(signature = (force=false))]
+    fn numpy(slf: &Bound<'_, Self>, force: bool) -> R {
+        let t = &slf.borrow().t;
+        if t.requires_grad() && !force {
+            return Err(PyRuntimeError::new_err(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.",
+            ));
+        }
+        helpers::numpy_view(slf.py(), slf.as_any())
+    }
+    /// What numpy needs to view this tensor's memory without a copy.
+    fn _array_interface(&self, py: Python<'_>) -> R {
+        let d = self.t.read();
+        let item = d.dtype().itemsize();
+        let typestr = match d.dtype() {
+            DType::F32 => "<f4",
+            DType::F64 => "<f8",
+            DType::I64 => "<i8",
+            DType::Bool => "|b1",
+        };
+        let dict = PyDict::new(py);
+        dict.set_item("shape", PyTuple::new(py, d.layout.shape.iter())?)?;
+        dict.set_item("strides", PyTuple::new(py, d.layout.strides.iter().map(|s| s * item as isize))?)?;
+        dict.set_item("typestr", typestr)?;
+        let ptr = d.storage.data_ptr() as usize + d.layout.offset * item;
+        dict.set_item("data", (ptr, false))?;
+        dict.set_item("version", 3)?;
+        Ok(dict.into_any().unbind())
+    }
+
+    // ---- autograd ---------------------------------------------------------------------------
+
+    #[pyo3(signature = (gradient=None, retain_graph=None, create_graph=false, inputs=None))]
+    fn backward(
+        &self,
+        gradient: Option<PyRef<'_, PyTensor>>,
+        retain_graph: Option<bool>,
+        create_graph: bool,
+        inputs: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        let opts = BackwardOptions { retain_graph: retain_graph.unwrap_or(create_graph), create_graph };
+        let inputs = super::autograd::tensor_list(inputs)?;
+        if let Some(ins) = &inputs {
+            if ins.is_empty() {
+                return Err(PyRuntimeError::new_err("'inputs' argument to backward() cannot be empty."));
+            }
+        }
+        let grads = vec![gradient.map(|g| g.t.clone())];
+        autograd::backward(std::slice::from_ref(&self.t), &grads, opts, inputs.as_deref())?;
+        Ok(())
+    }
+    fn detach(&self, py: Python<'_>) -> R {
+        wrap(py, self.t.detach())
+    }
+    fn detach_(slf: &Bound<'_, Self>) -> Py<PyAny> {
+        slf.borrow().t.detach_();
+        slf.clone().into_any().unbind()
+    }
+    #[pyo3(signature = (requires_grad=true))]
+    fn requires_grad_(slf: &Bound<'_, Self>, requires_grad: bool) -> PyResult<Py<PyAny>> {
+        slf.borrow().t.set_requires_grad(requires_grad)?;
+        Ok(slf.clone().into_any().unbind())
+    }
+    fn retain_grad(&self) -> PyResult<()> {
+        if !self.t.requires_grad() {
+            return Err(PyRuntimeError::new_err("can't retain_grad on Tensor that has requires_grad=False"));
+        }
+        if let Some(node) = self.t.grad_fn() {
+            if !self.t.retains_grad() {
+                let (nr, weak) = (self.t.output_nr(), std::sync::Arc::downgrade(&self.t.0));
+                node.with(|n| n.retained.push((nr, weak)));
+                self.t.set_retains_grad();
+            }
+        }
+        Ok(())
+    }
+
+    // ---- copies, casts, in-place fills -------------------------------------------------------
+
+    fn clone(&self, py: Python<'_>) -> R {
+        wrap(py, creation::clone(&self.t))
+    }
+    fn contiguous(&self, py: Python<'_>) -> R {
+        wrap(py, creation::contiguous(&self.t))
+    }
+    /// `to(dtype)`, `to(device)`, `to(device, dtype)`, `to(other)`.
+    #[pyo3(signature = (*args, **kwargs))]
+    fn to(slf: &Bound<'_, Self>, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> R {
+        let py = slf.py();
+        let mut dtype = None;
+        let mut items: Vec<Bound<'_, PyAny>> = args.iter().collect();
+        if let Some(kw) = kwargs {
+            if let Some(d) = kw.get_item("dtype")? {
+                items.push(d);
+            }
+            if let Some(d) = kw.get_item("device")? {
+                items.push(d);
+            }
+        }
+        for a in &items {
+            if let Ok(d) = a.cast::<super::dtype::PyDType>() {
+                dtype = Some(d.get().d);
+            } else if let Ok(o) = a.cast::<PyTensor>() {
+                dtype = Some(o.borrow().t.dtype());
+            } else if !a.is_none() && !a.is_instance_of::<pyo3::types::PyBool>() {
+                super::dtype::check_device(Some(a))?;
+            }
+        }
+        match dtype {
+            Some(d) => wrap(py, creation::to_dtype(&slf.borrow().t, d)?),
+            None => Ok(slf.clone().into_any().unbind()),
+        }
+    }
+    fn float(&self, py: Python<'_>) -> R {
+        wrap(py, creation::to_dtype(&self.t, DType::F32)?)
+    }
+    fn double(&self, py: Python<'_>) -> R {
+        wrap(py, creation::to_dtype(&self.t, DType::F64)?)
+    }
+    fn long(&self, py: Python<'_>) -> R {
+        wrap(py, creation::to_dtype(&self.t, DType::I64)?)
+    }
+    fn bool(&self, py: Python<'_>) -> R {
+        wrap(py, creation::to_dtype(&self.t, DType::Bool)?)
+    }
+    fn type_as(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
+        wrap(py, creation::to_dtype(&self.t, other.t.dtype())?)
+    }
+    fn cpu(slf: &Bound<'_, Self>) -> Py<PyAny> {
+        slf.clone().into_any().unbind()
+    }
+    fn zero_(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        let t = &slf.borrow().t;
+        fill(t, Scalar::Int(0))?;
+        Ok(slf.clone().into_any().unbind())
+    }
+    fn fill_(slf: &Bound<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let s = extract_scalar(value).ok_or_else(|| PyTypeError::new_err("fill_(): argument 'value' must be Number"))?;
+        fill(&slf.borrow().t, s)?;
+        Ok(slf.clone().into_any().unbind())
+    }
+    fn copy_(slf: &Bound<'_, Self>, src: PyRef<'_, PyTensor>) -> PyResult<Py<PyAny>> {
+        let dst = &slf.borrow().t;
+        check_inplace_leaf(dst)?;
+        let shape: Vec<i64> = dst.shape().iter().map(|&s| s as i64).collect();
+        let _g = autograd::GradModeGuard::new(false);
+        let src = movement::expand(&src.t, &shape)?;
+        bin::write_into(dst, &src)?;
+        Ok(slf.clone().into_any().unbind())
+    }
+    fn new_zeros(&self, py: Python<'_>, size: &Bound<'_, PyTuple>) -> R {
+        let shape = to_shape(&sizes_arg(size)?)?;
+        wrap(py, Tensor::zeros(&shape, self.t.dtype()))
+    }
+    fn new_ones(&self, py: Python<'_>, size: &Bound<'_, PyTuple>) -> R {
+        let shape = to_shape(&sizes_arg(size)?)?;
+        wrap(py, Tensor::full(&shape, Scalar::Int(1), self.t.dtype()))
+    }
+    #[pyo3(signature = (data, dtype=None, requires_grad=false))]
+    fn new_tensor(&self, py: Python<'_>, data: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> R {
+        let d = extract_dtype(dtype)?.unwrap_or(self.t.dtype());
+        let t = super::convert::tensor_from_data(data, Some(d))?;
+        t.set_requires_grad(requires_grad)?;
+        wrap(py, t)
+    }
+
+    // ---- Python protocol --------------------------------------------------------------------
+
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        helpers::repr(slf.py(), slf.as_any())
+    }
+    fn __str__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        helpers::repr(slf.py(), slf.as_any())
+    }
+    fn __format__(slf: &Bound<'_, Self>, spec: &str) -> PyResult<String> {
+        let t = &slf.borrow().t;
+        if t.dim() == 0 {
+            let v = scalar_to_py(slf.py(), t.item()?)?;
+            return v.bind(slf.py()).call_method1("__format__", (spec,))?.extract();
+        }
+        let s = helpers::repr(slf.py(), slf.as_any())?;
+        s.into_pyobject(slf.py())?.call_method1("__format__", (spec,))?.extract()
+    }
+    fn __len__(&self) -> PyResult<usize> {
+        let shape = self.t.shape();
+        if shape.is_empty() {
+            return Err(PyTypeError::new_err("len() of a 0-d tensor"));
+        }
+        Ok(shape[0])
+    }
+    fn __hash__(slf: &Bound<'_, Self>) -> isize {
+        slf.as_ptr() as isize
+    }
+    fn __bool__(&self) -> PyResult<bool> {
+        let n = self.t.numel();
+        if n != 1 {
+            return Err(PyRuntimeError::new_err(format!(
+                "Boolean value of Tensor with {} values is ambiguous",
+                if n == 0 { "no".to_string() } else { "more than one".to_string() }
+            )));
+        }
+        Ok(self.t.item()?.to_f64() != 0.0)
+    }
+    fn __float__(&self) -> PyResult<f64> {
+        Ok(self.t.item()?.to_f64())
+    }
+    fn __int__(&self) -> PyResult<i64> {
+        Ok(self.t.item()?.to_i64())
+    }
+    fn __index__(&self) -> PyResult<i64> {
+        if self.t.dtype().is_floating_point() || self.t.numel() != 1 {
+            return Err(PyTypeError::new_err("only integer tensors of a single element can be converted to an index"));
+        }
+        Ok(self.t.item()?.to_i64())
+    }
+    fn __array__(slf: &Bound<'_, Self>, dtype: Option<&Bound<'_, PyAny>>, copy: Option<bool>) -> R {
+        let _ = copy;
+        let arr = helpers::numpy_view(slf.py(), slf.as_any())?;
+        match dtype {
+            Some(d) if !d.is_none() => Ok(arr.call_method1(slf.py(), "astype", (d,))?),
+            _ => Ok(arr),
+        }
+    }
+
+    // ---- arithmetic -------------------------------------------------------------------------
+
+    fn __add__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> R {
+        self.bin(py, BinaryOp::Add, o)
+    }
+    fn __radd__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> R {
+        self.bin(py, BinaryOp::Add, o)
+    }
+    fn __sub__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> R {
+        self.bin(py, BinaryOp::Sub, o)
+    }
+    fn __rsub__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> R {
+        match operand(o) {
+            Some(o) => wrap(py, bin::rsub(&self.t, o)?),
+            None => Ok(py.NotImplemented()),
+        }
+    }
+    fn __mul__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> R {
+        self.bin(py, BinaryOp::Mul, o)
+    }
+    fn __rmul__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> R {
+        self.bin(py, BinaryOp::Mul, o)
+    }
+    fn __truediv__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> R {
+        self.bin(py, BinaryOp::Div, o)
+    }
+    fn __rtruediv__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> R {
+        match operand(o) {
+            Some(o) => wrap(py, bin::rdiv(&self.t, o)?),
+            None => Ok(py.NotImplemented()),
+        }
+    }
+    fn __pow__(&self, py: Python<'_>, o: &Bound<'_, PyAny>, modulo: Option<&Bound<'_, PyAny>>) -> R {
+        let _ = modulo;
+        self.bin(py, BinaryOp::Pow, o)
+    }
+    fn __rpow__(&self, py: Python<'_>, o: &Bound<'_, PyAny>, modulo: Option<&Bound<'_, PyAny>>) -> R {
+        let _ = modulo;
+        match operand(o) {
+            Some(o) => wrap(py, bin::binary(BinaryOp::Pow, o, Operand::Tensor(self.t.clone()))?),
+            None => Ok(py.NotImplemented()),
+        }
+    }
+    fn __matmul__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> R {
+        match o.cast::<PyTensor>() {
+            Ok(o) => wrap(py, matmul::matmul(&self.t, &o.borrow().t)?),
+            Err(_) => Ok(py.NotImplemented()),
+        }
+    }
+    fn __rmatmul__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> R {
+        match o.cast::<PyTensor>() {
+            Ok(o) => wrap(py, matmul::matmul(&o.borrow().t, &self.t)?),
+            Err(_) => Ok(py.NotImplemented()),
+        }
+    }
+    fn __iadd__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<()> {
+        Self::inplace(slf, BinaryOp::Add, o).map(|_| ())
+    }
+    fn __isub__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<()> {
+        Self::inplace(slf, BinaryOp::Sub, o).map(|_| ())
+    }
+    fn __imul__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<()> {
+        Self::inplace(slf, BinaryOp::Mul, o).map(|_| ())
+    }
+    fn __itruediv__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<()> {
+        Self::inplace(slf, BinaryOp::Div, o).map(|_| ())
+    }
+    fn __neg__(&self, py: Python<'_>) -> R {
+        self.un(py, UnaryOp::Neg)
+    }
+    fn __pos__(slf: &Bound<'_, Self>) -> Py<PyAny> {
+        slf.clone().into_any().unbind()
+    }
+    fn __abs__(&self, py: Python<'_>) -> R {
+        self.un(py, UnaryOp::Abs)
+    }
+    fn __eq__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> R {
+        self.cmp(py, CmpOp::Eq, o)
+    }
+    fn __ne__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> R {
+        self.cmp(py, CmpOp::Ne, o)
+    }
+    fn __lt__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> R {
+        self.cmp(py, CmpOp::Lt, o)
+    }
+    fn __le__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> R {
+        self.cmp(py, CmpOp::Le, o)
+    }
+    fn __gt__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> R {
+        self.cmp(py, CmpOp::Gt, o)
+    }
+    fn __ge__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> R {
+        self.cmp(py, CmpOp::Ge, o)
+    }
+
+    // ---- named ops --------------------------------------------------------------------------
+
+    fn add(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
+        wrap(py, bin::binary(BinaryOp::Add, Operand::Tensor(self.t.clone()), operand_or_err(other, "add")?)?)
+    }
+    fn sub(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
+        wrap(py, bin::binary(BinaryOp::Sub, Operand::Tensor(self.t.clone()), operand_or_err(other, "sub")?)?)
+    }
+    fn mul(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
+        wrap(py, bin::binary(BinaryOp::Mul, Operand::Tensor(self.t.clone()), operand_or_err(other, "mul")?)?)
+    }
+    fn div(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
+        wrap(py, bin::binary(BinaryOp::Div, Operand::Tensor(self.t.clone()), operand_or_err(other, "div")?)?)
+    }
+    fn pow(&self, py: Python<'_>, exponent: &Bound<'_, PyAny>) -> R {
+        wrap(py, bin::binary(BinaryOp::Pow, Operand::Tensor(self.t.clone()), operand_or_err(exponent, "pow")?)?)
+    }
+    fn add_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> R {
+        Self::inplace(slf, BinaryOp::Add, other)
+    }
+    fn sub_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> R {
+        Self::inplace(slf, BinaryOp::Sub, other)
+    }
+    fn mul_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> R {
+        Self::inplace(slf, BinaryOp::Mul, other)
+    }
+    fn div_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> R {
+        Self::inplace(slf, BinaryOp::Div, other)
+    }
+    fn neg(&self, py: Python<'_>) -> R {
+        self.un(py, UnaryOp::Neg)
+    }
+    fn exp(&self, py: Python<'_>) -> R {
+        self.un(py, UnaryOp::Exp)
+    }
+    fn log(&self, py: Python<'_>) -> R {
+        self.un(py, UnaryOp::Log)
+    }
+    fn sin(&self, py: Python<'_>) -> R {
+        self.un(py, UnaryOp::Sin)
+    }
+    fn cos(&self, py: Python<'_>) -> R {
+        self.un(py, UnaryOp::Cos)
+    }
+    fn tanh(&self, py: Python<'_>) -> R {
+        self.un(py, UnaryOp::Tanh)
+    }
+    fn sigmoid(&self, py: Python<'_>) -> R {
+        self.un(py, UnaryOp::Sigmoid)
+    }
+    fn relu(&self, py: Python<'_>) -> R {
+        self.un(py, UnaryOp::Relu)
+    }
+    fn sqrt(&self, py: Python<'_>) -> R {
+        self.un(py, UnaryOp::Sqrt)
+    }
+    fn abs(&self, py: Python<'_>) -> R {
+        self.un(py, UnaryOp::Abs)
+    }
+    fn sign(&self, py: Python<'_>) -> R {
+        self.un(py, UnaryOp::Sign)
+    }
+    fn reciprocal(&self, py: Python<'_>) -> R {
+        self.un(py, UnaryOp::Reciprocal)
+    }
+    #[pyo3(signature = (dim=None, keepdim=false, dtype=None))]
+    fn sum(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool, dtype: Option<&Bound<'_, PyAny>>) -> R {
+        let x = match extract_dtype(dtype)? {
+            Some(d) => creation::to_dtype(&self.t, d)?,
+            None => self.t.clone(),
+        };
+        let dims = dims_arg(dim)?;
+        wrap(py, reduce::sum(&x, dims.as_deref(), keepdim)?)
+    }
+    #[pyo3(signature = (dim=None, keepdim=false, dtype=None))]
+    fn mean(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool, dtype: Option<&Bound<'_, PyAny>>) -> R {
+        let x = match extract_dtype(dtype)? {
+            Some(d) => creation::to_dtype(&self.t, d)?,
+            None => self.t.clone(),
+        };
+        let dims = dims_arg(dim)?;
+        wrap(py, reduce::mean(&x, dims.as_deref(), keepdim)?)
+    }
+    fn matmul(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
+        wrap(py, matmul::matmul(&self.t, &other.t)?)
+    }
+    fn mm(&self, py: Python<'_>, mat2: PyRef<'_, PyTensor>) -> R {
+        wrap(py, matmul::mm(&self.t, &mat2.t)?)
+    }
+    fn bmm(&self, py: Python<'_>, mat2: PyRef<'_, PyTensor>) -> R {
+        wrap(py, matmul::bmm(&self.t, &mat2.t)?)
+    }
+    fn mv(&self, py: Python<'_>, vec: PyRef<'_, PyTensor>) -> R {
+        wrap(py, matmul::mv(&self.t, &vec.t)?)
+    }
+    fn dot(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
+        wrap(py, matmul::dot(&self.t, &other.t)?)
+    }
+    #[pyo3(signature = (*shape))]
+    fn view(&self, py: Python<'_>, shape: &Bound<'_, PyTuple>) -> R {
+        if shape.len() == 1 {
+            if let Ok(d) = shape.get_item(0)?.cast::<super::dtype::PyDType>() {
+                if d.get().d != self.t.dtype() {
+                    return Err(PyRuntimeError::new_err("view(dtype) is not supported yet"));
+                }
+                return wrap(py, movement::view(&self.t, &self.t.shape().iter().map(|&s| s as i64).collect::<Vec<_>>())?);
+            }
+        }
+        wrap(py, movement::view(&self.t, &sizes_arg(shape)?)?)
+    }
+    #[pyo3(signature = (*shape))]
+    fn reshape(&self, py: Python<'_>, shape: &Bound<'_, PyTuple>) -> R {
+        wrap(py, movement::reshape(&self.t, &sizes_arg(shape)?)?)
+    }
+    fn view_as(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
+        let s: Vec<i64> = other.t.shape().iter().map(|&s| s as i64).collect();
+        wrap(py, movement::view(&self.t, &s)?)
+    }
+    fn reshape_as(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
+        let s: Vec<i64> = other.t.shape().iter().map(|&s| s as i64).collect();
+        wrap(py, movement::reshape(&self.t, &s)?)
+    }
+    fn t(&self, py: Python<'_>) -> R {
+        wrap(py, movement::t(&self.t)?)
+    }
+    fn transpose(&self, py: Python<'_>, dim0: i64, dim1: i64) -> R {
+        wrap(py, movement::transpose(&self.t, dim0, dim1)?)
+    }
+    #[pyo3(signature = (*dims))]
+    fn permute(&self, py: Python<'_>, dims: &Bound<'_, PyTuple>) -> R {
+        wrap(py, movement::permute(&self.t, &sizes_arg(dims)?)?)
+    }
+    #[pyo3(signature = (*sizes))]
+    fn expand(&self, py: Python<'_>, sizes: &Bound<'_, PyTuple>) -> R {
+        wrap(py, movement::expand(&self.t, &sizes_arg(sizes)?)?)
+    }
+    fn expand_as(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
+        let s: Vec<i64> = other.t.shape().iter().map(|&s| s as i64).collect();
+        wrap(py, movement::expand(&self.t, &s)?)
+    }
+    fn unsqueeze(&self, py: Python<'_>, dim: i64) -> R {
+        wrap(py, movement::unsqueeze(&self.t, dim)?)
+    }
+    #[pyo3(signature = (dim=None))]
+    fn squeeze(&self, py: Python<'_>, dim: Option<i64>) -> R {
+        wrap(py, movement::squeeze(&self.t, dim)?)
+    }
+    #[pyo3(signature = (start_dim=0, end_dim=-1))]
+    fn flatten(&self, py: Python<'_>, start_dim: i64, end_dim: i64) -> R {
+        let shape = self.t.shape();
+        if shape.is_empty() {
+            return wrap(py, movement::reshape(&self.t, &[1])?);
+        }
+        let s = crate::shape::wrap_dim(start_dim, shape.len())?;
+        let e = crate::shape::wrap_dim(end_dim, shape.len())?;
+        if s > e {
+            return Err(PyRuntimeError::new_err("flatten() has invalid args: start_dim cannot come after end_dim"));
+        }
+        if s == e {
+            return wrap(py, self.t.clone());
+        }
+        let mut new: Vec<i64> = shape[..s].iter().map(|&x| x as i64).collect();
+        new.push(shape[s..=e].iter().product::<usize>() as i64);
+        new.extend(shape[e + 1..].iter().map(|&x| x as i64));
+        wrap(py, movement::reshape(&self.t, &new)?)
+    }
+    fn eq(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> R {
+        self.cmp(py, CmpOp::Eq, o)
+    }
+    fn ne(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> R {
+        self.cmp(py, CmpOp::Ne, o)
+    }
+    fn lt(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> R {
+        self.cmp(py, CmpOp::Lt, o)
+    }
+    fn le(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> R {
+        self.cmp(py, CmpOp::Le, o)
+    }
+    fn gt(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> R {
+        self.cmp(py, CmpOp::Gt, o)
+    }
+    fn ge(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> R {
+        self.cmp(py, CmpOp::Ge, o)
+    }
+}
+
+fn check_inplace_leaf(t: &Tensor) -> PyResult<()> {
+    if autograd::is_grad_enabled() && t.is_leaf() && t.requires_grad() {
+        return Err(PyRuntimeError::new_err("a leaf Variable that requires grad is being used in an in-place operation."));
+    }
+    Ok(())
+}
+
+fn fill(t: &Tensor, s: Scalar) -> PyResult<()> {
+    check_inplace_leaf(t)?;
+    let full = Tensor::full(&t.shape(), s, t.dtype());
+    bin::write_into(t, &full)?;
+    Ok(())
+}
+
+pub fn to_shape(sizes: &[i64]) -> PyResult<Vec<usize>> {
+    sizes
+        .iter()
+        .map(|&s| {
+            if s < 0 {
+                Err(PyRuntimeError::new_err(format!(
+                    "Trying to create tensor with negative dimension {s}: {:?}",
+                    sizes
+                )))
+            } else {
+                Ok(s as usize)
+            }
+        })
+        .collect()
+}
+
+/// The legacy constructors `Tensor(...)`, `FloatTensor(...)`, `LongTensor(...)`.
+pub fn legacy_new(args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>, dtype: DType) -> PyResult<Tensor> {
+    if let Some(kw) = kwargs {
+        for (k, _) in kw.iter() {
+            let k: String = k.extract()?;
+            if k != "device" {
+                let got: Vec<String> = args
+                    .iter()
+                    .map(|a| a.get_type().name().map(|n| n.to_string()).unwrap_or_default())
+                    .chain(std::iter::once(format!("{k}=bool")))
+                    .collect();
+                return Err(PyTypeError::new_err(format!(
+                    "new() received an invalid combination of arguments - got ({}), but expected one of:\n * (*, gradrs.device device = None)\n      didn't match because some of the keywords were incorrect: {k}\n * (gradrs.Storage storage)\n * (Tensor other)\n * (tuple of ints size, *, gradrs.device device = None)\n * (object data, *, gradrs.device device = None)\n",
+                    got.join(", ")
+                )));
+            }
+        }
+    }
+    if args.is_empty() {
+        return Ok(Tensor::zeros(&[0], dtype));
+    }
+    if args.len() == 1 {
+        let a = args.get_item(0)?;
+        if let Ok(t) = a.cast::<PyTensor>() {
+            return Ok(t.borrow().t.detach());
+        }
+        if !a.is_instance_of::<pyo3::types::PyInt>() {
+            if a.cast::<pyo3::types::PySequence>().is_ok() || a.hasattr("__array_interface__")? {
+                return super::convert::tensor_from_data(&a, Some(dtype));
+            }
+            return Err(PyTypeError::new_err(format!(
+                "new(): data must be a sequence (got {})",
+                a.get_type().name()?
+            )));
+        }
+    }
+    let mut sizes = Vec::with_capacity(args.len());
+    for a in args.iter() {
+        if !a.is_instance_of::<pyo3::types::PyInt>() {
+            return Err(PyTypeError::new_err(format!(
+                "new(): argument 'size' failed to unpack the object at pos {} with error \"type must be tuple of ints,but got {}\"",
+                sizes.len() + 1,
+                a.get_type().name()?
+            )));
+        }
+        sizes.push(a.extract::<i64>()?);
+    }
+    Ok(Tensor::zeros(&to_shape(&sizes)?, dtype))
+}

@@ -1,0 +1,326 @@
+//! Tensor = shared storage + layout (shape, strides, offset) + autograd metadata.
+
+pub mod storage;
+
+use crate::autograd::graph::{NodeRef, WeakNode};
+use crate::dtype::{DType, Scalar};
+use crate::error::{Error, Result};
+use crate::shape::{contiguous_strides, numel, Shape, Strides};
+use parking_lot::{Mutex, RwLock, RwLockReadGuard};
+use std::sync::Arc;
+pub use storage::{Element, Storage};
+
+/// Where the elements live inside the storage.
+#[derive(Clone, Debug)]
+pub struct Layout {
+    pub shape: Shape,
+    pub strides: Strides,
+    pub offset: usize,
+}
+
+impl Layout {
+    pub fn contiguous(shape: &[usize]) -> Layout {
+        Layout { shape: shape.into(), strides: contiguous_strides(shape), offset: 0 }
+    }
+
+    pub fn numel(&self) -> usize {
+        numel(&self.shape)
+    }
+
+    pub fn ndim(&self) -> usize {
+        self.shape.len()
+    }
+
+    /// Row-major contiguous (size-1 dims may have any stride, as in PyTorch).
+    pub fn is_contiguous(&self) -> bool {
+        let mut expected = 1isize;
+        for i in (0..self.shape.len()).rev() {
+            if self.shape[i] != 1 {
+                if self.strides[i] != expected {
+                    return false;
+                }
+                expected *= self.shape[i] as isize;
+            }
+        }
+        true
+    }
+}
+
+/// The tensor's data: which storage, and how to read it.
+#[derive(Clone)]
+pub struct Data {
+    pub storage: Arc<Storage>,
+    pub layout: Layout,
+}
+
+impl Data {
+    pub fn dtype(&self) -> DType {
+        self.storage.dtype()
+    }
+}
+
+/// Autograd state of one tensor (PyTorch's `AutogradMeta`).
+#[derive(Default)]
+pub struct AutogradMeta {
+    /// Only meaningful for leaves; a non-leaf requires grad iff it has a `grad_fn`.
+    pub requires_grad: bool,
+    pub grad: Option<Tensor>,
+    pub grad_fn: Option<NodeRef>,
+    pub output_nr: u32,
+    /// The leaf's `AccumulateGrad` node, reused while something keeps it alive.
+    pub grad_accumulator: Option<WeakNode>,
+    pub retains_grad: bool,
+}
+
+pub struct TensorImpl {
+    data: RwLock<Data>,
+    pub(crate) meta: Mutex<AutogradMeta>,
+}
+
+/// A reference-counted handle; clones share the same tensor (identity, grad, data).
+#[derive(Clone)]
+pub struct Tensor(pub(crate) Arc<TensorImpl>);
+
+impl std::fmt::Debug for Tensor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Tensor(shape={:?}, dtype={:?})", self.shape(), self.dtype())
+    }
+}
+
+/// Run `$body` with `$T` bound to the Rust element type of `$dtype`.
+#[macro_export]
+macro_rules! dispatch {
+    ($dtype:expr, $T:ident => $body:expr) => {
+        match $dtype {
+            $crate::dtype::DType::F32 => {
+                type $T = f32;
+                $body
+            }
+            $crate::dtype::DType::F64 => {
+                type $T = f64;
+                $body
+            }
+            $crate::dtype::DType::I64 => {
+                type $T = i64;
+                $body
+            }
+            $crate::dtype::DType::Bool => {
+                type $T = bool;
+                $body
+            }
+        }
+    };
+}
+
+impl Tensor {
+    pub fn from_data(data: Data) -> Tensor {
+        Tensor(Arc::new(TensorImpl { data: RwLock::new(data), meta: Mutex::new(AutogradMeta::default()) }))
+    }
+
+    pub fn from_vec<T: Element>(v: Vec<T>, shape: &[usize]) -> Tensor {
+        debug_assert_eq!(v.len(), numel(shape));
+        Tensor::from_data(Data { storage: Storage::from_vec(v), layout: Layout::contiguous(shape) })
+    }
+
+    pub fn from_storage(storage: Arc<Storage>, layout: Layout) -> Tensor {
+        Tensor::from_data(Data { storage, layout })
+    }
+
+    /// A 0-dim tensor holding `s` as `dtype`.
+    pub fn scalar(s: Scalar, dtype: DType) -> Tensor {
+        dispatch!(dtype, T => Tensor::from_vec(vec![scalar_as::<T>(s)], &[]))
+    }
+
+    pub fn full(shape: &[usize], s: Scalar, dtype: DType) -> Tensor {
+        dispatch!(dtype, T => Tensor::from_vec(vec![scalar_as::<T>(s); numel(shape)], shape))
+    }
+
+    pub fn zeros(shape: &[usize], dtype: DType) -> Tensor {
+        dispatch!(dtype, T => Tensor::from_vec(vec![T::default(); numel(shape)], shape))
+    }
+
+    pub fn ptr_eq(&self, other: &Tensor) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
+    pub fn id(&self) -> usize {
+        Arc::as_ptr(&self.0) as usize
+    }
+
+    /// Read access to storage and layout; cheap (no copy).
+    pub fn read(&self) -> RwLockReadGuard<'_, Data> {
+        self.0.data.read()
+    }
+
+    pub fn data(&self) -> Data {
+        self.0.data.read().clone()
+    }
+
+    /// `tensor.data = other`: swap storage and layout in place, keeping identity and autograd meta.
+    pub fn set_data(&self, new: &Tensor) {
+        let d = new.data();
+        *self.0.data.write() = d;
+    }
+
+    pub fn shape(&self) -> Shape {
+        self.0.data.read().layout.shape.clone()
+    }
+
+    pub fn strides(&self) -> Strides {
+        self.0.data.read().layout.strides.clone()
+    }
+
+    pub fn dtype(&self) -> DType {
+        self.0.data.read().storage.dtype()
+    }
+
+    pub fn numel(&self) -> usize {
+        self.0.data.read().layout.numel()
+    }
+
+    pub fn dim(&self) -> usize {
+        self.0.data.read().layout.ndim()
+    }
+
+    pub fn is_contiguous(&self) -> bool {
+        self.0.data.read().layout.is_contiguous()
+    }
+
+    pub fn version(&self) -> u64 {
+        self.0.data.read().storage.version()
+    }
+
+    pub fn bump_version(&self) {
+        self.0.data.read().storage.bump_version()
+    }
+
+    // ---- autograd metadata -------------------------------------------------------------
+
+    pub fn requires_grad(&self) -> bool {
+        let m = self.0.meta.lock();
+        m.requires_grad || m.grad_fn.is_some()
+    }
+
+    pub fn is_leaf(&self) -> bool {
+        self.0.meta.lock().grad_fn.is_none()
+    }
+
+    pub fn grad_fn(&self) -> Option<NodeRef> {
+        self.0.meta.lock().grad_fn.clone()
+    }
+
+    pub fn output_nr(&self) -> u32 {
+        self.0.meta.lock().output_nr
+    }
+
+    pub fn grad(&self) -> Option<Tensor> {
+        self.0.meta.lock().grad.clone()
+    }
+
+    pub fn set_grad(&self, grad: Option<Tensor>) {
+        let old = std::mem::replace(&mut self.0.meta.lock().grad, grad);
+        drop(old); // outside the lock: dropping a graph may touch other tensors
+    }
+
+    pub fn retains_grad(&self) -> bool {
+        self.0.meta.lock().retains_grad
+    }
+
+    /// `requires_grad_()` / `.requires_grad = b`, with PyTorch's checks.
+    pub fn set_requires_grad(&self, value: bool) -> Result<()> {
+        let mut m = self.0.meta.lock();
+        if m.grad_fn.is_some() {
+            if value {
+                return Ok(());
+            }
+            return Err(Error::Runtime(
+                "you can only change requires_grad flags of leaf variables. If you want to use a computed variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().".into(),
+            ));
+        }
+        if value && !self.dtype().is_floating_point() {
+            return Err(Error::Runtime(
+                "only Tensors of floating point and complex dtype can require gradients".into(),
+            ));
+        }
+        m.requires_grad = value;
+        Ok(())
+    }
+
+    /// Make this tensor the `output_nr`-th output of `node` (ops call this on fresh results).
+    pub(crate) fn set_grad_fn(&self, node: Option<NodeRef>, output_nr: u32) {
+        let old = {
+            let mut m = self.0.meta.lock();
+            m.output_nr = output_nr;
+            std::mem::replace(&mut m.grad_fn, node)
+        };
+        drop(old);
+    }
+
+    pub fn set_retains_grad(&self) {
+        self.0.meta.lock().retains_grad = true;
+    }
+
+    /// A new leaf sharing storage (and version counter) that does not require grad.
+    pub fn detach(&self) -> Tensor {
+        Tensor::from_data(self.data())
+    }
+
+    /// `detach_()`: drop history in place.
+    pub fn detach_(&self) {
+        let old = {
+            let mut m = self.0.meta.lock();
+            m.requires_grad = false;
+            m.output_nr = 0;
+            m.grad_fn.take()
+        };
+        drop(old);
+    }
+
+    /// Like `detach`, but with a fresh version counter: `tensor.data`.
+    pub fn data_alias(&self) -> Tensor {
+        let d = self.data();
+        Tensor::from_storage(Storage::alias(&d.storage), d.layout)
+    }
+
+    // ---- element access --------------------------------------------------------------------
+
+    /// The elements in logical (row-major) order.
+    pub fn to_vec<T: Element>(&self) -> Vec<T> {
+        let d = self.read();
+        crate::backend::cpu::copy::gather_contiguous::<T>(d.storage.slice::<T>(), &d.layout)
+    }
+
+    /// The one element of a 1-element tensor as f64/i64/bool (`item()`).
+    pub fn item(&self) -> Result<Scalar> {
+        let n = self.numel();
+        if n != 1 {
+            return Err(Error::Runtime(format!(
+                "a Tensor with {n} elements cannot be converted to Scalar"
+            )));
+        }
+        let d = self.read();
+        let off = d.layout.offset;
+        Ok(match d.dtype() {
+            DType::F32 => Scalar::Float(d.storage.slice::<f32>()[off] as f64),
+            DType::F64 => Scalar::Float(d.storage.slice::<f64>()[off]),
+            DType::I64 => Scalar::Int(d.storage.slice::<i64>()[off]),
+            DType::Bool => Scalar::Bool(d.storage.slice::<bool>()[off]),
+        })
+    }
+}
+
+pub fn scalar_as<T: Element>(s: Scalar) -> T {
+    match s {
+        Scalar::Bool(b) => T::from_bool(b),
+        Scalar::Int(i) => T::from_i64(i),
+        Scalar::Float(f) => T::from_f64(f),
+    }
+}
+
+/// Storage over memory owned elsewhere (see [`Storage::external`]).
+///
+/// # Safety
+/// As for [`Storage::external`].
+pub unsafe fn storage_from_parts(ptr: *mut u8, len: usize, dtype: DType, owner: Box<dyn std::any::Any + Send + Sync>) -> Arc<Storage> {
+    Storage::external(ptr, len, dtype, owner)
+}
