@@ -158,7 +158,10 @@ fn combine(higher: Option<DType>, lower: Option<DType>) -> Option<DType> {
 
 /// The error PyTorch raises when a value does not fit a dtype, or an unsupported dtype is asked for.
 pub fn unsupported(op: &str, dtype: DType) -> Error {
-    Error::Runtime(format!("\"{op}\" not implemented for '{}'", pretty_kernel_name(dtype)))
+    Error::Runtime(format!(
+        "\"{op}\" not implemented for '{}'",
+        pretty_kernel_name(dtype)
+    ))
 }
 
 /// PyTorch names kernels' dtypes like `Float`, `Long` in "not implemented for" errors.
@@ -186,12 +189,30 @@ mod tests {
 
     #[test]
     fn promotion_follows_pytorch() {
-        assert_eq!(result_type(&[Dim(DType::I64), Wrapped(DType::F32)]), DType::F32);
-        assert_eq!(result_type(&[Dim(DType::I64), Wrapped(DType::I64)]), DType::I64);
+        assert_eq!(
+            result_type(&[Dim(DType::I64), Wrapped(DType::F32)]),
+            DType::F32
+        );
+        assert_eq!(
+            result_type(&[Dim(DType::I64), Wrapped(DType::I64)]),
+            DType::I64
+        );
         assert_eq!(result_type(&[Dim(DType::F64), Dim(DType::F32)]), DType::F64);
-        assert_eq!(result_type(&[Dim(DType::F32), ZeroDim(DType::F64)]), DType::F32);
-        assert_eq!(result_type(&[Dim(DType::I64), ZeroDim(DType::F64)]), DType::F64);
-        assert_eq!(result_type(&[Dim(DType::Bool), Wrapped(DType::I64)]), DType::I64);
-        assert_eq!(result_type(&[Dim(DType::F64), Wrapped(DType::F32)]), DType::F64);
+        assert_eq!(
+            result_type(&[Dim(DType::F32), ZeroDim(DType::F64)]),
+            DType::F32
+        );
+        assert_eq!(
+            result_type(&[Dim(DType::I64), ZeroDim(DType::F64)]),
+            DType::F64
+        );
+        assert_eq!(
+            result_type(&[Dim(DType::Bool), Wrapped(DType::I64)]),
+            DType::I64
+        );
+        assert_eq!(
+            result_type(&[Dim(DType::F64), Wrapped(DType::F32)]),
+            DType::F64
+        );
     }
 }

@@ -45,16 +45,29 @@ pub fn wrap_dim(dim: i64, ndim: usize) -> Result<usize> {
             dim
         )));
     }
-    Ok(if dim < 0 { (dim + n) as usize } else { dim as usize })
+    Ok(if dim < 0 {
+        (dim + n) as usize
+    } else {
+        dim as usize
+    })
 }
 
 /// The broadcast shape of two shapes, or PyTorch's error naming the mismatching dimension.
 pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Shape> {
     let n = a.len().max(b.len());
     let mut out: Shape = SmallVec::from_elem(0, n);
-    for i in 0..n {
-        let da = if i + a.len() >= n { a[i + a.len() - n] } else { 1 };
-        let db = if i + b.len() >= n { b[i + b.len() - n] } else { 1 };
+    // From the last dim, so the error names the same dimension PyTorch's does.
+    for i in (0..n).rev() {
+        let da = if i + a.len() >= n {
+            a[i + a.len() - n]
+        } else {
+            1
+        };
+        let db = if i + b.len() >= n {
+            b[i + b.len() - n]
+        } else {
+            1
+        };
         out[i] = if da == db || db == 1 {
             da
         } else if da == 1 {
@@ -73,7 +86,11 @@ pub fn broadcast_strides(shape: &[usize], strides: &[isize], to: &[usize]) -> St
     let offset = to.len() - shape.len();
     let mut out: Strides = SmallVec::from_elem(0, to.len());
     for i in 0..shape.len() {
-        out[offset + i] = if shape[i] == 1 && to[offset + i] != 1 { 0 } else { strides[i] };
+        out[offset + i] = if shape[i] == 1 && to[offset + i] != 1 {
+            0
+        } else {
+            strides[i]
+        };
     }
     out
 }
@@ -91,7 +108,11 @@ pub fn infer_size(sizes: &[i64], numel: usize) -> Result<Shape> {
             infer = Some(i);
             out.push(1);
         } else if s < 0 {
-            return Err(Error::Runtime(format!("invalid shape dimension {s}")));
+            let parts: Vec<String> = sizes.iter().map(|s| s.to_string()).collect();
+            return Err(Error::Runtime(format!(
+                "invalid shape dimension {s} at index {i} of shape [{}]",
+                parts.join(", ")
+            )));
         } else {
             known *= s as usize;
             out.push(s as usize);
@@ -103,7 +124,7 @@ pub fn infer_size(sizes: &[i64], numel: usize) -> Result<Shape> {
     };
     match infer {
         Some(i) => {
-            if known == 0 || numel % known != 0 {
+            if known == 0 || !numel.is_multiple_of(known) {
                 return Err(Error::Runtime(format!(
                     "shape '{}' is invalid for input of size {numel}",
                     shape_str()
@@ -126,7 +147,7 @@ pub fn infer_size(sizes: &[i64], numel: usize) -> Result<Shape> {
 /// (PyTorch's `computeStride`): groups of dims that are contiguous among themselves may be split/merged.
 pub fn view_strides(shape: &[usize], strides: &[isize], new_shape: &[usize]) -> Option<Strides> {
     let mut new_strides: Strides = SmallVec::from_elem(0, new_shape.len());
-    if numel(shape) == 0 {
+    if numel(shape) == 0 || shape.is_empty() {
         return Some(contiguous_strides(new_shape));
     }
     let mut view_d = new_shape.len() as isize - 1;
@@ -172,7 +193,10 @@ mod tests {
 
     #[test]
     fn views() {
-        assert_eq!(view_strides(&[2, 3], &[3, 1], &[6]).unwrap().as_slice(), &[1]);
+        assert_eq!(
+            view_strides(&[2, 3], &[3, 1], &[6]).unwrap().as_slice(),
+            &[1]
+        );
         // A transposed matrix cannot be flattened without a copy.
         assert!(view_strides(&[3, 2], &[1, 3], &[6]).is_none());
         assert_eq!(infer_size(&[-1, 2], 6).unwrap().as_slice(), &[3, 2]);

@@ -32,10 +32,12 @@ import pytest
 
 SELFTEST = os.environ.get("GRADRS_TEST_SELFTEST", "") not in ("", "0")
 
+_TORCH_IMPORT_ERROR = None
 try:  # the reference implementation; optional
     import torch as _torch_ref
-except Exception:  # noqa: BLE001 - any failure to import it means "no reference"
+except Exception as _e:  # noqa: BLE001 - any failure to import it means "no reference"
     _torch_ref = None
+    _TORCH_IMPORT_ERROR = _e
 
 
 class _MissingModule:
@@ -47,6 +49,7 @@ class _MissingModule:
 
     def __getattr__(self, attr):
         raise ImportError(f"{self._name} cannot be imported: {self._error!r}")
+
 
 if SELFTEST:
     if _torch_ref is None:
@@ -67,14 +70,16 @@ needs_torch = pytest.mark.skipif(not HAVE_TORCH, reason="PyTorch (the reference)
 
 
 def need_torch():
-    """Return the reference ``torch`` module or skip the calling test."""
-    return pytest.importorskip("torch")
+    """Return the reference ``torch`` module or skip the calling test (importorskip-style)."""
+    if _torch_ref is None:
+        pytest.skip(f"PyTorch (the reference) is not importable: {_TORCH_IMPORT_ERROR!r}")
+    return _torch_ref
 
 
 @pytest.fixture
 def torch():
     """The reference PyTorch module; the test is skipped when it is not importable."""
-    return pytest.importorskip("torch")
+    return need_torch()
 
 
 @pytest.fixture

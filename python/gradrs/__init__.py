@@ -131,10 +131,22 @@ for _name in (
     "neg", "exp", "log", "sin", "cos", "tanh", "sigmoid", "relu", "sqrt", "abs", "sign",
     "reciprocal", "sum", "mean", "matmul", "mm", "bmm", "mv", "dot", "reshape", "t",
     "transpose", "permute", "squeeze", "unsqueeze", "flatten", "clone", "detach", "eq",
-    "ne", "lt", "le", "gt", "ge", "pow", "div", "mul", "sub", "add",
+    "ne", "lt", "le", "gt", "ge", "div", "mul", "sub", "add",
 ):
     globals()[_name] = _method(_name)
 del _name
+
+def pow(input, exponent):
+    """`gradrs.pow(input, exponent)`; `input` may be a Python number (`2 ** x`)."""
+    if isinstance(input, Tensor):
+        return input.pow(exponent)
+    return exponent.__rpow__(input)
+
+
+def where(condition, input, other):
+    """`gradrs.where(condition, input, other)`."""
+    return _native.where(condition, input, other)
+
 
 negative = globals()["neg"]
 multiply = globals()["mul"]

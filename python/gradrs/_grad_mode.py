@@ -64,16 +64,22 @@ class no_grad(_GradModeContext):
 
     _enabled = False
 
-    def __init__(self, orig_func=None):
-        # `@no_grad` without parentheses is an error in PyTorch too; keep the signature.
-        if orig_func is not None:
-            raise TypeError("no_grad() takes no arguments")
+    def __new__(cls, orig_func=None):
+        # `@no_grad` without parentheses decorates directly, as in PyTorch.
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
 
 
 class enable_grad(_GradModeContext):
     """Enable gradient recording in a block or function."""
 
     _enabled = True
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
 
 
 class set_grad_enabled(_GradModeContext):

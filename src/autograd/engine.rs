@@ -18,14 +18,25 @@ pub struct BackwardOptions {
 
 /// `torch.autograd.backward`: accumulate d(roots)/d(leaves) into `.grad`
 /// (only into `inputs`, when given).
-pub fn backward(roots: &[Tensor], grads: &[Option<Tensor>], opts: BackwardOptions, inputs: Option<&[Tensor]>) -> Result<()> {
+pub fn backward(
+    roots: &[Tensor],
+    grads: &[Option<Tensor>],
+    opts: BackwardOptions,
+    inputs: Option<&[Tensor]>,
+) -> Result<()> {
     let root_grads = make_grads(roots, grads)?;
     match inputs {
         None => {
             run(roots, root_grads, None, opts, Mode::Accumulate)?;
         }
         Some(inputs) => {
-            let captured = run(roots, root_grads, Some(inputs), opts, Mode::AccumulateInputs)?;
+            let captured = run(
+                roots,
+                root_grads,
+                Some(inputs),
+                opts,
+                Mode::AccumulateInputs,
+            )?;
             // Non-leaf inputs get their summed gradient in `.grad`, as PyTorch does.
             for (t, g) in inputs.iter().zip(captured) {
                 if let (false, Some(g)) = (t.is_leaf(), g) {
@@ -38,18 +49,28 @@ pub fn backward(roots: &[Tensor], grads: &[Option<Tensor>], opts: BackwardOption
 }
 
 /// `torch.autograd.grad`: return d(outputs)/d(inputs) without touching `.grad`.
-pub fn grad(outputs: &[Tensor], grad_outputs: &[Option<Tensor>], inputs: &[Tensor], opts: BackwardOptions, allow_unused: bool) -> Result<Vec<Option<Tensor>>> {
+pub fn grad(
+    outputs: &[Tensor],
+    grad_outputs: &[Option<Tensor>],
+    inputs: &[Tensor],
+    opts: BackwardOptions,
+    allow_unused: bool,
+) -> Result<Vec<Option<Tensor>>> {
     for t in inputs {
         if !t.requires_grad() {
-            return Err(Error::Runtime("One of the differentiated Tensors does not require grad".into()));
+            return Err(Error::Runtime(
+                "One of the differentiated Tensors does not require grad".into(),
+            ));
         }
     }
     let root_grads = make_grads(outputs, grad_outputs)?;
     let captured = run(outputs, root_grads, Some(inputs), opts, Mode::Capture)?;
-    if !allow_unused && captured.iter().any(|g| g.is_none()) {
-        return Err(Error::Runtime(
-            "One of the differentiated Tensors appears to not have been used in the graph. Set allow_unused=True if this is the desired behavior.".into(),
-        ));
+    if !allow_unused {
+        if let Some(i) = captured.iter().position(|g| g.is_none()) {
+            return Err(Error::Runtime(format!(
+                "The differentiated Tensor at index {i} appears to not have been used in the graph. Set allow_unused=True if this is the desired behavior."
+            )));
+        }
     }
     Ok(captured)
 }
@@ -72,7 +93,9 @@ fn make_grads(outputs: &[Tensor], grads: &[Option<Tensor>]) -> Result<Vec<Tensor
             }
             None => {
                 if t.requires_grad() && t.numel() != 1 {
-                    return Err(Error::Runtime("grad can be implicitly created only for scalar outputs".into()));
+                    return Err(Error::Runtime(
+                        "grad can be implicitly created only for scalar outputs".into(),
+                    ));
                 }
                 out.push(ops::creation::ones_like(t));
             }
@@ -91,7 +114,13 @@ enum Mode {
     Capture,
 }
 
-fn run(roots: &[Tensor], root_grads: Vec<Tensor>, inputs: Option<&[Tensor]>, opts: BackwardOptions, mode: Mode) -> Result<Vec<Option<Tensor>>> {
+fn run(
+    roots: &[Tensor],
+    root_grads: Vec<Tensor>,
+    inputs: Option<&[Tensor]>,
+    opts: BackwardOptions,
+    mode: Mode,
+) -> Result<Vec<Option<Tensor>>> {
     let _grad_mode = GradModeGuard::new(opts.create_graph);
 
     // Root edges.
@@ -109,12 +138,20 @@ fn run(roots: &[Tensor], root_grads: Vec<Tensor>, inputs: Option<&[Tensor]>, opt
     }
     // Target edges (where gradients are captured): (node key, slot).
     let target_edges: Vec<Option<(NodeRef, u32)>> = inputs
-        .map(|ins| ins.iter().map(|t| gradient_edge(t).node.map(|n| (n, t.output_nr()))).collect())
+        .map(|ins| {
+            ins.iter()
+                .map(|t| gradient_edge(t).node.map(|n| (n, t.output_nr())))
+                .collect()
+        })
         .unwrap_or_default();
 
     let mut nodes = collect_subgraph(&root_edges.iter().map(|(n, _)| n).collect::<Vec<_>>());
     nodes.sort_unstable_by_key(|n| n.seq);
-    let index: HashMap<u32, usize> = nodes.iter().enumerate().map(|(i, n)| (n.handle.key(), i)).collect();
+    let index: HashMap<u32, usize> = nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.handle.key(), i))
+        .collect();
 
     // Which nodes must run: children always have smaller seq, so one ascending pass suffices.
     let is_target = |key: u32| target_edges.iter().flatten().any(|(n, _)| n.key() == key);
@@ -122,9 +159,12 @@ fn run(roots: &[Tensor], root_grads: Vec<Tensor>, inputs: Option<&[Tensor]>, opt
     if mode != Mode::Accumulate {
         for i in 0..nodes.len() {
             let n = &nodes[i];
-            needed[i] = (n.is_accumulate && mode == Mode::AccumulateInputs && is_target(n.handle.key()))
-                || (!n.is_accumulate
-                    && n.children.iter().flatten().any(|(k, _)| index.get(k).is_some_and(|&j| needed[j] || is_target(*k))));
+            needed[i] =
+                (n.is_accumulate && mode == Mode::AccumulateInputs && is_target(n.handle.key()))
+                    || (!n.is_accumulate
+                        && n.children.iter().flatten().any(|(k, _)| {
+                            index.get(k).is_some_and(|&j| needed[j] || is_target(*k))
+                        }));
         }
     }
     let mut deps = vec![0usize; nodes.len()];
@@ -134,7 +174,10 @@ fn run(roots: &[Tensor], root_grads: Vec<Tensor>, inputs: Option<&[Tensor]>, opt
         }
     }
 
-    let mut buffers: Vec<Vec<Option<Tensor>>> = nodes.iter().map(|n| vec![None; n.num_outputs as usize]).collect();
+    let mut buffers: Vec<Vec<Option<Tensor>>> = nodes
+        .iter()
+        .map(|n| vec![None; n.num_outputs as usize])
+        .collect();
     let mut heap = BinaryHeap::new();
     for ((node, slot), g) in root_edges.iter().zip(root_grads) {
         let i = index[&node.key()];
@@ -176,7 +219,13 @@ fn run(roots: &[Tensor], root_grads: Vec<Tensor>, inputs: Option<&[Tensor]>, opt
 }
 
 /// Run one node (or skip it) and return the gradient for each of its edges.
-fn execute(node: &GraphNode, grads: Vec<Option<Tensor>>, needed: bool, mode: Mode, opts: BackwardOptions) -> Result<Vec<Option<Tensor>>> {
+fn execute(
+    node: &GraphNode,
+    grads: Vec<Option<Tensor>>,
+    needed: bool,
+    mode: Mode,
+    opts: BackwardOptions,
+) -> Result<Vec<Option<Tensor>>> {
     let none = || vec![None; node.children.len()];
     // Gradients of non-leaf tensors that asked for `retain_grad()`.
     let retained = node.handle.with(|n| n.retained.clone());
@@ -190,14 +239,19 @@ fn execute(node: &GraphNode, grads: Vec<Option<Tensor>>, needed: bool, mode: Mod
     }
     if node.is_accumulate {
         if mode != Mode::Capture {
-            if let (Some(var), Some(g)) = (node.handle.variable(), grads.into_iter().next().flatten()) {
+            if let (Some(var), Some(g)) =
+                (node.handle.variable(), grads.into_iter().next().flatten())
+            {
                 accumulate(&var, g, opts.create_graph)?;
             }
         }
         return Ok(none());
     }
     let mut data = node.handle.take();
-    let ctx = Ctx { node: &node.handle, create_graph: opts.create_graph };
+    let ctx = Ctx {
+        node: &node.handle,
+        create_graph: opts.create_graph,
+    };
     let result = data.backward.apply(&grads, &ctx);
     if !opts.retain_graph {
         data.backward.release();
@@ -209,8 +263,16 @@ fn execute(node: &GraphNode, grads: Vec<Option<Tensor>>, needed: bool, mode: Mod
             .zip(&data.next)
             .map(|(g, e)| match (g, &e.node) {
                 (Some(g), Some(_)) => {
-                    let g = if g.shape() != e.shape { ops::reduce::sum_to(&g, &e.shape)? } else { g };
-                    let g = if g.dtype() != e.dtype { ops::creation::to_dtype(&g, e.dtype)? } else { g };
+                    let g = if g.shape() != e.shape {
+                        ops::reduce::sum_to(&g, &e.shape)?
+                    } else {
+                        g
+                    };
+                    let g = if g.dtype() != e.dtype {
+                        ops::creation::to_dtype(&g, e.dtype)?
+                    } else {
+                        g
+                    };
                     Ok(Some(g))
                 }
                 _ => Ok(None),

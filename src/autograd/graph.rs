@@ -73,7 +73,12 @@ struct Arena {
     live: usize,
 }
 
-static ARENA: Mutex<Arena> = Mutex::new(Arena { slots: Vec::new(), free: Vec::new(), next_seq: 0, live: 0 });
+static ARENA: Mutex<Arena> = Mutex::new(Arena {
+    slots: Vec::new(),
+    free: Vec::new(),
+    next_seq: 0,
+    live: 0,
+});
 
 thread_local! {
     static RELEASING: Cell<bool> = const { Cell::new(false) };
@@ -113,17 +118,34 @@ pub fn new_node(backward: Box<dyn Backward>, next: Vec<Edge>, num_outputs: u32) 
     let seq = arena.next_seq;
     arena.next_seq += 1;
     arena.live += 1;
-    let node = Node { backward, next, num_outputs, seq, retained: Vec::new() };
+    let node = Node {
+        backward,
+        next,
+        num_outputs,
+        seq,
+        retained: Vec::new(),
+    };
     if let Some(index) = arena.free.pop() {
         let slot = &mut arena.slots[index as usize];
         slot.refs = 1;
         slot.name = name;
         slot.node = Some(node);
-        NodeRef { index, generation: slot.generation }
+        NodeRef {
+            index,
+            generation: slot.generation,
+        }
     } else {
         let index = arena.slots.len() as u32;
-        arena.slots.push(Slot { generation: 0, refs: 1, name, node: Some(node) });
-        NodeRef { index, generation: 0 }
+        arena.slots.push(Slot {
+            generation: 0,
+            refs: 1,
+            name,
+            node: Some(node),
+        });
+        NodeRef {
+            index,
+            generation: 0,
+        }
     }
 }
 
@@ -135,7 +157,10 @@ pub fn live_nodes() -> usize {
 impl Clone for NodeRef {
     fn clone(&self) -> NodeRef {
         ARENA.lock().slots[self.index as usize].refs += 1;
-        NodeRef { index: self.index, generation: self.generation }
+        NodeRef {
+            index: self.index,
+            generation: self.generation,
+        }
     }
 }
 
@@ -178,19 +203,28 @@ impl NodeRef {
     }
 
     pub fn downgrade(&self) -> WeakNode {
-        WeakNode { index: self.index, generation: self.generation }
+        WeakNode {
+            index: self.index,
+            generation: self.generation,
+        }
     }
 
     /// Run `f` on the node. The arena is locked meanwhile: `f` must not create or drop nodes.
     pub fn with<R>(&self, f: impl FnOnce(&mut Node) -> R) -> R {
         let mut arena = ARENA.lock();
-        let node = arena.slots[self.index as usize].node.as_mut().expect("node is running");
+        let node = arena.slots[self.index as usize]
+            .node
+            .as_mut()
+            .expect("node is running");
         f(node)
     }
 
     /// Take the node out to run it with the arena unlocked; put it back with `restore`.
     pub fn take(&self) -> Node {
-        ARENA.lock().slots[self.index as usize].node.take().expect("node is running")
+        ARENA.lock().slots[self.index as usize]
+            .node
+            .take()
+            .expect("node is running")
     }
 
     pub fn restore(&self, node: Node) {
@@ -200,7 +234,10 @@ impl NodeRef {
     /// `next_functions`: (node, input_nr) per input.
     pub fn next_functions(&self) -> Vec<(Option<NodeRef>, u32)> {
         let mut arena = ARENA.lock();
-        let node = arena.slots[self.index as usize].node.as_ref().expect("node is running");
+        let node = arena.slots[self.index as usize]
+            .node
+            .as_ref()
+            .expect("node is running");
         let edges: Vec<(Option<(u32, u32)>, u32)> = node
             .next
             .iter()
@@ -231,7 +268,10 @@ impl WeakNode {
         let slot = arena.slots.get_mut(self.index as usize)?;
         if slot.generation == self.generation && slot.refs > 0 {
             slot.refs += 1;
-            Some(NodeRef { index: self.index, generation: self.generation })
+            Some(NodeRef {
+                index: self.index,
+                generation: self.generation,
+            })
         } else {
             None
         }
@@ -257,10 +297,22 @@ impl Backward for AccumulateGrad {
 
 /// The leaf's `AccumulateGrad` node, created on first use and shared while alive.
 pub fn grad_accumulator(leaf: &Tensor) -> NodeRef {
-    if let Some(existing) = leaf.0.meta.lock().grad_accumulator.and_then(|w| w.upgrade()) {
+    if let Some(existing) = leaf
+        .0
+        .meta
+        .lock()
+        .grad_accumulator
+        .and_then(|w| w.upgrade())
+    {
         return existing;
     }
-    let node = new_node(Box::new(AccumulateGrad { variable: leaf.clone() }), Vec::new(), 1);
+    let node = new_node(
+        Box::new(AccumulateGrad {
+            variable: leaf.clone(),
+        }),
+        Vec::new(),
+        1,
+    );
     leaf.0.meta.lock().grad_accumulator = Some(node.downgrade());
     node
 }
@@ -280,7 +332,12 @@ pub fn gradient_edge(t: &Tensor) -> Edge {
         None if requires_grad => Some(grad_accumulator(t)),
         None => None,
     };
-    Edge { node, input_nr: output_nr, shape, dtype }
+    Edge {
+        node,
+        input_nr: output_nr,
+        shape,
+        dtype,
+    }
 }
 
 /// One reachable node as the engine sees it.
@@ -305,9 +362,15 @@ pub fn collect_subgraph(roots: &[&NodeRef]) -> Vec<GraphNode> {
     }
     let mut out = Vec::new();
     while let Some((index, generation)) = stack.pop() {
-        let node = arena.slots[index as usize].node.as_ref().expect("node is running");
-        let children: Vec<Option<(u32, u32)>> =
-            node.next.iter().map(|e| e.node.as_ref().map(|r| (r.index, e.input_nr))).collect();
+        let node = arena.slots[index as usize]
+            .node
+            .as_ref()
+            .expect("node is running");
+        let children: Vec<Option<(u32, u32)>> = node
+            .next
+            .iter()
+            .map(|e| e.node.as_ref().map(|r| (r.index, e.input_nr)))
+            .collect();
         for e in &node.next {
             if let Some(r) = &e.node {
                 if seen.insert(r.index) {
@@ -315,11 +378,20 @@ pub fn collect_subgraph(roots: &[&NodeRef]) -> Vec<GraphNode> {
                 }
             }
         }
-        let (seq, num_outputs, is_accumulate) =
-            (node.seq, node.num_outputs, node.backward.variable().is_some());
+        let (seq, num_outputs, is_accumulate) = (
+            node.seq,
+            node.num_outputs,
+            node.backward.variable().is_some(),
+        );
         // Counted handle, made under the lock we already hold; never dropped inside it.
         arena.slots[index as usize].refs += 1;
-        out.push(GraphNode { handle: NodeRef { index, generation }, seq, num_outputs, is_accumulate, children });
+        out.push(GraphNode {
+            handle: NodeRef { index, generation },
+            seq,
+            num_outputs,
+            is_accumulate,
+            children,
+        });
     }
     drop(arena);
     out

@@ -20,16 +20,29 @@ pub struct SavedTensor {
 impl SavedTensor {
     /// Save an input of the op.
     pub fn input(t: &Tensor) -> SavedTensor {
-        SavedTensor { tensor: Some(t.clone()), version: t.version(), output_nr: None, requires_grad: false }
+        SavedTensor {
+            tensor: Some(t.clone()),
+            version: t.version(),
+            output_nr: None,
+            requires_grad: false,
+        }
     }
 
     /// Save the op's own output number `output_nr`; call before the output gets its grad_fn.
     pub fn output(t: &Tensor, output_nr: u32) -> SavedTensor {
-        SavedTensor { tensor: Some(t.detach()), version: t.version(), output_nr: Some(output_nr), requires_grad: true }
+        SavedTensor {
+            tensor: Some(t.detach()),
+            version: t.version(),
+            output_nr: Some(output_nr),
+            requires_grad: true,
+        }
     }
 
     pub fn unpack(&self, ctx: &Ctx) -> Result<Tensor> {
-        let t = self.tensor.as_ref().ok_or_else(|| Error::Runtime(BACKWARD_TWICE.into()))?;
+        let t = self
+            .tensor
+            .as_ref()
+            .ok_or_else(|| Error::Runtime(BACKWARD_TWICE.into()))?;
         let current = t.version();
         if current != self.version {
             let producer = match self.output_nr {

@@ -6,9 +6,9 @@ use crate::dtype::{result_type, DType, Scalar};
 use crate::error::{Error, Result};
 use crate::ops::creation::{cast_data, contiguous_clone};
 use crate::ops::unary::{unary, UnaryOp};
+pub use crate::ops::Operand;
 use crate::shape::broadcast_shapes;
 use crate::tensor::{Element, Tensor};
-pub use crate::ops::Operand;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BinaryOp {
@@ -43,7 +43,12 @@ pub enum CmpOp {
 
 fn float_op<T>(op: BinaryOp) -> fn(T, T) -> T
 where
-    T: Element + std::ops::Add<Output = T> + std::ops::Sub<Output = T> + std::ops::Mul<Output = T> + std::ops::Div<Output = T> + Powf,
+    T: Element
+        + std::ops::Add<Output = T>
+        + std::ops::Sub<Output = T>
+        + std::ops::Mul<Output = T>
+        + std::ops::Div<Output = T>
+        + Powf,
 {
     match op {
         BinaryOp::Add => |a, b| a + b,
@@ -87,7 +92,11 @@ fn int_op(op: BinaryOp) -> Result<fn(i64, i64) -> i64> {
         BinaryOp::Pow => |a: i64, b: i64| {
             if b < 0 {
                 // Only reachable for a == ±1 (checked before); the rest would be fractions.
-                if a == 1 || b % 2 == 0 { 1 } else { -1 }
+                if a == 1 || b % 2 == 0 {
+                    1
+                } else {
+                    -1
+                }
             } else {
                 a.wrapping_pow(b.min(u32::MAX as i64) as u32)
             }
@@ -96,9 +105,21 @@ fn int_op(op: BinaryOp) -> Result<fn(i64, i64) -> i64> {
     })
 }
 
-fn zip<T: Element, U: Element>(a: &Tensor, b: &Tensor, shape: &[usize], f: impl Fn(T, T) -> U + Sync + Send) -> Tensor {
+fn zip<T: Element, U: Element>(
+    a: &Tensor,
+    b: &Tensor,
+    shape: &[usize],
+    f: impl Fn(T, T) -> U + Sync + Send,
+) -> Tensor {
     let (da, db) = (a.read(), b.read());
-    let v = elementwise::binary(da.storage.slice::<T>(), &da.layout, db.storage.slice::<T>(), &db.layout, shape, f);
+    let v = elementwise::binary(
+        da.storage.slice::<T>(),
+        &da.layout,
+        db.storage.slice::<T>(),
+        &db.layout,
+        shape,
+        f,
+    );
     Tensor::from_vec(v, shape)
 }
 
@@ -155,34 +176,85 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand) -> Result<Tensor> {
     let dtype = compute_dtype(op, &a, &b);
     let out = binary_data(op, &a, &b, dtype)?;
     let (ta, tb) = (as_tensor(&a), as_tensor(&b));
-    let (ra, rb) = (ta.as_ref().is_some_and(|t| t.requires_grad()), tb.as_ref().is_some_and(|t| t.requires_grad()));
+    let (ra, rb) = (
+        ta.as_ref().is_some_and(|t| t.requires_grad()),
+        tb.as_ref().is_some_and(|t| t.requires_grad()),
+    );
     if !crate::autograd::is_grad_enabled() || !(ra || rb) {
         return Ok(out);
     }
     let placeholder = |x: &Operand| materialize(x, dtype);
-    let (ta, tb) = (ta.unwrap_or_else(|| placeholder(&a)), tb.unwrap_or_else(|| placeholder(&b)));
-    let save = |cond: bool, t: &Tensor| if cond { Some(SavedTensor::input(t)) } else { None };
+    let (ta, tb) = (
+        ta.unwrap_or_else(|| placeholder(&a)),
+        tb.unwrap_or_else(|| placeholder(&b)),
+    );
+    let save = |cond: bool, t: &Tensor| {
+        if cond {
+            Some(SavedTensor::input(t))
+        } else {
+            None
+        }
+    };
     match op {
         BinaryOp::Add | BinaryOp::Sub => {
-            attach(&[&out], &[&ta, &tb], Box::new(AddSubBackward { sub: op == BinaryOp::Sub }));
+            attach(
+                &[&out],
+                &[&ta, &tb],
+                Box::new(AddSubBackward {
+                    sub: op == BinaryOp::Sub,
+                    alpha: None,
+                }),
+            );
         }
         BinaryOp::Mul => {
-            attach(&[&out], &[&ta, &tb], Box::new(MulBackward { a: save(rb, &ta), b: save(ra, &tb) }));
+            attach(
+                &[&out],
+                &[&ta, &tb],
+                Box::new(MulBackward {
+                    a: save(rb, &ta),
+                    b: save(ra, &tb),
+                }),
+            );
         }
         BinaryOp::Div => {
-            attach(&[&out], &[&ta, &tb], Box::new(DivBackward { a: save(rb, &ta), b: Some(SavedTensor::input(&tb)) }));
+            attach(
+                &[&out],
+                &[&ta, &tb],
+                Box::new(DivBackward {
+                    a: save(rb, &ta),
+                    b: Some(SavedTensor::input(&tb)),
+                }),
+            );
         }
         BinaryOp::Pow => match (&a, &b) {
             (_, Operand::Scalar(e)) => {
-                attach(&[&out], &[&ta], Box::new(PowScalarBackward { base: SavedTensor::input(&ta), exponent: *e }));
+                attach(
+                    &[&out],
+                    &[&ta],
+                    Box::new(PowScalarBackward {
+                        base: SavedTensor::input(&ta),
+                        exponent: *e,
+                    }),
+                );
             }
             (Operand::Scalar(base), _) => {
                 let result = SavedTensor::output(&out, 0);
-                attach(&[&out], &[&tb], Box::new(PowScalarBaseBackward { base: *base, result }));
+                attach(
+                    &[&out],
+                    &[&tb],
+                    Box::new(PowScalarBaseBackward {
+                        base: *base,
+                        result,
+                    }),
+                );
             }
             _ => {
                 let result = SavedTensor::output(&out, 0);
-                let node = PowTensorBackward { base: SavedTensor::input(&ta), exponent: SavedTensor::input(&tb), result };
+                let node = PowTensorBackward {
+                    base: SavedTensor::input(&ta),
+                    exponent: SavedTensor::input(&tb),
+                    result,
+                };
                 attach(&[&out], &[&ta, &tb], Box::new(node));
             }
         },
@@ -264,7 +336,9 @@ pub fn binary_(op: BinaryOp, dst: &Tensor, other: Operand) -> Result<()> {
     let tracked = crate::autograd::is_grad_enabled()
         && (dst.requires_grad() || matches!(&other, Operand::Tensor(o) if o.requires_grad()));
     if tracked && dst.is_leaf() && dst.requires_grad() {
-        return Err(Error::Runtime("a leaf Variable that requires grad is being used in an in-place operation.".into()));
+        return Err(Error::Runtime(
+            "a leaf Variable that requires grad is being used in an in-place operation.".into(),
+        ));
     }
     let result_dtype = compute_dtype(op, &dst.into(), &other);
     let dtype = dst.dtype();
@@ -309,7 +383,11 @@ pub fn add_(dst: &Tensor, src: &Tensor) -> Result<()> {
 
 /// Copy `src` (same shape) into `dst`'s memory, casting, and bump `dst`'s version.
 pub fn write_into(dst: &Tensor, src: &Tensor) -> Result<()> {
-    let src = if src.dtype() != dst.dtype() { cast_data(src, dst.dtype()) } else { contiguous_clone(src) };
+    let src = if src.dtype() != dst.dtype() {
+        cast_data(src, dst.dtype())
+    } else {
+        contiguous_clone(src)
+    };
     let d = dst.read();
     crate::dispatch!(d.dtype(), T => {
         let values = src.to_vec::<T>();
@@ -323,6 +401,7 @@ pub fn write_into(dst: &Tensor, src: &Tensor) -> Result<()> {
 
 struct AddSubBackward {
     sub: bool,
+    alpha: Option<Scalar>,
 }
 impl Backward for AddSubBackward {
     fn name(&self) -> &'static str {
@@ -334,7 +413,19 @@ impl Backward for AddSubBackward {
     }
     fn apply(&mut self, g: &[Option<Tensor>], _: &Ctx) -> Result<Vec<Option<Tensor>>> {
         let g = g[0].clone().expect("gradient");
-        let gb = if self.sub { unary(UnaryOp::Neg, &g)? } else { g.clone() };
+        let gb = match self.alpha {
+            Some(alpha) => binary(
+                BinaryOp::Mul,
+                Operand::Tensor(g.clone()),
+                Operand::Scalar(alpha),
+            )?,
+            None => g.clone(),
+        };
+        let gb = if self.sub {
+            unary(UnaryOp::Neg, &gb)?
+        } else {
+            gb
+        };
         Ok(vec![Some(g), Some(gb)])
     }
 }
@@ -353,7 +444,11 @@ impl Backward for RsubBackward {
     fn apply(&mut self, g: &[Option<Tensor>], _: &Ctx) -> Result<Vec<Option<Tensor>>> {
         let g = g[0].clone().expect("gradient");
         let neg = unary(UnaryOp::Neg, &g)?;
-        Ok(if self.scalar { vec![Some(neg)] } else { vec![Some(neg), Some(g)] })
+        Ok(if self.scalar {
+            vec![Some(neg)]
+        } else {
+            vec![Some(neg), Some(g)]
+        })
     }
 }
 
@@ -368,12 +463,23 @@ impl Backward for MulBackward {
     fn apply(&mut self, g: &[Option<Tensor>], ctx: &Ctx) -> Result<Vec<Option<Tensor>>> {
         let g = g[0].as_ref().expect("gradient");
         // d(a*b)/da = b and d(a*b)/db = a: each saved only if the other side needs it.
-        let ga = self.b.as_ref().map(|b| mul(g, &b.unpack(ctx)?)).transpose()?;
-        let gb = self.a.as_ref().map(|a| mul(g, &a.unpack(ctx)?)).transpose()?;
+        let ga = self
+            .b
+            .as_ref()
+            .map(|b| mul(g, &b.unpack(ctx)?))
+            .transpose()?;
+        let gb = self
+            .a
+            .as_ref()
+            .map(|a| mul(g, &a.unpack(ctx)?))
+            .transpose()?;
         Ok(vec![ga, gb])
     }
     fn release(&mut self) {
-        self.a.iter_mut().chain(self.b.iter_mut()).for_each(|s| s.release());
+        self.a
+            .iter_mut()
+            .chain(self.b.iter_mut())
+            .for_each(|s| s.release());
     }
 }
 
@@ -391,13 +497,19 @@ impl Backward for DivBackward {
         let ga = div(g, &b)?;
         // d(a/b)/db = -a / b².
         let gb = match &self.a {
-            Some(a) => Some(div(&mul(&unary(UnaryOp::Neg, g)?, &a.unpack(ctx)?)?, &mul(&b, &b)?)?),
+            Some(a) => Some(div(
+                &mul(&unary(UnaryOp::Neg, g)?, &a.unpack(ctx)?)?,
+                &mul(&b, &b)?,
+            )?),
             None => None,
         };
         Ok(vec![Some(ga), gb])
     }
     fn release(&mut self) {
-        self.a.iter_mut().chain(self.b.iter_mut()).for_each(|s| s.release());
+        self.a
+            .iter_mut()
+            .chain(self.b.iter_mut())
+            .for_each(|s| s.release());
     }
 }
 
@@ -420,8 +532,16 @@ impl Backward for PowScalarBackward {
             Scalar::Float(f) => Scalar::Float(f - 1.0),
             s => Scalar::Int(s.to_i64() - 1),
         };
-        let p = binary(BinaryOp::Pow, Operand::Tensor(x), Operand::Scalar(e_minus_1))?;
-        let scaled = binary(BinaryOp::Mul, Operand::Tensor(p), Operand::Scalar(self.exponent))?;
+        let p = binary(
+            BinaryOp::Pow,
+            Operand::Tensor(x),
+            Operand::Scalar(e_minus_1),
+        )?;
+        let scaled = binary(
+            BinaryOp::Mul,
+            Operand::Tensor(p),
+            Operand::Scalar(self.exponent),
+        )?;
         Ok(vec![Some(mul(g, &scaled)?)])
     }
     fn release(&mut self) {
@@ -441,7 +561,11 @@ impl Backward for PowScalarBaseBackward {
     fn apply(&mut self, g: &[Option<Tensor>], ctx: &Ctx) -> Result<Vec<Option<Tensor>>> {
         let g = g[0].as_ref().expect("gradient");
         let r = self.result.unpack(ctx)?;
-        let scaled = binary(BinaryOp::Mul, Operand::Tensor(r), Operand::Scalar(Scalar::Float(self.base.to_f64().ln())))?;
+        let scaled = binary(
+            BinaryOp::Mul,
+            Operand::Tensor(r),
+            Operand::Scalar(Scalar::Float(self.base.to_f64().ln())),
+        )?;
         Ok(vec![Some(mul(g, &scaled)?)])
     }
     fn release(&mut self) {
@@ -461,9 +585,27 @@ impl Backward for PowTensorBackward {
     }
     fn apply(&mut self, g: &[Option<Tensor>], ctx: &Ctx) -> Result<Vec<Option<Tensor>>> {
         let g = g[0].as_ref().expect("gradient");
-        let (x, y, r) = (self.base.unpack(ctx)?, self.exponent.unpack(ctx)?, self.result.unpack(ctx)?);
-        let y_minus_1 = binary(BinaryOp::Sub, Operand::Tensor(y.clone()), Operand::Scalar(Scalar::Int(1)))?;
-        let gx = mul(g, &mul(&y, &binary(BinaryOp::Pow, Operand::Tensor(x.clone()), Operand::Tensor(y_minus_1))?)?)?;
+        let (x, y, r) = (
+            self.base.unpack(ctx)?,
+            self.exponent.unpack(ctx)?,
+            self.result.unpack(ctx)?,
+        );
+        let y_minus_1 = binary(
+            BinaryOp::Sub,
+            Operand::Tensor(y.clone()),
+            Operand::Scalar(Scalar::Int(1)),
+        )?;
+        let gx = mul(
+            g,
+            &mul(
+                &y,
+                &binary(
+                    BinaryOp::Pow,
+                    Operand::Tensor(x.clone()),
+                    Operand::Tensor(y_minus_1),
+                )?,
+            )?,
+        )?;
         let gy = mul(g, &mul(&r, &unary(UnaryOp::Log, &x)?)?)?;
         Ok(vec![Some(gx), Some(gy)])
     }
@@ -477,4 +619,92 @@ impl Backward for PowTensorBackward {
 /// The name PyTorch uses in "not implemented for" messages.
 pub fn op_name(op: BinaryOp) -> &'static str {
     op.name()
+}
+
+/// `where(cond, a, b)`: `a` where `cond` is true, else `b`, broadcast together.
+pub fn where_(cond: &Tensor, a: Operand, b: Operand) -> Result<Tensor> {
+    if cond.dtype() != DType::Bool {
+        return Err(Error::Runtime(format!(
+            "where expected condition to be a boolean tensor, but got a tensor with dtype {}",
+            crate::dtype::pretty_kernel_name(cond.dtype())
+        )));
+    }
+    let dtype = result_type(&[a.participant(), b.participant()]);
+    let (ta, tb) = (materialize(&a, dtype), materialize(&b, dtype));
+    let shape = broadcast_shapes(&broadcast_shapes(&cond.shape(), &ta.shape())?, &tb.shape())?;
+    let sizes: Vec<i64> = shape.iter().map(|&s| s as i64).collect();
+    let expand = |t: &Tensor| -> Result<Tensor> {
+        let _g = crate::autograd::GradModeGuard::new(false);
+        Ok(contiguous_clone(&crate::ops::movement::expand(t, &sizes)?))
+    };
+    let (c, xa, xb) = (expand(cond)?, expand(&ta)?, expand(&tb)?);
+    let mask = c.to_vec::<bool>();
+    let out = crate::dispatch!(dtype, T => {
+        let (va, vb) = (xa.to_vec::<T>(), xb.to_vec::<T>());
+        let v: Vec<T> = mask.iter().zip(va.iter().zip(vb.iter())).map(|(&m, (&p, &q))| if m { p } else { q }).collect();
+        Tensor::from_vec(v, &shape)
+    });
+    let (oa, ob) = (as_tensor(&a), as_tensor(&b));
+    let ra = oa.as_ref().is_some_and(|t| t.requires_grad());
+    let rb = ob.as_ref().is_some_and(|t| t.requires_grad());
+    if crate::autograd::is_grad_enabled() && (ra || rb) {
+        let (oa, ob) = (oa.unwrap_or(ta), ob.unwrap_or(tb));
+        attach(
+            &[&out],
+            &[&oa, &ob],
+            Box::new(WhereBackward {
+                cond: cond.detach(),
+            }),
+        );
+    }
+    Ok(out)
+}
+
+struct WhereBackward {
+    cond: Tensor,
+}
+impl Backward for WhereBackward {
+    fn name(&self) -> &'static str {
+        "WhereBackward0"
+    }
+    fn apply(&mut self, g: &[Option<Tensor>], _: &Ctx) -> Result<Vec<Option<Tensor>>> {
+        let g = g[0].clone().expect("gradient");
+        let zero = || Operand::Scalar(Scalar::Int(0));
+        Ok(vec![
+            Some(where_(&self.cond, Operand::Tensor(g.clone()), zero())?),
+            Some(where_(&self.cond, zero(), Operand::Tensor(g))?),
+        ])
+    }
+}
+
+/// `add(a, b, alpha=s)` / `sub(a, b, alpha=s)`: `a ± s·b`, one node with alpha in its formula.
+pub fn add_scaled(a: &Tensor, b: Operand, alpha: Scalar, sub: bool) -> Result<Tensor> {
+    let op = if sub { BinaryOp::Sub } else { BinaryOp::Add };
+    let a_op = Operand::Tensor(a.clone());
+    let dtype = compute_dtype(op, &a_op, &b);
+    if !dtype.is_floating_point() && alpha.is_float() {
+        return Err(Error::Runtime(
+            "For integral input tensors, argument alpha must not be a floating point number."
+                .into(),
+        ));
+    }
+    let scaled = {
+        let _g = crate::autograd::GradModeGuard::new(false);
+        binary(BinaryOp::Mul, b.clone(), Operand::Scalar(alpha))?
+    };
+    let out = binary_data(op, &a_op, &Operand::Tensor(scaled), dtype)?;
+    let tb = as_tensor(&b);
+    let rb = tb.as_ref().is_some_and(|t| t.requires_grad());
+    if crate::autograd::is_grad_enabled() && (a.requires_grad() || rb) {
+        let tb = tb.unwrap_or_else(|| materialize(&b, dtype));
+        attach(
+            &[&out],
+            &[a, &tb],
+            Box::new(AddSubBackward {
+                sub,
+                alpha: Some(alpha),
+            }),
+        );
+    }
+    Ok(out)
 }

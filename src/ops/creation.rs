@@ -106,7 +106,9 @@ pub fn arange(start: Scalar, end: Scalar, step: Scalar, dtype: Option<DType>) ->
         return Err(Error::Runtime("step must be nonzero".into()));
     }
     if (st > 0.0 && e < s) || (st < 0.0 && e > s) {
-        return Err(Error::Runtime("upper bound and larger bound inconsistent with step sign".into()));
+        return Err(Error::Runtime(
+            "upper bound and larger bound inconsistent with step sign".into(),
+        ));
     }
     let n = ((e - s) / st).ceil().max(0.0) as usize;
     Ok(dispatch!(dtype, T => {
@@ -123,15 +125,21 @@ pub fn arange(start: Scalar, end: Scalar, step: Scalar, dtype: Option<DType>) ->
 /// `linspace(start, end, steps)`, symmetric from both ends like PyTorch's kernel.
 pub fn linspace(start: f64, end: f64, steps: i64, dtype: DType) -> Result<Tensor> {
     if steps < 0 {
-        return Err(Error::Runtime("number of steps must be non-negative".into()));
+        return Err(Error::Runtime(
+            "number of steps must be non-negative".into(),
+        ));
     }
     let n = steps as usize;
-    let step = if n > 1 { (end - start) / (n - 1) as f64 } else { 0.0 };
+    let step = if n > 1 {
+        (end - start) / (n - 1) as f64
+    } else {
+        0.0
+    };
     let half = n / 2;
     Ok(dispatch!(dtype, T => {
         let v: Vec<T> = (0..n)
             .map(|i| {
-                let x = if i < half { start + step * i as f64 } else { end - step * (n - 1 - i) as f64 };
+                let x = if i < half || n == 1 { start + step * i as f64 } else { end - step * (n - 1 - i) as f64 };
                 T::from_f64(x)
             })
             .collect();

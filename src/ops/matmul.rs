@@ -37,8 +37,16 @@ fn bmm_data(a: &Tensor, b: &Tensor) -> Tensor {
     let (da, db) = (a.read(), b.read());
     let (la, lb) = (&da.layout, &db.layout);
     let (batch, m, k, n) = (la.shape[0], la.shape[1], la.shape[2], lb.shape[2]);
-    let ma = Mat { offset: la.offset, rs: la.strides[1], cs: la.strides[2] };
-    let mb = Mat { offset: lb.offset, rs: lb.strides[1], cs: lb.strides[2] };
+    let ma = Mat {
+        offset: la.offset,
+        rs: la.strides[1],
+        cs: la.strides[2],
+    };
+    let mb = Mat {
+        offset: lb.offset,
+        rs: lb.strides[1],
+        cs: lb.strides[2],
+    };
     let dtype = da.dtype();
     let out = dispatch!(dtype, T => {
         if dtype == crate::DType::Bool {
@@ -167,8 +175,18 @@ fn with_grad(out: Tensor, a: &Tensor, b: &Tensor, kind: ProductKind) -> Tensor {
     if !needs_grad(&[a, b]) {
         return out;
     }
-    let save = |cond: bool, t: &Tensor| if cond { Some(SavedTensor::input(t)) } else { None };
-    let node = ProductBackward { kind, a: save(b.requires_grad(), a), b: save(a.requires_grad(), b) };
+    let save = |cond: bool, t: &Tensor| {
+        if cond {
+            Some(SavedTensor::input(t))
+        } else {
+            None
+        }
+    };
+    let node = ProductBackward {
+        kind,
+        a: save(b.requires_grad(), a),
+        b: save(a.requires_grad(), b),
+    };
     record(out, &[a, b], node)
 }
 
@@ -204,16 +222,23 @@ impl Backward for ProductBackward {
             ),
             // y = A v: dA = dy ⊗ v, dv = Aᵀ dy.
             ProductKind::Mv => (
-                b.map(|v| mm(&unsqueeze(g, 1)?, &unsqueeze(&v, 0)?)).transpose()?,
+                b.map(|v| mm(&unsqueeze(g, 1)?, &unsqueeze(&v, 0)?))
+                    .transpose()?,
                 a.map(|a| mv(&t(&a)?, g)).transpose()?,
             ),
-            ProductKind::Dot => (b.map(|b| mul(g, &b)).transpose()?, a.map(|a| mul(g, &a)).transpose()?),
+            ProductKind::Dot => (
+                b.map(|b| mul(g, &b)).transpose()?,
+                a.map(|a| mul(g, &a)).transpose()?,
+            ),
         };
         Ok(vec![ga, gb])
     }
 
     fn release(&mut self) {
-        self.a.iter_mut().chain(self.b.iter_mut()).for_each(|s| s.release());
+        self.a
+            .iter_mut()
+            .chain(self.b.iter_mut())
+            .for_each(|s| s.release());
     }
 }
 
@@ -235,7 +260,11 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
             // Fold a's batch dims into rows: one big mm (or mv).
             let k = sa[d1 - 1] as i64;
             let folded = reshape(a, &[-1, k])?;
-            let prod = if d2 == 1 { mv(&folded, b)? } else { mm(&folded, b)? };
+            let prod = if d2 == 1 {
+                mv(&folded, b)?
+            } else {
+                mm(&folded, b)?
+            };
             let mut shape: Vec<usize> = sa[..d1 - 1].to_vec();
             if d2 == 2 {
                 shape.push(sb[1]);
@@ -254,7 +283,11 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         _ => {
             // General broadcast batched product through bmm.
             let a2 = if d1 == 1 { unsqueeze(a, 0)? } else { a.clone() };
-            let b2 = if d2 == 1 { unsqueeze(b, -1)? } else { b.clone() };
+            let b2 = if d2 == 1 {
+                unsqueeze(b, -1)?
+            } else {
+                b.clone()
+            };
             let (s1, s2) = (a2.shape(), b2.shape());
             let (n, k1) = (s1[s1.len() - 2], s1[s1.len() - 1]);
             let (k2, p) = (s2[s2.len() - 2], s2[s2.len() - 1]);
@@ -284,4 +317,3 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         }
     }
 }
-

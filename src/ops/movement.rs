@@ -75,7 +75,14 @@ impl Backward for ViewBackward {
 fn view_op(x: &Tensor, layout: Layout, kind: ViewKind) -> Tensor {
     let out = alias(x, layout);
     if needs_grad(&[x]) {
-        return record(out, &[x], ViewBackward { kind, input_shape: x.shape() });
+        return record(
+            out,
+            &[x],
+            ViewBackward {
+                kind,
+                input_shape: x.shape(),
+            },
+        );
     }
     out
 }
@@ -87,7 +94,15 @@ pub fn view(x: &Tensor, sizes: &[i64]) -> Result<Tensor> {
     let strides = view_strides(&d.layout.shape, &d.layout.strides, &shape).ok_or_else(|| {
         Error::Runtime("view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.".into())
     })?;
-    Ok(view_op(x, Layout { shape, strides, offset: d.layout.offset }, ViewKind::View))
+    Ok(view_op(
+        x,
+        Layout {
+            shape,
+            strides,
+            offset: d.layout.offset,
+        },
+        ViewKind::View,
+    ))
 }
 
 /// `reshape(*shape)`: a view when possible, else a copy (CloneBackward0 + UnsafeViewBackward0).
@@ -104,7 +119,15 @@ pub fn reshape(x: &Tensor, sizes: &[i64]) -> Result<Tensor> {
 pub fn unsafe_view(x: &Tensor, shape: &[usize]) -> Result<Tensor> {
     let x = contiguous(x);
     let offset = x.read().layout.offset;
-    Ok(view_op(&x, Layout { shape: shape.into(), strides: crate::shape::contiguous_strides(shape), offset }, ViewKind::UnsafeView))
+    Ok(view_op(
+        &x,
+        Layout {
+            shape: shape.into(),
+            strides: crate::shape::contiguous_strides(shape),
+            offset,
+        },
+        ViewKind::UnsafeView,
+    ))
 }
 
 fn swapped(x: &Tensor, a: usize, b: usize) -> Layout {
@@ -126,9 +149,15 @@ pub fn transpose(x: &Tensor, d0: i64, d1: i64) -> Result<Tensor> {
 pub fn t(x: &Tensor) -> Result<Tensor> {
     let nd = x.dim();
     if nd > 2 {
-        return Err(Error::Runtime(format!("t() expects a tensor with <= 2 dimensions, but self is {nd}D")));
+        return Err(Error::Runtime(format!(
+            "t() expects a tensor with <= 2 dimensions, but self is {nd}D"
+        )));
     }
-    let layout = if nd == 2 { swapped(x, 0, 1) } else { x.data().layout };
+    let layout = if nd == 2 {
+        swapped(x, 0, 1)
+    } else {
+        x.data().layout
+    };
     Ok(view_op(x, layout, ViewKind::T))
 }
 
@@ -145,7 +174,9 @@ pub fn permute(x: &Tensor, dims: &[i64]) -> Result<Tensor> {
     for &d in dims {
         let w = wrap_dim(d, nd)?;
         if seen[w] {
-            return Err(Error::Runtime("permute(): duplicate dims are not allowed.".into()));
+            return Err(Error::Runtime(
+                "permute(): duplicate dims are not allowed.".into(),
+            ));
         }
         seen[w] = true;
         order.push(w);
@@ -211,14 +242,26 @@ pub fn expand(x: &Tensor, sizes: &[i64]) -> Result<Tensor> {
     if shape == l.shape && strides == l.strides {
         return Ok(view_op(x, l, ViewKind::Expand));
     }
-    Ok(view_op(x, Layout { shape, strides, offset: l.offset }, ViewKind::Expand))
+    Ok(view_op(
+        x,
+        Layout {
+            shape,
+            strides,
+            offset: l.offset,
+        },
+        ViewKind::Expand,
+    ))
 }
 
 pub fn unsqueeze(x: &Tensor, dim: i64) -> Result<Tensor> {
     let l = x.data().layout;
     let d = wrap_dim(dim, l.ndim() + 1)?;
     let mut layout = l.clone();
-    let stride = if d < l.ndim() { l.strides[d] * l.shape[d] as isize } else { 1 };
+    let stride = if d < l.ndim() {
+        l.strides[d] * l.shape[d] as isize
+    } else {
+        1
+    };
     layout.shape.insert(d, 1);
     layout.strides.insert(d, stride);
     Ok(view_op(x, layout, ViewKind::Unsqueeze))
@@ -235,7 +278,9 @@ pub(crate) fn squeeze_named(x: &Tensor, dim: Option<i64>, overload: u8) -> Resul
         None => (0..l.ndim()).filter(|&i| l.shape[i] != 1).collect(),
         Some(d) => {
             let w = wrap_dim(d, l.ndim())?;
-            (0..l.ndim()).filter(|&i| i != w || l.shape[i] != 1).collect()
+            (0..l.ndim())
+                .filter(|&i| i != w || l.shape[i] != 1)
+                .collect()
         }
     };
     let layout = Layout {

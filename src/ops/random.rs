@@ -23,7 +23,10 @@ impl Generator {
             z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
             z ^ (z >> 31)
         };
-        Generator { s: [next(), next(), next(), next()], seed }
+        Generator {
+            s: [next(), next(), next(), next()],
+            seed,
+        }
     }
 
     pub fn next_u64(&mut self) -> u64 {
@@ -69,7 +72,7 @@ pub fn initial_seed() -> u64 {
 
 fn float_only(name: &str, dtype: DType) -> Result<()> {
     if !dtype.is_floating_point() {
-        return Err(Error::Runtime(format!(
+        return Err(Error::NotImplemented(format!(
             "\"{name}\" not implemented for '{}'",
             crate::dtype::pretty_kernel_name(dtype)
         )));

@@ -12,12 +12,17 @@ use crate::tensor::Tensor;
 
 /// Normalize a dim list: wrapped, sorted, unique (PyTorch errors on repeats).
 pub fn reduction_dims(dims: Option<&[i64]>, ndim: usize) -> Result<Vec<usize>> {
-    let Some(dims) = dims else { return Ok((0..ndim).collect()) };
+    // PyTorch reduces over every dim for both `None` and an empty list.
+    let Some(dims) = dims.filter(|d| !d.is_empty()) else {
+        return Ok((0..ndim).collect());
+    };
     let mut out = Vec::with_capacity(dims.len());
     for &d in dims {
         let w = wrap_dim(d, ndim)?;
         if out.contains(&w) {
-            return Err(Error::Runtime(format!("dim {w} appears multiple times in the list of dims")));
+            return Err(Error::Runtime(format!(
+                "dim {w} appears multiple times in the list of dims"
+            )));
         }
         out.push(w);
     }
@@ -61,7 +66,17 @@ pub fn sum(x: &Tensor, dims: Option<&[i64]>, keepdim: bool) -> Result<Tensor> {
     let rd = reduction_dims(dims, shape.len())?;
     let out = sum_data(x, &rd, keepdim);
     if needs_grad(&[x]) {
-        return Ok(record(out, &[x], SumBackward { shape, dims: rd, keepdim, all: dims.is_none(), scale: None }));
+        return Ok(record(
+            out,
+            &[x],
+            SumBackward {
+                shape,
+                dims: rd,
+                keepdim,
+                all: dims.is_none(),
+                scale: None,
+            },
+        ));
     }
     Ok(out)
 }
@@ -79,10 +94,20 @@ pub fn mean(x: &Tensor, dims: Option<&[i64]>, keepdim: bool) -> Result<Tensor> {
     let rd = reduction_dims(dims, shape.len())?;
     let count: usize = rd.iter().map(|&d| shape[d]).product();
     let total = sum_data(x, &rd, keepdim);
-    let out = binary(BinaryOp::Div, Operand::Tensor(total), Operand::Scalar(Scalar::Int(count as i64)))?;
+    let out = binary(
+        BinaryOp::Div,
+        Operand::Tensor(total),
+        Operand::Scalar(Scalar::Int(count as i64)),
+    )?;
     let out = cast_data(&out, dtype);
     if needs_grad(&[x]) {
-        let node = SumBackward { shape, dims: rd, keepdim, all: dims.is_none(), scale: Some(count) };
+        let node = SumBackward {
+            shape,
+            dims: rd,
+            keepdim,
+            all: dims.is_none(),
+            scale: Some(count),
+        };
         return Ok(record(out, &[x], node));
     }
     Ok(out)
@@ -99,7 +124,11 @@ pub fn sum_to(g: &Tensor, shape: &[usize]) -> Result<Tensor> {
         .filter(|&i| i < lead || (shape[i - lead] == 1 && gs[i] != 1))
         .map(|i| i as i64)
         .collect();
-    let summed = if dims.is_empty() { g.clone() } else { sum(g, Some(&dims), true)? };
+    let summed = if dims.is_empty() {
+        g.clone()
+    } else {
+        sum(g, Some(&dims), true)?
+    };
     let target: Vec<i64> = shape.iter().map(|&s| s as i64).collect();
     reshape(&summed, &target)
 }
@@ -132,7 +161,11 @@ impl Backward for SumBackward {
         let sizes: Vec<i64> = self.shape.iter().map(|&s| s as i64).collect();
         let mut gi = expand(&g, &sizes)?;
         if let Some(n) = self.scale {
-            gi = binary(BinaryOp::Div, Operand::Tensor(gi), Operand::Scalar(Scalar::Int(n as i64)))?;
+            gi = binary(
+                BinaryOp::Div,
+                Operand::Tensor(gi),
+                Operand::Scalar(Scalar::Int(n as i64)),
+            )?;
         }
         Ok(vec![Some(gi)])
     }

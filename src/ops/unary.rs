@@ -5,6 +5,8 @@ use crate::autograd::{needs_grad, record, Backward, Ctx, SavedTensor};
 use crate::backend::cpu::elementwise;
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
+#[allow(unused_imports)]
+use crate::ops::binary::where_;
 use crate::ops::binary::{gt, mul, Operand};
 use crate::ops::{binary, creation};
 use crate::tensor::{Element, Tensor};
@@ -78,8 +80,18 @@ impl UnaryOp {
     /// Whether the backward formula reads the output (else the input).
     fn saves_result(self) -> bool {
         match self {
-            UnaryOp::Exp | UnaryOp::Tanh | UnaryOp::Sigmoid | UnaryOp::Relu | UnaryOp::Sqrt | UnaryOp::Reciprocal => true,
-            UnaryOp::Neg | UnaryOp::Log | UnaryOp::Sin | UnaryOp::Cos | UnaryOp::Abs | UnaryOp::Sign => false,
+            UnaryOp::Exp
+            | UnaryOp::Tanh
+            | UnaryOp::Sigmoid
+            | UnaryOp::Relu
+            | UnaryOp::Sqrt
+            | UnaryOp::Reciprocal => true,
+            UnaryOp::Neg
+            | UnaryOp::Log
+            | UnaryOp::Sin
+            | UnaryOp::Cos
+            | UnaryOp::Abs
+            | UnaryOp::Sign => false,
         }
     }
 }
@@ -94,17 +106,32 @@ fn float_fn<T: num::Float>(op: UnaryOp) -> fn(T) -> T {
         UnaryOp::Cos => |x: T| x.cos(),
         UnaryOp::Tanh => |x: T| x.tanh(),
         UnaryOp::Sigmoid => |x: T| T::one() / (T::one() + (-x).exp()),
-        UnaryOp::Relu => |x: T| if x > T::zero() { x } else if x.is_nan() { x } else { T::zero() },
+        // NaN propagates (NaN > 0 is false, so test "not <= 0").
+        UnaryOp::Relu => |x: T| if x <= T::zero() { T::zero() } else { x },
         UnaryOp::Sqrt => |x: T| x.sqrt(),
         UnaryOp::Abs => |x: T| x.abs(),
-        UnaryOp::Sign => |x: T| if x > T::zero() { T::one() } else if x < T::zero() { -T::one() } else { x * T::zero() },
+        UnaryOp::Sign => |x: T| {
+            if x > T::zero() {
+                T::one()
+            } else if x < T::zero() {
+                -T::one()
+            } else {
+                x * T::zero()
+            }
+        },
         UnaryOp::Reciprocal => |x: T| T::one() / x,
     }
 }
 
 /// Minimal float abstraction so one kernel body serves f32 and f64.
 mod num {
-    pub trait Float: crate::tensor::Element + std::ops::Neg<Output = Self> + std::ops::Mul<Output = Self> + std::ops::Div<Output = Self> + std::ops::Add<Output = Self> {
+    pub trait Float:
+        crate::tensor::Element
+        + std::ops::Neg<Output = Self>
+        + std::ops::Mul<Output = Self>
+        + std::ops::Div<Output = Self>
+        + std::ops::Add<Output = Self>
+    {
         fn zero() -> Self;
         fn one() -> Self;
         fn exp(self) -> Self;
@@ -114,21 +141,44 @@ mod num {
         fn tanh(self) -> Self;
         fn sqrt(self) -> Self;
         fn abs(self) -> Self;
-        fn is_nan(self) -> bool;
     }
     macro_rules! float {
         ($t:ty) => {
             impl Float for $t {
-                fn zero() -> Self { 0.0 }
-                fn one() -> Self { 1.0 }
-                #[inline(always)] fn exp(self) -> Self { <$t>::exp(self) }
-                #[inline(always)] fn ln(self) -> Self { <$t>::ln(self) }
-                #[inline(always)] fn sin(self) -> Self { <$t>::sin(self) }
-                #[inline(always)] fn cos(self) -> Self { <$t>::cos(self) }
-                #[inline(always)] fn tanh(self) -> Self { <$t>::tanh(self) }
-                #[inline(always)] fn sqrt(self) -> Self { <$t>::sqrt(self) }
-                #[inline(always)] fn abs(self) -> Self { <$t>::abs(self) }
-                #[inline(always)] fn is_nan(self) -> bool { <$t>::is_nan(self) }
+                fn zero() -> Self {
+                    0.0
+                }
+                fn one() -> Self {
+                    1.0
+                }
+                #[inline(always)]
+                fn exp(self) -> Self {
+                    <$t>::exp(self)
+                }
+                #[inline(always)]
+                fn ln(self) -> Self {
+                    <$t>::ln(self)
+                }
+                #[inline(always)]
+                fn sin(self) -> Self {
+                    <$t>::sin(self)
+                }
+                #[inline(always)]
+                fn cos(self) -> Self {
+                    <$t>::cos(self)
+                }
+                #[inline(always)]
+                fn tanh(self) -> Self {
+                    <$t>::tanh(self)
+                }
+                #[inline(always)]
+                fn sqrt(self) -> Self {
+                    <$t>::sqrt(self)
+                }
+                #[inline(always)]
+                fn abs(self) -> Self {
+                    <$t>::abs(self)
+                }
             }
         };
     }
@@ -178,13 +228,18 @@ pub fn unary(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
     if !needs_grad(&[x]) {
         return Ok(out);
     }
-    let saved = if op.saves_result() { SavedTensor::output(&out, 0) } else { SavedTensor::input(x) };
+    let saved = match op {
+        // Their derivatives need no forward values, so a second backward is allowed.
+        UnaryOp::Neg | UnaryOp::Sign => None,
+        _ if op.saves_result() => Some(SavedTensor::output(&out, 0)),
+        _ => Some(SavedTensor::input(x)),
+    };
     Ok(record(out, &[x], UnaryBackward { op, saved }))
 }
 
 struct UnaryBackward {
     op: UnaryOp,
-    saved: SavedTensor,
+    saved: Option<SavedTensor>,
 }
 
 impl Backward for UnaryBackward {
@@ -194,7 +249,10 @@ impl Backward for UnaryBackward {
 
     fn apply(&mut self, grads: &[Option<Tensor>], ctx: &Ctx) -> Result<Vec<Option<Tensor>>> {
         let g = grads[0].as_ref().expect("engine passes a gradient");
-        let s = self.saved.unpack(ctx)?;
+        let s = match &self.saved {
+            Some(saved) => saved.unpack(ctx)?,
+            None => g.clone(),
+        };
         let one = || Operand::Scalar(Scalar::Int(1));
         let gi = match self.op {
             UnaryOp::Neg => unary(UnaryOp::Neg, g)?,
@@ -206,8 +264,20 @@ impl Backward for UnaryBackward {
             // 1 - tanh², from the saved result.
             UnaryOp::Tanh => mul(g, &binary::rsub(&mul(&s, &s)?, one())?)?,
             UnaryOp::Sigmoid => mul(g, &mul(&s, &binary::rsub(&s, one())?)?)?,
-            UnaryOp::Relu => mul(g, &gt(&s, Operand::Scalar(Scalar::Int(0)))?)?,
-            UnaryOp::Sqrt => binary::div(g, &binary::binary(binary::BinaryOp::Mul, Operand::Tensor(s), Operand::Scalar(Scalar::Int(2)))?)?,
+            // threshold_backward: exactly zero (never -0.0) where the output was not positive.
+            UnaryOp::Relu => binary::where_(
+                &gt(&s, Operand::Scalar(Scalar::Int(0)))?,
+                Operand::Tensor(g.clone()),
+                Operand::Scalar(Scalar::Int(0)),
+            )?,
+            UnaryOp::Sqrt => binary::div(
+                g,
+                &binary::binary(
+                    binary::BinaryOp::Mul,
+                    Operand::Tensor(s),
+                    Operand::Scalar(Scalar::Int(2)),
+                )?,
+            )?,
             UnaryOp::Abs => mul(g, &unary(UnaryOp::Sign, &s)?)?,
             UnaryOp::Sign => creation::zeros_like(g),
             UnaryOp::Reciprocal => mul(&unary(UnaryOp::Neg, g)?, &mul(&s, &s)?)?,
@@ -216,7 +286,9 @@ impl Backward for UnaryBackward {
     }
 
     fn release(&mut self) {
-        self.saved.release();
+        if let Some(s) = &mut self.saved {
+            s.release();
+        }
     }
 }
 

@@ -65,14 +65,23 @@ fn walk(obj: &Bound<'_, PyAny>, depth: usize, flat: &mut Flat) -> PyResult<()> {
     if let Ok(t) = obj.cast::<PyTensor>() {
         let t = &t.borrow().t;
         if t.numel() != 1 || t.dim() != 0 {
-            return Err(PyValueError::new_err("only one element tensors can be converted to Python scalars"));
+            return Err(PyValueError::new_err(
+                "only one element tensors can be converted to Python scalars",
+            ));
         }
-        return walk(&super::tensor::scalar_to_py(obj.py(), t.item()?)?.into_bound(obj.py()), depth, flat);
+        return walk(
+            &super::tensor::scalar_to_py(obj.py(), t.item()?)?.into_bound(obj.py()),
+            depth,
+            flat,
+        );
     }
     let seq = obj.cast::<PySequence>().map_err(|_| {
         PyTypeError::new_err(format!(
             "Could not infer dtype of {}",
-            obj.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+            obj.get_type()
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_default()
         ))
     })?;
     let len = seq.len()?;
@@ -106,7 +115,10 @@ pub fn tensor_from_data(data: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResu
             _ => t,
         });
     }
-    if data.hasattr("__array_interface__")? && !data.is_instance_of::<PyList>() && !data.is_instance_of::<PyTuple>() {
+    if data.hasattr("__array_interface__")?
+        && !data.is_instance_of::<PyList>()
+        && !data.is_instance_of::<PyTuple>()
+    {
         let np = data.py().import("numpy")?;
         let arr = np.call_method1("ascontiguousarray", (data,))?;
         let t = crate::ops::creation::contiguous_clone(&from_numpy(&arr)?);
@@ -160,32 +172,54 @@ pub fn from_numpy(arr: &Bound<'_, PyAny>) -> PyResult<Tensor> {
     let span = if shape.contains(&0) {
         0
     } else {
-        1 + shape.iter().zip(&strides).map(|(&n, &s)| (n - 1) * s as usize).sum::<usize>()
+        1 + shape
+            .iter()
+            .zip(&strides)
+            .map(|(&n, &s)| (n - 1) * s as usize)
+            .sum::<usize>()
     };
     let owner: Py<PyAny> = arr.clone().unbind();
     // SAFETY: the array's buffer is valid for `span` elements while the array lives; `owner`
     // keeps it alive as long as the storage.
     let storage = unsafe { storage_from_parts(ptr as *mut u8, span, dtype, Box::new(owner)) };
-    let layout = crate::tensor::Layout { shape: shape.into(), strides: strides.into(), offset: 0 };
+    let layout = crate::tensor::Layout {
+        shape: shape.into(),
+        strides: strides.into(),
+        offset: 0,
+    };
     Ok(Tensor::from_storage(storage, layout))
 }
 
 /// `tolist()`: nested Python lists (a number for 0-dim tensors).
 pub fn to_list(py: Python<'_>, t: &Tensor) -> PyResult<Py<PyAny>> {
     let shape = t.shape();
-    fn build<T: Copy>(py: Python<'_>, v: &[T], shape: &[usize], conv: &dyn Fn(Python<'_>, T) -> PyResult<Py<PyAny>>) -> PyResult<Py<PyAny>> {
+    fn build<T: Copy>(
+        py: Python<'_>,
+        v: &[T],
+        shape: &[usize],
+        conv: &dyn Fn(Python<'_>, T) -> PyResult<Py<PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
         if shape.is_empty() {
             return conv(py, v[0]);
         }
-        let step = if shape[0] == 0 { 0 } else { v.len() / shape[0] };
-        let items: Vec<Py<PyAny>> =
-            (0..shape[0]).map(|i| build(py, &v[i * step..(i + 1) * step], &shape[1..], conv)).collect::<PyResult<_>>()?;
+        let step = v.len().checked_div(shape[0]).unwrap_or(0);
+        let items: Vec<Py<PyAny>> = (0..shape[0])
+            .map(|i| build(py, &v[i * step..(i + 1) * step], &shape[1..], conv))
+            .collect::<PyResult<_>>()?;
         Ok(PyList::new(py, items)?.into_any().unbind())
     }
     match t.dtype() {
-        DType::F32 => build(py, &t.to_vec::<f32>(), &shape, &|py, x| Ok((x as f64).into_pyobject(py)?.into_any().unbind())),
-        DType::F64 => build(py, &t.to_vec::<f64>(), &shape, &|py, x| Ok(x.into_pyobject(py)?.into_any().unbind())),
-        DType::I64 => build(py, &t.to_vec::<i64>(), &shape, &|py, x| Ok(x.into_pyobject(py)?.into_any().unbind())),
-        DType::Bool => build(py, &t.to_vec::<bool>(), &shape, &|py, x| Ok(PyBool::new(py, x).to_owned().into_any().unbind())),
+        DType::F32 => build(py, &t.to_vec::<f32>(), &shape, &|py, x| {
+            Ok((x as f64).into_pyobject(py)?.into_any().unbind())
+        }),
+        DType::F64 => build(py, &t.to_vec::<f64>(), &shape, &|py, x| {
+            Ok(x.into_pyobject(py)?.into_any().unbind())
+        }),
+        DType::I64 => build(py, &t.to_vec::<i64>(), &shape, &|py, x| {
+            Ok(x.into_pyobject(py)?.into_any().unbind())
+        }),
+        DType::Bool => build(py, &t.to_vec::<bool>(), &shape, &|py, x| {
+            Ok(PyBool::new(py, x).to_owned().into_any().unbind())
+        }),
     }
 }

@@ -41,8 +41,14 @@ static DTYPES: PyOnceLock<[Py<PyDType>; 4]> = PyOnceLock::new();
 
 /// The singleton object for a dtype (so `t.dtype is gradrs.float32`).
 pub fn dtype_object(py: Python<'_>, d: DType) -> Py<PyDType> {
-    let all = DTYPES.get_or_init(py, || DType::ALL.map(|d| Py::new(py, PyDType { d }).expect("dtype object")));
-    all[DType::ALL.iter().position(|x| *x == d).expect("known dtype")].clone_ref(py)
+    let all = DTYPES.get_or_init(py, || {
+        DType::ALL.map(|d| Py::new(py, PyDType { d }).expect("dtype object"))
+    });
+    all[DType::ALL
+        .iter()
+        .position(|x| *x == d)
+        .expect("known dtype")]
+    .clone_ref(py)
 }
 
 /// Accept a dtype object (or None).
@@ -95,10 +101,16 @@ impl PyDevice {
 }
 
 pub fn parse_device(s: &str, index: Option<i64>) -> PyResult<PyDevice> {
-    let (kind, idx) = match s.split_once(':') {
-        Some((k, i)) => (k, Some(i.parse::<i64>().map_err(|_| PyRuntimeError::new_err(format!("Invalid device string: '{s}'")))?)),
-        None => (s, index),
-    };
+    let (kind, idx) =
+        match s.split_once(':') {
+            Some((k, i)) => (
+                k,
+                Some(i.parse::<i64>().map_err(|_| {
+                    PyRuntimeError::new_err(format!("Invalid device string: '{s}'"))
+                })?),
+            ),
+            None => (s, index),
+        };
     match kind {
         "cpu" => Ok(PyDevice { kind: "cpu".into(), index: idx }),
         "gpu" | "cuda" => Err(PyRuntimeError::new_err(

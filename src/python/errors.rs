@@ -1,7 +1,9 @@
 //! The one mapping from crate errors to Python exceptions.
 
 use crate::error::Error;
-use pyo3::exceptions::{PyIndexError, PyNotImplementedError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{
+    PyIndexError, PyNotImplementedError, PyRuntimeError, PyTypeError, PyValueError,
+};
 use pyo3::PyErr;
 
 impl From<Error> for PyErr {

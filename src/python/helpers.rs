@@ -19,7 +19,9 @@ pub fn _register(py: Python<'_>, size: Py<PyAny>, repr: Py<PyAny>, numpy_view: P
 }
 
 fn get<'a>(cell: &'a PyOnceLock<Py<PyAny>>, py: Python<'_>) -> PyResult<&'a Py<PyAny>> {
-    cell.get(py).ok_or_else(|| pyo3::exceptions::PyRuntimeError::new_err("gradrs is not initialized: import gradrs"))
+    cell.get(py).ok_or_else(|| {
+        pyo3::exceptions::PyRuntimeError::new_err("gradrs is not initialized: import gradrs")
+    })
 }
 
 pub fn size(py: Python<'_>, shape: &[usize]) -> PyResult<Py<PyAny>> {
@@ -41,6 +43,23 @@ pub fn warn_non_leaf_grad(py: Python<'_>) -> PyResult<()> {
         py,
         &category,
         c"The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute won't be populated during autograd.backward(). If you indeed want the .grad field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more information. (Triggered internally at /__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)",
+        1,
+    )
+}
+
+static CREATE_GRAPH_WARNED: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// PyTorch warns once per process when `backward(create_graph=True)` accumulates into leaves.
+pub fn warn_create_graph_once(py: Python<'_>) -> PyResult<()> {
+    if CREATE_GRAPH_WARNED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        return Ok(());
+    }
+    let category = py.get_type::<PyUserWarning>();
+    PyErr::warn(
+        py,
+        &category,
+        c"Using backward() with create_graph=True will create a reference cycle between the parameter and its gradient which can cause a memory leak. We recommend using autograd.grad when creating the graph to avoid this. If you have to use this function, make sure to reset the .grad fields of your parameters to None after use to break the cycle and avoid the leak. (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/engine.cpp:1307.)",
         1,
     )
 }

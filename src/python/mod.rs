@@ -21,7 +21,7 @@ type R = PyResult<Py<PyAny>>;
 
 fn finish(py: Python<'_>, t: Tensor, requires_grad: bool) -> R {
     if requires_grad {
-        t.set_requires_grad(true)?;
+        t.set_requires_grad_from(true, crate::tensor::GradSetter::Factory)?;
     }
     wrap(py, t)
 }
@@ -32,7 +32,14 @@ fn shape_of(size: &Bound<'_, PyTuple>) -> PyResult<Vec<usize>> {
 
 #[pyfunction]
 #[pyo3(name = "tensor", signature = (data, *, dtype=None, device=None, requires_grad=false, pin_memory=false))]
-fn new_tensor(py: Python<'_>, data: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool, pin_memory: bool) -> R {
+fn new_tensor(
+    py: Python<'_>,
+    data: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+    pin_memory: bool,
+) -> R {
     let _ = pin_memory;
     check_device(device)?;
     let t = convert::tensor_from_data(data, extract_dtype(dtype)?)?;
@@ -41,15 +48,23 @@ fn new_tensor(py: Python<'_>, data: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, 
 
 #[pyfunction]
 #[pyo3(signature = (data, dtype=None, device=None))]
-fn as_tensor(py: Python<'_>, data: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>) -> R {
+fn as_tensor(
+    py: Python<'_>,
+    data: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+) -> R {
     check_device(device)?;
     let dtype = extract_dtype(dtype)?;
     if let Ok(t) = data.cast::<PyTensor>() {
         let t = &t.borrow().t;
-        return wrap(py, match dtype {
-            Some(d) => creation::to_dtype(t, d)?,
-            None => t.clone(),
-        });
+        return wrap(
+            py,
+            match dtype {
+                Some(d) => creation::to_dtype(t, d)?,
+                None => t.clone(),
+            },
+        );
     }
     wrap(py, convert::tensor_from_data(data, dtype)?)
 }
@@ -58,7 +73,14 @@ macro_rules! filled {
     ($name:ident, $value:expr) => {
         #[pyfunction]
         #[pyo3(signature = (*size, dtype=None, device=None, requires_grad=false, out=None))]
-        fn $name(py: Python<'_>, size: &Bound<'_, PyTuple>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool, out: Option<&Bound<'_, PyAny>>) -> R {
+        fn $name(
+            py: Python<'_>,
+            size: &Bound<'_, PyTuple>,
+            dtype: Option<&Bound<'_, PyAny>>,
+            device: Option<&Bound<'_, PyAny>>,
+            requires_grad: bool,
+            out: Option<&Bound<'_, PyAny>>,
+        ) -> R {
             let _ = out;
             check_device(device)?;
             let d = extract_dtype(dtype)?.unwrap_or(DType::F32);
@@ -72,10 +94,18 @@ filled!(empty, Scalar::Int(0));
 
 #[pyfunction]
 #[pyo3(signature = (size, fill_value, *, dtype=None, device=None, requires_grad=false))]
-fn full(py: Python<'_>, size: &Bound<'_, PyAny>, fill_value: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> R {
+fn full(
+    py: Python<'_>,
+    size: &Bound<'_, PyAny>,
+    fill_value: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+) -> R {
     check_device(device)?;
     let shape = to_shape(&size.extract::<Vec<i64>>()?)?;
-    let v = extract_scalar(fill_value).ok_or_else(|| PyTypeError::new_err("full(): argument 'fill_value' must be Number"))?;
+    let v = extract_scalar(fill_value)
+        .ok_or_else(|| PyTypeError::new_err("full(): argument 'fill_value' must be Number"))?;
     let d = extract_dtype(dtype)?.unwrap_or(match v {
         Scalar::Bool(_) => DType::Bool,
         Scalar::Int(_) => DType::I64,
@@ -92,7 +122,13 @@ macro_rules! filled_like {
     ($name:ident, $value:expr) => {
         #[pyfunction]
         #[pyo3(signature = (input, *, dtype=None, device=None, requires_grad=false))]
-        fn $name(py: Python<'_>, input: PyRef<'_, PyTensor>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> R {
+        fn $name(
+            py: Python<'_>,
+            input: PyRef<'_, PyTensor>,
+            dtype: Option<&Bound<'_, PyAny>>,
+            device: Option<&Bound<'_, PyAny>>,
+            requires_grad: bool,
+        ) -> R {
             check_device(device)?;
             let d = like_dtype(&input.t, dtype)?;
             finish(py, Tensor::full(&input.t.shape(), $value, d), requires_grad)
@@ -105,56 +141,136 @@ filled_like!(empty_like, Scalar::Int(0));
 
 #[pyfunction]
 #[pyo3(signature = (input, fill_value, *, dtype=None, device=None, requires_grad=false))]
-fn full_like(py: Python<'_>, input: PyRef<'_, PyTensor>, fill_value: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> R {
+fn full_like(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    fill_value: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+) -> R {
     check_device(device)?;
-    let v = extract_scalar(fill_value).ok_or_else(|| PyTypeError::new_err("full_like(): argument 'fill_value' must be Number"))?;
+    let v = extract_scalar(fill_value)
+        .ok_or_else(|| PyTypeError::new_err("full_like(): argument 'fill_value' must be Number"))?;
     let d = like_dtype(&input.t, dtype)?;
     finish(py, Tensor::full(&input.t.shape(), v, d), requires_grad)
 }
 
 #[pyfunction]
 #[pyo3(signature = (*size, dtype=None, device=None, requires_grad=false, generator=None))]
-fn rand(py: Python<'_>, size: &Bound<'_, PyTuple>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool, generator: Option<&Bound<'_, PyAny>>) -> R {
+fn rand(
+    py: Python<'_>,
+    size: &Bound<'_, PyTuple>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+    generator: Option<&Bound<'_, PyAny>>,
+) -> R {
     let _ = generator;
     check_device(device)?;
-    finish(py, random::rand(&shape_of(size)?, extract_dtype(dtype)?.unwrap_or(DType::F32))?, requires_grad)
+    finish(
+        py,
+        random::rand(
+            &shape_of(size)?,
+            extract_dtype(dtype)?.unwrap_or(DType::F32),
+        )?,
+        requires_grad,
+    )
 }
 
 #[pyfunction]
 #[pyo3(signature = (*size, dtype=None, device=None, requires_grad=false, generator=None))]
-fn randn(py: Python<'_>, size: &Bound<'_, PyTuple>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool, generator: Option<&Bound<'_, PyAny>>) -> R {
+fn randn(
+    py: Python<'_>,
+    size: &Bound<'_, PyTuple>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+    generator: Option<&Bound<'_, PyAny>>,
+) -> R {
     let _ = generator;
     check_device(device)?;
-    finish(py, random::randn(&shape_of(size)?, extract_dtype(dtype)?.unwrap_or(DType::F32))?, requires_grad)
+    finish(
+        py,
+        random::randn(
+            &shape_of(size)?,
+            extract_dtype(dtype)?.unwrap_or(DType::F32),
+        )?,
+        requires_grad,
+    )
 }
 
 #[pyfunction]
 #[pyo3(signature = (input, *, dtype=None, device=None, requires_grad=false))]
-fn rand_like(py: Python<'_>, input: PyRef<'_, PyTensor>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> R {
+fn rand_like(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+) -> R {
     check_device(device)?;
-    finish(py, random::rand(&input.t.shape(), like_dtype(&input.t, dtype)?)?, requires_grad)
+    finish(
+        py,
+        random::rand(&input.t.shape(), like_dtype(&input.t, dtype)?)?,
+        requires_grad,
+    )
 }
 
 #[pyfunction]
 #[pyo3(signature = (input, *, dtype=None, device=None, requires_grad=false))]
-fn randn_like(py: Python<'_>, input: PyRef<'_, PyTensor>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> R {
+fn randn_like(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+) -> R {
     check_device(device)?;
-    finish(py, random::randn(&input.t.shape(), like_dtype(&input.t, dtype)?)?, requires_grad)
+    finish(
+        py,
+        random::randn(&input.t.shape(), like_dtype(&input.t, dtype)?)?,
+        requires_grad,
+    )
 }
 
 /// `randint(high, size)` or `randint(low, high, size)`.
 #[pyfunction]
 #[pyo3(signature = (*args, dtype=None, device=None, requires_grad=false, generator=None))]
-fn randint(py: Python<'_>, args: &Bound<'_, PyTuple>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool, generator: Option<&Bound<'_, PyAny>>) -> R {
+fn randint(
+    py: Python<'_>,
+    args: &Bound<'_, PyTuple>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+    generator: Option<&Bound<'_, PyAny>>,
+) -> R {
     let _ = generator;
     check_device(device)?;
     let (low, high, size) = match args.len() {
         2 => (0, args.get_item(0)?.extract::<i64>()?, args.get_item(1)?),
-        3 => (args.get_item(0)?.extract::<i64>()?, args.get_item(1)?.extract::<i64>()?, args.get_item(2)?),
-        _ => return Err(PyTypeError::new_err("randint() received an invalid combination of arguments")),
+        3 => (
+            args.get_item(0)?.extract::<i64>()?,
+            args.get_item(1)?.extract::<i64>()?,
+            args.get_item(2)?,
+        ),
+        _ => {
+            return Err(PyTypeError::new_err(
+                "randint() received an invalid combination of arguments",
+            ))
+        }
     };
     let shape = to_shape(&size.extract::<Vec<i64>>()?)?;
-    finish(py, random::randint(low, high, &shape, extract_dtype(dtype)?.unwrap_or(DType::I64))?, requires_grad)
+    finish(
+        py,
+        random::randint(
+            low,
+            high,
+            &shape,
+            extract_dtype(dtype)?.unwrap_or(DType::I64),
+        )?,
+        requires_grad,
+    )
 }
 
 #[pyfunction]
@@ -169,40 +285,93 @@ fn initial_seed() -> u64 {
 
 #[pyfunction]
 #[pyo3(signature = (*args, dtype=None, device=None, requires_grad=false))]
-fn arange(py: Python<'_>, args: &Bound<'_, PyTuple>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> R {
+fn arange(
+    py: Python<'_>,
+    args: &Bound<'_, PyTuple>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+) -> R {
     check_device(device)?;
     let nums: Vec<Scalar> = args
         .iter()
-        .map(|a| extract_scalar(&a).ok_or_else(|| PyTypeError::new_err("arange(): arguments must be numbers")))
+        .map(|a| {
+            extract_scalar(&a)
+                .ok_or_else(|| PyTypeError::new_err("arange(): arguments must be numbers"))
+        })
         .collect::<PyResult<_>>()?;
     let (start, end, step) = match nums.as_slice() {
         [e] => (Scalar::Int(0), *e, Scalar::Int(1)),
         [s, e] => (*s, *e, Scalar::Int(1)),
         [s, e, st] => (*s, *e, *st),
-        _ => return Err(PyTypeError::new_err("arange() received an invalid combination of arguments")),
+        _ => {
+            return Err(PyTypeError::new_err(
+                "arange() received an invalid combination of arguments",
+            ))
+        }
     };
-    finish(py, creation::arange(start, end, step, extract_dtype(dtype)?)?, requires_grad)
+    finish(
+        py,
+        creation::arange(start, end, step, extract_dtype(dtype)?)?,
+        requires_grad,
+    )
 }
 
 #[pyfunction]
 #[pyo3(signature = (start, end, steps, *, dtype=None, device=None, requires_grad=false))]
-fn linspace(py: Python<'_>, start: f64, end: f64, steps: i64, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> R {
+fn linspace(
+    py: Python<'_>,
+    start: f64,
+    end: f64,
+    steps: i64,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+) -> R {
     check_device(device)?;
-    finish(py, creation::linspace(start, end, steps, extract_dtype(dtype)?.unwrap_or(DType::F32))?, requires_grad)
+    finish(
+        py,
+        creation::linspace(
+            start,
+            end,
+            steps,
+            extract_dtype(dtype)?.unwrap_or(DType::F32),
+        )?,
+        requires_grad,
+    )
 }
 
 #[pyfunction]
 #[pyo3(signature = (n, m=None, *, dtype=None, device=None, requires_grad=false))]
-fn eye(py: Python<'_>, n: i64, m: Option<i64>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> R {
+fn eye(
+    py: Python<'_>,
+    n: i64,
+    m: Option<i64>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+) -> R {
     check_device(device)?;
     if n < 0 {
-        return Err(PyRuntimeError::new_err(format!("n must be greater or equal to 0, got {n}")));
+        return Err(PyRuntimeError::new_err(format!(
+            "n must be greater or equal to 0, got {n}"
+        )));
     }
     let m = m.unwrap_or(n);
     if m < 0 {
-        return Err(PyRuntimeError::new_err(format!("m must be greater or equal to 0, got {m}")));
+        return Err(PyRuntimeError::new_err(format!(
+            "m must be greater or equal to 0, got {m}"
+        )));
     }
-    finish(py, creation::eye(n as usize, m as usize, extract_dtype(dtype)?.unwrap_or(DType::F32)), requires_grad)
+    finish(
+        py,
+        creation::eye(
+            n as usize,
+            m as usize,
+            extract_dtype(dtype)?.unwrap_or(DType::F32),
+        ),
+        requires_grad,
+    )
 }
 
 #[pyfunction]
@@ -213,8 +382,35 @@ fn from_numpy(py: Python<'_>, ndarray: &Bound<'_, PyAny>) -> R {
 /// Legacy typed constructors: `FloatTensor(...)`, `DoubleTensor(...)`, `LongTensor(...)`.
 #[pyfunction]
 #[pyo3(signature = (dtype, *args, **kwargs))]
-fn _legacy_new(py: Python<'_>, dtype: PyRef<'_, PyDType>, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> R {
+fn _legacy_new(
+    py: Python<'_>,
+    dtype: PyRef<'_, PyDType>,
+    args: &Bound<'_, PyTuple>,
+    kwargs: Option<&Bound<'_, PyDict>>,
+) -> R {
     wrap(py, legacy_new(args, kwargs, dtype.d)?)
+}
+
+#[pyfunction]
+#[pyo3(name = "where")]
+fn where_(
+    py: Python<'_>,
+    condition: PyRef<'_, PyTensor>,
+    input: &Bound<'_, PyAny>,
+    other: &Bound<'_, PyAny>,
+) -> R {
+    let op = |o: &Bound<'_, PyAny>| -> PyResult<crate::ops::Operand> {
+        if let Ok(t) = o.cast::<PyTensor>() {
+            return Ok(crate::ops::Operand::Tensor(t.borrow().t.clone()));
+        }
+        extract_scalar(o)
+            .map(crate::ops::Operand::Scalar)
+            .ok_or_else(|| PyTypeError::new_err("where(): expected a Tensor or a number"))
+    };
+    wrap(
+        py,
+        crate::ops::binary::where_(&condition.t, op(input)?, op(other)?)?,
+    )
 }
 
 #[pyfunction]
@@ -256,6 +452,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(from_numpy, m)?)?;
     m.add_function(wrap_pyfunction!(_legacy_new, m)?)?;
     m.add_function(wrap_pyfunction!(get_num_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(where_, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_backward, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_grad, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::is_grad_enabled, m)?)?;

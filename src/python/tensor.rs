@@ -1,7 +1,7 @@
 //! The `Tensor` pyclass: the Python tensor IS this native object; every op goes straight
 //! from Python into Rust.
 
-use super::autograd::PyNode;
+use super::autograd::node_object;
 use super::convert::{extract_scalar, to_list};
 use super::dtype::{dtype_object, extract_dtype, PyDevice};
 use super::helpers;
@@ -15,14 +15,34 @@ use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use pyo3::IntoPyObjectExt;
+use std::sync::atomic::Ordering;
 
 #[pyclass(name = "Tensor", module = "gradrs", subclass, dict, weakref)]
 pub struct PyTensor {
     pub t: Tensor,
 }
 
+/// The Python object for `t`: the existing one if it has one (identity is preserved, as in
+/// PyTorch), else a new one.
 pub fn wrap(py: Python<'_>, t: Tensor) -> PyResult<Py<PyAny>> {
-    Ok(Py::new(py, PyTensor { t })?.into_any())
+    let ptr = t.0.binding.load(Ordering::Acquire);
+    if ptr != 0 {
+        // SAFETY: `binding` is non-zero only while that object lives (cleared in Drop below),
+        // and we hold the GIL.
+        return Ok(
+            unsafe { Bound::from_borrowed_ptr(py, ptr as *mut pyo3::ffi::PyObject) }.unbind(),
+        );
+    }
+    let imp = t.0.clone();
+    let obj = Py::new(py, PyTensor { t })?.into_any();
+    imp.binding.store(obj.as_ptr() as usize, Ordering::Release);
+    Ok(obj)
+}
+
+impl Drop for PyTensor {
+    fn drop(&mut self) {
+        self.t.0.binding.store(0, Ordering::Release);
+    }
 }
 
 type R = PyResult<Py<PyAny>>;
@@ -48,7 +68,10 @@ fn operand_or_err(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Operand> {
     operand(obj).ok_or_else(|| {
         PyTypeError::new_err(format!(
             "{what}(): argument 'other' (position 1) must be Tensor, not {}",
-            obj.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+            obj.get_type()
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_default()
         ))
     })
 }
@@ -92,10 +115,33 @@ impl PyTensor {
             None => Ok(py.NotImplemented()),
         }
     }
+    fn add_sub(
+        &self,
+        py: Python<'_>,
+        other: &Bound<'_, PyAny>,
+        alpha: Option<&Bound<'_, PyAny>>,
+        sub: bool,
+    ) -> R {
+        let o = operand_or_err(other, if sub { "sub" } else { "add" })?;
+        let a = Operand::Tensor(self.t.clone());
+        match alpha.and_then(extract_scalar) {
+            Some(s) if s.to_f64() != 1.0 || s.is_float() => {
+                wrap(py, bin::add_scaled(&self.t, o, s, sub)?)
+            }
+            _ => wrap(
+                py,
+                bin::binary(if sub { BinaryOp::Sub } else { BinaryOp::Add }, a, o)?,
+            ),
+        }
+    }
     fn un(&self, py: Python<'_>, op: UnaryOp) -> R {
         wrap(py, unary(op, &self.t)?)
     }
-    fn inplace(slf: &Bound<'_, Self>, op: BinaryOp, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    fn inplace(
+        slf: &Bound<'_, Self>,
+        op: BinaryOp,
+        other: &Bound<'_, PyAny>,
+    ) -> PyResult<Py<PyAny>> {
         let o = operand_or_err(other, op_name(op))?;
         bin::binary_(op, &slf.borrow().t, o)?;
         Ok(slf.clone().into_any().unbind())
@@ -127,7 +173,10 @@ impl PyTensor {
     }
     #[getter]
     fn device(&self) -> PyDevice {
-        PyDevice { kind: "cpu".into(), index: None }
+        PyDevice {
+            kind: "cpu".into(),
+            index: None,
+        }
     }
     #[getter]
     fn is_cuda(&self) -> bool {
@@ -157,18 +206,22 @@ impl PyTensor {
         if let Some(g) = &value {
             let (gs, ts) = (g.t.shape(), self.t.shape());
             if gs != ts {
-                return Err(PyRuntimeError::new_err("assigned grad has data of a different size"));
+                return Err(PyRuntimeError::new_err(
+                    "assigned grad has data of a different size",
+                ));
             }
             if g.t.dtype() != self.t.dtype() {
-                return Err(PyRuntimeError::new_err("assigned grad has data of a different type"));
+                return Err(PyRuntimeError::new_err(
+                    "assigned grad has data of a different type",
+                ));
             }
         }
         self.t.set_grad(value.map(|g| g.t.clone()));
         Ok(())
     }
     #[getter]
-    fn grad_fn(&self, py: Python<'_>) -> PyResult<Option<Py<PyNode>>> {
-        self.t.grad_fn().map(|n| Py::new(py, PyNode { node: n })).transpose()
+    fn grad_fn(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        self.t.grad_fn().map(|n| node_object(py, n)).transpose()
     }
     #[getter]
     fn get_data(&self, py: Python<'_>) -> R {
@@ -209,7 +262,7 @@ impl PyTensor {
         let shape = self.t.shape();
         match dim {
             None => helpers::size(py, &shape),
-            Some(d) => Ok(shape[crate::shape::wrap_dim(d, shape.len())?].into_py_any(py)?),
+            Some(d) => Ok(shape[dim_of(d, shape.len())?].into_py_any(py)?),
         }
     }
     #[pyo3(signature = (dim=None))]
@@ -217,7 +270,7 @@ impl PyTensor {
         let s = self.t.strides();
         match dim {
             None => Ok(PyTuple::new(py, s.iter())?.into_any().unbind()),
-            Some(d) => Ok(s[crate::shape::wrap_dim(d, s.len())?].into_py_any(py)?),
+            Some(d) => Ok(s[dim_of(d, s.len())?].into_py_any(py)?),
         }
     }
     fn storage_offset(&self) -> usize {
@@ -276,7 +329,10 @@ impl PyTensor {
         };
         let dict = PyDict::new(py);
         dict.set_item("shape", PyTuple::new(py, d.layout.shape.iter())?)?;
-        dict.set_item("strides", PyTuple::new(py, d.layout.strides.iter().map(|s| s * item as isize))?)?;
+        dict.set_item(
+            "strides",
+            PyTuple::new(py, d.layout.strides.iter().map(|s| s * item as isize))?,
+        )?;
         dict.set_item("typestr", typestr)?;
         let ptr = d.storage.data_ptr() as usize + d.layout.offset * item;
         dict.set_item("data", (ptr, false))?;
@@ -289,20 +345,34 @@ impl PyTensor {
     #[pyo3(signature = (gradient=None, retain_graph=None, create_graph=false, inputs=None))]
     fn backward(
         &self,
+        py: Python<'_>,
         gradient: Option<PyRef<'_, PyTensor>>,
         retain_graph: Option<bool>,
         create_graph: bool,
         inputs: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
-        let opts = BackwardOptions { retain_graph: retain_graph.unwrap_or(create_graph), create_graph };
+        let opts = BackwardOptions {
+            retain_graph: retain_graph.unwrap_or(create_graph),
+            create_graph,
+        };
         let inputs = super::autograd::tensor_list(inputs)?;
         if let Some(ins) = &inputs {
             if ins.is_empty() {
-                return Err(PyRuntimeError::new_err("'inputs' argument to backward() cannot be empty."));
+                return Err(PyRuntimeError::new_err(
+                    "`inputs` argument to `backward()` cannot be empty.",
+                ));
             }
         }
+        if create_graph {
+            helpers::warn_create_graph_once(py)?;
+        }
         let grads = vec![gradient.map(|g| g.t.clone())];
-        autograd::backward(std::slice::from_ref(&self.t), &grads, opts, inputs.as_deref())?;
+        autograd::backward(
+            std::slice::from_ref(&self.t),
+            &grads,
+            opts,
+            inputs.as_deref(),
+        )?;
         Ok(())
     }
     fn detach(&self, py: Python<'_>) -> R {
@@ -314,12 +384,14 @@ impl PyTensor {
     }
     #[pyo3(signature = (requires_grad=true))]
     fn requires_grad_(slf: &Bound<'_, Self>, requires_grad: bool) -> PyResult<Py<PyAny>> {
-        slf.borrow().t.set_requires_grad(requires_grad)?;
+        slf.borrow().t.requires_grad_(requires_grad)?;
         Ok(slf.clone().into_any().unbind())
     }
     fn retain_grad(&self) -> PyResult<()> {
         if !self.t.requires_grad() {
-            return Err(PyRuntimeError::new_err("can't retain_grad on Tensor that has requires_grad=False"));
+            return Err(PyRuntimeError::new_err(
+                "can't retain_grad on Tensor that has requires_grad=False",
+            ));
         }
         if let Some(node) = self.t.grad_fn() {
             if !self.t.retains_grad() {
@@ -341,7 +413,11 @@ impl PyTensor {
     }
     /// `to(dtype)`, `to(device)`, `to(device, dtype)`, `to(other)`.
     #[pyo3(signature = (*args, **kwargs))]
-    fn to(slf: &Bound<'_, Self>, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> R {
+    fn to(
+        slf: &Bound<'_, Self>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> R {
         let py = slf.py();
         let mut dtype = None;
         let mut items: Vec<Bound<'_, PyAny>> = args.iter().collect();
@@ -391,7 +467,8 @@ impl PyTensor {
         Ok(slf.clone().into_any().unbind())
     }
     fn fill_(slf: &Bound<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let s = extract_scalar(value).ok_or_else(|| PyTypeError::new_err("fill_(): argument 'value' must be Number"))?;
+        let s = extract_scalar(value)
+            .ok_or_else(|| PyTypeError::new_err("fill_(): argument 'value' must be Number"))?;
         fill(&slf.borrow().t, s)?;
         Ok(slf.clone().into_any().unbind())
     }
@@ -404,19 +481,27 @@ impl PyTensor {
         bin::write_into(dst, &src)?;
         Ok(slf.clone().into_any().unbind())
     }
+    #[pyo3(signature = (*size))]
     fn new_zeros(&self, py: Python<'_>, size: &Bound<'_, PyTuple>) -> R {
         let shape = to_shape(&sizes_arg(size)?)?;
         wrap(py, Tensor::zeros(&shape, self.t.dtype()))
     }
+    #[pyo3(signature = (*size))]
     fn new_ones(&self, py: Python<'_>, size: &Bound<'_, PyTuple>) -> R {
         let shape = to_shape(&sizes_arg(size)?)?;
         wrap(py, Tensor::full(&shape, Scalar::Int(1), self.t.dtype()))
     }
     #[pyo3(signature = (data, dtype=None, requires_grad=false))]
-    fn new_tensor(&self, py: Python<'_>, data: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> R {
+    fn new_tensor(
+        &self,
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+        dtype: Option<&Bound<'_, PyAny>>,
+        requires_grad: bool,
+    ) -> R {
         let d = extract_dtype(dtype)?.unwrap_or(self.t.dtype());
         let t = super::convert::tensor_from_data(data, Some(d))?;
-        t.set_requires_grad(requires_grad)?;
+        t.set_requires_grad_from(requires_grad, crate::tensor::GradSetter::Factory)?;
         wrap(py, t)
     }
 
@@ -432,10 +517,15 @@ impl PyTensor {
         let t = &slf.borrow().t;
         if t.dim() == 0 {
             let v = scalar_to_py(slf.py(), t.item()?)?;
-            return v.bind(slf.py()).call_method1("__format__", (spec,))?.extract();
+            return v
+                .bind(slf.py())
+                .call_method1("__format__", (spec,))?
+                .extract();
         }
         let s = helpers::repr(slf.py(), slf.as_any())?;
-        s.into_pyobject(slf.py())?.call_method1("__format__", (spec,))?.extract()
+        s.into_pyobject(slf.py())?
+            .call_method1("__format__", (spec,))?
+            .extract()
     }
     fn __len__(&self) -> PyResult<usize> {
         let shape = self.t.shape();
@@ -452,7 +542,11 @@ impl PyTensor {
         if n != 1 {
             return Err(PyRuntimeError::new_err(format!(
                 "Boolean value of Tensor with {} values is ambiguous",
-                if n == 0 { "no".to_string() } else { "more than one".to_string() }
+                if n == 0 {
+                    "no".to_string()
+                } else {
+                    "more than one".to_string()
+                }
             )));
         }
         Ok(self.t.item()?.to_f64() != 0.0)
@@ -465,10 +559,13 @@ impl PyTensor {
     }
     fn __index__(&self) -> PyResult<i64> {
         if self.t.dtype().is_floating_point() || self.t.numel() != 1 {
-            return Err(PyTypeError::new_err("only integer tensors of a single element can be converted to an index"));
+            return Err(PyTypeError::new_err(
+                "only integer tensors of a single element can be converted to an index",
+            ));
         }
         Ok(self.t.item()?.to_i64())
     }
+    #[pyo3(signature = (dtype=None, copy=None))]
     fn __array__(slf: &Bound<'_, Self>, dtype: Option<&Bound<'_, PyAny>>, copy: Option<bool>) -> R {
         let _ = copy;
         let arr = helpers::numpy_view(slf.py(), slf.as_any())?;
@@ -510,14 +607,27 @@ impl PyTensor {
             None => Ok(py.NotImplemented()),
         }
     }
-    fn __pow__(&self, py: Python<'_>, o: &Bound<'_, PyAny>, modulo: Option<&Bound<'_, PyAny>>) -> R {
+    fn __pow__(
+        &self,
+        py: Python<'_>,
+        o: &Bound<'_, PyAny>,
+        modulo: Option<&Bound<'_, PyAny>>,
+    ) -> R {
         let _ = modulo;
         self.bin(py, BinaryOp::Pow, o)
     }
-    fn __rpow__(&self, py: Python<'_>, o: &Bound<'_, PyAny>, modulo: Option<&Bound<'_, PyAny>>) -> R {
+    fn __rpow__(
+        &self,
+        py: Python<'_>,
+        o: &Bound<'_, PyAny>,
+        modulo: Option<&Bound<'_, PyAny>>,
+    ) -> R {
         let _ = modulo;
         match operand(o) {
-            Some(o) => wrap(py, bin::binary(BinaryOp::Pow, o, Operand::Tensor(self.t.clone()))?),
+            Some(o) => wrap(
+                py,
+                bin::binary(BinaryOp::Pow, o, Operand::Tensor(self.t.clone()))?,
+            ),
             None => Ok(py.NotImplemented()),
         }
     }
@@ -575,20 +685,43 @@ impl PyTensor {
 
     // ---- named ops --------------------------------------------------------------------------
 
-    fn add(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
-        wrap(py, bin::binary(BinaryOp::Add, Operand::Tensor(self.t.clone()), operand_or_err(other, "add")?)?)
+    #[pyo3(signature = (other, *, alpha=None))]
+    fn add(&self, py: Python<'_>, other: &Bound<'_, PyAny>, alpha: Option<&Bound<'_, PyAny>>) -> R {
+        self.add_sub(py, other, alpha, false)
     }
-    fn sub(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
-        wrap(py, bin::binary(BinaryOp::Sub, Operand::Tensor(self.t.clone()), operand_or_err(other, "sub")?)?)
+    #[pyo3(signature = (other, *, alpha=None))]
+    fn sub(&self, py: Python<'_>, other: &Bound<'_, PyAny>, alpha: Option<&Bound<'_, PyAny>>) -> R {
+        self.add_sub(py, other, alpha, true)
     }
     fn mul(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
-        wrap(py, bin::binary(BinaryOp::Mul, Operand::Tensor(self.t.clone()), operand_or_err(other, "mul")?)?)
+        wrap(
+            py,
+            bin::binary(
+                BinaryOp::Mul,
+                Operand::Tensor(self.t.clone()),
+                operand_or_err(other, "mul")?,
+            )?,
+        )
     }
     fn div(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
-        wrap(py, bin::binary(BinaryOp::Div, Operand::Tensor(self.t.clone()), operand_or_err(other, "div")?)?)
+        wrap(
+            py,
+            bin::binary(
+                BinaryOp::Div,
+                Operand::Tensor(self.t.clone()),
+                operand_or_err(other, "div")?,
+            )?,
+        )
     }
     fn pow(&self, py: Python<'_>, exponent: &Bound<'_, PyAny>) -> R {
-        wrap(py, bin::binary(BinaryOp::Pow, Operand::Tensor(self.t.clone()), operand_or_err(exponent, "pow")?)?)
+        wrap(
+            py,
+            bin::binary(
+                BinaryOp::Pow,
+                Operand::Tensor(self.t.clone()),
+                operand_or_err(exponent, "pow")?,
+            )?,
+        )
     }
     fn add_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> R {
         Self::inplace(slf, BinaryOp::Add, other)
@@ -639,7 +772,13 @@ impl PyTensor {
         self.un(py, UnaryOp::Reciprocal)
     }
     #[pyo3(signature = (dim=None, keepdim=false, dtype=None))]
-    fn sum(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool, dtype: Option<&Bound<'_, PyAny>>) -> R {
+    fn sum(
+        &self,
+        py: Python<'_>,
+        dim: Option<&Bound<'_, PyAny>>,
+        keepdim: bool,
+        dtype: Option<&Bound<'_, PyAny>>,
+    ) -> R {
         let x = match extract_dtype(dtype)? {
             Some(d) => creation::to_dtype(&self.t, d)?,
             None => self.t.clone(),
@@ -648,7 +787,13 @@ impl PyTensor {
         wrap(py, reduce::sum(&x, dims.as_deref(), keepdim)?)
     }
     #[pyo3(signature = (dim=None, keepdim=false, dtype=None))]
-    fn mean(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool, dtype: Option<&Bound<'_, PyAny>>) -> R {
+    fn mean(
+        &self,
+        py: Python<'_>,
+        dim: Option<&Bound<'_, PyAny>>,
+        keepdim: bool,
+        dtype: Option<&Bound<'_, PyAny>>,
+    ) -> R {
         let x = match extract_dtype(dtype)? {
             Some(d) => creation::to_dtype(&self.t, d)?,
             None => self.t.clone(),
@@ -678,7 +823,13 @@ impl PyTensor {
                 if d.get().d != self.t.dtype() {
                     return Err(PyRuntimeError::new_err("view(dtype) is not supported yet"));
                 }
-                return wrap(py, movement::view(&self.t, &self.t.shape().iter().map(|&s| s as i64).collect::<Vec<_>>())?);
+                return wrap(
+                    py,
+                    movement::view(
+                        &self.t,
+                        &self.t.shape().iter().map(|&s| s as i64).collect::<Vec<_>>(),
+                    )?,
+                );
             }
         }
         wrap(py, movement::view(&self.t, &sizes_arg(shape)?)?)
@@ -729,7 +880,9 @@ impl PyTensor {
         let s = crate::shape::wrap_dim(start_dim, shape.len())?;
         let e = crate::shape::wrap_dim(end_dim, shape.len())?;
         if s > e {
-            return Err(PyRuntimeError::new_err("flatten() has invalid args: start_dim cannot come after end_dim"));
+            return Err(PyRuntimeError::new_err(
+                "flatten() has invalid args: start_dim cannot come after end_dim",
+            ));
         }
         if s == e {
             return wrap(py, self.t.clone());
@@ -759,9 +912,21 @@ impl PyTensor {
     }
 }
 
+/// A dim index into a shape; 0-dim tensors have none (PyTorch's IndexError).
+fn dim_of(d: i64, ndim: usize) -> PyResult<usize> {
+    if ndim == 0 {
+        return Err(pyo3::exceptions::PyIndexError::new_err(format!(
+            "Dimension specified as {d} but tensor has no dimensions"
+        )));
+    }
+    Ok(crate::shape::wrap_dim(d, ndim)?)
+}
+
 fn check_inplace_leaf(t: &Tensor) -> PyResult<()> {
     if autograd::is_grad_enabled() && t.is_leaf() && t.requires_grad() {
-        return Err(PyRuntimeError::new_err("a leaf Variable that requires grad is being used in an in-place operation."));
+        return Err(PyRuntimeError::new_err(
+            "a leaf Variable that requires grad is being used in an in-place operation.",
+        ));
     }
     Ok(())
 }
@@ -790,14 +955,23 @@ pub fn to_shape(sizes: &[i64]) -> PyResult<Vec<usize>> {
 }
 
 /// The legacy constructors `Tensor(...)`, `FloatTensor(...)`, `LongTensor(...)`.
-pub fn legacy_new(args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>, dtype: DType) -> PyResult<Tensor> {
+pub fn legacy_new(
+    args: &Bound<'_, PyTuple>,
+    kwargs: Option<&Bound<'_, PyDict>>,
+    dtype: DType,
+) -> PyResult<Tensor> {
     if let Some(kw) = kwargs {
         for (k, _) in kw.iter() {
             let k: String = k.extract()?;
             if k != "device" {
                 let got: Vec<String> = args
                     .iter()
-                    .map(|a| a.get_type().name().map(|n| n.to_string()).unwrap_or_default())
+                    .map(|a| {
+                        a.get_type()
+                            .name()
+                            .map(|n| n.to_string())
+                            .unwrap_or_default()
+                    })
                     .chain(std::iter::once(format!("{k}=bool")))
                     .collect();
                 return Err(PyTypeError::new_err(format!(

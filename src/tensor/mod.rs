@@ -20,7 +20,11 @@ pub struct Layout {
 
 impl Layout {
     pub fn contiguous(shape: &[usize]) -> Layout {
-        Layout { shape: shape.into(), strides: contiguous_strides(shape), offset: 0 }
+        Layout {
+            shape: shape.into(),
+            strides: contiguous_strides(shape),
+            offset: 0,
+        }
     }
 
     pub fn numel(&self) -> usize {
@@ -75,6 +79,17 @@ pub struct AutogradMeta {
 pub struct TensorImpl {
     data: RwLock<Data>,
     pub(crate) meta: Mutex<AutogradMeta>,
+    /// Address of the language binding's object for this tensor, or 0. The bindings keep one
+    /// object per tensor (so `x.grad is x.grad`), set it on creation and clear it on drop.
+    pub binding: std::sync::atomic::AtomicUsize,
+}
+
+/// Where `requires_grad` is being set from (decides PyTorch's error wording).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GradSetter {
+    Attribute,
+    Method,
+    Factory,
 }
 
 /// A reference-counted handle; clones share the same tensor (identity, grad, data).
@@ -83,7 +98,12 @@ pub struct Tensor(pub(crate) Arc<TensorImpl>);
 
 impl std::fmt::Debug for Tensor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Tensor(shape={:?}, dtype={:?})", self.shape(), self.dtype())
+        write!(
+            f,
+            "Tensor(shape={:?}, dtype={:?})",
+            self.shape(),
+            self.dtype()
+        )
     }
 }
 
@@ -114,12 +134,19 @@ macro_rules! dispatch {
 
 impl Tensor {
     pub fn from_data(data: Data) -> Tensor {
-        Tensor(Arc::new(TensorImpl { data: RwLock::new(data), meta: Mutex::new(AutogradMeta::default()) }))
+        Tensor(Arc::new(TensorImpl {
+            data: RwLock::new(data),
+            meta: Mutex::new(AutogradMeta::default()),
+            binding: std::sync::atomic::AtomicUsize::new(0),
+        }))
     }
 
     pub fn from_vec<T: Element>(v: Vec<T>, shape: &[usize]) -> Tensor {
         debug_assert_eq!(v.len(), numel(shape));
-        Tensor::from_data(Data { storage: Storage::from_vec(v), layout: Layout::contiguous(shape) })
+        Tensor::from_data(Data {
+            storage: Storage::from_vec(v),
+            layout: Layout::contiguous(shape),
+        })
     }
 
     pub fn from_storage(storage: Arc<Storage>, layout: Layout) -> Tensor {
@@ -226,20 +253,40 @@ impl Tensor {
         self.0.meta.lock().retains_grad
     }
 
-    /// `requires_grad_()` / `.requires_grad = b`, with PyTorch's checks.
+    /// `.requires_grad = b`, with PyTorch's checks and wording.
     pub fn set_requires_grad(&self, value: bool) -> Result<()> {
+        self.set_requires_grad_from(value, GradSetter::Attribute)
+    }
+
+    /// `requires_grad_(b)`: a no-op `True` on non-leaves.
+    pub fn requires_grad_(&self, value: bool) -> Result<()> {
+        self.set_requires_grad_from(value, GradSetter::Method)
+    }
+
+    /// PyTorch words the same mistake differently depending on where the flag was set.
+    pub fn set_requires_grad_from(&self, value: bool, from: GradSetter) -> Result<()> {
         let mut m = self.0.meta.lock();
         if m.grad_fn.is_some() {
-            if value {
-                return Ok(());
-            }
-            return Err(Error::Runtime(
-                "you can only change requires_grad flags of leaf variables. If you want to use a computed variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().".into(),
-            ));
+            return match (value, from) {
+                (true, GradSetter::Method) => Ok(()),
+                (true, _) => Err(Error::Runtime("you can only change requires_grad flags of leaf variables.".into())),
+                (false, _) => Err(Error::Runtime("you can only change requires_grad flags of leaf variables. If you want to use a computed variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().".into())),
+            };
         }
         if value && !self.dtype().is_floating_point() {
             return Err(Error::Runtime(
-                "only Tensors of floating point and complex dtype can require gradients".into(),
+                match from {
+                    GradSetter::Attribute => {
+                        "only Tensors of floating point and complex dtype can require gradients"
+                    }
+                    GradSetter::Method => {
+                        "only Tensors of floating point dtype can require gradients"
+                    }
+                    GradSetter::Factory => {
+                        "Only Tensors of floating point and complex dtype can require gradients"
+                    }
+                }
+                .into(),
             ));
         }
         m.requires_grad = value;
@@ -321,6 +368,11 @@ pub fn scalar_as<T: Element>(s: Scalar) -> T {
 ///
 /// # Safety
 /// As for [`Storage::external`].
-pub unsafe fn storage_from_parts(ptr: *mut u8, len: usize, dtype: DType, owner: Box<dyn std::any::Any + Send + Sync>) -> Arc<Storage> {
+pub unsafe fn storage_from_parts(
+    ptr: *mut u8,
+    len: usize,
+    dtype: DType,
+    owner: Box<dyn std::any::Any + Send + Sync>,
+) -> Arc<Storage> {
     Storage::external(ptr, len, dtype, owner)
 }

@@ -52,10 +52,50 @@ macro_rules! element {
     };
 }
 
-element!(f32, F32, F32, |v: f64| v as f32, |v: f32| v as f64, |v: i64| v as f32, |v: f32| v as i64, |v: bool| v as u8 as f32, |v: f32| v != 0.0);
-element!(f64, F64, F64, |v: f64| v, |v: f64| v, |v: i64| v as f64, |v: f64| v as i64, |v: bool| v as u8 as f64, |v: f64| v != 0.0);
-element!(i64, I64, I64, |v: f64| v as i64, |v: i64| v as f64, |v: i64| v, |v: i64| v, |v: bool| v as i64, |v: i64| v != 0);
-element!(bool, Bool, Bool, |v: f64| v != 0.0, |v: bool| v as u8 as f64, |v: i64| v != 0, |v: bool| v as i64, |v: bool| v, |v: bool| v);
+element!(
+    f32,
+    F32,
+    F32,
+    |v: f64| v as f32,
+    |v: f32| v as f64,
+    |v: i64| v as f32,
+    |v: f32| v as i64,
+    |v: bool| v as u8 as f32,
+    |v: f32| v != 0.0
+);
+element!(
+    f64,
+    F64,
+    F64,
+    |v: f64| v,
+    |v: f64| v,
+    |v: i64| v as f64,
+    |v: f64| v as i64,
+    |v: bool| v as u8 as f64,
+    |v: f64| v != 0.0
+);
+element!(
+    i64,
+    I64,
+    I64,
+    |v: f64| v as i64,
+    |v: i64| v as f64,
+    |v: i64| v,
+    |v: i64| v,
+    |v: bool| v as i64,
+    |v: i64| v != 0
+);
+element!(
+    bool,
+    Bool,
+    Bool,
+    |v: f64| v != 0.0,
+    |v: bool| v as u8 as f64,
+    |v: i64| v != 0,
+    |v: bool| v as i64,
+    |v: bool| v,
+    |v: bool| v
+);
 
 /// Who owns the memory: a Vec of ours, or something outside (a numpy array, a storage we alias).
 pub enum Owner {
@@ -86,15 +126,32 @@ impl Storage {
     pub fn from_vec<T: Element>(mut v: Vec<T>) -> Arc<Storage> {
         let ptr = v.as_mut_ptr() as *mut u8;
         let len = v.len();
-        Arc::new(Storage { ptr, len, dtype: T::DTYPE, version: AtomicU64::new(0), _owner: T::into_owner(v) })
+        Arc::new(Storage {
+            ptr,
+            len,
+            dtype: T::DTYPE,
+            version: AtomicU64::new(0),
+            _owner: T::into_owner(v),
+        })
     }
 
     /// Memory owned elsewhere (e.g. a numpy array kept alive by `owner`).
     ///
     /// # Safety
     /// `ptr` must point to `len` valid, aligned elements of `dtype` for as long as `owner` lives.
-    pub unsafe fn external(ptr: *mut u8, len: usize, dtype: DType, owner: Box<dyn Any + Send + Sync>) -> Arc<Storage> {
-        Arc::new(Storage { ptr, len, dtype, version: AtomicU64::new(0), _owner: Owner::External(owner) })
+    pub unsafe fn external(
+        ptr: *mut u8,
+        len: usize,
+        dtype: DType,
+        owner: Box<dyn Any + Send + Sync>,
+    ) -> Arc<Storage> {
+        Arc::new(Storage {
+            ptr,
+            len,
+            dtype,
+            version: AtomicU64::new(0),
+            _owner: Owner::External(owner),
+        })
     }
 
     /// Same memory, fresh version counter: what `tensor.data` hands out.

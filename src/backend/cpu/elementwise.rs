@@ -7,7 +7,11 @@ use crate::tensor::{Element, Layout};
 use rayon::prelude::*;
 
 /// `out[i] = f(x[i])` over a view, in row-major order.
-pub fn unary<T: Element, U: Element>(src: &[T], layout: &Layout, f: impl Fn(T) -> U + Sync + Send) -> Vec<U> {
+pub fn unary<T: Element, U: Element>(
+    src: &[T],
+    layout: &Layout,
+    f: impl Fn(T) -> U + Sync + Send,
+) -> Vec<U> {
     let x = contiguous_cow(src, layout);
     map_slice(&x, f)
 }
@@ -50,8 +54,16 @@ pub fn binary<T: Element, U: Element>(
     // General broadcast: walk the output in row-major order with per-operand strides.
     let sa = broadcast_strides(&la.shape, &la.strides, out_shape);
     let sb = broadcast_strides(&lb.shape, &lb.strides, out_shape);
-    let va = Layout { shape: out_shape.into(), strides: sa, offset: la.offset };
-    let vb = Layout { shape: out_shape.into(), strides: sb, offset: lb.offset };
+    let va = Layout {
+        shape: out_shape.into(),
+        strides: sa,
+        offset: la.offset,
+    };
+    let vb = Layout {
+        shape: out_shape.into(),
+        strides: sb,
+        offset: lb.offset,
+    };
     let xa = gather_broadcast(a, &va);
     let xb = gather_broadcast(b, &vb);
     zip_slices(&xa, &xb, f)
@@ -63,10 +75,17 @@ fn gather_broadcast<T: Element>(src: &[T], layout: &Layout) -> Vec<T> {
     out
 }
 
-fn zip_slices<T: Element, U: Element>(x: &[T], y: &[T], f: impl Fn(T, T) -> U + Sync + Send) -> Vec<U> {
+fn zip_slices<T: Element, U: Element>(
+    x: &[T],
+    y: &[T],
+    f: impl Fn(T, T) -> U + Sync + Send,
+) -> Vec<U> {
     if x.len() >= PAR_THRESHOLD {
         let mut out = Vec::with_capacity(x.len());
-        x.par_iter().zip(y.par_iter()).map(|(&p, &q)| f(p, q)).collect_into_vec(&mut out);
+        x.par_iter()
+            .zip(y.par_iter())
+            .map(|(&p, &q)| f(p, q))
+            .collect_into_vec(&mut out);
         out
     } else {
         x.iter().zip(y.iter()).map(|(&p, &q)| f(p, q)).collect()

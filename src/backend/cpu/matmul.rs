@@ -29,14 +29,22 @@ pub fn matmul<T: Element>(
     if m * n == 0 {
         return out;
     }
-    let threads = if m * n * k >= PAR_THRESHOLD * 4 { rayon::current_num_threads() } else { 1 };
+    let threads = if m * n * k >= PAR_THRESHOLD * 4 {
+        rayon::current_num_threads()
+    } else {
+        1
+    };
     for bi in 0..batch {
         let lo = (l.offset as isize + bi as isize * l_batch_stride) as usize;
         let ro = (r.offset as isize + bi as isize * r_batch_stride) as usize;
         let dst = &mut out[bi * m * n..(bi + 1) * m * n];
         match T::DTYPE {
             crate::DType::F32 | crate::DType::F64 => {
-                let par = if threads > 1 { gemm::Parallelism::Rayon(threads) } else { gemm::Parallelism::None };
+                let par = if threads > 1 {
+                    gemm::Parallelism::Rayon(threads)
+                } else {
+                    gemm::Parallelism::None
+                };
                 // SAFETY: offsets and strides address elements inside `lhs`/`rhs` (checked by the
                 // caller's layouts), `dst` is a fresh m×n row-major buffer.
                 unsafe {
@@ -69,8 +77,10 @@ pub fn matmul<T: Element>(
                     for j in 0..n {
                         let mut acc = 0i64;
                         for p in 0..k {
-                            let a = lhs[(lo as isize + i as isize * l.rs + p as isize * l.cs) as usize];
-                            let b = rhs[(ro as isize + p as isize * r.rs + j as isize * r.cs) as usize];
+                            let a =
+                                lhs[(lo as isize + i as isize * l.rs + p as isize * l.cs) as usize];
+                            let b =
+                                rhs[(ro as isize + p as isize * r.rs + j as isize * r.cs) as usize];
                             acc = acc.wrapping_add(a.to_i64().wrapping_mul(b.to_i64()));
                         }
                         dst[i * n + j] = T::from_i64(acc);

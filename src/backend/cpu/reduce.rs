@@ -43,7 +43,10 @@ impl Summable for i64 {
 /// Sum of a contiguous slice, with independent accumulators so the loop vectorizes.
 pub fn sum_slice<T: Summable>(x: &[T]) -> T::Acc {
     if x.len() >= PAR_THRESHOLD {
-        return x.par_chunks(PAR_THRESHOLD).map(sum_serial::<T>).reduce(|| T::Acc::default(), |a, b| a + b);
+        return x
+            .par_chunks(PAR_THRESHOLD)
+            .map(sum_serial::<T>)
+            .reduce(T::Acc::default, |a, b| a + b);
     }
     sum_serial::<T>(x)
 }
@@ -94,8 +97,12 @@ pub fn sum_dims<T: Summable>(src: &[T], layout: &Layout, dims: &[usize]) -> Vec<
         std::borrow::Cow::Owned(gather_contiguous(src, &permuted))
     };
     if outs * run >= PAR_THRESHOLD && outs > 1 {
-        x.par_chunks(run).map(|c| T::narrow(sum_serial::<T>(c))).collect()
+        x.par_chunks(run)
+            .map(|c| T::narrow(sum_serial::<T>(c)))
+            .collect()
     } else {
-        x.chunks(run).map(|c| T::narrow(sum_serial::<T>(c))).collect()
+        x.chunks(run)
+            .map(|c| T::narrow(sum_serial::<T>(c)))
+            .collect()
     }
 }
