@@ -20,7 +20,8 @@ pub enum BinaryOp {
 }
 
 impl BinaryOp {
-    fn name(self) -> &'static str {
+    /// The op's PyTorch function name (`add`, `mul`, ...).
+    pub fn name(self) -> &'static str {
         match self {
             BinaryOp::Add => "add",
             BinaryOp::Sub => "sub",
@@ -614,11 +615,6 @@ impl Backward for PowTensorBackward {
         self.exponent.release();
         self.result.release();
     }
-}
-
-/// The name PyTorch uses in "not implemented for" messages.
-pub fn op_name(op: BinaryOp) -> &'static str {
-    op.name()
 }
 
 /// `where(cond, a, b)`: `a` where `cond` is true, else `b`, broadcast together.

@@ -156,8 +156,3 @@ pub fn eye(n: usize, m: usize, dtype: DType) -> Tensor {
         Tensor::from_vec(v, &[n, m])
     })
 }
-
-/// Build a tensor from row-major values of any element type.
-pub fn from_values<T: Element>(values: Vec<T>, shape: &[usize]) -> Tensor {
-    Tensor::from_vec(values, shape)
-}

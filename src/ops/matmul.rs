@@ -64,11 +64,9 @@ fn bmm_data(a: &Tensor, b: &Tensor) -> Tensor {
 
 /// 2-D product as a batch of one (views, no copies).
 fn mm_data(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    let a3 = crate::autograd::GradModeGuard::new(false);
+    let _no_grad = crate::autograd::GradModeGuard::new(false);
     let r = bmm_data(&unsqueeze(a, 0)?, &unsqueeze(b, 0)?);
-    drop(a3);
     let shape = r.shape();
-    let _g = crate::autograd::GradModeGuard::new(false);
     reshape(&r, &[shape[1] as i64, shape[2] as i64])
 }
 

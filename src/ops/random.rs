@@ -111,8 +111,3 @@ pub fn randint(low: i64, high: i64, shape: &[usize], dtype: DType) -> Result<Ten
         Tensor::from_vec(v, shape)
     }))
 }
-
-/// Fills used by `rand_like` and friends keep the element type generic.
-pub fn fill_with<T: Element>(n: usize, mut f: impl FnMut() -> T) -> Vec<T> {
-    (0..n).map(|_| f()).collect()
-}

@@ -5,8 +5,6 @@ use crate::autograd::{needs_grad, record, Backward, Ctx, SavedTensor};
 use crate::backend::cpu::elementwise;
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
-#[allow(unused_imports)]
-use crate::ops::binary::where_;
 use crate::ops::binary::{gt, mul, Operand};
 use crate::ops::{binary, creation};
 use crate::tensor::{Element, Tensor};

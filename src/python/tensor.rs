@@ -142,14 +142,10 @@ impl PyTensor {
         op: BinaryOp,
         other: &Bound<'_, PyAny>,
     ) -> PyResult<Py<PyAny>> {
-        let o = operand_or_err(other, op_name(op))?;
+        let o = operand_or_err(other, op.name())?;
         bin::binary_(op, &slf.borrow().t, o)?;
         Ok(slf.clone().into_any().unbind())
     }
-}
-
-fn op_name(op: BinaryOp) -> &'static str {
-    bin::op_name(op)
 }
 
 #[pymethods]
