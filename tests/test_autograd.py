@@ -1522,3 +1522,14 @@ def test_intermediate_outlives_graph_owner():
         return x.grad
 
     check(fn)
+
+
+def test_pow_tensor_grad_at_zero_base_and_exponent():
+    # PyTorch masks 0 * inf: d/dx is 0 where the exponent is 0, d/dy is 0 where the base is 0.
+    def fn(M):
+        x = M.tensor([0.0, 2.0, 0.0, -1.0], requires_grad=True)
+        y = M.tensor([0.0, 3.0, 2.0, 2.0], requires_grad=True)
+        (x**y).sum().backward()
+        return x.grad, y.grad
+
+    check(fn)

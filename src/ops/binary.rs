@@ -608,6 +608,19 @@ impl Backward for PowTensorBackward {
             )?,
         )?;
         let gy = mul(g, &mul(&r, &unary(UnaryOp::Log, &x)?)?)?;
+        // As PyTorch: exactly 0 where the exponent is 0 (d/dx), and where the base is 0 with a
+        // non-negative exponent (d/dy), instead of 0·inf = nan.
+        let zero = || Operand::Scalar(Scalar::Int(0));
+        let exp_zero = compare(CmpOp::Eq, Operand::Tensor(y.clone()), zero())?;
+        let gx = where_(&exp_zero, zero(), Operand::Tensor(gx))?;
+        let base_zero = compare(CmpOp::Eq, Operand::Tensor(x), zero())?;
+        let exp_nonneg = compare(CmpOp::Ge, Operand::Tensor(y), zero())?;
+        let mask = binary(
+            BinaryOp::Mul,
+            Operand::Tensor(base_zero),
+            Operand::Tensor(exp_nonneg),
+        )?;
+        let gy = where_(&mask, zero(), Operand::Tensor(gy))?;
         Ok(vec![Some(gx), Some(gy)])
     }
     fn release(&mut self) {
