@@ -34,6 +34,11 @@ pub fn list_repr(shape: &[usize]) -> String {
     format!("[{}]", dims.join(", "))
 }
 
+/// A shape as the signed size list that `view`/`reshape`/`expand` take.
+pub fn sizes_i64(shape: &[usize]) -> Vec<i64> {
+    shape.iter().map(|&s| s as i64).collect()
+}
+
 /// Wrap a possibly negative dimension into `0..ndim` (scalars accept -1 and 0).
 pub fn wrap_dim(dim: i64, ndim: usize) -> Result<usize> {
     let n = ndim.max(1) as i64;

@@ -176,19 +176,11 @@ fn binary_data(op: BinaryOp, a: &Operand, b: &Operand, dtype: DType) -> Result<T
 pub fn binary(op: BinaryOp, a: Operand, b: Operand) -> Result<Tensor> {
     let dtype = compute_dtype(op, &a, &b);
     let out = binary_data(op, &a, &b, dtype)?;
-    let (ta, tb) = (as_tensor(&a), as_tensor(&b));
-    let (ra, rb) = (
-        ta.as_ref().is_some_and(|t| t.requires_grad()),
-        tb.as_ref().is_some_and(|t| t.requires_grad()),
-    );
+    let (ra, rb) = (a.requires_grad(), b.requires_grad());
     if !crate::autograd::is_grad_enabled() || !(ra || rb) {
         return Ok(out);
     }
-    let placeholder = |x: &Operand| materialize(x, dtype);
-    let (ta, tb) = (
-        ta.unwrap_or_else(|| placeholder(&a)),
-        tb.unwrap_or_else(|| placeholder(&b)),
-    );
+    let (ta, tb) = (a.edge_tensor(dtype), b.edge_tensor(dtype));
     let save = |cond: bool, t: &Tensor| {
         if cond {
             Some(SavedTensor::input(t))
@@ -263,13 +255,6 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand) -> Result<Tensor> {
     Ok(out)
 }
 
-fn as_tensor(x: &Operand) -> Option<Tensor> {
-    match x {
-        Operand::Tensor(t) => Some(t.clone()),
-        Operand::Scalar(_) => None,
-    }
-}
-
 pub fn add(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     binary(BinaryOp::Add, a.into(), b.into())
 }
@@ -330,17 +315,24 @@ pub fn gt(a: &Tensor, b: Operand) -> Result<Tensor> {
     compare(CmpOp::Gt, a.into(), b)
 }
 
-/// In-place `dst op= other` (`x += y`, `w -= lr * g`), with PyTorch's autograd rules:
-/// a leaf that requires grad may not be modified while grad mode is on; a non-leaf takes
-/// the new op as its history.
-pub fn binary_(op: BinaryOp, dst: &Tensor, other: Operand) -> Result<()> {
-    let tracked = crate::autograd::is_grad_enabled()
-        && (dst.requires_grad() || matches!(&other, Operand::Tensor(o) if o.requires_grad()));
-    if tracked && dst.is_leaf() && dst.requires_grad() {
+/// PyTorch's rule for every in-place op: a leaf that requires grad may not be modified while
+/// grad mode is on.
+pub fn check_inplace_leaf(dst: &Tensor) -> Result<()> {
+    if crate::autograd::is_grad_enabled() && dst.is_leaf() && dst.requires_grad() {
         return Err(Error::Runtime(
             "a leaf Variable that requires grad is being used in an in-place operation.".into(),
         ));
     }
+    Ok(())
+}
+
+/// In-place `dst op= other` (`x += y`, `w -= lr * g`), with PyTorch's autograd rules:
+/// a leaf that requires grad may not be modified while grad mode is on; a non-leaf takes
+/// the new op as its history.
+pub fn binary_(op: BinaryOp, dst: &Tensor, other: Operand) -> Result<()> {
+    check_inplace_leaf(dst)?;
+    let tracked =
+        crate::autograd::is_grad_enabled() && (dst.requires_grad() || other.requires_grad());
     let result_dtype = compute_dtype(op, &dst.into(), &other);
     let dtype = dst.dtype();
     if result_dtype != dtype && !(result_dtype.is_floating_point() && dtype.is_floating_point()) {
@@ -641,7 +633,7 @@ pub fn where_(cond: &Tensor, a: Operand, b: Operand) -> Result<Tensor> {
     let dtype = result_type(&[a.participant(), b.participant()]);
     let (ta, tb) = (materialize(&a, dtype), materialize(&b, dtype));
     let shape = broadcast_shapes(&broadcast_shapes(&cond.shape(), &ta.shape())?, &tb.shape())?;
-    let sizes: Vec<i64> = shape.iter().map(|&s| s as i64).collect();
+    let sizes = crate::shape::sizes_i64(&shape);
     let expand = |t: &Tensor| -> Result<Tensor> {
         let _g = crate::autograd::GradModeGuard::new(false);
         Ok(contiguous_clone(&crate::ops::movement::expand(t, &sizes)?))
@@ -653,11 +645,8 @@ pub fn where_(cond: &Tensor, a: Operand, b: Operand) -> Result<Tensor> {
         let v: Vec<T> = mask.iter().zip(va.iter().zip(vb.iter())).map(|(&m, (&p, &q))| if m { p } else { q }).collect();
         Tensor::from_vec(v, &shape)
     });
-    let (oa, ob) = (as_tensor(&a), as_tensor(&b));
-    let ra = oa.as_ref().is_some_and(|t| t.requires_grad());
-    let rb = ob.as_ref().is_some_and(|t| t.requires_grad());
-    if crate::autograd::is_grad_enabled() && (ra || rb) {
-        let (oa, ob) = (oa.unwrap_or(ta), ob.unwrap_or(tb));
+    if crate::autograd::is_grad_enabled() && (a.requires_grad() || b.requires_grad()) {
+        let (oa, ob) = (a.edge_tensor(dtype), b.edge_tensor(dtype));
         attach(
             &[&out],
             &[&oa, &ob],
@@ -702,10 +691,8 @@ pub fn add_scaled(a: &Tensor, b: Operand, alpha: Scalar, sub: bool) -> Result<Te
         binary(BinaryOp::Mul, b.clone(), Operand::Scalar(alpha))?
     };
     let out = binary_data(op, &a_op, &Operand::Tensor(scaled), dtype)?;
-    let tb = as_tensor(&b);
-    let rb = tb.as_ref().is_some_and(|t| t.requires_grad());
-    if crate::autograd::is_grad_enabled() && (a.requires_grad() || rb) {
-        let tb = tb.unwrap_or_else(|| materialize(&b, dtype));
+    if crate::autograd::is_grad_enabled() && (a.requires_grad() || b.requires_grad()) {
+        let tb = b.edge_tensor(dtype);
         attach(
             &[&out],
             &[a, &tb],

@@ -21,6 +21,18 @@ pub enum Operand {
 }
 
 impl Operand {
+    pub(crate) fn requires_grad(&self) -> bool {
+        matches!(self, Operand::Tensor(t) if t.requires_grad())
+    }
+
+    /// What a graph edge points at: the tensor itself, or a number as a 0-dim `dtype` tensor.
+    pub(crate) fn edge_tensor(&self, dtype: crate::DType) -> Tensor {
+        match self {
+            Operand::Tensor(t) => t.clone(),
+            Operand::Scalar(s) => Tensor::scalar(*s, dtype),
+        }
+    }
+
     pub(crate) fn participant(&self) -> Participant {
         match self {
             Operand::Tensor(t) => {

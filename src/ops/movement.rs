@@ -5,16 +5,12 @@ use crate::autograd::{needs_grad, record, Backward, Ctx};
 use crate::error::{Error, Result};
 use crate::ops::creation::contiguous;
 use crate::ops::reduce::sum_to;
-use crate::shape::{infer_size, list_repr, view_strides, wrap_dim, Shape, Strides};
+use crate::shape::{infer_size, list_repr, sizes_i64, view_strides, wrap_dim, Shape, Strides};
 use crate::tensor::{Layout, Tensor};
 
 /// A tensor over `x`'s storage with another layout.
 fn alias(x: &Tensor, layout: Layout) -> Tensor {
     Tensor::from_storage(x.read().storage.clone(), layout)
-}
-
-fn to_i64(shape: &[usize]) -> Vec<i64> {
-    shape.iter().map(|&s| s as i64).collect()
 }
 
 #[derive(Clone)]
@@ -55,7 +51,7 @@ impl Backward for ViewBackward {
         let g = g[0].as_ref().expect("gradient");
         let gi = match &self.kind {
             ViewKind::View | ViewKind::UnsafeView | ViewKind::Unsqueeze | ViewKind::Squeeze(_) => {
-                reshape(g, &to_i64(&self.input_shape))?
+                reshape(g, &sizes_i64(&self.input_shape))?
             }
             ViewKind::T => t(g)?,
             ViewKind::Transpose(a, b) => transpose(g, *a as i64, *b as i64)?,
@@ -110,7 +106,7 @@ pub fn reshape(x: &Tensor, sizes: &[i64]) -> Result<Tensor> {
     let d = x.data();
     let shape = infer_size(sizes, d.layout.numel())?;
     if view_strides(&d.layout.shape, &d.layout.strides, &shape).is_some() {
-        return view(x, &to_i64(&shape));
+        return view(x, &sizes_i64(&shape));
     }
     unsafe_view(&crate::ops::creation::clone(x), &shape)
 }

@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 use crate::ops::binary::{binary, BinaryOp, Operand};
 use crate::ops::creation::cast_data;
 use crate::ops::movement::{expand, reshape, unsqueeze};
-use crate::shape::{wrap_dim, Shape};
+use crate::shape::{sizes_i64, wrap_dim, Shape};
 use crate::tensor::Tensor;
 
 /// Normalize a dim list: wrapped, sorted, unique (PyTorch errors on repeats).
@@ -129,7 +129,7 @@ pub fn sum_to(g: &Tensor, shape: &[usize]) -> Result<Tensor> {
     } else {
         sum(g, Some(&dims), true)?
     };
-    let target: Vec<i64> = shape.iter().map(|&s| s as i64).collect();
+    let target = sizes_i64(shape);
     reshape(&summed, &target)
 }
 
@@ -158,7 +158,7 @@ impl Backward for SumBackward {
                 g = unsqueeze(&g, d as i64)?;
             }
         }
-        let sizes: Vec<i64> = self.shape.iter().map(|&s| s as i64).collect();
+        let sizes = sizes_i64(&self.shape);
         let mut gi = expand(&g, &sizes)?;
         if let Some(n) = self.scale {
             gi = binary(

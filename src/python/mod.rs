@@ -156,83 +156,42 @@ fn full_like(
     finish(py, Tensor::full(&input.t.shape(), v, d), requires_grad)
 }
 
-#[pyfunction]
-#[pyo3(signature = (*size, dtype=None, device=None, requires_grad=false, generator=None))]
-fn rand(
-    py: Python<'_>,
-    size: &Bound<'_, PyTuple>,
-    dtype: Option<&Bound<'_, PyAny>>,
-    device: Option<&Bound<'_, PyAny>>,
-    requires_grad: bool,
-    generator: Option<&Bound<'_, PyAny>>,
-) -> R {
-    let _ = generator;
-    check_device(device)?;
-    finish(
-        py,
-        random::rand(
-            &shape_of(size)?,
-            extract_dtype(dtype)?.unwrap_or(DType::F32),
-        )?,
-        requires_grad,
-    )
-}
+/// `rand`/`randn` (sized) and `rand_like`/`randn_like`: one body per sampler.
+macro_rules! sampled {
+    ($name:ident, $like:ident, $sampler:path) => {
+        #[pyfunction]
+        #[pyo3(signature = (*size, dtype=None, device=None, requires_grad=false, generator=None))]
+        fn $name(
+            py: Python<'_>,
+            size: &Bound<'_, PyTuple>,
+            dtype: Option<&Bound<'_, PyAny>>,
+            device: Option<&Bound<'_, PyAny>>,
+            requires_grad: bool,
+            generator: Option<&Bound<'_, PyAny>>,
+        ) -> R {
+            let _ = generator;
+            check_device(device)?;
+            let d = extract_dtype(dtype)?.unwrap_or(DType::F32);
+            finish(py, $sampler(&shape_of(size)?, d)?, requires_grad)
+        }
 
-#[pyfunction]
-#[pyo3(signature = (*size, dtype=None, device=None, requires_grad=false, generator=None))]
-fn randn(
-    py: Python<'_>,
-    size: &Bound<'_, PyTuple>,
-    dtype: Option<&Bound<'_, PyAny>>,
-    device: Option<&Bound<'_, PyAny>>,
-    requires_grad: bool,
-    generator: Option<&Bound<'_, PyAny>>,
-) -> R {
-    let _ = generator;
-    check_device(device)?;
-    finish(
-        py,
-        random::randn(
-            &shape_of(size)?,
-            extract_dtype(dtype)?.unwrap_or(DType::F32),
-        )?,
-        requires_grad,
-    )
+        #[pyfunction]
+        #[pyo3(signature = (input, *, dtype=None, device=None, requires_grad=false))]
+        fn $like(
+            py: Python<'_>,
+            input: PyRef<'_, PyTensor>,
+            dtype: Option<&Bound<'_, PyAny>>,
+            device: Option<&Bound<'_, PyAny>>,
+            requires_grad: bool,
+        ) -> R {
+            check_device(device)?;
+            let d = like_dtype(&input.t, dtype)?;
+            finish(py, $sampler(&input.t.shape(), d)?, requires_grad)
+        }
+    };
 }
-
-#[pyfunction]
-#[pyo3(signature = (input, *, dtype=None, device=None, requires_grad=false))]
-fn rand_like(
-    py: Python<'_>,
-    input: PyRef<'_, PyTensor>,
-    dtype: Option<&Bound<'_, PyAny>>,
-    device: Option<&Bound<'_, PyAny>>,
-    requires_grad: bool,
-) -> R {
-    check_device(device)?;
-    finish(
-        py,
-        random::rand(&input.t.shape(), like_dtype(&input.t, dtype)?)?,
-        requires_grad,
-    )
-}
-
-#[pyfunction]
-#[pyo3(signature = (input, *, dtype=None, device=None, requires_grad=false))]
-fn randn_like(
-    py: Python<'_>,
-    input: PyRef<'_, PyTensor>,
-    dtype: Option<&Bound<'_, PyAny>>,
-    device: Option<&Bound<'_, PyAny>>,
-    requires_grad: bool,
-) -> R {
-    check_device(device)?;
-    finish(
-        py,
-        random::randn(&input.t.shape(), like_dtype(&input.t, dtype)?)?,
-        requires_grad,
-    )
-}
+sampled!(rand, rand_like, random::rand);
+sampled!(randn, randn_like, random::randn);
 
 /// `randint(high, size)` or `randint(low, high, size)`.
 #[pyfunction]

@@ -10,6 +10,7 @@ use crate::dtype::{DType, Scalar};
 use crate::ops::binary::{self as bin, BinaryOp, CmpOp};
 use crate::ops::unary::{unary, UnaryOp};
 use crate::ops::{creation, matmul, movement, reduce, Operand};
+use crate::shape::sizes_i64;
 use crate::tensor::Tensor;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
@@ -133,6 +134,13 @@ impl PyTensor {
                 bin::binary(if sub { BinaryOp::Sub } else { BinaryOp::Add }, a, o)?,
             ),
         }
+    }
+    /// The tensor in the `dtype=` a reduction was asked for (itself when None).
+    fn cast_to(&self, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<Tensor> {
+        Ok(match extract_dtype(dtype)? {
+            Some(d) => creation::to_dtype(&self.t, d)?,
+            None => self.t.clone(),
+        })
     }
     fn un(&self, py: Python<'_>, op: UnaryOp) -> R {
         wrap(py, unary(op, &self.t)?)
@@ -470,8 +478,8 @@ impl PyTensor {
     }
     fn copy_(slf: &Bound<'_, Self>, src: PyRef<'_, PyTensor>) -> PyResult<Py<PyAny>> {
         let dst = &slf.borrow().t;
-        check_inplace_leaf(dst)?;
-        let shape: Vec<i64> = dst.shape().iter().map(|&s| s as i64).collect();
+        bin::check_inplace_leaf(dst)?;
+        let shape = sizes_i64(&dst.shape());
         let _g = autograd::GradModeGuard::new(false);
         let src = movement::expand(&src.t, &shape)?;
         bin::write_into(dst, &src)?;
@@ -775,10 +783,7 @@ impl PyTensor {
         keepdim: bool,
         dtype: Option<&Bound<'_, PyAny>>,
     ) -> R {
-        let x = match extract_dtype(dtype)? {
-            Some(d) => creation::to_dtype(&self.t, d)?,
-            None => self.t.clone(),
-        };
+        let x = self.cast_to(dtype)?;
         let dims = dims_arg(dim)?;
         wrap(py, reduce::sum(&x, dims.as_deref(), keepdim)?)
     }
@@ -790,10 +795,7 @@ impl PyTensor {
         keepdim: bool,
         dtype: Option<&Bound<'_, PyAny>>,
     ) -> R {
-        let x = match extract_dtype(dtype)? {
-            Some(d) => creation::to_dtype(&self.t, d)?,
-            None => self.t.clone(),
-        };
+        let x = self.cast_to(dtype)?;
         let dims = dims_arg(dim)?;
         wrap(py, reduce::mean(&x, dims.as_deref(), keepdim)?)
     }
@@ -819,13 +821,7 @@ impl PyTensor {
                 if d.get().d != self.t.dtype() {
                     return Err(PyRuntimeError::new_err("view(dtype) is not supported yet"));
                 }
-                return wrap(
-                    py,
-                    movement::view(
-                        &self.t,
-                        &self.t.shape().iter().map(|&s| s as i64).collect::<Vec<_>>(),
-                    )?,
-                );
+                return wrap(py, movement::view(&self.t, &sizes_i64(&self.t.shape()))?);
             }
         }
         wrap(py, movement::view(&self.t, &sizes_arg(shape)?)?)
@@ -835,11 +831,11 @@ impl PyTensor {
         wrap(py, movement::reshape(&self.t, &sizes_arg(shape)?)?)
     }
     fn view_as(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
-        let s: Vec<i64> = other.t.shape().iter().map(|&s| s as i64).collect();
+        let s = sizes_i64(&other.t.shape());
         wrap(py, movement::view(&self.t, &s)?)
     }
     fn reshape_as(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
-        let s: Vec<i64> = other.t.shape().iter().map(|&s| s as i64).collect();
+        let s = sizes_i64(&other.t.shape());
         wrap(py, movement::reshape(&self.t, &s)?)
     }
     fn t(&self, py: Python<'_>) -> R {
@@ -857,7 +853,7 @@ impl PyTensor {
         wrap(py, movement::expand(&self.t, &sizes_arg(sizes)?)?)
     }
     fn expand_as(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
-        let s: Vec<i64> = other.t.shape().iter().map(|&s| s as i64).collect();
+        let s = sizes_i64(&other.t.shape());
         wrap(py, movement::expand(&self.t, &s)?)
     }
     fn unsqueeze(&self, py: Python<'_>, dim: i64) -> R {
@@ -918,17 +914,8 @@ fn dim_of(d: i64, ndim: usize) -> PyResult<usize> {
     Ok(crate::shape::wrap_dim(d, ndim)?)
 }
 
-fn check_inplace_leaf(t: &Tensor) -> PyResult<()> {
-    if autograd::is_grad_enabled() && t.is_leaf() && t.requires_grad() {
-        return Err(PyRuntimeError::new_err(
-            "a leaf Variable that requires grad is being used in an in-place operation.",
-        ));
-    }
-    Ok(())
-}
-
 fn fill(t: &Tensor, s: Scalar) -> PyResult<()> {
-    check_inplace_leaf(t)?;
+    bin::check_inplace_leaf(t)?;
     let full = Tensor::full(&t.shape(), s, t.dtype());
     bin::write_into(t, &full)?;
     Ok(())
