@@ -132,6 +132,13 @@ for _name in (
     "reciprocal", "sum", "mean", "matmul", "mm", "bmm", "mv", "dot", "reshape", "t",
     "transpose", "permute", "squeeze", "unsqueeze", "flatten", "clone", "detach", "eq",
     "ne", "lt", "le", "gt", "ge", "div", "mul", "sub", "add",
+    # elementwise math
+    "exp2", "expm1", "log2", "log10", "log1p", "rsqrt", "square", "tan", "asin", "acos",
+    "atan", "arcsin", "arccos", "arctan", "sinh", "cosh", "erf", "floor", "ceil", "trunc",
+    "fix", "frac", "round", "clamp", "clip", "clamp_min", "clamp_max", "nan_to_num",
+    "maximum", "minimum", "fmax", "atan2", "arctan2", "fmod", "remainder", "floor_divide",
+    "logical_and", "logical_or", "logical_xor", "logical_not", "lerp", "addcmul", "addcdiv",
+    "relu_", "sigmoid_", "tanh_", "exp_", "clamp_", "clip_", "neg_", "abs_", "sqrt_",
 ):
     globals()[_name] = _method(_name)
 del _name
@@ -155,3 +162,4 @@ subtract = globals()["sub"]
 true_divide = globals()["div"]
 
 from . import autograd  # noqa: E402
+from . import nn  # noqa: E402

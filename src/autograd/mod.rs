@@ -1,11 +1,13 @@
 //! Autograd: the graph arena, grad mode, saved tensors and the backward engine.
 
 pub mod engine;
+pub mod formula;
 pub mod grad_mode;
 pub mod graph;
 pub mod saved;
 
 pub use engine::{backward, grad, BackwardOptions};
+pub use formula::{attach_formula, record_formula};
 pub use grad_mode::{is_grad_enabled, set_grad_enabled, GradModeGuard};
 pub use graph::{Backward, Ctx, Edge, NodeRef};
 pub use saved::SavedTensor;

@@ -106,7 +106,7 @@ fn int_op(op: BinaryOp) -> Result<fn(i64, i64) -> i64> {
     })
 }
 
-fn zip<T: Element, U: Element>(
+pub(crate) fn zip<T: Element, U: Element>(
     a: &Tensor,
     b: &Tensor,
     shape: &[usize],
@@ -125,7 +125,7 @@ fn zip<T: Element, U: Element>(
 }
 
 /// An operand as a tensor of `dtype` (Python numbers become 0-dim tensors).
-fn materialize(x: &Operand, dtype: DType) -> Tensor {
+pub(crate) fn materialize(x: &Operand, dtype: DType) -> Tensor {
     match x {
         Operand::Scalar(s) => Tensor::scalar(*s, dtype),
         Operand::Tensor(t) if t.dtype() == dtype => t.clone(),
@@ -144,7 +144,7 @@ pub fn compute_dtype(op: BinaryOp, a: &Operand, b: &Operand) -> DType {
 }
 
 /// The forward kernel alone (no autograd), computing in `dtype`.
-fn binary_data(op: BinaryOp, a: &Operand, b: &Operand, dtype: DType) -> Result<Tensor> {
+pub(crate) fn binary_data(op: BinaryOp, a: &Operand, b: &Operand, dtype: DType) -> Result<Tensor> {
     let (ta, tb) = (materialize(a, dtype), materialize(b, dtype));
     let shape = broadcast_shapes(&ta.shape(), &tb.shape())?;
     Ok(match dtype {
@@ -330,42 +330,15 @@ pub fn check_inplace_leaf(dst: &Tensor) -> Result<()> {
 /// a leaf that requires grad may not be modified while grad mode is on; a non-leaf takes
 /// the new op as its history.
 pub fn binary_(op: BinaryOp, dst: &Tensor, other: Operand) -> Result<()> {
-    check_inplace_leaf(dst)?;
-    let tracked =
-        crate::autograd::is_grad_enabled() && (dst.requires_grad() || other.requires_grad());
-    let result_dtype = compute_dtype(op, &dst.into(), &other);
-    let dtype = dst.dtype();
-    if result_dtype != dtype && !(result_dtype.is_floating_point() && dtype.is_floating_point()) {
-        return Err(Error::Runtime(format!(
-            "result type {} can't be cast to the desired output type {}",
-            crate::dtype::pretty_kernel_name(result_dtype),
-            crate::dtype::pretty_kernel_name(dtype)
-        )));
-    }
-    let result = if tracked {
-        // Compute from a shallow alias that keeps dst's current history, then rebase dst.
-        let alias = dst.detach();
-        alias.set_grad_fn(dst.grad_fn(), dst.output_nr());
-        if alias.grad_fn().is_none() {
-            alias.set_requires_grad(dst.requires_grad())?;
+    crate::ops::inplace::apply_(dst, other.requires_grad(), |alias| {
+        let a = Operand::Tensor(alias.clone());
+        if alias.requires_grad() || other.requires_grad() {
+            binary(op, a, other)
+        } else {
+            let dtype = compute_dtype(op, &a, &other);
+            binary_data(op, &a, &other, dtype)
         }
-        binary(op, Operand::Tensor(alias), other)?
-    } else {
-        binary_data(op, &dst.into(), &other, result_dtype)?
-    };
-    let shape = dst.shape();
-    if result.shape() != shape {
-        return Err(Error::Runtime(format!(
-            "output with shape {} doesn't match the broadcast shape {}",
-            crate::shape::list_repr(&shape),
-            crate::shape::list_repr(&result.shape())
-        )));
-    }
-    write_into(dst, &result)?;
-    if tracked {
-        dst.set_grad_fn(result.grad_fn(), result.output_nr());
-    }
-    Ok(())
+    })
 }
 
 /// `a.add_(b)` without autograd (gradient accumulation).

@@ -2,10 +2,13 @@
 //! backward formula written in tensor ops, side by side, so higher-order gradients come free.
 //! See ARCHITECTURE.md, "Adding an op".
 
+pub mod arith;
 pub mod binary;
 pub mod creation;
+pub mod inplace;
 pub mod matmul;
 pub mod movement;
+pub mod pointwise;
 pub mod random;
 pub mod reduce;
 pub mod unary;

@@ -194,7 +194,7 @@ fn int_fn(op: UnaryOp) -> Option<fn(i64) -> i64> {
     })
 }
 
-fn map<T: Element, U: Element>(t: &Tensor, f: impl Fn(T) -> U + Sync + Send) -> Tensor {
+pub(crate) fn map<T: Element, U: Element>(t: &Tensor, f: impl Fn(T) -> U + Sync + Send) -> Tensor {
     let d = t.read();
     let v = elementwise::unary(d.storage.slice::<T>(), &d.layout, f);
     Tensor::from_vec(v, &d.layout.shape)

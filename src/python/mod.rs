@@ -5,6 +5,7 @@ pub mod convert;
 pub mod dtype;
 pub mod errors;
 pub mod helpers;
+pub mod pointwise;
 pub mod tensor;
 
 use crate::dtype::{DType, Scalar};
@@ -380,6 +381,7 @@ fn get_num_threads() -> usize {
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTensor>()?;
+    pointwise::register(m)?;
     m.add_class::<PyDType>()?;
     m.add_class::<PyDevice>()?;
     m.add_class::<autograd::PyNode>()?;

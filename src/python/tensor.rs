@@ -707,7 +707,13 @@ impl PyTensor {
             )?,
         )
     }
-    fn div(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
+    #[pyo3(signature = (other, *, rounding_mode=None))]
+    fn div(&self, py: Python<'_>, other: &Bound<'_, PyAny>, rounding_mode: Option<&str>) -> R {
+        if let Some(mode) = rounding_mode {
+            let o = operand_or_err(other, "div")?;
+            let a = Operand::Tensor(self.t.clone());
+            return wrap(py, crate::ops::pointwise::div_rounding(&a, &o, mode)?);
+        }
         wrap(
             py,
             bin::binary(

@@ -1,0 +1,68 @@
+//! Backward formulas as closures, so an op needs no struct of its own: the node keeps its
+//! saved tensors (version-checked, freed after backward) and calls the closure with them.
+
+use crate::autograd::graph::{Backward, Ctx};
+use crate::autograd::{attach, SavedTensor};
+use crate::error::Result;
+use crate::tensor::Tensor;
+
+/// `grads` (one per output, `None` where an output got no gradient) and the unpacked saved
+/// tensors, in the order they were saved; returns one gradient per input.
+pub type FormulaFn =
+    dyn Fn(&[Option<Tensor>], &[Tensor]) -> Result<Vec<Option<Tensor>>> + Send + Sync;
+
+struct Formula {
+    name: &'static str,
+    saved: Vec<SavedTensor>,
+    f: Box<FormulaFn>,
+}
+
+impl Backward for Formula {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn apply(&mut self, grads: &[Option<Tensor>], ctx: &Ctx) -> Result<Vec<Option<Tensor>>> {
+        let saved = self
+            .saved
+            .iter()
+            .map(|s| s.unpack(ctx))
+            .collect::<Result<Vec<_>>>()?;
+        (self.f)(grads, &saved)
+    }
+    fn release(&mut self) {
+        self.saved.iter_mut().for_each(SavedTensor::release);
+    }
+}
+
+/// Record a node named `name` for `outputs` computed from `inputs`.
+pub fn attach_formula(
+    outputs: &[&Tensor],
+    inputs: &[&Tensor],
+    name: &'static str,
+    saved: Vec<SavedTensor>,
+    f: impl Fn(&[Option<Tensor>], &[Tensor]) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
+) {
+    attach(
+        outputs,
+        inputs,
+        Box::new(Formula {
+            name,
+            saved,
+            f: Box::new(f),
+        }),
+    );
+}
+
+/// The single-output case: `f(g, saved)` returns one gradient per input.
+pub fn record_formula(
+    out: Tensor,
+    inputs: &[&Tensor],
+    name: &'static str,
+    saved: Vec<SavedTensor>,
+    f: impl Fn(&Tensor, &[Tensor]) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
+) -> Tensor {
+    attach_formula(&[&out], inputs, name, saved, move |g, s| {
+        f(g[0].as_ref().expect("engine passes a gradient"), s)
+    });
+    out
+}

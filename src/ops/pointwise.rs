@@ -1,0 +1,928 @@
+//! More elementwise math: each op's forward map and its backward formula side by side.
+//! Unary float ops compute integer and bool inputs in float32, as PyTorch does.
+
+use crate::autograd::{needs_grad, record_formula, SavedTensor};
+use crate::dtype::{result_type, DType, Scalar};
+use crate::error::{Error, Result};
+use crate::ops::arith::{self, add, cmp, cmps, div, keep, mul, muls, neg, rsubs, sub};
+use crate::ops::binary::{materialize, where_, zip, CmpOp, Operand};
+use crate::ops::creation::{cast_data, contiguous_clone, zeros_like};
+use crate::ops::unary::{map, UnaryOp};
+use crate::shape::broadcast_shapes;
+use crate::tensor::{Element, Tensor};
+
+/// Functions std lacks for floats, from libm.
+pub(crate) trait Special: Sized {
+    fn erf(self) -> Self;
+}
+impl Special for f32 {
+    fn erf(self) -> f32 {
+        libm::erff(self)
+    }
+}
+impl Special for f64 {
+    fn erf(self) -> f64 {
+        libm::erf(self)
+    }
+}
+
+pub(crate) fn float_input(x: &Tensor) -> Tensor {
+    if x.dtype().is_floating_point() {
+        x.clone()
+    } else {
+        cast_data(x, DType::F32)
+    }
+}
+
+/// `fmap!(x, |v: T| body)`: map a float kernel over `x` (ints computed in float32).
+macro_rules! fmap {
+    ($x:expr, |$v:ident : $T:ident| $body:expr) => {{
+        let x = $crate::ops::pointwise::float_input($x);
+        match x.dtype() {
+            DType::F32 => {
+                #[allow(dead_code)]
+                type $T = f32;
+                map::<f32, f32>(&x, move |$v: f32| $body)
+            }
+            DType::F64 => {
+                #[allow(dead_code)]
+                type $T = f64;
+                map::<f64, f64>(&x, move |$v: f64| $body)
+            }
+            _ => unreachable!("float_input casts"),
+        }
+    }};
+}
+
+/// What a unary op's backward reads.
+#[derive(Clone, Copy)]
+enum Save {
+    Input,
+    Result,
+    Nothing,
+}
+
+/// Record `f(grad, saved)` as the backward of the unary op `x -> out`.
+fn unary_node(
+    x: &Tensor,
+    out: Tensor,
+    name: &'static str,
+    save: Save,
+    f: impl Fn(&Tensor, &Tensor) -> Result<Tensor> + Send + Sync + 'static,
+) -> Result<Tensor> {
+    if !needs_grad(&[x]) {
+        return Ok(out);
+    }
+    let saved = match save {
+        Save::Input => vec![SavedTensor::input(x)],
+        Save::Result => vec![SavedTensor::output(&out, 0)],
+        Save::Nothing => vec![],
+    };
+    Ok(record_formula(out, &[x], name, saved, move |g, s| {
+        Ok(vec![Some(f(g, s.first().unwrap_or(g))?)])
+    }))
+}
+
+const LN_2: f64 = std::f64::consts::LN_2;
+const LN_10: f64 = std::f64::consts::LN_10;
+
+pub fn exp2(x: &Tensor) -> Result<Tensor> {
+    let out = fmap!(x, |v: T| v.exp2());
+    unary_node(x, out, "Exp2Backward0", Save::Result, |g, r| {
+        mul(g, &muls(r, LN_2)?)
+    })
+}
+pub fn expm1(x: &Tensor) -> Result<Tensor> {
+    let out = fmap!(x, |v: T| v.exp_m1());
+    unary_node(x, out, "Expm1Backward0", Save::Result, |g, r| {
+        mul(g, &arith::adds(r, 1.0)?)
+    })
+}
+pub fn log2(x: &Tensor) -> Result<Tensor> {
+    let out = fmap!(x, |v: T| v.log2());
+    unary_node(x, out, "Log2Backward0", Save::Input, |g, x| {
+        div(g, &muls(x, LN_2)?)
+    })
+}
+pub fn log10(x: &Tensor) -> Result<Tensor> {
+    let out = fmap!(x, |v: T| v.log10());
+    unary_node(x, out, "Log10Backward0", Save::Input, |g, x| {
+        div(g, &muls(x, LN_10)?)
+    })
+}
+pub fn log1p(x: &Tensor) -> Result<Tensor> {
+    let out = fmap!(x, |v: T| v.ln_1p());
+    unary_node(x, out, "Log1PBackward0", Save::Input, |g, x| {
+        div(g, &arith::adds(x, 1.0)?)
+    })
+}
+pub fn rsqrt(x: &Tensor) -> Result<Tensor> {
+    let out = fmap!(x, |v: T| 1.0 / v.sqrt());
+    unary_node(x, out, "RsqrtBackward0", Save::Result, |g, r| {
+        mul(&muls(g, -0.5)?, &arith::pows(r, 3.0)?)
+    })
+}
+pub fn tan(x: &Tensor) -> Result<Tensor> {
+    let out = fmap!(x, |v: T| v.tan());
+    unary_node(x, out, "TanBackward0", Save::Result, |g, r| {
+        mul(g, &arith::adds(&mul(r, r)?, 1.0)?)
+    })
+}
+/// `1 - x²`, shared by asin and acos.
+fn one_minus_sq(x: &Tensor) -> Result<Tensor> {
+    rsubs(1.0, &mul(x, x)?)
+}
+pub fn asin(x: &Tensor) -> Result<Tensor> {
+    let out = fmap!(x, |v: T| v.asin());
+    unary_node(x, out, "AsinBackward0", Save::Input, |g, x| {
+        mul(g, &rsqrt(&one_minus_sq(x)?)?)
+    })
+}
+pub fn acos(x: &Tensor) -> Result<Tensor> {
+    let out = fmap!(x, |v: T| v.acos());
+    unary_node(x, out, "AcosBackward0", Save::Input, |g, x| {
+        mul(&neg(g)?, &rsqrt(&one_minus_sq(x)?)?)
+    })
+}
+pub fn atan(x: &Tensor) -> Result<Tensor> {
+    let out = fmap!(x, |v: T| v.atan());
+    unary_node(x, out, "AtanBackward0", Save::Input, |g, x| {
+        div(g, &arith::adds(&mul(x, x)?, 1.0)?)
+    })
+}
+pub fn sinh(x: &Tensor) -> Result<Tensor> {
+    let out = fmap!(x, |v: T| v.sinh());
+    unary_node(x, out, "SinhBackward0", Save::Input, |g, x| {
+        mul(g, &cosh(x)?)
+    })
+}
+pub fn cosh(x: &Tensor) -> Result<Tensor> {
+    let out = fmap!(x, |v: T| v.cosh());
+    unary_node(x, out, "CoshBackward0", Save::Input, |g, x| {
+        mul(g, &sinh(x)?)
+    })
+}
+pub fn erf(x: &Tensor) -> Result<Tensor> {
+    let out = fmap!(x, |v: T| Special::erf(v));
+    unary_node(x, out, "ErfBackward0", Save::Input, |g, x| {
+        // d erf = 2/sqrt(pi) * exp(-x²)
+        let e = arith::un(UnaryOp::Exp, &neg(&mul(x, x)?)?)?;
+        mul(g, &muls(&e, std::f64::consts::FRAC_2_SQRT_PI)?)
+    })
+}
+pub fn square(x: &Tensor) -> Result<Tensor> {
+    // PyTorch computes square as pow(x, 2) (PowBackward0); bools become int64.
+    let x = if x.dtype() == DType::Bool {
+        cast_data(x, DType::I64)
+    } else {
+        x.clone()
+    };
+    crate::ops::binary::binary(
+        crate::ops::binary::BinaryOp::Pow,
+        Operand::Tensor(x),
+        Operand::Scalar(Scalar::Int(2)),
+    )
+}
+
+// ---- rounding: zero gradients (frac passes the gradient through) ---------------------------
+
+fn rounding(
+    x: &Tensor,
+    name: &'static str,
+    f32f: fn(f32) -> f32,
+    f64f: fn(f64) -> f64,
+) -> Result<Tensor> {
+    let out = match x.dtype() {
+        DType::F32 => map::<f32, f32>(x, f32f),
+        DType::F64 => map::<f64, f64>(x, f64f),
+        DType::I64 | DType::Bool => contiguous_clone(x),
+    };
+    unary_node(x, out, name, Save::Nothing, |g, _| Ok(zeros_like(g)))
+}
+pub fn floor(x: &Tensor) -> Result<Tensor> {
+    rounding(x, "FloorBackward0", f32::floor, f64::floor)
+}
+pub fn ceil(x: &Tensor) -> Result<Tensor> {
+    rounding(x, "CeilBackward0", f32::ceil, f64::ceil)
+}
+pub fn trunc(x: &Tensor) -> Result<Tensor> {
+    rounding(x, "TruncBackward0", f32::trunc, f64::trunc)
+}
+/// Round half to even, optionally at `decimals` digits (negative: left of the point).
+pub fn round(x: &Tensor, decimals: i64) -> Result<Tensor> {
+    if decimals == 0 {
+        return rounding(
+            x,
+            "RoundBackward0",
+            f32::round_ties_even,
+            f64::round_ties_even,
+        );
+    }
+    if !x.dtype().is_floating_point() {
+        return Err(crate::dtype::unsupported("round_decimals", x.dtype()));
+    }
+    let p = 10f64.powi(decimals.unsigned_abs() as i32);
+    let out = if decimals > 0 {
+        fmap!(x, |v: T| (v * p as T).round_ties_even() / p as T)
+    } else {
+        fmap!(x, |v: T| (v / p as T).round_ties_even() * p as T)
+    };
+    unary_node(x, out, "RoundBackward1", Save::Nothing, |g, _| {
+        Ok(zeros_like(g))
+    })
+}
+pub fn frac(x: &Tensor) -> Result<Tensor> {
+    if !x.dtype().is_floating_point() {
+        return Err(crate::dtype::unsupported("frac_cpu", x.dtype()));
+    }
+    let out = fmap!(x, |v: T| v - v.trunc());
+    unary_node(x, out, "FracBackward0", Save::Nothing, |g, _| Ok(g.clone()))
+}
+
+// ---- activations ----------------------------------------------------------------------------
+
+pub fn silu(x: &Tensor) -> Result<Tensor> {
+    let out = fmap!(x, |v: T| v / (1.0 + (-v).exp()));
+    unary_node(x, out, "SiluBackward0", Save::Input, |g, x| {
+        // s * (1 + x * (1 - s))
+        let s = arith::un(UnaryOp::Sigmoid, x)?;
+        let inner = arith::adds(&mul(x, &rsubs(1.0, &s)?)?, 1.0)?;
+        mul(g, &mul(&s, &inner)?)
+    })
+}
+
+const SQRT_2_OVER_PI: f64 = 0.797_884_560_802_865_4;
+const GELU_C: f64 = 0.044715;
+
+/// `approximate`: "none" (exact, with erf) or "tanh".
+pub fn gelu(x: &Tensor, approximate: &str) -> Result<Tensor> {
+    let tanh = match approximate {
+        "none" => false,
+        "tanh" => true,
+        other => {
+            return Err(Error::Runtime(format!(
+                "approximate argument must be either none or tanh. Got: {other}"
+            )))
+        }
+    };
+    if !x.dtype().is_floating_point() {
+        return Err(crate::dtype::unsupported("GeluKernelImpl", x.dtype()));
+    }
+    let out = if tanh {
+        fmap!(x, |v: T| {
+            let inner = SQRT_2_OVER_PI as T * (v + GELU_C as T * v * v * v);
+            0.5 * v * (1.0 + inner.tanh())
+        })
+    } else {
+        fmap!(x, |v: T| 0.5
+            * v
+            * (1.0
+                + Special::erf(v * std::f64::consts::FRAC_1_SQRT_2 as T)))
+    };
+    unary_node(x, out, "GeluBackward0", Save::Input, move |g, x| {
+        let d = if tanh {
+            // 0.5 (1 + t) + 0.5 x (1 - t²) k (1 + 3c x²),  t = tanh(k (x + c x³))
+            let x2 = mul(x, x)?;
+            let inner = muls(&add(x, &muls(&mul(&x2, x)?, GELU_C)?)?, SQRT_2_OVER_PI)?;
+            let t = arith::un(UnaryOp::Tanh, &inner)?;
+            let left = muls(&arith::adds(&t, 1.0)?, 0.5)?;
+            let dinner = muls(
+                &arith::adds(&muls(&x2, 3.0 * GELU_C)?, 1.0)?,
+                SQRT_2_OVER_PI,
+            )?;
+            let right = mul(&muls(x, 0.5)?, &mul(&one_minus_sq(&t)?, &dinner)?)?;
+            add(&left, &right)?
+        } else {
+            // Φ(x) + x φ(x)
+            let cdf = muls(
+                &arith::adds(&erf(&muls(x, std::f64::consts::FRAC_1_SQRT_2)?)?, 1.0)?,
+                0.5,
+            )?;
+            let pdf = muls(
+                &arith::un(UnaryOp::Exp, &muls(&mul(x, x)?, -0.5)?)?,
+                0.398_942_280_401_432_7,
+            )?;
+            add(&cdf, &mul(x, &pdf)?)?
+        };
+        mul(g, &d)
+    })
+}
+
+pub fn softplus(x: &Tensor, beta: f64, threshold: f64) -> Result<Tensor> {
+    if !x.dtype().is_floating_point() {
+        return Err(crate::dtype::unsupported("softplus", x.dtype()));
+    }
+    let out = fmap!(x, |v: T| if v * beta as T > threshold as T {
+        v
+    } else {
+        (v * beta as T).exp().ln_1p() / beta as T
+    });
+    unary_node(x, out, "SoftplusBackward0", Save::Input, move |g, x| {
+        let bx = muls(x, beta)?;
+        let s = arith::un(UnaryOp::Sigmoid, &bx)?;
+        let above = cmps(CmpOp::Gt, &bx, threshold)?;
+        where_(
+            &above,
+            Operand::Tensor(g.clone()),
+            Operand::Tensor(mul(g, &s)?),
+        )
+    })
+}
+
+pub fn elu(x: &Tensor, alpha: f64) -> Result<Tensor> {
+    if !x.dtype().is_floating_point() {
+        return Err(crate::dtype::unsupported("elu", x.dtype()));
+    }
+    let out = fmap!(x, |v: T| if v > 0.0 { v } else { alpha as T * v.exp_m1() });
+    unary_node(x, out, "EluBackward0", Save::Input, move |g, x| {
+        let pos = cmps(CmpOp::Gt, x, 0.0)?;
+        let slope = muls(&arith::un(UnaryOp::Exp, x)?, alpha)?;
+        where_(
+            &pos,
+            Operand::Tensor(g.clone()),
+            Operand::Tensor(mul(g, &slope)?),
+        )
+    })
+}
+
+pub fn leaky_relu(x: &Tensor, slope: f64) -> Result<Tensor> {
+    if !x.dtype().is_floating_point() {
+        return Err(crate::dtype::unsupported("leaky_relu", x.dtype()));
+    }
+    let out = fmap!(x, |v: T| if v > 0.0 { v } else { v * slope as T });
+    unary_node(x, out, "LeakyReluBackward0", Save::Input, move |g, x| {
+        let pos = cmps(CmpOp::Gt, x, 0.0)?;
+        where_(
+            &pos,
+            Operand::Tensor(g.clone()),
+            Operand::Tensor(muls(g, slope)?),
+        )
+    })
+}
+
+pub fn hardtanh(x: &Tensor, lo: f64, hi: f64) -> Result<Tensor> {
+    if x.dtype() == DType::Bool {
+        return Err(crate::dtype::unsupported("hardtanh", x.dtype()));
+    }
+    let out = clamp_scalar_data(x, Some(Scalar::Float(lo)), Some(Scalar::Float(hi)))?;
+    let out = cast_data(&out, x.dtype());
+    unary_node(x, out, "HardtanhBackward0", Save::Input, move |g, x| {
+        let inside = arith::mul(&cmps(CmpOp::Gt, x, lo)?, &cmps(CmpOp::Lt, x, hi)?)?;
+        keep(&inside, g)
+    })
+}
+
+// ---- clamp and nan_to_num --------------------------------------------------------------------
+
+fn clamp_scalar_data(x: &Tensor, lo: Option<Scalar>, hi: Option<Scalar>) -> Result<Tensor> {
+    let mut out = x.clone();
+    if let Some(lo) = lo {
+        out = extremum_data(&Operand::Tensor(out), &Operand::Scalar(lo), true)?;
+    }
+    if let Some(hi) = hi {
+        out = extremum_data(&Operand::Tensor(out), &Operand::Scalar(hi), false)?;
+    }
+    Ok(out)
+}
+
+const CLAMP_NONE: &str = "torch.clamp: At least one of 'min' or 'max' must not be None";
+
+/// `clamp(x, min, max)` with Python numbers (ClampBackward1).
+pub fn clamp(x: &Tensor, lo: Option<Scalar>, hi: Option<Scalar>) -> Result<Tensor> {
+    if lo.is_none() && hi.is_none() {
+        return Err(Error::Runtime(CLAMP_NONE.replace("torch", "gradrs")));
+    }
+    if x.dtype() == DType::Bool {
+        return Err(crate::dtype::unsupported("clamp_scalar_cpu", x.dtype()));
+    }
+    let out = clamp_scalar_data(x, lo, hi)?;
+    unary_node(x, out, "ClampBackward1", Save::Input, move |g, x| {
+        let mut mask: Option<Tensor> = None;
+        for (bound, op) in [(lo, CmpOp::Ge), (hi, CmpOp::Le)] {
+            if let Some(b) = bound {
+                let m = cmps(op, x, b.to_f64())?;
+                mask = Some(match mask {
+                    Some(p) => arith::mul(&p, &m)?,
+                    None => m,
+                });
+            }
+        }
+        keep(&mask.expect("a bound"), g)
+    })
+}
+
+/// `clamp(x, min, max)` with tensor bounds (ClampBackward0): gradients reach the bounds too.
+pub fn clamp_tensor(x: &Tensor, lo: Option<&Tensor>, hi: Option<&Tensor>) -> Result<Tensor> {
+    if lo.is_none() && hi.is_none() {
+        return Err(Error::Runtime(CLAMP_NONE.replace("torch", "gradrs")));
+    }
+    let mut out = Operand::Tensor(x.clone());
+    if let Some(lo) = lo {
+        out = Operand::Tensor(extremum_data(&out, &lo.into(), true)?);
+    }
+    if let Some(hi) = hi {
+        out = Operand::Tensor(extremum_data(&out, &hi.into(), false)?);
+    }
+    let Operand::Tensor(out) = out else {
+        unreachable!()
+    };
+    let mut inputs = vec![x];
+    inputs.extend(lo);
+    inputs.extend(hi);
+    if !needs_grad(&inputs) {
+        return Ok(out);
+    }
+    let saved = inputs.iter().map(|t| SavedTensor::input(t)).collect();
+    let (has_lo, has_hi) = (lo.is_some(), hi.is_some());
+    Ok(record_formula(
+        out,
+        &inputs,
+        "ClampBackward0",
+        saved,
+        move |g, s| {
+            let x = &s[0];
+            let lo = has_lo.then(|| s[1].clone());
+            let hi = has_hi.then(|| s[s.len() - 1].clone());
+            let mut grads = Vec::new();
+            match (&lo, &hi) {
+                (Some(lo), Some(hi)) => {
+                    let inside = arith::mul(&cmp(CmpOp::Ge, x, lo)?, &cmp(CmpOp::Le, x, hi)?)?;
+                    grads.push(Some(keep(&inside, g)?));
+                    let below = arith::mul(&cmp(CmpOp::Lt, x, lo)?, &cmp(CmpOp::Lt, lo, hi)?)?;
+                    grads.push(Some(keep(&below, g)?));
+                    let above = arith::add(&cmp(CmpOp::Gt, x, hi)?, &cmp(CmpOp::Lt, hi, lo)?)?;
+                    grads.push(Some(keep(&above, g)?));
+                }
+                (Some(lo), None) => {
+                    grads.push(Some(keep(&cmp(CmpOp::Ge, x, lo)?, g)?));
+                    grads.push(Some(keep(&cmp(CmpOp::Lt, x, lo)?, g)?));
+                }
+                (None, Some(hi)) => {
+                    grads.push(Some(keep(&cmp(CmpOp::Le, x, hi)?, g)?));
+                    grads.push(Some(keep(&cmp(CmpOp::Gt, x, hi)?, g)?));
+                }
+                (None, None) => unreachable!(),
+            }
+            Ok(grads)
+        },
+    ))
+}
+
+pub fn nan_to_num(
+    x: &Tensor,
+    nan: Option<f64>,
+    posinf: Option<f64>,
+    neginf: Option<f64>,
+) -> Result<Tensor> {
+    let nan = nan.unwrap_or(0.0);
+    let out = match x.dtype() {
+        DType::F32 => {
+            let (p, n) = (
+                posinf.map_or(f32::MAX, |v| v as f32),
+                neginf.map_or(f32::MIN, |v| v as f32),
+            );
+            map::<f32, f32>(x, move |v| fix_nonfinite(v, nan as f32, p, n))
+        }
+        DType::F64 => {
+            let (p, n) = (posinf.unwrap_or(f64::MAX), neginf.unwrap_or(f64::MIN));
+            map::<f64, f64>(x, move |v| fix_nonfinite(v, nan, p, n))
+        }
+        _ => contiguous_clone(x),
+    };
+    if !needs_grad(&[x]) {
+        return Ok(out);
+    }
+    let finite =
+        crate::dispatch!(x.dtype(), T => map::<T, bool>(x, |v| Element::to_f64(v).is_finite()));
+    unary_node(x, out, "NanToNumBackward0", Save::Nothing, move |g, _| {
+        keep(&finite, g)
+    })
+}
+
+fn fix_nonfinite<T: Element>(v: T, nan: T, posinf: T, neginf: T) -> T {
+    let f = v.to_f64();
+    if f.is_nan() {
+        nan
+    } else if f == f64::INFINITY {
+        posinf
+    } else if f == f64::NEG_INFINITY {
+        neginf
+    } else {
+        v
+    }
+}
+
+// ---- binary ---------------------------------------------------------------------------------
+
+/// `maximum` (`max`) or `minimum` without autograd, with promotion; NaN propagates.
+pub(crate) fn extremum_data(a: &Operand, b: &Operand, max: bool) -> Result<Tensor> {
+    let dtype = result_type(&[a.participant(), b.participant()]);
+    let (ta, tb) = (materialize(a, dtype), materialize(b, dtype));
+    let shape = broadcast_shapes(&ta.shape(), &tb.shape())?;
+    Ok(match dtype {
+        DType::F32 => zip::<f32, f32>(&ta, &tb, &shape, move |p, q| {
+            if p.is_nan() || q.is_nan() {
+                p + q
+            } else if (p > q) == max {
+                p
+            } else {
+                q
+            }
+        }),
+        DType::F64 => zip::<f64, f64>(&ta, &tb, &shape, move |p, q| {
+            if p.is_nan() || q.is_nan() {
+                p + q
+            } else if (p > q) == max {
+                p
+            } else {
+                q
+            }
+        }),
+        DType::I64 => zip::<i64, i64>(
+            &ta,
+            &tb,
+            &shape,
+            move |p, q| {
+                if max {
+                    p.max(q)
+                } else {
+                    p.min(q)
+                }
+            },
+        ),
+        DType::Bool => zip::<bool, bool>(
+            &ta,
+            &tb,
+            &shape,
+            move |p, q| {
+                if max {
+                    p | q
+                } else {
+                    p & q
+                }
+            },
+        ),
+    })
+}
+
+fn extremum(a: &Tensor, b: &Tensor, max: bool) -> Result<Tensor> {
+    let out = extremum_data(&a.into(), &b.into(), max)?;
+    if !needs_grad(&[a, b]) {
+        return Ok(out);
+    }
+    let name = if max {
+        "MaximumBackward0"
+    } else {
+        "MinimumBackward0"
+    };
+    let saved = vec![SavedTensor::input(a), SavedTensor::input(b)];
+    Ok(record_formula(out, &[a, b], name, saved, move |g, s| {
+        let (x, y) = (&s[0], &s[1]);
+        // Ties split the gradient evenly, as PyTorch does.
+        let shared = where_(
+            &cmp(CmpOp::Eq, x, y)?,
+            Operand::Tensor(muls(g, 0.5)?),
+            Operand::Tensor(g.clone()),
+        )?;
+        let (lose_a, lose_b) = if max {
+            (cmp(CmpOp::Lt, x, y)?, cmp(CmpOp::Gt, x, y)?)
+        } else {
+            (cmp(CmpOp::Gt, x, y)?, cmp(CmpOp::Lt, x, y)?)
+        };
+        Ok(vec![
+            Some(arith::zero_where(&lose_a, &shared)?),
+            Some(arith::zero_where(&lose_b, &shared)?),
+        ])
+    }))
+}
+pub fn maximum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    extremum(a, b, true)
+}
+pub fn minimum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    extremum(a, b, false)
+}
+
+/// Operands as tensors of their common dtype (floating point when `float`), broadcast shape.
+fn promoted(a: &Operand, b: &Operand, float: bool) -> Result<(Tensor, Tensor, Vec<usize>)> {
+    let mut dtype = result_type(&[a.participant(), b.participant()]);
+    if float && !dtype.is_floating_point() {
+        dtype = DType::F32;
+    }
+    let (ta, tb) = (materialize(a, dtype), materialize(b, dtype));
+    let shape = broadcast_shapes(&ta.shape(), &tb.shape())?.to_vec();
+    Ok((ta, tb, shape))
+}
+
+/// Record a binary node: inputs are the tensor operands; `f` gets `(g, [a, b])` and
+/// returns gradients for `(a, b)` (the one for a Python number is dropped).
+fn binary_node(
+    a: &Operand,
+    b: &Operand,
+    out: Tensor,
+    name: &'static str,
+    f: impl Fn(&Tensor, &Tensor, &Tensor) -> Result<(Tensor, Tensor)> + Send + Sync + 'static,
+) -> Result<Tensor> {
+    if !crate::autograd::is_grad_enabled() || !(a.requires_grad() || b.requires_grad()) {
+        return Ok(out);
+    }
+    let dtype = out.dtype();
+    let (ta, tb) = (a.edge_tensor(dtype), b.edge_tensor(dtype));
+    let b_is_tensor = matches!(b, Operand::Tensor(_));
+    let inputs: Vec<&Tensor> = if b_is_tensor {
+        vec![&ta, &tb]
+    } else {
+        vec![&ta]
+    };
+    let saved = vec![SavedTensor::input(&ta), SavedTensor::input(&tb)];
+    Ok(record_formula(out, &inputs, name, saved, move |g, s| {
+        let (ga, gb) = f(g, &s[0], &s[1])?;
+        Ok(if b_is_tensor {
+            vec![Some(ga), Some(gb)]
+        } else {
+            vec![Some(ga)]
+        })
+    }))
+}
+
+pub fn atan2(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let (ta, tb, shape) = promoted(&a.into(), &b.into(), true)?;
+    let out = match ta.dtype() {
+        DType::F32 => zip::<f32, f32>(&ta, &tb, &shape, f32::atan2),
+        _ => zip::<f64, f64>(&ta, &tb, &shape, f64::atan2),
+    };
+    binary_node(&a.into(), &b.into(), out, "Atan2Backward0", |g, x, y| {
+        let denom = add(&mul(x, x)?, &mul(y, y)?)?;
+        let ga = div(&mul(g, y)?, &denom)?;
+        let gb = div(&mul(&neg(g)?, x)?, &denom)?;
+        Ok((ga, gb))
+    })
+}
+
+fn int_div_check(tb: &Tensor) -> Result<()> {
+    if tb.dtype() == DType::I64 && tb.to_vec::<i64>().contains(&0) {
+        return Err(Error::Runtime("ZeroDivisionError".into()));
+    }
+    Ok(())
+}
+
+/// `fmod` (C's remainder, sign of the dividend) or `remainder` (Python's, sign of the divisor).
+fn modulo(a: &Tensor, b: Operand, python: bool) -> Result<Tensor> {
+    let a_op = Operand::Tensor(a.clone());
+    let (ta, tb, shape) = promoted(&a_op, &b, false)?;
+    let out = match ta.dtype() {
+        DType::F32 => zip::<f32, f32>(&ta, &tb, &shape, move |p, q| {
+            let m = p % q;
+            if python && m != 0.0 && ((q < 0.0) != (m < 0.0)) {
+                m + q
+            } else {
+                m
+            }
+        }),
+        DType::F64 => zip::<f64, f64>(&ta, &tb, &shape, move |p, q| {
+            let m = p % q;
+            if python && m != 0.0 && ((q < 0.0) != (m < 0.0)) {
+                m + q
+            } else {
+                m
+            }
+        }),
+        DType::I64 => {
+            int_div_check(&tb)?;
+            zip::<i64, i64>(&ta, &tb, &shape, move |p, q| {
+                let m = p.wrapping_rem(q);
+                if python && m != 0 && ((q < 0) != (m < 0)) {
+                    m + q
+                } else {
+                    m
+                }
+            })
+        }
+        DType::Bool => {
+            return Err(crate::dtype::unsupported(
+                if python { "remainder_cpu" } else { "fmod_cpu" },
+                DType::Bool,
+            ))
+        }
+    };
+    let scalar = matches!(b, Operand::Scalar(_));
+    let name = match (python, scalar) {
+        (false, true) => "FmodBackward0",
+        (false, false) => "FmodBackward1",
+        (true, true) => "RemainderBackward0",
+        (true, false) => "RemainderBackward1",
+    };
+    let mode = if python { "floor" } else { "trunc" };
+    binary_node(&a_op, &b, out, name, move |g, x, y| {
+        let q = div_rounding(&x.into(), &y.into(), mode)?;
+        Ok((g.clone(), mul(&neg(g)?, &q)?))
+    })
+}
+pub fn fmod(a: &Tensor, b: Operand) -> Result<Tensor> {
+    modulo(a, b, false)
+}
+pub fn remainder(a: &Tensor, b: Operand) -> Result<Tensor> {
+    modulo(a, b, true)
+}
+
+/// Floor division as PyTorch computes it for floats (exact for representable quotients).
+fn div_floor_float(a: f64, b: f64) -> f64 {
+    if b == 0.0 {
+        return a / b;
+    }
+    let m = a % b;
+    let mut d = (a - m) / b;
+    if m != 0.0 && ((b < 0.0) != (m < 0.0)) {
+        d -= 1.0;
+    }
+    if d == 0.0 {
+        return 0.0f64.copysign(a / b);
+    }
+    let f = d.floor();
+    if d - f > 0.5 {
+        f + 1.0
+    } else {
+        f
+    }
+}
+
+/// `div(a, b, rounding_mode=...)`; integer inputs stay integers. Gradients are zero.
+pub fn div_rounding(a: &Operand, b: &Operand, mode: &str) -> Result<Tensor> {
+    let floor = match mode {
+        "floor" => true,
+        "trunc" => false,
+        other => {
+            return Err(Error::Value(format!(
+            "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{other}'"
+        )))
+        }
+    };
+    let (ta, tb, shape) = promoted(a, b, false)?;
+    let out = match ta.dtype() {
+        DType::F32 => zip::<f32, f32>(&ta, &tb, &shape, move |p, q| {
+            if floor {
+                div_floor_float(p as f64, q as f64) as f32
+            } else {
+                (p / q).trunc()
+            }
+        }),
+        DType::F64 => zip::<f64, f64>(&ta, &tb, &shape, move |p, q| {
+            if floor {
+                div_floor_float(p, q)
+            } else {
+                (p / q).trunc()
+            }
+        }),
+        DType::I64 => {
+            int_div_check(&tb)?;
+            zip::<i64, i64>(&ta, &tb, &shape, move |p, q| {
+                if floor {
+                    p.wrapping_div(q) - i64::from((p % q != 0) && ((p < 0) != (q < 0)))
+                } else {
+                    p.wrapping_div(q)
+                }
+            })
+        }
+        DType::Bool => {
+            let (ia, ib) = (cast_data(&ta, DType::I64), cast_data(&tb, DType::I64));
+            return div_rounding(&ia.into(), &ib.into(), mode);
+        }
+    };
+    binary_node(a, b, out, "DivBackward2", |g, _, _| {
+        Ok((zeros_like(g), zeros_like(g)))
+    })
+}
+
+/// `logical_and/or/xor`: truthiness of each side, bool result, no gradient.
+pub fn logical(a: &Tensor, b: &Tensor, op: &str) -> Result<Tensor> {
+    let (ba, bb) = (cast_data(a, DType::Bool), cast_data(b, DType::Bool));
+    let shape = broadcast_shapes(&ba.shape(), &bb.shape())?;
+    let f: fn(bool, bool) -> bool = match op {
+        "and" => |p, q| p & q,
+        "or" => |p, q| p | q,
+        _ => |p, q| p ^ q,
+    };
+    Ok(zip::<bool, bool>(&ba, &bb, &shape, f))
+}
+pub fn logical_not(a: &Tensor) -> Tensor {
+    map::<bool, bool>(&cast_data(a, DType::Bool), |v| !v)
+}
+
+/// `lerp(start, end, weight)`: start + weight * (end - start), computed from the nearer end.
+pub fn lerp(start: &Tensor, end: &Tensor, weight: Operand) -> Result<Tensor> {
+    if start.dtype() != end.dtype() {
+        return Err(Error::Runtime(format!(
+            "expected dtype {} for `end` but got dtype {}",
+            start.dtype().name(),
+            end.dtype().name()
+        )));
+    }
+    if !start.dtype().is_floating_point() {
+        return Err(crate::dtype::unsupported(
+            "lerp_kernel_scalar",
+            start.dtype(),
+        ));
+    }
+    let w = materialize(&weight, start.dtype());
+    let diff = {
+        let _g = crate::autograd::GradModeGuard::new(false);
+        sub(end, start)?
+    };
+    let shape = broadcast_shapes(&broadcast_shapes(&start.shape(), &end.shape())?, &w.shape())?;
+    let sizes = crate::shape::sizes_i64(&shape);
+    let (s, d, wv) = {
+        let _g = crate::autograd::GradModeGuard::new(false);
+        let e = |t: &Tensor| crate::ops::movement::expand(t, &sizes);
+        (e(start)?, e(&diff)?, e(&w)?)
+    };
+    let out = crate::dispatch!(start.dtype(), T => {
+        let (sv, dv, ww) = (s.to_vec::<T>(), d.to_vec::<T>(), wv.to_vec::<T>());
+        let v: Vec<T> = sv.iter().zip(dv.iter()).zip(ww.iter()).map(|((&s, &d), &w)| {
+            let (s, d, w) = (s.to_f64(), d.to_f64(), w.to_f64());
+            let r = if w.abs() < 0.5 { s + w * d } else { (s + d) - d * (1.0 - w) };
+            T::from_f64(r)
+        }).collect();
+        Tensor::from_vec(v, &shape)
+    });
+    let mut inputs = vec![start, end];
+    let w_tensor = match &weight {
+        Operand::Tensor(t) => Some(t.clone()),
+        Operand::Scalar(_) => None,
+    };
+    if let Some(t) = &w_tensor {
+        inputs.push(t);
+    }
+    if !needs_grad(&inputs) {
+        return Ok(out);
+    }
+    let name = if w_tensor.is_some() {
+        "LerpBackward1"
+    } else {
+        "LerpBackward0"
+    };
+    let mut saved = vec![SavedTensor::input(&w)];
+    if w_tensor.is_some() {
+        saved.push(SavedTensor::input(start));
+        saved.push(SavedTensor::input(end));
+    }
+    Ok(record_formula(out, &inputs, name, saved, move |g, s| {
+        let w = &s[0];
+        let mut grads = vec![Some(mul(g, &rsubs(1.0, w)?)?), Some(mul(g, w)?)];
+        if s.len() == 3 {
+            grads.push(Some(mul(g, &sub(&s[2], &s[1])?)?));
+        }
+        Ok(grads)
+    }))
+}
+
+/// `addcmul(input, t1, t2, value)` = input + value * t1 * t2.
+pub fn addcmul(input: &Tensor, t1: &Tensor, t2: &Tensor, value: Scalar) -> Result<Tensor> {
+    addc(input, t1, t2, value, false)
+}
+/// `addcdiv(input, t1, t2, value)` = input + value * t1 / t2.
+pub fn addcdiv(input: &Tensor, t1: &Tensor, t2: &Tensor, value: Scalar) -> Result<Tensor> {
+    if !t1.dtype().is_floating_point() && !t2.dtype().is_floating_point() {
+        return Err(Error::Runtime("Integer division with addcdiv is no longer supported, and in a future release addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) using PyTorch 1.5.0 or later.".replace("torch.", "gradrs.")));
+    }
+    addc(input, t1, t2, value, true)
+}
+fn addc(input: &Tensor, t1: &Tensor, t2: &Tensor, value: Scalar, divide: bool) -> Result<Tensor> {
+    let out = {
+        let _g = crate::autograd::GradModeGuard::new(false);
+        let prod = if divide { div(t1, t2)? } else { mul(t1, t2)? };
+        let scaled = crate::ops::binary::binary(
+            crate::ops::binary::BinaryOp::Mul,
+            Operand::Tensor(prod),
+            Operand::Scalar(value),
+        )?;
+        add(input, &scaled)?
+    };
+    if !needs_grad(&[input, t1, t2]) {
+        return Ok(out);
+    }
+    let v = value.to_f64();
+    let saved = vec![SavedTensor::input(t1), SavedTensor::input(t2)];
+    let name = if divide {
+        "AddcdivBackward0"
+    } else {
+        "AddcmulBackward0"
+    };
+    Ok(record_formula(
+        out,
+        &[input, t1, t2],
+        name,
+        saved,
+        move |g, s| {
+            let (a, b) = (&s[0], &s[1]);
+            let gv = muls(g, v)?;
+            Ok(if divide {
+                vec![
+                    Some(g.clone()),
+                    Some(div(&gv, b)?),
+                    Some(div(&mul(&neg(&gv)?, a)?, &mul(b, b)?)?),
+                ]
+            } else {
+                vec![Some(g.clone()), Some(mul(&gv, b)?), Some(mul(&gv, a)?)]
+            })
+        },
+    ))
+}

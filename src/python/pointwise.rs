@@ -1,0 +1,444 @@
+//! Bindings of the elementwise op library (`ops::pointwise`), their in-place variants and
+//! the activation functions that `gradrs.nn.functional` calls.
+
+use super::convert::extract_scalar;
+use super::tensor::{wrap, PyTensor};
+use crate::dtype::Scalar;
+use crate::ops::{inplace, pointwise as pw, Operand};
+use crate::tensor::Tensor;
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+
+type R = PyResult<Py<PyAny>>;
+
+/// A tensor or a Python number argument.
+pub fn operand_arg(obj: &Bound<'_, PyAny>, op: &str, arg: &str) -> PyResult<Operand> {
+    if let Ok(t) = obj.cast::<PyTensor>() {
+        return Ok(Operand::Tensor(t.borrow().t.clone()));
+    }
+    extract_scalar(obj).map(Operand::Scalar).ok_or_else(|| {
+        PyTypeError::new_err(format!(
+            "{op}(): argument '{arg}' must be Tensor or Number, not {}",
+            obj.get_type()
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_default()
+        ))
+    })
+}
+
+fn scalar_arg(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Scalar>> {
+    match obj {
+        None => Ok(None),
+        Some(o) if o.is_none() => Ok(None),
+        Some(o) => extract_scalar(o)
+            .map(Some)
+            .ok_or_else(|| PyTypeError::new_err("expected a number")),
+    }
+}
+
+/// `slf` modified in place by `op`, returned (PyTorch returns the same object).
+fn in_place(slf: &Bound<'_, PyTensor>, op: impl FnOnce(&Tensor) -> crate::Result<Tensor>) -> R {
+    in_place_with(slf, &[], op)
+}
+
+/// `in_place` for ops with other tensor operands (they decide whether a node is recorded).
+fn in_place_with(
+    slf: &Bound<'_, PyTensor>,
+    others: &[&Tensor],
+    op: impl FnOnce(&Tensor) -> crate::Result<Tensor>,
+) -> R {
+    let others_need_grad = others.iter().any(|t| t.requires_grad());
+    inplace::apply_(&slf.borrow().t, others_need_grad, op)?;
+    Ok(slf.clone().into_any().unbind())
+}
+
+/// Clamp bounds: all numbers (ClampBackward1) or tensors (ClampBackward0).
+fn clamp_any(
+    x: &Tensor,
+    min: Option<&Bound<'_, PyAny>>,
+    max: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Tensor> {
+    let tensor_of = |o: Option<&Bound<'_, PyAny>>| -> Option<Tensor> {
+        o.and_then(|o| o.cast::<PyTensor>().ok().map(|t| t.borrow().t.clone()))
+    };
+    let (tl, th) = (tensor_of(min), tensor_of(max));
+    if tl.is_some() || th.is_some() {
+        // A number next to a tensor bound becomes a 0-dim tensor.
+        let as_tensor =
+            |o: Option<&Bound<'_, PyAny>>, t: Option<Tensor>| -> PyResult<Option<Tensor>> {
+                Ok(match t {
+                    Some(t) => Some(t),
+                    None => scalar_arg(o)?.map(|s| Tensor::scalar(s, x.dtype())),
+                })
+            };
+        let (lo, hi) = (as_tensor(min, tl)?, as_tensor(max, th)?);
+        return Ok(pw::clamp_tensor(x, lo.as_ref(), hi.as_ref())?);
+    }
+    Ok(pw::clamp(x, scalar_arg(min)?, scalar_arg(max)?)?)
+}
+
+macro_rules! unary_methods {
+    ($($name:ident, $name_:ident => $f:path;)*) => {
+        #[pymethods]
+        impl PyTensor {
+            $(
+                fn $name(&self, py: Python<'_>) -> R {
+                    wrap(py, $f(&self.t)?)
+                }
+                fn $name_(slf: &Bound<'_, Self>) -> R {
+                    in_place(slf, |x| $f(x))
+                }
+            )*
+        }
+    };
+}
+
+unary_methods! {
+    exp2, exp2_ => pw::exp2;
+    expm1, expm1_ => pw::expm1;
+    log2, log2_ => pw::log2;
+    log10, log10_ => pw::log10;
+    log1p, log1p_ => pw::log1p;
+    rsqrt, rsqrt_ => pw::rsqrt;
+    square, square_ => pw::square;
+    tan, tan_ => pw::tan;
+    asin, asin_ => pw::asin;
+    acos, acos_ => pw::acos;
+    atan, atan_ => pw::atan;
+    arcsin, arcsin_ => pw::asin;
+    arccos, arccos_ => pw::acos;
+    arctan, arctan_ => pw::atan;
+    sinh, sinh_ => pw::sinh;
+    cosh, cosh_ => pw::cosh;
+    erf, erf_ => pw::erf;
+    floor, floor_ => pw::floor;
+    ceil, ceil_ => pw::ceil;
+    trunc, trunc_ => pw::trunc;
+    fix, fix_ => pw::trunc;
+    frac, frac_ => pw::frac;
+}
+
+macro_rules! core_unary_inplace {
+    ($($name_:ident => $op:ident;)*) => {
+        #[pymethods]
+        impl PyTensor {
+            $(
+                fn $name_(slf: &Bound<'_, Self>) -> R {
+                    in_place(slf, |x| crate::ops::unary::unary(crate::ops::unary::UnaryOp::$op, x))
+                }
+            )*
+        }
+    };
+}
+
+core_unary_inplace! {
+    neg_ => Neg; exp_ => Exp; log_ => Log; sin_ => Sin; cos_ => Cos; tanh_ => Tanh;
+    sigmoid_ => Sigmoid; relu_ => Relu; sqrt_ => Sqrt; abs_ => Abs; sign_ => Sign;
+    reciprocal_ => Reciprocal;
+}
+
+#[pymethods]
+impl PyTensor {
+    #[pyo3(signature = (decimals=0))]
+    fn round(&self, py: Python<'_>, decimals: i64) -> R {
+        wrap(py, pw::round(&self.t, decimals)?)
+    }
+    #[pyo3(signature = (decimals=0))]
+    fn round_(slf: &Bound<'_, Self>, decimals: i64) -> R {
+        in_place(slf, |x| pw::round(x, decimals))
+    }
+    #[pyo3(signature = (min=None, max=None))]
+    fn clamp(
+        &self,
+        py: Python<'_>,
+        min: Option<&Bound<'_, PyAny>>,
+        max: Option<&Bound<'_, PyAny>>,
+    ) -> R {
+        wrap(py, clamp_any(&self.t, min, max)?)
+    }
+    #[pyo3(signature = (min=None, max=None))]
+    fn clip(
+        &self,
+        py: Python<'_>,
+        min: Option<&Bound<'_, PyAny>>,
+        max: Option<&Bound<'_, PyAny>>,
+    ) -> R {
+        wrap(py, clamp_any(&self.t, min, max)?)
+    }
+    #[pyo3(signature = (min=None, max=None))]
+    fn clamp_(
+        slf: &Bound<'_, Self>,
+        min: Option<&Bound<'_, PyAny>>,
+        max: Option<&Bound<'_, PyAny>>,
+    ) -> R {
+        let r = clamp_any(&slf.borrow().t.detach(), min, max);
+        r?; // validate arguments before touching the tensor
+        let bound = |o: Option<&Bound<'_, PyAny>>| {
+            o.and_then(|o| o.cast::<PyTensor>().ok().map(|t| t.borrow().t.clone()))
+        };
+        let bounds: Vec<Tensor> = bound(min).into_iter().chain(bound(max)).collect();
+        let refs: Vec<&Tensor> = bounds.iter().collect();
+        in_place_with(slf, &refs, |x| {
+            clamp_any(x, min, max).map_err(|e| crate::Error::Runtime(e.to_string()))
+        })
+    }
+    #[pyo3(signature = (min=None, max=None))]
+    fn clip_(
+        slf: &Bound<'_, Self>,
+        min: Option<&Bound<'_, PyAny>>,
+        max: Option<&Bound<'_, PyAny>>,
+    ) -> R {
+        Self::clamp_(slf, min, max)
+    }
+    fn clamp_min(&self, py: Python<'_>, min: &Bound<'_, PyAny>) -> R {
+        wrap(py, clamp_any(&self.t, Some(min), None)?)
+    }
+    fn clamp_max(&self, py: Python<'_>, max: &Bound<'_, PyAny>) -> R {
+        wrap(py, clamp_any(&self.t, None, Some(max))?)
+    }
+    #[pyo3(signature = (nan=0.0, posinf=None, neginf=None))]
+    fn nan_to_num(
+        &self,
+        py: Python<'_>,
+        nan: Option<f64>,
+        posinf: Option<f64>,
+        neginf: Option<f64>,
+    ) -> R {
+        wrap(py, pw::nan_to_num(&self.t, nan, posinf, neginf)?)
+    }
+    #[pyo3(signature = (nan=0.0, posinf=None, neginf=None))]
+    fn nan_to_num_(
+        slf: &Bound<'_, Self>,
+        nan: Option<f64>,
+        posinf: Option<f64>,
+        neginf: Option<f64>,
+    ) -> R {
+        in_place(slf, |x| pw::nan_to_num(x, nan, posinf, neginf))
+    }
+    fn maximum(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
+        wrap(py, pw::maximum(&self.t, &other.t)?)
+    }
+    fn minimum(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
+        wrap(py, pw::minimum(&self.t, &other.t)?)
+    }
+    fn fmax(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
+        wrap(py, pw::maximum(&self.t, &other.t)?)
+    }
+    fn atan2(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
+        wrap(py, pw::atan2(&self.t, &other.t)?)
+    }
+    fn arctan2(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
+        wrap(py, pw::atan2(&self.t, &other.t)?)
+    }
+    fn atan2_(slf: &Bound<'_, Self>, other: PyRef<'_, PyTensor>) -> R {
+        let o = other.t.clone();
+        in_place_with(slf, &[&o], |x| pw::atan2(x, &o))
+    }
+    fn fmod(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
+        wrap(py, pw::fmod(&self.t, operand_arg(other, "fmod", "other")?)?)
+    }
+    fn fmod_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> R {
+        let o = operand_arg(other, "fmod_", "other")?;
+        let ot = o.edge_tensor(crate::DType::F32);
+        in_place_with(slf, &[&ot], |x| pw::fmod(x, o))
+    }
+    fn remainder(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
+        wrap(
+            py,
+            pw::remainder(&self.t, operand_arg(other, "remainder", "other")?)?,
+        )
+    }
+    fn remainder_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> R {
+        let o = operand_arg(other, "remainder_", "other")?;
+        let ot = o.edge_tensor(crate::DType::F32);
+        in_place_with(slf, &[&ot], |x| pw::remainder(x, o))
+    }
+    fn __mod__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
+        match operand_arg(other, "remainder", "other") {
+            Ok(o) => wrap(py, pw::remainder(&self.t, o)?),
+            Err(_) => Ok(py.NotImplemented()),
+        }
+    }
+    fn __rmod__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
+        match extract_scalar(other) {
+            Some(s) => wrap(
+                py,
+                pw::remainder(
+                    &Tensor::scalar(s, s.wrapped_dtype()),
+                    Operand::Tensor(self.t.clone()),
+                )?,
+            ),
+            None => Ok(py.NotImplemented()),
+        }
+    }
+    fn floor_divide(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
+        let o = operand_arg(other, "floor_divide", "other")?;
+        wrap(
+            py,
+            pw::div_rounding(&Operand::Tensor(self.t.clone()), &o, "floor")?,
+        )
+    }
+    fn floor_divide_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> R {
+        let o = operand_arg(other, "floor_divide_", "other")?;
+        in_place(slf, |x| {
+            pw::div_rounding(&Operand::Tensor(x.clone()), &o, "floor")
+        })
+    }
+    fn __floordiv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
+        match operand_arg(other, "floor_divide", "other") {
+            Ok(o) => wrap(
+                py,
+                pw::div_rounding(&Operand::Tensor(self.t.clone()), &o, "floor")?,
+            ),
+            Err(_) => Ok(py.NotImplemented()),
+        }
+    }
+    fn __rfloordiv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
+        match extract_scalar(other) {
+            Some(s) => wrap(
+                py,
+                pw::div_rounding(
+                    &Operand::Scalar(s),
+                    &Operand::Tensor(self.t.clone()),
+                    "floor",
+                )?,
+            ),
+            None => Ok(py.NotImplemented()),
+        }
+    }
+    fn logical_and(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
+        wrap(py, pw::logical(&self.t, &other.t, "and")?)
+    }
+    fn logical_or(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
+        wrap(py, pw::logical(&self.t, &other.t, "or")?)
+    }
+    fn logical_xor(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
+        wrap(py, pw::logical(&self.t, &other.t, "xor")?)
+    }
+    fn logical_not(&self, py: Python<'_>) -> R {
+        wrap(py, pw::logical_not(&self.t))
+    }
+    fn lerp(&self, py: Python<'_>, end: PyRef<'_, PyTensor>, weight: &Bound<'_, PyAny>) -> R {
+        wrap(
+            py,
+            pw::lerp(&self.t, &end.t, operand_arg(weight, "lerp", "weight")?)?,
+        )
+    }
+    fn lerp_(slf: &Bound<'_, Self>, end: PyRef<'_, PyTensor>, weight: &Bound<'_, PyAny>) -> R {
+        let (e, w) = (end.t.clone(), operand_arg(weight, "lerp_", "weight")?);
+        let wt = w.edge_tensor(e.dtype());
+        in_place_with(slf, &[&e, &wt], |x| pw::lerp(x, &e, w))
+    }
+    #[pyo3(signature = (tensor1, tensor2, *, value=None))]
+    fn addcmul(
+        &self,
+        py: Python<'_>,
+        tensor1: PyRef<'_, PyTensor>,
+        tensor2: PyRef<'_, PyTensor>,
+        value: Option<&Bound<'_, PyAny>>,
+    ) -> R {
+        let v = scalar_arg(value)?.unwrap_or(Scalar::Int(1));
+        wrap(py, pw::addcmul(&self.t, &tensor1.t, &tensor2.t, v)?)
+    }
+    #[pyo3(signature = (tensor1, tensor2, *, value=None))]
+    fn addcmul_(
+        slf: &Bound<'_, Self>,
+        tensor1: PyRef<'_, PyTensor>,
+        tensor2: PyRef<'_, PyTensor>,
+        value: Option<&Bound<'_, PyAny>>,
+    ) -> R {
+        let v = scalar_arg(value)?.unwrap_or(Scalar::Int(1));
+        let (a, b) = (tensor1.t.clone(), tensor2.t.clone());
+        in_place_with(slf, &[&a, &b], |x| pw::addcmul(x, &a, &b, v))
+    }
+    #[pyo3(signature = (tensor1, tensor2, *, value=None))]
+    fn addcdiv(
+        &self,
+        py: Python<'_>,
+        tensor1: PyRef<'_, PyTensor>,
+        tensor2: PyRef<'_, PyTensor>,
+        value: Option<&Bound<'_, PyAny>>,
+    ) -> R {
+        let v = scalar_arg(value)?.unwrap_or(Scalar::Int(1));
+        wrap(py, pw::addcdiv(&self.t, &tensor1.t, &tensor2.t, v)?)
+    }
+    #[pyo3(signature = (tensor1, tensor2, *, value=None))]
+    fn addcdiv_(
+        slf: &Bound<'_, Self>,
+        tensor1: PyRef<'_, PyTensor>,
+        tensor2: PyRef<'_, PyTensor>,
+        value: Option<&Bound<'_, PyAny>>,
+    ) -> R {
+        let v = scalar_arg(value)?.unwrap_or(Scalar::Int(1));
+        let (a, b) = (tensor1.t.clone(), tensor2.t.clone());
+        in_place_with(slf, &[&a, &b], |x| pw::addcdiv(x, &a, &b, v))
+    }
+}
+
+// ---- activations, for gradrs.nn.functional ------------------------------------------------------
+
+fn act(
+    py: Python<'_>,
+    input: &PyTensor,
+    inplace: bool,
+    op: impl FnOnce(&Tensor) -> crate::Result<Tensor>,
+) -> R {
+    if inplace {
+        inplace::apply_(&input.t, false, op)?;
+        return wrap(py, input.t.clone());
+    }
+    wrap(py, op(&input.t)?)
+}
+
+#[pyfunction]
+#[pyo3(signature = (input, approximate="none"))]
+pub fn gelu(py: Python<'_>, input: PyRef<'_, PyTensor>, approximate: &str) -> R {
+    act(py, &input, false, |x| pw::gelu(x, approximate))
+}
+#[pyfunction]
+#[pyo3(signature = (input, inplace=false))]
+pub fn silu(py: Python<'_>, input: PyRef<'_, PyTensor>, inplace: bool) -> R {
+    act(py, &input, inplace, pw::silu)
+}
+#[pyfunction]
+#[pyo3(signature = (input, beta=1.0, threshold=20.0))]
+pub fn softplus(py: Python<'_>, input: PyRef<'_, PyTensor>, beta: f64, threshold: f64) -> R {
+    act(py, &input, false, |x| pw::softplus(x, beta, threshold))
+}
+#[pyfunction]
+#[pyo3(signature = (input, alpha=1.0, inplace=false))]
+pub fn elu(py: Python<'_>, input: PyRef<'_, PyTensor>, alpha: f64, inplace: bool) -> R {
+    act(py, &input, inplace, |x| pw::elu(x, alpha))
+}
+#[pyfunction]
+#[pyo3(signature = (input, negative_slope=0.01, inplace=false))]
+pub fn leaky_relu(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    negative_slope: f64,
+    inplace: bool,
+) -> R {
+    act(py, &input, inplace, |x| pw::leaky_relu(x, negative_slope))
+}
+#[pyfunction]
+#[pyo3(signature = (input, min_val=-1.0, max_val=1.0, inplace=false))]
+pub fn hardtanh(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    min_val: f64,
+    max_val: f64,
+    inplace: bool,
+) -> R {
+    act(py, &input, inplace, |x| pw::hardtanh(x, min_val, max_val))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(gelu, m)?)?;
+    m.add_function(wrap_pyfunction!(silu, m)?)?;
+    m.add_function(wrap_pyfunction!(softplus, m)?)?;
+    m.add_function(wrap_pyfunction!(elu, m)?)?;
+    m.add_function(wrap_pyfunction!(leaky_relu, m)?)?;
+    m.add_function(wrap_pyfunction!(hardtanh, m)?)?;
+    Ok(())
+}
