@@ -36,10 +36,13 @@ from ._native import (
     randint,
     randn,
     randn_like,
+    cat,
+    stack,
     tensor,
     zeros,
     zeros_like,
 )
+from . import return_types
 from ._size import Size
 from ._tensor_str import get_printoptions, set_printoptions
 from ._tensor_str import format_tensor as _format_tensor
@@ -77,6 +80,7 @@ def _numpy_view(t):
 
 
 _native._register(Size, _tensor_repr, _numpy_view)
+_native._register_return_types(return_types._make)
 
 
 def FloatTensor(*args, **kwargs):
@@ -139,6 +143,13 @@ for _name in (
     "maximum", "minimum", "fmax", "atan2", "arctan2", "fmod", "remainder", "floor_divide",
     "logical_and", "logical_or", "logical_xor", "logical_not", "lerp", "addcmul", "addcdiv",
     "relu_", "sigmoid_", "tanh_", "exp_", "clamp_", "clip_", "neg_", "abs_", "sqrt_",
+    # reductions and scans
+    "max", "min", "amax", "amin", "argmax", "argmin", "prod", "var", "std", "norm",
+    "logsumexp", "cumsum", "cumprod", "all", "any",
+    # indexing and shape
+    "select", "narrow", "split", "chunk", "unbind", "gather", "scatter", "scatter_add",
+    "index_select", "index_add", "masked_fill", "masked_select", "nonzero", "take_along_dim",
+    "flip", "fliplr", "flipud", "roll", "tril", "triu", "expand_as", "unflatten",
 ):
     globals()[_name] = _method(_name)
 del _name
@@ -153,6 +164,27 @@ def pow(input, exponent):
 def where(condition, input, other):
     """`gradrs.where(condition, input, other)`."""
     return _native.where(condition, input, other)
+
+
+concat = concatenate = cat
+
+
+def outer(input, vec2):
+    """`gradrs.outer(a, b)`: a[:, None] * b[None, :] (MulBackward0, as PyTorch)."""
+    return input.outer(vec2)
+
+
+ger = outer
+
+
+def var_mean(input, dim=None, *, correction=None, keepdim=False, unbiased=None):
+    return (input.var(dim, unbiased=unbiased, keepdim=keepdim, correction=correction),
+            input.mean(dim, keepdim=keepdim) if dim is not None else input.mean())
+
+
+def std_mean(input, dim=None, *, correction=None, keepdim=False, unbiased=None):
+    return (input.std(dim, unbiased=unbiased, keepdim=keepdim, correction=correction),
+            input.mean(dim, keepdim=keepdim) if dim is not None else input.mean())
 
 
 negative = globals()["neg"]

@@ -5,12 +5,15 @@
 pub mod arith;
 pub mod binary;
 pub mod creation;
+pub mod index;
 pub mod inplace;
 pub mod matmul;
 pub mod movement;
 pub mod pointwise;
 pub mod random;
 pub mod reduce;
+pub mod shape;
+pub mod slicing;
 pub mod unary;
 
 use crate::dtype::{Participant, Scalar};

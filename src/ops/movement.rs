@@ -286,3 +286,18 @@ pub(crate) fn squeeze_named(x: &Tensor, dim: Option<i64>, overload: u8) -> Resul
     };
     Ok(view_op(x, layout, ViewKind::Squeeze(overload)))
 }
+
+/// A new view of all of `x` (`x[...]`): AliasBackward0 passes the gradient through.
+pub fn view_as_alias(x: &Tensor) -> Result<Tensor> {
+    let out = alias(x, x.data().layout);
+    if !needs_grad(&[x]) {
+        return Ok(out);
+    }
+    Ok(crate::autograd::record_formula(
+        out,
+        &[x],
+        "AliasBackward0",
+        vec![],
+        |g, _| Ok(vec![Some(g.clone())]),
+    ))
+}

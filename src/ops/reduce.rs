@@ -170,3 +170,556 @@ impl Backward for SumBackward {
         Ok(vec![Some(gi)])
     }
 }
+
+// ---- more reductions -------------------------------------------------------------------------
+
+use crate::autograd::{attach_formula, record_formula, SavedTensor};
+use crate::backend::cpu::reduce::reduce_rows;
+use crate::ops::arith::{self, cmp, div, keep, mul, muls};
+use crate::ops::binary::CmpOp;
+use crate::ops::creation::contiguous_clone;
+use crate::tensor::Element;
+
+/// `g` with the reduced `dims` restored as size-1 dims, so it broadcasts against the input.
+pub fn restore_dims(g: &Tensor, dims: &[usize], keepdim: bool) -> Result<Tensor> {
+    let mut g = g.clone();
+    if !keepdim {
+        for &d in dims {
+            g = unsqueeze(&g, d as i64)?;
+        }
+    }
+    Ok(g)
+}
+
+/// Apply a row function over the reduced dims (data only).
+fn rows<T: Element, U: Element>(
+    x: &Tensor,
+    dims: &[usize],
+    keepdim: bool,
+    f: impl Fn(&[T]) -> U + Sync + Send,
+) -> Tensor {
+    let d = x.read();
+    let shape = reduced_shape(&d.layout.shape, dims, keepdim);
+    Tensor::from_vec(
+        reduce_rows(d.storage.slice::<T>(), &d.layout, dims, f),
+        &shape,
+    )
+}
+
+fn float_rows(
+    x: &Tensor,
+    dims: &[usize],
+    keepdim: bool,
+    f: impl Fn(&mut dyn Iterator<Item = f64>, usize) -> f64 + Sync + Send,
+) -> Tensor {
+    match x.dtype() {
+        DType::F32 => rows::<f32, f32>(x, dims, keepdim, |r| {
+            f(&mut r.iter().map(|&v| v as f64), r.len()) as f32
+        }),
+        _ => rows::<f64, f64>(x, dims, keepdim, |r| f(&mut r.iter().copied(), r.len())),
+    }
+}
+
+/// `x.prod()` (ProdBackward0) / `x.prod(dim, keepdim)` (ProdBackward1).
+pub fn prod(x: &Tensor, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
+    let x = match x.dtype() {
+        DType::Bool => cast_data(x, DType::I64),
+        _ => x.clone(),
+    };
+    let rd = reduction_dims(dim.map(|d| vec![d]).as_deref(), x.dim())?;
+    let keep_out = keepdim && dim.is_some();
+    let out = match x.dtype() {
+        DType::I64 => rows::<i64, i64>(&x, &rd, keep_out, |r| {
+            r.iter().fold(1i64, |a, &b| a.wrapping_mul(b))
+        }),
+        _ => float_rows(&x, &rd, keep_out, |it, _| it.product()),
+    };
+    if !needs_grad(&[&x]) {
+        return Ok(out);
+    }
+    let name = if dim.is_some() {
+        "ProdBackward1"
+    } else {
+        "ProdBackward0"
+    };
+    let saved = vec![SavedTensor::input(&x), SavedTensor::output(&out, 0)];
+    Ok(record_formula(out, &[&x], name, saved, move |g, s| {
+        let (x, out) = (&s[0], &s[1]);
+        let g = restore_dims(g, &rd, keep_out)?;
+        let out = restore_dims(out, &rd, keep_out)?;
+        let has_zero = x.to_vec::<f64>().contains(&0.0);
+        let gi = if !has_zero {
+            div(&mul(&g, &out)?, x)?
+        } else {
+            // Product of the other elements of each row, computed directly (zeros present).
+            let others = prod_of_others(x, &rd)?;
+            mul(&g, &others)?
+        };
+        Ok(vec![Some(gi)])
+    }))
+}
+
+/// For each element, the product of the other elements of its reduction row.
+fn prod_of_others(x: &Tensor, dims: &[usize]) -> Result<Tensor> {
+    let shape = x.shape();
+    let nd = shape.len();
+    let kept: Vec<usize> = (0..nd).filter(|d| !dims.contains(d)).collect();
+    let order: Vec<i64> = kept.iter().chain(dims.iter()).map(|&d| d as i64).collect();
+    let p = contiguous_clone(&crate::ops::movement::permute(&x.detach(), &order)?);
+    let run: usize = dims.iter().map(|&d| shape[d]).product();
+    let v = p.to_vec::<f64>();
+    let mut out = vec![0f64; v.len()];
+    if run > 0 {
+        for (row, o) in v.chunks(run).zip(out.chunks_mut(run)) {
+            for (i, slot) in o.iter_mut().enumerate() {
+                *slot = row
+                    .iter()
+                    .enumerate()
+                    .filter(|&(j, _)| j != i)
+                    .map(|(_, &e)| e)
+                    .product();
+            }
+        }
+    }
+    let t = cast_data(&Tensor::from_vec(out, &p.shape()), x.dtype());
+    let mut inverse = vec![0i64; nd];
+    for (i, &d) in order.iter().enumerate() {
+        inverse[d as usize] = i as i64;
+    }
+    Ok(contiguous_clone(&crate::ops::movement::permute(
+        &t, &inverse,
+    )?))
+}
+
+/// Index of the max (`max`) or min along a row; NaN wins, the first occurrence wins ties.
+fn arg_extreme<T: Element>(r: &[T], max: bool) -> i64 {
+    let mut best = 0usize;
+    for (i, &v) in r.iter().enumerate().skip(1) {
+        let b = r[best];
+        #[allow(clippy::eq_op)]
+        let (v_nan, b_nan) = (v != v, b != b);
+        if b_nan {
+            break;
+        }
+        if v_nan || (max && v > b) || (!max && v < b) {
+            best = i;
+        }
+    }
+    best as i64
+}
+
+fn extreme_values(x: &Tensor, dims: &[usize], keepdim: bool, max: bool) -> Tensor {
+    crate::dispatch!(x.dtype(), T => rows::<T, T>(x, dims, keepdim, move |r| r[arg_extreme(r, max) as usize]))
+}
+
+/// `x.max()` / `x.min()` over everything (MaxBackward1): ties share the gradient evenly.
+pub fn extreme_all(x: &Tensor, max: bool) -> Result<Tensor> {
+    let op = if max { "max" } else { "min" };
+    if x.numel() == 0 {
+        return Err(Error::Runtime(format!(
+            "{op}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument."
+        )));
+    }
+    let all: Vec<usize> = (0..x.dim()).collect();
+    let out = extreme_values(x, &all, false, max);
+    let name = if max { "MaxBackward1" } else { "MinBackward1" };
+    evenly_distributed(x, out, &all, false, name)
+}
+
+/// Record the backward that spreads the gradient evenly over the elements equal to the result.
+fn evenly_distributed(
+    x: &Tensor,
+    out: Tensor,
+    dims: &[usize],
+    keepdim: bool,
+    name: &'static str,
+) -> Result<Tensor> {
+    if !needs_grad(&[x]) {
+        return Ok(out);
+    }
+    let dims = dims.to_vec();
+    let saved = vec![SavedTensor::input(x), SavedTensor::output(&out, 0)];
+    Ok(record_formula(out, &[x], name, saved, move |g, s| {
+        let (x, out) = (&s[0], &s[1]);
+        let out = restore_dims(&out.detach(), &dims, keepdim)?;
+        let mask = cmp(CmpOp::Eq, x, &out)?;
+        let dl: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
+        let count = sum(&mask, Some(&dl), true)?;
+        let g = restore_dims(g, &dims, keepdim)?;
+        Ok(vec![Some(keep(&mask, &div(&g, &count)?)?)])
+    }))
+}
+
+/// `x.max(dim, keepdim)` / `x.min(...)`: (values, indices); MaxBackward0 routes the gradient
+/// to the selected index.
+pub fn extreme_dim(x: &Tensor, dim: i64, keepdim: bool, max: bool) -> Result<(Tensor, Tensor)> {
+    let d = wrap_dim(dim, x.dim())?;
+    let rd = if x.dim() == 0 { vec![] } else { vec![d] };
+    let op = if max { "max" } else { "min" };
+    if x.numel() == 0 && x.shape().get(d).copied() == Some(0) {
+        return Err(Error::Index(format!(
+            "{op}(): Expected reduction dim {d} to have non-zero size."
+        )));
+    }
+    let idx = crate::dispatch!(x.dtype(), T => rows::<T, i64>(x, &rd, keepdim, move |r| if r.is_empty() { 0 } else { arg_extreme(r, max) }));
+    let values = if x.numel() == 0 {
+        Tensor::zeros(&idx.shape(), x.dtype())
+    } else {
+        let _g = crate::autograd::GradModeGuard::new(false);
+        let gi = restore_dims(&idx, &rd, keepdim)?;
+        let v = crate::ops::index::gather(x, d as i64, &gi)?;
+        if keepdim || rd.is_empty() {
+            v
+        } else {
+            crate::ops::movement::squeeze(&v, Some(d as i64))?
+        }
+    };
+    if needs_grad(&[x]) {
+        let shape = x.shape();
+        let index = restore_dims(&idx, &rd, keepdim)?;
+        let name = if max { "MaxBackward0" } else { "MinBackward0" };
+        attach_formula(&[&values, &idx], &[x], name, vec![], move |g, _| {
+            let g = g[0].clone().expect("values gradient");
+            let g = restore_dims(&g, &rd, keepdim)?;
+            let zeros = Tensor::zeros(&shape, g.dtype());
+            if rd.is_empty() {
+                return Ok(vec![Some(g)]);
+            }
+            Ok(vec![Some(crate::ops::index::scatter(
+                &zeros,
+                d as i64,
+                &index,
+                Operand::Tensor(g),
+            )?)])
+        });
+    }
+    Ok((values, idx))
+}
+
+/// `amax` / `amin` over `dims` (all when empty): AmaxBackward0 shares ties evenly.
+pub fn amax(x: &Tensor, dims: &[i64], keepdim: bool, max: bool) -> Result<Tensor> {
+    let rd = reduction_dims(Some(dims), x.dim())?;
+    let op = if max { "amax" } else { "amin" };
+    if x.numel() == 0 {
+        let shape = x.shape();
+        if rd.iter().any(|&d| shape[d] == 0) || rd.len() == shape.len() {
+            return Err(Error::Index(format!(
+                "{op}(): Expected reduction dim {} to have non-zero size.",
+                rd.iter().find(|&&d| shape[d] == 0).copied().unwrap_or(0)
+            )));
+        }
+    }
+    let out = extreme_values(x, &rd, keepdim, max);
+    let name = if max {
+        "AmaxBackward0"
+    } else {
+        "AminBackward0"
+    };
+    evenly_distributed(x, out, &rd, keepdim, name)
+}
+
+/// `argmax` / `argmin`: over the flattened tensor when `dim` is None.
+pub fn argextreme(x: &Tensor, dim: Option<i64>, keepdim: bool, max: bool) -> Result<Tensor> {
+    let op = if max { "argmax" } else { "argmin" };
+    match dim {
+        None => {
+            if x.numel() == 0 {
+                return Err(Error::Runtime(format!(
+                    "{op}(): Expected reduction dim to be specified for input.numel() == 0."
+                )));
+            }
+            let flat = reshape(&x.detach(), &[-1])?;
+            let i = crate::dispatch!(x.dtype(), T => rows::<T, i64>(&flat, &[0], false, move |r| arg_extreme(r, max)));
+            if keepdim {
+                reshape(&i, &vec![1; x.dim()])
+            } else {
+                Ok(i)
+            }
+        }
+        Some(d) => Ok(extreme_dim(&x.detach(), d, keepdim, max)?.1),
+    }
+}
+
+/// `var` / `std` with `correction` (N - correction in the denominator).
+pub fn var(
+    x: &Tensor,
+    dims: Option<&[i64]>,
+    correction: f64,
+    keepdim: bool,
+    std: bool,
+) -> Result<Tensor> {
+    let op = if std { "std" } else { "var" };
+    if !x.dtype().is_floating_point() {
+        return Err(Error::Runtime(format!(
+            "{op}(): input dtype should be either floating point or complex. Got {} instead.",
+            crate::dtype::pretty_kernel_name(x.dtype())
+        )));
+    }
+    let rd = reduction_dims(dims, x.dim())?;
+    let out = float_rows(x, &rd, keepdim, move |it, n| {
+        let v: Vec<f64> = it.collect();
+        let mean = v.iter().sum::<f64>() / n as f64;
+        let ss: f64 = v.iter().map(|e| (e - mean) * (e - mean)).sum();
+        let r = ss / (n as f64 - correction).max(0.0);
+        if std {
+            r.sqrt()
+        } else {
+            r
+        }
+    });
+    if !needs_grad(&[x]) {
+        return Ok(out);
+    }
+    let name = if std { "StdBackward0" } else { "VarBackward0" };
+    let n: usize = rd.iter().map(|&d| x.shape()[d]).product();
+    let denom = n as f64 - correction;
+    let saved = vec![SavedTensor::input(x), SavedTensor::output(&out, 0)];
+    Ok(record_formula(out, &[x], name, saved, move |g, s| {
+        let (x, out) = (&s[0], &s[1]);
+        let dl: Vec<i64> = rd.iter().map(|&d| d as i64).collect();
+        let centered = arith::sub(x, &mean(x, Some(&dl), true)?)?;
+        let g = restore_dims(g, &rd, keepdim)?;
+        let gi = if std {
+            // d std = (x - mean) / ((N - c) std), zero where std == 0.
+            let out = restore_dims(out, &rd, keepdim)?;
+            let scaled = arith::zero_where(
+                &arith::cmps(CmpOp::Eq, &out, 0.0)?,
+                &div(&g, &muls(&out, denom)?)?,
+            )?;
+            mul(&scaled, &centered)?
+        } else {
+            mul(&muls(&g, 2.0 / denom)?, &centered)?
+        };
+        Ok(vec![Some(gi)])
+    }))
+}
+
+/// `x.norm(p, dim, keepdim)` / `linalg.vector_norm`: LinalgVectorNormBackward0.
+pub fn norm(x: &Tensor, p: f64, dims: Option<&[i64]>, keepdim: bool) -> Result<Tensor> {
+    if !x.dtype().is_floating_point() {
+        return Err(Error::Runtime(format!(
+            "linalg.vector_norm: Expected a floating point or complex tensor as input. Got {}",
+            crate::dtype::pretty_kernel_name(x.dtype())
+        )));
+    }
+    let rd = reduction_dims(dims, x.dim())?;
+    let out = float_rows(x, &rd, keepdim, move |it, _| {
+        if p == f64::INFINITY {
+            it.map(f64::abs).fold(0.0, f64::max)
+        } else if p == f64::NEG_INFINITY {
+            it.map(f64::abs).fold(f64::INFINITY, f64::min)
+        } else if p == 0.0 {
+            it.filter(|&v| v != 0.0).count() as f64
+        } else if p == 1.0 {
+            it.map(f64::abs).sum()
+        } else if p == 2.0 {
+            it.map(|v| v * v).sum::<f64>().sqrt()
+        } else {
+            it.map(|v| v.abs().powf(p)).sum::<f64>().powf(1.0 / p)
+        }
+    });
+    if !needs_grad(&[x]) {
+        return Ok(out);
+    }
+    let saved = vec![SavedTensor::input(x), SavedTensor::output(&out, 0)];
+    Ok(record_formula(
+        out,
+        &[x],
+        "LinalgVectorNormBackward0",
+        saved,
+        move |g, s| {
+            let (x, out) = (&s[0], &s[1]);
+            let g = restore_dims(g, &rd, keepdim)?;
+            let out = restore_dims(out, &rd, keepdim)?;
+            let sgn = arith::un(crate::ops::unary::UnaryOp::Sign, x)?;
+            let gi = if p == 0.0 {
+                crate::ops::creation::zeros_like(x)
+            } else if p == 1.0 {
+                mul(&sgn, &g)?
+            } else if p.is_infinite() {
+                let absx = arith::un(crate::ops::unary::UnaryOp::Abs, x)?;
+                let mask = cmp(CmpOp::Eq, &absx, &out)?;
+                let dl: Vec<i64> = rd.iter().map(|&d| d as i64).collect();
+                let count = sum(&mask, Some(&dl), true)?;
+                keep(&mask, &mul(&sgn, &div(&g, &count)?)?)?
+            } else if p == 2.0 {
+                let zero = arith::cmps(CmpOp::Eq, &out, 0.0)?;
+                mul(x, &arith::zero_where(&zero, &div(&g, &out)?)?)?
+            } else {
+                let zero = arith::cmps(CmpOp::Eq, &out, 0.0)?;
+                let absx = arith::un(crate::ops::unary::UnaryOp::Abs, x)?;
+                let scale = arith::zero_where(&zero, &div(&g, &arith::pows(&out, p - 1.0)?)?)?;
+                mul(&mul(x, &arith::pows(&absx, p - 2.0)?)?, &scale)?
+            };
+            Ok(vec![Some(gi)])
+        },
+    ))
+}
+
+/// `logsumexp(x, dim, keepdim)`, stable (max subtracted): LogsumexpBackward0.
+pub fn logsumexp(x: &Tensor, dims: &[i64], keepdim: bool) -> Result<Tensor> {
+    let x = crate::ops::pointwise::float_input(x);
+    let rd = reduction_dims(Some(dims), x.dim())?;
+    let out = float_rows(&x, &rd, keepdim, |it, _| {
+        let v: Vec<f64> = it.collect();
+        let m = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        if m.is_infinite() {
+            return m;
+        }
+        m + v.iter().map(|e| (e - m).exp()).sum::<f64>().ln()
+    });
+    if !needs_grad(&[&x]) {
+        return Ok(out);
+    }
+    let saved = vec![SavedTensor::input(&x), SavedTensor::output(&out, 0)];
+    Ok(record_formula(
+        out,
+        &[&x],
+        "LogsumexpBackward0",
+        saved,
+        move |g, s| {
+            let (x, out) = (&s[0], &s[1]);
+            let g = restore_dims(g, &rd, keepdim)?;
+            let out = restore_dims(out, &rd, keepdim)?;
+            let e = arith::un(crate::ops::unary::UnaryOp::Exp, &arith::sub(x, &out)?)?;
+            Ok(vec![Some(mul(&g, &e)?)])
+        },
+    ))
+}
+
+/// `all` / `any` (bool results) over `dims` (all when None).
+pub fn all_any(x: &Tensor, dims: Option<&[i64]>, keepdim: bool, all: bool) -> Result<Tensor> {
+    let rd = reduction_dims(dims, x.dim())?;
+    let b = cast_data(x, DType::Bool);
+    Ok(rows::<bool, bool>(&b, &rd, keepdim, move |r| {
+        if all {
+            r.iter().all(|&v| v)
+        } else {
+            r.iter().any(|&v| v)
+        }
+    }))
+}
+
+// ---- scans -------------------------------------------------------------------------------------
+
+/// Run `f` over each line of `x` along `dim` (in place on a contiguous copy).
+fn scan<T: Element>(x: &Tensor, dim: usize, f: impl Fn(&mut [T])) -> Result<Tensor> {
+    let nd = x.dim();
+    if nd == 0 {
+        let mut v = x.to_vec::<T>();
+        f(&mut v);
+        return Ok(Tensor::from_vec(v, &[]));
+    }
+    let last = (nd - 1) as i64;
+    let moved = contiguous_clone(&crate::ops::movement::transpose(
+        &x.detach(),
+        dim as i64,
+        last,
+    )?);
+    let len = moved.shape()[nd - 1];
+    let mut v = moved.to_vec::<T>();
+    if len > 0 {
+        v.chunks_mut(len).for_each(&f);
+    }
+    let t = Tensor::from_vec(v, &moved.shape());
+    Ok(contiguous_clone(&crate::ops::movement::transpose(
+        &t, dim as i64, last,
+    )?))
+}
+
+/// `x.cumsum(dim)`: CumsumBackward0 is a reversed cumsum of the gradient.
+pub fn cumsum(x: &Tensor, dim: i64) -> Result<Tensor> {
+    let d = wrap_dim(dim, x.dim())?;
+    let x = if x.dtype().is_floating_point() {
+        x.clone()
+    } else {
+        cast_data(x, DType::I64)
+    };
+    let out = crate::dispatch!(x.dtype(), T => scan::<T>(&x, d, |r| {
+        for i in 1..r.len() { r[i] = r[i].add(r[i - 1]); }
+    })?);
+    if !needs_grad(&[&x]) {
+        return Ok(out);
+    }
+    Ok(record_formula(
+        out,
+        &[&x],
+        "CumsumBackward0",
+        vec![],
+        move |g, _| Ok(vec![Some(reverse_cumsum(g, d)?)]),
+    ))
+}
+
+fn reverse_cumsum(g: &Tensor, d: usize) -> Result<Tensor> {
+    let f = crate::ops::shape::flip(g, &[d as i64])?;
+    crate::ops::shape::flip(&cumsum(&f, d as i64)?, &[d as i64])
+}
+
+/// `x.cumprod(dim)`: CumprodBackward0.
+pub fn cumprod(x: &Tensor, dim: i64) -> Result<Tensor> {
+    let d = wrap_dim(dim, x.dim())?;
+    let x = if x.dtype().is_floating_point() {
+        x.clone()
+    } else {
+        cast_data(x, DType::I64)
+    };
+    let out = match x.dtype() {
+        DType::I64 => scan::<i64>(&x, d, |r| {
+            for i in 1..r.len() {
+                r[i] = r[i].wrapping_mul(r[i - 1]);
+            }
+        })?,
+        DType::F32 => scan::<f32>(&x, d, |r| {
+            for i in 1..r.len() {
+                r[i] *= r[i - 1];
+            }
+        })?,
+        _ => scan::<f64>(&x, d, |r| {
+            for i in 1..r.len() {
+                r[i] *= r[i - 1];
+            }
+        })?,
+    };
+    if !needs_grad(&[&x]) {
+        return Ok(out);
+    }
+    let saved = vec![SavedTensor::input(&x), SavedTensor::output(&out, 0)];
+    Ok(record_formula(
+        out,
+        &[&x],
+        "CumprodBackward0",
+        saved,
+        move |g, s| {
+            let (x, out) = (&s[0], &s[1]);
+            if !x.to_vec::<f64>().contains(&0.0) {
+                return Ok(vec![Some(div(&reverse_cumsum(&mul(g, out)?, d)?, x)?)]);
+            }
+            // Zeros present: grad_i = sum_{j >= i} g_j * prod_{k <= j, k != i} x_k, per line.
+            let xs = contiguous_clone(&crate::ops::movement::transpose(&x.detach(), d as i64, -1)?);
+            let gs = contiguous_clone(&crate::ops::movement::transpose(&g.detach(), d as i64, -1)?);
+            let n = xs.shape().last().copied().unwrap_or(1);
+            let (xv, gv) = (xs.to_vec::<f64>(), gs.to_vec::<f64>());
+            let mut out = vec![0f64; xv.len()];
+            for ((xr, gr), o) in xv
+                .chunks(n.max(1))
+                .zip(gv.chunks(n.max(1)))
+                .zip(out.chunks_mut(n.max(1)))
+            {
+                for i in 0..xr.len() {
+                    let mut acc = 0.0;
+                    let mut prod_before: f64 = xr[..i].iter().product();
+                    for j in i..xr.len() {
+                        if j > i {
+                            prod_before *= xr[j];
+                        }
+                        acc += gr[j] * prod_before;
+                    }
+                    o[i] = acc;
+                }
+            }
+            let t = cast_data(&Tensor::from_vec(out, &xs.shape()), x.dtype());
+            let t = contiguous_clone(&crate::ops::movement::transpose(&t, d as i64, -1)?);
+            Ok(vec![Some(t)])
+        },
+    ))
+}

@@ -63,6 +63,7 @@ impl PyNode {
     fn name(&self) -> PyResult<&'static str> {
         Ok(match self.node()?.name() {
             "AccumulateGrad" => "gradrs::autograd::AccumulateGrad",
+            "CopySlices" => "gradrs::autograd::CopySlices",
             n => n,
         })
     }

@@ -120,7 +120,8 @@ pub fn tensor_from_data(data: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResu
         && !data.is_instance_of::<PyTuple>()
     {
         let np = data.py().import("numpy")?;
-        let arr = np.call_method1("ascontiguousarray", (data,))?;
+        // `require(.., "C")`, not `ascontiguousarray`, which turns 0-dim arrays into 1-D ones.
+        let arr = np.call_method1("require", (data, data.py().None(), "C"))?;
         let t = crate::ops::creation::contiguous_clone(&from_numpy(&arr)?);
         return Ok(match dtype {
             Some(d) if d != t.dtype() => cast_data(&t, d),

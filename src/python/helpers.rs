@@ -63,3 +63,21 @@ pub fn warn_create_graph_once(py: Python<'_>) -> PyResult<()> {
         1,
     )
 }
+
+static RETURN_TYPE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+/// `gradrs._native._register_return_types(make)`: `make(name, values, indices)` builds
+/// `gradrs.return_types.<name>` named tuples.
+#[pyfunction]
+pub fn _register_return_types(py: Python<'_>, make: Py<PyAny>) {
+    let _ = RETURN_TYPE.set(py, make);
+}
+
+pub fn return_type(
+    py: Python<'_>,
+    name: &str,
+    values: Py<PyAny>,
+    indices: Py<PyAny>,
+) -> PyResult<Py<PyAny>> {
+    get(&RETURN_TYPE, py)?.call1(py, (name, values, indices))
+}

@@ -5,7 +5,9 @@ pub mod convert;
 pub mod dtype;
 pub mod errors;
 pub mod helpers;
+pub mod indexing;
 pub mod pointwise;
+pub mod reduce;
 pub mod tensor;
 
 use crate::dtype::{DType, Scalar};
@@ -382,6 +384,8 @@ fn get_num_threads() -> usize {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTensor>()?;
     pointwise::register(m)?;
+    indexing::register(m)?;
+    m.add_function(wrap_pyfunction!(helpers::_register_return_types, m)?)?;
     m.add_class::<PyDType>()?;
     m.add_class::<PyDevice>()?;
     m.add_class::<autograd::PyNode>()?;

@@ -15,10 +15,12 @@ pub trait Element: Copy + Send + Sync + Default + PartialOrd + std::fmt::Debug +
     fn to_i64(self) -> i64;
     fn from_bool(v: bool) -> Self;
     fn to_bool(self) -> bool;
+    /// Addition as PyTorch's accumulating kernels do it (bool: logical or; ints wrap).
+    fn add(self, other: Self) -> Self;
 }
 
 macro_rules! element {
-    ($t:ty, $dt:ident, $owner:ident, $from_f64:expr, $to_f64:expr, $from_i64:expr, $to_i64:expr, $from_bool:expr, $to_bool:expr) => {
+    ($t:ty, $dt:ident, $owner:ident, $from_f64:expr, $to_f64:expr, $from_i64:expr, $to_i64:expr, $from_bool:expr, $to_bool:expr, $add:expr) => {
         impl Element for $t {
             const DTYPE: DType = DType::$dt;
             fn into_owner(v: Vec<Self>) -> Owner {
@@ -48,6 +50,10 @@ macro_rules! element {
             fn to_bool(self) -> bool {
                 $to_bool(self)
             }
+            #[inline(always)]
+            fn add(self, other: Self) -> Self {
+                $add(self, other)
+            }
         }
     };
 }
@@ -61,7 +67,8 @@ element!(
     |v: i64| v as f32,
     |v: f32| v as i64,
     |v: bool| v as u8 as f32,
-    |v: f32| v != 0.0
+    |v: f32| v != 0.0,
+    |a: f32, b: f32| a + b
 );
 element!(
     f64,
@@ -72,7 +79,8 @@ element!(
     |v: i64| v as f64,
     |v: f64| v as i64,
     |v: bool| v as u8 as f64,
-    |v: f64| v != 0.0
+    |v: f64| v != 0.0,
+    |a: f64, b: f64| a + b
 );
 element!(
     i64,
@@ -83,7 +91,8 @@ element!(
     |v: i64| v,
     |v: i64| v,
     |v: bool| v as i64,
-    |v: i64| v != 0
+    |v: i64| v != 0,
+    |a: i64, b: i64| a.wrapping_add(b)
 );
 element!(
     bool,
@@ -94,7 +103,8 @@ element!(
     |v: i64| v != 0,
     |v: bool| v as i64,
     |v: bool| v,
-    |v: bool| v
+    |v: bool| v,
+    |a: bool, b: bool| a | b
 );
 
 /// Who owns the memory: a Vec of ours, or something outside (a numpy array, a storage we alias).

@@ -3,6 +3,7 @@
 
 pub mod copy;
 pub mod elementwise;
+pub mod index;
 pub mod matmul;
 pub mod reduce;
 

@@ -73,12 +73,23 @@ fn sum_serial<T: Summable>(x: &[T]) -> T::Acc {
 /// Sum over `dims` (sorted, unique). Returns the values in the row-major order of the
 /// remaining dims.
 pub fn sum_dims<T: Summable>(src: &[T], layout: &Layout, dims: &[usize]) -> Vec<T> {
-    let nd = layout.ndim();
-    if dims.len() == nd {
+    if dims.len() == layout.ndim() {
         let x = contiguous_cow(src, layout);
         return vec![T::narrow(sum_slice(&x))];
     }
-    // Move reduced dims last, then each output is the sum of one contiguous run.
+    reduce_rows(src, layout, dims, |c| T::narrow(sum_serial::<T>(c)))
+}
+
+/// `f` applied to each run of elements over `dims` (sorted, unique): the reduced dims are
+/// moved last so each output reads one contiguous run. Outputs come in the row-major order
+/// of the kept dims.
+pub fn reduce_rows<T: Element, U: Send>(
+    src: &[T],
+    layout: &Layout,
+    dims: &[usize],
+    f: impl Fn(&[T]) -> U + Sync + Send,
+) -> Vec<U> {
+    let nd = layout.ndim();
     let kept: Vec<usize> = (0..nd).filter(|d| !dims.contains(d)).collect();
     let order: Vec<usize> = kept.iter().chain(dims.iter()).copied().collect();
     let permuted = Layout {
@@ -89,7 +100,7 @@ pub fn sum_dims<T: Summable>(src: &[T], layout: &Layout, dims: &[usize]) -> Vec<
     let run: usize = dims.iter().map(|&d| layout.shape[d]).product();
     let outs: usize = kept.iter().map(|&d| layout.shape[d]).product();
     if run == 0 {
-        return vec![T::default(); outs];
+        return (0..outs).map(|_| f(&[])).collect();
     }
     let x = if permuted.is_contiguous() {
         std::borrow::Cow::Borrowed(&src[layout.offset..layout.offset + outs * run])
@@ -97,12 +108,8 @@ pub fn sum_dims<T: Summable>(src: &[T], layout: &Layout, dims: &[usize]) -> Vec<
         std::borrow::Cow::Owned(gather_contiguous(src, &permuted))
     };
     if outs * run >= PAR_THRESHOLD && outs > 1 {
-        x.par_chunks(run)
-            .map(|c| T::narrow(sum_serial::<T>(c)))
-            .collect()
+        x.par_chunks(run).map(&f).collect()
     } else {
-        x.chunks(run)
-            .map(|c| T::narrow(sum_serial::<T>(c)))
-            .collect()
+        x.chunks(run).map(&f).collect()
     }
 }

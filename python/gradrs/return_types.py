@@ -1,0 +1,33 @@
+"""Named tuples returned by ops such as `max(dim)`: `gradrs.return_types.max(values, indices)`,
+printed as PyTorch prints `torch.return_types.max(...)`."""
+
+from collections import namedtuple
+
+
+def _make_type(name):
+    base = namedtuple(name, ["values", "indices"])  # noqa: PYI024 - built per name at runtime
+
+    class _T(base):
+        __slots__ = ()
+
+        def __repr__(self):
+            return f"gradrs.return_types.{name}(\nvalues={self.values!r},\nindices={self.indices!r})"
+
+    _T.__name__ = _T.__qualname__ = name
+    _T.__module__ = "gradrs.return_types"
+    return _T
+
+
+max = _make_type("max")
+min = _make_type("min")
+sort = _make_type("sort")
+topk = _make_type("topk")
+kthvalue = _make_type("kthvalue")
+median = _make_type("median")
+mode = _make_type("mode")
+cummax = _make_type("cummax")
+cummin = _make_type("cummin")
+
+
+def _make(name, values, indices):
+    return globals()[name](values, indices)

@@ -1,0 +1,767 @@
+//! Indexing ops: gather/scatter along a dim, index_select/index_add, masked_fill/select,
+//! nonzero, and advanced (tensor) indexing. Backwards are the dual ops (gather <-> scatter_add,
+//! index_select <-> index_add), so higher-order gradients come free.
+
+use crate::autograd::{needs_grad, record_formula};
+use crate::backend::cpu::index as kernel;
+use crate::dtype::{DType, Scalar};
+use crate::error::{Error, Result};
+use crate::ops::binary::{where_, Operand};
+use crate::ops::creation::{cast_data, contiguous_clone};
+use crate::ops::movement::{expand, reshape};
+use crate::ops::reduce::{sum, sum_to};
+use crate::shape::{broadcast_shapes, sizes_i64, wrap_dim};
+use crate::tensor::Tensor;
+
+fn check_index(index: &Tensor, op: &str) -> Result<Vec<i64>> {
+    if index.dtype() != DType::I64 {
+        return Err(Error::Runtime(format!(
+            "{op}(): Expected dtype int64 for index"
+        )));
+    }
+    Ok(index.to_vec::<i64>())
+}
+
+/// gather/scatter need the index to fit inside `x` (and `src`) in every dim but `dim`.
+fn check_gather_shapes(x: &Tensor, index: &Tensor, dim: usize, op: &str) -> Result<()> {
+    let (xs, is) = (x.shape(), index.shape());
+    if xs.len().max(1) != is.len().max(1) {
+        return Err(Error::Runtime(format!(
+            "Index tensor must have the same number of dimensions as {} tensor",
+            if op == "gather" { "input" } else { "self" }
+        )));
+    }
+    for d in 0..is.len() {
+        if d != dim && is[d] > xs.get(d).copied().unwrap_or(1) {
+            return Err(Error::Runtime(format!(
+                "Size does not match at dimension {d} expected index {} to be no larger than self {} apart from dimension {dim}",
+                crate::shape::list_repr(&is),
+                crate::shape::list_repr(&xs)
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn gather_data(x: &Tensor, dim: usize, index: &Tensor) -> Result<Tensor> {
+    let idx = check_index(index, "gather")?;
+    check_gather_shapes(x, index, dim, "gather")?;
+    let ishape = index.shape();
+    let d = x.read();
+    if x.dim() == 0 {
+        // A 0-dim tensor gathers from itself (index 0 or -1 only).
+        let x1 = reshape(&x.detach(), &[1])?;
+        drop(d);
+        let i1 = reshape(&index.detach(), &[-1])?;
+        let r = gather_data(&x1, 0, &i1)?;
+        return reshape(&r, &sizes_i64(&ishape));
+    }
+    Ok(crate::dispatch!(d.dtype(), T => {
+        let v = kernel::gather::<T>(d.storage.slice(), &d.layout, dim, &idx, &ishape)?;
+        Tensor::from_vec(v, &ishape)
+    }))
+}
+
+/// `x.gather(dim, index)`: GatherBackward0 scatters the gradient back (adding duplicates).
+pub fn gather(x: &Tensor, dim: i64, index: &Tensor) -> Result<Tensor> {
+    let dim = wrap_dim(dim, x.dim())?;
+    let out = gather_data(x, dim, index)?;
+    if !needs_grad(&[x]) {
+        return Ok(out);
+    }
+    let (shape, index) = (x.shape(), index.clone());
+    Ok(record_formula(
+        out,
+        &[x],
+        "GatherBackward0",
+        vec![],
+        move |g, _| {
+            let zeros = Tensor::zeros(&shape, g.dtype());
+            Ok(vec![Some(scatter_add(&zeros, dim as i64, &index, g)?)])
+        },
+    ))
+}
+
+/// Out-of-place scatter: `x` with `src` written (or added) at `index` along `dim`.
+fn scatter_data(
+    x: &Tensor,
+    dim: usize,
+    index: &Tensor,
+    src: &Operand,
+    accumulate: bool,
+) -> Result<Tensor> {
+    let idx = check_index(index, if accumulate { "scatter_add" } else { "scatter" })?;
+    check_gather_shapes(x, index, dim, "scatter")?;
+    let ishape = index.shape();
+    let dtype = x.dtype();
+    let out = contiguous_clone(x);
+    let xshape = x.shape();
+    let shape1: Vec<usize> = if xshape.is_empty() {
+        vec![1]
+    } else {
+        xshape.to_vec()
+    };
+    let ishape1: Vec<usize> = if ishape.is_empty() {
+        vec![1]
+    } else {
+        ishape.to_vec()
+    };
+    {
+        let d = out.read();
+        crate::dispatch!(dtype, T => {
+            let dst = d.storage.slice_mut::<T>();
+            match src {
+                Operand::Scalar(s) => {
+                    let v: T = crate::tensor::scalar_as(*s);
+                    kernel::scatter::<T>(dst, &shape1, dim, &idx, &ishape1, |_, _| v, accumulate)?;
+                }
+                Operand::Tensor(s) => {
+                    if s.dtype() != dtype {
+                        return Err(Error::Runtime(
+                            "scatter(): Expected self.dtype to be equal to src.dtype".into(),
+                        ));
+                    }
+                    let ss = s.shape();
+                    for dd in 0..ishape.len() {
+                        if ishape[dd] > ss.get(dd).copied().unwrap_or(1) {
+                            return Err(Error::Runtime(format!(
+                                "Expected index {} to be no larger than src {} apart from dimension {dim}",
+                                crate::shape::list_repr(&ishape), crate::shape::list_repr(&ss)
+                            )));
+                        }
+                    }
+                    let sd = s.read();
+                    let (sv, sl) = (sd.storage.slice::<T>(), sd.layout.clone());
+                    let get = |_: usize, c: &[usize]| {
+                        let mut o = sl.offset as isize;
+                        for (k, &ci) in c.iter().enumerate() {
+                            o += ci as isize * sl.strides.get(k).copied().unwrap_or(0);
+                        }
+                        sv[o as usize]
+                    };
+                    kernel::scatter::<T>(dst, &shape1, dim, &idx, &ishape1, get, accumulate)?;
+                }
+            }
+        });
+    }
+    Ok(out)
+}
+
+/// `x.scatter(dim, index, src)`: ScatterBackward0 (tensor src) / ScatterBackward1 (number).
+pub fn scatter(x: &Tensor, dim: i64, index: &Tensor, src: Operand) -> Result<Tensor> {
+    let dim = wrap_dim(dim, x.dim())?;
+    let out = scatter_data(x, dim, index, &src, false)?;
+    let src_t = match &src {
+        Operand::Tensor(t) => Some(t.clone()),
+        Operand::Scalar(_) => None,
+    };
+    let mut inputs = vec![x];
+    inputs.extend(src_t.as_ref());
+    if !needs_grad(&inputs) {
+        return Ok(out);
+    }
+    let index = index.clone();
+    let has_src = src_t.is_some();
+    let src_shape = src_t.as_ref().map(|t| t.shape()).unwrap_or_default();
+    let name = if has_src {
+        "ScatterBackward0"
+    } else {
+        "ScatterBackward1"
+    };
+    Ok(record_formula(out, &inputs, name, vec![], move |g, _| {
+        let d = dim as i64;
+        let zero = Operand::Scalar(Scalar::Int(0));
+        let mut grads = vec![Some(scatter(g, d, &index, zero)?)];
+        if has_src {
+            grads.push(Some(pad_to(&gather(g, d, &index)?, &src_shape)?));
+        }
+        Ok(grads)
+    }))
+}
+
+/// `x.scatter_add(dim, index, src)`: ScatterAddBackward0.
+pub fn scatter_add(x: &Tensor, dim: i64, index: &Tensor, src: &Tensor) -> Result<Tensor> {
+    let dim = wrap_dim(dim, x.dim())?;
+    let out = scatter_data(x, dim, index, &Operand::Tensor(src.clone()), true)?;
+    if !needs_grad(&[x, src]) {
+        return Ok(out);
+    }
+    let index = index.clone();
+    let src_shape = src.shape();
+    Ok(record_formula(
+        out,
+        &[x, src],
+        "ScatterAddBackward0",
+        vec![],
+        move |g, _| {
+            Ok(vec![
+                Some(g.clone()),
+                Some(pad_to(&gather(g, dim as i64, &index)?, &src_shape)?),
+            ])
+        },
+    ))
+}
+
+/// `t` zero-padded at the end of each dim up to `shape` (a src larger than its index gets
+/// zero gradient outside the index's extent).
+fn pad_to(t: &Tensor, shape: &[usize]) -> Result<Tensor> {
+    let mut cur = t.clone();
+    for (d, &want) in shape.iter().enumerate() {
+        let have = cur.shape()[d];
+        if have < want {
+            let mut zshape = cur.shape().to_vec();
+            zshape[d] = want - have;
+            let zeros = Tensor::zeros(&zshape, cur.dtype());
+            cur = crate::ops::shape::cat(&[cur, zeros], d as i64)?;
+        }
+    }
+    Ok(cur)
+}
+
+fn check_index_1d(index: &Tensor, op: &str) -> Result<Vec<i64>> {
+    if index.dim() > 1 {
+        return Err(Error::Index(format!(
+            "{op}(): Index is supposed to be a vector"
+        )));
+    }
+    if index.dtype() != DType::I64 {
+        return Err(Error::Runtime(format!(
+            "{op}(): Expected dtype int32/int64 for index"
+        )));
+    }
+    Ok(index.to_vec::<i64>())
+}
+
+/// The index for one position along `dim`, expanded to a gather index of `shape`.
+fn expanded_index(idx: &[i64], dim: usize, shape: &[usize]) -> Result<Tensor> {
+    let mut view = vec![1i64; shape.len()];
+    view[dim] = idx.len() as i64;
+    let t = reshape(&Tensor::from_vec(idx.to_vec(), &[idx.len()]), &view)?;
+    Ok(contiguous_clone(&expand(&t, &sizes_i64(shape))?))
+}
+
+/// `x.index_select(dim, index)`: IndexSelectBackward0 adds the gradient back with index_add.
+pub fn index_select(x: &Tensor, dim: i64, index: &Tensor) -> Result<Tensor> {
+    let idx = check_index_1d(index, "index_select")?;
+    let xd = x.dim();
+    let dim = wrap_dim(dim, xd)?;
+    let xs = x.shape();
+    let size = xs.get(dim).copied().unwrap_or(1);
+    if idx.iter().any(|&i| i < -(size as i64) || i >= size as i64) {
+        return Err(Error::Index("index out of range in self".into()));
+    }
+    let out = {
+        let _g = crate::autograd::GradModeGuard::new(false);
+        if xd == 0 {
+            reshape(
+                &gather_data(
+                    &reshape(x, &[1])?,
+                    0,
+                    &Tensor::from_vec(idx.clone(), &[idx.len()]),
+                )?,
+                &sizes_i64(&index.shape()),
+            )?
+        } else {
+            let mut shape = xs.to_vec();
+            shape[dim] = idx.len();
+            gather_data(x, dim, &expanded_index(&idx, dim, &shape)?)?
+        }
+    };
+    if !needs_grad(&[x]) {
+        return Ok(out);
+    }
+    let index = index.clone();
+    Ok(record_formula(
+        out,
+        &[x],
+        "IndexSelectBackward0",
+        vec![],
+        move |g, _| {
+            let zeros = Tensor::zeros(&xs, g.dtype());
+            Ok(vec![Some(index_add(
+                &zeros,
+                dim as i64,
+                &index,
+                g,
+                Scalar::Int(1),
+            )?)])
+        },
+    ))
+}
+
+/// `x.index_add(dim, index, source, alpha=1)`: IndexAddBackward0.
+pub fn index_add(
+    x: &Tensor,
+    dim: i64,
+    index: &Tensor,
+    source: &Tensor,
+    alpha: Scalar,
+) -> Result<Tensor> {
+    let idx = check_index_1d(index, "index_add_")?;
+    let dim = wrap_dim(dim, x.dim())?;
+    let ss = source.shape();
+    let n_src = ss.get(dim).copied().unwrap_or(1);
+    if idx.len() != n_src {
+        return Err(Error::Index(format!(
+            "index_add_(): Number of indices ({}) should be equal to source.size(dim): ({n_src}), for dim: {dim}",
+            idx.len()
+        )));
+    }
+    let scaled = {
+        let _g = crate::autograd::GradModeGuard::new(false);
+        let s = crate::ops::binary::binary(
+            crate::ops::binary::BinaryOp::Mul,
+            Operand::Tensor(source.clone()),
+            Operand::Scalar(alpha),
+        )?;
+        cast_data(&s, x.dtype())
+    };
+    let out = if x.dim() == 0 {
+        let _g = crate::autograd::GradModeGuard::new(false);
+        let flat = scatter_data(
+            &reshape(x, &[1])?,
+            0,
+            &Tensor::from_vec(idx.clone(), &[idx.len()]),
+            &Operand::Tensor(reshape(&scaled, &[-1])?),
+            true,
+        )?;
+        reshape(&flat, &[])?
+    } else {
+        let full = expanded_index(&idx, dim, &ss)?;
+        scatter_data(x, dim, &full, &Operand::Tensor(scaled), true)?
+    };
+    if !needs_grad(&[x, source]) {
+        return Ok(out);
+    }
+    let index = index.clone();
+    let a = alpha.to_f64();
+    Ok(record_formula(
+        out,
+        &[x, source],
+        "IndexAddBackward0",
+        vec![],
+        move |g, _| {
+            let gs = index_select(g, dim as i64, &index)?;
+            let gs = if a != 1.0 {
+                crate::ops::arith::muls(&gs, a)?
+            } else {
+                gs
+            };
+            Ok(vec![Some(g.clone()), Some(gs)])
+        },
+    ))
+}
+
+fn check_mask(mask: &Tensor, op: &str) -> Result<()> {
+    if mask.dtype() != DType::Bool {
+        return Err(Error::Runtime(format!(
+            "{op} only supports boolean masks, but got mask with dtype {}",
+            crate::dtype::pretty_kernel_name(mask.dtype()).to_lowercase()
+        )));
+    }
+    Ok(())
+}
+
+/// `x.masked_fill(mask, value)`: MaskedFillBackward0 (number) / MaskedFillBackward1 (0-dim
+/// tensor value, which also gets a gradient).
+pub fn masked_fill(x: &Tensor, mask: &Tensor, value: Operand) -> Result<Tensor> {
+    check_mask(mask, "masked_fill_")?;
+    if let Operand::Tensor(v) = &value {
+        if v.dim() != 0 {
+            return Err(Error::Runtime(format!(
+                "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {} dimension(s).",
+                v.dim()
+            )));
+        }
+    }
+    let shape = broadcast_shapes(&x.shape(), &mask.shape())?;
+    if shape.as_slice() != x.shape().as_slice() {
+        return Err(Error::Runtime(format!(
+            "The size of tensor a ({}) must match the size of tensor b ({}) at non-singleton dimension 0",
+            x.shape().first().copied().unwrap_or(1),
+            mask.shape().first().copied().unwrap_or(1)
+        )));
+    }
+    let v = match &value {
+        Operand::Tensor(t) => Operand::Tensor(cast_data(t, x.dtype())),
+        Operand::Scalar(s) => Operand::Tensor(Tensor::scalar(*s, x.dtype())),
+    };
+    let out = {
+        let _g = crate::autograd::GradModeGuard::new(false);
+        where_(mask, v, Operand::Tensor(x.clone()))?
+    };
+    let vt = match &value {
+        Operand::Tensor(t) => Some(t.clone()),
+        Operand::Scalar(_) => None,
+    };
+    let mut inputs = vec![x];
+    inputs.extend(vt.as_ref());
+    if !needs_grad(&inputs) {
+        return Ok(out);
+    }
+    let mask = mask.clone();
+    let has_v = vt.is_some();
+    let name = if has_v {
+        "MaskedFillBackward1"
+    } else {
+        "MaskedFillBackward0"
+    };
+    Ok(record_formula(out, &inputs, name, vec![], move |g, _| {
+        let zero = || Operand::Scalar(Scalar::Int(0));
+        let mut grads = vec![Some(where_(&mask, zero(), Operand::Tensor(g.clone()))?)];
+        if has_v {
+            grads.push(Some(sum(
+                &where_(&mask, Operand::Tensor(g.clone()), zero())?,
+                None,
+                false,
+            )?));
+        }
+        Ok(grads)
+    }))
+}
+
+/// Flat positions (row-major) where the mask is true.
+fn true_positions(mask: &Tensor) -> Vec<i64> {
+    mask.to_vec::<bool>()
+        .iter()
+        .enumerate()
+        .filter_map(|(i, &m)| m.then_some(i as i64))
+        .collect()
+}
+
+/// `x.masked_select(mask)`: the selected elements (x and mask broadcast), as a 1-D tensor.
+pub fn masked_select(x: &Tensor, mask: &Tensor) -> Result<Tensor> {
+    check_mask(mask, "masked_select:")?;
+    let shape = broadcast_shapes(&x.shape(), &mask.shape())?;
+    let sizes = sizes_i64(&shape);
+    let (xb, mb) = {
+        let _g = crate::autograd::GradModeGuard::new(false);
+        (
+            contiguous_clone(&expand(x, &sizes)?),
+            contiguous_clone(&expand(mask, &sizes)?),
+        )
+    };
+    let positions = true_positions(&mb);
+    let n = positions.len();
+    let pos = Tensor::from_vec(positions, &[n]);
+    let out = gather_data(&reshape(&xb, &[-1])?, 0, &pos)?;
+    if !needs_grad(&[x]) {
+        return Ok(out);
+    }
+    let xs = x.shape();
+    Ok(record_formula(
+        out,
+        &[x],
+        "MaskedSelectBackward0",
+        vec![],
+        move |g, _| {
+            let zeros = Tensor::zeros(&[shape.iter().product()], g.dtype());
+            let full = reshape(
+                &scatter(&zeros, 0, &pos, Operand::Tensor(g.clone()))?,
+                &sizes,
+            )?;
+            Ok(vec![Some(sum_to(&full, &xs)?)])
+        },
+    ))
+}
+
+/// `x.nonzero()`: int64 `[n, ndim]` coordinates of the non-zero elements, row-major.
+pub fn nonzero(x: &Tensor) -> Tensor {
+    let shape = x.shape();
+    let nz = true_positions(&cast_data(x, DType::Bool));
+    let nd = shape.len();
+    let mut out = Vec::with_capacity(nz.len() * nd);
+    for &p in &nz {
+        let mut rem = p as usize;
+        let start = out.len();
+        out.resize(start + nd, 0i64);
+        for d in (0..nd).rev() {
+            out[start + d] = (rem % shape[d]) as i64;
+            rem /= shape[d];
+        }
+    }
+    Tensor::from_vec(out, &[nz.len(), nd])
+}
+
+/// `take_along_dim(x, indices, dim)`: gather after broadcasting all but `dim`; without a dim,
+/// indices into the flattened tensor.
+pub fn take_along_dim(x: &Tensor, indices: &Tensor, dim: Option<i64>) -> Result<Tensor> {
+    let Some(dim) = dim else {
+        return gather(&reshape(x, &[-1])?, 0, &reshape(indices, &[-1])?);
+    };
+    let nd = x.dim();
+    if indices.dim() != nd {
+        return Err(Error::Runtime(format!(
+            "torch.take_along_dim(): input and indices should have the same number of dimensions, but got {nd} dimensions for input, and {} dimensions for indices",
+            indices.dim()
+        ).replace("torch.", "gradrs.")));
+    }
+    let d = wrap_dim(dim, nd)?;
+    let (mut xs, mut is) = (x.shape().to_vec(), indices.shape().to_vec());
+    xs[d] = 1;
+    is[d] = 1;
+    let b = broadcast_shapes(&xs, &is)?;
+    let (mut xt, mut it) = (sizes_i64(&b), sizes_i64(&b));
+    xt[d] = x.shape()[d] as i64;
+    it[d] = indices.shape()[d] as i64;
+    gather(&expand(x, &xt)?, d as i64, &expand(indices, &it)?)
+}
+
+/// Advanced indexing `x[..., idx_a, idx_b, ...]`: integer index tensors (broadcast together)
+/// at the given dims. As NumPy/PyTorch: when the indexed dims are adjacent the result's index
+/// dims replace them in place, otherwise they go first. IndexBackward0 adds the gradient back.
+pub fn index(x: &Tensor, indices: &[(usize, Tensor)]) -> Result<Tensor> {
+    let xs = x.shape();
+    let nd = xs.len();
+    let mut bshape = crate::shape::Shape::new();
+    for (_, t) in indices {
+        if t.dtype() != DType::I64 {
+            return Err(Error::Index(
+                "tensors used as indices must be long, int, byte or bool tensors".into(),
+            ));
+        }
+        bshape = broadcast_shapes(&bshape, &t.shape()).map_err(|_| {
+            Error::Index(format!(
+                "shape mismatch: indexing tensors could not be broadcast together with shapes {}",
+                indices
+                    .iter()
+                    .map(|(_, t)| crate::shape::list_repr(&t.shape()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })?;
+    }
+    let dims: Vec<usize> = indices.iter().map(|(d, _)| *d).collect();
+    let adjacent = dims.windows(2).all(|w| w[1] == w[0] + 1);
+    let rest: Vec<usize> = (0..nd).filter(|d| !dims.contains(d)).collect();
+    // Linear index into the indexed dims, row-major.
+    let bsizes = sizes_i64(&bshape);
+    let nb: usize = bshape.iter().product();
+    let mut linear = vec![0i64; nb];
+    for (d, t) in indices {
+        let size = xs[*d];
+        let v = contiguous_clone(&expand(&t.detach(), &bsizes)?).to_vec::<i64>();
+        for (l, &i) in linear.iter_mut().zip(&v) {
+            let w = if i < 0 { i + size as i64 } else { i };
+            if w < 0 || w >= size as i64 {
+                return Err(Error::Index(format!(
+                    "index {i} is out of bounds for dimension {d} with size {size}"
+                )));
+            }
+            *l = *l * size as i64 + w;
+        }
+    }
+    let linear = Tensor::from_vec(linear, &[nb]);
+    let perm: Vec<i64> = dims.iter().chain(rest.iter()).map(|&d| d as i64).collect();
+    let adv: i64 = dims.iter().map(|&d| xs[d] as i64).product();
+    let rest_sizes: Vec<i64> = rest.iter().map(|&d| xs[d] as i64).collect();
+    let mut flat_shape = vec![adv];
+    flat_shape.extend(&rest_sizes);
+    let mut out_shape = bsizes.clone();
+    out_shape.extend(&rest_sizes);
+    // Where the broadcast index dims end up.
+    let first = if adjacent { dims[0] } else { 0 };
+    let nbd = bshape.len();
+    let to_front = |t: &Tensor| -> Result<Tensor> {
+        if first == 0 {
+            return Ok(t.clone());
+        }
+        // [B.., rest..] <-> [rest[..first], B.., rest[first..]]
+        let total = nbd + rest.len();
+        let mut order: Vec<i64> = Vec::with_capacity(total);
+        order.extend((nbd..nbd + first).map(|i| i as i64));
+        order.extend((0..nbd).map(|i| i as i64));
+        order.extend((nbd + first..total).map(|i| i as i64));
+        crate::ops::movement::permute(t, &order)
+    };
+    let out = {
+        let _g = crate::autograd::GradModeGuard::new(false);
+        let xp = reshape(
+            &contiguous_clone(&crate::ops::movement::permute(x, &perm)?),
+            &flat_shape,
+        )?;
+        let picked = reshape(&index_select(&xp, 0, &linear)?, &out_shape)?;
+        contiguous_clone(&to_front(&picked)?)
+    };
+    if !needs_grad(&[x]) {
+        return Ok(out);
+    }
+    let mut inv_perm = vec![0i64; nd];
+    for (i, &p) in perm.iter().enumerate() {
+        inv_perm[p as usize] = i as i64;
+    }
+    let permuted_shape: Vec<i64> = perm.iter().map(|&d| xs[d as usize] as i64).collect();
+    let dtype_shape = xs.clone();
+    Ok(record_formula(
+        out,
+        &[x],
+        "IndexBackward0",
+        vec![],
+        move |g, _| {
+            let gb = to_front_inverse(g, first, nbd, rest.len())?;
+            let mut gflat_shape = vec![nb as i64];
+            gflat_shape.extend(&rest_sizes);
+            let gflat = reshape(&gb, &gflat_shape)?;
+            let zeros = Tensor::zeros(
+                &flat_shape.iter().map(|&s| s as usize).collect::<Vec<_>>(),
+                g.dtype(),
+            );
+            let acc = index_add(&zeros, 0, &linear, &gflat, Scalar::Int(1))?;
+            let back = reshape(&acc, &permuted_shape)?;
+            let gi = crate::ops::movement::permute(&back, &inv_perm)?;
+            debug_assert_eq!(gi.shape(), dtype_shape);
+            Ok(vec![Some(gi)])
+        },
+    ))
+}
+
+/// Move the broadcast index dims from position `first` back to the front.
+fn to_front_inverse(g: &Tensor, first: usize, nbd: usize, nrest: usize) -> Result<Tensor> {
+    if first == 0 {
+        return Ok(g.clone());
+    }
+    let total = nbd + nrest;
+    let mut order: Vec<i64> = Vec::with_capacity(total);
+    order.extend((first..first + nbd).map(|i| i as i64));
+    order.extend((0..first).map(|i| i as i64));
+    order.extend((first + nbd..total).map(|i| i as i64));
+    crate::ops::movement::permute(g, &order)
+}
+
+/// One entry of a `__getitem__`/`__setitem__` key, Ellipsis already expanded.
+#[derive(Clone, Debug)]
+pub enum IndexStep {
+    Select(i64),
+    Slice(Option<i64>, Option<i64>, i64),
+    NewAxis,
+    /// An int64 index tensor (a bool mask arrives as one of these per masked dim).
+    Tensor(Tensor),
+}
+
+/// `x[key]`: basic steps become views (select/slice/unsqueeze), tensor steps one advanced index.
+pub fn getitem(x: &Tensor, steps: &[IndexStep]) -> Result<Tensor> {
+    let mut cur = x.clone();
+    let mut dim = 0usize;
+    let mut adv: Vec<(usize, Tensor)> = Vec::new();
+    for s in steps {
+        match s {
+            IndexStep::Select(i) => {
+                cur = crate::ops::slicing::select(&cur, dim as i64, *i)?;
+            }
+            IndexStep::Slice(a, b, st) => {
+                cur = crate::ops::slicing::slice(&cur, dim as i64, *a, *b, *st)?;
+                dim += 1;
+            }
+            IndexStep::NewAxis => {
+                cur = crate::ops::movement::unsqueeze(&cur, dim as i64)?;
+                dim += 1;
+            }
+            IndexStep::Tensor(t) => {
+                adv.push((dim, t.clone()));
+                dim += 1;
+            }
+        }
+    }
+    if adv.is_empty() {
+        // `x[...]` / `x[:]` still return a new view object, as in PyTorch.
+        if cur.ptr_eq(x) {
+            return crate::ops::movement::view_as_alias(x);
+        }
+        return Ok(cur);
+    }
+    index(&cur, &adv)
+}
+
+/// Storage offsets of `x`'s elements, as an int64 tensor of its shape.
+fn offsets_of(x: &Tensor) -> Tensor {
+    let d = x.read();
+    let mut v = Vec::with_capacity(d.layout.numel());
+    crate::backend::cpu::copy::for_each_offset(&d.layout, |o| v.push(o as i64));
+    Tensor::from_vec(v, &d.layout.shape)
+}
+
+/// Write `value` (broadcast) into `x[key]` in `x`'s memory, without autograd.
+pub fn setitem_data(x: &Tensor, steps: &[IndexStep], value: &Operand) -> Result<()> {
+    let _g = crate::autograd::GradModeGuard::new(false);
+    let offs = getitem(&offsets_of(x), steps)?;
+    let shape = offs.shape();
+    let v = match value {
+        Operand::Scalar(s) => Tensor::scalar(*s, x.dtype()),
+        Operand::Tensor(t) => cast_data(t, x.dtype()),
+    };
+    let vs = v.shape();
+    if vs.len() > shape.len() || broadcast_shapes(&vs, &shape)?.as_slice() != shape.as_slice() {
+        // PyTorch strips leading size-1 dims of the value before broadcasting.
+        let stripped: Vec<i64> = vs
+            .iter()
+            .skip_while(|&&s| s == 1)
+            .map(|&s| s as i64)
+            .collect();
+        let ok = stripped.len() <= shape.len()
+            && broadcast_shapes(
+                &stripped.iter().map(|&s| s as usize).collect::<Vec<_>>(),
+                &shape,
+            )
+            .map(|b| b.as_slice() == shape.as_slice())
+            .unwrap_or(false);
+        if !ok {
+            return Err(Error::Runtime(format!(
+                "shape mismatch: value tensor of shape {} cannot be broadcast to indexing result of shape {}",
+                crate::shape::list_repr(&vs),
+                crate::shape::list_repr(&shape)
+            )));
+        }
+    }
+    let flat_v = {
+        let stripped: Vec<i64> = vs
+            .iter()
+            .skip_while(|&&s| s == 1)
+            .map(|&s| s as i64)
+            .collect();
+        let vv = reshape(&v, &stripped)?;
+        contiguous_clone(&expand(&vv, &sizes_i64(&shape))?)
+    };
+    let offs = offs.to_vec::<i64>();
+    let d = x.read();
+    crate::dispatch!(d.dtype(), T => {
+        let dst = d.storage.slice_mut::<T>();
+        for (o, val) in offs.iter().zip(flat_v.to_vec::<T>()) {
+            dst[*o as usize] = val;
+        }
+    });
+    d.storage.bump_version();
+    Ok(())
+}
+
+/// `x[key] = value` out of place, differentiable (CopySlices): the gradient of `x` is zero in
+/// the written region; `value` gets the gradient of that region, summed to its shape.
+pub fn setitem(x: &Tensor, steps: &[IndexStep], value: Operand) -> Result<Tensor> {
+    let out = contiguous_clone(x);
+    setitem_data(&out, steps, &value)?;
+    let vt = match &value {
+        Operand::Tensor(t) => Some(t.clone()),
+        Operand::Scalar(_) => None,
+    };
+    let mut inputs = vec![x];
+    inputs.extend(vt.as_ref());
+    if !needs_grad(&inputs) {
+        return Ok(out);
+    }
+    let steps = steps.to_vec();
+    let vshape = vt.as_ref().map(|t| t.shape());
+    // PyTorch: writes through a view record CopySlices; advanced writes are index_put_.
+    let name = if steps.iter().any(|s| matches!(s, IndexStep::Tensor(_))) {
+        "IndexPutBackward0"
+    } else {
+        "CopySlices"
+    };
+    Ok(record_formula(out, &inputs, name, vec![], move |g, _| {
+        let zero = Operand::Scalar(Scalar::Int(0));
+        let mut grads = vec![Some(setitem(g, &steps, zero)?)];
+        if let Some(vs) = &vshape {
+            let region = getitem(g, &steps)?;
+            grads.push(Some(sum_to(&region, vs)?));
+        }
+        Ok(grads)
+    }))
+}

@@ -1,0 +1,420 @@
+//! Bindings of indexing (`x[key]`, `x[key] = v`, gather/scatter, masks) and shape ops.
+
+use super::convert::extract_scalar;
+use super::pointwise::operand_arg;
+use super::tensor::{sizes_arg, wrap, PyTensor};
+use crate::dtype::{DType, Scalar};
+use crate::ops::index::{self as ix, IndexStep};
+use crate::ops::{inplace, shape, slicing, Operand};
+use crate::tensor::Tensor;
+use pyo3::exceptions::{PyIndexError, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::types::{PyEllipsis, PyList, PySlice, PyTuple};
+
+type R = PyResult<Py<PyAny>>;
+
+/// One key entry before Ellipsis expansion.
+enum Entry {
+    Step(IndexStep),
+    /// A bool mask over this many dims.
+    Mask(Tensor),
+    Ellipsis,
+}
+
+fn entry(obj: &Bound<'_, PyAny>) -> PyResult<Entry> {
+    if obj.is_none() {
+        return Ok(Entry::Step(IndexStep::NewAxis));
+    }
+    if obj.is_instance_of::<PyEllipsis>() {
+        return Ok(Entry::Ellipsis);
+    }
+    if let Ok(s) = obj.cast::<PySlice>() {
+        let get = |name: &str| -> PyResult<Option<i64>> {
+            let v = s.getattr(name)?;
+            if v.is_none() {
+                Ok(None)
+            } else {
+                Ok(Some(v.extract()?))
+            }
+        };
+        let step = get("step")?.unwrap_or(1);
+        return Ok(Entry::Step(IndexStep::Slice(
+            get("start")?,
+            get("stop")?,
+            step,
+        )));
+    }
+    if let Ok(t) = obj.cast::<PyTensor>() {
+        let t = t.borrow().t.clone();
+        return Ok(match t.dtype() {
+            DType::Bool => Entry::Mask(t),
+            DType::I64 if t.dim() == 0 => Entry::Step(IndexStep::Select(t.item()?.to_i64())),
+            DType::I64 => Entry::Step(IndexStep::Tensor(t)),
+            _ => {
+                return Err(PyIndexError::new_err(
+                    "tensors used as indices must be long, int, byte or bool tensors",
+                ))
+            }
+        });
+    }
+    if obj.is_instance_of::<pyo3::types::PyBool>() {
+        let b: bool = obj.extract()?;
+        return Ok(Entry::Mask(Tensor::from_vec(vec![b], &[])));
+    }
+    if let Ok(i) = obj.extract::<i64>() {
+        return Ok(Entry::Step(IndexStep::Select(i)));
+    }
+    if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
+        let t = super::convert::tensor_from_data(obj, None)?;
+        return entry(wrap(obj.py(), t)?.bind(obj.py()));
+    }
+    Err(PyIndexError::new_err(
+        "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices (got ".to_string()
+            + &obj.get_type().name().map(|n| n.to_string()).unwrap_or_default() + ")",
+    ))
+}
+
+/// Parse a `__getitem__` key into steps for a tensor of `ndim` dims.
+fn steps(key: &Bound<'_, PyAny>, ndim: usize) -> PyResult<Vec<IndexStep>> {
+    let entries: Vec<Entry> = if let Ok(t) = key.cast::<PyTuple>() {
+        t.iter().map(|o| entry(&o)).collect::<PyResult<_>>()?
+    } else {
+        vec![entry(key)?]
+    };
+    let consumed: usize = entries
+        .iter()
+        .map(|e| match e {
+            Entry::Step(IndexStep::NewAxis) | Entry::Ellipsis => 0,
+            Entry::Mask(m) => m.dim(),
+            Entry::Step(_) => 1,
+        })
+        .sum();
+    if consumed > ndim {
+        return Err(PyIndexError::new_err(format!(
+            "too many indices for tensor of dimension {ndim}"
+        )));
+    }
+    let mut out = Vec::new();
+    let mut seen_ellipsis = false;
+    for e in entries {
+        match e {
+            Entry::Ellipsis => {
+                if seen_ellipsis {
+                    return Err(PyIndexError::new_err(
+                        "an index can only have a single ellipsis ('...')",
+                    ));
+                }
+                seen_ellipsis = true;
+                for _ in 0..ndim - consumed {
+                    out.push(IndexStep::Slice(None, None, 1));
+                }
+            }
+            Entry::Mask(m) if m.dim() == 0 => {
+                // x[True] adds a dim of size 1; x[False] one of size 0.
+                out.push(IndexStep::NewAxis);
+                let keep = m.item()?.to_f64() != 0.0;
+                out.pop();
+                out.push(IndexStep::NewAxis);
+                if !keep {
+                    out.push(IndexStep::Tensor(Tensor::from_vec(Vec::<i64>::new(), &[0])));
+                    // The index applies to the new axis.
+                    let n = out.len();
+                    out.swap(n - 1, n - 2);
+                    out[n - 2] = IndexStep::NewAxis;
+                }
+            }
+            Entry::Mask(m) => {
+                let nz = ix::nonzero(&m);
+                for d in 0..m.dim() {
+                    let col = slicing::select(&nz, 1, d as i64)?;
+                    out.push(IndexStep::Tensor(crate::ops::creation::contiguous_clone(
+                        &col,
+                    )));
+                }
+            }
+            Entry::Step(s) => out.push(s),
+        }
+    }
+    Ok(out)
+}
+
+fn value_operand(v: &Bound<'_, PyAny>) -> PyResult<Operand> {
+    if let Ok(t) = v.cast::<PyTensor>() {
+        return Ok(Operand::Tensor(t.borrow().t.clone()));
+    }
+    if let Some(s) = extract_scalar(v) {
+        return Ok(Operand::Scalar(s));
+    }
+    let t = super::convert::tensor_from_data(v, None)?;
+    Ok(Operand::Tensor(t))
+}
+
+fn tensor_list(seq: &Bound<'_, PyAny>) -> PyResult<Vec<Tensor>> {
+    seq.try_iter()?
+        .map(|o| {
+            Ok(o?
+                .cast::<PyTensor>()
+                .map_err(|_| PyTypeError::new_err("expected a sequence of Tensors"))?
+                .borrow()
+                .t
+                .clone())
+        })
+        .collect()
+}
+
+fn tuple_of(py: Python<'_>, ts: Vec<Tensor>) -> R {
+    let objs: Vec<Py<PyAny>> = ts
+        .into_iter()
+        .map(|t| wrap(py, t))
+        .collect::<PyResult<_>>()?;
+    Ok(PyTuple::new(py, objs)?.into_any().unbind())
+}
+
+fn in_place(
+    slf: &Bound<'_, PyTensor>,
+    others: &[&Tensor],
+    op: impl FnOnce(&Tensor) -> crate::Result<Tensor>,
+) -> R {
+    let need = others.iter().any(|t| t.requires_grad());
+    inplace::apply_(&slf.borrow().t, need, op)?;
+    Ok(slf.clone().into_any().unbind())
+}
+
+#[pymethods]
+impl PyTensor {
+    fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> R {
+        let s = steps(key, self.t.dim())?;
+        wrap(py, ix::getitem(&self.t, &s)?)
+    }
+    fn __setitem__(&self, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let s = steps(key, self.t.dim())?;
+        let v = value_operand(value)?;
+        let vt = v.edge_tensor(self.t.dtype());
+        if crate::autograd::is_grad_enabled() && (self.t.requires_grad() || vt.requires_grad()) {
+            inplace::apply_(&self.t, vt.requires_grad(), |x| ix::setitem(x, &s, v))?;
+        } else {
+            crate::ops::binary::check_inplace_leaf(&self.t)?;
+            ix::setitem_data(&self.t, &s, &v)?;
+        }
+        Ok(())
+    }
+    fn select(&self, py: Python<'_>, dim: i64, index: i64) -> R {
+        wrap(py, slicing::select(&self.t, dim, index)?)
+    }
+    fn narrow(&self, py: Python<'_>, dim: i64, start: i64, length: i64) -> R {
+        wrap(py, slicing::narrow(&self.t, dim, start, length)?)
+    }
+    #[pyo3(signature = (split_size_or_sections, dim=0))]
+    fn split(&self, py: Python<'_>, split_size_or_sections: &Bound<'_, PyAny>, dim: i64) -> R {
+        let parts = match split_size_or_sections.extract::<i64>() {
+            Ok(n) => slicing::split(&self.t, n, dim)?,
+            Err(_) => slicing::split_with_sizes(
+                &self.t,
+                &split_size_or_sections.extract::<Vec<i64>>()?,
+                dim,
+            )?,
+        };
+        tuple_of(py, parts)
+    }
+    #[pyo3(signature = (chunks, dim=0))]
+    fn chunk(&self, py: Python<'_>, chunks: i64, dim: i64) -> R {
+        tuple_of(py, slicing::chunk(&self.t, chunks, dim)?)
+    }
+    #[pyo3(signature = (dim=0))]
+    fn unbind(&self, py: Python<'_>, dim: i64) -> R {
+        tuple_of(py, slicing::unbind(&self.t, dim)?)
+    }
+    fn gather(&self, py: Python<'_>, dim: i64, index: PyRef<'_, PyTensor>) -> R {
+        wrap(py, ix::gather(&self.t, dim, &index.t)?)
+    }
+    fn scatter(
+        &self,
+        py: Python<'_>,
+        dim: i64,
+        index: PyRef<'_, PyTensor>,
+        src: &Bound<'_, PyAny>,
+    ) -> R {
+        wrap(
+            py,
+            ix::scatter(&self.t, dim, &index.t, operand_arg(src, "scatter", "src")?)?,
+        )
+    }
+    fn scatter_(
+        slf: &Bound<'_, Self>,
+        dim: i64,
+        index: PyRef<'_, PyTensor>,
+        src: &Bound<'_, PyAny>,
+    ) -> R {
+        let (i, s) = (index.t.clone(), operand_arg(src, "scatter_", "src")?);
+        let st = s.edge_tensor(DType::F32);
+        in_place(slf, &[&st], |x| ix::scatter(x, dim, &i, s))
+    }
+    fn scatter_add(
+        &self,
+        py: Python<'_>,
+        dim: i64,
+        index: PyRef<'_, PyTensor>,
+        src: PyRef<'_, PyTensor>,
+    ) -> R {
+        wrap(py, ix::scatter_add(&self.t, dim, &index.t, &src.t)?)
+    }
+    fn scatter_add_(
+        slf: &Bound<'_, Self>,
+        dim: i64,
+        index: PyRef<'_, PyTensor>,
+        src: PyRef<'_, PyTensor>,
+    ) -> R {
+        let (i, s) = (index.t.clone(), src.t.clone());
+        in_place(slf, &[&s], |x| ix::scatter_add(x, dim, &i, &s))
+    }
+    fn index_select(&self, py: Python<'_>, dim: i64, index: PyRef<'_, PyTensor>) -> R {
+        wrap(py, ix::index_select(&self.t, dim, &index.t)?)
+    }
+    #[pyo3(signature = (dim, index, source, *, alpha=None))]
+    fn index_add(
+        &self,
+        py: Python<'_>,
+        dim: i64,
+        index: PyRef<'_, PyTensor>,
+        source: PyRef<'_, PyTensor>,
+        alpha: Option<&Bound<'_, PyAny>>,
+    ) -> R {
+        let a = alpha.and_then(extract_scalar).unwrap_or(Scalar::Int(1));
+        wrap(py, ix::index_add(&self.t, dim, &index.t, &source.t, a)?)
+    }
+    #[pyo3(signature = (dim, index, source, *, alpha=None))]
+    fn index_add_(
+        slf: &Bound<'_, Self>,
+        dim: i64,
+        index: PyRef<'_, PyTensor>,
+        source: PyRef<'_, PyTensor>,
+        alpha: Option<&Bound<'_, PyAny>>,
+    ) -> R {
+        let a = alpha.and_then(extract_scalar).unwrap_or(Scalar::Int(1));
+        let (i, s) = (index.t.clone(), source.t.clone());
+        in_place(slf, &[&s], |x| ix::index_add(x, dim, &i, &s, a))
+    }
+    fn masked_fill(
+        &self,
+        py: Python<'_>,
+        mask: PyRef<'_, PyTensor>,
+        value: &Bound<'_, PyAny>,
+    ) -> R {
+        wrap(
+            py,
+            ix::masked_fill(
+                &self.t,
+                &mask.t,
+                operand_arg(value, "masked_fill", "value")?,
+            )?,
+        )
+    }
+    fn masked_fill_(
+        slf: &Bound<'_, Self>,
+        mask: PyRef<'_, PyTensor>,
+        value: &Bound<'_, PyAny>,
+    ) -> R {
+        let (m, v) = (mask.t.clone(), operand_arg(value, "masked_fill_", "value")?);
+        let vt = v.edge_tensor(DType::F32);
+        in_place(slf, &[&vt], |x| ix::masked_fill(x, &m, v))
+    }
+    fn masked_select(&self, py: Python<'_>, mask: PyRef<'_, PyTensor>) -> R {
+        wrap(py, ix::masked_select(&self.t, &mask.t)?)
+    }
+    #[pyo3(signature = (*, as_tuple=false))]
+    fn nonzero(&self, py: Python<'_>, as_tuple: bool) -> R {
+        let nz = ix::nonzero(&self.t);
+        if as_tuple {
+            let cols = (0..self.t.dim().max(1))
+                .map(|d| {
+                    if self.t.dim() == 0 {
+                        Ok(crate::ops::movement::reshape(&nz, &[-1])?)
+                    } else {
+                        Ok(crate::ops::creation::contiguous_clone(&slicing::select(
+                            &nz, 1, d as i64,
+                        )?))
+                    }
+                })
+                .collect::<crate::Result<Vec<_>>>()?;
+            return tuple_of(py, cols);
+        }
+        wrap(py, nz)
+    }
+    #[pyo3(signature = (indices, dim=None))]
+    fn take_along_dim(&self, py: Python<'_>, indices: PyRef<'_, PyTensor>, dim: Option<i64>) -> R {
+        wrap(py, ix::take_along_dim(&self.t, &indices.t, dim)?)
+    }
+    #[pyo3(signature = (*dims))]
+    fn flip(&self, py: Python<'_>, dims: &Bound<'_, PyTuple>) -> R {
+        wrap(py, shape::flip(&self.t, &sizes_arg(dims)?)?)
+    }
+    fn fliplr(&self, py: Python<'_>) -> R {
+        wrap(py, shape::flip(&self.t, &[1])?)
+    }
+    fn flipud(&self, py: Python<'_>) -> R {
+        wrap(py, shape::flip(&self.t, &[0])?)
+    }
+    #[pyo3(signature = (shifts, dims=None))]
+    fn roll(
+        &self,
+        py: Python<'_>,
+        shifts: &Bound<'_, PyAny>,
+        dims: Option<&Bound<'_, PyAny>>,
+    ) -> R {
+        let s = super::tensor::dims_arg(Some(shifts))?.unwrap_or_default();
+        let d = super::tensor::dims_arg(dims)?.unwrap_or_default();
+        wrap(py, shape::roll(&self.t, &s, &d)?)
+    }
+    #[pyo3(signature = (*sizes))]
+    fn repeat(&self, py: Python<'_>, sizes: &Bound<'_, PyTuple>) -> R {
+        wrap(py, shape::repeat(&self.t, &sizes_arg(sizes)?)?)
+    }
+    #[pyo3(signature = (diagonal=0))]
+    fn tril(&self, py: Python<'_>, diagonal: i64) -> R {
+        wrap(py, shape::tri(&self.t, diagonal, true)?)
+    }
+    #[pyo3(signature = (diagonal=0))]
+    fn triu(&self, py: Python<'_>, diagonal: i64) -> R {
+        wrap(py, shape::tri(&self.t, diagonal, false)?)
+    }
+    #[pyo3(signature = (diagonal=0))]
+    fn tril_(slf: &Bound<'_, Self>, diagonal: i64) -> R {
+        in_place(slf, &[], |x| shape::tri(x, diagonal, true))
+    }
+    #[pyo3(signature = (diagonal=0))]
+    fn triu_(slf: &Bound<'_, Self>, diagonal: i64) -> R {
+        in_place(slf, &[], |x| shape::tri(x, diagonal, false))
+    }
+    fn unflatten(&self, py: Python<'_>, dim: i64, sizes: Vec<i64>) -> R {
+        let shape = self.t.shape();
+        let d = crate::shape::wrap_dim(dim, shape.len())?;
+        let mut new: Vec<i64> = shape[..d].iter().map(|&s| s as i64).collect();
+        new.extend(&sizes);
+        new.extend(shape[d + 1..].iter().map(|&s| s as i64));
+        let inner = crate::shape::infer_size(&sizes, shape[d]).map_err(|_| {
+            pyo3::exceptions::PyRuntimeError::new_err(format!(
+                "unflatten: Provided sizes {} don't multiply up to the size of dim {dim} ({}) in the input tensor",
+                crate::shape::list_repr(&sizes.iter().map(|&s| s.max(0) as usize).collect::<Vec<_>>()), shape[d]
+            ))
+        })?;
+        let _ = inner;
+        wrap(py, crate::ops::movement::view(&self.t, &new)?)
+    }
+}
+
+#[pyfunction]
+#[pyo3(signature = (tensors, dim=0))]
+pub fn cat(py: Python<'_>, tensors: &Bound<'_, PyAny>, dim: i64) -> R {
+    wrap(py, shape::cat(&tensor_list(tensors)?, dim)?)
+}
+#[pyfunction]
+#[pyo3(signature = (tensors, dim=0))]
+pub fn stack(py: Python<'_>, tensors: &Bound<'_, PyAny>, dim: i64) -> R {
+    wrap(py, shape::stack(&tensor_list(tensors)?, dim)?)
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(cat, m)?)?;
+    m.add_function(wrap_pyfunction!(stack, m)?)?;
+    Ok(())
+}

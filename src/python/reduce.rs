@@ -1,0 +1,215 @@
+//! Bindings of the reductions and scans (`ops::reduce`).
+
+use super::helpers;
+use super::tensor::{dims_arg, wrap, PyTensor};
+use crate::ops::{creation, reduce};
+use pyo3::prelude::*;
+
+type R = PyResult<Py<PyAny>>;
+
+/// `(values, indices)` as `gradrs.return_types.<name>`.
+fn values_indices(py: Python<'_>, name: &str, v: crate::Tensor, i: crate::Tensor) -> R {
+    helpers::return_type(py, name, wrap(py, v)?, wrap(py, i)?)
+}
+
+fn extreme(
+    py: Python<'_>,
+    t: &PyTensor,
+    dim: Option<&Bound<'_, PyAny>>,
+    keepdim: bool,
+    max: bool,
+) -> R {
+    let name = if max { "max" } else { "min" };
+    match dim {
+        None => wrap(py, reduce::extreme_all(&t.t, max)?),
+        Some(d) => {
+            if let Ok(other) = d.cast::<PyTensor>() {
+                let o = other.borrow().t.clone();
+                return wrap(
+                    py,
+                    if max {
+                        crate::ops::pointwise::maximum(&t.t, &o)?
+                    } else {
+                        crate::ops::pointwise::minimum(&t.t, &o)?
+                    },
+                );
+            }
+            let (v, i) = reduce::extreme_dim(&t.t, d.extract()?, keepdim, max)?;
+            values_indices(py, name, v, i)
+        }
+    }
+}
+
+/// `correction` from `unbiased` / `correction` arguments (PyTorch's default is 1).
+fn correction_arg(unbiased: Option<bool>, correction: Option<f64>) -> f64 {
+    correction.unwrap_or(match unbiased {
+        Some(false) => 0.0,
+        _ => 1.0,
+    })
+}
+
+/// `var(dim=None, unbiased=True, keepdim=False)` also accepts `var(True)` (unbiased first).
+fn var_dims(
+    dim: Option<&Bound<'_, PyAny>>,
+    unbiased: &mut Option<bool>,
+) -> PyResult<Option<Vec<i64>>> {
+    if let Some(d) = dim {
+        if d.is_instance_of::<pyo3::types::PyBool>() {
+            *unbiased = Some(d.extract()?);
+            return Ok(None);
+        }
+    }
+    dims_arg(dim)
+}
+
+#[pymethods]
+impl PyTensor {
+    #[pyo3(signature = (dim=None, keepdim=false))]
+    fn max(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> R {
+        extreme(py, self, dim, keepdim, true)
+    }
+    #[pyo3(signature = (dim=None, keepdim=false))]
+    fn min(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> R {
+        extreme(py, self, dim, keepdim, false)
+    }
+    #[pyo3(signature = (dim=None, keepdim=false))]
+    fn amax(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> R {
+        let dims = dims_arg(dim)?.unwrap_or_default();
+        wrap(py, reduce::amax(&self.t, &dims, keepdim, true)?)
+    }
+    #[pyo3(signature = (dim=None, keepdim=false))]
+    fn amin(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> R {
+        let dims = dims_arg(dim)?.unwrap_or_default();
+        wrap(py, reduce::amax(&self.t, &dims, keepdim, false)?)
+    }
+    #[pyo3(signature = (dim=None, keepdim=false))]
+    fn argmax(&self, py: Python<'_>, dim: Option<i64>, keepdim: bool) -> R {
+        wrap(py, reduce::argextreme(&self.t, dim, keepdim, true)?)
+    }
+    #[pyo3(signature = (dim=None, keepdim=false))]
+    fn argmin(&self, py: Python<'_>, dim: Option<i64>, keepdim: bool) -> R {
+        wrap(py, reduce::argextreme(&self.t, dim, keepdim, false)?)
+    }
+    #[pyo3(signature = (dim=None, keepdim=false, *, dtype=None))]
+    fn prod(
+        &self,
+        py: Python<'_>,
+        dim: Option<i64>,
+        keepdim: bool,
+        dtype: Option<&Bound<'_, PyAny>>,
+    ) -> R {
+        let x = match super::dtype::extract_dtype(dtype)? {
+            Some(d) => creation::to_dtype(&self.t, d)?,
+            None => self.t.clone(),
+        };
+        wrap(py, reduce::prod(&x, dim, keepdim)?)
+    }
+    #[pyo3(signature = (dim=None, unbiased=None, keepdim=false, *, correction=None))]
+    fn var(
+        &self,
+        py: Python<'_>,
+        dim: Option<&Bound<'_, PyAny>>,
+        mut unbiased: Option<bool>,
+        keepdim: bool,
+        correction: Option<f64>,
+    ) -> R {
+        let dims = var_dims(dim, &mut unbiased)?;
+        wrap(
+            py,
+            reduce::var(
+                &self.t,
+                dims.as_deref(),
+                correction_arg(unbiased, correction),
+                keepdim,
+                false,
+            )?,
+        )
+    }
+    #[pyo3(signature = (dim=None, unbiased=None, keepdim=false, *, correction=None))]
+    fn std(
+        &self,
+        py: Python<'_>,
+        dim: Option<&Bound<'_, PyAny>>,
+        mut unbiased: Option<bool>,
+        keepdim: bool,
+        correction: Option<f64>,
+    ) -> R {
+        let dims = var_dims(dim, &mut unbiased)?;
+        wrap(
+            py,
+            reduce::var(
+                &self.t,
+                dims.as_deref(),
+                correction_arg(unbiased, correction),
+                keepdim,
+                true,
+            )?,
+        )
+    }
+    #[pyo3(signature = (p=None, dim=None, keepdim=false, dtype=None))]
+    fn norm(
+        &self,
+        py: Python<'_>,
+        p: Option<&Bound<'_, PyAny>>,
+        dim: Option<&Bound<'_, PyAny>>,
+        keepdim: bool,
+        dtype: Option<&Bound<'_, PyAny>>,
+    ) -> R {
+        let p = match p {
+            None => 2.0,
+            Some(p) if p.is_none() => 2.0,
+            Some(p) => match p.extract::<String>() {
+                Ok(s) if s == "fro" => 2.0,
+                Ok(s) => {
+                    return Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
+                        "linalg.vector_norm: unsupported norm '{s}'"
+                    )))
+                }
+                Err(_) => p.extract::<f64>()?,
+            },
+        };
+        let x = match super::dtype::extract_dtype(dtype)? {
+            Some(d) => creation::to_dtype(&self.t, d)?,
+            None => self.t.clone(),
+        };
+        let dims = dims_arg(dim)?;
+        wrap(py, reduce::norm(&x, p, dims.as_deref(), keepdim)?)
+    }
+    #[pyo3(signature = (dim, keepdim=false))]
+    fn logsumexp(&self, py: Python<'_>, dim: &Bound<'_, PyAny>, keepdim: bool) -> R {
+        let dims = dims_arg(Some(dim))?.unwrap_or_default();
+        wrap(py, reduce::logsumexp(&self.t, &dims, keepdim)?)
+    }
+    #[pyo3(signature = (dim, *, dtype=None))]
+    fn cumsum(&self, py: Python<'_>, dim: i64, dtype: Option<&Bound<'_, PyAny>>) -> R {
+        let x = match super::dtype::extract_dtype(dtype)? {
+            Some(d) => creation::to_dtype(&self.t, d)?,
+            None => self.t.clone(),
+        };
+        wrap(py, reduce::cumsum(&x, dim)?)
+    }
+    #[pyo3(signature = (dim, *, dtype=None))]
+    fn cumprod(&self, py: Python<'_>, dim: i64, dtype: Option<&Bound<'_, PyAny>>) -> R {
+        let x = match super::dtype::extract_dtype(dtype)? {
+            Some(d) => creation::to_dtype(&self.t, d)?,
+            None => self.t.clone(),
+        };
+        wrap(py, reduce::cumprod(&x, dim)?)
+    }
+    #[pyo3(signature = (dim=None, keepdim=false))]
+    fn all(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> R {
+        let dims = dims_arg(dim)?;
+        wrap(
+            py,
+            reduce::all_any(&self.t, dims.as_deref(), keepdim, true)?,
+        )
+    }
+    #[pyo3(signature = (dim=None, keepdim=false))]
+    fn any(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> R {
+        let dims = dims_arg(dim)?;
+        wrap(
+            py,
+            reduce::all_any(&self.t, dims.as_deref(), keepdim, false)?,
+        )
+    }
+}

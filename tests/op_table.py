@@ -1,0 +1,967 @@
+"""The op table that drives ``tests/test_ops.py``: one :class:`OpInfo` entry per op.
+
+Each entry says how to call the op (``fn(module, *args, **kwargs)``, the same callable runs on
+gradrs and on PyTorch), which inputs to try (:class:`Sample`), which calls must raise
+(:class:`ErrorCase`) and which checks apply (``differentiable``, ``gradgrad``, ``fd``,
+tolerances).  ``tests/test_ops.py`` turns every (entry, sample) into forward, gradient,
+finite-difference and second-derivative tests, and every (entry, error case) into an error test.
+
+Adding an op = appending ONE ``OpInfo(...)`` to ``OPS`` at the bottom of this file, e.g.::
+
+    OpInfo("exp", lambda m, x: m.exp(x), unary_samples(),
+           variants={"method": lambda m, x: x.exp()})
+
+Inputs
+------
+A sample's ``args`` are :class:`T` specs (tensors, built from numpy with a fixed seed) or plain
+Python values passed through unchanged (scalars, dims, shapes).  A ``T`` gives the shape the op
+sees, its dtype, a value ``domain`` (``None``: the entry's ``domain`` for that position) and an
+optional layout: ``layout="T"`` feeds a transposed view of a leaf stored with the last two dims
+swapped, ``expand=base`` feeds ``leaf.expand(shape)`` of a leaf of shape ``base``; either way the
+op gets a non-contiguous input while gradients are read on the leaf.  Floating ``T``s require
+grad unless ``rg=False``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import zlib
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+F32, F64, I64, BOOL = "float32", "float64", "int64", "bool"
+FLOATS = (F32, F64)
+ALL_DTYPES = (F32, F64, I64, BOOL)
+_ABBR = {F32: "f32", F64: "f64", I64: "i64", BOOL: "b"}
+_NP = {F32: np.float32, F64: np.float64, I64: np.int64, BOOL: np.bool_}
+
+# --------------------------------------------------------------------------------------------
+# value domains
+# --------------------------------------------------------------------------------------------
+
+
+def _away(v, d):
+    """Push values closer than ``d`` to 0 out to at least ``d`` (kinks and poles)."""
+    return np.where(np.abs(v) < d, np.sign(v + 1e-12) * d + v, v)
+
+
+# domain -> (float sampler, int64 choices).  bool tensors are random whatever the domain.
+DOMAINS = {
+    # away from 0, where relu / abs / sign have kinks
+    "real": (lambda rng, s: _away(rng.uniform(-2.0, 2.0, s), 0.15), list(range(-3, 4))),
+    # log, sqrt, the base of a real power
+    "positive": (lambda rng, s: rng.uniform(0.3, 2.0, s), [1, 2, 3, 4]),
+    # divisors, reciprocal
+    "nonzero": (lambda rng, s: _away(rng.uniform(-2.0, 2.0, s), 0.5), [-3, -2, -1, 1, 2, 3]),
+    # exponents: integer exponents must be >= 0 for integer bases
+    "exponent": (lambda rng, s: _away(rng.uniform(-2.0, 2.0, s), 0.15), [0, 1, 2, 3]),
+    # few distinct values so comparisons see ties
+    "ties": (lambda rng, s: rng.choice([-1.0, 0.0, 1.0, 2.0], s), [-1, 0, 1, 2]),
+}
+
+
+def seed_of(*parts) -> int:
+    return zlib.crc32("|".join(map(str, parts)).encode())
+
+
+# --------------------------------------------------------------------------------------------
+# specs
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class T:
+    """A tensor argument: the shape the op sees, dtype, value domain, layout, requires_grad."""
+
+    shape: tuple = (2, 3)
+    dtype: str = F32
+    domain: str | None = None
+    layout: str | None = None  # None (contiguous) or "T" (transposed view of a leaf)
+    expand: tuple | None = None  # base shape of a leaf expanded to ``shape``
+    rg: bool | None = None  # requires_grad; None: floating dtypes do
+    data: Any = None  # explicit values (of the leaf), instead of the domain's
+
+    def __post_init__(self):
+        object.__setattr__(self, "shape", tuple(self.shape))
+        if self.expand is not None:
+            object.__setattr__(self, "expand", tuple(self.expand))
+        assert self.dtype in ALL_DTYPES, self.dtype
+        assert self.layout in (None, "T"), self.layout
+        assert not (self.layout and self.expand is not None), "one layout at a time"
+        assert self.layout != "T" or len(self.shape) >= 2, "layout='T' needs >= 2 dims"
+        assert self.domain is None or self.domain in DOMAINS, self.domain
+
+    @property
+    def floating(self) -> bool:
+        return self.dtype in FLOATS
+
+    @property
+    def requires_grad(self) -> bool:
+        return self.floating if self.rg is None else self.rg
+
+    @property
+    def leaf_shape(self) -> tuple:
+        if self.layout == "T":
+            return self.shape[:-2] + (self.shape[-1], self.shape[-2])
+        if self.expand is not None:
+            return self.expand
+        return self.shape
+
+    def values(self, seed, domain) -> np.ndarray:
+        """The leaf's values (numpy, in this spec's dtype)."""
+        if self.data is not None:
+            arr = np.asarray(self.data, dtype=_NP[self.dtype])
+            assert arr.shape == self.leaf_shape, (arr.shape, self.leaf_shape)
+            return arr
+        rng = np.random.default_rng(seed)
+        shape = self.leaf_shape
+        if self.dtype == BOOL:
+            return rng.random(shape) < 0.5
+        floats, ints = DOMAINS[self.domain or domain]
+        if self.dtype == I64:
+            return np.asarray(rng.choice(ints, shape), dtype=np.int64)
+        return np.asarray(floats(rng, shape), dtype=np.float64).astype(_NP[self.dtype])
+
+    def transform(self, leaf):
+        """The tensor the op sees, from the leaf."""
+        if self.layout == "T":
+            return leaf.t() if len(self.shape) == 2 else leaf.transpose(-2, -1)
+        if self.expand is not None:
+            return leaf.expand(*self.shape)
+        return leaf
+
+    def label(self) -> str:
+        s = "0d" if not self.shape else "x".join(map(str, self.shape))
+        s = f"{_ABBR[self.dtype]}_{s}"
+        if self.layout == "T":
+            s += "_T"
+        if self.expand is not None:
+            s += "_from" + ("0d" if not self.expand else "x".join(map(str, self.expand)))
+        if self.floating and not self.requires_grad:
+            s += "_const"
+        if self.domain is not None:
+            s += f"_{self.domain}"
+        if self.data is not None:
+            s += "_data"
+        return s
+
+
+def _label_value(v) -> str:
+    if isinstance(v, T):
+        return v.label()
+    if isinstance(v, (tuple, list)):
+        return "(" + ",".join(map(_label_value, v)) + ")"
+    if isinstance(v, str):
+        return v
+    if v is None or isinstance(v, (bool, int, float)):
+        return repr(v)
+    return str(v).split(".")[-1]  # dtypes: "float64"
+
+
+@dataclass
+class Sample:
+    """One call of an op: ``fn(m, *args, **kwargs)``; ``args`` mixes :class:`T` and values.
+
+    ``fd`` / ``gradgrad`` switch this sample out of the finite-difference / second-derivative
+    checks (e.g. values on a kink, dtype arguments that make the output float32).
+    ``arrays`` (the leaves' values) and ``domains`` are filled in by the owning :class:`OpInfo`.
+    """
+
+    args: tuple
+    kwargs: dict = field(default_factory=dict)
+    name: str | None = None
+    fd: bool = True
+    gradgrad: bool = True
+    arrays: list = field(default_factory=list, repr=False)
+
+    @property
+    def id(self) -> str:
+        if self.name:
+            return self.name
+        s = "__".join(_label_value(a) for a in self.args)
+        if self.kwargs:
+            s += "__" + ",".join(f"{k}={_label_value(v)}" for k, v in self.kwargs.items())
+        return s
+
+    @property
+    def tensor_args(self):
+        return [(i, a) for i, a in enumerate(self.args) if isinstance(a, T)]
+
+    @property
+    def needs_grad(self) -> bool:
+        return any(a.requires_grad for _, a in self.tensor_args)
+
+    @property
+    def numel(self) -> int:
+        return max([int(np.prod(a.leaf_shape, dtype=np.int64)) for _, a in self.tensor_args]
+                   + [0])
+
+    @property
+    def min_numel(self) -> int:
+        return min(int(np.prod(a.leaf_shape, dtype=np.int64)) for _, a in self.tensor_args)
+
+
+def S(*args, **kwargs) -> Sample:
+    """``S(T(...), 2.5, dim=1)``: a sample; the reserved keywords ``_name``, ``_fd``,
+    ``_gradgrad`` set the :class:`Sample` fields of the same name."""
+    opts = {k[1:]: kwargs.pop(k) for k in list(kwargs) if k.startswith("_")}
+    return Sample(tuple(args), kwargs, **opts)
+
+
+@dataclass
+class ErrorCase:
+    """A call that must raise (same exception type and message as PyTorch).
+
+    ``fn`` (default: the entry's) lets a case call the op differently (e.g. another arity).
+    """
+
+    args: tuple
+    kwargs: dict = field(default_factory=dict)
+    name: str | None = None
+    fn: Callable | None = None
+    arrays: list = field(default_factory=list, repr=False)
+
+    @property
+    def id(self) -> str:
+        return self.name or Sample(self.args, self.kwargs).id
+
+
+def E(*args, **kwargs) -> ErrorCase:
+    """``E(T((2, 3)), T((4,)))``: an error case; ``_name`` / ``_fn`` as in :func:`S`."""
+    opts = {k[1:]: kwargs.pop(k) for k in list(kwargs) if k.startswith("_")}
+    return ErrorCase(tuple(args), kwargs, **opts)
+
+
+@dataclass
+class Variant:
+    """Another spelling of the op (method, operator, function) checked on the samples for
+    which ``when(sample)`` is true (default: all)."""
+
+    fn: Callable
+    when: Callable | None = None
+
+    def applies(self, sample) -> bool:
+        return self.when is None or bool(self.when(sample))
+
+
+def no_kwargs(s) -> bool:
+    return not s.kwargs
+
+
+def tensor_first(s) -> bool:
+    return bool(s.args) and isinstance(s.args[0], T)
+
+
+@dataclass
+class OpInfo:
+    """One op.
+
+    name            test id (unique in ``OPS``)
+    fn              ``fn(m, *args, **kwargs)``, ``m`` being gradrs or torch
+    samples         list of :class:`Sample`
+    domain          default value domain of the ``T`` args: one name, or one per position
+    variants        {name: Variant or callable}: other spellings, checked forward + backward
+    errors          list of :class:`ErrorCase`
+    differentiable  gradients are compared (floating inputs require grad)
+    gradgrad        second derivatives are compared (with torch and by finite differences)
+    fd              finite-difference check of the first (and second) derivatives
+    fd_max_numel    samples with a bigger input are left out of the finite-difference checks
+    tol             {dtype: (rtol, atol)} overrides for forward values and gradients
+    fd_tol          keyword overrides for the checker (``eps``, ``atol``, ``rtol``)
+    """
+
+    name: str
+    fn: Callable
+    samples: list
+    domain: Any = "real"
+    variants: dict = field(default_factory=dict)
+    errors: list = field(default_factory=list)
+    differentiable: bool = True
+    gradgrad: bool = True
+    fd: bool = True
+    fd_max_numel: int = 12
+    tol: dict = field(default_factory=dict)
+    fd_tol: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        self.variants = {
+            k: v if isinstance(v, Variant) else Variant(v) for k, v in self.variants.items()
+        }
+        self.samples = [self._materialize(s, i, "s") for i, s in enumerate(self.samples)]
+        self.errors = [self._materialize(e, i, "e") for i, e in enumerate(self.errors)]
+        for kind, items in (("sample", self.samples), ("error case", self.errors)):
+            ids = [x.id for x in items]
+            dup = {i for i in ids if ids.count(i) > 1}
+            assert not dup, f"{self.name}: duplicate {kind} ids {sorted(dup)}"
+
+    def domain_of(self, position: int) -> str:
+        if isinstance(self.domain, str):
+            return self.domain
+        return self.domain[position] if position < len(self.domain) else "real"
+
+    def _materialize(self, item, index, kind):
+        """A copy of ``item`` with the leaves' values drawn (fixed seeds)."""
+        arrays = [
+            a.values(seed_of(self.name, kind, index, pos), self.domain_of(pos))
+            if isinstance(a, T) else None
+            for pos, a in enumerate(item.args)
+        ]
+        return dataclasses.replace(item, arrays=arrays)
+
+    def tolerance(self, dtype: str) -> dict:
+        if dtype in self.tol:
+            rtol, atol = self.tol[dtype]
+            return {"rtol": rtol, "atol": atol}
+        return {}
+
+
+# --------------------------------------------------------------------------------------------
+# building inputs
+# --------------------------------------------------------------------------------------------
+
+
+def device_kwargs(device: str) -> dict:
+    """``{}`` on the CPU (today's code path), ``{"device": device}`` elsewhere."""
+    return {} if device == "cpu" else {"device": device}
+
+
+def tensor_data(arr):
+    """What to hand ``m.tensor``: the array, or a Python number for a 0-dim array (gradrs
+    currently builds shape (1,) from a 0-dim numpy array or numpy scalar, PyTorch shape ())."""
+    arr = np.asarray(arr)
+    return arr.tolist() if arr.ndim == 0 else arr
+
+
+def make_args(m, item, device="cpu", *, grad=True, cast=None):
+    """``(leaves, args)``: the leaf tensors (one per ``T``, in order) and the op's arguments.
+
+    ``grad=False`` makes no leaf require grad; ``cast`` (a dtype name) replaces the dtype of
+    the floating ``T``s (the finite-difference check runs in float64).
+    """
+    leaves, args = [], []
+    for a, arr in zip(item.args, item.arrays):
+        if not isinstance(a, T):
+            args.append(a)
+            continue
+        dtype = cast if (cast and a.floating) else a.dtype
+        leaf = m.tensor(tensor_data(np.asarray(arr).astype(_NP[dtype])), dtype=getattr(m, dtype),
+                        requires_grad=grad and a.requires_grad, **device_kwargs(device))
+        leaves.append(leaf)
+        args.append(a.transform(leaf))
+    return leaves, args
+
+
+def as_outputs(result) -> list:
+    """An op's result as a list of tensors (tuples and named tuples are flattened)."""
+    return list(result) if isinstance(result, tuple) else [result]
+
+
+# --------------------------------------------------------------------------------------------
+# sample builders shared by several entries
+# --------------------------------------------------------------------------------------------
+
+
+def unary_samples(dtypes=ALL_DTYPES):
+    """Element-wise unary ops: layouts, 0-dim, empty, and the non-float dtypes in ``dtypes``."""
+    s = [
+        S(T((2, 3))),
+        S(T((2, 3), F64)),
+        S(T(())),
+        S(T((), F64)),
+        S(T((0,))),
+        S(T((2, 0))),
+        S(T((2, 3), layout="T")),
+        S(T((2, 3), expand=(3,))),
+        S(T((2, 1, 3), F64)),
+    ]
+    s += [S(T((2, 3), d)) for d in (I64, BOOL) if d in dtypes]
+    return s
+
+
+def binary_samples(dtypes=ALL_DTYPES, scalars=(2.5, 2)):
+    """Element-wise binary ops: broadcasting, layouts, 0-dim, empty, promotion, Python
+    scalars on the right; integer / bool pairs only for the dtypes in ``dtypes``."""
+    s = [
+        S(T((2, 3)), T((2, 3))),
+        S(T((2, 3), F64), T((2, 3), F64)),
+        S(T((2, 3)), T((3,))),
+        S(T((2, 1)), T((1, 3))),
+        S(T((2, 1, 3)), T((2, 1))),
+        S(T((2, 3)), T(())),
+        S(T(()), T((2, 3))),
+        S(T(()), T(())),
+        S(T((2, 3), layout="T"), T((2, 3))),
+        S(T((2, 3)), T((2, 3), expand=(3,))),
+        S(T((2, 3)), T((3,), rg=False)),
+        S(T((2, 3), rg=False), T((3,))),
+        S(T((0,)), T((0,))),
+        S(T((2, 0)), T((2, 1))),
+        S(T((2, 3)), T((3,), F64)),
+        S(T((2, 3), F64), T(())),
+    ]
+    s += [S(T((2, 3)), v) for v in scalars]
+    if I64 in dtypes:
+        s += [
+            S(T((2, 3), I64), T((2, 3), I64)),
+            S(T((2, 3), I64), T((3,))),
+            S(T((2, 3)), T((), I64)),
+            S(T((2, 3), I64), 2),
+            S(T((2, 3), I64), 2.5),
+        ]
+    if BOOL in dtypes:
+        s += [S(T((2, 3), BOOL), T((2, 3), BOOL)), S(T((2, 3), BOOL), T((3,)))]
+    return s
+
+
+def rbinary_samples():
+    """``scalar <op> tensor`` (the reflected operators): the tensor comes first in ``args``."""
+    return [
+        S(T((2, 3)), 2.5),
+        S(T((2, 3)), 2),
+        S(T((2, 3), F64), -1.5),
+        S(T(()), 3),
+        S(T((0,)), 2.0),
+        S(T((2, 3), layout="T"), 0.5),
+        S(T((2, 3), I64), 2),
+        S(T((2, 3), I64), 1.5),
+    ]
+
+
+def _mismatch(*extra):
+    """The error case every broadcasting binary op shares, plus ``extra``."""
+    return [E(T((2, 3)), T((4,)), _name="broadcast_mismatch"),
+            E(T((2, 3)), T((3, 3)), _name="broadcast_mismatch_2d"), *extra]
+
+
+def reduction_samples(ints=True):
+    s = [
+        S(T((2, 3))),
+        S(T((2, 3), F64)),
+        S(T(())),
+        S(T((0,))),
+        S(T((2, 0)), dim=1),
+        S(T((2, 0)), dim=0),
+        S(T((2, 3)), dim=0),
+        S(T((2, 3)), 1),
+        S(T((2, 3)), dim=-1),
+        S(T((2, 3)), dim=1, keepdim=True),
+        S(T((2, 3, 2)), dim=(0, 2)),
+        S(T((2, 3, 2), F64), dim=(-1, 0), keepdim=True),
+        S(T((2, 3)), dim=()),
+        S(T(()), dim=0),
+        S(T(()), dim=-1, keepdim=True),
+        S(T((2, 3), layout="T"), dim=0),
+        S(T((2, 3), expand=(3,)), dim=1),
+        S(T((2, 3)), dtype="float64"),
+        S(T((2, 3), F64), dim=1, dtype="float32", _fd=False),
+    ]
+    if ints:
+        s += [S(T((2, 3), I64)), S(T((2, 3), I64), dim=1), S(T((2, 3), BOOL))]
+    return s
+
+
+def _dtype_kw(m, kw):
+    """Turn a ``dtype="float64"`` keyword (spelled by name in the table) into ``m.float64``."""
+    if "dtype" in kw:
+        kw = dict(kw, dtype=getattr(m, kw["dtype"]))
+    return kw
+
+
+def _reduce(name):
+    return lambda m, x, *a, **kw: getattr(m, name)(x, *a, **_dtype_kw(m, kw))
+
+
+def _reduce_method(name):
+    return lambda m, x, *a, **kw: getattr(x, name)(*a, **_dtype_kw(m, kw))
+
+
+def _reduction_errors():
+    return [
+        E(T((2, 3)), 2, _name="dim_out_of_range"),
+        E(T((2, 3)), -3, _name="dim_out_of_range_neg"),
+        E(T(()), 1, _name="dim_out_of_range_0d"),
+        E(T((2, 3)), dim=(0, 0), _name="dim_repeated"),
+        E(T((2, 3)), dim=(1, -1), _name="dim_repeated_neg"),
+    ]
+
+
+def _unary(name, domain="real", dtypes=ALL_DTYPES, errors=(), extra=(), **kw):
+    """An element-wise unary op with its function form as ``fn`` and its method variant."""
+    variants = {"method": lambda m, x: getattr(x, name)()}
+    variants.update(kw.pop("variants", {}))
+    return OpInfo(name, lambda m, x: getattr(m, name)(x),
+                  unary_samples(dtypes) + list(extra), domain=domain,
+                  variants=variants, errors=list(errors), **kw)
+
+
+def _binary(name, method=None, operator=None, domain=("real", "real"), dtypes=ALL_DTYPES,
+            errors=(), extra=(), scalars=(2.5, 2), **kw):
+    """An element-wise binary op: ``m.<name>(a, b, **kw)`` plus its method / operator."""
+    variants = {"method": Variant(lambda m, a, b, **k: getattr(a, method or name)(b, **k),
+                                  tensor_first)}
+    if operator is not None:
+        variants["operator"] = Variant(operator, no_kwargs)
+    return OpInfo(name, lambda m, a, b, **k: getattr(m, name)(a, b, **k),
+                  binary_samples(dtypes, scalars) + list(extra), domain=domain,
+                  variants=variants, errors=_mismatch(*errors), **kw)
+
+
+def _compare(name, operator):
+    return _binary(name, operator=operator, domain=("ties", "ties"), differentiable=False,
+                   extra=[S(T((2, 3), F64), T((2, 3))), S(T((2, 3), BOOL), True)])
+
+
+def _reflected(name, operator, domain="real"):
+    """``scalar <op> tensor``; args are ``(tensor, scalar)``."""
+    return OpInfo(name, lambda m, x, s: operator(s, x), rbinary_samples(), domain=domain)
+
+
+# --------------------------------------------------------------------------------------------
+# matmul family
+# --------------------------------------------------------------------------------------------
+
+
+def matmul_samples():
+    return [
+        S(T((3,)), T((3,))),
+        S(T((2, 3)), T((3,))),
+        S(T((2,)), T((2, 3))),
+        S(T((2, 3)), T((3, 2))),
+        S(T((2, 2, 3)), T((2, 3, 2))),
+        S(T((2, 2, 3)), T((3, 2))),
+        S(T((2, 3)), T((2, 3, 2))),
+        S(T((2, 2, 3)), T((3,))),
+        S(T((2,)), T((2, 2, 3))),
+        S(T((2, 1, 2, 3)), T((2, 3, 2))),
+        S(T((2, 3), layout="T"), T((3, 2), layout="T")),
+        S(T((2, 2, 3), layout="T"), T((2, 3, 2))),
+        S(T((2, 2, 3), expand=(2, 3)), T((2, 3, 2))),
+        S(T((2, 3), F64), T((3, 2), F64)),
+        S(T((3,), F64), T((3,), F64)),
+        S(T((2, 3)), T((3, 2), rg=False)),
+        S(T((2, 3), I64), T((3, 2), I64)),
+        S(T((3,), I64), T((3,), I64)),
+        S(T((0, 3)), T((3, 2))),
+        S(T((2, 0)), T((0, 3))),
+        S(T((0,)), T((0,))),
+    ]
+
+
+MATMUL_ERRORS = [
+    E(T(()), T((3,)), _name="0d_lhs"),
+    E(T((3,)), T(()), _name="0d_rhs"),
+    E(T((2, 3)), T((4, 2)), _name="2d_mismatch"),
+    E(T((3,)), T((4,)), _name="1d_mismatch"),
+    E(T((2, 3)), T((4,)), _name="2d_1d_mismatch"),
+    E(T((2,)), T((3, 2)), _name="1d_2d_mismatch"),
+    E(T((2, 2, 3)), T((3, 3, 2)), _name="batch_mismatch"),
+    E(T((2, 3)), T((3, 2), F64), _name="dtype_mismatch_2d"),
+    E(T((3,)), T((3,), F64), _name="dtype_mismatch_1d"),
+    E(T((2, 3), BOOL), T((3, 2), BOOL), _name="bool_2d"),
+    E(T((3,), BOOL), T((3,), BOOL), _name="bool_1d"),
+]
+
+
+# --------------------------------------------------------------------------------------------
+# the table
+# --------------------------------------------------------------------------------------------
+
+_AT_ZERO = [0.0, -1.0, 1.0]  # a kink / a sign change: PyTorch's subgradient convention
+
+OPS: list = [
+    # ---- unary ------------------------------------------------------------------------------
+    _unary("neg", variants={"operator": lambda m, x: -x}, dtypes=(I64,),
+           errors=[E(T((2, 3), BOOL), _name="bool")]),
+    _unary("exp"),
+    _unary("log", domain="positive"),
+    _unary("sin"),
+    _unary("cos"),
+    _unary("tanh"),
+    _unary("sigmoid", extra=[S(T((3,), data=[-30.0, 0.0, 30.0]), _fd=False)]),
+    _unary("relu", dtypes=(I64,), errors=[E(T((2, 3), BOOL), _name="bool")],
+           extra=[S(T((3,), data=_AT_ZERO), _fd=False)]),
+    _unary("sqrt", domain="positive", extra=[S(T((3,), data=[0.0, -1.0, 4.0]), _fd=False)]),
+    _unary("abs", variants={"builtin": lambda m, x: abs(x)}, dtypes=(I64,),
+           errors=[E(T((2, 3), BOOL), _name="bool")],
+           extra=[S(T((3,), data=_AT_ZERO), _fd=False)]),
+    _unary("sign", extra=[S(T((3,), data=_AT_ZERO), _fd=False)]),
+    _unary("reciprocal", domain="nonzero", extra=[S(T((3,), data=[0.0, -2.0, 4.0]), _fd=False)]),
+    # ---- binary arithmetic --------------------------------------------------------------------
+    _binary("add", operator=lambda m, a, b: a + b,
+            extra=[S(T((2, 3)), T((3,)), alpha=2), S(T((2, 3), F64), T(()), alpha=-0.5),
+                   S(T((2, 3), I64), T((3,), I64), alpha=3), S(T((2, 3)), 1.5, alpha=2)],
+            errors=[E(T((2, 3), I64), T((2, 3), I64), alpha=0.5, _name="int_float_alpha")]),
+    _binary("sub", operator=lambda m, a, b: a - b, dtypes=(F32, F64, I64),
+            extra=[S(T((2, 3)), T((3,)), alpha=2), S(T((2, 3), F64), T(()), alpha=-0.5),
+                   S(T((2, 3), I64), T((3,), I64), alpha=3), S(T((2, 3)), 1.5, alpha=2)],
+            errors=[E(T((2, 3), BOOL), T((2, 3), BOOL), _name="bool_bool"),
+                    E(T((2, 3), BOOL), T((2, 3)), _name="bool_float"),
+                    E(T((2, 3)), T((3,), BOOL), _name="float_bool"),
+                    E(T((2, 3), I64), T((2, 3), I64), alpha=0.5, _name="int_float_alpha")]),
+    _binary("mul", operator=lambda m, a, b: a * b),
+    _binary("div", operator=lambda m, a, b: a / b, domain=("real", "nonzero"),
+            extra=[S(T((3,), data=[1.0, 0.0, -1.0]), T((3,), data=[0.0, 0.0, 0.0]),
+                     _fd=False)]),
+    OpInfo(
+        "pow", lambda m, a, b: m.pow(a, b),
+        binary_samples((F32, F64, I64), scalars=(2, 3, 0.5, -1.5, 0, 1)) + [
+            S(2.0, T((2, 3))),
+            S(0.5, T((2, 3), F64)),
+            S(2, T((2, 3))),
+            S(2, T((2, 3), I64)),
+            S(T((2, 3)), T((), F64, rg=False)),
+            S(T((2, 3), domain="real"), 2),
+            S(T((2, 3), domain="real"), 3.0),
+            S(T((3,), data=[0.0, 0.0, 2.0]), T((3,), data=[0.0, 2.0, 1.5]), _fd=False),
+            S(T((3,), data=[0.0, 0.0, 2.0]), 0, _fd=False),
+            S(0.0, T((3,), data=[0.0, 2.0, 1.5]), _fd=False),
+            S(T((2, 3), I64), T((3,), I64, data=[1, -2, 0])),
+        ],
+        domain=("positive", "exponent"),
+        variants={"operator": lambda m, a, b: a**b,
+                  "method": Variant(lambda m, a, b: a.pow(b), tensor_first)},
+        errors=_mismatch(
+            E(T((2, 3), I64), -1, _name="int_negative_int_exponent"),
+            E(T((2, 3), BOOL), T((2, 3), BOOL), _name="bool_bool"),
+        ),
+    ),
+    _reflected("__radd__", lambda s, x: s + x),
+    _reflected("__rsub__", lambda s, x: s - x),
+    _reflected("__rmul__", lambda s, x: s * x),
+    _reflected("__rtruediv__", lambda s, x: s / x, domain="nonzero"),
+    # ---- comparisons --------------------------------------------------------------------------
+    _compare("eq", lambda m, a, b: a == b),
+    _compare("ne", lambda m, a, b: a != b),
+    _compare("lt", lambda m, a, b: a < b),
+    _compare("le", lambda m, a, b: a <= b),
+    _compare("gt", lambda m, a, b: a > b),
+    _compare("ge", lambda m, a, b: a >= b),
+    # ---- where --------------------------------------------------------------------------------
+    OpInfo(
+        "where", lambda m, c, a, b: m.where(c, a, b),
+        [
+            S(T((2, 3), BOOL), T((2, 3)), T((2, 3))),
+            S(T((2, 3), BOOL), T((2, 3), F64), T((2, 3), F64)),
+            S(T((2, 1), BOOL), T((3,)), T(())),
+            S(T((3,), BOOL), T((2, 1)), T((2, 3))),
+            S(T((), BOOL), T((2, 3)), T((2, 3))),
+            S(T((2, 3), BOOL), T((2, 3)), 0.0),
+            S(T((2, 3), BOOL), 1.5, T((2, 3))),
+            S(T((2, 3), BOOL), 1.0, 0.0),
+            S(T((2, 3), BOOL), T((2, 3)), T((2, 3), F64)),
+            S(T((2, 3), BOOL), T((2, 3), I64), T((2, 3))),
+            S(T((2, 3), BOOL), T((2, 3), I64), T((2, 3), I64)),
+            S(T((2, 3), BOOL, layout="T"), T((2, 3), layout="T"), T((2, 3), expand=(3,))),
+            S(T((2, 3), BOOL), T((2, 3), rg=False), T((2, 3))),
+            S(T((0,), BOOL), T((0,)), T((0,))),
+        ],
+        errors=[
+            E(T((2, 3)), T((2, 3)), T((2, 3)), _name="float_condition"),
+            E(T((2, 3), I64), T((2, 3)), T((2, 3)), _name="int_condition"),
+            E(T((2, 3), BOOL), T((4,)), T((2, 3)), _name="broadcast_mismatch"),
+        ],
+    ),
+    # ---- reductions ---------------------------------------------------------------------------
+    OpInfo("sum", _reduce("sum"), reduction_samples(),
+           variants={"method": _reduce_method("sum")}, errors=_reduction_errors()),
+    OpInfo("mean", _reduce("mean"),
+           reduction_samples(ints=False) + [S(T((2, 3), I64), dtype="float32", _fd=False)],
+           variants={"method": _reduce_method("mean")},
+           errors=_reduction_errors() + [
+               E(T((2, 3), I64), _name="int"),
+               E(T((2, 3), BOOL), _name="bool"),
+               E(T((2, 3), I64), dim=1, _name="int_dim"),
+           ]),
+    # ---- matmul family ------------------------------------------------------------------------
+    OpInfo("matmul", lambda m, a, b: m.matmul(a, b), matmul_samples(),
+           variants={"operator": lambda m, a, b: a @ b, "method": lambda m, a, b: a.matmul(b)},
+           errors=MATMUL_ERRORS),
+    OpInfo(
+        "mm", lambda m, a, b: m.mm(a, b),
+        [
+            S(T((2, 3)), T((3, 2))),
+            S(T((2, 3), F64), T((3, 4), F64)),
+            S(T((2, 3), layout="T"), T((3, 2), layout="T")),
+            S(T((2, 3), expand=(3,)), T((3, 2))),
+            S(T((2, 3)), T((3, 2), rg=False)),
+            S(T((1, 1)), T((1, 1))),
+            S(T((2, 3), I64), T((3, 2), I64)),
+            S(T((0, 3)), T((3, 2))),
+            S(T((2, 0)), T((0, 3))),
+        ],
+        variants={"method": lambda m, a, b: a.mm(b)},
+        errors=[
+            E(T((3,)), T((3, 2)), _name="1d_lhs"),
+            E(T((2, 3)), T((3,)), _name="1d_rhs"),
+            E(T((2, 2, 3)), T((3, 2)), _name="3d_lhs"),
+            E(T((2, 3)), T((2, 2)), _name="mismatch"),
+            E(T((2, 3)), T((3, 2), F64), _name="dtype_mismatch"),
+            E(T((2, 3), I64), T((3, 2)), _name="int_float"),
+        ],
+    ),
+    OpInfo(
+        "bmm", lambda m, a, b: m.bmm(a, b),
+        [
+            S(T((2, 2, 3)), T((2, 3, 2))),
+            S(T((2, 2, 3), F64), T((2, 3, 1), F64)),
+            S(T((2, 2, 3), layout="T"), T((2, 3, 2), layout="T")),
+            S(T((2, 2, 3), expand=(2, 3)), T((2, 3, 2))),
+            S(T((2, 2, 3)), T((2, 3, 2), rg=False)),
+            S(T((2, 2, 3), I64), T((2, 3, 2), I64)),
+            S(T((0, 2, 3)), T((0, 3, 2))),
+            S(T((2, 2, 0)), T((2, 0, 3))),
+        ],
+        variants={"method": lambda m, a, b: a.bmm(b)},
+        errors=[
+            E(T((2, 3)), T((2, 3, 2)), _name="2d_lhs"),
+            E(T((2, 2, 3)), T((3, 2)), _name="2d_rhs"),
+            E(T((2, 2, 3)), T((3, 3, 2)), _name="batch_mismatch"),
+            E(T((2, 2, 3)), T((2, 2, 2)), _name="inner_mismatch"),
+            E(T((2, 2, 3)), T((2, 3, 2), F64), _name="dtype_mismatch"),
+        ],
+    ),
+    OpInfo(
+        "mv", lambda m, a, b: m.mv(a, b),
+        [
+            S(T((2, 3)), T((3,))),
+            S(T((2, 3), F64), T((3,), F64)),
+            S(T((2, 3), layout="T"), T((3,))),
+            S(T((2, 3)), T((3,), expand=(1,))),
+            S(T((2, 3), rg=False), T((3,))),
+            S(T((2, 3), I64), T((3,), I64)),
+            S(T((0, 3)), T((3,))),
+            S(T((2, 0)), T((0,))),
+        ],
+        variants={"method": lambda m, a, b: a.mv(b)},
+        errors=[
+            E(T((3,)), T((3,)), _name="1d_matrix"),
+            E(T((2, 3)), T((3, 1)), _name="2d_vector"),
+            E(T((2, 3)), T((4,)), _name="mismatch"),
+            E(T((2, 3)), T((3,), F64), _name="dtype_mismatch"),
+        ],
+    ),
+    OpInfo(
+        "dot", lambda m, a, b: m.dot(a, b),
+        [
+            S(T((3,)), T((3,))),
+            S(T((4,), F64), T((4,), F64)),
+            S(T((3,)), T((3,), expand=(1,))),
+            S(T((3,)), T((3,), rg=False)),
+            S(T((3,), I64), T((3,), I64)),
+            S(T((0,)), T((0,))),
+        ],
+        variants={"method": lambda m, a, b: a.dot(b)},
+        errors=[
+            E(T((2, 3)), T((3,)), _name="2d"),
+            E(T(()), T(()), _name="0d"),
+            E(T((3,)), T((4,)), _name="mismatch"),
+            E(T((3,)), T((3,), F64), _name="dtype_mismatch"),
+            E(T((3,), BOOL), T((3,), BOOL), _name="bool"),
+        ],
+    ),
+    # ---- views and reshapes -----------------------------------------------------------------
+    OpInfo(
+        "view", lambda m, x, shape: x.view(shape),
+        [
+            S(T((2, 3)), (3, 2)),
+            S(T((2, 3)), (-1,)),
+            S(T((2, 3), F64), (2, 1, 3)),
+            S(T((2, 3)), (1, -1)),
+            S(T(()), (1,)),
+            S(T((1,)), ()),
+            S(T((2, 3), layout="T"), (2, 3)),
+            S(T((2, 3), layout="T"), (2, 1, 3)),
+            S(T((2, 3), expand=(3,)), (2, 1, 3)),
+            S(T((2, 0)), (0, 5)),
+            S(T((2, 0)), (-1,)),
+            S(T((2, 3), I64), (6,)),
+            S(T((2, 3), BOOL), (3, 2)),
+        ],
+        variants={"star": Variant(lambda m, x, shape: x.view(*shape), lambda s: s.args[1])},
+        errors=[
+            E(T((2, 3)), (4,), _name="bad_numel"),
+            E(T((2, 3)), (-1, -1), _name="two_inferred"),
+            E(T((2, 3)), (-2, 3), _name="negative_size"),
+            E(T((2, 3), layout="T"), (6,), _name="non_contiguous"),
+            E(T((2, 3), expand=(3,)), (6,), _name="expanded"),
+        ],
+    ),
+    OpInfo(
+        "reshape", lambda m, x, shape: m.reshape(x, shape),
+        [
+            S(T((2, 3)), (3, 2)),
+            S(T((2, 3)), (-1,)),
+            S(T((2, 3), F64), (2, 1, 3)),
+            S(T(()), (1, 1)),
+            S(T((1,)), ()),
+            S(T((2, 3), layout="T"), (6,)),
+            S(T((2, 3), layout="T"), (3, -1)),
+            S(T((2, 3), expand=(3,)), (6,)),
+            S(T((2, 0)), (0, 4)),
+            S(T((2, 3), I64), (3, 2)),
+            S(T((2, 3), BOOL), (-1,)),
+        ],
+        variants={"method": lambda m, x, shape: x.reshape(shape),
+                  "star": Variant(lambda m, x, shape: x.reshape(*shape), lambda s: s.args[1])},
+        errors=[
+            E(T((2, 3)), (4,), _name="bad_numel"),
+            E(T((2, 3)), (-1, -1), _name="two_inferred"),
+            E(T((2, 0)), (-1, 0), _name="inferred_from_empty"),
+        ],
+    ),
+    OpInfo(
+        "transpose", lambda m, x, d0, d1: m.transpose(x, d0, d1),
+        [
+            S(T((2, 3)), 0, 1),
+            S(T((2, 3), F64), 1, 0),
+            S(T((2, 3, 2)), -1, 0),
+            S(T((2, 3, 2)), 1, 1),
+            S(T((3,)), 0, -1),
+            S(T(()), 0, -1),
+            S(T((2, 3), layout="T"), 0, 1),
+            S(T((2, 0)), 0, 1),
+            S(T((2, 3), I64), 0, 1),
+            S(T((2, 3), BOOL), 1, 0),
+        ],
+        variants={"method": lambda m, x, d0, d1: x.transpose(d0, d1)},
+        errors=[
+            E(T((2, 3)), 0, 2, _name="dim_out_of_range"),
+            E(T((2, 3)), -3, 0, _name="dim_out_of_range_neg"),
+            E(T(()), 0, 1, _name="0d_out_of_range"),
+        ],
+    ),
+    OpInfo(
+        "t", lambda m, x: m.t(x),
+        [
+            S(T((2, 3))),
+            S(T((2, 3), F64)),
+            S(T((3,))),
+            S(T(())),
+            S(T((2, 3), layout="T")),
+            S(T((2, 0))),
+            S(T((2, 3), I64)),
+            S(T((2, 3), BOOL)),
+        ],
+        variants={"method": lambda m, x: x.t(), "T": Variant(lambda m, x: x.T,
+                                                             lambda s: len(s.args[0].shape) == 2)},
+        errors=[E(T((2, 3, 2)), _name="3d")],
+    ),
+    OpInfo(
+        "permute", lambda m, x, dims: m.permute(x, dims),
+        [
+            S(T((2, 3, 2)), (2, 0, 1)),
+            S(T((2, 3, 2), F64), (-1, 0, 1)),
+            S(T((2, 3)), (1, 0)),
+            S(T((2, 3)), (0, 1)),
+            S(T((3,)), (0,)),
+            S(T(()), ()),
+            S(T((2, 3), layout="T"), (1, 0)),
+            S(T((2, 0, 3)), (2, 1, 0)),
+            S(T((2, 3), I64), (1, 0)),
+            S(T((2, 3), BOOL), (1, 0)),
+        ],
+        variants={"method": lambda m, x, dims: x.permute(dims),
+                  "star": Variant(lambda m, x, dims: x.permute(*dims), lambda s: s.args[1])},
+        errors=[
+            E(T((2, 3)), (0, 1, 2), _name="too_many_dims"),
+            E(T((2, 3)), (0,), _name="too_few_dims"),
+            E(T((2, 3)), (0, 0), _name="repeated_dim"),
+            E(T((2, 3)), (0, 2), _name="dim_out_of_range"),
+        ],
+    ),
+    OpInfo(
+        "expand", lambda m, x, sizes: x.expand(sizes),
+        [
+            S(T((3,)), (2, 3)),
+            S(T((2, 1), F64), (2, 3)),
+            S(T(()), (2, 2)),
+            S(T((2, 1)), (-1, 3)),
+            S(T((2, 1)), (2, 2, 3)),
+            S(T((2, 3)), (2, 3)),
+            S(T((1,)), (0,)),
+            S(T((2, 3), layout="T"), (2, 2, 3)),
+            S(T((3,), I64), (2, 3)),
+            S(T((3,), BOOL), (2, 3)),
+        ],
+        variants={"star": lambda m, x, sizes: x.expand(*sizes)},
+        errors=[
+            E(T((3,)), (2, 4), _name="size_mismatch"),
+            E(T((2, 3)), (3,), _name="too_few_sizes"),
+            E(T((3,)), (-1, 3), _name="new_dim_minus_one"),
+            E(T((2, 3)), (2, -2), _name="negative_size"),
+        ],
+    ),
+    OpInfo(
+        "unsqueeze", lambda m, x, d: m.unsqueeze(x, d),
+        [
+            S(T((2, 3)), 0),
+            S(T((2, 3), F64), 1),
+            S(T((2, 3)), 2),
+            S(T((2, 3)), -1),
+            S(T((2, 3)), -3),
+            S(T(()), 0),
+            S(T(()), -1),
+            S(T((2, 3), layout="T"), 1),
+            S(T((2, 0)), 1),
+            S(T((2, 3), I64), 0),
+            S(T((2, 3), BOOL), -1),
+        ],
+        variants={"method": lambda m, x, d: x.unsqueeze(d)},
+        errors=[
+            E(T((2, 3)), 3, _name="dim_out_of_range"),
+            E(T((2, 3)), -4, _name="dim_out_of_range_neg"),
+            E(T(()), 2, _name="0d_out_of_range"),
+        ],
+    ),
+    OpInfo(
+        "squeeze", lambda m, x, *d: m.squeeze(x, *d),
+        [
+            S(T((2, 1, 3))),
+            S(T((1, 1), F64)),
+            S(T((2, 1, 3)), 1),
+            S(T((2, 1, 3)), -2),
+            S(T((2, 1, 3)), 0),
+            S(T(())),
+            S(T(()), 0),
+            S(T((1, 3, 1)), (0, 2)),
+            S(T((2, 1), layout="T")),
+            S(T((0, 1))),
+            S(T((2, 1, 3), I64), 1),
+            S(T((2, 1, 3), BOOL)),
+        ],
+        variants={"method": lambda m, x, *d: x.squeeze(*d)},
+        errors=[
+            E(T((2, 1, 3)), 3, _name="dim_out_of_range"),
+            E(T(()), 1, _name="0d_out_of_range"),
+        ],
+    ),
+    OpInfo(
+        "flatten", lambda m, x, **kw: m.flatten(x, **kw),
+        [
+            S(T((2, 3, 2))),
+            S(T((2, 3, 2), F64), start_dim=1),
+            S(T((2, 3, 2)), start_dim=0, end_dim=1),
+            S(T((2, 3, 2)), end_dim=-2),
+            S(T((2, 3, 2)), start_dim=1, end_dim=1),
+            S(T(())),
+            S(T((3,))),
+            S(T((2, 3), layout="T")),
+            S(T((2, 0, 3)), start_dim=1),
+            S(T((2, 3), I64)),
+            S(T((2, 1, 3), BOOL), start_dim=1),
+        ],
+        variants={"method": lambda m, x, **kw: x.flatten(**kw)},
+        errors=[
+            E(T((2, 3, 2)), start_dim=2, end_dim=1, _name="start_after_end"),
+            E(T((2, 3)), start_dim=2, _name="dim_out_of_range"),
+        ],
+    ),
+    OpInfo("clone", lambda m, x: m.clone(x), unary_samples(),
+           variants={"method": lambda m, x: x.clone()}),
+    OpInfo("contiguous", lambda m, x: x.contiguous(), unary_samples()),
+]
+
+OPS_BY_NAME = {op.name: op for op in OPS}
+assert len(OPS_BY_NAME) == len(OPS), "duplicate op names"
