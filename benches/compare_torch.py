@@ -105,12 +105,99 @@ def run_tanh_chain(lib, x):
     y.sum().backward()
 
 
+
+# --- the op library's cases (issue 3); read them with --threads 2 ----------------------------------
+
+
+def setup_matmul(n):
+    def setup(lib):
+        lib.manual_seed(0)
+        return lib.randn(n, n), lib.randn(n, n)
+
+    return setup
+
+
+def run_matmul(lib, s):
+    return s[0] @ s[1]
+
+
+def setup_matmul_grad(lib):
+    lib.manual_seed(0)
+    return lib.randn(512, 512, requires_grad=True), lib.randn(512, 512, requires_grad=True)
+
+
+def run_matmul_grad(lib, s):
+    a, b = s
+    a.grad = b.grad = None
+    (a @ b).sum().backward()
+
+
+def setup_big_pair(lib):
+    lib.manual_seed(0)
+    n = 1 << 24
+    return lib.randn(n), lib.randn(n)
+
+
+def run_add(lib, s):
+    return s[0] + s[1]
+
+
+def run_sum(lib, s):
+    return s[0].sum()
+
+
+def setup_mlp(lib):
+    lib.manual_seed(0)
+
+    def param(*shape):
+        return (lib.randn(*shape) * 0.05).requires_grad_()
+
+    params = [param(256, 784), param(256), param(256, 256), param(256), param(10, 256), param(10)]
+    x = lib.randn(128, 784)
+    y = lib.randint(0, 10, (128,))
+    return params, x, y
+
+
+def run_mlp(lib, s):
+    (w1, b1, w2, b2, w3, b3), x, y = s
+    F = lib.nn.functional
+    h = F.relu(F.linear(x, w1, b1))
+    h = F.relu(F.linear(h, w2, b2))
+    loss = F.cross_entropy(F.linear(h, w3, b3), y)
+    for p in s[0]:
+        p.grad = None
+    loss.backward()
+    with lib.no_grad():
+        for p in s[0]:
+            p -= 0.01 * p.grad
+    return loss
+
+
+def setup_conv(lib):
+    lib.manual_seed(0)
+    x = lib.randn(32, 3, 32, 32)
+    w = (lib.randn(32, 3, 3, 3) * 0.1).requires_grad_()
+    b = lib.zeros(32, requires_grad=True)
+    return x, w, b
+
+
+def run_conv(lib, s):
+    x, w, b = s
+    w.grad = b.grad = None
+    lib.nn.functional.conv2d(x, w, b, padding=1).sum().backward()
+
 CASES = [
     Case("mul 1-elem f32", setup_mul_scalar, run_mul, 0.5),
     Case("mul 1-elem f32 requires_grad", setup_mul_scalar_grad, run_mul, 0.5),
     Case("seed graph 3x3 fwd+bwd", setup_seed_graph, run_seed_graph, 0.3),
     Case("scalar chain 1000 (mul+add) fwd+bwd", setup_scalar_leaf, run_scalar_chain, None),
     Case("tanh chain 10k on 64 elems fwd+bwd", setup_tanh_leaf, run_tanh_chain, None),
+    Case("matmul 1024^3 f32", setup_matmul(1024), run_matmul, 1.1),
+    Case("(a@b).sum().backward() 512^3", setup_matmul_grad, run_matmul_grad, None),
+    Case("MLP 784-256-256-10 step, batch 128, cross-entropy", setup_mlp, run_mlp, 1.2),
+    Case("a + b, 16M f32", setup_big_pair, run_add, 0.7),
+    Case("a.sum(), 16M f32", setup_big_pair, run_sum, 1.2),
+    Case("conv2d fwd+bwd 32x3x32x32, 32 filters 3x3", setup_conv, run_conv, 1.5),
 ]
 
 

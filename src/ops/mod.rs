@@ -9,6 +9,7 @@ pub mod index;
 pub mod inplace;
 pub mod matmul;
 pub mod movement;
+pub mod nn;
 pub mod pointwise;
 pub mod random;
 pub mod reduce;

@@ -926,3 +926,37 @@ fn addc(input: &Tensor, t1: &Tensor, t2: &Tensor, value: Scalar, divide: bool) -
         },
     ))
 }
+
+/// `&`, `|`, `^` on bool and integer tensors (bools: logical; ints: bitwise).
+pub fn bitwise(a: &Tensor, b: Operand, op: &str) -> Result<Tensor> {
+    let a_op = Operand::Tensor(a.clone());
+    let (ta, tb, shape) = promoted(&a_op, &b, false)?;
+    Ok(match ta.dtype() {
+        DType::Bool => {
+            let f: fn(bool, bool) -> bool = match op {
+                "and" => |p, q| p & q,
+                "or" => |p, q| p | q,
+                _ => |p, q| p ^ q,
+            };
+            zip::<bool, bool>(&ta, &tb, &shape, f)
+        }
+        DType::I64 => {
+            let f: fn(i64, i64) -> i64 = match op {
+                "and" => |p, q| p & q,
+                "or" => |p, q| p | q,
+                _ => |p, q| p ^ q,
+            };
+            zip::<i64, i64>(&ta, &tb, &shape, f)
+        }
+        d => return Err(crate::dtype::unsupported(&format!("bitwise_{op}_cpu"), d)),
+    })
+}
+
+/// `~x`: logical not of bools, bitwise not of ints.
+pub fn bitwise_not(a: &Tensor) -> Result<Tensor> {
+    Ok(match a.dtype() {
+        DType::Bool => map::<bool, bool>(a, |v| !v),
+        DType::I64 => map::<i64, i64>(a, |v| !v),
+        d => return Err(crate::dtype::unsupported("bitwise_not_cpu", d)),
+    })
+}

@@ -247,7 +247,7 @@ pub fn prod(x: &Tensor, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
         let (x, out) = (&s[0], &s[1]);
         let g = restore_dims(g, &rd, keep_out)?;
         let out = restore_dims(out, &rd, keep_out)?;
-        let has_zero = x.to_vec::<f64>().contains(&0.0);
+        let has_zero = x.to_f64_vec().contains(&0.0);
         let gi = if !has_zero {
             div(&mul(&g, &out)?, x)?
         } else {
@@ -267,7 +267,7 @@ fn prod_of_others(x: &Tensor, dims: &[usize]) -> Result<Tensor> {
     let order: Vec<i64> = kept.iter().chain(dims.iter()).map(|&d| d as i64).collect();
     let p = contiguous_clone(&crate::ops::movement::permute(&x.detach(), &order)?);
     let run: usize = dims.iter().map(|&d| shape[d]).product();
-    let v = p.to_vec::<f64>();
+    let v = p.to_f64_vec();
     let mut out = vec![0f64; v.len()];
     if run > 0 {
         for (row, o) in v.chunks(run).zip(out.chunks_mut(run)) {
@@ -691,14 +691,14 @@ pub fn cumprod(x: &Tensor, dim: i64) -> Result<Tensor> {
         saved,
         move |g, s| {
             let (x, out) = (&s[0], &s[1]);
-            if !x.to_vec::<f64>().contains(&0.0) {
+            if !x.to_f64_vec().contains(&0.0) {
                 return Ok(vec![Some(div(&reverse_cumsum(&mul(g, out)?, d)?, x)?)]);
             }
             // Zeros present: grad_i = sum_{j >= i} g_j * prod_{k <= j, k != i} x_k, per line.
             let xs = contiguous_clone(&crate::ops::movement::transpose(&x.detach(), d as i64, -1)?);
             let gs = contiguous_clone(&crate::ops::movement::transpose(&g.detach(), d as i64, -1)?);
             let n = xs.shape().last().copied().unwrap_or(1);
-            let (xv, gv) = (xs.to_vec::<f64>(), gs.to_vec::<f64>());
+            let (xv, gv) = (xs.to_f64_vec(), gs.to_f64_vec());
             let mut out = vec![0f64; xv.len()];
             for ((xr, gr), o) in xv
                 .chunks(n.max(1))

@@ -6,6 +6,7 @@ pub mod dtype;
 pub mod errors;
 pub mod helpers;
 pub mod indexing;
+pub mod nn;
 pub mod pointwise;
 pub mod reduce;
 pub mod tensor;
@@ -385,6 +386,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTensor>()?;
     pointwise::register(m)?;
     indexing::register(m)?;
+    nn::register(m)?;
     m.add_function(wrap_pyfunction!(helpers::_register_return_types, m)?)?;
     m.add_class::<PyDType>()?;
     m.add_class::<PyDevice>()?;

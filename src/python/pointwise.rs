@@ -442,3 +442,41 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(hardtanh, m)?)?;
     Ok(())
 }
+
+macro_rules! bitwise_methods {
+    ($($name:ident, $rname:ident, $method:ident => $op:literal;)*) => {
+        #[pymethods]
+        impl PyTensor {
+            $(
+                fn $name(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
+                    match operand_arg(other, $op, "other") {
+                        Ok(o) => wrap(py, pw::bitwise(&self.t, o, $op)?),
+                        Err(_) => Ok(py.NotImplemented()),
+                    }
+                }
+                fn $rname(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
+                    self.$name(py, other)
+                }
+                fn $method(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
+                    wrap(py, pw::bitwise(&self.t, operand_arg(other, $op, "other")?, $op)?)
+                }
+            )*
+        }
+    };
+}
+
+bitwise_methods! {
+    __and__, __rand__, bitwise_and => "and";
+    __or__, __ror__, bitwise_or => "or";
+    __xor__, __rxor__, bitwise_xor => "xor";
+}
+
+#[pymethods]
+impl PyTensor {
+    fn __invert__(&self, py: Python<'_>) -> R {
+        wrap(py, pw::bitwise_not(&self.t)?)
+    }
+    fn bitwise_not(&self, py: Python<'_>) -> R {
+        wrap(py, pw::bitwise_not(&self.t)?)
+    }
+}

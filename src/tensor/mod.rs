@@ -337,6 +337,11 @@ impl Tensor {
         crate::backend::cpu::copy::gather_contiguous::<T>(d.storage.slice::<T>(), &d.layout)
     }
 
+    /// The elements as f64, whatever the dtype (for kernels that work in double precision).
+    pub fn to_f64_vec(&self) -> Vec<f64> {
+        crate::dispatch!(self.dtype(), T => self.to_vec::<T>().into_iter().map(Element::to_f64).collect())
+    }
+
     /// The one element of a 1-element tensor as f64/i64/bool (`item()`).
     pub fn item(&self) -> Result<Scalar> {
         let n = self.numel();

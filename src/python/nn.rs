@@ -1,0 +1,110 @@
+//! Bindings of the neural-network kernels (`ops::nn`) that `gradrs.nn.functional` builds on.
+
+use super::tensor::{wrap, PyTensor};
+use crate::ops::nn::{self, Window};
+use pyo3::prelude::*;
+
+type R = PyResult<Py<PyAny>>;
+
+fn window(
+    kernel: (usize, usize),
+    stride: (usize, usize),
+    padding: (usize, usize),
+    dilation: (usize, usize),
+) -> Window {
+    Window {
+        kernel: [kernel.0, kernel.1],
+        stride: [stride.0, stride.1],
+        padding: [padding.0, padding.1],
+        dilation: [dilation.0, dilation.1],
+    }
+}
+
+#[pymethods]
+impl PyTensor {
+    #[pyo3(signature = (dim, dtype=None))]
+    fn softmax(&self, py: Python<'_>, dim: i64, dtype: Option<&Bound<'_, PyAny>>) -> R {
+        let x = match super::dtype::extract_dtype(dtype)? {
+            Some(d) => crate::ops::creation::to_dtype(&self.t, d)?,
+            None => self.t.clone(),
+        };
+        wrap(py, nn::softmax(&x, dim, false)?)
+    }
+    #[pyo3(signature = (dim, dtype=None))]
+    fn log_softmax(&self, py: Python<'_>, dim: i64, dtype: Option<&Bound<'_, PyAny>>) -> R {
+        let x = match super::dtype::extract_dtype(dtype)? {
+            Some(d) => crate::ops::creation::to_dtype(&self.t, d)?,
+            None => self.t.clone(),
+        };
+        wrap(py, nn::softmax(&x, dim, true)?)
+    }
+}
+
+/// `nll_loss(input, target, weight, ignore_index, reduction)`; reduction 0 none, 1 mean, 2 sum.
+#[pyfunction]
+pub fn nll_loss(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    target: PyRef<'_, PyTensor>,
+    weight: Option<PyRef<'_, PyTensor>>,
+    ignore_index: i64,
+    reduction: u8,
+) -> R {
+    let w = weight.map(|w| w.t.clone());
+    wrap(
+        py,
+        nn::nll_loss(&input.t, &target.t, w.as_ref(), ignore_index, reduction)?,
+    )
+}
+
+/// im2col of `[N, C, H, W]` into `[N, C*kh*kw, L]`.
+#[pyfunction]
+pub fn im2col(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    kernel: (usize, usize),
+    stride: (usize, usize),
+    padding: (usize, usize),
+    dilation: (usize, usize),
+    pad_value: f64,
+) -> R {
+    wrap(
+        py,
+        nn::unfold(
+            &input.t,
+            window(kernel, stride, padding, dilation),
+            pad_value,
+        )?,
+    )
+}
+
+/// col2im: `[N, C*kh*kw, L]` summed back into `[N, C, H, W]`.
+#[allow(clippy::too_many_arguments)]
+#[pyfunction]
+pub fn col2im(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    output_size: (usize, usize),
+    channels: usize,
+    kernel: (usize, usize),
+    stride: (usize, usize),
+    padding: (usize, usize),
+    dilation: (usize, usize),
+) -> R {
+    wrap(
+        py,
+        nn::fold(
+            &input.t,
+            [output_size.0, output_size.1],
+            channels,
+            window(kernel, stride, padding, dilation),
+        )?,
+    )
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(nll_loss, m)?)?;
+    m.add_function(wrap_pyfunction!(im2col, m)?)?;
+    m.add_function(wrap_pyfunction!(col2im, m)?)?;
+    Ok(())
+}
