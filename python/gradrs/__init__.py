@@ -171,7 +171,12 @@ concat = concatenate = cat
 
 def outer(input, vec2):
     """`gradrs.outer(a, b)`: a[:, None] * b[None, :] (MulBackward0, as PyTorch)."""
-    return input.outer(vec2)
+    if input.dim() != 1 or vec2.dim() != 1:
+        raise RuntimeError(
+            f"outer: Expected 1-D argument self, but got {input.dim()}-D"
+            if input.dim() != 1 else f"outer: Expected 1-D argument vec2, but got {vec2.dim()}-D"
+        )
+    return input.unsqueeze(1) * vec2.unsqueeze(0)
 
 
 ger = outer
