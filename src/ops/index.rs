@@ -151,10 +151,7 @@ fn scatter_data(
 pub fn scatter(x: &Tensor, dim: i64, index: &Tensor, src: Operand) -> Result<Tensor> {
     let dim = wrap_dim(dim, x.dim())?;
     let out = scatter_data(x, dim, index, &src, false)?;
-    let src_t = match &src {
-        Operand::Tensor(t) => Some(t.clone()),
-        Operand::Scalar(_) => None,
-    };
+    let src_t = src.as_tensor().cloned();
     let mut inputs = vec![x];
     inputs.extend(src_t.as_ref());
     if !needs_grad(&inputs) {
@@ -390,10 +387,7 @@ pub fn masked_fill(x: &Tensor, mask: &Tensor, value: Operand) -> Result<Tensor> 
         let _g = crate::autograd::GradModeGuard::new(false);
         where_(mask, v, Operand::Tensor(x.clone()))?
     };
-    let vt = match &value {
-        Operand::Tensor(t) => Some(t.clone()),
-        Operand::Scalar(_) => None,
-    };
+    let vt = value.as_tensor().cloned();
     let mut inputs = vec![x];
     inputs.extend(vt.as_ref());
     if !needs_grad(&inputs) {
@@ -738,10 +732,7 @@ pub fn setitem_data(x: &Tensor, steps: &[IndexStep], value: &Operand) -> Result<
 pub fn setitem(x: &Tensor, steps: &[IndexStep], value: Operand) -> Result<Tensor> {
     let out = contiguous_clone(x);
     setitem_data(&out, steps, &value)?;
-    let vt = match &value {
-        Operand::Tensor(t) => Some(t.clone()),
-        Operand::Scalar(_) => None,
-    };
+    let vt = value.as_tensor().cloned();
     let mut inputs = vec![x];
     inputs.extend(vt.as_ref());
     if !needs_grad(&inputs) {

@@ -40,6 +40,14 @@ impl Operand {
         }
     }
 
+    /// The tensor operand, if it is one (a number is not an autograd input).
+    pub(crate) fn as_tensor(&self) -> Option<&Tensor> {
+        match self {
+            Operand::Tensor(t) => Some(t),
+            Operand::Scalar(_) => None,
+        }
+    }
+
     pub(crate) fn participant(&self) -> Participant {
         match self {
             Operand::Tensor(t) => {

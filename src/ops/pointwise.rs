@@ -516,28 +516,10 @@ fn fix_nonfinite<T: Element>(v: T, nan: T, posinf: T, neginf: T) -> T {
 
 /// `maximum` (`max`) or `minimum` without autograd, with promotion; NaN propagates.
 pub(crate) fn extremum_data(a: &Operand, b: &Operand, max: bool) -> Result<Tensor> {
-    let dtype = result_type(&[a.participant(), b.participant()]);
-    let (ta, tb) = (materialize(a, dtype), materialize(b, dtype));
-    let shape = broadcast_shapes(&ta.shape(), &tb.shape())?;
-    Ok(match dtype {
-        DType::F32 => zip::<f32, f32>(&ta, &tb, &shape, move |p, q| {
-            if p.is_nan() || q.is_nan() {
-                p + q
-            } else if (p > q) == max {
-                p
-            } else {
-                q
-            }
-        }),
-        DType::F64 => zip::<f64, f64>(&ta, &tb, &shape, move |p, q| {
-            if p.is_nan() || q.is_nan() {
-                p + q
-            } else if (p > q) == max {
-                p
-            } else {
-                q
-            }
-        }),
+    let (ta, tb, shape) = promoted(a, b, false)?;
+    Ok(match ta.dtype() {
+        DType::F32 => zip::<f32, f32>(&ta, &tb, &shape, move |p, q| pick_float(p, q, max)),
+        DType::F64 => zip::<f64, f64>(&ta, &tb, &shape, move |p, q| pick_float(p, q, max)),
         DType::I64 => zip::<i64, i64>(
             &ta,
             &tb,
@@ -563,6 +545,33 @@ pub(crate) fn extremum_data(a: &Operand, b: &Operand, max: bool) -> Result<Tenso
             },
         ),
     })
+}
+
+/// The larger (`max`) or smaller of two floats; NaN propagates.
+fn pick_float<T: Element + std::ops::Add<Output = T>>(p: T, q: T, max: bool) -> T {
+    #[allow(clippy::eq_op)]
+    if p != p || q != q {
+        p + q
+    } else if (p > q) == max {
+        p
+    } else {
+        q
+    }
+}
+
+/// `p % q` (C's fmod for floats), moved to the divisor's sign for Python's `remainder`.
+fn float_mod<T: Element + std::ops::Rem<Output = T> + std::ops::Add<Output = T>>(
+    p: T,
+    q: T,
+    python: bool,
+) -> T {
+    let m = p % q;
+    let zero = T::default();
+    if python && m != zero && ((q < zero) != (m < zero)) {
+        m + q
+    } else {
+        m
+    }
 }
 
 fn extremum(a: &Tensor, b: &Tensor, max: bool) -> Result<Tensor> {
@@ -670,22 +679,8 @@ fn modulo(a: &Tensor, b: Operand, python: bool) -> Result<Tensor> {
     let a_op = Operand::Tensor(a.clone());
     let (ta, tb, shape) = promoted(&a_op, &b, false)?;
     let out = match ta.dtype() {
-        DType::F32 => zip::<f32, f32>(&ta, &tb, &shape, move |p, q| {
-            let m = p % q;
-            if python && m != 0.0 && ((q < 0.0) != (m < 0.0)) {
-                m + q
-            } else {
-                m
-            }
-        }),
-        DType::F64 => zip::<f64, f64>(&ta, &tb, &shape, move |p, q| {
-            let m = p % q;
-            if python && m != 0.0 && ((q < 0.0) != (m < 0.0)) {
-                m + q
-            } else {
-                m
-            }
-        }),
+        DType::F32 => zip::<f32, f32>(&ta, &tb, &shape, move |p, q| float_mod(p, q, python)),
+        DType::F64 => zip::<f64, f64>(&ta, &tb, &shape, move |p, q| float_mod(p, q, python)),
         DType::I64 => {
             int_div_check(&tb)?;
             zip::<i64, i64>(&ta, &tb, &shape, move |p, q| {
@@ -844,10 +839,7 @@ pub fn lerp(start: &Tensor, end: &Tensor, weight: Operand) -> Result<Tensor> {
         Tensor::from_vec(v, &shape)
     });
     let mut inputs = vec![start, end];
-    let w_tensor = match &weight {
-        Operand::Tensor(t) => Some(t.clone()),
-        Operand::Scalar(_) => None,
-    };
+    let w_tensor = weight.as_tensor().cloned();
     if let Some(t) = &w_tensor {
         inputs.push(t);
     }

@@ -343,7 +343,7 @@ fn evenly_distributed(
         let (x, out) = (&s[0], &s[1]);
         let out = restore_dims(&out.detach(), &dims, keepdim)?;
         let mask = cmp(CmpOp::Eq, x, &out)?;
-        let dl: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
+        let dl = sizes_i64(&dims);
         let count = sum(&mask, Some(&dl), true)?;
         let g = restore_dims(g, &dims, keepdim)?;
         Ok(vec![Some(keep(&mask, &div(&g, &count)?)?)])
@@ -476,7 +476,7 @@ pub fn var(
     let saved = vec![SavedTensor::input(x), SavedTensor::output(&out, 0)];
     Ok(record_formula(out, &[x], name, saved, move |g, s| {
         let (x, out) = (&s[0], &s[1]);
-        let dl: Vec<i64> = rd.iter().map(|&d| d as i64).collect();
+        let dl = sizes_i64(&rd);
         let centered = arith::sub(x, &mean(x, Some(&dl), true)?)?;
         let g = restore_dims(g, &rd, keepdim)?;
         let gi = if std {
@@ -539,7 +539,7 @@ pub fn norm(x: &Tensor, p: f64, dims: Option<&[i64]>, keepdim: bool) -> Result<T
             } else if p.is_infinite() {
                 let absx = arith::un(crate::ops::unary::UnaryOp::Abs, x)?;
                 let mask = cmp(CmpOp::Eq, &absx, &out)?;
-                let dl: Vec<i64> = rd.iter().map(|&d| d as i64).collect();
+                let dl = sizes_i64(&rd);
                 let count = sum(&mask, Some(&dl), true)?;
                 keep(&mask, &mul(&sgn, &div(&g, &count)?)?)?
             } else if p == 2.0 {

@@ -273,15 +273,11 @@ pub fn repeat(x: &Tensor, reps: &[i64]) -> Result<Tensor> {
         vec![],
         move |g, _| {
             let split = reshape(g, &expanded)?;
-            let rep_dims: Vec<i64> = (0..reps_len(&expanded)).map(|i| 2 * i as i64).collect();
+            let rep_dims: Vec<i64> = (0..expanded.len() / 2).map(|i| 2 * i as i64).collect();
             let summed = sum(&split, Some(&rep_dims), false)?;
             Ok(vec![Some(reshape(&summed, &xs)?)])
         },
     ))
-}
-
-fn reps_len(expanded: &[i64]) -> usize {
-    expanded.len() / 2
 }
 
 /// `tril` (`lower`) / `triu` of the last two dims, offset by `diagonal`.

@@ -1,7 +1,7 @@
 //! Bindings of indexing (`x[key]`, `x[key] = v`, gather/scatter, masks) and shape ops.
 
 use super::convert::extract_scalar;
-use super::pointwise::operand_arg;
+use super::pointwise::{in_place_with, operand_arg};
 use super::tensor::{sizes_arg, wrap, PyTensor};
 use crate::dtype::{DType, Scalar};
 use crate::ops::index::{self as ix, IndexStep};
@@ -170,16 +170,6 @@ fn tuple_of(py: Python<'_>, ts: Vec<Tensor>) -> R {
     Ok(PyTuple::new(py, objs)?.into_any().unbind())
 }
 
-fn in_place(
-    slf: &Bound<'_, PyTensor>,
-    others: &[&Tensor],
-    op: impl FnOnce(&Tensor) -> crate::Result<Tensor>,
-) -> R {
-    let need = others.iter().any(|t| t.requires_grad());
-    inplace::apply_(&slf.borrow().t, need, op)?;
-    Ok(slf.clone().into_any().unbind())
-}
-
 #[pymethods]
 impl PyTensor {
     fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> R {
@@ -247,7 +237,7 @@ impl PyTensor {
     ) -> R {
         let (i, s) = (index.t.clone(), operand_arg(src, "scatter_", "src")?);
         let st = s.edge_tensor(DType::F32);
-        in_place(slf, &[&st], |x| ix::scatter(x, dim, &i, s))
+        in_place_with(slf, &[&st], |x| ix::scatter(x, dim, &i, s))
     }
     fn scatter_add(
         &self,
@@ -265,7 +255,7 @@ impl PyTensor {
         src: PyRef<'_, PyTensor>,
     ) -> R {
         let (i, s) = (index.t.clone(), src.t.clone());
-        in_place(slf, &[&s], |x| ix::scatter_add(x, dim, &i, &s))
+        in_place_with(slf, &[&s], |x| ix::scatter_add(x, dim, &i, &s))
     }
     fn index_select(&self, py: Python<'_>, dim: i64, index: PyRef<'_, PyTensor>) -> R {
         wrap(py, ix::index_select(&self.t, dim, &index.t)?)
@@ -292,7 +282,7 @@ impl PyTensor {
     ) -> R {
         let a = alpha.and_then(extract_scalar).unwrap_or(Scalar::Int(1));
         let (i, s) = (index.t.clone(), source.t.clone());
-        in_place(slf, &[&s], |x| ix::index_add(x, dim, &i, &s, a))
+        in_place_with(slf, &[&s], |x| ix::index_add(x, dim, &i, &s, a))
     }
     fn masked_fill(
         &self,
@@ -316,7 +306,7 @@ impl PyTensor {
     ) -> R {
         let (m, v) = (mask.t.clone(), operand_arg(value, "masked_fill_", "value")?);
         let vt = v.edge_tensor(DType::F32);
-        in_place(slf, &[&vt], |x| ix::masked_fill(x, &m, v))
+        in_place_with(slf, &[&vt], |x| ix::masked_fill(x, &m, v))
     }
     fn masked_select(&self, py: Python<'_>, mask: PyRef<'_, PyTensor>) -> R {
         wrap(py, ix::masked_select(&self.t, &mask.t)?)
@@ -379,11 +369,11 @@ impl PyTensor {
     }
     #[pyo3(signature = (diagonal=0))]
     fn tril_(slf: &Bound<'_, Self>, diagonal: i64) -> R {
-        in_place(slf, &[], |x| shape::tri(x, diagonal, true))
+        in_place_with(slf, &[], |x| shape::tri(x, diagonal, true))
     }
     #[pyo3(signature = (diagonal=0))]
     fn triu_(slf: &Bound<'_, Self>, diagonal: i64) -> R {
-        in_place(slf, &[], |x| shape::tri(x, diagonal, false))
+        in_place_with(slf, &[], |x| shape::tri(x, diagonal, false))
     }
     fn unflatten(&self, py: Python<'_>, dim: i64, sizes: Vec<i64>) -> R {
         let shape = self.t.shape();

@@ -24,18 +24,12 @@ fn window(
 impl PyTensor {
     #[pyo3(signature = (dim, dtype=None))]
     fn softmax(&self, py: Python<'_>, dim: i64, dtype: Option<&Bound<'_, PyAny>>) -> R {
-        let x = match super::dtype::extract_dtype(dtype)? {
-            Some(d) => crate::ops::creation::to_dtype(&self.t, d)?,
-            None => self.t.clone(),
-        };
+        let x = self.cast_to(dtype)?;
         wrap(py, nn::softmax(&x, dim, false)?)
     }
     #[pyo3(signature = (dim, dtype=None))]
     fn log_softmax(&self, py: Python<'_>, dim: i64, dtype: Option<&Bound<'_, PyAny>>) -> R {
-        let x = match super::dtype::extract_dtype(dtype)? {
-            Some(d) => crate::ops::creation::to_dtype(&self.t, d)?,
-            None => self.t.clone(),
-        };
+        let x = self.cast_to(dtype)?;
         wrap(py, nn::softmax(&x, dim, true)?)
     }
 }

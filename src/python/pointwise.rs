@@ -43,7 +43,7 @@ fn in_place(slf: &Bound<'_, PyTensor>, op: impl FnOnce(&Tensor) -> crate::Result
 }
 
 /// `in_place` for ops with other tensor operands (they decide whether a node is recorded).
-fn in_place_with(
+pub(crate) fn in_place_with(
     slf: &Bound<'_, PyTensor>,
     others: &[&Tensor],
     op: impl FnOnce(&Tensor) -> crate::Result<Tensor>,
@@ -53,29 +53,60 @@ fn in_place_with(
     Ok(slf.clone().into_any().unbind())
 }
 
-/// Clamp bounds: all numbers (ClampBackward1) or tensors (ClampBackward0).
+/// Clamp bounds: all numbers (ClampBackward1) or, when either is a tensor, tensors
+/// (ClampBackward0; a number beside a tensor bound becomes a 0-dim tensor).
+enum ClampBounds {
+    Scalars(Option<Scalar>, Option<Scalar>),
+    Tensors(Option<Tensor>, Option<Tensor>),
+}
+
+impl ClampBounds {
+    fn parse(
+        dtype: crate::DType,
+        min: Option<&Bound<'_, PyAny>>,
+        max: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<ClampBounds> {
+        let tensor_of = |o: Option<&Bound<'_, PyAny>>| -> Option<Tensor> {
+            o.and_then(|o| o.cast::<PyTensor>().ok().map(|t| t.borrow().t.clone()))
+        };
+        let (tl, th) = (tensor_of(min), tensor_of(max));
+        if tl.is_none() && th.is_none() {
+            return Ok(ClampBounds::Scalars(scalar_arg(min)?, scalar_arg(max)?));
+        }
+        let as_tensor =
+            |o: Option<&Bound<'_, PyAny>>, t: Option<Tensor>| -> PyResult<Option<Tensor>> {
+                Ok(match t {
+                    Some(t) => Some(t),
+                    None => scalar_arg(o)?.map(|s| Tensor::scalar(s, dtype)),
+                })
+            };
+        Ok(ClampBounds::Tensors(
+            as_tensor(min, tl)?,
+            as_tensor(max, th)?,
+        ))
+    }
+
+    fn apply(&self, x: &Tensor) -> crate::Result<Tensor> {
+        match self {
+            ClampBounds::Scalars(lo, hi) => pw::clamp(x, *lo, *hi),
+            ClampBounds::Tensors(lo, hi) => pw::clamp_tensor(x, lo.as_ref(), hi.as_ref()),
+        }
+    }
+
+    fn tensors(&self) -> Vec<&Tensor> {
+        match self {
+            ClampBounds::Scalars(..) => vec![],
+            ClampBounds::Tensors(lo, hi) => lo.iter().chain(hi.iter()).collect(),
+        }
+    }
+}
+
 fn clamp_any(
     x: &Tensor,
     min: Option<&Bound<'_, PyAny>>,
     max: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Tensor> {
-    let tensor_of = |o: Option<&Bound<'_, PyAny>>| -> Option<Tensor> {
-        o.and_then(|o| o.cast::<PyTensor>().ok().map(|t| t.borrow().t.clone()))
-    };
-    let (tl, th) = (tensor_of(min), tensor_of(max));
-    if tl.is_some() || th.is_some() {
-        // A number next to a tensor bound becomes a 0-dim tensor.
-        let as_tensor =
-            |o: Option<&Bound<'_, PyAny>>, t: Option<Tensor>| -> PyResult<Option<Tensor>> {
-                Ok(match t {
-                    Some(t) => Some(t),
-                    None => scalar_arg(o)?.map(|s| Tensor::scalar(s, x.dtype())),
-                })
-            };
-        let (lo, hi) = (as_tensor(min, tl)?, as_tensor(max, th)?);
-        return Ok(pw::clamp_tensor(x, lo.as_ref(), hi.as_ref())?);
-    }
-    Ok(pw::clamp(x, scalar_arg(min)?, scalar_arg(max)?)?)
+    Ok(ClampBounds::parse(x.dtype(), min, max)?.apply(x)?)
 }
 
 macro_rules! unary_methods {
@@ -172,16 +203,8 @@ impl PyTensor {
         min: Option<&Bound<'_, PyAny>>,
         max: Option<&Bound<'_, PyAny>>,
     ) -> R {
-        let r = clamp_any(&slf.borrow().t.detach(), min, max);
-        r?; // validate arguments before touching the tensor
-        let bound = |o: Option<&Bound<'_, PyAny>>| {
-            o.and_then(|o| o.cast::<PyTensor>().ok().map(|t| t.borrow().t.clone()))
-        };
-        let bounds: Vec<Tensor> = bound(min).into_iter().chain(bound(max)).collect();
-        let refs: Vec<&Tensor> = bounds.iter().collect();
-        in_place_with(slf, &refs, |x| {
-            clamp_any(x, min, max).map_err(|e| crate::Error::Runtime(e.to_string()))
-        })
+        let bounds = ClampBounds::parse(slf.borrow().t.dtype(), min, max)?;
+        in_place_with(slf, &bounds.tensors(), |x| bounds.apply(x))
     }
     #[pyo3(signature = (min=None, max=None))]
     fn clip_(

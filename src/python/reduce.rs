@@ -2,7 +2,7 @@
 
 use super::helpers;
 use super::tensor::{dims_arg, wrap, PyTensor};
-use crate::ops::{creation, reduce};
+use crate::ops::reduce;
 use pyo3::prelude::*;
 
 type R = PyResult<Py<PyAny>>;
@@ -98,10 +98,7 @@ impl PyTensor {
         keepdim: bool,
         dtype: Option<&Bound<'_, PyAny>>,
     ) -> R {
-        let x = match super::dtype::extract_dtype(dtype)? {
-            Some(d) => creation::to_dtype(&self.t, d)?,
-            None => self.t.clone(),
-        };
+        let x = self.cast_to(dtype)?;
         wrap(py, reduce::prod(&x, dim, keepdim)?)
     }
     #[pyo3(signature = (dim=None, unbiased=None, keepdim=false, *, correction=None))]
@@ -168,10 +165,7 @@ impl PyTensor {
                 Err(_) => p.extract::<f64>()?,
             },
         };
-        let x = match super::dtype::extract_dtype(dtype)? {
-            Some(d) => creation::to_dtype(&self.t, d)?,
-            None => self.t.clone(),
-        };
+        let x = self.cast_to(dtype)?;
         let dims = dims_arg(dim)?;
         wrap(py, reduce::norm(&x, p, dims.as_deref(), keepdim)?)
     }
@@ -182,18 +176,12 @@ impl PyTensor {
     }
     #[pyo3(signature = (dim, *, dtype=None))]
     fn cumsum(&self, py: Python<'_>, dim: i64, dtype: Option<&Bound<'_, PyAny>>) -> R {
-        let x = match super::dtype::extract_dtype(dtype)? {
-            Some(d) => creation::to_dtype(&self.t, d)?,
-            None => self.t.clone(),
-        };
+        let x = self.cast_to(dtype)?;
         wrap(py, reduce::cumsum(&x, dim)?)
     }
     #[pyo3(signature = (dim, *, dtype=None))]
     fn cumprod(&self, py: Python<'_>, dim: i64, dtype: Option<&Bound<'_, PyAny>>) -> R {
-        let x = match super::dtype::extract_dtype(dtype)? {
-            Some(d) => creation::to_dtype(&self.t, d)?,
-            None => self.t.clone(),
-        };
+        let x = self.cast_to(dtype)?;
         wrap(py, reduce::cumprod(&x, dim)?)
     }
     #[pyo3(signature = (dim=None, keepdim=false))]

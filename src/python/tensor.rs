@@ -136,7 +136,7 @@ impl PyTensor {
         }
     }
     /// The tensor in the `dtype=` a reduction was asked for (itself when None).
-    fn cast_to(&self, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<Tensor> {
+    pub(crate) fn cast_to(&self, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<Tensor> {
         Ok(match extract_dtype(dtype)? {
             Some(d) => creation::to_dtype(&self.t, d)?,
             None => self.t.clone(),
