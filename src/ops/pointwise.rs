@@ -334,7 +334,8 @@ pub fn elu(x: &Tensor, alpha: f64) -> Result<Tensor> {
         return Err(crate::dtype::unsupported("elu", x.dtype()));
     }
     let out = fmap!(x, |v: T| if v > 0.0 { v } else { alpha as T * v.exp_m1() });
-    unary_node(x, out, "EluBackward0", Save::Input, move |g, x| {
+    // elu_backward: g where x > 0, else g * alpha * exp(x).
+    let f: arith::GradFn = std::sync::Arc::new(move |g, x| {
         let pos = cmps(CmpOp::Gt, x, 0.0)?;
         let slope = muls(&arith::un(UnaryOp::Exp, x)?, alpha)?;
         where_(
@@ -342,6 +343,13 @@ pub fn elu(x: &Tensor, alpha: f64) -> Result<Tensor> {
             Operand::Tensor(g.clone()),
             Operand::Tensor(mul(g, &slope)?),
         )
+    });
+    // PyTorch's elu_double_backward masks with x < 0 (strictly): zero at x == 0.
+    let fb = f.clone();
+    let fx: arith::GradXFn =
+        std::sync::Arc::new(move |gg, g, x| keep(&cmps(CmpOp::Lt, x, 0.0)?, &fb(&mul(gg, g)?, x)?));
+    unary_node(x, out, "EluBackward0", Save::Input, move |g, x| {
+        arith::backward_node("EluBackwardBackward0", g, x, f.clone(), Some(fx.clone()))
     })
 }
 
@@ -350,13 +358,16 @@ pub fn leaky_relu(x: &Tensor, slope: f64) -> Result<Tensor> {
         return Err(crate::dtype::unsupported("leaky_relu", x.dtype()));
     }
     let out = fmap!(x, |v: T| if v > 0.0 { v } else { v * slope as T });
-    unary_node(x, out, "LeakyReluBackward0", Save::Input, move |g, x| {
+    let f: arith::GradFn = std::sync::Arc::new(move |g, x| {
         let pos = cmps(CmpOp::Gt, x, 0.0)?;
         where_(
             &pos,
             Operand::Tensor(g.clone()),
             Operand::Tensor(muls(g, slope)?),
         )
+    });
+    unary_node(x, out, "LeakyReluBackward0", Save::Input, move |g, x| {
+        arith::backward_node("LeakyReluBackwardBackward0", g, x, f.clone(), None)
     })
 }
 
@@ -366,9 +377,12 @@ pub fn hardtanh(x: &Tensor, lo: f64, hi: f64) -> Result<Tensor> {
     }
     let out = clamp_scalar_data(x, Some(Scalar::Float(lo)), Some(Scalar::Float(hi)))?;
     let out = cast_data(&out, x.dtype());
-    unary_node(x, out, "HardtanhBackward0", Save::Input, move |g, x| {
+    let f: arith::GradFn = std::sync::Arc::new(move |g, x| {
         let inside = arith::mul(&cmps(CmpOp::Gt, x, lo)?, &cmps(CmpOp::Lt, x, hi)?)?;
         keep(&inside, g)
+    });
+    unary_node(x, out, "HardtanhBackward0", Save::Input, move |g, x| {
+        arith::backward_node("HardtanhBackwardBackward0", g, x, f.clone(), None)
     })
 }
 

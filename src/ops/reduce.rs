@@ -378,7 +378,7 @@ pub fn extreme_dim(x: &Tensor, dim: i64, keepdim: bool, max: bool) -> Result<(Te
         let shape = x.shape();
         let index = restore_dims(&idx, &rd, keepdim)?;
         let name = if max { "MaxBackward0" } else { "MinBackward0" };
-        attach_formula(&[&values, &idx], &[x], name, vec![], move |g, _| {
+        attach_formula(&[&values], &[x], name, vec![], move |g, _| {
             let g = g[0].clone().expect("values gradient");
             let g = restore_dims(&g, &rd, keepdim)?;
             let zeros = Tensor::zeros(&shape, g.dtype());

@@ -28,7 +28,8 @@ pub fn flip(x: &Tensor, dims: &[i64]) -> Result<Tensor> {
     let out = {
         let d = x.read();
         let mut l: Layout = d.layout.clone();
-        for &w in &wrapped {
+        // A 0-dim tensor wraps dim 0 as if 1-D; there is nothing to reverse.
+        for &w in wrapped.iter().filter(|_| nd > 0) {
             if l.shape[w] > 0 {
                 l.offset = (l.offset as isize + (l.shape[w] as isize - 1) * l.strides[w]) as usize;
             }

@@ -263,10 +263,18 @@ impl Backward for UnaryBackward {
             UnaryOp::Tanh => mul(g, &binary::rsub(&mul(&s, &s)?, one())?)?,
             UnaryOp::Sigmoid => mul(g, &mul(&s, &binary::rsub(&s, one())?)?)?,
             // threshold_backward: exactly zero (never -0.0) where the output was not positive.
-            UnaryOp::Relu => binary::where_(
-                &gt(&s, Operand::Scalar(Scalar::Int(0)))?,
-                Operand::Tensor(g.clone()),
-                Operand::Scalar(Scalar::Int(0)),
+            UnaryOp::Relu => crate::ops::arith::backward_node(
+                "ThresholdBackwardBackward0",
+                g,
+                &s,
+                std::sync::Arc::new(|g, s| {
+                    binary::where_(
+                        &gt(s, Operand::Scalar(Scalar::Int(0)))?,
+                        Operand::Tensor(g.clone()),
+                        Operand::Scalar(Scalar::Int(0)),
+                    )
+                }),
+                None,
             )?,
             UnaryOp::Sqrt => binary::div(
                 g,

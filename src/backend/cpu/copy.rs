@@ -54,6 +54,10 @@ pub fn for_each_offset(layout: &Layout, mut f: impl FnMut(usize)) {
 /// The elements of a view in row-major order.
 pub fn gather_contiguous<T: Element>(src: &[T], layout: &Layout) -> Vec<T> {
     let n = layout.numel();
+    if n == 0 {
+        // An empty view's offset may lie past the end of its (empty) storage.
+        return Vec::new();
+    }
     if layout.is_contiguous() {
         return src[layout.offset..layout.offset + n].to_vec();
     }
@@ -64,7 +68,9 @@ pub fn gather_contiguous<T: Element>(src: &[T], layout: &Layout) -> Vec<T> {
 
 /// The elements of a view, borrowed when already contiguous.
 pub fn contiguous_cow<'a, T: Element>(src: &'a [T], layout: &Layout) -> std::borrow::Cow<'a, [T]> {
-    if layout.is_contiguous() {
+    if layout.numel() == 0 {
+        std::borrow::Cow::Borrowed(&[])
+    } else if layout.is_contiguous() {
         std::borrow::Cow::Borrowed(&src[layout.offset..layout.offset + layout.numel()])
     } else {
         std::borrow::Cow::Owned(gather_contiguous(src, layout))
@@ -73,6 +79,9 @@ pub fn contiguous_cow<'a, T: Element>(src: &'a [T], layout: &Layout) -> std::bor
 
 /// Write `values` (row-major) into the view `layout` of `dst`.
 pub fn scatter_into<T: Element>(dst: &mut [T], layout: &Layout, values: &[T]) {
+    if layout.numel() == 0 {
+        return;
+    }
     if layout.is_contiguous() {
         dst[layout.offset..layout.offset + values.len()].copy_from_slice(values);
         return;

@@ -36,6 +36,9 @@ pub fn binary<T: Element, U: Element>(
     f: impl Fn(T, T) -> U + Sync + Send,
 ) -> Vec<U> {
     let n = numel(out_shape);
+    if n == 0 {
+        return Vec::new();
+    }
     let a_full = la.shape.as_slice() == out_shape && la.is_contiguous();
     let b_full = lb.shape.as_slice() == out_shape && lb.is_contiguous();
     // Fast paths: same-shape contiguous operands, or a contiguous operand and a scalar.

@@ -99,7 +99,7 @@ pub fn reduce_rows<T: Element, U: Send>(
     };
     let run: usize = dims.iter().map(|&d| layout.shape[d]).product();
     let outs: usize = kept.iter().map(|&d| layout.shape[d]).product();
-    if run == 0 {
+    if run == 0 || outs == 0 {
         return (0..outs).map(|_| f(&[])).collect();
     }
     let x = if permuted.is_contiguous() {
