@@ -125,114 +125,15 @@ _known("reshape of a 0-element tensor to (-1, 0): PyTorch 'cannot reshape tensor
 
 # ---- element-wise math, activations, reductions, shape and indexing ops ------------------
 _known(
-    'clamp / clamp_max of a bool tensor with int bounds: PyTorch promotes to int64 '
-    '(clamp(tensor([True, False]), 0, 1) -> tensor([1, 0])); gradrs raises RuntimeError: '
-    '"clamp_scalar_cpu" not implemented for \'Bool\'',
-    'forward clamp/b_2x3__0__1', 'forward clamp_max/b_2x3__0', 'variant clamp/method/b_2x3__0__1',
-    'variant clamp/clip/b_2x3__0__1', 'variant clamp/clip_method/b_2x3__0__1',
-    'variant clamp_max/method/b_2x3__0',
-)
-_known(
     'addcmul of int64 tensors with value=0.5: PyTorch returns int64 (the value truncated to '
     '0: the input unchanged), gradrs returns float32 input + 0.5 * t1 * t2',
     'forward addcmul/i64_2x3__i64_2x3__i64_3__value=0.5',
     'variant addcmul/method/i64_2x3__i64_2x3__i64_3__value=0.5',
 )
 _known(
-    'scatter(x, dim, index, value=-1.0) with the value as a keyword: gradrs raises '
-    'TypeError "Tensor.scatter() got an unexpected keyword argument \'value\'" (a positional '
-    'value works)',
-    'forward scatter/f32_2x3__1__i64_2x2_data__value=-1.0',
-    'meta scatter/f32_2x3__1__i64_2x2_data__value=-1.0',
-    'grad scatter/f32_2x3__1__i64_2x2_data__value=-1.0',
-    'gradgrad scatter/f32_2x3__1__i64_2x2_data__value=-1.0',
-    'variant scatter/method/f32_2x3__1__i64_2x2_data__value=-1.0',
-    'fd_grad scatter/f32_2x3__1__i64_2x2_data__value=-1.0',
-    'fd_gradgrad scatter/f32_2x3__1__i64_2x2_data__value=-1.0',
-)
-_known(
-    'index_select(0-dim x, 0, tensor([0])): PyTorch returns a 0-dim tensor, gradrs shape '
-    '(1,) (the gradient tests then differ too: the fixed random output gradient depends on '
-    'the shape)',
-    'forward index_select/f32_0d__0__i64_1_data', 'grad index_select/f32_0d__0__i64_1_data',
-    'gradgrad index_select/f32_0d__0__i64_1_data',
-    'variant index_select/method/f32_0d__0__i64_1_data',
-)
-_known(
-    'masked_fill(x (3,), mask (2, 3), 0.0): PyTorch broadcasts the input to the mask and '
-    "returns shape (2, 3); gradrs raises RuntimeError 'The size of tensor a (3) must match "
-    "the size of tensor b (2) at non-singleton dimension 0'",
-    'forward masked_fill/f32_3__b_2x3__0.0', 'meta masked_fill/f32_3__b_2x3__0.0',
-    'grad masked_fill/f32_3__b_2x3__0.0', 'gradgrad masked_fill/f32_3__b_2x3__0.0',
-    'variant masked_fill/method/f32_3__b_2x3__0.0', 'fd_grad masked_fill/f32_3__b_2x3__0.0',
-    'fd_gradgrad masked_fill/f32_3__b_2x3__0.0',
-)
-_known(
-    'nonzero(as_tuple=True) of a non-zero 0-dim tensor: PyTorch returns (tensor([0]),) (the '
-    'input treated as 1-D), gradrs (tensor([], dtype=int64),)',
-    'forward nonzero/f32_0d_data__as_tuple=True',
-    'variant nonzero/method/f32_0d_data__as_tuple=True',
-)
-_known(
-    'Tensor.add_ takes no alpha= in gradrs: TypeError "Tensor.add_() got an unexpected '
-    'keyword argument \'alpha\'" (PyTorch: in-place a + alpha * b; for int tensors with a '
-    "float alpha RuntimeError 'For integral input tensors, argument alpha must not be a "
-    "floating point number.')",
-    'forward add_/f64_2x3__f64_3__alpha=-0.5', 'forward add_/f32_2x3__f32_0d__alpha=2',
-    'forward add_/f32_2x3__1.5__alpha=2', 'forward add_/i64_2x3__i64_3__alpha=3',
-    'meta add_/f64_2x3__f64_3__alpha=-0.5', 'meta add_/f32_2x3__f32_0d__alpha=2',
-    'meta add_/f32_2x3__1.5__alpha=2', 'grad add_/f64_2x3__f64_3__alpha=-0.5',
-    'grad add_/f32_2x3__f32_0d__alpha=2', 'grad add_/f32_2x3__1.5__alpha=2',
-    'gradgrad add_/f64_2x3__f64_3__alpha=-0.5', 'gradgrad add_/f32_2x3__f32_0d__alpha=2',
-    'gradgrad add_/f32_2x3__1.5__alpha=2', 'error add_/int_float_alpha',
-    'fd_grad add_/f64_2x3__f64_3__alpha=-0.5', 'fd_grad add_/f32_2x3__f32_0d__alpha=2',
-    'fd_grad add_/f32_2x3__1.5__alpha=2', 'fd_gradgrad add_/f64_2x3__f64_3__alpha=-0.5',
-    'fd_gradgrad add_/f32_2x3__f32_0d__alpha=2', 'fd_gradgrad add_/f32_2x3__1.5__alpha=2',
-)
-_known(
-    "round(x, decimals=0): PyTorch's grad_fn is RoundBackward1 (the decimals overload), "
-    "gradrs's RoundBackward0",
-    'meta round/f32_2x3__decimals=0',
-)
-_known(
-    'clamp_min / clamp_max grad_fn names: PyTorch ClampMinBackward0 / ClampMaxBackward0 '
-    '(scalar bound) and ClampMinBackward1 / ClampMaxBackward1 (tensor bound); gradrs '
-    'ClampBackward1 (scalar) and ClampBackward0 (tensor)',
-    'meta clamp_min/f32_2x3__-0.5', 'meta clamp_min/f64_2x3__0.25', 'meta clamp_min/f32_0d__0.0',
-    'meta clamp_min/f32_0__0.0', 'meta clamp_min/f32_2x3_T__0.5', 'meta clamp_min/f32_2x3__f32_3',
-    'meta clamp_min/f32_2x3__f64_2x1', 'meta clamp_min/f32_3_data__0.0',
-    'meta clamp_max/f32_2x3__0.5', 'meta clamp_max/f64_2x3__-0.25', 'meta clamp_max/f32_0d__0.0',
-    'meta clamp_max/f32_0__0.0', 'meta clamp_max/f32_2x3_from3__0.5',
-    'meta clamp_max/f32_2x3__f32_3', 'meta clamp_max/f32_2x3__f64_0d',
-    'meta clamp_max/f32_3_data__0.0',
-)
-_known(
     "div(a, b, rounding_mode=None): PyTorch's grad_fn is DivBackward2 (the rounding_mode "
     "overload), gradrs's DivBackward0",
     'meta div_rounding/f32_2x3__f32_2x3__rounding_mode=None',
-)
-_known(
-    'floor_divide / `tensor // x` / `scalar // tensor` and `scalar % tensor` are not '
-    "differentiable in PyTorch (grad_fn NotImplemented; backward raises 'derivative for "
-    "aten::floor_divide is not implemented' / '... aten::remainder ...'); gradrs records "
-    'DivBackward2 (floor divide, zero gradient) / RemainderBackward1 (rmod, gradient '
-    '-floor(s / x) * g) and backpropagates',
-    'meta floor_divide/f32_2x3__f32_2x3', 'meta floor_divide/f64_2x3__f64_2x3',
-    'meta floor_divide/f32_2x3__f32_3', 'meta floor_divide/f32_2x1__f32_1x3',
-    'meta floor_divide/f32_2x1x3__f32_2x1', 'meta floor_divide/f32_2x3__f32_0d',
-    'meta floor_divide/f32_0d__f32_2x3', 'meta floor_divide/f32_0d__f32_0d',
-    'meta floor_divide/f32_2x3_T__f32_2x3', 'meta floor_divide/f32_2x3__f32_2x3_from3',
-    'meta floor_divide/f32_2x3__f32_3_const', 'meta floor_divide/f32_2x3_const__f32_3',
-    'meta floor_divide/f32_0__f32_0', 'meta floor_divide/f32_2x0__f32_2x1',
-    'meta floor_divide/f32_2x3__f64_3', 'meta floor_divide/f64_2x3__f32_0d',
-    'meta floor_divide/f32_2x3__2.5', 'meta floor_divide/f32_2x3__2',
-    'meta floor_divide/i64_2x3__f32_3', 'meta floor_divide/f32_2x3__i64_0d',
-    'meta __rmod__/f32_2x3__2.5', 'meta __rmod__/f32_2x3__2', 'meta __rmod__/f64_2x3__-1.5',
-    'meta __rmod__/f32_0d__3', 'meta __rmod__/f32_0__2.0', 'meta __rmod__/f32_2x3_T__0.5',
-    'meta __rfloordiv__/f32_2x3__2.5', 'meta __rfloordiv__/f32_2x3__2',
-    'meta __rfloordiv__/f64_2x3__-1.5', 'meta __rfloordiv__/f32_0d__3',
-    'meta __rfloordiv__/f32_0__2.0', 'meta __rfloordiv__/f32_2x3_T__0.5',
-    'error floor_divide/backward',
 )
 _known(
     "x[...]: PyTorch's grad_fn is AliasBackward0, gradrs's SliceBackward0",
@@ -460,12 +361,6 @@ _ERROR_DIFFS = {
     'addcdiv/broadcast_mismatch': (
         'RuntimeError: The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1',
         'RuntimeError: The size of tensor a (4) must match the size of tensor b (3) at non-singleton dimension 1'),
-    'masked_fill/broadcast_mismatch': (
-        'RuntimeError: The size of tensor a (4) must match the size of tensor b (3) at non-singleton dimension 1',
-        'RuntimeError: The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1'),
-    'masked_select/broadcast_mismatch': (
-        'RuntimeError: The size of tensor a (4) must match the size of tensor b (3) at non-singleton dimension 1',
-        'RuntimeError: The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1'),
     # ---- other message text
     'F.relu6/bool': (
         'RuntimeError: Bool inputs not supported for hardtanh',
@@ -524,9 +419,6 @@ _ERROR_DIFFS = {
     'clamp_/int_float_bounds': (
         "RuntimeError: result type Float can't be cast to the desired output type long int",
         "RuntimeError: result type Float can't be cast to the desired output type Long"),
-    'masked_fill_/broadcast_to_larger': (
-        "RuntimeError: output with shape [3] doesn't match the broadcast shape [2, 3]",
-        'RuntimeError: The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 0'),
 }
 for _case, (_torch, _gradrs) in _ERROR_DIFFS.items():
     _known(f"PyTorch: {_torch} / gradrs: {_gradrs}", f"error {_case}")

@@ -142,7 +142,8 @@ for _name in (
     "fix", "frac", "round", "clamp", "clip", "clamp_min", "clamp_max", "nan_to_num",
     "maximum", "minimum", "fmax", "atan2", "arctan2", "fmod", "remainder", "floor_divide",
     "logical_and", "logical_or", "logical_xor", "logical_not", "lerp", "addcmul", "addcdiv",
-    "relu_", "sigmoid_", "tanh_", "exp_", "clamp_", "clip_", "neg_", "abs_", "sqrt_",
+    "relu_", "sigmoid_", "tanh_", "exp_", "clamp_", "clip_", "clamp_min_", "clamp_max_", "neg_",
+    "abs_", "sqrt_",
     # reductions and scans
     "max", "min", "amax", "amin", "argmax", "argmin", "prod", "var", "std", "norm",
     "logsumexp", "cumsum", "cumprod", "all", "any",

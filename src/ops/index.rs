@@ -244,6 +244,12 @@ pub fn index_select(x: &Tensor, dim: i64, index: &Tensor) -> Result<Tensor> {
     let dim = wrap_dim(dim, xd)?;
     let xs = x.shape();
     let size = xs.get(dim).copied().unwrap_or(1);
+    if xd == 0 && idx.len() != 1 {
+        return Err(Error::Runtime(format!(
+            "index_select(): Index to scalar can have only 1 value, got {} value(s)",
+            idx.len()
+        )));
+    }
     if idx.iter().any(|&i| i < -(size as i64) || i >= size as i64) {
         return Err(Error::Index("index out of range in self".into()));
     }
@@ -256,7 +262,7 @@ pub fn index_select(x: &Tensor, dim: i64, index: &Tensor) -> Result<Tensor> {
                     0,
                     &Tensor::from_vec(idx.clone(), &[idx.len()]),
                 )?,
-                &sizes_i64(&index.shape()),
+                &[],
             )?
         } else {
             let mut shape = xs.to_vec();
@@ -371,14 +377,9 @@ pub fn masked_fill(x: &Tensor, mask: &Tensor, value: Operand) -> Result<Tensor> 
             )));
         }
     }
-    let shape = broadcast_shapes(&x.shape(), &mask.shape())?;
-    if shape.as_slice() != x.shape().as_slice() {
-        return Err(Error::Runtime(format!(
-            "The size of tensor a ({}) must match the size of tensor b ({}) at non-singleton dimension 0",
-            x.shape().first().copied().unwrap_or(1),
-            mask.shape().first().copied().unwrap_or(1)
-        )));
-    }
+    // The result takes the broadcast shape of mask and x (PyTorch names the mask `a`); the
+    // in-place form refuses a result larger than x (`inplace::apply_`).
+    broadcast_shapes(&mask.shape(), &x.shape())?;
     let v = match &value {
         Operand::Tensor(t) => Operand::Tensor(cast_data(t, x.dtype())),
         Operand::Scalar(s) => Operand::Tensor(Tensor::scalar(*s, x.dtype())),
@@ -426,7 +427,7 @@ fn true_positions(mask: &Tensor) -> Vec<i64> {
 /// `x.masked_select(mask)`: the selected elements (x and mask broadcast), as a 1-D tensor.
 pub fn masked_select(x: &Tensor, mask: &Tensor) -> Result<Tensor> {
     check_mask(mask, "masked_select:")?;
-    let shape = broadcast_shapes(&x.shape(), &mask.shape())?;
+    let shape = broadcast_shapes(&mask.shape(), &x.shape())?;
     let sizes = sizes_i64(&shape);
     let (xb, mb) = {
         let _g = crate::autograd::GradModeGuard::new(false);

@@ -209,20 +209,27 @@ pub fn trunc(x: &Tensor) -> Result<Tensor> {
     rounding(x, "TruncBackward0", f32::trunc, f64::trunc)
 }
 /// Round half to even, optionally at `decimals` digits (negative: left of the point).
-pub fn round(x: &Tensor, decimals: i64) -> Result<Tensor> {
-    if decimals == 0 {
+pub fn round(x: &Tensor, decimals: Option<i64>) -> Result<Tensor> {
+    let Some(decimals) = decimals else {
         return rounding(
             x,
             "RoundBackward0",
             f32::round_ties_even,
             f64::round_ties_even,
         );
-    }
+    };
     if !x.dtype().is_floating_point() {
-        return Err(crate::dtype::unsupported("round_decimals", x.dtype()));
+        let kernel = if decimals == 0 {
+            "round_vml_cpu"
+        } else {
+            "round_cpu"
+        };
+        return Err(crate::dtype::unsupported(kernel, x.dtype()));
     }
     let p = 10f64.powi(decimals.unsigned_abs() as i32);
-    let out = if decimals > 0 {
+    let out = if decimals == 0 {
+        fmap!(x, |v: T| v.round_ties_even())
+    } else if decimals > 0 {
         fmap!(x, |v: T| (v * p as T).round_ties_even() / p as T)
     } else {
         fmap!(x, |v: T| (v / p as T).round_ties_even() * p as T)
@@ -401,16 +408,63 @@ fn clamp_scalar_data(x: &Tensor, lo: Option<Scalar>, hi: Option<Scalar>) -> Resu
 
 const CLAMP_NONE: &str = "torch.clamp: At least one of 'min' or 'max' must not be None";
 
-/// `clamp(x, min, max)` with Python numbers (ClampBackward1).
-pub fn clamp(x: &Tensor, lo: Option<Scalar>, hi: Option<Scalar>) -> Result<Tensor> {
+/// Which entry point a clamp came from: it names the node (and the kernel in errors).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum ClampKind {
+    Clamp,
+    Min,
+    Max,
+}
+
+impl ClampKind {
+    /// The node name for number bounds (`scalar`) or tensor bounds.
+    fn node(self, scalar: bool) -> &'static str {
+        match (self, scalar) {
+            (ClampKind::Clamp, true) => "ClampBackward1",
+            (ClampKind::Clamp, false) => "ClampBackward0",
+            (ClampKind::Min, true) => "ClampMinBackward0",
+            (ClampKind::Min, false) => "ClampMinBackward1",
+            (ClampKind::Max, true) => "ClampMaxBackward0",
+            (ClampKind::Max, false) => "ClampMaxBackward1",
+        }
+    }
+}
+
+/// `clamp(x, min, max)` with Python numbers (ClampBackward1; ClampMin/MaxBackward0 for
+/// `clamp_min` / `clamp_max`). The result type promotes x with the bounds, as PyTorch's.
+pub fn clamp(
+    x: &Tensor,
+    lo: Option<Scalar>,
+    hi: Option<Scalar>,
+    kind: ClampKind,
+) -> Result<Tensor> {
     if lo.is_none() && hi.is_none() {
         return Err(Error::Runtime(CLAMP_NONE.replace("torch", "gradrs")));
     }
-    if x.dtype() == DType::Bool {
-        return Err(crate::dtype::unsupported("clamp_scalar_cpu", x.dtype()));
+    let mut parts = vec![Operand::Tensor(x.clone()).participant()];
+    parts.extend(
+        [lo, hi]
+            .into_iter()
+            .flatten()
+            .map(|s| Operand::Scalar(s).participant()),
+    );
+    let dtype = result_type(&parts);
+    if dtype == DType::Bool {
+        let kernel = match (lo.is_some(), hi.is_some()) {
+            (true, true) => "clamp_scalar_cpu",
+            (true, false) => "clamp_min_scalar_cpu",
+            _ => "clamp_max_scalar_cpu",
+        };
+        return Err(crate::dtype::unsupported(kernel, dtype));
     }
+    // Only integer and bool inputs change dtype here, and those never require grad.
+    let x = &if dtype != x.dtype() {
+        cast_data(x, dtype)
+    } else {
+        x.clone()
+    };
     let out = clamp_scalar_data(x, lo, hi)?;
-    unary_node(x, out, "ClampBackward1", Save::Input, move |g, x| {
+    unary_node(x, out, kind.node(true), Save::Input, move |g, x| {
         let mut mask: Option<Tensor> = None;
         for (bound, op) in [(lo, CmpOp::Ge), (hi, CmpOp::Le)] {
             if let Some(b) = bound {
@@ -426,7 +480,12 @@ pub fn clamp(x: &Tensor, lo: Option<Scalar>, hi: Option<Scalar>) -> Result<Tenso
 }
 
 /// `clamp(x, min, max)` with tensor bounds (ClampBackward0): gradients reach the bounds too.
-pub fn clamp_tensor(x: &Tensor, lo: Option<&Tensor>, hi: Option<&Tensor>) -> Result<Tensor> {
+pub fn clamp_tensor(
+    x: &Tensor,
+    lo: Option<&Tensor>,
+    hi: Option<&Tensor>,
+    kind: ClampKind,
+) -> Result<Tensor> {
     if lo.is_none() && hi.is_none() {
         return Err(Error::Runtime(CLAMP_NONE.replace("torch", "gradrs")));
     }
@@ -451,7 +510,7 @@ pub fn clamp_tensor(x: &Tensor, lo: Option<&Tensor>, hi: Option<&Tensor>) -> Res
     Ok(record_formula(
         out,
         &inputs,
-        "ClampBackward0",
+        kind.node(false),
         saved,
         move |g, s| {
             let x = &s[0];
@@ -799,6 +858,46 @@ pub fn div_rounding(a: &Operand, b: &Operand, mode: &str) -> Result<Tensor> {
     binary_node(a, b, out, "DivBackward2", |g, _, _| {
         Ok((zeros_like(g), zeros_like(g)))
     })
+}
+
+/// A result of an op PyTorch has no derivative for: it requires grad (grad_fn
+/// `NotImplemented`) and backward through it raises, as in PyTorch.
+fn not_differentiable(out: Tensor, operands: &[&Operand], aten: &'static str) -> Tensor {
+    let inputs: Vec<&Tensor> = operands.iter().filter_map(|o| o.as_tensor()).collect();
+    if !needs_grad(&inputs) {
+        return out;
+    }
+    let out = out.detach();
+    record_formula(out, &inputs, "NotImplemented", vec![], move |_, _| {
+        Err(Error::Runtime(format!(
+            "derivative for aten::{aten} is not implemented"
+        )))
+    })
+}
+
+/// `floor_divide(a, b)` and `a // b`: `div(rounding_mode='floor')` without a derivative.
+pub fn floor_divide(a: &Operand, b: &Operand) -> Result<Tensor> {
+    let out = {
+        let _no_grad = crate::autograd::GradModeGuard::new(false);
+        div_rounding(a, b, "floor")?
+    };
+    Ok(not_differentiable(out, &[a, b], "floor_divide"))
+}
+
+/// `number % tensor` (remainder.Scalar_Tensor): no derivative in PyTorch.
+pub fn rremainder(s: Scalar, x: &Tensor) -> Result<Tensor> {
+    let out = {
+        let _no_grad = crate::autograd::GradModeGuard::new(false);
+        remainder(
+            &Tensor::scalar(s, s.wrapped_dtype()),
+            Operand::Tensor(x.clone()),
+        )?
+    };
+    Ok(not_differentiable(
+        out,
+        &[&Operand::Tensor(x.clone())],
+        "remainder",
+    ))
 }
 
 /// `logical_and/or/xor`: truthiness of each side, bool result, no gradient.

@@ -217,25 +217,27 @@ impl PyTensor {
     fn gather(&self, py: Python<'_>, dim: i64, index: PyRef<'_, PyTensor>) -> R {
         wrap(py, ix::gather(&self.t, dim, &index.t)?)
     }
+    #[pyo3(signature = (dim, index, src=None, *, value=None))]
     fn scatter(
         &self,
         py: Python<'_>,
         dim: i64,
         index: PyRef<'_, PyTensor>,
-        src: &Bound<'_, PyAny>,
+        src: Option<&Bound<'_, PyAny>>,
+        value: Option<&Bound<'_, PyAny>>,
     ) -> R {
-        wrap(
-            py,
-            ix::scatter(&self.t, dim, &index.t, operand_arg(src, "scatter", "src")?)?,
-        )
+        let s = scatter_source(src, value, "scatter")?;
+        wrap(py, ix::scatter(&self.t, dim, &index.t, s)?)
     }
+    #[pyo3(signature = (dim, index, src=None, *, value=None))]
     fn scatter_(
         slf: &Bound<'_, Self>,
         dim: i64,
         index: PyRef<'_, PyTensor>,
-        src: &Bound<'_, PyAny>,
+        src: Option<&Bound<'_, PyAny>>,
+        value: Option<&Bound<'_, PyAny>>,
     ) -> R {
-        let (i, s) = (index.t.clone(), operand_arg(src, "scatter_", "src")?);
+        let (i, s) = (index.t.clone(), scatter_source(src, value, "scatter_")?);
         let st = s.edge_tensor(DType::F32);
         in_place_with(slf, &[&st], |x| ix::scatter(x, dim, &i, s))
     }
@@ -313,22 +315,21 @@ impl PyTensor {
     }
     #[pyo3(signature = (*, as_tuple=false))]
     fn nonzero(&self, py: Python<'_>, as_tuple: bool) -> R {
-        let nz = ix::nonzero(&self.t);
         if as_tuple {
-            let cols = (0..self.t.dim().max(1))
+            // A 0-dim input counts as 1-D here, as in PyTorch.
+            let x = crate::ops::movement::reshape(&self.t, &[-1])?;
+            let x = if self.t.dim() == 0 { &x } else { &self.t };
+            let nz = ix::nonzero(x);
+            let cols = (0..x.dim())
                 .map(|d| {
-                    if self.t.dim() == 0 {
-                        Ok(crate::ops::movement::reshape(&nz, &[-1])?)
-                    } else {
-                        Ok(crate::ops::creation::contiguous_clone(&slicing::select(
-                            &nz, 1, d as i64,
-                        )?))
-                    }
+                    Ok(crate::ops::creation::contiguous_clone(&slicing::select(
+                        &nz, 1, d as i64,
+                    )?))
                 })
                 .collect::<crate::Result<Vec<_>>>()?;
             return tuple_of(py, cols);
         }
-        wrap(py, nz)
+        wrap(py, ix::nonzero(&self.t))
     }
     #[pyo3(signature = (indices, dim=None))]
     fn take_along_dim(&self, py: Python<'_>, indices: PyRef<'_, PyTensor>, dim: Option<i64>) -> R {
@@ -407,4 +408,19 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cat, m)?)?;
     m.add_function(wrap_pyfunction!(stack, m)?)?;
     Ok(())
+}
+
+/// `scatter(dim, index, src)` or `scatter(dim, index, value=number)`: exactly one of them.
+fn scatter_source(
+    src: Option<&Bound<'_, PyAny>>,
+    value: Option<&Bound<'_, PyAny>>,
+    name: &str,
+) -> PyResult<Operand> {
+    match (src, value) {
+        (Some(s), None) => operand_arg(s, name, "src"),
+        (None, Some(v)) => operand_arg(v, name, "value"),
+        _ => Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "{name}() received an invalid combination of arguments - expected exactly one of src or value"
+        ))),
+    }
 }

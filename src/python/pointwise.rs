@@ -4,6 +4,7 @@
 use super::convert::extract_scalar;
 use super::tensor::{wrap, PyTensor};
 use crate::dtype::Scalar;
+use crate::ops::pointwise::ClampKind;
 use crate::ops::{inplace, pointwise as pw, Operand};
 use crate::tensor::Tensor;
 use pyo3::exceptions::PyTypeError;
@@ -86,10 +87,10 @@ impl ClampBounds {
         ))
     }
 
-    fn apply(&self, x: &Tensor) -> crate::Result<Tensor> {
+    fn apply(&self, x: &Tensor, kind: ClampKind) -> crate::Result<Tensor> {
         match self {
-            ClampBounds::Scalars(lo, hi) => pw::clamp(x, *lo, *hi),
-            ClampBounds::Tensors(lo, hi) => pw::clamp_tensor(x, lo.as_ref(), hi.as_ref()),
+            ClampBounds::Scalars(lo, hi) => pw::clamp(x, *lo, *hi, kind),
+            ClampBounds::Tensors(lo, hi) => pw::clamp_tensor(x, lo.as_ref(), hi.as_ref(), kind),
         }
     }
 
@@ -105,8 +106,9 @@ fn clamp_any(
     x: &Tensor,
     min: Option<&Bound<'_, PyAny>>,
     max: Option<&Bound<'_, PyAny>>,
+    kind: ClampKind,
 ) -> PyResult<Tensor> {
-    Ok(ClampBounds::parse(x.dtype(), min, max)?.apply(x)?)
+    Ok(ClampBounds::parse(x.dtype(), min, max)?.apply(x, kind)?)
 }
 
 macro_rules! unary_methods {
@@ -171,12 +173,13 @@ core_unary_inplace! {
 
 #[pymethods]
 impl PyTensor {
-    #[pyo3(signature = (decimals=0))]
-    fn round(&self, py: Python<'_>, decimals: i64) -> R {
+    /// `decimals` given (even 0) selects PyTorch's decimals overload (RoundBackward1).
+    #[pyo3(signature = (*, decimals=None))]
+    fn round(&self, py: Python<'_>, decimals: Option<i64>) -> R {
         wrap(py, pw::round(&self.t, decimals)?)
     }
-    #[pyo3(signature = (decimals=0))]
-    fn round_(slf: &Bound<'_, Self>, decimals: i64) -> R {
+    #[pyo3(signature = (*, decimals=None))]
+    fn round_(slf: &Bound<'_, Self>, decimals: Option<i64>) -> R {
         in_place(slf, |x| pw::round(x, decimals))
     }
     #[pyo3(signature = (min=None, max=None))]
@@ -186,7 +189,7 @@ impl PyTensor {
         min: Option<&Bound<'_, PyAny>>,
         max: Option<&Bound<'_, PyAny>>,
     ) -> R {
-        wrap(py, clamp_any(&self.t, min, max)?)
+        wrap(py, clamp_any(&self.t, min, max, ClampKind::Clamp)?)
     }
     #[pyo3(signature = (min=None, max=None))]
     fn clip(
@@ -195,7 +198,7 @@ impl PyTensor {
         min: Option<&Bound<'_, PyAny>>,
         max: Option<&Bound<'_, PyAny>>,
     ) -> R {
-        wrap(py, clamp_any(&self.t, min, max)?)
+        wrap(py, clamp_any(&self.t, min, max, ClampKind::Clamp)?)
     }
     #[pyo3(signature = (min=None, max=None))]
     fn clamp_(
@@ -204,7 +207,9 @@ impl PyTensor {
         max: Option<&Bound<'_, PyAny>>,
     ) -> R {
         let bounds = ClampBounds::parse(slf.borrow().t.dtype(), min, max)?;
-        in_place_with(slf, &bounds.tensors(), |x| bounds.apply(x))
+        in_place_with(slf, &bounds.tensors(), |x| {
+            bounds.apply(x, ClampKind::Clamp)
+        })
     }
     #[pyo3(signature = (min=None, max=None))]
     fn clip_(
@@ -215,10 +220,18 @@ impl PyTensor {
         Self::clamp_(slf, min, max)
     }
     fn clamp_min(&self, py: Python<'_>, min: &Bound<'_, PyAny>) -> R {
-        wrap(py, clamp_any(&self.t, Some(min), None)?)
+        wrap(py, clamp_any(&self.t, Some(min), None, ClampKind::Min)?)
     }
     fn clamp_max(&self, py: Python<'_>, max: &Bound<'_, PyAny>) -> R {
-        wrap(py, clamp_any(&self.t, None, Some(max))?)
+        wrap(py, clamp_any(&self.t, None, Some(max), ClampKind::Max)?)
+    }
+    fn clamp_min_(slf: &Bound<'_, Self>, min: &Bound<'_, PyAny>) -> R {
+        let bounds = ClampBounds::parse(slf.borrow().t.dtype(), Some(min), None)?;
+        in_place_with(slf, &bounds.tensors(), |x| bounds.apply(x, ClampKind::Min))
+    }
+    fn clamp_max_(slf: &Bound<'_, Self>, max: &Bound<'_, PyAny>) -> R {
+        let bounds = ClampBounds::parse(slf.borrow().t.dtype(), None, Some(max))?;
+        in_place_with(slf, &bounds.tensors(), |x| bounds.apply(x, ClampKind::Max))
     }
     #[pyo3(signature = (nan=0.0, posinf=None, neginf=None))]
     fn nan_to_num(
@@ -285,35 +298,21 @@ impl PyTensor {
     }
     fn __rmod__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         match extract_scalar(other) {
-            Some(s) => wrap(
-                py,
-                pw::remainder(
-                    &Tensor::scalar(s, s.wrapped_dtype()),
-                    Operand::Tensor(self.t.clone()),
-                )?,
-            ),
+            Some(s) => wrap(py, pw::rremainder(s, &self.t)?),
             None => Ok(py.NotImplemented()),
         }
     }
     fn floor_divide(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         let o = operand_arg(other, "floor_divide", "other")?;
-        wrap(
-            py,
-            pw::div_rounding(&Operand::Tensor(self.t.clone()), &o, "floor")?,
-        )
+        wrap(py, pw::floor_divide(&Operand::Tensor(self.t.clone()), &o)?)
     }
     fn floor_divide_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> R {
         let o = operand_arg(other, "floor_divide_", "other")?;
-        in_place(slf, |x| {
-            pw::div_rounding(&Operand::Tensor(x.clone()), &o, "floor")
-        })
+        in_place(slf, |x| pw::floor_divide(&Operand::Tensor(x.clone()), &o))
     }
     fn __floordiv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         match operand_arg(other, "floor_divide", "other") {
-            Ok(o) => wrap(
-                py,
-                pw::div_rounding(&Operand::Tensor(self.t.clone()), &o, "floor")?,
-            ),
+            Ok(o) => wrap(py, pw::floor_divide(&Operand::Tensor(self.t.clone()), &o)?),
             Err(_) => Ok(py.NotImplemented()),
         }
     }
@@ -321,11 +320,7 @@ impl PyTensor {
         match extract_scalar(other) {
             Some(s) => wrap(
                 py,
-                pw::div_rounding(
-                    &Operand::Scalar(s),
-                    &Operand::Tensor(self.t.clone()),
-                    "floor",
-                )?,
+                pw::floor_divide(&Operand::Scalar(s), &Operand::Tensor(self.t.clone()))?,
             ),
             None => Ok(py.NotImplemented()),
         }

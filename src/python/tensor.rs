@@ -135,6 +135,25 @@ impl PyTensor {
             ),
         }
     }
+    fn add_sub_(
+        slf: &Bound<'_, Self>,
+        other: &Bound<'_, PyAny>,
+        alpha: Option<&Bound<'_, PyAny>>,
+        sub: bool,
+    ) -> R {
+        let op = if sub { BinaryOp::Sub } else { BinaryOp::Add };
+        match alpha.and_then(extract_scalar) {
+            Some(a) if a.to_f64() != 1.0 || a.is_float() => {
+                let o = operand_or_err(other, op.name())?;
+                let others = o.as_tensor().is_some_and(|t| t.requires_grad());
+                crate::ops::inplace::apply_(&slf.borrow().t, others, |x| {
+                    bin::add_scaled(x, o.clone(), a, sub)
+                })?;
+                Ok(slf.clone().into_any().unbind())
+            }
+            _ => Self::inplace(slf, op, other),
+        }
+    }
     /// The tensor in the `dtype=` a reduction was asked for (itself when None).
     pub(crate) fn cast_to(&self, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<Tensor> {
         Ok(match extract_dtype(dtype)? {
@@ -733,11 +752,21 @@ impl PyTensor {
             )?,
         )
     }
-    fn add_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> R {
-        Self::inplace(slf, BinaryOp::Add, other)
+    #[pyo3(signature = (other, *, alpha=None))]
+    fn add_(
+        slf: &Bound<'_, Self>,
+        other: &Bound<'_, PyAny>,
+        alpha: Option<&Bound<'_, PyAny>>,
+    ) -> R {
+        Self::add_sub_(slf, other, alpha, false)
     }
-    fn sub_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> R {
-        Self::inplace(slf, BinaryOp::Sub, other)
+    #[pyo3(signature = (other, *, alpha=None))]
+    fn sub_(
+        slf: &Bound<'_, Self>,
+        other: &Bound<'_, PyAny>,
+        alpha: Option<&Bound<'_, PyAny>>,
+    ) -> R {
+        Self::add_sub_(slf, other, alpha, true)
     }
     fn mul_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> R {
         Self::inplace(slf, BinaryOp::Mul, other)
