@@ -136,15 +136,6 @@ _known(
     'meta div_rounding/f32_2x3__f32_2x3__rounding_mode=None',
 )
 _known(
-    "x[...]: PyTorch's grad_fn is AliasBackward0, gradrs's SliceBackward0",
-    'meta getitem/ellipsis',
-)
-_known(
-    "y[...] = v (full assignment): PyTorch's grad_fn is CopyBackwards (a plain copy_ into "
-    "y), gradrs's CopySlices",
-    'meta setitem/ellipsis__broadcast',
-)
-_known(
     "y[1:, [0, 2]] = v: PyTorch index_put_s into the basic-slice view y[1:], so y's grad_fn "
     "is CopySlices; gradrs's IndexPutBackward0",
     'meta setitem/slice_list__tensor',

@@ -60,7 +60,7 @@ def _tensor_repr(t):
         t.detach().numpy(),
         dtype=str(t.dtype)[len("gradrs."):],
         requires_grad=t.requires_grad,
-        grad_fn_name=fn.name() if fn is not None else None,
+        grad_fn_name=type(fn).__name__ if fn is not None else None,
         is_leaf=t.is_leaf,
     )
 

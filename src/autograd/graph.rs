@@ -319,6 +319,7 @@ pub fn grad_accumulator(leaf: &Tensor) -> NodeRef {
 
 /// The edge along which gradient flows back into `t` (PyTorch's `gradient_edge`).
 pub fn gradient_edge(t: &Tensor) -> Edge {
+    crate::ops::inplace::refresh_view(t);
     let (shape, dtype) = {
         let d = t.read();
         (d.layout.shape.clone(), d.dtype())

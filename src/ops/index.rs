@@ -629,6 +629,8 @@ pub enum IndexStep {
     Select(i64),
     Slice(Option<i64>, Option<i64>, i64),
     NewAxis,
+    /// A dim kept whole (`...` or `:` in a tuple key): no view op.
+    Whole,
     /// An int64 index tensor (a bool mask arrives as one of these per masked dim).
     Tensor(Tensor),
 }
@@ -651,6 +653,7 @@ pub fn getitem(x: &Tensor, steps: &[IndexStep]) -> Result<Tensor> {
                 cur = crate::ops::movement::unsqueeze(&cur, dim as i64)?;
                 dim += 1;
             }
+            IndexStep::Whole => dim += 1,
             IndexStep::Tensor(t) => {
                 adv.push((dim, t.clone()));
                 dim += 1;

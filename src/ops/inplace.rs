@@ -1,12 +1,19 @@
 //! In-place variants (`x.relu_()`, `x.mul_(2)`, `x.clamp_(0, 1)`): the op runs out of place on
 //! an alias that carries `x`'s history, the result is written into `x`'s memory (bumping its
 //! version), and `x` takes the new node as its history — PyTorch's rules for in-place autograd.
+//!
+//! Note [View rebase]: when `x` is a view, the write also changes its base. As in PyTorch, the
+//! base's history becomes `CopySlices` (the base with the view's region replaced by the op's
+//! result) and the view's becomes `AsStridedBackward0` of the base. Other views of the same
+//! base are refreshed lazily: `refresh_view` (called wherever a `grad_fn` is read for autograd)
+//! rebuilds a view's history from its base when the memory changed since it was made.
 
-use crate::autograd::is_grad_enabled;
+use crate::autograd::{is_grad_enabled, needs_grad, record_formula};
 use crate::dtype::pretty_kernel_name;
 use crate::error::{Error, Result};
 use crate::ops::binary::{check_inplace_leaf, write_into};
-use crate::tensor::Tensor;
+use crate::ops::creation::contiguous_clone;
+use crate::tensor::{Layout, Tensor};
 
 /// Apply `op` to `dst` in place; `others_need_grad`: whether another operand requires grad.
 pub fn apply_(
@@ -15,6 +22,14 @@ pub fn apply_(
     op: impl FnOnce(&Tensor) -> Result<Tensor>,
 ) -> Result<()> {
     check_inplace_leaf(dst)?;
+    if let Some(base) = dst.view_base() {
+        if is_grad_enabled() && base.is_leaf() && base.requires_grad() {
+            return Err(Error::Runtime(
+                "a view of a leaf Variable that requires grad is being used in an in-place operation."
+                    .into(),
+            ));
+        }
+    }
     let tracked = is_grad_enabled() && (dst.requires_grad() || others_need_grad);
     // A recorded node may save its input: give it the values before the write (PyTorch saves
     // a clone of the original self), not memory that is about to change.
@@ -48,7 +63,166 @@ pub fn apply_(
     }
     write_into(dst, &result)?;
     if result.requires_grad() && is_grad_enabled() {
-        dst.set_grad_fn(result.grad_fn(), result.output_nr());
+        match dst.view_base().and_then(|b| region(dst, b).map(|r| (b, r))) {
+            Some((base, region)) => {
+                copy_slices(base, &result, region);
+                refresh_view(dst);
+            }
+            None => dst.set_grad_fn(result.grad_fn(), result.output_nr()),
+        }
     }
     Ok(())
+}
+
+/// Where view `v` lies inside its base's elements, as a layout over a contiguous base-shaped
+/// tensor; None when the base itself is not contiguous (its history is then not rebased).
+fn region(v: &Tensor, base: &Tensor) -> Option<Layout> {
+    let (b, l) = (base.read().layout.clone(), v.read().layout.clone());
+    if !b.is_contiguous() || l.offset < b.offset {
+        return None;
+    }
+    Some(Layout {
+        offset: l.offset - b.offset,
+        ..l
+    })
+}
+
+/// The base's new history: CopySlices(base, result) = base with `region` replaced by `result`.
+fn copy_slices(base: &Tensor, result: &Tensor, region: Layout) {
+    let rshape = region.shape.clone();
+    record_formula(
+        base.clone(),
+        &[base, result],
+        "CopySlices",
+        vec![],
+        move |g, _| {
+            let zeros = Tensor::zeros(&rshape, g.dtype());
+            Ok(vec![
+                Some(strided_put(g, &region, &zeros)?),
+                Some(strided_take(g, &region)?),
+            ])
+        },
+    );
+}
+
+/// Rebuild a view's history from its base if the shared memory was written since its
+/// `grad_fn` was made (Note [View rebase]). Cheap for tensors that are not views.
+pub fn refresh_view(v: &Tensor) {
+    let Some(base) = v.view_base() else { return };
+    let version = base.version();
+    if v.0.meta.lock().view_version == version || !base.requires_grad() {
+        return;
+    }
+    let Some(region) = region(v, base) else {
+        return;
+    };
+    let shape = base.shape();
+    record_formula(
+        v.clone(),
+        &[base],
+        "AsStridedBackward0",
+        vec![],
+        move |g, _| {
+            let zeros = Tensor::zeros(&shape, g.dtype());
+            Ok(vec![Some(strided_put(&zeros, &region, g)?)])
+        },
+    );
+    v.0.meta.lock().view_version = version;
+}
+
+/// `as_strided(g, region)`: the region's elements of a base-shaped tensor.
+fn strided_take(g: &Tensor, region: &Layout) -> Result<Tensor> {
+    let gc = contiguous_clone(g);
+    let out = contiguous_clone(&Tensor::from_storage(
+        gc.read().storage.clone(),
+        region.clone(),
+    ));
+    if !needs_grad(&[g]) {
+        return Ok(out);
+    }
+    let (region, shape) = (region.clone(), g.shape());
+    Ok(record_formula(
+        out,
+        &[g],
+        "AsStridedBackward0",
+        vec![],
+        move |gg, _| {
+            let zeros = Tensor::zeros(&shape, gg.dtype());
+            Ok(vec![Some(strided_put(&zeros, &region, gg)?)])
+        },
+    ))
+}
+
+/// `as_strided_scatter(g, v, region)`: `g` with the region replaced by `v`.
+fn strided_put(g: &Tensor, region: &Layout, v: &Tensor) -> Result<Tensor> {
+    let out = contiguous_clone(g);
+    write_into(
+        &Tensor::from_storage(out.read().storage.clone(), region.clone()),
+        v,
+    )?;
+    if !needs_grad(&[g, v]) {
+        return Ok(out);
+    }
+    let region = region.clone();
+    Ok(record_formula(
+        out,
+        &[g, v],
+        "AsStridedScatterBackward0",
+        vec![],
+        move |gg, _| {
+            let zeros = Tensor::zeros(&region.shape, gg.dtype());
+            Ok(vec![
+                Some(strided_put(gg, &region, &zeros)?),
+                Some(strided_take(gg, &region)?),
+            ])
+        },
+    ))
+}
+
+/// `x.zero_()` / `x.fill_(s)`: ZeroBackward0 / FillBackward2 (the old values get no gradient).
+pub fn fill_(dst: &Tensor, s: crate::dtype::Scalar, zero: bool) -> Result<()> {
+    apply_(dst, false, |alias| {
+        let out = Tensor::full(&alias.shape(), s, alias.dtype());
+        if !needs_grad(&[alias]) {
+            return Ok(out);
+        }
+        let name = if zero {
+            "ZeroBackward0"
+        } else {
+            "FillBackward2"
+        };
+        Ok(record_formula(out, &[alias], name, vec![], |g, _| {
+            Ok(vec![Some(crate::ops::creation::zeros_like(g))])
+        }))
+    })
+}
+
+/// `dst.copy_(src)`: CopyBackwards — `src` broadcast to `dst`'s shape, cast to its dtype; the
+/// gradient goes to `src` (summed back and cast by the engine), none to the old values.
+pub fn copy_(dst: &Tensor, src: &Tensor) -> Result<()> {
+    apply_(dst, src.requires_grad(), |alias| {
+        let out = {
+            let _no_grad = crate::autograd::GradModeGuard::new(false);
+            let shape = crate::shape::sizes_i64(&alias.shape());
+            crate::ops::creation::cast_data(
+                &crate::ops::movement::expand(src, &shape)?,
+                alias.dtype(),
+            )
+        };
+        if !needs_grad(&[alias, src]) {
+            return Ok(out);
+        }
+        Ok(record_formula(
+            out,
+            &[alias, src],
+            "CopyBackwards",
+            vec![],
+            |g, _| {
+                Ok(vec![
+                    Some(crate::ops::creation::zeros_like(g)),
+                    Some(g.clone()),
+                ])
+            },
+        ))
+    })
 }

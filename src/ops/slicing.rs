@@ -50,8 +50,8 @@ impl Part {
 
 /// The view `part` of `x`, without autograd.
 fn part_data(x: &Tensor, part: Part) -> Tensor {
-    let d = x.read();
-    Tensor::from_storage(d.storage.clone(), part.layout(&d.layout))
+    let layout = part.layout(&x.read().layout);
+    Tensor::new_view(x, layout)
 }
 
 /// The view `part` of `x` (SelectBackward0 / SliceBackward0).

@@ -64,6 +64,7 @@ impl PyNode {
         Ok(match self.node()?.name() {
             "AccumulateGrad" => "gradrs::autograd::AccumulateGrad",
             "CopySlices" => "gradrs::autograd::CopySlices",
+            "CopyBackwards" => "gradrs::autograd::CopyBackwards",
             n => n,
         })
     }

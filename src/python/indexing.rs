@@ -76,6 +76,7 @@ fn entry(obj: &Bound<'_, PyAny>) -> PyResult<Entry> {
 
 /// Parse a `__getitem__` key into steps for a tensor of `ndim` dims.
 fn steps(key: &Bound<'_, PyAny>, ndim: usize) -> PyResult<Vec<IndexStep>> {
+    let is_tuple = key.cast::<PyTuple>().is_ok();
     let entries: Vec<Entry> = if let Ok(t) = key.cast::<PyTuple>() {
         t.iter().map(|o| entry(&o)).collect::<PyResult<_>>()?
     } else {
@@ -106,7 +107,7 @@ fn steps(key: &Bound<'_, PyAny>, ndim: usize) -> PyResult<Vec<IndexStep>> {
                 }
                 seen_ellipsis = true;
                 for _ in 0..ndim - consumed {
-                    out.push(IndexStep::Slice(None, None, 1));
+                    out.push(IndexStep::Whole);
                 }
             }
             Entry::Mask(m) if m.dim() == 0 => {
@@ -131,6 +132,10 @@ fn steps(key: &Bound<'_, PyAny>, ndim: usize) -> PyResult<Vec<IndexStep>> {
                         &col,
                     )));
                 }
+            }
+            // Inside a tuple key PyTorch skips `:` (no view op is recorded for it).
+            Entry::Step(IndexStep::Slice(None | Some(0), None, 1)) if is_tuple => {
+                out.push(IndexStep::Whole)
             }
             Entry::Step(s) => out.push(s),
         }
@@ -180,6 +185,17 @@ impl PyTensor {
         let s = steps(key, self.t.dim())?;
         let v = value_operand(value)?;
         let vt = v.edge_tensor(self.t.dtype());
+        if key.is_instance_of::<PyEllipsis>() {
+            // PyTorch: `x[...] = v` is `x.copy_(v)` (CopyBackwards).
+            let vs = vt.shape();
+            let lead = vs.iter().take_while(|&&d| d == 1).count();
+            let vt = if lead > 0 {
+                crate::ops::movement::reshape(&vt, &crate::shape::sizes_i64(&vs[lead..]))?
+            } else {
+                vt
+            };
+            return Ok(inplace::copy_(&self.t, &vt)?);
+        }
         if crate::autograd::is_grad_enabled() && (self.t.requires_grad() || vt.requires_grad()) {
             inplace::apply_(&self.t, vt.requires_grad(), |x| ix::setitem(x, &s, v))?;
         } else {

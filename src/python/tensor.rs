@@ -244,7 +244,18 @@ impl PyTensor {
     }
     #[getter]
     fn grad_fn(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        crate::ops::inplace::refresh_view(&self.t);
         self.t.grad_fn().map(|n| node_object(py, n)).transpose()
+    }
+    #[getter]
+    fn _base(&self, py: Python<'_>) -> R {
+        match self.t.view_base() {
+            Some(b) => wrap(py, b.clone()),
+            None => Ok(py.None()),
+        }
+    }
+    fn _is_view(&self) -> bool {
+        self.t.view_base().is_some()
     }
     #[getter]
     fn get_data(&self, py: Python<'_>) -> R {
@@ -486,22 +497,17 @@ impl PyTensor {
     }
     fn zero_(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
         let t = &slf.borrow().t;
-        fill(t, Scalar::Int(0))?;
+        crate::ops::inplace::fill_(t, Scalar::Int(0), true)?;
         Ok(slf.clone().into_any().unbind())
     }
     fn fill_(slf: &Bound<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let s = extract_scalar(value)
             .ok_or_else(|| PyTypeError::new_err("fill_(): argument 'value' must be Number"))?;
-        fill(&slf.borrow().t, s)?;
+        crate::ops::inplace::fill_(&slf.borrow().t, s, false)?;
         Ok(slf.clone().into_any().unbind())
     }
     fn copy_(slf: &Bound<'_, Self>, src: PyRef<'_, PyTensor>) -> PyResult<Py<PyAny>> {
-        let dst = &slf.borrow().t;
-        bin::check_inplace_leaf(dst)?;
-        let shape = sizes_i64(&dst.shape());
-        let _g = autograd::GradModeGuard::new(false);
-        let src = movement::expand(&src.t, &shape)?;
-        bin::write_into(dst, &src)?;
+        crate::ops::inplace::copy_(&slf.borrow().t, &src.t)?;
         Ok(slf.clone().into_any().unbind())
     }
     #[pyo3(signature = (*size))]
@@ -947,13 +953,6 @@ fn dim_of(d: i64, ndim: usize) -> PyResult<usize> {
         )));
     }
     Ok(crate::shape::wrap_dim(d, ndim)?)
-}
-
-fn fill(t: &Tensor, s: Scalar) -> PyResult<()> {
-    bin::check_inplace_leaf(t)?;
-    let full = Tensor::full(&t.shape(), s, t.dtype());
-    bin::write_into(t, &full)?;
-    Ok(())
 }
 
 pub fn to_shape(sizes: &[i64]) -> PyResult<Vec<usize>> {

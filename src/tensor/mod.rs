@@ -74,6 +74,8 @@ pub struct AutogradMeta {
     /// The leaf's `AccumulateGrad` node, reused while something keeps it alive.
     pub grad_accumulator: Option<WeakNode>,
     pub retains_grad: bool,
+    /// For a view: the storage version its `grad_fn` was made for (see `ops::views`).
+    pub view_version: u64,
 }
 
 pub struct TensorImpl {
@@ -82,6 +84,8 @@ pub struct TensorImpl {
     /// Address of the language binding's object for this tensor, or 0. The bindings keep one
     /// object per tensor (so `x.grad is x.grad`), set it on creation and clear it on drop.
     pub binding: std::sync::atomic::AtomicUsize,
+    /// For a view: the tensor that owns the memory (never itself a view), PyTorch's `_base`.
+    view_base: std::sync::OnceLock<Tensor>,
 }
 
 /// Where `requires_grad` is being set from (decides PyTorch's error wording).
@@ -138,6 +142,7 @@ impl Tensor {
             data: RwLock::new(data),
             meta: Mutex::new(AutogradMeta::default()),
             binding: std::sync::atomic::AtomicUsize::new(0),
+            view_base: std::sync::OnceLock::new(),
         }))
     }
 
@@ -151,6 +156,20 @@ impl Tensor {
 
     pub fn from_storage(storage: Arc<Storage>, layout: Layout) -> Tensor {
         Tensor::from_data(Data { storage, layout })
+    }
+
+    /// A view of `of`'s memory with `layout`; its base is `of`'s base, or `of`.
+    pub fn new_view(of: &Tensor, layout: Layout) -> Tensor {
+        let view = Tensor::from_storage(of.read().storage.clone(), layout);
+        let base = of.view_base().unwrap_or(of).clone();
+        view.0.meta.lock().view_version = base.version();
+        let _ = view.0.view_base.set(base);
+        view
+    }
+
+    /// The tensor whose memory this view shares (None when not a view).
+    pub fn view_base(&self) -> Option<&Tensor> {
+        self.0.view_base.get()
     }
 
     /// A 0-dim tensor holding `s` as `dtype`.
