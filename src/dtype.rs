@@ -156,9 +156,10 @@ fn combine(higher: Option<DType>, lower: Option<DType>) -> Option<DType> {
     }
 }
 
-/// The error PyTorch raises when a value does not fit a dtype, or an unsupported dtype is asked for.
+/// PyTorch's dispatch error for a kernel with no implementation for `dtype`
+/// (`"frac_cpu" not implemented for 'Long'`): a NotImplementedError.
 pub fn unsupported(op: &str, dtype: DType) -> Error {
-    Error::Runtime(format!(
+    Error::NotImplemented(format!(
         "\"{op}\" not implemented for '{}'",
         pretty_kernel_name(dtype)
     ))
@@ -174,6 +175,17 @@ pub fn pretty_kernel_name(dtype: DType) -> &'static str {
     }
 }
 
+/// The C++ type name PyTorch prints for a dtype in some checks (`float`, `long int`).
+pub fn cpp_name(dtype: DType) -> &'static str {
+    match dtype {
+        DType::F32 => "float",
+        DType::F64 => "double",
+        DType::I64 => "long int",
+        DType::Bool => "bool",
+    }
+}
+
+/// `unsupported(op, dtype)` unless `dtype` is floating point.
 pub fn check_float(op: &str, dtype: DType) -> Result<()> {
     if dtype.is_floating_point() {
         Ok(())

@@ -128,6 +128,12 @@ pub fn infer_size(sizes: &[i64], numel: usize) -> Result<Shape> {
         format!("[{}]", parts.join(", "))
     };
     match infer {
+        Some(_) if known == 0 && numel == 0 => {
+            return Err(Error::Runtime(format!(
+                "cannot reshape tensor of 0 elements into shape {} because the unspecified dimension size -1 can be any value and is ambiguous",
+                shape_str()
+            )));
+        }
         Some(i) => {
             if known == 0 || !numel.is_multiple_of(known) {
                 return Err(Error::Runtime(format!(

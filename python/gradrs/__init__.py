@@ -8,6 +8,7 @@ managers, `Size`, printing, legacy constructors).
 import numpy as _np
 
 from . import _native
+from . import _argparse
 from ._grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from ._native import (
     Tensor,
@@ -152,7 +153,8 @@ for _name in (
     "index_select", "index_add", "masked_fill", "masked_select", "nonzero", "take_along_dim",
     "flip", "fliplr", "flipud", "roll", "tril", "triu", "expand_as", "unflatten",
 ):
-    globals()[_name] = _method(_name)
+    globals()[_name] = (_argparse.functional(_name) if _name in _argparse.SIGNATURES
+                        else _method(_name))
 del _name
 
 def pow(input, exponent):

@@ -143,8 +143,24 @@ pub fn compute_dtype(op: BinaryOp, a: &Operand, b: &Operand) -> DType {
     }
 }
 
+/// PyTorch's `sub_check`: no subtraction with a bool operand (a Python bool counts as one).
+fn sub_check(a: &Operand, b: &Operand) -> Result<()> {
+    let is_bool = |o: &Operand| match o {
+        Operand::Tensor(t) => t.dtype() == DType::Bool,
+        Operand::Scalar(s) => matches!(s, Scalar::Bool(_)),
+    };
+    match (is_bool(a), is_bool(b)) {
+        (true, true) => Err(Error::Runtime("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.".into())),
+        (true, false) | (false, true) => Err(Error::Runtime("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.".into())),
+        (false, false) => Ok(()),
+    }
+}
+
 /// The forward kernel alone (no autograd), computing in `dtype`.
 pub(crate) fn binary_data(op: BinaryOp, a: &Operand, b: &Operand, dtype: DType) -> Result<Tensor> {
+    if op == BinaryOp::Sub {
+        sub_check(a, b)?;
+    }
     let (ta, tb) = (materialize(a, dtype), materialize(b, dtype));
     let shape = broadcast_shapes(&ta.shape(), &tb.shape())?;
     Ok(match dtype {
@@ -154,7 +170,9 @@ pub(crate) fn binary_data(op: BinaryOp, a: &Operand, b: &Operand, dtype: DType) 
             if op == BinaryOp::Pow {
                 let has_neg = tb.to_vec::<i64>().iter().any(|&e| e < 0);
                 if has_neg && ta.to_vec::<i64>().iter().any(|&v| v != 1 && v != -1) {
-                    return Err(Error::Runtime("Integers to negative integer powers are not allowed.".into()));
+                    return Err(Error::Runtime(
+                        "Integers to negative integer powers are not allowed.".into(),
+                    ));
                 }
             }
             zip::<i64, i64>(&ta, &tb, &shape, int_op(op)?)
@@ -162,7 +180,11 @@ pub(crate) fn binary_data(op: BinaryOp, a: &Operand, b: &Operand, dtype: DType) 
         DType::Bool => match op {
             BinaryOp::Add => zip::<bool, bool>(&ta, &tb, &shape, |x, y| x | y),
             BinaryOp::Mul => zip::<bool, bool>(&ta, &tb, &shape, |x, y| x & y),
-            BinaryOp::Sub => return Err(Error::Runtime("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.".into())),
+            BinaryOp::Sub => unreachable!("sub_check refuses bool operands"),
+            // bool ** Python bool is 1 or the base itself; tensor exponents have no kernel.
+            BinaryOp::Pow if !matches!(b, Operand::Scalar(_)) => {
+                return Err(crate::dtype::unsupported("pow", DType::Bool))
+            }
             BinaryOp::Pow | BinaryOp::Div => {
                 let (ia, ib) = (cast_data(&ta, DType::I64), cast_data(&tb, DType::I64));
                 let r = binary_data(op, &Operand::Tensor(ia), &Operand::Tensor(ib), DType::I64)?;
@@ -652,6 +674,9 @@ impl Backward for WhereBackward {
 pub fn add_scaled(a: &Tensor, b: Operand, alpha: Scalar, sub: bool) -> Result<Tensor> {
     let op = if sub { BinaryOp::Sub } else { BinaryOp::Add };
     let a_op = Operand::Tensor(a.clone());
+    if sub {
+        sub_check(&a_op, &b)?;
+    }
     let dtype = compute_dtype(op, &a_op, &b);
     if !dtype.is_floating_point() && alpha.is_float() {
         return Err(Error::Runtime(

@@ -16,7 +16,7 @@ use crate::tensor::Tensor;
 fn check_index(index: &Tensor, op: &str) -> Result<Vec<i64>> {
     if index.dtype() != DType::I64 {
         return Err(Error::Runtime(format!(
-            "{op}(): Expected dtype int64 for index"
+            "{op}(): Expected dtype int32/int64 for index"
         )));
     }
     Ok(index.to_vec::<i64>())
@@ -90,7 +90,7 @@ fn scatter_data(
     src: &Operand,
     accumulate: bool,
 ) -> Result<Tensor> {
-    let idx = check_index(index, if accumulate { "scatter_add" } else { "scatter" })?;
+    let idx = check_index(index, "scatter")?;
     check_gather_shapes(x, index, dim, "scatter")?;
     let ishape = index.shape();
     let dtype = x.dtype();
@@ -223,10 +223,71 @@ fn check_index_1d(index: &Tensor, op: &str) -> Result<Vec<i64>> {
     }
     if index.dtype() != DType::I64 {
         return Err(Error::Runtime(format!(
-            "{op}(): Expected dtype int32/int64 for index"
+            "{op}(): Expected dtype int32 or int64 for index"
         )));
     }
     Ok(index.to_vec::<i64>())
+}
+
+/// PyTorch's checks of `index_add` (`index_func_meta_impl`), in its order; `dim` is wrapped.
+fn check_index_add(x: &Tensor, dim: usize, index: &Tensor, source: &Tensor) -> Result<Vec<i64>> {
+    let pretty = crate::dtype::pretty_kernel_name;
+    if index.dim() > 1 {
+        return Err(Error::Index(format!(
+            "index_add_(): Index is supposed to be a vector, but got dim: {} with type: {} and size: {}",
+            index.dim(),
+            pretty(index.dtype()),
+            crate::shape::list_repr(&index.shape())
+        )));
+    }
+    if index.dtype() != DType::I64 {
+        return Err(Error::Runtime(format!(
+            "index_add_(): Expected dtype int32/int64 for index but got: {}",
+            pretty(index.dtype())
+        )));
+    }
+    if x.dtype() != source.dtype() {
+        return Err(Error::Runtime(format!(
+            "index_add_(): self ({}) and source ({}) must have the same scalar type",
+            pretty(x.dtype()),
+            pretty(source.dtype())
+        )));
+    }
+    let (xs, ss) = (x.shape().to_vec(), source.shape().to_vec());
+    let n_src = if ss.is_empty() {
+        1
+    } else {
+        ss[wrap_dim(dim as i64, ss.len())?]
+    };
+    let idx = index.to_vec::<i64>();
+    if idx.len() != n_src {
+        return Err(Error::Runtime(format!(
+            "index_add_(): Number of indices ({}) should be equal to source.size(dim): ({n_src}), for dim: {dim}",
+            idx.len()
+        )));
+    }
+    let (mut xr, mut sr) = (xs.clone(), ss.clone());
+    if !xs.is_empty() && !ss.is_empty() {
+        xr.remove(dim);
+        sr.remove(dim);
+    }
+    if xr != sr {
+        return Err(Error::Runtime(format!(
+            "source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape = {} source.shape = {}",
+            crate::shape::list_repr(&xs),
+            crate::shape::list_repr(&ss)
+        )));
+    }
+    let size = xs.get(dim).copied().unwrap_or(1) as i64;
+    if let Some(&i) = idx.iter().find(|&&i| i < 0 || i >= size) {
+        if xs.is_empty() {
+            return Err(Error::Index("index out of range in self".into()));
+        }
+        return Err(Error::Runtime(format!(
+            "index {i} is out of bounds for dimension {dim} with size {size}"
+        )));
+    }
+    Ok(idx)
 }
 
 /// The index for one position along `dim`, expanded to a gather index of `shape`.
@@ -242,20 +303,21 @@ pub fn index_select(x: &Tensor, dim: i64, index: &Tensor) -> Result<Tensor> {
     let idx = check_index_1d(index, "index_select")?;
     let xd = x.dim();
     let dim = wrap_dim(dim, xd)?;
-    let xs = x.shape();
-    let size = xs.get(dim).copied().unwrap_or(1);
     if xd == 0 && idx.len() != 1 {
         return Err(Error::Runtime(format!(
             "index_select(): Index to scalar can have only 1 value, got {} value(s)",
             idx.len()
         )));
     }
-    if idx.iter().any(|&i| i < -(size as i64) || i >= size as i64) {
+    let xs = x.shape();
+    let size = xs.get(dim).copied().unwrap_or(1);
+    if idx.iter().any(|&i| i < 0 || i >= size as i64) {
         return Err(Error::Index("index out of range in self".into()));
     }
     let out = {
         let _g = crate::autograd::GradModeGuard::new(false);
         if xd == 0 {
+            // A 0-dim tensor selects itself (its result is 0-dim too).
             reshape(
                 &gather_data(
                     &reshape(x, &[1])?,
@@ -300,16 +362,9 @@ pub fn index_add(
     source: &Tensor,
     alpha: Scalar,
 ) -> Result<Tensor> {
-    let idx = check_index_1d(index, "index_add_")?;
     let dim = wrap_dim(dim, x.dim())?;
+    let idx = check_index_add(x, dim, index, source)?;
     let ss = source.shape();
-    let n_src = ss.get(dim).copied().unwrap_or(1);
-    if idx.len() != n_src {
-        return Err(Error::Index(format!(
-            "index_add_(): Number of indices ({}) should be equal to source.size(dim): ({n_src}), for dim: {dim}",
-            idx.len()
-        )));
-    }
     let scaled = {
         let _g = crate::autograd::GradModeGuard::new(false);
         let s = crate::ops::binary::binary(
@@ -359,7 +414,7 @@ fn check_mask(mask: &Tensor, op: &str) -> Result<()> {
     if mask.dtype() != DType::Bool {
         return Err(Error::Runtime(format!(
             "{op} only supports boolean masks, but got mask with dtype {}",
-            crate::dtype::pretty_kernel_name(mask.dtype()).to_lowercase()
+            crate::dtype::cpp_name(mask.dtype())
         )));
     }
     Ok(())
@@ -426,7 +481,12 @@ fn true_positions(mask: &Tensor) -> Vec<i64> {
 
 /// `x.masked_select(mask)`: the selected elements (x and mask broadcast), as a 1-D tensor.
 pub fn masked_select(x: &Tensor, mask: &Tensor) -> Result<Tensor> {
-    check_mask(mask, "masked_select:")?;
+    if mask.dtype() != DType::Bool {
+        return Err(Error::Runtime(
+            "masked_select: expected BoolTensor for mask".into(),
+        ));
+    }
+    // PyTorch broadcasts (mask, self): its errors name the mask's size first.
     let shape = broadcast_shapes(&mask.shape(), &x.shape())?;
     let sizes = sizes_i64(&shape);
     let (xb, mb) = {
@@ -490,6 +550,12 @@ pub fn take_along_dim(x: &Tensor, indices: &Tensor, dim: Option<i64>) -> Result<
             "torch.take_along_dim(): input and indices should have the same number of dimensions, but got {nd} dimensions for input, and {} dimensions for indices",
             indices.dim()
         ).replace("torch.", "gradrs.")));
+    }
+    if indices.dtype() != DType::I64 {
+        return Err(Error::Runtime(format!(
+            "gradrs.take_along_dim(): dtype of indices should be Long but got {}",
+            crate::dtype::pretty_kernel_name(indices.dtype())
+        )));
     }
     let d = wrap_dim(dim, nd)?;
     let (mut xs, mut is) = (x.shape().to_vec(), indices.shape().to_vec());
@@ -687,36 +753,24 @@ pub fn setitem_data(x: &Tensor, steps: &[IndexStep], value: &Operand) -> Result<
         Operand::Scalar(s) => Tensor::scalar(*s, x.dtype()),
         Operand::Tensor(t) => cast_data(t, x.dtype()),
     };
+    // As PyTorch: the value's leading size-1 dims are dropped, then it is expanded to the
+    // indexed region (basic indexing: a copy into the view, with expand's errors; advanced
+    // indexing: index_put_, which reports the shapes).
     let vs = v.shape();
-    if vs.len() > shape.len() || broadcast_shapes(&vs, &shape)?.as_slice() != shape.as_slice() {
-        // PyTorch strips leading size-1 dims of the value before broadcasting.
-        let stripped: Vec<i64> = vs
-            .iter()
-            .skip_while(|&&s| s == 1)
-            .map(|&s| s as i64)
-            .collect();
-        let ok = stripped.len() <= shape.len()
-            && broadcast_shapes(
-                &stripped.iter().map(|&s| s as usize).collect::<Vec<_>>(),
-                &shape,
-            )
-            .map(|b| b.as_slice() == shape.as_slice())
-            .unwrap_or(false);
-        if !ok {
-            return Err(Error::Runtime(format!(
-                "shape mismatch: value tensor of shape {} cannot be broadcast to indexing result of shape {}",
-                crate::shape::list_repr(&vs),
-                crate::shape::list_repr(&shape)
-            )));
-        }
+    let stripped: Vec<usize> = vs.iter().copied().skip_while(|&s| s == 1).collect();
+    let advanced = steps.iter().any(|s| matches!(s, IndexStep::Tensor(_)));
+    if advanced
+        && (stripped.len() > shape.len()
+            || broadcast_shapes(&stripped, &shape).ok().as_deref() != Some(&shape[..]))
+    {
+        return Err(Error::Runtime(format!(
+            "shape mismatch: value tensor of shape {} cannot be broadcast to indexing result of shape {}",
+            crate::shape::list_repr(&stripped),
+            crate::shape::list_repr(&shape)
+        )));
     }
     let flat_v = {
-        let stripped: Vec<i64> = vs
-            .iter()
-            .skip_while(|&&s| s == 1)
-            .map(|&s| s as i64)
-            .collect();
-        let vv = reshape(&v, &stripped)?;
+        let vv = reshape(&v, &sizes_i64(&stripped))?;
         contiguous_clone(&expand(&vv, &sizes_i64(&shape))?)
     };
     let offs = offs.to_vec::<i64>();

@@ -4,6 +4,7 @@
 use crate::autograd::{needs_grad, record, Backward, Ctx, SavedTensor};
 use crate::backend::cpu::matmul::{matmul as kernel, Mat};
 use crate::dispatch;
+use crate::dtype::{cpp_name, pretty_kernel_name, unsupported, DType};
 use crate::error::{Error, Result};
 use crate::ops::binary::mul;
 use crate::ops::creation::cast_data;
@@ -11,11 +12,12 @@ use crate::ops::movement::{expand, reshape, squeeze_named, t, transpose, unsafe_
 use crate::shape::{broadcast_shapes, numel};
 use crate::tensor::Tensor;
 
-fn check_dtypes(op: &str, a: &Tensor, b: &Tensor) -> Result<()> {
+/// mm's (addmm's) check: `expected m1 and m2 to have the same dtype, but got: float != double`.
+fn check_mm_dtypes(a: &Tensor, b: &Tensor) -> Result<()> {
     let (da, db) = (a.dtype(), b.dtype());
     if da != db {
         return Err(Error::Runtime(format!(
-            "{op}: expected m1 and m2 to have the same dtype, but got: {} != {}",
+            "expected m1 and m2 to have the same dtype, but got: {} != {}",
             cpp_name(da),
             cpp_name(db)
         )));
@@ -23,13 +25,12 @@ fn check_dtypes(op: &str, a: &Tensor, b: &Tensor) -> Result<()> {
     Ok(())
 }
 
-fn cpp_name(d: crate::DType) -> &'static str {
-    match d {
-        crate::DType::F32 => "float",
-        crate::DType::F64 => "double",
-        crate::DType::I64 => "long int",
-        crate::DType::Bool => "bool",
+/// The CPU BLAS kernels have no bool version (PyTorch skips them when there is nothing to sum).
+fn check_not_bool(kernel: &str, a: &Tensor, skip: bool) -> Result<()> {
+    if a.dtype() == DType::Bool && !skip {
+        return Err(unsupported(kernel, DType::Bool));
     }
+    Ok(())
 }
 
 /// Batched product without autograd: a (B, m, k) · b (B, k, n) → (B, m, n), any strides.
@@ -84,7 +85,8 @@ pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
             sa[0], sa[1], sb[0], sb[1]
         )));
     }
-    check_dtypes("mm", a, b)?;
+    check_mm_dtypes(a, b)?;
+    check_not_bool("addmm_impl_cpu_", a, sa[0] * sa[1] * sb[1] == 0)?;
     let out = mm_data(a, b)?.detach();
     Ok(with_grad(out, a, b, ProductKind::Mm))
 }
@@ -103,7 +105,15 @@ pub fn bmm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
             sa[0], sa[2], sb[0], sb[1]
         )));
     }
-    check_dtypes("bmm", a, b)?;
+    // The kernel dispatches on batch1's dtype, then checks batch2's.
+    check_not_bool("bmm", a, sa[0] * sa[1] * sb[2] == 0 || sa[2] == 0)?;
+    if a.dtype() != b.dtype() {
+        return Err(Error::Runtime(format!(
+            "expected scalar type {} but found {}",
+            pretty_kernel_name(a.dtype()),
+            pretty_kernel_name(b.dtype())
+        )));
+    }
     let out = bmm_data(a, b);
     Ok(with_grad(out, a, b, ProductKind::Bmm))
 }
@@ -124,7 +134,14 @@ pub fn mv(a: &Tensor, v: &Tensor) -> Result<Tensor> {
             sa[0], sa[0], sa[1], sv[0]
         )));
     }
-    check_dtypes("mv", a, v)?;
+    // mv is addmv into a result of the vector's dtype.
+    if a.dtype() != v.dtype() {
+        let (r, m) = (pretty_kernel_name(v.dtype()), pretty_kernel_name(a.dtype()));
+        return Err(Error::Runtime(format!(
+            "addmv input tensors must have the same dtype, but got {r}, {m}, and {r}"
+        )));
+    }
+    check_not_bool("addmv_impl_cpu", a, sa[0] * sa[1] == 0)?;
     let _g = crate::autograd::GradModeGuard::new(false);
     let r = mm_data(a, &unsqueeze(v, 1)?)?;
     let out = reshape(&r, &[sa[0] as i64])?.detach();
@@ -150,10 +167,11 @@ pub fn dot(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     if a.dtype() != b.dtype() {
         return Err(Error::Runtime(format!(
             "dot : expected both vectors to have same dtype, but found {} and {}",
-            crate::dtype::pretty_kernel_name(a.dtype()),
-            crate::dtype::pretty_kernel_name(b.dtype())
+            pretty_kernel_name(a.dtype()),
+            pretty_kernel_name(b.dtype())
         )));
     }
+    check_not_bool("dot", a, false)?;
     let _g = crate::autograd::GradModeGuard::new(false);
     let r = mm_data(&unsqueeze(a, 0)?, &unsqueeze(b, 1)?)?;
     let out = reshape(&r, &[])?.detach();

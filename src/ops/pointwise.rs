@@ -186,50 +186,55 @@ pub fn square(x: &Tensor) -> Result<Tensor> {
 
 // ---- rounding: zero gradients (frac passes the gradient through) ---------------------------
 
+/// `kernel`: PyTorch's kernel name, for the error on bool inputs (integers are kept as they are).
 fn rounding(
     x: &Tensor,
     name: &'static str,
+    kernel: &str,
     f32f: fn(f32) -> f32,
     f64f: fn(f64) -> f64,
 ) -> Result<Tensor> {
     let out = match x.dtype() {
         DType::F32 => map::<f32, f32>(x, f32f),
         DType::F64 => map::<f64, f64>(x, f64f),
-        DType::I64 | DType::Bool => contiguous_clone(x),
+        DType::I64 => contiguous_clone(x),
+        DType::Bool => return Err(crate::dtype::unsupported(kernel, DType::Bool)),
     };
     unary_node(x, out, name, Save::Nothing, |g, _| Ok(zeros_like(g)))
 }
 pub fn floor(x: &Tensor) -> Result<Tensor> {
-    rounding(x, "FloorBackward0", f32::floor, f64::floor)
+    rounding(x, "FloorBackward0", "floor_vml_cpu", f32::floor, f64::floor)
 }
 pub fn ceil(x: &Tensor) -> Result<Tensor> {
-    rounding(x, "CeilBackward0", f32::ceil, f64::ceil)
+    rounding(x, "CeilBackward0", "ceil_vml_cpu", f32::ceil, f64::ceil)
 }
 pub fn trunc(x: &Tensor) -> Result<Tensor> {
-    rounding(x, "TruncBackward0", f32::trunc, f64::trunc)
+    rounding(x, "TruncBackward0", "trunc_vml_cpu", f32::trunc, f64::trunc)
 }
 /// Round half to even, optionally at `decimals` digits (negative: left of the point).
+/// `decimals` given (even 0) is PyTorch's `round.decimals` overload: RoundBackward1, floats only.
 pub fn round(x: &Tensor, decimals: Option<i64>) -> Result<Tensor> {
-    let Some(decimals) = decimals else {
+    let (name, decimals) = match decimals {
+        None => ("RoundBackward0", 0),
+        Some(d) => {
+            if !x.dtype().is_floating_point() {
+                let kernel = if d == 0 { "round_vml_cpu" } else { "round_cpu" };
+                return Err(crate::dtype::unsupported(kernel, x.dtype()));
+            }
+            ("RoundBackward1", d)
+        }
+    };
+    if decimals == 0 {
         return rounding(
             x,
-            "RoundBackward0",
+            name,
+            "round_vml_cpu",
             f32::round_ties_even,
             f64::round_ties_even,
         );
-    };
-    if !x.dtype().is_floating_point() {
-        let kernel = if decimals == 0 {
-            "round_vml_cpu"
-        } else {
-            "round_cpu"
-        };
-        return Err(crate::dtype::unsupported(kernel, x.dtype()));
     }
     let p = 10f64.powi(decimals.unsigned_abs() as i32);
-    let out = if decimals == 0 {
-        fmap!(x, |v: T| v.round_ties_even())
-    } else if decimals > 0 {
+    let out = if decimals > 0 {
         fmap!(x, |v: T| (v * p as T).round_ties_even() / p as T)
     } else {
         fmap!(x, |v: T| (v / p as T).round_ties_even() * p as T)
@@ -249,6 +254,7 @@ pub fn frac(x: &Tensor) -> Result<Tensor> {
 // ---- activations ----------------------------------------------------------------------------
 
 pub fn silu(x: &Tensor) -> Result<Tensor> {
+    crate::dtype::check_float("silu_cpu", x.dtype())?;
     let out = fmap!(x, |v: T| v / (1.0 + (-v).exp()));
     unary_node(x, out, "SiluBackward0", Save::Input, |g, x| {
         // s * (1 + x * (1 - s))
@@ -266,10 +272,10 @@ pub fn gelu(x: &Tensor, approximate: &str) -> Result<Tensor> {
     let tanh = match approximate {
         "none" => false,
         "tanh" => true,
-        other => {
-            return Err(Error::Runtime(format!(
-                "approximate argument must be either none or tanh. Got: {other}"
-            )))
+        _ => {
+            return Err(Error::Runtime(
+                "approximate argument must be either none or tanh.".into(),
+            ));
         }
     };
     if !x.dtype().is_floating_point() {
@@ -317,7 +323,7 @@ pub fn gelu(x: &Tensor, approximate: &str) -> Result<Tensor> {
 
 pub fn softplus(x: &Tensor, beta: f64, threshold: f64) -> Result<Tensor> {
     if !x.dtype().is_floating_point() {
-        return Err(crate::dtype::unsupported("softplus", x.dtype()));
+        return Err(crate::dtype::unsupported("softplus_cpu", x.dtype()));
     }
     let out = fmap!(x, |v: T| if v * beta as T > threshold as T {
         v
@@ -338,7 +344,7 @@ pub fn softplus(x: &Tensor, beta: f64, threshold: f64) -> Result<Tensor> {
 
 pub fn elu(x: &Tensor, alpha: f64) -> Result<Tensor> {
     if !x.dtype().is_floating_point() {
-        return Err(crate::dtype::unsupported("elu", x.dtype()));
+        return Err(crate::dtype::unsupported("elu_cpu", x.dtype()));
     }
     let out = fmap!(x, |v: T| if v > 0.0 { v } else { alpha as T * v.exp_m1() });
     // elu_backward: g where x > 0, else g * alpha * exp(x).
@@ -360,9 +366,11 @@ pub fn elu(x: &Tensor, alpha: f64) -> Result<Tensor> {
     })
 }
 
-pub fn leaky_relu(x: &Tensor, slope: f64) -> Result<Tensor> {
+/// `inplace`: the forward of `leaky_relu_`, whose backward PyTorch refuses for a negative slope
+/// (it would have to recover the input from the result).
+pub fn leaky_relu(x: &Tensor, slope: f64, inplace: bool) -> Result<Tensor> {
     if !x.dtype().is_floating_point() {
-        return Err(crate::dtype::unsupported("leaky_relu", x.dtype()));
+        return Err(crate::dtype::unsupported("leaky_relu_cpu", x.dtype()));
     }
     let out = fmap!(x, |v: T| if v > 0.0 { v } else { v * slope as T });
     let f: arith::GradFn = std::sync::Arc::new(move |g, x| {
@@ -374,13 +382,18 @@ pub fn leaky_relu(x: &Tensor, slope: f64) -> Result<Tensor> {
         )
     });
     unary_node(x, out, "LeakyReluBackward0", Save::Input, move |g, x| {
+        if inplace && slope < 0.0 {
+            return Err(Error::Runtime("In-place leakyReLu backward calculation is triggered with a negative slope which is not supported. This is caused by calling in-place forward function with a negative slope, please call out-of-place version instead. File an issue at https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu backward calculation with negative slope".into()));
+        }
         arith::backward_node("LeakyReluBackwardBackward0", g, x, f.clone(), None)
     })
 }
 
 pub fn hardtanh(x: &Tensor, lo: f64, hi: f64) -> Result<Tensor> {
     if x.dtype() == DType::Bool {
-        return Err(crate::dtype::unsupported("hardtanh", x.dtype()));
+        return Err(Error::Runtime(
+            "Bool inputs not supported for hardtanh".into(),
+        ));
     }
     let out = clamp_scalar_data(x, Some(Scalar::Float(lo)), Some(Scalar::Float(hi)))?;
     let out = cast_data(&out, x.dtype());
@@ -819,7 +832,7 @@ pub fn div_rounding(a: &Operand, b: &Operand, mode: &str) -> Result<Tensor> {
         "floor" => true,
         "trunc" => false,
         other => {
-            return Err(Error::Value(format!(
+            return Err(Error::Runtime(format!(
             "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{other}'"
         )))
         }
@@ -851,8 +864,12 @@ pub fn div_rounding(a: &Operand, b: &Operand, mode: &str) -> Result<Tensor> {
             })
         }
         DType::Bool => {
-            let (ia, ib) = (cast_data(&ta, DType::I64), cast_data(&tb, DType::I64));
-            return div_rounding(&ia.into(), &ib.into(), mode);
+            let kernel = if floor {
+                "div_floor_cpu"
+            } else {
+                "div_trunc_cpu"
+            };
+            return Err(crate::dtype::unsupported(kernel, DType::Bool));
         }
     };
     binary_node(a, b, out, "DivBackward2", |g, _, _| {
@@ -917,25 +934,34 @@ pub fn logical_not(a: &Tensor) -> Tensor {
 
 /// `lerp(start, end, weight)`: start + weight * (end - start), computed from the nearer end.
 pub fn lerp(start: &Tensor, end: &Tensor, weight: Operand) -> Result<Tensor> {
-    if start.dtype() != end.dtype() {
-        return Err(Error::Runtime(format!(
-            "expected dtype {} for `end` but got dtype {}",
-            start.dtype().name(),
-            end.dtype().name()
-        )));
-    }
-    if !start.dtype().is_floating_point() {
-        return Err(crate::dtype::unsupported(
-            "lerp_kernel_scalar",
-            start.dtype(),
-        ));
+    // PyTorch's order: the dtype checks, broadcasting (start, end, weight), the kernel's dtype.
+    let same_dtype = |t: &Tensor, what: &str| {
+        if t.dtype() == start.dtype() {
+            return Ok(());
+        }
+        Err(Error::Runtime(format!(
+            "expected dtype {} for `{what}` but got dtype {}",
+            crate::dtype::cpp_name(start.dtype()),
+            crate::dtype::cpp_name(t.dtype())
+        )))
+    };
+    same_dtype(end, "end")?;
+    if let Some(w) = weight.as_tensor() {
+        same_dtype(w, "weight")?;
     }
     let w = materialize(&weight, start.dtype());
+    let shape = broadcast_shapes(&broadcast_shapes(&start.shape(), &end.shape())?, &w.shape())?;
+    if !start.dtype().is_floating_point() {
+        let kernel = match weight {
+            Operand::Tensor(_) => "lerp_kernel_tensor",
+            Operand::Scalar(_) => "lerp_kernel_scalar",
+        };
+        return Err(crate::dtype::unsupported(kernel, start.dtype()));
+    }
     let diff = {
         let _g = crate::autograd::GradModeGuard::new(false);
         sub(end, start)?
     };
-    let shape = broadcast_shapes(&broadcast_shapes(&start.shape(), &end.shape())?, &w.shape())?;
     let sizes = crate::shape::sizes_i64(&shape);
     let (s, d, wv) = {
         let _g = crate::autograd::GradModeGuard::new(false);
@@ -986,11 +1012,13 @@ pub fn addcmul(input: &Tensor, t1: &Tensor, t2: &Tensor, value: Scalar) -> Resul
 /// `addcdiv(input, t1, t2, value)` = input + value * t1 / t2.
 pub fn addcdiv(input: &Tensor, t1: &Tensor, t2: &Tensor, value: Scalar) -> Result<Tensor> {
     if !t1.dtype().is_floating_point() && !t2.dtype().is_floating_point() {
-        return Err(Error::Runtime("Integer division with addcdiv is no longer supported, and in a future release addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) using PyTorch 1.5.0 or later.".replace("torch.", "gradrs.")));
+        return Err(Error::Runtime("Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), for all dtypes.".replace("torch.", "gradrs.")));
     }
     addc(input, t1, t2, value, true)
 }
 fn addc(input: &Tensor, t1: &Tensor, t2: &Tensor, value: Scalar, divide: bool) -> Result<Tensor> {
+    // Broadcast errors name the sizes in PyTorch's operand order: input, tensor1, tensor2.
+    broadcast_shapes(&broadcast_shapes(&input.shape(), &t1.shape())?, &t2.shape())?;
     let out = {
         let _g = crate::autograd::GradModeGuard::new(false);
         let prod = if divide { div(t1, t2)? } else { mul(t1, t2)? };

@@ -401,12 +401,19 @@ pub fn amax(x: &Tensor, dims: &[i64], keepdim: bool, max: bool) -> Result<Tensor
     let rd = reduction_dims(Some(dims), x.dim())?;
     let op = if max { "amax" } else { "amin" };
     if x.numel() == 0 {
-        let shape = x.shape();
-        if rd.iter().any(|&d| shape[d] == 0) || rd.len() == shape.len() {
-            return Err(Error::Index(format!(
-                "{op}(): Expected reduction dim {} to have non-zero size.",
-                rd.iter().find(|&&d| shape[d] == 0).copied().unwrap_or(0)
+        // PyTorch's zero_numel_check_dims: the dims as given, in order.
+        if dims.is_empty() {
+            return Err(Error::Runtime(format!(
+                "{op}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument."
             )));
+        }
+        let shape = x.shape();
+        for &d in dims {
+            if shape[wrap_dim(d, shape.len())?] == 0 {
+                return Err(Error::Index(format!(
+                    "{op}(): Expected reduction dim {d} to have non-zero size."
+                )));
+            }
         }
     }
     let out = extreme_values(x, &rd, keepdim, max);
@@ -421,10 +428,15 @@ pub fn amax(x: &Tensor, dims: &[i64], keepdim: bool, max: bool) -> Result<Tensor
 /// `argmax` / `argmin`: over the flattened tensor when `dim` is None.
 pub fn argextreme(x: &Tensor, dim: Option<i64>, keepdim: bool, max: bool) -> Result<Tensor> {
     let op = if max { "argmax" } else { "argmin" };
+    if x.dtype() == DType::Bool {
+        return Err(Error::Runtime(format!(
+            "{op}(): does not support bool input"
+        )));
+    }
     match dim {
         None => {
             if x.numel() == 0 {
-                return Err(Error::Runtime(format!(
+                return Err(Error::Index(format!(
                     "{op}(): Expected reduction dim to be specified for input.numel() == 0."
                 )));
             }
@@ -436,7 +448,15 @@ pub fn argextreme(x: &Tensor, dim: Option<i64>, keepdim: bool, max: bool) -> Res
                 Ok(i)
             }
         }
-        Some(d) => Ok(extreme_dim(&x.detach(), d, keepdim, max)?.1),
+        Some(d) => {
+            let w = wrap_dim(d, x.dim())?;
+            if x.numel() == 0 && x.shape().get(w) == Some(&0) {
+                return Err(Error::Index(format!(
+                    "{op}(): Expected reduction dim {w} to have non-zero size."
+                )));
+            }
+            Ok(extreme_dim(&x.detach(), d, keepdim, max)?.1)
+        }
     }
 }
 
@@ -448,12 +468,10 @@ pub fn var(
     keepdim: bool,
     std: bool,
 ) -> Result<Tensor> {
-    let op = if std { "std" } else { "var" };
     if !x.dtype().is_floating_point() {
-        return Err(Error::Runtime(format!(
-            "{op}(): input dtype should be either floating point or complex. Got {} instead.",
-            crate::dtype::pretty_kernel_name(x.dtype())
-        )));
+        return Err(Error::Runtime(
+            "std and var only support floating point and complex dtypes".into(),
+        ));
     }
     let rd = reduction_dims(dims, x.dim())?;
     let out = float_rows(x, &rd, keepdim, move |it, n| {

@@ -53,7 +53,7 @@ pub fn flip(x: &Tensor, dims: &[i64]) -> Result<Tensor> {
 /// `cat(tensors, dim)`: dtypes promote; 1-D empty tensors are skipped, as in PyTorch.
 pub fn cat(tensors: &[Tensor], dim: i64) -> Result<Tensor> {
     if tensors.is_empty() {
-        return Err(Error::Runtime(
+        return Err(Error::Value(
             "torch.cat(): expected a non-empty list of Tensors".replace("torch", "gradrs"),
         ));
     }
@@ -239,11 +239,30 @@ pub fn repeat(x: &Tensor, reps: &[i64]) -> Result<Tensor> {
         return Err(Error::Runtime("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor".into()));
     }
     if reps.iter().any(|&r| r < 0) {
+        // PyTorch refuses only a negative result size (a negative count of an empty dim is
+        // still empty), and reports the result's sizes: x's shape (padded with leading 1s) times reps.
+        let lead = reps.len() - nd;
+        let sizes: Vec<i64> = reps
+            .iter()
+            .enumerate()
+            .map(|(i, &r)| {
+                r * if i < lead {
+                    1
+                } else {
+                    x.shape()[i - lead] as i64
+                }
+            })
+            .collect();
+        if sizes.iter().all(|&s| s >= 0) {
+            let reps: Vec<i64> = reps.iter().map(|&r| r.max(0)).collect();
+            return repeat(x, &reps);
+        }
         return Err(Error::Runtime(format!(
             "Trying to create tensor with negative dimension {}: [{}]",
-            reps.iter().find(|&&r| r < 0).unwrap(),
-            reps.iter()
-                .map(|r| r.to_string())
+            sizes.iter().find(|&&s| s < 0).copied().unwrap_or_default(),
+            sizes
+                .iter()
+                .map(|s| s.to_string())
                 .collect::<Vec<_>>()
                 .join(", ")
         )));

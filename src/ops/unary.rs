@@ -210,7 +210,9 @@ pub fn unary_data(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
             if dtype == DType::Bool {
                 return match op {
                     UnaryOp::Neg => Err(Error::Runtime("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.".into())),
-                    UnaryOp::Abs | UnaryOp::Relu | UnaryOp::Sign => Ok(creation::contiguous_clone(x)),
+                    UnaryOp::Abs => Err(crate::dtype::unsupported("abs_cpu", dtype)),
+                    UnaryOp::Relu => Err(Error::Runtime("Boolean inputs not supported for relu".into())),
+                    UnaryOp::Sign => Ok(creation::contiguous_clone(x)),
                     _ => unreachable!(),
                 };
             }

@@ -10,6 +10,43 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PySequence, PyTuple};
 
+/// The type name PyTorch's argument parser prints for `obj` (its C type's `tp_name`):
+/// `Tensor`, `float`, `numpy.ndarray`, a Python class's bare name.
+pub fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    if obj.is_instance_of::<PyTensor>() {
+        return "Tensor".into();
+    }
+    let ty = obj.get_type();
+    let name = ty.name().map(|n| n.to_string()).unwrap_or_default();
+    let module = ty.module().map(|m| m.to_string()).unwrap_or_default();
+    let heap = ty
+        .getattr("__flags__")
+        .and_then(|f| f.extract::<u64>())
+        .is_ok_and(|f| f & (1 << 9) != 0);
+    if module == "builtins" || heap {
+        name
+    } else {
+        format!("{module}.{name}")
+    }
+}
+
+/// A Tensor argument, or PyTorch's parser error naming it (`position` counts from 1, `self`
+/// excluded for methods).
+pub fn tensor_arg(
+    obj: &Bound<'_, PyAny>,
+    op: &str,
+    arg: &str,
+    position: usize,
+) -> PyResult<Tensor> {
+    match obj.cast::<PyTensor>() {
+        Ok(t) => Ok(t.borrow().t.clone()),
+        Err(_) => Err(PyTypeError::new_err(format!(
+            "{op}(): argument '{arg}' (position {position}) must be Tensor, not {}",
+            type_name(obj)
+        ))),
+    }
+}
+
 /// A Python number as a scalar operand, if it is one.
 pub fn extract_scalar(obj: &Bound<'_, PyAny>) -> Option<Scalar> {
     if obj.is_instance_of::<PyBool>() {

@@ -74,8 +74,9 @@ fn entry(obj: &Bound<'_, PyAny>) -> PyResult<Entry> {
     ))
 }
 
-/// Parse a `__getitem__` key into steps for a tensor of `ndim` dims.
-fn steps(key: &Bound<'_, PyAny>, ndim: usize) -> PyResult<Vec<IndexStep>> {
+/// Parse a `__getitem__` key into steps for `x`.
+fn steps(key: &Bound<'_, PyAny>, x: &Tensor) -> PyResult<Vec<IndexStep>> {
+    let ndim = x.dim();
     let is_tuple = key.cast::<PyTuple>().is_ok();
     let entries: Vec<Entry> = if let Ok(t) = key.cast::<PyTuple>() {
         t.iter().map(|o| entry(&o)).collect::<PyResult<_>>()?
@@ -97,6 +98,9 @@ fn steps(key: &Bound<'_, PyAny>, ndim: usize) -> PyResult<Vec<IndexStep>> {
     }
     let mut out = Vec::new();
     let mut seen_ellipsis = false;
+    // Each mask of one or more dims, with the first dim it covers in the view the basic steps
+    // make (`out` holds one step per view dim, except selects).
+    let mut masks: Vec<(usize, Tensor)> = Vec::new();
     for e in entries {
         match e {
             Entry::Ellipsis => {
@@ -125,6 +129,11 @@ fn steps(key: &Bound<'_, PyAny>, ndim: usize) -> PyResult<Vec<IndexStep>> {
                 }
             }
             Entry::Mask(m) => {
+                let at = out
+                    .iter()
+                    .filter(|s| !matches!(s, IndexStep::Select(_)))
+                    .count();
+                masks.push((at, m.clone()));
                 let nz = ix::nonzero(&m);
                 for d in 0..m.dim() {
                     let col = slicing::select(&nz, 1, d as i64)?;
@@ -140,7 +149,40 @@ fn steps(key: &Bound<'_, PyAny>, ndim: usize) -> PyResult<Vec<IndexStep>> {
             Entry::Step(s) => out.push(s),
         }
     }
+    check_masks(x, &out, &masks)?;
     Ok(out)
+}
+
+/// PyTorch applies the basic steps first, then checks each mask against the dims it covers
+/// in that view.
+fn check_masks(x: &Tensor, steps: &[IndexStep], masks: &[(usize, Tensor)]) -> PyResult<()> {
+    if masks.is_empty() {
+        return Ok(());
+    }
+    let basic: Vec<IndexStep> = steps
+        .iter()
+        .map(|s| match s {
+            IndexStep::Tensor(_) => IndexStep::Slice(None, None, 1),
+            s => s.clone(),
+        })
+        .collect();
+    let view = {
+        let _g = crate::autograd::GradModeGuard::new(false);
+        ix::getitem(&x.detach(), &basic)?.shape()
+    };
+    for (at, m) in masks {
+        for (j, &size) in m.shape().iter().enumerate() {
+            if view.get(at + j) != Some(&size) {
+                return Err(PyIndexError::new_err(format!(
+                    "The shape of the mask {} at index {j} does not match the shape of the indexed tensor {} at index {}",
+                    crate::shape::list_repr(&m.shape()),
+                    crate::shape::list_repr(&view),
+                    at + j
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn value_operand(v: &Bound<'_, PyAny>) -> PyResult<Operand> {
@@ -178,11 +220,11 @@ fn tuple_of(py: Python<'_>, ts: Vec<Tensor>) -> R {
 #[pymethods]
 impl PyTensor {
     fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> R {
-        let s = steps(key, self.t.dim())?;
+        let s = steps(key, &self.t)?;
         wrap(py, ix::getitem(&self.t, &s)?)
     }
     fn __setitem__(&self, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        let s = steps(key, self.t.dim())?;
+        let s = steps(key, &self.t)?;
         let v = value_operand(value)?;
         let vt = v.edge_tensor(self.t.dtype());
         if key.is_instance_of::<PyEllipsis>() {
@@ -205,6 +247,16 @@ impl PyTensor {
         Ok(())
     }
     fn select(&self, py: Python<'_>, dim: i64, index: i64) -> R {
+        if self.t.dim() > 0 {
+            let d = crate::shape::wrap_dim(dim, self.t.dim())?;
+            let size = self.t.shape()[d] as i64;
+            if index < -size || index >= size {
+                return Err(PyIndexError::new_err(format!(
+                    "select(): index {index} out of range for tensor of size {} at dimension {d}",
+                    crate::shape::list_repr(&self.t.shape())
+                )));
+            }
+        }
         wrap(py, slicing::select(&self.t, dim, index)?)
     }
     fn narrow(&self, py: Python<'_>, dim: i64, start: i64, length: i64) -> R {

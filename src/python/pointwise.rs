@@ -1,7 +1,7 @@
 //! Bindings of the elementwise op library (`ops::pointwise`), their in-place variants and
 //! the activation functions that `gradrs.nn.functional` calls.
 
-use super::convert::extract_scalar;
+use super::convert::{extract_scalar, tensor_arg};
 use super::tensor::{wrap, PyTensor};
 use crate::dtype::Scalar;
 use crate::ops::pointwise::ClampKind;
@@ -71,6 +71,16 @@ impl ClampBounds {
             o.and_then(|o| o.cast::<PyTensor>().ok().map(|t| t.borrow().t.clone()))
         };
         let (tl, th) = (tensor_of(min), tensor_of(max));
+        // PyTorch's overloads take two tensors or two numbers (a 0-dim tensor passes as one).
+        let number = |o: Option<&Bound<'_, PyAny>>, t: &Option<Tensor>| {
+            t.is_none() && o.is_some_and(|o| !o.is_none())
+        };
+        let shaped = |t: &Option<Tensor>| t.as_ref().is_some_and(|t| t.dim() > 0);
+        if (shaped(&tl) && number(max, &th)) || (shaped(&th) && number(min, &tl)) {
+            return Err(PyTypeError::new_err(
+                "clamp() received an invalid combination of arguments - got a tensor and a number as bounds",
+            ));
+        }
         if tl.is_none() && th.is_none() {
             return Ok(ClampBounds::Scalars(scalar_arg(min)?, scalar_arg(max)?));
         }
@@ -208,7 +218,17 @@ impl PyTensor {
     ) -> R {
         let bounds = ClampBounds::parse(slf.borrow().t.dtype(), min, max)?;
         in_place_with(slf, &bounds.tensors(), |x| {
-            bounds.apply(x, ClampKind::Clamp)
+            let out = bounds.apply(x, ClampKind::Clamp)?;
+            let (rd, xd) = (out.dtype(), x.dtype());
+            // clamp's own check names the output type as C++ does (`long int`).
+            if rd != xd && !(rd.is_floating_point() && xd.is_floating_point()) {
+                return Err(crate::Error::Runtime(format!(
+                    "result type {} can't be cast to the desired output type {}",
+                    crate::dtype::pretty_kernel_name(rd),
+                    crate::dtype::cpp_name(xd)
+                )));
+            }
+            Ok(out)
         })
     }
     #[pyo3(signature = (min=None, max=None))]
@@ -252,20 +272,25 @@ impl PyTensor {
     ) -> R {
         in_place(slf, |x| pw::nan_to_num(x, nan, posinf, neginf))
     }
-    fn maximum(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
-        wrap(py, pw::maximum(&self.t, &other.t)?)
+    fn maximum(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
+        let o = tensor_arg(other, "maximum", "other", 1)?;
+        wrap(py, pw::maximum(&self.t, &o)?)
     }
-    fn minimum(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
-        wrap(py, pw::minimum(&self.t, &other.t)?)
+    fn minimum(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
+        let o = tensor_arg(other, "minimum", "other", 1)?;
+        wrap(py, pw::minimum(&self.t, &o)?)
     }
-    fn fmax(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
-        wrap(py, pw::maximum(&self.t, &other.t)?)
+    fn fmax(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
+        let o = tensor_arg(other, "fmax", "other", 1)?;
+        wrap(py, pw::maximum(&self.t, &o)?)
     }
-    fn atan2(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
-        wrap(py, pw::atan2(&self.t, &other.t)?)
+    fn atan2(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
+        let o = tensor_arg(other, "atan2", "other", 1)?;
+        wrap(py, pw::atan2(&self.t, &o)?)
     }
-    fn arctan2(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
-        wrap(py, pw::atan2(&self.t, &other.t)?)
+    fn arctan2(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
+        let o = tensor_arg(other, "arctan2", "other", 1)?;
+        wrap(py, pw::atan2(&self.t, &o)?)
     }
     fn atan2_(slf: &Bound<'_, Self>, other: PyRef<'_, PyTensor>) -> R {
         let o = other.t.clone();
@@ -325,14 +350,17 @@ impl PyTensor {
             None => Ok(py.NotImplemented()),
         }
     }
-    fn logical_and(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
-        wrap(py, pw::logical(&self.t, &other.t, "and")?)
+    fn logical_and(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
+        let o = tensor_arg(other, "logical_and", "other", 1)?;
+        wrap(py, pw::logical(&self.t, &o, "and")?)
     }
-    fn logical_or(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
-        wrap(py, pw::logical(&self.t, &other.t, "or")?)
+    fn logical_or(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
+        let o = tensor_arg(other, "logical_or", "other", 1)?;
+        wrap(py, pw::logical(&self.t, &o, "or")?)
     }
-    fn logical_xor(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
-        wrap(py, pw::logical(&self.t, &other.t, "xor")?)
+    fn logical_xor(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
+        let o = tensor_arg(other, "logical_xor", "other", 1)?;
+        wrap(py, pw::logical(&self.t, &o, "xor")?)
     }
     fn logical_not(&self, py: Python<'_>) -> R {
         wrap(py, pw::logical_not(&self.t))
@@ -437,7 +465,9 @@ pub fn leaky_relu(
     negative_slope: f64,
     inplace: bool,
 ) -> R {
-    act(py, &input, inplace, |x| pw::leaky_relu(x, negative_slope))
+    act(py, &input, inplace, |x| {
+        pw::leaky_relu(x, negative_slope, inplace)
+    })
 }
 #[pyfunction]
 #[pyo3(signature = (input, min_val=-1.0, max_val=1.0, inplace=false))]
@@ -448,6 +478,11 @@ pub fn hardtanh(
     max_val: f64,
     inplace: bool,
 ) -> R {
+    if min_val > max_val {
+        return Err(pyo3::exceptions::PyValueError::new_err(
+            "min_val cannot be greater than max_val",
+        ));
+    }
     act(py, &input, inplace, |x| pw::hardtanh(x, min_val, max_val))
 }
 

@@ -41,11 +41,17 @@ fn extreme(
 }
 
 /// `correction` from `unbiased` / `correction` arguments (PyTorch's default is 1).
-fn correction_arg(unbiased: Option<bool>, correction: Option<f64>) -> f64 {
-    correction.unwrap_or(match unbiased {
+fn correction_arg(op: &str, unbiased: Option<bool>, correction: Option<f64>) -> PyResult<f64> {
+    if unbiased.is_some() && correction.is_some() {
+        // No signature of PyTorch's takes both (the functional form reports the signatures).
+        return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "{op}() received an invalid combination of arguments - got both 'unbiased' and 'correction'"
+        )));
+    }
+    Ok(correction.unwrap_or(match unbiased {
         Some(false) => 0.0,
         _ => 1.0,
-    })
+    }))
 }
 
 /// `var(dim=None, unbiased=True, keepdim=False)` also accepts `var(True)` (unbiased first).
@@ -116,7 +122,7 @@ impl PyTensor {
             reduce::var(
                 &self.t,
                 dims.as_deref(),
-                correction_arg(unbiased, correction),
+                correction_arg("var", unbiased, correction)?,
                 keepdim,
                 false,
             )?,
@@ -137,7 +143,7 @@ impl PyTensor {
             reduce::var(
                 &self.t,
                 dims.as_deref(),
-                correction_arg(unbiased, correction),
+                correction_arg("std", unbiased, correction)?,
                 keepdim,
                 true,
             )?,

@@ -1,0 +1,217 @@
+"""PyTorch's argument-parser errors for the functional forms (``gradrs.prod(x, (0, 1))``).
+
+PyTorch checks a call against the op's Python signatures (``native_functions.yaml``) before
+running it, and a call that matches none raises a ``TypeError`` naming what was wrong. The
+functional forms here call the tensor method; only when that raises ``TypeError`` is the call
+matched against :data:`SIGNATURES` (so the common path costs nothing), and PyTorch's message
+replaces the method's when no signature accepts the arguments. The rules follow
+``torch/csrc/utils/python_arg_parser.cpp``:
+
+* one signature: the first problem found, in parameter order -- too many positional arguments,
+  a missing required one, an argument of the wrong type, an unknown keyword;
+* several: ``received an invalid combination of arguments - got (...)`` and the signatures.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+from . import _native
+
+Tensor = _native.Tensor
+
+# Signatures as PyTorch prints them (``torch.`` spelled ``gradrs.``), per function.
+_BINARY = "(Tensor input, Tensor other, *, Tensor out = None)"
+_UNARY = "(Tensor input, *, Tensor out = None)"
+_VAR = [
+    "(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False, *, "
+    "Tensor out = None)",
+    "(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = False, "
+    "Tensor out = None)",
+    "(Tensor input, bool unbiased = True)",
+]
+_CLAMP = [
+    "(Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)",
+    "(Tensor input, Number min = None, Number max = None, *, Tensor out = None)",
+]
+_SCAN = "(Tensor input, int dim, *, gradrs.dtype dtype = None, Tensor out = None)"
+
+SIGNATURES: dict[str, list[str]] = {
+    **{name: [_BINARY] for name in (
+        "maximum", "minimum", "fmax", "atan2", "arctan2", "logical_and", "logical_or",
+        "logical_xor")},
+    **{name: [_UNARY] for name in (
+        "neg", "exp", "log", "sin", "cos", "tanh", "sigmoid", "sqrt", "abs", "sign",
+        "reciprocal", "exp2", "expm1", "log2", "log10", "log1p", "rsqrt", "square", "tan",
+        "asin", "acos", "atan", "arcsin", "arccos", "arctan", "sinh", "cosh", "erf", "floor",
+        "ceil", "trunc", "fix", "frac", "logical_not")},
+    "relu": ["(Tensor input)"],
+    "prod": [
+        "(Tensor input, *, gradrs.dtype dtype = None)",
+        "(Tensor input, int dim, bool keepdim = False, *, gradrs.dtype dtype = None, "
+        "Tensor out = None)",
+    ],
+    "logsumexp": ["(Tensor input, tuple of ints dim, bool keepdim = False, *, Tensor out = None)"],
+    "cumsum": [_SCAN],
+    "cumprod": [_SCAN],
+    "clamp": _CLAMP,
+    "clip": _CLAMP,
+    "var": _VAR,
+    "std": _VAR,
+}
+
+
+def type_name(obj) -> str:
+    """What PyTorch prints for an argument's type (the C type's ``tp_name``)."""
+    if isinstance(obj, Tensor):
+        return "Tensor"
+    t = type(obj)
+    if t.__module__ == "builtins" or t.__flags__ & (1 << 9):  # Py_TPFLAGS_HEAPTYPE
+        return t.__name__
+    return f"{t.__module__}.{t.__name__}"
+
+
+def _is_int(obj) -> bool:
+    if isinstance(obj, bool):
+        return False
+    if isinstance(obj, Tensor):
+        return obj.dim() == 0 and not obj.is_floating_point() and obj.dtype != _native.bool
+    return isinstance(obj, numbers.Integral)
+
+
+def _is_number(obj) -> bool:
+    if isinstance(obj, Tensor):
+        return obj.dim() == 0
+    return isinstance(obj, numbers.Number)
+
+
+_CHECKS = {
+    "Tensor": lambda o: isinstance(o, Tensor),
+    "Number": _is_number,
+    "int": _is_int,
+    "bool": lambda o: isinstance(o, bool) or type(o).__name__ == "bool_",
+    "tuple of ints": lambda o: _is_int(o) or (
+        isinstance(o, (tuple, list)) and all(_is_int(v) for v in o)),
+    "gradrs.dtype": lambda o: isinstance(o, _native.dtype),
+}
+
+
+class _Param:
+    __slots__ = ("type", "name", "optional", "allow_none", "kw_only")
+
+    def __init__(self, text, kw_only):
+        decl, eq, default = text.partition(" = ")
+        self.type, _, self.name = decl.rpartition(" ")
+        self.optional = bool(eq)
+        # Optional list parameters (`int[1]? dim`) also take None, with or without a default.
+        self.allow_none = default == "None" or self.type == "tuple of ints"
+        self.kw_only = kw_only
+
+    def accepts(self, obj) -> bool:
+        if obj is None:
+            return self.allow_none
+        return _CHECKS[self.type](obj)
+
+
+class _Signature:
+    def __init__(self, name, text):
+        self.name, self.text = name, text
+        self.params, kw_only = [], False
+        for item in text[1:-1].split(", "):
+            if item == "*":
+                kw_only = True
+            elif item:
+                self.params.append(_Param(item, kw_only))
+        self.max_pos = sum(not p.kw_only for p in self.params)
+
+    def error(self, args, kwargs):
+        """The TypeError PyTorch raises for this call (None when it matches)."""
+        name = self.name
+        if len(args) > self.max_pos:
+            n = self.max_pos
+            low = sum(not p.kw_only and not p.optional for p in self.params)
+            takes = f"from {low} to {n}" if low != n else str(n)
+            return TypeError(
+                f"{name}() takes {takes} positional argument{'s' if n != 1 else ''} but "
+                f"{len(args)} {'was' if len(args) == 1 else 'were'} given")
+        used = set()
+        for i, p in enumerate(self.params):
+            if i < len(args) and not p.kw_only:
+                obj, kw = args[i], False
+            elif p.name in kwargs:
+                obj, kw = kwargs[p.name], True
+                used.add(p.name)
+            else:
+                if not p.optional:
+                    missing = [q.name for q in self.params[i:] if not q.optional]
+                    # sic: PyTorch's plural for exactly one missing argument
+                    return TypeError(
+                        f"{name}() missing {len(missing)} required positional argument"
+                        f"{'s' if len(missing) == 1 else ''}: "
+                        + ", ".join(f'"{m}"' for m in missing))
+                continue
+            if not p.accepts(obj):
+                where = "" if kw else f" (position {i + 1})"
+                return TypeError(f"{name}(): argument '{p.name}'{where} must be {p.type}, "
+                                 f"not {type_name(obj)}")
+        for k in kwargs:
+            if k not in used:
+                pos = next((i for i, p in enumerate(self.params) if p.name == k), None)
+                if pos is not None and pos < len(args):
+                    return TypeError(f"{name}() got multiple values for argument '{k}'")
+                return TypeError(f"{name}() got an unexpected keyword argument '{k}'")
+        return None
+
+
+def _describe(args, kwargs) -> str:
+    # PyTorch lists keywords from a std::unordered_map: in practice the reverse of the order
+    # they were given.
+    parts = [type_name(a) for a in args]
+    parts += [f"{k}={type_name(v)}" for k, v in reversed(list(kwargs.items()))]
+    return "(" + ", ".join(parts) + ")"
+
+
+def error(name, args, kwargs):
+    """PyTorch's TypeError for ``gradrs.<name>(*args, **kwargs)``, or None if the arguments
+    match one of its signatures (or the function has none listed)."""
+    texts = SIGNATURES.get(name)
+    if texts is None:
+        return None
+    sigs = [_Signature(name, t) for t in texts]
+    if len(sigs) == 1:
+        return sigs[0].error(args, kwargs)
+    if any(s.error(args, kwargs) is None for s in sigs):
+        return None
+    listing = "".join(f" * {s.text}\n" for s in sigs)
+    return TypeError(f"{name}() received an invalid combination of arguments - got "
+                     f"{_describe(args, kwargs)}, but expected one of:\n{listing}")
+
+
+def functional(name):
+    """``gradrs.<name>(input, ...)``: ``input.<name>(...)`` with PyTorch's argument errors."""
+
+    def fn(*args, **kwargs):
+        if args and isinstance(args[0], Tensor):
+            input, rest, kw = args[0], args[1:], kwargs
+        elif not args and isinstance(kwargs.get("input"), Tensor):
+            kw = dict(kwargs)
+            input, rest = kw.pop("input"), ()
+        else:
+            input = None
+        if input is not None:
+            try:
+                return getattr(input, name)(*rest, **kw)
+            except TypeError:
+                err = error(name, args, kwargs)
+                if err is None:
+                    raise
+                raise err from None
+        err = error(name, args, kwargs)
+        if err is None:  # no signature listed that refuses it: as a method call
+            return getattr(args[0] if args else kwargs.get("input"), name)(*args[1:], **kwargs)
+        raise err
+
+    fn.__name__ = name
+    fn.__qualname__ = name
+    fn.__doc__ = f"`gradrs.{name}(input, ...)`: same as `input.{name}(...)`."
+    return fn
