@@ -37,6 +37,7 @@ from ._native import (
     randn,
     randn_like,
     cat,
+    einsum,
     stack,
     tensor,
     zeros,
@@ -149,7 +150,7 @@ for _name in (
     # indexing and shape
     "select", "narrow", "split", "chunk", "unbind", "gather", "scatter", "scatter_add",
     "index_select", "index_add", "masked_fill", "masked_select", "nonzero", "take_along_dim",
-    "flip", "fliplr", "flipud", "roll", "tril", "triu", "expand_as", "unflatten",
+    "flip", "fliplr", "flipud", "roll", "tril", "triu", "expand_as", "unflatten", "diagonal",
 ):
     globals()[_name] = _method(_name)
 del _name
