@@ -9,6 +9,7 @@ pub mod indexing;
 pub mod nn;
 pub mod out;
 pub mod pointwise;
+pub mod pynode;
 pub mod reduce;
 pub mod tensor;
 
@@ -457,6 +458,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(where_, m)?)?;
     m.add_function(wrap_pyfunction!(einsum, m)?)?;
     m.add_function(wrap_pyfunction!(out::_write_out, m)?)?;
+    m.add_function(wrap_pyfunction!(pynode::_attach_node, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_backward, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_grad, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::is_grad_enabled, m)?)?;
