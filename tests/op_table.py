@@ -1016,6 +1016,9 @@ OPS: list = [
             S(T(())),
             S(T(()), 0),
             S(T((1, 3, 1)), (0, 2)),
+            S(T((1, 3, 1), F64), [1, -1]),
+            S(T((1, 3, 1)), ()),
+            S(T(()), (0,)),
             S(T((2, 1), layout="T")),
             S(T((0, 1))),
             S(T((2, 1, 3), I64), 1),
@@ -1025,6 +1028,9 @@ OPS: list = [
         errors=[
             E(T((2, 1, 3)), 3, _name="dim_out_of_range"),
             E(T(()), 1, _name="0d_out_of_range"),
+            E(T((1, 3, 1)), (0, 0), _name="dims_repeated"),
+            E(T((1, 3, 1)), (0, 3), _name="dims_out_of_range"),
+            E(T(()), (0, 1), _name="0d_dims_out_of_range"),
         ],
     ),
     OpInfo(
@@ -2245,6 +2251,95 @@ OPS: list = [
          S(T((3, 3), I64))],
         errors=[_leaf_inplace(lambda m, x: x.tril_()),
                 E(T((3,)), _name="1d")],
+    ),
+]
+
+
+# --------------------------------------------------------------------------------------------
+# einsum, diagonal
+# --------------------------------------------------------------------------------------------
+
+
+def _einsum_list(m, eq, *ts):
+    return m.einsum(eq, list(ts))
+
+
+OPS += [
+    OpInfo(
+        "einsum", lambda m, eq, *ts: m.einsum(eq, *ts),
+        [
+            S("ij,jk->ik", T((2, 3)), T((3, 4))),
+            S("ij,jk", T((2, 3), F64), T((3, 4), F64)),
+            S("bij,bjk->bik", T((2, 2, 3)), T((2, 3, 2))),
+            S("bij,jk->bik", T((2, 2, 3)), T((3, 2), rg=False)),
+            S("...ij,...jk->...ik", T((2, 1, 2, 3)), T((3, 3, 2))),
+            S("i...->...", T((2, 3))),
+            S("...->", T((2, 3))),
+            S("ii->i", T((3, 3))),
+            S("ii", T((3, 3), F64)),
+            S("iij->ij", T((2, 2, 3))),
+            S("iji->j", T((2, 3, 2))),
+            S("ij->ji", T((2, 3))),
+            S("ij->", T((2, 3))),
+            S("ij->j", T((2, 3), layout="T")),
+            S("ji", T((2, 3))),
+            S("i,j->ij", T((3,)), T((4,))),
+            S("i,i->", T((3,)), T((3,))),
+            S("i,i", T((3,), F64), T((3,), F64)),
+            S("ij,ij->ij", T((2, 3)), T((2, 3))),
+            S("ij,kj->ikj", T((2, 3)), T((4, 3))),
+            S("ij,j->i", T((2, 3)), T((3,), expand=())),
+            S("i,j,k->ijk", T((2,)), T((3,)), T((2,))),
+            S("ij,jk,kl->il", T((2, 3)), T((3, 2)), T((2, 2))),
+            S("bn,anm,bm->ba", T((2, 3)), T((2, 3, 2)), T((2, 2))),
+            S("Ab,bA->", T((2, 3)), T((3, 2))),
+            S("ij,jk->ki", T((2, 3)), T((3, 2))),
+            S("i,j->ij", T((3,), F64), T((2,))),
+            S("i->", T((0,))),
+            S("ij,jk->ik", T((2, 3), I64), T((3, 2), I64)),
+            S("->", T(())),
+            S(" ij -> j i", T((2, 3))),
+        ],
+        variants={"list": Variant(_einsum_list)},
+        errors=[
+            E("ij", T((2, 3, 4)), _name="too_few_subscripts"),
+            E("ij,jk", T((2, 3)), _name="fewer_operands"),
+            E("ij", T((2, 3)), T((3, 4)), _name="more_operands"),
+            E("i->ii", T((3,)), _name="output_repeated"),
+            E("i->j", T((3,)), _name="output_unknown"),
+            E("ij,jk->ik", T((2, 3)), T((2, 3)), _name="size_mismatch"),
+            E("...ij,...jk->...ik", T((2, 2, 3)), T((3, 3, 4)), _name="ellipsis_mismatch"),
+            E("i.j", T((2, 3)), _name="lone_dot"),
+            E("...i...", T((3,)), _name="two_ellipses"),
+            E("i...->......", T((3,)), _name="two_output_ellipses"),
+            E("i->i.", T((3,)), _name="output_lone_dot"),
+            E("ii", T((2, 3)), _name="diagonal_sizes"),
+            E("i1", T((3,)), _name="invalid_subscript"),
+            E("i,j->ij->", T((3,)), T((3,)), _name="invalid_output_subscript"),
+            E("ijk...", T((2, 3)), _name="more_subscripts_than_dims"),
+            E("ij", _fn=lambda m, eq: m.einsum(eq), _name="no_operands"),
+            E("ij,jk", T((2, 3)), T((3, 4)), _fn=lambda m, eq, a, b: m.einsum(eq, [a], b),
+              _name="list_and_tensor"),
+        ],
+    ),
+    OpInfo(
+        "diagonal", lambda m, x, *a, **k: m.diagonal(x, *a, **k),
+        [
+            S(T((3, 3))),
+            S(T((3, 4), F64), 1),
+            S(T((3, 4)), -2),
+            S(T((3, 4)), 5),
+            S(T((2, 3, 4)), 0, 2, 0),
+            S(T((2, 3, 4)), offset=1, dim1=-1, dim2=1),
+            S(T((3, 3), layout="T"), 1),
+            S(T((3, 3), I64)),
+        ],
+        variants={"method": lambda m, x, *a, **k: x.diagonal(*a, **k)},
+        errors=[
+            E(T((3, 3)), 0, 1, 1, _name="same_dims"),
+            E(T((3, 3)), 0, 0, 2, _name="dim_out_of_range"),
+            E(T((3,)), _name="1d"),
+        ],
     ),
 ]
 

@@ -84,13 +84,6 @@ _known(
     "variant pow/method/i64_2x3__i64_3_data",
 )
 _known(
-    "squeeze with a tuple of dims (PyTorch >= 2.0): gradrs raises TypeError "
-    "\"'tuple' object cannot be interpreted as an integer\"",
-    *[f"{k} squeeze/f32_1x3x1__(0,2)"
-      for k in ("forward", "meta", "grad", "gradgrad", "fd_grad", "fd_gradgrad")],
-    "variant squeeze/method/f32_1x3x1__(0,2)",
-)
-_known(
     "contiguous() of an empty (2, 0) tensor: PyTorch returns the tensor itself (a leaf, "
     "is_contiguous() True); gradrs reports is_contiguous() False for shape (2, 0) strides "
     "(1, 1) and returns a copy with grad_fn CloneBackward0",

@@ -20,6 +20,9 @@ def _make_type(name):
 
 max = _make_type("max")
 min = _make_type("min")
+# What max/min(dim, out=(values, indices)) return.
+max_out = _make_type("max_out")
+min_out = _make_type("min_out")
 sort = _make_type("sort")
 topk = _make_type("topk")
 kthvalue = _make_type("kthvalue")

@@ -43,6 +43,7 @@ impl Backward for ViewBackward {
             ViewKind::Unsqueeze => "UnsqueezeBackward0",
             ViewKind::Squeeze(0) => "SqueezeBackward0",
             ViewKind::Squeeze(1) => "SqueezeBackward1",
+            ViewKind::Squeeze(2) => "SqueezeBackward2",
             ViewKind::Squeeze(_) => "SqueezeBackward4",
         }
     }
@@ -285,6 +286,32 @@ pub(crate) fn squeeze_named(x: &Tensor, dim: Option<i64>, overload: u8) -> Resul
         offset: l.offset,
     };
     Ok(view_op(x, layout, ViewKind::Squeeze(overload)))
+}
+
+/// `squeeze(dims)` with a tuple of dims (SqueezeBackward2): drops those of size 1.
+pub fn squeeze_dims(x: &Tensor, dims: &[i64]) -> Result<Tensor> {
+    let l = x.data().layout;
+    let mut drop = vec![false; l.ndim()];
+    for &d in dims {
+        let w = wrap_dim(d, l.ndim())?;
+        if l.ndim() > 0 && drop[w] {
+            return Err(Error::Runtime(format!(
+                "dim {w} appears multiple times in the list of dims"
+            )));
+        }
+        if l.ndim() > 0 {
+            drop[w] = true;
+        }
+    }
+    let keep: Vec<usize> = (0..l.ndim())
+        .filter(|&i| !drop[i] || l.shape[i] != 1)
+        .collect();
+    let layout = Layout {
+        shape: keep.iter().map(|&i| l.shape[i]).collect(),
+        strides: keep.iter().map(|&i| l.strides[i]).collect(),
+        offset: l.offset,
+    };
+    Ok(view_op(x, layout, ViewKind::Squeeze(2)))
 }
 
 /// A new view of all of `x` (`x[...]`): AliasBackward0 passes the gradient through.

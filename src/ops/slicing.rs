@@ -20,6 +20,12 @@ pub enum Part {
         len: usize,
         step: usize,
     },
+    /// The diagonal of dims `d1`, `d2` (removed), appended as the last dim.
+    Diagonal {
+        offset: i64,
+        d1: usize,
+        d2: usize,
+    },
 }
 
 impl Part {
@@ -43,6 +49,31 @@ impl Part {
                 out.shape[dim] = len;
                 out.strides[dim] = l.strides[dim] * step as isize;
             }
+            Part::Diagonal { offset, d1, d2 } => {
+                let (s1, s2) = (l.shape[d1] as i64, l.shape[d2] as i64);
+                let len = if offset >= 0 {
+                    s1.min(s2 - offset)
+                } else {
+                    (s1 + offset).min(s2)
+                }
+                .max(0) as usize;
+                if len > 0 {
+                    let shift = if offset >= 0 {
+                        offset as isize * l.strides[d2]
+                    } else {
+                        -offset as isize * l.strides[d1]
+                    };
+                    out.offset = (l.offset as isize + shift) as usize;
+                }
+                let stride = l.strides[d1] + l.strides[d2];
+                let (hi, lo) = if d1 > d2 { (d1, d2) } else { (d2, d1) };
+                for d in [hi, lo] {
+                    out.shape.remove(d);
+                    out.strides.remove(d);
+                }
+                out.shape.push(len);
+                out.strides.push(stride);
+            }
         }
         out
     }
@@ -64,6 +95,7 @@ pub fn take_part(x: &Tensor, part: Part) -> Tensor {
     let name = match part {
         Part::Select { .. } => "SelectBackward0",
         Part::Slice { .. } => "SliceBackward0",
+        Part::Diagonal { .. } => "DiagonalBackward0",
     };
     record_formula(out, &[x], name, vec![], move |g, _| {
         Ok(vec![Some(view_scatter(g, &shape, part)?)])
@@ -80,6 +112,7 @@ pub fn view_scatter(g: &Tensor, shape: &Shape, part: Part) -> Result<Tensor> {
     let name = match part {
         Part::Select { .. } => "SelectBackwardBackward0",
         Part::Slice { .. } => "SliceBackwardBackward0",
+        Part::Diagonal { .. } => "DiagonalBackwardBackward0",
     };
     Ok(record_formula(out, &[g], name, vec![], move |gg, _| {
         Ok(vec![Some(take_part(gg, part))])
@@ -103,6 +136,19 @@ pub fn select(x: &Tensor, dim: i64, index: i64) -> Result<Tensor> {
     }
     let index = if index < 0 { index + size } else { index } as usize;
     Ok(take_part(x, Part::Select { dim: d, index }))
+}
+
+/// `x.diagonal(offset, dim1, dim2)`: a view with the diagonal as its last dim.
+pub fn diagonal(x: &Tensor, offset: i64, dim1: i64, dim2: i64) -> Result<Tensor> {
+    let nd = x.dim();
+    let d1 = wrap_dim(dim1, nd)?;
+    let d2 = wrap_dim(dim2, nd)?;
+    if d1 == d2 {
+        return Err(Error::Runtime(format!(
+            "diagonal dimensions cannot be identical {dim1}, {dim2}"
+        )));
+    }
+    Ok(take_part(x, Part::Diagonal { offset, d1, d2 }))
 }
 
 /// `x[start:end:step]` along `dim`, with Python's clamping of out-of-range bounds.

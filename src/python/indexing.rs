@@ -259,6 +259,10 @@ impl PyTensor {
         }
         wrap(py, slicing::select(&self.t, dim, index)?)
     }
+    #[pyo3(signature = (offset=0, dim1=0, dim2=1))]
+    fn diagonal(&self, py: Python<'_>, offset: i64, dim1: i64, dim2: i64) -> R {
+        wrap(py, slicing::diagonal(&self.t, offset, dim1, dim2)?)
+    }
     fn narrow(&self, py: Python<'_>, dim: i64, start: i64, length: i64) -> R {
         wrap(py, slicing::narrow(&self.t, dim, start, length)?)
     }

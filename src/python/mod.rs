@@ -7,7 +7,9 @@ pub mod errors;
 pub mod helpers;
 pub mod indexing;
 pub mod nn;
+pub mod out;
 pub mod pointwise;
+pub mod pynode;
 pub mod reduce;
 pub mod tensor;
 
@@ -376,6 +378,40 @@ fn where_(
     )
 }
 
+/// `einsum(equation, *operands)`, or `einsum(equation, [operands])`.
+#[pyfunction]
+#[pyo3(signature = (equation, *operands))]
+fn einsum(py: Python<'_>, equation: &str, operands: &Bound<'_, PyTuple>) -> R {
+    // One list or tuple argument holds the operands (PyTorch's second calling form).
+    let items: Vec<Bound<'_, PyAny>> = match operands.len() {
+        1 if !operands.get_item(0)?.is_instance_of::<PyTensor>() => {
+            operands.get_item(0)?.try_iter()?.collect::<PyResult<_>>()?
+        }
+        _ => operands.iter().collect(),
+    };
+    if items.is_empty() {
+        return Err(pyo3::exceptions::PyValueError::new_err("einsum(): must specify the equation string and at least one operand, or at least one operand and its subscripts list"));
+    }
+    let tensors = items
+        .iter()
+        .enumerate()
+        .map(|(i, o)| {
+            o.cast::<PyTensor>()
+                .map(|t| t.borrow().t.clone())
+                .map_err(|_| {
+                    PyTypeError::new_err(format!(
+                        "expected Tensor as element {i} in argument 1, but got {}",
+                        o.get_type()
+                            .name()
+                            .map(|n| n.to_string())
+                            .unwrap_or_default()
+                    ))
+                })
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    wrap(py, crate::ops::einsum::einsum(equation, &tensors)?)
+}
+
 #[pyfunction]
 fn get_num_threads() -> usize {
     rayon::current_num_threads()
@@ -420,6 +456,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_legacy_new, m)?)?;
     m.add_function(wrap_pyfunction!(get_num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(where_, m)?)?;
+    m.add_function(wrap_pyfunction!(einsum, m)?)?;
+    m.add_function(wrap_pyfunction!(out::_write_out, m)?)?;
+    m.add_function(wrap_pyfunction!(pynode::_attach_node, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_backward, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_grad, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::is_grad_enabled, m)?)?;

@@ -901,8 +901,18 @@ impl PyTensor {
         wrap(py, movement::unsqueeze(&self.t, dim)?)
     }
     #[pyo3(signature = (dim=None))]
-    fn squeeze(&self, py: Python<'_>, dim: Option<i64>) -> R {
-        wrap(py, movement::squeeze(&self.t, dim)?)
+    fn squeeze(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>) -> R {
+        let Some(dim) = dim.filter(|d| !d.is_none()) else {
+            return wrap(py, movement::squeeze(&self.t, None)?);
+        };
+        // A tuple or list of dims is the `squeeze(dims)` overload (PyTorch >= 2.0).
+        if dim.is_instance_of::<pyo3::types::PyTuple>()
+            || dim.is_instance_of::<pyo3::types::PyList>()
+        {
+            let dims: Vec<i64> = dim.extract()?;
+            return wrap(py, movement::squeeze_dims(&self.t, &dims)?);
+        }
+        wrap(py, movement::squeeze(&self.t, Some(dim.extract()?))?)
     }
     #[pyo3(signature = (start_dim=0, end_dim=-1))]
     fn flatten(&self, py: Python<'_>, start_dim: i64, end_dim: i64) -> R {

@@ -4,6 +4,49 @@ own backward formulas."""
 
 from .. import _native
 
+# ---- one named node for a composition -----------------------------------------------------
+#
+# PyTorch computes mse_loss, conv2d, layer_norm, ... as single ops whose grad_fn is one node
+# (MseLossBackward0, ConvolutionBackward0, ...). Here they are compositions of differentiable
+# ops: `_one_node` runs the composition on detached leaves (a local graph), returns its result
+# detached with one node of PyTorch's name attached to the real inputs, and that node's
+# backward differentiates the local graph. Under create_graph the gradients are lifted the
+# same way (a node over the inputs and the incoming gradient), so any order of derivative is
+# the composition's own.
+
+
+def _one_node(name, fn, *inputs):
+    """`fn(*inputs)` recorded as one node called `name` (inputs: tensors or other values)."""
+    if not _native.is_grad_enabled() or not any(
+            isinstance(t, _native.Tensor) and t.requires_grad for t in inputs):
+        return fn(*inputs)
+    leaves = [t.detach().requires_grad_() if isinstance(t, _native.Tensor) and t.requires_grad
+              else t for t in inputs]
+    return _lift(name, fn(*leaves), leaves, inputs)
+
+
+def _lift(name, local, leaves, reals):
+    pos = [i for i, t in enumerate(reals) if isinstance(t, _native.Tensor)]
+    wanted = [k for k, i in enumerate(pos) if reals[i].requires_grad]
+    node_inputs = [reals[i] for i in pos]
+    node_leaves = [leaves[i] for i in pos]
+    out = local.detach()
+
+    def backward(g):
+        create = _native.is_grad_enabled()
+        gl = g.detach().requires_grad_() if create and g.requires_grad else g.detach()
+        res = _native._grad([local], [node_leaves[k] for k in wanted], [gl], True, create, True)
+        grads = [None] * len(pos)
+        for k, r in zip(wanted, res):
+            if r is not None and create and r.requires_grad:
+                r = _lift(name.replace("Backward0", "BackwardBackward0"), r,
+                          node_leaves + [gl], node_inputs + [g])
+            grads[k] = r
+        return grads
+
+    _native._attach_node(out, node_inputs, name, backward)
+    return out
+
 
 def relu(input, inplace=False):
     return input.relu_() if inplace else input.relu()
@@ -90,19 +133,36 @@ def _check_same_size(input, target, name):
         )
 
 
+def _check_weight(input, weight):
+    if tuple(weight.shape) != tuple(input.shape):
+        raise ValueError("Weights and input must have the same size.")
+
+
+def _weighted(loss, weight, reduction):
+    """PyTorch's weighted mse/l1: the mean divides by the sum of the weights."""
+    code = _reduction_code(reduction)
+    loss = loss * weight
+    if code == 1:
+        return loss.sum() / weight.sum()
+    return loss.sum() if code == 2 else loss
+
+
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     _check_same_size(input, target, "mse_loss")
-    d = (input - target) ** 2
-    if weight is not None:
-        d = d * weight
-    return _reduce(d, reduction)
+    if weight is not None:  # composed in PyTorch too
+        _check_weight(input, weight)
+        return _weighted((input - target) ** 2, weight, reduction)
+    _reduction_code(reduction)
+    return _one_node("MseLossBackward0", lambda x, t: _reduce((x - t) ** 2, reduction),
+                     input, target)
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     _check_same_size(input, target, "l1_loss")
     d = (input - target).abs()
     if weight is not None:
-        d = d * weight
+        _check_weight(input, weight)
+        return _weighted(d, weight, reduction)
     return _reduce(d, reduction)
 
 
@@ -110,12 +170,16 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     _check_same_size(input, target, "smooth_l1_loss")
-    d = (input - target).abs()
-    if beta == 0:
-        return _reduce(d, reduction)
+    _reduction_code(reduction)
+    if beta == 0:  # PyTorch's l1_loss, composed
+        return _reduce((input - target).abs(), reduction)
     from .. import where
 
-    return _reduce(where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta), reduction)
+    def loss(x, t):
+        d = (x - t).abs()
+        return _reduce(where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta), reduction)
+
+    return _one_node("SmoothL1LossBackward0", loss, input, target)
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
@@ -124,11 +188,17 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     _check_same_size(input, target, "huber_loss")
     from .. import where
 
-    d = (input - target).abs()
-    loss = where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
-    if weight is not None:
-        loss = loss * weight
-    return _reduce(loss, reduction)
+    def pointwise(x, t):
+        d = (x - t).abs()
+        return where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
+
+    _reduction_code(reduction)
+    if weight is not None:  # PyTorch weights the unreduced loss
+        _check_weight(input, weight)
+        loss = _one_node("HuberLossBackward0", pointwise, input, target)
+        return _reduce(loss * weight, reduction)
+    return _one_node("HuberLossBackward0", lambda x, t: _reduce(pointwise(x, t), reduction),
+                     input, target)
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
@@ -140,11 +210,14 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         )
     if bool(((input < 0) | (input > 1)).any()):
         raise RuntimeError("all elements of input should be between 0 and 1")
-    # PyTorch clamps the logs at -100 so that 0 * log(0) stays finite.
-    loss = -(target * input.log().clamp(min=-100) + (1 - target) * (1 - input).log().clamp(min=-100))
-    if weight is not None:
-        loss = loss * weight
-    return _reduce(loss, reduction)
+    _reduction_code(reduction)
+
+    def bce(x, t, w):
+        # PyTorch clamps the logs at -100 so that 0 * log(0) stays finite.
+        loss = -(t * x.log().clamp(min=-100) + (1 - t) * (1 - x).log().clamp(min=-100))
+        return _reduce(loss * w if w is not None else loss, reduction)
+
+    return _one_node("BinaryCrossEntropyBackward0", bce, input, target, weight)
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
@@ -153,26 +226,40 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         raise ValueError(
             f"Target size ({target.shape}) must be the same as input size ({input.shape})"
         )
-    # log(1 + exp(-|x|)) + max(-x, 0): stable for large |x|.
-    softplus_neg = (-input.abs()).exp().log1p() + (-input).clamp(min=0)
-    if pos_weight is not None:
-        loss = (1 - target) * input + (1 + (pos_weight - 1) * target) * softplus_neg
-    else:
-        loss = (1 - target) * input + softplus_neg
-    if weight is not None:
-        loss = loss * weight
-    return _reduce(loss, reduction)
+    _reduction_code(reduction)
+
+    def bce(x, t, w, pw):
+        # log(1 + exp(-|x|)) + max(-x, 0): stable for large |x|.
+        softplus_neg = (-x.abs()).exp().log1p() + (-x).clamp(min=0)
+        if pw is not None:
+            loss = (1 - t) * x + (1 + (pw - 1) * t) * softplus_neg
+        else:
+            loss = (1 - t) * x + softplus_neg
+        return _reduce(loss * w if w is not None else loss, reduction)
+
+    return _one_node("BinaryCrossEntropyWithLogitsBackward0", bce, input, target, weight,
+                     pos_weight)
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    if reduction == "mean":
+        import warnings
+
+        warnings.warn(
+            "reduction: 'mean' divides the total loss by both the batch size and the support "
+            "size.'batchmean' divides only by the batch size, and aligns with the KL div math "
+            "definition.'mean' will be changed to behave the same as 'batchmean' in the next "
+            "major release.",
+            stacklevel=2,
+        )
     if log_target:
         loss = target.exp() * (target - input)
     else:
         from .. import where
 
-        loss = where(target > 0, target * (target.clamp(min=1e-38 if False else 0).log() - input),
-                     target * 0)
-        loss = where(target > 0, target * (target.log() - input), loss * 0)
+        # PyTorch: xlogy(target, target) - target * input (xlogy is 0 where target == 0).
+        xlogy = where(target == 0, target * 0, target * target.log())
+        loss = xlogy - target * input
     if reduction == "batchmean":
         return loss.sum() / (input.shape[0] if input.dim() > 0 else 1)
     return _reduce(loss, reduction)
@@ -190,9 +277,14 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     code = _reduction_code(reduction)
     if input.dim() > 2:
         spatial = (input.shape[0],) + tuple(input.shape[2:])
-        flat_in, flat_t = _flatten_classes(input, target)
-        out = _native.nll_loss(flat_in, flat_t, weight, ignore_index, code)
-        return out.reshape(*spatial) if code == 0 else out
+
+        def nll(x):
+            flat_in, flat_t = _flatten_classes(x, target)
+            out = _native.nll_loss(flat_in, flat_t, weight, ignore_index, code)
+            return out.reshape(*spatial) if code == 0 else out
+
+        # PyTorch's 4-D case is its own op (NllLoss2dBackward0).
+        return _one_node("NllLoss2DBackward0", nll, input) if input.dim() == 4 else nll(input)
     return _native.nll_loss(input, target, weight, ignore_index, code)
 
 
@@ -282,14 +374,18 @@ def one_hot(tensor, num_classes=-1):
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
               scale_grad_by_freq=False, sparse=False):
-    out = weight[input]
-    if padding_idx is not None:
-        if padding_idx < 0:
-            padding_idx += weight.shape[0]
-        # Rows at padding_idx get no gradient (PyTorch's EmbeddingBackward rule).
-        pad = (input == padding_idx).unsqueeze(-1)
-        out = out.masked_fill(pad, 0.0) + weight[input].detach().masked_fill(~pad, 0.0)
-    return out
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx += weight.shape[0]
+
+    def embed(w):
+        out = w[input]
+        if padding_idx is not None:
+            # Rows at padding_idx get no gradient (PyTorch's EmbeddingBackward rule).
+            pad = (input == padding_idx).unsqueeze(-1)
+            out = out.masked_fill(pad, 0.0) + w[input].detach().masked_fill(~pad, 0.0)
+        return out
+
+    return _one_node("EmbeddingBackward0", embed, weight)
 
 
 def pad(input, pad, mode="constant", value=None):
@@ -297,6 +393,16 @@ def pad(input, pad, mode="constant", value=None):
         raise RuntimeError("Padding length must be divisible by 2")
     if len(pad) // 2 > input.dim():
         raise RuntimeError("Padding length should be less than or equal to two times the input dimension")
+    if mode == "constant":
+        return _one_node("ConstantPadNdBackward0", lambda x: _pad(x, pad, mode, value), input)
+    if mode in ("reflect", "replicate") and 1 <= len(pad) // 2 <= 3:
+        kind = "Reflection" if mode == "reflect" else "Replication"
+        return _one_node(f"{kind}Pad{len(pad) // 2}DBackward0",
+                         lambda x: _pad(x, pad, mode, value), input)
+    return _pad(input, pad, mode, value)
+
+
+def _pad(input, pad, mode, value):
     from .. import arange, full
 
     out = input
@@ -380,8 +486,8 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd):
                 raise RuntimeError("padding='same' is not supported for strided convolutions")
             total = [dilation[0] * (kh - 1), dilation[1] * (kw - 1)]
             if total[0] % 2 or total[1] % 2:
-                input = globals()["pad"](input, [total[1] // 2, total[1] - total[1] // 2,
-                                                 total[0] // 2, total[0] - total[0] // 2])
+                input = _pad(input, [total[1] // 2, total[1] - total[1] // 2,
+                              total[0] // 2, total[0] - total[0] // 2], "constant", None)
                 padding = (0, 0)
             else:
                 padding = (total[0] // 2, total[1] // 2)
@@ -410,12 +516,24 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd):
     return out.squeeze(0) if unbatched else out
 
 
+def _convolution(input, weight, bias, stride, padding, dilation, groups, nd):
+    # One ConvolutionBackward0 over the batched convolution; an unbatched input is unsqueezed
+    # before and squeezed after it (SqueezeBackward1), as in PyTorch.
+    if input.dim() == nd + 1:
+        return _convolution(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups,
+                            nd).squeeze(0)
+    return _one_node(
+        "ConvolutionBackward0",
+        lambda x, w, b: _conv(x, w, b, stride, padding, dilation, groups, nd),
+        input, weight, bias)
+
+
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    return _conv(input, weight, bias, stride, padding, dilation, groups, 2)
+    return _convolution(input, weight, bias, stride, padding, dilation, groups, 2)
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    return _conv(input, weight, bias, stride, padding, dilation, groups, 1)
+    return _convolution(input, weight, bias, stride, padding, dilation, groups, 1)
 
 
 def _pool_setup(input, kernel_size, stride, padding, dilation):
@@ -435,19 +553,103 @@ def _pool_setup(input, kernel_size, stride, padding, dilation):
     return x.reshape(n * c, 1, h, w), k, s, p, d, (n, c, oh, ow), unbatched
 
 
+def _pool_out_size(size, k, s, p, d, ceil_mode):
+    span = size + 2 * p - d * (k - 1) - 1
+    out = (span + (s - 1 if ceil_mode else 0)) // s + 1
+    # A last window that would start in the right padding is dropped (PyTorch's rule).
+    if ceil_mode and (out - 1) * s >= size + p:
+        out -= 1
+    return out
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=True):
+    """Max pooling with the flat index (within each input plane) of every maximum."""
+    from .. import arange, no_grad
+
+    if input.dim() not in (3, 4) or input.numel() == 0:
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    k = _pair(kernel_size)
+    s = k if stride is None or stride == [] or stride == () else _pair(stride)
+    p, d = _pair(padding), _pair(dilation)
+    if s[0] == 0 or s[1] == 0:
+        raise RuntimeError("stride should not be zero")
+    if p[0] > k[0] // 2 or p[1] > k[1] // 2:
+        raise RuntimeError(
+            "pad should be at most half of effective kernel size, but got "
+            f"pad={p[0]}, kernel_size={k[0]} and dilation={d[0]}"
+        )
+    h, w = input.shape[-2], input.shape[-1]
+    oh = _pool_out_size(h, k[0], s[0], p[0], d[0], ceil_mode)
+    ow = _pool_out_size(w, k[1], s[1], p[1], d[1], ceil_mode)
+    if oh < 1 or ow < 1:
+        c = input.shape[-3]
+        raise RuntimeError(
+            f"Given input size: ({c}x{h}x{w}). Calculated output size: ({c}x{oh}x{ow}). "
+            "Output size is too small"
+        )
+    planes = input.reshape(-1, 1, h, w)
+    with no_grad():
+        x = planes.detach()
+        # Extra -inf rows/columns at the end give ceil_mode's last, partial windows.
+        eh = max(0, (oh - 1) * s[0] + d[0] * (k[0] - 1) + 1 - (h + 2 * p[0]))
+        ew = max(0, (ow - 1) * s[1] + d[1] * (k[1] - 1) + 1 - (w + 2 * p[1]))
+        if eh or ew:
+            x = _pad(x, (0, ew, 0, eh), "constant", float("-inf"))
+        cols = _native.im2col(x, k, s, p, d, float("-inf"))  # [planes, kh*kw, oh*ow]
+        at = cols.argmax(1)  # first maximum in window order, as PyTorch
+        ki, kj = at // k[1], at % k[1]
+        li = arange(oh * ow)
+        rows = (li // ow) * s[0] - p[0] + ki * d[0]
+        cols_ = (li % ow) * s[1] - p[1] + kj * d[1]
+        indices = rows * w + cols_  # [planes, oh*ow]
+    out_shape = tuple(input.shape[:-2]) + (oh, ow)
+    values = _one_node(
+        "MaxPool2DWithIndicesBackward0",
+        lambda t: t.reshape(indices.shape[0], h * w).gather(1, indices).reshape(*out_shape),
+        input)
+    indices = indices.reshape(*out_shape)
+    return (values, indices) if return_indices else values
+
+
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    if ceil_mode or return_indices:
-        raise NotImplementedError("max_pool2d: ceil_mode and return_indices are not supported yet")
-    x, k, s, p, d, (n, c, oh, ow), unbatched = _pool_setup(input, kernel_size, stride, padding,
-                                                           dilation)
-    cols = _native.im2col(x, k, s, p, d, float("-inf"))
-    out = cols.amax(1).reshape(n, c, oh, ow)
-    return out.squeeze(0) if unbatched else out
+    return max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode,
+                                   return_indices)
+
+
+def _single(v):
+    return v[0] if isinstance(v, (tuple, list)) else v
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    # PyTorch: 2-D pooling of input.unsqueeze(-2), squeezed back (SqueezeBackward1).
+    stride = _single(kernel_size) if stride is None or stride == [] or stride == () else stride
+    out = max_pool2d_with_indices(input.unsqueeze(-2), (1, _single(kernel_size)),
+                                  (1, _single(stride)), (0, _single(padding)),
+                                  (1, _single(dilation)), ceil_mode, True)
+    if return_indices:
+        return out[0].squeeze(-2), out[1].squeeze(-2)
+    return out[0].squeeze(-2)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True):
+    stride = _single(kernel_size) if stride is None or stride == [] or stride == () else stride
+    return avg_pool2d(input.unsqueeze(-2), (1, _single(kernel_size)), (1, _single(stride)),
+                      (0, _single(padding)), ceil_mode, count_include_pad).squeeze(-2)
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
+    return _one_node("AvgPool2DBackward0",
+                     lambda x: _avg_pool2d(x, kernel_size, stride, padding, ceil_mode,
+                                           count_include_pad, divisor_override), input)
+
+
+def _avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                divisor_override):
     if ceil_mode:
         raise NotImplementedError("avg_pool2d: ceil_mode is not supported yet")
     x, k, s, p, d, (n, c, oh, ow), unbatched = _pool_setup(input, kernel_size, stride, padding, 1)
@@ -471,8 +673,16 @@ def adaptive_avg_pool2d(input, output_size):
     h, w = input.shape[-2], input.shape[-1]
     oh = h if oh is None else oh
     ow = w if ow is None else ow
+    if (oh, ow) == (1, 1):  # PyTorch takes the mean here (MeanBackward1)
+        return input.mean((-1, -2), keepdim=True)
+    return _one_node("AdaptiveAvgPool2DBackward0", lambda x: _adaptive_avg_pool2d(x, oh, ow),
+                     input)
+
+
+def _adaptive_avg_pool2d(input, oh, ow):
+    h, w = input.shape[-2], input.shape[-1]
     if h % oh == 0 and w % ow == 0:
-        return avg_pool2d(input, (h // oh, w // ow))
+        return _avg_pool2d(input, (h // oh, w // ow), None, 0, False, True, None)
     from .. import stack
 
     rows = []
@@ -497,14 +707,18 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
             f"{list(input.shape)}"
         )
     dims = tuple(range(input.dim() - k, input.dim()))
-    mean = input.mean(dims, keepdim=True)
-    var = input.var(dims, unbiased=False, keepdim=True)
-    out = (input - mean) / (var + eps).sqrt()
-    if weight is not None:
-        out = out * weight
-    if bias is not None:
-        out = out + bias
-    return out
+
+    def norm(x, w, b):
+        mean = x.mean(dims, keepdim=True)
+        var = x.var(dims, unbiased=False, keepdim=True)
+        out = (x - mean) / (var + eps).sqrt()
+        if w is not None:
+            out = out * w
+        if b is not None:
+            out = out + b
+        return out
+
+    return _one_node("NativeLayerNormBackward0", norm, input, weight, bias)
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
@@ -518,22 +732,28 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                 "Expected more than 1 value per channel when training, got input size "
                 f"{input.shape}"
             )
-        mean = input.mean(dims)
-        var = input.var(dims, unbiased=False)
         if running_mean is not None:
             from .. import no_grad
 
             with no_grad():
-                running_mean.mul_(1 - momentum).add_(mean.detach() * momentum)
-                running_var.mul_(1 - momentum).add_(var.detach() * (momentum * n / (n - 1)))
-    else:
-        mean, var = running_mean, running_var
-    out = (input - mean.reshape(*shape)) / (var.reshape(*shape) + eps).sqrt()
-    if weight is not None:
-        out = out * weight.reshape(*shape)
-    if bias is not None:
-        out = out + bias.reshape(*shape)
-    return out
+                mean, var = input.mean(dims), input.var(dims, unbiased=False)
+                running_mean.mul_(1 - momentum).add_(mean * momentum)
+                running_var.mul_(1 - momentum).add_(var * (momentum * n / (n - 1)))
+
+    def norm(x, rm, rv, w, b):
+        if training:
+            mean, var = x.mean(dims), x.var(dims, unbiased=False)
+        else:
+            mean, var = rm, rv
+        out = (x - mean.reshape(*shape)) / (var.reshape(*shape) + eps).sqrt()
+        if w is not None:
+            out = out * w.reshape(*shape)
+        if b is not None:
+            out = out + b.reshape(*shape)
+        return out
+
+    return _one_node("NativeBatchNormBackward0", norm, input, running_mean, running_var, weight,
+                     bias)
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
