@@ -213,8 +213,8 @@ for _name in (
     "index_select", "index_add", "masked_fill", "masked_select", "nonzero", "take_along_dim",
     "flip", "fliplr", "flipud", "roll", "tril", "triu", "expand_as", "unflatten", "diagonal",
 ):
-    globals()[_name] = (_argparse.functional(_name) if _name in _argparse.SIGNATURES
-                        else _method(_name))
+    globals()[_name] = (_argparse.functional(_name, _method(_name))
+                        if _name in _argparse.SIGNATURES else _method(_name))
 del _name
 
 def pow(input, exponent, *, out=None):

@@ -187,8 +187,9 @@ def error(name, args, kwargs):
                      f"{_describe(args, kwargs)}, but expected one of:\n{listing}")
 
 
-def functional(name):
-    """``gradrs.<name>(input, ...)``: ``input.<name>(...)`` with PyTorch's argument errors."""
+def functional(name, call):
+    """``gradrs.<name>(input, ...)``: ``call(input, ...)`` (the method, with ``out=``) with
+    PyTorch's argument errors."""
 
     def fn(*args, **kwargs):
         if args and isinstance(args[0], Tensor):
@@ -200,7 +201,7 @@ def functional(name):
             input = None
         if input is not None:
             try:
-                return getattr(input, name)(*rest, **kw)
+                return call(input, *rest, **kw)
             except TypeError:
                 err = error(name, args, kwargs)
                 if err is None:
@@ -208,7 +209,7 @@ def functional(name):
                 raise err from None
         err = error(name, args, kwargs)
         if err is None:  # no signature listed that refuses it: as a method call
-            return getattr(args[0] if args else kwargs.get("input"), name)(*args[1:], **kwargs)
+            return call(*args, **kwargs)
         raise err
 
     fn.__name__ = name
