@@ -1019,6 +1019,13 @@ pub fn addcdiv(input: &Tensor, t1: &Tensor, t2: &Tensor, value: Scalar) -> Resul
 fn addc(input: &Tensor, t1: &Tensor, t2: &Tensor, value: Scalar, divide: bool) -> Result<Tensor> {
     // Broadcast errors name the sizes in PyTorch's operand order: input, tensor1, tensor2.
     broadcast_shapes(&broadcast_shapes(&input.shape(), &t1.shape())?, &t2.shape())?;
+    // The value takes the tensors' result type: an integer result truncates it (PyTorch).
+    let dtype = result_type(&[input, t1, t2].map(|t| Operand::Tensor(t.clone()).participant()));
+    let value = if !dtype.is_floating_point() && value.is_float() {
+        Scalar::Int(value.to_f64().trunc() as i64)
+    } else {
+        value
+    };
     let out = {
         let _g = crate::autograd::GradModeGuard::new(false);
         let prod = if divide { div(t1, t2)? } else { mul(t1, t2)? };

@@ -245,6 +245,10 @@ pub fn prod(x: &Tensor, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
     let saved = vec![SavedTensor::input(&x), SavedTensor::output(&out, 0)];
     Ok(record_formula(out, &[&x], name, saved, move |g, s| {
         let (x, out) = (&s[0], &s[1]);
+        if x.dim() == 0 {
+            // The derivative of a one-element product is the constant 1 (PyTorch).
+            return Ok(vec![Some(g.clone())]);
+        }
         let g = restore_dims(g, &rd, keep_out)?;
         let out = restore_dims(out, &rd, keep_out)?;
         let has_zero = x.to_f64_vec().contains(&0.0);
@@ -323,7 +327,7 @@ pub fn extreme_all(x: &Tensor, max: bool) -> Result<Tensor> {
     let all: Vec<usize> = (0..x.dim()).collect();
     let out = extreme_values(x, &all, false, max);
     let name = if max { "MaxBackward1" } else { "MinBackward1" };
-    evenly_distributed(x, out, &all, false, name)
+    evenly_distributed(x, out, &all, false, name, true)
 }
 
 /// Record the backward that spreads the gradient evenly over the elements equal to the result.
@@ -333,6 +337,7 @@ fn evenly_distributed(
     dims: &[usize],
     keepdim: bool,
     name: &'static str,
+    whole: bool,
 ) -> Result<Tensor> {
     if !needs_grad(&[x]) {
         return Ok(out);
@@ -342,11 +347,22 @@ fn evenly_distributed(
     Ok(record_formula(out, &[x], name, saved, move |g, s| {
         let (x, out) = (&s[0], &s[1]);
         let out = restore_dims(&out.detach(), &dims, keepdim)?;
-        let mask = cmp(CmpOp::Eq, x, &out)?;
         let dl = sizes_i64(&dims);
-        let count = sum(&mask, Some(&dl), true)?;
         let g = restore_dims(g, &dims, keepdim)?;
-        Ok(vec![Some(keep(&mask, &div(&g, &count)?)?)])
+        if whole {
+            // PyTorch's evenly_distribute_backward: a NaN result shares among the NaNs.
+            let mask = if out.to_f64_vec().first().is_some_and(|v| v.is_nan()) {
+                cmp(CmpOp::Ne, x, x)?
+            } else {
+                cmp(CmpOp::Eq, x, &out)?
+            };
+            let count = sum(&mask, Some(&dl), true)?;
+            return Ok(vec![Some(keep(&mask, &div(&g, &count)?)?)]);
+        }
+        // scale_grad_by_count: (g / count) * mask, NaN where no element equals the result.
+        let mask = cmp(CmpOp::Eq, x, &out)?;
+        let count = sum(&mask, Some(&dl), true)?;
+        Ok(vec![Some(mul(&div(&g, &count)?, &mask)?)])
     }))
 }
 
@@ -422,7 +438,7 @@ pub fn amax(x: &Tensor, dims: &[i64], keepdim: bool, max: bool) -> Result<Tensor
     } else {
         "AminBackward0"
     };
-    evenly_distributed(x, out, &rd, keepdim, name)
+    evenly_distributed(x, out, &rd, keepdim, name, false)
 }
 
 /// `argmax` / `argmin`: over the flattened tensor when `dim` is None.
@@ -546,13 +562,15 @@ pub fn norm(x: &Tensor, p: f64, dims: Option<&[i64]>, keepdim: bool) -> Result<T
         "LinalgVectorNormBackward0",
         saved,
         move |g, s| {
+            if p == 0.0 {
+                // PyTorch leaves the gradient of the p=0 "norm" (a count) undefined.
+                return Ok(vec![None]);
+            }
             let (x, out) = (&s[0], &s[1]);
             let g = restore_dims(g, &rd, keepdim)?;
             let out = restore_dims(out, &rd, keepdim)?;
             let sgn = arith::un(crate::ops::unary::UnaryOp::Sign, x)?;
-            let gi = if p == 0.0 {
-                crate::ops::creation::zeros_like(x)
-            } else if p == 1.0 {
+            let gi = if p == 1.0 {
                 mul(&sgn, &g)?
             } else if p.is_infinite() {
                 let absx = arith::un(crate::ops::unary::UnaryOp::Abs, x)?;
@@ -709,6 +727,9 @@ pub fn cumprod(x: &Tensor, dim: i64) -> Result<Tensor> {
         saved,
         move |g, s| {
             let (x, out) = (&s[0], &s[1]);
+            if x.dim() == 0 {
+                return Ok(vec![Some(g.clone())]);
+            }
             if !x.to_f64_vec().contains(&0.0) {
                 return Ok(vec![Some(div(&reverse_cumsum(&mul(g, out)?, d)?, x)?)]);
             }

@@ -132,7 +132,8 @@ pub fn cat(tensors: &[Tensor], dim: i64) -> Result<Tensor> {
                 .iter()
                 .map(|o| match o {
                     Some((at, n)) => Ok(Some(narrow(g, d as i64, *at as i64, *n as i64)?)),
-                    None => Ok(None),
+                    // A skipped legacy empty (0,) input still gets its (empty) gradient.
+                    None => Ok(Some(Tensor::zeros(&[0], g.dtype()))),
                 })
                 .collect()
         },
