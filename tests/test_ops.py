@@ -77,13 +77,6 @@ _known(
     "gradgrad pow/f32_3_data__f32_3_data",
 )
 _known(
-    "int64 tensor ** int64 tensor with a negative exponent element: PyTorch computes it "
-    "(1**-2 = 1, 2**-2 = 0); gradrs raises 'Integers to negative integer powers are not "
-    "allowed.' (PyTorch raises that only for a Python-scalar exponent)",
-    "forward pow/i64_2x3__i64_3_data", "variant pow/operator/i64_2x3__i64_3_data",
-    "variant pow/method/i64_2x3__i64_3_data",
-)
-_known(
     "contiguous() of an empty (2, 0) tensor: PyTorch returns the tensor itself (a leaf, "
     "is_contiguous() True); gradrs reports is_contiguous() False for shape (2, 0) strides "
     "(1, 1) and returns a copy with grad_fn CloneBackward0",

@@ -92,11 +92,12 @@ fn int_op(op: BinaryOp) -> Result<fn(i64, i64) -> i64> {
         BinaryOp::Mul => |a: i64, b: i64| a.wrapping_mul(b),
         BinaryOp::Pow => |a: i64, b: i64| {
             if b < 0 {
-                // Only reachable for a == ±1 (checked before); the rest would be fractions.
-                if a == 1 || b % 2 == 0 {
-                    1
-                } else {
-                    -1
+                // PyTorch's integer pow: 1/a^|b| truncates to 0 unless |a| == 1.
+                match a {
+                    1 => 1,
+                    -1 if b % 2 == 0 => 1,
+                    -1 => -1,
+                    _ => 0,
                 }
             } else {
                 a.wrapping_pow(b.min(u32::MAX as i64) as u32)
@@ -167,12 +168,14 @@ pub(crate) fn binary_data(op: BinaryOp, a: &Operand, b: &Operand, dtype: DType) 
         DType::F32 => zip::<f32, f32>(&ta, &tb, &shape, float_op::<f32>(op)),
         DType::F64 => zip::<f64, f64>(&ta, &tb, &shape, float_op::<f64>(op)),
         DType::I64 => {
+            // Only a Python-number exponent is refused; tensor exponents truncate.
             if op == BinaryOp::Pow {
-                let has_neg = tb.to_vec::<i64>().iter().any(|&e| e < 0);
-                if has_neg && ta.to_vec::<i64>().iter().any(|&v| v != 1 && v != -1) {
-                    return Err(Error::Runtime(
-                        "Integers to negative integer powers are not allowed.".into(),
-                    ));
+                if let Operand::Scalar(e) = b {
+                    if e.to_f64() < 0.0 {
+                        return Err(Error::Runtime(
+                            "Integers to negative integer powers are not allowed.".into(),
+                        ));
+                    }
                 }
             }
             zip::<i64, i64>(&ta, &tb, &shape, int_op(op)?)
