@@ -66,21 +66,9 @@ _known(
     "gradgrad div/f32_3_data__f32_3_data",
 )
 _known(
-    "pow(0.0, y) (Python scalar base 0): PyTorch's exponent gradient is 0 where base == 0 "
-    "(masked like the tensor-tensor case); gradrs gives [inf, nan, nan] for y=[0, 2, 1.5]",
-    "grad pow/0.0__f32_3_data", "gradgrad pow/0.0__f32_3_data",
-    "variant pow/operator/0.0__f32_3_data",
-)
-_known(
     "pow(tensor 0**y) second derivative wrt the exponent at base 0, y=2: PyTorch nan "
     "(0 * log(0) through its masked where), gradrs 0",
     "gradgrad pow/f32_3_data__f32_3_data",
-)
-_known(
-    "contiguous() of an empty (2, 0) tensor: PyTorch returns the tensor itself (a leaf, "
-    "is_contiguous() True); gradrs reports is_contiguous() False for shape (2, 0) strides "
-    "(1, 1) and returns a copy with grad_fn CloneBackward0",
-    "meta contiguous/f32_2x0",
 )
 
 # ---- element-wise math, activations, reductions, shape and indexing ops ------------------

@@ -262,6 +262,7 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand) -> Result<Tensor> {
                     &[&tb],
                     Box::new(PowScalarBaseBackward {
                         base: *base,
+                        exponent: SavedTensor::input(&tb),
                         result,
                     }),
                 );
@@ -543,6 +544,7 @@ impl Backward for PowScalarBackward {
 /// `c ** x`: grad * c^x * ln(c).
 struct PowScalarBaseBackward {
     base: Scalar,
+    exponent: SavedTensor,
     result: SavedTensor,
 }
 impl Backward for PowScalarBaseBackward {
@@ -557,10 +559,27 @@ impl Backward for PowScalarBaseBackward {
             Operand::Tensor(r),
             Operand::Scalar(Scalar::Float(self.base.to_f64().ln())),
         )?;
+        // PyTorch's pow_backward_exponent: with base 0, exponents >= 0 get a zero gradient.
+        let scaled = if self.base.to_f64() == 0.0 {
+            let e = self.exponent.unpack(ctx)?;
+            let nonneg = compare(
+                CmpOp::Ge,
+                Operand::Tensor(e),
+                Operand::Scalar(Scalar::Int(0)),
+            )?;
+            where_(
+                &nonneg,
+                Operand::Scalar(Scalar::Int(0)),
+                Operand::Tensor(scaled),
+            )?
+        } else {
+            scaled
+        };
         Ok(vec![Some(mul(g, &scaled)?)])
     }
     fn release(&mut self) {
         self.result.release();
+        self.exponent.release();
     }
 }
 
