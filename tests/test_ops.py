@@ -78,11 +78,6 @@ _known(
     'meta div_rounding/f32_2x3__f32_2x3__rounding_mode=None',
 )
 _known(
-    "y[1:, [0, 2]] = v: PyTorch index_put_s into the basic-slice view y[1:], so y's grad_fn "
-    "is CopySlices; gradrs's IndexPutBackward0",
-    'meta setitem/slice_list__tensor',
-)
-_known(
     "float32 input with a float64 0-dim tensor operand (clamp_max's max, masked_fill's "
     "value): the float64 operand's gradient (a sum of float32 gradients) is accumulated by "
     'PyTorch in float64, by gradrs in float32 (relative error ~6e-8 in a float64 gradient)',

@@ -703,6 +703,20 @@ pub enum IndexStep {
 
 /// `x[key]`: basic steps become views (select/slice/unsqueeze), tensor steps one advanced index.
 pub fn getitem(x: &Tensor, steps: &[IndexStep]) -> Result<Tensor> {
+    let (cur, adv) = basic_view(x, steps)?;
+    if adv.is_empty() {
+        // `x[...]` / `x[:]` still return a new view object, as in PyTorch.
+        if cur.ptr_eq(x) {
+            return crate::ops::movement::view_as_alias(x);
+        }
+        return Ok(cur);
+    }
+    index(&cur, &adv)
+}
+
+/// The basic steps of a key applied as views (x itself when there are none), and the tensor
+/// steps with the dims of that view they index.
+pub fn basic_view(x: &Tensor, steps: &[IndexStep]) -> Result<(Tensor, Vec<(usize, Tensor)>)> {
     let mut cur = x.clone();
     let mut dim = 0usize;
     let mut adv: Vec<(usize, Tensor)> = Vec::new();
@@ -726,14 +740,23 @@ pub fn getitem(x: &Tensor, steps: &[IndexStep]) -> Result<Tensor> {
             }
         }
     }
-    if adv.is_empty() {
-        // `x[...]` / `x[:]` still return a new view object, as in PyTorch.
-        if cur.ptr_eq(x) {
-            return crate::ops::movement::view_as_alias(x);
-        }
-        return Ok(cur);
-    }
-    index(&cur, &adv)
+    Ok((cur, adv))
+}
+
+/// `x[key] = value` with autograd, as PyTorch runs it: the basic steps make a view, and the
+/// write goes into that view (copy, or index_put_ for tensor steps) — so a write through a
+/// view rebases x's history (CopySlices), a write into x itself is CopyBackwards /
+/// IndexPutBackward0.
+pub fn setitem_(x: &Tensor, steps: &[IndexStep], value: Operand) -> Result<()> {
+    let (view, adv) = basic_view(x, steps)?;
+    let rest: Vec<IndexStep> = (0..view.dim())
+        .map(|d| match adv.iter().find(|(ad, _)| *ad == d) {
+            Some((_, t)) => IndexStep::Tensor(t.clone()),
+            None => IndexStep::Whole,
+        })
+        .collect();
+    let others = value.as_tensor().is_some_and(|t| t.requires_grad());
+    crate::ops::inplace::apply_(&view, others, |v| setitem(v, &rest, value))
 }
 
 /// Storage offsets of `x`'s elements, as an int64 tensor of its shape.
@@ -798,11 +821,11 @@ pub fn setitem(x: &Tensor, steps: &[IndexStep], value: Operand) -> Result<Tensor
     }
     let steps = steps.to_vec();
     let vshape = vt.as_ref().map(|t| t.shape());
-    // PyTorch: writes through a view record CopySlices; advanced writes are index_put_.
+    // A write of the whole tensor is copy_; advanced writes are index_put_ (see setitem_).
     let name = if steps.iter().any(|s| matches!(s, IndexStep::Tensor(_))) {
         "IndexPutBackward0"
     } else {
-        "CopySlices"
+        "CopyBackwards"
     };
     Ok(record_formula(out, &inputs, name, vec![], move |g, _| {
         let zero = Operand::Scalar(Scalar::Int(0));

@@ -239,7 +239,7 @@ impl PyTensor {
             return Ok(inplace::copy_(&self.t, &vt)?);
         }
         if crate::autograd::is_grad_enabled() && (self.t.requires_grad() || vt.requires_grad()) {
-            inplace::apply_(&self.t, vt.requires_grad(), |x| ix::setitem(x, &s, v))?;
+            ix::setitem_(&self.t, &s, v)?;
         } else {
             crate::ops::binary::check_inplace_leaf(&self.t)?;
             ix::setitem_data(&self.t, &s, &v)?;
