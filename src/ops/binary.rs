@@ -42,7 +42,9 @@ pub enum CmpOp {
     Ge,
 }
 
-fn float_op<T>(op: BinaryOp) -> fn(T, T) -> T
+/// `f(a, b)` over two float tensors, one monomorphized kernel per op (a function pointer per
+/// element would not vectorize).
+fn float_zip<T>(op: BinaryOp, a: &Tensor, b: &Tensor, shape: &[usize]) -> Tensor
 where
     T: Element
         + std::ops::Add<Output = T>
@@ -52,11 +54,11 @@ where
         + Powf,
 {
     match op {
-        BinaryOp::Add => |a, b| a + b,
-        BinaryOp::Sub => |a, b| a - b,
-        BinaryOp::Mul => |a, b| a * b,
-        BinaryOp::Div => |a, b| a / b,
-        BinaryOp::Pow => |a: T, b| a.powf(b),
+        BinaryOp::Add => zip::<T, T>(a, b, shape, |x, y| x + y),
+        BinaryOp::Sub => zip::<T, T>(a, b, shape, |x, y| x - y),
+        BinaryOp::Mul => zip::<T, T>(a, b, shape, |x, y| x * y),
+        BinaryOp::Div => zip::<T, T>(a, b, shape, |x, y| x / y),
+        BinaryOp::Pow => zip::<T, T>(a, b, shape, |x: T, y| x.powf(y)),
     }
 }
 
@@ -148,8 +150,8 @@ pub(crate) fn binary_data(op: BinaryOp, a: &Operand, b: &Operand, dtype: DType) 
     let (ta, tb) = (materialize(a, dtype), materialize(b, dtype));
     let shape = broadcast_shapes(&ta.shape(), &tb.shape())?;
     Ok(match dtype {
-        DType::F32 => zip::<f32, f32>(&ta, &tb, &shape, float_op::<f32>(op)),
-        DType::F64 => zip::<f64, f64>(&ta, &tb, &shape, float_op::<f64>(op)),
+        DType::F32 => float_zip::<f32>(op, &ta, &tb, &shape),
+        DType::F64 => float_zip::<f64>(op, &ta, &tb, &shape),
         DType::I64 => {
             if op == BinaryOp::Pow {
                 let has_neg = tb.to_vec::<i64>().iter().any(|&e| e < 0);
