@@ -1,6 +1,7 @@
 //! Strided reads and writes: gather a view into contiguous order, scatter into a view, cast.
 
-use crate::tensor::{Element, Layout};
+use super::elementwise::map_slice;
+use crate::tensor::{pool, Element, Layout};
 
 /// Calls `f(offset)` for each element of `layout` in row-major order.
 #[inline]
@@ -55,9 +56,11 @@ pub fn for_each_offset(layout: &Layout, mut f: impl FnMut(usize)) {
 pub fn gather_contiguous<T: Element>(src: &[T], layout: &Layout) -> Vec<T> {
     let n = layout.numel();
     if layout.is_contiguous() {
-        return src[layout.offset..layout.offset + n].to_vec();
+        let mut out = pool::alloc(n);
+        out.extend_from_slice(&src[layout.offset..layout.offset + n]);
+        return out;
     }
-    let mut out = Vec::with_capacity(n);
+    let mut out = pool::alloc(n);
     for_each_offset(layout, |o| out.push(src[o]));
     out
 }
@@ -88,9 +91,8 @@ pub fn scatter_into<T: Element>(dst: &mut [T], layout: &Layout, values: &[T]) {
 pub fn cast<S: Element, D: Element>(src: &[S]) -> Vec<D> {
     use crate::dtype::DType;
     match (S::DTYPE, D::DTYPE) {
-        (DType::Bool, _) => src.iter().map(|v| D::from_bool(v.to_bool())).collect(),
-        (_, DType::Bool) => src.iter().map(|v| v.to_bool()).map(D::from_bool).collect(),
-        (DType::I64, _) => src.iter().map(|v| D::from_i64(v.to_i64())).collect(),
-        _ => src.iter().map(|v| D::from_f64(v.to_f64())).collect(),
+        (DType::Bool, _) | (_, DType::Bool) => map_slice(src, |v| D::from_bool(v.to_bool())),
+        (DType::I64, _) => map_slice(src, |v| D::from_i64(v.to_i64())),
+        _ => map_slice(src, |v| D::from_f64(v.to_f64())),
     }
 }

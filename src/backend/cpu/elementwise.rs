@@ -3,8 +3,9 @@
 use super::copy::{contiguous_cow, for_each_offset};
 use super::PAR_THRESHOLD;
 use crate::shape::{broadcast_strides, numel};
-use crate::tensor::{Element, Layout};
+use crate::tensor::{pool, Element, Layout};
 use rayon::prelude::*;
+use std::mem::MaybeUninit;
 
 /// `out[i] = f(x[i])` over a view, in row-major order.
 pub fn unary<T: Element, U: Element>(
@@ -17,13 +18,36 @@ pub fn unary<T: Element, U: Element>(
 }
 
 pub fn map_slice<T: Element, U: Element>(x: &[T], f: impl Fn(T) -> U + Sync + Send) -> Vec<U> {
-    if x.len() >= PAR_THRESHOLD {
-        let mut out = Vec::with_capacity(x.len());
-        x.par_iter().map(|&v| f(v)).collect_into_vec(&mut out);
-        out
+    fill(x.len(), |start, out| {
+        let end = start + out.len();
+        for (o, &v) in out.iter_mut().zip(&x[start..end]) {
+            o.write(f(v));
+        }
+    })
+}
+
+/// Elements per parallel task: large enough that a hand-off is noise, small enough that a
+/// busy core does not hold up the others for long.
+const PAR_CHUNK: usize = 1 << 16;
+
+/// A `Vec` of `n` elements written by `body(start, chunk)`, which must initialize every element
+/// of `chunk` (the output positions `start..start + chunk.len()`). The buffer comes from the
+/// pool (Note [Buffer pool]) and is never zero-filled first; large outputs are split across
+/// rayon's threads.
+fn fill<U: Element>(n: usize, body: impl Fn(usize, &mut [MaybeUninit<U>]) + Sync + Send) -> Vec<U> {
+    let mut out = pool::alloc::<U>(n);
+    let spare = &mut out.spare_capacity_mut()[..n];
+    if n >= PAR_THRESHOLD {
+        spare
+            .par_chunks_mut(PAR_CHUNK)
+            .enumerate()
+            .for_each(|(i, c)| body(i * PAR_CHUNK, c));
     } else {
-        x.iter().map(|&v| f(v)).collect()
+        body(0, spare);
     }
+    // SAFETY: `body` initialized all n elements (its contract).
+    unsafe { out.set_len(n) };
+    out
 }
 
 /// `out = f(a, b)` with broadcasting to `out_shape`.
@@ -70,7 +94,7 @@ pub fn binary<T: Element, U: Element>(
 }
 
 fn gather_broadcast<T: Element>(src: &[T], layout: &Layout) -> Vec<T> {
-    let mut out = Vec::with_capacity(layout.numel());
+    let mut out = pool::alloc(layout.numel());
     for_each_offset(layout, |o| out.push(src[o]));
     out
 }
@@ -80,14 +104,10 @@ fn zip_slices<T: Element, U: Element>(
     y: &[T],
     f: impl Fn(T, T) -> U + Sync + Send,
 ) -> Vec<U> {
-    if x.len() >= PAR_THRESHOLD {
-        let mut out = Vec::with_capacity(x.len());
-        x.par_iter()
-            .zip(y.par_iter())
-            .map(|(&p, &q)| f(p, q))
-            .collect_into_vec(&mut out);
-        out
-    } else {
-        x.iter().zip(y.iter()).map(|(&p, &q)| f(p, q)).collect()
-    }
+    fill(x.len(), |start, out| {
+        let end = start + out.len();
+        for ((o, &p), &q) in out.iter_mut().zip(&x[start..end]).zip(&y[start..end]) {
+            o.write(f(p, q));
+        }
+    })
 }
