@@ -98,12 +98,6 @@ _known(
       for k in ("forward", "meta", "grad", "gradgrad", "fd_grad", "fd_gradgrad")],
     "variant squeeze/method/f32_1x3x1__(0,2)",
 )
-_known(
-    "contiguous() of an empty (2, 0) tensor: PyTorch returns the tensor itself (a leaf, "
-    "is_contiguous() True); gradrs reports is_contiguous() False for shape (2, 0) strides "
-    "(1, 1) and returns a copy with grad_fn CloneBackward0",
-    "meta contiguous/f32_2x0",
-)
 _known("relu of a bool tensor: PyTorch raises RuntimeError 'Boolean inputs not supported for "
        "relu'; gradrs returns the bool tensor", "error relu/bool")
 _known("abs of a bool tensor: PyTorch raises NotImplementedError '\"abs_cpu\" not implemented "

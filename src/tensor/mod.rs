@@ -36,8 +36,12 @@ impl Layout {
         self.shape.len()
     }
 
-    /// Row-major contiguous (size-1 dims may have any stride, as in PyTorch).
+    /// Row-major contiguous (size-1 dims may have any stride, and an empty tensor is always
+    /// contiguous, as in PyTorch).
     pub fn is_contiguous(&self) -> bool {
+        if self.shape.contains(&0) {
+            return true;
+        }
         let mut expected = 1isize;
         for i in (0..self.shape.len()).rev() {
             if self.shape[i] != 1 {
