@@ -1,10 +1,9 @@
 //! Elementwise maps over one or two (broadcast) operands.
 
 use super::copy::{contiguous_cow, for_each_offset};
-use super::PAR_THRESHOLD;
+use super::parallel::for_chunks_mut;
 use crate::shape::{broadcast_strides, numel};
 use crate::tensor::{pool, Element, Layout};
-use rayon::prelude::*;
 use std::mem::MaybeUninit;
 
 /// `out[i] = f(x[i])` over a view, in row-major order.
@@ -26,25 +25,15 @@ pub fn map_slice<T: Element, U: Element>(x: &[T], f: impl Fn(T) -> U + Sync + Se
     })
 }
 
-/// Elements per parallel task: large enough that a hand-off is noise, small enough that a
-/// busy core does not hold up the others for long.
-const PAR_CHUNK: usize = 1 << 16;
-
 /// A `Vec` of `n` elements written by `body(start, chunk)`, which must initialize every element
 /// of `chunk` (the output positions `start..start + chunk.len()`). The buffer comes from the
 /// pool (Note [Buffer pool]) and is never zero-filled first; large outputs are split across
-/// rayon's threads.
+/// threads.
 fn fill<U: Element>(n: usize, body: impl Fn(usize, &mut [MaybeUninit<U>]) + Sync + Send) -> Vec<U> {
     let mut out = pool::alloc::<U>(n);
-    let spare = &mut out.spare_capacity_mut()[..n];
-    if n >= PAR_THRESHOLD {
-        spare
-            .par_chunks_mut(PAR_CHUNK)
-            .enumerate()
-            .for_each(|(i, c)| body(i * PAR_CHUNK, c));
-    } else {
-        body(0, spare);
-    }
+    for_chunks_mut(&mut out.spare_capacity_mut()[..n], |r, part| {
+        body(r.start, part)
+    });
     // SAFETY: `body` initialized all n elements (its contract).
     unsafe { out.set_len(n) };
     out
@@ -69,11 +58,11 @@ pub fn binary<T: Element, U: Element>(
     }
     if a_full && lb.numel() == 1 {
         let s = b[lb.offset];
-        return map_slice(&a[la.offset..la.offset + n], |v| f(v, s));
+        return map_slice(&a[la.offset..la.offset + n], move |v| f(v, s));
     }
     if b_full && la.numel() == 1 {
         let s = a[la.offset];
-        return map_slice(&b[lb.offset..lb.offset + n], |v| f(s, v));
+        return map_slice(&b[lb.offset..lb.offset + n], move |v| f(s, v));
     }
     // General broadcast: walk the output in row-major order with per-operand strides.
     let sa = broadcast_strides(&la.shape, &la.strides, out_shape);
