@@ -349,17 +349,36 @@ pub fn add_(dst: &Tensor, src: &Tensor) -> Result<()> {
     binary_(BinaryOp::Add, dst, src.into())
 }
 
+/// Whether two storages' memory overlaps (views, and `.data` aliases, share memory).
+fn overlaps(a: &crate::tensor::Storage, b: &crate::tensor::Storage) -> bool {
+    let range = |s: &crate::tensor::Storage| {
+        let start = s.data_ptr() as usize;
+        (start, start + s.len() * s.dtype().itemsize())
+    };
+    let ((a0, a1), (b0, b1)) = (range(a), range(b));
+    a0 < b1 && b0 < a1
+}
+
 /// Copy `src` (same shape) into `dst`'s memory, casting, and bump `dst`'s version.
 pub fn write_into(dst: &Tensor, src: &Tensor) -> Result<()> {
-    let src = if src.dtype() != dst.dtype() {
+    // Values to write, read straight from `src` when it has dst's dtype, is contiguous and
+    // does not share dst's memory (an in-place op's fresh result); else a contiguous copy.
+    let direct = src.dtype() == dst.dtype() && {
+        let (s, d) = (src.read(), dst.read());
+        s.layout.is_contiguous() && !overlaps(&s.storage, &d.storage)
+    };
+    let src = if direct {
+        src.clone()
+    } else if src.dtype() != dst.dtype() {
         cast_data(src, dst.dtype())
     } else {
         contiguous_clone(src)
     };
-    let d = dst.read();
+    let (s, d) = (src.read(), dst.read());
     crate::dispatch!(d.dtype(), T => {
-        let values = src.to_vec::<T>();
-        copy::scatter_into::<T>(d.storage.slice_mut::<T>(), &d.layout, &values);
+        let n = s.layout.numel();
+        let values = &s.storage.slice::<T>()[s.layout.offset..s.layout.offset + n];
+        copy::scatter_into::<T>(d.storage.slice_mut::<T>(), &d.layout, values);
     });
     d.storage.bump_version();
     Ok(())
