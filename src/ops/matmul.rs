@@ -259,11 +259,38 @@ pub fn addmm(
     let node = AddmmBackward {
         m1: m2.requires_grad().then(|| SavedTensor::input(m1)),
         m2: m1.requires_grad().then(|| SavedTensor::input(m2)),
+        col_major: [column_major(m1), column_major(m2)],
         input_needs: input.requires_grad(),
         beta,
         alpha,
     };
     Ok(record(out, &[input, m1, m2], node))
+}
+
+/// A matrix stored column-major (the transpose of a contiguous one, e.g. `weight.t()`).
+fn column_major(m: &Tensor) -> bool {
+    let (sh, st) = (m.shape(), m.strides());
+    st[0] == 1 && st[1] == sh[0] as isize
+}
+
+/// dA for C = A B: `g Bᵀ`, computed as `(B gᵀ)ᵀ` when A was column-major so the gradient has
+/// A's layout (as PyTorch's `mm_mat1_backward` does; `x.t()`'s gradient then comes out
+/// contiguous for `x`, and an optimizer step reads it without a strided gather).
+fn mm_mat1_backward(g: &Tensor, b: &Tensor, col_major: bool) -> Result<Tensor> {
+    if col_major {
+        t(&mm(b, &t(g)?)?)
+    } else {
+        mm(g, &t(b)?)
+    }
+}
+
+/// dB for C = A B: `Aᵀ g`, as `(gᵀ A)ᵀ` when B was column-major (`mm_mat2_backward`).
+fn mm_mat2_backward(g: &Tensor, a: &Tensor, col_major: bool) -> Result<Tensor> {
+    if col_major {
+        t(&mm(&t(g)?, a)?)
+    } else {
+        mm(&t(a)?, g)
+    }
 }
 
 /// `v * s` for a float element type (Element has no `Mul`; addmm's scaled copy of its input).
@@ -283,6 +310,8 @@ fn maybe_multiply(g: Tensor, s: Scalar) -> Result<Tensor> {
 struct AddmmBackward {
     m1: Option<SavedTensor>,
     m2: Option<SavedTensor>,
+    /// Whether mat1 / mat2 were column-major (see `mm_mat1_backward`).
+    col_major: [bool; 2],
     input_needs: bool,
     beta: Scalar,
     alpha: Scalar,
@@ -305,10 +334,10 @@ impl Backward for AddmmBackward {
             None
         };
         let ga = m2
-            .map(|b| maybe_multiply(mm(g, &t(&b)?)?, self.alpha))
+            .map(|b| maybe_multiply(mm_mat1_backward(g, &b, self.col_major[0])?, self.alpha))
             .transpose()?;
         let gb = m1
-            .map(|a| maybe_multiply(mm(&t(&a)?, g)?, self.alpha))
+            .map(|a| maybe_multiply(mm_mat2_backward(g, &a, self.col_major[1])?, self.alpha))
             .transpose()?;
         Ok(vec![gi, ga, gb])
     }
@@ -340,10 +369,15 @@ fn with_grad(out: Tensor, a: &Tensor, b: &Tensor, kind: ProductKind) -> Tensor {
             None
         }
     };
+    let col_major = match kind {
+        ProductKind::Mm => [column_major(a), column_major(b)],
+        _ => [false, false],
+    };
     let node = ProductBackward {
         kind,
         a: save(b.requires_grad(), a),
         b: save(a.requires_grad(), b),
+        col_major,
     };
     record(out, &[a, b], node)
 }
@@ -352,6 +386,8 @@ struct ProductBackward {
     kind: ProductKind,
     a: Option<SavedTensor>,
     b: Option<SavedTensor>,
+    /// mm only: whether a / b were column-major (see `mm_mat1_backward`).
+    col_major: [bool; 2],
 }
 
 impl Backward for ProductBackward {
@@ -371,8 +407,10 @@ impl Backward for ProductBackward {
         let (ga, gb) = match self.kind {
             // C = A B: dA = dC Bᵀ, dB = Aᵀ dC.
             ProductKind::Mm => (
-                b.map(|b| mm(g, &t(&b)?)).transpose()?,
-                a.map(|a| mm(&t(&a)?, g)).transpose()?,
+                b.map(|b| mm_mat1_backward(g, &b, self.col_major[0]))
+                    .transpose()?,
+                a.map(|a| mm_mat2_backward(g, &a, self.col_major[1]))
+                    .transpose()?,
             ),
             ProductKind::Bmm => (
                 b.map(|b| bmm(g, &transpose(&b, 1, 2)?)).transpose()?,
