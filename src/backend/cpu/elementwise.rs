@@ -67,6 +67,19 @@ pub fn binary<T: Element, U: Element>(
     // General broadcast: walk the output in row-major order with per-operand strides.
     let sa = broadcast_strides(&la.shape, &la.strides, out_shape);
     let sb = broadcast_strides(&lb.shape, &lb.strides, out_shape);
+    // One full operand and one broadcast along rows (a bias): row by row, no gathers.
+    if a_full {
+        let x = &a[la.offset..la.offset + n];
+        if let Some(v) = zip_rows(x, b, lb.offset, &sb, out_shape, &f) {
+            return v;
+        }
+    }
+    if b_full {
+        let y = &b[lb.offset..lb.offset + n];
+        if let Some(v) = zip_rows(y, a, la.offset, &sa, out_shape, |q, p| f(p, q)) {
+            return v;
+        }
+    }
     let va = Layout {
         shape: out_shape.into(),
         strides: sa,
@@ -80,6 +93,70 @@ pub fn binary<T: Element, U: Element>(
     let xa = gather_broadcast(a, &va);
     let xb = gather_broadcast(b, &vb);
     zip_slices(&xa, &xb, f)
+}
+
+/// `f(x[i], y[..])` where `x` is full and contiguous and `y` (offset `yo`, broadcast strides
+/// `sy` over `out_shape`) is, over the trailing dims, either constant (strides 0) or contiguous:
+/// each output row then pairs with one scalar or one contiguous run of `y`. None otherwise.
+fn zip_rows<T: Element, U: Element>(
+    x: &[T],
+    y: &[T],
+    yo: usize,
+    sy: &[isize],
+    out_shape: &[usize],
+    f: impl Fn(T, T) -> U + Sync + Send,
+) -> Option<Vec<U>> {
+    let nd = out_shape.len();
+    // The longest suffix over which y is constant, or else over which it is contiguous.
+    let suffix = |ok: &dyn Fn(usize, isize) -> bool| {
+        let (mut k, mut expected) = (nd, 1isize);
+        while k > 0 && ok(k - 1, expected) {
+            expected *= out_shape[k - 1] as isize;
+            k -= 1;
+        }
+        k
+    };
+    let k_const = suffix(&|d, _| sy[d] == 0 || out_shape[d] == 1);
+    let k_contig = suffix(&|d, e| sy[d] == e || out_shape[d] == 1);
+    let (k, constant) = if k_const <= k_contig {
+        (k_const, true)
+    } else {
+        (k_contig, false)
+    };
+    let inner: usize = out_shape[k..].iter().product();
+    if k == nd || inner < 8 {
+        return None;
+    }
+    // y's offset for output row `row` (row-major over out_shape[..k]).
+    let row_offset = |mut row: usize| {
+        let mut off = yo as isize;
+        for d in (0..k).rev() {
+            off += (row % out_shape[d]) as isize * sy[d];
+            row /= out_shape[d];
+        }
+        off as usize
+    };
+    Some(fill(x.len(), |start, out| {
+        let mut pos = 0;
+        while pos < out.len() {
+            let i = start + pos;
+            let (row, col) = (i / inner, i % inner);
+            let len = (inner - col).min(out.len() - pos);
+            let (o, xs) = (&mut out[pos..pos + len], &x[i..i + len]);
+            let yoff = row_offset(row);
+            if constant {
+                let s = y[yoff];
+                for (o, &p) in o.iter_mut().zip(xs) {
+                    o.write(f(p, s));
+                }
+            } else {
+                for ((o, &p), &q) in o.iter_mut().zip(xs).zip(&y[yoff + col..yoff + col + len]) {
+                    o.write(f(p, q));
+                }
+            }
+            pos += len;
+        }
+    }))
 }
 
 fn gather_broadcast<T: Element>(src: &[T], layout: &Layout) -> Vec<T> {
