@@ -189,7 +189,6 @@ def test_dropout_and_one_hot():
 NAME_DIFFERENCES = {
     "cross_entropy probs": "the mean over the batch divides by a Python number: PyTorch "
                            "DivBackward1, gradrs DivBackward0",
-    "linear": "F.linear is matmul + add here (AddBackward0); PyTorch fuses it (AddmmBackward0)",
     "pad circular": "circular padding is an index_select here (IndexSelectBackward0); PyTorch "
                     "writes slices into a new tensor (CopySlices)",
 }

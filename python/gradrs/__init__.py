@@ -194,7 +194,7 @@ _OUT_ERROR_NAME = {"take_along_dim": "gather"}
 
 for _name in (
     "neg", "exp", "log", "sin", "cos", "tanh", "sigmoid", "relu", "sqrt", "abs", "sign",
-    "reciprocal", "sum", "mean", "matmul", "mm", "bmm", "mv", "dot", "reshape", "t",
+    "reciprocal", "sum", "mean", "matmul", "mm", "addmm", "bmm", "mv", "dot", "reshape", "t",
     "transpose", "permute", "squeeze", "unsqueeze", "flatten", "clone", "detach", "eq",
     "ne", "lt", "le", "gt", "ge", "div", "mul", "sub", "add",
     # elementwise math

@@ -42,7 +42,9 @@ pub enum CmpOp {
     Ge,
 }
 
-fn float_op<T>(op: BinaryOp) -> fn(T, T) -> T
+/// `f(a, b)` over two float tensors, one monomorphized kernel per op (a function pointer per
+/// element would not vectorize).
+fn float_zip<T>(op: BinaryOp, a: &Tensor, b: &Tensor, shape: &[usize]) -> Tensor
 where
     T: Element
         + std::ops::Add<Output = T>
@@ -52,11 +54,11 @@ where
         + Powf,
 {
     match op {
-        BinaryOp::Add => |a, b| a + b,
-        BinaryOp::Sub => |a, b| a - b,
-        BinaryOp::Mul => |a, b| a * b,
-        BinaryOp::Div => |a, b| a / b,
-        BinaryOp::Pow => |a: T, b| a.powf(b),
+        BinaryOp::Add => zip::<T, T>(a, b, shape, |x, y| x + y),
+        BinaryOp::Sub => zip::<T, T>(a, b, shape, |x, y| x - y),
+        BinaryOp::Mul => zip::<T, T>(a, b, shape, |x, y| x * y),
+        BinaryOp::Div => zip::<T, T>(a, b, shape, |x, y| x / y),
+        BinaryOp::Pow => zip::<T, T>(a, b, shape, |x: T, y| x.powf(y)),
     }
 }
 
@@ -165,8 +167,8 @@ pub(crate) fn binary_data(op: BinaryOp, a: &Operand, b: &Operand, dtype: DType) 
     let (ta, tb) = (materialize(a, dtype), materialize(b, dtype));
     let shape = broadcast_shapes(&ta.shape(), &tb.shape())?;
     Ok(match dtype {
-        DType::F32 => zip::<f32, f32>(&ta, &tb, &shape, float_op::<f32>(op)),
-        DType::F64 => zip::<f64, f64>(&ta, &tb, &shape, float_op::<f64>(op)),
+        DType::F32 => float_zip::<f32>(op, &ta, &tb, &shape),
+        DType::F64 => float_zip::<f64>(op, &ta, &tb, &shape),
         DType::I64 => {
             // Only a Python-number exponent is refused; tensor exponents truncate.
             if op == BinaryOp::Pow {
@@ -373,17 +375,36 @@ pub fn add_(dst: &Tensor, src: &Tensor) -> Result<()> {
     binary_(BinaryOp::Add, dst, src.into())
 }
 
+/// Whether two storages' memory overlaps (views, and `.data` aliases, share memory).
+fn overlaps(a: &crate::tensor::Storage, b: &crate::tensor::Storage) -> bool {
+    let range = |s: &crate::tensor::Storage| {
+        let start = s.data_ptr() as usize;
+        (start, start + s.len() * s.dtype().itemsize())
+    };
+    let ((a0, a1), (b0, b1)) = (range(a), range(b));
+    a0 < b1 && b0 < a1
+}
+
 /// Copy `src` (same shape) into `dst`'s memory, casting, and bump `dst`'s version.
 pub fn write_into(dst: &Tensor, src: &Tensor) -> Result<()> {
-    let src = if src.dtype() != dst.dtype() {
+    // Values to write, read straight from `src` when it has dst's dtype, is contiguous and
+    // does not share dst's memory (an in-place op's fresh result); else a contiguous copy.
+    let direct = src.dtype() == dst.dtype() && {
+        let (s, d) = (src.read(), dst.read());
+        s.layout.is_contiguous() && !overlaps(&s.storage, &d.storage)
+    };
+    let src = if direct {
+        src.clone()
+    } else if src.dtype() != dst.dtype() {
         cast_data(src, dst.dtype())
     } else {
         contiguous_clone(src)
     };
-    let d = dst.read();
+    let (s, d) = (src.read(), dst.read());
     crate::dispatch!(d.dtype(), T => {
-        let values = src.to_vec::<T>();
-        copy::scatter_into::<T>(d.storage.slice_mut::<T>(), &d.layout, &values);
+        let n = s.layout.numel();
+        let values = &s.storage.slice::<T>()[s.layout.offset..s.layout.offset + n];
+        copy::scatter_into::<T>(d.storage.slice_mut::<T>(), &d.layout, values);
     });
     d.storage.bump_version();
     Ok(())

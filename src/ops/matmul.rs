@@ -2,15 +2,18 @@
 //! does (so results carry the same grad_fn names).
 
 use crate::autograd::{needs_grad, record, Backward, Ctx, SavedTensor};
-use crate::backend::cpu::matmul::{matmul as kernel, Mat};
+use crate::backend::cpu::copy::gather_contiguous;
+use crate::backend::cpu::elementwise;
+use crate::backend::cpu::matmul::{matmul as kernel, matmul_acc, Mat};
 use crate::dispatch;
-use crate::dtype::{cpp_name, pretty_kernel_name, unsupported, DType};
+use crate::dtype::{cpp_name, pretty_kernel_name, unsupported, DType, Scalar};
 use crate::error::{Error, Result};
-use crate::ops::binary::mul;
+use crate::ops::binary::{binary, mul, BinaryOp};
 use crate::ops::creation::cast_data;
 use crate::ops::movement::{expand, reshape, squeeze_named, t, transpose, unsafe_view, unsqueeze};
+use crate::ops::Operand;
 use crate::shape::{broadcast_shapes, numel};
-use crate::tensor::Tensor;
+use crate::tensor::{Element, Tensor};
 
 /// mm's (addmm's) check: `expected m1 and m2 to have the same dtype, but got: float != double`.
 fn check_mm_dtypes(a: &Tensor, b: &Tensor) -> Result<()> {
@@ -179,6 +182,191 @@ pub fn dot(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     Ok(with_grad(out, a, b, ProductKind::Dot))
 }
 
+/// `beta * input + alpha * (mat1 @ mat2)` (PyTorch's `addmm`; `input` broadcasts to the
+/// product's shape). For floats the product accumulates straight into the scaled input (one
+/// gemm call, no temporary); with `beta == 0` the input's values are ignored (NaN included).
+pub fn addmm(
+    input: &Tensor,
+    m1: &Tensor,
+    m2: &Tensor,
+    beta: Scalar,
+    alpha: Scalar,
+) -> Result<Tensor> {
+    let (di, d1, d2) = (input.dtype(), m1.dtype(), m2.dtype());
+    if di != d2 {
+        return Err(Error::Runtime(format!(
+            "self and mat2 must have the same dtype, but got {} and {}",
+            pretty_kernel_name(di),
+            pretty_kernel_name(d2)
+        )));
+    }
+    if d1 != d2 {
+        return Err(Error::Runtime(format!(
+            "mat1 and mat2 must have the same dtype, but got {} and {}",
+            pretty_kernel_name(d1),
+            pretty_kernel_name(d2)
+        )));
+    }
+    for (name, m) in [("mat1", m1), ("mat2", m2)] {
+        if m.dim() != 2 {
+            return Err(Error::Runtime(format!(
+                "{name} must be a matrix, got {}-D tensor",
+                m.dim()
+            )));
+        }
+    }
+    let (s1, s2) = (m1.shape(), m2.shape());
+    if s1[1] != s2[0] {
+        return Err(Error::Runtime(format!(
+            "mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})",
+            s1[0], s1[1], s2[0], s2[1]
+        )));
+    }
+    if d1 == crate::DType::Bool {
+        return Err(Error::NotImplemented(format!(
+            "\"addmm_impl_cpu_\" not implemented for '{}'",
+            pretty_kernel_name(d1)
+        )));
+    }
+    let (m, k, n) = (s1[0], s1[1], s2[1]);
+    let out = {
+        let _no_grad = crate::autograd::GradModeGuard::new(false);
+        let bias = expand(input, &[m as i64, n as i64])?;
+        let (db, da, dm) = (bias.read(), m1.read(), m2.read());
+        let mat = |l: &crate::tensor::Layout| Mat {
+            offset: l.offset,
+            rs: l.strides[0],
+            cs: l.strides[1],
+        };
+        let (ma, mb) = (mat(&da.layout), mat(&dm.layout));
+        let v = dispatch!(d1, T => {
+            let src = db.storage.slice::<T>();
+            let (x, y) = (da.storage.slice::<T>(), dm.storage.slice::<T>());
+            if T::DTYPE.is_floating_point() {
+                let (b, a) = (T::from_f64(beta.to_f64()), T::from_f64(alpha.to_f64()));
+                let mut acc = if beta.to_f64() == 0.0 {
+                    vec![T::default(); m * n]
+                } else if beta.to_f64() == 1.0 {
+                    gather_contiguous(src, &db.layout)
+                } else {
+                    elementwise::unary(src, &db.layout, |v| scale(v, b))
+                };
+                matmul_acc(&mut acc, x, ma, y, mb, m, k, n, a);
+                Tensor::from_vec(acc, &[m, n])
+            } else {
+                // Integers: exact wrapping arithmetic, the scalars truncated as PyTorch does.
+                let (b, a) = (beta.to_i64(), alpha.to_i64());
+                let prod = kernel::<T>(x, ma, 0, y, mb, 0, 1, m, k, n);
+                let base = gather_contiguous(src, &db.layout);
+                let v: Vec<T> = base
+                    .iter()
+                    .zip(&prod)
+                    .map(|(p, q)| {
+                        T::from_i64(p.to_i64().wrapping_mul(b).wrapping_add(q.to_i64().wrapping_mul(a)))
+                    })
+                    .collect();
+                Tensor::from_vec(v, &[m, n])
+            }
+        });
+        v
+    };
+    if !needs_grad(&[input, m1, m2]) {
+        return Ok(out);
+    }
+    let node = AddmmBackward {
+        m1: m2.requires_grad().then(|| SavedTensor::input(m1)),
+        m2: m1.requires_grad().then(|| SavedTensor::input(m2)),
+        col_major: [column_major(m1), column_major(m2)],
+        input_needs: input.requires_grad(),
+        beta,
+        alpha,
+    };
+    Ok(record(out, &[input, m1, m2], node))
+}
+
+/// A matrix stored column-major (the transpose of a contiguous one, e.g. `weight.t()`).
+fn column_major(m: &Tensor) -> bool {
+    let (sh, st) = (m.shape(), m.strides());
+    st[0] == 1 && st[1] == sh[0] as isize
+}
+
+/// dA for C = A B: `g Bᵀ`, computed as `(B gᵀ)ᵀ` when A was column-major so the gradient has
+/// A's layout (as PyTorch's `mm_mat1_backward` does; `x.t()`'s gradient then comes out
+/// contiguous for `x`, and an optimizer step reads it without a strided gather).
+fn mm_mat1_backward(g: &Tensor, b: &Tensor, col_major: bool) -> Result<Tensor> {
+    if col_major {
+        t(&mm(b, &t(g)?)?)
+    } else {
+        mm(g, &t(b)?)
+    }
+}
+
+/// dB for C = A B: `Aᵀ g`, as `(gᵀ A)ᵀ` when B was column-major (`mm_mat2_backward`).
+fn mm_mat2_backward(g: &Tensor, a: &Tensor, col_major: bool) -> Result<Tensor> {
+    if col_major {
+        t(&mm(&t(g)?, a)?)
+    } else {
+        mm(&t(a)?, g)
+    }
+}
+
+/// `v * s` for a float element type (Element has no `Mul`; addmm's scaled copy of its input).
+#[inline(always)]
+fn scale<T: Element>(v: T, s: T) -> T {
+    T::from_f64(v.to_f64() * s.to_f64())
+}
+
+/// `maybe_multiply` in PyTorch's formulas: `g` itself when `s` is 1.
+fn maybe_multiply(g: Tensor, s: Scalar) -> Result<Tensor> {
+    if s.to_f64() == 1.0 {
+        return Ok(g);
+    }
+    binary(BinaryOp::Mul, Operand::Tensor(g), Operand::Scalar(s))
+}
+
+struct AddmmBackward {
+    m1: Option<SavedTensor>,
+    m2: Option<SavedTensor>,
+    /// Whether mat1 / mat2 were column-major (see `mm_mat1_backward`).
+    col_major: [bool; 2],
+    input_needs: bool,
+    beta: Scalar,
+    alpha: Scalar,
+}
+
+impl Backward for AddmmBackward {
+    fn name(&self) -> &'static str {
+        "AddmmBackward0"
+    }
+
+    fn apply(&mut self, g: &[Option<Tensor>], ctx: &Ctx) -> Result<Vec<Option<Tensor>>> {
+        let g = g[0].as_ref().expect("gradient");
+        let m1 = self.m1.as_ref().map(|s| s.unpack(ctx)).transpose()?;
+        let m2 = self.m2.as_ref().map(|s| s.unpack(ctx)).transpose()?;
+        // out = β·input + α·A B: d input = β g (summed to input's shape by the engine),
+        // dA = α g Bᵀ, dB = α Aᵀ g.
+        let gi = if self.input_needs {
+            Some(maybe_multiply(g.clone(), self.beta)?)
+        } else {
+            None
+        };
+        let ga = m2
+            .map(|b| maybe_multiply(mm_mat1_backward(g, &b, self.col_major[0])?, self.alpha))
+            .transpose()?;
+        let gb = m1
+            .map(|a| maybe_multiply(mm_mat2_backward(g, &a, self.col_major[1])?, self.alpha))
+            .transpose()?;
+        Ok(vec![gi, ga, gb])
+    }
+
+    fn release(&mut self) {
+        self.m1
+            .iter_mut()
+            .chain(self.m2.iter_mut())
+            .for_each(|s| s.release());
+    }
+}
+
 #[derive(Clone, Copy)]
 enum ProductKind {
     Mm,
@@ -198,10 +386,15 @@ fn with_grad(out: Tensor, a: &Tensor, b: &Tensor, kind: ProductKind) -> Tensor {
             None
         }
     };
+    let col_major = match kind {
+        ProductKind::Mm => [column_major(a), column_major(b)],
+        _ => [false, false],
+    };
     let node = ProductBackward {
         kind,
         a: save(b.requires_grad(), a),
         b: save(a.requires_grad(), b),
+        col_major,
     };
     record(out, &[a, b], node)
 }
@@ -210,6 +403,8 @@ struct ProductBackward {
     kind: ProductKind,
     a: Option<SavedTensor>,
     b: Option<SavedTensor>,
+    /// mm only: whether a / b were column-major (see `mm_mat1_backward`).
+    col_major: [bool; 2],
 }
 
 impl Backward for ProductBackward {
@@ -229,8 +424,10 @@ impl Backward for ProductBackward {
         let (ga, gb) = match self.kind {
             // C = A B: dA = dC Bᵀ, dB = Aᵀ dC.
             ProductKind::Mm => (
-                b.map(|b| mm(g, &t(&b)?)).transpose()?,
-                a.map(|a| mm(&t(&a)?, g)).transpose()?,
+                b.map(|b| mm_mat1_backward(g, &b, self.col_major[0]))
+                    .transpose()?,
+                a.map(|a| mm_mat2_backward(g, &a, self.col_major[1]))
+                    .transpose()?,
             ),
             ProductKind::Bmm => (
                 b.map(|b| bmm(g, &transpose(&b, 1, 2)?)).transpose()?,

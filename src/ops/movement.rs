@@ -70,7 +70,13 @@ impl Backward for ViewBackward {
 }
 
 fn view_op(x: &Tensor, layout: Layout, kind: ViewKind) -> Tensor {
-    let out = alias(x, layout);
+    // `_unsafe_view` shares memory but is not a view for autograd: in-place writes to it do
+    // not rebase its input (PyTorch uses it for results no one else can see, e.g. matmul's).
+    let out = if matches!(kind, ViewKind::UnsafeView) {
+        Tensor::from_storage(x.read().storage.clone(), layout)
+    } else {
+        alias(x, layout)
+    };
     if needs_grad(&[x]) {
         return record(
             out,

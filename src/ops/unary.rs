@@ -94,21 +94,21 @@ impl UnaryOp {
     }
 }
 
-#[inline(always)]
-fn float_fn<T: num::Float>(op: UnaryOp) -> fn(T) -> T {
+/// One monomorphized kernel per op (a function pointer per element would not vectorize).
+fn float_map<T: num::Float>(op: UnaryOp, t: &Tensor) -> Tensor {
     match op {
-        UnaryOp::Neg => |x: T| -x,
-        UnaryOp::Exp => |x: T| x.exp(),
-        UnaryOp::Log => |x: T| x.ln(),
-        UnaryOp::Sin => |x: T| x.sin(),
-        UnaryOp::Cos => |x: T| x.cos(),
-        UnaryOp::Tanh => |x: T| x.tanh(),
-        UnaryOp::Sigmoid => |x: T| T::one() / (T::one() + (-x).exp()),
+        UnaryOp::Neg => map::<T, T>(t, |x: T| -x),
+        UnaryOp::Exp => map::<T, T>(t, |x: T| x.exp()),
+        UnaryOp::Log => map::<T, T>(t, |x: T| x.ln()),
+        UnaryOp::Sin => map::<T, T>(t, |x: T| x.sin()),
+        UnaryOp::Cos => map::<T, T>(t, |x: T| x.cos()),
+        UnaryOp::Tanh => map::<T, T>(t, |x: T| x.tanh()),
+        UnaryOp::Sigmoid => map::<T, T>(t, |x: T| T::one() / (T::one() + (-x).exp())),
         // NaN propagates (NaN > 0 is false, so test "not <= 0").
-        UnaryOp::Relu => |x: T| if x <= T::zero() { T::zero() } else { x },
-        UnaryOp::Sqrt => |x: T| x.sqrt(),
-        UnaryOp::Abs => |x: T| x.abs(),
-        UnaryOp::Sign => |x: T| {
+        UnaryOp::Relu => map::<T, T>(t, |x: T| if x <= T::zero() { T::zero() } else { x }),
+        UnaryOp::Sqrt => map::<T, T>(t, |x: T| x.sqrt()),
+        UnaryOp::Abs => map::<T, T>(t, |x: T| x.abs()),
+        UnaryOp::Sign => map::<T, T>(t, |x: T| {
             if x > T::zero() {
                 T::one()
             } else if x < T::zero() {
@@ -116,8 +116,8 @@ fn float_fn<T: num::Float>(op: UnaryOp) -> fn(T) -> T {
             } else {
                 x * T::zero()
             }
-        },
-        UnaryOp::Reciprocal => |x: T| T::one() / x,
+        }),
+        UnaryOp::Reciprocal => map::<T, T>(t, |x: T| T::one() / x),
     }
 }
 
@@ -204,8 +204,8 @@ pub(crate) fn map<T: Element, U: Element>(t: &Tensor, f: impl Fn(T) -> U + Sync 
 pub fn unary_data(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
     let dtype = x.dtype();
     match dtype {
-        DType::F32 => Ok(map::<f32, f32>(x, float_fn::<f32>(op))),
-        DType::F64 => Ok(map::<f64, f64>(x, float_fn::<f64>(op))),
+        DType::F32 => Ok(float_map::<f32>(op, x)),
+        DType::F64 => Ok(float_map::<f64>(op, x)),
         DType::I64 | DType::Bool if op.keeps_integers() => {
             if dtype == DType::Bool {
                 return match op {

@@ -28,7 +28,7 @@ pub fn operand_arg(obj: &Bound<'_, PyAny>, op: &str, arg: &str) -> PyResult<Oper
     })
 }
 
-fn scalar_arg(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Scalar>> {
+pub(crate) fn scalar_arg(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Scalar>> {
     match obj {
         None => Ok(None),
         Some(o) if o.is_none() => Ok(None),

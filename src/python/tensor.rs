@@ -846,6 +846,19 @@ impl PyTensor {
     fn mm(&self, py: Python<'_>, mat2: PyRef<'_, PyTensor>) -> R {
         wrap(py, matmul::mm(&self.t, &mat2.t)?)
     }
+    #[pyo3(signature = (mat1, mat2, *, beta=None, alpha=None))]
+    fn addmm(
+        &self,
+        py: Python<'_>,
+        mat1: PyRef<'_, PyTensor>,
+        mat2: PyRef<'_, PyTensor>,
+        beta: Option<&Bound<'_, PyAny>>,
+        alpha: Option<&Bound<'_, PyAny>>,
+    ) -> R {
+        let beta = super::pointwise::scalar_arg(beta)?.unwrap_or(Scalar::Int(1));
+        let alpha = super::pointwise::scalar_arg(alpha)?.unwrap_or(Scalar::Int(1));
+        wrap(py, matmul::addmm(&self.t, &mat1.t, &mat2.t, beta, alpha)?)
+    }
     fn bmm(&self, py: Python<'_>, mat2: PyRef<'_, PyTensor>) -> R {
         wrap(py, matmul::bmm(&self.t, &mat2.t)?)
     }

@@ -1,5 +1,6 @@
 //! Tensor = shared storage + layout (shape, strides, offset) + autograd metadata.
 
+pub mod pool;
 pub mod storage;
 
 use crate::autograd::graph::{NodeRef, WeakNode};

@@ -9,6 +9,10 @@ use std::sync::Arc;
 pub trait Element: Copy + Send + Sync + Default + PartialOrd + std::fmt::Debug + 'static {
     const DTYPE: DType;
     fn into_owner(v: Vec<Self>) -> Owner;
+    /// The Vec back out of an `Owner` of this type (else the owner, unchanged).
+    fn from_owner(o: Owner) -> Result<Vec<Self>, Owner>;
+    /// The capacity of an `Owner`'s Vec if it holds this type.
+    fn owner_capacity(o: &Owner) -> Option<usize>;
     fn from_f64(v: f64) -> Self;
     fn to_f64(self) -> f64;
     fn from_i64(v: i64) -> Self;
@@ -25,6 +29,18 @@ macro_rules! element {
             const DTYPE: DType = DType::$dt;
             fn into_owner(v: Vec<Self>) -> Owner {
                 Owner::$owner(v)
+            }
+            fn from_owner(o: Owner) -> Result<Vec<Self>, Owner> {
+                match o {
+                    Owner::$owner(v) => Ok(v),
+                    other => Err(other),
+                }
+            }
+            fn owner_capacity(o: &Owner) -> Option<usize> {
+                match o {
+                    Owner::$owner(v) => Some(v.capacity()),
+                    _ => None,
+                }
             }
             #[inline(always)]
             fn from_f64(v: f64) -> Self {
@@ -131,6 +147,16 @@ pub struct Storage {
 // SAFETY: see Note [Storage mutation]; the pointer is owned by `_owner` for the storage's life.
 unsafe impl Send for Storage {}
 unsafe impl Sync for Storage {}
+
+impl Drop for Storage {
+    /// A large buffer goes back to the pool (Note [Buffer pool]); `Box<()>` does not allocate.
+    fn drop(&mut self) {
+        let owner = std::mem::replace(&mut self._owner, Owner::External(Box::new(())));
+        if !matches!(owner, Owner::External(_)) {
+            super::pool::give(owner);
+        }
+    }
+}
 
 impl Storage {
     pub fn from_vec<T: Element>(mut v: Vec<T>) -> Arc<Storage> {

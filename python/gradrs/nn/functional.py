@@ -339,8 +339,31 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
 
 def linear(input, weight, bias=None):
-    out = input.matmul(weight.t())
-    return out + bias if bias is not None else out
+    # PyTorch's dispatch, so results carry its grad_fn: a 2-D input with bias is one addmm
+    # (AddmmBackward0); a contiguous input of another rank, with a bias that is 1-D once
+    # squeezed, is flattened to 2-D for addmm and viewed back (ViewBackward0); anything else
+    # is matmul then an in-place add of the bias.
+    if input.dim() == 0 or weight.dim() == 0:
+        raise RuntimeError(
+            "both arguments to linear need to be at least 1D, but they are "
+            f"{input.dim()}D and {weight.dim()}D"
+        )
+    if bias is None:
+        return input.matmul(weight.t())
+    if input.dim() == 2:
+        return bias.addmm(input, weight.t())
+    if (
+        (bias.dim() == 1 or bias.squeeze().dim() == 1)
+        and bias.is_contiguous()
+        and input.is_contiguous()
+    ):
+        lead = input.shape[:-1]
+        rows = 1
+        for d in lead:
+            rows *= d
+        out = bias.addmm(input.reshape(rows, input.shape[-1]), weight.t())
+        return out.view(*lead, out.shape[1])
+    return input.matmul(weight.t()).add_(bias)
 
 
 def dropout(input, p=0.5, training=True, inplace=False):

@@ -1,10 +1,10 @@
 //! Elementwise maps over one or two (broadcast) operands.
 
 use super::copy::{contiguous_cow, for_each_offset};
-use super::PAR_THRESHOLD;
+use super::parallel::for_chunks_mut;
 use crate::shape::{broadcast_strides, numel};
-use crate::tensor::{Element, Layout};
-use rayon::prelude::*;
+use crate::tensor::{pool, Element, Layout};
+use std::mem::MaybeUninit;
 
 /// `out[i] = f(x[i])` over a view, in row-major order.
 pub fn unary<T: Element, U: Element>(
@@ -17,13 +17,26 @@ pub fn unary<T: Element, U: Element>(
 }
 
 pub fn map_slice<T: Element, U: Element>(x: &[T], f: impl Fn(T) -> U + Sync + Send) -> Vec<U> {
-    if x.len() >= PAR_THRESHOLD {
-        let mut out = Vec::with_capacity(x.len());
-        x.par_iter().map(|&v| f(v)).collect_into_vec(&mut out);
-        out
-    } else {
-        x.iter().map(|&v| f(v)).collect()
-    }
+    fill(x.len(), |start, out| {
+        let end = start + out.len();
+        for (o, &v) in out.iter_mut().zip(&x[start..end]) {
+            o.write(f(v));
+        }
+    })
+}
+
+/// A `Vec` of `n` elements written by `body(start, chunk)`, which must initialize every element
+/// of `chunk` (the output positions `start..start + chunk.len()`). The buffer comes from the
+/// pool (Note [Buffer pool]) and is never zero-filled first; large outputs are split across
+/// threads.
+fn fill<U: Element>(n: usize, body: impl Fn(usize, &mut [MaybeUninit<U>]) + Sync + Send) -> Vec<U> {
+    let mut out = pool::alloc::<U>(n);
+    for_chunks_mut(&mut out.spare_capacity_mut()[..n], |r, part| {
+        body(r.start, part)
+    });
+    // SAFETY: `body` initialized all n elements (its contract).
+    unsafe { out.set_len(n) };
+    out
 }
 
 /// `out = f(a, b)` with broadcasting to `out_shape`.
@@ -48,15 +61,28 @@ pub fn binary<T: Element, U: Element>(
     }
     if a_full && lb.numel() == 1 {
         let s = b[lb.offset];
-        return map_slice(&a[la.offset..la.offset + n], |v| f(v, s));
+        return map_slice(&a[la.offset..la.offset + n], move |v| f(v, s));
     }
     if b_full && la.numel() == 1 {
         let s = a[la.offset];
-        return map_slice(&b[lb.offset..lb.offset + n], |v| f(s, v));
+        return map_slice(&b[lb.offset..lb.offset + n], move |v| f(s, v));
     }
     // General broadcast: walk the output in row-major order with per-operand strides.
     let sa = broadcast_strides(&la.shape, &la.strides, out_shape);
     let sb = broadcast_strides(&lb.shape, &lb.strides, out_shape);
+    // One full operand and one broadcast along rows (a bias): row by row, no gathers.
+    if a_full {
+        let x = &a[la.offset..la.offset + n];
+        if let Some(v) = zip_rows(x, b, lb.offset, &sb, out_shape, &f) {
+            return v;
+        }
+    }
+    if b_full {
+        let y = &b[lb.offset..lb.offset + n];
+        if let Some(v) = zip_rows(y, a, la.offset, &sa, out_shape, |q, p| f(p, q)) {
+            return v;
+        }
+    }
     let va = Layout {
         shape: out_shape.into(),
         strides: sa,
@@ -72,8 +98,72 @@ pub fn binary<T: Element, U: Element>(
     zip_slices(&xa, &xb, f)
 }
 
+/// `f(x[i], y[..])` where `x` is full and contiguous and `y` (offset `yo`, broadcast strides
+/// `sy` over `out_shape`) is, over the trailing dims, either constant (strides 0) or contiguous:
+/// each output row then pairs with one scalar or one contiguous run of `y`. None otherwise.
+fn zip_rows<T: Element, U: Element>(
+    x: &[T],
+    y: &[T],
+    yo: usize,
+    sy: &[isize],
+    out_shape: &[usize],
+    f: impl Fn(T, T) -> U + Sync + Send,
+) -> Option<Vec<U>> {
+    let nd = out_shape.len();
+    // The longest suffix over which y is constant, or else over which it is contiguous.
+    let suffix = |ok: &dyn Fn(usize, isize) -> bool| {
+        let (mut k, mut expected) = (nd, 1isize);
+        while k > 0 && ok(k - 1, expected) {
+            expected *= out_shape[k - 1] as isize;
+            k -= 1;
+        }
+        k
+    };
+    let k_const = suffix(&|d, _| sy[d] == 0 || out_shape[d] == 1);
+    let k_contig = suffix(&|d, e| sy[d] == e || out_shape[d] == 1);
+    let (k, constant) = if k_const <= k_contig {
+        (k_const, true)
+    } else {
+        (k_contig, false)
+    };
+    let inner: usize = out_shape[k..].iter().product();
+    if k == nd || inner < 8 {
+        return None;
+    }
+    // y's offset for output row `row` (row-major over out_shape[..k]).
+    let row_offset = |mut row: usize| {
+        let mut off = yo as isize;
+        for d in (0..k).rev() {
+            off += (row % out_shape[d]) as isize * sy[d];
+            row /= out_shape[d];
+        }
+        off as usize
+    };
+    Some(fill(x.len(), |start, out| {
+        let mut pos = 0;
+        while pos < out.len() {
+            let i = start + pos;
+            let (row, col) = (i / inner, i % inner);
+            let len = (inner - col).min(out.len() - pos);
+            let (o, xs) = (&mut out[pos..pos + len], &x[i..i + len]);
+            let yoff = row_offset(row);
+            if constant {
+                let s = y[yoff];
+                for (o, &p) in o.iter_mut().zip(xs) {
+                    o.write(f(p, s));
+                }
+            } else {
+                for ((o, &p), &q) in o.iter_mut().zip(xs).zip(&y[yoff + col..yoff + col + len]) {
+                    o.write(f(p, q));
+                }
+            }
+            pos += len;
+        }
+    }))
+}
+
 fn gather_broadcast<T: Element>(src: &[T], layout: &Layout) -> Vec<T> {
-    let mut out = Vec::with_capacity(layout.numel());
+    let mut out = pool::alloc(layout.numel());
     for_each_offset(layout, |o| out.push(src[o]));
     out
 }
@@ -83,14 +173,10 @@ fn zip_slices<T: Element, U: Element>(
     y: &[T],
     f: impl Fn(T, T) -> U + Sync + Send,
 ) -> Vec<U> {
-    if x.len() >= PAR_THRESHOLD {
-        let mut out = Vec::with_capacity(x.len());
-        x.par_iter()
-            .zip(y.par_iter())
-            .map(|(&p, &q)| f(p, q))
-            .collect_into_vec(&mut out);
-        out
-    } else {
-        x.iter().zip(y.iter()).map(|(&p, &q)| f(p, q)).collect()
-    }
+    fill(x.len(), |start, out| {
+        let end = start + out.len();
+        for ((o, &p), &q) in out.iter_mut().zip(&x[start..end]).zip(&y[start..end]) {
+            o.write(f(p, q));
+        }
+    })
 }

@@ -1,10 +1,12 @@
 //! CPU kernels: contiguous fast paths the compiler vectorizes, strided/broadcast iteration for
-//! the rest, rayon only above `PAR_THRESHOLD` elements (hand-offs cost more than tiny work).
+//! the rest, rayon only above `PAR_THRESHOLD` elements (hand-offs cost more than tiny work), through
+//! `parallel.rs`, where the calling thread works too.
 
 pub mod copy;
 pub mod elementwise;
 pub mod index;
 pub mod matmul;
+pub mod parallel;
 pub mod reduce;
 
 /// Elements below which a kernel stays on the calling thread.

@@ -1,9 +1,8 @@
 //! Sums along axes. float32 accumulates in float64, so long sums stay accurate.
 
 use super::copy::{contiguous_cow, gather_contiguous};
-use super::PAR_THRESHOLD;
+use super::parallel::{map_chunks, map_chunks_by};
 use crate::tensor::{Element, Layout};
-use rayon::prelude::*;
 
 /// An element type with an accumulator type for sums.
 pub trait Summable: Element {
@@ -42,13 +41,9 @@ impl Summable for i64 {
 
 /// Sum of a contiguous slice, with independent accumulators so the loop vectorizes.
 pub fn sum_slice<T: Summable>(x: &[T]) -> T::Acc {
-    if x.len() >= PAR_THRESHOLD {
-        return x
-            .par_chunks(PAR_THRESHOLD)
-            .map(sum_serial::<T>)
-            .reduce(T::Acc::default, |a, b| a + b);
-    }
-    sum_serial::<T>(x)
+    map_chunks(x.len(), |r| sum_serial::<T>(&x[r]))
+        .into_iter()
+        .fold(T::Acc::default(), |a, b| a + b)
 }
 
 fn sum_serial<T: Summable>(x: &[T]) -> T::Acc {
@@ -77,7 +72,42 @@ pub fn sum_dims<T: Summable>(src: &[T], layout: &Layout, dims: &[usize]) -> Vec<
         let x = contiguous_cow(src, layout);
         return vec![T::narrow(sum_slice(&x))];
     }
+    // Reduced dims that are one block [d0, d1) of a contiguous tensor with kept dims after it
+    // (a bias gradient: sum over the batch): add whole rows into column accumulators instead
+    // of gathering a transposed copy.
+    let (d0, d1) = (dims[0], dims[dims.len() - 1] + 1);
+    if layout.is_contiguous() && d1 - d0 == dims.len() && d1 < layout.ndim() {
+        let shape = &layout.shape;
+        let outer: usize = shape[..d0].iter().product();
+        let red: usize = shape[d0..d1].iter().product();
+        let inner: usize = shape[d1..].iter().product();
+        let x = &src[layout.offset..layout.offset + outer * red * inner];
+        return sum_columns(x, outer, red, inner);
+    }
     reduce_rows(src, layout, dims, |c| T::narrow(sum_serial::<T>(c)))
+}
+
+/// `x` viewed as [outer, red, inner]: the sums over `red`, as [outer, inner]. Columns are split
+/// across threads; each accumulates in `T::Acc`, row by row (so the inner loop vectorizes).
+fn sum_columns<T: Summable>(x: &[T], outer: usize, red: usize, inner: usize) -> Vec<T> {
+    if inner == 0 {
+        return Vec::new();
+    }
+    let mut out = Vec::with_capacity(outer * inner);
+    for o in 0..outer {
+        let block = &x[o * red * inner..(o + 1) * red * inner];
+        let parts = map_chunks_by(inner, red, |cols| {
+            let mut acc = vec![T::Acc::default(); cols.len()];
+            for row in block.chunks_exact(inner) {
+                for (a, &v) in acc.iter_mut().zip(&row[cols.clone()]) {
+                    *a = *a + v.widen();
+                }
+            }
+            acc
+        });
+        out.extend(parts.into_iter().flatten().map(T::narrow));
+    }
+    out
 }
 
 /// `f` applied to each run of elements over `dims` (sorted, unique): the reduced dims are
@@ -107,9 +137,55 @@ pub fn reduce_rows<T: Element, U: Send>(
     } else {
         std::borrow::Cow::Owned(gather_contiguous(src, &permuted))
     };
-    if outs * run >= PAR_THRESHOLD && outs > 1 {
-        x.par_chunks(run).map(&f).collect()
-    } else {
-        x.chunks(run).map(&f).collect()
+    map_chunks_by(outs, run, |rows| {
+        x[rows.start * run..rows.end * run]
+            .chunks(run)
+            .map(&f)
+            .collect::<Vec<U>>()
+    })
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Column sums (leading or middle dims) agree with a plain loop, empty shapes included.
+    #[test]
+    fn sum_dims_matches_naive() {
+        for (shape, dims) in [
+            (vec![3usize, 5], vec![0usize]),
+            (vec![4, 3, 70_000], vec![1]),
+            (vec![2, 3, 4], vec![0, 1]),
+            (vec![2, 0], vec![0]),
+            (vec![0, 3], vec![0]),
+        ] {
+            let n: usize = shape.iter().product();
+            let x: Vec<f32> = (0..n).map(|i| ((i * 7919) % 101) as f32 * 0.25).collect();
+            let layout = Layout::contiguous(&shape);
+            let got = sum_dims(&x, &layout, &dims);
+            let (outer, red): (usize, usize) = (
+                shape[..dims[0]].iter().product(),
+                dims.iter().map(|&d| shape[d]).product(),
+            );
+            let inner = n.checked_div(outer * red).unwrap_or(0);
+            let inner = if outer * red == 0 {
+                shape[dims[dims.len() - 1] + 1..].iter().product()
+            } else {
+                inner
+            };
+            let mut want = vec![0f64; outer * inner];
+            for o in 0..outer {
+                for r in 0..red {
+                    for i in 0..inner {
+                        want[o * inner + i] += x[(o * red + r) * inner + i] as f64;
+                    }
+                }
+            }
+            let want: Vec<f32> = want.into_iter().map(|v| v as f32).collect();
+            assert_eq!(got, want, "shape {shape:?} dims {dims:?}");
+        }
     }
 }

@@ -1,0 +1,163 @@
+//! Note [Buffer pool]: reuse of large freed tensor buffers.
+//!
+//! A fresh multi-megabyte `Vec` comes straight from `mmap`, so the first write to each of its
+//! pages takes a page fault: for `a + b` on 16M floats that costs more than the addition
+//! itself. So when a storage that owns a large buffer (≥ `MIN_POOLED_BYTES`) drops, the buffer
+//! goes into this pool instead of back to the system, and `alloc` hands it out again for the
+//! next output of about the same size (capacity between n and n + n/4 elements; the best fit
+//! wins), pages already mapped.
+//!
+//! Bounds: the pool holds at most `limit()` bytes (256 MiB by default; the environment
+//! variable `GRADRS_POOL_MB` sets it once per process, `0` turns the pool off). When a buffer
+//! would push it past that, the oldest ones are freed first; a buffer larger than the limit is
+//! never kept. `clear()` frees everything it holds. Small buffers never touch the pool (or
+//! its lock): the allocator already serves them quickly.
+//!
+//! Thread-safe: one mutex, held only to move buffers in and out; freeing evicted buffers
+//! happens after it is released.
+
+use super::storage::{Element, Owner};
+use parking_lot::Mutex;
+use std::collections::VecDeque;
+use std::sync::OnceLock;
+
+/// Buffers below this many bytes bypass the pool.
+pub const MIN_POOLED_BYTES: usize = 1 << 20;
+
+const DEFAULT_LIMIT_MB: usize = 256;
+
+struct Pool {
+    /// Oldest first.
+    bufs: VecDeque<Owner>,
+    bytes: usize,
+}
+
+static POOL: Mutex<Pool> = Mutex::new(Pool {
+    bufs: VecDeque::new(),
+    bytes: 0,
+});
+
+/// The most bytes the pool keeps.
+pub fn limit() -> usize {
+    static LIMIT: OnceLock<usize> = OnceLock::new();
+    *LIMIT.get_or_init(|| {
+        let mb = std::env::var("GRADRS_POOL_MB")
+            .ok()
+            .and_then(|s| s.trim().parse::<usize>().ok())
+            .unwrap_or(DEFAULT_LIMIT_MB);
+        mb.saturating_mul(1 << 20)
+    })
+}
+
+fn capacity_bytes(o: &Owner) -> usize {
+    match o {
+        Owner::F32(v) => v.capacity() * 4,
+        Owner::F64(v) => v.capacity() * 8,
+        Owner::I64(v) => v.capacity() * 8,
+        Owner::Bool(v) => v.capacity(),
+        Owner::External(_) => 0,
+    }
+}
+
+/// An empty `Vec` with room for at least `n` elements, reusing a pooled buffer when one fits.
+/// The memory is not initialized: write the elements, then `set_len`.
+pub fn alloc<T: Element>(n: usize) -> Vec<T> {
+    let bytes = n.saturating_mul(std::mem::size_of::<T>());
+    if bytes >= MIN_POOLED_BYTES {
+        if let Some(v) = take::<T>(n) {
+            return v;
+        }
+    }
+    Vec::with_capacity(n)
+}
+
+fn take<T: Element>(n: usize) -> Option<Vec<T>> {
+    let mut pool = POOL.lock();
+    let max = n + n / 4;
+    let mut best: Option<(usize, usize)> = None; // (index, capacity)
+    for (i, o) in pool.bufs.iter().enumerate() {
+        if let Some(cap) = T::owner_capacity(o) {
+            if cap >= n && cap <= max && best.is_none_or(|(_, c)| cap < c) {
+                best = Some((i, cap));
+            }
+        }
+    }
+    let (i, _) = best?;
+    let o = pool.bufs.remove(i)?;
+    pool.bytes -= capacity_bytes(&o);
+    drop(pool);
+    let mut v = T::from_owner(o).ok()?;
+    v.clear();
+    Some(v)
+}
+
+/// Called when a storage drops: keep its buffer if it is large, else free it.
+pub fn give(o: Owner) {
+    let bytes = capacity_bytes(&o);
+    if bytes < MIN_POOLED_BYTES || bytes > limit() {
+        return;
+    }
+    let mut evicted = Vec::new();
+    let mut pool = POOL.lock();
+    while pool.bytes + bytes > limit() {
+        match pool.bufs.pop_front() {
+            Some(old) => {
+                pool.bytes -= capacity_bytes(&old);
+                evicted.push(old);
+            }
+            None => break,
+        }
+    }
+    pool.bytes += bytes;
+    pool.bufs.push_back(o);
+    drop(pool);
+    drop(evicted);
+}
+
+/// Frees every pooled buffer.
+pub fn clear() {
+    let bufs = {
+        let mut pool = POOL.lock();
+        pool.bytes = 0;
+        std::mem::take(&mut pool.bufs)
+    };
+    drop(bufs);
+}
+
+/// Bytes the pool holds now.
+pub fn pooled_bytes() -> usize {
+    POOL.lock().bytes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tensor::Storage;
+
+    // The pool is process-wide; these tests only use sizes no other test allocates.
+    #[test]
+    fn large_buffer_is_reused_and_bounded() {
+        let n = (3 << 20) / 8 + 17; // f64, a little over 3 MiB
+        let v = alloc::<f64>(n);
+        assert!(v.capacity() >= n);
+        let mut v = v;
+        v.resize(n, 1.5);
+        let ptr = v.as_ptr();
+        drop(Storage::from_vec(v));
+        assert!(pooled_bytes() >= n * 8);
+        // Same size: the same buffer comes back, empty.
+        let w = alloc::<f64>(n);
+        assert_eq!(w.as_ptr(), ptr);
+        assert!(w.is_empty());
+        // A much smaller request does not take it (at most 25% slack).
+        let mut w = w;
+        w.resize(n, 0.0);
+        drop(Storage::from_vec(w));
+        let small = alloc::<f64>(n / 2);
+        assert_ne!(small.as_ptr(), ptr);
+        // Another dtype never takes it.
+        let other = alloc::<i64>(n);
+        assert_ne!(other.as_ptr() as *const f64, ptr);
+        assert!(pooled_bytes() <= limit());
+    }
+}
