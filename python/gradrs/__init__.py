@@ -282,3 +282,4 @@ true_divide = globals()["div"]
 
 from . import autograd  # noqa: E402
 from . import nn  # noqa: E402
+from . import cuda, gpu  # noqa: E402

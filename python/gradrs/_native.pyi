@@ -22,6 +22,12 @@ __all__ = [
     "Tensor",
     "_attach_node",
     "_backward",
+    "_gpu_device_name",
+    "_gpu_empty_cache",
+    "_gpu_is_available",
+    "_gpu_memory_allocated",
+    "_gpu_memory_reserved",
+    "_gpu_synchronize",
     "_grad",
     "_legacy_new",
     "_live_nodes",
@@ -737,6 +743,15 @@ def is_grad_enabled() -> _bool: ...
 def _set_grad_enabled(enabled: _bool) -> None: ...
 def _live_nodes() -> _int:
     """Number of live graph nodes in the arena (for leak tests)."""
+
+# ---- the GPU context (src/python/gpu.rs; wrapped by gradrs.gpu / gradrs.cuda) --------------------
+
+def _gpu_is_available() -> _bool: ...
+def _gpu_device_name() -> str: ...
+def _gpu_synchronize() -> None: ...
+def _gpu_empty_cache() -> None: ...
+def _gpu_memory_allocated() -> _int: ...
+def _gpu_memory_reserved() -> _int: ...
 
 # ---- callbacks into the Python half (src/python/helpers.rs) -----------------------------------
 

@@ -1,3 +1,4 @@
 //! Primitive kernels per device: a small closed set that every op is composed from.
 
 pub mod cpu;
+pub mod wgpu;

@@ -114,7 +114,8 @@ pub fn parse_device(s: &str, index: Option<i64>) -> PyResult<PyDevice> {
     match kind {
         "cpu" => Ok(PyDevice { kind: "cpu".into(), index: idx }),
         "gpu" | "cuda" => Err(PyRuntimeError::new_err(
-            "gradrs was built without the GPU backend: no Vulkan/Metal/DX12 adapter support in this build",
+            "GPU tensors are not supported yet: gradrs has a wgpu backend (see gradrs.gpu) but tensors \
+             cannot be placed on it yet; use device='cpu'",
         )),
         _ => Err(PyRuntimeError::new_err(format!(
             "Expected one of cpu, gpu, cuda device type at start of device string: {s}"

@@ -4,6 +4,7 @@ pub mod autograd;
 pub mod convert;
 pub mod dtype;
 pub mod errors;
+pub mod gpu;
 pub mod helpers;
 pub mod indexing;
 pub mod nn;
@@ -420,6 +421,7 @@ fn get_num_threads() -> usize {
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTensor>()?;
+    gpu::register(m)?;
     pointwise::register(m)?;
     indexing::register(m)?;
     nn::register(m)?;

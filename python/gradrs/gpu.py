@@ -1,0 +1,62 @@
+"""`gradrs.gpu`: the wgpu device (Vulkan, Metal or DX12), in the shape of `torch.cuda`.
+
+GPU tensors are not built yet; these functions report on the adapter and on the backend's
+buffer pool. Without an adapter `is_available()` is False and the others that need one raise
+RuntimeError saying what is missing. Set GRADRS_GPU_DISABLE=1 to hide every adapter.
+"""
+
+from __future__ import annotations
+
+from . import _native
+
+__all__ = [
+    "device_count",
+    "device_name",
+    "empty_cache",
+    "get_device_name",
+    "is_available",
+    "memory_allocated",
+    "memory_reserved",
+    "synchronize",
+]
+
+
+def is_available() -> bool:
+    """Whether a Vulkan/Metal/DX12 adapter exists (the first call opens the device)."""
+    return _native._gpu_is_available()
+
+
+def device_count() -> int:
+    """1 with an adapter, 0 without: gradrs drives a single adapter."""
+    return 1 if is_available() else 0
+
+
+def device_name() -> str:
+    """The adapter's name and backend, e.g. 'llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan)'."""
+    return _native._gpu_device_name()
+
+
+def get_device_name(device: object = None) -> str:
+    """`torch.cuda.get_device_name`'s spelling of `device_name()` (one device: the argument is
+    accepted and ignored)."""
+    return device_name()
+
+
+def synchronize(device: object = None) -> None:
+    """Submit every queued GPU dispatch and wait until the GPU has finished them."""
+    _native._gpu_synchronize()
+
+
+def empty_cache() -> None:
+    """Release the buffer pool's cached (unused) buffers to the driver."""
+    _native._gpu_empty_cache()
+
+
+def memory_allocated(device: object = None) -> int:
+    """Bytes in GPU buffers held by live data (rounded to the pool's size classes)."""
+    return _native._gpu_memory_allocated()
+
+
+def memory_reserved(device: object = None) -> int:
+    """Bytes held by the buffer pool: live buffers plus cached ones."""
+    return _native._gpu_memory_reserved()

@@ -1,0 +1,454 @@
+//! The process-wide GPU context: instance, adapter, device and queue, created lazily on first
+//! use; the pipeline cache; the buffer pool; and the one pending command encoder that every
+//! dispatch is recorded into until something needs the results.
+
+use super::pool::{size_class, Pool};
+use crate::error::{Error, Result};
+use parking_lot::Mutex;
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+
+/// The message for a machine (or a run with [`DISABLE_VAR`] set) without a usable adapter.
+pub const NO_ADAPTER: &str = "no Vulkan/Metal/DX12 adapter found; on Linux without a GPU \
+     install Mesa's lavapipe (Debian/Ubuntu: apt-get install mesa-vulkan-drivers libvulkan1)";
+
+/// Set to anything but "" or "0", this hides every adapter, so the no-GPU path can be tested
+/// on a machine that has one. Read once, when the context is first asked for.
+pub const DISABLE_VAR: &str = "GRADRS_GPU_DISABLE";
+
+/// Dispatches recorded before the pending encoder is submitted without being asked: bounds the
+/// memory a long loop without read-backs holds in recorded commands and transient buffers.
+pub const BATCH_LIMIT: usize = 256;
+
+/// Threads per workgroup of the 1-D kernels (unary, binary); their shaders hard-code it.
+pub const WORKGROUP: u64 = 256;
+
+/// The kernel families, one shader file each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kernel {
+    Unary,
+    Binary,
+    Reduce,
+    Matmul,
+}
+
+/// Element types a pipeline is compiled for (float32 only so far).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GpuDType {
+    F32,
+}
+
+/// What a pipeline is cached under: the kernel family, the op (its `OP` override) and dtype.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PipelineKey {
+    pub kernel: Kernel,
+    pub op: u32,
+    pub dtype: GpuDType,
+}
+
+impl Kernel {
+    pub fn source(self) -> &'static str {
+        match self {
+            Kernel::Unary => include_str!("shaders/unary.wgsl"),
+            Kernel::Binary => include_str!("shaders/binary.wgsl"),
+            Kernel::Reduce => include_str!("shaders/reduce.wgsl"),
+            Kernel::Matmul => include_str!("shaders/matmul.wgsl"),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::Unary => "unary",
+            Kernel::Binary => "binary",
+            Kernel::Reduce => "reduce",
+            Kernel::Matmul => "matmul",
+        }
+    }
+
+    /// Whether the shader selects its op through an `OP` override constant.
+    pub fn has_op(self) -> bool {
+        !matches!(self, Kernel::Matmul)
+    }
+}
+
+#[derive(Default)]
+struct Pending {
+    encoder: Option<::wgpu::CommandEncoder>,
+    ops: usize,
+}
+
+pub struct Gpu {
+    pub device: ::wgpu::Device,
+    pub queue: ::wgpu::Queue,
+    pub info: ::wgpu::AdapterInfo,
+    pub limits: ::wgpu::Limits,
+    pub features: ::wgpu::Features,
+    pipelines: Mutex<HashMap<PipelineKey, ::wgpu::ComputePipeline>>,
+    pub(super) pool: Mutex<Pool>,
+    pending: Mutex<Pending>,
+    /// wgpu reports validation and out-of-memory errors to a callback (its default handler
+    /// panics); they are collected here and returned as `Error`s by the call that caused them.
+    errors: Arc<Mutex<Vec<String>>>,
+    submits: std::sync::atomic::AtomicU64,
+}
+
+static CONTEXT: OnceLock<std::result::Result<Gpu, String>> = OnceLock::new();
+
+/// Runs `f`, turning a panic inside wgpu (or here) into an `Error` rather than unwinding into
+/// the caller: the bindings must never see one.
+pub fn guarded<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(payload) => {
+            let msg = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(Error::Runtime(format!("GPU backend failure: {msg}")))
+        }
+    }
+}
+
+fn disabled_by_env() -> bool {
+    std::env::var_os(DISABLE_VAR).is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// The context, created on the first call; the error (no adapter, device refused) is kept and
+/// returned again on every later call, so a failed start costs once.
+pub fn gpu() -> Result<&'static Gpu> {
+    CONTEXT
+        .get_or_init(|| match guarded(|| Gpu::new().map_err(Error::Runtime)) {
+            Ok(g) => Ok(g),
+            Err(e) => Err(e.to_string()),
+        })
+        .as_ref()
+        .map_err(|e| Error::Runtime(e.clone()))
+}
+
+/// The context if it was already created (memory queries must not start a device).
+pub fn existing() -> Option<&'static Gpu> {
+    CONTEXT.get().and_then(|r| r.as_ref().ok())
+}
+
+impl Gpu {
+    fn new() -> std::result::Result<Gpu, String> {
+        if disabled_by_env() {
+            return Err(format!("{NO_ADAPTER} (adapters hidden by {DISABLE_VAR})"));
+        }
+        let desc = ::wgpu::InstanceDescriptor {
+            backends: ::wgpu::Backends::VULKAN | ::wgpu::Backends::METAL | ::wgpu::Backends::DX12,
+            ..::wgpu::InstanceDescriptor::new_without_display_handle()
+        };
+        let instance = ::wgpu::Instance::new(desc);
+        let adapter =
+            pollster::block_on(instance.request_adapter(&::wgpu::RequestAdapterOptions {
+                power_preference: ::wgpu::PowerPreference::HighPerformance,
+                ..Default::default()
+            }))
+            .map_err(|e| format!("{NO_ADAPTER} ({e})"))?;
+        let info = adapter.get_info();
+        // The adapter's own limits, not WebGPU's defaults: large tensors need the real maximum
+        // buffer and binding sizes.
+        let limits = adapter.limits();
+        let features = adapter.features();
+        let (device, queue) =
+            pollster::block_on(adapter.request_device(&::wgpu::DeviceDescriptor {
+                label: Some("gradrs"),
+                required_limits: limits.clone(),
+                ..Default::default()
+            }))
+            .map_err(|e| {
+                format!(
+                    "the GPU adapter '{}' refused to open a device: {e}",
+                    info.name
+                )
+            })?;
+        let errors: Arc<Mutex<Vec<String>>> = Arc::default();
+        let sink = errors.clone();
+        device.on_uncaptured_error(Arc::new(move |e: ::wgpu::Error| {
+            sink.lock().push(e.to_string())
+        }));
+        let sink = errors.clone();
+        device.set_device_lost_callback(move |reason, msg| {
+            sink.lock()
+                .push(format!("GPU device lost ({reason:?}): {msg}"))
+        });
+        Ok(Gpu {
+            device,
+            queue,
+            info,
+            limits,
+            features,
+            pipelines: Mutex::default(),
+            pool: Mutex::default(),
+            pending: Mutex::default(),
+            errors,
+            submits: Default::default(),
+        })
+    }
+
+    /// Returns (and clears) the errors wgpu reported since the last check.
+    pub fn check(&self) -> Result<()> {
+        let mut errs = self.errors.lock();
+        if errs.is_empty() {
+            return Ok(());
+        }
+        let msg = errs.join("; ");
+        errs.clear();
+        Err(Error::Runtime(format!("GPU error: {msg}")))
+    }
+
+    pub fn name(&self) -> String {
+        format!("{} ({:?})", self.info.name, self.info.backend)
+    }
+
+    /// How many command buffers were submitted so far (tests check that ops batch up).
+    pub fn submits(&self) -> u64 {
+        self.submits.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// The compiled pipeline for `key`, compiled on first use.
+    pub fn pipeline(&self, key: PipelineKey) -> Result<::wgpu::ComputePipeline> {
+        let mut cache = self.pipelines.lock();
+        if let Some(p) = cache.get(&key) {
+            return Ok(p.clone());
+        }
+        let label = format!("{}:{}:{:?}", key.kernel.name(), key.op, key.dtype);
+        let module = self
+            .device
+            .create_shader_module(::wgpu::ShaderModuleDescriptor {
+                label: Some(&label),
+                source: ::wgpu::ShaderSource::Wgsl(Cow::Borrowed(key.kernel.source())),
+            });
+        let constants = [("OP", f64::from(key.op))];
+        let constants: &[(&str, f64)] = if key.kernel.has_op() { &constants } else { &[] };
+        let pipeline = self
+            .device
+            .create_compute_pipeline(&::wgpu::ComputePipelineDescriptor {
+                label: Some(&label),
+                layout: None,
+                module: &module,
+                entry_point: Some("main"),
+                compilation_options: ::wgpu::PipelineCompilationOptions {
+                    constants,
+                    ..Default::default()
+                },
+                cache: None,
+            });
+        self.check()?;
+        cache.insert(key, pipeline.clone());
+        Ok(pipeline)
+    }
+
+    /// A storage buffer of at least `bytes`, from the pool when one of its class is free.
+    pub fn alloc(&self, bytes: u64) -> Result<(::wgpu::Buffer, u64)> {
+        let class = size_class(bytes);
+        let max = self
+            .limits
+            .max_storage_buffer_binding_size
+            .min(self.limits.max_buffer_size);
+        if class > max {
+            return Err(Error::Runtime(format!(
+                "GPU tensor of {bytes} bytes exceeds the adapter's largest storage binding \
+                 ({max} bytes); tensors that large are not supported on the GPU yet"
+            )));
+        }
+        if let Some(buf) = self.pool.lock().take(class) {
+            return Ok((buf, class));
+        }
+        let buf = self.device.create_buffer(&::wgpu::BufferDescriptor {
+            label: None,
+            size: class,
+            usage: ::wgpu::BufferUsages::STORAGE
+                | ::wgpu::BufferUsages::COPY_SRC
+                | ::wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        if let Err(e) = self.check() {
+            // Out of memory is the usual cause: free the cache and try once more.
+            self.pool.lock().clear();
+            let buf = self.device.create_buffer(&::wgpu::BufferDescriptor {
+                label: None,
+                size: class,
+                usage: ::wgpu::BufferUsages::STORAGE
+                    | ::wgpu::BufferUsages::COPY_SRC
+                    | ::wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            self.check().map_err(|_| e)?;
+            self.pool.lock().count_new(class);
+            return Ok((buf, class));
+        }
+        self.pool.lock().count_new(class);
+        Ok((buf, class))
+    }
+
+    /// A buffer of `usage` holding `data`, written at creation (mapped), so its contents need
+    /// no queue write: a queue write would run before commands already recorded.
+    fn init_buffer(&self, data: &[u8], usage: ::wgpu::BufferUsages) -> Result<::wgpu::Buffer> {
+        // Mapped sizes must be multiples of 4; uniform blocks are read in 16-byte rows.
+        let size = (data.len() as u64).max(16).next_multiple_of(16);
+        let buf = self.device.create_buffer(&::wgpu::BufferDescriptor {
+            label: None,
+            size,
+            usage,
+            mapped_at_creation: true,
+        });
+        self.check()?;
+        {
+            let mut view = buf
+                .get_mapped_range_mut(..)
+                .map_err(|e| Error::Runtime(format!("GPU error: {e}")))?;
+            view.slice(..data.len()).copy_from_slice(data);
+        }
+        buf.unmap();
+        Ok(buf)
+    }
+
+    /// Records a copy of `data` into `dst` (at byte 0) after everything recorded so far.
+    pub fn write(&self, dst: &::wgpu::Buffer, data: &[u8]) -> Result<()> {
+        if data.is_empty() {
+            return Ok(());
+        }
+        let staging = self.init_buffer(data, ::wgpu::BufferUsages::COPY_SRC)?;
+        let len = (data.len() as u64).next_multiple_of(4);
+        self.record(|enc| enc.copy_buffer_to_buffer(&staging, 0, dst, 0, len))
+    }
+
+    /// Submits what is recorded and waits for it, then copies `bytes` bytes of `src` back.
+    pub fn read(&self, src: &::wgpu::Buffer, bytes: u64) -> Result<Vec<u8>> {
+        if bytes == 0 {
+            return Ok(Vec::new());
+        }
+        let staging = self.device.create_buffer(&::wgpu::BufferDescriptor {
+            label: None,
+            size: bytes,
+            usage: ::wgpu::BufferUsages::MAP_READ | ::wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        self.check()?;
+        self.record(|enc| enc.copy_buffer_to_buffer(src, 0, &staging, 0, bytes))?;
+        self.flush()?;
+        let (tx, rx) = std::sync::mpsc::channel();
+        staging.map_async(::wgpu::MapMode::Read, .., move |r| {
+            let _ = tx.send(r);
+        });
+        self.wait()?;
+        match rx.recv() {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => return Err(Error::Runtime(format!("GPU read-back failed: {e}"))),
+            Err(_) => return Err(Error::Runtime("GPU read-back never completed".into())),
+        }
+        let out = {
+            let view = staging
+                .get_mapped_range(..)
+                .map_err(|e| Error::Runtime(format!("GPU read-back failed: {e}")))?;
+            view.to_vec()
+        };
+        staging.unmap();
+        Ok(out)
+    }
+
+    /// Records one compute dispatch of `pipeline` over `buffers` (bindings 0, 1, ...) plus
+    /// `params` as the last, uniform binding.
+    pub fn dispatch(
+        &self,
+        pipeline: &::wgpu::ComputePipeline,
+        buffers: &[&::wgpu::Buffer],
+        params: &[u8],
+        groups: [u32; 3],
+    ) -> Result<()> {
+        let uniform = self.init_buffer(params, ::wgpu::BufferUsages::UNIFORM)?;
+        let mut entries: Vec<::wgpu::BindGroupEntry> = buffers
+            .iter()
+            .enumerate()
+            .map(|(i, b)| ::wgpu::BindGroupEntry {
+                binding: i as u32,
+                resource: b.as_entire_binding(),
+            })
+            .collect();
+        entries.push(::wgpu::BindGroupEntry {
+            binding: buffers.len() as u32,
+            resource: uniform.as_entire_binding(),
+        });
+        let bind_group = self.device.create_bind_group(&::wgpu::BindGroupDescriptor {
+            label: None,
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &entries,
+        });
+        self.check()?;
+        self.record(|enc| {
+            let mut pass = enc.begin_compute_pass(&::wgpu::ComputePassDescriptor::default());
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, &bind_group, &[]);
+            pass.dispatch_workgroups(groups[0], groups[1], groups[2]);
+        })
+    }
+
+    /// Appends commands to the pending encoder; past [`BATCH_LIMIT`] of them, submits.
+    fn record(&self, f: impl FnOnce(&mut ::wgpu::CommandEncoder)) -> Result<()> {
+        let mut pending = self.pending.lock();
+        let enc = pending.encoder.get_or_insert_with(|| {
+            self.device
+                .create_command_encoder(&::wgpu::CommandEncoderDescriptor { label: None })
+        });
+        f(enc);
+        pending.ops += 1;
+        if pending.ops >= BATCH_LIMIT {
+            self.submit(&mut pending);
+        }
+        drop(pending);
+        self.check()
+    }
+
+    fn submit(&self, pending: &mut Pending) {
+        if let Some(enc) = pending.encoder.take() {
+            self.queue.submit([enc.finish()]);
+            self.submits
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        pending.ops = 0;
+    }
+
+    /// Submits everything recorded so far, without waiting.
+    pub fn flush(&self) -> Result<()> {
+        self.submit(&mut self.pending.lock());
+        self.check()
+    }
+
+    fn wait(&self) -> Result<()> {
+        self.device
+            .poll(::wgpu::PollType::wait_indefinitely())
+            .map_err(|e| Error::Runtime(format!("GPU wait failed: {e}")))?;
+        self.check()
+    }
+
+    /// Submits everything recorded and waits until the GPU has finished it.
+    pub fn synchronize(&self) -> Result<()> {
+        self.flush()?;
+        self.wait()
+    }
+
+    /// The largest workgroup count per grid dimension.
+    pub fn max_groups(&self) -> u32 {
+        self.limits.max_compute_workgroups_per_dimension
+    }
+
+    /// A grid of `groups` workgroups: 1-D while it fits, else spread over y (the kernels fold
+    /// the y index back in with `num_workgroups.x`; surplus invocations exit on a bounds test).
+    pub fn grid(&self, groups: u64) -> Result<[u32; 3]> {
+        let max = u64::from(self.max_groups());
+        if groups <= max {
+            return Ok([groups.max(1) as u32, 1, 1]);
+        }
+        let y = groups.div_ceil(max);
+        if y > max {
+            return Err(Error::Runtime(format!(
+                "GPU grid of {groups} workgroups exceeds {max}x{max}"
+            )));
+        }
+        Ok([max as u32, y as u32, 1])
+    }
+}

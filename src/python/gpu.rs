@@ -1,0 +1,47 @@
+//! `gradrs.gpu` / `gradrs.cuda`: the wgpu context's queries. Tensors do not use the GPU yet;
+//! these report on (and start) the context the GPU tensor path will run on.
+
+use crate::backend::wgpu as gpu;
+use pyo3::prelude::*;
+
+/// Whether a Vulkan/Metal/DX12 adapter exists (opens the device on first call). Releases the
+/// GIL: starting a device can take a while.
+#[pyfunction]
+fn _gpu_is_available(py: Python<'_>) -> bool {
+    py.detach(gpu::is_available)
+}
+
+#[pyfunction]
+fn _gpu_device_name(py: Python<'_>) -> PyResult<String> {
+    Ok(py.detach(gpu::device_name)?)
+}
+
+#[pyfunction]
+fn _gpu_synchronize(py: Python<'_>) -> PyResult<()> {
+    Ok(py.detach(gpu::synchronize)?)
+}
+
+#[pyfunction]
+fn _gpu_empty_cache() {
+    gpu::empty_cache()
+}
+
+#[pyfunction]
+fn _gpu_memory_allocated() -> u64 {
+    gpu::memory_allocated()
+}
+
+#[pyfunction]
+fn _gpu_memory_reserved() -> u64 {
+    gpu::memory_reserved()
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(_gpu_is_available, m)?)?;
+    m.add_function(wrap_pyfunction!(_gpu_device_name, m)?)?;
+    m.add_function(wrap_pyfunction!(_gpu_synchronize, m)?)?;
+    m.add_function(wrap_pyfunction!(_gpu_empty_cache, m)?)?;
+    m.add_function(wrap_pyfunction!(_gpu_memory_allocated, m)?)?;
+    m.add_function(wrap_pyfunction!(_gpu_memory_reserved, m)?)?;
+    Ok(())
+}
