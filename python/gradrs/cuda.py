@@ -3,24 +3,5 @@
 There is no CUDA here: the GPU is whatever Vulkan/Metal/DX12 adapter wgpu finds.
 """
 
-from .gpu import (
-    device_count,
-    device_name,
-    empty_cache,
-    get_device_name,
-    is_available,
-    memory_allocated,
-    memory_reserved,
-    synchronize,
-)
-
-__all__ = [
-    "device_count",
-    "device_name",
-    "empty_cache",
-    "get_device_name",
-    "is_available",
-    "memory_allocated",
-    "memory_reserved",
-    "synchronize",
-]
+from .gpu import *  # noqa: F403 - the alias exports exactly gpu's names
+from .gpu import __all__  # noqa: F401

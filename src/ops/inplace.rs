@@ -116,18 +116,18 @@ pub fn refresh_view(v: &Tensor) {
     let Some(region) = region(v, base) else {
         return;
     };
-    let shape = base.shape();
-    record_formula(
-        v.clone(),
-        &[base],
-        "AsStridedBackward0",
-        vec![],
-        move |g, _| {
-            let zeros = Tensor::zeros(&shape, g.dtype());
-            Ok(vec![Some(strided_put(&zeros, &region, g)?)])
-        },
-    );
+    record_as_strided(v.clone(), base, region);
     v.0.meta.lock().view_version = version;
+}
+
+/// Make `out` (the `region` of `input`) an AsStridedBackward0 output: its gradient is
+/// scattered into a zero tensor of `input`'s shape.
+fn record_as_strided(out: Tensor, input: &Tensor, region: Layout) -> Tensor {
+    let shape = input.shape();
+    record_formula(out, &[input], "AsStridedBackward0", vec![], move |g, _| {
+        let zeros = Tensor::zeros(&shape, g.dtype());
+        Ok(vec![Some(strided_put(&zeros, &region, g)?)])
+    })
 }
 
 /// `as_strided(g, region)`: the region's elements of a base-shaped tensor.
@@ -140,17 +140,7 @@ fn strided_take(g: &Tensor, region: &Layout) -> Result<Tensor> {
     if !needs_grad(&[g]) {
         return Ok(out);
     }
-    let (region, shape) = (region.clone(), g.shape());
-    Ok(record_formula(
-        out,
-        &[g],
-        "AsStridedBackward0",
-        vec![],
-        move |gg, _| {
-            let zeros = Tensor::zeros(&shape, gg.dtype());
-            Ok(vec![Some(strided_put(&zeros, &region, gg)?)])
-        },
-    ))
+    Ok(record_as_strided(out, g, region.clone()))
 }
 
 /// `as_strided_scatter(g, v, region)`: `g` with the region replaced by `v`.
