@@ -1,5 +1,8 @@
-"""gradrs.gpu / gradrs.cuda: the wgpu context's queries, on whatever adapter exists, and the
-no-adapter path forced with GRADRS_GPU_DISABLE in a fresh interpreter."""
+"""The GPU device model: gradrs.gpu / gradrs.cuda queries, transfers both ways, device-aware
+repr, numpy and item, mixed-device errors, dtype rules, memory returning to the pool, a
+training loop whose losses match the CPU's, and the no-adapter path (forced with
+GRADRS_GPU_DISABLE in a fresh interpreter). The op table runs every op on the GPU in
+test_ops.py; this file covers what is about devices rather than ops."""
 
 from __future__ import annotations
 
@@ -9,7 +12,12 @@ import sys
 import textwrap
 
 import gradrs
+import numpy as np
 import pytest
+
+HAS_GPU = gradrs.gpu.is_available()
+needs_gpu = pytest.mark.skipif(
+    not HAS_GPU, reason="no Vulkan/Metal/DX12 adapter (install mesa-vulkan-drivers for lavapipe)")
 
 
 def test_cuda_is_an_alias_of_gpu():
@@ -18,24 +26,209 @@ def test_cuda_is_an_alias_of_gpu():
     assert isinstance(gradrs.gpu.is_available(), bool)
 
 
+@needs_gpu
 def test_queries_on_the_adapter():
-    if not gradrs.gpu.is_available():
-        pytest.skip("no Vulkan/Metal/DX12 adapter (install mesa-vulkan-drivers for lavapipe)")
     name = gradrs.gpu.device_name()
     assert isinstance(name, str) and name
     assert gradrs.cuda.get_device_name(0) == name
     assert gradrs.gpu.device_count() == 1
     gradrs.gpu.synchronize()
     gradrs.gpu.empty_cache()
-    # No GPU tensors exist yet, so nothing is allocated and the emptied pool holds nothing.
-    assert gradrs.gpu.memory_allocated() == 0
-    assert gradrs.gpu.memory_reserved() == 0
+    assert gradrs.gpu.memory_reserved() >= gradrs.gpu.memory_allocated() >= 0
 
 
-def test_gpu_tensors_are_refused_for_now():
-    for dev in ("gpu", "cuda", "cuda:0"):
-        with pytest.raises(RuntimeError):
-            gradrs.zeros(2, device=dev)
+def test_device_objects():
+    # "cuda" is kept as spelled (PyTorch code printing its device prints the same thing) and
+    # names the same adapter as "gpu".
+    for spelling in ("gpu", "gpu:0", "cuda", "cuda:0"):
+        d = gradrs.device(spelling)
+        assert (d.type, d.index, str(d)) == (spelling[:-2] if ":" in spelling else spelling,
+                                             0 if ":" in spelling else None, spelling)
+    assert str(gradrs.device("gpu:0")) == "gpu:0"
+    assert gradrs.device("cpu") == gradrs.device("cpu")
+    assert gradrs.zeros(2).device == gradrs.device("cpu")
+    assert not gradrs.zeros(2).is_cuda and gradrs.zeros(2).is_cpu
+
+
+@needs_gpu
+@pytest.mark.parametrize("spelling", ["gpu", "gpu:0", "cuda", "cuda:0", 0])
+def test_creation_on_the_gpu(spelling):
+    x = gradrs.ones(2, 3, device=spelling)
+    assert x.device == gradrs.device("gpu:0")
+    assert str(x.device) == "gpu:0"
+    assert x.is_cuda and not x.is_cpu
+    assert x.cpu().tolist() == [[1.0] * 3] * 2
+
+
+@needs_gpu
+def test_every_factory_takes_device():
+    g = gradrs.device("gpu:0")
+    made = [
+        gradrs.zeros(2, device=g), gradrs.ones(2, device=g), gradrs.full((2,), 3.0, device=g),
+        gradrs.empty(2, device=g), gradrs.rand(2, device=g), gradrs.randn(2, device=g),
+        gradrs.arange(3.0, device=g), gradrs.linspace(0, 1, 3, device=g),
+        gradrs.eye(2, device=g), gradrs.tensor([1.0, 2.0], device=g),
+        gradrs.as_tensor([1.0], device=g), gradrs.randint(0, 5, (3,), device=g),
+        gradrs.zeros_like(gradrs.ones(2), device=g),
+    ]
+    for t in made:
+        assert t.device == g, t
+    base = gradrs.ones(2, device=g)
+    for t in (gradrs.zeros_like(base), gradrs.ones_like(base), gradrs.randn_like(base),
+              gradrs.full_like(base, 2.0), base.new_zeros(3), base.new_ones(3),
+              base.new_tensor([1.0])):
+        assert t.device == g, t
+
+
+@needs_gpu
+def test_transfers_both_ways_keep_values_and_dtypes():
+    a = np.random.default_rng(0).standard_normal((4, 5)).astype(np.float32)
+    x = gradrs.tensor(a)
+    for moved in (x.gpu(), x.cuda(), x.to("gpu"), x.to(gradrs.device("cuda:0")),
+                  x.to(gradrs.ones(1, device="gpu"))):
+        assert moved.device.type == "gpu"
+        back = moved.cpu()
+        assert back.device.type == "cpu" and back.dtype == gradrs.float32
+        np.testing.assert_array_equal(back.numpy(), a)
+    i = gradrs.tensor([[1, -2], [3, 2**31 - 1]]).gpu()
+    assert i.dtype == gradrs.int64 and i.cpu().tolist() == [[1, -2], [3, 2**31 - 1]]
+    b = gradrs.tensor([True, False]).cuda()
+    assert b.dtype == gradrs.bool and b.cpu().tolist() == [True, False]
+    # .to() with a dtype and a device at once; moving to where a tensor already is is a no-op.
+    y = x.to("gpu", gradrs.int64)
+    assert y.device.type == "gpu" and y.dtype == gradrs.int64
+    g = x.gpu()
+    assert g.gpu() is g and g.to("gpu") is g and x.cpu() is x
+    # A strided view moves as its values.
+    np.testing.assert_array_equal(x.t()[1:, ::2].gpu().cpu().numpy(), a.T[1:, ::2])
+
+
+@needs_gpu
+def test_repr_names_the_device():
+    x = gradrs.tensor([1.0, 2.5], device="gpu")
+    assert repr(x) == "tensor([1.0000, 2.5000], device='gpu:0')"
+    y = gradrs.tensor([1.0, 2.0], device="gpu", requires_grad=True) * 2
+    assert repr(y) == "tensor([2., 4.], device='gpu:0', grad_fn=<MulBackward0>)"
+    assert repr(gradrs.tensor([1, 2], device="gpu")) == "tensor([1, 2], device='gpu:0')"
+
+
+@needs_gpu
+def test_numpy_item_and_tolist():
+    x = gradrs.tensor([[1.5, 2.0]], device="gpu")
+    with pytest.raises(TypeError, match=r"^can't convert gpu:0 device type tensor to numpy\. "
+                                        r"Use Tensor\.cpu\(\) to copy the tensor to host memory "
+                                        r"first\.$"):
+        x.numpy()
+    with pytest.raises(TypeError, match="can't convert gpu:0 device type tensor to numpy"):
+        np.asarray(x)
+    np.testing.assert_array_equal(x.numpy(force=True), [[1.5, 2.0]])
+    assert x.sum().item() == 3.5
+    assert x.tolist() == [[1.5, 2.0]]
+    assert float(x[0, 0]) == 1.5
+
+
+@needs_gpu
+def test_mixed_devices_raise_pytorchs_error():
+    g = gradrs.ones(3, device="gpu")
+    c = gradrs.ones(3)
+    msg = r"^Expected all tensors to be on the same device, but found at least two devices, "
+    for f in (lambda: g + c, lambda: c * g, lambda: gradrs.cat([g, c]),
+              lambda: gradrs.where(c > 0, g, g), lambda: g @ gradrs.ones(3, 2),
+              lambda: gradrs.stack([c, g])):
+        with pytest.raises(RuntimeError, match=msg):
+            f()
+    # A 0-dim CPU tensor joins a GPU op, as in PyTorch.
+    assert (g * gradrs.tensor(2.0)).device.type == "gpu"
+    assert (g * 2).cpu().tolist() == [2.0, 2.0, 2.0]
+
+
+@needs_gpu
+def test_dtypes_on_the_gpu():
+    with pytest.raises(TypeError, match="float64"):
+        gradrs.ones(2, dtype=gradrs.float64, device="gpu")
+    with pytest.raises(TypeError, match="float64"):
+        gradrs.ones(2, dtype=gradrs.float64).gpu()
+    with pytest.raises(TypeError, match="float64"):
+        gradrs.ones(2, device="gpu").double()
+    with pytest.raises(RuntimeError, match="int64 value 2147483648 does not fit in the int32"):
+        gradrs.tensor([1, 2**31]).gpu()
+    with pytest.raises(RuntimeError, match="does not fit"):
+        gradrs.tensor([-(2**31) - 1], device="gpu")
+
+
+@needs_gpu
+def test_backward_runs_on_the_gpu_and_grads_live_there():
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((3, 4)).astype(np.float32)
+    w = rng.standard_normal((4, 2)).astype(np.float32)
+    grads = {}
+    for dev in ("cpu", "gpu"):
+        x = gradrs.tensor(a, device=dev, requires_grad=True)
+        m = gradrs.tensor(w, device=dev, requires_grad=True)
+        loss = ((x @ m).tanh() * 2 + x.sum(1, keepdim=True)).exp().mean()
+        loss.backward()
+        assert x.grad.device.type == dev and m.grad.device.type == dev
+        grads[dev] = (loss.item(), x.grad.cpu().numpy(), m.grad.cpu().numpy())
+    assert grads["gpu"][0] == pytest.approx(grads["cpu"][0], rel=1e-5)
+    np.testing.assert_allclose(grads["gpu"][1], grads["cpu"][1], rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(grads["gpu"][2], grads["cpu"][2], rtol=1e-4, atol=1e-5)
+
+
+@needs_gpu
+def test_moving_to_the_gpu_is_differentiable():
+    x = gradrs.tensor([1.0, 2.0], requires_grad=True)
+    y = x.gpu()
+    assert y.grad_fn.name() == "ToCopyBackward0"
+    (y * y).sum().backward()
+    assert x.grad.device.type == "cpu" and x.grad.tolist() == [2.0, 4.0]
+
+
+@needs_gpu
+def test_memory_returns_to_the_pool():
+    gradrs.gpu.synchronize()
+    gradrs.gpu.empty_cache()
+    base = gradrs.gpu.memory_allocated()
+    x = gradrs.ones(1 << 20, device="gpu")
+    y = (x * 2).exp()
+    gradrs.gpu.synchronize()
+    assert gradrs.gpu.memory_allocated() >= base + 2 * (4 << 20)
+    del x, y
+    gradrs.gpu.synchronize()
+    assert gradrs.gpu.memory_allocated() == base
+    # Freed buffers stay cached until asked for, then go back to the driver.
+    assert gradrs.gpu.memory_reserved() >= base + (4 << 20)
+    gradrs.gpu.empty_cache()
+    assert gradrs.gpu.memory_reserved() == gradrs.gpu.memory_allocated() == base
+
+
+@needs_gpu
+def test_a_training_loop_matches_the_cpu():
+    import gradrs.nn.functional as F
+
+    rng = np.random.default_rng(2)
+    xs = rng.standard_normal((64, 10)).astype(np.float32)
+    ys = rng.integers(0, 3, 64)
+    w1 = (rng.standard_normal((10, 16)) * 0.3).astype(np.float32)
+    w2 = (rng.standard_normal((16, 3)) * 0.3).astype(np.float32)
+    losses = {}
+    for dev in ("cpu", "cuda"):
+        x, y = gradrs.tensor(xs, device=dev), gradrs.tensor(ys, device=dev)
+        p1 = gradrs.tensor(w1, device=dev, requires_grad=True)
+        p2 = gradrs.tensor(w2, device=dev, requires_grad=True)
+        b1 = gradrs.zeros(16, device=dev, requires_grad=True)
+        run = []
+        for _ in range(20):
+            loss = F.cross_entropy(F.relu(x @ p1 + b1) @ p2, y)
+            loss.backward()
+            with gradrs.no_grad():
+                for p in (p1, p2, b1):
+                    p -= 0.5 * p.grad
+                    p.grad.zero_()
+            run.append(loss.item())
+        assert p1.device.type == ("cpu" if dev == "cpu" else "gpu")
+        losses[dev] = run
+    assert losses["cuda"][-1] < losses["cuda"][0] * 0.8
+    np.testing.assert_allclose(losses["cuda"], losses["cpu"], rtol=1e-4, atol=1e-5)
 
 
 def test_no_adapter_path():
@@ -48,14 +241,19 @@ def test_no_adapter_path():
         assert gradrs.gpu.memory_allocated() == 0
         assert gradrs.gpu.memory_reserved() == 0
         gradrs.gpu.empty_cache()
-        for f in (gradrs.gpu.device_name, gradrs.gpu.synchronize):
+        calls = [gradrs.gpu.device_name, gradrs.gpu.synchronize,
+                 lambda: gradrs.zeros(2, device="gpu"), lambda: gradrs.ones(2).cuda(),
+                 lambda: gradrs.tensor([1.0]).to("cuda:0")]
+        for f in calls:
             try:
                 f()
             except RuntimeError as e:
                 assert "no Vulkan/Metal/DX12 adapter found" in str(e), e
                 assert "mesa-vulkan-drivers" in str(e), e
             else:
-                raise AssertionError(f"{f.__name__} did not raise")
+                raise AssertionError(f"{f} did not raise")
+        # The device object itself needs no adapter, as torch.device("cuda") needs no GPU.
+        assert str(gradrs.device("cuda")) == "cuda"
         # The CPU path is untouched.
         assert (gradrs.ones(3) * 2).sum().item() == 6.0
         print("ok")

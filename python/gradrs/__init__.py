@@ -57,8 +57,9 @@ __version__ = "0.1.0"
 def _tensor_repr(t):
     fn = t.grad_fn
     return _format_tensor(
-        t.detach().numpy(),
+        t.detach().cpu().numpy(),
         dtype=str(t.dtype)[len("gradrs."):],
+        device=str(t.device),
         requires_grad=t.requires_grad,
         grad_fn_name=type(fn).__name__ if fn is not None else None,
         is_leaf=t.is_leaf,

@@ -258,7 +258,8 @@ fn execute(
     }
     let result = result.and_then(|outs| {
         // Note [Undo broadcasting]: the one place a gradient is summed back to its input's
-        // shape and cast to its dtype, so formulas may return broadcast-shaped gradients.
+        // shape, cast to its dtype and moved to its device, so formulas may return
+        // broadcast-shaped gradients (and `.to(device)`'s backward is an identity).
         outs.into_iter()
             .zip(&data.next)
             .map(|(g, e)| match (g, &e.node) {
@@ -270,6 +271,11 @@ fn execute(
                     };
                     let g = if g.dtype() != e.dtype {
                         ops::creation::to_dtype(&g, e.dtype)?
+                    } else {
+                        g
+                    };
+                    let g = if g.device() != e.device {
+                        ops::creation::to_device(&g, e.device)?
                     } else {
                         g
                     };

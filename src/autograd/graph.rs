@@ -47,6 +47,7 @@ pub struct Edge {
     pub input_nr: u32,
     pub shape: Shape,
     pub dtype: DType,
+    pub device: crate::tensor::Device,
 }
 
 pub struct Node {
@@ -320,9 +321,9 @@ pub fn grad_accumulator(leaf: &Tensor) -> NodeRef {
 /// The edge along which gradient flows back into `t` (PyTorch's `gradient_edge`).
 pub fn gradient_edge(t: &Tensor) -> Edge {
     crate::ops::inplace::refresh_view(t);
-    let (shape, dtype) = {
+    let (shape, dtype, device) = {
         let d = t.read();
-        (d.layout.shape.clone(), d.dtype())
+        (d.layout.shape.clone(), d.dtype(), d.device())
     };
     let (grad_fn, output_nr, requires_grad) = {
         let m = t.0.meta.lock();
@@ -338,6 +339,7 @@ pub fn gradient_edge(t: &Tensor) -> Edge {
         input_nr: output_nr,
         shape,
         dtype,
+        device,
     }
 }
 

@@ -8,7 +8,7 @@ use crate::ops::creation::{cast_data, contiguous_clone};
 use crate::ops::unary::{unary, UnaryOp};
 pub use crate::ops::Operand;
 use crate::shape::broadcast_shapes;
-use crate::tensor::{Element, Tensor};
+use crate::tensor::{Device, Element, Tensor};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BinaryOp {
@@ -44,7 +44,7 @@ pub enum CmpOp {
 
 /// `f(a, b)` over two float tensors, one monomorphized kernel per op (a function pointer per
 /// element would not vectorize).
-fn float_zip<T>(op: BinaryOp, a: &Tensor, b: &Tensor, shape: &[usize]) -> Tensor
+fn float_zip<T>(op: BinaryOp, a: &Tensor, b: &Tensor, shape: &[usize]) -> Result<Tensor>
 where
     T: Element
         + std::ops::Add<Output = T>
@@ -53,6 +53,20 @@ where
         + std::ops::Div<Output = T>
         + Powf,
 {
+    if T::DTYPE == DType::F32 {
+        use crate::backend::wgpu::BinaryOp as G;
+        let g = match op {
+            BinaryOp::Add => G::Add,
+            BinaryOp::Sub => G::Sub,
+            BinaryOp::Mul => G::Mul,
+            BinaryOp::Div => G::Div,
+            BinaryOp::Pow => G::Pow,
+        };
+        Device::of(&[a, b])?;
+        if let Some(out) = crate::ops::gpu::binary(g, a, b, shape)? {
+            return Ok(out);
+        }
+    }
     match op {
         BinaryOp::Add => zip::<T, T>(a, b, shape, |x, y| x + y),
         BinaryOp::Sub => zip::<T, T>(a, b, shape, |x, y| x - y),
@@ -114,7 +128,8 @@ pub(crate) fn zip<T: Element, U: Element>(
     b: &Tensor,
     shape: &[usize],
     f: impl Fn(T, T) -> U + Sync + Send,
-) -> Tensor {
+) -> Result<Tensor> {
+    let device = Device::of(&[a, b])?;
     let (da, db) = (a.read(), b.read());
     let v = elementwise::binary(
         da.storage.slice::<T>(),
@@ -124,7 +139,7 @@ pub(crate) fn zip<T: Element, U: Element>(
         shape,
         f,
     );
-    Tensor::from_vec(v, shape)
+    Ok(Tensor::from_vec_on(v, shape, device))
 }
 
 /// An operand as a tensor of `dtype` (Python numbers become 0-dim tensors).
@@ -167,8 +182,8 @@ pub(crate) fn binary_data(op: BinaryOp, a: &Operand, b: &Operand, dtype: DType) 
     let (ta, tb) = (materialize(a, dtype), materialize(b, dtype));
     let shape = broadcast_shapes(&ta.shape(), &tb.shape())?;
     Ok(match dtype {
-        DType::F32 => float_zip::<f32>(op, &ta, &tb, &shape),
-        DType::F64 => float_zip::<f64>(op, &ta, &tb, &shape),
+        DType::F32 => float_zip::<f32>(op, &ta, &tb, &shape)?,
+        DType::F64 => float_zip::<f64>(op, &ta, &tb, &shape)?,
         DType::I64 => {
             // Only a Python-number exponent is refused; tensor exponents truncate.
             if op == BinaryOp::Pow {
@@ -180,11 +195,11 @@ pub(crate) fn binary_data(op: BinaryOp, a: &Operand, b: &Operand, dtype: DType) 
                     }
                 }
             }
-            zip::<i64, i64>(&ta, &tb, &shape, int_op(op)?)
+            zip::<i64, i64>(&ta, &tb, &shape, int_op(op)?)?
         }
         DType::Bool => match op {
-            BinaryOp::Add => zip::<bool, bool>(&ta, &tb, &shape, |x, y| x | y),
-            BinaryOp::Mul => zip::<bool, bool>(&ta, &tb, &shape, |x, y| x & y),
+            BinaryOp::Add => zip::<bool, bool>(&ta, &tb, &shape, |x, y| x | y)?,
+            BinaryOp::Mul => zip::<bool, bool>(&ta, &tb, &shape, |x, y| x & y)?,
             BinaryOp::Sub => unreachable!("sub_check refuses bool operands"),
             // bool ** Python bool is 1 or the base itself; tensor exponents have no kernel.
             BinaryOp::Pow if !matches!(b, Operand::Scalar(_)) => {
@@ -336,7 +351,7 @@ pub fn compare(op: CmpOp, a: Operand, b: Operand) -> Result<Tensor> {
             CmpOp::Ge => |x: T, y: T| x >= y,
         }
     }
-    Ok(crate::dispatch!(dtype, T => zip::<T, bool>(&ta, &tb, &shape, cmp::<T>(op))))
+    Ok(crate::dispatch!(dtype, T => zip::<T, bool>(&ta, &tb, &shape, cmp::<T>(op))?))
 }
 
 pub fn gt(a: &Tensor, b: Operand) -> Result<Tensor> {
@@ -676,12 +691,13 @@ pub fn where_(cond: &Tensor, a: Operand, b: Operand) -> Result<Tensor> {
         let _g = crate::autograd::GradModeGuard::new(false);
         Ok(contiguous_clone(&crate::ops::movement::expand(t, &sizes)?))
     };
+    let device = Device::of(&[cond, &ta, &tb])?;
     let (c, xa, xb) = (expand(cond)?, expand(&ta)?, expand(&tb)?);
     let mask = c.to_vec::<bool>();
     let out = crate::dispatch!(dtype, T => {
         let (va, vb) = (xa.to_vec::<T>(), xb.to_vec::<T>());
         let v: Vec<T> = mask.iter().zip(va.iter().zip(vb.iter())).map(|(&m, (&p, &q))| if m { p } else { q }).collect();
-        Tensor::from_vec(v, &shape)
+        Tensor::from_vec_on(v, &shape, device)
     });
     if crate::autograd::is_grad_enabled() && (a.requires_grad() || b.requires_grad()) {
         let (oa, ob) = (a.edge_tensor(dtype), b.edge_tensor(dtype));

@@ -6,15 +6,15 @@ use crate::backend::cpu::copy::{cast, gather_contiguous};
 use crate::dispatch;
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
-use crate::tensor::{Element, Tensor};
+use crate::tensor::{Device, Element, Tensor};
 use std::sync::Arc;
 
 pub fn ones_like(t: &Tensor) -> Tensor {
-    Tensor::full(&t.shape(), Scalar::Int(1), t.dtype())
+    Tensor::full_on(&t.shape(), Scalar::Int(1), t.dtype(), t.device())
 }
 
 pub fn zeros_like(t: &Tensor) -> Tensor {
-    Tensor::zeros(&t.shape(), t.dtype())
+    Tensor::zeros_on(&t.shape(), t.dtype(), t.device())
 }
 
 /// True when nothing else can observe `t`'s memory, so it may become a leaf's `.grad` as is.
@@ -30,7 +30,7 @@ pub fn is_exclusively_owned(t: &Tensor) -> bool {
 /// A contiguous copy with no autograd history.
 pub fn contiguous_clone(t: &Tensor) -> Tensor {
     let d = t.read();
-    dispatch!(d.dtype(), T => Tensor::from_vec(gather_contiguous::<T>(d.storage.slice::<T>(), &d.layout), &d.layout.shape))
+    dispatch!(d.dtype(), T => Tensor::from_vec_on(gather_contiguous::<T>(d.storage.slice::<T>(), &d.layout), &d.layout.shape, d.device()))
 }
 
 /// Cast without autograd.
@@ -42,7 +42,7 @@ pub fn cast_data(t: &Tensor, dtype: DType) -> Tensor {
     }
     dispatch!(d.dtype(), S => {
         let src = gather_contiguous::<S>(d.storage.slice::<S>(), &d.layout);
-        dispatch!(dtype, D => Tensor::from_vec(cast::<S, D>(&src), &d.layout.shape))
+        dispatch!(dtype, D => Tensor::from_vec_on(cast::<S, D>(&src), &d.layout.shape, d.device()))
     })
 }
 
@@ -58,13 +58,46 @@ pub fn to_dtype(t: &Tensor, dtype: DType) -> Result<Tensor> {
     Ok(out)
 }
 
+/// `tensor.to(device)`: `t` itself when already there; else a contiguous copy on `device`
+/// (ToCopyBackward0, whose gradient goes back to `t`'s device). Moving to the GPU checks
+/// that an adapter exists and that the dtype can live there; int64 values must fit the int32
+/// the shaders index with.
+pub fn to_device(t: &Tensor, device: Device) -> Result<Tensor> {
+    if t.device() == device {
+        return Ok(t.clone());
+    }
+    let out = copy_to_device(t, device)?;
+    if needs_grad(&[t]) {
+        return Ok(record(out, &[t], ToCopyBackward));
+    }
+    Ok(out)
+}
+
+/// The values of `t` as a new contiguous tensor on `device`, no autograd.
+pub fn copy_to_device(t: &Tensor, device: Device) -> Result<Tensor> {
+    if device.is_gpu() {
+        crate::tensor::device::check_gpu_dtype(t.dtype())?;
+        if t.dtype() == DType::I64 {
+            crate::backend::wgpu::narrow_i64(&t.to_vec::<i64>())?;
+        }
+    }
+    let d = t.read();
+    let out = dispatch!(d.dtype(), T => Tensor::from_vec_on(gather_contiguous::<T>(d.storage.slice::<T>(), &d.layout), &d.layout.shape, device));
+    if device.is_gpu() && out.dtype() == DType::F32 {
+        // The copy goes to the device now (PyTorch's `.to` is a transfer, not a promise).
+        out.read().storage.gpu_buffer()?;
+    }
+    Ok(out)
+}
+
 struct ToCopyBackward;
 impl Backward for ToCopyBackward {
     fn name(&self) -> &'static str {
         "ToCopyBackward0"
     }
     fn apply(&mut self, g: &[Option<Tensor>], _: &Ctx) -> Result<Vec<Option<Tensor>>> {
-        // The engine casts the gradient back to the input's dtype (Note [Undo broadcasting]).
+        // The engine casts the gradient back to the input's dtype and device
+        // (Note [Undo broadcasting]).
         Ok(vec![g[0].clone()])
     }
 }

@@ -58,7 +58,7 @@ fn gather_data(x: &Tensor, dim: usize, index: &Tensor) -> Result<Tensor> {
     }
     Ok(crate::dispatch!(d.dtype(), T => {
         let v = kernel::gather::<T>(d.storage.slice(), &d.layout, dim, &idx, &ishape)?;
-        Tensor::from_vec(v, &ishape)
+        Tensor::from_vec_on(v, &ishape, d.device())
     }))
 }
 
@@ -76,7 +76,7 @@ pub fn gather(x: &Tensor, dim: i64, index: &Tensor) -> Result<Tensor> {
         "GatherBackward0",
         vec![],
         move |g, _| {
-            let zeros = Tensor::zeros(&shape, g.dtype());
+            let zeros = Tensor::zeros_on(&shape, g.dtype(), g.device());
             Ok(vec![Some(scatter_add(&zeros, dim as i64, &index, g)?)])
         },
     ))
@@ -208,7 +208,7 @@ fn pad_to(t: &Tensor, shape: &[usize]) -> Result<Tensor> {
         if have < want {
             let mut zshape = cur.shape().to_vec();
             zshape[d] = want - have;
-            let zeros = Tensor::zeros(&zshape, cur.dtype());
+            let zeros = Tensor::zeros_on(&zshape, cur.dtype(), cur.device());
             cur = crate::ops::shape::cat(&[cur, zeros], d as i64)?;
         }
     }
@@ -342,7 +342,7 @@ pub fn index_select(x: &Tensor, dim: i64, index: &Tensor) -> Result<Tensor> {
         "IndexSelectBackward0",
         vec![],
         move |g, _| {
-            let zeros = Tensor::zeros(&xs, g.dtype());
+            let zeros = Tensor::zeros_on(&xs, g.dtype(), g.device());
             Ok(vec![Some(index_add(
                 &zeros,
                 dim as i64,
@@ -510,7 +510,7 @@ pub fn masked_select(x: &Tensor, mask: &Tensor) -> Result<Tensor> {
         "MaskedSelectBackward0",
         vec![],
         move |g, _| {
-            let zeros = Tensor::zeros(&[shape.iter().product()], g.dtype());
+            let zeros = Tensor::zeros_on(&[shape.iter().product()], g.dtype(), g.device());
             let full = reshape(
                 &scatter(&zeros, 0, &pos, Operand::Tensor(g.clone()))?,
                 &sizes,
@@ -535,7 +535,7 @@ pub fn nonzero(x: &Tensor) -> Tensor {
             rem /= shape[d];
         }
     }
-    Tensor::from_vec(out, &[nz.len(), nd])
+    Tensor::from_vec_on(out, &[nz.len(), nd], x.device())
 }
 
 /// `take_along_dim(x, indices, dim)`: gather after broadcasting all but `dim`; without a dim,
@@ -663,9 +663,10 @@ pub fn index(x: &Tensor, indices: &[(usize, Tensor)]) -> Result<Tensor> {
             let mut gflat_shape = vec![nb as i64];
             gflat_shape.extend(&rest_sizes);
             let gflat = reshape(&gb, &gflat_shape)?;
-            let zeros = Tensor::zeros(
+            let zeros = Tensor::zeros_on(
                 &flat_shape.iter().map(|&s| s as usize).collect::<Vec<_>>(),
                 g.dtype(),
+                g.device(),
             );
             let acc = index_add(&zeros, 0, &linear, &gflat, Scalar::Int(1))?;
             let back = reshape(&acc, &permuted_shape)?;

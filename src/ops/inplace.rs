@@ -96,7 +96,7 @@ fn copy_slices(base: &Tensor, result: &Tensor, region: Layout) {
         "CopySlices",
         vec![],
         move |g, _| {
-            let zeros = Tensor::zeros(&rshape, g.dtype());
+            let zeros = Tensor::zeros_on(&rshape, g.dtype(), g.device());
             Ok(vec![
                 Some(strided_put(g, &region, &zeros)?),
                 Some(strided_take(g, &region)?),
@@ -125,7 +125,7 @@ pub fn refresh_view(v: &Tensor) {
 fn record_as_strided(out: Tensor, input: &Tensor, region: Layout) -> Tensor {
     let shape = input.shape();
     record_formula(out, &[input], "AsStridedBackward0", vec![], move |g, _| {
-        let zeros = Tensor::zeros(&shape, g.dtype());
+        let zeros = Tensor::zeros_on(&shape, g.dtype(), g.device());
         Ok(vec![Some(strided_put(&zeros, &region, g)?)])
     })
 }
@@ -160,7 +160,7 @@ fn strided_put(g: &Tensor, region: &Layout, v: &Tensor) -> Result<Tensor> {
         "AsStridedScatterBackward0",
         vec![],
         move |gg, _| {
-            let zeros = Tensor::zeros(&region.shape, gg.dtype());
+            let zeros = Tensor::zeros_on(&region.shape, gg.dtype(), gg.device());
             Ok(vec![
                 Some(strided_put(gg, &region, &zeros)?),
                 Some(strided_take(gg, &region)?),
@@ -172,7 +172,7 @@ fn strided_put(g: &Tensor, region: &Layout, v: &Tensor) -> Result<Tensor> {
 /// `x.zero_()` / `x.fill_(s)`: ZeroBackward0 / FillBackward2 (the old values get no gradient).
 pub fn fill_(dst: &Tensor, s: crate::dtype::Scalar, zero: bool) -> Result<()> {
     apply_(dst, false, |alias| {
-        let out = Tensor::full(&alias.shape(), s, alias.dtype());
+        let out = Tensor::full_on(&alias.shape(), s, alias.dtype(), alias.device());
         if !needs_grad(&[alias]) {
             return Ok(out);
         }

@@ -13,7 +13,7 @@ use crate::ops::creation::cast_data;
 use crate::ops::movement::{expand, reshape, squeeze_named, t, transpose, unsafe_view, unsqueeze};
 use crate::ops::Operand;
 use crate::shape::{broadcast_shapes, numel};
-use crate::tensor::{Element, Tensor};
+use crate::tensor::{Device, Element, Tensor};
 
 /// mm's (addmm's) check: `expected m1 and m2 to have the same dtype, but got: float != double`.
 fn check_mm_dtypes(a: &Tensor, b: &Tensor) -> Result<()> {
@@ -37,7 +37,13 @@ fn check_not_bool(kernel: &str, a: &Tensor, skip: bool) -> Result<()> {
 }
 
 /// Batched product without autograd: a (B, m, k) · b (B, k, n) → (B, m, n), any strides.
-fn bmm_data(a: &Tensor, b: &Tensor) -> Tensor {
+fn bmm_data(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let device = Device::of(&[a, b])?;
+    if device.is_gpu() {
+        if let Some(out) = crate::ops::gpu::bmm(a, b)? {
+            return Ok(out);
+        }
+    }
     let (da, db) = (a.read(), b.read());
     let (la, lb) = (&da.layout, &db.layout);
     let (batch, m, k, n) = (la.shape[0], la.shape[1], la.shape[2], lb.shape[2]);
@@ -55,21 +61,22 @@ fn bmm_data(a: &Tensor, b: &Tensor) -> Tensor {
     let out = dispatch!(dtype, T => {
         if dtype == crate::DType::Bool {
             drop((da, db));
-            let r = bmm_data(&cast_data(a, crate::DType::I64), &cast_data(b, crate::DType::I64));
-            return cast_data(&r, crate::DType::Bool);
+            let r = bmm_data(&cast_data(a, crate::DType::I64), &cast_data(b, crate::DType::I64))?;
+            return Ok(cast_data(&r, crate::DType::Bool));
         }
-        Tensor::from_vec(
+        Tensor::from_vec_on(
             kernel::<T>(da.storage.slice::<T>(), ma, la.strides[0], db.storage.slice::<T>(), mb, lb.strides[0], batch, m, k, n),
             &[batch, m, n],
+            device,
         )
     });
-    out
+    Ok(out)
 }
 
 /// 2-D product as a batch of one (views, no copies).
 fn mm_data(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let _no_grad = crate::autograd::GradModeGuard::new(false);
-    let r = bmm_data(&unsqueeze(a, 0)?, &unsqueeze(b, 0)?);
+    let r = bmm_data(&unsqueeze(a, 0)?, &unsqueeze(b, 0)?)?;
     let shape = r.shape();
     reshape(&r, &[shape[1] as i64, shape[2] as i64])
 }
@@ -117,7 +124,7 @@ pub fn bmm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
             pretty_kernel_name(b.dtype())
         )));
     }
-    let out = bmm_data(a, b);
+    let out = bmm_data(a, b)?;
     Ok(with_grad(out, a, b, ProductKind::Bmm))
 }
 
@@ -229,6 +236,7 @@ pub fn addmm(
         )));
     }
     let (m, k, n) = (s1[0], s1[1], s2[1]);
+    let device = Device::of(&[input, m1, m2])?;
     let out = {
         let _no_grad = crate::autograd::GradModeGuard::new(false);
         let bias = expand(input, &[m as i64, n as i64])?;
@@ -252,7 +260,7 @@ pub fn addmm(
                     elementwise::unary(src, &db.layout, |v| scale(v, b))
                 };
                 matmul_acc(&mut acc, x, ma, y, mb, m, k, n, a);
-                Tensor::from_vec(acc, &[m, n])
+                Tensor::from_vec_on(acc, &[m, n], device)
             } else {
                 // Integers: exact wrapping arithmetic, the scalars truncated as PyTorch does.
                 let (b, a) = (beta.to_i64(), alpha.to_i64());
@@ -265,7 +273,7 @@ pub fn addmm(
                         T::from_i64(p.to_i64().wrapping_mul(b).wrapping_add(q.to_i64().wrapping_mul(a)))
                     })
                     .collect();
-                Tensor::from_vec(v, &[m, n])
+                Tensor::from_vec_on(v, &[m, n], device)
             }
         });
         v

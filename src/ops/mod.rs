@@ -6,6 +6,7 @@ pub mod arith;
 pub mod binary;
 pub mod creation;
 pub mod einsum;
+pub mod gpu;
 pub mod index;
 pub mod inplace;
 pub mod matmul;

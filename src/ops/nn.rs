@@ -55,7 +55,7 @@ fn softmax_data(x: &Tensor, dim: usize, log: bool) -> Result<Tensor> {
             } else {
                 v.chunks_mut(n).for_each(body);
             }
-            Tensor::from_vec(v, &moved.shape())
+            Tensor::from_vec_on(v, &moved.shape(), x.device())
         }};
     }
     let t = match moved.dtype() {
@@ -157,21 +157,29 @@ pub fn nll_loss(
     let dtype = logp.dtype();
     let out = match reduction {
         0 => crate::ops::creation::cast_data(
-            &Tensor::from_vec(
+            &Tensor::from_vec_on(
                 per,
                 if nd == 2 {
                     std::slice::from_ref(&n)
                 } else {
                     &[]
                 },
+                logp.device(),
             ),
             dtype,
         ),
-        1 => Tensor::scalar(
+        1 => Tensor::full_on(
+            &[],
             crate::dtype::Scalar::Float(per.iter().sum::<f64>() / total_w),
             dtype,
+            logp.device(),
         ),
-        _ => Tensor::scalar(crate::dtype::Scalar::Float(per.iter().sum::<f64>()), dtype),
+        _ => Tensor::full_on(
+            &[],
+            crate::dtype::Scalar::Float(per.iter().sum::<f64>()),
+            dtype,
+            logp.device(),
+        ),
     };
     if !needs_grad(&[logp]) {
         return Ok(out);
@@ -184,7 +192,8 @@ pub fn nll_loss(
             dense[i * c + tv[i] as usize] = -coef[i] * scale;
         }
     }
-    let dl = crate::ops::creation::cast_data(&Tensor::from_vec(dense, &shape), dtype);
+    let dl =
+        crate::ops::creation::cast_data(&Tensor::from_vec_on(dense, &shape, logp.device()), dtype);
     Ok(record_formula(
         out,
         &[logp],
@@ -271,7 +280,7 @@ fn unfold_data(x: &Tensor, win: Window, pad_value: f64) -> Result<Tensor> {
             } else {
                 out.chunks_mut(rows * l).enumerate().for_each(fill);
             }
-            Tensor::from_vec(out, &[n, rows, l])
+            Tensor::from_vec_on(out, &[n, rows, l], x.device())
         }};
     }
     Ok(match xs.dtype() {
@@ -327,7 +336,7 @@ fn fold_data(cols: &Tensor, out_hw: [usize; 2], c: usize, win: Window) -> Result
             } else {
                 out.chunks_mut(c * h * w).enumerate().for_each(body);
             }
-            Tensor::from_vec(out, &[n, c, h, w])
+            Tensor::from_vec_on(out, &[n, c, h, w], cols.device())
         }};
     }
     Ok(match cs.dtype() {

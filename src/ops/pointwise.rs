@@ -604,8 +604,8 @@ fn fix_nonfinite<T: Element>(v: T, nan: T, posinf: T, neginf: T) -> T {
 pub(crate) fn extremum_data(a: &Operand, b: &Operand, max: bool) -> Result<Tensor> {
     let (ta, tb, shape) = promoted(a, b, false)?;
     Ok(match ta.dtype() {
-        DType::F32 => zip::<f32, f32>(&ta, &tb, &shape, move |p, q| pick_float(p, q, max)),
-        DType::F64 => zip::<f64, f64>(&ta, &tb, &shape, move |p, q| pick_float(p, q, max)),
+        DType::F32 => zip::<f32, f32>(&ta, &tb, &shape, move |p, q| pick_float(p, q, max))?,
+        DType::F64 => zip::<f64, f64>(&ta, &tb, &shape, move |p, q| pick_float(p, q, max))?,
         DType::I64 => zip::<i64, i64>(
             &ta,
             &tb,
@@ -617,7 +617,7 @@ pub(crate) fn extremum_data(a: &Operand, b: &Operand, max: bool) -> Result<Tenso
                     p.min(q)
                 }
             },
-        ),
+        )?,
         DType::Bool => zip::<bool, bool>(
             &ta,
             &tb,
@@ -629,7 +629,7 @@ pub(crate) fn extremum_data(a: &Operand, b: &Operand, max: bool) -> Result<Tenso
                     p & q
                 }
             },
-        ),
+        )?,
     })
 }
 
@@ -742,8 +742,8 @@ fn binary_node(
 pub fn atan2(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let (ta, tb, shape) = promoted(&a.into(), &b.into(), true)?;
     let out = match ta.dtype() {
-        DType::F32 => zip::<f32, f32>(&ta, &tb, &shape, f32::atan2),
-        _ => zip::<f64, f64>(&ta, &tb, &shape, f64::atan2),
+        DType::F32 => zip::<f32, f32>(&ta, &tb, &shape, f32::atan2)?,
+        _ => zip::<f64, f64>(&ta, &tb, &shape, f64::atan2)?,
     };
     binary_node(&a.into(), &b.into(), out, "Atan2Backward0", |g, x, y| {
         let denom = add(&mul(x, x)?, &mul(y, y)?)?;
@@ -765,8 +765,8 @@ fn modulo(a: &Tensor, b: Operand, python: bool) -> Result<Tensor> {
     let a_op = Operand::Tensor(a.clone());
     let (ta, tb, shape) = promoted(&a_op, &b, false)?;
     let out = match ta.dtype() {
-        DType::F32 => zip::<f32, f32>(&ta, &tb, &shape, move |p, q| float_mod(p, q, python)),
-        DType::F64 => zip::<f64, f64>(&ta, &tb, &shape, move |p, q| float_mod(p, q, python)),
+        DType::F32 => zip::<f32, f32>(&ta, &tb, &shape, move |p, q| float_mod(p, q, python))?,
+        DType::F64 => zip::<f64, f64>(&ta, &tb, &shape, move |p, q| float_mod(p, q, python))?,
         DType::I64 => {
             int_div_check(&tb)?;
             zip::<i64, i64>(&ta, &tb, &shape, move |p, q| {
@@ -776,7 +776,7 @@ fn modulo(a: &Tensor, b: Operand, python: bool) -> Result<Tensor> {
                 } else {
                     m
                 }
-            })
+            })?
         }
         DType::Bool => {
             return Err(crate::dtype::unsupported(
@@ -845,14 +845,14 @@ pub fn div_rounding(a: &Operand, b: &Operand, mode: &str) -> Result<Tensor> {
             } else {
                 (p / q).trunc()
             }
-        }),
+        })?,
         DType::F64 => zip::<f64, f64>(&ta, &tb, &shape, move |p, q| {
             if floor {
                 div_floor_float(p, q)
             } else {
                 (p / q).trunc()
             }
-        }),
+        })?,
         DType::I64 => {
             int_div_check(&tb)?;
             zip::<i64, i64>(&ta, &tb, &shape, move |p, q| {
@@ -861,7 +861,7 @@ pub fn div_rounding(a: &Operand, b: &Operand, mode: &str) -> Result<Tensor> {
                 } else {
                     p.wrapping_div(q)
                 }
-            })
+            })?
         }
         DType::Bool => {
             let kernel = if floor {
@@ -926,7 +926,7 @@ pub fn logical(a: &Tensor, b: &Tensor, op: &str) -> Result<Tensor> {
         "or" => |p, q| p | q,
         _ => |p, q| p ^ q,
     };
-    Ok(zip::<bool, bool>(&ba, &bb, &shape, f))
+    zip::<bool, bool>(&ba, &bb, &shape, f)
 }
 pub fn logical_not(a: &Tensor) -> Tensor {
     map::<bool, bool>(&cast_data(a, DType::Bool), |v| !v)
@@ -958,6 +958,7 @@ pub fn lerp(start: &Tensor, end: &Tensor, weight: Operand) -> Result<Tensor> {
         };
         return Err(crate::dtype::unsupported(kernel, start.dtype()));
     }
+    let device = crate::tensor::Device::of(&[start, end, &w])?;
     let diff = {
         let _g = crate::autograd::GradModeGuard::new(false);
         sub(end, start)?
@@ -975,7 +976,7 @@ pub fn lerp(start: &Tensor, end: &Tensor, weight: Operand) -> Result<Tensor> {
             let r = if w.abs() < 0.5 { s + w * d } else { (s + d) - d * (1.0 - w) };
             T::from_f64(r)
         }).collect();
-        Tensor::from_vec(v, &shape)
+        Tensor::from_vec_on(v, &shape, device)
     });
     let mut inputs = vec![start, end];
     let w_tensor = weight.as_tensor().cloned();
@@ -1078,7 +1079,7 @@ pub fn bitwise(a: &Tensor, b: Operand, op: &str) -> Result<Tensor> {
                 "or" => |p, q| p | q,
                 _ => |p, q| p ^ q,
             };
-            zip::<bool, bool>(&ta, &tb, &shape, f)
+            zip::<bool, bool>(&ta, &tb, &shape, f)?
         }
         DType::I64 => {
             let f: fn(i64, i64) -> i64 = match op {
@@ -1086,7 +1087,7 @@ pub fn bitwise(a: &Tensor, b: Operand, op: &str) -> Result<Tensor> {
                 "or" => |p, q| p | q,
                 _ => |p, q| p ^ q,
             };
-            zip::<i64, i64>(&ta, &tb, &shape, f)
+            zip::<i64, i64>(&ta, &tb, &shape, f)?
         }
         d => return Err(crate::dtype::unsupported(&format!("bitwise_{op}_cpu"), d)),
     })

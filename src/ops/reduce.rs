@@ -50,12 +50,27 @@ fn sum_data(x: &Tensor, dims: &[usize], keepdim: bool) -> Tensor {
         DType::Bool => cast_data(x, DType::I64),
         _ => x.clone(),
     };
+    let shape = reduced_shape(&x.shape(), dims, keepdim);
+    if let Ok(Some(out)) = crate::ops::gpu::sum(&x, dims, &shape) {
+        return out;
+    }
     let d = x.read();
-    let shape = reduced_shape(&d.layout.shape, dims, keepdim);
     match d.dtype() {
-        DType::F32 => Tensor::from_vec(sum_dims::<f32>(d.storage.slice(), &d.layout, dims), &shape),
-        DType::F64 => Tensor::from_vec(sum_dims::<f64>(d.storage.slice(), &d.layout, dims), &shape),
-        DType::I64 => Tensor::from_vec(sum_dims::<i64>(d.storage.slice(), &d.layout, dims), &shape),
+        DType::F32 => Tensor::from_vec_on(
+            sum_dims::<f32>(d.storage.slice(), &d.layout, dims),
+            &shape,
+            d.device(),
+        ),
+        DType::F64 => Tensor::from_vec_on(
+            sum_dims::<f64>(d.storage.slice(), &d.layout, dims),
+            &shape,
+            d.device(),
+        ),
+        DType::I64 => Tensor::from_vec_on(
+            sum_dims::<i64>(d.storage.slice(), &d.layout, dims),
+            &shape,
+            d.device(),
+        ),
         DType::Bool => unreachable!("cast above"),
     }
 }
@@ -200,9 +215,10 @@ fn rows<T: Element, U: Element>(
 ) -> Tensor {
     let d = x.read();
     let shape = reduced_shape(&d.layout.shape, dims, keepdim);
-    Tensor::from_vec(
+    Tensor::from_vec_on(
         reduce_rows(d.storage.slice::<T>(), &d.layout, dims, f),
         &shape,
+        d.device(),
     )
 }
 
@@ -285,7 +301,7 @@ fn prod_of_others(x: &Tensor, dims: &[usize]) -> Result<Tensor> {
             }
         }
     }
-    let t = cast_data(&Tensor::from_vec(out, &p.shape()), x.dtype());
+    let t = cast_data(&Tensor::from_vec_on(out, &p.shape(), x.device()), x.dtype());
     let mut inverse = vec![0i64; nd];
     for (i, &d) in order.iter().enumerate() {
         inverse[d as usize] = i as i64;
@@ -379,7 +395,7 @@ pub fn extreme_dim(x: &Tensor, dim: i64, keepdim: bool, max: bool) -> Result<(Te
     }
     let idx = crate::dispatch!(x.dtype(), T => rows::<T, i64>(x, &rd, keepdim, move |r| if r.is_empty() { 0 } else { arg_extreme(r, max) }));
     let values = if x.numel() == 0 {
-        Tensor::zeros(&idx.shape(), x.dtype())
+        Tensor::zeros_on(&idx.shape(), x.dtype(), x.device())
     } else {
         let _g = crate::autograd::GradModeGuard::new(false);
         let gi = restore_dims(&idx, &rd, keepdim)?;
@@ -397,7 +413,7 @@ pub fn extreme_dim(x: &Tensor, dim: i64, keepdim: bool, max: bool) -> Result<(Te
         attach_formula(&[&values], &[x], name, vec![], move |g, _| {
             let g = g[0].clone().expect("values gradient");
             let g = restore_dims(&g, &rd, keepdim)?;
-            let zeros = Tensor::zeros(&shape, g.dtype());
+            let zeros = Tensor::zeros_on(&shape, g.dtype(), g.device());
             if rd.is_empty() {
                 return Ok(vec![Some(g)]);
             }
@@ -644,7 +660,7 @@ fn scan<T: Element>(x: &Tensor, dim: usize, f: impl Fn(&mut [T])) -> Result<Tens
     if nd == 0 {
         let mut v = x.to_vec::<T>();
         f(&mut v);
-        return Ok(Tensor::from_vec(v, &[]));
+        return Ok(Tensor::from_vec_on(v, &[], x.device()));
     }
     let last = (nd - 1) as i64;
     let moved = contiguous_clone(&crate::ops::movement::transpose(
@@ -657,7 +673,7 @@ fn scan<T: Element>(x: &Tensor, dim: usize, f: impl Fn(&mut [T])) -> Result<Tens
     if len > 0 {
         v.chunks_mut(len).for_each(&f);
     }
-    let t = Tensor::from_vec(v, &moved.shape());
+    let t = Tensor::from_vec_on(v, &moved.shape(), x.device());
     Ok(contiguous_clone(&crate::ops::movement::transpose(
         &t, dim as i64, last,
     )?))
@@ -756,7 +772,10 @@ pub fn cumprod(x: &Tensor, dim: i64) -> Result<Tensor> {
                     o[i] = acc;
                 }
             }
-            let t = cast_data(&Tensor::from_vec(out, &xs.shape()), x.dtype());
+            let t = cast_data(
+                &Tensor::from_vec_on(out, &xs.shape(), x.device()),
+                x.dtype(),
+            );
             let t = contiguous_clone(&crate::ops::movement::transpose(&t, d as i64, -1)?);
             Ok(vec![Some(t)])
         },

@@ -10,7 +10,7 @@ use crate::ops::movement::{expand, reshape, unsqueeze};
 use crate::ops::reduce::sum;
 use crate::ops::slicing::{narrow, select};
 use crate::shape::{list_repr, sizes_i64, wrap_dim};
-use crate::tensor::{Layout, Tensor};
+use crate::tensor::{Device, Layout, Tensor};
 
 /// `x.flip(dims)`: a reversed copy (FlipBackward0 flips the gradient back).
 pub fn flip(x: &Tensor, dims: &[i64]) -> Result<Tensor> {
@@ -67,8 +67,9 @@ pub fn cat(tensors: &[Tensor], dim: i64) -> Result<Tensor> {
         .iter()
         .filter(|t| !(t.dim() == 1 && t.numel() == 0))
         .collect();
+    let device = Device::of(&tensors.iter().collect::<Vec<_>>())?;
     let Some(first) = used.first() else {
-        return Ok(Tensor::zeros(&[0], dtype));
+        return Ok(Tensor::zeros_on(&[0], dtype, device));
     };
     let nd = first.dim();
     if nd == 0 {
@@ -99,7 +100,7 @@ pub fn cat(tensors: &[Tensor], dim: i64) -> Result<Tensor> {
     }
     let mut shape = base.to_vec();
     shape[d] = total;
-    let out = Tensor::zeros(&shape, dtype);
+    let out = Tensor::zeros_on(&shape, dtype, device);
     let mut offsets = Vec::with_capacity(tensors.len());
     {
         let _g = GradModeGuard::new(false);
@@ -133,7 +134,7 @@ pub fn cat(tensors: &[Tensor], dim: i64) -> Result<Tensor> {
                 .map(|o| match o {
                     Some((at, n)) => Ok(Some(narrow(g, d as i64, *at as i64, *n as i64)?)),
                     // A skipped legacy empty (0,) input still gets its (empty) gradient.
-                    None => Ok(Some(Tensor::zeros(&[0], g.dtype()))),
+                    None => Ok(Some(Tensor::zeros_on(&[0], g.dtype(), g.device()))),
                 })
                 .collect()
         },
@@ -322,7 +323,7 @@ pub fn tri(x: &Tensor, diagonal: i64, lower: bool) -> Result<Tensor> {
             }
         })
         .collect();
-    let mask = Tensor::from_vec(m, &[r, c]);
+    let mask = Tensor::from_vec_on(m, &[r, c], x.device());
     let zero = Operand::Scalar(Scalar::Int(0));
     let out = {
         let _g = GradModeGuard::new(false);

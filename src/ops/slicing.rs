@@ -104,7 +104,7 @@ pub fn take_part(x: &Tensor, part: Part) -> Tensor {
 
 /// Zeros of `shape` with `g` written into the region `part` (the backward of a view).
 pub fn view_scatter(g: &Tensor, shape: &Shape, part: Part) -> Result<Tensor> {
-    let out = Tensor::zeros(shape, g.dtype());
+    let out = Tensor::zeros_on(shape, g.dtype(), g.device());
     crate::ops::binary::write_into(&part_data(&out, part), g)?;
     if !needs_grad(&[g]) {
         return Ok(out);

@@ -197,12 +197,36 @@ fn int_fn(op: UnaryOp) -> Option<fn(i64) -> i64> {
 pub(crate) fn map<T: Element, U: Element>(t: &Tensor, f: impl Fn(T) -> U + Sync + Send) -> Tensor {
     let d = t.read();
     let v = elementwise::unary(d.storage.slice::<T>(), &d.layout, f);
-    Tensor::from_vec(v, &d.layout.shape)
+    Tensor::from_vec_on(v, &d.layout.shape, d.device())
+}
+
+/// The GPU shader's op for `op` (sign has none).
+fn gpu_op(op: UnaryOp) -> Option<crate::backend::wgpu::UnaryOp> {
+    use crate::backend::wgpu::UnaryOp as G;
+    Some(match op {
+        UnaryOp::Neg => G::Neg,
+        UnaryOp::Exp => G::Exp,
+        UnaryOp::Log => G::Log,
+        UnaryOp::Sin => G::Sin,
+        UnaryOp::Cos => G::Cos,
+        UnaryOp::Tanh => G::Tanh,
+        UnaryOp::Sigmoid => G::Sigmoid,
+        UnaryOp::Relu => G::Relu,
+        UnaryOp::Sqrt => G::Sqrt,
+        UnaryOp::Abs => G::Abs,
+        UnaryOp::Reciprocal => G::Reciprocal,
+        UnaryOp::Sign => return None,
+    })
 }
 
 /// The forward kernel alone (no autograd).
 pub fn unary_data(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
     let dtype = x.dtype();
+    if let Some(g) = gpu_op(op).filter(|_| dtype == DType::F32) {
+        if let Some(out) = crate::ops::gpu::unary(g, x)? {
+            return Ok(out);
+        }
+    }
     match dtype {
         DType::F32 => Ok(float_map::<f32>(op, x)),
         DType::F64 => Ok(float_map::<f64>(op, x)),

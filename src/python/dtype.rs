@@ -1,6 +1,7 @@
 //! `gradrs.dtype` and `gradrs.device` objects.
 
 use crate::dtype::DType;
+use crate::tensor::Device;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -112,30 +113,69 @@ pub fn parse_device(s: &str, index: Option<i64>) -> PyResult<PyDevice> {
             None => (s, index),
         };
     match kind {
-        "cpu" => Ok(PyDevice { kind: "cpu".into(), index: idx }),
-        "gpu" | "cuda" => Err(PyRuntimeError::new_err(
-            "GPU tensors are not supported yet: gradrs has a wgpu backend (see gradrs.gpu) but tensors \
-             cannot be placed on it yet; use device='cpu'",
-        )),
+        "cpu" | "gpu" | "cuda" => Ok(PyDevice {
+            kind: kind.into(),
+            index: idx,
+        }),
         _ => Err(PyRuntimeError::new_err(format!(
             "Expected one of cpu, gpu, cuda device type at start of device string: {s}"
         ))),
     }
 }
 
-/// Accept `None`, a device, or a string; only the CPU exists in this build.
-pub fn check_device(obj: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+impl PyDevice {
+    /// The device a tensor lives on; `cuda` is the GPU (so CUDA code runs unchanged). One GPU:
+    /// index 0 (PyTorch's "invalid device ordinal" for others).
+    pub fn device(&self) -> PyResult<Device> {
+        match (self.kind.as_str(), self.index) {
+            ("cpu", None | Some(0)) => Ok(Device::Cpu),
+            ("cpu", Some(i)) => Err(PyRuntimeError::new_err(format!(
+                "Device index must be -1 or 0 for CPU, got {i}"
+            ))),
+            (_, None | Some(0)) => Ok(Device::Gpu),
+            (_, Some(i)) if i < 0 => Err(PyRuntimeError::new_err(format!(
+                "Device index must not be negative, got {i}"
+            ))),
+            (_, Some(_)) => Err(PyRuntimeError::new_err(
+                "GPU error: invalid device ordinal (gradrs uses one GPU, index 0)",
+            )),
+        }
+    }
+
+    /// How a tensor on `d` reports its device (`gpu:0`, as CUDA tensors report `cuda:0`).
+    pub fn of(d: Device) -> PyDevice {
+        match d {
+            Device::Cpu => PyDevice {
+                kind: "cpu".into(),
+                index: None,
+            },
+            Device::Gpu => PyDevice {
+                kind: "gpu".into(),
+                index: Some(0),
+            },
+        }
+    }
+}
+
+/// A device argument: `None` (not given), a `gradrs.device`, a string, or an index (the GPU's).
+pub fn check_device(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Device>> {
     match obj {
-        None => Ok(()),
-        Some(o) if o.is_none() => Ok(()),
+        None => Ok(None),
+        Some(o) if o.is_none() => Ok(None),
         Some(o) => {
             if let Ok(d) = o.cast::<PyDevice>() {
-                if d.get().kind == "cpu" {
-                    return Ok(());
+                return d.get().device().map(Some);
+            }
+            if let Ok(i) = o.extract::<i64>() {
+                return PyDevice {
+                    kind: "gpu".into(),
+                    index: Some(i),
                 }
+                .device()
+                .map(Some);
             }
             let s: String = o.str()?.extract()?;
-            parse_device(&s, None).map(|_| ())
+            parse_device(&s, None)?.device().map(Some)
         }
     }
 }

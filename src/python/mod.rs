@@ -16,6 +16,7 @@ pub mod tensor;
 
 use crate::dtype::{DType, Scalar};
 use crate::ops::{creation, random};
+use crate::tensor::Device;
 use crate::Tensor;
 use convert::extract_scalar;
 use dtype::{check_device, extract_dtype, PyDType, PyDevice};
@@ -26,7 +27,12 @@ use tensor::{legacy_new, sizes_arg, to_shape, wrap, PyTensor};
 
 type R = PyResult<Py<PyAny>>;
 
-fn finish(py: Python<'_>, t: Tensor, requires_grad: bool) -> R {
+/// A new tensor's last steps: onto the requested device, then `requires_grad`.
+fn finish(py: Python<'_>, t: Tensor, device: Option<Device>, requires_grad: bool) -> R {
+    let t = match device {
+        Some(d) => creation::copy_to_device(&t, d)?,
+        None => t,
+    };
     if requires_grad {
         t.set_requires_grad_from(true, crate::tensor::GradSetter::Factory)?;
     }
@@ -48,9 +54,9 @@ fn new_tensor(
     pin_memory: bool,
 ) -> R {
     let _ = pin_memory;
-    check_device(device)?;
+    let dev = check_device(device)?;
     let t = convert::tensor_from_data(data, extract_dtype(dtype)?)?;
-    finish(py, t, requires_grad)
+    finish(py, t, dev, requires_grad)
 }
 
 #[pyfunction]
@@ -61,19 +67,23 @@ fn as_tensor(
     dtype: Option<&Bound<'_, PyAny>>,
     device: Option<&Bound<'_, PyAny>>,
 ) -> R {
-    check_device(device)?;
+    let dev = check_device(device)?;
     let dtype = extract_dtype(dtype)?;
     if let Ok(t) = data.cast::<PyTensor>() {
         let t = &t.borrow().t;
+        let t = match dtype {
+            Some(d) => creation::to_dtype(t, d)?,
+            None => t.clone(),
+        };
         return wrap(
             py,
-            match dtype {
-                Some(d) => creation::to_dtype(t, d)?,
-                None => t.clone(),
+            match dev {
+                Some(d) => creation::to_device(&t, d)?,
+                None => t,
             },
         );
     }
-    wrap(py, convert::tensor_from_data(data, dtype)?)
+    finish(py, convert::tensor_from_data(data, dtype)?, dev, false)
 }
 
 macro_rules! filled {
@@ -89,9 +99,14 @@ macro_rules! filled {
             out: Option<&Bound<'_, PyAny>>,
         ) -> R {
             let _ = out;
-            check_device(device)?;
+            let dev = check_device(device)?;
             let d = extract_dtype(dtype)?.unwrap_or(DType::F32);
-            finish(py, Tensor::full(&shape_of(size)?, $value, d), requires_grad)
+            finish(
+                py,
+                Tensor::full(&shape_of(size)?, $value, d),
+                dev,
+                requires_grad,
+            )
         }
     };
 }
@@ -109,7 +124,7 @@ fn full(
     device: Option<&Bound<'_, PyAny>>,
     requires_grad: bool,
 ) -> R {
-    check_device(device)?;
+    let dev = check_device(device)?;
     let shape = to_shape(&size.extract::<Vec<i64>>()?)?;
     let v = extract_scalar(fill_value)
         .ok_or_else(|| PyTypeError::new_err("full(): argument 'fill_value' must be Number"))?;
@@ -118,7 +133,7 @@ fn full(
         Scalar::Int(_) => DType::I64,
         Scalar::Float(_) => DType::F32,
     });
-    finish(py, Tensor::full(&shape, v, d), requires_grad)
+    finish(py, Tensor::full(&shape, v, d), dev, requires_grad)
 }
 
 fn like_dtype(input: &Tensor, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<DType> {
@@ -136,9 +151,16 @@ macro_rules! filled_like {
             device: Option<&Bound<'_, PyAny>>,
             requires_grad: bool,
         ) -> R {
-            check_device(device)?;
+            let dev = check_device(device)?;
             let d = like_dtype(&input.t, dtype)?;
-            finish(py, Tensor::full(&input.t.shape(), $value, d), requires_grad)
+            let dev = dev.or(Some(input.t.device()));
+            let dev = dev.or(Some(input.t.device()));
+            finish(
+                py,
+                Tensor::full(&input.t.shape(), $value, d),
+                dev,
+                requires_grad,
+            )
         }
     };
 }
@@ -156,11 +178,12 @@ fn full_like(
     device: Option<&Bound<'_, PyAny>>,
     requires_grad: bool,
 ) -> R {
-    check_device(device)?;
+    let dev = check_device(device)?;
     let v = extract_scalar(fill_value)
         .ok_or_else(|| PyTypeError::new_err("full_like(): argument 'fill_value' must be Number"))?;
     let d = like_dtype(&input.t, dtype)?;
-    finish(py, Tensor::full(&input.t.shape(), v, d), requires_grad)
+    let dev = dev.or(Some(input.t.device()));
+    finish(py, Tensor::full(&input.t.shape(), v, d), dev, requires_grad)
 }
 
 /// `rand`/`randn` (sized) and `rand_like`/`randn_like`: one body per sampler.
@@ -177,9 +200,9 @@ macro_rules! sampled {
             generator: Option<&Bound<'_, PyAny>>,
         ) -> R {
             let _ = generator;
-            check_device(device)?;
+            let dev = check_device(device)?;
             let d = extract_dtype(dtype)?.unwrap_or(DType::F32);
-            finish(py, $sampler(&shape_of(size)?, d)?, requires_grad)
+            finish(py, $sampler(&shape_of(size)?, d)?, dev, requires_grad)
         }
 
         #[pyfunction]
@@ -191,9 +214,11 @@ macro_rules! sampled {
             device: Option<&Bound<'_, PyAny>>,
             requires_grad: bool,
         ) -> R {
-            check_device(device)?;
+            let dev = check_device(device)?;
             let d = like_dtype(&input.t, dtype)?;
-            finish(py, $sampler(&input.t.shape(), d)?, requires_grad)
+            let dev = dev.or(Some(input.t.device()));
+            let dev = dev.or(Some(input.t.device()));
+            finish(py, $sampler(&input.t.shape(), d)?, dev, requires_grad)
         }
     };
 }
@@ -212,7 +237,7 @@ fn randint(
     generator: Option<&Bound<'_, PyAny>>,
 ) -> R {
     let _ = generator;
-    check_device(device)?;
+    let dev = check_device(device)?;
     let (low, high, size) = match args.len() {
         2 => (0, args.get_item(0)?.extract::<i64>()?, args.get_item(1)?),
         3 => (
@@ -235,6 +260,7 @@ fn randint(
             &shape,
             extract_dtype(dtype)?.unwrap_or(DType::I64),
         )?,
+        dev,
         requires_grad,
     )
 }
@@ -258,7 +284,7 @@ fn arange(
     device: Option<&Bound<'_, PyAny>>,
     requires_grad: bool,
 ) -> R {
-    check_device(device)?;
+    let dev = check_device(device)?;
     let nums: Vec<Scalar> = args
         .iter()
         .map(|a| {
@@ -279,6 +305,7 @@ fn arange(
     finish(
         py,
         creation::arange(start, end, step, extract_dtype(dtype)?)?,
+        dev,
         requires_grad,
     )
 }
@@ -294,7 +321,7 @@ fn linspace(
     device: Option<&Bound<'_, PyAny>>,
     requires_grad: bool,
 ) -> R {
-    check_device(device)?;
+    let dev = check_device(device)?;
     finish(
         py,
         creation::linspace(
@@ -303,6 +330,7 @@ fn linspace(
             steps,
             extract_dtype(dtype)?.unwrap_or(DType::F32),
         )?,
+        dev,
         requires_grad,
     )
 }
@@ -317,7 +345,7 @@ fn eye(
     device: Option<&Bound<'_, PyAny>>,
     requires_grad: bool,
 ) -> R {
-    check_device(device)?;
+    let dev = check_device(device)?;
     if n < 0 {
         return Err(PyRuntimeError::new_err(format!(
             "n must be greater or equal to 0, got {n}"
@@ -336,6 +364,7 @@ fn eye(
             m as usize,
             extract_dtype(dtype)?.unwrap_or(DType::F32),
         ),
+        dev,
         requires_grad,
     )
 }

@@ -46,7 +46,7 @@ pub fn _write_out(
         }
         // New memory for the new shape; the version counter carries on from the old one.
         let version = o.version();
-        o.set_data(&Tensor::zeros(&shape, o.dtype()));
+        o.set_data(&Tensor::zeros_on(&shape, o.dtype(), o.device()));
         for _ in 0..version {
             o.bump_version();
         }

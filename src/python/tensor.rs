@@ -11,7 +11,7 @@ use crate::ops::binary::{self as bin, BinaryOp, CmpOp};
 use crate::ops::unary::{unary, UnaryOp};
 use crate::ops::{creation, matmul, movement, reduce, Operand};
 use crate::shape::sizes_i64;
-use crate::tensor::Tensor;
+use crate::tensor::{Device, Tensor};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
@@ -33,6 +33,10 @@ pub fn wrap(py: Python<'_>, t: Tensor) -> PyResult<Py<PyAny>> {
         return Ok(
             unsafe { Bound::from_borrowed_ptr(py, ptr as *mut pyo3::ffi::PyObject) }.unbind(),
         );
+    }
+    if t.dtype() == DType::F64 && t.device().is_gpu() {
+        // Ops compute float64 on the host copy; none may hand a float64 GPU tensor out.
+        crate::tensor::device::check_gpu_dtype(DType::F64)?;
     }
     let imp = t.0.clone();
     let obj = Py::new(py, PyTensor { t })?.into_any();
@@ -104,6 +108,14 @@ pub fn dims_arg(dim: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Vec<i64>>> {
 }
 
 impl PyTensor {
+    /// `t` on `device`: the same object when already there.
+    fn moved(slf: &Bound<'_, Self>, device: Device) -> R {
+        let t = slf.borrow().t.clone();
+        if t.device() == device {
+            return Ok(slf.clone().into_any().unbind());
+        }
+        wrap(slf.py(), creation::to_device(&t, device)?)
+    }
     fn bin(&self, py: Python<'_>, op: BinaryOp, other: &Bound<'_, PyAny>) -> R {
         match operand(other) {
             Some(o) => wrap(py, bin::binary(op, Operand::Tensor(self.t.clone()), o)?),
@@ -196,14 +208,16 @@ impl PyTensor {
     }
     #[getter]
     fn device(&self) -> PyDevice {
-        PyDevice {
-            kind: "cpu".into(),
-            index: None,
-        }
+        PyDevice::of(self.t.device())
     }
+    /// True on the GPU: `cuda` is gradrs's alias for it, so CUDA code takes its GPU branch.
     #[getter]
     fn is_cuda(&self) -> bool {
-        false
+        self.t.device().is_gpu()
+    }
+    #[getter]
+    fn is_cpu(&self) -> bool {
+        !self.t.device().is_gpu()
     }
     #[getter]
     fn is_leaf(&self) -> bool {
@@ -344,6 +358,17 @@ impl PyTensor {
     #[pyo3(signature = (force=false))]
     fn numpy(slf: &Bound<'_, Self>, force: bool) -> R {
         let t = &slf.borrow().t;
+        if t.device().is_gpu() {
+            if force {
+                let host = creation::copy_to_device(&t.detach(), Device::Cpu)?;
+                let h = wrap(slf.py(), host)?;
+                return helpers::numpy_view(slf.py(), h.bind(slf.py()));
+            }
+            return Err(PyTypeError::new_err(format!(
+                "can't convert {} device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.",
+                t.device().name()
+            )));
+        }
         if t.requires_grad() && !force {
             return Err(PyRuntimeError::new_err(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.",
@@ -454,6 +479,7 @@ impl PyTensor {
     ) -> R {
         let py = slf.py();
         let mut dtype = None;
+        let mut device = None;
         let mut items: Vec<Bound<'_, PyAny>> = args.iter().collect();
         if let Some(kw) = kwargs {
             if let Some(d) = kw.get_item("dtype")? {
@@ -467,15 +493,26 @@ impl PyTensor {
             if let Ok(d) = a.cast::<super::dtype::PyDType>() {
                 dtype = Some(d.get().d);
             } else if let Ok(o) = a.cast::<PyTensor>() {
-                dtype = Some(o.borrow().t.dtype());
+                let o = &o.borrow().t;
+                dtype = Some(o.dtype());
+                device = Some(o.device());
             } else if !a.is_none() && !a.is_instance_of::<pyo3::types::PyBool>() {
-                super::dtype::check_device(Some(a))?;
+                device = super::dtype::check_device(Some(a))?;
             }
         }
-        match dtype {
-            Some(d) => wrap(py, creation::to_dtype(&slf.borrow().t, d)?),
-            None => Ok(slf.clone().into_any().unbind()),
+        let t = slf.borrow().t.clone();
+        let moved = match device {
+            Some(d) => creation::to_device(&t, d)?,
+            None => t.clone(),
+        };
+        let out = match dtype {
+            Some(d) => creation::to_dtype(&moved, d)?,
+            None => moved,
+        };
+        if out.ptr_eq(&t) {
+            return Ok(slf.clone().into_any().unbind());
         }
+        wrap(py, out)
     }
     fn float(&self, py: Python<'_>) -> R {
         wrap(py, creation::to_dtype(&self.t, DType::F32)?)
@@ -492,8 +529,30 @@ impl PyTensor {
     fn type_as(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
         wrap(py, creation::to_dtype(&self.t, other.t.dtype())?)
     }
-    fn cpu(slf: &Bound<'_, Self>) -> Py<PyAny> {
-        slf.clone().into_any().unbind()
+    /// The tensor on the CPU: itself if already there, else a copy (ToCopyBackward0).
+    fn cpu(slf: &Bound<'_, Self>) -> R {
+        Self::moved(slf, Device::Cpu)
+    }
+    /// The tensor on the GPU (`cuda` is its alias); `device` may only name the one GPU.
+    #[pyo3(signature = (device=None, non_blocking=false))]
+    fn gpu(slf: &Bound<'_, Self>, device: Option<&Bound<'_, PyAny>>, non_blocking: bool) -> R {
+        let _ = non_blocking;
+        if let Some(Device::Cpu) = super::dtype::check_device(device)? {
+            return Err(PyRuntimeError::new_err(
+                "Invalid device, must be gpu device",
+            ));
+        }
+        Self::moved(slf, Device::Gpu)
+    }
+    #[pyo3(signature = (device=None, non_blocking=false))]
+    fn cuda(slf: &Bound<'_, Self>, device: Option<&Bound<'_, PyAny>>, non_blocking: bool) -> R {
+        if let Some(Device::Cpu) = super::dtype::check_device(device)? {
+            return Err(PyRuntimeError::new_err(
+                "Invalid device, must be cuda device",
+            ));
+        }
+        let _ = non_blocking;
+        Self::moved(slf, Device::Gpu)
     }
     fn zero_(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
         let t = &slf.borrow().t;
@@ -513,12 +572,18 @@ impl PyTensor {
     #[pyo3(signature = (*size))]
     fn new_zeros(&self, py: Python<'_>, size: &Bound<'_, PyTuple>) -> R {
         let shape = to_shape(&sizes_arg(size)?)?;
-        wrap(py, Tensor::zeros(&shape, self.t.dtype()))
+        wrap(
+            py,
+            Tensor::zeros_on(&shape, self.t.dtype(), self.t.device()),
+        )
     }
     #[pyo3(signature = (*size))]
     fn new_ones(&self, py: Python<'_>, size: &Bound<'_, PyTuple>) -> R {
         let shape = to_shape(&sizes_arg(size)?)?;
-        wrap(py, Tensor::full(&shape, Scalar::Int(1), self.t.dtype()))
+        wrap(
+            py,
+            Tensor::full_on(&shape, Scalar::Int(1), self.t.dtype(), self.t.device()),
+        )
     }
     #[pyo3(signature = (data, dtype=None, requires_grad=false))]
     fn new_tensor(
@@ -530,6 +595,7 @@ impl PyTensor {
     ) -> R {
         let d = extract_dtype(dtype)?.unwrap_or(self.t.dtype());
         let t = super::convert::tensor_from_data(data, Some(d))?;
+        let t = creation::copy_to_device(&t, self.t.device())?;
         t.set_requires_grad_from(requires_grad, crate::tensor::GradSetter::Factory)?;
         wrap(py, t)
     }
@@ -597,6 +663,9 @@ impl PyTensor {
     #[pyo3(signature = (dtype=None, copy=None))]
     fn __array__(slf: &Bound<'_, Self>, dtype: Option<&Bound<'_, PyAny>>, copy: Option<bool>) -> R {
         let _ = copy;
+        if slf.borrow().t.device().is_gpu() {
+            slf.call_method0("numpy")?;
+        }
         let arr = helpers::numpy_view(slf.py(), slf.as_any())?;
         match dtype {
             Some(d) if !d.is_none() => Ok(arr.call_method1(slf.py(), "astype", (d,))?),

@@ -1,5 +1,6 @@
 //! Tensor = shared storage + layout (shape, strides, offset) + autograd metadata.
 
+pub mod device;
 pub mod pool;
 pub mod storage;
 
@@ -7,6 +8,7 @@ use crate::autograd::graph::{NodeRef, WeakNode};
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
 use crate::shape::{contiguous_strides, numel, Shape, Strides};
+pub use device::Device;
 use parking_lot::{Mutex, RwLock, RwLockReadGuard};
 use std::sync::Arc;
 pub use storage::{Element, Storage};
@@ -65,6 +67,10 @@ pub struct Data {
 impl Data {
     pub fn dtype(&self) -> DType {
         self.storage.dtype()
+    }
+
+    pub fn device(&self) -> Device {
+        self.storage.device()
     }
 }
 
@@ -152,9 +158,14 @@ impl Tensor {
     }
 
     pub fn from_vec<T: Element>(v: Vec<T>, shape: &[usize]) -> Tensor {
+        Tensor::from_vec_on(v, shape, Device::Cpu)
+    }
+
+    /// A contiguous tensor of `v` on `device` (see Note [Devices]).
+    pub fn from_vec_on<T: Element>(v: Vec<T>, shape: &[usize], device: Device) -> Tensor {
         debug_assert_eq!(v.len(), numel(shape));
         Tensor::from_data(Data {
-            storage: Storage::from_vec(v),
+            storage: Storage::from_vec_on(v, device),
             layout: Layout::contiguous(shape),
         })
     }
@@ -183,11 +194,19 @@ impl Tensor {
     }
 
     pub fn full(shape: &[usize], s: Scalar, dtype: DType) -> Tensor {
-        dispatch!(dtype, T => Tensor::from_vec(vec![scalar_as::<T>(s); numel(shape)], shape))
+        Tensor::full_on(shape, s, dtype, Device::Cpu)
     }
 
     pub fn zeros(shape: &[usize], dtype: DType) -> Tensor {
-        dispatch!(dtype, T => Tensor::from_vec(vec![T::default(); numel(shape)], shape))
+        Tensor::full_on(shape, Scalar::Int(0), dtype, Device::Cpu)
+    }
+
+    pub fn full_on(shape: &[usize], s: Scalar, dtype: DType, device: Device) -> Tensor {
+        dispatch!(dtype, T => Tensor::from_vec_on(vec![scalar_as::<T>(s); numel(shape)], shape, device))
+    }
+
+    pub fn zeros_on(shape: &[usize], dtype: DType, device: Device) -> Tensor {
+        Tensor::full_on(shape, Scalar::Int(0), dtype, device)
     }
 
     pub fn ptr_eq(&self, other: &Tensor) -> bool {
@@ -223,6 +242,10 @@ impl Tensor {
 
     pub fn dtype(&self) -> DType {
         self.0.data.read().storage.dtype()
+    }
+
+    pub fn device(&self) -> Device {
+        self.0.data.read().storage.device()
     }
 
     pub fn numel(&self) -> usize {

@@ -1,6 +1,8 @@
 //! Storage: one typed allocation shared by a tensor and all its views, plus its version counter.
 
+use super::device::{Device, Mirror};
 use crate::dtype::DType;
+
 use std::any::Any;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -142,6 +144,8 @@ pub struct Storage {
     dtype: DType,
     version: AtomicU64,
     _owner: Owner,
+    /// Some for a GPU storage: the memory above is its host copy (Note [Devices]).
+    gpu: Option<Arc<Mirror>>,
 }
 
 // SAFETY: see Note [Storage mutation]; the pointer is owned by `_owner` for the storage's life.
@@ -159,7 +163,12 @@ impl Drop for Storage {
 }
 
 impl Storage {
-    pub fn from_vec<T: Element>(mut v: Vec<T>) -> Arc<Storage> {
+    pub fn from_vec<T: Element>(v: Vec<T>) -> Arc<Storage> {
+        Storage::from_vec_on(v, Device::Cpu)
+    }
+
+    /// A storage on `device` holding `v` (on the GPU: as the current host copy).
+    pub fn from_vec_on<T: Element>(mut v: Vec<T>, device: Device) -> Arc<Storage> {
         let ptr = v.as_mut_ptr() as *mut u8;
         let len = v.len();
         Arc::new(Storage {
@@ -168,6 +177,26 @@ impl Storage {
             dtype: T::DTYPE,
             version: AtomicU64::new(0),
             _owner: T::into_owner(v),
+            gpu: device.is_gpu().then(Mirror::from_host),
+        })
+    }
+
+    /// A float32 GPU storage whose values are in `buf` (a kernel's output). The host copy is
+    /// allocated but not written until something reads it.
+    pub fn from_gpu_buffer(buf: crate::backend::wgpu::GpuBuffer) -> Arc<Storage> {
+        let len = buf.len();
+        let mut v = super::pool::alloc::<f32>(len);
+        // SAFETY: capacity >= len; the elements are written by `Mirror::sync_host` (a full
+        // download) before any read, as the mirror starts with the host copy stale.
+        unsafe { v.set_len(len) };
+        let ptr = v.as_mut_ptr() as *mut u8;
+        Arc::new(Storage {
+            ptr,
+            len,
+            dtype: DType::F32,
+            version: AtomicU64::new(0),
+            _owner: Owner::F32(v),
+            gpu: Some(Mirror::from_buffer(buf)),
         })
     }
 
@@ -187,6 +216,7 @@ impl Storage {
             dtype,
             version: AtomicU64::new(0),
             _owner: Owner::External(owner),
+            gpu: None,
         })
     }
 
@@ -198,6 +228,7 @@ impl Storage {
             dtype: this.dtype,
             version: AtomicU64::new(0),
             _owner: Owner::External(Box::new(this.clone())),
+            gpu: this.gpu.clone(),
         })
     }
 
@@ -217,6 +248,51 @@ impl Storage {
         self.ptr
     }
 
+    pub fn device(&self) -> Device {
+        if self.gpu.is_some() {
+            Device::Gpu
+        } else {
+            Device::Cpu
+        }
+    }
+
+    /// Makes the host copy current (a no-op on the CPU); see Note [Devices].
+    pub fn sync_host(&self) -> crate::error::Result<()> {
+        match &self.gpu {
+            Some(m) => m.sync_host(self.ptr, self.len),
+            None => Ok(()),
+        }
+    }
+
+    /// The GPU buffer of a float32 GPU storage, uploading the host copy if it is newer.
+    pub fn gpu_buffer(&self) -> crate::error::Result<Arc<crate::backend::wgpu::GpuBuffer>> {
+        match &self.gpu {
+            Some(m) => {
+                if m.has_buffer() {
+                    return m.buffer(&[]);
+                }
+                m.buffer(self.slice::<f32>())
+            }
+            None => Err(crate::error::Error::Runtime(
+                "gpu_buffer() of a CPU storage".into(),
+            )),
+        }
+    }
+
+    /// Whether the GPU buffer is current (reading it would not upload).
+    pub fn gpu_resident(&self) -> bool {
+        self.gpu.as_ref().is_some_and(|m| m.has_buffer())
+    }
+
+    fn host_read(&self) {
+        if let Some(m) = &self.gpu {
+            // A failed download (device lost) cannot be returned from a slice accessor.
+            if let Err(e) = m.sync_host(self.ptr, self.len) {
+                panic!("{e}");
+            }
+        }
+    }
+
     pub fn version(&self) -> u64 {
         self.version.load(Ordering::Relaxed)
     }
@@ -231,6 +307,7 @@ impl Storage {
         if self.len == 0 {
             return &[];
         }
+        self.host_read();
         // SAFETY: ptr/len describe a live allocation of `T` (checked dtype).
         unsafe { std::slice::from_raw_parts(self.ptr as *const T, self.len) }
     }
@@ -241,6 +318,10 @@ impl Storage {
         assert_eq!(T::DTYPE, self.dtype, "storage dtype mismatch");
         if self.len == 0 {
             return &mut [];
+        }
+        if let Some(m) = &self.gpu {
+            self.host_read();
+            m.host_written();
         }
         // SAFETY: as above; exclusivity is the caller's contract (Note [Storage mutation]).
         unsafe { std::slice::from_raw_parts_mut(self.ptr as *mut T, self.len) }

@@ -1,0 +1,167 @@
+//! Devices, and the GPU side of a storage.
+//!
+//! Note [Devices]: a tensor's device is its storage's. A GPU storage pairs a host copy (the
+//! same typed `Vec` a CPU storage owns) with a wgpu buffer, each marked valid or stale:
+//! - a GPU kernel reads the buffer (uploaded from the host copy if stale) and gives a new
+//!   storage whose buffer alone is valid;
+//! - host code reads through `Storage::slice`, which first downloads a stale host copy, and
+//!   writes through `slice_mut`, which marks the buffer stale.
+//!
+//! So every op works on GPU tensors with PyTorch's device semantics: an op with a kernel runs
+//! on the GPU (float32), the rest compute on the synchronized host copy and their results stay
+//! on the GPU. Ops give their result the device of their inputs ([`Device::of`]), refusing a
+//! mix as PyTorch does.
+
+use crate::backend::wgpu::GpuBuffer;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::tensor::Tensor;
+use parking_lot::Mutex;
+use std::sync::Arc;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Device {
+    #[default]
+    Cpu,
+    Gpu,
+}
+
+impl Device {
+    /// As PyTorch prints it in error messages (`cpu`, `gpu:0`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Device::Cpu => "cpu",
+            Device::Gpu => "gpu:0",
+        }
+    }
+
+    pub fn is_gpu(self) -> bool {
+        self == Device::Gpu
+    }
+
+    /// The device an op over `tensors` runs on: theirs, when they agree. A 0-dim CPU tensor
+    /// may join tensors of any device (PyTorch treats it as a number); any other mix is
+    /// PyTorch's "Expected all tensors to be on the same device" error.
+    pub fn of(tensors: &[&Tensor]) -> Result<Device> {
+        let mut found: Option<Device> = None;
+        for t in tensors {
+            let d = t.device();
+            if d == Device::Cpu && t.dim() == 0 {
+                continue;
+            }
+            match found {
+                None => found = Some(d),
+                Some(f) if f != d => return Err(mixed(f, d)),
+                _ => {}
+            }
+        }
+        Ok(found.unwrap_or(Device::Cpu))
+    }
+}
+
+/// PyTorch's wording for an op given tensors on two devices.
+pub fn mixed(a: Device, b: Device) -> Error {
+    Error::Runtime(format!(
+        "Expected all tensors to be on the same device, but found at least two devices, {} and {}!",
+        a.name(),
+        b.name()
+    ))
+}
+
+/// The GPU side of a storage: the buffer (None while stale) and whether the host copy is
+/// current. Shared by a storage and its `.data` aliases, which share the host memory too.
+pub struct Mirror {
+    state: Mutex<MirrorState>,
+}
+
+struct MirrorState {
+    buf: Option<Arc<GpuBuffer>>,
+    host_valid: bool,
+}
+
+impl Mirror {
+    /// The host copy is current; the buffer is made on first use by a kernel.
+    pub fn from_host() -> Arc<Mirror> {
+        Arc::new(Mirror {
+            state: Mutex::new(MirrorState {
+                buf: None,
+                host_valid: true,
+            }),
+        })
+    }
+
+    /// The buffer is current (a kernel's output); the host copy is downloaded when read.
+    pub fn from_buffer(buf: GpuBuffer) -> Arc<Mirror> {
+        Arc::new(Mirror {
+            state: Mutex::new(MirrorState {
+                buf: Some(Arc::new(buf)),
+                host_valid: false,
+            }),
+        })
+    }
+
+    /// Makes the host copy current: downloads the buffer into `host` (`len` f32s) if stale.
+    pub fn sync_host(&self, host: *mut u8, len: usize) -> Result<()> {
+        let mut s = self.state.lock();
+        if s.host_valid {
+            return Ok(());
+        }
+        let buf = s
+            .buf
+            .clone()
+            .ok_or_else(|| Error::Runtime("GPU storage with neither copy current".into()))?;
+        let v = buf.download()?;
+        if v.len() != len {
+            return Err(Error::Runtime(format!(
+                "GPU buffer of {} elements for a storage of {len}",
+                v.len()
+            )));
+        }
+        // SAFETY: `host` holds `len` f32s owned by the storage (the only dtype with buffers).
+        unsafe { std::ptr::copy_nonoverlapping(v.as_ptr(), host as *mut f32, len) };
+        s.host_valid = true;
+        Ok(())
+    }
+
+    /// The host copy is about to be written: the buffer becomes stale.
+    pub fn host_written(&self) {
+        let mut s = self.state.lock();
+        s.buf = None;
+        s.host_valid = true;
+    }
+
+    /// The buffer, uploaded from the (current) host copy if stale. float32 only: other dtypes
+    /// have no GPU kernels and live in the host copy.
+    pub fn buffer(&self, host: &[f32]) -> Result<Arc<GpuBuffer>> {
+        let mut s = self.state.lock();
+        if let Some(b) = &s.buf {
+            return Ok(b.clone());
+        }
+        let b = Arc::new(GpuBuffer::upload(host)?);
+        s.buf = Some(b.clone());
+        Ok(b)
+    }
+
+    /// Whether the buffer is current (a read would not upload).
+    pub fn has_buffer(&self) -> bool {
+        self.state.lock().buf.is_some()
+    }
+
+    pub fn host_valid(&self) -> bool {
+        self.state.lock().host_valid
+    }
+}
+
+/// What a tensor of `dtype` needs to live on the GPU: an adapter, and a dtype the GPU can
+/// hold (float32, int64 within int32's range — checked on the copy — and bool; not float64).
+pub fn check_gpu_dtype(dtype: DType) -> Result<()> {
+    crate::backend::wgpu::context::gpu()?;
+    if dtype == DType::F64 {
+        return Err(Error::Type(
+            "Cannot convert a GPU tensor to float64 dtype: the GPU backend has no float64 \
+             kernels. Please use float32 instead."
+                .into(),
+        ));
+    }
+    Ok(())
+}
