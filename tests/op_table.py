@@ -2311,6 +2311,63 @@ OPS: list = [
 
 
 # --------------------------------------------------------------------------------------------
+# pooling
+# --------------------------------------------------------------------------------------------
+
+# ceil_mode's last windows may run past the right padding: PyTorch cuts them there (the
+# count_include_pad divisor counts only input and padding) and drops a last window that would
+# start in the right padding (5 rows, kernel 2, stride 3, padding 1: 2 windows, not 3).
+OPS += [
+    OpInfo(
+        "F.avg_pool2d", lambda m, x, *a, **k: m.nn.functional.avg_pool2d(x, *a, **k),
+        [
+            S(T((1, 1, 4, 4)), 2),
+            S(T((2, 2, 4, 5), F64), 3, 1, 1, count_include_pad=False),
+            S(T((1, 2, 4, 4)), 3, 1, 1),
+            S(T((1, 1, 5, 5)), 2, ceil_mode=True),
+            S(T((1, 1, 5, 5), F64), 2, ceil_mode=True, count_include_pad=False),
+            S(T((1, 2, 5, 5), F64), 3, 2, 1, ceil_mode=True),
+            S(T((1, 2, 5, 5)), 3, 2, 1, ceil_mode=True, count_include_pad=False),
+            S(T((2, 1, 4, 7)), (2, 3), (3, 2), (1, 1), ceil_mode=True),
+            S(T((2, 1, 4, 7)), (2, 3), (3, 2), (1, 1), ceil_mode=True, count_include_pad=False),
+            S(T((1, 1, 5, 4)), 2, 3, 1, ceil_mode=True),
+            S(T((1, 1, 5, 4)), 2, 3, 1, ceil_mode=True, count_include_pad=False),
+            S(T((1, 1, 6, 3)), (3, 1), (2, 1), (1, 0), ceil_mode=True),
+            S(T((1, 1, 3, 5)), 6, 4, ceil_mode=True),
+            S(T((1, 1, 3, 5)), 6, 2, (3, 2), ceil_mode=True, count_include_pad=False),
+            S(T((1, 1, 5, 5)), 2, ceil_mode=True, divisor_override=3),
+            S(T((1, 1, 5, 5)), 3, 2, 1, True, False, 5),
+            S(T((2, 4, 4)), 3, 2, 1, ceil_mode=True, count_include_pad=False),
+            S(T((1, 1, 5, 4), layout="T"), 2, ceil_mode=True),
+            S(T((0, 1, 4, 4)), 2, ceil_mode=True),
+            S(T((1, 1, 5, 5), I64), 2, ceil_mode=True),
+            S(T((1, 1, 5, 5), I64), 3, 2, 1, ceil_mode=True, count_include_pad=False),
+            S(T((1, 1, 5, 5), I64), 2, 2, 1, divisor_override=2),
+        ],
+        fd_max_numel=60,
+        errors=[
+            E(T((1, 1, 4, 4)), (2, 2, 2), _name="kernel_3_ints"),
+            E(T((1, 1, 4, 4)), 2, (1, 1, 1), _name="stride_3_ints"),
+            E(T((1, 1, 4, 4)), 2, 1, (1, 1, 1), _name="padding_3_ints"),
+            E(T((1, 1, 4, 4)), 2, divisor_override=0, _name="divisor_zero"),
+            E(T((1, 1, 4, 4)), 2, 0, _name="stride_zero"),
+            E(T((1, 1, 4, 4)), 0, _name="kernel_zero"),
+            E(T((1, 1, 4, 4)), 2, -1, _name="stride_negative"),
+            E(T((1, 1, 4, 4)), 2, 1, -1, _name="padding_negative"),
+            E(T((1, 1, 4, 4)), 2, 1, 2, _name="padding_too_big"),
+            E(T((1, 1, 4, 4)), (2, 1), 1, (0, 1), _name="padding_too_big_width"),
+            E(T((1, 1, 5, 5)), 6, _name="output_too_small"),
+            E(T((5, 5)), 2, _name="2d"),
+            E(T(()), 2, _name="0d"),
+            E(T((1, 1, 1, 5, 5)), 2, _name="5d"),
+            E(T((1, 0, 4, 4)), 2, _name="no_channels"),
+            E(T((1, 1, 4, 4), BOOL), 2, _name="bool"),
+        ],
+    ),
+]
+
+
+# --------------------------------------------------------------------------------------------
 # einsum, diagonal
 # --------------------------------------------------------------------------------------------
 
