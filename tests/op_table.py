@@ -2311,6 +2311,63 @@ OPS: list = [
 
 
 # --------------------------------------------------------------------------------------------
+# pooling
+# --------------------------------------------------------------------------------------------
+
+# ceil_mode's last windows may run past the right padding: PyTorch cuts them there (the
+# count_include_pad divisor counts only input and padding) and drops a last window that would
+# start in the right padding (5 rows, kernel 2, stride 3, padding 1: 2 windows, not 3).
+OPS += [
+    OpInfo(
+        "F.avg_pool2d", lambda m, x, *a, **k: m.nn.functional.avg_pool2d(x, *a, **k),
+        [
+            S(T((1, 1, 4, 4)), 2),
+            S(T((2, 2, 4, 5), F64), 3, 1, 1, count_include_pad=False),
+            S(T((1, 2, 4, 4)), 3, 1, 1),
+            S(T((1, 1, 5, 5)), 2, ceil_mode=True),
+            S(T((1, 1, 5, 5), F64), 2, ceil_mode=True, count_include_pad=False),
+            S(T((1, 2, 5, 5), F64), 3, 2, 1, ceil_mode=True),
+            S(T((1, 2, 5, 5)), 3, 2, 1, ceil_mode=True, count_include_pad=False),
+            S(T((2, 1, 4, 7)), (2, 3), (3, 2), (1, 1), ceil_mode=True),
+            S(T((2, 1, 4, 7)), (2, 3), (3, 2), (1, 1), ceil_mode=True, count_include_pad=False),
+            S(T((1, 1, 5, 4)), 2, 3, 1, ceil_mode=True),
+            S(T((1, 1, 5, 4)), 2, 3, 1, ceil_mode=True, count_include_pad=False),
+            S(T((1, 1, 6, 3)), (3, 1), (2, 1), (1, 0), ceil_mode=True),
+            S(T((1, 1, 3, 5)), 6, 4, ceil_mode=True),
+            S(T((1, 1, 3, 5)), 6, 2, (3, 2), ceil_mode=True, count_include_pad=False),
+            S(T((1, 1, 5, 5)), 2, ceil_mode=True, divisor_override=3),
+            S(T((1, 1, 5, 5)), 3, 2, 1, True, False, 5),
+            S(T((2, 4, 4)), 3, 2, 1, ceil_mode=True, count_include_pad=False),
+            S(T((1, 1, 5, 4), layout="T"), 2, ceil_mode=True),
+            S(T((0, 1, 4, 4)), 2, ceil_mode=True),
+            S(T((1, 1, 5, 5), I64), 2, ceil_mode=True),
+            S(T((1, 1, 5, 5), I64), 3, 2, 1, ceil_mode=True, count_include_pad=False),
+            S(T((1, 1, 5, 5), I64), 2, 2, 1, divisor_override=2),
+        ],
+        fd_max_numel=60,
+        errors=[
+            E(T((1, 1, 4, 4)), (2, 2, 2), _name="kernel_3_ints"),
+            E(T((1, 1, 4, 4)), 2, (1, 1, 1), _name="stride_3_ints"),
+            E(T((1, 1, 4, 4)), 2, 1, (1, 1, 1), _name="padding_3_ints"),
+            E(T((1, 1, 4, 4)), 2, divisor_override=0, _name="divisor_zero"),
+            E(T((1, 1, 4, 4)), 2, 0, _name="stride_zero"),
+            E(T((1, 1, 4, 4)), 0, _name="kernel_zero"),
+            E(T((1, 1, 4, 4)), 2, -1, _name="stride_negative"),
+            E(T((1, 1, 4, 4)), 2, 1, -1, _name="padding_negative"),
+            E(T((1, 1, 4, 4)), 2, 1, 2, _name="padding_too_big"),
+            E(T((1, 1, 4, 4)), (2, 1), 1, (0, 1), _name="padding_too_big_width"),
+            E(T((1, 1, 5, 5)), 6, _name="output_too_small"),
+            E(T((5, 5)), 2, _name="2d"),
+            E(T(()), 2, _name="0d"),
+            E(T((1, 1, 1, 5, 5)), 2, _name="5d"),
+            E(T((1, 0, 4, 4)), 2, _name="no_channels"),
+            E(T((1, 1, 4, 4), BOOL), 2, _name="bool"),
+        ],
+    ),
+]
+
+
+# --------------------------------------------------------------------------------------------
 # einsum, diagonal
 # --------------------------------------------------------------------------------------------
 
@@ -2375,6 +2432,48 @@ OPS += [
             E("ij", _fn=lambda m, eq: m.einsum(eq), _name="no_operands"),
             E("ij,jk", T((2, 3)), T((3, 4)), _fn=lambda m, eq, a, b: m.einsum(eq, [a], b),
               _name="list_and_tensor"),
+        ],
+    ),
+    # PyTorch's sublist format: einsum(op1, sublist1, op2, sublist2, ..., [sublist_out]),
+    # subscripts ints in [0, 52) (A-Z, a-z) or Ellipsis.
+    OpInfo(
+        "einsum_sublist", lambda m, *args: m.einsum(*args),
+        [
+            S(T((2, 3)), [0, 1], T((3, 4)), [1, 2], [0, 2]),
+            S(T((2, 3), F64), [0, 1], T((3, 4), F64), [1, 2]),
+            S(T((2, 3)), [0, 1], T((3, 4)), [1, 2], [2, 0]),
+            S(T((2, 2, 3)), [Ellipsis, 0, 1], T((3, 2)), [1, 2], [Ellipsis, 0, 2]),
+            S(T((2, 2, 3)), [Ellipsis, 0, 1], T((3, 2)), [1, 2]),
+            S(T((2, 1, 2, 3)), [Ellipsis, 0, 1], T((3, 3, 2)), [Ellipsis, 1, 2]),
+            S(T((2, 3)), [Ellipsis, 1], [1, Ellipsis]),
+            S(T((2, 3)), [0, Ellipsis], []),
+            S(T((3, 3)), [0, 0], [0]),
+            S(T((3, 3), F64), [0, 0]),
+            S(T((3,)), [0], T((4,)), [1], [0, 1]),
+            S(T((2, 3)), [51, 26], [26, 51]),
+            S(T((2, 3)), [26, 0], [0, 26]),
+            S(T((2, 3)), (0, 1), T((3,)), (1,), ()),
+            S(T((2, 3), layout="T"), [0, 1], T((3, 4)), [1, 2], [2, 0]),
+            S(T((2,)), [0], T((3,)), [1], T((2,)), [2], [0, 1, 2]),
+            S(T((2, 3), I64), [0, 1], T((3, 2), I64), [1, 2], [0, 2]),
+        ],
+        errors=[
+            E(T((2, 3)), [0, 52], _name="subscript_52"),
+            E(T((2, 3)), [0, -1], _name="subscript_negative"),
+            E(T((2, 3)), [0, "a"], _name="subscript_str"),
+            E(T((2, 3)), [0, 1.5], _name="subscript_float"),
+            E(T((2, 3)), [0, 1], T((3, 4)), _name="missing_sublist"),
+            E(T((2, 3)), [0, 1], T((3, 4)), [1, 2], [0, 2], [1], _name="extra_sublist"),
+            E(T((2, 3)), [0], _name="too_few_subscripts"),
+            E(T((2, 3)), [0, 1], T((3, 4)), [2, 2], [0, 2], _name="repeated_size_mismatch"),
+            E(T((2, 3)), [0, 1], T((2, 3)), [1, 2], _name="size_mismatch"),
+            E(T((2, 3)), [0, 1], [0, 0], _name="output_repeated"),
+            E(T((2, 3)), [0, 1], [2], _name="output_unknown"),
+            E(T((2, 3)), [Ellipsis, Ellipsis], _name="two_ellipses"),
+            E(T((2, 3)), [0, 1], [Ellipsis, Ellipsis], _name="two_output_ellipses"),
+            E(T((2, 3)), None, _name="sublist_none"),
+            E([0, 1], T((2, 3)), _name="sublist_first"),
+            E(T((2, 3)), _name="no_sublist"),
         ],
     ),
     OpInfo(

@@ -37,7 +37,6 @@ from ._native import (
     randint,
     randn,
     randn_like,
-    einsum,
     tensor,
     zeros,
     zeros_like,
@@ -263,6 +262,42 @@ def outer(input, vec2):
 
 
 ger = outer
+
+
+def _einsum_subscript(n):
+    if n == Ellipsis:
+        return "..."
+    if n >= 0 and n < 26:
+        return chr(ord("A") + n)
+    if n >= 26 and n < 52:
+        return chr(ord("a") + n - 26)
+    raise ValueError("einsum(): subscript in subscript list is not within the valid range [0, 52)")
+
+
+def einsum(*args):
+    """`einsum(equation, *operands)`, `einsum(equation, [operands])`, or PyTorch's sublist
+    format `einsum(op1, sublist1, op2, sublist2, ..., [sublist_out])`: subscripts are ints in
+    [0, 52) (A-Z, then a-z) or Ellipsis, turned into the equation string as PyTorch does."""
+    if len(args) < 2:
+        raise ValueError(
+            "einsum(): must specify the equation string and at least one operand, "
+            "or at least one operand and its subscripts list"
+        )
+    if isinstance(args[0], Tensor):
+        equation = ",".join("".join(_einsum_subscript(s) for s in sub) for sub in args[1::2])
+        if len(args) % 2 == 1:
+            equation += "->" + "".join(_einsum_subscript(s) for s in args[-1])
+            operands = args[:-1:2]
+        else:
+            operands = args[::2]
+    else:
+        equation, operands = args[0], args[1:]
+        if not isinstance(equation, str):
+            raise TypeError("einsum(): argument 'equation' (position 1) must be str, not "
+                            f"{type(equation).__name__}")
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        return einsum(equation, *operands[0])
+    return _native.einsum(equation, *operands)
 
 
 def var_mean(input, dim=None, *, correction=None, keepdim=False, unbiased=None):

@@ -15,17 +15,23 @@ from .. import _native
 # the composition's own.
 
 
-def _one_node(name, fn, *inputs):
-    """`fn(*inputs)` recorded as one node called `name` (inputs: tensors or other values)."""
+def _one_node(name, fn, *inputs, linear=False):
+    """`fn(*inputs)` recorded as one node called `name` (inputs: tensors or other values).
+
+    ``linear``: `fn` is linear in its one tensor input and PyTorch's backward is an op of
+    (grad_output, self), as avg_pool2d_backward: under create_graph the first derivative is
+    always a node over both (requires_grad even for a constant grad_output), and the second
+    derivative with respect to the input is zeros (``self: zeros_like(self)``).
+    """
     if not _native.is_grad_enabled() or not any(
             isinstance(t, _native.Tensor) and t.requires_grad for t in inputs):
         return fn(*inputs)
     leaves = [t.detach().requires_grad_() if isinstance(t, _native.Tensor) and t.requires_grad
               else t for t in inputs]
-    return _lift(name, fn(*leaves), leaves, inputs)
+    return _lift(name, fn(*leaves), leaves, inputs, linear)
 
 
-def _lift(name, local, leaves, reals):
+def _lift(name, local, leaves, reals, linear=False, zeros_if_unused=False):
     pos = [i for i, t in enumerate(reals) if isinstance(t, _native.Tensor)]
     wanted = [k for k, i in enumerate(pos) if reals[i].requires_grad]
     node_inputs = [reals[i] for i in pos]
@@ -34,13 +40,16 @@ def _lift(name, local, leaves, reals):
 
     def backward(g):
         create = _native.is_grad_enabled()
-        gl = g.detach().requires_grad_() if create and g.requires_grad else g.detach()
+        gl = (g.detach().requires_grad_() if create and (linear or g.requires_grad)
+              else g.detach())
         res = _native._grad([local], [node_leaves[k] for k in wanted], [gl], True, create, True)
         grads = [None] * len(pos)
         for k, r in zip(wanted, res):
+            if r is None and zeros_if_unused:
+                r = _native.zeros_like(node_leaves[k])
             if r is not None and create and r.requires_grad:
                 r = _lift(name.replace("Backward0", "BackwardBackward0"), r,
-                          node_leaves + [gl], node_inputs + [g])
+                          node_leaves + [gl], node_inputs + [g], zeros_if_unused=linear)
             grads[k] = r
         return grads
 
@@ -559,23 +568,6 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _convolution(input, weight, bias, stride, padding, dilation, groups, 1)
 
 
-def _pool_setup(input, kernel_size, stride, padding, dilation):
-    k = _pair(kernel_size)
-    s = k if stride is None or stride == [] or stride == () else _pair(stride)
-    p, d = _pair(padding), _pair(dilation)
-    if p[0] > k[0] // 2 or p[1] > k[1] // 2:
-        raise RuntimeError(
-            "pad should be at most half of effective kernel size, but got "
-            f"pad={p[0]}, kernel_size={k[0]} and dilation={d[0]}"
-        )
-    unbatched = input.dim() == 3
-    x = input.unsqueeze(0) if unbatched else input
-    n, c, h, w = x.shape
-    oh = (h + 2 * p[0] - d[0] * (k[0] - 1) - 1) // s[0] + 1
-    ow = (w + 2 * p[1] - d[1] * (k[1] - 1) - 1) // s[1] + 1
-    return x.reshape(n * c, 1, h, w), k, s, p, d, (n, c, oh, ow), unbatched
-
-
 def _pool_out_size(size, k, s, p, d, ceil_mode):
     span = size + 2 * p - d * (k - 1) - 1
     out = (span + (s - 1 if ceil_mode else 0)) // s + 1
@@ -630,7 +622,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     values = _one_node(
         "MaxPool2DWithIndicesBackward0",
         lambda t: t.reshape(indices.shape[0], h * w).gather(1, indices).reshape(*out_shape),
-        input)
+        input, linear=True)
     indices = indices.reshape(*out_shape)
     return (values, indices) if return_indices else values
 
@@ -666,28 +658,119 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
+    geometry = _avg_pool2d_geometry(input, kernel_size, stride, padding, ceil_mode,
+                                    divisor_override)
     return _one_node("AvgPool2DBackward0",
-                     lambda x: _avg_pool2d(x, kernel_size, stride, padding, ceil_mode,
-                                           count_include_pad, divisor_override), input)
+                     lambda x: _avg_pool2d(x, geometry, count_include_pad, divisor_override),
+                     input, linear=True)
 
 
-def _avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                divisor_override):
-    if ceil_mode:
-        raise NotImplementedError("avg_pool2d: ceil_mode is not supported yet")
-    x, k, s, p, d, (n, c, oh, ow), unbatched = _pool_setup(input, kernel_size, stride, padding, 1)
-    cols = _native.im2col(x, k, s, p, d, 0.0)
-    total = cols.sum(1)
+def _pool_arg(v, name, allow_empty=False):
+    v = (v,) if isinstance(v, int) else tuple(v)
+    if not (len(v) in (1, 2) or (allow_empty and not v)):
+        what = ("either be omitted, a single int, or a tuple of two ints" if allow_empty
+                else "either be a single int, or a tuple of two ints")
+        raise RuntimeError(f"avg_pool2d: {name} must {what}")
+    return v
+
+
+def _avg_pool2d_geometry(input, kernel_size, stride, padding, ceil_mode, divisor_override):
+    """PyTorch's avg_pool2d checks, in its order: ``(k, s, p, (oh, ow))``."""
+    k = _pool_arg(kernel_size, "kernel_size")
+    k = (k[0], k[-1])
+    s = _pool_arg(() if stride is None else stride, "stride", allow_empty=True)
+    s = k if not s else (s[0], s[-1])
+    p = _pool_arg(padding, "padding")
+    p = (p[0], p[-1])
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    c, h, w = input.size(-3), input.size(-2), input.size(-1)
+    oh = _pool_output_size(h, k[0], s[0], p[0], ceil_mode)
+    ow = _pool_output_size(w, k[1], s[1], p[1], ceil_mode)
+    if k[0] <= 0 or k[1] <= 0:
+        raise RuntimeError(
+            f"kernel size should be greater than zero, but got kH: {k[0]} kW: {k[1]}")
+    if s[0] <= 0 or s[1] <= 0:
+        raise RuntimeError(
+            f"stride should be greater than zero, but got dH: {s[0]} dW: {s[1]}")
+    shape = tuple(input.shape)
+    if not ((len(shape) == 3 and 0 not in shape) or (len(shape) == 4 and 0 not in shape[1:])):
+        raise RuntimeError("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch "
+                           f"size for input, but got:{list(shape)}")
+    if k[1] // 2 < p[1] or k[0] // 2 < p[0]:
+        raise RuntimeError(
+            "pad should be smaller than or equal to half of kernel size, but got "
+            f"padW = {p[1]}, padH = {p[0]}, kW = {k[1]}, kH = {k[0]}")
+    if oh < 1 or ow < 1:
+        raise RuntimeError(
+            f"Given input size: ({c}x{h}x{w}). Calculated output size: ({c}x{oh}x{ow}). "
+            "Output size is too small")
+    return k, s, p, (oh, ow)
+
+
+def _pool_output_size(size, k, s, p, ceil_mode, d=1):
+    """PyTorch's pooling_output_shape, with its checks."""
+    if s == 0:
+        raise RuntimeError("stride should not be zero")
+    if p < 0:
+        raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
+    if p > ((k - 1) * d + 1) // 2:
+        raise RuntimeError(
+            "pad should be at most half of effective kernel size, but got "
+            f"pad={p}, kernel_size={k} and dilation={d}")
+    return _pool_out_size(size, k, s, p, d, ceil_mode)
+
+
+def _avg_pool2d(input, geometry, count_include_pad, divisor_override):
+    # PyTorch's kernel: the window starting at i0 = o*s - p is cut at the end of the right
+    # padding (ceil_mode's last windows may run past it) and, for the divisor without
+    # count_include_pad, at the input's edges.
+    from .. import bool as bool_
+    from .. import tensor
+
+    k, s, p, (oh, ow) = geometry
+    unbatched = input.dim() == 3
+    x = input.unsqueeze(0) if unbatched else input
+    n, c, h, w = x.shape
+    if x.dtype == bool_:
+        raise NotImplementedError("\"avg_pool2d\" not implemented for 'Bool'")
+    # Zero rows/columns at the end for windows that run past the right padding.
+    eh = max(0, (oh - 1) * s[0] + k[0] - (h + 2 * p[0]))
+    ew = max(0, (ow - 1) * s[1] + k[1] - (w + 2 * p[1]))
+    if x.is_floating_point():
+        if eh or ew:
+            x = _pad(x, (0, ew, 0, eh), "constant", 0.0)
+        cols = _native.im2col(x.reshape(n * c, 1, h + eh, w + ew), k, s, p, (1, 1), 0.0)
+        total = cols.sum(1).reshape(n, c, oh, ow)
+    else:  # integers: exact sums of the k[0]*k[1] strided slices
+        x = _pad(x, (p[1], p[1] + ew, p[0], p[0] + eh), "constant", 0)
+        total = None
+        for i in range(k[0]):
+            for j in range(k[1]):
+                part = x[..., i:i + (oh - 1) * s[0] + 1:s[0], j:j + (ow - 1) * s[1] + 1:s[1]]
+                total = part if total is None else total + part
+
+    def divide(t, d):
+        return t / d if t.is_floating_point() else t.div(d, rounding_mode="trunc")
+
     if divisor_override is not None:
-        out = total / divisor_override
-    elif count_include_pad or p == (0, 0):
-        out = total / (k[0] * k[1])
+        out = divide(total, divisor_override)
     else:
-        from .. import ones_like
+        def counts(size, k, s, p, n_out):
+            res = []
+            for o in range(n_out):
+                i0 = o * s - p
+                i1 = min(i0 + k, size + p)
+                res.append(i1 - i0 if count_include_pad else min(i1, size) - max(i0, 0))
+            return res
 
-        count = _native.im2col(ones_like(x), k, s, p, d, 0.0).sum(1)
-        out = total / count
-    out = out.reshape(n, c, oh, ow)
+        rows, cols = counts(h, k[0], s[0], p[0], oh), counts(w, k[1], s[1], p[1], ow)
+        if len(set(rows)) == 1 and len(set(cols)) == 1:
+            out = divide(total, rows[0] * cols[0])
+        else:
+            div = (tensor(rows, dtype=total.dtype).reshape(oh, 1)
+                   * tensor(cols, dtype=total.dtype))
+            out = divide(total, div)
     return out.squeeze(0) if unbatched else out
 
 
@@ -699,13 +782,14 @@ def adaptive_avg_pool2d(input, output_size):
     if (oh, ow) == (1, 1):  # PyTorch takes the mean here (MeanBackward1)
         return input.mean((-1, -2), keepdim=True)
     return _one_node("AdaptiveAvgPool2DBackward0", lambda x: _adaptive_avg_pool2d(x, oh, ow),
-                     input)
+                     input, linear=True)
 
 
 def _adaptive_avg_pool2d(input, oh, ow):
     h, w = input.shape[-2], input.shape[-1]
     if h % oh == 0 and w % ow == 0:
-        return _avg_pool2d(input, (h // oh, w // ow), None, 0, False, True, None)
+        k = (h // oh, w // ow)
+        return _avg_pool2d(input, (k, k, (0, 0), (oh, ow)), True, None)
     from .. import stack
 
     rows = []
