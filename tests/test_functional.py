@@ -187,8 +187,6 @@ def test_dropout_and_one_hot():
 
 # grad_fn names that still differ from PyTorch's (strict xfails: delete the line once fixed).
 NAME_DIFFERENCES = {
-    "cross_entropy probs": "the mean over the batch divides by a Python number: PyTorch "
-                           "DivBackward1, gradrs DivBackward0",
     "pad circular": "circular padding is an index_select here (IndexSelectBackward0); PyTorch "
                     "writes slices into a new tensor (CopySlices)",
 }

@@ -73,11 +73,6 @@ _known(
 
 # ---- element-wise math, activations, reductions, shape and indexing ops ------------------
 _known(
-    "div(a, b, rounding_mode=None): PyTorch's grad_fn is DivBackward2 (the rounding_mode "
-    "overload), gradrs's DivBackward0",
-    'meta div_rounding/f32_2x3__f32_2x3__rounding_mode=None',
-)
-_known(
     "float32 input with a float64 0-dim tensor operand (clamp_max's max, masked_fill's "
     "value): the float64 operand's gradient (a sum of float32 gradients) is accumulated by "
     'PyTorch in float64, by gradrs in float32 (relative error ~6e-8 in a float64 gradient)',

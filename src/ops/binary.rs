@@ -216,6 +216,54 @@ pub(crate) fn binary_data(op: BinaryOp, a: &Operand, b: &Operand, dtype: DType) 
 
 /// A differentiable binary op on tensors and/or Python numbers.
 pub fn binary(op: BinaryOp, a: Operand, b: Operand) -> Result<Tensor> {
+    binary_as(op, a, b, "DivBackward0")
+}
+
+/// `div(a, b, rounding_mode=None)`: true division through PyTorch's `div.Tensor_mode` overload,
+/// recorded as `DivBackward2` (same formula as `DivBackward0`).
+pub fn div_mode_none(a: Operand, b: Operand) -> Result<Tensor> {
+    binary_as(BinaryOp::Div, a, b, "DivBackward2")
+}
+
+/// `a * s` or `a / s` through PyTorch's C++ `Scalar` overloads (`mul.Scalar`, `div.Scalar`), as
+/// PyTorch's composite ops (losses, ...) call them: `MulBackward1` / `DivBackward1`, one edge
+/// (to `a`), the number kept in the node. From Python `a * 2` takes the Tensor overload
+/// (`MulBackward0`, an edge for the number), which is [`binary`].
+pub fn scalar_overload(op: BinaryOp, a: &Tensor, s: Scalar) -> Result<Tensor> {
+    if !matches!(op, BinaryOp::Mul | BinaryOp::Div) {
+        return Err(Error::Runtime(format!(
+            "scalar_overload: {} has no Scalar overload here",
+            op.name()
+        )));
+    }
+    let (ta, ts) = (Operand::Tensor(a.clone()), Operand::Scalar(s));
+    let dtype = compute_dtype(op, &ta, &ts);
+    let out = binary_data(op, &ta, &ts, dtype)?;
+    if needs_grad(&[a]) {
+        attach(&[&out], &[a], Box::new(ScalarOverloadBackward { op, s }));
+    }
+    Ok(out)
+}
+
+struct ScalarOverloadBackward {
+    op: BinaryOp,
+    s: Scalar,
+}
+impl Backward for ScalarOverloadBackward {
+    fn name(&self) -> &'static str {
+        if self.op == BinaryOp::Mul {
+            "MulBackward1"
+        } else {
+            "DivBackward1"
+        }
+    }
+    fn apply(&mut self, g: &[Option<Tensor>], _ctx: &Ctx) -> Result<Vec<Option<Tensor>>> {
+        let g = g[0].as_ref().expect("gradient");
+        Ok(vec![Some(scalar_overload(self.op, g, self.s)?)])
+    }
+}
+
+fn binary_as(op: BinaryOp, a: Operand, b: Operand, div_name: &'static str) -> Result<Tensor> {
     let dtype = compute_dtype(op, &a, &b);
     let out = binary_data(op, &a, &b, dtype)?;
     let (ra, rb) = (a.requires_grad(), b.requires_grad());
@@ -258,6 +306,7 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand) -> Result<Tensor> {
                 Box::new(DivBackward {
                     a: save(rb, &ta),
                     b: Some(SavedTensor::input(&tb)),
+                    name: div_name,
                 }),
             );
         }
@@ -514,10 +563,12 @@ impl Backward for MulBackward {
 struct DivBackward {
     a: Option<SavedTensor>,
     b: Option<SavedTensor>,
+    /// `DivBackward0` (div.Tensor) or `DivBackward2` (div.Tensor_mode, rounding_mode=None).
+    name: &'static str,
 }
 impl Backward for DivBackward {
     fn name(&self) -> &'static str {
-        "DivBackward0"
+        self.name
     }
     fn apply(&mut self, g: &[Option<Tensor>], ctx: &Ctx) -> Result<Vec<Option<Tensor>>> {
         let g = g[0].as_ref().expect("gradient");

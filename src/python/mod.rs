@@ -442,6 +442,31 @@ fn einsum(py: Python<'_>, equation: &str, operands: &Bound<'_, PyTuple>) -> R {
     wrap(py, crate::ops::einsum::einsum(equation, &tensors)?)
 }
 
+/// `_scalar_overload(input, op, number)`: `input * number` (`op` "mul") or `input / number`
+/// ("div") recorded as PyTorch's C++ Scalar overloads are (`MulBackward1`, `DivBackward1`), for
+/// Python compositions of ops PyTorch writes in C++ (losses).
+#[pyfunction]
+fn _scalar_overload(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    op: &str,
+    number: &Bound<'_, PyAny>,
+) -> R {
+    use crate::ops::binary::{scalar_overload, BinaryOp};
+    let op = match op {
+        "mul" => BinaryOp::Mul,
+        "div" => BinaryOp::Div,
+        other => {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "_scalar_overload: unknown op '{other}'"
+            )))
+        }
+    };
+    let s = extract_scalar(number)
+        .ok_or_else(|| PyTypeError::new_err("_scalar_overload: expected a number"))?;
+    wrap(py, scalar_overload(op, &input.t, s)?)
+}
+
 #[pyfunction]
 fn get_num_threads() -> usize {
     rayon::current_num_threads()
@@ -488,6 +513,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(get_num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(where_, m)?)?;
     m.add_function(wrap_pyfunction!(einsum, m)?)?;
+    m.add_function(wrap_pyfunction!(_scalar_overload, m)?)?;
     m.add_function(wrap_pyfunction!(out::_write_out, m)?)?;
     m.add_function(wrap_pyfunction!(pynode::_attach_node, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_backward, m)?)?;

@@ -81,6 +81,23 @@ fn operand_or_err(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Operand> {
     })
 }
 
+/// `div`'s `rounding_mode=`: left out (`div.Tensor`, `DivBackward0`) or given, `None` included
+/// (`div.Tensor_mode`, `DivBackward2`): PyTorch records the two overloads differently.
+pub(crate) enum RoundingMode {
+    Absent,
+    Given(Option<String>),
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for RoundingMode {
+    type Error = PyErr;
+    fn extract(obj: pyo3::Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        if obj.is_none() {
+            return Ok(RoundingMode::Given(None));
+        }
+        Ok(RoundingMode::Given(Some(obj.extract::<String>()?)))
+    }
+}
+
 /// `size` arguments: ints or one sequence of ints (`view(2, 3)`, `view((2, 3))`).
 pub fn sizes_arg(args: &Bound<'_, PyTuple>) -> PyResult<Vec<i64>> {
     if args.len() == 1 {
@@ -798,12 +815,20 @@ impl PyTensor {
             )?,
         )
     }
-    #[pyo3(signature = (other, *, rounding_mode=None))]
-    fn div(&self, py: Python<'_>, other: &Bound<'_, PyAny>, rounding_mode: Option<&str>) -> R {
-        if let Some(mode) = rounding_mode {
-            let o = operand_or_err(other, "div")?;
-            let a = Operand::Tensor(self.t.clone());
-            return wrap(py, crate::ops::pointwise::div_rounding(&a, &o, mode)?);
+    #[pyo3(signature = (other, *, rounding_mode=RoundingMode::Absent))]
+    fn div(&self, py: Python<'_>, other: &Bound<'_, PyAny>, rounding_mode: RoundingMode) -> R {
+        let a = Operand::Tensor(self.t.clone());
+        match rounding_mode {
+            RoundingMode::Absent => {}
+            // PyTorch's div.Tensor_mode overload: DivBackward2.
+            RoundingMode::Given(None) => {
+                let o = operand_or_err(other, "div")?;
+                return wrap(py, bin::div_mode_none(a, o)?);
+            }
+            RoundingMode::Given(Some(mode)) => {
+                let o = operand_or_err(other, "div")?;
+                return wrap(py, crate::ops::pointwise::div_rounding(&a, &o, &mode)?);
+            }
         }
         wrap(
             py,

@@ -308,18 +308,20 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     logp = input.log_softmax(class_dim)
     c = input.shape[class_dim]
     if target.is_floating_point():
-        # Class probabilities.
+        # Class probabilities: PyTorch's cross_entropy_loss_prob_target, op for op.
         if label_smoothing > 0:
             target = target * (1 - label_smoothing) + label_smoothing / c
+        prod = logp * target
         if weight is not None:
             shape = [1] * input.dim()
             shape[class_dim] = c
-            logp = logp * weight.reshape(*shape)
-        loss = -(logp * target).sum(class_dim)
+            prod = prod * (weight.reshape(*shape) if input.dim() > 1 else weight)
         if code == 1:
-            n = input.numel() // c if input.dim() > 0 else 1
-            return loss.sum() / n
-        return loss.sum() if code == 2 else loss
+            if input.numel() == 0:
+                return -prod.sum().fill_(float("nan"))
+            # An integer count through the C++ Scalar overload: DivBackward1.
+            return _native._scalar_overload(-prod.sum(), "div", input.numel() // c)
+        return -prod.sum() if code == 2 else -prod.sum(class_dim)
     nll = nll_loss(logp, target, weight, None, ignore_index, None, reduction)
     if label_smoothing == 0:
         return nll
@@ -331,7 +333,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     else:
         smooth = -logp.sum(class_dim)
     keep = target != ignore_index
-    smooth = smooth.masked_fill(~keep, 0.0) if smooth.dim() > 0 else smooth
+    smooth = smooth.masked_fill(~keep, 0.0)
     if code == 1:
         if weight is not None:
             denom = weight.gather(0, target.masked_fill(~keep, 0).reshape(-1)).masked_fill(
@@ -341,7 +343,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         smooth = smooth.sum() / denom
     elif code == 2:
         smooth = smooth.sum()
-    return (1 - label_smoothing) * nll + (label_smoothing / c) * smooth
+    # (1 - ls) * nll + smooth * (ls / c) with C++ Scalars: MulBackward1 twice.
+    return (_native._scalar_overload(nll, "mul", 1 - label_smoothing)
+            + _native._scalar_overload(smooth, "mul", label_smoothing / c))
 
 
 # ---- layers ------------------------------------------------------------------------------------
