@@ -329,6 +329,24 @@ def device_kwargs(device: str) -> dict:
     return {} if device == "cpu" else {"device": device}
 
 
+def for_device(item, device: str):
+    """``item`` as run on ``device``: off the CPU float64 becomes float32, in tensors and in
+    dtype arguments (the GPU computes in float32; PyTorch's CPU reference is handed the same
+    float32 inputs)."""
+    if device == "cpu":
+        return item
+
+    def arg(a):
+        if isinstance(a, T) and a.dtype == F64:
+            return dataclasses.replace(a, dtype=F32)
+        return F32 if isinstance(a, str) and a == F64 else a
+
+    arrays = [arr.astype(np.float32) if isinstance(a, T) and a.dtype == F64 else arr
+              for a, arr in zip(item.args, item.arrays)]
+    return dataclasses.replace(item, args=tuple(map(arg, item.args)), arrays=arrays,
+                               kwargs={k: arg(v) for k, v in item.kwargs.items()})
+
+
 def tensor_data(arr):
     """What to hand ``m.tensor``: the array, or a Python number for a 0-dim array (gradrs
     currently builds shape (1,) from a 0-dim numpy array or numpy scalar, PyTorch shape ())."""

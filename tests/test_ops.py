@@ -15,7 +15,12 @@ For each (entry, sample) and each device of ``DEVICES``:
 * ``test_error``        the entry's error cases: same exception type and message as PyTorch.
 
 The reference always runs on PyTorch's CPU; the module under test runs on each device of
-``DEVICES`` (inputs get ``device=...`` only off the CPU, so today's path is the plain one).
+``DEVICES`` (inputs get ``device=...`` only off the CPU, so the CPU path is the plain one).
+On ``gpu`` float64 becomes float32 in the sample (tensors and dtype arguments, for gradrs and
+the reference alike: the GPU computes in float32), values are compared within
+``GPU_RTOL``/``GPU_ATOL``, error cases with a float64 tensor (dtype checks) and the
+float64 finite-difference checks run on the CPU only, and every GPU test skips, with the
+reason, where no adapter exists.
 
 Known differences between gradrs and PyTorch are listed in ``KNOWN`` below and run as strict
 xfails (only against gradrs; under GRADRS_TEST_SELFTEST=1 everything must pass).  When one is
@@ -27,25 +32,39 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import SELFTEST, G, assert_same_error, assert_same_values, dtype_name, node_name
-from op_table import OPS, T, as_outputs, device_kwargs, make_args, seed_of, tensor_data
+from op_table import (OPS, T, as_outputs, device_kwargs, for_device, make_args, seed_of,
+                      tensor_data)
 from test_gradcheck import first_derivative, numerical_jacobian
 
 pytestmark = pytest.mark.usefixtures("restore_grad_mode")
 
-# Devices the module under test is run on; a GPU backend appends "gpu" here.
-DEVICES = ["cpu"]
+# Devices the module under test is run on.  The GPU runs skip, with the reason, only where
+# no adapter exists (or under the self-test: PyTorch's CPU wheel has no GPU).
+DEVICES = ["cpu", "gpu"]
+if SELFTEST:
+    GPU_SKIP = "self-test: the reference PyTorch build has no GPU"
+elif not G.gpu.is_available():
+    GPU_SKIP = "no wgpu adapter (on Linux without a GPU install Mesa's lavapipe)"
+else:
+    GPU_SKIP = None
 
-# (test kind, "op/sample id") -> reason: strict xfails against gradrs (see the module doc).
-# Kinds: forward, meta, grad, gradgrad, variant ("op/variant/sample"), error ("op/case"),
-# fd_grad, fd_gradgrad.
+# (device, test kind, "op/sample id") -> reason: strict xfails against gradrs (see the module
+# doc).  Kinds: forward, meta, grad, gradgrad, variant ("op/variant/sample"), error
+# ("op/case"), fd_grad, fd_gradgrad (CPU only).  Entries hold on both devices unless marked.
 KNOWN: dict = {}
 
 
-def _known(reason, *keys):
+def _known(reason, *keys, devices=("cpu", "gpu")):
+    """A difference on each of ``devices`` (the finite-difference kinds run on the CPU only)."""
     for key in keys:
         kind, _, pid = key.partition(" ")
-        assert (kind, pid) not in KNOWN, key
-        KNOWN[(kind, pid)] = reason
+        for device in ("cpu",) if kind.startswith("fd_") else devices:
+            assert (device, kind, pid) not in KNOWN, key
+            KNOWN[(device, kind, pid)] = reason
+
+
+# float64 precision differences: the GPU runs these samples in float32, where they agree.
+F64_ONLY = ("cpu",)
 
 
 _known(
@@ -54,11 +73,13 @@ _known(
     "(relative error ~2e-8 in a float64 gradient)",
     "grad pow/f32_2x3__f64_3", "gradgrad pow/f32_2x3__f64_3",
     "variant pow/operator/f32_2x3__f64_3", "variant pow/method/f32_2x3__f64_3",
+    devices=F64_ONLY,
 )
 _known(
     "div(float64, float32 0-dim): second derivative wrt the float64 input; PyTorch computes "
     "the divisor's square in float64, gradrs in float32 (relative error ~4e-8)",
     "gradgrad div/f64_2x3__f32_0d",
+    devices=F64_ONLY,
 )
 _known(
     "div by zero, second derivative wrt the divisor at x=-1, y=0: PyTorch -inf, gradrs nan "
@@ -78,6 +99,7 @@ _known(
     'PyTorch in float64, by gradrs in float32 (relative error ~6e-8 in a float64 gradient)',
     'grad clamp_max/f32_2x3__f64_0d', 'gradgrad clamp_max/f32_2x3__f64_0d',
     'variant masked_fill/method/f32_2x3__b_2x3__f64_0d',
+    devices=F64_ONLY,
 )
 _known(
     'first derivative with create_graph=True: for var/std of one element or of an empty '
@@ -120,14 +142,18 @@ for _case, (_torch, _gradrs) in _ERROR_DIFFS.items():
 _GENERATED: set = set()
 
 
-def _params(kind, items):
-    """``pytest.param(op, item, id=...)`` for each (op, item), marked when listed in KNOWN."""
+def _params(kind, items, devices=DEVICES):
+    """``pytest.param(op, item, device, id=...)`` for each (op, item) and device, marked when
+    listed in KNOWN (or skipped on a GPU that does not exist)."""
     out = []
-    for op, item, pid in items:
-        _GENERATED.add((kind, pid))
-        reason = None if SELFTEST else KNOWN.get((kind, pid))
-        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-        out.append(pytest.param(op, item, id=pid, marks=marks))
+    for device in devices:
+        for op, item, pid in items:
+            _GENERATED.add((device, kind, pid))
+            reason = None if SELFTEST else KNOWN.get((device, kind, pid))
+            marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+            if device != "cpu" and GPU_SKIP:
+                marks = [pytest.mark.skip(reason=GPU_SKIP)]
+            out.append(pytest.param(op, item, device, id=f"{device}-{pid}", marks=marks))
     return out
 
 
@@ -160,7 +186,7 @@ def _fd_samples(kind, pred):
             if key not in seen:
                 seen.add(key)
                 items.append((op, s, f"{op.name}/{s.id}"))
-    return _params(kind, items)
+    return _params(kind, items, devices=["cpu"])
 
 
 def _fd_key(s):
@@ -180,10 +206,15 @@ def _variants(kind):
 
 
 def _errors(kind):
-    return _params(kind, [(op, e, f"{op.name}/{e.id}") for op in OPS for e in op.errors])
+    """Error cases on every device; those with a float64 tensor (dtype checks) on the CPU only:
+    float64 tensors cannot be made on the GPU, and casting them away would lose the error."""
+    def cases(f64):
+        return [(op, e, f"{op.name}/{e.id}") for op in OPS for e in op.errors
+                if any(isinstance(a, T) and a.dtype == "float64" for a in e.args) == f64]
+
+    return _params(kind, cases(False)) + _params(kind, cases(True), devices=["cpu"])
 
 
-device_param = pytest.mark.parametrize("device", DEVICES)
 
 # --------------------------------------------------------------------------------------------
 # helpers
@@ -215,14 +246,27 @@ def _dense(t):
     return t
 
 
+# The GPU's float32 differs from PyTorch's CPU in the order of its sums (workgroup trees) and
+# in WGSL's transcendental functions; its results must agree within these bounds.
+GPU_RTOL, GPU_ATOL = 1e-4, 1e-5
+
+
+def _gpu_tolerance(tol):
+    return {"rtol": max(tol.get("rtol", 0.0), GPU_RTOL),
+            "atol": max(tol.get("atol", 0.0), GPU_ATOL)}
+
+
 def _compare_tensor(g, t, op, device, what):
     if t is None:
         assert g is None, f"{what}: expected None, got a tensor"
         return
     assert g is not None, f"{what}: expected a tensor, got None"
     g, t = _dense(g), _dense(t)
+    tol = op.tolerance(dtype_name(t.dtype))
+    if device != "cpu":
+        tol = _gpu_tolerance(tol)
     try:
-        assert_same_values(_host(g, device), t, **op.tolerance(dtype_name(t.dtype)))
+        assert_same_values(_host(g, device), t, **tol)
     except AssertionError as e:
         raise AssertionError(f"{what}: {e}") from None
 
@@ -276,17 +320,17 @@ def _forward_backward(torch, op, item, device, fn=None, tag=""):
 # --------------------------------------------------------------------------------------------
 
 
-@device_param
-@pytest.mark.parametrize("op, sample", _samples("forward"))
+@pytest.mark.parametrize("op, sample, device", _samples("forward"))
 def test_forward(torch, op, sample, device):
+    sample = for_device(sample, device)
     _, gres = _run(G, op, sample, device)
     _, tres = _run(torch, op, sample)
     _compare_result(gres, tres, op, device)
 
 
-@device_param
-@pytest.mark.parametrize("op, sample", _samples("meta", lambda op, s: s.needs_grad))
+@pytest.mark.parametrize("op, sample, device", _samples("meta", lambda op, s: s.needs_grad))
 def test_autograd_meta(torch, op, sample, device):
+    sample = for_device(sample, device)
     _, gres = _run(G, op, sample, device)
     _, tres = _run(torch, op, sample)
     gouts, touts = as_outputs(gres), as_outputs(tres)
@@ -297,9 +341,9 @@ def test_autograd_meta(torch, op, sample, device):
         assert got == want, f"output {k}: (requires_grad, is_leaf, grad_fn) {got} != {want}"
 
 
-@device_param
-@pytest.mark.parametrize("op, sample", _samples("grad", _grad_ok))
+@pytest.mark.parametrize("op, sample, device", _samples("grad", _grad_ok))
 def test_grad(torch, op, sample, device):
+    sample = for_device(sample, device)
     tag = f"{op.name}/{sample.id}"
     gleaves, gres = _run(G, op, sample, device)
     tleaves, tres = _run(torch, op, sample)
@@ -327,9 +371,9 @@ def _double_backward(m, op, sample, device, tag):
     return leaves, first
 
 
-@device_param
-@pytest.mark.parametrize("op, sample", _samples("gradgrad", _gradgrad_ok))
+@pytest.mark.parametrize("op, sample, device", _samples("gradgrad", _gradgrad_ok))
 def test_gradgrad(torch, op, sample, device):
+    sample = for_device(sample, device)
     tag = f"{op.name}/{sample.id}"
     tleaves, tfirst = _double_backward(torch, op, sample, "cpu", tag)
     gleaves, gfirst = _double_backward(G, op, sample, device, tag)
@@ -342,17 +386,17 @@ def test_gradgrad(torch, op, sample, device):
     _check_grads(gleaves, tleaves, op, device, "second derivative")
 
 
-@device_param
-@pytest.mark.parametrize("op, item", _variants("variant"))
+@pytest.mark.parametrize("op, item, device", _variants("variant"))
 def test_variant(torch, op, item, device):
     vname, variant, sample = item
+    sample = for_device(sample, device)
     _forward_backward(torch, op, sample, device, variant.fn, f"{op.name}/{vname}/{sample.id}")
 
 
-@device_param
-@pytest.mark.parametrize("op, case", _errors("error"))
+@pytest.mark.parametrize("op, case, device", _errors("error"))
 def test_error(torch, op, case, device):
     fn = case.fn or op.fn
+    case = for_device(case, device)
 
     def call(m, dev):
         _, args = make_args(m, case, dev)
@@ -436,16 +480,14 @@ def _fd_outputs(op, sample, device):
     return [k for k, o in enumerate(outs) if o.is_floating_point()]
 
 
-@device_param
-@pytest.mark.parametrize("op, sample", _fd_samples("fd_grad", _fd_ok))
+@pytest.mark.parametrize("op, sample, device", _fd_samples("fd_grad", _fd_ok))
 def test_fd_grad(op, sample, device):
     for k in _fd_outputs(op, sample, device):
         f, arrays = _fd_function(op, sample, device, k)
         _gradcheck(f, arrays, **op.fd_tol)
 
 
-@device_param
-@pytest.mark.parametrize("op, sample",
+@pytest.mark.parametrize("op, sample, device",
                          _fd_samples("fd_gradgrad", lambda op, s: _fd_ok(op, s)
                                      and _gradgrad_ok(op, s)))
 def test_fd_gradgrad(op, sample, device):

@@ -404,7 +404,7 @@ def one_hot(tensor, num_classes=-1):
         raise RuntimeError("Class values must be non-negative.")
     if tensor.numel() > 0 and int(tensor.max().item()) >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
-    out = zeros(*tensor.shape, num_classes, dtype=int64)
+    out = zeros(*tensor.shape, num_classes, dtype=int64, device=tensor.device)
     return out.scatter(-1, tensor.unsqueeze(-1), 1)
 
 
@@ -457,17 +457,19 @@ def _pad(input, pad, mode, value):
             if left > 0:
                 shape = list(out.shape)
                 shape[dim] = left
-                parts.append(full(shape, 0 if value is None else value, dtype=out.dtype))
+                parts.append(full(shape, 0 if value is None else value, dtype=out.dtype,
+                                  device=out.device))
             parts.append(out)
             if right > 0:
                 shape = list(out.shape)
                 shape[dim] = right
-                parts.append(full(shape, 0 if value is None else value, dtype=out.dtype))
+                parts.append(full(shape, 0 if value is None else value, dtype=out.dtype,
+                                  device=out.device))
             from .. import cat
 
             out = cat(parts, dim) if len(parts) > 1 else out
             continue
-        pos = arange(-left, n + right)
+        pos = arange(-left, n + right, device=input.device)
         if mode == "replicate":
             idx = pos.clamp(0, n - 1)
         elif mode == "reflect":
@@ -618,7 +620,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         cols = _native.im2col(x, k, s, p, d, float("-inf"))  # [planes, kh*kw, oh*ow]
         at = cols.argmax(1)  # first maximum in window order, as PyTorch
         ki, kj = at // k[1], at % k[1]
-        li = arange(oh * ow)
+        li = arange(oh * ow, device=input.device)
         rows = (li // ow) * s[0] - p[0] + ki * d[0]
         cols_ = (li % ow) * s[1] - p[1] + kj * d[1]
         indices = rows * w + cols_  # [planes, oh*ow]
@@ -772,8 +774,9 @@ def _avg_pool2d(input, geometry, count_include_pad, divisor_override):
         if len(set(rows)) == 1 and len(set(cols)) == 1:
             out = divide(total, rows[0] * cols[0])
         else:
-            div = (tensor(rows, dtype=total.dtype).reshape(oh, 1)
-                   * tensor(cols, dtype=total.dtype))
+            dev = total.device
+            div = (tensor(rows, dtype=total.dtype, device=dev).reshape(oh, 1)
+                   * tensor(cols, dtype=total.dtype, device=dev))
             out = divide(total, div)
     return out.squeeze(0) if unbatched else out
 
