@@ -749,7 +749,9 @@ OPS: list = [
     # ---- where --------------------------------------------------------------------------------
     OpInfo(
         "where", lambda m, c, a, b: m.where(c, a, b),
-        [
+        variants={"method": Variant(lambda m, c, a, b: a.where(c, b),
+                                    lambda s: isinstance(s.args[1], T))},
+        samples=[
             S(T((2, 3), BOOL), T((2, 3)), T((2, 3))),
             S(T((2, 3), BOOL), T((2, 3), F64), T((2, 3), F64)),
             S(T((2, 1), BOOL), T((3,)), T(())),

@@ -365,6 +365,15 @@ impl PyTensor {
     fn logical_not(&self, py: Python<'_>) -> R {
         wrap(py, pw::logical_not(&self.t))
     }
+    /// `x.where(condition, y)`: `where(condition, x, y)`.
+    #[pyo3(name = "where")]
+    fn where_(&self, py: Python<'_>, condition: PyRef<'_, PyTensor>, y: &Bound<'_, PyAny>) -> R {
+        let y = operand_arg(y, "where", "other")?;
+        wrap(
+            py,
+            crate::ops::binary::where_(&condition.t, Operand::Tensor(self.t.clone()), y)?,
+        )
+    }
     fn lerp(&self, py: Python<'_>, end: PyRef<'_, PyTensor>, weight: &Bound<'_, PyAny>) -> R {
         wrap(
             py,
