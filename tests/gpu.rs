@@ -397,3 +397,30 @@ fn dtypes_are_checked() {
     let e = gpu::narrow_i64(&[1 << 40]).unwrap_err().to_string();
     assert!(e.contains("does not fit"), "{e}");
 }
+
+/// Each dispatch's parameters sit in their own slot of a per-batch uniform arena, and copies
+/// end the shared compute pass: a chain past two batch limits, each step with its own
+/// parameters and uploads in between, must read exactly what the host computes.
+#[test]
+fn parameters_and_passes_hold_across_batches() {
+    if !have_gpu() {
+        return;
+    }
+    let steps = 2 * gpu::context::BATCH_LIMIT + 50;
+    let mut host: Vec<f32> = (0..steps + 100).map(|i| i as f32).collect();
+    let mut y = GpuBuffer::upload(&host).unwrap();
+    let mut uploads = Vec::new();
+    for i in 0..steps {
+        // Drop the first element and negate: offset 1, length one less each step.
+        y = gpu::unary(UnaryOp::Neg, &y, 1, host.len() - 1).unwrap();
+        host = host[1..].iter().map(|v| -v).collect();
+        if i % 97 == 0 {
+            let v = vec![i as f32; 3];
+            uploads.push((GpuBuffer::upload(&v).unwrap(), v));
+        }
+    }
+    assert_eq!(y.download().unwrap(), host);
+    for (buf, want) in uploads {
+        assert_eq!(buf.download().unwrap(), want);
+    }
+}

@@ -28,7 +28,7 @@ fn operand(t: &Tensor) -> Result<Option<(Arc<gpu::GpuBuffer>, Layout)>> {
         Device::Cpu if d.layout.ndim() == 0 => {
             let v = d.storage.slice::<f32>()[d.layout.offset];
             Ok(Some((
-                Arc::new(gpu::GpuBuffer::upload(&[v])?),
+                gpu::GpuBuffer::constant(v)?,
                 Layout::contiguous(&[]),
             )))
         }

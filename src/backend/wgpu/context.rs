@@ -21,6 +21,9 @@ pub const DISABLE_VAR: &str = "GRADRS_GPU_DISABLE";
 /// memory a long loop without read-backs holds in recorded commands and transient buffers.
 pub const BATCH_LIMIT: usize = 256;
 
+/// The largest uniform block a kernel takes (the binary kernel's: 4 + 3 * 8 words), rounded up.
+const PARAM_BYTES: u64 = 256;
+
 /// Threads per workgroup of the 1-D kernels (unary, binary); their shaders hard-code it.
 pub const WORKGROUP: u64 = 256;
 
@@ -74,8 +77,15 @@ impl Kernel {
 
 #[derive(Default)]
 struct Pending {
+    /// The open compute pass consecutive dispatches share (wgpu still orders each dispatch
+    /// after the writes it reads); ended before a copy is recorded and before submitting.
+    pass: Option<::wgpu::ComputePass<'static>>,
     encoder: Option<::wgpu::CommandEncoder>,
     ops: usize,
+    /// The uniform blocks of this batch's dispatches, one [`Gpu::param_slot`] apart: written
+    /// into `Gpu::params` with one queue write at submit (a queue write runs before the
+    /// batch's commands, and no slot is used twice in a batch).
+    params: Vec<u8>,
 }
 
 pub struct Gpu {
@@ -87,6 +97,10 @@ pub struct Gpu {
     pipelines: Mutex<HashMap<PipelineKey, ::wgpu::ComputePipeline>>,
     pub(super) pool: Mutex<Pool>,
     pending: Mutex<Pending>,
+    /// The uniform arena the dispatches' parameters are bound from: [`BATCH_LIMIT`] slots of
+    /// `param_slot` bytes, so a dispatch costs no buffer of its own.
+    params: ::wgpu::Buffer,
+    param_slot: u64,
     /// wgpu reports validation and out-of-memory errors to a callback (its default handler
     /// panics); they are collected here and returned as `Error`s by the call that caused them.
     errors: Arc<Mutex<Vec<String>>>,
@@ -175,6 +189,13 @@ impl Gpu {
             sink.lock()
                 .push(format!("GPU device lost ({reason:?}): {msg}"))
         });
+        let param_slot = u64::from(limits.min_uniform_buffer_offset_alignment).max(PARAM_BYTES);
+        let params = device.create_buffer(&::wgpu::BufferDescriptor {
+            label: Some("gradrs params"),
+            size: param_slot * BATCH_LIMIT as u64,
+            usage: ::wgpu::BufferUsages::UNIFORM | ::wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
         Ok(Gpu {
             device,
             queue,
@@ -184,6 +205,8 @@ impl Gpu {
             pipelines: Mutex::default(),
             pool: Mutex::default(),
             pending: Mutex::default(),
+            params,
+            param_slot,
             errors,
             submits: Default::default(),
         })
@@ -285,6 +308,14 @@ impl Gpu {
         Ok((buf, class))
     }
 
+    /// A read-only storage buffer holding `data`, outside the pool (constants).
+    pub(super) fn constant_buffer(&self, data: &[u8]) -> Result<::wgpu::Buffer> {
+        self.init_buffer(
+            data,
+            ::wgpu::BufferUsages::STORAGE | ::wgpu::BufferUsages::COPY_SRC,
+        )
+    }
+
     /// A buffer of `usage` holding `data`, written at creation (mapped), so its contents need
     /// no queue write: a queue write would run before commands already recorded.
     fn init_buffer(&self, data: &[u8], usage: ::wgpu::BufferUsages) -> Result<::wgpu::Buffer> {
@@ -360,7 +391,21 @@ impl Gpu {
         params: &[u8],
         groups: [u32; 3],
     ) -> Result<()> {
-        let uniform = self.init_buffer(params, ::wgpu::BufferUsages::UNIFORM)?;
+        if params.len() as u64 > PARAM_BYTES {
+            return Err(Error::Runtime(format!(
+                "GPU dispatch: {} bytes of parameters exceed {PARAM_BYTES}",
+                params.len()
+            )));
+        }
+        let mut pending = self.pending.lock();
+        let offset = pending.params.len() as u64;
+        debug_assert!(offset < self.param_slot * BATCH_LIMIT as u64);
+        pending.params.extend_from_slice(params);
+        // Uniform blocks are read in 16-byte rows: bind (and zero-fill) a whole number of them.
+        let size = (params.len() as u64).max(16).next_multiple_of(16);
+        pending
+            .params
+            .resize((offset + self.param_slot) as usize, 0);
         let mut entries: Vec<::wgpu::BindGroupEntry> = buffers
             .iter()
             .enumerate()
@@ -371,30 +416,46 @@ impl Gpu {
             .collect();
         entries.push(::wgpu::BindGroupEntry {
             binding: buffers.len() as u32,
-            resource: uniform.as_entire_binding(),
+            resource: ::wgpu::BindingResource::Buffer(::wgpu::BufferBinding {
+                buffer: &self.params,
+                offset,
+                size: std::num::NonZeroU64::new(size),
+            }),
         });
         let bind_group = self.device.create_bind_group(&::wgpu::BindGroupDescriptor {
             label: None,
             layout: &pipeline.get_bind_group_layout(0),
             entries: &entries,
         });
-        self.check()?;
-        self.record(|enc| {
-            let mut pass = enc.begin_compute_pass(&::wgpu::ComputePassDescriptor::default());
-            pass.set_pipeline(pipeline);
-            pass.set_bind_group(0, &bind_group, &[]);
-            pass.dispatch_workgroups(groups[0], groups[1], groups[2]);
-        })
+        if pending.pass.is_none() {
+            let enc = self.encoder(&mut pending);
+            let pass = enc.begin_compute_pass(&::wgpu::ComputePassDescriptor::default());
+            pending.pass = Some(pass.forget_lifetime());
+        }
+        let pass = pending.pass.as_mut().expect("open pass");
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, &bind_group, &[]);
+        pass.dispatch_workgroups(groups[0], groups[1], groups[2]);
+        self.counted(pending)
     }
 
     /// Appends commands to the pending encoder; past [`BATCH_LIMIT`] of them, submits.
     fn record(&self, f: impl FnOnce(&mut ::wgpu::CommandEncoder)) -> Result<()> {
         let mut pending = self.pending.lock();
-        let enc = pending.encoder.get_or_insert_with(|| {
+        pending.pass = None; // ends the pass: the encoder is locked while one is open
+        f(self.encoder(&mut pending));
+        self.counted(pending)
+    }
+
+    fn encoder<'p>(&self, pending: &'p mut Pending) -> &'p mut ::wgpu::CommandEncoder {
+        pending.encoder.get_or_insert_with(|| {
             self.device
                 .create_command_encoder(&::wgpu::CommandEncoderDescriptor { label: None })
-        });
-        f(enc);
+        })
+    }
+
+    /// Counts one recorded command; at [`BATCH_LIMIT`], submits.
+    fn counted(&self, mut pending: parking_lot::MutexGuard<'_, Pending>) -> Result<()> {
         pending.ops += 1;
         if pending.ops >= BATCH_LIMIT {
             self.submit(&mut pending);
@@ -404,7 +465,12 @@ impl Gpu {
     }
 
     fn submit(&self, pending: &mut Pending) {
+        pending.pass = None;
         if let Some(enc) = pending.encoder.take() {
+            if !pending.params.is_empty() {
+                self.queue.write_buffer(&self.params, 0, &pending.params);
+                pending.params.clear();
+            }
             self.queue.submit([enc.finish()]);
             self.submits
                 .fetch_add(1, std::sync::atomic::Ordering::Relaxed);

@@ -15,6 +15,9 @@ mod pool;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use context::{gpu, guarded, Gpu, GpuDType, Kernel, PipelineKey, WORKGROUP};
+use parking_lot::Mutex;
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
 
 pub use context::{DISABLE_VAR, NO_ADAPTER};
 pub use pool::size_class;
@@ -97,6 +100,7 @@ pub fn narrow_i64(values: &[i64]) -> Result<Vec<i32>> {
 /// A float32 array in GPU memory. Dropping it returns its buffer to the pool.
 pub struct GpuBuffer {
     buf: Option<::wgpu::Buffer>,
+    /// The pool's size class; 0 for a constant (not pooled, not counted as allocated).
     class: u64,
     len: usize,
     gpu: &'static Gpu,
@@ -105,7 +109,9 @@ pub struct GpuBuffer {
 impl Drop for GpuBuffer {
     fn drop(&mut self) {
         if let Some(b) = self.buf.take() {
-            self.gpu.pool.lock().give_back(self.class, b);
+            if self.class > 0 {
+                self.gpu.pool.lock().give_back(self.class, b);
+            }
         }
     }
 }
@@ -139,6 +145,33 @@ impl GpuBuffer {
             let out = GpuBuffer::alloc(gpu()?, data.len())?;
             out.gpu.write(out.raw(), bytemuck::cast_slice(data))?;
             Ok(out)
+        })
+    }
+
+    /// A one-element buffer holding `v`, shared by every op that reads the number: `x * 2` in
+    /// a loop creates its 2.0 once. Constants live outside the pool's accounting.
+    pub fn constant(v: f32) -> Result<Arc<GpuBuffer>> {
+        /// Distinct numbers kept; past it the cache starts over (a loop sweeping a value).
+        const MAX_CONSTANTS: usize = 4096;
+        static CONSTANTS: OnceLock<Mutex<HashMap<u32, Arc<GpuBuffer>>>> = OnceLock::new();
+        guarded(|| {
+            let cache = CONSTANTS.get_or_init(Mutex::default);
+            if let Some(b) = cache.lock().get(&v.to_bits()) {
+                return Ok(b.clone());
+            }
+            let g = gpu()?;
+            let buf = Arc::new(GpuBuffer {
+                buf: Some(g.constant_buffer(bytemuck::bytes_of(&v))?),
+                class: 0,
+                len: 1,
+                gpu: g,
+            });
+            let mut cache = cache.lock();
+            if cache.len() >= MAX_CONSTANTS {
+                cache.clear();
+            }
+            cache.insert(v.to_bits(), buf.clone());
+            Ok(buf)
         })
     }
 
