@@ -237,13 +237,8 @@ pub fn addmm(
     }
     let (m, k, n) = (s1[0], s1[1], s2[1]);
     let device = Device::of(&[input, m1, m2])?;
-    let gpu_out = if device.is_gpu() && d1 == DType::F32 {
+    let out = if device.is_gpu() && d1 == DType::F32 {
         addmm_gpu(input, m1, m2, beta, alpha)?
-    } else {
-        None
-    };
-    let out = if let Some(out) = gpu_out {
-        out
     } else {
         let _no_grad = crate::autograd::GradModeGuard::new(false);
         let bias = expand(input, &[m as i64, n as i64])?;
@@ -299,23 +294,19 @@ pub fn addmm(
     Ok(record(out, &[input, m1, m2], node))
 }
 
-/// `beta * input + alpha * (m1 @ m2)` of float32 GPU tensors, without autograd: the GPU
-/// matmul kernel, then the broadcast add (`beta == 0` ignores `input`, nan included, as
-/// PyTorch). `None` when the matmul kernel does not apply.
+/// `beta * input + alpha * (m1 @ m2)` of float32 GPU tensors, without autograd: the product
+/// (the GPU matmul kernel where it applies), then the broadcast add on the GPU (`beta == 0`
+/// ignores `input`, nan included, as PyTorch).
 fn addmm_gpu(
     input: &Tensor,
     m1: &Tensor,
     m2: &Tensor,
     beta: Scalar,
     alpha: Scalar,
-) -> Result<Option<Tensor>> {
+) -> Result<Tensor> {
     let _no_grad = crate::autograd::GradModeGuard::new(false);
-    let (m, n) = (m1.shape()[0] as i64, m2.shape()[1] as i64);
-    let bias = expand(input, &[m, n])?;
-    let Some(prod) = crate::ops::gpu::bmm(&unsqueeze(m1, 0)?, &unsqueeze(m2, 0)?)? else {
-        return Ok(None);
-    };
-    let mut out = reshape(&prod, &[m, n])?;
+    let bias = expand(input, &[m1.shape()[0] as i64, m2.shape()[1] as i64])?;
+    let mut out = mm_data(m1, m2)?;
     if alpha.to_f64() != 1.0 {
         out = binary(BinaryOp::Mul, Operand::Tensor(out), Operand::Scalar(alpha))?;
     }
@@ -326,7 +317,7 @@ fn addmm_gpu(
         }
         out = binary(BinaryOp::Add, bias, Operand::Tensor(out))?;
     }
-    Ok(Some(out))
+    Ok(out)
 }
 
 /// A matrix stored column-major (the transpose of a contiguous one, e.g. `weight.t()`).
