@@ -389,6 +389,20 @@ pub fn compare(op: CmpOp, a: Operand, b: Operand) -> Result<Tensor> {
     let dtype = result_type(&[a.participant(), b.participant()]);
     let (ta, tb) = (materialize(&a, dtype), materialize(&b, dtype));
     let shape = broadcast_shapes(&ta.shape(), &tb.shape())?;
+    if dtype == DType::F32 {
+        use crate::backend::wgpu::BinaryOp as G;
+        let g = match op {
+            CmpOp::Eq => G::Eq,
+            CmpOp::Ne => G::Ne,
+            CmpOp::Lt => G::Lt,
+            CmpOp::Le => G::Le,
+            CmpOp::Gt => G::Gt,
+            CmpOp::Ge => G::Ge,
+        };
+        if let Some(out) = crate::ops::gpu::compare(g, &ta, &tb, &shape)? {
+            return Ok(out);
+        }
+    }
     fn cmp<T: Element>(op: CmpOp) -> fn(T, T) -> bool {
         match op {
             CmpOp::Eq => |x: T, y: T| x == y,
@@ -450,6 +464,18 @@ fn overlaps(a: &crate::tensor::Storage, b: &crate::tensor::Storage) -> bool {
 
 /// Copy `src` (same shape) into `dst`'s memory, casting, and bump `dst`'s version.
 pub fn write_into(dst: &Tensor, src: &Tensor) -> Result<()> {
+    if dst.device().is_gpu() {
+        // A source sharing dst's memory is copied out first (the kernel binds two buffers).
+        let src = if overlaps(&src.read().storage, &dst.read().storage) {
+            contiguous_clone(src)
+        } else {
+            src.clone()
+        };
+        if crate::ops::gpu::write_into(dst, &src)? {
+            dst.read().storage.bump_version();
+            return Ok(());
+        }
+    }
     // Values to write, read straight from `src` when it has dst's dtype, is contiguous and
     // does not share dst's memory (an in-place op's fresh result); else a contiguous copy.
     let direct = src.dtype() == dst.dtype() && {
@@ -736,6 +762,9 @@ pub fn where_(cond: &Tensor, a: Operand, b: Operand) -> Result<Tensor> {
     let dtype = result_type(&[a.participant(), b.participant()]);
     let (ta, tb) = (materialize(&a, dtype), materialize(&b, dtype));
     let shape = broadcast_shapes(&broadcast_shapes(&cond.shape(), &ta.shape())?, &tb.shape())?;
+    if let Some(out) = crate::ops::gpu::select(cond, &ta, &tb, &shape)? {
+        return where_record(out, cond, a, b, dtype);
+    }
     let sizes = crate::shape::sizes_i64(&shape);
     let expand = |t: &Tensor| -> Result<Tensor> {
         let _g = crate::autograd::GradModeGuard::new(false);
@@ -749,6 +778,16 @@ pub fn where_(cond: &Tensor, a: Operand, b: Operand) -> Result<Tensor> {
         let v: Vec<T> = mask.iter().zip(va.iter().zip(vb.iter())).map(|(&m, (&p, &q))| if m { p } else { q }).collect();
         Tensor::from_vec_on(v, &shape, device)
     });
+    where_record(out, cond, a, b, dtype)
+}
+
+fn where_record(
+    out: Tensor,
+    cond: &Tensor,
+    a: Operand,
+    b: Operand,
+    dtype: DType,
+) -> Result<Tensor> {
     if crate::autograd::is_grad_enabled() && (a.requires_grad() || b.requires_grad()) {
         let (oa, ob) = (a.edge_tensor(dtype), b.edge_tensor(dtype));
         attach(
