@@ -89,6 +89,20 @@ fn cpu_unary(op: UnaryOp) -> fn(f32) -> f32 {
         UnaryOp::Expm1 => f32::exp_m1,
         UnaryOp::Log2 => f32::log2,
         UnaryOp::Exp2 => f32::exp2,
+        UnaryOp::Sign => |v| {
+            if v.is_nan() {
+                v
+            } else {
+                f32::from(v > 0.0) - f32::from(v < 0.0)
+            }
+        },
+        UnaryOp::Asin => f32::asin,
+        UnaryOp::Acos => f32::acos,
+        UnaryOp::Atan => f32::atan,
+        UnaryOp::Sinh => f32::sinh,
+        UnaryOp::Cosh => f32::cosh,
+        UnaryOp::Log10 => f32::log10,
+        UnaryOp::Frac => |v| v - v.trunc(),
     }
 }
 

@@ -40,10 +40,16 @@ fn ustrides(l: &Layout) -> Vec<usize> {
     l.strides.iter().map(|&s| s as usize).collect()
 }
 
-/// Elementwise unary op of a contiguous float32 GPU tensor.
+/// Elementwise unary op of a float32 GPU tensor (a strided one is copied contiguous first).
 pub fn unary(op: gpu::UnaryOp, x: &Tensor) -> Result<Option<Tensor>> {
-    if x.device() != Device::Gpu || !x.is_contiguous() {
+    if x.device() != Device::Gpu || x.dtype() != DType::F32 {
         return Ok(None);
+    }
+    if !x.is_contiguous() {
+        return match contiguous_as(x, DType::F32)? {
+            Some(c) => unary(op, &c),
+            None => Ok(None),
+        };
     }
     let Some((buf, l)) = operand(x)? else {
         return Ok(None);
@@ -109,31 +115,53 @@ fn binary_words(
     }
 }
 
-/// Sum of a contiguous float32 GPU tensor over `dims` when they are adjacent (one
-/// `[outer, red, inner]` pass), giving the reduced shape `out_shape`.
+/// Sum of a float32 GPU tensor over `dims`, giving the reduced shape `out_shape`.
 pub fn sum(x: &Tensor, dims: &[usize], out_shape: &[usize]) -> Result<Option<Tensor>> {
-    if x.device() != Device::Gpu || !x.is_contiguous() || x.dtype() != DType::F32 {
+    reduce(gpu::ReduceOp::Sum, x, dims, out_shape)
+}
+
+/// `op` (sum, mean, max, min) of a float32 GPU tensor over `dims` (sorted, distinct), giving
+/// the reduced shape `out_shape`. One `[outer, red, inner]` pass of the tree reduction: in
+/// place when the tensor is contiguous and the dims adjacent, else after a GPU copy that
+/// moves the reduced dims last.
+pub fn reduce(
+    op: gpu::ReduceOp,
+    x: &Tensor,
+    dims: &[usize],
+    out_shape: &[usize],
+) -> Result<Option<Tensor>> {
+    if x.device() != Device::Gpu || x.dtype() != DType::F32 {
         return Ok(None);
     }
     let shape = x.shape();
-    let (lo, hi) = match (dims.iter().min(), dims.iter().max()) {
-        (Some(&lo), Some(&hi)) if hi - lo + 1 == dims.len() => (lo, hi),
-        (None, None) => (0, 0),
-        _ => return Ok(None),
-    };
     if dims.is_empty() && !shape.is_empty() {
         return Ok(None);
     }
     let prod = |r: std::ops::Range<usize>| shape[r].iter().product::<usize>();
-    let (outer, red, inner) = if shape.is_empty() {
-        (1, 1, 1)
+    let adjacent = dims.windows(2).all(|w| w[1] == w[0] + 1);
+    let (x, outer, red, inner) = if shape.is_empty() {
+        (x.clone(), 1, 1, 1)
+    } else if x.is_contiguous() && adjacent {
+        let (lo, hi) = (dims[0], dims[0] + dims.len());
+        (x.clone(), prod(0..lo), prod(lo..hi), prod(hi..shape.len()))
     } else {
-        (prod(0..lo), prod(lo..hi + 1), prod(hi + 1..shape.len()))
+        let kept = (0..shape.len()).filter(|d| !dims.contains(d));
+        let order: Vec<i64> = kept.chain(dims.iter().copied()).map(|d| d as i64).collect();
+        let moved = crate::ops::movement::permute(&x.detach(), &order)?;
+        let Some(c) = contiguous_as(&moved, DType::F32)? else {
+            return Ok(None);
+        };
+        let size = |d: &usize| shape[*d];
+        let outer = (0..shape.len())
+            .filter(|d| !dims.contains(d))
+            .map(|d| shape[d])
+            .product();
+        (c, outer, dims.iter().map(size).product(), 1)
     };
-    let Some((buf, l)) = operand(x)? else {
+    let Some((buf, l)) = operand(&x)? else {
         return Ok(None);
     };
-    let out = gpu::reduce(gpu::ReduceOp::Sum, &buf, l.offset, outer, red, inner)?;
+    let out = gpu::reduce(op, &buf, l.offset, outer, red, inner)?;
     Ok(Some(result(out, out_shape)))
 }
 

@@ -329,6 +329,15 @@ fn arg_extreme<T: Element>(r: &[T], max: bool) -> i64 {
 }
 
 fn extreme_values(x: &Tensor, dims: &[usize], keepdim: bool, max: bool) -> Tensor {
+    let op = if max {
+        crate::backend::wgpu::ReduceOp::Max
+    } else {
+        crate::backend::wgpu::ReduceOp::Min
+    };
+    let shape = reduced_shape(&x.shape(), dims, keepdim);
+    if let Ok(Some(out)) = crate::ops::gpu::reduce(op, x, dims, &shape) {
+        return out;
+    }
     crate::dispatch!(x.dtype(), T => rows::<T, T>(x, dims, keepdim, move |r| r[arg_extreme(r, max) as usize]))
 }
 
@@ -367,11 +376,12 @@ fn evenly_distributed(
         let g = restore_dims(g, &dims, keepdim)?;
         if whole {
             // PyTorch's evenly_distribute_backward: a NaN result shares among the NaNs.
-            let mask = if out.to_f64_vec().first().is_some_and(|v| v.is_nan()) {
-                cmp(CmpOp::Ne, x, x)?
-            } else {
-                cmp(CmpOp::Eq, x, &out)?
-            };
+            // Chosen elementwise (not by reading the result back), so a GPU graph stays there.
+            let mask = crate::ops::binary::where_(
+                &cmp(CmpOp::Ne, &out, &out)?,
+                Operand::Tensor(cmp(CmpOp::Ne, x, x)?),
+                Operand::Tensor(cmp(CmpOp::Eq, x, &out)?),
+            )?;
             let count = sum(&mask, Some(&dl), true)?;
             return Ok(vec![Some(keep(&mask, &div(&g, &count)?)?)]);
         }

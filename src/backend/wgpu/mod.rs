@@ -243,10 +243,18 @@ pub enum UnaryOp {
     Expm1 = 19,
     Log2 = 20,
     Exp2 = 21,
+    Sign = 22,
+    Asin = 23,
+    Acos = 24,
+    Atan = 25,
+    Sinh = 26,
+    Cosh = 27,
+    Log10 = 28,
+    Frac = 29,
 }
 
 impl UnaryOp {
-    pub const ALL: [UnaryOp; 22] = [
+    pub const ALL: [UnaryOp; 30] = [
         UnaryOp::Neg,
         UnaryOp::Exp,
         UnaryOp::Log,
@@ -269,6 +277,14 @@ impl UnaryOp {
         UnaryOp::Expm1,
         UnaryOp::Log2,
         UnaryOp::Exp2,
+        UnaryOp::Sign,
+        UnaryOp::Asin,
+        UnaryOp::Acos,
+        UnaryOp::Atan,
+        UnaryOp::Sinh,
+        UnaryOp::Cosh,
+        UnaryOp::Log10,
+        UnaryOp::Frac,
     ];
 }
 
