@@ -102,13 +102,6 @@ _known(
     devices=F64_ONLY,
 )
 _known(
-    'first derivative with create_graph=True: for var/std of one element or of an empty '
-    "tensor (nan / empty), PyTorch's first derivative has requires_grad=False; gradrs's has "
-    'requires_grad=True (grad_fn MulBackward0); the values agree',
-    'gradgrad var/f32_0d',
-    'gradgrad var/f32_0',
-)
-_known(
     'norm(p=2, dim=1) with an all-zero row: first derivatives agree (0 for that row); '
     "PyTorch's second derivative for the zero row is nan, gradrs's is 0",
     'gradgrad norm/f32_2x3_data__p=2,dim=1',

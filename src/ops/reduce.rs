@@ -526,23 +526,42 @@ pub fn var(
     }
     let name = if std { "StdBackward0" } else { "VarBackward0" };
     let n: usize = rd.iter().map(|&d| x.shape()[d]).product();
-    let denom = n as f64 - correction;
+    let dof = n as f64 - correction;
+    // PyTorch's var_backward treats "no dim" (and a 0-dim input) separately.
+    let whole = dims.is_none() || x.dim() == 0;
     let saved = vec![SavedTensor::input(x), SavedTensor::output(&out, 0)];
     Ok(record_formula(out, &[x], name, saved, move |g, s| {
         let (x, out) = (&s[0], &s[1]);
-        let dl = sizes_i64(&rd);
-        let centered = arith::sub(x, &mean(x, Some(&dl), true)?)?;
-        let g = restore_dims(g, &rd, keepdim)?;
-        let gi = if std {
-            // d std = (x - mean) / ((N - c) std), zero where std == 0.
-            let out = restore_dims(out, &rd, keepdim)?;
-            let scaled = arith::zero_where(
-                &arith::cmps(CmpOp::Eq, &out, 0.0)?,
-                &div(&g, &muls(&out, denom)?)?,
-            )?;
-            mul(&scaled, &centered)?
+        let g = if std {
+            // std_backward: var's gradient scaled by 1 / (2 std), zero where std == 0.
+            let scaled = div(g, &muls(out, 2.0)?)?;
+            arith::zero_where(&arith::cmps(CmpOp::Eq, out, 0.0)?, &scaled)?
         } else {
-            mul(&muls(&g, 2.0 / denom)?, &centered)?
+            g.clone()
+        };
+        let gi = if whole && dof <= 0.0 {
+            // 2 / dof is infinite: PyTorch's gradient is nan where x equals its mean and inf
+            // elsewhere, a constant, so under create_graph it depends on the gradient alone.
+            let c = {
+                let _no_grad = crate::autograd::GradModeGuard::new(false);
+                let at_mean = cmp(CmpOp::Eq, x, &mean(x, None, false)?)?;
+                let dt = x.dtype();
+                crate::ops::binary::where_(
+                    &at_mean,
+                    Operand::Tensor(Tensor::scalar(Scalar::Float(f64::NAN), dt)),
+                    Operand::Tensor(Tensor::scalar(Scalar::Float(f64::INFINITY), dt)),
+                )?
+            };
+            mul(&g, &c)?
+        } else {
+            let g = if whole {
+                g
+            } else {
+                restore_dims(&g, &rd, keepdim)?
+            };
+            let dl = sizes_i64(&rd);
+            let centered = arith::sub(x, &mean(x, Some(&dl), true)?)?;
+            mul(&muls(&g, 2.0 / dof)?, &centered)?
         };
         Ok(vec![Some(gi)])
     }))
