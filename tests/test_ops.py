@@ -101,11 +101,6 @@ _known(
     'variant masked_fill/method/f32_2x3__b_2x3__f64_0d',
     devices=F64_ONLY,
 )
-_known(
-    'norm(p=2, dim=1) with an all-zero row: first derivatives agree (0 for that row); '
-    "PyTorch's second derivative for the zero row is nan, gradrs's is 0",
-    'gradgrad norm/f32_2x3_data__p=2,dim=1',
-)
 
 # error cases: op/case -> (what PyTorch raises, what gradrs does)
 _ERROR_DIFFS: dict = {}

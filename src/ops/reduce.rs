@@ -608,23 +608,35 @@ pub fn norm(x: &Tensor, p: f64, dims: Option<&[i64]>, keepdim: bool) -> Result<T
             let (x, out) = (&s[0], &s[1]);
             let g = restore_dims(g, &rd, keepdim)?;
             let out = restore_dims(out, &rd, keepdim)?;
-            let sgn = arith::un(crate::ops::unary::UnaryOp::Sign, x)?;
+            // PyTorch's norm_backward, formula for formula: where it masks a quotient (zero
+            // norm), the double backward through the mask's other side is nan, as in PyTorch.
+            use crate::ops::unary::UnaryOp::{Abs, Sign};
+            let sgn = arith::un(Sign, x)?;
+            let zero_norm = || arith::cmps(CmpOp::Eq, &out, 0.0);
             let gi = if p == 1.0 {
                 mul(&sgn, &g)?
-            } else if p.is_infinite() {
-                let absx = arith::un(crate::ops::unary::UnaryOp::Abs, x)?;
-                let mask = cmp(CmpOp::Eq, &absx, &out)?;
-                let dl = sizes_i64(&rd);
-                let count = sum(&mask, Some(&dl), true)?;
-                keep(&mask, &mul(&sgn, &div(&g, &count)?)?)?
             } else if p == 2.0 {
-                let zero = arith::cmps(CmpOp::Eq, &out, 0.0)?;
-                mul(x, &arith::zero_where(&zero, &div(&g, &out)?)?)?
+                mul(&g, &arith::zero_where(&zero_norm()?, &div(x, &out)?)?)?
+            } else if p.is_infinite() {
+                let absx = arith::un(Abs, x)?;
+                let isnan = cmp(CmpOp::Ne, &absx, &absx)?;
+                let mask =
+                    crate::ops::pointwise::logical(&cmp(CmpOp::Eq, &absx, &out)?, &isnan, "or")?;
+                let count = sum(&mask, Some(&sizes_i64(&rd)), true)?;
+                mul(&sgn, &mul(&div(&g, &count)?, &mask)?)?
+            } else if p < 1.0 {
+                let x_zero = arith::cmps(CmpOp::Eq, x, 0.0)?;
+                let pw = arith::zero_where(&x_zero, &arith::pows(&arith::un(Abs, x)?, p - 1.0)?)?;
+                let scaled = mul(&sgn, &pw)?;
+                mul(&mul(&scaled, &g)?, &arith::pows(&out, 1.0 - p)?)?
             } else {
-                let zero = arith::cmps(CmpOp::Eq, &out, 0.0)?;
-                let absx = arith::un(crate::ops::unary::UnaryOp::Abs, x)?;
-                let scale = arith::zero_where(&zero, &div(&g, &arith::pows(&out, p - 1.0)?)?)?;
-                mul(&mul(x, &arith::pows(&absx, p - 2.0)?)?, &scale)?
+                let scaled = if p < 2.0 {
+                    mul(&sgn, &arith::pows(&arith::un(Abs, x)?, p - 1.0)?)?
+                } else {
+                    mul(x, &arith::pows(&arith::un(Abs, x)?, p - 2.0)?)?
+                };
+                let scale = div(&g, &arith::pows(&out, p - 1.0)?)?;
+                mul(&scaled, &arith::zero_where(&zero_norm()?, &scale)?)?
             };
             Ok(vec![Some(gi)])
         },
