@@ -67,31 +67,6 @@ def _known(reason, *keys, devices=("cpu", "gpu")):
 F64_ONLY = ("cpu",)
 
 
-_known(
-    "pow(float32 base, float64 exponent): the exponent's gradient result*log(base) is computed "
-    "by PyTorch after promoting base to float64; gradrs takes log(base) in float32 "
-    "(relative error ~2e-8 in a float64 gradient)",
-    "grad pow/f32_2x3__f64_3", "gradgrad pow/f32_2x3__f64_3",
-    "variant pow/operator/f32_2x3__f64_3", "variant pow/method/f32_2x3__f64_3",
-    devices=F64_ONLY,
-)
-_known(
-    "div(float64, float32 0-dim): second derivative wrt the float64 input; PyTorch computes "
-    "the divisor's square in float64, gradrs in float32 (relative error ~4e-8)",
-    "gradgrad div/f64_2x3__f32_0d",
-    devices=F64_ONLY,
-)
-_known(
-    "div by zero, second derivative wrt the divisor at x=-1, y=0: PyTorch -inf, gradrs nan "
-    "(x=1 and x=0 give nan in both)",
-    "gradgrad div/f32_3_data__f32_3_data",
-)
-_known(
-    "pow(tensor 0**y) second derivative wrt the exponent at base 0, y=2: PyTorch nan "
-    "(0 * log(0) through its masked where), gradrs 0",
-    "gradgrad pow/f32_3_data__f32_3_data",
-)
-
 # ---- element-wise math, activations, reductions, shape and indexing ops ------------------
 _known(
     "float32 input with a float64 0-dim tensor operand (clamp_max's max, masked_fill's "
