@@ -599,11 +599,12 @@ impl Backward for DivBackward {
         let g = g[0].as_ref().expect("gradient");
         let b = self.b.as_ref().expect("divisor saved").unpack(ctx)?;
         let ga = div(g, &b)?;
-        // d(a/b)/db = -a / b².
+        // d(a/b)/db = -a / b², as PyTorch's div_tensor_other_backward: -g * ((a / b) / b),
+        // which fixes its values at b = 0 and the dtype the quotients are taken in.
         let gb = match &self.a {
-            Some(a) => Some(div(
-                &mul(&unary(UnaryOp::Neg, g)?, &a.unpack(ctx)?)?,
-                &mul(&b, &b)?,
+            Some(a) => Some(mul(
+                &unary(UnaryOp::Neg, g)?,
+                &div(&div(&a.unpack(ctx)?, &b)?, &b)?,
             )?),
             None => None,
         };
@@ -728,20 +729,28 @@ impl Backward for PowTensorBackward {
                 )?,
             )?,
         )?;
-        let gy = mul(g, &mul(&r, &unary(UnaryOp::Log, &x)?)?)?;
         // As PyTorch: exactly 0 where the exponent is 0 (d/dx), and where the base is 0 with a
-        // non-negative exponent (d/dy), instead of 0·inf = nan.
+        // non-negative exponent (d/dy), instead of 0·inf = nan. The mask sits inside the
+        // product with g, as in pow_backward_exponent, so the double backward through the
+        // masked side is 0·log(0) = nan there, as PyTorch's; log is taken in the promoted
+        // dtype (a float32 base with a float64 exponent: log in float64).
         let zero = || Operand::Scalar(Scalar::Int(0));
         let exp_zero = compare(CmpOp::Eq, Operand::Tensor(y.clone()), zero())?;
         let gx = where_(&exp_zero, zero(), Operand::Tensor(gx))?;
-        let base_zero = compare(CmpOp::Eq, Operand::Tensor(x), zero())?;
-        let exp_nonneg = compare(CmpOp::Ge, Operand::Tensor(y), zero())?;
+        let base_zero = compare(CmpOp::Eq, Operand::Tensor(x.clone()), zero())?;
+        let exp_nonneg = compare(CmpOp::Ge, Operand::Tensor(y.clone()), zero())?;
         let mask = binary(
             BinaryOp::Mul,
             Operand::Tensor(base_zero),
             Operand::Tensor(exp_nonneg),
         )?;
-        let gy = where_(&mask, zero(), Operand::Tensor(gy))?;
+        let promoted = result_type(&[
+            Operand::Tensor(x.clone()).participant(),
+            Operand::Tensor(y).participant(),
+        ]);
+        let x = crate::ops::creation::to_dtype(&x, promoted)?;
+        let r_log_x = mul(&r, &unary(UnaryOp::Log, &x)?)?;
+        let gy = mul(g, &where_(&mask, zero(), Operand::Tensor(r_log_x))?)?;
         Ok(vec![Some(gx), Some(gy)])
     }
     fn release(&mut self) {
