@@ -108,9 +108,10 @@ fn apply(v: f32) -> f32 {
         case 21u: { return exp2(v); }
         // sign: NaN stays NaN, and -0.0 gives +0.0, as torch.sign.
         case 22u: { if (is_nan(v)) { return v; } return select(0.0, 1.0, v > 0.0) - select(0.0, 1.0, v < 0.0); }
-        // Outside [-1, 1] WGSL leaves asin / acos undefined; C gives NaN.
-        case 23u: { if (abs(v) > 1.0) { return bitcast<f32>(0x7fc00000u); } return asin(v); }
-        case 24u: { if (abs(v) > 1.0) { return bitcast<f32>(0x7fc00000u); } return acos(v); }
+        // Outside [-1, 1] WGSL leaves asin / acos undefined (C gives NaN), and drivers'
+        // asin is coarse (lavapipe's errs by 2e-4): both go through atan2 instead.
+        case 23u: { if (abs(v) > 1.0) { return bitcast<f32>(0x7fc00000u); } return atan2(v, sqrt((1.0 - v) * (1.0 + v))); }
+        case 24u: { if (abs(v) > 1.0) { return bitcast<f32>(0x7fc00000u); } return atan2(sqrt((1.0 - v) * (1.0 + v)), v); }
         case 25u: { return atan(v); }
         case 26u: { return sinh_(v); }
         case 27u: { return cosh(v); }
