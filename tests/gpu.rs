@@ -103,6 +103,45 @@ fn cpu_unary(op: UnaryOp) -> fn(f32) -> f32 {
         UnaryOp::Cosh => f32::cosh,
         UnaryOp::Log10 => f32::log10,
         UnaryOp::Frac => |v| v - v.trunc(),
+        UnaryOp::Erf => libm::erff,
+        UnaryOp::Clamp => |v| v.clamp(-2.0, 3.0),
+        UnaryOp::LeakyRelu => |v| if v > 0.0 { v } else { 0.1 * v },
+        UnaryOp::Elu => |v| if v > 0.0 { v } else { 1.5 * v.exp_m1() },
+        UnaryOp::Softplus => |v| {
+            if 2.0 * v > 20.0 {
+                v
+            } else {
+                (2.0 * v).exp().ln_1p() / 2.0
+            }
+        },
+        UnaryOp::Silu => |v| v / (1.0 + (-v).exp()),
+        UnaryOp::GeluErf => |v| 0.5 * v * (1.0 + libm::erff(v * std::f32::consts::FRAC_1_SQRT_2)),
+        UnaryOp::GeluTanh => {
+            |v| 0.5 * v * (1.0 + (0.797_884_6 * (v + 0.044715 * v * v * v)).tanh())
+        }
+        UnaryOp::NanToNum => |v| {
+            if v.is_nan() {
+                0.0
+            } else if v == f32::INFINITY {
+                1e30
+            } else if v == f32::NEG_INFINITY {
+                -1e30
+            } else {
+                v
+            }
+        },
+    }
+}
+
+/// The parameters `cpu_unary`'s closures have built in.
+fn unary_args(op: UnaryOp) -> [f32; 3] {
+    match op {
+        UnaryOp::Clamp => [-2.0, 3.0, 0.0],
+        UnaryOp::LeakyRelu => [0.1, 0.0, 0.0],
+        UnaryOp::Elu => [1.5, 0.0, 0.0],
+        UnaryOp::Softplus => [2.0, 20.0, 0.0],
+        UnaryOp::NanToNum => [0.0, 1e30, -1e30],
+        _ => [0.0; 3],
     }
 }
 
@@ -121,7 +160,10 @@ fn unary_matches_cpu() {
         };
         let mut x = values(1000, lo, hi, op as u32);
         // Edge values: tiny arguments (log1p/expm1 precision), halves (rounding), big tanh.
-        x.extend([1e-7, -1e-7, 2.5, -2.5, 0.5, 20.0]);
+        x.extend([1e-7, -1e-7, 2.5, -2.5, 0.5, 20.0, 0.49, -0.51]);
+        if op == UnaryOp::NanToNum {
+            x.extend([f32::NAN, f32::INFINITY, f32::NEG_INFINITY]);
+        }
         if matches!(
             op,
             UnaryOp::Log | UnaryOp::Sqrt | UnaryOp::Rsqrt | UnaryOp::Log2
@@ -133,7 +175,7 @@ fn unary_matches_cpu() {
         let mut padded = vec![7.0; 3];
         padded.extend(&x);
         let buf = GpuBuffer::upload(&padded).unwrap();
-        let got = gpu::unary(op, &buf, 3, x.len())
+        let got = gpu::unary_with(op, &buf, 3, x.len(), unary_args(op))
             .unwrap()
             .download()
             .unwrap();
@@ -147,6 +189,8 @@ fn unary_matches_cpu() {
                 | UnaryOp::Ceil
                 | UnaryOp::Round
                 | UnaryOp::Trunc
+                | UnaryOp::Clamp
+                | UnaryOp::NanToNum
         );
         let (rtol, atol) = if exact { (0.0, 0.0) } else { (2e-5, 1e-6) };
         assert_close(&format!("{op:?}"), &got, &want, rtol, atol);
@@ -158,6 +202,18 @@ fn unary_matches_cpu() {
         .download()
         .unwrap();
     assert!(got[0].is_nan() && got[1] == 0.0);
+    // NaN passes through clamp, and a NaN bound gives NaN, as torch.clamp.
+    let buf = GpuBuffer::upload(&[f32::NAN, 5.0]).unwrap();
+    let got = gpu::unary_with(UnaryOp::Clamp, &buf, 0, 2, [f32::NEG_INFINITY, 1.0, 0.0])
+        .unwrap()
+        .download()
+        .unwrap();
+    assert!(got[0].is_nan() && got[1] == 1.0);
+    let got = gpu::unary_with(UnaryOp::Clamp, &buf, 1, 1, [f32::NAN, 1.0, 0.0])
+        .unwrap()
+        .download()
+        .unwrap();
+    assert!(got[0].is_nan());
 }
 
 fn cpu_binary(op: BinaryOp) -> fn(f32, f32) -> f32 {
@@ -194,6 +250,40 @@ fn cpu_binary(op: BinaryOp) -> fn(f32, f32) -> f32 {
         BinaryOp::Le => |x, y| b(x <= y),
         BinaryOp::Gt => |x, y| b(x > y),
         BinaryOp::Ge => |x, y| b(x >= y),
+        BinaryOp::Atan2 => f32::atan2,
+        // Rust's % on floats is C's fmod.
+        BinaryOp::Fmod => |x, y| x % y,
+        BinaryOp::Remainder => |x, y| {
+            let m = x % y;
+            if m != 0.0 && ((y < 0.0) != (m < 0.0)) {
+                m + y
+            } else {
+                m
+            }
+        },
+        BinaryOp::DivTrunc => |x, y| (x / y).trunc(),
+        BinaryOp::DivFloor => |x, y| {
+            if y == 0.0 {
+                return x / y;
+            }
+            let m = x % y;
+            let mut d = (x - m) / y;
+            if m != 0.0 && ((y < 0.0) != (m < 0.0)) {
+                d -= 1.0;
+            }
+            if d == 0.0 {
+                return 0f32.copysign(x / y);
+            }
+            let f = d.floor();
+            if d - f > 0.5 {
+                f + 1.0
+            } else {
+                f
+            }
+        },
+        BinaryOp::And => |x, y| b(x != 0.0 && y != 0.0),
+        BinaryOp::Or => |x, y| b(x != 0.0 || y != 0.0),
+        BinaryOp::Xor => |x, y| b((x != 0.0) != (y != 0.0)),
     }
 }
 
@@ -224,8 +314,26 @@ fn binary_broadcasts_like_cpu() {
         }
         // Ties and a NaN exercise comparisons and NaN propagation.
         a[3] = b[1];
-        if matches!(op, BinaryOp::Maximum | BinaryOp::Minimum | BinaryOp::Add) {
+        if matches!(
+            op,
+            BinaryOp::Maximum | BinaryOp::Minimum | BinaryOp::Add | BinaryOp::And | BinaryOp::Xor
+        ) {
             a[4] = f32::NAN;
+        }
+        if matches!(
+            op,
+            BinaryOp::Fmod | BinaryOp::Remainder | BinaryOp::DivFloor
+        ) {
+            // Quotients far past 2^24 (where x - y * trunc(x / y) rounds) and a zero divisor.
+            a[5] = 1.2345e9;
+            a[6] = -7.5e7;
+            b[3] = 0.0;
+        }
+        if matches!(op, BinaryOp::And | BinaryOp::Or | BinaryOp::Xor) {
+            // Zeros (and a negative zero) on both sides.
+            a[0] = 0.0;
+            a[1] = -0.0;
+            b[2] = 0.0;
         }
         let (la, lb) = (layout(&[3, 1, 5], &sa, 2), layout(&[4, 5], &sb, 0));
         let want = cpu::elementwise::binary(&a, &la, &b, &lb, &out_shape, cpu_binary(op));
@@ -244,7 +352,11 @@ fn binary_broadcasts_like_cpu() {
             offset: 0,
         };
         let got = gpu::binary(op, &ga, &va, &gb, &vb, &out_shape).unwrap();
-        let rtol = if op == BinaryOp::Pow { 2e-5 } else { 1e-6 };
+        let rtol = match op {
+            BinaryOp::Pow => 2e-5,
+            BinaryOp::Atan2 => 2e-6,
+            _ => 1e-6,
+        };
         assert_close(
             &format!("{op:?}"),
             &got.download().unwrap(),

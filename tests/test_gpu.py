@@ -297,6 +297,45 @@ def test_copies_casts_and_masks_run_on_the_gpu():
     assert (nan == nan).tolist() == [False, True]
 
 
+def test_activations_clamps_and_binary_ops_run_on_the_gpu():
+    """Forward and backward of the parametric activations, clamps and the rounding/modulo,
+    logical and lerp ops read nothing back; values match the CPU's."""
+    import gradrs.nn.functional as F
+
+    cpu = gradrs.randn(5, 6) * 3
+    cpu.requires_grad_(True)
+    x = (cpu.detach().to("gpu") * 1).requires_grad_(True)  # GPU-resident leaf
+    y = (cpu.detach().to("gpu") * 0.5 + 0.25)
+    ycpu = y.cpu()
+
+    def run(t, u):
+        outs = [
+            t.clamp(-1, 2), t.clamp(min=0.5), F.relu6(t), F.hardtanh(t, -0.5, 0.5),
+            F.leaky_relu(t, 0.2), F.elu(t, 1.3), F.softplus(t, 2.0, 5.0), F.silu(t),
+            F.gelu(t), F.gelu(t, approximate="tanh"), t.erf(), gradrs.nan_to_num(t / 0.0),
+            gradrs.maximum(t, u), gradrs.minimum(t, u), gradrs.atan2(t, u),
+            gradrs.fmod(t, u), gradrs.remainder(t, u), gradrs.div(t, u, rounding_mode="floor"),
+            gradrs.div(t, u, rounding_mode="trunc"), gradrs.lerp(t, u, 0.3),
+            gradrs.lerp(t, u, u), t.round(decimals=1),
+            gradrs.logical_and(t > 0, u), gradrs.logical_or(t, u > 1),
+            gradrs.logical_xor(t > 0, u > 0), gradrs.logical_not(t > 0),
+        ]
+        return outs
+
+    down = gradrs.gpu.transfer_counts()[0]
+    outs = run(x, y)
+    total = sum(o.float().sum() for o in outs[:21] if o.requires_grad)
+    total.backward()
+    assert gradrs.gpu.transfer_counts()[0] == down
+    want = run(cpu, ycpu)
+    sum(o.float().sum() for o in want[:21] if o.requires_grad).backward()
+    for got, exp in zip(outs, want):
+        assert got.device.type == "gpu" and got.dtype == exp.dtype
+        np.testing.assert_allclose(got.detach().cpu().numpy(), exp.detach().numpy(),
+                                   rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(x.grad.cpu().numpy(), cpu.grad.numpy(), rtol=1e-4, atol=1e-5)
+
+
 def test_no_adapter_path():
     code = textwrap.dedent(
         """

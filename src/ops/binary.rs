@@ -196,9 +196,20 @@ pub(crate) fn binary_data(op: BinaryOp, a: &Operand, b: &Operand, dtype: DType) 
             }
             zip::<i64, i64>(&ta, &tb, &shape, int_op(op)?)?
         }
+        DType::Bool if matches!(op, BinaryOp::Add | BinaryOp::Mul) => {
+            // On bools add is `or` and mul is `and`.
+            let (g, f): (_, fn(bool, bool) -> bool) = if op == BinaryOp::Add {
+                (crate::backend::wgpu::BinaryOp::Or, |x, y| x | y)
+            } else {
+                (crate::backend::wgpu::BinaryOp::And, |x, y| x & y)
+            };
+            match crate::ops::gpu::logical(g, &ta, &tb, &shape)? {
+                Some(out) => out,
+                None => zip::<bool, bool>(&ta, &tb, &shape, f)?,
+            }
+        }
         DType::Bool => match op {
-            BinaryOp::Add => zip::<bool, bool>(&ta, &tb, &shape, |x, y| x | y)?,
-            BinaryOp::Mul => zip::<bool, bool>(&ta, &tb, &shape, |x, y| x & y)?,
+            BinaryOp::Add | BinaryOp::Mul => unreachable!("the arm above"),
             BinaryOp::Sub => unreachable!("sub_check refuses bool operands"),
             // bool ** Python bool is 1 or the base itself; tensor exponents have no kernel.
             BinaryOp::Pow if !matches!(b, Operand::Scalar(_)) => {

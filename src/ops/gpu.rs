@@ -40,21 +40,36 @@ fn ustrides(l: &Layout) -> Vec<usize> {
     l.strides.iter().map(|&s| s as usize).collect()
 }
 
+/// The kernels' view of layout `l` with its (non-negative) strides `s` from `ustrides`.
+fn uview<'a>(l: &'a Layout, s: &'a [usize]) -> View<'a> {
+    View {
+        shape: &l.shape,
+        strides: s,
+        offset: l.offset,
+    }
+}
+
 /// Elementwise unary op of a float32 GPU tensor (a strided one is copied contiguous first).
 pub fn unary(op: gpu::UnaryOp, x: &Tensor) -> Result<Option<Tensor>> {
+    unary_with(op, x, [0.0; 3])
+}
+
+/// `unary` for an op that takes parameters (clamp bounds, slopes, ...).
+pub fn unary_with(op: gpu::UnaryOp, x: &Tensor, args: [f64; 3]) -> Result<Option<Tensor>> {
     if x.device() != Device::Gpu || x.dtype() != DType::F32 {
         return Ok(None);
     }
     if !x.is_contiguous() {
         return match contiguous_as(x, DType::F32)? {
-            Some(c) => unary(op, &c),
+            Some(c) => unary_with(op, &c, args),
             None => Ok(None),
         };
     }
     let Some((buf, l)) = operand(x)? else {
         return Ok(None);
     };
-    let out = gpu::unary(op, &buf, l.offset, l.numel())?;
+    // Parameters round to float32, as PyTorch's float32 kernels take their scalars.
+    let out = gpu::unary_with(op, &buf, l.offset, l.numel(), args.map(|v| v as f32))?;
     Ok(Some(result(out, &l.shape)))
 }
 
@@ -97,16 +112,8 @@ fn binary_words(
         return Ok(None);
     };
     let (sa, sb) = (ustrides(&la), ustrides(&lb));
-    let va = View {
-        shape: &la.shape,
-        strides: &sa,
-        offset: la.offset,
-    };
-    let vb = View {
-        shape: &lb.shape,
-        strides: &sb,
-        offset: lb.offset,
-    };
+    let va = uview(&la, &sa);
+    let vb = uview(&lb, &sb);
     match gpu::binary(op, &ba, &va, &bb, &vb, shape) {
         Ok(out) => Ok(Some(out)),
         // More non-mergeable dims than the shader indexes: the host path takes it.
@@ -337,33 +344,72 @@ pub fn write_into(dst: &Tensor, src: &Tensor) -> Result<bool> {
 
 /// `cond ? a : b` over the broadcast `shape` (a and b of one dtype the GPU holds).
 pub fn select(cond: &Tensor, a: &Tensor, b: &Tensor, shape: &[usize]) -> Result<Option<Tensor>> {
-    if Device::of(&[cond, a, b])? != Device::Gpu {
+    ternary(gpu::TernaryOp::Select, cond, a, b, shape, a.dtype())
+}
+
+/// `lerp(start, end, weight)` of float32 tensors over the broadcast `shape`.
+pub fn lerp(
+    start: &Tensor,
+    end: &Tensor,
+    weight: &Tensor,
+    shape: &[usize],
+) -> Result<Option<Tensor>> {
+    if [start, end, weight].iter().any(|t| t.dtype() != DType::F32) {
+        return Ok(None);
+    }
+    ternary(gpu::TernaryOp::Lerp, weight, start, end, shape, DType::F32)
+}
+
+fn ternary(
+    op: gpu::TernaryOp,
+    c: &Tensor,
+    a: &Tensor,
+    b: &Tensor,
+    shape: &[usize],
+    dtype: DType,
+) -> Result<Option<Tensor>> {
+    if Device::of(&[c, a, b])? != Device::Gpu {
         return Ok(None);
     }
     let (Some((bc, lc)), Some((ba, la)), Some((bb, lb))) =
-        (word_operand(cond)?, word_operand(a)?, word_operand(b)?)
+        (word_operand(c)?, word_operand(a)?, word_operand(b)?)
     else {
         return Ok(None);
     };
     let (sc, sa, sb) = (ustrides(&lc), ustrides(&la), ustrides(&lb));
-    let vc = View {
-        shape: &lc.shape,
-        strides: &sc,
-        offset: lc.offset,
-    };
-    let va = View {
-        shape: &la.shape,
-        strides: &sa,
-        offset: la.offset,
-    };
-    let vb = View {
-        shape: &lb.shape,
-        strides: &sb,
-        offset: lb.offset,
-    };
-    match gpu::select((&bc, &vc), (&ba, &va), (&bb, &vb), shape) {
+    let vc = uview(&lc, &sc);
+    let va = uview(&la, &sa);
+    let vb = uview(&lb, &sb);
+    match gpu::ternary(op, (&bc, &vc), (&ba, &va), (&bb, &vb), shape) {
         Ok(out) => Ok(Some(Tensor::from_storage(
-            Storage::from_gpu_words(out, a.dtype()),
+            Storage::from_gpu_words(out, dtype),
+            Layout::contiguous(shape),
+        ))),
+        Err(_) if shape.len() > gpu::MAX_DIMS => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// A logical op (`And`, `Or`, `Xor`) of two bool tensors, one of them on the GPU, as a bool
+/// GPU tensor (bools are 0.0 / 1.0 words there, which the binary kernel reads as floats).
+pub fn logical(
+    op: gpu::BinaryOp,
+    a: &Tensor,
+    b: &Tensor,
+    shape: &[usize],
+) -> Result<Option<Tensor>> {
+    if a.dtype() != DType::Bool || b.dtype() != DType::Bool || Device::of(&[a, b])? != Device::Gpu {
+        return Ok(None);
+    }
+    let (Some((ba, la)), Some((bb, lb))) = (word_operand(a)?, word_operand(b)?) else {
+        return Ok(None);
+    };
+    let (sa, sb) = (ustrides(&la), ustrides(&lb));
+    let va = uview(&la, &sa);
+    let vb = uview(&lb, &sb);
+    match gpu::binary(op, &ba, &va, &bb, &vb, shape) {
+        Ok(out) => Ok(Some(Tensor::from_storage(
+            Storage::from_gpu_words(out, DType::Bool),
             Layout::contiguous(shape),
         ))),
         Err(_) if shape.len() > gpu::MAX_DIMS => Ok(None),

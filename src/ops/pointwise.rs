@@ -38,9 +38,13 @@ pub(crate) fn float_input(x: &Tensor) -> Tensor {
 /// `fmap!(x, gpu Op, |v: T| body)`: the same, run by the GPU's unary shader `Op` when `x` is a
 /// float32 GPU tensor.
 macro_rules! fmap {
-    ($x:expr, gpu $g:ident, |$v:ident : $T:ident| $body:expr) => {{
+    ($x:expr, gpu $g:ident, |$v:ident : $T:ident| $body:expr) => {
+        fmap!($x, gpu $g[0.0, 0.0, 0.0], |$v: $T| $body)
+    };
+    ($x:expr, gpu $g:ident [$a:expr, $b:expr, $c:expr], |$v:ident : $T:ident| $body:expr) => {{
         let xf = $crate::ops::pointwise::float_input($x);
-        match $crate::ops::gpu::unary($crate::backend::wgpu::UnaryOp::$g, &xf)? {
+        let args = [$a as f64, $b as f64, $c as f64];
+        match $crate::ops::gpu::unary_with($crate::backend::wgpu::UnaryOp::$g, &xf, args)? {
             Some(out) => out,
             None => fmap!(&xf, |$v: $T| $body),
         }
@@ -172,7 +176,7 @@ pub fn cosh(x: &Tensor) -> Result<Tensor> {
     })
 }
 pub fn erf(x: &Tensor) -> Result<Tensor> {
-    let out = fmap!(x, |v: T| Special::erf(v));
+    let out = fmap!(x, gpu Erf, |v: T| Special::erf(v));
     unary_node(x, out, "ErfBackward0", Save::Input, |g, x| {
         // d erf = 2/sqrt(pi) * exp(-x²)
         let e = arith::un(UnaryOp::Exp, &neg(&mul(x, x)?)?)?;
@@ -193,6 +197,7 @@ pub fn square(x: &Tensor) -> Result<Tensor> {
     )
 }
 
+use crate::backend::wgpu::BinaryOp as GB;
 use crate::backend::wgpu::UnaryOp as G;
 
 // ---- rounding: zero gradients (frac passes the gradient through) ---------------------------
@@ -271,7 +276,15 @@ pub fn round(x: &Tensor, decimals: Option<i64>) -> Result<Tensor> {
         );
     }
     let p = 10f64.powi(decimals.unsigned_abs() as i32);
-    let out = if decimals > 0 {
+    let out = if x.dtype() == DType::F32 && x.device() == crate::tensor::Device::Gpu {
+        // The float32 kernel's steps on the GPU: scale, round half to even, scale back.
+        let _g = crate::autograd::GradModeGuard::new(false);
+        let pt = Tensor::scalar(Scalar::Float(p), DType::F32);
+        type F = fn(&Tensor, &Tensor) -> Result<Tensor>;
+        let (there, back): (F, F) = if decimals > 0 { (mul, div) } else { (div, mul) };
+        let r = round(&there(x, &pt)?, None)?;
+        back(&r, &pt)?
+    } else if decimals > 0 {
         fmap!(x, |v: T| (v * p as T).round_ties_even() / p as T)
     } else {
         fmap!(x, |v: T| (v / p as T).round_ties_even() * p as T)
@@ -292,7 +305,7 @@ pub fn frac(x: &Tensor) -> Result<Tensor> {
 
 pub fn silu(x: &Tensor) -> Result<Tensor> {
     crate::dtype::check_float("silu_cpu", x.dtype())?;
-    let out = fmap!(x, |v: T| v / (1.0 + (-v).exp()));
+    let out = fmap!(x, gpu Silu, |v: T| v / (1.0 + (-v).exp()));
     unary_node(x, out, "SiluBackward0", Save::Input, |g, x| {
         // s * (1 + x * (1 - s))
         let s = arith::un(UnaryOp::Sigmoid, x)?;
@@ -319,12 +332,12 @@ pub fn gelu(x: &Tensor, approximate: &str) -> Result<Tensor> {
         return Err(crate::dtype::unsupported("GeluKernelImpl", x.dtype()));
     }
     let out = if tanh {
-        fmap!(x, |v: T| {
+        fmap!(x, gpu GeluTanh, |v: T| {
             let inner = SQRT_2_OVER_PI as T * (v + GELU_C as T * v * v * v);
             0.5 * v * (1.0 + inner.tanh())
         })
     } else {
-        fmap!(x, |v: T| 0.5
+        fmap!(x, gpu GeluErf, |v: T| 0.5
             * v
             * (1.0
                 + Special::erf(v * std::f64::consts::FRAC_1_SQRT_2 as T)))
@@ -362,7 +375,9 @@ pub fn softplus(x: &Tensor, beta: f64, threshold: f64) -> Result<Tensor> {
     if !x.dtype().is_floating_point() {
         return Err(crate::dtype::unsupported("softplus_cpu", x.dtype()));
     }
-    let out = fmap!(x, |v: T| if v * beta as T > threshold as T {
+    let out = fmap!(x, gpu Softplus[beta, threshold, 0.0], |v: T| if v * beta as T
+        > threshold as T
+    {
         v
     } else {
         (v * beta as T).exp().ln_1p() / beta as T
@@ -383,7 +398,11 @@ pub fn elu(x: &Tensor, alpha: f64) -> Result<Tensor> {
     if !x.dtype().is_floating_point() {
         return Err(crate::dtype::unsupported("elu_cpu", x.dtype()));
     }
-    let out = fmap!(x, |v: T| if v > 0.0 { v } else { alpha as T * v.exp_m1() });
+    let out = fmap!(x, gpu Elu[alpha, 0.0, 0.0], |v: T| if v > 0.0 {
+        v
+    } else {
+        alpha as T * v.exp_m1()
+    });
     // elu_backward: g where x > 0, else g * alpha * exp(x).
     let f: arith::GradFn = std::sync::Arc::new(move |g, x| {
         let pos = cmps(CmpOp::Gt, x, 0.0)?;
@@ -409,7 +428,11 @@ pub fn leaky_relu(x: &Tensor, slope: f64, inplace: bool) -> Result<Tensor> {
     if !x.dtype().is_floating_point() {
         return Err(crate::dtype::unsupported("leaky_relu_cpu", x.dtype()));
     }
-    let out = fmap!(x, |v: T| if v > 0.0 { v } else { v * slope as T });
+    let out = fmap!(x, gpu LeakyRelu[slope, 0.0, 0.0], |v: T| if v > 0.0 {
+        v
+    } else {
+        v * slope as T
+    });
     let f: arith::GradFn = std::sync::Arc::new(move |g, x| {
         let pos = cmps(CmpOp::Gt, x, 0.0)?;
         where_(
@@ -446,6 +469,15 @@ pub fn hardtanh(x: &Tensor, lo: f64, hi: f64) -> Result<Tensor> {
 // ---- clamp and nan_to_num --------------------------------------------------------------------
 
 fn clamp_scalar_data(x: &Tensor, lo: Option<Scalar>, hi: Option<Scalar>) -> Result<Tensor> {
+    let bounds = [
+        lo.map_or(f64::NEG_INFINITY, |s| s.to_f64()),
+        hi.map_or(f64::INFINITY, |s| s.to_f64()),
+        0.0,
+    ];
+    if let Some(out) = crate::ops::gpu::unary_with(crate::backend::wgpu::UnaryOp::Clamp, x, bounds)?
+    {
+        return Ok(out);
+    }
     let mut out = x.clone();
     if let Some(lo) = lo {
         out = extremum_data(&Operand::Tensor(out), &Operand::Scalar(lo), true)?;
@@ -598,25 +630,38 @@ pub fn nan_to_num(
     neginf: Option<f64>,
 ) -> Result<Tensor> {
     let nan = nan.unwrap_or(0.0);
-    let out = match x.dtype() {
-        DType::F32 => {
-            let (p, n) = (
-                posinf.map_or(f32::MAX, |v| v as f32),
-                neginf.map_or(f32::MIN, |v| v as f32),
-            );
-            map::<f32, f32>(x, move |v| fix_nonfinite(v, nan as f32, p, n))
-        }
-        DType::F64 => {
-            let (p, n) = (posinf.unwrap_or(f64::MAX), neginf.unwrap_or(f64::MIN));
-            map::<f64, f64>(x, move |v| fix_nonfinite(v, nan, p, n))
-        }
-        _ => contiguous_clone(x),
+    let gpu_args = [
+        nan,
+        posinf.unwrap_or(f32::MAX as f64),
+        neginf.unwrap_or(f32::MIN as f64),
+    ];
+    let out = match crate::ops::gpu::unary_with(G::NanToNum, x, gpu_args)? {
+        Some(out) => out,
+        None => match x.dtype() {
+            DType::F32 => {
+                let (p, n) = (
+                    posinf.map_or(f32::MAX, |v| v as f32),
+                    neginf.map_or(f32::MIN, |v| v as f32),
+                );
+                map::<f32, f32>(x, move |v| fix_nonfinite(v, nan as f32, p, n))
+            }
+            DType::F64 => {
+                let (p, n) = (posinf.unwrap_or(f64::MAX), neginf.unwrap_or(f64::MIN));
+                map::<f64, f64>(x, move |v| fix_nonfinite(v, nan, p, n))
+            }
+            _ => contiguous_clone(x),
+        },
     };
     if !needs_grad(&[x]) {
         return Ok(out);
     }
-    let finite =
-        crate::dispatch!(x.dtype(), T => map::<T, bool>(x, |v| Element::to_f64(v).is_finite()));
+    // |x| < inf is false for NaN and the infinities (one comparison, on x's device).
+    let finite = if x.dtype().is_floating_point() {
+        let _g = crate::autograd::GradModeGuard::new(false);
+        cmps(CmpOp::Lt, &arith::un(UnaryOp::Abs, x)?, f64::INFINITY)?
+    } else {
+        crate::dispatch!(x.dtype(), T => map::<T, bool>(x, |v| Element::to_f64(v).is_finite()))
+    };
     unary_node(x, out, "NanToNumBackward0", Save::Nothing, move |g, _| {
         keep(&finite, g)
     })
@@ -640,6 +685,14 @@ fn fix_nonfinite<T: Element>(v: T, nan: T, posinf: T, neginf: T) -> T {
 /// `maximum` (`max`) or `minimum` without autograd, with promotion; NaN propagates.
 pub(crate) fn extremum_data(a: &Operand, b: &Operand, max: bool) -> Result<Tensor> {
     let (ta, tb, shape) = promoted(a, b, false)?;
+    let gpu_op = if max {
+        crate::backend::wgpu::BinaryOp::Maximum
+    } else {
+        crate::backend::wgpu::BinaryOp::Minimum
+    };
+    if let Some(out) = crate::ops::gpu::binary(gpu_op, &ta, &tb, &shape)? {
+        return Ok(out);
+    }
     Ok(match ta.dtype() {
         DType::F32 => zip::<f32, f32>(&ta, &tb, &shape, move |p, q| pick_float(p, q, max))?,
         DType::F64 => zip::<f64, f64>(&ta, &tb, &shape, move |p, q| pick_float(p, q, max))?,
@@ -778,9 +831,10 @@ fn binary_node(
 
 pub fn atan2(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let (ta, tb, shape) = promoted(&a.into(), &b.into(), true)?;
-    let out = match ta.dtype() {
-        DType::F32 => zip::<f32, f32>(&ta, &tb, &shape, f32::atan2)?,
-        _ => zip::<f64, f64>(&ta, &tb, &shape, f64::atan2)?,
+    let out = match crate::ops::gpu::binary(GB::Atan2, &ta, &tb, &shape)? {
+        Some(out) => out,
+        None if ta.dtype() == DType::F32 => zip::<f32, f32>(&ta, &tb, &shape, f32::atan2)?,
+        None => zip::<f64, f64>(&ta, &tb, &shape, f64::atan2)?,
     };
     binary_node(&a.into(), &b.into(), out, "Atan2Backward0", |g, x, y| {
         let denom = add(&mul(x, x)?, &mul(y, y)?)?;
@@ -801,7 +855,10 @@ fn int_div_check(tb: &Tensor) -> Result<()> {
 fn modulo(a: &Tensor, b: Operand, python: bool) -> Result<Tensor> {
     let a_op = Operand::Tensor(a.clone());
     let (ta, tb, shape) = promoted(&a_op, &b, false)?;
+    let gpu_op = if python { GB::Remainder } else { GB::Fmod };
+    let on_gpu = crate::ops::gpu::binary(gpu_op, &ta, &tb, &shape)?;
     let out = match ta.dtype() {
+        _ if on_gpu.is_some() => on_gpu.expect("checked"),
         DType::F32 => zip::<f32, f32>(&ta, &tb, &shape, move |p, q| float_mod(p, q, python))?,
         DType::F64 => zip::<f64, f64>(&ta, &tb, &shape, move |p, q| float_mod(p, q, python))?,
         DType::I64 => {
@@ -875,7 +932,10 @@ pub fn div_rounding(a: &Operand, b: &Operand, mode: &str) -> Result<Tensor> {
         }
     };
     let (ta, tb, shape) = promoted(a, b, false)?;
+    let gpu_op = if floor { GB::DivFloor } else { GB::DivTrunc };
+    let on_gpu = crate::ops::gpu::binary(gpu_op, &ta, &tb, &shape)?;
     let out = match ta.dtype() {
+        _ if on_gpu.is_some() => on_gpu.expect("checked"),
         DType::F32 => zip::<f32, f32>(&ta, &tb, &shape, move |p, q| {
             if floor {
                 div_floor_float(p as f64, q as f64) as f32
@@ -958,15 +1018,24 @@ pub fn rremainder(s: Scalar, x: &Tensor) -> Result<Tensor> {
 pub fn logical(a: &Tensor, b: &Tensor, op: &str) -> Result<Tensor> {
     let (ba, bb) = (cast_data(a, DType::Bool), cast_data(b, DType::Bool));
     let shape = broadcast_shapes(&ba.shape(), &bb.shape())?;
-    let f: fn(bool, bool) -> bool = match op {
-        "and" => |p, q| p & q,
-        "or" => |p, q| p | q,
-        _ => |p, q| p ^ q,
+    let (f, gpu_op): (fn(bool, bool) -> bool, GB) = match op {
+        "and" => (|p, q| p & q, GB::And),
+        "or" => (|p, q| p | q, GB::Or),
+        _ => (|p, q| p ^ q, GB::Xor),
     };
-    zip::<bool, bool>(&ba, &bb, &shape, f)
+    match crate::ops::gpu::logical(gpu_op, &ba, &bb, &shape)? {
+        Some(out) => Ok(out),
+        None => zip::<bool, bool>(&ba, &bb, &shape, f),
+    }
 }
-pub fn logical_not(a: &Tensor) -> Tensor {
-    map::<bool, bool>(&cast_data(a, DType::Bool), |v| !v)
+pub fn logical_not(a: &Tensor) -> Result<Tensor> {
+    let ba = cast_data(a, DType::Bool);
+    // not v = v xor true.
+    let t = Tensor::scalar(Scalar::Bool(true), DType::Bool);
+    match crate::ops::gpu::logical(GB::Xor, &ba, &t, &ba.shape())? {
+        Some(out) => Ok(out),
+        None => Ok(map::<bool, bool>(&ba, |v| !v)),
+    }
 }
 
 /// `lerp(start, end, weight)`: start + weight * (end - start), computed from the nearer end.
@@ -996,25 +1065,27 @@ pub fn lerp(start: &Tensor, end: &Tensor, weight: Operand) -> Result<Tensor> {
         return Err(crate::dtype::unsupported(kernel, start.dtype()));
     }
     let device = crate::tensor::Device::of(&[start, end, &w])?;
-    let diff = {
-        let _g = crate::autograd::GradModeGuard::new(false);
-        sub(end, start)?
+    let out = match crate::ops::gpu::lerp(start, end, &w, &shape)? {
+        Some(out) => out,
+        None => {
+            let sizes = crate::shape::sizes_i64(&shape);
+            let (s, d, wv) = {
+                let _g = crate::autograd::GradModeGuard::new(false);
+                let diff = sub(end, start)?;
+                let e = |t: &Tensor| crate::ops::movement::expand(t, &sizes);
+                (e(start)?, e(&diff)?, e(&w)?)
+            };
+            crate::dispatch!(start.dtype(), T => {
+                let (sv, dv, ww) = (s.to_vec::<T>(), d.to_vec::<T>(), wv.to_vec::<T>());
+                let v: Vec<T> = sv.iter().zip(dv.iter()).zip(ww.iter()).map(|((&s, &d), &w)| {
+                    let (s, d, w) = (s.to_f64(), d.to_f64(), w.to_f64());
+                    let r = if w.abs() < 0.5 { s + w * d } else { (s + d) - d * (1.0 - w) };
+                    T::from_f64(r)
+                }).collect();
+                Tensor::from_vec_on(v, &shape, device)
+            })
+        }
     };
-    let sizes = crate::shape::sizes_i64(&shape);
-    let (s, d, wv) = {
-        let _g = crate::autograd::GradModeGuard::new(false);
-        let e = |t: &Tensor| crate::ops::movement::expand(t, &sizes);
-        (e(start)?, e(&diff)?, e(&w)?)
-    };
-    let out = crate::dispatch!(start.dtype(), T => {
-        let (sv, dv, ww) = (s.to_vec::<T>(), d.to_vec::<T>(), wv.to_vec::<T>());
-        let v: Vec<T> = sv.iter().zip(dv.iter()).zip(ww.iter()).map(|((&s, &d), &w)| {
-            let (s, d, w) = (s.to_f64(), d.to_f64(), w.to_f64());
-            let r = if w.abs() < 0.5 { s + w * d } else { (s + d) - d * (1.0 - w) };
-            T::from_f64(r)
-        }).collect();
-        Tensor::from_vec_on(v, &shape, device)
-    });
     let mut inputs = vec![start, end];
     let w_tensor = weight.as_tensor().cloned();
     if let Some(t) = &w_tensor {

@@ -363,7 +363,7 @@ impl PyTensor {
         wrap(py, pw::logical(&self.t, &o, "xor")?)
     }
     fn logical_not(&self, py: Python<'_>) -> R {
-        wrap(py, pw::logical_not(&self.t))
+        wrap(py, pw::logical_not(&self.t)?)
     }
     /// `x.where(condition, y)`: `where(condition, x, y)`.
     #[pyo3(name = "where")]

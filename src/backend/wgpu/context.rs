@@ -80,7 +80,7 @@ impl Kernel {
 
     /// Whether the shader selects its op through an `OP` override constant.
     pub fn has_op(self) -> bool {
-        !matches!(self, Kernel::Matmul | Kernel::Where)
+        !matches!(self, Kernel::Matmul)
     }
 }
 

@@ -251,10 +251,24 @@ pub enum UnaryOp {
     Cosh = 27,
     Log10 = 28,
     Frac = 29,
+    Erf = 30,
+    /// Parameters: lower, upper bound.
+    Clamp = 31,
+    /// Parameter: negative slope.
+    LeakyRelu = 32,
+    /// Parameter: alpha.
+    Elu = 33,
+    /// Parameters: beta, threshold.
+    Softplus = 34,
+    Silu = 35,
+    GeluErf = 36,
+    GeluTanh = 37,
+    /// Parameters: the values for NaN, +inf, -inf.
+    NanToNum = 38,
 }
 
 impl UnaryOp {
-    pub const ALL: [UnaryOp; 30] = [
+    pub const ALL: [UnaryOp; 39] = [
         UnaryOp::Neg,
         UnaryOp::Exp,
         UnaryOp::Log,
@@ -285,6 +299,15 @@ impl UnaryOp {
         UnaryOp::Cosh,
         UnaryOp::Log10,
         UnaryOp::Frac,
+        UnaryOp::Erf,
+        UnaryOp::Clamp,
+        UnaryOp::LeakyRelu,
+        UnaryOp::Elu,
+        UnaryOp::Softplus,
+        UnaryOp::Silu,
+        UnaryOp::GeluErf,
+        UnaryOp::GeluTanh,
+        UnaryOp::NanToNum,
     ];
 }
 
@@ -304,10 +327,21 @@ pub enum BinaryOp {
     Le = 10,
     Gt = 11,
     Ge = 12,
+    Atan2 = 13,
+    /// C's fmod (sign of the dividend), exact.
+    Fmod = 14,
+    /// Python's % (sign of the divisor).
+    Remainder = 15,
+    DivTrunc = 16,
+    DivFloor = 17,
+    /// Logical ops on truth values (nonzero), giving 1.0 / 0.0.
+    And = 18,
+    Or = 19,
+    Xor = 20,
 }
 
 impl BinaryOp {
-    pub const ALL: [BinaryOp; 13] = [
+    pub const ALL: [BinaryOp; 21] = [
         BinaryOp::Add,
         BinaryOp::Sub,
         BinaryOp::Mul,
@@ -321,6 +355,14 @@ impl BinaryOp {
         BinaryOp::Le,
         BinaryOp::Gt,
         BinaryOp::Ge,
+        BinaryOp::Atan2,
+        BinaryOp::Fmod,
+        BinaryOp::Remainder,
+        BinaryOp::DivTrunc,
+        BinaryOp::DivFloor,
+        BinaryOp::And,
+        BinaryOp::Or,
+        BinaryOp::Xor,
     ];
 }
 
@@ -347,6 +389,17 @@ fn words(w: &[u32]) -> &[u8] {
 
 /// `y[i] = op(x[offset + i])` for `i < n`.
 pub fn unary(op: UnaryOp, x: &GpuBuffer, offset: usize, n: usize) -> Result<GpuBuffer> {
+    unary_with(op, x, offset, n, [0.0; 3])
+}
+
+/// `unary` for the ops that take parameters (`UnaryOp` says which).
+pub fn unary_with(
+    op: UnaryOp,
+    x: &GpuBuffer,
+    offset: usize,
+    n: usize,
+    args: [f32; 3],
+) -> Result<GpuBuffer> {
     guarded(|| {
         if offset + n > x.len {
             return Err(Error::Runtime(format!(
@@ -361,7 +414,17 @@ pub fn unary(op: UnaryOp, x: &GpuBuffer, offset: usize, n: usize) -> Result<GpuB
             return Ok(out);
         }
         let pipeline = g.pipeline(key(Kernel::Unary, op as u32))?;
-        let params = [len_u32(n, "length")?, len_u32(offset, "offset")?, 0, 0];
+        let [a, b, c] = args.map(f32::to_bits);
+        let params = [
+            len_u32(n, "length")?,
+            len_u32(offset, "offset")?,
+            a,
+            b,
+            c,
+            0,
+            0,
+            0,
+        ];
         let groups = g.grid((n as u64).div_ceil(WORKGROUP))?;
         g.dispatch(&pipeline, &[x.raw(), out.raw()], words(&params), groups)?;
         Ok(out)
@@ -861,6 +924,27 @@ pub fn select(
     b: (&GpuBuffer, &View),
     out_shape: &[usize],
 ) -> Result<GpuBuffer> {
+    ternary(TernaryOp::Select, cond, a, b, out_shape)
+}
+
+/// Ternary elementwise ops (the `OP` values of `where.wgsl`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TernaryOp {
+    /// `cond ? a : b`, any 32-bit words.
+    Select = 0,
+    /// `lerp(a, b, weight)` of float32 words, the weight in the `cond` slot.
+    Lerp = 1,
+}
+
+/// `out = op(cond, a, b)` over the broadcast `out_shape` (`TernaryOp` says what the operands
+/// are).
+pub fn ternary(
+    op: TernaryOp,
+    cond: (&GpuBuffer, &View),
+    a: (&GpuBuffer, &View),
+    b: (&GpuBuffer, &View),
+    out_shape: &[usize],
+) -> Result<GpuBuffer> {
     guarded(|| {
         let ops = [cond, a, b];
         let mut strides = Vec::with_capacity(3);
@@ -910,7 +994,7 @@ pub fn select(
                 p[8 + k * MAX_DIMS + d] = len_u32(v, "stride")?;
             }
         }
-        let pipeline = g.pipeline(key(Kernel::Where, 0))?;
+        let pipeline = g.pipeline(key(Kernel::Where, op as u32))?;
         let groups = g.grid((n as u64).div_ceil(WORKGROUP))?;
         g.dispatch(
             &pipeline,

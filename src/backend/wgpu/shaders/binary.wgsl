@@ -35,6 +35,11 @@ fn is_nan(v: f32) -> bool {
     return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
 }
 
+fn truth(v: f32) -> bool {
+    // Nonzero by the bits (NaN is true, -0.0 false), safe from NaN-assuming folds.
+    return (bitcast<u32>(v) & 0x7fffffffu) != 0u;
+}
+
 fn unordered(x: f32, y: f32) -> bool {
     return is_nan(x) || is_nan(y);
 }
@@ -62,6 +67,93 @@ fn pow_(x: f32, y: f32) -> f32 {
     return mag;
 }
 
+fn atan01(t: f32) -> f32 {
+    // atan on [0, 1]: above tan(pi/12) shift by pi/6 (atan t = pi/6 + atan((t sqrt3 - 1) /
+    // (t + sqrt3))), then the odd series to x^11, which is below an ulp for |x| <= 0.268.
+    var u = t;
+    var base = 0.0;
+    if (t > 0.2679491924) {
+        u = (t * 1.7320508075688772 - 1.0) / (t + 1.7320508075688772);
+        base = 0.5235987755982988;
+    }
+    let u2 = u * u;
+    let series = u * (1.0 + u2 * (-1.0 / 3.0 + u2 * (0.2 + u2 * (-1.0 / 7.0 + u2 * (1.0 / 9.0 - u2 / 11.0)))));
+    return base + series;
+}
+
+fn atan2_(y: f32, x: f32) -> f32 {
+    // Drivers' atan2 can be coarse (lavapipe's errs by 2e-5); C's atan2 from atan on [0, 1]
+    // with its quadrant and signed-zero rules.
+    if (is_nan(x) || is_nan(y)) {
+        return x + y;
+    }
+    let ax = abs(x);
+    let ay = abs(y);
+    var r: f32;
+    if (ax == ay) {
+        // Both zero: 0 (then pi for x = -0); both infinite: pi/4; equal finite: pi/4.
+        r = select(0.7853981633974483, 0.0, ax == 0.0);
+    } else if (ay > ax) {
+        r = 1.5707963267948966 - atan01(ax / ay);
+    } else {
+        r = atan01(ay / ax);
+    }
+    if ((bitcast<u32>(x) & 0x80000000u) != 0u) {
+        r = 3.141592653589793 - r;
+    }
+    return select(r, -r, (bitcast<u32>(y) & 0x80000000u) != 0u);
+}
+
+fn fmod_(x: f32, y: f32) -> f32 {
+    // C's fmod, exactly: WGSL's x % y is x - y * trunc(x / y), which rounds for large
+    // quotients. Long division by powers of two instead: each step subtracts |y| * 2^k, the
+    // largest such multiple not above the remainder, which is exact and halves it.
+    if (is_nan(x) || is_nan(y) || y == 0.0 || abs(x) > 3.4028235e38) {
+        return bitcast<f32>(0x7fc00000u);
+    }
+    let b = abs(y);
+    var a = abs(x);
+    if (b > 3.4028235e38) {
+        return x;
+    }
+    for (var i = 0; i < 300 && a >= b; i++) {
+        var s = ldexp(b, frexp(a).exp - frexp(b).exp);
+        if (s > a) {
+            s = s * 0.5;
+        }
+        a = a - s;
+    }
+    return select(a, -a, x < 0.0 || (a == 0.0 && bitcast<u32>(x) == 0x80000000u));
+}
+
+fn remainder_(x: f32, y: f32) -> f32 {
+    // Python's %: fmod moved to the divisor's sign.
+    let m = fmod_(x, y);
+    if (m != 0.0 && ((y < 0.0) != (m < 0.0))) {
+        return m + y;
+    }
+    return m;
+}
+
+fn div_floor_(x: f32, y: f32) -> f32 {
+    // PyTorch's div_floor: the quotient of x - fmod(x, y), stepped down when the remainder
+    // and the divisor differ in sign, then rounded to the nearest integer.
+    if (y == 0.0) {
+        return x / y;
+    }
+    let m = fmod_(x, y);
+    var d = (x - m) / y;
+    if (m != 0.0 && ((y < 0.0) != (m < 0.0))) {
+        d = d - 1.0;
+    }
+    if (d == 0.0) {
+        // Zero with the sign of the true quotient.
+        return select(0.0, -0.0, (x < 0.0) != (y < 0.0));
+    }
+    let f = floor(d);
+    return select(f, f + 1.0, d - f > 0.5);
+}
+
 fn apply(x: f32, y: f32) -> f32 {
     switch OP {
         case 0u: { return x + y; }
@@ -80,6 +172,15 @@ fn apply(x: f32, y: f32) -> f32 {
         case 10u: { return select(0.0, 1.0, !unordered(x, y) && x <= y); }
         case 11u: { return select(0.0, 1.0, !unordered(x, y) && x > y); }
         case 12u: { return select(0.0, 1.0, !unordered(x, y) && x >= y); }
+        case 13u: { return atan2_(x, y); }
+        case 14u: { return fmod_(x, y); }
+        case 15u: { return remainder_(x, y); }
+        case 16u: { return trunc(x / y); }
+        case 17u: { return div_floor_(x, y); }
+        // Logical ops on truth values (nonzero, NaN included), giving 1.0 / 0.0.
+        case 18u: { return select(0.0, 1.0, truth(x) && truth(y)); }
+        case 19u: { return select(0.0, 1.0, truth(x) || truth(y)); }
+        case 20u: { return select(0.0, 1.0, truth(x) != truth(y)); }
         default: { return x; }
     }
 }

@@ -3,7 +3,8 @@
 // Bindings (group 0):
 //   0: x  storage, read        array<f32>  input (read from element x_offset on)
 //   1: y  storage, read_write  array<f32>  output, contiguous, n elements
-//   2: p  uniform              Params
+//   2: p  uniform              Params (n, x_offset, and up to three f32 op parameters:
+//                                 clamp bounds, slopes, nan_to_num's replacements)
 //
 // Algorithm: one invocation per element, 256 per workgroup. The op is the
 // pipeline-overridable constant OP (UnaryOp in mod.rs), so each op compiles to its own
@@ -16,8 +17,12 @@ override OP: u32 = 0u;
 struct Params {
     n: u32,
     x_offset: u32,
+    a: f32,
+    b: f32,
+    c: f32,
     _pad0: u32,
     _pad1: u32,
+    _pad2: u32,
 }
 
 @group(0) @binding(0) var<storage, read> x: array<f32>;
@@ -80,6 +85,31 @@ fn sinh_(v: f32) -> f32 {
     return sinh(v);
 }
 
+fn erf_(v: f32) -> f32 {
+    // Near 0 the Taylor series (1 - erfc would cancel); elsewhere the Chebyshev fit of
+    // erfc(z) = t exp(-z^2 + P(t)), t = 1 / (1 + z/2), fractional error below 1.2e-7.
+    let z = abs(v);
+    if (z < 0.5) {
+        let x2 = v * v;
+        return v * 1.1283791670955126 * (1.0 + x2 * (-1.0 / 3.0 + x2 * (0.1 + x2 * (-1.0 / 42.0 + x2 / 216.0))));
+    }
+    let t = 1.0 / (1.0 + 0.5 * z);
+    let poly = -1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))));
+    let r = 1.0 - t * exp(-z * z + poly);
+    if (is_nan(v)) {
+        return v;
+    }
+    return select(r, -r, v < 0.0);
+}
+
+fn clamp_(v: f32, lo: f32, hi: f32) -> f32 {
+    // NaN passes through (WGSL's min/max may drop it); a NaN bound gives NaN, as torch.clamp.
+    if (is_nan(v) || is_nan(lo) || is_nan(hi)) {
+        return v + lo + hi;
+    }
+    return min(max(v, lo), hi);
+}
+
 fn apply(v: f32) -> f32 {
     switch OP {
         case 0u: { return -v; }
@@ -117,6 +147,26 @@ fn apply(v: f32) -> f32 {
         case 27u: { return cosh(v); }
         case 28u: { return log(v) * 0.4342944819032518; }
         case 29u: { return v - trunc(v); }
+        case 30u: { return erf_(v); }
+        // clamp to [a, b] (an absent bound is -inf / +inf).
+        case 31u: { return clamp_(v, p.a, p.b); }
+        // leaky_relu with slope a; elu with alpha a (NaN fails v > 0 and stays NaN in both).
+        case 32u: { return select(v * p.a, v, v > 0.0); }
+        case 33u: { return select(p.a * expm1_(v), v, v > 0.0); }
+        // softplus with beta a, threshold b: linear above the threshold, as PyTorch's.
+        case 34u: { if (v * p.a > p.b) { return v; } return log1p_(exp(v * p.a)) / p.a; }
+        // silu: x * sigmoid(x).
+        case 35u: { return v * sigmoid(v); }
+        // gelu, exact (erf) and tanh approximation.
+        case 36u: { return 0.5 * v * (1.0 + erf_(v * 0.7071067811865476)); }
+        case 37u: { return 0.5 * v * (1.0 + tanh_safe(0.7978845608028654 * (v + 0.044715 * v * v * v))); }
+        // nan_to_num: NaN -> a, +inf -> b, -inf -> c.
+        case 38u: {
+            if (is_nan(v)) { return p.a; }
+            if (bitcast<u32>(v) == 0x7f800000u) { return p.b; }
+            if (bitcast<u32>(v) == 0xff800000u) { return p.c; }
+            return v;
+        }
         default: { return v; }
     }
 }

@@ -1,4 +1,6 @@
-// Select with broadcasting: out[i] = cond[ic] != 0 ? a[ia] : b[ib], 32-bit words.
+// Ternary elementwise ops with broadcasting, 32-bit words. OP (TernaryOp in mod.rs):
+//   0 select: out[i] = cond[ic] != 0 ? a[ia] : b[ib] (the words moved as bits)
+//   1 lerp:   out[i] = a + w (b - a) from the nearer end, w = cond[ic] (all float32)
 //
 // Bindings (group 0):
 //   0: cond  storage, read        array<u32>  a bool tensor (float32 0.0 / 1.0)
@@ -9,7 +11,9 @@
 //
 // Algorithm: binary.wgsl's (one invocation per output element, the flat index unravelled
 // over at most 8 dims and dotted with each operand's strides, 0 on broadcast dims) with a
-// third operand. The words are moved as bits, so any dtype the GPU holds can be selected.
+// third operand. Select moves words as bits, so any dtype the GPU holds can be selected.
+
+override OP: u32 = 0u;
 
 struct Params {
     n: u32,
@@ -55,6 +59,15 @@ fn main(
         ic += c * p.c_strides[q][r];
         ia += c * p.a_strides[q][r];
         ib += c * p.b_strides[q][r];
+    }
+    if (OP == 1u) {
+        // PyTorch's lerp: start + w (end - start) for |w| < 0.5, else end - (end - start)(1 - w).
+        let w = bitcast<f32>(cond[ic]);
+        let s = bitcast<f32>(a[ia]);
+        let e = bitcast<f32>(b[ib]);
+        let d = e - s;
+        out[i] = bitcast<u32>(select(e - d * (1.0 - w), s + w * d, abs(w) < 0.5));
+        return;
     }
     out[i] = select(b[ib], a[ia], cond[ic] != 0u);
 }
