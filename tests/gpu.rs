@@ -4,7 +4,7 @@
 
 use gradrs::backend::cpu;
 use gradrs::backend::wgpu::{
-    self as gpu, BinaryOp, GpuBuffer, MatView, ReduceOp, UnaryOp, View, SHADERS,
+    self as gpu, BinaryOp, GpuBuffer, MatView, ReduceOp, ScanOp, UnaryOp, View, SHADERS,
 };
 use gradrs::tensor::Layout;
 
@@ -641,5 +641,212 @@ fn softmax_matches_cpu() {
             }
         }
         assert_close(&format!("softmax log={log}"), &got, &want, 1e-5, 1e-6);
+    }
+}
+
+#[test]
+fn prod_all_any_match_cpu() {
+    if !have_gpu() {
+        return;
+    }
+    let (outer, red, inner) = (4, 600, 3);
+    // Near 1, so a product of 600 stays finite.
+    let mut x = values(outer * red * inner, 0.99, 1.01, 3);
+    x[7 * inner] = 0.0; // run (0, 0): a zero
+    x[(red + 9) * inner + 1] = f32::NAN; // run (1, 1): a NaN
+    x[(2 * red + 4) * inner + 2] = f32::INFINITY; // run (2, 2): inf
+    x[(2 * red + 5) * inner + 2] = -0.0; // ... and -0.0: inf * 0 = NaN
+    let l = layout(&[outer, red, inner], &[red * inner, inner, 1], 0);
+    let buf = GpuBuffer::upload(&x).unwrap();
+    let run = |op| {
+        gpu::reduce(op, &buf, 0, outer, red, inner)
+            .unwrap()
+            .download()
+            .unwrap()
+    };
+    let want = cpu::reduce::reduce_rows(&x, &l, &[1], |r: &[f32]| r.iter().product::<f32>());
+    let got = run(ReduceOp::Prod);
+    assert_eq!(got[0], 0.0);
+    assert!(got[4].is_nan() && got[8].is_nan());
+    assert_close("prod", &got, &want, 1e-4, 1e-6);
+    // all / any read nonzero by the bits: NaN is true, -0.0 false.
+    let truth: Vec<f32> = (0..outer * red * inner)
+        .map(|i| [0.0, -0.0, 1.0, f32::NAN][(i / 7) % 4])
+        .collect();
+    let tb = GpuBuffer::upload(&truth).unwrap();
+    let tl = layout(&[outer, red, inner], &[red * inner, inner, 1], 0);
+    for (op, all) in [(ReduceOp::All, true), (ReduceOp::Any, false)] {
+        let got = gpu::reduce(op, &tb, 0, outer, red, inner)
+            .unwrap()
+            .download()
+            .unwrap();
+        let want = cpu::reduce::reduce_rows(&truth, &tl, &[1], move |r: &[f32]| {
+            let nonzero = |v: &f32| v.to_bits() & 0x7fff_ffff != 0;
+            f32::from(if all {
+                r.iter().all(nonzero)
+            } else {
+                r.iter().any(nonzero)
+            })
+        });
+        assert_eq!(got, want, "{op:?}");
+    }
+    // Every nonzero: all is true; empty runs give the identities.
+    let ones = GpuBuffer::upload(&[1.0, f32::NAN, -2.0]).unwrap();
+    let got = gpu::reduce(ReduceOp::All, &ones, 0, 1, 3, 1).unwrap();
+    assert_eq!(got.download().unwrap(), [1.0]);
+    for (op, id) in [
+        (ReduceOp::Prod, 1.0),
+        (ReduceOp::All, 1.0),
+        (ReduceOp::Any, 0.0),
+    ] {
+        let got = gpu::reduce(op, &ones, 0, 2, 0, 1).unwrap();
+        assert_eq!(got.download().unwrap(), [id, id], "empty {op:?}");
+    }
+}
+
+#[test]
+fn arg_reductions_match_cpu() {
+    if !have_gpu() {
+        return;
+    }
+    let (outer, red, inner) = (5, 700, 2);
+    // Few distinct values: many ties, which the first index must win.
+    let mut x: Vec<f32> = values(outer * red * inner + 3, -4.0, 4.0, 5)
+        .iter()
+        .map(|v| v.round())
+        .collect();
+    let at = |o: usize, r: usize, j: usize| 3 + (o * red + r) * inner + j;
+    x[at(1, 500, 0)] = f32::NAN; // the first NaN wins over everything
+    x[at(1, 600, 0)] = f32::NAN;
+    x[at(2, 650, 1)] = f32::INFINITY;
+    x[at(3, 40, 0)] = f32::NEG_INFINITY;
+    let buf = GpuBuffer::upload(&x).unwrap();
+    for max in [true, false] {
+        let op = if max {
+            ReduceOp::ArgMax
+        } else {
+            ReduceOp::ArgMin
+        };
+        let (v, i) = gpu::reduce_arg(op, &buf, 3, outer, red, inner).unwrap();
+        let (v, i) = (v.download().unwrap(), i.download_words().unwrap());
+        for o in 0..outer {
+            for j in 0..inner {
+                let run: Vec<f32> = (0..red).map(|r| x[at(o, r, j)]).collect();
+                let mut best = 0;
+                for (k, &e) in run.iter().enumerate() {
+                    let b = run[best];
+                    if b.is_nan() {
+                        break;
+                    }
+                    if e.is_nan() || (max && e > b) || (!max && e < b) {
+                        best = k;
+                    }
+                }
+                let out = o * inner + j;
+                assert_eq!(i[out] as usize, best, "{op:?} index of run ({o}, {j})");
+                let (g, w) = (v[out], run[best]);
+                assert!(
+                    g == w || (g.is_nan() && w.is_nan()),
+                    "{op:?} value {g} vs {w}"
+                );
+            }
+        }
+        assert_eq!(i[inner] as usize, 500, "{op:?}: the first NaN");
+    }
+    assert!(gpu::reduce_arg(ReduceOp::ArgMax, &buf, 0, 2, 0, 1).is_err());
+    assert!(gpu::reduce_arg(ReduceOp::Sum, &buf, 0, 2, 3, 1).is_err());
+    assert!(gpu::reduce(ReduceOp::ArgMax, &buf, 0, 2, 3, 1).is_err());
+}
+
+#[test]
+fn scans_match_cpu() {
+    if !have_gpu() {
+        return;
+    }
+    // Lines longer than a workgroup (blocks of several elements) and shorter ones.
+    for (outer, len, inner) in [(3, 1000, 2), (7, 5, 3), (1, 1, 1)] {
+        let n = outer * len * inner;
+        let mut x = values(n + 4, 0.98, 1.02, 11);
+        x[4] = -0.0; // the first element of line (0, 0): kept as is
+        let buf = GpuBuffer::upload(&x).unwrap();
+        for op in [ScanOp::Sum, ScanOp::Prod] {
+            let got = gpu::scan(op, &buf, 4, outer, len, inner)
+                .unwrap()
+                .download()
+                .unwrap();
+            let mut want = vec![0f32; n];
+            for o in 0..outer {
+                for j in 0..inner {
+                    let mut acc = 0f64;
+                    for r in 0..len {
+                        let at = (o * len + r) * inner + j;
+                        let v = f64::from(x[4 + at]);
+                        acc = match (r, op) {
+                            (0, _) => v,
+                            (_, ScanOp::Sum) => acc + v,
+                            (_, ScanOp::Prod) => acc * v,
+                        };
+                        want[at] = acc as f32;
+                    }
+                }
+            }
+            assert_close(
+                &format!("{op:?} {outer}x{len}x{inner}"),
+                &got,
+                &want,
+                1e-4,
+                1e-4,
+            );
+            assert!(got[0].to_bits() == (-0.0f32).to_bits(), "{op:?} keeps -0.0");
+        }
+    }
+    // NaN / inf / 0 in a product, across blocks.
+    let mut x = vec![1.5f32; 600];
+    x[10] = f32::INFINITY;
+    x[300] = 0.0;
+    x[550] = f32::NAN;
+    let buf = GpuBuffer::upload(&x).unwrap();
+    let got = gpu::scan(ScanOp::Prod, &buf, 0, 1, 600, 1)
+        .unwrap()
+        .download()
+        .unwrap();
+    assert!(got[9].is_finite() && got[10] == f32::INFINITY && got[299] == f32::INFINITY);
+    assert!(
+        got[300..].iter().all(|v| v.is_nan()),
+        "inf * 0 is NaN onwards"
+    );
+}
+
+#[test]
+fn infinite_extremes_and_zero_powers() {
+    if !have_gpu() {
+        return;
+    }
+    // A run of infinities is its own max / min (not the largest finite float).
+    let inf = f32::INFINITY;
+    let x = GpuBuffer::upload(&[inf, inf, -inf, -inf]).unwrap();
+    let min = gpu::reduce(ReduceOp::Min, &x, 0, 2, 2, 1).unwrap();
+    let max = gpu::reduce(ReduceOp::Max, &x, 0, 2, 2, 1).unwrap();
+    assert_eq!(min.download().unwrap(), [inf, -inf]);
+    assert_eq!(max.download().unwrap(), [inf, -inf]);
+    // C's pow at a zero base: inf for negative powers, signed for -0 and odd powers.
+    let bases = [0.0f32, -0.0, 0.0, -0.0, -0.0, -0.0];
+    let exps = [-1.0f32, -1.0, -0.5, -2.0, 3.0, 2.0];
+    let (a, b) = (
+        GpuBuffer::upload(&bases).unwrap(),
+        GpuBuffer::upload(&exps).unwrap(),
+    );
+    let mut st = Vec::new();
+    let v = View::contiguous(&[6], &mut st);
+    let got = gpu::binary(BinaryOp::Pow, &a, &v, &b, &v.clone(), &[6])
+        .unwrap()
+        .download()
+        .unwrap();
+    for (i, (&g, (&x, &y))) in got.iter().zip(bases.iter().zip(&exps)).enumerate() {
+        let w = x.powf(y);
+        assert!(
+            g.to_bits() == w.to_bits(),
+            "pow[{i}]: {x}^{y}: GPU {g} vs CPU {w}"
+        );
     }
 }

@@ -127,17 +127,81 @@ pub fn sum(x: &Tensor, dims: &[usize], out_shape: &[usize]) -> Result<Option<Ten
     reduce(gpu::ReduceOp::Sum, x, dims, out_shape)
 }
 
-/// `op` (sum, mean, max, min) of a float32 GPU tensor over `dims` (sorted, distinct), giving
-/// the reduced shape `out_shape`. One `[outer, red, inner]` pass of the tree reduction: in
-/// place when the tensor is contiguous and the dims adjacent, else after a GPU copy that
-/// moves the reduced dims last.
+/// `op` (sum, mean, max, min, prod) of a float32 GPU tensor over `dims` (sorted, distinct),
+/// giving the reduced shape `out_shape`.
 pub fn reduce(
     op: gpu::ReduceOp,
     x: &Tensor,
     dims: &[usize],
     out_shape: &[usize],
 ) -> Result<Option<Tensor>> {
-    if x.device() != Device::Gpu || x.dtype() != DType::F32 {
+    if x.dtype() != DType::F32 {
+        return Ok(None);
+    }
+    let Some((buf, offset, [outer, red, inner])) = block(x, dims)? else {
+        return Ok(None);
+    };
+    let out = gpu::reduce(op, &buf, offset, outer, red, inner)?;
+    Ok(Some(result(out, out_shape)))
+}
+
+/// `all` (or `any`) of a float32 or bool GPU tensor over `dims`, as a bool GPU tensor of
+/// `out_shape`.
+pub fn all_any(
+    all: bool,
+    x: &Tensor,
+    dims: &[usize],
+    out_shape: &[usize],
+) -> Result<Option<Tensor>> {
+    let Some((buf, offset, [outer, red, inner])) = block(x, dims)? else {
+        return Ok(None);
+    };
+    let op = if all {
+        gpu::ReduceOp::All
+    } else {
+        gpu::ReduceOp::Any
+    };
+    let out = gpu::reduce(op, &buf, offset, outer, red, inner)?;
+    Ok(Some(Tensor::from_storage(
+        Storage::from_gpu_words(out, DType::Bool),
+        Layout::contiguous(out_shape),
+    )))
+}
+
+/// The max (or min) of a float32 GPU tensor over `dims` (one dim, or none for a 0-dim
+/// tensor) and its index there (int64, held as int32 words), both of `out_shape`.
+pub fn arg_extreme(
+    max: bool,
+    x: &Tensor,
+    dims: &[usize],
+    out_shape: &[usize],
+) -> Result<Option<(Tensor, Tensor)>> {
+    if x.dtype() != DType::F32 {
+        return Ok(None);
+    }
+    let Some((buf, offset, [outer, red, inner])) = block(x, dims)? else {
+        return Ok(None);
+    };
+    let op = if max {
+        gpu::ReduceOp::ArgMax
+    } else {
+        gpu::ReduceOp::ArgMin
+    };
+    let (values, idx) = gpu::reduce_arg(op, &buf, offset, outer, red, inner)?;
+    let idx = Tensor::from_storage(
+        Storage::from_gpu_words(idx, DType::I64),
+        Layout::contiguous(out_shape),
+    );
+    Ok(Some((result(values, out_shape), idx)))
+}
+
+/// `x` (float32 or bool words, on the GPU) as one contiguous `[outer, red, inner]` block with
+/// the reduced `dims` (sorted, distinct) in the middle: read in place when the tensor is
+/// contiguous and the dims adjacent, else after a GPU copy that moves the reduced dims last.
+/// Gives the buffer, the block's offset and its three sizes.
+#[allow(clippy::type_complexity)]
+fn block(x: &Tensor, dims: &[usize]) -> Result<Option<(Arc<gpu::GpuBuffer>, usize, [usize; 3])>> {
+    if x.device() != Device::Gpu || !matches!(x.dtype(), DType::F32 | DType::Bool) {
         return Ok(None);
     }
     let shape = x.shape();
@@ -146,30 +210,59 @@ pub fn reduce(
     }
     let prod = |r: std::ops::Range<usize>| shape[r].iter().product::<usize>();
     let adjacent = dims.windows(2).all(|w| w[1] == w[0] + 1);
-    let (x, outer, red, inner) = if shape.is_empty() {
-        (x.clone(), 1, 1, 1)
+    let (x, sizes) = if shape.is_empty() {
+        (x.clone(), [1, 1, 1])
     } else if x.is_contiguous() && adjacent {
         let (lo, hi) = (dims[0], dims[0] + dims.len());
-        (x.clone(), prod(0..lo), prod(lo..hi), prod(hi..shape.len()))
+        (
+            x.clone(),
+            [prod(0..lo), prod(lo..hi), prod(hi..shape.len())],
+        )
     } else {
         let kept = (0..shape.len()).filter(|d| !dims.contains(d));
         let order: Vec<i64> = kept.chain(dims.iter().copied()).map(|d| d as i64).collect();
         let moved = crate::ops::movement::permute(&x.detach(), &order)?;
-        let Some(c) = contiguous_as(&moved, DType::F32)? else {
+        let Some(c) = contiguous_as(&moved, x.dtype())? else {
             return Ok(None);
         };
-        let size = |d: &usize| shape[*d];
         let outer = (0..shape.len())
             .filter(|d| !dims.contains(d))
             .map(|d| shape[d])
             .product();
-        (c, outer, dims.iter().map(size).product(), 1)
+        (c, [outer, dims.iter().map(|&d| shape[d]).product(), 1])
     };
-    let Some((buf, l)) = operand(&x)? else {
+    let d: Data = x.data();
+    Ok(Some((d.storage.gpu_buffer()?, d.layout.offset, sizes)))
+}
+
+/// Cumulative sum / product of a float32 GPU tensor along `dim` (read in place when
+/// contiguous, else after a GPU copy); same shape, contiguous.
+pub fn scan(op: gpu::ScanOp, x: &Tensor, dim: usize) -> Result<Option<Tensor>> {
+    if x.device() != Device::Gpu || x.dtype() != DType::F32 {
         return Ok(None);
+    }
+    let x = if x.is_contiguous() {
+        x.clone()
+    } else {
+        match contiguous_as(x, DType::F32)? {
+            Some(c) => c,
+            None => return Ok(None),
+        }
     };
-    let out = gpu::reduce(op, &buf, l.offset, outer, red, inner)?;
-    Ok(Some(result(out, out_shape)))
+    let shape = x.shape();
+    let (outer, len, inner) = if shape.is_empty() {
+        (1, 1, 1)
+    } else {
+        (
+            shape[..dim].iter().product(),
+            shape[dim],
+            shape[dim + 1..].iter().product(),
+        )
+    };
+    let d: Data = x.data();
+    let buf = d.storage.gpu_buffer()?;
+    let out = gpu::scan(op, &buf, d.layout.offset, outer, len, inner)?;
+    Ok(Some(result(out, &shape)))
 }
 
 /// Softmax / log-softmax of a float32 GPU tensor along `dim` (read in place when contiguous,

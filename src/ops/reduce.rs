@@ -244,8 +244,13 @@ pub fn prod(x: &Tensor, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
     };
     let rd = reduction_dims(dim.map(|d| vec![d]).as_deref(), x.dim())?;
     let keep_out = keepdim && dim.is_some();
-    let out = match x.dtype() {
-        DType::I64 => rows::<i64, i64>(&x, &rd, keep_out, |r| {
+    let gpu_out = {
+        let shape = reduced_shape(&x.shape(), &rd, keep_out);
+        crate::ops::gpu::reduce(crate::backend::wgpu::ReduceOp::Prod, &x, &rd, &shape)
+    };
+    let out = match (gpu_out, x.dtype()) {
+        (Ok(Some(out)), _) => out,
+        (_, DType::I64) => rows::<i64, i64>(&x, &rd, keep_out, |r| {
             r.iter().fold(1i64, |a, &b| a.wrapping_mul(b))
         }),
         _ => float_rows(&x, &rd, keep_out, |it, _| it.product()),
@@ -407,18 +412,10 @@ pub fn extreme_dim(x: &Tensor, dim: i64, keepdim: bool, max: bool) -> Result<(Te
             "{op}(): Expected reduction dim {d} to have non-zero size."
         )));
     }
-    let idx = crate::dispatch!(x.dtype(), T => rows::<T, i64>(x, &rd, keepdim, move |r| if r.is_empty() { 0 } else { arg_extreme(r, max) }));
-    let values = if x.numel() == 0 {
-        Tensor::zeros_on(&idx.shape(), x.dtype(), x.device())
-    } else {
-        let _g = crate::autograd::GradModeGuard::new(false);
-        let gi = restore_dims(&idx, &rd, keepdim)?;
-        let v = crate::ops::index::gather(x, d as i64, &gi)?;
-        if keepdim || rd.is_empty() {
-            v
-        } else {
-            crate::ops::movement::squeeze(&v, Some(d as i64))?
-        }
+    let out_shape = reduced_shape(&x.shape(), &rd, keepdim);
+    let (values, idx) = match crate::ops::gpu::arg_extreme(max, &x.detach(), &rd, &out_shape) {
+        Ok(Some((v, i))) => (v, i),
+        _ => extreme_dim_host(x, d, &rd, keepdim, max)?,
     };
     if needs_grad(&[x]) {
         let shape = x.shape();
@@ -439,6 +436,31 @@ pub fn extreme_dim(x: &Tensor, dim: i64, keepdim: bool, max: bool) -> Result<(Te
             )?)])
         });
     }
+    Ok((values, idx))
+}
+
+/// `extreme_dim`'s values and indices on the host: the indices by a row scan, the values
+/// gathered at them.
+fn extreme_dim_host(
+    x: &Tensor,
+    d: usize,
+    rd: &[usize],
+    keepdim: bool,
+    max: bool,
+) -> Result<(Tensor, Tensor)> {
+    let idx = crate::dispatch!(x.dtype(), T => rows::<T, i64>(x, rd, keepdim, move |r| if r.is_empty() { 0 } else { arg_extreme(r, max) }));
+    let values = if x.numel() == 0 {
+        Tensor::zeros_on(&idx.shape(), x.dtype(), x.device())
+    } else {
+        let _g = crate::autograd::GradModeGuard::new(false);
+        let gi = restore_dims(&idx, rd, keepdim)?;
+        let v = crate::ops::index::gather(x, d as i64, &gi)?;
+        if keepdim || rd.is_empty() {
+            v
+        } else {
+            crate::ops::movement::squeeze(&v, Some(d as i64))?
+        }
+    };
     Ok((values, idx))
 }
 
@@ -487,7 +509,12 @@ pub fn argextreme(x: &Tensor, dim: Option<i64>, keepdim: bool, max: bool) -> Res
                 )));
             }
             let flat = reshape(&x.detach(), &[-1])?;
-            let i = crate::dispatch!(x.dtype(), T => rows::<T, i64>(&flat, &[0], false, move |r| arg_extreme(r, max)));
+            let i = match crate::ops::gpu::arg_extreme(max, &flat, &[0], &[]) {
+                Ok(Some((_, i))) => i,
+                _ => {
+                    crate::dispatch!(x.dtype(), T => rows::<T, i64>(&flat, &[0], false, move |r| arg_extreme(r, max)))
+                }
+            };
             if keepdim {
                 reshape(&i, &vec![1; x.dim()])
             } else {
@@ -520,16 +547,19 @@ pub fn var(
         ));
     }
     let rd = reduction_dims(dims, x.dim())?;
-    let out = float_rows(x, &rd, keepdim, move |it, n| {
-        let v: Vec<f64> = it.collect();
-        let mean = v.iter().sum::<f64>() / n as f64;
-        let ss: f64 = v.iter().map(|e| (e - mean) * (e - mean)).sum();
-        let r = ss / (n as f64 - correction).max(0.0);
-        if std {
-            r.sqrt()
-        } else {
-            r
-        }
+    let gpu_out = var_gpu(x, &rd, correction, keepdim, std)?;
+    let out = gpu_out.unwrap_or_else(|| {
+        float_rows(x, &rd, keepdim, move |it, n| {
+            let v: Vec<f64> = it.collect();
+            let mean = v.iter().sum::<f64>() / n as f64;
+            let ss: f64 = v.iter().map(|e| (e - mean) * (e - mean)).sum();
+            let r = ss / (n as f64 - correction).max(0.0);
+            if std {
+                r.sqrt()
+            } else {
+                r
+            }
+        })
     });
     if !needs_grad(&[x]) {
         return Ok(out);
@@ -586,20 +616,23 @@ pub fn norm(x: &Tensor, p: f64, dims: Option<&[i64]>, keepdim: bool) -> Result<T
         )));
     }
     let rd = reduction_dims(dims, x.dim())?;
-    let out = float_rows(x, &rd, keepdim, move |it, _| {
-        if p == f64::INFINITY {
-            it.map(f64::abs).fold(0.0, f64::max)
-        } else if p == f64::NEG_INFINITY {
-            it.map(f64::abs).fold(f64::INFINITY, f64::min)
-        } else if p == 0.0 {
-            it.filter(|&v| v != 0.0).count() as f64
-        } else if p == 1.0 {
-            it.map(f64::abs).sum()
-        } else if p == 2.0 {
-            it.map(|v| v * v).sum::<f64>().sqrt()
-        } else {
-            it.map(|v| v.abs().powf(p)).sum::<f64>().powf(1.0 / p)
-        }
+    let gpu_out = norm_gpu(x, p, &rd, keepdim)?;
+    let out = gpu_out.unwrap_or_else(|| {
+        float_rows(x, &rd, keepdim, move |it, _| {
+            if p == f64::INFINITY {
+                it.map(f64::abs).fold(0.0, f64::max)
+            } else if p == f64::NEG_INFINITY {
+                it.map(f64::abs).fold(f64::INFINITY, f64::min)
+            } else if p == 0.0 {
+                it.filter(|&v| v != 0.0).count() as f64
+            } else if p == 1.0 {
+                it.map(f64::abs).sum()
+            } else if p == 2.0 {
+                it.map(|v| v * v).sum::<f64>().sqrt()
+            } else {
+                it.map(|v| v.abs().powf(p)).sum::<f64>().powf(1.0 / p)
+            }
+        })
     });
     if !needs_grad(&[x]) {
         return Ok(out);
@@ -657,13 +690,16 @@ pub fn norm(x: &Tensor, p: f64, dims: Option<&[i64]>, keepdim: bool) -> Result<T
 pub fn logsumexp(x: &Tensor, dims: &[i64], keepdim: bool) -> Result<Tensor> {
     let x = crate::ops::pointwise::float_input(x);
     let rd = reduction_dims(Some(dims), x.dim())?;
-    let out = float_rows(&x, &rd, keepdim, |it, _| {
-        let v: Vec<f64> = it.collect();
-        let m = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        if m.is_infinite() {
-            return m;
-        }
-        m + v.iter().map(|e| (e - m).exp()).sum::<f64>().ln()
+    let gpu_out = logsumexp_gpu(&x, &rd, keepdim)?;
+    let out = gpu_out.unwrap_or_else(|| {
+        float_rows(&x, &rd, keepdim, |it, _| {
+            let v: Vec<f64> = it.collect();
+            let m = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            if m.is_infinite() {
+                return m;
+            }
+            m + v.iter().map(|e| (e - m).exp()).sum::<f64>().ln()
+        })
     });
     if !needs_grad(&[&x]) {
         return Ok(out);
@@ -687,6 +723,10 @@ pub fn logsumexp(x: &Tensor, dims: &[i64], keepdim: bool) -> Result<Tensor> {
 /// `all` / `any` (bool results) over `dims` (all when None).
 pub fn all_any(x: &Tensor, dims: Option<&[i64]>, keepdim: bool, all: bool) -> Result<Tensor> {
     let rd = reduction_dims(dims, x.dim())?;
+    let shape = reduced_shape(&x.shape(), &rd, keepdim);
+    if let Ok(Some(out)) = crate::ops::gpu::all_any(all, x, &rd, &shape) {
+        return Ok(out);
+    }
     let b = cast_data(x, DType::Bool);
     Ok(rows::<bool, bool>(&b, &rd, keepdim, move |r| {
         if all {
@@ -695,6 +735,113 @@ pub fn all_any(x: &Tensor, dims: Option<&[i64]>, keepdim: bool, all: bool) -> Re
             r.iter().any(|&v| v)
         }
     }))
+}
+
+// ---- float32 GPU forms of var / std, norm and logsumexp -------------------------------------
+//
+// The forward values as compositions of the GPU kernels (reductions, elementwise ops), so a
+// GPU tensor's values never come back to the host. Each gives None for anything but a float32
+// GPU tensor; the host kernels above stay the CPU's. Run with grad mode off: the ops record
+// their own backward formulas.
+
+fn gpu_f32(x: &Tensor) -> bool {
+    x.device() == crate::tensor::Device::Gpu && x.dtype() == DType::F32
+}
+
+/// `var` / `std` as two passes: the mean, then the sum of squared deviations over
+/// max(N - correction, 0) (a zero divisor gives inf, or nan for a zero sum, as PyTorch).
+fn var_gpu(
+    x: &Tensor,
+    rd: &[usize],
+    correction: f64,
+    keepdim: bool,
+    std: bool,
+) -> Result<Option<Tensor>> {
+    if !gpu_f32(x) {
+        return Ok(None);
+    }
+    let _no_grad = crate::autograd::GradModeGuard::new(false);
+    let shape = x.shape();
+    let n: usize = rd.iter().map(|&d| shape[d]).product();
+    let dl = sizes_i64(rd);
+    let centered = arith::sub(x, &mean(x, Some(&dl), true)?)?;
+    let ss = sum(&mul(&centered, &centered)?, Some(&dl), keepdim)?;
+    let r = binary(
+        BinaryOp::Div,
+        Operand::Tensor(ss),
+        Operand::Scalar(Scalar::Float((n as f64 - correction).max(0.0))),
+    )?;
+    Ok(Some(if std {
+        arith::un(crate::ops::unary::UnaryOp::Sqrt, &r)?
+    } else {
+        r
+    }))
+}
+
+/// The vector norms: max / min of |x| for ±inf (NaN propagates, as PyTorch), the count of
+/// nonzeros for 0, and the power sums otherwise. An empty ±inf norm stays with the host.
+fn norm_gpu(x: &Tensor, p: f64, rd: &[usize], keepdim: bool) -> Result<Option<Tensor>> {
+    use crate::backend::wgpu::ReduceOp;
+    use crate::ops::unary::UnaryOp::{Abs, Sqrt};
+    let shape = x.shape();
+    let n: usize = rd.iter().map(|&d| shape[d]).product();
+    if !gpu_f32(x) || (p.is_infinite() && n == 0) {
+        return Ok(None);
+    }
+    let _no_grad = crate::autograd::GradModeGuard::new(false);
+    let dl = sizes_i64(rd);
+    let out_shape = reduced_shape(&shape, rd, keepdim);
+    let abs = || arith::un(Abs, x);
+    Ok(Some(if p.is_infinite() {
+        let op = if p > 0.0 {
+            ReduceOp::Max
+        } else {
+            ReduceOp::Min
+        };
+        match crate::ops::gpu::reduce(op, &abs()?, rd, &out_shape)? {
+            Some(out) => out,
+            None => return Ok(None),
+        }
+    } else if p == 0.0 {
+        // By comparison, so NaN counts as nonzero.
+        let nonzero = cast_data(&arith::cmps(CmpOp::Ne, x, 0.0)?, DType::F32);
+        sum(&nonzero, Some(&dl), keepdim)?
+    } else if p == 1.0 {
+        sum(&abs()?, Some(&dl), keepdim)?
+    } else if p == 2.0 {
+        arith::un(Sqrt, &sum(&mul(x, x)?, Some(&dl), keepdim)?)?
+    } else {
+        arith::pows(
+            &sum(&arith::pows(&abs()?, p)?, Some(&dl), keepdim)?,
+            1.0 / p,
+        )?
+    }))
+}
+
+/// PyTorch's logsumexp: m = amax, an infinite m shifts by 0 instead (an all -inf run gives
+/// log 0 = -inf, a run with +inf gives inf, NaN propagates), then log(sum(exp(x - m))) + m.
+fn logsumexp_gpu(x: &Tensor, rd: &[usize], keepdim: bool) -> Result<Option<Tensor>> {
+    use crate::ops::unary::UnaryOp::{Abs, Exp, Log};
+    if !gpu_f32(x) || x.numel() == 0 {
+        return Ok(None);
+    }
+    let _no_grad = crate::autograd::GradModeGuard::new(false);
+    let shape = x.shape();
+    let kept = reduced_shape(&shape, rd, true);
+    let Some(m) = crate::ops::gpu::reduce(crate::backend::wgpu::ReduceOp::Max, x, rd, &kept)?
+    else {
+        return Ok(None);
+    };
+    let infinite = arith::cmps(CmpOp::Eq, &arith::un(Abs, &m)?, f64::INFINITY)?;
+    let m = arith::zero_where(&infinite, &m)?;
+    let e = arith::un(Exp, &arith::sub(x, &m)?)?;
+    let s = sum(&e, Some(&sizes_i64(rd)), keepdim)?;
+    let m = if keepdim {
+        m
+    } else {
+        reshape(&m, &sizes_i64(&reduced_shape(&shape, rd, false)))?
+    };
+    Ok(Some(arith::add(&arith::un(Log, &s)?, &m)?))
 }
 
 // ---- scans -------------------------------------------------------------------------------------
@@ -732,9 +879,13 @@ pub fn cumsum(x: &Tensor, dim: i64) -> Result<Tensor> {
     } else {
         cast_data(x, DType::I64)
     };
-    let out = crate::dispatch!(x.dtype(), T => scan::<T>(&x, d, |r| {
+    let gpu_out = crate::ops::gpu::scan(crate::backend::wgpu::ScanOp::Sum, &x, d);
+    let out = match gpu_out {
+        Ok(Some(out)) => out,
+        _ => crate::dispatch!(x.dtype(), T => scan::<T>(&x, d, |r| {
         for i in 1..r.len() { r[i] = r[i].add(r[i - 1]); }
-    })?);
+    })?),
+    };
     if !needs_grad(&[&x]) {
         return Ok(out);
     }
@@ -791,13 +942,15 @@ pub fn cumprod(x: &Tensor, dim: i64) -> Result<Tensor> {
     } else {
         cast_data(x, DType::I64)
     };
-    let out = match x.dtype() {
-        DType::I64 => scan::<i64>(&x, d, |r| {
+    let gpu_out = crate::ops::gpu::scan(crate::backend::wgpu::ScanOp::Prod, &x, d);
+    let out = match (gpu_out, x.dtype()) {
+        (Ok(Some(out)), _) => out,
+        (_, DType::I64) => scan::<i64>(&x, d, |r| {
             for i in 1..r.len() {
                 r[i] = r[i].wrapping_mul(r[i - 1]);
             }
         })?,
-        DType::F32 => scan::<f32>(&x, d, |r| {
+        (_, DType::F32) => scan::<f32>(&x, d, |r| {
             for i in 1..r.len() {
                 r[i] *= r[i - 1];
             }

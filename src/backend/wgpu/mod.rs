@@ -25,7 +25,7 @@ pub use context::{DISABLE_VAR, NO_ADAPTER};
 pub use pool::size_class;
 
 /// Every shader, by file name, for validation without a GPU.
-pub const SHADERS: [(&str, &str); 7] = [
+pub const SHADERS: [(&str, &str); 8] = [
     ("unary.wgsl", include_str!("shaders/unary.wgsl")),
     ("binary.wgsl", include_str!("shaders/binary.wgsl")),
     ("reduce.wgsl", include_str!("shaders/reduce.wgsl")),
@@ -33,6 +33,7 @@ pub const SHADERS: [(&str, &str); 7] = [
     ("copy.wgsl", include_str!("shaders/copy.wgsl")),
     ("where.wgsl", include_str!("shaders/where.wgsl")),
     ("softmax.wgsl", include_str!("shaders/softmax.wgsl")),
+    ("scan.wgsl", include_str!("shaders/scan.wgsl")),
 ];
 
 /// Whether a wgpu adapter exists and a device opened on it (creates the context).
@@ -373,6 +374,28 @@ pub enum ReduceOp {
     Mean = 1,
     Max = 2,
     Min = 3,
+    Prod = 4,
+    /// Value and index of the max (see [`reduce_arg`]).
+    ArgMax = 5,
+    /// Value and index of the min (see [`reduce_arg`]).
+    ArgMin = 6,
+    /// 1.0 when every element is nonzero (bool words).
+    All = 7,
+    /// 1.0 when some element is nonzero (bool words).
+    Any = 8,
+}
+
+impl ReduceOp {
+    fn has_index(self) -> bool {
+        matches!(self, ReduceOp::ArgMax | ReduceOp::ArgMin)
+    }
+}
+
+/// Cumulative ops (the `OP` values of `scan.wgsl`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScanOp {
+    Sum = 0,
+    Prod = 1,
 }
 
 fn key(kernel: Kernel, op: u32) -> PipelineKey {
@@ -567,7 +590,8 @@ pub fn binary(
 }
 
 /// Reduces the middle dim of a contiguous `[outer, red, inner]` block starting at `offset`,
-/// giving `[outer, inner]`.
+/// giving `[outer, inner]` (words: f32 values, or bools for all / any). Not for the index
+/// ops, which [`reduce_arg`] runs.
 pub fn reduce(
     op: ReduceOp,
     x: &GpuBuffer,
@@ -576,6 +600,43 @@ pub fn reduce(
     red: usize,
     inner: usize,
 ) -> Result<GpuBuffer> {
+    if op.has_index() {
+        return Err(Error::Runtime(format!(
+            "GPU reduce: {op:?} gives indices too; use reduce_arg"
+        )));
+    }
+    Ok(reduce_impl(op, x, offset, outer, red, inner)?.0)
+}
+
+/// The max (`ArgMax`) or min (`ArgMin`) of each run of a contiguous `[outer, red, inner]`
+/// block with its index along the run (int32 words), as PyTorch's CPU kernel picks it: the
+/// first NaN, else the first occurrence of the extreme value.
+pub fn reduce_arg(
+    op: ReduceOp,
+    x: &GpuBuffer,
+    offset: usize,
+    outer: usize,
+    red: usize,
+    inner: usize,
+) -> Result<(GpuBuffer, GpuBuffer)> {
+    if !op.has_index() {
+        return Err(Error::Runtime(format!(
+            "GPU reduce_arg: {op:?} gives no index"
+        )));
+    }
+    let (values, idx) = reduce_impl(op, x, offset, outer, red, inner)?;
+    let idx = idx.ok_or_else(|| Error::Runtime("GPU reduce_arg: no index buffer".into()))?;
+    Ok((values, idx))
+}
+
+fn reduce_impl(
+    op: ReduceOp,
+    x: &GpuBuffer,
+    offset: usize,
+    outer: usize,
+    red: usize,
+    inner: usize,
+) -> Result<(GpuBuffer, Option<GpuBuffer>)> {
     guarded(|| {
         let total = outer * red * inner;
         if offset + total > x.len {
@@ -584,7 +645,9 @@ pub fn reduce(
             ));
         }
         let n_out = outer * inner;
-        if red == 0 && n_out > 0 && matches!(op, ReduceOp::Max | ReduceOp::Min) {
+        // No identity: an empty run has no extreme (the ops check first, with their names).
+        let extreme = matches!(op, ReduceOp::Max | ReduceOp::Min) || op.has_index();
+        if red == 0 && n_out > 0 && extreme {
             return Err(Error::Index(
                 "max(): Expected reduction dim to be specified for input.numel() == 0. \
                  Specify the reduction dim with the 'dim' argument."
@@ -593,8 +656,13 @@ pub fn reduce(
         }
         let g = x.gpu;
         let out = GpuBuffer::alloc(g, n_out)?;
+        let idx = if op.has_index() {
+            Some(GpuBuffer::alloc(g, n_out)?)
+        } else {
+            None
+        };
         if n_out == 0 {
-            return Ok(out);
+            return Ok((out, idx));
         }
         let params = [
             len_u32(outer, "dim")?,
@@ -605,6 +673,49 @@ pub fn reduce(
         len_u32(offset + total, "length")?;
         let pipeline = g.pipeline(key(Kernel::Reduce, op as u32))?;
         let groups = g.grid(n_out as u64)?;
+        // Ops without an index leave binding 2 alone: `out` stands in for it.
+        let yi = idx.as_ref().unwrap_or(&out);
+        g.dispatch(
+            &pipeline,
+            &[x.raw(), out.raw(), yi.raw()],
+            words(&params),
+            groups,
+        )?;
+        Ok((out, idx))
+    })
+}
+
+/// Inclusive cumulative sum / product along the middle dim of a contiguous
+/// `[outer, len, inner]` block starting at `offset`; the output is contiguous, same shape.
+pub fn scan(
+    op: ScanOp,
+    x: &GpuBuffer,
+    offset: usize,
+    outer: usize,
+    len: usize,
+    inner: usize,
+) -> Result<GpuBuffer> {
+    guarded(|| {
+        let total = outer * len * inner;
+        if offset + total > x.len {
+            return Err(Error::Runtime(
+                "GPU scan: the block reads past its buffer".into(),
+            ));
+        }
+        let g = x.gpu;
+        let out = GpuBuffer::alloc(g, total)?;
+        if total == 0 {
+            return Ok(out);
+        }
+        let params = [
+            len_u32(outer, "dim")?,
+            len_u32(len, "dim")?,
+            len_u32(inner, "dim")?,
+            len_u32(offset, "offset")?,
+        ];
+        len_u32(offset + total, "length")?;
+        let pipeline = g.pipeline(key(Kernel::Scan, op as u32))?;
+        let groups = g.grid((outer * inner) as u64)?;
         g.dispatch(&pipeline, &[x.raw(), out.raw()], words(&params), groups)?;
         Ok(out)
     })

@@ -52,6 +52,15 @@ fn pow_(x: f32, y: f32) -> f32 {
     if (is_nan(x) || is_nan(y)) {
         return x + y;
     }
+    if ((bitcast<u32>(x) & 0x7fffffffu) == 0u) {
+        // A zero base by hand: lavapipe's pow(0, y < 0) is 0, C's is inf (-inf for -0 to an
+        // odd power, and -0 to a positive odd power is -0).
+        let z = select(0.0, bitcast<f32>(0x7f800000u), y < 0.0);
+        if (bitcast<u32>(x) == 0x80000000u && abs(fract(y * 0.5)) == 0.5) {
+            return -z;
+        }
+        return z;
+    }
     let mag = pow(abs(x), y);
     if (x >= 0.0) {
         return mag;

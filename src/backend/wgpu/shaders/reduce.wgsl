@@ -3,15 +3,22 @@
 // Reducing the last dim is inner = 1; any single dim of a contiguous tensor fits this form.
 //
 // Bindings (group 0):
-//   0: x  storage, read        array<f32>
-//   1: y  storage, read_write  array<f32>  outer * inner elements
-//   2: p  uniform              Params
+//   0: x   storage, read        array<f32>
+//   1: y   storage, read_write  array<u32>  outer * inner words: the f32 results' bits
+//   2: yi  storage, read_write  array<u32>  outer * inner int32 indices (ArgMax / ArgMin);
+//                                           the other ops never touch it (the host binds y
+//                                           again: every op shares one pipeline layout)
+//   3: p   uniform              Params
 //
 // Algorithm: one workgroup of 256 invocations per output element (2-D dispatch past 65,535
 // outputs). Each invocation folds a strided slice of the reduced run into a register, then a
 // shared-memory tree halves 256 partials to one in 8 barrier-separated steps. The partials
 // make the sum pairwise-like, so its error grows far slower than a serial f32 loop's.
-// OP (ReduceOp in mod.rs): 0 sum, 1 mean, 2 max, 3 min; max/min propagate NaN.
+// ArgMax / ArgMin carry (value, index) pairs through the same tree; a pair wins by PyTorch's
+// CPU rule: NaN beats any number, then the larger (smaller) value, ties to the lower index.
+// OP (ReduceOp in mod.rs): 0 sum, 1 mean, 2 max, 3 min (max/min propagate NaN), 4 prod,
+// 5 argmax, 6 argmin (value and index), 7 all, 8 any (1.0 / 0.0; nonzero by the bits, so
+// NaN counts as true and -0.0 as false).
 
 override OP: u32 = 0u;
 
@@ -23,17 +30,23 @@ struct Params {
 }
 
 @group(0) @binding(0) var<storage, read> x: array<f32>;
-@group(0) @binding(1) var<storage, read_write> y: array<f32>;
-@group(0) @binding(2) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read_write> y: array<u32>;
+@group(0) @binding(2) var<storage, read_write> yi: array<u32>;
+@group(0) @binding(3) var<uniform> p: Params;
 
 var<workgroup> part: array<f32, 256>;
+var<workgroup> part_idx: array<u32, 256>;
+
+// The index of a pair that holds no element yet (loses to every real one).
+const NONE: u32 = 0xffffffffu;
 
 fn identity() -> f32 {
     switch OP {
-        // -inf / +inf are not WGSL literals: the largest finite f32 is used instead, which
-        // gives the same answer for every non-empty run (empty max/min are refused on the host).
-        case 2u: { return -3.40282347e+38; }
-        case 3u: { return 3.40282347e+38; }
+        // -inf / +inf are not WGSL literals; their bits are (the largest finite f32 would turn
+        // a run of infinities into it). Empty max/min are refused on the host.
+        case 2u: { return bitcast<f32>(0xff800000u); }
+        case 3u: { return bitcast<f32>(0x7f800000u); }
+        case 4u, 7u: { return 1.0; }
         default: { return 0.0; }
     }
 }
@@ -43,12 +56,45 @@ fn is_nan(v: f32) -> bool {
     return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
 }
 
+// An element as the fold sees it: all / any fold truth values.
+fn load(v: f32) -> f32 {
+    if (OP == 7u || OP == 8u) {
+        return select(0.0, 1.0, (bitcast<u32>(v) & 0x7fffffffu) != 0u);
+    }
+    return v;
+}
+
 fn combine(u: f32, v: f32) -> f32 {
     switch OP {
         case 2u: { if (is_nan(u) || is_nan(v)) { return u + v; } return max(u, v); }
         case 3u: { if (is_nan(u) || is_nan(v)) { return u + v; } return min(u, v); }
+        case 4u: { return u * v; }
+        case 7u: { return min(u, v); }
+        case 8u: { return max(u, v); }
         default: { return u + v; }
     }
+}
+
+// Whether pair (v, i) beats pair (u, j) for argmax (OP 5) / argmin (OP 6).
+fn beats(v: f32, i: u32, u: f32, j: u32) -> bool {
+    if (i == NONE) {
+        return false;
+    }
+    if (j == NONE) {
+        return true;
+    }
+    let vn = is_nan(v);
+    let un = is_nan(u);
+    if (vn || un) {
+        return vn && (!un || i < j);
+    }
+    if (v == u) {
+        return i < j;
+    }
+    if (OP == 5u) {
+        return v > u;
+    }
+    return v < u;
 }
 
 @compute @workgroup_size(256)
@@ -65,15 +111,33 @@ fn main(
     let o = out_idx / p.inner;
     let j = out_idx % p.inner;
     let base = p.x_offset + o * p.red * p.inner + j;
+    let arg = OP == 5u || OP == 6u;
     var acc = identity();
+    var acc_idx = NONE;
     for (var r = lid; r < p.red; r += 256u) {
-        acc = combine(acc, x[base + r * p.inner]);
+        let v = x[base + r * p.inner];
+        if (arg) {
+            if (beats(v, r, acc, acc_idx)) {
+                acc = v;
+                acc_idx = r;
+            }
+        } else {
+            acc = combine(acc, load(v));
+        }
     }
     part[lid] = acc;
+    part_idx[lid] = acc_idx;
     workgroupBarrier();
     for (var s = 128u; s > 0u; s = s >> 1u) {
         if (lid < s) {
-            part[lid] = combine(part[lid], part[lid + s]);
+            if (arg) {
+                if (beats(part[lid + s], part_idx[lid + s], part[lid], part_idx[lid])) {
+                    part[lid] = part[lid + s];
+                    part_idx[lid] = part_idx[lid + s];
+                }
+            } else {
+                part[lid] = combine(part[lid], part[lid + s]);
+            }
         }
         workgroupBarrier();
     }
@@ -82,6 +146,9 @@ fn main(
         if (OP == 1u) {
             v = v / f32(p.red);
         }
-        y[out_idx] = v;
+        y[out_idx] = bitcast<u32>(v);
+        if (arg) {
+            yi[out_idx] = part_idx[0];
+        }
     }
 }
