@@ -37,6 +37,7 @@ pub enum Kernel {
     Copy,
     Where,
     Softmax,
+    Index,
 }
 
 /// Element types a pipeline is compiled for (float32 only so far).
@@ -63,6 +64,7 @@ impl Kernel {
             Kernel::Copy => include_str!("shaders/copy.wgsl"),
             Kernel::Where => include_str!("shaders/where.wgsl"),
             Kernel::Softmax => include_str!("shaders/softmax.wgsl"),
+            Kernel::Index => include_str!("shaders/index.wgsl"),
         }
     }
 
@@ -75,6 +77,7 @@ impl Kernel {
             Kernel::Copy => "copy",
             Kernel::Where => "where",
             Kernel::Softmax => "softmax",
+            Kernel::Index => "index",
         }
     }
 
