@@ -704,5 +704,14 @@ fn nonzero_compacts_in_row_major_order() {
     assert_eq!((count, out.download_words().unwrap()), (2, vec![1, 3]));
     let zeros = GpuBuffer::upload(&[0.0; 4]).unwrap();
     assert_eq!(gpu::nonzero(&zeros, 0, &[2, 2], false).unwrap().1, 0);
+
+    // More blocks than one grid row holds (a 2-D dispatch, and a scan over > 65,535 blocks).
+    let n = 65_535 * 256 + 5000;
+    let big: Vec<f32> = (0..n).map(|i| f32::from(i % 3 == 0)).collect();
+    let bb = GpuBuffer::upload(&big).unwrap();
+    let (out, count) = gpu::nonzero(&bb, 0, &[n], false).unwrap();
+    assert_eq!(count, n.div_ceil(3));
+    let rows = out.download_words().unwrap();
+    assert!(rows.iter().enumerate().all(|(r, &v)| v as usize == 3 * r));
     assert!(gpu::nonzero(&zeros, 1, &[2, 2], false).is_err());
 }

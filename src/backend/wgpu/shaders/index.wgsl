@@ -23,11 +23,12 @@
 //
 // OPs 4-6 find the non-zero words of a contiguous `a` (nonzero, masked_select), a stream
 // compaction whose output size depends on the data: 4 counts each 256-element block's
-// non-zeros into out[1 + block]; 5 (one invocation) turns those counts into exclusive block
-// offsets in place and writes the total to out[0], the one number the host reads back to
-// size the result; 6 ranks each non-zero within its block (a workgroup's flags in shared
-// memory) and writes its coordinates over `shape` at row (offset + rank) of `out`, reading
-// the offsets through `idx`. `size` is 1 for int32 words (zero is 0) and 0 for float words
+// non-zeros into out[1 + block]; 5 (one workgroup, a chunk of blocks per invocation: one
+// invocation looping over every block stopped short past 65,535 of them on lavapipe) turns
+// those counts into exclusive block offsets in place and writes the total to out[0], the one
+// number the host reads back to size the result; 6 ranks each non-zero within its block (a
+// workgroup's flags in shared memory) and writes its coordinates over `shape` at row
+// (offset + rank) of `out`, reading the offsets through `idx`. `size` is 1 for int32 words (zero is 0) and 0 for float words
 // (bool included; zero is +-0.0).
 
 override OP: u32 = 0u;
@@ -99,13 +100,27 @@ fn main(
         return;
     }
     if (OP == 5u) {
-        if (i == 0u) {
-            var run = 0u;
-            for (var b = 0u; b < p.n; b++) {
-                let c = atomicLoad(&out[1u + b]);
-                atomicStore(&out[1u + b], run);
-                run += c;
-            }
+        // One workgroup: each invocation sums a chunk of the block counts, the chunk sums
+        // are ranked through shared memory, then each chunk is rewritten as offsets.
+        let chunk = (p.n + 255u) / 256u;
+        let lo = min(l * chunk, p.n);
+        let hi = min(lo + chunk, p.n);
+        var sum = 0u;
+        for (var b = lo; b < hi; b++) {
+            sum += atomicLoad(&out[1u + b]);
+        }
+        flags[l] = sum;
+        workgroupBarrier();
+        var run = 0u;
+        for (var j = 0u; j < l; j++) {
+            run += flags[j];
+        }
+        for (var b = lo; b < hi; b++) {
+            let c = atomicLoad(&out[1u + b]);
+            atomicStore(&out[1u + b], run);
+            run += c;
+        }
+        if (l == 255u) {
             atomicStore(&out[0], run);
         }
         return;
