@@ -850,3 +850,187 @@ fn infinite_extremes_and_zero_powers() {
         );
     }
 }
+
+#[test]
+fn index_gathers_and_scatters_like_cpu() {
+    if !have_gpu() {
+        return;
+    }
+    use gpu::{IndexOp, SView};
+    let words = |v: &[i32]| -> GpuBuffer {
+        GpuBuffer::upload_words(&v.iter().map(|&i| i as u32).collect::<Vec<_>>()).unwrap()
+    };
+    // x is 3x4, read transposed (4x3, strides [1, 4]); gather along dim 1 with a 4x2 index,
+    // one negative (wraps once, as index_select).
+    let x: Vec<f32> = (0..12).map(|i| i as f32 * 0.5 - 2.0).collect();
+    let xb = GpuBuffer::upload(&x).unwrap();
+    let idx = [2, 0, -1, 1, 0, 0, 1, 2];
+    let ib = words(&idx);
+    let shape = [4, 2];
+    let out = xb.alloc_like(8).unwrap();
+    gpu::index(
+        IndexOp::Gather,
+        (
+            &xb,
+            &SView {
+                shape: &shape,
+                strides: &[1, 4],
+                offset: 0,
+            },
+        ),
+        (
+            &ib,
+            &SView {
+                shape: &shape,
+                strides: &[2, 1],
+                offset: 0,
+            },
+        ),
+        (
+            &out,
+            &SView {
+                shape: &shape,
+                strides: &[2, 1],
+                offset: 0,
+            },
+        ),
+        1,
+        3,
+    )
+    .unwrap();
+    let lx = layout(&[4, 3], &[1, 4], 0);
+    let idx64: Vec<i64> = idx.iter().map(|&i| i64::from(i)).collect();
+    let want = cpu::index::gather::<f32>(&x, &lx, 1, &idx64, &shape).unwrap();
+    assert_eq!(out.download().unwrap(), want);
+
+    // Scatter-add with many duplicates (the float compare-exchange loop under contention):
+    // 4096 values into 8 slots along dim 0 of an 8x1 tensor.
+    let n = 4096;
+    let src = values(n, -1.0, 1.0, 3);
+    let targets: Vec<i32> = (0..n as i32).map(|i| (i * 7) % 8).collect();
+    let (sb, tb) = (GpuBuffer::upload(&src).unwrap(), words(&targets));
+    let acc = GpuBuffer::upload(&[1.0f32; 8]).unwrap();
+    let v = SView {
+        shape: &[n, 1],
+        strides: &[1, 0],
+        offset: 0,
+    };
+    let dst = SView {
+        shape: &[n, 1],
+        strides: &[1, 1],
+        offset: 0,
+    };
+    gpu::index(
+        IndexOp::ScatterAddFloat,
+        (&sb, &v),
+        (&tb, &v),
+        (&acc, &dst),
+        0,
+        8,
+    )
+    .unwrap();
+    let mut want = [1.0f64; 8];
+    for (&t, &s) in targets.iter().zip(&src) {
+        want[t as usize] += f64::from(s);
+    }
+    let want: Vec<f32> = want.iter().map(|&w| w as f32).collect();
+    assert_close("scatter_add", &acc.download().unwrap(), &want, 1e-4, 1e-4);
+
+    // Integer add (int64 tensors' int32 words) and a plain scatter write; an index still out
+    // of range is skipped, never written outside the view.
+    let ints = words(&[10, -20, 30]);
+    let isrc = words(&[1, 2, 3, 4]);
+    let it = words(&[2, 0, 2, 5]);
+    let v4 = SView {
+        shape: &[4],
+        strides: &[1],
+        offset: 0,
+    };
+    gpu::index(
+        IndexOp::ScatterAddInt,
+        (&isrc, &v4),
+        (&it, &v4),
+        (&ints, &v4),
+        0,
+        3,
+    )
+    .unwrap();
+    let got: Vec<i32> = ints
+        .download_words()
+        .unwrap()
+        .iter()
+        .map(|&w| w as i32)
+        .collect();
+    assert_eq!(got, vec![12, -20, 34]);
+    let plain = GpuBuffer::upload(&[0.0f32; 3]).unwrap();
+    let fsrc = GpuBuffer::upload(&[5.0f32, 6.0, 7.0, 8.0]).unwrap();
+    let pt = words(&[2, 0, -2, 9]);
+    gpu::index(
+        IndexOp::Scatter,
+        (&fsrc, &v4),
+        (&pt, &v4),
+        (&plain, &v4),
+        0,
+        3,
+    )
+    .unwrap();
+    assert_eq!(plain.download().unwrap(), vec![6.0, 7.0, 5.0]);
+
+    // A view reaching outside its buffer is an error, not a GPU fault.
+    assert!(gpu::index(
+        IndexOp::Scatter,
+        (&fsrc, &v4),
+        (&pt, &v4),
+        (&plain, &v4),
+        0,
+        4
+    )
+    .is_err());
+}
+
+#[test]
+fn nonzero_compacts_in_row_major_order() {
+    if !have_gpu() {
+        return;
+    }
+    // Several 256-element blocks with uneven counts; -0.0 is zero, NaN is not.
+    let shape = [5, 7, 31];
+    let n: usize = shape.iter().product();
+    let mut x: Vec<f32> = values(n, -1.0, 1.0, 11)
+        .iter()
+        .map(|&v| if v.abs() < 0.6 { 0.0 } else { v })
+        .collect();
+    x[3] = -0.0;
+    x[4] = f32::NAN;
+    x[300..600].iter_mut().for_each(|v| *v = 0.0);
+    let mut padded = vec![1.0f32; 2];
+    padded.extend(&x);
+    let xb = GpuBuffer::upload(&padded).unwrap();
+    let (out, count) = gpu::nonzero(&xb, 2, &shape, false).unwrap();
+    let mut want = Vec::new();
+    for (i, &v) in x.iter().enumerate() {
+        if v != 0.0 || v.is_nan() {
+            want.extend([i / (7 * 31), i / 31 % 7, i % 31].map(|c| c as u32));
+        }
+    }
+    assert_eq!(count, want.len() / 3);
+    assert_eq!(out.download_words().unwrap(), want);
+
+    // int32 words: zero is the word 0 (so 0x80000000, int32 min, is not).
+    let ints = [0u32, 5, 0, 0x8000_0000, 0];
+    let ib = GpuBuffer::upload_words(&ints).unwrap();
+    let (out, count) = gpu::nonzero(&ib, 0, &[5], true).unwrap();
+    assert_eq!((count, out.download_words().unwrap()), (2, vec![1, 3]));
+    let zeros = GpuBuffer::upload(&[0.0; 4]).unwrap();
+    assert_eq!(gpu::nonzero(&zeros, 0, &[2, 2], false).unwrap().1, 0);
+
+    // More blocks than one grid row holds (a 2-D dispatch, and a scan over > 65,535 blocks).
+    let n = 65_535 * 256 + 5000;
+    let big: Vec<f32> = (0..n).map(|i| f32::from(i % 3 == 0)).collect();
+    let bb = GpuBuffer::upload(&big).unwrap();
+    let (out, count) = gpu::nonzero(&bb, 0, &[n], false).unwrap();
+    assert_eq!(count, n.div_ceil(3));
+    let rows = out.download_words().unwrap();
+    assert!(rows.iter().enumerate().all(|(r, &v)| v as usize == 3 * r));
+    assert!(gpu::nonzero(&zeros, 1, &[2, 2], false).is_err());
+}

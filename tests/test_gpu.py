@@ -334,6 +334,89 @@ def test_activations_clamps_and_binary_ops_run_on_the_gpu():
         np.testing.assert_allclose(got.detach().cpu().numpy(), exp.detach().numpy(),
                                    rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(x.grad.cpu().numpy(), cpu.grad.numpy(), rtol=1e-4, atol=1e-5)
+@needs_gpu
+def test_indexing_runs_on_the_gpu():
+    rng = np.random.default_rng(0)
+
+    def host(t):
+        return t.detach().cpu().numpy()
+
+    xs = rng.standard_normal((6, 5)).astype(np.float32)
+    x = gradrs.tensor(xs, device="gpu").requires_grad_()
+    xr = x * 1  # a kernel's output: on the GPU only
+    # Index tensors built on the host: their values are read there (bounds checks) for free.
+    gi = gradrs.tensor([[4, 0], [1, 1], [3, 2], [0, 0], [2, 4], [1, 3]], device="gpu")
+    si = gradrs.tensor([2, 0, 5, 2, -1], device="gpu")
+    rows = gradrs.tensor([0, 5, 5], device="gpu")
+    src = gradrs.tensor(rng.standard_normal((3, 5)).astype(np.float32), device="gpu") * 1
+    down = gradrs.gpu.transfer_counts()[0]
+    g = xr.gather(1, gi)
+    sel = xr.index_select(0, si[:4])
+    tk = gradrs.take_along_dim(xr, gi, 1)
+    sa = xr.scatter_add(0, gradrs.tensor([[0] * 5, [5] * 5, [0] * 5], device="gpu"), src)
+    ia = xr.index_add(0, rows, src, alpha=2)
+    sc = xr.scatter(1, gi, -1.0)
+    adv = xr[si, 1:]
+    m = xr > 0  # a mask computed on the GPU: compacted there, its count read back
+    ms = xr.masked_select(m)
+    nz = m.nonzero()
+    put = xr.detach().clone()
+    put[rows, gradrs.tensor([1, 2, 3], device="gpu")] = gradrs.tensor([7.0, 8.0, 9.0], device="gpu") * 1
+    (g.sum() + sel.sum() + (adv * 2).sum()).backward()
+    assert gradrs.gpu.transfer_counts()[0] == down
+    gx = np.zeros_like(xs)
+    np.add.at(gx, (np.arange(6)[:, None], host(gi)), 1.0)
+    np.add.at(gx, [2, 0, 5, 2], 1.0)
+    np.add.at(gx[:, 1:], [2, 0, 5, 2, 5], 2.0)
+    np.testing.assert_allclose(host(x.grad), gx, rtol=1e-6)
+    idx = host(gi)
+    np.testing.assert_array_equal(host(g), np.take_along_axis(xs, idx, 1))
+    np.testing.assert_array_equal(host(tk), np.take_along_axis(xs, idx, 1))
+    np.testing.assert_array_equal(host(sel), xs[[2, 0, 5, 2]])
+    np.testing.assert_array_equal(host(adv), xs[[2, 0, 5, 2, -1], 1:])
+    s = host(src)
+    want = xs.copy()
+    want[0] += s[0] + s[2]
+    want[5] += s[1]
+    np.testing.assert_allclose(host(sa), want, rtol=1e-6)
+    want = xs.copy()
+    np.add.at(want, [0, 5, 5], 2 * s)
+    np.testing.assert_allclose(host(ia), want, rtol=1e-6)
+    want = xs.copy()
+    np.put_along_axis(want, idx, -1.0, 1)
+    np.testing.assert_array_equal(host(sc), want)
+    np.testing.assert_array_equal(host(ms), xs[xs > 0])
+    np.testing.assert_array_equal(host(nz), np.argwhere(xs > 0))
+    assert nz.dtype == gradrs.int64 and nz.device.type == "gpu"
+    want = xs.copy()
+    want[[0, 5, 5], [1, 2, 3]] = [7.0, 8.0, 9.0]
+    np.testing.assert_array_equal(host(put), want)
+    np.testing.assert_array_equal(host(xr[m]), xs[xs > 0])
+    # Out-of-range indices still raise PyTorch's errors, and nothing is written.
+    with pytest.raises(RuntimeError, match="index 5 is out of bounds for dimension 1 with size 5"):
+        xr.gather(1, gi + 1)
+    with pytest.raises(IndexError, match="index out of range in self"):
+        xr.index_select(0, gradrs.tensor([6], device="gpu"))
+    with pytest.raises(RuntimeError, match="index 6 is out of bounds"):
+        xr.scatter_add(0, gradrs.tensor([[6]], device="gpu"), src)
+    np.testing.assert_array_equal(xr.detach().cpu().numpy(), xs)
+
+
+@needs_gpu
+def test_scatter_add_accumulates_duplicates_on_the_gpu():
+    # Many float adds into few slots: the shader's compare-exchange loop under contention.
+    rng = np.random.default_rng(1)
+    n, k = 20000, 7
+    vals = rng.standard_normal(n).astype(np.float32)
+    idx = rng.integers(0, k, n)
+    out = gradrs.zeros(k, device="gpu").scatter_add(
+        0, gradrs.tensor(idx, device="gpu"), gradrs.tensor(vals, device="gpu"))
+    want = np.zeros(k, np.float64)
+    np.add.at(want, idx, vals.astype(np.float64))
+    np.testing.assert_allclose(out.cpu().numpy(), want, rtol=1e-4, atol=1e-3)
+    ints = gradrs.zeros(k, dtype=gradrs.int64, device="gpu").index_add_(
+        0, gradrs.tensor(idx, device="gpu"), gradrs.ones(n, dtype=gradrs.int64, device="gpu"))
+    np.testing.assert_array_equal(ints.cpu().numpy(), np.bincount(idx, minlength=k))
 
 
 def test_no_adapter_path():

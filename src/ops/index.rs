@@ -47,6 +47,16 @@ fn gather_data(x: &Tensor, dim: usize, index: &Tensor) -> Result<Tensor> {
     let idx = check_index(index, "gather")?;
     check_gather_shapes(x, index, dim, "gather")?;
     let ishape = index.shape();
+    if x.dim() > 0 && x.device().is_gpu() {
+        // The host kernel's bounds check, in its order, before the GPU reads anything.
+        let size = x.shape()[dim];
+        for &i in &idx {
+            kernel::wrap_index(i, size, dim)?;
+        }
+        if let Some(out) = crate::ops::gpu::gather(x, dim, index, &idx, None)? {
+            return Ok(out);
+        }
+    }
     let d = x.read();
     if x.dim() == 0 {
         // A 0-dim tensor gathers from itself (index 0 or -1 only).
@@ -94,7 +104,45 @@ fn scatter_data(
     check_gather_shapes(x, index, dim, "scatter")?;
     let ishape = index.shape();
     let dtype = x.dtype();
+    if let Operand::Tensor(s) = src {
+        if s.dtype() != dtype {
+            return Err(Error::Runtime(
+                "scatter(): Expected self.dtype to be equal to src.dtype".into(),
+            ));
+        }
+        let ss = s.shape();
+        for dd in 0..ishape.len() {
+            if ishape[dd] > ss.get(dd).copied().unwrap_or(1) {
+                return Err(Error::Runtime(format!(
+                    "Expected index {} to be no larger than src {} apart from dimension {dim}",
+                    crate::shape::list_repr(&ishape),
+                    crate::shape::list_repr(&ss)
+                )));
+            }
+        }
+    }
     let out = contiguous_clone(x);
+    if x.device().is_gpu() {
+        // The host kernel checks every index before writing; so does this, before the GPU.
+        let size = x.shape().get(dim).copied().unwrap_or(1);
+        for &i in &idx {
+            kernel::wrap_index(i, size, dim)?;
+        }
+        // A 0-dim x (and its index and src) is written as one element of 1-D views.
+        let (o1, i1, s1) = if x.dim() == 0 {
+            let flat = |t: &Tensor| reshape(t, &[-1]);
+            let s1 = match src {
+                Operand::Tensor(t) => Operand::Tensor(flat(t)?),
+                s => s.clone(),
+            };
+            (flat(&out)?, flat(index)?, s1)
+        } else {
+            (out.clone(), index.clone(), src.clone())
+        };
+        if crate::ops::gpu::scatter(&o1, dim, &i1, &idx, None, &s1, accumulate)? {
+            return Ok(out);
+        }
+    }
     let xshape = x.shape();
     let shape1: Vec<usize> = if xshape.is_empty() {
         vec![1]
@@ -116,20 +164,6 @@ fn scatter_data(
                     kernel::scatter::<T>(dst, &shape1, dim, &idx, &ishape1, |_, _| v, accumulate)?;
                 }
                 Operand::Tensor(s) => {
-                    if s.dtype() != dtype {
-                        return Err(Error::Runtime(
-                            "scatter(): Expected self.dtype to be equal to src.dtype".into(),
-                        ));
-                    }
-                    let ss = s.shape();
-                    for dd in 0..ishape.len() {
-                        if ishape[dd] > ss.get(dd).copied().unwrap_or(1) {
-                            return Err(Error::Runtime(format!(
-                                "Expected index {} to be no larger than src {} apart from dimension {dim}",
-                                crate::shape::list_repr(&ishape), crate::shape::list_repr(&ss)
-                            )));
-                        }
-                    }
                     let sd = s.read();
                     let (sv, sl) = (sd.storage.slice::<T>(), sd.layout.clone());
                     let get = |_: usize, c: &[usize]| {
@@ -329,7 +363,11 @@ pub fn index_select(x: &Tensor, dim: i64, index: &Tensor) -> Result<Tensor> {
         } else {
             let mut shape = xs.to_vec();
             shape[dim] = idx.len();
-            gather_data(x, dim, &expanded_index(&idx, dim, &shape)?)?
+            // The GPU reads the 1-D index by stride 0 where the host expands it.
+            match crate::ops::gpu::gather(x, dim, index, &idx, Some(&shape))? {
+                Some(out) => out,
+                None => gather_data(x, dim, &expanded_index(&idx, dim, &shape)?)?,
+            }
         }
     };
     if !needs_grad(&[x]) {
@@ -385,8 +423,20 @@ pub fn index_add(
         )?;
         reshape(&flat, &[])?
     } else {
-        let full = expanded_index(&idx, dim, &ss)?;
-        scatter_data(x, dim, &full, &Operand::Tensor(scaled), true)?
+        let src = Operand::Tensor(scaled);
+        let on_gpu = if x.device().is_gpu() {
+            let out = contiguous_clone(x);
+            crate::ops::gpu::scatter(&out, dim, index, &idx, Some(&ss), &src, true)?.then_some(out)
+        } else {
+            None
+        };
+        match on_gpu {
+            Some(out) => out,
+            None => {
+                let full = expanded_index(&idx, dim, &ss)?;
+                scatter_data(x, dim, &full, &src, true)?
+            }
+        }
     };
     if !needs_grad(&[x, source]) {
         return Ok(out);
@@ -496,10 +546,26 @@ pub fn masked_select(x: &Tensor, mask: &Tensor) -> Result<Tensor> {
             contiguous_clone(&expand(mask, &sizes)?),
         )
     };
-    let positions = true_positions(&mb);
-    let n = positions.len();
-    let pos = Tensor::from_vec(positions, &[n]);
-    let out = gather_data(&reshape(&xb, &[-1])?, 0, &pos)?;
+    let flat = reshape(&xb, &[-1])?;
+    // A mask whose values are on the GPU is compacted there, and the positions gathered
+    // there (in range by construction, so not read back to check).
+    let on_gpu = match crate::ops::gpu::nonzero(&reshape(&mb, &[-1])?)? {
+        Some(nz) => {
+            let pos = reshape(&nz, &[-1])?;
+            crate::ops::gpu::gather(&flat, 0, &pos, &[], None)?.map(|out| (pos, out))
+        }
+        None => None,
+    };
+    let (pos, out) = match on_gpu {
+        Some(found) => found,
+        None => {
+            let positions = true_positions(&mb);
+            let n = positions.len();
+            let pos = Tensor::from_vec(positions, &[n]);
+            let out = gather_data(&flat, 0, &pos)?;
+            (pos, out)
+        }
+    };
     if !needs_grad(&[x]) {
         return Ok(out);
     }
@@ -522,6 +588,10 @@ pub fn masked_select(x: &Tensor, mask: &Tensor) -> Result<Tensor> {
 
 /// `x.nonzero()`: int64 `[n, ndim]` coordinates of the non-zero elements, row-major.
 pub fn nonzero(x: &Tensor) -> Tensor {
+    // A GPU failure here leaves the host path to compute (and report) it.
+    if let Ok(Some(nz)) = crate::ops::gpu::nonzero(x) {
+        return nz;
+    }
     let shape = x.shape();
     let nz = true_positions(&cast_data(x, DType::Bool));
     let nd = shape.len();
@@ -805,11 +875,13 @@ pub fn setitem_data(x: &Tensor, steps: &[IndexStep], value: &Operand) -> Result<
             crate::shape::list_repr(&shape)
         )));
     }
-    let flat_v = {
-        let vv = reshape(&v, &sizes_i64(&stripped))?;
-        contiguous_clone(&expand(&vv, &sizes_i64(&shape))?)
-    };
     let offs = offs.to_vec::<i64>();
+    let expanded = expand(&reshape(&v, &sizes_i64(&stripped))?, &sizes_i64(&shape))?;
+    if crate::ops::gpu::put(x, &offs, &shape, &expanded)? {
+        x.bump_version();
+        return Ok(());
+    }
+    let flat_v = contiguous_clone(&expanded);
     let d = x.read();
     crate::dispatch!(d.dtype(), T => {
         let dst = d.storage.slice_mut::<T>();

@@ -38,6 +38,7 @@ pub enum Kernel {
     Where,
     Softmax,
     Scan,
+    Index,
 }
 
 /// Element types a pipeline is compiled for (float32 only so far).
@@ -65,6 +66,7 @@ impl Kernel {
             Kernel::Where => include_str!("shaders/where.wgsl"),
             Kernel::Softmax => include_str!("shaders/softmax.wgsl"),
             Kernel::Scan => include_str!("shaders/scan.wgsl"),
+            Kernel::Index => include_str!("shaders/index.wgsl"),
         }
     }
 
@@ -78,6 +80,7 @@ impl Kernel {
             Kernel::Where => "where",
             Kernel::Softmax => "softmax",
             Kernel::Scan => "scan",
+            Kernel::Index => "index",
         }
     }
 
