@@ -89,6 +89,20 @@ fn cpu_unary(op: UnaryOp) -> fn(f32) -> f32 {
         UnaryOp::Expm1 => f32::exp_m1,
         UnaryOp::Log2 => f32::log2,
         UnaryOp::Exp2 => f32::exp2,
+        UnaryOp::Sign => |v| {
+            if v.is_nan() {
+                v
+            } else {
+                f32::from(v > 0.0) - f32::from(v < 0.0)
+            }
+        },
+        UnaryOp::Asin => f32::asin,
+        UnaryOp::Acos => f32::acos,
+        UnaryOp::Atan => f32::atan,
+        UnaryOp::Sinh => f32::sinh,
+        UnaryOp::Cosh => f32::cosh,
+        UnaryOp::Log10 => f32::log10,
+        UnaryOp::Frac => |v| v - v.trunc(),
     }
 }
 
@@ -422,5 +436,98 @@ fn parameters_and_passes_hold_across_batches() {
     assert_eq!(y.download().unwrap(), host);
     for (buf, want) in uploads {
         assert_eq!(buf.download().unwrap(), want);
+    }
+}
+
+#[test]
+fn copy_moves_strided_words_and_casts() {
+    if !have_gpu() {
+        return;
+    }
+    use gpu::{CopyOp, SView};
+    // A 3x4 source read transposed and flipped along its columns (a negative stride).
+    let x: Vec<f32> = (0..12).map(|i| i as f32 - 5.5).collect();
+    let xb = GpuBuffer::upload(&x).unwrap();
+    let out = xb.alloc_like(12).unwrap();
+    let src = SView {
+        shape: &[4, 3],
+        strides: &[-1, 4],
+        offset: 3,
+    };
+    let dst = SView {
+        shape: &[4, 3],
+        strides: &[3, 1],
+        offset: 0,
+    };
+    gpu::copy(CopyOp::Same, &xb, &src, &out, &dst).unwrap();
+    let want: Vec<f32> = (0..4)
+        .flat_map(|i| (0..3).map(move |j| (3 - i) + 4 * j))
+        .map(|k| x[k])
+        .collect();
+    assert_eq!(out.download().unwrap(), want);
+
+    // Casts: float -> int truncates toward zero; int -> float; float/int -> bool (1.0 / 0.0).
+    let n = [12];
+    let c = SView {
+        shape: &n,
+        strides: &[1],
+        offset: 0,
+    };
+    let ints = xb.alloc_like(12).unwrap();
+    gpu::copy(CopyOp::FloatToInt, &xb, &c, &ints, &c).unwrap();
+    let got: Vec<i32> = ints
+        .download_words()
+        .unwrap()
+        .iter()
+        .map(|&w| w as i32)
+        .collect();
+    assert_eq!(got, x.iter().map(|&v| v.trunc() as i32).collect::<Vec<_>>());
+    let back = xb.alloc_like(12).unwrap();
+    gpu::copy(CopyOp::IntToFloat, &ints, &c, &back, &c).unwrap();
+    assert_eq!(
+        back.download().unwrap(),
+        x.iter().map(|v| v.trunc()).collect::<Vec<_>>()
+    );
+    let bools = xb.alloc_like(12).unwrap();
+    gpu::copy(CopyOp::IntToBool, &ints, &c, &bools, &c).unwrap();
+    let want: Vec<f32> = x.iter().map(|v| f32::from(v.trunc() != 0.0)).collect();
+    assert_eq!(bools.download().unwrap(), want);
+
+    // A view reaching outside its buffer is an error, not a GPU fault.
+    let bad = SView {
+        shape: &[13],
+        strides: &[1],
+        offset: 0,
+    };
+    assert!(gpu::copy(CopyOp::Same, &xb, &bad, &out, &bad).is_err());
+}
+
+#[test]
+fn softmax_matches_cpu() {
+    if !have_gpu() {
+        return;
+    }
+    let (outer, red, inner) = (3, 300, 2); // rows longer than a workgroup, strided by inner
+    let mut x = values(outer * red * inner, -20.0, 20.0, 7);
+    x[5] = f32::NEG_INFINITY;
+    let xb = GpuBuffer::upload(&x).unwrap();
+    for log in [false, true] {
+        let got = gpu::softmax(log, &xb, 0, outer, red, inner)
+            .unwrap()
+            .download()
+            .unwrap();
+        let mut want = vec![0f32; x.len()];
+        for o in 0..outer {
+            for j in 0..inner {
+                let at = |r: usize| (o * red + r) * inner + j;
+                let m = (0..red).map(|r| x[at(r)]).fold(f32::NEG_INFINITY, f32::max);
+                let s: f64 = (0..red).map(|r| f64::from(x[at(r)] - m).exp()).sum();
+                for r in 0..red {
+                    let z = f64::from(x[at(r)] - m);
+                    want[at(r)] = if log { z - s.ln() } else { z.exp() / s } as f32;
+                }
+            }
+        }
+        assert_close(&format!("softmax log={log}"), &got, &want, 1e-5, 1e-6);
     }
 }

@@ -231,6 +231,72 @@ def test_a_training_loop_matches_the_cpu():
     np.testing.assert_allclose(losses["cuda"], losses["cpu"], rtol=1e-4, atol=1e-5)
 
 
+@needs_gpu
+def test_a_training_step_stays_on_the_gpu():
+    """Forward, cross-entropy, backward, gradient accumulation and the in-place SGD update run
+    as shaders: nothing is read back but the loss, and nothing uploaded but nll_loss's mask and
+    weights of the target entries (built on the host from the targets, as its index list)."""
+    import gradrs.nn.functional as F
+
+    gradrs.manual_seed(0)
+    x = gradrs.randn(32, 20, device="gpu")
+    y = gradrs.randint(0, 5, (32,), device="gpu")
+    w1 = (gradrs.randn(16, 20, device="gpu") * 0.2).requires_grad_()
+    b1 = gradrs.zeros(16, device="gpu", requires_grad=True)
+    w2 = (gradrs.randn(5, 16, device="gpu") * 0.2).requires_grad_()
+    params = (w1, b1, w2)
+
+    def step():
+        loss = F.cross_entropy(F.linear(F.relu(F.linear(x, w1, b1)), w2), y)
+        loss.backward()
+        with gradrs.no_grad():
+            for p in params:
+                p -= 0.1 * p.grad
+                p.grad.zero_()
+        return loss
+
+    step()  # the first step uploads the inputs and parameters
+    down0, up0 = gradrs.gpu.transfer_counts()
+    losses = [step() for _ in range(3)]
+    down1, up1 = gradrs.gpu.transfer_counts()
+    assert down1 - down0 == 0
+    assert up1 - up0 <= 2 * 3
+    values = [loss.item() for loss in losses]
+    assert gradrs.gpu.transfer_counts()[0] - down1 == 3
+    assert values[-1] < values[0]
+
+
+@needs_gpu
+def test_copies_casts_and_masks_run_on_the_gpu():
+    x = gradrs.randn(3, 4, device="gpu") * 3  # a kernel's output: on the GPU only
+    down = gradrs.gpu.transfer_counts()[0]
+    t = x.t().contiguous()
+    i = x.to(gradrs.int64)
+    m = x > 0
+    f = m.float()
+    w = gradrs.where(m, x, -x)
+    flipped = x.flip(1).contiguous()
+    c = x.clone()
+    c[:, 1] = 7.0
+    c[0] += 1
+    assert gradrs.gpu.transfer_counts()[0] == down
+    xs = x.cpu().numpy()
+    np.testing.assert_array_equal(t.cpu().numpy(), xs.T)
+    np.testing.assert_array_equal(i.cpu().numpy(), np.trunc(xs).astype(np.int64))
+    assert m.dtype == gradrs.bool and m.device.type == "gpu"
+    np.testing.assert_array_equal(m.cpu().numpy(), xs > 0)
+    np.testing.assert_array_equal(f.cpu().numpy(), (xs > 0).astype(np.float32))
+    np.testing.assert_array_equal(w.cpu().numpy(), np.abs(xs))
+    np.testing.assert_array_equal(flipped.cpu().numpy(), xs[:, ::-1])
+    expect = xs.copy()
+    expect[:, 1] = 7.0
+    expect[0] += 1
+    np.testing.assert_array_equal(c.cpu().numpy(), expect)
+    nan = gradrs.tensor([float("nan"), 1.0], device="gpu") * 1
+    assert (nan != nan).tolist() == [True, False]
+    assert (nan == nan).tolist() == [False, True]
+
+
 def test_no_adapter_path():
     code = textwrap.dedent(
         """

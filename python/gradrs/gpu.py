@@ -1,7 +1,7 @@
 """`gradrs.gpu`: the wgpu device (Vulkan, Metal or DX12), in the shape of `torch.cuda`.
 
-GPU tensors are not built yet; these functions report on the adapter and on the backend's
-buffer pool. Without an adapter `is_available()` is False and the others that need one raise
+These functions report on the adapter GPU tensors run on and on the backend's buffer pool.
+Without an adapter `is_available()` is False and the others that need one raise
 RuntimeError saying what is missing. Set GRADRS_GPU_DISABLE=1 to hide every adapter.
 """
 
@@ -18,6 +18,7 @@ __all__ = [
     "memory_allocated",
     "memory_reserved",
     "synchronize",
+    "transfer_counts",
 ]
 
 
@@ -60,3 +61,13 @@ def memory_allocated(device: object = None) -> int:
 def memory_reserved(device: object = None) -> int:
     """Bytes held by the buffer pool: live buffers plus cached ones."""
     return _native._gpu_memory_reserved()
+
+
+def transfer_counts() -> tuple[int, int]:
+    """gradrs-only: ``(downloads, uploads)`` of GPU tensors' host copies since start-up.
+
+    A download is host code reading a GPU tensor (a read-back, or an op without a shader);
+    an upload is a kernel reading a tensor whose host copy was written. Code that stays on
+    the GPU leaves both unchanged.
+    """
+    return _native._gpu_transfer_counts()

@@ -389,6 +389,20 @@ pub fn compare(op: CmpOp, a: Operand, b: Operand) -> Result<Tensor> {
     let dtype = result_type(&[a.participant(), b.participant()]);
     let (ta, tb) = (materialize(&a, dtype), materialize(&b, dtype));
     let shape = broadcast_shapes(&ta.shape(), &tb.shape())?;
+    if dtype == DType::F32 {
+        use crate::backend::wgpu::BinaryOp as G;
+        let g = match op {
+            CmpOp::Eq => G::Eq,
+            CmpOp::Ne => G::Ne,
+            CmpOp::Lt => G::Lt,
+            CmpOp::Le => G::Le,
+            CmpOp::Gt => G::Gt,
+            CmpOp::Ge => G::Ge,
+        };
+        if let Some(out) = crate::ops::gpu::compare(g, &ta, &tb, &shape)? {
+            return Ok(out);
+        }
+    }
     fn cmp<T: Element>(op: CmpOp) -> fn(T, T) -> bool {
         match op {
             CmpOp::Eq => |x: T, y: T| x == y,
@@ -513,6 +527,18 @@ fn overlaps(a: &crate::tensor::Storage, b: &crate::tensor::Storage) -> bool {
 
 /// Copy `src` (same shape) into `dst`'s memory, casting, and bump `dst`'s version.
 pub fn write_into(dst: &Tensor, src: &Tensor) -> Result<()> {
+    if dst.device().is_gpu() {
+        // A source sharing dst's memory is copied out first (the kernel binds two buffers).
+        let src = if overlaps(&src.read().storage, &dst.read().storage) {
+            contiguous_clone(src)
+        } else {
+            src.clone()
+        };
+        if crate::ops::gpu::write_into(dst, &src)? {
+            dst.read().storage.bump_version();
+            return Ok(());
+        }
+    }
     // Values to write, read straight from `src` when it has dst's dtype, is contiguous and
     // does not share dst's memory (an in-place op's fresh result); else a contiguous copy.
     let direct = src.dtype() == dst.dtype() && {
@@ -636,11 +662,12 @@ impl Backward for DivBackward {
         let g = g[0].as_ref().expect("gradient");
         let b = self.b.as_ref().expect("divisor saved").unpack(ctx)?;
         let ga = div(g, &b)?;
-        // d(a/b)/db = -a / b².
+        // d(a/b)/db = -a / b², as PyTorch's div_tensor_other_backward: -g * ((a / b) / b),
+        // which fixes its values at b = 0 and the dtype the quotients are taken in.
         let gb = match &self.a {
-            Some(a) => Some(div(
-                &mul(&unary(UnaryOp::Neg, g)?, &a.unpack(ctx)?)?,
-                &mul(&b, &b)?,
+            Some(a) => Some(mul(
+                &unary(UnaryOp::Neg, g)?,
+                &div(&div(&a.unpack(ctx)?, &b)?, &b)?,
             )?),
             None => None,
         };
@@ -765,20 +792,28 @@ impl Backward for PowTensorBackward {
                 )?,
             )?,
         )?;
-        let gy = mul(g, &mul(&r, &unary(UnaryOp::Log, &x)?)?)?;
         // As PyTorch: exactly 0 where the exponent is 0 (d/dx), and where the base is 0 with a
-        // non-negative exponent (d/dy), instead of 0·inf = nan.
+        // non-negative exponent (d/dy), instead of 0·inf = nan. The mask sits inside the
+        // product with g, as in pow_backward_exponent, so the double backward through the
+        // masked side is 0·log(0) = nan there, as PyTorch's; log is taken in the promoted
+        // dtype (a float32 base with a float64 exponent: log in float64).
         let zero = || Operand::Scalar(Scalar::Int(0));
         let exp_zero = compare(CmpOp::Eq, Operand::Tensor(y.clone()), zero())?;
         let gx = where_(&exp_zero, zero(), Operand::Tensor(gx))?;
-        let base_zero = compare(CmpOp::Eq, Operand::Tensor(x), zero())?;
-        let exp_nonneg = compare(CmpOp::Ge, Operand::Tensor(y), zero())?;
+        let base_zero = compare(CmpOp::Eq, Operand::Tensor(x.clone()), zero())?;
+        let exp_nonneg = compare(CmpOp::Ge, Operand::Tensor(y.clone()), zero())?;
         let mask = binary(
             BinaryOp::Mul,
             Operand::Tensor(base_zero),
             Operand::Tensor(exp_nonneg),
         )?;
-        let gy = where_(&mask, zero(), Operand::Tensor(gy))?;
+        let promoted = result_type(&[
+            Operand::Tensor(x.clone()).participant(),
+            Operand::Tensor(y).participant(),
+        ]);
+        let x = crate::ops::creation::to_dtype(&x, promoted)?;
+        let r_log_x = mul(&r, &unary(UnaryOp::Log, &x)?)?;
+        let gy = mul(g, &where_(&mask, zero(), Operand::Tensor(r_log_x))?)?;
         Ok(vec![Some(gx), Some(gy)])
     }
     fn release(&mut self) {
@@ -799,6 +834,9 @@ pub fn where_(cond: &Tensor, a: Operand, b: Operand) -> Result<Tensor> {
     let dtype = result_type(&[a.participant(), b.participant()]);
     let (ta, tb) = (materialize(&a, dtype), materialize(&b, dtype));
     let shape = broadcast_shapes(&broadcast_shapes(&cond.shape(), &ta.shape())?, &tb.shape())?;
+    if let Some(out) = crate::ops::gpu::select(cond, &ta, &tb, &shape)? {
+        return where_record(out, cond, a, b, dtype);
+    }
     let sizes = crate::shape::sizes_i64(&shape);
     let expand = |t: &Tensor| -> Result<Tensor> {
         let _g = crate::autograd::GradModeGuard::new(false);
@@ -836,6 +874,16 @@ pub fn where_(cond: &Tensor, a: Operand, b: Operand) -> Result<Tensor> {
         let v = elementwise::select(mask, select_src::<T>(&da, n), select_src::<T>(&db, n));
         Tensor::from_vec_on(v, &shape, device)
     });
+    where_record(out, cond, a, b, dtype)
+}
+
+fn where_record(
+    out: Tensor,
+    cond: &Tensor,
+    a: Operand,
+    b: Operand,
+    dtype: DType,
+) -> Result<Tensor> {
     if crate::autograd::is_grad_enabled() && (a.requires_grad() || b.requires_grad()) {
         let (oa, ob) = (a.edge_tensor(dtype), b.edge_tensor(dtype));
         attach(

@@ -41,12 +41,18 @@ pub fn is_exclusively_owned(t: &Tensor) -> bool {
 
 /// A contiguous copy with no autograd history.
 pub fn contiguous_clone(t: &Tensor) -> Tensor {
+    if let Ok(Some(out)) = crate::ops::gpu::contiguous_as(t, t.dtype()) {
+        return out;
+    }
     let d = t.read();
     dispatch!(d.dtype(), T => Tensor::from_vec_on(gather_contiguous::<T>(d.storage.slice::<T>(), &d.layout), &d.layout.shape, d.device()))
 }
 
 /// Cast without autograd.
 pub fn cast_data(t: &Tensor, dtype: DType) -> Tensor {
+    if let Ok(Some(out)) = crate::ops::gpu::contiguous_as(t, dtype) {
+        return out;
+    }
     let d = t.read();
     if d.dtype() == dtype {
         drop(d);

@@ -771,6 +771,19 @@ fn offsets_of(x: &Tensor) -> Tensor {
 /// Write `value` (broadcast) into `x[key]` in `x`'s memory, without autograd.
 pub fn setitem_data(x: &Tensor, steps: &[IndexStep], value: &Operand) -> Result<()> {
     let _g = crate::autograd::GradModeGuard::new(false);
+    let advanced = steps.iter().any(|s| matches!(s, IndexStep::Tensor(_)));
+    if x.device().is_gpu() && !advanced {
+        // Basic indexing selects a view: the GPU copies the value into it.
+        let view = getitem(x, steps)?;
+        let v = match value {
+            Operand::Scalar(s) => Tensor::scalar(*s, x.dtype()),
+            Operand::Tensor(t) => t.clone(),
+        };
+        let vs = v.shape();
+        let stripped: Vec<usize> = vs.iter().copied().skip_while(|&s| s == 1).collect();
+        let vv = reshape(&v, &sizes_i64(&stripped))?;
+        return crate::ops::binary::write_into(&view, &expand(&vv, &sizes_i64(&view.shape()))?);
+    }
     let offs = getitem(&offsets_of(x), steps)?;
     let shape = offs.shape();
     let v = match value {
@@ -782,7 +795,6 @@ pub fn setitem_data(x: &Tensor, steps: &[IndexStep], value: &Operand) -> Result<
     // indexing: index_put_, which reports the shapes).
     let vs = v.shape();
     let stripped: Vec<usize> = vs.iter().copied().skip_while(|&s| s == 1).collect();
-    let advanced = steps.iter().any(|s| matches!(s, IndexStep::Tensor(_)));
     if advanced
         && (stripped.len() > shape.len()
             || broadcast_shapes(&stripped, &shape).ok().as_deref() != Some(&shape[..]))

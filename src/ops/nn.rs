@@ -13,6 +13,9 @@ use crate::tensor::Tensor;
 
 /// Softmax (or log-softmax) along `dim`, on a contiguous copy with `dim` moved last.
 fn softmax_data(x: &Tensor, dim: usize, log: bool) -> Result<Tensor> {
+    if let Some(out) = crate::ops::gpu::softmax(&x.detach(), dim, log)? {
+        return Ok(out);
+    }
     let nd = x.dim();
     let last = nd.saturating_sub(1) as i64;
     let moved = if nd == 0 {
@@ -142,58 +145,84 @@ pub fn nll_loss(
         Some(w) => w.to_f64_vec(),
         None => vec![1.0; c],
     };
-    let lp = contiguous_clone(logp).to_f64_vec();
-    let mut per = vec![0f64; n];
-    let mut coef = vec![0f64; n];
-    for i in 0..n {
-        let t = tv[i];
-        if t == ignore_index {
-            continue;
-        }
-        coef[i] = w[t as usize];
-        per[i] = -coef[i] * lp[i * c + t as usize];
-    }
-    let total_w: f64 = coef.iter().sum();
     let dtype = logp.dtype();
-    let out = match reduction {
-        0 => crate::ops::creation::cast_data(
-            &Tensor::from_vec_on(
-                per,
-                if nd == 2 {
-                    std::slice::from_ref(&n)
-                } else {
-                    &[]
-                },
+    // Each sample's weight (0 when ignored) and their total, the mean's divisor.
+    let coef: Vec<f64> = tv
+        .iter()
+        .map(|&t| {
+            if t == ignore_index {
+                0.0
+            } else {
+                w[t as usize]
+            }
+        })
+        .collect();
+    let total_w: f64 = coef.iter().sum();
+    let mut gpu_weights = None;
+    let out = if logp.device().is_gpu() && dtype == DType::F32 {
+        let (out, weights) = nll_forward_gpu(logp, &tv, &coef, total_w, ignore_index, reduction)?;
+        gpu_weights = Some(weights);
+        out
+    } else {
+        let lp = contiguous_clone(logp).to_f64_vec();
+        let mut per = vec![0f64; n];
+        for i in 0..n {
+            let t = tv[i];
+            if t != ignore_index {
+                per[i] = -coef[i] * lp[i * c + t as usize];
+            }
+        }
+        match reduction {
+            0 => crate::ops::creation::cast_data(
+                &Tensor::from_vec_on(
+                    per,
+                    if nd == 2 {
+                        std::slice::from_ref(&n)
+                    } else {
+                        &[]
+                    },
+                    logp.device(),
+                ),
+                dtype,
+            ),
+            1 => Tensor::full_on(
+                &[],
+                crate::dtype::Scalar::Float(per.iter().sum::<f64>() / total_w),
+                dtype,
                 logp.device(),
             ),
-            dtype,
-        ),
-        1 => Tensor::full_on(
-            &[],
-            crate::dtype::Scalar::Float(per.iter().sum::<f64>() / total_w),
-            dtype,
-            logp.device(),
-        ),
-        _ => Tensor::full_on(
-            &[],
-            crate::dtype::Scalar::Float(per.iter().sum::<f64>()),
-            dtype,
-            logp.device(),
-        ),
+            _ => Tensor::full_on(
+                &[],
+                crate::dtype::Scalar::Float(per.iter().sum::<f64>()),
+                dtype,
+                logp.device(),
+            ),
+        }
     };
     if !needs_grad(&[logp]) {
         return Ok(out);
     }
     // d loss / d logp[i, t_i] = -w[t_i] (/ total weight for mean); a sparse matrix.
     let scale = if reduction == 1 { 1.0 / total_w } else { 1.0 };
-    let mut dense = vec![0f64; n * c];
-    for i in 0..n {
-        if tv[i] != ignore_index {
-            dense[i * c + tv[i] as usize] = -coef[i] * scale;
+    let dl = match gpu_weights {
+        // The forward's uploaded -coef matrix, scaled on the GPU.
+        Some(w) => {
+            let _g = crate::autograd::GradModeGuard::new(false);
+            arith::muls(&w, scale)?
         }
-    }
-    let dl =
-        crate::ops::creation::cast_data(&Tensor::from_vec_on(dense, &shape, logp.device()), dtype);
+        None => {
+            let mut dense = vec![0f64; n * c];
+            for i in 0..n {
+                if tv[i] != ignore_index {
+                    dense[i * c + tv[i] as usize] = -coef[i] * scale;
+                }
+            }
+            crate::ops::creation::cast_data(
+                &Tensor::from_vec_on(dense, &shape, logp.device()),
+                dtype,
+            )
+        }
+    };
     Ok(record_formula(
         out,
         &[logp],
@@ -208,6 +237,45 @@ pub fn nll_loss(
             Ok(vec![Some(mul(&dl, &g)?)])
         },
     ))
+}
+
+/// nll_loss's forward on the GPU, without reading the log-probabilities back (also gives the
+/// -coef matrix, which the backward reuses): the target
+/// entries are selected by a mask built from the (host-side) targets — a select, so -inf
+/// elsewhere in a row cannot leak in as 0 * -inf — weighted by -coef and summed.
+fn nll_forward_gpu(
+    logp: &Tensor,
+    tv: &[i64],
+    coef: &[f64],
+    total_w: f64,
+    ignore_index: i64,
+    reduction: u8,
+) -> Result<(Tensor, Tensor)> {
+    let _g = crate::autograd::GradModeGuard::new(false);
+    let (nd, shape) = (logp.dim(), logp.shape());
+    let c = *shape.last().expect("nll_loss input has 1 or 2 dims");
+    let mut mask = vec![false; tv.len() * c];
+    let mut weights = vec![0f32; tv.len() * c];
+    for (i, &t) in tv.iter().enumerate() {
+        if t != ignore_index {
+            mask[i * c + t as usize] = true;
+            weights[i * c + t as usize] = -coef[i] as f32;
+        }
+    }
+    let dev = logp.device();
+    let mask = Tensor::from_vec_on(mask, &shape, dev);
+    let weights = Tensor::from_vec_on(weights, &shape, dev);
+    let zero = crate::ops::Operand::Scalar(crate::dtype::Scalar::Float(0.0));
+    let picked =
+        crate::ops::binary::where_(&mask, crate::ops::Operand::Tensor(logp.detach()), zero)?;
+    let per = mul(&picked, &weights)?;
+    let out = match reduction {
+        0 if nd == 2 => sum(&per, Some(&[1]), false)?,
+        0 => sum(&per, None, false)?,
+        1 => arith::muls(&sum(&per, None, false)?, 1.0 / total_w)?,
+        _ => sum(&per, None, false)?,
+    };
+    Ok((out, weights))
 }
 
 /// im2col geometry for a 2-D window.

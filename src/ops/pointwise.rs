@@ -35,7 +35,16 @@ pub(crate) fn float_input(x: &Tensor) -> Tensor {
 }
 
 /// `fmap!(x, |v: T| body)`: map a float kernel over `x` (ints computed in float32).
+/// `fmap!(x, gpu Op, |v: T| body)`: the same, run by the GPU's unary shader `Op` when `x` is a
+/// float32 GPU tensor.
 macro_rules! fmap {
+    ($x:expr, gpu $g:ident, |$v:ident : $T:ident| $body:expr) => {{
+        let xf = $crate::ops::pointwise::float_input($x);
+        match $crate::ops::gpu::unary($crate::backend::wgpu::UnaryOp::$g, &xf)? {
+            Some(out) => out,
+            None => fmap!(&xf, |$v: $T| $body),
+        }
+    }};
     ($x:expr, |$v:ident : $T:ident| $body:expr) => {{
         let x = $crate::ops::pointwise::float_input($x);
         match x.dtype() {
@@ -87,43 +96,43 @@ const LN_2: f64 = std::f64::consts::LN_2;
 const LN_10: f64 = std::f64::consts::LN_10;
 
 pub fn exp2(x: &Tensor) -> Result<Tensor> {
-    let out = fmap!(x, |v: T| v.exp2());
+    let out = fmap!(x, gpu Exp2, |v: T| v.exp2());
     unary_node(x, out, "Exp2Backward0", Save::Result, |g, r| {
         mul(g, &muls(r, LN_2)?)
     })
 }
 pub fn expm1(x: &Tensor) -> Result<Tensor> {
-    let out = fmap!(x, |v: T| v.exp_m1());
+    let out = fmap!(x, gpu Expm1, |v: T| v.exp_m1());
     unary_node(x, out, "Expm1Backward0", Save::Result, |g, r| {
         mul(g, &arith::adds(r, 1.0)?)
     })
 }
 pub fn log2(x: &Tensor) -> Result<Tensor> {
-    let out = fmap!(x, |v: T| v.log2());
+    let out = fmap!(x, gpu Log2, |v: T| v.log2());
     unary_node(x, out, "Log2Backward0", Save::Input, |g, x| {
         div(g, &muls(x, LN_2)?)
     })
 }
 pub fn log10(x: &Tensor) -> Result<Tensor> {
-    let out = fmap!(x, |v: T| v.log10());
+    let out = fmap!(x, gpu Log10, |v: T| v.log10());
     unary_node(x, out, "Log10Backward0", Save::Input, |g, x| {
         div(g, &muls(x, LN_10)?)
     })
 }
 pub fn log1p(x: &Tensor) -> Result<Tensor> {
-    let out = fmap!(x, |v: T| v.ln_1p());
+    let out = fmap!(x, gpu Log1p, |v: T| v.ln_1p());
     unary_node(x, out, "Log1PBackward0", Save::Input, |g, x| {
         div(g, &arith::adds(x, 1.0)?)
     })
 }
 pub fn rsqrt(x: &Tensor) -> Result<Tensor> {
-    let out = fmap!(x, |v: T| 1.0 / v.sqrt());
+    let out = fmap!(x, gpu Rsqrt, |v: T| 1.0 / v.sqrt());
     unary_node(x, out, "RsqrtBackward0", Save::Result, |g, r| {
         mul(&muls(g, -0.5)?, &arith::pows(r, 3.0)?)
     })
 }
 pub fn tan(x: &Tensor) -> Result<Tensor> {
-    let out = fmap!(x, |v: T| v.tan());
+    let out = fmap!(x, gpu Tan, |v: T| v.tan());
     unary_node(x, out, "TanBackward0", Save::Result, |g, r| {
         mul(g, &arith::adds(&mul(r, r)?, 1.0)?)
     })
@@ -133,31 +142,31 @@ fn one_minus_sq(x: &Tensor) -> Result<Tensor> {
     rsubs(1.0, &mul(x, x)?)
 }
 pub fn asin(x: &Tensor) -> Result<Tensor> {
-    let out = fmap!(x, |v: T| v.asin());
+    let out = fmap!(x, gpu Asin, |v: T| v.asin());
     unary_node(x, out, "AsinBackward0", Save::Input, |g, x| {
         mul(g, &rsqrt(&one_minus_sq(x)?)?)
     })
 }
 pub fn acos(x: &Tensor) -> Result<Tensor> {
-    let out = fmap!(x, |v: T| v.acos());
+    let out = fmap!(x, gpu Acos, |v: T| v.acos());
     unary_node(x, out, "AcosBackward0", Save::Input, |g, x| {
         mul(&neg(g)?, &rsqrt(&one_minus_sq(x)?)?)
     })
 }
 pub fn atan(x: &Tensor) -> Result<Tensor> {
-    let out = fmap!(x, |v: T| v.atan());
+    let out = fmap!(x, gpu Atan, |v: T| v.atan());
     unary_node(x, out, "AtanBackward0", Save::Input, |g, x| {
         div(g, &arith::adds(&mul(x, x)?, 1.0)?)
     })
 }
 pub fn sinh(x: &Tensor) -> Result<Tensor> {
-    let out = fmap!(x, |v: T| v.sinh());
+    let out = fmap!(x, gpu Sinh, |v: T| v.sinh());
     unary_node(x, out, "SinhBackward0", Save::Input, |g, x| {
         mul(g, &cosh(x)?)
     })
 }
 pub fn cosh(x: &Tensor) -> Result<Tensor> {
-    let out = fmap!(x, |v: T| v.cosh());
+    let out = fmap!(x, gpu Cosh, |v: T| v.cosh());
     unary_node(x, out, "CoshBackward0", Save::Input, |g, x| {
         mul(g, &sinh(x)?)
     })
@@ -184,6 +193,8 @@ pub fn square(x: &Tensor) -> Result<Tensor> {
     )
 }
 
+use crate::backend::wgpu::UnaryOp as G;
+
 // ---- rounding: zero gradients (frac passes the gradient through) ---------------------------
 
 /// `kernel`: PyTorch's kernel name, for the error on bool inputs (integers are kept as they are).
@@ -191,11 +202,15 @@ fn rounding(
     x: &Tensor,
     name: &'static str,
     kernel: &str,
+    gpu_op: crate::backend::wgpu::UnaryOp,
     f32f: fn(f32) -> f32,
     f64f: fn(f64) -> f64,
 ) -> Result<Tensor> {
     let out = match x.dtype() {
-        DType::F32 => map::<f32, f32>(x, f32f),
+        DType::F32 => match crate::ops::gpu::unary(gpu_op, x)? {
+            Some(out) => out,
+            None => map::<f32, f32>(x, f32f),
+        },
         DType::F64 => map::<f64, f64>(x, f64f),
         DType::I64 => contiguous_clone(x),
         DType::Bool => return Err(crate::dtype::unsupported(kernel, DType::Bool)),
@@ -203,13 +218,34 @@ fn rounding(
     unary_node(x, out, name, Save::Nothing, |g, _| Ok(zeros_like(g)))
 }
 pub fn floor(x: &Tensor) -> Result<Tensor> {
-    rounding(x, "FloorBackward0", "floor_vml_cpu", f32::floor, f64::floor)
+    rounding(
+        x,
+        "FloorBackward0",
+        "floor_vml_cpu",
+        G::Floor,
+        f32::floor,
+        f64::floor,
+    )
 }
 pub fn ceil(x: &Tensor) -> Result<Tensor> {
-    rounding(x, "CeilBackward0", "ceil_vml_cpu", f32::ceil, f64::ceil)
+    rounding(
+        x,
+        "CeilBackward0",
+        "ceil_vml_cpu",
+        G::Ceil,
+        f32::ceil,
+        f64::ceil,
+    )
 }
 pub fn trunc(x: &Tensor) -> Result<Tensor> {
-    rounding(x, "TruncBackward0", "trunc_vml_cpu", f32::trunc, f64::trunc)
+    rounding(
+        x,
+        "TruncBackward0",
+        "trunc_vml_cpu",
+        G::Trunc,
+        f32::trunc,
+        f64::trunc,
+    )
 }
 /// Round half to even, optionally at `decimals` digits (negative: left of the point).
 /// `decimals` given (even 0) is PyTorch's `round.decimals` overload: RoundBackward1, floats only.
@@ -229,6 +265,7 @@ pub fn round(x: &Tensor, decimals: Option<i64>) -> Result<Tensor> {
             x,
             name,
             "round_vml_cpu",
+            G::Round,
             f32::round_ties_even,
             f64::round_ties_even,
         );
@@ -247,7 +284,7 @@ pub fn frac(x: &Tensor) -> Result<Tensor> {
     if !x.dtype().is_floating_point() {
         return Err(crate::dtype::unsupported("frac_cpu", x.dtype()));
     }
-    let out = fmap!(x, |v: T| v - v.trunc());
+    let out = fmap!(x, gpu Frac, |v: T| v - v.trunc());
     unary_node(x, out, "FracBackward0", Save::Nothing, |g, _| Ok(g.clone()))
 }
 

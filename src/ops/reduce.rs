@@ -265,50 +265,54 @@ pub fn prod(x: &Tensor, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
             // The derivative of a one-element product is the constant 1 (PyTorch).
             return Ok(vec![Some(g.clone())]);
         }
-        let g = restore_dims(g, &rd, keep_out)?;
-        let out = restore_dims(out, &rd, keep_out)?;
-        let has_zero = x.to_f64_vec().contains(&0.0);
-        let gi = if !has_zero {
-            div(&mul(&g, &out)?, x)?
-        } else {
-            // Product of the other elements of each row, computed directly (zeros present).
-            let others = prod_of_others(x, &rd)?;
-            mul(&g, &others)?
+        let zeros = x.to_f64_vec().iter().filter(|&&v| v == 0.0).count();
+        if zeros == 0 {
+            let g = restore_dims(g, &rd, keep_out)?;
+            let out = restore_dims(out, &rd, keep_out)?;
+            return Ok(vec![Some(mul(&g, &div(&out, x)?)?)]);
+        }
+        let gi = match dim {
+            // PyTorch's prod_backward over everything: several zeros make every partial
+            // product zero, but only a first derivative may take that shortcut.
+            None if zeros > 1 && !crate::autograd::is_grad_enabled() => {
+                crate::ops::creation::zeros_like(x)
+            }
+            None => {
+                let flat = reshape(x, &[-1])?;
+                let gi = prod_safe_zeros_backward(g, &flat, 0)?;
+                reshape(&gi, &sizes_i64(&x.shape()))?
+            }
+            Some(_) => {
+                let g = restore_dims(g, &rd, keep_out)?;
+                prod_safe_zeros_backward(&g, x, rd[0])?
+            }
         };
         Ok(vec![Some(gi)])
     }))
 }
 
-/// For each element, the product of the other elements of its reduction row.
-fn prod_of_others(x: &Tensor, dims: &[usize]) -> Result<Tensor> {
+/// PyTorch's `prod_safe_zeros_backward`: the product of the other elements of each row along
+/// `dim`, as exclusive cumulative products from the front and from the back. Exact with zeros
+/// in the input and written in tensor ops, so it is itself differentiable.
+fn prod_safe_zeros_backward(g: &Tensor, x: &Tensor, dim: usize) -> Result<Tensor> {
     let shape = x.shape();
-    let nd = shape.len();
-    let kept: Vec<usize> = (0..nd).filter(|d| !dims.contains(d)).collect();
-    let order: Vec<i64> = kept.iter().chain(dims.iter()).map(|&d| d as i64).collect();
-    let p = contiguous_clone(&crate::ops::movement::permute(&x.detach(), &order)?);
-    let run: usize = dims.iter().map(|&d| shape[d]).product();
-    let v = p.to_f64_vec();
-    let mut out = vec![0f64; v.len()];
-    if run > 0 {
-        for (row, o) in v.chunks(run).zip(out.chunks_mut(run)) {
-            for (i, slot) in o.iter_mut().enumerate() {
-                *slot = row
-                    .iter()
-                    .enumerate()
-                    .filter(|&(j, _)| j != i)
-                    .map(|(_, &e)| e)
-                    .product();
-            }
-        }
+    if x.numel() == 0 {
+        return expand(g, &sizes_i64(&shape));
     }
-    let t = cast_data(&Tensor::from_vec_on(out, &p.shape(), x.device()), x.dtype());
-    let mut inverse = vec![0i64; nd];
-    for (i, &d) in order.iter().enumerate() {
-        inverse[d as usize] = i as i64;
+    let n = shape[dim] as i64;
+    if n == 1 {
+        return Ok(g.clone());
     }
-    Ok(contiguous_clone(&crate::ops::movement::permute(
-        &t, &inverse,
-    )?))
+    let d = dim as i64;
+    let mut ones_shape = shape.clone();
+    ones_shape[dim] = 1;
+    let ones = Tensor::full_on(&ones_shape, Scalar::Int(1), x.dtype(), x.device());
+    let slice = |start| crate::ops::slicing::narrow(x, d, start, n - 1);
+    let normal = cumprod(&crate::ops::shape::cat(&[ones.clone(), slice(0)?], d)?, d)?;
+    let reversed = crate::ops::shape::flip(&slice(1)?, &[d])?;
+    let reverse = cumprod(&crate::ops::shape::cat(&[ones, reversed], d)?, d)?;
+    let reverse = crate::ops::shape::flip(&reverse, &[d])?;
+    mul(g, &mul(&normal, &reverse)?)
 }
 
 /// Index of the max (`max`) or min along a row; NaN wins, the first occurrence wins ties.
@@ -329,6 +333,15 @@ fn arg_extreme<T: Element>(r: &[T], max: bool) -> i64 {
 }
 
 fn extreme_values(x: &Tensor, dims: &[usize], keepdim: bool, max: bool) -> Tensor {
+    let op = if max {
+        crate::backend::wgpu::ReduceOp::Max
+    } else {
+        crate::backend::wgpu::ReduceOp::Min
+    };
+    let shape = reduced_shape(&x.shape(), dims, keepdim);
+    if let Ok(Some(out)) = crate::ops::gpu::reduce(op, x, dims, &shape) {
+        return out;
+    }
     crate::dispatch!(x.dtype(), T => rows::<T, T>(x, dims, keepdim, move |r| r[arg_extreme(r, max) as usize]))
 }
 
@@ -367,11 +380,12 @@ fn evenly_distributed(
         let g = restore_dims(g, &dims, keepdim)?;
         if whole {
             // PyTorch's evenly_distribute_backward: a NaN result shares among the NaNs.
-            let mask = if out.to_f64_vec().first().is_some_and(|v| v.is_nan()) {
-                cmp(CmpOp::Ne, x, x)?
-            } else {
-                cmp(CmpOp::Eq, x, &out)?
-            };
+            // Chosen elementwise (not by reading the result back), so a GPU graph stays there.
+            let mask = crate::ops::binary::where_(
+                &cmp(CmpOp::Ne, &out, &out)?,
+                Operand::Tensor(cmp(CmpOp::Ne, x, x)?),
+                Operand::Tensor(cmp(CmpOp::Eq, x, &out)?),
+            )?;
             let count = sum(&mask, Some(&dl), true)?;
             return Ok(vec![Some(keep(&mask, &div(&g, &count)?)?)]);
         }
@@ -522,23 +536,42 @@ pub fn var(
     }
     let name = if std { "StdBackward0" } else { "VarBackward0" };
     let n: usize = rd.iter().map(|&d| x.shape()[d]).product();
-    let denom = n as f64 - correction;
+    let dof = n as f64 - correction;
+    // PyTorch's var_backward treats "no dim" (and a 0-dim input) separately.
+    let whole = dims.is_none() || x.dim() == 0;
     let saved = vec![SavedTensor::input(x), SavedTensor::output(&out, 0)];
     Ok(record_formula(out, &[x], name, saved, move |g, s| {
         let (x, out) = (&s[0], &s[1]);
-        let dl = sizes_i64(&rd);
-        let centered = arith::sub(x, &mean(x, Some(&dl), true)?)?;
-        let g = restore_dims(g, &rd, keepdim)?;
-        let gi = if std {
-            // d std = (x - mean) / ((N - c) std), zero where std == 0.
-            let out = restore_dims(out, &rd, keepdim)?;
-            let scaled = arith::zero_where(
-                &arith::cmps(CmpOp::Eq, &out, 0.0)?,
-                &div(&g, &muls(&out, denom)?)?,
-            )?;
-            mul(&scaled, &centered)?
+        let g = if std {
+            // std_backward: var's gradient scaled by 1 / (2 std), zero where std == 0.
+            let scaled = div(g, &muls(out, 2.0)?)?;
+            arith::zero_where(&arith::cmps(CmpOp::Eq, out, 0.0)?, &scaled)?
         } else {
-            mul(&muls(&g, 2.0 / denom)?, &centered)?
+            g.clone()
+        };
+        let gi = if whole && dof <= 0.0 {
+            // 2 / dof is infinite: PyTorch's gradient is nan where x equals its mean and inf
+            // elsewhere, a constant, so under create_graph it depends on the gradient alone.
+            let c = {
+                let _no_grad = crate::autograd::GradModeGuard::new(false);
+                let at_mean = cmp(CmpOp::Eq, x, &mean(x, None, false)?)?;
+                let dt = x.dtype();
+                crate::ops::binary::where_(
+                    &at_mean,
+                    Operand::Tensor(Tensor::scalar(Scalar::Float(f64::NAN), dt)),
+                    Operand::Tensor(Tensor::scalar(Scalar::Float(f64::INFINITY), dt)),
+                )?
+            };
+            mul(&g, &c)?
+        } else {
+            let g = if whole {
+                g
+            } else {
+                restore_dims(&g, &rd, keepdim)?
+            };
+            let dl = sizes_i64(&rd);
+            let centered = arith::sub(x, &mean(x, Some(&dl), true)?)?;
+            mul(&muls(&g, 2.0 / dof)?, &centered)?
         };
         Ok(vec![Some(gi)])
     }))
@@ -585,23 +618,35 @@ pub fn norm(x: &Tensor, p: f64, dims: Option<&[i64]>, keepdim: bool) -> Result<T
             let (x, out) = (&s[0], &s[1]);
             let g = restore_dims(g, &rd, keepdim)?;
             let out = restore_dims(out, &rd, keepdim)?;
-            let sgn = arith::un(crate::ops::unary::UnaryOp::Sign, x)?;
+            // PyTorch's norm_backward, formula for formula: where it masks a quotient (zero
+            // norm), the double backward through the mask's other side is nan, as in PyTorch.
+            use crate::ops::unary::UnaryOp::{Abs, Sign};
+            let sgn = arith::un(Sign, x)?;
+            let zero_norm = || arith::cmps(CmpOp::Eq, &out, 0.0);
             let gi = if p == 1.0 {
                 mul(&sgn, &g)?
-            } else if p.is_infinite() {
-                let absx = arith::un(crate::ops::unary::UnaryOp::Abs, x)?;
-                let mask = cmp(CmpOp::Eq, &absx, &out)?;
-                let dl = sizes_i64(&rd);
-                let count = sum(&mask, Some(&dl), true)?;
-                keep(&mask, &mul(&sgn, &div(&g, &count)?)?)?
             } else if p == 2.0 {
-                let zero = arith::cmps(CmpOp::Eq, &out, 0.0)?;
-                mul(x, &arith::zero_where(&zero, &div(&g, &out)?)?)?
+                mul(&g, &arith::zero_where(&zero_norm()?, &div(x, &out)?)?)?
+            } else if p.is_infinite() {
+                let absx = arith::un(Abs, x)?;
+                let isnan = cmp(CmpOp::Ne, &absx, &absx)?;
+                let mask =
+                    crate::ops::pointwise::logical(&cmp(CmpOp::Eq, &absx, &out)?, &isnan, "or")?;
+                let count = sum(&mask, Some(&sizes_i64(&rd)), true)?;
+                mul(&sgn, &mul(&div(&g, &count)?, &mask)?)?
+            } else if p < 1.0 {
+                let x_zero = arith::cmps(CmpOp::Eq, x, 0.0)?;
+                let pw = arith::zero_where(&x_zero, &arith::pows(&arith::un(Abs, x)?, p - 1.0)?)?;
+                let scaled = mul(&sgn, &pw)?;
+                mul(&mul(&scaled, &g)?, &arith::pows(&out, 1.0 - p)?)?
             } else {
-                let zero = arith::cmps(CmpOp::Eq, &out, 0.0)?;
-                let absx = arith::un(crate::ops::unary::UnaryOp::Abs, x)?;
-                let scale = arith::zero_where(&zero, &div(&g, &arith::pows(&out, p - 1.0)?)?)?;
-                mul(&mul(x, &arith::pows(&absx, p - 2.0)?)?, &scale)?
+                let scaled = if p < 2.0 {
+                    mul(&sgn, &arith::pows(&arith::un(Abs, x)?, p - 1.0)?)?
+                } else {
+                    mul(x, &arith::pows(&arith::un(Abs, x)?, p - 2.0)?)?
+                };
+                let scale = div(&g, &arith::pows(&out, p - 1.0)?)?;
+                mul(&scaled, &arith::zero_where(&zero_norm()?, &scale)?)?
             };
             Ok(vec![Some(gi)])
         },
@@ -707,6 +752,37 @@ fn reverse_cumsum(g: &Tensor, d: usize) -> Result<Tensor> {
     crate::ops::shape::flip(&cumsum(&f, d as i64)?, &[d as i64])
 }
 
+/// The gradient of cumprod along `d` with zeros in `x`, in tensor ops (PyTorch's O(n²) path
+/// under grad mode): grad_k = sum_{j >= k} g_j * prod_{i <= j, i != k} x_i, the omitted
+/// products built from a prod of x[..k] and a cumprod of x[k+1..].
+fn cumprod_backward_differentiable(g: &Tensor, x: &Tensor, d: usize) -> Result<Tensor> {
+    use crate::ops::slicing::slice;
+    let n = x.shape()[d] as i64;
+    let di = d as i64;
+    let mut ones_shape = x.shape();
+    ones_shape[d] = 1;
+    let ones = Tensor::full_on(&ones_shape, Scalar::Int(1), g.dtype(), g.device());
+    let mut parts = Vec::with_capacity(n as usize);
+    for k in 0..n {
+        let omitted = if k == 0 {
+            let from = cumprod(&slice(x, di, Some(1), None, 1)?, di)?;
+            crate::ops::shape::cat(&[ones.clone(), from], di)?
+        } else {
+            let until = prod(&slice(x, di, Some(0), Some(k), 1)?, Some(di), true)?;
+            if k == n - 1 {
+                until
+            } else {
+                let from = cumprod(&slice(x, di, Some(k + 1), None, 1)?, di)?;
+                let rest = mul(&expand(&until, &sizes_i64(&from.shape()))?, &from)?;
+                crate::ops::shape::cat(&[until, rest], di)?
+            }
+        };
+        let gk = mul(&slice(g, di, Some(k), None, 1)?, &omitted)?;
+        parts.push(sum(&gk, Some(&[di]), false)?);
+    }
+    crate::ops::shape::stack(&parts, di)
+}
+
 /// `x.cumprod(dim)`: CumprodBackward0.
 pub fn cumprod(x: &Tensor, dim: i64) -> Result<Tensor> {
     let d = wrap_dim(dim, x.dim())?;
@@ -743,13 +819,17 @@ pub fn cumprod(x: &Tensor, dim: i64) -> Result<Tensor> {
         saved,
         move |g, s| {
             let (x, out) = (&s[0], &s[1]);
-            if x.dim() == 0 {
+            // As PyTorch's cumprod_backward: the gradient itself when nothing is multiplied.
+            if x.numel() <= 1 || x.shape()[d] == 1 {
                 return Ok(vec![Some(g.clone())]);
             }
             if !x.to_f64_vec().contains(&0.0) {
-                return Ok(vec![Some(div(&reverse_cumsum(&mul(g, out)?, d)?, x)?)]);
+                return Ok(vec![Some(div(&reverse_cumsum(&mul(out, g)?, d)?, x)?)]);
             }
-            // Zeros present: grad_i = sum_{j >= i} g_j * prod_{k <= j, k != i} x_k, per line.
+            if crate::autograd::is_grad_enabled() {
+                return Ok(vec![Some(cumprod_backward_differentiable(g, x, d)?)]);
+            }
+            // Zeros present, first derivative only (no graph needed): the same sum, per line.
             let xs = contiguous_clone(&crate::ops::movement::transpose(&x.detach(), d as i64, -1)?);
             let gs = contiguous_clone(&crate::ops::movement::transpose(&g.detach(), d as i64, -1)?);
             let n = xs.shape().last().copied().unwrap_or(1);

@@ -200,7 +200,7 @@ pub(crate) fn map<T: Element, U: Element>(t: &Tensor, f: impl Fn(T) -> U + Sync 
     Tensor::from_vec_on(v, &d.layout.shape, d.device())
 }
 
-/// The GPU shader's op for `op` (sign has none).
+/// The GPU shader's op for `op`.
 fn gpu_op(op: UnaryOp) -> Option<crate::backend::wgpu::UnaryOp> {
     use crate::backend::wgpu::UnaryOp as G;
     Some(match op {
@@ -215,7 +215,7 @@ fn gpu_op(op: UnaryOp) -> Option<crate::backend::wgpu::UnaryOp> {
         UnaryOp::Sqrt => G::Sqrt,
         UnaryOp::Abs => G::Abs,
         UnaryOp::Reciprocal => G::Reciprocal,
-        UnaryOp::Sign => return None,
+        UnaryOp::Sign => G::Sign,
     })
 }
 

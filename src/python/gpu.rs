@@ -1,5 +1,4 @@
-//! `gradrs.gpu` / `gradrs.cuda`: the wgpu context's queries. Tensors do not use the GPU yet;
-//! these report on (and start) the context the GPU tensor path will run on.
+//! `gradrs.gpu` / `gradrs.cuda`: queries on the wgpu context GPU tensors run on (and start it).
 
 use crate::backend::wgpu as gpu;
 use pyo3::prelude::*;
@@ -36,6 +35,12 @@ fn _gpu_memory_reserved() -> u64 {
     gpu::memory_reserved()
 }
 
+/// `(downloads, uploads)` of GPU storages' host copies (see `transfer_counts`).
+#[pyfunction]
+fn _gpu_transfer_counts() -> (u64, u64) {
+    crate::tensor::device::transfer_counts()
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_gpu_is_available, m)?)?;
     m.add_function(wrap_pyfunction!(_gpu_device_name, m)?)?;
@@ -43,5 +48,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_gpu_empty_cache, m)?)?;
     m.add_function(wrap_pyfunction!(_gpu_memory_allocated, m)?)?;
     m.add_function(wrap_pyfunction!(_gpu_memory_reserved, m)?)?;
+    m.add_function(wrap_pyfunction!(_gpu_transfer_counts, m)?)?;
     Ok(())
 }

@@ -7,17 +7,33 @@
 //! - host code reads through `Storage::slice`, which first downloads a stale host copy, and
 //!   writes through `slice_mut`, which marks the buffer stale.
 //!
+//! The buffer holds 32-bit words ([`Words`]): float32, bool as 0.0 / 1.0, int64 as int32.
 //! So every op works on GPU tensors with PyTorch's device semantics: an op with a kernel runs
-//! on the GPU (float32), the rest compute on the synchronized host copy and their results stay
-//! on the GPU. Ops give their result the device of their inputs ([`Device::of`]), refusing a
+//! on the GPU, the rest compute on the synchronized host copy and their results stay on the
+//! GPU. A kernel may also write a buffer in place (`Storage::gpu_written`: the host copy goes
+//! stale). Ops give their result the device of their inputs ([`Device::of`]), refusing a
 //! mix as PyTorch does.
 
-use crate::backend::wgpu::GpuBuffer;
+use crate::backend::wgpu::{GpuBuffer, Words};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
 use parking_lot::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+
+/// Host copies downloaded for host code, and host copies uploaded for a kernel: each is an op
+/// (or a read-back) that left the GPU, so tests and benchmarks can see the GPU path stay on it.
+static DOWNLOADS: AtomicU64 = AtomicU64::new(0);
+static UPLOADS: AtomicU64 = AtomicU64::new(0);
+
+/// `(downloads, uploads)` of storages' copies between host and GPU since the process began.
+pub fn transfer_counts() -> (u64, u64) {
+    (
+        DOWNLOADS.load(Ordering::Relaxed),
+        UPLOADS.load(Ordering::Relaxed),
+    )
+}
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Device {
@@ -100,8 +116,12 @@ impl Mirror {
         })
     }
 
-    /// Makes the host copy current: downloads the buffer into `host` (`len` f32s) if stale.
-    pub fn sync_host(&self, host: *mut u8, len: usize) -> Result<()> {
+    /// Makes the host copy current: downloads the buffer into `host` (`len` elements of
+    /// `dtype`) if stale.
+    ///
+    /// # Safety
+    /// `host` must be valid for writes of `len` elements of `dtype`.
+    pub unsafe fn sync_host(&self, host: *mut u8, len: usize, dtype: DType) -> Result<()> {
         let mut s = self.state.lock();
         if s.host_valid {
             return Ok(());
@@ -110,15 +130,16 @@ impl Mirror {
             .buf
             .clone()
             .ok_or_else(|| Error::Runtime("GPU storage with neither copy current".into()))?;
-        let v = buf.download()?;
+        let v = buf.download_words()?;
+        DOWNLOADS.fetch_add(1, Ordering::Relaxed);
         if v.len() != len {
             return Err(Error::Runtime(format!(
                 "GPU buffer of {} elements for a storage of {len}",
                 v.len()
             )));
         }
-        // SAFETY: `host` holds `len` f32s owned by the storage (the only dtype with buffers).
-        unsafe { std::ptr::copy_nonoverlapping(v.as_ptr(), host as *mut f32, len) };
+        // SAFETY: `host` holds `len` elements of `dtype` owned by the storage.
+        unsafe { Words::decode(dtype, &v, host)? };
         s.host_valid = true;
         Ok(())
     }
@@ -130,14 +151,31 @@ impl Mirror {
         s.host_valid = true;
     }
 
-    /// The buffer, uploaded from the (current) host copy if stale. float32 only: other dtypes
-    /// have no GPU kernels and live in the host copy.
-    pub fn buffer(&self, host: &[f32]) -> Result<Arc<GpuBuffer>> {
+    /// A kernel wrote the buffer in place: the host copy becomes stale.
+    pub fn gpu_written(&self) {
+        let mut s = self.state.lock();
+        if s.buf.is_some() {
+            s.host_valid = false;
+        }
+    }
+
+    /// The buffer, uploaded from the (current) host copy of `len` elements of `dtype` at
+    /// `host` if stale.
+    ///
+    /// # Safety
+    /// `host` must point to `len` valid elements of `dtype`.
+    pub unsafe fn buffer(
+        &self,
+        host: *const u8,
+        len: usize,
+        dtype: DType,
+    ) -> Result<Arc<GpuBuffer>> {
         let mut s = self.state.lock();
         if let Some(b) = &s.buf {
             return Ok(b.clone());
         }
-        let b = Arc::new(GpuBuffer::upload(host)?);
+        let b = Arc::new(GpuBuffer::upload_words(&Words::encode(dtype, host, len)?)?);
+        UPLOADS.fetch_add(1, Ordering::Relaxed);
         s.buf = Some(b.clone());
         Ok(b)
     }

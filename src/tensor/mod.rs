@@ -202,6 +202,12 @@ impl Tensor {
     }
 
     pub fn full_on(shape: &[usize], s: Scalar, dtype: DType, device: Device) -> Tensor {
+        if device.is_gpu() {
+            // Filled by a kernel: nothing to upload.
+            if let Ok(Some(t)) = crate::ops::gpu::full(shape, s, dtype) {
+                return t;
+            }
+        }
         dispatch!(dtype, T => Tensor::from_vec_on(vec![scalar_as::<T>(s); numel(shape)], shape, device))
     }
 

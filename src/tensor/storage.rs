@@ -181,21 +181,30 @@ impl Storage {
         })
     }
 
-    /// A float32 GPU storage whose values are in `buf` (a kernel's output). The host copy is
-    /// allocated but not written until something reads it.
+    /// A float32 GPU storage whose values are in `buf` (a kernel's output).
     pub fn from_gpu_buffer(buf: crate::backend::wgpu::GpuBuffer) -> Arc<Storage> {
+        Storage::from_gpu_words(buf, DType::F32)
+    }
+
+    /// A GPU storage of `dtype` whose values are in `buf`, encoded as
+    /// [`crate::backend::wgpu::Words`]. The host copy is allocated but not written until
+    /// something reads it.
+    pub fn from_gpu_words(buf: crate::backend::wgpu::GpuBuffer, dtype: DType) -> Arc<Storage> {
+        fn host<T: Element>(len: usize) -> (*mut u8, Owner) {
+            let mut v = super::pool::alloc::<T>(len);
+            // SAFETY: capacity >= len; the elements are written by `Mirror::sync_host` (a
+            // full download) before any read, as the mirror starts with the host copy stale.
+            unsafe { v.set_len(len) };
+            (v.as_mut_ptr() as *mut u8, T::into_owner(v))
+        }
         let len = buf.len();
-        let mut v = super::pool::alloc::<f32>(len);
-        // SAFETY: capacity >= len; the elements are written by `Mirror::sync_host` (a full
-        // download) before any read, as the mirror starts with the host copy stale.
-        unsafe { v.set_len(len) };
-        let ptr = v.as_mut_ptr() as *mut u8;
+        let (ptr, owner) = crate::dispatch!(dtype, T => host::<T>(len));
         Arc::new(Storage {
             ptr,
             len,
-            dtype: DType::F32,
+            dtype,
             version: AtomicU64::new(0),
-            _owner: Owner::F32(v),
+            _owner: owner,
             gpu: Some(Mirror::from_buffer(buf)),
         })
     }
@@ -259,23 +268,32 @@ impl Storage {
     /// Makes the host copy current (a no-op on the CPU); see Note [Devices].
     pub fn sync_host(&self) -> crate::error::Result<()> {
         match &self.gpu {
-            Some(m) => m.sync_host(self.ptr, self.len),
+            // SAFETY: ptr/len describe the live host copy of `dtype`.
+            Some(m) => unsafe { m.sync_host(self.ptr, self.len, self.dtype) },
             None => Ok(()),
         }
     }
 
-    /// The GPU buffer of a float32 GPU storage, uploading the host copy if it is newer.
+    /// The GPU buffer of a GPU storage, uploading the host copy if it is newer.
     pub fn gpu_buffer(&self) -> crate::error::Result<Arc<crate::backend::wgpu::GpuBuffer>> {
         match &self.gpu {
             Some(m) => {
-                if m.has_buffer() {
-                    return m.buffer(&[]);
+                if !m.has_buffer() {
+                    self.host_read();
                 }
-                m.buffer(self.slice::<f32>())
+                // SAFETY: ptr/len describe the live host copy of `dtype` (current when read).
+                unsafe { m.buffer(self.ptr, self.len, self.dtype) }
             }
             None => Err(crate::error::Error::Runtime(
                 "gpu_buffer() of a CPU storage".into(),
             )),
+        }
+    }
+
+    /// A kernel wrote the GPU buffer in place (its host copy becomes stale).
+    pub fn gpu_written(&self) {
+        if let Some(m) = &self.gpu {
+            m.gpu_written();
         }
     }
 
@@ -287,7 +305,8 @@ impl Storage {
     fn host_read(&self) {
         if let Some(m) = &self.gpu {
             // A failed download (device lost) cannot be returned from a slice accessor.
-            if let Err(e) = m.sync_host(self.ptr, self.len) {
+            // SAFETY: ptr/len describe the live host copy of `dtype`.
+            if let Err(e) = unsafe { m.sync_host(self.ptr, self.len, self.dtype) } {
                 panic!("{e}");
             }
         }

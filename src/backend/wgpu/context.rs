@@ -34,6 +34,9 @@ pub enum Kernel {
     Binary,
     Reduce,
     Matmul,
+    Copy,
+    Where,
+    Softmax,
 }
 
 /// Element types a pipeline is compiled for (float32 only so far).
@@ -57,6 +60,9 @@ impl Kernel {
             Kernel::Binary => include_str!("shaders/binary.wgsl"),
             Kernel::Reduce => include_str!("shaders/reduce.wgsl"),
             Kernel::Matmul => include_str!("shaders/matmul.wgsl"),
+            Kernel::Copy => include_str!("shaders/copy.wgsl"),
+            Kernel::Where => include_str!("shaders/where.wgsl"),
+            Kernel::Softmax => include_str!("shaders/softmax.wgsl"),
         }
     }
 
@@ -66,12 +72,15 @@ impl Kernel {
             Kernel::Binary => "binary",
             Kernel::Reduce => "reduce",
             Kernel::Matmul => "matmul",
+            Kernel::Copy => "copy",
+            Kernel::Where => "where",
+            Kernel::Softmax => "softmax",
         }
     }
 
     /// Whether the shader selects its op through an `OP` override constant.
     pub fn has_op(self) -> bool {
-        !matches!(self, Kernel::Matmul)
+        !matches!(self, Kernel::Matmul | Kernel::Where)
     }
 }
 

@@ -1,13 +1,15 @@
 //! The GPU backend: WGSL compute shaders through wgpu (Vulkan, Metal, DX12).
 //!
-//! Standalone so far (tensors do not use it yet): a lazily created global context
+//! Tensors call it through `ops/gpu.rs` (Note [Devices]): a lazily created global context
 //! (`context.rs`), one shader per kernel family (`shaders/`), compiled once into a pipeline
 //! cache keyed by (kernel, op, dtype), buffers from a size-class pool (`pool.rs`), and
 //! dispatches recorded into one command encoder that is submitted only on a read-back,
 //! [`synchronize`], or after [`context::BATCH_LIMIT`] dispatches. Every wgpu failure comes back
 //! as a crate [`Error`]; none panics.
 //!
-//! float32 only: other dtypes are refused by [`check_dtype`] with the reason.
+//! Buffers hold 32-bit words: float32 as is, bool as float32 0.0 / 1.0 (so a mask is also a
+//! float32 tensor of ones and zeros) and int64 narrowed to int32 (see [`Words`]); float64 is
+//! refused by [`check_dtype`] with the reason.
 
 pub mod context;
 mod pool;
@@ -23,11 +25,14 @@ pub use context::{DISABLE_VAR, NO_ADAPTER};
 pub use pool::size_class;
 
 /// Every shader, by file name, for validation without a GPU.
-pub const SHADERS: [(&str, &str); 4] = [
+pub const SHADERS: [(&str, &str); 7] = [
     ("unary.wgsl", include_str!("shaders/unary.wgsl")),
     ("binary.wgsl", include_str!("shaders/binary.wgsl")),
     ("reduce.wgsl", include_str!("shaders/reduce.wgsl")),
     ("matmul.wgsl", include_str!("shaders/matmul.wgsl")),
+    ("copy.wgsl", include_str!("shaders/copy.wgsl")),
+    ("where.wgsl", include_str!("shaders/where.wgsl")),
+    ("softmax.wgsl", include_str!("shaders/softmax.wgsl")),
 ];
 
 /// Whether a wgpu adapter exists and a device opened on it (creates the context).
@@ -97,7 +102,8 @@ pub fn narrow_i64(values: &[i64]) -> Result<Vec<i32>> {
         .collect()
 }
 
-/// A float32 array in GPU memory. Dropping it returns its buffer to the pool.
+/// An array of 32-bit words in GPU memory (float32 values, or the encodings of [`Words`]).
+/// Dropping it returns its buffer to the pool.
 pub struct GpuBuffer {
     buf: Option<::wgpu::Buffer>,
     /// The pool's size class; 0 for a constant (not pooled, not counted as allocated).
@@ -141,6 +147,11 @@ impl GpuBuffer {
 
     /// Copies `data` to the GPU (recorded, not submitted).
     pub fn upload(data: &[f32]) -> Result<GpuBuffer> {
+        GpuBuffer::upload_words(bytemuck::cast_slice(data))
+    }
+
+    /// Copies 32-bit words to the GPU (recorded, not submitted).
+    pub fn upload_words(data: &[u32]) -> Result<GpuBuffer> {
         guarded(|| {
             let out = GpuBuffer::alloc(gpu()?, data.len())?;
             out.gpu.write(out.raw(), bytemuck::cast_slice(data))?;
@@ -177,10 +188,20 @@ impl GpuBuffer {
 
     /// Copies the values back, submitting and waiting for everything recorded before.
     pub fn download(&self) -> Result<Vec<f32>> {
+        Ok(bytemuck::cast_vec(self.download_words()?))
+    }
+
+    /// The words, as [`GpuBuffer::download`].
+    pub fn download_words(&self) -> Result<Vec<u32>> {
         guarded(|| {
             let bytes = self.gpu.read(self.raw(), self.len as u64 * 4)?;
             Ok(bytemuck::pod_collect_to_vec(&bytes))
         })
+    }
+
+    /// An uninitialized buffer of `len` words on the context `self` lives in.
+    pub fn alloc_like(&self, len: usize) -> Result<GpuBuffer> {
+        guarded(|| GpuBuffer::alloc(self.gpu, len))
     }
 
     pub fn len(&self) -> usize {
@@ -222,10 +243,18 @@ pub enum UnaryOp {
     Expm1 = 19,
     Log2 = 20,
     Exp2 = 21,
+    Sign = 22,
+    Asin = 23,
+    Acos = 24,
+    Atan = 25,
+    Sinh = 26,
+    Cosh = 27,
+    Log10 = 28,
+    Frac = 29,
 }
 
 impl UnaryOp {
-    pub const ALL: [UnaryOp; 22] = [
+    pub const ALL: [UnaryOp; 30] = [
         UnaryOp::Neg,
         UnaryOp::Exp,
         UnaryOp::Log,
@@ -248,6 +277,14 @@ impl UnaryOp {
         UnaryOp::Expm1,
         UnaryOp::Log2,
         UnaryOp::Exp2,
+        UnaryOp::Sign,
+        UnaryOp::Asin,
+        UnaryOp::Acos,
+        UnaryOp::Atan,
+        UnaryOp::Sinh,
+        UnaryOp::Cosh,
+        UnaryOp::Log10,
+        UnaryOp::Frac,
     ];
 }
 
@@ -510,6 +547,42 @@ pub fn reduce(
     })
 }
 
+/// Softmax (or log-softmax when `log`) along the middle dim of a contiguous
+/// `[outer, red, inner]` block starting at `offset`; the output is contiguous, same shape.
+pub fn softmax(
+    log: bool,
+    x: &GpuBuffer,
+    offset: usize,
+    outer: usize,
+    red: usize,
+    inner: usize,
+) -> Result<GpuBuffer> {
+    guarded(|| {
+        let total = outer * red * inner;
+        if offset + total > x.len {
+            return Err(Error::Runtime(
+                "GPU softmax: the block reads past its buffer".into(),
+            ));
+        }
+        let g = x.gpu;
+        let out = GpuBuffer::alloc(g, total)?;
+        if total == 0 {
+            return Ok(out);
+        }
+        let params = [
+            len_u32(outer, "dim")?,
+            len_u32(red, "dim")?,
+            len_u32(inner, "dim")?,
+            len_u32(offset, "offset")?,
+        ];
+        len_u32(offset + total, "length")?;
+        let pipeline = g.pipeline(key(Kernel::Softmax, u32::from(log)))?;
+        let groups = g.grid((outer * inner) as u64)?;
+        g.dispatch(&pipeline, &[x.raw(), out.raw()], words(&params), groups)?;
+        Ok(out)
+    })
+}
+
 /// A strided batch of matrices: element (b, i, j) is at `offset + b*bs + i*rs + j*cs`.
 #[derive(Clone, Copy, Debug)]
 pub struct MatView {
@@ -605,6 +678,246 @@ pub fn matmul(
             )?;
             base += nz;
         }
+        Ok(out)
+    })
+}
+
+/// How a dtype is held in GPU words, and the conversions at upload and download.
+pub enum Words {}
+
+impl Words {
+    const ONE: u32 = 0x3f80_0000; // 1.0f32
+
+    /// The words of `n` elements of `dtype` at `host` (float64 is refused).
+    ///
+    /// # Safety
+    /// `host` must point to `n` valid elements of `dtype`.
+    pub unsafe fn encode(dtype: DType, host: *const u8, n: usize) -> Result<Vec<u32>> {
+        Ok(match dtype {
+            DType::F32 => std::slice::from_raw_parts(host as *const u32, n).to_vec(),
+            DType::Bool => std::slice::from_raw_parts(host as *const bool, n)
+                .iter()
+                .map(|&b| if b { Words::ONE } else { 0 })
+                .collect(),
+            DType::I64 => narrow_i64(std::slice::from_raw_parts(host as *const i64, n))?
+                .into_iter()
+                .map(|v| v as u32)
+                .collect(),
+            DType::F64 => return check_dtype(dtype).map(|_| Vec::new()),
+        })
+    }
+
+    /// Writes `words` back as elements of `dtype` at `host`.
+    ///
+    /// # Safety
+    /// `host` must be valid for `words.len()` writes of `dtype`.
+    pub unsafe fn decode(dtype: DType, words: &[u32], host: *mut u8) -> Result<()> {
+        let n = words.len();
+        match dtype {
+            DType::F32 => std::ptr::copy_nonoverlapping(words.as_ptr(), host as *mut u32, n),
+            DType::Bool => {
+                let out = std::slice::from_raw_parts_mut(host as *mut bool, n);
+                for (o, &w) in out.iter_mut().zip(words) {
+                    *o = w != 0;
+                }
+            }
+            DType::I64 => {
+                let out = std::slice::from_raw_parts_mut(host as *mut i64, n);
+                for (o, &w) in out.iter_mut().zip(words) {
+                    *o = i64::from(w as i32);
+                }
+            }
+            DType::F64 => check_dtype(dtype)?,
+        }
+        Ok(())
+    }
+}
+
+/// A strided view with signed strides (flipped views), for [`copy`].
+#[derive(Clone, Debug)]
+pub struct SView<'a> {
+    pub shape: &'a [usize],
+    pub strides: &'a [isize],
+    pub offset: usize,
+}
+
+impl SView<'_> {
+    /// The smallest and one past the largest element index it touches (None when empty).
+    fn bounds(&self) -> Option<(isize, isize)> {
+        if self.shape.contains(&0) {
+            return None;
+        }
+        let (mut lo, mut hi) = (self.offset as isize, self.offset as isize);
+        for (&n, &s) in self.shape.iter().zip(self.strides) {
+            let span = (n as isize - 1) * s;
+            if span < 0 {
+                lo += span;
+            } else {
+                hi += span;
+            }
+        }
+        Some((lo, hi + 1))
+    }
+}
+
+/// Conversions the copy kernel makes on the way (the `OP` values of `copy.wgsl`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CopyOp {
+    Same = 0,
+    IntToFloat = 1,
+    FloatToInt = 2,
+    FloatToBool = 3,
+    IntToBool = 4,
+}
+
+impl CopyOp {
+    /// The conversion from `from` to `to` (None: not one the GPU holds).
+    pub fn between(from: DType, to: DType) -> Option<CopyOp> {
+        use DType::*;
+        Some(match (from, to) {
+            (F64, _) | (_, F64) => return None,
+            _ if from == to => CopyOp::Same,
+            (I64, F32) => CopyOp::IntToFloat,
+            (F32 | Bool, I64) => CopyOp::FloatToInt,
+            (F32, Bool) => CopyOp::FloatToBool,
+            (I64, Bool) => CopyOp::IntToBool,
+            // bool's words are float32 0.0 / 1.0 already.
+            (Bool, F32) => CopyOp::Same,
+            _ => return None,
+        })
+    }
+}
+
+/// Writes `op(x viewed by vx)` into the elements of `out` that `vo` addresses (same shape).
+/// `x` and `out` must be distinct buffers.
+pub fn copy(op: CopyOp, x: &GpuBuffer, vx: &SView, out: &GpuBuffer, vo: &SView) -> Result<()> {
+    guarded(|| {
+        if vx.shape != vo.shape
+            || vx.strides.len() != vx.shape.len()
+            || vo.strides.len() != vo.shape.len()
+        {
+            return Err(Error::Runtime(format!(
+                "GPU copy: views of shapes {:?} and {:?}",
+                vx.shape, vo.shape
+            )));
+        }
+        let (Some(bx), Some(bo)) = (vx.bounds(), vo.bounds()) else {
+            return Ok(());
+        };
+        if bx.0 < 0 || bx.1 as usize > x.len || bo.0 < 0 || bo.1 as usize > out.len {
+            return Err(Error::Runtime(
+                "GPU copy: a view reaches outside its buffer".into(),
+            ));
+        }
+        // Size-1 dims dropped; adjacent dims merged where both sides step through them as one.
+        let mut dims: Vec<(usize, isize, isize)> = Vec::new();
+        for d in 0..vx.shape.len() {
+            let (n, sx, so) = (vx.shape[d], vx.strides[d], vo.strides[d]);
+            if n == 1 {
+                continue;
+            }
+            match dims.last_mut() {
+                Some(l) if l.1 == sx * n as isize && l.2 == so * n as isize => {
+                    *l = (l.0 * n, sx, so)
+                }
+                _ => dims.push((n, sx, so)),
+            }
+        }
+        if dims.len() > MAX_DIMS {
+            return Err(Error::Runtime(format!(
+                "GPU copy: {} non-mergeable dims exceed the kernel's {MAX_DIMS}",
+                dims.len()
+            )));
+        }
+        let n: usize = vx.shape.iter().product();
+        let stride = |s: isize| -> Result<u32> {
+            i32::try_from(s)
+                .map(|v| v as u32)
+                .map_err(|_| Error::Runtime(format!("GPU copy: stride {s} exceeds int32")))
+        };
+        len_u32(bx.1.max(bo.1) as usize, "index")?;
+        let mut p = vec![0u32; 4 + 3 * MAX_DIMS];
+        p[0] = len_u32(n, "length")?;
+        p[1] = dims.len() as u32;
+        p[2] = vx.offset as u32;
+        p[3] = vo.offset as u32;
+        for (d, &(size, sx, so)) in dims.iter().enumerate() {
+            p[4 + d] = len_u32(size, "dim")?;
+            p[4 + MAX_DIMS + d] = stride(sx)?;
+            p[4 + 2 * MAX_DIMS + d] = stride(so)?;
+        }
+        let g = x.gpu;
+        let pipeline = g.pipeline(key(Kernel::Copy, op as u32))?;
+        let groups = g.grid((n as u64).div_ceil(WORKGROUP))?;
+        g.dispatch(&pipeline, &[x.raw(), out.raw()], words(&p), groups)
+    })
+}
+
+/// `out = cond ? a : b` over `out_shape` (contiguous), each operand broadcast through its
+/// view; any dtype's words.
+pub fn select(
+    cond: (&GpuBuffer, &View),
+    a: (&GpuBuffer, &View),
+    b: (&GpuBuffer, &View),
+    out_shape: &[usize],
+) -> Result<GpuBuffer> {
+    guarded(|| {
+        let ops = [cond, a, b];
+        let mut strides = Vec::with_capacity(3);
+        for (i, (buf, v)) in ops.iter().enumerate() {
+            strides.push(broadcast_strides(v, out_shape, ["cond", "a", "b"][i])?);
+            let n: usize = out_shape.iter().product();
+            if n > 0 && extent(v) > buf.len {
+                return Err(Error::Runtime(
+                    "GPU where: a view reads past its buffer".into(),
+                ));
+            }
+        }
+        let n: usize = out_shape.iter().product();
+        let g = a.0.gpu;
+        let out = GpuBuffer::alloc(g, n)?;
+        if n == 0 {
+            return Ok(out);
+        }
+        // Size-1 dims dropped, mergeable neighbours merged (as `collapse`, three operands).
+        let mut dims: Vec<[usize; 4]> = Vec::new();
+        for d in 0..out_shape.len() {
+            let cur = [out_shape[d], strides[0][d], strides[1][d], strides[2][d]];
+            if cur[0] == 1 {
+                continue;
+            }
+            match dims.last_mut() {
+                Some(l) if (1..4).all(|k| l[k] == cur[k] * cur[0]) => {
+                    *l = [l[0] * cur[0], cur[1], cur[2], cur[3]]
+                }
+                _ => dims.push(cur),
+            }
+        }
+        if dims.len() > MAX_DIMS {
+            return Err(Error::Runtime(format!(
+                "GPU where: {} non-mergeable dims exceed the kernel's {MAX_DIMS}",
+                dims.len()
+            )));
+        }
+        let mut p = vec![0u32; 8 + 4 * MAX_DIMS];
+        p[0] = len_u32(n, "length")?;
+        p[1] = dims.len() as u32;
+        for (i, (_, v)) in ops.iter().enumerate() {
+            p[2 + i] = len_u32(v.offset, "offset")?;
+        }
+        for (d, dim) in dims.iter().enumerate() {
+            for (k, &v) in dim.iter().enumerate() {
+                p[8 + k * MAX_DIMS + d] = len_u32(v, "stride")?;
+            }
+        }
+        let pipeline = g.pipeline(key(Kernel::Where, 0))?;
+        let groups = g.grid((n as u64).div_ceil(WORKGROUP))?;
+        g.dispatch(
+            &pipeline,
+            &[cond.0.raw(), a.0.raw(), b.0.raw(), out.raw()],
+            words(&p),
+            groups,
+        )?;
         Ok(out)
     })
 }

@@ -35,6 +35,10 @@ fn is_nan(v: f32) -> bool {
     return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
 }
 
+fn unordered(x: f32, y: f32) -> bool {
+    return is_nan(x) || is_nan(y);
+}
+
 fn pow_(x: f32, y: f32) -> f32 {
     // WGSL's pow is undefined for x < 0 and for 0^0; PyTorch follows C's pow.
     if (y == 0.0) {
@@ -68,12 +72,14 @@ fn apply(x: f32, y: f32) -> f32 {
         // maximum / minimum propagate NaN, as torch.maximum / torch.minimum.
         case 5u: { if (is_nan(x) || is_nan(y)) { return x + y; } return max(x, y); }
         case 6u: { if (is_nan(x) || is_nan(y)) { return x + y; } return min(x, y); }
-        case 7u: { return select(0.0, 1.0, x == y); }
-        case 8u: { return select(0.0, 1.0, x != y); }
-        case 9u: { return select(0.0, 1.0, x < y); }
-        case 10u: { return select(0.0, 1.0, x <= y); }
-        case 11u: { return select(0.0, 1.0, x > y); }
-        case 12u: { return select(0.0, 1.0, x >= y); }
+        // Comparisons with NaN are false (but != true) as IEEE says; tested by the bits, as
+        // a compiler may assume no NaNs and fold x != x to false.
+        case 7u: { return select(0.0, 1.0, !unordered(x, y) && x == y); }
+        case 8u: { return select(0.0, 1.0, unordered(x, y) || x != y); }
+        case 9u: { return select(0.0, 1.0, !unordered(x, y) && x < y); }
+        case 10u: { return select(0.0, 1.0, !unordered(x, y) && x <= y); }
+        case 11u: { return select(0.0, 1.0, !unordered(x, y) && x > y); }
+        case 12u: { return select(0.0, 1.0, !unordered(x, y) && x >= y); }
         default: { return x; }
     }
 }

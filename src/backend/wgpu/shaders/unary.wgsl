@@ -66,6 +66,20 @@ fn expm1_(v: f32) -> f32 {
     return um1 * v / log(u);
 }
 
+fn is_nan(v: f32) -> bool {
+    // By the bits: drivers may fold v != v to false (lavapipe does).
+    return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
+}
+
+fn sinh_(v: f32) -> f32 {
+    // (e^v - e^-v) / 2 cancels near 0; expm1 keeps the small values' digits.
+    if (abs(v) < 1.0) {
+        let e = expm1_(v);
+        return 0.5 * (e + e / (e + 1.0));
+    }
+    return sinh(v);
+}
+
 fn apply(v: f32) -> f32 {
     switch OP {
         case 0u: { return -v; }
@@ -92,6 +106,17 @@ fn apply(v: f32) -> f32 {
         case 19u: { return expm1_(v); }
         case 20u: { return log2(v); }
         case 21u: { return exp2(v); }
+        // sign: NaN stays NaN, and -0.0 gives +0.0, as torch.sign.
+        case 22u: { if (is_nan(v)) { return v; } return select(0.0, 1.0, v > 0.0) - select(0.0, 1.0, v < 0.0); }
+        // Outside [-1, 1] WGSL leaves asin / acos undefined (C gives NaN), and drivers'
+        // asin is coarse (lavapipe's errs by 2e-4): both go through atan2 instead.
+        case 23u: { if (abs(v) > 1.0) { return bitcast<f32>(0x7fc00000u); } return atan2(v, sqrt((1.0 - v) * (1.0 + v))); }
+        case 24u: { if (abs(v) > 1.0) { return bitcast<f32>(0x7fc00000u); } return atan2(sqrt((1.0 - v) * (1.0 + v)), v); }
+        case 25u: { return atan(v); }
+        case 26u: { return sinh_(v); }
+        case 27u: { return cosh(v); }
+        case 28u: { return log(v) * 0.4342944819032518; }
+        case 29u: { return v - trunc(v); }
         default: { return v; }
     }
 }
