@@ -446,6 +446,17 @@ pub fn check_inplace_leaf(dst: &Tensor) -> Result<()> {
 /// a leaf that requires grad may not be modified while grad mode is on; a non-leaf takes
 /// the new op as its history.
 pub fn binary_(op: BinaryOp, dst: &Tensor, other: Operand) -> Result<()> {
+    if !crate::autograd::is_grad_enabled() || !(dst.requires_grad() || other.requires_grad()) {
+        check_inplace_leaf(dst)?;
+        let done = match dst.dtype() {
+            DType::F32 => float_zip_in_place::<f32>(op, dst, &other)?,
+            DType::F64 => float_zip_in_place::<f64>(op, dst, &other)?,
+            _ => false,
+        };
+        if done {
+            return Ok(());
+        }
+    }
     crate::ops::inplace::apply_(dst, other.requires_grad(), |alias| {
         let a = Operand::Tensor(alias.clone());
         if alias.requires_grad() || other.requires_grad() {
@@ -455,6 +466,58 @@ pub fn binary_(op: BinaryOp, dst: &Tensor, other: Operand) -> Result<()> {
             binary_data(op, &a, &other, dtype)
         }
     })
+}
+
+/// `dst op= other` written straight into `dst` (no result buffer, no copy back) when nothing
+/// is recorded, `dst` is a contiguous CPU float tensor that keeps its dtype, and `other` is a
+/// number or a CPU tensor of dst's shape or of one element that does not share its memory
+/// (an SGD step, `p -= lr * p.grad`, and gradient accumulation). False: not applicable, the
+/// caller takes the general path.
+fn float_zip_in_place<T>(op: BinaryOp, dst: &Tensor, other: &Operand) -> Result<bool>
+where
+    T: Element
+        + std::ops::Add<Output = T>
+        + std::ops::Sub<Output = T>
+        + std::ops::Mul<Output = T>
+        + std::ops::Div<Output = T>,
+{
+    let a = Operand::Tensor(dst.clone());
+    if op == BinaryOp::Pow || compute_dtype(op, &a, other) != T::DTYPE {
+        return Ok(false);
+    }
+    if op == BinaryOp::Sub {
+        sub_check(&a, other)?;
+    }
+    let b = materialize(other, T::DTYPE);
+    if dst.device().is_gpu() || b.device().is_gpu() {
+        return Ok(false);
+    }
+    let (d, o) = (dst.read(), b.read());
+    let n = d.layout.numel();
+    let full = o.layout.shape == d.layout.shape && o.layout.is_contiguous();
+    // One element broadcasts to dst's shape only if it has no more dims (else the general
+    // path raises PyTorch's shape error).
+    let one = o.layout.numel() == 1 && o.layout.shape.len() <= d.layout.shape.len();
+    if !d.layout.is_contiguous() || !(full || one) || overlaps(&d.storage, &o.storage) {
+        return Ok(false);
+    }
+    let out = &mut d.storage.slice_mut::<T>()[d.layout.offset..d.layout.offset + n];
+    let ys = o.storage.slice::<T>();
+    let src = if full {
+        elementwise::Src::Full(&ys[o.layout.offset..o.layout.offset + n])
+    } else {
+        elementwise::Src::One(ys[o.layout.offset])
+    };
+    // The same expressions as `float_zip`, so results are bit-identical to the general path.
+    match op {
+        BinaryOp::Add => elementwise::zip_in_place(out, src, |x, y| x + y),
+        BinaryOp::Sub => elementwise::zip_in_place(out, src, |x, y| x - y),
+        BinaryOp::Mul => elementwise::zip_in_place(out, src, |x, y| x * y),
+        BinaryOp::Div => elementwise::zip_in_place(out, src, |x, y| x / y),
+        BinaryOp::Pow => unreachable!("refused above"),
+    }
+    d.storage.bump_version();
+    Ok(true)
 }
 
 /// `a.add_(b)` without autograd (gradient accumulation).
@@ -791,11 +854,35 @@ pub fn where_(cond: &Tensor, a: Operand, b: Operand) -> Result<Tensor> {
         Ok(contiguous_clone(&crate::ops::movement::expand(t, &sizes)?))
     };
     let device = Device::of(&[cond, &ta, &tb])?;
-    let (c, xa, xb) = (expand(cond)?, expand(&ta)?, expand(&tb)?);
-    let mask = c.to_vec::<bool>();
+    // Operands that already are the output's contiguous shape, or single values, are read in
+    // place (relu's backward, `where(x > 0, g, 0)`, takes this path); others are expanded.
+    let n = crate::shape::numel(&shape);
+    let in_place = |t: &Tensor| {
+        let d = t.read();
+        d.layout.numel() == 1
+            || (d.layout.shape.as_slice() == shape.as_slice() && d.layout.is_contiguous())
+    };
+    let c = if in_place(cond) && cond.numel() == n {
+        cond.clone()
+    } else {
+        expand(cond)?
+    };
+    let (xa, xb) = (
+        if in_place(&ta) {
+            ta.clone()
+        } else {
+            expand(&ta)?
+        },
+        if in_place(&tb) {
+            tb.clone()
+        } else {
+            expand(&tb)?
+        },
+    );
     let out = crate::dispatch!(dtype, T => {
-        let (va, vb) = (xa.to_vec::<T>(), xb.to_vec::<T>());
-        let v: Vec<T> = mask.iter().zip(va.iter().zip(vb.iter())).map(|(&m, (&p, &q))| if m { p } else { q }).collect();
+        let (dc, da, db) = (c.read(), xa.read(), xb.read());
+        let mask = &dc.storage.slice::<bool>()[dc.layout.offset..dc.layout.offset + n];
+        let v = elementwise::select(mask, select_src::<T>(&da, n), select_src::<T>(&db, n));
         Tensor::from_vec_on(v, &shape, device)
     });
     where_record(out, cond, a, b, dtype)
@@ -819,6 +906,16 @@ fn where_record(
         );
     }
     Ok(out)
+}
+
+/// A `where` operand of `n` contiguous elements, or of one.
+fn select_src<T: Element>(d: &crate::tensor::Data, n: usize) -> elementwise::Src<'_, T> {
+    let (s, o) = (d.storage.slice::<T>(), d.layout.offset);
+    if d.layout.numel() == n {
+        elementwise::Src::Full(&s[o..o + n])
+    } else {
+        elementwise::Src::One(s[o])
+    }
 }
 
 struct WhereBackward {

@@ -8,10 +8,16 @@
 //! wins), pages already mapped.
 //!
 //! Bounds: the pool holds at most `limit()` bytes (256 MiB by default; the environment
-//! variable `GRADRS_POOL_MB` sets it once per process, `0` turns the pool off). When a buffer
-//! would push it past that, the oldest ones are freed first; a buffer larger than the limit is
-//! never kept. `clear()` frees everything it holds. Small buffers never touch the pool (or
-//! its lock): the allocator already serves them quickly.
+//! variable `GRADRS_POOL_MB` sets it once per process, `0` turns the pool off) and at most
+//! `MAX_BUFFERS` buffers (so the best-fit scan stays short). When a buffer would push it past
+//! either, the oldest ones are freed first; a buffer larger than the limit is never kept.
+//! `clear()` frees everything it holds. Small buffers never touch the pool (or its lock): the
+//! allocator serves them from its heap quickly.
+//!
+//! Why the threshold is as low as 64 KiB: glibc `mmap`s blocks above its (adaptive) threshold
+//! and trims the top of its heap when much is free there, so tensors of a few hundred KiB (an
+//! MLP's activations and weight gradients) were also coming back unmapped on each training
+//! step: a quarter of a small MLP step went to page faults.
 //!
 //! Thread-safe: one mutex, held only to move buffers in and out; freeing evicted buffers
 //! happens after it is released.
@@ -22,7 +28,10 @@ use std::collections::VecDeque;
 use std::sync::OnceLock;
 
 /// Buffers below this many bytes bypass the pool.
-pub const MIN_POOLED_BYTES: usize = 1 << 20;
+pub const MIN_POOLED_BYTES: usize = 1 << 16;
+
+/// The most buffers the pool keeps.
+const MAX_BUFFERS: usize = 128;
 
 const DEFAULT_LIMIT_MB: usize = 256;
 
@@ -99,7 +108,7 @@ pub fn give(o: Owner) {
     }
     let mut evicted = Vec::new();
     let mut pool = POOL.lock();
-    while pool.bytes + bytes > limit() {
+    while pool.bytes + bytes > limit() || pool.bufs.len() >= MAX_BUFFERS {
         match pool.bufs.pop_front() {
             Some(old) => {
                 pool.bytes -= capacity_bytes(&old);

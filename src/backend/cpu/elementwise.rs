@@ -180,3 +180,62 @@ fn zip_slices<T: Element, U: Element>(
         }
     })
 }
+
+/// One value operand of [`select`]: a contiguous run of all `n` elements, or one value that
+/// stands for every element.
+#[derive(Clone, Copy)]
+pub enum Src<'a, T> {
+    Full(&'a [T]),
+    One(T),
+}
+
+/// `out[i] = if mask[i] { a[i] } else { b[i] }` over `mask.len()` elements (`where`), one loop
+/// per operand kind so each vectorizes.
+pub fn select<T: Element>(mask: &[bool], a: Src<'_, T>, b: Src<'_, T>) -> Vec<T> {
+    fill(mask.len(), |start, out| {
+        let end = start + out.len();
+        let m = &mask[start..end];
+        match (a, b) {
+            (Src::Full(x), Src::Full(y)) => {
+                for ((o, &c), (&p, &q)) in out
+                    .iter_mut()
+                    .zip(m)
+                    .zip(x[start..end].iter().zip(&y[start..end]))
+                {
+                    o.write(if c { p } else { q });
+                }
+            }
+            (Src::Full(x), Src::One(q)) => {
+                for ((o, &c), &p) in out.iter_mut().zip(m).zip(&x[start..end]) {
+                    o.write(if c { p } else { q });
+                }
+            }
+            (Src::One(p), Src::Full(y)) => {
+                for ((o, &c), &q) in out.iter_mut().zip(m).zip(&y[start..end]) {
+                    o.write(if c { p } else { q });
+                }
+            }
+            (Src::One(p), Src::One(q)) => {
+                for (o, &c) in out.iter_mut().zip(m) {
+                    o.write(if c { p } else { q });
+                }
+            }
+        }
+    })
+}
+
+/// `out[i] = f(out[i], y[i])` in place (`y` all elements, or one value for all).
+pub fn zip_in_place<T: Element>(out: &mut [T], y: Src<'_, T>, f: impl Fn(T, T) -> T + Sync + Send) {
+    for_chunks_mut(out, |r, part| match y {
+        Src::Full(ys) => {
+            for (o, &q) in part.iter_mut().zip(&ys[r]) {
+                *o = f(*o, q);
+            }
+        }
+        Src::One(q) => {
+            for o in part.iter_mut() {
+                *o = f(*o, q);
+            }
+        }
+    });
+}

@@ -1,7 +1,7 @@
 //! Matrix products through the `gemm` crate (strided operands, so transposes cost no copy; it
 //! picks its AVX2/AVX-512 kernels at run time).
 
-use super::PAR_THRESHOLD;
+use super::parallel;
 use crate::tensor::{pool, Element};
 
 /// A strided matrix operand: element (i, j) is at `offset + i*rs + j*cs`.
@@ -16,8 +16,23 @@ fn is_float<T: Element>() -> bool {
     matches!(T::DTYPE, crate::DType::F32 | crate::DType::F64)
 }
 
+/// Products with at least this many multiply-adds are split across threads: about 30 µs of
+/// work on one core, below which waking a worker does not pay.
+const PAR_MACS: usize = 1 << 20;
+
+/// Narrowest block (rows or columns of dst) a thread takes: narrower ones lose the kernel's
+/// efficiency to per-call packing and setup.
+const MIN_BLOCK: usize = 64;
+
 /// `dst = (read_dst ? dst : 0) + scale * lhs @ rhs` for one (m×k)·(k×n) product into a
 /// row-major m×n `dst`; floats only.
+///
+/// Threads: dst's longer side is cut into blocks (about four per thread) and each block is one
+/// single-threaded gemm call, the blocks taken one at a time by the calling thread and the
+/// rayon workers (`parallel::for_each_index`). gemm's own `Parallelism::Rayon` splits the work
+/// statically and parks the calling thread while the pool runs it, so one thread descheduled
+/// on a busy machine stalls the whole product; here the others take its blocks. Cutting along
+/// columns (rows) leaves the other operand shared, so neither is packed twice.
 ///
 /// # Safety
 /// `dst` must be valid for m×n writes (and reads when `read_dst`); `lhs`/`rhs` with `l`/`r`
@@ -35,12 +50,58 @@ unsafe fn gemm_one<T: Element>(
     n: usize,
     scale: T,
 ) {
-    // Threads pay off only above a few hundred thousand multiply-adds.
-    let par = if m * n * k >= PAR_THRESHOLD * 4 && rayon::current_num_threads() > 1 {
-        gemm::Parallelism::Rayon(rayon::current_num_threads())
+    let (a, b) = (lhs.as_ptr().add(l.offset), rhs.as_ptr().add(r.offset));
+    let threads = rayon::current_num_threads();
+    let along_n = n >= m;
+    let len = if along_n { n } else { m };
+    let blocks = if m * n * k >= PAR_MACS && threads > 1 {
+        (threads * 4).min(len / MIN_BLOCK)
     } else {
-        gemm::Parallelism::None
+        1
     };
+    if blocks <= 1 {
+        gemm_block(dst, read_dst, a, l, b, r, m, k, n, n, scale);
+        return;
+    }
+    // Block widths a multiple of 16, the f32 kernel's row count.
+    let width = len.div_ceil(blocks).next_multiple_of(16);
+    let (dst, a, b) = (dst as usize, a as usize, b as usize);
+    parallel::for_each_index(len.div_ceil(width), |i| {
+        let (start, w) = (i * width, width.min(len - i * width));
+        let (dst, a, b) = (dst as *mut T, a as *const T, b as *const T);
+        // SAFETY: the blocks of dst are disjoint and inside it; the operand offsets stay
+        // inside the caller's operands.
+        unsafe {
+            if along_n {
+                let b = b.offset(start as isize * r.cs);
+                gemm_block(dst.add(start), read_dst, a, l, b, r, m, k, w, n, scale);
+            } else {
+                let a = a.offset(start as isize * l.rs);
+                gemm_block(dst.add(start * n), read_dst, a, l, b, r, w, k, n, n, scale);
+            }
+        }
+    });
+}
+
+/// One single-threaded gemm call: `dst` (row stride `dst_rs`) `= (read_dst ? dst : 0) + scale
+/// * lhs @ rhs`, the operands at `lhs`/`rhs` with the strides of `l`/`r`.
+///
+/// # Safety
+/// As `gemm_one`, for these pointers.
+#[allow(clippy::too_many_arguments)]
+unsafe fn gemm_block<T: Element>(
+    dst: *mut T,
+    read_dst: bool,
+    lhs: *const T,
+    l: Mat,
+    rhs: *const T,
+    r: Mat,
+    m: usize,
+    k: usize,
+    n: usize,
+    dst_rs: usize,
+    scale: T,
+) {
     // gemm computes dst = alpha·dst + beta·lhs·rhs, reading dst only when `read_dst`.
     gemm::gemm(
         m,
@@ -48,12 +109,12 @@ unsafe fn gemm_one<T: Element>(
         k,
         dst,
         1,
-        n as isize,
+        dst_rs as isize,
         read_dst,
-        lhs.as_ptr().add(l.offset),
+        lhs,
         l.cs,
         l.rs,
-        rhs.as_ptr().add(r.offset),
+        rhs,
         r.cs,
         r.rs,
         T::from_f64(1.0),
@@ -61,7 +122,7 @@ unsafe fn gemm_one<T: Element>(
         false,
         false,
         false,
-        par,
+        gemm::Parallelism::None,
     );
 }
 
@@ -86,12 +147,13 @@ pub fn matmul<T: Element>(
         ..mat
     };
     if is_float::<T>() && k > 0 {
-        for bi in 0..batch {
+        let base = out.as_mut_ptr() as usize;
+        let one = |bi: usize| {
             // SAFETY: `out` has room for batch·m·n elements and each product writes its own m×n
             // block without reading it; the caller's layouts keep the operands in bounds.
             unsafe {
                 gemm_one(
-                    out.as_mut_ptr().add(bi * m * n),
+                    (base as *mut T).add(bi * m * n),
                     false,
                     lhs,
                     at(l, l_batch_stride, bi),
@@ -103,6 +165,14 @@ pub fn matmul<T: Element>(
                     T::from_f64(1.0),
                 );
             }
+        };
+        // Products too small to split (a convolution's per-image ones) are spread whole
+        // across threads instead.
+        let per = m * n * k;
+        if batch > 1 && per < PAR_MACS && per * batch >= PAR_MACS {
+            parallel::for_each_index(batch, one);
+        } else {
+            (0..batch).for_each(one);
         }
         // SAFETY: every block was written above.
         unsafe { out.set_len(total) };
@@ -155,4 +225,86 @@ pub fn matmul_acc<T: Element>(
     }
     // SAFETY: `dst` holds m×n initialized elements; the caller's layouts keep operands in bounds.
     unsafe { gemm_one(dst.as_mut_ptr(), true, lhs, l, rhs, r, m, k, n, alpha) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `lhs @ rhs` by the definition, in f64.
+    fn naive(a: &[f64], l: Mat, b: &[f64], r: Mat, m: usize, k: usize, n: usize) -> Vec<f64> {
+        let at = |x: &[f64], o: Mat, i: usize, j: usize| {
+            x[(o.offset as isize + i as isize * o.rs + j as isize * o.cs) as usize]
+        };
+        (0..m * n)
+            .map(|e| {
+                (0..k)
+                    .map(|p| at(a, l, e / n, p) * at(b, r, p, e % n))
+                    .sum()
+            })
+            .collect()
+    }
+
+    /// Products big enough to be cut into blocks across threads (along dst's columns, and
+    /// along its rows), with transposed operands, batches of small products spread whole, and
+    /// `matmul_acc`, all match the definition.
+    #[test]
+    fn blocked_products_match_the_definition() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            for &(m, k, n) in &[(70, 300, 200), (300, 50, 90), (64, 256, 64), (8, 40, 1000)] {
+                let a: Vec<f64> = (0..m * k).map(|i| ((i * 7) % 13) as f64 - 6.0).collect();
+                let b: Vec<f64> = (0..k * n).map(|i| ((i * 5) % 11) as f64 - 5.0).collect();
+                // Row-major operands, and column-major ones (transposed views).
+                let row = |cols: usize| Mat {
+                    offset: 0,
+                    rs: cols as isize,
+                    cs: 1,
+                };
+                let col = |rows: usize| Mat {
+                    offset: 0,
+                    rs: 1,
+                    cs: rows as isize,
+                };
+                for (l, r) in [(row(k), row(n)), (col(m), col(k))] {
+                    let want = naive(&a, l, &b, r, m, k, n);
+                    assert_eq!(matmul(&a, l, 0, &b, r, 0, 1, m, k, n), want, "{m}x{k}x{n}");
+                    let mut acc = vec![1.0; m * n];
+                    matmul_acc(&mut acc, &a, l, &b, r, m, k, n, 2.0);
+                    let want2: Vec<f64> = want.iter().map(|v| 1.0 + 2.0 * v).collect();
+                    assert_eq!(acc, want2, "acc {m}x{k}x{n}");
+                }
+            }
+            // 40 products of 24x30x32 (below the split threshold each, above it together).
+            let (batch, m, k, n) = (40, 24, 30, 32);
+            let a: Vec<f64> = (0..batch * m * k).map(|i| (i % 9) as f64).collect();
+            let b: Vec<f64> = (0..k * n).map(|i| (i % 4) as f64 - 1.5).collect();
+            let (l, r) = (
+                Mat {
+                    offset: 0,
+                    rs: k as isize,
+                    cs: 1,
+                },
+                Mat {
+                    offset: 0,
+                    rs: n as isize,
+                    cs: 1,
+                },
+            );
+            let got = matmul(&a, l, (m * k) as isize, &b, r, 0, batch, m, k, n);
+            for bi in 0..batch {
+                let lb = Mat {
+                    offset: bi * m * k,
+                    ..l
+                };
+                assert_eq!(
+                    &got[bi * m * n..(bi + 1) * m * n],
+                    naive(&a, lb, &b, r, m, k, n)
+                );
+            }
+        });
+    }
 }

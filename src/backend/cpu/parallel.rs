@@ -43,24 +43,36 @@ pub fn map_chunks_by<R: Send>(
     }
     let slots: Vec<parking_lot::Mutex<Option<R>>> =
         (0..chunks).map(|_| parking_lot::Mutex::new(None)).collect();
-    let next = AtomicUsize::new(0);
-    let work = || loop {
-        let i = next.fetch_add(1, Ordering::Relaxed);
-        if i >= chunks {
-            break;
-        }
-        *slots[i].lock() = Some(f(range(i)));
-    };
-    rayon::in_place_scope(|s| {
-        for _ in 1..threads.min(chunks) {
-            s.spawn(|_| work());
-        }
-        work();
-    });
+    for_each_index(chunks, |i| *slots[i].lock() = Some(f(range(i))));
     slots
         .into_iter()
         .map(|m| m.into_inner().expect("every chunk ran"))
         .collect()
+}
+
+/// `f(i)` for each `i` in `0..n`, taken one at a time from a shared counter by the calling
+/// thread and up to `threads - 1` rayon workers; no size threshold (for a few large items, such
+/// as the blocks of a matrix product, whose caller decided threads pay off).
+pub fn for_each_index(n: usize, f: impl Fn(usize) + Sync) {
+    let threads = rayon::current_num_threads();
+    if n <= 1 || threads <= 1 {
+        (0..n).for_each(f);
+        return;
+    }
+    let next = AtomicUsize::new(0);
+    let work = || loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        if i >= n {
+            break;
+        }
+        f(i);
+    };
+    rayon::in_place_scope(|s| {
+        for _ in 1..threads.min(n) {
+            s.spawn(|_| work());
+        }
+        work();
+    });
 }
 
 /// `f(range, part)` for consecutive ranges covering `0..n`, where `part` is
