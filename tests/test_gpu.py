@@ -419,6 +419,35 @@ def test_scatter_add_accumulates_duplicates_on_the_gpu():
     np.testing.assert_array_equal(ints.cpu().numpy(), np.bincount(idx, minlength=k))
 
 
+def test_convolutions_and_pools_run_on_the_gpu():
+    """conv2d (stride, padding, dilation, groups, "same"), avg / adaptive pooling: im2col and
+    col2im are shaders, so forward and backward read nothing back; values and gradients
+    match the CPU's. max_pool2d matches too (its gather checks the window indices on the
+    host, one read-back)."""
+    import gradrs.nn.functional as F
+
+    def run(dev, pools):
+        gradrs.manual_seed(0)
+        x, w, b = gradrs.randn(2, 4, 9, 8), gradrs.randn(6, 2, 3, 3), gradrs.randn(6)
+        x, w, b = ((t.to(dev) * 1).requires_grad_(True) for t in (x, w, b))
+        outs = [
+            F.conv2d(x, w, b, stride=(2, 1), padding=(1, 2), dilation=(1, 2), groups=2),
+            F.conv2d(x, w[:, :, :2], None, padding="same", groups=2),
+            F.avg_pool2d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False),
+            F.adaptive_avg_pool2d(x, (3, 2)),
+        ] + ([F.max_pool2d(x, 3, 2, 1)] if pools else [])
+        sum((o * o).sum() for o in outs).backward()
+        return [o.detach().cpu().numpy() for o in outs] + [
+            t.grad.cpu().numpy() for t in (x, w, b)]
+
+    want = run("cpu", 1)
+    down = gradrs.gpu.transfer_counts()[0]
+    run("gpu", 0)
+    assert gradrs.gpu.transfer_counts()[0] == down + 7  # the copies to numpy alone
+    for got, exp in zip(run("gpu", 1), want):
+        np.testing.assert_allclose(got, exp, rtol=1e-4, atol=2e-4)
+
+
 def test_no_adapter_path():
     code = textwrap.dedent(
         """

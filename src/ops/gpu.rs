@@ -739,3 +739,30 @@ pub fn nonzero(x: &Tensor) -> Result<Option<Tensor>> {
         Layout::contiguous(&[count, nd]),
     )))
 }
+
+/// im2col (`Im2Col`, taps in the padding read `pad`) or col2im of a float32 GPU tensor (read in
+/// place when contiguous, else after a GPU copy), giving `out_shape`.
+pub fn window(
+    op: gpu::WindowOp,
+    x: &Tensor,
+    geom: &gpu::WindowGeom,
+    pad: f64,
+    out_shape: &[usize],
+) -> Result<Option<Tensor>> {
+    if x.device() != Device::Gpu || x.dtype() != DType::F32 {
+        return Ok(None);
+    }
+    let x = if x.is_contiguous() {
+        x.clone()
+    } else {
+        match contiguous_as(x, DType::F32)? {
+            Some(c) => c,
+            None => return Ok(None),
+        }
+    };
+    let Some((buf, l)) = operand(&x)? else {
+        return Ok(None);
+    };
+    let out = gpu::window(op, &buf, l.offset, geom, pad as f32)?;
+    Ok(Some(result(out, out_shape)))
+}

@@ -288,6 +288,26 @@ pub struct Window {
 }
 
 impl Window {
+    /// The GPU kernels' description of this window over `[n, c, hw]` with `out` positions.
+    pub fn geom(
+        &self,
+        n: usize,
+        c: usize,
+        hw: [usize; 2],
+        out: [usize; 2],
+    ) -> crate::backend::wgpu::WindowGeom {
+        crate::backend::wgpu::WindowGeom {
+            n,
+            c,
+            hw,
+            out,
+            kernel: self.kernel,
+            stride: self.stride,
+            padding: self.padding,
+            dilation: self.dilation,
+        }
+    }
+
     pub fn out_size(&self, h: usize, w: usize) -> Result<[usize; 2]> {
         let o = |i: usize, d: usize| -> Result<usize> {
             let span = self.dilation[d] * (self.kernel[d] - 1) + 1;
@@ -310,9 +330,14 @@ fn unfold_data(x: &Tensor, win: Window, pad_value: f64) -> Result<Tensor> {
     let (n, c, h, w) = (s[0], s[1], s[2], s[3]);
     let [oh, ow] = win.out_size(h, w)?;
     let [kh, kw] = win.kernel;
-    let xs = contiguous_clone(x);
     let l = oh * ow;
     let rows = c * kh * kw;
+    let geom = win.geom(n, c, [h, w], [oh, ow]);
+    let op = crate::backend::wgpu::WindowOp::Im2Col;
+    if let Some(out) = crate::ops::gpu::window(op, x, &geom, pad_value, &[n, rows, l])? {
+        return Ok(out);
+    }
+    let xs = contiguous_clone(x);
     macro_rules! run {
         ($T:ty) => {{
             let src = xs.to_vec::<$T>();
@@ -367,6 +392,11 @@ fn fold_data(cols: &Tensor, out_hw: [usize; 2], c: usize, win: Window) -> Result
     let [kh, kw] = win.kernel;
     let l = oh * ow;
     let rows = c * kh * kw;
+    let geom = win.geom(n, c, [h, w], [oh, ow]);
+    let op = crate::backend::wgpu::WindowOp::Col2Im;
+    if let Some(out) = crate::ops::gpu::window(op, cols, &geom, 0.0, &[n, c, h, w])? {
+        return Ok(out);
+    }
     let cs = contiguous_clone(cols);
     macro_rules! run {
         ($T:ty) => {{

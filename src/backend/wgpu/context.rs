@@ -38,6 +38,7 @@ pub enum Kernel {
     Where,
     Softmax,
     Scan,
+    Window,
     Index,
 }
 
@@ -67,6 +68,7 @@ impl Kernel {
             Kernel::Softmax => include_str!("shaders/softmax.wgsl"),
             Kernel::Scan => include_str!("shaders/scan.wgsl"),
             Kernel::Index => include_str!("shaders/index.wgsl"),
+            Kernel::Window => include_str!("shaders/window.wgsl"),
         }
     }
 
@@ -81,6 +83,7 @@ impl Kernel {
             Kernel::Softmax => "softmax",
             Kernel::Scan => "scan",
             Kernel::Index => "index",
+            Kernel::Window => "window",
         }
     }
 

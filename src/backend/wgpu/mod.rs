@@ -25,7 +25,7 @@ pub use context::{DISABLE_VAR, NO_ADAPTER};
 pub use pool::size_class;
 
 /// Every shader, by file name, for validation without a GPU.
-pub const SHADERS: [(&str, &str); 9] = [
+pub const SHADERS: [(&str, &str); 10] = [
     ("unary.wgsl", include_str!("shaders/unary.wgsl")),
     ("binary.wgsl", include_str!("shaders/binary.wgsl")),
     ("reduce.wgsl", include_str!("shaders/reduce.wgsl")),
@@ -35,6 +35,7 @@ pub const SHADERS: [(&str, &str); 9] = [
     ("softmax.wgsl", include_str!("shaders/softmax.wgsl")),
     ("scan.wgsl", include_str!("shaders/scan.wgsl")),
     ("index.wgsl", include_str!("shaders/index.wgsl")),
+    ("window.wgsl", include_str!("shaders/window.wgsl")),
 ];
 
 /// Whether a wgpu adapter exists and a device opened on it (creates the context).
@@ -763,6 +764,83 @@ pub fn softmax(
         let groups = g.grid((outer * inner) as u64)?;
         g.dispatch(&pipeline, &[x.raw(), out.raw()], words(&params), groups)?;
         Ok(out)
+    })
+}
+
+/// Sliding-window kernels (the `OP` values of `window.wgsl`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WindowOp {
+    /// `[N, C, H, W]` -> columns `[N, C*kh*kw, oh*ow]`.
+    Im2Col = 0,
+    /// Columns back to `[N, C, H, W]`, overlapping taps summed.
+    Col2Im = 1,
+}
+
+/// The geometry of a 2-D window over `[n, c, h, w]` images giving `[oh, ow]` positions.
+#[derive(Clone, Copy, Debug)]
+pub struct WindowGeom {
+    pub n: usize,
+    pub c: usize,
+    pub hw: [usize; 2],
+    pub out: [usize; 2],
+    pub kernel: [usize; 2],
+    pub stride: [usize; 2],
+    pub padding: [usize; 2],
+    pub dilation: [usize; 2],
+}
+
+/// im2col (taps in the padding read `pad`) or col2im of the contiguous block of `src` from
+/// `offset` on; the output is contiguous.
+pub fn window(
+    op: WindowOp,
+    src: &GpuBuffer,
+    offset: usize,
+    geom: &WindowGeom,
+    pad: f32,
+) -> Result<GpuBuffer> {
+    guarded(|| {
+        let WindowGeom {
+            n,
+            c,
+            hw,
+            out,
+            kernel,
+            ..
+        } = *geom;
+        let image = n * c * hw[0] * hw[1];
+        let cols = n * c * kernel[0] * kernel[1] * out[0] * out[1];
+        let (read, total) = match op {
+            WindowOp::Im2Col => (image, cols),
+            WindowOp::Col2Im => (cols, image),
+        };
+        if offset + read > src.len {
+            return Err(Error::Runtime(
+                "GPU window: the block reads past its buffer".into(),
+            ));
+        }
+        let g = src.gpu;
+        let dst = GpuBuffer::alloc(g, total)?;
+        if total == 0 {
+            return Ok(dst);
+        }
+        len_u32(offset + read, "length")?;
+        let mut p = vec![
+            len_u32(n, "dim")?,
+            len_u32(total, "length")?,
+            len_u32(c, "dim")?,
+            len_u32(offset, "offset")?,
+        ];
+        for v in [hw, out, kernel, geom.stride, geom.padding, geom.dilation]
+            .iter()
+            .flatten()
+        {
+            p.push(len_u32(*v, "window size")?);
+        }
+        p.extend([pad.to_bits(), 0, 0, 0]);
+        let pipeline = g.pipeline(key(Kernel::Window, op as u32))?;
+        let groups = g.grid((total as u64).div_ceil(WORKGROUP))?;
+        g.dispatch(&pipeline, &[src.raw(), dst.raw()], words(&p), groups)?;
+        Ok(dst)
     })
 }
 
