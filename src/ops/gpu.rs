@@ -16,9 +16,12 @@ fn result(buf: gpu::GpuBuffer, shape: &[usize]) -> Tensor {
     Tensor::from_storage(Storage::from_gpu_buffer(buf), Layout::contiguous(shape))
 }
 
+/// A GPU buffer and the layout of a tensor's elements in it.
+type Resident = (Arc<gpu::GpuBuffer>, Layout);
+
 /// The buffer and layout of a float32 tensor the kernels can read: on the GPU, or a 0-dim
 /// CPU tensor (a number; uploaded, 4 bytes). None for anything else.
-fn operand(t: &Tensor) -> Result<Option<(Arc<gpu::GpuBuffer>, Layout)>> {
+fn operand(t: &Tensor) -> Result<Option<Resident>> {
     let d: Data = t.data();
     if d.dtype() != DType::F32 || d.layout.strides.iter().any(|&s| s < 0) {
         return Ok(None);
@@ -49,6 +52,30 @@ fn uview<'a>(l: &'a Layout, s: &'a [usize]) -> View<'a> {
     }
 }
 
+/// A float32 GPU tensor as a contiguous one: itself, or a copy made on the GPU. None for
+/// another dtype or device, or values the GPU does not hold.
+fn contiguous_f32(x: &Tensor) -> Result<Option<Tensor>> {
+    if x.device() != Device::Gpu || x.dtype() != DType::F32 {
+        return Ok(None);
+    }
+    if x.is_contiguous() {
+        return Ok(Some(x.clone()));
+    }
+    contiguous_as(x, DType::F32)
+}
+
+/// `shape` as `[outer, len, inner]` around `dim` (a 0-dim shape is one line of one element).
+fn lines(shape: &[usize], dim: usize) -> [usize; 3] {
+    if shape.is_empty() {
+        return [1, 1, 1];
+    }
+    [
+        shape[..dim].iter().product(),
+        shape[dim],
+        shape[dim + 1..].iter().product(),
+    ]
+}
+
 /// Elementwise unary op of a float32 GPU tensor (a strided one is copied contiguous first).
 pub fn unary(op: gpu::UnaryOp, x: &Tensor) -> Result<Option<Tensor>> {
     unary_with(op, x, [0.0; 3])
@@ -56,16 +83,10 @@ pub fn unary(op: gpu::UnaryOp, x: &Tensor) -> Result<Option<Tensor>> {
 
 /// `unary` for an op that takes parameters (clamp bounds, slopes, ...).
 pub fn unary_with(op: gpu::UnaryOp, x: &Tensor, args: [f64; 3]) -> Result<Option<Tensor>> {
-    if x.device() != Device::Gpu || x.dtype() != DType::F32 {
+    let Some(x) = contiguous_f32(x)? else {
         return Ok(None);
-    }
-    if !x.is_contiguous() {
-        return match contiguous_as(x, DType::F32)? {
-            Some(c) => unary_with(op, &c, args),
-            None => Ok(None),
-        };
-    }
-    let Some((buf, l)) = operand(x)? else {
+    };
+    let Some((buf, l)) = operand(&x)? else {
         return Ok(None);
     };
     // Parameters round to float32, as PyTorch's float32 kernels take their scalars.
@@ -80,7 +101,7 @@ pub fn binary(
     b: &Tensor,
     shape: &[usize],
 ) -> Result<Option<Tensor>> {
-    Ok(binary_words(op, a, b, shape)?.map(|out| result(out, shape)))
+    Ok(binary_words(op, a, b, shape, operand)?.map(|out| result(out, shape)))
 }
 
 /// A comparison of float32 operands as a bool GPU tensor (the kernel writes 1.0 / 0.0, which
@@ -91,7 +112,7 @@ pub fn compare(
     b: &Tensor,
     shape: &[usize],
 ) -> Result<Option<Tensor>> {
-    Ok(binary_words(op, a, b, shape)?.map(|out| {
+    Ok(binary_words(op, a, b, shape, operand)?.map(|out| {
         Tensor::from_storage(
             Storage::from_gpu_words(out, DType::Bool),
             Layout::contiguous(shape),
@@ -99,16 +120,19 @@ pub fn compare(
     }))
 }
 
+/// The binary kernel over operands read by `read` (`operand` for float32 values,
+/// `word_operand` for any words); None when neither is on the GPU or `read` refuses one.
 fn binary_words(
     op: gpu::BinaryOp,
     a: &Tensor,
     b: &Tensor,
     shape: &[usize],
+    read: fn(&Tensor) -> Result<Option<Resident>>,
 ) -> Result<Option<gpu::GpuBuffer>> {
     if a.device() != Device::Gpu && b.device() != Device::Gpu {
         return Ok(None);
     }
-    let (Some((ba, la)), Some((bb, lb))) = (operand(a)?, operand(b)?) else {
+    let (Some((ba, la)), Some((bb, lb))) = (read(a)?, read(b)?) else {
         return Ok(None);
     };
     let (sa, sb) = (ustrides(&la), ustrides(&lb));
@@ -238,27 +262,11 @@ fn block(x: &Tensor, dims: &[usize]) -> Result<Option<(Arc<gpu::GpuBuffer>, usiz
 /// Cumulative sum / product of a float32 GPU tensor along `dim` (read in place when
 /// contiguous, else after a GPU copy); same shape, contiguous.
 pub fn scan(op: gpu::ScanOp, x: &Tensor, dim: usize) -> Result<Option<Tensor>> {
-    if x.device() != Device::Gpu || x.dtype() != DType::F32 {
+    let Some(x) = contiguous_f32(x)? else {
         return Ok(None);
-    }
-    let x = if x.is_contiguous() {
-        x.clone()
-    } else {
-        match contiguous_as(x, DType::F32)? {
-            Some(c) => c,
-            None => return Ok(None),
-        }
     };
     let shape = x.shape();
-    let (outer, len, inner) = if shape.is_empty() {
-        (1, 1, 1)
-    } else {
-        (
-            shape[..dim].iter().product(),
-            shape[dim],
-            shape[dim + 1..].iter().product(),
-        )
-    };
+    let [outer, len, inner] = lines(&shape, dim);
     let d: Data = x.data();
     let buf = d.storage.gpu_buffer()?;
     let out = gpu::scan(op, &buf, d.layout.offset, outer, len, inner)?;
@@ -268,30 +276,14 @@ pub fn scan(op: gpu::ScanOp, x: &Tensor, dim: usize) -> Result<Option<Tensor>> {
 /// Softmax / log-softmax of a float32 GPU tensor along `dim` (read in place when contiguous,
 /// else after a GPU copy).
 pub fn softmax(x: &Tensor, dim: usize, log: bool) -> Result<Option<Tensor>> {
-    if x.device() != Device::Gpu || x.dtype() != DType::F32 {
+    let Some(x) = contiguous_f32(x)? else {
         return Ok(None);
-    }
-    let x = if x.is_contiguous() {
-        x.clone()
-    } else {
-        match contiguous_as(x, DType::F32)? {
-            Some(c) => c,
-            None => return Ok(None),
-        }
     };
     let shape = x.shape();
     let Some((buf, l)) = operand(&x)? else {
         return Ok(None);
     };
-    let (outer, red, inner) = if shape.is_empty() {
-        (1, 1, 1)
-    } else {
-        (
-            shape[..dim].iter().product(),
-            shape[dim],
-            shape[dim + 1..].iter().product(),
-        )
-    };
+    let [outer, red, inner] = lines(&shape, dim);
     let out = gpu::softmax(log, &buf, l.offset, outer, red, inner)?;
     Ok(Some(result(out, &shape)))
 }
@@ -319,7 +311,7 @@ pub fn bmm(a: &Tensor, b: &Tensor) -> Result<Option<Tensor>> {
 /// The buffer and layout of a tensor of any dtype the GPU holds: on the GPU, or a CPU number
 /// (0-dim, or expanded from one: every stride 0), read from a cached constant. None for
 /// anything else.
-fn word_operand(t: &Tensor) -> Result<Option<(Arc<gpu::GpuBuffer>, Layout)>> {
+fn word_operand(t: &Tensor) -> Result<Option<Resident>> {
     let d: Data = t.data();
     if d.dtype() == DType::F64 || d.layout.strides.iter().any(|&s| s < 0) {
         return Ok(None);
@@ -494,20 +486,12 @@ pub fn logical(
     if a.dtype() != DType::Bool || b.dtype() != DType::Bool || Device::of(&[a, b])? != Device::Gpu {
         return Ok(None);
     }
-    let (Some((ba, la)), Some((bb, lb))) = (word_operand(a)?, word_operand(b)?) else {
-        return Ok(None);
-    };
-    let (sa, sb) = (ustrides(&la), ustrides(&lb));
-    let va = uview(&la, &sa);
-    let vb = uview(&lb, &sb);
-    match gpu::binary(op, &ba, &va, &bb, &vb, shape) {
-        Ok(out) => Ok(Some(Tensor::from_storage(
+    Ok(binary_words(op, a, b, shape, word_operand)?.map(|out| {
+        Tensor::from_storage(
             Storage::from_gpu_words(out, DType::Bool),
             Layout::contiguous(shape),
-        ))),
-        Err(_) if shape.len() > gpu::MAX_DIMS => Ok(None),
-        Err(e) => Err(e),
-    }
+        )
+    }))
 }
 
 /// The int32 words of an index whose int64 `values` (row-major) the caller has read and
@@ -749,16 +733,8 @@ pub fn window(
     pad: f64,
     out_shape: &[usize],
 ) -> Result<Option<Tensor>> {
-    if x.device() != Device::Gpu || x.dtype() != DType::F32 {
+    let Some(x) = contiguous_f32(x)? else {
         return Ok(None);
-    }
-    let x = if x.is_contiguous() {
-        x.clone()
-    } else {
-        match contiguous_as(x, DType::F32)? {
-            Some(c) => c,
-            None => return Ok(None),
-        }
     };
     let Some((buf, l)) = operand(&x)? else {
         return Ok(None);

@@ -857,27 +857,29 @@ fn modulo(a: &Tensor, b: Operand, python: bool) -> Result<Tensor> {
     let (ta, tb, shape) = promoted(&a_op, &b, false)?;
     let gpu_op = if python { GB::Remainder } else { GB::Fmod };
     let on_gpu = crate::ops::gpu::binary(gpu_op, &ta, &tb, &shape)?;
-    let out = match ta.dtype() {
-        _ if on_gpu.is_some() => on_gpu.expect("checked"),
-        DType::F32 => zip::<f32, f32>(&ta, &tb, &shape, move |p, q| float_mod(p, q, python))?,
-        DType::F64 => zip::<f64, f64>(&ta, &tb, &shape, move |p, q| float_mod(p, q, python))?,
-        DType::I64 => {
-            int_div_check(&tb)?;
-            zip::<i64, i64>(&ta, &tb, &shape, move |p, q| {
-                let m = p.wrapping_rem(q);
-                if python && m != 0 && ((q < 0) != (m < 0)) {
-                    m + q
-                } else {
-                    m
-                }
-            })?
-        }
-        DType::Bool => {
-            return Err(crate::dtype::unsupported(
-                if python { "remainder_cpu" } else { "fmod_cpu" },
-                DType::Bool,
-            ))
-        }
+    let out = match on_gpu {
+        Some(out) => out,
+        None => match ta.dtype() {
+            DType::F32 => zip::<f32, f32>(&ta, &tb, &shape, move |p, q| float_mod(p, q, python))?,
+            DType::F64 => zip::<f64, f64>(&ta, &tb, &shape, move |p, q| float_mod(p, q, python))?,
+            DType::I64 => {
+                int_div_check(&tb)?;
+                zip::<i64, i64>(&ta, &tb, &shape, move |p, q| {
+                    let m = p.wrapping_rem(q);
+                    if python && m != 0 && ((q < 0) != (m < 0)) {
+                        m + q
+                    } else {
+                        m
+                    }
+                })?
+            }
+            DType::Bool => {
+                return Err(crate::dtype::unsupported(
+                    if python { "remainder_cpu" } else { "fmod_cpu" },
+                    DType::Bool,
+                ))
+            }
+        },
     };
     let scalar = matches!(b, Operand::Scalar(_));
     let name = match (python, scalar) {
@@ -934,40 +936,42 @@ pub fn div_rounding(a: &Operand, b: &Operand, mode: &str) -> Result<Tensor> {
     let (ta, tb, shape) = promoted(a, b, false)?;
     let gpu_op = if floor { GB::DivFloor } else { GB::DivTrunc };
     let on_gpu = crate::ops::gpu::binary(gpu_op, &ta, &tb, &shape)?;
-    let out = match ta.dtype() {
-        _ if on_gpu.is_some() => on_gpu.expect("checked"),
-        DType::F32 => zip::<f32, f32>(&ta, &tb, &shape, move |p, q| {
-            if floor {
-                div_floor_float(p as f64, q as f64) as f32
-            } else {
-                (p / q).trunc()
-            }
-        })?,
-        DType::F64 => zip::<f64, f64>(&ta, &tb, &shape, move |p, q| {
-            if floor {
-                div_floor_float(p, q)
-            } else {
-                (p / q).trunc()
-            }
-        })?,
-        DType::I64 => {
-            int_div_check(&tb)?;
-            zip::<i64, i64>(&ta, &tb, &shape, move |p, q| {
+    let out = match on_gpu {
+        Some(out) => out,
+        None => match ta.dtype() {
+            DType::F32 => zip::<f32, f32>(&ta, &tb, &shape, move |p, q| {
                 if floor {
-                    p.wrapping_div(q) - i64::from((p % q != 0) && ((p < 0) != (q < 0)))
+                    div_floor_float(p as f64, q as f64) as f32
                 } else {
-                    p.wrapping_div(q)
+                    (p / q).trunc()
                 }
-            })?
-        }
-        DType::Bool => {
-            let kernel = if floor {
-                "div_floor_cpu"
-            } else {
-                "div_trunc_cpu"
-            };
-            return Err(crate::dtype::unsupported(kernel, DType::Bool));
-        }
+            })?,
+            DType::F64 => zip::<f64, f64>(&ta, &tb, &shape, move |p, q| {
+                if floor {
+                    div_floor_float(p, q)
+                } else {
+                    (p / q).trunc()
+                }
+            })?,
+            DType::I64 => {
+                int_div_check(&tb)?;
+                zip::<i64, i64>(&ta, &tb, &shape, move |p, q| {
+                    if floor {
+                        p.wrapping_div(q) - i64::from((p % q != 0) && ((p < 0) != (q < 0)))
+                    } else {
+                        p.wrapping_div(q)
+                    }
+                })?
+            }
+            DType::Bool => {
+                let kernel = if floor {
+                    "div_floor_cpu"
+                } else {
+                    "div_trunc_cpu"
+                };
+                return Err(crate::dtype::unsupported(kernel, DType::Bool));
+            }
+        },
     };
     binary_node(a, b, out, "DivBackward2", |g, _, _| {
         Ok((zeros_like(g), zeros_like(g)))

@@ -705,12 +705,44 @@ pub fn scan(
     len: usize,
     inner: usize,
 ) -> Result<GpuBuffer> {
+    along_lines(
+        key(Kernel::Scan, op as u32),
+        "scan",
+        x,
+        offset,
+        [outer, len, inner],
+    )
+}
+
+/// Softmax (or log-softmax when `log`) along the middle dim of a contiguous
+/// `[outer, red, inner]` block starting at `offset`; the output is contiguous, same shape.
+pub fn softmax(
+    log: bool,
+    x: &GpuBuffer,
+    offset: usize,
+    outer: usize,
+    red: usize,
+    inner: usize,
+) -> Result<GpuBuffer> {
+    let k = key(Kernel::Softmax, u32::from(log));
+    along_lines(k, "softmax", x, offset, [outer, red, inner])
+}
+
+/// One workgroup per line of a contiguous `[outer, len, inner]` block (the lines run along
+/// the middle dim), output the same shape: the dispatch scan.wgsl and softmax.wgsl share.
+fn along_lines(
+    k: PipelineKey,
+    what: &str,
+    x: &GpuBuffer,
+    offset: usize,
+    [outer, len, inner]: [usize; 3],
+) -> Result<GpuBuffer> {
     guarded(|| {
         let total = outer * len * inner;
         if offset + total > x.len {
-            return Err(Error::Runtime(
-                "GPU scan: the block reads past its buffer".into(),
-            ));
+            return Err(Error::Runtime(format!(
+                "GPU {what}: the block reads past its buffer"
+            )));
         }
         let g = x.gpu;
         let out = GpuBuffer::alloc(g, total)?;
@@ -724,43 +756,7 @@ pub fn scan(
             len_u32(offset, "offset")?,
         ];
         len_u32(offset + total, "length")?;
-        let pipeline = g.pipeline(key(Kernel::Scan, op as u32))?;
-        let groups = g.grid((outer * inner) as u64)?;
-        g.dispatch(&pipeline, &[x.raw(), out.raw()], words(&params), groups)?;
-        Ok(out)
-    })
-}
-
-/// Softmax (or log-softmax when `log`) along the middle dim of a contiguous
-/// `[outer, red, inner]` block starting at `offset`; the output is contiguous, same shape.
-pub fn softmax(
-    log: bool,
-    x: &GpuBuffer,
-    offset: usize,
-    outer: usize,
-    red: usize,
-    inner: usize,
-) -> Result<GpuBuffer> {
-    guarded(|| {
-        let total = outer * red * inner;
-        if offset + total > x.len {
-            return Err(Error::Runtime(
-                "GPU softmax: the block reads past its buffer".into(),
-            ));
-        }
-        let g = x.gpu;
-        let out = GpuBuffer::alloc(g, total)?;
-        if total == 0 {
-            return Ok(out);
-        }
-        let params = [
-            len_u32(outer, "dim")?,
-            len_u32(red, "dim")?,
-            len_u32(inner, "dim")?,
-            len_u32(offset, "offset")?,
-        ];
-        len_u32(offset + total, "length")?;
-        let pipeline = g.pipeline(key(Kernel::Softmax, u32::from(log)))?;
+        let pipeline = g.pipeline(k)?;
         let groups = g.grid((outer * inner) as u64)?;
         g.dispatch(&pipeline, &[x.raw(), out.raw()], words(&params), groups)?;
         Ok(out)
