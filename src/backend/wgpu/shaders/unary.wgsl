@@ -102,6 +102,36 @@ fn erf_(v: f32) -> f32 {
     return select(r, -r, v < 0.0);
 }
 
+// sin (want 0), cos (1) or tan (2) of v with our own argument reduction: drivers' sin/cos are
+// only required to be good to 2^-11 (an H100's erred by 1e-6 at |x| ~ 30). v - k*pi/2 in three
+// parts (Cody-Waite, the first exact for k < 2^16), then Cephes' minimax polynomials on
+// [-pi/4, pi/4]. Past 1e5 the reduction loses bits, and the driver's functions are used.
+fn trig(v: f32, want: u32) -> f32 {
+    if (!(abs(v) <= 1e5)) {
+        if (want == 0u) { return sin(v); }
+        if (want == 1u) { return cos(v); }
+        return tan(v);
+    }
+    let k = round(v * 0.6366197723675814);
+    var r = fma(-k, 1.5703125, v);
+    r = fma(-k, 4.8375129699707031e-4, r);
+    r = fma(-k, 7.5497899548918821e-8, r);
+    let z = r * r;
+    let sn = fma(((-1.9515295891e-4 * z + 8.3321608736e-3) * z - 1.6666654611e-1) * z, r, r);
+    let cs = ((2.443315711809948e-5 * z - 1.388731625493765e-3) * z + 4.166664568298827e-2)
+        * z * z - 0.5 * z + 1.0;
+    let q = u32(i32(k) & 3);
+    if (want == 2u) {
+        return select(sn / cs, -cs / sn, (q & 1u) == 1u);
+    }
+    switch ((q + want) & 3u) {
+        case 0u: { return sn; }
+        case 1u: { return cs; }
+        case 2u: { return -sn; }
+        default: { return -cs; }
+    }
+}
+
 fn clamp_(v: f32, lo: f32, hi: f32) -> f32 {
     // NaN passes through (WGSL's min/max may drop it); a NaN bound gives NaN, as torch.clamp.
     if (is_nan(v) || is_nan(lo) || is_nan(hi)) {
@@ -115,13 +145,14 @@ fn apply(v: f32) -> f32 {
         case 0u: { return -v; }
         case 1u: { return exp(v); }
         case 2u: { return log(v); }
-        case 3u: { return sin(v); }
-        case 4u: { return cos(v); }
-        case 5u: { return tan(v); }
+        case 3u: { return trig(v, 0u); }
+        case 4u: { return trig(v, 1u); }
+        case 5u: { return trig(v, 2u); }
         case 6u: { return tanh_safe(v); }
         case 7u: { return sigmoid(v); }
-        // relu: NaN < 0 is false, so NaN passes through as in PyTorch.
-        case 8u: { return select(v, 0.0, v < 0.0); }
+        // relu: NaN passes through as in PyTorch (tested by its bits: a driver may turn a
+        // compare-and-select into a max, which drops NaN).
+        case 8u: { if (is_nan(v)) { return v; } return max(v, 0.0); }
         case 9u: { return sqrt(v); }
         case 10u: { return inverseSqrt(v); }
         case 11u: { return abs(v); }
