@@ -164,6 +164,17 @@ fn unary_matches_cpu() {
         if op == UnaryOp::NanToNum {
             x.extend([f32::NAN, f32::INFINITY, f32::NEG_INFINITY]);
         }
+        if matches!(op, UnaryOp::Sin | UnaryOp::Cos) {
+            // Arguments far from 0 (the shader reduces them itself) and non-finite ones.
+            x.extend([
+                100.0,
+                -1000.25,
+                12345.6,
+                std::f32::consts::PI,
+                f32::INFINITY,
+                f32::NAN,
+            ]);
+        }
         if matches!(
             op,
             UnaryOp::Log | UnaryOp::Sqrt | UnaryOp::Rsqrt | UnaryOp::Log2
@@ -201,19 +212,25 @@ fn unary_matches_cpu() {
         .unwrap()
         .download()
         .unwrap();
-    assert!(got[0].is_nan() && got[1] == 0.0);
+    assert!(
+        got[0].is_nan() && got[1] == 0.0,
+        "relu of [NaN, -1]: {got:?}"
+    );
     // NaN passes through clamp, and a NaN bound gives NaN, as torch.clamp.
     let buf = GpuBuffer::upload(&[f32::NAN, 5.0]).unwrap();
     let got = gpu::unary_with(UnaryOp::Clamp, &buf, 0, 2, [f32::NEG_INFINITY, 1.0, 0.0])
         .unwrap()
         .download()
         .unwrap();
-    assert!(got[0].is_nan() && got[1] == 1.0);
+    assert!(
+        got[0].is_nan() && got[1] == 1.0,
+        "clamp of [NaN, 5] to 1: {got:?}"
+    );
     let got = gpu::unary_with(UnaryOp::Clamp, &buf, 1, 1, [f32::NAN, 1.0, 0.0])
         .unwrap()
         .download()
         .unwrap();
-    assert!(got[0].is_nan());
+    assert!(got[0].is_nan(), "clamp of 5 to NaN: {got:?}");
 }
 
 fn cpu_binary(op: BinaryOp) -> fn(f32, f32) -> f32 {
@@ -464,38 +481,72 @@ fn matmul_matches_cpu() {
     if !have_gpu() {
         return;
     }
-    // Sizes off the 64-wide tiles and 16-deep k-steps; A transposed in memory, B shared by the
-    // batch (batch stride 0).
-    let (batch, m, k, n) = (3, 70, 33, 130);
-    let a = values(batch * m * k, -1.0, 1.0, 3);
-    let b = values(k * n + 4, -1.0, 1.0, 4);
-    let va = MatView {
-        offset: 0,
-        bs: m * k,
-        rs: 1,
-        cs: m,
-    };
-    let vb = MatView {
-        offset: 4,
-        bs: 0,
-        rs: n,
-        cs: 1,
-    };
     let mat = |v: MatView| cpu::matmul::Mat {
         offset: v.offset,
         rs: v.rs as isize,
         cs: v.cs as isize,
     };
-    let want = cpu::matmul::matmul(&a, mat(va), va.bs as isize, &b, mat(vb), 0, batch, m, k, n);
+    // Sizes off both tilings' tiles and k-steps; every orientation of A and B in memory (k
+    // contiguous or not: the large kernel stages each differently), B shared by the batch.
+    let (batch, m, k, n) = (3, 133, 37, 130);
+    for (a_t, b_t) in [(false, false), (true, false), (false, true), (true, true)] {
+        let a = values(batch * m * k, -1.0, 1.0, 3);
+        let b = values(k * n + 4, -1.0, 1.0, 4);
+        let va = if a_t {
+            MatView {
+                offset: 0,
+                bs: m * k,
+                rs: 1,
+                cs: m,
+            }
+        } else {
+            MatView {
+                offset: 0,
+                bs: m * k,
+                rs: k,
+                cs: 1,
+            }
+        };
+        let vb = if b_t {
+            MatView {
+                offset: 4,
+                bs: 0,
+                rs: 1,
+                cs: k,
+            }
+        } else {
+            MatView {
+                offset: 4,
+                bs: 0,
+                rs: n,
+                cs: 1,
+            }
+        };
+        let want = cpu::matmul::matmul(&a, mat(va), va.bs as isize, &b, mat(vb), 0, batch, m, k, n);
+        let (ga, gb) = (
+            GpuBuffer::upload(&a).unwrap(),
+            GpuBuffer::upload(&b).unwrap(),
+        );
+        for tiles in [gpu::MmTiles::Large, gpu::MmTiles::Small] {
+            let got = gpu::matmul_tiled(tiles, &ga, va, &gb, vb, batch, m, k, n)
+                .unwrap()
+                .download()
+                .unwrap();
+            assert_close(
+                &format!("matmul {tiles:?} a_t={a_t} b_t={b_t}"),
+                &got,
+                &want,
+                1e-5,
+                1e-5 * k as f32,
+            );
+        }
+    }
+    let (a, b) = (values(m * k, -1.0, 1.0, 5), values(k * n, -1.0, 1.0, 6));
     let (ga, gb) = (
         GpuBuffer::upload(&a).unwrap(),
         GpuBuffer::upload(&b).unwrap(),
     );
-    let got = gpu::matmul(&ga, va, &gb, vb, batch, m, k, n)
-        .unwrap()
-        .download()
-        .unwrap();
-    assert_close("matmul", &got, &want, 1e-5, 1e-5 * k as f32);
+    let (va, vb) = (MatView::contiguous(m, k), MatView::contiguous(k, n));
     // k = 0 gives zeros; an operand too short for its view is an error.
     let z = gpu::matmul(&ga, va, &gb, vb, 1, 2, 0, 2)
         .unwrap()

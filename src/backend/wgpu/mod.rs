@@ -57,6 +57,7 @@ pub fn synchronize() -> Result<()> {
 pub fn empty_cache() {
     if let Some(g) = context::existing() {
         g.pool.lock().clear();
+        g.release_staging();
     }
 }
 
@@ -868,7 +869,21 @@ impl MatView {
     }
 }
 
-const MM_TILE: usize = 64;
+/// Matmul's two tilings: the output tile one workgroup owns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MmTiles {
+    /// 128x128 (8x8 per invocation): the fast one, once there are enough tiles to go round.
+    Large,
+    /// 64x64 (4x4 per invocation): four times the workgroups for small outputs.
+    Small,
+}
+
+/// Outputs with fewer 128x128 tiles than this use 64x64 ones: a GPU has ~100 cores, and a
+/// product of a few large tiles would leave most of them idle.
+const MM_LARGE_MIN_TILES: usize = 96;
+
+/// Workgroup memory of the large matmul kernel (2 operands x 2 slabs x 8 x 132 floats).
+const MM_LARGE_SHARED: u32 = 2 * 2 * 8 * 132 * 4;
 
 /// `out[b] = a[b] @ b[b]` for `batch` products of (m×k)·(k×n); `out` is contiguous
 /// `[batch, m, n]`.
@@ -883,6 +898,35 @@ pub fn matmul(
     k: usize,
     n: usize,
 ) -> Result<GpuBuffer> {
+    // The large kernel's two double-buffered slabs take 16.5 KiB of workgroup memory, past
+    // WebGPU's 16 KiB minimum: adapters with only that use the small one.
+    let large = batch * m.div_ceil(128) * n.div_ceil(128) >= MM_LARGE_MIN_TILES
+        && a.gpu.limits.max_compute_workgroup_storage_size >= MM_LARGE_SHARED;
+    let tiles = if large {
+        MmTiles::Large
+    } else {
+        MmTiles::Small
+    };
+    matmul_tiled(tiles, a, va, b, vb, batch, m, k, n)
+}
+
+/// [`matmul`] with the tiling chosen by the caller (tests run both on small sizes).
+#[allow(clippy::too_many_arguments)]
+pub fn matmul_tiled(
+    tiles: MmTiles,
+    a: &GpuBuffer,
+    va: MatView,
+    b: &GpuBuffer,
+    vb: MatView,
+    batch: usize,
+    m: usize,
+    k: usize,
+    n: usize,
+) -> Result<GpuBuffer> {
+    let (tile, op) = match tiles {
+        MmTiles::Large => (128, 0),
+        MmTiles::Small => (64, context::MATMUL_SMALL),
+    };
     guarded(|| {
         if va.extent(batch, m, k) > a.len || vb.extent(batch, k, n) > b.len {
             return Err(Error::Runtime(
@@ -901,13 +945,13 @@ pub fn matmul(
             return Ok(out);
         }
         let max = g.max_groups() as usize;
-        let (gx, gy) = (n.div_ceil(MM_TILE), m.div_ceil(MM_TILE));
+        let (gx, gy) = (n.div_ceil(tile), m.div_ceil(tile));
         if gx > max || gy > max {
             return Err(Error::Runtime(format!(
                 "GPU matmul: a {m}x{n} output needs more than {max} tiles per dimension"
             )));
         }
-        let pipeline = g.pipeline(key(Kernel::Matmul, 0))?;
+        let pipeline = g.pipeline(key(Kernel::Matmul, op))?;
         // Batches past the grid's z limit go in several dispatches, each told its first batch.
         let mut base = 0;
         while base < batch {
