@@ -28,9 +28,14 @@ import time
 
 
 def median_time(fn, sync, repeats, number=1):
-    """Median seconds per call of ``fn`` over ``repeats`` timed loops of ``number`` calls."""
-    fn()
-    sync()
+    """Median seconds per call of ``fn`` over ``repeats`` timed loops of ``number`` calls.
+
+    Warms up for a quarter second first, so that pipeline compilation, first-touch
+    allocations and an idle GPU's low clocks stay out of the timed loops."""
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < 0.25:
+        fn()
+        sync()
     times = []
     for _ in range(repeats):
         t0 = time.perf_counter()
