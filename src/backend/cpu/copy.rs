@@ -68,6 +68,18 @@ pub fn gather_contiguous<T: Element>(src: &[T], layout: &Layout) -> Vec<T> {
         return out;
     }
     let mut out = pool::alloc(n);
+    let nd = layout.ndim();
+    if nd > 0 && layout.strides[nd - 1] == 1 {
+        // Contiguous rows: copy each whole.
+        let inner = layout.shape[nd - 1];
+        let rows = Layout {
+            shape: layout.shape[..nd - 1].into(),
+            strides: layout.strides[..nd - 1].into(),
+            offset: layout.offset,
+        };
+        for_each_offset(&rows, |o| out.extend_from_slice(&src[o..o + inner]));
+        return out;
+    }
     for_each_offset(layout, |o| out.push(src[o]));
     out
 }
@@ -85,7 +97,7 @@ fn gather_transposed<T: Element>(src: &[T], layout: &Layout) -> Option<Vec<T>> {
     }
     let (r, c) = (layout.shape[nd - 2], layout.shape[nd - 1]);
     let (rs, cs) = (layout.strides[nd - 2], layout.strides[nd - 1]);
-    if rs != 1 || cs <= 1 || r < TILE || c < TILE {
+    if rs != 1 || cs <= 1 || r < 2 || c < 2 {
         return None;
     }
     let n = layout.numel();

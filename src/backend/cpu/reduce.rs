@@ -6,7 +6,11 @@ use crate::tensor::{Element, Layout};
 
 /// An element type with an accumulator type for sums.
 pub trait Summable: Element {
-    type Acc: Element + std::ops::Add<Output = Self::Acc> + Send + Sync;
+    type Acc: Element
+        + std::ops::Add<Output = Self::Acc>
+        + std::ops::Mul<Output = Self::Acc>
+        + Send
+        + Sync;
     fn widen(self) -> Self::Acc;
     fn narrow(acc: Self::Acc) -> Self;
 }
@@ -73,6 +77,32 @@ fn sum_serial<T: Summable>(x: &[T]) -> T::Acc {
 /// Sum over `dims` (sorted, unique). Returns the values in the row-major order of the
 /// remaining dims.
 pub fn sum_dims<T: Summable>(src: &[T], layout: &Layout, dims: &[usize]) -> Vec<T> {
+    // Broadcast (stride-0) reduced dims repeat one value (a gradient expanded by sum's or
+    // mean's backward): sum the rest with them at size 1, then scale, instead of reading
+    // every repeat.
+    let repeats: usize = dims
+        .iter()
+        .filter(|&&d| layout.strides[d] == 0)
+        .map(|&d| layout.shape[d])
+        .product();
+    if repeats > 1 {
+        let mut once = layout.clone();
+        for &d in dims.iter().filter(|&&d| layout.strides[d] == 0) {
+            once.shape[d] = 1;
+        }
+        let rest: Vec<usize> = dims
+            .iter()
+            .copied()
+            .filter(|&d| once.shape[d] > 1)
+            .collect();
+        let part = if rest.is_empty() {
+            gather_contiguous(src, &once)
+        } else {
+            sum_dims(src, &once, &rest)
+        };
+        let k = T::Acc::from_f64(repeats as f64);
+        return part.into_iter().map(|v| T::narrow(v.widen() * k)).collect();
+    }
     if dims.len() == layout.ndim() {
         let x = contiguous_cow(src, layout);
         return vec![T::narrow(sum_slice(&x))];
@@ -88,6 +118,23 @@ pub fn sum_dims<T: Summable>(src: &[T], layout: &Layout, dims: &[usize]) -> Vec<
         let inner: usize = shape[d1..].iter().product();
         let x = &src[layout.offset..layout.offset + outer * red * inner];
         return sum_columns(x, outer, red, inner);
+    }
+    // Reduced dims at the end of a contiguous tensor and others before them (a convolution's
+    // bias gradient, [N, O, L] over N and L): sum the trailing runs in place first, then the
+    // rest of the (smaller) result, instead of gathering a permuted copy of the whole tensor.
+    let nd = layout.ndim();
+    let tail = (0..dims.len())
+        .rev()
+        .take_while(|&i| dims[i] == nd - dims.len() + i)
+        .count();
+    if layout.is_contiguous() && tail > 0 && tail < dims.len() {
+        let (lead, trailing) = dims.split_at(dims.len() - tail);
+        let rows = reduce_rows(src, layout, trailing, |c| T::narrow(sum_serial::<T>(c)));
+        return sum_dims(
+            &rows,
+            &Layout::contiguous(&layout.shape[..trailing[0]]),
+            lead,
+        );
     }
     reduce_rows(src, layout, dims, |c| T::narrow(sum_serial::<T>(c)))
 }
@@ -166,31 +213,50 @@ mod tests {
             (vec![2, 3, 4], vec![0, 1]),
             (vec![2, 0], vec![0]),
             (vec![0, 3], vec![0]),
+            (vec![3, 4, 50], vec![0, 2]),
+            (vec![2, 3, 4, 5], vec![0, 2, 3]),
         ] {
             let n: usize = shape.iter().product();
             let x: Vec<f32> = (0..n).map(|i| ((i * 7919) % 101) as f32 * 0.25).collect();
             let layout = Layout::contiguous(&shape);
             let got = sum_dims(&x, &layout, &dims);
-            let (outer, red): (usize, usize) = (
-                shape[..dims[0]].iter().product(),
-                dims.iter().map(|&d| shape[d]).product(),
-            );
-            let inner = n.checked_div(outer * red).unwrap_or(0);
-            let inner = if outer * red == 0 {
-                shape[dims[dims.len() - 1] + 1..].iter().product()
-            } else {
-                inner
-            };
-            let mut want = vec![0f64; outer * inner];
-            for o in 0..outer {
-                for r in 0..red {
-                    for i in 0..inner {
-                        want[o * inner + i] += x[(o * red + r) * inner + i] as f64;
-                    }
+            // Each element added into the output position of its kept indices.
+            let kept: Vec<usize> = (0..shape.len()).filter(|d| !dims.contains(d)).collect();
+            let outs: usize = kept.iter().map(|&d| shape[d]).product();
+            let mut want = vec![0f64; outs];
+            for (i, &v) in x.iter().enumerate() {
+                let (mut rem, mut idx) = (i, vec![0usize; shape.len()]);
+                for d in (0..shape.len()).rev() {
+                    idx[d] = rem % shape[d];
+                    rem /= shape[d];
                 }
+                let o = kept.iter().fold(0, |o, &d| o * shape[d] + idx[d]);
+                want[o] += v as f64;
             }
             let want: Vec<f32> = want.into_iter().map(|v| v as f32).collect();
             assert_eq!(got, want, "shape {shape:?} dims {dims:?}");
         }
+    }
+
+    /// Sums over broadcast (stride-0) dims equal the sums of the materialized tensor.
+    #[test]
+    fn sum_dims_over_broadcast_dims() {
+        let x: Vec<f32> = vec![0.5, 1.25, -2.0, 3.0];
+        // [3, 4] read from one row of 4 (stride 0 over rows), and [4, 5] from one column.
+        let rows = Layout {
+            shape: vec![3, 4].into(),
+            strides: vec![0, 1].into(),
+            offset: 0,
+        };
+        let cols = Layout {
+            shape: vec![4, 5].into(),
+            strides: vec![1, 0].into(),
+            offset: 0,
+        };
+        assert_eq!(sum_dims(&x, &rows, &[0]), vec![1.5, 3.75, -6.0, 9.0]);
+        assert_eq!(sum_dims(&x, &rows, &[0, 1]), vec![8.25]);
+        assert_eq!(sum_dims(&x, &rows, &[1]), vec![2.75; 3]);
+        assert_eq!(sum_dims(&x, &cols, &[1]), vec![2.5, 6.25, -10.0, 15.0]);
+        assert_eq!(sum_dims(&x, &cols, &[0, 1]), vec![13.75]);
     }
 }
