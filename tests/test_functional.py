@@ -278,3 +278,77 @@ def test_one_node_second_backward_and_inplace_errors(torch):
         w.add_(1)
         with pytest.raises(RuntimeError, match="modified by an inplace operation"):
             y.sum().backward()
+
+
+# Convolution argument errors, in PyTorch's order of checks (conv{1,2}d's front end,
+# _convolution, check_shape_forward, then the CPU kernel's own), and integer convolutions.
+def _conv_cases(m):
+    f = m.nn.functional
+
+    def r(*shape, dtype=None):
+        return m.ones(*shape, dtype=dtype or m.float32)
+
+    f64, i64 = m.float64, m.int64
+    return {
+        "input f64 weight f32": lambda: f.conv2d(r(1, 3, 5, 5, dtype=f64), r(4, 3, 3, 3)),
+        "bias dtype": lambda: f.conv2d(r(1, 3, 5, 5), r(4, 3, 3, 3), r(4, dtype=f64)),
+        "bias dtype before input rank": lambda: f.conv2d(r(1, 1, 3, 5, 5), r(4, 3, 3, 3),
+                                                         r(4, dtype=f64)),
+        "input rank": lambda: f.conv2d(r(1, 1, 3, 5, 5), r(4, 3, 3, 3)),
+        "conv1d input rank": lambda: f.conv1d(r(1, 1, 3, 5), r(4, 3, 3)),
+        "weight rank 1": lambda: f.conv2d(r(1, 3, 5, 5), r(4)),
+        "weight rank 3": lambda: f.conv2d(r(1, 3, 5, 5), r(4, 3, 3)),
+        "conv1d weight rank 4": lambda: f.conv1d(r(1, 3, 5), r(4, 3, 3, 3)),
+        "stride 0": lambda: f.conv2d(r(1, 3, 5, 5), r(4, 3, 3, 3), stride=0),
+        "stride list": lambda: f.conv2d(r(1, 3, 5, 5), r(4, 3, 3, 3), stride=(1, 2, 3)),
+        "padding list": lambda: f.conv2d(r(1, 3, 5, 5), r(4, 3, 3, 3), padding=(1, 1, 1),
+                                         dilation=(1, 1, 1)),
+        "negative padding first": lambda: f.conv2d(r(1, 3, 5, 5), r(4, 3, 3, 3), stride=0,
+                                                   padding=-1),
+        "negative dilation": lambda: f.conv2d(r(1, 3, 5, 5), r(4, 3, 3, 3), dilation=(-1, 1)),
+        "groups 0": lambda: f.conv2d(r(1, 3, 5, 5), r(4, 3, 3, 3), groups=0, stride=(1, 1, 1)),
+        "no weight": lambda: f.conv2d(r(1, 3, 5, 5), r(0, 3, 3, 3)),
+        "groups divide": lambda: f.conv2d(r(1, 4, 5, 5), r(3, 2, 3, 3), groups=2),
+        "channels": lambda: f.conv2d(r(1, 4, 5, 5), r(4, 3, 3, 3), r(5)),
+        "bias size": lambda: f.conv2d(r(1, 3, 5, 5), r(4, 3, 3, 3), r(4, 1)),
+        "kernel too big": lambda: f.conv2d(r(1, 3, 4, 4), r(4, 3, 3, 3), dilation=2),
+        "conv1d kernel too big": lambda: f.conv1d(r(1, 3, 2), r(4, 3, 3)),
+        "kernel 0": lambda: f.conv2d(r(1, 3, 5, 5, dtype=f64), r(4, 3, 0, 3)),
+        "kernel 0 dilation 0": lambda: f.conv2d(r(1, 3, 5, 5), r(4, 3, 0, 3), dilation=0),
+        "dilation 0": lambda: f.conv2d(r(1, 3, 5, 5, dtype=f64), r(4, 3, 3, 3), dilation=0),
+        "conv1d dilation 0": lambda: f.conv1d(r(1, 3, 5), r(4, 3, 3), dilation=0),
+        "bool": lambda: f.conv2d(r(1, 3, 5, 5) > 0, r(4, 3, 3, 3)),
+        "bool dilated": lambda: f.conv2d(r(1, 3, 5, 5) > 0, r(4, 3, 3, 3) > 0, dilation=2),
+        "long input float weight": lambda: f.conv2d(r(1, 3, 5, 5, dtype=i64), r(4, 3, 3, 3)),
+        "same strided": lambda: f.conv2d(r(1, 3, 5, 5), r(4, 3, 3, 3), stride=2, padding="same"),
+        "same stride list": lambda: f.conv2d(r(1, 3, 5, 5), r(4, 3, 3, 3), stride=(1, 1, 1),
+                                             padding="same"),
+        "same weight rank": lambda: f.conv2d(r(1, 3, 5, 5), r(4, 3, 3), padding="same"),
+        "same channels after padding": lambda: f.conv2d(r(1, 4, 5, 5), r(4, 3, 2, 3),
+                                                        padding="same"),
+        "valid weight rank": lambda: f.conv2d(r(1, 3, 5, 5), r(4, 3, 3), padding="valid"),
+        "padding string": lambda: f.conv2d(r(1, 3, 5, 5), r(4, 3, 3, 3), padding="foo"),
+        "long": lambda: f.conv2d(m.arange(75, dtype=i64).reshape(1, 3, 5, 5) % 7 - 3,
+                                 m.arange(108, dtype=i64).reshape(4, 3, 3, 3) % 5 - 2,
+                                 m.arange(4, dtype=i64), padding=1, stride=(2, 1)),
+        "long dilated": lambda: f.conv1d(m.arange(30, dtype=i64).reshape(2, 3, 5) % 4,
+                                         m.arange(24, dtype=i64).reshape(4, 3, 2), dilation=2),
+        "empty batch": lambda: f.conv2d(r(0, 3, 5, 5), r(4, 3, 3, 3)),
+        "one stride for both dims": lambda: f.conv2d(r(1, 3, 5, 5), r(4, 3, 3, 3), stride=(2,)),
+    }
+
+
+@pytest.mark.parametrize("name", list(_conv_cases(G)))
+def test_convolution_errors_and_integers_match_torch(name, torch):
+    import warnings
+
+    def outcome(m):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                r = _conv_cases(m)[name]()
+        except Exception as e:  # noqa: BLE001 - the exception itself is compared
+            return type(e).__name__, str(e)
+        return "ok", (list(r.shape), str(r.dtype).split(".")[-1], r.tolist())
+
+    assert outcome(G) == outcome(torch)

@@ -2,12 +2,14 @@
 //! im2col pair (unfold/fold) that convolution and pooling are built from.
 
 use crate::autograd::{needs_grad, record_formula, SavedTensor};
+use crate::backend::cpu::copy::contiguous_cow;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::ops::arith::{self, mul};
 use crate::ops::creation::contiguous_clone;
 use crate::ops::pointwise::float_input;
 use crate::ops::reduce::sum;
+use crate::ops::{matmul::bmm, movement, shape::cat, slicing::narrow};
 use crate::shape::wrap_dim;
 use crate::tensor::Tensor;
 
@@ -309,6 +311,12 @@ impl Window {
     }
 
     pub fn out_size(&self, h: usize, w: usize) -> Result<[usize; 2]> {
+        if self.stride.contains(&0) || self.dilation.contains(&0) {
+            return Err(Error::Runtime(format!(
+                "stride and dilation should be greater than zero, but got stride: {:?} dilation: {:?}",
+                self.stride, self.dilation
+            )));
+        }
         let o = |i: usize, d: usize| -> Result<usize> {
             let span = self.dilation[d] * (self.kernel[d] - 1) + 1;
             let padded = i + 2 * self.padding[d];
@@ -321,6 +329,50 @@ impl Window {
             Ok((padded - span) / self.stride[d] + 1)
         };
         Ok([o(h, 0)?, o(w, 1)?])
+    }
+}
+
+/// The output columns `lo..hi` of one kernel tap whose input column `xx * stride + off` falls
+/// inside `0..w` (the others read padding).
+fn tap_range(off: isize, stride: usize, w: usize, ow: usize) -> (usize, usize) {
+    let s = stride as isize;
+    let lo = if off >= 0 { 0 } else { (-off + s - 1) / s };
+    let hi = (w as isize - off + s - 1)
+        .div_euclid(s)
+        .clamp(0, ow as isize);
+    (lo.min(ow as isize) as usize, hi as usize)
+}
+
+/// Calls `f(r, y, iy, lo, hi, off)` for each columns row `r` (channel, tap), output row `y`
+/// whose input row `iy` is inside the image, with the tap's valid output columns `lo..hi`
+/// and column offset `off` (input column = `xx * stride + off`).
+fn for_each_tap(
+    win: &Window,
+    c: usize,
+    hw: [usize; 2],
+    out: [usize; 2],
+    mut f: impl FnMut(usize, usize, usize, usize, usize, isize),
+) {
+    let [kh, kw] = win.kernel;
+    let ([h, w], [oh, ow]) = (hw, out);
+    for ci in 0..c {
+        for ki in 0..kh {
+            for kj in 0..kw {
+                let r = (ci * kh + ki) * kw + kj;
+                let off = (kj * win.dilation[1]) as isize - win.padding[1] as isize;
+                let (lo, hi) = tap_range(off, win.stride[1], w, ow);
+                if lo >= hi {
+                    continue;
+                }
+                for y in 0..oh {
+                    let iy = (y * win.stride[0] + ki * win.dilation[0]) as isize
+                        - win.padding[0] as isize;
+                    if iy >= 0 && iy < h as isize {
+                        f(r, y, ci * h + iy as usize, lo, hi, off);
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -337,35 +389,30 @@ fn unfold_data(x: &Tensor, win: Window, pad_value: f64) -> Result<Tensor> {
     if let Some(out) = crate::ops::gpu::window(op, x, &geom, pad_value, &[n, rows, l])? {
         return Ok(out);
     }
-    let xs = contiguous_clone(x);
+    if n * rows * l == 0 {
+        return Ok(Tensor::zeros_on(&[n, rows, l], x.dtype(), x.device()));
+    }
+    let xd = x.read();
+    let sw = win.stride[1];
     macro_rules! run {
         ($T:ty) => {{
-            let src = xs.to_vec::<$T>();
-            let mut out = vec![pad_value as $T; n * rows * l];
+            let src = contiguous_cow::<$T>(xd.storage.slice::<$T>(), &xd.layout);
+            let mut out = crate::tensor::pool::alloc::<$T>(n * rows * l);
+            out.resize(n * rows * l, pad_value as $T);
             let fill = |(b, o): (usize, &mut [$T])| {
-                for ci in 0..c {
-                    for ki in 0..kh {
-                        for kj in 0..kw {
-                            let r = (ci * kh + ki) * kw + kj;
-                            let row = &mut o[r * l..(r + 1) * l];
-                            for y in 0..oh {
-                                let iy = (y * win.stride[0] + ki * win.dilation[0]) as isize
-                                    - win.padding[0] as isize;
-                                if iy < 0 || iy >= h as isize {
-                                    continue;
-                                }
-                                let base = ((b * c + ci) * h + iy as usize) * w;
-                                for xx in 0..ow {
-                                    let ix = (xx * win.stride[1] + kj * win.dilation[1]) as isize
-                                        - win.padding[1] as isize;
-                                    if ix >= 0 && ix < w as isize {
-                                        row[y * ow + xx] = src[base + ix as usize];
-                                    }
-                                }
-                            }
+                let img = &src[b * c * h * w..(b + 1) * c * h * w];
+                for_each_tap(&win, c, [h, w], [oh, ow], |r, y, row_in, lo, hi, off| {
+                    let from = &img[row_in * w..(row_in + 1) * w];
+                    let to = &mut o[r * l + y * ow..r * l + (y + 1) * ow];
+                    let start = (lo as isize * sw as isize + off) as usize;
+                    if sw == 1 {
+                        to[lo..hi].copy_from_slice(&from[start..start + hi - lo]);
+                    } else {
+                        for (k, v) in to[lo..hi].iter_mut().enumerate() {
+                            *v = from[start + k * sw];
                         }
                     }
-                }
+                });
             };
             use rayon::prelude::*;
             if out.len() >= crate::backend::cpu::PAR_THRESHOLD && n > 1 {
@@ -376,9 +423,10 @@ fn unfold_data(x: &Tensor, win: Window, pad_value: f64) -> Result<Tensor> {
             Tensor::from_vec_on(out, &[n, rows, l], x.device())
         }};
     }
-    Ok(match xs.dtype() {
+    Ok(match xd.dtype() {
         DType::F32 => run!(f32),
         DType::F64 => run!(f64),
+        DType::I64 => run!(i64),
         d => return Err(crate::dtype::unsupported("im2col", d)),
     })
 }
@@ -397,36 +445,32 @@ fn fold_data(cols: &Tensor, out_hw: [usize; 2], c: usize, win: Window) -> Result
     if let Some(out) = crate::ops::gpu::window(op, cols, &geom, 0.0, &[n, c, h, w])? {
         return Ok(out);
     }
-    let cs = contiguous_clone(cols);
+    if n * c * h * w == 0 {
+        return Ok(Tensor::zeros_on(&[n, c, h, w], cols.dtype(), cols.device()));
+    }
+    let cd = cols.read();
+    let sw = win.stride[1];
     macro_rules! run {
         ($T:ty) => {{
-            let src = cs.to_vec::<$T>();
-            let mut out = vec![0 as $T; n * c * h * w];
+            let src = contiguous_cow::<$T>(cd.storage.slice::<$T>(), &cd.layout);
+            let mut out = crate::tensor::pool::alloc::<$T>(n * c * h * w);
+            out.resize(n * c * h * w, 0 as $T);
             let body = |(b, o): (usize, &mut [$T])| {
                 let col = &src[b * rows * l..(b + 1) * rows * l];
-                for ci in 0..c {
-                    for ki in 0..kh {
-                        for kj in 0..kw {
-                            let r = (ci * kh + ki) * kw + kj;
-                            let row = &col[r * l..(r + 1) * l];
-                            for y in 0..oh {
-                                let iy = (y * win.stride[0] + ki * win.dilation[0]) as isize
-                                    - win.padding[0] as isize;
-                                if iy < 0 || iy >= h as isize {
-                                    continue;
-                                }
-                                let base = (ci * h + iy as usize) * w;
-                                for xx in 0..ow {
-                                    let ix = (xx * win.stride[1] + kj * win.dilation[1]) as isize
-                                        - win.padding[1] as isize;
-                                    if ix >= 0 && ix < w as isize {
-                                        o[base + ix as usize] += row[y * ow + xx];
-                                    }
-                                }
-                            }
+                for_each_tap(&win, c, [h, w], [oh, ow], |r, y, row_in, lo, hi, off| {
+                    let from = &col[r * l + y * ow..r * l + (y + 1) * ow];
+                    let to = &mut o[row_in * w..(row_in + 1) * w];
+                    let start = (lo as isize * sw as isize + off) as usize;
+                    if sw == 1 {
+                        for (t, v) in to[start..start + hi - lo].iter_mut().zip(&from[lo..hi]) {
+                            *t += *v;
+                        }
+                    } else {
+                        for (k, v) in from[lo..hi].iter().enumerate() {
+                            to[start + k * sw] += *v;
                         }
                     }
-                }
+                });
             };
             use rayon::prelude::*;
             if out.len() >= crate::backend::cpu::PAR_THRESHOLD && n > 1 {
@@ -437,9 +481,10 @@ fn fold_data(cols: &Tensor, out_hw: [usize; 2], c: usize, win: Window) -> Result
             Tensor::from_vec_on(out, &[n, c, h, w], cols.device())
         }};
     }
-    Ok(match cs.dtype() {
+    Ok(match cd.dtype() {
         DType::F32 => run!(f32),
         DType::F64 => run!(f64),
+        DType::I64 => run!(i64),
         d => return Err(crate::dtype::unsupported("col2im", d)),
     })
 }
@@ -479,4 +524,363 @@ pub fn fold(cols: &Tensor, hw: [usize; 2], c: usize, win: Window) -> Result<Tens
         vec![],
         move |g, _| Ok(vec![Some(unfold(g, win, 0.0)?)]),
     ))
+}
+
+/// PyTorch's `expand_param_if_needed`: one value per spatial dimension.
+fn conv_param(v: &[i64], name: &str, dim: usize) -> Result<Vec<i64>> {
+    match v.len() {
+        1 => Ok(vec![v[0]; dim]),
+        n if n == dim => Ok(v.to_vec()),
+        _ => Err(Error::Runtime(format!(
+            "expected {name} to be a single integer value or a list of {dim} values to match the \
+             convolution dimensions, but got {name}={v:?}"
+        ))),
+    }
+}
+
+/// PyTorch's convolution checks, in its order (`_convolution`, `check_shape_forward`, then
+/// the CPU kernel's own), for a batched input; returns the 2-D window (a 1-D convolution
+/// runs as a 2-D one of unit height, as in PyTorch's kernels).
+fn conv_window(
+    x: &Tensor,
+    w: &Tensor,
+    bias: Option<&Tensor>,
+    stride: &[i64],
+    padding: &[i64],
+    dilation: &[i64],
+    groups: i64,
+) -> Result<Window> {
+    let k = w.dim();
+    if k < 3 {
+        return Err(Error::Runtime(
+            "weight should have at least three dimensions".into(),
+        ));
+    }
+    if groups <= 0 {
+        return Err(Error::Runtime(
+            "non-positive groups is not supported".into(),
+        ));
+    }
+    let dim = k - 2;
+    let stride = conv_param(stride, "stride", dim)?;
+    let padding = conv_param(padding, "padding", dim)?;
+    let dilation = conv_param(dilation, "dilation", dim)?;
+    if padding.iter().any(|&p| p < 0) {
+        return Err(Error::Runtime("negative padding is not supported".into()));
+    }
+    if stride.iter().any(|&s| s <= 0) {
+        return Err(Error::Runtime(
+            "non-positive stride is not supported".into(),
+        ));
+    }
+    if dilation.iter().any(|&d| d < 0) {
+        return Err(Error::Runtime(
+            "dilation should be greater than zero".into(),
+        ));
+    }
+    let (xs, ws) = (x.shape(), w.shape());
+    let list = crate::shape::list_repr;
+    if x.dim() != k {
+        return Err(Error::Runtime(format!(
+            "Expected {k}-dimensional input for {k}-dimensional weight {}, but got {}-dimensional \
+             input of size {} instead",
+            list(&ws),
+            x.dim(),
+            list(&xs)
+        )));
+    }
+    let g = groups as usize;
+    if ws[0] < g {
+        return Err(Error::Runtime(format!(
+            "Given groups={groups}, expected weight to be at least {groups} at dimension 0, but \
+             got weight of size {} instead",
+            list(&ws)
+        )));
+    }
+    if ws[0] % g != 0 {
+        return Err(Error::Runtime(format!(
+            "Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, \
+             but got weight of size [{}] instead",
+            list(&ws)
+        )));
+    }
+    if xs[1] != ws[1] * g {
+        return Err(Error::Runtime(format!(
+            "Given groups={groups}, weight of size {}, expected input{} to have {} channels, but \
+             got {} channels instead",
+            list(&ws),
+            list(&xs),
+            ws[1] * g,
+            xs[1]
+        )));
+    }
+    if let Some(b) = bias {
+        if b.dim() != 1 || b.shape()[0] != ws[0] {
+            return Err(Error::Runtime(format!(
+                "Given weight of size {}, expected bias to be 1-dimensional with {} elements, but \
+                 got bias of size {} instead",
+                list(&ws),
+                ws[0],
+                list(&b.shape())
+            )));
+        }
+    }
+    let padded: Vec<i64> = (0..dim)
+        .map(|i| xs[i + 2] as i64 + 2 * padding[i])
+        .collect();
+    let span: Vec<i64> = (0..dim)
+        .map(|i| dilation[i] * (ws[i + 2] as i64 - 1) + 1)
+        .collect();
+    if padded.iter().zip(&span).any(|(p, s)| p < s) {
+        let join = |v: &[i64]| v.iter().map(i64::to_string).collect::<Vec<_>>().join(" x ");
+        return Err(Error::Runtime(format!(
+            "Calculated padded input size per channel: ({}). Kernel size: ({}). Kernel size can't \
+             be greater than actual input size",
+            join(&padded),
+            join(&span)
+        )));
+    }
+    if dim > 2 {
+        return Err(Error::NotImplemented(format!(
+            "{dim}-d convolution is not supported"
+        )));
+    }
+    // The CPU kernels' checks, with a 1-D convolution as a 2-D one of unit height.
+    let two = |v: &[i64], one: i64| if dim == 1 { [one, v[0]] } else { [v[0], v[1]] };
+    let kernel = two(&ws[2..].iter().map(|&s| s as i64).collect::<Vec<_>>(), 1);
+    let dilation = two(&dilation, 1);
+    let dilated = dilation != [1, 1];
+    if kernel.iter().any(|&s| s <= 0) {
+        return Err(Error::Runtime(if dilated {
+            format!("kernel size should be greater than zero, but got {kernel:?}")
+        } else {
+            format!(
+                "kernel size should be greater than zero, but got kernel_height: {} kernel_width: {}",
+                kernel[0], kernel[1]
+            )
+        }));
+    }
+    if dilated && dilation.iter().any(|&d| d <= 0) {
+        return Err(Error::Runtime(format!(
+            "dilation should be greater than zero, but got {dilation:?}"
+        )));
+    }
+    if x.dtype() == DType::Bool {
+        let kernel = if dilated {
+            "slow_conv_dilated<>"
+        } else {
+            "slow_conv2d_cpu"
+        };
+        return Err(crate::dtype::unsupported(kernel, DType::Bool));
+    }
+    if w.dtype() != x.dtype() {
+        let name = crate::dtype::pretty_kernel_name;
+        return Err(Error::Runtime(format!(
+            "expected scalar type {} but found {}",
+            name(x.dtype()),
+            name(w.dtype())
+        )));
+    }
+    let u = |v: i64| v as usize;
+    let stride = two(&stride, 1);
+    let padding = two(&padding, 0);
+    Ok(Window {
+        kernel: [u(kernel[0]), u(kernel[1])],
+        stride: [u(stride[0]), u(stride[1])],
+        padding: [u(padding[0]), u(padding[1])],
+        dilation: [u(dilation[0]), u(dilation[1])],
+    })
+}
+
+/// Convolution of a batched `[N, C, H, W]` (or `[N, C, L]`) input by weight
+/// `[O, C/groups, kh, kw]` (or `[O, C/groups, k]`): one `ConvolutionBackward0` node, with
+/// PyTorch's checks (`conv_window`).
+///
+/// Per image and group, a product of the weight `[O/g, C/g·kh·kw]` with the image's im2col
+/// columns: the weight is broadcast over the batch (stride 0), so no copy of it is made and
+/// each image's product writes its own output block. The backward is a formula in
+/// differentiable ops (unfold/fold, bmm, sum), so higher derivatives come with it; the
+/// columns are recomputed from the saved input there rather than kept from the forward
+/// (they are kh·kw times the input's size).
+#[allow(clippy::too_many_arguments)]
+pub fn convolution(
+    x: &Tensor,
+    w: &Tensor,
+    bias: Option<&Tensor>,
+    stride: &[i64],
+    padding: &[i64],
+    dilation: &[i64],
+    groups: i64,
+) -> Result<Tensor> {
+    let win = conv_window(x, w, bias, stride, padding, dilation, groups)?;
+    let groups = groups as usize;
+    let out = {
+        let _no_grad = crate::autograd::GradModeGuard::new(false);
+        conv_forward(
+            &x.detach(),
+            &w.detach(),
+            bias.map(|b| b.detach()).as_ref(),
+            win,
+            groups,
+        )?
+    };
+    let mut inputs = vec![x, w];
+    inputs.extend(bias);
+    if !needs_grad(&inputs) {
+        return Ok(out);
+    }
+    let want = [
+        x.requires_grad(),
+        w.requires_grad(),
+        bias.is_some_and(|b| b.requires_grad()),
+    ];
+    let has_bias = bias.is_some();
+    Ok(record_formula(
+        out,
+        &inputs,
+        "ConvolutionBackward0",
+        vec![SavedTensor::input(x), SavedTensor::input(w)],
+        move |g, s| {
+            let (gx, gw) = conv_backward(g, &s[0], &s[1], win, groups, [want[0], want[1]])?;
+            let mut grads = vec![gx, gw];
+            if has_bias {
+                let gb = if want[2] {
+                    let o = s[1].shape()[0] as i64;
+                    Some(sum(
+                        &movement::reshape(g, &[g.shape()[0] as i64, o, -1])?,
+                        Some(&[0, 2]),
+                        false,
+                    )?)
+                } else {
+                    None
+                };
+                grads.push(gb);
+            }
+            Ok(grads)
+        },
+    ))
+}
+
+/// `x`, `w` as 4-D (a 1-D convolution's get a unit height) and the sizes the products use:
+/// `(x4, w4, [n, o, og, ckg, l])`.
+fn conv_views(
+    x: &Tensor,
+    w: &Tensor,
+    win: Window,
+    groups: usize,
+) -> Result<(Tensor, Tensor, [usize; 5], [usize; 2])> {
+    let (x4, w4) = if x.dim() == 3 {
+        (movement::unsqueeze(x, 2)?, movement::unsqueeze(w, 2)?)
+    } else {
+        (x.clone(), w.clone())
+    };
+    let (xs, ws) = (x4.shape(), w4.shape());
+    let [oh, ow] = win.out_size(xs[2], xs[3])?;
+    let (o, ckg) = (ws[0], ws[1] * ws[2] * ws[3]);
+    Ok((x4, w4, [xs[0], o, o / groups, ckg, oh * ow], [oh, ow]))
+}
+
+/// One group's weight as a `[n, og, ckg]` batch (stride 0 over the images).
+fn group_weight(w4: &Tensor, gi: usize, og: usize, ckg: usize, n: usize) -> Result<Tensor> {
+    let wg = narrow(w4, 0, (gi * og) as i64, og as i64)?;
+    let wg = movement::reshape(&wg, &[og as i64, ckg as i64])?;
+    movement::expand(&wg, &[n as i64, og as i64, ckg as i64])
+}
+
+/// `t` split into `groups` equal parts along `dim` (itself for one group).
+fn group_part(t: &Tensor, dim: i64, gi: usize, size: usize, groups: usize) -> Result<Tensor> {
+    if groups == 1 {
+        Ok(t.clone())
+    } else {
+        narrow(t, dim, (gi * size) as i64, size as i64)
+    }
+}
+
+fn cat_groups(parts: Vec<Tensor>, dim: i64) -> Result<Tensor> {
+    if parts.len() == 1 {
+        Ok(parts.into_iter().next().expect("one part"))
+    } else {
+        cat(&parts, dim)
+    }
+}
+
+fn conv_forward(
+    x: &Tensor,
+    w: &Tensor,
+    bias: Option<&Tensor>,
+    win: Window,
+    groups: usize,
+) -> Result<Tensor> {
+    let (x4, w4, [n, o, og, ckg, _], [oh, ow]) = conv_views(x, w, win, groups)?;
+    let cols = unfold(&x4, win, 0.0)?;
+    let parts = (0..groups)
+        .map(|gi| {
+            bmm(
+                &group_weight(&w4, gi, og, ckg, n)?,
+                &group_part(&cols, 1, gi, ckg, groups)?,
+            )
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let mut out = cat_groups(parts, 1)?;
+    if let Some(b) = bias {
+        out = arith::add(&out, &movement::reshape(b, &[o as i64, 1])?)?;
+    }
+    let shape: Vec<i64> = if x.dim() == 3 {
+        vec![n as i64, o as i64, ow as i64]
+    } else {
+        vec![n as i64, o as i64, oh as i64, ow as i64]
+    };
+    movement::reshape(&out, &shape)
+}
+
+/// The input's and weight's gradients (where `want`) for output gradient `g`.
+fn conv_backward(
+    g: &Tensor,
+    x: &Tensor,
+    w: &Tensor,
+    win: Window,
+    groups: usize,
+    want: [bool; 2],
+) -> Result<(Option<Tensor>, Option<Tensor>)> {
+    let (x4, w4, [n, o, og, ckg, l], _) = conv_views(x, w, win, groups)?;
+    let g3 = movement::reshape(g, &[n as i64, o as i64, l as i64])?;
+    let gx = if want[0] {
+        // d cols = wᵀ g per group, summed back onto the input by fold.
+        let parts = (0..groups)
+            .map(|gi| {
+                let wt = movement::transpose(&group_weight(&w4, gi, og, ckg, n)?, 1, 2)?;
+                bmm(&wt, &group_part(&g3, 1, gi, og, groups)?)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let xs = x4.shape();
+        let gx = fold(&cat_groups(parts, 1)?, [xs[2], xs[3]], xs[1], win)?;
+        Some(movement::reshape(
+            &gx,
+            &x.shape().iter().map(|&s| s as i64).collect::<Vec<_>>(),
+        )?)
+    } else {
+        None
+    };
+    let gw = if want[1] {
+        // d w = Σ_images g colsᵀ per group.
+        let cols = unfold(&x4, win, 0.0)?;
+        let parts = (0..groups)
+            .map(|gi| {
+                let colst = movement::transpose(&group_part(&cols, 1, gi, ckg, groups)?, 1, 2)?;
+                sum(
+                    &bmm(&group_part(&g3, 1, gi, og, groups)?, &colst)?,
+                    Some(&[0]),
+                    false,
+                )
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let gw = cat_groups(parts, 0)?;
+        Some(movement::reshape(
+            &gw,
+            &w.shape().iter().map(|&s| s as i64).collect::<Vec<_>>(),
+        )?)
+    } else {
+        None
+    };
+    Ok((gx, gw))
 }

@@ -96,9 +96,36 @@ pub fn col2im(
     )
 }
 
+/// Convolution of a batched `[N, C, H, W]` (or `[N, C, L]`) input: one ConvolutionBackward0.
+#[allow(clippy::too_many_arguments)]
+#[pyfunction]
+pub fn convolution(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    weight: PyRef<'_, PyTensor>,
+    bias: Option<PyRef<'_, PyTensor>>,
+    stride: Vec<i64>,
+    padding: Vec<i64>,
+    dilation: Vec<i64>,
+    groups: i64,
+) -> R {
+    let b = bias.map(|b| b.t.clone());
+    let out = nn::convolution(
+        &input.t,
+        &weight.t,
+        b.as_ref(),
+        &stride,
+        &padding,
+        &dilation,
+        groups,
+    )?;
+    wrap(py, out)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(nll_loss, m)?)?;
     m.add_function(wrap_pyfunction!(im2col, m)?)?;
     m.add_function(wrap_pyfunction!(col2im, m)?)?;
+    m.add_function(wrap_pyfunction!(convolution, m)?)?;
     Ok(())
 }

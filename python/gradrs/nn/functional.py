@@ -494,84 +494,81 @@ def _pair(v):
     return (v, v) if isinstance(v, int) else tuple(v)
 
 
+_CPP_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}
+
+
+def _ints(v, nd):
+    """An int argument as PyTorch's parser gives it: repeated to the op's `nd` dimensions."""
+    return [v] * nd if isinstance(v, int) else list(v)
+
+
 def _conv(input, weight, bias, stride, padding, dilation, groups, nd):
-    unbatched = input.dim() == nd + 1
-    if unbatched:
-        input = input.unsqueeze(0)
-    if input.dim() != nd + 2:
+    """PyTorch's conv{nd}d front end (its bias, input-rank and padding-mode checks), then one
+    native ConvolutionBackward0 over the batched input; an unbatched input is unsqueezed
+    before and squeezed after it (SqueezeBackward1), as in PyTorch."""
+    mode = isinstance(padding, str)
+    if not mode and bias is not None and bias.dtype != input.dtype:
+        names = [_CPP_NAMES[str(t.dtype).split(".")[-1]] for t in (input, bias)]
+        raise RuntimeError(f"Input type ({names[0]}) and bias type ({names[1]}) should be the same")
+    if input.dim() not in (nd + 1, nd + 2):
         raise RuntimeError(
             f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to conv{nd}d, but got "
             f"input of size: {list(input.shape)}"
         )
-    if nd == 1:
-        input, weight = input.unsqueeze(2), weight.unsqueeze(2)
-        stride, dilation = (1, _pair(stride)[0]), (1, _pair(dilation)[0])
-        if not isinstance(padding, str):
-            padding = (0, _pair(padding)[0])
-    n, c, h, w = input.shape
-    o, cg, kh, kw = weight.shape
-    if c != cg * groups:
-        raise RuntimeError(
-            f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
-            f"{list(input.shape)} to have {cg * groups} channels, but got {c} channels instead"
-        )
-    stride, dilation = _pair(stride), _pair(dilation)
-    if isinstance(padding, str):
-        if padding == "valid":
-            padding = (0, 0)
-        elif padding == "same":
-            if stride != (1, 1):
-                raise RuntimeError("padding='same' is not supported for strided convolutions")
-            total = [dilation[0] * (kh - 1), dilation[1] * (kw - 1)]
-            if total[0] % 2 or total[1] % 2:
-                input = _pad(input, [total[1] // 2, total[1] - total[1] // 2,
-                              total[0] // 2, total[0] - total[0] // 2], "constant", None)
-                padding = (0, 0)
-            else:
-                padding = (total[0] // 2, total[1] // 2)
-        else:
-            raise ValueError(f"Invalid padding string '{padding}'")
-    padding = _pair(padding)
-    h, w = input.shape[2], input.shape[3]
-    cols = _native.im2col(input, (kh, kw), stride, padding, dilation, 0.0)
-    oh = (h + 2 * padding[0] - dilation[0] * (kh - 1) - 1) // stride[0] + 1
-    ow = (w + 2 * padding[1] - dilation[1] * (kw - 1) - 1) // stride[1] + 1
-    if groups == 1:
-        out = weight.reshape(o, -1).matmul(cols)
-    else:
-        from .. import cat
-
-        k = cg * kh * kw
-        og = o // groups
-        outs = [weight[g * og:(g + 1) * og].reshape(og, -1).matmul(cols[:, g * k:(g + 1) * k])
-                for g in range(groups)]
-        out = cat(outs, 1)
-    out = out.reshape(n, o, oh, ow)
-    if bias is not None:
-        out = out + bias.reshape(1, o, 1, 1)
-    if nd == 1:
-        out = out.squeeze(2)
+    unbatched = input.dim() == nd + 1
+    if unbatched:
+        input = input.unsqueeze(0)
+    stride, dilation = _ints(stride, nd), _ints(dilation, nd)
+    if mode:
+        input, padding = _conv_padding_mode(input, weight, stride, padding, dilation, groups)
+        if bias is not None and bias.dtype != input.dtype:
+            bias = bias.to(input.dtype)
+    out = _native.convolution(input, weight, bias, stride, _ints(padding, nd), dilation, groups)
     return out.squeeze(0) if unbatched else out
 
 
-def _convolution(input, weight, bias, stride, padding, dilation, groups, nd):
-    # One ConvolutionBackward0 over the batched convolution; an unbatched input is unsqueezed
-    # before and squeezed after it (SqueezeBackward1), as in PyTorch.
-    if input.dim() == nd + 1:
-        return _convolution(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups,
-                            nd).squeeze(0)
-    return _one_node(
-        "ConvolutionBackward0",
-        lambda x, w, b: _conv(x, w, b, stride, padding, dilation, groups, nd),
-        input, weight, bias)
+def _conv_padding_mode(input, weight, stride, padding, dilation, groups):
+    """PyTorch's `_convolution_mode`: 'valid' is no padding; 'same' pads so the output keeps
+    the input's size, padding the input itself where the two sides differ."""
+    if padding == "valid":
+        return input, [0]
+    if padding != "same":
+        raise RuntimeError(f"Invalid padding string: '{padding}'")
+    k = weight.dim()
+    if k <= 2:
+        raise RuntimeError("weight should have at least three dimensions")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    dim = k - 2
+    if input.dim() != k:
+        raise RuntimeError(
+            f"Expected {k}-dimensional input for {k}-dimensional weight{list(weight.shape)}, but "
+            f"got {input.dim()}-dimensional input of size {list(input.shape)} instead")
+    for name, v in (("stride", stride), ("dilation", dilation)):
+        if len(v) not in (1, dim):
+            raise RuntimeError(f"{name} cannot broadcast to {dim} dimensions")
+    if any(s != 1 for s in stride):
+        raise RuntimeError("padding='same' is not supported for strided convolutions")
+    pads, sides = [], []
+    for i in range(dim):
+        total = dilation[0 if len(dilation) == 1 else i] * (weight.shape[i + 2] - 1)
+        pads.append(total // 2)
+        sides.append((total // 2, total - total // 2))
+    if any(lo != hi for lo, hi in sides):
+        # The extra element goes on the right; F.pad lists the last dimension first.
+        extra = []
+        for lo, hi in reversed(sides):
+            extra += [0, hi - lo]
+        input = _pad(input, extra, "constant", None)
+    return input, pads
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    return _convolution(input, weight, bias, stride, padding, dilation, groups, 2)
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 2)
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    return _convolution(input, weight, bias, stride, padding, dilation, groups, 1)
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 1)
 
 
 def _pool_out_size(size, k, s, p, d, ceil_mode):
