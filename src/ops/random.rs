@@ -93,7 +93,11 @@ pub fn randn(shape: &[usize], dtype: DType) -> Result<Tensor> {
     float_only("normal_kernel_cpu", dtype)?;
     let n = numel(shape);
     Ok(dispatch!(dtype, T => {
-        let v: Vec<T> = with_gen(|g| (0..n).map(|_| T::from_f64(g.normal())).collect());
+        let v: Vec<T> = with_gen(|g| {
+            let mut v = crate::tensor::pool::alloc(n);
+            v.extend((0..n).map(|_| T::from_f64(g.normal())));
+            v
+        });
         Tensor::from_vec(v, shape)
     }))
 }

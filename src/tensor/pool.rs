@@ -77,7 +77,30 @@ pub fn alloc<T: Element>(n: usize) -> Vec<T> {
             return v;
         }
     }
-    Vec::with_capacity(n)
+    let v = Vec::with_capacity(n);
+    advise_huge_pages(&v);
+    v
+}
+
+/// Asks Linux for transparent huge pages under a fresh, still untouched large buffer (as
+/// PyTorch's CPU allocator does): where THP is in `madvise` mode, a stream over a large tensor
+/// otherwise walks the page tables every 4 KiB.
+fn advise_huge_pages<T>(v: &Vec<T>) {
+    const HUGE: usize = 2 << 20;
+    let bytes = v.capacity() * std::mem::size_of::<T>();
+    if !cfg!(target_os = "linux") || bytes < 2 * HUGE {
+        return;
+    }
+    let start = (v.as_ptr() as usize).next_multiple_of(HUGE);
+    let end = (v.as_ptr() as usize + bytes) / HUGE * HUGE;
+    if end > start {
+        // SAFETY: the range lies inside the buffer's own allocation; the advice changes how
+        // the kernel backs the pages, not their contents or validity.
+        #[cfg(target_os = "linux")]
+        unsafe {
+            libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+        }
+    }
 }
 
 fn take<T: Element>(n: usize) -> Option<Vec<T>> {
