@@ -1533,3 +1533,32 @@ def test_pow_tensor_grad_at_zero_base_and_exponent():
         return x.grad, y.grad
 
     check(fn)
+
+
+@pytest.mark.parametrize("shapes", [((4, 3), (2, 3, 5)), ((3,), (2, 3, 5)), ((4, 3), (2, 2, 3, 5)),
+                                    ((3,), (2, 1, 3, 5)), ((3,), (2, 3, 1))])
+@pytest.mark.parametrize("grads", [(True, False), (False, True), (True, True)])
+def test_matmul_of_a_batch_folds_as_pytorch(shapes, grads, torch):
+    """A 1-D/2-D operand times a batch folds into one mm only when PyTorch's should_fold does
+    (the smaller operand requires grad); otherwise a broadcast bmm. The graphs (node names
+    along the last edge), values and gradients match."""
+    rng = np.random.default_rng(1)
+    arrays = [rng.standard_normal(s) for s in shapes]
+
+    def run(m):
+        a, b = (m.tensor(x, requires_grad=r) for x, r in zip(arrays, grads))
+        c = a @ b
+        chain, f = [], c.grad_fn
+        while f is not None:
+            chain.append(type(f).__name__)
+            nxt = [n for n, _ in f.next_functions
+                   if n is not None and type(n).__name__ != "AccumulateGrad"]
+            f = nxt[-1] if nxt else None
+        c.backward(m.ones_like(c))
+        return chain, c.detach().numpy(), [t.grad.numpy() for t in (a, b) if t.requires_grad]
+
+    got, want = run(G), run(torch)
+    assert got[0] == want[0]
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-12)
+    for g, t in zip(got[2], want[2]):
+        np.testing.assert_allclose(g, t, rtol=1e-12)

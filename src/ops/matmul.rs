@@ -491,6 +491,30 @@ impl Backward for ProductBackward {
     }
 }
 
+/// PyTorch's `should_fold` for a batched `b` (3-D or more) and a 1-D or 2-D `a`: fold b's
+/// batch dims into one mm when `a` requires grad (so a's gradient is one mm rather than a
+/// batch of products summed), or, for a 1-D `a`, when bᵀ folds without a copy; otherwise the
+/// broadcast bmm, which reads `a` in place across the batch (stride 0).
+fn fold_into_mm(a: &Tensor, b: &Tensor) -> bool {
+    if a.requires_grad() {
+        return true;
+    }
+    if a.dim() == 2 {
+        return false;
+    }
+    if b.numel() == 0 {
+        return true;
+    }
+    // bᵀ viewed as rows needs its leading dims contiguous over each other.
+    let l = b.data().layout;
+    let nd = l.ndim();
+    let mut shape: Vec<usize> = l.shape.to_vec();
+    let mut strides: Vec<isize> = l.strides.to_vec();
+    shape.swap(nd - 2, nd - 1);
+    strides.swap(nd - 2, nd - 1);
+    (0..nd - 2).all(|i| strides[i] == strides[i + 1] * shape[i + 1] as isize)
+}
+
 /// `a @ b` with all of PyTorch's cases (1-D, 2-D, folded and broadcast batched).
 pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let (d1, d2) = (a.dim(), b.dim());
@@ -520,7 +544,7 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
             }
             unsafe_view(&prod, &shape)
         }
-        _ if d2 >= 3 && d1 <= 2 => {
+        _ if d2 >= 3 && d1 <= 2 && fold_into_mm(a, b) => {
             // (a @ b) = (bᵀ @ aᵀ)ᵀ, folding b's batch dims.
             let bt = transpose(b, -1, -2)?;
             if d1 == 1 {
