@@ -526,6 +526,15 @@ pub fn fold(cols: &Tensor, hw: [usize; 2], c: usize, win: Window) -> Result<Tens
     ))
 }
 
+/// A convolution's arguments as PyTorch's `convolution` takes them (one value per spatial
+/// dimension, or one for all).
+pub struct ConvArgs {
+    pub stride: Vec<i64>,
+    pub padding: Vec<i64>,
+    pub dilation: Vec<i64>,
+    pub groups: i64,
+}
+
 /// PyTorch's `expand_param_if_needed`: one value per spatial dimension.
 fn conv_param(v: &[i64], name: &str, dim: usize) -> Result<Vec<i64>> {
     match v.len() {
@@ -541,15 +550,8 @@ fn conv_param(v: &[i64], name: &str, dim: usize) -> Result<Vec<i64>> {
 /// PyTorch's convolution checks, in its order (`_convolution`, `check_shape_forward`, then
 /// the CPU kernel's own), for a batched input; returns the 2-D window (a 1-D convolution
 /// runs as a 2-D one of unit height, as in PyTorch's kernels).
-fn conv_window(
-    x: &Tensor,
-    w: &Tensor,
-    bias: Option<&Tensor>,
-    stride: &[i64],
-    padding: &[i64],
-    dilation: &[i64],
-    groups: i64,
-) -> Result<Window> {
+fn conv_window(x: &Tensor, w: &Tensor, bias: Option<&Tensor>, args: &ConvArgs) -> Result<Window> {
+    let groups = args.groups;
     let k = w.dim();
     if k < 3 {
         return Err(Error::Runtime(
@@ -562,9 +564,9 @@ fn conv_window(
         ));
     }
     let dim = k - 2;
-    let stride = conv_param(stride, "stride", dim)?;
-    let padding = conv_param(padding, "padding", dim)?;
-    let dilation = conv_param(dilation, "dilation", dim)?;
+    let stride = conv_param(&args.stride, "stride", dim)?;
+    let padding = conv_param(&args.padding, "padding", dim)?;
+    let dilation = conv_param(&args.dilation, "dilation", dim)?;
     if padding.iter().any(|&p| p < 0) {
         return Err(Error::Runtime("negative padding is not supported".into()));
     }
@@ -702,18 +704,14 @@ fn conv_window(
 /// differentiable ops (unfold/fold, bmm, sum), so higher derivatives come with it; the
 /// columns are recomputed from the saved input there rather than kept from the forward
 /// (they are kh·kw times the input's size).
-#[allow(clippy::too_many_arguments)]
 pub fn convolution(
     x: &Tensor,
     w: &Tensor,
     bias: Option<&Tensor>,
-    stride: &[i64],
-    padding: &[i64],
-    dilation: &[i64],
-    groups: i64,
+    args: &ConvArgs,
 ) -> Result<Tensor> {
-    let win = conv_window(x, w, bias, stride, padding, dilation, groups)?;
-    let groups = groups as usize;
+    let win = conv_window(x, w, bias, args)?;
+    let groups = args.groups as usize;
     let out = {
         let _no_grad = crate::autograd::GradModeGuard::new(false);
         conv_forward(

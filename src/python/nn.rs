@@ -110,15 +110,13 @@ pub fn convolution(
     groups: i64,
 ) -> R {
     let b = bias.map(|b| b.t.clone());
-    let out = nn::convolution(
-        &input.t,
-        &weight.t,
-        b.as_ref(),
-        &stride,
-        &padding,
-        &dilation,
+    let args = nn::ConvArgs {
+        stride,
+        padding,
+        dilation,
         groups,
-    )?;
+    };
+    let out = nn::convolution(&input.t, &weight.t, b.as_ref(), &args)?;
     wrap(py, out)
 }
 
