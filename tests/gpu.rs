@@ -476,6 +476,53 @@ fn reductions_match_cpu() {
     assert_eq!(zero, [0.0, 0.0]);
 }
 
+/// Runs past one workgroup's span reduce in two passes (reduce.wgsl): sums and means agree
+/// with the CPU, and the index ops report the first extreme across sections, NaN first.
+#[test]
+fn long_runs_reduce_in_sections() {
+    if !have_gpu() {
+        return;
+    }
+    let (outer, red, inner) = (2, 3 * 65536 + 123, 2);
+    // Few distinct values: the extreme recurs in every section; the first one must win.
+    let mut x: Vec<f32> = values(outer * red * inner, -3.0, 3.0, 17)
+        .iter()
+        .map(|v| v.round())
+        .collect();
+    let at = |o: usize, r: usize, j: usize| (o * red + r) * inner + j;
+    x[at(1, 70_000, 1)] = f32::NAN;
+    x[at(1, 150_000, 1)] = f32::NAN;
+    let l = layout(&[outer, red, inner], &[red * inner, inner, 1], 0);
+    let buf = GpuBuffer::upload(&x).unwrap();
+    let sums = cpu::reduce::sum_dims(&x, &l, &[1]);
+    let got = gpu::reduce(ReduceOp::Sum, &buf, 0, outer, red, inner)
+        .unwrap()
+        .download()
+        .unwrap();
+    assert!(got[3].is_nan());
+    assert_close("sum", &got, &sums, 1e-5, 1e-3);
+    let means: Vec<f32> = sums.iter().map(|s| s / red as f32).collect();
+    let got = gpu::reduce(ReduceOp::Mean, &buf, 0, outer, red, inner)
+        .unwrap()
+        .download()
+        .unwrap();
+    assert_close("mean", &got, &means, 1e-5, 1e-6);
+    for (op, want) in [(ReduceOp::ArgMax, 3.0), (ReduceOp::ArgMin, -3.0)] {
+        let (v, i) = gpu::reduce_arg(op, &buf, 0, outer, red, inner).unwrap();
+        let (v, i) = (v.download().unwrap(), i.download_words().unwrap());
+        for (out, (&got_i, &got_v)) in i.iter().zip(&v).enumerate() {
+            let (o, j) = (out / inner, out % inner);
+            let first = (0..red)
+                .find(|&r| x[at(o, r, j)].is_nan())
+                .or_else(|| (0..red).find(|&r| x[at(o, r, j)] == want))
+                .unwrap();
+            assert_eq!(got_i as usize, first, "{op:?} of run ({o}, {j})");
+            assert!(got_v == x[at(o, first, j)] || got_v.is_nan());
+        }
+        assert_eq!(i[3], 70_000);
+    }
+}
+
 #[test]
 fn matmul_matches_cpu() {
     if !have_gpu() {
@@ -540,6 +587,36 @@ fn matmul_matches_cpu() {
                 1e-5 * k as f32,
             );
         }
+    }
+    // A k past one dispatch's section: the later sections add to the first's (matmul.wgsl).
+    let (m2, k2, n2) = (70, 2 * 8192 + 77, 66);
+    let (a2, b2) = (values(k2 * m2, -1.0, 1.0, 7), values(k2 * n2, -1.0, 1.0, 8));
+    let (va, vb) = (
+        MatView {
+            offset: 0,
+            bs: 0,
+            rs: 1,
+            cs: m2,
+        },
+        MatView::contiguous(k2, n2),
+    );
+    let want = cpu::matmul::matmul(&a2, mat(va), 0, &b2, mat(vb), 0, 1, m2, k2, n2);
+    let (ga, gb) = (
+        GpuBuffer::upload(&a2).unwrap(),
+        GpuBuffer::upload(&b2).unwrap(),
+    );
+    for tiles in [gpu::MmTiles::Large, gpu::MmTiles::Small] {
+        let got = gpu::matmul_tiled(tiles, &ga, va, &gb, vb, 1, m2, k2, n2)
+            .unwrap()
+            .download()
+            .unwrap();
+        assert_close(
+            &format!("long k {tiles:?}"),
+            &got,
+            &want,
+            1e-4,
+            1e-5 * k2 as f32,
+        );
     }
     let (a, b) = (values(m * k, -1.0, 1.0, 5), values(k * n, -1.0, 1.0, 6));
     let (ga, gb) = (

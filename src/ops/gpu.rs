@@ -64,6 +64,12 @@ fn contiguous_f32(x: &Tensor) -> Result<Option<Tensor>> {
     contiguous_as(x, DType::F32)
 }
 
+/// Whether a kernel that binds whole arrays can read `bufs` and write `out` words; when not,
+/// the host computes (Note [Large tensors]).
+fn bindable(bufs: &[&gpu::GpuBuffer], out: usize) -> bool {
+    gpu::fits_binding(out) && bufs.iter().all(|b| !b.is_chunked())
+}
+
 /// `shape` as `[outer, len, inner]` around `dim` (a 0-dim shape is one line of one element).
 fn lines(shape: &[usize], dim: usize) -> [usize; 3] {
     if shape.is_empty() {
@@ -206,6 +212,9 @@ pub fn arg_extreme(
     let Some((buf, offset, [outer, red, inner])) = block(x, dims)? else {
         return Ok(None);
     };
+    if !bindable(&[&buf], outer * inner) {
+        return Ok(None);
+    }
     let op = if max {
         gpu::ReduceOp::ArgMax
     } else {
@@ -269,6 +278,9 @@ pub fn scan(op: gpu::ScanOp, x: &Tensor, dim: usize) -> Result<Option<Tensor>> {
     let [outer, len, inner] = lines(&shape, dim);
     let d: Data = x.data();
     let buf = d.storage.gpu_buffer()?;
+    if !bindable(&[&buf], d.layout.numel()) || len > gpu::MAX_LINE {
+        return Ok(None);
+    }
     let out = gpu::scan(op, &buf, d.layout.offset, outer, len, inner)?;
     Ok(Some(result(out, &shape)))
 }
@@ -284,6 +296,9 @@ pub fn softmax(x: &Tensor, dim: usize, log: bool) -> Result<Option<Tensor>> {
         return Ok(None);
     };
     let [outer, red, inner] = lines(&shape, dim);
+    if !bindable(&[&buf], l.numel()) || red > gpu::MAX_LINE {
+        return Ok(None);
+    }
     let out = gpu::softmax(log, &buf, l.offset, outer, red, inner)?;
     Ok(Some(result(out, &shape)))
 }
@@ -304,6 +319,9 @@ pub fn bmm(a: &Tensor, b: &Tensor) -> Result<Option<Tensor>> {
         cs: l.strides[2] as usize,
     };
     let (batch, m, k, n) = (la.shape[0], la.shape[1], la.shape[2], lb.shape[2]);
+    if !bindable(&[&ba, &bb], batch * m * n) {
+        return Ok(None);
+    }
     let out = gpu::matmul(&ba, view(&la), &bb, view(&lb), batch, m, k, n)?;
     Ok(Some(result(out, &[batch, m, n])))
 }
@@ -548,6 +566,9 @@ pub fn gather(
     let (ibuf, il) = index_words(index, values)?;
     let il = index_layout(il, along.map(|s| (dim, s)));
     let ol = Layout::contiguous(&ishape);
+    if !bindable(&[&xbuf, &ibuf], ol.numel()) {
+        return Ok(None);
+    }
     let out = xbuf.alloc_like(ol.numel())?;
     let xv = gpu::SView {
         shape: &ishape,
@@ -617,6 +638,9 @@ pub fn scatter(
         sl.strides.to_vec()
     };
     let (ibuf, il) = index_words(index, values)?;
+    if !bindable(&[&sbuf, &obuf, &ibuf], 0) {
+        return Ok(false);
+    }
     let il = index_layout(il, along.map(|s| (dim, s)));
     let sv = gpu::SView {
         shape: &ishape,
@@ -665,6 +689,9 @@ pub fn put(x: &Tensor, offsets: &[i64], shape: &[usize], value: &Tensor) -> Resu
         .map(|v| v as u32)
         .collect();
     let ibuf = gpu::GpuBuffer::upload_words(&w)?;
+    if !bindable(&[&vbuf, &xbuf, &ibuf], 0) {
+        return Ok(false);
+    }
     let il = Layout::contiguous(shape);
     // The storage as one dim the offsets index: stride 1 at dim 0, 0 elsewhere.
     let mut ostrides = vec![0isize; shape.len()];
@@ -716,6 +743,10 @@ pub fn nonzero(x: &Tensor) -> Result<Option<Tensor>> {
     };
     let d: Data = c.data();
     let buf = d.storage.gpu_buffer()?;
+    // The count is not known yet: the output may hold every element's coordinates.
+    if !bindable(&[&buf], d.layout.numel() * nd) {
+        return Ok(None);
+    }
     let int_words = x.dtype() == DType::I64;
     let (out, count) = gpu::nonzero(&buf, d.layout.offset, &d.layout.shape, int_words)?;
     Ok(Some(Tensor::from_storage(
@@ -739,6 +770,9 @@ pub fn window(
     let Some((buf, l)) = operand(&x)? else {
         return Ok(None);
     };
+    if !bindable(&[&buf], out_shape.iter().product()) {
+        return Ok(None);
+    }
     let out = gpu::window(op, &buf, l.offset, geom, pad as f32)?;
     Ok(Some(result(out, out_shape)))
 }

@@ -17,6 +17,11 @@ pub const NO_ADAPTER: &str = "no Vulkan/Metal/DX12 adapter found; on Linux witho
 /// on a machine that has one. Read once, when the context is first asked for.
 pub const DISABLE_VAR: &str = "GRADRS_GPU_DISABLE";
 
+/// Bytes per chunk of a large tensor (Note [Large tensors]), lowered from the adapter's
+/// largest binding so tests can split small tensors; rounded down to a power of two, at least
+/// 256. Read once, with [`DISABLE_VAR`].
+pub const CHUNK_VAR: &str = "GRADRS_GPU_CHUNK_BYTES";
+
 /// Dispatches recorded before the pending encoder is submitted without being asked: bounds the
 /// memory a long loop without read-backs holds in recorded commands and transient buffers.
 pub const BATCH_LIMIT: usize = 256;
@@ -139,6 +144,9 @@ pub struct Gpu {
     /// `param_slot` bytes, so a dispatch costs no buffer of its own.
     params: ::wgpu::Buffer,
     param_slot: u64,
+    /// Words per buffer of a chunked tensor (Note [Large tensors]): the largest power of two
+    /// both a binding and a buffer may hold.
+    chunk_words: usize,
     /// wgpu reports validation and out-of-memory errors to a callback (its default handler
     /// panics); they are collected here and returned as `Error`s by the call that caused them.
     errors: Arc<Mutex<Vec<String>>>,
@@ -244,7 +252,16 @@ impl Gpu {
             usage: ::wgpu::BufferUsages::UNIFORM | ::wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
+        let largest = limits
+            .max_storage_buffer_binding_size
+            .min(limits.max_buffer_size);
+        let wanted = std::env::var(CHUNK_VAR)
+            .ok()
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .map_or(largest, |b| b.clamp(256, largest));
+        let chunk_words = (1usize << wanted.ilog2()) / 4;
         Ok(Gpu {
+            chunk_words,
             device,
             queue,
             info,
@@ -328,19 +345,15 @@ impl Gpu {
         Ok(pipeline)
     }
 
-    /// A storage buffer of at least `bytes`, from the pool when one of its class is free.
+    /// Words per buffer of a chunked tensor (Note [Large tensors]).
+    pub fn chunk_words(&self) -> usize {
+        self.chunk_words
+    }
+
+    /// A storage buffer of at least `bytes` (at most one chunk), from the pool when one of its
+    /// class is free.
     pub fn alloc(&self, bytes: u64) -> Result<(::wgpu::Buffer, u64)> {
         let class = size_class(bytes);
-        let max = self
-            .limits
-            .max_storage_buffer_binding_size
-            .min(self.limits.max_buffer_size);
-        if class > max {
-            return Err(Error::Runtime(format!(
-                "GPU tensor of {bytes} bytes exceeds the adapter's largest storage binding \
-                 ({max} bytes); tensors that large are not supported on the GPU yet"
-            )));
-        }
         if let Some(buf) = self.pool.lock().take(class) {
             return Ok((buf, class));
         }
@@ -416,9 +429,13 @@ impl Gpu {
         if bytes == 0 {
             return Ok(Vec::new());
         }
-        // Mapped ranges are multiples of 8 bytes; kept buffers are powers of two from 256.
+        // Mapped ranges are multiples of 8 bytes; buffers that may be kept are powers of two
+        // from 256, larger ones (never kept) exactly the read's size.
         let mapped = bytes.next_multiple_of(8);
-        let size = mapped.next_power_of_two().max(256);
+        let size = match mapped.next_power_of_two().max(256) {
+            pow2 if pow2 <= STAGING_MAX => pow2,
+            _ => mapped,
+        };
         let kept = {
             let mut kept = self.staging.lock();
             let fit = (0..kept.len())

@@ -11,6 +11,7 @@
 //! float32 tensor of ones and zeros) and int64 narrowed to int32 (see [`Words`]); float64 is
 //! refused by [`check_dtype`] with the reason.
 
+mod chunks;
 pub mod context;
 mod pool;
 
@@ -106,21 +107,24 @@ pub fn narrow_i64(values: &[i64]) -> Result<Vec<i32>> {
         .collect()
 }
 
-/// An array of 32-bit words in GPU memory (float32 values, or the encodings of [`Words`]).
-/// Dropping it returns its buffer to the pool.
+/// An array of 32-bit words in GPU memory (float32 values, or the encodings of [`Words`]),
+/// held in one buffer, or in several of [`Gpu::chunk_words`] words each when it is longer
+/// (Note [Large tensors]). Dropping it returns its buffers to the pool.
 pub struct GpuBuffer {
-    buf: Option<::wgpu::Buffer>,
-    /// The pool's size class; 0 for a constant (not pooled, not counted as allocated).
-    class: u64,
+    /// The chunks in order with their pool size classes; class 0 for a constant (not pooled,
+    /// not counted as allocated).
+    bufs: Vec<(::wgpu::Buffer, u64)>,
     len: usize,
     gpu: &'static Gpu,
 }
 
 impl Drop for GpuBuffer {
     fn drop(&mut self) {
-        if let Some(b) = self.buf.take() {
-            if self.class > 0 {
-                self.gpu.pool.lock().give_back(self.class, b);
+        let mut pool = None;
+        for (b, class) in self.bufs.drain(..) {
+            if class > 0 {
+                pool.get_or_insert_with(|| self.gpu.pool.lock())
+                    .give_back(class, b);
             }
         }
     }
@@ -128,8 +132,15 @@ impl Drop for GpuBuffer {
 
 impl std::fmt::Debug for GpuBuffer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "GpuBuffer(len={})", self.len)
+        write!(f, "GpuBuffer(len={}, chunks={})", self.len, self.bufs.len())
     }
+}
+
+/// Whether an array of `words` fits one storage binding: the kernels other than the
+/// elementwise ones and reductions bind whole arrays, so they read and write only such
+/// (Note [Large tensors]).
+pub fn fits_binding(words: usize) -> bool {
+    gpu().is_ok_and(|g| words <= g.chunk_words())
 }
 
 fn len_u32(n: usize, what: &str) -> Result<u32> {
@@ -137,16 +148,22 @@ fn len_u32(n: usize, what: &str) -> Result<u32> {
 }
 
 impl GpuBuffer {
-    /// An uninitialized buffer of `len` floats (its contents are whatever the pool held).
+    /// An uninitialized buffer of `len` words (its contents are whatever the pool held), in
+    /// chunks when it is longer than one may be.
     fn alloc(gpu: &'static Gpu, len: usize) -> Result<GpuBuffer> {
         len_u32(len, "buffer length")?;
-        let (buf, class) = gpu.alloc(len as u64 * 4)?;
-        Ok(GpuBuffer {
-            buf: Some(buf),
-            class,
-            len,
-            gpu,
-        })
+        let chunk = gpu.chunk_words();
+        let mut bufs = Vec::with_capacity(len.div_ceil(chunk).max(1));
+        let mut left = len;
+        loop {
+            let n = left.min(chunk);
+            bufs.push(gpu.alloc(n as u64 * 4)?);
+            left -= n;
+            if left == 0 {
+                break;
+            }
+        }
+        Ok(GpuBuffer { bufs, len, gpu })
     }
 
     /// Copies `data` to the GPU (recorded, not submitted).
@@ -158,7 +175,10 @@ impl GpuBuffer {
     pub fn upload_words(data: &[u32]) -> Result<GpuBuffer> {
         guarded(|| {
             let out = GpuBuffer::alloc(gpu()?, data.len())?;
-            out.gpu.write(out.raw(), bytemuck::cast_slice(data))?;
+            let chunk = out.gpu.chunk_words();
+            for ((b, _), part) in out.bufs.iter().zip(data.chunks(chunk)) {
+                out.gpu.write(b, bytemuck::cast_slice(part))?;
+            }
             Ok(out)
         })
     }
@@ -176,8 +196,7 @@ impl GpuBuffer {
             }
             let g = gpu()?;
             let buf = Arc::new(GpuBuffer {
-                buf: Some(g.constant_buffer(bytemuck::bytes_of(&v))?),
-                class: 0,
+                bufs: vec![(g.constant_buffer(bytemuck::bytes_of(&v))?, 0)],
                 len: 1,
                 gpu: g,
             });
@@ -197,17 +216,24 @@ impl GpuBuffer {
 
     /// The words, as [`GpuBuffer::download`].
     pub fn download_words(&self) -> Result<Vec<u32>> {
-        guarded(|| {
-            let bytes = self.gpu.read(self.raw(), self.len as u64 * 4)?;
-            Ok(bytemuck::pod_collect_to_vec(&bytes))
-        })
+        self.download_prefix(self.len)
     }
 
     /// The first `n` words (a count a kernel left at the start), as [`GpuBuffer::download`].
     pub fn download_prefix(&self, n: usize) -> Result<Vec<u32>> {
         guarded(|| {
-            let bytes = self.gpu.read(self.raw(), n.min(self.len) as u64 * 4)?;
-            Ok(bytemuck::pod_collect_to_vec(&bytes))
+            let mut left = n.min(self.len);
+            let mut out = Vec::with_capacity(left);
+            for (b, _) in &self.bufs {
+                if left == 0 {
+                    break;
+                }
+                let take = left.min(self.gpu.chunk_words());
+                let bytes = self.gpu.read(b, take as u64 * 4)?;
+                out.extend_from_slice(&bytemuck::pod_collect_to_vec::<u8, u32>(&bytes));
+                left -= take;
+            }
+            Ok(out)
         })
     }
 
@@ -224,9 +250,28 @@ impl GpuBuffer {
         self.len == 0
     }
 
-    fn raw(&self) -> &::wgpu::Buffer {
-        // Only `drop` takes the buffer out.
-        self.buf.as_ref().expect("GpuBuffer used after drop")
+    /// Whether it is held in several buffers (Note [Large tensors]): only the elementwise
+    /// kernels and reductions read those.
+    pub fn is_chunked(&self) -> bool {
+        self.bufs.len() > 1
+    }
+
+    /// The one buffer of an unchunked array, for the kernels that bind it whole.
+    fn raw(&self) -> Result<&::wgpu::Buffer> {
+        match self.bufs.as_slice() {
+            [(b, _)] => Ok(b),
+            _ => Err(Error::Runtime(format!(
+                "GPU kernel given a tensor of {} elements split over {} buffers; it reads only \
+                 tensors that fit one storage binding",
+                self.len,
+                self.bufs.len()
+            ))),
+        }
+    }
+
+    /// Chunk `c` (its index from [`chunks::plan`]).
+    fn chunk(&self, c: usize) -> &::wgpu::Buffer {
+        &self.bufs[c].0
     }
 }
 
@@ -421,6 +466,57 @@ fn words(w: &[u32]) -> &[u8] {
     bytemuck::cast_slice(w)
 }
 
+/// Runs `run` once per dispatch of a kernel over the index space `shape`, reading or writing
+/// each operand (a buffer, its strides over `shape` and the offset of element 0) with the
+/// piece's shape, the chunk each operand's elements lie in, and their offset there (Note
+/// [Large tensors]). Without a chunked operand that is one call: the whole shape at the given
+/// offsets. `rows` as in [`chunks::plan`].
+fn for_each_piece(
+    shape: &[usize],
+    operands: &[(&GpuBuffer, &[isize], usize)],
+    rows: bool,
+    mut run: impl FnMut(&[usize], &[&::wgpu::Buffer], &[usize]) -> Result<()>,
+) -> Result<()> {
+    if !operands.iter().any(|(b, _, _)| b.is_chunked()) {
+        let bufs = operands
+            .iter()
+            .map(|(b, _, _)| b.raw())
+            .collect::<Result<Vec<_>>>()?;
+        let offsets: Vec<usize> = operands.iter().map(|o| o.2).collect();
+        return run(shape, &bufs, &offsets);
+    }
+    let views: Vec<chunks::Strided> = operands
+        .iter()
+        .map(|&(_, strides, offset)| chunks::Strided { strides, offset })
+        .collect();
+    let chunk = operands[0].0.gpu.chunk_words();
+    for piece in chunks::plan(shape, &views, chunk, rows) {
+        let bufs: Vec<&::wgpu::Buffer> = operands
+            .iter()
+            .zip(&piece.at)
+            .map(|((b, _, _), &(c, _))| b.chunk(c))
+            .collect();
+        let offsets: Vec<usize> = piece.at.iter().map(|&(_, o)| o).collect();
+        run(&piece.shape, &bufs, &offsets)?;
+    }
+    Ok(())
+}
+
+/// Contiguous strides of `shape`, signed (the planner's form).
+fn contiguous_strides(shape: &[usize]) -> Vec<isize> {
+    let mut strides = vec![0isize; shape.len()];
+    let mut s = 1isize;
+    for d in (0..shape.len()).rev() {
+        strides[d] = s;
+        s *= shape[d] as isize;
+    }
+    strides
+}
+
+fn signed(strides: &[usize]) -> Vec<isize> {
+    strides.iter().map(|&s| s as isize).collect()
+}
+
 /// `y[i] = op(x[offset + i])` for `i < n`.
 pub fn unary(op: UnaryOp, x: &GpuBuffer, offset: usize, n: usize) -> Result<GpuBuffer> {
     unary_with(op, x, offset, n, [0.0; 3])
@@ -449,18 +545,23 @@ pub fn unary_with(
         }
         let pipeline = g.pipeline(key(Kernel::Unary, op as u32))?;
         let [a, b, c] = args.map(f32::to_bits);
-        let params = [
-            len_u32(n, "length")?,
-            len_u32(offset, "offset")?,
-            a,
-            b,
-            c,
-            0,
-            0,
-            0,
-        ];
-        let groups = g.grid((n as u64).div_ceil(WORKGROUP))?;
-        g.dispatch(&pipeline, &[x.raw(), out.raw()], words(&params), groups)?;
+        let unit = [1isize];
+        let operands = [(x, &unit[..], offset), (&out, &unit[..], 0)];
+        for_each_piece(&[n], &operands, true, |shape, bufs, offsets| {
+            let n = shape[0];
+            let params = [
+                len_u32(n, "length")?,
+                len_u32(offsets[0], "offset")?,
+                a,
+                b,
+                c,
+                len_u32(offsets[1], "offset")?,
+                0,
+                0,
+            ];
+            let groups = g.grid((n as u64).div_ceil(WORKGROUP))?;
+            g.dispatch(&pipeline, bufs, words(&params), groups)
+        })?;
         Ok(out)
     })
 }
@@ -575,27 +676,38 @@ pub fn binary(
         if n == 0 {
             return Ok(out);
         }
-        let dims = collapse(out_shape, &sa, &sb);
-        if dims.len() > MAX_DIMS {
-            return Err(Error::Runtime(format!(
-                "GPU binary: {} non-mergeable dims exceed the kernel's {MAX_DIMS}",
-                dims.len()
-            )));
-        }
-        // Params: n, ndim, a_offset, b_offset, then shape / a_strides / b_strides, 8 each.
-        let mut p = vec![0u32; 4 + 3 * MAX_DIMS];
-        p[0] = len_u32(n, "length")?;
-        p[1] = dims.len() as u32;
-        p[2] = len_u32(va.offset, "offset")?;
-        p[3] = len_u32(vb.offset, "offset")?;
-        for (d, [size, s_a, s_b]) in dims.iter().enumerate() {
-            p[4 + d] = len_u32(*size, "dim")?;
-            p[4 + MAX_DIMS + d] = len_u32(*s_a, "stride")?;
-            p[4 + 2 * MAX_DIMS + d] = len_u32(*s_b, "stride")?;
-        }
         let pipeline = g.pipeline(key(Kernel::Binary, op as u32))?;
-        let groups = g.grid((n as u64).div_ceil(WORKGROUP))?;
-        g.dispatch(&pipeline, &[a.raw(), b.raw(), out.raw()], words(&p), groups)?;
+        let (ia, ib, io) = (signed(&sa), signed(&sb), contiguous_strides(out_shape));
+        let operands = [
+            (a, &ia[..], va.offset),
+            (b, &ib[..], vb.offset),
+            (&out, &io[..], 0),
+        ];
+        for_each_piece(out_shape, &operands, true, |shape, bufs, offsets| {
+            let dims = collapse(shape, &sa, &sb);
+            if dims.len() > MAX_DIMS {
+                return Err(Error::Runtime(format!(
+                    "GPU binary: {} non-mergeable dims exceed the kernel's {MAX_DIMS}",
+                    dims.len()
+                )));
+            }
+            let n: usize = shape.iter().product();
+            // Params: n, ndim, a_offset, b_offset, out_offset, 3 unused, then shape / a_strides
+            // / b_strides, 8 each.
+            let mut p = vec![0u32; 8 + 3 * MAX_DIMS];
+            p[0] = len_u32(n, "length")?;
+            p[1] = dims.len() as u32;
+            for (i, &o) in offsets.iter().enumerate() {
+                p[2 + i] = len_u32(o, "offset")?;
+            }
+            for (d, [size, s_a, s_b]) in dims.iter().enumerate() {
+                p[8 + d] = len_u32(*size, "dim")?;
+                p[8 + MAX_DIMS + d] = len_u32(*s_a, "stride")?;
+                p[8 + 2 * MAX_DIMS + d] = len_u32(*s_b, "stride")?;
+            }
+            let groups = g.grid((n as u64).div_ceil(WORKGROUP))?;
+            g.dispatch(&pipeline, bufs, words(&p), groups)
+        })?;
         Ok(out)
     })
 }
@@ -666,34 +778,194 @@ fn reduce_impl(
             ));
         }
         let g = x.gpu;
-        let out = GpuBuffer::alloc(g, n_out)?;
-        let idx = if op.has_index() {
-            Some(GpuBuffer::alloc(g, n_out)?)
-        } else {
-            None
-        };
-        if n_out == 0 {
-            return Ok((out, idx));
+        if x.is_chunked() || n_out > g.chunk_words() {
+            if op.has_index() {
+                return Err(Error::Runtime(format!(
+                    "GPU reduce: {op:?} of a tensor split over several buffers"
+                )));
+            }
+            // Mean is the sum divided after (the kernel divides the same way).
+            let sum_op = if op == ReduceOp::Mean {
+                ReduceOp::Sum
+            } else {
+                op
+            };
+            let out = GpuBuffer::alloc(g, n_out)?;
+            reduce_chunked(sum_op, x, offset, [outer, red, inner], &out, 0)?;
+            if op == ReduceOp::Mean {
+                let count = GpuBuffer::constant(red as f32)?;
+                let shape = [n_out];
+                let sums = View {
+                    shape: &shape,
+                    strides: &[1],
+                    offset: 0,
+                };
+                let number = View {
+                    shape: &[],
+                    strides: &[],
+                    offset: 0,
+                };
+                let mean = binary(BinaryOp::Div, &out, &sums, &count, &number, &shape)?;
+                return Ok((mean, None));
+            }
+            return Ok((out, None));
         }
-        let params = [
-            len_u32(outer, "dim")?,
-            len_u32(red, "dim")?,
-            len_u32(inner, "dim")?,
-            len_u32(offset, "offset")?,
-        ];
-        len_u32(offset + total, "length")?;
-        let pipeline = g.pipeline(key(Kernel::Reduce, op as u32))?;
-        let groups = g.grid(n_out as u64)?;
-        // Ops without an index leave binding 2 alone: `out` stands in for it.
-        let yi = idx.as_ref().unwrap_or(&out);
-        g.dispatch(
-            &pipeline,
-            &[x.raw(), out.raw(), yi.raw()],
-            words(&params),
-            groups,
+        if red <= REDUCE_SPAN {
+            return reduce_pass(op, x, None, offset, [outer, red, inner], red, red);
+        }
+        // Two passes (reduce.wgsl): sections of the run, then the sections; a mean divides
+        // once, at the end; the second pass of an index op reads the first's indices.
+        let first = if op == ReduceOp::Mean {
+            ReduceOp::Sum
+        } else {
+            op
+        };
+        let sections = red.div_ceil(REDUCE_SPAN);
+        let (part, part_idx) = reduce_pass(
+            first,
+            x,
+            None,
+            offset,
+            [outer, red, inner],
+            REDUCE_SPAN,
+            red,
         )?;
-        Ok((out, idx))
+        let dims = [outer, sections, inner];
+        reduce_pass(op, &part, part_idx.as_ref(), 0, dims, sections, red)
     })
+}
+
+/// Elements of a reduced run one workgroup folds (256 per invocation): longer runs are cut
+/// into sections of this many and reduced in two passes.
+const REDUCE_SPAN: usize = 1 << 16;
+
+/// One dispatch of reduce.wgsl: the `[outer, red, inner]` block at `offset` reduced in
+/// sections of `span` (a mean divided by `count`), giving `[outer, sections, inner]`; `xi`
+/// holds the indices of a first pass an index op's second one reports.
+fn reduce_pass(
+    op: ReduceOp,
+    x: &GpuBuffer,
+    xi: Option<&GpuBuffer>,
+    offset: usize,
+    [outer, red, inner]: [usize; 3],
+    span: usize,
+    count: usize,
+) -> Result<(GpuBuffer, Option<GpuBuffer>)> {
+    let g = x.gpu;
+    let n_out = outer * red.div_ceil(span.max(1)).max(1) * inner;
+    let out = GpuBuffer::alloc(g, n_out)?;
+    let idx = if op.has_index() {
+        Some(GpuBuffer::alloc(g, n_out)?)
+    } else {
+        None
+    };
+    if n_out == 0 {
+        return Ok((out, idx));
+    }
+    let params = [
+        len_u32(outer, "dim")?,
+        len_u32(red, "dim")?,
+        len_u32(inner, "dim")?,
+        len_u32(offset, "offset")?,
+        len_u32(span.max(1), "dim")?,
+        len_u32(count, "dim")?,
+        u32::from(xi.is_some()),
+        0,
+    ];
+    len_u32(offset + outer * red * inner, "length")?;
+    let pipeline = g.pipeline(key(Kernel::Reduce, op as u32))?;
+    let groups = g.grid(n_out as u64)?;
+    // Ops without an index leave binding 2 alone: `out` stands in for it; without first-pass
+    // indices, x stands in for them.
+    let yi = idx.as_ref().unwrap_or(&out);
+    let xi = xi.unwrap_or(x);
+    g.dispatch(
+        &pipeline,
+        &[x.raw()?, out.raw()?, yi.raw()?, xi.raw()?],
+        words(&params),
+        groups,
+    )?;
+    Ok((out, idx))
+}
+
+/// Copies `n` contiguous words of `src` from `from` to `dst` at `to`.
+fn copy_run(src: &GpuBuffer, from: usize, dst: &GpuBuffer, to: usize, n: usize) -> Result<()> {
+    let (shape, unit) = ([n], [1isize]);
+    let view = |offset| SView {
+        shape: &shape,
+        strides: &unit,
+        offset,
+    };
+    copy(CopyOp::Same, src, &view(from), dst, &view(to))
+}
+
+/// A reduction (not an index one; not mean, which is a sum divided) of the contiguous block
+/// `[outer, red, inner]` of a chunked buffer (Note [Large tensors]), its `outer * inner`
+/// results written contiguously into `out` from `at`. Pieces of the block that fit one chunk
+/// are copied into a buffer of their own and reduced there; a run longer than a chunk is
+/// reduced in sections, whose results are reduced again.
+fn reduce_chunked(
+    op: ReduceOp,
+    x: &GpuBuffer,
+    offset: usize,
+    [outer, red, inner]: [usize; 3],
+    out: &GpuBuffer,
+    at: usize,
+) -> Result<()> {
+    let most = x.gpu.chunk_words();
+    if red > most {
+        let sections = red.div_ceil(most);
+        let partial = x.alloc_like(sections * inner)?;
+        for o in 0..outer {
+            for k in 0..sections {
+                let rows = most.min(red - k * most);
+                let from = offset + (o * red + k * most) * inner;
+                reduce_chunked(op, x, from, [1, rows, inner], &partial, k * inner)?;
+            }
+            reduce_chunked(op, &partial, 0, [1, sections, inner], out, at + o * inner)?;
+        }
+        return Ok(());
+    }
+    let per_row = red.max(1) * inner;
+    if per_row <= most {
+        // Whole rows: as many as fit one chunk at a time.
+        let step = most / per_row;
+        for o in (0..outer).step_by(step) {
+            let rows = step.min(outer - o);
+            let block = x.alloc_like(rows * red * inner)?;
+            copy_run(x, offset + o * red * inner, &block, 0, rows * red * inner)?;
+            let (part, _) = reduce_impl(op, &block, 0, rows, red, inner)?;
+            copy_run(&part, 0, out, at + o * inner, rows * inner)?;
+        }
+        return Ok(());
+    }
+    // Rows too long: columns of each, as many as fit one chunk at a time.
+    let step = most / red.max(1);
+    let strides = [inner as isize, 1];
+    for o in 0..outer {
+        for j in (0..inner).step_by(step) {
+            let cols = step.min(inner - j);
+            let shape = [red, cols];
+            let block = x.alloc_like(red * cols)?;
+            let mut dense = Vec::new();
+            let dense = View::contiguous(&shape, &mut dense);
+            let dense_strides = signed(dense.strides);
+            let from = SView {
+                shape: &shape,
+                strides: &strides,
+                offset: offset + o * red * inner + j,
+            };
+            let to = SView {
+                shape: &shape,
+                strides: &dense_strides,
+                offset: 0,
+            };
+            copy(CopyOp::Same, x, &from, &block, &to)?;
+            let (part, _) = reduce_impl(op, &block, 0, 1, red, cols)?;
+            copy_run(&part, 0, out, at + o * inner + j, cols)?;
+        }
+    }
+    Ok(())
 }
 
 /// Inclusive cumulative sum / product along the middle dim of a contiguous
@@ -729,6 +1001,11 @@ pub fn softmax(
     along_lines(k, "softmax", x, offset, [outer, red, inner])
 }
 
+/// The longest line [`scan`] and [`softmax`] take: their invocations walk a line in 256
+/// shares two or three times, which must stay inside the 65,535 loop iterations lavapipe
+/// runs before it stops a shader silently. Longer lines are the host's.
+pub const MAX_LINE: usize = 1 << 22;
+
 /// One workgroup per line of a contiguous `[outer, len, inner]` block (the lines run along
 /// the middle dim), output the same shape: the dispatch scan.wgsl and softmax.wgsl share.
 fn along_lines(
@@ -745,6 +1022,11 @@ fn along_lines(
                 "GPU {what}: the block reads past its buffer"
             )));
         }
+        if len > MAX_LINE {
+            return Err(Error::Runtime(format!(
+                "GPU {what}: lines of {len} elements exceed the kernel's {MAX_LINE}"
+            )));
+        }
         let g = x.gpu;
         let out = GpuBuffer::alloc(g, total)?;
         if total == 0 {
@@ -759,7 +1041,7 @@ fn along_lines(
         len_u32(offset + total, "length")?;
         let pipeline = g.pipeline(k)?;
         let groups = g.grid((outer * inner) as u64)?;
-        g.dispatch(&pipeline, &[x.raw(), out.raw()], words(&params), groups)?;
+        g.dispatch(&pipeline, &[x.raw()?, out.raw()?], words(&params), groups)?;
         Ok(out)
     })
 }
@@ -836,7 +1118,7 @@ pub fn window(
         p.extend([pad.to_bits(), 0, 0, 0]);
         let pipeline = g.pipeline(key(Kernel::Window, op as u32))?;
         let groups = g.grid((total as u64).div_ceil(WORKGROUP))?;
-        g.dispatch(&pipeline, &[src.raw(), dst.raw()], words(&p), groups)?;
+        g.dispatch(&pipeline, &[src.raw()?, dst.raw()?], words(&p), groups)?;
         Ok(dst)
     })
 }
@@ -952,36 +1234,48 @@ pub fn matmul_tiled(
             )));
         }
         let pipeline = g.pipeline(key(Kernel::Matmul, op))?;
-        // Batches past the grid's z limit go in several dispatches, each told its first batch.
-        let mut base = 0;
-        while base < batch {
-            let nz = (batch - base).min(max);
-            let params = [
-                len_u32(m, "dim")?,
-                len_u32(n, "dim")?,
-                len_u32(k, "dim")?,
-                len_u32(base, "batch")?,
-                len_u32(va.offset, "offset")?,
-                len_u32(va.bs, "stride")?,
-                len_u32(va.rs, "stride")?,
-                len_u32(va.cs, "stride")?,
-                len_u32(vb.offset, "offset")?,
-                len_u32(vb.bs, "stride")?,
-                len_u32(vb.rs, "stride")?,
-                len_u32(vb.cs, "stride")?,
-            ];
-            let groups = [gx as u32, gy as u32, nz as u32];
-            g.dispatch(
-                &pipeline,
-                &[a.raw(), b.raw(), out.raw()],
-                words(&params),
-                groups,
-            )?;
-            base += nz;
+        // Batches past the grid's z limit go in several dispatches, each told its first batch;
+        // a long k in sections, the later ones adding to out (matmul.wgsl).
+        for k0 in (0..k).step_by(MM_K_SPAN) {
+            let ks = MM_K_SPAN.min(k - k0);
+            let mut base = 0;
+            while base < batch {
+                let nz = (batch - base).min(max);
+                let params = [
+                    len_u32(m, "dim")?,
+                    len_u32(n, "dim")?,
+                    len_u32(ks, "dim")?,
+                    len_u32(base, "batch")?,
+                    len_u32(va.offset + k0 * va.cs, "offset")?,
+                    len_u32(va.bs, "stride")?,
+                    len_u32(va.rs, "stride")?,
+                    len_u32(va.cs, "stride")?,
+                    len_u32(vb.offset + k0 * vb.rs, "offset")?,
+                    len_u32(vb.bs, "stride")?,
+                    len_u32(vb.rs, "stride")?,
+                    len_u32(vb.cs, "stride")?,
+                    u32::from(k0 > 0),
+                    0,
+                    0,
+                    0,
+                ];
+                let groups = [gx as u32, gy as u32, nz as u32];
+                g.dispatch(
+                    &pipeline,
+                    &[a.raw()?, b.raw()?, out.raw()?],
+                    words(&params),
+                    groups,
+                )?;
+                base += nz;
+            }
         }
         Ok(out)
     })
 }
+
+/// The k-section one matmul dispatch walks (matmul.wgsl): the small kernel's invocations loop
+/// about 21 times per 16 k's, well inside lavapipe's 65,535.
+const MM_K_SPAN: usize = 8192;
 
 /// How a dtype is held in GPU words, and the conversions at upload and download.
 pub enum Words {}
@@ -1110,47 +1404,50 @@ pub fn copy(op: CopyOp, x: &GpuBuffer, vx: &SView, out: &GpuBuffer, vo: &SView) 
                 "GPU copy: a view reaches outside its buffer".into(),
             ));
         }
-        // Size-1 dims dropped; adjacent dims merged where both sides step through them as one.
-        let mut dims: Vec<(usize, isize, isize)> = Vec::new();
-        for d in 0..vx.shape.len() {
-            let (n, sx, so) = (vx.shape[d], vx.strides[d], vo.strides[d]);
-            if n == 1 {
-                continue;
-            }
-            match dims.last_mut() {
-                Some(l) if l.1 == sx * n as isize && l.2 == so * n as isize => {
-                    *l = (l.0 * n, sx, so)
-                }
-                _ => dims.push((n, sx, so)),
-            }
-        }
-        if dims.len() > MAX_DIMS {
-            return Err(Error::Runtime(format!(
-                "GPU copy: {} non-mergeable dims exceed the kernel's {MAX_DIMS}",
-                dims.len()
-            )));
-        }
-        let n: usize = vx.shape.iter().product();
-        let stride = |s: isize| -> Result<u32> {
-            i32::try_from(s)
-                .map(|v| v as u32)
-                .map_err(|_| Error::Runtime(format!("GPU copy: stride {s} exceeds int32")))
-        };
         len_u32(bx.1.max(bo.1) as usize, "index")?;
-        let mut p = vec![0u32; 4 + 3 * MAX_DIMS];
-        p[0] = len_u32(n, "length")?;
-        p[1] = dims.len() as u32;
-        p[2] = vx.offset as u32;
-        p[3] = vo.offset as u32;
-        for (d, &(size, sx, so)) in dims.iter().enumerate() {
-            p[4 + d] = len_u32(size, "dim")?;
-            p[4 + MAX_DIMS + d] = stride(sx)?;
-            p[4 + 2 * MAX_DIMS + d] = stride(so)?;
-        }
         let g = x.gpu;
         let pipeline = g.pipeline(key(Kernel::Copy, op as u32))?;
-        let groups = g.grid((n as u64).div_ceil(WORKGROUP))?;
-        g.dispatch(&pipeline, &[x.raw(), out.raw()], words(&p), groups)
+        let operands = [(x, vx.strides, vx.offset), (out, vo.strides, vo.offset)];
+        for_each_piece(vx.shape, &operands, false, |shape, bufs, offsets| {
+            // Size-1 dims dropped; adjacent dims merged where both sides step through them as
+            // one.
+            let mut dims: Vec<(usize, isize, isize)> = Vec::new();
+            for ((&n, &sx), &so) in shape.iter().zip(vx.strides).zip(vo.strides) {
+                if n == 1 {
+                    continue;
+                }
+                match dims.last_mut() {
+                    Some(l) if l.1 == sx * n as isize && l.2 == so * n as isize => {
+                        *l = (l.0 * n, sx, so)
+                    }
+                    _ => dims.push((n, sx, so)),
+                }
+            }
+            if dims.len() > MAX_DIMS {
+                return Err(Error::Runtime(format!(
+                    "GPU copy: {} non-mergeable dims exceed the kernel's {MAX_DIMS}",
+                    dims.len()
+                )));
+            }
+            let n: usize = shape.iter().product();
+            let stride = |s: isize| -> Result<u32> {
+                i32::try_from(s)
+                    .map(|v| v as u32)
+                    .map_err(|_| Error::Runtime(format!("GPU copy: stride {s} exceeds int32")))
+            };
+            let mut p = vec![0u32; 4 + 3 * MAX_DIMS];
+            p[0] = len_u32(n, "length")?;
+            p[1] = dims.len() as u32;
+            p[2] = len_u32(offsets[0], "offset")?;
+            p[3] = len_u32(offsets[1], "offset")?;
+            for (d, &(size, sx, so)) in dims.iter().enumerate() {
+                p[4 + d] = len_u32(size, "dim")?;
+                p[4 + MAX_DIMS + d] = stride(sx)?;
+                p[4 + 2 * MAX_DIMS + d] = stride(so)?;
+            }
+            let groups = g.grid((n as u64).div_ceil(WORKGROUP))?;
+            g.dispatch(&pipeline, bufs, words(&p), groups)
+        })
     })
 }
 
@@ -1201,45 +1498,53 @@ pub fn ternary(
         if n == 0 {
             return Ok(out);
         }
-        // Size-1 dims dropped, mergeable neighbours merged (as `collapse`, three operands).
-        let mut dims: Vec<[usize; 4]> = Vec::new();
-        for d in 0..out_shape.len() {
-            let cur = [out_shape[d], strides[0][d], strides[1][d], strides[2][d]];
-            if cur[0] == 1 {
-                continue;
-            }
-            match dims.last_mut() {
-                Some(l) if (1..4).all(|k| l[k] == cur[k] * cur[0]) => {
-                    *l = [l[0] * cur[0], cur[1], cur[2], cur[3]]
-                }
-                _ => dims.push(cur),
-            }
-        }
-        if dims.len() > MAX_DIMS {
-            return Err(Error::Runtime(format!(
-                "GPU where: {} non-mergeable dims exceed the kernel's {MAX_DIMS}",
-                dims.len()
-            )));
-        }
-        let mut p = vec![0u32; 8 + 4 * MAX_DIMS];
-        p[0] = len_u32(n, "length")?;
-        p[1] = dims.len() as u32;
-        for (i, (_, v)) in ops.iter().enumerate() {
-            p[2 + i] = len_u32(v.offset, "offset")?;
-        }
-        for (d, dim) in dims.iter().enumerate() {
-            for (k, &v) in dim.iter().enumerate() {
-                p[8 + k * MAX_DIMS + d] = len_u32(v, "stride")?;
-            }
-        }
         let pipeline = g.pipeline(key(Kernel::Where, op as u32))?;
-        let groups = g.grid((n as u64).div_ceil(WORKGROUP))?;
-        g.dispatch(
-            &pipeline,
-            &[cond.0.raw(), a.0.raw(), b.0.raw(), out.raw()],
-            words(&p),
-            groups,
-        )?;
+        let signed_strides: Vec<Vec<isize>> = strides.iter().map(|s| signed(s)).collect();
+        let io = contiguous_strides(out_shape);
+        let mut operands: Vec<(&GpuBuffer, &[isize], usize)> = ops
+            .iter()
+            .zip(&signed_strides)
+            .map(|((buf, v), s)| (*buf, &s[..], v.offset))
+            .collect();
+        operands.push((&out, &io, 0));
+        for_each_piece(out_shape, &operands, true, |shape, bufs, offsets| {
+            // Size-1 dims dropped, mergeable neighbours merged (as `collapse`, three operands).
+            let mut dims: Vec<[usize; 4]> = Vec::new();
+            for d in 0..shape.len() {
+                let cur = [shape[d], strides[0][d], strides[1][d], strides[2][d]];
+                if cur[0] == 1 {
+                    continue;
+                }
+                match dims.last_mut() {
+                    Some(l) if (1..4).all(|k| l[k] == cur[k] * cur[0]) => {
+                        *l = [l[0] * cur[0], cur[1], cur[2], cur[3]]
+                    }
+                    _ => dims.push(cur),
+                }
+            }
+            if dims.len() > MAX_DIMS {
+                return Err(Error::Runtime(format!(
+                    "GPU where: {} non-mergeable dims exceed the kernel's {MAX_DIMS}",
+                    dims.len()
+                )));
+            }
+            let n: usize = shape.iter().product();
+            // Params: n, ndim, the offsets of cond, a, b and out, 2 unused, then the shape and
+            // the strides of cond, a and b, 8 each.
+            let mut p = vec![0u32; 8 + 4 * MAX_DIMS];
+            p[0] = len_u32(n, "length")?;
+            p[1] = dims.len() as u32;
+            for (i, &o) in offsets.iter().enumerate() {
+                p[2 + i] = len_u32(o, "offset")?;
+            }
+            for (d, dim) in dims.iter().enumerate() {
+                for (k, &v) in dim.iter().enumerate() {
+                    p[8 + k * MAX_DIMS + d] = len_u32(v, "stride")?;
+                }
+            }
+            let groups = g.grid((n as u64).div_ceil(WORKGROUP))?;
+            g.dispatch(&pipeline, bufs, words(&p), groups)
+        })?;
         Ok(out)
     })
 }
@@ -1361,7 +1666,7 @@ pub fn index(
         let groups = g.grid((n as u64).div_ceil(WORKGROUP))?;
         g.dispatch(
             &pipeline,
-            &[a.0.raw(), idx.0.raw(), out.0.raw()],
+            &[a.0.raw()?, idx.0.raw()?, out.0.raw()?],
             words(&p),
             groups,
         )
@@ -1406,7 +1711,7 @@ pub fn nonzero(
         // first two (which do not read idx) bind x there.
         let run = |op: IndexOp, params: &[u32], bufs: [&GpuBuffer; 3], groups| -> Result<()> {
             let pipeline = g.pipeline(key(Kernel::Index, op as u32))?;
-            let raw = bufs.map(GpuBuffer::raw);
+            let raw = [bufs[0].raw()?, bufs[1].raw()?, bufs[2].raw()?];
             g.dispatch(&pipeline, &raw, words(params), groups)
         };
         run(IndexOp::CountBlocks, &p, [x, x, &counts], grid)?;

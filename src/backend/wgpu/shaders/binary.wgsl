@@ -1,9 +1,9 @@
-// Elementwise binary op with broadcasting: out[i] = f(a[ia], b[ib]), f32.
+// Elementwise binary op with broadcasting: out[o_offset + i] = f(a[ia], b[ib]), f32.
 //
 // Bindings (group 0):
 //   0: a    storage, read        array<f32>
 //   1: b    storage, read        array<f32>
-//   2: out  storage, read_write  array<f32>  contiguous, n elements of the output shape
+//   2: out  storage, read_write  array<f32>  contiguous, n elements from o_offset
 //   3: p    uniform              Params
 //
 // Algorithm: one invocation per output element, 256 per workgroup, 2-D dispatch past 65,535
@@ -19,6 +19,10 @@ struct Params {
     ndim: u32,
     a_offset: u32,
     b_offset: u32,
+    o_offset: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
     // Eight u32 per array, packed four to a vec4 (uniform arrays have a 16-byte stride).
     shape: array<vec4<u32>, 2>,
     a_strides: array<vec4<u32>, 2>,
@@ -215,5 +219,5 @@ fn main(
         ia += c * p.a_strides[q][r];
         ib += c * p.b_strides[q][r];
     }
-    out[i] = apply(a[ia], b[ib]);
+    out[p.o_offset + i] = apply(a[ia], b[ib]);
 }

@@ -25,6 +25,10 @@
 //
 // Workgroup grid: x = column tiles, y = row tiles, z = batch (the host splits batches past
 // 65,535 and passes the first one as batch_base).
+//
+// A long k runs as several dispatches over consecutive k-sections, all but the first adding
+// to out (`accumulate`): lavapipe stops a shader's loops after 65,535 iterations in all,
+// silently, so one invocation never walks more than a section.
 
 struct Params {
     m: u32,
@@ -39,6 +43,10 @@ struct Params {
     b_bs: u32,
     b_rs: u32,
     b_cs: u32,
+    accumulate: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
 }
 
 @group(0) @binding(0) var<storage, read> a: array<f32>;
@@ -92,6 +100,15 @@ fn load1(src: u32, base: u32, rs: u32, ks: u32, r: u32, rows: u32, kk: u32) -> f
     return b[base + r * rs + kk * ks];
 }
 
+// out[o] = v, or += v for a later k-section.
+fn emit(o: u32, v: f32) {
+    if (p.accumulate != 0u) {
+        out[o] += v;
+    } else {
+        out[o] = v;
+    }
+}
+
 // Writes out[row r, cols c..c+3] of the current batch (those inside the matrix).
 fn store4(o_base: u32, r: u32, c: u32, v: vec4<f32>) {
     if (r >= p.m) {
@@ -99,15 +116,15 @@ fn store4(o_base: u32, r: u32, c: u32, v: vec4<f32>) {
     }
     let o = o_base + r * p.n + c;
     if (c + 3u < p.n) {
-        out[o] = v.x;
-        out[o + 1u] = v.y;
-        out[o + 2u] = v.z;
-        out[o + 3u] = v.w;
+        emit(o, v.x);
+        emit(o + 1u, v.y);
+        emit(o + 2u, v.z);
+        emit(o + 3u, v.w);
         return;
     }
     for (var j = 0u; j < 4u; j++) {
         if (c + j < p.n) {
-            out[o + j] = v[j];
+            emit(o + j, v[j]);
         }
     }
 }
@@ -282,7 +299,7 @@ fn store_strided(o_base: u32, r: u32, c: u32, v: vec4<f32>) {
     }
     for (var j = 0u; j < 4u; j++) {
         if (c + 16u * j < p.n) {
-            out[o_base + r * p.n + c + 16u * j] = v[j];
+            emit(o_base + r * p.n + c + 16u * j, v[j]);
         }
     }
 }

@@ -1,6 +1,11 @@
-// Reduction over the middle dim of a contiguous [outer, red, inner] block, f32:
-// y[o * inner + j] = reduce_r x[x_offset + (o * red + r) * inner + j].
+// Reduction over the middle dim of a contiguous [outer, red, inner] block, f32, in sections
+// of `span` along it: y[(o * sections + s) * inner + j] = reduce over r in
+// [s * span, min((s + 1) * span, red)) of x[x_offset + (o * red + r) * inner + j].
 // Reducing the last dim is inner = 1; any single dim of a contiguous tensor fits this form.
+// One section (span >= red) is the whole reduction. A long run is reduced in two passes, the
+// second over the first's sections, because an invocation may loop only so long: lavapipe
+// stops a shader's loops after 65,535 iterations in all, silently, and one workgroup per
+// output would leave most of a real GPU idle when the outputs are few.
 //
 // Bindings (group 0):
 //   0: x   storage, read        array<f32>
@@ -8,15 +13,18 @@
 //   2: yi  storage, read_write  array<u32>  outer * inner int32 indices (ArgMax / ArgMin);
 //                                           the other ops never touch it (the host binds y
 //                                           again: every op shares one pipeline layout)
-//   3: p   uniform              Params
+//   3: xi  storage, read        array<u32>  with xi_on (a second pass of ArgMax / ArgMin):
+//                                           the first pass's indices, laid out as x; the
+//                                           winner's is written (else the host binds x)
+//   4: p   uniform              Params
 //
-// Algorithm: one workgroup of 256 invocations per output element (2-D dispatch past 65,535
-// outputs). Each invocation folds a strided slice of the reduced run into a register, then a
+// Algorithm: one workgroup of 256 invocations per output element and section (2-D dispatch
+// past 65,535). Each invocation folds a strided slice of the reduced run into a register, then a
 // shared-memory tree halves 256 partials to one in 8 barrier-separated steps. The partials
 // make the sum pairwise-like, so its error grows far slower than a serial f32 loop's.
 // ArgMax / ArgMin carry (value, index) pairs through the same tree; a pair wins by PyTorch's
 // CPU rule: NaN beats any number, then the larger (smaller) value, ties to the lower index.
-// OP (ReduceOp in mod.rs): 0 sum, 1 mean, 2 max, 3 min (max/min propagate NaN), 4 prod,
+// OP (ReduceOp in mod.rs): 0 sum, 1 mean (the sum divided by `count`), 2 max, 3 min (max/min propagate NaN), 4 prod,
 // 5 argmax, 6 argmin (value and index), 7 all, 8 any (1.0 / 0.0; nonzero by the bits, so
 // NaN counts as true and -0.0 as false).
 
@@ -27,12 +35,17 @@ struct Params {
     red: u32,
     inner: u32,
     x_offset: u32,
+    span: u32,
+    count: u32,
+    xi_on: u32,
+    _pad0: u32,
 }
 
 @group(0) @binding(0) var<storage, read> x: array<f32>;
 @group(0) @binding(1) var<storage, read_write> y: array<u32>;
 @group(0) @binding(2) var<storage, read_write> yi: array<u32>;
-@group(0) @binding(3) var<uniform> p: Params;
+@group(0) @binding(3) var<storage, read> xi: array<u32>;
+@group(0) @binding(4) var<uniform> p: Params;
 
 var<workgroup> part: array<f32, 256>;
 var<workgroup> part_idx: array<u32, 256>;
@@ -105,16 +118,20 @@ fn main(
 ) {
     // The same for the whole workgroup, so the early return keeps the barriers uniform.
     let out_idx = wid.x + wid.y * nwg.x;
-    if (out_idx >= p.outer * p.inner) {
+    // At least one section: an empty run still writes its identity (or the NaN of a mean).
+    let sections = max(p.red / p.span + select(0u, 1u, p.red % p.span != 0u), 1u);
+    if (out_idx >= p.outer * sections * p.inner) {
         return;
     }
-    let o = out_idx / p.inner;
     let j = out_idx % p.inner;
+    let s = (out_idx / p.inner) % sections;
+    let o = out_idx / p.inner / sections;
     let base = p.x_offset + o * p.red * p.inner + j;
+    let end = s * p.span + min(p.span, p.red - s * p.span);
     let arg = OP == 5u || OP == 6u;
     var acc = identity();
     var acc_idx = NONE;
-    for (var r = lid; r < p.red; r += 256u) {
+    for (var r = s * p.span + lid; r < end; r += 256u) {
         let v = x[base + r * p.inner];
         if (arg) {
             if (beats(v, r, acc, acc_idx)) {
@@ -144,11 +161,15 @@ fn main(
     if (lid == 0u) {
         var v = part[0];
         if (OP == 1u) {
-            v = v / f32(p.red);
+            v = v / f32(p.count);
         }
         y[out_idx] = bitcast<u32>(v);
         if (arg) {
-            yi[out_idx] = part_idx[0];
+            var i = part_idx[0];
+            if (p.xi_on != 0u) {
+                i = xi[base + i * p.inner];
+            }
+            yi[out_idx] = i;
         }
     }
 }

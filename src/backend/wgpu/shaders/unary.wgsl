@@ -1,9 +1,9 @@
-// Elementwise unary map: y[i] = f(x[x_offset + i]) for i in 0..n, f32.
+// Elementwise unary map: y[y_offset + i] = f(x[x_offset + i]) for i in 0..n, f32.
 //
 // Bindings (group 0):
 //   0: x  storage, read        array<f32>  input (read from element x_offset on)
-//   1: y  storage, read_write  array<f32>  output, contiguous, n elements
-//   2: p  uniform              Params (n, x_offset, and up to three f32 op parameters:
+//   1: y  storage, read_write  array<f32>  output, contiguous, n elements from y_offset
+//   2: p  uniform              Params (n, x_offset, y_offset and up to three f32 op parameters:
 //                                 clamp bounds, slopes, nan_to_num's replacements)
 //
 // Algorithm: one invocation per element, 256 per workgroup. The op is the
@@ -20,7 +20,7 @@ struct Params {
     a: f32,
     b: f32,
     c: f32,
-    _pad0: u32,
+    y_offset: u32,
     _pad1: u32,
     _pad2: u32,
 }
@@ -211,5 +211,5 @@ fn main(
     if (i >= p.n) {
         return;
     }
-    y[i] = apply(x[p.x_offset + i]);
+    y[p.y_offset + i] = apply(x[p.x_offset + i]);
 }

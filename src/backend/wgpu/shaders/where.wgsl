@@ -6,7 +6,7 @@
 //   0: cond  storage, read        array<u32>  a bool tensor (float32 0.0 / 1.0)
 //   1: a     storage, read        array<u32>
 //   2: b     storage, read        array<u32>
-//   3: out   storage, read_write  array<u32>  contiguous, n elements of the output shape
+//   3: out   storage, read_write  array<u32>  contiguous, n elements from o_offset
 //   4: p     uniform              Params
 //
 // Algorithm: binary.wgsl's (one invocation per output element, the flat index unravelled
@@ -21,7 +21,7 @@ struct Params {
     c_offset: u32,
     a_offset: u32,
     b_offset: u32,
-    _pad0: u32,
+    o_offset: u32,
     _pad1: u32,
     _pad2: u32,
     // Eight u32 per array, packed four to a vec4 (uniform arrays have a 16-byte stride).
@@ -66,8 +66,8 @@ fn main(
         let s = bitcast<f32>(a[ia]);
         let e = bitcast<f32>(b[ib]);
         let d = e - s;
-        out[i] = bitcast<u32>(select(e - d * (1.0 - w), s + w * d, abs(w) < 0.5));
+        out[p.o_offset + i] = bitcast<u32>(select(e - d * (1.0 - w), s + w * d, abs(w) < 0.5));
         return;
     }
-    out[i] = select(b[ib], a[ia], cond[ic] != 0u);
+    out[p.o_offset + i] = select(b[ib], a[ia], cond[ic] != 0u);
 }
