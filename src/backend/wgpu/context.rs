@@ -110,13 +110,32 @@ impl Kernel {
     }
 }
 
-/// A compiled kernel and its bind group layout (fetched once: asking the pipeline for it costs
-/// a registry entry per dispatch).
+/// A compiled kernel, its family and the family's bind group layout.
 #[derive(Clone)]
 pub struct Pipeline {
     pipeline: ::wgpu::ComputePipeline,
-    layout: ::wgpu::BindGroupLayout,
+    kernel: Kernel,
+    layout: Arc<KernelLayout>,
 }
+
+/// A kernel family's bindings as its shader declares them: storage buffers (read-only or
+/// not) at 0, 1, ..., then the parameters as one uniform with a dynamic offset, so a bind
+/// group serves every dispatch over the same buffers whatever their parameters.
+struct KernelLayout {
+    bind_group: ::wgpu::BindGroupLayout,
+    pipeline: ::wgpu::PipelineLayout,
+    storage: usize,
+}
+
+/// Bind groups kept for reuse (Note [Bind group cache]); past it the cache starts over.
+const BIND_GROUPS_KEPT: usize = 2048;
+
+// Note [Bind group cache]: creating a bind group is most of a dispatch's host cost (wgpu
+// validates it and the driver allocates a descriptor set). A loop reuses its buffers (the pool
+// hands the same ones back), so bind groups are cached by (kernel, buffers), and the
+// parameters, which change every dispatch, come through the uniform's dynamic offset. A
+// cached group keeps its buffers alive: the cache is dropped with the pool's free buffers
+// (`empty_cache`, out of memory) and when it grows past `BIND_GROUPS_KEPT`.
 
 #[derive(Default)]
 struct Pending {
@@ -138,6 +157,8 @@ pub struct Gpu {
     pub limits: ::wgpu::Limits,
     pub features: ::wgpu::Features,
     pipelines: Mutex<HashMap<PipelineKey, Pipeline>>,
+    layouts: Mutex<HashMap<Kernel, Arc<KernelLayout>>>,
+    bind_groups: Mutex<HashMap<(Kernel, Vec<::wgpu::Buffer>), ::wgpu::BindGroup>>,
     pub(super) pool: Mutex<Pool>,
     pending: Mutex<Pending>,
     /// The uniform arena the dispatches' parameters are bound from: [`BATCH_LIMIT`] slots of
@@ -268,6 +289,8 @@ impl Gpu {
             limits,
             features,
             pipelines: Mutex::default(),
+            layouts: Mutex::default(),
+            bind_groups: Mutex::default(),
             pool: Mutex::default(),
             pending: Mutex::default(),
             params,
@@ -323,13 +346,14 @@ impl Gpu {
         } else {
             self.device.create_shader_module(desc)
         };
+        let layout = self.layout(key.kernel)?;
         let constants = [("OP", f64::from(key.op))];
         let constants: &[(&str, f64)] = if key.kernel.has_op() { &constants } else { &[] };
         let pipeline = self
             .device
             .create_compute_pipeline(&::wgpu::ComputePipelineDescriptor {
                 label: Some(&label),
-                layout: None,
+                layout: Some(&layout.pipeline),
                 module: &module,
                 entry_point: Some(key.kernel.entry(key.op)),
                 compilation_options: ::wgpu::PipelineCompilationOptions {
@@ -339,10 +363,95 @@ impl Gpu {
                 cache: None,
             });
         self.check()?;
-        let layout = pipeline.get_bind_group_layout(0);
-        let pipeline = Pipeline { pipeline, layout };
+        let pipeline = Pipeline {
+            pipeline,
+            kernel: key.kernel,
+            layout,
+        };
         cache.insert(key, pipeline.clone());
         Ok(pipeline)
+    }
+
+    /// The bind group layout of `kernel`, read off its shader's `@binding` declarations.
+    fn layout(&self, kernel: Kernel) -> Result<Arc<KernelLayout>> {
+        if let Some(l) = self.layouts.lock().get(&kernel) {
+            return Ok(l.clone());
+        }
+        let mut entries = Vec::new();
+        for line in kernel.source().lines() {
+            let Some(decl) = line.trim().strip_prefix("@group(0) @binding(") else {
+                continue;
+            };
+            let ty = if decl.contains("var<uniform>") {
+                ::wgpu::BufferBindingType::Uniform
+            } else if decl.contains("var<storage, read>") {
+                ::wgpu::BufferBindingType::Storage { read_only: true }
+            } else if decl.contains("var<storage, read_write>") {
+                ::wgpu::BufferBindingType::Storage { read_only: false }
+            } else {
+                return Err(Error::Runtime(format!(
+                    "{}.wgsl: unexpected binding `{line}`",
+                    kernel.name()
+                )));
+            };
+            entries.push(::wgpu::BindGroupLayoutEntry {
+                binding: entries.len() as u32,
+                visibility: ::wgpu::ShaderStages::COMPUTE,
+                ty: ::wgpu::BindingType::Buffer {
+                    ty,
+                    has_dynamic_offset: ty == ::wgpu::BufferBindingType::Uniform,
+                    min_binding_size: None,
+                },
+                count: None,
+            });
+        }
+        let storage = entries.len().saturating_sub(1);
+        let uniform_last = entries.last().is_some_and(|e| {
+            matches!(
+                e.ty,
+                ::wgpu::BindingType::Buffer {
+                    ty: ::wgpu::BufferBindingType::Uniform,
+                    ..
+                }
+            )
+        });
+        if !uniform_last
+            || entries[..storage]
+                .iter()
+                .any(|e| e.ty == entries[storage].ty)
+        {
+            return Err(Error::Runtime(format!(
+                "{}.wgsl: bindings must be storage buffers then one uniform",
+                kernel.name()
+            )));
+        }
+        let bind_group = self
+            .device
+            .create_bind_group_layout(&::wgpu::BindGroupLayoutDescriptor {
+                label: Some(kernel.name()),
+                entries: &entries,
+            });
+        let pipeline = self
+            .device
+            .create_pipeline_layout(&::wgpu::PipelineLayoutDescriptor {
+                label: Some(kernel.name()),
+                bind_group_layouts: &[Some(&bind_group)],
+                immediate_size: 0,
+            });
+        let layout = Arc::new(KernelLayout {
+            bind_group,
+            pipeline,
+            storage,
+        });
+        self.layouts.lock().insert(kernel, layout.clone());
+        Ok(layout)
+    }
+
+    /// Drops the pool's free buffers and the bind groups that may hold them (Note [Bind group
+    /// cache]).
+    pub fn release_buffers(&self) {
+        self.bind_groups.lock().clear();
+        self.pool.lock().clear();
     }
 
     /// Words per buffer of a chunked tensor (Note [Large tensors]).
@@ -367,7 +476,7 @@ impl Gpu {
         });
         if let Err(e) = self.check() {
             // Out of memory is the usual cause: free the cache and try once more.
-            self.pool.lock().clear();
+            self.release_buffers();
             let buf = self.device.create_buffer(&::wgpu::BufferDescriptor {
                 label: None,
                 size: class,
@@ -510,15 +619,51 @@ impl Gpu {
                 params.len()
             )));
         }
+        let layout = &pipeline.layout;
+        if buffers.len() != layout.storage {
+            return Err(Error::Runtime(format!(
+                "GPU dispatch: {} buffers for the {} storage bindings of {}.wgsl",
+                buffers.len(),
+                layout.storage,
+                pipeline.kernel.name()
+            )));
+        }
+        let bind_group = self.bind_group(layout, pipeline.kernel, buffers);
         let mut pending = self.pending.lock();
         let offset = pending.params.len() as u64;
         debug_assert!(offset < self.param_slot * BATCH_LIMIT as u64);
         pending.params.extend_from_slice(params);
-        // Uniform blocks are read in 16-byte rows: bind (and zero-fill) a whole number of them.
-        let size = (params.len() as u64).max(16).next_multiple_of(16);
         pending
             .params
             .resize((offset + self.param_slot) as usize, 0);
+        if pending.pass.is_none() {
+            let enc = self.encoder(&mut pending);
+            let pass = enc.begin_compute_pass(&::wgpu::ComputePassDescriptor::default());
+            pending.pass = Some(pass.forget_lifetime());
+        }
+        let pass = pending.pass.as_mut().expect("open pass");
+        pass.set_pipeline(&pipeline.pipeline);
+        // The arena holds BATCH_LIMIT slots, far below 4 GiB.
+        pass.set_bind_group(0, &bind_group, &[offset as u32]);
+        pass.dispatch_workgroups(groups[0], groups[1], groups[2]);
+        self.counted(pending)
+    }
+
+    /// The bind group of `kernel` over `buffers` and the parameter arena, from the cache when
+    /// a dispatch bound the same buffers before (Note [Bind group cache]).
+    fn bind_group(
+        &self,
+        layout: &KernelLayout,
+        kernel: Kernel,
+        buffers: &[&::wgpu::Buffer],
+    ) -> ::wgpu::BindGroup {
+        let key = (
+            kernel,
+            buffers.iter().map(|&b| b.clone()).collect::<Vec<_>>(),
+        );
+        if let Some(bg) = self.bind_groups.lock().get(&key) {
+            return bg.clone();
+        }
         let mut entries: Vec<::wgpu::BindGroupEntry> = buffers
             .iter()
             .enumerate()
@@ -527,29 +672,26 @@ impl Gpu {
                 resource: b.as_entire_binding(),
             })
             .collect();
+        // One slot's worth from the dynamic offset: every Params struct fits PARAM_BYTES.
         entries.push(::wgpu::BindGroupEntry {
             binding: buffers.len() as u32,
             resource: ::wgpu::BindingResource::Buffer(::wgpu::BufferBinding {
                 buffer: &self.params,
-                offset,
-                size: std::num::NonZeroU64::new(size),
+                offset: 0,
+                size: std::num::NonZeroU64::new(PARAM_BYTES),
             }),
         });
-        let bind_group = self.device.create_bind_group(&::wgpu::BindGroupDescriptor {
+        let bg = self.device.create_bind_group(&::wgpu::BindGroupDescriptor {
             label: None,
-            layout: &pipeline.layout,
+            layout: &layout.bind_group,
             entries: &entries,
         });
-        if pending.pass.is_none() {
-            let enc = self.encoder(&mut pending);
-            let pass = enc.begin_compute_pass(&::wgpu::ComputePassDescriptor::default());
-            pending.pass = Some(pass.forget_lifetime());
+        let mut cache = self.bind_groups.lock();
+        if cache.len() >= BIND_GROUPS_KEPT {
+            cache.clear();
         }
-        let pass = pending.pass.as_mut().expect("open pass");
-        pass.set_pipeline(&pipeline.pipeline);
-        pass.set_bind_group(0, &bind_group, &[]);
-        pass.dispatch_workgroups(groups[0], groups[1], groups[2]);
-        self.counted(pending)
+        cache.insert(key, bg.clone());
+        bg
     }
 
     /// Appends commands to the pending encoder; past [`BATCH_LIMIT`] of them, submits.

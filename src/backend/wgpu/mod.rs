@@ -57,7 +57,7 @@ pub fn synchronize() -> Result<()> {
 /// Frees the pool's cached buffers (those of live tensors stay). No-op before the first use.
 pub fn empty_cache() {
     if let Some(g) = context::existing() {
-        g.pool.lock().clear();
+        g.release_buffers();
         g.release_staging();
     }
 }
