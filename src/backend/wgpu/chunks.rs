@@ -112,6 +112,10 @@ pub fn plan(shape: &[usize], views: &[Strided], chunk: usize, rows: bool) -> Vec
 mod tests {
     use super::*;
 
+    fn view(strides: &[isize], offset: usize) -> Strided<'_> {
+        Strided { strides, offset }
+    }
+
     /// Every index of `shape` is in exactly one piece, and there each view's word is inside
     /// the piece's chunk at the rebased offset.
     fn check(shape: &[usize], views: &[Strided], chunk: usize) -> usize {
@@ -166,131 +170,38 @@ mod tests {
     #[test]
     fn contiguous_splits_at_boundaries() {
         let s = [1isize];
-        assert_eq!(
-            check(
-                &[100],
-                &[Strided {
-                    strides: &s,
-                    offset: 0
-                }],
-                32
-            ),
-            4
-        );
-        assert_eq!(
-            check(
-                &[100],
-                &[Strided {
-                    strides: &s,
-                    offset: 5
-                }],
-                32
-            ),
-            4
-        );
-        assert_eq!(
-            check(
-                &[10],
-                &[Strided {
-                    strides: &s,
-                    offset: 3
-                }],
-                32
-            ),
-            1
-        );
+        assert_eq!(check(&[100], &[view(&s, 0)], 32), 4);
+        assert_eq!(check(&[100], &[view(&s, 5)], 32), 4);
+        assert_eq!(check(&[10], &[view(&s, 3)], 32), 1);
         let rows = [7isize, 1];
-        assert!(
-            check(
-                &[9, 7],
-                &[Strided {
-                    strides: &rows,
-                    offset: 2
-                }],
-                16
-            ) <= 12
-        );
+        assert!(check(&[9, 7], &[view(&rows, 2)], 16) <= 12);
     }
 
     #[test]
     fn transposes_broadcasts_and_flips() {
         let (t, c) = ([1isize, 12], [12isize, 1]);
-        let views = [
-            Strided {
-                strides: &t,
-                offset: 0,
-            },
-            Strided {
-                strides: &c,
-                offset: 0,
-            },
-        ];
+        let views = [view(&t, 0), view(&c, 0)];
         // Boundaries mid-row cut small boxes; aligned ones cut the 4x4 tiles of a transpose.
         check(&[12, 12], &views, 32);
         let (t, c) = ([1isize, 16], [16isize, 1]);
-        let views = [
-            Strided {
-                strides: &t,
-                offset: 0,
-            },
-            Strided {
-                strides: &c,
-                offset: 0,
-            },
-        ];
+        let views = [view(&t, 0), view(&c, 0)];
         assert_eq!(check(&[16, 16], &views, 64), 16);
         let b = [0isize, 1];
-        let views = [
-            Strided {
-                strides: &b,
-                offset: 3,
-            },
-            Strided {
-                strides: &c,
-                offset: 0,
-            },
-        ];
+        let views = [view(&b, 3), view(&c, 0)];
         check(&[12, 12], &views, 16);
         let f = [-12isize, -1];
-        let views = [
-            Strided {
-                strides: &f,
-                offset: 143,
-            },
-            Strided {
-                strides: &c,
-                offset: 0,
-            },
-        ];
+        let views = [view(&f, 143), view(&c, 0)];
         check(&[12, 12], &views, 32);
         let p = [1isize, 60, 5];
-        check(
-            &[5, 2, 12],
-            &[Strided {
-                strides: &p,
-                offset: 0,
-            }],
-            16,
-        );
+        check(&[5, 2, 12], &[view(&p, 0)], 16);
     }
 
     #[test]
     fn small_and_empty() {
         let s = [1isize];
-        let v = [Strided {
-            strides: &s,
-            offset: 0,
-        }];
+        let v = [view(&s, 0)];
         assert!(plan(&[0], &v, 8, false).is_empty());
-        let one = plan(
-            &[],
-            &[Strided {
-                strides: &[],
-                offset: 9,
-            }],
-            8,
-            true,
-        );
+        let one = plan(&[], &[view(&[], 9)], 8, true);
         assert_eq!(one[0].at, vec![(1, 1)]);
     }
 }
