@@ -377,54 +377,46 @@ impl Gpu {
         if let Some(l) = self.layouts.lock().get(&kernel) {
             return Ok(l.clone());
         }
-        let mut entries = Vec::new();
+        use ::wgpu::BufferBindingType::{Storage, Uniform};
+        let mut kinds = Vec::new();
         for line in kernel.source().lines() {
             let Some(decl) = line.trim().strip_prefix("@group(0) @binding(") else {
                 continue;
             };
-            let ty = if decl.contains("var<uniform>") {
-                ::wgpu::BufferBindingType::Uniform
+            kinds.push(if decl.contains("var<uniform>") {
+                Uniform
             } else if decl.contains("var<storage, read>") {
-                ::wgpu::BufferBindingType::Storage { read_only: true }
+                Storage { read_only: true }
             } else if decl.contains("var<storage, read_write>") {
-                ::wgpu::BufferBindingType::Storage { read_only: false }
+                Storage { read_only: false }
             } else {
                 return Err(Error::Runtime(format!(
                     "{}.wgsl: unexpected binding `{line}`",
                     kernel.name()
                 )));
-            };
-            entries.push(::wgpu::BindGroupLayoutEntry {
-                binding: entries.len() as u32,
-                visibility: ::wgpu::ShaderStages::COMPUTE,
-                ty: ::wgpu::BindingType::Buffer {
-                    ty,
-                    has_dynamic_offset: ty == ::wgpu::BufferBindingType::Uniform,
-                    min_binding_size: None,
-                },
-                count: None,
             });
         }
-        let storage = entries.len().saturating_sub(1);
-        let uniform_last = entries.last().is_some_and(|e| {
-            matches!(
-                e.ty,
-                ::wgpu::BindingType::Buffer {
-                    ty: ::wgpu::BufferBindingType::Uniform,
-                    ..
-                }
-            )
-        });
-        if !uniform_last
-            || entries[..storage]
-                .iter()
-                .any(|e| e.ty == entries[storage].ty)
-        {
+        let storage = kinds.len().saturating_sub(1);
+        if kinds.last() != Some(&Uniform) || kinds[..storage].contains(&Uniform) {
             return Err(Error::Runtime(format!(
                 "{}.wgsl: bindings must be storage buffers then one uniform",
                 kernel.name()
             )));
         }
+        let entries: Vec<::wgpu::BindGroupLayoutEntry> = kinds
+            .iter()
+            .enumerate()
+            .map(|(i, &ty)| ::wgpu::BindGroupLayoutEntry {
+                binding: i as u32,
+                visibility: ::wgpu::ShaderStages::COMPUTE,
+                ty: ::wgpu::BindingType::Buffer {
+                    ty,
+                    has_dynamic_offset: ty == Uniform,
+                    min_binding_size: None,
+                },
+                count: None,
+            })
+            .collect();
         let bind_group = self
             .device
             .create_bind_group_layout(&::wgpu::BindGroupLayoutDescriptor {

@@ -17,6 +17,7 @@ mod pool;
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::shape::contiguous_strides;
 use context::{gpu, guarded, Gpu, GpuDType, Kernel, PipelineKey, WORKGROUP};
 use parking_lot::Mutex;
 use std::collections::HashMap;
@@ -502,17 +503,6 @@ fn for_each_piece(
     Ok(())
 }
 
-/// Contiguous strides of `shape`, signed (the planner's form).
-fn contiguous_strides(shape: &[usize]) -> Vec<isize> {
-    let mut strides = vec![0isize; shape.len()];
-    let mut s = 1isize;
-    for d in (0..shape.len()).rev() {
-        strides[d] = s;
-        s *= shape[d] as isize;
-    }
-    strides
-}
-
 fn signed(strides: &[usize]) -> Vec<isize> {
     strides.iter().map(|&s| s as isize).collect()
 }
@@ -594,25 +584,33 @@ impl<'a> View<'a> {
 /// The most dims `binary.wgsl` indexes over (after merging, see [`collapse`]).
 pub const MAX_DIMS: usize = 8;
 
-/// Output shape with both operands' strides (0 where broadcast), size-1 dims dropped and
-/// adjacent dims merged wherever both operands step through them as one: fewer dims is less
-/// index arithmetic per element, and most tensors of any rank fit in [`MAX_DIMS`].
-fn collapse(shape: &[usize], sa: &[usize], sb: &[usize]) -> Vec<[usize; 3]> {
-    let mut dims: Vec<[usize; 3]> = Vec::new();
-    for i in 0..shape.len() {
-        if shape[i] == 1 {
+/// The index space `shape` with each operand's strides (0 where broadcast), size-1 dims
+/// dropped and adjacent dims merged wherever every operand steps through them as one: fewer
+/// dims is less index arithmetic per element, and most tensors of any rank fit in
+/// [`MAX_DIMS`], past which `what`'s kernel is refused.
+fn collapse<const K: usize>(
+    what: &str,
+    shape: &[usize],
+    strides: [&[isize]; K],
+) -> Result<Vec<(usize, [isize; K])>> {
+    let mut dims: Vec<(usize, [isize; K])> = Vec::new();
+    for (d, &n) in shape.iter().enumerate() {
+        if n == 1 {
             continue;
         }
-        let cur = [shape[i], sa[i], sb[i]];
-        if let Some(last) = dims.last_mut() {
-            if last[1] == cur[1] * cur[0] && last[2] == cur[2] * cur[0] {
-                *last = [last[0] * cur[0], cur[1], cur[2]];
-                continue;
-            }
+        let cur = strides.map(|s| s[d]);
+        match dims.last_mut() {
+            Some(l) if (0..K).all(|k| l.1[k] == cur[k] * n as isize) => *l = (l.0 * n, cur),
+            _ => dims.push((n, cur)),
         }
-        dims.push(cur);
     }
-    dims
+    if dims.len() > MAX_DIMS {
+        return Err(Error::Runtime(format!(
+            "GPU {what}: {} non-mergeable dims exceed the kernel's {MAX_DIMS}",
+            dims.len()
+        )));
+    }
+    Ok(dims)
 }
 
 /// Each operand's strides against `out_shape` (right-aligned; 0 on broadcast dims).
@@ -684,13 +682,7 @@ pub fn binary(
             (&out, &io[..], 0),
         ];
         for_each_piece(out_shape, &operands, true, |shape, bufs, offsets| {
-            let dims = collapse(shape, &sa, &sb);
-            if dims.len() > MAX_DIMS {
-                return Err(Error::Runtime(format!(
-                    "GPU binary: {} non-mergeable dims exceed the kernel's {MAX_DIMS}",
-                    dims.len()
-                )));
-            }
+            let dims = collapse("binary", shape, [&ia, &ib])?;
             let n: usize = shape.iter().product();
             // Params: n, ndim, a_offset, b_offset, out_offset, 3 unused, then shape / a_strides
             // / b_strides, 8 each.
@@ -700,10 +692,10 @@ pub fn binary(
             for (i, &o) in offsets.iter().enumerate() {
                 p[2 + i] = len_u32(o, "offset")?;
             }
-            for (d, [size, s_a, s_b]) in dims.iter().enumerate() {
-                p[8 + d] = len_u32(*size, "dim")?;
-                p[8 + MAX_DIMS + d] = len_u32(*s_a, "stride")?;
-                p[8 + 2 * MAX_DIMS + d] = len_u32(*s_b, "stride")?;
+            for (d, &(size, [s_a, s_b])) in dims.iter().enumerate() {
+                p[8 + d] = len_u32(size, "dim")?;
+                p[8 + MAX_DIMS + d] = len_u32(s_a as usize, "stride")?;
+                p[8 + 2 * MAX_DIMS + d] = len_u32(s_b as usize, "stride")?;
             }
             let groups = g.grid((n as u64).div_ceil(WORKGROUP))?;
             g.dispatch(&pipeline, bufs, words(&p), groups)
@@ -778,20 +770,20 @@ fn reduce_impl(
             ));
         }
         let g = x.gpu;
+        // Partial results of a mean are sums, divided once at the end.
+        let partial = if op == ReduceOp::Mean {
+            ReduceOp::Sum
+        } else {
+            op
+        };
         if x.is_chunked() || n_out > g.chunk_words() {
             if op.has_index() {
                 return Err(Error::Runtime(format!(
                     "GPU reduce: {op:?} of a tensor split over several buffers"
                 )));
             }
-            // Mean is the sum divided after (the kernel divides the same way).
-            let sum_op = if op == ReduceOp::Mean {
-                ReduceOp::Sum
-            } else {
-                op
-            };
             let out = GpuBuffer::alloc(g, n_out)?;
-            reduce_chunked(sum_op, x, offset, [outer, red, inner], &out, 0)?;
+            reduce_chunked(partial, x, offset, [outer, red, inner], &out, 0)?;
             if op == ReduceOp::Mean {
                 let count = GpuBuffer::constant(red as f32)?;
                 let shape = [n_out];
@@ -813,16 +805,11 @@ fn reduce_impl(
         if red <= REDUCE_SPAN {
             return reduce_pass(op, x, None, offset, [outer, red, inner], red, red);
         }
-        // Two passes (reduce.wgsl): sections of the run, then the sections; a mean divides
-        // once, at the end; the second pass of an index op reads the first's indices.
-        let first = if op == ReduceOp::Mean {
-            ReduceOp::Sum
-        } else {
-            op
-        };
+        // Two passes (reduce.wgsl): sections of the run, then the sections; the second pass of
+        // an index op reads the first's indices.
         let sections = red.div_ceil(REDUCE_SPAN);
         let (part, part_idx) = reduce_pass(
-            first,
+            partial,
             x,
             None,
             offset,
@@ -947,9 +934,7 @@ fn reduce_chunked(
             let cols = step.min(inner - j);
             let shape = [red, cols];
             let block = x.alloc_like(red * cols)?;
-            let mut dense = Vec::new();
-            let dense = View::contiguous(&shape, &mut dense);
-            let dense_strides = signed(dense.strides);
+            let dense_strides = contiguous_strides(&shape);
             let from = SView {
                 shape: &shape,
                 strides: &strides,
@@ -1409,26 +1394,7 @@ pub fn copy(op: CopyOp, x: &GpuBuffer, vx: &SView, out: &GpuBuffer, vo: &SView) 
         let pipeline = g.pipeline(key(Kernel::Copy, op as u32))?;
         let operands = [(x, vx.strides, vx.offset), (out, vo.strides, vo.offset)];
         for_each_piece(vx.shape, &operands, false, |shape, bufs, offsets| {
-            // Size-1 dims dropped; adjacent dims merged where both sides step through them as
-            // one.
-            let mut dims: Vec<(usize, isize, isize)> = Vec::new();
-            for ((&n, &sx), &so) in shape.iter().zip(vx.strides).zip(vo.strides) {
-                if n == 1 {
-                    continue;
-                }
-                match dims.last_mut() {
-                    Some(l) if l.1 == sx * n as isize && l.2 == so * n as isize => {
-                        *l = (l.0 * n, sx, so)
-                    }
-                    _ => dims.push((n, sx, so)),
-                }
-            }
-            if dims.len() > MAX_DIMS {
-                return Err(Error::Runtime(format!(
-                    "GPU copy: {} non-mergeable dims exceed the kernel's {MAX_DIMS}",
-                    dims.len()
-                )));
-            }
+            let dims = collapse("copy", shape, [vx.strides, vo.strides])?;
             let n: usize = shape.iter().product();
             let stride = |s: isize| -> Result<u32> {
                 i32::try_from(s)
@@ -1440,7 +1406,7 @@ pub fn copy(op: CopyOp, x: &GpuBuffer, vx: &SView, out: &GpuBuffer, vo: &SView) 
             p[1] = dims.len() as u32;
             p[2] = len_u32(offsets[0], "offset")?;
             p[3] = len_u32(offsets[1], "offset")?;
-            for (d, &(size, sx, so)) in dims.iter().enumerate() {
+            for (d, &(size, [sx, so])) in dims.iter().enumerate() {
                 p[4 + d] = len_u32(size, "dim")?;
                 p[4 + MAX_DIMS + d] = stride(sx)?;
                 p[4 + 2 * MAX_DIMS + d] = stride(so)?;
@@ -1508,26 +1474,8 @@ pub fn ternary(
             .collect();
         operands.push((&out, &io, 0));
         for_each_piece(out_shape, &operands, true, |shape, bufs, offsets| {
-            // Size-1 dims dropped, mergeable neighbours merged (as `collapse`, three operands).
-            let mut dims: Vec<[usize; 4]> = Vec::new();
-            for d in 0..shape.len() {
-                let cur = [shape[d], strides[0][d], strides[1][d], strides[2][d]];
-                if cur[0] == 1 {
-                    continue;
-                }
-                match dims.last_mut() {
-                    Some(l) if (1..4).all(|k| l[k] == cur[k] * cur[0]) => {
-                        *l = [l[0] * cur[0], cur[1], cur[2], cur[3]]
-                    }
-                    _ => dims.push(cur),
-                }
-            }
-            if dims.len() > MAX_DIMS {
-                return Err(Error::Runtime(format!(
-                    "GPU where: {} non-mergeable dims exceed the kernel's {MAX_DIMS}",
-                    dims.len()
-                )));
-            }
+            let s = &signed_strides;
+            let dims = collapse("where", shape, [&s[0], &s[1], &s[2]])?;
             let n: usize = shape.iter().product();
             // Params: n, ndim, the offsets of cond, a, b and out, 2 unused, then the shape and
             // the strides of cond, a and b, 8 each.
@@ -1537,9 +1485,10 @@ pub fn ternary(
             for (i, &o) in offsets.iter().enumerate() {
                 p[2 + i] = len_u32(o, "offset")?;
             }
-            for (d, dim) in dims.iter().enumerate() {
-                for (k, &v) in dim.iter().enumerate() {
-                    p[8 + k * MAX_DIMS + d] = len_u32(v, "stride")?;
+            for (d, (size, strides)) in dims.iter().enumerate() {
+                p[8 + d] = len_u32(*size, "dim")?;
+                for (k, &s) in strides.iter().enumerate() {
+                    p[8 + (k + 1) * MAX_DIMS + d] = len_u32(s as usize, "stride")?;
                 }
             }
             let groups = g.grid((n as u64).div_ceil(WORKGROUP))?;
