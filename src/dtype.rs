@@ -6,19 +6,30 @@ use crate::error::{Error, Result};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DType {
     Bool,
+    I32,
     I64,
+    F16,
     F32,
     F64,
 }
 
 impl DType {
-    pub const ALL: [DType; 4] = [DType::Bool, DType::I64, DType::F32, DType::F64];
+    pub const ALL: [DType; 6] = [
+        DType::Bool,
+        DType::I32,
+        DType::I64,
+        DType::F16,
+        DType::F32,
+        DType::F64,
+    ];
 
     /// PyTorch's name (`float32`, ...), printed as `gradrs.float32`.
     pub fn name(self) -> &'static str {
         match self {
             DType::Bool => "bool",
+            DType::I32 => "int32",
             DType::I64 => "int64",
+            DType::F16 => "float16",
             DType::F32 => "float32",
             DType::F64 => "float64",
         }
@@ -27,7 +38,9 @@ impl DType {
     pub fn from_name(name: &str) -> Option<DType> {
         Some(match name {
             "bool" => DType::Bool,
+            "int32" | "int" => DType::I32,
             "int64" | "long" => DType::I64,
+            "float16" | "half" => DType::F16,
             "float32" | "float" => DType::F32,
             "float64" | "double" => DType::F64,
             _ => return None,
@@ -35,14 +48,25 @@ impl DType {
     }
 
     pub fn is_floating_point(self) -> bool {
-        matches!(self, DType::F32 | DType::F64)
+        matches!(self, DType::F16 | DType::F32 | DType::F64)
+    }
+
+    /// The dtype a narrow dtype computes in (PyTorch's `opmath_type`: half math runs in
+    /// float, and int32 here in int64, rounded or wrapped back to 32 bits).
+    pub fn compute(self) -> DType {
+        match self {
+            DType::F16 => DType::F32,
+            DType::I32 => DType::I64,
+            d => d,
+        }
     }
 
     pub fn itemsize(self) -> usize {
         match self {
             DType::Bool => 1,
+            DType::F16 => 2,
             DType::I64 | DType::F64 => 8,
-            DType::F32 => 4,
+            DType::I32 | DType::F32 => 4,
         }
     }
 
@@ -50,7 +74,9 @@ impl DType {
     pub fn legacy_name(self) -> &'static str {
         match self {
             DType::Bool => "BoolTensor",
+            DType::I32 => "IntTensor",
             DType::I64 => "LongTensor",
+            DType::F16 => "HalfTensor",
             DType::F32 => "FloatTensor",
             DType::F64 => "DoubleTensor",
         }
@@ -59,8 +85,8 @@ impl DType {
     fn category(self) -> u8 {
         match self {
             DType::Bool => 0,
-            DType::I64 => 1,
-            DType::F32 | DType::F64 => 2,
+            DType::I32 | DType::I64 => 1,
+            DType::F16 | DType::F32 | DType::F64 => 2,
         }
     }
 
@@ -156,6 +182,36 @@ fn combine(higher: Option<DType>, lower: Option<DType>) -> Option<DType> {
     }
 }
 
+/// PyTorch's `canCast`: whether an op's result of `from` may be written into an output of
+/// `to` (no float into an integer, nothing but bool into a bool; narrowing is fine).
+pub fn can_cast(from: DType, to: DType) -> bool {
+    match (from.is_floating_point(), to.is_floating_point()) {
+        (true, false) => false,
+        _ => !(from != DType::Bool && to == DType::Bool),
+    }
+}
+
+/// PyTorch's `checked_convert`: a number written into a tensor of the narrow `dtype` must fit
+/// it (`name`: how the calling op names the type, `int` or `int32`); float16 takes infinity.
+pub fn check_fits(s: Scalar, dtype: DType, name: &str) -> Result<()> {
+    let fits = match (dtype, s) {
+        (DType::I32, Scalar::Int(i)) => i32::try_from(i).is_ok(),
+        (DType::I32, Scalar::Float(f)) => f.is_nan() || (-2147483648.0..=2147483647.0).contains(&f),
+        (DType::F16, s) => {
+            let f = s.to_f64();
+            !f.is_finite() || f.abs() <= 65504.0
+        }
+        _ => true,
+    };
+    if fits {
+        Ok(())
+    } else {
+        Err(Error::Runtime(format!(
+            "value cannot be converted to type {name} without overflow"
+        )))
+    }
+}
+
 /// PyTorch's dispatch error for a kernel with no implementation for `dtype`
 /// (`"frac_cpu" not implemented for 'Long'`): a NotImplementedError.
 pub fn unsupported(op: &str, dtype: DType) -> Error {
@@ -169,7 +225,9 @@ pub fn unsupported(op: &str, dtype: DType) -> Error {
 pub fn pretty_kernel_name(dtype: DType) -> &'static str {
     match dtype {
         DType::Bool => "Bool",
+        DType::I32 => "Int",
         DType::I64 => "Long",
+        DType::F16 => "Half",
         DType::F32 => "Float",
         DType::F64 => "Double",
     }
@@ -178,8 +236,10 @@ pub fn pretty_kernel_name(dtype: DType) -> &'static str {
 /// The C++ type name PyTorch prints for a dtype in some checks (`float`, `long int`).
 pub fn cpp_name(dtype: DType) -> &'static str {
     match dtype {
+        DType::F16 => "c10::Half",
         DType::F32 => "float",
         DType::F64 => "double",
+        DType::I32 => "int",
         DType::I64 => "long int",
         DType::Bool => "bool",
     }

@@ -733,6 +733,57 @@ fn copy_moves_strided_words_and_casts() {
     let want: Vec<f32> = x.iter().map(|v| f32::from(v.trunc() != 0.0)).collect();
     assert_eq!(bools.download().unwrap(), want);
 
+    // float -> half rounds on the bits as the host's f16::from_f32 does: ties to even,
+    // subnormals, past 65504 to infinity, NaN kept; int -> half through float.
+    let mut edge: Vec<f32> = vec![
+        0.0,
+        -0.0,
+        1.0,
+        0.1,
+        -2.5,
+        65504.0,
+        65519.99,
+        65520.0,
+        -1e6,
+        1e-8,
+        3e-8,
+        -5.96e-8,
+        6.1e-5,
+        6.0e-5,
+        2.9802322e-8,
+        8.940697e-8,
+        1.0 + 1.0 / 2048.0,
+        1.0 + 3.0 / 2048.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        f32::MIN_POSITIVE,
+        1e-40,
+    ];
+    edge.extend(values(4000, -70000.0, 70000.0, 3));
+    edge.extend(values(4000, -1e-4, 1e-4, 4));
+    let eb = GpuBuffer::upload(&edge).unwrap();
+    let e = SView {
+        shape: &[edge.len()],
+        strides: &[1],
+        offset: 0,
+    };
+    let halves = eb.alloc_like(edge.len()).unwrap();
+    gpu::copy(CopyOp::FloatToHalf, &eb, &e, &halves, &e).unwrap();
+    for (got, &v) in halves.download().unwrap().iter().zip(&edge) {
+        let want = half::f16::from_f32(v).to_f32();
+        assert!(
+            got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+            "{v:e}: {got:e} != {want:e}"
+        );
+    }
+    let ih = xb.alloc_like(12).unwrap();
+    gpu::copy(CopyOp::IntToHalf, &ints, &c, &ih, &c).unwrap();
+    assert_eq!(
+        ih.download().unwrap(),
+        x.iter().map(|v| v.trunc()).collect::<Vec<_>>()
+    );
+
     // A view reaching outside its buffer is an error, not a GPU fault.
     let bad = SView {
         shape: &[13],

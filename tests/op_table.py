@@ -32,10 +32,14 @@ from typing import Any, Callable
 import numpy as np
 
 F32, F64, I64, BOOL = "float32", "float64", "int64", "bool"
-FLOATS = (F32, F64)
+# The narrow dtypes: the table's samples are written in the four above; test_dtypes.py runs
+# them again with float32 leaves as float16 and int64 leaves as int32.
+F16, I32 = "float16", "int32"
+FLOATS = (F16, F32, F64)
 ALL_DTYPES = (F32, F64, I64, BOOL)
-_ABBR = {F32: "f32", F64: "f64", I64: "i64", BOOL: "b"}
-_NP = {F32: np.float32, F64: np.float64, I64: np.int64, BOOL: np.bool_}
+_ABBR = {F16: "f16", F32: "f32", F64: "f64", I32: "i32", I64: "i64", BOOL: "b"}
+_NP = {F16: np.float16, F32: np.float32, F64: np.float64, I32: np.int32, I64: np.int64,
+       BOOL: np.bool_}
 
 # --------------------------------------------------------------------------------------------
 # value domains
@@ -89,7 +93,7 @@ class T:
         object.__setattr__(self, "shape", tuple(self.shape))
         if self.expand is not None:
             object.__setattr__(self, "expand", tuple(self.expand))
-        assert self.dtype in ALL_DTYPES, self.dtype
+        assert self.dtype in _NP, self.dtype
         assert self.layout in (None, "T"), self.layout
         assert not (self.layout and self.expand is not None), "one layout at a time"
         assert self.layout != "T" or len(self.shape) >= 2, "layout='T' needs >= 2 dims"
@@ -122,8 +126,8 @@ class T:
         if self.dtype == BOOL:
             return rng.random(shape) < 0.5
         floats, ints = DOMAINS[self.domain or domain]
-        if self.dtype == I64:
-            return np.asarray(rng.choice(ints, shape), dtype=np.int64)
+        if self.dtype in (I64, I32):
+            return np.asarray(rng.choice(ints, shape), dtype=_NP[self.dtype])
         return np.asarray(floats(rng, shape), dtype=np.float64).astype(_NP[self.dtype])
 
     def transform(self, leaf):

@@ -214,7 +214,7 @@ def _compare_tensor(g, t, op, device, what):
     assert g is not None, f"{what}: expected a tensor, got None"
     g, t = _dense(g), _dense(t)
     tol = op.tolerance(dtype_name(t.dtype))
-    if device != "cpu":
+    if device != "cpu" and dtype_name(t.dtype) != "float16":  # half's own bound is wider
         tol = _gpu_tolerance(tol)
     try:
         assert_same_values(_host(g, device), t, **tol)

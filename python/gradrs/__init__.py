@@ -20,6 +20,7 @@ from ._native import (
     empty,
     empty_like,
     eye,
+    float16,
     float32,
     float64,
     from_numpy,
@@ -27,6 +28,7 @@ from ._native import (
     full_like,
     get_num_threads,
     initial_seed,
+    int32,
     int64,
     linspace,
     manual_seed,
@@ -45,9 +47,12 @@ from . import return_types
 from ._size import Size
 from ._tensor_str import get_printoptions, set_printoptions
 from ._tensor_str import format_tensor as _format_tensor
+from ._typeinfo import finfo, iinfo
 
+half = float16
 float = float32
 double = float64
+int = int32
 long = int64
 
 __version__ = "0.1.0"
@@ -91,6 +96,16 @@ def FloatTensor(*args, **kwargs):
 def DoubleTensor(*args, **kwargs):
     """Legacy constructor for float64 tensors."""
     return _native._legacy_new(float64, *args, **kwargs)
+
+
+def HalfTensor(*args, **kwargs):
+    """Legacy constructor for float16 tensors."""
+    return _native._legacy_new(float16, *args, **kwargs)
+
+
+def IntTensor(*args, **kwargs):
+    """Legacy constructor for int32 tensors."""
+    return _native._legacy_new(int32, *args, **kwargs)
 
 
 def LongTensor(*args, **kwargs):

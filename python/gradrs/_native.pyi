@@ -48,6 +48,7 @@ __all__ = [
     "empty",
     "empty_like",
     "eye",
+    "float16",
     "float32",
     "float64",
     "from_numpy",
@@ -58,6 +59,7 @@ __all__ = [
     "hardtanh",
     "im2col",
     "initial_seed",
+    "int32",
     "int64",
     "is_grad_enabled",
     "leaky_relu",
@@ -91,7 +93,7 @@ _TensorOrTensors: TypeAlias = Tensor | Sequence[Tensor]
 @final
 class dtype:
     """An element type; one singleton object per dtype (`t.dtype is gradrs.float32`).
-    Not constructible from Python: use the module's `bool`, `int64`, `float32`, `float64`."""
+    Not constructible from Python: use the module's `bool`, `int32`, `int64`, `float16`, `float32`, `float64`."""
 
     @property
     def is_floating_point(self) -> _bool: ...
@@ -122,7 +124,9 @@ _Device: TypeAlias = device
 _DeviceLike: TypeAlias = device | str | None
 
 bool: dtype
+int32: dtype
 int64: dtype
+float16: dtype
 float32: dtype
 float64: dtype
 
@@ -233,7 +237,13 @@ class Tensor:
     def to(self, other: Tensor, /, **kwargs: Any) -> Tensor: ...
     def float(self) -> Tensor: ...
     def double(self) -> Tensor: ...
+    def half(self) -> Tensor: ...
     def long(self) -> Tensor: ...
+    @overload
+    def type(self, dtype: None = None, non_blocking: _bool = False) -> str: ...
+    @overload
+    def type(self, dtype: dtype | str, non_blocking: _bool = False) -> Tensor: ...
+    def int(self) -> Tensor: ...
     def bool(self) -> Tensor: ...
     def type_as(self, other: Tensor) -> Tensor: ...
     def cpu(self) -> Tensor: ...

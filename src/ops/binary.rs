@@ -178,6 +178,10 @@ pub(crate) fn binary_data(op: BinaryOp, a: &Operand, b: &Operand, dtype: DType) 
     if op == BinaryOp::Sub {
         sub_check(a, b)?;
     }
+    if dtype.compute() != dtype {
+        let out = binary_data(op, a, b, dtype.compute())?;
+        return Ok(crate::ops::creation::narrow(out, dtype));
+    }
     let (ta, tb) = (materialize(a, dtype), materialize(b, dtype));
     let shape = broadcast_shapes(&ta.shape(), &tb.shape())?;
     Ok(match dtype {
@@ -208,6 +212,7 @@ pub(crate) fn binary_data(op: BinaryOp, a: &Operand, b: &Operand, dtype: DType) 
                 None => zip::<bool, bool>(&ta, &tb, &shape, f)?,
             }
         }
+        DType::I32 | DType::F16 => unreachable!("computed wide above"),
         DType::Bool => match op {
             BinaryOp::Add | BinaryOp::Mul => unreachable!("the arm above"),
             BinaryOp::Sub => unreachable!("sub_check refuses bool operands"),

@@ -64,6 +64,28 @@ pub fn cast_data(t: &Tensor, dtype: DType) -> Tensor {
     })
 }
 
+/// Note [Narrow dtypes]: float16 and int32 tensors are stored narrow but compute in their
+/// `DType::compute` dtype (float32, int64), and each op rounds (wraps) its result back, as
+/// PyTorch's CPU kernels do with `opmath_type`. So an op's kernels exist for the wide dtypes
+/// only: `wide` widens an input, `narrow` casts the result back.
+pub(crate) fn wide(t: &Tensor) -> Tensor {
+    let w = t.dtype().compute();
+    if w == t.dtype() {
+        t.clone()
+    } else {
+        cast_data(t, w)
+    }
+}
+
+/// `out` cast to the narrow `dtype` it was computed for (see Note [Narrow dtypes]).
+pub(crate) fn narrow(out: Tensor, dtype: DType) -> Tensor {
+    if out.dtype() == dtype {
+        out
+    } else {
+        cast_data(&out, dtype)
+    }
+}
+
 /// `tensor.to(dtype)`: returns `t` itself when the dtype already matches (as PyTorch does).
 pub fn to_dtype(t: &Tensor, dtype: DType) -> Result<Tensor> {
     if t.dtype() == dtype {

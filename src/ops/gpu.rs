@@ -607,9 +607,10 @@ pub fn scatter(
     if out.device() != Device::Gpu || !out.is_contiguous() {
         return Ok(false);
     }
-    // No float atomics: float32 adds by compare-exchange; bool has no add on the GPU.
+    // No float atomics: float32 adds by compare-exchange; bool has no add on the GPU, and
+    // float16 must round after each add (the host does it).
     let op = match (accumulate, dtype) {
-        (_, DType::F64) | (true, DType::Bool) => return Ok(false),
+        (_, DType::F64) | (true, DType::Bool | DType::F16) => return Ok(false),
         (false, _) => gpu::IndexOp::Scatter,
         (true, DType::F32) => gpu::IndexOp::ScatterAddFloat,
         (true, _) => gpu::IndexOp::ScatterAddInt,
@@ -747,7 +748,7 @@ pub fn nonzero(x: &Tensor) -> Result<Option<Tensor>> {
     if !bindable(&[&buf], d.layout.numel() * nd) {
         return Ok(None);
     }
-    let int_words = x.dtype() == DType::I64;
+    let int_words = matches!(x.dtype(), DType::I64 | DType::I32);
     let (out, count) = gpu::nonzero(&buf, d.layout.offset, &d.layout.shape, int_words)?;
     Ok(Some(Tensor::from_storage(
         Storage::from_gpu_words(out, DType::I64),

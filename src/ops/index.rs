@@ -13,13 +13,23 @@ use crate::ops::reduce::{sum, sum_to};
 use crate::shape::{broadcast_shapes, sizes_i64, wrap_dim};
 use crate::tensor::Tensor;
 
+/// int64 and int32 tensors index (PyTorch takes both).
+fn is_index_dtype(d: DType) -> bool {
+    matches!(d, DType::I64 | DType::I32)
+}
+
+/// An index tensor's values (int64 or int32).
+fn index_values(index: &Tensor) -> Vec<i64> {
+    crate::ops::creation::wide(index).to_vec::<i64>()
+}
+
 fn check_index(index: &Tensor, op: &str) -> Result<Vec<i64>> {
-    if index.dtype() != DType::I64 {
+    if !is_index_dtype(index.dtype()) {
         return Err(Error::Runtime(format!(
             "{op}(): Expected dtype int32/int64 for index"
         )));
     }
-    Ok(index.to_vec::<i64>())
+    Ok(index_values(index))
 }
 
 /// gather/scatter need the index to fit inside `x` (and `src`) in every dim but `dim`.
@@ -255,12 +265,12 @@ fn check_index_1d(index: &Tensor, op: &str) -> Result<Vec<i64>> {
             "{op}(): Index is supposed to be a vector"
         )));
     }
-    if index.dtype() != DType::I64 {
+    if !is_index_dtype(index.dtype()) {
         return Err(Error::Runtime(format!(
             "{op}(): Expected dtype int32 or int64 for index"
         )));
     }
-    Ok(index.to_vec::<i64>())
+    Ok(index_values(index))
 }
 
 /// PyTorch's checks of `index_add` (`index_func_meta_impl`), in its order; `dim` is wrapped.
@@ -274,7 +284,7 @@ fn check_index_add(x: &Tensor, dim: usize, index: &Tensor, source: &Tensor) -> R
             crate::shape::list_repr(&index.shape())
         )));
     }
-    if index.dtype() != DType::I64 {
+    if !is_index_dtype(index.dtype()) {
         return Err(Error::Runtime(format!(
             "index_add_(): Expected dtype int32/int64 for index but got: {}",
             pretty(index.dtype())
@@ -293,7 +303,7 @@ fn check_index_add(x: &Tensor, dim: usize, index: &Tensor, source: &Tensor) -> R
     } else {
         ss[wrap_dim(dim as i64, ss.len())?]
     };
-    let idx = index.to_vec::<i64>();
+    let idx = index_values(index);
     if idx.len() != n_src {
         return Err(Error::Runtime(format!(
             "index_add_(): Number of indices ({}) should be equal to source.size(dim): ({n_src}), for dim: {dim}",
@@ -474,6 +484,9 @@ fn check_mask(mask: &Tensor, op: &str) -> Result<()> {
 /// tensor value, which also gets a gradient).
 pub fn masked_fill(x: &Tensor, mask: &Tensor, value: Operand) -> Result<Tensor> {
     check_mask(mask, "masked_fill_")?;
+    if let Operand::Scalar(s) = value {
+        crate::dtype::check_fits(s, x.dtype(), crate::dtype::cpp_name(x.dtype()))?;
+    }
     if let Operand::Tensor(v) = &value {
         if v.dim() != 0 {
             return Err(Error::Runtime(format!(
@@ -646,7 +659,7 @@ pub fn index(x: &Tensor, indices: &[(usize, Tensor)]) -> Result<Tensor> {
     let nd = xs.len();
     let mut bshape = crate::shape::Shape::new();
     for (_, t) in indices {
-        if t.dtype() != DType::I64 {
+        if !is_index_dtype(t.dtype()) {
             return Err(Error::Index(
                 "tensors used as indices must be long, int, byte or bool tensors".into(),
             ));
@@ -671,7 +684,7 @@ pub fn index(x: &Tensor, indices: &[(usize, Tensor)]) -> Result<Tensor> {
     let mut linear = vec![0i64; nb];
     for (d, t) in indices {
         let size = xs[*d];
-        let v = contiguous_clone(&expand(&t.detach(), &bsizes)?).to_vec::<i64>();
+        let v = index_values(&expand(&t.detach(), &bsizes)?);
         for (l, &i) in linear.iter_mut().zip(&v) {
             let w = if i < 0 { i + size as i64 } else { i };
             if w < 0 || w >= size as i64 {

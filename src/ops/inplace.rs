@@ -46,7 +46,7 @@ pub fn apply_(
     }
     let result = op(&alias)?;
     let (rd, dd) = (result.dtype(), dst.dtype());
-    if rd != dd && !(rd.is_floating_point() && dd.is_floating_point()) {
+    if !crate::dtype::can_cast(rd, dd) {
         return Err(Error::Runtime(format!(
             "result type {} can't be cast to the desired output type {}",
             pretty_kernel_name(rd),
@@ -171,6 +171,9 @@ fn strided_put(g: &Tensor, region: &Layout, v: &Tensor) -> Result<Tensor> {
 
 /// `x.zero_()` / `x.fill_(s)`: ZeroBackward0 / FillBackward2 (the old values get no gradient).
 pub fn fill_(dst: &Tensor, s: crate::dtype::Scalar, zero: bool) -> Result<()> {
+    if !dst.dtype().is_floating_point() {
+        crate::dtype::check_fits(s, dst.dtype(), crate::dtype::cpp_name(dst.dtype()))?;
+    }
     apply_(dst, false, |alias| {
         let out = Tensor::full_on(&alias.shape(), s, alias.dtype(), alias.device());
         if !needs_grad(&[alias]) {

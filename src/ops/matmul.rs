@@ -9,7 +9,7 @@ use crate::dispatch;
 use crate::dtype::{cpp_name, pretty_kernel_name, unsupported, DType, Scalar};
 use crate::error::{Error, Result};
 use crate::ops::binary::{binary, mul, BinaryOp};
-use crate::ops::creation::cast_data;
+use crate::ops::creation::{cast_data, wide};
 use crate::ops::movement::{expand, reshape, squeeze_named, t, transpose, unsafe_view, unsqueeze};
 use crate::ops::Operand;
 use crate::shape::{broadcast_shapes, numel};
@@ -43,6 +43,12 @@ fn bmm_data(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         if let Some(out) = crate::ops::gpu::bmm(a, b)? {
             return Ok(out);
         }
+    }
+    let narrow = a.dtype();
+    if narrow.compute() != narrow {
+        // Note [Narrow dtypes]: float16 accumulates in float32, as PyTorch's CPU kernels do.
+        let r = bmm_data(&wide(a), &wide(b))?;
+        return Ok(crate::ops::creation::narrow(r, narrow));
     }
     let (da, db) = (a.read(), b.read());
     let (la, lb) = (&da.layout, &db.layout);
@@ -237,7 +243,12 @@ pub fn addmm(
     }
     let (m, k, n) = (s1[0], s1[1], s2[1]);
     let device = Device::of(&[input, m1, m2])?;
-    let out = if device.is_gpu() && d1 == DType::F32 {
+    let out = if d1.compute() != d1 {
+        // Note [Narrow dtypes]
+        let _no_grad = crate::autograd::GradModeGuard::new(false);
+        let r = addmm(&wide(input), &wide(m1), &wide(m2), beta, alpha)?;
+        crate::ops::creation::narrow(r, d1)
+    } else if device.is_gpu() && d1 == DType::F32 {
         addmm_gpu(input, m1, m2, beta, alpha)?
     } else {
         let _no_grad = crate::autograd::GradModeGuard::new(false);

@@ -6,7 +6,7 @@ use crate::backend::cpu::copy::contiguous_cow;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::ops::arith::{self, mul};
-use crate::ops::creation::contiguous_clone;
+use crate::ops::creation::{contiguous_clone, to_dtype};
 use crate::ops::pointwise::float_input;
 use crate::ops::reduce::sum;
 use crate::ops::{matmul::bmm, movement, shape::cat, slicing::narrow};
@@ -15,6 +15,11 @@ use crate::tensor::Tensor;
 
 /// Softmax (or log-softmax) along `dim`, on a contiguous copy with `dim` moved last.
 fn softmax_data(x: &Tensor, dim: usize, log: bool) -> Result<Tensor> {
+    if x.dtype() == DType::F16 {
+        // Note [Narrow dtypes]
+        let out = softmax_data(&crate::ops::creation::wide(x), dim, log)?;
+        return Ok(crate::ops::creation::narrow(out, DType::F16));
+    }
     if let Some(out) = crate::ops::gpu::softmax(&x.detach(), dim, log)? {
         return Ok(out);
     }
@@ -92,6 +97,12 @@ pub fn softmax(x: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
     Ok(record_formula(out, &[&x], name, saved, move |g, s| {
         let y = &s[0];
         let dl = [d as i64];
+        // float16 computes in float32, rounding once, as PyTorch's fused backward kernel.
+        let dtype = y.dtype();
+        let (g, y) = (
+            &to_dtype(g, dtype.compute())?,
+            &to_dtype(y, dtype.compute())?,
+        );
         let gi = if log {
             // g - exp(y) * sum(g)
             let e = arith::un(crate::ops::unary::UnaryOp::Exp, y)?;
@@ -101,7 +112,7 @@ pub fn softmax(x: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
             let gy = mul(g, y)?;
             mul(y, &arith::sub(g, &sum(&gy, Some(&dl), true)?)?)?
         };
-        Ok(vec![Some(gi)])
+        Ok(vec![Some(to_dtype(&gi, dtype)?)])
     }))
 }
 
@@ -427,6 +438,11 @@ fn unfold_data(x: &Tensor, win: Window, pad_value: f64) -> Result<Tensor> {
         DType::F32 => run!(f32),
         DType::F64 => run!(f64),
         DType::I64 => run!(i64),
+        DType::F16 => {
+            drop(xd);
+            let w = unfold_data(&crate::ops::creation::wide(x), win, pad_value)?;
+            crate::ops::creation::narrow(w, DType::F16)
+        }
         d => return Err(crate::dtype::unsupported("im2col", d)),
     })
 }
@@ -485,6 +501,11 @@ fn fold_data(cols: &Tensor, out_hw: [usize; 2], c: usize, win: Window) -> Result
         DType::F32 => run!(f32),
         DType::F64 => run!(f64),
         DType::I64 => run!(i64),
+        DType::F16 => {
+            drop(cd);
+            let w = fold_data(&crate::ops::creation::wide(cols), out_hw, c, win)?;
+            crate::ops::creation::narrow(w, DType::F16)
+        }
         d => return Err(crate::dtype::unsupported("col2im", d)),
     })
 }

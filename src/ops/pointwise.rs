@@ -6,7 +6,7 @@ use crate::dtype::{result_type, DType, Scalar};
 use crate::error::{Error, Result};
 use crate::ops::arith::{self, add, cmp, cmps, div, keep, mul, muls, neg, rsubs, sub};
 use crate::ops::binary::{materialize, where_, zip, CmpOp, Operand};
-use crate::ops::creation::{cast_data, contiguous_clone, zeros_like};
+use crate::ops::creation::{cast_data, contiguous_clone, narrow, wide, zeros_like};
 use crate::ops::unary::{map, UnaryOp};
 use crate::shape::broadcast_shapes;
 use crate::tensor::{Element, Tensor};
@@ -42,12 +42,15 @@ macro_rules! fmap {
         fmap!($x, gpu $g[0.0, 0.0, 0.0], |$v: $T| $body)
     };
     ($x:expr, gpu $g:ident [$a:expr, $b:expr, $c:expr], |$v:ident : $T:ident| $body:expr) => {{
+        // float16 computes in float32 (Note [Narrow dtypes]).
         let xf = $crate::ops::pointwise::float_input($x);
+        let xw = $crate::ops::creation::wide(&xf);
         let args = [$a as f64, $b as f64, $c as f64];
-        match $crate::ops::gpu::unary_with($crate::backend::wgpu::UnaryOp::$g, &xf, args)? {
+        let out = match $crate::ops::gpu::unary_with($crate::backend::wgpu::UnaryOp::$g, &xw, args)? {
             Some(out) => out,
-            None => fmap!(&xf, |$v: $T| $body),
-        }
+            None => fmap!(&xw, |$v: $T| $body),
+        };
+        $crate::ops::creation::narrow(out, xf.dtype())
     }};
     ($x:expr, |$v:ident : $T:ident| $body:expr) => {{
         let x = $crate::ops::pointwise::float_input($x);
@@ -61,6 +64,12 @@ macro_rules! fmap {
                 #[allow(dead_code)]
                 type $T = f64;
                 map::<f64, f64>(&x, move |$v: f64| $body)
+            }
+            DType::F16 => {
+                #[allow(dead_code)]
+                type $T = f32;
+                let w = $crate::ops::creation::wide(&x);
+                $crate::ops::creation::narrow(map::<f32, f32>(&w, move |$v: f32| $body), DType::F16)
             }
             _ => unreachable!("float_input casts"),
         }
@@ -217,7 +226,15 @@ fn rounding(
             None => map::<f32, f32>(x, f32f),
         },
         DType::F64 => map::<f64, f64>(x, f64f),
-        DType::I64 => contiguous_clone(x),
+        DType::I64 | DType::I32 => contiguous_clone(x),
+        DType::F16 => {
+            let w = wide(x);
+            let out = match crate::ops::gpu::unary(gpu_op, &w)? {
+                Some(out) => out,
+                None => map::<f32, f32>(&w, f32f),
+            };
+            narrow(out, DType::F16)
+        }
         DType::Bool => return Err(crate::dtype::unsupported(kernel, DType::Bool)),
     };
     unary_node(x, out, name, Save::Nothing, |g, _| Ok(zeros_like(g)))
@@ -649,6 +666,15 @@ pub fn nan_to_num(
                 let (p, n) = (posinf.unwrap_or(f64::MAX), neginf.unwrap_or(f64::MIN));
                 map::<f64, f64>(x, move |v| fix_nonfinite(v, nan, p, n))
             }
+            DType::F16 => {
+                let max = half::f16::MAX.to_f32();
+                let (p, n) = (
+                    posinf.map_or(max, |v| v as f32),
+                    neginf.map_or(-max, |v| v as f32),
+                );
+                let out = map::<f32, f32>(&wide(x), move |v| fix_nonfinite(v, nan as f32, p, n));
+                narrow(out, DType::F16)
+            }
             _ => contiguous_clone(x),
         },
     };
@@ -684,43 +710,47 @@ fn fix_nonfinite<T: Element>(v: T, nan: T, posinf: T, neginf: T) -> T {
 
 /// `maximum` (`max`) or `minimum` without autograd, with promotion; NaN propagates.
 pub(crate) fn extremum_data(a: &Operand, b: &Operand, max: bool) -> Result<Tensor> {
-    let (ta, tb, shape) = promoted(a, b, false)?;
+    let (ta, tb, shape, dtype) = promoted(a, b, false)?;
     let gpu_op = if max {
         crate::backend::wgpu::BinaryOp::Maximum
     } else {
         crate::backend::wgpu::BinaryOp::Minimum
     };
     if let Some(out) = crate::ops::gpu::binary(gpu_op, &ta, &tb, &shape)? {
-        return Ok(out);
+        return Ok(narrow(out, dtype));
     }
-    Ok(match ta.dtype() {
-        DType::F32 => zip::<f32, f32>(&ta, &tb, &shape, move |p, q| pick_float(p, q, max))?,
-        DType::F64 => zip::<f64, f64>(&ta, &tb, &shape, move |p, q| pick_float(p, q, max))?,
-        DType::I64 => zip::<i64, i64>(
-            &ta,
-            &tb,
-            &shape,
-            move |p, q| {
-                if max {
-                    p.max(q)
-                } else {
-                    p.min(q)
-                }
-            },
-        )?,
-        DType::Bool => zip::<bool, bool>(
-            &ta,
-            &tb,
-            &shape,
-            move |p, q| {
-                if max {
-                    p | q
-                } else {
-                    p & q
-                }
-            },
-        )?,
-    })
+    Ok(narrow(
+        match ta.dtype() {
+            DType::F32 => zip::<f32, f32>(&ta, &tb, &shape, move |p, q| pick_float(p, q, max))?,
+            DType::F64 => zip::<f64, f64>(&ta, &tb, &shape, move |p, q| pick_float(p, q, max))?,
+            DType::I64 => zip::<i64, i64>(
+                &ta,
+                &tb,
+                &shape,
+                move |p, q| {
+                    if max {
+                        p.max(q)
+                    } else {
+                        p.min(q)
+                    }
+                },
+            )?,
+            DType::Bool => zip::<bool, bool>(
+                &ta,
+                &tb,
+                &shape,
+                move |p, q| {
+                    if max {
+                        p | q
+                    } else {
+                        p & q
+                    }
+                },
+            )?,
+            DType::I32 | DType::F16 => unreachable!("promoted computes wide"),
+        },
+        dtype,
+    ))
 }
 
 /// The larger (`max`) or smaller of two floats; NaN propagates.
@@ -788,14 +818,19 @@ pub fn minimum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 }
 
 /// Operands as tensors of their common dtype (floating point when `float`), broadcast shape.
-fn promoted(a: &Operand, b: &Operand, float: bool) -> Result<(Tensor, Tensor, Vec<usize>)> {
+/// The operands in the dtype the op computes in (Note [Narrow dtypes]), their broadcast shape,
+/// and the promoted dtype the result is narrowed back to.
+fn promoted(a: &Operand, b: &Operand, float: bool) -> Result<(Tensor, Tensor, Vec<usize>, DType)> {
     let mut dtype = result_type(&[a.participant(), b.participant()]);
     if float && !dtype.is_floating_point() {
         dtype = DType::F32;
     }
-    let (ta, tb) = (materialize(a, dtype), materialize(b, dtype));
+    let (ta, tb) = (
+        materialize(a, dtype.compute()),
+        materialize(b, dtype.compute()),
+    );
     let shape = broadcast_shapes(&ta.shape(), &tb.shape())?.to_vec();
-    Ok((ta, tb, shape))
+    Ok((ta, tb, shape, dtype))
 }
 
 /// Record a binary node: inputs are the tensor operands; `f` gets `(g, [a, b])` and
@@ -830,12 +865,13 @@ fn binary_node(
 }
 
 pub fn atan2(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    let (ta, tb, shape) = promoted(&a.into(), &b.into(), true)?;
+    let (ta, tb, shape, dtype) = promoted(&a.into(), &b.into(), true)?;
     let out = match crate::ops::gpu::binary(GB::Atan2, &ta, &tb, &shape)? {
         Some(out) => out,
         None if ta.dtype() == DType::F32 => zip::<f32, f32>(&ta, &tb, &shape, f32::atan2)?,
         None => zip::<f64, f64>(&ta, &tb, &shape, f64::atan2)?,
     };
+    let out = narrow(out, dtype);
     binary_node(&a.into(), &b.into(), out, "Atan2Backward0", |g, x, y| {
         let denom = add(&mul(x, x)?, &mul(y, y)?)?;
         let ga = div(&mul(g, y)?, &denom)?;
@@ -854,7 +890,7 @@ fn int_div_check(tb: &Tensor) -> Result<()> {
 /// `fmod` (C's remainder, sign of the dividend) or `remainder` (Python's, sign of the divisor).
 fn modulo(a: &Tensor, b: Operand, python: bool) -> Result<Tensor> {
     let a_op = Operand::Tensor(a.clone());
-    let (ta, tb, shape) = promoted(&a_op, &b, false)?;
+    let (ta, tb, shape, dtype) = promoted(&a_op, &b, false)?;
     let gpu_op = if python { GB::Remainder } else { GB::Fmod };
     let on_gpu = crate::ops::gpu::binary(gpu_op, &ta, &tb, &shape)?;
     let out = match on_gpu {
@@ -873,6 +909,7 @@ fn modulo(a: &Tensor, b: Operand, python: bool) -> Result<Tensor> {
                     }
                 })?
             }
+            DType::I32 | DType::F16 => unreachable!("promoted computes wide"),
             DType::Bool => {
                 return Err(crate::dtype::unsupported(
                     if python { "remainder_cpu" } else { "fmod_cpu" },
@@ -881,6 +918,7 @@ fn modulo(a: &Tensor, b: Operand, python: bool) -> Result<Tensor> {
             }
         },
     };
+    let out = narrow(out, dtype);
     let scalar = matches!(b, Operand::Scalar(_));
     let name = match (python, scalar) {
         (false, true) => "FmodBackward0",
@@ -933,7 +971,7 @@ pub fn div_rounding(a: &Operand, b: &Operand, mode: &str) -> Result<Tensor> {
         )))
         }
     };
-    let (ta, tb, shape) = promoted(a, b, false)?;
+    let (ta, tb, shape, dtype) = promoted(a, b, false)?;
     let gpu_op = if floor { GB::DivFloor } else { GB::DivTrunc };
     let on_gpu = crate::ops::gpu::binary(gpu_op, &ta, &tb, &shape)?;
     let out = match on_gpu {
@@ -971,8 +1009,10 @@ pub fn div_rounding(a: &Operand, b: &Operand, mode: &str) -> Result<Tensor> {
                 };
                 return Err(crate::dtype::unsupported(kernel, DType::Bool));
             }
+            DType::I32 | DType::F16 => unreachable!("promoted computes wide"),
         },
     };
+    let out = narrow(out, dtype);
     binary_node(a, b, out, "DivBackward2", |g, _, _| {
         Ok((zeros_like(g), zeros_like(g)))
     })
@@ -1183,26 +1223,35 @@ fn addc(input: &Tensor, t1: &Tensor, t2: &Tensor, value: Scalar, divide: bool) -
 /// `&`, `|`, `^` on bool and integer tensors (bools: logical; ints: bitwise).
 pub fn bitwise(a: &Tensor, b: Operand, op: &str) -> Result<Tensor> {
     let a_op = Operand::Tensor(a.clone());
-    let (ta, tb, shape) = promoted(&a_op, &b, false)?;
-    Ok(match ta.dtype() {
-        DType::Bool => {
-            let f: fn(bool, bool) -> bool = match op {
-                "and" => |p, q| p & q,
-                "or" => |p, q| p | q,
-                _ => |p, q| p ^ q,
-            };
-            zip::<bool, bool>(&ta, &tb, &shape, f)?
-        }
-        DType::I64 => {
-            let f: fn(i64, i64) -> i64 = match op {
-                "and" => |p, q| p & q,
-                "or" => |p, q| p | q,
-                _ => |p, q| p ^ q,
-            };
-            zip::<i64, i64>(&ta, &tb, &shape, f)?
-        }
-        d => return Err(crate::dtype::unsupported(&format!("bitwise_{op}_cpu"), d)),
-    })
+    let (ta, tb, shape, dtype) = promoted(&a_op, &b, false)?;
+    if dtype == DType::F16 {
+        return Err(crate::dtype::unsupported(
+            &format!("bitwise_{op}_cpu"),
+            dtype,
+        ));
+    }
+    Ok(narrow(
+        match ta.dtype() {
+            DType::Bool => {
+                let f: fn(bool, bool) -> bool = match op {
+                    "and" => |p, q| p & q,
+                    "or" => |p, q| p | q,
+                    _ => |p, q| p ^ q,
+                };
+                zip::<bool, bool>(&ta, &tb, &shape, f)?
+            }
+            DType::I64 => {
+                let f: fn(i64, i64) -> i64 = match op {
+                    "and" => |p, q| p & q,
+                    "or" => |p, q| p | q,
+                    _ => |p, q| p ^ q,
+                };
+                zip::<i64, i64>(&ta, &tb, &shape, f)?
+            }
+            d => return Err(crate::dtype::unsupported(&format!("bitwise_{op}_cpu"), d)),
+        },
+        dtype,
+    ))
 }
 
 /// `~x`: logical not of bools, bitwise not of ints.
@@ -1210,6 +1259,7 @@ pub fn bitwise_not(a: &Tensor) -> Result<Tensor> {
     Ok(match a.dtype() {
         DType::Bool => map::<bool, bool>(a, |v| !v),
         DType::I64 => map::<i64, i64>(a, |v| !v),
+        DType::I32 => map::<i32, i32>(a, |v| !v),
         d => return Err(crate::dtype::unsupported("bitwise_not_cpu", d)),
     })
 }

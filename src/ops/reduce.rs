@@ -5,7 +5,7 @@ use crate::backend::cpu::reduce::sum_dims;
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
 use crate::ops::binary::{binary, BinaryOp, Operand};
-use crate::ops::creation::cast_data;
+use crate::ops::creation::{cast_data, narrow, wide};
 use crate::ops::movement::{expand, reshape, unsqueeze};
 use crate::shape::{sizes_i64, wrap_dim, Shape};
 use crate::tensor::Tensor;
@@ -46,8 +46,11 @@ fn reduced_shape(shape: &[usize], dims: &[usize], keepdim: bool) -> Shape {
 
 /// Sum without autograd. Integers and bools sum to int64, as in PyTorch.
 fn sum_data(x: &Tensor, dims: &[usize], keepdim: bool) -> Tensor {
+    if x.dtype() == DType::F16 {
+        return narrow(sum_data(&wide(x), dims, keepdim), DType::F16);
+    }
     let x = match x.dtype() {
-        DType::Bool => cast_data(x, DType::I64),
+        DType::Bool | DType::I32 => cast_data(x, DType::I64),
         _ => x.clone(),
     };
     let shape = reduced_shape(&x.shape(), dims, keepdim);
@@ -71,7 +74,7 @@ fn sum_data(x: &Tensor, dims: &[usize], keepdim: bool) -> Tensor {
             &shape,
             d.device(),
         ),
-        DType::Bool => unreachable!("cast above"),
+        DType::Bool | DType::I32 | DType::F16 => unreachable!("cast above"),
     }
 }
 
@@ -108,7 +111,8 @@ pub fn mean(x: &Tensor, dims: Option<&[i64]>, keepdim: bool) -> Result<Tensor> {
     let shape = x.shape();
     let rd = reduction_dims(dims, shape.len())?;
     let count: usize = rd.iter().map(|&d| shape[d]).product();
-    let total = sum_data(x, &rd, keepdim);
+    // float16 sums and divides in float32, rounding once (as PyTorch's CPU mean).
+    let total = sum_data(&wide(x), &rd, keepdim);
     let out = binary(
         BinaryOp::Div,
         Operand::Tensor(total),
@@ -229,6 +233,7 @@ fn float_rows(
     f: impl Fn(&mut dyn Iterator<Item = f64>, usize) -> f64 + Sync + Send,
 ) -> Tensor {
     match x.dtype() {
+        DType::F16 => narrow(float_rows(&wide(x), dims, keepdim, f), DType::F16),
         DType::F32 => rows::<f32, f32>(x, dims, keepdim, |r| {
             f(&mut r.iter().map(|&v| v as f64), r.len()) as f32
         }),
@@ -239,7 +244,7 @@ fn float_rows(
 /// `x.prod()` (ProdBackward0) / `x.prod(dim, keepdim)` (ProdBackward1).
 pub fn prod(x: &Tensor, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
     let x = match x.dtype() {
-        DType::Bool => cast_data(x, DType::I64),
+        DType::Bool | DType::I32 => cast_data(x, DType::I64),
         _ => x.clone(),
     };
     let rd = reduction_dims(dim.map(|d| vec![d]).as_deref(), x.dim())?;
@@ -879,13 +884,16 @@ pub fn cumsum(x: &Tensor, dim: i64) -> Result<Tensor> {
     } else {
         cast_data(x, DType::I64)
     };
-    let gpu_out = crate::ops::gpu::scan(crate::backend::wgpu::ScanOp::Sum, &x, d);
+    // float16 accumulates in float32 (Note [Narrow dtypes]).
+    let xw = wide(&x);
+    let gpu_out = crate::ops::gpu::scan(crate::backend::wgpu::ScanOp::Sum, &xw, d);
     let out = match gpu_out {
         Ok(Some(out)) => out,
-        _ => crate::dispatch!(x.dtype(), T => scan::<T>(&x, d, |r| {
+        _ => crate::dispatch!(xw.dtype(), T => scan::<T>(&xw, d, |r| {
         for i in 1..r.len() { r[i] = r[i].add(r[i - 1]); }
     })?),
     };
+    let out = narrow(out, x.dtype());
     if !needs_grad(&[&x]) {
         return Ok(out);
     }
@@ -942,25 +950,27 @@ pub fn cumprod(x: &Tensor, dim: i64) -> Result<Tensor> {
     } else {
         cast_data(x, DType::I64)
     };
-    let gpu_out = crate::ops::gpu::scan(crate::backend::wgpu::ScanOp::Prod, &x, d);
-    let out = match (gpu_out, x.dtype()) {
+    let xw = wide(&x);
+    let gpu_out = crate::ops::gpu::scan(crate::backend::wgpu::ScanOp::Prod, &xw, d);
+    let out = match (gpu_out, xw.dtype()) {
         (Ok(Some(out)), _) => out,
-        (_, DType::I64) => scan::<i64>(&x, d, |r| {
+        (_, DType::I64) => scan::<i64>(&xw, d, |r| {
             for i in 1..r.len() {
                 r[i] = r[i].wrapping_mul(r[i - 1]);
             }
         })?,
-        (_, DType::F32) => scan::<f32>(&x, d, |r| {
+        (_, DType::F32) => scan::<f32>(&xw, d, |r| {
             for i in 1..r.len() {
                 r[i] *= r[i - 1];
             }
         })?,
-        _ => scan::<f64>(&x, d, |r| {
+        _ => scan::<f64>(&xw, d, |r| {
             for i in 1..r.len() {
                 r[i] *= r[i - 1];
             }
         })?,
     };
+    let out = narrow(out, x.dtype());
     if !needs_grad(&[&x]) {
         return Ok(out);
     }

@@ -228,6 +228,14 @@ pub fn unary_data(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
         }
     }
     match dtype {
+        DType::F16 | DType::I32 => Ok(creation::narrow(
+            unary_data(op, &creation::wide(x))?,
+            if dtype == DType::I32 && !op.keeps_integers() {
+                DType::F32
+            } else {
+                dtype
+            },
+        )),
         DType::F32 => Ok(float_map::<f32>(op, x)),
         DType::F64 => Ok(float_map::<f64>(op, x)),
         DType::I64 | DType::Bool if op.keeps_integers() => {

@@ -173,6 +173,11 @@ pub fn tensor_from_data(data: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResu
         _ => DType::F32,
     };
     let dtype = dtype.unwrap_or(inferred);
+    if dtype == DType::I32 {
+        for &s in &flat.values {
+            crate::dtype::check_fits(s, dtype, "int32")?;
+        }
+    }
     Ok(crate::dispatch!(dtype, T => {
         let v: Vec<T> = flat.values.iter().map(|s| crate::tensor::scalar_as::<T>(*s)).collect();
         Tensor::from_vec(v, &flat.shape)
@@ -187,11 +192,13 @@ pub fn from_numpy(arr: &Bound<'_, PyAny>) -> PyResult<Tensor> {
         "<f4" => DType::F32,
         "<f8" => DType::F64,
         "<i8" => DType::I64,
+        "<i4" => DType::I32,
+        "<f2" => DType::F16,
         "|b1" => DType::Bool,
         _ => {
             let name: String = arr.getattr("dtype")?.str()?.extract()?;
             return Err(PyTypeError::new_err(format!(
-                "can't convert np.ndarray of type numpy.{name}. The only supported types are: float64, float32, int64, and bool."
+                "can't convert np.ndarray of type numpy.{name}. The only supported types are: float64, float32, float16, int64, int32, and bool."
             )));
         }
     };
@@ -255,6 +262,12 @@ pub fn to_list(py: Python<'_>, t: &Tensor) -> PyResult<Py<PyAny>> {
         }),
         DType::I64 => build(py, &t.to_vec::<i64>(), &shape, &|py, x| {
             Ok(x.into_pyobject(py)?.into_any().unbind())
+        }),
+        DType::I32 => build(py, &t.to_vec::<i32>(), &shape, &|py, x| {
+            Ok(x.into_pyobject(py)?.into_any().unbind())
+        }),
+        DType::F16 => build(py, &t.to_vec::<half::f16>(), &shape, &|py, x| {
+            Ok(x.to_f64().into_pyobject(py)?.into_any().unbind())
         }),
         DType::Bool => build(py, &t.to_vec::<bool>(), &shape, &|py, x| {
             Ok(PyBool::new(py, x).to_owned().into_any().unbind())

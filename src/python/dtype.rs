@@ -38,7 +38,7 @@ impl PyDType {
     }
 }
 
-static DTYPES: PyOnceLock<[Py<PyDType>; 4]> = PyOnceLock::new();
+static DTYPES: PyOnceLock<[Py<PyDType>; 6]> = PyOnceLock::new();
 
 /// The singleton object for a dtype (so `t.dtype is gradrs.float32`).
 pub fn dtype_object(py: Python<'_>, d: DType) -> Py<PyDType> {

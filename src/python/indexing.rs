@@ -48,8 +48,12 @@ fn entry(obj: &Bound<'_, PyAny>) -> PyResult<Entry> {
         let t = t.borrow().t.clone();
         return Ok(match t.dtype() {
             DType::Bool => Entry::Mask(t),
-            DType::I64 if t.dim() == 0 => Entry::Step(IndexStep::Select(t.item()?.to_i64())),
-            DType::I64 => Entry::Step(IndexStep::Tensor(t)),
+            DType::I64 | DType::I32 if t.dim() == 0 => {
+                Entry::Step(IndexStep::Select(t.item()?.to_i64()))
+            }
+            DType::I64 | DType::I32 => {
+                Entry::Step(IndexStep::Tensor(crate::ops::creation::wide(&t)))
+            }
             _ => {
                 return Err(PyIndexError::new_err(
                     "tensors used as indices must be long, int, byte or bool tensors",

@@ -133,6 +133,9 @@ fn full(
         Scalar::Int(_) => DType::I64,
         Scalar::Float(_) => DType::F32,
     });
+    if !d.is_floating_point() {
+        crate::dtype::check_fits(v, d, crate::dtype::cpp_name(d))?;
+    }
     finish(py, Tensor::full(&shape, v, d), dev, requires_grad)
 }
 

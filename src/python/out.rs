@@ -2,20 +2,13 @@
 //! `_write_out` stores it into `out` with PyTorch's rules (cast check, resize, version bump).
 
 use super::tensor::PyTensor;
-use crate::dtype::{pretty_kernel_name, DType};
+use crate::dtype::pretty_kernel_name;
 use crate::shape::list_repr;
 use crate::Tensor;
 use pyo3::exceptions::{PyRuntimeError, PyUserWarning};
 use pyo3::prelude::*;
 
 /// PyTorch's `canCast`: no float to integer/bool, no integer to bool.
-fn can_cast(from: DType, to: DType) -> bool {
-    match (from.is_floating_point(), to.is_floating_point()) {
-        (true, false) => false,
-        _ => !(from != DType::Bool && to == DType::Bool),
-    }
-}
-
 /// Write `result` into `out` (resized to `result`'s shape when it differs), casting to
 /// `out`'s dtype; one version bump, as PyTorch's out= kernels.
 #[pyfunction]
@@ -25,7 +18,7 @@ pub fn _write_out(
     result: PyRef<'_, PyTensor>,
 ) -> PyResult<()> {
     let (o, r) = (&out.t, &result.t);
-    if !can_cast(r.dtype(), o.dtype()) {
+    if !crate::dtype::can_cast(r.dtype(), o.dtype()) {
         return Err(PyRuntimeError::new_err(format!(
             "result type {} can't be cast to the desired output type {}",
             pretty_kernel_name(r.dtype()),

@@ -221,7 +221,7 @@ impl PyTensor {
             let out = bounds.apply(x, ClampKind::Clamp)?;
             let (rd, xd) = (out.dtype(), x.dtype());
             // clamp's own check names the output type as C++ does (`long int`).
-            if rd != xd && !(rd.is_floating_point() && xd.is_floating_point()) {
+            if !crate::dtype::can_cast(rd, xd) {
                 return Err(crate::Error::Runtime(format!(
                     "result type {} can't be cast to the desired output type {}",
                     crate::dtype::pretty_kernel_name(rd),

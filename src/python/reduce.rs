@@ -104,8 +104,8 @@ impl PyTensor {
         keepdim: bool,
         dtype: Option<&Bound<'_, PyAny>>,
     ) -> R {
-        let x = self.cast_to(dtype)?;
-        wrap(py, reduce::prod(&x, dim, keepdim)?)
+        let out = self.accumulate_as(dtype, |x| reduce::prod(x, dim, keepdim))?;
+        wrap(py, out)
     }
     #[pyo3(signature = (dim=None, unbiased=None, keepdim=false, *, correction=None))]
     fn var(
@@ -182,13 +182,11 @@ impl PyTensor {
     }
     #[pyo3(signature = (dim, *, dtype=None))]
     fn cumsum(&self, py: Python<'_>, dim: i64, dtype: Option<&Bound<'_, PyAny>>) -> R {
-        let x = self.cast_to(dtype)?;
-        wrap(py, reduce::cumsum(&x, dim)?)
+        wrap(py, self.accumulate_as(dtype, |x| reduce::cumsum(x, dim))?)
     }
     #[pyo3(signature = (dim, *, dtype=None))]
     fn cumprod(&self, py: Python<'_>, dim: i64, dtype: Option<&Bound<'_, PyAny>>) -> R {
-        let x = self.cast_to(dtype)?;
-        wrap(py, reduce::cumprod(&x, dim)?)
+        wrap(py, self.accumulate_as(dtype, |x| reduce::cumprod(x, dim))?)
     }
     #[pyo3(signature = (dim=None, keepdim=false))]
     fn all(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> R {

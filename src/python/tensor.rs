@@ -184,6 +184,19 @@ impl PyTensor {
         }
     }
     /// The tensor in the `dtype=` a reduction was asked for (itself when None).
+    /// `op(self cast to dtype)`, its result in `dtype` too: an explicit dtype overrides the
+    /// integer sums' and products' int64 (`x.sum(dtype=gradrs.int32)` is int32).
+    pub(crate) fn accumulate_as(
+        &self,
+        dtype: Option<&Bound<'_, PyAny>>,
+        op: impl FnOnce(&Tensor) -> crate::Result<Tensor>,
+    ) -> PyResult<Tensor> {
+        let out = op(&self.cast_to(dtype)?)?;
+        Ok(match extract_dtype(dtype)? {
+            Some(d) if d != out.dtype() => creation::cast_data(&out, d),
+            _ => out,
+        })
+    }
     pub(crate) fn cast_to(&self, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<Tensor> {
         Ok(match extract_dtype(dtype)? {
             Some(d) => creation::to_dtype(&self.t, d)?,
@@ -401,6 +414,8 @@ impl PyTensor {
             DType::F32 => "<f4",
             DType::F64 => "<f8",
             DType::I64 => "<i8",
+            DType::I32 => "<i4",
+            DType::F16 => "<f2",
             DType::Bool => "|b1",
         };
         let dict = PyDict::new(py);
@@ -537,8 +552,47 @@ impl PyTensor {
     fn double(&self, py: Python<'_>) -> R {
         wrap(py, creation::to_dtype(&self.t, DType::F64)?)
     }
+    /// `x.type()`: the legacy type name (`gradrs.FloatTensor`, `gradrs.cuda.FloatTensor` on
+    /// the GPU); `x.type(dtype)` / `x.type("gradrs.IntTensor")`: a cast.
+    #[pyo3(signature = (dtype=None, non_blocking=false))]
+    fn r#type(
+        slf: &Bound<'_, Self>,
+        dtype: Option<&Bound<'_, PyAny>>,
+        non_blocking: bool,
+    ) -> PyResult<Py<PyAny>> {
+        let _ = non_blocking;
+        let py = slf.py();
+        let t = slf.borrow().t.clone();
+        let Some(dtype) = dtype.filter(|d| !d.is_none()) else {
+            let cuda = if t.device().is_gpu() { "cuda." } else { "" };
+            let name = format!("gradrs.{cuda}{}", t.dtype().legacy_name());
+            return name.into_py_any(py);
+        };
+        let target = match dtype.extract::<String>() {
+            Ok(name) => {
+                let legacy = name
+                    .strip_prefix("gradrs.")
+                    .or_else(|| name.strip_prefix("torch."))
+                    .and_then(|n| DType::ALL.into_iter().find(|d| d.legacy_name() == n));
+                legacy.ok_or_else(|| {
+                    pyo3::exceptions::PyValueError::new_err(format!("invalid type: '{name}'"))
+                })?
+            }
+            Err(_) => extract_dtype(Some(dtype))?.expect("not None"),
+        };
+        if target == t.dtype() {
+            return Ok(slf.clone().into_any().unbind());
+        }
+        wrap(py, creation::to_dtype(&t, target)?)
+    }
     fn long(&self, py: Python<'_>) -> R {
         wrap(py, creation::to_dtype(&self.t, DType::I64)?)
+    }
+    fn int(&self, py: Python<'_>) -> R {
+        wrap(py, creation::to_dtype(&self.t, DType::I32)?)
+    }
+    fn half(&self, py: Python<'_>) -> R {
+        wrap(py, creation::to_dtype(&self.t, DType::F16)?)
     }
     fn bool(&self, py: Python<'_>) -> R {
         wrap(py, creation::to_dtype(&self.t, DType::Bool)?)
@@ -915,9 +969,9 @@ impl PyTensor {
         keepdim: bool,
         dtype: Option<&Bound<'_, PyAny>>,
     ) -> R {
-        let x = self.cast_to(dtype)?;
         let dims = dims_arg(dim)?;
-        wrap(py, reduce::sum(&x, dims.as_deref(), keepdim)?)
+        let out = self.accumulate_as(dtype, |x| reduce::sum(x, dims.as_deref(), keepdim))?;
+        wrap(py, out)
     }
     #[pyo3(signature = (dim=None, keepdim=false, dtype=None))]
     fn mean(
@@ -927,6 +981,12 @@ impl PyTensor {
         keepdim: bool,
         dtype: Option<&Bound<'_, PyAny>>,
     ) -> R {
+        if let Some(d) = extract_dtype(dtype)?.filter(|d| !d.is_floating_point()) {
+            return Err(PyRuntimeError::new_err(format!(
+                "mean(): could not infer output dtype. Optional dtype must be either a floating point or complex dtype. Got: {}",
+                crate::dtype::pretty_kernel_name(d)
+            )));
+        }
         let x = self.cast_to(dtype)?;
         let dims = dims_arg(dim)?;
         wrap(py, reduce::mean(&x, dims.as_deref(), keepdim)?)

@@ -139,6 +139,14 @@ macro_rules! dispatch {
                 type $T = i64;
                 $body
             }
+            $crate::dtype::DType::I32 => {
+                type $T = i32;
+                $body
+            }
+            $crate::dtype::DType::F16 => {
+                type $T = half::f16;
+                $body
+            }
             $crate::dtype::DType::Bool => {
                 type $T = bool;
                 $body
@@ -409,6 +417,8 @@ impl Tensor {
             DType::F32 => Scalar::Float(d.storage.slice::<f32>()[off] as f64),
             DType::F64 => Scalar::Float(d.storage.slice::<f64>()[off]),
             DType::I64 => Scalar::Int(d.storage.slice::<i64>()[off]),
+            DType::F16 => Scalar::Float(d.storage.slice::<half::f16>()[off].to_f64()),
+            DType::I32 => Scalar::Int(d.storage.slice::<i32>()[off] as i64),
             DType::Bool => Scalar::Bool(d.storage.slice::<bool>()[off]),
         })
     }

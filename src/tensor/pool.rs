@@ -63,6 +63,8 @@ fn capacity_bytes(o: &Owner) -> usize {
         Owner::F32(v) => v.capacity() * 4,
         Owner::F64(v) => v.capacity() * 8,
         Owner::I64(v) => v.capacity() * 8,
+        Owner::I32(v) => v.capacity() * 4,
+        Owner::F16(v) => v.capacity() * 2,
         Owner::Bool(v) => v.capacity(),
         Owner::External(_) => 0,
     }

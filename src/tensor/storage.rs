@@ -2,6 +2,7 @@
 
 use super::device::{Device, Mirror};
 use crate::dtype::DType;
+use half::f16;
 
 use std::any::Any;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -113,6 +114,31 @@ element!(
     |a: i64, b: i64| a.wrapping_add(b)
 );
 element!(
+    i32,
+    I32,
+    I32,
+    |v: f64| v as i64 as i32,
+    |v: i32| v as f64,
+    |v: i64| v as i32,
+    |v: i32| v as i64,
+    |v: bool| v as i32,
+    |v: i32| v != 0,
+    |a: i32, b: i32| a.wrapping_add(b)
+);
+element!(
+    f16,
+    F16,
+    F16,
+    // Through float, as c10::Half converts a double.
+    |v: f64| f16::from_f32(v as f32),
+    |v: f16| v.to_f64(),
+    |v: i64| f16::from_f32(v as f32),
+    |v: f16| v.to_f32() as i64,
+    |v: bool| if v { f16::ONE } else { f16::ZERO },
+    |v: f16| v.to_f32() != 0.0,
+    |a: f16, b: f16| f16::from_f32(a.to_f32() + b.to_f32())
+);
+element!(
     bool,
     Bool,
     Bool,
@@ -130,6 +156,8 @@ pub enum Owner {
     F32(Vec<f32>),
     F64(Vec<f64>),
     I64(Vec<i64>),
+    I32(Vec<i32>),
+    F16(Vec<f16>),
     Bool(Vec<bool>),
     External(Box<dyn Any + Send + Sync>),
 }

@@ -57,6 +57,19 @@ def _lift(name, local, leaves, reals, linear=False, zeros_if_unused=False):
     return out
 
 
+def _opmath(fn):
+    """``fn`` computed in float32 when its first argument is float16, the result rounded to
+    float16 once, as PyTorch's fused kernels (normalizations) compute half."""
+    def run(x, *rest):
+        if x.dtype != _native.float16:
+            return fn(x, *rest)
+        wide = [t.float() if isinstance(t, _native.Tensor) and t.dtype == _native.float16
+                else t for t in (x, *rest)]
+        return fn(*wide).to(_native.float16)
+
+    return run
+
+
 def relu(input, inplace=False):
     return input.relu_() if inplace else input.relu()
 
@@ -729,14 +742,15 @@ def _avg_pool2d(input, geometry, count_include_pad, divisor_override):
     # padding (ceil_mode's last windows may run past it) and, for the divisor without
     # count_include_pad, at the input's edges.
     from .. import bool as bool_
-    from .. import tensor
+    from .. import int32, tensor
 
     k, s, p, (oh, ow) = geometry
     unbatched = input.dim() == 3
     x = input.unsqueeze(0) if unbatched else input
     n, c, h, w = x.shape
-    if x.dtype == bool_:
-        raise NotImplementedError("\"avg_pool2d\" not implemented for 'Bool'")
+    if x.dtype in (bool_, int32):
+        name = "Bool" if x.dtype == bool_ else "Int"
+        raise NotImplementedError(f"\"avg_pool2d\" not implemented for '{name}'")
     # Zero rows/columns at the end for windows that run past the right padding.
     eh = max(0, (oh - 1) * s[0] + k[0] - (h + 2 * p[0]))
     ew = max(0, (ow - 1) * s[1] + k[1] - (w + 2 * p[1]))
@@ -829,7 +843,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
             out = out + b
         return out
 
-    return _one_node("NativeLayerNormBackward0", norm, input, weight, bias)
+    return _one_node("NativeLayerNormBackward0", _opmath(norm), input, weight, bias)
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
@@ -863,8 +877,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             out = out + b.reshape(*shape)
         return out
 
-    return _one_node("NativeBatchNormBackward0", norm, input, running_mean, running_var, weight,
-                     bias)
+    return _one_node("NativeBatchNormBackward0", _opmath(norm), input, running_mean, running_var,
+                     weight, bias)
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):

@@ -160,7 +160,7 @@ pub fn cast<S: Element, D: Element>(src: &[S]) -> Vec<D> {
     use crate::dtype::DType;
     match (S::DTYPE, D::DTYPE) {
         (DType::Bool, _) | (_, DType::Bool) => map_slice(src, |v| D::from_bool(v.to_bool())),
-        (DType::I64, _) => map_slice(src, |v| D::from_i64(v.to_i64())),
+        (DType::I64 | DType::I32, _) => map_slice(src, |v| D::from_i64(v.to_i64())),
         _ => map_slice(src, |v| D::from_f64(v.to_f64())),
     }
 }

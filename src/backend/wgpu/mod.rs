@@ -1283,6 +1283,12 @@ impl Words {
                 .into_iter()
                 .map(|v| v as u32)
                 .collect(),
+            DType::I32 => std::slice::from_raw_parts(host as *const u32, n).to_vec(),
+            // Computed in float32 (Note [Narrow dtypes]); each op's result rounded to half.
+            DType::F16 => std::slice::from_raw_parts(host as *const half::f16, n)
+                .iter()
+                .map(|v| v.to_f32().to_bits())
+                .collect(),
             DType::F64 => return check_dtype(dtype).map(|_| Vec::new()),
         })
     }
@@ -1305,6 +1311,13 @@ impl Words {
                 let out = std::slice::from_raw_parts_mut(host as *mut i64, n);
                 for (o, &w) in out.iter_mut().zip(words) {
                     *o = i64::from(w as i32);
+                }
+            }
+            DType::I32 => std::ptr::copy_nonoverlapping(words.as_ptr(), host as *mut u32, n),
+            DType::F16 => {
+                let out = std::slice::from_raw_parts_mut(host as *mut half::f16, n);
+                for (o, &w) in out.iter_mut().zip(words) {
+                    *o = half::f16::from_f32(f32::from_bits(w));
                 }
             }
             DType::F64 => check_dtype(dtype)?,
@@ -1348,6 +1361,8 @@ pub enum CopyOp {
     FloatToInt = 2,
     FloatToBool = 3,
     IntToBool = 4,
+    FloatToHalf = 5,
+    IntToHalf = 6,
 }
 
 impl CopyOp {
@@ -1356,14 +1371,16 @@ impl CopyOp {
         use DType::*;
         Some(match (from, to) {
             (F64, _) | (_, F64) => return None,
-            _ if from == to => CopyOp::Same,
-            (I64, F32) => CopyOp::IntToFloat,
-            (F32 | Bool, I64) => CopyOp::FloatToInt,
-            (F32, Bool) => CopyOp::FloatToBool,
-            (I64, Bool) => CopyOp::IntToBool,
+            // int64 is held as int32 words and float16 as float32 words holding half values.
+            (Bool, Bool) | (I32 | I64, I32 | I64) | (F16, F16 | F32) | (F32, F32) => CopyOp::Same,
+            (I64 | I32, F32) => CopyOp::IntToFloat,
+            (F32 | F16 | Bool, I64 | I32) => CopyOp::FloatToInt,
+            (F32 | F16, Bool) => CopyOp::FloatToBool,
+            (I64 | I32, Bool) => CopyOp::IntToBool,
+            (F32, F16) => CopyOp::FloatToHalf,
+            (I64 | I32, F16) => CopyOp::IntToHalf,
             // bool's words are float32 0.0 / 1.0 already.
-            (Bool, F32) => CopyOp::Same,
-            _ => return None,
+            (Bool, F32 | F16) => CopyOp::Same,
         })
     }
 }

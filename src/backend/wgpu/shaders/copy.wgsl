@@ -9,9 +9,10 @@
 // Algorithm: one invocation per element, 256 per workgroup, 2-D dispatch past 65,535
 // workgroups; the flat index is unravelled over the shape (at most 8 dims, innermost last)
 // and dotted with each side's strides. Words are moved as bits, so one kernel serves every
-// dtype the GPU holds: float32, bool (as float32 0.0 / 1.0) and int64 (as int32).
+// dtype the GPU holds: float32, bool (as float32 0.0 / 1.0), int64 and int32 (as int32), and
+// float16 (as float32 words holding half values).
 // OP (CopyOp in mod.rs): 0 same dtype, 1 int -> float, 2 float -> int (toward zero),
-// 3 float -> bool, 4 int -> bool.
+// 3 float -> bool, 4 int -> bool, 5 float -> half, 6 int -> half.
 
 override OP: u32 = 0u;
 
@@ -32,8 +33,30 @@ struct Params {
 
 const ONE: u32 = 0x3f800000u; // 1.0f
 
+// The float32 bits of the half nearest to float32 `w` (ties to even; past the largest half,
+// infinity), as the host's f16::from_f32 rounds. Done on the bits, because pack2x16float
+// leaves both the rounding and out-of-range results to the implementation.
+fn round_half(w: u32) -> u32 {
+    let sign = w & 0x80000000u;
+    let a = w & 0x7fffffffu;
+    if (a >= 0x7f800000u) {
+        return w; // inf, NaN
+    }
+    if (a >= 0x477ff000u) {
+        return sign | 0x7f800000u; // rounds past 65504
+    }
+    if (a >= 0x38800000u) {
+        // A normal half: keep 10 of the 23 mantissa bits.
+        return sign | ((a + 0xfffu + ((a >> 13u) & 1u)) & 0xffffe000u);
+    }
+    // A subnormal half: a multiple of 2^-24 (round() ties to even; the scaling is exact).
+    return sign | bitcast<u32>(round(bitcast<f32>(a) * 16777216.0) / 16777216.0);
+}
+
 fn convert(w: u32) -> u32 {
     switch OP {
+        case 5u: { return round_half(w); }
+        case 6u: { return round_half(bitcast<u32>(f32(bitcast<i32>(w)))); }
         case 1u: { return bitcast<u32>(f32(bitcast<i32>(w))); }
         case 2u: { return bitcast<u32>(i32(trunc(bitcast<f32>(w)))); }
         // By the bits, so -0.0 is false and NaN true, as C's (bool) cast.

@@ -1,0 +1,62 @@
+"""``finfo`` / ``iinfo``: the numeric limits of a dtype, as PyTorch's (values from numpy)."""
+
+import numpy as np
+
+_FLOATS = {"float16": np.float16, "float32": np.float32, "float64": np.float64}
+_INTS = {"int32": np.int32, "int64": np.int64}
+
+
+def _name(dtype):
+    return str(dtype)[len("gradrs."):]
+
+
+class finfo:
+    """Limits of a floating point dtype (``gradrs.finfo(gradrs.float16).max``)."""
+
+    def __init__(self, type=None):
+        name = _name(type) if type is not None else "float32"  # the default dtype
+        if name not in _FLOATS:
+            raise TypeError("gradrs.finfo() requires a floating point input type. Use "
+                            "gradrs.iinfo to handle 'gradrs.finfo'")
+        f = np.finfo(_FLOATS[name])
+        self.bits = int(f.bits)
+        self.eps = float(f.eps)
+        self.max = float(f.max)
+        self.min = float(f.min)
+        self.tiny = self.smallest_normal = float(f.smallest_normal)
+        self.resolution = 10.0 ** -f.precision  # as a double, not in the dtype (numpy)
+        self.dtype = name
+
+    def __eq__(self, other):
+        return isinstance(other, finfo) and other.dtype == self.dtype
+
+    def __hash__(self):
+        return hash(("finfo", self.dtype))
+
+    def __repr__(self):
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
+                f"eps={self.eps:g}, smallest_normal={self.smallest_normal:g}, "
+                f"tiny={self.tiny:g}, dtype={self.dtype})")
+
+
+class iinfo:
+    """Limits of an integer dtype (``gradrs.iinfo(gradrs.int32).max``)."""
+
+    def __init__(self, type):
+        name = _name(type)
+        if name == "bool":
+            raise TypeError("gradrs.bool is not supported by gradrs.iinfo")
+        if name not in _INTS:
+            raise TypeError("gradrs.iinfo() requires an integer input type. Use gradrs.finfo "
+                            "to handle 'gradrs.iinfo'")
+        i = np.iinfo(_INTS[name])
+        self.bits, self.max, self.min, self.dtype = int(i.bits), int(i.max), int(i.min), name
+
+    def __eq__(self, other):
+        return isinstance(other, iinfo) and other.dtype == self.dtype
+
+    def __hash__(self):
+        return hash(("iinfo", self.dtype))
+
+    def __repr__(self):
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"
