@@ -25,6 +25,26 @@ pub fn map_slice<T: Element, U: Element>(x: &[T], f: impl Fn(T) -> U + Sync + Se
     })
 }
 
+/// `map_slice` for a converter of whole runs, `convert(src, dst)` (half's SIMD conversions):
+/// each thread's part goes through a small buffer on the stack.
+pub fn convert_slice<T: Element, U: Element>(
+    x: &[T],
+    convert: impl Fn(&[T], &mut [U]) + Sync + Send,
+) -> Vec<U> {
+    const RUN: usize = 512;
+    fill(x.len(), |start, out| {
+        let mut buf = [U::default(); RUN];
+        for (k, part) in out.chunks_mut(RUN).enumerate() {
+            let s = start + k * RUN;
+            let b = &mut buf[..part.len()];
+            convert(&x[s..s + part.len()], b);
+            for (o, &v) in part.iter_mut().zip(b.iter()) {
+                o.write(v);
+            }
+        }
+    })
+}
+
 /// A `Vec` of `n` elements written by `body(start, chunk)`, which must initialize every element
 /// of `chunk` (the output positions `start..start + chunk.len()`). The buffer comes from the
 /// pool (Note [Buffer pool]) and is never zero-filled first; large outputs are split across
