@@ -289,6 +289,9 @@ ERROR_CASES = {
     "type_invalid": lambda m: m.ones(1).type("foo"),
     "take_along_dim_int32": lambda m: m.ones(2, 2).take_along_dim(
         m.zeros(2, 2, dtype=m.int32), 1),
+    "conv_bias_dtypes": lambda m: m.nn.functional.conv2d(
+        m.ones(1, 1, 3, 3, dtype=m.half), m.ones(1, 1, 2, 2, dtype=m.half),
+        m.ones(1, dtype=m.int32)),
     "avg_pool2d_int32": lambda m: m.nn.functional.avg_pool2d(m.ones(1, 1, 2, 2, dtype=m.int32),
                                                              2),
 }

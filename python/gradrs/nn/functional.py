@@ -507,7 +507,8 @@ def _pair(v):
     return (v, v) if isinstance(v, int) else tuple(v)
 
 
-_CPP_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}
+_CPP_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double", "int32": "int",
+              "int64": "long int", "bool": "bool"}
 
 
 def _ints(v, nd):
