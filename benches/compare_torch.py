@@ -147,6 +147,20 @@ def run_add(lib, s):
     return s[0] + s[1]
 
 
+def setup_pair_as(dtype):
+    """Two 1M tensors of `dtype` (float16 / int32 compute wide and round back in gradrs)."""
+    def setup(lib):
+        lib.manual_seed(0)
+        n = 1 << 20
+        return tuple((lib.randn(n) * 100).to(getattr(lib, dtype)) for _ in range(2))
+
+    return setup
+
+
+def run_mul_add(lib, s):
+    return s[0] * s[1] + s[0]
+
+
 def run_sum(lib, s):
     return s[0].sum()
 
@@ -202,6 +216,10 @@ CASES = [
     Case("MLP 784-256-256-10 step, batch 128, cross-entropy", setup_mlp, run_mlp, 1.2),
     Case("a + b, 16M f32", setup_big_pair, run_add, 0.7),
     Case("a.sum(), 16M f32", setup_big_pair, run_sum, 1.2),
+    Case("a * b + a, 1M f32", setup_pair_as("float32"), run_mul_add, None),
+    Case("a * b + a, 1M f16", setup_pair_as("float16"), run_mul_add, None),
+    Case("a * b + a, 1M int32", setup_pair_as("int32"), run_mul_add, None),
+    Case("a.sum(), 1M f16", setup_pair_as("float16"), run_sum, None),
     Case("conv2d fwd+bwd 32x3x32x32, 32 filters 3x3", setup_conv, run_conv, 1.5),
 ]
 
