@@ -100,26 +100,57 @@ impl Powf for f64 {
     }
 }
 
-fn int_op(op: BinaryOp) -> Result<fn(i64, i64) -> i64> {
-    Ok(match op {
-        BinaryOp::Add => |a: i64, b: i64| a.wrapping_add(b),
-        BinaryOp::Sub => |a: i64, b: i64| a.wrapping_sub(b),
-        BinaryOp::Mul => |a: i64, b: i64| a.wrapping_mul(b),
-        BinaryOp::Pow => |a: i64, b: i64| {
-            if b < 0 {
-                // PyTorch's integer pow: 1/a^|b| truncates to 0 unless |a| == 1.
-                match a {
-                    1 => 1,
-                    -1 if b % 2 == 0 => 1,
-                    -1 => -1,
-                    _ => 0,
-                }
-            } else {
-                a.wrapping_pow(b.min(u32::MAX as i64) as u32)
+/// Wrapping integer arithmetic, as PyTorch's integer kernels do it (int32 natively: the same
+/// result as computing in int64 and wrapping, without the two casts).
+pub(crate) trait Int: Element {
+    fn wrapping_add(self, b: Self) -> Self;
+    fn wrapping_sub(self, b: Self) -> Self;
+    fn wrapping_mul(self, b: Self) -> Self;
+    /// PyTorch's integer pow: a negative exponent truncates 1/a^|b| to 0 unless |a| == 1.
+    fn int_pow(self, b: Self) -> Self;
+}
+
+macro_rules! int {
+    ($t:ty) => {
+        impl Int for $t {
+            #[inline(always)]
+            fn wrapping_add(self, b: Self) -> Self {
+                <$t>::wrapping_add(self, b)
             }
-        },
+            #[inline(always)]
+            fn wrapping_sub(self, b: Self) -> Self {
+                <$t>::wrapping_sub(self, b)
+            }
+            #[inline(always)]
+            fn wrapping_mul(self, b: Self) -> Self {
+                <$t>::wrapping_mul(self, b)
+            }
+            // Not inlined: a square-and-multiply loop inside the elementwise loop sends the
+            // optimizer into a very long compile, and pow is rare on integers.
+            #[inline(never)]
+            fn int_pow(self, b: Self) -> Self {
+                match (b < 0, self) {
+                    (false, a) => a.wrapping_pow(u32::try_from(b).unwrap_or(u32::MAX)),
+                    (true, 1) => 1,
+                    (true, -1) => 1 - 2 * (b & 1),
+                    (true, _) => 0,
+                }
+            }
+        }
+    };
+}
+int!(i32);
+int!(i64);
+
+/// `op` over two integer tensors of `T` (each op its own inlined loop).
+fn int_zip<T: Int>(op: BinaryOp, a: &Tensor, b: &Tensor, shape: &[usize]) -> Result<Tensor> {
+    match op {
+        BinaryOp::Add => zip::<T, T>(a, b, shape, T::wrapping_add),
+        BinaryOp::Sub => zip::<T, T>(a, b, shape, T::wrapping_sub),
+        BinaryOp::Mul => zip::<T, T>(a, b, shape, T::wrapping_mul),
+        BinaryOp::Pow => zip::<T, T>(a, b, shape, T::int_pow),
         BinaryOp::Div => unreachable!("true division computes in floating point"),
-    })
+    }
 }
 
 pub(crate) fn zip<T: Element, U: Element>(
@@ -178,7 +209,7 @@ pub(crate) fn binary_data(op: BinaryOp, a: &Operand, b: &Operand, dtype: DType) 
     if op == BinaryOp::Sub {
         sub_check(a, b)?;
     }
-    if dtype.compute() != dtype {
+    if dtype == DType::F16 {
         let out = binary_data(op, a, b, dtype.compute())?;
         return Ok(crate::ops::creation::narrow(out, dtype));
     }
@@ -187,7 +218,7 @@ pub(crate) fn binary_data(op: BinaryOp, a: &Operand, b: &Operand, dtype: DType) 
     Ok(match dtype {
         DType::F32 => float_zip::<f32>(op, &ta, &tb, &shape)?,
         DType::F64 => float_zip::<f64>(op, &ta, &tb, &shape)?,
-        DType::I64 => {
+        DType::I64 | DType::I32 => {
             // Only a Python-number exponent is refused; tensor exponents truncate.
             if op == BinaryOp::Pow {
                 if let Operand::Scalar(e) = b {
@@ -198,7 +229,11 @@ pub(crate) fn binary_data(op: BinaryOp, a: &Operand, b: &Operand, dtype: DType) 
                     }
                 }
             }
-            zip::<i64, i64>(&ta, &tb, &shape, int_op(op)?)?
+            if dtype == DType::I64 {
+                int_zip::<i64>(op, &ta, &tb, &shape)?
+            } else {
+                int_zip::<i32>(op, &ta, &tb, &shape)?
+            }
         }
         DType::Bool if matches!(op, BinaryOp::Add | BinaryOp::Mul) => {
             // On bools add is `or` and mul is `and`.
@@ -212,7 +247,7 @@ pub(crate) fn binary_data(op: BinaryOp, a: &Operand, b: &Operand, dtype: DType) 
                 None => zip::<bool, bool>(&ta, &tb, &shape, f)?,
             }
         }
-        DType::I32 | DType::F16 => unreachable!("computed wide above"),
+        DType::F16 => unreachable!("computed wide above"),
         DType::Bool => match op {
             BinaryOp::Add | BinaryOp::Mul => unreachable!("the arm above"),
             BinaryOp::Sub => unreachable!("sub_check refuses bool operands"),
