@@ -53,8 +53,10 @@ macro_rules! fmap {
         $crate::ops::creation::narrow(out, xf.dtype())
     }};
     ($x:expr, |$v:ident : $T:ident| $body:expr) => {{
-        let x = $crate::ops::pointwise::float_input($x);
-        match x.dtype() {
+        // float16 computes in float32 (Note [Narrow dtypes]).
+        let xf = $crate::ops::pointwise::float_input($x);
+        let x = $crate::ops::creation::wide(&xf);
+        let out = match x.dtype() {
             DType::F32 => {
                 #[allow(dead_code)]
                 type $T = f32;
@@ -65,14 +67,9 @@ macro_rules! fmap {
                 type $T = f64;
                 map::<f64, f64>(&x, move |$v: f64| $body)
             }
-            DType::F16 => {
-                #[allow(dead_code)]
-                type $T = f32;
-                let w = $crate::ops::creation::wide(&x);
-                $crate::ops::creation::narrow(map::<f32, f32>(&w, move |$v: f32| $body), DType::F16)
-            }
-            _ => unreachable!("float_input casts"),
-        }
+            _ => unreachable!("float_input casts, wide widens"),
+        };
+        $crate::ops::creation::narrow(out, xf.dtype())
     }};
 }
 
@@ -221,21 +218,20 @@ fn rounding(
     f64f: fn(f64) -> f64,
 ) -> Result<Tensor> {
     let out = match x.dtype() {
-        DType::F32 => match crate::ops::gpu::unary(gpu_op, x)? {
-            Some(out) => out,
-            None => map::<f32, f32>(x, f32f),
-        },
-        DType::F64 => map::<f64, f64>(x, f64f),
         DType::I64 | DType::I32 => contiguous_clone(x),
-        DType::F16 => {
-            let w = wide(x);
-            let out = match crate::ops::gpu::unary(gpu_op, &w)? {
-                Some(out) => out,
-                None => map::<f32, f32>(&w, f32f),
-            };
-            narrow(out, DType::F16)
-        }
         DType::Bool => return Err(crate::dtype::unsupported(kernel, DType::Bool)),
+        float => {
+            // float16 rounds in float32 (Note [Narrow dtypes]).
+            let w = wide(x);
+            let out = match w.dtype() {
+                DType::F32 => match crate::ops::gpu::unary(gpu_op, &w)? {
+                    Some(out) => out,
+                    None => map::<f32, f32>(&w, f32f),
+                },
+                _ => map::<f64, f64>(&w, f64f),
+            };
+            narrow(out, float)
+        }
     };
     unary_node(x, out, name, Save::Nothing, |g, _| Ok(zeros_like(g)))
 }
@@ -1224,12 +1220,6 @@ fn addc(input: &Tensor, t1: &Tensor, t2: &Tensor, value: Scalar, divide: bool) -
 pub fn bitwise(a: &Tensor, b: Operand, op: &str) -> Result<Tensor> {
     let a_op = Operand::Tensor(a.clone());
     let (ta, tb, shape, dtype) = promoted(&a_op, &b, false)?;
-    if dtype == DType::F16 {
-        return Err(crate::dtype::unsupported(
-            &format!("bitwise_{op}_cpu"),
-            dtype,
-        ));
-    }
     Ok(narrow(
         match ta.dtype() {
             DType::Bool => {
@@ -1248,7 +1238,13 @@ pub fn bitwise(a: &Tensor, b: Operand, op: &str) -> Result<Tensor> {
                 };
                 zip::<i64, i64>(&ta, &tb, &shape, f)?
             }
-            d => return Err(crate::dtype::unsupported(&format!("bitwise_{op}_cpu"), d)),
+            // Named by the promoted dtype (float16 computes as float32).
+            _ => {
+                return Err(crate::dtype::unsupported(
+                    &format!("bitwise_{op}_cpu"),
+                    dtype,
+                ))
+            }
         },
         dtype,
     ))

@@ -8,7 +8,6 @@ use crate::Tensor;
 use pyo3::exceptions::{PyRuntimeError, PyUserWarning};
 use pyo3::prelude::*;
 
-/// PyTorch's `canCast`: no float to integer/bool, no integer to bool.
 /// Write `result` into `out` (resized to `result`'s shape when it differs), casting to
 /// `out`'s dtype; one version bump, as PyTorch's out= kernels.
 #[pyfunction]

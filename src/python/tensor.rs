@@ -183,7 +183,6 @@ impl PyTensor {
             _ => Self::inplace(slf, op, other),
         }
     }
-    /// The tensor in the `dtype=` a reduction was asked for (itself when None).
     /// `op(self cast to dtype)`, its result in `dtype` too: an explicit dtype overrides the
     /// integer sums' and products' int64 (`x.sum(dtype=gradrs.int32)` is int32).
     pub(crate) fn accumulate_as(
@@ -197,6 +196,7 @@ impl PyTensor {
             _ => out,
         })
     }
+    /// The tensor in the `dtype=` a reduction was asked for (itself when None).
     pub(crate) fn cast_to(&self, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<Tensor> {
         Ok(match extract_dtype(dtype)? {
             Some(d) => creation::to_dtype(&self.t, d)?,

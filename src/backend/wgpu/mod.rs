@@ -19,6 +19,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::shape::contiguous_strides;
 use context::{gpu, guarded, Gpu, GpuDType, Kernel, PipelineKey, WORKGROUP};
+use half::slice::HalfFloatSliceExt;
 use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
@@ -588,6 +589,29 @@ pub const MAX_DIMS: usize = 8;
 /// dropped and adjacent dims merged wherever every operand steps through them as one: fewer
 /// dims is less index arithmetic per element, and most tensors of any rank fit in
 /// [`MAX_DIMS`], past which `what`'s kernel is refused.
+/// The parameters of the binary and where kernels: n, ndim, each buffer's offset from word 2
+/// (operands, then out; 6 at most), then the collapsed shape and each of the `K` operands'
+/// strides, `MAX_DIMS` words each.
+fn strided_params<const K: usize>(
+    n: usize,
+    dims: &[(usize, [isize; K])],
+    offsets: &[usize],
+) -> Result<Vec<u32>> {
+    let mut p = vec![0u32; 8 + (K + 1) * MAX_DIMS];
+    p[0] = len_u32(n, "length")?;
+    p[1] = dims.len() as u32;
+    for (i, &o) in offsets.iter().enumerate() {
+        p[2 + i] = len_u32(o, "offset")?;
+    }
+    for (d, (size, strides)) in dims.iter().enumerate() {
+        p[8 + d] = len_u32(*size, "dim")?;
+        for (k, &s) in strides.iter().enumerate() {
+            p[8 + (k + 1) * MAX_DIMS + d] = len_u32(s as usize, "stride")?;
+        }
+    }
+    Ok(p)
+}
+
 fn collapse<const K: usize>(
     what: &str,
     shape: &[usize],
@@ -684,19 +708,7 @@ pub fn binary(
         for_each_piece(out_shape, &operands, true, |shape, bufs, offsets| {
             let dims = collapse("binary", shape, [&ia, &ib])?;
             let n: usize = shape.iter().product();
-            // Params: n, ndim, a_offset, b_offset, out_offset, 3 unused, then shape / a_strides
-            // / b_strides, 8 each.
-            let mut p = vec![0u32; 8 + 3 * MAX_DIMS];
-            p[0] = len_u32(n, "length")?;
-            p[1] = dims.len() as u32;
-            for (i, &o) in offsets.iter().enumerate() {
-                p[2 + i] = len_u32(o, "offset")?;
-            }
-            for (d, &(size, [s_a, s_b])) in dims.iter().enumerate() {
-                p[8 + d] = len_u32(size, "dim")?;
-                p[8 + MAX_DIMS + d] = len_u32(s_a as usize, "stride")?;
-                p[8 + 2 * MAX_DIMS + d] = len_u32(s_b as usize, "stride")?;
-            }
+            let p = strided_params(n, &dims, offsets)?;
             let groups = g.grid((n as u64).div_ceil(WORKGROUP))?;
             g.dispatch(&pipeline, bufs, words(&p), groups)
         })?;
@@ -1285,10 +1297,12 @@ impl Words {
                 .collect(),
             DType::I32 => std::slice::from_raw_parts(host as *const u32, n).to_vec(),
             // Computed in float32 (Note [Narrow dtypes]); each op's result rounded to half.
-            DType::F16 => std::slice::from_raw_parts(host as *const half::f16, n)
-                .iter()
-                .map(|v| v.to_f32().to_bits())
-                .collect(),
+            DType::F16 => {
+                let mut f = vec![0f32; n];
+                std::slice::from_raw_parts(host as *const half::f16, n)
+                    .convert_to_f32_slice(&mut f);
+                bytemuck::cast_slice(&f).to_vec()
+            }
             DType::F64 => return check_dtype(dtype).map(|_| Vec::new()),
         })
     }
@@ -1314,12 +1328,8 @@ impl Words {
                 }
             }
             DType::I32 => std::ptr::copy_nonoverlapping(words.as_ptr(), host as *mut u32, n),
-            DType::F16 => {
-                let out = std::slice::from_raw_parts_mut(host as *mut half::f16, n);
-                for (o, &w) in out.iter_mut().zip(words) {
-                    *o = half::f16::from_f32(f32::from_bits(w));
-                }
-            }
+            DType::F16 => std::slice::from_raw_parts_mut(host as *mut half::f16, n)
+                .convert_from_f32_slice(bytemuck::cast_slice(words)),
             DType::F64 => check_dtype(dtype)?,
         }
         Ok(())
@@ -1494,20 +1504,7 @@ pub fn ternary(
             let s = &signed_strides;
             let dims = collapse("where", shape, [&s[0], &s[1], &s[2]])?;
             let n: usize = shape.iter().product();
-            // Params: n, ndim, the offsets of cond, a, b and out, 2 unused, then the shape and
-            // the strides of cond, a and b, 8 each.
-            let mut p = vec![0u32; 8 + 4 * MAX_DIMS];
-            p[0] = len_u32(n, "length")?;
-            p[1] = dims.len() as u32;
-            for (i, &o) in offsets.iter().enumerate() {
-                p[2 + i] = len_u32(o, "offset")?;
-            }
-            for (d, (size, strides)) in dims.iter().enumerate() {
-                p[8 + d] = len_u32(*size, "dim")?;
-                for (k, &s) in strides.iter().enumerate() {
-                    p[8 + (k + 1) * MAX_DIMS + d] = len_u32(s as usize, "stride")?;
-                }
-            }
+            let p = strided_params(n, &dims, offsets)?;
             let groups = g.grid((n as u64).div_ceil(WORKGROUP))?;
             g.dispatch(&pipeline, bufs, words(&p), groups)
         })?;
