@@ -335,10 +335,14 @@ fn word_operand(t: &Tensor) -> Result<Option<Resident>> {
         return Ok(None);
     }
     match d.device() {
-        Device::Gpu => Ok(Some((d.storage.gpu_buffer()?, d.layout))),
+        Device::Gpu => Ok(d.storage.gpu_words()?.map(|b| (b, d.layout))),
         Device::Cpu if d.layout.strides.iter().all(|&s| s == 0) && d.layout.numel() > 0 => {
             let ptr = d.storage.data_ptr();
             let off = d.layout.offset;
+            if d.dtype() == DType::I64 && i32::try_from(d.storage.slice::<i64>()[off]).is_err() {
+                // Past the GPU's int32 words: the host computes with it.
+                return Ok(None);
+            }
             // SAFETY: the element at `offset` is inside the storage (the view is not empty).
             let w = unsafe {
                 let at = ptr.add(off * d.dtype().itemsize());
@@ -429,7 +433,9 @@ pub fn write_into(dst: &Tensor, src: &Tensor) -> Result<bool> {
         return Ok(false);
     };
     let d: Data = dst.data();
-    let dbuf = d.storage.gpu_buffer()?;
+    let Some(dbuf) = d.storage.gpu_words()? else {
+        return Ok(false);
+    };
     // A 0-dim source (a number) is broadcast by stride 0.
     let sl = if sl.ndim() == 0 && d.layout.ndim() > 0 {
         Layout {
@@ -562,7 +568,9 @@ pub fn gather(
         return Ok(None);
     }
     let d: Data = x.data();
-    let xbuf = d.storage.gpu_buffer()?;
+    let Some(xbuf) = d.storage.gpu_words()? else {
+        return Ok(None);
+    };
     let (ibuf, il) = index_words(index, values)?;
     let il = index_layout(il, along.map(|s| (dim, s)));
     let ol = Layout::contiguous(&ishape);
@@ -607,10 +615,11 @@ pub fn scatter(
     if out.device() != Device::Gpu || !out.is_contiguous() {
         return Ok(false);
     }
-    // No float atomics: float32 adds by compare-exchange; bool has no add on the GPU, and
-    // float16 must round after each add (the host does it).
+    // No float atomics: float32 adds by compare-exchange; bool has no add on the GPU,
+    // float16 must round after each add, and int64 sums may pass the int32 words the GPU
+    // adds in (the host does those).
     let op = match (accumulate, dtype) {
-        (_, DType::F64) | (true, DType::Bool | DType::F16) => return Ok(false),
+        (_, DType::F64) | (true, DType::Bool | DType::F16 | DType::I64) => return Ok(false),
         (false, _) => gpu::IndexOp::Scatter,
         (true, DType::F32) => gpu::IndexOp::ScatterAddFloat,
         (true, _) => gpu::IndexOp::ScatterAddInt,
@@ -628,7 +637,9 @@ pub fn scatter(
         return Ok(false);
     };
     let od: Data = out.data();
-    let obuf = od.storage.gpu_buffer()?;
+    let Some(obuf) = od.storage.gpu_words()? else {
+        return Ok(false);
+    };
     if Arc::ptr_eq(&sbuf, &obuf) {
         return Ok(false);
     }
@@ -681,7 +692,9 @@ pub fn put(x: &Tensor, offsets: &[i64], shape: &[usize], value: &Tensor) -> Resu
         return Ok(false);
     };
     let storage = x.data().storage;
-    let xbuf = storage.gpu_buffer()?;
+    let Some(xbuf) = storage.gpu_words()? else {
+        return Ok(false);
+    };
     if Arc::ptr_eq(&vbuf, &xbuf) {
         return Ok(false);
     }

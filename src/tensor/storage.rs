@@ -318,6 +318,19 @@ impl Storage {
         }
     }
 
+    /// The GPU buffer for a kernel to read, or None when making it would upload int64 values
+    /// past the int32 the GPU's words hold: such values live in the host copy (an op computed
+    /// them there), and ops on them compute there too, exactly, as PyTorch's int64 does.
+    pub fn gpu_words(&self) -> crate::error::Result<Option<Arc<crate::backend::wgpu::GpuBuffer>>> {
+        if self.dtype == DType::I64 && !self.gpu_resident() {
+            let fits = |v: &i64| i32::try_from(*v).is_ok();
+            if !self.slice::<i64>().iter().all(fits) {
+                return Ok(None);
+            }
+        }
+        self.gpu_buffer().map(Some)
+    }
+
     /// A kernel wrote the GPU buffer in place (its host copy becomes stale).
     pub fn gpu_written(&self) {
         if let Some(m) = &self.gpu {

@@ -1384,6 +1384,8 @@ impl CopyOp {
             // int64 is held as int32 words and float16 as float32 words holding half values.
             (Bool, Bool) | (I32 | I64, I32 | I64) | (F16, F16 | F32) | (F32, F32) => CopyOp::Same,
             (I64 | I32, F32) => CopyOp::IntToFloat,
+            // A float32 value past int32's range becomes an int64 the words cannot hold.
+            (F32, I64) => return None,
             (F32 | F16 | Bool, I64 | I32) => CopyOp::FloatToInt,
             (F32 | F16, Bool) => CopyOp::FloatToBool,
             (I64 | I32, Bool) => CopyOp::IntToBool,
@@ -1521,7 +1523,7 @@ pub enum IndexOp {
     Scatter = 1,
     /// `out[c with c[dim] = idx[c]] += a[c]`, float32 words.
     ScatterAddFloat = 2,
-    /// The same for int32 words (int64 tensors).
+    /// The same for int32 words (int32 tensors; int64 sums are added on the host).
     ScatterAddInt = 3,
     /// Non-zeros per 256-element block (the compaction of [`nonzero`]).
     CountBlocks = 4,
