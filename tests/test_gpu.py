@@ -133,13 +133,124 @@ def test_mixed_devices_raise_pytorchs_error():
     c = gradrs.ones(3)
     msg = r"^Expected all tensors to be on the same device, but found at least two devices, "
     for f in (lambda: g + c, lambda: c * g, lambda: gradrs.cat([g, c]),
-              lambda: gradrs.where(c > 0, g, g), lambda: g @ gradrs.ones(3, 2),
-              lambda: gradrs.stack([c, g])):
+              lambda: gradrs.where(c > 0, g, g), lambda: gradrs.stack([c, g])):
         with pytest.raises(RuntimeError, match=msg):
             f()
     # A 0-dim CPU tensor joins a GPU op, as in PyTorch.
     assert (g * gradrs.tensor(2.0)).device.type == "gpu"
     assert (g * 2).cpu().tolist() == [2.0, 2.0, 2.0]
+
+
+def _wrapper_msg(arg, dev, common, method):
+    """The device check of PyTorch's generated CUDA wrappers (any GPU tensor in a call
+    dispatches there; each tensor argument must be on the first one's device)."""
+    return (f"Expected all tensors to be on the same device, but got {arg} is on {dev}, different "
+            f"from other tensors on {common} (when checking argument in method "
+            f"wrapper_CUDA_{method})")
+
+
+def _mixed_cases():
+    G, C = "gpu:0", "cpu"
+    F = gradrs.nn.functional
+
+    def g(*s):
+        return gradrs.ones(*s, device="gpu")
+
+    def c(*s):
+        return gradrs.ones(*s)
+
+    def idx(dev):
+        return gradrs.tensor([0, 1], device=dev)
+
+    def grad_of(out, grad):
+        return lambda: out().backward(grad)
+
+    def wrapper(arg, dev, common, method):
+        return RuntimeError, _wrapper_msg(arg, dev, common, method)
+
+    return {
+        "nll_loss target": (lambda: F.nll_loss(g(2, 3), idx("cpu")),
+                            *wrapper("target", C, G, "nll_loss_forward")),
+        "cross_entropy target": (lambda: F.cross_entropy(g(2, 3), idx("cpu")),
+                                 *wrapper("target", C, G, "nll_loss_forward")),
+        "cross_entropy 3-D target": (lambda: F.cross_entropy(g(2, 3, 4), c(2, 4).long()),
+                                     *wrapper("target", C, G, "_nll_loss2d_forward")),
+        "nll_loss weight": (lambda: F.nll_loss(g(2, 3), idx("gpu"), weight=c(3)),
+                            *wrapper("weight", C, G, "nll_loss_forward")),
+        "gather": (lambda: g(3).gather(0, idx("cpu")), *wrapper("index", C, G, "gather")),
+        "gather cpu self": (lambda: c(3).gather(0, idx("gpu")), *wrapper("index", G, C, "gather")),
+        "take_along_dim": (lambda: gradrs.take_along_dim(g(3), idx("cpu")),
+                           *wrapper("index", C, G, "gather")),
+        "index_select": (lambda: g(3).index_select(0, idx("cpu")),
+                         *wrapper("index", C, G, "_index_select")),
+        "embedding": (lambda: F.embedding(idx("cpu"), g(3, 2)),
+                      *wrapper("index", C, G, "_index_select")),
+        "embedding cpu weight": (lambda: F.embedding(idx("gpu"), c(3, 2)),
+                                 *wrapper("index", G, C, "_index_select")),
+        "scatter value": (lambda: g(3).scatter(0, idx("cpu"), 1.0),
+                          *wrapper("index", C, G, "scatter_value")),
+        "scatter src": (lambda: g(3).scatter(0, idx("gpu"), c(2)),
+                        *wrapper("src", C, G, "scatter_src")),
+        "scatter_ src": (lambda: g(3).scatter_(0, idx("gpu"), c(2)),
+                         *wrapper("src", C, G, "scatter__src")),
+        "scatter_add": (lambda: g(3).scatter_add(0, idx("gpu"), c(2)),
+                        *wrapper("src", C, G, "scatter_add")),
+        "scatter_add_": (lambda: g(3).scatter_add_(0, idx("cpu"), g(2)),
+                         *wrapper("index", C, G, "scatter_add_")),
+        "index_add": (lambda: g(3).index_add(0, idx("gpu"), c(2)),
+                      *wrapper("source", C, G, "index_add")),
+        "index_add_": (lambda: g(3).index_add_(0, idx("cpu"), g(2)),
+                       *wrapper("index", C, G, "index_add_")),
+        "mm": (lambda: g(2, 3) @ c(3, 2), *wrapper("mat2", C, G, "mm")),
+        "1-D @ 2-D": (lambda: g(3) @ c(3, 2), *wrapper("mat2", C, G, "mm")),
+        "bmm": (lambda: gradrs.bmm(c(1, 2, 3), g(1, 3, 2)), *wrapper("mat2", G, C, "bmm")),
+        "mv": (lambda: g(2, 3) @ c(3), *wrapper("mat", G, C, "addmv_")),
+        "dot": (lambda: g(3) @ c(3), *wrapper("tensor", C, G, "_dot")),
+        "addmm": (lambda: gradrs.addmm(c(2), g(2, 2), g(2, 2)), *wrapper("mat1", G, C, "addmm")),
+        "linear bias": (lambda: F.linear(g(2, 2), g(2, 2), c(2)), *wrapper("mat1", G, C, "addmm")),
+        "linear weight": (lambda: F.linear(g(2, 2), c(2, 2)), *wrapper("mat2", C, G, "mm")),
+        "conv weight": (lambda: F.conv2d(g(1, 1, 3, 3), c(1, 1, 2, 2)), RuntimeError,
+                        "Input type (gradrs.cuda.FloatTensor) and weight type (gradrs.FloatTensor) "
+                        "should be the same"),
+        "conv bias": (lambda: F.conv2d(g(1, 1, 3, 3), g(1, 1, 2, 2), c(1)), RuntimeError,
+                      "Input type (gradrs.cuda.FloatTensor) and bias type (gradrs.FloatTensor) "
+                      "should be the same"),
+        "getitem gpu index, cpu self": (lambda: c(3)[idx("gpu")], IndexError,
+                                        "indices should be either on cpu or on the same device "
+                                        "as the indexed tensor (cpu)"),
+        "setitem gpu mask, cpu self": (lambda: c(2).__setitem__(idx("gpu") > 0, 1.0), IndexError,
+                                       "indices should be either on cpu or on the same device "
+                                       "as the indexed tensor (cpu)"),
+        "backward cpu gradient": (grad_of(lambda: g(3).requires_grad_() * 2, c(3)), RuntimeError,
+                                  "invalid gradient at index 0 - expected device gpu:0 but got "
+                                  "cpu"),
+    }
+
+
+@needs_gpu
+@pytest.mark.parametrize("name", sorted(_mixed_cases()))
+def test_mixed_device_calls_raise_the_kernels_error(name):
+    fn, exc, msg = _mixed_cases()[name]
+    with pytest.raises(exc) as e:
+        fn()
+    assert str(e.value) == msg
+
+
+@needs_gpu
+def test_mixed_devices_pytorch_accepts():
+    g = gradrs.arange(6.0, device="gpu").reshape(2, 3)
+    # CPU index tensors and masks index a GPU tensor (PyTorch moves them).
+    assert g[gradrs.tensor([1, 0])].cpu().tolist() == [[3, 4, 5], [0, 1, 2]]
+    assert g[gradrs.tensor([True, False])].device.type == "gpu"
+    g[gradrs.tensor([0])] = 5.0
+    g[gradrs.tensor([False, True]), 1] = 7.0
+    assert g.cpu().tolist() == [[5, 5, 5], [3, 7, 5]]
+    g.copy_(gradrs.zeros(2, 3))
+    assert g.device.type == "gpu" and g.cpu().sum().item() == 0
+    # A 0-dim gradient moves to the output's device.
+    x = gradrs.ones(3, device="gpu", requires_grad=True)
+    (x * 2).sum().backward(gradrs.tensor(3.0))
+    assert x.grad.device.type == "gpu" and x.grad.cpu().tolist() == [6.0, 6.0, 6.0]
 
 
 @needs_gpu

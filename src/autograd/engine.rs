@@ -89,6 +89,18 @@ fn make_grads(outputs: &[Tensor], grads: &[Option<Tensor>]) -> Result<Vec<Tensor
                         size_repr(&ts)
                     )));
                 }
+                // The engine's validate_outputs: a number moves, anything else must match.
+                let g = match (g.device(), t.device()) {
+                    (gd, td) if gd == td => g,
+                    (_, td) if g.dim() == 0 => ops::creation::copy_to_device(&g, td)?,
+                    (gd, td) => {
+                        return Err(Error::Runtime(format!(
+                            "invalid gradient at index {i} - expected device {} but got {}",
+                            td.name(),
+                            gd.name()
+                        )))
+                    }
+                };
                 out.push(g);
             }
             None => {

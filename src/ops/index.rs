@@ -11,7 +11,8 @@ use crate::ops::creation::{cast_data, contiguous_clone};
 use crate::ops::movement::{expand, reshape};
 use crate::ops::reduce::{sum, sum_to};
 use crate::shape::{broadcast_shapes, sizes_i64, wrap_dim};
-use crate::tensor::Tensor;
+use crate::tensor::device::check_args;
+use crate::tensor::{Device, Tensor};
 
 /// int64 and int32 tensors index (PyTorch takes both).
 fn is_index_dtype(d: DType) -> bool {
@@ -84,6 +85,7 @@ fn gather_data(x: &Tensor, dim: usize, index: &Tensor) -> Result<Tensor> {
 
 /// `x.gather(dim, index)`: GatherBackward0 scatters the gradient back (adding duplicates).
 pub fn gather(x: &Tensor, dim: i64, index: &Tensor) -> Result<Tensor> {
+    check_args("gather", &[("self", Some(x)), ("index", Some(index))])?;
     let dim = wrap_dim(dim, x.dim())?;
     let out = gather_data(x, dim, index)?;
     if !needs_grad(&[x]) {
@@ -193,6 +195,19 @@ fn scatter_data(
 
 /// `x.scatter(dim, index, src)`: ScatterBackward0 (tensor src) / ScatterBackward1 (number).
 pub fn scatter(x: &Tensor, dim: i64, index: &Tensor, src: Operand) -> Result<Tensor> {
+    let method = if src.as_tensor().is_some() {
+        "scatter_src"
+    } else {
+        "scatter_value"
+    };
+    check_args(
+        method,
+        &[
+            ("self", Some(x)),
+            ("index", Some(index)),
+            ("src", src.as_tensor()),
+        ],
+    )?;
     let dim = wrap_dim(dim, x.dim())?;
     let out = scatter_data(x, dim, index, &src, false)?;
     let src_t = src.as_tensor().cloned();
@@ -222,6 +237,14 @@ pub fn scatter(x: &Tensor, dim: i64, index: &Tensor, src: Operand) -> Result<Ten
 
 /// `x.scatter_add(dim, index, src)`: ScatterAddBackward0.
 pub fn scatter_add(x: &Tensor, dim: i64, index: &Tensor, src: &Tensor) -> Result<Tensor> {
+    check_args(
+        "scatter_add",
+        &[
+            ("self", Some(x)),
+            ("index", Some(index)),
+            ("src", Some(src)),
+        ],
+    )?;
     let dim = wrap_dim(dim, x.dim())?;
     let out = scatter_data(x, dim, index, &Operand::Tensor(src.clone()), true)?;
     if !needs_grad(&[x, src]) {
@@ -344,6 +367,10 @@ fn expanded_index(idx: &[i64], dim: usize, shape: &[usize]) -> Result<Tensor> {
 
 /// `x.index_select(dim, index)`: IndexSelectBackward0 adds the gradient back with index_add.
 pub fn index_select(x: &Tensor, dim: i64, index: &Tensor) -> Result<Tensor> {
+    check_args(
+        "_index_select",
+        &[("self", Some(x)), ("index", Some(index))],
+    )?;
     let idx = check_index_1d(index, "index_select")?;
     let xd = x.dim();
     let dim = wrap_dim(dim, xd)?;
@@ -410,6 +437,14 @@ pub fn index_add(
     source: &Tensor,
     alpha: Scalar,
 ) -> Result<Tensor> {
+    check_args(
+        "index_add",
+        &[
+            ("self", Some(x)),
+            ("index", Some(index)),
+            ("source", Some(source)),
+        ],
+    )?;
     let dim = wrap_dim(dim, x.dim())?;
     let idx = check_index_add(x, dim, index, source)?;
     let ss = source.shape();
@@ -574,7 +609,7 @@ pub fn masked_select(x: &Tensor, mask: &Tensor) -> Result<Tensor> {
         None => {
             let positions = true_positions(&mb);
             let n = positions.len();
-            let pos = Tensor::from_vec(positions, &[n]);
+            let pos = Tensor::from_vec_on(positions, &[n], x.device());
             let out = gather_data(&flat, 0, &pos)?;
             (pos, out)
         }
@@ -695,7 +730,7 @@ pub fn index(x: &Tensor, indices: &[(usize, Tensor)]) -> Result<Tensor> {
             *l = *l * size as i64 + w;
         }
     }
-    let linear = Tensor::from_vec(linear, &[nb]);
+    let linear = Tensor::from_vec_on(linear, &[nb], x.device());
     let perm: Vec<i64> = dims.iter().chain(rest.iter()).map(|&d| d as i64).collect();
     let adv: i64 = dims.iter().map(|&d| xs[d] as i64).product();
     let rest_sizes: Vec<i64> = rest.iter().map(|&d| xs[d] as i64).collect();
@@ -783,6 +818,22 @@ pub enum IndexStep {
     Whole,
     /// An int64 index tensor (a bool mask arrives as one of these per masked dim).
     Tensor(Tensor),
+}
+
+/// PyTorch's check on `x[key]` and `x[key] = v`: index tensors on the CPU or on `x`'s device.
+pub fn check_index_devices(x: &Tensor, steps: &[IndexStep]) -> Result<()> {
+    let dev = x.device();
+    let ok = |t: &Tensor| t.device() == Device::Cpu || t.device() == dev;
+    if steps
+        .iter()
+        .all(|s| !matches!(s, IndexStep::Tensor(t) if !ok(t)))
+    {
+        return Ok(());
+    }
+    Err(Error::Index(format!(
+        "indices should be either on cpu or on the same device as the indexed tensor ({})",
+        dev.name()
+    )))
 }
 
 /// `x[key]`: basic steps become views (select/slice/unsqueeze), tensor steps one advanced index.

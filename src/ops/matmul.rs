@@ -13,6 +13,7 @@ use crate::ops::creation::{cast_data, wide};
 use crate::ops::movement::{expand, reshape, squeeze_named, t, transpose, unsafe_view, unsqueeze};
 use crate::ops::Operand;
 use crate::shape::{broadcast_shapes, numel};
+use crate::tensor::device::check_args;
 use crate::tensor::{Device, Element, Tensor};
 
 /// mm's (addmm's) check: `expected m1 and m2 to have the same dtype, but got: float != double`.
@@ -88,6 +89,7 @@ fn mm_data(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 }
 
 pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    check_args("mm", &[("self", Some(a)), ("mat2", Some(b))])?;
     if a.dim() != 2 {
         return Err(Error::Runtime("self must be a matrix".into()));
     }
@@ -108,6 +110,7 @@ pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 }
 
 pub fn bmm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    check_args("bmm", &[("self", Some(a)), ("mat2", Some(b))])?;
     if a.dim() != 3 {
         return Err(Error::Runtime("batch1 must be a 3D tensor".into()));
     }
@@ -135,6 +138,9 @@ pub fn bmm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 }
 
 pub fn mv(a: &Tensor, v: &Tensor) -> Result<Tensor> {
+    // PyTorch's mv is addmv_ into a result made on the vector's device.
+    let args = [("self", Some(v)), ("mat", Some(a)), ("vec", Some(v))];
+    check_args("addmv_", &args)?;
     let (sa, sv) = (a.shape(), v.shape());
     if sa.len() != 2 || sv.len() != 1 {
         return Err(Error::Runtime(format!(
@@ -166,6 +172,7 @@ pub fn mv(a: &Tensor, v: &Tensor) -> Result<Tensor> {
 }
 
 pub fn dot(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    check_args("_dot", &[("self", Some(a)), ("tensor", Some(b))])?;
     let (sa, sb) = (a.shape(), b.shape());
     if sa.len() != 1 || sb.len() != 1 {
         return Err(Error::Runtime(format!(
@@ -205,6 +212,12 @@ pub fn addmm(
     beta: Scalar,
     alpha: Scalar,
 ) -> Result<Tensor> {
+    let args = [
+        ("self", Some(input)),
+        ("mat1", Some(m1)),
+        ("mat2", Some(m2)),
+    ];
+    check_args("addmm", &args)?;
     let (di, d1, d2) = (input.dtype(), m1.dtype(), m2.dtype());
     if di != d2 {
         return Err(Error::Runtime(format!(

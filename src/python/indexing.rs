@@ -6,6 +6,7 @@ use super::tensor::{sizes_arg, wrap, PyTensor};
 use crate::dtype::{DType, Scalar};
 use crate::ops::index::{self as ix, IndexStep};
 use crate::ops::{inplace, shape, slicing, Operand};
+use crate::tensor::device::check_args;
 use crate::tensor::Tensor;
 use pyo3::exceptions::{PyIndexError, PyTypeError};
 use pyo3::prelude::*;
@@ -225,10 +226,12 @@ fn tuple_of(py: Python<'_>, ts: Vec<Tensor>) -> R {
 impl PyTensor {
     fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> R {
         let s = steps(key, &self.t)?;
+        ix::check_index_devices(&self.t, &s)?;
         wrap(py, ix::getitem(&self.t, &s)?)
     }
     fn __setitem__(&self, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let s = steps(key, &self.t)?;
+        ix::check_index_devices(&self.t, &s)?;
         let v = value_operand(value)?;
         let vt = v.edge_tensor(self.t.dtype());
         if key.is_instance_of::<PyEllipsis>() {
@@ -314,8 +317,22 @@ impl PyTensor {
         value: Option<&Bound<'_, PyAny>>,
     ) -> R {
         let (i, s) = (index.t.clone(), scatter_source(src, value, "scatter_")?);
+        let method = if s.as_tensor().is_some() {
+            "scatter__src"
+        } else {
+            "scatter__value"
+        };
         let st = s.edge_tensor(DType::F32);
-        in_place_with(slf, &[&st], |x| ix::scatter(x, dim, &i, s))
+        // The kernel's device check comes after autograd's in-place checks, in its own name.
+        in_place_with(slf, &[&st], |x| {
+            let args = [
+                ("self", Some(x)),
+                ("index", Some(&i)),
+                ("src", s.as_tensor()),
+            ];
+            check_args(method, &args)?;
+            ix::scatter(x, dim, &i, s)
+        })
     }
     fn scatter_add(
         &self,
@@ -333,7 +350,11 @@ impl PyTensor {
         src: PyRef<'_, PyTensor>,
     ) -> R {
         let (i, s) = (index.t.clone(), src.t.clone());
-        in_place_with(slf, &[&s], |x| ix::scatter_add(x, dim, &i, &s))
+        in_place_with(slf, &[&s], |x| {
+            let args = [("self", Some(x)), ("index", Some(&i)), ("src", Some(&s))];
+            check_args("scatter_add_", &args)?;
+            ix::scatter_add(x, dim, &i, &s)
+        })
     }
     fn index_select(&self, py: Python<'_>, dim: i64, index: PyRef<'_, PyTensor>) -> R {
         wrap(py, ix::index_select(&self.t, dim, &index.t)?)
@@ -360,7 +381,11 @@ impl PyTensor {
     ) -> R {
         let a = alpha.and_then(extract_scalar).unwrap_or(Scalar::Int(1));
         let (i, s) = (index.t.clone(), source.t.clone());
-        in_place_with(slf, &[&s], |x| ix::index_add(x, dim, &i, &s, a))
+        in_place_with(slf, &[&s], |x| {
+            let args = [("self", Some(x)), ("index", Some(&i)), ("source", Some(&s))];
+            check_args("index_add_", &args)?;
+            ix::index_add(x, dim, &i, &s, a)
+        })
     }
     fn masked_fill(
         &self,

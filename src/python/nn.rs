@@ -35,7 +35,10 @@ impl PyTensor {
 }
 
 /// `nll_loss(input, target, weight, ignore_index, reduction)`; reduction 0 none, 1 mean, 2 sum.
+/// `method` is the PyTorch kernel whose device check a mixed-device call fails (the 2-D one,
+/// or `_nll_loss2d_forward` for inputs past 2-D).
 #[pyfunction]
+#[pyo3(signature = (input, target, weight, ignore_index, reduction, method="nll_loss_forward"))]
 pub fn nll_loss(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
@@ -43,8 +46,15 @@ pub fn nll_loss(
     weight: Option<PyRef<'_, PyTensor>>,
     ignore_index: i64,
     reduction: u8,
+    method: &str,
 ) -> R {
     let w = weight.map(|w| w.t.clone());
+    let args = [
+        ("self", Some(&input.t)),
+        ("target", Some(&target.t)),
+        ("weight", w.as_ref()),
+    ];
+    crate::tensor::device::check_args(method, &args)?;
     wrap(
         py,
         nn::nll_loss(&input.t, &target.t, w.as_ref(), ignore_index, reduction)?,

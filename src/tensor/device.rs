@@ -75,6 +75,29 @@ impl Device {
     }
 }
 
+/// The device check of PyTorch's generated CUDA wrappers, for a call `method` whose tensor
+/// arguments `args` (schema order; None when not given) include a GPU tensor (such a call
+/// dispatches to the CUDA kernel): each must be on the first one's device, 0-dim or not.
+pub fn check_args(method: &str, args: &[(&str, Option<&Tensor>)]) -> Result<()> {
+    let given = || args.iter().filter_map(|(n, t)| t.map(|t| (*n, t.device())));
+    if !given().any(|(_, d)| d.is_gpu()) {
+        return Ok(());
+    }
+    let mut all = given();
+    let Some((_, common)) = all.next() else {
+        return Ok(());
+    };
+    match all.find(|(_, d)| *d != common) {
+        Some((name, d)) => Err(Error::Runtime(format!(
+            "Expected all tensors to be on the same device, but got {name} is on {}, different \
+             from other tensors on {} (when checking argument in method wrapper_CUDA_{method})",
+            d.name(),
+            common.name()
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// PyTorch's wording for an op given tensors on two devices.
 pub fn mixed(a: Device, b: Device) -> Error {
     Error::Runtime(format!(

@@ -302,7 +302,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 
         def nll(x):
             flat_in, flat_t = _flatten_classes(x, target)
-            out = _native.nll_loss(flat_in, flat_t, weight, ignore_index, code)
+            out = _native.nll_loss(flat_in, flat_t, weight, ignore_index, code,
+                                   "_nll_loss2d_forward")
             return out.reshape(*spatial) if code == 0 else out
 
         # PyTorch's 4-D case is its own op (NllLoss2dBackward0).
@@ -425,6 +426,12 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
               scale_grad_by_freq=False, sparse=False):
     if padding_idx is not None and padding_idx < 0:
         padding_idx += weight.shape[0]
+    if input.device != weight.device:
+        # PyTorch's embedding is weight.index_select(0, indices): that kernel's device check.
+        raise RuntimeError(
+            f"Expected all tensors to be on the same device, but got index is on {input.device}, "
+            f"different from other tensors on {weight.device} (when checking argument in method "
+            "wrapper_CUDA__index_select)")
 
     def embed(w):
         out = w[input]
@@ -529,6 +536,11 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd):
             f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to conv{nd}d, but got "
             f"input of size: {list(input.shape)}"
         )
+    for name, p in (("weight", weight), ("bias", bias)):
+        # PyTorch's check_input_same_type_as_parameters (type strings name the device).
+        if p is not None and p.device != input.device:
+            raise RuntimeError(
+                f"Input type ({input.type()}) and {name} type ({p.type()}) should be the same")
     unbatched = input.dim() == nd + 1
     if unbatched:
         input = input.unsqueeze(0)
