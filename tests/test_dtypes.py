@@ -232,6 +232,14 @@ API_CASES = {
     "casts": lambda m: [m.tensor(_H).half(), m.tensor(_H).int(), m.tensor(_I).half().long(),
                         m.tensor(_H, dtype=m.half).to(m.int32), m.tensor(_I, dtype=m.int32).double()],
     "legacy": lambda m: [m.HalfTensor([1, 2]), m.IntTensor([1, 2])],
+    # A number (or 0-dim float32 tensor) beside a half tensor keeps its float32 precision:
+    # 1500 * 1.0004 is 1501 in half, 1500 if the factor were rounded to half (1.0) first.
+    "half_scalar_precision": lambda m: [
+        m.full((4,), 1500.0, dtype=m.half) * 1.0004, 1.0004 * m.full((4,), 1500.0, dtype=m.half),
+        m.full((4,), 1500.0, dtype=m.half) * m.tensor(1.0004),
+        m.full((4,), 1500.0, dtype=m.half) / m.tensor(1 / 1.0004),
+        m.full((2, 1), 1500.0, dtype=m.half) * m.full((1, 3), 1.0004).half() * 1.0004,
+        m.full((4,), 1500.0, dtype=m.half)[::2] * 1.0004],
     "promotion": lambda m: [m.tensor(_I, dtype=m.int32) + m.tensor(_I),
                             m.tensor(_I, dtype=m.int32) * 1.5,
                             m.tensor(_I, dtype=m.int32) + m.tensor(2),

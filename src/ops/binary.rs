@@ -172,6 +172,62 @@ pub(crate) fn zip<T: Element, U: Element>(
     Ok(Tensor::from_vec_on(v, shape, device))
 }
 
+/// A float16 op on the CPU whose operands are contiguous float16 tensors of the result's shape
+/// or single values: computed a run at a time in float32 (`elementwise::zip_half`), which
+/// gives what widening both operands and narrowing the result does, without those copies.
+/// None for other layouts (the general path widens). A single value keeps its float32
+/// precision, as PyTorch's reduced-float kernels read a scalar operand.
+fn half_zip(op: BinaryOp, a: &Operand, b: &Operand) -> Result<Option<Tensor>> {
+    enum Side {
+        Full(Tensor),
+        One(f32),
+    }
+    let shape_of = |o: &Operand| o.as_tensor().map(|t| t.shape()).unwrap_or_default();
+    let shape = broadcast_shapes(&shape_of(a), &shape_of(b))?;
+    let side = |o: &Operand| match o.as_tensor() {
+        Some(t) if t.device().is_gpu() => None,
+        Some(t) if t.dtype() == DType::F16 && t.shape() == shape && t.is_contiguous() => {
+            Some(Side::Full(t.clone()))
+        }
+        Some(t) if t.numel() != 1 || t.dim() > shape.len() => None,
+        _ => Some(Side::One(materialize(o, DType::F32).to_vec::<f32>()[0])),
+    };
+    let (Some(sa), Some(sb)) = (side(a), side(b)) else {
+        return Ok(None);
+    };
+    let data = |s: &Side| match s {
+        Side::Full(t) => Some(t.data()),
+        Side::One(_) => None,
+    };
+    let (da, db) = (data(&sa), data(&sb));
+    fn src<'a>(s: &Side, d: &'a Option<crate::tensor::Data>) -> elementwise::HalfSrc<'a> {
+        match (s, d) {
+            (_, Some(d)) => {
+                let o = d.layout.offset;
+                elementwise::HalfSrc::Full(&d.storage.slice::<half::f16>()[o..])
+            }
+            (Side::One(v), None) => elementwise::HalfSrc::One(*v),
+            (Side::Full(_), None) => unreachable!("read above"),
+        }
+    }
+    let (xa, xb) = (src(&sa, &da), src(&sb, &db));
+    if matches!(
+        (xa, xb),
+        (elementwise::HalfSrc::One(_), elementwise::HalfSrc::One(_))
+    ) {
+        return Ok(None);
+    }
+    let n = crate::shape::numel(&shape);
+    let v = match op {
+        BinaryOp::Add => elementwise::zip_half(n, xa, xb, |x, y| x + y),
+        BinaryOp::Sub => elementwise::zip_half(n, xa, xb, |x, y| x - y),
+        BinaryOp::Mul => elementwise::zip_half(n, xa, xb, |x, y| x * y),
+        BinaryOp::Div => elementwise::zip_half(n, xa, xb, |x, y| x / y),
+        BinaryOp::Pow => elementwise::zip_half(n, xa, xb, |x: f32, y| x.powf(y)),
+    };
+    Ok(Some(Tensor::from_vec(v, &shape)))
+}
+
 /// An operand as a tensor of `dtype` (Python numbers become 0-dim tensors).
 pub(crate) fn materialize(x: &Operand, dtype: DType) -> Tensor {
     match x {
@@ -210,6 +266,9 @@ pub(crate) fn binary_data(op: BinaryOp, a: &Operand, b: &Operand, dtype: DType) 
         sub_check(a, b)?;
     }
     if dtype == DType::F16 {
+        if let Some(out) = half_zip(op, a, b)? {
+            return Ok(out);
+        }
         let out = binary_data(op, a, b, dtype.compute())?;
         return Ok(crate::ops::creation::narrow(out, dtype));
     }

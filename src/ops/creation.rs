@@ -59,7 +59,8 @@ pub fn cast_data(t: &Tensor, dtype: DType) -> Tensor {
         return contiguous_clone(t);
     }
     dispatch!(d.dtype(), S => {
-        let src = gather_contiguous::<S>(d.storage.slice::<S>(), &d.layout);
+        // A contiguous source is read in place.
+        let src = crate::backend::cpu::copy::contiguous_cow::<S>(d.storage.slice::<S>(), &d.layout);
         dispatch!(dtype, D => Tensor::from_vec_on(cast::<S, D>(&src), &d.layout.shape, d.device()))
     })
 }

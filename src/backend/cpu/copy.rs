@@ -158,17 +158,17 @@ pub fn scatter_into<T: Element>(dst: &mut [T], layout: &Layout, values: &[T]) {
 /// Convert elements between dtypes with PyTorch's casting (float -> int truncates).
 pub fn cast<S: Element, D: Element>(src: &[S]) -> Vec<D> {
     use crate::dtype::DType;
-    use half::{f16, slice::HalfFloatSliceExt};
+    use half::f16;
     match (S::DTYPE, D::DTYPE) {
         // float16 <-> float32, the casts around every float16 op (Note [Narrow dtypes]), by
-        // half's vectorized slice conversions (F16C where the CPU has it).
+        // vectorized run conversions.
         (DType::F16, DType::F32) => retype(super::elementwise::convert_slice(
             retype_slice::<S, f16>(src),
-            |s: &[f16], d: &mut [f32]| s.convert_to_f32_slice(d),
+            super::f16c::widen,
         )),
         (DType::F32, DType::F16) => retype(super::elementwise::convert_slice(
             retype_slice::<S, f32>(src),
-            |s: &[f32], d: &mut [f16]| d.convert_from_f32_slice(s),
+            super::f16c::narrow,
         )),
         (DType::Bool, _) | (_, DType::Bool) => map_slice(src, |v| D::from_bool(v.to_bool())),
         (DType::I64 | DType::I32, _) => map_slice(src, |v| D::from_i64(v.to_i64())),

@@ -4,6 +4,7 @@ use super::copy::{contiguous_cow, for_each_offset};
 use super::parallel::for_chunks_mut;
 use crate::shape::{broadcast_strides, numel};
 use crate::tensor::{pool, Element, Layout};
+use half::f16;
 use std::mem::MaybeUninit;
 
 /// `out[i] = f(x[i])` over a view, in row-major order.
@@ -25,7 +26,7 @@ pub fn map_slice<T: Element, U: Element>(x: &[T], f: impl Fn(T) -> U + Sync + Se
     })
 }
 
-/// `map_slice` for a converter of whole runs, `convert(src, dst)` (half's SIMD conversions):
+/// `map_slice` for a converter of whole runs, `convert(src, dst)` (the `f16c` conversions):
 /// each thread's part goes through a small buffer on the stack.
 pub fn convert_slice<T: Element, U: Element>(
     x: &[T],
@@ -258,4 +259,46 @@ pub fn zip_in_place<T: Element>(out: &mut [T], y: Src<'_, T>, f: impl Fn(T, T) -
             }
         }
     });
+}
+
+/// A float16 operand of [`zip_half`]: a contiguous run of all its elements, or one float32
+/// value that stands for every element (a number keeps its float32 precision).
+#[derive(Clone, Copy)]
+pub enum HalfSrc<'a> {
+    Full(&'a [f16]),
+    One(f32),
+}
+
+/// `f` over float16 operands (`n` elements each: a contiguous run, or one value for all),
+/// computed in float32 and rounded once (Note [Narrow dtypes]), a run at a time: each run
+/// widens into stack buffers (`f16c`) and the results narrow back the same way, so no
+/// float32 copy of an operand or the result is ever allocated.
+pub fn zip_half(
+    n: usize,
+    a: HalfSrc<'_>,
+    b: HalfSrc<'_>,
+    f: impl Fn(f32, f32) -> f32 + Sync + Send,
+) -> Vec<f16> {
+    const RUN: usize = 512;
+    fn widen(src: HalfSrc<'_>, start: usize, buf: &mut [f32]) {
+        match src {
+            HalfSrc::Full(x) => super::f16c::widen(&x[start..start + buf.len()], buf),
+            HalfSrc::One(v) => buf.fill(v),
+        }
+    }
+    fill(n, |start, out| {
+        let (mut x, mut y, mut r) = ([0f32; RUN], [0f32; RUN], [f16::ZERO; RUN]);
+        for (k, part) in out.chunks_mut(RUN).enumerate() {
+            let (s, m) = (start + k * RUN, part.len());
+            widen(a, s, &mut x[..m]);
+            widen(b, s, &mut y[..m]);
+            for (p, &q) in x[..m].iter_mut().zip(&y[..m]) {
+                *p = f(*p, q);
+            }
+            super::f16c::narrow(&x[..m], &mut r[..m]);
+            for (o, &v) in part.iter_mut().zip(&r[..m]) {
+                o.write(v);
+            }
+        }
+    })
 }

@@ -4,6 +4,7 @@
 
 pub mod copy;
 pub mod elementwise;
+pub mod f16c;
 pub mod index;
 pub mod matmul;
 pub mod parallel;

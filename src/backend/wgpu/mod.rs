@@ -19,7 +19,6 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::shape::contiguous_strides;
 use context::{gpu, guarded, Gpu, GpuDType, Kernel, PipelineKey, WORKGROUP};
-use half::slice::HalfFloatSliceExt;
 use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
@@ -1298,10 +1297,10 @@ impl Words {
             DType::I32 => std::slice::from_raw_parts(host as *const u32, n).to_vec(),
             // Computed in float32 (Note [Narrow dtypes]); each op's result rounded to half.
             DType::F16 => {
-                let mut f = vec![0f32; n];
-                std::slice::from_raw_parts(host as *const half::f16, n)
-                    .convert_to_f32_slice(&mut f);
-                bytemuck::cast_slice(&f).to_vec()
+                let mut w = vec![0u32; n];
+                let src = std::slice::from_raw_parts(host as *const half::f16, n);
+                crate::backend::cpu::f16c::widen(src, bytemuck::cast_slice_mut(&mut w));
+                w
             }
             DType::F64 => return check_dtype(dtype).map(|_| Vec::new()),
         })
@@ -1328,8 +1327,10 @@ impl Words {
                 }
             }
             DType::I32 => std::ptr::copy_nonoverlapping(words.as_ptr(), host as *mut u32, n),
-            DType::F16 => std::slice::from_raw_parts_mut(host as *mut half::f16, n)
-                .convert_from_f32_slice(bytemuck::cast_slice(words)),
+            DType::F16 => crate::backend::cpu::f16c::narrow(
+                bytemuck::cast_slice(words),
+                std::slice::from_raw_parts_mut(host as *mut half::f16, n),
+            ),
             DType::F64 => check_dtype(dtype)?,
         }
         Ok(())
