@@ -1,7 +1,7 @@
 //! Reductions: sum and mean over all or some dims, and `sum_to` (undoing broadcasting).
 
 use crate::autograd::{needs_grad, record, Backward, Ctx};
-use crate::backend::cpu::reduce::sum_dims;
+use crate::backend::cpu::reduce::{sum_dims, sum_half};
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
 use crate::ops::binary::{binary, BinaryOp, Operand};
@@ -47,6 +47,16 @@ fn reduced_shape(shape: &[usize], dims: &[usize], keepdim: bool) -> Shape {
 /// Sum without autograd. Integers and bools sum to int64, as in PyTorch.
 fn sum_data(x: &Tensor, dims: &[usize], keepdim: bool) -> Tensor {
     if x.dtype() == DType::F16 {
+        let all = dims.len() == x.dim();
+        if all && x.is_contiguous() && !x.device().is_gpu() {
+            // The whole tensor, read in place: float64 sum, rounded through float32 as below.
+            let d = x.read();
+            let o = d.layout.offset;
+            let total = sum_half(&d.storage.slice::<half::f16>()[o..o + d.layout.numel()]);
+            let shape = reduced_shape(&x.shape(), dims, keepdim);
+            let v = half::f16::from_f32(total as f32);
+            return Tensor::from_vec(vec![v], &shape);
+        }
         return narrow(sum_data(&wide(x), dims, keepdim), DType::F16);
     }
     let x = match x.dtype() {

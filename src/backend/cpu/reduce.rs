@@ -50,6 +50,25 @@ pub fn sum_slice<T: Summable>(x: &[T]) -> T::Acc {
         .fold(T::Acc::default(), |a, b| a + b)
 }
 
+/// Sum of a contiguous float16 slice in float64, as `sum_slice` of its float32 values: each
+/// run widens on the stack (`f16c`) instead of a float32 copy of the whole tensor. The float64
+/// sums of half values are exact until past 2^29, so the order of adds does not show.
+pub fn sum_half(x: &[half::f16]) -> f64 {
+    const RUN: usize = 512;
+    map_chunks(x.len(), |r| {
+        let mut buf = [0f32; RUN];
+        x[r].chunks(RUN)
+            .map(|run| {
+                let b = &mut buf[..run.len()];
+                super::f16c::widen(run, b);
+                sum_serial::<f32>(b)
+            })
+            .sum::<f64>()
+    })
+    .into_iter()
+    .sum()
+}
+
 /// Independent accumulators in `sum_serial`: 32 f64 lanes are eight 4-wide AVX2 add chains,
 /// enough to hide the add latency so a long sum runs at memory speed (8 lanes, two chains,
 /// ran at about half of it).
