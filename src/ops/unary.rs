@@ -94,94 +94,70 @@ impl UnaryOp {
     }
 }
 
-/// One monomorphized kernel per op (a function pointer per element would not vectorize).
-fn float_map<T: num::Float>(op: UnaryOp, t: &Tensor) -> Tensor {
-    match op {
-        UnaryOp::Neg => map::<T, T>(t, |x: T| -x),
-        UnaryOp::Exp => map::<T, T>(t, |x: T| x.exp()),
-        UnaryOp::Log => map::<T, T>(t, |x: T| x.ln()),
-        UnaryOp::Sin => map::<T, T>(t, |x: T| x.sin()),
-        UnaryOp::Cos => map::<T, T>(t, |x: T| x.cos()),
-        UnaryOp::Tanh => map::<T, T>(t, |x: T| x.tanh()),
-        UnaryOp::Sigmoid => map::<T, T>(t, |x: T| T::one() / (T::one() + (-x).exp())),
-        // NaN propagates (NaN > 0 is false, so test "not <= 0").
-        UnaryOp::Relu => map::<T, T>(t, |x: T| if x <= T::zero() { T::zero() } else { x }),
-        UnaryOp::Sqrt => map::<T, T>(t, |x: T| x.sqrt()),
-        UnaryOp::Abs => map::<T, T>(t, |x: T| x.abs()),
-        UnaryOp::Sign => map::<T, T>(t, |x: T| {
-            if x > T::zero() {
-                T::one()
-            } else if x < T::zero() {
-                -T::one()
-            } else {
-                x * T::zero()
+/// `$body` with `$f` bound to `op`'s kernel on `$t` values: one monomorphized closure per op
+/// (a function pointer per element would not vectorize), shared by every element layout.
+macro_rules! with_float_fn {
+    ($op:expr, $t:ty, |$f:ident| $body:expr) => {{
+        match $op {
+            UnaryOp::Neg => {
+                let $f = |x: $t| -x;
+                $body
             }
-        }),
-        UnaryOp::Reciprocal => map::<T, T>(t, |x: T| T::one() / x),
-    }
-}
-
-/// Minimal float abstraction so one kernel body serves f32 and f64.
-mod num {
-    pub trait Float:
-        crate::tensor::Element
-        + std::ops::Neg<Output = Self>
-        + std::ops::Mul<Output = Self>
-        + std::ops::Div<Output = Self>
-        + std::ops::Add<Output = Self>
-    {
-        fn zero() -> Self;
-        fn one() -> Self;
-        fn exp(self) -> Self;
-        fn ln(self) -> Self;
-        fn sin(self) -> Self;
-        fn cos(self) -> Self;
-        fn tanh(self) -> Self;
-        fn sqrt(self) -> Self;
-        fn abs(self) -> Self;
-    }
-    macro_rules! float {
-        ($t:ty) => {
-            impl Float for $t {
-                fn zero() -> Self {
-                    0.0
-                }
-                fn one() -> Self {
-                    1.0
-                }
-                #[inline(always)]
-                fn exp(self) -> Self {
-                    <$t>::exp(self)
-                }
-                #[inline(always)]
-                fn ln(self) -> Self {
-                    <$t>::ln(self)
-                }
-                #[inline(always)]
-                fn sin(self) -> Self {
-                    <$t>::sin(self)
-                }
-                #[inline(always)]
-                fn cos(self) -> Self {
-                    <$t>::cos(self)
-                }
-                #[inline(always)]
-                fn tanh(self) -> Self {
-                    <$t>::tanh(self)
-                }
-                #[inline(always)]
-                fn sqrt(self) -> Self {
-                    <$t>::sqrt(self)
-                }
-                #[inline(always)]
-                fn abs(self) -> Self {
-                    <$t>::abs(self)
-                }
+            UnaryOp::Exp => {
+                let $f = |x: $t| x.exp();
+                $body
             }
-        };
-    }
-    float!(f32);
-    float!(f64);
+            UnaryOp::Log => {
+                let $f = |x: $t| x.ln();
+                $body
+            }
+            UnaryOp::Sin => {
+                let $f = |x: $t| x.sin();
+                $body
+            }
+            UnaryOp::Cos => {
+                let $f = |x: $t| x.cos();
+                $body
+            }
+            UnaryOp::Tanh => {
+                let $f = |x: $t| x.tanh();
+                $body
+            }
+            UnaryOp::Sigmoid => {
+                let $f = |x: $t| 1.0 / (1.0 + (-x).exp());
+                $body
+            }
+            // NaN propagates (NaN > 0 is false, so test "not <= 0").
+            UnaryOp::Relu => {
+                let $f = |x: $t| if x <= 0.0 { 0.0 } else { x };
+                $body
+            }
+            UnaryOp::Sqrt => {
+                let $f = |x: $t| x.sqrt();
+                $body
+            }
+            UnaryOp::Abs => {
+                let $f = |x: $t| x.abs();
+                $body
+            }
+            UnaryOp::Sign => {
+                let $f = |x: $t| {
+                    if x > 0.0 {
+                        1.0
+                    } else if x < 0.0 {
+                        -1.0
+                    } else {
+                        x * 0.0
+                    }
+                };
+                $body
+            }
+            UnaryOp::Reciprocal => {
+                let $f = |x: $t| 1.0 / x;
+                $body
+            }
+        }
+    }};
 }
 
 fn int_fn(op: UnaryOp) -> Option<fn(i64) -> i64> {
@@ -197,6 +173,16 @@ fn int_fn(op: UnaryOp) -> Option<fn(i64) -> i64> {
 pub(crate) fn map<T: Element, U: Element>(t: &Tensor, f: impl Fn(T) -> U + Sync + Send) -> Tensor {
     let d = t.read();
     let v = elementwise::unary(d.storage.slice::<T>(), &d.layout, f);
+    Tensor::from_vec_on(v, &d.layout.shape, d.device())
+}
+
+/// `f` over a contiguous float16 tensor, computed in float32 and rounded once per element
+/// (Note [Narrow dtypes]) a run at a time, without float32 copies of the tensor.
+fn map_half(t: &Tensor, f: impl Fn(f32) -> f32 + Sync + Send) -> Tensor {
+    let d = t.read();
+    let (o, n) = (d.layout.offset, d.layout.numel());
+    let x = &d.storage.slice::<half::f16>()[o..o + n];
+    let v = elementwise::map_half(x, f);
     Tensor::from_vec_on(v, &d.layout.shape, d.device())
 }
 
@@ -228,6 +214,9 @@ pub fn unary_data(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
         }
     }
     match dtype {
+        DType::F16 if x.is_contiguous() && !x.device().is_gpu() => {
+            Ok(with_float_fn!(op, f32, |f| map_half(x, f)))
+        }
         DType::F16 | DType::I32 => Ok(creation::narrow(
             unary_data(op, &creation::wide(x))?,
             if dtype == DType::I32 && !op.keeps_integers() {
@@ -236,8 +225,8 @@ pub fn unary_data(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
                 dtype
             },
         )),
-        DType::F32 => Ok(float_map::<f32>(op, x)),
-        DType::F64 => Ok(float_map::<f64>(op, x)),
+        DType::F32 => Ok(with_float_fn!(op, f32, |f| map::<f32, f32>(x, f))),
+        DType::F64 => Ok(with_float_fn!(op, f64, |f| map::<f64, f64>(x, f))),
         DType::I64 | DType::Bool if op.keeps_integers() => {
             if dtype == DType::Bool {
                 return match op {

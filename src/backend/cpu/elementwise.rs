@@ -302,3 +302,23 @@ pub fn zip_half(
         }
     })
 }
+
+/// `f` over contiguous float16 values, computed in float32 and rounded once, a run at a time
+/// on the stack (as [`zip_half`]).
+pub fn map_half(x: &[f16], f: impl Fn(f32) -> f32 + Sync + Send) -> Vec<f16> {
+    const RUN: usize = 512;
+    fill(x.len(), |start, out| {
+        let (mut w, mut r) = ([0f32; RUN], [f16::ZERO; RUN]);
+        for (k, part) in out.chunks_mut(RUN).enumerate() {
+            let (s, m) = (start + k * RUN, part.len());
+            super::f16c::widen(&x[s..s + m], &mut w[..m]);
+            for v in &mut w[..m] {
+                *v = f(*v);
+            }
+            super::f16c::narrow(&w[..m], &mut r[..m]);
+            for (o, &v) in part.iter_mut().zip(&r[..m]) {
+                o.write(v);
+            }
+        }
+    })
+}
