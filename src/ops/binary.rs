@@ -178,45 +178,34 @@ pub(crate) fn zip<T: Element, U: Element>(
 /// None for other layouts (the general path widens). A single value keeps its float32
 /// precision, as PyTorch's reduced-float kernels read a scalar operand.
 fn half_zip(op: BinaryOp, a: &Operand, b: &Operand) -> Result<Option<Tensor>> {
+    use elementwise::HalfSrc;
     enum Side {
-        Full(Tensor),
+        Full(crate::tensor::Data),
         One(f32),
+    }
+    impl Side {
+        fn src(&self) -> HalfSrc<'_> {
+            match self {
+                Side::Full(d) => HalfSrc::Full(&d.storage.slice::<half::f16>()[d.layout.offset..]),
+                Side::One(v) => HalfSrc::One(*v),
+            }
+        }
     }
     let shape_of = |o: &Operand| o.as_tensor().map(|t| t.shape()).unwrap_or_default();
     let shape = broadcast_shapes(&shape_of(a), &shape_of(b))?;
     let side = |o: &Operand| match o.as_tensor() {
         Some(t) if t.device().is_gpu() => None,
         Some(t) if t.dtype() == DType::F16 && t.shape() == shape && t.is_contiguous() => {
-            Some(Side::Full(t.clone()))
+            Some(Side::Full(t.data()))
         }
         Some(t) if t.numel() != 1 || t.dim() > shape.len() => None,
         _ => Some(Side::One(materialize(o, DType::F32).to_vec::<f32>()[0])),
     };
-    let (Some(sa), Some(sb)) = (side(a), side(b)) else {
-        return Ok(None);
+    let (sa, sb) = match (side(a), side(b)) {
+        (Some(Side::One(_)), Some(Side::One(_))) | (None, _) | (_, None) => return Ok(None),
+        (Some(sa), Some(sb)) => (sa, sb),
     };
-    let data = |s: &Side| match s {
-        Side::Full(t) => Some(t.data()),
-        Side::One(_) => None,
-    };
-    let (da, db) = (data(&sa), data(&sb));
-    fn src<'a>(s: &Side, d: &'a Option<crate::tensor::Data>) -> elementwise::HalfSrc<'a> {
-        match (s, d) {
-            (_, Some(d)) => {
-                let o = d.layout.offset;
-                elementwise::HalfSrc::Full(&d.storage.slice::<half::f16>()[o..])
-            }
-            (Side::One(v), None) => elementwise::HalfSrc::One(*v),
-            (Side::Full(_), None) => unreachable!("read above"),
-        }
-    }
-    let (xa, xb) = (src(&sa, &da), src(&sb, &db));
-    if matches!(
-        (xa, xb),
-        (elementwise::HalfSrc::One(_), elementwise::HalfSrc::One(_))
-    ) {
-        return Ok(None);
-    }
+    let (xa, xb) = (sa.src(), sb.src());
     let n = crate::shape::numel(&shape);
     let v = match op {
         BinaryOp::Add => elementwise::zip_half(n, xa, xb, |x, y| x + y),

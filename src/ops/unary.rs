@@ -97,67 +97,31 @@ impl UnaryOp {
 /// `$body` with `$f` bound to `op`'s kernel on `$t` values: one monomorphized closure per op
 /// (a function pointer per element would not vectorize), shared by every element layout.
 macro_rules! with_float_fn {
-    ($op:expr, $t:ty, |$f:ident| $body:expr) => {{
-        match $op {
-            UnaryOp::Neg => {
-                let $f = |x: $t| -x;
-                $body
-            }
-            UnaryOp::Exp => {
-                let $f = |x: $t| x.exp();
-                $body
-            }
-            UnaryOp::Log => {
-                let $f = |x: $t| x.ln();
-                $body
-            }
-            UnaryOp::Sin => {
-                let $f = |x: $t| x.sin();
-                $body
-            }
-            UnaryOp::Cos => {
-                let $f = |x: $t| x.cos();
-                $body
-            }
-            UnaryOp::Tanh => {
-                let $f = |x: $t| x.tanh();
-                $body
-            }
-            UnaryOp::Sigmoid => {
-                let $f = |x: $t| 1.0 / (1.0 + (-x).exp());
-                $body
-            }
+    ($op:expr, $t:ty, |$f:ident| $body:expr) => {
+        with_float_fn!(@arms $op, $f, $body;
+            Neg => |x: $t| -x,
+            Exp => |x: $t| x.exp(),
+            Log => |x: $t| x.ln(),
+            Sin => |x: $t| x.sin(),
+            Cos => |x: $t| x.cos(),
+            Tanh => |x: $t| x.tanh(),
+            Sigmoid => |x: $t| 1.0 / (1.0 + (-x).exp()),
             // NaN propagates (NaN > 0 is false, so test "not <= 0").
-            UnaryOp::Relu => {
-                let $f = |x: $t| if x <= 0.0 { 0.0 } else { x };
+            Relu => |x: $t| if x <= 0.0 { 0.0 } else { x },
+            Sqrt => |x: $t| x.sqrt(),
+            Abs => |x: $t| x.abs(),
+            Sign => |x: $t| if x > 0.0 { 1.0 } else if x < 0.0 { -1.0 } else { x * 0.0 },
+            Reciprocal => |x: $t| 1.0 / x,
+        )
+    };
+    (@arms $op:expr, $f:ident, $body:expr; $($v:ident => $k:expr,)*) => {
+        match $op {
+            $(UnaryOp::$v => {
+                let $f = $k;
                 $body
-            }
-            UnaryOp::Sqrt => {
-                let $f = |x: $t| x.sqrt();
-                $body
-            }
-            UnaryOp::Abs => {
-                let $f = |x: $t| x.abs();
-                $body
-            }
-            UnaryOp::Sign => {
-                let $f = |x: $t| {
-                    if x > 0.0 {
-                        1.0
-                    } else if x < 0.0 {
-                        -1.0
-                    } else {
-                        x * 0.0
-                    }
-                };
-                $body
-            }
-            UnaryOp::Reciprocal => {
-                let $f = |x: $t| 1.0 / x;
-                $body
-            }
+            })*
         }
-    }};
+    };
 }
 
 fn int_fn(op: UnaryOp) -> Option<fn(i64) -> i64> {

@@ -427,11 +427,9 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     if padding_idx is not None and padding_idx < 0:
         padding_idx += weight.shape[0]
     if input.device != weight.device:
-        # PyTorch's embedding is weight.index_select(0, indices): that kernel's device check.
-        raise RuntimeError(
-            f"Expected all tensors to be on the same device, but got index is on {input.device}, "
-            f"different from other tensors on {weight.device} (when checking argument in method "
-            "wrapper_CUDA__index_select)")
+        # PyTorch's embedding is weight.index_select(0, indices): that kernel's device check
+        # raises here.
+        weight.index_select(0, input.reshape(-1))
 
     def embed(w):
         out = w[input]

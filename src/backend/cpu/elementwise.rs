@@ -270,51 +270,53 @@ pub enum HalfSrc<'a> {
 }
 
 /// `f` over float16 operands (`n` elements each: a contiguous run, or one value for all),
-/// computed in float32 and rounded once (Note [Narrow dtypes]), a run at a time: each run
-/// widens into stack buffers (`f16c`) and the results narrow back the same way, so no
-/// float32 copy of an operand or the result is ever allocated.
+/// computed in float32 and rounded once (Note [Narrow dtypes]).
 pub fn zip_half(
     n: usize,
     a: HalfSrc<'_>,
     b: HalfSrc<'_>,
     f: impl Fn(f32, f32) -> f32 + Sync + Send,
 ) -> Vec<f16> {
-    const RUN: usize = 512;
     fn widen(src: HalfSrc<'_>, start: usize, buf: &mut [f32]) {
         match src {
             HalfSrc::Full(x) => super::f16c::widen(&x[start..start + buf.len()], buf),
             HalfSrc::One(v) => buf.fill(v),
         }
     }
-    fill(n, |start, out| {
-        let (mut x, mut y, mut r) = ([0f32; RUN], [0f32; RUN], [f16::ZERO; RUN]);
-        for (k, part) in out.chunks_mut(RUN).enumerate() {
-            let (s, m) = (start + k * RUN, part.len());
-            widen(a, s, &mut x[..m]);
-            widen(b, s, &mut y[..m]);
-            for (p, &q) in x[..m].iter_mut().zip(&y[..m]) {
-                *p = f(*p, q);
-            }
-            super::f16c::narrow(&x[..m], &mut r[..m]);
-            for (o, &v) in part.iter_mut().zip(&r[..m]) {
-                o.write(v);
-            }
+    fill_half(n, |start, x| {
+        let mut y = [0f32; HALF_RUN];
+        let y = &mut y[..x.len()];
+        widen(a, start, x);
+        widen(b, start, y);
+        for (p, &q) in x.iter_mut().zip(y.iter()) {
+            *p = f(*p, q);
         }
     })
 }
 
-/// `f` over contiguous float16 values, computed in float32 and rounded once, a run at a time
-/// on the stack (as [`zip_half`]).
+/// `f` over contiguous float16 values, computed in float32 and rounded once.
 pub fn map_half(x: &[f16], f: impl Fn(f32) -> f32 + Sync + Send) -> Vec<f16> {
-    const RUN: usize = 512;
-    fill(x.len(), |start, out| {
-        let (mut w, mut r) = ([0f32; RUN], [f16::ZERO; RUN]);
-        for (k, part) in out.chunks_mut(RUN).enumerate() {
-            let (s, m) = (start + k * RUN, part.len());
-            super::f16c::widen(&x[s..s + m], &mut w[..m]);
-            for v in &mut w[..m] {
-                *v = f(*v);
-            }
+    fill_half(x.len(), |start, w| {
+        super::f16c::widen(&x[start..start + w.len()], w);
+        for v in w.iter_mut() {
+            *v = f(*v);
+        }
+    })
+}
+
+/// The run length of the float16 kernels' stack buffers.
+const HALF_RUN: usize = 512;
+
+/// A float16 `Vec` of `n` elements computed a run at a time: `run(start, buf)` writes the
+/// float32 values of positions `start..start + buf.len()` into `buf` (stack memory, at most
+/// `HALF_RUN`), which narrow into the output (`f16c`). No float32 copy of an operand or the
+/// result is ever allocated.
+fn fill_half(n: usize, run: impl Fn(usize, &mut [f32]) + Sync + Send) -> Vec<f16> {
+    fill(n, |start, out| {
+        let (mut w, mut r) = ([0f32; HALF_RUN], [f16::ZERO; HALF_RUN]);
+        for (k, part) in out.chunks_mut(HALF_RUN).enumerate() {
+            let m = part.len();
+            run(start + k * HALF_RUN, &mut w[..m]);
             super::f16c::narrow(&w[..m], &mut r[..m]);
             for (o, &v) in part.iter_mut().zip(&r[..m]) {
                 o.write(v);

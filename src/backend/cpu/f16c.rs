@@ -11,7 +11,7 @@ use half::{f16, slice::HalfFloatSliceExt};
 pub fn widen(src: &[f16], dst: &mut [f32]) {
     assert_eq!(src.len(), dst.len(), "widen: run lengths differ");
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("f16c") && std::arch::is_x86_feature_detected!("avx") {
+    if x86::available() {
         // SAFETY: the CPU has the features the loop is compiled for.
         let done = unsafe { x86::widen(src, dst) };
         return src[done..].convert_to_f32_slice(&mut dst[done..]);
@@ -23,7 +23,7 @@ pub fn widen(src: &[f16], dst: &mut [f32]) {
 pub fn narrow(src: &[f32], dst: &mut [f16]) {
     assert_eq!(src.len(), dst.len(), "narrow: run lengths differ");
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("f16c") && std::arch::is_x86_feature_detected!("avx") {
+    if x86::available() {
         // SAFETY: the CPU has the features the loop is compiled for.
         let done = unsafe { x86::narrow(src, dst) };
         return dst[done..].convert_from_f32_slice(&src[done..]);
@@ -35,6 +35,11 @@ pub fn narrow(src: &[f32], dst: &mut [f16]) {
 mod x86 {
     use half::f16;
     use std::arch::x86_64::*;
+
+    /// Whether the CPU runs the loops below (a cached check).
+    pub fn available() -> bool {
+        std::arch::is_x86_feature_detected!("f16c") && std::arch::is_x86_feature_detected!("avx")
+    }
 
     /// Converts the whole groups of 8; returns how many elements it did.
     #[target_feature(enable = "avx,f16c")]

@@ -584,10 +584,6 @@ impl<'a> View<'a> {
 /// The most dims `binary.wgsl` indexes over (after merging, see [`collapse`]).
 pub const MAX_DIMS: usize = 8;
 
-/// The index space `shape` with each operand's strides (0 where broadcast), size-1 dims
-/// dropped and adjacent dims merged wherever every operand steps through them as one: fewer
-/// dims is less index arithmetic per element, and most tensors of any rank fit in
-/// [`MAX_DIMS`], past which `what`'s kernel is refused.
 /// The parameters of the binary and where kernels: n, ndim, each buffer's offset from word 2
 /// (operands, then out; 6 at most), then the collapsed shape and each of the `K` operands'
 /// strides, `MAX_DIMS` words each.
@@ -611,6 +607,10 @@ fn strided_params<const K: usize>(
     Ok(p)
 }
 
+/// The index space `shape` with each operand's strides (0 where broadcast), size-1 dims
+/// dropped and adjacent dims merged wherever every operand steps through them as one: fewer
+/// dims is less index arithmetic per element, and most tensors of any rank fit in
+/// [`MAX_DIMS`], past which `what`'s kernel is refused.
 fn collapse<const K: usize>(
     what: &str,
     shape: &[usize],
