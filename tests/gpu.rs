@@ -4,7 +4,7 @@
 
 use gradrs::backend::cpu;
 use gradrs::backend::wgpu::{
-    self as gpu, BinaryOp, GpuBuffer, MatView, ReduceOp, ScanOp, UnaryOp, View, SHADERS,
+    self as gpu, BinaryOp, GpuBuffer, GpuDType, MatView, ReduceOp, ScanOp, UnaryOp, View, SHADERS,
 };
 use gradrs::tensor::Layout;
 
@@ -776,6 +776,39 @@ fn copy_moves_strided_words_and_casts() {
             got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
             "{v:e}: {got:e} != {want:e}"
         );
+    }
+    // The unary and binary kernels round their results the same way under GpuDType::F16
+    // (x * 1 and -x are exact in float32, so only the rounding shows).
+    let flat = View {
+        shape: &[edge.len()],
+        strides: &[1],
+        offset: 0,
+    };
+    let one = GpuBuffer::upload(&[1.0]).unwrap();
+    let scalar = View {
+        shape: &[],
+        strides: &[],
+        offset: 0,
+    };
+    let times_one = gpu::binary_as(
+        GpuDType::F16,
+        BinaryOp::Mul,
+        &eb,
+        &flat,
+        &one,
+        &scalar,
+        &[edge.len()],
+    )
+    .unwrap();
+    let negated = gpu::unary_as(GpuDType::F16, UnaryOp::Neg, &eb, 0, edge.len(), [0.0; 3]).unwrap();
+    let (times_one, negated) = (times_one.download().unwrap(), negated.download().unwrap());
+    for ((p, n), &v) in times_one.iter().zip(&negated).zip(&edge) {
+        let want = half::f16::from_f32(v).to_f32();
+        let same = |got: f32, want: f32| {
+            got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan())
+        };
+        assert!(same(*p, want), "{v:e} * 1: {p:e} != {want:e}");
+        assert!(same(*n, -want), "-{v:e}: {n:e} != {:e}", -want);
     }
     let ih = xb.alloc_like(12).unwrap();
     gpu::copy(CopyOp::IntToHalf, &ints, &c, &ih, &c).unwrap();

@@ -495,6 +495,75 @@ def test_activations_clamps_and_binary_ops_run_on_the_gpu():
         np.testing.assert_allclose(got.detach().cpu().numpy(), exp.detach().numpy(),
                                    rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(x.grad.cpu().numpy(), cpu.grad.numpy(), rtol=1e-4, atol=1e-5)
+# float16 elementwise ops on the GPU: the kernel reads the float32 words the GPU holds halves
+# in and rounds each result to half itself, so each op is one dispatch (before: a widening copy,
+# the op and a narrowing copy). (name, op, exact): exact ops must equal the CPU's float16
+# result bit for bit (both compute in float32 and round once); the transcendental ones may
+# differ by the float32 ulp the driver's functions are allowed before rounding.
+HALF_OPS = [
+    ("mul_number", lambda x, y: x * 1.0004, True),  # the number keeps float32 precision
+    ("add", lambda x, y: x + y, True),
+    ("sub_broadcast", lambda x, y: x - y[0], True),
+    ("div", lambda x, y: x / y, True),
+    ("overflow", lambda x, y: x * 40000.0, True),  # past 65504: inf
+    ("subnormal", lambda x, y: x * 1e-5, True),  # halves below 2^-14
+    ("strided", lambda x, y: x.t() * y.t(), True),
+    ("maximum", lambda x, y: gradrs.maximum(x, y), True),
+    ("fmod", lambda x, y: gradrs.fmod(x, y), True),
+    ("floor_div", lambda x, y: gradrs.div(x, y, rounding_mode="floor"), True),
+    ("lt", lambda x, y: x < y, True),
+    ("eq_number", lambda x, y: x == 0.1, True),  # 0.1 rounds to half first, as on the CPU
+    ("clamp", lambda x, y: x.clamp(-0.3, 0.7), True),
+    ("relu", lambda x, y: gradrs.relu(x), True),
+    ("leaky_relu", lambda x, y: gradrs.nn.functional.leaky_relu(x, 0.1), True),
+    ("floor", lambda x, y: x.floor(), True),
+    ("nan_to_num", lambda x, y: gradrs.nan_to_num(x), True),  # inf -> half's max
+    ("exp", lambda x, y: x.exp(), False),
+    ("sigmoid", lambda x, y: x.sigmoid(), False),
+    ("atan2", lambda x, y: gradrs.atan2(x, y), False),
+]
+
+
+@needs_gpu
+@pytest.mark.parametrize("name, fn, exact", HALF_OPS, ids=[c[0] for c in HALF_OPS])
+def test_float16_elementwise_ops_are_one_kernel(name, fn, exact):
+    from gradrs import _native
+
+    rng = np.random.default_rng(3)
+    xs = rng.uniform(-3, 3, (6, 5)).astype(np.float16)
+    xs[0, :3] = [0.0, 0.1, -0.0]
+    xs[1, :3] = [np.inf, -np.inf, np.nan]
+    ys = rng.uniform(0.5, 2, (6, 5)).astype(np.float16)
+    x, y = gradrs.tensor(xs, device="gpu") * 1, gradrs.tensor(ys, device="gpu") * 1
+    fn(x, y)  # compiles the pipeline
+    gradrs.gpu.synchronize()
+    d0, down = _native._gpu_dispatch_count(), gradrs.gpu.transfer_counts()[0]
+    got = fn(x, y)
+    assert _native._gpu_dispatch_count() - d0 == 1
+    assert gradrs.gpu.transfer_counts()[0] == down
+    want = fn(gradrs.tensor(xs), gradrs.tensor(ys))
+    assert got.dtype == want.dtype and got.device.type == "gpu"
+    g, w = got.cpu().numpy(), want.numpy()
+    if exact:
+        np.testing.assert_array_equal(g, w)
+    else:
+        np.testing.assert_allclose(g, w, rtol=1e-3, atol=1e-4)
+
+
+@needs_gpu
+def test_float16_read_in_place_is_not_shared_with_results():
+    """The kernels read a float16 tensor's words as float32 without a copy; what the user gets
+    back (a cast, a reduction) is still its own memory, and in-place writes stay consistent."""
+    x = gradrs.tensor([1.0, 2.0, 3.0], dtype=gradrs.float16, device="gpu") * 1
+    f = x.float()
+    f.add_(1)
+    assert x.tolist() == [1.0, 2.0, 3.0]
+    assert x.sum().item() == 6.0
+    x.mul_(2)
+    assert x.sum().item() == 12.0 and f.tolist() == [2.0, 3.0, 4.0]
+    assert (x @ x).item() == 56.0
+
+
 @needs_gpu
 def test_indexing_runs_on_the_gpu():
     rng = np.random.default_rng(0)

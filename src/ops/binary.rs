@@ -4,7 +4,7 @@ use crate::autograd::{attach, needs_grad, Backward, Ctx, SavedTensor};
 use crate::backend::cpu::{copy, elementwise};
 use crate::dtype::{result_type, DType, Scalar};
 use crate::error::{Error, Result};
-use crate::ops::creation::{cast_data, contiguous_clone};
+use crate::ops::creation::{self, cast_data, contiguous_clone};
 use crate::ops::unary::{unary, UnaryOp};
 pub use crate::ops::Operand;
 use crate::shape::broadcast_shapes;
@@ -28,6 +28,18 @@ impl BinaryOp {
             BinaryOp::Mul => "mul",
             BinaryOp::Div => "div",
             BinaryOp::Pow => "pow",
+        }
+    }
+
+    /// The GPU shader's op.
+    fn gpu(self) -> crate::backend::wgpu::BinaryOp {
+        use crate::backend::wgpu::BinaryOp as G;
+        match self {
+            BinaryOp::Add => G::Add,
+            BinaryOp::Sub => G::Sub,
+            BinaryOp::Mul => G::Mul,
+            BinaryOp::Div => G::Div,
+            BinaryOp::Pow => G::Pow,
         }
     }
 }
@@ -54,15 +66,7 @@ where
         + Powf,
 {
     if T::DTYPE == DType::F32 {
-        use crate::backend::wgpu::BinaryOp as G;
-        let g = match op {
-            BinaryOp::Add => G::Add,
-            BinaryOp::Sub => G::Sub,
-            BinaryOp::Mul => G::Mul,
-            BinaryOp::Div => G::Div,
-            BinaryOp::Pow => G::Pow,
-        };
-        if let Some(out) = crate::ops::gpu::binary(g, a, b, shape)? {
+        if let Some(out) = crate::ops::gpu::binary(op.gpu(), a, b, shape)? {
             return Ok(out);
         }
     }
@@ -222,6 +226,7 @@ pub(crate) fn materialize(x: &Operand, dtype: DType) -> Tensor {
     match x {
         Operand::Scalar(s) => Tensor::scalar(*s, dtype),
         Operand::Tensor(t) if t.dtype() == dtype => t.clone(),
+        Operand::Tensor(t) if t.dtype().compute() == dtype => crate::ops::creation::wide(t),
         Operand::Tensor(t) => cast_data(t, dtype),
     }
 }
@@ -257,6 +262,14 @@ pub(crate) fn binary_data(op: BinaryOp, a: &Operand, b: &Operand, dtype: DType) 
     if dtype == DType::F16 {
         if let Some(out) = half_zip(op, a, b)? {
             return Ok(out);
+        }
+        if a.is_gpu() || b.is_gpu() {
+            // One kernel: float16 words read as float32, the result rounded to half in it.
+            let (ta, tb) = (materialize(a, DType::F32), materialize(b, DType::F32));
+            let shape = broadcast_shapes(&ta.shape(), &tb.shape())?;
+            if let Some(out) = crate::ops::gpu::binary_to(op.gpu(), &ta, &tb, &shape, dtype)? {
+                return Ok(out);
+            }
         }
         let out = binary_data(op, a, b, dtype.compute())?;
         return Ok(crate::ops::creation::narrow(out, dtype));
@@ -488,7 +501,7 @@ pub fn compare(op: CmpOp, a: Operand, b: Operand) -> Result<Tensor> {
     let dtype = result_type(&[a.participant(), b.participant()]);
     let (ta, tb) = (materialize(&a, dtype), materialize(&b, dtype));
     let shape = broadcast_shapes(&ta.shape(), &tb.shape())?;
-    if dtype == DType::F32 {
+    if matches!(dtype, DType::F32 | DType::F16) && (a.is_gpu() || b.is_gpu()) {
         use crate::backend::wgpu::BinaryOp as G;
         let g = match op {
             CmpOp::Eq => G::Eq,
@@ -498,7 +511,9 @@ pub fn compare(op: CmpOp, a: Operand, b: Operand) -> Result<Tensor> {
             CmpOp::Gt => G::Gt,
             CmpOp::Ge => G::Ge,
         };
-        if let Some(out) = crate::ops::gpu::compare(g, &ta, &tb, &shape)? {
+        // float16 values compare exactly as the float32 words the GPU holds them in.
+        let (wa, wb) = (creation::wide(&ta), creation::wide(&tb));
+        if let Some(out) = crate::ops::gpu::compare(g, &wa, &wb, &shape)? {
             return Ok(out);
         }
     }

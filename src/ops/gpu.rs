@@ -16,6 +16,32 @@ fn result(buf: gpu::GpuBuffer, shape: &[usize]) -> Tensor {
     Tensor::from_storage(Storage::from_gpu_buffer(buf), Layout::contiguous(shape))
 }
 
+/// What the float kernels give for a `dtype` result: float32, or float16 rounded in the same
+/// kernel (Note [Narrow dtypes]). None for the other dtypes.
+fn float_kind(dtype: DType) -> Option<gpu::GpuDType> {
+    match dtype {
+        DType::F32 => Some(gpu::GpuDType::F32),
+        DType::F16 => Some(gpu::GpuDType::F16),
+        _ => None,
+    }
+}
+
+/// A float16 GPU tensor read as the float32 tensor its words already are (Note [Narrow
+/// dtypes]): the same buffer and layout, no copy. The view shares the buffer but not the
+/// storage, so it serves as a kernel's input only (what `wide` makes); nothing writes it.
+/// None when the values are not current on the GPU.
+pub fn half_as_float(t: &Tensor) -> Result<Option<Tensor>> {
+    if t.dtype() != DType::F16 || !resident(t) {
+        return Ok(None);
+    }
+    let d: Data = t.data();
+    let buf = d.storage.gpu_buffer()?;
+    Ok(Some(Tensor::from_storage(
+        Storage::sharing_gpu_words(buf, DType::F32),
+        d.layout,
+    )))
+}
+
 /// A GPU buffer and the layout of a tensor's elements in it.
 type Resident = (Arc<gpu::GpuBuffer>, Layout);
 
@@ -52,16 +78,24 @@ fn uview<'a>(l: &'a Layout, s: &'a [usize]) -> View<'a> {
     }
 }
 
-/// A float32 GPU tensor as a contiguous one: itself, or a copy made on the GPU. None for
-/// another dtype or device, or values the GPU does not hold.
+/// `contiguous_float` of a float32 tensor only.
 fn contiguous_f32(x: &Tensor) -> Result<Option<Tensor>> {
-    if x.device() != Device::Gpu || x.dtype() != DType::F32 {
+    if x.dtype() != DType::F32 {
+        return Ok(None);
+    }
+    contiguous_float(x)
+}
+
+/// A float32 or float16 GPU tensor as a contiguous one: itself, or a copy made on the GPU.
+/// None for another dtype or device, or values the GPU does not hold.
+fn contiguous_float(x: &Tensor) -> Result<Option<Tensor>> {
+    if x.device() != Device::Gpu || float_kind(x.dtype()).is_none() {
         return Ok(None);
     }
     if x.is_contiguous() {
         return Ok(Some(x.clone()));
     }
-    contiguous_as(x, DType::F32)
+    contiguous_as(x, x.dtype())
 }
 
 /// Whether a kernel that binds whole arrays can read `bufs` and write `out` words; when not,
@@ -82,22 +116,31 @@ fn lines(shape: &[usize], dim: usize) -> [usize; 3] {
     ]
 }
 
-/// Elementwise unary op of a float32 GPU tensor (a strided one is copied contiguous first).
+/// Elementwise unary op of a float32 or float16 GPU tensor, giving its dtype (float16
+/// computes in float32 and rounds in the same kernel); a strided one is copied contiguous
+/// first.
 pub fn unary(op: gpu::UnaryOp, x: &Tensor) -> Result<Option<Tensor>> {
     unary_with(op, x, [0.0; 3])
 }
 
 /// `unary` for an op that takes parameters (clamp bounds, slopes, ...).
 pub fn unary_with(op: gpu::UnaryOp, x: &Tensor, args: [f64; 3]) -> Result<Option<Tensor>> {
-    let Some(x) = contiguous_f32(x)? else {
+    let Some(x) = contiguous_float(x)? else {
         return Ok(None);
     };
-    let Some((buf, l)) = operand(&x)? else {
+    let dtype = x.dtype();
+    let Some(kind) = float_kind(dtype) else {
         return Ok(None);
     };
-    // Parameters round to float32, as PyTorch's float32 kernels take their scalars.
-    let out = gpu::unary_with(op, &buf, l.offset, l.numel(), args.map(|v| v as f32))?;
-    Ok(Some(result(out, &l.shape)))
+    let d: Data = x.data();
+    let (buf, l) = (d.storage.gpu_buffer()?, d.layout);
+    // Parameters round to float32, as PyTorch's kernels take their scalars (in float32 for
+    // float16 too: its opmath type).
+    let out = gpu::unary_as(kind, op, &buf, l.offset, l.numel(), args.map(|v| v as f32))?;
+    Ok(Some(Tensor::from_storage(
+        Storage::from_gpu_words(out, dtype),
+        Layout::contiguous(&l.shape),
+    )))
 }
 
 /// Elementwise binary op over the broadcast `shape`, either operand strided.
@@ -107,7 +150,31 @@ pub fn binary(
     b: &Tensor,
     shape: &[usize],
 ) -> Result<Option<Tensor>> {
-    Ok(binary_words(op, a, b, shape, operand)?.map(|out| result(out, shape)))
+    binary_to(op, a, b, shape, DType::F32)
+}
+
+/// `binary` of float32 operands (float16 ones read through `half_as_float`) for a `dtype`
+/// result: float16 rounds in the same kernel; any other dtype gets float32, for the caller
+/// to narrow.
+pub fn binary_to(
+    op: gpu::BinaryOp,
+    a: &Tensor,
+    b: &Tensor,
+    shape: &[usize],
+    dtype: DType,
+) -> Result<Option<Tensor>> {
+    let kind = float_kind(dtype).unwrap_or(gpu::GpuDType::F32);
+    let dtype = if kind == gpu::GpuDType::F16 {
+        DType::F16
+    } else {
+        DType::F32
+    };
+    Ok(binary_words(op, a, b, shape, operand, kind)?.map(|out| {
+        Tensor::from_storage(
+            Storage::from_gpu_words(out, dtype),
+            Layout::contiguous(shape),
+        )
+    }))
 }
 
 /// A comparison of float32 operands as a bool GPU tensor (the kernel writes 1.0 / 0.0, which
@@ -118,12 +185,14 @@ pub fn compare(
     b: &Tensor,
     shape: &[usize],
 ) -> Result<Option<Tensor>> {
-    Ok(binary_words(op, a, b, shape, operand)?.map(|out| {
-        Tensor::from_storage(
-            Storage::from_gpu_words(out, DType::Bool),
-            Layout::contiguous(shape),
-        )
-    }))
+    Ok(
+        binary_words(op, a, b, shape, operand, gpu::GpuDType::F32)?.map(|out| {
+            Tensor::from_storage(
+                Storage::from_gpu_words(out, DType::Bool),
+                Layout::contiguous(shape),
+            )
+        }),
+    )
 }
 
 /// The binary kernel over operands read by `read` (`operand` for float32 values,
@@ -134,6 +203,7 @@ fn binary_words(
     b: &Tensor,
     shape: &[usize],
     read: fn(&Tensor) -> Result<Option<Resident>>,
+    kind: gpu::GpuDType,
 ) -> Result<Option<gpu::GpuBuffer>> {
     if a.device() != Device::Gpu && b.device() != Device::Gpu {
         return Ok(None);
@@ -144,7 +214,7 @@ fn binary_words(
     let (sa, sb) = (ustrides(&la), ustrides(&lb));
     let va = uview(&la, &sa);
     let vb = uview(&lb, &sb);
-    match gpu::binary(op, &ba, &va, &bb, &vb, shape) {
+    match gpu::binary_as(kind, op, &ba, &va, &bb, &vb, shape) {
         Ok(out) => Ok(Some(out)),
         // More non-mergeable dims than the shader indexes: the host path takes it.
         Err(_) if shape.len() > gpu::MAX_DIMS => Ok(None),
@@ -510,12 +580,14 @@ pub fn logical(
     if a.dtype() != DType::Bool || b.dtype() != DType::Bool || Device::of(&[a, b])? != Device::Gpu {
         return Ok(None);
     }
-    Ok(binary_words(op, a, b, shape, word_operand)?.map(|out| {
-        Tensor::from_storage(
-            Storage::from_gpu_words(out, DType::Bool),
-            Layout::contiguous(shape),
-        )
-    }))
+    Ok(
+        binary_words(op, a, b, shape, word_operand, gpu::GpuDType::F32)?.map(|out| {
+            Tensor::from_storage(
+                Storage::from_gpu_words(out, DType::Bool),
+                Layout::contiguous(shape),
+            )
+        }),
+    )
 }
 
 /// The int32 words of an index whose int64 `values` (row-major) the caller has read and

@@ -36,21 +36,19 @@ pub(crate) fn float_input(x: &Tensor) -> Tensor {
 
 /// `fmap!(x, |v: T| body)`: map a float kernel over `x` (ints computed in float32).
 /// `fmap!(x, gpu Op, |v: T| body)`: the same, run by the GPU's unary shader `Op` when `x` is a
-/// float32 GPU tensor.
+/// float32 or float16 GPU tensor.
 macro_rules! fmap {
     ($x:expr, gpu $g:ident, |$v:ident : $T:ident| $body:expr) => {
         fmap!($x, gpu $g[0.0, 0.0, 0.0], |$v: $T| $body)
     };
     ($x:expr, gpu $g:ident [$a:expr, $b:expr, $c:expr], |$v:ident : $T:ident| $body:expr) => {{
-        // float16 computes in float32 (Note [Narrow dtypes]).
+        // float16 computes in float32 (Note [Narrow dtypes]), on the GPU in one kernel.
         let xf = $crate::ops::pointwise::float_input($x);
-        let xw = $crate::ops::creation::wide(&xf);
         let args = [$a as f64, $b as f64, $c as f64];
-        let out = match $crate::ops::gpu::unary_with($crate::backend::wgpu::UnaryOp::$g, &xw, args)? {
+        match $crate::ops::gpu::unary_with($crate::backend::wgpu::UnaryOp::$g, &xf, args)? {
             Some(out) => out,
-            None => fmap!(&xw, |$v: $T| $body),
-        };
-        $crate::ops::creation::narrow(out, xf.dtype())
+            None => fmap!(&xf, |$v: $T| $body),
+        }
     }};
     ($x:expr, |$v:ident : $T:ident| $body:expr) => {{
         // float16 computes in float32 (Note [Narrow dtypes]).
@@ -220,18 +218,18 @@ fn rounding(
     let out = match x.dtype() {
         DType::I64 | DType::I32 => contiguous_clone(x),
         DType::Bool => return Err(crate::dtype::unsupported(kernel, DType::Bool)),
-        float => {
-            // float16 rounds in float32 (Note [Narrow dtypes]).
-            let w = wide(x);
-            let out = match w.dtype() {
-                DType::F32 => match crate::ops::gpu::unary(gpu_op, &w)? {
-                    Some(out) => out,
-                    None => map::<f32, f32>(&w, f32f),
-                },
-                _ => map::<f64, f64>(&w, f64f),
-            };
-            narrow(out, float)
-        }
+        float => match crate::ops::gpu::unary(gpu_op, x)? {
+            Some(out) => out,
+            None => {
+                // float16 rounds in float32 (Note [Narrow dtypes]).
+                let w = wide(x);
+                let out = match w.dtype() {
+                    DType::F32 => map::<f32, f32>(&w, f32f),
+                    _ => map::<f64, f64>(&w, f64f),
+                };
+                narrow(out, float)
+            }
+        },
     };
     unary_node(x, out, name, Save::Nothing, |g, _| Ok(zeros_like(g)))
 }
@@ -643,11 +641,13 @@ pub fn nan_to_num(
     neginf: Option<f64>,
 ) -> Result<Tensor> {
     let nan = nan.unwrap_or(0.0);
-    let gpu_args = [
-        nan,
-        posinf.unwrap_or(f32::MAX as f64),
-        neginf.unwrap_or(f32::MIN as f64),
-    ];
+    // The defaults are the dtype's own largest values (float16 is held in float32 words).
+    let max = if x.dtype() == DType::F16 {
+        half::f16::MAX.to_f64()
+    } else {
+        f32::MAX as f64
+    };
+    let gpu_args = [nan, posinf.unwrap_or(max), neginf.unwrap_or(-max)];
     let out = match crate::ops::gpu::unary_with(G::NanToNum, x, gpu_args)? {
         Some(out) => out,
         None => match x.dtype() {
@@ -712,7 +712,7 @@ pub(crate) fn extremum_data(a: &Operand, b: &Operand, max: bool) -> Result<Tenso
     } else {
         crate::backend::wgpu::BinaryOp::Minimum
     };
-    if let Some(out) = crate::ops::gpu::binary(gpu_op, &ta, &tb, &shape)? {
+    if let Some(out) = crate::ops::gpu::binary_to(gpu_op, &ta, &tb, &shape, dtype)? {
         return Ok(narrow(out, dtype));
     }
     Ok(narrow(
@@ -862,7 +862,7 @@ fn binary_node(
 
 pub fn atan2(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let (ta, tb, shape, dtype) = promoted(&a.into(), &b.into(), true)?;
-    let out = match crate::ops::gpu::binary(GB::Atan2, &ta, &tb, &shape)? {
+    let out = match crate::ops::gpu::binary_to(GB::Atan2, &ta, &tb, &shape, dtype)? {
         Some(out) => out,
         None if ta.dtype() == DType::F32 => zip::<f32, f32>(&ta, &tb, &shape, f32::atan2)?,
         None => zip::<f64, f64>(&ta, &tb, &shape, f64::atan2)?,
@@ -888,7 +888,7 @@ fn modulo(a: &Tensor, b: Operand, python: bool) -> Result<Tensor> {
     let a_op = Operand::Tensor(a.clone());
     let (ta, tb, shape, dtype) = promoted(&a_op, &b, false)?;
     let gpu_op = if python { GB::Remainder } else { GB::Fmod };
-    let on_gpu = crate::ops::gpu::binary(gpu_op, &ta, &tb, &shape)?;
+    let on_gpu = crate::ops::gpu::binary_to(gpu_op, &ta, &tb, &shape, dtype)?;
     let out = match on_gpu {
         Some(out) => out,
         None => match ta.dtype() {
@@ -969,7 +969,7 @@ pub fn div_rounding(a: &Operand, b: &Operand, mode: &str) -> Result<Tensor> {
     };
     let (ta, tb, shape, dtype) = promoted(a, b, false)?;
     let gpu_op = if floor { GB::DivFloor } else { GB::DivTrunc };
-    let on_gpu = crate::ops::gpu::binary(gpu_op, &ta, &tb, &shape)?;
+    let on_gpu = crate::ops::gpu::binary_to(gpu_op, &ta, &tb, &shape, dtype)?;
     let out = match on_gpu {
         Some(out) => out,
         None => match ta.dtype() {

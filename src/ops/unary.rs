@@ -172,7 +172,7 @@ fn gpu_op(op: UnaryOp) -> Option<crate::backend::wgpu::UnaryOp> {
 /// The forward kernel alone (no autograd).
 pub fn unary_data(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
     let dtype = x.dtype();
-    if let Some(g) = gpu_op(op).filter(|_| dtype == DType::F32) {
+    if let Some(g) = gpu_op(op).filter(|_| matches!(dtype, DType::F32 | DType::F16)) {
         if let Some(out) = crate::ops::gpu::unary(g, x)? {
             return Ok(out);
         }

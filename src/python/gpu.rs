@@ -41,6 +41,12 @@ fn _gpu_transfer_counts() -> (u64, u64) {
     crate::tensor::device::transfer_counts()
 }
 
+/// Compute dispatches recorded so far (tests count an op's kernels).
+#[pyfunction]
+fn _gpu_dispatch_count() -> u64 {
+    crate::backend::wgpu::dispatch_count()
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_gpu_is_available, m)?)?;
     m.add_function(wrap_pyfunction!(_gpu_device_name, m)?)?;
@@ -49,5 +55,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_gpu_memory_allocated, m)?)?;
     m.add_function(wrap_pyfunction!(_gpu_memory_reserved, m)?)?;
     m.add_function(wrap_pyfunction!(_gpu_transfer_counts, m)?)?;
+    m.add_function(wrap_pyfunction!(_gpu_dispatch_count, m)?)?;
     Ok(())
 }

@@ -130,10 +130,10 @@ impl Mirror {
     }
 
     /// The buffer is current (a kernel's output); the host copy is downloaded when read.
-    pub fn from_buffer(buf: GpuBuffer) -> Arc<Mirror> {
+    pub fn from_buffer(buf: Arc<GpuBuffer>) -> Arc<Mirror> {
         Arc::new(Mirror {
             state: Mutex::new(MirrorState {
-                buf: Some(Arc::new(buf)),
+                buf: Some(buf),
                 host_valid: false,
             }),
         })

@@ -218,6 +218,15 @@ impl Storage {
     /// [`crate::backend::wgpu::Words`]. The host copy is allocated but not written until
     /// something reads it.
     pub fn from_gpu_words(buf: crate::backend::wgpu::GpuBuffer, dtype: DType) -> Arc<Storage> {
+        Storage::sharing_gpu_words(Arc::new(buf), dtype)
+    }
+
+    /// `from_gpu_words` over a buffer that another storage may hold too (a float16 storage's
+    /// words read as float32, `ops::gpu::half_as_float`).
+    pub fn sharing_gpu_words(
+        buf: Arc<crate::backend::wgpu::GpuBuffer>,
+        dtype: DType,
+    ) -> Arc<Storage> {
         fn host<T: Element>(len: usize) -> (*mut u8, Owner) {
             let mut v = super::pool::alloc::<T>(len);
             // SAFETY: capacity >= len; the elements are written by `Mirror::sync_host` (a

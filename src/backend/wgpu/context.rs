@@ -50,10 +50,13 @@ pub enum Kernel {
     Index,
 }
 
-/// Element types a pipeline is compiled for (float32 only so far).
+/// What a pipeline's results are: float32, or float16 (float32 words holding half values,
+/// Note [Narrow dtypes]), which the unary and binary shaders round to under their `HALF`
+/// override.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum GpuDType {
     F32,
+    F16,
 }
 
 /// What a pipeline is cached under: the kernel family, the op (its `OP` override) and dtype.
@@ -65,13 +68,24 @@ pub struct PipelineKey {
 }
 
 impl Kernel {
-    pub fn source(self) -> &'static str {
+    /// The WGSL source; the shaders that write half values have `half.wgsl` appended (WGSL
+    /// has no includes).
+    pub const fn source(self) -> &'static str {
         match self {
-            Kernel::Unary => include_str!("shaders/unary.wgsl"),
-            Kernel::Binary => include_str!("shaders/binary.wgsl"),
+            Kernel::Unary => concat!(
+                include_str!("shaders/unary.wgsl"),
+                include_str!("shaders/half.wgsl")
+            ),
+            Kernel::Binary => concat!(
+                include_str!("shaders/binary.wgsl"),
+                include_str!("shaders/half.wgsl")
+            ),
             Kernel::Reduce => include_str!("shaders/reduce.wgsl"),
             Kernel::Matmul => include_str!("shaders/matmul.wgsl"),
-            Kernel::Copy => include_str!("shaders/copy.wgsl"),
+            Kernel::Copy => concat!(
+                include_str!("shaders/copy.wgsl"),
+                include_str!("shaders/half.wgsl")
+            ),
             Kernel::Where => include_str!("shaders/where.wgsl"),
             Kernel::Softmax => include_str!("shaders/softmax.wgsl"),
             Kernel::Scan => include_str!("shaders/scan.wgsl"),
@@ -172,6 +186,7 @@ pub struct Gpu {
     /// panics); they are collected here and returned as `Error`s by the call that caused them.
     errors: Arc<Mutex<Vec<String>>>,
     submits: std::sync::atomic::AtomicU64,
+    dispatches: std::sync::atomic::AtomicU64,
     /// Mappable read-back buffers kept for the next read: creating one costs more than a small
     /// read itself (`.item()` in a loop). At most [`STAGING_KEPT`], each of a power-of-two size
     /// up to [`STAGING_MAX`].
@@ -298,6 +313,7 @@ impl Gpu {
             errors,
             staging: Mutex::default(),
             submits: Default::default(),
+            dispatches: Default::default(),
         })
     }
 
@@ -319,6 +335,11 @@ impl Gpu {
     /// How many command buffers were submitted so far (tests check that ops batch up).
     pub fn submits(&self) -> u64 {
         self.submits.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// How many compute dispatches were recorded so far (tests check an op's kernel count).
+    pub fn dispatches(&self) -> u64 {
+        self.dispatches.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The compiled pipeline for `key`, compiled on first use.
@@ -347,8 +368,13 @@ impl Gpu {
             self.device.create_shader_module(desc)
         };
         let layout = self.layout(key.kernel)?;
-        let constants = [("OP", f64::from(key.op))];
-        let constants: &[(&str, f64)] = if key.kernel.has_op() { &constants } else { &[] };
+        let mut constants = Vec::new();
+        if key.kernel.has_op() {
+            constants.push(("OP", f64::from(key.op)));
+        }
+        if key.dtype == GpuDType::F16 {
+            constants.push(("HALF", 1.0));
+        }
         let pipeline = self
             .device
             .create_compute_pipeline(&::wgpu::ComputePipelineDescriptor {
@@ -357,7 +383,7 @@ impl Gpu {
                 module: &module,
                 entry_point: Some(key.kernel.entry(key.op)),
                 compilation_options: ::wgpu::PipelineCompilationOptions {
-                    constants,
+                    constants: &constants,
                     ..Default::default()
                 },
                 cache: None,
@@ -638,6 +664,8 @@ impl Gpu {
         // The arena holds BATCH_LIMIT slots, far below 4 GiB.
         pass.set_bind_group(0, &bind_group, &[offset as u32]);
         pass.dispatch_workgroups(groups[0], groups[1], groups[2]);
+        self.dispatches
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         self.counted(pending)
     }
 

@@ -18,26 +18,26 @@ mod pool;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::shape::contiguous_strides;
-use context::{gpu, guarded, Gpu, GpuDType, Kernel, PipelineKey, WORKGROUP};
+use context::{gpu, guarded, Gpu, Kernel, PipelineKey, WORKGROUP};
 use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
-pub use context::{DISABLE_VAR, NO_ADAPTER};
+pub use context::{GpuDType, DISABLE_VAR, NO_ADAPTER};
 pub use pool::size_class;
 
 /// Every shader, by file name, for validation without a GPU.
 pub const SHADERS: [(&str, &str); 10] = [
-    ("unary.wgsl", include_str!("shaders/unary.wgsl")),
-    ("binary.wgsl", include_str!("shaders/binary.wgsl")),
-    ("reduce.wgsl", include_str!("shaders/reduce.wgsl")),
-    ("matmul.wgsl", include_str!("shaders/matmul.wgsl")),
-    ("copy.wgsl", include_str!("shaders/copy.wgsl")),
-    ("where.wgsl", include_str!("shaders/where.wgsl")),
-    ("softmax.wgsl", include_str!("shaders/softmax.wgsl")),
-    ("scan.wgsl", include_str!("shaders/scan.wgsl")),
-    ("index.wgsl", include_str!("shaders/index.wgsl")),
-    ("window.wgsl", include_str!("shaders/window.wgsl")),
+    ("unary.wgsl", Kernel::Unary.source()),
+    ("binary.wgsl", Kernel::Binary.source()),
+    ("reduce.wgsl", Kernel::Reduce.source()),
+    ("matmul.wgsl", Kernel::Matmul.source()),
+    ("copy.wgsl", Kernel::Copy.source()),
+    ("where.wgsl", Kernel::Where.source()),
+    ("softmax.wgsl", Kernel::Softmax.source()),
+    ("scan.wgsl", Kernel::Scan.source()),
+    ("index.wgsl", Kernel::Index.source()),
+    ("window.wgsl", Kernel::Window.source()),
 ];
 
 /// Whether a wgpu adapter exists and a device opened on it (creates the context).
@@ -456,11 +456,11 @@ pub enum ScanOp {
 }
 
 fn key(kernel: Kernel, op: u32) -> PipelineKey {
-    PipelineKey {
-        kernel,
-        op,
-        dtype: GpuDType::F32,
-    }
+    key_as(kernel, op, GpuDType::F32)
+}
+
+fn key_as(kernel: Kernel, op: u32, dtype: GpuDType) -> PipelineKey {
+    PipelineKey { kernel, op, dtype }
 }
 
 fn words(w: &[u32]) -> &[u8] {
@@ -520,6 +520,18 @@ pub fn unary_with(
     n: usize,
     args: [f32; 3],
 ) -> Result<GpuBuffer> {
+    unary_as(GpuDType::F32, op, x, offset, n, args)
+}
+
+/// `unary_with` giving `dtype` values (float16: each result rounded to half).
+pub fn unary_as(
+    dtype: GpuDType,
+    op: UnaryOp,
+    x: &GpuBuffer,
+    offset: usize,
+    n: usize,
+    args: [f32; 3],
+) -> Result<GpuBuffer> {
     guarded(|| {
         if offset + n > x.len {
             return Err(Error::Runtime(format!(
@@ -533,7 +545,7 @@ pub fn unary_with(
         if n == 0 {
             return Ok(out);
         }
-        let pipeline = g.pipeline(key(Kernel::Unary, op as u32))?;
+        let pipeline = g.pipeline(key_as(Kernel::Unary, op as u32, dtype))?;
         let [a, b, c] = args.map(f32::to_bits);
         let unit = [1isize];
         let operands = [(x, &unit[..], offset), (&out, &unit[..], 0)];
@@ -683,6 +695,19 @@ pub fn binary(
     vb: &View,
     out_shape: &[usize],
 ) -> Result<GpuBuffer> {
+    binary_as(GpuDType::F32, op, a, va, b, vb, out_shape)
+}
+
+/// `binary` giving `dtype` values (float16: each result rounded to half).
+pub fn binary_as(
+    dtype: GpuDType,
+    op: BinaryOp,
+    a: &GpuBuffer,
+    va: &View,
+    b: &GpuBuffer,
+    vb: &View,
+    out_shape: &[usize],
+) -> Result<GpuBuffer> {
     guarded(|| {
         let sa = broadcast_strides(va, out_shape, "a")?;
         let sb = broadcast_strides(vb, out_shape, "b")?;
@@ -697,7 +722,7 @@ pub fn binary(
         if n == 0 {
             return Ok(out);
         }
-        let pipeline = g.pipeline(key(Kernel::Binary, op as u32))?;
+        let pipeline = g.pipeline(key_as(Kernel::Binary, op as u32, dtype))?;
         let (ia, ib, io) = (signed(&sa), signed(&sb), contiguous_strides(out_shape));
         let operands = [
             (a, &ia[..], va.offset),
@@ -1696,4 +1721,9 @@ pub fn nonzero(
 /// Command buffers submitted to the GPU so far (0 before the first use).
 pub fn submit_count() -> u64 {
     context::existing().map_or(0, |g| g.submits())
+}
+
+/// Compute dispatches recorded so far (0 before the first use).
+pub fn dispatch_count() -> u64 {
+    context::existing().map_or(0, |g| g.dispatches())
 }

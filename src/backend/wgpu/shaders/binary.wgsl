@@ -10,9 +10,12 @@
 // workgroups. The flat output index is unravelled over the output shape (at most 8 dims,
 // innermost last) and dotted with each operand's strides; a broadcast dim has stride 0, so
 // broadcasting and strided views need no copy. The op is the overridable constant OP
-// (BinaryOp in mod.rs). Comparisons write 1.0 / 0.0.
+// (BinaryOp in mod.rs). Comparisons write 1.0 / 0.0. With HALF set (float16 operands, held as
+// float32 words of half values), each result rounds to half (round_half: half.wgsl, appended
+// to this shader) in the same pass.
 
 override OP: u32 = 0u;
+override HALF: bool = false;
 
 struct Params {
     n: u32,
@@ -219,5 +222,9 @@ fn main(
         ia += c * p.a_strides[q][r];
         ib += c * p.b_strides[q][r];
     }
-    out[p.o_offset + i] = apply(a[ia], b[ib]);
+    var v = apply(a[ia], b[ib]);
+    if (HALF) {
+        v = bitcast<f32>(round_half(bitcast<u32>(v)));
+    }
+    out[p.o_offset + i] = v;
 }

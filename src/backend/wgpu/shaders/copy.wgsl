@@ -33,28 +33,9 @@ struct Params {
 
 const ONE: u32 = 0x3f800000u; // 1.0f
 
-// The float32 bits of the half nearest to float32 `w` (ties to even; past the largest half,
-// infinity), as the host's f16::from_f32 rounds. Done on the bits, because pack2x16float
-// leaves both the rounding and out-of-range results to the implementation.
-fn round_half(w: u32) -> u32 {
-    let sign = w & 0x80000000u;
-    let a = w & 0x7fffffffu;
-    if (a >= 0x7f800000u) {
-        return w; // inf, NaN
-    }
-    if (a >= 0x477ff000u) {
-        return sign | 0x7f800000u; // rounds past 65504
-    }
-    if (a >= 0x38800000u) {
-        // A normal half: keep 10 of the 23 mantissa bits.
-        return sign | ((a + 0xfffu + ((a >> 13u) & 1u)) & 0xffffe000u);
-    }
-    // A subnormal half: a multiple of 2^-24 (round() ties to even; the scaling is exact).
-    return sign | bitcast<u32>(round(bitcast<f32>(a) * 16777216.0) / 16777216.0);
-}
-
 fn convert(w: u32) -> u32 {
     switch OP {
+        // round_half: half.wgsl, appended to this shader.
         case 5u: { return round_half(w); }
         case 6u: { return round_half(bitcast<u32>(f32(bitcast<i32>(w)))); }
         case 1u: { return bitcast<u32>(f32(bitcast<i32>(w))); }

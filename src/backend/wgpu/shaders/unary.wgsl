@@ -11,8 +11,11 @@
 // branch-free pipeline. Grids past 65,535 workgroups spill into y (2-D dispatch); the flat
 // index folds y back in with num_workgroups.x. Functions WGSL leaves undefined or imprecise
 // at the edges (NaN in relu, large |x| in tanh/sigmoid, log1p/expm1 near 0) are written out.
+// With HALF set (a float16 tensor), each result rounds to half (round_half: half.wgsl,
+// appended to this shader) in the same pass.
 
 override OP: u32 = 0u;
+override HALF: bool = false;
 
 struct Params {
     n: u32,
@@ -211,5 +214,9 @@ fn main(
     if (i >= p.n) {
         return;
     }
-    y[p.y_offset + i] = apply(x[p.x_offset + i]);
+    var v = apply(x[p.x_offset + i]);
+    if (HALF) {
+        v = bitcast<f32>(round_half(bitcast<u32>(v)));
+    }
+    y[p.y_offset + i] = v;
 }
