@@ -165,6 +165,19 @@ def run_sum(lib, s):
     return s[0].sum()
 
 
+def setup_rows(lib):
+    lib.manual_seed(0)
+    return lib.randn(1000, 1000)
+
+
+def run_softmax(lib, x):
+    return x.softmax(1)
+
+
+def run_tanh_sigmoid(lib, x):
+    return x.tanh() + x.sigmoid()
+
+
 def setup_mlp(lib):
     lib.manual_seed(0)
 
@@ -221,6 +234,8 @@ CASES = [
     Case("a * b + a, 1M int32", setup_pair_as("int32"), run_mul_add, None),
     Case("a.sum(), 1M f16", setup_pair_as("float16"), run_sum, None),
     Case("conv2d fwd+bwd 32x3x32x32, 32 filters 3x3", setup_conv, run_conv, 1.5),
+    Case("softmax(dim=1) 1000x1000 f32", setup_rows, run_softmax, None),
+    Case("tanh(x) + sigmoid(x), 1M f32", setup_rows, run_tanh_sigmoid, None),
 ]
 
 

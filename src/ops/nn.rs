@@ -25,7 +25,9 @@ fn softmax_data(x: &Tensor, dim: usize, log: bool) -> Result<Tensor> {
     }
     let nd = x.dim();
     let last = nd.saturating_sub(1) as i64;
-    let moved = if nd == 0 {
+    // Along the last dim the rows already are contiguous runs: no moves (`to_vec` copies).
+    let in_place = nd == 0 || dim == nd - 1;
+    let moved = if in_place {
         x.clone()
     } else {
         contiguous_clone(&crate::ops::movement::transpose(
@@ -38,24 +40,29 @@ fn softmax_data(x: &Tensor, dim: usize, log: bool) -> Result<Tensor> {
     macro_rules! run {
         ($T:ty) => {{
             let mut v = moved.to_vec::<$T>();
+            // Each pass is its own loop so that it vectorizes (exp is `vmath`'s); the sum of
+            // the exponentials accumulates in float64.
             let body = |r: &mut [$T]| {
+                use crate::backend::cpu::{reduce::sum_serial, vmath::VMath};
                 let m = r.iter().copied().fold(<$T>::NEG_INFINITY, <$T>::max);
                 let m = if m.is_finite() { m } else { 0.0 };
-                let mut s = 0.0f64;
-                for e in r.iter_mut() {
-                    let z = *e - m;
-                    s += (z as f64).exp();
-                    if !log {
-                        *e = z.exp();
-                    } else {
-                        *e = z;
-                    }
-                }
                 if log {
+                    r.iter_mut().for_each(|e| *e -= m);
+                    // The exponentials go through a stack run: r keeps the shifted values.
+                    let mut buf = [0.0 as $T; 256];
+                    let s: f64 = r
+                        .chunks(256)
+                        .map(|run| {
+                            let b = &mut buf[..run.len()];
+                            b.iter_mut().zip(run).for_each(|(o, &z)| *o = z.vexp());
+                            sum_serial::<$T>(b)
+                        })
+                        .sum();
                     let ls = s.ln() as $T;
                     r.iter_mut().for_each(|e| *e -= ls);
                 } else {
-                    let inv = (1.0 / s) as $T;
+                    r.iter_mut().for_each(|e| *e = (*e - m).vexp());
+                    let inv = (1.0 / sum_serial::<$T>(r)) as $T;
                     r.iter_mut().for_each(|e| *e *= inv);
                 }
             };
@@ -72,7 +79,7 @@ fn softmax_data(x: &Tensor, dim: usize, log: bool) -> Result<Tensor> {
         DType::F32 => run!(f32),
         _ => run!(f64),
     };
-    if nd == 0 {
+    if in_place {
         return Ok(t);
     }
     Ok(contiguous_clone(&crate::ops::movement::transpose(

@@ -2,6 +2,7 @@
 //! Unary float ops compute integer and bool inputs in float32, as PyTorch does.
 
 use crate::autograd::{needs_grad, record_formula, SavedTensor};
+use crate::backend::cpu::vmath::VMath;
 use crate::dtype::{result_type, DType, Scalar};
 use crate::error::{Error, Result};
 use crate::ops::arith::{self, add, cmp, cmps, div, keep, mul, muls, neg, rsubs, sub};
@@ -316,7 +317,7 @@ pub fn frac(x: &Tensor) -> Result<Tensor> {
 
 pub fn silu(x: &Tensor) -> Result<Tensor> {
     crate::dtype::check_float("silu_cpu", x.dtype())?;
-    let out = fmap!(x, gpu Silu, |v: T| v / (1.0 + (-v).exp()));
+    let out = fmap!(x, gpu Silu, |v: T| v / (1.0 + (-v).vexp()));
     unary_node(x, out, "SiluBackward0", Save::Input, |g, x| {
         // s * (1 + x * (1 - s))
         let s = arith::un(UnaryOp::Sigmoid, x)?;
@@ -345,7 +346,7 @@ pub fn gelu(x: &Tensor, approximate: &str) -> Result<Tensor> {
     let out = if tanh {
         fmap!(x, gpu GeluTanh, |v: T| {
             let inner = SQRT_2_OVER_PI as T * (v + GELU_C as T * v * v * v);
-            0.5 * v * (1.0 + inner.tanh())
+            0.5 * v * (1.0 + inner.vtanh())
         })
     } else {
         fmap!(x, gpu GeluErf, |v: T| 0.5

@@ -3,6 +3,7 @@
 
 use crate::autograd::{needs_grad, record, Backward, Ctx, SavedTensor};
 use crate::backend::cpu::elementwise;
+use crate::backend::cpu::vmath::VMath;
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
 use crate::ops::binary::{gt, mul, Operand};
@@ -100,12 +101,12 @@ macro_rules! with_float_fn {
     ($op:expr, $t:ty, |$f:ident| $body:expr) => {
         with_float_fn!(@arms $op, $f, $body;
             Neg => |x: $t| -x,
-            Exp => |x: $t| x.exp(),
+            Exp => |x: $t| x.vexp(),
             Log => |x: $t| x.ln(),
             Sin => |x: $t| x.sin(),
             Cos => |x: $t| x.cos(),
-            Tanh => |x: $t| x.tanh(),
-            Sigmoid => |x: $t| 1.0 / (1.0 + (-x).exp()),
+            Tanh => |x: $t| x.vtanh(),
+            Sigmoid => |x: $t| 1.0 / (1.0 + (-x).vexp()),
             // NaN propagates (NaN > 0 is false, so test "not <= 0").
             Relu => |x: $t| if x <= 0.0 { 0.0 } else { x },
             Sqrt => |x: $t| x.sqrt(),

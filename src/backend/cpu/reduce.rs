@@ -74,7 +74,8 @@ pub fn sum_half(x: &[half::f16]) -> f64 {
 /// ran at about half of it).
 const LANES: usize = 32;
 
-fn sum_serial<T: Summable>(x: &[T]) -> T::Acc {
+/// `sum_slice` on the calling thread.
+pub fn sum_serial<T: Summable>(x: &[T]) -> T::Acc {
     let mut acc = [T::Acc::default(); LANES];
     let chunks = x.chunks_exact(LANES);
     let rest = chunks.remainder();
