@@ -368,7 +368,7 @@ fn binary_broadcasts_like_cpu() {
             strides: &sb,
             offset: 0,
         };
-        let got = gpu::binary(op, &ga, &va, &gb, &vb, &out_shape).unwrap();
+        let got = gpu::binary(GpuDType::F32, op, &ga, &va, &gb, &vb, &out_shape).unwrap();
         let rtol = match op {
             BinaryOp::Pow => 2e-5,
             BinaryOp::Atan2 => 2e-6,
@@ -394,7 +394,7 @@ fn binary_broadcasts_like_cpu() {
         strides: &[1],
         offset: 0,
     };
-    assert!(gpu::binary(BinaryOp::Add, &x, &v3, &x, &v2, &[3]).is_err());
+    assert!(gpu::binary(GpuDType::F32, BinaryOp::Add, &x, &v3, &x, &v2, &[3]).is_err());
 }
 
 #[test]
@@ -790,7 +790,7 @@ fn copy_moves_strided_words_and_casts() {
         strides: &[],
         offset: 0,
     };
-    let times_one = gpu::binary_as(
+    let times_one = gpu::binary(
         GpuDType::F16,
         BinaryOp::Mul,
         &eb,
@@ -1050,7 +1050,7 @@ fn infinite_extremes_and_zero_powers() {
     );
     let mut st = Vec::new();
     let v = View::contiguous(&[6], &mut st);
-    let got = gpu::binary(BinaryOp::Pow, &a, &v, &b, &v.clone(), &[6])
+    let got = gpu::binary(GpuDType::F32, BinaryOp::Pow, &a, &v, &b, &v.clone(), &[6])
         .unwrap()
         .download()
         .unwrap();

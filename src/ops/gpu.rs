@@ -214,7 +214,7 @@ fn binary_words(
     let (sa, sb) = (ustrides(&la), ustrides(&lb));
     let va = uview(&la, &sa);
     let vb = uview(&lb, &sb);
-    match gpu::binary_as(kind, op, &ba, &va, &bb, &vb, shape) {
+    match gpu::binary(kind, op, &ba, &va, &bb, &vb, shape) {
         Ok(out) => Ok(Some(out)),
         // More non-mergeable dims than the shader indexes: the host path takes it.
         Err(_) if shape.len() > gpu::MAX_DIMS => Ok(None),

@@ -686,20 +686,8 @@ fn extent(v: &View) -> usize {
 }
 
 /// `out = op(a, b)` over `out_shape` (contiguous), each operand read through its view with
-/// broadcasting.
+/// broadcasting, as `dtype` values (float16: each result rounded to half).
 pub fn binary(
-    op: BinaryOp,
-    a: &GpuBuffer,
-    va: &View,
-    b: &GpuBuffer,
-    vb: &View,
-    out_shape: &[usize],
-) -> Result<GpuBuffer> {
-    binary_as(GpuDType::F32, op, a, va, b, vb, out_shape)
-}
-
-/// `binary` giving `dtype` values (float16: each result rounded to half).
-pub fn binary_as(
     dtype: GpuDType,
     op: BinaryOp,
     a: &GpuBuffer,
@@ -833,7 +821,15 @@ fn reduce_impl(
                     strides: &[],
                     offset: 0,
                 };
-                let mean = binary(BinaryOp::Div, &out, &sums, &count, &number, &shape)?;
+                let mean = binary(
+                    GpuDType::F32,
+                    BinaryOp::Div,
+                    &out,
+                    &sums,
+                    &count,
+                    &number,
+                    &shape,
+                )?;
                 return Ok((mean, None));
             }
             return Ok((out, None));
