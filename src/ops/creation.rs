@@ -69,12 +69,12 @@ pub fn cast_data(t: &Tensor, dtype: DType) -> Tensor {
 /// `DType::compute` dtype (float32, int64), and each op rounds (wraps) its result back, as
 /// PyTorch's CPU kernels do with `opmath_type`. So an op's kernels exist for the wide dtypes
 /// only: `wide` widens an input, `narrow` casts the result back.
-/// A float16 GPU tensor's words already are float32 values: they are read in place.
 pub(crate) fn wide(t: &Tensor) -> Tensor {
     let w = t.dtype().compute();
     if w == t.dtype() {
         return t.clone();
     }
+    // A float16 GPU tensor's words already are float32 values: they are read in place.
     if let Ok(Some(v)) = crate::ops::gpu::half_as_float(t) {
         return v;
     }

@@ -163,11 +163,9 @@ pub fn binary_to(
     shape: &[usize],
     dtype: DType,
 ) -> Result<Option<Tensor>> {
-    let kind = float_kind(dtype).unwrap_or(gpu::GpuDType::F32);
-    let dtype = if kind == gpu::GpuDType::F16 {
-        DType::F16
-    } else {
-        DType::F32
+    let (kind, dtype) = match dtype {
+        DType::F16 => (gpu::GpuDType::F16, DType::F16),
+        _ => (gpu::GpuDType::F32, DType::F32),
     };
     Ok(binary_words(op, a, b, shape, operand, kind)?.map(|out| {
         Tensor::from_storage(
