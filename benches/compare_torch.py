@@ -178,6 +178,18 @@ def run_tanh_sigmoid(lib, x):
     return x.tanh() + x.sigmoid()
 
 
+def run_sort(lib, x):
+    return x.sort(1)
+
+
+def run_topk(lib, x):
+    return x.topk(5, 1)
+
+
+def run_median(lib, x):
+    return x.median(1)
+
+
 def setup_mlp(lib):
     lib.manual_seed(0)
 
@@ -236,6 +248,9 @@ CASES = [
     Case("conv2d fwd+bwd 32x3x32x32, 32 filters 3x3", setup_conv, run_conv, 1.5),
     Case("softmax(dim=1) 1000x1000 f32", setup_rows, run_softmax, None),
     Case("tanh(x) + sigmoid(x), 1M f32", setup_rows, run_tanh_sigmoid, None),
+    Case("sort(dim=1) 1000x1000 f32", setup_rows, run_sort, None),
+    Case("topk(5, dim=1) 1000x1000 f32", setup_rows, run_topk, None),
+    Case("median(dim=1) 1000x1000 f32", setup_rows, run_median, None),
 ]
 
 

@@ -25,22 +25,24 @@ fn main() {
         let a = GpuBuffer::upload(&data).expect("upload");
         let v = MatView::contiguous(s, s);
         // Warm-up: compiles the pipeline and fills the pool.
-        gpu::matmul(&a, v, &a, v, 1, s, s, s).expect("matmul");
-        gpu::synchronize().expect("sync");
-        let mut reps = 1;
-        loop {
-            let t = Instant::now();
-            for _ in 0..reps {
-                gpu::matmul(&a, v, &a, v, 1, s, s, s).expect("matmul");
-            }
+        for tiles in [gpu::MmTiles::Large, gpu::MmTiles::Small] {
+            gpu::matmul_tiled(tiles, &a, v, &a, v, 1, s, s, s).expect("matmul");
             gpu::synchronize().expect("sync");
-            let dt = t.elapsed().as_secs_f64();
-            if dt > 0.5 || reps >= 1 << 12 {
-                let gflops = 2.0 * (s as f64).powi(3) * reps as f64 / dt / 1e9;
-                println!("matmul {s}x{s}x{s}: {gflops:.1} GFLOP/s ({reps} reps, {dt:.2} s)");
-                break;
+            let mut reps = 1;
+            loop {
+                let t = Instant::now();
+                for _ in 0..reps {
+                    gpu::matmul_tiled(tiles, &a, v, &a, v, 1, s, s, s).expect("matmul");
+                }
+                gpu::synchronize().expect("sync");
+                let dt = t.elapsed().as_secs_f64();
+                if dt > 0.5 || reps >= 1 << 12 {
+                    let gflops = 2.0 * (s as f64).powi(3) * reps as f64 / dt / 1e9;
+                    println!("matmul {s}x{s}x{s} {tiles:?}: {gflops:.1} GFLOP/s ({reps} reps, {dt:.2} s)");
+                    break;
+                }
+                reps *= 2;
             }
-            reps *= 2;
         }
     }
 

@@ -711,3 +711,59 @@ def test_no_adapter_path():
                        timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "ok"
+
+
+# (shape, dim, descending, dtype, dispatches): one dispatch for lines of up to 1024 elements
+# (the sort kernel's shared-memory block), more for longer ones (a bitonic network's steps).
+SORT_CASES = [
+    ((6, 5), 1, False, "float32", 1),
+    ((6, 5), 0, True, "float32", 1),
+    ((3, 1024), 1, True, "float32", 1),
+    # a first pass, then per stage past 1024 its steps of width >= 1024 and a last pass
+    ((2, 3000), 1, False, "float32", 1 + (1 + 1) + (2 + 1)),
+    ((5000, 2), 0, True, "float32", 1 + (1 + 1) + (2 + 1) + (3 + 1)),
+    ((70000, 3), 1, False, "float32", 1),
+    ((40, 7), 0, False, "int64", 1),
+    ((9, 33), 1, True, "int32", 1),
+    ((8, 9), 1, False, "float16", 1),
+    ((4, 9), 1, True, "bool", 1),
+]
+
+
+@needs_gpu
+@pytest.mark.parametrize("shape, dim, descending, dtype, kernels", SORT_CASES,
+                         ids=["x".join(map(str, c[0])) + f"-{c[1]}-{c[3]}" for c in SORT_CASES])
+def test_sort_runs_on_the_gpu(shape, dim, descending, dtype, kernels):
+    """Sorting is a stable bitonic network on the GPU: the same values and indices as the
+    host's stable sort (ties, NaN and -0 included), without a read-back."""
+    from gradrs import _native
+
+    rng = np.random.default_rng(len(shape) + shape[0])
+    xs = rng.integers(-4, 5, shape) if dtype in ("int64", "int32") else (
+        rng.random(shape) < 0.5 if dtype == "bool" else rng.standard_normal(shape))
+    if dtype.startswith("float"):
+        xs.flat[::7] = 0.5  # ties
+        xs.flat[1::11] = np.nan
+        xs.flat[2::13] = -0.0
+    host = gradrs.tensor(xs, dtype=getattr(gradrs, dtype))
+    x = host.to("gpu")
+    x.sort(dim, descending)  # compiles the pipelines
+    gradrs.gpu.synchronize()
+    d0, down = _native._gpu_dispatch_count(), gradrs.gpu.transfer_counts()[0]
+    values, indices = x.sort(dim, descending)
+    assert _native._gpu_dispatch_count() - d0 == kernels
+    assert gradrs.gpu.transfer_counts()[0] == down
+    want_v, want_i = host.sort(dim, descending)
+    assert values.device.type == "gpu" and values.dtype == host.dtype
+    np.testing.assert_array_equal(values.cpu().numpy(), want_v.numpy())
+    np.testing.assert_array_equal(indices.cpu().numpy(), want_i.numpy())
+    try:
+        import torch
+    except ImportError:
+        return
+    else:
+        # The host's order is PyTorch's stable one.
+        tv, ti = torch.sort(torch.tensor(xs).to(getattr(torch, dtype)), dim=dim,
+                            descending=descending, stable=True)
+        np.testing.assert_array_equal(want_i.numpy(), ti.numpy())
+        np.testing.assert_array_equal(want_v.numpy(), tv.numpy())

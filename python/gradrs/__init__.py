@@ -196,7 +196,7 @@ _OUT_OPS = frozenset("""
     clamp_max nan_to_num maximum minimum fmax atan2 arctan2 fmod remainder floor_divide
     logical_and logical_or logical_xor logical_not lerp addcmul addcdiv max min amax amin argmax
     argmin prod var std norm logsumexp cumsum cumprod all any gather index_select masked_select
-    nonzero take_along_dim tril triu
+    nonzero take_along_dim tril triu sort msort topk kthvalue median
 """.split())
 
 # Outputs that are never differentiable: PyTorch lets these write into `out` under grad mode.
@@ -223,6 +223,8 @@ for _name in (
     # reductions and scans
     "max", "min", "amax", "amin", "argmax", "argmin", "prod", "var", "std", "norm",
     "logsumexp", "cumsum", "cumprod", "all", "any",
+    # sorting
+    "sort", "argsort", "msort", "topk", "kthvalue", "median",
     # indexing and shape
     "select", "narrow", "split", "chunk", "unbind", "gather", "scatter", "scatter_add",
     "index_select", "index_add", "masked_fill", "masked_select", "nonzero", "take_along_dim",

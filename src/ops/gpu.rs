@@ -353,6 +353,39 @@ pub fn scan(op: gpu::ScanOp, x: &Tensor, dim: usize) -> Result<Option<Tensor>> {
     Ok(Some(result(out, &shape)))
 }
 
+/// A GPU tensor sorted along `dim` (stable, NaN the largest): its values and their positions
+/// (int64, int32 words), both contiguous in its shape. Read in place when contiguous, else
+/// after a GPU copy; None for values the GPU does not hold or scratch past one binding.
+pub fn sort(x: &Tensor, dim: usize, descending: bool) -> Result<Option<(Tensor, Tensor)>> {
+    if x.device() != Device::Gpu {
+        return Ok(None);
+    }
+    let x = if x.is_contiguous() {
+        x.clone()
+    } else {
+        match contiguous_as(x, x.dtype())? {
+            Some(c) => c,
+            None => return Ok(None),
+        }
+    };
+    let shape = x.shape();
+    let [outer, len, inner] = lines(&shape, dim);
+    let d: Data = x.data();
+    let buf = d.storage.gpu_buffer()?;
+    let scratch = outer * inner * len.next_power_of_two();
+    if !bindable(&[&buf], scratch.max(d.layout.numel())) || scratch >= 1 << 32 {
+        return Ok(None);
+    }
+    // float16 and bool words are float32 values; int64 words int32 ones (gpu::Words).
+    let int = matches!(x.dtype(), DType::I64 | DType::I32);
+    let (vals, idx) = gpu::sort(&buf, d.layout.offset, [outer, len, inner], int, descending)?;
+    let layout = Layout::contiguous(&shape);
+    Ok(Some((
+        Tensor::from_storage(Storage::from_gpu_words(vals, x.dtype()), layout.clone()),
+        Tensor::from_storage(Storage::from_gpu_words(idx, DType::I64), layout),
+    )))
+}
+
 /// Softmax / log-softmax of a float32 GPU tensor along `dim` (read in place when contiguous,
 /// else after a GPU copy).
 pub fn softmax(x: &Tensor, dim: usize, log: bool) -> Result<Option<Tensor>> {
@@ -589,12 +622,20 @@ pub fn logical(
 }
 
 /// The int32 words of an index whose int64 `values` (row-major) the caller has read and
-/// checked: a GPU index's own buffer when its values are there, else `values` uploaded.
+/// checked: a GPU index's own buffer when its values are there, else `values` uploaded. A
+/// caller that trusts its index passes no values; they are then read off the host copy.
 fn index_words(index: &Tensor, values: &[i64]) -> Result<(Arc<gpu::GpuBuffer>, Layout)> {
     if resident(index) {
         let d: Data = index.data();
         return Ok((d.storage.gpu_buffer()?, d.layout));
     }
+    let host;
+    let values = if values.len() == index.numel() {
+        values
+    } else {
+        host = crate::ops::creation::wide(index).to_vec::<i64>();
+        &host
+    };
     let w: Vec<u32> = gpu::narrow_i64(values)?
         .into_iter()
         .map(|v| v as u32)

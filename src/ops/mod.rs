@@ -17,6 +17,7 @@ pub mod random;
 pub mod reduce;
 pub mod shape;
 pub mod slicing;
+pub mod sort;
 pub mod unary;
 
 use crate::dtype::{Participant, Scalar};

@@ -380,7 +380,7 @@ pub fn extreme_all(x: &Tensor, max: bool) -> Result<Tensor> {
 }
 
 /// Record the backward that spreads the gradient evenly over the elements equal to the result.
-fn evenly_distributed(
+pub(crate) fn evenly_distributed(
     x: &Tensor,
     out: Tensor,
     dims: &[usize],

@@ -2,7 +2,7 @@
 
 use super::helpers;
 use super::tensor::{dims_arg, wrap, PyTensor};
-use crate::ops::reduce;
+use crate::ops::{reduce, sort};
 use pyo3::prelude::*;
 
 type R = PyResult<Py<PyAny>>;
@@ -187,6 +187,43 @@ impl PyTensor {
     #[pyo3(signature = (dim, *, dtype=None))]
     fn cumprod(&self, py: Python<'_>, dim: i64, dtype: Option<&Bound<'_, PyAny>>) -> R {
         wrap(py, self.accumulate_as(dtype, |x| reduce::cumprod(x, dim))?)
+    }
+    /// `stable` is accepted for PyTorch's signature: every sort here is stable.
+    #[pyo3(signature = (dim=-1, descending=false, *, stable=None))]
+    fn sort(&self, py: Python<'_>, dim: i64, descending: bool, stable: Option<bool>) -> R {
+        let _ = stable;
+        let (v, i) = sort::sort(&self.t, dim, descending)?;
+        values_indices(py, "sort", v, i)
+    }
+    #[pyo3(signature = (dim=-1, descending=false, *, stable=false))]
+    fn argsort(&self, py: Python<'_>, dim: i64, descending: bool, stable: bool) -> R {
+        let _ = stable;
+        wrap(py, sort::argsort(&self.t, dim, descending)?)
+    }
+    fn msort(&self, py: Python<'_>) -> R {
+        wrap(py, sort::msort(&self.t)?)
+    }
+    /// `sorted=False` lets PyTorch pick any order; this one gives the sorted order always.
+    #[pyo3(signature = (k, dim=-1, largest=true, sorted=true))]
+    fn topk(&self, py: Python<'_>, k: i64, dim: i64, largest: bool, sorted: bool) -> R {
+        let _ = sorted;
+        let (v, i) = sort::topk(&self.t, k, dim, largest)?;
+        values_indices(py, "topk", v, i)
+    }
+    #[pyo3(signature = (k, dim=-1, keepdim=false))]
+    fn kthvalue(&self, py: Python<'_>, k: i64, dim: i64, keepdim: bool) -> R {
+        let (v, i) = sort::kthvalue(&self.t, k, dim, keepdim)?;
+        values_indices(py, "kthvalue", v, i)
+    }
+    #[pyo3(signature = (dim=None, keepdim=false))]
+    fn median(&self, py: Python<'_>, dim: Option<i64>, keepdim: bool) -> R {
+        match dim {
+            None => wrap(py, sort::median_all(&self.t)?),
+            Some(d) => {
+                let (v, i) = sort::median_dim(&self.t, d, keepdim)?;
+                values_indices(py, "median", v, i)
+            }
+        }
     }
     #[pyo3(signature = (dim=None, keepdim=false))]
     fn all(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> R {

@@ -171,7 +171,13 @@ impl Tensor {
 
     /// A contiguous tensor of `v` on `device` (see Note [Devices]).
     pub fn from_vec_on<T: Element>(v: Vec<T>, shape: &[usize], device: Device) -> Tensor {
-        debug_assert_eq!(v.len(), numel(shape));
+        // A short vector would be read past its end: a kernel's bug panics (a Python
+        // exception) instead.
+        assert_eq!(
+            v.len(),
+            numel(shape),
+            "from_vec_on: length and shape differ"
+        );
         Tensor::from_data(Data {
             storage: Storage::from_vec_on(v, device),
             layout: Layout::contiguous(shape),

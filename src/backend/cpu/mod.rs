@@ -9,6 +9,7 @@ pub mod index;
 pub mod matmul;
 pub mod parallel;
 pub mod reduce;
+pub mod sort;
 pub mod vmath;
 
 /// Elements below which a kernel stays on the calling thread.

@@ -35,6 +35,9 @@ pub const WORKGROUP: u64 = 256;
 /// Matmul's op for its 64x64-tile entry point (op 0 is the 128x128 one).
 pub const MATMUL_SMALL: u32 = 1;
 
+/// The sort op bit that picks its one-step-per-dispatch entry point (sort.wgsl).
+pub const SORT_STEP: u32 = 2;
+
 /// The kernel families, one shader file each.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kernel {
@@ -48,6 +51,7 @@ pub enum Kernel {
     Scan,
     Window,
     Index,
+    Sort,
 }
 
 /// What a pipeline's results are: float32, or float16 (float32 words holding half values,
@@ -91,6 +95,7 @@ impl Kernel {
             Kernel::Scan => include_str!("shaders/scan.wgsl"),
             Kernel::Index => include_str!("shaders/index.wgsl"),
             Kernel::Window => include_str!("shaders/window.wgsl"),
+            Kernel::Sort => include_str!("shaders/sort.wgsl"),
         }
     }
 
@@ -106,6 +111,7 @@ impl Kernel {
             Kernel::Scan => "scan",
             Kernel::Index => "index",
             Kernel::Window => "window",
+            Kernel::Sort => "sort",
         }
     }
 
@@ -115,10 +121,11 @@ impl Kernel {
     }
 
     /// The entry point of `op`: matmul's op picks its tiling ([`MATMUL_SMALL`]: 64x64 tiles),
-    /// the other kernels have one entry point.
+    /// sort's [`SORT_STEP`] bit its global step; the other kernels have one entry point.
     pub fn entry(self, op: u32) -> &'static str {
         match (self, op) {
             (Kernel::Matmul, MATMUL_SMALL) => "small",
+            (Kernel::Sort, op) if op & SORT_STEP != 0 => "step",
             _ => "main",
         }
     }
