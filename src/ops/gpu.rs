@@ -92,6 +92,12 @@ fn contiguous_float(x: &Tensor) -> Result<Option<Tensor>> {
     if x.device() != Device::Gpu || float_kind(x.dtype()).is_none() {
         return Ok(None);
     }
+    contiguous_on_gpu(x)
+}
+
+/// A GPU tensor as a contiguous one: itself, or a copy made on the GPU. None when its values
+/// are not on the GPU.
+fn contiguous_on_gpu(x: &Tensor) -> Result<Option<Tensor>> {
     if x.is_contiguous() {
         return Ok(Some(x.clone()));
     }
@@ -360,13 +366,8 @@ pub fn sort(x: &Tensor, dim: usize, descending: bool) -> Result<Option<(Tensor, 
     if x.device() != Device::Gpu {
         return Ok(None);
     }
-    let x = if x.is_contiguous() {
-        x.clone()
-    } else {
-        match contiguous_as(x, x.dtype())? {
-            Some(c) => c,
-            None => return Ok(None),
-        }
+    let Some(x) = contiguous_on_gpu(x)? else {
+        return Ok(None);
     };
     let shape = x.shape();
     let [outer, len, inner] = lines(&shape, dim);
@@ -858,13 +859,8 @@ pub fn nonzero(x: &Tensor) -> Result<Option<Tensor>> {
             Layout::contiguous(&[count, 0]),
         )));
     }
-    let c = if x.is_contiguous() {
-        x.clone()
-    } else {
-        match contiguous_as(x, x.dtype())? {
-            Some(c) => c,
-            None => return Ok(None),
-        }
+    let Some(c) = contiguous_on_gpu(x)? else {
+        return Ok(None);
     };
     let d: Data = c.data();
     let buf = d.storage.gpu_buffer()?;
