@@ -94,22 +94,24 @@ pub fn sort_rows<T: Copy + PartialOrd + Send + Sync>(
     let rows = x.len() / len;
     let (mut vals, mut idx) = (vec![x[0]; rows * width], vec![0i64; rows * width]);
     let body = |((row, v), i): ((&[T], &mut [T]), &mut [i64])| {
-        let mut pairs: Vec<(T, usize)> = match what {
+        let all = || -> Vec<(T, usize)> { row.iter().copied().zip(0..).collect() };
+        let pairs = match what {
+            Rows::Sort { descending } => {
+                let mut pairs = all();
+                pairs.sort_unstable_by(pairs_order(descending));
+                pairs
+            }
             // A few of many: one pass keeping the best k in order (most elements cost one
             // comparison with the k-th) instead of a selection over a copy of the row.
             Rows::First { k, descending } if k * 16 <= len => best_k(row, k, descending),
-            _ => row.iter().copied().zip(0..).collect(),
-        };
-        match what {
-            Rows::Sort { descending } => pairs.sort_unstable_by(pairs_order(descending)),
-            Rows::First { k, .. } if k * 16 <= len => {}
             Rows::First { k, descending } => {
-                let by = pairs_order(descending);
+                let (mut pairs, by) = (all(), pairs_order(descending));
                 if k < len {
                     pairs.select_nth_unstable_by(k - 1, by);
                     pairs.truncate(k);
                 }
                 pairs.sort_unstable_by(by);
+                pairs
             }
             Rows::Kth { k, nan_first } => {
                 let first_nan = if nan_first {
@@ -119,11 +121,11 @@ pub fn sort_rows<T: Copy + PartialOrd + Send + Sync>(
                 };
                 let p = match first_nan {
                     Some(p) => p,
-                    None => pairs.select_nth_unstable_by(k - 1, pairs_order(false)).1 .1,
+                    None => all().select_nth_unstable_by(k - 1, pairs_order(false)).1 .1,
                 };
-                pairs[0] = (row[p], p);
+                vec![(row[p], p)]
             }
-        }
+        };
         for (j, &(value, p)) in pairs.iter().take(width).enumerate() {
             v[j] = value;
             i[j] = p as i64;
