@@ -1,0 +1,1 @@
+"""`gradrs.utils`: data loading and other utilities."""
