@@ -336,3 +336,4 @@ true_divide = globals()["div"]
 from . import autograd  # noqa: E402
 from . import nn  # noqa: E402
 from . import cuda, gpu  # noqa: E402
+from ._alias import as_torch  # noqa: E402

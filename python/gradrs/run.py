@@ -1,0 +1,77 @@
+"""`python -m gradrs.run script.py [args]`: run an unmodified PyTorch program on gradrs.
+
+The `torch` alias (`gradrs._alias`) is installed first, then the program runs as `__main__`
+the way `python script.py args` would run it: `sys.argv` is `[script.py, *args]`, `sys.path[0]`
+is the script's directory, `if __name__ == "__main__":` blocks run, and an uncaught exception
+prints the script's own traceback (without this runner's frames) and exits with status 1.
+`python -m gradrs.run -m package.module args` runs a module as `python -m` would.
+"""
+
+from __future__ import annotations
+
+import os
+import runpy
+import sys
+import types
+
+from . import _alias
+from ._alias import as_torch
+
+_USAGE = """usage: python -m gradrs.run script.py [args ...]
+       python -m gradrs.run -m module [args ...]
+
+Runs a PyTorch program with `import torch` (and every torch.<submodule>) resolving to gradrs."""
+
+# Frames of this runner, of runpy and of the alias finder (whose ModuleNotFoundError for a path
+# gradrs lacks should read like Python's own), dropped from a program's traceback.
+_HIDDEN_FILES = {__file__, runpy.__file__, "<frozen runpy>", _alias.__file__}
+
+
+def _report(exc: BaseException) -> None:
+    """Print `exc` as the interpreter would for the program: its frames only."""
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename not in _HIDDEN_FILES:
+            frames.append(tb)
+        tb = tb.tb_next
+    tb = None
+    for t in reversed(frames):
+        tb = types.TracebackType(tb, t.tb_frame, t.tb_lasti, t.tb_lineno)
+    sys.excepthook(type(exc), exc.with_traceback(tb), tb)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else list(argv)
+    if not args or args[0] in ("-h", "--help"):
+        print(_USAGE, file=sys.stdout if args else sys.stderr)
+        sys.exit(0 if args else 2)
+    if args[0] == "-m":
+        if len(args) < 2:
+            print("Argument expected for the -m option\n\n" + _USAGE, file=sys.stderr)
+            sys.exit(2)
+        module, rest = args[1], args[2:]
+        run = lambda: runpy.run_module(module, run_name="__main__", alter_sys=True)  # noqa: E731
+        sys.argv = [module, *rest]  # runpy replaces argv[0] with the module's file, as python -m
+        # sys.path[0] is already the working directory, as under `python -m module`.
+    else:
+        script, rest = args[0], args[1:]
+        if not os.path.exists(script):
+            print(f"{sys.executable}: can't open file {os.path.abspath(script)!r}: "
+                  "[Errno 2] No such file or directory", file=sys.stderr)
+            sys.exit(2)
+        run = lambda: runpy.run_path(script, run_name="__main__")  # noqa: E731
+        sys.argv = [script, *rest]
+        sys.path[0] = os.path.dirname(os.path.abspath(script))
+    as_torch()
+    try:
+        run()
+    except (SystemExit, KeyboardInterrupt):
+        raise
+    except BaseException as exc:  # noqa: BLE001 - report whatever the program raised, as python
+        _report(exc)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
