@@ -3,7 +3,7 @@ Transformer modules, differential against PyTorch (values, gradients, state_dict
 
 import numpy as np
 import pytest
-from conftest import G, assert_same_values, check_error, check_warning
+from conftest import G, assert_same_values, check_error
 
 pytestmark = pytest.mark.usefixtures("restore_grad_mode")
 
