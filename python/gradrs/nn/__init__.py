@@ -1,3 +1,5 @@
 """`gradrs.nn`: neural-network building blocks (the functional API for now)."""
 
 from . import functional as functional
+from .modules.module import Module as Module
+from .parameter import Buffer as Buffer, Parameter as Parameter

@@ -1,0 +1,97 @@
+"""`Parameter` and `Buffer`: the tensor kinds a `Module` registers when they are assigned to it."""
+
+from collections import OrderedDict
+
+from .. import _native
+
+__all__ = ["Parameter", "Buffer"]
+
+
+class _ParameterMeta(type):
+    # As PyTorch: a tensor flagged `_is_param` counts as a Parameter (Parameter() of a tensor
+    # subclass keeps the subclass and sets the flag instead).
+    def __instancecheck__(cls, instance):
+        if cls is Parameter and isinstance(instance, _native.Tensor) and getattr(
+                instance, "_is_param", False):
+            return True
+        return super().__instancecheck__(instance)
+
+
+class Parameter(_native.Tensor, metaclass=_ParameterMeta):
+    r"""A kind of Tensor that is to be considered a module parameter.
+
+    Parameters are :class:`~gradrs.Tensor` subclasses that are added to a module's parameters
+    when assigned as its attributes. The Parameter shares ``data``'s storage and is a leaf.
+
+    Args:
+        data (Tensor): parameter tensor (default: an empty tensor).
+        requires_grad (bool, optional): if the parameter requires gradient; ``no_grad`` does not
+            change this default. Default: ``True``
+    """
+
+    def __new__(cls, data=None, requires_grad=True):
+        if data is None:
+            data = _native.empty(0)
+        # Tensor.__new__(cls, t) makes a `cls` object aliasing t's storage, a leaf without
+        # history: PyTorch's Tensor._make_subclass.
+        t = _native.Tensor.__new__(cls, data)
+        t.requires_grad_(requires_grad)
+        return t
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        result = type(self)(self.data.clone(), self.requires_grad)
+        memo[id(self)] = result
+        return result
+
+    def __repr__(self):
+        return "Parameter containing:\n" + super().__repr__()
+
+    def __reduce_ex__(self, proto):
+        # Pickles as a rebuild from the plain tensor (whose pickling the Tensor owns) plus
+        # requires_grad and any Python attributes, as PyTorch's torch._utils._rebuild_parameter.
+        state = dict(self.__dict__)
+        hooks = OrderedDict()  # PyTorch never serializes hooks; it pickles an empty dict
+        if not state:
+            return (_rebuild_parameter, (self.data, self.requires_grad, hooks))
+        return (_rebuild_parameter_with_state, (self.data, self.requires_grad, hooks, state))
+
+
+def _rebuild_parameter(data, requires_grad, backward_hooks):
+    return Parameter(data, requires_grad)
+
+
+def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
+    param = Parameter(data, requires_grad)
+    param.__dict__.update(state)
+    return param
+
+
+class _BufferMeta(type):
+    # `Buffer(t)` returns a plain Tensor flagged `_is_buffer`, as in PyTorch: isinstance
+    # recognises it by the flag.
+    def __instancecheck__(cls, instance):
+        if cls is Buffer and isinstance(instance, _native.Tensor) and getattr(
+                instance, "_is_buffer", False):
+            return True
+        return super().__instancecheck__(instance)
+
+
+class Buffer(_native.Tensor, metaclass=_BufferMeta):
+    r"""A kind of Tensor that is part of a module's state but is not a parameter (BatchNorm's
+    ``running_mean``). Assigned as a module attribute it is registered as a buffer.
+
+    Args:
+        data (Tensor): buffer tensor (default: an empty tensor).
+        persistent (bool, optional): whether the buffer is part of the module's
+            :attr:`state_dict`. Default: ``True``
+    """
+
+    def __new__(cls, data=None, *, persistent=True):
+        if data is None:
+            data = _native.empty(0)
+        t = data.detach().requires_grad_(data.requires_grad)
+        t.persistent = persistent
+        t._is_buffer = True
+        return t
