@@ -1,0 +1,29 @@
+"""gradrs.optim: PyTorch's optimizers and learning-rate schedulers, pure Python on tensor ops."""
+
+from . import lr_scheduler
+from .adadelta import Adadelta
+from .adagrad import Adagrad
+from .adam import Adam
+from .adamax import Adamax
+from .adamw import AdamW
+from .lbfgs import LBFGS
+from .nadam import NAdam
+from .optimizer import Optimizer
+from .radam import RAdam
+from .rmsprop import RMSprop
+from .sgd import SGD
+
+__all__ = [
+    "Adadelta",
+    "Adagrad",
+    "Adam",
+    "Adamax",
+    "AdamW",
+    "LBFGS",
+    "lr_scheduler",
+    "NAdam",
+    "Optimizer",
+    "RAdam",
+    "RMSprop",
+    "SGD",
+]
