@@ -55,7 +55,9 @@ def both(torch):
     return _models(G), _models(torch)
 
 
-_PicklableNet = _models(G)[1]  # pickling finds classes by qualified name
+# Pickling finds classes by qualified name: module-level copies of the test models.
+_PicklableAffine, _PicklableNet = _models(G)
+_PicklableAffine.__qualname__ = "_PicklableAffine"
 _PicklableNet.__qualname__ = "_PicklableNet"
 
 
@@ -703,3 +705,237 @@ def test_pickle_model():
     c = pickle.loads(pickle.dumps(n))
     assert repr(c) == repr(n)
     assert isinstance(c.scale, G.nn.Parameter)
+
+
+# ---- containers ---------------------------------------------------------------------------
+
+
+def _leaf(M, n=1, extra=""):
+    """A parameter-holding module with a one-line repr, the same in both libraries."""
+
+    class Leaf(M.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = M.nn.Parameter(M.full((1,), float(n)))
+
+        def forward(self, x):
+            return x * self.w
+
+        def extra_repr(self):
+            return f"n={n}{extra}"
+
+    return Leaf()
+
+
+def _sequential_ops(M):
+    nn = M.nn
+    out = []
+    s = nn.Sequential(_leaf(M, 1), _leaf(M, 2), _leaf(M, 3))
+    out.append(repr(s))
+    out.append(repr(s[-1]))
+    out.append(repr(s[1:]))
+    out.append(repr(s[::-2]))
+    out.append(type(s[0:1]).__name__)
+    out.append(len(s))
+    out.append(to_np(s(M.ones(1))).tolist())
+    s.append(_leaf(M, 4))
+    s.insert(0, _leaf(M, 5))
+    s.insert(-1, _leaf(M, 6))
+    s.extend([_leaf(M, 7)])
+    out.append(repr(s))
+    out.append(repr(s.pop(2)))
+    del s[0]
+    del s[1:3]
+    out.append(repr(s))
+    s[0] = _leaf(M, 8)
+    s[-1] = _leaf(M, 9)
+    out.append(list(s.state_dict()))
+    out.append(repr(s + nn.Sequential(_leaf(M, 1))))
+    t = nn.Sequential(_leaf(M, 1), _leaf(M, 2))
+    out.append(repr(t * 2))
+    out.append(repr(2 * t))
+    t *= 3
+    out.append(list(t._modules))
+    t += nn.Sequential(_leaf(M, 5))
+    out.append(repr(t))
+    od = nn.Sequential(OrderedDict([("first", _leaf(M, 1)), ("second", _leaf(M, 2))]))
+    out.append(repr(od))
+    out.append(repr(od[1:]))
+    out.append([k for k in dir(od) if k in ("first", "0", "1")])
+    out.append(repr(nn.Sequential()))
+    return out
+
+
+def test_sequential(torch):
+    g, t = _sequential_ops(G), _sequential_ops(torch)
+    assert g == [norm(x) if isinstance(x, str) else x for x in t]
+
+
+@pytest.mark.parametrize("fn", [
+    lambda M: M.nn.Sequential(_leaf(M))[3],
+    lambda M: M.nn.Sequential(_leaf(M))[-2],
+    lambda M: M.nn.Sequential(_leaf(M))["a"],
+    lambda M: M.nn.Sequential(_leaf(M)).insert(5, _leaf(M)),
+    lambda M: M.nn.Sequential(_leaf(M)).insert(0, 3),
+    lambda M: M.nn.Sequential(_leaf(M)) + [1],
+    lambda M: M.nn.Sequential(_leaf(M)) * 0,
+    lambda M: M.nn.Sequential(_leaf(M)) * 1.5,
+    lambda M: M.nn.Sequential(3),
+    lambda M: M.nn.ModuleList([_leaf(M)])[1],
+    lambda M: M.nn.ModuleList(3),
+    lambda M: M.nn.ModuleList([3]),
+    lambda M: M.nn.ModuleDict([("a", _leaf(M), 3)]),
+    lambda M: M.nn.ModuleDict([3]),
+    lambda M: M.nn.ModuleDict(3),
+    lambda M: M.nn.ModuleDict({"a.b": _leaf(M)}),
+    lambda M: M.nn.ModuleDict()["x"],
+    lambda M: M.nn.ParameterList([M.ones(1)])[2],
+    lambda M: M.nn.ParameterList(M.ones(2)),
+    lambda M: M.nn.ParameterList()(1),
+    lambda M: M.nn.ParameterDict()(1),
+    lambda M: M.nn.ParameterDict()[3],
+    lambda M: M.nn.ParameterDict(3),
+    lambda M: M.nn.ParameterDict([("a",)]),
+    lambda M: M.nn.ParameterDict([3]),
+    lambda M: M.nn.ParameterDict().pop("x"),
+])
+def test_container_errors(torch, fn):
+    assert_same_error(lambda: fn(G), lambda: fn(torch))
+
+
+def _module_list_ops(M):
+    nn = M.nn
+    out = []
+    ml = nn.ModuleList([_leaf(M, 2) for _ in range(4)] + [_leaf(M, 3), _leaf(M, 3), _leaf(M, 2)])
+    out.append(repr(ml))
+    out.append(repr(nn.ModuleList()))
+    out.append(repr(ml[-1]))
+    out.append(repr(ml[1:3]))
+    out.append(type(ml[1:3]).__name__)
+    ml.append(_leaf(M, 5))
+    ml.extend([_leaf(M, 6)])
+    ml.insert(1, _leaf(M, 7))
+    ml += [_leaf(M, 8)]
+    out.append(repr(ml))
+    out.append(repr(ml.pop(0)))
+    del ml[::2]
+    out.append(repr(ml))
+    ml[0] = _leaf(M, 9)
+    out.append(list(ml.state_dict()))
+    out.append(len(ml))
+    out.append(repr(ml + nn.ModuleList([_leaf(M, 1)])))
+    nested = nn.ModuleList([nn.Sequential(_leaf(M, 1), _leaf(M, 1)) for _ in range(2)])
+    out.append(repr(nested))
+    return out
+
+
+def test_module_list(torch):
+    g, t = _module_list_ops(G), _module_list_ops(torch)
+    assert g == [norm(x) if isinstance(x, str) else x for x in t]
+
+
+def _module_dict_ops(M):
+    nn = M.nn
+    out = []
+    md = nn.ModuleDict({"z": _leaf(M, 1), "a": _leaf(M, 2)})
+    out.append(repr(md))
+    md["m"] = _leaf(M, 3)
+    md.update([("b", _leaf(M, 4))])
+    md.update(nn.ModuleDict({"c": _leaf(M, 5)}))
+    out.append(list(md.keys()))
+    out.append(list(md))
+    out.append("m" in md)
+    out.append(repr(md.pop("z")))
+    del md["a"]
+    out.append([repr(v) for v in md.values()])
+    out.append([k for k, _ in md.items()])
+    out.append(list(md.state_dict()))
+    out.append(len(md))
+    md.clear()
+    out.append(repr(md))
+    return out
+
+
+def test_module_dict(torch):
+    g, t = _module_dict_ops(G), _module_dict_ops(torch)
+    assert g == [norm(x) if isinstance(x, str) else x for x in t]
+
+
+def _parameter_list_ops(M):
+    nn = M.nn
+    out = []
+    pl = nn.ParameterList([M.ones(3), nn.Parameter(M.zeros(2, 2)), "s",
+                           M.ones(1, dtype=M.float64)])
+    out.append(repr(pl))
+    out.append([type(p).__name__ for p in pl])
+    out.append(type(pl[0]).__name__)
+    out.append(pl[0].requires_grad)
+    pl.append(M.ones(4))
+    pl.extend([M.ones(5)])
+    pl += [7]
+    out.append(len(pl))
+    out.append(repr(pl[1:3]))
+    pl[-1] = M.ones(2)
+    out.append([n for n, _ in pl.named_parameters()])
+    out.append(list(pl.state_dict()))
+    out.append(repr(nn.ParameterList()))
+    m = nn.Module()
+    m.pl = nn.ParameterList([M.ones(1)])
+    out.append(repr(m))
+    return out
+
+
+def test_parameter_list(torch):
+    g, t = _parameter_list_ops(G), _parameter_list_ops(torch)
+    assert g == [norm(x) if isinstance(x, str) else x for x in t]
+
+
+def _parameter_dict_ops(M):
+    nn = M.nn
+    out = []
+    pd = nn.ParameterDict({"w": M.ones(3), "b": nn.Parameter(M.zeros(2, 2)), "s": "str"})
+    out.append(repr(pd))  # a plain dict is added in sorted key order
+    pd.update(OrderedDict([("z", M.ones(1)), ("c", M.ones(1, dtype=M.float64))]))
+    pd.update([("y", M.ones(2))])
+    out.append(list(pd.keys()))
+    out.append(list(reversed(pd)))
+    out.append(type(pd["w"]).__name__)
+    out.append("w" in pd)
+    out.append(repr(pd.get("nope", 3)))
+    out.append(type(pd.setdefault("d", M.ones(1))).__name__)
+    out.append(pd.popitem()[0])
+    out.append(type(pd.pop("w")).__name__)
+    out.append([n for n, _ in pd.named_parameters()])
+    out.append(list(pd.state_dict()))
+    c = pd.copy()
+    out.append(list(c.keys()))
+    out.append(list((pd | nn.ParameterDict({"new": M.ones(1)})).keys()))
+    pd |= nn.ParameterDict({"n2": M.ones(1)})
+    out.append(list(pd.keys()))
+    out.append(list(pd.fromkeys(["k1", "k2"], M.ones(1)).keys()))
+    out.append(len(pd))
+    pd.clear()
+    out.append(repr(pd))
+    return out
+
+
+def test_parameter_dict(torch):
+    g, t = _parameter_dict_ops(G), _parameter_dict_ops(torch)
+    assert g == [norm(x) if isinstance(x, str) else x for x in t]
+
+
+def test_container_deprecated(torch):
+    from conftest import assert_same_warning
+
+    assert_same_warning(lambda: G.nn.Container(a=G.nn.Module()),
+                        lambda: torch.nn.Container(a=torch.nn.Module()))
+
+
+def test_sequential_load_from_torch(torch):
+    tm = torch.nn.Sequential(_leaf(torch, 2), torch.nn.ModuleList([_leaf(torch, 3)]),
+                             torch.nn.ParameterList([torch.ones(2)]))
+    gm = G.nn.Sequential(_leaf(G, 2), G.nn.ModuleList([_leaf(G, 3)]),
+                         G.nn.ParameterList([G.ones(2)]))
+    assert list(gm.state_dict()) == list(tm.state_dict())
+    gm.load_state_dict({k: G.tensor(v.numpy() + 1) for k, v in tm.state_dict().items()})
+    assert to_np(gm[2][0]).tolist() == [2.0, 2.0]

@@ -3,4 +3,8 @@
 from . import functional as functional
 from . import init as init
 from .modules.module import Module as Module
+from .modules.container import (
+    Container as Container, ModuleDict as ModuleDict, ModuleList as ModuleList,
+    ParameterDict as ParameterDict, ParameterList as ParameterList, Sequential as Sequential,
+)
 from .parameter import Buffer as Buffer, Parameter as Parameter
