@@ -67,7 +67,9 @@ def _param_groups_val_list(optimizer, key):
 def _update_param_group_val(param_group, key, val) -> None:
     """Set a group's value; a tensor learning rate is filled in place, as PyTorch does."""
     if isinstance(param_group[key], Tensor):
-        param_group[key].fill_(_to_scalar(val))
+        val = _to_scalar(val)
+        # gradrs's fill_ takes a number: a 0-dim tensor value is read out first (exactly).
+        param_group[key].fill_(val.item() if isinstance(val, Tensor) else val)
     else:
         param_group[key] = val
 
