@@ -7,4 +7,8 @@ from .modules.container import (
     Container as Container, ModuleDict as ModuleDict, ModuleList as ModuleList,
     ParameterDict as ParameterDict, ParameterList as ParameterList, Sequential as Sequential,
 )
+from .modules import (  # recurrent layers
+    GRU as GRU, GRUCell as GRUCell, LSTM as LSTM, LSTMCell as LSTMCell, RNN as RNN,
+    RNNBase as RNNBase, RNNCell as RNNCell, RNNCellBase as RNNCellBase,
+)
 from .parameter import Buffer as Buffer, Parameter as Parameter
