@@ -3,12 +3,13 @@ iteration order, state_dict and load_state_dict (errors included), conversions, 
 deepcopy and pickling. Models are small custom modules written the same way in both libraries."""
 
 import copy
+import math
 import pickle
 from collections import OrderedDict
 
 import numpy as np
 import pytest
-from conftest import G, assert_same_error, norm, to_np
+from conftest import G, assert_same_error, assert_same_warning, norm, to_np
 
 pytestmark = pytest.mark.usefixtures("restore_grad_mode")
 
@@ -323,8 +324,6 @@ def test_state_dict_shares_storage_and_positional_warning(torch):
     sd = n.state_dict()
     sd["scale"].add_(1)
     assert n.scale.item() == 2.0  # detached, but the same storage
-    from conftest import assert_same_warning
-
     assert_same_warning(lambda: NetG().state_dict(None, "p."),
                         lambda: NetT().state_dict(None, "p."))
 
@@ -642,8 +641,6 @@ def test_full_backward_hook_replaces_grads(torch):
 
 
 def test_full_backward_hook_no_input_grad(torch):
-    from conftest import assert_same_warning
-
     def run(M):
         m = M.nn.Module()
         m.w = M.nn.Parameter(M.ones(2))
@@ -925,8 +922,6 @@ def test_parameter_dict(torch):
 
 
 def test_container_deprecated(torch):
-    from conftest import assert_same_warning
-
     assert_same_warning(lambda: G.nn.Container(a=G.nn.Module()),
                         lambda: torch.nn.Container(a=torch.nn.Module()))
 
@@ -939,3 +934,108 @@ def test_sequential_load_from_torch(torch):
     assert list(gm.state_dict()) == list(tm.state_dict())
     gm.load_state_dict({k: G.tensor(v.numpy() + 1) for k, v in tm.state_dict().items()})
     assert to_np(gm[2][0]).tolist() == [2.0, 2.0]
+
+
+# ---- nn.utils -----------------------------------------------------------------------------
+
+
+def _grads(M, dtype="float32", scale=1.0):
+    rng = np.random.default_rng(7)
+    ps = []
+    for shape in ((3, 4), (5,), (2, 2, 2), (1,)):
+        p = M.nn.Parameter(M.tensor(rng.standard_normal(shape).astype(dtype)))
+        p.grad = M.tensor((rng.standard_normal(shape) * scale).astype(dtype))
+        ps.append(p)
+    ps.append(M.nn.Parameter(M.ones(2)))  # no grad: skipped
+    return ps
+
+
+@pytest.mark.parametrize("norm_type", [2.0, 1, 3.5, float("inf"), 0.5, "inf"])
+@pytest.mark.parametrize("max_norm", [0.5, 100.0])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_clip_grad_norm(torch, norm_type, max_norm, dtype):
+    nt = float(norm_type)
+    pg, pt = _grads(G, dtype), _grads(torch, dtype)
+    ng = G.nn.utils.clip_grad_norm_(pg, max_norm, norm_type=nt)
+    nt_ = torch.nn.utils.clip_grad_norm_(pt, max_norm, norm_type=nt)
+    assert isinstance(ng, G.Tensor) and ng.shape == () and str(ng.dtype) == norm(
+        str(nt_.dtype))
+    np.testing.assert_allclose(to_np(ng), to_np(nt_), rtol=1e-6)
+    for a, b in zip(pg, pt):
+        if b.grad is None:
+            assert a.grad is None
+        else:
+            np.testing.assert_allclose(to_np(a.grad), to_np(b.grad), rtol=1e-6, atol=1e-7)
+
+
+def test_clip_grad_norm_forms(torch):
+    # one tensor, a generator, the deprecated name, get_total_norm / clip_grads_with_norm_
+    def forms(M):
+        p = _grads(M)[0]
+        n1 = M.nn.utils.clip_grad_norm_(p, 1.0)
+        n2 = M.nn.utils.get_total_norm([q.grad for q in _grads(M)[:-1]])
+        ps = _grads(M)
+        M.nn.utils.clip_grads_with_norm_(ps, 0.1, n2)
+        return to_np(n1), to_np(n2), to_np(ps[0].grad)
+
+    for a, b in zip(forms(G), forms(torch)):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+    assert to_np(G.nn.utils.clip_grad_norm_([], 1.0)).item() == 0.0
+    assert_same_error(lambda: G.nn.utils.get_total_norm([q.grad for q in _grads(G)]),
+                      lambda: torch.nn.utils.get_total_norm([q.grad for q in _grads(torch)]))
+    assert_same_warning(lambda: G.nn.utils.clip_grad_norm_((p for p in []), 1.0),
+                        lambda: torch.nn.utils.clip_grad_norm_((p for p in []), 1.0))
+    assert_same_warning(lambda: G.nn.utils.clip_grad_norm(_grads(G), 1.0),
+                        lambda: torch.nn.utils.clip_grad_norm(_grads(torch), 1.0))
+
+
+def test_clip_grad_errors(torch):
+    def nonfinite(M):
+        ps = _grads(M)
+        ps[0].grad[0, 0] = float("inf")
+        return M.nn.utils.clip_grad_norm_(ps, 1.0, error_if_nonfinite=True)
+
+    assert_same_error(lambda: nonfinite(G), lambda: nonfinite(torch))
+    # foreach=True is accepted (the values are the per-tensor loop's)
+    pg, pt = _grads(G), _grads(torch)
+    np.testing.assert_allclose(
+        to_np(G.nn.utils.clip_grad_norm_(pg, 1.0, foreach=True)),
+        to_np(torch.nn.utils.clip_grad_norm_(pt, 1.0, foreach=True)), rtol=1e-6)
+    G.nn.utils.clip_grad_value_(pg, 0.01, foreach=True)
+    torch.nn.utils.clip_grad_value_(pt, 0.01, foreach=True)
+    np.testing.assert_allclose(to_np(pg[0].grad), to_np(pt[0].grad), rtol=1e-6)
+    # non-finite without the flag: scaled by the non-finite norm, as PyTorch
+    ps = _grads(G)
+    ps[0].grad[0, 0] = float("inf")
+    assert math.isinf(G.nn.utils.clip_grad_norm_(ps, 1.0).item())
+
+
+def test_clip_grad_value(torch):
+    pg, pt = _grads(G, scale=3.0), _grads(torch, scale=3.0)
+    assert G.nn.utils.clip_grad_value_(pg, 1.5) is None
+    torch.nn.utils.clip_grad_value_(pt, 1.5)
+    for a, b in zip(pg, pt):
+        if b.grad is not None:
+            np.testing.assert_array_equal(to_np(a.grad), to_np(b.grad))
+    p = _grads(G)[0]
+    G.nn.utils.clip_grad_value_(p, 0.1, foreach=False)
+    assert np.abs(to_np(p.grad)).max() <= np.float32(0.1)
+
+
+def test_parameters_vector_roundtrip(torch):
+    pg, pt = _grads(G), _grads(torch)
+    vg = G.nn.utils.parameters_to_vector(pg)
+    vt = torch.nn.utils.parameters_to_vector(pt)
+    np.testing.assert_array_equal(to_np(vg), to_np(vt))
+    assert vg.requires_grad == vt.requires_grad and type(vg.grad_fn).__name__ == type(
+        vt.grad_fn).__name__
+    new = G.arange(float(vg.numel()))
+    G.nn.utils.vector_to_parameters(new, pg)
+    torch.nn.utils.vector_to_parameters(torch.arange(float(vt.numel())), pt)
+    for a, b in zip(pg, pt):
+        np.testing.assert_array_equal(to_np(a), to_np(b))
+        assert isinstance(a, G.nn.Parameter)
+    new.add_(1)  # the parameters now share the vector's storage, as in PyTorch
+    assert to_np(pg[0]).ravel()[0] == 1.0
+    assert_same_error(lambda: G.nn.utils.vector_to_parameters([1.0], pg),
+                      lambda: torch.nn.utils.vector_to_parameters([1.0], pt))

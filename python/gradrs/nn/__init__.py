@@ -2,6 +2,7 @@
 
 from . import functional as functional
 from . import init as init
+from . import utils as utils
 from .modules.module import Module as Module
 from .modules.container import (
     Container as Container, ModuleDict as ModuleDict, ModuleList as ModuleList,
