@@ -578,6 +578,53 @@ def test_forward_pre_hook_bad_return(torch):
     assert_same_error(lambda: run(G), lambda: run(torch))
 
 
+def _global_hooks_log(M):
+    mm = M.nn.modules.module
+    log = []
+    handles = [
+        mm.register_module_forward_pre_hook(lambda m, a: log.append(("gpre", type(m).__name__))),
+        mm.register_module_forward_hook(lambda m, a, o: log.append(("gpost", type(m).__name__))),
+        mm.register_module_full_backward_hook(
+            lambda m, gi, go: log.append(("gbw", type(m).__name__, len(gi), len(go)))),
+        mm.register_module_parameter_registration_hook(
+            lambda m, name, p: log.append(("param", name))),
+        mm.register_module_buffer_registration_hook(
+            lambda m, name, b: log.append(("buffer", name))),
+        mm.register_module_module_registration_hook(
+            lambda m, name, sub: log.append(("module", name))),
+    ]
+    try:
+        _, Net = _models(M)
+        n = Net()
+        n.register_forward_hook(lambda m, a, o: log.append("own"))
+        x = M.ones(2, 3, requires_grad=True)
+        n(x).sum().backward()
+    finally:
+        for h in handles:
+            h.remove()
+    n(M.ones(2, 3))  # removed: nothing logged
+    return log
+
+
+def test_global_hooks(torch):
+    assert _global_hooks_log(G) == _global_hooks_log(torch)
+
+
+def test_module_to_gpu():
+    if not G.gpu.is_available():
+        pytest.skip("no GPU adapter")
+    (_, Net) = _models(G)
+    n = Net()
+    p = n.a.weight
+    n(G.ones(2, 3)).sum().backward()
+    assert n.to("gpu") is n and n.a.weight is p
+    assert p.device.type == "gpu" and p.grad.device.type == "gpu"
+    assert n.a.count.device.type == "gpu"
+    assert n(G.ones(2, 3, device="gpu")).device.type == "gpu"
+    n.cpu()
+    assert p.device.type == "cpu" and p.grad.device.type == "cpu"
+
+
 def test_handle_context_manager():
     m = G.nn.Module()
     m.forward = lambda x: x
@@ -622,6 +669,77 @@ def _backward_hook_log(M, n_inputs_grad=1):
 def test_full_backward_hooks(torch):
     assert _backward_hook_log(G) == _backward_hook_log(torch)
     assert _backward_hook_log(G, 2) == _backward_hook_log(torch, 2)
+
+
+def _backward_hook_case(M, case):
+    log = []
+
+    def f(g):
+        return None if g is None else to_np(g).round(4).tolist()
+
+    m = M.nn.Module()
+    m.w = M.nn.Parameter(M.tensor([1.0, 2.0]))
+    if case == "unused_output":
+        m.forward = lambda x, y: (x * m.w, y * 3)
+    elif case == "list_out":
+        m.forward = lambda x: [x * m.w]
+    elif case == "nested":
+        inner = M.nn.Module()
+        inner.forward = lambda x: x * 2
+        inner.register_full_backward_hook(
+            lambda mod, gi, go: log.append(("inner", [f(g) for g in gi], [f(g) for g in go])))
+        m.inner = inner
+        m.forward = lambda x, y: m.inner(x) * y
+    else:
+        m.forward = lambda x, y: (x * m.w + y, x.sum())
+    m.register_full_backward_pre_hook(lambda mod, go: log.append(("pre1", [f(g) for g in go])))
+    m.register_full_backward_pre_hook(lambda mod, go: log.append(("pre0", [f(g) for g in go])),
+                                      prepend=True)
+    m.register_full_backward_hook(
+        lambda mod, gi, go: log.append(("hook", [f(g) for g in gi], [f(g) for g in go])))
+    x = M.tensor([1.0, -1.0], requires_grad=True)
+    y = M.tensor([2.0, 3.0], requires_grad=(case != "y_no_grad"))
+    if case == "list_out":
+        out = m(x)
+        loss = out[0].sum()
+    else:
+        out = m(x, y)
+        if case == "unused_output":
+            loss = out[0].sum()
+        elif case == "nested":
+            loss = out.sum()
+        else:
+            loss = out[0].sum() * 2 + out[1]
+    outs = out if isinstance(out, (tuple, list)) else [out]
+    log.append([type(o.grad_fn).__name__ for o in outs])
+    loss.backward()
+    log.append((f(x.grad), f(y.grad), f(m.w.grad)))
+    return log
+
+
+@pytest.mark.parametrize("case", ["basic", "y_no_grad", "unused_output", "list_out", "nested"])
+def test_full_backward_hook_cases(torch, case):
+    rg, rt = assert_same_warning(lambda: _backward_hook_case(G, case),
+                                 lambda: _backward_hook_case(torch, case))
+    assert rg == rt
+
+
+def _double_backward_hook(M):
+    log = []
+    m = M.nn.Module()
+    m.forward = lambda x: x ** 3
+    m.register_full_backward_hook(
+        lambda mod, gi, go: log.append((to_np(gi[0]).tolist(), to_np(go[0]).tolist())))
+    x = M.tensor([1.0, 2.0], requires_grad=True)
+    (g,) = M.autograd.grad(m(x).sum(), x, create_graph=True)
+    log.append((to_np(g).tolist(), type(g.grad_fn).__name__))
+    g.sum().backward()  # reaches the inputs without passing the outputs: no hook call
+    log.append(to_np(x.grad).tolist())
+    return log
+
+
+def test_full_backward_hook_double_backward(torch):
+    assert _double_backward_hook(G) == _double_backward_hook(torch)
 
 
 def test_full_backward_hook_replaces_grads(torch):
