@@ -424,15 +424,28 @@ def one_hot(tensor, num_classes=-1):
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
               scale_grad_by_freq=False, sparse=False):
-    if padding_idx is not None and padding_idx < 0:
-        padding_idx += weight.shape[0]
+    # sparse=True is accepted, but the gradient is dense (gradrs has no sparse tensors).
+    if padding_idx is not None:
+        if padding_idx > 0:
+            if padding_idx >= weight.size(0):
+                raise AssertionError("Padding_idx must be within num_embeddings")
+        elif padding_idx < 0:
+            if padding_idx < -weight.size(0):
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx += weight.shape[0]
     if input.device != weight.device:
         # PyTorch's embedding is weight.index_select(0, indices): that kernel's device check
         # raises here.
         weight.index_select(0, input.reshape(-1))
+    if max_norm is not None:
+        _embedding_renorm_(weight, input, max_norm, norm_type)
+    freq = _index_frequency(input, weight.shape[0]) if scale_grad_by_freq else None
 
     def embed(w):
         out = w[input]
+        if freq is not None:
+            # Each row's gradient divided by how often its index occurs; the value is unchanged.
+            out = out.detach() + (out - out.detach()) / freq
         if padding_idx is not None:
             # Rows at padding_idx get no gradient (PyTorch's EmbeddingBackward rule).
             pad = (input == padding_idx).unsqueeze(-1)
@@ -440,6 +453,35 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
         return out
 
     return _one_node("EmbeddingBackward0", embed, weight)
+
+
+def _index_frequency(input, rows):
+    """How often each element's index occurs in `input`, shaped [*input.shape, 1]."""
+    from .. import no_grad, ones, zeros
+
+    with no_grad():
+        flat = input.reshape(-1)
+        counts = zeros(rows, device=input.device).index_add_(
+            0, flat, ones(flat.shape[0], device=input.device))
+        return counts[input].unsqueeze(-1)
+
+
+def _embedding_renorm_(weight, input, max_norm, norm_type):
+    """PyTorch's embedding_renorm_: each referenced row whose norm exceeds max_norm is scaled
+    in place (outside autograd) by max_norm / (norm + 1e-7), the factor computed in double."""
+    import numpy as np
+
+    from .. import float64, no_grad, tensor, where
+
+    with no_grad():
+        w = weight.detach()
+        idx = tensor(np.unique(input.detach().cpu().numpy().reshape(-1)), device=w.device)
+        if idx.numel() == 0:
+            return
+        rows = w[idx]
+        norms = rows.norm(norm_type, 1, True).to(float64)
+        scale = where(norms > max_norm, max_norm / (norms + 1e-7), norms * 0 + 1)
+        w[idx] = rows * scale.to(w.dtype)
 
 
 def pad(input, pad, mode="constant", value=None):
@@ -895,6 +937,1119 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
     return input / denom
+
+
+# ---- layer functions: activations, dropout, conv_transpose, pooling, norms, interpolate, -------
+# ---- pixel shuffle, distances and the remaining losses (used by nn.modules) -------------------
+
+_INF = float("inf")
+_SCALAR_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int32": "Int",
+                 "int64": "Long", "bool": "Bool"}
+
+
+def _scalar_name(dtype):
+    return _SCALAR_NAMES[str(dtype).split(".")[-1]]
+
+
+def _pointwise(name, input, forward, backward):
+    """``forward(input)`` as one node ``name`` whose backward is ``backward(grad, input)``:
+    PyTorch's derivative formula written in differentiable ops (so create_graph works), exact
+    at the kinks where a composition's autograd would pick another one-sided derivative."""
+    if not (_native.is_grad_enabled() and input.requires_grad):
+        return forward(input)
+    out = forward(input.detach())
+    _native._attach_node(out, [input], name, lambda g: [backward(g, input)])
+    return out
+
+
+def _inplace(input, fn):
+    """``fn`` applied in place: ``input`` gets the values, and autograd sees the op applied to
+    the input's old value (a clone keeps that value for the backward)."""
+    from .. import no_grad
+
+    if _native.is_grad_enabled() and input.requires_grad:
+        return input.copy_(fn(input.clone()))
+    with no_grad():
+        return input.copy_(fn(input))
+
+
+def threshold(input, threshold, value, inplace=False):
+    def fwd(x):
+        return x.masked_fill(x <= threshold, value)
+
+    if inplace:
+        return threshold_(input, threshold, value)
+    return _pointwise("ThresholdBackward0", input, fwd,
+                      lambda g, x: g.masked_fill(x <= threshold, 0))
+
+
+def threshold_(input, threshold, value):
+    return _inplace(input, lambda x: _pointwise(
+        "ThresholdBackward1", x, lambda y: y.masked_fill(y <= threshold, value),
+        lambda g, y: g.masked_fill(y <= threshold, 0)))
+
+
+_ONE_SIXTH_F = 0.1666666716337204  # float32(1 / 6)
+
+
+def hardsigmoid(input, inplace=False):
+    def hs(x):
+        return _pointwise("HardsigmoidBackward0", x, lambda y: (y + 3).clamp(0, 6) / 6,
+                          # PyTorch multiplies by 1.0f / 6.0f, rounded to float in every dtype
+                          lambda g, y: (g * _ONE_SIXTH_F).masked_fill((y <= -3) | (y >= 3), 0))
+
+    return _inplace(input, hs) if inplace else hs(input)
+
+
+def hardswish(input, inplace=False):
+    from .. import where
+
+    def hs(x):
+        return _pointwise(
+            "HardswishBackward0", x, lambda y: y * (y + 3).clamp(0, 6) / 6,
+            lambda g, y: where(y <= -3, g * 0, where(y < 3, g * (y / 3 + 0.5), g)))
+
+    return _inplace(input, hs) if inplace else hs(input)
+
+
+def mish(input, inplace=False):
+    def backward(g, x):
+        tsp = x.exp().log1p().tanh()
+        return g * (tsp + x * (1 / (1 + (-x).exp())) * (1 - tsp * tsp))
+
+    def m(x):
+        return _pointwise("MishBackward0", x, lambda y: y * y.exp().log1p().tanh(), backward)
+
+    return _inplace(input, m) if inplace else m(input)
+
+
+def _elu(input, alpha, scale, input_scale, name, grad_input_scale=None):
+    """PyTorch's elu kernel: x * scale for x > 0, else alpha * scale * (exp(x * input_scale)
+    - 1), and its derivative (celu's formula takes 1 / float(alpha): `grad_input_scale`)."""
+    from .. import where
+
+    bis = input_scale if grad_input_scale is None else grad_input_scale
+
+    neg, pos = alpha * scale, scale
+
+    def fwd(x):
+        return where(x > 0, x * pos, (x * input_scale).expm1() * neg)
+
+    def bwd(g, x):
+        return where(x > 0, g * pos, g * (bis * neg) * (x * bis).exp())
+
+    return _pointwise(name, input, fwd, bwd)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    if inplace:
+        return celu_(input, alpha)
+    return _elu(input, alpha, 1.0, 1.0 / alpha, "CeluBackward0", _celu_grad_scale(alpha))
+
+
+def _celu_grad_scale(alpha):
+    import numpy as np
+
+    return 1.0 / float(np.float32(alpha))
+
+
+def celu_(input, alpha=1.0):
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    return _inplace(input, lambda x: _elu(x, alpha, 1.0, 1.0 / alpha, "CeluBackward1",
+                                          _celu_grad_scale(alpha)))
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input, inplace=False):
+    if inplace:
+        return selu_(input)
+    # PyTorch's selu is its elu op with SELU's constants (EluBackward0).
+    return _elu(input, _SELU_ALPHA, _SELU_SCALE, 1.0, "EluBackward0")
+
+
+def selu_(input):
+    return _inplace(input, lambda x: _elu(x, _SELU_ALPHA, _SELU_SCALE, 1.0, "EluBackward1"))
+
+
+def softsign(input):
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input):
+    return input - input.tanh()
+
+
+def _shrink_mask(x, lambd):
+    return (x >= -lambd) & (x <= lambd)
+
+
+def softshrink(input, lambd=0.5):
+    from .. import finfo, where
+
+    if input.is_floating_point():
+        top = finfo(input.dtype).max
+        if not 0 <= lambd <= top:
+            raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype "
+                               f"{_scalar_name(input.dtype)}, but found {lambd:g}")
+
+    def fwd(x):
+        return where(x > lambd, x - lambd, where(x < -lambd, x + lambd, x * 0))
+
+    return _pointwise("SoftshrinkBackward0", input, fwd,
+                      lambda g, x: g.masked_fill(_shrink_mask(x, lambd), 0))
+
+
+def hardshrink(input, lambd=0.5):
+    return _pointwise("HardshrinkBackward0", input,
+                      lambda x: x.masked_fill(_shrink_mask(x, lambd), 0),
+                      lambda g, x: g.masked_fill(_shrink_mask(x, lambd), 0))
+
+
+def logsigmoid(input):
+    def fwd(x):
+        return x.clamp(max=0) - (-x.abs()).exp().log1p()
+
+    def bwd(g, x):
+        # PyTorch's log_sigmoid_backward, branch for branch.
+        z = (-x.abs()).exp()
+        in_negative = (x < 0).to(x.dtype)
+        sign = in_negative * 2 - 1
+        return g * (in_negative - sign * (z / (1 + z)))
+
+    return _pointwise("LogSigmoidBackward0", input, fwd, bwd)
+
+
+def glu(input, dim=-1):
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = dim + input.dim() if dim < 0 else dim
+    if input.shape[d] % 2 != 0:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size "
+                           f"{input.shape[d]}")
+
+    def fn(x):
+        a, b = x.chunk(2, d)
+        return a * b.sigmoid()
+
+    return _one_node("GluBackward0", fn, input)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        import warnings
+
+        warnings.warn("Implicit dimension choice for softmin has been deprecated. Change the "
+                      "call to include dim=X as an argument.", stacklevel=_stacklevel)
+        dim = _softmax_dim(input, None)
+    return (-input).softmax(dim, dtype=dtype)
+
+
+def prelu(input, weight):
+    if input.dtype != weight.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got "
+                           f"{_scalar_name(input.dtype)} and {_scalar_name(weight.dtype)}")
+    if weight.numel() != 1:
+        if input.dim() == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = input.shape[1] if input.dim() > 1 else 1
+        if channels != weight.numel():
+            raise RuntimeError(
+                "Mismatch of parameter numbers and input channel size. Found parameter numbers "
+                f"= {weight.numel()} and channel size = {channels}.")
+    if weight.dim() > 1:
+        raise RuntimeError("prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {weight.dim()}")
+    w = weight
+    if input.dim() != weight.dim():
+        shape = [1] * input.dim()
+        if input.dim() > 1:
+            shape[1] = weight.numel()
+        w = weight.reshape(*shape)
+    from .. import where
+
+    return _one_node("PreluKernelBackward0", lambda x, a: where(x > 0, x, a * x), input, w)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    from .. import no_grad, rand_like, where
+
+    if training:
+        with no_grad():
+            u = rand_like(input) * (upper - lower) + lower
+            noise = where(input <= 0, u, u * 0 + 1)
+    else:
+        noise = None
+        slope = (lower + upper) / 2
+
+    def fn(x):
+        if noise is None:
+            return where(x > 0, x, x * slope)
+        return x * noise
+
+    def r(x):
+        return _one_node("RreluWithNoiseBackward0", fn, x)
+
+    return _inplace(input, r) if inplace else r(input)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
+# -- dropout variants --
+
+
+def _check_p(p):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _dropout_impl(input, p, train, inplace, feature, alpha):
+    """PyTorch's `_dropout_impl`: a keep-mask (one value per channel for the feature
+    variants) scaled by 1/(1-p), or for alpha dropout the affine map that keeps SELU's
+    mean and variance."""
+    from .. import no_grad, rand, zeros
+
+    if p == 0 or not train or input.numel() == 0:
+        return input
+    if p == 1:
+        z = zeros((), dtype=input.dtype, device=input.device)
+        return input.mul_(z) if inplace else input * z
+    if feature:
+        if input.dim() < 2:
+            raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+        shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
+    else:
+        shape = tuple(input.shape)
+    with no_grad():
+        noise = (rand(shape, device=input.device) >= p).to(input.dtype)
+        if alpha:
+            a_ = 1.7580993408473766
+            a = 1.0 / ((a_ * a_ * p + 1) * (1 - p)) ** 0.5
+            b = (noise - 1) * (a_ * a) + a_ * a * p
+            noise = noise * a
+        else:
+            noise = noise / (1 - p)
+    if not alpha:
+        return input.mul_(noise) if inplace else input * noise
+    return input.mul_(noise).add_(b) if inplace else input * noise + b
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    _check_p(p)
+    inp_dim = input.dim()
+    if inp_dim not in (2, 3):
+        raise RuntimeError(
+            f"dropout1d: Expected 2D or 3D input, but received a {inp_dim}D input. Note that "
+            "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial "
+            "dimension, a channel dimension, and an optional batch dimension (i.e. 2D or 3D "
+            "inputs).")
+    return _feature_dropout_unbatched(input, p, training, inplace, inp_dim == 3)
+
+
+def _feature_dropout_unbatched(input, p, training, inplace, is_batched):
+    if not is_batched:
+        input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
+    result = _dropout_impl(input, p, training, inplace, True, False)
+    if not is_batched:
+        result = result.squeeze_(0) if inplace else result.squeeze(0)
+    return result
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    import warnings
+
+    _check_p(p)
+    inp_dim = input.dim()
+    if inp_dim not in (3, 4):
+        warnings.warn(
+            f"dropout2d: Received a {inp_dim}-D input to dropout2d, which is deprecated and "
+            "will result in an error in a future release. To retain the behavior and silence "
+            "this warning, please use dropout instead. Note that dropout2d exists to provide "
+            "channel-wise dropout on inputs with 2 spatial dimensions, a channel dimension, "
+            "and an optional batch dimension (i.e. 3D or 4D inputs).", stacklevel=2)
+    if inp_dim == 3:
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
+            "dropout behavior is desired - input is interpreted as shape (N, C, L), where C "
+            "is the channel dim. This behavior will change in a future release to interpret "
+            "the input as one without a batch dimension, i.e. shape (C, H, W). To maintain "
+            "the 1D channel-wise dropout behavior, please switch to using dropout1d instead.",
+            stacklevel=2)
+    return _dropout_impl(input, p, training, inplace, True, False)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    import warnings
+
+    _check_p(p)
+    inp_dim = input.dim()
+    if inp_dim not in (4, 5):
+        warnings.warn(
+            f"dropout3d: Received a {inp_dim}-D input to dropout3d, which is deprecated and "
+            "will result in an error in a future release. To retain the behavior and silence "
+            "this warning, please use dropout instead. Note that dropout3d exists to provide "
+            "channel-wise dropout on inputs with 3 spatial dimensions, a channel dimension, "
+            "and an optional batch dimension (i.e. 4D or 5D inputs).", stacklevel=2)
+    return _feature_dropout_unbatched(input, p, training, inplace, inp_dim == 5)
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    _check_p(p)
+    return _dropout_impl(input, p, training, inplace, False, True)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    _check_p(p)
+    return _dropout_impl(input, p, training, inplace, True, True)
+
+
+# -- transposed convolution, bilinear --
+
+
+def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation,
+                    nd):
+    """conv_transpose{nd}d as PyTorch's slow kernel computes it: columns W^T x per group,
+    summed back into the output by col2im (fold); a 1-D one runs as 2-D of unit height."""
+    name = f"conv_transpose{nd}d"
+    if input.dim() not in (nd + 1, nd + 2):
+        raise RuntimeError(
+            f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {name}, but got "
+            f"input of size: {list(input.shape)}")
+    unbatched = input.dim() == nd + 1
+    if unbatched:
+        input = input.unsqueeze(0)
+    s, p = _ints(stride, nd), _ints(padding, nd)
+    op, d = _ints(output_padding, nd), _ints(dilation, nd)
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if weight.dim() != nd + 2:
+        raise RuntimeError(f"Expected {nd + 2}-dimensional weight for {name}, but got weight "
+                           f"of size {list(weight.shape)}")
+    if any(v < 0 for v in p):
+        raise RuntimeError("negative padding is not supported")
+    if weight.shape[0] % groups != 0:
+        raise RuntimeError(
+            f"Given groups={groups}, expected weight to be divisible by {groups} at dimension "
+            f"0, but got weight of size [{list(weight.shape)}] instead")
+    cin, cout_g = weight.shape[0], weight.shape[1]
+    cout = cout_g * groups
+    if input.shape[1] != cin:
+        raise RuntimeError(
+            f"Given transposed=1, weight of size {list(weight.shape)}, expected "
+            f"input{list(input.shape)} to have {cin} channels, but got {input.shape[1]} "
+            "channels instead")
+    if bias is not None and (bias.dim() != 1 or bias.shape[0] != cout):
+        raise RuntimeError(
+            f"Given transposed=1, weight of size {list(weight.shape)}, expected bias to be "
+            f"1-dimensional with {cout} elements, but got bias of size {list(bias.shape)} "
+            "instead")
+    if nd == 1:
+        k = (1, weight.shape[2])
+        s, p, op, d = [1] + s, [0] + p, [0] + op, [1] + d
+    else:
+        k = (weight.shape[2], weight.shape[3])
+    if any(op[i] >= s[i] and op[i] >= d[i] for i in range(2)):
+        raise RuntimeError(
+            "output padding must be smaller than either stride or dilation, but got "
+            f"output_padding_height: {op[0]} output_padding_width: {op[1]} stride_height: "
+            f"{s[0]} stride_width: {s[1]} dilation_height: {d[0]} dilation_width: {d[1]}")
+    n = input.shape[0]
+    h, w = input.shape[-2] if nd == 2 else 1, input.shape[-1]
+    oh = (h - 1) * s[0] - 2 * p[0] + d[0] * (k[0] - 1) + op[0] + 1
+    ow = (w - 1) * s[1] - 2 * p[1] + d[1] * (k[1] - 1) + op[1] + 1
+    if oh < 1 or ow < 1:
+        raise RuntimeError(
+            f"Given input size per channel: ({h} x {w}). Calculated output size per channel: "
+            f"({oh} x {ow}). Output size is too small")
+    kk = k[0] * k[1]
+    ch = (h - 1) * s[0] + d[0] * (k[0] - 1) + 1
+    cw = (w - 1) * s[1] + d[1] * (k[1] - 1) + 1
+
+    def fn(x, wt, b):
+        xg = x.reshape(n, groups, cin // groups, h * w)
+        wg = wt.reshape(groups, cin // groups, cout_g * kk).transpose(1, 2)
+        cols = wg.matmul(xg).reshape(n, cout * kk, h * w)
+        # Fold onto the unpadded canvas the h x w windows cover exactly, then cut the padding
+        # off (and append output_padding's zeros where the canvas ends first).
+        out = _native.col2im(cols, (ch, cw), cout, k, tuple(s), (0, 0), tuple(d))
+        out = _pad(out, (-p[1], ow - cw + p[1], -p[0], oh - ch + p[0]), "constant", 0)
+        if b is not None:
+            out = out + b.reshape(1, cout, 1, 1)
+        return out.reshape(n, cout, ow) if nd == 1 else out
+
+    out = _one_node("ConvolutionBackward0", fn, input, weight, bias)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+                     groups=1, dilation=1):
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                           dilation, 1)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+                     groups=1, dilation=1):
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                           dilation, 2)
+
+
+def bilinear(input1, input2, weight, bias=None):
+    if input1.dim() != input2.dim():
+        raise RuntimeError(
+            f"bilinear(): input dimensions do not match: got {input1.dim()} and {input2.dim()}")
+    for i in range(input1.dim() - 1):
+        if input1.shape[i] != input2.shape[i]:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {i}: "
+                               f"got {input1.shape[i]} and {input2.shape[i]}")
+    if input1.shape[-1] != weight.shape[1]:
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got "
+                           f"{input1.shape[-1]} but expected {weight.shape[1]}")
+    if input2.shape[-1] != weight.shape[2]:
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got "
+                           f"{input2.shape[-1]} but expected {weight.shape[2]}")
+    if bias is not None and bias.shape[0] != weight.shape[0]:
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got "
+                           f"{bias.shape[0]} but expected {weight.shape[0]}")
+    out_f, in1, in2 = weight.shape
+    lead = tuple(input1.shape[:-1])
+    # y[..., o] = sum_j (x1 @ W[o])[..., j] * x2[..., j]
+    t = input1.reshape(-1, in1).matmul(weight.permute(1, 0, 2).reshape(in1, out_f * in2))
+    y = (t.reshape(-1, out_f, in2) * input2.reshape(-1, 1, in2)).sum(-1)
+    y = y.view(*lead, out_f)
+    return y + bias if bias is not None else y
+
+
+# -- adaptive pooling --
+
+
+def _adaptive_ranges(size, out):
+    return [((i * size) // out, -((-(i + 1) * size) // out)) for i in range(out)]
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    from .. import arange, cat, long, no_grad, stack
+
+    if input.dim() not in (3, 4):
+        raise RuntimeError(
+            "adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: "
+            f"{list(input.shape)}")
+    h, w = input.shape[-2], input.shape[-1]
+    osize = _pair(output_size)
+    oh = h if osize[0] is None else osize[0]
+    ow = w if osize[-1] is None else osize[-1]
+    planes = input.reshape(-1, h * w)
+    with no_grad():
+        x = input.detach().reshape(-1, h, w)
+        if h % oh == 0 and w % ow == 0:  # equal windows: one max pool
+            kh, kw = h // oh, w // ow
+            cols = _native.im2col(x.unsqueeze(1), (kh, kw), (kh, kw), (0, 0), (1, 1), -_INF)
+            at = cols.argmax(1)
+            li = arange(oh * ow, device=input.device)
+            rows = (li // ow) * kh + at // kw
+            indices = rows * w + (li % ow) * kw + at % kw
+        else:
+            found = []
+            for h0, h1 in _adaptive_ranges(h, oh):
+                for w0, w1 in _adaptive_ranges(w, ow):
+                    at = x[:, h0:h1, w0:w1].reshape(x.shape[0], -1).argmax(1)
+                    found.append((h0 + at // (w1 - w0)) * w + w0 + at % (w1 - w0))
+            indices = stack(found, 1) if found else cat([], 1)
+        indices = indices.to(long) if indices.dtype != long else indices
+    out_shape = tuple(input.shape[:-2]) + (oh, ow)
+    values = _one_node("AdaptiveMaxPool2DBackward0",
+                       lambda t: t.reshape(planes.shape[0], h * w).gather(1, indices)
+                       .reshape(*out_shape), input, linear=True)
+    indices = indices.reshape(*out_shape)
+    return (values, indices) if return_indices else values
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    return adaptive_max_pool2d_with_indices(input, output_size, return_indices)
+
+
+def _check_pool1d_dims(input, name):
+    if input.dim() not in (2, 3):
+        raise RuntimeError(
+            f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional tensor for argument "
+            f"#1 'self' (while checking arguments for {name})")
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+    _check_pool1d_dims(input, "adaptive_max_pool1d")
+    values, indices = adaptive_max_pool2d_with_indices(
+        input.unsqueeze(-2), (1, _single(output_size)), True)
+    values, indices = values.squeeze(-2), indices.squeeze(-2)
+    return (values, indices) if return_indices else values
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    return adaptive_max_pool1d_with_indices(input, output_size, return_indices)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    _check_pool1d_dims(input, "adaptive_avg_pool1d")
+    return adaptive_avg_pool2d(input.unsqueeze(-2), (1, _single(output_size))).squeeze(-2)
+
+
+# -- normalization --
+
+
+def _verify_batch_size(size):
+    prod = size[0]
+    for s in size[2:]:
+        prod *= s
+    if prod == 1:
+        raise ValueError("Expected more than 1 value per channel when training, got input size "
+                         f"{size}")
+
+
+def _verify_spatial_size(size):
+    prod = 1
+    for s in size[2:]:
+        prod *= s
+    if prod == 1:
+        raise ValueError("Expected more than 1 spatial element when training, got input size "
+                         f"{size}")
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    if input.dim() < 2:
+        raise RuntimeError("Expected at least 2 dimensions for input tensor but received "
+                           f"{input.dim()}")
+    n, c = input.shape[0], input.shape[1]
+    _verify_batch_size([n * c // num_groups, num_groups] + list(input.shape[2:]))
+    if c % num_groups != 0:
+        raise RuntimeError(
+            "Expected number of channels in input to be divisible by num_groups, but got input "
+            f"of shape {list(input.shape)} and num_groups={num_groups}")
+    for what, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t.dim() != 1 or t.numel() != c):
+            raise RuntimeError(
+                f"Expected {what} to be a vector of size equal to the number of channels in "
+                f"input, but got {what} of shape {list(t.shape)} and input of shape "
+                f"{list(input.shape)}")
+    shape = [1, c] + [1] * (input.dim() - 2)
+
+    def norm(x, w, b):
+        g = x.reshape(n, num_groups, -1)
+        mean = g.mean(-1, keepdim=True)
+        var = g.var(-1, unbiased=False, keepdim=True)
+        out = ((g - mean) / (var + eps).sqrt()).reshape(*x.shape)
+        if w is not None:
+            out = out * w.reshape(*shape)
+        if b is not None:
+            out = out + b.reshape(*shape)
+        return out
+
+    return _one_node("NativeGroupNormBackward0", _opmath(norm), input, weight, bias)
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-5):
+    from .. import no_grad
+
+    if use_input_stats:
+        _verify_spatial_size(input.size())
+    elif running_mean is None or running_var is None:
+        raise RuntimeError("Expected running_mean and running_var to be defined when "
+                           "use_input_stats is false")
+    # PyTorch's instance_norm: batch norm of the [1, N*C, *] view with the per-channel
+    # tensors repeated N times; the running stats become the mean of the N updated copies.
+    n, c = input.shape[0], input.shape[1]
+    x = input.contiguous().view(1, n * c, *input.shape[2:])
+    rm = running_mean.repeat(n) if running_mean is not None else None
+    rv = running_var.repeat(n) if running_var is not None else None
+    w = weight.repeat(n) if weight is not None else None
+    b = bias.repeat(n) if bias is not None else None
+    out = batch_norm(x, rm, rv, w, b, use_input_stats, momentum, eps)
+    if use_input_stats:
+        with no_grad():
+            if running_mean is not None:
+                running_mean.copy_(rm.view(n, c).mean(0))
+            if running_var is not None:
+                running_var.copy_(rv.view(n, c).mean(0))
+    return out.view(*input.shape)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    from .. import finfo
+
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    k = len(normalized_shape)
+    if tuple(input.shape[input.dim() - k:]) != tuple(normalized_shape):
+        raise RuntimeError(
+            f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
+            f"[*{', '.join(str(s) for s in normalized_shape)}], but got input of size"
+            f"{list(input.shape)}")
+    dims = tuple(range(input.dim() - k, input.dim()))
+    x = input.float() if input.dtype == _native.float16 else input
+    e = finfo(input.dtype).eps if eps is None else eps
+    out = x * ((x * x).mean(dims, keepdim=True) + e).rsqrt()
+    out = out.type_as(input) if out.dtype != input.dtype else out
+    return out * weight if weight is not None else out
+
+
+# -- interpolate --
+
+
+def _is_integer(x):
+    import numbers
+
+    return isinstance(x, numbers.Integral) and not isinstance(x, bool) or (
+        isinstance(x, _native.Tensor) and not x.is_floating_point() and x.dim() == 0)
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating "
+                             "modes: linear | bilinear | bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    dim = input.dim() - 2
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    elif size is not None:
+        scale_factors = None
+        if isinstance(size, (list, tuple)):
+            if len(size) != dim:
+                raise ValueError(
+                    "Input and output must have the same number of spatial dimensions, but got "
+                    f"input with spatial dimensions of {list(input.shape[2:])} and output size "
+                    f"of {size}. Please provide input tensor in (N, C, d1, d2, ...,dK) format "
+                    "and output size in (o1, o2, ...,oK) format.")
+            if not all(_is_integer(x) for x in size):
+                raise TypeError("expected size to be one of int or Tuple[int] or Tuple[int, "
+                                "int] or Tuple[int, int, int], but got size with types "
+                                f"{[type(x) for x in size]}")
+            output_size = [int(x) for x in size]
+        else:
+            output_size = [size for _ in range(dim)]
+    elif scale_factor is not None:
+        output_size = None
+        if isinstance(scale_factor, (list, tuple)):
+            if len(scale_factor) != dim:
+                raise ValueError(
+                    "Input and scale_factor must have the same number of spatial dimensions, but "
+                    f"got input with spatial dimensions of {list(input.shape[2:])} and "
+                    f"scale_factor of shape {scale_factor}. Please provide input tensor in (N, "
+                    "C, d1, d2, ...,dK) format and scale_factor in (s1, s2, ...,sK) format.")
+            scale_factors = list(scale_factor)
+        else:
+            scale_factors = [scale_factor for _ in range(dim)]
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    if recompute_scale_factor is not None and recompute_scale_factor and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if mode == "area" and output_size is None:
+        recompute_scale_factor = True
+    if recompute_scale_factor is not None and recompute_scale_factor:
+        output_size = [int(input.size(i + 2) * scale_factors[i]) for i in range(dim)]
+        scale_factors = None
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.dim() == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
+                         "modes and requires a 4-D tensor as input")
+    if antialias:
+        raise NotImplementedError("interpolate: antialias=True is not supported by gradrs")
+    if 3 <= input.dim() <= 5 and mode in ("nearest", "nearest-exact"):
+        return _upsample(input, output_size, scale_factors, mode, None)
+    if 3 <= input.dim() <= 4 and mode == "area":
+        pool = adaptive_avg_pool1d if input.dim() == 3 else adaptive_avg_pool2d
+        return pool(input, output_size)
+    linear_modes = {3: "linear", 4: "bilinear", 5: "trilinear"}
+    if linear_modes.get(input.dim()) == mode or (input.dim() == 4 and mode == "bicubic"):
+        return _upsample(input, output_size, scale_factors, mode, align_corners)
+    for d, m in ((3, "bilinear"), (3, "trilinear"), (4, "linear"), (4, "trilinear"),
+                 (5, "linear"), (5, "bilinear")):
+        if input.dim() == d and mode == m:
+            need = {"linear": 3, "bilinear": 4, "trilinear": 5}[m]
+            raise NotImplementedError(f"Got {d}D input, but {m} mode needs {need}D input")
+    if input.dim() == 5 and mode == "area":
+        raise NotImplementedError("interpolate: mode='area' on 5-D input (adaptive_avg_pool3d) "
+                                  "is not supported by gradrs")
+    raise NotImplementedError(
+        f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for the "
+        "modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
+        f"nearest-exact (got {mode})")
+
+
+_UPSAMPLE_NODES = {"nearest": "UpsampleNearest{}DBackward0",
+                   "nearest-exact": "UpsampleNearestExact{}DBackward0",
+                   "linear": "UpsampleLinear1DBackward0",
+                   "bilinear": "UpsampleBilinear2DBackward0",
+                   "trilinear": "UpsampleTrilinear3DBackward0",
+                   "bicubic": "UpsampleBicubic2DBackward0"}
+
+
+def _axis_taps(mode, in_size, out_size, scale, align_corners, dtype):
+    """Per output position along one axis: the input positions read and their weights, as
+    PyTorch's CPU upsample kernels compute them (float32 index math for float32 data)."""
+    import numpy as np
+
+    ft = np.float64 if dtype == _native.float64 else np.float32
+    o = np.arange(out_size)
+    if mode in ("nearest", "nearest-exact"):
+        if mode == "nearest" and out_size == in_size:
+            return [(o, None)]
+        if mode == "nearest" and out_size == 2 * in_size:
+            return [(o >> 1, None)]
+        s = np.float32(1.0 / scale) if scale is not None and scale > 0 else (
+            np.float32(in_size) / np.float32(out_size))
+        if mode == "nearest":
+            src = np.floor(o.astype(np.float32) * s)
+        else:
+            src = np.floor((o + 0.5) * np.float64(s))
+        return [(np.minimum(src.astype(np.int64), in_size - 1), None)]
+    if align_corners:
+        s = ft(in_size - 1) / ft(out_size - 1) if out_size > 1 else ft(0)
+    else:
+        s = ft(1.0 / scale) if scale is not None and scale > 0 else ft(in_size) / ft(out_size)
+    if align_corners:
+        real = s * o.astype(ft)
+    else:
+        real = s * (o.astype(ft) + ft(0.5)) - ft(0.5)
+    if mode == "bicubic":
+        i0 = np.floor(real).astype(np.int64)
+        t = (real - i0.astype(ft)).astype(ft)
+        a = ft(-0.75)
+
+        def near(x):  # |x| <= 1
+            return ((a + 2) * x - (a + 3)) * x * x + 1
+
+        def far(x):  # 1 < |x| < 2
+            return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+        ws = [far(t + 1), near(t), near(1 - t), far(2 - t)]
+        return [(np.clip(i0 - 1 + j, 0, in_size - 1), ws[j].astype(ft)) for j in range(4)]
+    real = np.where(real < 0, ft(0), real).astype(ft)
+    i0 = np.minimum(np.floor(real).astype(np.int64), in_size - 1)
+    lam = np.minimum(np.maximum(real - i0.astype(ft), ft(0)), ft(1)).astype(ft)
+    i1 = i0 + (i0 < in_size - 1)
+    return [(i0, (ft(1) - lam).astype(ft)), (i1, lam)]
+
+
+def _upsample(input, output_size, scale_factors, mode, align_corners):
+    from .. import tensor
+
+    nd = input.dim() - 2
+    in_sizes = list(input.shape[2:])
+    if output_size is None:
+        output_size = [int(in_sizes[i] * scale_factors[i]) for i in range(nd)]
+    if any(s <= 0 for s in in_sizes) or any(s <= 0 for s in output_size):
+        names = "DHW"[3 - nd:]
+        ins = ", ".join(f"{names[i]}: {in_sizes[i]}" for i in range(nd))
+        outs = ", ".join(f"{names[i]}: {output_size[i]}" for i in range(nd))
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
+                           f"({ins}) output ({outs})")
+    plans = []
+    for i in range(nd):
+        scale = scale_factors[i] if scale_factors is not None else None
+        taps = _axis_taps(mode, in_sizes[i], output_size[i], scale, align_corners, input.dtype)
+        dev = input.device
+        plans.append([(tensor(idx, device=dev),
+                       None if wt is None else tensor(wt, dtype=input.dtype, device=dev))
+                      for idx, wt in taps])
+
+    def fn(x):
+        # One axis at a time, the last first: PyTorch's kernels nest the width sum inside
+        # the height sum, so the rounding order matches.
+        for i in reversed(range(nd)):
+            axis = 2 + i
+            shape = [1] * x.dim()
+            shape[axis] = -1
+            acc = None
+            for idx, wt in plans[i]:
+                part = x.index_select(axis, idx)
+                if wt is not None:
+                    part = part * wt.reshape(*shape)
+                acc = part if acc is None else acc + part
+            x = acc
+        return x
+
+    name = _UPSAMPLE_NODES[mode].format(nd)
+    return _one_node(name, fn, input, linear=True)
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    import warnings
+
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` "
+                  "instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    import warnings
+
+    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    import warnings
+
+    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+# -- pixel shuffle --
+
+
+def pixel_shuffle(input, upscale_factor):
+    r = upscale_factor
+    if input.dim() < 3:
+        raise RuntimeError("pixel_shuffle expects input to have at least 3 dimensions, but got "
+                           f"input with {input.dim()} dimension(s)")
+    if r <= 0:
+        raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
+    c, h, w = input.shape[-3:]
+    if c % (r * r) != 0:
+        raise RuntimeError(
+            "pixel_shuffle expects its input's 'channel' dimension to be divisible by the "
+            f"square of upscale_factor, but input.size(-3)={c} is not divisible by {r * r}")
+    lead = tuple(input.shape[:-3])
+    nl = len(lead)
+
+    def fn(x):
+        y = x.reshape(*lead, c // (r * r), r, r, h, w)
+        y = y.permute(*range(nl), nl, nl + 3, nl + 1, nl + 4, nl + 2)
+        return y.reshape(*lead, c // (r * r), h * r, w * r)
+
+    return _one_node("PixelShuffleBackward0", fn, input)
+
+
+def pixel_unshuffle(input, downscale_factor):
+    r = downscale_factor
+    if input.dim() < 3:
+        raise RuntimeError("pixel_unshuffle expects input to have at least 3 dimensions, but "
+                           f"got input with {input.dim()} dimension(s)")
+    if r <= 0:
+        raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
+    c, h, w = input.shape[-3:]
+    if h % r != 0:
+        raise RuntimeError("pixel_unshuffle expects height to be divisible by downscale_factor, "
+                           f"but input.size(-2)={h} is not divisible by {r}")
+    if w % r != 0:
+        raise RuntimeError("pixel_unshuffle expects width to be divisible by downscale_factor, "
+                           f"but input.size(-1)={w} is not divisible by {r}")
+    lead = tuple(input.shape[:-3])
+    nl = len(lead)
+
+    def fn(x):
+        y = x.reshape(*lead, c, h // r, r, w // r, r)
+        y = y.permute(*range(nl), nl, nl + 2, nl + 4, nl + 1, nl + 3)
+        return y.reshape(*lead, c * r * r, h // r, w // r)
+
+    return _one_node("PixelUnshuffleBackward0", fn, input)
+
+
+# -- distances --
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    # PyTorch: norm(x1 - x2 + eps) over the last dim of the broadcast result.
+    d = max(x1.dim(), x2.dim()) - 1
+    return (x1 - x2 + eps).norm(p, d, keepdim)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    import numpy as np
+
+    from .. import no_grad
+
+    if not (x1.is_floating_point() or x2.is_floating_point()):
+        raise RuntimeError("expected common dtype to be floating point, yet common dtype is "
+                           f"{(x1 + x2).dtype}")
+    shape = np.broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
+    a, b = x1.expand(*shape), x2.expand(*shape)
+    # Each side divided by its norm first (PyTorch's order); the eps clamp is outside autograd.
+    na = a.norm(2, dim, True).clone()
+    nb = b.norm(2, dim, True).clone()
+    with no_grad():
+        na.clamp_min_(eps)
+        nb.clamp_min_(eps)
+    return ((a / na) * (b / nb)).sum(dim)
+
+
+# -- more losses --
+
+
+def _legacy_reduction(size_average, reduce, reduction):
+    """PyTorch's `_Reduction.legacy_get_string` when a deprecated argument is given."""
+    if size_average is None and reduce is None:
+        return reduction
+    import warnings
+
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    ret = "mean" if size_average and reduce else "sum" if reduce else "none"
+    warnings.warn("size_average and reduce args will be deprecated, please use "
+                  f"reduction='{ret}' instead.", stacklevel=3)
+    return ret
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _reduction_code(reduction)
+    return _one_node("SoftMarginLossBackward0",
+                     lambda x, t: _reduce((-x * t).exp().log1p(), reduction), input, target)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+                        reduction="mean"):
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _reduction_code(reduction)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(
+            "margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+            f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
+    return _reduce((-target * (input1 - input2) + margin).clamp_min(0), reduction)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
+                         reduction="mean"):
+    from .. import where, zeros_like
+
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _reduction_code(reduction)
+    zeros = zeros_like(input)
+    margin_clamp = (margin - input).clamp_min(0)
+    out = where(target != 1, margin_clamp, zeros) + where(target != -1, input, zeros)
+    return _reduce(out, reduction)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+                          reduction="mean"):
+    from .. import where, zeros_like
+
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _reduction_code(reduction)
+    td = target.dim()
+    if td not in (0, 1):
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if td == 1 and not (input1.dim() == 2 and input2.dim() == 2):
+        raise RuntimeError("1D target tensor expects 2D input tensors, but found inputs with "
+                           f"sizes {list(input1.shape)} and {list(input2.shape)}.")
+    if td == 0 and not (input1.dim() == 1 and input2.dim() == 1):
+        raise RuntimeError("0D target tensor expects 1D input tensors, but found inputs with "
+                           f"sizes {list(input1.shape)} and {list(input2.shape)}.")
+    prod_sum = (input1 * input2).sum(td)
+    mag1 = (input1 * input1).sum(td) + 1e-12
+    mag2 = (input2 * input2).sum(td) + 1e-12
+    cos = prod_sum / (mag1 * mag2).sqrt()
+    zeros = zeros_like(cos)
+    out = where(target == 1, 1 - cos, zeros) + where(target == -1, (cos - margin).clamp_min(0),
+                                                     zeros)
+    return _reduce(out, reduction)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
+                        size_average=None, reduce=None, reduction="mean"):
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _reduction_code(reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    a, pd, nd = anchor.dim(), positive.dim(), negative.dim()
+    if not (a == pd and pd == nd):
+        raise RuntimeError(
+            "The anchor, positive, and negative tensors are expected to have the same number of "
+            f"dimensions, but got: anchor {a}D, positive {pd}D, and negative {nd}D inputs")
+    dist_pos = pairwise_distance(anchor, positive, p, eps)
+    dist_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        dist_neg = dist_neg.minimum(pairwise_distance(positive, negative, p, eps))
+    return _reduce((margin + dist_pos - dist_neg).clamp_min(0), reduction)
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
+                                      margin=1.0, swap=False, reduction="mean"):
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    a, pd, nd = anchor.dim(), positive.dim(), negative.dim()
+    if not (a == pd and pd == nd):
+        raise RuntimeError(
+            "The anchor, positive, and negative tensors are expected to have the same number of "
+            f"dimensions, but got: anchor {a}D, positive {pd}D, and negative {nd}D inputs")
+    if distance_function is None:
+        distance_function = pairwise_distance
+    dist_pos = distance_function(anchor, positive)
+    dist_neg = distance_function(anchor, negative)
+    if swap:
+        dist_neg = dist_neg.minimum(distance_function(positive, negative))
+    return _reduce((margin + dist_pos - dist_neg).clamp_min(0), reduction)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
+                     reduce=None, reduction="mean"):
+    import math
+
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not a valid value for reduction")
+    if log_input:
+        loss = input.exp() - target * input
+    else:
+        loss = input - target * (input + eps).log()
+    if full:
+        stirling = target * target.log() - target + 0.5 * (2 * math.pi * target).log()
+        loss = loss + stirling.masked_fill(target <= 1, 0)
+    return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    import math
+
+    from .. import no_grad, ones_like
+
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = var * ones_like(input)
+    elif bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    if tuple(var.shape) != tuple(input.shape):
+        if tuple(input.shape[:-1]) == tuple(var.shape):
+            var = var.unsqueeze(-1)
+        elif input.dim() == var.dim() and sum(
+                y for x, y in zip(input.shape, var.shape) if x != y) == 1:
+            pass
+        else:
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    var = var.clone()
+    with no_grad():
+        var.clamp_(min=eps)
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
+                                reduction="mean"):
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.dim() - 1
+    loss = loss.sum(dim=class_dim) / input.size(class_dim)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    return _reduce(loss, reduction)
 
 
 # ---- attention (scaled_dot_product_attention, multi_head_attention_forward) -------------------

@@ -1,0 +1,133 @@
+"""Batch normalization: BatchNorm1d, BatchNorm2d, BatchNorm3d and their shared base
+`_NormBase` (running statistics, `num_batches_tracked`), as in `torch.nn.modules.batchnorm`."""
+
+from ... import empty, long, ones, tensor, zeros
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
+
+
+class _NormBase(Module):
+    """Common base of _BatchNorm and _InstanceNorm."""
+
+    # Version 2 added num_batches_tracked; older checkpoints lack it (see _load_from_state_dict).
+    _version = 2
+    __constants__ = ["track_running_stats", "momentum", "eps", "num_features", "affine"]
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
+                 track_running_stats=True, device=None, dtype=None, *, bias=True):
+        factory_kwargs = {"device": device, "dtype": dtype}
+        super().__init__()
+        self.num_features = num_features
+        self.eps = eps
+        self.momentum = momentum
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if self.affine:
+            self.weight = Parameter(empty(num_features, **factory_kwargs))
+            if bias:
+                self.bias = Parameter(empty(num_features, **factory_kwargs))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if self.track_running_stats:
+            self.register_buffer("running_mean", zeros(num_features, **factory_kwargs))
+            self.register_buffer("running_var", ones(num_features, **factory_kwargs))
+            self.register_buffer("num_batches_tracked", tensor(0, dtype=long, device=device))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+        self.reset_parameters()
+
+    def reset_running_stats(self):
+        if self.track_running_stats:
+            # running_mean/var/num_batches_tracked are registered in __init__ exactly then.
+            self.running_mean.zero_()
+            self.running_var.fill_(1)
+            self.num_batches_tracked.zero_()
+
+    def reset_parameters(self):
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def _check_input_dim(self, input):
+        raise NotImplementedError
+
+    def extra_repr(self):
+        return ("{num_features}, eps={eps}, momentum={momentum}, affine={affine}, "
+                "bias={use_bias}, track_running_stats={track_running_stats}".format(
+                    **self.__dict__, use_bias=self.bias is not None))
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs):
+        version = local_metadata.get("version", None)
+        if (version is None or version < 2) and self.track_running_stats:
+            # A checkpoint from before num_batches_tracked existed: keep ours (or 0).
+            key = prefix + "num_batches_tracked"
+            if key not in state_dict:
+                state_dict[key] = (self.num_batches_tracked
+                                   if self.num_batches_tracked is not None
+                                   else tensor(0, dtype=long))
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
+                                      unexpected_keys, error_msgs)
+
+
+class _BatchNorm(_NormBase):
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
+                 track_running_stats=True, device=None, dtype=None, *, bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats,
+                         device=device, dtype=dtype, bias=bias)
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        # momentum=None is a cumulative moving average: the factor is 1/num_batches_tracked.
+        exponential_average_factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats:
+            if self.num_batches_tracked is not None:
+                self.num_batches_tracked.add_(1)
+                if self.momentum is None:
+                    exponential_average_factor = 1.0 / float(self.num_batches_tracked)
+                else:
+                    exponential_average_factor = self.momentum
+        # Eval mode normalizes with batch statistics when there are no running ones.
+        if self.training:
+            bn_training = True
+        else:
+            bn_training = self.running_mean is None and self.running_var is None
+        use_running = not self.training or self.track_running_stats
+        return F.batch_norm(input, self.running_mean if use_running else None,
+                            self.running_var if use_running else None, self.weight, self.bias,
+                            bn_training, exponential_average_factor, self.eps)
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch normalization over [N, C] or [N, C, L] inputs."""
+
+    def _check_input_dim(self, input):
+        if input.dim() != 2 and input.dim() != 3:
+            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch normalization over [N, C, H, W] inputs."""
+
+    def _check_input_dim(self, input):
+        if input.dim() != 4:
+            raise ValueError(f"expected 4D input (got {input.dim()}D input)")
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalization over [N, C, D, H, W] inputs."""
+
+    def _check_input_dim(self, input):
+        if input.dim() != 5:
+            raise ValueError(f"expected 5D input (got {input.dim()}D input)")

@@ -1,0 +1,224 @@
+"""Convolution layers: Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d (PyTorch's
+`torch.nn.modules.conv`)."""
+
+import math
+
+from ... import empty, no_grad
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+from .utils import _pair, _reverse_repeat_tuple, _single
+
+__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
+
+
+class _ConvNd(Module):
+    __constants__ = ["stride", "padding", "dilation", "groups", "padding_mode", "output_padding",
+                     "in_channels", "out_channels", "kernel_size"]
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation,
+                 transposed, output_padding, groups, bias, padding_mode, device=None,
+                 dtype=None):
+        factory_kwargs = {"device": device, "dtype": dtype}
+        super().__init__()
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        valid_padding_strings = {"same", "valid"}
+        if isinstance(padding, str):
+            if padding not in valid_padding_strings:
+                raise ValueError(f"Invalid padding string {padding!r}, should be one of "
+                                 f"{valid_padding_strings}")
+            if padding == "same" and any(s != 1 for s in stride):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+        valid_padding_modes = {"zeros", "reflect", "replicate", "circular"}
+        if padding_mode not in valid_padding_modes:
+            raise ValueError(f"padding_mode must be one of {valid_padding_modes}, but got "
+                             f"padding_mode='{padding_mode}'")
+        self.in_channels = in_channels
+        self.out_channels = out_channels
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.padding = padding
+        self.dilation = dilation
+        self.transposed = transposed
+        self.output_padding = output_padding
+        self.groups = groups
+        self.padding_mode = padding_mode
+        # F.pad's padding (last dim first) for the non-zero padding modes.
+        if isinstance(self.padding, str):
+            self._reversed_padding_repeated_twice = [0, 0] * len(kernel_size)
+            if padding == "same":
+                for d, k, i in zip(dilation, kernel_size, range(len(kernel_size) - 1, -1, -1)):
+                    total_padding = d * (k - 1)
+                    left_pad = total_padding // 2
+                    self._reversed_padding_repeated_twice[2 * i] = left_pad
+                    self._reversed_padding_repeated_twice[2 * i + 1] = total_padding - left_pad
+        else:
+            self._reversed_padding_repeated_twice = _reverse_repeat_tuple(self.padding, 2)
+        if transposed:
+            shape = (in_channels, out_channels // groups, *kernel_size)
+        else:
+            shape = (out_channels, in_channels // groups, *kernel_size)
+        self.weight = Parameter(empty(shape, **factory_kwargs))
+        if bias:
+            self.bias = Parameter(empty(out_channels, **factory_kwargs))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        # U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for weight and bias, as Linear.
+        with no_grad():
+            init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+            if self.bias is not None:
+                fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+                bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+                init.uniform_(self.bias, -bound, bound)
+
+    def extra_repr(self):
+        s = "{in_channels}, {out_channels}, kernel_size={kernel_size}, stride={stride}"
+        if self.padding != (0,) * len(self.padding):
+            s += ", padding={padding}"
+        if self.dilation != (1,) * len(self.dilation):
+            s += ", dilation={dilation}"
+        if self.output_padding != (0,) * len(self.output_padding):
+            s += ", output_padding={output_padding}"
+        if self.groups != 1:
+            s += ", groups={groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += ", padding_mode={padding_mode}"
+        return s.format(**self.__dict__)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        if not hasattr(self, "padding_mode"):
+            self.padding_mode = "zeros"
+
+
+class Conv1d(_ConvNd):
+    """1-D convolution over [N, C_in, L] (or unbatched [C_in, L]) inputs."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, _single(kernel_size), _single(stride),
+                         padding if isinstance(padding, str) else _single(padding),
+                         _single(dilation), False, _single(0), groups, bias, padding_mode,
+                         device=device, dtype=dtype)
+
+    def _conv_forward(self, input, weight, bias):
+        if self.padding_mode != "zeros":
+            return F.conv1d(F.pad(input, self._reversed_padding_repeated_twice,
+                                  mode=self.padding_mode),
+                            weight, bias, self.stride, _single(0), self.dilation, self.groups)
+        return F.conv1d(input, weight, bias, self.stride, self.padding, self.dilation,
+                        self.groups)
+
+    def forward(self, input):
+        return self._conv_forward(input, self.weight, self.bias)
+
+
+class Conv2d(_ConvNd):
+    """2-D convolution over [N, C_in, H, W] (or unbatched [C_in, H, W]) inputs."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, _pair(kernel_size), _pair(stride),
+                         padding if isinstance(padding, str) else _pair(padding),
+                         _pair(dilation), False, _pair(0), groups, bias, padding_mode,
+                         device=device, dtype=dtype)
+
+    def _conv_forward(self, input, weight, bias):
+        if self.padding_mode != "zeros":
+            return F.conv2d(F.pad(input, self._reversed_padding_repeated_twice,
+                                  mode=self.padding_mode),
+                            weight, bias, self.stride, _pair(0), self.dilation, self.groups)
+        return F.conv2d(input, weight, bias, self.stride, self.padding, self.dilation,
+                        self.groups)
+
+    def forward(self, input):
+        return self._conv_forward(input, self.weight, self.bias)
+
+
+class _ConvTransposeNd(_ConvNd):
+    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation,
+                 transposed, output_padding, groups, bias, padding_mode, device=None,
+                 dtype=None):
+        if padding_mode != "zeros":
+            raise ValueError(
+                f'Only "zeros" padding mode is supported for {self.__class__.__name__}')
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         transposed, output_padding, groups, bias, padding_mode,
+                         device=device, dtype=dtype)
+
+    def _output_padding(self, input, output_size, stride, padding, kernel_size,
+                        num_spatial_dims, dilation=None):
+        """The output_padding that gives `output_size` (PyTorch's checks and texts)."""
+        if output_size is None:
+            return _single(self.output_padding)
+        has_batch_dim = input.dim() == num_spatial_dims + 2
+        num_non_spatial_dims = 2 if has_batch_dim else 1
+        if len(output_size) == num_non_spatial_dims + num_spatial_dims:
+            output_size = output_size[num_non_spatial_dims:]
+        if len(output_size) != num_spatial_dims:
+            raise ValueError(
+                f"ConvTranspose{num_spatial_dims}D: for {input.dim()}D input, output_size must "
+                f"have {num_spatial_dims} or {num_non_spatial_dims + num_spatial_dims} elements "
+                f"(got {len(output_size)})")
+        min_sizes, max_sizes = [], []
+        for d in range(num_spatial_dims):
+            dim_size = ((input.size(d + num_non_spatial_dims) - 1) * stride[d] - 2 * padding[d]
+                        + (dilation[d] if dilation is not None else 1) * (kernel_size[d] - 1)
+                        + 1)
+            min_sizes.append(dim_size)
+            max_sizes.append(min_sizes[d] + stride[d] - 1)
+        for i in range(len(output_size)):
+            if output_size[i] < min_sizes[i] or output_size[i] > max_sizes[i]:
+                raise ValueError(
+                    f"requested an output size of {output_size}, but valid sizes range from "
+                    f"{min_sizes} to {max_sizes} (for an input of {input.size()[2:]})")
+        return [output_size[d] - min_sizes[d] for d in range(num_spatial_dims)]
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """1-D transposed convolution (the gradient of Conv1d with respect to its input)."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
+                 device=None, dtype=None):
+        super().__init__(in_channels, out_channels, _single(kernel_size), _single(stride),
+                         _single(padding), _single(dilation), True, _single(output_padding),
+                         groups, bias, padding_mode, device=device, dtype=dtype)
+
+    def forward(self, input, output_size=None):
+        if self.padding_mode != "zeros":
+            raise ValueError("Only `zeros` padding mode is supported for ConvTranspose1d")
+        output_padding = self._output_padding(input, output_size, self.stride, self.padding,
+                                              self.kernel_size, 1, self.dilation)
+        return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding,
+                                  output_padding, self.groups, self.dilation)
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """2-D transposed convolution (the gradient of Conv2d with respect to its input)."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
+                 device=None, dtype=None):
+        super().__init__(in_channels, out_channels, _pair(kernel_size), _pair(stride),
+                         _pair(padding), _pair(dilation), True, _pair(output_padding),
+                         groups, bias, padding_mode, device=device, dtype=dtype)
+
+    def forward(self, input, output_size=None):
+        if self.padding_mode != "zeros":
+            raise ValueError("Only `zeros` padding mode is supported for ConvTranspose2d")
+        output_padding = self._output_padding(input, output_size, self.stride, self.padding,
+                                              self.kernel_size, 2, self.dilation)
+        return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
+                                  output_padding, self.groups, self.dilation)

@@ -1,0 +1,197 @@
+"""Padding layers: constant, zero, reflection, replication and circular padding in 1-D,
+2-D and 3-D (PyTorch's `torch.nn.modules.padding`)."""
+
+from .. import functional as F
+from .module import Module
+from .utils import _ntuple, _pair, _quadruple
+
+__all__ = ["CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d",
+           "ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d",
+           "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "ZeroPad1d", "ZeroPad2d",
+           "ZeroPad3d"]
+
+
+class _CircularPadNd(Module):
+    __constants__ = ["padding"]
+
+    def _check_input_dim(self, input):
+        raise NotImplementedError
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        return F.pad(input, self.padding, "circular")
+
+    def extra_repr(self):
+        return f"{self.padding}"
+
+
+class CircularPad1d(_CircularPadNd):
+    """Wraps [N, C, W] (or [C, W]) inputs around at the ends of W."""
+
+    def __init__(self, padding):
+        super().__init__()
+        self.padding = _pair(padding)
+
+    def _check_input_dim(self, input):
+        if input.dim() != 2 and input.dim() != 3:
+            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+
+
+class CircularPad2d(_CircularPadNd):
+    """Wraps [N, C, H, W] (or [C, H, W]) inputs around at the ends of H and W."""
+
+    def __init__(self, padding):
+        super().__init__()
+        self.padding = _quadruple(padding)
+
+    def _check_input_dim(self, input):
+        if input.dim() != 3 and input.dim() != 4:
+            raise ValueError(f"expected 3D or 4D input (got {input.dim()}D input)")
+
+
+class CircularPad3d(_CircularPadNd):
+    """Wraps [N, C, D, H, W] (or [C, D, H, W]) inputs around at the ends of D, H and W."""
+
+    def __init__(self, padding):
+        super().__init__()
+        self.padding = _ntuple(6)(padding)
+
+    def _check_input_dim(self, input):
+        if input.dim() != 4 and input.dim() != 5:
+            raise ValueError(f"expected 4D or 5D input (got {input.dim()}D input)")
+
+
+class _ConstantPadNd(Module):
+    __constants__ = ["padding", "value"]
+
+    def __init__(self, value):
+        super().__init__()
+        self.value = value
+
+    def forward(self, input):
+        return F.pad(input, self.padding, "constant", self.value)
+
+    def extra_repr(self):
+        return f"padding={self.padding}, value={self.value}"
+
+
+class ConstantPad1d(_ConstantPadNd):
+    """Pads the last dim with `value`."""
+
+    def __init__(self, padding, value):
+        super().__init__(value)
+        self.padding = _pair(padding)
+
+
+class ConstantPad2d(_ConstantPadNd):
+    """Pads the last two dims with `value`."""
+
+    def __init__(self, padding, value):
+        super().__init__(value)
+        self.padding = _quadruple(padding)
+
+
+class ConstantPad3d(_ConstantPadNd):
+    """Pads the last three dims with `value`."""
+
+    def __init__(self, padding, value):
+        super().__init__(value)
+        self.padding = _ntuple(6)(padding)
+
+
+class _ReflectionPadNd(Module):
+    __constants__ = ["padding"]
+
+    def forward(self, input):
+        return F.pad(input, self.padding, "reflect")
+
+    def extra_repr(self):
+        return f"{self.padding}"
+
+
+class ReflectionPad1d(_ReflectionPadNd):
+    """Pads the last dim with its reflection (the edge not repeated)."""
+
+    def __init__(self, padding):
+        super().__init__()
+        self.padding = _pair(padding)
+
+
+class ReflectionPad2d(_ReflectionPadNd):
+    """Pads the last two dims with their reflection."""
+
+    def __init__(self, padding):
+        super().__init__()
+        self.padding = _quadruple(padding)
+
+
+class ReflectionPad3d(_ReflectionPadNd):
+    """Pads the last three dims with their reflection."""
+
+    def __init__(self, padding):
+        super().__init__()
+        self.padding = _ntuple(6)(padding)
+
+
+class _ReplicationPadNd(Module):
+    __constants__ = ["padding"]
+
+    def forward(self, input):
+        return F.pad(input, self.padding, "replicate")
+
+    def extra_repr(self):
+        return f"{self.padding}"
+
+
+class ReplicationPad1d(_ReplicationPadNd):
+    """Pads the last dim by repeating its edge values."""
+
+    def __init__(self, padding):
+        super().__init__()
+        self.padding = _pair(padding)
+
+
+class ReplicationPad2d(_ReplicationPadNd):
+    """Pads the last two dims by repeating their edge values."""
+
+    def __init__(self, padding):
+        super().__init__()
+        self.padding = _quadruple(padding)
+
+
+class ReplicationPad3d(_ReplicationPadNd):
+    """Pads the last three dims by repeating their edge values."""
+
+    def __init__(self, padding):
+        super().__init__()
+        self.padding = _ntuple(6)(padding)
+
+
+class ZeroPad1d(ConstantPad1d):
+    """Pads the last dim with zeros."""
+
+    def __init__(self, padding):
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self):
+        return f"{self.padding}"
+
+
+class ZeroPad2d(ConstantPad2d):
+    """Pads the last two dims with zeros."""
+
+    def __init__(self, padding):
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self):
+        return f"{self.padding}"
+
+
+class ZeroPad3d(ConstantPad3d):
+    """Pads the last three dims with zeros."""
+
+    def __init__(self, padding):
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self):
+        return f"{self.padding}"
