@@ -482,6 +482,18 @@ def test_to_dtype_keeps_parameter_objects():
     assert p.dtype == G.float64 and n.a.count.dtype == G.float64  # type() casts all
 
 
+def test_to_empty():
+    (_, Net) = _models(G)
+    n = Net()
+    p = n.a.weight
+    assert n.to_empty(device="cpu") is n
+    assert n.a.weight is p and p.shape == (4, 3) and p.requires_grad
+    assert n.a.count.dtype == G.int64
+    n.a.to_empty(device="cpu", recurse=False)
+    with pytest.raises(TypeError):
+        n.to_empty("cpu")  # device is keyword-only, as in PyTorch
+
+
 def test_train_eval_requires_grad_zero_grad(torch):
     (_, Net) = _models(G)
     n = Net()

@@ -494,6 +494,11 @@ class Module:
         r"""Cast all floating point parameters and buffers to ``half``. Returns self."""
         return self._apply(lambda t: t.half() if t.is_floating_point() else t)
 
+    def to_empty(self, *, device, recurse=True):
+        r"""Move the parameters and buffers to ``device`` without copying their values
+        (uninitialized storage of the same shapes and dtypes). Returns self."""
+        return self._apply(lambda t: _native.empty_like(t, device=device), recurse=recurse)
+
     def to(self, *args, **kwargs):
         r"""Move and/or cast the parameters and buffers: ``to(device=None, dtype=None,
         non_blocking=False)``, ``to(dtype, non_blocking=False)``, ``to(tensor,
