@@ -46,8 +46,11 @@ from .modules import (  # layers, activations, losses
     UpsamplingNearest2d as UpsamplingNearest2d, ZeroPad1d as ZeroPad1d, ZeroPad2d as ZeroPad2d,
     ZeroPad3d as ZeroPad3d,
 )
-from .modules import (  # recurrent layers
-    GRU as GRU, GRUCell as GRUCell, LSTM as LSTM, LSTMCell as LSTMCell, RNN as RNN,
-    RNNBase as RNNBase, RNNCell as RNNCell, RNNCellBase as RNNCellBase,
+from .modules import (  # recurrent layers, attention, transformers
+    GRU as GRU, GRUCell as GRUCell, LSTM as LSTM, LSTMCell as LSTMCell,
+    MultiheadAttention as MultiheadAttention, RNN as RNN, RNNBase as RNNBase,
+    RNNCell as RNNCell, RNNCellBase as RNNCellBase, Transformer as Transformer,
+    TransformerDecoder as TransformerDecoder, TransformerDecoderLayer as TransformerDecoderLayer,
+    TransformerEncoder as TransformerEncoder, TransformerEncoderLayer as TransformerEncoderLayer,
 )
 from .parameter import Buffer as Buffer, Parameter as Parameter

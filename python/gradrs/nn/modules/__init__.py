@@ -78,7 +78,15 @@ from .upsampling import (
     Upsample as Upsample, UpsamplingBilinear2d as UpsamplingBilinear2d,
     UpsamplingNearest2d as UpsamplingNearest2d,
 )
+from .attention import (
+    MultiheadAttention as MultiheadAttention,
+)
 from .rnn import (
     GRU as GRU, GRUCell as GRUCell, LSTM as LSTM, LSTMCell as LSTMCell, RNN as RNN,
     RNNBase as RNNBase, RNNCell as RNNCell, RNNCellBase as RNNCellBase,
+)
+from .transformer import (
+    Transformer as Transformer, TransformerDecoder as TransformerDecoder,
+    TransformerDecoderLayer as TransformerDecoderLayer, TransformerEncoder as TransformerEncoder,
+    TransformerEncoderLayer as TransformerEncoderLayer,
 )
