@@ -335,6 +335,9 @@ true_divide = globals()["div"]
 
 from . import autograd  # noqa: E402
 from . import nn  # noqa: E402
+from . import utils  # noqa: E402
+from . import _pickle  # noqa: E402,F401 - Tensor.__reduce_ex__ / __deepcopy__
+from .serialization import load, save  # noqa: E402
 from . import optim  # noqa: E402
 from . import cuda, gpu  # noqa: E402
 from ._alias import as_torch  # noqa: E402

@@ -1,1 +1,3 @@
 """`gradrs.utils`: data loading and other utilities."""
+
+from . import data  # noqa: F401
