@@ -10,6 +10,7 @@ from .optimizer import (
     _device_dtype_check_for_fused,
     _get_scalar_dtype,
     _get_value,
+    _scalar,
     _step_tensor,
     _to_scalar,
     _use_grad_for_differentiable,
@@ -193,4 +194,4 @@ def adagrad(
             std = state_sum.sqrt() + eps
         else:
             std = state_sum.sqrt().add_(eps)
-        param.addcdiv_(grad, std, value=-clr)
+        param.addcdiv_(grad, std, value=_scalar(-clr))

@@ -11,6 +11,7 @@ from .optimizer import (
     _device_dtype_check_for_fused,
     _get_scalar_dtype,
     _get_value,
+    _scalar,
     _step_tensor,
     _to_scalar,
     _use_grad_for_differentiable,
@@ -290,4 +291,4 @@ def adam(
             else:
                 denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
 
-            param.addcdiv_(exp_avg, denom, value=-step_size)
+            param.addcdiv_(exp_avg, denom, value=_scalar(-step_size))

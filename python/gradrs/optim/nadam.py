@@ -10,6 +10,7 @@ from .optimizer import (
     _check_capturable,
     _get_scalar_dtype,
     _get_value,
+    _scalar,
     _step_tensor,
     _to_scalar,
     _use_grad_for_differentiable,
@@ -219,5 +220,9 @@ def nadam(
         else:
             mu_product_next = _get_value(mu_product) * mu_next
             denom.add_(eps)
-            param.addcdiv_(grad, denom, value=(-lr * (1.0 - mu) / (1.0 - _get_value(mu_product))))
-            param.addcdiv_(exp_avg, denom, value=(-lr * mu_next) / (1.0 - mu_product_next))
+            param.addcdiv_(
+                grad, denom, value=_scalar(-lr * (1.0 - mu) / (1.0 - _get_value(mu_product)))
+            )
+            param.addcdiv_(
+                exp_avg, denom, value=_scalar((-lr * mu_next) / (1.0 - mu_product_next))
+            )

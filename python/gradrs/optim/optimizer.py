@@ -66,6 +66,12 @@ def _get_value(x):
     return x.item() if isinstance(x, Tensor) else x
 
 
+def _scalar(x):
+    """A hyperparameter as a Python number for an op's `alpha=`/`value=`: PyTorch reads a
+    0-dim tensor (a tensor lr) there as its value, which gradrs's bindings do not."""
+    return x.item() if isinstance(x, Tensor) else x
+
+
 def _to_scalar(x):
     """A 1-element hyperparameter tensor with dimensions becomes 0-dim; other values unchanged."""
     if isinstance(x, Tensor) and x.dim() != 0:
