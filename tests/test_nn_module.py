@@ -9,7 +9,7 @@ from collections import OrderedDict
 
 import numpy as np
 import pytest
-from conftest import G, assert_same_error, assert_same_warning, norm, to_np
+from conftest import G, _catch, assert_same_error, assert_same_warning, norm, to_np
 
 pytestmark = pytest.mark.usefixtures("restore_grad_mode")
 
@@ -480,6 +480,44 @@ def test_to_dtype_keeps_parameter_objects():
     assert p.dtype == G.float32 and n.cpu() is n
     n.type(G.float64)
     assert p.dtype == G.float64 and n.a.count.dtype == G.float64  # type() casts all
+
+
+_TO_CASES = [
+    ((), {}), ((None,), {}), ((None, None), {}), (("cpu",), {}), (("cpu", "float64"), {}),
+    (("cpu", "float64", True), {}), (("cpu", "float64", True, True), {}),
+    (("cpu", "float64", True, False), {}), (("float64",), {"non_blocking": False, "copy": False}),
+    ((), {"dtype": "float64", "device": "cpu", "non_blocking": True}), ((), {"foo": 1}),
+    ((), {"foo": 1, "bar": 2}), (("float64",), {"foo": 1}), (("cpu", "x"), {}), (([1],), {}),
+    (("ones_int",), {}), (("ones",), {}), (("ones", True), {}), (("ones", "x"), {}),
+    (("float32", "float64"), {}), (("cpu",), {"copy": 1}), (("cpu",), {"memory_format": 3}),
+    (("cpu", "float32", 1), {}), ((), {"tensor": "ones"}), (("cpu",), {"device": "cpu"}),
+    (("nope",), {}), (("cpu:0",), {}),
+]
+
+
+def _to_arg(M, a):
+    named = {"float64": M.float64, "float32": M.float32, "ones": M.ones(1),
+             "ones_int": M.ones(1, dtype=M.int64)}
+    return named.get(a, a) if isinstance(a, str) else a
+
+
+@pytest.mark.parametrize("args,kwargs", _TO_CASES)
+def test_to_arguments(torch, args, kwargs):
+    def run(M):
+        m = _leaf(M)
+        out = m.to(*[_to_arg(M, a) for a in args],
+                   **{k: _to_arg(M, v) for k, v in kwargs.items()})
+        assert out is m
+        return str(m.w.dtype)
+
+    eg, et = _catch(lambda: run(G)), _catch(lambda: run(torch))
+    if et is None and eg is None:
+        assert run(G) == norm(run(torch))
+    elif "device type at start of device string" in str(et):
+        # The device lists differ (gradrs: cpu, gpu, cuda); the error kind is the same.
+        assert type(eg) is type(et) and "device type at start of device string" in str(eg)
+    else:
+        assert_same_error(lambda: run(G), lambda: run(torch))
 
 
 def test_to_empty():

@@ -189,48 +189,97 @@ def _forward_unimplemented(self, *input):
         f'Module [{type(self).__name__}] is missing the required "forward" function')
 
 
-def _parse_to(*args, **kwargs):
-    """(device, dtype, non_blocking, memory_format) from the arguments of `Module.to`, as
-    PyTorch's `torch._C._nn._parse_to` reads them."""
-    def fail():
-        # Whatever Tensor.to says about arguments it cannot read is PyTorch's message too.
-        _native.empty(0).to(*args, **kwargs)
-        raise TypeError("to() received an invalid combination of arguments")
+_TO_SIGNATURES = (
+    "(gradrs.device device = None, gradrs.dtype dtype = None, bool non_blocking = False, "
+    "bool copy = False, *, gradrs.memory_format memory_format = None)",
+    "(gradrs.dtype dtype, bool non_blocking = False, bool copy = False, *, "
+    "gradrs.memory_format memory_format = None)",
+    "(Tensor tensor, bool non_blocking = False, bool copy = False, *, "
+    "gradrs.memory_format memory_format = None)",
+)
 
-    memory_format = kwargs.pop("memory_format", None)
-    copy_ = kwargs.pop("copy", False)
-    del copy_  # accepted and ignored by Module.to, as in PyTorch
-    device = dtype = None
-    non_blocking = False
-    rest = list(args)
-    if rest and isinstance(rest[0], _native.Tensor):
-        t = rest.pop(0)
-        device, dtype = t.device, t.dtype
-    elif rest and isinstance(rest[0], _native.dtype):
-        dtype = rest.pop(0)
+
+def _is_device(o):
+    return o is None or isinstance(o, (_native.device, str)) or (
+        isinstance(o, int) and not isinstance(o, bool))
+
+
+# (name, accepts, has a default) per parameter; memory_format is keyword-only. gradrs has no
+# memory formats, so only None is accepted there.
+_TO_PARAMS = (
+    (("device", _is_device, True),
+     ("dtype", lambda o: o is None or isinstance(o, _native.dtype), True)),
+    (("dtype", lambda o: isinstance(o, _native.dtype), False),),
+    (("tensor", lambda o: isinstance(o, _native.Tensor), False),),
+)
+_TO_TAIL = (("non_blocking", lambda o: isinstance(o, bool), True),
+            ("copy", lambda o: isinstance(o, bool), True))
+
+
+def _to_type_name(o):
+    if isinstance(o, _native.Tensor):
+        return "Tensor"
+    if isinstance(o, (_native.dtype, _native.device)):
+        return "gradrs." + type(o).__name__
+    return type(o).__name__ if type(o).__module__ == "builtins" else (
+        f"{type(o).__module__}.{type(o).__name__}")
+
+
+def _match_to(params, args, kwargs):
+    """The values of one of Module.to's signatures for these arguments, or None."""
+    params = params + _TO_TAIL
+    if len(args) > len(params):
+        return None
+    values, rest = {}, dict(kwargs)
+    for i, (name, accepts, optional) in enumerate(params):
+        if i < len(args):
+            if name in rest:
+                return None
+            value = args[i]
+        elif name in rest:
+            value = rest.pop(name)
+        elif optional:
+            continue
+        else:
+            return None
+        if not accepts(value):
+            return None
+        values[name] = value
+    if rest.pop("memory_format", None) is not None or rest:
+        return None
+    return values
+
+
+def _parse_to(*args, **kwargs):
+    """(device, dtype, non_blocking, memory_format) from the arguments of `Module.to`, read
+    against the three signatures of PyTorch's `torch._C._nn._parse_to`, with its errors."""
+    for params in _TO_PARAMS:
+        values = _match_to(params, args, kwargs)
+        if values is not None:
+            break
     else:
-        if rest:
-            device = rest.pop(0)
-        elif "device" in kwargs:
-            device = kwargs.pop("device")
-        if rest and (rest[0] is None or isinstance(rest[0], _native.dtype)):
-            dtype = rest.pop(0)
-        elif "dtype" in kwargs:
-            dtype = kwargs.pop("dtype")
-        if device is not None and not isinstance(device, _native.device):
-            if not isinstance(device, (str, int)) or isinstance(device, bool):
-                fail()
-            device = _native.device(device)
-    if rest:
-        non_blocking = rest.pop(0)
-    elif "non_blocking" in kwargs:
-        non_blocking = kwargs.pop("non_blocking")
-    if rest:
-        rest.pop(0)  # copy
-    if rest or kwargs or not isinstance(non_blocking, bool) or (
-            dtype is not None and not isinstance(dtype, _native.dtype)):
-        fail()
-    return device, dtype, non_blocking, memory_format
+        got = ", ".join(_to_type_name(a) for a in args)
+        # PyTorch lists keywords in the reverse of the order given (an unordered_map), and
+        # with no positional argument each keyword is followed by ", ".
+        kws = [f"{k}={_to_type_name(v)}" for k, v in reversed(list(kwargs.items()))]
+        if args:
+            got += "".join(", " + kw for kw in kws)
+        else:
+            got = "".join(kw + ", " for kw in kws)
+        listing = "".join(f" * {sig}\n" for sig in _TO_SIGNATURES)
+        raise TypeError("to() received an invalid combination of arguments - got "
+                        f"({got}), but expected one of:\n{listing}")
+    if "copy" in values:  # given at all, even False
+        raise RuntimeError(".to() does not accept copy argument")
+    device = values.get("device")
+    dtype = values.get("dtype")
+    if "tensor" in values:
+        device, dtype = values["tensor"].device, values["tensor"].dtype
+    if isinstance(device, int):
+        device = _native.device(f"cuda:{device}")  # an index of the accelerator, as PyTorch
+    elif isinstance(device, str):
+        device = _native.device(device)
+    return device, dtype, values.get("non_blocking", False), None
 
 
 class Module:
