@@ -11,6 +11,7 @@ from itertools import chain
 
 from .. import _native, get_default_dtype
 from .._grad_mode import is_grad_enabled, set_grad_enabled
+from ..utils.hooks import RemovableHandle
 
 Tensor = _native.Tensor
 
@@ -28,26 +29,6 @@ class _RequiredParameter:
 
 
 required = _RequiredParameter()
-
-
-class _RemovableHandle:
-    """Removes a hook from the dict it was registered in (torch.utils.hooks.RemovableHandle)."""
-
-    next_id = 0
-
-    def __init__(self, hooks_dict):
-        self.hooks_dict_ref = hooks_dict
-        self.id = _RemovableHandle.next_id
-        _RemovableHandle.next_id += 1
-
-    def remove(self) -> None:
-        self.hooks_dict_ref.pop(self.id, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *args) -> None:
-        self.remove()
 
 
 def _typename(obj) -> str:
@@ -139,14 +120,14 @@ def _use_grad_for_differentiable(func):
 
 def register_optimizer_step_pre_hook(hook):
     """Register a pre hook common to all optimizers: ``hook(optimizer, args, kwargs)``."""
-    handle = _RemovableHandle(_global_optimizer_pre_hooks)
+    handle = RemovableHandle(_global_optimizer_pre_hooks)
     _global_optimizer_pre_hooks[handle.id] = hook
     return handle
 
 
 def register_optimizer_step_post_hook(hook):
     """Register a post hook common to all optimizers: ``hook(optimizer, args, kwargs)``."""
-    handle = _RemovableHandle(_global_optimizer_post_hooks)
+    handle = RemovableHandle(_global_optimizer_post_hooks)
     _global_optimizer_post_hooks[handle.id] = hook
     return handle
 
@@ -266,18 +247,18 @@ class Optimizer:
 
     def register_step_pre_hook(self, hook):
         """Register ``hook(optimizer, args, kwargs) -> None or (args, kwargs)`` run before step."""
-        handle = _RemovableHandle(self._optimizer_step_pre_hooks)
+        handle = RemovableHandle(self._optimizer_step_pre_hooks)
         self._optimizer_step_pre_hooks[handle.id] = hook
         return handle
 
     def register_step_post_hook(self, hook):
         """Register ``hook(optimizer, args, kwargs) -> None`` run after step."""
-        handle = _RemovableHandle(self._optimizer_step_post_hooks)
+        handle = RemovableHandle(self._optimizer_step_post_hooks)
         self._optimizer_step_post_hooks[handle.id] = hook
         return handle
 
     def _register(self, hooks, hook, prepend):
-        handle = _RemovableHandle(hooks)
+        handle = RemovableHandle(hooks)
         hooks[handle.id] = hook
         if prepend:
             hooks.move_to_end(handle.id, last=False)
