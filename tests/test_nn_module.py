@@ -87,6 +87,18 @@ def test_parameter_basics(torch):
         assert G.nn.Parameter(G.ones(1)).requires_grad
 
 
+@pytest.mark.parametrize("fn", [
+    lambda M: M.nn.Parameter(M.ones(2, dtype=M.int64)),
+    lambda M: M.nn.Parameter([1.0]),
+    lambda M: M.nn.Parameter(3),
+    lambda M: M.nn.Buffer([1.0]),
+])
+def test_parameter_errors(torch, fn):
+    assert_same_error(lambda: fn(G), lambda: fn(torch))
+    p = G.nn.Parameter(G.ones(2, dtype=G.int64), requires_grad=False)
+    assert not p.requires_grad and p.dtype == G.int64
+
+
 def test_parameter_deepcopy_and_pickle():
     p = G.nn.Parameter(G.arange(4.0), requires_grad=False)
     q = copy.deepcopy(p)

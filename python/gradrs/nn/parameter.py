@@ -32,6 +32,13 @@ class Parameter(_native.Tensor, metaclass=_ParameterMeta):
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
             data = _native.empty(0)
+        if not isinstance(data, _native.Tensor):
+            # PyTorch takes anything else for a custom tensor and detaches it, which fails
+            # with this AttributeError for lists and numbers.
+            data.detach()
+        if requires_grad and not data.is_floating_point():
+            raise RuntimeError(
+                "Only Tensors of floating point and complex dtype can require gradients")
         # Tensor.__new__(cls, t) makes a `cls` object aliasing t's storage, a leaf without
         # history: PyTorch's Tensor._make_subclass.
         t = _native.Tensor.__new__(cls, data)
