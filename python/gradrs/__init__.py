@@ -341,3 +341,15 @@ from .serialization import load, save  # noqa: E402
 from . import optim  # noqa: E402
 from . import cuda, gpu  # noqa: E402
 from ._alias import as_torch  # noqa: E402
+from . import accelerator, amp, backends  # noqa: E402
+from ._compile import compile  # noqa: E402
+from .amp.autocast_mode import autocast, is_autocast_enabled  # noqa: E402
+from .backends._context import (  # noqa: E402
+    are_deterministic_algorithms_enabled,
+    get_deterministic_debug_mode,
+    get_float32_matmul_precision,
+    is_deterministic_algorithms_warn_only_enabled,
+    set_deterministic_debug_mode,
+    set_float32_matmul_precision,
+    use_deterministic_algorithms,
+)

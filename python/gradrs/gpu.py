@@ -7,16 +7,24 @@ RuntimeError saying what is missing. Set GRADRS_GPU_DISABLE=1 to hide every adap
 
 from __future__ import annotations
 
+import sys as _sys
+
 from . import _native
 
 __all__ = [
+    "amp",
+    "current_device",
     "device_count",
     "device_name",
     "empty_cache",
     "get_device_name",
+    "initial_seed",
     "is_available",
+    "manual_seed",
+    "manual_seed_all",
     "memory_allocated",
     "memory_reserved",
+    "set_device",
     "synchronize",
     "transfer_counts",
 ]
@@ -71,3 +79,39 @@ def transfer_counts() -> tuple[int, int]:
     the GPU leaves both unchanged.
     """
     return _native._gpu_transfer_counts()
+
+
+def current_device() -> int:
+    """The index of the current GPU device: 0 (gradrs drives one adapter)."""
+    _native._gpu_device_name()  # raises, saying what is missing, without an adapter
+    return 0
+
+
+def set_device(device: object) -> None:
+    """Select the GPU device: gradrs has one, index 0 (None or a negative index is a no-op)."""
+    index = device if isinstance(device, int) or device is None else _native.device(device).index
+    if index is not None and index > 0:
+        raise RuntimeError(f"invalid device ordinal {index}: gradrs drives a single GPU, 0")
+
+
+def manual_seed(seed: int) -> None:
+    """Seed the random numbers of GPU tensors. gradrs draws them from its one generator, the
+    one `gradrs.manual_seed` seeds, so this re-seeds that generator (CPU draws included); with
+    no adapter it does nothing, as PyTorch ignores it without CUDA."""
+    if is_available():
+        _native.manual_seed(int(seed))
+
+
+def manual_seed_all(seed: int) -> None:
+    """`manual_seed` for every GPU device: gradrs has one."""
+    manual_seed(seed)
+
+
+def initial_seed() -> int:
+    """The seed of the generator GPU random numbers come from."""
+    return _native.initial_seed()
+
+
+from .amp import _cuda_amp as amp  # noqa: E402 - `gradrs.cuda.amp`, the deprecated spellings
+
+_sys.modules[__name__ + ".amp"] = amp

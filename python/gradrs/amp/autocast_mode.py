@@ -1,0 +1,383 @@
+"""`autocast`: PyTorch's automatic mixed precision, with its per-op cast lists.
+
+Inside an enabled `autocast(device_type)` region, an op in PyTorch's lower-precision list
+(matmul, mm, bmm, addmm, linear, convolutions, prelu, attention...) casts its floating-point
+inputs on that device to the region's dtype (float16); an op in the float32 list (exp, log,
+pow, softmax, sum, norms, the losses...) casts them to float32; an op in the promote list
+(addcmul, atan2, dot, bilinear...) casts them to the widest dtype among them. float64 tensors,
+integer tensors, tensors on another device, in-place ops and calls with an explicit `dtype=`
+are left alone, as in PyTorch. Parameters cast to float16 are cached for the outermost region
+(`cache_enabled`), so each is cast once per region.
+
+PyTorch autocasts in its dispatcher; gradrs wraps the Python entry points instead (the
+`Tensor` methods, `gradrs.<fn>` and `gradrs.nn.functional.<fn>`), and only while some thread
+has an autocast region open, so code outside autocast pays nothing. The wrappers look up the
+calling thread's state, so autocast stays per thread as in PyTorch. Code that reached a
+native function directly (`gradrs._native`) bypasses the wrappers.
+
+Devices: 'cuda' (or 'gpu') is gradrs's GPU, with PyTorch's CUDA lists and float16 by default;
+'cpu' has PyTorch's CPU lists. PyTorch's CPU default dtype, bfloat16, does not exist in
+gradrs, so `autocast('cpu')` without `dtype=gradrs.float16` warns and disables itself, as
+PyTorch does for a dtype the device does not support.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+import warnings
+
+from .. import _native
+from .. import gpu as _gpu
+
+__all__ = ["autocast", "autocast_decorator", "is_autocast_available"]
+
+_float16, _float32, _float64 = _native.float16, _native.float32, _native.float64
+
+# ---------------------------------------------------------------------------------------------
+# per-thread state (PyTorch keeps autocast state thread-local)
+# ---------------------------------------------------------------------------------------------
+
+
+class _State(threading.local):
+    def __init__(self):
+        self.enabled = {"cpu": False, "gpu": False}
+        # The GPU's default lower-precision dtype is float16; the CPU's (PyTorch: bfloat16) is
+        # None here: gradrs has no bfloat16.
+        self.dtype = {"cpu": None, "gpu": _float16}
+        self.cache_enabled = True
+        self.nesting = 0
+        self.cache = {}  # id(param) -> (param, its cast); see _cast
+
+
+_state = _State()
+
+
+def _device_key(device_type: str) -> str | None:
+    """'cpu' / 'gpu' for a device type autocast supports ('cuda' is the GPU), else None.
+
+    A string that is no device at all raises gradrs's device error, as PyTorch raises its own.
+    """
+    kind = _native.device(device_type).type
+    return {"cpu": "cpu", "gpu": "gpu", "cuda": "gpu"}.get(kind)
+
+
+def is_autocast_available(device_type: str) -> bool:
+    """Whether autocast supports `device_type` ('cpu', 'cuda' and 'gpu' in gradrs)."""
+    return _device_key(device_type) is not None
+
+
+def is_autocast_enabled(device_type: str | None = None) -> bool:
+    """Whether autocast is enabled for `device_type` in this thread (no argument: the GPU,
+    `torch.is_autocast_enabled()`'s CUDA)."""
+    key = "gpu" if device_type is None else _device_key(device_type)
+    return key is not None and _state.enabled[key]
+
+
+def is_autocast_cache_enabled() -> bool:
+    """Whether autocast caches the casts of parameters within a region."""
+    return _state.cache_enabled
+
+
+def clear_autocast_cache() -> None:
+    """Drop the cached casts of parameters."""
+    _state.cache.clear()
+
+
+# ---------------------------------------------------------------------------------------------
+# the cast lists (PyTorch's aten/src/ATen/autocast_mode, as far as gradrs has the ops)
+# ---------------------------------------------------------------------------------------------
+
+LOWER, FP32, SET_OPT_DTYPE, PROMOTE, BANNED = "lower", "fp32", "set_opt_dtype", "promote", "banned"
+
+_GPU_LOWER = """
+    Tensor.matmul Tensor.__matmul__ Tensor.__rmatmul__ Tensor.mm Tensor.bmm Tensor.addmm Tensor.mv
+    Tensor.addmv Tensor.addr Tensor.baddbmm Tensor.addbmm gradrs.einsum gradrs.chain_matmul
+    F.linear F.conv1d F.conv2d F.conv3d F.conv_transpose1d F.conv_transpose2d F.conv_transpose3d
+    F.prelu F.scaled_dot_product_attention
+"""
+_GPU_FP32 = """
+    Tensor.acos Tensor.asin Tensor.cosh Tensor.erfinv Tensor.exp Tensor.expm1 Tensor.log
+    Tensor.log10 Tensor.log2 Tensor.log1p Tensor.reciprocal Tensor.rsqrt Tensor.sinh Tensor.tan
+    Tensor.pow Tensor.__pow__ Tensor.__rpow__ Tensor.__rtruediv__ Tensor.__rdiv__ Tensor.norm
+    Tensor.dist Tensor.renorm Tensor.logsumexp gradrs.pow gradrs.cdist
+    F.softplus F.layer_norm F.group_norm F.cosine_similarity F.poisson_nll_loss
+    F.cosine_embedding_loss F.nll_loss F.hinge_embedding_loss F.kl_div F.l1_loss F.smooth_l1_loss
+    F.huber_loss F.mse_loss F.margin_ranking_loss F.multilabel_margin_loss F.soft_margin_loss
+    F.triplet_margin_loss F.multi_margin_loss F.binary_cross_entropy_with_logits F.pdist
+    F.normalize F.cross_entropy
+"""
+# Ops whose output PyTorch makes float32 by passing dtype=float32 (when the caller gave none);
+# casting the input to float32 first computes the same values.
+_GPU_SET_OPT_DTYPE = """
+    Tensor.prod Tensor.softmax Tensor.log_softmax Tensor.cumprod Tensor.cumsum Tensor.sum
+    F.softmax F.log_softmax F.softmin
+"""
+_GPU_PROMOTE = """
+    Tensor.addcdiv Tensor.addcmul Tensor.atan2 Tensor.cross Tensor.dot Tensor.scatter_add
+    gradrs.tensordot F.bilinear F.grid_sample
+"""
+_CPU_LOWER = """
+    Tensor.matmul Tensor.__matmul__ Tensor.__rmatmul__ Tensor.mm Tensor.bmm Tensor.addmm
+    Tensor.baddbmm Tensor.addbmm F.linear F.conv1d F.conv2d F.conv3d F.conv_transpose1d
+    F.conv_transpose2d F.conv_transpose3d F.prelu F.scaled_dot_product_attention
+"""
+_CPU_FP32 = """
+    Tensor.prod gradrs.cdist F.binary_cross_entropy F.mse_loss F.cosine_embedding_loss F.nll_loss
+    F.hinge_embedding_loss F.poisson_nll_loss F.smooth_l1_loss F.cross_entropy F.l1_loss
+    F.huber_loss F.margin_ranking_loss F.soft_margin_loss F.triplet_margin_loss
+    F.multi_margin_loss F.kl_div F.multilabel_margin_loss F.binary_cross_entropy_with_logits
+    F.grid_sample
+"""
+
+
+def _table():
+    """{(owner name, attribute): {device: policy}}."""
+    table = {}
+    for device, lists in (
+        ("gpu", ((_GPU_LOWER, LOWER), (_GPU_FP32, FP32), (_GPU_SET_OPT_DTYPE, SET_OPT_DTYPE),
+                 (_GPU_PROMOTE, PROMOTE), ("F.binary_cross_entropy", BANNED))),
+        ("cpu", ((_CPU_LOWER, LOWER), (_CPU_FP32, FP32))),
+    ):
+        for names, policy in lists:
+            for entry in names.split():
+                owner, attr = entry.split(".")
+                table.setdefault((owner, attr), {})[device] = policy
+    return table
+
+
+_TABLE = _table()
+
+_BANNED_MESSAGE = (
+    "gradrs.nn.functional.binary_cross_entropy and gradrs.nn.BCELoss are unsafe to autocast.\n"
+    "Many models use a sigmoid layer right before the binary cross entropy layer.\n"
+    "In this case, combine the two layers using gradrs.nn.functional."
+    "binary_cross_entropy_with_logits\n"
+    "or gradrs.nn.BCEWithLogitsLoss.  binary_cross_entropy_with_logits and BCEWithLogits are\n"
+    "safe to autocast."
+)
+
+
+def _first_tensor(values):
+    for v in values:
+        if isinstance(v, _native.Tensor):
+            return v
+        if isinstance(v, (list, tuple)):
+            t = _first_tensor(v)
+            if t is not None:
+                return t
+    return None
+
+
+def _eligible(t, device):
+    return (t.is_floating_point() and t.dtype is not _float64
+            and (t.is_cuda if device == "gpu" else not t.is_cuda))
+
+
+def _cast(value, device, dtype):
+    """`value` with its eligible tensors (recursively in lists/tuples) cast to `dtype`."""
+    if isinstance(value, _native.Tensor):
+        if not _eligible(value, device) or value.dtype is dtype:
+            return value
+        # PyTorch caches the lower-precision copy of a float32 leaf that requires grad (a
+        # parameter) for the outermost autocast region.
+        cacheable = (_state.cache_enabled and dtype is not _float32 and value.is_leaf
+                     and value.requires_grad and value.dtype is _float32)
+        if cacheable:
+            hit = _state.cache.get(id(value))
+            if hit is not None and hit[0] is value:
+                return hit[1]
+        cast = value.to(dtype)
+        if cacheable:
+            _state.cache[id(value)] = (value, cast)
+        return cast
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast(v, device, dtype) for v in value)
+    return value
+
+
+def _widest(values, device, widest):
+    for v in values:
+        if isinstance(v, _native.Tensor):
+            if _eligible(v, device) and v.dtype is _float32:
+                return _float32
+        elif isinstance(v, (list, tuple)) and _widest(v, device, widest) is _float32:
+            return _float32
+    return widest
+
+
+# Where a positional `dtype` sits in the SET_OPT_DTYPE ops that take one positionally.
+_DTYPE_POSITION = {("F", "softmax"): 3, ("F", "log_softmax"): 3, ("F", "softmin"): 3,
+                   ("Tensor", "softmax"): 2, ("Tensor", "log_softmax"): 2}
+
+
+def _wrap(fn, policies, key):
+    dtype_position = _DTYPE_POSITION.get(key)
+
+    @functools.wraps(fn)
+    def autocast_wrapper(*args, **kwargs):
+        first = _first_tensor(args)
+        if first is None:
+            first = _first_tensor(kwargs.values())
+        if first is None:
+            return fn(*args, **kwargs)
+        device = "gpu" if first.is_cuda else "cpu"
+        policy = policies.get(device)
+        if policy is None or not _state.enabled[device]:
+            return fn(*args, **kwargs)
+        if policy == BANNED:
+            raise RuntimeError(_BANNED_MESSAGE)
+        if policy == SET_OPT_DTYPE:
+            explicit = kwargs.get("dtype") is not None or (
+                dtype_position is not None and len(args) > dtype_position
+                and args[dtype_position] is not None)
+            if explicit:
+                return fn(*args, **kwargs)  # an explicit dtype wins
+            dtype = _float32
+        elif policy == FP32:
+            dtype = _float32
+        elif policy == LOWER:
+            dtype = _state.dtype[device]
+        else:  # PROMOTE
+            dtype = _widest(kwargs.values(), device, _widest(args, device, _state.dtype[device]))
+        args = _cast(args, device, dtype)
+        kwargs = {k: _cast(v, device, dtype) for k, v in kwargs.items()}
+        # The op itself runs with autocast off, as PyTorch's autocast kernels redispatch with
+        # the autocast key excluded: ops it is made of keep the dtypes it was given.
+        _state.enabled[device] = False
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _state.enabled[device] = True
+
+    return autocast_wrapper
+
+
+# ---------------------------------------------------------------------------------------------
+# installing the wrappers while any thread has an autocast region open
+# ---------------------------------------------------------------------------------------------
+
+_install_lock = threading.Lock()
+_open_regions = 0
+_originals = []  # (owner object, attribute, original value) of the installed wrappers
+
+
+def _owners():
+    import gradrs
+    import gradrs.nn.functional as functional
+
+    return {"Tensor": _native.Tensor, "gradrs": gradrs, "F": functional}
+
+
+def _install():
+    owners = _owners()
+    for (owner_name, attr), policies in _TABLE.items():
+        owner = owners[owner_name]
+        original = (owner.__dict__.get(attr) if isinstance(owner, type)
+                    else getattr(owner, attr, None))
+        if original is None:
+            continue  # gradrs does not have this op
+        fn = getattr(owner, attr)
+        _originals.append((owner, attr, original))
+        setattr(owner, attr, _wrap(fn, policies, (owner_name, attr)))
+
+
+def _uninstall():
+    while _originals:
+        owner, attr, original = _originals.pop()
+        setattr(owner, attr, original)
+
+
+def _region_opened():
+    global _open_regions
+    with _install_lock:
+        if _open_regions == 0:
+            _install()
+        _open_regions += 1
+
+
+def _region_closed():
+    global _open_regions
+    with _install_lock:
+        _open_regions -= 1
+        if _open_regions == 0:
+            _uninstall()
+
+
+# ---------------------------------------------------------------------------------------------
+# the context manager
+# ---------------------------------------------------------------------------------------------
+
+
+def autocast_decorator(autocast_instance, func):
+    @functools.wraps(func)
+    def decorate_autocast(*args, **kwargs):
+        with autocast_instance:
+            return func(*args, **kwargs)
+
+    return decorate_autocast
+
+
+class autocast:
+    """`autocast(device_type, dtype=None, enabled=True, cache_enabled=None)`: run the ops of a
+    region (a `with` block, or a decorated function) in mixed precision; see the module doc."""
+
+    def __init__(self, device_type: str, dtype=None, enabled: bool = True,
+                 cache_enabled: bool | None = None):
+        if not isinstance(device_type, str):
+            raise ValueError(
+                f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+        key = _device_key(device_type)
+        if key is None:
+            raise RuntimeError(
+                f"User specified an unsupported autocast device_type '{device_type}'")
+        self.device = device_type
+        self._key = key
+        self.fast_dtype = _state.dtype[key] if dtype is None else dtype
+        self._cache_enabled = _state.cache_enabled if cache_enabled is None else cache_enabled
+        if enabled:
+            if key == "gpu" and not _gpu.is_available():
+                warnings.warn("CUDA is not available or torch_xla is imported. "
+                              "Disabling autocast.", stacklevel=2)
+                enabled = False
+            elif key == "cpu" and self.fast_dtype is not _float16:
+                # PyTorch's CPU supports bfloat16 (its default here) and float16; gradrs has
+                # no bfloat16, so float16 is the one dtype left.
+                warnings.warn(
+                    "In CPU autocast, but the target dtype is not supported. Disabling "
+                    f"autocast.\nCPU Autocast only supports dtypes of {_float16} currently.",
+                    stacklevel=2)
+                enabled = False
+        self._enabled = enabled
+
+    def __enter__(self):
+        self.prev_cache_enabled = _state.cache_enabled
+        self.prev = _state.enabled[self._key]
+        self.prev_fastdtype = _state.dtype[self._key]
+        _state.enabled[self._key] = self._enabled
+        if self.fast_dtype is not None:
+            _state.dtype[self._key] = self.fast_dtype
+        _state.nesting += 1
+        _state.cache_enabled = self._cache_enabled
+        _region_opened()
+        return self
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        _state.nesting -= 1
+        if _state.nesting == 0:
+            clear_autocast_cache()
+        _state.enabled[self._key] = self.prev
+        _state.dtype[self._key] = self.prev_fastdtype
+        _state.cache_enabled = self.prev_cache_enabled
+        _region_closed()
+        return False
+
+    def __call__(self, func):
+        if not callable(func):
+            raise TypeError(
+                f"autocast()(func) requires a callable, but got {type(func).__name__}. "
+                "Did you mean to use autocast as a context manager? For example:\n"
+                "    with gradrs.autocast(device_type=...):\n"
+                "        output = model(input)")
+        return autocast_decorator(self, func)
+
