@@ -63,6 +63,7 @@ def test_sdpa_matches_torch(torch, dtype, case):
     go = F.scaled_dot_product_attention(gq, gk, gv, gm, **kw)
     to = torch.nn.functional.scaled_dot_product_attention(tq, tk, tv, tm, **kw)
     _close(go, to, dtype)
+    assert type(go.grad_fn).__name__ == type(to.grad_fn).__name__
     w = rng.standard_normal(tuple(to.shape)).astype(dtype)
     (go * G.tensor(w)).sum().backward()
     (to * torch.tensor(w)).sum().backward()
@@ -121,6 +122,10 @@ def _build(torch, name, args, kw, dtype="float64"):
     assert [tuple(v.shape) for v in gsd.values()] == [tuple(v.shape) for v in sd.values()]
     g.load_state_dict({k: G.tensor(v.numpy()) for k, v in sd.items()})
     return g, t
+
+
+def _node(t):
+    return type(t.grad_fn).__name__
 
 
 def _weights(shape, dtype):
@@ -217,10 +222,12 @@ def test_multihead_attention_matches_torch(torch, dtype, case):
     go, gw = g(gq, gk, gv, **fkw_g, **opts)
     to, tw = t(tq, tk, tv, **fkw_t, **opts)
     _close(go, to, dtype)
+    assert _node(go) == _node(to)
     if tw is None:
         assert gw is None
     else:
         _close(gw, tw, dtype)
+        assert _node(gw) == _node(tw)
     _backward_both(go, to, dtype)
     _check_grads(g, t, pairs, dtype)
 
@@ -293,6 +300,7 @@ def test_transformer_layers_match_torch(torch, dtype, case):
     else:
         go, to = g(gs, pairs[1][0], **fg), t(ts, pairs[1][1], **ft)
     _close(go, to, dtype)
+    assert _node(go) == _node(to)
     _backward_both(go, to, dtype)
     _check_grads(g, t, pairs, dtype)
 

@@ -79,55 +79,62 @@ def _hidden_output(hidden):
     return hidden[0] if isinstance(hidden, tuple) else hidden
 
 
-def _run_direction(step, data, batch_sizes, hidden, weights, reverse):
-    """One layer, one direction, over time-major rows ``data`` (the rows of step t are the
-    first ``batch_sizes[t]`` sequences). Returns the per-row outputs and the final hidden
-    state of every sequence, as PyTorch's PackedLayer / ReversedPackedLayer."""
+def _run_direction(step, layer_input, batch_sizes, hidden, weights, reverse):
+    """One layer, one direction. ``layer_input`` is time-major, (T, B, features), when
+    ``batch_sizes`` is None, else packed rows (the rows of step t are the first
+    ``batch_sizes[t]`` sequences). Returns the output (stacked steps, or the packed rows) and
+    the final hidden state of every sequence, as PyTorch's FullLayer / PackedLayer /
+    ReversedPackedLayer."""
     w_ih, w_hh, b_ih, b_hh, w_hr = weights
-    xw = F.linear(data, w_ih, b_ih)
     extra = () if w_hr is None else (w_hr,)
-    starts = []
-    offset = 0
-    for bs in batch_sizes:
-        starts.append(offset)
-        offset += bs
-    outputs = [None] * len(batch_sizes)
+    xw = F.linear(layer_input, w_ih, b_ih)  # the input projection of every step at once
+    if batch_sizes is None:
+        steps = xw.unbind(0)
+        sizes = [xw.shape[1]] * len(steps)
+    else:
+        sizes = batch_sizes
+        steps, offset = [], 0
+        for bs in sizes:
+            steps.append(xw.narrow(0, offset, bs))
+            offset += bs
+    outputs = [None] * len(steps)
     if not reverse:
         finished = []
-        last = batch_sizes[0]
-        for t, bs in enumerate(batch_sizes):
+        last = sizes[0]
+        for t, bs in enumerate(sizes):
             if bs < last:  # sequences that ended: their final state is put aside
                 finished.append(_hidden_slice(hidden, bs, last))
                 hidden = _hidden_slice(hidden, 0, bs)
             last = bs
-            hidden = step(xw.narrow(0, starts[t], bs), hidden, w_hh, b_hh, *extra)
+            hidden = step(steps[t], hidden, w_hh, b_hh, *extra)
             outputs[t] = _hidden_output(hidden)
         finished.append(hidden)
         final = _hidden_cat(finished[::-1])
     else:
         initial = hidden
-        last = batch_sizes[-1]
+        last = sizes[-1]
         hidden = _hidden_slice(initial, 0, last)
-        for t in range(len(batch_sizes) - 1, -1, -1):
-            bs = batch_sizes[t]
+        for t in range(len(sizes) - 1, -1, -1):
+            bs = sizes[t]
             if bs > last:  # sequences that start here (going backwards) join
                 hidden = _hidden_cat([hidden, _hidden_slice(initial, last, bs)])
             last = bs
-            hidden = step(xw.narrow(0, starts[t], bs), hidden, w_hh, b_hh, *extra)
+            hidden = step(steps[t], hidden, w_hh, b_hh, *extra)
             outputs[t] = _hidden_output(hidden)
         final = hidden
-    return _native.cat(outputs), final
+    out = _native.stack(outputs) if batch_sizes is None else _native.cat(outputs)
+    return out, final
 
 
-def _run_rnn(mode, data, batch_sizes, hx, weights, num_layers, dropout, training,
+def _run_rnn(mode, layer_input, batch_sizes, hx, weights, num_layers, dropout, training,
              bidirectional):
-    """Every layer and direction over packed rows ``data``; returns the output rows and the
-    final hidden state(s), stacked as (num_layers * num_directions, batch, hidden)."""
+    """Every layer and direction over a time-major input (``batch_sizes`` None) or packed
+    rows; returns the output and the final hidden state(s), stacked as
+    (num_layers * num_directions, batch, hidden)."""
     step = _STEPS[mode]
     num_directions = 2 if bidirectional else 1
     lstm = mode == "LSTM"
     finals = []
-    layer_input = data
     for layer in range(num_layers):
         outs = []
         for direction in range(num_directions):
@@ -137,7 +144,7 @@ def _run_rnn(mode, data, batch_sizes, hx, weights, num_layers, dropout, training
                                         weights[index], direction == 1)
             outs.append(out)
             finals.append(final)
-        layer_input = outs[0] if num_directions == 1 else _native.cat(outs, 1)
+        layer_input = outs[0] if num_directions == 1 else _native.cat(outs, -1)
         if dropout != 0 and training and layer < num_layers - 1:
             layer_input = F.dropout(layer_input, dropout, True)
     if lstm:
@@ -346,19 +353,18 @@ class RNNBase(Module):
     def _run(self, input, batch_sizes, hx):
         """Runs the stack: ``input`` is the packed data (batch_sizes given) or a time-major or
         batch-first 3-D tensor."""
-        if batch_sizes is None:
-            x = input.transpose(0, 1) if self.batch_first else input
-            steps, batch = x.shape[0], x.shape[1]
-            data = x.reshape(steps * batch, x.shape[2])
-            sizes = [batch] * steps
-        else:
-            data, sizes = input, batch_sizes.tolist()
-        out, hidden = _run_rnn(self.mode, data, sizes, hx, self._layer_weights(),
+        sizes = None if batch_sizes is None else batch_sizes.tolist()
+        if sizes is None and self.batch_first:
+            input = input.transpose(0, 1)
+        out, hidden = _run_rnn(self.mode, input, sizes, hx, self._layer_weights(),
                                self.num_layers, self.dropout, self.training, self.bidirectional)
-        if batch_sizes is None:
-            out = out.view(steps, batch, out.shape[-1])
-            if self.batch_first:
+        if sizes is None and self.batch_first:
+            if self.mode == "LSTM":
                 out = out.transpose(0, 1)
+            else:
+                # PyTorch's RNN/GRU kernels transpose their result in place (transpose_), so
+                # the output's node is TransposeBackward1; same values and strides here.
+                out = F._one_node("TransposeBackward1", lambda o: o.transpose(0, 1), out)
         return out, hidden
 
 
