@@ -95,10 +95,10 @@ class RandomSampler(Sampler):
             generator = self.generator
         if self.replacement:
             for _ in range(self.num_samples // 32):
-                yield from gradrs.randint(high=n, size=(32,), dtype=gradrs.int64,
+                yield from gradrs.randint(0, n, (32,), dtype=gradrs.int64,
                                           generator=generator).tolist()
-            yield from gradrs.randint(high=n, size=(self.num_samples % 32,),
-                                      dtype=gradrs.int64, generator=generator).tolist()
+            yield from gradrs.randint(0, n, (self.num_samples % 32,), dtype=gradrs.int64,
+                                      generator=generator).tolist()
         else:
             for _ in range(self.num_samples // n):
                 yield from gradrs.randperm(n, generator=generator).tolist()
