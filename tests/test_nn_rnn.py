@@ -99,7 +99,7 @@ def test_pack_sequence_and_unpack(torch):
     assert [s.tolist() for s in got] == unsorted
 
 
-def test_packed_sequence_methods(torch):
+def test_packed_sequence_methods():
     p = R(G).pack_sequence([G.tensor([1.0, 2.0]), G.tensor([3.0])])
     assert p.to(G.float32) is p
     d = p.double()
@@ -316,7 +316,7 @@ def test_repr_state_dict_and_init(torch, name, args, kw):
         assert g.flatten_parameters() is None
 
 
-def test_dropout_between_layers_in_training(torch):
+def test_dropout_between_layers_in_training():
     lstm = G.nn.LSTM(3, 4, num_layers=3, dropout=0.5)
     x = G.randn(5, 2, 3)
     G.manual_seed(7)

@@ -71,7 +71,7 @@ def test_sdpa_matches_torch(torch, dtype, case):
         _close(g.grad, t.grad, dtype)
 
 
-def test_sdpa_dropout(torch):
+def test_sdpa_dropout():
     q = G.randn(2, 3, 4, 5)
     k = G.randn(2, 3, 6, 5)
     v = G.randn(2, 3, 6, 7)
@@ -357,7 +357,7 @@ def test_repr_and_state_dict(torch, name, args, kw):
         (k, tuple(v.shape)) for k, v in t.state_dict().items()]
 
 
-def test_initialisation(torch):
+def test_initialisation():
     mha = G.nn.MultiheadAttention(8, 2, add_bias_kv=True)
     assert np.all(mha.in_proj_bias.detach().numpy() == 0)
     assert np.all(mha.out_proj.bias.detach().numpy() == 0)
@@ -370,7 +370,7 @@ def test_initialisation(torch):
             assert np.abs(p.detach().numpy()).max() <= np.sqrt(6 / (fan_in + fan_out)), name
 
 
-def test_layers_are_deep_copies(torch):
+def test_layers_are_deep_copies():
     layer = G.nn.TransformerEncoderLayer(8, 2, 16, batch_first=True)
     enc = G.nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
     assert enc.layers[0] is not layer and enc.layers[0] is not enc.layers[1]
@@ -388,7 +388,7 @@ def test_generate_square_subsequent_mask(torch):
     assert g.dtype == G.float64
 
 
-def test_attention_dropout_in_training(torch):
+def test_attention_dropout_in_training():
     mha = G.nn.MultiheadAttention(8, 2, dropout=0.5)
     x = G.randn(4, 2, 8)
     G.manual_seed(1)
