@@ -687,6 +687,24 @@ def test_module_to_gpu():
     assert p.device.type == "cpu" and p.grad.device.type == "cpu"
 
 
+def test_compile_runs_eagerly():
+    (_, Net) = _models(G)
+    n = Net()
+    x = G.ones(2, 3)
+    before = to_np(n(x))
+    log = []
+    n.register_forward_hook(lambda m, a, o: log.append(1))
+    assert n.compile(backend="eager") is None
+    assert n._compiled_call_impl is not None
+    np.testing.assert_array_equal(to_np(n(x)), before)
+    assert log == [1]  # hooks still run
+    assert "_compiled_call_impl" not in copy.deepcopy(n).__dict__
+    # the arguments are gradrs.compile's (its tests compare its errors with PyTorch's; importing
+    # torch._dynamo here would cost seconds)
+    with pytest.raises(RuntimeError, match="Invalid backend"):
+        _models(G)[1]().compile(backend="nope")
+
+
 def test_handle_context_manager():
     m = G.nn.Module()
     m.forward = lambda x: x

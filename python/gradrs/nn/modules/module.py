@@ -747,7 +747,22 @@ class Module:
                         continue
             raise
 
-    __call__ = _call_impl
+    # Set by compile(): what __call__ runs instead of _call_impl.
+    _compiled_call_impl = None
+
+    def _wrapped_call_impl(self, *args, **kwargs):
+        if self._compiled_call_impl is not None:
+            return self._compiled_call_impl(*args, **kwargs)
+        return self._call_impl(*args, **kwargs)
+
+    __call__ = _wrapped_call_impl
+
+    def compile(self, *args, **kwargs):
+        """Compile this module's call with :func:`gradrs.compile` (same arguments). gradrs
+        compiles nothing: the module keeps running eagerly, as ``backend="eager"`` does."""
+        from ..._compile import compile as _compile
+
+        self._compiled_call_impl = _compile(self._call_impl, *args, **kwargs)
 
     # ---- pickling, attributes -------------------------------------------------------------
 
