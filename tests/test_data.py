@@ -465,5 +465,25 @@ def test_worker_seeds_match_torch(torch):
     assert run(G, seeds_seen) == run(torch, torch_seeds)
 
 
+class Heavy(D.Dataset):
+    """Samples whose computation is large enough for gradrs to use its thread pool."""
+
+    def __getitem__(self, i):
+        return (G.ones(3, 224, 224) * i).sum()
+
+    def __len__(self):
+        return 4
+
+
+@needs_loader
+@pytest.mark.skip(reason="forked workers deadlock in ops past PAR_THRESHOLD: the rayon pool the "
+                  "parent started has no threads in the child (needs a fork handler in "
+                  "src/backend/cpu/parallel.rs, as PyTorch's intra-op pool has)")
+def test_workers_run_large_ops():
+    G.ones(1000, 100).sum()  # the parent's pool is up, as in any real program
+    dl = D.DataLoader(Heavy(), batch_size=2, num_workers=2, timeout=30)
+    assert [b.tolist() for b in dl] == [[0.0, 150528.0], [301056.0, 451584.0]]
+
+
 def test_worker_info_outside_workers():
     assert D.get_worker_info() is None

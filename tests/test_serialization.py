@@ -316,6 +316,32 @@ def test_gradrs_round_trip(tmp_path):
         assert sum(n.split("/")[1] == "data" for n in z.namelist()) == 1
 
 
+def test_whole_modules_with_weights_only_false(torch, tmp_path):
+    # A pickled module names its classes: torch.nn.* resolves to gradrs.nn.*.
+    torch.manual_seed(0)
+    tm = torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn.ReLU())
+    torch.save(tm, tmp_path / "tm.pt")
+    gm = G.load(tmp_path / "tm.pt", weights_only=False)
+    assert repr(gm) == repr(tm)
+    x = [[0.5, -1.0], [2.0, 1.0]]
+    np.testing.assert_allclose(gm(G.tensor(x)).detach().numpy(),
+                               tm(torch.tensor(x)).detach().numpy(), rtol=1e-6)
+    with pytest.raises(pickle.UnpicklingError, match="torch.nn.modules.container.Sequential"):
+        G.load(tmp_path / "tm.pt")
+    G.save(gm, tmp_path / "gm.pt")
+    again = G.load(tmp_path / "gm.pt", weights_only=False)
+    assert type(again[0].weight).__name__ == "Parameter"
+    np.testing.assert_array_equal(again[0].weight.detach().numpy(),
+                                  gm[0].weight.detach().numpy())
+
+
+def test_pickle_protocol_4(torch, tmp_path):
+    G.save({"a": G.ones(2), "d": G.float64}, tmp_path / "p4.pt", pickle_protocol=4)
+    for M in (G, torch):
+        out = M.load(tmp_path / "p4.pt", weights_only=False)
+        assert out["a"].tolist() == [1.0, 1.0] and out["d"] is M.float64
+
+
 def test_save_gpu_tensor(torch, tmp_path):
     if not G.gpu.is_available():
         pytest.skip("no GPU adapter")

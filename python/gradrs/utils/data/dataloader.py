@@ -559,6 +559,8 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._workers_status[worker_id] = False
 
     def _shutdown_workers(self):
+        if not hasattr(self, "_workers"):  # __init__ failed before starting any
+            return
         if _utils is None or _utils.python_exit_status is True or \
                 _utils.python_exit_status is None:
             return
