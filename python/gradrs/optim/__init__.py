@@ -6,11 +6,13 @@ from .adagrad import Adagrad
 from .adam import Adam
 from .adamax import Adamax
 from .adamw import AdamW
+from .asgd import ASGD
 from .lbfgs import LBFGS
 from .nadam import NAdam
 from .optimizer import Optimizer
 from .radam import RAdam
 from .rmsprop import RMSprop
+from .rprop import Rprop
 from .sgd import SGD
 
 __all__ = [
@@ -19,11 +21,13 @@ __all__ = [
     "Adam",
     "Adamax",
     "AdamW",
+    "ASGD",
     "LBFGS",
     "lr_scheduler",
     "NAdam",
     "Optimizer",
     "RAdam",
     "RMSprop",
+    "Rprop",
     "SGD",
 ]
