@@ -7,7 +7,9 @@ from conftest import G, assert_same_values, check_error
 
 pytestmark = [pytest.mark.usefixtures("restore_grad_mode"),
               # PyTorch's (and gradrs's) note that the nested-tensor path is off
-              pytest.mark.filterwarnings("ignore:enable_nested_tensor is True")]
+              pytest.mark.filterwarnings("ignore:enable_nested_tensor is True"),
+              # PyTorch's, from the nested tensors of its inference path
+              pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors")]
 
 F = G.nn.functional
 TOL = {"float32": {"rtol": 1e-5, "atol": 1e-6}, "float64": {"rtol": 1e-10, "atol": 1e-12}}
@@ -505,3 +507,29 @@ def test_multi_head_attention_forward_matches_torch(torch, dtype, case):
     for a, b in ((gq, tq), (gk, tk), (gv, tv)):
         if b.grad is not None:
             _close(a.grad, b.grad, dtype)
+
+
+@pytest.mark.parametrize("norm", [False, True])
+@pytest.mark.parametrize("kpm", [[[0] * 5, [0] * 3 + [1] * 2, [0] * 4 + [1]],  # left aligned
+                                 [[0] * 5, [1] + [0] * 3 + [1], [0] * 5]])
+def test_encoder_inference_with_padding(torch, norm, kpm):
+    # In eval mode without grad PyTorch runs a left-aligned padded batch as a nested tensor:
+    # the padded positions come out as zeros (norm(0) with a final norm).
+    def make(m):
+        m.manual_seed(0)
+        layer = m.nn.TransformerEncoderLayer(8, 2, 16, 0.0, batch_first=True)
+        return m.nn.TransformerEncoder(layer, 2, norm=m.nn.LayerNorm(8) if norm else None)
+
+    t = make(torch).eval()
+    g = make(G).eval()
+    g.load_state_dict({k: G.tensor(v.numpy()) for k, v in t.state_dict().items()})
+    x = np.random.default_rng(40).standard_normal((3, 5, 8)).astype("float32")
+    mask = np.array(kpm, bool)
+    with torch.no_grad():
+        to = t(torch.tensor(x), src_key_padding_mask=torch.tensor(mask))
+    with G.no_grad():
+        go = g(G.tensor(x), src_key_padding_mask=G.tensor(mask))
+    _close(go, to, "float32")
+    go = g(G.tensor(x), src_key_padding_mask=G.tensor(mask))  # with grad: the general path
+    to = t(torch.tensor(x), src_key_padding_mask=torch.tensor(mask))
+    _close(go, to, "float32")

@@ -1,10 +1,10 @@
 """Transformer, TransformerEncoder(Layer) and TransformerDecoder(Layer), built from
 MultiheadAttention, Linear, Dropout and LayerNorm as in PyTorch.
 
-PyTorch's inference fast paths (``torch._transformer_encoder_layer_fwd`` and the nested-tensor
-conversion of TransformerEncoder) compute the same values as the general path used here,
-except that the nested-tensor path writes zeros at padded positions; gradrs has no nested
-tensors and always returns the general path's values there.
+PyTorch's inference fast paths (``torch._transformer_encoder_layer_fwd``, the nested tensors
+of TransformerEncoder) compute the same values as the general path used here, except at the
+padded positions of a nested tensor, which come out as zeros: TransformerEncoder zeroes them
+where PyTorch would have taken that path.
 """
 
 import copy
@@ -171,15 +171,43 @@ class TransformerEncoder(Module):
         mask = F._canonical_mask(mask=mask, mask_name="mask", other_type=None, other_name="",
                                  target_type=src.dtype, check_other=False)
         output = src
+        padded_to_zero = self._runs_nested(src, mask, src_key_padding_mask)
         batch_first = self.layers[0].self_attn.batch_first
         seq_len = _get_seq_len(src, batch_first)
         is_causal = _detect_is_causal_mask(mask, is_causal, seq_len)
         for mod in self.layers:
             output = mod(output, src_mask=mask, is_causal=is_causal,
                          src_key_padding_mask=src_key_padding_mask)
+        if padded_to_zero:
+            output = output.masked_fill((src_key_padding_mask != 0).unsqueeze(-1), 0.0)
         if self.norm is not None:
             output = self.norm(output)
         return output
+
+    def _runs_nested(self, src, mask, src_key_padding_mask):
+        """Whether PyTorch would run this call on a nested tensor built from the padding mask.
+        Its values at real positions are the general path's; the padded positions come out
+        of it as zeros (before ``norm``), which the caller reproduces."""
+        from ... import is_autocast_enabled
+
+        first = self.layers[0]
+        if (not getattr(self, "use_nested_tensor", False) or first.training or src.dim() != 3
+                or src_key_padding_mask is None or mask is not None
+                or is_autocast_enabled()):
+            return False
+        if getattr(self, "mask_check", True):
+            # the real positions of every sequence must come first (left aligned)
+            real = (src_key_padding_mask == 0).to(_native.int64)
+            if src_key_padding_mask.shape[-1] > 1 and bool(
+                    (real[:, 1:] > real[:, :-1]).any()):
+                return False
+        attn = first.self_attn
+        tensors = (src, attn.in_proj_weight, attn.in_proj_bias, attn.out_proj.weight,
+                   attn.out_proj.bias, first.norm1.weight, first.norm1.bias, first.norm2.weight,
+                   first.norm2.bias, first.linear1.weight, first.linear1.bias,
+                   first.linear2.weight, first.linear2.bias)
+        return not (_native.is_grad_enabled()
+                    and any(t is not None and t.requires_grad for t in tensors))
 
 
 class TransformerDecoder(Module):
