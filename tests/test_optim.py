@@ -631,3 +631,19 @@ def test_gpu_capturable(name):
         assert opt.state[w]["step"].device == w.device
         out.append(_np(w.cpu()))
     np.testing.assert_allclose(out[1], out[0], rtol=5e-2 if name == "RAdam" else 1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("kw", [{"lr": 0.01}, {"lr": 0.01, "amsgrad": True, "weight_decay": 0.1}])
+def test_adam_tensor_betas_match_torch(torch, kw):
+    def run(m):
+        w, b = _params(m, "float32")
+        opt = m.optim.Adam([w, b], betas=(m.tensor(0.8), m.tensor([0.99])), **kw)
+        for _ in range(10):
+            opt.zero_grad()
+            _loss(m, w, b, "float32").backward()
+            opt.step()
+        return [w, b], opt
+
+    (gp, gopt), (tp, topt) = run(G), run(torch)
+    _assert_params(gp, tp, "float32")
+    assert repr(gopt) == norm(repr(topt))

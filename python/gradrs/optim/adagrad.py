@@ -76,7 +76,6 @@ class Adagrad(Optimizer):
             if foreach:
                 raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
             self._need_device_dtype_check_for_fused = True
-            self._step_supports_amp_scaling = True
 
         # Unlike the other optimizers, Adagrad makes its state up front, for every parameter.
         for group in self.param_groups:

@@ -90,7 +90,6 @@ class Adam(Optimizer):
         if fused:
             if differentiable:
                 raise RuntimeError("`fused` does not support `differentiable`")
-            self._step_supports_amp_scaling = True
             if foreach:
                 raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
 
@@ -257,7 +256,7 @@ def adam(
         if differentiable and isinstance(beta2, Tensor) and beta2.requires_grad:
             exp_avg_sq.lerp_(grad.square(), 1 - beta2)
         else:
-            exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+            exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=_scalar(1 - beta2))
 
         if capturable or differentiable:
             step = step_t

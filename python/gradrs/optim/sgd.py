@@ -56,8 +56,9 @@ class SGD(Optimizer):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
 
+        # fused=True runs the same update as the loop (no fused kernel), so unlike PyTorch the
+        # optimizer does not claim _step_supports_amp_scaling: a GradScaler unscales for it.
         if fused:
-            self._step_supports_amp_scaling = True
             self._need_device_dtype_check_for_fused = True
             if differentiable:
                 raise RuntimeError("`fused` does not support `differentiable`")
