@@ -354,8 +354,9 @@ def test_save_gpu_tensor(torch, tmp_path):
     assert x.device.type == "cpu"
 
 
-def test_save_errors(torch):
+def test_save_errors(torch, tmp_path):
     check_error(lambda M: M.save({}, 3))
+    check_error(lambda M: M.save({}, str(tmp_path / "missing" / "x.pt")))
     with pytest.raises(RuntimeError, match="legacy"):
         G.save({}, io.BytesIO(), _use_new_zipfile_serialization=False)
 

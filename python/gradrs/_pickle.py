@@ -75,7 +75,7 @@ def dtype_of(name):
     return getattr(_native, name)
 
 
-class UntypedStorageRange:
+class StorageRange:
     """Where a CPU tensor's storage lies in memory: `start` address and `nbytes`."""
 
     __slots__ = ("start", "nbytes")
@@ -109,7 +109,7 @@ def storage_range(t):
     root = view_root(t)
     if root is not t and root.numel() > 0:
         end = max(end, root.data_ptr() + span_bytes(root))
-    return UntypedStorageRange(start, end - start)
+    return StorageRange(start, end - start)
 
 
 def memory_array(start, nbytes, np_dtype):
@@ -168,9 +168,9 @@ class TypedStorage:
         return self._flat
 
     def __repr__(self):
-        values = " ".join(str(v) for v in self._array.tolist())
-        return f" {values}\n[{type(self).__module__}.TypedStorage(dtype={self.dtype}, " \
-            f"device={self.device}) of size {len(self)}]"
+        values = " " + "\n ".join(str(v) for v in self._array.tolist())
+        return (f"{values}\n[gradrs.storage.TypedStorage(dtype={self.dtype}, "
+                f"device={self.device}) of size {len(self)}]")
 
     def __reduce__(self):
         return (_storage_from_bytes,

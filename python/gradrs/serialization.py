@@ -18,7 +18,6 @@ import bisect
 import io
 import os
 import pickle
-import random
 import struct
 import sys
 import warnings
@@ -271,10 +270,11 @@ class _ZipWriter:
         self.crcs.append(info.CRC)
 
     def close(self):
-        # PyTorch's writer ends with a serialization id: 40 decimal digits.
-        ident = random.getrandbits(64) ^ zlib.crc32(bytes(str(self.crcs), "ascii"))
-        self.write_record(".data/serialization_id", f"{ident:020d}{random.getrandbits(64):020d}"
-                          [:40].encode("ascii"))
+        # PyTorch's writer ends with a serialization id: 40 decimal digits. Drawn from
+        # os.urandom, so that saving leaves the user's `random` stream alone.
+        ident = int.from_bytes(os.urandom(8), "little") ^ zlib.crc32(str(self.crcs).encode())
+        tail = int.from_bytes(os.urandom(8), "little")
+        self.write_record(".data/serialization_id", f"{ident:020d}{tail:020d}".encode("ascii"))
         self.zf.close()
 
 
@@ -325,6 +325,10 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
     writer.dump(obj)
     data_value = data_buf.getvalue()
 
+    if isinstance(f, str):
+        parent = os.path.dirname(os.path.abspath(f))
+        if not os.path.isdir(parent):
+            raise RuntimeError(f"Parent directory {parent} does not exist.")
     opened = open(f, "wb") if isinstance(f, str) else f  # noqa: SIM115
     try:
         zw = _ZipWriter(opened, _archive_name(f))
@@ -452,11 +456,20 @@ def _load_from_zip(reader, map_location, unpickler_factory, mmap_path):
                 return np.empty(0, dtype=np_dtype)
             # A private (copy-on-write) mapping, as PyTorch's default MAP_PRIVATE.
             return np.memmap(mmap_path, dtype=np_dtype, mode="c", offset=offset, shape=(count,))
-        data = reader.get_record(name)
-        if len(data) != nbytes:
+        info = reader.zf.getinfo(reader.prefix + name)
+        if info.file_size != nbytes:
             raise RuntimeError(
-                f"record {name} holds {len(data)} bytes; the pickle expects {nbytes}")
-        return np.frombuffer(data, dtype=np_dtype).copy()
+                f"record {name} holds {info.file_size} bytes; the pickle expects {nbytes}")
+        array = np.empty(nbytes // np.dtype(np_dtype).itemsize, dtype=np_dtype)
+        if nbytes and info.compress_type == zipfile.ZIP_STORED:
+            # Straight from the file into the array: one copy instead of two.
+            offset, _ = reader.data_offset(name)
+            reader.zf.fp.seek(offset)
+            if reader.zf.fp.readinto(memoryview(array).cast("B")) != nbytes:
+                raise RuntimeError(f"record {name} is truncated")
+        elif nbytes:
+            array[...] = np.frombuffer(reader.get_record(name), dtype=np_dtype)
+        return array
 
     def persistent_load(saved_id):
         if not isinstance(saved_id, tuple):
