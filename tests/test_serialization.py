@@ -169,6 +169,18 @@ def test_load_map_location(torch, tmp_path):
             np.testing.assert_array_equal(x.cpu().numpy(), [0, 1, 2, 3])
 
 
+def test_load_torch_names(torch, tmp_path):
+    t = torch.arange(3.0)
+    t.note = "kept"
+    torch.save({"dtype": torch.float16, "device": torch.device("cpu"), "size": torch.Size([2]),
+                "tagged": t, "odd_dtype": torch.uint8}, tmp_path / "names.pt")
+    out = G.load(tmp_path / "names.pt")
+    assert out["dtype"] is G.float16 and out["device"] == G.device("cpu")
+    assert type(out["size"]) is G.Size and tuple(out["size"]) == (2,)
+    assert out["tagged"].note == "kept" and out["tagged"].tolist() == [0.0, 1.0, 2.0]
+    assert repr(out["odd_dtype"]) == "torch.uint8"  # loads; no gradrs tensor can use it
+
+
 def test_load_unsupported_dtype_is_a_clear_error(torch, tmp_path):
     torch.save({"img": torch.zeros(2, dtype=torch.uint8)}, tmp_path / "u8.pt")
     with pytest.raises(RuntimeError, match="uint8"):
