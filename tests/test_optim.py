@@ -76,6 +76,11 @@ OPTIONS = {
         {"lr": 0.05, "lambd": 1e-3, "alpha": 0.5, "t0": 5, "weight_decay": 0.1},
         {"maximize": True, "t0": 0},
     ],
+    "Adafactor": [
+        {},
+        {"lr": 0.05, "beta2_decay": -0.5, "eps": (1e-6, 1e-2), "d": 1.5, "weight_decay": 0.1},
+        {"maximize": True},
+    ],
 }
 GRID = [
     (name, kw, dtype)
@@ -312,6 +317,10 @@ ERRORS = {
     "radam wd": lambda m: m.optim.RAdam([_p(m)], weight_decay=-1),
     "rprop etas": lambda m: m.optim.Rprop([_p(m)], etas=(1.5, 1.2)),
     "asgd weight_decay": lambda m: m.optim.ASGD([_p(m)], weight_decay=-0.1),
+    "adafactor lr": lambda m: m.optim.Adafactor([_p(m)], lr=-1),
+    "adafactor beta2_decay": lambda m: m.optim.Adafactor([_p(m)], beta2_decay=0.5),
+    "adafactor eps": lambda m: m.optim.Adafactor([_p(m)], eps=(-1.0, 1e-3)),
+    "adafactor d": lambda m: m.optim.Adafactor([_p(m)], d=0.5),
     "lbfgs lr": lambda m: m.optim.LBFGS([_p(m)], lr=-1),
     "lbfgs groups": lambda m: m.optim.LBFGS([{"params": [_p(m)]}, {"params": [_p(m)]}]),
     "empty": lambda m: m.optim.SGD([], lr=0.1),
@@ -593,8 +602,8 @@ GPU_CASES = [(name, kws[-1]) for name, kws in OPTIONS.items()]
 @pytest.mark.parametrize(("name", "kw"), GPU_CASES, ids=[n for n, _ in GPU_CASES])
 def test_gpu_steps_stay_on_gpu(name, kw):
     """On the GPU, steps after the first (which creates the state) move nothing between host
-    and device, and the parameters follow the CPU run's. (ASGD keeps eta and mu on the
-    parameter's device and, as PyTorch's, reads them back each step unless capturable.)"""
+    and device, and the parameters follow the CPU run's. (As PyTorch's, ASGD reads its eta
+    and mu back each step unless capturable, and Adafactor reads two norms.)"""
     out = []
     for device in ("cpu", "gpu"):
         w = G.tensor(W0, dtype=G.float32, device=device, requires_grad=True)
@@ -606,7 +615,7 @@ def test_gpu_steps_stay_on_gpu(name, kw):
             ((x.matmul(w) + b) ** 2).sum().backward()
             before = G.gpu.transfer_counts()
             opt.step()
-            if device == "gpu" and i > 0 and name != "ASGD":
+            if device == "gpu" and i > 0 and name not in ("ASGD", "Adafactor"):
                 assert G.gpu.transfer_counts() == before
         out.append([_np(w.cpu()), _np(b.cpu())])
     for c, g in zip(*out):

@@ -1,6 +1,7 @@
 """gradrs.optim: PyTorch's optimizers and learning-rate schedulers, pure Python on tensor ops."""
 
 from . import lr_scheduler
+from ._adafactor import Adafactor
 from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam
@@ -16,6 +17,7 @@ from .rprop import Rprop
 from .sgd import SGD
 
 __all__ = [
+    "Adafactor",
     "Adadelta",
     "Adagrad",
     "Adam",
