@@ -230,3 +230,17 @@ def test_unmodified_script_fit_polynomial(poison, torch):
     assert reference.returncode == 0, reference.stderr
     assert reference.stdout.splitlines()[0] == "library: torch"
     assert _loss_lines(aliased.stdout) == _loss_lines(reference.stdout)
+
+
+def _losses(text, prefix):
+    return [float(line.split("loss ")[1].split()[0]) for line in text.splitlines()
+            if line.startswith(prefix)]
+
+
+def test_unmodified_script_train_amp(poison):
+    # autocast + GradScaler + nn + optim.Adam + clip_grad_norm_, on the GPU when there is one
+    r = run(["-m", "gradrs.run", str(SCRIPTS / "train_amp.py"), "--steps", "60"], poison)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[0] == "library: gradrs"
+    first, final = _losses(r.stdout, "step 0")[0], _losses(r.stdout, "final")[0]
+    assert final < first / 10

@@ -779,3 +779,44 @@ def test_grad_scaler_growth_overflow_keeps_the_scale(torch):
         return s.get_scale(), s._get_growth_tracker()
 
     assert run(G) == run(torch)
+
+
+def _amp_training(M, device, state, data):
+    x_np, y_np = data
+    model = M.nn.Sequential(M.nn.Linear(8, 32), M.nn.Tanh(), M.nn.Linear(32, 2))
+    model.load_state_dict({k: M.tensor(v) for k, v in state.items()})
+    model = model.to(device)
+    opt = M.optim.Adam(model.parameters(), lr=1e-2)
+    # a first scale large enough that float16 gradients overflow: skipped steps and backoff
+    scaler = M.amp.GradScaler(device, init_scale=2.0**24, growth_interval=4)
+    x, y = M.tensor(x_np).to(device), M.tensor(y_np).to(device)
+    log = []
+    for _ in range(16):
+        opt.zero_grad()
+        with M.autocast(device, dtype=M.float16):
+            out = model(x)
+            loss = M.nn.functional.mse_loss(out, y)
+        scaler.scale(loss).backward()
+        scaler.step(opt)
+        scaler.update()
+        log.append((str(out.dtype).split(".")[1], loss.item(), scaler.get_scale()))
+    return log
+
+
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=needs_gpu)])
+def test_amp_training_matches_pytorch(torch, device):
+    if not hasattr(G.optim, "Adam"):
+        pytest.skip("gradrs.optim.Adam has not landed")
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((64, 8)).astype(np.float32)
+    y = (x @ rng.standard_normal((2, 8)).astype(np.float32).T + 0.5).astype(np.float32)
+    torch.manual_seed(0)
+    reference = torch.nn.Sequential(torch.nn.Linear(8, 32), torch.nn.Tanh(),
+                                    torch.nn.Linear(32, 2))
+    state = {k: v.detach().numpy() for k, v in reference.state_dict().items()}
+    got = _amp_training(G, device, state, (x, y))
+    want = _amp_training(torch, "cpu", state, (x, y))
+    assert [g[0] for g in got] == [w[0] for w in want] == ["float16"] * 16
+    assert [g[2] for g in got] == [w[2] for w in want]
+    assert len({w[2] for w in want}) > 2  # backoffs and growth both happened
+    np.testing.assert_allclose([g[1] for g in got], [w[1] for w in want], rtol=2e-3)
