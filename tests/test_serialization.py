@@ -521,3 +521,18 @@ def test_deepcopy_subclass_and_parameter():
     p = Parameter(G.ones(2))
     q = copy.deepcopy({"p": p})["p"]
     assert type(q) is Parameter and q.requires_grad and q.data_ptr() != p.data_ptr()
+
+
+def test_deepcopy_and_pickle_a_model():
+    model = G.nn.Sequential(G.nn.Linear(2, 3), G.nn.BatchNorm1d(3))
+    twin = copy.deepcopy(model)
+    assert repr(twin) == repr(model)
+    for (name, p), (_, q) in zip(model.state_dict().items(), twin.state_dict().items()):
+        np.testing.assert_array_equal(to_np(q), to_np(p), err_msg=name)
+        assert q.data_ptr() != p.data_ptr(), name
+    assert type(twin[0].weight).__name__ == "Parameter" and twin[0].weight.requires_grad
+    twin(G.ones(4, 2)).sum().backward()
+    assert twin[0].weight.grad is not None and model[0].weight.grad is None
+    again = pickle.loads(pickle.dumps(model))
+    assert repr(again) == repr(model)
+    np.testing.assert_array_equal(to_np(again[0].bias), to_np(model[0].bias))
