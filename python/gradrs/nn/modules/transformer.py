@@ -289,7 +289,46 @@ class TransformerEncoderLayer(Module):
             x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask,
                                               is_causal=is_causal))
             x = self.norm2(x + self._ff_block(x))
+        if (src_mask is not None or src_key_padding_mask is not None) and self._runs_fused(src):
+            # PyTorch's fused inference kernel takes a plain softmax: a query whose keys are
+            # all masked out gets NaN there (zeros on the general path), and so does its row.
+            x = x.masked_fill(self._fully_masked(src, src_mask, src_key_padding_mask),
+                              float("nan"))
         return x
+
+    def _runs_fused(self, src):
+        """Whether PyTorch would compute this call with torch._transformer_encoder_layer_fwd
+        (its checks, in its order)."""
+        from ... import is_autocast_enabled
+
+        attn = self.self_attn
+        if (src.dim() != 3 or self.training or not attn.batch_first
+                or attn.in_proj_bias is None or not attn._qkv_same_embed_dim
+                or not self.activation_relu_or_gelu or self.norm1.eps != self.norm2.eps
+                or attn.num_heads % 2 == 1 or is_autocast_enabled()):
+            return False
+        if any(len(getattr(m, "_forward_hooks", {})) + len(getattr(m, "_forward_pre_hooks", {}))
+               for m in self.modules()):
+            return False
+        tensors = (src, attn.in_proj_weight, attn.in_proj_bias, attn.out_proj.weight,
+                   attn.out_proj.bias, self.norm1.weight, self.norm1.bias, self.norm2.weight,
+                   self.norm2.bias, self.linear1.weight, self.linear1.bias, self.linear2.weight,
+                   self.linear2.bias)
+        return not (_native.is_grad_enabled()
+                    and any(t is not None and t.requires_grad for t in tensors))
+
+    def _fully_masked(self, src, src_mask, src_key_padding_mask):
+        """(batch, L, 1): True where a query, in some head, may attend no key."""
+        n, length = src.shape[0], src.shape[1]
+        heads = self.self_attn.num_heads
+        masked = _native.zeros(n, heads, length, length, dtype=_native.bool, device=src.device)
+        if src_mask is not None:
+            m = src_mask == float("-inf")
+            masked = masked.logical_or(m.view(n, heads, length, length) if m.dim() == 3 else m)
+        if src_key_padding_mask is not None:
+            kpm = src_key_padding_mask == float("-inf")
+            masked = masked.logical_or(kpm.view(n, 1, 1, length))
+        return masked.all(-1).any(1).unsqueeze(-1)
 
     def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
         x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
