@@ -163,6 +163,17 @@ def test_run_gives_the_program_its_argv_name_and_path(tmp_path, poison):
     assert "main block ran" in aliased.stdout
 
 
+def test_run_a_directory_with_a_main_module(tmp_path, poison):
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "__main__.py").write_text(
+        "import sys\nprint(__name__, sys.path[0] == sys.argv[0], sys.argv[1:])\n")
+    plain = run([str(app), "x"])
+    aliased = run(["-m", "gradrs.run", str(app), "x"], poison)
+    assert aliased.returncode == plain.returncode == 0, aliased.stderr
+    assert aliased.stdout == plain.stdout == "__main__ True ['x']\n"
+
+
 def test_run_prints_the_programs_traceback_as_python_does(tmp_path, poison):
     script = tmp_path / "boom.py"
     script.write_text("def f():\n    raise ValueError('bad value')\n\nf()\n")

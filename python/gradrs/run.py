@@ -13,6 +13,7 @@ import os
 import runpy
 import sys
 import types
+import zipfile
 
 from . import _alias
 from ._alias import as_torch
@@ -62,7 +63,10 @@ def main(argv: list[str] | None = None) -> None:
             sys.exit(2)
         run = lambda: runpy.run_path(script, run_name="__main__")  # noqa: E731
         sys.argv = [script, *rest]
-        sys.path[0] = os.path.dirname(os.path.abspath(script))
+        if os.path.isdir(script) or zipfile.is_zipfile(script):
+            del sys.path[0]  # runpy puts the directory or archive itself first, as python does
+        else:
+            sys.path[0] = os.path.dirname(os.path.abspath(script))
     as_torch()
     try:
         run()
