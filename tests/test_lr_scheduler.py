@@ -86,6 +86,10 @@ SCHEDULERS = {
     "CosineAnnealingWarmRestarts T_mult": (
         lambda m, o: m.optim.lr_scheduler.CosineAnnealingWarmRestarts(
             o, T_0=3, T_mult=2, eta_min=0.001)),
+    "SWALR cos": lambda m, o: m.optim.swa_utils.SWALR(o, swa_lr=0.05, anneal_epochs=7),
+    "SWALR linear": lambda m, o: m.optim.swa_utils.SWALR(
+        o, swa_lr=[0.05, 0.01], anneal_epochs=4, anneal_strategy="linear"),
+    "SWALR no anneal": lambda m, o: m.optim.swa_utils.SWALR(o, swa_lr=0.02, anneal_epochs=0),
     "SequentialLR": _sequential,
     "ChainedScheduler": _chained,
 }
@@ -278,6 +282,10 @@ ERRORS = {
         m.optim.Adagrad([m.ones(1, requires_grad=True)]), 1.0, total_steps=10),
     "onecycle past the end": lambda m: _past_the_end(m),
     "cyclic mode": lambda m: m.optim.lr_scheduler.CyclicLR(_optimizer(m), 0.1, 1.0, mode="x"),
+    "swalr strategy": lambda m: m.optim.swa_utils.SWALR(
+        _optimizer(m), 0.1, anneal_strategy="exp"),
+    "swalr epochs": lambda m: m.optim.swa_utils.SWALR(_optimizer(m), 0.1, anneal_epochs=-1),
+    "swalr swa_lr list": lambda m: m.optim.swa_utils.SWALR(_optimizer(m), [0.1]),
     "warm restarts T_0": lambda m: m.optim.lr_scheduler.CosineAnnealingWarmRestarts(
         _optimizer(m), T_0=0),
     "warm restarts T_mult": lambda m: m.optim.lr_scheduler.CosineAnnealingWarmRestarts(

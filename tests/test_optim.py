@@ -656,3 +656,79 @@ def test_adam_tensor_betas_match_torch(torch, kw):
     (gp, gopt), (tp, topt) = run(G), run(torch)
     _assert_params(gp, tp, "float32")
     assert repr(gopt) == norm(repr(topt))
+
+
+# --------------------------------------------------------------------------------------------
+# swa_utils
+# --------------------------------------------------------------------------------------------
+
+
+def _linear_pair(m, dtype="float64"):
+    rs = np.random.default_rng(3)
+    lin = m.nn.Linear(4, 3).to(getattr(m, dtype))
+    with m.no_grad():
+        lin.weight.copy_(m.tensor(rs.standard_normal((3, 4))))
+        lin.bias.copy_(m.tensor(rs.standard_normal(3)))
+    return lin
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda m, model: m.optim.swa_utils.AveragedModel(model),
+        lambda m, model: m.optim.swa_utils.AveragedModel(
+            model, multi_avg_fn=m.optim.swa_utils.get_ema_multi_avg_fn(0.9)),
+        lambda m, model: m.optim.swa_utils.AveragedModel(
+            model, avg_fn=m.optim.swa_utils.get_ema_avg_fn(0.8)),
+        lambda m, model: m.optim.swa_utils.AveragedModel(
+            model, multi_avg_fn=m.optim.swa_utils.get_swa_multi_avg_fn(), use_buffers=True),
+    ],
+    ids=["swa", "ema multi", "ema", "swa multi buffers"],
+)
+def test_averaged_model_matches_torch(torch, make):
+    def run(m):
+        model = _linear_pair(m)
+        avg = make(m, model)
+        opt = m.optim.SGD(model.parameters(), lr=0.1)
+        x = m.tensor(X)
+        for _ in range(5):
+            opt.zero_grad()
+            model(x).pow(2).sum().backward()
+            opt.step()
+            avg.update_parameters(model)
+        return avg, avg(x)
+
+    (gavg, gout), (tavg, tout) = run(G), run(torch)
+    assert int(gavg.n_averaged) == int(tavg.n_averaged) == 5
+    assert list(gavg.state_dict()) == list(tavg.state_dict())
+    for (gk, gv), (tk, tv) in zip(gavg.state_dict().items(), tavg.state_dict().items()):
+        assert gk == tk
+        np.testing.assert_allclose(_np(gv), _np(tv), **TOL["float64"])
+    np.testing.assert_allclose(_np(gout), _np(tout), **TOL["float64"])
+    assert repr(gavg) == norm(repr(tavg))
+
+
+def test_update_bn_matches_torch(torch):
+    def run(m):
+        model = m.nn.Sequential(m.nn.Linear(4, 3), m.nn.BatchNorm1d(3)).double()
+        with m.no_grad():
+            model[0].weight.copy_(m.tensor(W0.T))
+            model[0].bias.zero_()
+        loader = [(m.tensor(X[i : i + 2]), 0) for i in range(0, 6, 2)]
+        model.eval()
+        m.optim.swa_utils.update_bn(loader, model)
+        bn = model[1]
+        return bn, model.training, bn.momentum
+
+    (gbn, gtrain, gmom), (tbn, ttrain, tmom) = run(G), run(torch)
+    assert (gtrain, gmom) == (ttrain, tmom)
+    for name in ("running_mean", "running_var", "num_batches_tracked"):
+        np.testing.assert_allclose(_np(getattr(gbn, name)), _np(getattr(tbn, name)), rtol=1e-12)
+
+
+def test_swa_errors_match_torch():
+    check_error(lambda m: m.optim.swa_utils.get_ema_avg_fn(1.5))
+    check_error(lambda m: m.optim.swa_utils.get_ema_multi_avg_fn(-0.1))
+    check_error(lambda m: m.optim.swa_utils.AveragedModel(
+        m.nn.Linear(2, 2), avg_fn=m.optim.swa_utils.get_swa_avg_fn(),
+        multi_avg_fn=m.optim.swa_utils.get_swa_multi_avg_fn()))

@@ -1,6 +1,6 @@
 """gradrs.optim: PyTorch's optimizers and learning-rate schedulers, pure Python on tensor ops."""
 
-from . import lr_scheduler
+from . import lr_scheduler, swa_utils
 from ._adafactor import Adafactor
 from .adadelta import Adadelta
 from .adagrad import Adagrad
@@ -32,4 +32,5 @@ __all__ = [
     "RMSprop",
     "Rprop",
     "SGD",
+    "swa_utils",
 ]
