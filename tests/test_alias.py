@@ -64,7 +64,14 @@ def test_import_forms_resolve_to_the_same_gradrs_modules(poison):
         from torch import nn as nn2, autograd, cuda
         from torch.nn import functional as F2
         from torch.nn.functional import relu
+        from torch.amp import GradScaler, autocast
+        from torch.cuda.amp import GradScaler as CudaGradScaler
+        import torch.backends.cudnn as cudnn
+        import torch.cuda.amp
         import gradrs
+        assert GradScaler is gradrs.amp.GradScaler and autocast is gradrs.autocast
+        assert issubclass(CudaGradScaler, GradScaler) and torch.cuda.amp is gradrs.cuda.amp
+        assert cudnn is gradrs.backends.cudnn and cudnn.benchmark is False
         assert torch is gradrs and sys.modules["torch"] is gradrs
         assert nn is gradrs.nn and nn2 is gradrs.nn and sys.modules["torch.nn"] is gradrs.nn
         assert F is gradrs.nn.functional and F2 is F and relu is gradrs.nn.functional.relu

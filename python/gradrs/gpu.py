@@ -115,3 +115,6 @@ def initial_seed() -> int:
 from .amp import _cuda_amp as amp  # noqa: E402 - `gradrs.cuda.amp`, the deprecated spellings
 
 _sys.modules[__name__ + ".amp"] = amp
+# A (file-less) package, so that `from gradrs.gpu.amp import ...` and the torch alias's
+# `from torch.cuda.amp import ...` look `amp` up in sys.modules instead of refusing a module.
+__path__: list[str] = []
