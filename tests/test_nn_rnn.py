@@ -61,6 +61,8 @@ def test_pack_pad_round_trip(torch, batch_first, lengths, enforce_sorted):
                                                     total_length=6)
     _close(go, to)
     assert gl.tolist() == tl.tolist() and str(gl.dtype) == "gradrs.int64"
+    _same_node(gp.data, tp.data)
+    _same_node(go, to)
     w = rng.standard_normal(tuple(to.shape))
     (go * G.tensor(w)).sum().backward()
     (to * torch.tensor(w)).sum().backward()
@@ -76,6 +78,7 @@ def test_pad_sequence(torch, kw):
     go = R(G).pad_sequence([g for g, _ in pairs], **kw)
     to = torch.nn.utils.rnn.pad_sequence([t for _, t in pairs], **kw)
     _close(go, to)
+    _same_node(go, to)
     w = rng.standard_normal(tuple(to.shape))
     (go * G.tensor(w)).sum().backward()
     (to * torch.tensor(w)).sum().backward()

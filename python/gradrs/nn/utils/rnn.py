@@ -186,22 +186,16 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
 
 
 def _pad_packed(data, batch_sizes, batch_first, padding_value, total_length):
-    # aten::_pad_packed_sequence: every output slot reads its row of data, or a padding row
-    # appended after the data, through one index_select.
+    # aten::_pad_packed_sequence: a padded output whose steps are filled by copies of the
+    # packed rows (so its node is CopySlices, as PyTorch's).
     sizes = batch_sizes.tolist()
     max_batch = sizes[0]
-    pad_row = data.shape[0]
-    index = [pad_row] * (total_length * max_batch)
-    row = 0
+    output = _native.full((total_length, max_batch, *data.shape[1:]), padding_value,
+                          dtype=data.dtype, device=data.device)
+    offset = 0
     for t, bs in enumerate(sizes):
-        for b in range(bs):
-            index[t * max_batch + b] = row
-            row += 1
-    padding = _native.full((1, *data.shape[1:]), padding_value, dtype=data.dtype,
-                           device=data.device)
-    rows = _native.cat([data, padding]).index_select(
-        0, _native.tensor(index, dtype=_native.int64, device=data.device))
-    output = rows.view(total_length, max_batch, *data.shape[1:])
+        output.select(0, t).narrow(0, 0, bs).copy_(data.narrow(0, offset, bs))
+        offset += bs
     lengths = _native.tensor([sum(1 for bs in sizes if bs > b) for b in range(max_batch)],
                              dtype=_native.int64)
     if batch_first:
