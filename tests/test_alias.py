@@ -262,3 +262,25 @@ def test_unmodified_script_train_amp(poison):
     assert r.stdout.splitlines()[0] == "library: gradrs"
     first, final = _losses(r.stdout, "step 0")[0], _losses(r.stdout, "final")[0]
     assert final < first / 10
+
+
+# DataLoader shuffling and random_split draw from gradrs.Generator / randperm, and every
+# loader iterator seeds its workers with Tensor.random_ (as PyTorch's do).
+_MISSING_RNG = [name for name, present in (
+    ("gradrs.Generator", hasattr(G, "Generator")), ("gradrs.randperm", hasattr(G, "randperm")),
+    ("gradrs.Tensor.random_", hasattr(G.Tensor, "random_"))) if not present]
+
+
+@pytest.mark.skipif(bool(_MISSING_RNG), reason=f"{', '.join(_MISSING_RNG)} missing")
+@pytest.mark.parametrize("args", [[], ["--device", "cpu", "--workers", "2"]])
+def test_unmodified_script_train_classifier(poison, args):
+    # nn.Module subclass, Linear/Dropout, CrossEntropyLoss, SGD with momentum, TensorDataset,
+    # random_split, a shuffling DataLoader (with worker processes), torch.compile, accelerator
+    script = str(SCRIPTS / "train_classifier.py")
+    r = run(["-m", "gradrs.run", script, "--epochs", "4", *args], poison)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[0] == "library: gradrs"
+    losses = _losses(r.stdout, "epoch")
+    assert len(losses) == 4 and losses[-1] < losses[0] / 5
+    accuracy = float(r.stdout.splitlines()[-1].split()[1])
+    assert accuracy >= 0.9
