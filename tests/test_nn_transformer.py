@@ -12,7 +12,8 @@ pytestmark = [pytest.mark.usefixtures("restore_grad_mode"),
               pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors")]
 
 F = G.nn.functional
-TOL = {"float32": {"rtol": 1e-5, "atol": 1e-6}, "float64": {"rtol": 1e-10, "atol": 1e-12}}
+TOL = {"float16": {"rtol": 4e-3, "atol": 1e-3}, "float32": {"rtol": 1e-5, "atol": 1e-6},
+       "float64": {"rtol": 1e-10, "atol": 1e-12}}
 
 
 def _pair(torch, shape, dtype="float64", requires_grad=True, rng=None, scale=1.0):
@@ -28,7 +29,7 @@ def _close(g, t, dtype):
 # ---- scaled_dot_product_attention ----------------------------------------------------------
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
 @pytest.mark.parametrize("case", ["plain", "causal", "scale", "neg_scale", "bool_mask",
                                   "float_mask", "masked_row", "broadcast_heads", "gqa",
                                   "unbatched", "causal_rect"])

@@ -2109,6 +2109,10 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             "Expected attn_mask dtype to be bool or float or to match query dtype, but got "
             f"attn_mask.dtype: {_cpp_dtype(attn_mask.dtype)} and  query.dtype: "
             f"{_cpp_dtype(query.dtype)} instead.")
+    out_dtype = query.dtype
+    if out_dtype == _native.float16:
+        # PyTorch's math path keeps half inputs' intermediates in float32
+        query, key, value = query.float(), key.float(), value.float()
     if is_causal:
         if attn_mask is not None:
             raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not "
@@ -2141,7 +2145,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             raise RuntimeError(
                 f"dropout probability has to be between 0 and 1, but got {dropout_p}")
         attn = dropout(attn, dropout_p, True)
-    return attn.matmul(value)
+    out = attn.matmul(value)
+    return out if out.dtype == out_dtype else out.to(out_dtype)
 
 
 def _in_projection_packed(q, k, v, w, b=None):
