@@ -1434,7 +1434,7 @@ def _adaptive_ranges(size, out):
 
 
 def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
-    from .. import arange, cat, long, no_grad, stack
+    from .. import arange, long, no_grad, stack, zeros
 
     if input.dim() not in (3, 4):
         raise RuntimeError(
@@ -1447,7 +1447,9 @@ def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
     planes = input.reshape(-1, h * w)
     with no_grad():
         x = input.detach().reshape(-1, h, w)
-        if h % oh == 0 and w % ow == 0:  # equal windows: one max pool
+        if oh == 0 or ow == 0:
+            indices = zeros(x.shape[0], 0, dtype=long, device=input.device)
+        elif h % oh == 0 and w % ow == 0:  # equal windows: one max pool
             kh, kw = h // oh, w // ow
             cols = _native.im2col(x.unsqueeze(1), (kh, kw), (kh, kw), (0, 0), (1, 1), -_INF)
             at = cols.argmax(1)
@@ -1460,7 +1462,7 @@ def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
                 for w0, w1 in _adaptive_ranges(w, ow):
                     at = x[:, h0:h1, w0:w1].reshape(x.shape[0], -1).argmax(1)
                     found.append((h0 + at // (w1 - w0)) * w + w0 + at % (w1 - w0))
-            indices = stack(found, 1) if found else cat([], 1)
+            indices = stack(found, 1)
         indices = indices.to(long) if indices.dtype != long else indices
     out_shape = tuple(input.shape[:-2]) + (oh, ow)
     values = _one_node("AdaptiveMaxPool2DBackward0",
@@ -1690,7 +1692,7 @@ _UPSAMPLE_NODES = {"nearest": "UpsampleNearest{}DBackward0",
                    "bicubic": "UpsampleBicubic2DBackward0"}
 
 
-def _axis_taps(mode, in_size, out_size, scale, align_corners, dtype):
+def _axis_taps(mode, in_size, out_size, scale, align_corners, dtype, shortcuts):
     """Per output position along one axis: the input positions read and their weights, as
     PyTorch's CPU upsample kernels compute them (float32 index math for float32 data)."""
     import numpy as np
@@ -1698,17 +1700,20 @@ def _axis_taps(mode, in_size, out_size, scale, align_corners, dtype):
     ft = np.float64 if dtype == _native.float64 else np.float32
     o = np.arange(out_size)
     if mode in ("nearest", "nearest-exact"):
-        if mode == "nearest" and out_size == in_size:
+        # PyTorch's nearest_idx shortcuts, taken whatever the scale (see _upsample).
+        if mode == "nearest" and shortcuts and out_size == in_size:
             return [(o, None)]
-        if mode == "nearest" and out_size == 2 * in_size:
+        if mode == "nearest" and shortcuts and out_size == 2 * in_size:
             return [(o >> 1, None)]
         s = np.float32(1.0 / scale) if scale is not None and scale > 0 else (
             np.float32(in_size) / np.float32(out_size))
         if mode == "nearest":
             src = np.floor(o.astype(np.float32) * s)
         else:
-            src = np.floor((o + 0.5) * np.float64(s))
+            src = np.floor((o.astype(np.float32) + np.float32(0.5)) * s)
         return [(np.minimum(src.astype(np.int64), in_size - 1), None)]
+    if mode != "bicubic" and in_size == out_size:  # the linear kernels copy such an axis
+        return [(o, None)]
     if align_corners:
         s = ft(in_size - 1) / ft(out_size - 1) if out_size > 1 else ft(0)
     else:
@@ -1749,34 +1754,62 @@ def _upsample(input, output_size, scale_factors, mode, align_corners):
         ins = ", ".join(f"{names[i]}: {in_sizes[i]}" for i in range(nd))
         outs = ", ".join(f"{names[i]}: {output_size[i]}" for i in range(nd))
         raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
-                           f"({ins}) output ({outs})")
-    plans = []
-    for i in range(nd):
-        scale = scale_factors[i] if scale_factors is not None else None
-        taps = _axis_taps(mode, in_sizes[i], output_size[i], scale, align_corners, input.dtype)
-        dev = input.device
-        plans.append([(tensor(idx, device=dev),
-                       None if wt is None else tensor(wt, dtype=input.dtype, device=dev))
-                      for idx, wt in taps])
+                           f"({ins}){' and' if nd == 1 else ''} output ({outs})")
+    def make_plans(shortcuts):
+        plans = []
+        for i in range(nd):
+            scale = scale_factors[i] if scale_factors is not None else None
+            taps = _axis_taps(mode, in_sizes[i], output_size[i], scale, align_corners,
+                              input.dtype, shortcuts)
+            dev = input.device
+            plans.append([(tensor(idx, device=dev),
+                           None if wt is None else tensor(wt, dtype=input.dtype, device=dev))
+                          for idx, wt in taps])
+        return plans
 
-    def fn(x):
-        # One axis at a time, the last first: PyTorch's kernels nest the width sum inside
-        # the height sum, so the rounding order matches.
-        for i in reversed(range(nd)):
-            axis = 2 + i
-            shape = [1] * x.dim()
-            shape[axis] = -1
-            acc = None
-            for idx, wt in plans[i]:
-                part = x.index_select(axis, idx)
-                if wt is not None:
-                    part = part * wt.reshape(*shape)
-                acc = part if acc is None else acc + part
-            x = acc
-        return x
+    def resample(plans):
+        def fn(x):
+            # One axis at a time, the last first: PyTorch's kernels nest the width sum inside
+            # the height sum, so the rounding order matches.
+            for i in reversed(range(nd)):
+                axis = 2 + i
+                shape = [1] * x.dim()
+                shape[axis] = -1
+                acc = None
+                for idx, wt in plans[i]:
+                    part = x.index_select(axis, idx)
+                    if wt is not None:
+                        part = part * wt.reshape(*shape)
+                    acc = part if acc is None else acc + part
+                x = acc
+            return x
+
+        return fn
 
     name = _UPSAMPLE_NODES[mode].format(nd)
-    return _one_node(name, fn, input, linear=True)
+    # Where PyTorch's backward kernel maps positions differently from its forward, the
+    # gradient follows the backward's map: the nearest kernels take an axis of equal or
+    # doubled size by the shortcut (i or i >> 1) in 2-D, but in 1-D and 3-D only in the
+    # backward (the forward reads floor(i * scale)); bicubic's backward copies the gradient
+    # when no size changes, while its forward still resamples by the given scale.
+    quirk = scale_factors is not None and (
+        (mode == "nearest" and nd != 2
+         and any(o in (n, 2 * n) for n, o in zip(in_sizes, output_size)))
+        or (mode == "bicubic" and in_sizes == list(output_size)))
+    if quirk and mode == "bicubic":
+        out = _one_node(name, lambda x: x.clone(), input, linear=True)
+    else:
+        out = _one_node(name, resample(make_plans(nd == 2 or quirk)), input, linear=True)
+    if quirk:
+        from .. import no_grad
+
+        with no_grad():
+            exact = resample(make_plans(False))(input.detach())
+            if out.requires_grad:
+                out.copy_(exact)
+            else:
+                out = exact
+    return out
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
