@@ -388,3 +388,29 @@ RECURRENT_ERRORS = [
 @pytest.mark.parametrize("case", range(len(RECURRENT_ERRORS)))
 def test_recurrent_errors(torch, case):
     check_error(RECURRENT_ERRORS[case])
+
+
+def _gpu_or_skip():
+    if not G.gpu.is_available():
+        pytest.skip("no GPU adapter")
+
+
+def test_recurrent_on_gpu_stays_there():
+    _gpu_or_skip()
+    G.manual_seed(0)
+    lstm = G.nn.LSTM(4, 5, 2, bidirectional=True, batch_first=True)
+    x = G.randn(3, 6, 4)
+    ref, (ref_h, _) = lstm(x)
+    gpu = lstm.to("gpu")
+    xg = x.to("gpu")
+    downloads = G.gpu.transfer_counts()[0]
+    out, (h, _) = gpu(xg)
+    out.sum().backward()
+    packed, _ = gpu(R(G).pack_padded_sequence(xg, [6, 4, 2], batch_first=True))
+    packed.data.sum().backward()
+    assert G.gpu.transfer_counts()[0] == downloads  # no host round trip
+    assert out.device.type == "gpu" and packed.data.device.type == "gpu"
+    np.testing.assert_allclose(out.cpu().detach().numpy(), ref.detach().numpy(), rtol=1e-5,
+                               atol=1e-6)
+    np.testing.assert_allclose(h.cpu().detach().numpy(), ref_h.detach().numpy(), rtol=1e-5,
+                               atol=1e-6)

@@ -563,3 +563,24 @@ def test_encoder_layer_inference_with_masks(torch, norm_first, kpm, causal):
     with G.no_grad():
         go = g(G.tensor(x), **kw_g)
     _close(go, to, "float32")
+
+
+def test_transformer_on_gpu_stays_there():
+    if not G.gpu.is_available():
+        pytest.skip("no GPU adapter")
+    G.manual_seed(0)
+    model = G.nn.Transformer(8, 2, 1, 1, 16, 0.0, batch_first=True)
+    src, tgt = G.randn(2, 5, 8), G.randn(2, 4, 8)
+    mask = G.nn.Transformer.generate_square_subsequent_mask(4)
+    kpm = G.tensor([[False] * 5, [False] * 3 + [True] * 2])
+    ref = model(src, tgt, tgt_mask=mask, tgt_is_causal=True, src_key_padding_mask=kpm)
+    model.to("gpu")
+    args = [t.to("gpu") for t in (src, tgt, mask, kpm)]
+    downloads = G.gpu.transfer_counts()[0]
+    out = model(args[0], args[1], tgt_mask=args[2], tgt_is_causal=True,
+                src_key_padding_mask=args[3])
+    out.sum().backward()
+    assert G.gpu.transfer_counts()[0] == downloads  # no host round trip
+    assert out.device.type == "gpu"
+    np.testing.assert_allclose(out.cpu().detach().numpy(), ref.detach().numpy(), rtol=1e-5,
+                               atol=1e-5)
