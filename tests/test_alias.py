@@ -35,6 +35,7 @@ def poison(tmp_path_factory):
 
 def _env(poison=None):
     env = dict(os.environ)
+    env.setdefault("OMP_NUM_THREADS", "1")  # the reference torch runs: small work, shared cores
     if poison is not None:
         env["PYTHONPATH"] = os.pathsep.join(
             [str(poison)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
@@ -233,6 +234,19 @@ def test_run_usage_errors(tmp_path):
     assert r.returncode == 2 and r.stderr.startswith("usage: python -m gradrs.run script.py")
     r = run(["-m", "gradrs.run", str(tmp_path / "nope.py")])
     assert r.returncode == 2 and "can't open file" in r.stderr and "nope.py" in r.stderr
+
+
+def test_unmodified_script_train_cnn(poison, torch):
+    # Conv2d, BatchNorm2d, MaxPool2d, Sequential, Adam, StepLR, the printed model, eval mode,
+    # torch.save / torch.load(weights_only=True): all output equal to PyTorch's
+    args = [str(SCRIPTS / "train_cnn.py")]
+    aliased = run(["-m", "gradrs.run", *args], poison)
+    assert aliased.returncode == 0, aliased.stderr
+    reference = run(args)
+    assert reference.returncode == 0, reference.stderr
+    assert aliased.stdout.splitlines()[0] == "library: gradrs"
+    assert _loss_lines(aliased.stdout) == _loss_lines(reference.stdout)
+    assert "reloaded equal: True" in aliased.stdout
 
 
 def _loss_lines(text):
