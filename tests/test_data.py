@@ -442,8 +442,12 @@ def test_workers_persistent_and_errors():
     assert dl._iterator is it and all(w.is_alive() for w in it._workers)
     it._shutdown_workers()
     assert not any(w.is_alive() for w in it._workers)
+    it = iter(D.DataLoader(Faulty(), batch_size=2, num_workers=2))
     with pytest.raises(ValueError, match="Caught ValueError in DataLoader worker process 1"):
-        list(D.DataLoader(Faulty(), batch_size=2, num_workers=2))
+        list(it)
+    # Shut down now: left to the garbage collector, the iterator's queues may be finalized
+    # first and its workers then wait out two 5 s status checks (as PyTorch's do).
+    it._shutdown_workers()
     with pytest.raises(ValueError, match="bad sample 3"):
         list(D.DataLoader(Faulty(), batch_size=2))
 
