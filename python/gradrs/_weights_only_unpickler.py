@@ -279,10 +279,17 @@ def _user_allowed():
     return rc
 
 
+@functools.cache
+def _allowed_ids():
+    return frozenset(id(v) for v in _allowed_globals().values()) | {id(_parameter())}
+
+
 def _is_allowed_value(obj):
-    if any(obj is v for v in _user_allowed().values()):
+    """Whether REDUCE / NEWOBJ / BUILD may use `obj`: one of the allowlisted globals (by
+    identity, as PyTorch checks it)."""
+    if id(obj) in _allowed_ids():
         return True
-    return obj is _parameter() or any(obj is v for v in _allowed_globals().values())
+    return any(obj is v for v in _user_allowed().values())
 
 
 # --------------------------------------------------------------------------------------------
