@@ -11,7 +11,16 @@ import threading
 import numpy as np
 import pytest
 
-from conftest import G, SELFTEST, check_error, graph_tree, norm, norm_g, record_warnings
+from conftest import (
+    G,
+    SELFTEST,
+    check_error,
+    check_warning,
+    graph_tree,
+    norm,
+    norm_g,
+    record_warnings,
+)
 
 pytestmark = pytest.mark.skipif(SELFTEST, reason="compares gradrs's glue with torch's")
 
@@ -324,6 +333,32 @@ def test_non_blocking_is_accepted():
     assert x.to(G.float64, True).dtype == G.float64
     if HAVE_GPU:
         assert x.cuda(non_blocking=True).to("cpu", non_blocking=True).tolist() == [1.0, 1.0]
+
+
+@needs_gpu
+def test_pin_memory_copies_and_marks_the_memory():
+    x = G.arange(6.0).reshape(2, 3)
+    y = x.pin_memory()
+    assert y.tolist() == x.tolist() and y.data_ptr() != x.data_ptr()
+    assert (y.is_pinned(), x.is_pinned()) == (True, False)
+    assert y[1].is_pinned() and y.t().is_pinned() and y.detach().is_pinned()
+    assert not y.clone().is_pinned()
+    assert y.pin_memory() is y
+    assert y.to("cuda", non_blocking=True).cpu().tolist() == x.tolist()
+    assert not y.cuda().is_pinned()
+    with pytest.raises(RuntimeError, match=r"^cannot pin 'gradrs.cuda.FloatTensor' only dense CPU "
+                       r"tensors can be pinned$"):
+        y.cuda().pin_memory()
+    w = G.ones(2, requires_grad=True)
+    w.pin_memory().sum().backward()
+    assert w.grad.tolist() == [1.0, 1.0]
+
+
+def test_pin_memory_needs_the_accelerator_as_in_pytorch(torch, monkeypatch):
+    monkeypatch.setattr(G.gpu, "is_available", lambda: False)
+    check_error(lambda M: M.ones(2).pin_memory())
+    assert G.ones(2).is_pinned() is torch.ones(2).is_pinned() is False
+    check_warning(lambda M: M.ones(2).is_pinned("cuda"))
 
 
 # ---------------------------------------------------------------------------------------------

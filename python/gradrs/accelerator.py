@@ -110,3 +110,69 @@ def memory_allocated(device=None, /) -> int:
 def memory_reserved(device=None, /) -> int:
     """Bytes held by the GPU buffer pool (live and cached)."""
     return gpu.memory_reserved()
+
+
+# ---------------------------------------------------------------------------------------------
+# Tensor.pin_memory / Tensor.is_pinned
+#
+# PyTorch copies a CPU tensor into page-locked host memory so that copies to its accelerator can
+# be asynchronous. gradrs's host memory is ordinary memory either way (wgpu stages its own
+# uploads), so a pinned tensor is a copy that remembers it was pinned: `is_pinned()` is True
+# for it and for every tensor viewing its memory (slices, views, detach) while it is alive.
+# ---------------------------------------------------------------------------------------------
+
+_pinned: dict[int, tuple[object, int]] = {}  # first byte -> (weakref to the copy, byte extent)
+
+
+def _extent(t) -> int:
+    if t.numel() == 0:
+        return 0
+    return (sum((n - 1) * s for n, s in zip(t.shape, t.stride())) + 1) * t.element_size()
+
+
+def _deprecated_device(method: str, device) -> None:
+    if device is not None:
+        import warnings
+
+        warnings.warn(f"The argument 'device' of Tensor.{method}() is deprecated. Please do not "
+                      "pass this argument.", DeprecationWarning, stacklevel=3)
+
+
+def _is_pinned(self, device=None) -> bool:
+    """Whether this tensor's memory is a pinned copy's (see `pin_memory`)."""
+    _deprecated_device("is_pinned", device)
+    if self.is_cuda:
+        return False
+    ptr = self.data_ptr()
+    for start, (ref, extent) in list(_pinned.items()):
+        if ref() is None:
+            del _pinned[start]
+        elif start <= ptr < start + max(extent, 1):
+            return True
+    return False
+
+
+def _pin_memory(self, device=None):
+    """A copy of this CPU tensor in pinned memory (this tensor itself if it is pinned already).
+
+    Needs the accelerator, as in PyTorch. Its autograd node is `CloneBackward0` where PyTorch
+    names it `PinMemoryBackward0` (same gradient).
+    """
+    import weakref
+
+    _deprecated_device("pin_memory", device)
+    _require()
+    if self.is_cuda:
+        raise RuntimeError(f"cannot pin '{self.type()}' only dense CPU tensors can be pinned")
+    if _is_pinned(self):
+        return self
+    pinned = self.clone()
+    _pinned[pinned.data_ptr()] = (weakref.ref(pinned), _extent(pinned))
+    return pinned
+
+
+for _name, _method in (("pin_memory", _pin_memory), ("is_pinned", _is_pinned)):
+    if not hasattr(_native.Tensor, _name):  # a native implementation wins
+        _method.__name__ = _method.__qualname__ = _name
+        setattr(_native.Tensor, _name, _method)
+del _name, _method
