@@ -167,6 +167,13 @@ def test_load_map_location(torch, tmp_path):
             x = G.load(tmp_path / "m.pt", map_location=loc)["x"]
             assert x.device.type == "gpu"
             np.testing.assert_array_equal(x.cpu().numpy(), [0, 1, 2, 3])
+        views = torch_corpus(torch)["views"]
+        torch.save(views, tmp_path / "gv.pt")
+        g = G.load(tmp_path / "gv.pt", map_location="cuda")
+        g["base"].mul_(-1)  # the views share one GPU storage
+        for k in ("t", "row", "slice", "flat"):
+            assert g[k].device.type == "gpu" and g[k].stride() == views[k].stride(), k
+            np.testing.assert_array_equal(g[k].cpu().numpy(), -to_np(views[k]))
 
 
 def test_load_torch_names(torch, tmp_path):

@@ -125,13 +125,13 @@ class TypedStorage:
     """A flat, typed run of elements that tensors are rebuilt over: what `torch.FloatStorage`
     & co. unpickle to. `device` says where the tensors built over it go (`map_location`)."""
 
-    __slots__ = ("_array", "dtype", "device", "_flat")
+    __slots__ = ("_array", "dtype", "device", "_flats")
 
     def __init__(self, array, dtype, device="cpu"):
         self._array = array
         self.dtype = dtype
         self.device = _native.device(device)
-        self._flat = None
+        self._flats = {}  # device -> the storage as one 1-d tensor there, shared when moved
 
     def size(self):
         return len(self._array)
@@ -147,7 +147,7 @@ class TypedStorage:
 
     def _moved(self, device):
         s = TypedStorage(self._array, self.dtype, device)
-        s._flat = self._flat
+        s._flats = self._flats
         return s
 
     def cpu(self):
@@ -162,10 +162,15 @@ class TypedStorage:
         return self._moved(device)
 
     def flat(self):
-        """The storage as one 1-d CPU tensor over the same memory (made once)."""
-        if self._flat is None:
-            self._flat = _native.from_numpy(self._array)
-        return self._flat
+        """The storage as one 1-d tensor on its device (over the same memory on the CPU;
+        copied there once per device, so that views built on it share it there too)."""
+        key = str(self.device)
+        if key not in self._flats:
+            if self.device.type == "cpu":
+                self._flats[key] = _native.from_numpy(self._array)
+            else:
+                self._flats[key] = self.cpu().flat().to(self.device)
+        return self._flats[key]
 
     def __repr__(self):
         values = " " + "\n ".join(str(v) for v in self._array.tolist())
@@ -278,19 +283,19 @@ def tensor_from_storage(storage, offset, size, stride):
             f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, "
             f"and itemsize {item} requiring a storage size of {need * item} are out of bounds "
             f"for storage of size {n * item}")
-    flat = storage.flat()
     t = None
     if 0 not in size:
-        t = _native_view(flat, offset, size, stride)
+        t = _native_view(storage.flat(), offset, size, stride)
     if t is None:
         # Slices with gaps, overlapping strides, empty tensors: a numpy view over the same
-        # memory keeps the sharing (and the exact strides) that gradrs's view ops cannot express.
+        # memory keeps the sharing (and the exact strides) that gradrs's view ops cannot
+        # express; on a GPU the tensor is a copy of it.
         item = storage.element_size()
         arr = np.lib.stride_tricks.as_strided(
             storage._array[offset:], shape=size, strides=[s * item for s in stride])
         t = _native.from_numpy(arr)
-    if storage.device.type != "cpu":
-        t = t.to(storage.device)
+        if storage.device.type != "cpu":
+            t = t.to(storage.device)
     return t
 
 
