@@ -747,3 +747,45 @@ def test_swa_errors_match_torch():
     check_error(lambda m: m.optim.swa_utils.AveragedModel(
         m.nn.Linear(2, 2), avg_fn=m.optim.swa_utils.get_swa_avg_fn(),
         multi_avg_fn=m.optim.swa_utils.get_swa_multi_avg_fn()))
+
+
+@pytest.mark.parametrize("name", ["Adam", "NAdam", "Adagrad", "RMSprop", "ASGD", "Rprop",
+                                  "Adafactor", "Adadelta", "Adamax", "RAdam"])
+def test_load_legacy_float_step_matches_torch(torch, name):
+    """Old checkpoints hold `step` (and NAdam's `mu_product`) as Python floats: loading makes
+    them the scalar tensors PyTorch makes."""
+
+    def run(m):
+        p = m.ones(3, requires_grad=True)
+        p.grad = m.ones(3)
+        opt = getattr(m.optim, name)([p])
+        opt.step()
+        sd = opt.state_dict()
+        sd["state"][0]["step"] = float(sd["state"][0]["step"])
+        if name == "NAdam":
+            sd["state"][0]["mu_product"] = float(sd["state"][0]["mu_product"])
+        p2 = m.ones(3, requires_grad=True)
+        opt2 = getattr(m.optim, name)([p2])
+        opt2.load_state_dict(sd)
+        return opt2.state_dict()
+
+    _assert_same_plain(_plain(run(G)), _plain(run(torch)), TOL["float32"])
+
+
+def test_deepcopy_optimizer_matches_torch(torch):
+    import copy
+
+    def run(m):
+        w, b = _params(m, "float64")
+        opt = m.optim.Adam([w, b], lr=0.01, amsgrad=True)
+        for _ in range(3):
+            opt.zero_grad()
+            _loss(m, w, b, "float64").backward()
+            opt.step()
+        clone = copy.deepcopy(opt)
+        assert all(p is not q for p, q in zip(clone.param_groups[0]["params"], [w, b]))
+        return clone.state_dict(), repr(clone)
+
+    (gsd, grepr), (tsd, trepr) = run(G), run(torch)
+    _assert_same_plain(_plain(gsd), _plain(tsd), TOL["float64"])
+    assert grepr == norm(trepr)
