@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import finfo, norm, tensor, zeros_like
 from .._grad_mode import enable_grad, no_grad
-from .optimizer import Optimizer, Tensor, _get_scalar_dtype, _scalar, _to_scalar
+from .optimizer import Optimizer, Tensor, _get_scalar_dtype, _get_value, _to_scalar
 
 __all__ = ["Adafactor", "adafactor"]
 
@@ -183,4 +183,4 @@ def adafactor(
         update = var_estimate.clamp_(min=eps1 * eps1).rsqrt_()
         update.mul_(grad)
         denom = max(1.0, update.norm(2).item() / ((update.numel() ** 0.5) * d))
-        param.add_(update, alpha=_scalar(-alpha / denom))
+        param.add_(update, alpha=_get_value(-alpha / denom))

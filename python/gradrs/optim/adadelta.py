@@ -8,7 +8,7 @@ from .optimizer import (
     Optimizer,
     Tensor,
     _check_capturable,
-    _scalar,
+    _get_value,
     _step_tensor,
     _to_scalar,
     _use_grad_for_differentiable,
@@ -159,4 +159,4 @@ def adadelta(
             delta = delta.clone()
         delta.div_(std).mul_(grad)
         acc_delta.mul_(rho).addcmul_(delta, delta, value=1 - rho)
-        param.add_(delta, alpha=_scalar(-lr))
+        param.add_(delta, alpha=_get_value(-lr))

@@ -10,7 +10,6 @@ from .optimizer import (
     _device_dtype_check_for_fused,
     _get_scalar_dtype,
     _get_value,
-    _scalar,
     _step_tensor,
     _to_scalar,
     _use_grad_for_differentiable,
@@ -193,4 +192,4 @@ def adagrad(
             std = state_sum.sqrt() + eps
         else:
             std = state_sum.sqrt().add_(eps)
-        param.addcdiv_(grad, std, value=_scalar(-clr))
+        param.addcdiv_(grad, std, value=_get_value(-clr))

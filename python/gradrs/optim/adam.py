@@ -11,7 +11,6 @@ from .optimizer import (
     _device_dtype_check_for_fused,
     _get_scalar_dtype,
     _get_value,
-    _scalar,
     _step_tensor,
     _to_scalar,
     _use_grad_for_differentiable,
@@ -256,7 +255,7 @@ def adam(
         if differentiable and isinstance(beta2, Tensor) and beta2.requires_grad:
             exp_avg_sq.lerp_(grad.square(), 1 - beta2)
         else:
-            exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=_scalar(1 - beta2))
+            exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=_get_value(1 - beta2))
 
         if capturable or differentiable:
             step = step_t
@@ -290,4 +289,4 @@ def adam(
             else:
                 denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
 
-            param.addcdiv_(exp_avg, denom, value=_scalar(-step_size))
+            param.addcdiv_(exp_avg, denom, value=_get_value(-step_size))

@@ -9,7 +9,6 @@ from .optimizer import (
     Tensor,
     _check_capturable,
     _get_value,
-    _scalar,
     _step_tensor,
     _to_scalar,
     _use_grad_for_differentiable,
@@ -176,4 +175,4 @@ def adamax(
         else:
             bias_correction = 1 - beta1 ** _get_value(step_t)
             clr = lr / bias_correction
-            param.addcdiv_(exp_avg, exp_inf, value=_scalar(-clr))
+            param.addcdiv_(exp_avg, exp_inf, value=_get_value(-clr))

@@ -78,8 +78,7 @@ class ASGD(Optimizer):
             state = self.state[p]
             if len(state) == 0:
                 # ASGD keeps its scalars on the parameter's device even when not capturable.
-                lr = _to_scalar(group["lr"])
-                lr = lr.item() if isinstance(lr, Tensor) else lr
+                lr = _get_value(_to_scalar(group["lr"]))
                 state["step"] = zeros((), device=p.device, dtype=_get_scalar_dtype())
                 state["eta"] = tensor(lr, device=p.device, dtype=_get_scalar_dtype())
                 state["mu"] = ones((), device=p.device, dtype=_get_scalar_dtype())

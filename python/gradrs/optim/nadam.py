@@ -10,7 +10,6 @@ from .optimizer import (
     _check_capturable,
     _get_scalar_dtype,
     _get_value,
-    _scalar,
     _step_tensor,
     _to_scalar,
     _use_grad_for_differentiable,
@@ -221,8 +220,8 @@ def nadam(
             mu_product_next = _get_value(mu_product) * mu_next
             denom.add_(eps)
             param.addcdiv_(
-                grad, denom, value=_scalar(-lr * (1.0 - mu) / (1.0 - _get_value(mu_product)))
+                grad, denom, value=_get_value(-lr * (1.0 - mu) / (1.0 - _get_value(mu_product)))
             )
             param.addcdiv_(
-                exp_avg, denom, value=_scalar((-lr * mu_next) / (1.0 - mu_product_next))
+                exp_avg, denom, value=_get_value((-lr * mu_next) / (1.0 - mu_product_next))
             )

@@ -43,13 +43,9 @@ def _typename(obj) -> str:
 
 
 def _get_value(x):
-    """A Python number from a 0-dim state tensor (PyTorch reads `step` with .item())."""
-    return x.item() if isinstance(x, Tensor) else x
-
-
-def _scalar(x):
-    """A hyperparameter as a Python number for an op's `alpha=`/`value=`: PyTorch reads a
-    0-dim tensor (a tensor lr) there as its value, which gradrs's bindings do not."""
+    """A Python number from a 0-dim tensor: PyTorch reads `step` with .item(), and reads a
+    tensor passed as an op's `alpha=`/`value=` (a tensor lr) as its value, which gradrs's
+    bindings do not, so such hyperparameters go through here too."""
     return x.item() if isinstance(x, Tensor) else x
 
 

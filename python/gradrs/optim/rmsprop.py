@@ -8,7 +8,7 @@ from .optimizer import (
     Optimizer,
     Tensor,
     _check_capturable,
-    _scalar,
+    _get_value,
     _step_tensor,
     _to_scalar,
     _use_grad_for_differentiable,
@@ -201,6 +201,6 @@ def rmsprop(
         if momentum > 0:
             buf = momentum_buffer_list[i]
             buf.mul_(momentum).addcdiv_(grad, avg)
-            param.add_(buf, alpha=_scalar(-lr))
+            param.add_(buf, alpha=_get_value(-lr))
         else:
-            param.addcdiv_(grad, avg, value=_scalar(-lr))
+            param.addcdiv_(grad, avg, value=_get_value(-lr))

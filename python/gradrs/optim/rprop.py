@@ -8,6 +8,7 @@ from .optimizer import (
     Optimizer,
     Tensor,
     _check_capturable,
+    _get_value,
     _step_tensor,
     _to_scalar,
     _use_grad_for_differentiable,
@@ -71,7 +72,7 @@ class Rprop(Optimizer):
             if len(state) == 0:
                 state["step"] = _step_tensor(0.0, p, group["capturable"])
                 state["prev"] = zeros_like(p)
-                state["step_size"] = full_like(p.grad, _scalar_lr(group["lr"]))
+                state["step_size"] = full_like(p.grad, _get_value(_to_scalar(group["lr"])))
             prevs.append(state["prev"])
             step_sizes.append(state["step_size"])
             state_steps.append(state["step"])
@@ -109,11 +110,6 @@ class Rprop(Optimizer):
             )
 
         return loss
-
-
-def _scalar_lr(lr):
-    lr = _to_scalar(lr)
-    return lr.item() if isinstance(lr, Tensor) else lr
 
 
 def rprop(

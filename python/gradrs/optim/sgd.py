@@ -7,7 +7,7 @@ from .optimizer import (
     Optimizer,
     Tensor,
     _device_dtype_check_for_fused,
-    _scalar,
+    _get_value,
     _to_scalar,
     _use_grad_for_differentiable,
 )
@@ -166,4 +166,4 @@ def sgd(
         if isinstance(lr, Tensor) and lr.requires_grad:
             param.addcmul_(grad, lr, value=-1)
         else:
-            param.add_(grad, alpha=_scalar(-lr))
+            param.add_(grad, alpha=_get_value(-lr))
