@@ -469,6 +469,44 @@ def test_worker_seeds_match_torch(torch):
     assert run(G, seeds_seen) == run(torch, torch_seeds)
 
 
+class Slow(D.Dataset):
+    def __getitem__(self, i):
+        import time
+
+        time.sleep(0.5)
+        return i
+
+    def __len__(self):
+        return 2
+
+
+@needs_loader
+def test_workers_out_of_order_and_timeout():
+    out = [b.tolist() for b in D.DataLoader(Squares(9), batch_size=2, num_workers=2,
+                                             in_order=False)]
+    assert sorted(out) == [[0, 1], [4, 9], [16, 25], [36, 49], [64]]
+    it = iter(D.DataLoader(Slow(), num_workers=1, timeout=0.1))
+    with pytest.raises(RuntimeError, match=r"^DataLoader timed out after 0.1 seconds$"):
+        next(it)
+    it._shutdown_workers()
+
+
+@needs_loader
+def test_iterable_length_warning():
+    class Liar(D.IterableDataset):
+        def __iter__(self):
+            return iter(range(3))
+
+        def __len__(self):
+            return 2
+
+    dl = D.DataLoader(Liar(), batch_size=None)
+    assert len(dl) == 2
+    with pytest.warns(UserWarning, match=r"was reported to be 2\(when accessing len\(dataloader\)\), "
+                      r"but 3 samples have been fetched"):
+        assert list(dl) == [0, 1, 2]
+
+
 class Heavy(D.Dataset):
     """Samples whose computation is large enough for gradrs to use its thread pool."""
 
