@@ -872,3 +872,49 @@ F_CASES = {
 def test_gradcheck_functional(name):
     f, inputs = F_CASES[name]
     assert gradcheck(f, inputs)
+
+
+# --------------------------------------------------------------------------------------------
+# the GPU device: same results as the CPU, and a training step stays on the GPU
+# --------------------------------------------------------------------------------------------
+
+_GPU = G.gpu.is_available() if hasattr(G, "gpu") else False
+
+
+def _gpu_model(nn):
+    return nn.Sequential(
+        # (no max pooling: its argmax index arithmetic goes through the host on the GPU)
+        nn.Conv2d(2, 4, 3, padding=1), nn.BatchNorm2d(4), nn.PReLU(4), nn.AvgPool2d(2),
+        nn.ConvTranspose2d(4, 3, 2, stride=2), nn.GroupNorm(1, 3), nn.Mish(),
+        nn.Upsample(scale_factor=0.5, mode="bilinear"), nn.InstanceNorm2d(3, affine=True),
+        nn.Hardswish(), nn.Flatten(), nn.Linear(48, 5), nn.LayerNorm(5))
+
+
+@pytest.mark.skipif(not _GPU, reason="no GPU adapter")
+def test_layers_on_gpu_match_cpu_and_stay_on_gpu():
+    G.manual_seed(0)
+    cpu = _gpu_model(G.nn)
+    gpu = _gpu_model(G.nn)
+    gpu.load_state_dict(cpu.state_dict())
+    gpu.to("gpu")
+    x = r(4, 2, 8, 8)
+    t = r(4, 5, seed=1)
+    crit = G.nn.SmoothL1Loss()
+    outs = []
+    for model, dev in ((cpu, "cpu"), (gpu, "gpu")):
+        xs, ts = G.tensor(x, dtype=G.float32).to(dev), G.tensor(t, dtype=G.float32).to(dev)
+        for step in range(2):
+            if step == 1:
+                before = G.gpu.transfer_counts()
+            model.zero_grad()
+            loss = crit(model(xs), ts)
+            loss.backward()
+            with G.no_grad():
+                for p in model.parameters():
+                    p -= 0.1 * p.grad
+            if step == 1 and dev == "gpu":
+                assert G.gpu.transfer_counts() == before
+        outs.append((loss.item(), {k: _np(v.cpu()) for k, v in model.state_dict().items()}))
+    assert outs[1][0] == pytest.approx(outs[0][0], rel=1e-4)
+    for k, v in outs[0][1].items():
+        np.testing.assert_allclose(outs[1][1][k], v, rtol=1e-3, atol=1e-4, err_msg=k)

@@ -2,6 +2,8 @@
 short composition of them, where PyTorch composes too), so gradients come from the ops'
 own backward formulas."""
 
+import functools
+
 from .. import _native
 
 # ---- one named node for a composition -----------------------------------------------------
@@ -1742,9 +1744,18 @@ def _axis_taps(mode, in_size, out_size, scale, align_corners, dtype, shortcuts):
     return [(i0, (ft(1) - lam).astype(ft)), (i1, lam)]
 
 
-def _upsample(input, output_size, scale_factors, mode, align_corners):
+@functools.lru_cache(maxsize=256)
+def _axis_plan(mode, in_size, out_size, scale, align_corners, dtype, device, shortcuts):
+    """`_axis_taps` as tensors on `device`, kept so a layer called again on inputs of the same
+    size uploads nothing."""
     from .. import tensor
 
+    taps = _axis_taps(mode, in_size, out_size, scale, align_corners, dtype, shortcuts)
+    return [(tensor(idx, device=device),
+             None if wt is None else tensor(wt, dtype=dtype, device=device)) for idx, wt in taps]
+
+
+def _upsample(input, output_size, scale_factors, mode, align_corners):
     nd = input.dim() - 2
     in_sizes = list(input.shape[2:])
     if output_size is None:
@@ -1755,17 +1766,12 @@ def _upsample(input, output_size, scale_factors, mode, align_corners):
         outs = ", ".join(f"{names[i]}: {output_size[i]}" for i in range(nd))
         raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
                            f"({ins}){' and' if nd == 1 else ''} output ({outs})")
+
     def make_plans(shortcuts):
-        plans = []
-        for i in range(nd):
-            scale = scale_factors[i] if scale_factors is not None else None
-            taps = _axis_taps(mode, in_sizes[i], output_size[i], scale, align_corners,
-                              input.dtype, shortcuts)
-            dev = input.device
-            plans.append([(tensor(idx, device=dev),
-                           None if wt is None else tensor(wt, dtype=input.dtype, device=dev))
-                          for idx, wt in taps])
-        return plans
+        return [_axis_plan(mode, in_sizes[i], output_size[i],
+                           scale_factors[i] if scale_factors is not None else None,
+                           align_corners, input.dtype, input.device, shortcuts)
+                for i in range(nd)]
 
     def resample(plans):
         def fn(x):
