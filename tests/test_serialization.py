@@ -371,6 +371,15 @@ def test_save_gpu_tensor(torch, tmp_path):
     assert x.device.type == "gpu"
     x = G.load(tmp_path / "gpu.pt", map_location="cpu")["x"]
     assert x.device.type == "cpu"
+    base = G.arange(24, dtype=G.float32).reshape(4, 6).to("gpu")
+    views = {"base": base, "t": base.t(), "row": base[1], "slice": base[1:3, ::2],
+             "flat": base.view(-1)[5:11]}
+    G.save(views, tmp_path / "gpu_views.pt")
+    out = torch.load(tmp_path / "gpu_views.pt", map_location="cpu", weights_only=True)
+    assert len({storage_ptr(v) for v in out.values()}) == 1  # one storage, as PyTorch saves it
+    for k, v in views.items():
+        np.testing.assert_array_equal(out[k].numpy(), v.cpu().numpy(), err_msg=k)
+        assert out[k].stride() == v.stride() and out[k].storage_offset() == v.storage_offset()
 
 
 def test_save_errors(torch, tmp_path):

@@ -110,12 +110,29 @@ class _Layout:
         self.empty = {}  # (location, address, dtype) -> group of 0-byte storages
         self.keys = {}  # group -> key, in order of first use
         self.records = []  # (key, start, nbytes) in key order
+        self.gpu_storages = {}  # (start, dtype) -> CPU copy of a GPU tensor's storage
         self.copies = {}  # CPU copies of GPU tensors, alive until written
 
     def cpu_tensor(self, t):
+        """The tensor, or for a GPU tensor a CPU view of a copy of its storage (one copy per
+        storage, so its views stay one storage record), and its location tag."""
         if t.device.type == "cpu":
             return t, "cpu"
         loc = "cuda:" + str(t.device.index or 0)
+        rng = _pickle.storage_range(t)  # GPU addresses: arithmetic only, nothing is read
+        key = (rng.start, _pickle.dtype_name(t.dtype))
+        storage = self.gpu_storages.get(key)
+        if storage is None:
+            root = _pickle.view_root(t)
+            if root.storage_offset() == 0 and root.is_contiguous() and root.numel() > 0 and \
+                    root.numel() * root.element_size() == rng.nbytes:
+                storage = _pickle.TypedStorage(root.detach().cpu().numpy().reshape(-1), t.dtype)
+                self.gpu_storages[key] = storage
+        if storage is not None:
+            view = _pickle.tensor_from_storage(storage, t.storage_offset(), t.shape, t.stride())
+            self.copies[(key, t.storage_offset(), tuple(t.shape), tuple(t.stride()))] = view
+            return view, loc
+        # A storage that is not one contiguous root tensor: this tensor alone.
         key = (t.data_ptr(), str(t.dtype), tuple(t.shape), tuple(t.stride()))
         if key not in self.copies:
             self.copies[key] = t.detach().cpu()
