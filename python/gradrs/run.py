@@ -42,6 +42,43 @@ def _report(exc: BaseException) -> None:
     sys.excepthook(type(exc), exc.with_traceback(tb), tb)
 
 
+# The program to re-run in a spawned child: a script path, or "-m module".
+_MAIN_ENV = "GRADRS_RUN_MAIN"
+
+
+def _alias_in_children(target: str, is_module: bool) -> None:
+    """Give spawn and forkserver children (multiprocessing, DataLoader workers) the alias too.
+
+    Such a child re-runs the parent's main module before anything else, to find what the
+    program defined there; left alone it would run the script's `import torch` without the
+    alias. Its preparation data names this runner instead, which installs the alias and then
+    runs the program as `__mp_main__` (fork children inherit the alias and need nothing).
+    """
+    import multiprocessing.spawn as spawn
+
+    os.environ[_MAIN_ENV] = f"-m {target}" if is_module else target
+    original = spawn.get_preparation_data
+
+    def get_preparation_data(name):
+        data = original(name)
+        data.pop("init_main_from_path", None)
+        data["init_main_from_name"] = "gradrs.run"
+        return data
+
+    spawn.get_preparation_data = get_preparation_data
+
+
+def _child_main() -> None:
+    """This module run as `__mp_main__` in a spawned child: the alias, then the program."""
+    as_torch()
+    target = os.environ[_MAIN_ENV]
+    if target.startswith("-m "):
+        namespace = runpy.run_module(target[3:], run_name="__mp_main__")
+    else:
+        namespace = runpy.run_path(target, run_name="__mp_main__")
+    globals().update(namespace)  # what the child's __main__ holds: the program's names
+
+
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else list(argv)
     if not args or args[0] in ("-h", "--help"):
@@ -68,6 +105,7 @@ def main(argv: list[str] | None = None) -> None:
         else:
             sys.path[0] = os.path.dirname(os.path.abspath(script))
     as_torch()
+    _alias_in_children(module if args[0] == "-m" else os.path.abspath(script), args[0] == "-m")
     try:
         run()
     except (SystemExit, KeyboardInterrupt):
@@ -79,3 +117,5 @@ def main(argv: list[str] | None = None) -> None:
 
 if __name__ == "__main__":
     main()
+elif __name__ == "__mp_main__" and _MAIN_ENV in os.environ:
+    _child_main()
