@@ -524,6 +524,19 @@ def test_deepcopy_keeps_views_shared():
     np.testing.assert_array_equal(base.numpy(), np.arange(6.0))
 
 
+def test_deepcopy_gpu_views_stay_shared():
+    if not G.gpu.is_available():
+        pytest.skip("no GPU adapter")
+    base = G.arange(6.0).to("gpu")
+    a, b, c = copy.deepcopy([base, base[2:], base.view(2, 3).t()])
+    assert a.device.type == b.device.type == c.device.type == "gpu"
+    assert c.stride() == (1, 3) and b.storage_offset() == 2
+    a.add_(10)
+    np.testing.assert_array_equal(b.cpu().numpy(), [12, 13, 14, 15])
+    np.testing.assert_array_equal(c.cpu().numpy(), [[10, 13], [11, 14], [12, 15]])
+    np.testing.assert_array_equal(base.cpu().numpy(), np.arange(6.0))
+
+
 def test_deepcopy_subclass_and_parameter():
     class Tagged(G.Tensor):
         pass

@@ -403,10 +403,10 @@ def _deepcopy(self, memo):
 
 def _copy_storage(t, memo):
     # As PyTorch: tensors deep-copied in one call that share a storage share the copy (memo
-    # entries keyed by storage). GPU tensors are cloned one by one.
-    if t.device.type != "cpu":
-        return t.detach().clone()
+    # entries keyed by storage).
     copies = memo.setdefault("gradrs", {})
+    if t.device.type != "cpu":
+        return _copy_gpu_storage(t, copies)
     rng = storage_range(t)
     key = (rng.start, dtype_name(t.dtype))
     entry = copies.get(key)
@@ -418,6 +418,24 @@ def _copy_storage(t, memo):
     storage = entry[0]
     offset = (t.data_ptr() - rng.start) // t.element_size()
     return tensor_from_storage(storage, offset, tuple(t.shape), tuple(t.stride()))
+
+
+def _copy_gpu_storage(t, copies):
+    # A GPU storage that is one contiguous root tensor is cloned on the GPU once and the views
+    # are rebuilt on the clone; any other GPU tensor is cloned by itself.
+    rng = storage_range(t)  # addresses only: GPU memory is not read
+    key = (str(t.device), rng.start, dtype_name(t.dtype))
+    flat = copies.get(key)
+    if flat is None:
+        root = view_root(t)
+        if root.storage_offset() == 0 and root.is_contiguous() and root.numel() > 0 and \
+                root.numel() * root.element_size() == rng.nbytes:
+            flat = copies[key] = root.detach().clone().reshape(-1)
+    if flat is not None and flat.numel() * flat.element_size() >= rng.nbytes:
+        view = _native_view(flat, t.storage_offset(), tuple(t.shape), tuple(t.stride()))
+        if view is not None:
+            return view
+    return t.detach().clone()
 
 
 def _reduce_dtype(d):
