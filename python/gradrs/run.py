@@ -4,7 +4,10 @@ The `torch` alias (`gradrs._alias`) is installed first, then the program runs as
 the way `python script.py args` would run it: `sys.argv` is `[script.py, *args]`, `sys.path[0]`
 is the script's directory, `if __name__ == "__main__":` blocks run, and an uncaught exception
 prints the script's own traceback (without this runner's frames) and exits with status 1.
-`python -m gradrs.run -m package.module args` runs a module as `python -m` would.
+`python -m gradrs.run -m package.module args` runs a module as `python -m` would. Child
+processes get the alias too: fork children inherit it, and spawn / forkserver children (the
+default start methods on macOS, Windows and, from Python 3.14, Linux) re-run the program
+through this runner.
 """
 
 from __future__ import annotations
