@@ -471,6 +471,21 @@ def test_cpu_autocast_values_and_grads_match_pytorch(torch):
     np.testing.assert_allclose(gg.numpy(), gt.numpy(), rtol=5e-3, atol=5e-3)
 
 
+def test_out_calls_and_explicit_dtypes_are_not_autocast(torch):
+    def run(M):
+        a = M.tensor([[1.001, 2.0003], [3.0001, 4.0007]])
+        c = M.empty(2, 2)
+        with M.autocast("cpu", dtype=M.float16):
+            M.mm(a, a, out=c)
+            s = a.half().sum(dtype=M.float16)
+            p = a.half().prod()
+        return c, s, p
+
+    for g, t in zip(run(G), run(torch), strict=True):
+        assert str(g.dtype) == norm(str(t.dtype))
+        np.testing.assert_array_equal(g.float().numpy(), t.float().numpy())
+
+
 def test_cpu_autocast_default_dtype_is_unsupported_and_disables():
     # PyTorch's CPU default is bfloat16, which gradrs lacks: PyTorch's warning for an
     # unsupported dtype, and autocast stays off.

@@ -143,6 +143,9 @@ def _table():
             for entry in names.split():
                 owner, attr = entry.split(".")
                 table.setdefault((owner, attr), {})[device] = policy
+                if owner == "Tensor" and not attr.startswith("__"):
+                    # the functional form too (`gradrs.mm(a, b, out=c)`: see _wrap)
+                    table.setdefault(("gradrs", attr), {})[device] = policy
     return table
 
 
@@ -225,6 +228,8 @@ def _wrap(fn, policies, key):
         policy = policies.get(device)
         if policy is None or not _state.enabled[device]:
             return fn(*args, **kwargs)
+        if kwargs.get("out") is not None:
+            return _without_autocast(device, fn, args, kwargs)  # out= calls are not eligible
         if policy == BANNED:
             raise RuntimeError(_BANNED_MESSAGE)
         if policy == SET_OPT_DTYPE:
@@ -242,15 +247,19 @@ def _wrap(fn, policies, key):
             dtype = _widest(kwargs.values(), device, _widest(args, device, _state.dtype[device]))
         args = _cast(args, device, dtype)
         kwargs = {k: _cast(v, device, dtype) for k, v in kwargs.items()}
-        # The op itself runs with autocast off, as PyTorch's autocast kernels redispatch with
-        # the autocast key excluded: ops it is made of keep the dtypes it was given.
-        _state.enabled[device] = False
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            _state.enabled[device] = True
+        return _without_autocast(device, fn, args, kwargs)
 
     return autocast_wrapper
+
+
+def _without_autocast(device, fn, args, kwargs):
+    """Run a wrapped op with autocast off, as PyTorch's autocast kernels redispatch with the
+    autocast key excluded: the ops it is made of keep the dtypes it was given."""
+    _state.enabled[device] = False
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        _state.enabled[device] = True
 
 
 # ---------------------------------------------------------------------------------------------
