@@ -12,7 +12,7 @@ import re
 import numpy as np
 import pytest
 from conftest import G, assert_same_error, norm, record_warnings
-from test_gradcheck import gradcheck, rnd
+from test_gradcheck import gradcheck, gradgradcheck, rnd
 
 pytestmark = pytest.mark.usefixtures("restore_grad_mode")
 
@@ -210,6 +210,12 @@ LAYERS = [
      [r(1, 2, 2, 3, 2)]),
     ("up_bilinear2d", lambda nn: nn.UpsamplingBilinear2d(scale_factor=2), [r(1, 2, 3, 3)]),
     ("up_nearest2d", lambda nn: nn.UpsamplingNearest2d(size=5), [r(1, 2, 3, 3)]),
+    ("unfold", lambda nn: nn.Unfold(2), [r(2, 3, 4, 5)]),
+    ("unfold_full", lambda nn: nn.Unfold((2, 3), dilation=(1, 2), padding=1, stride=(2, 1)),
+     [r(3, 5, 6)]),
+    ("fold", lambda nn: nn.Fold((4, 5), 2), [r(2, 12, 12)]),
+    ("fold_full", lambda nn: nn.Fold((5, 6), (2, 3), dilation=(1, 2), padding=1,
+                                     stride=(2, 1)), [r(6, 12)]),
     ("pixelshuffle", lambda nn: nn.PixelShuffle(2), [r(2, 8, 3, 3)]),
     ("pixelunshuffle", lambda nn: nn.PixelUnshuffle(2), [r(2, 2, 4, 6)]),
     ("pairwise", lambda nn: nn.PairwiseDistance(p=1.5, keepdim=True),
@@ -356,7 +362,8 @@ REPRS = [
     lambda nn: nn.Embedding(10, 3),
     lambda nn: nn.Embedding(10, 3, padding_idx=-1, max_norm=1.5, norm_type=1.0,
                             scale_grad_by_freq=True, sparse=True),
-    lambda nn: nn.PixelShuffle(3),
+    lambda nn: nn.PixelShuffle(3), lambda nn: nn.PixelUnshuffle(2),
+    lambda nn: nn.Fold((4, 5), 2, padding=1), lambda nn: nn.Unfold((2, 3), stride=2),
     lambda nn: nn.ReLU(), lambda nn: nn.ReLU(inplace=True), lambda nn: nn.ReLU6(inplace=True),
     lambda nn: nn.LeakyReLU(), lambda nn: nn.LeakyReLU(0.2, inplace=True),
     lambda nn: nn.PReLU(3), lambda nn: nn.GELU(), lambda nn: nn.GELU("tanh"),
@@ -725,6 +732,23 @@ FORWARD_ERRORS = [
     (lambda nn: nn.CELU(0.0), (2, 3)),
     (lambda nn: nn.CircularPad2d(1), (2, 3)),
     (lambda nn: nn.ReflectionPad1d(4), (1, 2, 3)),
+    (lambda nn: nn.Unfold(2), (5, 5)),
+    (lambda nn: nn.Unfold(2), (5,)),
+    (lambda nn: nn.Unfold(2), (1, 2, 3, 4, 5)),
+    (lambda nn: nn.Unfold(2), (2, 0, 5, 5)),
+    (lambda nn: nn.Unfold(6), (2, 3, 5, 5)),
+    (lambda nn: nn.Unfold(0), (2, 3, 5, 5)),
+    (lambda nn: nn.Unfold(2, dilation=0), (2, 3, 5, 5)),
+    (lambda nn: nn.Unfold(2, padding=-1), (2, 3, 5, 5)),
+    (lambda nn: nn.Unfold(2, stride=0), (2, 3, 5, 5)),
+    (lambda nn: nn.Unfold((2, 3, 4)), (2, 3, 5, 5)),
+    (lambda nn: nn.Fold((5, 5), 2, stride=0), (12, 16)),
+    (lambda nn: nn.Fold((5, 5), 2), (12,)),
+    (lambda nn: nn.Fold((5, 5), 0), (2, 12, 16)),
+    (lambda nn: nn.Fold((1, 1), 2), (2, 12, 16)),
+    (lambda nn: nn.Fold((6, 6), 2), (2, 12, 16)),
+    (lambda nn: nn.Fold((5, 5), 2), (2, 13, 16)),
+    (lambda nn: nn.Fold((5, 5), 2), (2, 12, 0)),
 ]
 
 
@@ -804,6 +828,8 @@ def test_grad_fn_names(torch):
         (lambda nn: nn.Upsample(scale_factor=2, mode="bilinear"), (1, 2, 4, 4)),
         (lambda nn: nn.Upsample(scale_factor=2, mode="linear"), (1, 2, 4)),
         (lambda nn: nn.PixelShuffle(2), (1, 4, 2, 2)),
+        (lambda nn: nn.Unfold(2), (1, 2, 4, 4)), (lambda nn: nn.Unfold(2), (2, 4, 4)),
+        (lambda nn: nn.Fold((3, 3), 2), (8, 4)), (lambda nn: nn.Fold((3, 3), 2), (1, 8, 4)),
         (lambda nn: nn.Mish(), (2, 3)), (lambda nn: nn.Hardswish(), (2, 3)),
         (lambda nn: nn.Hardsigmoid(), (2, 3)), (lambda nn: nn.LogSigmoid(), (2, 3)),
         (lambda nn: nn.Softshrink(), (2, 3)), (lambda nn: nn.Hardshrink(), (2, 3)),
@@ -863,6 +889,8 @@ F_CASES = {
     "logsigmoid": (lambda x: G.nn.functional.logsigmoid(x), [rnd((2, 3), 1)]),
     "softshrink": (lambda x: G.nn.functional.softshrink(x, 0.1), [rnd((2, 3), 1)]),
     "pixel_shuffle": (lambda x: G.nn.functional.pixel_shuffle(x, 2), [rnd((1, 4, 2, 1), 1)]),
+    "unfold": (lambda x: G.nn.functional.unfold(x, 2, padding=1, stride=2), [rnd((2, 3, 3), 1)]),
+    "fold": (lambda x: G.nn.functional.fold(x, (3, 3), 2), [rnd((4, 4), 1)]),
     "cosine_similarity": (lambda a, b: G.nn.functional.cosine_similarity(a, b),
                           [rnd((2, 3), 1), rnd((2, 3), 2)]),
 }
@@ -872,6 +900,16 @@ F_CASES = {
 def test_gradcheck_functional(name):
     f, inputs = F_CASES[name]
     assert gradcheck(f, inputs)
+
+
+SECOND = ["conv_transpose2d", "bilinear", "group_norm", "rms_norm", "interp_bilinear", "prelu",
+          "glu", "mish", "celu", "selu", "logsigmoid", "cosine_similarity"]
+
+
+@pytest.mark.parametrize("name", SECOND)
+def test_gradgradcheck_functional(name):
+    f, inputs = F_CASES[name]
+    assert gradgradcheck(f, inputs)
 
 
 # --------------------------------------------------------------------------------------------

@@ -1893,6 +1893,91 @@ def pixel_unshuffle(input, downscale_factor):
     return _one_node("PixelUnshuffleBackward0", fn, input)
 
 
+# -- unfold / fold (im2col / col2im) --
+
+
+def _pair_arg(v, name):
+    v = (v, v) if isinstance(v, int) else tuple(v)
+    if len(v) != 2:
+        raise RuntimeError(f"It is expected {name} equals to 2, but got size {len(v)}")
+    return v
+
+
+def _window_checks(k, d, p, s, order):
+    checks = {
+        "kernel": (k, "kernel size should be greater than zero, but got kernel_height: "
+                      f"{k[0]} kernel_width: {k[1]}", 1),
+        "dilation": (d, "dilation should be greater than zero, but got dilation_height: "
+                        f"{d[0]} dilation_width: {d[1]}", 1),
+        "padding": (p, f"padding should be non-negative, but got pad_height: {p[0]} "
+                       f"pad_width: {p[1]}", 0),
+        "stride": (s, "stride should be greater than zero, but got stride_height: "
+                      f"{s[0]} stride_width: {s[1]}", 1),
+    }
+    for name in order:
+        v, msg, low = checks[name]
+        if v[0] < low or v[1] < low:
+            raise RuntimeError(msg)
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    k, d = _pair_arg(kernel_size, "kernel_size"), _pair_arg(dilation, "dilation")
+    p, s = _pair_arg(padding, "padding"), _pair_arg(stride, "stride")
+    _window_checks(k, d, p, s, ("kernel", "dilation", "padding", "stride"))
+    shape = tuple(input.shape)
+    if input.dim() < 3:  # PyTorch reads sizes 1 and 2 before checking the rank
+        raise IndexError(f"Dimension out of range (expected to be in range of "
+                         f"[{-input.dim()}, {input.dim() - 1}], but got {input.dim()})")
+    if not ((len(shape) == 3 and 0 not in shape) or (len(shape) == 4 and 0 not in shape[1:])):
+        raise RuntimeError("Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and "
+                           f"other non-zero dimensions for input, but got: {list(shape)}")
+    h, w = shape[-2], shape[-1]
+    oh = (h + 2 * p[0] - (d[0] * (k[0] - 1) + 1)) // s[0] + 1
+    ow = (w + 2 * p[1] - (d[1] * (k[1] - 1) + 1)) // s[1] + 1
+    if oh < 1 or ow < 1:
+        raise RuntimeError(
+            f"Given input with spatial size ({h}, {w}), kernel_size=({k[0]}, {k[1]}), "
+            f"dilation=({d[0]}, {d[1]}), padding=({p[0]}, {p[1]}), calculated shape of the array "
+            f"of sliding blocks as ({oh}, {ow}), but its components must be at least one.")
+    if input.dim() == 4:
+        return _native.im2col(input, k, s, p, d, 0.0)
+    return _one_node("Im2ColBackward0",
+                     lambda x: _native.im2col(x.unsqueeze(0), k, s, p, d, 0.0).squeeze(0), input)
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    o, k = _pair_arg(output_size, "output_size"), _pair_arg(kernel_size, "kernel_size")
+    d, p = _pair_arg(dilation, "dilation"), _pair_arg(padding, "padding")
+    s = _pair_arg(stride, "stride")
+    _window_checks(k, d, p, s, ("kernel", "stride", "dilation", "padding"))
+    shape = tuple(input.shape)
+    if not ((len(shape) == 2 and 0 not in shape) or (len(shape) == 3 and 0 not in shape[1:])):
+        raise RuntimeError("Expected 2D or 3D (batch mode) tensor for input with possibly 0 "
+                           "batch size and non-zero dimensions for input, but got: "
+                           f"{list(shape)}")
+    planes, length = shape[-2], shape[-1]
+    if planes % (k[0] * k[1]) != 0:
+        raise RuntimeError(
+            "Expected size of input's dimension 1 to be divisible by the product of "
+            f"kernel_size, but got input.size(1)={planes} and kernel_size=({k[0]}, {k[1]}).")
+    bh = (o[0] + 2 * p[0] - d[0] * (k[0] - 1) - 1) // s[0] + 1
+    bw = (o[1] + 2 * p[1] - d[1] * (k[1] - 1) - 1) // s[1] + 1
+    where = (f"Given output_size=({o[0]}, {o[1]}), kernel_size=({k[0]}, {k[1]}), "
+             f"dilation=({d[0]}, {d[1]}), padding=({p[0]}, {p[1]}), stride=({s[0]}, {s[1]}), ")
+    if length != bh * bw:
+        raise RuntimeError(
+            f"{where}expected size of input's dimension 2 to match the calculated number of "
+            f"sliding blocks {bh} * {bw} = {bh * bw}, but got input.size(2)={length}.")
+    if bh < 1 or bw < 1:
+        raise RuntimeError(f"{where}calculated shape of the array of sliding blocks as "
+                           f"({bh}, {bw}), which is too small (non-positive)")
+    c = planes // (k[0] * k[1])
+    if input.dim() == 3:
+        return _native.col2im(input, o, c, k, s, p, d)
+    return _one_node("Col2ImBackward0",
+                     lambda x: _native.col2im(x.unsqueeze(0), o, c, k, s, p, d).squeeze(0), input)
+
+
 # -- distances --
 
 

@@ -32,6 +32,9 @@ from .dropout import (
 from .flatten import (
     Flatten as Flatten, Unflatten as Unflatten,
 )
+from .fold import (
+    Fold as Fold, Unfold as Unfold,
+)
 from .instancenorm import (
     InstanceNorm1d as InstanceNorm1d, InstanceNorm2d as InstanceNorm2d,
     InstanceNorm3d as InstanceNorm3d,
