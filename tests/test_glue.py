@@ -327,6 +327,13 @@ def test_cuda_seeding_and_device():
             G.cuda.set_device(1)
 
 
+def test_bf16_is_not_supported():
+    # gradrs has no bfloat16: programs choosing an autocast dtype this way pick float16
+    assert G.cuda.is_bf16_supported() is False
+    assert G.cuda.is_bf16_supported(including_emulation=False) is False
+    assert not hasattr(G, "bfloat16")
+
+
 def test_non_blocking_is_accepted():
     x = G.ones(2)
     assert x.to("cpu", non_blocking=True).tolist() == [1.0, 1.0]

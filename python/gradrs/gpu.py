@@ -20,6 +20,7 @@ __all__ = [
     "get_device_name",
     "initial_seed",
     "is_available",
+    "is_bf16_supported",
     "manual_seed",
     "manual_seed_all",
     "memory_allocated",
@@ -105,6 +106,12 @@ def manual_seed(seed: int) -> None:
 def manual_seed_all(seed: int) -> None:
     """`manual_seed` for every GPU device: gradrs has one."""
     manual_seed(seed)
+
+
+def is_bf16_supported(including_emulation: bool = True) -> bool:
+    """Whether bfloat16 can be used on the GPU: no, gradrs has no bfloat16 dtype (programs
+    that ask, e.g. to pick an autocast dtype, then choose float16)."""
+    return False
 
 
 def initial_seed() -> int:
