@@ -220,7 +220,13 @@ def _cudnn_flags(M):
               lambda: setattr(c, "depthwise_kernel", "auto")]
     steps += [lambda: setattr(M.backends.mkldnn, "enabled", 1),
               lambda: setattr(M.backends.mkldnn, "deterministic", True),
-              lambda: M.backends.mkldnn.deterministic]
+              lambda: M.backends.mkldnn.deterministic,
+              lambda: M.backends.mkldnn.allow_tf32,
+              lambda: setattr(M.backends.mkldnn, "allow_tf32", 1),
+              lambda: M.backends.mkldnn.set_flags(True),
+              lambda: setattr(M.backends.mkldnn, "fp32_precision", "tf32"),
+              lambda: (M.backends.fp32_precision, M.backends.mkldnn.fp32_precision,
+                       M.backends.cudnn.fp32_precision)]
     steps += [lambda: M.backends.cuda.enable_flash_sdp(False), M.backends.cuda.flash_sdp_enabled,
               lambda: M.backends.cuda.enable_mem_efficient_sdp(1),
               lambda: M.backends.cuda.enable_cudnn_sdp(1)]
@@ -373,6 +379,15 @@ def test_pin_memory_needs_the_accelerator_as_in_pytorch(torch, monkeypatch):
 # ---------------------------------------------------------------------------------------------
 
 
+def test_compile_signature_is_pytorchs(torch):
+    import inspect
+
+    want = inspect.signature(torch.compile).parameters
+    got = inspect.signature(G.compile).parameters
+    assert [(p.name, p.kind, p.default) for p in got.values()] == [
+        (p.name, p.kind, p.default) for p in want.values()]
+
+
 def test_compile_returns_the_model_to_run_eagerly():
     def f(x):
         return x * 2
@@ -382,6 +397,7 @@ def test_compile_returns_the_model_to_run_eagerly():
     assert G.compile(f, mode="max-autotune") is f
     assert G.compile(f, options={"triton.cudagraphs": False}) is f
     assert G.compile(f, backend=lambda gm, inputs: gm) is f
+    assert G.compile(f, name="f", recompile_limit=2, isolate_recompiles=True) is f
     assert G.compile()(f) is f
     assert G.compile(mode="reduce-overhead")(f) is f
 

@@ -33,16 +33,21 @@ class InvalidBackend(RuntimeError):
                          "available backends.")
 
 
-def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None,
-            options=None, disable=False):
+def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=None,
+            options=None, name=None, disable=False, recompile_limit=None,
+            isolate_recompiles=False, shapes_spec=None):
     """Return `model` (a module or function) to run eagerly, as `backend="eager"` would;
-    without `model`, a decorator that does so."""
+    without `model`, a decorator that does so. `backend=None` is PyTorch's default backend,
+    'inductor'; `name`, `recompile_limit`, `isolate_recompiles` and `shapes_spec` configure
+    compilation, which does not happen here."""
     if model is None:
         def fn(model):
             if model is None:
                 raise RuntimeError("Model can't be None")
             return compile(model, fullgraph=fullgraph, dynamic=dynamic, backend=backend,
-                           mode=mode, options=options, disable=disable)
+                           mode=mode, options=options, name=name, disable=disable,
+                           recompile_limit=recompile_limit,
+                           isolate_recompiles=isolate_recompiles, shapes_spec=shapes_spec)
         return fn
     if mode is not None and options is not None:
         raise RuntimeError("Either mode or options can be specified, but both can't be "
