@@ -379,13 +379,26 @@ def test_pin_memory_needs_the_accelerator_as_in_pytorch(torch, monkeypatch):
 # ---------------------------------------------------------------------------------------------
 
 
-def test_compile_signature_is_pytorchs(torch):
+@pytest.mark.parametrize("path", """
+    compile amp.autocast.__init__ amp.GradScaler.__init__ amp.GradScaler.scale
+    amp.GradScaler.step amp.GradScaler.update amp.GradScaler.unscale_ amp.is_autocast_available
+    accelerator.current_accelerator accelerator.synchronize accelerator.set_device_index
+    accelerator.device_count accelerator.is_available use_deterministic_algorithms
+    set_float32_matmul_precision set_deterministic_debug_mode backends.cudnn.flags
+    backends.cudnn.set_flags backends.mkldnn.flags backends.mkldnn.set_flags cuda.manual_seed
+    cuda.manual_seed_all cuda.is_bf16_supported cuda.set_device cuda.current_device
+    cuda.amp.GradScaler.__init__ backends.cuda.enable_flash_sdp
+""".split())
+def test_signatures_are_pytorchs(torch, path):
     import inspect
 
-    want = inspect.signature(torch.compile).parameters
-    got = inspect.signature(G.compile).parameters
-    assert [(p.name, p.kind, p.default) for p in got.values()] == [
-        (p.name, p.kind, p.default) for p in want.values()]
+    def params(module):
+        obj = module
+        for name in path.split("."):
+            obj = getattr(obj, name)
+        return [(p.name, p.kind, p.default) for p in inspect.signature(obj).parameters.values()]
+
+    assert params(G) == params(torch)
 
 
 def test_compile_returns_the_model_to_run_eagerly():
