@@ -69,6 +69,8 @@ def test_import_forms_resolve_to_the_same_gradrs_modules(poison):
         from torch.cuda.amp import GradScaler as CudaGradScaler
         import torch.backends.cudnn as cudnn
         import torch.cuda.amp
+        from torch.cpu.amp import autocast as cpu_autocast
+        assert issubclass(cpu_autocast, autocast) and torch.cpu.amp is gradrs.cpu.amp
         import gradrs
         assert GradScaler is gradrs.amp.GradScaler and autocast is gradrs.autocast
         assert issubclass(CudaGradScaler, GradScaler) and torch.cuda.amp is gradrs.cuda.amp

@@ -652,6 +652,7 @@ def test_gpu_autocast_training_step_keeps_float32_master_weights():
     np.testing.assert_allclose(w.grad.cpu().numpy(), expected.numpy(), rtol=1e-2, atol=1e-2)
 
 
+@pytest.mark.filterwarnings("ignore::FutureWarning")
 def test_deprecated_cuda_amp_spellings(torch):
     import gradrs.cuda.amp as cuda_amp
 
@@ -662,6 +663,22 @@ def test_deprecated_cuda_amp_spellings(torch):
     _, warned = record_warnings(lambda: cuda_amp.GradScaler(enabled=False))
     _, warned_t = record_warnings(lambda: torch.cuda.amp.GradScaler(enabled=False))
     assert [(c, norm_g(m)) for c, m in warned] == [(c, norm(m)) for c, m in warned_t]
+
+
+@pytest.mark.filterwarnings("ignore::FutureWarning")
+def test_cpu_device_module_and_deprecated_cpu_amp(torch):
+    for fn in ("is_available", "device_count", "current_device", "synchronize"):
+        assert getattr(G.cpu, fn)() == getattr(torch.cpu, fn)()
+    assert G.cpu.set_device("cpu") is torch.cpu.set_device("cpu") is None
+    import gradrs.cpu.amp as cpu_amp
+
+    assert cpu_amp is G.cpu.amp
+    check_warning(lambda M: M.cpu.amp.autocast(dtype=M.float16))
+    check_warning(lambda M: M.cpu.amp.GradScaler(init_scale=4.0))
+    with G.cpu.amp.autocast(dtype=G.float16):
+        assert (G.ones(2, 2) @ G.ones(2, 2)).dtype == G.float16
+    scaler = G.cpu.amp.GradScaler(init_scale=4.0)
+    assert scaler.scale(G.ones(1)).item() == 4.0
 
 
 # ---------------------------------------------------------------------------------------------

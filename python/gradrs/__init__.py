@@ -341,7 +341,7 @@ from .serialization import load, save  # noqa: E402
 from . import optim  # noqa: E402
 from . import cuda, gpu  # noqa: E402
 from ._alias import as_torch  # noqa: E402
-from . import accelerator, amp, backends  # noqa: E402
+from . import accelerator, amp, backends, cpu  # noqa: E402
 from ._compile import compile  # noqa: E402
 from .amp.autocast_mode import autocast, is_autocast_enabled  # noqa: E402
 from .backends._context import (  # noqa: E402
