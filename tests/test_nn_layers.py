@@ -363,6 +363,8 @@ REPRS = [
     lambda nn: nn.Embedding(10, 3, padding_idx=-1, max_norm=1.5, norm_type=1.0,
                             scale_grad_by_freq=True, sparse=True),
     lambda nn: nn.PixelShuffle(3), lambda nn: nn.PixelUnshuffle(2),
+    lambda nn: nn.EmbeddingBag(5, 2), lambda nn: nn.EmbeddingBag(5, 2, max_norm=1.0, mode="max",
+                                                                 padding_idx=1, norm_type=1.5),
     lambda nn: nn.Fold((4, 5), 2, padding=1), lambda nn: nn.Unfold((2, 3), stride=2),
     lambda nn: nn.ReLU(), lambda nn: nn.ReLU(inplace=True), lambda nn: nn.ReLU6(inplace=True),
     lambda nn: nn.LeakyReLU(), lambda nn: nn.LeakyReLU(0.2, inplace=True),
@@ -664,6 +666,87 @@ def test_embedding_from_pretrained(torch):
                       lambda: torch.nn.Embedding(4, 3, padding_idx=4))
     assert_same_error(lambda: G.nn.Embedding(4, 3, _weight=G.ones(3, 3)),
                       lambda: torch.nn.Embedding(4, 3, _weight=torch.ones(3, 3)))
+
+
+BAGS = [
+    ({}, [[1, 2, 4], [4, 3, 9]], None),
+    ({"mode": "sum"}, [1, 2, 4, 5, 4, 3, 2, 9], [0, 2, 2, 5]),
+    ({"mode": "max"}, [1, 2, 4, 5, 4, 3, 2, 9], [0, 2, 2, 5]),
+    ({"padding_idx": 2}, [1, 2, 4, 5, 4, 3, 2, 9], [0, 2, 2, 5]),
+    ({"mode": "sum", "include_last_offset": True}, [1, 2, 4, 5, 4, 3, 2, 9], [0, 2, 2, 5, 8]),
+    ({"mode": "max", "padding_idx": -6}, [1, 2, 4, 5, 4, 3, 2, 9], [0, 2, 3, 5]),
+    # (PyTorch's CPU kernel scales some rows by another index's count when several indices
+    # repeat: the inputs here are ones its kernel gets right)
+    ({"scale_grad_by_freq": True}, [5, 5, 5, 1], [0, 2]),
+    ({"mode": "sum", "max_norm": 1.0}, [[1, 2], [2, 7]], None),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("k", range(len(BAGS)))
+def test_embedding_bag(torch, k, dtype):
+    kw, inp, off = BAGS[k]
+    w = r(10, 3, seed=k) * 2
+    mods = {}
+
+    def call(lib):
+        def run(weight):
+            m = lib.nn.EmbeddingBag.from_pretrained(weight.detach(), freeze=False, **kw)
+            mods[lib] = m
+            o = m(lib.tensor(inp), None if off is None else lib.tensor(off))
+            return o + 0 * weight.sum()  # the weight leaf sees the bag's gradient below
+
+        return run
+
+    compare_calls(torch, call(G), call(torch), [w], dtype)
+    gm, tm = mods[G], mods[torch]
+    assert repr(gm) == repr(tm)
+    np.testing.assert_allclose(_np(gm.weight), _np(tm.weight), **TOL[dtype])
+    (gm(G.tensor(inp), None if off is None else G.tensor(off)) ** 2).sum().backward()
+    (tm(torch.tensor(inp), None if off is None else torch.tensor(off)) ** 2).sum().backward()
+    np.testing.assert_allclose(_np(gm.weight.grad), _np(tm.weight.grad), **TOL[dtype])
+
+
+def test_embedding_bag_per_sample_weights(torch):
+    w = r(10, 3)
+    psw = r(8, seed=1)
+    compare_calls(
+        torch,
+        lambda weight, p: G.nn.functional.embedding_bag(
+            G.tensor([1, 2, 4, 5, 4, 3, 2, 9]), weight, G.tensor([0, 3, 3, 6]), mode="sum",
+            per_sample_weights=p, padding_idx=3),
+        lambda weight, p: torch.nn.functional.embedding_bag(
+            torch.tensor([1, 2, 4, 5, 4, 3, 2, 9]), weight, torch.tensor([0, 3, 3, 6]),
+            mode="sum", per_sample_weights=p, padding_idx=3),
+        [w, psw], "float64")
+
+
+BAG_ERRORS = [
+    lambda F, lib: F.embedding_bag(lib.tensor([[1, 2]]), lib.ones(4, 2), lib.tensor([0])),
+    lambda F, lib: F.embedding_bag(lib.tensor([1, 2]), lib.ones(4, 2)),
+    lambda F, lib: F.embedding_bag(lib.tensor([1, 2]), lib.ones(4, 2), lib.tensor([[0]])),
+    lambda F, lib: F.embedding_bag(lib.tensor([[[1, 2]]]), lib.ones(4, 2)),
+    lambda F, lib: F.embedding_bag(lib.tensor([1, 2]), lib.ones(4), lib.tensor([0])),
+    lambda F, lib: F.embedding_bag(lib.tensor([1, 2]), lib.ones(4, 2), lib.tensor([0]),
+                                   mode="min"),
+    lambda F, lib: F.embedding_bag(lib.tensor([1, 2]), lib.ones(4, 2), lib.tensor([0]),
+                                   mode="max", scale_grad_by_freq=True),
+    lambda F, lib: F.embedding_bag(lib.tensor([1, 2]), lib.ones(4, 2), lib.tensor([0]),
+                                   per_sample_weights=lib.ones(2)),
+    lambda F, lib: F.embedding_bag(lib.tensor([1, 2]), lib.ones(4, 2), lib.tensor([0]),
+                                   mode="sum", per_sample_weights=lib.ones(3)),
+    lambda F, lib: F.embedding_bag(lib.tensor([1, 2]), lib.ones(4, 2), lib.tensor([1])),
+    lambda F, lib: F.embedding_bag(lib.tensor([1, 2]), lib.ones(4, 2), lib.tensor([0, 3])),
+    lambda F, lib: F.embedding_bag(lib.tensor([1, 2]), lib.ones(4, 2), lib.tensor([0]),
+                                   padding_idx=4),
+    lambda F, lib: lib.nn.EmbeddingBag(4, 2, padding_idx=4),
+]
+
+
+@pytest.mark.parametrize("k", range(len(BAG_ERRORS)))
+def test_embedding_bag_errors(torch, k):
+    assert_same_error(lambda: BAG_ERRORS[k](G.nn.functional, G),
+                      lambda: BAG_ERRORS[k](torch.nn.functional, torch))
 
 
 # --------------------------------------------------------------------------------------------

@@ -1893,6 +1893,124 @@ def pixel_unshuffle(input, downscale_factor):
     return _one_node("PixelUnshuffleBackward0", fn, input)
 
 
+# -- embedding_bag --
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
+                  scale_grad_by_freq=False, mode="mean", sparse=False, per_sample_weights=None,
+                  include_last_offset=False, padding_idx=None):
+    import warnings
+
+    if weight.dtype == _native.int64 and input.is_floating_point():
+        warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage "
+                      "`embedding_bag(weight, input, ...)` is deprecated, and should now be "
+                      "`embedding_bag(input, weight, ...)`.", stacklevel=2)
+        weight, input = input, weight
+    if per_sample_weights is not None and tuple(input.shape) != tuple(per_sample_weights.shape):
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is "
+                         f"not None, then it must have the same shape as the input "
+                         f"({input.shape})")
+    if not weight.dim() == 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension "
+                         f"{weight.dim()}")
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated "
+                             "is a mini-batch of fixed length sequences. However, found offsets "
+                             f"of type {type(offsets)}")
+        bags, length = input.shape
+        include_last_offset = False
+        input = input.reshape(-1)
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+        starts = [b * length for b in range(bags)]
+        kind = input.type()
+    elif input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+        starts = [int(v) for v in offsets.detach().cpu().tolist()]
+        kind = offsets.type()
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension "
+                         f"{input.dim()}")
+    if mode == "max":
+        if scale_grad_by_freq:
+            raise ValueError("max mode does not support scaling the gradient by the frequency")
+        if sparse:
+            raise ValueError("max mode does not support sparse weights")
+    elif mode not in ("sum", "mean"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if max_norm is not None:
+        _embedding_renorm_(weight, input, max_norm, norm_type)
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(
+            "embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+            f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
+            "GitHub.")
+    return _embedding_bag(input, weight, starts, kind, scale_grad_by_freq, mode,
+                          per_sample_weights, include_last_offset, padding_idx)
+
+
+def _embedding_bag(input, weight, starts, kind, scale_grad_by_freq, mode, per_sample_weights,
+                   include_last_offset, padding_idx):
+    """PyTorch's embedding_bag kernel: the bags [offsets[b], offsets[b + 1]) of the 1-D
+    `input` gathered into a padded [bags, longest, dim] block (padding_idx and the padding
+    masked out) and reduced; an empty bag gives zeros."""
+    import numpy as np
+
+    from .. import tensor
+
+    num = weight.shape[0]
+    if padding_idx is not None:
+        if not -num <= padding_idx < num:
+            raise RuntimeError(f"padding_idx must be within the number of embeddings, -{num} "
+                               f"through {num - 1}, but got {padding_idx}")
+        padding_idx %= num
+    idx = input.detach().cpu().numpy().reshape(-1).astype(np.int64)
+    if len(starts) and starts[0] != 0:
+        # (PyTorch prints the 0-dim tensor offsets[0], its type on a second line)
+        raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the mini-batch "
+                           f"has to start from position 0. However, got {starts[0]}\n"
+                           f"[ {kind}{{}} ]")
+    if len(starts) and starts[-1] > len(idx):
+        raise RuntimeError(f"offsets[-1] can not be greater than input's length {len(idx)} but "
+                           f"got offsets[-1] of {starts[-1]}")
+    bounds = np.array(list(starts) + ([] if include_last_offset else [len(idx)]), np.int64)
+    lengths = np.maximum(bounds[1:] - bounds[:-1], 0)
+    longest = max(int(lengths.max()) if len(lengths) else 0, 1)
+    pos = bounds[:-1, None] + np.arange(longest)[None, :]
+    valid = np.arange(longest)[None, :] < lengths[:, None]
+    pos = np.where(valid, pos, 0) if len(idx) else np.zeros_like(pos)
+    rows_at = idx[pos] if len(idx) else pos
+    if padding_idx is not None:
+        valid &= rows_at != padding_idx
+    dev = weight.device
+    rows_t = tensor(rows_at, device=dev)
+    pos_t = tensor(pos, device=dev)
+    keep = tensor(valid[..., None], device=dev)
+    count = tensor(valid.sum(1, keepdims=True), dtype=weight.dtype, device=dev)
+    freq = None
+    if scale_grad_by_freq:
+        counts = np.bincount(idx, minlength=num)
+        freq = tensor(counts[rows_at][..., None], dtype=weight.dtype, device=dev)
+
+    def bag(w, psw):
+        rows = w[rows_t]
+        if freq is not None:
+            rows = rows.detach() + (rows - rows.detach()) / freq
+        if mode == "max":
+            out = rows.masked_fill(~keep, -_INF).max(1)[0]
+            return out.masked_fill(count == 0, 0.0)
+        if psw is not None:
+            rows = rows * psw.reshape(-1)[pos_t].unsqueeze(-1)
+        out = rows.masked_fill(~keep, 0.0).sum(1)
+        return out / count.clamp(min=1) if mode == "mean" else out
+
+    return _one_node("EmbeddingBagBackward0", bag, weight, per_sample_weights)
+
+
 # -- unfold / fold (im2col / col2im) --
 
 

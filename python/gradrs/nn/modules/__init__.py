@@ -75,7 +75,7 @@ from .pooling import (
     MaxPool2d as MaxPool2d,
 )
 from .sparse import (
-    Embedding as Embedding,
+    Embedding as Embedding, EmbeddingBag as EmbeddingBag,
 )
 from .upsampling import (
     Upsample as Upsample, UpsamplingBilinear2d as UpsamplingBilinear2d,
