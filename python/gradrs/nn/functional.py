@@ -957,6 +957,8 @@ def _pointwise(name, input, forward, backward):
     """``forward(input)`` as one node ``name`` whose backward is ``backward(grad, input)``:
     PyTorch's derivative formula written in differentiable ops (so create_graph works), exact
     at the kinks where a composition's autograd would pick another one-sided derivative."""
+    # Half tensors compute in float32 and round once, as PyTorch's kernels do.
+    forward, backward = _opmath(forward), _opmath(backward)
     if not (_native.is_grad_enabled() and input.requires_grad):
         return forward(input)
     out = forward(input.detach())
@@ -1091,6 +1093,14 @@ def _shrink_mask(x, lambd):
     return (x >= -lambd) & (x <= lambd)
 
 
+def _in_dtype(value, dtype):
+    """`value` rounded to a half tensor's precision: PyTorch's half kernels compare with the
+    scalar converted to the tensor's type."""
+    import numpy as np
+
+    return float(np.float16(value)) if dtype == _native.float16 else value
+
+
 def softshrink(input, lambd=0.5):
     from .. import finfo, where
 
@@ -1103,14 +1113,16 @@ def softshrink(input, lambd=0.5):
     def fwd(x):
         return where(x > lambd, x - lambd, where(x < -lambd, x + lambd, x * 0))
 
+    lam = _in_dtype(lambd, input.dtype)  # the backward's comparison (the forward's is float)
     return _pointwise("SoftshrinkBackward0", input, fwd,
-                      lambda g, x: g.masked_fill(_shrink_mask(x, lambd), 0))
+                      lambda g, x: g.masked_fill(_shrink_mask(x, lam), 0))
 
 
 def hardshrink(input, lambd=0.5):
+    lam = _in_dtype(lambd, input.dtype)
     return _pointwise("HardshrinkBackward0", input,
-                      lambda x: x.masked_fill(_shrink_mask(x, lambd), 0),
-                      lambda g, x: g.masked_fill(_shrink_mask(x, lambd), 0))
+                      lambda x: x.masked_fill(_shrink_mask(x, lam), 0),
+                      lambda g, x: g.masked_fill(_shrink_mask(x, lam), 0))
 
 
 def logsigmoid(input):
