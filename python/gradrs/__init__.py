@@ -10,6 +10,7 @@ import numpy as _np
 from . import _native
 from . import _argparse
 from ._grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from ._grad_mode import is_inference_mode_enabled
 from ._native import (
     Tensor,
     arange,

@@ -1,80 +1,128 @@
-"""Grad-mode context managers and decorators (`no_grad`, `enable_grad`, `set_grad_enabled`).
+"""Grad-mode context managers and decorators (`no_grad`, `enable_grad`, `set_grad_enabled`,
+`inference_mode`, `set_multithreading_enabled`, `enforce_grad_layout_policy`), as PyTorch's
+`torch.autograd.grad_mode` and `torch.utils._contextlib`.
 
-The mode itself is thread-local state in the Rust core; these objects only switch it.
+Grad mode itself is thread-local state in the Rust core; these objects only switch it. The
+inference-mode, multithreading and layout-policy flags are thread-local Python state that
+PyTorch programs read back (`is_inference_mode_enabled`, `is_multithreading_enabled`): gradrs
+has no inference tensors and its backward runs on the calling thread, so no kernel reads them.
 """
 
 import functools
 import inspect
+import sys
+import threading
+import warnings
 
 from . import _native
 
+# The classes print and pickle under PyTorch's module path (`torch.typename` gives
+# `gradrs.autograd.grad_mode.set_grad_enabled(mode=True)`); gradrs.autograd.grad_mode
+# re-exports them.
+_MODULE = "gradrs.autograd.grad_mode"
 
-class _GradModeContext:
-    """Base: usable as a context manager and as a decorator (functions and generators)."""
 
-    _enabled = True
+class _State(threading.local):
+    inference = False
+    multithreading = True
+    layout_policy = True
+
+
+_state = _State()
+
+
+def _wrap_generator(ctx_factory, func):
+    """Wrap each generator invocation: the mode holds while the generator body runs and is
+    restored whenever control goes back to the caller through a `yield`."""
+
+    @functools.wraps(func)
+    def generator_context(*args, **kwargs):
+        gen = func(*args, **kwargs)
+        try:
+            with ctx_factory():
+                response = gen.send(None)
+            while True:
+                try:
+                    request = yield response
+                except GeneratorExit:
+                    with ctx_factory():
+                        gen.close()
+                    raise
+                except BaseException:
+                    # An exception thrown into us by the caller goes on into the generator.
+                    with ctx_factory():
+                        response = gen.throw(*sys.exc_info())
+                else:
+                    with ctx_factory():
+                        response = gen.send(request)
+        except StopIteration as e:
+            return e.value
+
+    return generator_context
+
+
+def context_decorator(ctx, func):
+    """`func` run inside a fresh context from the factory `ctx` on each call (generators per
+    resumption, see `_wrap_generator`); classes are refused as in PyTorch."""
+    if callable(ctx) and hasattr(ctx, "__enter__"):
+        raise AssertionError(
+            f"Passed in {ctx} is both callable and also a valid context manager "
+            "(has __enter__), making it ambiguous which interface to use.  If you "
+            "intended to pass a context manager factory, rewrite your call as "
+            "context_decorator(lambda: ctx()); if you intended to pass a context "
+            "manager directly, rewrite your call as context_decorator(lambda: ctx)"
+        )
+    ctx_factory = ctx if callable(ctx) else (lambda: ctx)
+    if inspect.isclass(func):
+        raise RuntimeError(
+            "Cannot decorate classes; it is ambiguous whether or not only the "
+            "constructor or all methods should have the context manager applied; "
+            "additionally, decorating a class at definition-site will prevent "
+            "use of the identifier as a conventional type.  "
+            "To specify which methods to decorate, decorate each of them "
+            "individually."
+        )
+    if inspect.isgeneratorfunction(func):
+        return _wrap_generator(ctx_factory, func)
+
+    @functools.wraps(func)
+    def decorate_context(*args, **kwargs):
+        with ctx_factory():
+            return func(*args, **kwargs)
+
+    return decorate_context
+
+
+class _DecoratorContextManager:
+    """Allow a context manager to be used as a decorator."""
+
+    def __call__(self, orig_func):
+        if inspect.isclass(orig_func):
+            warnings.warn(
+                "Decorating classes is deprecated and will be disabled in "
+                "future versions. You should only decorate functions or methods. "
+                "To preserve the current behavior of class decoration, you can "
+                "directly decorate the `__init__` method and nothing else.",
+                FutureWarning,
+                stacklevel=2,
+            )
+            func = lambda *args, **kwargs: orig_func(*args, **kwargs)  # noqa: E731
+        else:
+            func = orig_func
+        return context_decorator(self.clone, func)
 
     def __enter__(self):
-        self._prev = _native.is_grad_enabled()
-        _native._set_grad_enabled(self._enabled)
-        return None
+        raise NotImplementedError
 
-    def __exit__(self, *exc):
-        _native._set_grad_enabled(self._prev)
-        return False
+    def __exit__(self, exc_type, exc_value, traceback):
+        raise NotImplementedError
 
     def clone(self):
         return self.__class__()
 
-    def __call__(self, func):
-        if inspect.isclass(func):
-            raise RuntimeError("Decorating classes is deprecated and will be disabled in future versions.")
-        if inspect.isgeneratorfunction(func):
 
-            @functools.wraps(func)
-            def gen_wrapper(*args, **kwargs):
-                gen = func(*args, **kwargs)
-                with self.clone():
-                    response = gen.send(None)
-                while True:
-                    try:
-                        request = yield response
-                    except GeneratorExit:
-                        with self.clone():
-                            gen.close()
-                        raise
-                    try:
-                        with self.clone():
-                            response = gen.send(request)
-                    except StopIteration as e:
-                        return e.value
-
-            return gen_wrapper
-
-        @functools.wraps(func)
-        def wrapper(*args, **kwargs):
-            with self.clone():
-                return func(*args, **kwargs)
-
-        return wrapper
-
-
-class no_grad(_GradModeContext):
-    """Disable gradient recording in a block or function."""
-
-    _enabled = False
-
-    def __new__(cls, orig_func=None):
-        # `@no_grad` without parentheses decorates directly, as in PyTorch.
-        if orig_func is None:
-            return super().__new__(cls)
-        return cls()(orig_func)
-
-
-class enable_grad(_GradModeContext):
-    """Enable gradient recording in a block or function."""
-
-    _enabled = True
+class _NoParamDecoratorContextManager(_DecoratorContextManager):
+    """Allow a context manager to be used as a decorator without parentheses."""
 
     def __new__(cls, orig_func=None):
         if orig_func is None:
@@ -82,38 +130,170 @@ class enable_grad(_GradModeContext):
         return cls()(orig_func)
 
 
-class set_grad_enabled(_GradModeContext):
-    """Set grad mode on or off; takes effect at once, and as a context manager restores it."""
+class no_grad(_NoParamDecoratorContextManager):
+    """Context-manager (and decorator) that disables gradient calculation."""
+
+    __module__ = _MODULE
+
+    def __init__(self) -> None:
+        self.prev = False
+
+    def __enter__(self) -> None:
+        self.prev = _native.is_grad_enabled()
+        _native._set_grad_enabled(False)
+
+    def __exit__(self, exc_type, exc_value, traceback) -> None:
+        _native._set_grad_enabled(self.prev)
+
+
+class enable_grad(_NoParamDecoratorContextManager):
+    """Context-manager (and decorator) that enables gradient calculation."""
+
+    __module__ = _MODULE
+
+    def __enter__(self) -> None:
+        self.prev = _native.is_grad_enabled()
+        _native._set_grad_enabled(True)
+
+    def __exit__(self, exc_type, exc_value, traceback) -> None:
+        _native._set_grad_enabled(self.prev)
+
+
+class set_grad_enabled(_DecoratorContextManager):
+    """Sets gradient calculation on or off: at once when called, and restored on exit."""
+
+    __module__ = _MODULE
 
     def __init__(self, mode: bool) -> None:
-        self._prev = _native.is_grad_enabled()
-        self._enabled = bool(mode)
-        _native._set_grad_enabled(self._enabled)
+        self.prev = _native.is_grad_enabled()
+        self.mode = mode
+        _native._set_grad_enabled(mode)
 
-    def __call__(self, func):
-        _native._set_grad_enabled(self._prev)
-        return super().__call__(func)
+    def __call__(self, orig_func):
+        _native._set_grad_enabled(self.prev)
+        return super().__call__(orig_func)
+
+    def __enter__(self) -> None:
+        _native._set_grad_enabled(self.mode)
+
+    def __exit__(self, exc_type, exc_value, traceback) -> None:
+        _native._set_grad_enabled(self.prev)
+
+    def __str__(self) -> str:
+        return f"{_MODULE}.set_grad_enabled(mode={self.mode})"
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+class _InferenceModeGuard:
+    """PyTorch's `c10::InferenceMode(mode)`: grad mode (and multithreading) become `not mode`,
+    inference mode becomes `mode`; all three are restored on exit."""
+
+    def __init__(self, mode):
+        self.mode = mode
 
     def __enter__(self):
-        return None
+        self.prev = (_native.is_grad_enabled(), _state.inference, _state.multithreading)
+        _native._set_grad_enabled(not self.mode)
+        _state.inference = bool(self.mode)
+        _state.multithreading = not self.mode
 
     def __exit__(self, *exc):
-        _native._set_grad_enabled(self._prev)
-        return False
-
-    def clone(self):
-        return self.__class__(self._enabled)
+        grad, _state.inference, _state.multithreading = self.prev
+        _native._set_grad_enabled(grad)
 
 
-class inference_mode(_GradModeContext):
-    """Like `no_grad` (gradrs has no separate inference tensors)."""
+class inference_mode(_DecoratorContextManager):
+    """Context manager (and decorator, with or without parentheses) for inference mode.
+
+    gradrs has no inference tensors: inside, gradient recording is off as under `no_grad`,
+    and `is_inference_mode_enabled()` reports the mode.
+    """
+
+    __module__ = _MODULE
 
     def __init__(self, mode: bool = True) -> None:
-        self._enabled = not mode
+        self.mode = mode
+
+    def __new__(cls, mode=True):
+        if isinstance(mode, bool):
+            return super().__new__(cls)
+        return cls()(mode)
+
+    def __enter__(self) -> None:
+        self._inference_mode_context = _InferenceModeGuard(self.mode)
+        self._inference_mode_context.__enter__()
+
+    def __exit__(self, exc_type, exc_value, traceback) -> None:
+        self._inference_mode_context.__exit__(exc_type, exc_value, traceback)
 
     def clone(self):
-        return self.__class__(not self._enabled)
+        return self.__class__(self.mode)
+
+
+class set_multithreading_enabled(_DecoratorContextManager):
+    """Enables or disables multithreaded backward: at once when called, restored on exit.
+
+    gradrs's backward always runs on the calling thread; the flag is kept for programs that
+    set and read it.
+    """
+
+    __module__ = _MODULE
+
+    def __init__(self, mode: bool) -> None:
+        self.prev = _state.multithreading
+        _state.multithreading = mode
+        self.mode = mode
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, exc_type, exc_value, traceback) -> None:
+        _state.multithreading = self.prev
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+class enforce_grad_layout_policy(_DecoratorContextManager):
+    """Controls whether accumulated gradients are forced to their parameter's layout.
+
+    gradrs's gradients are always contiguous in the parameter's shape; the flag is kept for
+    programs that set it.
+    """
+
+    __module__ = _MODULE
+
+    def __init__(self, enable: bool = True) -> None:
+        self.prev = _state.layout_policy
+        _state.layout_policy = enable
+        self.mode = enable
+
+    def __call__(self, orig_func):
+        _state.layout_policy = self.prev
+        return super().__call__(orig_func)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, exc_type, exc_value, traceback) -> None:
+        _state.layout_policy = self.prev
+
+    def clone(self):
+        return self.__class__(self.mode)
 
 
 def is_grad_enabled() -> bool:
     return _native.is_grad_enabled()
+
+
+def is_inference_mode_enabled() -> bool:
+    return _state.inference
+
+
+def is_multithreading_enabled() -> bool:
+    return _state.multithreading

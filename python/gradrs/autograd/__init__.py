@@ -2,7 +2,9 @@
 
 from .. import _native
 from .._grad_mode import enable_grad, no_grad, set_grad_enabled
-from . import graph
+from .._grad_mode import (enforce_grad_layout_policy, inference_mode, is_multithreading_enabled,
+                          set_multithreading_enabled)
+from . import functional, grad_mode, graph
 
 
 def _as_list(x):
@@ -53,4 +55,6 @@ def set_detect_anomaly(mode, check_nan=True):
     return None
 
 
-__all__ = ["Variable", "backward", "enable_grad", "grad", "graph", "no_grad", "set_grad_enabled"]
+__all__ = ["Variable", "backward", "enable_grad", "enforce_grad_layout_policy", "functional", "grad",
+           "grad_mode", "graph", "inference_mode", "is_multithreading_enabled", "no_grad",
+           "set_grad_enabled", "set_multithreading_enabled"]

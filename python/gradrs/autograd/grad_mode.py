@@ -1,0 +1,23 @@
+"""`gradrs.autograd.grad_mode`: PyTorch's module of grad-mode context managers (defined in
+`gradrs._grad_mode`, which the rest of the package imports early)."""
+
+from .._grad_mode import (  # noqa: F401  (the two bases: PyTorch's module has them too)
+    _DecoratorContextManager,
+    _NoParamDecoratorContextManager,
+    enable_grad,
+    enforce_grad_layout_policy,
+    inference_mode,
+    no_grad,
+    set_grad_enabled,
+    set_multithreading_enabled,
+)
+
+__all__ = [
+    "no_grad",
+    "enable_grad",
+    "set_grad_enabled",
+    "inference_mode",
+    "set_multithreading_enabled",
+    "enforce_grad_layout_policy",
+]
+
