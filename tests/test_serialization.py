@@ -503,6 +503,41 @@ def test_pickle_keeps_requires_grad_subclass_and_attributes():
         assert pickle.loads(pickle.dumps(obj)) == obj
 
 
+def test_pickled_views_are_not_shared(torch):
+    # Plain pickling writes each view's whole storage (offsets kept) and loads them apart.
+    def run(M):
+        x = M.arange(10.0)
+        a, b, c = pickle.loads(pickle.dumps([x, x[2:], x.view(2, 5).t()]))
+        a.add_(1)
+        return b.tolist(), b.storage_offset(), c.tolist(), c.stride()
+
+    assert run(G) == run(torch)
+
+
+def test_queue_pickling_sends_only_the_tensor(torch):
+    from multiprocessing.reduction import ForkingPickler
+
+    big = G.arange(100_000.0)
+    sample = big.view(1000, 100)[7]
+    assert len(ForkingPickler.dumps(sample)) < 2_000 < len(pickle.dumps(sample))
+    out = pickle.loads(ForkingPickler.dumps([sample, big.view(100, 1000).t()[:3, :2]]))
+    same_tensor(out[0], sample)
+    same_tensor(out[1], big.view(100, 1000).t()[:3, :2])
+    check_error(lambda M: ForkingPickler.dumps(M.ones(2, requires_grad=True) * 2))
+
+
+def test_shallow_copy_shares_memory(torch):
+    def run(M):
+        x = M.arange(4.0).requires_grad_()
+        x.tags = ["a"]
+        y = copy.copy(x)
+        with M.no_grad():
+            y.add_(1)
+        return x.tolist(), y.tolist(), y.requires_grad, y.is_leaf, y is x, y.tags is x.tags
+
+    assert run(G) == run(torch)
+
+
 def test_deepcopy(torch):
     x = G.arange(6.0).reshape(2, 3).requires_grad_()
     x.grad = G.ones(2, 3)

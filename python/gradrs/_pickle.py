@@ -9,8 +9,8 @@ the tensor and of its view base (`_base`), which is what PyTorch would save for 
 """
 
 import copyreg
-import ctypes
 from collections import OrderedDict
+from multiprocessing.reduction import ForkingPickler
 
 import numpy as np
 
@@ -112,13 +112,23 @@ def storage_range(t):
     return StorageRange(start, end - start)
 
 
-def memory_array(start, nbytes, np_dtype):
-    """A numpy array viewing `nbytes` at address `start` (no copy; the caller keeps the
-    memory alive)."""
+class _Memory:
+    """Hands numpy `nbytes` at an address; holding `owner` (the tensor) keeps them alive."""
+
+    __slots__ = ("__array_interface__", "_owner")
+
+    def __init__(self, start, nbytes, owner):
+        self.__array_interface__ = {"data": (start, False), "shape": (nbytes,),
+                                    "typestr": "|u1", "version": 3}
+        self._owner = owner
+
+
+def memory_array(start, nbytes, np_dtype, owner=None):
+    """A numpy array viewing `nbytes` at address `start`, no copy. The array keeps `owner`
+    alive; without one the caller must keep the memory alive."""
     if nbytes == 0:
         return np.empty(0, dtype=np_dtype)
-    raw = (ctypes.c_uint8 * nbytes).from_address(start)
-    return np.frombuffer(raw, dtype=np.uint8).view(np_dtype)
+    return np.asarray(_Memory(start, nbytes, owner)).view(np_dtype)
 
 
 class TypedStorage:
@@ -207,16 +217,41 @@ def _storage_from_bytes(data, dtype, device):
 
 
 def storage_of(t):
-    """A TypedStorage holding a copy of the tensor's storage, and the tensor's offset in it."""
+    """A TypedStorage over the tensor's storage, and the tensor's offset in it. On the CPU it
+    is the tensor's own memory, not a copy: `copy.copy(t)` then shares it, as in PyTorch,
+    and pickling reads it."""
     dev = t.device
     if dev.type != "cpu":
         t = t.detach().cpu()
     # (not detached on the CPU: a detached view forgets its base, whose storage it shares)
+    # Each tensor gets its own TypedStorage, so a pickle of several views holds the storage
+    # once per view and loads them unshared, as PyTorch's plain pickling does.
     rng = storage_range(t)
     np_dtype = NUMPY_DTYPE[dtype_name(t.dtype)]
-    array = memory_array(rng.start, rng.nbytes, np_dtype).copy()
-    offset = (t.data_ptr() - rng.start) // t.element_size()
-    return TypedStorage(array, t.dtype, dev), offset
+    array = memory_array(rng.start, rng.nbytes, np_dtype, owner=t)
+    return TypedStorage(array, t.dtype, dev), (t.data_ptr() - rng.start) // t.element_size()
+
+
+def reduce_for_ipc(t):
+    """How a tensor crosses a multiprocessing queue (DataLoader workers): only the memory from
+    its first to its last element, so a sample that is a view of a large dataset tensor does
+    not send the whole of it; strides and attributes are kept."""
+    if t.requires_grad and not t.is_leaf:
+        raise RuntimeError(
+            "Cowardly refusing to serialize non-leaf tensor which requires_grad, since "
+            "autograd does not support crossing process boundaries.  If you just want to "
+            "transfer the data, call detach() on the tensor before serializing (e.g., putting "
+            "it on the queue).")
+    dev = t.device
+    host = t.detach().cpu() if dev.type != "cpu" else t
+    np_dtype = NUMPY_DTYPE[dtype_name(t.dtype)]
+    storage = TypedStorage(memory_array(host.data_ptr(), span_bytes(host), np_dtype, owner=host),
+                           t.dtype, dev)
+    args = (storage, 0, tuple(t.shape), tuple(t.stride()), t.requires_grad, OrderedDict())
+    state = get_obj_state(t)
+    if type(t) is Tensor and not state:
+        return (_rebuild_tensor_v2, args)
+    return (_rebuild_from_type_v2, (_rebuild_tensor_v2, type(t), args, state))
 
 
 def _contiguous_strides(size):
@@ -448,5 +483,6 @@ def _reduce_device(d):
 
 Tensor.__reduce_ex__ = _reduce_ex
 Tensor.__deepcopy__ = _deepcopy
+ForkingPickler.register(Tensor, reduce_for_ipc)
 copyreg.pickle(_native.dtype, _reduce_dtype)
 copyreg.pickle(_native.device, _reduce_device)
