@@ -153,6 +153,18 @@ for red in REDUCTIONS:
         (f"gaussian_full_{red}", lambda nn, lib, dt, red=red: nn.GaussianNLLLoss(
             full=True, eps=0.1, reduction=red), [_x(3, 4), _x(3, 4, seed=1),
                                                  _prob(3, seed=2)], None),
+        (f"multimargin_{red}", lambda nn, lib, dt, red=red: nn.MultiMarginLoss(reduction=red),
+         [_x(5, 4), _classes(5, 4)], None),
+        (f"multimargin_p2_weight_{red}", lambda nn, lib, dt, red=red: nn.MultiMarginLoss(
+            p=2, margin=0.7, weight=_w(lib, dt, [0.5, 2.0, 1.0, 0.3]), reduction=red),
+         [_x(5, 4), _classes(5, 4, seed=1)], None),
+        (f"multimargin_1d_{red}", lambda nn, lib, dt, red=red: nn.MultiMarginLoss(
+            reduction=red), [_x(4), np.array(2)], None),
+        (f"multilabelmargin_{red}", lambda nn, lib, dt, red=red: nn.MultiLabelMarginLoss(
+            reduction=red), [_x(3, 4), np.array([[3, 0, -1, 1], [1, 1, 2, -1], [0, 1, 2, 3]])],
+         None),
+        (f"multilabelmargin_1d_{red}", lambda nn, lib, dt, red=red: nn.MultiLabelMarginLoss(
+            reduction=red), [_x(4), np.array([2, -1, 0, 0])], None),
         (f"multilabelsoft_{red}", lambda nn, lib, dt, red=red: nn.MultiLabelSoftMarginLoss(
             weight=_w(lib, dt, [1.0, 0.5, 2.0, 0.1]), reduction=red),
          [_x(3, 4), (_x(3, 4, seed=1) > 0).astype(float)], [True, False]),
@@ -188,7 +200,8 @@ LEGACY = [(None, None), (True, None), (False, None), (None, False), (True, False
                                  "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "SmoothL1Loss",
                                  "SoftMarginLoss", "HingeEmbeddingLoss", "MarginRankingLoss",
                                  "CosineEmbeddingLoss", "TripletMarginLoss", "PoissonNLLLoss",
-                                 "MultiLabelSoftMarginLoss"])
+                                 "MultiLabelSoftMarginLoss", "MultiMarginLoss",
+                                 "MultiLabelMarginLoss"])
 def test_legacy_size_average_reduce(torch, cls):
     for size_average, reduce in LEGACY:
         def build(lib, sa=size_average, rd=reduce):
@@ -229,6 +242,8 @@ REPRS = [
     lambda nn, lib: nn.GaussianNLLLoss(), lambda nn, lib: nn.HingeEmbeddingLoss(),
     lambda nn, lib: nn.MultiLabelSoftMarginLoss(),
     lambda nn, lib: nn.TripletMarginWithDistanceLoss(),
+    lambda nn, lib: nn.MultiMarginLoss(p=2, margin=0.5, weight=lib.ones(3)),
+    lambda nn, lib: nn.MultiLabelMarginLoss(reduction="sum"),
 ]
 
 
@@ -281,6 +296,18 @@ ERRORS = [
     (lambda nn, lib: nn.PoissonNLLLoss(reduction="avg")(lib.ones(2), lib.ones(2))),
     (lambda nn, lib: nn.MultiLabelSoftMarginLoss(reduction="avg")(lib.ones(2, 3),
                                                                    lib.ones(2, 3))),
+    (lambda nn, lib: nn.MultiMarginLoss()(lib.ones(3, 4), lib.tensor([0, 1]))),
+    (lambda nn, lib: nn.MultiMarginLoss()(lib.ones(3, 4), lib.tensor([0, 1, 4]))),
+    (lambda nn, lib: nn.MultiMarginLoss()(lib.ones(2, 3, 4), lib.tensor([0, 1]))),
+    (lambda nn, lib: nn.MultiMarginLoss(p=3)),
+    (lambda nn, lib: nn.MultiMarginLoss(weight=lib.ones(2, 2))),
+    (lambda nn, lib: nn.MultiMarginLoss(weight=lib.ones(3))(lib.ones(3, 4),
+                                                          lib.tensor([0, 1, 2]))),
+    (lambda nn, lib: nn.functional.multi_margin_loss(lib.ones(3, 4), lib.tensor([0, 1, 2]),
+                                                     weight=lib.ones(2, 2))),
+    (lambda nn, lib: nn.MultiLabelMarginLoss()(lib.ones(3, 4), lib.tensor([[0, 1, -1, 2]]))),
+    (lambda nn, lib: nn.MultiLabelMarginLoss()(lib.ones(1, 4), lib.tensor([[0, 1, -1, 5]]))),
+    (lambda nn, lib: nn.MultiLabelMarginLoss()(lib.ones(4), lib.tensor([0, 1]))),
     (lambda nn, lib: nn.TripletMarginWithDistanceLoss(margin=-1.0)),
     (lambda nn, lib: nn.functional.triplet_margin_loss(lib.ones(2, 3), lib.ones(2, 3),
                                                        lib.ones(2, 3), margin=0.0)),

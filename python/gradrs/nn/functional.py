@@ -1613,6 +1613,24 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     return out * weight if weight is not None else out
 
 
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    d = input.dim()
+    if d < 3:
+        raise ValueError("Expected 3D or higher dimensionality                          input "
+                         f"(got {d} dimensions)")
+    if input.numel() == 0:
+        return input
+    div = input.mul(input)
+    sizes = tuple(input.shape)
+    # The average over `size` neighbouring channels: PyTorch's avg_pool3d with a (size, 1, 1)
+    # kernel for inputs past 3-D is this avg_pool2d with a (size, 1) one.
+    div = div.reshape(sizes[0], 1, sizes[1], -1)
+    div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+    div = avg_pool2d(div, (size, 1), stride=1).squeeze(1).reshape(*sizes)
+    div = div.mul(alpha).add(k).pow(beta)
+    return input / div
+
+
 # -- interpolate --
 
 
@@ -2291,6 +2309,100 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)
     return _reduce(loss, reduction)
+
+
+def _margin_shape_check(input):
+    d = input.dim()
+    if not ((d == 2 and input.shape[1] != 0) or (d == 1 and input.shape[0] != 0) or d == 0):
+        raise RuntimeError("Expected non-empty vector or matrix with optional 0-dim batch size, "
+                           f"but got: {list(input.shape)}")
+    return (1 if d <= 1 else input.shape[0]), (1 if d == 0 else input.shape[-1])
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
+                      reduce=None, reduction="mean"):
+    from .. import where
+
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _reduction_code(reduction)
+    if p != 1 and p != 2:
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
+    nframe, dim = _margin_shape_check(input)
+    if not (target.dim() <= 1 and target.numel() == nframe):
+        raise RuntimeError(
+            "multi_margin_loss: target tensor should be 1-D with size equal to the number of "
+            f"input samples (batch size). Expected target size [{nframe}], but got "
+            f"{list(target.shape)}. Input has shape {list(input.shape)}.")
+    if weight is not None and not (weight.dim() <= 1 and weight.numel() == dim):
+        raise RuntimeError(f"inconsistent weight size, expected {dim} but got "
+                           f"{list(weight.shape)}")
+    t = target.reshape(nframe, 1)
+    if bool(((t < 0) | (t >= dim)).any()):
+        raise RuntimeError("target out of range")
+
+    def loss(x, w):
+        x = x.reshape(nframe, dim)
+        z = margin - x.gather(1, t) + x
+        h = where(z > 0, z, z * 0)  # the kernel's strict `z > 0`
+        if p == 2:
+            h = h * h
+        if w is not None:
+            h = h * w[t]
+        others = t != _class_range(dim, x.device)
+        out = h.masked_fill(~others, 0).sum(1) / dim
+        if reduction == "none":
+            return out.reshape(()) if input.dim() <= 1 else out
+        return _reduce(out, reduction)
+
+    return _one_node("MultiMarginLossBackward0", loss, input, weight)
+
+
+def _class_range(n, device):
+    from .. import arange
+
+    return arange(n, device=device).reshape(1, n)
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    import numpy as np
+
+    from .. import tensor, where
+
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _reduction_code(reduction)
+    nframe, dim = _margin_shape_check(input)
+    if input.dim() <= 1:
+        ok = target.dim() <= 1 and target.numel() == dim
+    else:
+        ok = target.dim() == 2 and tuple(target.shape) == (nframe, dim)
+    if not ok:
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: "
+                           f"{list(input.shape)}")
+    t = target.detach().cpu().numpy().reshape(nframe, dim)
+    if ((t < -1) | (t >= dim)).any():
+        raise RuntimeError("argument #2 'target' is out of range")
+    # Each row's targets are its entries before the first -1 (counted with repeats); the
+    # other classes are the ones it is compared with.
+    live = np.cumprod(t != -1, axis=1).astype(bool)
+    counts = np.zeros((nframe, dim))
+    for n in range(nframe):
+        np.add.at(counts[n], t[n][live[n]], 1)
+    dev = input.device
+    cnt = tensor(counts, dtype=input.dtype, device=dev).unsqueeze(2)
+    other = tensor(counts == 0, device=dev).unsqueeze(1)
+
+    def loss(x):
+        x = x.reshape(nframe, dim)
+        z = 1 - x.unsqueeze(2) + x.unsqueeze(1)  # [n, target j, other i]
+        h = where(z > 0, z, z * 0) * cnt
+        out = h.masked_fill(~other, 0).sum((1, 2)) / dim
+        if reduction == "none":
+            return out.reshape(()) if input.dim() <= 1 else out
+        return _reduce(out, reduction)
+
+    return _one_node("MultilabelMarginLossBackward0", loss, input)
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,

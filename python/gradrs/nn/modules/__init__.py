@@ -47,14 +47,16 @@ from .loss import (
     CosineEmbeddingLoss as CosineEmbeddingLoss, CrossEntropyLoss as CrossEntropyLoss,
     GaussianNLLLoss as GaussianNLLLoss, HingeEmbeddingLoss as HingeEmbeddingLoss,
     HuberLoss as HuberLoss, KLDivLoss as KLDivLoss, L1Loss as L1Loss, MSELoss as MSELoss,
-    MarginRankingLoss as MarginRankingLoss,
-    MultiLabelSoftMarginLoss as MultiLabelSoftMarginLoss, NLLLoss as NLLLoss,
+    MarginRankingLoss as MarginRankingLoss, MultiLabelMarginLoss as MultiLabelMarginLoss,
+    MultiLabelSoftMarginLoss as MultiLabelSoftMarginLoss, MultiMarginLoss as MultiMarginLoss,
+    NLLLoss as NLLLoss,
     PoissonNLLLoss as PoissonNLLLoss, SmoothL1Loss as SmoothL1Loss,
     SoftMarginLoss as SoftMarginLoss, TripletMarginLoss as TripletMarginLoss,
     TripletMarginWithDistanceLoss as TripletMarginWithDistanceLoss,
 )
 from .normalization import (
-    GroupNorm as GroupNorm, LayerNorm as LayerNorm, RMSNorm as RMSNorm,
+    GroupNorm as GroupNorm, LayerNorm as LayerNorm, LocalResponseNorm as LocalResponseNorm,
+    RMSNorm as RMSNorm,
 )
 from .padding import (
     CircularPad1d as CircularPad1d, CircularPad2d as CircularPad2d,

@@ -1,4 +1,4 @@
-"""Normalization over features: LayerNorm, GroupNorm, RMSNorm (PyTorch's
+"""Normalization over features: LocalResponseNorm, LayerNorm, GroupNorm, RMSNorm (PyTorch's
 `torch.nn.modules.normalization`)."""
 
 import numbers
@@ -9,7 +9,26 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["GroupNorm", "LayerNorm", "RMSNorm"]
+__all__ = ["GroupNorm", "LayerNorm", "LocalResponseNorm", "RMSNorm"]
+
+
+class LocalResponseNorm(Module):
+    """Divides by (k + alpha * mean of squares over `size` neighbouring channels) ** beta."""
+
+    __constants__ = ["size", "alpha", "beta", "k"]
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1.0):
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input):
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
 
 
 class LayerNorm(Module):
