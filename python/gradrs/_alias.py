@@ -103,13 +103,3 @@ def as_torch() -> None:
     _finder = TorchAliasFinder()
     sys.meta_path.insert(0, _finder)
 
-
-def _uninstall() -> None:
-    """Remove the finder and the `torch` entries it made (for tests that restore a process)."""
-    global _finder
-    if _finder is not None and _finder in sys.meta_path:
-        sys.meta_path.remove(_finder)
-    _finder = None
-    for name in [n for n in sys.modules if n == _ALIAS or n.startswith(_ALIAS + ".")]:
-        if getattr(sys.modules[name], "__name__", "").split(".")[0] == _TARGET:
-            del sys.modules[name]
