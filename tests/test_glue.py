@@ -557,6 +557,20 @@ def test_autocast_as_decorator_and_nesting():
         assert G.is_autocast_enabled("cpu")
 
 
+def test_autocast_cache_flag(torch):
+    check_error(lambda M: M.set_autocast_cache_enabled(1))
+    for M in (G, torch):
+        assert M.is_autocast_cache_enabled() is True
+        M.set_autocast_cache_enabled(False)
+        with M.autocast("cpu", dtype=M.float16):
+            inside = M.is_autocast_cache_enabled()
+        with M.autocast("cpu", dtype=M.float16, cache_enabled=True):
+            forced = M.is_autocast_cache_enabled()
+        M.set_autocast_cache_enabled(True)
+        M.clear_autocast_cache()
+        assert (inside, forced) == (False, True)
+
+
 def test_autocast_leaves_no_wrapper_behind():
     before = {n: G.Tensor.__dict__[n] for n in ("__matmul__", "exp", "sum", "mm")}
     linear = G.nn.functional.linear

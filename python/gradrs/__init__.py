@@ -344,7 +344,13 @@ from . import cuda, gpu  # noqa: E402
 from ._alias import as_torch  # noqa: E402
 from . import accelerator, amp, backends, cpu  # noqa: E402
 from ._compile import compile  # noqa: E402
-from .amp.autocast_mode import autocast, is_autocast_enabled  # noqa: E402
+from .amp.autocast_mode import (  # noqa: E402
+    autocast,
+    clear_autocast_cache,
+    is_autocast_cache_enabled,
+    is_autocast_enabled,
+    set_autocast_cache_enabled,
+)
 from .backends._context import (  # noqa: E402
     are_deterministic_algorithms_enabled,
     get_deterministic_debug_mode,

@@ -79,6 +79,13 @@ def is_autocast_cache_enabled() -> bool:
     return _state.cache_enabled
 
 
+def set_autocast_cache_enabled(enabled: bool) -> None:
+    """Whether regions entered from now on cache the casts of parameters."""
+    if not isinstance(enabled, bool):
+        raise TypeError(f"enabled must be a bool (got {type(enabled).__name__})")
+    _state.cache_enabled = enabled
+
+
 def clear_autocast_cache() -> None:
     """Drop the cached casts of parameters."""
     _state.cache.clear()
