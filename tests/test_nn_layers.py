@@ -219,6 +219,13 @@ LAYERS = [
     ("fold", lambda nn: nn.Fold((4, 5), 2), [r(2, 12, 12)]),
     ("fold_full", lambda nn: nn.Fold((5, 6), (2, 3), dilation=(1, 2), padding=1,
                                      stride=(2, 1)), [r(6, 12)]),
+    ("lppool2d", lambda nn: nn.LPPool2d(2, 2), [r(2, 3, 4, 5)]),
+    ("lppool2d_p3", lambda nn: nn.LPPool2d(3, (2, 3), stride=1, ceil_mode=True),
+     [r(2, 3, 4, 5)]),
+    ("lppool1d", lambda nn: nn.LPPool1d(1.5, 3, stride=2), [r(2, 3, 7, lo=0.1)]),
+    ("lppool1d_inf", lambda nn: nn.LPPool1d(float("inf"), 2), [r(2, 3, 6)]),
+    ("channelshuffle", lambda nn: nn.ChannelShuffle(3), [r(2, 6, 2, 2)]),
+    ("channelshuffle_3d", lambda nn: nn.ChannelShuffle(2), [r(2, 4, 3)]),
     ("pixelshuffle", lambda nn: nn.PixelShuffle(2), [r(2, 8, 3, 3)]),
     ("pixelunshuffle", lambda nn: nn.PixelUnshuffle(2), [r(2, 2, 4, 6)]),
     ("pairwise", lambda nn: nn.PairwiseDistance(p=1.5, keepdim=True),
@@ -391,6 +398,9 @@ REPRS = [
     lambda nn: nn.Embedding(10, 3, padding_idx=-1, max_norm=1.5, norm_type=1.0,
                             scale_grad_by_freq=True, sparse=True),
     lambda nn: nn.PixelShuffle(3), lambda nn: nn.PixelUnshuffle(2),
+    lambda nn: nn.MaxUnpool2d(2), lambda nn: nn.MaxUnpool1d(3, 2, 1),
+    lambda nn: nn.LPPool2d(2, 3), lambda nn: nn.LPPool1d(1.5, 2, stride=1, ceil_mode=True),
+    lambda nn: nn.ChannelShuffle(4),
     lambda nn: nn.EmbeddingBag(5, 2), lambda nn: nn.EmbeddingBag(5, 2, max_norm=1.0, mode="max",
                                                                  padding_idx=1, norm_type=1.5),
     lambda nn: nn.Fold((4, 5), 2, padding=1), lambda nn: nn.Unfold((2, 3), stride=2),
@@ -843,6 +853,9 @@ FORWARD_ERRORS = [
     (lambda nn: nn.CELU(0.0), (2, 3)),
     (lambda nn: nn.CircularPad2d(1), (2, 3)),
     (lambda nn: nn.ReflectionPad1d(4), (1, 2, 3)),
+    (lambda nn: nn.ChannelShuffle(0), (2, 4, 3)),
+    (lambda nn: nn.ChannelShuffle(2), (4, 3)),
+    (lambda nn: nn.ChannelShuffle(2), (2, 3, 4)),
     (lambda nn: nn.LocalResponseNorm(2), (5, 5)),
     (lambda nn: nn.Unfold(2), (5, 5)),
     (lambda nn: nn.Unfold(2), (5,)),
@@ -870,6 +883,46 @@ def test_forward_errors(torch, k):
     x = r(*shape)
     assert_same_error(lambda: make(G.nn)(G.tensor(x, dtype=G.float32)),
                       lambda: make(torch.nn)(torch.tensor(x, dtype=torch.float32)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape,kw", [((2, 3, 4, 4), {}), ((2, 3, 5, 5), {"output_size": (5, 5)}),
+                                      ((2, 3, 5, 4), {"output_size": (2, 3, 5, 4)}),
+                                      ((2, 3, 6), {}), ((2, 3, 7), {"output_size": [7]})])
+def test_max_unpool(torch, shape, kw, dtype):
+    nd = len(shape) - 2
+    x = r(*shape)
+
+    def call(lib):
+        pool = getattr(lib.nn, f"MaxPool{nd}d")(2, return_indices=True)
+        unpool = getattr(lib.nn, f"MaxUnpool{nd}d")(2)
+
+        def run(t):
+            v, i = pool(t)
+            return unpool(v, i, **kw)
+
+        return run
+
+    compare_calls(torch, call(G), call(torch), [x], dtype)
+
+
+def test_max_unpool_errors(torch):
+    x = r(1, 2, 4, 4)
+
+    def case(lib, **kw):
+        v, i = lib.nn.functional.max_pool2d(lib.tensor(x), 2, return_indices=True)
+        if kw.pop("bad_index", False):  # one index past the plane
+            i = i.masked_fill(i == i.max(), 99)
+        if kw.pop("float_index", False):
+            i = i.float()
+        if kw.pop("bad_shape", False):
+            i = i[..., :1]
+        return lib.nn.functional.max_unpool2d(v, i, 2, **kw)
+
+    for kw in [{"output_size": (9, 9)}, {"output_size": (4,)}, {"bad_index": True},
+               {"float_index": True}, {"bad_shape": True}, {"padding": 3}]:
+        assert_same_error(lambda kw=kw: case(G, **dict(kw)),
+                          lambda kw=kw: case(torch, **dict(kw)))
 
 
 def test_conv_transpose_output_size(torch):

@@ -14,6 +14,8 @@ from .modules import (  # layers, activations, losses
     AlphaDropout as AlphaDropout, AvgPool1d as AvgPool1d, AvgPool2d as AvgPool2d,
     BCELoss as BCELoss, BCEWithLogitsLoss as BCEWithLogitsLoss, BatchNorm1d as BatchNorm1d,
     BatchNorm2d as BatchNorm2d, BatchNorm3d as BatchNorm3d, Bilinear as Bilinear, CELU as CELU,
+    ChannelShuffle as ChannelShuffle, LPPool1d as LPPool1d, LPPool2d as LPPool2d,
+    MaxUnpool1d as MaxUnpool1d, MaxUnpool2d as MaxUnpool2d,
     CircularPad1d as CircularPad1d, CircularPad2d as CircularPad2d,
     CircularPad3d as CircularPad3d, ConstantPad1d as ConstantPad1d,
     ConstantPad2d as ConstantPad2d, ConstantPad3d as ConstantPad3d, Conv1d as Conv1d,

@@ -1514,6 +1514,145 @@ def adaptive_avg_pool1d(input, output_size):
     return adaptive_avg_pool2d(input.unsqueeze(-2), (1, _single(output_size))).squeeze(-2)
 
 
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    kw, kh = _pair(kernel_size)
+    if norm_type == _INF:
+        return max_pool2d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    if norm_type == -_INF:
+        return -max_pool2d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (out.sign() * out.abs().relu()).mul(kw * kh).pow(1.0 / norm_type)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    if norm_type == _INF:
+        return max_pool1d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    if norm_type == -_INF:
+        return -max_pool1d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    out = avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (out.sign() * out.abs().relu()).mul(kernel_size).pow(1.0 / norm_type)
+
+
+def _unpool_output_size(input, kernel_size, stride, padding, output_size):
+    input_size = input.size()
+    default_size = [(input_size[-len(kernel_size) + d] - 1) * stride[d] + kernel_size[d]
+                    - 2 * padding[d] for d in range(len(kernel_size))]
+    if output_size is None:
+        ret = default_size
+    else:
+        if len(output_size) == len(kernel_size) + 2:
+            output_size = output_size[2:]
+        if len(output_size) != len(kernel_size):
+            raise ValueError(f"output_size should be a sequence containing {len(kernel_size)} "
+                             f"or {len(kernel_size) + 2} elements, but it has a length of "
+                             f"'{len(output_size)}'")
+        for d in range(len(kernel_size)):
+            min_size = default_size[d] - stride[d]
+            max_size = default_size[d] + stride[d]
+            if not min_size < output_size[d] < max_size:
+                raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between '
+                                 f"{min_size} and {max_size})")
+        ret = output_size
+    for d in range(len(kernel_size)):
+        if ret[d] < 0:
+            raise ValueError("max_unpooling: output_size must contain non-negative spatial "
+                             f"dimensions, but got output_size[{d}]={ret[d]}")
+    return ret
+
+
+def _max_unpool2d(input, indices, output_size):
+    """PyTorch's max_unpool2d kernel: each value scattered to its flat index in a zero plane."""
+    from .. import long, zeros
+
+    if indices.dtype != long:
+        raise RuntimeError("elements in indices should be type int64 but got: "
+                           f"{_scalar_name(indices.dtype)}")
+    if len(output_size) != 2:
+        raise RuntimeError("There should be exactly two elements (height, width) in "
+                           f"output_size, but got {len(output_size)} elements.")
+    if input.dim() not in (3, 4):
+        raise RuntimeError("Input to max_unpooling2d should be a 3d or 4d Tensor, but got a "
+                           f"tensor with {input.dim()} dimensions.")
+    if tuple(input.shape) != tuple(indices.shape):
+        raise RuntimeError(
+            "Expected shape of indices to be same as that of the input tensor "
+            f"({list(input.shape)}) but got indices tensor with shape: {list(indices.shape)}")
+    oh, ow = output_size
+    planes = input.numel() // max(input.shape[-1] * input.shape[-2], 1)
+    flat = indices.reshape(planes, -1)
+    if flat.numel() and bool(((flat < 0) | (flat >= oh * ow)).any()):
+        bad = int(flat.masked_select((flat < 0) | (flat >= oh * ow))[0].item())
+        raise RuntimeError(f"Found an invalid max index: {bad} (output volumes are of size "
+                           f"{oh}x{ow})")
+    out_shape = tuple(input.shape[:-2]) + (oh, ow)
+
+    def unpool(x):
+        base = zeros(planes, oh * ow, dtype=x.dtype, device=x.device)
+        return base.scatter(1, flat, x.reshape(planes, -1)).reshape(*out_shape)
+
+    return _one_node("MaxUnpool2DBackward0", unpool, input)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    kernel_size = _pair(kernel_size)
+    stride = _pair(stride) if stride is not None else kernel_size
+    padding = _pair(padding)
+    output_size = _unpool_output_size(input, kernel_size, stride, padding, output_size)
+    return _max_unpool2d(input, indices, list(output_size))
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    kernel_size = (_single(kernel_size),)
+    stride = (_single(stride),) if stride is not None else kernel_size
+    padding = (_single(padding),)
+    output_size = _unpool_output_size(input, kernel_size, stride, padding, output_size)
+    return _max_unpool2d(input.unsqueeze(-1), indices.unsqueeze(-1),
+                         list(output_size) + [1]).squeeze(-1)
+
+
+def channel_shuffle(input, groups):
+    if groups <= 0:
+        raise RuntimeError("Number of groups to divide channels in must be positive. Value of "
+                           f"groups:{groups}")
+    if input.dim() <= 2:
+        raise RuntimeError("channel_shuffle expects input with > 2 dims, but got input with "
+                           f"sizes {list(input.shape)}")
+    c = input.shape[1]
+    if c % groups != 0:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels "
+                           f"and {groups} groups.")
+    n, rest = input.shape[0], tuple(input.shape[2:])
+
+    def shuffle(x):
+        return x.reshape(n, groups, c // groups, *rest).transpose(1, 2).reshape(n, c, *rest)
+
+    return _one_node("ChannelShuffleBackward0", shuffle, input)
+
+
+native_channel_shuffle = channel_shuffle
+
+
+def relu_(input):
+    return input.relu_()
+
+
+def elu_(input, alpha=1.0):
+    return elu(input, alpha, True)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    return leaky_relu(input, negative_slope, True)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return hardtanh(input, min_val, max_val, True)
+
+
 # -- normalization --
 
 

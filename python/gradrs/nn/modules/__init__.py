@@ -18,6 +18,9 @@ from .activation import (
 from .batchnorm import (
     BatchNorm1d as BatchNorm1d, BatchNorm2d as BatchNorm2d, BatchNorm3d as BatchNorm3d,
 )
+from .channelshuffle import (
+    ChannelShuffle as ChannelShuffle,
+)
 from .conv import (
     Conv1d as Conv1d, Conv2d as Conv2d, ConvTranspose1d as ConvTranspose1d,
     ConvTranspose2d as ConvTranspose2d,
@@ -73,8 +76,9 @@ from .pixelshuffle import (
 from .pooling import (
     AdaptiveAvgPool1d as AdaptiveAvgPool1d, AdaptiveAvgPool2d as AdaptiveAvgPool2d,
     AdaptiveMaxPool1d as AdaptiveMaxPool1d, AdaptiveMaxPool2d as AdaptiveMaxPool2d,
-    AvgPool1d as AvgPool1d, AvgPool2d as AvgPool2d, MaxPool1d as MaxPool1d,
-    MaxPool2d as MaxPool2d,
+    AvgPool1d as AvgPool1d, AvgPool2d as AvgPool2d, LPPool1d as LPPool1d, LPPool2d as LPPool2d,
+    MaxPool1d as MaxPool1d, MaxPool2d as MaxPool2d, MaxUnpool1d as MaxUnpool1d,
+    MaxUnpool2d as MaxUnpool2d,
 )
 from .sparse import (
     Embedding as Embedding, EmbeddingBag as EmbeddingBag,
