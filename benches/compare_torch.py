@@ -4,12 +4,16 @@
     python benches/compare_torch.py --only seed     # cases whose name contains "seed"
     python benches/compare_torch.py --quick         # fewer rounds, for a quick look
     python benches/compare_torch.py --threads 4     # both libraries on 4 threads
+    python benches/compare_torch.py --only train    # the training figures (always 2 threads)
 
 Threads: both libraries get the same count, `--threads N` (default 1). PyTorch through
 `torch.set_num_threads(N)`, gradrs through `RAYON_NUM_THREADS=N`, which is set before gradrs is
 imported (rayon reads it once, when its pool starts). The per-op cases measure dispatch and graph
 overhead on tiny tensors and are meant to be read at 1 thread; use --threads for the large-tensor
-cases (matmul and friends), where the thread pool matters.
+cases (matmul and friends), where the thread pool matters. A case may fix its own count (the
+training figures run at 2 threads whatever --threads says): cases whose count differs from
+--threads run in a child process of this script started with that count, and print their own
+table.
 
 Method: for each case and each library, a warm-up, then a calibrated inner loop of `number` calls
 per sample (so one sample lasts about a millisecond and the clock's own cost vanishes), samples
@@ -25,10 +29,16 @@ than that means little; a large value says the machine was busy). Both columns i
 Python loop and call overhead (tens of ns), which only pushes the ratio towards 1. The garbage
 collector is off while a sample is timed.
 
-Adding a case: append a Case(name, setup, run, target) to CASES. `setup(lib)` builds the state
+Adding a case: append a Case(name, setup, run, target[, threads]) to CASES. `setup(lib)` builds the state
 once, outside the timed region; `run(lib, state)` is the timed body; `lib` is the gradrs module
 or the torch module, so a case is written once in PyTorch's API for both. `target` is the ratio
-gradrs/torch to reach, or None to only report.
+gradrs/torch to reach, or None to only report; `threads`, when given, is the count the case
+always runs at.
+
+The training figures ("train ..."): the demo's MLP epoch on the 8x8 digits, an LSTM
+language-model step, a transformer encoder layer step and the demo's CNN step, each a whole
+forward + backward + optimizer step through nn / optim / utils.data, with both libraries
+starting from the same weights (torch's initial state_dict copied into gradrs through numpy).
 
 If gradrs cannot be imported the script says so and exits 1; without torch it prints the gradrs
 column alone. Exit status 1 also when a case raised.
@@ -42,6 +52,7 @@ import itertools
 import os
 import platform
 import statistics
+import subprocess
 import sys
 import time
 from typing import Any, Callable, NamedTuple
@@ -52,6 +63,7 @@ class Case(NamedTuple):
     setup: Callable[[Any], Any]
     run: Callable[[Any, Any], Any]
     target: float | None  # the ratio gradrs/torch to reach; None: report only
+    threads: int | None = None  # the thread count the case always runs at; None: --threads
 
 
 # --- the cases ---------------------------------------------------------------------------------
@@ -230,6 +242,164 @@ def run_conv(lib, s):
     w.grad = b.grad = None
     lib.nn.functional.conv2d(x, w, b, padding=1).sum().backward()
 
+
+# --- training figures (issue 21): whole steps through nn / optim / utils.data, 2 threads ------
+
+
+def _reference_state(build):
+    """The state_dict torch's `build(torch)` starts from under manual_seed(0), as numpy arrays;
+    None without torch. Both libraries load it, so they train the same network."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    torch.manual_seed(0)
+    return {k: v.detach().numpy().copy() for k, v in build(torch).state_dict().items()}
+
+
+def _same_start(lib, build):
+    """`build(lib)` with the reference weights loaded (through numpy)."""
+    model = build(lib)
+    state = _reference_state(build)
+    if state is not None:
+        model.load_state_dict({k: lib.tensor(v) for k, v in state.items()})
+    return model
+
+
+def _digits():
+    """The demo's data: scikit-learn's 8x8 digits scaled as the demo does (1437 training
+    images, 64 features, 10 classes), or random data of that shape without scikit-learn."""
+    import numpy as np
+
+    try:
+        from sklearn.datasets import load_digits
+    except ImportError:
+        rng = np.random.default_rng(0)
+        x = rng.standard_normal((1437, 64)).astype(np.float32)
+        return x, rng.integers(0, 10, 1437)
+    d = load_digits()
+    x = (d.data[:1437] / 16.0).astype(np.float32)
+    x = (x - x.mean()) / x.std()
+    return x.astype(np.float32), d.target[:1437].astype(np.int64)
+
+
+def _mlp(lib):
+    nn = lib.nn
+    return nn.Sequential(nn.Flatten(), nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10))
+
+
+def setup_mlp_epoch(lib):
+    from importlib import import_module
+
+    data = import_module(lib.__name__ + ".utils.data")
+    x, y = _digits()
+    model = _same_start(lib, _mlp)
+    loader = data.DataLoader(
+        data.TensorDataset(lib.tensor(x), lib.tensor(y)), batch_size=64, shuffle=True
+    )
+    return model, lib.optim.Adam(model.parameters(), lr=1e-2), loader
+
+
+def run_mlp_epoch(lib, s):
+    model, opt, loader = s
+    F = lib.nn.functional
+    for xb, yb in loader:
+        loss = F.cross_entropy(model(xb), yb)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    return loss
+
+
+def _lm(lib):
+    nn = lib.nn
+
+    class LM(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embed = nn.Embedding(1000, 128)
+            self.lstm = nn.LSTM(128, 256, num_layers=1, batch_first=True)
+            self.out = nn.Linear(256, 1000)
+
+        def forward(self, tokens):
+            h, _ = self.lstm(self.embed(tokens))
+            return self.out(h)
+
+    return LM()
+
+
+def setup_lstm_lm(lib):
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    tokens = rng.integers(0, 1000, (32, 36))
+    model = _same_start(lib, _lm)
+    x, y = lib.tensor(tokens[:, :-1]), lib.tensor(tokens[:, 1:])
+    return model, lib.optim.SGD(model.parameters(), lr=0.1, momentum=0.9), x, y
+
+
+def run_lstm_lm(lib, s):
+    model, opt, x, y = s
+    loss = lib.nn.functional.cross_entropy(model(x).reshape(-1, 1000), y.reshape(-1))
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    return loss
+
+
+def _block(lib):
+    return lib.nn.TransformerEncoderLayer(128, 4, dim_feedforward=512, batch_first=True)
+
+
+def setup_transformer(lib):
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    model = _same_start(lib, _block)
+    x = lib.tensor(rng.standard_normal((16, 64, 128)).astype(np.float32))
+    target = lib.tensor(rng.standard_normal((16, 64, 128)).astype(np.float32))
+    return model, lib.optim.AdamW(model.parameters(), lr=1e-3), x, target
+
+
+def run_transformer(lib, s):
+    model, opt, x, target = s
+    loss = lib.nn.functional.mse_loss(model(x), target)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    return loss
+
+
+def _cnn(lib):
+    nn = lib.nn
+    return nn.Sequential(
+        nn.Conv2d(1, 16, 3, padding=1),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Conv2d(16, 32, 3, padding=1),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Flatten(),
+        nn.Linear(128, 10),
+    )
+
+
+def setup_cnn(lib):
+    x, y = _digits()
+    model = _same_start(lib, _cnn)
+    xb = lib.tensor(x[:64].reshape(64, 1, 8, 8))
+    return model, lib.optim.Adam(model.parameters(), lr=5e-3), xb, lib.tensor(y[:64])
+
+
+def run_cnn(lib, s):
+    model, opt, x, y = s
+    loss = lib.nn.functional.cross_entropy(model(x), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    return loss
+
+
 CASES = [
     Case("mul 1-elem f32", setup_mul_scalar, run_mul, 0.5),
     Case("mul 1-elem f32 requires_grad", setup_mul_scalar_grad, run_mul, 0.5),
@@ -251,6 +421,13 @@ CASES = [
     Case("sort(dim=1) 1000x1000 f32", setup_rows, run_sort, None),
     Case("topk(5, dim=1) 1000x1000 f32", setup_rows, run_topk, None),
     Case("median(dim=1) 1000x1000 f32", setup_rows, run_median, None),
+    Case("train MLP 64-128-10 epoch, digits 1437, batch 64, Adam", setup_mlp_epoch,
+         run_mlp_epoch, 1.0, threads=2),
+    Case("train LSTM LM step 1000-128-256, batch 32x35, SGD", setup_lstm_lm, run_lstm_lm, 1.0,
+         threads=2),
+    Case("train TransformerEncoderLayer step 128/4/512, 16x64, AdamW", setup_transformer,
+         run_transformer, 1.0, threads=2),
+    Case("train CNN step (demo), batch 64 of 8x8, Adam", setup_cnn, run_cnn, 1.0, threads=2),
 ]
 
 
@@ -388,6 +565,8 @@ def parse_args(argv):
     p.add_argument("--list", action="store_true", help="list the cases and exit")
     # Checks this script's own logic with torch in both columns (ratios should be ~1).
     p.add_argument("--self-test", action="store_true", help=argparse.SUPPRESS)
+    # Set by the parent process: run only the cases fixed at this many threads.
+    p.add_argument("--fixed-threads", type=int, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.threads < 1:
         p.error("--threads must be >= 1")
@@ -400,14 +579,40 @@ def main(argv=None):
     cases = [c for c in CASES if args.only is None or args.only in c.name]
     if args.list:
         for c in CASES:
-            print(f"{c.name}  (target {c.target if c.target is not None else '-'})")
+            fixed = f", {c.threads} threads" if c.threads is not None else ""
+            print(f"{c.name}  (target {c.target if c.target is not None else '-'}{fixed})")
         return 0
+    if args.fixed_threads is not None:
+        cases = [c for c in cases if c.threads == args.fixed_threads]
+        args.threads = args.fixed_threads
     if not cases:
         print(f"no case name contains {args.only!r}; --list shows them", file=sys.stderr)
         return 1
 
+    counts = sorted({c.threads or args.threads for c in cases})
+    if len(counts) == 1:
+        return run_cases(cases, args, counts[0])
+    # gradrs sizes its thread pool once per process: each count other than --threads runs in a
+    # child process of this script.
+    status = 0
+    own = [c for c in cases if c.threads in (None, args.threads)]
+    if own:
+        status = run_cases(own, args, args.threads)
+    for n in counts:
+        if n == args.threads:
+            continue
+        print(flush=True)
+        cmd = [sys.executable, os.path.abspath(__file__), "--fixed-threads", str(n)]
+        cmd += ["--only", args.only] if args.only is not None else []
+        cmd += ["--quick"] * args.quick + ["--self-test"] * args.self_test
+        status = max(status, subprocess.run(cmd, check=False).returncode)
+    return status
+
+
+def run_cases(cases, args, threads):
+    """Time `cases` with both libraries on `threads` threads; print the table. Exit status."""
     # Must precede the first import of gradrs: rayon sizes its pool from it, once.
-    os.environ["RAYON_NUM_THREADS"] = str(args.threads)
+    os.environ["RAYON_NUM_THREADS"] = str(threads)
 
     try:
         import torch
@@ -432,9 +637,9 @@ def main(argv=None):
         gradrs_label = "gradrs " + getattr(gradrs, "__version__", "?")
 
     if torch is not None:
-        torch.set_num_threads(args.threads)
+        torch.set_num_threads(threads)
     if hasattr(gradrs, "set_num_threads"):
-        gradrs.set_num_threads(args.threads)
+        gradrs.set_num_threads(threads)
 
     libs = [("gradrs", gradrs)]
     if torch is not None:
@@ -446,7 +651,7 @@ def main(argv=None):
         + (f"torch {torch.__version__}" if torch is not None else "(torch not importable)")
     )
     print(
-        f"python {platform.python_version()}, {platform.machine()}, threads={args.threads}, "
+        f"python {platform.python_version()}, {platform.machine()}, threads={threads}, "
         f"{'quick' if args.quick else 'full'}: {settings.rounds} interleaved rounds, "
         f"~{settings.sample_s * 1e3:g} ms samples; lowest per-round median time per call"
     )
