@@ -1,3 +1,4 @@
 """`gradrs.utils`: data loading and other utilities."""
 
 from . import data  # noqa: F401
+from . import checkpoint  # noqa: F401
