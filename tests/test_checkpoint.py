@@ -282,3 +282,23 @@ def test_outputs_used_separately(use_reentrant, torch):
         return first + [x.grad, net[0].weight.grad]
 
     same_grads(go(G), go(torch))
+
+
+@pytest.mark.parametrize("outer", [True, False])
+@pytest.mark.parametrize("inner", [True, False])
+def test_nested(outer, inner, torch):
+    def go(M):
+        net = model(M)
+        x = M.tensor(X, requires_grad=True)
+        keep = PRESERVE if M is G else True
+
+        def block(x):
+            h = M.utils.checkpoint.checkpoint(lambda x: net[1](net[0](x)), x, use_reentrant=inner,
+                                              preserve_rng_state=keep)
+            return net[4](net[3](h))
+
+        y = M.utils.checkpoint.checkpoint(block, x, use_reentrant=outer, preserve_rng_state=keep)
+        (y ** 2).sum().backward()
+        return [x.grad] + [p.grad for p in net.parameters()]
+
+    same_grads(go(G), go(torch))
