@@ -925,6 +925,46 @@ def test_max_unpool_errors(torch):
                           lambda kw=kw: case(torch, **dict(kw)))
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("p", [2, 1.5, 1, 0, float("inf"), 0.5])
+def test_pdist(torch, p, dtype):
+    compare_calls(torch, lambda x: G.nn.functional.pdist(x, p),
+                  lambda x: torch.nn.functional.pdist(x, p), [r(5, 3)], dtype)
+
+
+def test_pdist_edges_and_errors(torch):
+    for shape in [(1, 3), (0, 3)]:
+        g, t = G.nn.functional.pdist(G.ones(shape)), torch.nn.functional.pdist(torch.ones(shape))
+        assert tuple(g.shape) == tuple(t.shape)
+    y = G.ones(3, 2, requires_grad=True)
+    G.nn.functional.pdist(y).sum().backward()
+    np.testing.assert_array_equal(_np(y.grad), np.zeros((3, 2)))  # zero distances
+    for f in [lambda F, lib: F.pdist(lib.ones(3)), lambda F, lib: F.pdist(lib.ones(3, 2), -1),
+              lambda F, lib: F.pdist(lib.ones(3, 2, dtype=lib.int64))]:
+        assert_same_error(lambda f=f: f(G.nn.functional, G),
+                          lambda f=f: f(torch.nn.functional, torch))
+
+
+def test_gumbel_softmax(torch):
+    G.manual_seed(0)
+    logits = G.tensor([[1.0, 0.0, -1.0, 2.0]], dtype=G.float64).repeat(4000, 1)
+    soft = G.nn.functional.gumbel_softmax(logits, tau=0.5)
+    np.testing.assert_allclose(_np(soft.sum(-1)), 1.0)
+    # argmax of logits + Gumbel noise is a sample of softmax(logits)
+    freq = np.bincount(_np(soft).argmax(-1), minlength=4) / 4000
+    np.testing.assert_allclose(freq, _np(logits[0].softmax(0)), atol=0.03)
+    x = logits[:3].clone().requires_grad_()
+    hard = G.nn.functional.gumbel_softmax(x, hard=True, dim=1)
+    assert set(np.unique(_np(hard))) == {0.0, 1.0}
+    np.testing.assert_array_equal(_np(hard.sum(1)), np.ones(3))
+    (hard * G.arange(4.0, dtype=G.float64)).sum().backward()
+    assert x.grad is not None and np.abs(_np(x.grad)).sum() > 0
+    _, gw = record_warnings(lambda: G.nn.functional.gumbel_softmax(logits, eps=1e-5))
+    _, tw = record_warnings(lambda: torch.nn.functional.gumbel_softmax(torch.tensor(
+        _np(logits)), eps=1e-5))
+    assert gw == [(c, norm(m)) for c, m in tw]
+
+
 def test_conv_transpose_output_size(torch):
     def run(lib):
         m = lib.nn.ConvTranspose2d(2, 3, 3, stride=2, padding=1)

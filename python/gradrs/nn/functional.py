@@ -2274,6 +2274,52 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     return (x1 - x2 + eps).norm(p, d, keepdim)
 
 
+def pdist(input, p=2):
+    import numpy as np
+
+    from .. import tensor
+
+    if input.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    if not input.is_floating_point():
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    n = input.shape[0]
+    if n <= 1:
+        return input.new_zeros(0)
+    rows, cols = np.triu_indices(n, 1)
+    i, j = tensor(rows, device=input.device), tensor(cols, device=input.device)
+
+    def dist(x):
+        # the p-norm of each pair of rows i < j; a zero distance has a zero gradient
+        d = x.index_select(0, i) - x.index_select(0, j)
+        if p == 0:  # the count of differing entries: its gradient is zero, not absent
+            return (d != 0).sum(1).to(d.dtype) + d.sum(1) * 0
+        return d.norm(p, 1)
+
+    return _one_node("PdistBackward0", dist, input)
+
+
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    import warnings
+
+    from .. import no_grad, rand_like, zeros_like
+
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    with no_grad():
+        # Exponential(1) samples by inversion, as -log of them are Gumbel(0, 1) samples.
+        gumbels = -(-(1 - rand_like(logits)).log()).log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = zeros_like(logits).scatter_(dim, index, 1.0)
+    # the straight-through estimator: the forward is one-hot, the gradient y_soft's
+    return y_hard - y_soft.detach() + y_soft
+
+
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     import numpy as np
 
