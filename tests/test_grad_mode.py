@@ -2,7 +2,7 @@
 inference_mode, set_multithreading_enabled, reprs."""
 
 import pytest
-from conftest import G, assert_same_warning, need_torch, norm
+from conftest import G, assert_same_warning, check_error, need_torch, norm
 
 pytestmark = pytest.mark.usefixtures("restore_grad_mode")
 
@@ -182,3 +182,15 @@ def test_set_grad_enabled_applies_at_once(torch):
         return seen
 
     assert run(G) == run(need_torch())
+
+
+@pytest.mark.parametrize("call", [
+    lambda M: M.set_grad_enabled(1),
+    lambda M: M.set_grad_enabled(None),
+    lambda M: M.set_grad_enabled(M.tensor(True)),
+    lambda M: M.autograd.set_multithreading_enabled(1),
+    lambda M: M.autograd.grad_mode.enforce_grad_layout_policy(0),
+])
+def test_flag_type_errors(call):
+    check_error(call)
+    assert G.is_grad_enabled()

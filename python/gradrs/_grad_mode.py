@@ -31,6 +31,12 @@ class _State(threading.local):
 _state = _State()
 
 
+def _check_bool(fn, value):
+    """PyTorch's argument-parser error for a flag that is not a Python bool."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{fn}(): argument 'enabled' (position 1) must be bool, not {type(value).__name__}")
+
+
 def _wrap_generator(ctx_factory, func):
     """Wrap each generator invocation: the mode holds while the generator body runs and is
     restored whenever control goes back to the caller through a `yield`."""
@@ -167,6 +173,7 @@ class set_grad_enabled(_DecoratorContextManager):
     def __init__(self, mode: bool) -> None:
         self.prev = _native.is_grad_enabled()
         self.mode = mode
+        _check_bool("set_grad_enabled", mode)
         _native._set_grad_enabled(mode)
 
     def __call__(self, orig_func):
@@ -246,6 +253,7 @@ class set_multithreading_enabled(_DecoratorContextManager):
 
     def __init__(self, mode: bool) -> None:
         self.prev = _state.multithreading
+        _check_bool("set_multithreading_enabled", mode)
         _state.multithreading = mode
         self.mode = mode
 
@@ -270,6 +278,7 @@ class enforce_grad_layout_policy(_DecoratorContextManager):
 
     def __init__(self, enable: bool = True) -> None:
         self.prev = _state.layout_policy
+        _check_bool("set_grad_layout_enforcement_enabled", enable)
         _state.layout_policy = enable
         self.mode = enable
 
