@@ -265,3 +265,17 @@ def test_grad_mode_is_left_alone(torch):
             out, res = M.autograd.functional.vhp(f_scalar(M), t(M, X), t(M, V23))
             assert not M.is_grad_enabled()
         assert not out.requires_grad and not res.requires_grad
+
+
+@pytest.mark.parametrize("vectorize", [False, True])
+def test_shapes_scalars_and_unused_inputs(vectorize, torch):
+    """0-dim inputs and outputs, and an output that ignores one input (zeros blocks)."""
+    def f(M):
+        return lambda x, s: (x.sum() * 2, (x * 0 + 1).detach() * 3, s * s)
+
+    def inputs(M):
+        return (t(M, X), t(M, 1.5))
+
+    jg = G.autograd.functional.jacobian(f(G), inputs(G), vectorize=vectorize)
+    jt = torch.autograd.functional.jacobian(f(torch), inputs(torch), vectorize=vectorize)
+    same(jg, jt)
