@@ -965,6 +965,79 @@ def test_gumbel_softmax(torch):
     assert gw == [(c, norm(m)) for c, m in tw]
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("size,ac", [((2, 3, 4, 5), False), ((2, 3, 4, 5), True),
+                                     ((2, 1, 1, 5), False), ((2, 3, 2, 3, 4), False),
+                                     ((2, 3, 2, 3, 4), True)])
+def test_affine_grid(torch, size, ac, dtype):
+    rows = len(size) - 2
+    theta = r(2, rows, rows + 1, seed=3) * 0.5 + np.eye(rows, rows + 1)
+    compare_calls(torch, lambda t: G.nn.functional.affine_grid(t, size, align_corners=ac),
+                  lambda t: torch.nn.functional.affine_grid(t, size, align_corners=ac),
+                  [theta], dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("mode", ["bilinear", "nearest", "bicubic"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("ac", [False, True])
+def test_grid_sample(torch, mode, padding_mode, ac, dtype):
+    grid = r(2, 4, 7, 2, seed=5, lo=-1.4, hi=1.4)
+    grid[0, 0, :4, 0] = [-0.5, 0.5, -1 / 6, 1 / 6]  # halfway points of nearest's rounding
+    compare_calls(
+        torch,
+        lambda x, g: G.nn.functional.grid_sample(x, g, mode, padding_mode, ac),
+        lambda x, g: torch.nn.functional.grid_sample(x, g, mode, padding_mode, ac),
+        [r(2, 3, 5, 6), grid], dtype, tol={"float32": {"rtol": 1e-4, "atol": 1e-5},
+                                           "float64": TOL["float64"]}[dtype])
+
+
+def test_spatial_transformer_step(torch):
+    """The STN tutorial's sampler: affine_grid + grid_sample inside a model, gradients to
+    theta and to the image."""
+    x = r(2, 1, 6, 6)
+    theta = r(2, 2, 3, seed=1) * 0.2 + np.eye(2, 3)
+
+    def step(lib):
+        t = lib.tensor(theta, requires_grad=True)
+        img = lib.tensor(x, requires_grad=True)
+        grid = lib.nn.functional.affine_grid(t, img.size(), align_corners=False)
+        out = lib.nn.functional.grid_sample(img, grid, align_corners=False)
+        out.pow(2).sum().backward()
+        return _np(out), _np(t.grad), _np(img.grad)
+
+    for a, b in zip(step(G), step(torch)):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+def test_grid_sample_errors_and_warnings(torch):
+    F = "nn.functional"
+    cases = [
+        lambda lib: lib.nn.functional.grid_sample(lib.ones(1, 1, 2, 2), lib.ones(1, 2, 2, 2),
+                                                  mode="area"),
+        lambda lib: lib.nn.functional.grid_sample(lib.ones(1, 1, 2, 2), lib.ones(1, 2, 2, 2),
+                                                  padding_mode="wrap"),
+        lambda lib: lib.nn.functional.grid_sample(lib.ones(1, 1, 2, 2), lib.ones(2, 2, 2, 2),
+                                                  align_corners=True),
+        lambda lib: lib.nn.functional.grid_sample(lib.ones(1, 1, 2, 2), lib.ones(1, 2, 2, 3),
+                                                  align_corners=True),
+        lambda lib: lib.nn.functional.affine_grid(lib.ones(1, 2, 3), (1, 1, 2), False),
+        lambda lib: lib.nn.functional.affine_grid(lib.ones(1, 3, 3), (1, 1, 2, 2), False),
+        lambda lib: lib.nn.functional.affine_grid(lib.ones(1, 2, 3), (1, 1, 3, 4, 5), False),
+        lambda lib: lib.nn.functional.affine_grid(lib.ones(1, 2, 3, dtype=lib.int64),
+                                                  (1, 1, 2, 2), False),
+        lambda lib: lib.nn.functional.affine_grid(lib.ones(1, 2, 3), (1, 0, 2, 2), False),
+    ]
+    for case in cases:
+        assert_same_error(lambda c=case: c(G), lambda c=case: c(torch))
+    for call in ["affine_grid(lib.ones(1, 2, 3), (1, 1, 2, 2))",
+                 "affine_grid(lib.ones(1, 2, 3), (1, 1, 1, 2), align_corners=True)",
+                 "grid_sample(lib.ones(1, 1, 2, 2), lib.zeros(1, 2, 2, 2))"]:
+        _, gw = record_warnings(lambda c=call: eval(f"lib.{F}.{c}", {"lib": G}))
+        _, tw = record_warnings(lambda c=call: eval(f"lib.{F}.{c}", {"lib": torch}))
+        assert gw == [(c, norm(m)) for c, m in tw]
+
+
 def test_conv_transpose_output_size(torch):
     def run(lib):
         m = lib.nn.ConvTranspose2d(2, 3, 3, stride=2, padding=1)

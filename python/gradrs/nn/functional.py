@@ -2011,6 +2011,205 @@ def upsample_bilinear(input, size=None, scale_factor=None):
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 
+# -- affine_grid / grid_sample --
+
+_ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners="
+                  "False since 1.3.0. Please specify align_corners=True if the old behavior is "
+                  "desired. See the documentation of grid_sample for details.")
+
+
+def _linspace_from_neg_one(n, align_corners, like):
+    from .. import linspace, zeros
+
+    if n <= 1:
+        return zeros(1, dtype=like.dtype, device=like.device)
+    r = linspace(-1, 1, n, dtype=like.dtype, device=like.device)
+    return r if align_corners else r * (n - 1) / n
+
+
+def affine_grid(theta, size, align_corners=None):
+    import warnings
+
+    if align_corners is None:
+        warnings.warn(_ALIGN_WARNING, stacklevel=2)
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    if len(size) == 4:
+        if theta.dim() != 3 or theta.shape[-2] != 2 or theta.shape[-1] != 3:
+            raise ValueError("Expected a batch of 2D affine matrices of shape Nx2x3 for size "
+                             f"{size}. Got {theta.shape}.")
+        spatial_size = size[-2:]
+    elif len(size) == 5:
+        if theta.dim() != 3 or theta.shape[-2] != 3 or theta.shape[-1] != 4:
+            raise ValueError("Expected a batch of 3D affine matrices of shape Nx3x4 for size "
+                             f"{size}. Got {theta.shape}.")
+        spatial_size = size[-3:]
+    else:
+        raise NotImplementedError("affine_grid only supports 4D and 5D sizes, for 2D and 3D "
+                                  f"affine transforms, respectively. Got size {size}.")
+    if align_corners and min(spatial_size) == 1:
+        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids "
+                      "when align_corners=True. This is not an intended use case of "
+                      "affine_grid. See the documentation of affine_grid for details.",
+                      stacklevel=2)
+    elif min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    from .. import ones, stack
+
+    n = size[0]
+    # PyTorch's affine_grid_generator: the base grid (x, y[, z], 1) of the output positions,
+    # times theta^T.
+    axes = [_linspace_from_neg_one(m, align_corners, theta) for m in spatial_size]
+    dims = len(spatial_size)
+    coords = []
+    for k in reversed(range(dims)):  # x varies along the last dim, then y, then z
+        shape = [1] * dims
+        shape[k] = -1
+        coords.append(axes[k].reshape(*shape).expand(*spatial_size))
+    coords.append(ones(tuple(spatial_size), dtype=theta.dtype, device=theta.device))
+    base = stack(coords, -1).reshape(1, -1, dims + 1)
+
+    def generate(t):
+        return base.expand(n, -1, -1).matmul(t.transpose(1, 2)).reshape(n, *spatial_size, dims)
+
+    return _one_node("AffineGridGeneratorBackward0", generate, theta)
+
+
+def _grid_unnormalize(coord, size, align_corners):
+    if align_corners:
+        return (coord + 1) / 2 * (size - 1)
+    return ((coord + 1) * size - 1) / 2
+
+
+def _reflect_coordinates(x, twice_low, twice_high):
+    from .. import where
+
+    if twice_low == twice_high:
+        return x * 0
+    low = twice_low / 2
+    span = (twice_high - twice_low) / 2
+    d = (x - low).abs()
+    extra = d.fmod(span)
+    even = (d / span).floor().remainder(2) == 0
+    return where(even, extra + low, span - extra + low)
+
+
+def _grid_source_index(coord, size, padding_mode, align_corners):
+    """PyTorch's grid_sampler_compute_source_index: pixel coordinates, with border or
+    reflection padding folded in."""
+    x = _grid_unnormalize(coord, size, align_corners)
+    if padding_mode == "border":
+        x = x.clamp(0, size - 1)
+    elif padding_mode == "reflection":
+        if align_corners:
+            x = _reflect_coordinates(x, 0, 2 * (size - 1))
+        else:
+            x = _reflect_coordinates(x, -1, 2 * size - 1)
+        x = x.clamp(0, size - 1)
+    return x
+
+
+def _cubic_coefficients(t):
+    """The four weights of the cubic convolution (A = -0.75) at fraction t, PyTorch's order."""
+    a = -0.75
+
+    def near(x):
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    import warnings
+
+    if mode not in ("bilinear", "nearest", "bicubic"):
+        raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', "
+                         f"'nearest' or 'bicubic', but got: '{mode}'")
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
+                         f"'border', or 'reflection', but got: '{padding_mode}'")
+    if align_corners is None:
+        warnings.warn(_ALIGN_WARNING, stacklevel=2)
+        align_corners = False
+    if input.dim() == 5:
+        raise NotImplementedError("grid_sample: 5-D inputs (volumetric sampling) are not "
+                                  "supported by gradrs")
+    if input.dim() != 4 or grid.dim() != 4:
+        raise RuntimeError(
+            "grid_sampler(): expected 4D or 5D input and grid with same number of dimensions, "
+            f"but got input with sizes {list(input.shape)} and grid with sizes "
+            f"{list(grid.shape)}")
+    if input.shape[0] != grid.shape[0]:
+        raise RuntimeError(
+            "grid_sampler(): expected grid and input to have same batch size, but got input "
+            f"with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
+    if grid.shape[-1] != 2:
+        raise RuntimeError(
+            "grid_sampler(): expected grid to have size 2 in last dimension, but got grid with "
+            f"sizes {list(grid.shape)}")
+    n, c, h, w = input.shape
+    oh, ow = grid.shape[1], grid.shape[2]
+
+    def bounded(v, size):
+        # PyTorch's compute_coordinates: the padding applied to a tap's own position
+        if padding_mode == "border":
+            return v.clamp(0, size - 1)
+        if padding_mode == "reflection":
+            twice = (0, 2 * (size - 1)) if align_corners else (-1, 2 * size - 1)
+            return _reflect_coordinates(v, *twice).clamp(0, size - 1)
+        return v
+
+    def sample(x, g):
+        flat = x.reshape(n, c, h * w)
+        if mode == "bicubic":
+            ix = _grid_unnormalize(g[..., 0], w, align_corners)
+            iy = _grid_unnormalize(g[..., 1], h, align_corners)
+        else:
+            ix = _grid_source_index(g[..., 0], w, padding_mode, align_corners)
+            iy = _grid_source_index(g[..., 1], h, padding_mode, align_corners)
+
+        def read(xi, yi):
+            # values at integer positions (xi, yi), zero outside the image
+            inside = (xi >= 0) & (xi <= w - 1) & (yi >= 0) & (yi <= h - 1)
+            idx = (yi.clamp(0, h - 1) * w + xi.clamp(0, w - 1)).long().reshape(n, 1, -1)
+            vals = flat.gather(2, idx.expand(n, c, oh * ow)).reshape(n, c, oh, ow)
+            return vals.masked_fill(~inside.unsqueeze(1), 0.0)
+
+        if mode == "bicubic":
+            x0, y0 = ix.detach().floor(), iy.detach().floor()
+            cx = _cubic_coefficients((ix - x0).unsqueeze(1))
+            cy = _cubic_coefficients((iy - y0).unsqueeze(1))
+            out = None
+            for i in range(4):
+                yi = bounded(y0 - 1 + i, h).trunc()
+                row = None
+                for j in range(4):
+                    v = read(bounded(x0 - 1 + j, w).trunc(), yi) * cx[j]
+                    row = v if row is None else row + v
+                out = row * cy[i] if out is None else out + row * cy[i]
+            return out
+        if mode == "nearest":
+            # nearbyint: halves round to even, as round() does. The grid's gradient is zero
+            # (present, as PyTorch's), hence the term that is 0 for finite coordinates.
+            zero = ((ix - ix.detach()) + (iy - iy.detach())).unsqueeze(1) * 0
+            return read(ix.detach().round(), iy.detach().round()) + zero
+        x0, y0 = ix.detach().floor(), iy.detach().floor()
+        x1, y1 = x0 + 1, y0 + 1
+        nw = ((x1 - ix) * (y1 - iy)).unsqueeze(1)
+        ne = ((ix - x0) * (y1 - iy)).unsqueeze(1)
+        sw = ((x1 - ix) * (iy - y0)).unsqueeze(1)
+        se = ((ix - x0) * (iy - y0)).unsqueeze(1)
+        out = read(x0, y0) * nw + read(x1, y0) * ne
+        out = out + read(x0, y1) * sw
+        return out + read(x1, y1) * se
+
+    return _one_node("GridSampler2DBackward0", sample, input, grid)
+
+
 # -- pixel shuffle --
 
 
