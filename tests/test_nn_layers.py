@@ -624,6 +624,21 @@ def test_dropout_train_and_eval(cls, shape):
     np.testing.assert_array_equal(_np(m(x)), _np(x))
 
 
+@pytest.mark.parametrize("cls,shape", [("Dropout1d", (300, 4)), ("Dropout1d", (20, 30, 4)),
+                                       ("Dropout2d", (20, 30, 2, 2)),
+                                       ("Dropout3d", (300, 2, 2, 2))])
+def test_dropout_inplace(cls, shape):
+    G.manual_seed(0)
+    x = G.ones(shape, dtype=G.float64, requires_grad=True)
+    y = x * 1
+    out = getattr(G.nn, cls)(0.3, inplace=True)(y)
+    assert out.data_ptr() == y.data_ptr()
+    vals = _np(y)
+    assert set(np.unique(vals)) == {0.0, 1 / 0.7}
+    out.sum().backward()
+    np.testing.assert_array_equal(_np(x.grad), vals)
+
+
 def test_alpha_dropout_statistics():
     G.manual_seed(0)
     x = G.randn(200, 100, dtype=G.float64)

@@ -1268,12 +1268,13 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
 
 
 def _feature_dropout_unbatched(input, p, training, inplace, is_batched):
-    if not is_batched:
-        input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
-    result = _dropout_impl(input, p, training, inplace, True, False)
-    if not is_batched:
-        result = result.squeeze_(0) if inplace else result.squeeze(0)
-    return result
+    if is_batched:
+        return _dropout_impl(input, p, training, inplace, True, False)
+    if not training or p == 0 or input.numel() == 0:
+        return input
+    # An unbatched input is one sample: PyTorch unsqueezes it in place, drops, squeezes back.
+    result = _dropout_impl(input.unsqueeze(0), p, training, False, True, False).squeeze(0)
+    return input.copy_(result) if inplace else result
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
