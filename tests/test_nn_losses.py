@@ -188,6 +188,61 @@ def test_loss(torch, name, make, inputs, grads, dtype):
     compare_loss(torch, make, inputs, dtype, grads)
 
 
+CTC = [
+    ({}, [[1, 2, 2], [3, 1, 0], [4, 4, 1]], [7, 5, 6], [3, 2, 3]),
+    ({"reduction": "none"}, [[1, 1, 1], [3, 1, 0], [4, 4, 4]], [6, 5, 7], [3, 2, 2]),
+    ({"reduction": "sum", "zero_infinity": True}, [[1, 1, 1], [3, 1, 0], [4, 4, 4]],
+     [3, 5, 7], [3, 2, 2]),
+    ({"blank": 2}, [[0, 0, 1], [1, 3, 3], [3, 4, 0]], [7, 6, 4], [3, 3, 2]),
+    ({"reduction": "none"}, [1, 2, 2, 3, 1, 4], [7, 6, 5], [3, 2, 1]),  # concatenated
+    ({"reduction": "none"}, [[1, 2, 2], [3, 1, 0], [4, 4, 1]], [7, 0, 6], [0, 0, 3]),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("k", range(len(CTC)))
+def test_ctc_loss(torch, k, dtype):
+    kw, tg, il, tl = CTC[k]
+    x = _x(7, 3, 5, seed=k)
+    res = []
+    for lib in (G, torch):
+        # gradients of the logits (through log_softmax) and of log_probs as a leaf
+        logits = lib.tensor(x, dtype=getattr(lib, dtype), requires_grad=True)
+        lp = logits.log_softmax(2)
+        leaf = lp.detach().requires_grad_()
+        loss = lib.nn.CTCLoss(**kw)
+        outs = [loss(v, lib.tensor(tg), lib.tensor(il), lib.tensor(tl)) for v in (lp, leaf)]
+        for o in outs:
+            w = lib.tensor(np.arange(1.0, o.numel() + 1).reshape(tuple(o.shape)), dtype=o.dtype)
+            (o * w).sum().backward()
+        res.append((_np(outs[0]), _np(logits.grad), _np(leaf.grad)))
+    tol = {"float32": {"rtol": 1e-4, "atol": 1e-5}, "float64": TOL["float64"]}[dtype]
+    for a, b in zip(*res):
+        np.testing.assert_allclose(a, b, **tol)
+
+
+def test_ctc_loss_unbatched_and_errors(torch):
+    x = _x(6, 4)
+    outs = []
+    for lib in (G, torch):
+        lp = lib.tensor(x, requires_grad=True).log_softmax(1)
+        outs.append(_np(lib.nn.functional.ctc_loss(lp, lib.tensor([1, 2, 2]), lib.tensor(6),
+                                                   lib.tensor(3))))
+        outs.append(_np(lib.nn.functional.ctc_loss(lp.unsqueeze(1), lib.tensor([[1, 2, 2]]),
+                                                   [6], [3])))
+    np.testing.assert_allclose(outs[0], outs[2], rtol=1e-10)
+    np.testing.assert_allclose(outs[1], outs[3], rtol=1e-10)
+    lp = _x(6, 2, 4)
+    for kw in [{"blank": 4}, {"il": [6]}, {"tl": [3]}, {"il": [7, 5]}, {"tg": [[1, 2], [3, 1]]}]:
+        def run(lib, kw=kw):
+            return lib.nn.functional.ctc_loss(
+                lib.tensor(lp), lib.tensor(kw.get("tg", [[1, 2, 2], [3, 1, 0]])),
+                lib.tensor(kw.get("il", [6, 5])), lib.tensor(kw.get("tl", [3, 2])),
+                blank=kw.get("blank", 0))
+
+        assert_same_error(lambda r=run: r(G), lambda r=run: r(torch))
+
+
 # --------------------------------------------------------------------------------------------
 # legacy arguments, reprs, state_dicts
 # --------------------------------------------------------------------------------------------
@@ -244,6 +299,7 @@ REPRS = [
     lambda nn, lib: nn.TripletMarginWithDistanceLoss(),
     lambda nn, lib: nn.MultiMarginLoss(p=2, margin=0.5, weight=lib.ones(3)),
     lambda nn, lib: nn.MultiLabelMarginLoss(reduction="sum"),
+    lambda nn, lib: nn.CTCLoss(blank=2, zero_infinity=True),
 ]
 
 

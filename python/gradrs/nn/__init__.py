@@ -13,6 +13,7 @@ from .modules import (  # layers, activations, losses
     AdaptiveMaxPool1d as AdaptiveMaxPool1d, AdaptiveMaxPool2d as AdaptiveMaxPool2d,
     AlphaDropout as AlphaDropout, AvgPool1d as AvgPool1d, AvgPool2d as AvgPool2d,
     BCELoss as BCELoss, BCEWithLogitsLoss as BCEWithLogitsLoss, BatchNorm1d as BatchNorm1d,
+    CTCLoss as CTCLoss,
     BatchNorm2d as BatchNorm2d, BatchNorm3d as BatchNorm3d, Bilinear as Bilinear, CELU as CELU,
     ChannelShuffle as ChannelShuffle, LPPool1d as LPPool1d, LPPool2d as LPPool2d,
     MaxUnpool1d as MaxUnpool1d, MaxUnpool2d as MaxUnpool2d,

@@ -674,28 +674,32 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
             f"Given input size: ({c}x{h}x{w}). Calculated output size: ({c}x{oh}x{ow}). "
             "Output size is too small"
         )
-    planes = input.reshape(-1, 1, h, w)
-    with no_grad():
-        x = planes.detach()
-        # Extra -inf rows/columns at the end give ceil_mode's last, partial windows.
-        eh = max(0, (oh - 1) * s[0] + d[0] * (k[0] - 1) + 1 - (h + 2 * p[0]))
-        ew = max(0, (ow - 1) * s[1] + d[1] * (k[1] - 1) + 1 - (w + 2 * p[1]))
+    # Extra -inf rows/columns at the end give ceil_mode's last, partial windows.
+    eh = max(0, (oh - 1) * s[0] + d[0] * (k[0] - 1) + 1 - (h + 2 * p[0]))
+    ew = max(0, (ow - 1) * s[1] + d[1] * (k[1] - 1) + 1 - (w + 2 * p[1]))
+    out_shape = tuple(input.shape[:-2]) + (oh, ow)
+
+    def windows(t):
+        t = t.reshape(-1, 1, h, w)
         if eh or ew:
-            x = _pad(x, (0, ew, 0, eh), "constant", float("-inf"))
-        cols = _native.im2col(x, k, s, p, d, float("-inf"))  # [planes, kh*kw, oh*ow]
-        at = cols.argmax(1)  # first maximum in window order, as PyTorch
+            t = _pad(t, (0, ew, 0, eh), "constant", float("-inf"))
+        return _native.im2col(t, k, s, p, d, float("-inf"))  # [planes, kh*kw, oh*ow]
+
+    # max picks the first maximum in window order (NaN first), as PyTorch; its backward
+    # routes each gradient to that tap and im2col's sums the taps per pixel. No index
+    # arithmetic in the step, so on the GPU nothing is read back.
+    values = _one_node("MaxPool2DWithIndicesBackward0",
+                       lambda t: windows(t).max(1)[0].reshape(*out_shape), input, linear=True)
+    if not return_indices:
+        return values
+    with no_grad():
+        at = windows(input.detach()).argmax(1)
         ki, kj = at // k[1], at % k[1]
         li = arange(oh * ow, device=input.device)
         rows = (li // ow) * s[0] - p[0] + ki * d[0]
         cols_ = (li % ow) * s[1] - p[1] + kj * d[1]
         indices = rows * w + cols_  # [planes, oh*ow]
-    out_shape = tuple(input.shape[:-2]) + (oh, ow)
-    values = _one_node(
-        "MaxPool2DWithIndicesBackward0",
-        lambda t: t.reshape(indices.shape[0], h * w).gather(1, indices).reshape(*out_shape),
-        input, linear=True)
-    indices = indices.reshape(*out_shape)
-    return (values, indices) if return_indices else values
+    return values, indices.reshape(*out_shape)
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
@@ -2788,6 +2792,118 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
         return _reduce(out, reduction)
 
     return _one_node("MultilabelMarginLossBackward0", loss, input)
+
+
+def _safe_logsumexp(xs):
+    """log(sum(exp(x))) over the stacked `xs`, -inf where every term is -inf, with a zero (not
+    NaN) gradient there: the CTC recursion meets such all-impossible states everywhere."""
+    from .. import stack, where
+
+    x = stack(xs, 0)
+    m = x.max(0)[0].detach()
+    finite = m > -_INF
+    m = m.masked_fill(~finite, 0.0)
+    total = (x - m).exp().sum(0)
+    safe = where(finite, total, total * 0 + 1)
+    return where(finite, safe.log() + m, total * 0 - _INF)
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
+             zero_infinity=False):
+    import numpy as np
+
+    from .. import float64, tensor, where
+
+    code = _reduction_code(reduction)
+    unbatched = log_probs.dim() == 2
+    lp = log_probs.unsqueeze(1) if unbatched else log_probs
+    if unbatched:
+        targets = targets.unsqueeze(0)
+    t_len, n, c = lp.shape
+
+    def lengths(v):
+        if isinstance(v, _native.Tensor):
+            return [int(x) for x in v.detach().cpu().reshape(-1).tolist()]
+        return [int(x) for x in v]
+
+    il, tl = lengths(input_lengths), lengths(target_lengths)
+    if not 0 <= blank < c:
+        raise RuntimeError("blank must be in label range")
+    if len(il) != n:
+        raise RuntimeError("input_lengths must be of size batch_size")
+    if len(tl) != n:
+        raise RuntimeError("target_lengths must be of size batch_size")
+    tgt = targets.detach().cpu().numpy().astype(np.int64)
+    max_tl = max(tl) if tl else 0
+    where_ = "(while checking arguments for ctc_loss_allocate_outputs)"
+    if tgt.ndim == 1:  # concatenated targets
+        starts = np.concatenate([[0], np.cumsum(tl)[:-1]]).astype(np.int64)
+        rows = [tgt[st:st + k] for st, k in zip(starts, tl)]
+    else:
+        if tgt.shape[1] < max_tl:
+            raise RuntimeError(
+                f"Expected tensor to have size at least {max_tl} at dimension 1, but got size "
+                f"{tgt.shape[1]} for argument #2 'targets' {where_}")
+        rows = [tgt[b, :k] for b, k in enumerate(tl)]
+    for v in il:
+        if v > t_len:
+            raise RuntimeError(f"Expected input_lengths to have value at most {t_len}, but got "
+                               f"value {v} {where_}")
+    # The extended label sequences (blank, l1, blank, l2, ..., blank), padded with blanks.
+    s_len = 2 * max_tl + 1
+    ext = np.full((n, s_len), blank, np.int64)
+    skip = np.zeros((n, s_len), bool)  # may state s be entered from s - 2
+    for b, row in enumerate(rows):
+        ext[b, 1:2 * len(row):2] = row
+        for s_ in range(3, 2 * len(row), 2):
+            skip[b, s_] = ext[b, s_] != ext[b, s_ - 2]
+    dev = lp.device
+    ext_t = tensor(ext, device=dev)
+    skip_t = tensor(skip, device=dev)
+    state = tensor(np.arange(s_len)[None, :] < (2 * np.array(tl) + 1)[:, None], device=dev)
+    ends = tensor(2 * np.array(tl, np.int64), device=dev).reshape(n, 1)
+    il_t = np.array(il)
+
+    def nll(x):
+        emit = x.gather(2, ext_t.unsqueeze(0).expand(t_len, n, s_len))  # [T, N, S]
+        neg = emit[0] * 0 - _INF
+        alpha = where(tensor(np.arange(s_len) < 2, device=dev).reshape(1, s_len) & state,
+                      emit[0], neg)
+        out = alpha
+        for t in range(1, t_len):
+            prev1 = _pad(alpha, (1, 0), "constant", -_INF)[:, :s_len]
+            prev2 = _pad(alpha, (2, 0), "constant", -_INF)[:, :s_len].masked_fill(~skip_t, -_INF)
+            step = _safe_logsumexp([alpha, prev1, prev2]) + emit[t]
+            step = step.masked_fill(~state, -_INF)
+            live = tensor((il_t > t).reshape(n, 1), device=dev)
+            alpha = where(live, step, alpha)  # a finished sequence keeps its last alphas
+            out = alpha
+        last = out.gather(1, ends).squeeze(1)
+        before = out.gather(1, (ends - 1).clamp(min=0)).squeeze(1)
+        before = before.masked_fill(tensor(np.array(tl) == 0, device=dev), -_INF)
+        both = _safe_logsumexp([last, before])
+        # A zero input length leaves only the empty target possible.
+        empty = tensor(il_t == 0, device=dev)
+        both = where(empty, where(tensor(np.array(tl) == 0, device=dev), both * 0, both * 0
+                                  - _INF), both)
+        # PyTorch's backward returns exp(log_probs) - posterior over the input's length: the
+        # gradient with respect to the logits when log_probs is their log_softmax (the
+        # softmax's Jacobian folded in). This term adds the exp(log_probs) part with value 0.
+        frames = tensor((np.arange(t_len)[:, None] < il_t[None, :])[..., None], device=dev)
+        extra = (x.exp() * frames).sum((0, 2))
+        return -both + (extra - extra.detach())
+
+    res = _one_node("CtcLossBackward0", nll, lp)
+    if zero_infinity:
+        res = res.masked_fill(res == _INF, 0.0)
+    if unbatched:
+        res = res.squeeze(0)
+    if code == 0:
+        return res
+    if code == 2:
+        return res.sum()
+    tl_t = tensor(tl, dtype=res.dtype if res.is_floating_point() else float64, device=dev)
+    return (res / tl_t.clamp(min=1).reshape(res.shape)).mean()
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,

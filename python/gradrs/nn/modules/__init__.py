@@ -46,7 +46,7 @@ from .linear import (
     Bilinear as Bilinear, Identity as Identity, Linear as Linear,
 )
 from .loss import (
-    BCELoss as BCELoss, BCEWithLogitsLoss as BCEWithLogitsLoss,
+    BCELoss as BCELoss, BCEWithLogitsLoss as BCEWithLogitsLoss, CTCLoss as CTCLoss,
     CosineEmbeddingLoss as CosineEmbeddingLoss, CrossEntropyLoss as CrossEntropyLoss,
     GaussianNLLLoss as GaussianNLLLoss, HingeEmbeddingLoss as HingeEmbeddingLoss,
     HuberLoss as HuberLoss, KLDivLoss as KLDivLoss, L1Loss as L1Loss, MSELoss as MSELoss,
