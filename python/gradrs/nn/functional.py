@@ -1407,6 +1407,73 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
     return out.squeeze(0) if unbatched else out
 
 
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """3-D convolution composed of 2-D ones: for each depth tap kd, the input's depth slices
+    that tap reads, folded into the batch, convolved with weight[:, :, kd]; summed over kd."""
+    mode = isinstance(padding, str)
+    if not mode and bias is not None and bias.dtype != input.dtype:
+        names = [_CPP_NAMES[str(t.dtype).split(".")[-1]] for t in (input, bias)]
+        raise RuntimeError(f"Input type ({names[0]}) and bias type ({names[1]}) should be the same")
+    if input.dim() not in (4, 5):
+        raise RuntimeError("Expected 4D (unbatched) or 5D (batched) input to conv3d, but got "
+                           f"input of size: {list(input.shape)}")
+    unbatched = input.dim() == 4
+    if unbatched:
+        input = input.unsqueeze(0)
+    stride, dilation = _ints(stride, 3), _ints(dilation, 3)
+    if mode:
+        input, padding = _conv_padding_mode(input, weight, stride, padding, dilation, groups)
+    padding = _ints(padding, 3)
+    if len(padding) == 1:  # 'valid' (and a one-element list) stand for every dimension
+        padding = padding * 3
+    for name, v in (("stride", stride), ("padding", padding), ("dilation", dilation)):
+        if len(v) != 3:
+            raise RuntimeError(
+                f"expected {name} to be a single integer value or a list of 3 values to match "
+                f"the convolution dimensions, but got {name}={v}")
+    if weight.dim() != 5:
+        raise RuntimeError(f"Expected 5-dimensional input for 5-dimensional weight "
+                           f"{list(weight.shape)}, but got {input.dim()}-dimensional input of "
+                           f"size {list(input.shape)} instead")
+    n, c = input.shape[0], input.shape[1]
+    cout = weight.shape[0]
+    if c != weight.shape[1] * groups:
+        raise RuntimeError(
+            f"Given groups={groups}, weight of size {list(weight.shape)}, expected "
+            f"input{list(input.shape)} to have {weight.shape[1] * groups} channels, but got {c} "
+            "channels instead")
+    if bias is not None and (bias.dim() != 1 or bias.shape[0] != cout):
+        raise RuntimeError(
+            f"Given weight of size {list(weight.shape)}, expected bias to be 1-dimensional with "
+            f"{cout} elements, but got bias of size {list(bias.shape)} instead")
+    sizes = [input.shape[2 + i] + 2 * padding[i] for i in range(3)]
+    kernel = [dilation[i] * (weight.shape[2 + i] - 1) + 1 for i in range(3)]
+    if any(k > s_ for k, s_ in zip(kernel, sizes)):
+        raise RuntimeError(
+            f"Calculated padded input size per channel: ({' x '.join(map(str, sizes))}). Kernel "
+            f"size: ({' x '.join(map(str, kernel))}). Kernel size can't be greater than actual "
+            "input size")
+    kd = weight.shape[2]
+    d_out = (sizes[0] - kernel[0]) // stride[0] + 1
+
+    def conv(x, w, b):
+        if padding[0]:
+            x = _pad(x, (0, 0, 0, 0, padding[0], padding[0]), "constant", 0)
+        out = None
+        for k in range(kd):
+            start = k * dilation[0]
+            xs = x[:, :, start:start + (d_out - 1) * stride[0] + 1:stride[0]]
+            xs = xs.transpose(1, 2).reshape(n * d_out, c, *xs.shape[3:])
+            y = _native.convolution(xs, w[:, :, k], None, stride[1:], padding[1:], dilation[1:],
+                                    groups)
+            out = y if out is None else out + y
+        out = out.reshape(n, d_out, *out.shape[1:]).transpose(1, 2).contiguous()
+        return out + b.reshape(1, cout, 1, 1, 1) if b is not None else out
+
+    out = _one_node("ConvolutionBackward0", conv, input, weight, bias)
+    return out.squeeze(0) if unbatched else out
+
+
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
                      groups=1, dilation=1):
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,

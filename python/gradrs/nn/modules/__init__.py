@@ -22,7 +22,7 @@ from .channelshuffle import (
     ChannelShuffle as ChannelShuffle,
 )
 from .conv import (
-    Conv1d as Conv1d, Conv2d as Conv2d, ConvTranspose1d as ConvTranspose1d,
+    Conv1d as Conv1d, Conv2d as Conv2d, Conv3d as Conv3d, ConvTranspose1d as ConvTranspose1d,
     ConvTranspose2d as ConvTranspose2d,
 )
 from .distance import (
