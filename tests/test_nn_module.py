@@ -78,6 +78,8 @@ def test_parameter_basics(torch):
     assert repr(G.nn.Parameter(G.ones(2), requires_grad=False)) == norm(
         repr(torch.nn.Parameter(torch.ones(2), requires_grad=False)))
     assert repr(G.nn.Parameter()) == norm(repr(torch.nn.Parameter()))
+    # print() and f-strings show the header too
+    assert str(p) == norm(str(tp)) and f"{p}" == norm(f"{tp}")
     # a non-leaf input still gives a leaf
     x = G.ones(2, requires_grad=True) * 2
     q = G.nn.Parameter(x)

@@ -55,6 +55,10 @@ class Parameter(_native.Tensor, metaclass=_ParameterMeta):
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
 
+    # The native Tensor defines its own __str__ (print and f-strings), which would skip the
+    # header; PyTorch's Tensor.__str__ defers to __repr__, so print(p) shows it too.
+    __str__ = __repr__
+
     def __reduce_ex__(self, proto):
         # Pickles as a rebuild from the plain tensor (whose pickling the Tensor owns) plus
         # requires_grad and any Python attributes, as PyTorch's torch._utils._rebuild_parameter.
