@@ -55,9 +55,11 @@ class Parameter(_native.Tensor, metaclass=_ParameterMeta):
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
 
-    # The native Tensor defines its own __str__ (print and f-strings), which would skip the
-    # header; PyTorch's Tensor.__str__ defers to __repr__, so print(p) shows it too.
+    # The native Tensor defines its own __str__ and __format__ (print and f-strings), which
+    # would skip the header. PyTorch's Tensor.__str__ defers to __repr__, and its __format__
+    # formats only an exact 0-dim Tensor as a number: a subclass goes through object's.
     __str__ = __repr__
+    __format__ = object.__format__
 
     def __reduce_ex__(self, proto):
         # Pickles as a rebuild from the plain tensor (whose pickling the Tensor owns) plus
