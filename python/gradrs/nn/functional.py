@@ -501,7 +501,7 @@ def pad(input, pad, mode="constant", value=None):
 
 
 def _pad(input, pad, mode, value):
-    from .. import arange, full
+    from .. import full
 
     out = input
     for i in range(len(pad) // 2):
@@ -531,25 +531,34 @@ def _pad(input, pad, mode, value):
 
             out = cat(parts, dim) if len(parts) > 1 else out
             continue
-        pos = arange(-left, n + right, device=input.device)
-        if mode == "replicate":
-            idx = pos.clamp(0, n - 1)
-        elif mode == "reflect":
-            if left >= n or right >= n:
-                raise RuntimeError(
-                    "Argument #4: Padding size should be less than the corresponding input "
-                    f"dimension, but got: padding ({left}, {right}) at dimension {dim} of input "
-                    f"{list(input.shape)}"
-                )
-            period = 2 * (n - 1) if n > 1 else 1
-            r = pos.remainder(period)
-            idx = (r < n).long() * r + (r >= n).long() * (period - r)
-        elif mode == "circular":
-            idx = pos.remainder(n)
-        else:
+        if mode == "reflect" and (left >= n or right >= n):
+            raise RuntimeError(
+                "Argument #4: Padding size should be less than the corresponding input "
+                f"dimension, but got: padding ({left}, {right}) at dimension {dim} of input "
+                f"{list(input.shape)}"
+            )
+        if mode not in ("replicate", "reflect", "circular"):
             raise NotImplementedError(f"Unrecognised padding mode {mode}")
-        out = out.index_select(dim, idx)
+        out = out.index_select(dim, _pad_index(mode, left, right, n, input.device))
     return out
+
+
+@functools.lru_cache(maxsize=256)
+def _pad_index(mode, left, right, n, device):
+    """The source position of each output position of a reflect / replicate / circular pad
+    along one dim: a function of sizes only, kept per device so that a GPU step uploads (and
+    computes) nothing for it after its first call."""
+    from .. import tensor
+
+    pos = range(-left, n + right)
+    if mode == "replicate":
+        idx = [min(max(i, 0), n - 1) for i in pos]
+    elif mode == "reflect":
+        period = 2 * (n - 1) if n > 1 else 1
+        idx = [r if r < n else period - r for r in (i % period for i in pos)]
+    else:
+        idx = [i % n for i in pos]
+    return tensor(idx, device=device)
 
 
 def _pair(v):
@@ -718,10 +727,10 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     stride = _single(kernel_size) if stride is None or stride == [] or stride == () else stride
     out = max_pool2d_with_indices(input.unsqueeze(-2), (1, _single(kernel_size)),
                                   (1, _single(stride)), (0, _single(padding)),
-                                  (1, _single(dilation)), ceil_mode, True)
+                                  (1, _single(dilation)), ceil_mode, return_indices)
     if return_indices:
         return out[0].squeeze(-2), out[1].squeeze(-2)
-    return out[0].squeeze(-2)
+    return out.squeeze(-2)
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
@@ -1530,7 +1539,26 @@ def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
     osize = _pair(output_size)
     oh = h if osize[0] is None else osize[0]
     ow = w if osize[-1] is None else osize[-1]
-    planes = input.reshape(-1, h * w)
+    out_shape = tuple(input.shape[:-2]) + (oh, ow)
+    equal = oh > 0 and ow > 0 and h % oh == 0 and w % ow == 0
+
+    def pool(t):
+        # Each window's max (the first one, NaN first, as PyTorch): max's backward routes the
+        # gradient to it with no index read back, so a GPU step stays on the GPU.
+        t = t.reshape(-1, h, w)
+        if oh == 0 or ow == 0:
+            return t.reshape(-1, h * w)[:, :0].reshape(*out_shape)
+        if equal:
+            kh, kw = h // oh, w // ow
+            cols = _native.im2col(t.unsqueeze(1), (kh, kw), (kh, kw), (0, 0), (1, 1), -_INF)
+            return cols.max(1)[0].reshape(*out_shape)
+        found = [t[:, h0:h1, w0:w1].reshape(t.shape[0], -1).max(1)[0]
+                 for h0, h1 in _adaptive_ranges(h, oh) for w0, w1 in _adaptive_ranges(w, ow)]
+        return stack(found, 1).reshape(*out_shape)
+
+    values = _one_node("AdaptiveMaxPool2DBackward0", pool, input, linear=True)
+    if not return_indices:
+        return values
     with no_grad():
         x = input.detach().reshape(-1, h, w)
         if oh == 0 or ow == 0:
@@ -1550,12 +1578,7 @@ def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
                     found.append((h0 + at // (w1 - w0)) * w + w0 + at % (w1 - w0))
             indices = stack(found, 1)
         indices = indices.to(long) if indices.dtype != long else indices
-    out_shape = tuple(input.shape[:-2]) + (oh, ow)
-    values = _one_node("AdaptiveMaxPool2DBackward0",
-                       lambda t: t.reshape(planes.shape[0], h * w).gather(1, indices)
-                       .reshape(*out_shape), input, linear=True)
-    indices = indices.reshape(*out_shape)
-    return (values, indices) if return_indices else values
+    return values, indices.reshape(*out_shape)
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
@@ -1571,10 +1594,12 @@ def _check_pool1d_dims(input, name):
 
 def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
     _check_pool1d_dims(input, "adaptive_max_pool1d")
+    if not return_indices:
+        return adaptive_max_pool2d_with_indices(
+            input.unsqueeze(-2), (1, _single(output_size))).squeeze(-2)
     values, indices = adaptive_max_pool2d_with_indices(
         input.unsqueeze(-2), (1, _single(output_size)), True)
-    values, indices = values.squeeze(-2), indices.squeeze(-2)
-    return (values, indices) if return_indices else values
+    return values.squeeze(-2), indices.squeeze(-2)
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
