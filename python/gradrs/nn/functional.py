@@ -470,18 +470,19 @@ def _index_frequency(input, rows):
 
 def _embedding_renorm_(weight, input, max_norm, norm_type):
     """PyTorch's embedding_renorm_: each referenced row whose norm exceeds max_norm is scaled
-    in place (outside autograd) by max_norm / (norm + 1e-7), the factor computed in double."""
-    import numpy as np
-
-    from .. import float64, no_grad, tensor, where
+    in place (outside autograd) by max_norm / (norm + 1e-7), the factor computed in double on
+    the CPU and in float32 on the GPU (PyTorch's CUDA kernel accumulates float rows in float).
+    A row referenced twice is scaled once: every row is read before any is written."""
+    from .. import float32, float64, no_grad, where
 
     with no_grad():
         w = weight.detach()
-        idx = tensor(np.unique(input.detach().cpu().numpy().reshape(-1)), device=w.device)
+        idx = input.detach().reshape(-1)
         if idx.numel() == 0:
             return
         rows = w[idx]
-        norms = rows.norm(norm_type, 1, True).to(float64)
+        acc = float64 if w.device.type == "cpu" else float32
+        norms = rows.norm(norm_type, 1, True).to(acc)
         scale = where(norms > max_norm, max_norm / (norms + 1e-7), norms * 0 + 1)
         w[idx] = rows * scale.to(w.dtype)
 
