@@ -352,8 +352,13 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     smooth = smooth.masked_fill(~keep, 0.0)
     if code == 1:
         if weight is not None:
-            denom = weight.gather(0, target.masked_fill(~keep, 0).reshape(-1)).masked_fill(
-                ~keep.reshape(-1), 0.0).sum()
+            # The kept targets' class weights, summed: picked by a one-hot product, as a
+            # gather at the targets would read them back from the GPU to check them.
+            shape = [1] * input.dim()
+            shape[class_dim] = c
+            hit = ((target.unsqueeze(class_dim) == _class_ids(c, input.device).reshape(*shape))
+                   & keep.unsqueeze(class_dim))
+            denom = (hit.to(weight.dtype) * weight.reshape(*shape)).sum()
         else:
             denom = keep.sum()
         smooth = smooth.sum() / denom
@@ -362,6 +367,14 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     # (1 - ls) * nll + smooth * (ls / c) with C++ Scalars: MulBackward1 twice.
     return (_native._scalar_overload(nll, "mul", 1 - label_smoothing)
             + _native._scalar_overload(smooth, "mul", label_smoothing / c))
+
+
+@functools.lru_cache(maxsize=64)
+def _class_ids(c, device):
+    """arange(c) on `device`, kept so that a GPU step uploads nothing for it."""
+    from .. import arange
+
+    return arange(c, device=device)
 
 
 # ---- layers ------------------------------------------------------------------------------------
