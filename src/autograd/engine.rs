@@ -4,6 +4,7 @@
 
 use super::grad_mode::GradModeGuard;
 use super::graph::{collect_subgraph, gradient_edge, Ctx, GraphNode, NodeRef};
+use super::hooks::{self, NodeHooks};
 use crate::error::{Error, Result};
 use crate::ops;
 use crate::shape::size_repr;
@@ -206,14 +207,16 @@ fn run(
     while let Some((_, i)) = heap.pop() {
         let grads = std::mem::take(&mut buffers[i]);
         let node: &GraphNode = &nodes[i];
-        for (t, target) in target_edges.iter().enumerate() {
-            if let Some((n, slot)) = target {
-                if n.key() == node.handle.key() {
-                    captured[t] = grads.get(*slot as usize).cloned().flatten();
-                }
-            }
-        }
-        let outs = execute(node, grads, needed[i], mode, opts)?;
+        // Gradients captured here for `autograd.grad` / `backward(inputs=...)`: (target, slot).
+        let captures: Vec<(usize, u32)> = target_edges
+            .iter()
+            .enumerate()
+            .filter_map(|(t, target)| match target {
+                Some((n, slot)) if n.key() == node.handle.key() => Some((t, *slot)),
+                _ => None,
+            })
+            .collect();
+        let outs = execute(node, grads, needed[i], &captures, &mut captured, mode, opts)?;
         for (edge, g) in node.children.iter().zip(outs) {
             if let Some((k, slot)) = edge {
                 let j = index[k];
@@ -230,32 +233,91 @@ fn run(
     Ok(captured)
 }
 
-/// Run one node (or skip it) and return the gradient for each of its edges.
+/// Tensor hooks, then `retain_grad` (Note [Hook order]); a leaf's hooks live on the leaf.
+fn call_tensor_hooks(
+    grads: &mut [Option<Tensor>],
+    hooks: &NodeHooks,
+    variable: Option<&Tensor>,
+    retained: &[(u32, std::sync::Weak<crate::tensor::TensorImpl>)],
+    create_graph: bool,
+) -> Result<()> {
+    for (slot, hook) in &hooks.tensor {
+        if let Some(g) = grads.get_mut(*slot as usize) {
+            *g = hook.call(g.take())?;
+        }
+    }
+    if let (Some(var), Some(g)) = (variable, grads.first_mut()) {
+        for hook in hooks::tensor_hooks(var) {
+            *g = hook.call(g.take())?;
+        }
+    }
+    for (nr, weak) in retained {
+        if let (Some(imp), Some(g)) = (weak.upgrade(), grads.get(*nr as usize).cloned().flatten()) {
+            accumulate(&Tensor(imp), g, create_graph)?;
+        }
+    }
+    Ok(())
+}
+
+/// Run one node (or skip it) and return the gradient for each of its edges, with its hooks in
+/// PyTorch's order (Note [Hook order]). A node that is not needed only runs its tensor hooks,
+/// so a captured gradient is the hooked one; a needed node's capture sees the gradient before
+/// its hooks, as in PyTorch's engine.
 fn execute(
     node: &GraphNode,
-    grads: Vec<Option<Tensor>>,
+    mut grads: Vec<Option<Tensor>>,
     needed: bool,
+    captures: &[(usize, u32)],
+    captured: &mut [Option<Tensor>],
     mode: Mode,
     opts: BackwardOptions,
 ) -> Result<Vec<Option<Tensor>>> {
     let none = || vec![None; node.children.len()];
-    // Gradients of non-leaf tensors that asked for `retain_grad()`.
-    let retained = node.handle.with(|n| n.retained.clone());
-    for (nr, weak) in retained {
-        if let (Some(imp), Some(g)) = (weak.upgrade(), grads.get(nr as usize).cloned().flatten()) {
-            accumulate(&Tensor(imp), g, opts.create_graph)?;
-        }
+    let variable = if node.is_accumulate {
+        node.handle.variable()
+    } else {
+        None
+    };
+    let (hooks, retained) = node.handle.with(|n| (n.hooks.clone(), n.retained.clone()));
+    if !needed {
+        call_tensor_hooks(
+            &mut grads,
+            &hooks,
+            variable.as_ref(),
+            &retained,
+            opts.create_graph,
+        )?;
     }
-    if !needed || grads.iter().all(|g| g.is_none()) {
+    for &(t, slot) in captures {
+        captured[t] = grads.get(slot as usize).cloned().flatten();
+    }
+    if !needed {
         return Ok(none());
     }
-    if node.is_accumulate {
+    call_tensor_hooks(
+        &mut grads,
+        &hooks,
+        variable.as_ref(),
+        &retained,
+        opts.create_graph,
+    )?;
+    for hook in &hooks.pre {
+        grads = hook.call(grads)?;
+    }
+    if grads.iter().all(|g| g.is_none()) {
+        return Ok(none());
+    }
+    if let Some(var) = variable {
         if mode != Mode::Capture {
-            if let (Some(var), Some(g)) =
-                (node.handle.variable(), grads.into_iter().next().flatten())
-            {
+            if let Some(g) = grads.first().cloned().flatten() {
                 accumulate(&var, g, opts.create_graph)?;
+                for hook in hooks::post_accumulate_grad_hooks(&var) {
+                    hook.call(&var)?;
+                }
             }
+        }
+        for hook in &hooks.post {
+            hook.call(Vec::new(), &grads)?;
         }
         return Ok(none());
     }
@@ -268,37 +330,91 @@ fn execute(
     if !opts.retain_graph {
         data.backward.release();
     }
-    let result = result.and_then(|outs| {
-        // Note [Undo broadcasting]: the one place a gradient is summed back to its input's
-        // shape, cast to its dtype and moved to its device, so formulas may return
-        // broadcast-shaped gradients (and `.to(device)`'s backward is an identity).
-        outs.into_iter()
-            .zip(&data.next)
-            .map(|(g, e)| match (g, &e.node) {
-                (Some(g), Some(_)) => {
-                    let g = if g.shape() != e.shape {
-                        ops::reduce::sum_to(&g, &e.shape)?
-                    } else {
-                        g
-                    };
-                    let g = if g.dtype() != e.dtype {
-                        ops::creation::to_dtype(&g, e.dtype)?
-                    } else {
-                        g
-                    };
-                    let g = if g.device() != e.device {
-                        ops::creation::to_device(&g, e.device)?
-                    } else {
-                        g
-                    };
-                    Ok(Some(g))
-                }
-                _ => Ok(None),
-            })
-            .collect::<Result<Vec<_>>>()
-    });
+    let result = result.and_then(|outs| validate_outputs(outs, &data.next, ctx.node_name()));
     node.handle.restore(data);
-    result
+    let mut outs = result?;
+    if !hooks.post.is_empty() {
+        for hook in &hooks.post {
+            outs = hook.call(outs, &grads)?;
+        }
+        let edges = node.handle.with(|n| {
+            n.next
+                .iter()
+                .map(|e| (e.node.is_some(), e.shape.clone(), e.dtype, e.device))
+                .collect::<Vec<_>>()
+        });
+        outs = validate(outs, &edges, node.handle.name())?;
+    }
+    Ok(outs)
+}
+
+/// Note [Undo broadcasting]: the one place a gradient is summed back to its input's shape,
+/// cast to its dtype and moved to its device, so formulas may return broadcast-shaped
+/// gradients (and `.to(device)`'s backward is an identity). A gradient whose shape cannot
+/// broadcast to the input's is PyTorch's `validate_outputs` error.
+fn validate_outputs(
+    outs: Vec<Option<Tensor>>,
+    next: &[super::graph::Edge],
+    name: &str,
+) -> Result<Vec<Option<Tensor>>> {
+    let edges: Vec<_> = next
+        .iter()
+        .map(|e| (e.node.is_some(), e.shape.clone(), e.dtype, e.device))
+        .collect();
+    validate(outs, &edges, name)
+}
+
+type EdgeMeta = (
+    bool,
+    crate::shape::Shape,
+    crate::dtype::DType,
+    crate::tensor::Device,
+);
+
+fn validate(
+    outs: Vec<Option<Tensor>>,
+    edges: &[EdgeMeta],
+    name: &str,
+) -> Result<Vec<Option<Tensor>>> {
+    outs.into_iter()
+        .zip(edges)
+        .enumerate()
+        .map(|(i, (g, (has_node, shape, dtype, device)))| match (g, has_node) {
+            (Some(g), true) => {
+                let gs = g.shape();
+                let g = if gs != *shape {
+                    let expandable = shape.len() <= gs.len()
+                        && shape
+                            .iter()
+                            .rev()
+                            .zip(gs.iter().rev())
+                            .all(|(&s, &t)| s == t || s == 1);
+                    if !expandable {
+                        return Err(Error::Runtime(format!(
+                            "Function {name} returned an invalid gradient at index {i} - got {} but expected shape compatible with {}",
+                            crate::shape::list_repr(&gs),
+                            crate::shape::list_repr(shape)
+                        )));
+                    }
+                    ops::reduce::sum_to(&g, shape)?
+                } else {
+                    g
+                };
+                let g = if g.dtype() != *dtype {
+                    ops::creation::to_dtype(&g, *dtype)?
+                } else {
+                    g
+                };
+                let g = if g.device() != *device {
+                    ops::creation::to_device(&g, *device)?
+                } else {
+                    g
+                };
+                Ok(Some(g))
+            }
+            _ => Ok(None),
+        })
+        .collect()
 }
 
 fn add_to_buffer(slot: &mut Option<Tensor>, g: Tensor) -> Result<()> {

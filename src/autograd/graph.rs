@@ -39,6 +39,10 @@ pub trait Backward: Send + Sync {
     fn variable(&self) -> Option<&Tensor> {
         None
     }
+    /// The concrete type, for the bindings to recognize the nodes they made.
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        None
+    }
 }
 
 /// What flows along an edge: the input it feeds, with the shape and dtype its gradient must have.
@@ -58,6 +62,7 @@ pub struct Node {
     pub seq: u64,
     /// Non-leaf tensors that asked for `retain_grad()`: (output_nr, tensor).
     pub retained: Vec<(u32, std::sync::Weak<crate::tensor::TensorImpl>)>,
+    pub hooks: super::hooks::NodeHooks,
 }
 
 struct Slot {
@@ -125,6 +130,7 @@ pub fn new_node(backward: Box<dyn Backward>, next: Vec<Edge>, num_outputs: u32) 
         num_outputs,
         seq,
         retained: Vec::new(),
+        hooks: Default::default(),
     };
     if let Some(index) = arena.free.pop() {
         let slot = &mut arena.slots[index as usize];
@@ -218,6 +224,12 @@ impl NodeRef {
             .as_mut()
             .expect("node is running");
         f(node)
+    }
+
+    /// `with`, or None while the node is running (taken out of the arena).
+    pub fn try_with<R>(&self, f: impl FnOnce(&mut Node) -> R) -> Option<R> {
+        let mut arena = ARENA.lock();
+        arena.slots[self.index as usize].node.as_mut().map(f)
     }
 
     /// Take the node out to run it with the arena unlocked; put it back with `restore`.

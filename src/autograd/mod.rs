@@ -1,9 +1,10 @@
-//! Autograd: the graph arena, grad mode, saved tensors and the backward engine.
+//! Autograd: the graph arena, grad mode, saved tensors, hooks and the backward engine.
 
 pub mod engine;
 pub mod formula;
 pub mod grad_mode;
 pub mod graph;
+pub mod hooks;
 pub mod saved;
 
 pub use engine::{backward, grad, BackwardOptions};

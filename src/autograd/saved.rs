@@ -1,6 +1,6 @@
 //! Saved tensors: what a backward formula keeps from the forward pass.
 
-use crate::autograd::graph::Ctx;
+use crate::autograd::graph::{Ctx, NodeRef};
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
 
@@ -39,6 +39,11 @@ impl SavedTensor {
     }
 
     pub fn unpack(&self, ctx: &Ctx) -> Result<Tensor> {
+        self.unpack_for(ctx.node)
+    }
+
+    /// Unpack for `node`, the node that saved it (outputs are re-attached to it).
+    pub fn unpack_for(&self, node: &NodeRef) -> Result<Tensor> {
         let t = self
             .tensor
             .as_ref()
@@ -46,7 +51,7 @@ impl SavedTensor {
         let current = t.version();
         if current != self.version {
             let producer = match self.output_nr {
-                Some(nr) => Some((ctx.node_name(), nr)),
+                Some(nr) => Some((node.name(), nr)),
                 None => t.grad_fn().map(|f| (f.name(), t.output_nr())),
             };
             let which = producer
@@ -62,7 +67,7 @@ impl SavedTensor {
         match self.output_nr {
             Some(nr) if self.requires_grad => {
                 let re = t.detach();
-                re.set_grad_fn(Some(ctx.node.clone()), nr);
+                re.set_grad_fn(Some(node.clone()), nr);
                 Ok(re)
             }
             _ => Ok(t.clone()),

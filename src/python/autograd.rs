@@ -14,13 +14,33 @@ use std::sync::OnceLock;
 /// "MulBackward0"`), made once per name.
 #[pyclass(name = "Node", module = "gradrs.autograd.graph", frozen, subclass)]
 pub struct PyNode {
-    node: OnceLock<NodeRef>,
+    node: OnceLock<Handle>,
+    /// For an `autograd.Function` context: what `save_for_backward` saved (None entries
+    /// allowed), or None once backward freed them.
+    pub saved: parking_lot::Mutex<Option<Vec<Option<crate::autograd::SavedTensor>>>>,
+}
+
+/// A node object for a `grad_fn` holds its node; an `autograd.Function` context is held by
+/// its node (which returns it as `grad_fn`), so it refers back weakly, as PyTorch's does.
+enum Handle {
+    Strong(NodeRef),
+    Weak(crate::autograd::graph::WeakNode),
 }
 
 static NODE_CLASSES: PyOnceLock<Mutex<HashMap<&'static str, Py<PyAny>>>> = PyOnceLock::new();
 
 /// The Python object for a graph node.
 pub fn node_object(py: Python<'_>, node: NodeRef) -> PyResult<Py<PyAny>> {
+    // An autograd.Function's node is its context object.
+    let ctx = node.try_with(|n| {
+        n.backward
+            .as_any()
+            .and_then(|a| a.downcast_ref::<super::pynode::PyBackward>())
+            .and_then(|p| p.ctx.as_ref().map(|c| c.clone_ref(py)))
+    });
+    if let Some(Some(ctx)) = ctx {
+        return Ok(ctx);
+    }
     let name = node.name();
     let classes = NODE_CLASSES.get_or_init(py, || Mutex::new(HashMap::new()));
     let cached = classes.lock().get(name).map(|c| c.clone_ref(py));
@@ -39,14 +59,38 @@ pub fn node_object(py: Python<'_>, node: NodeRef) -> PyResult<Py<PyAny>> {
         }
     };
     let obj = cls.call0(py)?;
-    let _ = obj.bind(py).cast::<PyNode>()?.get().node.set(node);
+    let _ = obj
+        .bind(py)
+        .cast::<PyNode>()?
+        .get()
+        .node
+        .set(Handle::Strong(node));
     Ok(obj)
 }
 
 impl PyNode {
-    fn node(&self) -> PyResult<&NodeRef> {
-        self.node.get().ok_or_else(|| {
+    pub fn node(&self) -> PyResult<NodeRef> {
+        let node = match self.node.get() {
+            Some(Handle::Strong(n)) => Some(n.clone()),
+            Some(Handle::Weak(w)) => w.upgrade(),
+            None => None,
+        };
+        node.ok_or_else(|| {
             pyo3::exceptions::PyRuntimeError::new_err("graph nodes are created by operations")
+        })
+    }
+
+    /// Make this (an `autograd.Function` context) the Python object of `node`.
+    pub fn bind_weak(&self, node: &NodeRef) -> bool {
+        self.node.set(Handle::Weak(node.downgrade())).is_ok()
+    }
+
+    /// Run `f` on the node, or raise if it is running (hooks are added between runs).
+    fn with_node<R>(&self, f: impl FnOnce(&mut crate::autograd::graph::Node) -> R) -> PyResult<R> {
+        self.node()?.try_with(f).ok_or_else(|| {
+            pyo3::exceptions::PyRuntimeError::new_err(
+                "cannot register a hook on a node while it runs",
+            )
         })
     }
 }
@@ -54,10 +98,73 @@ impl PyNode {
 #[pymethods]
 impl PyNode {
     #[new]
-    fn new() -> PyNode {
+    #[pyo3(signature = (*_args, **_kwargs))]
+    fn new(_args: &Bound<'_, PyTuple>, _kwargs: Option<&Bound<'_, pyo3::types::PyDict>>) -> PyNode {
         PyNode {
             node: OnceLock::new(),
+            saved: parking_lot::Mutex::new(Some(Vec::new())),
         }
+    }
+
+    /// `register_hook(fn)`: `fn(grad_inputs, grad_outputs)` after the node ran; it may return
+    /// replacement `grad_inputs`.
+    fn register_hook(&self, py: Python<'_>, hook: Py<PyAny>) -> PyResult<Py<PyAny>> {
+        let existing =
+            self.with_node(|n| super::hooks::find_dict(py, &n.hooks.post, |h| h.as_any()))?;
+        let dict = match existing {
+            Some(d) => d,
+            None => {
+                let d = super::hooks::new_dict(py)?;
+                let hd = std::sync::Arc::new(super::hooks::HookDict {
+                    dict: d.clone_ref(py),
+                });
+                self.with_node(|n| n.hooks.post.push(hd))?;
+                d
+            }
+        };
+        super::hooks::add_hook(py, &dict, hook)
+    }
+    /// `register_prehook(fn)`: `fn(grad_outputs)` before the node runs; it may return
+    /// replacement `grad_outputs`.
+    fn register_prehook(&self, py: Python<'_>, hook: Py<PyAny>) -> PyResult<Py<PyAny>> {
+        let existing =
+            self.with_node(|n| super::hooks::find_dict(py, &n.hooks.pre, |h| h.as_any()))?;
+        let dict = match existing {
+            Some(d) => d,
+            None => {
+                let d = super::hooks::new_dict(py)?;
+                let hd = std::sync::Arc::new(super::hooks::HookDict {
+                    dict: d.clone_ref(py),
+                });
+                self.with_node(|n| n.hooks.pre.push(hd))?;
+                d
+            }
+        };
+        super::hooks::add_hook(py, &dict, hook)
+    }
+    /// An `autograd.Function` context's saved tensors, version-checked.
+    #[getter]
+    fn saved_tensors(&self, py: Python<'_>) -> PyResult<Py<PyTuple>> {
+        let saved = self.saved.lock();
+        let Some(saved) = saved.as_ref() else {
+            return Err(crate::error::Error::Runtime(
+                crate::autograd::saved::BACKWARD_TWICE.into(),
+            )
+            .into());
+        };
+        let node = if saved.is_empty() {
+            None
+        } else {
+            Some(self.node()?)
+        };
+        let items: Vec<Py<PyAny>> = saved
+            .iter()
+            .map(|s| match (s, &node) {
+                (Some(s), Some(node)) => wrap(py, s.unpack_for(node)?),
+                _ => Ok(py.None()),
+            })
+            .collect::<PyResult<_>>()?;
+        Ok(PyTuple::new(py, items)?.unbind())
     }
 
     fn name(&self) -> PyResult<&'static str> {
@@ -65,6 +172,7 @@ impl PyNode {
             "AccumulateGrad" => "gradrs::autograd::AccumulateGrad",
             "CopySlices" => "gradrs::autograd::CopySlices",
             "CopyBackwards" => "gradrs::autograd::CopyBackwards",
+            "Error" => "gradrs::autograd::Error",
             n => n,
         })
     }
@@ -109,10 +217,17 @@ impl PyNode {
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
         other
             .cast::<PyNode>()
-            .is_ok_and(|o| o.get().node.get() == self.node.get())
+            .is_ok_and(|o| match (o.get().node(), self.node()) {
+                (Ok(a), Ok(b)) => a == b,
+                _ => false,
+            })
     }
-    fn __hash__(&self) -> PyResult<u64> {
-        Ok(self.node()?.key() as u64)
+    fn __hash__(slf: &Bound<'_, Self>) -> u64 {
+        // A Function context is hashable before its node exists.
+        match slf.get().node() {
+            Ok(n) => n.key() as u64,
+            Err(_) => slf.as_ptr() as u64,
+        }
     }
 }
 

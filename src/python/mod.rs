@@ -6,6 +6,7 @@ pub mod dtype;
 pub mod errors;
 pub mod gpu;
 pub mod helpers;
+pub mod hooks;
 pub mod indexing;
 pub mod nn;
 pub mod out;
@@ -519,6 +520,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_scalar_overload, m)?)?;
     m.add_function(wrap_pyfunction!(out::_write_out, m)?)?;
     m.add_function(wrap_pyfunction!(pynode::_attach_node, m)?)?;
+    m.add_function(wrap_pyfunction!(pynode::_bump_version, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_backward, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_grad, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::is_grad_enabled, m)?)?;

@@ -478,6 +478,55 @@ impl PyTensor {
         slf.borrow().t.requires_grad_(requires_grad)?;
         Ok(slf.clone().into_any().unbind())
     }
+    /// `register_hook(hook)`: `hook(grad)` runs when this tensor's gradient is computed and may
+    /// return a replacement (Note [Hook order] in `autograd::hooks`).
+    fn register_hook(&self, py: Python<'_>, hook: Py<PyAny>) -> R {
+        use crate::autograd::hooks;
+        let existing = super::hooks::find_dict(py, &hooks::tensor_hooks(&self.t), |h| h.as_any());
+        let dict = match existing {
+            Some(d) => d,
+            None => {
+                let d = super::hooks::new_dict(py)?;
+                let hd = super::hooks::HookDict {
+                    dict: d.clone_ref(py),
+                };
+                hooks::register_tensor_hook(&self.t, std::sync::Arc::new(hd))?;
+                d
+            }
+        };
+        super::hooks::add_hook(py, &dict, hook)
+    }
+    /// `register_post_accumulate_grad_hook(hook)`: `hook(tensor)` after `.grad` was updated.
+    fn register_post_accumulate_grad_hook(&self, py: Python<'_>, hook: Py<PyAny>) -> R {
+        use crate::autograd::hooks;
+        let existing =
+            super::hooks::find_dict(py, &hooks::post_accumulate_grad_hooks(&self.t), |h| {
+                h.as_any()
+            });
+        let dict = match existing {
+            Some(d) => d,
+            None => {
+                let d = super::hooks::new_dict(py)?;
+                let hd = super::hooks::HookDict {
+                    dict: d.clone_ref(py),
+                };
+                hooks::register_post_accumulate_grad_hook(&self.t, std::sync::Arc::new(hd))?;
+                d
+            }
+        };
+        super::hooks::add_hook(py, &dict, hook)
+    }
+    /// The `OrderedDict` of hooks registered since this tensor's history last changed.
+    #[getter]
+    fn _backward_hooks(&self, py: Python<'_>) -> Option<Py<PyAny>> {
+        let hooks = crate::autograd::hooks::tensor_hooks(&self.t);
+        super::hooks::find_dict(py, &hooks, |h| h.as_any())
+    }
+    #[getter]
+    fn _post_accumulate_grad_hooks(&self, py: Python<'_>) -> Option<Py<PyAny>> {
+        let hooks = crate::autograd::hooks::post_accumulate_grad_hooks(&self.t);
+        super::hooks::find_dict(py, &hooks, |h| h.as_any())
+    }
     fn retain_grad(&self) -> PyResult<()> {
         if !self.t.requires_grad() {
             return Err(PyRuntimeError::new_err(

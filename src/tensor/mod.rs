@@ -87,6 +87,11 @@ pub struct AutogradMeta {
     pub retains_grad: bool,
     /// For a view: the storage version its `grad_fn` was made for (see `ops::views`).
     pub view_version: u64,
+    /// Hooks registered since the history last changed (`autograd::hooks`); a leaf's are run
+    /// by its `AccumulateGrad`, a non-leaf's are also on its `grad_fn`.
+    pub hooks: Vec<std::sync::Arc<dyn crate::autograd::hooks::TensorHook>>,
+    pub post_accumulate_hooks:
+        Vec<std::sync::Arc<dyn crate::autograd::hooks::PostAccumulateGradHook>>,
 }
 
 pub struct TensorImpl {
@@ -362,11 +367,16 @@ impl Tensor {
 
     /// Make this tensor the `output_nr`-th output of `node` (ops call this on fresh results).
     pub(crate) fn set_grad_fn(&self, node: Option<NodeRef>, output_nr: u32) {
-        let old = {
+        let (old, rebased) = {
             let mut m = self.0.meta.lock();
             m.output_nr = output_nr;
-            std::mem::replace(&mut m.grad_fn, node)
+            let old = std::mem::replace(&mut m.grad_fn, node);
+            let rebased = old.is_some() && (m.retains_grad || !m.hooks.is_empty());
+            (old, rebased)
         };
+        if rebased {
+            crate::autograd::hooks::rebase(self, old.as_ref());
+        }
         drop(old);
     }
 

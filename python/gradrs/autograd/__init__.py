@@ -4,7 +4,8 @@ from .. import _native
 from .._grad_mode import enable_grad, no_grad, set_grad_enabled
 from .._grad_mode import (enforce_grad_layout_policy, inference_mode, is_multithreading_enabled,
                           set_multithreading_enabled)
-from . import functional, grad_mode, graph
+from . import function, functional, grad_mode, graph
+from .function import Function, once_differentiable
 
 
 def _as_list(x):
@@ -55,6 +56,7 @@ def set_detect_anomaly(mode, check_nan=True):
     return None
 
 
-__all__ = ["Variable", "backward", "enable_grad", "enforce_grad_layout_policy", "functional", "grad",
-           "grad_mode", "graph", "inference_mode", "is_multithreading_enabled", "no_grad",
-           "set_grad_enabled", "set_multithreading_enabled"]
+__all__ = ["Function", "Variable", "backward", "enable_grad", "enforce_grad_layout_policy",
+           "function", "functional", "grad", "grad_mode", "graph", "inference_mode",
+           "is_multithreading_enabled", "no_grad", "once_differentiable", "set_grad_enabled",
+           "set_multithreading_enabled"]
