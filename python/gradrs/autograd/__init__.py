@@ -6,6 +6,7 @@ from .._grad_mode import (enforce_grad_layout_policy, inference_mode, is_multith
                           set_multithreading_enabled)
 from . import function, functional, grad_mode, graph
 from .function import Function, once_differentiable
+from .gradcheck import gradcheck, gradgradcheck
 
 
 def _as_list(x):
@@ -57,6 +58,6 @@ def set_detect_anomaly(mode, check_nan=True):
 
 
 __all__ = ["Function", "Variable", "backward", "enable_grad", "enforce_grad_layout_policy",
-           "function", "functional", "grad", "grad_mode", "graph", "inference_mode",
-           "is_multithreading_enabled", "no_grad", "once_differentiable", "set_grad_enabled",
-           "set_multithreading_enabled"]
+           "function", "functional", "grad", "grad_mode", "gradcheck", "gradgradcheck", "graph",
+           "inference_mode", "is_multithreading_enabled", "no_grad", "once_differentiable",
+           "set_grad_enabled", "set_multithreading_enabled"]

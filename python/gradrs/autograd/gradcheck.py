@@ -1,0 +1,399 @@
+"""`gradrs.autograd.gradcheck` / `gradgradcheck`: PyTorch's finite-difference checks of
+gradients (slow mode): the analytical Jacobian, one ``autograd.grad`` per output element, is
+compared with central differences taken by perturbing each input element in place; then
+backward must be linear in grad_output and must accept undefined output gradients. Failures
+raise `GradcheckError` with PyTorch's messages (or return False with raise_exception=False).
+"""
+
+import functools
+import warnings
+from itertools import product
+
+from .. import _native
+from .._grad_mode import no_grad
+
+__all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
+
+
+class GradcheckError(RuntimeError):
+    """Error raised by :func:`gradcheck` and :func:`gradgradcheck`."""
+
+
+def _is_tensor(x):
+    return isinstance(x, _native.Tensor)
+
+
+def _as_tuple(x):
+    if isinstance(x, tuple):
+        return x
+    if isinstance(x, list):
+        return tuple(x)
+    return (x,)
+
+
+def _differentiable_outputs(x):
+    return tuple(o for o in _as_tuple(x) if o.requires_grad)
+
+
+def _iter_tensors(x, only_requiring_grad=False):
+    if _is_tensor(x):
+        if x.requires_grad or not only_requiring_grad:
+            yield x
+    elif isinstance(x, (list, tuple)):
+        for elem in x:
+            yield from _iter_tensors(elem, only_requiring_grad)
+
+
+def _check_inputs(tupled_inputs):
+    any_input_requiring_grad = False
+    for idx, inp in enumerate(tupled_inputs):
+        if _is_tensor(inp) and inp.requires_grad:
+            if inp.dtype != _native.float64:
+                warnings.warn(
+                    f"Input #{idx} requires gradient and "
+                    "is not a double precision floating point or complex. "
+                    "This check will likely fail if all the inputs are "
+                    "not of double precision floating point or complex. ",
+                    stacklevel=4)
+            if not all(st > 0 or sz <= 1 for st, sz in zip(inp.stride(), inp.size())):
+                raise RuntimeError(
+                    f"The {idx}th input has a dimension with stride 0. gradcheck only "
+                    "supports inputs that are non-overlapping to be able to "
+                    "compute the numerical gradients correctly. You should call "
+                    ".contiguous on the input before passing it to gradcheck.")
+            any_input_requiring_grad = True
+    if not any_input_requiring_grad:
+        raise ValueError(
+            "gradcheck expects at least one input tensor to require gradient, "
+            "but none of them have requires_grad=True.")
+
+
+def _allclose(a, b, rtol, atol):
+    """`torch.allclose` after promoting both to a common dtype (NaNs are never close)."""
+    if a.dtype != b.dtype:
+        common = (a.reshape(-1)[:0] + b.reshape(-1)[:0]).dtype
+        a, b = a.to(common), b.to(common)
+    return bool(((a - b).abs() <= atol + rtol * b.abs()).all())
+
+
+def _check_outputs_same_dtype_and_shape(output1, output2, eps, idx=None):
+    on_index = f"on index {idx} " if idx is not None else ""
+    if output1.shape != output2.shape:
+        raise AssertionError(
+            f"Expected `func` to return outputs with the same shape"
+            f" when inputs are perturbed {on_index}by {eps}, but got:"
+            f" shapes {output1.shape} and {output2.shape}.")
+    if output1.dtype != output2.dtype:
+        raise AssertionError(
+            f"Expected `func` to return outputs with the same dtype"
+            f" when inputs are perturbed {on_index}by {eps}, but got:"
+            f" dtypes {output1.dtype} and {output2.dtype}.")
+
+
+def _numerical_jacobian(fn, inputs, outputs, eps):
+    """[per input requiring grad] of (per output) Jacobians of shape (input numel, output
+    numel), by central differences on the input's memory (through `.data`)."""
+    jacobians = []
+    for inp in _iter_tensors(inputs, True):
+        x = inp.data
+        cols = {}
+        for d_idx, idx in enumerate(product(*[range(m) for m in x.size()])):
+            entry = x[idx]
+            orig = entry.clone()
+            entry.copy_(orig - eps)
+            outa = tuple(a.clone() for a in _as_tuple(fn(*inputs)))
+            entry.copy_(orig + eps)
+            outb = tuple(b.clone() for b in _as_tuple(fn(*inputs)))
+            entry.copy_(orig)
+            col = []
+            for a, b in zip(outa, outb):
+                _check_outputs_same_dtype_and_shape(a, b, eps, idx=idx)
+                col.append(((b - a) / (2 * eps)).detach().reshape(-1))
+            cols[d_idx] = col
+        jac = []
+        for i, o in enumerate(outputs):
+            j = o.new_zeros((inp.numel(), o.numel()))
+            for k, v in cols.items():
+                j[k] = v[i]
+            jac.append(j)
+        jacobians.append(tuple(jac))
+    return jacobians
+
+
+def _analytical_jacobian(inputs, output, nondet_tol, check_grad_dtypes):
+    """Rows of the Jacobian from one `autograd.grad` per output element, computed twice to
+    check that backward is reentrant; PyTorch's attribute checks."""
+    diff_inputs = list(_iter_tensors(inputs, True))
+
+    def vjp(grad_output):
+        return _grad(output, diff_inputs, grad_output, retain_graph=True, allow_unused=True)
+
+    def rows():
+        base = _native.zeros_like(output)
+        flat = base.view(-1)
+        result = [[] for _ in diff_inputs]
+        for j in range(flat.numel()):
+            flat.zero_()
+            flat[j] = 1.0
+            for i, d_x in enumerate(vjp(base)):
+                result[i].append(d_x.clone() if _is_tensor(d_x) else None)
+        return result
+
+    def stack(vjps):
+        jacs = [inp.new_zeros((inp.numel(), output.numel())) for inp in diff_inputs]
+        sizes_ok = types_ok = True
+        for inp, jac, column in zip(diff_inputs, jacs, vjps):
+            for j, t in enumerate(column):
+                if t is not None and t.size() != inp.size():
+                    sizes_ok = False
+                elif t is not None and t.dtype != inp.dtype:
+                    types_ok = False
+                if t is None:
+                    jac[:, j].zero_()
+                else:
+                    jac[:, j] = t.reshape(-1)
+        return jacs, sizes_ok, types_ok
+
+    # PyTorch binds these two flags the other way round; its checks behave accordingly.
+    jacobians1, types_ok, sizes_ok = stack(rows())
+    jacobians2, _, _ = stack(rows())
+    reentrant = all(a.numel() == 0 or bool((a - b).abs().max() <= nondet_tol)
+                    for a, b in zip(jacobians1, jacobians2))
+    if not types_ok and check_grad_dtypes:
+        raise GradcheckError("Gradient has dtype mismatch")
+    if not sizes_ok:
+        raise GradcheckError("Analytical gradient has incorrect size")
+    if not reentrant:
+        raise GradcheckError(
+            "Backward is not reentrant, i.e., running backward with "
+            "same input and grad_output multiple times gives different values, "
+            "although analytical gradient matches numerical gradient."
+            f"The tolerance for nondeterminism was {nondet_tol}." + _FAILED_NONDET_MSG)
+    return jacobians1
+
+
+_FAILED_NONDET_MSG = """\n
+NOTE: If your op relies on non-deterministic operations i.e., it is listed here:
+https://pytorch.org/docs/stable/generated/torch.use_deterministic_algorithms.html
+this failure might be expected.
+
+If you are adding a new operator, please file an issue and then use one of the
+workarounds. The workaround depends on how your test invokes gradcheck/gradgradcheck.
+If the test
+- manually invokes gradcheck/gradgradcheck, then call gradcheck/gradgradcheck
+  with `nondet_tol=<tol>` as a keyword argument.
+- is OpInfo-based (e.g., in test_ops_gradients.py), then modify the OpInfo for the test
+  to have `gradcheck_nondet_tol=<tol>`.
+- is a Module test (e.g., in common_nn.py), then modify the corresponding
+  module_test entry to have `gradcheck_nondet_tol=<tol>`
+"""
+
+
+def _grad(*args, **kwargs):
+    from . import grad
+    return grad(*args, **kwargs)
+
+
+def _notallclose_msg(analytical, numerical, output_idx, input_idx):
+    return (f"Jacobian mismatch for output {output_idx:d} with respect to input "
+            f"{input_idx:d},\nnumerical:{numerical}\nanalytical:{analytical}\n")
+
+
+def _slow_gradcheck(func, func_out, tupled_inputs, outputs, eps, rtol, atol,
+                    check_grad_dtypes, nondet_tol):
+    func_out = _as_tuple(func_out)
+    if not outputs:
+        for per_input in _numerical_jacobian(func, tupled_inputs, func_out, eps):
+            for jacobian in per_input:
+                if int(jacobian.ne(0).sum()) > 0:
+                    raise GradcheckError("Numerical gradient for function expected to be zero")
+        return True
+    numerical = list(zip(*_numerical_jacobian(func, tupled_inputs, func_out, eps)))
+    numerical = [nj for o, nj in zip(func_out, numerical) if o.requires_grad]
+    for i, o in enumerate(outputs):
+        analytical = _analytical_jacobian(tupled_inputs, o, nondet_tol, check_grad_dtypes)
+        for j, (a, n) in enumerate(zip(analytical, numerical[i])):
+            if not _allclose(a, n.to(a.device), rtol, atol):
+                raise GradcheckError(_notallclose_msg(a, n, i, j))
+    return True
+
+
+def _test_backward_mul_by_grad_output(outputs, inputs):
+    diff_inputs = list(_iter_tensors(inputs, True))
+    if not diff_inputs:
+        raise GradcheckError("no Tensors requiring grad found in input")
+    grads_input = _grad(outputs, diff_inputs, [_native.zeros_like(o) for o in outputs],
+                        allow_unused=True)
+    for gi, di in zip(grads_input, diff_inputs):
+        if gi is None:
+            continue
+        if not bool(gi.eq(0).all()):
+            raise GradcheckError("backward not multiplied by grad_output")
+        if gi.dtype != di.dtype:
+            raise GradcheckError("grad is incorrect type")
+        if gi.device != di.device:
+            raise GradcheckError("grad is incorrect device")
+        if gi.size() != di.size():
+            raise GradcheckError("grad is incorrect size")
+    return True
+
+
+def _undefined_grad(o):
+    """PyTorch's UndefinedGrad: an alias of `o` whose backward passes an undefined gradient."""
+    out = o.detach()
+    _native._attach_node(out, [o], "UndefinedGradBackward", lambda g: [None])
+    return out
+
+
+def _test_undefined_backward_mode(func, outputs, inputs):
+    diff_inputs = list(_iter_tensors(inputs, True))
+    if not diff_inputs:
+        raise GradcheckError("no Tensors requiring grad found in input")
+
+    def warn_bc_breaking():
+        warnings.warn(
+            "Backwards compatibility: New undefined gradient support checking "
+            "feature is enabled by default, but it may break existing callers "
+            "of this function. If this is true for you, you can call this "
+            'function with "check_undefined_grad=False" to disable the feature',
+            stacklevel=2)
+
+    def check(output_to_check):
+        grads_output = [_native.zeros_like(o) for o in output_to_check]
+        try:
+            grads_input = _grad(output_to_check, diff_inputs, grads_output, allow_unused=True)
+        except RuntimeError as e:
+            warn_bc_breaking()
+            raise GradcheckError(
+                "Expected backward function to handle undefined output grads. "
+                'Please look at "Notes about undefined output gradients" in '
+                '"tools/autograd/derivatives.yaml"') from e
+        for gi in grads_input:
+            if gi is not None and not bool(gi.eq(0).all()):
+                warn_bc_breaking()
+                raise GradcheckError(
+                    "Expected all input grads to be undefined or zero when all output grads "
+                    'are undefined or zero. Please look at "Notes about undefined output '
+                    'gradients" in "tools/autograd/derivatives.yaml"')
+        return True
+
+    outputs_to_check = [[_undefined_grad(o) for o in _differentiable_outputs(func(*inputs))]]
+    if len(outputs_to_check[0]) > 1:
+        for undef_idx in range(len(outputs)):
+            outs = _differentiable_outputs(func(*inputs))
+            outputs_to_check.append([_undefined_grad(o) if idx == undef_idx else o
+                                     for idx, o in enumerate(outs)])
+    return all(check(o) for o in outputs_to_check)
+
+
+def _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad,
+                      check_grad_dtypes, check_backward_ad):
+    tupled_inputs = _as_tuple(inputs)
+    _check_inputs(tupled_inputs)
+    func_out = func(*tupled_inputs)
+    outputs = _differentiable_outputs(func_out)
+    _slow_gradcheck(func, func_out, tupled_inputs, outputs, eps, rtol, atol,
+                    check_grad_dtypes, nondet_tol)
+    if not check_backward_ad:
+        return True
+    _test_backward_mul_by_grad_output(outputs, tupled_inputs)
+    if check_undefined_grad:
+        _test_undefined_backward_mode(func, outputs, tupled_inputs)
+    return True
+
+
+def _unsupported(**flags):
+    for name, value in flags.items():
+        if value:
+            raise NotImplementedError(f"gradrs.autograd.gradcheck does not support {name}=True")
+
+
+def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,
+              nondet_tol=0.0, check_undefined_grad=True, check_grad_dtypes=False,
+              check_batched_grad=False, check_batched_forward_grad=False,
+              check_forward_ad=False, check_backward_ad=True, fast_mode=False, masked=None):
+    """Check the gradients of `func` at `inputs` (float64 tensors) against finite differences:
+    True, or a GradcheckError (False when ``raise_exception=False``)."""
+    if not (check_forward_ad or check_backward_ad):
+        raise AssertionError(
+            "Expected at least one of check_forward_ad or check_backward_ad to be True")
+    if check_batched_grad and not check_backward_ad:
+        raise AssertionError(
+            "Setting check_batched_grad=True requires check_backward_ad to be True")
+    if check_batched_forward_grad and not check_forward_ad:
+        raise AssertionError(
+            "Setting check_batched_forward_grad=True requires check_forward_ad to be True")
+    # Forward AD, batched (vmap) checks and the fast (random projection) mode are not here.
+    _unsupported(check_forward_ad=check_forward_ad, check_batched_grad=check_batched_grad,
+                 check_batched_forward_grad=check_batched_forward_grad, fast_mode=fast_mode,
+                 masked=masked)
+    run = functools.partial(_gradcheck_helper, func, inputs, eps, atol, rtol, nondet_tol,
+                            check_undefined_grad, check_grad_dtypes, check_backward_ad)
+    if not raise_exception:
+        try:
+            return run()
+        except GradcheckError:
+            return False
+    return run()
+
+
+def _random_grad_output(x, noncontiguous):
+    """`make_tensor(low=-1, high=1, requires_grad=True)` for an output like `x`."""
+    dtype = x.dtype if x.dtype.is_floating_point else _native.float64
+    with no_grad():
+        if noncontiguous and x.numel() > 1:
+            shape = list(x.shape)
+            shape[-1] *= 2
+            t = (_native.rand(shape, dtype=dtype, device=x.device) * 2 - 1)[..., ::2]
+        else:
+            t = _native.rand(tuple(x.shape), dtype=dtype, device=x.device) * 2 - 1
+    return t.requires_grad_()
+
+
+def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
+                  gen_non_contig_grad_outputs=False, raise_exception=True, nondet_tol=0.0,
+                  check_undefined_grad=True, check_grad_dtypes=False,
+                  check_batched_grad=False, check_fwd_over_rev=False,
+                  check_rev_over_rev=True, fast_mode=False, masked=False):
+    """:func:`gradcheck` of the gradients of `func` (computed with create_graph=True) with
+    respect to its inputs and to ``grad_outputs`` (random in [-1, 1) when not given)."""
+    if not (check_fwd_over_rev or check_rev_over_rev):
+        raise AssertionError(
+            "Expected at least one of check_fwd_over_rev or check_rev_over_rev to be True")
+    if check_undefined_grad and not check_rev_over_rev:
+        raise AssertionError(
+            "Setting check_undefined_grad=True requires check_rev_over_rev to be True")
+    if check_batched_grad and not check_rev_over_rev:
+        raise AssertionError(
+            "Setting check_batched_grad=True requires check_rev_over_rev to be True")
+    tupled_inputs = _as_tuple(inputs)
+    if grad_outputs is None:
+        outputs = _differentiable_outputs(func(*tupled_inputs))
+        tupled_grad_outputs = tuple(_random_grad_output(x, gen_non_contig_grad_outputs)
+                                    for x in outputs)
+    else:
+        tupled_grad_outputs = _as_tuple(grad_outputs)
+    num_outputs = len(tupled_grad_outputs)
+    diff_input_args_indices = {i for i, x in enumerate(tupled_inputs)
+                               if _is_tensor(x) and x.requires_grad}
+    diff_grad_output_indices = {i for i, x in enumerate(tupled_grad_outputs) if x.requires_grad}
+
+    def new_func(*args):
+        input_args = tuple(x.requires_grad_() if i in diff_input_args_indices else x
+                           for i, x in enumerate(args[:-num_outputs]))
+        outputs = _differentiable_outputs(func(*input_args))
+        grad_outputs = tuple(x.requires_grad_() if i in diff_grad_output_indices else x
+                             for i, x in enumerate(args[-num_outputs:]))
+        diff_input_args = tuple(x for i, x in enumerate(input_args)
+                                if i in diff_input_args_indices)
+        grad_inputs = _grad(outputs, diff_input_args, grad_outputs, create_graph=True,
+                            allow_unused=True)
+        return tuple(g for g in grad_inputs if g is not None)
+
+    return gradcheck(new_func, tupled_inputs + tupled_grad_outputs, eps=eps, atol=atol,
+                     rtol=rtol, raise_exception=raise_exception, nondet_tol=nondet_tol,
+                     check_undefined_grad=check_undefined_grad,
+                     check_grad_dtypes=check_grad_dtypes,
+                     check_batched_grad=check_batched_grad, fast_mode=fast_mode,
+                     check_forward_ad=check_fwd_over_rev,
+                     check_backward_ad=check_rev_over_rev, masked=masked or None)
