@@ -66,7 +66,7 @@ NEEDS = {
     "cnn_checkpoint": ["equal", "softmax"],
     "custom_autograd": ["autograd.gradcheck"],
     "custom_dataset": ["Tensor.random_", "Generator", "randperm"],
-    "early_stopping": ["randperm", "Tensor.random_"],
+    "early_stopping": ["randperm", "Tensor.random_", "Generator"],
     "gan": ["dist"],
     "init_and_inspect": ["allclose"],
     "misc_utilities": ["unique", "bincount", "set_default_dtype", "multinomial", "distributions"],
@@ -75,9 +75,9 @@ NEEDS = {
     "quickstart": ["Tensor.random_"],
     "regression": ["allclose"],
     "resnet_hooks": ["equal"],
-    "tensors_tutorial": ["equal", "isnan"],
-    "text_classification": ["Tensor.uniform_"],
-    "vae": ["Tensor.random_", "randperm"],
+    "tensors_tutorial": ["equal", "Tensor.isnan"],
+    "text_classification": ["Tensor.uniform_", "Tensor.random_"],
+    "vae": ["Tensor.random_", "randperm", "Generator"],
 }
 
 _NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?|nan|inf")
