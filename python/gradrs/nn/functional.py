@@ -360,7 +360,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                    & keep.unsqueeze(class_dim))
             denom = (hit.to(weight.dtype) * weight.reshape(*shape)).sum()
         else:
-            denom = keep.sum()
+            # The count in the loss's dtype (exact; an int64 count of a bool tensor is summed
+            # on the host copy, so the GPU would read the mask back).
+            denom = keep.to(smooth.dtype).sum()
         smooth = smooth.sum() / denom
     elif code == 2:
         smooth = smooth.sum()
@@ -467,7 +469,10 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
             out = out.masked_fill(pad, 0.0) + w[input].detach().masked_fill(~pad, 0.0)
         return out
 
-    return _one_node("EmbeddingBackward0", embed, weight)
+    # float16 on the GPU gathers and accumulates its gradient in float32, rounded once, as
+    # PyTorch's CUDA kernel (a float16 scatter-add, rounding after each add, is the host's).
+    gpu = weight.device.type != "cpu"
+    return _one_node("EmbeddingBackward0", _opmath(embed) if gpu else embed, weight)
 
 
 def _index_frequency(input, rows):
@@ -710,9 +715,11 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 
     # max picks the first maximum in window order (NaN first), as PyTorch; its backward
     # routes each gradient to that tap and im2col's sums the taps per pixel. No index
-    # arithmetic in the step, so on the GPU nothing is read back.
+    # arithmetic in the step, so on the GPU nothing is read back. float16 is pooled as
+    # float32 (exact both ways), which the GPU's windows and maxima take.
     values = _one_node("MaxPool2DWithIndicesBackward0",
-                       lambda t: windows(t).max(1)[0].reshape(*out_shape), input, linear=True)
+                       _opmath(lambda t: windows(t).max(1)[0].reshape(*out_shape)), input,
+                       linear=True)
     if not return_indices:
         return values
     with no_grad():
@@ -943,7 +950,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             from .. import no_grad
 
             with no_grad():
-                mean, var = input.mean(dims), input.var(dims, unbiased=False)
+                # float16 statistics in float32, as the normalization below (and PyTorch's
+                # kernels) compute them, rounded once by the in-place updates.
+                x = input.float() if input.dtype == _native.float16 else input
+                mean, var = x.mean(dims), x.var(dims, unbiased=False)
                 running_mean.mul_(1 - momentum).add_(mean * momentum)
                 running_var.mul_(1 - momentum).add_(var * (momentum * n / (n - 1)))
 
@@ -1570,7 +1580,7 @@ def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
                  for h0, h1 in _adaptive_ranges(h, oh) for w0, w1 in _adaptive_ranges(w, ow)]
         return stack(found, 1).reshape(*out_shape)
 
-    values = _one_node("AdaptiveMaxPool2DBackward0", pool, input, linear=True)
+    values = _one_node("AdaptiveMaxPool2DBackward0", _opmath(pool), input, linear=True)
     if not return_indices:
         return values
     with no_grad():
