@@ -334,6 +334,9 @@ divide = globals()["div"]
 subtract = globals()["sub"]
 true_divide = globals()["div"]
 
+from .functional import *  # noqa: E402,F401,F403 - softmax, allclose, isnan, unique, meshgrid...
+from . import functional  # noqa: E402
+from . import testing  # noqa: E402
 from . import autograd  # noqa: E402
 from . import nn  # noqa: E402
 from . import utils  # noqa: E402

@@ -1,0 +1,494 @@
+"""PyTorch's tensor functions that compose existing ops: softmax forms, closeness and NaN/inf
+tests, dist, bincount, unique, meshgrid, broadcasting helpers, cdist, block_diag, tensordot."""
+
+import builtins
+import math
+import warnings
+
+import numpy as np
+
+from . import _native
+from ._native import Tensor
+
+__all__ = [
+    "allclose", "atleast_1d", "atleast_2d", "atleast_3d", "bincount", "block_diag",
+    "broadcast_shapes", "broadcast_tensors", "cartesian_prod", "cdist", "chain_matmul", "dist",
+    "isclose", "isfinite", "isinf", "isnan", "isneginf", "isposinf", "isreal", "log_softmax",
+    "meshgrid", "softmax", "tensordot", "unique", "unique_consecutive",
+]
+
+_DTYPE_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int32": "Int",
+                "int64": "Long", "bool": "Bool"}
+
+
+def _dtype_name(dtype):
+    return _DTYPE_NAMES.get(str(dtype).split(".")[-1], str(dtype))
+
+
+def _check_tensor(fn, name, pos, value):
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be Tensor, not "
+                        f"{type(value).__name__}")
+
+
+def softmax(input, dim, dtype=None):
+    """`gradrs.softmax(input, dim, dtype=None)`: same as `input.softmax(dim, dtype=dtype)`."""
+    return input.softmax(dim, dtype=dtype)
+
+
+def log_softmax(input, dim, dtype=None):
+    """`gradrs.log_softmax(input, dim, dtype=None)`."""
+    return input.log_softmax(dim, dtype=dtype)
+
+
+# ---- NaN / inf tests: boolean results, never differentiable ------------------------------------
+
+def _bool_like(input, value):
+    return _native.full(tuple(input.shape), value, dtype=_native.bool, device=input.device)
+
+
+def isnan(input):
+    """True where `input` is NaN (all False for integer and bool tensors)."""
+    _check_tensor("isnan", "input", 1, input)
+    if not input.is_floating_point():
+        return _bool_like(input, False)
+    x = input.detach()
+    return x != x
+
+
+def isinf(input):
+    _check_tensor("isinf", "input", 1, input)
+    if not input.is_floating_point():
+        return _bool_like(input, False)
+    return input.detach().abs() == math.inf
+
+
+def isposinf(input):
+    _check_tensor("isposinf", "input", 1, input)
+    if not input.is_floating_point():
+        return _bool_like(input, False)
+    return input.detach() == math.inf
+
+
+def isneginf(input):
+    _check_tensor("isneginf", "input", 1, input)
+    if not input.is_floating_point():
+        return _bool_like(input, False)
+    return input.detach() == -math.inf
+
+
+def isfinite(input):
+    _check_tensor("isfinite", "input", 1, input)
+    if not input.is_floating_point():
+        return _bool_like(input, True)
+    x = input.detach()
+    return (x - x) == 0  # inf - inf and NaN - NaN are NaN, any finite x gives 0
+
+
+def isreal(input):
+    """Every real tensor is real (gradrs has no complex dtypes)."""
+    _check_tensor("isreal", "input", 1, input)
+    return _bool_like(input, True)
+
+
+# ---- closeness ----------------------------------------------------------------------------------
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """|input - other| <= atol + rtol * |other|, elementwise, as ATen's isclose: exact equality
+    (infinities included) always counts; NaNs count only with `equal_nan`."""
+    _check_tensor("isclose", "input", 1, input)
+    _check_tensor("isclose", "other", 2, other)
+    if input.dtype != other.dtype:
+        raise RuntimeError(f"{_dtype_name(input.dtype)} did not match {_dtype_name(other.dtype)}")
+    if rtol < 0:
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
+    a, b = input.detach(), other.detach()
+    close = a == b
+    if equal_nan and a.is_floating_point():
+        close = close | ((a != a) & (b != b))
+    if rtol == 0 and atol == 0 or a.dtype == _native.bool:
+        return close
+    if not a.is_floating_point():
+        # ATen compares integers in the default float dtype
+        a, b = a.to(_native.float32), b.to(_native.float32)
+    allowed = (b * rtol).abs() + atol
+    actual = (a - b).abs()
+    return close | (isfinite(actual) & (actual <= allowed))
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """`isclose(...).all()` as a Python bool."""
+    _check_tensor("allclose", "input", 1, input)
+    _check_tensor("allclose", "other", 2, other)
+    return builtins.bool(isclose(input, other, rtol, atol, equal_nan).all().item())
+
+
+# ---- distances ----------------------------------------------------------------------------------
+
+def dist(input, other, p=2):
+    """p-norm of `input - other` (broadcast); differentiable through sub and norm."""
+    _check_tensor("dist", "input", 1, input)
+    _check_tensor("dist", "other", 2, other)
+    diff = input - other
+    if not diff.is_floating_point():
+        raise RuntimeError("norm(): input dtype should be either floating point or complex. "
+                           f"Got {_dtype_name(diff.dtype)} instead.")
+    return diff.norm(p)
+
+
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """Batched pairwise p-norm distances between the rows of `x1` and of `x2`; computed
+    directly (|x1_i - x2_j| reduced), so every `compute_mode` gives the same values."""
+    if x1.dim() < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.dim()}D")
+    if x2.dim() < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X2 got: {x2.dim()}D")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError("X1 and X2 must have the same number of columns. "
+                           f"X1: {x1.shape[-1]} X2: {x2.shape[-1]}")
+    if not (x1.is_floating_point() and x2.is_floating_point()):
+        raise RuntimeError(f"cdist only supports floating-point dtypes, X1 got: "
+                           f"{_dtype_name(x1.dtype)}")
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    if compute_mode not in ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
+                            "donot_use_mm_for_euclid_dist", None):
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    diff = (x1.unsqueeze(-2) - x2.unsqueeze(-3)).abs()
+    if p == 0:
+        return (diff != 0).to(diff.dtype).sum(-1)
+    if p == math.inf:
+        return diff.amax(-1) if diff.shape[-1] else diff.sum(-1)
+    if p == 1:
+        return diff.sum(-1)
+    return diff.pow(p).sum(-1).pow(1.0 / p)
+
+
+# ---- counting and uniqueness (host computations; outputs carry no gradient) -------------------
+
+def _host(t):
+    return np.asarray(t.detach().cpu().numpy())
+
+
+def _on(values, dtype, like):
+    return _native.tensor(np.asarray(values).tolist(), dtype=dtype, device=like.device)
+
+
+def bincount(input, weights=None, minlength=0):
+    """Occurrences of each value of a 1-D non-negative integer tensor (weighted sums with
+    `weights`: float32 weights give float32, others float64)."""
+    _check_tensor("bincount", "input", 1, input)
+    if input.is_floating_point() or input.dtype == _native.bool:
+        raise NotImplementedError(f'"bincount_cpu" not implemented for '
+                                  f"'{_dtype_name(input.dtype)}'")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    values = _host(input)
+    if input.dim() != 1 or (values.size and values.min() < 0):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is not None and (weights.dim() != 1 or weights.shape[0] != input.shape[0]):
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    length = builtins.max(minlength, int(values.max()) + 1 if values.size else 0)
+    if weights is None:
+        return _on(np.bincount(values, minlength=length), _native.int64, input)
+    out = np.bincount(values, weights=_host(weights).astype(np.float64), minlength=length)
+    dtype = _native.float32 if weights.dtype == _native.float32 else _native.float64
+    return _on(out, dtype, input)
+
+
+def _unique_result(input, values, inverse, counts, return_inverse, return_counts, shape):
+    out = _on(values, input.dtype, input).reshape(shape)
+    if not (return_inverse or return_counts):
+        return out
+    result = [out]
+    if return_inverse:
+        result.append(_on(inverse, _native.int64, input))
+    if return_counts:
+        result.append(_on(counts, _native.int64, input))
+    return tuple(result)
+
+
+def _wrap_dim(dim, ndim):
+    n = builtins.max(ndim, 1)
+    if dim < -n or dim >= n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {dim})")
+    return dim % n
+
+
+def _slices(arr, dim):
+    """The array with `dim` first and every slice along it flattened to one row."""
+    moved = np.moveaxis(arr, dim, 0)
+    return moved.reshape(moved.shape[0], -1), moved.shape
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """Unique elements (or slices along `dim`), sorted, as PyTorch's CPU kernel: NaNs are
+    distinct values placed last; `sorted=False` still sorts (as PyTorch's CPU does)."""
+    _check_tensor("unique", "input", 1, input)
+    arr = _host(input)
+    if dim is None:
+        flat = arr.reshape(-1)
+        values, inverse, counts = np.unique(flat, return_inverse=True, return_counts=True,
+                                            equal_nan=False)
+        return _unique_result(input, values, inverse.reshape(tuple(input.shape)), counts,
+                              return_inverse, return_counts, (-1,))
+    d = _wrap_dim(dim, input.dim())
+    rows, moved_shape = _slices(arr, d)
+    if rows.shape[0] == 0 or rows.shape[1] == 0:
+        values = rows[:1] if rows.shape[0] else rows
+        inverse = np.zeros(rows.shape[0], dtype=np.int64)
+        counts = np.array([rows.shape[0]] if rows.shape[0] else [], dtype=np.int64)
+    else:
+        values, inverse, counts = np.unique(rows, axis=0, return_inverse=True,
+                                            return_counts=True)
+    new_shape = (values.shape[0],) + tuple(moved_shape[1:])
+    out = np.moveaxis(values.reshape(new_shape), 0, d)
+    return _unique_result(input, out, inverse.reshape(-1), counts, return_inverse,
+                          return_counts, out.shape)
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """Collapses each run of equal consecutive elements (or slices along `dim`) to one."""
+    _check_tensor("unique_consecutive", "input", 1, input)
+    arr = _host(input)
+    if dim is None:
+        rows, moved_shape, d = arr.reshape(-1, 1), None, None
+    else:
+        d = _wrap_dim(dim, input.dim())
+        rows, moved_shape = _slices(arr, d)
+    n = rows.shape[0]
+    if n == 0:
+        starts = np.zeros(0, dtype=np.int64)
+    else:
+        change = np.any(rows[1:] != rows[:-1], axis=1)
+        starts = np.concatenate([[0], np.nonzero(change)[0] + 1]).astype(np.int64)
+    counts = np.diff(np.append(starts, n)).astype(np.int64)
+    inverse = np.repeat(np.arange(len(starts), dtype=np.int64), counts)
+    if dim is None:
+        return _unique_result(input, rows[starts, 0], inverse.reshape(tuple(input.shape)),
+                              counts, return_inverse, return_counts, (-1,))
+    values = rows[starts].reshape((len(starts),) + tuple(moved_shape[1:]))
+    out = np.moveaxis(values, 0, d)
+    return _unique_result(input, out, inverse, counts, return_inverse, return_counts, out.shape)
+
+
+# ---- what torch/functional.py writes in Python ------------------------------------------------
+
+def broadcast_shapes(*shapes):
+    """The shape every given shape broadcasts to, without building tensors."""
+    from ._size import Size
+
+    result = []
+    for index, shape in enumerate(shapes):
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        for size in shape:
+            if size < 0:
+                raise RuntimeError(f"Trying to create tensor with negative dimension ({size}): "
+                                   f"({size})")
+        if len(shape) > len(result):
+            result = [1] * (len(shape) - len(result)) + result
+        for i in range(-1, -len(shape) - 1, -1):
+            if shape[i] == 1 or shape[i] == result[i]:
+                continue
+            if result[i] != 1:
+                raise RuntimeError(
+                    f"Attempting to broadcast a dimension of length {shape[i]} at {i}! "
+                    f"Mismatching argument at index {index} had {shape}; but expected shape "
+                    f"should be broadcastable to {result}")
+            result[i] = shape[i]
+    return Size(result)
+
+
+def broadcast_tensors(*tensors):
+    """Each tensor expanded (a view) to the common broadcast shape."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    shape = ()
+    for t in tensors:
+        shape = _broadcast_two(shape, tuple(t.shape), len(tensors))
+    return tuple(t.expand(shape) for t in tensors)
+
+
+def _broadcast_two(a, b, _):
+    n = builtins.max(len(a), len(b))
+    a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
+    out = []
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b "
+                               f"({y}) at non-singleton dimension {i}")
+        out.append(y if x == 1 else x)
+    return tuple(out)
+
+
+def meshgrid(*tensors, indexing=None):
+    """Coordinate grids: each 0-D/1-D tensor expanded along the others' lengths (views)."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing is None:
+        warnings.warn("gradrs.meshgrid: in an upcoming release, it will be required to pass the "
+                      "indexing argument.", UserWarning, stacklevel=2)
+        indexing = "ij"
+    if not tensors:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    for t in tensors[1:]:
+        if t.dtype != tensors[0].dtype:
+            raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+        if t.device != tensors[0].device:
+            raise RuntimeError("meshgrid expects all tensors to have the same device")
+    if indexing not in ("xy", "ij"):
+        raise RuntimeError('gradrs.meshgrid: indexing must be one of "xy" or "ij", but '
+                           f"received: {indexing}")
+    for t in tensors:
+        if t.dim() > 1:
+            raise RuntimeError("gradrs.meshgrid: Expected 0D or 1D tensor in the tensor list but "
+                               f"got a {t.dim()}D tensor")
+    swap = indexing == "xy" and len(tensors) >= 2
+    order = list(tensors)
+    if swap:
+        order[0], order[1] = order[1], order[0]
+    shape = tuple(t.numel() for t in order)
+    grids = []
+    for i, t in enumerate(order):
+        view = [1] * len(order)
+        view[i] = -1
+        grids.append(t.reshape(view).expand(shape))
+    if swap:
+        grids[0], grids[1] = grids[1], grids[0]
+    return tuple(grids)
+
+
+def cartesian_prod(*tensors):
+    """Rows of every combination of the 1-D inputs' elements (one input: itself)."""
+    for t in tensors:
+        if t.dim() != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = meshgrid(*tensors, indexing="ij")
+    return _native.stack([g.flatten() for g in grids], 1)
+
+
+def block_diag(*tensors):
+    """A block-diagonal matrix of the 0-, 1- and 2-D inputs, in their promoted dtype."""
+    for i, t in enumerate(tensors):
+        if t.dim() > 2:
+            raise RuntimeError("gradrs.block_diag: Input tensors must have 2 or fewer dimensions. "
+                               f"Input {i} has {t.dim()} dimensions")
+    mats = [t.reshape(1, -1) if t.dim() < 2 else t for t in tensors]
+    if not mats:
+        return _native.zeros((1, 0))
+    dtype = mats[0].dtype
+    for m in mats[1:]:
+        dtype = _promote(dtype, m.dtype)
+    cols = builtins.sum(m.shape[1] for m in mats)
+    rows = []
+    left = 0
+    for m in mats:
+        r, c = m.shape
+        parts = [_native.zeros((r, left), dtype=dtype, device=m.device), m.to(dtype),
+                 _native.zeros((r, cols - left - c), dtype=dtype, device=m.device)]
+        rows.append(_native.cat(parts, 1))
+        left += c
+    return _native.cat(rows, 0)
+
+
+def _promote(a, b):
+    return (_native.zeros((1,), dtype=a) + _native.zeros((1,), dtype=b)).dtype
+
+
+def atleast_1d(*tensors):
+    return _atleast(tensors, 1)
+
+
+def atleast_2d(*tensors):
+    return _atleast(tensors, 2)
+
+
+def atleast_3d(*tensors):
+    return _atleast(tensors, 3)
+
+
+def _atleast(tensors, n):
+    one = len(tensors) == 1 and isinstance(tensors[0], Tensor)
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    out = []
+    for t in tensors:
+        if t.dim() >= n:
+            out.append(t)
+        elif n == 3 and t.dim() == 2:
+            out.append(t.unsqueeze(-1))
+        elif t.dim() == 0:
+            out.append(t.reshape((1,) * n))
+        else:  # 1-D: (1, N) or (1, N, 1)
+            out.append(t.unsqueeze(0) if n == 2 else t.reshape(1, -1, 1))
+    return out[0] if one else tuple(out)
+
+
+def tensordot(a, b, dims=2, out=None):
+    """Sum over the paired dims (an int: the last `dims` of `a` with the first of `b`), as a
+    permute + reshape + matmul."""
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > a.dim() or dims > b.dim():
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        dims_a = list(range(a.dim() - dims, a.dim()))
+        dims_b = list(range(dims))
+    else:
+        dims_a, dims_b = dims
+        dims_a = [dims_a] if isinstance(dims_a, int) else list(dims_a)
+        dims_b = [dims_b] if isinstance(dims_b, int) else list(dims_b)
+        if len(dims_a) != len(dims_b):
+            raise RuntimeError("both dimension lists should have same length")
+    dims_a = [_wrap_dim(d, a.dim()) for d in dims_a]
+    dims_b = [_wrap_dim(d, b.dim()) for d in dims_b]
+    for da, db in zip(dims_a, dims_b):
+        if a.shape[da] != b.shape[db]:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size "
+                               f"{a.shape[da]} in dim {da} and second has size {b.shape[db]} "
+                               f"in dim {db}")
+    free_a = [d for d in range(a.dim()) if d not in dims_a]
+    free_b = [d for d in range(b.dim()) if d not in dims_b]
+    k = math.prod(a.shape[d] for d in dims_a)
+    left = a.permute(free_a + dims_a).reshape(-1, k)
+    right = b.permute(dims_b + free_b).reshape(k, -1)
+    result = left.matmul(right).reshape([a.shape[d] for d in free_a] +
+                                        [b.shape[d] for d in free_b])
+    if out is not None:
+        _native._write_out(out, result)
+        return out
+    return result
+
+
+def chain_matmul(*matrices, out=None):
+    """Deprecated in PyTorch in favour of `linalg.multi_dot`; the product left to right."""
+    warnings.warn("gradrs.chain_matmul is deprecated and will be removed in a future PyTorch "
+                  "release. Use gradrs.linalg.multi_dot instead, which accepts a list of two "
+                  "or more tensors rather than multiple parameters.", UserWarning, stacklevel=2)
+    if not matrices:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+    for m in matrices:
+        if m.dim() != 2:
+            raise RuntimeError(f"Tensor dimension is {m.dim()}, expected 2 instead.")
+    result = matrices[0].clone() if len(matrices) == 1 else matrices[0]
+    for m in matrices[1:]:
+        result = result.mm(m)
+    if out is not None:
+        _native._write_out(out, result)
+        return out
+    return result
+
+
+# ---- Tensor methods of the names above -------------------------------------------------------
+
+for _name in ("allclose", "isclose", "isnan", "isinf", "isfinite", "isposinf", "isneginf",
+              "isreal", "dist", "bincount", "unique", "unique_consecutive"):
+    setattr(Tensor, _name, globals()[_name])
+del _name

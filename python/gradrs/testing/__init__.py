@@ -1,0 +1,156 @@
+"""gradrs.testing: `assert_close` with PyTorch's default tolerances and mismatch messages."""
+
+import math
+
+import numpy as np
+
+from .._native import Tensor
+
+__all__ = ["assert_close"]
+
+# (rtol, atol) per dtype, PyTorch's defaults; integers and bool compare exactly
+_PRECISIONS = {"float16": (0.001, 1e-5), "float32": (1.3e-6, 1e-5), "float64": (1e-7, 1e-7)}
+
+
+def _precision(dtype):
+    return _PRECISIONS.get(str(dtype).split(".")[-1], (0.0, 0.0))
+
+
+def _tolerances(dtypes, rtol, atol):
+    if (rtol is None) != (atol is None):
+        missing = "atol" if atol is None else "rtol"
+        raise ValueError(f"Both 'rtol' and 'atol' must be either specified or omitted, but got "
+                         f"no {missing}.")
+    if rtol is not None:
+        return rtol, atol
+    pairs = [_precision(d) for d in dtypes]
+    return max(p[0] for p in pairs), max(p[1] for p in pairs)
+
+
+def _diff_msg(kind, diff, idx, tol, equality):
+    msg = (f"{kind.title()} difference: {diff}" if idx is None
+           else f"Greatest {kind} difference: {diff} at index {idx}")
+    return msg + ("" if equality else f" (up to {tol} allowed)") + "\n"
+
+
+def _mismatch_msg(identifier, extra, abs_diff, abs_idx, atol, rel_diff, rel_idx, rtol):
+    equality = rtol == 0 and atol == 0
+    msg = f"{identifier} are not {'equal' if equality else 'close'}!\n\n{extra.strip()}\n"
+    msg += _diff_msg("absolute", abs_diff, abs_idx, atol, equality)
+    msg += _diff_msg("relative", rel_diff, rel_idx, rtol, equality)
+    return msg.strip()
+
+
+def _scalar_msg(actual, expected, rtol, atol):
+    abs_diff = abs(actual - expected)
+    rel_diff = math.inf if expected == 0 else abs_diff / abs(expected)
+    return _mismatch_msg("Scalars", f"Expected {expected} but got {actual}.", abs_diff, None,
+                         atol, rel_diff, None, rtol)
+
+
+def _close(a, e, rtol, atol, equal_nan):
+    """numpy isclose with torch's rule (|a - e| <= atol + rtol * |e|, equal values always)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        close = a == e
+        if equal_nan:
+            close |= np.isnan(a) & np.isnan(e)
+        diff = np.abs(a - e)
+        close |= np.isfinite(diff) & (diff <= atol + rtol * np.abs(e))
+    return close
+
+
+def assert_close(actual, expected, *, allow_subclasses=True, rtol=None, atol=None,
+                 equal_nan=False, check_device=True, check_dtype=True, check_layout=True,
+                 check_stride=False, msg=None):
+    """Raises AssertionError (PyTorch's text) unless `actual` and `expected` are close: tensors
+    (same shape, dtype and device unless disabled), Python numbers, or sequences/mappings of
+    them compared element by element."""
+    if isinstance(actual, (list, tuple)) and isinstance(expected, (list, tuple)):
+        if len(actual) != len(expected):
+            raise AssertionError(f"The length of the sequences mismatch: {len(actual)} != "
+                                 f"{len(expected)}")
+        for a, e in zip(actual, expected):
+            assert_close(a, e, rtol=rtol, atol=atol, equal_nan=equal_nan,
+                         check_device=check_device, check_dtype=check_dtype, msg=msg)
+        return
+    if isinstance(actual, dict) and isinstance(expected, dict):
+        if actual.keys() != expected.keys():
+            raise AssertionError(f"The keys of the mappings do not match:\n{actual.keys()} != "
+                                 f"{expected.keys()}")
+        for k in actual:
+            assert_close(actual[k], expected[k], rtol=rtol, atol=atol, equal_nan=equal_nan,
+                         check_device=check_device, check_dtype=check_dtype, msg=msg)
+        return
+    numbers = (bool, int, float)
+    if isinstance(actual, numbers) and isinstance(expected, numbers):
+        if type(actual) is not type(expected) and check_dtype:
+            raise AssertionError(f"The values for attribute 'dtype' do not match: "
+                                 f"{type(actual)} != {type(expected)}.")
+        r, a = _tolerances([], rtol, atol) if rtol is not None else (
+            (1e-7, 1e-7) if isinstance(actual, float) or isinstance(expected, float) else (0, 0))
+        if not _close(np.float64(actual), np.float64(expected), r, a, equal_nan):
+            raise AssertionError(msg or _scalar_msg(actual, expected, r, a))
+        return
+    if not (isinstance(actual, Tensor) and isinstance(expected, Tensor)):
+        raise TypeError(f"No comparison pair was able to handle inputs of type "
+                        f"{_torch_type(actual)} and {_torch_type(expected)}.")
+    _compare_tensors(actual, expected, rtol, atol, equal_nan, check_device, check_dtype, msg)
+
+
+def _torch_type(x):
+    return "<class 'torch.Tensor'>" if isinstance(x, Tensor) else str(type(x))
+
+
+def _compare_tensors(actual, expected, rtol, atol, equal_nan, check_device, check_dtype, msg):
+    def attribute(name, a, e):
+        raise AssertionError(msg or f"The values for attribute '{name}' do not match: "
+                                    f"{a} != {e}.")
+
+    if actual.shape != expected.shape:
+        attribute("shape", actual.shape, expected.shape)
+    if check_device and actual.device != expected.device:
+        attribute("device", actual.device, expected.device)
+    if check_dtype and actual.dtype != expected.dtype:
+        attribute("dtype", actual.dtype, expected.dtype)
+    rtol, atol = _tolerances([actual.dtype, expected.dtype], rtol, atol)
+    a = np.asarray(actual.detach().cpu().numpy())
+    e = np.asarray(expected.detach().cpu().numpy())
+    if a.dtype != e.dtype:
+        common = np.promote_types(a.dtype, e.dtype)
+        a, e = a.astype(common), e.astype(common)
+    if a.dtype == np.bool_:
+        a, e = a.astype(np.int64), e.astype(np.int64)
+    matches = _close(a, e, rtol, atol, equal_nan)
+    if matches.all():
+        return
+    if msg is not None:
+        raise AssertionError(msg)
+    if not a.shape:
+        raise AssertionError(_scalar_msg(a.item(), e.item(), rtol, atol))
+    raise AssertionError(_tensor_msg(a, e, matches, rtol, atol))
+
+
+def _tensor_msg(a, e, matches, rtol, atol):
+    total = matches.size
+    mismatches = total - int(matches.sum())
+    extra = f"Mismatched elements: {mismatches} / {total} ({mismatches / total:.1%})"
+    floating = np.issubdtype(a.dtype, np.floating)
+    af, ef, mf = a.reshape(-1), e.reshape(-1), matches.reshape(-1)
+    if not floating:
+        af, ef = af.astype(np.int64), ef.astype(np.int64)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        abs_diff = np.abs(af - ef)
+        abs_diff[mf] = 0
+        # integer differences divide in the default float dtype, as PyTorch's true division
+        rel_diff = (abs_diff / np.abs(ef)).astype(a.dtype if floating else np.float32)
+    rel_diff[mf] = 0
+
+    def greatest(values):
+        # torch.max propagates NaN: the first NaN wins, else the first maximum
+        nans = np.nonzero(np.isnan(values))[0] if values.dtype.kind == "f" else []
+        i = int(nans[0]) if len(nans) else int(np.argmax(values))
+        return values[i].item(), tuple(int(k) for k in np.unravel_index(i, a.shape))
+
+    abs_max, abs_idx = greatest(abs_diff)
+    rel_max, rel_idx = greatest(rel_diff)
+    return _mismatch_msg("Tensor-likes", extra, abs_max, abs_idx, atol, rel_max, rel_idx, rtol)
