@@ -267,3 +267,38 @@ def test_assert_close_passes():
         lambda m: m.testing.assert_close({"a": m.ones(2)}, {"a": m.ones(2)}),
     ]:
         assert run_both(fn) == (None, None)
+
+
+def test_layout():
+    g, t = run_both(lambda m: (repr(m.strided), str(type(m.strided)), m.ones(2).layout is m.strided,
+                               m.strided == m.strided))
+    assert g == tuple(x.replace("torch", "gradrs") if isinstance(x, str) else x for x in t)
+    import copy
+    import pickle
+
+    assert pickle.loads(pickle.dumps(G.strided)) is G.strided
+    assert copy.deepcopy(G.strided) is G.strided
+    check_error(lambda m: m.layout())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int64", "int32", "bool"])
+def test_make_tensor(dtype):
+    def make(m, **kw):
+        return m.testing.make_tensor(2, 3, dtype=getattr(m, dtype), device="cpu", **kw)
+
+    g, t = run_both(make)
+    assert tuple(g.shape) == tuple(t.shape) == (2, 3)
+    assert str(g.dtype).split(".")[-1] == dtype
+    v = to_np(g).astype(np.float64)
+    lo, hi = (0, 1) if dtype == "bool" else (-9, 9 if dtype.startswith("float") else 9)
+    assert v.min() >= lo and v.max() <= hi
+    g = make(G, low=1, high=3, noncontiguous=True, exclude_zero=True)
+    assert not g.is_contiguous() and (to_np(g) != 0).all()
+    assert 1 <= to_np(g).astype(np.float64).min() and to_np(g).astype(np.float64).max() <= 3
+    if dtype.startswith("float"):
+        assert make(G, requires_grad=True).requires_grad
+    else:
+        check_error(lambda m: make(m, requires_grad=True))
+    check_error(lambda m: make(m, low=5, high=2))
+    check_error(lambda m: make(m, low=float("nan")))
+    check_error(lambda m: make(m, noncontiguous=True, memory_format=1))

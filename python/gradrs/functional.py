@@ -13,7 +13,8 @@ from ._native import Tensor
 __all__ = [
     "allclose", "atleast_1d", "atleast_2d", "atleast_3d", "bincount", "block_diag",
     "broadcast_shapes", "broadcast_tensors", "cartesian_prod", "cdist", "chain_matmul", "dist",
-    "isclose", "isfinite", "isinf", "isnan", "isneginf", "isposinf", "isreal", "log_softmax",
+    "isclose", "isfinite", "isinf", "isnan", "isneginf", "isposinf", "isreal", "layout",
+    "log_softmax", "strided",
     "meshgrid", "softmax", "tensordot", "unique", "unique_consecutive",
 ]
 
@@ -484,6 +485,29 @@ def chain_matmul(*matrices, out=None):
         _native._write_out(out, result)
         return out
     return result
+
+
+# ---- layouts: gradrs has only the strided one ---------------------------------------------------
+
+class layout:
+    """`gradrs.layout`: the memory layout of a tensor; `gradrs.strided` is its only instance."""
+
+    __slots__ = ("_name",)
+
+    def __new__(cls, *args, **kwargs):
+        raise TypeError("cannot create 'gradrs.layout' instances")
+
+    def __repr__(self):
+        return f"gradrs.{self._name}"
+
+    def __reduce__(self):
+        return self._name  # pickled as the module global `gradrs.strided`
+
+
+layout.__module__ = "gradrs"
+strided = object.__new__(layout)
+object.__setattr__(strided, "_name", "strided")
+Tensor.layout = property(lambda self: strided, doc="Always `gradrs.strided`.")
 
 
 # ---- Tensor methods of the names above -------------------------------------------------------

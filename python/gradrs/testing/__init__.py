@@ -1,12 +1,15 @@
-"""gradrs.testing: `assert_close` with PyTorch's default tolerances and mismatch messages."""
+"""gradrs.testing: `assert_close` with PyTorch's default tolerances and mismatch messages, and
+`make_tensor` (random test tensors in a dtype's range)."""
 
 import math
+import warnings
 
 import numpy as np
 
+from .. import _native
 from .._native import Tensor
 
-__all__ = ["assert_close"]
+__all__ = ["assert_close", "make_tensor"]
 
 # (rtol, atol) per dtype, PyTorch's defaults; integers and bool compare exactly
 _PRECISIONS = {"float16": (0.001, 1e-5), "float32": (1.3e-6, 1e-5), "float64": (1e-7, 1e-7)}
@@ -154,3 +157,75 @@ def _tensor_msg(a, e, matches, rtol, atol):
     abs_max, abs_idx = greatest(abs_diff)
     rel_max, rel_idx = greatest(rel_diff)
     return _mismatch_msg("Tensor-likes", extra, abs_max, abs_idx, atol, rel_max, rel_idx, rtol)
+
+
+def _low_high(dtype, low, high, lowest, highest, default_low, default_high, integral):
+    """PyTorch's make_tensor bounds: defaults, checks, clamping to the dtype's range."""
+    low = default_low if low is None else low
+    high = default_high if high is None else high
+    if any(isinstance(v, float) and math.isnan(v) for v in (low, high)):
+        raise ValueError(f"`low` and `high` cannot be NaN, but got {low=} and {high=}")
+    if low == high and not integral:
+        warnings.warn("Passing `low==high` to `gradrs.testing.make_tensor` for floating or "
+                      "complex types is deprecated since 2.1 and will be removed in 2.3. "
+                      "Use `gradrs.full(...)` instead.", FutureWarning, stacklevel=3)
+    elif low >= high:
+        raise ValueError(f"`low` must be less than `high`, but got {low} >= {high}")
+    elif high < lowest or low >= highest:
+        raise ValueError(f"The value interval specified by `low` and `high` is [{low}, {high}), "
+                         f"but {dtype} only supports [{lowest}, {highest})")
+    low, high = min(max(low, lowest), highest), min(max(high, lowest), highest)
+    if integral:
+        return math.ceil(low), math.ceil(high)
+    return low, high
+
+
+def make_tensor(*shape, dtype, device, low=None, high=None, requires_grad=False,
+                noncontiguous=False, exclude_zero=False, memory_format=None):
+    """A tensor of `shape` filled with random values in [low, high) (defaults: [-9, 9) for
+    floats, [-9, 10) for integers, {False, True} for bool), as `gradrs.testing.make_tensor`."""
+    if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
+        shape = shape[0]
+    shape = tuple(shape)
+    if noncontiguous and memory_format is not None:
+        raise ValueError(f"The parameters `noncontiguous` and `memory_format` are mutually "
+                         f"exclusive, but got {noncontiguous=} and {memory_format=}")
+    name = str(dtype).split(".")[-1]
+    floating = name in _PRECISIONS
+    if name not in ("bool", "int32", "int64") and not floating:
+        raise TypeError(f"The requested dtype '{dtype}' is not supported by "
+                        "gradrs.testing.make_tensor(). To request support, file an issue at: "
+                        "https://github.com/pytorch/pytorch/issues")
+    if requires_grad and not floating:
+        raise ValueError("`requires_grad=True` is not supported for boolean and integral dtypes, "
+                         f"but got {dtype=}")
+    noncontiguous = noncontiguous and math.prod(shape) > 1
+    if noncontiguous:
+        shape = (*shape[:-1], 2 * shape[-1])
+    if name == "bool":
+        low, high = _low_high(dtype, low, high, 0, 2, 0, 2, True)
+        result = _native.randint(low, high, shape, device=device).to(dtype)
+    elif not floating:
+        from .._typeinfo import iinfo
+        info = iinfo(dtype)
+        low, high = _low_high(dtype, low, high, info.min,
+                              info.max + (1 if name != "int64" else 0), -9, 10, True)
+        result = _native.randint(low, high, shape, dtype=dtype, device=device)
+    else:
+        from .._typeinfo import finfo
+        info = finfo(dtype)
+        low, high = _low_high(dtype, low, high, info.min, info.max, -9, 9, False)
+        if high - low >= info.max:  # the width itself would overflow: draw half, double
+            result = _native.rand(shape, dtype=dtype, device=device) * (high / 2 - low / 2) \
+                + low / 2
+            result = result * 2
+        else:
+            result = _native.rand(shape, dtype=dtype, device=device) * (high - low) + low
+    if noncontiguous:
+        result = result[..., 1::2]
+    if exclude_zero:
+        tiny = 1 if not floating else finfo(dtype).tiny
+        result.masked_fill_(result == 0, tiny)  # in place: a noncontiguous result stays so
+    if floating:
+        result.requires_grad_(requires_grad)
+    return result
