@@ -136,7 +136,9 @@ def dist(input, other, p=2):
     if not diff.is_floating_point():
         raise RuntimeError("norm(): input dtype should be either floating point or complex. "
                            f"Got {_dtype_name(diff.dtype)} instead.")
-    return diff.norm(p)
+    from .nn.functional import _one_node
+
+    return _one_node("DistBackward0", lambda x, y: (x - y).norm(p), input, other)
 
 
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
@@ -157,6 +159,12 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     if compute_mode not in ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
                             "donot_use_mm_for_euclid_dist", None):
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    from .nn.functional import _one_node
+
+    return _one_node("CdistBackward0", lambda a, b: _cdist(a, b, p), x1, x2)
+
+
+def _cdist(x1, x2, p):
     diff = (x1.unsqueeze(-2) - x2.unsqueeze(-3)).abs()
     if p == 0:
         return (diff != 0).to(diff.dtype).sum(-1)
@@ -385,6 +393,12 @@ def block_diag(*tensors):
     dtype = mats[0].dtype
     for m in mats[1:]:
         dtype = _promote(dtype, m.dtype)
+    from .nn.functional import _one_node
+
+    return _one_node("BlockDiagBackward0", lambda *ms: _block_diag(ms, dtype), *mats)
+
+
+def _block_diag(mats, dtype):
     cols = builtins.sum(m.shape[1] for m in mats)
     rows = []
     left = 0
@@ -426,7 +440,7 @@ def _atleast(tensors, n):
         elif t.dim() == 0:
             out.append(t.reshape((1,) * n))
         else:  # 1-D: (1, N) or (1, N, 1)
-            out.append(t.unsqueeze(0) if n == 2 else t.reshape(1, -1, 1))
+            out.append(t.unsqueeze(0) if n == 2 else t.unsqueeze(0).unsqueeze(-1))
     return out[0] if one else tuple(out)
 
 
