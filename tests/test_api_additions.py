@@ -149,6 +149,21 @@ def test_unique():
     check_error(lambda m: m.unique(m.tensor([1, 2]), dim=3))
 
 
+def test_unique_records_a_node_without_derivative():
+    def run(m, f):
+        out = f(m, m.tensor([1.0, 2.0, 1.0], requires_grad=True))
+        out = out[0] if isinstance(out, tuple) else out
+        return out
+
+    for f in [lambda m, a: m.unique(a), lambda m, a: m.unique(a, dim=0),
+              lambda m, a: a.unique(return_inverse=True), lambda m, a: m.unique_consecutive(a),
+              lambda m, a: m.unique_consecutive(a, dim=0)]:
+        check(lambda m, f=f: run(m, f))
+        check_error(lambda m, f=f: run(m, f).sum().backward())
+        with G.no_grad():
+            assert run(G, f).grad_fn is None
+
+
 def test_unique_consecutive():
     x = [3, 3, 1, 3, 2, 2]
     for kw in [{}, {"return_inverse": True}, {"return_counts": True},

@@ -207,8 +207,19 @@ def bincount(input, weights=None, minlength=0):
     return _on(out, dtype, input)
 
 
-def _unique_result(input, values, inverse, counts, return_inverse, return_counts, shape):
-    out = _on(values, input.dtype, input).reshape(shape)
+def _not_differentiable(out, input, op, node):
+    """PyTorch records unique's node but has no formula: backward through it raises."""
+    if _native.is_grad_enabled() and input.requires_grad:
+        def backward(grad):
+            raise NotImplementedError(f"the derivative for '{op}' is not implemented.")
+
+        _native._attach_node(out, [input], node, backward)
+    return out
+
+
+def _unique_result(input, values, inverse, counts, return_inverse, return_counts, shape,
+                   op="_unique2", node="Unique2Backward0"):
+    out = _not_differentiable(_on(values, input.dtype, input).reshape(shape), input, op, node)
     if not (return_inverse or return_counts):
         return out
     result = [out]
@@ -256,7 +267,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     new_shape = (values.shape[0],) + tuple(moved_shape[1:])
     out = np.moveaxis(values.reshape(new_shape), 0, d)
     return _unique_result(input, out, inverse.reshape(-1), counts, return_inverse,
-                          return_counts, out.shape)
+                          return_counts, out.shape, "unique_dim", "UniqueDimBackward0")
 
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
@@ -278,10 +289,14 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     inverse = np.repeat(np.arange(len(starts), dtype=np.int64), counts)
     if dim is None:
         return _unique_result(input, rows[starts, 0], inverse.reshape(tuple(input.shape)),
-                              counts, return_inverse, return_counts, (-1,))
+                              counts, return_inverse, return_counts, (-1,), *_CONSECUTIVE)
     values = rows[starts].reshape((len(starts),) + tuple(moved_shape[1:]))
     out = np.moveaxis(values, 0, d)
-    return _unique_result(input, out, inverse, counts, return_inverse, return_counts, out.shape)
+    return _unique_result(input, out, inverse, counts, return_inverse, return_counts, out.shape,
+                          *_CONSECUTIVE)
+
+
+_CONSECUTIVE = ("unique_consecutive", "UniqueConsecutiveBackward0")
 
 
 # ---- what torch/functional.py writes in Python ------------------------------------------------
