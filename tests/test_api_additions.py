@@ -83,6 +83,14 @@ def test_isclose_errors():
     check_error(lambda m: m.isclose(m.ones(2), m.ones(2), atol=-1))
     check_error(lambda m: m.isclose(m.ones(2), m.ones(3)))
     check_error(lambda m: m.isclose(m.ones(2), 1.0))
+    check_error(lambda m: m.ones(2).isclose(1.0))
+    check_error(lambda m: m.ones(2).allclose(1.0))
+    check_error(lambda m: m.allclose(m.ones(2), 1.0))
+    check_error(lambda m: m.ones(2).dist(1.0))
+    check_error(lambda m: m.dist(m.ones(2), 1.0))
+    check_error(lambda m: m.isnan([1.0]))
+    check_error(lambda m: m.unique([1, 2]))
+    check_error(lambda m: m.bincount(m.ones(2).long(), weights=[1.0, 2.0]))
 
 
 @pytest.mark.parametrize("p", [2, 1, 3.5, 0, INF])

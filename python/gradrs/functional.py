@@ -197,6 +197,9 @@ def bincount(input, weights=None, minlength=0):
     values = _host(input)
     if input.dim() != 1 or (values.size and values.min() < 0):
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is not None and not isinstance(weights, Tensor):
+        raise TypeError(f"bincount(): argument 'weights' must be Tensor, not "
+                        f"{type(weights).__name__}")
     if weights is not None and (weights.dim() != 1 or weights.shape[0] != input.shape[0]):
         raise RuntimeError("weights should be 1-d and have the same length as input")
     length = builtins.max(minlength, int(values.max()) + 1 if values.size else 0)
@@ -247,7 +250,7 @@ def _slices(arr, dim):
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """Unique elements (or slices along `dim`), sorted, as PyTorch's CPU kernel: NaNs are
     distinct values placed last; `sorted=False` still sorts (as PyTorch's CPU does)."""
-    _check_tensor("unique", "input", 1, input)
+    _check_tensor("_unique2", "input", 1, input)
     arr = _host(input)
     if dim is None:
         flat = arr.reshape(-1)
@@ -541,7 +544,20 @@ Tensor.layout = property(lambda self: strided, doc="Always `gradrs.strided`.")
 
 # ---- Tensor methods of the names above -------------------------------------------------------
 
-for _name in ("allclose", "isclose", "isnan", "isinf", "isfinite", "isposinf", "isneginf",
-              "isreal", "dist", "bincount", "unique", "unique_consecutive"):
+def _binary_method(fn):
+    """`fn` as a Tensor method: `other` is argument 1 of the method in PyTorch's errors."""
+    def method(self, other, *args, **kwargs):
+        _check_tensor(fn.__name__, "other", 1, other)
+        return fn(self, other, *args, **kwargs)
+
+    method.__name__ = method.__qualname__ = fn.__name__
+    method.__doc__ = fn.__doc__
+    return method
+
+
+for _name in ("isnan", "isinf", "isfinite", "isposinf", "isneginf", "isreal", "bincount",
+              "unique", "unique_consecutive"):
     setattr(Tensor, _name, globals()[_name])
+for _name in ("allclose", "isclose", "dist"):
+    setattr(Tensor, _name, _binary_method(globals()[_name]))
 del _name
