@@ -172,6 +172,17 @@ def test_unique_records_a_node_without_derivative():
             assert run(G, f).grad_fn is None
 
 
+@pytest.mark.parametrize("name", ["unique", "unique_consecutive"])
+def test_unique_dim_edge_cases(name):
+    for shape, dim in [((0, 3), 0), ((3, 0), 1), ((2, 3), 1)]:
+        both(lambda m, shape=shape, dim=dim: getattr(m, name)(
+            m.ones(shape), dim=dim, return_inverse=True, return_counts=True))
+    check_error(lambda m: getattr(m, name)(m.ones(3, 0), dim=0))
+    check_error(lambda m: getattr(m, name)(m.tensor(3), dim=0))
+    check_error(lambda m: getattr(m, name)(m.ones(2, 3), dim=5))
+    both(lambda m: getattr(m, name)(m.tensor(3), return_inverse=True))
+
+
 def test_unique_consecutive():
     x = [3, 3, 1, 3, 2, 2]
     for kw in [{}, {"return_inverse": True}, {"return_counts": True},
@@ -203,6 +214,7 @@ def test_broadcasting_helpers():
     both(lambda m: m.broadcast_shapes((2, 1), (3,), 1))
     both(lambda m: m.broadcast_shapes())
     check_error(lambda m: m.broadcast_shapes((2, 3), (4, 3)))
+    check_error(lambda m: m.broadcast_shapes((2, -1)))
     both(lambda m: m.broadcast_tensors(m.ones(2, 1), m.arange(3)))
     check_error(lambda m: m.broadcast_tensors(m.ones(2, 3), m.ones(4, 3)))
 

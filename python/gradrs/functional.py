@@ -233,6 +233,26 @@ def _unique_result(input, values, inverse, counts, return_inverse, return_counts
     return tuple(result)
 
 
+def _unique_dim(input, dim):
+    """`dim` wrapped for unique along a dim, with PyTorch's checks; None when that dim is
+    empty (the result is then the input's empty shape with empty inverse and counts)."""
+    if input.dim() == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    d = _wrap_dim(dim, input.dim())
+    if input.shape[d] == 0:
+        return None
+    if input.numel() == 0:
+        raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique "
+                           "cannot be applied")
+    return d
+
+
+def _empty_unique(input, return_inverse, return_counts, op, node):
+    empty = np.zeros(0, dtype=np.int64)
+    return _unique_result(input, _host(input), empty, empty, return_inverse, return_counts,
+                          tuple(input.shape), op, node)
+
+
 def _wrap_dim(dim, ndim):
     n = builtins.max(ndim, 1)
     if dim < -n or dim >= n:
@@ -258,15 +278,12 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
                                             equal_nan=False)
         return _unique_result(input, values, inverse.reshape(tuple(input.shape)), counts,
                               return_inverse, return_counts, (-1,))
-    d = _wrap_dim(dim, input.dim())
+    d = _unique_dim(input, dim)
+    if d is None:
+        return _empty_unique(input, return_inverse, return_counts, "unique_dim",
+                             "UniqueDimBackward0")
     rows, moved_shape = _slices(arr, d)
-    if rows.shape[0] == 0 or rows.shape[1] == 0:
-        values = rows[:1] if rows.shape[0] else rows
-        inverse = np.zeros(rows.shape[0], dtype=np.int64)
-        counts = np.array([rows.shape[0]] if rows.shape[0] else [], dtype=np.int64)
-    else:
-        values, inverse, counts = np.unique(rows, axis=0, return_inverse=True,
-                                            return_counts=True)
+    values, inverse, counts = np.unique(rows, axis=0, return_inverse=True, return_counts=True)
     new_shape = (values.shape[0],) + tuple(moved_shape[1:])
     out = np.moveaxis(values.reshape(new_shape), 0, d)
     return _unique_result(input, out, inverse.reshape(-1), counts, return_inverse,
@@ -280,7 +297,9 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     if dim is None:
         rows, moved_shape, d = arr.reshape(-1, 1), None, None
     else:
-        d = _wrap_dim(dim, input.dim())
+        d = _unique_dim(input, dim)
+        if d is None:
+            return _empty_unique(input, return_inverse, return_counts, *_CONSECUTIVE)
         rows, moved_shape = _slices(arr, d)
     n = rows.shape[0]
     if n == 0:
@@ -313,8 +332,7 @@ def broadcast_shapes(*shapes):
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
         for size in shape:
             if size < 0:
-                raise RuntimeError(f"Trying to create tensor with negative dimension ({size}): "
-                                   f"({size})")
+                raise ValueError("Attempting to broadcast a dimension with negative length!")
         if len(shape) > len(result):
             result = [1] * (len(shape) - len(result)) + result
         for i in range(-1, -len(shape) - 1, -1):
