@@ -1246,3 +1246,44 @@ fn nonzero_compacts_in_row_major_order() {
     assert!(rows.iter().enumerate().all(|(r, &v)| v as usize == 3 * r));
     assert!(gpu::nonzero(&zeros, 1, &[2, 2], false).is_err());
 }
+
+#[test]
+fn binary_int_comparisons_compare_the_words_as_integers() {
+    if !have_gpu() {
+        return;
+    }
+    // -100 and i32::MIN are NaN patterns as floats: the INT pipelines must read the bits.
+    let a: [i32; 7] = [-100, 5, -7, 0, i32::MAX, i32::MIN, 3];
+    let b: [i32; 7] = [-100, 6, -8, 0, -1, 1, 3];
+    let words = |v: &[i32]| v.iter().map(|&x| x as u32).collect::<Vec<u32>>();
+    let (ga, gb) = (
+        GpuBuffer::upload_words(&words(&a)).unwrap(),
+        GpuBuffer::upload_words(&words(&b)).unwrap(),
+    );
+    let v = View {
+        shape: &[7],
+        strides: &[1],
+        offset: 0,
+    };
+    type Cmp = fn(i32, i32) -> bool;
+    let cases: [(BinaryOp, Cmp); 6] = [
+        (BinaryOp::Eq, |x, y| x == y),
+        (BinaryOp::Ne, |x, y| x != y),
+        (BinaryOp::Lt, |x, y| x < y),
+        (BinaryOp::Le, |x, y| x <= y),
+        (BinaryOp::Gt, |x, y| x > y),
+        (BinaryOp::Ge, |x, y| x >= y),
+    ];
+    for (op, f) in cases {
+        let got = gpu::binary(GpuDType::I32, op, &ga, &v, &gb, &v, &[7])
+            .unwrap()
+            .download()
+            .unwrap();
+        let want: Vec<f32> = a
+            .iter()
+            .zip(&b)
+            .map(|(&x, &y)| f32::from(u8::from(f(x, y))))
+            .collect();
+        assert_eq!(got, want, "{op:?}");
+    }
+}

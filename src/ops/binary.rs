@@ -501,7 +501,7 @@ pub fn compare(op: CmpOp, a: Operand, b: Operand) -> Result<Tensor> {
     let dtype = result_type(&[a.participant(), b.participant()]);
     let (ta, tb) = (materialize(&a, dtype), materialize(&b, dtype));
     let shape = broadcast_shapes(&ta.shape(), &tb.shape())?;
-    if matches!(dtype, DType::F32 | DType::F16) && (a.is_gpu() || b.is_gpu()) {
+    if a.is_gpu() || b.is_gpu() {
         use crate::backend::wgpu::BinaryOp as G;
         let g = match op {
             CmpOp::Eq => G::Eq,
@@ -511,9 +511,15 @@ pub fn compare(op: CmpOp, a: Operand, b: Operand) -> Result<Tensor> {
             CmpOp::Gt => G::Gt,
             CmpOp::Ge => G::Ge,
         };
-        // float16 values compare exactly as the float32 words the GPU holds them in.
-        let (wa, wb) = (creation::wide(&ta), creation::wide(&tb));
-        if let Some(out) = crate::ops::gpu::compare(g, &wa, &wb, &shape)? {
+        let out = if matches!(dtype, DType::F32 | DType::F16) {
+            // float16 values compare exactly as the float32 words the GPU holds them in.
+            let (wa, wb) = (creation::wide(&ta), creation::wide(&tb));
+            crate::ops::gpu::compare(g, &wa, &wb, &shape)?
+        } else {
+            // Index and mask tests (`target != ignore_index`) stay on the GPU too.
+            crate::ops::gpu::compare_words(g, &ta, &tb, &shape)?
+        };
+        if let Some(out) = out {
             return Ok(out);
         }
     }

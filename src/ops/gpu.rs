@@ -199,6 +199,34 @@ pub fn compare(
     )
 }
 
+/// A comparison of int64 / int32 operands (the GPU's int32 words, compared as integers) or
+/// bool ones (0.0 / 1.0 words, compared as floats) as a bool GPU tensor. None when neither
+/// operand is on the GPU or one's values are not there (int64 values past int32 stay on the
+/// host, `Storage::gpu_words`).
+pub fn compare_words(
+    op: gpu::BinaryOp,
+    a: &Tensor,
+    b: &Tensor,
+    shape: &[usize],
+) -> Result<Option<Tensor>> {
+    let kind = match a.dtype() {
+        DType::I64 | DType::I32 => gpu::GpuDType::I32,
+        DType::Bool => gpu::GpuDType::F32,
+        _ => return Ok(None),
+    };
+    if a.dtype() != b.dtype() {
+        return Ok(None);
+    }
+    Ok(
+        binary_words(op, a, b, shape, word_operand, kind)?.map(|out| {
+            Tensor::from_storage(
+                Storage::from_gpu_words(out, DType::Bool),
+                Layout::contiguous(shape),
+            )
+        }),
+    )
+}
+
 /// The binary kernel over operands read by `read` (`operand` for float32 values,
 /// `word_operand` for any words); None when neither is on the GPU or `read` refuses one.
 fn binary_words(
@@ -464,6 +492,17 @@ fn sview<'a>(l: &'a Layout) -> gpu::SView<'a> {
         strides: &l.strides,
         offset: l.offset,
     }
+}
+
+/// Whether `t`'s values are GPU words a kernel can read, uploading them first when only the
+/// host copy is current (once: the GPU copy then stays current). False for values the GPU
+/// does not hold (float64, int64 past int32).
+pub(crate) fn words_on_gpu(t: &Tensor) -> Result<bool> {
+    if t.device() != Device::Gpu || t.dtype() == DType::F64 {
+        return Ok(false);
+    }
+    let d: Data = t.data();
+    Ok(d.storage.gpu_words()?.is_some())
 }
 
 /// Whether the GPU should do a copy out of `t`: its values are current on the GPU (copying

@@ -179,8 +179,17 @@ pub fn nll_loss(
         .collect();
     let total_w: f64 = coef.iter().sum();
     let mut gpu_weights = None;
-    let out = if logp.device().is_gpu() && dtype == DType::F32 {
-        let (out, weights) = nll_forward_gpu(logp, &tv, &coef, total_w, ignore_index, reduction)?;
+    let out = if logp.device().is_gpu() && matches!(dtype, DType::F32 | DType::F16) {
+        let (out, weights) = nll_forward_gpu(
+            logp,
+            target,
+            weight,
+            &tv,
+            &coef,
+            total_w,
+            ignore_index,
+            reduction,
+        )?;
         gpu_weights = Some(weights);
         out
     } else {
@@ -261,10 +270,14 @@ pub fn nll_loss(
 
 /// nll_loss's forward on the GPU, without reading the log-probabilities back (also gives the
 /// -coef matrix, which the backward reuses): the target
-/// entries are selected by a mask built from the (host-side) targets — a select, so -inf
-/// elsewhere in a row cannot leak in as 0 * -inf — weighted by -coef and summed.
+/// entries are selected by a mask — a select, so -inf elsewhere in a row cannot leak in as
+/// 0 * -inf — weighted by -coef and summed. Mask and matrix are scattered on the GPU from a
+/// GPU target (`nll_selection_gpu`), else built from the (host-side) targets and uploaded.
+#[allow(clippy::too_many_arguments)]
 fn nll_forward_gpu(
     logp: &Tensor,
+    target: &Tensor,
+    weight: Option<&Tensor>,
     tv: &[i64],
     coef: &[f64],
     total_w: f64,
@@ -274,17 +287,30 @@ fn nll_forward_gpu(
     let _g = crate::autograd::GradModeGuard::new(false);
     let (nd, shape) = (logp.dim(), logp.shape());
     let c = *shape.last().expect("nll_loss input has 1 or 2 dims");
-    let mut mask = vec![false; tv.len() * c];
-    let mut weights = vec![0f32; tv.len() * c];
-    for (i, &t) in tv.iter().enumerate() {
-        if t != ignore_index {
-            mask[i * c + t as usize] = true;
-            weights[i * c + t as usize] = -coef[i] as f32;
-        }
-    }
     let dev = logp.device();
-    let mask = Tensor::from_vec_on(mask, &shape, dev);
-    let weights = Tensor::from_vec_on(weights, &shape, dev);
+    let (mask, weights) = match nll_selection_gpu(&shape, target, weight, tv, ignore_index)? {
+        Some(selection) => selection,
+        None => {
+            let mut mask = vec![false; tv.len() * c];
+            let mut weights = vec![0f32; tv.len() * c];
+            for (i, &t) in tv.iter().enumerate() {
+                if t != ignore_index {
+                    mask[i * c + t as usize] = true;
+                    weights[i * c + t as usize] = -coef[i] as f32;
+                }
+            }
+            (
+                Tensor::from_vec_on(mask, &shape, dev),
+                Tensor::from_vec_on(weights, &shape, dev),
+            )
+        }
+    };
+    // A float16 loss stays float16 (the products round to half, the sums accumulate wide).
+    let weights = if logp.dtype() == DType::F32 {
+        weights
+    } else {
+        crate::ops::creation::cast_data(&weights, logp.dtype())
+    };
     let zero = crate::ops::Operand::Scalar(crate::dtype::Scalar::Float(0.0));
     let picked =
         crate::ops::binary::where_(&mask, crate::ops::Operand::Tensor(logp.detach()), zero)?;
@@ -296,6 +322,72 @@ fn nll_forward_gpu(
         _ => sum(&per, None, false)?,
     };
     Ok((out, weights))
+}
+
+/// nll_loss's [n, c] mask of the target entries and its matrix of -coef there, made on the
+/// GPU from a 2-D input's target whose values are there (already checked on the host): the
+/// target column is scattered into zeros, ignored rows are masked out by a GPU comparison and
+/// the class weights gathered at the targets, so a training step uploads nothing. None when
+/// that does not apply (the caller uploads host-built ones).
+fn nll_selection_gpu(
+    shape: &[usize],
+    target: &Tensor,
+    weight: Option<&Tensor>,
+    tv: &[i64],
+    ignore_index: i64,
+) -> Result<Option<(Tensor, Tensor)>> {
+    use crate::dtype::Scalar;
+    use crate::ops::binary::{compare, where_, CmpOp, Operand};
+    let gpu_words = crate::ops::gpu::words_on_gpu;
+    if shape.len() != 2 || !gpu_words(target)? || !weight.map_or(Ok(true), gpu_words)? {
+        return Ok(None);
+    }
+    let n = shape[0];
+    let column = movement::reshape(target, &[n as i64, 1])?;
+    // Ignored rows: their index made 0 (in range) and their row masked out below.
+    let keep = if tv.contains(&ignore_index) {
+        let ignore = Operand::Scalar(Scalar::Int(ignore_index));
+        Some(compare(CmpOp::Ne, Operand::Tensor(column.clone()), ignore)?)
+    } else {
+        None
+    };
+    let column = match &keep {
+        Some(k) => where_(k, Operand::Tensor(column), Operand::Scalar(Scalar::Int(0)))?,
+        None => column,
+    };
+    if !gpu_words(&column)? || !keep.as_ref().map_or(Ok(true), gpu_words)? {
+        return Ok(None);
+    }
+    let dev = target.device();
+    // -coef per row: minus the class weight at the target (1 without weights), 0 if ignored.
+    let neg_coef = match weight {
+        Some(w) => {
+            match crate::ops::gpu::gather(w, 0, &movement::reshape(&column, &[-1])?, &[], None)? {
+                Some(picked) => {
+                    Operand::Tensor(arith::muls(&movement::reshape(&picked, &[-1, 1])?, -1.0)?)
+                }
+                None => return Ok(None),
+            }
+        }
+        None => Operand::Scalar(Scalar::Float(-1.0)),
+    };
+    let neg_coef = match &keep {
+        Some(k) => Operand::Tensor(where_(k, neg_coef, Operand::Scalar(Scalar::Float(0.0)))?),
+        None => neg_coef,
+    };
+    let mask = Tensor::zeros_on(shape, DType::Bool, dev);
+    let weights = Tensor::zeros_on(shape, DType::F32, dev);
+    let neg_coef = match neg_coef {
+        Operand::Tensor(t) => Operand::Tensor(crate::ops::creation::to_dtype(&t, DType::F32)?),
+        s => s,
+    };
+    let mask_value = match &keep {
+        Some(k) => Operand::Tensor(k.clone()),
+        None => Operand::Scalar(Scalar::Bool(true)),
+    };
+    let written = crate::ops::gpu::scatter(&mask, 1, &column, &[], None, &mask_value, false)?
+        && crate::ops::gpu::scatter(&weights, 1, &column, &[], None, &neg_coef, false)?;
+    Ok(written.then_some((mask, weights)))
 }
 
 /// im2col geometry for a 2-D window.

@@ -1224,12 +1224,16 @@ pub fn bitwise(a: &Tensor, b: Operand, op: &str) -> Result<Tensor> {
     Ok(narrow(
         match ta.dtype() {
             DType::Bool => {
-                let f: fn(bool, bool) -> bool = match op {
-                    "and" => |p, q| p & q,
-                    "or" => |p, q| p | q,
-                    _ => |p, q| p ^ q,
+                // On bools these are the logical ops, which the GPU has (masks stay there).
+                let (g, f): (_, fn(bool, bool) -> bool) = match op {
+                    "and" => (GB::And, |p, q| p & q),
+                    "or" => (GB::Or, |p, q| p | q),
+                    _ => (GB::Xor, |p, q| p ^ q),
                 };
-                zip::<bool, bool>(&ta, &tb, &shape, f)?
+                match crate::ops::gpu::logical(g, &ta, &tb, &shape)? {
+                    Some(out) => out,
+                    None => zip::<bool, bool>(&ta, &tb, &shape, f)?,
+                }
             }
             DType::I64 => {
                 let f: fn(i64, i64) -> i64 = match op {
@@ -1254,7 +1258,7 @@ pub fn bitwise(a: &Tensor, b: Operand, op: &str) -> Result<Tensor> {
 /// `~x`: logical not of bools, bitwise not of ints.
 pub fn bitwise_not(a: &Tensor) -> Result<Tensor> {
     Ok(match a.dtype() {
-        DType::Bool => map::<bool, bool>(a, |v| !v),
+        DType::Bool => return logical_not(a),
         DType::I64 => map::<i64, i64>(a, |v| !v),
         DType::I32 => map::<i32, i32>(a, |v| !v),
         d => return Err(crate::dtype::unsupported("bitwise_not_cpu", d)),

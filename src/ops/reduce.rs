@@ -443,6 +443,14 @@ pub fn extreme_dim(x: &Tensor, dim: i64, keepdim: bool, max: bool) -> Result<(Te
             if rd.is_empty() {
                 return Ok(vec![Some(g)]);
             }
+            if !needs_grad(&[&g]) && g.device().is_gpu() {
+                // The indices are the forward's own, in range by construction: written on the
+                // GPU without reading them back to check (max pooling's backward takes this).
+                let src = Operand::Tensor(g.clone());
+                if crate::ops::gpu::scatter(&zeros, d, &index, &[], None, &src, false)? {
+                    return Ok(vec![Some(zeros)]);
+                }
+            }
             Ok(vec![Some(crate::ops::index::scatter(
                 &zeros,
                 d as i64,

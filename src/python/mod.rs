@@ -40,6 +40,23 @@ fn finish(py: Python<'_>, t: Tensor, device: Option<Device>, requires_grad: bool
     wrap(py, t)
 }
 
+/// A factory's tensor of `shape` filled with `v`, made where it is asked for: on the GPU by
+/// the fill kernel (nothing uploaded, so a training step's `zeros(..., device=x.device)`
+/// costs no transfer), else on the host and copied there as before.
+fn filled_on(shape: &[usize], v: Scalar, d: DType, dev: Option<Device>) -> PyResult<Tensor> {
+    if dev.is_some_and(|dev| dev.is_gpu()) && d != DType::F64 {
+        crate::tensor::device::check_gpu_dtype(d)?;
+        if let Some(t) = crate::ops::gpu::full(shape, v, d)? {
+            return Ok(t);
+        }
+    }
+    let t = Tensor::full(shape, v, d);
+    Ok(match dev {
+        Some(dev) => creation::copy_to_device(&t, dev)?,
+        None => t,
+    })
+}
+
 fn shape_of(size: &Bound<'_, PyTuple>) -> PyResult<Vec<usize>> {
     to_shape(&sizes_arg(size)?)
 }
@@ -102,12 +119,8 @@ macro_rules! filled {
             let _ = out;
             let dev = check_device(device)?;
             let d = extract_dtype(dtype)?.unwrap_or(DType::F32);
-            finish(
-                py,
-                Tensor::full(&shape_of(size)?, $value, d),
-                dev,
-                requires_grad,
-            )
+            let t = filled_on(&shape_of(size)?, $value, d, dev)?;
+            finish(py, t, None, requires_grad)
         }
     };
 }
@@ -137,7 +150,7 @@ fn full(
     if !d.is_floating_point() {
         crate::dtype::check_fits(v, d, crate::dtype::cpp_name(d))?;
     }
-    finish(py, Tensor::full(&shape, v, d), dev, requires_grad)
+    finish(py, filled_on(&shape, v, d, dev)?, None, requires_grad)
 }
 
 fn like_dtype(input: &Tensor, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<DType> {
@@ -158,13 +171,8 @@ macro_rules! filled_like {
             let dev = check_device(device)?;
             let d = like_dtype(&input.t, dtype)?;
             let dev = dev.or(Some(input.t.device()));
-            let dev = dev.or(Some(input.t.device()));
-            finish(
-                py,
-                Tensor::full(&input.t.shape(), $value, d),
-                dev,
-                requires_grad,
-            )
+            let t = filled_on(&input.t.shape(), $value, d, dev)?;
+            finish(py, t, None, requires_grad)
         }
     };
 }
@@ -187,7 +195,12 @@ fn full_like(
         .ok_or_else(|| PyTypeError::new_err("full_like(): argument 'fill_value' must be Number"))?;
     let d = like_dtype(&input.t, dtype)?;
     let dev = dev.or(Some(input.t.device()));
-    finish(py, Tensor::full(&input.t.shape(), v, d), dev, requires_grad)
+    finish(
+        py,
+        filled_on(&input.t.shape(), v, d, dev)?,
+        None,
+        requires_grad,
+    )
 }
 
 /// `rand`/`randn` (sized) and `rand_like`/`randn_like`: one body per sampler.

@@ -56,11 +56,13 @@ pub enum Kernel {
 
 /// What a pipeline's results are: float32, or float16 (float32 words holding half values,
 /// Note [Narrow dtypes]), which the unary and binary shaders round to under their `HALF`
-/// override.
+/// override; or, for the binary shader's comparisons only (its `INT` override), operands
+/// that are int32 words (int64 and int32 tensors), compared as integers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum GpuDType {
     F32,
     F16,
+    I32,
 }
 
 /// What a pipeline is cached under: the kernel family, the op (its `OP` override) and dtype.
@@ -381,6 +383,9 @@ impl Gpu {
         }
         if key.dtype == GpuDType::F16 {
             constants.push(("HALF", 1.0));
+        }
+        if key.dtype == GpuDType::I32 {
+            constants.push(("INT", 1.0));
         }
         let pipeline = self
             .device

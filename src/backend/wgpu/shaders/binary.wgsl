@@ -12,10 +12,13 @@
 // broadcasting and strided views need no copy. The op is the overridable constant OP
 // (BinaryOp in mod.rs). Comparisons write 1.0 / 0.0. With HALF set (float16 operands, held as
 // float32 words of half values), each result rounds to half (round_half: half.wgsl, appended
-// to this shader) in the same pass.
+// to this shader) in the same pass. With INT set the operands are int32 words (int64 and
+// int32 tensors) and only the comparisons (OP 7 to 12) are asked for: apply_int compares
+// them as integers.
 
 override OP: u32 = 0u;
 override HALF: bool = false;
+override INT: bool = false;
 
 struct Params {
     n: u32,
@@ -201,6 +204,18 @@ fn apply(x: f32, y: f32) -> f32 {
     }
 }
 
+fn apply_int(x: i32, y: i32) -> f32 {
+    switch OP {
+        case 7u: { return select(0.0, 1.0, x == y); }
+        case 8u: { return select(0.0, 1.0, x != y); }
+        case 9u: { return select(0.0, 1.0, x < y); }
+        case 10u: { return select(0.0, 1.0, x <= y); }
+        case 11u: { return select(0.0, 1.0, x > y); }
+        case 12u: { return select(0.0, 1.0, x >= y); }
+        default: { return 0.0; }
+    }
+}
+
 @compute @workgroup_size(256)
 fn main(
     @builtin(global_invocation_id) gid: vec3<u32>,
@@ -222,7 +237,13 @@ fn main(
         ia += c * p.a_strides[q][r];
         ib += c * p.b_strides[q][r];
     }
-    var v = apply(a[ia], b[ib]);
+    var v: f32;
+    if (INT) {
+        // The words' bits, not their float values (-100 is a NaN pattern as a float).
+        v = apply_int(bitcast<i32>(a[ia]), bitcast<i32>(b[ib]));
+    } else {
+        v = apply(a[ia], b[ib]);
+    }
     if (HALF) {
         v = bitcast<f32>(round_half(bitcast<u32>(v)));
     }
