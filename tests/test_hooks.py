@@ -278,3 +278,58 @@ def test_hooked_gradient_values_match():
         return w.grad
 
     check(f)
+
+
+def test_hooks_of_nodes_backward_does_not_reach():
+    # backward(inputs=...) never reaches the other leaves: their hooks do not run.
+    def f(m):
+        log = []
+        a = m.ones(2, requires_grad=True)
+        b = m.ones(2, requires_grad=True)
+        a.register_hook(lambda g: log.append("a"))
+        b.register_hook(lambda g: log.append("b"))
+        (a * b).sum().backward(inputs=(a,))
+        m.autograd.grad((a * b).sum(), b)
+        return log
+
+    _same_log(f)
+
+
+def test_register_multi_grad_hook():
+    def f(m):
+        log = []
+        a = m.tensor([1.0, 2.0], requires_grad=True)
+        b = m.tensor([3.0, 4.0], requires_grad=True)
+        c = a * b
+        d = a * b
+        h = m.autograd.graph.register_multi_grad_hook(
+            (a, b, c, d), lambda grads: log.append([None if g is None else g.tolist()
+                                                    for g in grads]))
+        c.sum().backward(retain_graph=True)
+        c.sum().backward(inputs=(a,), retain_graph=True)
+        h.remove()
+        c.sum().backward(retain_graph=True)
+        m.autograd.graph.register_multi_grad_hook(
+            (a, b), lambda g: log.append(("any", g.tolist())), mode="any")
+        (a * b).sum().backward()
+        log.append(type(h).__name__)
+        return log
+
+    _same_log(f)
+
+
+def test_multi_grad_hook_errors():
+    check_error(lambda m: m.autograd.graph.register_multi_grad_hook(
+        [m.ones(1, requires_grad=True)], print, mode="x"))
+
+    def leaf_under_grad(m):
+        a = m.ones(2, requires_grad=True)
+        b = m.ones(2, requires_grad=True)
+        m.autograd.graph.register_multi_grad_hook((a, b), lambda grads: None)
+        m.autograd.grad((a * b).sum(), (b,))
+
+    check_error(leaf_under_grad)
+    x = G.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="should only be called during the backward pass"):
+        G._native._will_engine_execute_node((x * 2).grad_fn)
+    assert G._native._current_graph_task_id() == -1

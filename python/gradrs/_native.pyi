@@ -23,6 +23,7 @@ __all__ = [
     "_attach_node",
     "_backward",
     "_bump_version",
+    "_current_graph_task_id",
     "_gpu_device_name",
     "_gpu_dispatch_count",
     "_gpu_empty_cache",
@@ -37,6 +38,7 @@ __all__ = [
     "_register",
     "_register_return_types",
     "_set_grad_enabled",
+    "_will_engine_execute_node",
     "_write_out",
     "arange",
     "as_tensor",
@@ -760,6 +762,8 @@ def _attach_node(output: Tensor | list[Tensor | None], inputs: list[Tensor | Non
                  backward: Callable[..., Any], ctx: Node | None = None,
                  to_save: list[Tensor | None] | None = None) -> None: ...
 def _bump_version(t: Tensor, /) -> None: ...
+def _current_graph_task_id() -> int: ...
+def _will_engine_execute_node(node: Node, /) -> bool: ...
 def _register_return_types(make: Any) -> None: ...
 def _write_out(out: Tensor, result: Tensor) -> None: ...
 def cat(tensors: Sequence[Tensor], dim: _int = 0) -> Tensor: ...

@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::ops;
 use crate::shape::size_repr;
 use crate::tensor::Tensor;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap, HashSet};
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct BackwardOptions {
@@ -180,6 +180,16 @@ fn run(
                         }));
         }
     }
+    // What `will_execute` answers while this pass runs (hooks may ask).
+    let _task = TaskGuard::enter(
+        mode == Mode::Capture,
+        nodes
+            .iter()
+            .zip(&needed)
+            .filter(|(n, &need)| need || is_target(n.handle.key()))
+            .map(|(n, _)| n.handle.key())
+            .collect(),
+    );
     let mut deps = vec![0usize; nodes.len()];
     for n in &nodes {
         for (k, _) in n.children.iter().flatten() {
@@ -191,20 +201,32 @@ fn run(
         .iter()
         .map(|n| vec![None; n.num_outputs as usize])
         .collect();
+    // Ready nodes, most recently created first; `AccumulateGrad` nodes first of all, and equal
+    // priorities in the order they became ready, as PyTorch's ready queue orders them.
     let mut heap = BinaryHeap::new();
+    let mut pushed = 0u64;
+    let mut ready = |heap: &mut BinaryHeap<(u64, std::cmp::Reverse<u64>, usize)>, i: usize| {
+        let priority = if nodes[i].is_accumulate {
+            u64::MAX
+        } else {
+            nodes[i].seq
+        };
+        heap.push((priority, std::cmp::Reverse(pushed), i));
+        pushed += 1;
+    };
     for ((node, slot), g) in root_edges.iter().zip(root_grads) {
         let i = index[&node.key()];
         add_to_buffer(&mut buffers[i][*slot as usize], g)?;
     }
     for (node, _) in &root_edges {
         let i = index[&node.key()];
-        if deps[i] == 0 && !heap.iter().any(|&(_, j)| j == i) {
-            heap.push((nodes[i].seq, i));
+        if deps[i] == 0 && !heap.iter().any(|&(_, _, j)| j == i) {
+            ready(&mut heap, i);
         }
     }
 
     let mut captured: Vec<Option<Tensor>> = vec![None; target_edges.len()];
-    while let Some((_, i)) = heap.pop() {
+    while let Some((_, _, i)) = heap.pop() {
         let grads = std::mem::take(&mut buffers[i]);
         let node: &GraphNode = &nodes[i];
         // Gradients captured here for `autograd.grad` / `backward(inputs=...)`: (target, slot).
@@ -225,12 +247,69 @@ fn run(
                 }
                 deps[j] -= 1;
                 if deps[j] == 0 {
-                    heap.push((nodes[j].seq, j));
+                    ready(&mut heap, j);
                 }
             }
         }
     }
     Ok(captured)
+}
+
+/// The backward pass running on this thread (innermost last: a hook may run another).
+struct Task {
+    id: i64,
+    /// An `autograd.grad` pass (leaves are captured, not executed).
+    capture: bool,
+    /// Keys of the nodes this pass executes or captures a gradient at.
+    execute: HashSet<u32>,
+}
+
+thread_local! {
+    static TASKS: std::cell::RefCell<Vec<Task>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+static NEXT_TASK: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(0);
+
+struct TaskGuard;
+
+impl TaskGuard {
+    fn enter(capture: bool, execute: HashSet<u32>) -> TaskGuard {
+        let id = NEXT_TASK.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        TASKS.with(|t| {
+            t.borrow_mut().push(Task {
+                id,
+                capture,
+                execute,
+            })
+        });
+        TaskGuard
+    }
+}
+
+impl Drop for TaskGuard {
+    fn drop(&mut self) {
+        TASKS.with(|t| t.borrow_mut().pop());
+    }
+}
+
+/// PyTorch's `_current_graph_task_id`: the running backward pass's id, or -1 outside one.
+pub fn current_graph_task_id() -> i64 {
+    TASKS.with(|t| t.borrow().last().map_or(-1, |task| task.id))
+}
+
+/// PyTorch's `_will_engine_execute_node`: whether the running pass executes `node` (or
+/// captures a gradient there).
+pub fn will_execute(node: &NodeRef) -> Result<bool> {
+    let is_leaf = node.try_with(|n| n.backward.variable().is_some()) == Some(true);
+    TASKS.with(|t| match t.borrow().last() {
+        Some(task) if task.capture && is_leaf => Err(Error::Runtime(
+            "A leaf node was passed to _will_engine_execute_node but we are currently running autograd.grad(). This is currently not supported.".into(),
+        )),
+        Some(task) => Ok(task.execute.contains(&node.key())),
+        None => Err(Error::Runtime(
+            "_get_should_execute_nodes should only be called during the backward pass".into(),
+        )),
+    })
 }
 
 /// Tensor hooks, then `retain_grad` (Note [Hook order]); a leaf's hooks live on the leaf.
@@ -260,8 +339,8 @@ fn call_tensor_hooks(
 }
 
 /// Run one node (or skip it) and return the gradient for each of its edges, with its hooks in
-/// PyTorch's order (Note [Hook order]). A node that is not needed only runs its tensor hooks,
-/// so a captured gradient is the hooked one; a needed node's capture sees the gradient before
+/// PyTorch's order (Note [Hook order]). A node that is not needed but captured only runs its
+/// tensor hooks, so a captured gradient is the hooked one; a needed node's capture sees the gradient before
 /// its hooks, as in PyTorch's engine.
 fn execute(
     node: &GraphNode,
@@ -279,6 +358,10 @@ fn execute(
         None
     };
     let (hooks, retained) = node.handle.with(|n| (n.hooks.clone(), n.retained.clone()));
+    // A node that neither runs nor captures is never reached in PyTorch's engine: no hooks.
+    if !needed && captures.is_empty() {
+        return Ok(none());
+    }
     if !needed {
         call_tensor_hooks(
             &mut grads,

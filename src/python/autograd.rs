@@ -341,3 +341,15 @@ pub fn _set_grad_enabled(enabled: bool) {
 pub fn _live_nodes() -> usize {
     live_nodes()
 }
+
+/// `_current_graph_task_id()`: the running backward pass, or -1.
+#[pyfunction]
+pub fn _current_graph_task_id() -> i64 {
+    autograd::engine::current_graph_task_id()
+}
+
+/// `_will_engine_execute_node(node)`: whether the running backward pass executes `node`.
+#[pyfunction]
+pub fn _will_engine_execute_node(node: &Bound<'_, PyNode>) -> PyResult<bool> {
+    Ok(autograd::engine::will_execute(&node.get().node()?)?)
+}

@@ -534,6 +534,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(out::_write_out, m)?)?;
     m.add_function(wrap_pyfunction!(pynode::_attach_node, m)?)?;
     m.add_function(wrap_pyfunction!(pynode::_bump_version, m)?)?;
+    m.add_function(wrap_pyfunction!(autograd::_current_graph_task_id, m)?)?;
+    m.add_function(wrap_pyfunction!(autograd::_will_engine_execute_node, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_backward, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_grad, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::is_grad_enabled, m)?)?;
