@@ -202,6 +202,29 @@ def run_median(lib, x):
     return x.median(1)
 
 
+def setup_clamp(lib):
+    """1M float32 values and same-shape tensor bounds (clamp's tensor overload)."""
+    lib.manual_seed(0)
+    n = 1 << 20
+    return lib.randn(n), lib.full((n,), -0.5), lib.full((n,), 0.5)
+
+
+def run_clamp(lib, s):
+    return lib.clamp(s[0], -0.5, 0.5)
+
+
+def run_clamp_min_max(lib, s):
+    return s[0].clamp_min(-0.5), s[0].clamp_max(0.5)
+
+
+def run_clamp_tensors(lib, s):
+    return lib.clamp(s[0], s[1], s[2])
+
+
+def run_hardtanh_relu6(lib, s):
+    return lib.nn.functional.hardtanh(s[0]), lib.nn.functional.relu6(s[0])
+
+
 def setup_mlp(lib):
     lib.manual_seed(0)
 
@@ -421,6 +444,10 @@ CASES = [
     Case("sort(dim=1) 1000x1000 f32", setup_rows, run_sort, None),
     Case("topk(5, dim=1) 1000x1000 f32", setup_rows, run_topk, None),
     Case("median(dim=1) 1000x1000 f32", setup_rows, run_median, None),
+    Case("clamp(x, -0.5, 0.5), 1M f32", setup_clamp, run_clamp, None),
+    Case("x.clamp_min(-0.5), x.clamp_max(0.5), 1M f32", setup_clamp, run_clamp_min_max, None),
+    Case("clamp(x, lo, hi) tensor bounds, 1M f32", setup_clamp, run_clamp_tensors, None),
+    Case("hardtanh(x), relu6(x), 1M f32", setup_clamp, run_hardtanh_relu6, None),
     Case("train MLP 64-128-10 epoch, digits 1437, batch 64, Adam", setup_mlp_epoch,
          run_mlp_epoch, 1.0, threads=2),
     Case("train LSTM LM step 1000-128-256, batch 32x35, SGD", setup_lstm_lm, run_lstm_lm, 1.0,

@@ -132,8 +132,20 @@ def get_default_dtype():
 
 
 def set_num_threads(n):
-    """Thread count is fixed at start-up by RAYON_NUM_THREADS; accepted for compatibility."""
-    return None
+    """Sets the number of threads used for intraop parallelism on CPU (1: every kernel runs on
+    its calling thread). The default is RAYON_NUM_THREADS, else the machine's cores."""
+    import builtins
+    import numbers
+
+    # `bool` and `int` here are gradrs's dtypes.
+    if isinstance(n, builtins.bool) or not isinstance(n, numbers.Integral):
+        raise RuntimeError(f"set_num_threads expects an int, but got {type(n).__name__}")
+    n = builtins.int(n)
+    if n > 2**31 - 1 or n < -(2**31):
+        raise ValueError("Overflow when unpacking long")
+    if n <= 0:
+        raise RuntimeError("set_num_threads expects a positive integer")
+    _native._set_num_threads(n)
 
 
 def _requires_grad_any(values):

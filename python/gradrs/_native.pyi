@@ -753,6 +753,9 @@ def _legacy_new(dtype: _DType, *args: Any, **kwargs: Any) -> Tensor:
     """`FloatTensor(...)` and friends: `Tensor(...)`'s legacy constructor with `dtype`."""
 
 def get_num_threads() -> _int: ...
+def _set_num_threads(n: _int) -> None:
+    """The thread count of the CPU kernels that follow (checked by `gradrs.set_num_threads`)."""
+
 def where(condition: Tensor, input: Tensor | _Number, other: Tensor | _Number) -> Tensor:
     """`input` where `condition` (a bool tensor) is true, else `other`, broadcast together."""
 

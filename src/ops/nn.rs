@@ -42,7 +42,7 @@ fn softmax_data(x: &Tensor, dim: usize, log: bool) -> Result<Tensor> {
             let mut v = moved.to_vec::<$T>();
             // Each pass is its own loop so that it vectorizes (exp is `vmath`'s); the sum of
             // the exponentials accumulates in float64.
-            let body = |r: &mut [$T]| {
+            let body = |_: usize, r: &mut [$T]| {
                 use crate::backend::cpu::{reduce::sum_serial, vmath::VMath};
                 let m = r.iter().copied().fold(<$T>::NEG_INFINITY, <$T>::max);
                 let m = if m.is_finite() { m } else { 0.0 };
@@ -66,12 +66,7 @@ fn softmax_data(x: &Tensor, dim: usize, log: bool) -> Result<Tensor> {
                     r.iter_mut().for_each(|e| *e *= inv);
                 }
             };
-            if v.len() >= crate::backend::cpu::PAR_THRESHOLD {
-                use rayon::prelude::*;
-                v.par_chunks_mut(n).for_each(body);
-            } else {
-                v.chunks_mut(n).for_each(body);
-            }
+            crate::backend::cpu::parallel::for_rows_mut(&mut v, n, body);
             Tensor::from_vec_on(v, &moved.shape(), x.device())
         }};
     }
@@ -509,7 +504,7 @@ fn unfold_data(x: &Tensor, win: Window, pad_value: f64) -> Result<Tensor> {
             let src = contiguous_cow::<$T>(xd.storage.slice::<$T>(), &xd.layout);
             let mut out = crate::tensor::pool::alloc::<$T>(n * rows * l);
             out.resize(n * rows * l, pad_value as $T);
-            let fill = |(b, o): (usize, &mut [$T])| {
+            let fill = |b: usize, o: &mut [$T]| {
                 let img = &src[b * c * h * w..(b + 1) * c * h * w];
                 for_each_tap(&win, c, [h, w], [oh, ow], |r, y, row_in, lo, hi, off| {
                     let from = &img[row_in * w..(row_in + 1) * w];
@@ -524,12 +519,7 @@ fn unfold_data(x: &Tensor, win: Window, pad_value: f64) -> Result<Tensor> {
                     }
                 });
             };
-            use rayon::prelude::*;
-            if out.len() >= crate::backend::cpu::PAR_THRESHOLD && n > 1 {
-                out.par_chunks_mut(rows * l).enumerate().for_each(fill);
-            } else {
-                out.chunks_mut(rows * l).enumerate().for_each(fill);
-            }
+            crate::backend::cpu::parallel::for_rows_mut(&mut out, rows * l, fill);
             Tensor::from_vec_on(out, &[n, rows, l], x.device())
         }};
     }
@@ -570,7 +560,7 @@ fn fold_data(cols: &Tensor, out_hw: [usize; 2], c: usize, win: Window) -> Result
             let src = contiguous_cow::<$T>(cd.storage.slice::<$T>(), &cd.layout);
             let mut out = crate::tensor::pool::alloc::<$T>(n * c * h * w);
             out.resize(n * c * h * w, 0 as $T);
-            let body = |(b, o): (usize, &mut [$T])| {
+            let body = |b: usize, o: &mut [$T]| {
                 let col = &src[b * rows * l..(b + 1) * rows * l];
                 for_each_tap(&win, c, [h, w], [oh, ow], |r, y, row_in, lo, hi, off| {
                     let from = &col[r * l + y * ow..r * l + (y + 1) * ow];
@@ -587,12 +577,7 @@ fn fold_data(cols: &Tensor, out_hw: [usize; 2], c: usize, win: Window) -> Result
                     }
                 });
             };
-            use rayon::prelude::*;
-            if out.len() >= crate::backend::cpu::PAR_THRESHOLD && n > 1 {
-                out.par_chunks_mut(c * h * w).enumerate().for_each(body);
-            } else {
-                out.chunks_mut(c * h * w).enumerate().for_each(body);
-            }
+            crate::backend::cpu::parallel::for_rows_mut(&mut out, c * h * w, body);
             Tensor::from_vec_on(out, &[n, c, h, w], cols.device())
         }};
     }

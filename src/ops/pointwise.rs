@@ -468,7 +468,12 @@ pub fn hardtanh(x: &Tensor, lo: f64, hi: f64) -> Result<Tensor> {
         ));
     }
     let out = clamp_scalar_data(x, Some(Scalar::Float(lo)), Some(Scalar::Float(hi)))?;
-    let out = cast_data(&out, x.dtype());
+    // Integers clamp in float and come back (a cast of the same dtype would copy).
+    let out = if out.dtype() == x.dtype() {
+        out
+    } else {
+        cast_data(&out, x.dtype())
+    };
     let f: arith::GradFn = std::sync::Arc::new(move |g, x| {
         let inside = arith::mul(&cmps(CmpOp::Gt, x, lo)?, &cmps(CmpOp::Lt, x, hi)?)?;
         keep(&inside, g)
@@ -490,14 +495,46 @@ fn clamp_scalar_data(x: &Tensor, lo: Option<Scalar>, hi: Option<Scalar>) -> Resu
     {
         return Ok(out);
     }
-    let mut out = x.clone();
-    if let Some(lo) = lo {
-        out = extremum_data(&Operand::Tensor(out), &Operand::Scalar(lo), true)?;
+    // The type x and the bounds promote to (hardtanh on integers computes in float).
+    let mut parts = vec![Operand::Tensor(x.clone()).participant()];
+    parts.extend(
+        [lo, hi]
+            .into_iter()
+            .flatten()
+            .map(|s| Operand::Scalar(s).participant()),
+    );
+    let dtype = result_type(&parts);
+    let xw = wide(&if dtype == x.dtype() {
+        x.clone()
+    } else {
+        cast_data(x, dtype)
+    });
+    let d = xw.read();
+    // A NaN bound makes every element NaN, as PyTorch fills the result.
+    let nan_bound = [lo, hi].into_iter().flatten().any(|s| s.to_f64().is_nan());
+    macro_rules! run {
+        ($T:ty, $bound:expr) => {{
+            let (lo, hi) = if nan_bound {
+                (Some(<$T>::from_f64(f64::NAN)), None)
+            } else {
+                (lo.map($bound), hi.map($bound))
+            };
+            let src = d.storage.slice::<$T>();
+            let v = if nan_bound {
+                crate::backend::cpu::elementwise::unary(src, &d.layout, |_: $T| lo.unwrap())
+            } else {
+                crate::backend::cpu::elementwise::clamp(src, &d.layout, lo, hi)
+            };
+            Tensor::from_vec_on(v, &d.layout.shape, d.device())
+        }};
     }
-    if let Some(hi) = hi {
-        out = extremum_data(&Operand::Tensor(out), &Operand::Scalar(hi), false)?;
-    }
-    Ok(out)
+    let out = match xw.dtype() {
+        DType::F32 => run!(f32, |s: Scalar| s.to_f64() as f32),
+        DType::F64 => run!(f64, |s: Scalar| s.to_f64()),
+        DType::I64 => run!(i64, |s: Scalar| s.to_i64()),
+        other => return Err(crate::dtype::unsupported("clamp_scalar_cpu", other)),
+    };
+    Ok(narrow(out, dtype))
 }
 
 const CLAMP_NONE: &str = "torch.clamp: At least one of 'min' or 'max' must not be None";
@@ -718,8 +755,12 @@ pub(crate) fn extremum_data(a: &Operand, b: &Operand, max: bool) -> Result<Tenso
     }
     Ok(narrow(
         match ta.dtype() {
-            DType::F32 => zip::<f32, f32>(&ta, &tb, &shape, move |p, q| pick_float(p, q, max))?,
-            DType::F64 => zip::<f64, f64>(&ta, &tb, &shape, move |p, q| pick_float(p, q, max))?,
+            // One closure per direction: a runtime `max` inside the loop kept it from
+            // vectorizing.
+            DType::F32 if max => zip::<f32, f32>(&ta, &tb, &shape, max_float)?,
+            DType::F32 => zip::<f32, f32>(&ta, &tb, &shape, min_float)?,
+            DType::F64 if max => zip::<f64, f64>(&ta, &tb, &shape, max_float)?,
+            DType::F64 => zip::<f64, f64>(&ta, &tb, &shape, min_float)?,
             DType::I64 => zip::<i64, i64>(
                 &ta,
                 &tb,
@@ -750,15 +791,26 @@ pub(crate) fn extremum_data(a: &Operand, b: &Operand, max: bool) -> Result<Tenso
     ))
 }
 
-/// The larger (`max`) or smaller of two floats; NaN propagates.
-fn pick_float<T: Element + std::ops::Add<Output = T>>(p: T, q: T, max: bool) -> T {
-    #[allow(clippy::eq_op)]
-    if p != p || q != q {
+/// `maximum(p, q)` of two floats as PyTorch's vector kernel: NaN propagates, a tie gives `q`.
+/// Selects with no branch (and `|`, not `||`), so the loop vectorizes.
+#[allow(clippy::eq_op)]
+fn max_float<T: Element + std::ops::Add<Output = T>>(p: T, q: T) -> T {
+    let m = if p > q { p } else { q };
+    if (p != p) | (q != q) {
         p + q
-    } else if (p > q) == max {
-        p
     } else {
-        q
+        m
+    }
+}
+
+/// `minimum(p, q)` of two floats, as [`max_float`].
+#[allow(clippy::eq_op)]
+fn min_float<T: Element + std::ops::Add<Output = T>>(p: T, q: T) -> T {
+    let m = if p < q { p } else { q };
+    if (p != p) | (q != q) {
+        p + q
+    } else {
+        m
     }
 }
 

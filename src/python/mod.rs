@@ -484,9 +484,16 @@ fn _scalar_overload(
     wrap(py, scalar_overload(op, &input.t, s)?)
 }
 
+/// The thread count CPU kernels use (the calling thread included).
 #[pyfunction]
 fn get_num_threads() -> usize {
-    rayon::current_num_threads()
+    crate::backend::cpu::parallel::num_threads()
+}
+
+/// `set_num_threads`'s native part; `gradrs.set_num_threads` checks the argument first.
+#[pyfunction]
+fn _set_num_threads(n: usize) {
+    crate::backend::cpu::parallel::set_num_threads(n)
 }
 
 #[pymodule]
@@ -528,6 +535,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(from_numpy, m)?)?;
     m.add_function(wrap_pyfunction!(_legacy_new, m)?)?;
     m.add_function(wrap_pyfunction!(get_num_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(_set_num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(where_, m)?)?;
     m.add_function(wrap_pyfunction!(einsum, m)?)?;
     m.add_function(wrap_pyfunction!(_scalar_overload, m)?)?;

@@ -29,7 +29,7 @@ const MIN_BLOCK: usize = 64;
 ///
 /// Threads: dst's longer side is cut into blocks (about four per thread) and each block is one
 /// single-threaded gemm call, the blocks taken one at a time by the calling thread and the
-/// rayon workers (`parallel::for_each_index`). gemm's own `Parallelism::Rayon` splits the work
+/// pool's workers (`parallel::for_each_index`). gemm's own `Parallelism::Rayon` splits the work
 /// statically and parks the calling thread while the pool runs it, so one thread descheduled
 /// on a busy machine stalls the whole product; here the others take its blocks. Cutting along
 /// columns (rows) leaves the other operand shared, so neither is packed twice.
@@ -51,7 +51,7 @@ unsafe fn gemm_one<T: Element>(
     scale: T,
 ) {
     let (a, b) = (lhs.as_ptr().add(l.offset), rhs.as_ptr().add(r.offset));
-    let threads = rayon::current_num_threads();
+    let threads = parallel::num_threads();
     let along_n = n >= m;
     let len = if along_n { n } else { m };
     let blocks = if m * n * k >= PAR_MACS && threads > 1 {
@@ -250,11 +250,7 @@ mod tests {
     /// `matmul_acc`, all match the definition.
     #[test]
     fn blocked_products_match_the_definition() {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(3)
-            .build()
-            .unwrap();
-        pool.install(|| {
+        parallel::with_threads(3, || {
             for &(m, k, n) in &[(70, 300, 200), (300, 50, 90), (64, 256, 64), (8, 40, 1000)] {
                 let a: Vec<f64> = (0..m * k).map(|i| ((i * 7) % 13) as f64 - 6.0).collect();
                 let b: Vec<f64> = (0..k * n).map(|i| ((i * 5) % 11) as f64 - 5.0).collect();

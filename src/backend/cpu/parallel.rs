@@ -1,11 +1,120 @@
-//! How kernels use threads. The calling thread works too: it and up to `threads - 1` rayon
-//! workers take chunks from a shared counter, so a worker that wakes late (a busy machine)
-//! only finds fewer chunks left instead of stalling the op, and with one thread nothing leaves
-//! the caller. (A plain `par_iter` from outside the pool parks the caller until workers run.)
+//! How kernels use threads. The calling thread works too: it and up to `threads - 1` workers of
+//! gradrs's own rayon pool take chunks from a shared counter, so a worker that wakes late (a busy
+//! machine) only finds fewer chunks left instead of stalling the op, and with one thread nothing
+//! leaves the caller. (A plain `par_iter` from outside the pool parks the caller until workers
+//! run.) The count is `set_num_threads`'s (PyTorch's `torch.set_num_threads`), by default
+//! `RAYON_NUM_THREADS` or the machine's cores; the pool has `threads - 1` workers, is built on
+//! the first parallel kernel and rebuilt when the count changes, and a forked child builds its
+//! own (Note [Fork] in `backend/fork.rs`). rayon's global pool is never used.
 
 use super::PAR_THRESHOLD;
+use rayon::ThreadPool;
+use std::cell::RefCell;
 use std::ops::Range;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// The thread count kernels use, the calling thread included; 0 until first asked for.
+static THREADS: AtomicUsize = AtomicUsize::new(0);
+/// The pool's workers and the thread count they were built for. A std mutex: after a fork the
+/// child releases it (`after_fork`) without touching any other thread's state.
+type Slot = Option<(usize, Arc<ThreadPool>)>;
+static POOL: Mutex<Slot> = Mutex::new(None);
+/// Set in a forked child: the pool in `POOL` is the parent's and has no threads here.
+static FORKED: AtomicBool = AtomicBool::new(false);
+
+thread_local! {
+    /// `POOL`'s guard, held by the forking thread from `before_fork` to `after_fork`.
+    static HELD: RefCell<Option<MutexGuard<'static, Slot>>> = const { RefCell::new(None) };
+}
+
+/// The thread count kernels use (`get_num_threads`).
+pub fn num_threads() -> usize {
+    match THREADS.load(Ordering::Relaxed) {
+        0 => {
+            let n = default_threads();
+            match THREADS.compare_exchange(0, n, Ordering::Relaxed, Ordering::Relaxed) {
+                Ok(_) => n,
+                Err(set) => set,
+            }
+        }
+        n => n,
+    }
+}
+
+/// Sets the thread count of the kernels that follow (`set_num_threads`); 1 keeps every kernel
+/// on its calling thread. The pool is rebuilt at the next parallel kernel.
+pub fn set_num_threads(n: usize) {
+    THREADS.store(n.max(1), Ordering::Relaxed);
+}
+
+/// rayon's convention: `RAYON_NUM_THREADS` when set to a positive number, else the cores.
+fn default_threads() -> usize {
+    std::env::var("RAYON_NUM_THREADS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+fn lock_pool() -> MutexGuard<'static, Slot> {
+    POOL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The pool of `threads - 1` workers, built (or rebuilt, for another count or in a forked
+/// child) here; None if the system refuses threads, and the caller then works alone.
+fn pool(threads: usize) -> Option<Arc<ThreadPool>> {
+    crate::backend::fork::register();
+    let mut slot = lock_pool();
+    if FORKED.swap(false, Ordering::Relaxed) {
+        // The parent's workers do not exist in this process: dropping their pool would signal
+        // them and wait for nothing; leak it, as PyTorch leaks its pool after a fork.
+        std::mem::forget(slot.take());
+    }
+    if let Some((n, p)) = slot.as_ref() {
+        if *n == threads {
+            return Some(p.clone());
+        }
+    }
+    let built = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads - 1)
+        .thread_name(|i| format!("gradrs-worker-{i}"))
+        .build()
+        .ok()
+        .map(Arc::new);
+    // An older pool's workers finish what they run and exit once its last user drops it.
+    *slot = built.as_ref().map(|p| (threads, p.clone()));
+    built
+}
+
+/// Runs `f` with the thread count set to `n`, then restores it; tests that set the count hold
+/// one lock, so they do not change it under each other.
+#[cfg(test)]
+pub fn with_threads<R>(n: usize, f: impl FnOnce() -> R) -> R {
+    static COUNT: Mutex<()> = Mutex::new(());
+    let _one_at_a_time = COUNT.lock().unwrap_or_else(|e| e.into_inner());
+    let before = num_threads();
+    set_num_threads(n);
+    let r = f();
+    set_num_threads(before);
+    r
+}
+
+/// `fork` prepare handler: the forking thread holds the pool's lock across `fork`, so no other
+/// thread holds it at the moment the child is copied.
+pub(crate) fn before_fork() {
+    let guard = lock_pool();
+    HELD.with(|h| *h.borrow_mut() = Some(guard));
+}
+
+/// `fork` parent and child handlers: release the lock `before_fork` took; in the child, mark
+/// the pool as the parent's.
+pub(crate) fn after_fork(child: bool) {
+    if child {
+        FORKED.store(true, Ordering::Relaxed);
+    }
+    HELD.with(|h| h.borrow_mut().take());
+}
 
 /// Chunk bounds: big enough that taking one is noise, small enough to balance the load.
 const MIN_CHUNK: usize = 1 << 13;
@@ -23,7 +132,7 @@ fn plan(n: usize, cost: usize, threads: usize) -> (usize, usize) {
 }
 
 /// `f(range)` for consecutive ranges covering `0..n`, results in order; in parallel when `n`
-/// is at least `PAR_THRESHOLD` and rayon has more than one thread.
+/// is at least `PAR_THRESHOLD` and more than one thread is asked for.
 pub fn map_chunks<R: Send>(n: usize, f: impl Fn(Range<usize>) -> R + Sync) -> Vec<R> {
     map_chunks_by(n, 1, f)
 }
@@ -35,8 +144,7 @@ pub fn map_chunks_by<R: Send>(
     cost: usize,
     f: impl Fn(Range<usize>) -> R + Sync,
 ) -> Vec<R> {
-    let threads = rayon::current_num_threads();
-    let (chunks, len) = plan(n, cost, threads);
+    let (chunks, len) = plan(n, cost, num_threads());
     let range = |i: usize| i * len..((i + 1) * len).min(n);
     if chunks == 1 {
         return vec![f(0..n)];
@@ -51,14 +159,19 @@ pub fn map_chunks_by<R: Send>(
 }
 
 /// `f(i)` for each `i` in `0..n`, taken one at a time from a shared counter by the calling
-/// thread and up to `threads - 1` rayon workers; no size threshold (for a few large items, such
+/// thread and up to `threads - 1` pool workers; no size threshold (for a few large items, such
 /// as the blocks of a matrix product, whose caller decided threads pay off).
 pub fn for_each_index(n: usize, f: impl Fn(usize) + Sync) {
-    let threads = rayon::current_num_threads();
-    if n <= 1 || threads <= 1 {
+    let threads = num_threads();
+    let pool = if n > 1 && threads > 1 {
+        pool(threads)
+    } else {
+        None
+    };
+    let Some(pool) = pool else {
         (0..n).for_each(f);
         return;
-    }
+    };
     let next = AtomicUsize::new(0);
     let work = || loop {
         let i = next.fetch_add(1, Ordering::Relaxed);
@@ -67,7 +180,7 @@ pub fn for_each_index(n: usize, f: impl Fn(usize) + Sync) {
         }
         f(i);
     };
-    rayon::in_place_scope(|s| {
+    pool.in_place_scope(|s| {
         for _ in 1..threads.min(n) {
             s.spawn(|_| work());
         }
@@ -79,20 +192,60 @@ pub fn for_each_index(n: usize, f: impl Fn(usize) + Sync) {
 /// `&mut out[range]`; in parallel as `map_chunks`.
 pub fn for_chunks_mut<U: Send>(out: &mut [U], f: impl Fn(Range<usize>, &mut [U]) + Sync) {
     let n = out.len();
-    let base = SendPtr(out.as_mut_ptr());
+    let parts = Parts::new(out);
     map_chunks(n, |r| {
-        let base = &base;
-        // SAFETY: the ranges are disjoint and inside `out`, which is borrowed mutably for the
-        // whole call, so each part is an exclusive slice.
-        let part = unsafe { std::slice::from_raw_parts_mut(base.0.add(r.start), r.len()) };
+        // SAFETY: the ranges `map_chunks` hands out are disjoint.
+        let part = unsafe { parts.get(r.clone()) };
         f(r, part)
     });
 }
 
-struct SendPtr<U>(*mut U);
-// SAFETY: only used to hand out disjoint parts of one exclusively borrowed slice.
-unsafe impl<U: Send> Sync for SendPtr<U> {}
-unsafe impl<U: Send> Send for SendPtr<U> {}
+/// `f(i, row)` for each row `out[i * len..(i + 1) * len]`, rows shared across threads as
+/// `map_chunks_by` shares items of `len` elements each.
+pub fn for_rows_mut<U: Send>(out: &mut [U], len: usize, f: impl Fn(usize, &mut [U]) + Sync) {
+    let len = len.max(1);
+    let rows = out.len() / len;
+    let parts = Parts::new(out);
+    map_chunks_by(rows, len, |r| {
+        // SAFETY: the row ranges `map_chunks_by` hands out are disjoint.
+        let part = unsafe { parts.get(r.start * len..r.end * len) };
+        for (i, row) in r.zip(part.chunks_mut(len)) {
+            f(i, row);
+        }
+    });
+}
+
+/// An exclusively borrowed slice whose disjoint parts go to different threads.
+pub struct Parts<'a, U> {
+    ptr: *mut U,
+    len: usize,
+    _slice: std::marker::PhantomData<&'a mut [U]>,
+}
+
+// SAFETY: `get`'s contract keeps the parts handed out disjoint, so sharing `Parts` only ever
+// gives each thread exclusive access to its own elements.
+unsafe impl<U: Send> Sync for Parts<'_, U> {}
+unsafe impl<U: Send> Send for Parts<'_, U> {}
+
+impl<'a, U> Parts<'a, U> {
+    pub fn new(s: &'a mut [U]) -> Self {
+        Parts {
+            ptr: s.as_mut_ptr(),
+            len: s.len(),
+            _slice: std::marker::PhantomData,
+        }
+    }
+
+    /// `&mut slice[r]`.
+    ///
+    /// # Safety
+    /// No two parts alive at the same time may overlap.
+    #[allow(clippy::mut_from_ref)]
+    pub unsafe fn get(&self, r: Range<usize>) -> &mut [U] {
+        assert!(r.start <= r.end && r.end <= self.len, "part out of bounds");
+        std::slice::from_raw_parts_mut(self.ptr.add(r.start), r.len())
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -115,6 +268,71 @@ mod tests {
                 }
             });
             assert!(v.iter().enumerate().all(|(i, &x)| x == i as u32 + 1));
+            let mut w = vec![0u32; n];
+            for_rows_mut(&mut w, 7, |i, row| {
+                row.iter_mut().for_each(|x| *x = i as u32)
+            });
+            assert!(w
+                .iter()
+                .enumerate()
+                .all(|(i, &x)| i >= n / 7 * 7 || x == (i / 7) as u32));
         }
+    }
+
+    /// With one thread asked for, every part runs on the calling thread.
+    #[test]
+    fn one_thread_stays_on_the_caller() {
+        with_threads(1, || {
+            let me = std::thread::current().id();
+            let ids = parking_lot::Mutex::new(Vec::new());
+            for_each_index(64, |_| ids.lock().push(std::thread::current().id()));
+            map_chunks(1 << 20, |_| ids.lock().push(std::thread::current().id()));
+            assert!(ids.lock().iter().all(|&id| id == me));
+        });
+    }
+
+    /// A forked child's parallel kernels finish (Note [Fork]): the parent's workers do not
+    /// exist there, and waiting on them would hang, so the child builds its own pool.
+    #[cfg(unix)]
+    #[test]
+    fn forked_child_runs_parallel_kernels() {
+        use std::time::{Duration, Instant};
+        with_threads(2, || {
+            let n = 1 << 20;
+            let sum = |n: usize| -> u64 {
+                map_chunks(n, |r| r.map(|i| i as u64).sum::<u64>())
+                    .iter()
+                    .sum()
+            };
+            let want = (n as u64 - 1) * n as u64 / 2;
+            assert_eq!(sum(n), want); // the parent's pool is up
+                                      // SAFETY: the child only runs kernels and leaves through `_exit`.
+            let pid = unsafe { libc::fork() };
+            assert!(pid >= 0, "fork failed");
+            if pid == 0 {
+                let ok = std::panic::catch_unwind(|| {
+                    let hits = AtomicUsize::new(0);
+                    for_each_index(16, |_| {
+                        hits.fetch_add(1, Ordering::Relaxed);
+                    });
+                    sum(n) == want && hits.load(Ordering::Relaxed) == 16
+                });
+                // SAFETY: ends the child without running the parent's exit handlers.
+                unsafe { libc::_exit(if matches!(ok, Ok(true)) { 0 } else { 1 }) };
+            }
+            let (deadline, mut status) = (Instant::now() + Duration::from_secs(60), 0);
+            // SAFETY: waits for (and on a hang, kills) the child forked above.
+            while unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) } != pid {
+                if Instant::now() > deadline {
+                    unsafe {
+                        libc::kill(pid, libc::SIGKILL);
+                        libc::waitpid(pid, &mut status, 0);
+                    }
+                    panic!("the forked child hung in a parallel kernel");
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0);
+        });
     }
 }

@@ -3,6 +3,7 @@
 //! sorted as (value, position) pairs, so the order is total: an unstable sort or selection
 //! gives what a stable sort would.
 
+use super::parallel::{map_chunks_by, Parts};
 use std::cmp::Ordering;
 
 /// What each row gives.
@@ -93,7 +94,7 @@ pub fn sort_rows<T: Copy + PartialOrd + Send + Sync>(
     }
     let rows = x.len() / len;
     let (mut vals, mut idx) = (vec![x[0]; rows * width], vec![0i64; rows * width]);
-    let body = |((row, v), i): ((&[T], &mut [T]), &mut [i64])| {
+    let body = |row: &[T], v: &mut [T], i: &mut [i64]| {
         let all = || -> Vec<(T, usize)> { row.iter().copied().zip(0..).collect() };
         let pairs = match what {
             Rows::Sort { descending } => {
@@ -131,18 +132,21 @@ pub fn sort_rows<T: Copy + PartialOrd + Send + Sync>(
             i[j] = p as i64;
         }
     };
-    if x.len() >= super::PAR_THRESHOLD && rows > 1 {
-        use rayon::prelude::*;
-        x.par_chunks(len)
-            .zip(vals.par_chunks_mut(width))
-            .zip(idx.par_chunks_mut(width))
-            .for_each(body);
-    } else {
-        x.chunks(len)
-            .zip(vals.chunks_mut(width))
-            .zip(idx.chunks_mut(width))
-            .for_each(body);
-    }
+    // Rows shared across threads (each its part of both outputs), as `map_chunks_by` shares.
+    let (vp, ip) = (Parts::new(&mut vals), Parts::new(&mut idx));
+    map_chunks_by(rows, len, |r| {
+        // SAFETY: the row ranges `map_chunks_by` hands out are disjoint.
+        let (v, i) = unsafe {
+            (
+                vp.get(r.start * width..r.end * width),
+                ip.get(r.start * width..r.end * width),
+            )
+        };
+        let rows_v = v.chunks_mut(width).zip(i.chunks_mut(width));
+        for (row, (v, i)) in x[r.start * len..r.end * len].chunks(len).zip(rows_v) {
+            body(row, v, i);
+        }
+    });
     (vals, idx)
 }
 

@@ -210,6 +210,34 @@ const STAGING_MAX: u64 = 1 << 24;
 
 static CONTEXT: OnceLock<std::result::Result<Gpu, String>> = OnceLock::new();
 
+/// PyTorch's error for CUDA in a forked child, with the GPU for CUDA.
+pub const BAD_FORK: &str = "Cannot re-initialize the GPU in forked subprocess. To use the GPU \
+     with multiprocessing, you must use the 'spawn' start method";
+
+/// Set in a forked child of a process that had opened the device (Note [Fork]): the context
+/// is the parent's, and every use of it is refused.
+static FORKED_AWAY: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// The `fork` child handler's part (Note [Fork]).
+pub(crate) fn after_fork_in_child() {
+    if matches!(CONTEXT.get(), Some(Ok(_))) {
+        FORKED_AWAY.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Whether this process is a forked child of one that had opened the device.
+pub fn forked_away() -> bool {
+    FORKED_AWAY.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// `BAD_FORK` in a forked child of a process that had opened the device.
+fn usable() -> Result<()> {
+    if forked_away() {
+        return Err(Error::Runtime(BAD_FORK.into()));
+    }
+    Ok(())
+}
+
 /// Runs `f`, turning a panic inside wgpu (or here) into an `Error` rather than unwinding into
 /// the caller: the bindings must never see one.
 pub fn guarded<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
@@ -233,6 +261,7 @@ fn disabled_by_env() -> bool {
 /// The context, created on the first call; the error (no adapter, device refused) is kept and
 /// returned again on every later call, so a failed start costs once.
 pub fn gpu() -> Result<&'static Gpu> {
+    usable()?;
     CONTEXT
         .get_or_init(|| match guarded(|| Gpu::new().map_err(Error::Runtime)) {
             Ok(g) => Ok(g),
@@ -242,8 +271,12 @@ pub fn gpu() -> Result<&'static Gpu> {
         .map_err(|e| Error::Runtime(e.clone()))
 }
 
-/// The context if it was already created (memory queries must not start a device).
+/// The context if it was already created (memory queries must not start a device); None in
+/// a forked child (Note [Fork]), where the parent's context must not be touched.
 pub fn existing() -> Option<&'static Gpu> {
+    if forked_away() {
+        return None;
+    }
     CONTEXT.get().and_then(|r| r.as_ref().ok())
 }
 
@@ -252,6 +285,7 @@ impl Gpu {
         if disabled_by_env() {
             return Err(format!("{NO_ADAPTER} (adapters hidden by {DISABLE_VAR})"));
         }
+        crate::backend::fork::register();
         let desc = ::wgpu::InstanceDescriptor {
             backends: ::wgpu::Backends::VULKAN | ::wgpu::Backends::METAL | ::wgpu::Backends::DX12,
             ..::wgpu::InstanceDescriptor::new_without_display_handle()
@@ -353,6 +387,7 @@ impl Gpu {
 
     /// The compiled pipeline for `key`, compiled on first use.
     pub fn pipeline(&self, key: PipelineKey) -> Result<Pipeline> {
+        usable()?;
         let mut cache = self.pipelines.lock();
         if let Some(p) = cache.get(&key) {
             return Ok(p.clone());
@@ -492,6 +527,7 @@ impl Gpu {
     /// A storage buffer of at least `bytes` (at most one chunk), from the pool when one of its
     /// class is free.
     pub fn alloc(&self, bytes: u64) -> Result<(::wgpu::Buffer, u64)> {
+        usable()?;
         let class = size_class(bytes);
         if let Some(buf) = self.pool.lock().take(class) {
             return Ok((buf, class));
@@ -555,6 +591,7 @@ impl Gpu {
 
     /// Records a copy of `data` into `dst` (at byte 0) after everything recorded so far.
     pub fn write(&self, dst: &::wgpu::Buffer, data: &[u8]) -> Result<()> {
+        usable()?;
         if data.is_empty() {
             return Ok(());
         }
@@ -565,6 +602,7 @@ impl Gpu {
 
     /// Submits what is recorded and waits for it, then copies `bytes` bytes of `src` back.
     pub fn read(&self, src: &::wgpu::Buffer, bytes: u64) -> Result<Vec<u8>> {
+        usable()?;
         if bytes == 0 {
             return Ok(Vec::new());
         }
@@ -643,6 +681,7 @@ impl Gpu {
         params: &[u8],
         groups: [u32; 3],
     ) -> Result<()> {
+        usable()?;
         if params.len() as u64 > PARAM_BYTES {
             return Err(Error::Runtime(format!(
                 "GPU dispatch: {} bytes of parameters exceed {PARAM_BYTES}",
@@ -767,6 +806,7 @@ impl Gpu {
 
     /// Submits everything recorded so far, without waiting.
     pub fn flush(&self) -> Result<()> {
+        usable()?;
         self.submit(&mut self.pending.lock());
         self.check()
     }

@@ -41,9 +41,11 @@ pub const SHADERS: [(&str, &str); 11] = [
     ("sort.wgsl", Kernel::Sort.source()),
 ];
 
-/// Whether a wgpu adapter exists and a device opened on it (creates the context).
+/// Whether a wgpu adapter exists and a device opened on it (creates the context). True in a
+/// forked child of a process that had opened one, as `torch.cuda.is_available()` is there
+/// (using it raises).
 pub fn is_available() -> bool {
-    gpu().is_ok()
+    context::forked_away() || gpu().is_ok()
 }
 
 /// The adapter's name and backend, e.g. "llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan)".
@@ -122,6 +124,11 @@ pub struct GpuBuffer {
 
 impl Drop for GpuBuffer {
     fn drop(&mut self) {
+        if context::forked_away() {
+            // The parent's device (Note [Fork]): its buffers are leaked, not released.
+            std::mem::forget(std::mem::take(&mut self.bufs));
+            return;
+        }
         let mut pool = None;
         for (b, class) in self.bufs.drain(..) {
             if class > 0 {
