@@ -1052,6 +1052,11 @@ pub fn add_scaled(a: &Tensor, b: Operand, alpha: Scalar, sub: bool) -> Result<Te
         sub_check(&a_op, &b)?;
     }
     let dtype = compute_dtype(op, &a_op, &b);
+    if matches!(alpha, Scalar::Bool(_)) && dtype != DType::Bool {
+        return Err(Error::Runtime(
+            "Boolean alpha only supported for Boolean results.".into(),
+        ));
+    }
     if !dtype.is_floating_point() && alpha.is_float() {
         return Err(Error::Runtime(
             "For integral input tensors, argument alpha must not be a floating point number."

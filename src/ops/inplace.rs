@@ -193,6 +193,23 @@ pub fn fill_(dst: &Tensor, s: crate::dtype::Scalar, zero: bool) -> Result<()> {
 /// `dst.copy_(src)`: CopyBackwards — `src` broadcast to `dst`'s shape, cast to its dtype; the
 /// gradient goes to `src` (summed back and cast by the engine), none to the old values.
 pub fn copy_(dst: &Tensor, src: &Tensor) -> Result<()> {
+    copy_as(dst, src, "CopyBackwards")
+}
+
+/// `dst.fill_(value)` with a 0-dim tensor value: PyTorch copies it (a cast that wraps, with no
+/// overflow check, unlike a number's fill) and records FillBackward3, whose gradient for the
+/// value is the sum of the incoming one.
+pub fn fill_tensor_(dst: &Tensor, value: &Tensor) -> Result<()> {
+    if value.dim() != 0 {
+        return Err(Error::Runtime(format!(
+            "fill_ only supports 0-dimension value tensor but got tensor with {} dimensions.",
+            value.dim()
+        )));
+    }
+    copy_as(dst, value, "FillBackward3")
+}
+
+fn copy_as(dst: &Tensor, src: &Tensor, name: &'static str) -> Result<()> {
     apply_(dst, src.requires_grad(), |alias| {
         let out = {
             let _no_grad = crate::autograd::GradModeGuard::new(false);
@@ -202,20 +219,16 @@ pub fn copy_(dst: &Tensor, src: &Tensor) -> Result<()> {
                 alias.dtype(),
             )
         };
-        if !needs_grad(&[alias, src]) {
+        // An integer copy is not differentiable; PyTorch's fill_ records FillBackward3 anyway.
+        let differentiable = out.dtype().is_floating_point() || name == "FillBackward3";
+        if !differentiable || !needs_grad(&[alias, src]) {
             return Ok(out);
         }
-        Ok(record_formula(
-            out,
-            &[alias, src],
-            "CopyBackwards",
-            vec![],
-            |g, _| {
-                Ok(vec![
-                    Some(crate::ops::creation::zeros_like(g)),
-                    Some(g.clone()),
-                ])
-            },
-        ))
+        Ok(record_formula(out, &[alias, src], name, vec![], |g, _| {
+            Ok(vec![
+                Some(crate::ops::creation::zeros_like(g)),
+                Some(g.clone()),
+            ])
+        }))
     })
 }

@@ -30,6 +30,22 @@ pub fn type_name(obj: &Bound<'_, PyAny>) -> String {
     }
 }
 
+/// How PyTorch's parser describes an argument that matched no overload: the type name, with
+/// the elements' for a list or tuple (`list of [int, float]`, `tuple of (int,)`).
+pub fn arg_desc(obj: &Bound<'_, PyAny>) -> String {
+    let names =
+        |items: Vec<Bound<'_, PyAny>>| -> Vec<String> { items.iter().map(type_name).collect() };
+    if let Ok(l) = obj.cast::<PyList>() {
+        return format!("list of [{}]", names(l.iter().collect()).join(", "));
+    }
+    if let Ok(t) = obj.cast::<PyTuple>() {
+        let n = names(t.iter().collect());
+        let comma = if n.len() == 1 { "," } else { "" };
+        return format!("tuple of ({}{comma})", n.join(", "));
+    }
+    type_name(obj)
+}
+
 /// A Tensor argument, or PyTorch's parser error naming it (`position` counts from 1, `self`
 /// excluded for methods).
 pub fn tensor_arg(
@@ -45,6 +61,48 @@ pub fn tensor_arg(
             type_name(obj)
         ))),
     }
+}
+
+/// An optional `Number` argument (`alpha=`, `value=`) left out or given, `None` included:
+/// PyTorch's parser rejects an explicit `None` where the argument has a number default.
+pub enum NumberArg {
+    Absent,
+    Given(Py<PyAny>),
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for NumberArg {
+    type Error = PyErr;
+    fn extract(obj: pyo3::Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        Ok(NumberArg::Given(obj.to_owned().unbind()))
+    }
+}
+
+impl NumberArg {
+    /// The number given, `default` when left out, or PyTorch's parser error.
+    pub fn scalar(&self, py: Python<'_>, op: &str, arg: &str, default: Scalar) -> PyResult<Scalar> {
+        match self {
+            NumberArg::Absent => Ok(default),
+            NumberArg::Given(o) => number_arg(o.bind(py), op, arg),
+        }
+    }
+}
+
+/// A `Number` argument as PyTorch's parser reads one: a Python or numpy number, or a 0-dim
+/// tensor that does not require grad (its value, keeping its kind: bool, integer, float).
+pub fn number_arg(obj: &Bound<'_, PyAny>, op: &str, arg: &str) -> PyResult<Scalar> {
+    if let Some(s) = extract_scalar(obj) {
+        return Ok(s);
+    }
+    if let Ok(t) = obj.cast::<PyTensor>() {
+        let t = &t.borrow().t;
+        if t.dim() == 0 && !t.requires_grad() {
+            return Ok(t.item()?);
+        }
+    }
+    Err(PyTypeError::new_err(format!(
+        "{op}(): argument '{arg}' must be Number, not {}",
+        type_name(obj)
+    )))
 }
 
 /// A Python number as a scalar operand, if it is one.

@@ -1,7 +1,7 @@
 //! Bindings of the elementwise op library (`ops::pointwise`), their in-place variants and
 //! the activation functions that `gradrs.nn.functional` calls.
 
-use super::convert::{extract_scalar, tensor_arg};
+use super::convert::{extract_scalar, tensor_arg, NumberArg};
 use super::tensor::{wrap, PyTensor};
 use crate::dtype::Scalar;
 use crate::ops::pointwise::ClampKind;
@@ -385,47 +385,47 @@ impl PyTensor {
         let wt = w.edge_tensor(e.dtype());
         in_place_with(slf, &[&e, &wt], |x| pw::lerp(x, &e, w))
     }
-    #[pyo3(signature = (tensor1, tensor2, *, value=None))]
+    #[pyo3(signature = (tensor1, tensor2, *, value=NumberArg::Absent))]
     fn addcmul(
         &self,
         py: Python<'_>,
         tensor1: PyRef<'_, PyTensor>,
         tensor2: PyRef<'_, PyTensor>,
-        value: Option<&Bound<'_, PyAny>>,
+        value: NumberArg,
     ) -> R {
-        let v = scalar_arg(value)?.unwrap_or(Scalar::Int(1));
+        let v = value.scalar(py, "addcmul", "value", Scalar::Int(1))?;
         wrap(py, pw::addcmul(&self.t, &tensor1.t, &tensor2.t, v)?)
     }
-    #[pyo3(signature = (tensor1, tensor2, *, value=None))]
+    #[pyo3(signature = (tensor1, tensor2, *, value=NumberArg::Absent))]
     fn addcmul_(
         slf: &Bound<'_, Self>,
         tensor1: PyRef<'_, PyTensor>,
         tensor2: PyRef<'_, PyTensor>,
-        value: Option<&Bound<'_, PyAny>>,
+        value: NumberArg,
     ) -> R {
-        let v = scalar_arg(value)?.unwrap_or(Scalar::Int(1));
+        let v = value.scalar(slf.py(), "addcmul_", "value", Scalar::Int(1))?;
         let (a, b) = (tensor1.t.clone(), tensor2.t.clone());
         in_place_with(slf, &[&a, &b], |x| pw::addcmul(x, &a, &b, v))
     }
-    #[pyo3(signature = (tensor1, tensor2, *, value=None))]
+    #[pyo3(signature = (tensor1, tensor2, *, value=NumberArg::Absent))]
     fn addcdiv(
         &self,
         py: Python<'_>,
         tensor1: PyRef<'_, PyTensor>,
         tensor2: PyRef<'_, PyTensor>,
-        value: Option<&Bound<'_, PyAny>>,
+        value: NumberArg,
     ) -> R {
-        let v = scalar_arg(value)?.unwrap_or(Scalar::Int(1));
+        let v = value.scalar(py, "addcdiv", "value", Scalar::Int(1))?;
         wrap(py, pw::addcdiv(&self.t, &tensor1.t, &tensor2.t, v)?)
     }
-    #[pyo3(signature = (tensor1, tensor2, *, value=None))]
+    #[pyo3(signature = (tensor1, tensor2, *, value=NumberArg::Absent))]
     fn addcdiv_(
         slf: &Bound<'_, Self>,
         tensor1: PyRef<'_, PyTensor>,
         tensor2: PyRef<'_, PyTensor>,
-        value: Option<&Bound<'_, PyAny>>,
+        value: NumberArg,
     ) -> R {
-        let v = scalar_arg(value)?.unwrap_or(Scalar::Int(1));
+        let v = value.scalar(slf.py(), "addcdiv_", "value", Scalar::Int(1))?;
         let (a, b) = (tensor1.t.clone(), tensor2.t.clone());
         in_place_with(slf, &[&a, &b], |x| pw::addcdiv(x, &a, &b, v))
     }

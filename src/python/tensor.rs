@@ -2,7 +2,7 @@
 //! from Python into Rust.
 
 use super::autograd::node_object;
-use super::convert::{extract_scalar, to_list};
+use super::convert::{extract_scalar, to_list, NumberArg};
 use super::dtype::{dtype_object, extract_dtype, PyDevice};
 use super::helpers;
 use crate::autograd::{self, BackwardOptions};
@@ -145,34 +145,25 @@ impl PyTensor {
             None => Ok(py.NotImplemented()),
         }
     }
-    fn add_sub(
-        &self,
-        py: Python<'_>,
-        other: &Bound<'_, PyAny>,
-        alpha: Option<&Bound<'_, PyAny>>,
-        sub: bool,
-    ) -> R {
-        let o = operand_or_err(other, if sub { "sub" } else { "add" })?;
+    fn add_sub(&self, py: Python<'_>, other: &Bound<'_, PyAny>, alpha: NumberArg, sub: bool) -> R {
+        let name = if sub { "sub" } else { "add" };
+        let o = operand_or_err(other, name)?;
+        let alpha = alpha.scalar(py, name, "alpha", Scalar::Int(1))?;
         let a = Operand::Tensor(self.t.clone());
-        match alpha.and_then(extract_scalar) {
-            Some(s) if s.to_f64() != 1.0 || s.is_float() => {
-                wrap(py, bin::add_scaled(&self.t, o, s, sub)?)
-            }
-            _ => wrap(
+        match alpha {
+            Scalar::Int(1) => wrap(
                 py,
                 bin::binary(if sub { BinaryOp::Sub } else { BinaryOp::Add }, a, o)?,
             ),
+            s => wrap(py, bin::add_scaled(&self.t, o, s, sub)?),
         }
     }
-    fn add_sub_(
-        slf: &Bound<'_, Self>,
-        other: &Bound<'_, PyAny>,
-        alpha: Option<&Bound<'_, PyAny>>,
-        sub: bool,
-    ) -> R {
+    fn add_sub_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>, alpha: NumberArg, sub: bool) -> R {
         let op = if sub { BinaryOp::Sub } else { BinaryOp::Add };
-        match alpha.and_then(extract_scalar) {
-            Some(a) if a.to_f64() != 1.0 || a.is_float() => {
+        let name = if sub { "sub_" } else { "add_" };
+        match alpha.scalar(slf.py(), name, "alpha", Scalar::Int(1))? {
+            Scalar::Int(1) => Self::inplace(slf, op, other),
+            a => {
                 let o = operand_or_err(other, op.name())?;
                 let others = o.as_tensor().is_some_and(|t| t.requires_grad());
                 crate::ops::inplace::apply_(&slf.borrow().t, others, |x| {
@@ -180,7 +171,6 @@ impl PyTensor {
                 })?;
                 Ok(slf.clone().into_any().unbind())
             }
-            _ => Self::inplace(slf, op, other),
         }
     }
     /// `op(self cast to dtype)`, its result in `dtype` too: an explicit dtype overrides the
@@ -680,8 +670,19 @@ impl PyTensor {
         Ok(slf.clone().into_any().unbind())
     }
     fn fill_(slf: &Bound<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let s = extract_scalar(value)
-            .ok_or_else(|| PyTypeError::new_err("fill_(): argument 'value' must be Number"))?;
+        // PyTorch's two overloads: fill_(Tensor value) copies a 0-dim tensor, fill_(Number).
+        if let Ok(v) = value.cast::<PyTensor>() {
+            let v = v.borrow().t.clone();
+            crate::ops::inplace::fill_tensor_(&slf.borrow().t, &v)?;
+            return Ok(slf.clone().into_any().unbind());
+        }
+        let s = extract_scalar(value).ok_or_else(|| {
+            let got = super::convert::arg_desc(value);
+            PyTypeError::new_err(format!(
+                "fill_() received an invalid combination of arguments - got ({}), but expected one of:\n * (Tensor value)\n      didn't match because some of the arguments have invalid types: (!{got}!)\n * (Number value)\n      didn't match because some of the arguments have invalid types: (!{got}!)\n",
+                super::convert::type_name(value)
+            ))
+        })?;
         crate::ops::inplace::fill_(&slf.borrow().t, s, false)?;
         Ok(slf.clone().into_any().unbind())
     }
@@ -900,12 +901,12 @@ impl PyTensor {
 
     // ---- named ops --------------------------------------------------------------------------
 
-    #[pyo3(signature = (other, *, alpha=None))]
-    fn add(&self, py: Python<'_>, other: &Bound<'_, PyAny>, alpha: Option<&Bound<'_, PyAny>>) -> R {
+    #[pyo3(signature = (other, *, alpha=NumberArg::Absent))]
+    fn add(&self, py: Python<'_>, other: &Bound<'_, PyAny>, alpha: NumberArg) -> R {
         self.add_sub(py, other, alpha, false)
     }
-    #[pyo3(signature = (other, *, alpha=None))]
-    fn sub(&self, py: Python<'_>, other: &Bound<'_, PyAny>, alpha: Option<&Bound<'_, PyAny>>) -> R {
+    #[pyo3(signature = (other, *, alpha=NumberArg::Absent))]
+    fn sub(&self, py: Python<'_>, other: &Bound<'_, PyAny>, alpha: NumberArg) -> R {
         self.add_sub(py, other, alpha, true)
     }
     fn mul(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
@@ -952,20 +953,12 @@ impl PyTensor {
             )?,
         )
     }
-    #[pyo3(signature = (other, *, alpha=None))]
-    fn add_(
-        slf: &Bound<'_, Self>,
-        other: &Bound<'_, PyAny>,
-        alpha: Option<&Bound<'_, PyAny>>,
-    ) -> R {
+    #[pyo3(signature = (other, *, alpha=NumberArg::Absent))]
+    fn add_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>, alpha: NumberArg) -> R {
         Self::add_sub_(slf, other, alpha, false)
     }
-    #[pyo3(signature = (other, *, alpha=None))]
-    fn sub_(
-        slf: &Bound<'_, Self>,
-        other: &Bound<'_, PyAny>,
-        alpha: Option<&Bound<'_, PyAny>>,
-    ) -> R {
+    #[pyo3(signature = (other, *, alpha=NumberArg::Absent))]
+    fn sub_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>, alpha: NumberArg) -> R {
         Self::add_sub_(slf, other, alpha, true)
     }
     fn mul_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> R {

@@ -1,0 +1,154 @@
+"""Regression tests for op-level fixes found by hardening (issue 25), each against PyTorch."""
+
+import numpy as np
+import pytest
+from conftest import check, check_error
+
+# ---- Number arguments: alpha=, value=, fill_ ------------------------------------------------
+
+
+def _t(M, v, **kw):
+    """A value built in module M: tensors from ('t', data, dtype name), numbers as they are."""
+    if isinstance(v, tuple) and v[0] == "t":
+        dtype = getattr(M, v[2]) if len(v) > 2 else None
+        return M.tensor(v[1], dtype=dtype, **kw)
+    return v
+
+
+NUMBERS = [
+    ("t", 2.0), ("t", 2), ("t", 3, "int32"), ("t", 0.5, "float64"), ("t", True), 2, 2.5, True,
+    np.float32(2.0), np.int64(3),
+]
+NOT_NUMBERS = [("t", [2.0]), ("t", [[2.0]]), ("t", [2.0, 3.0, 4.0]), None, "a"]
+
+
+@pytest.mark.parametrize("alpha", NUMBERS + NOT_NUMBERS, ids=repr)
+@pytest.mark.parametrize("name", ["add", "sub", "add_", "sub_", "f_add", "f_sub"])
+@pytest.mark.parametrize("dtype", ["float32", "int64"])
+def test_add_sub_alpha(torch, name, alpha, dtype):
+    def f(M):
+        x = M.tensor([1, 2, 3], dtype=getattr(M, dtype))
+        y = M.tensor([4, 5, 6], dtype=getattr(M, dtype))
+        a = _t(M, alpha)
+        if name.startswith("f_"):
+            return getattr(M, name[2:])(x, y, alpha=a)
+        return getattr(x, name)(y, alpha=a)
+
+    try:
+        f(torch)
+    except (TypeError, RuntimeError):
+        check_error(f)
+        return
+    check(f)
+
+
+def test_alpha_requires_grad_tensor_rejected(torch):
+    check_error(lambda M: M.ones(2).add(M.ones(2), alpha=M.tensor(2.0, requires_grad=True)))
+    check_error(lambda M: M.ones(2).add(M.ones(2), alpha=np.array(2.0)))
+
+
+def test_alpha_tensor_grads(torch):
+    def f(M):
+        a = M.tensor([1.0, 2.0], requires_grad=True)
+        b = M.tensor([3.0, 4.0], requires_grad=True)
+        out = a.sub(b, alpha=M.tensor(3.0))
+        out.sum().backward()
+        return out, a.grad, b.grad
+
+    check(f)
+    check(lambda M: M.ones(3).add(3, alpha=M.tensor(2.0)))
+    check(lambda M: M.tensor([True]).add(M.tensor([True]), alpha=M.tensor(False)))
+
+
+@pytest.mark.parametrize("value", NUMBERS + NOT_NUMBERS + [("t", 2.0, "float32")], ids=repr)
+@pytest.mark.parametrize("name", ["addcmul", "addcdiv", "addcmul_", "addcdiv_", "f_addcmul",
+                                  "f_addcdiv"])
+def test_addc_value(torch, name, value):
+    def f(M):
+        x = M.tensor([1.0, 2.0, 3.0])
+        t1, t2 = M.tensor([4.0, 5.0, 6.0]), M.tensor([2.0, 4.0, 8.0])
+        v = _t(M, value)
+        if name.startswith("f_"):
+            return getattr(M, name[2:])(x, t1, t2, value=v)
+        return getattr(x, name)(t1, t2, value=v)
+
+    try:
+        f(torch)
+    except (TypeError, RuntimeError):
+        check_error(f)
+        return
+    check(f)
+
+
+def test_addc_value_tensor_rules(torch):
+    check_error(lambda M: M.ones(2).addcmul(M.ones(2), M.ones(2),
+                                            value=M.tensor(2.0, requires_grad=True)))
+    # An integer result truncates a float value, given as a number or a 0-dim tensor.
+    check(lambda M: M.ones(3, dtype=M.int64).addcmul(M.ones(3, dtype=M.int64),
+                                                     M.ones(3, dtype=M.int64),
+                                                     value=M.tensor(2.5)))
+    check_error(lambda M: M.ones(3, dtype=M.int64).addcdiv(M.ones(3, dtype=M.int64),
+                                                           M.ones(3, dtype=M.int64),
+                                                           value=M.tensor(2)))
+
+
+FILL_VALUES = [("t", 2.5), ("t", 2), ("t", True), ("t", 7, "int32"), ("t", 1.5, "float64"),
+               ("t", [2.0]), ("t", [[2.0]]), ("t", [1.0, 2.0]), 2, 2.5, np.float64(2.0), None,
+               "a", [1, 2.0], (1,), []]
+
+
+@pytest.mark.parametrize("value", FILL_VALUES, ids=repr)
+@pytest.mark.parametrize("dtype", ["float32", "int64", "float64", "bool"])
+def test_fill_(torch, value, dtype):
+    def f(M):
+        return M.zeros(2, 3, dtype=getattr(M, dtype)).fill_(_t(M, value))
+
+    try:
+        f(torch)
+    except (TypeError, RuntimeError):
+        check_error(f)
+        return
+    check(f)
+
+
+def test_fill_tensor_grad(torch):
+    def f(M):
+        a = M.ones(2, 2, requires_grad=True)
+        v = M.tensor(3.0, dtype=M.float64, requires_grad=True)
+        b = a * 2
+        b.fill_(v)
+        (b * M.tensor([[1.0, 2.0], [3.0, 4.0]])).sum().backward()
+        return b, a.grad, v.grad
+
+    check(f)
+
+    def g(M):
+        v = M.tensor(3.0, requires_grad=True)
+        y = M.zeros(3)
+        y.fill_(v)
+        y.sum().backward()
+        return y, v.grad
+
+    check(g)
+
+    def h(M):
+        v = M.tensor(3.0, requires_grad=True)
+        with M.no_grad():
+            y = M.zeros(3).fill_(v)
+        return y
+
+    check(h)
+    # A leaf that requires grad cannot be filled in place.
+    check_error(lambda M: M.ones(2, requires_grad=True).fill_(M.tensor(1.0)))
+    # The value may be a view of the tensor filled.
+    check(lambda M: (lambda x: x.fill_(x[1]))(M.tensor([1.0, 2.0, 3.0])))
+
+
+def test_integer_copy_and_fill_from_grad_tensor(torch):
+    def f(M):
+        v = M.tensor(3.0, requires_grad=True)
+        y = M.zeros(2, dtype=M.int64).fill_(v)
+        z = M.zeros(2, dtype=M.int64).copy_(M.ones(2, requires_grad=True))
+        return y, y.requires_grad, z, z.requires_grad
+
+    check(f)
