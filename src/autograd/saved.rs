@@ -54,11 +54,16 @@ impl SavedTensor {
                 Some(nr) => Some((node.name(), nr)),
                 None => t.grad_fn().map(|f| (f.name(), t.output_nr())),
             };
+            // PyTorch names the op, not its node: `MulBackward0` is `Mul`.
+            let op = |name: &str| {
+                let bare = name.trim_end_matches(|c: char| c.is_ascii_digit());
+                bare.strip_suffix("Backward").unwrap_or(name).to_string()
+            };
             let which = producer
-                .map(|(name, nr)| format!(", which is output {nr} of {name},"))
+                .map(|(name, nr)| format!(", which is output {nr} of {},", op(name)))
                 .unwrap_or_default();
             return Err(Error::Runtime(format!(
-                "one of the variables needed for gradient computation has been modified by an inplace operation: [gradrs.{} {}]{which} is at version {current}; expected version {} instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with gradrs.autograd.set_detect_anomaly(True).",
+                "one of the variables needed for gradient computation has been modified by an inplace operation: [gradrs.{} {}]{which} is at version {current}; expected version {} instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with gradrs.autograd.set_detect_anomaly(True, check_nan=False).",
                 t.dtype().legacy_name(),
                 crate::shape::list_repr(&t.shape()),
                 self.version
