@@ -152,3 +152,31 @@ def test_integer_copy_and_fill_from_grad_tensor(torch):
         return y, y.requires_grad, z, z.requires_grad
 
     check(f)
+
+
+# ---- addcmul / addcdiv save only what their backward reads ------------------------------------
+
+
+@pytest.mark.parametrize("modified", ["tensor1", "tensor2"])
+@pytest.mark.parametrize("needs", ["input", "tensor1", "tensor2", "input+tensor1", "tensor1+tensor2"])
+@pytest.mark.parametrize("name", ["addcmul", "addcdiv", "addcmul_", "addcdiv_"])
+def test_addc_saved_tensors(torch, name, needs, modified):
+    """A tensor the backward does not read may be modified in place before backward (PyTorch
+    saves tensor1 only for tensor2's gradient and vice versa; addcdiv always saves tensor2)."""
+
+    def f(M):
+        x = M.tensor([1.0, 2.0, 3.0], requires_grad="input" in needs)
+        a = M.tensor([1.0, 2.0, 3.0], requires_grad="tensor1" in needs)
+        b = M.tensor([4.0, 5.0, 6.0], requires_grad="tensor2" in needs)
+        x2, a2, b2 = x * 1, a * 1, b * 1
+        out = getattr(x2 if name.endswith("_") else x2, name)(a2, b2, value=2)
+        (a2 if modified == "tensor1" else b2).mul_(10)
+        out.sum().backward()
+        return x.grad, a.grad, b.grad
+
+    try:
+        f(torch)
+    except RuntimeError:
+        check_error(f)
+        return
+    check(f)

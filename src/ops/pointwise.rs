@@ -1242,7 +1242,18 @@ fn addc(input: &Tensor, t1: &Tensor, t2: &Tensor, value: Scalar, divide: bool) -
         return Ok(out);
     }
     let v = value.to_f64();
-    let saved = vec![SavedTensor::input(t1), SavedTensor::input(t2)];
+    // Save only what the formulas of the inputs that need a gradient read, as PyTorch does: a
+    // tensor modified in place afterwards must not fail a backward that never reads it.
+    // addcmul: tensor1 for tensor2's gradient and vice versa; addcdiv: tensor2 for both.
+    let (need1, need2) = (t1.requires_grad(), t2.requires_grad());
+    let (save1, save2) = (need2, need1 || divide);
+    let mut saved = Vec::new();
+    if save1 {
+        saved.push(SavedTensor::input(t1));
+    }
+    if save2 {
+        saved.push(SavedTensor::input(t2));
+    }
     let name = if divide {
         "AddcdivBackward0"
     } else {
@@ -1254,17 +1265,28 @@ fn addc(input: &Tensor, t1: &Tensor, t2: &Tensor, value: Scalar, divide: bool) -
         name,
         saved,
         move |g, s| {
-            let (a, b) = (&s[0], &s[1]);
+            let mut s = s.iter();
+            let a = if save1 { s.next() } else { None };
+            let b = if save2 { s.next() } else { None };
             let gv = muls(g, v)?;
-            Ok(if divide {
-                vec![
-                    Some(g.clone()),
-                    Some(div(&gv, b)?),
-                    Some(div(&mul(&neg(&gv)?, a)?, &mul(b, b)?)?),
-                ]
+            let (mut g1, mut g2) = (None, None);
+            if divide {
+                let b = b.expect("addcdiv saves tensor2");
+                if need1 {
+                    g1 = Some(div(&gv, b)?);
+                }
+                if let Some(a) = a {
+                    g2 = Some(div(&mul(&neg(&gv)?, a)?, &mul(b, b)?)?);
+                }
             } else {
-                vec![Some(g.clone()), Some(mul(&gv, b)?), Some(mul(&gv, a)?)]
-            })
+                if let Some(b) = b {
+                    g1 = Some(mul(&gv, b)?);
+                }
+                if let Some(a) = a {
+                    g2 = Some(mul(&gv, a)?);
+                }
+            }
+            Ok(vec![Some(g.clone()), g1, g2])
         },
     ))
 }
