@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from conftest import check, check_error
+from conftest import G, check, check_error
 
 # ---- Number arguments: alpha=, value=, fill_ ------------------------------------------------
 
@@ -179,4 +179,39 @@ def test_addc_saved_tensors(torch, name, needs, modified):
     except RuntimeError:
         check_error(f)
         return
+    check(f)
+
+
+# ---- float32 dot accumulates as accurately as PyTorch's BLAS dot -----------------------------
+
+
+@pytest.mark.parametrize("n", [7, 100, 1000, 4099, 100_000])
+def test_dot_float32_accuracy(torch, n):
+    """Errors against a float64 reference, relative to sum |a b|, over several draws: gradrs's
+    worst must not exceed torch's (a single float32 accumulator lost digits by n = 1000)."""
+    rng = np.random.default_rng(n)
+    worst = {"g": 0.0, "t": 0.0}
+    for _ in range(20):
+        a = rng.standard_normal(n).astype(np.float32)
+        b = rng.standard_normal(n).astype(np.float32)
+        exact = float(a.astype(np.float64) @ b.astype(np.float64))
+        scale = float(np.abs(a).astype(np.float64) @ np.abs(b).astype(np.float64))
+        for key, M in (("g", G), ("t", torch)):
+            got = M.dot(M.from_numpy(a), M.from_numpy(b))
+            assert got.dtype == M.float32 and got.dim() == 0
+            worst[key] = max(worst[key], abs(got.item() - exact) / scale)
+    # One float32 rounding of the result is unavoidable; beyond that, no worse than torch.
+    assert worst["g"] <= max(worst["t"], 6e-8 * 1.01)
+
+
+def test_dot_strided_float64_and_grads(torch):
+    def f(M):
+        a = M.arange(0.0, 30.0, dtype=M.float64).reshape(3, 10).t()[1]  # strided
+        b = M.linspace(-1, 1, 3, dtype=M.float64).requires_grad_()
+        c = M.arange(0.0, 10.0).requires_grad_()
+        d = M.linspace(0.0, 1.0, 10)
+        out = M.dot(a, b) + M.dot(c, d) * 2
+        out.backward()
+        return out, b.grad, c.grad, M.dot(M.ones(0), M.ones(0)), a.dot(b.detach())
+
     check(f)
