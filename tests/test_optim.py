@@ -270,6 +270,10 @@ def test_lbfgs_matches_torch(torch, kw, dtype):
         kw = {**kw, "max_iter": 20}
     if dtype == "float32":
         steps = 1
+        # From the 10th iteration on, this problem's float32 losses differ in the last bit
+        # (dot products summed in another order than BLAS's), and the loss-change test stops
+        # on that noise.
+        kw = {"max_iter": 9, **kw}
     gopt, gx, gl = _lbfgs(G, kw, dtype, steps)
     topt, tx, tl = _lbfgs(torch, kw, dtype, steps)
     np.testing.assert_allclose(_np(gx), _np(tx), **TOL[dtype])
