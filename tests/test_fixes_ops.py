@@ -333,3 +333,92 @@ def test_retain_grad_after_inplace(torch, case):
     """.grad of a non-leaf is the gradient of its latest version (PyTorch moves the retain_grad
     hook to the new grad_fn on each in-place op; the minimal case gave 1.5 where torch gives 3)."""
     check(case)
+
+
+# ---- requires_grad_ / to / cpu / cuda argument handling ---------------------------------------
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "bool", "float16", "float64"])
+@pytest.mark.parametrize("how", ["method", "kwarg", "setter", "tensor", "method_false"])
+def test_requires_grad_dtypes(torch, dtype, how):
+    def f(M):
+        dt = getattr(M, dtype)
+        if how == "method":
+            return M.zeros(2, dtype=dt).requires_grad_()
+        if how == "method_false":
+            return M.zeros(2, dtype=dt).requires_grad_(False)
+        if how == "kwarg":
+            return M.zeros(2, dtype=dt, requires_grad=True)
+        if how == "tensor":
+            return M.tensor([1, 0], dtype=dt, requires_grad=True)
+        t = M.zeros(2, dtype=dt)
+        t.requires_grad = True
+        return t
+
+    try:
+        f(torch)
+    except RuntimeError:
+        check_error(f)
+        return
+    check(f)
+
+
+TO_CALLS = [
+    "x.to('cpu', 'x')", "x.to('cpu', 1)", "x.to(foo=1)", "x.to(foo=1, bar=2)", "x.to(True)",
+    "x.to(float)", "x.to(int)", "x.to(bool)", "x.to(1.5)", "x.to(M.float64, 1)",
+    "x.to(M.float64, non_blocking=1)", "x.to('cpu', M.float64, False, False, 1)",
+    "x.to(None, None)", "x.to(M.device('cpu'), None, True, True)", "x.to([1])",
+    "x.to(dtype=M.float64, device='cpu')", "x.to(M.float64, dtype=M.float64)",
+    "x.to('cpu', device='cpu')", "x.to(x, x)", "x.to(tensor=x)", "x.to(other=x)",
+    "x.to(M.float64, True, False, True)", "x.to(M.float64, non_blocking=True)",
+    "x.to(M.float64, True)", "x.to('cpu', M.float64, True, True)",
+    "x.to(M.zeros(1, dtype=M.int64), non_blocking=True)", "x.to(memory_format=None)",
+    "x.to()", "x.to(None)", "x.to(dtype=None)", "x.to(-1)",
+    "x.to(M.float64, copy=True)", "x.to(M.float64, foo=1, bar=2)",
+    "x.to(M.float32, copy=True) is x", "x.to(copy=True) is x", "x.to(x, copy=True) is x",
+    "x.to(device='cpu', copy=True) is x", "x.to('cpu', None, False, True) is x",
+    "x.to('cpu') is x", "x.to(x) is x", "x.to(M.float32, False, False) is x",
+    "x.cpu(memory_format=None) is x", "x.cpu(1, 2)", "x.cpu(True)", "x.cpu(a=1, b=2)",
+    "x.cpu(non_blocking=True)", "x.cpu(memory_format=1)", "x.cuda(1.5)", "x.cuda('cpu', 1)",
+    "x.cuda(None, 1)", "x.cuda(non_blocking=None)", "x.cuda(non_blocking='a')",
+    "x.cuda(None, None)", "x.cuda(0, True, 3)", "x.cuda(device=1.5)",
+    "x.cuda(a=1, non_blocking=True)", "x.cuda(None, non_blocking=True, device=None)",
+    "x.cuda(True)", "x.cuda([0])", "x.cuda('cpu')", "x.cuda(M.device('cpu'))",
+    "x.cuda(-1)",
+]
+
+
+@pytest.mark.parametrize("call", TO_CALLS)
+def test_to_cpu_cuda_arguments(torch, call):
+    def f(M):
+        return eval(call, {"M": M, "x": M.arange(4.0).reshape(2, 2)})
+
+    try:
+        f(torch)
+    except (TypeError, RuntimeError, ValueError):
+        check_error(f)
+        return
+    check(f)
+
+
+def test_to_copy_records_tocopy(torch):
+    def f(M):
+        x = M.tensor([1.0, 2.0], requires_grad=True)
+        y = x.to(copy=True)
+        (y * M.tensor([3.0, 4.0])).sum().backward()
+        return y, y is x, x.grad
+
+    check(f)
+
+
+def test_cuda_non_blocking_accepted():
+    """cuda(non_blocking=True) is accepted (it moves to the GPU, or fails only for the lack of
+    one): the keyword is not what raises."""
+    x = G.ones(2)
+    try:
+        y = x.cuda(non_blocking=True)
+    except RuntimeError as e:  # no GPU adapter here
+        assert "non_blocking" not in str(e)
+    else:
+        assert y.device.type in ("gpu", "cuda")
+

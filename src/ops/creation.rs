@@ -134,6 +134,16 @@ pub fn copy_to_device(t: &Tensor, device: Device) -> Result<Tensor> {
     Ok(out)
 }
 
+/// `to(..., copy=True)` that changes neither device nor dtype: a new contiguous copy that
+/// records ToCopyBackward0, as PyTorch's `_to_copy`.
+pub fn to_copy(t: &Tensor) -> Tensor {
+    let out = contiguous_clone(t);
+    if needs_grad(&[t]) {
+        return record(out, &[t], ToCopyBackward);
+    }
+    out
+}
+
 struct ToCopyBackward;
 impl Backward for ToCopyBackward {
     fn name(&self) -> &'static str {

@@ -16,6 +16,13 @@ pub fn type_name(obj: &Bound<'_, PyAny>) -> String {
     if obj.is_instance_of::<PyTensor>() {
         return "Tensor".into();
     }
+    // PyTorch's are C types named `torch.dtype` / `torch.device`.
+    if obj.is_instance_of::<super::dtype::PyDType>() {
+        return "gradrs.dtype".into();
+    }
+    if obj.is_instance_of::<super::dtype::PyDevice>() {
+        return "gradrs.device".into();
+    }
     let ty = obj.get_type();
     let name = ty.name().map(|n| n.to_string()).unwrap_or_default();
     let module = ty.module().map(|m| m.to_string()).unwrap_or_default();

@@ -133,9 +133,9 @@ impl PyDevice {
                 "Device index must be -1 or 0 for CPU, got {i}"
             ))),
             (_, None | Some(0)) => Ok(Device::Gpu),
-            (_, Some(i)) if i < 0 => Err(PyRuntimeError::new_err(format!(
-                "Device index must not be negative, got {i}"
-            ))),
+            (_, Some(i)) if i < 0 => {
+                Err(PyRuntimeError::new_err("Device index must not be negative"))
+            }
             (_, Some(_)) => Err(PyRuntimeError::new_err(
                 "GPU error: invalid device ordinal (gradrs uses one GPU, index 0)",
             )),

@@ -10,6 +10,7 @@ pub mod hooks;
 pub mod indexing;
 pub mod nn;
 pub mod out;
+pub mod parse;
 pub mod pointwise;
 pub mod pynode;
 pub mod reduce;

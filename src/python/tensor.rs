@@ -133,6 +133,30 @@ impl PyTensor {
         }
         wrap(slf.py(), creation::to_device(&t, device)?)
     }
+    /// `cuda(device=None, non_blocking=False, *, memory_format=None)` (and `gpu`).
+    fn to_gpu(
+        slf: &Bound<'_, Self>,
+        name: &str,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> R {
+        use super::parse::{opt, parse, Kind, Signature};
+        const SIGS: [Signature; 1] = [Signature {
+            params: &[
+                opt("device", Kind::Device, true, false),
+                opt("non_blocking", Kind::Bool, false, false),
+                opt("memory_format", Kind::MemoryFormat, true, true),
+            ],
+            text: "",
+        }];
+        let (_, a) = parse(name, &SIGS, args, kwargs, false)?;
+        if let Some(Device::Cpu) = super::dtype::check_device(a[0].as_ref())? {
+            return Err(PyRuntimeError::new_err(format!(
+                "Invalid device, must be {name} device"
+            )));
+        }
+        Self::moved(slf, Device::Gpu)
+    }
     fn bin(&self, py: Python<'_>, op: BinaryOp, other: &Bound<'_, PyAny>) -> R {
         match operand(other) {
             Some(o) => wrap(py, bin::binary(op, Operand::Tensor(self.t.clone()), o)?),
@@ -541,36 +565,76 @@ impl PyTensor {
     fn contiguous(&self, py: Python<'_>) -> R {
         wrap(py, creation::contiguous(&self.t))
     }
-    /// `to(dtype)`, `to(device)`, `to(device, dtype)`, `to(other)`.
+    /// `to(device=None, dtype=None, non_blocking=False, copy=False)`, `to(dtype, ...)`,
+    /// `to(other, ...)`, matched as PyTorch's parser does.
     #[pyo3(signature = (*args, **kwargs))]
     fn to(
         slf: &Bound<'_, Self>,
         args: &Bound<'_, PyTuple>,
         kwargs: Option<&Bound<'_, PyDict>>,
     ) -> R {
+        use super::parse::{opt, parse, python_type_dtype, req, Kind, Signature};
+        const NB: super::parse::Param = opt("non_blocking", Kind::Bool, false, false);
+        const COPY: super::parse::Param = opt("copy", Kind::Bool, false, false);
+        const MF: super::parse::Param = opt("memory_format", Kind::MemoryFormat, true, true);
+        const SIGS: [Signature; 3] = [
+            Signature {
+                params: &[
+                    opt("device", Kind::Device, true, false),
+                    opt("dtype", Kind::DType, true, false),
+                    NB,
+                    COPY,
+                    MF,
+                ],
+                text: "(gradrs.device device = None, gradrs.dtype dtype = None, bool non_blocking = False, bool copy = False, *, gradrs.memory_format memory_format = None)",
+            },
+            Signature {
+                params: &[req("dtype", Kind::DType), NB, COPY, MF],
+                text: "(gradrs.dtype dtype, bool non_blocking = False, bool copy = False, *, gradrs.memory_format memory_format = None)",
+            },
+            Signature {
+                params: &[req("tensor", Kind::Tensor), NB, COPY, MF],
+                text: "(Tensor tensor, bool non_blocking = False, bool copy = False, *, gradrs.memory_format memory_format = None)",
+            },
+        ];
         let py = slf.py();
-        let mut dtype = None;
-        let mut device = None;
-        let mut items: Vec<Bound<'_, PyAny>> = args.iter().collect();
-        if let Some(kw) = kwargs {
-            if let Some(d) = kw.get_item("dtype")? {
-                items.push(d);
+        let (which, a) = parse("to", &SIGS, args, kwargs, true)?;
+        let dtype_of = |o: &Option<Bound<'_, PyAny>>| -> PyResult<Option<DType>> {
+            match o {
+                Some(o) if !o.is_none() => match python_type_dtype(o) {
+                    Some(d) => Ok(Some(d)),
+                    None => extract_dtype(Some(o)),
+                },
+                _ => Ok(None),
             }
-            if let Some(d) = kw.get_item("device")? {
-                items.push(d);
+        };
+        let (device, dtype) = match which {
+            0 => (super::dtype::check_device(a[0].as_ref())?, dtype_of(&a[1])?),
+            1 => (None, dtype_of(&a[0])?),
+            _ => {
+                let o = a[0].as_ref().expect("required");
+                match o.cast::<PyTensor>() {
+                    Ok(o) => {
+                        let o = &o.borrow().t;
+                        (Some(o.device()), Some(o.dtype()))
+                    }
+                    // A number stands for a 0-dim CPU tensor: float64, int64 or bool.
+                    Err(_) => {
+                        let s = extract_scalar(o).expect("the parser took a number");
+                        let d = match s {
+                            Scalar::Bool(_) => DType::Bool,
+                            Scalar::Int(_) => DType::I64,
+                            Scalar::Float(_) => DType::F64,
+                        };
+                        (Some(Device::Cpu), Some(d))
+                    }
+                }
             }
-        }
-        for a in &items {
-            if let Ok(d) = a.cast::<super::dtype::PyDType>() {
-                dtype = Some(d.get().d);
-            } else if let Ok(o) = a.cast::<PyTensor>() {
-                let o = &o.borrow().t;
-                dtype = Some(o.dtype());
-                device = Some(o.device());
-            } else if !a.is_none() && !a.is_instance_of::<pyo3::types::PyBool>() {
-                device = super::dtype::check_device(Some(a))?;
-            }
-        }
+        };
+        let copy_at = if which == 0 { 3 } else { 2 };
+        let copy = a[copy_at]
+            .as_ref()
+            .is_some_and(|c| c.is_truthy().unwrap_or(false));
         let t = slf.borrow().t.clone();
         let moved = match device {
             Some(d) => creation::to_device(&t, d)?,
@@ -581,6 +645,9 @@ impl PyTensor {
             None => moved,
         };
         if out.ptr_eq(&t) {
+            if copy {
+                return wrap(py, creation::to_copy(&t));
+            }
             return Ok(slf.clone().into_any().unbind());
         }
         wrap(py, out)
@@ -640,29 +707,36 @@ impl PyTensor {
         wrap(py, creation::to_dtype(&self.t, other.t.dtype())?)
     }
     /// The tensor on the CPU: itself if already there, else a copy (ToCopyBackward0).
-    fn cpu(slf: &Bound<'_, Self>) -> R {
+    #[pyo3(signature = (*args, **kwargs))]
+    fn cpu(
+        slf: &Bound<'_, Self>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> R {
+        use super::parse::{opt, parse, Kind, Signature};
+        const SIGS: [Signature; 1] = [Signature {
+            params: &[opt("memory_format", Kind::MemoryFormat, true, true)],
+            text: "(*, gradrs.memory_format memory_format = None)",
+        }];
+        parse("cpu", &SIGS, args, kwargs, false)?;
         Self::moved(slf, Device::Cpu)
     }
     /// The tensor on the GPU (`cuda` is its alias); `device` may only name the one GPU.
-    #[pyo3(signature = (device=None, non_blocking=false))]
-    fn gpu(slf: &Bound<'_, Self>, device: Option<&Bound<'_, PyAny>>, non_blocking: bool) -> R {
-        let _ = non_blocking;
-        if let Some(Device::Cpu) = super::dtype::check_device(device)? {
-            return Err(PyRuntimeError::new_err(
-                "Invalid device, must be gpu device",
-            ));
-        }
-        Self::moved(slf, Device::Gpu)
+    #[pyo3(signature = (*args, **kwargs))]
+    fn gpu(
+        slf: &Bound<'_, Self>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> R {
+        Self::to_gpu(slf, "gpu", args, kwargs)
     }
-    #[pyo3(signature = (device=None, non_blocking=false))]
-    fn cuda(slf: &Bound<'_, Self>, device: Option<&Bound<'_, PyAny>>, non_blocking: bool) -> R {
-        if let Some(Device::Cpu) = super::dtype::check_device(device)? {
-            return Err(PyRuntimeError::new_err(
-                "Invalid device, must be cuda device",
-            ));
-        }
-        let _ = non_blocking;
-        Self::moved(slf, Device::Gpu)
+    #[pyo3(signature = (*args, **kwargs))]
+    fn cuda(
+        slf: &Bound<'_, Self>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> R {
+        Self::to_gpu(slf, "cuda", args, kwargs)
     }
     fn zero_(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
         let t = &slf.borrow().t;
