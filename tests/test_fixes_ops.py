@@ -422,3 +422,41 @@ def test_cuda_non_blocking_accepted():
     else:
         assert y.device.type in ("gpu", "cuda")
 
+
+# ---- equal -------------------------------------------------------------------------------------
+
+EQUAL_CASES = [
+    "M.equal(M.ones(2), M.ones(2))", "M.equal(M.ones(2), M.ones(3))",
+    "M.equal(M.ones(2), M.ones(2, 1))", "M.equal(M.ones(2), M.ones(2, dtype=M.int64))",
+    "M.equal(M.tensor([1.5]), M.tensor([1]))", "M.equal(M.tensor([True]), M.tensor([1.0]))",
+    "M.equal(M.tensor([float('nan')]), M.tensor([float('nan')]))",
+    "(lambda x: M.equal(x, x))(M.tensor([float('nan'), 1.0]))",
+    "M.equal(M.tensor(0.0), M.tensor(-0.0))", "M.equal(M.ones(0), M.ones(0, 2))",
+    "M.equal(M.ones(0), M.ones(0, dtype=M.int64))", "M.equal(M.ones(1), M.ones(()))",
+    "M.equal(M.ones(2, 3).t(), M.ones(3, 2))",
+    "M.equal(M.tensor([1.0, 2.0], dtype=M.float16), M.tensor([1.0, 2.0]))",
+    "M.equal(M.tensor([0.1], dtype=M.float16), M.tensor([0.1]))",
+    "M.equal(M.tensor([0.1], dtype=M.float64), M.tensor([0.1]))",
+    "M.equal(input=M.ones(1), other=M.ones(1))", "M.ones(2, requires_grad=True).equal(M.ones(2))",
+    "M.equal(M.tensor([16777217]), M.tensor([16777216.0]))",
+    "M.equal(M.tensor([16777217], dtype=M.int32), M.tensor([16777216.0]))",
+    "M.equal(M.arange(6).reshape(2, 3), M.arange(6).reshape(2, 3))",
+    "M.equal(M.arange(6).reshape(2, 3), M.arange(6).reshape(3, 2))",
+    "M.ones(2).equal(M.ones(2) * 2)",
+    "M.equal(M.ones(2), 1)", "M.equal(M.ones(2), [1, 1])", "M.ones(2).equal(1)",
+    "M.equal(M.ones(1))", "M.ones(1).equal()", "M.equal(M.ones(1), M.ones(1), M.ones(1))",
+    "M.equal(M.ones(1), other=M.ones(1), foo=1)",
+]
+
+
+@pytest.mark.parametrize("expr", EQUAL_CASES)
+def test_equal(torch, expr):
+    def f(M):
+        return eval(expr, {"M": M})
+
+    try:
+        f(torch)
+    except TypeError:
+        check_error(f)
+        return
+    check(f)

@@ -20,6 +20,7 @@ from ._native import (
     dtype,
     empty,
     empty_like,
+    equal,
     eye,
     float16,
     float32,

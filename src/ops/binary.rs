@@ -497,6 +497,28 @@ pub fn rdiv(x: &Tensor, other: Operand) -> Result<Tensor> {
 }
 
 /// Comparisons: bool results, no gradient.
+/// `gradrs.equal(a, b)`: the same size and the same values, compared as `eq` compares them
+/// (in the promoted dtype; NaN equals nothing); tensors on different devices raise.
+pub fn equal(a: &Tensor, b: &Tensor) -> Result<bool> {
+    if a.device() != b.device() {
+        return Err(Error::Runtime(format!(
+            "Cannot compare two tensors on different devices. Got: {} and {}",
+            a.device().name(),
+            b.device().name()
+        )));
+    }
+    if a.shape() != b.shape() {
+        return Ok(false);
+    }
+    let _no_grad = crate::autograd::GradModeGuard::new(false);
+    let same = compare(
+        CmpOp::Eq,
+        Operand::Tensor(a.clone()),
+        Operand::Tensor(b.clone()),
+    )?;
+    Ok(same.to_vec::<bool>().into_iter().all(|v| v))
+}
+
 pub fn compare(op: CmpOp, a: Operand, b: Operand) -> Result<Tensor> {
     let dtype = result_type(&[a.participant(), b.participant()]);
     let (ta, tb) = (materialize(&a, dtype), materialize(&b, dtype));

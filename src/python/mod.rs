@@ -426,6 +426,31 @@ fn where_(
     )
 }
 
+/// `equal(input, other)`: the same size and the same values.
+#[pyfunction]
+#[pyo3(signature = (*args, **kwargs))]
+fn equal(
+    args: &Bound<'_, PyTuple>,
+    kwargs: Option<&Bound<'_, pyo3::types::PyDict>>,
+) -> PyResult<bool> {
+    use self::parse::{parse, req, Kind, Signature};
+    const SIGS: [Signature; 1] = [Signature {
+        params: &[req("input", Kind::Tensor), req("other", Kind::Tensor)],
+        text: "",
+    }];
+    let (_, a) = parse("equal", &SIGS, args, kwargs, false)?;
+    let t = |i: usize| -> PyResult<crate::tensor::Tensor> {
+        Ok(a[i]
+            .as_ref()
+            .expect("required")
+            .cast::<PyTensor>()?
+            .borrow()
+            .t
+            .clone())
+    };
+    Ok(crate::ops::binary::equal(&t(0)?, &t(1)?)?)
+}
+
 /// `einsum(equation, *operands)`, or `einsum(equation, [operands])`.
 #[pyfunction]
 #[pyo3(signature = (equation, *operands))]
@@ -538,6 +563,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(get_num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(_set_num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(where_, m)?)?;
+    m.add_function(wrap_pyfunction!(equal, m)?)?;
     m.add_function(wrap_pyfunction!(einsum, m)?)?;
     m.add_function(wrap_pyfunction!(_scalar_overload, m)?)?;
     m.add_function(wrap_pyfunction!(out::_write_out, m)?)?;

@@ -838,6 +838,28 @@ impl PyTensor {
         }
         Ok(self.t.item()?.to_f64() != 0.0)
     }
+    /// `equal(other)`: same size and values (`gradrs.equal`).
+    #[pyo3(signature = (*args, **kwargs))]
+    fn equal(
+        &self,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<bool> {
+        use super::parse::{parse, req, Kind, Signature};
+        const SIGS: [Signature; 1] = [Signature {
+            params: &[req("other", Kind::Tensor)],
+            text: "",
+        }];
+        let (_, a) = parse("equal", &SIGS, args, kwargs, false)?;
+        let other = a[0]
+            .as_ref()
+            .expect("required")
+            .cast::<PyTensor>()?
+            .borrow()
+            .t
+            .clone();
+        Ok(bin::equal(&self.t, &other)?)
+    }
     fn __float__(&self) -> PyResult<f64> {
         Ok(self.t.item()?.to_f64())
     }
