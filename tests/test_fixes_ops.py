@@ -335,6 +335,66 @@ def test_retain_grad_after_inplace(torch, case):
     check(case)
 
 
+# ---- float() / int() of a tensor -----------------------------------------------------------
+
+_SCALAR_WARN = """
+import importlib, json, warnings
+M = importlib.import_module({mod!r})
+warnings.simplefilter("always")
+t = M.tensor(2.5, requires_grad=True)
+steps = []
+def step(f):
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        r = f()
+    steps.append([repr(r), [(x.category.__name__, str(x.message)) for x in w]])
+with M.no_grad():
+    step(lambda: float(t))          # grad mode off: no warning
+step(lambda: int(t))                # int() never warns
+step(lambda: t.item())
+step(lambda: float(t * 2))          # the first float() of a grad tensor warns...
+step(lambda: float(t))              # ...once per process
+print(json.dumps(steps))
+"""
+
+
+def _scalar_warn_steps(mod):
+    import json
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", _SCALAR_WARN.format(mod=mod)], check=True,
+                         capture_output=True, text=True, timeout=120).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def test_float_of_grad_tensor_warns_once(torch):
+    from conftest import norm, norm_g
+
+    got = _scalar_warn_steps(G.__name__)
+    want = _scalar_warn_steps("torch")
+    got = [[r, [(c, norm_g(m)) for c, m in w]] for r, w in got]
+    want = [[r, [(c, norm(m)) for c, m in w]] for r, w in want]
+    assert got == want
+    assert [len(w) for _, w in want] == [0, 0, 0, 1, 0]
+
+
+@pytest.mark.parametrize("expr", [
+    "float(M.ones(2))", "int(M.ones(2))", "float(M.ones(0))", "int(M.tensor(float('nan')))",
+    "int(M.tensor(float('inf')))", "int(M.tensor(-float('inf')))",
+])
+def test_scalar_conversion_errors(torch, expr):
+    check_error(lambda M: eval(expr))
+
+
+@pytest.mark.parametrize("expr", [
+    "int(M.tensor(1e30))", "int(M.tensor(-2.7))", "int(M.tensor([7], dtype=M.int32))",
+    "float(M.tensor(3, dtype=M.int64))", "int(M.tensor(True))", "float(M.tensor([[0.5]]))",
+])
+def test_scalar_conversion_values(torch, expr):
+    check(lambda M: eval(expr))
+
+
 # ---- requires_grad_ / to / cpu / cuda argument handling ---------------------------------------
 
 

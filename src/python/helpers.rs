@@ -64,6 +64,23 @@ pub fn warn_create_graph_once(py: Python<'_>) -> PyResult<()> {
     )
 }
 
+static SCALAR_WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// PyTorch warns once per process when `float()` converts a tensor that requires grad (with
+/// grad mode on).
+pub fn warn_scalar_requires_grad_once(py: Python<'_>) -> PyResult<()> {
+    if SCALAR_WARNED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        return Ok(());
+    }
+    let category = py.get_type::<PyUserWarning>();
+    PyErr::warn(
+        py,
+        &category,
+        c"Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\nConsider using tensor.detach() first. (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/generated/python_variable_methods.cpp:822.)",
+        1,
+    )
+}
+
 static RETURN_TYPE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 /// `gradrs._native._register_return_types(make)`: `make(name, values, indices)` builds

@@ -133,6 +133,15 @@ impl PyTensor {
         }
         wrap(slf.py(), creation::to_device(&t, device)?)
     }
+    /// The value of a one-element tensor for `float()` / `int()`, with PyTorch's error.
+    fn python_scalar(&self) -> PyResult<Scalar> {
+        if self.t.numel() != 1 {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "only one element tensors can be converted to Python scalars",
+            ));
+        }
+        Ok(self.t.item()?)
+    }
     /// `cuda(device=None, non_blocking=False, *, memory_format=None)` (and `gpu`).
     fn to_gpu(
         slf: &Bound<'_, Self>,
@@ -860,11 +869,21 @@ impl PyTensor {
             .clone();
         Ok(bin::equal(&self.t, &other)?)
     }
-    fn __float__(&self) -> PyResult<f64> {
-        Ok(self.t.item()?.to_f64())
+    fn __float__(&self, py: Python<'_>) -> PyResult<f64> {
+        if self.t.requires_grad() && autograd::is_grad_enabled() {
+            helpers::warn_scalar_requires_grad_once(py)?;
+        }
+        Ok(self.python_scalar()?.to_f64())
     }
-    fn __int__(&self) -> PyResult<i64> {
-        Ok(self.t.item()?.to_i64())
+    /// A float goes through Python's `int(float)`: NaN and infinities raise, large values
+    /// stay exact (PyTorch's conversion).
+    fn __int__(&self, py: Python<'_>) -> R {
+        match self.python_scalar()? {
+            Scalar::Float(v) => Ok(pyo3::types::PyFloat::new(py, v)
+                .call_method0("__int__")?
+                .unbind()),
+            s => s.to_i64().into_py_any(py),
+        }
     }
     fn __index__(&self) -> PyResult<i64> {
         if self.t.dtype().is_floating_point() || self.t.numel() != 1 {

@@ -346,8 +346,7 @@ class LBFGS(Optimizer):
                 # A fixed step; re-evaluate unless this is the last iteration.
                 self._add_grad(t, d)
                 if n_iter != max_iter:
-                    with enable_grad():
-                        loss = float(closure())
+                    loss = float(closure())  # the closure runs with grad enabled (above)
                     flat_grad = self._gather_flat_grad()
                     opt_cond = flat_grad.abs().max() <= tolerance_grad
                     ls_func_evals = 1
