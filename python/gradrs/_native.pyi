@@ -830,6 +830,43 @@ def silu(input: Tensor, inplace: Any = False) -> Tensor: ...
 def softplus(input: Tensor, beta: Any = 1.0, threshold: Any = 20.0) -> Tensor: ...
 def stack(tensors: Sequence[Tensor], dim: _int = 0) -> Tensor: ...
 
+# ---- optimizer steps over a whole parameter group (src/python/optim.rs) -------------------------
+
+def _fused_adam_(
+    params: Sequence[Tensor],
+    grads: Sequence[Tensor],
+    exp_avgs: Sequence[Tensor],
+    exp_avg_sqs: Sequence[Tensor],
+    max_exp_avg_sqs: Sequence[Tensor],
+    state_steps: Sequence[Tensor],
+    *,
+    lr: _float,
+    beta1: _float,
+    beta2: _float,
+    weight_decay: _float,
+    eps: _float,
+    amsgrad: _bool,
+    maximize: _bool,
+    decoupled_weight_decay: _bool,
+) -> None:
+    """One Adam/AdamW step of every parameter in place (PyTorch's single-tensor update, its
+    roundings); each `state_steps` tensor counts up by one first."""
+
+def _fused_sgd_(
+    params: Sequence[Tensor],
+    grads: Sequence[Tensor],
+    momentum_buffers: Sequence[Tensor | None],
+    *,
+    lr: _float,
+    momentum: _float,
+    dampening: _float,
+    weight_decay: _float,
+    nesterov: _bool,
+    maximize: _bool,
+) -> list[Tensor | None]:
+    """One SGD step of every parameter in place; returns the momentum buffers after it (new
+    ones where the list held None; all None without momentum)."""
+
 # ---- autograd entry points and grad mode (src/python/autograd.rs) -----------------------------
 
 def _backward(

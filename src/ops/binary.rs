@@ -658,7 +658,7 @@ pub fn add_(dst: &Tensor, src: &Tensor) -> Result<()> {
 }
 
 /// Whether two storages' memory overlaps (views, and `.data` aliases, share memory).
-fn overlaps(a: &crate::tensor::Storage, b: &crate::tensor::Storage) -> bool {
+pub(crate) fn overlaps(a: &crate::tensor::Storage, b: &crate::tensor::Storage) -> bool {
     let range = |s: &crate::tensor::Storage| {
         let start = s.data_ptr() as usize;
         (start, start + s.len() * s.dtype().itemsize())

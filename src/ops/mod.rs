@@ -12,6 +12,7 @@ pub mod inplace;
 pub mod matmul;
 pub mod movement;
 pub mod nn;
+pub mod optim;
 pub mod pointwise;
 pub mod random;
 pub mod reduce;

@@ -9,6 +9,7 @@ pub mod helpers;
 pub mod hooks;
 pub mod indexing;
 pub mod nn;
+pub mod optim;
 pub mod out;
 pub mod parse;
 pub mod pointwise;
@@ -529,6 +530,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     pointwise::register(m)?;
     indexing::register(m)?;
     nn::register(m)?;
+    optim::register(m)?;
     m.add_function(wrap_pyfunction!(helpers::_register_return_types, m)?)?;
     m.add_class::<PyDType>()?;
     m.add_class::<PyDevice>()?;

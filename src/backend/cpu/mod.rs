@@ -7,6 +7,7 @@ pub mod elementwise;
 pub mod f16c;
 pub mod index;
 pub mod matmul;
+pub mod optim;
 pub mod parallel;
 pub mod reduce;
 pub mod sort;
