@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from .. import maximum, zeros, zeros_like
+from .. import _native, maximum, zeros, zeros_like
 from .._grad_mode import enable_grad
+from ._fused import use_fused_step
 from .optimizer import (
     Optimizer,
     Tensor,
@@ -184,6 +185,8 @@ class Adam(Optimizer):
                 maximize=group["maximize"],
                 capturable=group["capturable"],
                 differentiable=group["differentiable"],
+                foreach=group["foreach"],
+                fused=group["fused"],
                 decoupled_weight_decay=group["decoupled_weight_decay"],
             )
 
@@ -214,8 +217,9 @@ def adam(
     eps,
     maximize,
 ) -> None:
-    """The Adam update, one parameter at a time (PyTorch's single-tensor code path, with its
-    order of operations; `foreach` and `fused` give the same update)."""
+    """The Adam update: PyTorch's single-tensor code path, with its order of operations, as
+    one native call over all parameters (`use_fused_step`), else one parameter at a time
+    (`foreach=False`, differentiable, capturable, tensor hyperparameters)."""
     if not all(isinstance(t, Tensor) for t in state_steps):
         raise RuntimeError(
             "API has changed, `state_steps` argument must contain a list of singleton tensors"
@@ -225,6 +229,18 @@ def adam(
     lr = _to_scalar(lr)
     beta1 = _to_scalar(beta1)
     beta2 = _to_scalar(beta2)
+    if use_fused_step(
+        foreach, fused, lr, beta1, beta2, weight_decay, eps,
+        capturable=capturable, differentiable=differentiable,
+    ):
+        if params:
+            _native._fused_adam_(
+                params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs if amsgrad else [],
+                state_steps, lr=lr, beta1=beta1, beta2=beta2, weight_decay=weight_decay,
+                eps=eps, amsgrad=amsgrad, maximize=maximize,
+                decoupled_weight_decay=decoupled_weight_decay,
+            )
+        return
     beta1_cast = {}
 
     for i, param in enumerate(params):

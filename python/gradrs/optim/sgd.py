@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from .. import _native
 from .._grad_mode import enable_grad
+from ._fused import use_fused_step
 from .optimizer import (
     Optimizer,
     Tensor,
@@ -103,6 +105,8 @@ class SGD(Optimizer):
                 params,
                 grads,
                 momentum_buffer_list,
+                foreach=group["foreach"],
+                fused=group["fused"],
                 weight_decay=group["weight_decay"],
                 momentum=group["momentum"],
                 lr=group["lr"],
@@ -135,11 +139,22 @@ def sgd(
     nesterov,
     maximize,
 ) -> None:
-    """The SGD update, one parameter at a time (PyTorch's single-tensor code path; `foreach`
-    and `fused` give the same update)."""
+    """The SGD update: PyTorch's single-tensor code path as one native call over all
+    parameters (`use_fused_step`), else one parameter at a time (`foreach=False`,
+    differentiable, tensor hyperparameters). Fills `momentum_buffer_list`'s None entries."""
     if grad_scale is not None or found_inf is not None:
         raise AssertionError("Expected grad_scale and found_inf to be None")
     lr = _to_scalar(lr)
+    if use_fused_step(foreach, fused, lr, weight_decay, momentum, dampening):
+        if params:
+            buffers = _native._fused_sgd_(
+                params, d_p_list, momentum_buffer_list if momentum != 0 else [],
+                lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
+                nesterov=nesterov, maximize=maximize,
+            )
+            if momentum != 0:
+                momentum_buffer_list[:] = buffers
+        return
 
     for i, param in enumerate(params):
         grad = d_p_list[i] if not maximize else -d_p_list[i]
