@@ -6,6 +6,10 @@ use gradrs::backend::wgpu::{self as gpu, GpuBuffer, MatView, UnaryOp};
 use std::time::Instant;
 
 fn main() {
+    // Measure lavapipe too unless the environment says otherwise (still one thread here).
+    if std::env::var_os(gpu::SOFTWARE_VAR).is_none() {
+        std::env::set_var(gpu::SOFTWARE_VAR, "1");
+    }
     match gpu::device_name() {
         Ok(name) => println!("adapter: {name}"),
         Err(e) => {

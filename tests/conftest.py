@@ -30,6 +30,11 @@ import warnings
 import numpy as np
 import pytest
 
+# The GPU tests run on Mesa's lavapipe where there is no GPU; a software adapter only counts
+# as a GPU with this set. Set before gradrs is imported (the device is opened once per
+# process), and inherited by the suite's subprocesses; an explicit "0" is left alone.
+os.environ.setdefault("GRADRS_GPU_ALLOW_SOFTWARE", "1")
+
 SELFTEST = os.environ.get("GRADRS_TEST_SELFTEST", "") not in ("", "0")
 
 _TORCH_IMPORT_ERROR = None

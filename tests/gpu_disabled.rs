@@ -10,6 +10,8 @@ fn disabled_gpu_is_an_error_not_a_crash() {
     let e = gpu::device_name().unwrap_err().to_string();
     assert!(e.contains("no Vulkan/Metal/DX12 adapter found"), "{e}");
     assert!(e.contains("mesa-vulkan-drivers"), "{e}");
+    // The hint names the variable that lets a software adapter such as lavapipe count.
+    assert!(e.contains(&format!("{}=1", gpu::SOFTWARE_VAR)), "{e}");
     assert!(GpuBuffer::upload(&[1.0]).is_err());
     assert!(gpu::synchronize().is_err());
     gpu::empty_cache();

@@ -713,6 +713,55 @@ def test_no_adapter_path():
     assert r.stdout.strip() == "ok"
 
 
+# Names of the software adapters wgpu reports as DeviceType::Cpu (lavapipe, SwiftShader, WARP).
+SOFTWARE_ADAPTERS = ("llvmpipe", "SwiftShader", "Microsoft Basic Render Driver")
+
+
+def _adapter_report(allow):
+    """What a fresh interpreter sees with GRADRS_GPU_ALLOW_SOFTWARE unset (None) or `allow`."""
+    code = textwrap.dedent(
+        """
+        import gradrs
+        ok = gradrs.cuda.is_available()
+        assert gradrs.gpu.is_available() is ok and gradrs.accelerator.is_available() is ok
+        assert gradrs.cuda.device_count() == int(ok)
+        try:
+            gradrs.ones(1, device="cuda")
+            print("ok", gradrs.gpu.device_name())
+        except RuntimeError as e:
+            assert not ok
+            print("error", e)
+        """
+    )
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("GRADRS_GPU_ALLOW_SOFTWARE", "GRADRS_GPU_DISABLE")}
+    if allow is not None:
+        env["GRADRS_GPU_ALLOW_SOFTWARE"] = allow
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    return r.stdout.strip().split(" ", 1)
+
+
+def test_software_adapter_only_with_opt_in():
+    """A software adapter is no GPU unless GRADRS_GPU_ALLOW_SOFTWARE=1: programs read
+    cuda.is_available() as "fast hardware", as on a PyTorch CPU build. A hardware adapter
+    counts either way."""
+    status, name = _adapter_report("1")
+    if status != "ok":
+        pytest.skip(f"no adapter at all: {name}")
+    software = any(s in name for s in SOFTWARE_ADAPTERS)
+    for allow in (None, "0"):
+        got = _adapter_report(allow)
+        if not software:
+            assert got == ["ok", name]
+            continue
+        assert got[0] == "error", got
+        assert got[1].startswith("no Vulkan/Metal/DX12 adapter found"), got[1]
+        assert "GRADRS_GPU_ALLOW_SOFTWARE=1" in got[1], got[1]
+        assert f"only the software adapter '{name.rsplit(' (', 1)[0]}'" in got[1], got[1]
+
+
 # (shape, dim, descending, dtype, dispatches): one dispatch for lines of up to 1024 elements
 # (the sort kernel's shared-memory block), more for longer ones (a bitonic network's steps).
 SORT_CASES = [

@@ -2,7 +2,9 @@
 
 These functions report on the adapter GPU tensors run on and on the backend's buffer pool.
 Without an adapter `is_available()` is False and the others that need one raise
-RuntimeError saying what is missing. Set GRADRS_GPU_DISABLE=1 to hide every adapter.
+RuntimeError saying what is missing. A software adapter (lavapipe's llvmpipe, SwiftShader,
+WARP) counts only with GRADRS_GPU_ALLOW_SOFTWARE=1, so that programs asking "is there a GPU?"
+stay on the CPU where PyTorch would. Set GRADRS_GPU_DISABLE=1 to hide every adapter.
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ __all__ = [
 
 
 def is_available() -> bool:
-    """Whether a Vulkan/Metal/DX12 adapter exists (the first call opens the device)."""
+    """Whether a hardware Vulkan/Metal/DX12 adapter exists, or a software one with
+    GRADRS_GPU_ALLOW_SOFTWARE=1 (the first call opens the device)."""
     return _native._gpu_is_available()
 
 

@@ -10,8 +10,23 @@ use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 /// The message for a machine (or a run with [`DISABLE_VAR`] set) without a usable adapter.
+/// It names [`SOFTWARE_VAR`], since a software adapter is only used when that is set.
 pub const NO_ADAPTER: &str = "no Vulkan/Metal/DX12 adapter found; on Linux without a GPU \
-     install Mesa's lavapipe (Debian/Ubuntu: apt-get install mesa-vulkan-drivers libvulkan1)";
+     install Mesa's lavapipe (Debian/Ubuntu: apt-get install mesa-vulkan-drivers libvulkan1) \
+     and set GRADRS_GPU_ALLOW_SOFTWARE=1";
+
+/// Set to anything but "" or "0", this lets a software adapter (wgpu's `DeviceType::Cpu`:
+/// lavapipe's "llvmpipe", SwiftShader, WARP) be the GPU; unset, only hardware counts
+/// (Note [Software adapters]). Read once, with [`DISABLE_VAR`].
+pub const SOFTWARE_VAR: &str = "GRADRS_GPU_ALLOW_SOFTWARE";
+
+// Note [Software adapters]: programs read `torch.cuda.is_available()` as "is there fast
+// hardware" and then move everything to 'cuda'. On a machine with only a software rasteriser
+// that would make them run slower than on the CPU and print "Using cuda device" where
+// PyTorch's CPU build prints "Using cpu device". So a `DeviceType::Cpu` adapter is treated as
+// no adapter unless SOFTWARE_VAR asks for it (the test suites do, to run the GPU path on
+// lavapipe). wgpu's high-performance request sorts software adapters last, so one is only
+// picked when no hardware adapter exists.
 
 /// Set to anything but "" or "0", this hides every adapter, so the no-GPU path can be tested
 /// on a machine that has one. Read once, when the context is first asked for.
@@ -254,8 +269,9 @@ pub fn guarded<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
     }
 }
 
-fn disabled_by_env() -> bool {
-    std::env::var_os(DISABLE_VAR).is_some_and(|v| !v.is_empty() && v != "0")
+/// Whether the environment variable `var` is set to anything but "" or "0".
+fn env_flag(var: &str) -> bool {
+    std::env::var_os(var).is_some_and(|v| !v.is_empty() && v != "0")
 }
 
 /// The context, created on the first call; the error (no adapter, device refused) is kept and
@@ -282,7 +298,7 @@ pub fn existing() -> Option<&'static Gpu> {
 
 impl Gpu {
     fn new() -> std::result::Result<Gpu, String> {
-        if disabled_by_env() {
+        if env_flag(DISABLE_VAR) {
             return Err(format!("{NO_ADAPTER} (adapters hidden by {DISABLE_VAR})"));
         }
         crate::backend::fork::register();
@@ -298,6 +314,12 @@ impl Gpu {
             }))
             .map_err(|e| format!("{NO_ADAPTER} ({e})"))?;
         let info = adapter.get_info();
+        if info.device_type == ::wgpu::DeviceType::Cpu && !env_flag(SOFTWARE_VAR) {
+            return Err(format!(
+                "{NO_ADAPTER} (only the software adapter '{}' ({:?}) was found)",
+                info.name, info.backend
+            ));
+        }
         // The adapter's own limits, not WebGPU's defaults: large tensors need the real maximum
         // buffer and binding sizes.
         let limits = adapter.limits();

@@ -23,7 +23,7 @@ use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
-pub use context::{GpuDType, DISABLE_VAR, NO_ADAPTER};
+pub use context::{GpuDType, DISABLE_VAR, NO_ADAPTER, SOFTWARE_VAR};
 pub use pool::size_class;
 
 /// Every shader, by file name, for validation without a GPU.
