@@ -63,6 +63,17 @@ __all__ = [
     "hardtanh",
     "im2col",
     "initial_seed",
+    "get_rng_state",
+    "set_rng_state",
+    "seed",
+    "default_generator",
+    "Generator",
+    "randperm",
+    "randint_like",
+    "bernoulli",
+    "multinomial",
+    "poisson",
+    "normal",
     "int32",
     "int64",
     "is_grad_enabled",
@@ -305,6 +316,31 @@ class Tensor:
     def equal(self, other: Tensor) -> _bool: ...
     def zero_(self) -> Self: ...
     def fill_(self, value: _Number | Tensor) -> Self: ...
+    # random fills (src/python/random.rs): PyTorch's CPU streams
+    def uniform_(
+        self, from_: _float = 0, to: _float = 1, *, generator: Generator | None = None
+    ) -> Self: ...
+    def normal_(
+        self, mean: _float = 0, std: _float = 1, *, generator: Generator | None = None
+    ) -> Self: ...
+    def bernoulli_(
+        self, p: _float | Tensor = 0.5, *, generator: Generator | None = None
+    ) -> Self: ...
+    def bernoulli(
+        self, p: _float | None = None, *, generator: Generator | None = None
+    ) -> Tensor: ...
+    def random_(self, *args: _int | None, generator: Generator | None = None, **kwargs: Any) -> Self: ...
+    def exponential_(self, lambd: _float = 1, *, generator: Generator | None = None) -> Self: ...
+    def geometric_(self, p: _float, *, generator: Generator | None = None) -> Self: ...
+    def log_normal_(
+        self, mean: _float = 1, std: _float = 2, *, generator: Generator | None = None
+    ) -> Self: ...
+    def cauchy_(
+        self, median: _float = 0, sigma: _float = 1, *, generator: Generator | None = None
+    ) -> Self: ...
+    def multinomial(
+        self, num_samples: _int, replacement: _bool = False, *, generator: Generator | None = None
+    ) -> Tensor: ...
     def copy_(self, src: Tensor) -> Self: ...
     def new_zeros(self, size: tuple[_int, ...]) -> Tensor: ...
     def new_ones(self, size: tuple[_int, ...]) -> Tensor: ...
@@ -675,33 +711,64 @@ def full_like(
     device: _DeviceLike = None,
     requires_grad: _bool = False,
 ) -> Tensor: ...
+# ---- random numbers (src/python/random.rs) ----------------------------------------------------
+class Generator:
+    """PyTorch's CPU generator (mt19937); its streams equal PyTorch's for the same seed."""
+
+    def __init__(self, device: _DeviceLike = None) -> None: ...
+    def manual_seed(self, seed: _int) -> Generator: ...
+    def seed(self) -> _int: ...
+    def initial_seed(self) -> _int: ...
+    def get_state(self) -> Tensor: ...
+    def set_state(self, new_state: Tensor) -> Generator: ...
+    def clone_state(self) -> Generator: ...
+    @property
+    def device(self) -> device: ...
+
+default_generator: Generator
+
+def manual_seed(seed: _int) -> Generator: ...
+def seed() -> _int: ...
+def initial_seed() -> _int: ...
+def get_rng_state() -> Tensor: ...
+def set_rng_state(new_state: Tensor) -> None: ...
 def rand(
     *size: _Dims,
+    generator: Generator | None = None,
     dtype: _DType | None = None,
     device: _DeviceLike = None,
     requires_grad: _bool = False,
-    generator: Any = None,
+    layout: Any = None,
+    pin_memory: _bool = False,
 ) -> Tensor: ...
 def randn(
     *size: _Dims,
+    generator: Generator | None = None,
     dtype: _DType | None = None,
     device: _DeviceLike = None,
     requires_grad: _bool = False,
-    generator: Any = None,
+    layout: Any = None,
+    pin_memory: _bool = False,
 ) -> Tensor: ...
 def rand_like(
     input: Tensor,
     *,
+    generator: Generator | None = None,
     dtype: _DType | None = None,
     device: _DeviceLike = None,
     requires_grad: _bool = False,
+    layout: Any = None,
+    memory_format: Any = None,
 ) -> Tensor: ...
 def randn_like(
     input: Tensor,
     *,
+    generator: Generator | None = None,
     dtype: _DType | None = None,
     device: _DeviceLike = None,
     requires_grad: _bool = False,
+    layout: Any = None,
+    memory_format: Any = None,
 ) -> Tensor: ...
 @overload
 def randint(
@@ -709,10 +776,12 @@ def randint(
     size: Sequence[_int],
     /,
     *,
+    generator: Generator | None = None,
     dtype: _DType | None = None,
     device: _DeviceLike = None,
     requires_grad: _bool = False,
-    generator: Any = None,
+    layout: Any = None,
+    pin_memory: _bool = False,
 ) -> Tensor: ...
 @overload
 def randint(
@@ -721,13 +790,58 @@ def randint(
     size: Sequence[_int],
     /,
     *,
+    generator: Generator | None = None,
     dtype: _DType | None = None,
     device: _DeviceLike = None,
     requires_grad: _bool = False,
-    generator: Any = None,
+    layout: Any = None,
+    pin_memory: _bool = False,
 ) -> Tensor: ...
-def manual_seed(seed: _int) -> None: ...
-def initial_seed() -> _int: ...
+def randint_like(
+    input: Tensor,
+    low: _int,
+    high: _int | None = None,
+    *,
+    generator: Generator | None = None,
+    dtype: _DType | None = None,
+    device: _DeviceLike = None,
+    requires_grad: _bool = False,
+    layout: Any = None,
+    memory_format: Any = None,
+) -> Tensor: ...
+def randperm(
+    n: _int,
+    *,
+    generator: Generator | None = None,
+    dtype: _DType | None = None,
+    device: _DeviceLike = None,
+    requires_grad: _bool = False,
+    layout: Any = None,
+    pin_memory: _bool = False,
+) -> Tensor: ...
+def bernoulli(
+    input: Tensor, p: _float | None = None, *, generator: Generator | None = None
+) -> Tensor: ...
+def multinomial(
+    input: Tensor,
+    num_samples: _int,
+    replacement: _bool = False,
+    *,
+    generator: Generator | None = None,
+) -> Tensor: ...
+def poisson(input: Tensor, generator: Generator | None = None) -> Tensor: ...
+def normal(
+    mean: Tensor | _float,
+    std: Tensor | _float | None = None,
+    size: Sequence[_int] | None = None,
+    *,
+    generator: Generator | None = None,
+    dtype: _DType | None = None,
+    device: _DeviceLike = None,
+    requires_grad: _bool = False,
+    layout: Any = None,
+    pin_memory: _bool = False,
+) -> Tensor: ...
 @overload
 def arange(
     end: _Number,

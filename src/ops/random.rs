@@ -1,117 +1,1147 @@
-//! Random tensors from one seedable generator (`manual_seed`): xoshiro256++ seeded by
-//! splitmix64; normals by Box–Muller.
+//! Random tensors and in-place random fills, drawn from PyTorch's CPU generator
+//! (`backend::cpu::generator`) with the transforms of ATen's CPU kernels, element for element
+//! in the order TensorIterator walks the output, so a seed gives PyTorch's numbers (Note
+//! [PyTorch's random streams]). GPU tensors are filled on the host and uploaded.
+//!
+//! Where ATen's kernels are compiled with FMA (its AVX2/AVX-512 builds contract `a * b + c`),
+//! the same expressions use `mul_add` here; the scalar Box–Muller path caches its second
+//! sample in the generator as ATen's does.
 
-use crate::dispatch;
-use crate::dtype::DType;
+use crate::autograd::{needs_grad, record_formula, GradModeGuard};
+use crate::backend::cpu::generator::{default_generator, CpuGenerator, GeneratorRef};
+use crate::dtype::{cpp_name, pretty_kernel_name, DType};
 use crate::error::{Error, Result};
 use crate::shape::numel;
-use crate::tensor::{Element, Tensor};
+use crate::tensor::{Device, Element, Tensor};
+use half::f16;
 use parking_lot::Mutex;
+use std::sync::{Arc, OnceLock};
 
-pub struct Generator {
-    s: [u64; 4],
-    seed: u64,
+pub use crate::backend::cpu::generator::{nondeterministic_seed, STATE_BYTES};
+
+/// Run `f` on `gen`, or on the CPU's default generator, holding its lock.
+pub fn with_gen<R>(gen: Option<&GeneratorRef>, f: impl FnOnce(&mut CpuGenerator) -> R) -> R {
+    let g = gen.unwrap_or_else(|| default_generator());
+    let mut guard = g.lock();
+    f(&mut guard)
 }
 
-impl Generator {
-    pub fn new(seed: u64) -> Generator {
-        let mut x = seed;
-        let mut next = || {
-            x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = x;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
-        };
-        Generator {
-            s: [next(), next(), next(), next()],
-            seed,
+/// The default generator of a device. The GPU's is its own stream (as CUDA's is in PyTorch,
+/// so GPU draws leave the CPU stream alone); it is an mt19937 too, not CUDA's Philox, so GPU
+/// values differ from PyTorch's.
+pub fn default_for(device: Device) -> &'static GeneratorRef {
+    static GPU: OnceLock<GeneratorRef> = OnceLock::new();
+    match device {
+        Device::Cpu => default_generator(),
+        Device::Gpu => {
+            GPU.get_or_init(|| Arc::new(Mutex::new(CpuGenerator::new(nondeterministic_seed()))))
         }
     }
-
-    pub fn next_u64(&mut self) -> u64 {
-        let s = &mut self.s;
-        let result = s[0].wrapping_add(s[3]).rotate_left(23).wrapping_add(s[0]);
-        let t = s[1] << 17;
-        s[2] ^= s[0];
-        s[3] ^= s[1];
-        s[1] ^= s[2];
-        s[0] ^= s[3];
-        s[2] ^= t;
-        s[3] = s[3].rotate_left(45);
-        result
-    }
-
-    /// Uniform in [0, 1) with 53 random bits.
-    pub fn uniform(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
-    }
-
-    pub fn normal(&mut self) -> f64 {
-        let u1 = 1.0 - self.uniform();
-        let u2 = self.uniform();
-        (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
-    }
 }
 
-static GENERATOR: Mutex<Option<Generator>> = Mutex::new(None);
-
-fn with_gen<R>(f: impl FnOnce(&mut Generator) -> R) -> R {
-    let mut g = GENERATOR.lock();
-    let gen = g.get_or_insert_with(|| Generator::new(67_280_421_310_721));
-    f(gen)
+/// The generator a draw for `device` uses: `gen`, else the device's default.
+pub fn resolve(gen: Option<&GeneratorRef>, device: Device) -> GeneratorRef {
+    gen.unwrap_or_else(|| default_for(device)).clone()
 }
 
+/// `manual_seed(seed)`: every device's default generator.
 pub fn manual_seed(seed: u64) {
-    *GENERATOR.lock() = Some(Generator::new(seed));
+    default_generator().lock().manual_seed(seed);
+    default_for(Device::Gpu).lock().manual_seed(seed);
+}
+
+/// `seed()`: a fresh nondeterministic seed for every default generator; returns it.
+pub fn seed() -> u64 {
+    let s = nondeterministic_seed();
+    manual_seed(s);
+    s
 }
 
 pub fn initial_seed() -> u64 {
-    with_gen(|g| g.seed)
+    default_generator().lock().initial_seed()
 }
 
-fn float_only(name: &str, dtype: DType) -> Result<()> {
-    if !dtype.is_floating_point() {
-        return Err(Error::NotImplemented(format!(
-            "\"{name}\" not implemented for '{}'",
-            crate::dtype::pretty_kernel_name(dtype)
+/// A double as C++'s `operator<<` prints it (`%g`, six significant digits), for messages.
+pub fn fmt_g(v: f64) -> String {
+    if v.is_nan() {
+        return "nan".into();
+    }
+    if v.is_infinite() {
+        return if v > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    if v == 0.0 {
+        return if v.is_sign_negative() { "-0" } else { "0" }.into();
+    }
+    let sci = format!("{v:.5e}");
+    let (mant, exp) = sci.split_once('e').unwrap();
+    let exp: i32 = exp.parse().unwrap();
+    let strip = |s: String| -> String {
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s
+        }
+    };
+    if !(-4..6).contains(&exp) {
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{}e{sign}{:02}", strip(mant.to_string()), exp.abs())
+    } else {
+        strip(format!("{v:.*}", (5 - exp) as usize))
+    }
+}
+
+// ---- the distributions of ATen's DistributionsHelper.h / TransformationHelper.h ------------
+
+/// `uniform_real_distribution<float>(0, 1)`: 24 random bits.
+#[inline]
+fn unit_f32(g: &mut CpuGenerator) -> f32 {
+    (g.random() & ((1 << 24) - 1)) as f32 * (1.0 / (1u32 << 24) as f32)
+}
+
+/// `uniform_real_distribution<double>(0, 1)`: 53 bits of `random64()`.
+#[inline]
+fn unit_f64(g: &mut CpuGenerator) -> f64 {
+    (g.random64() & ((1 << 53) - 1)) as f64 * (1.0 / (1u64 << 53) as f64)
+}
+
+/// `normal_distribution<double>`: Box–Muller on two doubles, the sine half cached.
+fn normal_f64(g: &mut CpuGenerator, mean: f64, std: f64) -> f64 {
+    if let Some(v) = g.next_double_normal.take() {
+        return v.mul_add(std, mean);
+    }
+    let u1 = unit_f64(g);
+    let u2 = unit_f64(g);
+    let r = (-2.0 * (-u2).ln_1p()).sqrt();
+    let theta = 2.0 * std::f64::consts::PI * u1;
+    g.next_double_normal = Some(r * theta.sin());
+    (r * theta.cos()).mul_add(std, mean)
+}
+
+/// A double result stored as `T` the way `static_cast<scalar_t>` does (half via float).
+trait FromDouble: Element {
+    fn cast(v: f64) -> Self;
+}
+impl FromDouble for f32 {
+    fn cast(v: f64) -> f32 {
+        v as f32
+    }
+}
+impl FromDouble for f64 {
+    fn cast(v: f64) -> f64 {
+        v
+    }
+}
+impl FromDouble for f16 {
+    fn cast(v: f64) -> f16 {
+        f16::from_f32(v as f32)
+    }
+}
+impl FromDouble for i64 {
+    fn cast(v: f64) -> i64 {
+        v as i64
+    }
+}
+impl FromDouble for i32 {
+    fn cast(v: f64) -> i32 {
+        v as i32
+    }
+}
+impl FromDouble for bool {
+    fn cast(v: f64) -> bool {
+        v != 0.0
+    }
+}
+
+/// `n` values of `T`, each `f(generator)` cast from double, in the walk order.
+fn doubles<T: FromDouble>(
+    gen: Option<&GeneratorRef>,
+    n: usize,
+    mut f: impl FnMut(&mut CpuGenerator) -> f64,
+) -> Vec<T> {
+    with_gen(gen, |g| (0..n).map(|_| T::cast(f(g))).collect())
+}
+
+// ---- filling a tensor in place ----------------------------------------------------------------
+
+/// The dims of `t` as TensorIterator walks a nullary op's output: largest stride outermost,
+/// so a permuted or transposed tensor is filled in memory order, as PyTorch fills it.
+fn walk_order(t: &Tensor) -> Vec<usize> {
+    let (shape, strides) = (t.shape(), t.strides());
+    let mut dims: Vec<usize> = (0..shape.len()).filter(|&d| shape[d] != 1).collect();
+    dims.sort_by(|&a, &b| strides[b].cmp(&strides[a]));
+    let ones = (0..shape.len()).filter(|&d| shape[d] == 1);
+    ones.chain(dims).collect()
+}
+
+/// Fill `dst` in place with `values(n, contiguous)` (its elements in walk order): PyTorch's
+/// in-place autograd rules (the leaf check; on a tracked tensor the node `name`, whose
+/// gradient is zero), the version bump, and the upload for GPU tensors.
+fn fill_with(
+    dst: &Tensor,
+    name: &'static str,
+    gen: Option<&GeneratorRef>,
+    values: impl FnOnce(usize, bool, Option<&GeneratorRef>) -> Result<Tensor>,
+) -> Result<()> {
+    crate::ops::binary::check_inplace_leaf(dst)?;
+    let shape = dst.shape();
+    let n = numel(&shape);
+    let order = walk_order(dst);
+    let gen = resolve(gen, dst.device());
+    let flat = values(n, dst.is_contiguous(), Some(&gen))?;
+    let walked: Vec<i64> = order.iter().map(|&d| shape[d] as i64).collect();
+    let mut inverse = vec![0i64; order.len()];
+    for (k, &d) in order.iter().enumerate() {
+        inverse[d] = k as i64;
+    }
+    let laid =
+        crate::ops::movement::permute(&crate::ops::movement::reshape(&flat, &walked)?, &inverse)?;
+    let laid = crate::ops::creation::copy_to_device(&laid, dst.device())?;
+    crate::ops::inplace::apply_(dst, false, |alias| {
+        if !needs_grad(&[alias]) {
+            return Ok(laid);
+        }
+        Ok(record_formula(laid, &[alias], name, vec![], |g, _| {
+            Ok(vec![Some(crate::ops::creation::zeros_like(g))])
+        }))
+    })
+}
+
+fn from_vec<T: Element>(v: Vec<T>) -> Tensor {
+    let n = v.len();
+    Tensor::from_vec(v, &[n])
+}
+
+fn float_only(kernel: &str, dtype: DType) -> Result<()> {
+    if dtype.is_floating_point() {
+        Ok(())
+    } else {
+        Err(crate::dtype::unsupported(kernel, dtype))
+    }
+}
+
+/// Largest finite value of a float dtype, as ATen's bound checks use it.
+fn float_max(dtype: DType) -> f64 {
+    match dtype {
+        DType::F16 => 65504.0,
+        DType::F32 => f32::MAX as f64,
+        _ => f64::MAX,
+    }
+}
+
+/// `x.uniform_(from, to)`: UniformBackward0.
+pub fn uniform_(dst: &Tensor, from: f64, to: f64, gen: Option<&GeneratorRef>) -> Result<()> {
+    let dtype = dst.dtype();
+    float_only("check_uniform_bounds", dtype)?;
+    let (min, max) = (-float_max(dtype), float_max(dtype));
+    let ty = cpp_name(dtype);
+    if !(from >= min && from <= max) {
+        return Err(Error::Runtime(format!("from is out of bounds for {ty}")));
+    }
+    if !(to >= min && to <= max) {
+        return Err(Error::Runtime(format!("to is out of bounds for {ty}")));
+    }
+    if from > to {
+        return Err(Error::Runtime(format!(
+            "uniform_ expects to return a [from, to) range, but found from={} > to={}",
+            fmt_g(from),
+            fmt_g(to)
         )));
+    }
+    if to - from > max {
+        return Err(Error::Runtime(format!(
+            "uniform_ expects to-from <= std::numeric_limits<{}>::max(), but found to={} and from={} which result in to-from to exceed the limit",
+            pretty_kernel_name(dtype),
+            fmt_g(to),
+            fmt_g(from)
+        )));
+    }
+    fill_with(dst, "UniformBackward0", gen, |n, _, gen| {
+        Ok(uniform_values(dtype, n, from, to, gen))
+    })
+}
+
+/// `uniform_real_distribution<T>(from, to)` values: `x * (to - from) + from` in T's
+/// accumulate type, contracted to one FMA as ATen's vectorized builds compile it.
+fn uniform_values(
+    dtype: DType,
+    n: usize,
+    from: f64,
+    to: f64,
+    gen: Option<&GeneratorRef>,
+) -> Tensor {
+    with_gen(gen, |g| match dtype {
+        DType::F32 => {
+            let (a, b) = (from as f32, to as f32);
+            let w = b - a;
+            from_vec(
+                (0..n)
+                    .map(|_| unit_f32(g).mul_add(w, a))
+                    .collect::<Vec<f32>>(),
+            )
+        }
+        DType::F64 => {
+            let w = to - from;
+            from_vec(
+                (0..n)
+                    .map(|_| unit_f64(g).mul_add(w, from))
+                    .collect::<Vec<f64>>(),
+            )
+        }
+        _ => {
+            // Half draws a float (24 bits) and rounds it; a value that rounds up to `to`
+            // becomes `from`, keeping the range half-open (PyTorch 2.13's CPU kernel).
+            let (a, b) = (f16::from_f32(from as f32), f16::from_f32(to as f32));
+            let w = b.to_f32() - a.to_f32();
+            let af = a.to_f32();
+            from_vec(
+                (0..n)
+                    .map(|_| {
+                        let v = f16::from_f32(unit_f32(g).mul_add(w, af));
+                        if v == b {
+                            a
+                        } else {
+                            v
+                        }
+                    })
+                    .collect::<Vec<f16>>(),
+            )
+        }
+    })
+}
+
+/// `rand(shape)` / `rand_like`.
+pub fn rand(shape: &[usize], dtype: DType) -> Result<Tensor> {
+    rand_gen(shape, dtype, None)
+}
+
+pub fn rand_gen(shape: &[usize], dtype: DType, gen: Option<&GeneratorRef>) -> Result<Tensor> {
+    float_only("check_uniform_bounds", dtype)?;
+    let t = uniform_values(dtype, numel(shape), 0.0, 1.0, gen);
+    crate::ops::movement::reshape(&t, &crate::shape::sizes_i64(shape))
+}
+
+/// `x.normal_(mean, std)`: NormalBackward0.
+pub fn normal_(dst: &Tensor, mean: f64, std: f64, gen: Option<&GeneratorRef>) -> Result<()> {
+    check_std(std)?;
+    let dtype = dst.dtype();
+    float_only("normal_kernel_cpu", dtype)?;
+    fill_with(dst, "NormalBackward0", gen, |n, contiguous, gen| {
+        Ok(normal_values(dtype, n, contiguous, mean, std, gen))
+    })
+}
+
+fn check_std(std: f64) -> Result<()> {
+    if std >= 0.0 {
+        Ok(())
+    } else {
+        Err(Error::Runtime(format!(
+            "normal expects std >= 0.0, but found std {}",
+            fmt_g(std)
+        )))
+    }
+}
+
+/// ATen's `normal_kernel`: contiguous tensors of 16 or more elements take `normal_fill`
+/// (uniforms first, then Box–Muller on blocks of 16, the tail block recomputed from fresh
+/// uniforms); anything else draws `normal_distribution<double>` one element at a time.
+fn normal_values(
+    dtype: DType,
+    n: usize,
+    contiguous: bool,
+    mean: f64,
+    std: f64,
+    gen: Option<&GeneratorRef>,
+) -> Tensor {
+    with_gen(gen, |g| {
+        if n >= 16 && contiguous {
+            match dtype {
+                DType::F32 => {
+                    return from_vec(normal_fill_f32_blocks(g, n, mean as f32, std as f32, true))
+                }
+                DType::F64 => return from_vec(normal_fill_f64(g, n, mean, std)),
+                // Half follows the float path and rounds (the ragged tail aside: Note
+                // [Half normal tail]).
+                _ => {
+                    let v = normal_fill_f32_blocks(g, n, mean as f32, std as f32, false);
+                    return from_vec(v.into_iter().map(f16::from_f32).collect::<Vec<f16>>());
+                }
+            }
+        }
+        match dtype {
+            DType::F32 => from_vec(
+                (0..n)
+                    .map(|_| normal_f64(g, mean, std) as f32)
+                    .collect::<Vec<f32>>(),
+            ),
+            DType::F64 => from_vec(
+                (0..n)
+                    .map(|_| normal_f64(g, mean, std))
+                    .collect::<Vec<f64>>(),
+            ),
+            _ => from_vec(
+                (0..n)
+                    .map(|_| f16::from_f32(normal_f64(g, mean, std) as f32))
+                    .collect::<Vec<f16>>(),
+            ),
+        }
+    })
+}
+
+/// ATen's `normal_fill` driver: uniforms for every element, Box–Muller per block of 16,
+/// and for a ragged end the last 16 elements redrawn and transformed again.
+///
+/// Note [Half normal tail]: for half tensors PyTorch 2.13 draws uniforms for the whole
+/// blocks only (then 16 for the tail), so `draw_all` is false there: one draw per element
+/// of the full blocks, measured against its stream.
+fn normal_fill<T: Copy + Default>(
+    g: &mut CpuGenerator,
+    n: usize,
+    draw_all: bool,
+    unit: impl Fn(&mut CpuGenerator) -> T,
+    block: impl Fn(&mut [T]),
+) -> Vec<T> {
+    let drawn = if draw_all { n } else { n / 16 * 16 };
+    let mut data: Vec<T> = (0..drawn).map(|_| unit(g)).collect();
+    data.resize(n, T::default());
+    let mut i = 0;
+    while i + 16 <= n {
+        block(&mut data[i..i + 16]);
+        i += 16;
+    }
+    if !n.is_multiple_of(16) {
+        let tail = &mut data[n - 16..];
+        for v in tail.iter_mut() {
+            *v = unit(g);
+        }
+        block(tail);
+    }
+    data
+}
+
+/// 2π as ATen writes it (`2.0f * c10::pi<double>`, a double).
+const TWO_PI: f64 = 2.0 * std::f64::consts::PI;
+
+fn normal_fill_f64(g: &mut CpuGenerator, n: usize, mean: f64, std: f64) -> Vec<f64> {
+    normal_fill(g, n, true, unit_f64, |d| {
+        for j in 0..8 {
+            let u1 = 1.0 - d[j];
+            let u2 = d[j + 8];
+            let radius = (-2.0 * u1.ln()).sqrt();
+            let theta = TWO_PI * u2;
+            d[j] = (radius * theta.cos()).mul_add(std, mean);
+            d[j + 8] = (radius * theta.sin()).mul_add(std, mean);
+        }
+    })
+}
+
+fn normal_fill_f32_blocks(
+    g: &mut CpuGenerator,
+    n: usize,
+    mean: f32,
+    std: f32,
+    draw_all: bool,
+) -> Vec<f32> {
+    normal_fill(g, n, draw_all, unit_f32, |d| {
+        for j in 0..8 {
+            let u1 = 1.0 - d[j];
+            let u2 = d[j + 8];
+            let radius = (-2.0 * u1.ln()).sqrt();
+            let theta = (TWO_PI * u2 as f64) as f32;
+            d[j] = (radius * theta.cos()).mul_add(std, mean);
+            d[j + 8] = (radius * theta.sin()).mul_add(std, mean);
+        }
+    })
+}
+
+/// `randn(shape)` / `randn_like`.
+pub fn randn(shape: &[usize], dtype: DType) -> Result<Tensor> {
+    randn_gen(shape, dtype, None)
+}
+
+pub fn randn_gen(shape: &[usize], dtype: DType, gen: Option<&GeneratorRef>) -> Result<Tensor> {
+    float_only("normal_kernel_cpu", dtype)?;
+    let t = normal_values(dtype, numel(shape), true, 0.0, 1.0, gen);
+    crate::ops::movement::reshape(&t, &crate::shape::sizes_i64(shape))
+}
+
+/// The `[min, max]` an integer or bool dtype holds, for `random_`'s bound checks.
+fn int_bounds(dtype: DType) -> (i64, i64) {
+    match dtype {
+        DType::Bool => (0, 1),
+        DType::I32 => (i32::MIN as i64, i32::MAX as i64),
+        _ => (i64::MIN, i64::MAX),
+    }
+}
+
+/// Mantissa digits of a float dtype (`std::numeric_limits<T>::digits`).
+fn digits(dtype: DType) -> u32 {
+    match dtype {
+        DType::F16 => 11,
+        DType::F32 => 24,
+        _ => 53,
+    }
+}
+
+/// `static_cast<int64_t>(static_cast<T>(v))` for a float dtype.
+fn through_float(dtype: DType, v: i64) -> i64 {
+    match dtype {
+        DType::F16 => f16::from_f32(v as f32).to_f32() as i64,
+        DType::F32 => (v as f32) as i64,
+        _ => (v as f64) as i64,
+    }
+}
+
+/// ATen's `update_from`: the closest `from` whose values stay at or above it once cast.
+fn update_from(dtype: DType, from: i64) -> i64 {
+    let plus1 = through_float(dtype, from.wrapping_add(1));
+    if plus1 < from {
+        let n = 63 - (from.wrapping_add(1)).unsigned_abs().max(1).leading_zeros() as i64;
+        return plus1 + (1i64 << (n - digits(dtype) as i64 + 1));
+    }
+    from
+}
+
+/// ATen's `update_to`: the closest `to` whose values stay below it once cast.
+fn update_to(dtype: DType, to: i64) -> i64 {
+    let minus1 = through_float(dtype, to.wrapping_sub(1));
+    if minus1 >= to {
+        let n = 63 - (to.wrapping_sub(1)).unsigned_abs().max(1).leading_zeros() as i64;
+        return minus1 - (1i64 << (n - digits(dtype) as i64 + 1));
+    }
+    to
+}
+
+fn check_random_bounds(dtype: DType, from: i64, to_inc: i64) -> Result<()> {
+    let ty = cpp_name(dtype);
+    let ok = |v: i64| {
+        if dtype.is_floating_point() {
+            (v as f64).abs() <= float_max(dtype)
+        } else {
+            let (lo, hi) = int_bounds(dtype);
+            v >= lo && v <= hi
+        }
+    };
+    if !ok(from) {
+        return Err(Error::Runtime(format!("from is out of bounds for {ty}")));
+    }
+    if !ok(to_inc) {
+        return Err(Error::Runtime(format!("to - 1 is out of bounds for {ty}")));
     }
     Ok(())
 }
 
-pub fn rand(shape: &[usize], dtype: DType) -> Result<Tensor> {
-    float_only("check_uniform_bounds", dtype)?;
-    let n = numel(shape);
-    Ok(dispatch!(dtype, T => {
-        let v: Vec<T> = with_gen(|g| (0..n).map(|_| T::from_f64(g.uniform())).collect());
-        Tensor::from_vec(v, shape)
-    }))
+/// Which form of `random_` to run.
+#[derive(Clone, Copy)]
+pub enum RandomRange {
+    /// `random_()`: `[0, 2^mantissa]` for floats, `[0, max]` for integers.
+    Default,
+    /// `random_(from, to)` (`to` exclusive; None: up to the dtype's maximum).
+    FromTo(i64, Option<i64>),
 }
 
-pub fn randn(shape: &[usize], dtype: DType) -> Result<Tensor> {
-    float_only("normal_kernel_cpu", dtype)?;
-    let n = numel(shape);
-    Ok(dispatch!(dtype, T => {
-        let v: Vec<T> = with_gen(|g| {
-            let mut v = crate::tensor::pool::alloc(n);
-            v.extend((0..n).map(|_| T::from_f64(g.normal())));
-            v
-        });
-        Tensor::from_vec(v, shape)
-    }))
+/// `x.random_(...)`: RandomBackward0 (`from, to`), RandomBackward1 (`to`), RandomBackward2 ().
+pub fn random_(
+    dst: &Tensor,
+    range: RandomRange,
+    name: &'static str,
+    gen: Option<&GeneratorRef>,
+) -> Result<()> {
+    let dtype = dst.dtype();
+    let plan = match range {
+        RandomRange::Default => None,
+        RandomRange::FromTo(mut from, Some(mut to)) => {
+            if from >= to {
+                return Err(Error::Runtime(format!(
+                    "random_ expects 'from' to be less than 'to', but got from={from} >= to={to}"
+                )));
+            }
+            if dtype.is_floating_point() {
+                from = update_from(dtype, from);
+                to = update_to(dtype, to);
+                if from >= to {
+                    return Err(Error::Runtime(format!("random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, but got from={from} >= to={to}")));
+                }
+            }
+            check_random_bounds(dtype, from, to - 1)?;
+            Some(((to as u64).wrapping_sub(from as u64), from))
+        }
+        RandomRange::FromTo(from, None) if from == i64::MIN => Some((0, from)),
+        RandomRange::FromTo(mut from, None) => {
+            let to_inc = if dtype.is_floating_point() {
+                let to_inc = 1i64 << digits(dtype);
+                from = update_from(dtype, from);
+                if from >= to_inc {
+                    return Err(Error::Runtime(format!("random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' casted to dtype, but got from={from} > to_inc={to_inc}")));
+                }
+                to_inc
+            } else {
+                int_bounds(dtype).1
+            };
+            check_random_bounds(dtype, from, to_inc)?;
+            Some((
+                (to_inc as u64).wrapping_sub(from as u64).wrapping_add(1),
+                from,
+            ))
+        }
+    };
+    fill_with(dst, name, gen, |n, _, gen| {
+        Ok(with_gen(gen, |g| match plan {
+            None => random_default(g, dtype, n),
+            // range 0 stands for 2^64: `[i64::MIN, i64::MAX]`.
+            Some((0, _)) => crate::dispatch!(dtype, T => from_vec(
+                (0..n).map(|_| <T as Element>::from_i64(g.random64() as i64)).collect::<Vec<T>>()
+            )),
+            Some((range, base)) => random_from_to(g, dtype, n, range, base),
+        }))
+    })
 }
 
+/// `uniform_int_from_to_distribution`: 64 random bits for ranges of 2^28 or more (what
+/// PyTorch 2.13 does for every dtype, measured), else 32; `(v % range) + base`, then cast.
+fn random_from_to(g: &mut CpuGenerator, dtype: DType, n: usize, range: u64, base: i64) -> Tensor {
+    let wide = range >= 1 << 28;
+    let mut draw = move || {
+        let v = if wide {
+            g.random64()
+        } else {
+            g.random() as u64
+        };
+        (v % range).wrapping_add(base as u64) as i64
+    };
+    match dtype {
+        DType::F16 => from_vec(
+            (0..n)
+                .map(|_| f16::from_f32(draw() as f32))
+                .collect::<Vec<f16>>(),
+        ),
+        DType::F32 => from_vec((0..n).map(|_| draw() as f32).collect::<Vec<f32>>()),
+        DType::F64 => from_vec((0..n).map(|_| draw() as f64).collect::<Vec<f64>>()),
+        DType::I64 => from_vec((0..n).map(|_| draw()).collect::<Vec<i64>>()),
+        DType::I32 => from_vec((0..n).map(|_| draw() as i32).collect::<Vec<i32>>()),
+        DType::Bool => from_vec((0..n).map(|_| draw() != 0).collect::<Vec<bool>>()),
+    }
+}
+
+/// `uniform_int_distribution`: `random_()` with no bounds.
+fn random_default(g: &mut CpuGenerator, dtype: DType, n: usize) -> Tensor {
+    match dtype {
+        DType::Bool => from_vec((0..n).map(|_| g.random() & 1 == 1).collect::<Vec<bool>>()),
+        DType::I64 => from_vec(
+            (0..n)
+                .map(|_| (g.random64() % (i64::MAX as u64 + 1)) as i64)
+                .collect::<Vec<i64>>(),
+        ),
+        DType::I32 => from_vec(
+            (0..n)
+                .map(|_| (g.random() as u64 % (i32::MAX as u64 + 1)) as i32)
+                .collect::<Vec<i32>>(),
+        ),
+        DType::F16 => from_vec(
+            (0..n)
+                .map(|_| f16::from_f32((g.random() as u64 % ((1 << 11) + 1)) as f32))
+                .collect::<Vec<f16>>(),
+        ),
+        DType::F32 => from_vec(
+            (0..n)
+                .map(|_| (g.random() as u64 % ((1 << 24) + 1)) as f32)
+                .collect::<Vec<f32>>(),
+        ),
+        DType::F64 => from_vec(
+            (0..n)
+                .map(|_| (g.random64() % ((1 << 53) + 1)) as f64)
+                .collect::<Vec<f64>>(),
+        ),
+    }
+}
+
+/// `randint(low, high, shape)`: `random_(low, high)` on a new tensor.
 pub fn randint(low: i64, high: i64, shape: &[usize], dtype: DType) -> Result<Tensor> {
-    if high <= low {
+    randint_gen(low, high, shape, dtype, None)
+}
+
+pub fn randint_gen(
+    low: i64,
+    high: i64,
+    shape: &[usize],
+    dtype: DType,
+    gen: Option<&GeneratorRef>,
+) -> Result<Tensor> {
+    let t = Tensor::zeros(shape, dtype);
+    random_(
+        &t,
+        RandomRange::FromTo(low, Some(high)),
+        "RandomBackward0",
+        gen,
+    )?;
+    Ok(t)
+}
+
+/// `x.bernoulli_(p)` for a number p: BernoulliBackward2. PyTorch's scalar kernel draws
+/// `uniform_real_distribution<double>` per element and compares with p.
+pub fn bernoulli_scalar_(dst: &Tensor, p: f64, gen: Option<&GeneratorRef>) -> Result<()> {
+    if !(0.0..=1.0).contains(&p) {
         return Err(Error::Runtime(format!(
-            "random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+            "bernoulli_ expects p to be in [0, 1], but got p={}",
+            fmt_g(p)
         )));
     }
-    let range = (high - low) as u64;
-    let n = numel(shape);
-    Ok(dispatch!(dtype, T => {
-        let v: Vec<T> = with_gen(|g| (0..n).map(|_| T::from_i64(low + (g.next_u64() % range) as i64)).collect());
-        Tensor::from_vec(v, shape)
+    let dtype = dst.dtype();
+    fill_with(dst, "BernoulliBackward2", gen, |n, _, gen| {
+        Ok(crate::dispatch!(dtype, T => from_vec(
+            doubles::<T>(gen, n, |g| if unit_f64(g) < p { 1.0 } else { 0.0 })
+        )))
+    })
+}
+
+/// `x.bernoulli_(p)` for a tensor p (broadcast to x): BernoulliBackward1. A double p
+/// draws a double uniform per element, any other float p a float uniform.
+pub fn bernoulli_tensor_(dst: &Tensor, p: &Tensor, gen: Option<&GeneratorRef>) -> Result<()> {
+    let pd = p.dtype();
+    if !pd.is_floating_point() {
+        return Err(crate::dtype::unsupported("bernoulli_tensor_cpu_p_", pd));
+    }
+    let dtype = dst.dtype();
+    let p = {
+        let _g = GradModeGuard::new(false);
+        let shape = crate::shape::sizes_i64(&dst.shape());
+        let e = crate::ops::movement::expand(&p.detach(), &shape).map_err(|_| {
+            Error::Runtime(format!(
+                "output with shape {} doesn't match the broadcast shape {}",
+                crate::shape::list_repr(&dst.shape()),
+                crate::shape::list_repr(
+                    &crate::shape::broadcast_shapes(&dst.shape(), &p.shape()).unwrap_or_default()
+                )
+            ))
+        })?;
+        // p's values in the order the output is walked.
+        let order = walk_order(dst);
+        let dims: Vec<i64> = order.iter().map(|&d| d as i64).collect();
+        let walked = crate::ops::movement::permute(&e, &dims)?;
+        crate::ops::creation::copy_to_device(&walked, crate::tensor::Device::Cpu)?.to_f64_vec()
+    };
+    fill_with(dst, "BernoulliBackward1", gen, |n, _, gen| {
+        let mut k = 0;
+        Ok(
+            crate::dispatch!(dtype, T => from_vec(doubles::<T>(gen, n, |g| {
+                let pv = p[k];
+                k += 1;
+                let hit = if pd == DType::F64 {
+                    unit_f64(g) < pv
+                } else {
+                    unit_f32(g) < pv as f32
+                };
+                if hit { 1.0 } else { 0.0 }
+            }))),
+        )
+    })
+}
+
+/// `bernoulli(input)`: a new tensor of input's shape and dtype, 1 with probability input.
+pub fn bernoulli(input: &Tensor, gen: Option<&GeneratorRef>) -> Result<Tensor> {
+    let out = Tensor::zeros_on(&input.shape(), input.dtype(), input.device());
+    bernoulli_tensor_(&out, input, gen)?;
+    Ok(out)
+}
+
+/// `x.exponential_(lambd)`: ExponentialBackward0; `-1/λ · log1p(-u)` in double (what
+/// PyTorch 2.13 computes, measured: not `log(1 - u)`).
+pub fn exponential_(dst: &Tensor, lambda: f64, gen: Option<&GeneratorRef>) -> Result<()> {
+    let dtype = dst.dtype();
+    if !dtype.is_floating_point() {
+        return Err(Error::Runtime(format!("Exponential distribution is a continuous probability distribution. dtype must be a floating point but you specified {}", pretty_kernel_name(dtype))));
+    }
+    if lambda.is_nan() || lambda <= 0.0 {
+        return Err(Error::Runtime(format!(
+            "exponential_ expects lambda > 0.0, but found lambda={}",
+            fmt_g(lambda)
+        )));
+    }
+    fill_with(dst, "ExponentialBackward0", gen, |n, _, gen| {
+        Ok(
+            crate::dispatch!(dtype, T => from_vec(doubles::<T>(gen, n, |g| {
+                -1.0 / lambda * (-unit_f64(g)).ln_1p()
+            }))),
+        )
+    })
+}
+
+/// `x.geometric_(p)`: GeometricBackward0; `ceil(log(u) / log(1 - p))`.
+pub fn geometric_(dst: &Tensor, p: f64, gen: Option<&GeneratorRef>) -> Result<()> {
+    if !(0.0 < p && p < 1.0) {
+        return Err(Error::Runtime(format!(
+            "geometric_ expects p to be in (0, 1), but got p={}",
+            fmt_g(p)
+        )));
+    }
+    let dtype = dst.dtype();
+    if dtype == DType::Bool {
+        return Err(crate::dtype::unsupported("geometric_cpu", dtype));
+    }
+    fill_with(dst, "GeometricBackward0", gen, |n, _, gen| {
+        Ok(
+            crate::dispatch!(dtype, T => from_vec(doubles::<T>(gen, n, |g| {
+                (unit_f64(g).ln() / (1.0 - p).ln()).ceil()
+            }))),
+        )
+    })
+}
+
+/// `x.log_normal_(mean, std)`: LogNormalBackward0; `exp` of the scalar normal.
+pub fn log_normal_(dst: &Tensor, mean: f64, std: f64, gen: Option<&GeneratorRef>) -> Result<()> {
+    if std.is_nan() || std <= 0.0 {
+        return Err(Error::Runtime(format!(
+            "log_normal_ expects std > 0.0, but found std={}",
+            fmt_g(std)
+        )));
+    }
+    let dtype = dst.dtype();
+    float_only("log_normal_cpu", dtype)?;
+    fill_with(dst, "LogNormalBackward0", gen, |n, _, gen| {
+        Ok(
+            crate::dispatch!(dtype, T => from_vec(doubles::<T>(gen, n, |g| {
+                normal_f64(g, mean, std).exp()
+            }))),
+        )
+    })
+}
+
+/// `x.cauchy_(median, sigma)`: CauchyBackward0; `median + sigma · tan(π (u - ½))`.
+pub fn cauchy_(dst: &Tensor, median: f64, sigma: f64, gen: Option<&GeneratorRef>) -> Result<()> {
+    if sigma.is_nan() || sigma <= 0.0 {
+        return Err(Error::Runtime(format!(
+            "cauchy_ expects sigma > 0.0, but found sigma={}",
+            fmt_g(sigma)
+        )));
+    }
+    let dtype = dst.dtype();
+    if !dtype.is_floating_point() {
+        return Err(Error::Runtime(format!("Cauchy distribution is a continuous probability distribution. dtype must be a floating point but you specified {}", pretty_kernel_name(dtype))));
+    }
+    fill_with(dst, "CauchyBackward0", gen, |n, _, gen| {
+        Ok(
+            crate::dispatch!(dtype, T => from_vec(doubles::<T>(gen, n, |g| {
+                sigma.mul_add((std::f64::consts::PI * (unit_f64(g) - 0.5)).tan(), median)
+            }))),
+        )
+    })
+}
+
+/// `randperm(n)`: ATen's `randperm_cpu` — a Fisher–Yates pass swapping element i with one
+/// of i.. (`random() % (n - i)`), or for huge n the inside-out variant on `random64()`.
+pub fn randperm(n: i64, dtype: DType, gen: Option<&GeneratorRef>) -> Result<Tensor> {
+    if n < 0 {
+        return Err(Error::Runtime(format!(
+            "Trying to create tensor with negative dimension {n}: [{n}]"
+        )));
+    }
+    if dtype == DType::Bool {
+        return Err(crate::dtype::unsupported("randperm", dtype));
+    }
+    if dtype.is_floating_point() {
+        let limit = (1i64 << digits(dtype)) + 1;
+        if n > limit {
+            return Err(Error::Runtime(format!(
+                "n cannot be greater than {limit} for {} type.",
+                pretty_kernel_name(dtype)
+            )));
+        }
+    } else if dtype == DType::I32 && n > i32::MAX as i64 + 1 {
+        return Err(Error::Runtime(format!(
+            "n is too large for result tensor type: '{}'",
+            "CPUIntType"
+        )));
+    }
+    let n = n as usize;
+    let perm: Vec<i64> = with_gen(gen, |g| {
+        let mut r: Vec<i64> = (0..n as i64).collect();
+        if (n as u64) < u32::MAX as u64 / 20 {
+            for i in 0..n.saturating_sub(1) {
+                let z = g.random() as usize % (n - i);
+                r.swap(i, z + i);
+            }
+        } else {
+            for i in 0..n {
+                let z = (g.random64() % (i as u64 + 1)) as usize;
+                r[i] = r[z];
+                r[z] = i as i64;
+            }
+        }
+        r
+    });
+    Ok(crate::ops::creation::cast_data(&from_vec(perm), dtype))
+}
+
+/// `multinomial(input, num_samples, replacement)`: without replacement (or for one sample)
+/// ATen's exponential trick, `topk(p / q)` with `q ~ Exp(1)`; with replacement a binary
+/// search of the normalized cumulative sums for each double uniform.
+fn rt<T>(m: &str) -> Result<T> {
+    Err(Error::Runtime(m.into()))
+}
+
+pub fn multinomial(
+    input: &Tensor,
+    num_samples: i64,
+    replacement: bool,
+    gen: Option<&GeneratorRef>,
+) -> Result<Tensor> {
+    let dim = input.dim();
+    if dim == 0 || dim > 2 {
+        return rt("prob_dist must be 1 or 2 dim");
+    }
+    let dtype = input.dtype();
+    if !dtype.is_floating_point() {
+        return Err(Error::Runtime(format!(
+            "multinomial only supports floating-point dtypes for input, got: {}",
+            pretty_kernel_name(dtype)
+        )));
+    }
+    if num_samples <= 0 {
+        return rt("cannot sample n_sample <= 0 samples");
+    }
+    let shape = input.shape();
+    let n_cat = shape[dim - 1];
+    if !replacement && num_samples as usize > n_cat {
+        return rt("cannot sample n_sample > prob_dist.size(-1) samples without replacement");
+    }
+    if n_cat > 1 << 24 {
+        return rt("number of categories cannot exceed 2^24");
+    }
+    let n_dist = if dim == 2 { shape[0] } else { 1 };
+    let out_shape: Vec<usize> = if dim == 2 {
+        vec![n_dist, num_samples as usize]
+    } else {
+        vec![num_samples as usize]
+    };
+    let device = input.device();
+    if numel(&out_shape) == 0 {
+        return Ok(Tensor::zeros_on(&out_shape, DType::I64, device));
+    }
+    let _g = GradModeGuard::new(false);
+    let x = crate::ops::creation::copy_to_device(&input.detach(), crate::tensor::Device::Cpu)?;
+    let vals = x.to_f64_vec();
+    if !replacement || num_samples == 1 {
+        if vals
+            .iter()
+            .any(|v| v.is_nan() || *v < 0.0 || v.is_infinite())
+        {
+            return rt("probability tensor contains either `inf`, `nan` or element < 0");
+        }
+        let zero_row = vals
+            .chunks(n_cat.max(1))
+            .any(|r| r.iter().sum::<f64>() == 0.0);
+        if n_cat == 0 || zero_row {
+            return rt("invalid multinomial distribution (sum of probabilities <= 0)");
+        }
+        let q = Tensor::zeros(&shape, dtype);
+        exponential_(&q, 1.0, gen)?;
+        let ratio = crate::ops::binary::div(&x, &q)?;
+        let (_, idx) = crate::ops::sort::topk(&ratio, num_samples, -1, true)?;
+        return crate::ops::creation::copy_to_device(&idx, device);
+    }
+    // With replacement: ATen accumulates in the input's type (float for half).
+    let mut out = Vec::with_capacity(n_dist * num_samples as usize);
+    with_gen(gen, |g| -> Result<()> {
+        for row in vals.chunks(n_cat) {
+            macro_rules! sample {
+                ($t:ty) => {{
+                    let mut cum: Vec<$t> = Vec::with_capacity(n_cat);
+                    let mut sum: $t = 0.0;
+                    for &v in row {
+                        let v = v as $t;
+                        if v.is_nan() || v < 0.0 {
+                            return rt("invalid multinomial distribution (encountering probability entry < 0)");
+                        }
+                        if !v.is_finite() {
+                            return rt("invalid multinomial distribution (encountering probability entry = infinity or NaN)");
+                        }
+                        sum += v;
+                        cum.push(sum);
+                    }
+                    if sum.is_nan() || sum <= 0.0 {
+                        return rt("invalid multinomial distribution (sum of probabilities <= 0)");
+                    }
+                    for c in cum.iter_mut() {
+                        *c /= sum;
+                    }
+                    cum[n_cat - 1] = 1.0;
+                    for _ in 0..num_samples {
+                        let u = unit_f64(g);
+                        let (mut lo, mut hi) = (0usize, n_cat);
+                        while hi > lo {
+                            let mid = lo + (hi - lo) / 2;
+                            if (cum[mid] as f64) < u {
+                                lo = mid + 1;
+                            } else {
+                                hi = mid;
+                            }
+                        }
+                        out.push(lo as i64);
+                    }
+                }};
+            }
+            if dtype == DType::F64 {
+                sample!(f64)
+            } else {
+                sample!(f32)
+            }
+        }
+        Ok(())
+    })?;
+    let t = Tensor::from_vec(out, &out_shape);
+    crate::ops::creation::copy_to_device(&t, device)
+}
+
+/// `normal(mean, std)` with tensor mean and/or std: standard normals scaled and shifted as
+/// ATen does (`out.mul_(std).add_(mean)`); NormalBackward1/2/3 give zero gradients.
+pub fn normal_tensors(
+    mean: Option<&Tensor>,
+    std: Option<&Tensor>,
+    mean_f: f64,
+    std_f: f64,
+    gen: Option<&GeneratorRef>,
+) -> Result<Tensor> {
+    if let Some(s) = std {
+        let _g = GradModeGuard::new(false);
+        let cpu = crate::ops::creation::copy_to_device(&s.detach(), crate::tensor::Device::Cpu)?;
+        if cpu.to_f64_vec().iter().any(|v| *v < 0.0) {
+            return Err(Error::Runtime(
+                "normal expects all elements of std >= 0.0".into(),
+            ));
+        }
+    } else {
+        check_std(std_f)?;
+    }
+    let (shape, like) = match (mean, std) {
+        (Some(m), Some(s)) => (crate::shape::broadcast_shapes(&m.shape(), &s.shape())?, m),
+        (Some(m), None) => (m.shape(), m),
+        (None, Some(s)) => (s.shape(), s),
+        (None, None) => unreachable!("normal_tensors needs a tensor"),
+    };
+    let out = {
+        let _g = GradModeGuard::new(false);
+        let out = Tensor::zeros_on(&shape, like.dtype(), like.device());
+        match (mean, std) {
+            (Some(m), None) => {
+                normal_(&out, 0.0, std_f, gen)?;
+                crate::ops::binary::add(&out, &m.detach())?
+            }
+            (None, Some(s)) => {
+                normal_(&out, 0.0, 1.0, gen)?;
+                let scaled = crate::ops::binary::mul(&out, &s.detach())?;
+                let m = Tensor::full_on(
+                    &[],
+                    crate::dtype::Scalar::Float(mean_f),
+                    like.dtype(),
+                    like.device(),
+                );
+                crate::ops::binary::add(&scaled, &m)?
+            }
+            (Some(m), Some(s)) => {
+                normal_(&out, 0.0, 1.0, gen)?;
+                let scaled = crate::ops::binary::mul(&out, &s.detach())?;
+                crate::ops::binary::add(&scaled, &m.detach())?
+            }
+            (None, None) => unreachable!(),
+        }
+    };
+    let inputs: Vec<&Tensor> = [mean, std].into_iter().flatten().collect();
+    if !needs_grad(&inputs) {
+        return Ok(out);
+    }
+    let name = match (mean, std) {
+        (Some(_), None) => "NormalBackward1",
+        (None, Some(_)) => "NormalBackward2",
+        _ => "NormalBackward3",
+    };
+    let k = inputs.len();
+    Ok(record_formula(out, &inputs, name, vec![], move |g, _| {
+        Ok((0..k)
+            .map(|_| Some(crate::ops::creation::zeros_like(g)))
+            .collect())
     }))
+}
+
+/// `poisson(rates)`: ATen's `sample_poisson` per element — Hörmann's transformed rejection
+/// for rates of 10 or more, a product of uniforms below.
+pub fn poisson(rates: &Tensor, gen: Option<&GeneratorRef>) -> Result<Tensor> {
+    let dtype = rates.dtype();
+    float_only("poisson_cpu", dtype)?;
+    let cpu = crate::ops::creation::copy_to_device(
+        &crate::ops::creation::contiguous_clone(&rates.detach()),
+        crate::tensor::Device::Cpu,
+    )?;
+    let lam = cpu.to_f64_vec();
+    if lam.iter().any(|l| l.is_nan() || *l < 0.0) {
+        return Err(Error::Runtime(
+            "invalid Poisson rate, expected rate to be non-negative".into(),
+        ));
+    }
+    let samples: Vec<f64> = with_gen(gen, |g| {
+        lam.iter().map(|&l| sample_poisson(g, l) as f64).collect()
+    });
+    let t = crate::dispatch!(dtype, T => Tensor::from_vec(
+        samples.iter().map(|&v| <T as FromDouble>::cast(v)).collect::<Vec<T>>(),
+        &rates.shape()
+    ));
+    let t = crate::ops::creation::copy_to_device(&t, rates.device())?;
+    if !needs_grad(&[rates]) {
+        return Ok(t);
+    }
+    Ok(record_formula(
+        t,
+        &[rates],
+        "PoissonBackward0",
+        vec![],
+        |g, _| Ok(vec![Some(crate::ops::creation::zeros_like(g))]),
+    ))
+}
+
+fn sample_poisson(g: &mut CpuGenerator, lambda: f64) -> i64 {
+    if lambda >= 10.0 {
+        let slam = lambda.sqrt();
+        let loglam = lambda.ln();
+        let b = 0.931 + 2.53 * slam;
+        let a = -0.059 + 0.02483 * b;
+        let invalpha = 1.1239 + 1.1328 / (b - 3.4);
+        let vr = 0.9277 - 3.6224 / (b - 2.0);
+        loop {
+            let u = unit_f64(g) - 0.5;
+            let v = unit_f64(g);
+            let us = 0.5 - u.abs();
+            let k = ((2.0 * a / us + b) * u + lambda + 0.43).floor() as i64;
+            if us >= 0.07 && v <= vr {
+                return k;
+            }
+            if k < 0 || (us < 0.013 && v > us) {
+                continue;
+            }
+            if v.ln() + invalpha.ln() - (a / (us * us) + b).ln()
+                <= -lambda + k as f64 * loglam - libm_lgamma(k as f64 + 1.0)
+            {
+                return k;
+            }
+        }
+    } else if lambda == 0.0 {
+        0
+    } else {
+        let enlam = (-lambda).exp();
+        let mut x = 0;
+        let mut prod = 1.0;
+        loop {
+            prod *= unit_f64(g);
+            if prod > enlam {
+                x += 1;
+            } else {
+                return x;
+            }
+        }
+    }
+}
+
+fn libm_lgamma(x: f64) -> f64 {
+    extern "C" {
+        fn lgamma(x: f64) -> f64;
+    }
+    // SAFETY: lgamma is a pure libm function of a double.
+    unsafe { lgamma(x) }
 }

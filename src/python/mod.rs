@@ -14,11 +14,12 @@ pub mod out;
 pub mod parse;
 pub mod pointwise;
 pub mod pynode;
+pub mod random;
 pub mod reduce;
 pub mod tensor;
 
 use crate::dtype::{DType, Scalar};
-use crate::ops::{creation, random};
+use crate::ops::creation;
 use crate::tensor::Device;
 use crate::Tensor;
 use convert::extract_scalar;
@@ -203,95 +204,6 @@ fn full_like(
         None,
         requires_grad,
     )
-}
-
-/// `rand`/`randn` (sized) and `rand_like`/`randn_like`: one body per sampler.
-macro_rules! sampled {
-    ($name:ident, $like:ident, $sampler:path) => {
-        #[pyfunction]
-        #[pyo3(signature = (*size, dtype=None, device=None, requires_grad=false, generator=None))]
-        fn $name(
-            py: Python<'_>,
-            size: &Bound<'_, PyTuple>,
-            dtype: Option<&Bound<'_, PyAny>>,
-            device: Option<&Bound<'_, PyAny>>,
-            requires_grad: bool,
-            generator: Option<&Bound<'_, PyAny>>,
-        ) -> R {
-            let _ = generator;
-            let dev = check_device(device)?;
-            let d = extract_dtype(dtype)?.unwrap_or(DType::F32);
-            finish(py, $sampler(&shape_of(size)?, d)?, dev, requires_grad)
-        }
-
-        #[pyfunction]
-        #[pyo3(signature = (input, *, dtype=None, device=None, requires_grad=false))]
-        fn $like(
-            py: Python<'_>,
-            input: PyRef<'_, PyTensor>,
-            dtype: Option<&Bound<'_, PyAny>>,
-            device: Option<&Bound<'_, PyAny>>,
-            requires_grad: bool,
-        ) -> R {
-            let dev = check_device(device)?;
-            let d = like_dtype(&input.t, dtype)?;
-            let dev = dev.or(Some(input.t.device()));
-            let dev = dev.or(Some(input.t.device()));
-            finish(py, $sampler(&input.t.shape(), d)?, dev, requires_grad)
-        }
-    };
-}
-sampled!(rand, rand_like, random::rand);
-sampled!(randn, randn_like, random::randn);
-
-/// `randint(high, size)` or `randint(low, high, size)`.
-#[pyfunction]
-#[pyo3(signature = (*args, dtype=None, device=None, requires_grad=false, generator=None))]
-fn randint(
-    py: Python<'_>,
-    args: &Bound<'_, PyTuple>,
-    dtype: Option<&Bound<'_, PyAny>>,
-    device: Option<&Bound<'_, PyAny>>,
-    requires_grad: bool,
-    generator: Option<&Bound<'_, PyAny>>,
-) -> R {
-    let _ = generator;
-    let dev = check_device(device)?;
-    let (low, high, size) = match args.len() {
-        2 => (0, args.get_item(0)?.extract::<i64>()?, args.get_item(1)?),
-        3 => (
-            args.get_item(0)?.extract::<i64>()?,
-            args.get_item(1)?.extract::<i64>()?,
-            args.get_item(2)?,
-        ),
-        _ => {
-            return Err(PyTypeError::new_err(
-                "randint() received an invalid combination of arguments",
-            ))
-        }
-    };
-    let shape = to_shape(&size.extract::<Vec<i64>>()?)?;
-    finish(
-        py,
-        random::randint(
-            low,
-            high,
-            &shape,
-            extract_dtype(dtype)?.unwrap_or(DType::I64),
-        )?,
-        dev,
-        requires_grad,
-    )
-}
-
-#[pyfunction]
-fn manual_seed(seed: i64) {
-    random::manual_seed(seed as u64);
-}
-
-#[pyfunction]
-fn initial_seed() -> u64 {
-    random::initial_seed()
 }
 
 #[pyfunction]
@@ -531,6 +443,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     indexing::register(m)?;
     nn::register(m)?;
     optim::register(m)?;
+    random::register(m)?;
     m.add_function(wrap_pyfunction!(helpers::_register_return_types, m)?)?;
     m.add_class::<PyDType>()?;
     m.add_class::<PyDevice>()?;
@@ -550,13 +463,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ones_like, m)?)?;
     m.add_function(wrap_pyfunction!(empty_like, m)?)?;
     m.add_function(wrap_pyfunction!(full_like, m)?)?;
-    m.add_function(wrap_pyfunction!(rand, m)?)?;
-    m.add_function(wrap_pyfunction!(randn, m)?)?;
-    m.add_function(wrap_pyfunction!(rand_like, m)?)?;
-    m.add_function(wrap_pyfunction!(randn_like, m)?)?;
-    m.add_function(wrap_pyfunction!(randint, m)?)?;
-    m.add_function(wrap_pyfunction!(manual_seed, m)?)?;
-    m.add_function(wrap_pyfunction!(initial_seed, m)?)?;
     m.add_function(wrap_pyfunction!(arange, m)?)?;
     m.add_function(wrap_pyfunction!(linspace, m)?)?;
     m.add_function(wrap_pyfunction!(eye, m)?)?;

@@ -5,6 +5,7 @@
 pub mod copy;
 pub mod elementwise;
 pub mod f16c;
+pub mod generator;
 pub mod index;
 pub mod matmul;
 pub mod optim;

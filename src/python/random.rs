@@ -1,0 +1,683 @@
+//! Bindings of random numbers (`ops::random`): `Generator`, `default_generator`, seeding and
+//! RNG state, the sampling functions (`rand`, `randn`, `randint`, `randperm`, `normal`,
+//! `bernoulli`, `multinomial`, `poisson`, the `_like` forms) and the in-place `Tensor` fills.
+
+use super::dtype::{check_device, extract_dtype, PyDevice};
+use super::tensor::{to_shape, wrap, PyTensor};
+use super::{finish, like_dtype, shape_of, R};
+use crate::backend::cpu::generator::{CpuGenerator, GeneratorRef};
+use crate::dtype::DType;
+use crate::ops::random::{self, RandomRange};
+use crate::tensor::{Device, Tensor};
+use parking_lot::Mutex;
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+use std::sync::Arc;
+
+/// `gradrs.Generator(device='cpu')`: PyTorch's CPU generator (mt19937); a GPU generator is
+/// the same engine (PyTorch's CUDA Philox streams are not reproduced).
+#[pyclass(name = "Generator", module = "gradrs", frozen)]
+pub struct PyGenerator {
+    pub g: GeneratorRef,
+    pub device: Device,
+}
+
+/// A seed as PyTorch unpacks it: any int in [-2^63, 2^64), negatives wrapping to u64.
+fn unpack_seed(seed: &Bound<'_, PyAny>) -> PyResult<u64> {
+    if !seed.is_instance_of::<pyo3::types::PyInt>() {
+        return Err(PyRuntimeError::new_err(format!(
+            "manual_seed expected a long, but got {}",
+            seed.get_type().name()?
+        )));
+    }
+    let v: i128 = seed
+        .extract()
+        .map_err(|_| PyValueError::new_err("Overflow when unpacking long long"))?;
+    if v < i64::MIN as i128 || v > u64::MAX as i128 {
+        return Err(PyValueError::new_err("Overflow when unpacking long long"));
+    }
+    Ok(v as u64)
+}
+
+#[pymethods]
+impl PyGenerator {
+    #[new]
+    #[pyo3(signature = (device=None))]
+    fn new(device: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        let device = check_device(device)?.unwrap_or(Device::Cpu);
+        Ok(PyGenerator {
+            g: Arc::new(Mutex::new(CpuGenerator::new(
+                crate::backend::cpu::generator::DEFAULT_SEED,
+            ))),
+            device,
+        })
+    }
+    fn manual_seed(slf: &Bound<'_, Self>, seed: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let s = unpack_seed(seed)?;
+        slf.get().g.lock().manual_seed(s);
+        Ok(slf.clone().into_any().unbind())
+    }
+    /// A nondeterministic seed, set and returned.
+    fn seed(&self) -> u64 {
+        let s = random::nondeterministic_seed();
+        self.g.lock().manual_seed(s);
+        s
+    }
+    fn initial_seed(&self) -> u64 {
+        self.g.lock().initial_seed()
+    }
+    fn get_state(&self, py: Python<'_>) -> R {
+        state_tensor(py, &self.g)
+    }
+    fn set_state(slf: &Bound<'_, Self>, new_state: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        set_state_from(&slf.get().g, new_state)?;
+        Ok(slf.clone().into_any().unbind())
+    }
+    /// An independent generator in the same state.
+    fn clone_state(&self) -> PyGenerator {
+        PyGenerator {
+            g: Arc::new(Mutex::new(self.g.lock().clone())),
+            device: self.device,
+        }
+    }
+    #[getter]
+    fn device(&self) -> PyDevice {
+        PyDevice::of(self.device)
+    }
+}
+
+/// The state as a tensor of PyTorch's 5056 state bytes. gradrs has no uint8 dtype yet, so
+/// the bytes are int64 values 0..=255 (`set_state` takes them back).
+fn state_tensor(py: Python<'_>, g: &GeneratorRef) -> R {
+    let bytes = g.lock().get_state();
+    let v: Vec<i64> = bytes.into_iter().map(i64::from).collect();
+    let n = v.len();
+    wrap(py, Tensor::from_vec(v, &[n]))
+}
+
+fn set_state_from(g: &GeneratorRef, state: &Bound<'_, PyAny>) -> PyResult<()> {
+    let t = match state.cast::<PyTensor>() {
+        Ok(t) => t.borrow().t.clone(),
+        Err(_) => {
+            return Err(PyTypeError::new_err(format!(
+                "expected a gradrs.ByteTensor, but got {}",
+                state.get_type().name()?
+            )))
+        }
+    };
+    if t.dtype().is_floating_point() {
+        return Err(PyTypeError::new_err(
+            "RNG state must be a gradrs.ByteTensor",
+        ));
+    }
+    let cpu = crate::ops::creation::copy_to_device(&t, Device::Cpu)?;
+    let bytes: Vec<u8> = cpu
+        .to_f64_vec()
+        .into_iter()
+        .map(|v| {
+            if (0.0..=255.0).contains(&v) {
+                Ok(v as u8)
+            } else {
+                Err(PyTypeError::new_err(
+                    "RNG state must be a gradrs.ByteTensor",
+                ))
+            }
+        })
+        .collect::<PyResult<_>>()?;
+    g.lock().set_state(&bytes)?;
+    Ok(())
+}
+
+/// A `generator=` argument: None or a `Generator`, checked against the output's device.
+fn generator_arg(
+    fname: &str,
+    gen: Option<&Bound<'_, PyAny>>,
+    device: Device,
+) -> PyResult<GeneratorRef> {
+    match gen {
+        None => Ok(random::resolve(None, device)),
+        Some(o) if o.is_none() => Ok(random::resolve(None, device)),
+        Some(o) => match o.cast::<PyGenerator>() {
+            Ok(g) => {
+                let g = g.get();
+                if g.device != device {
+                    return Err(PyRuntimeError::new_err(format!(
+                        "Expected a '{}' device type for generator but found '{}'",
+                        PyDevice::of(device).kind,
+                        PyDevice::of(g.device).kind
+                    )));
+                }
+                Ok(g.g.clone())
+            }
+            Err(_) => Err(PyTypeError::new_err(format!(
+                "{fname}(): argument 'generator' must be gradrs.Generator, not {}",
+                o.get_type().name()?
+            ))),
+        },
+    }
+}
+
+/// `gradrs.manual_seed(seed)`: seeds every device's default generator; returns
+/// `default_generator`.
+#[pyfunction]
+fn manual_seed(py: Python<'_>, seed: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    random::manual_seed(unpack_seed(seed)?);
+    default_generator_object(py)
+}
+
+#[pyfunction]
+fn seed() -> u64 {
+    random::seed()
+}
+
+#[pyfunction]
+fn initial_seed() -> u64 {
+    random::initial_seed()
+}
+
+#[pyfunction]
+fn get_rng_state(py: Python<'_>) -> R {
+    state_tensor(py, random::default_for(Device::Cpu))
+}
+
+#[pyfunction]
+fn set_rng_state(new_state: &Bound<'_, PyAny>) -> PyResult<()> {
+    set_state_from(random::default_for(Device::Cpu), new_state)
+}
+
+fn default_generator_object(py: Python<'_>) -> PyResult<Py<PyAny>> {
+    let m = py.import("gradrs._native")?;
+    Ok(m.getattr("default_generator")?.unbind())
+}
+
+/// `rand`/`randn` (sized) and `rand_like`/`randn_like`: one body per sampler.
+macro_rules! sampled {
+    ($name:ident, $like:ident, $sampler:path) => {
+        #[pyfunction]
+        #[pyo3(signature = (*size, generator=None, dtype=None, device=None, requires_grad=false, layout=None, pin_memory=false))]
+        #[allow(clippy::too_many_arguments)]
+        fn $name(
+            py: Python<'_>,
+            size: &Bound<'_, PyTuple>,
+            generator: Option<&Bound<'_, PyAny>>,
+            dtype: Option<&Bound<'_, PyAny>>,
+            device: Option<&Bound<'_, PyAny>>,
+            requires_grad: bool,
+            layout: Option<&Bound<'_, PyAny>>,
+            pin_memory: bool,
+        ) -> R {
+            let _ = (layout, pin_memory);
+            let dev = check_device(device)?;
+            let g = generator_arg(stringify!($name), generator, dev.unwrap_or(Device::Cpu))?;
+            let d = extract_dtype(dtype)?.unwrap_or(DType::F32);
+            finish(py, $sampler(&shape_of(size)?, d, Some(&g))?, dev, requires_grad)
+        }
+
+        #[pyfunction]
+        #[pyo3(signature = (input, *, generator=None, dtype=None, device=None, requires_grad=false, layout=None, memory_format=None))]
+        #[allow(clippy::too_many_arguments)]
+        fn $like(
+            py: Python<'_>,
+            input: PyRef<'_, PyTensor>,
+            generator: Option<&Bound<'_, PyAny>>,
+            dtype: Option<&Bound<'_, PyAny>>,
+            device: Option<&Bound<'_, PyAny>>,
+            requires_grad: bool,
+            layout: Option<&Bound<'_, PyAny>>,
+            memory_format: Option<&Bound<'_, PyAny>>,
+        ) -> R {
+            let _ = (layout, memory_format);
+            let dev = check_device(device)?.unwrap_or(input.t.device());
+            let g = generator_arg(stringify!($like), generator, dev)?;
+            let d = like_dtype(&input.t, dtype)?;
+            finish(py, $sampler(&input.t.shape(), d, Some(&g))?, Some(dev), requires_grad)
+        }
+    };
+}
+sampled!(rand, rand_like, random::rand_gen);
+sampled!(randn, randn_like, random::randn_gen);
+
+/// `randint(high, size)` or `randint(low, high, size)` (also by keyword).
+#[pyfunction]
+#[pyo3(signature = (*args, generator=None, dtype=None, device=None, requires_grad=false, layout=None, pin_memory=false, **kwargs))]
+#[allow(clippy::too_many_arguments)]
+fn randint(
+    py: Python<'_>,
+    args: &Bound<'_, PyTuple>,
+    generator: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+    layout: Option<&Bound<'_, PyAny>>,
+    pin_memory: bool,
+    kwargs: Option<&Bound<'_, PyDict>>,
+) -> R {
+    let _ = (layout, pin_memory);
+    let dev = check_device(device)?;
+    let mut pos: Vec<Bound<'_, PyAny>> = args.iter().collect();
+    let kw = |k: &str| -> PyResult<Option<Bound<'_, PyAny>>> {
+        match kwargs {
+            Some(d) => d.get_item(k),
+            None => Ok(None),
+        }
+    };
+    for k in ["low", "high", "size"] {
+        if let Some(v) = kw(k)? {
+            pos.push(v);
+        }
+    }
+    let bad = || {
+        PyTypeError::new_err("randint() received an invalid combination of arguments - got (), but expected one of:\n * (int high, tuple of ints size, *, torch.Generator generator, tuple of names names, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)\n * (int low, int high, tuple of ints size, *, torch.Generator generator, tuple of names names, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)")
+    };
+    let (low, high, size) = match pos.len() {
+        2 => (0, pos[0].extract::<i64>().map_err(|_| bad())?, &pos[1]),
+        3 => (
+            pos[0].extract::<i64>().map_err(|_| bad())?,
+            pos[1].extract::<i64>().map_err(|_| bad())?,
+            &pos[2],
+        ),
+        _ => return Err(bad()),
+    };
+    let shape = to_shape(&size.extract::<Vec<i64>>().map_err(|_| bad())?)?;
+    let g = generator_arg("randint", generator, dev.unwrap_or(Device::Cpu))?;
+    let d = extract_dtype(dtype)?.unwrap_or(DType::I64);
+    finish(
+        py,
+        random::randint_gen(low, high, &shape, d, Some(&g))?,
+        dev,
+        requires_grad,
+    )
+}
+
+/// `randint_like(input, high)` or `randint_like(input, low, high)`.
+#[pyfunction]
+#[pyo3(signature = (input, low, high=None, *, generator=None, dtype=None, device=None, requires_grad=false, layout=None, memory_format=None))]
+#[allow(clippy::too_many_arguments)]
+fn randint_like(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    low: i64,
+    high: Option<i64>,
+    generator: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+    layout: Option<&Bound<'_, PyAny>>,
+    memory_format: Option<&Bound<'_, PyAny>>,
+) -> R {
+    let _ = (layout, memory_format);
+    let (low, high) = match high {
+        Some(h) => (low, h),
+        None => (0, low),
+    };
+    let dev = check_device(device)?.unwrap_or(input.t.device());
+    let g = generator_arg("randint_like", generator, dev)?;
+    let d = like_dtype(&input.t, dtype)?;
+    let t = random::randint_gen(low, high, &input.t.shape(), d, Some(&g))?;
+    finish(py, t, Some(dev), requires_grad)
+}
+
+/// `randperm(n)`: int64 by default.
+#[pyfunction]
+#[pyo3(signature = (n, *, generator=None, dtype=None, device=None, requires_grad=false, layout=None, pin_memory=false))]
+#[allow(clippy::too_many_arguments)]
+fn randperm(
+    py: Python<'_>,
+    n: i64,
+    generator: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+    layout: Option<&Bound<'_, PyAny>>,
+    pin_memory: bool,
+) -> R {
+    let _ = (layout, pin_memory);
+    let dev = check_device(device)?;
+    let g = generator_arg("randperm", generator, dev.unwrap_or(Device::Cpu))?;
+    let d = extract_dtype(dtype)?.unwrap_or(DType::I64);
+    finish(py, random::randperm(n, d, Some(&g))?, dev, requires_grad)
+}
+
+/// `bernoulli(input, *, generator)`, or `bernoulli(input, p)` (a number p).
+#[pyfunction]
+#[pyo3(signature = (input, p=None, *, generator=None))]
+fn bernoulli(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    p: Option<f64>,
+    generator: Option<&Bound<'_, PyAny>>,
+) -> R {
+    wrap(py, bernoulli_of(&input.t, p, generator)?)
+}
+
+fn bernoulli_of(
+    x: &Tensor,
+    p: Option<f64>,
+    generator: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Tensor> {
+    let g = generator_arg("bernoulli", generator, x.device())?;
+    Ok(match p {
+        None => random::bernoulli(x, Some(&g))?,
+        Some(p) => {
+            let out = Tensor::zeros_on(&x.shape(), x.dtype(), x.device());
+            random::bernoulli_scalar_(&out, p, Some(&g))?;
+            out
+        }
+    })
+}
+
+#[pyfunction]
+#[pyo3(signature = (input, num_samples, replacement=false, *, generator=None))]
+fn multinomial(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    num_samples: i64,
+    replacement: bool,
+    generator: Option<&Bound<'_, PyAny>>,
+) -> R {
+    let g = generator_arg("multinomial", generator, input.t.device())?;
+    wrap(
+        py,
+        random::multinomial(&input.t, num_samples, replacement, Some(&g))?,
+    )
+}
+
+#[pyfunction]
+#[pyo3(signature = (input, generator=None))]
+fn poisson(py: Python<'_>, input: PyRef<'_, PyTensor>, generator: Option<&Bound<'_, PyAny>>) -> R {
+    let g = generator_arg("poisson", generator, input.t.device())?;
+    wrap(py, random::poisson(&input.t, Some(&g))?)
+}
+
+/// `normal(mean, std, *, generator)` with a tensor mean and/or std, or
+/// `normal(mean, std, size, *, generator, dtype, device, requires_grad)` with numbers.
+#[pyfunction]
+#[pyo3(signature = (mean, std=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=false, layout=None, pin_memory=false))]
+#[allow(clippy::too_many_arguments)]
+fn normal(
+    py: Python<'_>,
+    mean: &Bound<'_, PyAny>,
+    std: Option<&Bound<'_, PyAny>>,
+    size: Option<&Bound<'_, PyAny>>,
+    generator: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+    layout: Option<&Bound<'_, PyAny>>,
+    pin_memory: bool,
+) -> R {
+    let _ = (layout, pin_memory);
+    let tensor = |o: &Bound<'_, PyAny>| o.cast::<PyTensor>().ok().map(|t| t.borrow().t.clone());
+    let number = |o: &Bound<'_, PyAny>| -> Option<f64> {
+        if o.is_instance_of::<PyTensor>() {
+            None
+        } else {
+            o.extract::<f64>().ok()
+        }
+    };
+    let bad = || {
+        PyTypeError::new_err("normal() received an invalid combination of arguments - got (...), but expected one of:\n * (Tensor mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n * (Tensor mean, float std = 1, *, torch.Generator generator = None, Tensor out = None)\n * (float mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n * (float mean, float std, tuple of ints size, *, torch.Generator generator = None, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)")
+    };
+    let (mt, st) = (tensor(mean), std.and_then(tensor));
+    if let Some(size) = size.filter(|s| !s.is_none()) {
+        let (Some(m), Some(s)) = (number(mean), std.and_then(number)) else {
+            return Err(bad());
+        };
+        let shape = to_shape(&size.extract::<Vec<i64>>().map_err(|_| bad())?)?;
+        let dev = check_device(device)?;
+        let g = generator_arg("normal", generator, dev.unwrap_or(Device::Cpu))?;
+        let d = extract_dtype(dtype)?.unwrap_or(DType::F32);
+        let t = Tensor::zeros(&shape, d);
+        random::normal_(&t, m, s, Some(&g))?;
+        return finish(py, t, dev, requires_grad);
+    }
+    let out = match (mt, st) {
+        (Some(m), Some(s)) => {
+            let g = generator_arg("normal", generator, m.device())?;
+            random::normal_tensors(Some(&m), Some(&s), 0.0, 0.0, Some(&g))?
+        }
+        (Some(m), None) => {
+            let s = match std {
+                None => 1.0,
+                Some(o) => number(o).ok_or_else(bad)?,
+            };
+            let g = generator_arg("normal", generator, m.device())?;
+            random::normal_tensors(Some(&m), None, 0.0, s, Some(&g))?
+        }
+        (None, Some(s)) => {
+            let m = number(mean).ok_or_else(bad)?;
+            let g = generator_arg("normal", generator, s.device())?;
+            random::normal_tensors(None, Some(&s), m, 0.0, Some(&g))?
+        }
+        (None, None) => return Err(bad()),
+    };
+    wrap(py, out)
+}
+
+/// Generator of an in-place fill on `t`.
+fn gen_for(t: &Tensor, fname: &str, gen: Option<&Bound<'_, PyAny>>) -> PyResult<GeneratorRef> {
+    generator_arg(fname, gen, t.device())
+}
+
+fn this(slf: &Bound<'_, PyTensor>) -> Py<PyAny> {
+    slf.clone().into_any().unbind()
+}
+
+#[pymethods]
+impl PyTensor {
+    #[pyo3(signature = (from=0.0, to=1.0, *, generator=None))]
+    fn uniform_(
+        slf: &Bound<'_, Self>,
+        from: f64,
+        to: f64,
+        generator: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let t = slf.borrow().t.clone();
+        let g = gen_for(&t, "uniform_", generator)?;
+        random::uniform_(&t, from, to, Some(&g))?;
+        Ok(this(slf))
+    }
+    #[pyo3(signature = (mean=0.0, std=1.0, *, generator=None))]
+    fn normal_(
+        slf: &Bound<'_, Self>,
+        mean: f64,
+        std: f64,
+        generator: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let t = slf.borrow().t.clone();
+        let g = gen_for(&t, "normal_", generator)?;
+        random::normal_(&t, mean, std, Some(&g))?;
+        Ok(this(slf))
+    }
+    /// `bernoulli_(p=0.5)`: p a number or a tensor of probabilities.
+    #[pyo3(signature = (p=None, *, generator=None))]
+    fn bernoulli_(
+        slf: &Bound<'_, Self>,
+        p: Option<&Bound<'_, PyAny>>,
+        generator: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let t = slf.borrow().t.clone();
+        let g = gen_for(&t, "bernoulli_", generator)?;
+        match p {
+            Some(p) if p.is_instance_of::<PyTensor>() => {
+                let pt = p.cast::<PyTensor>()?.borrow().t.clone();
+                random::bernoulli_tensor_(&t, &pt, Some(&g))?
+            }
+            Some(p) => {
+                let v: f64 = p.extract().map_err(|_| {
+                    PyTypeError::new_err(format!(
+                        "bernoulli_(): argument 'p' must be float, not {}",
+                        p.get_type()
+                            .name()
+                            .map(|n| n.to_string())
+                            .unwrap_or_default()
+                    ))
+                })?;
+                random::bernoulli_scalar_(&t, v, Some(&g))?
+            }
+            None => random::bernoulli_scalar_(&t, 0.5, Some(&g))?,
+        }
+        Ok(this(slf))
+    }
+    /// `x.bernoulli()` (x holds the probabilities) or `x.bernoulli(p)`.
+    #[pyo3(signature = (p=None, *, generator=None))]
+    fn bernoulli(&self, py: Python<'_>, p: Option<f64>, generator: Option<&Bound<'_, PyAny>>) -> R {
+        wrap(py, bernoulli_of(&self.t, p, generator)?)
+    }
+    /// `random_()`, `random_(to)`, `random_(from, to)` (`to` may be None).
+    #[pyo3(signature = (*args, generator=None, **kwargs))]
+    fn random_(
+        slf: &Bound<'_, Self>,
+        args: &Bound<'_, PyTuple>,
+        generator: Option<&Bound<'_, PyAny>>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        let t = slf.borrow().t.clone();
+        let (mut from_kw, mut to_kw) = (None, None);
+        if let Some(d) = kwargs {
+            for (k, v) in d.iter() {
+                match k.extract::<String>()?.as_str() {
+                    "from" => from_kw = Some(v),
+                    "to" => to_kw = Some(v),
+                    other => {
+                        return Err(PyTypeError::new_err(format!(
+                            "random_() got an unexpected keyword argument '{other}'"
+                        )))
+                    }
+                }
+            }
+        }
+        let int = |o: &Bound<'_, PyAny>, name: &str| -> PyResult<i64> {
+            o.extract::<i64>().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "random_(): argument '{name}' must be int, not {}",
+                    o.get_type()
+                        .name()
+                        .map(|n| n.to_string())
+                        .unwrap_or_default()
+                ))
+            })
+        };
+        let opt_int = |o: &Bound<'_, PyAny>| -> PyResult<Option<i64>> {
+            if o.is_none() {
+                Ok(None)
+            } else {
+                int(o, "to").map(Some)
+            }
+        };
+        let pos: Vec<Bound<'_, PyAny>> = args.iter().collect();
+        let (range, name) = match (pos.as_slice(), from_kw.as_ref(), to_kw.as_ref()) {
+            ([], None, None) => (RandomRange::Default, "RandomBackward2"),
+            ([to], None, None) | ([], None, Some(to)) => (
+                RandomRange::FromTo(0, Some(int(to, "to")?)),
+                "RandomBackward1",
+            ),
+            ([from, to], None, None) | ([from], None, Some(to)) => (
+                RandomRange::FromTo(int(from, "from")?, opt_int(to)?),
+                "RandomBackward0",
+            ),
+            ([], Some(from), Some(to)) => (
+                RandomRange::FromTo(int(from, "from")?, opt_int(to)?),
+                "RandomBackward0",
+            ),
+            _ => {
+                return Err(PyTypeError::new_err(
+                    "random_() received an invalid combination of arguments",
+                ))
+            }
+        };
+        let g = gen_for(&t, "random_", generator)?;
+        random::random_(&t, range, name, Some(&g))?;
+        Ok(this(slf))
+    }
+    #[pyo3(signature = (lambd=1.0, *, generator=None))]
+    fn exponential_(
+        slf: &Bound<'_, Self>,
+        lambd: f64,
+        generator: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let t = slf.borrow().t.clone();
+        let g = gen_for(&t, "exponential_", generator)?;
+        random::exponential_(&t, lambd, Some(&g))?;
+        Ok(this(slf))
+    }
+    #[pyo3(signature = (p, *, generator=None))]
+    fn geometric_(
+        slf: &Bound<'_, Self>,
+        p: f64,
+        generator: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let t = slf.borrow().t.clone();
+        let g = gen_for(&t, "geometric_", generator)?;
+        random::geometric_(&t, p, Some(&g))?;
+        Ok(this(slf))
+    }
+    #[pyo3(signature = (mean=1.0, std=2.0, *, generator=None))]
+    fn log_normal_(
+        slf: &Bound<'_, Self>,
+        mean: f64,
+        std: f64,
+        generator: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let t = slf.borrow().t.clone();
+        let g = gen_for(&t, "log_normal_", generator)?;
+        random::log_normal_(&t, mean, std, Some(&g))?;
+        Ok(this(slf))
+    }
+    #[pyo3(signature = (median=0.0, sigma=1.0, *, generator=None))]
+    fn cauchy_(
+        slf: &Bound<'_, Self>,
+        median: f64,
+        sigma: f64,
+        generator: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let t = slf.borrow().t.clone();
+        let g = gen_for(&t, "cauchy_", generator)?;
+        random::cauchy_(&t, median, sigma, Some(&g))?;
+        Ok(this(slf))
+    }
+    #[pyo3(signature = (num_samples, replacement=false, *, generator=None))]
+    fn multinomial(
+        &self,
+        py: Python<'_>,
+        num_samples: i64,
+        replacement: bool,
+        generator: Option<&Bound<'_, PyAny>>,
+    ) -> R {
+        let g = gen_for(&self.t, "multinomial", generator)?;
+        wrap(
+            py,
+            random::multinomial(&self.t, num_samples, replacement, Some(&g))?,
+        )
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyGenerator>()?;
+    let default = Py::new(
+        m.py(),
+        PyGenerator {
+            g: random::default_for(Device::Cpu).clone(),
+            device: Device::Cpu,
+        },
+    )?;
+    m.add("default_generator", default)?;
+    m.add_function(wrap_pyfunction!(manual_seed, m)?)?;
+    m.add_function(wrap_pyfunction!(seed, m)?)?;
+    m.add_function(wrap_pyfunction!(initial_seed, m)?)?;
+    m.add_function(wrap_pyfunction!(get_rng_state, m)?)?;
+    m.add_function(wrap_pyfunction!(set_rng_state, m)?)?;
+    m.add_function(wrap_pyfunction!(rand, m)?)?;
+    m.add_function(wrap_pyfunction!(randn, m)?)?;
+    m.add_function(wrap_pyfunction!(rand_like, m)?)?;
+    m.add_function(wrap_pyfunction!(randn_like, m)?)?;
+    m.add_function(wrap_pyfunction!(randint, m)?)?;
+    m.add_function(wrap_pyfunction!(randint_like, m)?)?;
+    m.add_function(wrap_pyfunction!(randperm, m)?)?;
+    m.add_function(wrap_pyfunction!(bernoulli, m)?)?;
+    m.add_function(wrap_pyfunction!(multinomial, m)?)?;
+    m.add_function(wrap_pyfunction!(poisson, m)?)?;
+    m.add_function(wrap_pyfunction!(normal, m)?)?;
+    Ok(())
+}
