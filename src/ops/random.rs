@@ -14,8 +14,6 @@ use crate::error::{Error, Result};
 use crate::shape::numel;
 use crate::tensor::{Device, Element, Tensor};
 use half::f16;
-use parking_lot::Mutex;
-use std::sync::{Arc, OnceLock};
 
 pub use crate::backend::cpu::generator::{nondeterministic_seed, STATE_BYTES};
 
@@ -26,17 +24,12 @@ pub fn with_gen<R>(gen: Option<&GeneratorRef>, f: impl FnOnce(&mut CpuGenerator)
     f(&mut guard)
 }
 
-/// The default generator of a device. The GPU's is its own stream (as CUDA's is in PyTorch,
-/// so GPU draws leave the CPU stream alone); it is an mt19937 too, not CUDA's Philox, so GPU
-/// values differ from PyTorch's.
+/// The default generator of a device: GPU tensors are filled on the host from the CPU's
+/// stream and uploaded, so `randn(n, device='gpu')` equals the CPU's `randn(n)` (PyTorch's
+/// CUDA tensors use their own Philox stream, which gradrs does not reproduce).
 pub fn default_for(device: Device) -> &'static GeneratorRef {
-    static GPU: OnceLock<GeneratorRef> = OnceLock::new();
-    match device {
-        Device::Cpu => default_generator(),
-        Device::Gpu => {
-            GPU.get_or_init(|| Arc::new(Mutex::new(CpuGenerator::new(nondeterministic_seed()))))
-        }
-    }
+    let _ = device;
+    default_generator()
 }
 
 /// The generator a draw for `device` uses: `gen`, else the device's default.
@@ -47,7 +40,6 @@ pub fn resolve(gen: Option<&GeneratorRef>, device: Device) -> GeneratorRef {
 /// `manual_seed(seed)`: every device's default generator.
 pub fn manual_seed(seed: u64) {
     default_generator().lock().manual_seed(seed);
-    default_for(Device::Gpu).lock().manual_seed(seed);
 }
 
 /// `seed()`: a fresh nondeterministic seed for every default generator; returns it.
