@@ -1,12 +1,23 @@
-"""The autograd tour: the seed documents' examples, then a tiny training loop.
+"""The demo: the autograd tour of the seed documents, then models trained on real data.
 
-Run it with ``python -m gradrs.demo``. The file only uses PyTorch's API through
-``import gradrs as torch``, so it reads (and runs) as PyTorch code too.
+Run it with ``python -m gradrs.demo`` (``--help`` for the options). Part one walks through the
+seed documents' autograd examples; part two trains an MLP and a small CNN on scikit-learn's 8x8
+digits (bundled with scikit-learn: no download) with ``nn``, ``optim`` and ``utils.data``, on a
+hardware GPU when there is one, saves each model, reloads it and checks the reloaded accuracy.
+The file only uses PyTorch's API through ``import gradrs as torch``, so it reads (and runs) as
+PyTorch code too.
 """
 
+import argparse
+import os
 import re
+import tempfile
+import time
 
 import gradrs as torch
+import gradrs.nn.functional as F
+from gradrs import nn
+from gradrs.utils.data import DataLoader, TensorDataset
 
 
 def section(title):
@@ -206,8 +217,141 @@ def train_linear():
     print(f"learned w = {w.item():.4f}, b = {b.item():.4f}   (true: w = 3, b = 2)")
 
 
-def main():
+# ---- part two: training on real data --------------------------------------------------------
+
+
+def pick_device():
+    """A hardware GPU when there is one, the CPU otherwise (a software Vulkan adapter such as
+    Mesa's lavapipe counts as none unless GRADRS_GPU_ALLOW_SOFTWARE=1)."""
+    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def load_digits_split(test_fraction=0.2, seed=0):
+    """scikit-learn's 1,797 8x8 digit images as float32 tensors, split into train and test sets
+    by a seeded permutation, scaled by the training set's mean and std."""
+    try:
+        from sklearn.datasets import load_digits
+    except ImportError as err:
+        raise SystemExit(
+            "the training part of the demo needs scikit-learn and tqdm: "
+            'pip install ".[demo]" (or pip install scikit-learn tqdm)'
+        ) from err
+    digits = load_digits()
+    x = torch.tensor(digits.data, dtype=torch.float32) / 16.0
+    y = torch.tensor(digits.target, dtype=torch.int64)
+    perm = torch.randperm(len(x), generator=torch.Generator().manual_seed(seed))
+    x, y = x[perm], y[perm]
+    n_test = int(len(x) * test_fraction)
+    x_train, y_train, x_test, y_test = x[n_test:], y[n_test:], x[:n_test], y[:n_test]
+    mean, std = x_train.mean(), x_train.std()
+    return (x_train - mean) / std, y_train, (x_test - mean) / std, y_test
+
+
+class MLP(nn.Module):
+    def __init__(self, hidden=128):
+        super().__init__()
+        self.net = nn.Sequential(nn.Flatten(), nn.Linear(64, hidden), nn.ReLU(), nn.Linear(hidden, 10))
+
+    def forward(self, x):
+        return self.net(x)
+
+
+class CNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 16, kernel_size=3, padding=1)
+        self.conv2 = nn.Conv2d(16, 32, kernel_size=3, padding=1)
+        self.fc = nn.Linear(32 * 2 * 2, 10)
+
+    def forward(self, x):
+        x = x.view(-1, 1, 8, 8)
+        x = F.max_pool2d(F.relu(self.conv1(x)), 2)
+        x = F.max_pool2d(F.relu(self.conv2(x)), 2)
+        return self.fc(torch.flatten(x, 1))
+
+
+def accuracy(model, x, y, batch_size=512):
+    model.eval()
+    correct = 0
+    with torch.no_grad():
+        for i in range(0, len(x), batch_size):
+            logits = model(x[i:i + batch_size])
+            correct += (logits.argmax(dim=1) == y[i:i + batch_size]).sum().item()
+    return correct / len(x)
+
+
+def fit(model, data, device, epochs, lr, progress=True):
+    """Adam on cross-entropy, a tqdm bar per epoch showing the running loss."""
+    from tqdm import tqdm
+
+    x_train, y_train, x_test, y_test = data
+    loader = DataLoader(TensorDataset(x_train, y_train), batch_size=64, shuffle=True,
+                        generator=torch.Generator().manual_seed(0))
+    optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+    for epoch in range(1, epochs + 1):
+        model.train()
+        running, seen = 0.0, 0
+        bar = tqdm(loader, desc=f"epoch {epoch:2d}/{epochs}", leave=False, disable=not progress)
+        for xb, yb in bar:
+            xb, yb = xb.to(device), yb.to(device)
+            loss = F.cross_entropy(model(xb), yb)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            running += loss.item() * len(xb)
+            seen += len(xb)
+            bar.set_postfix(loss=f"{running / seen:.4f}")
+        acc = accuracy(model, x_test, y_test)
+        if progress:
+            print(f"  epoch {epoch:2d}: train loss {running / seen:.4f}, test accuracy {acc:.2%}")
+    return accuracy(model, x_test, y_test)
+
+
+def train_digits(epochs=10, device=None, progress=True, seed=0):
+    """Train the MLP and the CNN on the digits; save, reload and re-check each. Returns
+    {name: (accuracy, reloaded accuracy, seconds)}."""
+    section("10. Training on real data: scikit-learn's 8x8 digits, an MLP and a CNN")
+    torch.manual_seed(seed)
+    device = device if device is not None else pick_device()
+    x_train, y_train, x_test, y_test = load_digits_split(seed=seed)
+    data = (x_train, y_train, x_test.to(device), y_test.to(device))
+    print(f"{len(x_train)} training and {len(x_test)} test images, device {device}")
+    results = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, make, lr in (("MLP", MLP, 1e-2), ("CNN", CNN, 5e-3)):
+            model = make().to(device)
+            print(f"\n{name}:\n{model}")
+            t0 = time.perf_counter()
+            acc = fit(model, data, device, epochs, lr, progress)
+            seconds = time.perf_counter() - t0
+            path = os.path.join(tmp, f"digits_{name.lower()}.pt")
+            torch.save(model.state_dict(), path)
+            reloaded = make().to(device)
+            reloaded.load_state_dict(torch.load(path, map_location=device))
+            acc_reloaded = accuracy(reloaded, data[2], data[3])
+            print(f"{name}: test accuracy {acc:.2%} after {epochs} epochs in {seconds:.1f} s; "
+                  f"saved to {os.path.basename(path)} ({os.path.getsize(path)} bytes), "
+                  f"reloaded: {acc_reloaded:.2%}")
+            results[name] = (acc, acc_reloaded, seconds)
+    return results
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m gradrs.demo", description=__doc__.split("\n")[0])
+    parser.add_argument("--epochs", type=int, default=10, help="training epochs per model")
+    parser.add_argument("--device", default=None, help="cpu or cuda/gpu (default: a hardware GPU if any)")
+    parser.add_argument("--no-tour", action="store_true", help="skip the autograd tour")
+    parser.add_argument("--no-train", action="store_true", help="skip the training part")
+    args = parser.parse_args(argv)
     torch.manual_seed(0)
+    if not args.no_tour:
+        tour()
+    if not args.no_train:
+        device = torch.device(args.device) if args.device else None
+        train_digits(epochs=args.epochs, device=device)
+
+
+def tour():
     print("The autograd tour (import gradrs as torch)")
     tour_graph()
     tour_scalar_backward()
