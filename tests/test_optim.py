@@ -535,11 +535,6 @@ def test_module_layout():
     assert callable(adam.adam) and callable(sgd.sgd)
 
 
-_SAVES = (
-    "gradrs's addcmul_ saves tensor1/tensor2 even when they need no gradient (PyTorch's saves "
-    "nothing then), so the next step's in-place update of Rprop's step_size trips the version "
-    "check"
-)
 DIFFERENTIABLE = [
     ("SGD", {"lr": 0.1, "momentum": 0.9, "nesterov": True, "weight_decay": 0.1}),
     ("Adam", {"lr": 0.1, "amsgrad": True}),
@@ -551,9 +546,7 @@ DIFFERENTIABLE = [
     ("NAdam", {}),
     ("RAdam", {"betas": (0.9, 0.9)}),
     ("RAdam", {}),
-    pytest.param(
-        "Rprop", {}, marks=pytest.mark.xfail(not SELFTEST, strict=True, reason=_SAVES)
-    ),
+    ("Rprop", {}),
     ("ASGD", {"t0": 1}),
 ]
 
