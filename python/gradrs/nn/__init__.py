@@ -63,4 +63,15 @@ from .modules import (  # recurrent layers, attention, transformers
     TransformerDecoder as TransformerDecoder, TransformerDecoderLayer as TransformerDecoderLayer,
     TransformerEncoder as TransformerEncoder, TransformerEncoderLayer as TransformerEncoderLayer,
 )
+from .modules import (  # lazy modules: shapes from the first input
+    LazyBatchNorm1d as LazyBatchNorm1d, LazyBatchNorm2d as LazyBatchNorm2d,
+    LazyBatchNorm3d as LazyBatchNorm3d, LazyConv1d as LazyConv1d, LazyConv2d as LazyConv2d,
+    LazyConv3d as LazyConv3d, LazyConvTranspose1d as LazyConvTranspose1d,
+    LazyConvTranspose2d as LazyConvTranspose2d, LazyInstanceNorm1d as LazyInstanceNorm1d,
+    LazyInstanceNorm2d as LazyInstanceNorm2d, LazyInstanceNorm3d as LazyInstanceNorm3d,
+    LazyLinear as LazyLinear,
+)
 from .parameter import Buffer as Buffer, Parameter as Parameter
+from .parameter import (
+    UninitializedBuffer as UninitializedBuffer, UninitializedParameter as UninitializedParameter,
+)

@@ -1,10 +1,11 @@
-"""`Parameter` and `Buffer`: the tensor kinds a `Module` registers when they are assigned to it."""
+"""`Parameter` and `Buffer`: the tensor kinds a `Module` registers when they are assigned to it;
+their uninitialized forms (`UninitializedParameter`, `UninitializedBuffer`) for lazy modules."""
 
 from collections import OrderedDict
 
 from .. import _native
 
-__all__ = ["Parameter", "Buffer"]
+__all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "is_lazy"]
 
 
 class _ParameterMeta(type):
@@ -105,6 +106,93 @@ class Buffer(_native.Tensor, metaclass=_BufferMeta):
         if data is None:
             data = _native.empty(0)
         t = data.detach().requires_grad_(data.requires_grad)
+        t.persistent = persistent
+        t._is_buffer = True
+        return t
+
+
+class UninitializedTensorMixin:
+    """What the uninitialized parameter and buffer share: no shape until ``materialize``.
+
+    PyTorch also refuses every other op on them through ``__torch_function__``; gradrs has no
+    such dispatch, so an op given one sees an empty tensor and fails with that op's own error.
+    """
+
+    def materialize(self, shape, device=None, dtype=None):
+        r"""Give the tensor ``shape`` (uninitialized memory, on the current or the given
+        ``device`` and ``dtype``) and turn it into the class it stands for."""
+        if device is None:
+            device = self.data.device
+        if dtype is None:
+            dtype = self.data.dtype
+        self.data = _native.empty(shape, device=device, dtype=dtype)
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self):
+        raise RuntimeError(
+            "Can't access the shape of an uninitialized parameter or buffer. "
+            "This error usually happens in `load_state_dict` when trying to load "
+            "an uninitialized parameter into an initialized one. "
+            "Call `forward` to initialize the parameters before accessing their attributes.")
+
+    def share_memory_(self):
+        raise RuntimeError(
+            "Can't share memory on an uninitialized parameter or buffer. "
+            "Call `forward` to initialize the parameters before calling "
+            "`module.share_memory()`.")
+
+    def __repr__(self):
+        return f"<{self.__class__.__name__}>"
+
+    __str__ = __repr__
+    __format__ = object.__format__
+
+    def __reduce_ex__(self, proto):
+        return (self.__class__, (self.requires_grad,))
+
+
+def is_lazy(param):
+    """Whether ``param`` is an ``UninitializedParameter`` or ``UninitializedBuffer``."""
+    return isinstance(param, UninitializedTensorMixin)
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    r"""A parameter whose shape is not known yet (a lazy module's, until its first forward).
+
+    Only its dtype and device can be changed, and ``materialize`` turns it into a
+    :class:`Parameter`. ``device``/``dtype`` set what it materializes as.
+    """
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        data = _native.empty(0, device=device, dtype=dtype)
+        t = _native.Tensor.__new__(cls, data)
+        t.requires_grad_(requires_grad)
+        return t
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        result = type(self)(self.requires_grad, self.data.device, self.data.dtype)
+        memo[id(self)] = result
+        return result
+
+
+class UninitializedBuffer(UninitializedTensorMixin, _native.Tensor):
+    r"""A buffer whose shape is not known yet (a lazy module's, until its first forward).
+
+    Only its dtype and device can be changed, and ``materialize`` turns it into a plain
+    :class:`~gradrs.Tensor`. ``device``/``dtype`` set what it materializes as.
+    """
+
+    cls_to_become = _native.Tensor
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
+        data = _native.empty(0, device=device, dtype=dtype)
+        t = _native.Tensor.__new__(cls, data)
+        t.requires_grad_(requires_grad)
         t.persistent = persistent
         t._is_buffer = True
         return t

@@ -17,13 +17,17 @@ from .activation import (
 )
 from .batchnorm import (
     BatchNorm1d as BatchNorm1d, BatchNorm2d as BatchNorm2d, BatchNorm3d as BatchNorm3d,
+    LazyBatchNorm1d as LazyBatchNorm1d, LazyBatchNorm2d as LazyBatchNorm2d,
+    LazyBatchNorm3d as LazyBatchNorm3d,
 )
 from .channelshuffle import (
     ChannelShuffle as ChannelShuffle,
 )
 from .conv import (
     Conv1d as Conv1d, Conv2d as Conv2d, Conv3d as Conv3d, ConvTranspose1d as ConvTranspose1d,
-    ConvTranspose2d as ConvTranspose2d,
+    ConvTranspose2d as ConvTranspose2d, LazyConv1d as LazyConv1d, LazyConv2d as LazyConv2d,
+    LazyConv3d as LazyConv3d, LazyConvTranspose1d as LazyConvTranspose1d,
+    LazyConvTranspose2d as LazyConvTranspose2d,
 )
 from .distance import (
     CosineSimilarity as CosineSimilarity, PairwiseDistance as PairwiseDistance,
@@ -40,10 +44,12 @@ from .fold import (
 )
 from .instancenorm import (
     InstanceNorm1d as InstanceNorm1d, InstanceNorm2d as InstanceNorm2d,
-    InstanceNorm3d as InstanceNorm3d,
+    InstanceNorm3d as InstanceNorm3d, LazyInstanceNorm1d as LazyInstanceNorm1d,
+    LazyInstanceNorm2d as LazyInstanceNorm2d, LazyInstanceNorm3d as LazyInstanceNorm3d,
 )
+from .lazy import LazyModuleMixin as LazyModuleMixin
 from .linear import (
-    Bilinear as Bilinear, Identity as Identity, Linear as Linear,
+    Bilinear as Bilinear, Identity as Identity, LazyLinear as LazyLinear, Linear as Linear,
 )
 from .loss import (
     BCELoss as BCELoss, BCEWithLogitsLoss as BCEWithLogitsLoss, CTCLoss as CTCLoss,

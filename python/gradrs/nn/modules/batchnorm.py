@@ -1,13 +1,16 @@
-"""Batch normalization: BatchNorm1d, BatchNorm2d, BatchNorm3d and their shared base
-`_NormBase` (running statistics, `num_batches_tracked`), as in `torch.nn.modules.batchnorm`."""
+"""Batch normalization: BatchNorm1d, BatchNorm2d, BatchNorm3d, their lazy forms and their
+shared base `_NormBase` (running statistics, `num_batches_tracked`), as in
+`torch.nn.modules.batchnorm`."""
 
 from ... import empty, long, ones, tensor, zeros
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d", "LazyBatchNorm2d",
+           "LazyBatchNorm3d"]
 
 
 class _NormBase(Module):
@@ -127,6 +130,72 @@ class BatchNorm2d(_BatchNorm):
 
 class BatchNorm3d(_BatchNorm):
     """Batch normalization over [N, C, D, H, W] inputs."""
+
+    def _check_input_dim(self, input):
+        if input.dim() != 5:
+            raise ValueError(f"expected 5D input (got {input.dim()}D input)")
+
+
+class _LazyNormBase(LazyModuleMixin, _NormBase):
+    """The lazy norms' common part: ``num_features`` is the first input's ``shape[1]``."""
+
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
+                 device=None, dtype=None, *, bias=True):
+        factory_kwargs = {"device": device, "dtype": dtype}
+        # affine, bias and track_running_stats off: no tensors that would be replaced at once.
+        super().__init__(0, eps, momentum, False, False, **factory_kwargs, bias=False)
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if self.affine:
+            self.weight = UninitializedParameter(**factory_kwargs)
+            if bias:
+                self.bias = UninitializedParameter(**factory_kwargs)
+        if self.track_running_stats:
+            self.running_mean = UninitializedBuffer(**factory_kwargs)
+            self.running_var = UninitializedBuffer(**factory_kwargs)
+            self.num_batches_tracked = tensor(0, dtype=long, device=device)
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input):
+        if self.has_uninitialized_params():
+            self.num_features = input.shape[1]
+            if self.affine:
+                self.weight.materialize((self.num_features,))
+                if self.bias is not None:
+                    self.bias.materialize((self.num_features,))
+            if self.track_running_stats:
+                self.running_mean.materialize((self.num_features,))
+                self.running_var.materialize((self.num_features,))
+            self.reset_parameters()
+
+
+class LazyBatchNorm1d(_LazyNormBase, _BatchNorm):
+    """BatchNorm1d with ``num_features`` inferred from the first input."""
+
+    cls_to_become = BatchNorm1d
+
+    def _check_input_dim(self, input):
+        if input.dim() != 2 and input.dim() != 3:
+            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+
+
+class LazyBatchNorm2d(_LazyNormBase, _BatchNorm):
+    """BatchNorm2d with ``num_features`` inferred from the first input."""
+
+    cls_to_become = BatchNorm2d
+
+    def _check_input_dim(self, input):
+        if input.dim() != 4:
+            raise ValueError(f"expected 4D input (got {input.dim()}D input)")
+
+
+class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
+    """BatchNorm3d with ``num_features`` inferred from the first input."""
+
+    cls_to_become = BatchNorm3d
 
     def _check_input_dim(self, input):
         if input.dim() != 5:

@@ -1,16 +1,18 @@
-"""Convolution layers: Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d (PyTorch's
-`torch.nn.modules.conv`)."""
+"""Convolution layers: Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d and their lazy
+forms (PyTorch's `torch.nn.modules.conv`)."""
 
 import math
 
 from ... import empty, no_grad
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 from .utils import _pair, _reverse_repeat_tuple, _single, _triple
 
-__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "LazyConv1d",
+           "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d"]
 
 
 class _ConvNd(Module):
@@ -244,3 +246,140 @@ class ConvTranspose2d(_ConvTransposeNd):
                                               self.kernel_size, 2, self.dilation)
         return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
                                   output_padding, self.groups, self.dilation)
+
+
+class _LazyConvXdMixin(LazyModuleMixin):
+    """The lazy convolutions' common part: ``in_channels`` comes from the first input."""
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input, *args, **kwargs):
+        if self.has_uninitialized_params():
+            self.in_channels = self._get_in_channels(input)
+            if self.in_channels % self.groups != 0:
+                raise ValueError("in_channels must be divisible by groups")
+            if self.transposed:
+                self.weight.materialize(
+                    (self.in_channels, self.out_channels // self.groups, *self.kernel_size))
+            else:
+                self.weight.materialize(
+                    (self.out_channels, self.in_channels // self.groups, *self.kernel_size))
+            if self.bias is not None:
+                self.bias.materialize((self.out_channels,))
+            self.reset_parameters()
+
+    def _get_in_channels(self, input):
+        num_dims_no_batch = self._get_num_spatial_dims() + 1
+        num_dims_batch = num_dims_no_batch + 1
+        if input.dim() not in (num_dims_no_batch, num_dims_batch):
+            raise RuntimeError(
+                f"Expected {num_dims_no_batch}D (unbatched) or {num_dims_batch}D (batched) "
+                f"input to {self.__class__.__name__}, but got input of size: {input.shape}")
+        return input.shape[1] if input.dim() == num_dims_batch else input.shape[0]
+
+    def _get_num_spatial_dims(self):
+        raise NotImplementedError
+
+
+class LazyConv1d(_LazyConvXdMixin, Conv1d):
+    """Conv1d with ``in_channels`` inferred from the first input."""
+
+    cls_to_become = Conv1d
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        factory_kwargs = {"device": device, "dtype": dtype}
+        # 0 channels and no bias: no tensors that would be replaced at once.
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
+                         padding_mode, **factory_kwargs)
+        self.weight = UninitializedParameter(**factory_kwargs)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(**factory_kwargs)
+
+    def _get_num_spatial_dims(self):
+        return 1
+
+
+class LazyConv2d(_LazyConvXdMixin, Conv2d):
+    """Conv2d with ``in_channels`` inferred from the first input."""
+
+    cls_to_become = Conv2d
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        factory_kwargs = {"device": device, "dtype": dtype}
+        # 0 channels and no bias: no tensors that would be replaced at once.
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
+                         padding_mode, **factory_kwargs)
+        self.weight = UninitializedParameter(**factory_kwargs)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(**factory_kwargs)
+
+    def _get_num_spatial_dims(self):
+        return 2
+
+
+class LazyConv3d(_LazyConvXdMixin, Conv3d):
+    """Conv3d with ``in_channels`` inferred from the first input."""
+
+    cls_to_become = Conv3d
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        factory_kwargs = {"device": device, "dtype": dtype}
+        # 0 channels and no bias: no tensors that would be replaced at once.
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
+                         padding_mode, **factory_kwargs)
+        self.weight = UninitializedParameter(**factory_kwargs)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(**factory_kwargs)
+
+    def _get_num_spatial_dims(self):
+        return 3
+
+
+class LazyConvTranspose1d(_LazyConvXdMixin, ConvTranspose1d):
+    """ConvTranspose1d with ``in_channels`` inferred from the first input."""
+
+    cls_to_become = ConvTranspose1d
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0,
+                 groups=1, bias=True, dilation=1, padding_mode="zeros", device=None,
+                 dtype=None):
+        factory_kwargs = {"device": device, "dtype": dtype}
+        # 0 channels and no bias: no tensors that would be replaced at once.
+        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False,
+                         dilation, padding_mode, **factory_kwargs)
+        self.weight = UninitializedParameter(**factory_kwargs)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(**factory_kwargs)
+
+    def _get_num_spatial_dims(self):
+        return 1
+
+
+class LazyConvTranspose2d(_LazyConvXdMixin, ConvTranspose2d):
+    """ConvTranspose2d with ``in_channels`` inferred from the first input."""
+
+    cls_to_become = ConvTranspose2d
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0,
+                 groups=1, bias=True, dilation=1, padding_mode="zeros", device=None,
+                 dtype=None):
+        factory_kwargs = {"device": device, "dtype": dtype}
+        # 0 channels and no bias: no tensors that would be replaced at once.
+        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False,
+                         dilation, padding_mode, **factory_kwargs)
+        self.weight = UninitializedParameter(**factory_kwargs)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(**factory_kwargs)
+
+    def _get_num_spatial_dims(self):
+        return 2

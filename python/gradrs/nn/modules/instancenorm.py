@@ -1,11 +1,13 @@
-"""Instance normalization: InstanceNorm1d/2d/3d (PyTorch's `torch.nn.modules.instancenorm`)."""
+"""Instance normalization: InstanceNorm1d/2d/3d and their lazy forms (PyTorch's
+`torch.nn.modules.instancenorm`)."""
 
 import warnings
 
 from .. import functional as F
-from .batchnorm import _NormBase
+from .batchnorm import _LazyNormBase, _NormBase
 
-__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
+__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LazyInstanceNorm1d",
+           "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
 
 
 class _InstanceNorm(_NormBase):
@@ -94,6 +96,48 @@ class InstanceNorm2d(_InstanceNorm):
 
 class InstanceNorm3d(_InstanceNorm):
     """Instance normalization over [N, C, D, H, W] (or [C, D, H, W]) inputs."""
+
+    def _get_no_batch_dim(self):
+        return 4
+
+    def _check_input_dim(self, input):
+        if input.dim() not in (4, 5):
+            raise ValueError(f"expected 4D or 5D input (got {input.dim()}D input)")
+
+
+class LazyInstanceNorm1d(_LazyNormBase, _InstanceNorm):
+    """InstanceNorm1d with ``num_features`` inferred from the first input (its ``shape[1]``,
+    as PyTorch, batched or not)."""
+
+    cls_to_become = InstanceNorm1d
+
+    def _get_no_batch_dim(self):
+        return 2
+
+    def _check_input_dim(self, input):
+        if input.dim() not in (2, 3):
+            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+
+
+class LazyInstanceNorm2d(_LazyNormBase, _InstanceNorm):
+    """InstanceNorm2d with ``num_features`` inferred from the first input (its ``shape[1]``,
+    as PyTorch, batched or not)."""
+
+    cls_to_become = InstanceNorm2d
+
+    def _get_no_batch_dim(self):
+        return 3
+
+    def _check_input_dim(self, input):
+        if input.dim() not in (3, 4):
+            raise ValueError(f"expected 3D or 4D input (got {input.dim()}D input)")
+
+
+class LazyInstanceNorm3d(_LazyNormBase, _InstanceNorm):
+    """InstanceNorm3d with ``num_features`` inferred from the first input (its ``shape[1]``,
+    as PyTorch, batched or not)."""
+
+    cls_to_become = InstanceNorm3d
 
     def _get_no_batch_dim(self):
         return 4

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from ... import _native
 from ..._grad_mode import no_grad
 from ...utils.hooks import BackwardHook, RemovableHandle
-from ..parameter import Buffer, Parameter
+from ..parameter import Buffer, Parameter, is_lazy
 
 __all__ = [
     "Module",
@@ -508,7 +508,12 @@ class Module:
 
         for key, buf in self._buffers.items():
             if buf is not None:
-                self._buffers[key] = fn(buf)
+                if is_lazy(buf):
+                    # PyTorch's op on an UninitializedBuffer returns one (its
+                    # __torch_function__); here the buffer keeps its kind and takes the data.
+                    buf.data = fn(buf)
+                else:
+                    self._buffers[key] = fn(buf)
         return self
 
     def apply(self, fn):
@@ -1018,12 +1023,14 @@ class Module:
                         f"received {type(input_param)}")
                     continue
 
+                # An uninitialized (lazy) parameter has no shape to compare.
+                is_param_lazy = is_lazy(param)
                 # Backward compatibility: a 1-element 1-d tensor (PyTorch 0.3) into a 0-d one.
-                if (len(param.shape) == 0 and len(input_param.shape) == 1
-                        and input_param.shape[0] == 1):
+                if (not is_param_lazy and len(param.shape) == 0
+                        and len(input_param.shape) == 1 and input_param.shape[0] == 1):
                     input_param = input_param[0]
 
-                if input_param.shape != param.shape:
+                if not is_param_lazy and input_param.shape != param.shape:
                     # local shape should match the one in checkpoint
                     error_msgs.append(
                         f"size mismatch for {key}: copying a param with shape "
