@@ -57,6 +57,8 @@ from ._native import (
     zeros_like,
 )
 from . import return_types
+from ._forms import with_out as _with_out
+from ._functional_forms import *  # noqa: F403 - gradrs.exp(x) & co., generated from name lists
 from ._size import Size
 from ._tensor_str import get_printoptions, set_printoptions
 from ._tensor_str import format_tensor as _format_tensor
@@ -160,105 +162,6 @@ def set_num_threads(n):
     _native._set_num_threads(n)
 
 
-def _requires_grad_any(values):
-    for v in values:
-        if isinstance(v, Tensor):
-            if v.requires_grad:
-                return True
-        elif isinstance(v, (list, tuple)) and _requires_grad_any(v):
-            return True
-    return False
-
-
-def _with_out(name, out, compute, inputs):
-    """PyTorch's `out=`: no autograd through it, then the result is written into `out`
-    (resized if its shape differs, cast to its dtype where allowed); returns `out`."""
-    outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
-    if (name not in _OUT_NONDIFF and _native.is_grad_enabled()
-            and _requires_grad_any(tuple(inputs) + outs)):
-        name = _OUT_ERROR_NAME.get(name, name)
-        raise RuntimeError(
-            f"{name}(): functions with out=... arguments don't support automatic "
-            "differentiation, but one of the arguments requires grad."
-        )
-    for o in outs:
-        if not isinstance(o, Tensor):
-            raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(o).__name__}")
-    result = compute()
-    if isinstance(out, (tuple, list)):
-        for o, r in zip(outs, result):
-            _native._write_out(o, r)
-        if hasattr(result, "_fields"):  # (values, indices) of max / min
-            return return_types._make(name + "_out", *outs)
-        return outs
-    _native._write_out(out, result)
-    return out
-
-
-# Functional forms of the tensor methods (`gradrs.exp(x)` == `x.exp()`).
-def _method(name):
-    if name in _OUT_OPS:
-        def fn(input, *args, out=None, **kwargs):
-            if out is not None:
-                return _with_out(name, out, lambda: getattr(input, name)(*args, **kwargs),
-                                 (input,) + args + tuple(kwargs.values()))
-            return getattr(input, name)(*args, **kwargs)
-    else:
-        def fn(input, *args, **kwargs):
-            return getattr(input, name)(*args, **kwargs)
-
-    fn.__name__ = name
-    fn.__qualname__ = name
-    fn.__doc__ = f"`gradrs.{name}(input, ...)`: same as `input.{name}(...)`."
-    return fn
-
-
-# The functional forms that take `out=` (as in PyTorch).
-_OUT_OPS = frozenset("""
-    neg exp log sin cos tanh sigmoid sqrt abs sign reciprocal sum mean matmul mm bmm mv dot eq ne
-    lt le gt ge div mul sub add exp2 expm1 log2 log10 log1p rsqrt square tan asin acos atan
-    arcsin arccos arctan sinh cosh erf floor ceil trunc fix frac round clamp clip clamp_min
-    clamp_max nan_to_num maximum minimum fmax atan2 arctan2 fmod remainder floor_divide
-    logical_and logical_or logical_xor logical_not lerp addcmul addcdiv max min amax amin argmax
-    argmin prod var std norm logsumexp cumsum cumprod all any gather index_select masked_select
-    nonzero take_along_dim tril triu sort msort topk kthvalue median
-""".split())
-
-# Outputs that are never differentiable: PyTorch lets these write into `out` under grad mode.
-_OUT_NONDIFF = frozenset("""
-    eq ne lt le gt ge logical_and logical_or logical_xor logical_not argmax argmin all any
-    nonzero floor_divide
-""".split())
-# Ops that PyTorch implements through another one, whose name its error shows.
-_OUT_ERROR_NAME = {"take_along_dim": "gather"}
-
-for _name in (
-    "neg", "exp", "log", "sin", "cos", "tanh", "sigmoid", "relu", "sqrt", "abs", "sign",
-    "reciprocal", "sum", "mean", "matmul", "mm", "addmm", "bmm", "mv", "dot", "reshape", "t",
-    "transpose", "permute", "squeeze", "unsqueeze", "flatten", "clone", "detach", "eq",
-    "ne", "lt", "le", "gt", "ge", "div", "mul", "sub", "add",
-    # elementwise math
-    "exp2", "expm1", "log2", "log10", "log1p", "rsqrt", "square", "tan", "asin", "acos",
-    "atan", "arcsin", "arccos", "arctan", "sinh", "cosh", "erf", "floor", "ceil", "trunc",
-    "fix", "frac", "round", "clamp", "clip", "clamp_min", "clamp_max", "nan_to_num",
-    "maximum", "minimum", "fmax", "atan2", "arctan2", "fmod", "remainder", "floor_divide",
-    "logical_and", "logical_or", "logical_xor", "logical_not", "lerp", "addcmul", "addcdiv",
-    "relu_", "sigmoid_", "tanh_", "exp_", "clamp_", "clip_", "clamp_min_", "clamp_max_", "neg_",
-    "abs_", "sqrt_",
-    # reductions and scans
-    "max", "min", "amax", "amin", "argmax", "argmin", "prod", "var", "std", "norm",
-    "logsumexp", "cumsum", "cumprod", "all", "any",
-    # sorting
-    "sort", "argsort", "msort", "topk", "kthvalue", "median",
-    # indexing and shape
-    "select", "narrow", "split", "chunk", "unbind", "gather", "scatter", "scatter_add",
-    "index_select", "index_add", "masked_fill", "masked_select", "nonzero", "take_along_dim",
-    "flip", "fliplr", "flipud", "roll", "tril", "triu", "expand_as", "unflatten", "diagonal",
-):
-    globals()[_name] = (_argparse.functional(_name, _method(_name))
-                        if _name in _argparse.SIGNATURES else _method(_name))
-del _name
-
 def pow(input, exponent, *, out=None):
     """`gradrs.pow(input, exponent)`; `input` may be a Python number (`2 ** x`)."""
     if out is not None:
@@ -352,11 +255,11 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False, unbiased=None):
             input.mean(dim, keepdim=keepdim) if dim is not None else input.mean())
 
 
-negative = globals()["neg"]
-multiply = globals()["mul"]
-divide = globals()["div"]
-subtract = globals()["sub"]
-true_divide = globals()["div"]
+negative = neg  # noqa: F405
+multiply = mul  # noqa: F405
+divide = div  # noqa: F405
+subtract = sub  # noqa: F405
+true_divide = div  # noqa: F405
 
 from .functional import *  # noqa: E402,F401,F403 - softmax, allclose, isnan, unique, meshgrid...
 from . import functional  # noqa: E402
