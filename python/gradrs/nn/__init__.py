@@ -71,6 +71,12 @@ from .modules import (  # lazy modules: shapes from the first input
     LazyInstanceNorm2d as LazyInstanceNorm2d, LazyInstanceNorm3d as LazyInstanceNorm3d,
     LazyLinear as LazyLinear,
 )
+from .modules import (  # 3-D layers
+    AdaptiveAvgPool3d as AdaptiveAvgPool3d, AdaptiveMaxPool3d as AdaptiveMaxPool3d,
+    AvgPool3d as AvgPool3d, ConvTranspose3d as ConvTranspose3d, LPPool3d as LPPool3d,
+    LazyConvTranspose3d as LazyConvTranspose3d, MaxPool3d as MaxPool3d,
+    MaxUnpool3d as MaxUnpool3d,
+)
 from .parameter import Buffer as Buffer, Parameter as Parameter
 from .parameter import (
     UninitializedBuffer as UninitializedBuffer, UninitializedParameter as UninitializedParameter,

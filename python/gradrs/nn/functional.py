@@ -3408,3 +3408,439 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     if not is_batched:
         out = out.squeeze(1)
     return out, None
+
+
+# -- 3-D pooling and transposed convolution --
+#
+# Composed of strided slices of the (padded) input, one per kernel tap, so each output is a
+# reduction over a stacked tap axis: the reductions' own backward formulas route gradients as
+# PyTorch's kernels do (max: to the first maximum of the window; mean: evenly), and each
+# function is one node of PyTorch's name.
+
+
+def _list_with_default(out_size, defaults):
+    if isinstance(out_size, int):
+        return out_size
+    if len(defaults) <= len(out_size):
+        raise ValueError(f"Input dimension should be at least {len(out_size) + 1}")
+    return [v if v is not None else d for v, d in zip(out_size, defaults[-len(out_size):])]
+
+
+def _arg3(v, message):
+    v = (v,) if isinstance(v, int) else tuple(v)
+    if len(v) not in (1, 3):
+        raise RuntimeError(message)
+    return v * 3 if len(v) == 1 else v
+
+
+def _pool3d_shape_check(input, k, s, p, d, out, name, check_input_size):
+    """PyTorch's pool3d_shape_check (after the output sizes were computed)."""
+    if min(k) <= 0:
+        raise RuntimeError(f"kernel size should be greater than zero, but got kT: {k[0]} "
+                           f"kH: {k[1]} kW: {k[2]}")
+    if min(s) <= 0:
+        raise RuntimeError(f"stride should be greater than zero, but got dT: {s[0]} dH: {s[1]} "
+                           f"dW: {s[2]}")
+    if min(d) <= 0:
+        raise RuntimeError(f"dilation should be greater than zero, but got dilationT: {d[0]} "
+                           f"dilationH: {d[1]} dilationW: {d[2]}")
+    shape = list(input.shape)
+    for i in range(1 if len(shape) == 5 else 0, len(shape)):
+        if shape[i] <= 0:
+            # PyTorch's message names dimension 0 whichever dimension it is.
+            raise RuntimeError(
+                f"{name}(): Expected input's non-batch dimensions to have positive length, but "
+                f"input has a shape of {shape} and non-batch dimension 0 has length zero!")
+    c, t, h, w = shape[-4:]
+    if check_input_size and (t < k[0] or h < k[1] or w < k[2]):
+        raise RuntimeError(f"input image (T: {t} H: {h} W: {w}) smaller than kernel size "
+                           f"(kT: {k[0]} kH: {k[1]} kW: {k[2]})")
+    if k[0] // 2 < p[0] or k[2] // 2 < p[2] or k[1] // 2 < p[1]:
+        raise RuntimeError(
+            "pad should be smaller than or equal to half of kernel size, but got "
+            f"kT: {k[0]} kW: {k[2]} kH: {k[1]} padT: {p[0]} padW: {p[2]} padH: {p[1]}")
+    if min(out) < 1:
+        raise RuntimeError(
+            f"Given input size: ({c}x{t}x{h}x{w}). Calculated output size: "
+            f"({c}x{out[0]}x{out[1]}x{out[2]}). Output size is too small")
+
+
+def _pool3d_geometry(input, k, s, p, d, ceil_mode, name, check_input_size):
+    if input.dim() not in (4, 5):
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    sizes = tuple(input.shape[-3:])
+    out = [_pool_output_size(sizes[i], k[i], s[i], p[i], ceil_mode, d[i]) for i in range(3)]
+    _pool3d_shape_check(input, k, s, p, d, out, name, check_input_size)
+    # Extra elements at the end for ceil_mode's last, partial windows.
+    extra = [max(0, (out[i] - 1) * s[i] + d[i] * (k[i] - 1) + 1 - (sizes[i] + 2 * p[i]))
+             for i in range(3)]
+    pads = (p[2], p[2] + extra[2], p[1], p[1] + extra[1], p[0], p[0] + extra[0])
+    return sizes, out, pads
+
+
+def _taps3d(x, k, s, d, out):
+    """The k[0]*k[1]*k[2] strided views of ``x`` (already padded), window order, stacked in
+    dimension -4: [..., taps, od, oh, ow]."""
+    from .. import stack
+
+    taps = []
+    for a in range(k[0]):
+        for b in range(k[1]):
+            for c in range(k[2]):
+                taps.append(x[..., a * d[0]:a * d[0] + (out[0] - 1) * s[0] + 1:s[0],
+                              b * d[1]:b * d[1] + (out[1] - 1) * s[1] + 1:s[1],
+                              c * d[2]:c * d[2] + (out[2] - 1) * s[2] + 1:s[2]])
+    return stack(taps, -4)
+
+
+def _lowest(dtype):
+    if dtype.is_floating_point:
+        return -_INF
+    from .. import iinfo
+
+    return iinfo(dtype).min
+
+
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    """3-D max pooling with the flat index (within each input volume) of every maximum."""
+    from .. import arange, no_grad
+
+    k = _arg3(kernel_size,
+              "max_pool3d: kernel_size must either be a single int, or a tuple of three ints")
+    s = k if stride is None or stride == [] or stride == () else _arg3(
+        stride, "max_pool3d: stride must either be omitted, a single int, or a tuple of three "
+        "ints")
+    p = _arg3(padding, "max_pool3d: padding must either be a single int, or a tuple of three "
+              "ints")
+    d = _arg3(dilation, "max_pool3d: dilation must be either a single int, or a tuple of three "
+              "ints")
+    sizes, out, pads = _pool3d_geometry(input, k, s, p, d, ceil_mode,
+                                        "max_pool3d_with_indices_out_cpu_template", False)
+    low = _lowest(input.dtype)
+
+    def pool(t):
+        return _taps3d(_pad(t, pads, "constant", low), k, s, d, out).max(-4)[0]
+
+    values = _one_node("MaxPool3DWithIndicesBackward0", _opmath(pool), input, linear=True)
+    if not return_indices:
+        return values
+    with no_grad():
+        at = _taps3d(_pad(input.detach(), pads, "constant", low), k, s, d, out).argmax(-4)
+        dev = input.device
+        zt = (arange(out[0], device=dev) * s[0] - p[0]).reshape(-1, 1, 1)
+        yt = (arange(out[1], device=dev) * s[1] - p[1]).reshape(-1, 1)
+        xt = arange(out[2], device=dev) * s[2] - p[2]
+        z = zt + (at // (k[1] * k[2])) * d[0]
+        y = yt + (at // k[2]) % k[1] * d[1]
+        x = xt + at % k[2] * d[2]
+        indices = (z * sizes[1] + y) * sizes[2] + x
+    return values, indices
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    return max_pool3d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode,
+                                   return_indices)
+
+
+def _window_counts(size, k, s, p, n_out, count_include_pad):
+    """Each window's element count along one axis, as PyTorch's avg_pool kernels count."""
+    res = []
+    for o in range(n_out):
+        i0 = o * s - p
+        i1 = min(i0 + k, size + p)
+        res.append(i1 - i0 if count_include_pad else min(i1, size) - max(i0, 0))
+    return res
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    from .. import bool as bool_
+    from .. import tensor
+
+    k = _arg3(kernel_size, "avg_pool3d: kernel_size must be a single int, or a tuple of three "
+              "ints")
+    s = k if stride is None or stride == [] or stride == () else _arg3(
+        stride, "avg_pool3d: stride must be omitted, a single int, or a tuple of three ints")
+    p = _arg3(padding, "avg_pool3d: padding must be a single int, or a tuple of three ints")
+    if input.dim() not in (4, 5):
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    sizes, out, pads = _pool3d_geometry(input, k, s, p, (1, 1, 1), ceil_mode, "avg_pool3d",
+                                        True)
+    if input.dtype == bool_:
+        raise NotImplementedError("\"avg_pool3d_out_frame\" not implemented for 'Bool'")
+    if divisor_override is not None:
+        divisor = divisor_override
+    else:
+        counts = [_window_counts(sizes[i], k[i], s[i], p[i], out[i], count_include_pad)
+                  for i in range(3)]
+        if all(len(set(c)) == 1 for c in counts):
+            divisor = counts[0][0] * counts[1][0] * counts[2][0]
+        else:
+            divisor = None
+
+    def pool(t):
+        total = _taps3d(_pad(t, pads, "constant", 0), k, s, (1, 1, 1), out).sum(-4)
+        div = divisor
+        if div is None:
+            dev, dt = t.device, total.dtype
+            div = (tensor(counts[0], dtype=dt, device=dev).reshape(-1, 1, 1)
+                   * tensor(counts[1], dtype=dt, device=dev).reshape(-1, 1)
+                   * tensor(counts[2], dtype=dt, device=dev))
+        if t.is_floating_point():
+            return total / div
+        return total.div(div, rounding_mode="trunc")
+
+    return _one_node("AvgPool3DBackward0", pool, input, linear=True)
+
+
+def _adaptive_axis(x, axis, n_out, reduce, index=None):
+    """Adaptive pooling along one axis (PyTorch's windows [floor(i*n/o), ceil((i+1)*n/o)));
+    a product of windows pools axis by axis. ``index`` (max only) carries each element's flat
+    input index through the reductions."""
+    from .. import cat
+
+    parts, picked = [], []
+    for a, b in _adaptive_ranges(x.shape[axis], n_out):
+        seg = x.narrow(axis, a, b - a)
+        if reduce == "mean":
+            parts.append(seg.mean(axis, keepdim=True))
+            continue
+        v, at = seg.max(axis, keepdim=True)
+        parts.append(v)
+        if index is not None:
+            picked.append(index.narrow(axis, a, b - a).gather(axis, at))
+    return cat(parts, axis), (cat(picked, axis) if index is not None else None)
+
+
+def _adaptive3d_checks(input, name, internal):
+    shape = list(input.shape)
+    for i in range(1, len(shape)):
+        if shape[i] <= 0:
+            raise RuntimeError(
+                f"{name}(): Expected input to have non-zero size for non-batch dimensions, but "
+                f"input has sizes {shape} with dimension {i} being empty")
+    if input.dim() not in (4, 5):
+        raise RuntimeError(f"{name}(): Expected 4D or 5D tensor, but got{':' if internal else ''}"
+                           f" {shape}")
+    if not input.is_floating_point():
+        raise NotImplementedError(
+            f"\"{name}_cpu\" not implemented for '{_scalar_name(input.dtype)}'")
+
+
+def adaptive_avg_pool3d(input, output_size):
+    osize = _list_with_default(output_size, input.size())
+    osize = [osize] * 3 if isinstance(osize, int) else list(osize)
+    if len(osize) != 3:
+        raise RuntimeError("adaptive_avg_pool3d: output_size must be 3")
+    if osize == [1, 1, 1]:  # PyTorch takes the mean here (MeanBackward1)
+        return input.mean((-1, -2, -3), keepdim=True)
+    _adaptive3d_checks(input, "adaptive_avg_pool3d", False)
+
+    def pool(x):
+        for axis, n in zip((-3, -2, -1), osize):
+            x = _adaptive_axis(x, axis, n, "mean")[0]
+        return x
+
+    return _one_node("AdaptiveAvgPool3DBackward0", pool, input, linear=True)
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    from .. import arange, no_grad
+
+    osize = _list_with_default(output_size, input.size())
+    osize = [osize] * 3 if isinstance(osize, int) else list(osize)
+    if input.dim() in (4, 5) and len(osize) != 3:
+        raise RuntimeError("adaptive_max_pool3d(): internal error: output_size.size() must be 3")
+    _adaptive3d_checks(input, "adaptive_max_pool3d", True)
+
+    def pool(x):
+        for axis, n in zip((-3, -2, -1), osize):
+            x = _adaptive_axis(x, axis, n, "max")[0]
+        return x
+
+    values = _one_node("AdaptiveMaxPool3DBackward0", _opmath(pool), input, linear=True)
+    if not return_indices:
+        return values
+    with no_grad():
+        x = input.detach()
+        t, h, w = x.shape[-3:]
+        index = arange(t * h * w, device=x.device).reshape(t, h, w).expand(*x.shape)
+        for axis, n in zip((-3, -2, -1), osize):
+            x, index = _adaptive_axis(x, axis, n, "max", index)
+    return values, index
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    return adaptive_max_pool3d_with_indices(input, output_size, return_indices)
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    kd, kw, kh = _arg3(kernel_size, "avg_pool3d: kernel_size must be a single int, or a tuple "
+                       "of three ints")
+    if norm_type == _INF:
+        return max_pool3d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    if norm_type == -_INF:
+        return -max_pool3d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    out = avg_pool3d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (out.sign() * out.abs().relu()).mul(kd * kw * kh).pow(1.0 / norm_type)
+
+
+def _max_unpool3d(input, indices, output_size, stride, padding):
+    """PyTorch's max_unpool3d kernel: each value scattered to its flat index in a zero
+    volume."""
+    from .. import long, zeros
+
+    if indices.dtype != long:
+        raise RuntimeError("elements in indices should be type int64")
+    if input.dim() not in (4, 5):
+        raise RuntimeError("Input to max_unpooling3d should be a 4d or 5d Tensor, but got a "
+                           f"tensor with {input.dim()} dimensions.")
+    if len(output_size) != 3:
+        raise RuntimeError("There should be exactly three elements (depth, height, width) in "
+                           f"output_size, but got {len(output_size)} elements.")
+    if len(stride) != 3:
+        raise RuntimeError("There should be exactly three elements (depth, height, width) in "
+                           f"stride, but got: {len(stride)} elements.")
+    if len(padding) != 3:
+        raise RuntimeError("There should be exactly three elements (depth, height, width) in "
+                           f"padding, but got: {len(padding)} elements.")
+    if tuple(input.shape) != tuple(indices.shape):
+        raise RuntimeError(
+            "Expected shape of indices to be same as that of the input tensor "
+            f"({list(input.shape)}) but got indices tensor with shape: {list(indices.shape)}")
+    for i in range(1, input.dim()):
+        if input.shape[i] <= 0:
+            raise RuntimeError(
+                "max_unpooling3d(): Expected input to have non-zero size for non-batch "
+                f"dimensions, but got {list(input.shape)} with dimension {i} being empty.")
+    if min(stride) <= 0:
+        raise RuntimeError(f"strides should be greater than zero, but got stride: {list(stride)}")
+    ot, oh, ow = output_size
+    vol = ot * oh * ow
+    planes = input.numel() // max(input.shape[-1] * input.shape[-2] * input.shape[-3], 1)
+    flat = indices.reshape(planes, -1)
+    if flat.numel() and bool(((flat < 0) | (flat >= vol)).any()):
+        bad = int(flat.masked_select((flat < 0) | (flat >= vol))[0].item())
+        raise RuntimeError(f"Found an invalid max index: {bad} (output volumes are of size "
+                           f"{ot}x{oh}x{ow})")
+    out_shape = tuple(input.shape[:-3]) + (ot, oh, ow)
+
+    def unpool(x):
+        base = zeros(planes, vol, dtype=x.dtype, device=x.device)
+        return base.scatter(1, flat, x.reshape(planes, -1)).reshape(*out_shape)
+
+    return _one_node("MaxUnpool3DBackward0", unpool, input)
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    kernel_size = _arg3(kernel_size, "max_unpool3d: kernel_size must be a single int, or a "
+                        "tuple of three ints")
+    stride = _triple3(stride) if stride is not None else kernel_size
+    padding = _triple3(padding)
+    output_size = _unpool_output_size(input, kernel_size, stride, padding, output_size)
+    return _max_unpool3d(input, indices, list(output_size), list(stride), list(padding))
+
+
+def _triple3(v):
+    return (v, v, v) if isinstance(v, int) else tuple(v)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+                     groups=1, dilation=1):
+    """3-D transposed convolution composed of 2-D ones: each depth tap kd of the weight
+    transposes every input depth slice (folded into the batch) over height and width, and its
+    result lands at depths i*stride + kd*dilation of the output (zeros between, for strides
+    above 1); the taps are summed, then the depth padding is cut off."""
+    if input.dim() not in (4, 5):
+        raise RuntimeError(
+            "Expected 4D (unbatched) or 5D (batched) input to conv_transpose3d, but got input "
+            f"of size: {list(input.shape)}")
+    unbatched = input.dim() == 4
+    if unbatched:
+        input = input.unsqueeze(0)
+    s, p = _ints(stride, 3), _ints(padding, 3)
+    op, d = _ints(output_padding, 3), _ints(dilation, 3)
+    if weight.dim() != 5:
+        nd = weight.dim() - 2
+        for name, v in (("stride", s), ("padding", p), ("dilation", d),
+                        ("output_padding", op)):
+            if len(v) != 1 and len(v) != nd:
+                raise RuntimeError(
+                    f"expected {name} to be a single integer value or a list of {nd} values to "
+                    f"match the convolution dimensions, but got {name}={v}")
+        raise RuntimeError(f"Expected 5-dimensional weight for conv_transpose3d, but got "
+                           f"weight of size {list(weight.shape)}")
+    for name, v in (("stride", s), ("padding", p), ("dilation", d), ("output_padding", op)):
+        if len(v) != 3:
+            raise RuntimeError(
+                f"expected {name} to be a single integer value or a list of 3 values to match "
+                f"the convolution dimensions, but got {name}={v}")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if any(v < 0 for v in p):
+        raise RuntimeError("negative padding is not supported")
+    if any(v < 0 for v in op):
+        raise RuntimeError("negative output_padding is not supported")
+    if weight.shape[0] < groups:
+        raise RuntimeError(
+            f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, "
+            f"but got weight of size {list(weight.shape)} instead")
+    if weight.shape[0] % groups != 0:
+        raise RuntimeError(
+            f"Given groups={groups}, expected weight to be divisible by {groups} at dimension "
+            f"0, but got weight of size [{list(weight.shape)}] instead")
+    cin, cout = weight.shape[0], weight.shape[1] * groups
+    if input.shape[1] != cin:
+        raise RuntimeError(
+            f"Given transposed=1, weight of size {list(weight.shape)}, expected "
+            f"input{list(input.shape)} to have {cin} channels, but got {input.shape[1]} "
+            "channels instead")
+    if bias is not None and (bias.dim() != 1 or bias.shape[0] != cout):
+        raise RuntimeError(
+            f"Given transposed=1, weight of size {list(weight.shape)}, expected bias to be "
+            f"1-dimensional with {cout} elements, but got bias of size {list(bias.shape)} "
+            "instead")
+    if any(op[i] >= s[i] and op[i] >= d[i] for i in range(3)):
+        raise RuntimeError(
+            "output padding must be smaller than either stride or dilation, but got "
+            f"output_padding_depth: {op[0]} output_padding_height: {op[1]} "
+            f"output_padding_width: {op[2]} stride_depth: {s[0]} stride_height: {s[1]} "
+            f"stride_width: {s[2]} dilation_depth: {d[0]} dilation_height: {d[1]} "
+            f"dilation_width: {d[2]}")
+    n = input.shape[0]
+    sizes = list(input.shape[2:])
+    k = list(weight.shape[2:])
+    outs = [(sizes[i] - 1) * s[i] - 2 * p[i] + d[i] * (k[i] - 1) + op[i] + 1 for i in range(3)]
+    if min(outs) < 1:
+        raise RuntimeError(
+            f"Given input size per channel: ({' x '.join(map(str, sizes))}). Calculated output "
+            f"size per channel: ({' x '.join(map(str, outs))}). Output size is too small")
+    t = sizes[0]
+    depth = (t - 1) * s[0] + d[0] * (k[0] - 1) + 1  # the unpadded canvas
+
+    def fn(x, wt, b):
+        from .. import stack, zeros_like
+
+        xs = x.transpose(1, 2).reshape(n * t, cin, sizes[1], sizes[2])
+        total = None
+        for kd in range(k[0]):
+            y = _conv_transpose(xs, wt[:, :, kd], None, s[1:], p[1:], op[1:], groups, d[1:], 2)
+            y = y.reshape(n, t, cout, outs[1], outs[2]).transpose(1, 2)
+            if s[0] > 1:  # zeros between the input's depths
+                y = stack([y] + [zeros_like(y)] * (s[0] - 1), 3)
+                y = y.reshape(n, cout, t * s[0], outs[1], outs[2])[:, :, :(t - 1) * s[0] + 1]
+            lo = kd * d[0]
+            y = _pad(y, (0, 0, 0, 0, lo, depth - lo - y.shape[2]), "constant", 0)
+            total = y if total is None else total + y
+        # Cut the depth padding off (and append output_padding's zeros).
+        out = _pad(total, (0, 0, 0, 0, -p[0], outs[0] - depth + p[0]), "constant", 0)
+        if b is not None:
+            out = out + b.reshape(1, cout, 1, 1, 1)
+        return out
+
+    out = _one_node("ConvolutionBackward0", fn, input, weight, bias)
+    return out.squeeze(0) if unbatched else out

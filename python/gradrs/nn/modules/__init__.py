@@ -27,7 +27,8 @@ from .conv import (
     Conv1d as Conv1d, Conv2d as Conv2d, Conv3d as Conv3d, ConvTranspose1d as ConvTranspose1d,
     ConvTranspose2d as ConvTranspose2d, LazyConv1d as LazyConv1d, LazyConv2d as LazyConv2d,
     LazyConv3d as LazyConv3d, LazyConvTranspose1d as LazyConvTranspose1d,
-    LazyConvTranspose2d as LazyConvTranspose2d,
+    LazyConvTranspose2d as LazyConvTranspose2d, ConvTranspose3d as ConvTranspose3d,
+    LazyConvTranspose3d as LazyConvTranspose3d,
 )
 from .distance import (
     CosineSimilarity as CosineSimilarity, PairwiseDistance as PairwiseDistance,
@@ -84,7 +85,9 @@ from .pooling import (
     AdaptiveMaxPool1d as AdaptiveMaxPool1d, AdaptiveMaxPool2d as AdaptiveMaxPool2d,
     AvgPool1d as AvgPool1d, AvgPool2d as AvgPool2d, LPPool1d as LPPool1d, LPPool2d as LPPool2d,
     MaxPool1d as MaxPool1d, MaxPool2d as MaxPool2d, MaxUnpool1d as MaxUnpool1d,
-    MaxUnpool2d as MaxUnpool2d,
+    MaxUnpool2d as MaxUnpool2d, AdaptiveAvgPool3d as AdaptiveAvgPool3d,
+    AdaptiveMaxPool3d as AdaptiveMaxPool3d, AvgPool3d as AvgPool3d, LPPool3d as LPPool3d,
+    MaxPool3d as MaxPool3d, MaxUnpool3d as MaxUnpool3d,
 )
 from .sparse import (
     Embedding as Embedding, EmbeddingBag as EmbeddingBag,

@@ -1,5 +1,5 @@
-"""Convolution layers: Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d and their lazy
-forms (PyTorch's `torch.nn.modules.conv`)."""
+"""Convolution layers: Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d,
+ConvTranspose3d and their lazy forms (PyTorch's `torch.nn.modules.conv`)."""
 
 import math
 
@@ -11,8 +11,9 @@ from .lazy import LazyModuleMixin
 from .module import Module
 from .utils import _pair, _reverse_repeat_tuple, _single, _triple
 
-__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "LazyConv1d",
-           "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
+           "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d",
+           "LazyConvTranspose3d"]
 
 
 class _ConvNd(Module):
@@ -248,6 +249,25 @@ class ConvTranspose2d(_ConvTransposeNd):
                                   output_padding, self.groups, self.dilation)
 
 
+class ConvTranspose3d(_ConvTransposeNd):
+    """3-D transposed convolution (the gradient of Conv3d with respect to its input)."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
+                 device=None, dtype=None):
+        super().__init__(in_channels, out_channels, _triple(kernel_size), _triple(stride),
+                         _triple(padding), _triple(dilation), True, _triple(output_padding),
+                         groups, bias, padding_mode, device=device, dtype=dtype)
+
+    def forward(self, input, output_size=None):
+        if self.padding_mode != "zeros":
+            raise ValueError("Only `zeros` padding mode is supported for ConvTranspose3d")
+        output_padding = self._output_padding(input, output_size, self.stride, self.padding,
+                                              self.kernel_size, 3, self.dilation)
+        return F.conv_transpose3d(input, self.weight, self.bias, self.stride, self.padding,
+                                  output_padding, self.groups, self.dilation)
+
+
 class _LazyConvXdMixin(LazyModuleMixin):
     """The lazy convolutions' common part: ``in_channels`` comes from the first input."""
 
@@ -383,3 +403,24 @@ class LazyConvTranspose2d(_LazyConvXdMixin, ConvTranspose2d):
 
     def _get_num_spatial_dims(self):
         return 2
+
+
+class LazyConvTranspose3d(_LazyConvXdMixin, ConvTranspose3d):
+    """ConvTranspose3d with ``in_channels`` inferred from the first input."""
+
+    cls_to_become = ConvTranspose3d
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0,
+                 groups=1, bias=True, dilation=1, padding_mode="zeros", device=None,
+                 dtype=None):
+        factory_kwargs = {"device": device, "dtype": dtype}
+        # 0 channels and no bias: no tensors that would be replaced at once.
+        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False,
+                         dilation, padding_mode, **factory_kwargs)
+        self.weight = UninitializedParameter(**factory_kwargs)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(**factory_kwargs)
+
+    def _get_num_spatial_dims(self):
+        return 3

@@ -1,13 +1,14 @@
-"""Pooling layers: max, average and adaptive pooling in 1-D and 2-D (PyTorch's
-`torch.nn.modules.pooling`)."""
+"""Pooling layers: max, average, power-average and adaptive pooling and max unpooling in 1-D,
+2-D and 3-D (PyTorch's `torch.nn.modules.pooling`)."""
 
 from .. import functional as F
 from .module import Module
-from .utils import _pair, _single
+from .utils import _pair, _single, _triple
 
-__all__ = ["AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
-           "AvgPool1d", "AvgPool2d", "LPPool1d", "LPPool2d", "MaxPool1d", "MaxPool2d",
-           "MaxUnpool1d", "MaxUnpool2d"]
+__all__ = ["AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
+           "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
+           "LPPool1d", "LPPool2d", "LPPool3d", "MaxPool1d", "MaxPool2d", "MaxPool3d",
+           "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d"]
 
 
 class _MaxPoolNd(Module):
@@ -203,3 +204,74 @@ class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
 
     def forward(self, input):
         return F.adaptive_avg_pool2d(input, self.output_size)
+
+
+class MaxPool3d(_MaxPoolNd):
+    """Max over windows of [N, C, D, H, W] (or [C, D, H, W]) inputs."""
+
+    def forward(self, input):
+        return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    """The partial inverse of MaxPool3d: maxima put back at their indices, zeros elsewhere."""
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        self.kernel_size = _triple(kernel_size)
+        self.stride = _triple(stride if stride is not None else kernel_size)
+        self.padding = _triple(padding)
+
+    def forward(self, input, indices, output_size=None):
+        return F.max_unpool3d(input, indices, self.kernel_size, self.stride, self.padding,
+                              output_size)
+
+
+class AvgPool3d(_AvgPoolNd):
+    """Mean over windows of [N, C, D, H, W] (or [C, D, H, W]) inputs."""
+
+    __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
+                     "divisor_override"]
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
+                 count_include_pad=True, divisor_override=None):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+        self.divisor_override = divisor_override
+
+    def forward(self, input):
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+    def __setstate__(self, d):
+        super().__setstate__(d)
+        self.__dict__.setdefault("padding", 0)
+        self.__dict__.setdefault("ceil_mode", False)
+        self.__dict__.setdefault("count_include_pad", True)
+
+
+class LPPool3d(_LPPoolNd):
+    """Power-average over windows of [N, C, D, H, W] (or [C, D, H, W]) inputs."""
+
+    def forward(self, input):
+        return F.lp_pool3d(input, float(self.norm_type), self.kernel_size, self.stride,
+                           self.ceil_mode)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    """Max pooling to a fixed [D, H, W] output size (None keeps the input's)."""
+
+    def forward(self, input):
+        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
+    """Average pooling to a fixed [D, H, W] output size (None keeps the input's)."""
+
+    def forward(self, input):
+        return F.adaptive_avg_pool3d(input, self.output_size)
