@@ -2,6 +2,7 @@
 tests, dist, bincount, unique, meshgrid, broadcasting helpers, cdist, block_diag, tensordot."""
 
 import builtins
+import inspect
 import math
 import warnings
 
@@ -562,20 +563,42 @@ Tensor.layout = property(lambda self: strided, doc="Always `gradrs.strided`.")
 
 # ---- Tensor methods of the names above -------------------------------------------------------
 
+def _named_self(method, fn):
+    """`method`'s signature is `fn`'s with its first parameter (`input`) named `self`."""
+    method.__name__ = method.__qualname__ = fn.__name__
+    method.__doc__ = fn.__doc__
+    sig = inspect.signature(fn)
+    first, *rest = sig.parameters.values()
+    method.__signature__ = sig.replace(parameters=[first.replace(name="self"), *rest])
+    return method
+
+
+def _method(fn):
+    """`fn(input, ...)` as a Tensor method."""
+    def method(self, *args, **kwargs):
+        return fn(self, *args, **kwargs)
+
+    return _named_self(method, fn)
+
+
 def _binary_method(fn):
     """`fn` as a Tensor method: `other` is argument 1 of the method in PyTorch's errors."""
     def method(self, other, *args, **kwargs):
         _check_tensor(fn.__name__, "other", 1, other)
         return fn(self, other, *args, **kwargs)
 
-    method.__name__ = method.__qualname__ = fn.__name__
-    method.__doc__ = fn.__doc__
-    return method
+    return _named_self(method, fn)
 
 
-for _name in ("isnan", "isinf", "isfinite", "isposinf", "isneginf", "isreal", "bincount",
-              "unique", "unique_consecutive"):
-    setattr(Tensor, _name, globals()[_name])
-for _name in ("allclose", "isclose", "dist"):
-    setattr(Tensor, _name, _binary_method(globals()[_name]))
-del _name
+Tensor.isnan = _method(isnan)
+Tensor.isinf = _method(isinf)
+Tensor.isfinite = _method(isfinite)
+Tensor.isposinf = _method(isposinf)
+Tensor.isneginf = _method(isneginf)
+Tensor.isreal = _method(isreal)
+Tensor.bincount = _method(bincount)
+Tensor.unique = _method(unique)
+Tensor.unique_consecutive = _method(unique_consecutive)
+Tensor.allclose = _binary_method(allclose)
+Tensor.isclose = _binary_method(isclose)
+Tensor.dist = _binary_method(dist)
