@@ -1,0 +1,69 @@
+"""Type checkers see gradrs's API: mypy accepts a typed program, and `mypy.stubtest` finds
+`_native.pyi` equal to the extension module (both skip where mypy is not installed)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from conftest import SELFTEST
+
+pytest.importorskip("mypy")
+
+PROGRAM = """
+    import gradrs
+    from gradrs import Tensor, nn
+
+    x: Tensor = gradrs.ones(3, 4)
+    y: Tensor = gradrs.exp(x) + x.exp()
+    z: Tensor = gradrs.clamp(y, min=0.0, out=gradrs.empty(0))
+    values, indices = gradrs.max(x, 1)
+    layer = nn.Linear(4, 2)
+    w: Tensor = layer.weight
+    layer(x).sum().backward()
+    reveal_type(gradrs.exp)
+    reveal_type(x.exp())
+    reveal_type(layer)
+"""
+
+# Each line is one mistake mypy must report.
+MISTAKES = """
+    import gradrs
+    x = gradrs.ones(3)
+    s: str = gradrs.exp(x)
+    gradrs.exp(x, nope=1)
+    x.exp(3)
+    gradrs.sum(x, keepdim=0.5)
+"""
+
+
+def _mypy(tmp_path, source):
+    path = tmp_path / "prog.py"
+    path.write_text(textwrap.dedent(source))
+    return subprocess.run(
+        [sys.executable, "-m", "mypy", "--no-incremental", "--no-error-summary",
+         "--cache-dir", str(tmp_path / "cache"), str(path)],
+        capture_output=True, text=True, cwd=tmp_path)
+
+
+@pytest.mark.skipif(SELFTEST, reason="type-checks gradrs itself")
+def test_mypy_accepts_a_typed_program(tmp_path):
+    r = _mypy(tmp_path, PROGRAM)
+    assert r.returncode == 0, r.stdout + r.stderr
+    revealed = [line.split("Revealed type is ")[1] for line in r.stdout.splitlines()
+                if "Revealed type is" in line]
+    assert revealed == [
+        '"def (input: gradrs._native.Tensor, *, out: gradrs._native.Tensor | None =) '
+        '-> gradrs._native.Tensor"',
+        '"gradrs._native.Tensor"',
+        '"gradrs.nn.modules.linear.Linear"',
+    ]
+
+
+@pytest.mark.skipif(SELFTEST, reason="type-checks gradrs itself")
+def test_mypy_reports_mistakes(tmp_path):
+    r = _mypy(tmp_path, MISTAKES)
+    errors = [line for line in r.stdout.splitlines() if ": error:" in line]
+    assert [int(e.split(":")[1]) for e in errors] == [4, 5, 6, 7], r.stdout + r.stderr
