@@ -975,7 +975,11 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
-    return input / denom
+    if out is None:
+        return input / denom
+    from .. import div
+
+    return div(input, denom, out=out)  # written in place, as PyTorch (spectral norm's u, v)
 
 
 # ---- layer functions: activations, dropout, conv_transpose, pooling, norms, interpolate, -------

@@ -1,5 +1,8 @@
-"""`gradrs.nn.utils`: gradient clipping and parameter/vector conversion helpers."""
+"""`gradrs.nn.utils`: gradient clipping, parameter/vector conversion, weight and spectral
+normalization, parametrizations, BatchNorm fusion."""
 
+from . import parametrizations as parametrizations
+from . import parametrize as parametrize
 from . import rnn as rnn
 from .clip_grad import (
     _clip_grads_with_norm_,
@@ -12,6 +15,17 @@ from .convert_parameters import (
     parameters_to_vector as parameters_to_vector,
     vector_to_parameters as vector_to_parameters,
 )
+from .fusion import (
+    fuse_conv_bn_eval as fuse_conv_bn_eval,
+    fuse_conv_bn_weights as fuse_conv_bn_weights,
+    fuse_linear_bn_eval as fuse_linear_bn_eval,
+    fuse_linear_bn_weights as fuse_linear_bn_weights,
+)
+from .spectral_norm import (
+    remove_spectral_norm as remove_spectral_norm,
+    spectral_norm as spectral_norm,
+)
+from .weight_norm import remove_weight_norm as remove_weight_norm, weight_norm as weight_norm
 
 # PyTorch's public names for the two halves of clip_grad_norm_.
 clip_grads_with_norm_ = _clip_grads_with_norm_
