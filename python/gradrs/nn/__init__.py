@@ -77,6 +77,9 @@ from .modules import (  # 3-D layers
     LazyConvTranspose3d as LazyConvTranspose3d, MaxPool3d as MaxPool3d,
     MaxUnpool3d as MaxUnpool3d,
 )
+from .modules import (  # fractional max pooling
+    FractionalMaxPool2d as FractionalMaxPool2d, FractionalMaxPool3d as FractionalMaxPool3d,
+)
 from .parameter import Buffer as Buffer, Parameter as Parameter
 from .parameter import (
     UninitializedBuffer as UninitializedBuffer, UninitializedParameter as UninitializedParameter,

@@ -3848,3 +3848,161 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
     out = _one_node("ConvolutionBackward0", fn, input, weight, bias)
     return out.squeeze(0) if unbatched else out
+
+
+# -- fractional max pooling --
+#
+# PyTorch's kernel: per (batch, channel) plane, one uniform sample u per spatial dimension
+# (`_random_samples`, drawn with rand() from the default stream when not given) places the
+# windows at floor((i + u) * alpha) - floor(u * alpha), alpha = (in - k) / (out - 1), the last at
+# in - k, computed in the input's floating type. The windows' flat indices are built on the
+# host from the samples and the values gathered, so each window's max (the first one, as
+# PyTorch) and its gradient come from gather and max.
+
+
+def _fractional_intervals(sample, in_size, out_size, k, np_dtype):
+    # numpy's scalars round each operation as the C++ kernel's scalar_t arithmetic does.
+    seq = [0] * out_size
+    if out_size > 1:
+        sample = np_dtype(sample)
+        alpha = np_dtype(in_size - k) / np_dtype(out_size - 1)
+        for i in range(out_size - 1):
+            seq[i] = int((np_dtype(i) + sample) * alpha) - int(sample * alpha)
+    if out_size > 0:
+        seq[out_size - 1] = in_size - k
+    return seq
+
+
+def _fractional_max_pool(input, kernel_size, output_size, samples, nd):
+    """fractional_max_pool{nd}d's checks, then (values, indices)."""
+    import itertools
+
+    import numpy as np
+
+    from .. import long, no_grad, tensor
+
+    name = f"fractional_max_pool{nd}d"
+    what = "tuple of Ints" if nd == 2 else "tuple of three Ints"
+    k = [kernel_size] * nd if isinstance(kernel_size, int) else list(kernel_size)
+    out = [output_size] * nd if isinstance(output_size, int) else list(output_size)
+    if len(k) != nd:
+        raise RuntimeError(f"{name}: kernel_size must either be a single Int or {what}")
+    if len(out) != nd:
+        raise RuntimeError(f"{name}: output_size must either be a single Int or {what}")
+    fn = name + ("()" if nd == 2 else "_out()")
+    shape = list(input.shape)
+    if input.dim() not in (nd + 1, nd + 2):
+        raise RuntimeError(f"{fn}: Expected {nd + 1}D or {nd + 2}D tensor, but got: {shape}")
+    for i in range(1, input.dim()):
+        if shape[i] <= 0:
+            raise RuntimeError(
+                f"{fn}: Expected input to have non-zero size for non-batch dimensions, but "
+                f"got{shape} with dimension {i} being empty.")
+    sizes = shape[-nd:]
+    labels = ("height", "width") if nd == 2 else ("time", "height", "width")
+    for lab, o, kk, s in zip(labels, out, k, sizes):
+        if o + kk - 1 > s:
+            raise RuntimeError(f"{fn}: pool {lab} {kk} too large relative to input {lab} {s}")
+    if samples.dtype != input.dtype:
+        raise RuntimeError("Expect _random_samples to have the same dtype as input")
+    if samples.dim() != 3:
+        raise RuntimeError(f"Expect _random_samples to be 3D tensor, got: {samples.dim()}")
+    batched = input.dim() == nd + 2
+    n, c = (shape[0], shape[1]) if batched else (1, shape[0])
+    if samples.shape[0] < n:
+        raise RuntimeError("Expect _random_samples.size(0) no less then input batch size.")
+    if samples.shape[1] != c:
+        raise RuntimeError("Expect _random_samples.size(1) equals to input channel size.")
+    if samples.shape[2] != nd:
+        raise RuntimeError(f"Expect _random_samples.size(2) equals to {nd}; got "
+                           f"{samples.shape[2]}.")
+    if not input.is_floating_point():
+        raise NotImplementedError(
+            f"\"{name}_out_frame\" not implemented for '{_scalar_name(input.dtype)}'")
+    np_dtype = {"float16": np.float16, "float32": np.float32, "float64": np.float64}[
+        str(input.dtype).split(".")[-1]]
+    # 2-D samples are (w, h), 3-D ones (t, h, w), as PyTorch's kernels read them.
+    order = (1, 0) if nd == 2 else (0, 1, 2)
+    with no_grad():
+        draws = samples.detach().cpu().double().tolist()
+    # Flat input index of every tap of every window: [n, c, prod(out), prod(k)].
+    strides = [int(np.prod(sizes[i + 1:])) for i in range(nd)]
+    taps = np.array([sum(o * st for o, st in zip(off, strides))
+                     for off in itertools.product(*[range(kk) for kk in k])], dtype=np.int64)
+    idx = np.empty((n, c, int(np.prod(out)), len(taps)), dtype=np.int64)
+    for b in range(n):
+        for ch in range(c):
+            starts = [_fractional_intervals(draws[b][ch][order[d]], sizes[d], out[d], k[d],
+                                            np_dtype) for d in range(nd)]
+            corner = np.zeros(1, dtype=np.int64)
+            for d in range(nd):
+                corner = (corner[:, None] + np.array(starts[d], dtype=np.int64)[None, :]
+                          * strides[d]).reshape(-1)
+            idx[b, ch] = corner[:, None] + taps[None, :]
+    index = tensor(idx, dtype=long, device=input.device)
+    out_shape = tuple(shape[:-nd]) + tuple(out)
+    plane = int(np.prod(sizes))
+
+    def pool(x):
+        flat = x.reshape(n, c, plane)
+        got = flat.gather(2, index.reshape(n, c, -1)).reshape(n, c, -1, len(taps))
+        return got.max(-1)[0].reshape(*out_shape)
+
+    values = _one_node(f"FractionalMaxPool{nd}DBackward0", _opmath(pool), input, linear=True)
+    with no_grad():
+        flat = input.detach().reshape(n, c, plane)
+        at = flat.gather(2, index.reshape(n, c, -1)).reshape(n, c, -1, len(taps)).argmax(-1)
+        indices = index.gather(3, at.unsqueeze(-1)).reshape(*out_shape)
+    return values, indices
+
+
+def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    from .. import rand
+
+    if output_size is None and output_ratio is None:
+        raise ValueError("fractional_max_pool2d requires specifying either an output_size or "
+                         "an output_ratio")
+    if output_size is None:
+        if len(output_ratio) > 2:
+            raise ValueError("fractional_max_pool2d requires output_ratio to either be a single "
+                             "Int or tuple of Ints.")
+        ratio = _pair(output_ratio)
+        output_size = [int(input.size(-2) * ratio[0]), int(input.size(-1) * ratio[1])]
+    if _random_samples is None:
+        n_batch = 1 if input.dim() == 3 else input.size(0)
+        _random_samples = rand(n_batch, input.size(-3), 2, dtype=input.dtype,
+                               device=input.device)
+    return _fractional_max_pool(input, kernel_size, output_size, _random_samples, 2)
+
+
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None,
+                          return_indices=False, _random_samples=None):
+    out = fractional_max_pool2d_with_indices(input, kernel_size, output_size, output_ratio,
+                                             return_indices, _random_samples)
+    return out if return_indices else out[0]
+
+
+def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    from .. import rand
+
+    if output_size is None and output_ratio is None:
+        raise ValueError("fractional_max_pool3d requires specifying either an output_size or "
+                         "an output_ratio")
+    if output_size is None:
+        ratio = _triple3(output_ratio)
+        output_size = [int(input.size(-3) * ratio[0]), int(input.size(-2) * ratio[1]),
+                       int(input.size(-1) * ratio[2])]
+    if _random_samples is None:
+        n_batch = 1 if input.dim() == 4 else input.size(0)
+        _random_samples = rand(n_batch, input.size(-4), 3, dtype=input.dtype,
+                               device=input.device)
+    return _fractional_max_pool(input, kernel_size, output_size, _random_samples, 3)
+
+
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None,
+                          return_indices=False, _random_samples=None):
+    out = fractional_max_pool3d_with_indices(input, kernel_size, output_size, output_ratio,
+                                             return_indices, _random_samples)
+    return out if return_indices else out[0]

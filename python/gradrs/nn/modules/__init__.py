@@ -88,6 +88,7 @@ from .pooling import (
     MaxUnpool2d as MaxUnpool2d, AdaptiveAvgPool3d as AdaptiveAvgPool3d,
     AdaptiveMaxPool3d as AdaptiveMaxPool3d, AvgPool3d as AvgPool3d, LPPool3d as LPPool3d,
     MaxPool3d as MaxPool3d, MaxUnpool3d as MaxUnpool3d,
+    FractionalMaxPool2d as FractionalMaxPool2d, FractionalMaxPool3d as FractionalMaxPool3d,
 )
 from .sparse import (
     Embedding as Embedding, EmbeddingBag as EmbeddingBag,

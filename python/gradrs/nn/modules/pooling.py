@@ -1,5 +1,5 @@
-"""Pooling layers: max, average, power-average and adaptive pooling and max unpooling in 1-D,
-2-D and 3-D (PyTorch's `torch.nn.modules.pooling`)."""
+"""Pooling layers: max, average, power-average, adaptive and fractional max pooling and max
+unpooling in 1-D, 2-D and 3-D (PyTorch's `torch.nn.modules.pooling`)."""
 
 from .. import functional as F
 from .module import Module
@@ -8,7 +8,8 @@ from .utils import _pair, _single, _triple
 __all__ = ["AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
            "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
            "LPPool1d", "LPPool2d", "LPPool3d", "MaxPool1d", "MaxPool2d", "MaxPool3d",
-           "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d"]
+           "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "FractionalMaxPool2d",
+           "FractionalMaxPool3d"]
 
 
 class _MaxPoolNd(Module):
@@ -275,3 +276,63 @@ class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
 
     def forward(self, input):
         return F.adaptive_avg_pool3d(input, self.output_size)
+
+
+class FractionalMaxPool2d(Module):
+    """Max pooling over pseudo-random windows of [N, C, H, W] (or [C, H, W]) inputs (Graham's
+    fractional max pooling): ``kernel_size`` windows placed by a per-plane random draw to give
+    ``output_size`` (or ``output_ratio`` times the input's size)."""
+
+    __constants__ = ["kernel_size", "return_indices", "output_size", "output_ratio"]
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                 _random_samples=None):
+        super().__init__()
+        self.kernel_size = _pair(kernel_size)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = _pair(output_size) if output_size is not None else None
+        self.output_ratio = _pair(output_ratio) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError("FractionalMaxPool2d requires specifying either an output size, "
+                             "or a pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None:
+            if not (0 < self.output_ratio[0] < 1 and 0 < self.output_ratio[1] < 1):
+                raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input):
+        return F.fractional_max_pool2d(input, self.kernel_size, self.output_size,
+                                       self.output_ratio, self.return_indices,
+                                       _random_samples=self._random_samples)
+
+
+class FractionalMaxPool3d(Module):
+    """Max pooling over pseudo-random windows of [N, C, T, H, W] (or [C, T, H, W]) inputs
+    (Graham's fractional max pooling)."""
+
+    __constants__ = ["kernel_size", "return_indices", "output_size", "output_ratio"]
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                 _random_samples=None):
+        super().__init__()
+        self.kernel_size = _triple(kernel_size)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = _triple(output_size) if output_size is not None else None
+        self.output_ratio = _triple(output_ratio) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError("FractionalMaxPool3d requires specifying either an output size, "
+                             "or a pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None:
+            if not (0 < self.output_ratio[0] < 1 and 0 < self.output_ratio[1] < 1
+                    and 0 < self.output_ratio[2] < 1):
+                raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input):
+        return F.fractional_max_pool3d(input, self.kernel_size, self.output_size,
+                                       self.output_ratio, self.return_indices,
+                                       _random_samples=self._random_samples)
