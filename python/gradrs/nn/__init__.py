@@ -77,9 +77,11 @@ from .modules import (  # 3-D layers
     LazyConvTranspose3d as LazyConvTranspose3d, MaxPool3d as MaxPool3d,
     MaxUnpool3d as MaxUnpool3d,
 )
-from .modules import (  # fractional max pooling
+from .modules import (  # fractional max pooling, legacy names
     FractionalMaxPool2d as FractionalMaxPool2d, FractionalMaxPool3d as FractionalMaxPool3d,
+    CrossMapLRN2d as CrossMapLRN2d, NLLLoss2d as NLLLoss2d,
 )
+from .modules.utils import factory_kwargs as factory_kwargs
 from .parameter import Buffer as Buffer, Parameter as Parameter
 from .parameter import (
     UninitializedBuffer as UninitializedBuffer, UninitializedParameter as UninitializedParameter,

@@ -3423,11 +3423,9 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
 
 
 def _list_with_default(out_size, defaults):
-    if isinstance(out_size, int):
-        return out_size
-    if len(defaults) <= len(out_size):
-        raise ValueError(f"Input dimension should be at least {len(out_size) + 1}")
-    return [v if v is not None else d for v, d in zip(out_size, defaults[-len(out_size):])]
+    from .modules.utils import _list_with_default
+
+    return _list_with_default(out_size, defaults)
 
 
 def _arg3(v, message):
@@ -4006,3 +4004,44 @@ def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=Non
     out = fractional_max_pool3d_with_indices(input, kernel_size, output_size, output_ratio,
                                              return_indices, _random_samples)
     return out if return_indices else out[0]
+
+
+def conv_tbc(input, weight, bias, pad=0):
+    """1-D convolution of a time-batch-channel input [T, B, C_in] with a weight
+    [K, C_in, C_out] and a bias [C_out], ``pad`` zeros at both ends of time (one
+    ConvTbcBackward0 node)."""
+    if input.dim() != 3:
+        raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
+    if weight.dim() != 3:
+        raise RuntimeError("Weight tensor must have 3 dims: kernel_width, in_channels, "
+                           "out_channels.")
+    if bias.dim() != 1:
+        raise RuntimeError("Bias must be 1-D")
+    if input.shape[2] != weight.shape[1]:
+        raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
+    if weight.shape[2] != bias.shape[0]:
+        raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
+
+    ilen, batch, kw = input.shape[0], input.shape[1], weight.shape[0]
+    olen = ilen - kw + 1 + 2 * pad
+    cout = weight.shape[2]
+    if olen < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {olen}: "
+                           f"[{olen}, {batch}, {cout}]")
+
+    def fn(x, w, b):
+        # PyTorch's kernel: the bias, plus for each tap k the input rows it meets times W[k].
+        out = b.expand(olen, batch, cout)
+        for k in range(kw):
+            i_shift, o_shift = max(0, k - pad), max(0, pad - k)
+            t = min(ilen + pad - k, olen) - o_shift
+            if t > 0:
+                part = x[i_shift:i_shift + t].matmul(w[k])
+                out = out + _pad(part, (0, 0, 0, 0, o_shift, olen - o_shift - t), "constant", 0)
+        return out if kw else out.clone()
+
+    return _one_node("ConvTbcBackward0", fn, input, weight, bias)
+
+
+def assert_int_or_pair(arg, arg_name, message):
+    assert isinstance(arg, int) or len(arg) == 2, message.format(arg_name)

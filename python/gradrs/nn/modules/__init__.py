@@ -59,14 +59,14 @@ from .loss import (
     HuberLoss as HuberLoss, KLDivLoss as KLDivLoss, L1Loss as L1Loss, MSELoss as MSELoss,
     MarginRankingLoss as MarginRankingLoss, MultiLabelMarginLoss as MultiLabelMarginLoss,
     MultiLabelSoftMarginLoss as MultiLabelSoftMarginLoss, MultiMarginLoss as MultiMarginLoss,
-    NLLLoss as NLLLoss,
+    NLLLoss as NLLLoss, NLLLoss2d as NLLLoss2d,
     PoissonNLLLoss as PoissonNLLLoss, SmoothL1Loss as SmoothL1Loss,
     SoftMarginLoss as SoftMarginLoss, TripletMarginLoss as TripletMarginLoss,
     TripletMarginWithDistanceLoss as TripletMarginWithDistanceLoss,
 )
 from .normalization import (
     GroupNorm as GroupNorm, LayerNorm as LayerNorm, LocalResponseNorm as LocalResponseNorm,
-    RMSNorm as RMSNorm,
+    RMSNorm as RMSNorm, CrossMapLRN2d as CrossMapLRN2d,
 )
 from .padding import (
     CircularPad1d as CircularPad1d, CircularPad2d as CircularPad2d,

@@ -1,5 +1,5 @@
-"""Normalization over features: LocalResponseNorm, LayerNorm, GroupNorm, RMSNorm (PyTorch's
-`torch.nn.modules.normalization`)."""
+"""Normalization over features: LocalResponseNorm, CrossMapLRN2d, LayerNorm, GroupNorm, RMSNorm
+(PyTorch's `torch.nn.modules.normalization`)."""
 
 import numbers
 
@@ -7,9 +7,10 @@ from ... import empty
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from ._functions import CrossMapLRN2d as _cross_map_lrn2d
 from .module import Module
 
-__all__ = ["GroupNorm", "LayerNorm", "LocalResponseNorm", "RMSNorm"]
+__all__ = ["CrossMapLRN2d", "GroupNorm", "LayerNorm", "LocalResponseNorm", "RMSNorm"]
 
 
 class LocalResponseNorm(Module):
@@ -26,6 +27,24 @@ class LocalResponseNorm(Module):
 
     def forward(self, input):
         return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
+
+
+class CrossMapLRN2d(Module):
+    """The legacy local response normalization over channels of [N, C, H, W] inputs (Lua
+    Torch's SpatialCrossMapLRN), with its own backward."""
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1):
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input):
+        return _cross_map_lrn2d.apply(input, self.size, self.alpha, self.beta, self.k)
 
     def extra_repr(self):
         return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)

@@ -1,4 +1,5 @@
-"""`gradrs.nn.modules.utils`: the argument helpers PyTorch's layers share (`_pair` & co.)."""
+"""`gradrs.nn.modules.utils`: the argument helpers PyTorch's layers share (`_pair` & co.) and
+`factory_kwargs` (PyTorch's `torch.nn.factory_kwargs`)."""
 
 import collections.abc
 from itertools import repeat
@@ -45,3 +46,22 @@ def consume_prefix_in_state_dict_if_present(state_dict, prefix):
                 continue
             if key == prefix.replace(".", "") or key.startswith(prefix):
                 state_dict._metadata[key[len(prefix):]] = state_dict._metadata.pop(key)
+
+
+def factory_kwargs(kwargs):
+    r"""The factory arguments (``device``, ``dtype``, ``memory_format``) of ``kwargs`` as one
+    dict, with those of its ``factory_kwargs`` entry; TypeError for any other key or for one
+    given both ways."""
+    if kwargs is None:
+        return {}
+    simple_keys = {"device", "dtype", "memory_format"}
+    expected_keys = simple_keys | {"factory_kwargs"}
+    if not kwargs.keys() <= expected_keys:
+        raise TypeError(f"unexpected kwargs {kwargs.keys() - expected_keys}")
+    r = dict(kwargs.get("factory_kwargs", {}))
+    for k in simple_keys:
+        if k in kwargs:
+            if k in r:
+                raise TypeError(f"{k} specified twice, in **kwargs and in factory_kwargs")
+            r[k] = kwargs[k]
+    return r

@@ -1,0 +1,85 @@
+"""Differential tests against PyTorch of the smaller torch.nn names: F.conv_tbc, CrossMapLRN2d
+(its legacy forward recurrence and hand-written backward), NLLLoss2d, nn.factory_kwargs and
+F.assert_int_or_pair: values and gradients in float32 and float64, grad_fn names, reprs and
+errors."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from conftest import G, assert_same_error, assert_same_warning, norm
+from test_nn_layers import compare_calls, compare_module, r
+
+pytestmark = pytest.mark.usefixtures("restore_grad_mode")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("t, k, pad", [(7, 3, 0), (7, 3, 1), (7, 3, 2), (5, 2, -1), (4, 4, 0),
+                                       (3, 5, 1), (6, 1, 0)])
+def test_conv_tbc(torch, t, k, pad, dtype):
+    compare_calls(torch, lambda x, w, b: G.nn.functional.conv_tbc(x, w, b, pad),
+                  lambda x, w, b: torch.nn.functional.conv_tbc(x, w, b, pad),
+                  [r(t, 2, 3), r(k, 3, 4, seed=1), r(4, seed=2)], dtype)
+    x = G.zeros(t, 2, 3, requires_grad=True)
+    assert G.nn.functional.conv_tbc(x, G.zeros(k, 3, 4), G.zeros(4), pad).grad_fn.name() == \
+        "ConvTbcBackward0"
+
+
+@pytest.mark.parametrize("fn", [
+    lambda F, L: F.conv_tbc(L.zeros(2, 3), L.zeros(3, 3, 4), L.zeros(4)),
+    lambda F, L: F.conv_tbc(L.zeros(2, 3, 3), L.zeros(3, 4), L.zeros(4)),
+    lambda F, L: F.conv_tbc(L.zeros(2, 3, 3), L.zeros(3, 3, 4), L.zeros(1, 4)),
+    lambda F, L: F.conv_tbc(L.zeros(2, 3, 2), L.zeros(3, 3, 4), L.zeros(4)),
+    lambda F, L: F.conv_tbc(L.zeros(2, 3, 3), L.zeros(3, 3, 4), L.zeros(5)),
+    lambda F, L: F.conv_tbc(L.zeros(2, 3, 3), L.zeros(5, 3, 4), L.zeros(4)),
+    lambda F, L: F.conv_tbc(L.zeros(2, 3, 3), L.zeros(2, 3, 4), L.zeros(4), -3),
+    lambda F, L: L.nn.CrossMapLRN2d(3)(L.zeros(2, 3, 4)),
+    lambda F, L: L.nn.CrossMapLRN2d(1)(L.ones(1, 4, 2, 2, requires_grad=True)).sum().backward(),
+    lambda F, L: L.nn.factory_kwargs({"device": "cpu", "foo": 1}),
+    lambda F, L: L.nn.factory_kwargs({"dtype": L.float64,
+                                      "factory_kwargs": {"dtype": L.float32}}),
+    lambda F, L: F.assert_int_or_pair((1, 2, 3), "kernel_size", "{} must be int or pair"),
+], ids=["tbc_input", "tbc_weight", "tbc_bias", "tbc_channels", "tbc_out", "tbc_negative",
+        "tbc_pad", "lrn_rank", "lrn_size1_backward", "factory_unexpected", "factory_twice",
+        "int_or_pair"])
+def test_errors(torch, fn):
+    assert_same_error(lambda: fn(G.nn.functional, G), lambda: fn(torch.nn.functional, torch))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("size, c", [(3, 5), (4, 6), (5, 3), (2, 2), (6, 4), (8, 3), (7, 7)])
+def test_cross_map_lrn2d(torch, size, c, dtype):
+    g_mod, t_mod = compare_module(torch, lambda nn: nn.CrossMapLRN2d(size, 1e-2, 0.6, 1.5),
+                                  [r(2, c, 3, 4)], dtype)
+    assert repr(g_mod) == norm(repr(t_mod))
+    x = G.ones(1, c, 2, 2, requires_grad=True)
+    assert g_mod(x).grad_fn.name() == "CrossMapLRN2dBackward"
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_nll_loss2d(torch, dtype):
+    target = np.random.default_rng(0).integers(0, 3, size=(2, 4, 5))
+    target[0, 0, 0] = -100
+    logp = np.log(np.random.default_rng(1).dirichlet([1, 1, 1], size=(2, 4, 5)))
+    assert_same_warning(lambda: G.nn.NLLLoss2d(), lambda: torch.nn.NLLLoss2d())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        g_mod, t_mod = compare_module(torch, lambda nn: nn.NLLLoss2d(reduction="none"),
+                                      [np.ascontiguousarray(logp.transpose(0, 3, 1, 2)), target],
+                                      dtype)
+    assert repr(g_mod) == norm(repr(t_mod))
+    assert isinstance(g_mod, G.nn.NLLLoss)
+
+
+def test_factory_kwargs(torch):
+    for args in (None, {}, {"device": "cpu"}, {"dtype": "D", "memory_format": "M"},
+                 {"factory_kwargs": {"dtype": "D"}, "device": "cpu"}):
+        assert G.nn.factory_kwargs(args) == torch.nn.factory_kwargs(args)
+
+
+def test_assert_int_or_pair(torch):
+    for lib in (G, torch):
+        lib.nn.functional.assert_int_or_pair(3, "x", "{} bad")
+        lib.nn.functional.assert_int_or_pair((1, 2), "x", "{} bad")
