@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 import pytest
 from conftest import G, assert_same_error, assert_same_warning, norm
-from test_nn_layers import compare_calls, compare_module, r
+from test_nn_layers import TOL, _np, compare_calls, compare_module, r
 
 pytestmark = pytest.mark.usefixtures("restore_grad_mode")
 
@@ -83,3 +83,74 @@ def test_assert_int_or_pair(torch):
     for lib in (G, torch):
         lib.nn.functional.assert_int_or_pair(3, "x", "{} bad")
         lib.nn.functional.assert_int_or_pair((1, 2), "x", "{} bad")
+
+
+# --------------------------------------------------------------------------------------------
+# AdaptiveLogSoftmaxWithLoss
+# --------------------------------------------------------------------------------------------
+
+ASM = [
+    ("three_clusters", dict(in_features=8, n_classes=20, cutoffs=[4, 10, 15], div_value=2.0,
+                            head_bias=True), 12),
+    ("one_cluster", dict(in_features=6, n_classes=9, cutoffs=[5]), 7),
+    ("single_row", dict(in_features=6, n_classes=9, cutoffs=[3, 6]), 1),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("kw, n", [c[1:] for c in ASM], ids=[c[0] for c in ASM])
+def test_adaptive_log_softmax(torch, kw, n, dtype):
+    t = torch.nn.AdaptiveLogSoftmaxWithLoss(**kw)
+    g = G.nn.AdaptiveLogSoftmaxWithLoss(**kw)
+    assert repr(g) == norm(repr(t))
+    assert list(g.state_dict()) == list(t.state_dict())
+    t, g = (t.double(), g.double()) if dtype == "float64" else (t, g)
+    g.load_state_dict({k: G.tensor(_np(v)) for k, v in t.state_dict().items()})
+    x = r(n, kw["in_features"])
+    y = np.random.default_rng(3).integers(0, kw["n_classes"], n)
+    tol = TOL[dtype]
+    for batched in (True, False):
+        xs, ys = (x, y) if batched else (x[0], y[0])
+        tx = torch.tensor(xs, dtype=getattr(torch, dtype), requires_grad=True)
+        gx = G.tensor(xs, dtype=getattr(G, dtype), requires_grad=True)
+        to, go = t(tx, torch.tensor(ys)), g(gx, G.tensor(ys))
+        assert type(go).__name__ == "_ASMoutput" and go._fields == ("output", "loss")
+        np.testing.assert_allclose(_np(go.output), _np(to.output), **tol)
+        np.testing.assert_allclose(_np(go.loss), _np(to.loss), **tol)
+        for m in (t, g):
+            m.zero_grad()
+        to.loss.backward()
+        go.loss.backward()
+        np.testing.assert_allclose(_np(gx.grad), _np(tx.grad), **tol)
+        for (name, p), (_, q) in zip(t.named_parameters(), g.named_parameters()):
+            assert (p.grad is None) == (q.grad is None), name
+            if p.grad is not None:
+                np.testing.assert_allclose(_np(q.grad), _np(p.grad), err_msg=name, **tol)
+    tx = torch.tensor(x, dtype=getattr(torch, dtype))
+    gx = G.tensor(x, dtype=getattr(G, dtype))
+    np.testing.assert_allclose(_np(g.log_prob(gx)), _np(t.log_prob(tx)), **tol)
+    np.testing.assert_array_equal(_np(g.predict(gx)), _np(t.predict(tx)))
+    # Rows split between the shortlist and the clusters, and all in clusters.
+    with torch.no_grad(), G.no_grad():
+        t.head.weight.zero_()
+        g.head.weight.zero_()
+        if t.head.bias is not None:
+            t.head.bias.zero_()
+            g.head.bias.zero_()
+    np.testing.assert_array_equal(_np(g.predict(gx)), _np(t.predict(tx)))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda nn, L: nn.AdaptiveLogSoftmaxWithLoss(4, 10, []),
+    lambda nn, L: nn.AdaptiveLogSoftmaxWithLoss(4, 10, [5, 3]),
+    lambda nn, L: nn.AdaptiveLogSoftmaxWithLoss(4, 10, [3, 10]),
+    lambda nn, L: nn.AdaptiveLogSoftmaxWithLoss(4, 10, [3, 3]),
+    lambda nn, L: nn.AdaptiveLogSoftmaxWithLoss(4, 10, [3])(L.zeros(3, 4), L.tensor([1, 2])),
+    lambda nn, L: nn.AdaptiveLogSoftmaxWithLoss(4, 10, [3])(L.zeros(2, 2, 4), L.tensor([1, 2])),
+    lambda nn, L: nn.AdaptiveLogSoftmaxWithLoss(4, 10, [3])(L.zeros(2, 4), L.tensor(1)),
+    lambda nn, L: nn.AdaptiveLogSoftmaxWithLoss(4, 10, [3])(L.zeros(2, 4), L.zeros(2, 2).long()),
+    lambda nn, L: nn.AdaptiveLogSoftmaxWithLoss(4, 10, [3])(L.zeros(2, 4), L.tensor([1, 12])),
+], ids=["empty", "unsorted", "too_large", "repeated", "batch", "input_rank", "0d_target",
+        "2d_target", "out_of_range"])
+def test_adaptive_log_softmax_errors(torch, fn):
+    assert_same_error(lambda: fn(G.nn, G), lambda: fn(torch.nn, torch))

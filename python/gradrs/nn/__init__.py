@@ -80,6 +80,7 @@ from .modules import (  # 3-D layers
 from .modules import (  # fractional max pooling, legacy names
     FractionalMaxPool2d as FractionalMaxPool2d, FractionalMaxPool3d as FractionalMaxPool3d,
     CrossMapLRN2d as CrossMapLRN2d, NLLLoss2d as NLLLoss2d,
+    AdaptiveLogSoftmaxWithLoss as AdaptiveLogSoftmaxWithLoss,
 )
 from .modules.utils import factory_kwargs as factory_kwargs
 from .parameter import Buffer as Buffer, Parameter as Parameter

@@ -6,6 +6,7 @@ from .container import (
     ParameterDict as ParameterDict, ParameterList as ParameterList, Sequential as Sequential,
 )
 # Layers, activations and losses (one file per family, as PyTorch's).
+from .adaptive import AdaptiveLogSoftmaxWithLoss as AdaptiveLogSoftmaxWithLoss
 from .activation import (
     CELU as CELU, ELU as ELU, GELU as GELU, GLU as GLU, Hardshrink as Hardshrink,
     Hardsigmoid as Hardsigmoid, Hardswish as Hardswish, Hardtanh as Hardtanh,
