@@ -1,7 +1,7 @@
 """Differential tests against PyTorch of the smaller torch.nn names: F.conv_tbc, CrossMapLRN2d
-(its legacy forward recurrence and hand-written backward), NLLLoss2d, nn.factory_kwargs and
-F.assert_int_or_pair: values and gradients in float32 and float64, grad_fn names, reprs and
-errors."""
+(its legacy forward recurrence and hand-written backward), NLLLoss2d, nn.factory_kwargs,
+F.assert_int_or_pair, AdaptiveLogSoftmaxWithLoss, SyncBatchNorm (no process group) and
+DataParallel: values and gradients in float32 and float64, grad_fn names, reprs and errors."""
 
 from __future__ import annotations
 
@@ -154,3 +154,74 @@ def test_adaptive_log_softmax(torch, kw, n, dtype):
         "2d_target", "out_of_range"])
 def test_adaptive_log_softmax_errors(torch, fn):
     assert_same_error(lambda: fn(G.nn, G), lambda: fn(torch.nn, torch))
+
+
+class _DictModule(G.nn.Module):
+    def forward(self, a, b):
+        return a[0] + b["c"]
+
+
+# --------------------------------------------------------------------------------------------
+# SyncBatchNorm (no process group: per-process statistics) and DataParallel
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("make, shape", [
+    (lambda nn: nn.SyncBatchNorm(3), (4, 3)),
+    (lambda nn: nn.SyncBatchNorm(3, momentum=None, eps=1e-3), (2, 3, 5)),
+    (lambda nn: nn.SyncBatchNorm(3, affine=False), (2, 3, 2, 2)),
+    (lambda nn: nn.SyncBatchNorm(3, track_running_stats=False, bias=False), (2, 3, 2, 2, 2)),
+], ids=["2d", "3d_cumulative", "4d_noaffine", "5d_nostats"])
+def test_sync_batch_norm(torch, make, shape, dtype):
+    for train in (True, False):
+        g_mod, t_mod = compare_module(torch, make, [r(*shape)], dtype, train=train)
+        assert repr(g_mod) == norm(repr(t_mod))
+        for (k, v), (kg, vg) in zip(t_mod.state_dict().items(), g_mod.state_dict().items()):
+            assert k == kg
+            np.testing.assert_allclose(_np(vg), _np(v), err_msg=k, **TOL[dtype])
+
+
+def test_convert_sync_batchnorm(torch):
+    res = {}
+    for name, lib in (("torch", torch), ("gradrs", G)):
+        lib.manual_seed(0)
+        model = lib.nn.Sequential(lib.nn.Conv2d(2, 3, 1), lib.nn.BatchNorm2d(3),
+                                  lib.nn.Sequential(lib.nn.BatchNorm2d(3, affine=False)))
+        model[1].eval()
+        bn = model[1]
+        conv = lib.nn.SyncBatchNorm.convert_sync_batchnorm(model)
+        assert conv is model and conv[1].weight is bn.weight
+        assert conv[1].running_mean is bn.running_mean and not conv[1].training
+        res[name] = conv
+    assert repr(res["gradrs"]) == norm(repr(res["torch"]))
+    assert list(res["gradrs"].state_dict()) == list(res["torch"].state_dict())
+    assert_same_error(lambda: G.nn.SyncBatchNorm(3)(G.zeros(3)),
+                      lambda: torch.nn.SyncBatchNorm(3)(torch.zeros(3)))
+    assert_same_error(lambda: G.nn.SyncBatchNorm(0)(G.zeros(2, 0)),
+                      lambda: torch.nn.SyncBatchNorm(0)(torch.zeros(2, 0)))
+
+
+def test_data_parallel(torch):
+    """The wrapper's repr and state_dict keys, and the wrapped model's outputs and gradients
+    (moved to the GPU where gradrs has one; PyTorch here has none)."""
+    t = torch.nn.DataParallel(torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.ReLU()))
+    g = G.nn.DataParallel(G.nn.Sequential(G.nn.Linear(4, 3), G.nn.ReLU()))
+    assert repr(g) == norm(repr(t))
+    assert list(g.state_dict()) == list(t.state_dict()) == ["module.0.weight", "module.0.bias"]
+    g.load_state_dict({k: G.tensor(_np(v)) for k, v in t.state_dict().items()})
+    assert t.device_ids == []
+    assert g.device_ids == ([0] if G.cuda.is_available() else [])
+    x = r(5, 4)
+    tx = torch.tensor(x, dtype=torch.float32, requires_grad=True)
+    gx = G.tensor(x, dtype=G.float32, requires_grad=True)
+    to, go = t(tx), g(gx)
+    np.testing.assert_allclose(_np(go.cpu()), _np(to), rtol=1e-5, atol=1e-6)
+    to.sum().backward()
+    go.sum().backward()
+    np.testing.assert_allclose(_np(gx.grad), _np(tx.grad), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(_np(g.module[0].weight.grad.cpu()), _np(t.module[0].weight.grad),
+                               rtol=1e-5, atol=1e-6)
+    # Keyword inputs in containers travel too.
+    out = G.nn.DataParallel(_DictModule())(a=[G.ones(2)], b={"c": G.ones(2)})
+    assert tuple(out.shape) == (2,)

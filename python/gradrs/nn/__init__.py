@@ -80,8 +80,10 @@ from .modules import (  # 3-D layers
 from .modules import (  # fractional max pooling, legacy names
     FractionalMaxPool2d as FractionalMaxPool2d, FractionalMaxPool3d as FractionalMaxPool3d,
     CrossMapLRN2d as CrossMapLRN2d, NLLLoss2d as NLLLoss2d,
-    AdaptiveLogSoftmaxWithLoss as AdaptiveLogSoftmaxWithLoss,
+    AdaptiveLogSoftmaxWithLoss as AdaptiveLogSoftmaxWithLoss, SyncBatchNorm as SyncBatchNorm,
 )
+from . import parallel as parallel
+from .parallel import DataParallel as DataParallel
 from .modules.utils import factory_kwargs as factory_kwargs
 from .parameter import Buffer as Buffer, Parameter as Parameter
 from .parameter import (

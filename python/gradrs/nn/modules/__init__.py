@@ -19,7 +19,7 @@ from .activation import (
 from .batchnorm import (
     BatchNorm1d as BatchNorm1d, BatchNorm2d as BatchNorm2d, BatchNorm3d as BatchNorm3d,
     LazyBatchNorm1d as LazyBatchNorm1d, LazyBatchNorm2d as LazyBatchNorm2d,
-    LazyBatchNorm3d as LazyBatchNorm3d,
+    LazyBatchNorm3d as LazyBatchNorm3d, SyncBatchNorm as SyncBatchNorm,
 )
 from .channelshuffle import (
     ChannelShuffle as ChannelShuffle,

@@ -1,8 +1,8 @@
-"""Batch normalization: BatchNorm1d, BatchNorm2d, BatchNorm3d, their lazy forms and their
-shared base `_NormBase` (running statistics, `num_batches_tracked`), as in
+"""Batch normalization: BatchNorm1d, BatchNorm2d, BatchNorm3d, their lazy forms, SyncBatchNorm
+and their shared base `_NormBase` (running statistics, `num_batches_tracked`), as in
 `torch.nn.modules.batchnorm`."""
 
-from ... import empty, long, ones, tensor, zeros
+from ... import empty, long, no_grad, ones, tensor, zeros
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
@@ -10,7 +10,7 @@ from .lazy import LazyModuleMixin
 from .module import Module
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d", "LazyBatchNorm2d",
-           "LazyBatchNorm3d"]
+           "LazyBatchNorm3d", "SyncBatchNorm"]
 
 
 class _NormBase(Module):
@@ -200,3 +200,68 @@ class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
     def _check_input_dim(self, input):
         if input.dim() != 5:
             raise ValueError(f"expected 5D input (got {input.dim()}D input)")
+
+
+class SyncBatchNorm(_BatchNorm):
+    """Batch normalization whose batch statistics PyTorch reduces over the processes of a
+    distributed group. gradrs has no ``torch.distributed`` (as a PyTorch build without it), so
+    it normalizes each process's batch alone: PyTorch's path when no process group is
+    initialized."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
+                 track_running_stats=True, process_group=None, device=None, dtype=None, *,
+                 bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats,
+                         device=device, dtype=dtype, bias=bias)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input):
+        if input.dim() < 2:
+            raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+
+    def _check_non_zero_input_channels(self, input):
+        if input.size(1) == 0:
+            raise ValueError("SyncBatchNorm number of input channels should be non-zero")
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        self._check_non_zero_input_channels(input)
+        exponential_average_factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats:
+            self.num_batches_tracked.add_(1)
+            if self.momentum is None:  # cumulative moving average
+                exponential_average_factor = 1.0 / self.num_batches_tracked.item()
+            else:
+                exponential_average_factor = self.momentum
+        if self.training:
+            bn_training = True
+        else:
+            bn_training = self.running_mean is None and self.running_var is None
+        use_running = not self.training or self.track_running_stats
+        return F.batch_norm(input, self.running_mean if use_running else None,
+                            self.running_var if use_running else None, self.weight, self.bias,
+                            bn_training, exponential_average_factor, self.eps)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module, process_group=None):
+        r"""``module`` with every BatchNorm*d layer (recursively) replaced by a SyncBatchNorm
+        sharing its parameters and buffers."""
+        module_output = module
+        if isinstance(module, _BatchNorm):
+            module_output = SyncBatchNorm(module.num_features, module.eps, module.momentum,
+                                          module.affine, module.track_running_stats,
+                                          process_group, bias=module.bias is not None)
+            if module.affine:
+                with no_grad():
+                    module_output.weight = module.weight
+                    module_output.bias = module.bias
+            module_output.running_mean = module.running_mean
+            module_output.running_var = module.running_var
+            module_output.num_batches_tracked = module.num_batches_tracked
+            module_output.training = module.training
+            if hasattr(module, "qconfig"):
+                module_output.qconfig = module.qconfig
+        for name, child in module.named_children():
+            module_output.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        del module
+        return module_output
