@@ -1,7 +1,8 @@
 """Differential tests against PyTorch of the smaller torch.nn names: F.conv_tbc, CrossMapLRN2d
 (its legacy forward recurrence and hand-written backward), NLLLoss2d, nn.factory_kwargs,
-F.assert_int_or_pair, AdaptiveLogSoftmaxWithLoss, SyncBatchNorm (no process group) and
-DataParallel: values and gradients in float32 and float64, grad_fn names, reprs and errors."""
+F.assert_int_or_pair, AdaptiveLogSoftmaxWithLoss, SyncBatchNorm (no process group),
+DataParallel and linear_cross_entropy / LinearCrossEntropyLoss: values and gradients in float32
+and float64, grad_fn names, reprs and errors."""
 
 from __future__ import annotations
 
@@ -225,3 +226,59 @@ def test_data_parallel(torch):
     # Keyword inputs in containers travel too.
     out = G.nn.DataParallel(_DictModule())(a=[G.ones(2)], b={"c": G.ones(2)})
     assert tuple(out.shape) == (2,)
+
+
+# --------------------------------------------------------------------------------------------
+# linear_cross_entropy / LinearCrossEntropyLoss (PyTorch's reference path, options=None)
+# --------------------------------------------------------------------------------------------
+
+LCE = [
+    ("plain", dict(), (6, 4), "class"),
+    ("unbatched_sum", dict(reduction="sum"), (4,), "class"),
+    ("bias_weight_ignore", dict(bias=True, weight=[1.0, 2.0, 0.5, 1.5, 1.0], ignore_index=2),
+     (7, 4), "class"),
+    ("smoothing_none", dict(label_smoothing=0.2, reduction="none"), (5, 4), "class"),
+    ("k_dim", dict(out_features=(2, 3), bias=True), (3, 4), "class"),
+    ("probabilities", dict(label_smoothing=0.1), (5, 4), "prob"),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("kw, shape, kind", [c[1:] for c in LCE], ids=[c[0] for c in LCE])
+def test_linear_cross_entropy(torch, kw, shape, kind, dtype):
+    out_features = kw.get("out_features", ())
+    rng = np.random.default_rng(4)
+    if kind == "class":
+        target = rng.integers(0, 5, size=shape[:-1] + out_features)
+        if "ignore_index" in kw:
+            target.reshape(-1)[0] = kw["ignore_index"]
+    else:
+        target = rng.dirichlet(np.ones(5), size=shape[:-1])
+
+    def make(nn):
+        lib = torch if nn is torch.nn else G
+        args = dict(kw)
+        if "weight" in args:
+            args["weight"] = lib.tensor(args["weight"], dtype=getattr(lib, dtype))
+        return nn.LinearCrossEntropyLoss(4, 5, **args)
+
+    g_mod, t_mod = compare_module(torch, make, [r(*shape), target], dtype)
+    assert repr(g_mod) == norm(repr(t_mod))
+    assert list(g_mod.state_dict()) == list(t_mod.state_dict())
+
+
+@pytest.mark.parametrize("fn", [
+    lambda F, L: F.linear_cross_entropy(L.zeros(2, 3, 4), L.zeros(5, 4), L.zeros(2).long()),
+    lambda F, L: F.linear_cross_entropy(L.zeros(2, 4), L.zeros(4), L.zeros(2).long()),
+    lambda F, L: F.linear_cross_entropy(L.zeros(2, 4), L.zeros(5, 3), L.zeros(2).long()),
+    lambda F, L: F.linear_cross_entropy(L.zeros(2, 4), L.zeros(5, 4), L.zeros(2).long(),
+                                        linear_bias=L.zeros(4)),
+    lambda F, L: F.linear_cross_entropy(L.zeros(4), L.zeros(5, 2, 4), L.zeros(2).long()),
+    lambda F, L: F.linear_cross_entropy(L.zeros(2, 4), L.zeros(5, 4), L.zeros(2, 5),
+                                        ignore_index=1),
+    lambda F, L: L.nn.LinearCrossEntropyLoss(4, 5, weight=L.ones(4)),
+    lambda F, L: L.nn.LinearCrossEntropyLoss(4, 5, label_smoothing=1.5),
+], ids=["input_rank", "weight_rank", "in_features", "bias_shape", "k_dim_unbatched",
+        "prob_ignore", "module_weight", "module_smoothing"])
+def test_linear_cross_entropy_errors(torch, fn):
+    assert_same_error(lambda: fn(G.nn.functional, G), lambda: fn(torch.nn.functional, torch))

@@ -81,6 +81,7 @@ from .modules import (  # fractional max pooling, legacy names
     FractionalMaxPool2d as FractionalMaxPool2d, FractionalMaxPool3d as FractionalMaxPool3d,
     CrossMapLRN2d as CrossMapLRN2d, NLLLoss2d as NLLLoss2d,
     AdaptiveLogSoftmaxWithLoss as AdaptiveLogSoftmaxWithLoss, SyncBatchNorm as SyncBatchNorm,
+    LinearCrossEntropyLoss as LinearCrossEntropyLoss,
 )
 from . import parallel as parallel
 from .parallel import DataParallel as DataParallel

@@ -60,7 +60,7 @@ from .loss import (
     HuberLoss as HuberLoss, KLDivLoss as KLDivLoss, L1Loss as L1Loss, MSELoss as MSELoss,
     MarginRankingLoss as MarginRankingLoss, MultiLabelMarginLoss as MultiLabelMarginLoss,
     MultiLabelSoftMarginLoss as MultiLabelSoftMarginLoss, MultiMarginLoss as MultiMarginLoss,
-    NLLLoss as NLLLoss, NLLLoss2d as NLLLoss2d,
+    NLLLoss as NLLLoss, NLLLoss2d as NLLLoss2d, LinearCrossEntropyLoss as LinearCrossEntropyLoss,
     PoissonNLLLoss as PoissonNLLLoss, SmoothL1Loss as SmoothL1Loss,
     SoftMarginLoss as SoftMarginLoss, TripletMarginLoss as TripletMarginLoss,
     TripletMarginWithDistanceLoss as TripletMarginWithDistanceLoss,
