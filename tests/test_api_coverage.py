@@ -62,3 +62,26 @@ def test_snapshot_is_current(torch):
     live = {g: tool._public(m) for g, m in tool.GROUPS}
     assert live == data["groups"], "run: python tools/api_coverage.py --write-names " \
         "tools/torch_api_names.json"
+
+
+def test_nn_classes_at_pytorch_module_paths(torch):
+    """Each torch.nn class is importable from gradrs's module of the same path
+    (`from torch.nn.modules.activation import MultiheadAttention` under gradrs.run)."""
+    import importlib
+    import inspect
+
+    left_out = {"LinearCrossEntropyOptions"}  # PyTorch's chunked linear_cross_entropy path
+    missing = []
+    for name in dir(torch.nn):
+        obj = getattr(torch.nn, name)
+        if not inspect.isclass(obj) or not obj.__module__.startswith("torch.nn.") \
+                or name in left_out:
+            continue
+        path = "gradrs" + obj.__module__[len("torch"):]
+        try:
+            ok = hasattr(importlib.import_module(path), name)
+        except ImportError:
+            ok = False
+        if not ok:
+            missing.append(f"{path}.{name}")
+    assert not missing

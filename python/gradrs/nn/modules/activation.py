@@ -7,12 +7,13 @@ from ... import empty, sigmoid, tanh
 from .. import functional as F
 from .. import init as _init
 from ..parameter import Parameter
+from .attention import MultiheadAttention  # PyTorch defines it in this module
 from .module import Module
 
 __all__ = ["CELU", "ELU", "GELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh",
            "LeakyReLU", "LogSigmoid", "LogSoftmax", "Mish", "PReLU", "RReLU", "ReLU", "ReLU6",
            "SELU", "SiLU", "Sigmoid", "Softmax", "Softmax2d", "Softmin", "Softplus",
-           "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold"]
+           "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold", "MultiheadAttention"]
 
 
 def _inplace_suffix(inplace):
