@@ -219,3 +219,33 @@ def test_conv_transpose3d_gradcheck():
 
     assert gradcheck(fn, (x, w, b))
     assert gradgradcheck(fn, (x, w, b))
+
+
+DTYPE_OPS = [
+    ("max", lambda F, L, t: F.max_pool3d(t, 2)),
+    ("avg", lambda F, L, t: F.avg_pool3d(t, 2)),
+    ("adaptive_max", lambda F, L, t: F.adaptive_max_pool3d(t, 1)),
+    ("adaptive_avg", lambda F, L, t: F.adaptive_avg_pool3d(t, 2)),
+    ("unpool", lambda F, L, t: F.max_unpool3d(t, L.arange(8).reshape(1, 1, 2, 2, 2), 1)),
+    ("lp", lambda F, L, t: F.lp_pool3d(t, 2, 2)),
+    ("convT", lambda F, L, t: F.conv_transpose3d(t, L.ones(1, 2, 2, 2, 2, dtype=t.dtype))),
+]
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "bool", "float16"])
+@pytest.mark.parametrize("fn", [c[1] for c in DTYPE_OPS], ids=[c[0] for c in DTYPE_OPS])
+def test_dtypes(torch, fn, dtype):
+    """Which dtypes PyTorch's CPU kernels take (NotImplementedError otherwise), and the
+    values of those they take."""
+    x = np.random.default_rng(0).integers(-3, 4, size=(1, 1, 2, 2, 2))
+    tx = torch.tensor(x).to(getattr(torch, dtype))
+    gx = G.tensor(x).to(getattr(G, dtype))
+    try:
+        to = fn(torch.nn.functional, torch, tx)
+    except Exception:  # noqa: BLE001 - the same error is then required of gradrs
+        assert_same_error(lambda: fn(G.nn.functional, G, gx),
+                          lambda: fn(torch.nn.functional, torch, tx))
+        return
+    go = fn(G.nn.functional, G, gx)
+    assert str(go.dtype) == norm(str(to.dtype))
+    np.testing.assert_array_equal(go.float().numpy(), to.float().numpy())

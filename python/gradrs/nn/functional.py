@@ -3519,6 +3519,8 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
               "ints")
     sizes, out, pads = _pool3d_geometry(input, k, s, p, d, ceil_mode,
                                         "max_pool3d_with_indices_out_cpu_template", False)
+    if input.dtype == _native.bool:
+        raise NotImplementedError("\"max_pool3d\" not implemented for 'Bool'")
     low = _lowest(input.dtype)
 
     def pool(t):
@@ -3559,7 +3561,7 @@ def _window_counts(size, k, s, p, n_out, count_include_pad):
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     from .. import bool as bool_
-    from .. import tensor
+    from .. import float16, int32, tensor
 
     k = _arg3(kernel_size, "avg_pool3d: kernel_size must be a single int, or a tuple of three "
               "ints")
@@ -3572,8 +3574,10 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
         raise RuntimeError("divisor must be not zero")
     sizes, out, pads = _pool3d_geometry(input, k, s, p, (1, 1, 1), ceil_mode, "avg_pool3d",
                                         True)
-    if input.dtype == bool_:
-        raise NotImplementedError("\"avg_pool3d_out_frame\" not implemented for 'Bool'")
+    if input.dtype in (bool_, int32) or (input.dtype == float16 and input.device.type == "cpu"):
+        # PyTorch's CPU kernel: float, double and long (its GPU one has Half too).
+        raise NotImplementedError("\"avg_pool3d_out_frame\" not implemented for "
+                                  f"'{_scalar_name(input.dtype)}'")
     if divisor_override is not None:
         divisor = divisor_override
     else:
@@ -3647,7 +3651,7 @@ def adaptive_avg_pool3d(input, output_size):
             x = _adaptive_axis(x, axis, n, "mean")[0]
         return x
 
-    return _one_node("AdaptiveAvgPool3DBackward0", pool, input, linear=True)
+    return _one_node("AdaptiveAvgPool3DBackward0", _opmath(pool), input, linear=True)
 
 
 def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
@@ -3721,6 +3725,9 @@ def _max_unpool3d(input, indices, output_size, stride, padding):
                 f"dimensions, but got {list(input.shape)} with dimension {i} being empty.")
     if min(stride) <= 0:
         raise RuntimeError(f"strides should be greater than zero, but got stride: {list(stride)}")
+    if not input.is_floating_point():
+        raise NotImplementedError(
+            f"\"max_unpool3d\" not implemented for '{_scalar_name(input.dtype)}'")
     ot, oh, ow = output_size
     vol = ot * oh * ow
     planes = input.numel() // max(input.shape[-1] * input.shape[-2] * input.shape[-3], 1)
@@ -3821,6 +3828,9 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
         raise RuntimeError(
             f"Given input size per channel: ({' x '.join(map(str, sizes))}). Calculated output "
             f"size per channel: ({' x '.join(map(str, outs))}). Output size is too small")
+    if not input.is_floating_point() and input.dtype != _native.int64:
+        raise NotImplementedError("\"slow_conv_transpose3d_out_cpu\" not implemented for "
+                                  f"'{_scalar_name(input.dtype)}'")
     t = sizes[0]
     depth = (t - 1) * s[0] + d[0] * (k[0] - 1) + 1  # the unpadded canvas
 
