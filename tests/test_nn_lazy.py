@@ -236,3 +236,16 @@ def test_training_step_after_first_call(torch):
             out.append(loss.item())
         losses[name] = out
     np.testing.assert_allclose(losses["gradrs"], losses["torch"], rtol=1e-5)
+
+
+def test_deepcopy_uninitialized_buffer(torch):
+    """PyTorch refuses to deep-copy an UninitializedBuffer (a lazy norm before its first call)
+    through __torch_function__; the same ValueError here, the function's repr aside."""
+    import re
+
+    errors = []
+    for lib in (torch, G):
+        with pytest.raises(ValueError) as info:
+            copy.deepcopy(lib.nn.LazyBatchNorm1d())
+        errors.append(re.sub(r"<[^>]*>", "<fn>", str(info.value)))
+    assert errors[1] == norm(errors[0])

@@ -189,6 +189,15 @@ class UninitializedBuffer(UninitializedTensorMixin, _native.Tensor):
 
     cls_to_become = _native.Tensor
 
+    def __deepcopy__(self, memo):
+        # PyTorch's Tensor.__deepcopy__ reaches its __torch_function__, which refuses it.
+        raise ValueError(
+            f"Attempted to use an uninitialized parameter in {_native.Tensor.__deepcopy__}. "
+            "This error happens when you are using a `LazyModule` or explicitly manipulating "
+            f"`gradrs.nn.parameter.{type(self).__name__}` objects. When using LazyModules Call "
+            "`forward` with a dummy batch to initialize the parameters before calling gradrs "
+            "functions")
+
     def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
         data = _native.empty(0, device=device, dtype=dtype)
         t = _native.Tensor.__new__(cls, data)
