@@ -3561,7 +3561,7 @@ def _window_counts(size, k, s, p, n_out, count_include_pad):
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     from .. import bool as bool_
-    from .. import float16, int32, tensor
+    from .. import float16, int32
 
     k = _arg3(kernel_size, "avg_pool3d: kernel_size must be a single int, or a tuple of three "
               "ints")
@@ -3588,14 +3588,23 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
         else:
             divisor = None
 
+    def window_counts(like):
+        # Each window's divisor as PyTorch counts it: the same pooling of a volume of ones,
+        # zero-padded (count_include_pad=False) or one-padded but for ceil_mode's extra tail.
+        # Tensor ops on the input's device: a GPU step uploads nothing.
+        ones = _native.ones(1, 1, *sizes, dtype=like.dtype, device=like.device)
+        if count_include_pad:
+            ones = _pad(ones, (p[2], p[2], p[1], p[1], p[0], p[0]), "constant", 1)
+            extra = (0, pads[1] - pads[0], 0, pads[3] - pads[2], 0, pads[5] - pads[4])
+        else:
+            extra = pads
+        return _taps3d(_pad(ones, extra, "constant", 0), k, s, (1, 1, 1), out).sum(-4)[0, 0]
+
     def pool(t):
         total = _taps3d(_pad(t, pads, "constant", 0), k, s, (1, 1, 1), out).sum(-4)
         div = divisor
         if div is None:
-            dev, dt = t.device, total.dtype
-            div = (tensor(counts[0], dtype=dt, device=dev).reshape(-1, 1, 1)
-                   * tensor(counts[1], dtype=dt, device=dev).reshape(-1, 1)
-                   * tensor(counts[2], dtype=dt, device=dev))
+            div = window_counts(total)
         if t.is_floating_point():
             return total / div
         return total.div(div, rounding_mode="trunc")
