@@ -75,9 +75,6 @@ EXPECTED = {
     # int64 GPU tensor in a state where each later add_(1) downloads and uploads it once (a
     # GPU-backend matter: a plain BatchNorm2d after reset_running_stats() does the same).
     "LazyConv+LazyBatchNorm+LazyLinear": (1, 1),
-    # rand() draws the windows' samples on the host (as dropout's masks) and the windows'
-    # indices are built there from them: 2 uploads.
-    "FractionalMaxPool2d": (1, 2),
 }
 
 

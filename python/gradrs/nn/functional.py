@@ -3890,8 +3890,8 @@ def _fractional_intervals(sample, in_size, out_size, k, np_dtype):
     return seq
 
 
-def _fractional_max_pool(input, kernel_size, output_size, samples, nd):
-    """fractional_max_pool{nd}d's checks, then (values, indices)."""
+def _fractional_max_pool(input, kernel_size, output_size, samples, nd, with_indices=True):
+    """fractional_max_pool{nd}d's checks, then (values, indices), or the values alone."""
     import itertools
 
     import numpy as np
@@ -3966,6 +3966,8 @@ def _fractional_max_pool(input, kernel_size, output_size, samples, nd):
         return got.max(-1)[0].reshape(*out_shape)
 
     values = _one_node(f"FractionalMaxPool{nd}DBackward0", _opmath(pool), input, linear=True)
+    if not with_indices:
+        return values
     with no_grad():
         flat = input.detach().reshape(n, c, plane)
         at = flat.gather(2, index.reshape(n, c, -1)).reshape(n, c, -1, len(taps)).argmax(-1)
@@ -3974,7 +3976,8 @@ def _fractional_max_pool(input, kernel_size, output_size, samples, nd):
 
 
 def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
-                                       return_indices=False, _random_samples=None):
+                                       return_indices=False, _random_samples=None, *,
+                                       _with_indices=True):
     from .. import rand
 
     if output_size is None and output_ratio is None:
@@ -3988,20 +3991,24 @@ def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, out
         output_size = [int(input.size(-2) * ratio[0]), int(input.size(-1) * ratio[1])]
     if _random_samples is None:
         n_batch = 1 if input.dim() == 3 else input.size(0)
-        _random_samples = rand(n_batch, input.size(-3), 2, dtype=input.dtype,
-                               device=input.device)
-    return _fractional_max_pool(input, kernel_size, output_size, _random_samples, 2)
+        # Drawn on the host (gradrs's GPU draws come from the same CPU stream), where the
+        # windows are built: nothing to read back from the GPU.
+        _random_samples = rand(n_batch, input.size(-3), 2, dtype=input.dtype)
+    return _fractional_max_pool(input, kernel_size, output_size, _random_samples, 2,
+                                _with_indices)
 
 
 def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None,
                           return_indices=False, _random_samples=None):
-    out = fractional_max_pool2d_with_indices(input, kernel_size, output_size, output_ratio,
-                                             return_indices, _random_samples)
-    return out if return_indices else out[0]
+    # Without return_indices the indices are not computed.
+    return fractional_max_pool2d_with_indices(input, kernel_size, output_size, output_ratio,
+                                              return_indices, _random_samples,
+                                              _with_indices=return_indices)
 
 
 def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
-                                       return_indices=False, _random_samples=None):
+                                       return_indices=False, _random_samples=None, *,
+                                       _with_indices=True):
     from .. import rand
 
     if output_size is None and output_ratio is None:
@@ -4013,16 +4020,19 @@ def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, out
                        int(input.size(-1) * ratio[2])]
     if _random_samples is None:
         n_batch = 1 if input.dim() == 4 else input.size(0)
-        _random_samples = rand(n_batch, input.size(-4), 3, dtype=input.dtype,
-                               device=input.device)
-    return _fractional_max_pool(input, kernel_size, output_size, _random_samples, 3)
+        # Drawn on the host (gradrs's GPU draws come from the same CPU stream), where the
+        # windows are built: nothing to read back from the GPU.
+        _random_samples = rand(n_batch, input.size(-4), 3, dtype=input.dtype)
+    return _fractional_max_pool(input, kernel_size, output_size, _random_samples, 3,
+                                _with_indices)
 
 
 def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None,
                           return_indices=False, _random_samples=None):
-    out = fractional_max_pool3d_with_indices(input, kernel_size, output_size, output_ratio,
-                                             return_indices, _random_samples)
-    return out if return_indices else out[0]
+    # Without return_indices the indices are not computed.
+    return fractional_max_pool3d_with_indices(input, kernel_size, output_size, output_ratio,
+                                              return_indices, _random_samples,
+                                              _with_indices=return_indices)
 
 
 def conv_tbc(input, weight, bias, pad=0):
