@@ -1,0 +1,444 @@
+//! Elementwise kernels: the unary, binary and ternary op enums (the `OP` values of their
+//! shaders) and their calls over strided, broadcast views.
+
+use super::buffer::{for_each_piece, key, key_as, len_u32, signed, words, GpuBuffer};
+use super::context::{guarded, GpuDType, Kernel, WORKGROUP};
+use crate::error::{Error, Result};
+use crate::shape::contiguous_strides;
+
+/// Elementwise unary ops (the `OP` values of `unary.wgsl`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    Neg = 0,
+    Exp = 1,
+    Log = 2,
+    Sin = 3,
+    Cos = 4,
+    Tan = 5,
+    Tanh = 6,
+    Sigmoid = 7,
+    Relu = 8,
+    Sqrt = 9,
+    Rsqrt = 10,
+    Abs = 11,
+    Reciprocal = 12,
+    Square = 13,
+    Floor = 14,
+    Ceil = 15,
+    Round = 16,
+    Trunc = 17,
+    Log1p = 18,
+    Expm1 = 19,
+    Log2 = 20,
+    Exp2 = 21,
+    Sign = 22,
+    Asin = 23,
+    Acos = 24,
+    Atan = 25,
+    Sinh = 26,
+    Cosh = 27,
+    Log10 = 28,
+    Frac = 29,
+    Erf = 30,
+    /// Parameters: lower, upper bound.
+    Clamp = 31,
+    /// Parameter: negative slope.
+    LeakyRelu = 32,
+    /// Parameter: alpha.
+    Elu = 33,
+    /// Parameters: beta, threshold.
+    Softplus = 34,
+    Silu = 35,
+    GeluErf = 36,
+    GeluTanh = 37,
+    /// Parameters: the values for NaN, +inf, -inf.
+    NanToNum = 38,
+}
+
+impl UnaryOp {
+    pub const ALL: [UnaryOp; 39] = [
+        UnaryOp::Neg,
+        UnaryOp::Exp,
+        UnaryOp::Log,
+        UnaryOp::Sin,
+        UnaryOp::Cos,
+        UnaryOp::Tan,
+        UnaryOp::Tanh,
+        UnaryOp::Sigmoid,
+        UnaryOp::Relu,
+        UnaryOp::Sqrt,
+        UnaryOp::Rsqrt,
+        UnaryOp::Abs,
+        UnaryOp::Reciprocal,
+        UnaryOp::Square,
+        UnaryOp::Floor,
+        UnaryOp::Ceil,
+        UnaryOp::Round,
+        UnaryOp::Trunc,
+        UnaryOp::Log1p,
+        UnaryOp::Expm1,
+        UnaryOp::Log2,
+        UnaryOp::Exp2,
+        UnaryOp::Sign,
+        UnaryOp::Asin,
+        UnaryOp::Acos,
+        UnaryOp::Atan,
+        UnaryOp::Sinh,
+        UnaryOp::Cosh,
+        UnaryOp::Log10,
+        UnaryOp::Frac,
+        UnaryOp::Erf,
+        UnaryOp::Clamp,
+        UnaryOp::LeakyRelu,
+        UnaryOp::Elu,
+        UnaryOp::Softplus,
+        UnaryOp::Silu,
+        UnaryOp::GeluErf,
+        UnaryOp::GeluTanh,
+        UnaryOp::NanToNum,
+    ];
+}
+
+/// Elementwise binary ops (the `OP` values of `binary.wgsl`); comparisons give 1.0 / 0.0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    Add = 0,
+    Sub = 1,
+    Mul = 2,
+    Div = 3,
+    Pow = 4,
+    Maximum = 5,
+    Minimum = 6,
+    Eq = 7,
+    Ne = 8,
+    Lt = 9,
+    Le = 10,
+    Gt = 11,
+    Ge = 12,
+    Atan2 = 13,
+    /// C's fmod (sign of the dividend), exact.
+    Fmod = 14,
+    /// Python's % (sign of the divisor).
+    Remainder = 15,
+    DivTrunc = 16,
+    DivFloor = 17,
+    /// Logical ops on truth values (nonzero), giving 1.0 / 0.0.
+    And = 18,
+    Or = 19,
+    Xor = 20,
+}
+
+impl BinaryOp {
+    pub const ALL: [BinaryOp; 21] = [
+        BinaryOp::Add,
+        BinaryOp::Sub,
+        BinaryOp::Mul,
+        BinaryOp::Div,
+        BinaryOp::Pow,
+        BinaryOp::Maximum,
+        BinaryOp::Minimum,
+        BinaryOp::Eq,
+        BinaryOp::Ne,
+        BinaryOp::Lt,
+        BinaryOp::Le,
+        BinaryOp::Gt,
+        BinaryOp::Ge,
+        BinaryOp::Atan2,
+        BinaryOp::Fmod,
+        BinaryOp::Remainder,
+        BinaryOp::DivTrunc,
+        BinaryOp::DivFloor,
+        BinaryOp::And,
+        BinaryOp::Or,
+        BinaryOp::Xor,
+    ];
+}
+
+/// `y[i] = op(x[offset + i])` for `i < n`.
+pub fn unary(op: UnaryOp, x: &GpuBuffer, offset: usize, n: usize) -> Result<GpuBuffer> {
+    unary_with(op, x, offset, n, [0.0; 3])
+}
+
+/// `unary` for the ops that take parameters (`UnaryOp` says which).
+pub fn unary_with(
+    op: UnaryOp,
+    x: &GpuBuffer,
+    offset: usize,
+    n: usize,
+    args: [f32; 3],
+) -> Result<GpuBuffer> {
+    unary_as(GpuDType::F32, op, x, offset, n, args)
+}
+
+/// `unary_with` giving `dtype` values (float16: each result rounded to half).
+pub fn unary_as(
+    dtype: GpuDType,
+    op: UnaryOp,
+    x: &GpuBuffer,
+    offset: usize,
+    n: usize,
+    args: [f32; 3],
+) -> Result<GpuBuffer> {
+    guarded(|| {
+        if offset + n > x.len {
+            return Err(Error::Runtime(format!(
+                "GPU unary: elements {offset}..{} out of a buffer of {}",
+                offset + n,
+                x.len
+            )));
+        }
+        let g = x.gpu;
+        let out = GpuBuffer::alloc(g, n)?;
+        if n == 0 {
+            return Ok(out);
+        }
+        let pipeline = g.pipeline(key_as(Kernel::Unary, op as u32, dtype))?;
+        let [a, b, c] = args.map(f32::to_bits);
+        let unit = [1isize];
+        let operands = [(x, &unit[..], offset), (&out, &unit[..], 0)];
+        for_each_piece(&[n], &operands, true, |shape, bufs, offsets| {
+            let n = shape[0];
+            let params = [
+                len_u32(n, "length")?,
+                len_u32(offsets[0], "offset")?,
+                a,
+                b,
+                c,
+                len_u32(offsets[1], "offset")?,
+                0,
+                0,
+            ];
+            let groups = g.grid((n as u64).div_ceil(WORKGROUP))?;
+            g.dispatch(&pipeline, bufs, words(&params), groups)
+        })?;
+        Ok(out)
+    })
+}
+
+/// A strided view into a buffer: element `idx` is at `offset + sum(idx[d] * strides[d])`.
+#[derive(Clone, Debug)]
+pub struct View<'a> {
+    pub shape: &'a [usize],
+    pub strides: &'a [usize],
+    pub offset: usize,
+}
+
+impl<'a> View<'a> {
+    pub fn contiguous(shape: &'a [usize], strides_out: &'a mut Vec<usize>) -> View<'a> {
+        strides_out.clear();
+        let mut s = 1;
+        for &d in shape.iter().rev() {
+            strides_out.push(s);
+            s *= d;
+        }
+        strides_out.reverse();
+        View {
+            shape,
+            strides: strides_out,
+            offset: 0,
+        }
+    }
+}
+
+/// The most dims `binary.wgsl` indexes over (after merging, see [`collapse`]).
+pub const MAX_DIMS: usize = 8;
+
+/// The parameters of the binary and where kernels: n, ndim, each buffer's offset from word 2
+/// (operands, then out; 6 at most), then the collapsed shape and each of the `K` operands'
+/// strides, `MAX_DIMS` words each.
+pub(super) fn strided_params<const K: usize>(
+    n: usize,
+    dims: &[(usize, [isize; K])],
+    offsets: &[usize],
+) -> Result<Vec<u32>> {
+    let mut p = vec![0u32; 8 + (K + 1) * MAX_DIMS];
+    p[0] = len_u32(n, "length")?;
+    p[1] = dims.len() as u32;
+    for (i, &o) in offsets.iter().enumerate() {
+        p[2 + i] = len_u32(o, "offset")?;
+    }
+    for (d, (size, strides)) in dims.iter().enumerate() {
+        p[8 + d] = len_u32(*size, "dim")?;
+        for (k, &s) in strides.iter().enumerate() {
+            p[8 + (k + 1) * MAX_DIMS + d] = len_u32(s as usize, "stride")?;
+        }
+    }
+    Ok(p)
+}
+
+/// The index space `shape` with each operand's strides (0 where broadcast), size-1 dims
+/// dropped and adjacent dims merged wherever every operand steps through them as one: fewer
+/// dims is less index arithmetic per element, and most tensors of any rank fit in
+/// [`MAX_DIMS`], past which `what`'s kernel is refused.
+pub(super) fn collapse<const K: usize>(
+    what: &str,
+    shape: &[usize],
+    strides: [&[isize]; K],
+) -> Result<Vec<(usize, [isize; K])>> {
+    let mut dims: Vec<(usize, [isize; K])> = Vec::new();
+    for (d, &n) in shape.iter().enumerate() {
+        if n == 1 {
+            continue;
+        }
+        let cur = strides.map(|s| s[d]);
+        match dims.last_mut() {
+            Some(l) if (0..K).all(|k| l.1[k] == cur[k] * n as isize) => *l = (l.0 * n, cur),
+            _ => dims.push((n, cur)),
+        }
+    }
+    if dims.len() > MAX_DIMS {
+        return Err(Error::Runtime(format!(
+            "GPU {what}: {} non-mergeable dims exceed the kernel's {MAX_DIMS}",
+            dims.len()
+        )));
+    }
+    Ok(dims)
+}
+
+/// Each operand's strides against `out_shape` (right-aligned; 0 on broadcast dims).
+pub(super) fn broadcast_strides(v: &View, out_shape: &[usize], which: &str) -> Result<Vec<usize>> {
+    if v.shape.len() != v.strides.len() || v.shape.len() > out_shape.len() {
+        return Err(Error::Runtime(format!(
+            "GPU binary: operand {which} of shape {:?} does not broadcast to {out_shape:?}",
+            v.shape
+        )));
+    }
+    let lead = out_shape.len() - v.shape.len();
+    let mut s = vec![0; out_shape.len()];
+    for (d, (&size, &stride)) in v.shape.iter().zip(v.strides).enumerate() {
+        if size == out_shape[lead + d] {
+            s[lead + d] = if size == 1 { 0 } else { stride };
+        } else if size != 1 {
+            return Err(Error::Runtime(format!(
+                "GPU binary: operand {which} of shape {:?} does not broadcast to {out_shape:?}",
+                v.shape
+            )));
+        }
+    }
+    Ok(s)
+}
+
+/// The largest element index a view reads, plus one (0 for an empty view).
+pub(super) fn extent(v: &View) -> usize {
+    if v.shape.contains(&0) {
+        return 0;
+    }
+    v.offset
+        + 1
+        + v.shape
+            .iter()
+            .zip(v.strides)
+            .map(|(&n, &s)| (n - 1) * s)
+            .sum::<usize>()
+}
+
+/// `out = op(a, b)` over `out_shape` (contiguous), each operand read through its view with
+/// broadcasting, as `dtype` values (float16: each result rounded to half).
+pub fn binary(
+    dtype: GpuDType,
+    op: BinaryOp,
+    a: &GpuBuffer,
+    va: &View,
+    b: &GpuBuffer,
+    vb: &View,
+    out_shape: &[usize],
+) -> Result<GpuBuffer> {
+    guarded(|| {
+        let sa = broadcast_strides(va, out_shape, "a")?;
+        let sb = broadcast_strides(vb, out_shape, "b")?;
+        let n: usize = out_shape.iter().product();
+        if n > 0 && (extent(va) > a.len || extent(vb) > b.len) {
+            return Err(Error::Runtime(
+                "GPU binary: a view reads past its buffer".into(),
+            ));
+        }
+        let g = a.gpu;
+        let out = GpuBuffer::alloc(g, n)?;
+        if n == 0 {
+            return Ok(out);
+        }
+        let pipeline = g.pipeline(key_as(Kernel::Binary, op as u32, dtype))?;
+        let (ia, ib, io) = (signed(&sa), signed(&sb), contiguous_strides(out_shape));
+        let operands = [
+            (a, &ia[..], va.offset),
+            (b, &ib[..], vb.offset),
+            (&out, &io[..], 0),
+        ];
+        for_each_piece(out_shape, &operands, true, |shape, bufs, offsets| {
+            let dims = collapse("binary", shape, [&ia, &ib])?;
+            let n: usize = shape.iter().product();
+            let p = strided_params(n, &dims, offsets)?;
+            let groups = g.grid((n as u64).div_ceil(WORKGROUP))?;
+            g.dispatch(&pipeline, bufs, words(&p), groups)
+        })?;
+        Ok(out)
+    })
+}
+
+/// `out = cond ? a : b` over `out_shape` (contiguous), each operand broadcast through its
+/// view; any dtype's words.
+pub fn select(
+    cond: (&GpuBuffer, &View),
+    a: (&GpuBuffer, &View),
+    b: (&GpuBuffer, &View),
+    out_shape: &[usize],
+) -> Result<GpuBuffer> {
+    ternary(TernaryOp::Select, cond, a, b, out_shape)
+}
+
+/// Ternary elementwise ops (the `OP` values of `where.wgsl`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TernaryOp {
+    /// `cond ? a : b`, any 32-bit words.
+    Select = 0,
+    /// `lerp(a, b, weight)` of float32 words, the weight in the `cond` slot.
+    Lerp = 1,
+}
+
+/// `out = op(cond, a, b)` over the broadcast `out_shape` (`TernaryOp` says what the operands
+/// are).
+pub fn ternary(
+    op: TernaryOp,
+    cond: (&GpuBuffer, &View),
+    a: (&GpuBuffer, &View),
+    b: (&GpuBuffer, &View),
+    out_shape: &[usize],
+) -> Result<GpuBuffer> {
+    guarded(|| {
+        let ops = [cond, a, b];
+        let mut strides = Vec::with_capacity(3);
+        for (i, (buf, v)) in ops.iter().enumerate() {
+            strides.push(broadcast_strides(v, out_shape, ["cond", "a", "b"][i])?);
+            let n: usize = out_shape.iter().product();
+            if n > 0 && extent(v) > buf.len {
+                return Err(Error::Runtime(
+                    "GPU where: a view reads past its buffer".into(),
+                ));
+            }
+        }
+        let n: usize = out_shape.iter().product();
+        let g = a.0.gpu;
+        let out = GpuBuffer::alloc(g, n)?;
+        if n == 0 {
+            return Ok(out);
+        }
+        let pipeline = g.pipeline(key(Kernel::Where, op as u32))?;
+        let signed_strides: Vec<Vec<isize>> = strides.iter().map(|s| signed(s)).collect();
+        let io = contiguous_strides(out_shape);
+        let mut operands: Vec<(&GpuBuffer, &[isize], usize)> = ops
+            .iter()
+            .zip(&signed_strides)
+            .map(|((buf, v), s)| (*buf, &s[..], v.offset))
+            .collect();
+        operands.push((&out, &io, 0));
+        for_each_piece(out_shape, &operands, true, |shape, bufs, offsets| {
+            let s = &signed_strides;
+            let dims = collapse("where", shape, [&s[0], &s[1], &s[2]])?;
+            let n: usize = shape.iter().product();
+            let p = strided_params(n, &dims, offsets)?;
+            let groups = g.grid((n as u64).div_ceil(WORKGROUP))?;
+            g.dispatch(&pipeline, bufs, words(&p), groups)
+        })?;
+        Ok(out)
+    })
+}
