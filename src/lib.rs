@@ -12,7 +12,6 @@ pub mod backend;
 pub mod dtype;
 pub mod error;
 pub mod ops;
-pub mod shape;
 pub mod tensor;
 
 #[cfg(feature = "python")]

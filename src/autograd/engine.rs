@@ -7,7 +7,7 @@ use super::graph::{collect_subgraph, gradient_edge, Ctx, GraphNode, NodeRef};
 use super::hooks::{self, NodeHooks};
 use crate::error::{Error, Result};
 use crate::ops;
-use crate::shape::size_repr;
+use crate::tensor::shape::size_repr;
 use crate::tensor::Tensor;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 
@@ -449,7 +449,7 @@ fn validate_outputs(
 
 type EdgeMeta = (
     bool,
-    crate::shape::Shape,
+    crate::tensor::shape::Shape,
     crate::dtype::DType,
     crate::tensor::Device,
 );
@@ -475,8 +475,8 @@ fn validate(
                     if !expandable {
                         return Err(Error::Runtime(format!(
                             "Function {name} returned an invalid gradient at index {i} - got {} but expected shape compatible with {}",
-                            crate::shape::list_repr(&gs),
-                            crate::shape::list_repr(shape)
+                            crate::tensor::shape::list_repr(&gs),
+                            crate::tensor::shape::list_repr(shape)
                         )));
                     }
                     ops::reduce::sum_to(&g, shape)?

@@ -8,7 +8,7 @@
 
 use crate::dtype::DType;
 use crate::error::Result;
-use crate::shape::Shape;
+use crate::tensor::shape::Shape;
 use crate::tensor::Tensor;
 use parking_lot::Mutex;
 use std::cell::{Cell, RefCell};

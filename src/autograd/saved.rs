@@ -65,7 +65,7 @@ impl SavedTensor {
             return Err(Error::Runtime(format!(
                 "one of the variables needed for gradient computation has been modified by an inplace operation: [gradrs.{} {}]{which} is at version {current}; expected version {} instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with gradrs.autograd.set_detect_anomaly(True, check_nan=False).",
                 t.dtype().legacy_name(),
-                crate::shape::list_repr(&t.shape()),
+                crate::tensor::shape::list_repr(&t.shape()),
                 self.version
             )));
         }

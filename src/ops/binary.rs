@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 use crate::ops::creation::{self, cast_data, contiguous_clone};
 use crate::ops::unary::{unary, UnaryOp};
 pub use crate::ops::Operand;
-use crate::shape::broadcast_shapes;
+use crate::tensor::shape::broadcast_shapes;
 use crate::tensor::{Device, Element, Tensor};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -210,7 +210,7 @@ fn half_zip(op: BinaryOp, a: &Operand, b: &Operand) -> Result<Option<Tensor>> {
         (Some(sa), Some(sb)) => (sa, sb),
     };
     let (xa, xb) = (sa.src(), sb.src());
-    let n = crate::shape::numel(&shape);
+    let n = crate::tensor::shape::numel(&shape);
     let v = match op {
         BinaryOp::Add => elementwise::zip_half(n, xa, xb, |x, y| x + y),
         BinaryOp::Sub => elementwise::zip_half(n, xa, xb, |x, y| x - y),
@@ -979,7 +979,7 @@ pub fn where_(cond: &Tensor, a: Operand, b: Operand) -> Result<Tensor> {
     if let Some(out) = crate::ops::gpu::select(cond, &ta, &tb, &shape)? {
         return where_record(out, cond, a, b, dtype);
     }
-    let sizes = crate::shape::sizes_i64(&shape);
+    let sizes = crate::tensor::shape::sizes_i64(&shape);
     let expand = |t: &Tensor| -> Result<Tensor> {
         let _g = crate::autograd::GradModeGuard::new(false);
         Ok(contiguous_clone(&crate::ops::movement::expand(t, &sizes)?))
@@ -987,7 +987,7 @@ pub fn where_(cond: &Tensor, a: Operand, b: Operand) -> Result<Tensor> {
     let device = Device::of(&[cond, &ta, &tb])?;
     // Operands that already are the output's contiguous shape, or single values, are read in
     // place (relu's backward, `where(x > 0, g, 0)`, takes this path); others are expanded.
-    let n = crate::shape::numel(&shape);
+    let n = crate::tensor::shape::numel(&shape);
     let in_place = |t: &Tensor| {
         let d = t.read();
         d.layout.numel() == 1

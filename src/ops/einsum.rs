@@ -6,7 +6,7 @@
 use crate::bail;
 use crate::error::Result;
 use crate::ops::{binary, matmul, movement, reduce, slicing};
-use crate::shape::sizes_i64;
+use crate::tensor::shape::sizes_i64;
 use crate::tensor::Tensor;
 use std::collections::VecDeque;
 

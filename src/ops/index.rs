@@ -10,8 +10,8 @@ use crate::ops::binary::{where_, Operand};
 use crate::ops::creation::{cast_data, contiguous_clone};
 use crate::ops::movement::{expand, reshape};
 use crate::ops::reduce::{sum, sum_to};
-use crate::shape::{broadcast_shapes, sizes_i64, wrap_dim};
 use crate::tensor::device::check_args;
+use crate::tensor::shape::{broadcast_shapes, sizes_i64, wrap_dim};
 use crate::tensor::{Device, Tensor};
 
 /// int64 and int32 tensors index (PyTorch takes both).
@@ -46,8 +46,8 @@ fn check_gather_shapes(x: &Tensor, index: &Tensor, dim: usize, op: &str) -> Resu
         if d != dim && is[d] > xs.get(d).copied().unwrap_or(1) {
             return Err(Error::Runtime(format!(
                 "Size does not match at dimension {d} expected index {} to be no larger than self {} apart from dimension {dim}",
-                crate::shape::list_repr(&is),
-                crate::shape::list_repr(&xs)
+                crate::tensor::shape::list_repr(&is),
+                crate::tensor::shape::list_repr(&xs)
             )));
         }
     }
@@ -127,8 +127,8 @@ fn scatter_data(
             if ishape[dd] > ss.get(dd).copied().unwrap_or(1) {
                 return Err(Error::Runtime(format!(
                     "Expected index {} to be no larger than src {} apart from dimension {dim}",
-                    crate::shape::list_repr(&ishape),
-                    crate::shape::list_repr(&ss)
+                    crate::tensor::shape::list_repr(&ishape),
+                    crate::tensor::shape::list_repr(&ss)
                 )));
             }
         }
@@ -304,7 +304,7 @@ fn check_index_add(x: &Tensor, dim: usize, index: &Tensor, source: &Tensor) -> R
             "index_add_(): Index is supposed to be a vector, but got dim: {} with type: {} and size: {}",
             index.dim(),
             pretty(index.dtype()),
-            crate::shape::list_repr(&index.shape())
+            crate::tensor::shape::list_repr(&index.shape())
         )));
     }
     if !is_index_dtype(index.dtype()) {
@@ -341,8 +341,8 @@ fn check_index_add(x: &Tensor, dim: usize, index: &Tensor, source: &Tensor) -> R
     if xr != sr {
         return Err(Error::Runtime(format!(
             "source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape = {} source.shape = {}",
-            crate::shape::list_repr(&xs),
-            crate::shape::list_repr(&ss)
+            crate::tensor::shape::list_repr(&xs),
+            crate::tensor::shape::list_repr(&ss)
         )));
     }
     let size = xs.get(dim).copied().unwrap_or(1) as i64;
@@ -692,7 +692,7 @@ pub fn take_along_dim(x: &Tensor, indices: &Tensor, dim: Option<i64>) -> Result<
 pub fn index(x: &Tensor, indices: &[(usize, Tensor)]) -> Result<Tensor> {
     let xs = x.shape();
     let nd = xs.len();
-    let mut bshape = crate::shape::Shape::new();
+    let mut bshape = crate::tensor::shape::Shape::new();
     for (_, t) in indices {
         if !is_index_dtype(t.dtype()) {
             return Err(Error::Index(
@@ -704,7 +704,7 @@ pub fn index(x: &Tensor, indices: &[(usize, Tensor)]) -> Result<Tensor> {
                 "shape mismatch: indexing tensors could not be broadcast together with shapes {}",
                 indices
                     .iter()
-                    .map(|(_, t)| crate::shape::list_repr(&t.shape()))
+                    .map(|(_, t)| crate::tensor::shape::list_repr(&t.shape()))
                     .collect::<Vec<_>>()
                     .join(", ")
             ))
@@ -935,8 +935,8 @@ pub fn setitem_data(x: &Tensor, steps: &[IndexStep], value: &Operand) -> Result<
     {
         return Err(Error::Runtime(format!(
             "shape mismatch: value tensor of shape {} cannot be broadcast to indexing result of shape {}",
-            crate::shape::list_repr(&stripped),
-            crate::shape::list_repr(&shape)
+            crate::tensor::shape::list_repr(&stripped),
+            crate::tensor::shape::list_repr(&shape)
         )));
     }
     let offs = offs.to_vec::<i64>();

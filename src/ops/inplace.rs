@@ -57,8 +57,8 @@ pub fn apply_(
     if result.shape() != shape {
         return Err(Error::Runtime(format!(
             "output with shape {} doesn't match the broadcast shape {}",
-            crate::shape::list_repr(&shape),
-            crate::shape::list_repr(&result.shape())
+            crate::tensor::shape::list_repr(&shape),
+            crate::tensor::shape::list_repr(&result.shape())
         )));
     }
     write_into(dst, &result)?;
@@ -213,7 +213,7 @@ fn copy_as(dst: &Tensor, src: &Tensor, name: &'static str) -> Result<()> {
     apply_(dst, src.requires_grad(), |alias| {
         let out = {
             let _no_grad = crate::autograd::GradModeGuard::new(false);
-            let shape = crate::shape::sizes_i64(&alias.shape());
+            let shape = crate::tensor::shape::sizes_i64(&alias.shape());
             crate::ops::creation::cast_data(
                 &crate::ops::movement::expand(src, &shape)?,
                 alias.dtype(),

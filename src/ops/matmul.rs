@@ -12,8 +12,8 @@ use crate::ops::binary::{binary, mul, BinaryOp};
 use crate::ops::creation::{cast_data, wide};
 use crate::ops::movement::{expand, reshape, squeeze_named, t, transpose, unsafe_view, unsqueeze};
 use crate::ops::Operand;
-use crate::shape::{broadcast_shapes, numel};
 use crate::tensor::device::check_args;
+use crate::tensor::shape::{broadcast_shapes, numel};
 use crate::tensor::{Device, Element, Tensor};
 
 /// mm's (addmm's) check: `expected m1 and m2 to have the same dtype, but got: float != double`.

@@ -5,7 +5,9 @@ use crate::autograd::{needs_grad, record, Backward, Ctx};
 use crate::error::{Error, Result};
 use crate::ops::creation::contiguous;
 use crate::ops::reduce::sum_to;
-use crate::shape::{infer_size, list_repr, sizes_i64, view_strides, wrap_dim, Shape, Strides};
+use crate::tensor::shape::{
+    infer_size, list_repr, sizes_i64, view_strides, wrap_dim, Shape, Strides,
+};
 use crate::tensor::{Layout, Tensor};
 
 /// A tensor over `x`'s storage with another layout.
@@ -126,7 +128,7 @@ pub fn unsafe_view(x: &Tensor, shape: &[usize]) -> Result<Tensor> {
         &x,
         Layout {
             shape: shape.into(),
-            strides: crate::shape::contiguous_strides(shape),
+            strides: crate::tensor::shape::contiguous_strides(shape),
             offset,
         },
         ViewKind::UnsafeView,

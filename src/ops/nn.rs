@@ -10,7 +10,7 @@ use crate::ops::creation::{contiguous_clone, to_dtype};
 use crate::ops::pointwise::float_input;
 use crate::ops::reduce::sum;
 use crate::ops::{matmul::bmm, movement, shape::cat, slicing::narrow};
-use crate::shape::wrap_dim;
+use crate::tensor::shape::wrap_dim;
 use crate::tensor::Tensor;
 
 /// Softmax (or log-softmax) along `dim`, on a contiguous copy with `dim` moved last.
@@ -599,7 +599,7 @@ pub fn unfold(x: &Tensor, win: Window, pad_value: f64) -> Result<Tensor> {
     if x.dim() != 4 {
         return Err(Error::Runtime(format!(
             "Expected 4D (batched) input to im2col, but got input of size: {}",
-            crate::shape::list_repr(&x.shape())
+            crate::tensor::shape::list_repr(&x.shape())
         )));
     }
     let out = unfold_data(x, win, pad_value)?;
@@ -686,7 +686,7 @@ fn conv_window(x: &Tensor, w: &Tensor, bias: Option<&Tensor>, args: &ConvArgs) -
         ));
     }
     let (xs, ws) = (x.shape(), w.shape());
-    let list = crate::shape::list_repr;
+    let list = crate::tensor::shape::list_repr;
     if x.dim() != k {
         return Err(Error::Runtime(format!(
             "Expected {k}-dimensional input for {k}-dimensional weight {}, but got {}-dimensional \

@@ -9,7 +9,7 @@ use crate::ops::arith::{self, add, cmp, cmps, div, keep, mul, muls, neg, rsubs, 
 use crate::ops::binary::{materialize, where_, zip, CmpOp, Operand};
 use crate::ops::creation::{cast_data, contiguous_clone, narrow, wide, zeros_like};
 use crate::ops::unary::{map, UnaryOp};
-use crate::shape::broadcast_shapes;
+use crate::tensor::shape::broadcast_shapes;
 use crate::tensor::{Element, Tensor};
 
 /// Functions std lacks for floats, from libm.
@@ -1161,7 +1161,7 @@ pub fn lerp(start: &Tensor, end: &Tensor, weight: Operand) -> Result<Tensor> {
     let out = match crate::ops::gpu::lerp(start, end, &w, &shape)? {
         Some(out) => out,
         None => {
-            let sizes = crate::shape::sizes_i64(&shape);
+            let sizes = crate::tensor::shape::sizes_i64(&shape);
             let (s, d, wv) = {
                 let _g = crate::autograd::GradModeGuard::new(false);
                 let diff = sub(end, start)?;

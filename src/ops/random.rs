@@ -11,7 +11,7 @@ use crate::autograd::{needs_grad, record_formula, GradModeGuard};
 use crate::backend::cpu::generator::{default_generator, CpuGenerator, GeneratorRef};
 use crate::dtype::{cpp_name, pretty_kernel_name, DType};
 use crate::error::{Error, Result};
-use crate::shape::numel;
+use crate::tensor::shape::numel;
 use crate::tensor::{Device, Element, Tensor};
 use half::f16;
 
@@ -309,7 +309,7 @@ pub fn rand(shape: &[usize], dtype: DType) -> Result<Tensor> {
 pub fn rand_gen(shape: &[usize], dtype: DType, gen: Option<&GeneratorRef>) -> Result<Tensor> {
     float_only("check_uniform_bounds", dtype)?;
     let t = uniform_values(dtype, numel(shape), 0.0, 1.0, gen);
-    crate::ops::movement::reshape(&t, &crate::shape::sizes_i64(shape))
+    crate::ops::movement::reshape(&t, &crate::tensor::shape::sizes_i64(shape))
 }
 
 /// `x.normal_(mean, std)`: NormalBackward0.
@@ -453,7 +453,7 @@ pub fn randn(shape: &[usize], dtype: DType) -> Result<Tensor> {
 pub fn randn_gen(shape: &[usize], dtype: DType, gen: Option<&GeneratorRef>) -> Result<Tensor> {
     float_only("normal_kernel_cpu", dtype)?;
     let t = normal_values(dtype, numel(shape), true, 0.0, 1.0, gen);
-    crate::ops::movement::reshape(&t, &crate::shape::sizes_i64(shape))
+    crate::ops::movement::reshape(&t, &crate::tensor::shape::sizes_i64(shape))
 }
 
 /// The `[min, max]` an integer or bool dtype holds, for `random_`'s bound checks.
@@ -695,13 +695,14 @@ pub fn bernoulli_tensor_(dst: &Tensor, p: &Tensor, gen: Option<&GeneratorRef>) -
     let dtype = dst.dtype();
     let p = {
         let _g = GradModeGuard::new(false);
-        let shape = crate::shape::sizes_i64(&dst.shape());
+        let shape = crate::tensor::shape::sizes_i64(&dst.shape());
         let e = crate::ops::movement::expand(&p.detach(), &shape).map_err(|_| {
             Error::Runtime(format!(
                 "output with shape {} doesn't match the broadcast shape {}",
-                crate::shape::list_repr(&dst.shape()),
-                crate::shape::list_repr(
-                    &crate::shape::broadcast_shapes(&dst.shape(), &p.shape()).unwrap_or_default()
+                crate::tensor::shape::list_repr(&dst.shape()),
+                crate::tensor::shape::list_repr(
+                    &crate::tensor::shape::broadcast_shapes(&dst.shape(), &p.shape())
+                        .unwrap_or_default()
                 )
             ))
         })?;
@@ -1004,7 +1005,10 @@ pub fn normal_tensors(
         check_std(std_f)?;
     }
     let (shape, like) = match (mean, std) {
-        (Some(m), Some(s)) => (crate::shape::broadcast_shapes(&m.shape(), &s.shape())?, m),
+        (Some(m), Some(s)) => (
+            crate::tensor::shape::broadcast_shapes(&m.shape(), &s.shape())?,
+            m,
+        ),
         (Some(m), None) => (m.shape(), m),
         (None, Some(s)) => (s.shape(), s),
         (None, None) => unreachable!("normal_tensors needs a tensor"),

@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 use crate::ops::binary::{binary, BinaryOp, Operand};
 use crate::ops::creation::{cast_data, narrow, wide};
 use crate::ops::movement::{expand, reshape, unsqueeze};
-use crate::shape::{sizes_i64, wrap_dim, Shape};
+use crate::tensor::shape::{sizes_i64, wrap_dim, Shape};
 use crate::tensor::Tensor;
 
 /// Normalize a dim list: wrapped, sorted, unique (PyTorch errors on repeats).

@@ -9,7 +9,7 @@ use crate::ops::creation::{cast_data, contiguous_clone};
 use crate::ops::movement::{expand, reshape, unsqueeze};
 use crate::ops::reduce::sum;
 use crate::ops::slicing::{narrow, select};
-use crate::shape::{list_repr, sizes_i64, wrap_dim};
+use crate::tensor::shape::{list_repr, sizes_i64, wrap_dim};
 use crate::tensor::{Device, Layout, Tensor};
 
 /// `x.flip(dims)`: a reversed copy (FlipBackward0 flips the gradient back).

@@ -4,7 +4,7 @@
 
 use crate::autograd::{attach_formula, needs_grad, record_formula};
 use crate::error::{Error, Result};
-use crate::shape::{wrap_dim, Shape};
+use crate::tensor::shape::{wrap_dim, Shape};
 use crate::tensor::{Layout, Tensor};
 
 /// Which part of the input a view shows.

@@ -17,7 +17,7 @@ use crate::ops::movement::{squeeze, transpose};
 use crate::ops::reduce::{evenly_distributed, restore_dims};
 use crate::ops::slicing::slice;
 use crate::ops::Operand;
-use crate::shape::wrap_dim;
+use crate::tensor::shape::wrap_dim;
 use crate::tensor::Tensor;
 
 /// The values of `x` sorted along `d` and the positions they came from (int64), both

@@ -3,8 +3,8 @@
 use super::tensor::PyTensor;
 use crate::dtype::{DType, Scalar};
 use crate::ops::creation::cast_data;
-use crate::shape::Shape;
 use crate::storage_from_parts;
+use crate::tensor::shape::Shape;
 use crate::tensor::Tensor;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -272,7 +272,7 @@ pub fn from_numpy(arr: &Bound<'_, PyAny>) -> PyResult<Tensor> {
     let item = dtype.itemsize() as isize;
     let strides: Vec<isize> = match iface.get_item("strides")?.extract::<Option<Vec<isize>>>()? {
         Some(s) => s.iter().map(|b| b / item).collect(),
-        None => crate::shape::contiguous_strides(&shape).to_vec(),
+        None => crate::tensor::shape::contiguous_strides(&shape).to_vec(),
     };
     if strides.iter().any(|&s| s < 0) {
         return Err(PyValueError::new_err(

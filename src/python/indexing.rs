@@ -180,8 +180,8 @@ fn check_masks(x: &Tensor, steps: &[IndexStep], masks: &[(usize, Tensor)]) -> Py
             if view.get(at + j) != Some(&size) {
                 return Err(PyIndexError::new_err(format!(
                     "The shape of the mask {} at index {j} does not match the shape of the indexed tensor {} at index {}",
-                    crate::shape::list_repr(&m.shape()),
-                    crate::shape::list_repr(&view),
+                    crate::tensor::shape::list_repr(&m.shape()),
+                    crate::tensor::shape::list_repr(&view),
                     at + j
                 )));
             }
@@ -239,7 +239,7 @@ impl PyTensor {
             let vs = vt.shape();
             let lead = vs.iter().take_while(|&&d| d == 1).count();
             let vt = if lead > 0 {
-                crate::ops::movement::reshape(&vt, &crate::shape::sizes_i64(&vs[lead..]))?
+                crate::ops::movement::reshape(&vt, &crate::tensor::shape::sizes_i64(&vs[lead..]))?
             } else {
                 vt
             };
@@ -255,12 +255,12 @@ impl PyTensor {
     }
     fn select(&self, py: Python<'_>, dim: i64, index: i64) -> R {
         if self.t.dim() > 0 {
-            let d = crate::shape::wrap_dim(dim, self.t.dim())?;
+            let d = crate::tensor::shape::wrap_dim(dim, self.t.dim())?;
             let size = self.t.shape()[d] as i64;
             if index < -size || index >= size {
                 return Err(PyIndexError::new_err(format!(
                     "select(): index {index} out of range for tensor of size {} at dimension {d}",
-                    crate::shape::list_repr(&self.t.shape())
+                    crate::tensor::shape::list_repr(&self.t.shape())
                 )));
             }
         }
@@ -479,14 +479,14 @@ impl PyTensor {
     }
     fn unflatten(&self, py: Python<'_>, dim: i64, sizes: Vec<i64>) -> R {
         let shape = self.t.shape();
-        let d = crate::shape::wrap_dim(dim, shape.len())?;
+        let d = crate::tensor::shape::wrap_dim(dim, shape.len())?;
         let mut new: Vec<i64> = shape[..d].iter().map(|&s| s as i64).collect();
         new.extend(&sizes);
         new.extend(shape[d + 1..].iter().map(|&s| s as i64));
-        let inner = crate::shape::infer_size(&sizes, shape[d]).map_err(|_| {
+        let inner = crate::tensor::shape::infer_size(&sizes, shape[d]).map_err(|_| {
             pyo3::exceptions::PyRuntimeError::new_err(format!(
                 "unflatten: Provided sizes {} don't multiply up to the size of dim {dim} ({}) in the input tensor",
-                crate::shape::list_repr(&sizes.iter().map(|&s| s.max(0) as usize).collect::<Vec<_>>()), shape[d]
+                crate::tensor::shape::list_repr(&sizes.iter().map(|&s| s.max(0) as usize).collect::<Vec<_>>()), shape[d]
             ))
         })?;
         let _ = inner;

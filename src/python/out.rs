@@ -3,7 +3,7 @@
 
 use super::tensor::PyTensor;
 use crate::dtype::pretty_kernel_name;
-use crate::shape::list_repr;
+use crate::tensor::shape::list_repr;
 use crate::Tensor;
 use pyo3::exceptions::{PyRuntimeError, PyUserWarning};
 use pyo3::prelude::*;

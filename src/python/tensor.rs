@@ -10,7 +10,7 @@ use crate::dtype::{DType, Scalar};
 use crate::ops::binary::{self as bin, BinaryOp, CmpOp};
 use crate::ops::unary::{unary, UnaryOp};
 use crate::ops::{creation, matmul, movement, reduce, Operand};
-use crate::shape::sizes_i64;
+use crate::tensor::shape::sizes_i64;
 use crate::tensor::{Device, Tensor};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
@@ -1241,8 +1241,8 @@ impl PyTensor {
         if shape.is_empty() {
             return wrap(py, movement::reshape(&self.t, &[1])?);
         }
-        let s = crate::shape::wrap_dim(start_dim, shape.len())?;
-        let e = crate::shape::wrap_dim(end_dim, shape.len())?;
+        let s = crate::tensor::shape::wrap_dim(start_dim, shape.len())?;
+        let e = crate::tensor::shape::wrap_dim(end_dim, shape.len())?;
         if s > e {
             return Err(PyRuntimeError::new_err(
                 "flatten() has invalid args: start_dim cannot come after end_dim",
@@ -1283,7 +1283,7 @@ fn dim_of(d: i64, ndim: usize) -> PyResult<usize> {
             "Dimension specified as {d} but tensor has no dimensions"
         )));
     }
-    Ok(crate::shape::wrap_dim(d, ndim)?)
+    Ok(crate::tensor::shape::wrap_dim(d, ndim)?)
 }
 
 pub fn to_shape(sizes: &[i64]) -> PyResult<Vec<usize>> {

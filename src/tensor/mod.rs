@@ -2,12 +2,13 @@
 
 pub mod device;
 pub mod pool;
+pub mod shape;
 pub mod storage;
 
 use crate::autograd::graph::{NodeRef, WeakNode};
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
-use crate::shape::{contiguous_strides, numel, Shape, Strides};
+use crate::tensor::shape::{contiguous_strides, numel, Shape, Strides};
 pub use device::Device;
 use parking_lot::{Mutex, RwLock, RwLockReadGuard};
 use std::sync::Arc;

@@ -2,7 +2,7 @@
 
 use super::copy::{contiguous_cow, for_each_offset};
 use super::parallel::for_chunks_mut;
-use crate::shape::{broadcast_strides, numel};
+use crate::tensor::shape::{broadcast_strides, numel};
 use crate::tensor::{pool, Element, Layout};
 use half::f16;
 use std::mem::MaybeUninit;

@@ -4,7 +4,7 @@
 use super::buffer::{for_each_piece, key, key_as, len_u32, signed, words, GpuBuffer};
 use super::context::{guarded, GpuDType, Kernel, WORKGROUP};
 use crate::error::{Error, Result};
-use crate::shape::contiguous_strides;
+use crate::tensor::shape::contiguous_strides;
 
 /// Elementwise unary ops (the `OP` values of `unary.wgsl`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -5,7 +5,7 @@ use super::context::{guarded, GpuDType, Kernel};
 use super::copy::{copy, copy_run, CopyOp, SView};
 use super::elementwise::{binary, BinaryOp, View};
 use crate::error::{Error, Result};
-use crate::shape::contiguous_strides;
+use crate::tensor::shape::contiguous_strides;
 
 /// Reductions (the `OP` values of `reduce.wgsl`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
