@@ -89,30 +89,34 @@ pub struct PipelineKey {
 }
 
 impl Kernel {
-    /// The WGSL source; the shaders that write half values have `half.wgsl` appended (WGSL
-    /// has no includes).
+    /// The WGSL source: `common.wgsl` (the dispatch index, packed dims, NaN test) prepended
+    /// to every shader, and `half.wgsl` appended to those that write half values (WGSL has no
+    /// includes).
     pub const fn source(self) -> &'static str {
+        macro_rules! shader {
+            ($file:literal) => {
+                concat!(include_str!("shaders/common.wgsl"), include_str!($file))
+            };
+            ($file:literal, half) => {
+                concat!(
+                    include_str!("shaders/common.wgsl"),
+                    include_str!($file),
+                    include_str!("shaders/half.wgsl")
+                )
+            };
+        }
         match self {
-            Kernel::Unary => concat!(
-                include_str!("shaders/unary.wgsl"),
-                include_str!("shaders/half.wgsl")
-            ),
-            Kernel::Binary => concat!(
-                include_str!("shaders/binary.wgsl"),
-                include_str!("shaders/half.wgsl")
-            ),
-            Kernel::Reduce => include_str!("shaders/reduce.wgsl"),
-            Kernel::Matmul => include_str!("shaders/matmul.wgsl"),
-            Kernel::Copy => concat!(
-                include_str!("shaders/copy.wgsl"),
-                include_str!("shaders/half.wgsl")
-            ),
-            Kernel::Where => include_str!("shaders/where.wgsl"),
-            Kernel::Softmax => include_str!("shaders/softmax.wgsl"),
-            Kernel::Scan => include_str!("shaders/scan.wgsl"),
-            Kernel::Index => include_str!("shaders/index.wgsl"),
-            Kernel::Window => include_str!("shaders/window.wgsl"),
-            Kernel::Sort => include_str!("shaders/sort.wgsl"),
+            Kernel::Unary => shader!("shaders/unary.wgsl", half),
+            Kernel::Binary => shader!("shaders/binary.wgsl", half),
+            Kernel::Reduce => shader!("shaders/reduce.wgsl"),
+            Kernel::Matmul => shader!("shaders/matmul.wgsl"),
+            Kernel::Copy => shader!("shaders/copy.wgsl", half),
+            Kernel::Where => shader!("shaders/where.wgsl"),
+            Kernel::Softmax => shader!("shaders/softmax.wgsl"),
+            Kernel::Scan => shader!("shaders/scan.wgsl"),
+            Kernel::Index => shader!("shaders/index.wgsl"),
+            Kernel::Window => shader!("shaders/window.wgsl"),
+            Kernel::Sort => shader!("shaders/sort.wgsl"),
         }
     }
 

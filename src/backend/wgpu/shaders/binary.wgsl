@@ -40,11 +40,6 @@ struct Params {
 @group(0) @binding(2) var<storage, read_write> out: array<f32>;
 @group(0) @binding(3) var<uniform> p: Params;
 
-fn is_nan(v: f32) -> bool {
-    // By the bits: drivers may fold v != v to false (lavapipe does).
-    return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
-}
-
 fn truth(v: f32) -> bool {
     // Nonzero by the bits (NaN is true, -0.0 false), safe from NaN-assuming folds.
     return (bitcast<u32>(v) & 0x7fffffffu) != 0u;
@@ -221,7 +216,7 @@ fn main(
     @builtin(global_invocation_id) gid: vec3<u32>,
     @builtin(num_workgroups) nwg: vec3<u32>,
 ) {
-    let i = gid.x + gid.y * nwg.x * 256u;
+    let i = flat_index(gid, nwg);
     if (i >= p.n) {
         return;
     }
@@ -229,13 +224,11 @@ fn main(
     var ia = p.a_offset;
     var ib = p.b_offset;
     for (var d = i32(p.ndim) - 1; d >= 0; d--) {
-        let q = u32(d) / 4u;
-        let r = u32(d) % 4u;
-        let size = p.shape[q][r];
+        let size = dim_u32(p.shape, u32(d));
         let c = rem % size;
         rem = rem / size;
-        ia += c * p.a_strides[q][r];
-        ib += c * p.b_strides[q][r];
+        ia += c * dim_u32(p.a_strides, u32(d));
+        ib += c * dim_u32(p.b_strides, u32(d));
     }
     var v: f32;
     if (INT) {

@@ -52,7 +52,7 @@ fn main(
     @builtin(global_invocation_id) gid: vec3<u32>,
     @builtin(num_workgroups) nwg: vec3<u32>,
 ) {
-    let i = gid.x + gid.y * nwg.x * 256u;
+    let i = flat_index(gid, nwg);
     if (i >= p.n) {
         return;
     }
@@ -60,13 +60,11 @@ fn main(
     var ix = i32(p.x_offset);
     var io = i32(p.o_offset);
     for (var d = i32(p.ndim) - 1; d >= 0; d--) {
-        let q = u32(d) / 4u;
-        let r = u32(d) % 4u;
-        let size = p.shape[q][r];
+        let size = dim_u32(p.shape, u32(d));
         let c = i32(rem % size);
         rem = rem / size;
-        ix += c * p.x_strides[q][r];
-        io += c * p.o_strides[q][r];
+        ix += c * dim_i32(p.x_strides, u32(d));
+        io += c * dim_i32(p.o_strides, u32(d));
     }
     out[u32(io)] = convert(x[u32(ix)]);
 }

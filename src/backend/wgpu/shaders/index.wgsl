@@ -81,7 +81,7 @@ fn compact(i: u32, l: u32) {
     let row = u32(idx[1u + i / 256u]) + rank;
     var rem = i;
     for (var d = i32(p.ndim) - 1; d >= 0; d--) {
-        let size = p.shape[u32(d) / 4u][u32(d) % 4u];
+        let size = dim_u32(p.shape, u32(d));
         atomicStore(&out[row * p.ndim + u32(d)], rem % size);
         rem = rem / size;
     }
@@ -93,7 +93,7 @@ fn main(
     @builtin(num_workgroups) nwg: vec3<u32>,
     @builtin(local_invocation_index) l: u32,
 ) {
-    let i = gid.x + gid.y * nwg.x * 256u;
+    let i = flat_index(gid, nwg);
     if (OP == 6u) {
         // Before any early return: every invocation reaches the barrier.
         compact(i, l);
@@ -142,23 +142,21 @@ fn main(
     // The indexed side's stride along `dim`, which the index value multiplies.
     var step = 0;
     for (var d = i32(p.ndim) - 1; d >= 0; d--) {
-        let q = u32(d) / 4u;
-        let r = u32(d) % 4u;
-        let size = p.shape[q][r];
+        let size = dim_u32(p.shape, u32(d));
         let c = i32(rem % size);
         rem = rem / size;
-        ii += c * p.i_strides[q][r];
+        ii += c * dim_i32(p.i_strides, u32(d));
         if (u32(d) == p.dim) {
             if (gather) {
-                step = p.a_strides[q][r];
-                io += c * p.o_strides[q][r];
+                step = dim_i32(p.a_strides, u32(d));
+                io += c * dim_i32(p.o_strides, u32(d));
             } else {
-                step = p.o_strides[q][r];
-                ia += c * p.a_strides[q][r];
+                step = dim_i32(p.o_strides, u32(d));
+                ia += c * dim_i32(p.a_strides, u32(d));
             }
         } else {
-            ia += c * p.a_strides[q][r];
-            io += c * p.o_strides[q][r];
+            ia += c * dim_i32(p.a_strides, u32(d));
+            io += c * dim_i32(p.o_strides, u32(d));
         }
     }
     var k = idx[u32(ii)];

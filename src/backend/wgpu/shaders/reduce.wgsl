@@ -64,11 +64,6 @@ fn identity() -> f32 {
     }
 }
 
-fn is_nan(v: f32) -> bool {
-    // By the bits: drivers may fold v != v to false (lavapipe does).
-    return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
-}
-
 // An element as the fold sees it: all / any fold truth values.
 fn load(v: f32) -> f32 {
     if (OP == 7u || OP == 8u) {
@@ -117,7 +112,7 @@ fn main(
     @builtin(local_invocation_index) lid: u32,
 ) {
     // The same for the whole workgroup, so the early return keeps the barriers uniform.
-    let out_idx = wid.x + wid.y * nwg.x;
+    let out_idx = workgroup_index(wid, nwg);
     // At least one section: an empty run still writes its identity (or the NaN of a mean).
     let sections = max(p.red / p.span + select(0u, 1u, p.red % p.span != 0u), 1u);
     if (out_idx >= p.outer * sections * p.inner) {

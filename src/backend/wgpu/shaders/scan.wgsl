@@ -51,7 +51,7 @@ fn main(
     @builtin(local_invocation_index) lid: u32,
 ) {
     // Uniform for the whole workgroup, so the early return keeps the barriers uniform.
-    let line = wid.x + wid.y * nwg.x;
+    let line = workgroup_index(wid, nwg);
     if (line >= p.outer * p.inner) {
         return;
     }

@@ -27,11 +27,6 @@ struct Params {
 
 var<workgroup> part: array<f32, 256>;
 
-fn is_nan(v: f32) -> bool {
-    // By the bits: drivers may fold v != v to false (lavapipe does).
-    return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
-}
-
 fn is_finite(v: f32) -> bool {
     return (bitcast<u32>(v) & 0x7f800000u) != 0x7f800000u;
 }
@@ -51,7 +46,7 @@ fn main(
     @builtin(local_invocation_index) lid: u32,
 ) {
     // Uniform for the whole workgroup, so the early return keeps the barriers uniform.
-    let row = wid.x + wid.y * nwg.x;
+    let row = workgroup_index(wid, nwg);
     if (row >= p.outer * p.inner) {
         return;
     }

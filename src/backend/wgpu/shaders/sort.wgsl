@@ -96,7 +96,7 @@ fn main(
     let n = min(p.pow2, BLOCK);
     let blocks = p.pow2 / n;
     // Uniform for the whole workgroup, so the early return keeps the barriers uniform.
-    let g = wid.x + wid.y * nwg.x;
+    let g = workgroup_index(wid, nwg);
     if (g >= p.outer * p.inner * blocks) {
         return;
     }
@@ -158,7 +158,7 @@ fn step(
     @builtin(local_invocation_index) lid: u32,
 ) {
     let half = p.pow2 / 2u;
-    let t = (wid.x + wid.y * nwg.x) * 256u + lid;
+    let t = workgroup_index(wid, nwg) * 256u + lid;
     if (t >= p.outer * p.inner * half) {
         return;
     }

@@ -74,11 +74,6 @@ fn expm1_(v: f32) -> f32 {
     return um1 * v / log(u);
 }
 
-fn is_nan(v: f32) -> bool {
-    // By the bits: drivers may fold v != v to false (lavapipe does).
-    return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
-}
-
 fn sinh_(v: f32) -> f32 {
     // (e^v - e^-v) / 2 cancels near 0; expm1 keeps the small values' digits.
     if (abs(v) < 1.0) {
@@ -210,7 +205,7 @@ fn main(
     @builtin(global_invocation_id) gid: vec3<u32>,
     @builtin(num_workgroups) nwg: vec3<u32>,
 ) {
-    let i = gid.x + gid.y * nwg.x * 256u;
+    let i = flat_index(gid, nwg);
     if (i >= p.n) {
         return;
     }

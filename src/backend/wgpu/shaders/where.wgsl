@@ -42,7 +42,7 @@ fn main(
     @builtin(global_invocation_id) gid: vec3<u32>,
     @builtin(num_workgroups) nwg: vec3<u32>,
 ) {
-    let i = gid.x + gid.y * nwg.x * 256u;
+    let i = flat_index(gid, nwg);
     if (i >= p.n) {
         return;
     }
@@ -51,14 +51,12 @@ fn main(
     var ia = p.a_offset;
     var ib = p.b_offset;
     for (var d = i32(p.ndim) - 1; d >= 0; d--) {
-        let q = u32(d) / 4u;
-        let r = u32(d) % 4u;
-        let size = p.shape[q][r];
+        let size = dim_u32(p.shape, u32(d));
         let c = rem % size;
         rem = rem / size;
-        ic += c * p.c_strides[q][r];
-        ia += c * p.a_strides[q][r];
-        ib += c * p.b_strides[q][r];
+        ic += c * dim_u32(p.c_strides, u32(d));
+        ia += c * dim_u32(p.a_strides, u32(d));
+        ib += c * dim_u32(p.b_strides, u32(d));
     }
     if (OP == 1u) {
         // PyTorch's lerp: start + w (end - start) for |w| < 0.5, else end - (end - start)(1 - w).
