@@ -5,12 +5,14 @@ is_pruned, and errors."""
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pytest
-from conftest import G, assert_same_error
+from conftest import G, GNAME, assert_same_error
 from test_nn_layers import TOL, _np, copy_state, r
 
-import gradrs.nn.utils.prune as gprune
+gprune = importlib.import_module(f"{GNAME}.nn.utils.prune")
 
 pytestmark = pytest.mark.usefixtures("restore_grad_mode")
 
