@@ -250,3 +250,29 @@ def test_dtypes(torch, fn, dtype):
     go = fn(G.nn.functional, G, gx)
     assert str(go.dtype) == norm(str(to.dtype))
     np.testing.assert_array_equal(go.float().numpy(), to.float().numpy())
+
+
+def test_max_pool3d_nan_and_ties(torch):
+    """PyTorch's scan: ties keep the first maximum, NaN replaces the maximum (the last NaN of a
+    window wins); indices and the gradient's routing follow."""
+    x = r(1, 2, 4, 4, 4).astype(np.float32)
+    x[0, 0, 0, 0, 0] = x[0, 0, 1, 1, 1] = np.nan
+    x[0, 1, 2, 2, 2] = x[0, 1, 2, 2, 3] = x[0, 1, 3, 3, 3] = 5.0
+    tx = torch.tensor(x, requires_grad=True)
+    gx = G.tensor(x, requires_grad=True)
+    tv, ti = torch.nn.functional.max_pool3d(tx, 2, return_indices=True)
+    gv, gi = G.nn.functional.max_pool3d(gx, 2, return_indices=True)
+    np.testing.assert_array_equal(gi.numpy(), ti.numpy())
+    np.testing.assert_array_equal(gv.detach().numpy(), tv.detach().numpy())
+    tv.sum().backward()
+    gv.sum().backward()
+    np.testing.assert_array_equal(gx.grad.numpy(), tx.grad.numpy())
+
+
+def test_avg_pool3d_float32_bit_identical(torch):
+    """The window summed in PyTorch's order: float32 results equal to the bit."""
+    x = r(2, 3, 9, 8, 7).astype(np.float32)
+    for args in [(3, 2, 1, True, False), (3, 1, 1, False, True), (2,)]:
+        np.testing.assert_array_equal(
+            G.nn.functional.avg_pool3d(G.tensor(x), *args).numpy(),
+            torch.nn.functional.avg_pool3d(torch.tensor(x), *args).numpy())

@@ -3481,18 +3481,44 @@ def _pool3d_geometry(input, k, s, p, d, ceil_mode, name, check_input_size):
 
 
 def _taps3d(x, k, s, d, out):
-    """The k[0]*k[1]*k[2] strided views of ``x`` (already padded), window order, stacked in
-    dimension -4: [..., taps, od, oh, ow]."""
-    from .. import stack
-
-    taps = []
+    """The k[0]*k[1]*k[2] strided views of ``x`` (already padded) that each window's elements
+    come from, in window order (depth, height, width): views, nothing copied."""
     for a in range(k[0]):
         for b in range(k[1]):
             for c in range(k[2]):
-                taps.append(x[..., a * d[0]:a * d[0] + (out[0] - 1) * s[0] + 1:s[0],
-                              b * d[1]:b * d[1] + (out[1] - 1) * s[1] + 1:s[1],
-                              c * d[2]:c * d[2] + (out[2] - 1) * s[2] + 1:s[2]])
-    return stack(taps, -4)
+                yield x[..., a * d[0]:a * d[0] + (out[0] - 1) * s[0] + 1:s[0],
+                        b * d[1]:b * d[1] + (out[1] - 1) * s[1] + 1:s[1],
+                        c * d[2]:c * d[2] + (out[2] - 1) * s[2] + 1:s[2]]
+
+
+def _running_max(views, want_tap=False):
+    """PyTorch's max-pool scan over the window in order: a value replaces the maximum when it
+    is larger or NaN (so the first maximum, and the last NaN, win). `where` routes each
+    gradient to that element; memory is one mask per tap, not the taps themselves."""
+    from .. import where, zeros_like
+
+    best = tap = None
+    for i, view in enumerate(views):
+        if best is None:
+            best = view
+            if want_tap:
+                tap = zeros_like(view, dtype=_native.int64)
+            continue
+        better = view > best
+        if view.is_floating_point():
+            better = better | view.isnan()
+        best = where(better, view, best)
+        if want_tap:
+            tap = where(better, i, tap)
+    return best, tap
+
+
+def _running_sum(views):
+    """The window's elements summed in window order, as PyTorch's CPU kernel adds them."""
+    total = None
+    for view in views:
+        total = view if total is None else total + view
+    return total
 
 
 def _lowest(dtype):
@@ -3524,13 +3550,16 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     low = _lowest(input.dtype)
 
     def pool(t):
-        return _taps3d(_pad(t, pads, "constant", low), k, s, d, out).max(-4)[0]
+        best = _running_max(_taps3d(_pad(t, pads, "constant", low), k, s, d, out))[0]
+        # A one-tap window's maximum is a view of the padded input: copied, as PyTorch's is.
+        return best.clone() if k[0] * k[1] * k[2] == 1 else best
 
     values = _one_node("MaxPool3DWithIndicesBackward0", _opmath(pool), input, linear=True)
     if not return_indices:
         return values
     with no_grad():
-        at = _taps3d(_pad(input.detach(), pads, "constant", low), k, s, d, out).argmax(-4)
+        at = _running_max(_taps3d(_pad(input.detach(), pads, "constant", low), k, s, d, out),
+                          want_tap=True)[1]
         dev = input.device
         zt = (arange(out[0], device=dev) * s[0] - p[0]).reshape(-1, 1, 1)
         yt = (arange(out[1], device=dev) * s[1] - p[1]).reshape(-1, 1)
@@ -3598,10 +3627,11 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
             extra = (0, pads[1] - pads[0], 0, pads[3] - pads[2], 0, pads[5] - pads[4])
         else:
             extra = pads
-        return _taps3d(_pad(ones, extra, "constant", 0), k, s, (1, 1, 1), out).sum(-4)[0, 0]
+        return _running_sum(_taps3d(_pad(ones, extra, "constant", 0), k, s, (1, 1, 1),
+                                    out))[0, 0]
 
     def pool(t):
-        total = _taps3d(_pad(t, pads, "constant", 0), k, s, (1, 1, 1), out).sum(-4)
+        total = _running_sum(_taps3d(_pad(t, pads, "constant", 0), k, s, (1, 1, 1), out))
         div = divisor
         if div is None:
             div = window_counts(total)
