@@ -276,3 +276,29 @@ def test_avg_pool3d_float32_bit_identical(torch):
         np.testing.assert_array_equal(
             G.nn.functional.avg_pool3d(G.tensor(x), *args).numpy(),
             torch.nn.functional.avg_pool3d(torch.tensor(x), *args).numpy())
+
+
+def test_adaptive_and_fractional_max_nan_and_ties(torch):
+    """adaptive_max_pool3d and fractional_max_pool2d/3d scan their windows as PyTorch does
+    (first maximum, last NaN): the same indices, values and gradients."""
+    x = r(1, 2, 5, 6, 7).astype(np.float32)
+    x[0, 0, 0, 0, 0] = x[0, 0, 1, 1, 1] = x[0, 0, 0, 2, 1] = np.nan
+    x[0, 1, 2, 2, 2] = x[0, 1, 2, 2, 3] = x[0, 1, 3, 3, 3] = x[0, 1, 2, 3, 3] = 5.0
+    cases = [
+        lambda F, L, t: F.adaptive_max_pool3d(t, (2, 3, 3), True),
+        lambda F, L, t: F.fractional_max_pool3d(t, 2, (3, 3, 4), return_indices=True,
+                                                _random_samples=L.full((1, 2, 3), 0.4)),
+        lambda F, L, t: F.fractional_max_pool2d(t[:, :, 2], 2, (3, 4), return_indices=True,
+                                                _random_samples=L.full((1, 2, 2), 0.4)),
+    ]
+    for fn in cases:
+        tx = torch.tensor(x, requires_grad=True)
+        gx = G.tensor(x, requires_grad=True)
+        tv, ti = fn(torch.nn.functional, torch, tx)
+        gv, gi = fn(G.nn.functional, G, gx)
+        np.testing.assert_array_equal(gi.numpy(), ti.numpy())
+        np.testing.assert_array_equal(gv.detach().numpy(), tv.detach().numpy())
+        w = np.random.default_rng(1).standard_normal(tuple(tv.shape)).astype(np.float32)
+        (tv * torch.tensor(w)).sum().backward()
+        (gv * G.tensor(w)).sum().backward()
+        np.testing.assert_allclose(gx.grad.numpy(), tx.grad.numpy(), rtol=1e-6, atol=1e-6)

@@ -3654,7 +3654,9 @@ def _adaptive_axis(x, axis, n_out, reduce, index=None):
         if reduce == "mean":
             parts.append(seg.mean(axis, keepdim=True))
             continue
-        v, at = seg.max(axis, keepdim=True)
+        # PyTorch's scan (first maximum, last NaN) over the window's slices.
+        v, at = _running_max([x.narrow(axis, j, 1) for j in range(a, b)],
+                             want_tap=index is not None)
         parts.append(v)
         if index is not None:
             picked.append(index.narrow(axis, a, b - a).gather(axis, at))
@@ -3993,14 +3995,15 @@ def _fractional_max_pool(input, kernel_size, output_size, samples, nd, with_indi
     def pool(x):
         flat = x.reshape(n, c, plane)
         got = flat.gather(2, index.reshape(n, c, -1)).reshape(n, c, -1, len(taps))
-        return got.max(-1)[0].reshape(*out_shape)
+        return _running_max(got.unbind(-1))[0].reshape(*out_shape)
 
     values = _one_node(f"FractionalMaxPool{nd}DBackward0", _opmath(pool), input, linear=True)
     if not with_indices:
         return values
     with no_grad():
         flat = input.detach().reshape(n, c, plane)
-        at = flat.gather(2, index.reshape(n, c, -1)).reshape(n, c, -1, len(taps)).argmax(-1)
+        got = flat.gather(2, index.reshape(n, c, -1)).reshape(n, c, -1, len(taps))
+        at = _running_max(got.unbind(-1), want_tap=True)[1]
         indices = index.gather(3, at.unsqueeze(-1)).reshape(*out_shape)
     return values, indices
 
