@@ -126,7 +126,7 @@ pub fn extract_scalar(obj: &Bound<'_, PyAny>) -> Option<Scalar> {
     // numpy scalars and other number-likes.
     let ty = obj.get_type();
     let name = ty.name().ok()?;
-    let name = name.to_str().ok()?;
+    let name = name.to_cow().ok()?;
     if name.starts_with("float") {
         return obj.extract::<f64>().ok().map(Scalar::Float);
     }

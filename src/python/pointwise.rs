@@ -385,7 +385,10 @@ impl PyTensor {
         let wt = w.edge_tensor(e.dtype());
         in_place_with(slf, &[&e, &wt], |x| pw::lerp(x, &e, w))
     }
-    #[pyo3(signature = (tensor1, tensor2, *, value=NumberArg::Absent))]
+    #[pyo3(
+        signature = (tensor1, tensor2, *, value=NumberArg::Absent),
+        text_signature = "($self, tensor1, tensor2, *, value=1)"
+    )]
     fn addcmul(
         &self,
         py: Python<'_>,
@@ -396,7 +399,10 @@ impl PyTensor {
         let v = value.scalar(py, "addcmul", "value", Scalar::Int(1))?;
         wrap(py, pw::addcmul(&self.t, &tensor1.t, &tensor2.t, v)?)
     }
-    #[pyo3(signature = (tensor1, tensor2, *, value=NumberArg::Absent))]
+    #[pyo3(
+        signature = (tensor1, tensor2, *, value=NumberArg::Absent),
+        text_signature = "($self, tensor1, tensor2, *, value=1)"
+    )]
     fn addcmul_(
         slf: &Bound<'_, Self>,
         tensor1: PyRef<'_, PyTensor>,
@@ -407,7 +413,10 @@ impl PyTensor {
         let (a, b) = (tensor1.t.clone(), tensor2.t.clone());
         in_place_with(slf, &[&a, &b], |x| pw::addcmul(x, &a, &b, v))
     }
-    #[pyo3(signature = (tensor1, tensor2, *, value=NumberArg::Absent))]
+    #[pyo3(
+        signature = (tensor1, tensor2, *, value=NumberArg::Absent),
+        text_signature = "($self, tensor1, tensor2, *, value=1)"
+    )]
     fn addcdiv(
         &self,
         py: Python<'_>,
@@ -418,7 +427,10 @@ impl PyTensor {
         let v = value.scalar(py, "addcdiv", "value", Scalar::Int(1))?;
         wrap(py, pw::addcdiv(&self.t, &tensor1.t, &tensor2.t, v)?)
     }
-    #[pyo3(signature = (tensor1, tensor2, *, value=NumberArg::Absent))]
+    #[pyo3(
+        signature = (tensor1, tensor2, *, value=NumberArg::Absent),
+        text_signature = "($self, tensor1, tensor2, *, value=1)"
+    )]
     fn addcdiv_(
         slf: &Bound<'_, Self>,
         tensor1: PyRef<'_, PyTensor>,
@@ -479,7 +491,10 @@ pub fn leaky_relu(
     })
 }
 #[pyfunction]
-#[pyo3(signature = (input, min_val=-1.0, max_val=1.0, inplace=false))]
+#[pyo3(
+    signature = (input, min_val=-1.0, max_val=1.0, inplace=false),
+    text_signature = "(input, min_val=-1.0, max_val=1.0, inplace=False)"
+)]
 pub fn hardtanh(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,

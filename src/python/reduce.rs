@@ -189,13 +189,19 @@ impl PyTensor {
         wrap(py, self.accumulate_as(dtype, |x| reduce::cumprod(x, dim))?)
     }
     /// `stable` is accepted for PyTorch's signature: every sort here is stable.
-    #[pyo3(signature = (dim=-1, descending=false, *, stable=None))]
+    #[pyo3(
+        signature = (dim=-1, descending=false, *, stable=None),
+        text_signature = "($self, dim=-1, descending=False, *, stable=None)"
+    )]
     fn sort(&self, py: Python<'_>, dim: i64, descending: bool, stable: Option<bool>) -> R {
         let _ = stable;
         let (v, i) = sort::sort(&self.t, dim, descending)?;
         values_indices(py, "sort", v, i)
     }
-    #[pyo3(signature = (dim=-1, descending=false, *, stable=false))]
+    #[pyo3(
+        signature = (dim=-1, descending=false, *, stable=false),
+        text_signature = "($self, dim=-1, descending=False, *, stable=False)"
+    )]
     fn argsort(&self, py: Python<'_>, dim: i64, descending: bool, stable: bool) -> R {
         let _ = stable;
         wrap(py, sort::argsort(&self.t, dim, descending)?)
@@ -204,13 +210,19 @@ impl PyTensor {
         wrap(py, sort::msort(&self.t)?)
     }
     /// `sorted=False` lets PyTorch pick any order; this one gives the sorted order always.
-    #[pyo3(signature = (k, dim=-1, largest=true, sorted=true))]
+    #[pyo3(
+        signature = (k, dim=-1, largest=true, sorted=true),
+        text_signature = "($self, k, dim=-1, largest=True, sorted=True)"
+    )]
     fn topk(&self, py: Python<'_>, k: i64, dim: i64, largest: bool, sorted: bool) -> R {
         let _ = sorted;
         let (v, i) = sort::topk(&self.t, k, dim, largest)?;
         values_indices(py, "topk", v, i)
     }
-    #[pyo3(signature = (k, dim=-1, keepdim=false))]
+    #[pyo3(
+        signature = (k, dim=-1, keepdim=false),
+        text_signature = "($self, k, dim=-1, keepdim=False)"
+    )]
     fn kthvalue(&self, py: Python<'_>, k: i64, dim: i64, keepdim: bool) -> R {
         let (v, i) = sort::kthvalue(&self.t, k, dim, keepdim)?;
         values_indices(py, "kthvalue", v, i)

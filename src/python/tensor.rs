@@ -716,7 +716,7 @@ impl PyTensor {
         wrap(py, creation::to_dtype(&self.t, other.t.dtype())?)
     }
     /// The tensor on the CPU: itself if already there, else a copy (ToCopyBackward0).
-    #[pyo3(signature = (*args, **kwargs))]
+    #[pyo3(signature = (*args, **kwargs), text_signature = "($self, *, memory_format=None)")]
     fn cpu(
         slf: &Bound<'_, Self>,
         args: &Bound<'_, PyTuple>,
@@ -1016,11 +1016,14 @@ impl PyTensor {
 
     // ---- named ops --------------------------------------------------------------------------
 
-    #[pyo3(signature = (other, *, alpha=NumberArg::Absent))]
+    // pyo3 shows a default that is no literal (`-1`, `NumberArg::Absent`) as `...` in
+    // `__text_signature__`; `text_signature` gives Python (`inspect`, `help`, mypy.stubtest) the
+    // real one, here and wherever such a default appears.
+    #[pyo3(signature = (other, *, alpha=NumberArg::Absent), text_signature = "($self, other, *, alpha=1)")]
     fn add(&self, py: Python<'_>, other: &Bound<'_, PyAny>, alpha: NumberArg) -> R {
         self.add_sub(py, other, alpha, false)
     }
-    #[pyo3(signature = (other, *, alpha=NumberArg::Absent))]
+    #[pyo3(signature = (other, *, alpha=NumberArg::Absent), text_signature = "($self, other, *, alpha=1)")]
     fn sub(&self, py: Python<'_>, other: &Bound<'_, PyAny>, alpha: NumberArg) -> R {
         self.add_sub(py, other, alpha, true)
     }
@@ -1034,7 +1037,10 @@ impl PyTensor {
             )?,
         )
     }
-    #[pyo3(signature = (other, *, rounding_mode=RoundingMode::Absent))]
+    #[pyo3(
+        signature = (other, *, rounding_mode=RoundingMode::Absent),
+        text_signature = "($self, other, *, rounding_mode=None)"
+    )]
     fn div(&self, py: Python<'_>, other: &Bound<'_, PyAny>, rounding_mode: RoundingMode) -> R {
         let a = Operand::Tensor(self.t.clone());
         match rounding_mode {
@@ -1068,11 +1074,11 @@ impl PyTensor {
             )?,
         )
     }
-    #[pyo3(signature = (other, *, alpha=NumberArg::Absent))]
+    #[pyo3(signature = (other, *, alpha=NumberArg::Absent), text_signature = "($self, other, *, alpha=1)")]
     fn add_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>, alpha: NumberArg) -> R {
         Self::add_sub_(slf, other, alpha, false)
     }
-    #[pyo3(signature = (other, *, alpha=NumberArg::Absent))]
+    #[pyo3(signature = (other, *, alpha=NumberArg::Absent), text_signature = "($self, other, *, alpha=1)")]
     fn sub_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>, alpha: NumberArg) -> R {
         Self::add_sub_(slf, other, alpha, true)
     }
@@ -1154,7 +1160,10 @@ impl PyTensor {
     fn mm(&self, py: Python<'_>, mat2: PyRef<'_, PyTensor>) -> R {
         wrap(py, matmul::mm(&self.t, &mat2.t)?)
     }
-    #[pyo3(signature = (mat1, mat2, *, beta=None, alpha=None))]
+    #[pyo3(
+        signature = (mat1, mat2, *, beta=None, alpha=None),
+        text_signature = "($self, mat1, mat2, *, beta=1, alpha=1)"
+    )]
     fn addmm(
         &self,
         py: Python<'_>,
@@ -1235,7 +1244,7 @@ impl PyTensor {
         }
         wrap(py, movement::squeeze(&self.t, Some(dim.extract()?))?)
     }
-    #[pyo3(signature = (start_dim=0, end_dim=-1))]
+    #[pyo3(signature = (start_dim=0, end_dim=-1), text_signature = "($self, start_dim=0, end_dim=-1)")]
     fn flatten(&self, py: Python<'_>, start_dim: i64, end_dim: i64) -> R {
         let shape = self.t.shape();
         if shape.is_empty() {
