@@ -67,3 +67,12 @@ def test_mypy_reports_mistakes(tmp_path):
     r = _mypy(tmp_path, MISTAKES)
     errors = [line for line in r.stdout.splitlines() if ": error:" in line]
     assert [int(e.split(":")[1]) for e in errors] == [4, 5, 6, 7], r.stdout + r.stderr
+
+
+@pytest.mark.skipif(SELFTEST, reason="checks gradrs's own extension module")
+def test_stubtest_finds_the_stub_equal_to_the_module(tmp_path):
+    # Every name, signature (parameter names, kinds, defaults), class flag and property of
+    # `_native` as `_native.pyi` declares it; run from tmp_path so no cache lands in the tree.
+    r = subprocess.run([sys.executable, "-m", "mypy.stubtest", "gradrs._native"],
+                       capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
