@@ -171,8 +171,26 @@ def pow(input, exponent, *, out=None):
     return exponent.__rpow__(input)
 
 
-def where(condition, input, other, *, out=None):
-    """`gradrs.where(condition, input, other)`."""
+_WHERE_SIGNATURES = (
+    " * (Tensor condition)\n"
+    " * (Tensor condition, Tensor input, Tensor other, *, Tensor out = None)\n"
+    " * (Tensor condition, Number self, Tensor other)\n"
+    " * (Tensor condition, Tensor input, Number other)\n"
+    " * (Tensor condition, Number self, Number other)\n")
+
+
+def where(condition, input=None, other=None, *, out=None):
+    """`gradrs.where(condition, input, other)`; `gradrs.where(condition)` is
+    `condition.nonzero(as_tuple=True)`."""
+    if input is None or other is None:
+        if input is None and other is None and out is None and isinstance(condition, Tensor):
+            return condition.nonzero(as_tuple=True)
+        from ._argparse import _describe
+
+        given = [a for a in (condition, input, other) if a is not None]
+        kwargs = {} if out is None else {"out": out}
+        raise TypeError(f"where() received an invalid combination of arguments - got "
+                        f"{_describe(given, kwargs)}, but expected one of:\n{_WHERE_SIGNATURES}")
     if out is not None:
         return _with_out("where", out, lambda: _native.where(condition, input, other),
                          (condition, input, other))

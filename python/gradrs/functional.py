@@ -14,6 +14,7 @@ from ._native import Tensor
 __all__ = [
     "allclose", "atleast_1d", "atleast_2d", "atleast_3d", "bincount", "block_diag",
     "broadcast_shapes", "broadcast_tensors", "cartesian_prod", "cdist", "chain_matmul", "dist",
+    "can_cast", "index_fill", "promote_types", "repeat_interleave", "result_type",
     "isclose", "isfinite", "isinf", "isnan", "isneginf", "isposinf", "isreal", "layout",
     "log_softmax", "strided",
     "meshgrid", "softmax", "tensordot", "unique", "unique_consecutive",
@@ -538,6 +539,125 @@ def chain_matmul(*matrices, out=None):
     return result
 
 
+# ---- type promotion queries: answered by the promotion the ops themselves apply -------------------
+
+def _probe(value):
+    """An empty stand-in for a `result_type` operand: same dtype and same 0-dim-ness (a 0-dim
+    tensor promotes as a lower priority operand, as a Python number does below it)."""
+    if isinstance(value, Tensor):
+        return _native.empty((), dtype=value.dtype) if value.dim() == 0 else \
+            _native.empty(0, dtype=value.dtype)
+    return value
+
+
+def result_type(tensor, other):
+    """`gradrs.result_type(tensor, other)`: the dtype `tensor + other` would have (either may be
+    a Python number)."""
+    a, b = _probe(tensor), _probe(other)
+    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+        a = _native.tensor(a)  # two numbers: the first as a 0-dim tensor of its default dtype
+    return (a + b).dtype
+
+
+def promote_types(type1, type2):
+    """`gradrs.promote_types(type1, type2)`: the smallest dtype both cast to without losing
+    their category."""
+    return (_native.empty(0, dtype=type1) + _native.empty(0, dtype=type2)).dtype
+
+
+def _category(dtype):
+    if dtype == _native.bool:
+        return 0
+    return 2 if dtype.is_floating_point else 1
+
+
+def can_cast(from_, to):
+    """`gradrs.can_cast(from_, to)`: whether PyTorch's casting rules allow `from_` to `to`: no
+    cast to a lower category (float to integer, anything but bool to bool)."""
+    return _category(from_) <= _category(to)
+
+
+# ---- index_fill: a fill through a mask along one dim ---------------------------------------------
+
+def _index_fill_mask(input, dim, index, value):
+    """The bool mask (broadcastable to `input`) of the positions `index_fill(dim, index, value)`
+    fills, after PyTorch's checks."""
+    if not isinstance(index, Tensor) or index.dtype != _native.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    if index.dim() > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
+    if isinstance(value, Tensor) and value.dim() != 0:
+        raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got tensor "
+                           f"with {value.dim()} dimension(s).")
+    ndim = input.dim()
+    dim = _wrap_dim(dim, ndim)
+    size = input.shape[dim] if ndim else 1
+    positions = index.reshape(-1)
+    bad = positions[(positions < -size) | (positions >= size)]
+    if bad.numel():
+        raise IndexError(f"index {bad[0].item()} is out of bounds for dimension {dim} with size "
+                         f"{size}")
+    mask = _native.zeros(size, dtype=_native.bool, device=input.device)
+    mask[positions] = True
+    return mask.reshape([size] + [1] * (ndim - dim - 1)) if ndim else mask.reshape(())
+
+
+def index_fill(input, dim, index, value):
+    """`gradrs.index_fill(input, dim, index, value)`: a copy of `input` whose slices at `index`
+    along `dim` hold `value` (a number or a 0-dim tensor, which gets the filled gradient)."""
+    return input.masked_fill(_index_fill_mask(input, dim, index, value), value)
+
+
+def _index_fill_(self, dim, index, value):
+    """`Tensor.index_fill_(dim, index, value)`: `index_fill` in place."""
+    return self.masked_fill_(_index_fill_mask(self, dim, index, value), value)
+
+
+# ---- repeat_interleave: an index_select whose index repeats positions ------------------------------
+
+def _repeat_counts(repeats, size, dim):
+    """`repeats` (an int or an integer tensor) as a list of `size` counts, after PyTorch's checks."""
+    if isinstance(repeats, Tensor):
+        if repeats.dim() > 1:
+            raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+        if repeats.dtype not in (_native.int64, _native.int32):
+            raise NotImplementedError('"repeat_interleave_cpu" not implemented for '
+                                      f"'{_dtype_name(repeats.dtype)}'")
+        counts = repeats.reshape(-1).tolist()
+        if len(counts) == 1:
+            counts = counts * size
+        elif len(counts) != size:
+            raise RuntimeError("repeats must have the same size as input along dim, but got "
+                               f"repeats.size(0) = {len(counts)} and input.size({dim}) = {size}")
+    else:
+        counts = [repeats] * size
+    if any(c < 0 for c in counts):
+        raise RuntimeError("Repeats must be non-negative")
+    return counts
+
+
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    """`gradrs.repeat_interleave(input, repeats, dim=None, *, output_size=None)`: each slice of
+    `input` along `dim` (of the flattened input when `dim` is None) repeated `repeats` times;
+    `gradrs.repeat_interleave(repeats)` repeats each position of `repeats` by its value."""
+    if repeats is None:  # the one-argument form: the positions of `input` repeated
+        repeats = input
+        if repeats.dim() != 1:
+            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+        input = _native.arange(repeats.shape[0], device=repeats.device)
+    if dim is None:
+        input, dim = input.reshape(-1), 0
+    ndim = input.dim()
+    dim = _wrap_dim(dim, ndim)
+    size = input.shape[dim] if ndim else 1
+    counts = _repeat_counts(repeats, size, dim)
+    if output_size is not None and output_size != sum(counts):
+        raise RuntimeError("allocated size does not match required size")
+    index = _native.tensor(np.repeat(np.arange(size), counts).astype(np.int64),
+                           device=input.device)
+    return (input.reshape(1) if ndim == 0 else input).index_select(dim, index)
+
+
 # ---- layouts: gradrs has only the strided one ---------------------------------------------------
 
 class layout:
@@ -602,3 +722,6 @@ Tensor.unique_consecutive = _method(unique_consecutive)
 Tensor.allclose = _binary_method(allclose)
 Tensor.isclose = _binary_method(isclose)
 Tensor.dist = _binary_method(dist)
+Tensor.index_fill = _method(index_fill)
+Tensor.index_fill_ = _index_fill_
+Tensor.repeat_interleave = _method(repeat_interleave)

@@ -1,0 +1,108 @@
+"""The tensor functions ordinary programs called that gradrs lacked (found by tests/programs/):
+index_fill, repeat_interleave, where(condition), result_type / promote_types / can_cast."""
+
+import pytest
+
+from conftest import G, assert_same_error, check, to_np
+
+
+def _x(M):
+    return M.arange(6.0).view(2, 3)
+
+
+@pytest.mark.parametrize("args", [
+    (1, [-1, 0], 5.0), (0, [1], -2.0), (1, 1, 7.0), (-1, [], 3.0),
+])
+def test_index_fill(args):
+    dim, index, value = args
+    check(lambda M: _x(M).index_fill(dim, M.tensor(index, dtype=M.int64), value))
+    check(lambda M: M.index_fill(_x(M), dim, M.tensor(index, dtype=M.int64), value))
+    check(lambda M: _x(M).index_fill_(dim, M.tensor(index, dtype=M.int64), value))
+
+
+def test_index_fill_dtypes_and_scalars():
+    check(lambda M: M.arange(3).index_fill(0, M.tensor([0]), 2.5))
+    check(lambda M: M.tensor(3.0).index_fill(0, M.tensor([0]), 2))
+    check(lambda M: _x(M).index_fill(1, M.tensor(1), M.tensor(7.0)))
+
+
+def test_index_fill_gradients(torch):
+    def run(M):
+        v = M.tensor(2.0, requires_grad=True)
+        a = M.ones(3, requires_grad=True)
+        a.index_fill(0, M.tensor([0, 0, 1]), v).sum().backward()
+        return to_np(a.grad), to_np(v.grad)
+
+    (ga, gv), (ta, tv) = run(G), run(torch)
+    assert (ga == ta).all() and gv == tv
+
+
+@pytest.mark.parametrize("args", [
+    (1, [3], 1.0), (1, [1.0], 1.0), (1, [[1]], 1.0), (2, [1], 1.0),
+])
+def test_index_fill_errors(args, torch):
+    dim, index, value = args
+    assert_same_error(lambda: _x(G).index_fill(dim, G.tensor(index), value),
+                      lambda: _x(torch).index_fill(dim, torch.tensor(index), value))
+    assert_same_error(lambda: _x(G).index_fill(1, G.tensor([1]), G.ones(2)),
+                      lambda: _x(torch).index_fill(1, torch.tensor([1]), torch.ones(2)))
+
+
+@pytest.mark.parametrize("make", [
+    lambda M: M.arange(6).view(2, 3).repeat_interleave(2),
+    lambda M: M.arange(6).view(2, 3).repeat_interleave(2, dim=1),
+    lambda M: M.arange(6).view(2, 3).repeat_interleave(M.tensor([1, 2]), dim=0),
+    lambda M: M.arange(6).view(2, 3).repeat_interleave(M.tensor([2]), dim=-1),
+    lambda M: M.repeat_interleave(M.tensor([2, 0, 1])),
+    lambda M: M.repeat_interleave(M.arange(3.0), 3),
+    lambda M: M.tensor(5).repeat_interleave(3),
+    lambda M: M.arange(4.0).repeat_interleave(M.tensor([0, 1, 0, 2]), dim=0, output_size=3),
+])
+def test_repeat_interleave(make):
+    check(make)
+
+
+def test_repeat_interleave_gradient(torch):
+    def run(M):
+        a = M.arange(3.0, requires_grad=True)
+        (a.repeat_interleave(M.tensor([1, 2, 0])) * M.arange(3.0)).sum().backward()
+        return to_np(a.grad)
+
+    assert (run(G) == run(torch)).all()
+
+
+@pytest.mark.parametrize("args", [(-1,), ("[1, 2]", 1), ("[1.0, 2.0]", 0), ("[[1]]", 0), (2, 2)])
+def test_repeat_interleave_errors(args, torch):
+    def call(M):
+        repeats = M.tensor(eval(args[0])) if isinstance(args[0], str) else args[0]
+        return M.arange(6).view(2, 3).repeat_interleave(repeats, *args[1:])
+
+    assert_same_error(lambda: call(G), lambda: call(torch))
+
+
+def test_where_one_argument():
+    check(lambda M: M.where(M.tensor([[1.0, -2.0], [0.0, 3.0]]) > 0))
+    check(lambda M: M.where(M.tensor([1.0, 0.0, 2.0])))
+    check(lambda M: M.where(M.tensor(True)))
+
+
+def test_where_two_arguments_error(torch):
+    assert_same_error(lambda: G.where(G.tensor([True]), G.ones(1)),
+                      lambda: torch.where(torch.tensor([True]), torch.ones(1)))
+
+
+@pytest.mark.parametrize("make", [
+    lambda M: M.result_type(M.tensor([1], dtype=M.int32), M.tensor(1.0, dtype=M.float64)),
+    lambda M: M.result_type(M.tensor([1], dtype=M.int32), M.tensor([1.0], dtype=M.float16)),
+    lambda M: M.result_type(M.tensor([1]), 1.0),
+    lambda M: M.result_type(1, M.tensor([True])),
+    lambda M: M.result_type(1, 2.0),
+    lambda M: M.result_type(True, 1),
+    lambda M: M.promote_types(M.int32, M.float16),
+    lambda M: M.promote_types(M.bool, M.int64),
+    lambda M: M.promote_types(M.float16, M.float64),
+    lambda M: [M.can_cast(a, b) for a in (M.bool, M.int32, M.int64, M.float16, M.float64)
+               for b in (M.bool, M.int32, M.int64, M.float16, M.float64)],
+])
+def test_type_promotion_queries(make):
+    check(make)
