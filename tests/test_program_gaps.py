@@ -1,5 +1,6 @@
 """The tensor functions ordinary programs called that gradrs lacked (found by tests/programs/):
-index_fill, repeat_interleave, where(condition), result_type / promote_types / can_cast."""
+index_fill, repeat_interleave, where(condition), result_type / promote_types / can_cast,
+cummax / cummin, mode."""
 
 import pytest
 
@@ -106,3 +107,41 @@ def test_where_two_arguments_error(torch):
 ])
 def test_type_promotion_queries(make):
     check(make)
+
+
+_NAN = float("nan")
+
+
+@pytest.mark.parametrize("make", [
+    lambda M: M.cummax(M.tensor([3.0, 1, 4, 4, _NAN, 2, 9]), 0),
+    lambda M: M.cummin(M.tensor([3.0, 1, 1, 2]), 0),
+    lambda M: M.tensor([[1, 0], [0, 2]]).cummax(dim=0),
+    lambda M: M.tensor([[True, False], [True, True]]).cummin(dim=-1),
+    lambda M: M.tensor(4.0).cummax(0),
+    lambda M: M.zeros(2, 0).cummax(1),
+    lambda M: M.tensor([[1, 2, 2, 3, 3], [5, 5, 1, 1, 0]]).mode(1),
+    lambda M: M.tensor([[1, 2, 2, 3, 3], [5, 5, 1, 1, 0]]).mode(0, keepdim=True),
+    lambda M: M.mode(M.tensor([3.0, 1, 4, 1, 5, 9, 2, 6])),
+    lambda M: M.tensor([2.0, 2, _NAN, _NAN, 1]).mode(),
+    lambda M: M.tensor(4.0).mode(),
+])
+def test_cummax_cummin_mode(make, torch):
+    check(lambda M: tuple(make(M)))
+    assert repr(make(G)) == repr(make(torch)).replace("torch.", "gradrs.")
+
+
+def test_cummax_mode_gradients(torch):
+    def run(M):
+        x = M.tensor([1.0, 3, 2, 3], requires_grad=True)
+        M.cummax(x, 0).values.sum().backward()
+        y = M.tensor([1.0, 3, 2, 3], requires_grad=True)
+        y.mode().values.backward()
+        return to_np(x.grad), to_np(y.grad)
+
+    (gx, gy), (tx, ty) = run(G), run(torch)
+    assert (gx == tx).all() and (gy == ty).all()
+
+
+def test_cummax_mode_errors(torch):
+    assert_same_error(lambda: G.zeros(2, 0).mode(1), lambda: torch.zeros(2, 0).mode(1))
+    assert_same_error(lambda: G.zeros(2).cummax(1), lambda: torch.zeros(2).cummax(1))

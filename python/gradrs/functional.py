@@ -14,7 +14,8 @@ from ._native import Tensor
 __all__ = [
     "allclose", "atleast_1d", "atleast_2d", "atleast_3d", "bincount", "block_diag",
     "broadcast_shapes", "broadcast_tensors", "cartesian_prod", "cdist", "chain_matmul", "dist",
-    "can_cast", "index_fill", "promote_types", "repeat_interleave", "result_type",
+    "can_cast", "cummax", "cummin", "index_fill", "mode", "promote_types", "repeat_interleave",
+    "result_type",
     "isclose", "isfinite", "isinf", "isnan", "isneginf", "isposinf", "isreal", "layout",
     "log_softmax", "strided",
     "meshgrid", "softmax", "tensordot", "unique", "unique_consecutive",
@@ -539,6 +540,81 @@ def chain_matmul(*matrices, out=None):
     return result
 
 
+# ---- cummax / cummin / mode: indices found on the host, values gathered (so they have gradients)
+
+def _picked(input, dim, indices, keepdim=True):
+    """`return_types`-ready (values, indices): `indices` (numpy, `input`'s layout with `dim`
+    last) as a tensor along `dim`, and the values of `input` there through `gather`."""
+    from . import return_types  # noqa: F401 - imported by the callers' names below
+
+    index = _native.tensor(np.moveaxis(indices, -1, dim).astype(np.int64), device=input.device)
+    if input.dim() == 0:
+        return input.clone(), index.reshape(())
+    values = input.gather(dim, index)
+    if not keepdim:
+        values, index = values.squeeze(dim), index.squeeze(dim)
+    return values, index
+
+
+def _cumulative(name, input, dim, better):
+    dim = _wrap_dim(dim, input.dim())
+    arr = np.moveaxis(_host(input).reshape(input.shape or (1,)), dim if input.dim() else 0, -1)
+    floating = input.dtype.is_floating_point
+    indices = np.zeros(arr.shape, dtype=np.int64)
+    if arr.shape[-1]:
+        best, index = arr[..., 0].copy(), np.zeros(arr.shape[:-1], dtype=np.int64)
+        for j in range(arr.shape[-1]):
+            x = arr[..., j]
+            # PyTorch's scan: a NaN is taken and then kept; ties take the later position
+            take = better(x, best)
+            if floating:
+                take = np.isnan(x) | (~np.isnan(best) & take)
+            best, index = np.where(take, x, best), np.where(take, j, index)
+            indices[..., j] = index
+    from . import return_types
+
+    return return_types._make(name, *_picked(input, dim, indices))
+
+
+def cummax(input, dim):
+    """`gradrs.cummax(input, dim)`: running maxima along `dim` and where each was found (the
+    latest of equal values; a NaN, once met, stays)."""
+    return _cumulative("cummax", input, dim, np.greater_equal)
+
+
+def cummin(input, dim):
+    """`gradrs.cummin(input, dim)`: running minima along `dim` and where each was found."""
+    return _cumulative("cummin", input, dim, np.less_equal)
+
+
+def _row_mode(row):
+    # PyTorch's CPU kernel: sort, then the first longest run of equal values wins (NaNs never
+    # equal one another); its position is the last one holding that value
+    order = np.argsort(row, kind="stable")
+    ordered = row[order]
+    best_len, best_end, start = 0, 0, 0
+    for i in range(len(ordered)):
+        if i == len(ordered) - 1 or not ordered[i] == ordered[i + 1]:
+            if i + 1 - start > best_len:
+                best_len, best_end = i + 1 - start, i
+            start = i + 1
+    return order[best_end]
+
+
+def mode(input, dim=-1, keepdim=False):
+    """`gradrs.mode(input, dim=-1, keepdim=False)`: the most frequent value of each slice along
+    `dim` (the smallest of equally frequent ones) and its last position."""
+    dim = _wrap_dim(dim, input.dim())
+    if input.dim() and input.shape[dim] == 0:
+        raise IndexError(f"mode(): Expected reduction dim {dim} to have non-zero size.")
+    arr = np.moveaxis(_host(input).reshape(input.shape or (1,)), dim if input.dim() else 0, -1)
+    rows = arr.reshape(-1, arr.shape[-1])
+    found = np.array([_row_mode(r) for r in rows], dtype=np.int64).reshape(arr.shape[:-1] + (1,))
+    from . import return_types
+
+    return return_types._make("mode", *_picked(input, dim, found, keepdim))
+
+
 # ---- type promotion queries: answered by the promotion the ops themselves apply -------------------
 
 def _probe(value):
@@ -725,3 +801,6 @@ Tensor.dist = _binary_method(dist)
 Tensor.index_fill = _method(index_fill)
 Tensor.index_fill_ = _index_fill_
 Tensor.repeat_interleave = _method(repeat_interleave)
+Tensor.cummax = _method(cummax)
+Tensor.cummin = _method(cummin)
+Tensor.mode = _method(mode)

@@ -47,8 +47,8 @@ print(torch.topk(v, 2, largest=False))
 print(v.sort(descending=True))
 print(torch.sort(v, stable=True).indices)
 print(v.argsort(), v.argmax(), v.argmin(), v.max(), v.min(dim=0))
-print(v.cumsum(0), v.cumprod(0)[:4])
-print(v.kthvalue(3), v.median())
+print(v.cumsum(0), v.cumprod(0)[:4], torch.cummax(v, 0).values)
+print(v.kthvalue(3), v.median(), v.mode())
 print(torch.unique(torch.tensor([3, 1, 3, 2, 1]), return_counts=True))
 
 # chunk / split / stack / cat / repeat / expand
