@@ -145,3 +145,52 @@ def test_cummax_mode_gradients(torch):
 def test_cummax_mode_errors(torch):
     assert_same_error(lambda: G.zeros(2, 0).mode(1), lambda: torch.zeros(2, 0).mode(1))
     assert_same_error(lambda: G.zeros(2).cummax(1), lambda: torch.zeros(2).cummax(1))
+
+
+@pytest.mark.parametrize("make", [
+    lambda M: M.diff(M.tensor([1, 3, 6, 10])),
+    lambda M: M.arange(6.0).view(2, 3).diff(dim=0),
+    lambda M: M.diff(M.tensor([True, False, False])),
+    lambda M: M.diff(M.tensor([1.0, 4, 9]), n=2),
+    lambda M: M.diff(M.tensor([1.0, 2]), n=3),
+    lambda M: M.diff(M.tensor([1.0, 2]), prepend=M.tensor([0.0]), append=M.tensor([5.0, 7])),
+    lambda M: M.arange(6.0).view(2, 3).diff(n=0, append=M.ones(2, 1)),
+    lambda M: M.count_nonzero(M.tensor([[0.0, 1, 2], [3, 0, 0]])),
+    lambda M: M.tensor([[0.0, 1, 2], [3, 0, 0]]).count_nonzero(dim=1),
+    lambda M: M.count_nonzero(M.tensor([[1, 0], [1, 1]]), dim=(0, -1)),
+    lambda M: M.count_nonzero(M.tensor([[1, 0]]), dim=[]),
+    lambda M: M.rot90(M.arange(6.0).view(2, 3)),
+    lambda M: M.rot90(M.arange(6.0).view(2, 3), 2),
+    lambda M: M.rot90(M.arange(24.0).view(2, 3, 4), -1, [2, 0]),
+    lambda M: M.arange(6.0).view(2, 3).rot90(4, [1, 0]),
+    lambda M: M.triu_indices(3, 3),
+    lambda M: M.tril_indices(3, 4, -1),
+    lambda M: M.triu_indices(2, 3, 1, dtype=M.int32),
+    lambda M: M.tril_indices(4, 3, 5),
+    lambda M: M.triu_indices(0, 3),
+])
+def test_diff_count_nonzero_rot90_tri_indices(make):
+    check(make)
+
+
+def test_diff_gradient(torch):
+    def run(M):
+        a = M.tensor([1.0, 4, 9, 16], requires_grad=True)
+        (M.diff(a, n=2) * M.tensor([1.0, 3])).sum().backward()
+        return to_np(a.grad)
+
+    assert (run(G) == run(torch)).all()
+
+
+@pytest.mark.parametrize("call", [
+    lambda M: M.diff(M.tensor(3.0)),
+    lambda M: M.diff(M.tensor([1.0]), n=-1),
+    lambda M: M.diff(M.ones(2, 3), prepend=M.tensor(9.0)),
+    lambda M: M.diff(M.ones(2, 3), append=M.ones(3, 1)),
+    lambda M: M.rot90(M.ones(2, 3), dims=[0]),
+    lambda M: M.rot90(M.ones(2, 3), dims=[0, -2]),
+    lambda M: M.rot90(M.ones(2, 3), dims=[0, 2]),
+    lambda M: M.rot90(M.ones(3)),
+])
+def test_diff_rot90_errors(call, torch):
+    assert_same_error(lambda: call(G), lambda: call(torch))

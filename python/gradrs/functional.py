@@ -14,8 +14,8 @@ from ._native import Tensor
 __all__ = [
     "allclose", "atleast_1d", "atleast_2d", "atleast_3d", "bincount", "block_diag",
     "broadcast_shapes", "broadcast_tensors", "cartesian_prod", "cdist", "chain_matmul", "dist",
-    "can_cast", "cummax", "cummin", "index_fill", "mode", "promote_types", "repeat_interleave",
-    "result_type",
+    "can_cast", "count_nonzero", "cummax", "cummin", "diff", "index_fill", "mode",
+    "promote_types", "repeat_interleave", "result_type", "rot90", "tril_indices", "triu_indices",
     "isclose", "isfinite", "isinf", "isnan", "isneginf", "isposinf", "isreal", "layout",
     "log_softmax", "strided",
     "meshgrid", "softmax", "tensordot", "unique", "unique_consecutive",
@@ -615,6 +615,85 @@ def mode(input, dim=-1, keepdim=False):
     return return_types._make("mode", *_picked(input, dim, found, keepdim))
 
 
+# ---- diff, count_nonzero, rot90, triu/tril_indices: compositions as PyTorch's own ----------------
+
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    """`gradrs.diff(input, n=1, dim=-1, prepend=None, append=None)`: the n-th forward difference
+    along `dim` (`!=` of neighbours for bool tensors), after concatenating `prepend`/`append`."""
+    if input.dim() == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    dim = _wrap_dim(dim, input.dim())
+    extra = [t for t in (prepend, append) if t is not None]
+    for t in extra:
+        if t.dim() != input.dim():
+            raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+        for d in range(input.dim()):
+            if d != dim and t.shape[d] != input.shape[d]:
+                raise RuntimeError(
+                    "diff expects the shape of tensor to prepend or append to match that of input "
+                    f"except along the differencing dimension; input.size({d}) = "
+                    f"{input.shape[d]}, but got tensor.size({d}) = {t.shape[d]}")
+    if n == 0:  # prepend / append are checked, not used
+        return input.clone()
+    if extra:
+        input = _native.cat([t for t in (prepend, input, append) if t is not None], dim)
+    for _ in range(n):
+        length = input.shape[dim]
+        if length == 0:
+            break
+        after, before = input.narrow(dim, 1, length - 1), input.narrow(dim, 0, length - 1)
+        input = after != before if input.dtype == _native.bool else after - before
+    return input
+
+
+def count_nonzero(input, dim=None):
+    """`gradrs.count_nonzero(input, dim=None)`: int64 counts of the nonzero values, over `dim`
+    (an int or a tuple of ints) or over everything."""
+    nonzero = input != 0
+    if dim is None or (isinstance(dim, (tuple, list)) and not dim):
+        return nonzero.sum()
+    return nonzero.sum(dim)
+
+
+def rot90(input, k=1, dims=(0, 1)):
+    """`gradrs.rot90(input, k=1, dims=(0, 1))`: `input` turned by 90 degrees `k` times, from
+    the first of `dims` towards the second."""
+    dims = list(dims)
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if input.dim() < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {input.dim()}")
+    d0, d1 = (_wrap_dim(d, input.dim()) for d in dims)
+    if d0 == d1:  # PyTorch's message names the dims as given
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} "
+                           f"and dim1 = {dims[1]}")
+    k %= 4
+    if k == 1:
+        return input.flip([d1]).transpose(d0, d1)
+    if k == 2:
+        return input.flip([d0, d1])
+    if k == 3:
+        return input.flip([d0]).transpose(d0, d1)
+    return input.clone()
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    """`gradrs.triu_indices(row, col, offset=0)`: the 2 x N (row, column) coordinates of the
+    upper triangle of a row x col matrix, row by row."""
+    r, c = np.triu_indices(row, offset, col)
+    return _native.tensor(np.stack([r, c]).astype(np.int64).reshape(2, -1),
+                          dtype=dtype or _native.int64, device=device)
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    """`gradrs.tril_indices(row, col, offset=0)`: the coordinates of the lower triangle."""
+    r, c = np.tril_indices(row, offset, col)
+    return _native.tensor(np.stack([r, c]).astype(np.int64).reshape(2, -1),
+                          dtype=dtype or _native.int64, device=device)
+
+
 # ---- type promotion queries: answered by the promotion the ops themselves apply -------------------
 
 def _probe(value):
@@ -804,3 +883,6 @@ Tensor.repeat_interleave = _method(repeat_interleave)
 Tensor.cummax = _method(cummax)
 Tensor.cummin = _method(cummin)
 Tensor.mode = _method(mode)
+Tensor.diff = _method(diff)
+Tensor.count_nonzero = _method(count_nonzero)
+Tensor.rot90 = _method(rot90)
