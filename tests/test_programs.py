@@ -52,6 +52,7 @@ RANDOM = {
     "distill": [r"teacher epoch", r"student epoch", r"teacher accuracy", r"student accuracy"],
     "early_stopping": [r"early stop at epoch", r"best val loss"],
     "encoder_padding": [r"\| epoch \d+ \| step"],
+    "finetune_groups": [r"epoch \d+: loss"],
     "gan": [r"\[\d+/200\]"],
     "mnist_cnn": [r"Train Epoch: ", r"Test set: "],
     "nanogpt": [r"iter \d+: loss"],
