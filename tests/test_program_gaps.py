@@ -194,3 +194,27 @@ def test_diff_gradient(torch):
 ])
 def test_diff_rot90_errors(call, torch):
     assert_same_error(lambda: call(G), lambda: call(torch))
+
+
+@pytest.mark.parametrize("shape,pad,mode,value", [
+    ((1, 1, 4, 4), (1, 0), "replicate", None),
+    ((4,), (1, 1), "reflect", None),
+    ((1, 1, 1, 4, 4), (1, 1), "circular", None),
+    ((1, 2, 2, 2, 2, 2), (1,) * 8, "reflect", None),
+    ((1, 1, 4, 4), (1, 1), "foo", None),
+    ((4,), (1, 1, 1, 1), "replicate", None),
+    ((4,), (1, 1, 1, 1), "constant", None),
+    ((1, 4), (1, 1), "reflect", 1.0),
+])
+def test_pad_errors(shape, pad, mode, value, torch):
+    def call(M):
+        return M.nn.functional.pad(M.ones(shape), pad, mode=mode, value=value)
+
+    assert_same_error(lambda: call(G), lambda: call(torch))
+
+
+def test_pad_accepted_combinations():
+    check(lambda M: M.nn.functional.pad(M.ones(1, 4, 4), (1, 0, 1, 1), mode="reflect"))
+    check(lambda M: M.nn.functional.pad(M.ones(2, 4), (1, 1), mode="circular"))
+    check(lambda M: M.nn.functional.pad(M.ones(1, 4), (1, 1), mode="reflect", value=0.0))
+    check(lambda M: M.nn.functional.pad(M.ones(2, 3, 4, 5), (1, 1), value=2.0))

@@ -505,11 +505,28 @@ def _embedding_renorm_(weight, input, max_norm, norm_type):
         w[idx] = rows * scale.to(w.dtype)
 
 
+_PAD_SIZES = ("\nSupported combinations for non-constant padding:\n"
+              "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+              "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+              "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+
+
 def pad(input, pad, mode="constant", value=None):
+    if mode not in ("constant", "reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if len(pad) % 2 != 0:
         raise RuntimeError("Padding length must be divisible by 2")
     if len(pad) // 2 > input.dim():
-        raise RuntimeError("Padding length should be less than or equal to two times the input dimension")
+        raise RuntimeError("Padding length should be less than or equal to two times the input "
+                           f"dimension but got padding length {len(pad)} and input of dimension "
+                           f"{input.dim()}")
+    if mode != "constant":
+        if value is not None and value != 0:
+            raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
+        # PyTorch's kernels pad the last 1-3 dims of a batched (or unbatched) input only
+        if not 1 <= len(pad) // 2 <= 3 or input.dim() - len(pad) // 2 not in (1, 2):
+            raise NotImplementedError(f"Padding size {len(pad)} is not supported for "
+                                      f"{input.dim()}D input tensor.{_PAD_SIZES}")
     if mode == "constant":
         return _one_node("ConstantPadNdBackward0", lambda x: _pad(x, pad, mode, value), input)
     if mode in ("reflect", "replicate") and 1 <= len(pad) // 2 <= 3:
