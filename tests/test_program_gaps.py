@@ -1,6 +1,7 @@
 """The tensor functions ordinary programs called that gradrs lacked (found by tests/programs/):
 index_fill, repeat_interleave, where(condition), result_type / promote_types / can_cast,
-cummax / cummin, mode."""
+cummax / cummin, mode, diff, count_nonzero, rot90, tri*_indices, searchsorted / bucketize,
+and F.pad's checks."""
 
 import pytest
 
@@ -218,3 +219,47 @@ def test_pad_accepted_combinations():
     check(lambda M: M.nn.functional.pad(M.ones(2, 4), (1, 1), mode="circular"))
     check(lambda M: M.nn.functional.pad(M.ones(1, 4), (1, 1), mode="reflect", value=0.0))
     check(lambda M: M.nn.functional.pad(M.ones(2, 3, 4, 5), (1, 1), value=2.0))
+
+
+_B = [1.0, 3, 5, 7, 9]
+_V = [[3.0, 6, 9], [_NAN, 0, 10]]
+
+
+@pytest.mark.parametrize("make", [
+    lambda M: M.bucketize(M.tensor(_V), M.tensor(_B)),
+    lambda M: M.bucketize(M.tensor(_V), M.tensor(_B), right=True, out_int32=True),
+    lambda M: M.bucketize(4, M.tensor(_B)),
+    lambda M: M.searchsorted(M.tensor(_B), M.tensor(_V)),
+    lambda M: M.searchsorted(M.tensor(_B), 4),
+    lambda M: M.searchsorted(M.tensor([[1.0, 3, 5], [2, 4, 6]]), M.tensor([[3.0, 6], [1, 5]]),
+                             side="right"),
+    lambda M: M.searchsorted(M.tensor([1.0, _NAN]), M.tensor([_NAN, 2.0])),
+    lambda M: M.searchsorted(M.tensor([1.0, _NAN, _NAN]), M.tensor([_NAN, 2.0, 0]), right=True),
+    lambda M: M.searchsorted(M.tensor([5.0, 1, 3]), M.tensor([2.0]), sorter=M.tensor([1, 2, 0])),
+    lambda M: M.searchsorted(M.tensor([1, 2, 2, 2, 3]), M.tensor([2, 2])),
+    lambda M: M.searchsorted(M.tensor([1, 2, 2, 2, 3]), M.tensor([2]), right=True),
+    lambda M: M.searchsorted(M.tensor([]), M.tensor([1.0])),
+    lambda M: M.bucketize(M.tensor([]), M.tensor(_B)),
+])
+def test_searchsorted_bucketize(make):
+    check(make)
+
+
+@pytest.mark.parametrize("call", [
+    lambda M: M.searchsorted(M.ones(2, 3), M.ones(3, 3)),
+    lambda M: M.searchsorted(M.tensor(_B), M.tensor(_V), side="left", right=True),
+    lambda M: M.searchsorted(M.tensor(_B), M.tensor(_V), side="up"),
+    lambda M: M.bucketize(M.tensor(_V), M.ones(2, 2)),
+])
+def test_searchsorted_bucketize_errors(call, torch):
+    assert_same_error(lambda: call(G), lambda: call(torch))
+
+
+def test_searchsorted_bucketize_out():
+    def run(M):
+        a, b = M.empty(0, dtype=M.int64), M.empty(0, dtype=M.int64)
+        r = M.searchsorted(M.tensor([1.0, 2]), M.tensor([1.5, 3]), out=a)
+        M.bucketize(M.tensor([1.5, 3]), M.tensor([1.0, 2]), out=b)
+        return r is a, a, b
+
+    check(run)

@@ -69,6 +69,7 @@ RANDOM = {
     "text_classification": [r"\| end of epoch"],
     "timeseries_lstm": [r"epoch +\d+ \| train mse"],
     "transformer_classifier": [r"\| step"],
+    "unet_segment": [r"step \d+ loss"],
     "vae": [r"====> Epoch"],
     "word_lm": [r"\| epoch +\d+ \|", r"\| end of epoch"],
 }

@@ -16,6 +16,7 @@ __all__ = [
     "broadcast_shapes", "broadcast_tensors", "cartesian_prod", "cdist", "chain_matmul", "dist",
     "can_cast", "count_nonzero", "cummax", "cummin", "diff", "index_fill", "mode",
     "promote_types", "repeat_interleave", "result_type", "rot90", "tril_indices", "triu_indices",
+    "bucketize", "searchsorted",
     "isclose", "isfinite", "isinf", "isnan", "isneginf", "isposinf", "isreal", "layout",
     "log_softmax", "strided",
     "meshgrid", "softmax", "tensordot", "unique", "unique_consecutive",
@@ -692,6 +693,71 @@ def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
     r, c = np.tril_indices(row, offset, col)
     return _native.tensor(np.stack([r, c]).astype(np.int64).reshape(2, -1),
                           dtype=dtype or _native.int64, device=device)
+
+
+# ---- searchsorted / bucketize: PyTorch's binary search, run on the host for every value at once --
+
+def _bound(bounds, values, right):
+    """PyTorch's `cus_lower_bound` / `cus_upper_bound` (rows of `bounds` against the same rows of
+    `values`), vectorized: the same comparisons, so NaNs land where PyTorch puts them."""
+    n = bounds.shape[1]
+    start = np.zeros(values.shape, dtype=np.int64)
+    end = np.full(values.shape, n, dtype=np.int64)
+    active = start < end
+    while active.any():
+        mid = (start + end) >> 1
+        mid_val = np.take_along_axis(bounds, np.minimum(mid, n - 1), axis=1)
+        with np.errstate(invalid="ignore"):
+            go_right = ~(mid_val > values) if right else ~(mid_val >= values)
+        start = np.where(active & go_right, mid + 1, start)
+        end = np.where(active & ~go_right, mid, end)
+        active = start < end
+    return start
+
+
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None,
+                 out=None):
+    """`gradrs.searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
+    sorter=None)`: where each value of `input` would be inserted in the innermost dim of
+    `sorted_sequence` to keep it sorted (after the first equal value when `right`)."""
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError("gradrs.searchsorted(): side can only be 'left' or 'right' but got "
+                               f"{side}")
+        if right and side == "left":
+            raise RuntimeError("gradrs.searchsorted(): side and right can't be set to opposites, "
+                               "got side of left while right was True")
+        right = side == "right"
+    values = input if isinstance(input, Tensor) else _native.tensor(input)
+    seq = _host(sorted_sequence)
+    if sorter is not None:
+        seq = np.take_along_axis(seq, _host(sorter).astype(np.int64), axis=-1)
+    vals = _host(values)
+    if seq.ndim != 1 and (seq.ndim != vals.ndim or seq.shape[:-1] != vals.shape[:-1]):
+        raise RuntimeError(
+            "gradrs.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+            "dimensions of boundaries tensor and input value tensor must match, but we got "
+            f"boundaries tensor {list(sorted_sequence.shape)} and input value tensor "
+            f"{list(values.shape)}")
+    if seq.ndim == 1:
+        found = _bound(seq.reshape(1, -1), vals.reshape(1, -1), right)
+    else:
+        found = _bound(seq.reshape(-1, seq.shape[-1]),
+                       vals.reshape(-1, vals.shape[-1] if vals.ndim else 1), right)
+    dtype = _native.int32 if out_int32 else _native.int64
+    result = _native.tensor(found.reshape(vals.shape), dtype=dtype, device=values.device)
+    if out is not None:  # an integer result: nothing to differentiate, written as it is
+        _native._write_out(out, result)
+        return out
+    return result
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
+    """`gradrs.bucketize(input, boundaries, *, out_int32=False, right=False)`: the bucket of
+    each value of `input` among the 1-D sorted `boundaries`."""
+    if boundaries.dim() != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.dim()})")
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right, out=out)
 
 
 # ---- type promotion queries: answered by the promotion the ops themselves apply -------------------
