@@ -2,7 +2,7 @@
 //! small-op dispatch rate, and a one-element read-back's round trip.
 //! Run: `cargo bench --bench gpu` (sizes: `cargo bench --bench gpu -- 512 2048`).
 
-use gradrs::backend::wgpu::{self as gpu, GpuBuffer, MatView, UnaryOp};
+use gradrs::backend::wgpu::{self as gpu, GpuBuffer, MatView};
 use std::time::Instant;
 
 fn main() {
@@ -52,11 +52,11 @@ fn main() {
 
     let x = GpuBuffer::upload(&[1.0; 1024]).expect("upload");
     let n = 2000;
-    gpu::unary(UnaryOp::Neg, &x, 0, 1024).expect("unary");
+    gpu::unary("-v", &x, 0, 1024).expect("unary");
     gpu::synchronize().expect("sync");
     let t = Instant::now();
     for _ in 0..n {
-        gpu::unary(UnaryOp::Neg, &x, 0, 1024).expect("unary");
+        gpu::unary("-v", &x, 0, 1024).expect("unary");
     }
     gpu::synchronize().expect("sync");
     let rate = n as f64 / t.elapsed().as_secs_f64();
@@ -65,7 +65,7 @@ fn main() {
     let reps = 200;
     let t = Instant::now();
     for _ in 0..reps {
-        let y = gpu::unary(UnaryOp::Neg, &x, 0, 1).expect("unary");
+        let y = gpu::unary("-v", &x, 0, 1).expect("unary");
         y.download().expect("download");
     }
     let us = t.elapsed().as_secs_f64() / reps as f64 * 1e6;

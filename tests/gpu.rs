@@ -4,8 +4,10 @@
 
 use gradrs::backend::cpu;
 use gradrs::backend::wgpu::{
-    self as gpu, BinaryOp, GpuBuffer, GpuDType, MatView, ReduceOp, ScanOp, UnaryOp, View, SHADERS,
+    self as gpu, BinaryOp, GpuBuffer, GpuDType, MatView, ReduceOp, ScanOp, View, SHADERS,
 };
+use gradrs::ops::binary_math::BinaryMathOp;
+use gradrs::ops::unary::UnaryOp;
 use gradrs::tensor::Layout;
 
 #[test]
@@ -75,83 +77,97 @@ fn assert_close(what: &str, got: &[f32], want: &[f32], rtol: f32, atol: f32) {
     }
 }
 
-fn cpu_unary(op: UnaryOp) -> fn(f32) -> f32 {
-    match op {
-        UnaryOp::Neg => |v| -v,
-        UnaryOp::Exp => f32::exp,
-        UnaryOp::Log => f32::ln,
-        UnaryOp::Sin => f32::sin,
-        UnaryOp::Cos => f32::cos,
-        UnaryOp::Tan => f32::tan,
-        UnaryOp::Tanh => f32::tanh,
-        UnaryOp::Sigmoid => |v| 1.0 / (1.0 + (-v).exp()),
-        UnaryOp::Relu => |v| if v < 0.0 { 0.0 } else { v },
-        UnaryOp::Sqrt => f32::sqrt,
-        UnaryOp::Rsqrt => |v| 1.0 / v.sqrt(),
-        UnaryOp::Abs => f32::abs,
-        UnaryOp::Reciprocal => |v| 1.0 / v,
-        UnaryOp::Square => |v| v * v,
-        UnaryOp::Floor => f32::floor,
-        UnaryOp::Ceil => f32::ceil,
-        UnaryOp::Round => f32::round_ties_even,
-        UnaryOp::Trunc => f32::trunc,
-        UnaryOp::Log1p => f32::ln_1p,
-        UnaryOp::Expm1 => f32::exp_m1,
-        UnaryOp::Log2 => f32::log2,
-        UnaryOp::Exp2 => f32::exp2,
-        UnaryOp::Sign => |v| {
-            if v.is_nan() {
-                v
-            } else {
-                f32::from(v > 0.0) - f32::from(v < 0.0)
-            }
-        },
-        UnaryOp::Asin => f32::asin,
-        UnaryOp::Acos => f32::acos,
-        UnaryOp::Atan => f32::atan,
-        UnaryOp::Sinh => f32::sinh,
-        UnaryOp::Cosh => f32::cosh,
-        UnaryOp::Log10 => f32::log10,
-        UnaryOp::Frac => |v| v - v.trunc(),
-        UnaryOp::Erf => libm::erff,
-        UnaryOp::Clamp => |v| v.clamp(-2.0, 3.0),
-        UnaryOp::LeakyRelu => |v| if v > 0.0 { v } else { 0.1 * v },
-        UnaryOp::Elu => |v| if v > 0.0 { v } else { 1.5 * v.exp_m1() },
-        UnaryOp::Softplus => |v| {
-            if 2.0 * v > 20.0 {
-                v
-            } else {
-                (2.0 * v).exp().ln_1p() / 2.0
-            }
-        },
-        UnaryOp::Silu => |v| v / (1.0 + (-v).exp()),
-        UnaryOp::GeluErf => |v| 0.5 * v * (1.0 + libm::erff(v * std::f32::consts::FRAC_1_SQRT_2)),
-        UnaryOp::GeluTanh => {
-            |v| 0.5 * v * (1.0 + (0.797_884_6 * (v + 0.044715 * v * v * v)).tanh())
-        }
-        UnaryOp::NanToNum => |v| {
-            if v.is_nan() {
-                0.0
-            } else if v == f32::INFINITY {
-                1e30
-            } else if v == f32::NEG_INFINITY {
-                -1e30
-            } else {
-                v
-            }
-        },
-    }
+/// A unary GPU expression under test: its name, the expression, a CPU reference, parameters.
+type UnaryCase = (&'static str, &'static str, fn(f32) -> f32, [f32; 3]);
+
+/// The GPU expressions that are no declared op's (the activations' and clamp's, which take
+/// parameters), with a CPU reference that has the parameters built in.
+fn parametric_unary() -> Vec<UnaryCase> {
+    use gradrs::ops::pointwise::{CLAMP_WGSL, NAN_TO_NUM_WGSL};
+    vec![
+        (
+            "clamp",
+            CLAMP_WGSL,
+            |v| v.clamp(-2.0, 3.0),
+            [-2.0, 3.0, 0.0],
+        ),
+        (
+            "leaky_relu",
+            "select(v * p.a, v, v > 0.0)",
+            |v| if v > 0.0 { v } else { 0.1 * v },
+            [0.1, 0.0, 0.0],
+        ),
+        (
+            "elu",
+            "select(p.a * expm1_(v), v, v > 0.0)",
+            |v| if v > 0.0 { v } else { 1.5 * v.exp_m1() },
+            [1.5, 0.0, 0.0],
+        ),
+        (
+            "softplus",
+            "softplus_(v, p.a, p.b)",
+            |v| {
+                if 2.0 * v > 20.0 {
+                    v
+                } else {
+                    (2.0 * v).exp().ln_1p() / 2.0
+                }
+            },
+            [2.0, 20.0, 0.0],
+        ),
+        (
+            "silu",
+            "v * sigmoid(v)",
+            |v| v / (1.0 + (-v).exp()),
+            [0.0; 3],
+        ),
+        (
+            "gelu",
+            "0.5 * v * (1.0 + erf_(v * 0.7071067811865476))",
+            |v| 0.5 * v * (1.0 + libm::erff(v * std::f32::consts::FRAC_1_SQRT_2)),
+            [0.0; 3],
+        ),
+        (
+            "gelu_tanh",
+            "0.5 * v * (1.0 + tanh_safe(0.7978845608028654 * (v + 0.044715 * v * v * v)))",
+            |v| 0.5 * v * (1.0 + (0.797_884_6 * (v + 0.044715 * v * v * v)).tanh()),
+            [0.0; 3],
+        ),
+        (
+            "nan_to_num",
+            NAN_TO_NUM_WGSL,
+            |v| {
+                if v.is_nan() {
+                    0.0
+                } else if v == f32::INFINITY {
+                    1e30
+                } else if v == f32::NEG_INFINITY {
+                    -1e30
+                } else {
+                    v
+                }
+            },
+            [0.0, 1e30, -1e30],
+        ),
+        ("square", "v * v", |v| v * v, [0.0; 3]),
+    ]
 }
 
-/// The parameters `cpu_unary`'s closures have built in.
-fn unary_args(op: UnaryOp) -> [f32; 3] {
-    match op {
-        UnaryOp::Clamp => [-2.0, 3.0, 0.0],
-        UnaryOp::LeakyRelu => [0.1, 0.0, 0.0],
-        UnaryOp::Elu => [1.5, 0.0, 0.0],
-        UnaryOp::Softplus => [2.0, 20.0, 0.0],
-        UnaryOp::NanToNum => [0.0, 1e30, -1e30],
-        _ => [0.0; 3],
+/// Every declared op's WGSL expression compiles into the generated unary shader.
+#[test]
+fn declared_unary_shaders_validate_with_naga() {
+    let exprs = UnaryOp::ALL.iter().map(|op| (op.name(), op.wgsl()));
+    let params = parametric_unary().into_iter().map(|(n, e, _, _)| (n, e));
+    for (name, expr) in exprs.chain(params) {
+        let src = gpu::context::Kernel::Unary.with_expr(expr);
+        let module = naga::front::wgsl::parse_str(&src)
+            .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(&src)));
+        naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::empty(),
+        )
+        .validate(&module)
+        .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(&src)));
     }
 }
 
@@ -160,21 +176,28 @@ fn unary_matches_cpu() {
     if !have_gpu() {
         return;
     }
-    for op in UnaryOp::ALL {
-        let (lo, hi) = match op {
-            UnaryOp::Log | UnaryOp::Sqrt | UnaryOp::Rsqrt | UnaryOp::Log2 => (0.01, 50.0),
-            UnaryOp::Log1p => (-0.9, 10.0),
-            UnaryOp::Tan => (-1.2, 1.2),
-            UnaryOp::Exp | UnaryOp::Exp2 | UnaryOp::Expm1 => (-20.0, 20.0),
+    // The declared ops against their own declared CPU kernels (libm's and std's functions;
+    // the GPU's exp and tanh against vmath's, which are within an ulp), then the parametric
+    // expressions against references with their parameters.
+    let declared = UnaryOp::ALL
+        .iter()
+        .map(|&op| (op.name(), op.wgsl(), op.cpu_f32(), [0.0f32; 3]));
+    let all: Vec<_> = declared.chain(parametric_unary()).collect();
+    for (seed, (name, expr, cpu_f, args)) in all.into_iter().enumerate() {
+        let (lo, hi) = match name {
+            "log" | "sqrt" | "rsqrt" | "log2" | "log10" => (0.01, 50.0),
+            "log1p" => (-0.9, 10.0),
+            "tan" => (-1.2, 1.2),
+            "exp" | "exp2" | "expm1" => (-20.0, 20.0),
             _ => (-30.0, 30.0),
         };
-        let mut x = values(1000, lo, hi, op as u32);
+        let mut x = values(1000, lo, hi, seed as u32);
         // Edge values: tiny arguments (log1p/expm1 precision), halves (rounding), big tanh.
         x.extend([1e-7, -1e-7, 2.5, -2.5, 0.5, 20.0, 0.49, -0.51]);
-        if op == UnaryOp::NanToNum {
+        if name == "nan_to_num" {
             x.extend([f32::NAN, f32::INFINITY, f32::NEG_INFINITY]);
         }
-        if matches!(op, UnaryOp::Sin | UnaryOp::Cos) {
+        if matches!(name, "sin" | "cos") {
             // Arguments far from 0 (the shader reduces them itself) and non-finite ones.
             x.extend([
                 100.0,
@@ -185,40 +208,38 @@ fn unary_matches_cpu() {
                 f32::NAN,
             ]);
         }
-        if matches!(
-            op,
-            UnaryOp::Log | UnaryOp::Sqrt | UnaryOp::Rsqrt | UnaryOp::Log2
-        ) {
+        if matches!(name, "log" | "sqrt" | "rsqrt" | "log2" | "log10") {
             x.iter_mut().for_each(|v| *v = v.abs().max(1e-6));
         }
-        let want = cpu::elementwise::map_slice(&x, cpu_unary(op));
+        let want = cpu::elementwise::map_slice(&x, cpu_f);
         // Read through an offset, as a view into a larger buffer would be.
         let mut padded = vec![7.0; 3];
         padded.extend(&x);
         let buf = GpuBuffer::upload(&padded).unwrap();
-        let got = gpu::unary_with(op, &buf, 3, x.len(), unary_args(op))
+        let got = gpu::unary_with(expr, &buf, 3, x.len(), args)
             .unwrap()
             .download()
             .unwrap();
         let exact = matches!(
-            op,
-            UnaryOp::Neg
-                | UnaryOp::Abs
-                | UnaryOp::Relu
-                | UnaryOp::Square
-                | UnaryOp::Floor
-                | UnaryOp::Ceil
-                | UnaryOp::Round
-                | UnaryOp::Trunc
-                | UnaryOp::Clamp
-                | UnaryOp::NanToNum
+            name,
+            "neg"
+                | "abs"
+                | "relu"
+                | "square"
+                | "floor"
+                | "ceil"
+                | "round"
+                | "trunc"
+                | "clamp"
+                | "nan_to_num"
+                | "sign"
         );
         let (rtol, atol) = if exact { (0.0, 0.0) } else { (2e-5, 1e-6) };
-        assert_close(&format!("{op:?}"), &got, &want, rtol, atol);
+        assert_close(name, &got, &want, rtol, atol);
     }
     // NaN passes through relu as in PyTorch.
     let buf = GpuBuffer::upload(&[f32::NAN, -1.0]).unwrap();
-    let got = gpu::unary(UnaryOp::Relu, &buf, 0, 2)
+    let got = gpu::unary(UnaryOp::Relu.wgsl(), &buf, 0, 2)
         .unwrap()
         .download()
         .unwrap();
@@ -228,18 +249,30 @@ fn unary_matches_cpu() {
     );
     // NaN passes through clamp, and a NaN bound gives NaN, as torch.clamp.
     let buf = GpuBuffer::upload(&[f32::NAN, 5.0]).unwrap();
-    let got = gpu::unary_with(UnaryOp::Clamp, &buf, 0, 2, [f32::NEG_INFINITY, 1.0, 0.0])
-        .unwrap()
-        .download()
-        .unwrap();
+    let got = gpu::unary_with(
+        gradrs::ops::pointwise::CLAMP_WGSL,
+        &buf,
+        0,
+        2,
+        [f32::NEG_INFINITY, 1.0, 0.0],
+    )
+    .unwrap()
+    .download()
+    .unwrap();
     assert!(
         got[0].is_nan() && got[1] == 1.0,
         "clamp of [NaN, 5] to 1: {got:?}"
     );
-    let got = gpu::unary_with(UnaryOp::Clamp, &buf, 1, 1, [f32::NAN, 1.0, 0.0])
-        .unwrap()
-        .download()
-        .unwrap();
+    let got = gpu::unary_with(
+        gradrs::ops::pointwise::CLAMP_WGSL,
+        &buf,
+        1,
+        1,
+        [f32::NAN, 1.0, 0.0],
+    )
+    .unwrap()
+    .download()
+    .unwrap();
     assert!(got[0].is_nan(), "clamp of 5 to NaN: {got:?}");
 }
 
@@ -319,6 +352,61 @@ fn layout(shape: &[usize], strides: &[usize], offset: usize) -> Layout {
         shape: shape.into(),
         strides: strides.iter().map(|&s| s as isize).collect(),
         offset,
+    }
+}
+
+/// Every declared binary op's WGSL expression compiles into the generated binary shader.
+#[test]
+fn declared_binary_shaders_validate_with_naga() {
+    for op in BinaryMathOp::ALL {
+        let src = gpu::context::Kernel::Binary.with_expr(op.wgsl());
+        let module = naga::front::wgsl::parse_str(&src)
+            .unwrap_or_else(|e| panic!("{}: {}", op.name(), e.emit_to_string(&src)));
+        naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::empty(),
+        )
+        .validate(&module)
+        .unwrap_or_else(|e| panic!("{}: {}", op.name(), e.emit_to_string(&src)));
+    }
+}
+
+/// The declared binary ops' GPU expressions against their own declared CPU kernels, over a
+/// broadcast, strided pair with NaN, infinities and zeros of both signs.
+#[test]
+fn declared_binary_matches_cpu() {
+    if !have_gpu() {
+        return;
+    }
+    let (sa, sb) = ([5, 5, 1], [1, 4]);
+    for (seed, &op) in BinaryMathOp::ALL.iter().enumerate() {
+        let (mut a, mut b) = (
+            values(17, -3.0, 3.0, 10 + seed as u32),
+            values(20, -3.0, 3.0, 40 + seed as u32),
+        );
+        a[..6].copy_from_slice(&[0.0, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 1.0]);
+        b[..5].copy_from_slice(&[-0.0, 2.0, f32::INFINITY, f32::NEG_INFINITY, 0.0]);
+        let (la, lb) = (layout(&[3, 1, 5], &sa, 2), layout(&[4, 5], &sb, 0));
+        let want = cpu::elementwise::binary(&a, &la, &b, &lb, &[3, 4, 5], op.cpu_f32());
+        let (ga, gb) = (
+            GpuBuffer::upload(&a).unwrap(),
+            GpuBuffer::upload(&b).unwrap(),
+        );
+        let va = View {
+            shape: &[3, 1, 5],
+            strides: &sa,
+            offset: 2,
+        };
+        let vb = View {
+            shape: &[4, 5],
+            strides: &sb,
+            offset: 0,
+        };
+        let got = gpu::binary_expr(GpuDType::F32, op.wgsl(), &ga, &va, &gb, &vb, &[3, 4, 5])
+            .unwrap()
+            .download()
+            .unwrap();
+        assert_close(op.name(), &got, &want, 2e-6, 1e-7);
     }
 }
 
@@ -416,10 +504,7 @@ fn large_grids_use_2d_dispatch() {
     let n = 65_536 * 256 + 77;
     let x: Vec<f32> = (0..n).map(|i| (i % 1000) as f32).collect();
     let buf = GpuBuffer::upload(&x).unwrap();
-    let got = gpu::unary(UnaryOp::Neg, &buf, 0, n)
-        .unwrap()
-        .download()
-        .unwrap();
+    let got = gpu::unary("-v", &buf, 0, n).unwrap().download().unwrap();
     assert!(
         got.iter().zip(&x).all(|(g, v)| *g == -v),
         "neg over {n} elements"
@@ -676,7 +761,7 @@ fn parameters_and_passes_hold_across_batches() {
     let mut uploads = Vec::new();
     for i in 0..steps {
         // Drop the first element and negate: offset 1, length one less each step.
-        y = gpu::unary(UnaryOp::Neg, &y, 1, host.len() - 1).unwrap();
+        y = gpu::unary("-v", &y, 1, host.len() - 1).unwrap();
         host = host[1..].iter().map(|v| -v).collect();
         if i % 97 == 0 {
             let v = vec![i as f32; 3];
@@ -810,7 +895,7 @@ fn copy_moves_strided_words_and_casts() {
         &[edge.len()],
     )
     .unwrap();
-    let negated = gpu::unary_as(GpuDType::F16, UnaryOp::Neg, &eb, 0, edge.len(), [0.0; 3]).unwrap();
+    let negated = gpu::unary_as(GpuDType::F16, "-v", &eb, 0, edge.len(), [0.0; 3]).unwrap();
     let (times_one, negated) = (times_one.download().unwrap(), negated.download().unwrap());
     for ((p, n), &v) in times_one.iter().zip(&negated).zip(&edge) {
         let want = half::f16::from_f32(v).to_f32();

@@ -1,7 +1,7 @@
 //! The buffer pool and lazy submission, alone in their own test binary so that no other test
 //! allocates or submits meanwhile.
 
-use gradrs::backend::wgpu::{self as gpu, GpuBuffer, UnaryOp};
+use gradrs::backend::wgpu::{self as gpu, GpuBuffer};
 
 #[test]
 fn pool_reuses_buffers_and_ops_batch_until_read_back() {
@@ -22,9 +22,9 @@ fn pool_reuses_buffers_and_ops_batch_until_read_back() {
     // Many dispatches, one submit: nothing is sent until the read-back.
     gpu::synchronize().unwrap();
     let before = gpu::submit_count();
-    let mut y = gpu::unary(UnaryOp::Exp, &x, 0, 1000).unwrap();
+    let mut y = gpu::unary("exp(v)", &x, 0, 1000).unwrap();
     for _ in 0..20 {
-        y = gpu::unary(UnaryOp::Neg, &y, 0, 1000).unwrap();
+        y = gpu::unary("-v", &y, 0, 1000).unwrap();
     }
     assert_eq!(gpu::submit_count(), before);
     let got = y.download().unwrap();
@@ -46,7 +46,7 @@ fn pool_reuses_buffers_and_ops_batch_until_read_back() {
 
     // A buffer freed while work that reads it is still pending keeps its contents for that work.
     let a = GpuBuffer::upload(&[3.0; 1000]).unwrap();
-    let b = gpu::unary(UnaryOp::Square, &a, 0, 1000).unwrap();
+    let b = gpu::unary("v * v", &a, 0, 1000).unwrap();
     drop(a);
     let c = GpuBuffer::upload(&[5.0; 1000]).unwrap(); // likely a's old buffer
     assert_eq!(b.download().unwrap(), vec![9.0; 1000]);
@@ -62,7 +62,7 @@ fn pool_reuses_buffers_and_ops_batch_until_read_back() {
     gpu::synchronize().unwrap();
     let before = gpu::submit_count();
     for _ in 0..gpu::context::BATCH_LIMIT {
-        drop(gpu::unary(UnaryOp::Neg, &x, 0, 4).unwrap());
+        drop(gpu::unary("-v", &x, 0, 4).unwrap());
     }
     assert_eq!(gpu::submit_count(), before + 1);
 }

@@ -21,33 +21,39 @@ NATIVE_STUB = PACKAGE / "_native.pyi"
 OUTPUT = PACKAGE / "_functional_forms.py"
 OUTPUT_STUB = PACKAGE / "_functional_forms.pyi"
 
-# Methods that also exist as `gradrs.<name>(input, ...)`.
+# Methods that also exist as `gradrs.<name>(input, ...)`; the declared ops' functions are
+# added from `_declared.py` (written by tools/gen_ops.py from the op declarations).
 FORMS = """
-    neg exp log sin cos tanh sigmoid relu sqrt abs sign reciprocal sum mean matmul mm addmm bmm
-    mv dot reshape t transpose permute squeeze unsqueeze flatten clone detach eq ne lt le gt ge
-    div mul sub add
-    exp2 expm1 log2 log10 log1p rsqrt square tan asin acos atan arcsin arccos arctan sinh cosh
-    erf floor ceil trunc fix frac round clamp clip clamp_min clamp_max nan_to_num maximum minimum
-    fmax atan2 arctan2 fmod remainder floor_divide logical_and logical_or logical_xor logical_not
-    lerp addcmul addcdiv relu_ sigmoid_ tanh_ exp_ clamp_ clip_ clamp_min_ clamp_max_ neg_ abs_
-    sqrt_
-    max min amax amin argmax argmin prod var std norm logsumexp cumsum cumprod all any
-    sort argsort msort topk kthvalue median
-    select narrow split chunk unbind gather scatter scatter_add index_select index_add
-    masked_fill masked_select nonzero take_along_dim flip fliplr flipud roll tril triu expand_as
-    unflatten diagonal
+    sum mean matmul mm addmm bmm mv dot reshape t transpose permute squeeze unsqueeze flatten
+    clone detach eq ne lt le gt ge div mul sub add square round clamp clip clamp_min clamp_max
+    nan_to_num maximum minimum fmax fmod remainder floor_divide logical_and logical_or
+    logical_xor logical_not lerp addcmul addcdiv clamp_ clip_ clamp_min_ clamp_max_ max min amax
+    amin argmax argmin prod var std norm logsumexp cumsum cumprod all any sort argsort msort
+    topk kthvalue median select narrow split chunk unbind gather scatter scatter_add
+    index_select index_add masked_fill masked_select nonzero take_along_dim flip fliplr flipud
+    roll tril triu expand_as unflatten diagonal
 """.split()
 
 # The forms that take `out=` (as in PyTorch).
 OUT = frozenset("""
-    neg exp log sin cos tanh sigmoid sqrt abs sign reciprocal sum mean matmul mm bmm mv dot eq ne
-    lt le gt ge div mul sub add exp2 expm1 log2 log10 log1p rsqrt square tan asin acos atan
-    arcsin arccos arctan sinh cosh erf floor ceil trunc fix frac round clamp clip clamp_min
-    clamp_max nan_to_num maximum minimum fmax atan2 arctan2 fmod remainder floor_divide
-    logical_and logical_or logical_xor logical_not lerp addcmul addcdiv max min amax amin argmax
-    argmin prod var std norm logsumexp cumsum cumprod all any gather index_select masked_select
-    nonzero take_along_dim tril triu sort msort topk kthvalue median
+    sum mean matmul mm bmm mv dot eq ne lt le gt ge div mul sub add square round clamp clip
+    clamp_min clamp_max nan_to_num maximum minimum fmax fmod remainder floor_divide logical_and
+    logical_or logical_xor logical_not lerp addcmul addcdiv max min amax amin argmax argmin prod
+    var std norm logsumexp cumsum cumprod all any gather index_select masked_select nonzero
+    take_along_dim tril triu sort msort topk kthvalue median
 """.split())
+
+def _declared_functions() -> dict[str, str]:
+    """`FUNCTIONS` of `_declared.py`: each declared op's functions and their signatures."""
+    for node in ast.parse((PACKAGE / "_declared.py").read_text()).body:
+        if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "FUNCTIONS" for t in node.targets):
+            return ast.literal_eval(node.value)
+    raise SystemExit("_declared.py: no FUNCTIONS")
+
+
+FORMS += list(_declared_functions())
+OUT |= {name for name, sig in _declared_functions().items() if "Tensor out" in sig}
 
 HEADER = '''"""Functional forms of Tensor methods (`gradrs.exp(x)` == `x.exp()`).
 

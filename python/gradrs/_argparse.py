@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numbers
 
-from . import _native
+from . import _declared, _native
 
 Tensor = _native.Tensor
 
@@ -38,14 +38,11 @@ _SCAN = "(Tensor input, int dim, *, gradrs.dtype dtype = None, Tensor out = None
 
 SIGNATURES: dict[str, list[str]] = {
     **{name: [_BINARY] for name in (
-        "maximum", "minimum", "fmax", "atan2", "arctan2", "logical_and", "logical_or",
+        "maximum", "minimum", "fmax", "logical_and", "logical_or",
         "logical_xor")},
-    **{name: [_UNARY] for name in (
-        "neg", "exp", "log", "sin", "cos", "tanh", "sigmoid", "sqrt", "abs", "sign",
-        "reciprocal", "exp2", "expm1", "log2", "log10", "log1p", "rsqrt", "square", "tan",
-        "asin", "acos", "atan", "arcsin", "arccos", "arctan", "sinh", "cosh", "erf", "floor",
-        "ceil", "trunc", "fix", "frac", "logical_not")},
-    "relu": ["(Tensor input)"],
+    # The declared ops' signatures come from their declarations (_declared.py, generated).
+    **{name: [sig] for name, sig in _declared.FUNCTIONS.items()},
+    **{name: [_UNARY] for name in ("square", "logical_not")},
     "prod": [
         "(Tensor input, *, gradrs.dtype dtype = None)",
         "(Tensor input, int dim, bool keepdim = False, *, gradrs.dtype dtype = None, "
@@ -216,3 +213,4 @@ def functional(name, call):
     fn.__qualname__ = name
     fn.__doc__ = f"`gradrs.{name}(input, ...)`: same as `input.{name}(...)`."
     return fn
+

@@ -7,18 +7,6 @@ run `python tools/gen_functional_forms.py` after changing them (or `_native.pyi`
 from ._forms import form as _form
 
 __all__ = [
-    "neg",
-    "exp",
-    "log",
-    "sin",
-    "cos",
-    "tanh",
-    "sigmoid",
-    "relu",
-    "sqrt",
-    "abs",
-    "sign",
-    "reciprocal",
     "sum",
     "mean",
     "matmul",
@@ -46,28 +34,7 @@ __all__ = [
     "mul",
     "sub",
     "add",
-    "exp2",
-    "expm1",
-    "log2",
-    "log10",
-    "log1p",
-    "rsqrt",
     "square",
-    "tan",
-    "asin",
-    "acos",
-    "atan",
-    "arcsin",
-    "arccos",
-    "arctan",
-    "sinh",
-    "cosh",
-    "erf",
-    "floor",
-    "ceil",
-    "trunc",
-    "fix",
-    "frac",
     "round",
     "clamp",
     "clip",
@@ -77,8 +44,6 @@ __all__ = [
     "maximum",
     "minimum",
     "fmax",
-    "atan2",
-    "arctan2",
     "fmod",
     "remainder",
     "floor_divide",
@@ -89,17 +54,10 @@ __all__ = [
     "lerp",
     "addcmul",
     "addcdiv",
-    "relu_",
-    "sigmoid_",
-    "tanh_",
-    "exp_",
     "clamp_",
     "clip_",
     "clamp_min_",
     "clamp_max_",
-    "neg_",
-    "abs_",
-    "sqrt_",
     "max",
     "min",
     "amax",
@@ -144,20 +102,76 @@ __all__ = [
     "expand_as",
     "unflatten",
     "diagonal",
+    "neg",
+    "neg_",
+    "exp",
+    "exp_",
+    "log",
+    "log_",
+    "sin",
+    "sin_",
+    "cos",
+    "cos_",
+    "tan",
+    "tan_",
+    "tanh",
+    "tanh_",
+    "sigmoid",
+    "sigmoid_",
+    "relu",
+    "relu_",
+    "sqrt",
+    "sqrt_",
+    "rsqrt",
+    "rsqrt_",
+    "abs",
+    "absolute",
+    "abs_",
+    "sign",
+    "reciprocal",
+    "reciprocal_",
+    "exp2",
+    "exp2_",
+    "expm1",
+    "expm1_",
+    "log2",
+    "log2_",
+    "log10",
+    "log10_",
+    "log1p",
+    "log1p_",
+    "asin",
+    "arcsin",
+    "asin_",
+    "arcsin_",
+    "acos",
+    "arccos",
+    "acos_",
+    "arccos_",
+    "atan",
+    "arctan",
+    "atan_",
+    "arctan_",
+    "sinh",
+    "sinh_",
+    "cosh",
+    "cosh_",
+    "erf",
+    "erf_",
+    "floor",
+    "floor_",
+    "ceil",
+    "ceil_",
+    "trunc",
+    "fix",
+    "trunc_",
+    "fix_",
+    "frac",
+    "frac_",
+    "atan2",
+    "arctan2",
 ]
 
-neg = _form("neg", out=True)
-exp = _form("exp", out=True)
-log = _form("log", out=True)
-sin = _form("sin", out=True)
-cos = _form("cos", out=True)
-tanh = _form("tanh", out=True)
-sigmoid = _form("sigmoid", out=True)
-relu = _form("relu", out=False)
-sqrt = _form("sqrt", out=True)
-abs = _form("abs", out=True)
-sign = _form("sign", out=True)
-reciprocal = _form("reciprocal", out=True)
 sum = _form("sum", out=True)
 mean = _form("mean", out=True)
 matmul = _form("matmul", out=True)
@@ -185,28 +199,7 @@ div = _form("div", out=True)
 mul = _form("mul", out=True)
 sub = _form("sub", out=True)
 add = _form("add", out=True)
-exp2 = _form("exp2", out=True)
-expm1 = _form("expm1", out=True)
-log2 = _form("log2", out=True)
-log10 = _form("log10", out=True)
-log1p = _form("log1p", out=True)
-rsqrt = _form("rsqrt", out=True)
 square = _form("square", out=True)
-tan = _form("tan", out=True)
-asin = _form("asin", out=True)
-acos = _form("acos", out=True)
-atan = _form("atan", out=True)
-arcsin = _form("arcsin", out=True)
-arccos = _form("arccos", out=True)
-arctan = _form("arctan", out=True)
-sinh = _form("sinh", out=True)
-cosh = _form("cosh", out=True)
-erf = _form("erf", out=True)
-floor = _form("floor", out=True)
-ceil = _form("ceil", out=True)
-trunc = _form("trunc", out=True)
-fix = _form("fix", out=True)
-frac = _form("frac", out=True)
 round = _form("round", out=True)
 clamp = _form("clamp", out=True)
 clip = _form("clip", out=True)
@@ -216,8 +209,6 @@ nan_to_num = _form("nan_to_num", out=True)
 maximum = _form("maximum", out=True)
 minimum = _form("minimum", out=True)
 fmax = _form("fmax", out=True)
-atan2 = _form("atan2", out=True)
-arctan2 = _form("arctan2", out=True)
 fmod = _form("fmod", out=True)
 remainder = _form("remainder", out=True)
 floor_divide = _form("floor_divide", out=True)
@@ -228,17 +219,10 @@ logical_not = _form("logical_not", out=True)
 lerp = _form("lerp", out=True)
 addcmul = _form("addcmul", out=True)
 addcdiv = _form("addcdiv", out=True)
-relu_ = _form("relu_", out=False)
-sigmoid_ = _form("sigmoid_", out=False)
-tanh_ = _form("tanh_", out=False)
-exp_ = _form("exp_", out=False)
 clamp_ = _form("clamp_", out=False)
 clip_ = _form("clip_", out=False)
 clamp_min_ = _form("clamp_min_", out=False)
 clamp_max_ = _form("clamp_max_", out=False)
-neg_ = _form("neg_", out=False)
-abs_ = _form("abs_", out=False)
-sqrt_ = _form("sqrt_", out=False)
 max = _form("max", out=True)
 min = _form("min", out=True)
 amax = _form("amax", out=True)
@@ -283,3 +267,71 @@ triu = _form("triu", out=True)
 expand_as = _form("expand_as", out=False)
 unflatten = _form("unflatten", out=False)
 diagonal = _form("diagonal", out=False)
+neg = _form("neg", out=True)
+neg_ = _form("neg_", out=False)
+exp = _form("exp", out=True)
+exp_ = _form("exp_", out=False)
+log = _form("log", out=True)
+log_ = _form("log_", out=False)
+sin = _form("sin", out=True)
+sin_ = _form("sin_", out=False)
+cos = _form("cos", out=True)
+cos_ = _form("cos_", out=False)
+tan = _form("tan", out=True)
+tan_ = _form("tan_", out=False)
+tanh = _form("tanh", out=True)
+tanh_ = _form("tanh_", out=False)
+sigmoid = _form("sigmoid", out=True)
+sigmoid_ = _form("sigmoid_", out=False)
+relu = _form("relu", out=False)
+relu_ = _form("relu_", out=False)
+sqrt = _form("sqrt", out=True)
+sqrt_ = _form("sqrt_", out=False)
+rsqrt = _form("rsqrt", out=True)
+rsqrt_ = _form("rsqrt_", out=False)
+abs = _form("abs", out=True)
+absolute = _form("absolute", out=True)
+abs_ = _form("abs_", out=False)
+sign = _form("sign", out=True)
+reciprocal = _form("reciprocal", out=True)
+reciprocal_ = _form("reciprocal_", out=False)
+exp2 = _form("exp2", out=True)
+exp2_ = _form("exp2_", out=False)
+expm1 = _form("expm1", out=True)
+expm1_ = _form("expm1_", out=False)
+log2 = _form("log2", out=True)
+log2_ = _form("log2_", out=False)
+log10 = _form("log10", out=True)
+log10_ = _form("log10_", out=False)
+log1p = _form("log1p", out=True)
+log1p_ = _form("log1p_", out=False)
+asin = _form("asin", out=True)
+arcsin = _form("arcsin", out=True)
+asin_ = _form("asin_", out=False)
+arcsin_ = _form("arcsin_", out=False)
+acos = _form("acos", out=True)
+arccos = _form("arccos", out=True)
+acos_ = _form("acos_", out=False)
+arccos_ = _form("arccos_", out=False)
+atan = _form("atan", out=True)
+arctan = _form("arctan", out=True)
+atan_ = _form("atan_", out=False)
+arctan_ = _form("arctan_", out=False)
+sinh = _form("sinh", out=True)
+sinh_ = _form("sinh_", out=False)
+cosh = _form("cosh", out=True)
+cosh_ = _form("cosh_", out=False)
+erf = _form("erf", out=True)
+erf_ = _form("erf_", out=False)
+floor = _form("floor", out=True)
+floor_ = _form("floor_", out=False)
+ceil = _form("ceil", out=True)
+ceil_ = _form("ceil_", out=False)
+trunc = _form("trunc", out=True)
+fix = _form("fix", out=True)
+trunc_ = _form("trunc_", out=False)
+fix_ = _form("fix_", out=False)
+frac = _form("frac", out=True)
+frac_ = _form("frac_", out=False)
+atan2 = _form("atan2", out=True)
+arctan2 = _form("arctan2", out=True)

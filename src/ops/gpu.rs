@@ -125,12 +125,12 @@ fn lines(shape: &[usize], dim: usize) -> [usize; 3] {
 /// Elementwise unary op of a float32 or float16 GPU tensor, giving its dtype (float16
 /// computes in float32 and rounds in the same kernel); a strided one is copied contiguous
 /// first.
-pub fn unary(op: gpu::UnaryOp, x: &Tensor) -> Result<Option<Tensor>> {
-    unary_with(op, x, [0.0; 3])
+pub fn unary(expr: &'static str, x: &Tensor) -> Result<Option<Tensor>> {
+    unary_with(expr, x, [0.0; 3])
 }
 
 /// `unary` for an op that takes parameters (clamp bounds, slopes, ...).
-pub fn unary_with(op: gpu::UnaryOp, x: &Tensor, args: [f64; 3]) -> Result<Option<Tensor>> {
+pub fn unary_with(expr: &'static str, x: &Tensor, args: [f64; 3]) -> Result<Option<Tensor>> {
     let Some(x) = contiguous_float(x)? else {
         return Ok(None);
     };
@@ -142,7 +142,14 @@ pub fn unary_with(op: gpu::UnaryOp, x: &Tensor, args: [f64; 3]) -> Result<Option
     let (buf, l) = (d.storage.gpu_buffer()?, d.layout);
     // Parameters round to float32, as PyTorch's kernels take their scalars (in float32 for
     // float16 too: its opmath type).
-    let out = gpu::unary_as(kind, op, &buf, l.offset, l.numel(), args.map(|v| v as f32))?;
+    let out = gpu::unary_as(
+        kind,
+        expr,
+        &buf,
+        l.offset,
+        l.numel(),
+        args.map(|v| v as f32),
+    )?;
     Ok(Some(Tensor::from_storage(
         Storage::from_gpu_words(out, dtype),
         Layout::contiguous(&l.shape),
@@ -179,6 +186,37 @@ pub fn binary_to(
             Layout::contiguous(shape),
         )
     }))
+}
+
+/// [`binary_to`] computing a declared op's WGSL expression in `x`, `y`.
+pub fn binary_expr_to(
+    expr: &'static str,
+    a: &Tensor,
+    b: &Tensor,
+    shape: &[usize],
+    dtype: DType,
+) -> Result<Option<Tensor>> {
+    let (kind, dtype) = match dtype {
+        DType::F16 => (gpu::GpuDType::F16, DType::F16),
+        _ => (gpu::GpuDType::F32, DType::F32),
+    };
+    if a.device() != Device::Gpu && b.device() != Device::Gpu {
+        return Ok(None);
+    }
+    let (Some((ba, la)), Some((bb, lb))) = (operand(a)?, operand(b)?) else {
+        return Ok(None);
+    };
+    let (sa, sb) = (ustrides(&la), ustrides(&lb));
+    let (va, vb) = (uview(&la, &sa), uview(&lb, &sb));
+    match gpu::binary_expr(kind, expr, &ba, &va, &bb, &vb, shape) {
+        Ok(out) => Ok(Some(Tensor::from_storage(
+            Storage::from_gpu_words(out, dtype),
+            Layout::contiguous(shape),
+        ))),
+        // More non-mergeable dims than the shader indexes: the host path takes it.
+        Err(_) if shape.len() > gpu::MAX_DIMS => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 /// A comparison of float32 operands as a bool GPU tensor (the kernel writes 1.0 / 0.0, which

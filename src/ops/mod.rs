@@ -4,6 +4,8 @@
 
 pub mod arith;
 pub mod binary;
+pub mod binary_decl;
+pub mod binary_math;
 pub mod creation;
 pub mod einsum;
 pub mod gpu;
@@ -20,6 +22,7 @@ pub mod shape;
 pub mod slicing;
 pub mod sort;
 pub mod unary;
+pub mod unary_decl;
 
 use crate::dtype::{Participant, Scalar};
 use crate::tensor::Tensor;

@@ -36,17 +36,18 @@ pub(crate) fn float_input(x: &Tensor) -> Tensor {
 }
 
 /// `fmap!(x, |v: T| body)`: map a float kernel over `x` (ints computed in float32).
-/// `fmap!(x, gpu Op, |v: T| body)`: the same, run by the GPU's unary shader `Op` when `x` is a
-/// float32 or float16 GPU tensor.
+/// `fmap!(x, gpu "expr", |v: T| body)`: the same, run on the GPU as the WGSL expression `expr`
+/// in `v` (parameters `p.a`, `p.b`, `p.c` given in brackets after it) when `x` is a float32 or
+/// float16 GPU tensor.
 macro_rules! fmap {
-    ($x:expr, gpu $g:ident, |$v:ident : $T:ident| $body:expr) => {
+    ($x:expr, gpu $g:literal, |$v:ident : $T:ident| $body:expr) => {
         fmap!($x, gpu $g[0.0, 0.0, 0.0], |$v: $T| $body)
     };
-    ($x:expr, gpu $g:ident [$a:expr, $b:expr, $c:expr], |$v:ident : $T:ident| $body:expr) => {{
+    ($x:expr, gpu $g:literal [$a:expr, $b:expr, $c:expr], |$v:ident : $T:ident| $body:expr) => {{
         // float16 computes in float32 (Note [Narrow dtypes]), on the GPU in one kernel.
         let xf = $crate::ops::pointwise::float_input($x);
         let args = [$a as f64, $b as f64, $c as f64];
-        match $crate::ops::gpu::unary_with($crate::backend::wgpu::UnaryOp::$g, &xf, args)? {
+        match $crate::ops::gpu::unary_with($g, &xf, args)? {
             Some(out) => out,
             None => fmap!(&xf, |$v: $T| $body),
         }
@@ -76,7 +77,6 @@ macro_rules! fmap {
 #[derive(Clone, Copy)]
 enum Save {
     Input,
-    Result,
     Nothing,
 }
 
@@ -93,7 +93,6 @@ fn unary_node(
     }
     let saved = match save {
         Save::Input => vec![SavedTensor::input(x)],
-        Save::Result => vec![SavedTensor::output(&out, 0)],
         Save::Nothing => vec![],
     };
     Ok(record_formula(out, &[x], name, saved, move |g, s| {
@@ -101,93 +100,11 @@ fn unary_node(
     }))
 }
 
-const LN_2: f64 = std::f64::consts::LN_2;
-const LN_10: f64 = std::f64::consts::LN_10;
-
-pub fn exp2(x: &Tensor) -> Result<Tensor> {
-    let out = fmap!(x, gpu Exp2, |v: T| v.exp2());
-    unary_node(x, out, "Exp2Backward0", Save::Result, |g, r| {
-        mul(g, &muls(r, LN_2)?)
-    })
-}
-pub fn expm1(x: &Tensor) -> Result<Tensor> {
-    let out = fmap!(x, gpu Expm1, |v: T| v.exp_m1());
-    unary_node(x, out, "Expm1Backward0", Save::Result, |g, r| {
-        mul(g, &arith::adds(r, 1.0)?)
-    })
-}
-pub fn log2(x: &Tensor) -> Result<Tensor> {
-    let out = fmap!(x, gpu Log2, |v: T| v.log2());
-    unary_node(x, out, "Log2Backward0", Save::Input, |g, x| {
-        div(g, &muls(x, LN_2)?)
-    })
-}
-pub fn log10(x: &Tensor) -> Result<Tensor> {
-    let out = fmap!(x, gpu Log10, |v: T| v.log10());
-    unary_node(x, out, "Log10Backward0", Save::Input, |g, x| {
-        div(g, &muls(x, LN_10)?)
-    })
-}
-pub fn log1p(x: &Tensor) -> Result<Tensor> {
-    let out = fmap!(x, gpu Log1p, |v: T| v.ln_1p());
-    unary_node(x, out, "Log1PBackward0", Save::Input, |g, x| {
-        div(g, &arith::adds(x, 1.0)?)
-    })
-}
-pub fn rsqrt(x: &Tensor) -> Result<Tensor> {
-    let out = fmap!(x, gpu Rsqrt, |v: T| 1.0 / v.sqrt());
-    unary_node(x, out, "RsqrtBackward0", Save::Result, |g, r| {
-        mul(&muls(g, -0.5)?, &arith::pows(r, 3.0)?)
-    })
-}
-pub fn tan(x: &Tensor) -> Result<Tensor> {
-    let out = fmap!(x, gpu Tan, |v: T| v.tan());
-    unary_node(x, out, "TanBackward0", Save::Result, |g, r| {
-        mul(g, &arith::adds(&mul(r, r)?, 1.0)?)
-    })
-}
-/// `1 - x²`, shared by asin and acos.
+/// `1 - x²`.
 fn one_minus_sq(x: &Tensor) -> Result<Tensor> {
     rsubs(1.0, &mul(x, x)?)
 }
-pub fn asin(x: &Tensor) -> Result<Tensor> {
-    let out = fmap!(x, gpu Asin, |v: T| v.asin());
-    unary_node(x, out, "AsinBackward0", Save::Input, |g, x| {
-        mul(g, &rsqrt(&one_minus_sq(x)?)?)
-    })
-}
-pub fn acos(x: &Tensor) -> Result<Tensor> {
-    let out = fmap!(x, gpu Acos, |v: T| v.acos());
-    unary_node(x, out, "AcosBackward0", Save::Input, |g, x| {
-        mul(&neg(g)?, &rsqrt(&one_minus_sq(x)?)?)
-    })
-}
-pub fn atan(x: &Tensor) -> Result<Tensor> {
-    let out = fmap!(x, gpu Atan, |v: T| v.atan());
-    unary_node(x, out, "AtanBackward0", Save::Input, |g, x| {
-        div(g, &arith::adds(&mul(x, x)?, 1.0)?)
-    })
-}
-pub fn sinh(x: &Tensor) -> Result<Tensor> {
-    let out = fmap!(x, gpu Sinh, |v: T| v.sinh());
-    unary_node(x, out, "SinhBackward0", Save::Input, |g, x| {
-        mul(g, &cosh(x)?)
-    })
-}
-pub fn cosh(x: &Tensor) -> Result<Tensor> {
-    let out = fmap!(x, gpu Cosh, |v: T| v.cosh());
-    unary_node(x, out, "CoshBackward0", Save::Input, |g, x| {
-        mul(g, &sinh(x)?)
-    })
-}
-pub fn erf(x: &Tensor) -> Result<Tensor> {
-    let out = fmap!(x, gpu Erf, |v: T| Special::erf(v));
-    unary_node(x, out, "ErfBackward0", Save::Input, |g, x| {
-        // d erf = 2/sqrt(pi) * exp(-x²)
-        let e = arith::un(UnaryOp::Exp, &neg(&mul(x, x)?)?)?;
-        mul(g, &muls(&e, std::f64::consts::FRAC_2_SQRT_PI)?)
-    })
-}
+
 pub fn square(x: &Tensor) -> Result<Tensor> {
     // PyTorch computes square as pow(x, 2) (PowBackward0); bools become int64.
     let x = if x.dtype() == DType::Bool {
@@ -203,67 +120,7 @@ pub fn square(x: &Tensor) -> Result<Tensor> {
 }
 
 use crate::backend::wgpu::BinaryOp as GB;
-use crate::backend::wgpu::UnaryOp as G;
 
-// ---- rounding: zero gradients (frac passes the gradient through) ---------------------------
-
-/// `kernel`: PyTorch's kernel name, for the error on bool inputs (integers are kept as they are).
-fn rounding(
-    x: &Tensor,
-    name: &'static str,
-    kernel: &str,
-    gpu_op: crate::backend::wgpu::UnaryOp,
-    f32f: fn(f32) -> f32,
-    f64f: fn(f64) -> f64,
-) -> Result<Tensor> {
-    let out = match x.dtype() {
-        DType::I64 | DType::I32 => contiguous_clone(x),
-        DType::Bool => return Err(crate::dtype::unsupported(kernel, DType::Bool)),
-        float => match crate::ops::gpu::unary(gpu_op, x)? {
-            Some(out) => out,
-            None => {
-                // float16 rounds in float32 (Note [Narrow dtypes]).
-                let w = wide(x);
-                let out = match w.dtype() {
-                    DType::F32 => map::<f32, f32>(&w, f32f),
-                    _ => map::<f64, f64>(&w, f64f),
-                };
-                narrow(out, float)
-            }
-        },
-    };
-    unary_node(x, out, name, Save::Nothing, |g, _| Ok(zeros_like(g)))
-}
-pub fn floor(x: &Tensor) -> Result<Tensor> {
-    rounding(
-        x,
-        "FloorBackward0",
-        "floor_vml_cpu",
-        G::Floor,
-        f32::floor,
-        f64::floor,
-    )
-}
-pub fn ceil(x: &Tensor) -> Result<Tensor> {
-    rounding(
-        x,
-        "CeilBackward0",
-        "ceil_vml_cpu",
-        G::Ceil,
-        f32::ceil,
-        f64::ceil,
-    )
-}
-pub fn trunc(x: &Tensor) -> Result<Tensor> {
-    rounding(
-        x,
-        "TruncBackward0",
-        "trunc_vml_cpu",
-        G::Trunc,
-        f32::trunc,
-        f64::trunc,
-    )
-}
 /// Round half to even, optionally at `decimals` digits (negative: left of the point).
 /// `decimals` given (even 0) is PyTorch's `round.decimals` overload: RoundBackward1, floats only.
 pub fn round(x: &Tensor, decimals: Option<i64>) -> Result<Tensor> {
@@ -278,14 +135,8 @@ pub fn round(x: &Tensor, decimals: Option<i64>) -> Result<Tensor> {
         }
     };
     if decimals == 0 {
-        return rounding(
-            x,
-            name,
-            "round_vml_cpu",
-            G::Round,
-            f32::round_ties_even,
-            f64::round_ties_even,
-        );
+        let out = crate::ops::unary::unary_data(UnaryOp::Round, x)?;
+        return unary_node(x, out, name, Save::Nothing, |g, _| Ok(zeros_like(g)));
     }
     let p = 10f64.powi(decimals.unsigned_abs() as i32);
     let out = if x.dtype() == DType::F32 && x.device() == crate::tensor::Device::Gpu {
@@ -305,19 +156,11 @@ pub fn round(x: &Tensor, decimals: Option<i64>) -> Result<Tensor> {
         Ok(zeros_like(g))
     })
 }
-pub fn frac(x: &Tensor) -> Result<Tensor> {
-    if !x.dtype().is_floating_point() {
-        return Err(crate::dtype::unsupported("frac_cpu", x.dtype()));
-    }
-    let out = fmap!(x, gpu Frac, |v: T| v - v.trunc());
-    unary_node(x, out, "FracBackward0", Save::Nothing, |g, _| Ok(g.clone()))
-}
-
 // ---- activations ----------------------------------------------------------------------------
 
 pub fn silu(x: &Tensor) -> Result<Tensor> {
     crate::dtype::check_float("silu_cpu", x.dtype())?;
-    let out = fmap!(x, gpu Silu, |v: T| v / (1.0 + (-v).vexp()));
+    let out = fmap!(x, gpu "v * sigmoid(v)", |v: T| v / (1.0 + (-v).vexp()));
     unary_node(x, out, "SiluBackward0", Save::Input, |g, x| {
         // s * (1 + x * (1 - s))
         let s = arith::un(UnaryOp::Sigmoid, x)?;
@@ -344,12 +187,12 @@ pub fn gelu(x: &Tensor, approximate: &str) -> Result<Tensor> {
         return Err(crate::dtype::unsupported("GeluKernelImpl", x.dtype()));
     }
     let out = if tanh {
-        fmap!(x, gpu GeluTanh, |v: T| {
+        fmap!(x, gpu "0.5 * v * (1.0 + tanh_safe(0.7978845608028654 * (v + 0.044715 * v * v * v)))", |v: T| {
             let inner = SQRT_2_OVER_PI as T * (v + GELU_C as T * v * v * v);
             0.5 * v * (1.0 + inner.vtanh())
         })
     } else {
-        fmap!(x, gpu GeluErf, |v: T| 0.5
+        fmap!(x, gpu "0.5 * v * (1.0 + erf_(v * 0.7071067811865476))", |v: T| 0.5
             * v
             * (1.0
                 + Special::erf(v * std::f64::consts::FRAC_1_SQRT_2 as T)))
@@ -370,7 +213,10 @@ pub fn gelu(x: &Tensor, approximate: &str) -> Result<Tensor> {
         } else {
             // Φ(x) + x φ(x)
             let cdf = muls(
-                &arith::adds(&erf(&muls(x, std::f64::consts::FRAC_1_SQRT_2)?)?, 1.0)?,
+                &arith::adds(
+                    &crate::ops::unary::erf(&muls(x, std::f64::consts::FRAC_1_SQRT_2)?)?,
+                    1.0,
+                )?,
                 0.5,
             )?;
             let pdf = muls(
@@ -387,7 +233,7 @@ pub fn softplus(x: &Tensor, beta: f64, threshold: f64) -> Result<Tensor> {
     if !x.dtype().is_floating_point() {
         return Err(crate::dtype::unsupported("softplus_cpu", x.dtype()));
     }
-    let out = fmap!(x, gpu Softplus[beta, threshold, 0.0], |v: T| if v * beta as T
+    let out = fmap!(x, gpu "softplus_(v, p.a, p.b)"[beta, threshold, 0.0], |v: T| if v * beta as T
         > threshold as T
     {
         v
@@ -410,7 +256,7 @@ pub fn elu(x: &Tensor, alpha: f64) -> Result<Tensor> {
     if !x.dtype().is_floating_point() {
         return Err(crate::dtype::unsupported("elu_cpu", x.dtype()));
     }
-    let out = fmap!(x, gpu Elu[alpha, 0.0, 0.0], |v: T| if v > 0.0 {
+    let out = fmap!(x, gpu "select(p.a * expm1_(v), v, v > 0.0)"[alpha, 0.0, 0.0], |v: T| if v > 0.0 {
         v
     } else {
         alpha as T * v.exp_m1()
@@ -440,7 +286,7 @@ pub fn leaky_relu(x: &Tensor, slope: f64, inplace: bool) -> Result<Tensor> {
     if !x.dtype().is_floating_point() {
         return Err(crate::dtype::unsupported("leaky_relu_cpu", x.dtype()));
     }
-    let out = fmap!(x, gpu LeakyRelu[slope, 0.0, 0.0], |v: T| if v > 0.0 {
+    let out = fmap!(x, gpu "select(v * p.a, v, v > 0.0)"[slope, 0.0, 0.0], |v: T| if v > 0.0 {
         v
     } else {
         v * slope as T
@@ -485,14 +331,18 @@ pub fn hardtanh(x: &Tensor, lo: f64, hi: f64) -> Result<Tensor> {
 
 // ---- clamp and nan_to_num --------------------------------------------------------------------
 
+/// clamp to [p.a, p.b] on the GPU (an absent bound is -inf / +inf).
+pub const CLAMP_WGSL: &str = "clamp_(v, p.a, p.b)";
+/// nan_to_num on the GPU: NaN -> p.a, +inf -> p.b, -inf -> p.c.
+pub const NAN_TO_NUM_WGSL: &str = "nan_to_num_(v, p.a, p.b, p.c)";
+
 fn clamp_scalar_data(x: &Tensor, lo: Option<Scalar>, hi: Option<Scalar>) -> Result<Tensor> {
     let bounds = [
         lo.map_or(f64::NEG_INFINITY, |s| s.to_f64()),
         hi.map_or(f64::INFINITY, |s| s.to_f64()),
         0.0,
     ];
-    if let Some(out) = crate::ops::gpu::unary_with(crate::backend::wgpu::UnaryOp::Clamp, x, bounds)?
-    {
+    if let Some(out) = crate::ops::gpu::unary_with(CLAMP_WGSL, x, bounds)? {
         return Ok(out);
     }
     // The type x and the bounds promote to (hardtanh on integers computes in float).
@@ -686,7 +536,7 @@ pub fn nan_to_num(
         f32::MAX as f64
     };
     let gpu_args = [nan, posinf.unwrap_or(max), neginf.unwrap_or(-max)];
-    let out = match crate::ops::gpu::unary_with(G::NanToNum, x, gpu_args)? {
+    let out = match crate::ops::gpu::unary_with(NAN_TO_NUM_WGSL, x, gpu_args)? {
         Some(out) => out,
         None => match x.dtype() {
             DType::F32 => {
@@ -911,22 +761,6 @@ fn binary_node(
             vec![Some(ga)]
         })
     }))
-}
-
-pub fn atan2(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    let (ta, tb, shape, dtype) = promoted(&a.into(), &b.into(), true)?;
-    let out = match crate::ops::gpu::binary_to(GB::Atan2, &ta, &tb, &shape, dtype)? {
-        Some(out) => out,
-        None if ta.dtype() == DType::F32 => zip::<f32, f32>(&ta, &tb, &shape, f32::atan2)?,
-        None => zip::<f64, f64>(&ta, &tb, &shape, f64::atan2)?,
-    };
-    let out = narrow(out, dtype);
-    binary_node(&a.into(), &b.into(), out, "Atan2Backward0", |g, x, y| {
-        let denom = add(&mul(x, x)?, &mul(y, y)?)?;
-        let ga = div(&mul(g, y)?, &denom)?;
-        let gb = div(&mul(&neg(g)?, x)?, &denom)?;
-        Ok((ga, gb))
-    })
 }
 
 fn int_div_check(tb: &Tensor) -> Result<()> {

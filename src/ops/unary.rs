@@ -1,139 +1,244 @@
-//! Elementwise unary ops. Adding one: a variant, its name, its kernel and its derivative —
-//! the matches below have no catch-all arm, so the compiler lists what is missing.
+//! Elementwise unary ops: the generator that turns the declarations of `ops/unary_decl.rs`
+//! into the `UnaryOp` enum, its kernels (CPU and GPU), its backward and its metadata.
+//!
+//! Note [Op declarations]: an elementwise op is declared once, in a table read by macros (the
+//! X-macro pattern: `unary_table!(generator)`): its name, node name, dtype rule, CPU kernel,
+//! WGSL expression, derivative formula (in tensor ops, so higher order and every device come
+//! free) and Python names. This file generates the enum (the position in the table is the only
+//! op code), the dispatch of the CPU kernels (one monomorphized closure per op and dtype, so
+//! contiguous loops vectorize), the GPU kernel (the unary shader's `apply` is the declared
+//! expression: `backend::wgpu::unary_expr`) and the backward; `src/python/declared.rs`
+//! generates the Tensor methods from the same table; `_native._declared_ops()` lists it, from
+//! which `tools/gen_ops.py` writes the functional forms (`python/gradrs/_ops.py`) and the
+//! stub block of `_native.pyi`. Why a declarative macro rather than a build script or a
+//! checked-in generator for the Rust side: the formulas and kernels stay Rust that the
+//! compiler, rustfmt's neighbours and rust-analyzer see where they are written, with no
+//! second language and no build step; only the Python files, which Rust cannot write at
+//! build time, are generated and checked in (tests/test_generated.py fails when stale).
 
 use crate::autograd::{needs_grad, record, Backward, Ctx, SavedTensor};
 use crate::backend::cpu::elementwise;
-use crate::backend::cpu::vmath::VMath;
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
-use crate::ops::binary::{gt, mul, Operand};
-use crate::ops::{binary, creation};
+use crate::ops::binary::{gt, Operand};
+use crate::ops::creation;
+use crate::ops::unary_decl::unary_table;
 use crate::tensor::{Element, Tensor};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum UnaryOp {
-    Neg,
-    Exp,
-    Log,
-    Sin,
-    Cos,
-    Tanh,
-    Sigmoid,
-    Relu,
-    Sqrt,
-    Abs,
-    Sign,
-    Reciprocal,
+// The vocabulary the declared kernels and formulas are written in (the table need not use
+// every word; adding an op should not mean editing this file).
+#[allow(unused_imports)]
+use crate::{
+    backend::cpu::vmath::VMath,
+    ops::arith::{adds, cmp, cmps, keep, muls, pows, rsubs, zero_where},
+    ops::binary::{add, div, mul, sub, CmpOp},
+    ops::creation::zeros_like,
+    ops::pointwise::Special,
+};
+#[allow(unused_imports)]
+use std::f64::consts::{FRAC_2_SQRT_PI, LN_10, LN_2, PI};
+
+/// How a unary op treats dtypes.
+#[derive(Clone, Copy)]
+pub enum Dtypes {
+    /// Integer and bool inputs compute in float32 (PyTorch's float ops: exp, sin, ...).
+    Float,
+    /// Integers keep their dtype through the integer kernel; bools go to the function (a copy,
+    /// or the op's error).
+    Keep(fn(i64) -> i64, fn(&Tensor) -> Result<Tensor>),
+    /// Rounding: integers come back as they are; bools raise naming the kernel.
+    Round(&'static str),
+    /// Floating inputs only; others raise naming the kernel.
+    FloatOnly(&'static str),
 }
 
-impl UnaryOp {
-    pub fn backward_name(self) -> &'static str {
-        match self {
-            UnaryOp::Neg => "NegBackward0",
-            UnaryOp::Exp => "ExpBackward0",
-            UnaryOp::Log => "LogBackward0",
-            UnaryOp::Sin => "SinBackward0",
-            UnaryOp::Cos => "CosBackward0",
-            UnaryOp::Tanh => "TanhBackward0",
-            UnaryOp::Sigmoid => "SigmoidBackward0",
-            UnaryOp::Relu => "ReluBackward0",
-            UnaryOp::Sqrt => "SqrtBackward0",
-            UnaryOp::Abs => "AbsBackward0",
-            UnaryOp::Sign => "SignBackward0",
-            UnaryOp::Reciprocal => "ReciprocalBackward0",
-        }
-    }
-
-    pub fn kernel_name(self) -> &'static str {
-        match self {
-            UnaryOp::Neg => "neg",
-            UnaryOp::Exp => "exp",
-            UnaryOp::Log => "log",
-            UnaryOp::Sin => "sin",
-            UnaryOp::Cos => "cos",
-            UnaryOp::Tanh => "tanh",
-            UnaryOp::Sigmoid => "sigmoid",
-            UnaryOp::Relu => "relu",
-            UnaryOp::Sqrt => "sqrt",
-            UnaryOp::Abs => "abs",
-            UnaryOp::Sign => "sign",
-            UnaryOp::Reciprocal => "reciprocal",
-        }
-    }
-
-    /// Ops that keep integer dtypes (the rest compute in floating point, as PyTorch does).
-    fn keeps_integers(self) -> bool {
-        match self {
-            UnaryOp::Neg | UnaryOp::Relu | UnaryOp::Abs | UnaryOp::Sign => true,
-            UnaryOp::Exp
-            | UnaryOp::Log
-            | UnaryOp::Sin
-            | UnaryOp::Cos
-            | UnaryOp::Tanh
-            | UnaryOp::Sigmoid
-            | UnaryOp::Sqrt
-            | UnaryOp::Reciprocal => false,
-        }
-    }
-
-    /// Whether the backward formula reads the output (else the input).
-    fn saves_result(self) -> bool {
-        match self {
-            UnaryOp::Exp
-            | UnaryOp::Tanh
-            | UnaryOp::Sigmoid
-            | UnaryOp::Relu
-            | UnaryOp::Sqrt
-            | UnaryOp::Reciprocal => true,
-            UnaryOp::Neg
-            | UnaryOp::Log
-            | UnaryOp::Sin
-            | UnaryOp::Cos
-            | UnaryOp::Abs
-            | UnaryOp::Sign => false,
-        }
-    }
+/// What a derivative reads.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Save {
+    Nothing,
+    Input,
+    Result,
 }
 
-/// `$body` with `$f` bound to `op`'s kernel on `$t` values: one monomorphized closure per op
-/// (a function pointer per element would not vectorize), shared by every element layout.
-macro_rules! with_float_fn {
-    ($op:expr, $t:ty, |$f:ident| $body:expr) => {
-        with_float_fn!(@arms $op, $f, $body;
-            Neg => |x: $t| -x,
-            Exp => |x: $t| x.vexp(),
-            Log => |x: $t| x.ln(),
-            Sin => |x: $t| x.sin(),
-            Cos => |x: $t| x.cos(),
-            Tanh => |x: $t| x.vtanh(),
-            Sigmoid => |x: $t| 1.0 / (1.0 + (-x).vexp()),
-            // NaN propagates (NaN > 0 is false, so test "not <= 0").
-            Relu => |x: $t| if x <= 0.0 { 0.0 } else { x },
-            Sqrt => |x: $t| x.sqrt(),
-            Abs => |x: $t| x.abs(),
-            Sign => |x: $t| if x > 0.0 { 1.0 } else if x < 0.0 { -1.0 } else { x * 0.0 },
-            Reciprocal => |x: $t| 1.0 / x,
-        )
+/// The signature most unary functions have, as PyTorch's parser prints it.
+pub const UNARY: &str = "(Tensor input, *, Tensor out = None)";
+
+fn neg_bool(_: &Tensor) -> Result<Tensor> {
+    Err(Error::Runtime("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.".into()))
+}
+fn abs_bool(_: &Tensor) -> Result<Tensor> {
+    Err(crate::dtype::unsupported("abs_cpu", DType::Bool))
+}
+fn relu_bool(_: &Tensor) -> Result<Tensor> {
+    Err(Error::Runtime(
+        "Boolean inputs not supported for relu".into(),
+    ))
+}
+fn sign_bool(x: &Tensor) -> Result<Tensor> {
+    Ok(creation::contiguous_clone(x))
+}
+
+/// threshold_backward: exactly zero (never -0.0) where the output was not positive, as a node
+/// of its own (ThresholdBackwardBackward0).
+fn threshold_backward(g: &Tensor, r: &Tensor) -> Result<Tensor> {
+    crate::ops::arith::backward_node(
+        "ThresholdBackwardBackward0",
+        g,
+        r,
+        std::sync::Arc::new(|g, s| {
+            crate::ops::binary::where_(
+                &gt(s, Operand::Scalar(Scalar::Int(0)))?,
+                Operand::Tensor(g.clone()),
+                Operand::Scalar(Scalar::Int(0)),
+            )
+        }),
+        None,
+    )
+}
+
+/// One op's row of the table, as `_native._declared_ops()` reports it.
+pub struct Declared {
+    pub name: &'static str,
+    pub node: &'static str,
+    pub wgsl: &'static str,
+    pub methods: &'static [&'static str],
+    pub inplace: &'static [&'static str],
+    pub functions: &'static [&'static str],
+    pub sig: &'static str,
+}
+
+macro_rules! generate_unary {
+    ($(
+        $V:ident $name:ident {
+            node: $node:literal,
+            dtypes: $dtypes:expr,
+            save: $save:ident,
+            cpu: |$v:ident| $cpu:expr,
+            wgsl: $wgsl:literal,
+            grad: |$g:ident, $s:ident| $grad:expr,
+            methods: [$($m:ident),*], inplace: [$($mi:ident),*], functions: [$($f:ident),*],
+            sig: $sig:expr,
+        }
+    )*) => {
+        /// The declared unary ops (`ops/unary_decl.rs`), in table order.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum UnaryOp {
+            $($V,)*
+        }
+
+        impl UnaryOp {
+            pub const ALL: &'static [UnaryOp] = &[$(UnaryOp::$V,)*];
+
+            pub fn declared(self) -> Declared {
+                match self {
+                    $(UnaryOp::$V => Declared {
+                        name: stringify!($name),
+                        node: $node,
+                        wgsl: $wgsl,
+                        methods: &[$(stringify!($m)),*],
+                        inplace: &[$(stringify!($mi)),*],
+                        functions: &[$(stringify!($f)),*],
+                        sig: $sig,
+                    },)*
+                }
+            }
+
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(UnaryOp::$V => stringify!($name),)*
+                }
+            }
+
+            pub fn backward_name(self) -> &'static str {
+                match self {
+                    $(UnaryOp::$V => $node,)*
+                }
+            }
+
+            /// The WGSL expression in `v` the GPU computes.
+            pub fn wgsl(self) -> &'static str {
+                match self {
+                    $(UnaryOp::$V => $wgsl,)*
+                }
+            }
+
+            pub fn dtypes(self) -> Dtypes {
+                match self {
+                    $(UnaryOp::$V => $dtypes,)*
+                }
+            }
+
+            fn save(self) -> Save {
+                match self {
+                    $(UnaryOp::$V => Save::$save,)*
+                }
+            }
+
+            /// The float32 kernel as a function (tests compare the GPU's expression with it).
+            pub fn cpu_f32(self) -> fn(f32) -> f32 {
+                match self {
+                    $(UnaryOp::$V => {
+                        #[allow(dead_code)]
+                        type T = f32;
+                        |$v: T| -> T { $cpu }
+                    })*
+                }
+            }
+
+            /// The derivative formula given the incoming gradient and what `save` kept.
+            fn grad(self, g: &Tensor, s: &Tensor) -> Result<Tensor> {
+                match self {
+                    $(UnaryOp::$V => {
+                        let ($g, $s) = (g, s);
+                        $grad
+                    })*
+                }
+            }
+        }
+
+        /// The CPU kernel of `op` over a float32 tensor.
+        fn map_f32(op: UnaryOp, x: &Tensor) -> Tensor {
+            match op {
+                $(UnaryOp::$V => {
+                    #[allow(dead_code)]
+                    type T = f32;
+                    map::<f32, f32>(x, |$v: T| -> T { $cpu })
+                })*
+            }
+        }
+
+        /// The CPU kernel of `op` over a float64 tensor.
+        fn map_f64(op: UnaryOp, x: &Tensor) -> Tensor {
+            match op {
+                $(UnaryOp::$V => {
+                    #[allow(dead_code)]
+                    type T = f64;
+                    map::<f64, f64>(x, |$v: T| -> T { $cpu })
+                })*
+            }
+        }
+
+        /// The CPU kernel of `op` over a contiguous float16 tensor, computed in float32.
+        fn map_f16(op: UnaryOp, x: &Tensor) -> Tensor {
+            match op {
+                $(UnaryOp::$V => {
+                    #[allow(dead_code)]
+                    type T = f32;
+                    map_half(x, |$v: T| -> T { $cpu })
+                })*
+            }
+        }
+
+        $(
+            #[doc = concat!("`", stringify!($name), "(x)`, declared in `ops/unary_decl.rs`.")]
+            pub fn $name(x: &Tensor) -> Result<Tensor> {
+                unary(UnaryOp::$V, x)
+            }
+        )*
     };
-    (@arms $op:expr, $f:ident, $body:expr; $($v:ident => $k:expr,)*) => {
-        match $op {
-            $(UnaryOp::$v => {
-                let $f = $k;
-                $body
-            })*
-        }
-    };
 }
 
-fn int_fn(op: UnaryOp) -> Option<fn(i64) -> i64> {
-    Some(match op {
-        UnaryOp::Neg => |x: i64| x.wrapping_neg(),
-        UnaryOp::Relu => |x: i64| x.max(0),
-        UnaryOp::Abs => |x: i64| x.wrapping_abs(),
-        UnaryOp::Sign => |x: i64| x.signum(),
-        _ => return None,
-    })
-}
+unary_table!(generate_unary);
 
 pub(crate) fn map<T: Element, U: Element>(t: &Tensor, f: impl Fn(T) -> U + Sync + Send) -> Tensor {
     let d = t.read();
@@ -151,61 +256,39 @@ fn map_half(t: &Tensor, f: impl Fn(f32) -> f32 + Sync + Send) -> Tensor {
     Tensor::from_vec_on(v, &d.layout.shape, d.device())
 }
 
-/// The GPU shader's op for `op`.
-fn gpu_op(op: UnaryOp) -> Option<crate::backend::wgpu::UnaryOp> {
-    use crate::backend::wgpu::UnaryOp as G;
-    Some(match op {
-        UnaryOp::Neg => G::Neg,
-        UnaryOp::Exp => G::Exp,
-        UnaryOp::Log => G::Log,
-        UnaryOp::Sin => G::Sin,
-        UnaryOp::Cos => G::Cos,
-        UnaryOp::Tanh => G::Tanh,
-        UnaryOp::Sigmoid => G::Sigmoid,
-        UnaryOp::Relu => G::Relu,
-        UnaryOp::Sqrt => G::Sqrt,
-        UnaryOp::Abs => G::Abs,
-        UnaryOp::Reciprocal => G::Reciprocal,
-        UnaryOp::Sign => G::Sign,
-    })
-}
-
 /// The forward kernel alone (no autograd).
 pub fn unary_data(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
     let dtype = x.dtype();
-    if let Some(g) = gpu_op(op).filter(|_| matches!(dtype, DType::F32 | DType::F16)) {
-        if let Some(out) = crate::ops::gpu::unary(g, x)? {
+    match (op.dtypes(), dtype) {
+        (Dtypes::FloatOnly(kernel), d) if !d.is_floating_point() => {
+            return Err(crate::dtype::unsupported(kernel, d))
+        }
+        (Dtypes::Round(kernel), DType::Bool) => {
+            return Err(crate::dtype::unsupported(kernel, DType::Bool))
+        }
+        (Dtypes::Round(_), DType::I64 | DType::I32) => return Ok(creation::contiguous_clone(x)),
+        (Dtypes::Keep(_, on_bool), DType::Bool) => return on_bool(x),
+        (Dtypes::Keep(int, _), DType::I64) => return Ok(map::<i64, i64>(x, int)),
+        (Dtypes::Keep(..), DType::I32) => {
+            return Ok(creation::narrow(unary_data(op, &creation::wide(x))?, dtype))
+        }
+        (_, DType::I64 | DType::I32 | DType::Bool) => {
+            return unary_data(op, &creation::cast_data(x, DType::F32))
+        }
+        _ => {}
+    }
+    if matches!(dtype, DType::F32 | DType::F16) {
+        if let Some(out) = crate::ops::gpu::unary(op.wgsl(), x)? {
             return Ok(out);
         }
     }
-    match dtype {
-        DType::F16 if x.is_contiguous() && !x.device().is_gpu() => {
-            Ok(with_float_fn!(op, f32, |f| map_half(x, f)))
-        }
-        DType::F16 | DType::I32 => Ok(creation::narrow(
-            unary_data(op, &creation::wide(x))?,
-            if dtype == DType::I32 && !op.keeps_integers() {
-                DType::F32
-            } else {
-                dtype
-            },
-        )),
-        DType::F32 => Ok(with_float_fn!(op, f32, |f| map::<f32, f32>(x, f))),
-        DType::F64 => Ok(with_float_fn!(op, f64, |f| map::<f64, f64>(x, f))),
-        DType::I64 | DType::Bool if op.keeps_integers() => {
-            if dtype == DType::Bool {
-                return match op {
-                    UnaryOp::Neg => Err(Error::Runtime("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.".into())),
-                    UnaryOp::Abs => Err(crate::dtype::unsupported("abs_cpu", dtype)),
-                    UnaryOp::Relu => Err(Error::Runtime("Boolean inputs not supported for relu".into())),
-                    UnaryOp::Sign => Ok(creation::contiguous_clone(x)),
-                    _ => unreachable!(),
-                };
-            }
-            Ok(map::<i64, i64>(x, int_fn(op).expect("integer kernel")))
-        }
-        DType::I64 | DType::Bool => unary_data(op, &creation::cast_data(x, DType::F32)),
-    }
+    Ok(match dtype {
+        DType::F16 if x.is_contiguous() && !x.device().is_gpu() => map_f16(op, x),
+        DType::F16 => creation::narrow(unary_data(op, &creation::wide(x))?, dtype),
+        DType::F32 => map_f32(op, x),
+        DType::F64 => map_f64(op, x),
+        _ => unreachable!("integer dtypes handled above"),
+    })
 }
 
 /// A differentiable unary op.
@@ -214,11 +297,11 @@ pub fn unary(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
     if !needs_grad(&[x]) {
         return Ok(out);
     }
-    let saved = match op {
-        // Their derivatives need no forward values, so a second backward is allowed.
-        UnaryOp::Neg | UnaryOp::Sign => None,
-        _ if op.saves_result() => Some(SavedTensor::output(&out, 0)),
-        _ => Some(SavedTensor::input(x)),
+    let saved = match op.save() {
+        // Derivatives that read nothing allow a second backward.
+        Save::Nothing => None,
+        Save::Result => Some(SavedTensor::output(&out, 0)),
+        Save::Input => Some(SavedTensor::input(x)),
     };
     Ok(record(out, &[x], UnaryBackward { op, saved }))
 }
@@ -239,44 +322,7 @@ impl Backward for UnaryBackward {
             Some(saved) => saved.unpack(ctx)?,
             None => g.clone(),
         };
-        let one = || Operand::Scalar(Scalar::Int(1));
-        let gi = match self.op {
-            UnaryOp::Neg => unary(UnaryOp::Neg, g)?,
-            // d exp(x) = exp(x): the saved result.
-            UnaryOp::Exp => mul(g, &s)?,
-            UnaryOp::Log => binary::div(g, &s)?,
-            UnaryOp::Sin => mul(g, &unary(UnaryOp::Cos, &s)?)?,
-            UnaryOp::Cos => mul(g, &unary(UnaryOp::Neg, &unary(UnaryOp::Sin, &s)?)?)?,
-            // 1 - tanh², from the saved result.
-            UnaryOp::Tanh => mul(g, &binary::rsub(&mul(&s, &s)?, one())?)?,
-            UnaryOp::Sigmoid => mul(g, &mul(&s, &binary::rsub(&s, one())?)?)?,
-            // threshold_backward: exactly zero (never -0.0) where the output was not positive.
-            UnaryOp::Relu => crate::ops::arith::backward_node(
-                "ThresholdBackwardBackward0",
-                g,
-                &s,
-                std::sync::Arc::new(|g, s| {
-                    binary::where_(
-                        &gt(s, Operand::Scalar(Scalar::Int(0)))?,
-                        Operand::Tensor(g.clone()),
-                        Operand::Scalar(Scalar::Int(0)),
-                    )
-                }),
-                None,
-            )?,
-            UnaryOp::Sqrt => binary::div(
-                g,
-                &binary::binary(
-                    binary::BinaryOp::Mul,
-                    Operand::Tensor(s),
-                    Operand::Scalar(Scalar::Int(2)),
-                )?,
-            )?,
-            UnaryOp::Abs => mul(g, &unary(UnaryOp::Sign, &s)?)?,
-            UnaryOp::Sign => creation::zeros_like(g),
-            UnaryOp::Reciprocal => mul(&unary(UnaryOp::Neg, g)?, &mul(&s, &s)?)?,
-        };
-        Ok(vec![Some(gi)])
+        Ok(vec![Some(self.op.grad(g, &s)?)])
     }
 
     fn release(&mut self) {
@@ -284,17 +330,4 @@ impl Backward for UnaryBackward {
             s.release();
         }
     }
-}
-
-pub fn neg(x: &Tensor) -> Result<Tensor> {
-    unary(UnaryOp::Neg, x)
-}
-pub fn exp(x: &Tensor) -> Result<Tensor> {
-    unary(UnaryOp::Exp, x)
-}
-pub fn log(x: &Tensor) -> Result<Tensor> {
-    unary(UnaryOp::Log, x)
-}
-pub fn tanh(x: &Tensor) -> Result<Tensor> {
-    unary(UnaryOp::Tanh, x)
 }

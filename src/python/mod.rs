@@ -2,6 +2,7 @@
 
 pub mod autograd;
 pub mod convert;
+pub mod declared;
 pub mod dtype;
 pub mod errors;
 pub mod gpu;
@@ -440,6 +441,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTensor>()?;
     gpu::register(m)?;
     pointwise::register(m)?;
+    declared::register(m)?;
     indexing::register(m)?;
     nn::register(m)?;
     optim::register(m)?;

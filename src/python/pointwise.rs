@@ -39,7 +39,10 @@ pub(crate) fn scalar_arg(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Scal
 }
 
 /// `slf` modified in place by `op`, returned (PyTorch returns the same object).
-fn in_place(slf: &Bound<'_, PyTensor>, op: impl FnOnce(&Tensor) -> crate::Result<Tensor>) -> R {
+pub(crate) fn in_place(
+    slf: &Bound<'_, PyTensor>,
+    op: impl FnOnce(&Tensor) -> crate::Result<Tensor>,
+) -> R {
     in_place_with(slf, &[], op)
 }
 
@@ -121,68 +124,15 @@ fn clamp_any(
     Ok(ClampBounds::parse(x.dtype(), min, max)?.apply(x, kind)?)
 }
 
-macro_rules! unary_methods {
-    ($($name:ident, $name_:ident => $f:path;)*) => {
-        #[pymethods]
-        impl PyTensor {
-            $(
-                fn $name(&self, py: Python<'_>) -> R {
-                    wrap(py, $f(&self.t)?)
-                }
-                fn $name_(slf: &Bound<'_, Self>) -> R {
-                    in_place(slf, |x| $f(x))
-                }
-            )*
-        }
-    };
-}
-
-unary_methods! {
-    exp2, exp2_ => pw::exp2;
-    expm1, expm1_ => pw::expm1;
-    log2, log2_ => pw::log2;
-    log10, log10_ => pw::log10;
-    log1p, log1p_ => pw::log1p;
-    rsqrt, rsqrt_ => pw::rsqrt;
-    square, square_ => pw::square;
-    tan, tan_ => pw::tan;
-    asin, asin_ => pw::asin;
-    acos, acos_ => pw::acos;
-    atan, atan_ => pw::atan;
-    arcsin, arcsin_ => pw::asin;
-    arccos, arccos_ => pw::acos;
-    arctan, arctan_ => pw::atan;
-    sinh, sinh_ => pw::sinh;
-    cosh, cosh_ => pw::cosh;
-    erf, erf_ => pw::erf;
-    floor, floor_ => pw::floor;
-    ceil, ceil_ => pw::ceil;
-    trunc, trunc_ => pw::trunc;
-    fix, fix_ => pw::trunc;
-    frac, frac_ => pw::frac;
-}
-
-macro_rules! core_unary_inplace {
-    ($($name_:ident => $op:ident;)*) => {
-        #[pymethods]
-        impl PyTensor {
-            $(
-                fn $name_(slf: &Bound<'_, Self>) -> R {
-                    in_place(slf, |x| crate::ops::unary::unary(crate::ops::unary::UnaryOp::$op, x))
-                }
-            )*
-        }
-    };
-}
-
-core_unary_inplace! {
-    neg_ => Neg; exp_ => Exp; log_ => Log; sin_ => Sin; cos_ => Cos; tanh_ => Tanh;
-    sigmoid_ => Sigmoid; relu_ => Relu; sqrt_ => Sqrt; abs_ => Abs; sign_ => Sign;
-    reciprocal_ => Reciprocal;
-}
-
 #[pymethods]
 impl PyTensor {
+    /// `x.square()`: `pow(x, 2)` as PyTorch computes it (PowBackward0), so not declared.
+    fn square(&self, py: Python<'_>) -> R {
+        wrap(py, pw::square(&self.t)?)
+    }
+    fn square_(slf: &Bound<'_, Self>) -> R {
+        in_place(slf, pw::square)
+    }
     /// `decimals` given (even 0) selects PyTorch's decimals overload (RoundBackward1).
     #[pyo3(signature = (*, decimals=None))]
     fn round(&self, py: Python<'_>, decimals: Option<i64>) -> R {
@@ -283,18 +233,6 @@ impl PyTensor {
     fn fmax(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         let o = tensor_arg(other, "fmax", "other", 1)?;
         wrap(py, pw::maximum(&self.t, &o)?)
-    }
-    fn atan2(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
-        let o = tensor_arg(other, "atan2", "other", 1)?;
-        wrap(py, pw::atan2(&self.t, &o)?)
-    }
-    fn arctan2(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
-        let o = tensor_arg(other, "arctan2", "other", 1)?;
-        wrap(py, pw::atan2(&self.t, &o)?)
-    }
-    fn atan2_(slf: &Bound<'_, Self>, other: PyRef<'_, PyTensor>) -> R {
-        let o = other.t.clone();
-        in_place_with(slf, &[&o], |x| pw::atan2(x, &o))
     }
     fn fmod(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         wrap(py, pw::fmod(&self.t, operand_arg(other, "fmod", "other")?)?)

@@ -1088,42 +1088,6 @@ impl PyTensor {
     fn div_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> R {
         Self::inplace(slf, BinaryOp::Div, other)
     }
-    fn neg(&self, py: Python<'_>) -> R {
-        self.un(py, UnaryOp::Neg)
-    }
-    fn exp(&self, py: Python<'_>) -> R {
-        self.un(py, UnaryOp::Exp)
-    }
-    fn log(&self, py: Python<'_>) -> R {
-        self.un(py, UnaryOp::Log)
-    }
-    fn sin(&self, py: Python<'_>) -> R {
-        self.un(py, UnaryOp::Sin)
-    }
-    fn cos(&self, py: Python<'_>) -> R {
-        self.un(py, UnaryOp::Cos)
-    }
-    fn tanh(&self, py: Python<'_>) -> R {
-        self.un(py, UnaryOp::Tanh)
-    }
-    fn sigmoid(&self, py: Python<'_>) -> R {
-        self.un(py, UnaryOp::Sigmoid)
-    }
-    fn relu(&self, py: Python<'_>) -> R {
-        self.un(py, UnaryOp::Relu)
-    }
-    fn sqrt(&self, py: Python<'_>) -> R {
-        self.un(py, UnaryOp::Sqrt)
-    }
-    fn abs(&self, py: Python<'_>) -> R {
-        self.un(py, UnaryOp::Abs)
-    }
-    fn sign(&self, py: Python<'_>) -> R {
-        self.un(py, UnaryOp::Sign)
-    }
-    fn reciprocal(&self, py: Python<'_>) -> R {
-        self.un(py, UnaryOp::Reciprocal)
-    }
     #[pyo3(signature = (dim=None, keepdim=false, dtype=None))]
     fn sum(
         &self,

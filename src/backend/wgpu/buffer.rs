@@ -186,7 +186,12 @@ pub(super) fn key(kernel: Kernel, op: u32) -> PipelineKey {
 }
 
 pub(super) fn key_as(kernel: Kernel, op: u32, dtype: GpuDType) -> PipelineKey {
-    PipelineKey { kernel, op, dtype }
+    PipelineKey {
+        kernel,
+        op,
+        dtype,
+        expr: "",
+    }
 }
 
 pub(super) fn words(w: &[u32]) -> &[u8] {

@@ -80,13 +80,20 @@ pub enum GpuDType {
     I32,
 }
 
-/// What a pipeline is cached under: the kernel family, the op (its `OP` override) and dtype.
+/// What a pipeline is cached under: the kernel family, the op (its `OP` override), dtype and,
+/// for the kernels generated around an elementwise expression ([`Kernel::with_expr`]), that
+/// expression (empty for the others).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct PipelineKey {
     pub kernel: Kernel,
     pub op: u32,
     pub dtype: GpuDType,
+    pub expr: &'static str,
 }
+
+/// Where a generated shader's expression goes: the rest of that statement (up to its `;`) is
+/// replaced by the expression.
+const EXPR_MARK: &str = "/*expr*/";
 
 impl Kernel {
     /// The WGSL source: `common.wgsl` (the dispatch index, packed dims, NaN test) prepended
@@ -136,9 +143,22 @@ impl Kernel {
         }
     }
 
-    /// Whether the shader selects its op through an `OP` override constant.
+    /// Whether the shader selects its op through an `OP` override constant (the unary shader
+    /// is generated around its op's expression instead).
     pub fn has_op(self) -> bool {
-        !matches!(self, Kernel::Matmul)
+        !matches!(self, Kernel::Matmul | Kernel::Unary)
+    }
+
+    /// The shader computing `expr` (Note [Op declarations]): the statement marked `/*expr*/`
+    /// in the kernel's source returns the expression instead. The elementwise ops declare
+    /// expressions, not switch arms, so a fuser can later inline a chain of them.
+    pub fn with_expr(self, expr: &str) -> String {
+        let src = self.source();
+        let at = src
+            .find(EXPR_MARK)
+            .expect("the shader marks its expression");
+        let end = at + src[at..].find(';').expect("a statement");
+        format!("{}({expr}){}", &src[..at], &src[end..])
     }
 
     /// The entry point of `op`: matmul's op picks its tiling ([`MATMUL_SMALL`]: 64x64 tiles),
@@ -418,10 +438,21 @@ impl Gpu {
         if let Some(p) = cache.get(&key) {
             return Ok(p.clone());
         }
-        let label = format!("{}:{}:{:?}", key.kernel.name(), key.op, key.dtype);
+        let label = format!(
+            "{}:{}:{:?}:{}",
+            key.kernel.name(),
+            key.op,
+            key.dtype,
+            key.expr
+        );
+        let source = if key.expr.is_empty() {
+            Cow::Borrowed(key.kernel.source())
+        } else {
+            Cow::Owned(key.kernel.with_expr(key.expr))
+        };
         let desc = ::wgpu::ShaderModuleDescriptor {
             label: Some(&label),
-            source: ::wgpu::ShaderSource::Wgsl(Cow::Borrowed(key.kernel.source())),
+            source: ::wgpu::ShaderSource::Wgsl(source),
         };
         let module = if key.kernel == Kernel::Matmul {
             // SAFETY: the matmul shader's indices stay in bounds by construction: the host

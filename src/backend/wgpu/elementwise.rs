@@ -1,103 +1,11 @@
-//! Elementwise kernels: the unary, binary and ternary op enums (the `OP` values of their
-//! shaders) and their calls over strided, broadcast views.
+//! Elementwise kernels: the unary kernel generated around an op's WGSL expression, the binary
+//! and ternary op enums (the `OP` values of their shaders; declared binary ops pass their
+//! expression instead) and their calls over strided, broadcast views.
 
 use super::buffer::{for_each_piece, key, key_as, len_u32, signed, words, GpuBuffer};
-use super::context::{guarded, GpuDType, Kernel, WORKGROUP};
+use super::context::{guarded, GpuDType, Kernel, PipelineKey, WORKGROUP};
 use crate::error::{Error, Result};
 use crate::tensor::shape::contiguous_strides;
-
-/// Elementwise unary ops (the `OP` values of `unary.wgsl`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum UnaryOp {
-    Neg = 0,
-    Exp = 1,
-    Log = 2,
-    Sin = 3,
-    Cos = 4,
-    Tan = 5,
-    Tanh = 6,
-    Sigmoid = 7,
-    Relu = 8,
-    Sqrt = 9,
-    Rsqrt = 10,
-    Abs = 11,
-    Reciprocal = 12,
-    Square = 13,
-    Floor = 14,
-    Ceil = 15,
-    Round = 16,
-    Trunc = 17,
-    Log1p = 18,
-    Expm1 = 19,
-    Log2 = 20,
-    Exp2 = 21,
-    Sign = 22,
-    Asin = 23,
-    Acos = 24,
-    Atan = 25,
-    Sinh = 26,
-    Cosh = 27,
-    Log10 = 28,
-    Frac = 29,
-    Erf = 30,
-    /// Parameters: lower, upper bound.
-    Clamp = 31,
-    /// Parameter: negative slope.
-    LeakyRelu = 32,
-    /// Parameter: alpha.
-    Elu = 33,
-    /// Parameters: beta, threshold.
-    Softplus = 34,
-    Silu = 35,
-    GeluErf = 36,
-    GeluTanh = 37,
-    /// Parameters: the values for NaN, +inf, -inf.
-    NanToNum = 38,
-}
-
-impl UnaryOp {
-    pub const ALL: [UnaryOp; 39] = [
-        UnaryOp::Neg,
-        UnaryOp::Exp,
-        UnaryOp::Log,
-        UnaryOp::Sin,
-        UnaryOp::Cos,
-        UnaryOp::Tan,
-        UnaryOp::Tanh,
-        UnaryOp::Sigmoid,
-        UnaryOp::Relu,
-        UnaryOp::Sqrt,
-        UnaryOp::Rsqrt,
-        UnaryOp::Abs,
-        UnaryOp::Reciprocal,
-        UnaryOp::Square,
-        UnaryOp::Floor,
-        UnaryOp::Ceil,
-        UnaryOp::Round,
-        UnaryOp::Trunc,
-        UnaryOp::Log1p,
-        UnaryOp::Expm1,
-        UnaryOp::Log2,
-        UnaryOp::Exp2,
-        UnaryOp::Sign,
-        UnaryOp::Asin,
-        UnaryOp::Acos,
-        UnaryOp::Atan,
-        UnaryOp::Sinh,
-        UnaryOp::Cosh,
-        UnaryOp::Log10,
-        UnaryOp::Frac,
-        UnaryOp::Erf,
-        UnaryOp::Clamp,
-        UnaryOp::LeakyRelu,
-        UnaryOp::Elu,
-        UnaryOp::Softplus,
-        UnaryOp::Silu,
-        UnaryOp::GeluErf,
-        UnaryOp::GeluTanh,
-        UnaryOp::NanToNum,
-    ];
-}
 
 /// Elementwise binary ops (the `OP` values of `binary.wgsl`); comparisons give 1.0 / 0.0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -154,26 +62,27 @@ impl BinaryOp {
     ];
 }
 
-/// `y[i] = op(x[offset + i])` for `i < n`.
-pub fn unary(op: UnaryOp, x: &GpuBuffer, offset: usize, n: usize) -> Result<GpuBuffer> {
-    unary_with(op, x, offset, n, [0.0; 3])
+/// `y[i] = f(x[offset + i])` for `i < n`, `f` the WGSL expression `expr` in `v` (an op's
+/// declared expression, Note [Op declarations]; the unary shader is generated around it).
+pub fn unary(expr: &'static str, x: &GpuBuffer, offset: usize, n: usize) -> Result<GpuBuffer> {
+    unary_with(expr, x, offset, n, [0.0; 3])
 }
 
-/// `unary` for the ops that take parameters (`UnaryOp` says which).
+/// `unary` for expressions that read parameters (`p.a`, `p.b`, `p.c`).
 pub fn unary_with(
-    op: UnaryOp,
+    expr: &'static str,
     x: &GpuBuffer,
     offset: usize,
     n: usize,
     args: [f32; 3],
 ) -> Result<GpuBuffer> {
-    unary_as(GpuDType::F32, op, x, offset, n, args)
+    unary_as(GpuDType::F32, expr, x, offset, n, args)
 }
 
 /// `unary_with` giving `dtype` values (float16: each result rounded to half).
 pub fn unary_as(
     dtype: GpuDType,
-    op: UnaryOp,
+    expr: &'static str,
     x: &GpuBuffer,
     offset: usize,
     n: usize,
@@ -192,7 +101,12 @@ pub fn unary_as(
         if n == 0 {
             return Ok(out);
         }
-        let pipeline = g.pipeline(key_as(Kernel::Unary, op as u32, dtype))?;
+        let pipeline = g.pipeline(PipelineKey {
+            kernel: Kernel::Unary,
+            op: 0,
+            dtype,
+            expr,
+        })?;
         let [a, b, c] = args.map(f32::to_bits);
         let unit = [1isize];
         let operands = [(x, &unit[..], offset), (&out, &unit[..], 0)];
@@ -343,6 +257,48 @@ pub fn binary(
     vb: &View,
     out_shape: &[usize],
 ) -> Result<GpuBuffer> {
+    binary_key(
+        key_as(Kernel::Binary, op as u32, dtype),
+        a,
+        va,
+        b,
+        vb,
+        out_shape,
+    )
+}
+
+/// The `OP` of a binary pipeline generated around an expression: no `case` takes it, so
+/// `apply` falls through to the expression.
+const EXPR_OP: u32 = u32::MAX;
+
+/// [`binary`] computing the WGSL expression `expr` in `x`, `y` (a declared op's expression,
+/// Note [Op declarations]; the binary shader is generated around it).
+pub fn binary_expr(
+    dtype: GpuDType,
+    expr: &'static str,
+    a: &GpuBuffer,
+    va: &View,
+    b: &GpuBuffer,
+    vb: &View,
+    out_shape: &[usize],
+) -> Result<GpuBuffer> {
+    let key = PipelineKey {
+        kernel: Kernel::Binary,
+        op: EXPR_OP,
+        dtype,
+        expr,
+    };
+    binary_key(key, a, va, b, vb, out_shape)
+}
+
+fn binary_key(
+    key: PipelineKey,
+    a: &GpuBuffer,
+    va: &View,
+    b: &GpuBuffer,
+    vb: &View,
+    out_shape: &[usize],
+) -> Result<GpuBuffer> {
     guarded(|| {
         let sa = broadcast_strides(va, out_shape, "a")?;
         let sb = broadcast_strides(vb, out_shape, "b")?;
@@ -357,7 +313,7 @@ pub fn binary(
         if n == 0 {
             return Ok(out);
         }
-        let pipeline = g.pipeline(key_as(Kernel::Binary, op as u32, dtype))?;
+        let pipeline = g.pipeline(key)?;
         let (ia, ib, io) = (signed(&sa), signed(&sb), contiguous_strides(out_shape));
         let operands = [
             (a, &ia[..], va.offset),

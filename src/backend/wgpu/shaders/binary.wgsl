@@ -10,7 +10,8 @@
 // workgroups. The flat output index is unravelled over the output shape (at most 8 dims,
 // innermost last) and dotted with each operand's strides; a broadcast dim has stride 0, so
 // broadcasting and strided views need no copy. The op is the overridable constant OP
-// (BinaryOp in mod.rs). Comparisons write 1.0 / 0.0. With HALF set (float16 operands, held as
+// (BinaryOp in elementwise.rs), or a declared op's expression, which the host writes into
+// `declared`. Comparisons write 1.0 / 0.0. With HALF set (float16 operands, held as
 // float32 words of half values), each result rounds to half (round_half: half.wgsl, appended
 // to this shader) in the same pass. With INT set the operands are int32 words (int64 and
 // int32 tensors) and only the comparisons (OP 7 to 12) are asked for: apply_int compares
@@ -195,8 +196,15 @@ fn apply(x: f32, y: f32) -> f32 {
         case 18u: { return select(0.0, 1.0, truth(x) && truth(y)); }
         case 19u: { return select(0.0, 1.0, truth(x) || truth(y)); }
         case 20u: { return select(0.0, 1.0, truth(x) != truth(y)); }
-        default: { return x; }
+        default: { return declared(x, y); }
     }
+}
+
+// A declared op (Note [Op declarations] in ops/unary.rs): the host replaces the marked
+// expression with the op's WGSL expression in x, y and compiles the pipeline with an OP that
+// no case above takes.
+fn declared(x: f32, y: f32) -> f32 {
+    return /*expr*/ x;
 }
 
 fn apply_int(x: i32, y: i32) -> f32 {

@@ -6,15 +6,15 @@
 //   2: p  uniform              Params (n, x_offset, y_offset and up to three f32 op parameters:
 //                                 clamp bounds, slopes, nan_to_num's replacements)
 //
-// Algorithm: one invocation per element, 256 per workgroup. The op is the
-// pipeline-overridable constant OP (UnaryOp in mod.rs), so each op compiles to its own
-// branch-free pipeline. Grids past 65,535 workgroups spill into y (2-D dispatch); the flat
-// index folds y back in with num_workgroups.x. Functions WGSL leaves undefined or imprecise
+// Algorithm: one invocation per element, 256 per workgroup. The op is `apply`, whose body the
+// host generates from the op's declared WGSL expression (Note [Op declarations] in
+// ops/unary.rs), so each op compiles to its own branch-free pipeline. Grids past 65,535
+// workgroups spill into y (2-D dispatch); the flat index folds y back in with
+// num_workgroups.x. Functions WGSL leaves undefined or imprecise
 // at the edges (NaN in relu, large |x| in tanh/sigmoid, log1p/expm1 near 0) are written out.
 // With HALF set (a float16 tensor), each result rounds to half (round_half: half.wgsl,
 // appended to this shader) in the same pass.
 
-override OP: u32 = 0u;
 override HALF: bool = false;
 
 struct Params {
@@ -138,66 +138,48 @@ fn clamp_(v: f32, lo: f32, hi: f32) -> f32 {
     return min(max(v, lo), hi);
 }
 
-fn apply(v: f32) -> f32 {
-    switch OP {
-        case 0u: { return -v; }
-        case 1u: { return exp(v); }
-        case 2u: { return log(v); }
-        case 3u: { return trig(v, 0u); }
-        case 4u: { return trig(v, 1u); }
-        case 5u: { return trig(v, 2u); }
-        case 6u: { return tanh_safe(v); }
-        case 7u: { return sigmoid(v); }
-        // relu: NaN passes through as in PyTorch (tested by its bits: a driver may turn a
-        // compare-and-select into a max, which drops NaN).
-        case 8u: { if (is_nan(v)) { return v; } return max(v, 0.0); }
-        case 9u: { return sqrt(v); }
-        case 10u: { return inverseSqrt(v); }
-        case 11u: { return abs(v); }
-        case 12u: { return 1.0 / v; }
-        case 13u: { return v * v; }
-        case 14u: { return floor(v); }
-        case 15u: { return ceil(v); }
-        // WGSL's round is round-half-to-even, as torch.round.
-        case 16u: { return round(v); }
-        case 17u: { return trunc(v); }
-        case 18u: { return log1p_(v); }
-        case 19u: { return expm1_(v); }
-        case 20u: { return log2(v); }
-        case 21u: { return exp2(v); }
-        // sign: NaN stays NaN, and -0.0 gives +0.0, as torch.sign.
-        case 22u: { if (is_nan(v)) { return v; } return select(0.0, 1.0, v > 0.0) - select(0.0, 1.0, v < 0.0); }
-        // Outside [-1, 1] WGSL leaves asin / acos undefined (C gives NaN), and drivers'
-        // asin is coarse (lavapipe's errs by 2e-4): both go through atan2 instead.
-        case 23u: { if (abs(v) > 1.0) { return bitcast<f32>(0x7fc00000u); } return atan2(v, sqrt((1.0 - v) * (1.0 + v))); }
-        case 24u: { if (abs(v) > 1.0) { return bitcast<f32>(0x7fc00000u); } return atan2(sqrt((1.0 - v) * (1.0 + v)), v); }
-        case 25u: { return atan(v); }
-        case 26u: { return sinh_(v); }
-        case 27u: { return cosh(v); }
-        case 28u: { return log(v) * 0.4342944819032518; }
-        case 29u: { return v - trunc(v); }
-        case 30u: { return erf_(v); }
-        // clamp to [a, b] (an absent bound is -inf / +inf).
-        case 31u: { return clamp_(v, p.a, p.b); }
-        // leaky_relu with slope a; elu with alpha a (NaN fails v > 0 and stays NaN in both).
-        case 32u: { return select(v * p.a, v, v > 0.0); }
-        case 33u: { return select(p.a * expm1_(v), v, v > 0.0); }
-        // softplus with beta a, threshold b: linear above the threshold, as PyTorch's.
-        case 34u: { if (v * p.a > p.b) { return v; } return log1p_(exp(v * p.a)) / p.a; }
-        // silu: x * sigmoid(x).
-        case 35u: { return v * sigmoid(v); }
-        // gelu, exact (erf) and tanh approximation.
-        case 36u: { return 0.5 * v * (1.0 + erf_(v * 0.7071067811865476)); }
-        case 37u: { return 0.5 * v * (1.0 + tanh_safe(0.7978845608028654 * (v + 0.044715 * v * v * v))); }
-        // nan_to_num: NaN -> a, +inf -> b, -inf -> c.
-        case 38u: {
-            if (is_nan(v)) { return p.a; }
-            if (bitcast<u32>(v) == 0x7f800000u) { return p.b; }
-            if (bitcast<u32>(v) == 0xff800000u) { return p.c; }
-            return v;
-        }
-        default: { return v; }
+// Outside [-1, 1] WGSL leaves asin / acos undefined (C gives NaN), and drivers' asin is coarse
+// (lavapipe's errs by 2e-4): both go through atan2 instead.
+fn asin_(v: f32) -> f32 {
+    if (abs(v) > 1.0) {
+        return bitcast<f32>(0x7fc00000u);
     }
+    return atan2(v, sqrt((1.0 - v) * (1.0 + v)));
+}
+
+fn acos_(v: f32) -> f32 {
+    if (abs(v) > 1.0) {
+        return bitcast<f32>(0x7fc00000u);
+    }
+    return atan2(sqrt((1.0 - v) * (1.0 + v)), v);
+}
+
+// softplus with beta b, threshold t: linear above the threshold, as PyTorch's.
+fn softplus_(v: f32, b: f32, t: f32) -> f32 {
+    if (v * b > t) {
+        return v;
+    }
+    return log1p_(exp(v * b)) / b;
+}
+
+// nan_to_num: NaN -> a, +inf -> b, -inf -> c.
+fn nan_to_num_(v: f32, a: f32, b: f32, c: f32) -> f32 {
+    if (is_nan(v)) {
+        return a;
+    }
+    if (bitcast<u32>(v) == 0x7f800000u) {
+        return b;
+    }
+    if (bitcast<u32>(v) == 0xff800000u) {
+        return c;
+    }
+    return v;
+}
+
+// The op: the host replaces the marked expression with the op's declared WGSL expression in
+// `v` (and the parameters p.a, p.b, p.c), so each op compiles to its own pipeline.
+fn apply(v: f32) -> f32 {
+    return /*expr*/ v;
 }
 
 @compute @workgroup_size(256)

@@ -1,0 +1,31 @@
+//! The declared elementwise binary math ops, each declared once (Note [Op declarations] in
+//! `ops/unary.rs`); `ops/binary_math.rs` generates the rest from this table.
+//!
+//! An entry: `Variant python_name { ... }` with
+//! - `node`: PyTorch's node name, and `node_scalar` the one when `other` is a Python number;
+//! - `dtypes`: the dtype rule ([`BinaryDtypes`](super::binary_math::BinaryDtypes));
+//! - `cpu`: the kernel on two float32 or float64 values `a`, `b` (of type `T`);
+//! - `wgsl`: the same as a WGSL expression in `x`, `y` (helpers in `shaders/binary.wgsl`);
+//! - `grad_self`, `grad_other`: the derivatives as tensor formulas in `g`, `a`, `b`;
+//! - `arg`: the second argument's Python name; `number`: whether it may be a Python number;
+//! - `methods` / `inplace` / `functions` / `sig` as for the unary ops.
+
+/// Invokes `$m!` with the table of binary math ops (the X-macro pattern).
+macro_rules! binary_table {
+    ($m:ident) => {
+        $m! {
+            Atan2 atan2 {
+                node: "Atan2Backward0", node_scalar: "Atan2Backward0",
+                dtypes: BinaryDtypes::Float,
+                cpu: |a, b| a.atan2(b),
+                wgsl: "atan2_(x, y)",
+                grad_self: |g, a, b| div(&mul(g, b)?, &add(&mul(a, a)?, &mul(b, b)?)?),
+                grad_other: |g, a, b| div(&mul(&neg(g)?, a)?, &add(&mul(a, a)?, &mul(b, b)?)?),
+                arg: other, number: false,
+                methods: [atan2, arctan2], inplace: [atan2_, arctan2_], functions: [atan2, arctan2],
+                sig: BINARY,
+            }
+        }
+    };
+}
+pub(crate) use binary_table;

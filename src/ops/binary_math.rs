@@ -1,0 +1,237 @@
+//! Elementwise binary math ops: the generator that turns the declarations of
+//! `ops/binary_decl.rs` into `BinaryMathOp`, its kernels (CPU and GPU: the binary shader
+//! generated around the declared expression) and its backward (Note [Op declarations] in
+//! `ops/unary.rs`).
+
+use crate::autograd::{needs_grad, record_formula, SavedTensor};
+use crate::dtype::{result_type, DType};
+use crate::error::{Error, Result};
+use crate::ops::binary::{materialize, zip, Operand};
+use crate::ops::binary_decl::binary_table;
+use crate::ops::creation::narrow;
+use crate::tensor::shape::broadcast_shapes;
+use crate::tensor::Tensor;
+
+// The vocabulary the declared kernels and formulas are written in (the table need not use
+// every word; adding an op should not mean editing this file).
+#[allow(unused_imports)]
+use crate::{
+    backend::cpu::vmath::VMath,
+    ops::arith::{adds, cmp, cmps, keep, muls, pows, rsubs, zero_where},
+    ops::binary::{add, div, mul, sub, CmpOp},
+    ops::creation::zeros_like,
+    ops::unary::*,
+};
+#[allow(unused_imports)]
+use std::f64::consts::{LN_2, PI};
+
+/// How a binary op treats dtypes (of the promoted operands).
+#[derive(Clone, Copy)]
+pub enum BinaryDtypes {
+    /// Integer and bool results compute in float32.
+    Float,
+    /// Floating results only; others raise naming the kernel.
+    FloatOnly(&'static str),
+    /// Both tensors of one dtype (else the message), kept: integers through the first kernel,
+    /// bools through the second.
+    Same(&'static str, fn(i64, i64) -> i64, fn(bool, bool) -> bool),
+}
+
+/// The signature of most binary functions, as PyTorch's parser prints it.
+pub const BINARY: &str = "(Tensor input, Tensor other, *, Tensor out = None)";
+
+/// One op's row of the table, as `_native._declared_ops()` reports it.
+pub struct DeclaredBinary {
+    pub name: &'static str,
+    pub node: &'static str,
+    pub wgsl: &'static str,
+    pub arg: &'static str,
+    pub number: bool,
+    pub methods: &'static [&'static str],
+    pub inplace: &'static [&'static str],
+    pub functions: &'static [&'static str],
+    pub sig: &'static str,
+}
+
+macro_rules! generate_binary {
+    ($(
+        $V:ident $name:ident {
+            node: $node:literal, node_scalar: $node_scalar:literal,
+            dtypes: $dtypes:expr,
+            cpu: |$a:ident, $b:ident| $cpu:expr,
+            wgsl: $wgsl:literal,
+            grad_self: |$g1:ident, $a1:ident, $b1:ident| $grad_self:expr,
+            grad_other: |$g2:ident, $a2:ident, $b2:ident| $grad_other:expr,
+            arg: $arg:ident, number: $number:literal,
+            methods: [$($m:ident),*], inplace: [$($mi:ident),*], functions: [$($f:ident),*],
+            sig: $sig:expr,
+        }
+    )*) => {
+        /// The declared binary math ops (`ops/binary_decl.rs`), in table order.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum BinaryMathOp {
+            $($V,)*
+        }
+
+        impl BinaryMathOp {
+            pub const ALL: &'static [BinaryMathOp] = &[$(BinaryMathOp::$V,)*];
+
+            pub fn declared(self) -> DeclaredBinary {
+                match self {
+                    $(BinaryMathOp::$V => DeclaredBinary {
+                        name: stringify!($name),
+                        node: $node,
+                        wgsl: $wgsl,
+                        arg: stringify!($arg),
+                        number: $number,
+                        methods: &[$(stringify!($m)),*],
+                        inplace: &[$(stringify!($mi)),*],
+                        functions: &[$(stringify!($f)),*],
+                        sig: $sig,
+                    },)*
+                }
+            }
+
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(BinaryMathOp::$V => stringify!($name),)*
+                }
+            }
+
+            /// The node name: with a Python number as the other operand, `scalar`.
+            pub fn backward_name(self, scalar: bool) -> &'static str {
+                match self {
+                    $(BinaryMathOp::$V => if scalar { $node_scalar } else { $node },)*
+                }
+            }
+
+            /// The WGSL expression in `x`, `y` the GPU computes.
+            pub fn wgsl(self) -> &'static str {
+                match self {
+                    $(BinaryMathOp::$V => $wgsl,)*
+                }
+            }
+
+            pub fn dtypes(self) -> BinaryDtypes {
+                match self {
+                    $(BinaryMathOp::$V => $dtypes,)*
+                }
+            }
+
+            /// The float32 kernel as a function (tests compare the GPU's expression with it).
+            pub fn cpu_f32(self) -> fn(f32, f32) -> f32 {
+                match self {
+                    $(BinaryMathOp::$V => {
+                        #[allow(dead_code)]
+                        type T = f32;
+                        |$a: T, $b: T| -> T { $cpu }
+                    })*
+                }
+            }
+
+            /// The derivatives in `a` and `b`, given the incoming gradient.
+            fn grad(self, g: &Tensor, a: &Tensor, b: &Tensor) -> Result<(Tensor, Tensor)> {
+                match self {
+                    $(BinaryMathOp::$V => {
+                        let ($g1, $a1, $b1) = (g, a, b);
+                        let ga = $grad_self?;
+                        let ($g2, $a2, $b2) = (g, a, b);
+                        let gb = $grad_other?;
+                        Ok((ga, gb))
+                    })*
+                }
+            }
+        }
+
+        /// The CPU kernel of `op` over float tensors of one dtype.
+        fn zip_float(op: BinaryMathOp, a: &Tensor, b: &Tensor, shape: &[usize]) -> Result<Tensor> {
+            match (op, a.dtype()) {
+                $(
+                    (BinaryMathOp::$V, DType::F32) => {
+                        #[allow(dead_code)]
+                        type T = f32;
+                        zip::<f32, f32>(a, b, shape, |$a: T, $b: T| -> T { $cpu })
+                    }
+                    (BinaryMathOp::$V, _) => {
+                        #[allow(dead_code)]
+                        type T = f64;
+                        zip::<f64, f64>(a, b, shape, |$a: T, $b: T| -> T { $cpu })
+                    }
+                )*
+            }
+        }
+
+        $(
+            #[doc = concat!("`", stringify!($name), "(a, b)`, declared in `ops/binary_decl.rs`.")]
+            pub fn $name(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+                binary_math(BinaryMathOp::$V, a, Operand::Tensor(b.clone()))
+            }
+        )*
+    };
+}
+
+binary_table!(generate_binary);
+
+/// The derivative PyTorch does not have: backward through the op raises.
+pub fn not_implemented(op: &str) -> Result<Tensor> {
+    Err(Error::Runtime(format!(
+        "derivative for aten::{op} is not implemented"
+    )))
+}
+
+/// The forward kernel alone (no autograd), with PyTorch's promotion.
+pub fn binary_math_data(op: BinaryMathOp, a: &Tensor, b: &Operand) -> Result<Tensor> {
+    let a_op = Operand::Tensor(a.clone());
+    let mut dtype = result_type(&[a_op.participant(), b.participant()]);
+    match op.dtypes() {
+        BinaryDtypes::Float if !dtype.is_floating_point() => dtype = DType::F32,
+        BinaryDtypes::FloatOnly(kernel) if !dtype.is_floating_point() => {
+            return Err(crate::dtype::unsupported(kernel, dtype))
+        }
+        BinaryDtypes::Same(msg, ..) if b.as_tensor().is_some_and(|b| b.dtype() != a.dtype()) => {
+            return Err(Error::Runtime(msg.into()))
+        }
+        _ => {}
+    }
+    let (ta, tb) = (
+        materialize(&a_op, dtype.compute()),
+        materialize(b, dtype.compute()),
+    );
+    let shape = broadcast_shapes(&ta.shape(), &tb.shape())?.to_vec();
+    if dtype.is_floating_point() {
+        if let Some(out) = crate::ops::gpu::binary_expr_to(op.wgsl(), &ta, &tb, &shape, dtype)? {
+            return Ok(narrow(out, dtype));
+        }
+    }
+    let out = match (op.dtypes(), ta.dtype()) {
+        (_, DType::F32 | DType::F64) => zip_float(op, &ta, &tb, &shape)?,
+        (BinaryDtypes::Same(_, int, _), DType::I64) => zip::<i64, i64>(&ta, &tb, &shape, int)?,
+        (BinaryDtypes::Same(_, _, boolean), DType::Bool) => {
+            zip::<bool, bool>(&ta, &tb, &shape, boolean)?
+        }
+        (_, d) => unreachable!("{d:?}: the dtype rule computes floats"),
+    };
+    Ok(narrow(out, dtype))
+}
+
+/// A differentiable binary math op; `b` may be a Python number where the op allows one.
+pub fn binary_math(op: BinaryMathOp, a: &Tensor, b: Operand) -> Result<Tensor> {
+    let out = binary_math_data(op, a, &b)?;
+    let scalar = b.as_tensor().is_none();
+    if !needs_grad(&[a]) && !b.requires_grad() {
+        return Ok(out);
+    }
+    let dtype = out.dtype();
+    let tb = b.edge_tensor(dtype);
+    let inputs: Vec<&Tensor> = if scalar { vec![a] } else { vec![a, &tb] };
+    let saved = vec![SavedTensor::input(a), SavedTensor::input(&tb)];
+    let name = op.backward_name(scalar);
+    Ok(record_formula(out, &inputs, name, saved, move |g, s| {
+        let (ga, gb) = op.grad(g, &s[0], &s[1])?;
+        Ok(if scalar {
+            vec![Some(ga)]
+        } else {
+            vec![Some(ga), Some(gb)]
+        })
+    }))
+}

@@ -1,0 +1,330 @@
+//! The elementwise unary ops, each declared once (Note [Op declarations] in `ops/unary.rs`).
+//!
+//! An entry: `Variant python_name { ... }` with
+//! - `node`: PyTorch's backward node name (`type(y.grad_fn).__name__`);
+//! - `dtypes`: the dtype rule ([`Dtypes`]);
+//! - `save`: what the derivative reads: `Input`, `Result` or `Nothing` (then `s` is `g`);
+//! - `cpu`: the kernel on one float32 or float64 value `v` (of type `T`);
+//! - `wgsl`: the same as a WGSL expression in `v: f32` (helpers in `shaders/unary.wgsl`);
+//! - `grad`: the derivative as a tensor formula in the incoming gradient `g` and the saved `s`;
+//! - `methods` / `inplace`: the Tensor methods generated (`src/python/declared.rs`);
+//! - `functions`: the `gradrs.*` functions generated (`python/gradrs/_ops.py`, by
+//!   `tools/gen_ops.py`), `sig`: their signature as PyTorch's parser prints it.
+
+/// Invokes `$m!` with the table of unary ops (the X-macro pattern: each generator reads the
+/// same table).
+macro_rules! unary_table {
+    ($m:ident) => {
+        $m! {
+            Neg neg {
+                node: "NegBackward0",
+                dtypes: Dtypes::Keep(|v| v.wrapping_neg(), neg_bool),
+                save: Nothing,
+                cpu: |v| -v,
+                wgsl: "-v",
+                grad: |g, _s| neg(g),
+                methods: [neg, negative], inplace: [neg_, negative_], functions: [neg, neg_],
+                sig: UNARY,
+            }
+            Exp exp {
+                node: "ExpBackward0",
+                dtypes: Dtypes::Float,
+                save: Result,
+                cpu: |v| v.vexp(),
+                wgsl: "exp(v)",
+                grad: |g, r| mul(g, r),
+                methods: [exp], inplace: [exp_], functions: [exp, exp_],
+                sig: UNARY,
+            }
+            Log log {
+                node: "LogBackward0",
+                dtypes: Dtypes::Float,
+                save: Input,
+                cpu: |v| v.ln(),
+                wgsl: "log(v)",
+                grad: |g, x| div(g, x),
+                methods: [log], inplace: [log_], functions: [log, log_],
+                sig: UNARY,
+            }
+            Sin sin {
+                node: "SinBackward0",
+                dtypes: Dtypes::Float,
+                save: Input,
+                cpu: |v| v.sin(),
+                wgsl: "trig(v, 0u)",
+                grad: |g, x| mul(g, &cos(x)?),
+                methods: [sin], inplace: [sin_], functions: [sin, sin_],
+                sig: UNARY,
+            }
+            Cos cos {
+                node: "CosBackward0",
+                dtypes: Dtypes::Float,
+                save: Input,
+                cpu: |v| v.cos(),
+                wgsl: "trig(v, 1u)",
+                grad: |g, x| mul(g, &neg(&sin(x)?)?),
+                methods: [cos], inplace: [cos_], functions: [cos, cos_],
+                sig: UNARY,
+            }
+            Tan tan {
+                node: "TanBackward0",
+                dtypes: Dtypes::Float,
+                save: Result,
+                cpu: |v| v.tan(),
+                wgsl: "trig(v, 2u)",
+                grad: |g, r| mul(g, &adds(&mul(r, r)?, 1.0)?),
+                methods: [tan], inplace: [tan_], functions: [tan, tan_],
+                sig: UNARY,
+            }
+            Tanh tanh {
+                node: "TanhBackward0",
+                dtypes: Dtypes::Float,
+                save: Result,
+                cpu: |v| v.vtanh(),
+                wgsl: "tanh_safe(v)",
+                // 1 - tanh², from the saved result.
+                grad: |g, r| mul(g, &rsubs(1.0, &mul(r, r)?)?),
+                methods: [tanh], inplace: [tanh_], functions: [tanh, tanh_],
+                sig: UNARY,
+            }
+            Sigmoid sigmoid {
+                node: "SigmoidBackward0",
+                dtypes: Dtypes::Float,
+                save: Result,
+                cpu: |v| 1.0 / (1.0 + (-v).vexp()),
+                wgsl: "sigmoid(v)",
+                grad: |g, r| mul(g, &mul(r, &rsubs(1.0, r)?)?),
+                methods: [sigmoid], inplace: [sigmoid_], functions: [sigmoid, sigmoid_],
+                sig: UNARY,
+            }
+            Relu relu {
+                node: "ReluBackward0",
+                dtypes: Dtypes::Keep(|v| v.max(0), relu_bool),
+                save: Result,
+                // NaN propagates (NaN > 0 is false, so test "not <= 0").
+                cpu: |v| if v <= 0.0 { 0.0 } else { v },
+                // NaN passes through, tested by its bits (a driver may turn a compare-and-select
+                // into a max, which drops NaN).
+                wgsl: "select(max(v, 0.0), v, is_nan(v))",
+                grad: |g, r| threshold_backward(g, r),
+                methods: [relu], inplace: [relu_], functions: [relu, relu_],
+                sig: "(Tensor input)",
+            }
+            Sqrt sqrt {
+                node: "SqrtBackward0",
+                dtypes: Dtypes::Float,
+                save: Result,
+                cpu: |v| v.sqrt(),
+                wgsl: "sqrt(v)",
+                grad: |g, r| div(g, &muls(r, 2.0)?),
+                methods: [sqrt], inplace: [sqrt_], functions: [sqrt, sqrt_],
+                sig: UNARY,
+            }
+            Rsqrt rsqrt {
+                node: "RsqrtBackward0",
+                dtypes: Dtypes::Float,
+                save: Result,
+                cpu: |v| 1.0 / v.sqrt(),
+                wgsl: "inverseSqrt(v)",
+                grad: |g, r| mul(&muls(g, -0.5)?, &pows(r, 3.0)?),
+                methods: [rsqrt], inplace: [rsqrt_], functions: [rsqrt, rsqrt_],
+                sig: UNARY,
+            }
+            Abs abs {
+                node: "AbsBackward0",
+                dtypes: Dtypes::Keep(|v| v.wrapping_abs(), abs_bool),
+                save: Input,
+                cpu: |v| v.abs(),
+                wgsl: "abs(v)",
+                grad: |g, x| mul(g, &sign(x)?),
+                methods: [abs, absolute], inplace: [abs_, absolute_], functions: [abs, absolute, abs_],
+                sig: UNARY,
+            }
+            Sign sign {
+                node: "SignBackward0",
+                dtypes: Dtypes::Keep(|v| v.signum(), sign_bool),
+                save: Nothing,
+                cpu: |v| if v > 0.0 { 1.0 } else if v < 0.0 { -1.0 } else { v * 0.0 },
+                // NaN stays NaN, and -0.0 gives +0.0, as torch.sign.
+                wgsl: "select(select(0.0, 1.0, v > 0.0) - select(0.0, 1.0, v < 0.0), v, is_nan(v))",
+                grad: |g, _s| Ok(zeros_like(g)),
+                methods: [sign], inplace: [sign_], functions: [sign],
+                sig: UNARY,
+            }
+            Reciprocal reciprocal {
+                node: "ReciprocalBackward0",
+                dtypes: Dtypes::Float,
+                save: Result,
+                cpu: |v| 1.0 / v,
+                wgsl: "1.0 / v",
+                grad: |g, r| mul(&neg(g)?, &mul(r, r)?),
+                methods: [reciprocal], inplace: [reciprocal_], functions: [reciprocal, reciprocal_],
+                sig: UNARY,
+            }
+            Exp2 exp2 {
+                node: "Exp2Backward0",
+                dtypes: Dtypes::Float,
+                save: Result,
+                cpu: |v| v.exp2(),
+                wgsl: "exp2(v)",
+                grad: |g, r| mul(g, &muls(r, LN_2)?),
+                methods: [exp2], inplace: [exp2_], functions: [exp2, exp2_],
+                sig: UNARY,
+            }
+            Expm1 expm1 {
+                node: "Expm1Backward0",
+                dtypes: Dtypes::Float,
+                save: Result,
+                cpu: |v| v.exp_m1(),
+                wgsl: "expm1_(v)",
+                grad: |g, r| mul(g, &adds(r, 1.0)?),
+                methods: [expm1], inplace: [expm1_], functions: [expm1, expm1_],
+                sig: UNARY,
+            }
+            Log2 log2 {
+                node: "Log2Backward0",
+                dtypes: Dtypes::Float,
+                save: Input,
+                cpu: |v| v.log2(),
+                wgsl: "log2(v)",
+                grad: |g, x| div(g, &muls(x, LN_2)?),
+                methods: [log2], inplace: [log2_], functions: [log2, log2_],
+                sig: UNARY,
+            }
+            Log10 log10 {
+                node: "Log10Backward0",
+                dtypes: Dtypes::Float,
+                save: Input,
+                cpu: |v| v.log10(),
+                wgsl: "log(v) * 0.4342944819032518",
+                grad: |g, x| div(g, &muls(x, LN_10)?),
+                methods: [log10], inplace: [log10_], functions: [log10, log10_],
+                sig: UNARY,
+            }
+            Log1p log1p {
+                node: "Log1PBackward0",
+                dtypes: Dtypes::Float,
+                save: Input,
+                cpu: |v| v.ln_1p(),
+                wgsl: "log1p_(v)",
+                grad: |g, x| div(g, &adds(x, 1.0)?),
+                methods: [log1p], inplace: [log1p_], functions: [log1p, log1p_],
+                sig: UNARY,
+            }
+            Asin asin {
+                node: "AsinBackward0",
+                dtypes: Dtypes::Float,
+                save: Input,
+                cpu: |v| v.asin(),
+                wgsl: "asin_(v)",
+                grad: |g, x| mul(g, &rsqrt(&rsubs(1.0, &mul(x, x)?)?)?),
+                methods: [asin, arcsin], inplace: [asin_, arcsin_], functions: [asin, arcsin, asin_, arcsin_],
+                sig: UNARY,
+            }
+            Acos acos {
+                node: "AcosBackward0",
+                dtypes: Dtypes::Float,
+                save: Input,
+                cpu: |v| v.acos(),
+                wgsl: "acos_(v)",
+                grad: |g, x| mul(&neg(g)?, &rsqrt(&rsubs(1.0, &mul(x, x)?)?)?),
+                methods: [acos, arccos], inplace: [acos_, arccos_], functions: [acos, arccos, acos_, arccos_],
+                sig: UNARY,
+            }
+            Atan atan {
+                node: "AtanBackward0",
+                dtypes: Dtypes::Float,
+                save: Input,
+                cpu: |v| v.atan(),
+                wgsl: "atan(v)",
+                grad: |g, x| div(g, &adds(&mul(x, x)?, 1.0)?),
+                methods: [atan, arctan], inplace: [atan_, arctan_], functions: [atan, arctan, atan_, arctan_],
+                sig: UNARY,
+            }
+            Sinh sinh {
+                node: "SinhBackward0",
+                dtypes: Dtypes::Float,
+                save: Input,
+                cpu: |v| v.sinh(),
+                wgsl: "sinh_(v)",
+                grad: |g, x| mul(g, &cosh(x)?),
+                methods: [sinh], inplace: [sinh_], functions: [sinh, sinh_],
+                sig: UNARY,
+            }
+            Cosh cosh {
+                node: "CoshBackward0",
+                dtypes: Dtypes::Float,
+                save: Input,
+                cpu: |v| v.cosh(),
+                wgsl: "cosh(v)",
+                grad: |g, x| mul(g, &sinh(x)?),
+                methods: [cosh], inplace: [cosh_], functions: [cosh, cosh_],
+                sig: UNARY,
+            }
+            Erf erf {
+                node: "ErfBackward0",
+                dtypes: Dtypes::Float,
+                save: Input,
+                cpu: |v| Special::erf(v),
+                wgsl: "erf_(v)",
+                // 2/sqrt(pi) * exp(-x²)
+                grad: |g, x| mul(g, &muls(&exp(&neg(&mul(x, x)?)?)?, FRAC_2_SQRT_PI)?),
+                methods: [erf], inplace: [erf_], functions: [erf, erf_],
+                sig: UNARY,
+            }
+            Floor floor {
+                node: "FloorBackward0",
+                dtypes: Dtypes::Round("floor_vml_cpu"),
+                save: Nothing,
+                cpu: |v| v.floor(),
+                wgsl: "floor(v)",
+                grad: |g, _s| Ok(zeros_like(g)),
+                methods: [floor], inplace: [floor_], functions: [floor, floor_],
+                sig: UNARY,
+            }
+            Ceil ceil {
+                node: "CeilBackward0",
+                dtypes: Dtypes::Round("ceil_vml_cpu"),
+                save: Nothing,
+                cpu: |v| v.ceil(),
+                wgsl: "ceil(v)",
+                grad: |g, _s| Ok(zeros_like(g)),
+                methods: [ceil], inplace: [ceil_], functions: [ceil, ceil_],
+                sig: UNARY,
+            }
+            Trunc trunc {
+                node: "TruncBackward0",
+                dtypes: Dtypes::Round("trunc_vml_cpu"),
+                save: Nothing,
+                cpu: |v| v.trunc(),
+                wgsl: "trunc(v)",
+                grad: |g, _s| Ok(zeros_like(g)),
+                methods: [trunc, fix], inplace: [trunc_, fix_], functions: [trunc, fix, trunc_, fix_],
+                sig: UNARY,
+            }
+            // WGSL's round is round-half-to-even, as torch.round. The Python `round` (with its
+            // `decimals` overload) is written in `ops/pointwise.rs`.
+            Round round {
+                node: "RoundBackward0",
+                dtypes: Dtypes::Round("round_vml_cpu"),
+                save: Nothing,
+                cpu: |v| v.round_ties_even(),
+                wgsl: "round(v)",
+                grad: |g, _s| Ok(zeros_like(g)),
+                methods: [], inplace: [], functions: [],
+                sig: UNARY,
+            }
+            Frac frac {
+                node: "FracBackward0",
+                dtypes: Dtypes::FloatOnly("frac_cpu"),
+                save: Nothing,
+                cpu: |v| v - v.trunc(),
+                wgsl: "v - trunc(v)",
+                grad: |g, _s| Ok(g.clone()),
+                methods: [frac], inplace: [frac_], functions: [frac, frac_],
+                sig: UNARY,
+            }
+        }
+    };
+}
+pub(crate) use unary_table;
