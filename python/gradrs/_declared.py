@@ -37,6 +37,7 @@ DECLARED_OPS = (
     "trunc",
     "round",
     "frac",
+    "sinc",
     "atan2",
 )
 
@@ -108,6 +109,8 @@ FUNCTIONS = {
     "fix_": "(Tensor input)",
     "frac": "(Tensor input, *, Tensor out = None)",
     "frac_": "(Tensor input)",
+    "sinc": "(Tensor input, *, Tensor out = None)",
+    "sinc_": "(Tensor input)",
     "atan2": "(Tensor input, Tensor other, *, Tensor out = None)",
     "arctan2": "(Tensor input, Tensor other, *, Tensor out = None)",
 }

@@ -168,6 +168,8 @@ __all__ = [
     "fix_",
     "frac",
     "frac_",
+    "sinc",
+    "sinc_",
     "atan2",
     "arctan2",
 ]
@@ -333,5 +335,7 @@ trunc_ = _form("trunc_", out=False)
 fix_ = _form("fix_", out=False)
 frac = _form("frac", out=True)
 frac_ = _form("frac_", out=False)
+sinc = _form("sinc", out=True)
+sinc_ = _form("sinc_", out=False)
 atan2 = _form("atan2", out=True)
 arctan2 = _form("arctan2", out=True)

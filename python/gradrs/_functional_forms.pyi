@@ -173,6 +173,8 @@ __all__ = [
     "fix_",
     "frac",
     "frac_",
+    "sinc",
+    "sinc_",
     "atan2",
     "arctan2",
 ]
@@ -498,6 +500,10 @@ def fix_(input: Tensor) -> Tensor:
 def frac(input: Tensor, *, out: Tensor | None=None) -> Tensor:
     ...
 def frac_(input: Tensor) -> Tensor:
+    ...
+def sinc(input: Tensor, *, out: Tensor | None=None) -> Tensor:
+    ...
+def sinc_(input: Tensor) -> Tensor:
     ...
 def atan2(input: Tensor, other: Tensor, *, out: Tensor | None=None) -> Tensor:
     ...

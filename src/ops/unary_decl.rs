@@ -324,6 +324,21 @@ macro_rules! unary_table {
                 methods: [frac], inplace: [frac_], functions: [frac, frac_],
                 sig: UNARY,
             }
+            Sinc sinc {
+                node: "SincBackward0",
+                dtypes: Dtypes::Float,
+                save: Input,
+                cpu: |v| if v == 0.0 { 1.0 } else { (PI as T * v).sin() / (PI as T * v) },
+                wgsl: "select(trig(3.141592653589793 * v, 0u) / (3.141592653589793 * v), 1.0, v == 0.0)",
+                // (pi x cos(pi x) - sin(pi x)) / (pi x²), zero where pi x² is (PyTorch's).
+                grad: |g, x| {
+                    let (px, pxx) = (muls(x, PI)?, muls(&mul(x, x)?, PI)?);
+                    let d = div(&mul(g, &sub(&mul(&px, &cos(&px)?)?, &sin(&px)?)?)?, &pxx)?;
+                    zero_where(&cmps(CmpOp::Eq, &pxx, 0.0)?, &d)
+                },
+                methods: [sinc], inplace: [sinc_], functions: [sinc, sinc_],
+                sig: UNARY,
+            }
         }
     };
 }
