@@ -38,6 +38,7 @@ DECLARED_OPS = (
     "round",
     "frac",
     "sinc",
+    "deg2rad",
     "atan2",
 )
 
@@ -111,6 +112,8 @@ FUNCTIONS = {
     "frac_": "(Tensor input)",
     "sinc": "(Tensor input, *, Tensor out = None)",
     "sinc_": "(Tensor input)",
+    "deg2rad": "(Tensor input, *, Tensor out = None)",
+    "deg2rad_": "(Tensor input)",
     "atan2": "(Tensor input, Tensor other, *, Tensor out = None)",
     "arctan2": "(Tensor input, Tensor other, *, Tensor out = None)",
 }

@@ -170,6 +170,8 @@ __all__ = [
     "frac_",
     "sinc",
     "sinc_",
+    "deg2rad",
+    "deg2rad_",
     "atan2",
     "arctan2",
 ]
@@ -337,5 +339,7 @@ frac = _form("frac", out=True)
 frac_ = _form("frac_", out=False)
 sinc = _form("sinc", out=True)
 sinc_ = _form("sinc_", out=False)
+deg2rad = _form("deg2rad", out=True)
+deg2rad_ = _form("deg2rad_", out=False)
 atan2 = _form("atan2", out=True)
 arctan2 = _form("arctan2", out=True)

@@ -175,6 +175,8 @@ __all__ = [
     "frac_",
     "sinc",
     "sinc_",
+    "deg2rad",
+    "deg2rad_",
     "atan2",
     "arctan2",
 ]
@@ -504,6 +506,10 @@ def frac_(input: Tensor) -> Tensor:
 def sinc(input: Tensor, *, out: Tensor | None=None) -> Tensor:
     ...
 def sinc_(input: Tensor) -> Tensor:
+    ...
+def deg2rad(input: Tensor, *, out: Tensor | None=None) -> Tensor:
+    ...
+def deg2rad_(input: Tensor) -> Tensor:
     ...
 def atan2(input: Tensor, other: Tensor, *, out: Tensor | None=None) -> Tensor:
     ...

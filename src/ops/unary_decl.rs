@@ -339,6 +339,16 @@ macro_rules! unary_table {
                 methods: [sinc], inplace: [sinc_], functions: [sinc, sinc_],
                 sig: UNARY,
             }
+            Deg2rad deg2rad {
+                node: "Deg2RadBackward0",
+                dtypes: Dtypes::Float,
+                save: Nothing,
+                cpu: |v| v * (PI / 180.0) as T,
+                wgsl: "v * 0.017453292519943295",
+                grad: |g, _s| muls(g, PI / 180.0),
+                methods: [deg2rad], inplace: [deg2rad_], functions: [deg2rad, deg2rad_],
+                sig: UNARY,
+            }
         }
     };
 }
