@@ -1155,6 +1155,7 @@ OPS: list = [
     _unary("erf"),
     _unary("sinc", extra=[S(T((3,), data=[0.0, 1.0, -0.5]), _fd=False)]),
     _unary("deg2rad"),
+    _unary("rad2deg"),
     # ---- rounding -----------------------------------------------------------------------------
     _unary("floor", dtypes=(I64,), errors=[E(T((2, 3), BOOL), _name="bool")],
            extra=[S(T((8,), data=[-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 0.49, -0.51]), _fd=False)]),

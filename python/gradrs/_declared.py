@@ -39,6 +39,7 @@ DECLARED_OPS = (
     "frac",
     "sinc",
     "deg2rad",
+    "rad2deg",
     "atan2",
 )
 
@@ -114,6 +115,8 @@ FUNCTIONS = {
     "sinc_": "(Tensor input)",
     "deg2rad": "(Tensor input, *, Tensor out = None)",
     "deg2rad_": "(Tensor input)",
+    "rad2deg": "(Tensor input, *, Tensor out = None)",
+    "rad2deg_": "(Tensor input)",
     "atan2": "(Tensor input, Tensor other, *, Tensor out = None)",
     "arctan2": "(Tensor input, Tensor other, *, Tensor out = None)",
 }

@@ -172,6 +172,8 @@ __all__ = [
     "sinc_",
     "deg2rad",
     "deg2rad_",
+    "rad2deg",
+    "rad2deg_",
     "atan2",
     "arctan2",
 ]
@@ -341,5 +343,7 @@ sinc = _form("sinc", out=True)
 sinc_ = _form("sinc_", out=False)
 deg2rad = _form("deg2rad", out=True)
 deg2rad_ = _form("deg2rad_", out=False)
+rad2deg = _form("rad2deg", out=True)
+rad2deg_ = _form("rad2deg_", out=False)
 atan2 = _form("atan2", out=True)
 arctan2 = _form("arctan2", out=True)

@@ -177,6 +177,8 @@ __all__ = [
     "sinc_",
     "deg2rad",
     "deg2rad_",
+    "rad2deg",
+    "rad2deg_",
     "atan2",
     "arctan2",
 ]
@@ -510,6 +512,10 @@ def sinc_(input: Tensor) -> Tensor:
 def deg2rad(input: Tensor, *, out: Tensor | None=None) -> Tensor:
     ...
 def deg2rad_(input: Tensor) -> Tensor:
+    ...
+def rad2deg(input: Tensor, *, out: Tensor | None=None) -> Tensor:
+    ...
+def rad2deg_(input: Tensor) -> Tensor:
     ...
 def atan2(input: Tensor, other: Tensor, *, out: Tensor | None=None) -> Tensor:
     ...

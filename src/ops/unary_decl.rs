@@ -349,6 +349,16 @@ macro_rules! unary_table {
                 methods: [deg2rad], inplace: [deg2rad_], functions: [deg2rad, deg2rad_],
                 sig: UNARY,
             }
+            Rad2deg rad2deg {
+                node: "Rad2DegBackward0",
+                dtypes: Dtypes::Float,
+                save: Nothing,
+                cpu: |v| v * (180.0 / PI) as T,
+                wgsl: "v * 57.29577951308232",
+                grad: |g, _s| muls(g, 180.0 / PI),
+                methods: [rad2deg], inplace: [rad2deg_], functions: [rad2deg, rad2deg_],
+                sig: UNARY,
+            }
         }
     };
 }
