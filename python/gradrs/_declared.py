@@ -41,6 +41,7 @@ DECLARED_OPS = (
     "deg2rad",
     "rad2deg",
     "atan2",
+    "xlogy",
 )
 
 # gradrs.<name>: its signature as PyTorch's parser prints it.
@@ -119,4 +120,6 @@ FUNCTIONS = {
     "rad2deg_": "(Tensor input)",
     "atan2": "(Tensor input, Tensor other, *, Tensor out = None)",
     "arctan2": "(Tensor input, Tensor other, *, Tensor out = None)",
+    "xlogy": "(Tensor input, Tensor other, *, Tensor out = None)",
+    "xlogy_": "(Tensor input, Tensor other)",
 }

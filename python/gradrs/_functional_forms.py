@@ -176,6 +176,8 @@ __all__ = [
     "rad2deg_",
     "atan2",
     "arctan2",
+    "xlogy",
+    "xlogy_",
 ]
 
 sum = _form("sum", out=True)
@@ -347,3 +349,5 @@ rad2deg = _form("rad2deg", out=True)
 rad2deg_ = _form("rad2deg_", out=False)
 atan2 = _form("atan2", out=True)
 arctan2 = _form("arctan2", out=True)
+xlogy = _form("xlogy", out=True)
+xlogy_ = _form("xlogy_", out=False)

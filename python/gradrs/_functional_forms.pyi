@@ -181,6 +181,8 @@ __all__ = [
     "rad2deg_",
     "atan2",
     "arctan2",
+    "xlogy",
+    "xlogy_",
 ]
 
 def sum(input: Tensor, dim: _Dims | None=None, keepdim: _bool=False, dtype: _DType | None=None, *, out: Tensor | None=None) -> Tensor:
@@ -520,4 +522,8 @@ def rad2deg_(input: Tensor) -> Tensor:
 def atan2(input: Tensor, other: Tensor, *, out: Tensor | None=None) -> Tensor:
     ...
 def arctan2(input: Tensor, other: Tensor, *, out: Tensor | None=None) -> Tensor:
+    ...
+def xlogy(input: Tensor, other: Tensor | _Number, *, out: Tensor | None=None) -> Tensor:
+    ...
+def xlogy_(input: Tensor, other: Tensor | _Number) -> Tensor:
     ...

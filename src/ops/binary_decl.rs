@@ -25,6 +25,18 @@ macro_rules! binary_table {
                 methods: [atan2, arctan2], inplace: [atan2_, arctan2_], functions: [atan2, arctan2],
                 sig: BINARY,
             }
+            Xlogy xlogy {
+                node: "XlogyBackward0", node_scalar: "XlogyBackward2",
+                dtypes: BinaryDtypes::Float,
+                cpu: |a, b| if b.is_nan() { b } else if a == 0.0 { 0.0 } else { a * b.ln() },
+                wgsl: "select(select(x * log(y), 0.0, x == 0.0), y, is_nan(y))",
+                // xlogy(g, b), zero where a == 0 and b <= 0 (PyTorch's formula).
+                grad_self: |g, a, b| zero_where(&mul(&cmps(CmpOp::Eq, a, 0.0)?, &cmps(CmpOp::Le, b, 0.0)?)?, &xlogy(g, b)?),
+                grad_other: |g, a, b| div(&mul(g, a)?, b),
+                arg: other, number: true,
+                methods: [xlogy], inplace: [xlogy_], functions: [xlogy, xlogy_],
+                sig: "(Tensor input, Tensor other, *, Tensor out = None)",
+            }
         }
     };
 }
