@@ -42,6 +42,7 @@ DECLARED_OPS = (
     "rad2deg",
     "atan2",
     "xlogy",
+    "hypot",
 )
 
 # gradrs.<name>: its signature as PyTorch's parser prints it.
@@ -122,4 +123,5 @@ FUNCTIONS = {
     "arctan2": "(Tensor input, Tensor other, *, Tensor out = None)",
     "xlogy": "(Tensor input, Tensor other, *, Tensor out = None)",
     "xlogy_": "(Tensor input, Tensor other)",
+    "hypot": "(Tensor input, Tensor other, *, Tensor out = None)",
 }

@@ -178,6 +178,7 @@ __all__ = [
     "arctan2",
     "xlogy",
     "xlogy_",
+    "hypot",
 ]
 
 sum = _form("sum", out=True)
@@ -351,3 +352,4 @@ atan2 = _form("atan2", out=True)
 arctan2 = _form("arctan2", out=True)
 xlogy = _form("xlogy", out=True)
 xlogy_ = _form("xlogy_", out=False)
+hypot = _form("hypot", out=True)

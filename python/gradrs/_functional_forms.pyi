@@ -183,6 +183,7 @@ __all__ = [
     "arctan2",
     "xlogy",
     "xlogy_",
+    "hypot",
 ]
 
 def sum(input: Tensor, dim: _Dims | None=None, keepdim: _bool=False, dtype: _DType | None=None, *, out: Tensor | None=None) -> Tensor:
@@ -526,4 +527,6 @@ def arctan2(input: Tensor, other: Tensor, *, out: Tensor | None=None) -> Tensor:
 def xlogy(input: Tensor, other: Tensor | _Number, *, out: Tensor | None=None) -> Tensor:
     ...
 def xlogy_(input: Tensor, other: Tensor | _Number) -> Tensor:
+    ...
+def hypot(input: Tensor, other: Tensor, *, out: Tensor | None=None) -> Tensor:
     ...

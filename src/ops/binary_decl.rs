@@ -37,6 +37,17 @@ macro_rules! binary_table {
                 methods: [xlogy], inplace: [xlogy_], functions: [xlogy, xlogy_],
                 sig: "(Tensor input, Tensor other, *, Tensor out = None)",
             }
+            Hypot hypot {
+                node: "HypotBackward0", node_scalar: "HypotBackward0",
+                dtypes: BinaryDtypes::FloatOnly("hypot_cpu"),
+                cpu: |a, b| a.hypot(b),
+                wgsl: "hypot_(x, y)",
+                grad_self: |g, a, b| div(&mul(g, a)?, &hypot(a, b)?),
+                grad_other: |g, a, b| div(&mul(g, b)?, &hypot(a, b)?),
+                arg: other, number: false,
+                methods: [hypot], inplace: [hypot_], functions: [hypot],
+                sig: BINARY,
+            }
         }
     };
 }

@@ -169,6 +169,25 @@ fn div_floor_(x: f32, y: f32) -> f32 {
     return select(f, f + 1.0, d - f > 0.5);
 }
 
+fn hypot_(x: f32, y: f32) -> f32 {
+    // Scaled by the larger magnitude, so the squares neither overflow nor underflow; an
+    // infinite operand gives inf even beside NaN, as C's hypot.
+    let ax = abs(x);
+    let ay = abs(y);
+    if (ax == bitcast<f32>(0x7f800000u) || ay == bitcast<f32>(0x7f800000u)) {
+        return bitcast<f32>(0x7f800000u);
+    }
+    if (is_nan(x) || is_nan(y)) {
+        return x + y;
+    }
+    let m = max(ax, ay);
+    if (m == 0.0) {
+        return 0.0;
+    }
+    let r = min(ax, ay) / m;
+    return m * sqrt(1.0 + r * r);
+}
+
 fn apply(x: f32, y: f32) -> f32 {
     switch OP {
         case 0u: { return x + y; }
