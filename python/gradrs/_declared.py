@@ -43,6 +43,7 @@ DECLARED_OPS = (
     "atan2",
     "xlogy",
     "hypot",
+    "copysign",
 )
 
 # gradrs.<name>: its signature as PyTorch's parser prints it.
@@ -124,4 +125,5 @@ FUNCTIONS = {
     "xlogy": "(Tensor input, Tensor other, *, Tensor out = None)",
     "xlogy_": "(Tensor input, Tensor other)",
     "hypot": "(Tensor input, Tensor other, *, Tensor out = None)",
+    "copysign": "(Tensor input, Tensor other, *, Tensor out = None)",
 }

@@ -179,6 +179,7 @@ __all__ = [
     "xlogy",
     "xlogy_",
     "hypot",
+    "copysign",
 ]
 
 sum = _form("sum", out=True)
@@ -353,3 +354,4 @@ arctan2 = _form("arctan2", out=True)
 xlogy = _form("xlogy", out=True)
 xlogy_ = _form("xlogy_", out=False)
 hypot = _form("hypot", out=True)
+copysign = _form("copysign", out=True)

@@ -184,6 +184,7 @@ __all__ = [
     "xlogy",
     "xlogy_",
     "hypot",
+    "copysign",
 ]
 
 def sum(input: Tensor, dim: _Dims | None=None, keepdim: _bool=False, dtype: _DType | None=None, *, out: Tensor | None=None) -> Tensor:
@@ -529,4 +530,6 @@ def xlogy(input: Tensor, other: Tensor | _Number, *, out: Tensor | None=None) ->
 def xlogy_(input: Tensor, other: Tensor | _Number) -> Tensor:
     ...
 def hypot(input: Tensor, other: Tensor, *, out: Tensor | None=None) -> Tensor:
+    ...
+def copysign(input: Tensor, other: Tensor | _Number, *, out: Tensor | None=None) -> Tensor:
     ...

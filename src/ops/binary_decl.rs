@@ -48,6 +48,18 @@ macro_rules! binary_table {
                 methods: [hypot], inplace: [hypot_], functions: [hypot],
                 sig: BINARY,
             }
+            Copysign copysign {
+                node: "CopysignBackward0", node_scalar: "CopysignBackward1",
+                dtypes: BinaryDtypes::Float,
+                cpu: |a, b| a.copysign(b),
+                wgsl: "bitcast<f32>((bitcast<u32>(x) & 0x7fffffffu) | (bitcast<u32>(y) & 0x80000000u))",
+                // result / self, zero where self is (PyTorch's copysign_tensor_self_backward).
+                grad_self: |g, a, b| mul(g, &zero_where(&cmps(CmpOp::Eq, a, 0.0)?, &div(&copysign(a, b)?, a)?)?),
+                grad_other: |_g, _a, b| Ok(zeros_like(b)),
+                arg: other, number: true,
+                methods: [copysign], inplace: [copysign_], functions: [copysign],
+                sig: "(Tensor input, Tensor other, *, Tensor out = None)",
+            }
         }
     };
 }
