@@ -44,6 +44,7 @@ DECLARED_OPS = (
     "xlogy",
     "hypot",
     "copysign",
+    "logaddexp",
 )
 
 # gradrs.<name>: its signature as PyTorch's parser prints it.
@@ -126,4 +127,5 @@ FUNCTIONS = {
     "xlogy_": "(Tensor input, Tensor other)",
     "hypot": "(Tensor input, Tensor other, *, Tensor out = None)",
     "copysign": "(Tensor input, Tensor other, *, Tensor out = None)",
+    "logaddexp": "(Tensor input, Tensor other, *, Tensor out = None)",
 }

@@ -180,6 +180,7 @@ __all__ = [
     "xlogy_",
     "hypot",
     "copysign",
+    "logaddexp",
 ]
 
 sum = _form("sum", out=True)
@@ -355,3 +356,4 @@ xlogy = _form("xlogy", out=True)
 xlogy_ = _form("xlogy_", out=False)
 hypot = _form("hypot", out=True)
 copysign = _form("copysign", out=True)
+logaddexp = _form("logaddexp", out=True)

@@ -185,6 +185,7 @@ __all__ = [
     "xlogy_",
     "hypot",
     "copysign",
+    "logaddexp",
 ]
 
 def sum(input: Tensor, dim: _Dims | None=None, keepdim: _bool=False, dtype: _DType | None=None, *, out: Tensor | None=None) -> Tensor:
@@ -532,4 +533,6 @@ def xlogy_(input: Tensor, other: Tensor | _Number) -> Tensor:
 def hypot(input: Tensor, other: Tensor, *, out: Tensor | None=None) -> Tensor:
     ...
 def copysign(input: Tensor, other: Tensor | _Number, *, out: Tensor | None=None) -> Tensor:
+    ...
+def logaddexp(input: Tensor, other: Tensor, *, out: Tensor | None=None) -> Tensor:
     ...

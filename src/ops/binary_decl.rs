@@ -60,6 +60,17 @@ macro_rules! binary_table {
                 methods: [copysign], inplace: [copysign_], functions: [copysign],
                 sig: "(Tensor input, Tensor other, *, Tensor out = None)",
             }
+            Logaddexp logaddexp {
+                node: "LogaddexpBackward0", node_scalar: "LogaddexpBackward0",
+                dtypes: BinaryDtypes::FloatOnly("logaddexp_cpu"),
+                cpu: |a, b| if a.is_infinite() && a == b { a } else { (if a < b { b } else { a }) + (-(a - b).abs()).exp().ln_1p() },
+                wgsl: "logaddexp_(x, y)",
+                grad_self: |g, a, b| div(g, &adds(&exp(&sub(b, a)?)?, 1.0)?),
+                grad_other: |g, a, b| div(g, &adds(&exp(&sub(a, b)?)?, 1.0)?),
+                arg: other, number: false,
+                methods: [logaddexp], inplace: [], functions: [logaddexp],
+                sig: BINARY,
+            }
         }
     };
 }

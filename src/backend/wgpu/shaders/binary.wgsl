@@ -169,6 +169,15 @@ fn div_floor_(x: f32, y: f32) -> f32 {
     return select(f, f + 1.0, d - f > 0.5);
 }
 
+fn log1p_(v: f32) -> f32 {
+    // Kahan's trick: the rounding error of 1 + v is divided back out.
+    let u = 1.0 + v;
+    if (u == 1.0) {
+        return v;
+    }
+    return log(u) * v / (u - 1.0);
+}
+
 fn hypot_(x: f32, y: f32) -> f32 {
     // Scaled by the larger magnitude, so the squares neither overflow nor underflow; an
     // infinite operand gives inf even beside NaN, as C's hypot.
@@ -186,6 +195,15 @@ fn hypot_(x: f32, y: f32) -> f32 {
     }
     let r = min(ax, ay) / m;
     return m * sqrt(1.0 + r * r);
+}
+
+// log(exp(x) + exp(y)) (base 2: log2(2^x + 2^y)) without overflow, as PyTorch's kernels:
+// equal infinities give themselves.
+fn logaddexp_(x: f32, y: f32) -> f32 {
+    if (abs(x) == bitcast<f32>(0x7f800000u) && x == y) {
+        return x;
+    }
+    return select(x, y, x < y) + log1p_(exp(-abs(x - y)));
 }
 
 fn apply(x: f32, y: f32) -> f32 {
