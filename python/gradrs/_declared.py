@@ -45,6 +45,7 @@ DECLARED_OPS = (
     "hypot",
     "copysign",
     "logaddexp",
+    "logaddexp2",
 )
 
 # gradrs.<name>: its signature as PyTorch's parser prints it.
@@ -128,4 +129,5 @@ FUNCTIONS = {
     "hypot": "(Tensor input, Tensor other, *, Tensor out = None)",
     "copysign": "(Tensor input, Tensor other, *, Tensor out = None)",
     "logaddexp": "(Tensor input, Tensor other, *, Tensor out = None)",
+    "logaddexp2": "(Tensor input, Tensor other, *, Tensor out = None)",
 }

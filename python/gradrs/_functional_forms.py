@@ -181,6 +181,7 @@ __all__ = [
     "hypot",
     "copysign",
     "logaddexp",
+    "logaddexp2",
 ]
 
 sum = _form("sum", out=True)
@@ -357,3 +358,4 @@ xlogy_ = _form("xlogy_", out=False)
 hypot = _form("hypot", out=True)
 copysign = _form("copysign", out=True)
 logaddexp = _form("logaddexp", out=True)
+logaddexp2 = _form("logaddexp2", out=True)

@@ -186,6 +186,7 @@ __all__ = [
     "hypot",
     "copysign",
     "logaddexp",
+    "logaddexp2",
 ]
 
 def sum(input: Tensor, dim: _Dims | None=None, keepdim: _bool=False, dtype: _DType | None=None, *, out: Tensor | None=None) -> Tensor:
@@ -535,4 +536,6 @@ def hypot(input: Tensor, other: Tensor, *, out: Tensor | None=None) -> Tensor:
 def copysign(input: Tensor, other: Tensor | _Number, *, out: Tensor | None=None) -> Tensor:
     ...
 def logaddexp(input: Tensor, other: Tensor, *, out: Tensor | None=None) -> Tensor:
+    ...
+def logaddexp2(input: Tensor, other: Tensor, *, out: Tensor | None=None) -> Tensor:
     ...

@@ -71,6 +71,17 @@ macro_rules! binary_table {
                 methods: [logaddexp], inplace: [], functions: [logaddexp],
                 sig: BINARY,
             }
+            Logaddexp2 logaddexp2 {
+                node: "Logaddexp2Backward0", node_scalar: "Logaddexp2Backward0",
+                dtypes: BinaryDtypes::FloatOnly("logaddexp2_cpu"),
+                cpu: |a, b| if a.is_infinite() && a == b { a } else { (if a < b { b } else { a }) + (-(a - b).abs()).exp2().ln_1p() * (1.0 / LN_2) as T },
+                wgsl: "logaddexp2_(x, y)",
+                grad_self: |g, a, b| div(g, &adds(&exp2(&sub(b, a)?)?, 1.0)?),
+                grad_other: |g, a, b| div(g, &adds(&exp2(&sub(a, b)?)?, 1.0)?),
+                arg: other, number: false,
+                methods: [logaddexp2], inplace: [], functions: [logaddexp2],
+                sig: BINARY,
+            }
         }
     };
 }

@@ -206,6 +206,13 @@ fn logaddexp_(x: f32, y: f32) -> f32 {
     return select(x, y, x < y) + log1p_(exp(-abs(x - y)));
 }
 
+fn logaddexp2_(x: f32, y: f32) -> f32 {
+    if (abs(x) == bitcast<f32>(0x7f800000u) && x == y) {
+        return x;
+    }
+    return select(x, y, x < y) + log1p_(exp2(-abs(x - y))) * 1.4426950408889634;
+}
+
 fn apply(x: f32, y: f32) -> f32 {
     switch OP {
         case 0u: { return x + y; }
