@@ -1350,6 +1350,18 @@ OPS: list = [
              extra=[S(T((4,), data=[INF, -INF, 1.0, NAN]), T((4,), data=[INF, -INF, INF, 0.0]),
                       _fd=False)],
              errors=[E(T((2, 3), BOOL), T((2, 3), BOOL), _name="bool")]),
+    # heaviside wants one dtype for both tensors: the shared samples of mixed dtypes are left out.
+    OpInfo("heaviside", lambda m, a, b: m.heaviside(a, b),
+           [s for s in tensor_only(binary_samples())
+            if len({a.dtype for _, a in s.tensor_args}) == 1]
+           + [S(T((4,), data=[0.0, -0.0, 2.0, -1.0]), T((4,), data=[0.5, 0.5, 0.5, 0.5])),
+              S(T((4,), I64, data=[0, -3, 2, 0]), T((4,), I64, data=[5, 6, 7, 8]))],
+           variants={"method": lambda m, a, b: a.heaviside(b)}, differentiable=False,
+           errors=[E(T((2, 3)), T((3,), F64), _name="dtype_mismatch"),
+                   E(T((2, 3), I64), T((3,)), _name="dtype_mismatch_int"),
+                   E(T((2, 3)), T((2, 3)),
+                     _fn=lambda m, a, b: m.heaviside(a, b).sum().backward(),
+                     _name="backward")]),
     _binary("fmod", domain=("real", "nonzero"), dtypes=(F32, F64, I64), scalars=(2.5, -1.5, 2),
             extra=[S(T((2, 3), I64, data=[[-7, 7, -1], [5, -5, 0]]),
                      T((3,), I64, data=[3, -3, 2])),

@@ -46,6 +46,7 @@ DECLARED_OPS = (
     "copysign",
     "logaddexp",
     "logaddexp2",
+    "heaviside",
 )
 
 # gradrs.<name>: its signature as PyTorch's parser prints it.
@@ -130,4 +131,5 @@ FUNCTIONS = {
     "copysign": "(Tensor input, Tensor other, *, Tensor out = None)",
     "logaddexp": "(Tensor input, Tensor other, *, Tensor out = None)",
     "logaddexp2": "(Tensor input, Tensor other, *, Tensor out = None)",
+    "heaviside": "(Tensor input, Tensor values, *, Tensor out = None)",
 }

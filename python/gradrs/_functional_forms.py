@@ -182,6 +182,7 @@ __all__ = [
     "copysign",
     "logaddexp",
     "logaddexp2",
+    "heaviside",
 ]
 
 sum = _form("sum", out=True)
@@ -359,3 +360,4 @@ hypot = _form("hypot", out=True)
 copysign = _form("copysign", out=True)
 logaddexp = _form("logaddexp", out=True)
 logaddexp2 = _form("logaddexp2", out=True)
+heaviside = _form("heaviside", out=True)

@@ -187,6 +187,7 @@ __all__ = [
     "copysign",
     "logaddexp",
     "logaddexp2",
+    "heaviside",
 ]
 
 def sum(input: Tensor, dim: _Dims | None=None, keepdim: _bool=False, dtype: _DType | None=None, *, out: Tensor | None=None) -> Tensor:
@@ -538,4 +539,6 @@ def copysign(input: Tensor, other: Tensor | _Number, *, out: Tensor | None=None)
 def logaddexp(input: Tensor, other: Tensor, *, out: Tensor | None=None) -> Tensor:
     ...
 def logaddexp2(input: Tensor, other: Tensor, *, out: Tensor | None=None) -> Tensor:
+    ...
+def heaviside(input: Tensor, values: Tensor, *, out: Tensor | None=None) -> Tensor:
     ...

@@ -82,6 +82,21 @@ macro_rules! binary_table {
                 methods: [logaddexp2], inplace: [], functions: [logaddexp2],
                 sig: BINARY,
             }
+            Heaviside heaviside {
+                node: "NotImplemented", node_scalar: "NotImplemented",
+                dtypes: BinaryDtypes::Same(
+                    "heaviside is not yet implemented for tensors with different dtypes.",
+                    |a, b| if a == 0 { b } else { i64::from(a > 0) },
+                    |a, b| a || b,
+                ),
+                cpu: |a, b| if a == 0.0 { b } else if a > 0.0 { 1.0 } else { 0.0 },
+                wgsl: "select(select(0.0, 1.0, x > 0.0), y, x == 0.0)",
+                grad_self: |_g, _a, _b| not_implemented("heaviside"),
+                grad_other: |_g, _a, _b| not_implemented("heaviside"),
+                arg: values, number: false,
+                methods: [heaviside], inplace: [heaviside_], functions: [heaviside],
+                sig: "(Tensor input, Tensor values, *, Tensor out = None)",
+            }
         }
     };
 }
