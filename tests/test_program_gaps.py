@@ -263,3 +263,24 @@ def test_searchsorted_bucketize_out():
         return r is a, a, b
 
     check(run)
+
+
+def test_random_fork_rng(torch):
+    def run(M):
+        M.manual_seed(3)
+        M.rand(2)
+        with M.random.fork_rng():
+            M.manual_seed(9)
+            inner = M.rand(1)
+        after = M.rand(2)
+        with M.random.fork_rng(devices=[], enabled=False):
+            M.rand(1)
+        try:
+            with M.random.fork_rng():
+                M.rand(5)
+                raise ValueError("inside")
+        except ValueError:
+            pass
+        return inner, after, M.rand(1), M.random.initial_seed()
+
+    check(lambda M: run(M))

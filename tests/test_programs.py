@@ -63,6 +63,8 @@ RANDOM = {
     "regression": [r"epoch +\d+ loss"],
     "reinforce": [r"Episode \d+\t"],
     "resnet_workers": [r"Epoch \d+ \| Loss"],
+    # dropout's masks: PyTorch's CPU bernoulli_(p) draws from MKL's stream (programs_gaps.md)
+    "reproducibility": [r"final loss"],
     "resume_training": [r"Epoch \d+ \| val_mse", r"  saved checkpoint", r"resuming at epoch",
                         r"Early stopping at epoch", r"best epoch"],
     "seq2seq_gru": [r"epoch \d+ loss"],

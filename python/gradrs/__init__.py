@@ -285,6 +285,7 @@ from . import testing  # noqa: E402
 from . import autograd  # noqa: E402
 from . import nn  # noqa: E402
 from . import utils  # noqa: E402
+from . import random  # noqa: E402 - torch.random: fork_rng & the seeding functions
 from . import _pickle  # noqa: E402,F401 - Tensor.__reduce_ex__ / __deepcopy__
 from .serialization import load, save  # noqa: E402
 from . import optim  # noqa: E402
