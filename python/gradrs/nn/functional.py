@@ -415,13 +415,10 @@ def dropout(input, p=0.5, training=True, inplace=False):
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0.0:
         return input
-    from .. import rand_like
-
     if p == 1.0:
         mask = input * 0
         return input.mul_(mask) if inplace else input * mask
-    mask = (rand_like(input) >= p).to(input.dtype) / (1 - p)
-    return input.mul_(mask) if inplace else input * mask
+    return _dropout_impl(input, p, training, inplace, False, False)
 
 
 def one_hot(tensor, num_classes=-1):
@@ -1286,7 +1283,7 @@ def _dropout_impl(input, p, train, inplace, feature, alpha):
     """PyTorch's `_dropout_impl`: a keep-mask (one value per channel for the feature
     variants) scaled by 1/(1-p), or for alpha dropout the affine map that keeps SELU's
     mean and variance."""
-    from .. import no_grad, rand, zeros
+    from .. import empty, no_grad, zeros
 
     if p == 0 or not train or input.numel() == 0:
         return input
@@ -1300,7 +1297,9 @@ def _dropout_impl(input, p, train, inplace, feature, alpha):
     else:
         shape = tuple(input.shape)
     with no_grad():
-        noise = (rand(shape, device=input.device) >= p).to(input.dtype)
+        # bernoulli_(1 - p) as PyTorch draws it, so a seed gives PyTorch's masks (and every
+        # later draw of the stream stays in step).
+        noise = empty(shape, dtype=input.dtype, device=input.device).bernoulli_(1 - p)
         if alpha:
             a_ = 1.7580993408473766
             a = 1.0 / ((a_ * a_ * p + 1) * (1 - p)) ** 0.5
