@@ -2,10 +2,11 @@
 `inference_mode`, `set_multithreading_enabled`, `enforce_grad_layout_policy`), as PyTorch's
 `torch.autograd.grad_mode` and `torch.utils._contextlib`.
 
-Grad mode itself is thread-local state in the Rust core; these objects only switch it. The
-inference-mode, multithreading and layout-policy flags are thread-local Python state that
-PyTorch programs read back (`is_inference_mode_enabled`, `is_multithreading_enabled`): gradrs
-has no inference tensors and its backward runs on the calling thread, so no kernel reads them.
+Grad mode and inference mode are thread-local state in the Rust core (Note [Inference mode]
+in `src/autograd/grad_mode.rs`); these objects only switch them. The multithreading and
+layout-policy flags are thread-local Python state that PyTorch programs read back
+(`is_multithreading_enabled`): gradrs's backward runs on the calling thread, so no kernel
+reads them.
 """
 
 import functools
@@ -23,7 +24,6 @@ _MODULE = "gradrs.autograd.grad_mode"
 
 
 class _State(threading.local):
-    inference = False
     multithreading = True
     layout_policy = True
 
@@ -204,21 +204,22 @@ class _InferenceModeGuard:
         self.mode = mode
 
     def __enter__(self):
-        self.prev = (_native.is_grad_enabled(), _state.inference, _state.multithreading)
-        _native._set_grad_enabled(not self.mode)
-        _state.inference = bool(self.mode)
+        self.prev = (_native._enter_inference_mode(bool(self.mode)), _state.multithreading)
         _state.multithreading = not self.mode
+        return self
 
     def __exit__(self, *exc):
-        grad, _state.inference, _state.multithreading = self.prev
-        _native._set_grad_enabled(grad)
+        state, _state.multithreading = self.prev
+        _native._exit_inference_mode(state)
 
 
 class inference_mode(_DecoratorContextManager):
     """Context manager (and decorator, with or without parentheses) for inference mode.
 
-    gradrs has no inference tensors: inside, gradient recording is off as under `no_grad`,
-    and `is_inference_mode_enabled()` reports the mode.
+    Inside, nothing is recorded for autograd (even under `enable_grad`) and every tensor
+    allocated is an inference tensor (`Tensor.is_inference()`): it keeps no version counter,
+    cannot be saved for backward, and cannot be modified in place outside inference mode.
+    Views of normal tensors stay normal. `inference_mode(False)` inside turns it off again.
     """
 
     __module__ = _MODULE
@@ -296,12 +297,43 @@ class enforce_grad_layout_policy(_DecoratorContextManager):
         return self.__class__(self.mode)
 
 
+class _unsafe_preserve_version_counter(_DecoratorContextManager):
+    """DO NOT USE THIS UNLESS YOU KNOW EXACTLY WHAT YOU'RE DOING: on exit, puts back the
+    version counters the tensors had on entry, hiding in-place writes made meanwhile from
+    autograd's saved-tensor check."""
+
+    __module__ = _MODULE
+
+    def __init__(self, tensors) -> None:
+        self.tensors = (tensors,) if isinstance(tensors, _native.Tensor) else tensors
+        if not isinstance(self.tensors, tuple):
+            raise AssertionError("Expected tensors to be a tuple")
+        self.prev_versions = tuple(t._version for t in self.tensors)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *args) -> None:
+        _native._unsafe_set_version_counter(self.tensors, self.prev_versions)
+
+
 def is_grad_enabled() -> bool:
     return _native.is_grad_enabled()
 
 
 def is_inference_mode_enabled() -> bool:
-    return _state.inference
+    return _native.is_inference_mode_enabled()
+
+
+def _enter_inference_mode(mode):
+    """PyTorch's helper: enter inference mode `mode` and return the context to exit."""
+    ctx = _InferenceModeGuard(mode)
+    ctx.__enter__()
+    return ctx
+
+
+def _exit_inference_mode(mode):
+    mode.__exit__(None, None, None)
 
 
 def is_multithreading_enabled() -> bool:

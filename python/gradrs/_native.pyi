@@ -37,9 +37,13 @@ __all__ = [
     "_grad",
     "_legacy_new",
     "_live_nodes",
+    "_enter_inference_mode",
+    "_exit_inference_mode",
     "_register",
+    "_register_anomaly",
     "_register_return_types",
     "_set_grad_enabled",
+    "_unsafe_set_version_counter",
     "_will_engine_execute_node",
     "_write_out",
     "arange",
@@ -68,6 +72,7 @@ __all__ = [
     "get_rng_state",
     "set_rng_state",
     "seed",
+    "set_anomaly_enabled",
     "default_generator",
     "Generator",
     "randperm",
@@ -78,7 +83,11 @@ __all__ = [
     "normal",
     "int32",
     "int64",
+    "is_anomaly_check_nan_enabled",
+    "is_anomaly_enabled",
     "is_grad_enabled",
+    "is_inference",
+    "is_inference_mode_enabled",
     "leaky_relu",
     "linspace",
     "manual_seed",
@@ -167,6 +176,9 @@ class Node:
     @property
     def variable(self) -> Tensor:
         """The leaf an `AccumulateGrad` node accumulates into (AttributeError otherwise)."""
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """The node's dict; under anomaly mode it holds `traceback_` (and `parent_`)."""
     def __eq__(self, other: object, /) -> _bool: ...
     def __hash__(self) -> _int: ...
     def register_hook(self, hook: Callable[..., Any]) -> Any:
@@ -217,6 +229,7 @@ class Tensor:
     def mT(self) -> Tensor: ...
     @property
     def _version(self) -> _int: ...
+    def is_inference(self) -> _bool: ...
     @property
     def output_nr(self) -> _int: ...
     @property
@@ -1043,6 +1056,17 @@ def _grad(
 ) -> tuple[Tensor | None, ...]: ...
 def is_grad_enabled() -> _bool: ...
 def _set_grad_enabled(enabled: _bool) -> None: ...
+def is_inference_mode_enabled() -> _bool: ...
+def _enter_inference_mode(mode: _bool) -> _int:
+    """Enter inference mode `mode` (False leaves it) on this thread; returns the state to restore."""
+def _exit_inference_mode(state: _int) -> None: ...
+def is_inference(input: Any) -> _bool: ...
+def _unsafe_set_version_counter(tensors: Sequence[Tensor], versions: Sequence[_int]) -> None: ...
+def _register_anomaly(capture: Callable[[Node | None], dict[str, Any]], report: Callable[[Node], object]) -> None:
+    """Anomaly mode's callbacks (registered by `gradrs.autograd.anomaly_mode`)."""
+def set_anomaly_enabled(enabled: _bool, check_nan: _bool | None = None) -> None: ...
+def is_anomaly_enabled() -> _bool: ...
+def is_anomaly_check_nan_enabled() -> _bool: ...
 def _live_nodes() -> _int:
     """Number of live graph nodes in the arena (for leak tests)."""
 

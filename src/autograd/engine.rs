@@ -238,7 +238,13 @@ fn run(
                 _ => None,
             })
             .collect();
-        let outs = execute(node, grads, needed[i], &captures, &mut captured, mode, opts)?;
+        let outs = if super::anomaly::is_enabled() {
+            run_anomalous(node, || {
+                execute(node, grads, needed[i], &captures, &mut captured, mode, opts)
+            })?
+        } else {
+            execute(node, grads, needed[i], &captures, &mut captured, mode, opts)?
+        };
         for (edge, g) in node.children.iter().zip(outs) {
             if let Some((k, slot)) = edge {
                 let j = index[k];
@@ -253,6 +259,30 @@ fn run(
         }
     }
     Ok(captured)
+}
+
+/// Run one node under anomaly mode: nodes its backward makes (create_graph) record it as
+/// their parent, its gradients are checked for NaN when asked, and any error it raises is
+/// reported with the traceback of its forward call before it propagates, as PyTorch's
+/// engine does.
+fn run_anomalous(
+    node: &GraphNode,
+    f: impl FnOnce() -> Result<Vec<Option<Tensor>>>,
+) -> Result<Vec<Option<Tensor>>> {
+    let result = {
+        let _current = super::anomaly::CurrentNode::enter(&node.handle);
+        f()
+    };
+    let result = result.and_then(|outs| {
+        if super::anomaly::should_check_nan() {
+            super::anomaly::check_nan(node.handle.name(), &outs)?;
+        }
+        Ok(outs)
+    });
+    if result.is_err() {
+        super::anomaly::report(&node.handle);
+    }
+    result
 }
 
 /// The backward pass running on this thread (innermost last: a hook may run another).

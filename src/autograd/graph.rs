@@ -63,6 +63,9 @@ pub struct Node {
     /// Non-leaf tensors that asked for `retain_grad()`: (output_nr, tensor).
     pub retained: Vec<(u32, std::sync::Weak<crate::tensor::TensorImpl>)>,
     pub hooks: super::hooks::NodeHooks,
+    /// PyTorch's `metadata`: made by the bindings, at creation while anomaly mode is on
+    /// (`autograd::anomaly`), or when first asked for.
+    pub metadata: Option<Box<dyn super::anomaly::Metadata>>,
 }
 
 struct Slot {
@@ -120,6 +123,8 @@ pub struct WeakNode {
 
 pub fn new_node(backward: Box<dyn Backward>, next: Vec<Edge>, num_outputs: u32) -> NodeRef {
     let name = backward.name();
+    // Before locking: capturing calls into the bindings.
+    let metadata = super::anomaly::capture();
     let mut arena = ARENA.lock();
     let seq = arena.next_seq;
     arena.next_seq += 1;
@@ -131,6 +136,7 @@ pub fn new_node(backward: Box<dyn Backward>, next: Vec<Edge>, num_outputs: u32) 
         seq,
         retained: Vec::new(),
         hooks: Default::default(),
+        metadata,
     };
     if let Some(index) = arena.free.pop() {
         let slot = &mut arena.slots[index as usize];

@@ -1,5 +1,6 @@
 //! Autograd: the graph arena, grad mode, saved tensors, hooks and the backward engine.
 
+pub mod anomaly;
 pub mod engine;
 pub mod formula;
 pub mod grad_mode;
@@ -9,17 +10,23 @@ pub mod saved;
 
 pub use engine::{backward, grad, BackwardOptions};
 pub use formula::{attach_formula, record_formula};
-pub use grad_mode::{is_grad_enabled, set_grad_enabled, GradModeGuard};
+pub use grad_mode::{
+    is_grad_enabled, is_inference_mode_enabled, set_grad_enabled, GradModeGuard, InferenceMode,
+};
 pub use graph::{Backward, Ctx, Edge, NodeRef};
 pub use saved::SavedTensor;
 
 use crate::tensor::Tensor;
 use graph::{gradient_edge, new_node};
 
-/// True when an op with these inputs must record a graph node.
+/// True when an op with these inputs must record a graph node. Inference tensors take no part
+/// (PyTorch's have no autograd dispatch keys): an op on them alone records nothing.
 #[inline]
 pub fn needs_grad(inputs: &[&Tensor]) -> bool {
-    is_grad_enabled() && inputs.iter().any(|t| t.requires_grad())
+    is_grad_enabled()
+        && inputs
+            .iter()
+            .any(|t| t.requires_grad() && !t.is_inference())
 }
 
 /// Record `backward` as the grad_fn of `outputs`, with an edge to each input that requires grad.

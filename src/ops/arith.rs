@@ -89,9 +89,9 @@ pub fn backward_node(
     if !needs_grad(&[g, x]) {
         return Ok(out);
     }
-    let mut saved = vec![SavedTensor::input(x)];
+    let mut saved = vec![SavedTensor::input(x)?];
     if fx.is_some() {
-        saved.push(SavedTensor::input(g));
+        saved.push(SavedTensor::input(g)?);
     }
     Ok(record_formula(out, &[g, x], name, saved, move |gg, s| {
         let dx = match &fx {

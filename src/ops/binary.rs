@@ -382,12 +382,12 @@ fn binary_as(op: BinaryOp, a: Operand, b: Operand, div_name: &'static str) -> Re
         return Ok(out);
     }
     let (ta, tb) = (a.edge_tensor(dtype), b.edge_tensor(dtype));
-    let save = |cond: bool, t: &Tensor| {
-        if cond {
-            Some(SavedTensor::input(t))
+    let save = |cond: bool, t: &Tensor| -> Result<Option<SavedTensor>> {
+        Ok(if cond {
+            Some(SavedTensor::input(t)?)
         } else {
             None
-        }
+        })
     };
     match op {
         BinaryOp::Add | BinaryOp::Sub => {
@@ -405,8 +405,8 @@ fn binary_as(op: BinaryOp, a: Operand, b: Operand, div_name: &'static str) -> Re
                 &[&out],
                 &[&ta, &tb],
                 Box::new(MulBackward {
-                    a: save(rb, &ta),
-                    b: save(ra, &tb),
+                    a: save(rb, &ta)?,
+                    b: save(ra, &tb)?,
                 }),
             );
         }
@@ -415,8 +415,8 @@ fn binary_as(op: BinaryOp, a: Operand, b: Operand, div_name: &'static str) -> Re
                 &[&out],
                 &[&ta, &tb],
                 Box::new(DivBackward {
-                    a: save(rb, &ta),
-                    b: Some(SavedTensor::input(&tb)),
+                    a: save(rb, &ta)?,
+                    b: Some(SavedTensor::input(&tb)?),
                     name: div_name,
                 }),
             );
@@ -427,28 +427,28 @@ fn binary_as(op: BinaryOp, a: Operand, b: Operand, div_name: &'static str) -> Re
                     &[&out],
                     &[&ta],
                     Box::new(PowScalarBackward {
-                        base: SavedTensor::input(&ta),
+                        base: SavedTensor::input(&ta)?,
                         exponent: *e,
                     }),
                 );
             }
             (Operand::Scalar(base), _) => {
-                let result = SavedTensor::output(&out, 0);
+                let result = SavedTensor::output(&out, 0)?;
                 attach(
                     &[&out],
                     &[&tb],
                     Box::new(PowScalarBaseBackward {
                         base: *base,
-                        exponent: SavedTensor::input(&tb),
+                        exponent: SavedTensor::input(&tb)?,
                         result,
                     }),
                 );
             }
             _ => {
-                let result = SavedTensor::output(&out, 0);
+                let result = SavedTensor::output(&out, 0)?;
                 let node = PowTensorBackward {
-                    base: SavedTensor::input(&ta),
-                    exponent: SavedTensor::input(&tb),
+                    base: SavedTensor::input(&ta)?,
+                    exponent: SavedTensor::input(&tb)?,
                     result,
                 };
                 attach(&[&out], &[&ta, &tb], Box::new(node));
@@ -562,9 +562,10 @@ pub fn gt(a: &Tensor, b: Operand) -> Result<Tensor> {
     compare(CmpOp::Gt, a.into(), b)
 }
 
-/// PyTorch's rule for every in-place op: a leaf that requires grad may not be modified while
-/// grad mode is on.
+/// PyTorch's rules for every in-place op: an inference tensor may only be modified inside
+/// inference mode, and a leaf that requires grad may not be modified while grad mode is on.
 pub fn check_inplace_leaf(dst: &Tensor) -> Result<()> {
+    dst.check_inplace_version()?;
     if crate::autograd::is_grad_enabled() && dst.is_leaf() && dst.requires_grad() {
         return Err(Error::Runtime(
             "a leaf Variable that requires grad is being used in an in-place operation.".into(),
@@ -669,6 +670,7 @@ pub(crate) fn overlaps(a: &crate::tensor::Storage, b: &crate::tensor::Storage) -
 
 /// Copy `src` (same shape) into `dst`'s memory, casting, and bump `dst`'s version.
 pub fn write_into(dst: &Tensor, src: &Tensor) -> Result<()> {
+    dst.check_inplace_version()?;
     if dst.device().is_gpu() {
         // A source sharing dst's memory is copied out first (the kernel binds two buffers).
         let src = if overlaps(&src.read().storage, &dst.read().storage) {

@@ -224,7 +224,7 @@ pub fn binary_math(op: BinaryMathOp, a: &Tensor, b: Operand) -> Result<Tensor> {
     let dtype = out.dtype();
     let tb = b.edge_tensor(dtype);
     let inputs: Vec<&Tensor> = if scalar { vec![a] } else { vec![a, &tb] };
-    let saved = vec![SavedTensor::input(a), SavedTensor::input(&tb)];
+    let saved = vec![SavedTensor::input(a)?, SavedTensor::input(&tb)?];
     let name = op.backward_name(scalar);
     Ok(record_formula(out, &inputs, name, saved, move |g, s| {
         let (ga, gb) = op.grad(g, &s[0], &s[1])?;

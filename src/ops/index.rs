@@ -904,6 +904,7 @@ fn offsets_of(x: &Tensor) -> Tensor {
 
 /// Write `value` (broadcast) into `x[key]` in `x`'s memory, without autograd.
 pub fn setitem_data(x: &Tensor, steps: &[IndexStep], value: &Operand) -> Result<()> {
+    x.check_inplace_version()?;
     let _g = crate::autograd::GradModeGuard::new(false);
     let advanced = steps.iter().any(|s| matches!(s, IndexStep::Tensor(_)));
     if x.device().is_gpu() && !advanced {

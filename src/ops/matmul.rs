@@ -106,7 +106,7 @@ pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     check_mm_dtypes(a, b)?;
     check_not_bool("addmm_impl_cpu_", a, sa[0] * sa[1] * sb[1] == 0)?;
     let out = mm_data(a, b)?.detach();
-    Ok(with_grad(out, a, b, ProductKind::Mm))
+    with_grad(out, a, b, ProductKind::Mm)
 }
 
 pub fn bmm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
@@ -134,7 +134,7 @@ pub fn bmm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         )));
     }
     let out = bmm_data(a, b)?;
-    Ok(with_grad(out, a, b, ProductKind::Bmm))
+    with_grad(out, a, b, ProductKind::Bmm)
 }
 
 pub fn mv(a: &Tensor, v: &Tensor) -> Result<Tensor> {
@@ -168,7 +168,7 @@ pub fn mv(a: &Tensor, v: &Tensor) -> Result<Tensor> {
     let r = mm_data(a, &unsqueeze(v, 1)?)?;
     let out = reshape(&r, &[sa[0] as i64])?.detach();
     drop(_g);
-    Ok(with_grad(out, a, v, ProductKind::Mv))
+    with_grad(out, a, v, ProductKind::Mv)
 }
 
 pub fn dot(a: &Tensor, b: &Tensor) -> Result<Tensor> {
@@ -196,13 +196,13 @@ pub fn dot(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     }
     check_not_bool("dot", a, false)?;
     if let Some(out) = dot_cpu(a, b) {
-        return Ok(with_grad(out, a, b, ProductKind::Dot));
+        return with_grad(out, a, b, ProductKind::Dot);
     }
     let _g = crate::autograd::GradModeGuard::new(false);
     let r = mm_data(&unsqueeze(a, 0)?, &unsqueeze(b, 1)?)?;
     let out = reshape(&r, &[])?.detach();
     drop(_g);
-    Ok(with_grad(out, a, b, ProductKind::Dot))
+    with_grad(out, a, b, ProductKind::Dot)
 }
 
 /// A float dot on the CPU with its own kernel (`reduce::dot_f32`: float32 blocks summed in
@@ -339,8 +339,14 @@ pub fn addmm(
         return Ok(out);
     }
     let node = AddmmBackward {
-        m1: m2.requires_grad().then(|| SavedTensor::input(m1)),
-        m2: m1.requires_grad().then(|| SavedTensor::input(m2)),
+        m1: m2
+            .requires_grad()
+            .then(|| SavedTensor::input(m1))
+            .transpose()?,
+        m2: m1
+            .requires_grad()
+            .then(|| SavedTensor::input(m2))
+            .transpose()?,
         col_major: [column_major(m1), column_major(m2)],
         input_needs: input.requires_grad(),
         beta,
@@ -466,16 +472,16 @@ enum ProductKind {
     Dot,
 }
 
-fn with_grad(out: Tensor, a: &Tensor, b: &Tensor, kind: ProductKind) -> Tensor {
+fn with_grad(out: Tensor, a: &Tensor, b: &Tensor, kind: ProductKind) -> Result<Tensor> {
     if !needs_grad(&[a, b]) {
-        return out;
+        return Ok(out);
     }
-    let save = |cond: bool, t: &Tensor| {
-        if cond {
-            Some(SavedTensor::input(t))
+    let save = |cond: bool, t: &Tensor| -> Result<Option<SavedTensor>> {
+        Ok(if cond {
+            Some(SavedTensor::input(t)?)
         } else {
             None
-        }
+        })
     };
     let col_major = match kind {
         ProductKind::Mm => [column_major(a), column_major(b)],
@@ -483,11 +489,11 @@ fn with_grad(out: Tensor, a: &Tensor, b: &Tensor, kind: ProductKind) -> Tensor {
     };
     let node = ProductBackward {
         kind,
-        a: save(b.requires_grad(), a),
-        b: save(a.requires_grad(), b),
+        a: save(b.requires_grad(), a)?,
+        b: save(a.requires_grad(), b)?,
         col_major,
     };
-    record(out, &[a, b], node)
+    Ok(record(out, &[a, b], node))
 }
 
 struct ProductBackward {

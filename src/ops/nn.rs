@@ -95,7 +95,7 @@ pub fn softmax(x: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
     } else {
         "SoftmaxBackward0"
     };
-    let saved = vec![SavedTensor::output(&out, 0)];
+    let saved = vec![SavedTensor::output(&out, 0)?];
     Ok(record_formula(out, &[&x], name, saved, move |g, s| {
         let y = &s[0];
         let dl = [d as i64];
@@ -842,7 +842,7 @@ pub fn convolution(
         out,
         &inputs,
         "ConvolutionBackward0",
-        vec![SavedTensor::input(x), SavedTensor::input(w)],
+        vec![SavedTensor::input(x)?, SavedTensor::input(w)?],
         move |g, s| {
             let (gx, gw) = conv_backward(g, &s[0], &s[1], win, groups, [want[0], want[1]])?;
             let mut grads = vec![gx, gw];

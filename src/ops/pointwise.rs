@@ -92,7 +92,7 @@ fn unary_node(
         return Ok(out);
     }
     let saved = match save {
-        Save::Input => vec![SavedTensor::input(x)],
+        Save::Input => vec![SavedTensor::input(x)?],
         Save::Nothing => vec![],
     };
     Ok(record_formula(out, &[x], name, saved, move |g, s| {
@@ -486,7 +486,10 @@ pub fn clamp_tensor(
     if !needs_grad(&inputs) {
         return Ok(out);
     }
-    let saved = inputs.iter().map(|t| SavedTensor::input(t)).collect();
+    let saved = inputs
+        .iter()
+        .map(|t| SavedTensor::input(t))
+        .collect::<Result<_>>()?;
     let (has_lo, has_hi) = (lo.is_some(), hi.is_some());
     Ok(record_formula(
         out,
@@ -689,7 +692,7 @@ fn extremum(a: &Tensor, b: &Tensor, max: bool) -> Result<Tensor> {
     } else {
         "MinimumBackward0"
     };
-    let saved = vec![SavedTensor::input(a), SavedTensor::input(b)];
+    let saved = vec![SavedTensor::input(a)?, SavedTensor::input(b)?];
     Ok(record_formula(out, &[a, b], name, saved, move |g, s| {
         let (x, y) = (&s[0], &s[1]);
         // Ties split the gradient evenly, as PyTorch does.
@@ -752,7 +755,7 @@ fn binary_node(
     } else {
         vec![&ta]
     };
-    let saved = vec![SavedTensor::input(&ta), SavedTensor::input(&tb)];
+    let saved = vec![SavedTensor::input(&ta)?, SavedTensor::input(&tb)?];
     Ok(record_formula(out, &inputs, name, saved, move |g, s| {
         let (ga, gb) = f(g, &s[0], &s[1])?;
         Ok(if b_is_tensor {
@@ -1026,10 +1029,10 @@ pub fn lerp(start: &Tensor, end: &Tensor, weight: Operand) -> Result<Tensor> {
     } else {
         "LerpBackward0"
     };
-    let mut saved = vec![SavedTensor::input(&w)];
+    let mut saved = vec![SavedTensor::input(&w)?];
     if w_tensor.is_some() {
-        saved.push(SavedTensor::input(start));
-        saved.push(SavedTensor::input(end));
+        saved.push(SavedTensor::input(start)?);
+        saved.push(SavedTensor::input(end)?);
     }
     Ok(record_formula(out, &inputs, name, saved, move |g, s| {
         let w = &s[0];
@@ -1083,10 +1086,10 @@ fn addc(input: &Tensor, t1: &Tensor, t2: &Tensor, value: Scalar, divide: bool) -
     let (save1, save2) = (need2, need1 || divide);
     let mut saved = Vec::new();
     if save1 {
-        saved.push(SavedTensor::input(t1));
+        saved.push(SavedTensor::input(t1)?);
     }
     if save2 {
-        saved.push(SavedTensor::input(t2));
+        saved.push(SavedTensor::input(t2)?);
     }
     let name = if divide {
         "AddcdivBackward0"

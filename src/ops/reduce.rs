@@ -278,7 +278,7 @@ pub fn prod(x: &Tensor, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
     } else {
         "ProdBackward0"
     };
-    let saved = vec![SavedTensor::input(&x), SavedTensor::output(&out, 0)];
+    let saved = vec![SavedTensor::input(&x)?, SavedTensor::output(&out, 0)?];
     Ok(record_formula(out, &[&x], name, saved, move |g, s| {
         let (x, out) = (&s[0], &s[1]);
         if x.dim() == 0 {
@@ -392,7 +392,7 @@ pub(crate) fn evenly_distributed(
         return Ok(out);
     }
     let dims = dims.to_vec();
-    let saved = vec![SavedTensor::input(x), SavedTensor::output(&out, 0)];
+    let saved = vec![SavedTensor::input(x)?, SavedTensor::output(&out, 0)?];
     Ok(record_formula(out, &[x], name, saved, move |g, s| {
         let (x, out) = (&s[0], &s[1]);
         let out = restore_dims(&out.detach(), &dims, keepdim)?;
@@ -592,7 +592,7 @@ pub fn var(
     let dof = n as f64 - correction;
     // PyTorch's var_backward treats "no dim" (and a 0-dim input) separately.
     let whole = dims.is_none() || x.dim() == 0;
-    let saved = vec![SavedTensor::input(x), SavedTensor::output(&out, 0)];
+    let saved = vec![SavedTensor::input(x)?, SavedTensor::output(&out, 0)?];
     Ok(record_formula(out, &[x], name, saved, move |g, s| {
         let (x, out) = (&s[0], &s[1]);
         let g = if std {
@@ -660,7 +660,7 @@ pub fn norm(x: &Tensor, p: f64, dims: Option<&[i64]>, keepdim: bool) -> Result<T
     if !needs_grad(&[x]) {
         return Ok(out);
     }
-    let saved = vec![SavedTensor::input(x), SavedTensor::output(&out, 0)];
+    let saved = vec![SavedTensor::input(x)?, SavedTensor::output(&out, 0)?];
     Ok(record_formula(
         out,
         &[x],
@@ -727,7 +727,7 @@ pub fn logsumexp(x: &Tensor, dims: &[i64], keepdim: bool) -> Result<Tensor> {
     if !needs_grad(&[&x]) {
         return Ok(out);
     }
-    let saved = vec![SavedTensor::input(&x), SavedTensor::output(&out, 0)];
+    let saved = vec![SavedTensor::input(&x)?, SavedTensor::output(&out, 0)?];
     Ok(record_formula(
         out,
         &[&x],
@@ -992,7 +992,7 @@ pub fn cumprod(x: &Tensor, dim: i64) -> Result<Tensor> {
     if !needs_grad(&[&x]) {
         return Ok(out);
     }
-    let saved = vec![SavedTensor::input(&x), SavedTensor::output(&out, 0)];
+    let saved = vec![SavedTensor::input(&x)?, SavedTensor::output(&out, 0)?];
     Ok(record_formula(
         out,
         &[&x],

@@ -300,8 +300,8 @@ pub fn unary(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
     let saved = match op.save() {
         // Derivatives that read nothing allow a second backward.
         Save::Nothing => None,
-        Save::Result => Some(SavedTensor::output(&out, 0)),
-        Save::Input => Some(SavedTensor::input(x)),
+        Save::Result => Some(SavedTensor::output(&out, 0)?),
+        Save::Input => Some(SavedTensor::input(x)?),
     };
     Ok(record(out, &[x], UnaryBackward { op, saved }))
 }

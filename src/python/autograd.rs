@@ -196,6 +196,11 @@ impl PyNode {
             .collect::<PyResult<_>>()?;
         Ok(PyTuple::new(py, items)?.unbind())
     }
+    /// PyTorch's `metadata` dict (the forward traceback lives here under anomaly mode).
+    #[getter]
+    fn metadata(&self, py: Python<'_>) -> PyResult<Py<pyo3::types::PyDict>> {
+        super::anomaly::metadata(py, self)
+    }
     /// The leaf an `AccumulateGrad` node accumulates into.
     #[getter]
     fn variable(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
@@ -328,7 +333,60 @@ pub fn _grad(
 
 #[pyfunction]
 pub fn is_grad_enabled() -> bool {
-    autograd::is_grad_enabled()
+    autograd::grad_mode::grad_mode()
+}
+
+/// `is_inference_mode_enabled()`: whether this thread is in inference mode.
+#[pyfunction]
+pub fn is_inference_mode_enabled() -> bool {
+    autograd::is_inference_mode_enabled()
+}
+
+/// Enter (or, with False, leave) inference mode on this thread as PyTorch's
+/// `c10::InferenceMode(mode)` does; returns the state `_exit_inference_mode` restores.
+#[pyfunction]
+pub fn _enter_inference_mode(mode: bool) -> u8 {
+    autograd::grad_mode::enter_inference_mode(mode)
+}
+
+#[pyfunction]
+pub fn _exit_inference_mode(state: u8) {
+    autograd::grad_mode::restore_mode(state)
+}
+
+/// `_unsafe_set_version_counter(tensors, versions)`: set each tensor's version counter (shared
+/// with its views), as `_unsafe_preserve_version_counter` does on exit.
+#[pyfunction]
+#[pyo3(name = "_unsafe_set_version_counter")]
+pub fn set_version_counters(tensors: Vec<PyRef<'_, PyTensor>>, versions: Vec<u64>) -> PyResult<()> {
+    if tensors.len() != versions.len() {
+        return Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
+            "tensors_len={}, versions_len={}",
+            tensors.len(),
+            versions.len()
+        )));
+    }
+    for (t, v) in tensors.iter().zip(versions) {
+        if t.t.checked_version().is_err() {
+            return Err(pyo3::exceptions::PyRuntimeError::new_err(
+                "Tried to call gradrs.autograd._unsafe_set_version() on a tensor that does not have a version counter. Was it created in inference mode?",
+            ));
+        }
+        t.t.read().storage.set_version(v);
+    }
+    Ok(())
+}
+
+/// `gradrs.is_inference(t)`, with PyTorch's argument-parser error for a non-tensor.
+#[pyfunction]
+pub fn is_inference(input: &Bound<'_, PyAny>) -> PyResult<bool> {
+    match input.cast::<PyTensor>() {
+        Ok(t) => Ok(t.borrow().t.is_inference()),
+        Err(_) => Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "is_inference(): argument 'input' (position 1) must be Tensor, not {}",
+            input.get_type().name()?
+        ))),
+    }
 }
 
 #[pyfunction]

@@ -1,5 +1,6 @@
 //! The PyO3 bindings: the only place that imports pyo3. Module `gradrs._native`.
 
+pub mod anomaly;
 pub mod autograd;
 pub mod convert;
 pub mod declared;
@@ -485,6 +486,15 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(autograd::_grad, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::is_grad_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_set_grad_enabled, m)?)?;
+    m.add_function(wrap_pyfunction!(autograd::is_inference_mode_enabled, m)?)?;
+    m.add_function(wrap_pyfunction!(autograd::_enter_inference_mode, m)?)?;
+    m.add_function(wrap_pyfunction!(autograd::_exit_inference_mode, m)?)?;
+    m.add_function(wrap_pyfunction!(autograd::is_inference, m)?)?;
+    m.add_function(wrap_pyfunction!(autograd::set_version_counters, m)?)?;
+    m.add_function(wrap_pyfunction!(anomaly::_register_anomaly, m)?)?;
+    m.add_function(wrap_pyfunction!(anomaly::set_anomaly_enabled, m)?)?;
+    m.add_function(wrap_pyfunction!(anomaly::is_anomaly_enabled, m)?)?;
+    m.add_function(wrap_pyfunction!(anomaly::is_anomaly_check_nan_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_live_nodes, m)?)?;
     Ok(())
 }

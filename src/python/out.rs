@@ -17,6 +17,7 @@ pub fn _write_out(
     result: PyRef<'_, PyTensor>,
 ) -> PyResult<()> {
     let (o, r) = (&out.t, &result.t);
+    o.check_inplace_version()?;
     if !crate::dtype::can_cast(r.dtype(), o.dtype()) {
         return Err(PyRuntimeError::new_err(format!(
             "result type {} can't be cast to the desired output type {}",

@@ -177,8 +177,8 @@ pub fn _attach_node(
                     .iter()
                     .position(|out| out.as_ref().is_some_and(|out| out.ptr_eq(&t)));
                 Ok(Some(match nr {
-                    Some(nr) => SavedTensor::output(&t, nr as u32),
-                    None => SavedTensor::input(&t),
+                    Some(nr) => SavedTensor::output(&t, nr as u32)?,
+                    None => SavedTensor::input(&t)?,
                 }))
             })
             .collect::<PyResult<_>>()?,
@@ -188,7 +188,11 @@ pub fn _attach_node(
         saved: if ctx.is_some() {
             Vec::new()
         } else {
-            inputs.iter().flatten().map(SavedTensor::input).collect()
+            inputs
+                .iter()
+                .flatten()
+                .map(SavedTensor::input)
+                .collect::<crate::error::Result<_>>()?
         },
         backward: Some(backward),
         multi,

@@ -346,8 +346,12 @@ impl PyTensor {
         wrap(py, movement::transpose(&self.t, -2, -1)?)
     }
     #[getter]
-    fn _version(&self) -> u64 {
-        self.t.version()
+    fn _version(&self) -> PyResult<u64> {
+        Ok(self.t.checked_version()?)
+    }
+    /// Whether this is an inference tensor (Note [Inference mode] in `autograd::grad_mode`).
+    fn is_inference(&self) -> bool {
+        self.t.is_inference()
     }
     #[getter]
     fn output_nr(&self) -> u32 {

@@ -103,7 +103,14 @@ pub struct TensorImpl {
     pub binding: std::sync::atomic::AtomicUsize,
     /// For a view: the tensor that owns the memory (never itself a view), PyTorch's `_base`.
     view_base: std::sync::OnceLock<Tensor>,
+    /// An inference tensor (Note [Inference mode]): allocated in inference mode, or a view of one.
+    inference: bool,
+    /// Keeps no version counter (PyTorch's disabled `VariableVersion`): an inference tensor,
+    /// except a `detach()` or `.data` of one made outside inference mode.
+    no_version: bool,
 }
+
+pub const INFERENCE_INPLACE: &str = "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.";
 
 /// Where `requires_grad` is being set from (decides PyTorch's error wording).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -162,13 +169,57 @@ macro_rules! dispatch {
 }
 
 impl Tensor {
+    /// A new tensor over `data`; an inference tensor when made in inference mode.
     pub fn from_data(data: Data) -> Tensor {
+        let inference = crate::autograd::grad_mode::is_inference_mode_enabled();
+        Tensor::with_flags(data, inference, inference)
+    }
+
+    fn with_flags(data: Data, inference: bool, no_version: bool) -> Tensor {
         Tensor(Arc::new(TensorImpl {
             data: RwLock::new(data),
             meta: Mutex::new(AutogradMeta::default()),
             binding: std::sync::atomic::AtomicUsize::new(0),
             view_base: std::sync::OnceLock::new(),
+            inference,
+            no_version,
         }))
+    }
+
+    /// A tensor sharing `self`'s memory that is not a view for autograd (`detach`, `.data`):
+    /// inference if `self` is. Made outside inference mode from a tensor without a version
+    /// counter, it gets a fresh one (at 0), as PyTorch's do.
+    fn alias_with(&self, mut data: Data) -> Tensor {
+        let inside = crate::autograd::grad_mode::is_inference_mode_enabled();
+        if self.0.no_version && !inside {
+            data.storage = Storage::alias(&data.storage);
+        }
+        Tensor::with_flags(data, self.0.inference, self.0.no_version && inside)
+    }
+
+    /// `Tensor.is_inference()` (Note [Inference mode]).
+    #[inline]
+    pub fn is_inference(&self) -> bool {
+        self.0.inference
+    }
+
+    /// PyTorch's `VariableVersion::bump` check, made before an in-place write: a tensor without
+    /// a version counter may only be modified inside inference mode.
+    pub fn check_inplace_version(&self) -> Result<()> {
+        if self.0.no_version && !crate::autograd::grad_mode::is_inference_mode_enabled() {
+            return Err(Error::Runtime(INFERENCE_INPLACE.into()));
+        }
+        Ok(())
+    }
+
+    /// `_version`, or PyTorch's error for a tensor that keeps no version counter.
+    pub fn checked_version(&self) -> Result<u64> {
+        if self.0.no_version {
+            return Err(Error::Runtime(
+                "Inference tensors do not track version counter.".into(),
+            ));
+        }
+        Ok(self.version())
     }
 
     pub fn from_vec<T: Element>(v: Vec<T>, shape: &[usize]) -> Tensor {
@@ -195,8 +246,13 @@ impl Tensor {
     }
 
     /// A view of `of`'s memory with `layout`; its base is `of`'s base, or `of`.
+    /// A view is an inference tensor exactly when `of` is (made inside inference mode or not).
     pub fn new_view(of: &Tensor, layout: Layout) -> Tensor {
-        let view = Tensor::from_storage(of.read().storage.clone(), layout);
+        let data = Data {
+            storage: of.read().storage.clone(),
+            layout,
+        };
+        let view = Tensor::with_flags(data, of.0.inference, of.0.no_version);
         let base = of.view_base().unwrap_or(of).clone();
         view.0.meta.lock().view_version = base.version();
         let _ = view.0.view_base.set(base);
@@ -346,6 +402,12 @@ impl Tensor {
                 (false, _) => Err(Error::Runtime("you can only change requires_grad flags of leaf variables. If you want to use a computed variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().".into())),
             };
         }
+        if value && self.0.inference && !crate::autograd::grad_mode::is_inference_mode_enabled() {
+            return Err(Error::Runtime(
+                "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed."
+                    .into(),
+            ));
+        }
         if value && !self.dtype().is_floating_point() {
             return Err(Error::Runtime(
                 match from {
@@ -387,7 +449,7 @@ impl Tensor {
 
     /// A new leaf sharing storage (and version counter) that does not require grad.
     pub fn detach(&self) -> Tensor {
-        Tensor::from_data(self.data())
+        self.alias_with(self.data())
     }
 
     /// `detach_()`: drop history in place.
@@ -404,7 +466,15 @@ impl Tensor {
     /// Like `detach`, but with a fresh version counter: `tensor.data`.
     pub fn data_alias(&self) -> Tensor {
         let d = self.data();
-        Tensor::from_storage(Storage::alias(&d.storage), d.layout)
+        let storage = if self.0.no_version {
+            d.storage // alias_with gives it a fresh counter outside inference mode
+        } else {
+            Storage::alias(&d.storage)
+        };
+        self.alias_with(Data {
+            storage,
+            layout: d.layout,
+        })
     }
 
     // ---- element access --------------------------------------------------------------------

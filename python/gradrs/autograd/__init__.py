@@ -4,7 +4,9 @@ from .. import _native
 from .._grad_mode import enable_grad, no_grad, set_grad_enabled
 from .._grad_mode import (enforce_grad_layout_policy, inference_mode, is_multithreading_enabled,
                           set_multithreading_enabled)
-from . import function, functional, grad_mode, graph
+from . import anomaly_mode, function, functional, grad_mode, graph
+from .anomaly_mode import detect_anomaly, set_detect_anomaly
+from .grad_mode import _unsafe_preserve_version_counter  # noqa: F401
 from .function import Function, once_differentiable
 from .gradcheck import gradcheck, gradgradcheck
 
@@ -52,12 +54,8 @@ def Variable(data, requires_grad=False, volatile=False):
     return t
 
 
-def set_detect_anomaly(mode, check_nan=True):
-    """Accepted for compatibility; gradrs has no anomaly mode yet."""
-    return None
-
-
-__all__ = ["Function", "Variable", "backward", "enable_grad", "enforce_grad_layout_policy",
-           "function", "functional", "grad", "grad_mode", "gradcheck", "gradgradcheck", "graph",
-           "inference_mode", "is_multithreading_enabled", "no_grad", "once_differentiable",
-           "set_grad_enabled", "set_multithreading_enabled"]
+__all__ = ["Function", "Variable", "anomaly_mode", "backward", "detect_anomaly", "enable_grad",
+           "enforce_grad_layout_policy", "function", "functional", "grad", "grad_mode", "gradcheck",
+           "gradgradcheck", "graph", "inference_mode", "is_multithreading_enabled", "no_grad",
+           "once_differentiable", "set_detect_anomaly", "set_grad_enabled",
+           "set_multithreading_enabled"]

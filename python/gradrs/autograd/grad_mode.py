@@ -4,6 +4,9 @@
 from .._grad_mode import (  # noqa: F401  (the two bases: PyTorch's module has them too)
     _DecoratorContextManager,
     _NoParamDecoratorContextManager,
+    _enter_inference_mode,
+    _exit_inference_mode,
+    _unsafe_preserve_version_counter,
     enable_grad,
     enforce_grad_layout_policy,
     inference_mode,
