@@ -17,6 +17,9 @@ pub enum Error {
     Index(String),
     #[error("{0}")]
     NotImplemented(String),
+    /// AttributeError: an attribute PyTorch lacks or refuses (`Tensor.grad` of a non-leaf...).
+    #[error("{0}")]
+    Attribute(String),
 }
 
 /// An error the core does not interpret: `message` for display, `payload` for whoever made it.
@@ -54,4 +57,36 @@ macro_rules! bail {
     ($kind:ident, $($arg:tt)*) => {
         return Err($crate::error::Error::$kind(format!($($arg)*)))
     };
+}
+
+/// Raises `e` from code that cannot return a `Result` (a kernel deep in a loop, an allocation
+/// inside a closure): it unwinds with the error as its payload, and the binding boundary
+/// (`python::boundary`) turns it back into `e`. Never use it for a bug: bugs keep `panic!`.
+pub fn raise(e: Error) -> ! {
+    std::panic::panic_any(e)
+}
+
+/// The error a caught unwind carries: the `Error` it was raised with, or a Runtime error
+/// naming the panic (a bug in gradrs, reported as PyTorch reports its internal asserts).
+pub fn from_panic(payload: Box<dyn std::any::Any + Send>) -> Error {
+    match payload.downcast::<Error>() {
+        Ok(e) => *e,
+        Err(payload) => {
+            let msg = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            Error::Runtime(format!(
+                "{msg}\nINTERNAL ASSERT FAILED in gradrs: this is a bug, please report it"
+            ))
+        }
+    }
+}
+
+/// The message PyTorch's CPU allocator raises for `bytes` it could not get.
+pub fn cpu_out_of_memory(bytes: usize) -> Error {
+    Error::Runtime(format!(
+        "[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: you tried to allocate {bytes} bytes. Error code 12 (Cannot allocate memory)"
+    ))
 }

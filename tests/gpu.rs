@@ -1206,7 +1206,10 @@ fn index_gathers_and_scatters_like_cpu() {
     )
     .unwrap();
     let lx = layout(&[4, 3], &[1, 4], 0);
-    let idx64: Vec<i64> = idx.iter().map(|&i| i64::from(i)).collect();
+    // The kernel wraps a negative index (ops refuse one before it runs, as PyTorch does; the
+    // CPU kernel refuses it itself), so the reference gathers the wrapped index.
+    assert!(cpu::index::gather::<f32>(&x, &lx, 1, &[-1], &[1, 1]).is_err());
+    let idx64: Vec<i64> = idx.iter().map(|&i| i64::from(i).rem_euclid(3)).collect();
     let want = cpu::index::gather::<f32>(&x, &lx, 1, &idx64, &shape).unwrap();
     assert_eq!(out.download().unwrap(), want);
 

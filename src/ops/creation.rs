@@ -189,6 +189,20 @@ pub fn arange(start: Scalar, end: Scalar, step: Scalar, dtype: Option<DType>) ->
     let any_float = [start, end, step].iter().any(|s| s.is_float());
     let dtype = dtype.unwrap_or(if any_float { DType::F32 } else { DType::I64 });
     let (s, e, st) = (start.to_f64(), end.to_f64(), step.to_f64());
+    if !s.is_finite() || !e.is_finite() {
+        let f = |x: f64| {
+            if x.is_nan() {
+                "nan".to_string()
+            } else {
+                x.to_string()
+            }
+        };
+        return Err(Error::Runtime(format!(
+            "unsupported range: {} -> {}",
+            f(s),
+            f(e)
+        )));
+    }
     if st == 0.0 {
         return Err(Error::Runtime("step must be nonzero".into()));
     }
@@ -197,14 +211,20 @@ pub fn arange(start: Scalar, end: Scalar, step: Scalar, dtype: Option<DType>) ->
             "upper bound and larger bound inconsistent with step sign".into(),
         ));
     }
-    let n = ((e - s) / st).ceil().max(0.0) as usize;
+    let size = ((e - s) / st).ceil().max(0.0);
+    if size >= i64::MAX as f64 {
+        return Err(Error::Runtime("invalid size, possible overflow?".into()));
+    }
+    let n = size as usize;
+    crate::tensor::shape::storage_nbytes(&[n], dtype.itemsize())?;
     Ok(dispatch!(dtype, T => {
-        let v: Vec<T> = if any_float || dtype.is_floating_point() {
-            (0..n).map(|i| T::from_f64(s + i as f64 * st)).collect()
+        let mut v: Vec<T> = crate::tensor::pool::try_alloc(n)?;
+        if any_float || dtype.is_floating_point() {
+            v.extend((0..n).map(|i| T::from_f64(s + i as f64 * st)));
         } else {
             let (si, sti) = (start.to_i64(), step.to_i64());
-            (0..n).map(|i| T::from_i64(si + i as i64 * sti)).collect()
-        };
+            v.extend((0..n).map(|i| T::from_i64(si + i as i64 * sti)));
+        }
         Tensor::from_vec(v, &[n])
     }))
 }
@@ -223,20 +243,23 @@ pub fn linspace(start: f64, end: f64, steps: i64, dtype: DType) -> Result<Tensor
         0.0
     };
     let half = n / 2;
+    crate::tensor::shape::storage_nbytes(&[n], dtype.itemsize())?;
     Ok(dispatch!(dtype, T => {
-        let v: Vec<T> = (0..n)
-            .map(|i| {
-                let x = if i < half || n == 1 { start + step * i as f64 } else { end - step * (n - 1 - i) as f64 };
-                T::from_f64(x)
-            })
-            .collect();
+        let mut v: Vec<T> = crate::tensor::pool::try_alloc(n)?;
+        v.extend((0..n).map(|i| {
+            let x = if i < half || n == 1 { start + step * i as f64 } else { end - step * (n - 1 - i) as f64 };
+            T::from_f64(x)
+        }));
         Tensor::from_vec(v, &[n])
     }))
 }
 
 pub fn eye(n: usize, m: usize, dtype: DType) -> Tensor {
+    if let Err(e) = crate::tensor::shape::storage_nbytes(&[n, m], dtype.itemsize()) {
+        crate::error::raise(e)
+    }
     dispatch!(dtype, T => {
-        let mut v = vec![T::default(); n * m];
+        let mut v = crate::tensor::pool::filled(n * m, T::default());
         for i in 0..n.min(m) {
             v[i * m + i] = T::from_i64(1);
         }

@@ -229,6 +229,10 @@ pub fn expand(x: &Tensor, sizes: &[i64]) -> Result<Tensor> {
             continue;
         }
         let (cur, st) = (l.shape[i - lead], l.strides[i - lead]);
+        if s < -1 && cur == 1 {
+            // PyTorch computes the view's numel from the signed sizes and reports this.
+            return Err(numel_overflow());
+        }
         let target = if s == -1 { cur } else { s as usize };
         if cur == target {
             shape.push(cur);
@@ -244,6 +248,9 @@ pub fn expand(x: &Tensor, sizes: &[i64]) -> Result<Tensor> {
             )));
         }
     }
+    if crate::tensor::shape::checked_numel(&shape).is_none_or(|n| n > i64::MAX as usize) {
+        return Err(numel_overflow());
+    }
     if shape == l.shape && strides == l.strides {
         return Ok(view_op(x, l, ViewKind::Expand));
     }
@@ -256,6 +263,11 @@ pub fn expand(x: &Tensor, sizes: &[i64]) -> Result<Tensor> {
         },
         ViewKind::Expand,
     ))
+}
+
+/// PyTorch's error for a view whose element count does not fit in int64.
+fn numel_overflow() -> Error {
+    Error::Runtime("numel: integer multiplication overflow".into())
 }
 
 pub fn unsqueeze(x: &Tensor, dim: i64) -> Result<Tensor> {

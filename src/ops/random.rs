@@ -150,7 +150,9 @@ fn doubles<T: FromDouble>(
     n: usize,
     mut f: impl FnMut(&mut CpuGenerator) -> f64,
 ) -> Vec<T> {
-    with_gen(gen, |g| (0..n).map(|_| T::cast(f(g))).collect())
+    let mut v = crate::tensor::pool::vec_with_capacity(n);
+    with_gen(gen, |g| v.extend((0..n).map(|_| T::cast(f(g)))));
+    v
 }
 
 // ---- filling a tensor in place ----------------------------------------------------------------
@@ -265,19 +267,17 @@ fn uniform_values(
         DType::F32 => {
             let (a, b) = (from as f32, to as f32);
             let w = b - a;
-            from_vec(
-                (0..n)
-                    .map(|_| unit_f32(g).mul_add(w, a))
-                    .collect::<Vec<f32>>(),
-            )
+            from_vec(crate::tensor::pool::collect(
+                n,
+                (0..n).map(|_| unit_f32(g).mul_add(w, a)),
+            ))
         }
         DType::F64 => {
             let w = to - from;
-            from_vec(
-                (0..n)
-                    .map(|_| unit_f64(g).mul_add(w, from))
-                    .collect::<Vec<f64>>(),
-            )
+            from_vec(crate::tensor::pool::collect(
+                n,
+                (0..n).map(|_| unit_f64(g).mul_add(w, from)),
+            ))
         }
         _ => {
             // Half draws a float (24 bits) and rounds it; a value that rounds up to `to`
@@ -285,18 +285,17 @@ fn uniform_values(
             let (a, b) = (f16::from_f32(from as f32), f16::from_f32(to as f32));
             let w = b.to_f32() - a.to_f32();
             let af = a.to_f32();
-            from_vec(
-                (0..n)
-                    .map(|_| {
-                        let v = f16::from_f32(unit_f32(g).mul_add(w, af));
-                        if v == b {
-                            a
-                        } else {
-                            v
-                        }
-                    })
-                    .collect::<Vec<f16>>(),
-            )
+            from_vec(crate::tensor::pool::collect(
+                n,
+                (0..n).map(|_| {
+                    let v = f16::from_f32(unit_f32(g).mul_add(w, af));
+                    if v == b {
+                        a
+                    } else {
+                        v
+                    }
+                }),
+            ))
         }
     })
 }
@@ -308,6 +307,7 @@ pub fn rand(shape: &[usize], dtype: DType) -> Result<Tensor> {
 
 pub fn rand_gen(shape: &[usize], dtype: DType, gen: Option<&GeneratorRef>) -> Result<Tensor> {
     float_only("check_uniform_bounds", dtype)?;
+    crate::tensor::shape::storage_nbytes(shape, dtype.itemsize())?;
     let t = uniform_values(dtype, numel(shape), 0.0, 1.0, gen);
     crate::ops::movement::reshape(&t, &crate::tensor::shape::sizes_i64(shape))
 }
@@ -393,7 +393,8 @@ fn normal_fill<T: Copy + Default>(
     block: impl Fn(&mut [T]),
 ) -> Vec<T> {
     let drawn = if draw_all { n } else { n / 16 * 16 };
-    let mut data: Vec<T> = (0..drawn).map(|_| unit(g)).collect();
+    let mut data: Vec<T> = crate::tensor::pool::vec_with_capacity(n);
+    data.extend((0..drawn).map(|_| unit(g)));
     data.resize(n, T::default());
     let mut i = 0;
     while i + 16 <= n {
@@ -452,6 +453,7 @@ pub fn randn(shape: &[usize], dtype: DType) -> Result<Tensor> {
 
 pub fn randn_gen(shape: &[usize], dtype: DType, gen: Option<&GeneratorRef>) -> Result<Tensor> {
     float_only("normal_kernel_cpu", dtype)?;
+    crate::tensor::shape::storage_nbytes(shape, dtype.itemsize())?;
     let t = normal_values(dtype, numel(shape), true, 0.0, 1.0, gen);
     crate::ops::movement::reshape(&t, &crate::tensor::shape::sizes_i64(shape))
 }
@@ -846,7 +848,8 @@ pub fn randperm(n: i64, dtype: DType, gen: Option<&GeneratorRef>) -> Result<Tens
     }
     let n = n as usize;
     let perm: Vec<i64> = with_gen(gen, |g| {
-        let mut r: Vec<i64> = (0..n as i64).collect();
+        let mut r: Vec<i64> = crate::tensor::pool::vec_with_capacity(n);
+        r.extend(0..n as i64);
         if (n as u64) < u32::MAX as u64 / 20 {
             for i in 0..n.saturating_sub(1) {
                 let z = g.random() as usize % (n - i);
@@ -932,7 +935,8 @@ pub fn multinomial(
         return crate::ops::creation::copy_to_device(&idx, device);
     }
     // With replacement: ATen accumulates in the input's type (float for half).
-    let mut out = Vec::with_capacity(n_dist * num_samples as usize);
+    let mut out =
+        crate::tensor::pool::vec_with_capacity(n_dist.saturating_mul(num_samples as usize));
     with_gen(gen, |g| -> Result<()> {
         for row in vals.chunks(n_cat) {
             macro_rules! sample {

@@ -275,7 +275,14 @@ pub fn repeat(x: &Tensor, reps: &[i64]) -> Result<Tensor> {
     // View as [1, s0, 1, s1, ...], expand to [r0, s0, r1, s1, ...], then merge pairs.
     let inter: Vec<i64> = src.iter().flat_map(|&s| [1, s]).collect();
     let expanded: Vec<i64> = reps.iter().zip(&src).flat_map(|(&r, &s)| [r, s]).collect();
-    let final_shape: Vec<i64> = reps.iter().zip(&src).map(|(&r, &s)| r * s).collect();
+    let final_shape: Vec<i64> = reps
+        .iter()
+        .zip(&src)
+        .map(|(&r, &s)| r.saturating_mul(s))
+        .collect();
+    // The result's storage size, checked before the expand below makes its (huge) view.
+    let sizes: Vec<usize> = final_shape.iter().map(|&s| s as usize).collect();
+    crate::tensor::shape::storage_nbytes(&sizes, x.dtype().itemsize())?;
     let out = {
         let _g = GradModeGuard::new(false);
         let v = reshape(&contiguous_clone(x), &inter)?;

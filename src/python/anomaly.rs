@@ -76,7 +76,7 @@ pub fn set_anomaly_enabled(
         if let Ok(b) = v.cast::<pyo3::types::PyBool>() {
             return Ok(b.is_true());
         }
-        Err(pyo3::exceptions::PyTypeError::new_err(format!(
+        Err(super::errors::type_error(format!(
             "set_anomaly_enabled(): argument '{name}' (position {pos}) must be bool, not {}",
             v.get_type().name()?
         )))
@@ -120,7 +120,7 @@ pub fn metadata(py: Python<'_>, node: &PyNode) -> PyResult<Py<PyDict>> {
             node.with(|n| n.metadata = Some(Box::new(meta)));
             Ok(dict)
         }
-        None => Err(pyo3::exceptions::PyRuntimeError::new_err(
+        None => Err(super::errors::runtime_error(
             "cannot read the metadata of a node while it runs",
         )),
     }

@@ -75,9 +75,7 @@ impl PyNode {
             Some(Handle::Weak(w)) => w.upgrade(),
             None => None,
         };
-        node.ok_or_else(|| {
-            pyo3::exceptions::PyRuntimeError::new_err("graph nodes are created by operations")
-        })
+        node.ok_or_else(|| super::errors::runtime_error("graph nodes are created by operations"))
     }
 
     /// Make this (an `autograd.Function` context) the Python object of `node`.
@@ -88,9 +86,7 @@ impl PyNode {
     /// Run `f` on the node, or raise if it is running (hooks are added between runs).
     fn with_node<R>(&self, f: impl FnOnce(&mut crate::autograd::graph::Node) -> R) -> PyResult<R> {
         self.node()?.try_with(f).ok_or_else(|| {
-            pyo3::exceptions::PyRuntimeError::new_err(
-                "cannot register a hook on a node while it runs",
-            )
+            super::errors::runtime_error("cannot register a hook on a node while it runs")
         })
     }
 }
@@ -160,7 +156,9 @@ impl PyNode {
         let items: Vec<Py<PyAny>> = saved
             .iter()
             .map(|s| match (s, &node) {
-                (Some(s), Some(node)) => wrap(py, s.unpack_for(node)?),
+                (Some(s), Some(node)) => {
+                    wrap(py, super::boundary::held(|| Ok(s.unpack_for(node)?))?)
+                }
                 _ => Ok(py.None()),
             })
             .collect::<PyResult<_>>()?;
@@ -206,7 +204,7 @@ impl PyNode {
     fn variable(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         match self.node()?.variable() {
             Some(t) => wrap(py, t),
-            None => Err(pyo3::exceptions::PyAttributeError::new_err(format!(
+            None => Err(super::errors::attribute_error(format!(
                 "'{}' object has no attribute 'variable'",
                 self.node()?.name()
             ))),
@@ -272,7 +270,7 @@ fn optional_list(obj: Option<&Bound<'_, PyAny>>, n: usize) -> PyResult<Vec<Optio
         });
     }
     if out.len() != n {
-        return Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
+        return Err(super::errors::runtime_error(format!(
             "got {n} tensors and {} gradients",
             out.len()
         )));
@@ -360,7 +358,7 @@ pub fn _exit_inference_mode(state: u8) {
 #[pyo3(name = "_unsafe_set_version_counter")]
 pub fn set_version_counters(tensors: Vec<PyRef<'_, PyTensor>>, versions: Vec<u64>) -> PyResult<()> {
     if tensors.len() != versions.len() {
-        return Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
+        return Err(super::errors::runtime_error(format!(
             "tensors_len={}, versions_len={}",
             tensors.len(),
             versions.len()
@@ -368,7 +366,7 @@ pub fn set_version_counters(tensors: Vec<PyRef<'_, PyTensor>>, versions: Vec<u64
     }
     for (t, v) in tensors.iter().zip(versions) {
         if t.t.checked_version().is_err() {
-            return Err(pyo3::exceptions::PyRuntimeError::new_err(
+            return Err(super::errors::runtime_error(
                 "Tried to call gradrs.autograd._unsafe_set_version() on a tensor that does not have a version counter. Was it created in inference mode?",
             ));
         }
@@ -382,7 +380,7 @@ pub fn set_version_counters(tensors: Vec<PyRef<'_, PyTensor>>, versions: Vec<u64
 pub fn is_inference(input: &Bound<'_, PyAny>) -> PyResult<bool> {
     match input.cast::<PyTensor>() {
         Ok(t) => Ok(t.borrow().t.is_inference()),
-        Err(_) => Err(pyo3::exceptions::PyTypeError::new_err(format!(
+        Err(_) => Err(super::errors::type_error(format!(
             "is_inference(): argument 'input' (position 1) must be Tensor, not {}",
             input.get_type().name()?
         ))),

@@ -2,11 +2,11 @@
 
 use super::tensor::PyTensor;
 use crate::dtype::{DType, Scalar};
+use crate::error::Error;
 use crate::ops::creation::cast_data;
 use crate::storage_from_parts;
 use crate::tensor::shape::Shape;
 use crate::tensor::Tensor;
-use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PySequence, PyTuple};
 
@@ -63,7 +63,7 @@ pub fn tensor_arg(
 ) -> PyResult<Tensor> {
     match obj.cast::<PyTensor>() {
         Ok(t) => Ok(t.borrow().t.clone()),
-        Err(_) => Err(PyTypeError::new_err(format!(
+        Err(_) => Err(super::errors::type_error(format!(
             "{op}(): argument '{arg}' (position {position}) must be Tensor, not {}",
             type_name(obj)
         ))),
@@ -106,7 +106,7 @@ pub fn number_arg(obj: &Bound<'_, PyAny>, op: &str, arg: &str) -> PyResult<Scala
             return Ok(t.item()?);
         }
     }
-    Err(PyTypeError::new_err(format!(
+    Err(super::errors::type_error(format!(
         "{op}(): argument '{arg}' must be Number, not {}",
         type_name(obj)
     )))
@@ -146,10 +146,28 @@ struct Flat {
     kind: u8, // 0 bool, 1 int, 2 float
 }
 
+/// PyTorch's limit on a tensor's dimensions (`MAX_DIMS`): deeper data is refused, so the
+/// walk's recursion is bounded whatever the input.
+const MAX_DIMS: usize = 128;
+
 fn walk(obj: &Bound<'_, PyAny>, depth: usize, flat: &mut Flat) -> PyResult<()> {
+    // On the first-element path the shape still grows: PyTorch sizes data by descending first
+    // elements, so a string there (itself a sequence of strings) is "too many dimensions";
+    // elsewhere a string or bytes is an element of the wrong type.
+    let growing = depth == flat.shape.len() && flat.values.is_empty();
+    if obj.is_instance_of::<pyo3::types::PyString>() {
+        return Err(if growing && depth > 0 {
+            Error::Value("too many dimensions 'str'".into()).into()
+        } else {
+            Error::Type("new(): invalid data type 'str'".into()).into()
+        });
+    }
+    if obj.is_instance_of::<pyo3::types::PyBytes>() {
+        return Err(Error::Type("new(): invalid data type 'bytes'".into()).into());
+    }
     if let Some(s) = extract_scalar(obj) {
         if depth != flat.shape.len() {
-            return Err(PyValueError::new_err(format!(
+            return Err(super::errors::value_error(format!(
                 "expected sequence of length {} at dim {} (got {})",
                 flat.shape.get(depth).copied().unwrap_or(0),
                 depth,
@@ -167,7 +185,7 @@ fn walk(obj: &Bound<'_, PyAny>, depth: usize, flat: &mut Flat) -> PyResult<()> {
     if let Ok(t) = obj.cast::<PyTensor>() {
         let t = &t.borrow().t;
         if t.numel() != 1 || t.dim() != 0 {
-            return Err(PyValueError::new_err(
+            return Err(super::errors::value_error(
                 "only one element tensors can be converted to Python scalars",
             ));
         }
@@ -177,25 +195,22 @@ fn walk(obj: &Bound<'_, PyAny>, depth: usize, flat: &mut Flat) -> PyResult<()> {
             flat,
         );
     }
-    let seq = obj.cast::<PySequence>().map_err(|_| {
-        PyTypeError::new_err(format!(
-            "Could not infer dtype of {}",
-            obj.get_type()
-                .name()
-                .map(|n| n.to_string())
-                .unwrap_or_default()
-        ))
-    })?;
+    let seq = obj
+        .cast::<PySequence>()
+        .map_err(|_| Error::Runtime(format!("Could not infer dtype of {}", type_name(obj))))?;
     let len = seq.len()?;
     if depth == flat.shape.len() {
+        if depth >= MAX_DIMS {
+            return Err(Error::Value(format!("too many dimensions '{}'", type_name(obj))).into());
+        }
         if !flat.values.is_empty() {
-            return Err(PyValueError::new_err(format!(
+            return Err(super::errors::value_error(format!(
                 "expected sequence of length 0 at dim {depth} (got {len})"
             )));
         }
         flat.shape.push(len);
     } else if depth > flat.shape.len() || flat.shape[depth] != len {
-        return Err(PyValueError::new_err(format!(
+        return Err(super::errors::value_error(format!(
             "expected sequence of length {} at dim {} (got {})",
             flat.shape.get(depth).copied().unwrap_or(0),
             depth,
@@ -243,6 +258,26 @@ pub fn tensor_from_data(data: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResu
             crate::dtype::check_fits(s, dtype, "int32")?;
         }
     }
+    if matches!(dtype, DType::I32 | DType::I64) {
+        // PyTorch refuses a float that no integer holds (NaN, inf, past the type's range)
+        // instead of casting it to 0 or a saturated value.
+        let (lo, hi) = match dtype {
+            DType::I32 => (-2147483648.0, 2147483647.0),
+            _ => (-9223372036854775808.0, 9223372036854775807.0),
+        };
+        let bad = |s: &Scalar| matches!(*s, Scalar::Float(f) if !(lo..=hi).contains(&f));
+        if flat.values.iter().any(bad) {
+            let name = if dtype == DType::I32 {
+                "int32"
+            } else {
+                "int64"
+            };
+            return Err(Error::Runtime(format!(
+                "value cannot be converted to type {name} without overflow"
+            ))
+            .into());
+        }
+    }
     Ok(crate::dispatch!(dtype, T => {
         let v: Vec<T> = flat.values.iter().map(|s| crate::tensor::scalar_as::<T>(*s)).collect();
         Tensor::from_vec(v, &flat.shape)
@@ -262,7 +297,7 @@ pub fn from_numpy(arr: &Bound<'_, PyAny>) -> PyResult<Tensor> {
         "|b1" => DType::Bool,
         _ => {
             let name: String = arr.getattr("dtype")?.str()?.extract()?;
-            return Err(PyTypeError::new_err(format!(
+            return Err(super::errors::type_error(format!(
                 "can't convert np.ndarray of type numpy.{name}. The only supported types are: float64, float32, float16, int64, int32, and bool."
             )));
         }
@@ -275,7 +310,7 @@ pub fn from_numpy(arr: &Bound<'_, PyAny>) -> PyResult<Tensor> {
         None => crate::tensor::shape::contiguous_strides(&shape).to_vec(),
     };
     if strides.iter().any(|&s| s < 0) {
-        return Err(PyValueError::new_err(
+        return Err(super::errors::value_error(
             "At least one stride in the given numpy array is negative, and tensors with negative strides are not currently supported. (You can probably work around this by making a copy of your array  with array.copy().) ",
         ));
     }

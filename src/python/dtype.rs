@@ -2,7 +2,6 @@
 
 use crate::dtype::DType;
 use crate::tensor::Device;
-use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 
@@ -59,7 +58,7 @@ pub fn extract_dtype(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<DType>> 
         Some(o) if o.is_none() => Ok(None),
         Some(o) => match o.cast::<PyDType>() {
             Ok(d) => Ok(Some(d.get().d)),
-            Err(_) => Err(PyTypeError::new_err(format!(
+            Err(_) => Err(super::errors::type_error(format!(
                 "dtype must be gradrs.dtype, not {}",
                 o.get_type().name()?
             ))),
@@ -102,22 +101,21 @@ impl PyDevice {
 }
 
 pub fn parse_device(s: &str, index: Option<i64>) -> PyResult<PyDevice> {
-    let (kind, idx) =
-        match s.split_once(':') {
-            Some((k, i)) => (
-                k,
-                Some(i.parse::<i64>().map_err(|_| {
-                    PyRuntimeError::new_err(format!("Invalid device string: '{s}'"))
-                })?),
-            ),
-            None => (s, index),
-        };
+    let (kind, idx) = match s.split_once(':') {
+        Some((k, i)) => (
+            k,
+            Some(i.parse::<i64>().map_err(|_| {
+                super::errors::runtime_error(format!("Invalid device string: '{s}'"))
+            })?),
+        ),
+        None => (s, index),
+    };
     match kind {
         "cpu" | "gpu" | "cuda" => Ok(PyDevice {
             kind: kind.into(),
             index: idx,
         }),
-        _ => Err(PyRuntimeError::new_err(format!(
+        _ => Err(super::errors::runtime_error(format!(
             "Expected one of cpu, gpu, cuda device type at start of device string: {s}"
         ))),
     }
@@ -129,14 +127,14 @@ impl PyDevice {
     pub fn device(&self) -> PyResult<Device> {
         match (self.kind.as_str(), self.index) {
             ("cpu", None | Some(0)) => Ok(Device::Cpu),
-            ("cpu", Some(i)) => Err(PyRuntimeError::new_err(format!(
+            ("cpu", Some(i)) => Err(super::errors::runtime_error(format!(
                 "Device index must be -1 or 0 for CPU, got {i}"
             ))),
             (_, None | Some(0)) => Ok(Device::Gpu),
-            (_, Some(i)) if i < 0 => {
-                Err(PyRuntimeError::new_err("Device index must not be negative"))
-            }
-            (_, Some(_)) => Err(PyRuntimeError::new_err(
+            (_, Some(i)) if i < 0 => Err(super::errors::runtime_error(
+                "Device index must not be negative",
+            )),
+            (_, Some(_)) => Err(super::errors::runtime_error(
                 "GPU error: invalid device ordinal (gradrs uses one GPU, index 0)",
             )),
         }

@@ -19,9 +19,8 @@ pub fn _register(py: Python<'_>, size: Py<PyAny>, repr: Py<PyAny>, numpy_view: P
 }
 
 fn get<'a>(cell: &'a PyOnceLock<Py<PyAny>>, py: Python<'_>) -> PyResult<&'a Py<PyAny>> {
-    cell.get(py).ok_or_else(|| {
-        pyo3::exceptions::PyRuntimeError::new_err("gradrs is not initialized: import gradrs")
-    })
+    cell.get(py)
+        .ok_or_else(|| super::errors::runtime_error("gradrs is not initialized: import gradrs"))
 }
 
 pub fn size(py: Python<'_>, shape: &[usize]) -> PyResult<Py<PyAny>> {

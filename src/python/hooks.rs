@@ -8,7 +8,6 @@ use super::tensor::{wrap, PyTensor};
 use crate::autograd::hooks::{PostAccumulateGradHook, PostHook, PreHook, TensorHook};
 use crate::error::Result;
 use crate::Tensor;
-use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use std::any::Any;
@@ -44,12 +43,12 @@ fn check_single_result(
         return Ok(());
     }
     if original.is_none() {
-        return Err(PyRuntimeError::new_err(
+        return Err(super::errors::runtime_error(
             "can't replace a None gradient with a non-None value",
         ));
     }
     let (Ok(o), Ok(r)) = (original.cast::<PyTensor>(), result.cast::<PyTensor>()) else {
-        return Err(PyTypeError::new_err(format!(
+        return Err(super::errors::type_error(format!(
             "expected Variable, but hook returned '{}'",
             type_name(result)
         )));
@@ -61,12 +60,12 @@ fn check_single_result(
             original.call_method0("type")?.extract()?,
             result.call_method0("type")?.extract()?,
         );
-        return Err(PyRuntimeError::new_err(format!(
+        return Err(super::errors::runtime_error(format!(
             "hook '{name}' has changed the type of value (was {ot} got {rt})"
         )));
     }
     if o.shape() != r.shape() {
-        return Err(PyRuntimeError::new_err(format!(
+        return Err(super::errors::runtime_error(format!(
             "hook '{name}' has changed the size of value"
         )));
     }
@@ -80,14 +79,14 @@ fn check_result(
     hook: &Bound<'_, PyAny>,
 ) -> PyResult<()> {
     let Ok(res) = result.cast::<PyTuple>() else {
-        return Err(PyTypeError::new_err(format!(
+        return Err(super::errors::type_error(format!(
             "expected tuple, but hook returned '{}'",
             type_name(result)
         )));
     };
     let prev = prev.cast::<PyTuple>()?;
     if prev.len() != res.len() {
-        return Err(PyRuntimeError::new_err(format!(
+        return Err(super::errors::runtime_error(format!(
             "hook '{}' has returned an incorrect number of values (got {}, but expected {})",
             hook_name(hook),
             res.len(),
@@ -213,7 +212,7 @@ impl PostAccumulateGradHook for HookDict {
                     let res = hook.call1((&t,))?;
                     if !res.is_none() {
                         check_single_result(&t, &res, &hook)?;
-                        return Err(PyRuntimeError::new_err(
+                        return Err(super::errors::runtime_error(
                             "Tensor post accumulate grad hooks should return None.",
                         ));
                     }

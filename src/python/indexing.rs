@@ -8,7 +8,6 @@ use crate::ops::index::{self as ix, IndexStep};
 use crate::ops::{inplace, shape, slicing, Operand};
 use crate::tensor::device::check_args;
 use crate::tensor::Tensor;
-use pyo3::exceptions::{PyIndexError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyEllipsis, PyList, PySlice, PyTuple};
 
@@ -56,7 +55,7 @@ fn entry(obj: &Bound<'_, PyAny>) -> PyResult<Entry> {
                 Entry::Step(IndexStep::Tensor(crate::ops::creation::wide(&t)))
             }
             _ => {
-                return Err(PyIndexError::new_err(
+                return Err(super::errors::index_error(
                     "tensors used as indices must be long, int, byte or bool tensors",
                 ))
             }
@@ -73,7 +72,7 @@ fn entry(obj: &Bound<'_, PyAny>) -> PyResult<Entry> {
         let t = super::convert::tensor_from_data(obj, None)?;
         return entry(wrap(obj.py(), t)?.bind(obj.py()));
     }
-    Err(PyIndexError::new_err(
+    Err(super::errors::index_error(
         "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices (got ".to_string()
             + &obj.get_type().name().map(|n| n.to_string()).unwrap_or_default() + ")",
     ))
@@ -97,7 +96,7 @@ fn steps(key: &Bound<'_, PyAny>, x: &Tensor) -> PyResult<Vec<IndexStep>> {
         })
         .sum();
     if consumed > ndim {
-        return Err(PyIndexError::new_err(format!(
+        return Err(super::errors::index_error(format!(
             "too many indices for tensor of dimension {ndim}"
         )));
     }
@@ -110,7 +109,7 @@ fn steps(key: &Bound<'_, PyAny>, x: &Tensor) -> PyResult<Vec<IndexStep>> {
         match e {
             Entry::Ellipsis => {
                 if seen_ellipsis {
-                    return Err(PyIndexError::new_err(
+                    return Err(super::errors::index_error(
                         "an index can only have a single ellipsis ('...')",
                     ));
                 }
@@ -141,7 +140,7 @@ fn steps(key: &Bound<'_, PyAny>, x: &Tensor) -> PyResult<Vec<IndexStep>> {
                 masks.push((at, m.clone()));
                 let nz = ix::nonzero(&m);
                 for d in 0..m.dim() {
-                    let col = slicing::select(&nz, 1, d as i64)?;
+                    let col = super::boundary::catch(|| slicing::select(&nz, 1, d as i64))?;
                     out.push(IndexStep::Tensor(crate::ops::creation::contiguous_clone(
                         &col,
                     )));
@@ -173,12 +172,12 @@ fn check_masks(x: &Tensor, steps: &[IndexStep], masks: &[(usize, Tensor)]) -> Py
         .collect();
     let view = {
         let _g = crate::autograd::GradModeGuard::new(false);
-        ix::getitem(&x.detach(), &basic)?.shape()
+        super::boundary::catch(|| ix::getitem(&x.detach(), &basic))?.shape()
     };
     for (at, m) in masks {
         for (j, &size) in m.shape().iter().enumerate() {
             if view.get(at + j) != Some(&size) {
-                return Err(PyIndexError::new_err(format!(
+                return Err(super::errors::index_error(format!(
                     "The shape of the mask {} at index {j} does not match the shape of the indexed tensor {} at index {}",
                     crate::tensor::shape::list_repr(&m.shape()),
                     crate::tensor::shape::list_repr(&view),
@@ -206,7 +205,7 @@ fn tensor_list(seq: &Bound<'_, PyAny>) -> PyResult<Vec<Tensor>> {
         .map(|o| {
             Ok(o?
                 .cast::<PyTensor>()
-                .map_err(|_| PyTypeError::new_err("expected a sequence of Tensors"))?
+                .map_err(|_| super::errors::type_error("expected a sequence of Tensors"))?
                 .borrow()
                 .t
                 .clone())
@@ -226,57 +225,66 @@ fn tuple_of(py: Python<'_>, ts: Vec<Tensor>) -> R {
 impl PyTensor {
     fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> R {
         let s = steps(key, &self.t)?;
-        ix::check_index_devices(&self.t, &s)?;
-        wrap(py, ix::getitem(&self.t, &s)?)
+        super::boundary::catch(|| ix::check_index_devices(&self.t, &s))?;
+        super::boundary::tensor(py, || ix::getitem(&self.t, &s))
     }
     fn __setitem__(&self, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        let s = steps(key, &self.t)?;
-        ix::check_index_devices(&self.t, &s)?;
-        let v = value_operand(value)?;
-        let vt = v.edge_tensor(self.t.dtype());
-        if key.is_instance_of::<PyEllipsis>() {
-            // PyTorch: `x[...] = v` is `x.copy_(v)` (CopyBackwards).
-            let vs = vt.shape();
-            let lead = vs.iter().take_while(|&&d| d == 1).count();
-            let vt = if lead > 0 {
-                crate::ops::movement::reshape(&vt, &crate::tensor::shape::sizes_i64(&vs[lead..]))?
+        // Writes keep the GIL (Note [Storage mutation]); panics are caught all the same.
+        super::boundary::held(|| {
+            let s = steps(key, &self.t)?;
+            super::boundary::catch(|| ix::check_index_devices(&self.t, &s))?;
+            let v = value_operand(value)?;
+            let vt = v.edge_tensor(self.t.dtype());
+            if key.is_instance_of::<PyEllipsis>() {
+                // PyTorch: `x[...] = v` is `x.copy_(v)` (CopyBackwards).
+                let vs = vt.shape();
+                let lead = vs.iter().take_while(|&&d| d == 1).count();
+                let vt = if lead > 0 {
+                    super::boundary::catch(|| {
+                        crate::ops::movement::reshape(
+                            &vt,
+                            &crate::tensor::shape::sizes_i64(&vs[lead..]),
+                        )
+                    })?
+                } else {
+                    vt
+                };
+                return Ok(super::boundary::catch(|| inplace::copy_(&self.t, &vt))?);
+            }
+            if crate::autograd::is_grad_enabled() && (self.t.requires_grad() || vt.requires_grad())
+            {
+                super::boundary::catch(|| ix::setitem_(&self.t, &s, v))?;
             } else {
-                vt
-            };
-            return Ok(inplace::copy_(&self.t, &vt)?);
-        }
-        if crate::autograd::is_grad_enabled() && (self.t.requires_grad() || vt.requires_grad()) {
-            ix::setitem_(&self.t, &s, v)?;
-        } else {
-            crate::ops::binary::check_inplace_leaf(&self.t)?;
-            ix::setitem_data(&self.t, &s, &v)?;
-        }
-        Ok(())
+                super::boundary::catch(|| crate::ops::binary::check_inplace_leaf(&self.t))?;
+                super::boundary::catch(|| ix::setitem_data(&self.t, &s, &v))?;
+            }
+            Ok(())
+        })
     }
     fn select(&self, py: Python<'_>, dim: i64, index: i64) -> R {
         if self.t.dim() > 0 {
             let d = crate::tensor::shape::wrap_dim(dim, self.t.dim())?;
             let size = self.t.shape()[d] as i64;
             if index < -size || index >= size {
-                return Err(PyIndexError::new_err(format!(
+                return Err(super::errors::index_error(format!(
                     "select(): index {index} out of range for tensor of size {} at dimension {d}",
                     crate::tensor::shape::list_repr(&self.t.shape())
                 )));
             }
         }
-        wrap(py, slicing::select(&self.t, dim, index)?)
+        super::boundary::tensor(py, || slicing::select(&self.t, dim, index))
     }
     #[pyo3(signature = (offset=0, dim1=0, dim2=1))]
     fn diagonal(&self, py: Python<'_>, offset: i64, dim1: i64, dim2: i64) -> R {
-        wrap(py, slicing::diagonal(&self.t, offset, dim1, dim2)?)
+        super::boundary::tensor(py, || slicing::diagonal(&self.t, offset, dim1, dim2))
     }
     fn narrow(&self, py: Python<'_>, dim: i64, start: i64, length: i64) -> R {
-        wrap(py, slicing::narrow(&self.t, dim, start, length)?)
+        super::boundary::tensor(py, || slicing::narrow(&self.t, dim, start, length))
     }
     #[pyo3(signature = (split_size_or_sections, dim=0))]
     fn split(&self, py: Python<'_>, split_size_or_sections: &Bound<'_, PyAny>, dim: i64) -> R {
         let parts = match split_size_or_sections.extract::<i64>() {
-            Ok(n) => slicing::split(&self.t, n, dim)?,
+            Ok(n) => super::boundary::catch(|| slicing::split(&self.t, n, dim))?,
             Err(_) => slicing::split_with_sizes(
                 &self.t,
                 &split_size_or_sections.extract::<Vec<i64>>()?,
@@ -287,14 +295,21 @@ impl PyTensor {
     }
     #[pyo3(signature = (chunks, dim=0))]
     fn chunk(&self, py: Python<'_>, chunks: i64, dim: i64) -> R {
-        tuple_of(py, slicing::chunk(&self.t, chunks, dim)?)
+        tuple_of(
+            py,
+            super::boundary::catch(|| slicing::chunk(&self.t, chunks, dim))?,
+        )
     }
     #[pyo3(signature = (dim=0))]
     fn unbind(&self, py: Python<'_>, dim: i64) -> R {
-        tuple_of(py, slicing::unbind(&self.t, dim)?)
+        tuple_of(
+            py,
+            super::boundary::catch(|| slicing::unbind(&self.t, dim))?,
+        )
     }
     fn gather(&self, py: Python<'_>, dim: i64, index: PyRef<'_, PyTensor>) -> R {
-        wrap(py, ix::gather(&self.t, dim, &index.t)?)
+        let index_t = index.t.clone();
+        super::boundary::tensor(py, || ix::gather(&self.t, dim, &index_t))
     }
     #[pyo3(signature = (dim, index, src=None, *, value=None))]
     fn scatter(
@@ -306,7 +321,8 @@ impl PyTensor {
         value: Option<&Bound<'_, PyAny>>,
     ) -> R {
         let s = scatter_source(src, value, "scatter")?;
-        wrap(py, ix::scatter(&self.t, dim, &index.t, s)?)
+        let index_t = index.t.clone();
+        super::boundary::tensor(py, || ix::scatter(&self.t, dim, &index_t, s))
     }
     #[pyo3(signature = (dim, index, src=None, *, value=None))]
     fn scatter_(
@@ -341,7 +357,9 @@ impl PyTensor {
         index: PyRef<'_, PyTensor>,
         src: PyRef<'_, PyTensor>,
     ) -> R {
-        wrap(py, ix::scatter_add(&self.t, dim, &index.t, &src.t)?)
+        let index_t = index.t.clone();
+        let src_t = src.t.clone();
+        super::boundary::tensor(py, || ix::scatter_add(&self.t, dim, &index_t, &src_t))
     }
     fn scatter_add_(
         slf: &Bound<'_, Self>,
@@ -357,7 +375,8 @@ impl PyTensor {
         })
     }
     fn index_select(&self, py: Python<'_>, dim: i64, index: PyRef<'_, PyTensor>) -> R {
-        wrap(py, ix::index_select(&self.t, dim, &index.t)?)
+        let index_t = index.t.clone();
+        super::boundary::tensor(py, || ix::index_select(&self.t, dim, &index_t))
     }
     #[pyo3(signature = (dim, index, source, *, alpha=None))]
     fn index_add(
@@ -369,7 +388,9 @@ impl PyTensor {
         alpha: Option<&Bound<'_, PyAny>>,
     ) -> R {
         let a = alpha.and_then(extract_scalar).unwrap_or(Scalar::Int(1));
-        wrap(py, ix::index_add(&self.t, dim, &index.t, &source.t, a)?)
+        let index_t = index.t.clone();
+        let source_t = source.t.clone();
+        super::boundary::tensor(py, || ix::index_add(&self.t, dim, &index_t, &source_t, a))
     }
     #[pyo3(signature = (dim, index, source, *, alpha=None))]
     fn index_add_(
@@ -395,11 +416,13 @@ impl PyTensor {
     ) -> R {
         wrap(
             py,
-            ix::masked_fill(
-                &self.t,
-                &mask.t,
-                operand_arg(value, "masked_fill", "value")?,
-            )?,
+            super::boundary::held(|| {
+                Ok(ix::masked_fill(
+                    &self.t,
+                    &mask.t,
+                    operand_arg(value, "masked_fill", "value")?,
+                )?)
+            })?,
         )
     }
     fn masked_fill_(
@@ -412,39 +435,44 @@ impl PyTensor {
         in_place_with(slf, &[&vt], |x| ix::masked_fill(x, &m, v))
     }
     fn masked_select(&self, py: Python<'_>, mask: PyRef<'_, PyTensor>) -> R {
-        wrap(py, ix::masked_select(&self.t, &mask.t)?)
+        let mask_t = mask.t.clone();
+        super::boundary::tensor(py, || ix::masked_select(&self.t, &mask_t))
     }
     #[pyo3(signature = (*, as_tuple=false))]
     fn nonzero(&self, py: Python<'_>, as_tuple: bool) -> R {
         if as_tuple {
             // A 0-dim input counts as 1-D here, as in PyTorch.
-            let x = crate::ops::movement::reshape(&self.t, &[-1])?;
+            let x = super::boundary::catch(|| crate::ops::movement::reshape(&self.t, &[-1]))?;
             let x = if self.t.dim() == 0 { &x } else { &self.t };
             let nz = ix::nonzero(x);
             let cols = (0..x.dim())
                 .map(|d| {
-                    Ok(crate::ops::creation::contiguous_clone(&slicing::select(
-                        &nz, 1, d as i64,
-                    )?))
+                    Ok(crate::ops::creation::contiguous_clone(
+                        &super::boundary::catch(|| slicing::select(&nz, 1, d as i64))?,
+                    ))
                 })
                 .collect::<crate::Result<Vec<_>>>()?;
             return tuple_of(py, cols);
         }
-        wrap(py, ix::nonzero(&self.t))
+        wrap(py, super::boundary::held(|| Ok(ix::nonzero(&self.t)))?)
     }
     #[pyo3(signature = (indices, dim=None))]
     fn take_along_dim(&self, py: Python<'_>, indices: PyRef<'_, PyTensor>, dim: Option<i64>) -> R {
-        wrap(py, ix::take_along_dim(&self.t, &indices.t, dim)?)
+        let indices_t = indices.t.clone();
+        super::boundary::tensor(py, || ix::take_along_dim(&self.t, &indices_t, dim))
     }
     #[pyo3(signature = (*dims))]
     fn flip(&self, py: Python<'_>, dims: &Bound<'_, PyTuple>) -> R {
-        wrap(py, shape::flip(&self.t, &sizes_arg(dims)?)?)
+        wrap(
+            py,
+            super::boundary::held(|| Ok(shape::flip(&self.t, &sizes_arg(dims)?)?))?,
+        )
     }
     fn fliplr(&self, py: Python<'_>) -> R {
-        wrap(py, shape::flip(&self.t, &[1])?)
+        super::boundary::cheap(py, || shape::flip(&self.t, &[1]))
     }
     fn flipud(&self, py: Python<'_>) -> R {
-        wrap(py, shape::flip(&self.t, &[0])?)
+        super::boundary::cheap(py, || shape::flip(&self.t, &[0]))
     }
     #[pyo3(signature = (shifts, dims=None))]
     fn roll(
@@ -455,19 +483,22 @@ impl PyTensor {
     ) -> R {
         let s = super::tensor::dims_arg(Some(shifts))?.unwrap_or_default();
         let d = super::tensor::dims_arg(dims)?.unwrap_or_default();
-        wrap(py, shape::roll(&self.t, &s, &d)?)
+        super::boundary::cheap(py, || shape::roll(&self.t, &s, &d))
     }
     #[pyo3(signature = (*sizes))]
     fn repeat(&self, py: Python<'_>, sizes: &Bound<'_, PyTuple>) -> R {
-        wrap(py, shape::repeat(&self.t, &sizes_arg(sizes)?)?)
+        wrap(
+            py,
+            super::boundary::held(|| Ok(shape::repeat(&self.t, &sizes_arg(sizes)?)?))?,
+        )
     }
     #[pyo3(signature = (diagonal=0))]
     fn tril(&self, py: Python<'_>, diagonal: i64) -> R {
-        wrap(py, shape::tri(&self.t, diagonal, true)?)
+        super::boundary::cheap(py, || shape::tri(&self.t, diagonal, true))
     }
     #[pyo3(signature = (diagonal=0))]
     fn triu(&self, py: Python<'_>, diagonal: i64) -> R {
-        wrap(py, shape::tri(&self.t, diagonal, false)?)
+        super::boundary::cheap(py, || shape::tri(&self.t, diagonal, false))
     }
     #[pyo3(signature = (diagonal=0))]
     fn tril_(slf: &Bound<'_, Self>, diagonal: i64) -> R {
@@ -484,25 +515,31 @@ impl PyTensor {
         new.extend(&sizes);
         new.extend(shape[d + 1..].iter().map(|&s| s as i64));
         let inner = crate::tensor::shape::infer_size(&sizes, shape[d]).map_err(|_| {
-            pyo3::exceptions::PyRuntimeError::new_err(format!(
+            super::errors::runtime_error(format!(
                 "unflatten: Provided sizes {} don't multiply up to the size of dim {dim} ({}) in the input tensor",
                 crate::tensor::shape::list_repr(&sizes.iter().map(|&s| s.max(0) as usize).collect::<Vec<_>>()), shape[d]
             ))
         })?;
         let _ = inner;
-        wrap(py, crate::ops::movement::view(&self.t, &new)?)
+        super::boundary::cheap(py, || crate::ops::movement::view(&self.t, &new))
     }
 }
 
 #[pyfunction]
 #[pyo3(signature = (tensors, dim=0))]
 pub fn cat(py: Python<'_>, tensors: &Bound<'_, PyAny>, dim: i64) -> R {
-    wrap(py, shape::cat(&tensor_list(tensors)?, dim)?)
+    wrap(
+        py,
+        super::boundary::held(|| Ok(shape::cat(&tensor_list(tensors)?, dim)?))?,
+    )
 }
 #[pyfunction]
 #[pyo3(signature = (tensors, dim=0))]
 pub fn stack(py: Python<'_>, tensors: &Bound<'_, PyAny>, dim: i64) -> R {
-    wrap(py, shape::stack(&tensor_list(tensors)?, dim)?)
+    wrap(
+        py,
+        super::boundary::held(|| Ok(shape::stack(&tensor_list(tensors)?, dim)?))?,
+    )
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -520,7 +557,7 @@ fn scatter_source(
     match (src, value) {
         (Some(s), None) => operand_arg(s, name, "src"),
         (None, Some(v)) => operand_arg(v, name, "value"),
-        _ => Err(pyo3::exceptions::PyTypeError::new_err(format!(
+        _ => Err(super::errors::type_error(format!(
             "{name}() received an invalid combination of arguments - expected exactly one of src or value"
         ))),
     }

@@ -2,6 +2,7 @@
 
 pub mod anomaly;
 pub mod autograd;
+pub mod boundary;
 pub mod convert;
 pub mod declared;
 pub mod dtype;
@@ -26,7 +27,6 @@ use crate::tensor::Device;
 use crate::Tensor;
 use convert::extract_scalar;
 use dtype::{check_device, extract_dtype, PyDType, PyDevice};
-use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use tensor::{legacy_new, sizes_arg, to_shape, wrap, PyTensor};
@@ -36,7 +36,7 @@ type R = PyResult<Py<PyAny>>;
 /// A new tensor's last steps: onto the requested device, then `requires_grad`.
 fn finish(py: Python<'_>, t: Tensor, device: Option<Device>, requires_grad: bool) -> R {
     let t = match device {
-        Some(d) => creation::copy_to_device(&t, d)?,
+        Some(d) => boundary::run(py, || creation::copy_to_device(&t, d))?,
         None => t,
     };
     if requires_grad {
@@ -48,16 +48,16 @@ fn finish(py: Python<'_>, t: Tensor, device: Option<Device>, requires_grad: bool
 /// A factory's tensor of `shape` filled with `v`, made where it is asked for: on the GPU by
 /// the fill kernel (nothing uploaded, so a training step's `zeros(..., device=x.device)`
 /// costs no transfer), else on the host and copied there as before.
-fn filled_on(shape: &[usize], v: Scalar, d: DType, dev: Option<Device>) -> PyResult<Tensor> {
+fn filled_on(shape: &[usize], v: Scalar, d: DType, dev: Option<Device>) -> crate::Result<Tensor> {
     if dev.is_some_and(|dev| dev.is_gpu()) && d != DType::F64 {
         crate::tensor::device::check_gpu_dtype(d)?;
-        if let Some(t) = crate::ops::gpu::full(shape, v, d)? {
+        if let Some(t) = boundary::catch(|| crate::ops::gpu::full(shape, v, d))? {
             return Ok(t);
         }
     }
     let t = Tensor::full(shape, v, d);
     Ok(match dev {
-        Some(dev) => creation::copy_to_device(&t, dev)?,
+        Some(dev) => boundary::catch(|| creation::copy_to_device(&t, dev))?,
         None => t,
     })
 }
@@ -78,7 +78,8 @@ fn new_tensor(
 ) -> R {
     let _ = pin_memory;
     let dev = check_device(device)?;
-    let t = convert::tensor_from_data(data, extract_dtype(dtype)?)?;
+    let dtype = extract_dtype(dtype)?;
+    let t = boundary::held(|| convert::tensor_from_data(data, dtype))?;
     finish(py, t, dev, requires_grad)
 }
 
@@ -95,18 +96,19 @@ fn as_tensor(
     if let Ok(t) = data.cast::<PyTensor>() {
         let t = &t.borrow().t;
         let t = match dtype {
-            Some(d) => creation::to_dtype(t, d)?,
+            Some(d) => boundary::catch(|| creation::to_dtype(t, d))?,
             None => t.clone(),
         };
         return wrap(
             py,
             match dev {
-                Some(d) => creation::to_device(&t, d)?,
+                Some(d) => boundary::catch(|| creation::to_device(&t, d))?,
                 None => t,
             },
         );
     }
-    finish(py, convert::tensor_from_data(data, dtype)?, dev, false)
+    let t = boundary::held(|| convert::tensor_from_data(data, dtype))?;
+    finish(py, t, dev, false)
 }
 
 macro_rules! filled {
@@ -124,7 +126,8 @@ macro_rules! filled {
             let _ = out;
             let dev = check_device(device)?;
             let d = extract_dtype(dtype)?.unwrap_or(DType::F32);
-            let t = filled_on(&shape_of(size)?, $value, d, dev)?;
+            let shape = shape_of(size)?;
+            let t = boundary::run(py, || filled_on(&shape, $value, d, dev))?;
             finish(py, t, None, requires_grad)
         }
     };
@@ -146,7 +149,7 @@ fn full(
     let dev = check_device(device)?;
     let shape = to_shape(&size.extract::<Vec<i64>>()?)?;
     let v = extract_scalar(fill_value)
-        .ok_or_else(|| PyTypeError::new_err("full(): argument 'fill_value' must be Number"))?;
+        .ok_or_else(|| errors::type_error("full(): argument 'fill_value' must be Number"))?;
     let d = extract_dtype(dtype)?.unwrap_or(match v {
         Scalar::Bool(_) => DType::Bool,
         Scalar::Int(_) => DType::I64,
@@ -155,7 +158,8 @@ fn full(
     if !d.is_floating_point() {
         crate::dtype::check_fits(v, d, crate::dtype::cpp_name(d))?;
     }
-    finish(py, filled_on(&shape, v, d, dev)?, None, requires_grad)
+    let t = boundary::run(py, || filled_on(&shape, v, d, dev))?;
+    finish(py, t, None, requires_grad)
 }
 
 fn like_dtype(input: &Tensor, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<DType> {
@@ -176,7 +180,8 @@ macro_rules! filled_like {
             let dev = check_device(device)?;
             let d = like_dtype(&input.t, dtype)?;
             let dev = dev.or(Some(input.t.device()));
-            let t = filled_on(&input.t.shape(), $value, d, dev)?;
+            let shape = input.t.shape();
+            let t = boundary::run(py, || filled_on(&shape, $value, d, dev))?;
             finish(py, t, None, requires_grad)
         }
     };
@@ -197,15 +202,12 @@ fn full_like(
 ) -> R {
     let dev = check_device(device)?;
     let v = extract_scalar(fill_value)
-        .ok_or_else(|| PyTypeError::new_err("full_like(): argument 'fill_value' must be Number"))?;
+        .ok_or_else(|| errors::type_error("full_like(): argument 'fill_value' must be Number"))?;
     let d = like_dtype(&input.t, dtype)?;
     let dev = dev.or(Some(input.t.device()));
-    finish(
-        py,
-        filled_on(&input.t.shape(), v, d, dev)?,
-        None,
-        requires_grad,
-    )
+    let shape = input.t.shape();
+    let t = boundary::run(py, || filled_on(&shape, v, d, dev))?;
+    finish(py, t, None, requires_grad)
 }
 
 #[pyfunction]
@@ -222,7 +224,7 @@ fn arange(
         .iter()
         .map(|a| {
             extract_scalar(&a)
-                .ok_or_else(|| PyTypeError::new_err("arange(): arguments must be numbers"))
+                .ok_or_else(|| errors::type_error("arange(): arguments must be numbers"))
         })
         .collect::<PyResult<_>>()?;
     let (start, end, step) = match nums.as_slice() {
@@ -230,17 +232,14 @@ fn arange(
         [s, e] => (*s, *e, Scalar::Int(1)),
         [s, e, st] => (*s, *e, *st),
         _ => {
-            return Err(PyTypeError::new_err(
+            return Err(errors::type_error(
                 "arange() received an invalid combination of arguments",
             ))
         }
     };
-    finish(
-        py,
-        creation::arange(start, end, step, extract_dtype(dtype)?)?,
-        dev,
-        requires_grad,
-    )
+    let dtype = extract_dtype(dtype)?;
+    let t = boundary::run(py, || creation::arange(start, end, step, dtype))?;
+    finish(py, t, dev, requires_grad)
 }
 
 #[pyfunction]
@@ -255,17 +254,9 @@ fn linspace(
     requires_grad: bool,
 ) -> R {
     let dev = check_device(device)?;
-    finish(
-        py,
-        creation::linspace(
-            start,
-            end,
-            steps,
-            extract_dtype(dtype)?.unwrap_or(DType::F32),
-        )?,
-        dev,
-        requires_grad,
-    )
+    let dtype = extract_dtype(dtype)?.unwrap_or(DType::F32);
+    let t = boundary::run(py, || creation::linspace(start, end, steps, dtype))?;
+    finish(py, t, dev, requires_grad)
 }
 
 #[pyfunction]
@@ -280,31 +271,24 @@ fn eye(
 ) -> R {
     let dev = check_device(device)?;
     if n < 0 {
-        return Err(PyRuntimeError::new_err(format!(
+        return Err(errors::runtime_error(format!(
             "n must be greater or equal to 0, got {n}"
         )));
     }
     let m = m.unwrap_or(n);
     if m < 0 {
-        return Err(PyRuntimeError::new_err(format!(
+        return Err(errors::runtime_error(format!(
             "m must be greater or equal to 0, got {m}"
         )));
     }
-    finish(
-        py,
-        creation::eye(
-            n as usize,
-            m as usize,
-            extract_dtype(dtype)?.unwrap_or(DType::F32),
-        ),
-        dev,
-        requires_grad,
-    )
+    let dtype = extract_dtype(dtype)?.unwrap_or(DType::F32);
+    let t = boundary::run(py, || Ok(creation::eye(n as usize, m as usize, dtype)))?;
+    finish(py, t, dev, requires_grad)
 }
 
 #[pyfunction]
 fn from_numpy(py: Python<'_>, ndarray: &Bound<'_, PyAny>) -> R {
-    wrap(py, convert::from_numpy(ndarray)?)
+    wrap(py, boundary::held(|| convert::from_numpy(ndarray))?)
 }
 
 /// Legacy typed constructors: `FloatTensor(...)`, `DoubleTensor(...)`, `LongTensor(...)`.
@@ -316,7 +300,7 @@ fn _legacy_new(
     args: &Bound<'_, PyTuple>,
     kwargs: Option<&Bound<'_, PyDict>>,
 ) -> R {
-    wrap(py, legacy_new(args, kwargs, dtype.d)?)
+    wrap(py, boundary::held(|| legacy_new(args, kwargs, dtype.d))?)
 }
 
 #[pyfunction]
@@ -333,11 +317,17 @@ fn where_(
         }
         extract_scalar(o)
             .map(crate::ops::Operand::Scalar)
-            .ok_or_else(|| PyTypeError::new_err("where(): expected a Tensor or a number"))
+            .ok_or_else(|| errors::type_error("where(): expected a Tensor or a number"))
     };
     wrap(
         py,
-        crate::ops::binary::where_(&condition.t, op(input)?, op(other)?)?,
+        boundary::held(|| {
+            Ok(crate::ops::binary::where_(
+                &condition.t,
+                op(input)?,
+                op(other)?,
+            )?)
+        })?,
     )
 }
 
@@ -378,7 +368,7 @@ fn einsum(py: Python<'_>, equation: &str, operands: &Bound<'_, PyTuple>) -> R {
         _ => operands.iter().collect(),
     };
     if items.is_empty() {
-        return Err(pyo3::exceptions::PyValueError::new_err("einsum(): must specify the equation string and at least one operand, or at least one operand and its subscripts list"));
+        return Err(errors::value_error("einsum(): must specify the equation string and at least one operand, or at least one operand and its subscripts list"));
     }
     let tensors = items
         .iter()
@@ -387,7 +377,7 @@ fn einsum(py: Python<'_>, equation: &str, operands: &Bound<'_, PyTuple>) -> R {
             o.cast::<PyTensor>()
                 .map(|t| t.borrow().t.clone())
                 .map_err(|_| {
-                    PyTypeError::new_err(format!(
+                    errors::type_error(format!(
                         "expected Tensor as element {i} in argument 1, but got {}",
                         o.get_type()
                             .name()
@@ -397,7 +387,7 @@ fn einsum(py: Python<'_>, equation: &str, operands: &Bound<'_, PyTuple>) -> R {
                 })
         })
         .collect::<PyResult<Vec<_>>>()?;
-    wrap(py, crate::ops::einsum::einsum(equation, &tensors)?)
+    boundary::tensor(py, || crate::ops::einsum::einsum(equation, &tensors))
 }
 
 /// `_scalar_overload(input, op, number)`: `input * number` (`op` "mul") or `input / number`
@@ -415,14 +405,15 @@ fn _scalar_overload(
         "mul" => BinaryOp::Mul,
         "div" => BinaryOp::Div,
         other => {
-            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            return Err(errors::value_error(format!(
                 "_scalar_overload: unknown op '{other}'"
             )))
         }
     };
     let s = extract_scalar(number)
-        .ok_or_else(|| PyTypeError::new_err("_scalar_overload: expected a number"))?;
-    wrap(py, scalar_overload(op, &input.t, s)?)
+        .ok_or_else(|| errors::type_error("_scalar_overload: expected a number"))?;
+    let input_t = input.t.clone();
+    boundary::tensor(py, || scalar_overload(op, &input_t, s))
 }
 
 /// The thread count CPU kernels use (the calling thread included).
@@ -439,6 +430,7 @@ fn _set_num_threads(n: usize) {
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    boundary::install_panic_hook();
     m.add_class::<PyTensor>()?;
     gpu::register(m)?;
     pointwise::register(m)?;

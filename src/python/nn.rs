@@ -25,12 +25,12 @@ impl PyTensor {
     #[pyo3(signature = (dim, dtype=None))]
     fn softmax(&self, py: Python<'_>, dim: i64, dtype: Option<&Bound<'_, PyAny>>) -> R {
         let x = self.cast_to(dtype)?;
-        wrap(py, nn::softmax(&x, dim, false)?)
+        super::boundary::tensor(py, || nn::softmax(&x, dim, false))
     }
     #[pyo3(signature = (dim, dtype=None))]
     fn log_softmax(&self, py: Python<'_>, dim: i64, dtype: Option<&Bound<'_, PyAny>>) -> R {
         let x = self.cast_to(dtype)?;
-        wrap(py, nn::softmax(&x, dim, true)?)
+        super::boundary::tensor(py, || nn::softmax(&x, dim, true))
     }
 }
 
@@ -57,7 +57,9 @@ pub fn nll_loss(
     crate::tensor::device::check_args(method, &args)?;
     wrap(
         py,
-        nn::nll_loss(&input.t, &target.t, w.as_ref(), ignore_index, reduction)?,
+        super::boundary::catch(|| {
+            nn::nll_loss(&input.t, &target.t, w.as_ref(), ignore_index, reduction)
+        })?,
     )
 }
 
@@ -74,11 +76,13 @@ pub fn im2col(
 ) -> R {
     wrap(
         py,
-        nn::unfold(
-            &input.t,
-            window(kernel, stride, padding, dilation),
-            pad_value,
-        )?,
+        super::boundary::catch(|| {
+            nn::unfold(
+                &input.t,
+                window(kernel, stride, padding, dilation),
+                pad_value,
+            )
+        })?,
     )
 }
 
@@ -97,12 +101,14 @@ pub fn col2im(
 ) -> R {
     wrap(
         py,
-        nn::fold(
-            &input.t,
-            [output_size.0, output_size.1],
-            channels,
-            window(kernel, stride, padding, dilation),
-        )?,
+        super::boundary::catch(|| {
+            nn::fold(
+                &input.t,
+                [output_size.0, output_size.1],
+                channels,
+                window(kernel, stride, padding, dilation),
+            )
+        })?,
     )
 }
 
@@ -126,7 +132,7 @@ pub fn convolution(
         dilation,
         groups,
     };
-    let out = nn::convolution(&input.t, &weight.t, b.as_ref(), &args)?;
+    let out = super::boundary::catch(|| nn::convolution(&input.t, &weight.t, b.as_ref(), &args))?;
     wrap(py, out)
 }
 

@@ -5,7 +5,7 @@ use super::tensor::PyTensor;
 use crate::dtype::pretty_kernel_name;
 use crate::tensor::shape::list_repr;
 use crate::Tensor;
-use pyo3::exceptions::{PyRuntimeError, PyUserWarning};
+use pyo3::exceptions::PyUserWarning;
 use pyo3::prelude::*;
 
 /// Write `result` into `out` (resized to `result`'s shape when it differs), casting to
@@ -19,7 +19,7 @@ pub fn _write_out(
     let (o, r) = (&out.t, &result.t);
     o.check_inplace_version()?;
     if !crate::dtype::can_cast(r.dtype(), o.dtype()) {
-        return Err(PyRuntimeError::new_err(format!(
+        return Err(super::errors::runtime_error(format!(
             "result type {} can't be cast to the desired output type {}",
             pretty_kernel_name(r.dtype()),
             pretty_kernel_name(o.dtype())
@@ -44,6 +44,6 @@ pub fn _write_out(
             o.bump_version();
         }
     }
-    crate::ops::binary::write_into(o, r)?;
+    super::boundary::catch(|| crate::ops::binary::write_into(o, r))?;
     Ok(())
 }

@@ -6,7 +6,6 @@ use super::convert::{extract_scalar, type_name};
 use super::dtype::{PyDType, PyDevice};
 use super::tensor::PyTensor;
 use crate::dtype::DType;
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString, PyTuple};
 
@@ -222,7 +221,7 @@ pub fn parse<'py>(
         };
         let s = if most == 1 { "" } else { "s" };
         let verb = if args.len() == 1 { "was" } else { "were" };
-        return Err(PyTypeError::new_err(format!(
+        return Err(super::errors::type_error(format!(
             "{name}() takes {takes} positional argument{s} but {} {verb} given",
             args.len()
         )));
@@ -237,10 +236,10 @@ pub fn parse<'py>(
         }
     }
     if sigs.len() == 1 {
-        return Err(PyTypeError::new_err(first_error.unwrap_or_default()));
+        return Err(super::errors::type_error(first_error.unwrap_or_default()));
     }
     let listing: String = sigs.iter().map(|s| format!(" * {}\n", s.text)).collect();
-    Err(PyTypeError::new_err(format!(
+    Err(super::errors::type_error(format!(
         "{name}() received an invalid combination of arguments - got {}, but expected one of:\n{listing}",
         describe(&args, &kw)
     )))

@@ -7,7 +7,6 @@ use crate::dtype::Scalar;
 use crate::ops::pointwise::ClampKind;
 use crate::ops::{inplace, pointwise as pw, Operand};
 use crate::tensor::Tensor;
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 
 type R = PyResult<Py<PyAny>>;
@@ -18,7 +17,7 @@ pub fn operand_arg(obj: &Bound<'_, PyAny>, op: &str, arg: &str) -> PyResult<Oper
         return Ok(Operand::Tensor(t.borrow().t.clone()));
     }
     extract_scalar(obj).map(Operand::Scalar).ok_or_else(|| {
-        PyTypeError::new_err(format!(
+        super::errors::type_error(format!(
             "{op}(): argument '{arg}' must be Tensor or Number, not {}",
             obj.get_type()
                 .name()
@@ -34,7 +33,7 @@ pub(crate) fn scalar_arg(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Scal
         Some(o) if o.is_none() => Ok(None),
         Some(o) => extract_scalar(o)
             .map(Some)
-            .ok_or_else(|| PyTypeError::new_err("expected a number")),
+            .ok_or_else(|| super::errors::type_error("expected a number")),
     }
 }
 
@@ -53,7 +52,7 @@ pub(crate) fn in_place_with(
     op: impl FnOnce(&Tensor) -> crate::Result<Tensor>,
 ) -> R {
     let others_need_grad = others.iter().any(|t| t.requires_grad());
-    inplace::apply_(&slf.borrow().t, others_need_grad, op)?;
+    super::boundary::catch(|| inplace::apply_(&slf.borrow().t, others_need_grad, op))?;
     Ok(slf.clone().into_any().unbind())
 }
 
@@ -80,7 +79,7 @@ impl ClampBounds {
         };
         let shaped = |t: &Option<Tensor>| t.as_ref().is_some_and(|t| t.dim() > 0);
         if (shaped(&tl) && number(max, &th)) || (shaped(&th) && number(min, &tl)) {
-            return Err(PyTypeError::new_err(
+            return Err(super::errors::type_error(
                 "clamp() received an invalid combination of arguments - got a tensor and a number as bounds",
             ));
         }
@@ -136,7 +135,7 @@ impl PyTensor {
     /// `decimals` given (even 0) selects PyTorch's decimals overload (RoundBackward1).
     #[pyo3(signature = (*, decimals=None))]
     fn round(&self, py: Python<'_>, decimals: Option<i64>) -> R {
-        wrap(py, pw::round(&self.t, decimals)?)
+        super::boundary::tensor(py, || pw::round(&self.t, decimals))
     }
     #[pyo3(signature = (*, decimals=None))]
     fn round_(slf: &Bound<'_, Self>, decimals: Option<i64>) -> R {
@@ -149,7 +148,10 @@ impl PyTensor {
         min: Option<&Bound<'_, PyAny>>,
         max: Option<&Bound<'_, PyAny>>,
     ) -> R {
-        wrap(py, clamp_any(&self.t, min, max, ClampKind::Clamp)?)
+        wrap(
+            py,
+            super::boundary::held(|| clamp_any(&self.t, min, max, ClampKind::Clamp))?,
+        )
     }
     #[pyo3(signature = (min=None, max=None))]
     fn clip(
@@ -158,7 +160,10 @@ impl PyTensor {
         min: Option<&Bound<'_, PyAny>>,
         max: Option<&Bound<'_, PyAny>>,
     ) -> R {
-        wrap(py, clamp_any(&self.t, min, max, ClampKind::Clamp)?)
+        wrap(
+            py,
+            super::boundary::held(|| clamp_any(&self.t, min, max, ClampKind::Clamp))?,
+        )
     }
     #[pyo3(signature = (min=None, max=None))]
     fn clamp_(
@@ -190,10 +195,16 @@ impl PyTensor {
         Self::clamp_(slf, min, max)
     }
     fn clamp_min(&self, py: Python<'_>, min: &Bound<'_, PyAny>) -> R {
-        wrap(py, clamp_any(&self.t, Some(min), None, ClampKind::Min)?)
+        wrap(
+            py,
+            super::boundary::held(|| clamp_any(&self.t, Some(min), None, ClampKind::Min))?,
+        )
     }
     fn clamp_max(&self, py: Python<'_>, max: &Bound<'_, PyAny>) -> R {
-        wrap(py, clamp_any(&self.t, None, Some(max), ClampKind::Max)?)
+        wrap(
+            py,
+            super::boundary::held(|| clamp_any(&self.t, None, Some(max), ClampKind::Max))?,
+        )
     }
     fn clamp_min_(slf: &Bound<'_, Self>, min: &Bound<'_, PyAny>) -> R {
         let bounds = ClampBounds::parse(slf.borrow().t.dtype(), Some(min), None)?;
@@ -211,7 +222,7 @@ impl PyTensor {
         posinf: Option<f64>,
         neginf: Option<f64>,
     ) -> R {
-        wrap(py, pw::nan_to_num(&self.t, nan, posinf, neginf)?)
+        super::boundary::tensor(py, || pw::nan_to_num(&self.t, nan, posinf, neginf))
     }
     #[pyo3(signature = (nan=0.0, posinf=None, neginf=None))]
     fn nan_to_num_(
@@ -224,18 +235,21 @@ impl PyTensor {
     }
     fn maximum(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         let o = tensor_arg(other, "maximum", "other", 1)?;
-        wrap(py, pw::maximum(&self.t, &o)?)
+        super::boundary::tensor(py, || pw::maximum(&self.t, &o))
     }
     fn minimum(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         let o = tensor_arg(other, "minimum", "other", 1)?;
-        wrap(py, pw::minimum(&self.t, &o)?)
+        super::boundary::tensor(py, || pw::minimum(&self.t, &o))
     }
     fn fmax(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         let o = tensor_arg(other, "fmax", "other", 1)?;
-        wrap(py, pw::maximum(&self.t, &o)?)
+        super::boundary::tensor(py, || pw::maximum(&self.t, &o))
     }
     fn fmod(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
-        wrap(py, pw::fmod(&self.t, operand_arg(other, "fmod", "other")?)?)
+        wrap(
+            py,
+            super::boundary::held(|| Ok(pw::fmod(&self.t, operand_arg(other, "fmod", "other")?)?))?,
+        )
     }
     fn fmod_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> R {
         let o = operand_arg(other, "fmod_", "other")?;
@@ -245,7 +259,12 @@ impl PyTensor {
     fn remainder(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         wrap(
             py,
-            pw::remainder(&self.t, operand_arg(other, "remainder", "other")?)?,
+            super::boundary::held(|| {
+                Ok(pw::remainder(
+                    &self.t,
+                    operand_arg(other, "remainder", "other")?,
+                )?)
+            })?,
         )
     }
     fn remainder_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> R {
@@ -255,19 +274,21 @@ impl PyTensor {
     }
     fn __mod__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         match operand_arg(other, "remainder", "other") {
-            Ok(o) => wrap(py, pw::remainder(&self.t, o)?),
+            Ok(o) => wrap(py, super::boundary::catch(|| pw::remainder(&self.t, o))?),
             Err(_) => Ok(py.NotImplemented()),
         }
     }
     fn __rmod__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         match extract_scalar(other) {
-            Some(s) => wrap(py, pw::rremainder(s, &self.t)?),
+            Some(s) => wrap(py, super::boundary::catch(|| pw::rremainder(s, &self.t))?),
             None => Ok(py.NotImplemented()),
         }
     }
     fn floor_divide(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         let o = operand_arg(other, "floor_divide", "other")?;
-        wrap(py, pw::floor_divide(&Operand::Tensor(self.t.clone()), &o)?)
+        super::boundary::tensor(py, || {
+            pw::floor_divide(&Operand::Tensor(self.t.clone()), &o)
+        })
     }
     fn floor_divide_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> R {
         let o = operand_arg(other, "floor_divide_", "other")?;
@@ -275,7 +296,10 @@ impl PyTensor {
     }
     fn __floordiv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         match operand_arg(other, "floor_divide", "other") {
-            Ok(o) => wrap(py, pw::floor_divide(&Operand::Tensor(self.t.clone()), &o)?),
+            Ok(o) => wrap(
+                py,
+                super::boundary::catch(|| pw::floor_divide(&Operand::Tensor(self.t.clone()), &o))?,
+            ),
             Err(_) => Ok(py.NotImplemented()),
         }
     }
@@ -283,25 +307,27 @@ impl PyTensor {
         match extract_scalar(other) {
             Some(s) => wrap(
                 py,
-                pw::floor_divide(&Operand::Scalar(s), &Operand::Tensor(self.t.clone()))?,
+                super::boundary::catch(|| {
+                    pw::floor_divide(&Operand::Scalar(s), &Operand::Tensor(self.t.clone()))
+                })?,
             ),
             None => Ok(py.NotImplemented()),
         }
     }
     fn logical_and(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         let o = tensor_arg(other, "logical_and", "other", 1)?;
-        wrap(py, pw::logical(&self.t, &o, "and")?)
+        super::boundary::tensor(py, || pw::logical(&self.t, &o, "and"))
     }
     fn logical_or(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         let o = tensor_arg(other, "logical_or", "other", 1)?;
-        wrap(py, pw::logical(&self.t, &o, "or")?)
+        super::boundary::tensor(py, || pw::logical(&self.t, &o, "or"))
     }
     fn logical_xor(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         let o = tensor_arg(other, "logical_xor", "other", 1)?;
-        wrap(py, pw::logical(&self.t, &o, "xor")?)
+        super::boundary::tensor(py, || pw::logical(&self.t, &o, "xor"))
     }
     fn logical_not(&self, py: Python<'_>) -> R {
-        wrap(py, pw::logical_not(&self.t)?)
+        super::boundary::tensor(py, || pw::logical_not(&self.t))
     }
     /// `x.where(condition, y)`: `where(condition, x, y)`.
     #[pyo3(name = "where")]
@@ -309,13 +335,21 @@ impl PyTensor {
         let y = operand_arg(y, "where", "other")?;
         wrap(
             py,
-            crate::ops::binary::where_(&condition.t, Operand::Tensor(self.t.clone()), y)?,
+            super::boundary::catch(|| {
+                crate::ops::binary::where_(&condition.t, Operand::Tensor(self.t.clone()), y)
+            })?,
         )
     }
     fn lerp(&self, py: Python<'_>, end: PyRef<'_, PyTensor>, weight: &Bound<'_, PyAny>) -> R {
         wrap(
             py,
-            pw::lerp(&self.t, &end.t, operand_arg(weight, "lerp", "weight")?)?,
+            super::boundary::held(|| {
+                Ok(pw::lerp(
+                    &self.t,
+                    &end.t,
+                    operand_arg(weight, "lerp", "weight")?,
+                )?)
+            })?,
         )
     }
     fn lerp_(slf: &Bound<'_, Self>, end: PyRef<'_, PyTensor>, weight: &Bound<'_, PyAny>) -> R {
@@ -335,7 +369,9 @@ impl PyTensor {
         value: NumberArg,
     ) -> R {
         let v = value.scalar(py, "addcmul", "value", Scalar::Int(1))?;
-        wrap(py, pw::addcmul(&self.t, &tensor1.t, &tensor2.t, v)?)
+        let tensor1_t = tensor1.t.clone();
+        let tensor2_t = tensor2.t.clone();
+        super::boundary::tensor(py, || pw::addcmul(&self.t, &tensor1_t, &tensor2_t, v))
     }
     #[pyo3(
         signature = (tensor1, tensor2, *, value=NumberArg::Absent),
@@ -363,7 +399,9 @@ impl PyTensor {
         value: NumberArg,
     ) -> R {
         let v = value.scalar(py, "addcdiv", "value", Scalar::Int(1))?;
-        wrap(py, pw::addcdiv(&self.t, &tensor1.t, &tensor2.t, v)?)
+        let tensor1_t = tensor1.t.clone();
+        let tensor2_t = tensor2.t.clone();
+        super::boundary::tensor(py, || pw::addcdiv(&self.t, &tensor1_t, &tensor2_t, v))
     }
     #[pyo3(
         signature = (tensor1, tensor2, *, value=NumberArg::Absent),
@@ -390,10 +428,11 @@ fn act(
     op: impl FnOnce(&Tensor) -> crate::Result<Tensor>,
 ) -> R {
     if inplace {
-        inplace::apply_(&input.t, false, op)?;
+        super::boundary::catch(|| inplace::apply_(&input.t, false, op))?;
         return wrap(py, input.t.clone());
     }
-    wrap(py, op(&input.t)?)
+    let input_t = input.t.clone();
+    wrap(py, super::boundary::held(|| Ok(op(&input_t)?))?)
 }
 
 #[pyfunction]
@@ -441,7 +480,7 @@ pub fn hardtanh(
     inplace: bool,
 ) -> R {
     if min_val > max_val {
-        return Err(pyo3::exceptions::PyValueError::new_err(
+        return Err(super::errors::value_error(
             "min_val cannot be greater than max_val",
         ));
     }
@@ -465,7 +504,7 @@ macro_rules! bitwise_methods {
             $(
                 fn $name(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
                     match operand_arg(other, $op, "other") {
-                        Ok(o) => wrap(py, pw::bitwise(&self.t, o, $op)?),
+                        Ok(o) => wrap(py, super::boundary::catch(|| pw::bitwise(&self.t, o, $op))?),
                         Err(_) => Ok(py.NotImplemented()),
                     }
                 }
@@ -473,7 +512,7 @@ macro_rules! bitwise_methods {
                     self.$name(py, other)
                 }
                 fn $method(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
-                    wrap(py, pw::bitwise(&self.t, operand_arg(other, $op, "other")?, $op)?)
+                    wrap(py, super::boundary::held(|| Ok(pw::bitwise(&self.t, operand_arg(other, $op, "other")?, $op)?))?)
                 }
             )*
         }
@@ -489,9 +528,9 @@ bitwise_methods! {
 #[pymethods]
 impl PyTensor {
     fn __invert__(&self, py: Python<'_>) -> R {
-        wrap(py, pw::bitwise_not(&self.t)?)
+        super::boundary::tensor(py, || pw::bitwise_not(&self.t))
     }
     fn bitwise_not(&self, py: Python<'_>) -> R {
-        wrap(py, pw::bitwise_not(&self.t)?)
+        super::boundary::tensor(py, || pw::bitwise_not(&self.t))
     }
 }

@@ -12,7 +12,6 @@ use crate::autograd::graph::{gradient_edge, new_node, Backward, Ctx, Edge};
 use crate::autograd::SavedTensor;
 use crate::error::{Error, Result};
 use crate::Tensor;
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 use std::collections::HashSet;
@@ -70,9 +69,9 @@ impl PyBackward {
                 if item.is_none() {
                     return Ok(None);
                 }
-                let t = item
-                    .cast::<PyTensor>()
-                    .map_err(|_| PyTypeError::new_err("backward must return Tensors or None"))?;
+                let t = item.cast::<PyTensor>().map_err(|_| {
+                    super::errors::type_error("backward must return Tensors or None")
+                })?;
                 let t = t.borrow().t.clone();
                 Ok(Some(t))
             })

@@ -10,7 +10,6 @@ use crate::dtype::DType;
 use crate::ops::random::{self, RandomRange};
 use crate::tensor::{Device, Tensor};
 use parking_lot::Mutex;
-use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use std::sync::Arc;
@@ -26,16 +25,18 @@ pub struct PyGenerator {
 /// A seed as PyTorch unpacks it: any int in [-2^63, 2^64), negatives wrapping to u64.
 fn unpack_seed(seed: &Bound<'_, PyAny>) -> PyResult<u64> {
     if !seed.is_instance_of::<pyo3::types::PyInt>() {
-        return Err(PyRuntimeError::new_err(format!(
+        return Err(super::errors::runtime_error(format!(
             "manual_seed expected a long, but got {}",
             seed.get_type().name()?
         )));
     }
     let v: i128 = seed
         .extract()
-        .map_err(|_| PyValueError::new_err("Overflow when unpacking long long"))?;
+        .map_err(|_| super::errors::value_error("Overflow when unpacking long long"))?;
     if v < i64::MIN as i128 || v > u64::MAX as i128 {
-        return Err(PyValueError::new_err("Overflow when unpacking long long"));
+        return Err(super::errors::value_error(
+            "Overflow when unpacking long long",
+        ));
     }
     Ok(v as u64)
 }
@@ -93,25 +94,25 @@ fn state_tensor(py: Python<'_>, g: &GeneratorRef) -> R {
     let bytes = g.lock().get_state();
     let v: Vec<i64> = bytes.into_iter().map(i64::from).collect();
     let n = v.len();
-    wrap(py, Tensor::from_vec(v, &[n]))
+    wrap(py, super::boundary::held(|| Ok(Tensor::from_vec(v, &[n])))?)
 }
 
 fn set_state_from(g: &GeneratorRef, state: &Bound<'_, PyAny>) -> PyResult<()> {
     let t = match state.cast::<PyTensor>() {
         Ok(t) => t.borrow().t.clone(),
         Err(_) => {
-            return Err(PyTypeError::new_err(format!(
+            return Err(super::errors::type_error(format!(
                 "expected a gradrs.ByteTensor, but got {}",
                 state.get_type().name()?
             )))
         }
     };
     if t.dtype().is_floating_point() {
-        return Err(PyTypeError::new_err(
+        return Err(super::errors::type_error(
             "RNG state must be a gradrs.ByteTensor",
         ));
     }
-    let cpu = crate::ops::creation::copy_to_device(&t, Device::Cpu)?;
+    let cpu = super::boundary::catch(|| crate::ops::creation::copy_to_device(&t, Device::Cpu))?;
     let bytes: Vec<u8> = cpu
         .to_f64_vec()
         .into_iter()
@@ -119,7 +120,7 @@ fn set_state_from(g: &GeneratorRef, state: &Bound<'_, PyAny>) -> PyResult<()> {
             if (0.0..=255.0).contains(&v) {
                 Ok(v as u8)
             } else {
-                Err(PyTypeError::new_err(
+                Err(super::errors::type_error(
                     "RNG state must be a gradrs.ByteTensor",
                 ))
             }
@@ -142,7 +143,7 @@ fn generator_arg(
             Ok(g) => {
                 let g = g.get();
                 if g.device != device {
-                    return Err(PyRuntimeError::new_err(format!(
+                    return Err(super::errors::runtime_error(format!(
                         "Expected a '{}' device type for generator but found '{}'",
                         PyDevice::of(device).kind,
                         PyDevice::of(g.device).kind
@@ -150,7 +151,7 @@ fn generator_arg(
                 }
                 Ok(g.g.clone())
             }
-            Err(_) => Err(PyTypeError::new_err(format!(
+            Err(_) => Err(super::errors::type_error(format!(
                 "{fname}(): argument 'generator' must be gradrs.Generator, not {}",
                 o.get_type().name()?
             ))),
@@ -211,7 +212,9 @@ macro_rules! sampled {
             let dev = check_device(device)?;
             let g = generator_arg(stringify!($name), generator, dev.unwrap_or(Device::Cpu))?;
             let d = extract_dtype(dtype)?.unwrap_or(DType::F32);
-            finish(py, $sampler(&shape_of(size)?, d, Some(&g))?, dev, requires_grad)
+            let shape = shape_of(size)?;
+            let t = super::boundary::run(py, || $sampler(&shape, d, Some(&g)))?;
+            finish(py, t, dev, requires_grad)
         }
 
         #[pyfunction]
@@ -231,7 +234,9 @@ macro_rules! sampled {
             let dev = check_device(device)?.unwrap_or(input.t.device());
             let g = generator_arg(stringify!($like), generator, dev)?;
             let d = like_dtype(&input.t, dtype)?;
-            finish(py, $sampler(&input.t.shape(), d, Some(&g))?, Some(dev), requires_grad)
+            let shape = input.t.shape();
+            let t = super::boundary::run(py, || $sampler(&shape, d, Some(&g)))?;
+            finish(py, t, Some(dev), requires_grad)
         }
     };
 }
@@ -268,7 +273,7 @@ fn randint(
         }
     }
     let bad = || {
-        PyTypeError::new_err("randint() received an invalid combination of arguments - got (), but expected one of:\n * (int high, tuple of ints size, *, torch.Generator generator, tuple of names names, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)\n * (int low, int high, tuple of ints size, *, torch.Generator generator, tuple of names names, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)")
+        super::errors::type_error("randint() received an invalid combination of arguments - got (), but expected one of:\n * (int high, tuple of ints size, *, torch.Generator generator, tuple of names names, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)\n * (int low, int high, tuple of ints size, *, torch.Generator generator, tuple of names names, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)")
     };
     let (low, high, size) = match pos.len() {
         2 => (0, pos[0].extract::<i64>().map_err(|_| bad())?, &pos[1]),
@@ -284,7 +289,7 @@ fn randint(
     let d = extract_dtype(dtype)?.unwrap_or(DType::I64);
     finish(
         py,
-        random::randint_gen(low, high, &shape, d, Some(&g))?,
+        super::boundary::catch(|| random::randint_gen(low, high, &shape, d, Some(&g)))?,
         dev,
         requires_grad,
     )
@@ -314,7 +319,8 @@ fn randint_like(
     let dev = check_device(device)?.unwrap_or(input.t.device());
     let g = generator_arg("randint_like", generator, dev)?;
     let d = like_dtype(&input.t, dtype)?;
-    let t = random::randint_gen(low, high, &input.t.shape(), d, Some(&g))?;
+    let t =
+        super::boundary::catch(|| random::randint_gen(low, high, &input.t.shape(), d, Some(&g)))?;
     finish(py, t, Some(dev), requires_grad)
 }
 
@@ -336,7 +342,12 @@ fn randperm(
     let dev = check_device(device)?;
     let g = generator_arg("randperm", generator, dev.unwrap_or(Device::Cpu))?;
     let d = extract_dtype(dtype)?.unwrap_or(DType::I64);
-    finish(py, random::randperm(n, d, Some(&g))?, dev, requires_grad)
+    finish(
+        py,
+        super::boundary::catch(|| random::randperm(n, d, Some(&g)))?,
+        dev,
+        requires_grad,
+    )
 }
 
 /// `bernoulli(input, *, generator)`, or `bernoulli(input, p)` (a number p).
@@ -348,7 +359,11 @@ fn bernoulli(
     p: Option<f64>,
     generator: Option<&Bound<'_, PyAny>>,
 ) -> R {
-    wrap(py, bernoulli_of(&input.t, p, generator)?)
+    let input_t = input.t.clone();
+    wrap(
+        py,
+        super::boundary::held(|| bernoulli_of(&input_t, p, generator))?,
+    )
 }
 
 fn bernoulli_of(
@@ -358,10 +373,10 @@ fn bernoulli_of(
 ) -> PyResult<Tensor> {
     let g = generator_arg("bernoulli", generator, x.device())?;
     Ok(match p {
-        None => random::bernoulli(x, Some(&g))?,
+        None => super::boundary::catch(|| random::bernoulli(x, Some(&g)))?,
         Some(p) => {
             let out = Tensor::zeros_on(&x.shape(), x.dtype(), x.device());
-            random::bernoulli_scalar_(&out, p, Some(&g))?;
+            super::boundary::catch(|| random::bernoulli_scalar_(&out, p, Some(&g)))?;
             out
         }
     })
@@ -379,7 +394,9 @@ fn multinomial(
     let g = generator_arg("multinomial", generator, input.t.device())?;
     wrap(
         py,
-        random::multinomial(&input.t, num_samples, replacement, Some(&g))?,
+        super::boundary::catch(|| {
+            random::multinomial(&input.t, num_samples, replacement, Some(&g))
+        })?,
     )
 }
 
@@ -387,7 +404,8 @@ fn multinomial(
 #[pyo3(signature = (input, generator=None))]
 fn poisson(py: Python<'_>, input: PyRef<'_, PyTensor>, generator: Option<&Bound<'_, PyAny>>) -> R {
     let g = generator_arg("poisson", generator, input.t.device())?;
-    wrap(py, random::poisson(&input.t, Some(&g))?)
+    let input_t = input.t.clone();
+    super::boundary::tensor(py, || random::poisson(&input_t, Some(&g)))
 }
 
 /// `normal(mean, std, *, generator)` with a tensor mean and/or std, or
@@ -417,7 +435,7 @@ fn normal(
         }
     };
     let bad = || {
-        PyTypeError::new_err("normal() received an invalid combination of arguments - got (...), but expected one of:\n * (Tensor mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n * (Tensor mean, float std = 1, *, torch.Generator generator = None, Tensor out = None)\n * (float mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n * (float mean, float std, tuple of ints size, *, torch.Generator generator = None, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)")
+        super::errors::type_error("normal() received an invalid combination of arguments - got (...), but expected one of:\n * (Tensor mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n * (Tensor mean, float std = 1, *, torch.Generator generator = None, Tensor out = None)\n * (float mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n * (float mean, float std, tuple of ints size, *, torch.Generator generator = None, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)")
     };
     let (mt, st) = (tensor(mean), std.and_then(tensor));
     if let Some(size) = size.filter(|s| !s.is_none()) {
@@ -429,13 +447,15 @@ fn normal(
         let g = generator_arg("normal", generator, dev.unwrap_or(Device::Cpu))?;
         let d = extract_dtype(dtype)?.unwrap_or(DType::F32);
         let t = Tensor::zeros(&shape, d);
-        random::normal_(&t, m, s, Some(&g))?;
+        super::boundary::catch(|| random::normal_(&t, m, s, Some(&g)))?;
         return finish(py, t, dev, requires_grad);
     }
     let out = match (mt, st) {
         (Some(m), Some(s)) => {
             let g = generator_arg("normal", generator, m.device())?;
-            random::normal_tensors(Some(&m), Some(&s), 0.0, 0.0, Some(&g))?
+            super::boundary::catch(|| {
+                random::normal_tensors(Some(&m), Some(&s), 0.0, 0.0, Some(&g))
+            })?
         }
         (Some(m), None) => {
             let s = match std {
@@ -443,12 +463,12 @@ fn normal(
                 Some(o) => number(o).ok_or_else(bad)?,
             };
             let g = generator_arg("normal", generator, m.device())?;
-            random::normal_tensors(Some(&m), None, 0.0, s, Some(&g))?
+            super::boundary::catch(|| random::normal_tensors(Some(&m), None, 0.0, s, Some(&g)))?
         }
         (None, Some(s)) => {
             let m = number(mean).ok_or_else(bad)?;
             let g = generator_arg("normal", generator, s.device())?;
-            random::normal_tensors(None, Some(&s), m, 0.0, Some(&g))?
+            super::boundary::catch(|| random::normal_tensors(None, Some(&s), m, 0.0, Some(&g)))?
         }
         (None, None) => return Err(bad()),
     };
@@ -475,7 +495,7 @@ impl PyTensor {
     ) -> PyResult<Py<PyAny>> {
         let t = slf.borrow().t.clone();
         let g = gen_for(&t, "uniform_", generator)?;
-        random::uniform_(&t, from, to, Some(&g))?;
+        super::boundary::catch(|| random::uniform_(&t, from, to, Some(&g)))?;
         Ok(this(slf))
     }
     #[pyo3(signature = (mean=0.0, std=1.0, *, generator=None))]
@@ -487,7 +507,7 @@ impl PyTensor {
     ) -> PyResult<Py<PyAny>> {
         let t = slf.borrow().t.clone();
         let g = gen_for(&t, "normal_", generator)?;
-        random::normal_(&t, mean, std, Some(&g))?;
+        super::boundary::catch(|| random::normal_(&t, mean, std, Some(&g)))?;
         Ok(this(slf))
     }
     /// `bernoulli_(p=0.5)`: p a number or a tensor of probabilities.
@@ -502,11 +522,11 @@ impl PyTensor {
         match p {
             Some(p) if p.is_instance_of::<PyTensor>() => {
                 let pt = p.cast::<PyTensor>()?.borrow().t.clone();
-                random::bernoulli_tensor_(&t, &pt, Some(&g))?
+                super::boundary::catch(|| random::bernoulli_tensor_(&t, &pt, Some(&g)))?
             }
             Some(p) => {
                 let v: f64 = p.extract().map_err(|_| {
-                    PyTypeError::new_err(format!(
+                    super::errors::type_error(format!(
                         "bernoulli_(): argument 'p' must be float, not {}",
                         p.get_type()
                             .name()
@@ -514,16 +534,19 @@ impl PyTensor {
                             .unwrap_or_default()
                     ))
                 })?;
-                random::bernoulli_scalar_(&t, v, Some(&g))?
+                super::boundary::catch(|| random::bernoulli_scalar_(&t, v, Some(&g)))?
             }
-            None => random::bernoulli_scalar_(&t, 0.5, Some(&g))?,
+            None => super::boundary::catch(|| random::bernoulli_scalar_(&t, 0.5, Some(&g)))?,
         }
         Ok(this(slf))
     }
     /// `x.bernoulli()` (x holds the probabilities) or `x.bernoulli(p)`.
     #[pyo3(signature = (p=None, *, generator=None))]
     fn bernoulli(&self, py: Python<'_>, p: Option<f64>, generator: Option<&Bound<'_, PyAny>>) -> R {
-        wrap(py, bernoulli_of(&self.t, p, generator)?)
+        wrap(
+            py,
+            super::boundary::held(|| bernoulli_of(&self.t, p, generator))?,
+        )
     }
     /// `random_()`, `random_(to)`, `random_(from, to)` (`to` may be None).
     #[pyo3(signature = (*args, generator=None, **kwargs))]
@@ -541,7 +564,7 @@ impl PyTensor {
                     "from" => from_kw = Some(v),
                     "to" => to_kw = Some(v),
                     other => {
-                        return Err(PyTypeError::new_err(format!(
+                        return Err(super::errors::type_error(format!(
                             "random_() got an unexpected keyword argument '{other}'"
                         )))
                     }
@@ -550,7 +573,7 @@ impl PyTensor {
         }
         let int = |o: &Bound<'_, PyAny>, name: &str| -> PyResult<i64> {
             o.extract::<i64>().map_err(|_| {
-                PyTypeError::new_err(format!(
+                super::errors::type_error(format!(
                     "random_(): argument '{name}' must be int, not {}",
                     o.get_type()
                         .name()
@@ -582,13 +605,13 @@ impl PyTensor {
                 "RandomBackward0",
             ),
             _ => {
-                return Err(PyTypeError::new_err(
+                return Err(super::errors::type_error(
                     "random_() received an invalid combination of arguments",
                 ))
             }
         };
         let g = gen_for(&t, "random_", generator)?;
-        random::random_(&t, range, name, Some(&g))?;
+        super::boundary::catch(|| random::random_(&t, range, name, Some(&g)))?;
         Ok(this(slf))
     }
     #[pyo3(signature = (lambd=1.0, *, generator=None))]
@@ -599,7 +622,7 @@ impl PyTensor {
     ) -> PyResult<Py<PyAny>> {
         let t = slf.borrow().t.clone();
         let g = gen_for(&t, "exponential_", generator)?;
-        random::exponential_(&t, lambd, Some(&g))?;
+        super::boundary::catch(|| random::exponential_(&t, lambd, Some(&g)))?;
         Ok(this(slf))
     }
     #[pyo3(signature = (p, *, generator=None))]
@@ -610,7 +633,7 @@ impl PyTensor {
     ) -> PyResult<Py<PyAny>> {
         let t = slf.borrow().t.clone();
         let g = gen_for(&t, "geometric_", generator)?;
-        random::geometric_(&t, p, Some(&g))?;
+        super::boundary::catch(|| random::geometric_(&t, p, Some(&g)))?;
         Ok(this(slf))
     }
     #[pyo3(signature = (mean=1.0, std=2.0, *, generator=None))]
@@ -622,7 +645,7 @@ impl PyTensor {
     ) -> PyResult<Py<PyAny>> {
         let t = slf.borrow().t.clone();
         let g = gen_for(&t, "log_normal_", generator)?;
-        random::log_normal_(&t, mean, std, Some(&g))?;
+        super::boundary::catch(|| random::log_normal_(&t, mean, std, Some(&g)))?;
         Ok(this(slf))
     }
     #[pyo3(signature = (median=0.0, sigma=1.0, *, generator=None))]
@@ -634,7 +657,7 @@ impl PyTensor {
     ) -> PyResult<Py<PyAny>> {
         let t = slf.borrow().t.clone();
         let g = gen_for(&t, "cauchy_", generator)?;
-        random::cauchy_(&t, median, sigma, Some(&g))?;
+        super::boundary::catch(|| random::cauchy_(&t, median, sigma, Some(&g)))?;
         Ok(this(slf))
     }
     #[pyo3(signature = (num_samples, replacement=false, *, generator=None))]
@@ -648,7 +671,9 @@ impl PyTensor {
         let g = gen_for(&self.t, "multinomial", generator)?;
         wrap(
             py,
-            random::multinomial(&self.t, num_samples, replacement, Some(&g))?,
+            super::boundary::catch(|| {
+                random::multinomial(&self.t, num_samples, replacement, Some(&g))
+            })?,
         )
     }
 }

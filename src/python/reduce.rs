@@ -21,16 +21,19 @@ fn extreme(
 ) -> R {
     let name = if max { "max" } else { "min" };
     match dim {
-        None => wrap(py, reduce::extreme_all(&t.t, max)?),
+        None => wrap(
+            py,
+            super::boundary::catch(|| reduce::extreme_all(&t.t, max))?,
+        ),
         Some(d) => {
             if let Ok(other) = d.cast::<PyTensor>() {
                 let o = other.borrow().t.clone();
                 return wrap(
                     py,
                     if max {
-                        crate::ops::pointwise::maximum(&t.t, &o)?
+                        super::boundary::catch(|| crate::ops::pointwise::maximum(&t.t, &o))?
                     } else {
-                        crate::ops::pointwise::minimum(&t.t, &o)?
+                        super::boundary::catch(|| crate::ops::pointwise::minimum(&t.t, &o))?
                     },
                 );
             }
@@ -44,7 +47,7 @@ fn extreme(
 fn correction_arg(op: &str, unbiased: Option<bool>, correction: Option<f64>) -> PyResult<f64> {
     if unbiased.is_some() && correction.is_some() {
         // No signature of PyTorch's takes both (the functional form reports the signatures).
-        return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+        return Err(super::errors::type_error(format!(
             "{op}() received an invalid combination of arguments - got both 'unbiased' and 'correction'"
         )));
     }
@@ -81,20 +84,20 @@ impl PyTensor {
     #[pyo3(signature = (dim=None, keepdim=false))]
     fn amax(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> R {
         let dims = dims_arg(dim)?.unwrap_or_default();
-        wrap(py, reduce::amax(&self.t, &dims, keepdim, true)?)
+        super::boundary::tensor(py, || reduce::amax(&self.t, &dims, keepdim, true))
     }
     #[pyo3(signature = (dim=None, keepdim=false))]
     fn amin(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> R {
         let dims = dims_arg(dim)?.unwrap_or_default();
-        wrap(py, reduce::amax(&self.t, &dims, keepdim, false)?)
+        super::boundary::tensor(py, || reduce::amax(&self.t, &dims, keepdim, false))
     }
     #[pyo3(signature = (dim=None, keepdim=false))]
     fn argmax(&self, py: Python<'_>, dim: Option<i64>, keepdim: bool) -> R {
-        wrap(py, reduce::argextreme(&self.t, dim, keepdim, true)?)
+        super::boundary::tensor(py, || reduce::argextreme(&self.t, dim, keepdim, true))
     }
     #[pyo3(signature = (dim=None, keepdim=false))]
     fn argmin(&self, py: Python<'_>, dim: Option<i64>, keepdim: bool) -> R {
-        wrap(py, reduce::argextreme(&self.t, dim, keepdim, false)?)
+        super::boundary::tensor(py, || reduce::argextreme(&self.t, dim, keepdim, false))
     }
     #[pyo3(signature = (dim=None, keepdim=false, *, dtype=None))]
     fn prod(
@@ -119,13 +122,15 @@ impl PyTensor {
         let dims = var_dims(dim, &mut unbiased)?;
         wrap(
             py,
-            reduce::var(
-                &self.t,
-                dims.as_deref(),
-                correction_arg("var", unbiased, correction)?,
-                keepdim,
-                false,
-            )?,
+            super::boundary::held(|| {
+                Ok(reduce::var(
+                    &self.t,
+                    dims.as_deref(),
+                    correction_arg("var", unbiased, correction)?,
+                    keepdim,
+                    false,
+                )?)
+            })?,
         )
     }
     #[pyo3(signature = (dim=None, unbiased=None, keepdim=false, *, correction=None))]
@@ -140,13 +145,15 @@ impl PyTensor {
         let dims = var_dims(dim, &mut unbiased)?;
         wrap(
             py,
-            reduce::var(
-                &self.t,
-                dims.as_deref(),
-                correction_arg("std", unbiased, correction)?,
-                keepdim,
-                true,
-            )?,
+            super::boundary::held(|| {
+                Ok(reduce::var(
+                    &self.t,
+                    dims.as_deref(),
+                    correction_arg("std", unbiased, correction)?,
+                    keepdim,
+                    true,
+                )?)
+            })?,
         )
     }
     #[pyo3(signature = (p=None, dim=None, keepdim=false, dtype=None))]
@@ -164,7 +171,7 @@ impl PyTensor {
             Some(p) => match p.extract::<String>() {
                 Ok(s) if s == "fro" => 2.0,
                 Ok(s) => {
-                    return Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
+                    return Err(super::errors::runtime_error(format!(
                         "linalg.vector_norm: unsupported norm '{s}'"
                     )))
                 }
@@ -173,20 +180,26 @@ impl PyTensor {
         };
         let x = self.cast_to(dtype)?;
         let dims = dims_arg(dim)?;
-        wrap(py, reduce::norm(&x, p, dims.as_deref(), keepdim)?)
+        super::boundary::tensor(py, || reduce::norm(&x, p, dims.as_deref(), keepdim))
     }
     #[pyo3(signature = (dim, keepdim=false))]
     fn logsumexp(&self, py: Python<'_>, dim: &Bound<'_, PyAny>, keepdim: bool) -> R {
         let dims = dims_arg(Some(dim))?.unwrap_or_default();
-        wrap(py, reduce::logsumexp(&self.t, &dims, keepdim)?)
+        super::boundary::tensor(py, || reduce::logsumexp(&self.t, &dims, keepdim))
     }
     #[pyo3(signature = (dim, *, dtype=None))]
     fn cumsum(&self, py: Python<'_>, dim: i64, dtype: Option<&Bound<'_, PyAny>>) -> R {
-        wrap(py, self.accumulate_as(dtype, |x| reduce::cumsum(x, dim))?)
+        wrap(
+            py,
+            super::boundary::held(|| self.accumulate_as(dtype, |x| reduce::cumsum(x, dim)))?,
+        )
     }
     #[pyo3(signature = (dim, *, dtype=None))]
     fn cumprod(&self, py: Python<'_>, dim: i64, dtype: Option<&Bound<'_, PyAny>>) -> R {
-        wrap(py, self.accumulate_as(dtype, |x| reduce::cumprod(x, dim))?)
+        wrap(
+            py,
+            super::boundary::held(|| self.accumulate_as(dtype, |x| reduce::cumprod(x, dim)))?,
+        )
     }
     /// `stable` is accepted for PyTorch's signature: every sort here is stable.
     #[pyo3(
@@ -195,7 +208,7 @@ impl PyTensor {
     )]
     fn sort(&self, py: Python<'_>, dim: i64, descending: bool, stable: Option<bool>) -> R {
         let _ = stable;
-        let (v, i) = sort::sort(&self.t, dim, descending)?;
+        let (v, i) = super::boundary::catch(|| sort::sort(&self.t, dim, descending))?;
         values_indices(py, "sort", v, i)
     }
     #[pyo3(
@@ -204,10 +217,10 @@ impl PyTensor {
     )]
     fn argsort(&self, py: Python<'_>, dim: i64, descending: bool, stable: bool) -> R {
         let _ = stable;
-        wrap(py, sort::argsort(&self.t, dim, descending)?)
+        super::boundary::tensor(py, || sort::argsort(&self.t, dim, descending))
     }
     fn msort(&self, py: Python<'_>) -> R {
-        wrap(py, sort::msort(&self.t)?)
+        super::boundary::tensor(py, || sort::msort(&self.t))
     }
     /// `sorted=False` lets PyTorch pick any order; this one gives the sorted order always.
     #[pyo3(
@@ -216,7 +229,7 @@ impl PyTensor {
     )]
     fn topk(&self, py: Python<'_>, k: i64, dim: i64, largest: bool, sorted: bool) -> R {
         let _ = sorted;
-        let (v, i) = sort::topk(&self.t, k, dim, largest)?;
+        let (v, i) = super::boundary::catch(|| sort::topk(&self.t, k, dim, largest))?;
         values_indices(py, "topk", v, i)
     }
     #[pyo3(
@@ -224,15 +237,15 @@ impl PyTensor {
         text_signature = "($self, k, dim=-1, keepdim=False)"
     )]
     fn kthvalue(&self, py: Python<'_>, k: i64, dim: i64, keepdim: bool) -> R {
-        let (v, i) = sort::kthvalue(&self.t, k, dim, keepdim)?;
+        let (v, i) = super::boundary::catch(|| sort::kthvalue(&self.t, k, dim, keepdim))?;
         values_indices(py, "kthvalue", v, i)
     }
     #[pyo3(signature = (dim=None, keepdim=false))]
     fn median(&self, py: Python<'_>, dim: Option<i64>, keepdim: bool) -> R {
         match dim {
-            None => wrap(py, sort::median_all(&self.t)?),
+            None => wrap(py, super::boundary::catch(|| sort::median_all(&self.t))?),
             Some(d) => {
-                let (v, i) = sort::median_dim(&self.t, d, keepdim)?;
+                let (v, i) = super::boundary::catch(|| sort::median_dim(&self.t, d, keepdim))?;
                 values_indices(py, "median", v, i)
             }
         }
@@ -242,7 +255,7 @@ impl PyTensor {
         let dims = dims_arg(dim)?;
         wrap(
             py,
-            reduce::all_any(&self.t, dims.as_deref(), keepdim, true)?,
+            super::boundary::catch(|| reduce::all_any(&self.t, dims.as_deref(), keepdim, true))?,
         )
     }
     #[pyo3(signature = (dim=None, keepdim=false))]
@@ -250,7 +263,7 @@ impl PyTensor {
         let dims = dims_arg(dim)?;
         wrap(
             py,
-            reduce::all_any(&self.t, dims.as_deref(), keepdim, false)?,
+            super::boundary::catch(|| reduce::all_any(&self.t, dims.as_deref(), keepdim, false))?,
         )
     }
 }

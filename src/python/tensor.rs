@@ -12,7 +12,6 @@ use crate::ops::unary::{unary, UnaryOp};
 use crate::ops::{creation, matmul, movement, reduce, Operand};
 use crate::tensor::shape::sizes_i64;
 use crate::tensor::{Device, Tensor};
-use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use pyo3::IntoPyObjectExt;
@@ -71,7 +70,7 @@ fn operand(obj: &Bound<'_, PyAny>) -> Option<Operand> {
 
 fn operand_or_err(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Operand> {
     operand(obj).ok_or_else(|| {
-        PyTypeError::new_err(format!(
+        super::errors::type_error(format!(
             "{what}(): argument 'other' (position 1) must be Tensor, not {}",
             obj.get_type()
                 .name()
@@ -131,12 +130,12 @@ impl PyTensor {
         if t.device() == device {
             return Ok(slf.clone().into_any().unbind());
         }
-        wrap(slf.py(), creation::to_device(&t, device)?)
+        super::boundary::tensor(slf.py(), || creation::to_device(&t, device))
     }
     /// The value of a one-element tensor for `float()` / `int()`, with PyTorch's error.
     fn python_scalar(&self) -> PyResult<Scalar> {
         if self.t.numel() != 1 {
-            return Err(pyo3::exceptions::PyValueError::new_err(
+            return Err(super::errors::value_error(
                 "only one element tensors can be converted to Python scalars",
             ));
         }
@@ -160,7 +159,7 @@ impl PyTensor {
         }];
         let (_, a) = parse(name, &SIGS, args, kwargs, false)?;
         if let Some(Device::Cpu) = super::dtype::check_device(a[0].as_ref())? {
-            return Err(PyRuntimeError::new_err(format!(
+            return Err(super::errors::runtime_error(format!(
                 "Invalid device, must be {name} device"
             )));
         }
@@ -168,13 +167,17 @@ impl PyTensor {
     }
     fn bin(&self, py: Python<'_>, op: BinaryOp, other: &Bound<'_, PyAny>) -> R {
         match operand(other) {
-            Some(o) => wrap(py, bin::binary(op, Operand::Tensor(self.t.clone()), o)?),
+            Some(o) => {
+                super::boundary::tensor(py, || bin::binary(op, Operand::Tensor(self.t.clone()), o))
+            }
             None => Ok(py.NotImplemented()),
         }
     }
     fn cmp(&self, py: Python<'_>, op: CmpOp, other: &Bound<'_, PyAny>) -> R {
         match operand(other) {
-            Some(o) => wrap(py, bin::compare(op, Operand::Tensor(self.t.clone()), o)?),
+            Some(o) => {
+                super::boundary::tensor(py, || bin::compare(op, Operand::Tensor(self.t.clone()), o))
+            }
             None => Ok(py.NotImplemented()),
         }
     }
@@ -184,11 +187,10 @@ impl PyTensor {
         let alpha = alpha.scalar(py, name, "alpha", Scalar::Int(1))?;
         let a = Operand::Tensor(self.t.clone());
         match alpha {
-            Scalar::Int(1) => wrap(
-                py,
-                bin::binary(if sub { BinaryOp::Sub } else { BinaryOp::Add }, a, o)?,
-            ),
-            s => wrap(py, bin::add_scaled(&self.t, o, s, sub)?),
+            Scalar::Int(1) => super::boundary::tensor(py, || {
+                bin::binary(if sub { BinaryOp::Sub } else { BinaryOp::Add }, a, o)
+            }),
+            s => super::boundary::tensor(py, || bin::add_scaled(&self.t, o, s, sub)),
         }
     }
     fn add_sub_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>, alpha: NumberArg, sub: bool) -> R {
@@ -199,8 +201,10 @@ impl PyTensor {
             a => {
                 let o = operand_or_err(other, op.name())?;
                 let others = o.as_tensor().is_some_and(|t| t.requires_grad());
-                crate::ops::inplace::apply_(&slf.borrow().t, others, |x| {
-                    bin::add_scaled(x, o.clone(), a, sub)
+                super::boundary::catch(|| {
+                    crate::ops::inplace::apply_(&slf.borrow().t, others, |x| {
+                        bin::add_scaled(x, o.clone(), a, sub)
+                    })
                 })?;
                 Ok(slf.clone().into_any().unbind())
             }
@@ -222,12 +226,12 @@ impl PyTensor {
     /// The tensor in the `dtype=` a reduction was asked for (itself when None).
     pub(crate) fn cast_to(&self, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<Tensor> {
         Ok(match extract_dtype(dtype)? {
-            Some(d) => creation::to_dtype(&self.t, d)?,
+            Some(d) => super::boundary::catch(|| creation::to_dtype(&self.t, d))?,
             None => self.t.clone(),
         })
     }
     fn un(&self, py: Python<'_>, op: UnaryOp) -> R {
-        wrap(py, unary(op, &self.t)?)
+        super::boundary::tensor(py, || unary(op, &self.t))
     }
     fn inplace(
         slf: &Bound<'_, Self>,
@@ -235,7 +239,9 @@ impl PyTensor {
         other: &Bound<'_, PyAny>,
     ) -> PyResult<Py<PyAny>> {
         let o = operand_or_err(other, op.name())?;
-        bin::binary_(op, &slf.borrow().t, o)?;
+        // In-place writes keep the GIL: writers stay serialized (Note [Storage mutation]).
+        let t = slf.borrow().t.clone();
+        super::boundary::held(|| Ok(bin::binary_(op, &t, o)?))?;
         Ok(slf.clone().into_any().unbind())
     }
 }
@@ -246,7 +252,7 @@ impl PyTensor {
     #[new]
     #[pyo3(signature = (*args, **kwargs))]
     fn new(args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<PyTensor> {
-        legacy_new(args, kwargs, DType::F32).map(|t| PyTensor { t })
+        super::boundary::held(|| legacy_new(args, kwargs, DType::F32)).map(|t| PyTensor { t })
     }
 
     // ---- attributes -------------------------------------------------------------------------
@@ -296,12 +302,12 @@ impl PyTensor {
         if let Some(g) = &value {
             let (gs, ts) = (g.t.shape(), self.t.shape());
             if gs != ts {
-                return Err(PyRuntimeError::new_err(
+                return Err(super::errors::runtime_error(
                     "assigned grad has data of a different size",
                 ));
             }
             if g.t.dtype() != self.t.dtype() {
-                return Err(PyRuntimeError::new_err(
+                return Err(super::errors::runtime_error(
                     "assigned grad has data of a different type",
                 ));
             }
@@ -338,12 +344,12 @@ impl PyTensor {
     }
     #[getter(T)]
     fn numpy_t(&self, py: Python<'_>) -> R {
-        wrap(py, movement::numpy_t(&self.t)?)
+        super::boundary::cheap(py, || movement::numpy_t(&self.t))
     }
     #[getter]
     #[allow(non_snake_case)]
     fn mT(&self, py: Python<'_>) -> R {
-        wrap(py, movement::transpose(&self.t, -2, -1)?)
+        super::boundary::cheap(py, || movement::transpose(&self.t, -2, -1))
     }
     #[getter]
     fn _version(&self) -> PyResult<u64> {
@@ -417,17 +423,18 @@ impl PyTensor {
         let t = &slf.borrow().t;
         if t.device().is_gpu() {
             if force {
-                let host = creation::copy_to_device(&t.detach(), Device::Cpu)?;
+                let host =
+                    super::boundary::catch(|| creation::copy_to_device(&t.detach(), Device::Cpu))?;
                 let h = wrap(slf.py(), host)?;
                 return helpers::numpy_view(slf.py(), h.bind(slf.py()));
             }
-            return Err(PyTypeError::new_err(format!(
+            return Err(super::errors::type_error(format!(
                 "can't convert {} device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.",
                 t.device().name()
             )));
         }
         if t.requires_grad() && !force {
-            return Err(PyRuntimeError::new_err(
+            return Err(super::errors::runtime_error(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.",
             ));
         }
@@ -476,7 +483,7 @@ impl PyTensor {
         let inputs = super::autograd::tensor_list(inputs)?;
         if let Some(ins) = &inputs {
             if ins.is_empty() {
-                return Err(PyRuntimeError::new_err(
+                return Err(super::errors::runtime_error(
                     "`inputs` argument to `backward()` cannot be empty.",
                 ));
             }
@@ -556,7 +563,7 @@ impl PyTensor {
     }
     fn retain_grad(&self) -> PyResult<()> {
         if !self.t.requires_grad() {
-            return Err(PyRuntimeError::new_err(
+            return Err(super::errors::runtime_error(
                 "can't retain_grad on Tensor that has requires_grad=False",
             ));
         }
@@ -573,10 +580,10 @@ impl PyTensor {
     // ---- copies, casts, in-place fills -------------------------------------------------------
 
     fn clone(&self, py: Python<'_>) -> R {
-        wrap(py, creation::clone(&self.t))
+        super::boundary::tensor(py, || Ok(creation::clone(&self.t)))
     }
     fn contiguous(&self, py: Python<'_>) -> R {
-        wrap(py, creation::contiguous(&self.t))
+        super::boundary::tensor(py, || Ok(creation::contiguous(&self.t)))
     }
     /// `to(device=None, dtype=None, non_blocking=False, copy=False)`, `to(dtype, ...)`,
     /// `to(other, ...)`, matched as PyTorch's parser does.
@@ -650,26 +657,26 @@ impl PyTensor {
             .is_some_and(|c| c.is_truthy().unwrap_or(false));
         let t = slf.borrow().t.clone();
         let moved = match device {
-            Some(d) => creation::to_device(&t, d)?,
+            Some(d) => super::boundary::catch(|| creation::to_device(&t, d))?,
             None => t.clone(),
         };
         let out = match dtype {
-            Some(d) => creation::to_dtype(&moved, d)?,
+            Some(d) => super::boundary::catch(|| creation::to_dtype(&moved, d))?,
             None => moved,
         };
         if out.ptr_eq(&t) {
             if copy {
-                return wrap(py, creation::to_copy(&t));
+                return wrap(py, super::boundary::held(|| Ok(creation::to_copy(&t)))?);
             }
             return Ok(slf.clone().into_any().unbind());
         }
         wrap(py, out)
     }
     fn float(&self, py: Python<'_>) -> R {
-        wrap(py, creation::to_dtype(&self.t, DType::F32)?)
+        super::boundary::tensor(py, || creation::to_dtype(&self.t, DType::F32))
     }
     fn double(&self, py: Python<'_>) -> R {
-        wrap(py, creation::to_dtype(&self.t, DType::F64)?)
+        super::boundary::tensor(py, || creation::to_dtype(&self.t, DType::F64))
     }
     /// `x.type()`: the legacy type name (`gradrs.FloatTensor`, `gradrs.cuda.FloatTensor` on
     /// the GPU); `x.type(dtype)` / `x.type("gradrs.IntTensor")`: a cast.
@@ -693,31 +700,33 @@ impl PyTensor {
                     .strip_prefix("gradrs.")
                     .or_else(|| name.strip_prefix("torch."))
                     .and_then(|n| DType::ALL.into_iter().find(|d| d.legacy_name() == n));
-                legacy.ok_or_else(|| {
-                    pyo3::exceptions::PyValueError::new_err(format!("invalid type: '{name}'"))
-                })?
+                legacy
+                    .ok_or_else(|| super::errors::value_error(format!("invalid type: '{name}'")))?
             }
             Err(_) => extract_dtype(Some(dtype))?.expect("not None"),
         };
         if target == t.dtype() {
             return Ok(slf.clone().into_any().unbind());
         }
-        wrap(py, creation::to_dtype(&t, target)?)
+        super::boundary::tensor(py, || creation::to_dtype(&t, target))
     }
     fn long(&self, py: Python<'_>) -> R {
-        wrap(py, creation::to_dtype(&self.t, DType::I64)?)
+        super::boundary::tensor(py, || creation::to_dtype(&self.t, DType::I64))
     }
     fn int(&self, py: Python<'_>) -> R {
-        wrap(py, creation::to_dtype(&self.t, DType::I32)?)
+        super::boundary::tensor(py, || creation::to_dtype(&self.t, DType::I32))
     }
     fn half(&self, py: Python<'_>) -> R {
-        wrap(py, creation::to_dtype(&self.t, DType::F16)?)
+        super::boundary::tensor(py, || creation::to_dtype(&self.t, DType::F16))
     }
     fn bool(&self, py: Python<'_>) -> R {
-        wrap(py, creation::to_dtype(&self.t, DType::Bool)?)
+        super::boundary::tensor(py, || creation::to_dtype(&self.t, DType::Bool))
     }
     fn type_as(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
-        wrap(py, creation::to_dtype(&self.t, other.t.dtype())?)
+        wrap(
+            py,
+            super::boundary::catch(|| creation::to_dtype(&self.t, other.t.dtype()))?,
+        )
     }
     /// The tensor on the CPU: itself if already there, else a copy (ToCopyBackward0).
     #[pyo3(signature = (*args, **kwargs), text_signature = "($self, *, memory_format=None)")]
@@ -753,28 +762,28 @@ impl PyTensor {
     }
     fn zero_(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
         let t = &slf.borrow().t;
-        crate::ops::inplace::fill_(t, Scalar::Int(0), true)?;
+        super::boundary::catch(|| crate::ops::inplace::fill_(t, Scalar::Int(0), true))?;
         Ok(slf.clone().into_any().unbind())
     }
     fn fill_(slf: &Bound<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         // PyTorch's two overloads: fill_(Tensor value) copies a 0-dim tensor, fill_(Number).
         if let Ok(v) = value.cast::<PyTensor>() {
             let v = v.borrow().t.clone();
-            crate::ops::inplace::fill_tensor_(&slf.borrow().t, &v)?;
+            super::boundary::catch(|| crate::ops::inplace::fill_tensor_(&slf.borrow().t, &v))?;
             return Ok(slf.clone().into_any().unbind());
         }
         let s = extract_scalar(value).ok_or_else(|| {
             let got = super::convert::arg_desc(value);
-            PyTypeError::new_err(format!(
+            super::errors::type_error(format!(
                 "fill_() received an invalid combination of arguments - got ({}), but expected one of:\n * (Tensor value)\n      didn't match because some of the arguments have invalid types: (!{got}!)\n * (Number value)\n      didn't match because some of the arguments have invalid types: (!{got}!)\n",
                 super::convert::type_name(value)
             ))
         })?;
-        crate::ops::inplace::fill_(&slf.borrow().t, s, false)?;
+        super::boundary::catch(|| crate::ops::inplace::fill_(&slf.borrow().t, s, false))?;
         Ok(slf.clone().into_any().unbind())
     }
     fn copy_(slf: &Bound<'_, Self>, src: PyRef<'_, PyTensor>) -> PyResult<Py<PyAny>> {
-        crate::ops::inplace::copy_(&slf.borrow().t, &src.t)?;
+        super::boundary::catch(|| crate::ops::inplace::copy_(&slf.borrow().t, &src.t))?;
         Ok(slf.clone().into_any().unbind())
     }
     #[pyo3(signature = (*size))]
@@ -782,7 +791,9 @@ impl PyTensor {
         let shape = to_shape(&sizes_arg(size)?)?;
         wrap(
             py,
-            Tensor::zeros_on(&shape, self.t.dtype(), self.t.device()),
+            super::boundary::held(|| {
+                Ok(Tensor::zeros_on(&shape, self.t.dtype(), self.t.device()))
+            })?,
         )
     }
     #[pyo3(signature = (*size))]
@@ -790,7 +801,14 @@ impl PyTensor {
         let shape = to_shape(&sizes_arg(size)?)?;
         wrap(
             py,
-            Tensor::full_on(&shape, Scalar::Int(1), self.t.dtype(), self.t.device()),
+            super::boundary::held(|| {
+                Ok(Tensor::full_on(
+                    &shape,
+                    Scalar::Int(1),
+                    self.t.dtype(),
+                    self.t.device(),
+                ))
+            })?,
         )
     }
     #[pyo3(signature = (data, dtype=None, requires_grad=false))]
@@ -803,7 +821,7 @@ impl PyTensor {
     ) -> R {
         let d = extract_dtype(dtype)?.unwrap_or(self.t.dtype());
         let t = super::convert::tensor_from_data(data, Some(d))?;
-        let t = creation::copy_to_device(&t, self.t.device())?;
+        let t = super::boundary::catch(|| creation::copy_to_device(&t, self.t.device()))?;
         t.set_requires_grad_from(requires_grad, crate::tensor::GradSetter::Factory)?;
         wrap(py, t)
     }
@@ -833,7 +851,7 @@ impl PyTensor {
     fn __len__(&self) -> PyResult<usize> {
         let shape = self.t.shape();
         if shape.is_empty() {
-            return Err(PyTypeError::new_err("len() of a 0-d tensor"));
+            return Err(super::errors::type_error("len() of a 0-d tensor"));
         }
         Ok(shape[0])
     }
@@ -843,7 +861,7 @@ impl PyTensor {
     fn __bool__(&self) -> PyResult<bool> {
         let n = self.t.numel();
         if n != 1 {
-            return Err(PyRuntimeError::new_err(if n == 0 {
+            return Err(super::errors::runtime_error(if n == 0 {
                 "Boolean value of Tensor with no values is ambiguous"
             } else {
                 "Boolean value of Tensor with more than one value is ambiguous"
@@ -871,7 +889,7 @@ impl PyTensor {
             .borrow()
             .t
             .clone();
-        Ok(bin::equal(&self.t, &other)?)
+        Ok(super::boundary::catch(|| bin::equal(&self.t, &other))?)
     }
     fn __float__(&self, py: Python<'_>) -> PyResult<f64> {
         if self.t.requires_grad() && autograd::is_grad_enabled() {
@@ -891,7 +909,7 @@ impl PyTensor {
     }
     fn __index__(&self) -> PyResult<i64> {
         if self.t.dtype().is_floating_point() || self.t.numel() != 1 {
-            return Err(PyTypeError::new_err(
+            return Err(super::errors::type_error(
                 "only integer tensors of a single element can be converted to an index",
             ));
         }
@@ -923,7 +941,7 @@ impl PyTensor {
     }
     fn __rsub__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> R {
         match operand(o) {
-            Some(o) => wrap(py, bin::rsub(&self.t, o)?),
+            Some(o) => wrap(py, super::boundary::catch(|| bin::rsub(&self.t, o))?),
             None => Ok(py.NotImplemented()),
         }
     }
@@ -938,7 +956,7 @@ impl PyTensor {
     }
     fn __rtruediv__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> R {
         match operand(o) {
-            Some(o) => wrap(py, bin::rdiv(&self.t, o)?),
+            Some(o) => wrap(py, super::boundary::catch(|| bin::rdiv(&self.t, o))?),
             None => Ok(py.NotImplemented()),
         }
     }
@@ -961,20 +979,28 @@ impl PyTensor {
         match operand(o) {
             Some(o) => wrap(
                 py,
-                bin::binary(BinaryOp::Pow, o, Operand::Tensor(self.t.clone()))?,
+                super::boundary::catch(|| {
+                    bin::binary(BinaryOp::Pow, o, Operand::Tensor(self.t.clone()))
+                })?,
             ),
             None => Ok(py.NotImplemented()),
         }
     }
     fn __matmul__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> R {
         match o.cast::<PyTensor>() {
-            Ok(o) => wrap(py, matmul::matmul(&self.t, &o.borrow().t)?),
+            Ok(o) => wrap(
+                py,
+                super::boundary::catch(|| matmul::matmul(&self.t, &o.borrow().t))?,
+            ),
             Err(_) => Ok(py.NotImplemented()),
         }
     }
     fn __rmatmul__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> R {
         match o.cast::<PyTensor>() {
-            Ok(o) => wrap(py, matmul::matmul(&o.borrow().t, &self.t)?),
+            Ok(o) => wrap(
+                py,
+                super::boundary::catch(|| matmul::matmul(&o.borrow().t, &self.t))?,
+            ),
             Err(_) => Ok(py.NotImplemented()),
         }
     }
@@ -1034,11 +1060,13 @@ impl PyTensor {
     fn mul(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         wrap(
             py,
-            bin::binary(
-                BinaryOp::Mul,
-                Operand::Tensor(self.t.clone()),
-                operand_or_err(other, "mul")?,
-            )?,
+            super::boundary::held(|| {
+                Ok(bin::binary(
+                    BinaryOp::Mul,
+                    Operand::Tensor(self.t.clone()),
+                    operand_or_err(other, "mul")?,
+                )?)
+            })?,
         )
     }
     #[pyo3(
@@ -1052,30 +1080,36 @@ impl PyTensor {
             // PyTorch's div.Tensor_mode overload: DivBackward2.
             RoundingMode::Given(None) => {
                 let o = operand_or_err(other, "div")?;
-                return wrap(py, bin::div_mode_none(a, o)?);
+                return super::boundary::tensor(py, || bin::div_mode_none(a, o));
             }
             RoundingMode::Given(Some(mode)) => {
                 let o = operand_or_err(other, "div")?;
-                return wrap(py, crate::ops::pointwise::div_rounding(&a, &o, &mode)?);
+                return super::boundary::tensor(py, || {
+                    crate::ops::pointwise::div_rounding(&a, &o, &mode)
+                });
             }
         }
         wrap(
             py,
-            bin::binary(
-                BinaryOp::Div,
-                Operand::Tensor(self.t.clone()),
-                operand_or_err(other, "div")?,
-            )?,
+            super::boundary::held(|| {
+                Ok(bin::binary(
+                    BinaryOp::Div,
+                    Operand::Tensor(self.t.clone()),
+                    operand_or_err(other, "div")?,
+                )?)
+            })?,
         )
     }
     fn pow(&self, py: Python<'_>, exponent: &Bound<'_, PyAny>) -> R {
         wrap(
             py,
-            bin::binary(
-                BinaryOp::Pow,
-                Operand::Tensor(self.t.clone()),
-                operand_or_err(exponent, "pow")?,
-            )?,
+            super::boundary::held(|| {
+                Ok(bin::binary(
+                    BinaryOp::Pow,
+                    Operand::Tensor(self.t.clone()),
+                    operand_or_err(exponent, "pow")?,
+                )?)
+            })?,
         )
     }
     #[pyo3(signature = (other, *, alpha=NumberArg::Absent), text_signature = "($self, other, *, alpha=1)")]
@@ -1101,8 +1135,15 @@ impl PyTensor {
         dtype: Option<&Bound<'_, PyAny>>,
     ) -> R {
         let dims = dims_arg(dim)?;
-        let out = self.accumulate_as(dtype, |x| reduce::sum(x, dims.as_deref(), keepdim))?;
-        wrap(py, out)
+        let x = self.cast_to(dtype)?;
+        let d = extract_dtype(dtype)?;
+        super::boundary::tensor(py, || {
+            let out = super::boundary::catch(|| reduce::sum(&x, dims.as_deref(), keepdim))?;
+            Ok(match d {
+                Some(d) if d != out.dtype() => creation::cast_data(&out, d),
+                _ => out,
+            })
+        })
     }
     #[pyo3(signature = (dim=None, keepdim=false, dtype=None))]
     fn mean(
@@ -1113,20 +1154,22 @@ impl PyTensor {
         dtype: Option<&Bound<'_, PyAny>>,
     ) -> R {
         if let Some(d) = extract_dtype(dtype)?.filter(|d| !d.is_floating_point()) {
-            return Err(PyRuntimeError::new_err(format!(
+            return Err(super::errors::runtime_error(format!(
                 "mean(): could not infer output dtype. Optional dtype must be either a floating point or complex dtype. Got: {}",
                 crate::dtype::pretty_kernel_name(d)
             )));
         }
         let x = self.cast_to(dtype)?;
         let dims = dims_arg(dim)?;
-        wrap(py, reduce::mean(&x, dims.as_deref(), keepdim)?)
+        super::boundary::tensor(py, || reduce::mean(&x, dims.as_deref(), keepdim))
     }
     fn matmul(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
-        wrap(py, matmul::matmul(&self.t, &other.t)?)
+        let b = other.t.clone();
+        super::boundary::tensor(py, || matmul::matmul(&self.t, &b))
     }
     fn mm(&self, py: Python<'_>, mat2: PyRef<'_, PyTensor>) -> R {
-        wrap(py, matmul::mm(&self.t, &mat2.t)?)
+        let b = mat2.t.clone();
+        super::boundary::tensor(py, || matmul::mm(&self.t, &b))
     }
     #[pyo3(
         signature = (mat1, mat2, *, beta=None, alpha=None),
@@ -1142,86 +1185,109 @@ impl PyTensor {
     ) -> R {
         let beta = super::pointwise::scalar_arg(beta)?.unwrap_or(Scalar::Int(1));
         let alpha = super::pointwise::scalar_arg(alpha)?.unwrap_or(Scalar::Int(1));
-        wrap(py, matmul::addmm(&self.t, &mat1.t, &mat2.t, beta, alpha)?)
+        let (m1, m2) = (mat1.t.clone(), mat2.t.clone());
+        super::boundary::tensor(py, || matmul::addmm(&self.t, &m1, &m2, beta, alpha))
     }
     fn bmm(&self, py: Python<'_>, mat2: PyRef<'_, PyTensor>) -> R {
-        wrap(py, matmul::bmm(&self.t, &mat2.t)?)
+        let b = mat2.t.clone();
+        super::boundary::tensor(py, || matmul::bmm(&self.t, &b))
     }
     fn mv(&self, py: Python<'_>, vec: PyRef<'_, PyTensor>) -> R {
-        wrap(py, matmul::mv(&self.t, &vec.t)?)
+        let b = vec.t.clone();
+        super::boundary::tensor(py, || matmul::mv(&self.t, &b))
     }
     fn dot(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
-        wrap(py, matmul::dot(&self.t, &other.t)?)
+        let b = other.t.clone();
+        super::boundary::tensor(py, || matmul::dot(&self.t, &b))
     }
     #[pyo3(signature = (*shape))]
     fn view(&self, py: Python<'_>, shape: &Bound<'_, PyTuple>) -> R {
         if shape.len() == 1 {
             if let Ok(d) = shape.get_item(0)?.cast::<super::dtype::PyDType>() {
                 if d.get().d != self.t.dtype() {
-                    return Err(PyRuntimeError::new_err("view(dtype) is not supported yet"));
+                    return Err(super::errors::runtime_error(
+                        "view(dtype) is not supported yet",
+                    ));
                 }
-                return wrap(py, movement::view(&self.t, &sizes_i64(&self.t.shape()))?);
+                return super::boundary::cheap(py, || {
+                    movement::view(&self.t, &sizes_i64(&self.t.shape()))
+                });
             }
         }
-        wrap(py, movement::view(&self.t, &sizes_arg(shape)?)?)
+        wrap(
+            py,
+            super::boundary::held(|| Ok(movement::view(&self.t, &sizes_arg(shape)?)?))?,
+        )
     }
     #[pyo3(signature = (*shape))]
     fn reshape(&self, py: Python<'_>, shape: &Bound<'_, PyTuple>) -> R {
-        wrap(py, movement::reshape(&self.t, &sizes_arg(shape)?)?)
+        wrap(
+            py,
+            super::boundary::held(|| Ok(movement::reshape(&self.t, &sizes_arg(shape)?)?))?,
+        )
     }
     fn view_as(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
         let s = sizes_i64(&other.t.shape());
-        wrap(py, movement::view(&self.t, &s)?)
+        super::boundary::cheap(py, || movement::view(&self.t, &s))
     }
     fn reshape_as(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
         let s = sizes_i64(&other.t.shape());
-        wrap(py, movement::reshape(&self.t, &s)?)
+        super::boundary::cheap(py, || movement::reshape(&self.t, &s))
     }
     fn t(&self, py: Python<'_>) -> R {
-        wrap(py, movement::t(&self.t)?)
+        super::boundary::cheap(py, || movement::t(&self.t))
     }
     fn transpose(&self, py: Python<'_>, dim0: i64, dim1: i64) -> R {
-        wrap(py, movement::transpose(&self.t, dim0, dim1)?)
+        super::boundary::cheap(py, || movement::transpose(&self.t, dim0, dim1))
     }
     #[pyo3(signature = (*dims))]
     fn permute(&self, py: Python<'_>, dims: &Bound<'_, PyTuple>) -> R {
-        wrap(py, movement::permute(&self.t, &sizes_arg(dims)?)?)
+        wrap(
+            py,
+            super::boundary::held(|| Ok(movement::permute(&self.t, &sizes_arg(dims)?)?))?,
+        )
     }
     #[pyo3(signature = (*sizes))]
     fn expand(&self, py: Python<'_>, sizes: &Bound<'_, PyTuple>) -> R {
-        wrap(py, movement::expand(&self.t, &sizes_arg(sizes)?)?)
+        wrap(
+            py,
+            super::boundary::held(|| Ok(movement::expand(&self.t, &sizes_arg(sizes)?)?))?,
+        )
     }
     fn expand_as(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
         let s = sizes_i64(&other.t.shape());
-        wrap(py, movement::expand(&self.t, &s)?)
+        super::boundary::cheap(py, || movement::expand(&self.t, &s))
     }
     fn unsqueeze(&self, py: Python<'_>, dim: i64) -> R {
-        wrap(py, movement::unsqueeze(&self.t, dim)?)
+        super::boundary::cheap(py, || movement::unsqueeze(&self.t, dim))
     }
     #[pyo3(signature = (dim=None))]
     fn squeeze(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>) -> R {
         let Some(dim) = dim.filter(|d| !d.is_none()) else {
-            return wrap(py, movement::squeeze(&self.t, None)?);
+            return super::boundary::cheap(py, || movement::squeeze(&self.t, None));
         };
         // A tuple or list of dims is the `squeeze(dims)` overload (PyTorch >= 2.0).
         if dim.is_instance_of::<pyo3::types::PyTuple>()
             || dim.is_instance_of::<pyo3::types::PyList>()
         {
             let dims: Vec<i64> = dim.extract()?;
-            return wrap(py, movement::squeeze_dims(&self.t, &dims)?);
+            return super::boundary::cheap(py, || movement::squeeze_dims(&self.t, &dims));
         }
-        wrap(py, movement::squeeze(&self.t, Some(dim.extract()?))?)
+        wrap(
+            py,
+            super::boundary::held(|| Ok(movement::squeeze(&self.t, Some(dim.extract()?))?))?,
+        )
     }
     #[pyo3(signature = (start_dim=0, end_dim=-1), text_signature = "($self, start_dim=0, end_dim=-1)")]
     fn flatten(&self, py: Python<'_>, start_dim: i64, end_dim: i64) -> R {
         let shape = self.t.shape();
         if shape.is_empty() {
-            return wrap(py, movement::reshape(&self.t, &[1])?);
+            return super::boundary::cheap(py, || movement::reshape(&self.t, &[1]));
         }
         let s = crate::tensor::shape::wrap_dim(start_dim, shape.len())?;
         let e = crate::tensor::shape::wrap_dim(end_dim, shape.len())?;
         if s > e {
-            return Err(PyRuntimeError::new_err(
+            return Err(super::errors::runtime_error(
                 "flatten() has invalid args: start_dim cannot come after end_dim",
             ));
         }
@@ -1231,7 +1297,7 @@ impl PyTensor {
         let mut new: Vec<i64> = shape[..s].iter().map(|&x| x as i64).collect();
         new.push(shape[s..=e].iter().product::<usize>() as i64);
         new.extend(shape[e + 1..].iter().map(|&x| x as i64));
-        wrap(py, movement::reshape(&self.t, &new)?)
+        super::boundary::cheap(py, || movement::reshape(&self.t, &new))
     }
     fn eq(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> R {
         self.cmp(py, CmpOp::Eq, o)
@@ -1256,7 +1322,7 @@ impl PyTensor {
 /// A dim index into a shape; 0-dim tensors have none (PyTorch's IndexError).
 fn dim_of(d: i64, ndim: usize) -> PyResult<usize> {
     if ndim == 0 {
-        return Err(pyo3::exceptions::PyIndexError::new_err(format!(
+        return Err(super::errors::index_error(format!(
             "Dimension specified as {d} but tensor has no dimensions"
         )));
     }
@@ -1268,7 +1334,7 @@ pub fn to_shape(sizes: &[i64]) -> PyResult<Vec<usize>> {
         .iter()
         .map(|&s| {
             if s < 0 {
-                Err(PyRuntimeError::new_err(format!(
+                Err(super::errors::runtime_error(format!(
                     "Trying to create tensor with negative dimension {s}: {:?}",
                     sizes
                 )))
@@ -1299,7 +1365,7 @@ pub fn legacy_new(
                     })
                     .chain(std::iter::once(format!("{k}=bool")))
                     .collect();
-                return Err(PyTypeError::new_err(format!(
+                return Err(super::errors::type_error(format!(
                     "new() received an invalid combination of arguments - got ({}), but expected one of:\n * (*, gradrs.device device = None)\n      didn't match because some of the keywords were incorrect: {k}\n * (gradrs.Storage storage)\n * (Tensor other)\n * (tuple of ints size, *, gradrs.device device = None)\n * (object data, *, gradrs.device device = None)\n",
                     got.join(", ")
                 )));
@@ -1318,7 +1384,7 @@ pub fn legacy_new(
             if a.cast::<pyo3::types::PySequence>().is_ok() || a.hasattr("__array_interface__")? {
                 return super::convert::tensor_from_data(&a, Some(dtype));
             }
-            return Err(PyTypeError::new_err(format!(
+            return Err(super::errors::type_error(format!(
                 "new(): data must be a sequence (got {})",
                 a.get_type().name()?
             )));
@@ -1327,7 +1393,7 @@ pub fn legacy_new(
     let mut sizes = Vec::with_capacity(args.len());
     for a in args.iter() {
         if !a.is_instance_of::<pyo3::types::PyInt>() {
-            return Err(PyTypeError::new_err(format!(
+            return Err(super::errors::type_error(format!(
                 "new(): argument 'size' failed to unpack the object at pos {} with error \"type must be tuple of ints,but got {}\"",
                 sizes.len() + 1,
                 a.get_type().name()?

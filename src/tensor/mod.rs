@@ -284,7 +284,10 @@ impl Tensor {
                 return t;
             }
         }
-        dispatch!(dtype, T => Tensor::from_vec_on(vec![scalar_as::<T>(s); numel(shape)], shape, device))
+        if let Err(e) = crate::tensor::shape::storage_nbytes(shape, dtype.itemsize()) {
+            crate::error::raise(e)
+        }
+        dispatch!(dtype, T => Tensor::from_vec_on(pool::filled(numel(shape), scalar_as::<T>(s)), shape, device))
     }
 
     pub fn zeros_on(shape: &[usize], dtype: DType, device: Device) -> Tensor {

@@ -73,14 +73,48 @@ fn capacity_bytes(o: &Owner) -> usize {
 /// An empty `Vec` with room for at least `n` elements, reusing a pooled buffer when one fits.
 /// The memory is not initialized: write the elements, then `set_len`.
 pub fn alloc<T: Element>(n: usize) -> Vec<T> {
+    try_alloc(n).unwrap_or_else(|e| crate::error::raise(e))
+}
+
+/// `alloc`, its failure PyTorch's allocator error instead of an abort: the memory is
+/// reserved fallibly, so an impossible size never reaches the global allocator's abort.
+pub fn try_alloc<T: Element>(n: usize) -> crate::Result<Vec<T>> {
     let bytes = n.saturating_mul(std::mem::size_of::<T>());
     if bytes >= MIN_POOLED_BYTES {
         if let Some(v) = take::<T>(n) {
-            return v;
+            return Ok(v);
         }
     }
-    let v = Vec::with_capacity(n);
+    let mut v = Vec::new();
+    if v.try_reserve_exact(n).is_err() {
+        return Err(crate::error::cpu_out_of_memory(bytes));
+    }
     advise_huge_pages(&v);
+    Ok(v)
+}
+
+/// An empty Vec with room for `n` items of any type, reserved fallibly (not pooled): for
+/// buffers of a user-chosen size that are not storages of an `Element` type.
+pub fn vec_with_capacity<T>(n: usize) -> Vec<T> {
+    let mut v = Vec::new();
+    if v.try_reserve_exact(n).is_err() {
+        let bytes = n.saturating_mul(std::mem::size_of::<T>());
+        crate::error::raise(crate::error::cpu_out_of_memory(bytes))
+    }
+    v
+}
+
+/// The `n` items of `it` in a fallibly reserved Vec (`Iterator::collect` aborts on failure).
+pub fn collect<T>(n: usize, it: impl Iterator<Item = T>) -> Vec<T> {
+    let mut v = vec_with_capacity(n);
+    v.extend(it);
+    v
+}
+
+/// `n` copies of `x` in a fallibly allocated (possibly pooled) buffer.
+pub fn filled<T: Element>(n: usize, x: T) -> Vec<T> {
+    let mut v = alloc(n);
+    v.resize(n, x);
     v
 }
 
@@ -169,6 +203,25 @@ mod tests {
     use crate::tensor::Storage;
 
     // The pool is process-wide; these tests only use sizes no other test allocates.
+    #[test]
+    fn impossible_sizes_are_errors_not_aborts() {
+        let e = try_alloc::<f32>(1 << 60).unwrap_err();
+        assert!(e.to_string().contains("DefaultCPUAllocator: can't allocate memory: you tried to allocate 4611686018427387904 bytes"));
+        let e = crate::tensor::shape::storage_nbytes(&[1 << 62], 4).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "Storage size calculation overflowed with sizes=[4611686018427387904]"
+        );
+        assert_eq!(
+            crate::tensor::shape::checked_numel(&[1 << 32, 1 << 32]),
+            None
+        );
+        assert_eq!(
+            crate::tensor::shape::checked_numel(&[1 << 62, 8, 0]),
+            Some(0)
+        );
+    }
+
     #[test]
     fn large_buffer_is_reused_and_bounded() {
         let n = (3 << 20) / 8 + 17; // f64, a little over 3 MiB

@@ -8,8 +8,34 @@ pub type Shape = SmallVec<[usize; 4]>;
 /// Strides in elements; signed so views can step backwards later (flip).
 pub type Strides = SmallVec<[isize; 4]>;
 
+/// The element count of `shape`; a count past `usize` raises PyTorch's overflow error (a shape
+/// is checked when made, so this only fires for shapes no storage could hold).
 pub fn numel(shape: &[usize]) -> usize {
-    shape.iter().product()
+    match checked_numel(shape) {
+        Some(n) => n,
+        None => crate::error::raise(size_overflow(shape)),
+    }
+}
+
+/// The element count of `shape`, None when it overflows (a zero anywhere makes it 0).
+pub fn checked_numel(shape: &[usize]) -> Option<usize> {
+    if shape.contains(&0) {
+        return Some(0);
+    }
+    shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d))
+}
+
+/// The bytes a storage of `shape` and `itemsize` takes, or PyTorch's overflow error.
+pub fn storage_nbytes(shape: &[usize], itemsize: usize) -> crate::Result<usize> {
+    checked_numel(shape)
+        .and_then(|n| n.checked_mul(itemsize))
+        .ok_or_else(|| size_overflow(shape))
+}
+
+fn size_overflow(shape: &[usize]) -> crate::Error {
+    crate::Error::Runtime(format!(
+        "Storage size calculation overflowed with sizes={shape:?}"
+    ))
 }
 
 pub fn contiguous_strides(shape: &[usize]) -> Strides {

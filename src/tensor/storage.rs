@@ -163,9 +163,11 @@ pub enum Owner {
 }
 
 /// Note [Storage mutation]: storage is written through shared references by in-place ops.
-/// Every mutating entry point is serialized by its caller (the Python bindings hold the GIL),
-/// and kernels never read and write overlapping memory within one call except elementwise
-/// in place at identical positions, which is sound.
+/// Every mutating entry point is serialized by its caller: the Python bindings keep the GIL
+/// around in-place writes (Note [Binding boundary]), and kernels never read and write
+/// overlapping memory within one call except elementwise in place at identical positions.
+/// Out-of-place kernels run with the GIL released, so one Python thread may read a tensor
+/// while another writes it in place: as in PyTorch, such a program races on the values.
 pub struct Storage {
     ptr: *mut u8,
     len: usize,

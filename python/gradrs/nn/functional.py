@@ -451,6 +451,11 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
         # PyTorch's embedding is weight.index_select(0, indices): that kernel's device check
         # raises here.
         weight.index_select(0, input.reshape(-1))
+    if input.device.type == "cpu" and input.numel() and not input.is_floating_point():
+        # PyTorch's bounds check (w[input] below would wrap negative indices). On the GPU it
+        # would cost a read-back per step, so GPU indices are not checked yet.
+        if bool(((input < 0) | (input >= weight.shape[0])).any()):
+            raise IndexError("index out of range in self")
     if max_norm is not None:
         _embedding_renorm_(weight, input, max_norm, norm_type)
     freq = _index_frequency(input, weight.shape[0]) if scale_grad_by_freq else None

@@ -28,9 +28,10 @@ fn offset(layout: &Layout, coords: &[usize], dim: usize, at: usize) -> usize {
     o as usize
 }
 
-/// Wrap a possibly negative index into `0..size`, or PyTorch's out-of-bounds error.
+/// An index of `0..size`, or PyTorch's out-of-bounds error: gather and scatter do not wrap
+/// negative indices (unlike Python indexing, `take` and `index_put_`).
 pub fn wrap_index(i: i64, size: usize, dim: usize) -> Result<usize> {
-    let w = if i < 0 { i + size as i64 } else { i };
+    let w = i;
     if w < 0 || w >= size as i64 {
         return Err(Error::Runtime(format!(
             "index {i} is out of bounds for dimension {dim} with size {size}"
