@@ -302,3 +302,42 @@ def test_nested(outer, inner, torch):
         return [x.grad] + [p.grad for p in net.parameters()]
 
     same_grads(go(G), go(torch))
+
+
+_REENTRANT_TARGETS = (
+    "When use_reentrant=True, gradrs.utils.checkpoint is incompatible with .grad() or passing "
+    "an `inputs` parameter to .backward(). To resolve this error, you can either set "
+    "use_reentrant=False, or call .backward() without passing the `inputs` argument.")
+
+
+@pytest.mark.parametrize("how", ["grad", "inputs"])
+def test_reentrant_with_grad_or_inputs_raises(how):
+    """The reentrant variant's inner backward accumulates into .grad, which autograd.grad and
+    backward(inputs=...) would not see: PyTorch's error; the other variant works."""
+
+    def go(M, use_reentrant):
+        net = model(M)
+        x = M.tensor(X, requires_grad=True)
+        y = M.utils.checkpoint.checkpoint(net, x, use_reentrant=use_reentrant,
+                                          preserve_rng_state=False).sum()
+        if how == "grad":
+            return M.autograd.grad(y, x)[0]
+        y.backward(inputs=[x])
+        return x.grad
+
+    with pytest.raises(RuntimeError) as e:
+        go(G, True)
+    assert str(e.value) == _REENTRANT_TARGETS
+    assert go(G, False).shape == (6, 4)
+    try:
+        torch = need_torch()
+    except pytest.skip.Exception:
+        return
+    check_error(lambda M: go(M, True))
+    assert_same_values(go(G, False), go(torch, False))
+    # A plain backward() is fine, also when the checkpoint is reached from inside it.
+    net = model(G)
+    x = G.tensor(X, requires_grad=True)
+    y = G.utils.checkpoint.checkpoint(net, x, use_reentrant=True, preserve_rng_state=False)
+    y.sum().backward()
+    assert x.grad is not None

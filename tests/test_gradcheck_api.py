@@ -4,7 +4,7 @@ and agree with torch's on results, messages and argument errors."""
 
 import numpy as np
 import pytest
-from conftest import G, check_error, norm, norm_g, run_both
+from conftest import G, check_error, need_torch, norm, norm_g, run_both
 from test_gradcheck import CASES, SECOND
 
 
@@ -112,3 +112,97 @@ def test_numerical_gradient_expected_zero():
         m.autograd.gradcheck(lambda a: (a * 2).detach(), (x,))
 
     check_error(f)
+
+
+# ---- fast_mode=True: PyTorch's random-projection gradcheck -----------------------------------
+
+
+def _ref():
+    """PyTorch when importable (the comparisons), else None (gradrs's side still runs)."""
+    try:
+        return need_torch()
+    except pytest.skip.Exception:
+        return None
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_fast_mode_passes_on_ops(name):
+    f, arrays = CASES[name]
+    assert G.autograd.gradcheck(f, _inputs(G, arrays), fast_mode=True)
+
+
+@pytest.mark.parametrize("name", sorted(SECOND)[:8])
+def test_fast_mode_gradgradcheck_passes_on_ops(name):
+    f, arrays = SECOND[name]
+    assert G.autograd.gradgradcheck(f, _inputs(G, arrays), fast_mode=True)
+
+
+def _strip_last_digits(msg):
+    """The projected scalars are sums of products whose last bits depend on the order of
+    summation: compare them to 12 significant digits, the rest of the message exactly."""
+    import re
+
+    return re.sub(r"(numerical|analytical):(-?\d+\.\d{1,11})\d*", r"\1:\2", msg)
+
+
+def test_fast_mode_wrong_function_message_matches_torch():
+    def f(m):
+        x = m.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]], dtype=m.float64,
+                     requires_grad=True)
+        m.autograd.gradcheck(_wrong(m).apply, (x,), fast_mode=True)
+
+    ref = _ref()
+    eg = _raises(lambda: f(G))
+    et = _raises(lambda: f(ref)) if ref is not None else None
+    assert type(eg).__name__ == "GradcheckError"
+    if et is not None:
+        assert type(et).__name__ == "GradcheckError"
+        assert _strip_last_digits(norm_g(str(eg))) == _strip_last_digits(norm(str(et)))
+    else:
+        assert str(eg).startswith("Jacobian mismatch for output 0 with respect to input 0,\n")
+    assert "computed \nin fast mode" in str(eg)
+    assert "The max per-element difference (slow mode) is: 2.0" in str(eg)
+
+
+def test_fast_mode_results_and_flags_match_torch():
+    def f(m):
+        x = m.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]], dtype=m.float64,
+                     requires_grad=True)
+        y = m.tensor([0.3, 0.7, -0.2], dtype=m.float64, requires_grad=True)
+        return [
+            m.autograd.gradcheck(lambda a, b: (a * b).sin(), (x, y), fast_mode=True),
+            m.autograd.gradcheck(lambda a, b: ((a * b).sum(), a.exp()), (x, y),
+                                 fast_mode=True),
+            m.autograd.gradcheck(_wrong(m).apply, (x,), fast_mode=True,
+                                 raise_exception=False),
+            m.autograd.gradgradcheck(lambda a: (a ** 3).sum(), (x,), fast_mode=True),
+            # Outputs that need no gradient and do not depend on x smoothly: zero check.
+            m.autograd.gradcheck(lambda a: (a > 0).double(), (x,), fast_mode=True),
+        ]
+
+    ref = _ref()
+    g = f(G)
+    assert g == [True, True, False, True, True]
+    if ref is not None:
+        assert g == f(ref)
+
+
+def test_fast_mode_numerical_gradient_expected_zero():
+    def f(m):
+        x = m.tensor([1.0, 2.0], dtype=m.float64, requires_grad=True)
+        m.autograd.gradcheck(lambda a: (a * 2).detach(), (x,), fast_mode=True)
+
+    e = _raises(lambda: f(G))
+    assert type(e).__name__ == "GradcheckError"
+    assert str(e) == "Numerical gradient for function expected to be zero"
+    if _ref() is not None:
+        check_error(f)
+
+
+def test_fast_mode_leaves_the_default_generator_alone():
+    G.manual_seed(3)
+    expected = G.rand(4)
+    G.manual_seed(3)
+    x = G.tensor([1.0, 2.0], dtype=G.float64, requires_grad=True)
+    assert G.autograd.gradcheck(lambda a: a.exp(), (x,), fast_mode=True)
+    assert G.equal(G.rand(4), expected)

@@ -20,12 +20,14 @@ from .functional import layout as _Layout
 
 __all__ = [
     "Node",
+    "SavedTensor",
     "Tensor",
     "_attach_node",
     "_backward",
     "_bump_version",
     "_current_graph_task_id",
     "_declared_ops",
+    "_graph_stats",
     "_gpu_device_name",
     "_gpu_dispatch_count",
     "_gpu_empty_cache",
@@ -35,13 +37,19 @@ __all__ = [
     "_gpu_transfer_counts",
     "_gpu_synchronize",
     "_grad",
+    "_is_checkpoint_valid",
     "_legacy_new",
     "_live_nodes",
     "_enter_inference_mode",
     "_exit_inference_mode",
+    "_pop_saved_tensors_default_hooks",
+    "_push_saved_tensors_default_hooks",
     "_register",
     "_register_anomaly",
     "_register_return_types",
+    "_saved_tensors_hooks_disable",
+    "_saved_tensors_hooks_enable",
+    "_saved_tensors_hooks_get_disabled_error_message",
     "_set_grad_enabled",
     "_unsafe_set_version_counter",
     "_will_engine_execute_node",
@@ -178,7 +186,8 @@ class Node:
         """The leaf an `AccumulateGrad` node accumulates into (AttributeError otherwise)."""
     @property
     def metadata(self) -> dict[str, Any]:
-        """The node's dict; under anomaly mode it holds `traceback_` (and `parent_`)."""
+        """The node's dict (the same one from every object for it); under anomaly mode it holds
+        `traceback_` (and `parent_`)."""
     def __eq__(self, other: object, /) -> _bool: ...
     def __hash__(self) -> _int: ...
     def register_hook(self, hook: Callable[..., Any]) -> Any:
@@ -188,6 +197,17 @@ class Node:
     @property
     def saved_tensors(self) -> tuple[Tensor | None, ...]:
         """An `autograd.Function` context's tensors from `save_for_backward`."""
+    # `_saved_<name>` (what the node saved, PyTorch's names and values) and
+    # `_raw_saved_<name>` (its `SavedTensor`) are looked up by the type's getattro slot.
+    def __dir__(self) -> list[str]: ...
+
+@final
+class SavedTensor:
+    """A tensor a node saved (`grad_fn._raw_saved_<name>`)."""
+
+    def register_hooks(self, pack_hook: Callable[[Tensor], Any],
+                       unpack_hook: Callable[[Any], Tensor]) -> None:
+        """Pack what is saved now with `pack_hook`; `unpack_hook` gives it back when used."""
 
 # ---- Tensor (src/python/tensor.rs) ------------------------------------------------------------
 
@@ -196,6 +216,8 @@ class Tensor:
     def __new__(cls, *args: Any, device: _DeviceLike = None) -> Self:
         """Legacy constructor: `Tensor()`, `Tensor(*sizes)`, `Tensor(sequence)`, `Tensor(tensor)`
         (float32)."""
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        """Makes the new object its tensor's (so graph nodes hand back this very object)."""
 
     # attributes
     @property
@@ -1080,6 +1102,16 @@ def is_anomaly_enabled() -> _bool: ...
 def is_anomaly_check_nan_enabled() -> _bool: ...
 def _live_nodes() -> _int:
     """Number of live graph nodes in the arena (for leak tests)."""
+def _graph_stats() -> tuple[_int, _int, _int]:
+    """(live graph nodes, saved tensors held, bytes they hold)."""
+def _is_checkpoint_valid() -> _bool:
+    """False inside a backward pass that only computes given targets' gradients."""
+def _push_saved_tensors_default_hooks(pack_hook: Callable[[Tensor], Any],
+                                      unpack_hook: Callable[[Any], Tensor]) -> None: ...
+def _pop_saved_tensors_default_hooks() -> None: ...
+def _saved_tensors_hooks_disable(message: str) -> None: ...
+def _saved_tensors_hooks_enable() -> None: ...
+def _saved_tensors_hooks_get_disabled_error_message() -> str | None: ...
 
 # ---- the GPU context (src/python/gpu.rs; wrapped by gradrs.gpu / gradrs.cuda) --------------------
 

@@ -183,6 +183,7 @@ fn run(
     // What `will_execute` answers while this pass runs (hooks may ask).
     let _task = TaskGuard::enter(
         mode == Mode::Capture,
+        mode != Mode::Accumulate,
         nodes
             .iter()
             .zip(&needed)
@@ -290,6 +291,8 @@ struct Task {
     id: i64,
     /// An `autograd.grad` pass (leaves are captured, not executed).
     capture: bool,
+    /// `autograd.grad` or `backward(inputs=...)`: gradients only flow to given targets.
+    targeted: bool,
     /// Keys of the nodes this pass executes or captures a gradient at.
     execute: HashSet<u32>,
 }
@@ -303,12 +306,13 @@ static NEXT_TASK: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::n
 struct TaskGuard;
 
 impl TaskGuard {
-    fn enter(capture: bool, execute: HashSet<u32>) -> TaskGuard {
+    fn enter(capture: bool, targeted: bool, execute: HashSet<u32>) -> TaskGuard {
         let id = NEXT_TASK.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         TASKS.with(|t| {
             t.borrow_mut().push(Task {
                 id,
                 capture,
+                targeted,
                 execute,
             })
         });
@@ -320,6 +324,13 @@ impl Drop for TaskGuard {
     fn drop(&mut self) {
         TASKS.with(|t| t.borrow_mut().pop());
     }
+}
+
+/// PyTorch's `_is_checkpoint_valid`: false inside a pass (or a pass nested in one) that only
+/// computes the gradients of given targets, where a reentrant checkpoint's inner
+/// `backward()` would accumulate into `.grad` unseen.
+pub fn is_checkpoint_valid() -> bool {
+    TASKS.with(|t| t.borrow().iter().all(|task| !task.targeted))
 }
 
 /// PyTorch's `_current_graph_task_id`: the running backward pass's id, or -1 outside one.

@@ -2,6 +2,7 @@
 //! saved tensors (version-checked, freed after backward) and calls the closure with them.
 
 use crate::autograd::graph::{Backward, Ctx};
+use crate::autograd::saved::{SavedValue, Value};
 use crate::autograd::{attach, SavedTensor};
 use crate::error::Result;
 use crate::tensor::Tensor;
@@ -15,6 +16,9 @@ struct Formula {
     name: &'static str,
     saved: Vec<SavedTensor>,
     f: Box<FormulaFn>,
+    /// PyTorch's names of `saved` (`_saved_<name>`), set by `describe`.
+    names: &'static [&'static str],
+    values: Vec<(&'static str, Value)>,
 }
 
 impl Backward for Formula {
@@ -31,6 +35,38 @@ impl Backward for Formula {
     }
     fn release(&mut self) {
         self.saved.iter_mut().for_each(SavedTensor::release);
+    }
+    fn saved_values(&mut self) -> Vec<(&'static str, SavedValue<'_>)> {
+        // An empty name hides a saved tensor PyTorch would not have saved.
+        let mut out: Vec<(&'static str, SavedValue<'_>)> = self
+            .names
+            .iter()
+            .zip(self.saved.iter_mut())
+            .filter(|(n, _)| !n.is_empty())
+            .map(|(n, s)| (*n, SavedValue::Tensor(s)))
+            .collect();
+        out.extend(self.values.iter().map(|(n, v)| match v {
+            Value::Unsaved => (*n, SavedValue::Absent),
+            v => (*n, SavedValue::Value(v.clone())),
+        }));
+        out
+    }
+    fn describe(&mut self, tensors: &'static [&'static str], values: Vec<(&'static str, Value)>) {
+        self.names = tensors;
+        self.values = values;
+    }
+}
+
+/// Give `out`'s node (just recorded) PyTorch's names for what it saved: `tensors` name the
+/// saved tensors in the order saved, `values` the non-tensor arguments the formula keeps.
+/// Does nothing when `out` recorded no node.
+pub fn describe(
+    out: &Tensor,
+    tensors: &'static [&'static str],
+    values: Vec<(&'static str, Value)>,
+) {
+    if let Some(node) = out.grad_fn() {
+        node.with(|n| n.backward.describe(tensors, values));
     }
 }
 
@@ -49,6 +85,8 @@ pub fn attach_formula(
             name,
             saved,
             f: Box::new(f),
+            names: &[],
+            values: Vec::new(),
         }),
     );
 }

@@ -6,6 +6,7 @@
 //! overflow the stack, so releases that happen while another release runs are queued and
 //! drained by the outermost one.
 
+pub use super::saved::Value;
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::tensor::shape::Shape;
@@ -42,6 +43,15 @@ pub trait Backward: Send + Sync {
     /// The concrete type, for the bindings to recognize the nodes they made.
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         None
+    }
+    /// What PyTorch shows as this node's `_saved_<name>` attributes (graph tools read them):
+    /// the saved tensors and the non-tensor arguments its formula keeps.
+    fn saved_values(&mut self) -> Vec<(&'static str, super::saved::SavedValue<'_>)> {
+        Vec::new()
+    }
+    /// Name the saved tensors (in the order saved) and values of a node built from a closure
+    /// (`formula::describe`); nodes with fields of their own ignore it.
+    fn describe(&mut self, _tensors: &'static [&'static str], _values: Vec<(&'static str, Value)>) {
     }
 }
 

@@ -1,5 +1,6 @@
 //! Elementwise binary ops with broadcasting and PyTorch's type promotion, and comparisons.
 
+use crate::autograd::saved::{SavedValue, Value};
 use crate::autograd::{attach, needs_grad, Backward, Ctx, SavedTensor};
 use crate::backend::cpu::{copy, elementwise};
 use crate::dtype::{result_type, DType, Scalar};
@@ -372,6 +373,9 @@ impl Backward for ScalarOverloadBackward {
         let g = g[0].as_ref().expect("gradient");
         Ok(vec![Some(scalar_overload(self.op, g, self.s)?)])
     }
+    fn saved_values(&mut self) -> Vec<(&'static str, SavedValue<'_>)> {
+        vec![("other", SavedValue::Value(Value::Scalar(self.s)))]
+    }
 }
 
 fn binary_as(op: BinaryOp, a: Operand, b: Operand, div_name: &'static str) -> Result<Tensor> {
@@ -382,13 +386,13 @@ fn binary_as(op: BinaryOp, a: Operand, b: Operand, div_name: &'static str) -> Re
         return Ok(out);
     }
     let (ta, tb) = (a.edge_tensor(dtype), b.edge_tensor(dtype));
-    let save = |cond: bool, t: &Tensor| -> Result<Option<SavedTensor>> {
-        Ok(if cond {
-            Some(SavedTensor::input(t)?)
-        } else {
-            None
-        })
+    // A Python number is saved as a tensor that the saved-tensor hooks never see, as
+    // PyTorch's wrapped numbers.
+    let save_operand = |t: &Tensor, o: &Operand| match o {
+        Operand::Scalar(_) => Ok(SavedTensor::input_unhooked(t)),
+        Operand::Tensor(_) => SavedTensor::input(t),
     };
+    let save = |cond: bool, t: &Tensor, o: &Operand| cond.then(|| save_operand(t, o)).transpose();
     match op {
         BinaryOp::Add | BinaryOp::Sub => {
             attach(
@@ -400,23 +404,21 @@ fn binary_as(op: BinaryOp, a: Operand, b: Operand, div_name: &'static str) -> Re
                 }),
             );
         }
+        // PyTorch saves (and so packs) `other` before `self`.
         BinaryOp::Mul => {
-            attach(
-                &[&out],
-                &[&ta, &tb],
-                Box::new(MulBackward {
-                    a: save(rb, &ta)?,
-                    b: save(ra, &tb)?,
-                }),
-            );
+            let b = save(ra, &tb, &b)?;
+            let a = save(rb, &ta, &a)?;
+            attach(&[&out], &[&ta, &tb], Box::new(MulBackward { a, b }));
         }
         BinaryOp::Div => {
+            let b = Some(save_operand(&tb, &b)?);
+            let a = save(rb, &ta, &a)?;
             attach(
                 &[&out],
                 &[&ta, &tb],
                 Box::new(DivBackward {
-                    a: save(rb, &ta)?,
-                    b: Some(SavedTensor::input(&tb)?),
+                    a,
+                    b,
                     name: div_name,
                 }),
             );
@@ -433,22 +435,25 @@ fn binary_as(op: BinaryOp, a: Operand, b: Operand, div_name: &'static str) -> Re
                 );
             }
             (Operand::Scalar(base), _) => {
+                let exponent = SavedTensor::input(&tb)?;
                 let result = SavedTensor::output(&out, 0)?;
                 attach(
                     &[&out],
                     &[&tb],
                     Box::new(PowScalarBaseBackward {
                         base: *base,
-                        exponent: SavedTensor::input(&tb)?,
+                        exponent,
                         result,
                     }),
                 );
             }
             _ => {
+                let base = SavedTensor::input(&ta)?;
+                let exponent = SavedTensor::input(&tb)?;
                 let result = SavedTensor::output(&out, 0)?;
                 let node = PowTensorBackward {
-                    base: SavedTensor::input(&ta)?,
-                    exponent: SavedTensor::input(&tb)?,
+                    base,
+                    exponent,
                     result,
                 };
                 attach(&[&out], &[&ta, &tb], Box::new(node));
@@ -737,6 +742,10 @@ impl Backward for AddSubBackward {
         };
         Ok(vec![Some(g), Some(gb)])
     }
+    fn saved_values(&mut self) -> Vec<(&'static str, SavedValue<'_>)> {
+        let alpha = self.alpha.unwrap_or(Scalar::Int(1));
+        vec![("alpha", SavedValue::Value(Value::Scalar(alpha)))]
+    }
 }
 
 struct RsubBackward {
@@ -758,6 +767,10 @@ impl Backward for RsubBackward {
         } else {
             vec![Some(neg), Some(g)]
         })
+    }
+    // gradrs's rsub takes no alpha: it is always 1.
+    fn saved_values(&mut self) -> Vec<(&'static str, SavedValue<'_>)> {
+        vec![("alpha", SavedValue::Value(Value::Int(1)))]
     }
 }
 
@@ -789,6 +802,20 @@ impl Backward for MulBackward {
             .iter_mut()
             .chain(self.b.iter_mut())
             .for_each(|s| s.release());
+    }
+    fn saved_values(&mut self) -> Vec<(&'static str, SavedValue<'_>)> {
+        vec![
+            ("self", saved_opt(&mut self.a)),
+            ("other", saved_opt(&mut self.b)),
+        ]
+    }
+}
+
+/// An optional saved tensor as a `_saved_<name>` value (None when it was not saved).
+fn saved_opt(s: &mut Option<SavedTensor>) -> SavedValue<'_> {
+    match s {
+        Some(s) => SavedValue::Tensor(s),
+        None => SavedValue::Absent,
     }
 }
 
@@ -822,6 +849,16 @@ impl Backward for DivBackward {
             .iter_mut()
             .chain(self.b.iter_mut())
             .for_each(|s| s.release());
+    }
+    fn saved_values(&mut self) -> Vec<(&'static str, SavedValue<'_>)> {
+        let mut v = vec![
+            ("self", saved_opt(&mut self.a)),
+            ("other", saved_opt(&mut self.b)),
+        ];
+        if self.name == "DivBackward2" {
+            v.push(("rounding_mode", SavedValue::Value(Value::None)));
+        }
+        v
     }
 }
 
@@ -858,6 +895,12 @@ impl Backward for PowScalarBackward {
     }
     fn release(&mut self) {
         self.base.release();
+    }
+    fn saved_values(&mut self) -> Vec<(&'static str, SavedValue<'_>)> {
+        vec![
+            ("self", SavedValue::Tensor(&mut self.base)),
+            ("exponent", SavedValue::Value(Value::Scalar(self.exponent))),
+        ]
     }
 }
 
@@ -900,6 +943,13 @@ impl Backward for PowScalarBaseBackward {
     fn release(&mut self) {
         self.result.release();
         self.exponent.release();
+    }
+    fn saved_values(&mut self) -> Vec<(&'static str, SavedValue<'_>)> {
+        vec![
+            ("self", SavedValue::Value(Value::Scalar(self.base))),
+            ("exponent", SavedValue::Tensor(&mut self.exponent)),
+            ("result", SavedValue::Tensor(&mut self.result)),
+        ]
     }
 }
 
@@ -964,6 +1014,13 @@ impl Backward for PowTensorBackward {
         self.base.release();
         self.exponent.release();
         self.result.release();
+    }
+    fn saved_values(&mut self) -> Vec<(&'static str, SavedValue<'_>)> {
+        vec![
+            ("self", SavedValue::Tensor(&mut self.base)),
+            ("exponent", SavedValue::Tensor(&mut self.exponent)),
+            ("result", SavedValue::Tensor(&mut self.result)),
+        ]
     }
 }
 
@@ -1034,7 +1091,7 @@ fn where_record(
             &[&out],
             &[&oa, &ob],
             Box::new(WhereBackward {
-                cond: cond.detach(),
+                cond: SavedTensor::input(cond)?,
             }),
         );
     }
@@ -1052,19 +1109,26 @@ fn select_src<T: Element>(d: &crate::tensor::Data, n: usize) -> elementwise::Src
 }
 
 struct WhereBackward {
-    cond: Tensor,
+    cond: SavedTensor,
 }
 impl Backward for WhereBackward {
     fn name(&self) -> &'static str {
         "WhereBackward0"
     }
-    fn apply(&mut self, g: &[Option<Tensor>], _: &Ctx) -> Result<Vec<Option<Tensor>>> {
+    fn apply(&mut self, g: &[Option<Tensor>], ctx: &Ctx) -> Result<Vec<Option<Tensor>>> {
         let g = g[0].clone().expect("gradient");
+        let cond = self.cond.unpack(ctx)?;
         let zero = || Operand::Scalar(Scalar::Int(0));
         Ok(vec![
-            Some(where_(&self.cond, Operand::Tensor(g.clone()), zero())?),
-            Some(where_(&self.cond, zero(), Operand::Tensor(g))?),
+            Some(where_(&cond, Operand::Tensor(g.clone()), zero())?),
+            Some(where_(&cond, zero(), Operand::Tensor(g))?),
         ])
+    }
+    fn release(&mut self) {
+        self.cond.release();
+    }
+    fn saved_values(&mut self) -> Vec<(&'static str, SavedValue<'_>)> {
+        vec![("condition", SavedValue::Tensor(&mut self.cond))]
     }
 }
 

@@ -224,14 +224,32 @@ pub fn binary_math(op: BinaryMathOp, a: &Tensor, b: Operand) -> Result<Tensor> {
     let dtype = out.dtype();
     let tb = b.edge_tensor(dtype);
     let inputs: Vec<&Tensor> = if scalar { vec![a] } else { vec![a, &tb] };
-    let saved = vec![SavedTensor::input(a)?, SavedTensor::input(&tb)?];
+    // A Python number is saved out of the saved-tensor hooks' sight, as PyTorch's wrapped numbers.
+    let tb_saved = if scalar {
+        SavedTensor::input_unhooked(&tb)
+    } else {
+        SavedTensor::input(&tb)?
+    };
+    let saved = vec![SavedTensor::input(a)?, tb_saved];
     let name = op.backward_name(scalar);
-    Ok(record_formula(out, &inputs, name, saved, move |g, s| {
+    let out = record_formula(out, &inputs, name, saved, move |g, s| {
         let (ga, gb) = op.grad(g, &s[0], &s[1])?;
         Ok(if scalar {
             vec![Some(ga)]
         } else {
             vec![Some(ga), Some(gb)]
         })
-    }))
+    });
+    // PyTorch's node keeps exactly `self` and `other` only for these (with a Python number it
+    // shows nothing); copysign and hypot keep `result` too, xlogy's Python-number node keeps
+    // the number, heaviside's `NotImplemented` keeps nothing: those show no `_saved_` here
+    // (tests/test_graph_attrs.py's NOT_EXPOSED).
+    let self_other = matches!(
+        op,
+        BinaryMathOp::Atan2 | BinaryMathOp::Logaddexp | BinaryMathOp::Logaddexp2
+    );
+    if !scalar && self_other {
+        crate::autograd::formula::describe(&out, &["self", "other"], Vec::new());
+    }
+    Ok(out)
 }

@@ -1,6 +1,7 @@
 //! Matrix products: mm, bmm, mv, dot, and `matmul` decomposed into them exactly as PyTorch
 //! does (so results carry the same grad_fn names).
 
+use crate::autograd::saved::{SavedValue, Value};
 use crate::autograd::{needs_grad, record, Backward, Ctx, SavedTensor};
 use crate::backend::cpu::copy::gather_contiguous;
 use crate::backend::cpu::elementwise;
@@ -351,6 +352,7 @@ pub fn addmm(
         input_needs: input.requires_grad(),
         beta,
         alpha,
+        geometry: Geometry::of(m1, m2),
     };
     Ok(record(out, &[input, m1, m2], node))
 }
@@ -429,6 +431,49 @@ struct AddmmBackward {
     input_needs: bool,
     beta: Scalar,
     alpha: Scalar,
+    geometry: Geometry,
+}
+
+/// The operands' sizes (always) and strides (of those that require grad), which PyTorch's mm
+/// and addmm nodes keep for their backward and show as `_saved_<x>_sym_sizes/strides`.
+struct Geometry {
+    sizes: [Vec<i64>; 2],
+    strides: [Vec<i64>; 2],
+}
+
+impl Geometry {
+    fn of(a: &Tensor, b: &Tensor) -> Geometry {
+        let sizes = |t: &Tensor| t.shape().iter().map(|&d| d as i64).collect();
+        let strides = |t: &Tensor| {
+            if t.requires_grad() {
+                t.strides().iter().map(|&d| d as i64).collect()
+            } else {
+                Vec::new()
+            }
+        };
+        Geometry {
+            sizes: [sizes(a), sizes(b)],
+            strides: [strides(a), strides(b)],
+        }
+    }
+
+    fn values(&self, names: [&'static str; 4]) -> Vec<(&'static str, SavedValue<'static>)> {
+        let [s0, t0, s1, t1] = names;
+        vec![
+            (s0, SavedValue::Value(Value::Ints(self.sizes[0].clone()))),
+            (t0, SavedValue::Value(Value::Ints(self.strides[0].clone()))),
+            (s1, SavedValue::Value(Value::Ints(self.sizes[1].clone()))),
+            (t1, SavedValue::Value(Value::Ints(self.strides[1].clone()))),
+        ]
+    }
+}
+
+/// An optional saved tensor as a `_saved_<name>` value (None when it was not saved).
+fn saved_opt(s: &mut Option<SavedTensor>) -> SavedValue<'_> {
+    match s {
+        Some(s) => SavedValue::Tensor(s),
+        None => SavedValue::Absent,
+    }
 }
 
 impl Backward for AddmmBackward {
@@ -462,6 +507,20 @@ impl Backward for AddmmBackward {
             .chain(self.m2.iter_mut())
             .for_each(|s| s.release());
     }
+
+    fn saved_values(&mut self) -> Vec<(&'static str, SavedValue<'_>)> {
+        let mut v = self.geometry.values([
+            "mat1_sym_sizes",
+            "mat1_sym_strides",
+            "mat2_sym_sizes",
+            "mat2_sym_strides",
+        ]);
+        v.push(("alpha", SavedValue::Value(Value::Scalar(self.alpha))));
+        v.push(("beta", SavedValue::Value(Value::Scalar(self.beta))));
+        v.push(("mat1", saved_opt(&mut self.m1)));
+        v.push(("mat2", saved_opt(&mut self.m2)));
+        v
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -476,13 +535,7 @@ fn with_grad(out: Tensor, a: &Tensor, b: &Tensor, kind: ProductKind) -> Result<T
     if !needs_grad(&[a, b]) {
         return Ok(out);
     }
-    let save = |cond: bool, t: &Tensor| -> Result<Option<SavedTensor>> {
-        Ok(if cond {
-            Some(SavedTensor::input(t)?)
-        } else {
-            None
-        })
-    };
+    let save = |cond: bool, t: &Tensor| cond.then(|| SavedTensor::input(t)).transpose();
     let col_major = match kind {
         ProductKind::Mm => [column_major(a), column_major(b)],
         _ => [false, false],
@@ -492,6 +545,7 @@ fn with_grad(out: Tensor, a: &Tensor, b: &Tensor, kind: ProductKind) -> Result<T
         a: save(b.requires_grad(), a)?,
         b: save(a.requires_grad(), b)?,
         col_major,
+        geometry: matches!(kind, ProductKind::Mm).then(|| Geometry::of(a, b)),
     };
     Ok(record(out, &[a, b], node))
 }
@@ -502,6 +556,8 @@ struct ProductBackward {
     b: Option<SavedTensor>,
     /// mm only: whether a / b were column-major (see `mm_mat1_backward`).
     col_major: [bool; 2],
+    /// mm only.
+    geometry: Option<Geometry>,
 }
 
 impl Backward for ProductBackward {
@@ -549,6 +605,26 @@ impl Backward for ProductBackward {
             .iter_mut()
             .chain(self.b.iter_mut())
             .for_each(|s| s.release());
+    }
+
+    fn saved_values(&mut self) -> Vec<(&'static str, SavedValue<'_>)> {
+        let other = match self.kind {
+            ProductKind::Mm | ProductKind::Bmm => "mat2",
+            ProductKind::Mv => "vec",
+            ProductKind::Dot => "tensor",
+        };
+        let mut v = match &self.geometry {
+            Some(g) => g.values([
+                "self_sym_sizes",
+                "self_sym_strides",
+                "mat2_sym_sizes",
+                "mat2_sym_strides",
+            ]),
+            None => Vec::new(),
+        };
+        v.push(("self", saved_opt(&mut self.a)));
+        v.push((other, saved_opt(&mut self.b)));
+        v
     }
 }
 

@@ -1,6 +1,7 @@
 //! Shape and view ops: results share storage with their input; backward reshapes the
 //! gradient back.
 
+use crate::autograd::saved::{SavedValue, Value};
 use crate::autograd::{needs_grad, record, Backward, Ctx};
 use crate::error::{Error, Result};
 use crate::ops::creation::contiguous;
@@ -68,6 +69,17 @@ impl Backward for ViewBackward {
             ViewKind::Expand => sum_to(g, &self.input_shape)?,
         };
         Ok(vec![Some(gi)])
+    }
+    // The nodes that keep dims (transpose, permute, unsqueeze, squeeze with dims) keep them
+    // wrapped, where PyTorch shows the dims as given: they show nothing rather than differ.
+    fn saved_values(&mut self) -> Vec<(&'static str, SavedValue<'_>)> {
+        match self.kind {
+            ViewKind::View | ViewKind::UnsafeView | ViewKind::Expand | ViewKind::Squeeze(0) => {
+                let sizes = sizes_i64(&self.input_shape);
+                vec![("self_sym_sizes", SavedValue::Value(Value::Ints(sizes)))]
+            }
+            _ => Vec::new(),
+        }
     }
 }
 

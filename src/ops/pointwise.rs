@@ -1,6 +1,8 @@
 //! More elementwise math: each op's forward map and its backward formula side by side.
 //! Unary float ops compute integer and bool inputs in float32, as PyTorch does.
 
+use crate::autograd::formula::describe;
+use crate::autograd::saved::Value;
 use crate::autograd::{needs_grad, record_formula, SavedTensor};
 use crate::backend::cpu::vmath::VMath;
 use crate::dtype::{result_type, DType, Scalar};
@@ -91,13 +93,15 @@ fn unary_node(
     if !needs_grad(&[x]) {
         return Ok(out);
     }
-    let saved = match save {
-        Save::Input => vec![SavedTensor::input(x)?],
-        Save::Nothing => vec![],
+    let (saved, names): (_, &'static [&'static str]) = match save {
+        Save::Input => (vec![SavedTensor::input(x)?], &["self"]),
+        Save::Nothing => (vec![], &[]),
     };
-    Ok(record_formula(out, &[x], name, saved, move |g, s| {
+    let out = record_formula(out, &[x], name, saved, move |g, s| {
         Ok(vec![Some(f(g, s.first().unwrap_or(g))?)])
-    }))
+    });
+    describe(&out, names, Vec::new());
+    Ok(out)
 }
 
 /// `1 - x²`.
@@ -693,7 +697,7 @@ fn extremum(a: &Tensor, b: &Tensor, max: bool) -> Result<Tensor> {
         "MinimumBackward0"
     };
     let saved = vec![SavedTensor::input(a)?, SavedTensor::input(b)?];
-    Ok(record_formula(out, &[a, b], name, saved, move |g, s| {
+    let out = record_formula(out, &[a, b], name, saved, move |g, s| {
         let (x, y) = (&s[0], &s[1]);
         // Ties split the gradient evenly, as PyTorch does.
         let shared = where_(
@@ -710,7 +714,9 @@ fn extremum(a: &Tensor, b: &Tensor, max: bool) -> Result<Tensor> {
             Some(arith::zero_where(&lose_a, &shared)?),
             Some(arith::zero_where(&lose_b, &shared)?),
         ])
-    }))
+    });
+    describe(&out, &["self", "other"], Vec::new());
+    Ok(out)
 }
 pub fn maximum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     extremum(a, b, true)
@@ -755,15 +761,26 @@ fn binary_node(
     } else {
         vec![&ta]
     };
-    let saved = vec![SavedTensor::input(&ta)?, SavedTensor::input(&tb)?];
-    Ok(record_formula(out, &inputs, name, saved, move |g, s| {
+    // A Python number is saved out of the hooks' sight, as PyTorch's wrapped numbers.
+    let tb_saved = if b_is_tensor {
+        SavedTensor::input(&tb)?
+    } else {
+        SavedTensor::input_unhooked(&tb)
+    };
+    let saved = vec![SavedTensor::input(&ta)?, tb_saved];
+    let out = record_formula(out, &inputs, name, saved, move |g, s| {
         let (ga, gb) = f(g, &s[0], &s[1])?;
         Ok(if b_is_tensor {
             vec![Some(ga), Some(gb)]
         } else {
             vec![Some(ga)]
         })
-    }))
+    });
+    // With a Python number, PyTorch's node (`FmodBackward0`, ...) shows nothing.
+    if b_is_tensor {
+        describe(&out, &["self", "other"], Vec::new());
+    }
+    Ok(out)
 }
 
 fn int_div_check(tb: &Tensor) -> Result<()> {
@@ -899,9 +916,19 @@ pub fn div_rounding(a: &Operand, b: &Operand, mode: &str) -> Result<Tensor> {
         },
     };
     let out = narrow(out, dtype);
-    binary_node(a, b, out, "DivBackward2", |g, _, _| {
+    let out = binary_node(a, b, out, "DivBackward2", |g, _, _| {
         Ok((zeros_like(g), zeros_like(g)))
-    })
+    })?;
+    let mode = (
+        "rounding_mode",
+        Value::Str(if floor { "floor" } else { "trunc" }),
+    );
+    match b {
+        Operand::Tensor(_) => describe(&out, &["self", "other"], vec![mode]),
+        // PyTorch keeps `self` only for a tensor divisor's gradient.
+        Operand::Scalar(_) => describe(&out, &["", "other"], vec![("self", Value::Unsaved), mode]),
+    }
+    Ok(out)
 }
 
 /// A result of an op PyTorch has no derivative for: it requires grad (grad_fn

@@ -1,5 +1,6 @@
 //! Reductions: sum and mean over all or some dims, and `sum_to` (undoing broadcasting).
 
+use crate::autograd::saved::{SavedValue, Value};
 use crate::autograd::{needs_grad, record, Backward, Ctx};
 use crate::backend::cpu::reduce::{sum_dims, sum_half};
 use crate::dtype::{DType, Scalar};
@@ -100,6 +101,7 @@ pub fn sum(x: &Tensor, dims: Option<&[i64]>, keepdim: bool) -> Result<Tensor> {
             SumBackward {
                 shape,
                 dims: rd,
+                dim_arg: dims.map(<[i64]>::to_vec).unwrap_or_default(),
                 keepdim,
                 all: dims.is_none(),
                 scale: None,
@@ -133,6 +135,7 @@ pub fn mean(x: &Tensor, dims: Option<&[i64]>, keepdim: bool) -> Result<Tensor> {
         let node = SumBackward {
             shape,
             dims: rd,
+            dim_arg: dims.map(<[i64]>::to_vec).unwrap_or_default(),
             keepdim,
             all: dims.is_none(),
             scale: Some(count),
@@ -166,6 +169,8 @@ pub fn sum_to(g: &Tensor, shape: &[usize]) -> Result<Tensor> {
 struct SumBackward {
     shape: Shape,
     dims: Vec<usize>,
+    /// `dim` as given (PyTorch's `_saved_dim`).
+    dim_arg: Vec<i64>,
     keepdim: bool,
     all: bool,
     scale: Option<usize>,
@@ -197,6 +202,22 @@ impl Backward for SumBackward {
             )?;
         }
         Ok(vec![Some(gi)])
+    }
+    fn saved_values(&mut self) -> Vec<(&'static str, SavedValue<'_>)> {
+        let mut v = Vec::new();
+        if !self.all {
+            v.push(("dim", SavedValue::Value(Value::Ints(self.dim_arg.clone()))));
+            v.push(("keepdim", SavedValue::Value(Value::Bool(self.keepdim))));
+        }
+        if self.scale.is_some() {
+            let numel = self.shape.iter().product::<usize>() as i64;
+            v.push(("self_sym_numel", SavedValue::Value(Value::Int(numel))));
+        }
+        v.push((
+            "self_sym_sizes",
+            SavedValue::Value(Value::Ints(sizes_i64(&self.shape))),
+        ));
+        v
     }
 }
 
@@ -279,7 +300,7 @@ pub fn prod(x: &Tensor, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
         "ProdBackward0"
     };
     let saved = vec![SavedTensor::input(&x)?, SavedTensor::output(&out, 0)?];
-    Ok(record_formula(out, &[&x], name, saved, move |g, s| {
+    let out = record_formula(out, &[&x], name, saved, move |g, s| {
         let (x, out) = (&s[0], &s[1]);
         if x.dim() == 0 {
             // The derivative of a one-element product is the constant 1 (PyTorch).
@@ -308,7 +329,13 @@ pub fn prod(x: &Tensor, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
             }
         };
         Ok(vec![Some(gi)])
-    }))
+    });
+    let values = match dim {
+        Some(d) => vec![("dim", Value::Int(d)), ("keepdim", Value::Bool(keepdim))],
+        None => Vec::new(),
+    };
+    crate::autograd::formula::describe(&out, &["self", "result"], values);
+    Ok(out)
 }
 
 /// PyTorch's `prod_safe_zeros_backward`: the product of the other elements of each row along
@@ -393,7 +420,7 @@ pub(crate) fn evenly_distributed(
     }
     let dims = dims.to_vec();
     let saved = vec![SavedTensor::input(x)?, SavedTensor::output(&out, 0)?];
-    Ok(record_formula(out, &[x], name, saved, move |g, s| {
+    let out = record_formula(out, &[x], name, saved, move |g, s| {
         let (x, out) = (&s[0], &s[1]);
         let out = restore_dims(&out.detach(), &dims, keepdim)?;
         let dl = sizes_i64(&dims);
@@ -413,7 +440,12 @@ pub(crate) fn evenly_distributed(
         let mask = cmp(CmpOp::Eq, x, &out)?;
         let count = sum(&mask, Some(&dl), true)?;
         Ok(vec![Some(mul(&div(&g, &count)?, &mask)?)])
-    }))
+    });
+    // amax / amin also keep their dims as given, which this function no longer sees.
+    if whole {
+        crate::autograd::formula::describe(&out, &["self", "result"], Vec::new());
+    }
+    Ok(out)
 }
 
 /// `x.max(dim, keepdim)` / `x.min(...)`: (values, indices); MaxBackward0 routes the gradient
@@ -915,13 +947,11 @@ pub fn cumsum(x: &Tensor, dim: i64) -> Result<Tensor> {
     if !needs_grad(&[&x]) {
         return Ok(out);
     }
-    Ok(record_formula(
-        out,
-        &[&x],
-        "CumsumBackward0",
-        vec![],
-        move |g, _| Ok(vec![Some(reverse_cumsum(g, d)?)]),
-    ))
+    let out = record_formula(out, &[&x], "CumsumBackward0", vec![], move |g, _| {
+        Ok(vec![Some(reverse_cumsum(g, d)?)])
+    });
+    crate::autograd::formula::describe(&out, &[], vec![("dim", Value::Int(dim))]);
+    Ok(out)
 }
 
 fn reverse_cumsum(g: &Tensor, d: usize) -> Result<Tensor> {

@@ -1,6 +1,8 @@
 //! Shape ops that copy: cat, stack, flip, roll, repeat, tril/triu. (Views live in
 //! `movement.rs` and `slicing.rs`.)
 
+use crate::autograd::formula::describe;
+use crate::autograd::saved::Value;
 use crate::autograd::{needs_grad, record_formula, GradModeGuard};
 use crate::dtype::{result_type, Participant, Scalar};
 use crate::error::{Error, Result};
@@ -40,14 +42,13 @@ pub fn flip(x: &Tensor, dims: &[i64]) -> Result<Tensor> {
     if !needs_grad(&[x]) {
         return Ok(out);
     }
+    let given = dims.to_vec();
     let dims = dims.to_vec();
-    Ok(record_formula(
-        out,
-        &[x],
-        "FlipBackward0",
-        vec![],
-        move |g, _| Ok(vec![Some(flip(g, &dims)?)]),
-    ))
+    let out = record_formula(out, &[x], "FlipBackward0", vec![], move |g, _| {
+        Ok(vec![Some(flip(g, &dims)?)])
+    });
+    describe(&out, &[], vec![("dims", Value::Ints(given))]);
+    Ok(out)
 }
 
 /// `cat(tensors, dim)`: dtypes promote; 1-D empty tensors are skipped, as in PyTorch.
@@ -123,22 +124,18 @@ pub fn cat(tensors: &[Tensor], dim: i64) -> Result<Tensor> {
     if !needs_grad(&refs) {
         return Ok(out);
     }
-    Ok(record_formula(
-        out,
-        &refs,
-        "CatBackward0",
-        vec![],
-        move |g, _| {
-            offsets
-                .iter()
-                .map(|o| match o {
-                    Some((at, n)) => Ok(Some(narrow(g, d as i64, *at as i64, *n as i64)?)),
-                    // A skipped legacy empty (0,) input still gets its (empty) gradient.
-                    None => Ok(Some(Tensor::zeros_on(&[0], g.dtype(), g.device()))),
-                })
-                .collect()
-        },
-    ))
+    let out = record_formula(out, &refs, "CatBackward0", vec![], move |g, _| {
+        offsets
+            .iter()
+            .map(|o| match o {
+                Some((at, n)) => Ok(Some(narrow(g, d as i64, *at as i64, *n as i64)?)),
+                // A skipped legacy empty (0,) input still gets its (empty) gradient.
+                None => Ok(Some(Tensor::zeros_on(&[0], g.dtype(), g.device()))),
+            })
+            .collect()
+    });
+    describe(&out, &[], vec![("dim", Value::Int(dim))]);
+    Ok(out)
 }
 
 /// `stack(tensors, dim)`: all the same shape, joined along a new dim (StackBackward0).
@@ -172,17 +169,13 @@ pub fn stack(tensors: &[Tensor], dim: i64) -> Result<Tensor> {
         return Ok(out);
     }
     let n = tensors.len();
-    Ok(record_formula(
-        out,
-        &refs,
-        "StackBackward0",
-        vec![],
-        move |g, _| {
-            (0..n)
-                .map(|i| Ok(Some(select(g, d as i64, i as i64)?)))
-                .collect()
-        },
-    ))
+    let out = record_formula(out, &refs, "StackBackward0", vec![], move |g, _| {
+        (0..n)
+            .map(|i| Ok(Some(select(g, d as i64, i as i64)?)))
+            .collect()
+    });
+    describe(&out, &[], vec![("dim", Value::Int(dim))]);
+    Ok(out)
 }
 
 /// `x.roll(shifts, dims)`; no dims rolls the flattened tensor (RollBackward0 rolls back).
@@ -349,7 +342,9 @@ pub fn tri(x: &Tensor, diagonal: i64, lower: bool) -> Result<Tensor> {
     } else {
         "TriuBackward0"
     };
-    Ok(record_formula(out, &[x], name, vec![], move |g, _| {
+    let out = record_formula(out, &[x], name, vec![], move |g, _| {
         Ok(vec![Some(tri(g, diagonal, lower)?)])
-    }))
+    });
+    describe(&out, &[], vec![("diagonal", Value::Int(diagonal))]);
+    Ok(out)
 }

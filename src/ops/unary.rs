@@ -16,6 +16,7 @@
 //! second language and no build step; only the Python files, which Rust cannot write at
 //! build time, are generated and checked in (tests/test_generated.py fails when stale).
 
+use crate::autograd::saved::SavedValue;
 use crate::autograd::{needs_grad, record, Backward, Ctx, SavedTensor};
 use crate::backend::cpu::elementwise;
 use crate::dtype::{DType, Scalar};
@@ -328,6 +329,18 @@ impl Backward for UnaryBackward {
     fn release(&mut self) {
         if let Some(s) = &mut self.saved {
             s.release();
+        }
+    }
+
+    fn saved_values(&mut self) -> Vec<(&'static str, SavedValue<'_>)> {
+        let name = if matches!(self.op.save(), Save::Result) {
+            "result"
+        } else {
+            "self"
+        };
+        match &mut self.saved {
+            Some(s) => vec![(name, SavedValue::Tensor(s))],
+            None => Vec::new(),
         }
     }
 }

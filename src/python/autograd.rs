@@ -210,6 +210,34 @@ impl PyNode {
             ))),
         }
     }
+    /// `_saved_<name>` / `_raw_saved_<name>`: what the node saved, with PyTorch's names.
+    fn __getattr__(slf: &Bound<'_, Self>, name: &str) -> PyResult<Py<PyAny>> {
+        let type_name = slf.get_type().name()?.to_string();
+        match slf.get().node() {
+            Ok(node) => super::saved::getattr(slf.py(), &node, &type_name, name),
+            Err(_) => Err(pyo3::exceptions::PyAttributeError::new_err(format!(
+                "'{type_name}' object has no attribute '{name}'"
+            ))),
+        }
+    }
+    fn __dir__(slf: &Bound<'_, Self>) -> PyResult<Vec<String>> {
+        let py = slf.py();
+        let base = py
+            .import("builtins")?
+            .getattr("object")?
+            .getattr("__dir__")?
+            .call1((slf,))?;
+        let mut names: Vec<String> = base.extract()?;
+        if let Ok(node) = slf.get().node() {
+            for (name, tensor) in super::saved::saved_names(&node).unwrap_or_default() {
+                names.push(format!("_saved_{name}"));
+                if tensor {
+                    names.push(format!("_raw_saved_{name}"));
+                }
+            }
+        }
+        Ok(names)
+    }
     fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
         Ok(format!(
             "<{} object at {:#x}>",
@@ -396,6 +424,12 @@ pub fn _set_grad_enabled(enabled: bool) {
 #[pyfunction]
 pub fn _live_nodes() -> usize {
     live_nodes()
+}
+
+/// `_is_checkpoint_valid()`: whether a reentrant checkpoint may run its inner backward here.
+#[pyfunction]
+pub fn _is_checkpoint_valid() -> bool {
+    autograd::engine::is_checkpoint_valid()
 }
 
 /// `_current_graph_task_id()`: the running backward pass, or -1.

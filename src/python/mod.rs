@@ -19,6 +19,7 @@ pub mod pointwise;
 pub mod pynode;
 pub mod random;
 pub mod reduce;
+pub mod saved;
 pub mod tensor;
 
 use crate::dtype::{DType, Scalar};
@@ -473,6 +474,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pynode::_attach_node, m)?)?;
     m.add_function(wrap_pyfunction!(pynode::_bump_version, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_current_graph_task_id, m)?)?;
+    m.add_function(wrap_pyfunction!(autograd::_is_checkpoint_valid, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_will_engine_execute_node, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_backward, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_grad, m)?)?;
@@ -488,5 +490,21 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(anomaly::is_anomaly_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(anomaly::is_anomaly_check_nan_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_live_nodes, m)?)?;
+    m.add_class::<saved::PySavedTensor>()?;
+    m.add_function(wrap_pyfunction!(
+        saved::_push_saved_tensors_default_hooks,
+        m
+    )?)?;
+    m.add_function(wrap_pyfunction!(
+        saved::_pop_saved_tensors_default_hooks,
+        m
+    )?)?;
+    m.add_function(wrap_pyfunction!(saved::_saved_tensors_hooks_disable, m)?)?;
+    m.add_function(wrap_pyfunction!(saved::_saved_tensors_hooks_enable, m)?)?;
+    m.add_function(wrap_pyfunction!(
+        saved::_saved_tensors_hooks_get_disabled_error_message,
+        m
+    )?)?;
+    m.add_function(wrap_pyfunction!(saved::_graph_stats, m)?)?;
     Ok(())
 }

@@ -162,26 +162,6 @@ pub fn _attach_node(
     } else {
         vec![Some(output.cast::<PyTensor>()?.borrow().t.clone())]
     };
-    let saved: Vec<Option<SavedTensor>> = match to_save {
-        None => Vec::new(),
-        Some(list) => list
-            .try_iter()?
-            .map(|o| {
-                let o = o?;
-                if o.is_none() {
-                    return Ok(None);
-                }
-                let t = o.cast::<PyTensor>()?.borrow().t.clone();
-                let nr = outputs
-                    .iter()
-                    .position(|out| out.as_ref().is_some_and(|out| out.ptr_eq(&t)));
-                Ok(Some(match nr {
-                    Some(nr) => SavedTensor::output(&t, nr as u32)?,
-                    None => SavedTensor::input(&t)?,
-                }))
-            })
-            .collect::<PyResult<_>>()?,
-    };
     let node = PyBackward {
         name: intern(name),
         saved: if ctx.is_some() {
@@ -190,8 +170,8 @@ pub fn _attach_node(
             inputs
                 .iter()
                 .flatten()
-                .map(SavedTensor::input)
-                .collect::<crate::error::Result<_>>()?
+                .map(SavedTensor::input_unhooked)
+                .collect()
         },
         backward: Some(backward),
         multi,
@@ -217,6 +197,28 @@ pub fn _attach_node(
             t.set_grad_fn(Some(node.clone()), i as u32);
         }
     }
+    // What `save_for_backward` saved goes through the saved-tensor hooks once the outputs
+    // have their grad_fn, as in PyTorch (which saves at the end of `Function.apply`).
+    let saved: Vec<Option<SavedTensor>> = match to_save {
+        None => Vec::new(),
+        Some(list) => list
+            .try_iter()?
+            .map(|o| {
+                let o = o?;
+                if o.is_none() {
+                    return Ok(None);
+                }
+                let t = o.cast::<PyTensor>()?.borrow().t.clone();
+                let nr = outputs
+                    .iter()
+                    .position(|out| out.as_ref().is_some_and(|out| out.ptr_eq(&t)));
+                Ok(Some(match nr {
+                    Some(nr) => SavedTensor::output(&t, nr as u32)?,
+                    None => SavedTensor::input(&t)?,
+                }))
+            })
+            .collect::<PyResult<_>>()?,
+    };
     if let Some(ctx) = ctx {
         let ctx = ctx.get();
         *ctx.saved.lock() = Some(saved);

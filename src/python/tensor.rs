@@ -255,6 +255,24 @@ impl PyTensor {
         super::boundary::held(|| legacy_new(args, kwargs, DType::F32)).map(|t| PyTensor { t })
     }
 
+    /// A tensor made by `Tensor.__new__` (`gradrs.Tensor(...)`, `nn.Parameter`) becomes its
+    /// tensor's object here, so the core hands back this very object (`AccumulateGrad.variable`
+    /// is the Parameter itself).
+    #[pyo3(signature = (*_args, **_kwargs))]
+    fn __init__(
+        slf: &Bound<'_, Self>,
+        _args: &Bound<'_, PyTuple>,
+        _kwargs: Option<&Bound<'_, PyDict>>,
+    ) {
+        let imp = slf.borrow().t.0.clone();
+        let _ = imp.binding.compare_exchange(
+            0,
+            slf.as_ptr() as usize,
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        );
+    }
+
     // ---- attributes -------------------------------------------------------------------------
 
     #[getter]

@@ -54,8 +54,18 @@ def Variable(data, requires_grad=False, volatile=False):
     return t
 
 
+def graph_stats():
+    """gradrs's own: what the autograd graphs alive in the process hold, as a dict:
+    ``nodes`` (live graph nodes, ``AccumulateGrad`` included), ``saved_tensors`` (tensors
+    saved for backward and not yet freed; those packed by saved-tensor hooks are the hooks'
+    and not counted) and ``saved_bytes`` (their sizes: elements times element size). All
+    three return to zero once the tensors of the graphs are gone or backward freed them."""
+    nodes, saved, saved_bytes = _native._graph_stats()
+    return {"nodes": nodes, "saved_tensors": saved, "saved_bytes": saved_bytes}
+
+
 __all__ = ["Function", "Variable", "anomaly_mode", "backward", "detect_anomaly", "enable_grad",
            "enforce_grad_layout_policy", "function", "functional", "grad", "grad_mode", "gradcheck",
-           "gradgradcheck", "graph", "inference_mode", "is_multithreading_enabled", "no_grad",
-           "once_differentiable", "set_detect_anomaly", "set_grad_enabled",
+           "gradgradcheck", "graph", "graph_stats", "inference_mode", "is_multithreading_enabled",
+           "no_grad", "once_differentiable", "set_detect_anomaly", "set_grad_enabled",
            "set_multithreading_enabled"]

@@ -1,8 +1,12 @@
 """`gradrs.autograd.gradcheck` / `gradgradcheck`: PyTorch's finite-difference checks of
-gradients (slow mode): the analytical Jacobian, one ``autograd.grad`` per output element, is
-compared with central differences taken by perturbing each input element in place; then
-backward must be linear in grad_output and must accept undefined output gradients. Failures
-raise `GradcheckError` with PyTorch's messages (or return False with raise_exception=False).
+gradients. Slow mode: the analytical Jacobian, one ``autograd.grad`` per output element, is
+compared with central differences taken by perturbing each input element in place. Fast mode
+(``fast_mode=True``, PyTorch's algorithm): random unit vectors u (per input) and v (per
+output) from a fresh default-seeded generator reduce both sides to the scalars v^T J u, one
+vector-Jacobian product and one directional difference per pair; on a mismatch the slow
+Jacobians are computed for the message. Then backward must be linear in grad_output and must
+accept undefined output gradients. Failures raise `GradcheckError` with PyTorch's messages
+(or return False with raise_exception=False).
 """
 
 import functools
@@ -120,15 +124,19 @@ def _numerical_jacobian(fn, inputs, outputs, eps):
     return jacobians
 
 
-def _analytical_jacobian(inputs, output, nondet_tol, check_grad_dtypes):
-    """Rows of the Jacobian from one `autograd.grad` per output element, computed twice to
-    check that backward is reentrant; PyTorch's attribute checks."""
+def _analytical_jacobian(inputs, output, nondet_tol, check_grad_dtypes, v=None):
+    """Rows of the Jacobian from one `autograd.grad` per output element (fast mode, ``v``
+    given: the one row v^T J), computed twice to check that backward is reentrant; PyTorch's
+    attribute checks."""
     diff_inputs = list(_iter_tensors(inputs, True))
 
     def vjp(grad_output):
         return _grad(output, diff_inputs, grad_output, retain_graph=True, allow_unused=True)
 
     def rows():
+        if v is not None:
+            return [[d_x.clone() if _is_tensor(d_x) else None]
+                    for d_x in vjp(v.reshape(output.shape))]
         base = _native.zeros_like(output)
         flat = base.view(-1)
         result = [[] for _ in diff_inputs]
@@ -140,7 +148,8 @@ def _analytical_jacobian(inputs, output, nondet_tol, check_grad_dtypes):
         return result
 
     def stack(vjps):
-        jacs = [inp.new_zeros((inp.numel(), output.numel())) for inp in diff_inputs]
+        numel = 1 if v is not None else output.numel()
+        jacs = [inp.new_zeros((inp.numel(), numel)) for inp in diff_inputs]
         sizes_ok = types_ok = True
         for inp, jac, column in zip(diff_inputs, jacs, vjps):
             for j, t in enumerate(column):
@@ -218,6 +227,124 @@ def _slow_gradcheck(func, func_out, tupled_inputs, outputs, eps, rtol, atol,
     return True
 
 
+def _vec_from_tensor(x, generator):
+    """A random unit vector with x's number of elements, dtype and device."""
+    vec = _native.rand(x.numel(), generator=generator).to(dtype=x.dtype, device=x.device)
+    vec /= vec.norm()
+    return vec
+
+
+def _make_vectors(inp_tensors, outputs):
+    # A generator of its own, so the user's random stream is left alone.
+    g_cpu = _native.Generator()
+    all_u = [_vec_from_tensor(inp, g_cpu) for inp in inp_tensors]
+    all_v = [_vec_from_tensor(out, g_cpu) for out in outputs]
+    return all_v, all_u
+
+
+def _numerical_jvps(fn, inputs, input_idx, u, eps):
+    """J u for each output of ``fn``, by central differences along ``eps * u`` on the input's
+    memory."""
+    entry = inputs[input_idx].data
+    delta = u.reshape(entry.shape) * eps
+    orig = entry.clone()
+    entry.copy_(orig - delta)
+    outa = tuple(a.clone() for a in _as_tuple(fn(*inputs)))
+    entry.copy_(orig + delta)
+    outb = tuple(b.clone() for b in _as_tuple(fn(*inputs)))
+    entry.copy_(orig)
+    jvps = []
+    for a, b in zip(outa, outb):
+        _check_outputs_same_dtype_and_shape(a, b, eps)
+        jvps.append(((b - a) / (2 * eps)).detach().reshape(-1))
+    return jvps
+
+
+def _adjusted_atol(atol, u, v):
+    # Comparing v^T A u with v^T B u instead of A with B element-wise: atol scales by
+    # v^T 1 u = sum(u) * sum(v), as PyTorch's fast mode does.
+    sum_v = 1.0 if v is None else v.sum()
+    return atol * float(u.sum()) * float(sum_v)
+
+
+_FAST_FAIL_SLOW_OK_MSG = """
+Fast gradcheck failed but element-wise differences are small. This means that the
+test might've passed in slow_mode!
+
+If you are adding a new operator, please file an issue and then use one of the
+workarounds. The workaround depends on how your test invokes gradcheck/gradgradcheck:
+
+If the test
+- manually invokes gradcheck/gradgradcheck, then call gradcheck/gradgradcheck
+  with `fast_mode=False` as a keyword argument.
+- is OpInfo-based (e.g., in test_ops_gradients.py), then modify the OpInfo for the test
+  to have `gradcheck_fast_mode=False`
+- is a Module test (e.g., in common_nn.py), then modify the corresponding
+  module_test entry to have `gradcheck_fast_mode=False`
+""".strip()
+
+
+def _run_slow_mode_and_get_error(func, tupled_inputs, outputs, input_idx, output_idx, rtol,
+                                 atol, eps):
+    """The slow Jacobians of one (input, output) pair, for a fast-mode failure's message."""
+    slow_numerical = _numerical_jacobian(func, tupled_inputs, outputs, eps)[input_idx][output_idx]
+    slow_analytical = _analytical_jacobian(tupled_inputs, outputs[output_idx], float("inf"),
+                                           False)[input_idx]
+    slow_max_diff = (slow_numerical - slow_analytical).abs().max()
+    slow_allclose = _allclose(slow_analytical, slow_numerical, rtol, atol)
+    msg = (
+        "\nThe above quantities relating the numerical and analytical jacobians are computed \n"
+        "in fast mode. See: https://github.com/pytorch/pytorch/issues/53876 for more background \n"
+        "about fast mode. Below, we recompute numerical and analytical jacobians in slow mode:\n\n"
+        f"Numerical:\n {slow_numerical}\n"
+        f"Analytical:\n{slow_analytical}\n\n"
+        f"The max per-element difference (slow mode) is: {slow_max_diff}.\n"
+    )
+    if slow_allclose:
+        msg += _FAST_FAIL_SLOW_OK_MSG
+    return msg
+
+
+def _fast_gradcheck(func, func_out, tupled_inputs, outputs, eps, rtol, atol,
+                    check_grad_dtypes, nondet_tol):
+    """PyTorch's fast gradcheck (pytorch/pytorch#53876): v^T J u from a vector-Jacobian
+    product against v . (J u) from a directional central difference."""
+    inp_idx = [i for i, t in enumerate(tupled_inputs) if _is_tensor(t) and t.requires_grad]
+    inp_tensors = [tupled_inputs[i] for i in inp_idx]
+    all_v, all_u = _make_vectors(inp_tensors, outputs)
+    func_out = _as_tuple(func_out)
+    numerical = []
+    for i, u in zip(inp_idx, all_u):
+        jvps = _numerical_jvps(func, tupled_inputs, i, u, eps)
+        if len(jvps) != len(func_out):
+            raise AssertionError(
+                f"Expected all_Ju and func_out to have the same length, "
+                f"but got {len(jvps)} and {len(func_out)}")
+        if not outputs:
+            for jvp in jvps:
+                if jvp.numel() == 0:
+                    continue
+                if float((jvp - _native.zeros_like(jvp)).abs().max()) > nondet_tol:
+                    raise GradcheckError("Numerical gradient for function expected to be zero")
+        # Only floating outputs have a Jacobian to compare.
+        jvps = [ju for ju, o in zip(jvps, func_out) if o.dtype.is_floating_point]
+        numerical.append([(v * ju).sum() for v, ju in zip(all_v, jvps)])
+    analytical = []
+    for output, v in zip(outputs, all_v):
+        all_vj = _analytical_jacobian(tupled_inputs, output, nondet_tol, check_grad_dtypes,
+                                      v=v)
+        analytical.append([vj.T.squeeze(0).dot(u) for vj, u in zip(all_vj, all_u)])
+    for i, numerical_for_input in enumerate(numerical):
+        for j, n in enumerate(numerical_for_input):
+            a = analytical[j][i]
+            updated_atol = _adjusted_atol(atol, all_u[i], all_v[j])
+            if not _allclose(a, n.to(a.device), rtol, updated_atol):
+                jacobians_str = _run_slow_mode_and_get_error(
+                    func, tupled_inputs, outputs, i, j, rtol, atol, eps)
+                raise GradcheckError(_notallclose_msg(a, n, j, i) + jacobians_str)
+    return True
+
+
 def _test_backward_mul_by_grad_output(outputs, inputs):
     diff_inputs = list(_iter_tensors(inputs, True))
     if not diff_inputs:
@@ -287,13 +414,14 @@ def _test_undefined_backward_mode(func, outputs, inputs):
 
 
 def _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad,
-                      check_grad_dtypes, check_backward_ad):
+                      check_grad_dtypes, check_backward_ad, fast_mode):
     tupled_inputs = _as_tuple(inputs)
     _check_inputs(tupled_inputs)
     func_out = func(*tupled_inputs)
     outputs = _differentiable_outputs(func_out)
-    _slow_gradcheck(func, func_out, tupled_inputs, outputs, eps, rtol, atol,
-                    check_grad_dtypes, nondet_tol)
+    check = _fast_gradcheck if fast_mode else _slow_gradcheck
+    check(func, func_out, tupled_inputs, outputs, eps, rtol, atol, check_grad_dtypes,
+          nondet_tol)
     if not check_backward_ad:
         return True
     _test_backward_mul_by_grad_output(outputs, tupled_inputs)
@@ -323,12 +451,12 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     if check_batched_forward_grad and not check_forward_ad:
         raise AssertionError(
             "Setting check_batched_forward_grad=True requires check_forward_ad to be True")
-    # Forward AD, batched (vmap) checks and the fast (random projection) mode are not here.
+    # Forward AD and batched (vmap) checks are not here.
     _unsupported(check_forward_ad=check_forward_ad, check_batched_grad=check_batched_grad,
-                 check_batched_forward_grad=check_batched_forward_grad, fast_mode=fast_mode,
-                 masked=masked)
+                 check_batched_forward_grad=check_batched_forward_grad, masked=masked)
     run = functools.partial(_gradcheck_helper, func, inputs, eps, atol, rtol, nondet_tol,
-                            check_undefined_grad, check_grad_dtypes, check_backward_ad)
+                            check_undefined_grad, check_grad_dtypes, check_backward_ad,
+                            fast_mode)
     if not raise_exception:
         try:
             return run()

@@ -1,16 +1,91 @@
-"""`gradrs.autograd.graph`: the type of every `grad_fn` (`Node`) and
+"""`gradrs.autograd.graph`: the type of every `grad_fn` (`Node`), saved-tensor hooks
+(`saved_tensors_hooks`, `save_on_cpu`, `disable_saved_tensors_hooks`) and
 `register_multi_grad_hook`, which waits for the gradients of several tensors in one backward."""
 
+import contextlib
 import functools
 import threading
 from collections import defaultdict
 
 from .. import _native
 from .._grad_mode import enable_grad
-from .._native import Node
+from .._native import Node, SavedTensor
 from ..utils.hooks import RemovableHandle
 
-__all__ = ["Node", "register_multi_grad_hook"]
+__all__ = ["Node", "SavedTensor", "disable_saved_tensors_hooks", "register_multi_grad_hook",
+           "save_on_cpu", "saved_tensors_hooks"]
+
+
+class saved_tensors_hooks:
+    """Context manager setting a pair of pack / unpack hooks for saved tensors.
+
+    While it is active, ``pack_hook(tensor)`` is called each time an operation saves a tensor
+    for backward (its inputs or outputs, and what ``ctx.save_for_backward`` saves), and the
+    graph keeps what it returns (any object) instead of the tensor; ``unpack_hook(packed)``
+    is called each time the tensor is needed (backward, ``grad_fn._saved_<name>``) and must
+    return a tensor with the original's content. Only the innermost pair applies when nested.
+    The pack hook must not modify its input in place, and what it returns should not hold
+    the input (that would be a reference cycle through the graph).
+    """
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self):
+        _native._push_saved_tensors_default_hooks(self.pack_hook, self.unpack_hook)
+
+    def __exit__(self, *args):
+        _native._pop_saved_tensors_default_hooks()
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Context manager under which tensors saved by the forward pass are stored on the CPU
+    and copied back to their device for backward (a CPU tensor is kept as it is).
+
+    ``pin_memory=True`` packs into pinned host memory when the device module is available.
+    """
+
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        import gradrs
+
+        device_module = getattr(gradrs, device_type, gradrs.cuda)
+
+        def pack_to_cpu(tensor):
+            if not pin_memory:
+                return (tensor.device, tensor.cpu())
+            # gradrs has no sparse tensors, so every tensor is pinnable when the device is.
+            is_pinnable = device_module.is_available()
+            # gradrs tensors are all strided; pinning is Tensor.pin_memory's.
+            packed = gradrs.empty(tensor.size(), dtype=tensor.dtype)
+            if is_pinnable:
+                packed = packed.pin_memory()
+            # gradrs copies synchronously (its copy_ takes no non_blocking).
+            packed.copy_(tensor)
+            return (tensor.device, packed)
+
+        def unpack_from_cpu(packed):
+            device, tensor = packed
+            return tensor.to(device, non_blocking=pin_memory)
+
+        super().__init__(pack_to_cpu, unpack_from_cpu)
+
+
+@contextlib.contextmanager
+def disable_saved_tensors_hooks(error_message):
+    """Context manager under which saved-tensor hooks are refused: entering
+    ``saved_tensors_hooks`` (or entering this while hooks are active) raises
+    ``RuntimeError(error_message)``."""
+    maybe_prev_message = None
+    try:
+        maybe_prev_message = _native._saved_tensors_hooks_get_disabled_error_message()
+        _native._saved_tensors_hooks_disable(error_message)
+        yield
+    finally:
+        if maybe_prev_message is None:
+            _native._saved_tensors_hooks_enable()
+        else:
+            _native._saved_tensors_hooks_disable(maybe_prev_message)
 
 
 class _MultiHandle(RemovableHandle):

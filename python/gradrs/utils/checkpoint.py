@@ -29,6 +29,7 @@ node carries one output.
 """
 
 import contextlib
+import threading
 import warnings
 
 from .. import _native
@@ -227,6 +228,20 @@ def _differentiable(t):
 
 # ---- use_reentrant=True ---------------------------------------------------------------------
 
+# The non-reentrant variant computes its region's gradients with its own `autograd.grad`
+# pass, where PyTorch's only recomputes tensors inside the outer pass: a reentrant checkpoint
+# reached from that pass is judged by the pass around it, kept here per thread.
+_outside_own_grad = threading.local()
+
+
+def _checkpoint_valid():
+    """PyTorch's `_is_checkpoint_valid`: False inside `autograd.grad` or
+    `backward(inputs=...)`."""
+    stack = getattr(_outside_own_grad, "valid", None)
+    if stack:
+        return stack[-1]
+    return _native._is_checkpoint_valid()
+
 
 class CheckpointFunction:
     """PyTorch's reentrant checkpoint (`CheckpointFunction.apply(run_function,
@@ -253,6 +268,14 @@ class CheckpointFunction:
             return outputs
 
         def backward(grads):
+            # The inner backward below accumulates into .grad, which a pass with targets
+            # (autograd.grad, backward(inputs=...)) would not see.
+            if not _checkpoint_valid():
+                raise RuntimeError(
+                    "When use_reentrant=True, gradrs.utils.checkpoint is incompatible"
+                    " with .grad() or passing an `inputs` parameter to .backward()."
+                    " To resolve this error, you can either set use_reentrant=False,"
+                    " or call .backward() without passing the `inputs` argument.")
             detached = detach_variable(tuple(args))
             with _forward_rng(rng_state), enable_grad(), _autocast_as(autocast_state):
                 recomputed = run_function(*detached)
@@ -415,8 +438,13 @@ def _checkpoint_without_reentrant(function, preserve, context_fn, determinism_ch
             return [None] * len(wrt)
         # The graph is kept: a captured non-leaf tensor's own history (outside the region)
         # is walked here and again by the outer backward.
-        return _autograd().grad([o for o, _ in pairs], wrt, [g for _, g in pairs], retain_graph=True,
-                                create_graph=create, allow_unused=True)
+        stack = _outside_own_grad.__dict__.setdefault("valid", [])
+        stack.append(_checkpoint_valid())
+        try:
+            return _autograd().grad([o for o, _ in pairs], wrt, [g for _, g in pairs],
+                                    retain_graph=True, create_graph=create, allow_unused=True)
+        finally:
+            stack.pop()
 
     ordered = sorted(results.items(), key=lambda kv: positions[kv[0]])
     _attach([r for _, r in ordered], node_inputs, names, "CheckpointBackward", backward)

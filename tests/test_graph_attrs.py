@@ -1,0 +1,195 @@
+"""What graph tools read off a backward graph: the `_saved_<name>` / `_raw_saved_<name>`
+attributes of each node with PyTorch's names and values (checked across the whole op table
+against torch), `AccumulateGrad.variable` (the very leaf object), `name()`, `metadata` and
+`next_functions`."""
+
+import numpy as np
+import pytest
+from conftest import G, need_torch
+from op_table import OPS, as_outputs, make_args
+
+# Nodes whose `_saved_<name>` set differs from PyTorch's, and why. Every other node whose name
+# matches PyTorch's must show the same names with the same values.
+#
+# Built from closures (`record_formula`) that do not name what they keep yet: they show no
+# `_saved_` attributes at all (the values are kept, only not exposed).
+NOT_EXPOSED = {
+    "AddcdivBackward0", "AddcmulBackward0", "AmaxBackward0", "AminBackward0",
+    "AvgPool2DBackward0", "ClampBackward0", "ClampBackward1", "ClampMaxBackward0",
+    "ClampMaxBackward1", "ClampMinBackward0", "ClampMinBackward1", "CumprodBackward0",
+    "DiagonalBackward0", "GatherBackward0", "IndexAddBackward0", "IndexBackward0",
+    "IndexPutBackward0", "IndexSelectBackward0", "KthvalueBackward0", "LerpBackward0",
+    "LerpBackward1", "LinalgVectorNormBackward0", "LogsumexpBackward0", "MaskedFillBackward0",
+    "MaskedFillBackward1", "MaskedSelectBackward0", "MaxBackward0", "MedianBackward1",
+    "MinBackward0", "NanToNumBackward0", "RepeatBackward0", "RollBackward0",
+    "ScatterAddBackward0", "ScatterBackward0", "ScatterBackward1", "SelectBackward0",
+    "SliceBackward0", "SortBackward0", "SplitBackward0", "SplitWithSizesBackward0",
+    "StdBackward0", "TopkBackward0", "UnbindBackward0", "VarBackward0",
+    # Declared binary math ops (ops/binary_math.rs) for which the generated backward's generic
+    # (self, other) naming is wrong: hypot and copysign also keep `result`, xlogy with a Python
+    # number keeps the number, and xlogy's tensor node failed the value comparison with it;
+    # they show nothing. (heaviside's `NotImplemented` node keeps nothing, as PyTorch's: not
+    # listed, it matches.)
+    "CopysignBackward0", "CopysignBackward1", "HypotBackward0", "XlogyBackward0",
+    "XlogyBackward2",
+}
+# Keep dims wrapped (`transpose(-1, 0)` keeps (1, 0)) where PyTorch shows them as given
+# (-1 as 2**64 - 1): they show nothing rather than a different value.
+WRAPPED_DIMS = {
+    "TransposeBackward0", "PermuteBackward0", "UnsqueezeBackward0", "SqueezeBackward1",
+    "SqueezeBackward2", "SqueezeBackward4",
+}
+# Unary ops composed in closures that name their saved tensor but not the non-tensor
+# arguments PyTorch also keeps (approximate, beta / threshold, alpha / scale, slopes, bounds).
+MISSING_VALUES = {
+    "GeluBackward0", "SoftplusBackward0", "EluBackward0", "LeakyReluBackward0",
+    "HardtanhBackward0",
+}
+# gradrs computes these from other saved values than PyTorch's formula reads.
+SAVES_DIFFERENTLY = {
+    # PyTorch saves nothing for fmod/remainder by a tensor here; gradrs keeps both operands
+    # (its formula reads the quotient).
+    "FmodBackward1": "keeps both operands",
+    "RemainderBackward1": "keeps both operands",
+}
+KNOWN = NOT_EXPOSED | WRAPPED_DIMS | MISSING_VALUES | set(SAVES_DIFFERENTLY)
+
+
+def _saved_names(fn):
+    return sorted(a for a in dir(fn) if a.startswith("_saved_"))
+
+
+def _value(v):
+    """A saved value in comparable form."""
+    if isinstance(v, (tuple, list)):
+        return tuple(_value(x) for x in v)
+    if hasattr(v, "detach") and hasattr(v, "tolist"):
+        return ("tensor", tuple(v.shape), np.asarray(v.detach().tolist(), dtype=np.float64))
+    return v
+
+
+def _same(a, b):
+    if isinstance(a, tuple) and a and a[0] == "tensor":
+        return (isinstance(b, tuple) and b and b[0] == "tensor" and a[1] == b[1]
+                and np.allclose(a[2], b[2], rtol=1e-5, atol=1e-6, equal_nan=True))
+    if isinstance(a, tuple):
+        return isinstance(b, tuple) and len(a) == len(b) and all(map(_same, a, b))
+    if isinstance(a, float) or isinstance(b, float):
+        return isinstance(b, (int, float)) and np.isclose(a, b)
+    return a == b and type(a) is type(b)
+
+
+def _cases():
+    for op in OPS:
+        for s in op.samples:
+            if s.needs_grad:
+                yield pytest.param(op, s, id=f"{op.name}-{s.id}")
+
+
+@pytest.mark.parametrize("op,sample", list(_cases()))
+def test_saved_attributes_match_torch(op, sample):
+    torch = need_torch()
+    try:
+        _, ta = make_args(torch, sample)
+        t_outs = as_outputs(op.fn(torch, *ta, **sample.kwargs))
+    except Exception:  # noqa: BLE001 - samples torch itself rejects are out of scope here
+        pytest.skip("torch rejects this sample")
+    _, ga = make_args(G, sample)
+    g_outs = as_outputs(op.fn(G, *ga, **sample.kwargs))
+    for g, t in zip(g_outs, t_outs):
+        gf, tf = getattr(g, "grad_fn", None), getattr(t, "grad_fn", None)
+        if gf is None or tf is None or type(gf).__name__ != type(tf).__name__:
+            continue  # composed differently (another node): nothing to compare by name
+        name = type(gf).__name__
+        if name in KNOWN:
+            continue
+        assert _saved_names(gf) == _saved_names(tf), name
+        for attr in _saved_names(tf):
+            if attr.endswith("_sym_strides") and 0 in getattr(tf, attr[:-7] + "sizes"):
+                continue  # an empty operand: PyTorch shows zeros, gradrs its strides
+            gv, tv = _value(getattr(gf, attr)), _value(getattr(tf, attr))
+            assert _same(gv, tv), f"{name}.{attr}: gradrs {gv!r}, torch {tv!r}"
+        raw = sorted(a for a in dir(tf) if a.startswith("_raw_saved_"))
+        assert sorted(a for a in dir(gf) if a.startswith("_raw_saved_")) == raw, name
+
+
+def test_known_differences_are_still_different():
+    """Each node listed above as saving differently still does (the lists stay honest)."""
+    torch = need_torch()
+    seen = {}
+    for op in OPS:
+        for s in op.samples:
+            if not s.needs_grad:
+                continue
+            try:
+                _, ta = make_args(torch, s)
+                t_outs = as_outputs(op.fn(torch, *ta, **s.kwargs))
+                _, ga = make_args(G, s)
+                g_outs = as_outputs(op.fn(G, *ga, **s.kwargs))
+            except Exception:  # noqa: BLE001
+                continue
+            for g, t in zip(g_outs, t_outs):
+                gf, tf = getattr(g, "grad_fn", None), getattr(t, "grad_fn", None)
+                if gf is None or tf is None or type(gf).__name__ != type(tf).__name__:
+                    continue
+                name = type(gf).__name__
+                if name in KNOWN:
+                    same = _saved_names(gf) == _saved_names(tf) and all(
+                        _same(_value(getattr(gf, a)), _value(getattr(tf, a)))
+                        for a in _saved_names(tf))
+                    seen[name] = seen.get(name, True) and same
+    fixed = sorted(n for n, same in seen.items() if same)
+    assert not fixed, f"now the same as PyTorch, remove from the lists: {fixed}"
+
+
+def test_saved_values_named_as_pytorch():
+    x = G.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    w = G.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    y = x * w
+    assert y.grad_fn._saved_self is x and y.grad_fn._saved_other is w
+    assert "_raw_saved_self" in dir(y.grad_fn) and "_saved_other" in dir(y.grad_fn)
+    assert (x * G.tensor([1.0, 2.0, 3.0])).grad_fn._saved_self is None
+    z = x.exp()
+    assert z.grad_fn._saved_result is not z and G.equal(z.grad_fn._saved_result, z)
+    assert z.grad_fn._saved_result.grad_fn is not None
+    s = x.sum(-1)
+    assert s.grad_fn._saved_dim == (2 ** 64 - 1,) and s.grad_fn._saved_keepdim is False
+    assert s.grad_fn._saved_self_sym_sizes == (2, 3)
+    assert x.add(x, alpha=2).grad_fn._saved_alpha == 2
+    p = (x ** 2).grad_fn
+    assert p._saved_exponent == 2 and p._saved_self is x
+    m = G.addmm(G.zeros(2, 2), x, x.t(), beta=0.5)
+    assert m.grad_fn._saved_alpha == 1 and m.grad_fn._saved_beta == 0.5
+    assert m.grad_fn._saved_mat1_sym_sizes == (2, 3)
+    with pytest.raises(AttributeError, match="'MulBackward0' object has no attribute "
+                                             "'_saved_foo'"):
+        getattr(y.grad_fn, "_saved_foo")  # noqa: B009 - the lookup is what is tested
+
+
+def test_accumulate_grad_variable_is_the_leaf():
+    p = G.nn.Parameter(G.randn(3))
+    acc = (p * 2).grad_fn.next_functions[0][0]
+    assert acc.variable is p and type(acc.variable) is G.nn.Parameter
+    t = G.Tensor([1.0, 2.0]).requires_grad_()
+    assert (t * 2).grad_fn.next_functions[0][0].variable is t
+    lin = G.nn.Linear(2, 3)
+    out = lin(G.randn(4, 2)).sum()
+    leaves = []
+    stack = [out.grad_fn]
+    while stack:
+        n = stack.pop()
+        if hasattr(n, "variable"):
+            leaves.append(n.variable)
+        stack.extend(f for f, _ in n.next_functions if f is not None)
+    assert any(v is lin.weight for v in leaves) and any(v is lin.bias for v in leaves)
+    assert acc.name() == "gradrs::autograd::AccumulateGrad"
+
+
+def test_metadata_is_kept_per_node():
+    x = G.randn(2, requires_grad=True)
+    y = x * 2
+    assert y.grad_fn.metadata == {}
+    y.grad_fn.metadata["tag"] = "scaled"
+    assert y.grad_fn.metadata == {"tag": "scaled"}  # another object for the same node
+    assert (x * 3).grad_fn.metadata == {}
+    assert y.grad_fn.name() == "MulBackward0"
