@@ -1,6 +1,31 @@
 //! Element types, Python-like scalars, and PyTorch's type-promotion rules.
 
+use std::sync::atomic::{AtomicU8, Ordering};
+
 use crate::error::{Error, Result};
+
+/// Note [Default dtype]: the floating dtype Python floats and float factories take
+/// (`set_default_dtype`). One process-wide value, as in PyTorch (a global, not per thread);
+/// float32 until changed. It is read where PyTorch reads it: inferring a dtype from Python
+/// floats, factories without `dtype=`, and promoting integer or bool operands to floating point
+/// (a Python float operand, `/`, float-only ops on integer inputs).
+static DEFAULT_FLOAT: AtomicU8 = AtomicU8::new(DType::F32 as u8);
+
+/// The default floating dtype (Note [Default dtype]).
+pub fn default_float() -> DType {
+    DType::ALL[DEFAULT_FLOAT.load(Ordering::Relaxed) as usize]
+}
+
+/// Sets the default floating dtype; PyTorch's TypeError for a dtype that is not floating point.
+pub fn set_default_float(dtype: DType) -> Result<()> {
+    if !dtype.is_floating_point() {
+        return Err(Error::Type(
+            "only floating-point types are supported as the default type".into(),
+        ));
+    }
+    DEFAULT_FLOAT.store(dtype as u8, Ordering::Relaxed);
+    Ok(())
+}
 
 /// The element types a tensor can hold. Order matters: it is the promotion lattice within a kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -110,7 +135,7 @@ impl Scalar {
         match self {
             Scalar::Bool(_) => DType::Bool,
             Scalar::Int(_) => DType::I64,
-            Scalar::Float(_) => DType::F32,
+            Scalar::Float(_) => default_float(),
         }
     }
 
@@ -147,7 +172,8 @@ pub enum Participant {
 }
 
 /// PyTorch's `result_type`: dimensioned tensors win within a category, but a higher category
-/// from a 0-dim tensor or a Python number lifts the result (int tensor * 2.5 -> float32).
+/// from a 0-dim tensor or a Python number lifts the result (int tensor * 2.5 -> the default
+/// float dtype).
 pub fn result_type(parts: &[Participant]) -> DType {
     let mut dim: Option<DType> = None;
     let mut zero: Option<DType> = None;
@@ -162,7 +188,7 @@ pub fn result_type(parts: &[Participant]) -> DType {
             Participant::Wrapped(d) => up(&mut wrapped, d),
         }
     }
-    combine(dim, combine(zero, wrapped)).unwrap_or(DType::F32)
+    combine(dim, combine(zero, wrapped)).unwrap_or_else(default_float)
 }
 
 fn combine(higher: Option<DType>, lower: Option<DType>) -> Option<DType> {
@@ -286,5 +312,17 @@ mod tests {
             result_type(&[Dim(DType::F64), Wrapped(DType::F32)]),
             DType::F64
         );
+    }
+
+    // Only the refusals: the tests of a binary run in parallel and share the process-wide
+    // default, so none changes it (tests/test_default_dtype.py covers setting it).
+    #[test]
+    fn default_float_accepts_only_floating_dtypes() {
+        for d in [DType::Bool, DType::I32, DType::I64] {
+            let err = set_default_float(d).unwrap_err().to_string();
+            assert!(err.contains("only floating-point types are supported as the default type"));
+        }
+        assert_eq!(default_float(), DType::F32);
+        assert_eq!(Scalar::Float(0.5).wrapped_dtype(), DType::F32);
     }
 }

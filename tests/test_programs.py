@@ -89,7 +89,7 @@ NEEDS = {
     "early_stopping": ["randperm", "Tensor.random_", "Generator"],
     "gan": ["dist"],
     "init_and_inspect": ["allclose"],
-    "misc_utilities": ["unique", "bincount", "set_default_dtype", "multinomial", "distributions"],
+    "misc_utilities": ["unique", "bincount", "multinomial", "distributions"],
     "nanogpt": ["allclose", "bfloat16", "multinomial"],
     "packed_lstm": ["equal"],
     "quickstart": ["Tensor.random_"],

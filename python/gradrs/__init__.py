@@ -31,6 +31,7 @@ from ._native import (
     from_numpy,
     full,
     full_like,
+    get_default_dtype,
     get_num_threads,
     get_rng_state,
     initial_seed,
@@ -86,6 +87,7 @@ def _tensor_repr(t):
         requires_grad=t.requires_grad,
         grad_fn_name=type(fn).__name__ if fn is not None else None,
         is_leaf=t.is_leaf,
+        default_dtype=str(_native.get_default_dtype())[len("gradrs."):],
     )
 
 
@@ -145,8 +147,10 @@ def numel(input):
     return input.numel()
 
 
-def get_default_dtype():
-    return float32
+def set_default_dtype(d, /):
+    """Sets the default floating dtype (float16, float32 or float64): the dtype of tensors made
+    from Python floats and of float factories without `dtype=` (Note [Default dtype])."""
+    _native._set_default_dtype(d)
 
 
 def set_num_threads(n):

@@ -73,6 +73,7 @@ __all__ = [
     "full",
     "full_like",
     "gelu",
+    "get_default_dtype",
     "get_num_threads",
     "hardtanh",
     "im2col",
@@ -117,6 +118,7 @@ __all__ = [
     "_fused_adam_",
     "_fused_sgd_",
     "_scalar_overload",
+    "_set_default_dtype",
     "_set_num_threads",
     "convolution",
     "equal",
@@ -970,6 +972,11 @@ def eye(
 def from_numpy(ndarray: np.ndarray) -> Tensor: ...
 def _legacy_new(dtype: _DType, *args: Any, **kwargs: Any) -> Tensor:
     """`FloatTensor(...)` and friends: `Tensor(...)`'s legacy constructor with `dtype`."""
+
+def get_default_dtype() -> _DType:
+    """The default floating dtype (float32 until `set_default_dtype` changes it)."""
+def _set_default_dtype(d: _DType) -> None:
+    """Sets the default floating dtype (checked: floating dtypes only)."""
 
 def get_num_threads() -> _int: ...
 def _set_num_threads(n: _int) -> None:

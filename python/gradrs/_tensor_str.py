@@ -33,11 +33,10 @@ _MODULE_NAME = "gradrs"
 # ("dtype=torch.float64"), so that the output is PyTorch's repr with only the module
 # name substituted: same line breaks, even though "gradrs" is one character longer.
 _LAYOUT_LENGTH_DELTA = len("torch") - len(_MODULE_NAME)
-# The float dtype that never needs a ``dtype=`` suffix (PyTorch's default dtype).
-_DEFAULT_FLOAT = "float32"
-# Non-empty tensors of these dtypes never show ``dtype=``: their elements make the
-# type obvious (``2.`` is a float, ``2`` an int64, ``True`` a bool).
-_IMPLIED_DTYPES = frozenset({_DEFAULT_FLOAT, "int64", "bool"})
+# Non-empty tensors of these dtypes and of the default float dtype (which never needs a
+# ``dtype=`` suffix) never show ``dtype=``: their elements make the type obvious (``2.`` is a
+# float, ``2`` an int64, ``True`` a bool).
+_IMPLIED_DTYPES = frozenset({"int64", "bool"})
 
 _NUMPY_DTYPES = {
     "float16": np.float16,
@@ -306,6 +305,7 @@ def format_tensor(
     grad_fn_name: str | None = None,
     is_leaf: bool = True,
     shape=None,
+    default_dtype: str = "float32",
 ) -> str:
     """Return what PyTorch's ``repr`` prints for a tensor with these elements.
 
@@ -314,7 +314,8 @@ def format_tensor(
     ``device='...'`` unless it is the CPU.  A ``grad_fn_name`` produces
     ``grad_fn=<Name>``; otherwise ``requires_grad`` produces ``requires_grad=True``.
     ``is_leaf`` is accepted for symmetry with the tensor API; a non-leaf tensor is
-    identified by its ``grad_fn_name``.
+    identified by its ``grad_fn_name``. ``default_dtype`` names the default float dtype
+    (``set_default_dtype``), whose tensors print no ``dtype=``.
     """
     del is_leaf  # the grad_fn decides; kept in the signature for callers
     arr = np.asarray(values)
@@ -344,13 +345,13 @@ def format_tensor(
         # guessed from elements, so anything but the default float dtype is named.
         if arr.ndim != 1:
             add("size=" + _shape_text(arr.shape))
-        if dtype != _DEFAULT_FLOAT:
+        if dtype != default_dtype:
             add_dtype()
         body = "[]"
     else:
         if not opts.edgeitems:
             add("size=" + _shape_text(arr.shape))
-        if dtype not in _IMPLIED_DTYPES:
+        if dtype not in _IMPLIED_DTYPES and dtype != default_dtype:
             add_dtype()
         body = _render_body(arr, _is_floating(dtype), indent, opts)
 

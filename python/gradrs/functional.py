@@ -117,7 +117,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         return close
     if not a.is_floating_point():
         # ATen compares integers in the default float dtype
-        a, b = a.to(_native.float32), b.to(_native.float32)
+        a, b = a.to(_native.get_default_dtype()), b.to(_native.get_default_dtype())
     allowed = (b * rtol).abs() + atol
     actual = (a - b).abs()
     return close | (isfinite(actual) & (actual <= allowed))

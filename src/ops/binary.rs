@@ -236,7 +236,7 @@ pub(crate) fn materialize(x: &Operand, dtype: DType) -> Tensor {
 pub fn compute_dtype(op: BinaryOp, a: &Operand, b: &Operand) -> DType {
     let d = result_type(&[a.participant(), b.participant()]);
     if op == BinaryOp::Div && !d.is_floating_point() {
-        DType::F32
+        crate::dtype::default_float()
     } else {
         d
     }

@@ -184,7 +184,7 @@ pub fn binary_math_data(op: BinaryMathOp, a: &Tensor, b: &Operand) -> Result<Ten
     let a_op = Operand::Tensor(a.clone());
     let mut dtype = result_type(&[a_op.participant(), b.participant()]);
     match op.dtypes() {
-        BinaryDtypes::Float if !dtype.is_floating_point() => dtype = DType::F32,
+        BinaryDtypes::Float if !dtype.is_floating_point() => dtype = crate::dtype::default_float(),
         BinaryDtypes::FloatOnly(kernel) if !dtype.is_floating_point() => {
             return Err(crate::dtype::unsupported(kernel, dtype))
         }

@@ -187,7 +187,11 @@ pub fn contiguous(t: &Tensor) -> Tensor {
 /// `arange(start, end, step)` with PyTorch's length rule and dtype inference.
 pub fn arange(start: Scalar, end: Scalar, step: Scalar, dtype: Option<DType>) -> Result<Tensor> {
     let any_float = [start, end, step].iter().any(|s| s.is_float());
-    let dtype = dtype.unwrap_or(if any_float { DType::F32 } else { DType::I64 });
+    let dtype = dtype.unwrap_or(if any_float {
+        crate::dtype::default_float()
+    } else {
+        DType::I64
+    });
     let (s, e, st) = (start.to_f64(), end.to_f64(), step.to_f64());
     if !s.is_finite() || !e.is_finite() {
         let f = |x: f64| {

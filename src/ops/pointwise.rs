@@ -33,11 +33,12 @@ pub(crate) fn float_input(x: &Tensor) -> Tensor {
     if x.dtype().is_floating_point() {
         x.clone()
     } else {
-        cast_data(x, DType::F32)
+        cast_data(x, crate::dtype::default_float())
     }
 }
 
-/// `fmap!(x, |v: T| body)`: map a float kernel over `x` (ints computed in float32).
+/// `fmap!(x, |v: T| body)`: map a float kernel over `x` (ints computed in the default float
+/// dtype).
 /// `fmap!(x, gpu "expr", |v: T| body)`: the same, run on the GPU as the WGSL expression `expr`
 /// in `v` (parameters `p.a`, `p.b`, `p.c` given in brackets after it) when `x` is a float32 or
 /// float16 GPU tensor.
@@ -731,7 +732,7 @@ pub fn minimum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 fn promoted(a: &Operand, b: &Operand, float: bool) -> Result<(Tensor, Tensor, Vec<usize>, DType)> {
     let mut dtype = result_type(&[a.participant(), b.participant()]);
     if float && !dtype.is_floating_point() {
-        dtype = DType::F32;
+        dtype = crate::dtype::default_float();
     }
     let (ta, tb) = (
         materialize(a, dtype.compute()),

@@ -274,7 +274,7 @@ pub fn unary_data(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
             return Ok(creation::narrow(unary_data(op, &creation::wide(x))?, dtype))
         }
         (_, DType::I64 | DType::I32 | DType::Bool) => {
-            return unary_data(op, &creation::cast_data(x, DType::F32))
+            return unary_data(op, &creation::cast_data(x, crate::dtype::default_float()))
         }
         _ => {}
     }

@@ -223,7 +223,8 @@ fn walk(obj: &Bound<'_, PyAny>, depth: usize, flat: &mut Flat) -> PyResult<()> {
     Ok(())
 }
 
-/// `gradrs.tensor(data)`: infer shape and dtype (bool < int64 < float32) from nested data.
+/// `gradrs.tensor(data)`: infer shape and dtype (bool < int64 < the default float dtype) from
+/// nested data.
 pub fn tensor_from_data(data: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Tensor> {
     if let Ok(t) = data.cast::<PyTensor>() {
         let t = crate::ops::creation::contiguous_clone(&t.borrow().t);
@@ -250,7 +251,7 @@ pub fn tensor_from_data(data: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResu
     let inferred = match flat.kind {
         0 if !flat.values.is_empty() => DType::Bool,
         1 => DType::I64,
-        _ => DType::F32,
+        _ => crate::dtype::default_float(),
     };
     let dtype = dtype.unwrap_or(inferred);
     if dtype == DType::I32 {

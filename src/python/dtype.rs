@@ -51,6 +51,24 @@ pub fn dtype_object(py: Python<'_>, d: DType) -> Py<PyDType> {
     .clone_ref(py)
 }
 
+/// `gradrs.get_default_dtype()`: Note [Default dtype].
+#[pyfunction]
+pub fn get_default_dtype(py: Python<'_>) -> Py<PyDType> {
+    dtype_object(py, crate::dtype::default_float())
+}
+
+/// `gradrs.set_default_dtype(d)` (its positional-only Python signature is in `__init__.py`):
+/// floating dtypes only, with PyTorch's TypeErrors.
+#[pyfunction]
+pub fn _set_default_dtype(d: &Bound<'_, PyAny>) -> PyResult<()> {
+    let d = d.cast::<PyDType>().map_err(|_| {
+        super::errors::type_error(
+            "invalid dtype object: only floating-point types are supported as the default type",
+        )
+    })?;
+    Ok(crate::dtype::set_default_float(d.get().d)?)
+}
+
 /// Accept a dtype object (or None).
 pub fn extract_dtype(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<DType>> {
     match obj {

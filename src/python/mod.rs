@@ -22,7 +22,7 @@ pub mod reduce;
 pub mod saved;
 pub mod tensor;
 
-use crate::dtype::{DType, Scalar};
+use crate::dtype::{default_float, DType, Scalar};
 use crate::ops::creation;
 use crate::tensor::Device;
 use crate::Tensor;
@@ -126,7 +126,7 @@ macro_rules! filled {
         ) -> R {
             let _ = out;
             let dev = check_device(device)?;
-            let d = extract_dtype(dtype)?.unwrap_or(DType::F32);
+            let d = extract_dtype(dtype)?.unwrap_or_else(default_float);
             let shape = shape_of(size)?;
             let t = boundary::run(py, || filled_on(&shape, $value, d, dev))?;
             finish(py, t, None, requires_grad)
@@ -154,7 +154,7 @@ fn full(
     let d = extract_dtype(dtype)?.unwrap_or(match v {
         Scalar::Bool(_) => DType::Bool,
         Scalar::Int(_) => DType::I64,
-        Scalar::Float(_) => DType::F32,
+        Scalar::Float(_) => default_float(),
     });
     if !d.is_floating_point() {
         crate::dtype::check_fits(v, d, crate::dtype::cpp_name(d))?;
@@ -255,7 +255,7 @@ fn linspace(
     requires_grad: bool,
 ) -> R {
     let dev = check_device(device)?;
-    let dtype = extract_dtype(dtype)?.unwrap_or(DType::F32);
+    let dtype = extract_dtype(dtype)?.unwrap_or_else(default_float);
     let t = boundary::run(py, || creation::linspace(start, end, steps, dtype))?;
     finish(py, t, dev, requires_grad)
 }
@@ -282,7 +282,7 @@ fn eye(
             "m must be greater or equal to 0, got {m}"
         )));
     }
-    let dtype = extract_dtype(dtype)?.unwrap_or(DType::F32);
+    let dtype = extract_dtype(dtype)?.unwrap_or_else(default_float);
     let t = boundary::run(py, || Ok(creation::eye(n as usize, m as usize, dtype)))?;
     finish(py, t, dev, requires_grad)
 }
@@ -450,6 +450,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     }
     m.add_function(wrap_pyfunction!(helpers::_register, m)?)?;
     m.add_function(wrap_pyfunction!(new_tensor, m)?)?;
+    m.add_function(wrap_pyfunction!(dtype::get_default_dtype, m)?)?;
+    m.add_function(wrap_pyfunction!(dtype::_set_default_dtype, m)?)?;
     m.add_function(wrap_pyfunction!(as_tensor, m)?)?;
     m.add_function(wrap_pyfunction!(zeros, m)?)?;
     m.add_function(wrap_pyfunction!(ones, m)?)?;

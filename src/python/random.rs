@@ -6,7 +6,7 @@ use super::dtype::{check_device, extract_dtype, PyDevice};
 use super::tensor::{to_shape, wrap, PyTensor};
 use super::{finish, like_dtype, shape_of, R};
 use crate::backend::cpu::generator::{CpuGenerator, GeneratorRef};
-use crate::dtype::DType;
+use crate::dtype::{default_float, DType};
 use crate::ops::random::{self, RandomRange};
 use crate::tensor::{Device, Tensor};
 use parking_lot::Mutex;
@@ -211,7 +211,7 @@ macro_rules! sampled {
             let _ = (layout, pin_memory);
             let dev = check_device(device)?;
             let g = generator_arg(stringify!($name), generator, dev.unwrap_or(Device::Cpu))?;
-            let d = extract_dtype(dtype)?.unwrap_or(DType::F32);
+            let d = extract_dtype(dtype)?.unwrap_or_else(default_float);
             let shape = shape_of(size)?;
             let t = super::boundary::run(py, || $sampler(&shape, d, Some(&g)))?;
             finish(py, t, dev, requires_grad)
@@ -445,7 +445,7 @@ fn normal(
         let shape = to_shape(&size.extract::<Vec<i64>>().map_err(|_| bad())?)?;
         let dev = check_device(device)?;
         let g = generator_arg("normal", generator, dev.unwrap_or(Device::Cpu))?;
-        let d = extract_dtype(dtype)?.unwrap_or(DType::F32);
+        let d = extract_dtype(dtype)?.unwrap_or_else(default_float);
         let t = Tensor::zeros(&shape, d);
         super::boundary::catch(|| random::normal_(&t, m, s, Some(&g)))?;
         return finish(py, t, dev, requires_grad);

@@ -252,7 +252,8 @@ impl PyTensor {
     #[new]
     #[pyo3(signature = (*args, **kwargs))]
     fn new(args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<PyTensor> {
-        super::boundary::held(|| legacy_new(args, kwargs, DType::F32)).map(|t| PyTensor { t })
+        super::boundary::held(|| legacy_new(args, kwargs, crate::dtype::default_float()))
+            .map(|t| PyTensor { t })
     }
 
     /// A tensor made by `Tensor.__new__` (`gradrs.Tensor(...)`, `nn.Parameter`) becomes its
