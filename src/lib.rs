@@ -4,6 +4,7 @@
 //! - [`python`]: the PyO3 bindings (only with the `python` feature);
 //! - [`ops`]: every differentiable op, forward and backward formula together;
 //! - [`autograd`]: the graph arena, the engine and grad mode;
+//! - [`kernels`]: the one place that picks the device a primitive runs on;
 //! - [`tensor`]: tensors, storage and layout;
 //! - [`backend`]: primitive kernels per device.
 
@@ -11,6 +12,7 @@ pub mod autograd;
 pub mod backend;
 pub mod dtype;
 pub mod error;
+pub mod kernels;
 pub mod ops;
 pub mod tensor;
 

@@ -33,8 +33,8 @@ impl BinaryOp {
     }
 
     /// The GPU shader's op.
-    fn gpu(self) -> crate::backend::wgpu::BinaryOp {
-        use crate::backend::wgpu::BinaryOp as G;
+    fn gpu(self) -> crate::kernels::BinaryOp {
+        use crate::kernels::BinaryOp as G;
         match self {
             BinaryOp::Add => G::Add,
             BinaryOp::Sub => G::Sub,
@@ -67,7 +67,7 @@ where
         + Powf,
 {
     if T::DTYPE == DType::F32 {
-        if let Some(out) = crate::ops::gpu::binary(op.gpu(), a, b, shape)? {
+        if let Some(out) = crate::kernels::binary(op.gpu(), a, b, shape)? {
             return Ok(out);
         }
     }
@@ -268,7 +268,7 @@ pub(crate) fn binary_data(op: BinaryOp, a: &Operand, b: &Operand, dtype: DType) 
             // One kernel: float16 words read as float32, the result rounded to half in it.
             let (ta, tb) = (materialize(a, DType::F32), materialize(b, DType::F32));
             let shape = broadcast_shapes(&ta.shape(), &tb.shape())?;
-            if let Some(out) = crate::ops::gpu::binary_to(op.gpu(), &ta, &tb, &shape, dtype)? {
+            if let Some(out) = crate::kernels::binary_to(op.gpu(), &ta, &tb, &shape, dtype)? {
                 return Ok(out);
             }
         }
@@ -300,11 +300,11 @@ pub(crate) fn binary_data(op: BinaryOp, a: &Operand, b: &Operand, dtype: DType) 
         DType::Bool if matches!(op, BinaryOp::Add | BinaryOp::Mul) => {
             // On bools add is `or` and mul is `and`.
             let (g, f): (_, fn(bool, bool) -> bool) = if op == BinaryOp::Add {
-                (crate::backend::wgpu::BinaryOp::Or, |x, y| x | y)
+                (crate::kernels::BinaryOp::Or, |x, y| x | y)
             } else {
-                (crate::backend::wgpu::BinaryOp::And, |x, y| x & y)
+                (crate::kernels::BinaryOp::And, |x, y| x & y)
             };
-            match crate::ops::gpu::logical(g, &ta, &tb, &shape)? {
+            match crate::kernels::logical(g, &ta, &tb, &shape)? {
                 Some(out) => out,
                 None => zip::<bool, bool>(&ta, &tb, &shape, f)?,
             }
@@ -529,7 +529,7 @@ pub fn compare(op: CmpOp, a: Operand, b: Operand) -> Result<Tensor> {
     let (ta, tb) = (materialize(&a, dtype), materialize(&b, dtype));
     let shape = broadcast_shapes(&ta.shape(), &tb.shape())?;
     if a.is_gpu() || b.is_gpu() {
-        use crate::backend::wgpu::BinaryOp as G;
+        use crate::kernels::BinaryOp as G;
         let g = match op {
             CmpOp::Eq => G::Eq,
             CmpOp::Ne => G::Ne,
@@ -541,10 +541,10 @@ pub fn compare(op: CmpOp, a: Operand, b: Operand) -> Result<Tensor> {
         let out = if matches!(dtype, DType::F32 | DType::F16) {
             // float16 values compare exactly as the float32 words the GPU holds them in.
             let (wa, wb) = (creation::wide(&ta), creation::wide(&tb));
-            crate::ops::gpu::compare(g, &wa, &wb, &shape)?
+            crate::kernels::compare(g, &wa, &wb, &shape)?
         } else {
             // Index and mask tests (`target != ignore_index`) stay on the GPU too.
-            crate::ops::gpu::compare_words(g, &ta, &tb, &shape)?
+            crate::kernels::compare_words(g, &ta, &tb, &shape)?
         };
         if let Some(out) = out {
             return Ok(out);
@@ -683,7 +683,7 @@ pub fn write_into(dst: &Tensor, src: &Tensor) -> Result<()> {
         } else {
             src.clone()
         };
-        if crate::ops::gpu::write_into(dst, &src)? {
+        if crate::kernels::write_into(dst, &src)? {
             dst.read().storage.bump_version();
             return Ok(());
         }
@@ -1035,7 +1035,7 @@ pub fn where_(cond: &Tensor, a: Operand, b: Operand) -> Result<Tensor> {
     let dtype = result_type(&[a.participant(), b.participant()]);
     let (ta, tb) = (materialize(&a, dtype), materialize(&b, dtype));
     let shape = broadcast_shapes(&broadcast_shapes(&cond.shape(), &ta.shape())?, &tb.shape())?;
-    if let Some(out) = crate::ops::gpu::select(cond, &ta, &tb, &shape)? {
+    if let Some(out) = crate::kernels::select(cond, &ta, &tb, &shape)? {
         return where_record(out, cond, a, b, dtype);
     }
     let sizes = crate::tensor::shape::sizes_i64(&shape);

@@ -41,7 +41,7 @@ pub fn is_exclusively_owned(t: &Tensor) -> bool {
 
 /// A contiguous copy with no autograd history.
 pub fn contiguous_clone(t: &Tensor) -> Tensor {
-    if let Ok(Some(out)) = crate::ops::gpu::contiguous_as(t, t.dtype()) {
+    if let Ok(Some(out)) = crate::kernels::contiguous_as(t, t.dtype()) {
         return out;
     }
     let d = t.read();
@@ -50,7 +50,7 @@ pub fn contiguous_clone(t: &Tensor) -> Tensor {
 
 /// Cast without autograd.
 pub fn cast_data(t: &Tensor, dtype: DType) -> Tensor {
-    if let Ok(Some(out)) = crate::ops::gpu::contiguous_as(t, dtype) {
+    if let Ok(Some(out)) = crate::kernels::contiguous_as(t, dtype) {
         return out;
     }
     let d = t.read();
@@ -75,7 +75,7 @@ pub(crate) fn wide(t: &Tensor) -> Tensor {
         return t.clone();
     }
     // A float16 GPU tensor's words already are float32 values: they are read in place.
-    if let Ok(Some(v)) = crate::ops::gpu::half_as_float(t) {
+    if let Ok(Some(v)) = crate::kernels::half_as_float(t) {
         return v;
     }
     cast_data(t, w)
@@ -122,7 +122,7 @@ pub fn copy_to_device(t: &Tensor, device: Device) -> Result<Tensor> {
     if device.is_gpu() {
         crate::tensor::device::check_gpu_dtype(t.dtype())?;
         if t.dtype() == DType::I64 {
-            crate::backend::wgpu::narrow_i64(&t.to_vec::<i64>())?;
+            crate::kernels::narrow_i64(&t.to_vec::<i64>())?;
         }
     }
     let d = t.read();

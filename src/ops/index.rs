@@ -64,7 +64,7 @@ fn gather_data(x: &Tensor, dim: usize, index: &Tensor) -> Result<Tensor> {
         for &i in &idx {
             kernel::wrap_index(i, size, dim)?;
         }
-        if let Some(out) = crate::ops::gpu::gather(x, dim, index, &idx, None)? {
+        if let Some(out) = crate::kernels::gather(x, dim, index, &idx, None)? {
             return Ok(out);
         }
     }
@@ -151,7 +151,7 @@ fn scatter_data(
         } else {
             (out.clone(), index.clone(), src.clone())
         };
-        if crate::ops::gpu::scatter(&o1, dim, &i1, &idx, None, &s1, accumulate)? {
+        if crate::kernels::scatter(&o1, dim, &i1, &idx, None, &s1, accumulate)? {
             return Ok(out);
         }
     }
@@ -401,7 +401,7 @@ pub fn index_select(x: &Tensor, dim: i64, index: &Tensor) -> Result<Tensor> {
             let mut shape = xs.to_vec();
             shape[dim] = idx.len();
             // The GPU reads the 1-D index by stride 0 where the host expands it.
-            match crate::ops::gpu::gather(x, dim, index, &idx, Some(&shape))? {
+            match crate::kernels::gather(x, dim, index, &idx, Some(&shape))? {
                 Some(out) => out,
                 None => gather_data(x, dim, &expanded_index(&idx, dim, &shape)?)?,
             }
@@ -471,7 +471,7 @@ pub fn index_add(
         let src = Operand::Tensor(scaled);
         let on_gpu = if x.device().is_gpu() {
             let out = contiguous_clone(x);
-            crate::ops::gpu::scatter(&out, dim, index, &idx, Some(&ss), &src, true)?.then_some(out)
+            crate::kernels::scatter(&out, dim, index, &idx, Some(&ss), &src, true)?.then_some(out)
         } else {
             None
         };
@@ -597,10 +597,10 @@ pub fn masked_select(x: &Tensor, mask: &Tensor) -> Result<Tensor> {
     let flat = reshape(&xb, &[-1])?;
     // A mask whose values are on the GPU is compacted there, and the positions gathered
     // there (in range by construction, so not read back to check).
-    let on_gpu = match crate::ops::gpu::nonzero(&reshape(&mb, &[-1])?)? {
+    let on_gpu = match crate::kernels::nonzero(&reshape(&mb, &[-1])?)? {
         Some(nz) => {
             let pos = reshape(&nz, &[-1])?;
-            crate::ops::gpu::gather(&flat, 0, &pos, &[], None)?.map(|out| (pos, out))
+            crate::kernels::gather(&flat, 0, &pos, &[], None)?.map(|out| (pos, out))
         }
         None => None,
     };
@@ -637,7 +637,7 @@ pub fn masked_select(x: &Tensor, mask: &Tensor) -> Result<Tensor> {
 /// `x.nonzero()`: int64 `[n, ndim]` coordinates of the non-zero elements, row-major.
 pub fn nonzero(x: &Tensor) -> Tensor {
     // A GPU failure here leaves the host path to compute (and report) it.
-    if let Ok(Some(nz)) = crate::ops::gpu::nonzero(x) {
+    if let Ok(Some(nz)) = crate::kernels::nonzero(x) {
         return nz;
     }
     let shape = x.shape();
@@ -942,7 +942,7 @@ pub fn setitem_data(x: &Tensor, steps: &[IndexStep], value: &Operand) -> Result<
     }
     let offs = offs.to_vec::<i64>();
     let expanded = expand(&reshape(&v, &sizes_i64(&stripped))?, &sizes_i64(&shape))?;
-    if crate::ops::gpu::put(x, &offs, &shape, &expanded)? {
+    if crate::kernels::put(x, &offs, &shape, &expanded)? {
         x.bump_version();
         return Ok(());
     }

@@ -42,7 +42,7 @@ fn check_not_bool(kernel: &str, a: &Tensor, skip: bool) -> Result<()> {
 fn bmm_data(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let device = Device::of(&[a, b])?;
     if device.is_gpu() {
-        if let Some(out) = crate::ops::gpu::bmm(a, b)? {
+        if let Some(out) = crate::kernels::bmm(a, b)? {
             return Ok(out);
         }
     }

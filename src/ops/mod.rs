@@ -8,7 +8,6 @@ pub mod binary_decl;
 pub mod binary_math;
 pub mod creation;
 pub mod einsum;
-pub mod gpu;
 pub mod index;
 pub mod inplace;
 pub mod matmul;
@@ -24,76 +23,4 @@ pub mod sort;
 pub mod unary;
 pub mod unary_decl;
 
-use crate::dtype::{Participant, Scalar};
-use crate::tensor::Tensor;
-
-/// An operand of a binary op: a tensor or a Python number.
-#[derive(Clone, Debug)]
-pub enum Operand {
-    Tensor(Tensor),
-    Scalar(Scalar),
-}
-
-impl Operand {
-    pub(crate) fn requires_grad(&self) -> bool {
-        matches!(self, Operand::Tensor(t) if t.requires_grad())
-    }
-
-    /// What a graph edge points at: the tensor itself, or a number as a 0-dim `dtype` tensor.
-    pub(crate) fn edge_tensor(&self, dtype: crate::DType) -> Tensor {
-        match self {
-            Operand::Tensor(t) => t.clone(),
-            Operand::Scalar(s) => Tensor::scalar(*s, dtype),
-        }
-    }
-
-    /// Whether this is a GPU tensor.
-    pub(crate) fn is_gpu(&self) -> bool {
-        matches!(self, Operand::Tensor(t) if t.device().is_gpu())
-    }
-
-    /// The tensor operand, if it is one (a number is not an autograd input).
-    pub(crate) fn as_tensor(&self) -> Option<&Tensor> {
-        match self {
-            Operand::Tensor(t) => Some(t),
-            Operand::Scalar(_) => None,
-        }
-    }
-
-    pub(crate) fn participant(&self) -> Participant {
-        match self {
-            Operand::Tensor(t) => {
-                if t.dim() == 0 {
-                    Participant::ZeroDim(t.dtype())
-                } else {
-                    Participant::Dim(t.dtype())
-                }
-            }
-            Operand::Scalar(s) => Participant::Wrapped(s.wrapped_dtype()),
-        }
-    }
-}
-
-impl From<&Tensor> for Operand {
-    fn from(t: &Tensor) -> Operand {
-        Operand::Tensor(t.clone())
-    }
-}
-
-impl From<Tensor> for Operand {
-    fn from(t: Tensor) -> Operand {
-        Operand::Tensor(t)
-    }
-}
-
-impl From<f64> for Operand {
-    fn from(v: f64) -> Operand {
-        Operand::Scalar(Scalar::Float(v))
-    }
-}
-
-impl From<Scalar> for Operand {
-    fn from(s: Scalar) -> Operand {
-        Operand::Scalar(s)
-    }
-}
+pub use crate::tensor::Operand;

@@ -20,7 +20,7 @@ fn softmax_data(x: &Tensor, dim: usize, log: bool) -> Result<Tensor> {
         let out = softmax_data(&crate::ops::creation::wide(x), dim, log)?;
         return Ok(crate::ops::creation::narrow(out, DType::F16));
     }
-    if let Some(out) = crate::ops::gpu::softmax(&x.detach(), dim, log)? {
+    if let Some(out) = crate::kernels::softmax(&x.detach(), dim, log)? {
         return Ok(out);
     }
     let nd = x.dim();
@@ -333,7 +333,7 @@ fn nll_selection_gpu(
 ) -> Result<Option<(Tensor, Tensor)>> {
     use crate::dtype::Scalar;
     use crate::ops::binary::{compare, where_, CmpOp, Operand};
-    let gpu_words = crate::ops::gpu::words_on_gpu;
+    let gpu_words = crate::kernels::words_on_gpu;
     if shape.len() != 2 || !gpu_words(target)? || !weight.map_or(Ok(true), gpu_words)? {
         return Ok(None);
     }
@@ -357,7 +357,7 @@ fn nll_selection_gpu(
     // -coef per row: minus the class weight at the target (1 without weights), 0 if ignored.
     let neg_coef = match weight {
         Some(w) => {
-            match crate::ops::gpu::gather(w, 0, &movement::reshape(&column, &[-1])?, &[], None)? {
+            match crate::kernels::gather(w, 0, &movement::reshape(&column, &[-1])?, &[], None)? {
                 Some(picked) => {
                     Operand::Tensor(arith::muls(&movement::reshape(&picked, &[-1, 1])?, -1.0)?)
                 }
@@ -380,8 +380,8 @@ fn nll_selection_gpu(
         Some(k) => Operand::Tensor(k.clone()),
         None => Operand::Scalar(Scalar::Bool(true)),
     };
-    let written = crate::ops::gpu::scatter(&mask, 1, &column, &[], None, &mask_value, false)?
-        && crate::ops::gpu::scatter(&weights, 1, &column, &[], None, &neg_coef, false)?;
+    let written = crate::kernels::scatter(&mask, 1, &column, &[], None, &mask_value, false)?
+        && crate::kernels::scatter(&weights, 1, &column, &[], None, &neg_coef, false)?;
     Ok(written.then_some((mask, weights)))
 }
 
@@ -402,8 +402,8 @@ impl Window {
         c: usize,
         hw: [usize; 2],
         out: [usize; 2],
-    ) -> crate::backend::wgpu::WindowGeom {
-        crate::backend::wgpu::WindowGeom {
+    ) -> crate::kernels::WindowGeom {
+        crate::kernels::WindowGeom {
             n,
             c,
             hw,
@@ -490,8 +490,8 @@ fn unfold_data(x: &Tensor, win: Window, pad_value: f64) -> Result<Tensor> {
     let l = oh * ow;
     let rows = c * kh * kw;
     let geom = win.geom(n, c, [h, w], [oh, ow]);
-    let op = crate::backend::wgpu::WindowOp::Im2Col;
-    if let Some(out) = crate::ops::gpu::window(op, x, &geom, pad_value, &[n, rows, l])? {
+    let op = crate::kernels::WindowOp::Im2Col;
+    if let Some(out) = crate::kernels::window(op, x, &geom, pad_value, &[n, rows, l])? {
         return Ok(out);
     }
     if n * rows * l == 0 {
@@ -546,8 +546,8 @@ fn fold_data(cols: &Tensor, out_hw: [usize; 2], c: usize, win: Window) -> Result
     let l = oh * ow;
     let rows = c * kh * kw;
     let geom = win.geom(n, c, [h, w], [oh, ow]);
-    let op = crate::backend::wgpu::WindowOp::Col2Im;
-    if let Some(out) = crate::ops::gpu::window(op, cols, &geom, 0.0, &[n, c, h, w])? {
+    let op = crate::kernels::WindowOp::Col2Im;
+    if let Some(out) = crate::kernels::window(op, cols, &geom, 0.0, &[n, c, h, w])? {
         return Ok(out);
     }
     if n * c * h * w == 0 {

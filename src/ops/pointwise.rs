@@ -50,7 +50,7 @@ macro_rules! fmap {
         // float16 computes in float32 (Note [Narrow dtypes]), on the GPU in one kernel.
         let xf = $crate::ops::pointwise::float_input($x);
         let args = [$a as f64, $b as f64, $c as f64];
-        match $crate::ops::gpu::unary_with($g, &xf, args)? {
+        match $crate::kernels::unary_with($g, &xf, args)? {
             Some(out) => out,
             None => fmap!(&xf, |$v: $T| $body),
         }
@@ -124,7 +124,7 @@ pub fn square(x: &Tensor) -> Result<Tensor> {
     )
 }
 
-use crate::backend::wgpu::BinaryOp as GB;
+use crate::kernels::BinaryOp as GB;
 
 /// Round half to even, optionally at `decimals` digits (negative: left of the point).
 /// `decimals` given (even 0) is PyTorch's `round.decimals` overload: RoundBackward1, floats only.
@@ -347,7 +347,7 @@ fn clamp_scalar_data(x: &Tensor, lo: Option<Scalar>, hi: Option<Scalar>) -> Resu
         hi.map_or(f64::INFINITY, |s| s.to_f64()),
         0.0,
     ];
-    if let Some(out) = crate::ops::gpu::unary_with(CLAMP_WGSL, x, bounds)? {
+    if let Some(out) = crate::kernels::unary_with(CLAMP_WGSL, x, bounds)? {
         return Ok(out);
     }
     // The type x and the bounds promote to (hardtanh on integers computes in float).
@@ -544,7 +544,7 @@ pub fn nan_to_num(
         f32::MAX as f64
     };
     let gpu_args = [nan, posinf.unwrap_or(max), neginf.unwrap_or(-max)];
-    let out = match crate::ops::gpu::unary_with(NAN_TO_NUM_WGSL, x, gpu_args)? {
+    let out = match crate::kernels::unary_with(NAN_TO_NUM_WGSL, x, gpu_args)? {
         Some(out) => out,
         None => match x.dtype() {
             DType::F32 => {
@@ -604,11 +604,11 @@ fn fix_nonfinite<T: Element>(v: T, nan: T, posinf: T, neginf: T) -> T {
 pub(crate) fn extremum_data(a: &Operand, b: &Operand, max: bool) -> Result<Tensor> {
     let (ta, tb, shape, dtype) = promoted(a, b, false)?;
     let gpu_op = if max {
-        crate::backend::wgpu::BinaryOp::Maximum
+        crate::kernels::BinaryOp::Maximum
     } else {
-        crate::backend::wgpu::BinaryOp::Minimum
+        crate::kernels::BinaryOp::Minimum
     };
-    if let Some(out) = crate::ops::gpu::binary_to(gpu_op, &ta, &tb, &shape, dtype)? {
+    if let Some(out) = crate::kernels::binary_to(gpu_op, &ta, &tb, &shape, dtype)? {
         return Ok(narrow(out, dtype));
     }
     Ok(narrow(
@@ -796,7 +796,7 @@ fn modulo(a: &Tensor, b: Operand, python: bool) -> Result<Tensor> {
     let a_op = Operand::Tensor(a.clone());
     let (ta, tb, shape, dtype) = promoted(&a_op, &b, false)?;
     let gpu_op = if python { GB::Remainder } else { GB::Fmod };
-    let on_gpu = crate::ops::gpu::binary_to(gpu_op, &ta, &tb, &shape, dtype)?;
+    let on_gpu = crate::kernels::binary_to(gpu_op, &ta, &tb, &shape, dtype)?;
     let out = match on_gpu {
         Some(out) => out,
         None => match ta.dtype() {
@@ -877,7 +877,7 @@ pub fn div_rounding(a: &Operand, b: &Operand, mode: &str) -> Result<Tensor> {
     };
     let (ta, tb, shape, dtype) = promoted(a, b, false)?;
     let gpu_op = if floor { GB::DivFloor } else { GB::DivTrunc };
-    let on_gpu = crate::ops::gpu::binary_to(gpu_op, &ta, &tb, &shape, dtype)?;
+    let on_gpu = crate::kernels::binary_to(gpu_op, &ta, &tb, &shape, dtype)?;
     let out = match on_gpu {
         Some(out) => out,
         None => match ta.dtype() {
@@ -981,7 +981,7 @@ pub fn logical(a: &Tensor, b: &Tensor, op: &str) -> Result<Tensor> {
         "or" => (|p, q| p | q, GB::Or),
         _ => (|p, q| p ^ q, GB::Xor),
     };
-    match crate::ops::gpu::logical(gpu_op, &ba, &bb, &shape)? {
+    match crate::kernels::logical(gpu_op, &ba, &bb, &shape)? {
         Some(out) => Ok(out),
         None => zip::<bool, bool>(&ba, &bb, &shape, f),
     }
@@ -990,7 +990,7 @@ pub fn logical_not(a: &Tensor) -> Result<Tensor> {
     let ba = cast_data(a, DType::Bool);
     // not v = v xor true.
     let t = Tensor::scalar(Scalar::Bool(true), DType::Bool);
-    match crate::ops::gpu::logical(GB::Xor, &ba, &t, &ba.shape())? {
+    match crate::kernels::logical(GB::Xor, &ba, &t, &ba.shape())? {
         Some(out) => Ok(out),
         None => Ok(map::<bool, bool>(&ba, |v| !v)),
     }
@@ -1023,7 +1023,7 @@ pub fn lerp(start: &Tensor, end: &Tensor, weight: Operand) -> Result<Tensor> {
         return Err(crate::dtype::unsupported(kernel, start.dtype()));
     }
     let device = crate::tensor::Device::of(&[start, end, &w])?;
-    let out = match crate::ops::gpu::lerp(start, end, &w, &shape)? {
+    let out = match crate::kernels::lerp(start, end, &w, &shape)? {
         Some(out) => out,
         None => {
             let sizes = crate::tensor::shape::sizes_i64(&shape);
@@ -1169,7 +1169,7 @@ pub fn bitwise(a: &Tensor, b: Operand, op: &str) -> Result<Tensor> {
                     "or" => (GB::Or, |p, q| p | q),
                     _ => (GB::Xor, |p, q| p ^ q),
                 };
-                match crate::ops::gpu::logical(g, &ta, &tb, &shape)? {
+                match crate::kernels::logical(g, &ta, &tb, &shape)? {
                     Some(out) => out,
                     None => zip::<bool, bool>(&ta, &tb, &shape, f)?,
                 }

@@ -65,7 +65,7 @@ fn sum_data(x: &Tensor, dims: &[usize], keepdim: bool) -> Tensor {
         _ => x.clone(),
     };
     let shape = reduced_shape(&x.shape(), dims, keepdim);
-    if let Ok(Some(out)) = crate::ops::gpu::sum(&x, dims, &shape) {
+    if let Ok(Some(out)) = crate::kernels::sum(&x, dims, &shape) {
         return out;
     }
     let d = x.read();
@@ -282,7 +282,7 @@ pub fn prod(x: &Tensor, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
     let keep_out = keepdim && dim.is_some();
     let gpu_out = {
         let shape = reduced_shape(&x.shape(), &rd, keep_out);
-        crate::ops::gpu::reduce(crate::backend::wgpu::ReduceOp::Prod, &x, &rd, &shape)
+        crate::kernels::reduce(crate::kernels::ReduceOp::Prod, &x, &rd, &shape)
     };
     let out = match (gpu_out, x.dtype()) {
         (Ok(Some(out)), _) => out,
@@ -381,12 +381,12 @@ fn arg_extreme<T: Element>(r: &[T], max: bool) -> i64 {
 
 fn extreme_values(x: &Tensor, dims: &[usize], keepdim: bool, max: bool) -> Tensor {
     let op = if max {
-        crate::backend::wgpu::ReduceOp::Max
+        crate::kernels::ReduceOp::Max
     } else {
-        crate::backend::wgpu::ReduceOp::Min
+        crate::kernels::ReduceOp::Min
     };
     let shape = reduced_shape(&x.shape(), dims, keepdim);
-    if let Ok(Some(out)) = crate::ops::gpu::reduce(op, x, dims, &shape) {
+    if let Ok(Some(out)) = crate::kernels::reduce(op, x, dims, &shape) {
         return out;
     }
     crate::dispatch!(x.dtype(), T => rows::<T, T>(x, dims, keepdim, move |r| r[arg_extreme(r, max) as usize]))
@@ -460,7 +460,7 @@ pub fn extreme_dim(x: &Tensor, dim: i64, keepdim: bool, max: bool) -> Result<(Te
         )));
     }
     let out_shape = reduced_shape(&x.shape(), &rd, keepdim);
-    let (values, idx) = match crate::ops::gpu::arg_extreme(max, &x.detach(), &rd, &out_shape) {
+    let (values, idx) = match crate::kernels::arg_extreme(max, &x.detach(), &rd, &out_shape) {
         Ok(Some((v, i))) => (v, i),
         _ => extreme_dim_host(x, d, &rd, keepdim, max)?,
     };
@@ -479,7 +479,7 @@ pub fn extreme_dim(x: &Tensor, dim: i64, keepdim: bool, max: bool) -> Result<(Te
                 // The indices are the forward's own, in range by construction: written on the
                 // GPU without reading them back to check (max pooling's backward takes this).
                 let src = Operand::Tensor(g.clone());
-                if crate::ops::gpu::scatter(&zeros, d, &index, &[], None, &src, false)? {
+                if crate::kernels::scatter(&zeros, d, &index, &[], None, &src, false)? {
                     return Ok(vec![Some(zeros)]);
                 }
             }
@@ -564,7 +564,7 @@ pub fn argextreme(x: &Tensor, dim: Option<i64>, keepdim: bool, max: bool) -> Res
                 )));
             }
             let flat = reshape(&x.detach(), &[-1])?;
-            let i = match crate::ops::gpu::arg_extreme(max, &flat, &[0], &[]) {
+            let i = match crate::kernels::arg_extreme(max, &flat, &[0], &[]) {
                 Ok(Some((_, i))) => i,
                 _ => {
                     crate::dispatch!(x.dtype(), T => rows::<T, i64>(&flat, &[0], false, move |r| arg_extreme(r, max)))
@@ -779,7 +779,7 @@ pub fn logsumexp(x: &Tensor, dims: &[i64], keepdim: bool) -> Result<Tensor> {
 pub fn all_any(x: &Tensor, dims: Option<&[i64]>, keepdim: bool, all: bool) -> Result<Tensor> {
     let rd = reduction_dims(dims, x.dim())?;
     let shape = reduced_shape(&x.shape(), &rd, keepdim);
-    if let Ok(Some(out)) = crate::ops::gpu::all_any(all, x, &rd, &shape) {
+    if let Ok(Some(out)) = crate::kernels::all_any(all, x, &rd, &shape) {
         return Ok(out);
     }
     let b = cast_data(x, DType::Bool);
@@ -836,7 +836,7 @@ fn var_gpu(
 /// The vector norms: max / min of |x| for ±inf (NaN propagates, as PyTorch), the count of
 /// nonzeros for 0, and the power sums otherwise. An empty ±inf norm stays with the host.
 fn norm_gpu(x: &Tensor, p: f64, rd: &[usize], keepdim: bool) -> Result<Option<Tensor>> {
-    use crate::backend::wgpu::ReduceOp;
+    use crate::kernels::ReduceOp;
     use crate::ops::unary::UnaryOp::{Abs, Sqrt};
     let shape = x.shape();
     let n: usize = rd.iter().map(|&d| shape[d]).product();
@@ -853,7 +853,7 @@ fn norm_gpu(x: &Tensor, p: f64, rd: &[usize], keepdim: bool) -> Result<Option<Te
         } else {
             ReduceOp::Min
         };
-        match crate::ops::gpu::reduce(op, &abs()?, rd, &out_shape)? {
+        match crate::kernels::reduce(op, &abs()?, rd, &out_shape)? {
             Some(out) => out,
             None => return Ok(None),
         }
@@ -883,8 +883,7 @@ fn logsumexp_gpu(x: &Tensor, rd: &[usize], keepdim: bool) -> Result<Option<Tenso
     let _no_grad = crate::autograd::GradModeGuard::new(false);
     let shape = x.shape();
     let kept = reduced_shape(&shape, rd, true);
-    let Some(m) = crate::ops::gpu::reduce(crate::backend::wgpu::ReduceOp::Max, x, rd, &kept)?
-    else {
+    let Some(m) = crate::kernels::reduce(crate::kernels::ReduceOp::Max, x, rd, &kept)? else {
         return Ok(None);
     };
     let infinite = arith::cmps(CmpOp::Eq, &arith::un(Abs, &m)?, f64::INFINITY)?;
@@ -936,7 +935,7 @@ pub fn cumsum(x: &Tensor, dim: i64) -> Result<Tensor> {
     };
     // float16 accumulates in float32 (Note [Narrow dtypes]).
     let xw = wide(&x);
-    let gpu_out = crate::ops::gpu::scan(crate::backend::wgpu::ScanOp::Sum, &xw, d);
+    let gpu_out = crate::kernels::scan(crate::kernels::ScanOp::Sum, &xw, d);
     let out = match gpu_out {
         Ok(Some(out)) => out,
         _ => crate::dispatch!(xw.dtype(), T => scan::<T>(&xw, d, |r| {
@@ -999,7 +998,7 @@ pub fn cumprod(x: &Tensor, dim: i64) -> Result<Tensor> {
         cast_data(x, DType::I64)
     };
     let xw = wide(&x);
-    let gpu_out = crate::ops::gpu::scan(crate::backend::wgpu::ScanOp::Prod, &xw, d);
+    let gpu_out = crate::kernels::scan(crate::kernels::ScanOp::Prod, &xw, d);
     let out = match (gpu_out, xw.dtype()) {
         (Ok(Some(out)), _) => out,
         (_, DType::I64) => scan::<i64>(&xw, d, |r| {

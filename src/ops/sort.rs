@@ -23,7 +23,7 @@ use crate::tensor::Tensor;
 /// The values of `x` sorted along `d` and the positions they came from (int64), both
 /// contiguous in x's shape; no autograd.
 fn sorted(x: &Tensor, d: usize, descending: bool) -> Result<(Tensor, Tensor)> {
-    if let Some(found) = crate::ops::gpu::sort(x, d, descending)? {
+    if let Some(found) = crate::kernels::sort(x, d, descending)? {
         return Ok(found);
     }
     host_lines(x, d, Rows::Sort { descending })
@@ -89,8 +89,7 @@ fn record_pick(
         let g = Operand::Tensor(g);
         // The positions are in range by construction: a GPU kernel writes them without the
         // read-back that checks a user's index (unless this backward is itself recorded).
-        if !g.requires_grad() && crate::ops::gpu::scatter(&zeros, d, &index, &[], None, &g, false)?
-        {
+        if !g.requires_grad() && crate::kernels::scatter(&zeros, d, &index, &[], None, &g, false)? {
             return Ok(vec![Some(zeros)]);
         }
         Ok(vec![Some(scatter(&zeros, d as i64, &index, g)?)])
@@ -180,7 +179,7 @@ fn pick(t: &Tensor, d: usize, pos: &Tensor, keepdim: bool) -> Result<Tensor> {
     }
     let _g = GradModeGuard::new(false);
     // `pos` is in range by construction: no read-back to check it on the GPU.
-    let v = match crate::ops::gpu::gather(t, d, pos, &[], None)? {
+    let v = match crate::kernels::gather(t, d, pos, &[], None)? {
         Some(v) => v,
         None => gather(t, d as i64, pos)?,
     };

@@ -279,7 +279,7 @@ pub fn unary_data(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
         _ => {}
     }
     if matches!(dtype, DType::F32 | DType::F16) {
-        if let Some(out) = crate::ops::gpu::unary(op.wgsl(), x)? {
+        if let Some(out) = crate::kernels::unary(op.wgsl(), x)? {
             return Ok(out);
         }
     }

@@ -52,7 +52,7 @@ fn finish(py: Python<'_>, t: Tensor, device: Option<Device>, requires_grad: bool
 fn filled_on(shape: &[usize], v: Scalar, d: DType, dev: Option<Device>) -> crate::Result<Tensor> {
     if dev.is_some_and(|dev| dev.is_gpu()) && d != DType::F64 {
         crate::tensor::device::check_gpu_dtype(d)?;
-        if let Some(t) = boundary::catch(|| crate::ops::gpu::full(shape, v, d))? {
+        if let Some(t) = boundary::catch(|| crate::tensor::device::gpu_full(shape, v, d))? {
             return Ok(t);
         }
     }

@@ -14,10 +14,10 @@
 //! stale). Ops give their result the device of their inputs ([`Device::of`]), refusing a
 //! mix as PyTorch does.
 
-use crate::backend::wgpu::{GpuBuffer, Words};
-use crate::dtype::DType;
+use crate::backend::wgpu::{copy, CopyOp, GpuBuffer, SView, Words};
+use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
-use crate::tensor::Tensor;
+use crate::tensor::{Layout, Storage, Tensor};
 use parking_lot::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -225,4 +225,40 @@ pub fn check_gpu_dtype(dtype: DType) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// A contiguous GPU tensor of `shape` filled with `s` by the copy kernel from a cached
+/// constant (nothing uploaded); None for a value the GPU does not hold (float64, an int64
+/// past int32). The storage's own fill, so factories need no op.
+pub fn gpu_full(shape: &[usize], s: Scalar, dtype: DType) -> Result<Option<Tensor>> {
+    if dtype == DType::F64 {
+        return Ok(None);
+    }
+    let number = Tensor::scalar(s, dtype);
+    let d = number.data();
+    let at = d.layout.offset;
+    if dtype == DType::I64 && i32::try_from(d.storage.slice::<i64>()[at]).is_err() {
+        return Ok(None);
+    }
+    // SAFETY: a 0-dim tensor's one element is at its offset.
+    let w = unsafe { Words::encode(dtype, d.storage.data_ptr().add(at * dtype.itemsize()), 1)? };
+    let constant = GpuBuffer::constant(f32::from_bits(w[0]))?;
+    let layout = Layout::contiguous(shape);
+    let out = constant.alloc_like(layout.numel())?;
+    let zeros = vec![0isize; shape.len()];
+    let from = SView {
+        shape,
+        strides: &zeros,
+        offset: 0,
+    };
+    let to = SView {
+        shape: &layout.shape,
+        strides: &layout.strides,
+        offset: layout.offset,
+    };
+    copy(CopyOp::Same, &constant, &from, &out, &to)?;
+    Ok(Some(Tensor::from_storage(
+        Storage::from_gpu_words(out, dtype),
+        layout,
+    )))
 }

@@ -1,6 +1,7 @@
 //! Tensor = shared storage + layout (shape, strides, offset) + autograd metadata.
 
 pub mod device;
+pub mod operand;
 pub mod pool;
 pub mod shape;
 pub mod storage;
@@ -10,6 +11,7 @@ use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
 use crate::tensor::shape::{contiguous_strides, numel, Shape, Strides};
 pub use device::Device;
+pub use operand::Operand;
 use parking_lot::{Mutex, RwLock, RwLockReadGuard};
 use std::sync::Arc;
 pub use storage::{Element, Storage};
@@ -280,7 +282,7 @@ impl Tensor {
     pub fn full_on(shape: &[usize], s: Scalar, dtype: DType, device: Device) -> Tensor {
         if device.is_gpu() {
             // Filled by a kernel: nothing to upload.
-            if let Ok(Some(t)) = crate::ops::gpu::full(shape, s, dtype) {
+            if let Ok(Some(t)) = crate::tensor::device::gpu_full(shape, s, dtype) {
                 return t;
             }
         }

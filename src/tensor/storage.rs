@@ -224,7 +224,7 @@ impl Storage {
     }
 
     /// `from_gpu_words` over a buffer that another storage may hold too (a float16 storage's
-    /// words read as float32, `ops::gpu::half_as_float`).
+    /// words read as float32, `kernels::half_as_float`).
     pub fn sharing_gpu_words(
         buf: Arc<crate::backend::wgpu::GpuBuffer>,
         dtype: DType,

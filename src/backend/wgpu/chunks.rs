@@ -6,7 +6,7 @@
 //! elements lie in one chunk: the box's offsets are rebased onto that chunk, the shader is the
 //! same. [`plan`] cuts the boxes; the elementwise kernels (unary, binary, ternary, copy) run
 //! over them, reductions go through copies into single-chunk blocks, and the other kernels
-//! leave a chunked tensor to the host (`ops/gpu.rs`).
+//! leave a chunked tensor to the host (`kernels/gpu.rs`).
 
 /// An operand as the planner sees it: signed strides over the planned shape and the offset of
 /// element 0, in words from the start of its (chunked) buffer.

@@ -1,6 +1,6 @@
 //! The GPU backend: WGSL compute shaders through wgpu (Vulkan, Metal, DX12).
 //!
-//! Tensors call it through `ops/gpu.rs` (Note [Devices]): a lazily created global context
+//! Tensors call it through `kernels/gpu.rs` (Note [Devices]): a lazily created global context
 //! (`context.rs`), one shader per kernel family (`shaders/`), compiled once into a pipeline
 //! cache keyed by (kernel, op, dtype), buffers from a size-class pool (`pool.rs`), and
 //! dispatches recorded into one command encoder that is submitted only on a read-back,

@@ -1,4 +1,5 @@
-//! The GPU kernels an op runs when its inputs are float32 GPU tensors (Note [Devices]).
+//! The GPU side of [`crate::kernels`]: tensors to buffers and views, the wgpu kernel, the
+//! result back as a tensor (Note [Devices]).
 //!
 //! Each function returns `Ok(None)` when its kernel does not apply (another dtype, a layout the
 //! shader cannot read); the op then computes on the synchronized host copy and its result
@@ -8,7 +9,7 @@
 use crate::backend::wgpu::{self as gpu, MatView, View};
 use crate::dtype::DType;
 use crate::error::Result;
-use crate::tensor::{Data, Device, Layout, Storage, Tensor};
+use crate::tensor::{Data, Device, Layout, Operand, Storage, Tensor};
 use std::sync::Arc;
 
 /// A contiguous float32 GPU tensor of `shape` holding a kernel's output.
@@ -393,8 +394,17 @@ fn block(x: &Tensor, dims: &[usize]) -> Result<Option<(Arc<gpu::GpuBuffer>, usiz
         )
     } else {
         let kept = (0..shape.len()).filter(|d| !dims.contains(d));
-        let order: Vec<i64> = kept.chain(dims.iter().copied()).map(|d| d as i64).collect();
-        let moved = crate::ops::movement::permute(&x.detach(), &order)?;
+        let order: Vec<usize> = kept.chain(dims.iter().copied()).collect();
+        // The permuted view, without autograd: only the copy below reads it.
+        let d: Data = x.data();
+        let moved = Tensor::from_storage(
+            d.storage.clone(),
+            Layout {
+                shape: order.iter().map(|&i| d.layout.shape[i]).collect(),
+                strides: order.iter().map(|&i| d.layout.strides[i]).collect(),
+                offset: d.layout.offset,
+            },
+        );
         let Some(c) = contiguous_as(&moved, x.dtype())? else {
             return Ok(None);
         };
@@ -569,31 +579,6 @@ pub fn contiguous_as(t: &Tensor, dtype: DType) -> Result<Option<Tensor>> {
     )))
 }
 
-/// A contiguous GPU tensor of `shape` filled with `s` by the copy kernel from a cached
-/// constant; None for a dtype the GPU does not hold.
-pub fn full(shape: &[usize], s: crate::dtype::Scalar, dtype: DType) -> Result<Option<Tensor>> {
-    if dtype == DType::F64 {
-        return Ok(None);
-    }
-    let number = Tensor::scalar(s, dtype);
-    let Some((cbuf, _)) = word_operand(&number)? else {
-        return Ok(None);
-    };
-    let layout = Layout::contiguous(shape);
-    let out = cbuf.alloc_like(layout.numel())?;
-    let zeros = vec![0isize; shape.len()];
-    let from = gpu::SView {
-        shape,
-        strides: &zeros,
-        offset: 0,
-    };
-    gpu::copy(gpu::CopyOp::Same, &cbuf, &from, &out, &sview(&layout))?;
-    Ok(Some(Tensor::from_storage(
-        Storage::from_gpu_words(out, dtype),
-        layout,
-    )))
-}
-
 /// Writes `src` (dst's shape, any layout, cast to dst's dtype) into GPU tensor `dst`'s
 /// elements on the GPU. False (nothing written) when the host should do it: `src` is not on
 /// the GPU and `dst`'s values are not either, or a dtype the GPU does not hold.
@@ -711,7 +696,10 @@ fn index_words(index: &Tensor, values: &[i64]) -> Result<(Arc<gpu::GpuBuffer>, L
     let values = if values.len() == index.numel() {
         values
     } else {
-        host = crate::ops::creation::wide(index).to_vec::<i64>();
+        host = match index.dtype() {
+            DType::I32 => index.to_vec::<i32>().into_iter().map(i64::from).collect(),
+            _ => index.to_vec::<i64>(),
+        };
         &host
     };
     let w: Vec<u32> = gpu::narrow_i64(values)?
@@ -796,10 +784,9 @@ pub fn scatter(
     index: &Tensor,
     values: &[i64],
     along: Option<&[usize]>,
-    src: &crate::ops::Operand,
+    src: &Operand,
     accumulate: bool,
 ) -> Result<bool> {
-    use crate::ops::Operand;
     let dtype = out.dtype();
     if out.device() != Device::Gpu || !out.is_contiguous() {
         return Ok(false);
@@ -926,7 +913,13 @@ pub fn nonzero(x: &Tensor) -> Result<Option<Tensor>> {
     }
     if nd == 0 {
         // `[count, 0]`: counted as a 1-D tensor of one, no coordinates to keep.
-        let Some(flat) = nonzero(&crate::ops::movement::reshape(&x.detach(), &[1])?)? else {
+        let d: Data = x.data();
+        let one = Layout {
+            shape: [1].into_iter().collect(),
+            strides: [1].into_iter().collect(),
+            offset: d.layout.offset,
+        };
+        let Some(flat) = nonzero(&Tensor::from_storage(d.storage.clone(), one))? else {
             return Ok(None);
         };
         let count = flat.shape()[0];
