@@ -1,0 +1,75 @@
+"""The crate's layers only call downwards: tools/layers.py over src/, and the tool's own checks."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import layers  # noqa: E402
+
+
+def test_src_imports_only_downwards():
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "layers.py")], capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def write(root, files):
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+def test_upward_import_fails(tmp_path):
+    src = write(
+        tmp_path,
+        {
+            "lib.rs": "pub mod ops;\npub mod tensor;\n",
+            "ops/mod.rs": "use crate::tensor::Tensor;\n",
+            "tensor/mod.rs": "// crate::ops::x in a comment is no import\n"
+            "use crate::{dtype::DType, ops::{self, add as plus}};\n",
+        },
+    )
+    problems, _ = layers.check(src=src, known={})
+    assert problems == ["tensor (tensor) imports ops (ops), a layer above it (2 references)"]
+
+
+def test_paths_in_code_super_and_tests(tmp_path):
+    src = write(
+        tmp_path,
+        {
+            "backend/cpu/mod.rs": "fn f() { super::super::autograd::graph::g(); }\n"
+            "#[cfg(test)]\nmod tests {\n    use crate::ops::x;\n}\n",
+            "autograd/graph.rs": "pub fn g() {}\n",
+            "ops/mod.rs": "",
+        },
+    )
+    problems, _ = layers.check(src=src, known={})
+    assert problems == [
+        "backend::cpu (backend) imports autograd::graph (autograd), a layer above it (1 references)"
+    ]
+
+
+def test_stale_known_entry_fails(tmp_path):
+    src = write(tmp_path, {"ops/mod.rs": "use crate::tensor::Tensor;\n", "tensor/mod.rs": ""})
+    problems, _ = layers.check(src=src, known={("tensor", "ops"): "gone"})
+    assert problems == ["KNOWN lists tensor -> ops, which no longer occurs: delete it"]
+
+
+def test_ops_naming_the_gpu_backend_fails(tmp_path):
+    src = write(
+        tmp_path,
+        {
+            "ops/unary.rs": "use crate::backend::wgpu::UnaryOp;\n",
+            "backend/wgpu/mod.rs": "pub enum UnaryOp {}\n",
+        },
+    )
+    problems, _ = layers.check(src=src, known={})
+    assert problems == [
+        "ops::unary (ops) imports backend::wgpu: ops are device-agnostic: they reach the GPU "
+        "through kernels (1 references)"
+    ]

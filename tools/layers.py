@@ -1,0 +1,257 @@
+"""The crate's layers, proven: every `crate::` path in src/ must point to its own layer or one below.
+
+    python tools/layers.py           # check; exit 1 on an upward import or a cycle
+    python tools/layers.py --graph   # also print the layer graph (edges with their counts)
+
+Stdlib only. Each file of src/ is a module (`src/ops/binary.rs` is `ops::binary`, a `mod.rs`
+is its directory); each path it names (`use crate::...` lines, `crate::x::y` in code,
+`super::` resolved against the file, `$crate::` in macros) is resolved to the longest module
+that exists, and both ends get the layer of the longest prefix in LAYERS. An edge from a layer
+to one above it fails, and so would a cycle between layers (listed, though with ranks checked
+it can only come from KNOWN). KNOWN lists the upward edges that exist today, each with the
+work that removes it: a new upward edge fails, and so does a KNOWN entry that no longer
+occurs (delete it, so the list only shrinks).
+"""
+
+import re
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SRC = ROOT / "src"
+
+# Top to bottom; a module belongs to the longest prefix listed. Written down in
+# ARCHITECTURE.md ("The layers").
+LAYERS = [
+    ("bindings", ["python"]),
+    # The engine runs the ops' backward formulas and sums, casts and moves gradients with ops.
+    ("engine", ["autograd::engine"]),
+    ("ops", ["ops"]),
+    # What ops record into: the node arena, edges, saved tensors, grad mode, hooks.
+    ("autograd", ["autograd"]),
+    # The one place that picks the device: primitives on tensors, run where their operands live.
+    ("kernels", ["kernels"]),
+    ("tensor", ["tensor"]),
+    ("backend", ["backend"]),
+    # Geometry, dtypes, errors and host memory every layer uses; they import only each other.
+    ("base", ["dtype", "error", "tensor::shape"]),
+]
+
+# Downward edges that still break the design: (from layer, to module prefix) -> why.
+FORBIDDEN = {
+    ("ops", "backend::wgpu"): "ops are device-agnostic: they reach the GPU through kernels",
+    ("autograd", "kernels"): "autograd knows ops, not kernels",
+    ("autograd", "backend"): "autograd knows ops, not kernels",
+    ("engine", "kernels"): "autograd knows ops, not kernels",
+    ("engine", "backend"): "autograd knows ops, not kernels",
+}
+
+# Upward edges that exist today: (from module, to module) -> what removes it.
+KNOWN = {
+    ("autograd::graph", "ops::inplace"): "gradient_edge rebuilds a stale view's history "
+    "(refresh_view records AsStridedBackward0, an op): the ops that attach should refresh",
+    ("autograd::hooks", "ops::inplace"): "a hook registered on a view refreshes its history "
+    "first (refresh_view), as autograd::graph",
+    ("tensor", "autograd::graph"): "a tensor's autograd meta holds its grad_fn (NodeRef); "
+    "PyTorch breaks this with an interface the autograd layer implements",
+    ("tensor", "autograd::grad_mode"): "a tensor made or changed in inference mode reads the "
+    "thread-local flag, which lives in autograd::grad_mode (it belongs in the tensor layer)",
+    ("tensor", "autograd::hooks"): "a tensor's autograd meta holds its hooks (trait objects "
+    "declared in autograd), as tensor -> autograd::graph",
+    ("backend::cpu::copy", "tensor"): "CPU kernels take tensor::{Element, Layout}: those and "
+    "the buffer pool belong in the base layer with shape",
+    ("backend::cpu::copy", "tensor::pool"): "as backend::cpu::copy -> tensor",
+    ("backend::cpu::elementwise", "tensor"): "as backend::cpu::copy -> tensor",
+    ("backend::cpu::elementwise", "tensor::pool"): "as backend::cpu::copy -> tensor",
+    ("backend::cpu::index", "tensor"): "as backend::cpu::copy -> tensor",
+    ("backend::cpu::matmul", "tensor"): "as backend::cpu::copy -> tensor",
+    ("backend::cpu::matmul", "tensor::pool"): "as backend::cpu::copy -> tensor",
+    ("backend::cpu::reduce", "tensor"): "as backend::cpu::copy -> tensor",
+}
+
+RANK = {name: i for i, (name, _) in enumerate(LAYERS)}
+PREFIXES = sorted(
+    ((p, name) for name, ps in LAYERS for p in ps), key=lambda x: -len(x[0].split("::"))
+)
+
+
+def module_of(path, src=SRC):
+    """`src/ops/binary.rs` -> `ops::binary`; `src/ops/mod.rs` -> `ops`; `src/lib.rs` -> ``."""
+    parts = list(path.relative_to(src).with_suffix("").parts)
+    if parts[-1] in ("mod", "lib"):
+        parts.pop()
+    return "::".join(parts)
+
+
+def layer_of(module):
+    for prefix, name in PREFIXES:
+        if module == prefix or module.startswith(prefix + "::"):
+            return name
+    return None
+
+
+def strip_comments(text):
+    """The code without // comments (doc comments name paths that are not imports) and without
+    its unit tests (a trailing `#[cfg(test)] mod`, whose `super` is the file's module)."""
+    text = re.split(r"^#\[cfg\(test\)\]\s*mod\s", text, maxsplit=1, flags=re.M)[0]
+    out = []
+    for line in text.splitlines():
+        code, _, _ = line.partition("//")
+        out.append(code)
+    return "\n".join(out)
+
+
+USE = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?use\s+([^;]+);", re.M)
+
+
+def use_paths(code):
+    """Every path a `use` declaration names, groups expanded: `use a::{b, c::d}` -> a::b, a::c::d."""
+    for m in USE.finditer(code):
+        tree = re.sub(r"\s+", " ", m.group(1)).strip()
+        yield from expand(re.sub(r"\s*([{},]|::)\s*", r"\1", tree))
+
+
+def expand(tree):
+    if "{" not in tree:
+        yield tree.split(" as ")[0]
+        return
+    head, rest = tree.split("{", 1)
+    inner = rest[: rest.rindex("}")]
+    depth, part, parts = 0, "", []
+    for ch in inner:
+        if ch == "," and depth == 0:
+            parts.append(part)
+            part = ""
+            continue
+        depth += ch == "{"
+        depth -= ch == "}"
+        part += ch
+    parts.append(part)
+    for p in parts:
+        if p == "self":
+            yield head.rstrip(":")
+        elif p:
+            yield from expand(head + p)
+
+
+def resolve(path, module, modules):
+    """The longest known module a path names, or None for paths outside the crate."""
+    segs = [s for s in path.split("::") if s]
+    if not segs:
+        return None
+    if segs[0] in ("crate", "$crate"):
+        segs = segs[1:]
+    elif segs[0] == "super":
+        base = module.split("::") if module else []
+        while segs and segs[0] == "super":
+            segs = segs[1:]
+            base = base[:-1]
+        segs = base + segs
+    elif segs[0] == "self":
+        segs = (module.split("::") if module else []) + segs[1:]
+    else:
+        return None
+    for n in range(len(segs), 0, -1):
+        cand = "::".join(segs[:n])
+        if cand in modules:
+            return cand
+    return None
+
+
+def edges(src=SRC):
+    """(from module, to module) -> number of references, over every file of `src`."""
+    files = {module_of(p, src): p for p in src.rglob("*.rs")}
+    modules = set(files)
+    found = defaultdict(int)
+    for module, path in files.items():
+        code = strip_comments(path.read_text())
+        paths = list(use_paths(code))
+        body = USE.sub("", code)
+        paths += re.findall(r"(?<![\w:])\$?crate(?:::\w+)+", body)
+        paths += re.findall(r"(?<![\w:])super(?:::\w+)+", body)
+        for p in paths:
+            target = resolve(p, module, modules)
+            if target is not None and target != module:
+                found[(module, target)] += 1
+    return found
+
+
+def cycles(graph):
+    """Strongly connected groups of more than one layer (Tarjan)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                out.append(sorted(group, key=RANK.get))
+
+    for v in list(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def check(show_graph=False, src=SRC, known=None):
+    """Problems found (empty when the layering holds), and the report's lines."""
+    known = KNOWN if known is None else known
+    found = edges(src)
+    problems, lines = [], []
+    layer_graph = defaultdict(lambda: defaultdict(int))
+    for (a, b), n in sorted(found.items()):
+        la, lb = layer_of(a), layer_of(b)
+        if la is None or lb is None:
+            if a and b:
+                problems.append(f"{a} -> {b}: module outside every layer (add it to LAYERS)")
+            continue
+        for (fl, prefix), why in FORBIDDEN.items():
+            if la == fl and (b == prefix or b.startswith(prefix + "::")):
+                problems.append(f"{a} ({la}) imports {b}: {why} ({n} references)")
+        if la == lb:
+            continue
+        layer_graph[la][lb] += n
+        if RANK[lb] < RANK[la] and (a, b) not in known:
+            problems.append(f"{a} ({la}) imports {b} ({lb}), a layer above it ({n} references)")
+    for key in known:
+        if key not in found:
+            problems.append(f"KNOWN lists {key[0]} -> {key[1]}, which no longer occurs: delete it")
+    for group in cycles({a: set(bs) for a, bs in layer_graph.items()}):
+        # Every upward edge is an error unless KNOWN, so a cycle here runs through KNOWN ones.
+        lines.append(f"cycle between layers (through KNOWN edges): {' -> '.join(group)}")
+    if show_graph:
+        for a in sorted(layer_graph, key=RANK.get):
+            for b in sorted(layer_graph[a], key=RANK.get):
+                mark = "  UP" if RANK[b] < RANK[a] else ""
+                lines.append(f"{a:>9} -> {b:<9} {layer_graph[a][b]:4}{mark}")
+    return problems, lines
+
+
+def main(argv):
+    problems, lines = check(show_graph="--graph" in argv)
+    for line in lines:
+        print(line)
+    for p in problems:
+        print("error:", p)
+    known = len(KNOWN)
+    print(f"{len(problems)} problem(s); {known} known upward edge(s) left to remove (KNOWN)")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
