@@ -6,7 +6,8 @@
 //! where the GPU kernel does not apply (a dtype or layout it cannot read), and the op then
 //! computes on the host copy (`backend::cpu`), whose result still lands on the GPU. The op
 //! codes below are the primitive set's: the GPU's shaders select them by number (the
-//! `override OP` constant), the CPU's kernels by closure.
+//! `override OP` constant), the CPU's kernels by closure; declared elementwise ops pass their
+//! WGSL expression instead (`unary`, `binary_expr_to`).
 
 mod gpu;
 
