@@ -413,11 +413,6 @@ def linear(input, weight, bias=None):
 def dropout(input, p=0.5, training=True, inplace=False):
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if not training or p == 0.0:
-        return input
-    if p == 1.0:
-        mask = input * 0
-        return input.mul_(mask) if inplace else input * mask
     return _dropout_impl(input, p, training, inplace, False, False)
 
 
