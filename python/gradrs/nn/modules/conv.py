@@ -271,6 +271,13 @@ class ConvTranspose3d(_ConvTransposeNd):
 class _LazyConvXdMixin(LazyModuleMixin):
     """The lazy convolutions' common part: ``in_channels`` comes from the first input."""
 
+    def _uninitialized(self, out_channels, bias, factory_kwargs):
+        # Built with 0 channels and no bias; the real tensors come on the first call.
+        self.weight = UninitializedParameter(**factory_kwargs)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(**factory_kwargs)
+
     def reset_parameters(self):
         if not self.has_uninitialized_params() and self.in_channels != 0:
             super().reset_parameters()
@@ -314,10 +321,7 @@ class LazyConv1d(_LazyConvXdMixin, Conv1d):
         # 0 channels and no bias: no tensors that would be replaced at once.
         super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
                          padding_mode, **factory_kwargs)
-        self.weight = UninitializedParameter(**factory_kwargs)
-        self.out_channels = out_channels
-        if bias:
-            self.bias = UninitializedParameter(**factory_kwargs)
+        self._uninitialized(out_channels, bias, factory_kwargs)
 
     def _get_num_spatial_dims(self):
         return 1
@@ -334,10 +338,7 @@ class LazyConv2d(_LazyConvXdMixin, Conv2d):
         # 0 channels and no bias: no tensors that would be replaced at once.
         super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
                          padding_mode, **factory_kwargs)
-        self.weight = UninitializedParameter(**factory_kwargs)
-        self.out_channels = out_channels
-        if bias:
-            self.bias = UninitializedParameter(**factory_kwargs)
+        self._uninitialized(out_channels, bias, factory_kwargs)
 
     def _get_num_spatial_dims(self):
         return 2
@@ -354,10 +355,7 @@ class LazyConv3d(_LazyConvXdMixin, Conv3d):
         # 0 channels and no bias: no tensors that would be replaced at once.
         super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
                          padding_mode, **factory_kwargs)
-        self.weight = UninitializedParameter(**factory_kwargs)
-        self.out_channels = out_channels
-        if bias:
-            self.bias = UninitializedParameter(**factory_kwargs)
+        self._uninitialized(out_channels, bias, factory_kwargs)
 
     def _get_num_spatial_dims(self):
         return 3
@@ -375,10 +373,7 @@ class LazyConvTranspose1d(_LazyConvXdMixin, ConvTranspose1d):
         # 0 channels and no bias: no tensors that would be replaced at once.
         super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False,
                          dilation, padding_mode, **factory_kwargs)
-        self.weight = UninitializedParameter(**factory_kwargs)
-        self.out_channels = out_channels
-        if bias:
-            self.bias = UninitializedParameter(**factory_kwargs)
+        self._uninitialized(out_channels, bias, factory_kwargs)
 
     def _get_num_spatial_dims(self):
         return 1
@@ -396,10 +391,7 @@ class LazyConvTranspose2d(_LazyConvXdMixin, ConvTranspose2d):
         # 0 channels and no bias: no tensors that would be replaced at once.
         super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False,
                          dilation, padding_mode, **factory_kwargs)
-        self.weight = UninitializedParameter(**factory_kwargs)
-        self.out_channels = out_channels
-        if bias:
-            self.bias = UninitializedParameter(**factory_kwargs)
+        self._uninitialized(out_channels, bias, factory_kwargs)
 
     def _get_num_spatial_dims(self):
         return 2
@@ -417,10 +409,7 @@ class LazyConvTranspose3d(_LazyConvXdMixin, ConvTranspose3d):
         # 0 channels and no bias: no tensors that would be replaced at once.
         super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False,
                          dilation, padding_mode, **factory_kwargs)
-        self.weight = UninitializedParameter(**factory_kwargs)
-        self.out_channels = out_channels
-        if bias:
-            self.bias = UninitializedParameter(**factory_kwargs)
+        self._uninitialized(out_channels, bias, factory_kwargs)
 
     def _get_num_spatial_dims(self):
         return 3
