@@ -35,7 +35,13 @@ def declared():
     import importlib.machinery
     import importlib.util
 
-    [path] = (ROOT / "python" / "gradrs").glob("_native*.so")
+    # In the source tree after `maturin develop`; in site-packages after `pip install .`
+    # (CI), where the tree has no built extension.
+    dirs = [ROOT / "python" / "gradrs"] + [Path(p) / "gradrs" for p in sys.path if p]
+    found = [so for d in dirs for so in sorted(d.glob("_native*.so"))]
+    if not found:
+        raise SystemExit("gradrs._native is not built: run maturin develop or pip install .")
+    path = found[0]
     loader = importlib.machinery.ExtensionFileLoader("gradrs._native", str(path))
     spec = importlib.util.spec_from_file_location("gradrs._native", path, loader=loader)
     native = importlib.util.module_from_spec(spec)
