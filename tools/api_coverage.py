@@ -54,6 +54,9 @@ EXCLUDED = [
                              r"ccol_indices|row_indices|dense_dim|values|indices|sspaddmm|smm|"
                              r"hspmm|saddmm|spmm|dsmm|hsmm|.*nested.*|to_padded_tensor|"
                              r"is_sparse_csr|segment_reduce|_?nnz|.*indices_copy|values_copy"),
+    # SparseAdam refuses dense gradients ("SparseAdam does not support dense gradients, please
+    # consider Adam instead"): it only runs on the sparse gradients gradrs does not have.
+    ("sparse layouts", "optim", r"SparseAdam"),
     # -- quantization --
     ("quantization", None, r".*quantiz.*|q_.*|qscheme|int_repr|.*fbgemm.*|.*per_channel.*|"
                            r"choose_qparams.*|Q(U)?Int.*|.*qint.*|.*quint.*|.*fake_quant.*"),
@@ -77,6 +80,12 @@ EXCLUDED = [
     ("deprecated", "nn.functional", r"upsample|upsample_nearest|upsample_bilinear|sigmoid|tanh"),
     ("deprecated", "nn", r"NLLLoss2d"),
     ("deprecated", "Tensor", r"resize|lu|qr|cholesky|triangular_solve"),
+    # DataPipes: deprecated with TorchData's DataPipes (torchdata 0.8 dropped them); torch keeps
+    # the frozen base classes and decorators only for older torchdata releases.
+    ("deprecated", "utils.data", r"IterDataPipe|MapDataPipe|DFIterDataPipe|DataChunk|"
+                                 r"functional_datapipe|runtime_validation(_disabled)?|"
+                                 r"guaranteed_datapipes_determinism|non_deterministic|"
+                                 r"argument_validation"),
 ]
 
 # Objects re-exported into a module from elsewhere, which are not that module's API: typing and

@@ -2,6 +2,8 @@
 
 from . import lr_scheduler, swa_utils
 from ._adafactor import Adafactor
+from ._muon import Muon
+from ._stateless import swap_in_optimizer_params_and_state
 from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam
@@ -26,11 +28,13 @@ __all__ = [
     "ASGD",
     "LBFGS",
     "lr_scheduler",
+    "Muon",
     "NAdam",
     "Optimizer",
     "RAdam",
     "RMSprop",
     "Rprop",
     "SGD",
+    "swap_in_optimizer_params_and_state",
     "swa_utils",
 ]
