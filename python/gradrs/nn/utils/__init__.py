@@ -21,6 +21,7 @@ from .fusion import (
     fuse_linear_bn_eval as fuse_linear_bn_eval,
     fuse_linear_bn_weights as fuse_linear_bn_weights,
 )
+from .init import skip_init as skip_init
 from .spectral_norm import (
     remove_spectral_norm as remove_spectral_norm,
     spectral_norm as spectral_norm,
