@@ -2,8 +2,10 @@
 
 gradrs has no graph compiler: every op already runs as one native call. `compile` therefore
 does what PyTorch's own `backend="eager"` does for a program's results — it runs the model's
-Python code as written — and returns the module or function itself (PyTorch returns a
-wrapper, `OptimizedModule` for a module, around the same code). The arguments are checked as
+Python code as written. A module comes back wrapped as PyTorch wraps it, in an
+`OptimizedModule` whose child `_orig_mod` is the module (so its state_dict keys start with
+`_orig_mod.`, as PyTorch's checkpoints of compiled models do, and attribute access reaches the
+module); a function comes back itself (PyTorch's wrapper differs from it only in identity). The arguments are checked as
 PyTorch checks them (mode names, backend names, `mode` with `options`), and it works as a
 decorator with and without arguments (`@gradrs.compile`, `@gradrs.compile(mode=...)`).
 A callable backend is accepted and never called; `options` are not inspected.
@@ -11,7 +13,11 @@ A callable backend is accepted and never called; `options` are not inspected.
 
 from __future__ import annotations
 
-__all__ = ["InvalidBackend", "compile"]
+from collections.abc import Sized
+
+from .nn.modules.module import Module
+
+__all__ = ["InvalidBackend", "OptimizedModule", "compile"]
 
 # The backends PyTorch registers (`torch._dynamo.list_backends(exclude_tags=())`), all of which
 # run eagerly here.
@@ -31,6 +37,84 @@ class InvalidBackend(RuntimeError):
     def __init__(self, name):
         super().__init__(f"Invalid backend: {name!r}, see `gradrs._dynamo.list_backends()` for "
                          "available backends.")
+
+
+class OptimizedModule(Module):
+    """What `compile` returns for a module: a module whose one child `_orig_mod` is the
+    compiled module, which it runs (eagerly here) when called. Attributes it does not have
+    itself are read from, written to and deleted on `_orig_mod`; `training` is the module's."""
+
+    _opt_mod_attributes = {"_orig_mod", "dynamo_ctx", "forward", "_forward", "__dict__",
+                           "_super_module_initialized"}
+
+    def __init__(self, mod, dynamo_ctx=None) -> None:
+        # Module.__init__ sets attributes, which __setattr__ forwards to the module: it must be
+        # reachable before the Module machinery exists.
+        object.__setattr__(self, "_orig_mod", mod)
+        self._super_module_initialized = False
+        super().__init__()
+        self._super_module_initialized = True
+        self._orig_mod = mod  # Module.__setattr__ registers it as the child module
+        self.dynamo_ctx = dynamo_ctx
+        self._initialize()
+
+    def _initialize(self) -> None:
+        self.forward = self._orig_mod.__call__
+        if hasattr(self._orig_mod, "_initialize_hook"):  # a lazy module
+            self._forward = self.forward
+            self.forward = self._call_lazy_check
+
+    def __len__(self) -> int:
+        if isinstance(self._orig_mod, Sized):
+            return len(self._orig_mod)
+        raise TypeError(f"{type(self._orig_mod).__name__} does not support len()")
+
+    def __reduce__(self):
+        return (self.__class__, (self._orig_mod, self.dynamo_ctx))
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("forward", None)
+        state.pop("__call__", None)
+        return state
+
+    def __setstate__(self, state) -> None:
+        self.__dict__ = state
+        self._initialize()
+
+    @property
+    def training(self) -> bool:
+        return self._orig_mod.training
+
+    @training.setter
+    def training(self, value) -> None:
+        if self._super_module_initialized:
+            self._orig_mod.training = value
+
+    def __getattr__(self, name):
+        if name == "_orig_mod":
+            return self._modules["_orig_mod"]
+        return getattr(self._orig_mod, name)
+
+    def __setattr__(self, name, value) -> None:
+        if hasattr(type(self), name) or name in OptimizedModule._opt_mod_attributes:
+            return super().__setattr__(name, value)
+        return setattr(self._orig_mod, name, value)
+
+    def __delattr__(self, name) -> None:
+        if hasattr(type(self), name) or name in OptimizedModule._opt_mod_attributes:
+            return super().__delattr__(name)
+        return delattr(self._orig_mod, name)
+
+    def _call_lazy_check(self, *args, **kwargs):
+        infer = getattr(self._orig_mod, "_infer_parameters", None)
+        if hasattr(self._orig_mod, "_initialize_hook") and callable(infer):
+            infer(self._orig_mod, args, kwargs)
+        return self._forward(*args, **kwargs)
+
+    def __dir__(self):
+        orig = self._orig_mod.__dir__()
+        return orig + [a for a in super().__dir__() if a not in orig]
 
 
 def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=None,
@@ -61,4 +145,6 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=Non
         raise InvalidBackend(backend)
     if not callable(model):
         raise AssertionError(f"A callable function is expected, but {type(model)} is provided.")
+    if isinstance(model, Module) and not disable:
+        return OptimizedModule(model)
     return model
