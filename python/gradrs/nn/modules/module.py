@@ -18,6 +18,7 @@ __all__ = [
     "register_module_forward_pre_hook",
     "register_module_forward_hook",
     "register_module_full_backward_pre_hook",
+    "register_module_backward_hook",
     "register_module_full_backward_hook",
     "register_module_buffer_registration_hook",
     "register_module_module_registration_hook",
@@ -165,6 +166,20 @@ def register_module_full_backward_pre_hook(hook):
     r"""Register a backward pre-hook common to all modules: ``hook(module, grad_output)``."""
     handle = RemovableHandle(_global_backward_pre_hooks)
     _global_backward_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_backward_hook(hook):
+    r"""Register a (deprecated, non-full) backward hook common to all modules: like
+    :meth:`Module.register_backward_hook` for every module."""
+    global _global_is_full_backward_hook
+    if _global_is_full_backward_hook is True:
+        raise RuntimeError(
+            "Cannot use both regular backward hooks and full backward hooks as a "
+            "global Module hook. Please use only one of them.")
+    _global_is_full_backward_hook = False
+    handle = RemovableHandle(_global_backward_hooks)
+    _global_backward_hooks[handle.id] = hook
     return handle
 
 
@@ -584,6 +599,20 @@ class Module:
             self._backward_pre_hooks.move_to_end(handle.id, last=False)
         return handle
 
+    def register_backward_hook(self, hook):
+        r"""Register a backward hook (deprecated in favour of
+        :meth:`register_full_backward_hook`): ``hook(module, grad_input, grad_output)`` runs
+        as a hook of the autograd node that made the module's (first) output, with that
+        node's gradients. Returns a ``RemovableHandle``."""
+        if self._is_full_backward_hook is True:
+            raise RuntimeError(
+                "Cannot use both regular backward hooks and full backward hooks on a "
+                "single Module. Please use only one of them.")
+        self._is_full_backward_hook = False
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        return handle
+
     def register_full_backward_hook(self, hook, prepend=False):
         r"""Register a backward hook, ``hook(module, grad_input, grad_output) ->
         tuple(Tensor) or None``, called when the gradients with respect to the module's
@@ -606,7 +635,61 @@ class Module:
             full_backward_hooks += _global_backward_hooks.values()
         if self._is_full_backward_hook is True:
             full_backward_hooks += self._backward_hooks.values()
-        return full_backward_hooks
+        non_full_backward_hooks = []
+        if _global_is_full_backward_hook is False:
+            non_full_backward_hooks += _global_backward_hooks.values()
+        if self._is_full_backward_hook is False:
+            non_full_backward_hooks += self._backward_hooks.values()
+        return full_backward_hooks, non_full_backward_hooks
+
+    def _maybe_warn_non_full_backward_hook(self, inputs, result, grad_fn):
+        """PyTorch's FutureWarnings for the cases where a non-full hook misses gradients."""
+        if not isinstance(result, _native.Tensor):
+            if not (isinstance(result, tuple)
+                    and all(isinstance(r, _native.Tensor) for r in result)):
+                warnings.warn(
+                    "Using non-full backward hooks on a Module that does not return a "
+                    "single Tensor or a tuple of Tensors is deprecated and will be removed "
+                    "in future versions. This hook will be missing some of the grad_output. "
+                    "Please use register_full_backward_hook to get the documented behavior.",
+                    FutureWarning, stacklevel=2)
+                return
+        else:
+            result = (result,)
+        if not isinstance(inputs, _native.Tensor):
+            if not (isinstance(inputs, tuple)
+                    and all(isinstance(i, _native.Tensor) for i in inputs)):
+                warnings.warn(
+                    "Using non-full backward hooks on a Module that does not take as input a "
+                    "single Tensor or a tuple of Tensors is deprecated and will be removed "
+                    "in future versions. This hook will be missing some of the grad_input. "
+                    "Please use register_full_backward_hook to get the documented behavior.",
+                    FutureWarning, stacklevel=2)
+                return
+        else:
+            inputs = (inputs,)
+        # At this point we are sure that inputs and result are tuple of Tensors
+        out_grad_fn = {r.grad_fn for r in result if r.grad_fn is not None}
+        if len(out_grad_fn) == 0 or (len(out_grad_fn) == 1 and grad_fn not in out_grad_fn):
+            warnings.warn(
+                "Using a non-full backward hook when outputs are nested in python data structure "
+                "is deprecated and will be removed in future versions. This hook will be missing "
+                "some grad_output.", FutureWarning, stacklevel=2)
+        elif len(out_grad_fn) > 1:
+            warnings.warn(
+                "Using a non-full backward hook when outputs are generated by different autograd "
+                "Nodes is deprecated and will be removed in future versions. This hook will be "
+                "missing some grad_output. Please use register_full_backward_hook to get the "
+                "documented behavior.", FutureWarning, stacklevel=2)
+        else:
+            inputs_grad_fn = {i.grad_fn for i in inputs if i.grad_fn is not None}
+            next_functions = {n[0] for n in grad_fn.next_functions}
+            if inputs_grad_fn != next_functions:
+                warnings.warn(
+                    "Using a non-full backward hook when the forward contains multiple autograd "
+                    "Nodes is deprecated and will be removed in future versions. This hook will "
+                    "be missing some grad_input. Please use register_full_backward_hook to get "
+                    "the documented behavior.", FutureWarning, stacklevel=2)
 
     def _get_backward_pre_hooks(self):
         backward_pre_hooks = []
@@ -662,11 +745,11 @@ class Module:
         def inner():
             nonlocal result, args, kwargs
 
-            full_backward_hooks, backward_pre_hooks = [], []
+            full_backward_hooks, non_full_backward_hooks, backward_pre_hooks = [], [], []
             if self._backward_pre_hooks or _global_backward_pre_hooks:
                 backward_pre_hooks = self._get_backward_pre_hooks()
             if self._backward_hooks or _global_backward_hooks:
-                full_backward_hooks = self._get_backward_hooks()
+                full_backward_hooks, non_full_backward_hooks = self._get_backward_hooks()
 
             if _global_forward_pre_hooks or self._forward_pre_hooks:
                 for hook_id, hook in (*_global_forward_pre_hooks.items(),
@@ -715,6 +798,20 @@ class Module:
                                   " module output should be a Tensor or a tuple of Tensors"
                                   f" but received {type(result)}", stacklevel=2)
                 result = bw_hook.setup_output_hook(result)
+
+            # Non-full hooks hang on the node that made the first output tensor.
+            if non_full_backward_hooks:
+                var = result
+                while not isinstance(var, _native.Tensor):
+                    if isinstance(var, dict):
+                        var = next(v for v in var.values() if isinstance(v, _native.Tensor))
+                    else:
+                        var = var[0]
+                grad_fn = var.grad_fn
+                if grad_fn is not None:
+                    for hook in non_full_backward_hooks:
+                        grad_fn.register_hook(_WrappedHook(hook, self))
+                    self._maybe_warn_non_full_backward_hook(args, result, grad_fn)
             return result
 
         try:
