@@ -194,12 +194,6 @@ def test_load_unsupported_dtype_is_a_clear_error(torch, tmp_path):
         G.load(tmp_path / "u8.pt")
 
 
-def test_load_legacy_format_is_a_clear_error(torch, tmp_path):
-    torch.save({"x": torch.ones(2)}, tmp_path / "old.pt", _use_new_zipfile_serialization=False)
-    with pytest.raises(RuntimeError, match="legacy format"):
-        G.load(tmp_path / "old.pt")
-
-
 def test_load_mmap(torch, tmp_path):
     obj = {"a": torch.arange(10.0), "b": torch.ones(3, 3, dtype=torch.float64)}
     torch.save(obj, tmp_path / "mm.pt")
@@ -385,8 +379,6 @@ def test_save_gpu_tensor(torch, tmp_path):
 def test_save_errors(torch, tmp_path):
     check_error(lambda M: M.save({}, 3))
     check_error(lambda M: M.save({}, str(tmp_path / "missing" / "x.pt")))
-    with pytest.raises(RuntimeError, match="legacy"):
-        G.save({}, io.BytesIO(), _use_new_zipfile_serialization=False)
 
 
 def test_load_argument_errors(torch, tmp_path):

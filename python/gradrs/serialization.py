@@ -7,7 +7,9 @@ stride, requires_grad, OrderedDict())` calls over persistent ids `('storage', to
 key, location, numel)`, and each storage's raw little-endian bytes in `data/<key>`, every
 record's data aligned to 64 bytes by padding in a local-header extra field, as PyTorch's
 writer does. The pickle names PyTorch's globals (`torch.FloatStorage`, not gradrs's), so
-`torch.load(weights_only=True)` accepts it; reading maps them back to gradrs.
+`torch.load(weights_only=True)` accepts it; reading maps them back to gradrs. The format before
+1.6 (`_use_new_zipfile_serialization=False`: pickles one after another, then the raw storages)
+is read and written too (`_legacy_load`, `_legacy_save`).
 
 `load(weights_only=True)`, the default, runs the restricted unpickler of
 `_weights_only_unpickler.py`: it builds only tensors, containers and the allowlisted globals,
@@ -15,6 +17,7 @@ and never calls anything else a pickle names.
 """
 
 import bisect
+import inspect
 import io
 import os
 import pickle
@@ -48,6 +51,8 @@ __all__ = [
 ]
 
 DEFAULT_PROTOCOL = 2
+MAGIC_NUMBER = 0x1950A86A20F9469CFC6C  # the legacy format's first pickle, then its version
+PROTOCOL_VERSION = 1001
 STORAGE_ALIGNMENT = 64
 UNSAFE_MESSAGE = (
     "In PyTorch 2.6, we changed the default value of the `weights_only` argument in `gradrs.load` "
@@ -191,10 +196,34 @@ class _SavePickler(pickle._Pickler):
         self.planning = planning
         self.seen = []  # every tensor reduced, so ids stay unique for the whole save
 
+    legacy = False  # writing the format before PyTorch 1.6 (`_legacy_save`)
+
     def persistent_id(self, obj):
         if type(obj) is _StorageRef:
+            if self.legacy and obj.pid is not None:
+                self.legacy_numel[obj.pid[2]] = obj.pid[4]
+                return obj.pid + (None,)  # no view metadata: storages are never views now
             return obj.pid
+        if self.legacy and isinstance(obj, type):
+            return self._legacy_module_id(obj)
         return None
+
+    def _legacy_module_id(self, cls):
+        """The legacy format's ('module', class, source file, source) id of a Module class,
+        the first time the class is written."""
+        from .nn.modules.module import Module
+
+        if not issubclass(cls, Module) or cls in self.container_types:
+            return None
+        self.container_types.add(cls)
+        source_file = source = None
+        try:
+            source = "".join(inspect.getsourcelines(cls)[0])
+            source_file = inspect.getsourcefile(cls)
+        except Exception:  # noqa: BLE001 - the source is optional, as in PyTorch
+            warnings.warn(f"Couldn't retrieve source code for container of type {cls.__name__}. "
+                          "It won't be checked for correctness upon loading.", stacklevel=2)
+        return ("module", cls, source_file, source)
 
     def _save_torch_name(self, obj):
         if self.proto >= 4:
@@ -322,10 +351,6 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
             "a 'write' attribute")
     if isinstance(f, os.PathLike):
         f = os.fspath(f)
-    if not _use_new_zipfile_serialization:
-        raise RuntimeError(
-            "gradrs.save writes only the zipfile format of PyTorch 1.6 and later; "
-            "_use_new_zipfile_serialization=False (the legacy format) is not supported")
     if not isinstance(f, str) and not callable(getattr(f, "write", None)):
         raise TypeError(
             f"Buffer of {str(type(f)).strip('<>')} has no callable attribute 'write'")
@@ -339,8 +364,21 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
     layout.plan()
     data_buf = io.BytesIO()
     writer = pickler_class(data_buf, pickle_protocol, layout, planning=False)
+    if not _use_new_zipfile_serialization:
+        writer.legacy, writer.legacy_numel, writer.container_types = True, {}, set()
     writer.dump(obj)
     data_value = data_buf.getvalue()
+    if not _use_new_zipfile_serialization:
+        opened = open(f, "wb") if isinstance(f, str) else f  # noqa: SIM115
+        try:
+            _legacy_save(opened, data_value, layout, writer.legacy_numel, pickle_module,
+                         pickle_protocol)
+        finally:
+            if opened is not f:
+                opened.close()
+            elif hasattr(opened, "flush"):
+                opened.flush()
+        return
 
     if isinstance(f, str):
         parent = os.path.dirname(os.path.abspath(f))
@@ -364,6 +402,27 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
         elif hasattr(opened, "flush"):
             opened.flush()
     del planner, writer
+
+
+def _legacy_save(f, data_value, layout, numels, pickle_module, pickle_protocol):
+    """The format of PyTorch before 1.6 (see `_legacy_load`), around the main pickle."""
+    sys_info = {
+        "protocol_version": PROTOCOL_VERSION,
+        "little_endian": sys.byteorder == "little",
+        "type_sizes": {"short": struct.Struct("=h").size, "int": struct.Struct("=i").size,
+                       "long": struct.Struct("=l").size},
+    }
+    pickle_module.dump(MAGIC_NUMBER, f, protocol=pickle_protocol)
+    pickle_module.dump(PROTOCOL_VERSION, f, protocol=pickle_protocol)
+    pickle_module.dump(sys_info, f, protocol=pickle_protocol)
+    f.write(data_value)
+    keys = sorted(numels)  # PyTorch sorts its string keys
+    pickle_module.dump(keys, f, protocol=pickle_protocol)
+    records = {key: (start, nbytes) for key, start, nbytes in layout.records}
+    for key in keys:
+        start, nbytes = records[key]
+        f.write(struct.pack("<q", numels[key]))
+        f.write(_pickle.memory_array(start, nbytes, np.uint8).tobytes())
 
 
 class _NullWriter:
@@ -525,6 +584,139 @@ def _load_from_zip(reader, map_location, unpickler_factory, mmap_path):
     return unpickler.load()
 
 
+class _Anything:
+    """Every object of a legacy pickle's first reading pass, which only collects the storages'
+    types and sizes: calling, building or filling it does nothing, so no code the pickle names
+    runs in that pass."""
+
+    def __new__(cls, *args, **kwargs):
+        return object.__new__(cls)
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __call__(self, *args, **kwargs):
+        return _Anything()
+
+    def __setstate__(self, state):
+        pass
+
+    def append(self, item):
+        pass
+
+    def extend(self, items):
+        pass
+
+    def __setitem__(self, key, value):
+        pass
+
+
+class _StorageScanner(pickle.Unpickler):
+    """Reads a legacy checkpoint's main pickle for its persistent ids only: root key ->
+    (dtype name, number of elements)."""
+
+    def __init__(self, f, **kwargs):
+        super().__init__(f, **kwargs)
+        self.storages = {}
+
+    def find_class(self, mod_name, name):
+        if mod_name == "torch" and name in _pickle.STORAGE_DTYPE:
+            return _pickle.StorageType(name)
+        return _Anything
+
+    def persistent_load(self, saved_id):
+        if isinstance(saved_id, tuple) and len(saved_id) == 6 and \
+                _maybe_decode_ascii(saved_id[0]) == "storage":
+            storage_type, root_key, _, numel, _ = saved_id[1:]
+            if isinstance(storage_type, _pickle.StorageType):
+                self.storages.setdefault(root_key, (storage_type.dtype_name, numel))
+        return _Anything  # a class: a ('module', cls, ...) id's class is instantiated
+
+
+def _maybe_decode_ascii(value):
+    return value.decode("ascii") if isinstance(value, bytes) else value
+
+
+def _legacy_load(f, map_location, unpickler_factory, load_one):
+    """PyTorch's checkpoint format before 1.6 (`_use_new_zipfile_serialization=False`): the
+    pickles of the magic number, the protocol version and the system's sizes, the main pickle
+    (persistent ids `('storage', torch.FloatStorage, key, location, numel, view_metadata)`),
+    the pickled list of storage keys, then each storage as an int64 element count and its
+    little-endian bytes. The tensors are built from the main pickle, whose storages' data
+    come after it: a first pass reads their types and sizes (running none of the pickle's
+    code), the data are read, and the main pickle is read again over them."""
+    magic_number = load_one(f)
+    if magic_number != MAGIC_NUMBER:
+        raise RuntimeError("Invalid magic number; corrupt file?")
+    protocol_version = load_one(f)
+    if protocol_version != PROTOCOL_VERSION:
+        raise RuntimeError(f"Invalid protocol version: {protocol_version}")
+    load_one(f)  # sys_info: the saving system's byte order and C type sizes
+    start = f.tell()
+    scanner = _StorageScanner(f)
+    scanner.load()
+    keys = load_one(f)
+    arrays = {}
+    for key in keys:
+        if key not in scanner.storages:
+            raise AssertionError(f"storage key {key!r} not found in deserialized_objects")
+        dtype, numel = scanner.storages[key]
+        if dtype not in _pickle.NUMPY_DTYPE:
+            raise RuntimeError(
+                f"gradrs has no torch.{dtype} dtype: the checkpoint holds a "
+                f"torch.{_pickle.STORAGE_NAME.get(dtype, dtype)} that gradrs cannot load")
+        np_dtype = np.dtype(_pickle.NUMPY_DTYPE[dtype])
+        (size,) = struct.unpack("<q", f.read(8))
+        if size * np_dtype.itemsize != numel * np_dtype.itemsize:
+            raise RuntimeError(f"storage has wrong byte size: expected "
+                               f"{numel * np_dtype.itemsize} got {size * np_dtype.itemsize}")
+        data = f.read(size * np_dtype.itemsize)
+        if len(data) != size * np_dtype.itemsize:
+            raise RuntimeError("unexpected EOF, expected "
+                               f"{size * np_dtype.itemsize - len(data)} more bytes. The file "
+                               "might be corrupted.")
+        arrays[key] = np.frombuffer(data, dtype=np_dtype.newbyteorder("<")).astype(np_dtype)
+    end = f.tell()
+
+    restore = _restore_location(map_location)
+    roots, views = {}, {}
+
+    def persistent_load(saved_id):
+        if not isinstance(saved_id, tuple):
+            raise AssertionError(f"saved_id must be a tuple, got {type(saved_id).__name__}")
+        typename = _maybe_decode_ascii(saved_id[0])
+        data = saved_id[1:]
+        if typename == "module":
+            return data[0]  # a whole module's class, saved with its source
+        if typename != "storage":
+            raise RuntimeError(f"Unknown saved id type: {saved_id[0]}")
+        storage_type, root_key, location, numel, view_metadata = data
+        location = _maybe_decode_ascii(location)
+        if not isinstance(storage_type, _pickle.StorageType):
+            raise pickle.UnpicklingError(f"unknown storage type {storage_type!r}")
+        dtype = _pickle.dtype_of(storage_type.dtype_name)
+        if root_key not in roots:
+            array = arrays.get(root_key)
+            if array is None:  # listed in no record: PyTorch leaves it uninitialized
+                array = np.zeros(numel, dtype=_pickle.NUMPY_DTYPE[storage_type.dtype_name])
+            roots[root_key] = (array, restore(_pickle.TypedStorage(array, dtype), location))
+        array, storage = roots[root_key]
+        if view_metadata is None:
+            return storage
+        view_key, offset, view_size = view_metadata
+        if view_key not in views:
+            views[view_key] = restore(
+                _pickle.TypedStorage(array[offset:offset + view_size], dtype), location)
+        return views[view_key]
+
+    f.seek(start)
+    unpickler = unpickler_factory(f)
+    unpickler.persistent_load = persistent_load
+    result = unpickler.load()
+    f.seek(end)
+    return result
+
+
 def _wo_message(message):
     if "was not an allowed global by default." in message:
         updated = (
@@ -558,6 +750,15 @@ def _is_zipfile(f):
     magic = f.read(4)
     f.seek(start)
     return magic == b"PK\x03\x04"
+
+
+def _is_tarfile(f):
+    """A tar archive (ustar magic at offset 257), what PyTorch before 0.4 wrote."""
+    start = f.tell()
+    f.seek(start + 257)
+    magic = f.read(5)
+    f.seek(start)
+    return magic == b"ustar"
 
 
 def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None,
@@ -596,12 +797,32 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
                 name = "" if not isinstance(f, str) else f"{f}, "
                 raise RuntimeError(
                     "mmap can only be used with files saved with "
-                    f"`torch.save({name}_use_new_zipfile_serialization=True), "
-                    "please torch.save your checkpoint with this option in order to use mmap.")
-            raise RuntimeError(
-                "gradrs.load reads PyTorch's zipfile checkpoints (torch.save since PyTorch 1.6); "
-                "this file is in the legacy format, which gradrs does not read. Re-save it with "
-                "a current torch.save.")
+                    f"`gradrs.save({name}_use_new_zipfile_serialization=True), "
+                    "please gradrs.save your checkpoint with this option in order to use mmap.")
+            if _is_tarfile(opened):
+                if weights_only:
+                    raise RuntimeError(
+                        "Cannot use ``weights_only=True`` with files saved in the legacy .tar "
+                        "format. " + UNSAFE_MESSAGE)
+                raise RuntimeError(
+                    "gradrs.load does not read the .tar checkpoint format of PyTorch before "
+                    "0.4; load it with torch and re-save it with torch.save.")
+            encoding = pickle_load_args["encoding"]
+            if weights_only:
+                def wo_factory(data_file):
+                    return _weights_only_unpickler.Unpickler(data_file, encoding=encoding)
+
+                try:
+                    return _legacy_load(opened, map_location, wo_factory,
+                                        lambda fh: wo_factory(fh).load())
+                except pickle.UnpicklingError as e:
+                    raise pickle.UnpicklingError(_wo_message(str(e))) from None
+
+            def full_factory(data_file):
+                return _full_unpickler_class(pickle_module)(data_file, **pickle_load_args)
+
+            return _legacy_load(opened, map_location, full_factory,
+                                lambda fh: pickle_module.load(fh, **pickle_load_args))
         reader = _ZipReader(opened)
         if reader.has_record("constants.pkl"):
             raise RuntimeError(
