@@ -690,7 +690,7 @@ def _pool_out_size(size, k, s, p, d, ceil_mode):
     return out
 
 
-def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+def _max_pool2d_impl(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=True):
     """Max pooling with the flat index (within each input plane) of every maximum."""
     from .. import arange, no_grad
@@ -748,7 +748,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    return max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode,
+    return _max_pool2d_impl(input, kernel_size, stride, padding, dilation, ceil_mode,
                                    return_indices)
 
 
@@ -760,7 +760,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
                return_indices=False):
     # PyTorch: 2-D pooling of input.unsqueeze(-2), squeezed back (SqueezeBackward1).
     stride = _single(kernel_size) if stride is None or stride == [] or stride == () else stride
-    out = max_pool2d_with_indices(input.unsqueeze(-2), (1, _single(kernel_size)),
+    out = _max_pool2d_impl(input.unsqueeze(-2), (1, _single(kernel_size)),
                                   (1, _single(stride)), (0, _single(padding)),
                                   (1, _single(dilation)), ceil_mode, return_indices)
     if return_indices:
@@ -1572,7 +1572,7 @@ def _adaptive_ranges(size, out):
     return [((i * size) // out, -((-(i + 1) * size) // out)) for i in range(out)]
 
 
-def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+def _adaptive_max_pool2d_impl(input, output_size, return_indices=False):
     from .. import arange, long, no_grad, stack, zeros
 
     if input.dim() not in (3, 4):
@@ -1626,7 +1626,7 @@ def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
-    return adaptive_max_pool2d_with_indices(input, output_size, return_indices)
+    return _adaptive_max_pool2d_impl(input, output_size, return_indices)
 
 
 def _check_pool1d_dims(input, name):
@@ -1636,18 +1636,18 @@ def _check_pool1d_dims(input, name):
             f"#1 'self' (while checking arguments for {name})")
 
 
-def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+def _adaptive_max_pool1d_impl(input, output_size, return_indices=False):
     _check_pool1d_dims(input, "adaptive_max_pool1d")
     if not return_indices:
-        return adaptive_max_pool2d_with_indices(
+        return _adaptive_max_pool2d_impl(
             input.unsqueeze(-2), (1, _single(output_size))).squeeze(-2)
-    values, indices = adaptive_max_pool2d_with_indices(
+    values, indices = _adaptive_max_pool2d_impl(
         input.unsqueeze(-2), (1, _single(output_size)), True)
     return values.squeeze(-2), indices.squeeze(-2)
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
-    return adaptive_max_pool1d_with_indices(input, output_size, return_indices)
+    return _adaptive_max_pool1d_impl(input, output_size, return_indices)
 
 
 def adaptive_avg_pool1d(input, output_size):
@@ -3545,7 +3545,7 @@ def _lowest(dtype):
     return iinfo(dtype).min
 
 
-def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+def _max_pool3d_impl(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=False):
     """3-D max pooling with the flat index (within each input volume) of every maximum."""
     from .. import arange, no_grad
@@ -3589,7 +3589,7 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    return max_pool3d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode,
+    return _max_pool3d_impl(input, kernel_size, stride, padding, dilation, ceil_mode,
                                    return_indices)
 
 
@@ -3711,7 +3711,7 @@ def adaptive_avg_pool3d(input, output_size):
     return _one_node("AdaptiveAvgPool3DBackward0", _opmath(pool), input, linear=True)
 
 
-def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+def _adaptive_max_pool3d_impl(input, output_size, return_indices=False):
     from .. import arange, no_grad
 
     osize = _list_with_default(output_size, input.size())
@@ -3738,7 +3738,7 @@ def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
 
 
 def adaptive_max_pool3d(input, output_size, return_indices=False):
-    return adaptive_max_pool3d_with_indices(input, output_size, return_indices)
+    return _adaptive_max_pool3d_impl(input, output_size, return_indices)
 
 
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
@@ -4170,3 +4170,32 @@ def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weig
     logits = linear(input, linear_weight, linear_bias).reshape(logits_shape)
     return cross_entropy(logits, target, weight=weight, reduction=reduction,
                          ignore_index=ignore_index, label_smoothing=label_smoothing)
+
+
+# PyTorch's *_with_indices functions return (values, indices) whatever return_indices says
+# (the argument is there for the signature they share with the plain functions).
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    """2-D max pooling and the flat index (within each input plane) of every maximum."""
+    return _max_pool2d_impl(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    """3-D max pooling and the flat index (within each input volume) of every maximum."""
+    return _max_pool3d_impl(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+    """1-D adaptive max pooling and the index of every maximum."""
+    return _adaptive_max_pool1d_impl(input, output_size, True)
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    """2-D adaptive max pooling and the flat index of every maximum."""
+    return _adaptive_max_pool2d_impl(input, output_size, True)
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    """3-D adaptive max pooling and the flat index of every maximum."""
+    return _adaptive_max_pool3d_impl(input, output_size, True)
