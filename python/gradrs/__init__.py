@@ -303,10 +303,21 @@ from . import accelerator, amp, backends, cpu  # noqa: E402
 from ._compile import compile  # noqa: E402
 from .amp.autocast_mode import (  # noqa: E402
     autocast,
+    autocast_decrement_nesting,
+    autocast_increment_nesting,
     clear_autocast_cache,
+    get_autocast_cpu_dtype,
+    get_autocast_dtype,
+    get_autocast_gpu_dtype,
     is_autocast_cache_enabled,
+    is_autocast_cpu_enabled,
     is_autocast_enabled,
     set_autocast_cache_enabled,
+    set_autocast_cpu_dtype,
+    set_autocast_cpu_enabled,
+    set_autocast_dtype,
+    set_autocast_enabled,
+    set_autocast_gpu_dtype,
 )
 from .backends._context import (  # noqa: E402
     are_deterministic_algorithms_enabled,

@@ -2,13 +2,14 @@
 `GradScaler('cuda', ...)`, which warn (FutureWarning) as PyTorch's do and then behave the same.
 """
 
+import functools
 import warnings
 
 from .. import _native
 from . import autocast_mode as _autocast_mode
 from . import grad_scaler as _grad_scaler
 
-__all__ = ["GradScaler", "autocast"]
+__all__ = ["GradScaler", "autocast", "custom_bwd", "custom_fwd"]
 
 
 class autocast(_autocast_mode.autocast):
@@ -35,3 +36,20 @@ class GradScaler(_grad_scaler.GradScaler):
         super().__init__("cuda", init_scale=init_scale, growth_factor=growth_factor,
                          backoff_factor=backoff_factor, growth_interval=growth_interval,
                          enabled=enabled)
+
+
+def custom_fwd(fwd=None, *, cast_inputs=None):
+    """Deprecated: `gradrs.amp.custom_fwd(args..., device_type='cuda')`."""
+    warnings.warn("`gradrs.cuda.amp.custom_fwd(args...)` is deprecated. Please use "
+                  "`gradrs.amp.custom_fwd(args..., device_type='cuda')` instead.", FutureWarning,
+                  stacklevel=2)
+    return functools.partial(_autocast_mode.custom_fwd, device_type="cuda")(
+        fwd=fwd, cast_inputs=cast_inputs)
+
+
+def custom_bwd(bwd):
+    """Deprecated: `gradrs.amp.custom_bwd(args..., device_type='cuda')`."""
+    warnings.warn("`gradrs.cuda.amp.custom_bwd(args...)` is deprecated. Please use "
+                  "`gradrs.amp.custom_bwd(args..., device_type='cuda')` instead.", FutureWarning,
+                  stacklevel=2)
+    return functools.partial(_autocast_mode.custom_bwd, device_type="cuda")(bwd)

@@ -23,14 +23,17 @@ PyTorch does for a dtype the device does not support.
 
 from __future__ import annotations
 
+import collections.abc
 import functools
 import threading
 import warnings
 
+import numpy as np
+
 from .. import _native
 from .. import gpu as _gpu
 
-__all__ = ["autocast", "autocast_decorator", "is_autocast_available"]
+__all__ = ["autocast", "autocast_decorator", "custom_bwd", "custom_fwd", "is_autocast_available"]
 
 _float16, _float32, _float64 = _native.float16, _native.float32, _native.float64
 
@@ -48,6 +51,7 @@ class _State(threading.local):
         self.cache_enabled = True
         self.nesting = 0
         self.cache = {}  # id(param) -> (param, its cast); see _cast
+        self.switched_on = {}  # device -> switched on by set_autocast_enabled (_set_enabled)
 
 
 _state = _State()
@@ -67,11 +71,132 @@ def is_autocast_available(device_type: str) -> bool:
     return _device_key(device_type) is not None
 
 
+def _check_type(fn, name, position, value, kind, kind_name):
+    if not isinstance(value, kind):
+        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be {kind_name}, "
+                        f"not {type(value).__name__}")
+
+
 def is_autocast_enabled(device_type: str | None = None) -> bool:
     """Whether autocast is enabled for `device_type` in this thread (no argument: the GPU,
     `torch.is_autocast_enabled()`'s CUDA)."""
+    if device_type is not None:
+        _check_type("is_autocast_enabled", "device_type", 1, device_type, str, "str")
     key = "gpu" if device_type is None else _device_key(device_type)
     return key is not None and _state.enabled[key]
+
+
+def _set_enabled(key, enabled):
+    """Turn autocast on or off for a device outside any region (`set_autocast_enabled`). The
+    op wrappers are installed while some region is open; being switched on by this call counts
+    as one open region of the thread until it is switched off again."""
+    _state.enabled[key] = enabled
+    opened = _state.switched_on.get(key, False)
+    if enabled and not opened:
+        _state.switched_on[key] = True
+        _region_opened()
+    elif not enabled and opened:
+        _state.switched_on[key] = False
+        _region_closed()
+
+
+def set_autocast_enabled(*args) -> None:
+    """`set_autocast_enabled(device_type, enabled)` (or `set_autocast_enabled(enabled)` for
+    the GPU): switch autocast on or off for that device in this thread."""
+    if len(args) == 1:
+        _check_type("set_autocast_enabled", "enabled", 1, args[0], bool, "bool")
+        _set_enabled("gpu", args[0])
+        return
+    if len(args) != 2:
+        raise TypeError(f"set_autocast_enabled() takes 1 or 2 arguments ({len(args)} given)")
+    device_type, enabled = args
+    _check_type("set_autocast_enabled", "device_type", 1, device_type, str, "str")
+    _check_type("set_autocast_enabled", "enabled", 2, enabled, bool, "bool")
+    key = _device_key(device_type)
+    if key is not None:
+        _set_enabled(key, enabled)
+
+
+def get_autocast_dtype(device_type: str):
+    """The lower-precision dtype autocast uses on `device_type` in this thread (float16 on the
+    GPU). PyTorch's CPU default is bfloat16, which gradrs does not have: until a dtype is set
+    with `set_autocast_dtype('cpu', gradrs.float16)`, asking for it raises."""
+    _check_type("get_autocast_dtype", "device_type", 1, device_type, str, "str")
+    key = _device_key(device_type)
+    dtype = _state.dtype.get(key) if key is not None else None
+    if dtype is None:
+        raise RuntimeError(
+            f"the autocast dtype of '{device_type}' is PyTorch's default bfloat16, which gradrs "
+            "does not have; set one with gradrs.set_autocast_dtype(device_type, gradrs.float16)")
+    return dtype
+
+
+def set_autocast_dtype(device_type: str, dtype) -> None:
+    """Set the lower-precision dtype autocast regions on `device_type` use in this thread."""
+    _check_type("set_autocast_dtype", "device_type", 1, device_type, str, "str")
+    _check_type("set_autocast_dtype", "dtype", 2, dtype, _native.dtype, "gradrs.dtype")
+    key = _device_key(device_type)
+    if key is not None:
+        _state.dtype[key] = dtype
+
+
+def autocast_increment_nesting() -> int:
+    """One more autocast region open in this thread; returns how many are."""
+    _state.nesting += 1
+    return _state.nesting
+
+
+def autocast_decrement_nesting() -> int:
+    """One autocast region fewer in this thread; returns how many are left."""
+    _state.nesting -= 1
+    return _state.nesting
+
+
+def _deprecated(old, new):
+    warnings.warn(f"gradrs.{old} is deprecated. Please use gradrs.{new} instead.",
+                  DeprecationWarning, stacklevel=3)
+
+
+def is_autocast_cpu_enabled() -> bool:
+    """Deprecated: `is_autocast_enabled('cpu')`."""
+    _deprecated("is_autocast_cpu_enabled()", "is_autocast_enabled('cpu')")
+    return _state.enabled["cpu"]
+
+
+def set_autocast_cpu_enabled(enabled) -> None:
+    """Deprecated: `set_autocast_enabled('cpu', enabled)`."""
+    _deprecated("set_autocast_cpu_enabled(enabled)", "set_autocast_enabled('cpu', enabled)")
+    if not isinstance(enabled, bool):
+        raise TypeError(f"enabled must be a bool (got {type(enabled).__name__})")
+    _set_enabled("cpu", enabled)
+
+
+def get_autocast_cpu_dtype():
+    """Deprecated: `get_autocast_dtype('cpu')`."""
+    _deprecated("get_autocast_cpu_dtype()", "get_autocast_dtype('cpu')")
+    return get_autocast_dtype("cpu")
+
+
+def get_autocast_gpu_dtype():
+    """Deprecated: `get_autocast_dtype('cuda')`."""
+    _deprecated("get_autocast_gpu_dtype()", "get_autocast_dtype('cuda')")
+    return get_autocast_dtype("cuda")
+
+
+def set_autocast_cpu_dtype(dtype) -> None:
+    """Deprecated: `set_autocast_dtype('cpu', dtype)`."""
+    _deprecated("set_autocast_cpu_dtype(dtype)", "set_autocast_dtype('cpu', dtype)")
+    if not isinstance(dtype, _native.dtype):
+        raise TypeError(f"dtype must be a gradrs.dtype (got {type(dtype).__name__})")
+    _state.dtype["cpu"] = dtype
+
+
+def set_autocast_gpu_dtype(dtype) -> None:
+    """Deprecated: `set_autocast_dtype('cuda', dtype)`."""
+    _deprecated("set_autocast_gpu_dtype(dtype)", "set_autocast_dtype('cuda', dtype)")
+    if not isinstance(dtype, _native.dtype):
+        raise TypeError(f"dtype must be a gradrs.dtype (got {type(dtype).__name__})")
+    _state.dtype["gpu"] = dtype
 
 
 def is_autocast_cache_enabled() -> bool:
@@ -397,3 +522,71 @@ class autocast:
                 "        output = model(input)")
         return autocast_decorator(self, func)
 
+
+# ---------------------------------------------------------------------------------------------
+# custom autograd Functions under autocast
+# ---------------------------------------------------------------------------------------------
+
+
+def _cast_inputs(value, key, dtype):
+    """`value` with its floating tensors on the device (not float64) cast to `dtype`,
+    through mappings and iterables, as PyTorch's `torch.amp.autocast_mode._cast`."""
+    if isinstance(value, _native.Tensor):
+        eligible = (value.is_floating_point() and _device_key(value.device.type) == key
+                    and value.dtype is not _float64)
+        return value.to(dtype) if eligible else value
+    if isinstance(value, (str, bytes, np.ndarray)):
+        return value
+    if isinstance(value, collections.abc.Mapping):
+        return {_cast_inputs(k, key, dtype): _cast_inputs(v, key, dtype)
+                for k, v in value.items()}
+    if isinstance(value, collections.abc.Iterable):
+        iterable = (_cast_inputs(v, key, dtype) for v in value)
+        return type(value)(iterable) if isinstance(value, (list, tuple)) else iterable
+    return value
+
+
+def custom_fwd(fwd=None, *, device_type: str, cast_inputs=None):
+    """Decorator for the ``forward`` of a custom autograd Function: inside an autocast region
+    of `device_type` with `cast_inputs` given, the floating tensors coming in are cast to it
+    and ``forward`` runs with autocast off; otherwise ``forward`` runs in the current state.
+    Pairs with :func:`custom_bwd`."""
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+    if fwd is None:
+        return functools.partial(custom_fwd, device_type=device_type, cast_inputs=cast_inputs)
+
+    @functools.wraps(fwd)
+    def decorate_fwd(*args, **kwargs):
+        key = _device_key(device_type)
+        # The region's dtype (None for the CPU's bfloat16 default, which gradrs lacks).
+        args[0]._dtype = _state.dtype.get(key) if key is not None else None
+        if cast_inputs is None:
+            args[0]._fwd_used_autocast = is_autocast_enabled(device_type)
+            return fwd(*args, **kwargs)
+        in_region = is_autocast_enabled(device_type)
+        args[0]._fwd_used_autocast = False
+        if in_region:
+            with autocast(device_type=device_type, enabled=False):
+                return fwd(*_cast_inputs(args, key, cast_inputs),
+                           **_cast_inputs(kwargs, key, cast_inputs))
+        return fwd(*args, **kwargs)
+
+    return decorate_fwd
+
+
+def custom_bwd(bwd=None, *, device_type: str):
+    """Decorator for the ``backward`` of a custom autograd Function: it runs in the autocast
+    state its ``forward`` ran in (see :func:`custom_fwd`)."""
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+    if bwd is None:
+        return functools.partial(custom_bwd, device_type=device_type)
+
+    @functools.wraps(bwd)
+    def decorate_bwd(*args, **kwargs):
+        with autocast(device_type=device_type, enabled=args[0]._fwd_used_autocast,
+                      dtype=args[0]._dtype):
+            return bwd(*args, **kwargs)
+
+    return decorate_bwd
