@@ -227,6 +227,8 @@ _GPU_LOWER = """
     Tensor.addmv Tensor.addr Tensor.baddbmm Tensor.addbmm gradrs.einsum gradrs.chain_matmul
     F.linear F.conv1d F.conv2d F.conv3d F.conv_transpose1d F.conv_transpose2d F.conv_transpose3d
     F.prelu F.scaled_dot_product_attention
+    gradrs.conv1d gradrs.conv2d gradrs.conv3d gradrs.conv_transpose1d gradrs.conv_transpose2d
+    gradrs.conv_transpose3d gradrs.prelu
 """
 _GPU_FP32 = """
     Tensor.acos Tensor.asin Tensor.cosh Tensor.erfinv Tensor.exp Tensor.expm1 Tensor.log
@@ -237,7 +239,7 @@ _GPU_FP32 = """
     F.cosine_embedding_loss F.nll_loss F.hinge_embedding_loss F.kl_div F.l1_loss F.smooth_l1_loss
     F.huber_loss F.mse_loss F.margin_ranking_loss F.multilabel_margin_loss F.soft_margin_loss
     F.triplet_margin_loss F.multi_margin_loss F.binary_cross_entropy_with_logits F.pdist
-    F.normalize F.cross_entropy
+    F.normalize F.cross_entropy gradrs.cosine_similarity gradrs.pdist
 """
 # Ops whose output PyTorch makes float32 by passing dtype=float32 (when the caller gave none);
 # casting the input to float32 first computes the same values.
@@ -247,12 +249,14 @@ _GPU_SET_OPT_DTYPE = """
 """
 _GPU_PROMOTE = """
     Tensor.addcdiv Tensor.addcmul Tensor.atan2 Tensor.cross Tensor.dot Tensor.scatter_add
-    gradrs.tensordot F.bilinear F.grid_sample
+    gradrs.tensordot F.bilinear F.grid_sample gradrs.bilinear
 """
 _CPU_LOWER = """
     Tensor.matmul Tensor.__matmul__ Tensor.__rmatmul__ Tensor.mm Tensor.bmm Tensor.addmm
     Tensor.baddbmm Tensor.addbmm F.linear F.conv1d F.conv2d F.conv3d F.conv_transpose1d
     F.conv_transpose2d F.conv_transpose3d F.prelu F.scaled_dot_product_attention
+    gradrs.conv1d gradrs.conv2d gradrs.conv3d gradrs.conv_transpose1d gradrs.conv_transpose2d
+    gradrs.conv_transpose3d gradrs.prelu
 """
 _CPU_FP32 = """
     Tensor.prod gradrs.cdist F.binary_cross_entropy F.mse_loss F.cosine_embedding_loss F.nll_loss

@@ -1,0 +1,345 @@
+"""The nn ops PyTorch also exposes at the top level (`torch.dropout`, `torch.layer_norm`,
+`torch.kl_div`, ...), with ATen's signatures rather than `torch.nn.functional`'s.
+
+They differ from the functional forms in ways programs see: every argument of `dropout(input,
+p, train)` and `batch_norm(input, weight, bias, running_mean, running_var, training, momentum,
+eps, cudnn_enabled)` is required and in ATen's order, `embedding(weight, indices, ...)` takes
+the weight first, losses take `reduction` as ATen's integer (0 none, 1 mean, 2 sum; any other
+value reduces nothing), pools return values only (`max_pool1d_with_indices` the pair), and
+there are no warnings (`kl_div` with 'mean' does not warn). One quirk is PyTorch's too: its
+Python binding reads the `reduction=at::Reduction::Mean` default of the losses as 0, so
+`torch.kl_div(a, b)` reduces nothing; these functions do the same.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+
+from .nn import functional as F
+
+__all__ = [
+    "adaptive_avg_pool1d", "adaptive_max_pool1d", "alpha_dropout", "alpha_dropout_",
+    "avg_pool1d", "batch_norm", "bilinear", "binary_cross_entropy_with_logits", "celu", "celu_",
+    "channel_shuffle", "constant_pad_nd", "conv1d", "conv2d", "conv3d", "conv_tbc",
+    "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "cosine_embedding_loss",
+    "cosine_similarity", "ctc_loss", "dropout", "dropout_", "embedding",
+    "feature_alpha_dropout", "feature_alpha_dropout_", "feature_dropout", "feature_dropout_",
+    "group_norm", "hardshrink", "hinge_embedding_loss", "instance_norm", "kl_div", "layer_norm",
+    "margin_ranking_loss", "max_pool1d", "max_pool1d_with_indices", "max_pool2d", "max_pool3d",
+    "native_channel_shuffle", "pairwise_distance", "pdist", "pixel_shuffle", "pixel_unshuffle",
+    "poisson_nll_loss", "prelu", "rms_norm", "selu", "selu_", "threshold", "threshold_",
+    "triplet_margin_loss",
+]
+
+# Functions whose signature is the functional form's already.
+conv1d = F.conv1d
+conv2d = F.conv2d
+conv3d = F.conv3d
+conv_transpose1d = F.conv_transpose1d
+conv_transpose2d = F.conv_transpose2d
+conv_transpose3d = F.conv_transpose3d
+conv_tbc = F.conv_tbc
+bilinear = F.bilinear
+cosine_similarity = F.cosine_similarity
+pairwise_distance = F.pairwise_distance
+pdist = F.pdist
+pixel_shuffle = F.pixel_shuffle
+pixel_unshuffle = F.pixel_unshuffle
+channel_shuffle = F.channel_shuffle
+native_channel_shuffle = F.native_channel_shuffle
+prelu = F.prelu
+hardshrink = F.hardshrink
+adaptive_avg_pool1d = F.adaptive_avg_pool1d
+rms_norm = F.rms_norm
+
+def _arity_error(fn, args, kwargs):
+    """PyTorch's argument-parser TypeError for a call whose arguments do not fit `fn`'s
+    parameters (python_arg_parser.cpp's wording, its plural quirk included), or None."""
+    params = list(inspect.signature(fn).parameters.values())
+    name = fn.__name__
+    positional = [p for p in params if p.kind is p.POSITIONAL_OR_KEYWORD]
+    if len(args) > len(positional):
+        n = len(positional)
+        low = sum(p.default is p.empty for p in positional)
+        takes = f"from {low} to {n}" if low != n else str(n)
+        return TypeError(f"{name}() takes {takes} positional argument{'s' if n != 1 else ''} "
+                         f"but {len(args)} {'was' if len(args) == 1 else 'were'} given")
+    for i, p in enumerate(params):
+        given = (i < len(args) and p in positional) or p.name in kwargs
+        if not given and p.default is p.empty:
+            missing = [q.name for q in params[i:] if q.default is q.empty]
+            return TypeError(f"{name}() missing {len(missing)} required positional argument"
+                             f"{'s' if len(missing) == 1 else ''}: "
+                             + ", ".join(f'"{m}"' for m in missing))
+    names = [p.name for p in params]
+    for k in kwargs:
+        if k not in names:
+            return TypeError(f"{name}() got an unexpected keyword argument '{k}'")
+        if names.index(k) < len(args):
+            return TypeError(f"{name}() got multiple values for argument '{k}'")
+    return None
+
+
+def _aten(fn):
+    """`fn` with PyTorch's TypeError when the arguments do not fit its signature (checked
+    only once Python's own call has failed, so a good call costs nothing)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except TypeError:
+            err = _arity_error(fn, args, kwargs)
+            if err is None:
+                raise
+            raise err from None
+
+    return wrapper
+
+
+# ATen's loss reduction enum; any other value leaves the loss unreduced (apply_loss_reduction).
+_REDUCTION = {1: "mean", 2: "sum"}
+
+
+def _reduction(reduction):
+    return _REDUCTION.get(reduction, "none")
+
+
+def _stride(stride):
+    return None if stride is None or stride == () or stride == [] else stride
+
+
+# -- dropout: (input, p, train), p checked whatever train is --
+
+
+def _dropout(input, p, train, inplace, feature, alpha):
+    if p < 0 or p > 1:
+        # ATen prints the double as C++ streams do (6 significant digits: 2.0 -> "2")
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p:g}")
+    if feature and input.dim() < 2 and train and p != 0 and input.numel() != 0:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    return F._dropout_impl(input, p, train, inplace, feature, alpha)
+
+
+@_aten
+def dropout(input, p, train):
+    """Zero elements with probability ``p`` (when ``train``), scaling the rest by 1/(1-p)."""
+    return _dropout(input, p, train, False, False, False)
+
+
+@_aten
+def dropout_(input, p, train):
+    return _dropout(input, p, train, True, False, False)
+
+
+@_aten
+def feature_dropout(input, p, train):
+    """Dropout of whole channels (dim 1) of an input of at least 2 dimensions."""
+    return _dropout(input, p, train, False, True, False)
+
+
+@_aten
+def feature_dropout_(input, p, train):
+    return _dropout(input, p, train, True, True, False)
+
+
+@_aten
+def alpha_dropout(input, p, train):
+    """Dropout that keeps SELU's mean and variance."""
+    return _dropout(input, p, train, False, False, True)
+
+
+@_aten
+def alpha_dropout_(input, p, train):
+    return _dropout(input, p, train, True, False, True)
+
+
+@_aten
+def feature_alpha_dropout(input, p, train):
+    return _dropout(input, p, train, False, True, True)
+
+
+@_aten
+def feature_alpha_dropout_(input, p, train):
+    return _dropout(input, p, train, True, True, True)
+
+
+# -- activations --
+
+
+@_aten
+def celu(input, alpha=1.0):
+    return F.celu(input, alpha)
+
+
+@_aten
+def celu_(input, alpha=1.0):
+    return F.celu(input, alpha, inplace=True)
+
+
+@_aten
+def selu(input):
+    return F.selu(input)
+
+
+@_aten
+def selu_(input):
+    return F.selu(input, inplace=True)
+
+
+@_aten
+def threshold(input, threshold, value):
+    """``value`` where ``input <= threshold``, else ``input``."""
+    return F.threshold(input, threshold, value)
+
+
+@_aten
+def threshold_(input, threshold, value):
+    return F.threshold(input, threshold, value, inplace=True)
+
+
+# -- pooling: values only (max_pool1d_with_indices: the pair) --
+
+
+@_aten
+def avg_pool1d(input, kernel_size, stride=(), padding=0, ceil_mode=False,
+               count_include_pad=True):
+    return F.avg_pool1d(input, kernel_size, _stride(stride), padding, ceil_mode,
+                        count_include_pad)
+
+
+@_aten
+def max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    return F.max_pool1d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+
+
+@_aten
+def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1,
+                            ceil_mode=False):
+    return F.max_pool1d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode,
+                        return_indices=True)
+
+
+@_aten
+def max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    return F.max_pool2d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+
+
+@_aten
+def max_pool3d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    return F.max_pool3d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+
+
+@_aten
+def adaptive_max_pool1d(input, output_size):
+    """(values, indices), as ATen's."""
+    return F.adaptive_max_pool1d(input, output_size, return_indices=True)
+
+
+# -- normalization: ATen's argument order --
+
+
+@_aten
+def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
+               cudnn_enabled):
+    if not training and (running_mean is None or running_var is None):
+        which = "running_mean" if running_mean is None else "running_var"
+        raise RuntimeError(f"{which} must be defined in evaluation mode")
+    return F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+@_aten
+def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum,
+                  eps, cudnn_enabled):
+    return F.instance_norm(input, running_mean, running_var, weight, bias, use_input_stats,
+                           momentum, eps)
+
+
+@_aten
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
+    return F.group_norm(input, num_groups, weight, bias, eps)
+
+
+@_aten
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
+    return F.layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+# -- embedding: the weight first; a negative padding_idx is none --
+
+
+@_aten
+def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    return F.embedding(indices, weight, padding_idx=padding_idx if padding_idx >= 0 else None,
+                       scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
+
+
+@_aten
+def constant_pad_nd(input, pad, value=0):
+    """Pad the last ``len(pad) // 2`` dimensions with ``value`` (negative pads crop)."""
+    if len(pad) % 2:
+        raise RuntimeError(f"Length of pad must be even but instead it equals {len(pad)}")
+    if len(pad) > 2 * input.dim():
+        # (sic: ATen's message has no space before "while" and "dimensions")
+        raise RuntimeError(
+            "Length of pad should be no more than twice the number of dimensions of the input. "
+            f"Pad length is {len(pad)}while the input has {input.dim()}dimensions.")
+    return F.pad(input, pad, mode="constant", value=value)
+
+
+# -- losses: reduction as ATen's integer, whose default PyTorch's binding reads as 0 --
+
+
+@_aten
+def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=0):
+    return F.binary_cross_entropy_with_logits(input, target, weight,
+                                              reduction=_reduction(reduction),
+                                              pos_weight=pos_weight)
+
+
+@_aten
+def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
+    return F.cosine_embedding_loss(input1, input2, target, margin,
+                                   reduction=_reduction(reduction))
+
+
+@_aten
+def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
+    return F.hinge_embedding_loss(input, target, margin, reduction=_reduction(reduction))
+
+
+@_aten
+def kl_div(input, target, reduction=0, *, log_target=False):
+    """KL divergence; 'mean' (1) divides by every element, without F.kl_div's warning."""
+    reduction = _reduction(reduction)
+    out = F.kl_div(input, target, reduction="none", log_target=log_target)
+    if reduction == "mean":
+        return out.mean()
+    return out.sum() if reduction == "sum" else out
+
+
+@_aten
+def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
+    return F.margin_ranking_loss(input1, input2, target, margin,
+                                 reduction=_reduction(reduction))
+
+
+@_aten
+def poisson_nll_loss(input, target, log_input, full, eps, reduction):
+    return F.poisson_nll_loss(input, target, log_input, full, eps=eps,
+                              reduction=_reduction(reduction))
+
+
+@_aten
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False,
+                        reduction=0):
+    return F.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
+                                 reduction=_reduction(reduction))
+
+
+@_aten
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0,
+             zero_infinity=False):
+    return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,
+                      reduction=_reduction(reduction), zero_infinity=zero_infinity)
