@@ -82,6 +82,7 @@ from .modules import (  # fractional max pooling, legacy names
     CrossMapLRN2d as CrossMapLRN2d, NLLLoss2d as NLLLoss2d,
     AdaptiveLogSoftmaxWithLoss as AdaptiveLogSoftmaxWithLoss, SyncBatchNorm as SyncBatchNorm,
     LinearCrossEntropyLoss as LinearCrossEntropyLoss,
+    LinearCrossEntropyOptions as LinearCrossEntropyOptions,
 )
 from . import parallel as parallel
 from .parallel import DataParallel as DataParallel

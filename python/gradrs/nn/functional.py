@@ -4129,9 +4129,13 @@ def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weig
                          reduction="mean", ignore_index=None, label_smoothing=0.0,
                          options=None):
     """``cross_entropy(linear(input, W, b).reshape(N, C, *out_features), target, ...)`` with
-    ``linear_weight`` of shape [C, *out_features, in_features]: PyTorch's reference path.
-    PyTorch's chunked path (``options=LinearCrossEntropyOptions(...)``) is not in gradrs."""
+    ``linear_weight`` of shape [C, *out_features, in_features] (the reference path), or with
+    ``options=LinearCrossEntropyOptions(...)`` the same loss computed in chunks of the batch
+    (see ``gradrs.nn.modules.linear_cross_entropy``), which the chunked path can only do for
+    class-index targets, no label smoothing and no out_features (else it warns and takes the
+    reference path, as PyTorch)."""
     import math
+    import warnings
 
     if input.dim() < 1 or input.dim() > 2:
         raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.dim()}")
@@ -4158,10 +4162,27 @@ def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weig
     if tuple(target.shape) == logits_shape and ignore_index is not None:
         raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
     ignore_index = ignore_index if ignore_index is not None else -100
-    if options is not None:
-        raise NotImplementedError(
-            "linear_cross_entropy: the chunked implementation (options=...) is not available "
-            "in gradrs; pass options=None")
+    if options is not None and (out_features or reduction not in {"mean", "sum", "none"}
+                                or label_smoothing != 0.0 or target.dtype != _native.int64):
+        warnings.warn(
+            "linear_cross_entropy: ``options`` ignored; chunked path needs reduction in "
+            "{'mean','sum','none'}, label_smoothing == 0, target.dtype == int64, out_features == "
+            f"(). Got reduction={reduction!r}, label_smoothing={label_smoothing}, "
+            f"target.dtype={target.dtype}, out_features={tuple(out_features)}, tracing=False, "
+            "linear_bias.shape="
+            f"{tuple(linear_bias.shape) if linear_bias is not None else None}.", stacklevel=2)
+    elif options is not None:
+        from .modules.linear_cross_entropy import chunked
+
+        has_batches = input.dim() == 2
+        if not has_batches:
+            input, target = input.unsqueeze(0), target.unsqueeze(0)
+        options = options._adjust(num_batches=input.shape[0], in_features=in_features,
+                                  num_classes=num_classes, dtype=input.dtype,
+                                  device=input.device)
+        result = chunked(input, linear_weight, target, linear_bias, weight, reduction,
+                         ignore_index, options)
+        return result if has_batches else result.squeeze(0)
     if out_features:
         linear_weight = linear_weight.reshape(
             (math.prod(out_features, start=num_classes), in_features))

@@ -65,6 +65,9 @@ from .loss import (
     SoftMarginLoss as SoftMarginLoss, TripletMarginLoss as TripletMarginLoss,
     TripletMarginWithDistanceLoss as TripletMarginWithDistanceLoss,
 )
+from .linear_cross_entropy_options import (
+    LinearCrossEntropyOptions as LinearCrossEntropyOptions,
+)
 from .normalization import (
     GroupNorm as GroupNorm, LayerNorm as LayerNorm, LocalResponseNorm as LocalResponseNorm,
     RMSNorm as RMSNorm, CrossMapLRN2d as CrossMapLRN2d,

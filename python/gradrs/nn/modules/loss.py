@@ -384,8 +384,8 @@ class CTCLoss(_Loss):
 class LinearCrossEntropyLoss(_WeightedLoss):
     """Cross entropy of targets given ``input`` mapped to logits by its own Linear layer
     (``linear``: ``in_features`` to ``num_classes * prod(out_features)``), computed by
-    :func:`~gradrs.nn.functional.linear_cross_entropy`. The ``options`` of PyTorch's chunked
-    path are not supported (``None`` only)."""
+    :func:`~gradrs.nn.functional.linear_cross_entropy` (in chunks of the batch with
+    ``options=LinearCrossEntropyOptions(...)``)."""
 
     __constants__ = ["ignore_index", "reduction", "label_smoothing"]
 
