@@ -181,3 +181,13 @@ def test_module_takes_options(torch):
     (gl, gw), (tl, tw) = run(G), run(torch)
     np.testing.assert_allclose(gl, tl, rtol=1e-10)
     np.testing.assert_allclose(gw, tw, rtol=1e-10)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_float16_accumulates_in_float32(torch, reduction):
+    """float16 input: float32 accumulation, float16 results within float16 rounding."""
+    (gl, gg), (tl, tg) = _run(G, "float16", reduction), _run(torch, "float16", reduction)
+    assert gl.dtype == G.float16 and all(g.dtype == G.float16 for g in gg)
+    np.testing.assert_allclose(gl.detach().numpy(), tl.detach().numpy(), rtol=2e-3, atol=1e-3)
+    for a, b in zip(gg, tg):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=5e-3, atol=4e-3)
