@@ -90,6 +90,8 @@ def test_mixing_with_full_hooks_raises_like_torch():
 def test_global_hook_matches_torch(torch):
     def run(m):
         calls = []
+        # The kind of global hook sticks for the process: other tests may have set it.
+        m.nn.modules.module._global_is_full_backward_hook = None
         h = m.nn.modules.module.register_module_backward_hook(
             lambda mod, gi, go: calls.append((type(mod).__name__, _shapes(gi))))
         try:
@@ -106,3 +108,22 @@ def test_global_hook_matches_torch(torch):
         return calls, str(e.value)
 
     assert run(G) == run(torch)
+
+
+def test_full_hook_node_prints_as_torch(torch):
+    """The identity node a full backward hook puts on a module's output is PyTorch's custom
+    Function node: `<torch.autograd.function.BackwardHookFunctionBackward object at ...>`."""
+    import re
+
+    def run(m):
+        lin = m.nn.Linear(2, 2)
+        lin.register_full_backward_hook(lambda *a: None)
+        y = lin(m.ones(1, 2, requires_grad=True))
+        split = m.nn.Module()
+        split.forward = lambda x: (x * 2, x * 3)
+        split.register_full_backward_hook(lambda *a: None)
+        a, b = split(m.ones(2, requires_grad=True))
+        return [re.sub(r"0x[0-9a-f]+", "0x", repr(t.grad_fn)) for t in (y, a, b)] + \
+            [y.grad_fn.name(), type(y.grad_fn.next_functions[0][0]).__name__]
+
+    assert run(G) == [norm(s) for s in run(torch)]

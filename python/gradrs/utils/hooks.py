@@ -71,6 +71,20 @@ def unserializable_hook(f):
 
 
 _NODE = "BackwardHookFunctionBackward"
+_NODE_CLS = None
+
+
+def _node_ctx():
+    """A context object for one identity node: PyTorch's node is the grad_fn of a custom
+    Function (BackwardHookFunction), so it prints as
+    `<gradrs.autograd.function.BackwardHookFunctionBackward object at 0x...>`."""
+    global _NODE_CLS
+    if _NODE_CLS is None:
+        from ..autograd.function import BackwardCFunction
+
+        _NODE_CLS = type(_NODE, (BackwardCFunction,),
+                         {"__module__": "gradrs.autograd.function", "_forward_cls": None})
+    return _NODE_CLS()
 
 
 def _identity_nodes(tensors, backward):
@@ -86,7 +100,7 @@ def _identity_nodes(tensors, backward):
     if len(tensors) == 1:
         (x,) = tensors
         out = x.detach()
-        _native._attach_node(out, [x], _NODE, lambda g: list(backward((g,))))
+        _native._attach_node(out, [x], _NODE, lambda g: list(backward((g,))), ctx=_node_ctx())
         return (out,)
     slots = [None] * len(tensors)
     token = _native.zeros(())
@@ -96,7 +110,7 @@ def _identity_nodes(tensors, backward):
         slots[:] = [None] * len(tensors)
         return list(grads)
 
-    _native._attach_node(token, list(tensors), _NODE, token_backward)
+    _native._attach_node(token, list(tensors), _NODE, token_backward, ctx=_node_ctx())
     outs = []
     for i, x in enumerate(tensors):
         out = x.detach()
@@ -105,7 +119,7 @@ def _identity_nodes(tensors, backward):
             slots[i] = g
             return [_native.zeros(())]
 
-        _native._attach_node(out, [token], _NODE, store)
+        _native._attach_node(out, [token], _NODE, store, ctx=_node_ctx())
         outs.append(out)
     return tuple(outs)
 
