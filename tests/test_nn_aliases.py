@@ -158,3 +158,94 @@ def test_inplace_activations(torch, name):
 ])
 def test_errors_match_torch(call):
     check_error(call)
+
+
+# -- recurrent cells and layers over explicit weights --
+
+RX = rng.standard_normal((6, 3, 4))
+RH = rng.standard_normal((3, 5))
+RC = rng.standard_normal((3, 5))
+
+
+def _w(m, *shape, seed):
+    return m.tensor(np.random.default_rng(seed).standard_normal(shape), dtype=m.float64,
+                    requires_grad=True)
+
+
+CELLS = {
+    "lstm_cell": lambda m: m.lstm_cell(_t(m, RX[0]), (_t(m, RH), _t(m, RC)), _w(m, 20, 4, seed=1),
+                                       _w(m, 20, 5, seed=2), _w(m, 20, seed=3), _w(m, 20, seed=4)),
+    "lstm_cell-nobias": lambda m: m.lstm_cell(_t(m, RX[0]), [_t(m, RH), _t(m, RC)],
+                                              _w(m, 20, 4, seed=1), _w(m, 20, 5, seed=2)),
+    "gru_cell": lambda m: m.gru_cell(_t(m, RX[0]), _t(m, RH), _w(m, 15, 4, seed=1),
+                                     _w(m, 15, 5, seed=2), _w(m, 15, seed=3), _w(m, 15, seed=4)),
+    "rnn_tanh_cell": lambda m: m.rnn_tanh_cell(_t(m, RX[0]), _t(m, RH), _w(m, 5, 4, seed=1),
+                                               _w(m, 5, 5, seed=2)),
+    "rnn_relu_cell": lambda m: m.rnn_relu_cell(_t(m, RX[0]), _t(m, RH), _w(m, 5, 4, seed=1),
+                                               _w(m, 5, 5, seed=2), None, _w(m, 5, seed=4)),
+}
+
+
+def _rnn_module(m, kind, **kw):
+    m.manual_seed(0)
+    return getattr(m.nn, kind)(4, 5, dtype=m.float64, **kw)
+
+
+def _seq(m, kind, fn, layers=2, bidirectional=True, batch_first=False, dropout=0.0,
+         packed=False):
+    mod = _rnn_module(m, kind, num_layers=layers, bidirectional=bidirectional)
+    d = 2 if bidirectional else 1
+    h0 = m.tensor(np.full((layers * d, 3, 5), 0.1), dtype=m.float64)
+    hx = (h0, h0 * 2) if kind == "LSTM" else h0
+    x = _t(m, RX.transpose(1, 0, 2).copy() if batch_first else RX)
+    if packed:
+        p = m.nn.utils.rnn.pack_padded_sequence(x, [6, 4, 2])
+        out = getattr(m, fn)(p.data, p.batch_sizes, hx, mod._flat_weights, True, layers, dropout,
+                             False, bidirectional)
+    else:
+        out = getattr(m, fn)(x, hx, mod._flat_weights, True, layers, dropout, False,
+                             bidirectional, batch_first)
+    return out
+
+
+SEQS = {
+    "lstm": lambda m: _seq(m, "LSTM", "lstm"),
+    "lstm-batch_first": lambda m: _seq(m, "LSTM", "lstm", layers=1, bidirectional=False,
+                                       batch_first=True),
+    "lstm-packed": lambda m: _seq(m, "LSTM", "lstm", packed=True),
+    "gru": lambda m: _seq(m, "GRU", "gru", layers=1),
+    "gru-packed": lambda m: _seq(m, "GRU", "gru", bidirectional=False, packed=True),
+    "rnn_tanh": lambda m: _seq(m, "RNN", "rnn_tanh"),
+    "rnn_relu": lambda m: _seq(m, "RNN", "rnn_relu", layers=3, bidirectional=False),
+}
+
+
+@pytest.mark.parametrize("case", list(CELLS) + list(SEQS))
+def test_recurrent_match_torch(torch, case):
+    fn = CELLS.get(case) or SEQS[case]
+    res = []
+    for m in (G, torch):
+        outs = _flat(fn(m))
+        sum(o.sum() for o in outs).backward()
+        res.append(([o.detach().numpy() for o in outs], [type(o.grad_fn).__name__ for o in outs]))
+    assert res[0][1] == res[1][1]
+    for a, b in zip(res[0][0], res[1][0]):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.lstm_cell(m.ones(3, 3), (m.ones(3, 5), m.ones(3, 5)), m.ones(20, 4),
+                          m.ones(20, 5)),
+    lambda m: m.lstm_cell(m.ones(3, 4), (m.ones(2, 5), m.ones(3, 5)), m.ones(20, 4),
+                          m.ones(20, 5)),
+    lambda m: m.lstm_cell(m.ones(3, 4), (m.ones(3, 5), m.ones(3, 4)), m.ones(20, 4),
+                          m.ones(20, 5)),
+    lambda m: m.lstm_cell(m.ones(3, 4), (m.ones(3, 5),), m.ones(20, 4), m.ones(20, 5)),
+    lambda m: m.gru_cell(m.ones(3, 4), m.ones(3, 4), m.ones(15, 4), m.ones(15, 5)),
+    lambda m: m.gru_cell(),
+    lambda m: m.lstm(),
+    lambda m: m.lstm(m.ones(2, 1, 4), (m.ones(1, 1, 5), m.ones(1, 1, 5)), [m.ones(20, 4)] * 3,
+                     True, 1, 0.0, False, False, False),
+])
+def test_recurrent_errors_match_torch(call):
+    check_error(call)

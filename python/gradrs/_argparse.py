@@ -90,6 +90,9 @@ _CHECKS = {
     "tuple of ints": lambda o: _is_int(o) or (
         isinstance(o, (tuple, list)) and all(_is_int(v) for v in o)),
     "gradrs.dtype": lambda o: isinstance(o, _native.dtype),
+    "float": lambda o: isinstance(o, numbers.Real) and not isinstance(o, Tensor),
+    "tuple of Tensors": lambda o: isinstance(o, (tuple, list)) and all(
+        isinstance(v, Tensor) for v in o),
 }
 
 

@@ -29,7 +29,8 @@ __all__ = [
     "margin_ranking_loss", "max_pool1d", "max_pool1d_with_indices", "max_pool2d", "max_pool3d",
     "native_channel_shuffle", "pairwise_distance", "pdist", "pixel_shuffle", "pixel_unshuffle",
     "poisson_nll_loss", "prelu", "rms_norm", "selu", "selu_", "threshold", "threshold_",
-    "triplet_margin_loss",
+    "triplet_margin_loss", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell", "lstm",
+    "gru", "rnn_tanh", "rnn_relu",
 ]
 
 # Functions whose signature is the functional form's already.
@@ -343,3 +344,150 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
              zero_infinity=False):
     return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,
                       reduction=_reduction(reduction), zero_infinity=zero_infinity)
+
+
+# -- recurrent cells and layers over explicit weights (what nn.LSTM & co. run) --
+
+
+def _check_cell_input(input, w_ih):
+    if input.size(1) != w_ih.size(1):
+        raise RuntimeError(f"input has inconsistent input_size: got {input.size(1)} expected "
+                           f"{w_ih.size(1)}")
+
+
+def _check_cell_hidden(input, hx, hidden_size, label):
+    if input.size(0) != hx.size(0):
+        raise RuntimeError(f"Input batch size {input.size(0)} doesn't match hidden{label} batch "
+                           f"size {hx.size(0)}")
+    if hx.size(1) != hidden_size:
+        raise RuntimeError(f"hidden{label} has inconsistent hidden_size: got {hx.size(1)}, "
+                           f"expected {hidden_size}")
+
+
+@_aten
+def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """One LSTM step: (h', c') from ``hx = (h, c)``, gates in PyTorch's order (i, f, g, o)."""
+    from .nn.modules import rnn
+
+    if len(hx) != 2:
+        raise RuntimeError("lstm_cell expects two hidden states")
+    _check_cell_input(input, w_ih)
+    _check_cell_hidden(input, hx[0], w_hh.size(1), 0)
+    _check_cell_hidden(input, hx[1], w_hh.size(1), 1)
+    return rnn._lstm_step(F.linear(input, w_ih, b_ih), (hx[0], hx[1]), w_hh, b_hh)
+
+
+def _cell_step(step, input, hx, w_ih, w_hh, b_ih, b_hh):
+    _check_cell_input(input, w_ih)
+    _check_cell_hidden(input, hx, w_hh.size(1), 0)
+    return step(F.linear(input, w_ih, b_ih), hx, w_hh, b_hh)
+
+
+@_aten
+def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """One GRU step, gates in PyTorch's order (r, z, n)."""
+    from .nn.modules import rnn
+
+    return _cell_step(rnn._gru_step, input, hx, w_ih, w_hh, b_ih, b_hh)
+
+
+@_aten
+def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """One Elman step: tanh(x W_ih^T + b_ih + h W_hh^T + b_hh)."""
+    from .nn.modules import rnn
+
+    return _cell_step(rnn._rnn_tanh_step, input, hx, w_ih, w_hh, b_ih, b_hh)
+
+
+@_aten
+def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """One Elman step with ReLU."""
+    from .nn.modules import rnn
+
+    return _cell_step(rnn._rnn_relu_step, input, hx, w_ih, w_hh, b_ih, b_hh)
+
+
+def _group_weights(params, has_biases, has_projections, count):
+    """The flat weight list [w_ih, w_hh, (b_ih, b_hh), (w_hr)] per layer and direction as
+    (w_ih, w_hh, b_ih, b_hh, w_hr) tuples."""
+    stride = 2 + (2 if has_biases else 0) + (1 if has_projections else 0)
+    params = list(params)
+    if len(params) % stride:
+        raise RuntimeError(f"MatrixRef: ArrayRef size {len(params)} not divisible by stride "
+                           f"{stride}")
+    groups = []
+    for k in range(0, len(params), stride):
+        p = params[k:k + stride]
+        w_ih, w_hh = p[0], p[1]
+        b_ih, b_hh = (p[2], p[3]) if has_biases else (None, None)
+        w_hr = p[-1] if has_projections else None
+        groups.append((w_ih, w_hh, b_ih, b_hh, w_hr))
+    return groups[:count] if len(groups) >= count else groups
+
+
+_TAIL = ("tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, "
+         "bool bidirectional")
+
+
+def _signatures(name, hx_type):
+    return [f"(Tensor data, Tensor batch_sizes, {hx_type} hx, {_TAIL})",
+            f"(Tensor input, {hx_type} hx, {_TAIL}, bool batch_first)"]
+
+
+def _sequence(name, mode, args, kwargs):
+    """torch.lstm / gru / rnn_tanh / rnn_relu in their two forms, told apart as PyTorch's
+    argument parser does: the packed (data, batch_sizes, hx, params, has_biases, num_layers,
+    dropout, train, bidirectional) and (input, hx, params, ..., batch_first)."""
+    from . import _argparse
+    from .nn.modules import rnn
+
+    lstm = mode == "LSTM"
+    sigs = [_argparse._Signature(name, t)
+            for t in _signatures(name, "tuple of Tensors" if lstm else "Tensor")]
+    sig = next((s for s in sigs if s.error(args, kwargs) is None), None)
+    if sig is None:
+        listing = "".join(f" * {s.text}\n" for s in sigs)
+        raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                        f"{_argparse._describe(args, kwargs)}, but expected one of:\n{listing}")
+    values = dict(zip([p.name for p in sig.params], args))
+    values.update(kwargs)
+    batch_sizes = values.get("batch_sizes")
+    if batch_sizes is not None:
+        batch_sizes = [int(b) for b in batch_sizes.tolist()]
+    input = values.get("data", values.get("input"))
+    hx = (values["hx"][0], values["hx"][1]) if lstm else values["hx"]
+    has_projections = lstm and hx[0].size(2) != hx[1].size(2)
+    directions = 2 if values["bidirectional"] else 1
+    weights = _group_weights(values["params"], values["has_biases"], has_projections,
+                             values["num_layers"] * directions)
+    batch_first = values.get("batch_first", False)
+    if batch_first:
+        input = input.transpose(0, 1)
+    output, hidden = rnn._run_rnn(mode, input, batch_sizes, hx, weights, values["num_layers"],
+                                  values["dropout"], values["train"], values["bidirectional"])
+    if batch_first:
+        output = output.transpose(0, 1)
+    if lstm:
+        return output, hidden[0], hidden[1]
+    return output, hidden
+
+
+def lstm(*args, **kwargs):
+    """A multi-layer LSTM over a time-major (or ``batch_first``) input or packed data, with
+    the weights given as PyTorch's flat list; returns (output, h_n, c_n)."""
+    return _sequence("lstm", "LSTM", args, kwargs)
+
+
+def gru(*args, **kwargs):
+    """A multi-layer GRU, as :func:`lstm`; returns (output, h_n)."""
+    return _sequence("gru", "GRU", args, kwargs)
+
+
+def rnn_tanh(*args, **kwargs):
+    """A multi-layer Elman RNN (tanh), as :func:`lstm`; returns (output, h_n)."""
+    return _sequence("rnn_tanh", "RNN_TANH", args, kwargs)
+
+
+def rnn_relu(*args, **kwargs):
+    """A multi-layer Elman RNN (ReLU), as :func:`lstm`; returns (output, h_n)."""
+    return _sequence("rnn_relu", "RNN_RELU", args, kwargs)
