@@ -147,3 +147,30 @@ def test_tar_format_is_a_clear_error(torch, tmp_path):
     assert str(g.value) == norm(str(t.value))
     with pytest.raises(RuntimeError, match="tar"):
         G.load(path, weights_only=False)
+
+
+def _local_things():
+    class Local:
+        pass
+
+    def inner():
+        pass
+
+    return Local, inner
+
+
+_LAMBDA = lambda: 1  # noqa: E731 - a module-level lambda: its name cannot be looked up
+
+
+@pytest.mark.parametrize("legacy", [False, True])
+@pytest.mark.parametrize("which", ["instance", "class", "function", "lambda"])
+def test_unpicklable_objects_raise_as_torch(torch, which, legacy):
+    """gradrs writes with the pure-Python pickler; its errors are the C pickler's (torch.save's)."""
+    local, inner = _local_things()
+    obj = {"instance": local(), "class": local, "function": inner, "lambda": [_LAMBDA]}[which]
+    errors = []
+    for m in (G, torch):
+        with pytest.raises(Exception) as e:
+            m.save({"x": obj}, io.BytesIO(), _use_new_zipfile_serialization=not legacy)
+        errors.append((type(e.value).__name__, str(e.value)))
+    assert errors[0] == errors[1]

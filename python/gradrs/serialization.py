@@ -17,12 +17,14 @@ and never calls anything else a pickle names.
 """
 
 import bisect
+import importlib
 import inspect
 import io
 import os
 import pickle
 import struct
 import sys
+import types
 import warnings
 import zipfile
 import zlib
@@ -224,6 +226,30 @@ class _SavePickler(pickle._Pickler):
             warnings.warn(f"Couldn't retrieve source code for container of type {cls.__name__}. "
                           "It won't be checked for correctness upon loading.", stacklevel=2)
         return ("module", cls, source_file, source)
+
+    def save_global(self, obj, name=None):
+        """The pure-Python pickler's save_global with the C pickler's errors (the one
+        torch.save uses): a local object is an AttributeError, a failed lookup names it."""
+        qualname = name if name is not None else getattr(obj, "__qualname__", None)
+        if qualname is not None and "<locals>" in qualname.split("."):
+            raise AttributeError(f"Can't pickle local object {qualname!r}")
+        try:
+            return super().save_global(obj, name)
+        except pickle.PicklingError as e:
+            if "it's not found as" not in str(e):
+                raise
+            qualname = qualname or getattr(obj, "__name__", None)
+            module_name = pickle.whichmodule(obj, qualname)
+            try:
+                importlib.import_module(module_name)
+            except ImportError:
+                raise pickle.PicklingError(
+                    f"Can't pickle {obj!r}: import of module {module_name!r} failed") from None
+            raise pickle.PicklingError(
+                f"Can't pickle {obj!r}: attribute lookup {qualname} on {module_name} "
+                "failed") from None
+
+    dispatch[types.FunctionType] = save_global  # the base's table names its own save_global
 
     def _save_torch_name(self, obj):
         if self.proto >= 4:
