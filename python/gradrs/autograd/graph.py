@@ -12,8 +12,8 @@ from .._grad_mode import enable_grad
 from .._native import Node, SavedTensor
 from ..utils.hooks import RemovableHandle
 
-__all__ = ["Node", "SavedTensor", "disable_saved_tensors_hooks", "register_multi_grad_hook",
-           "save_on_cpu", "saved_tensors_hooks"]
+__all__ = ["Node", "SavedTensor", "disable_saved_tensors_hooks", "increment_version",
+           "register_multi_grad_hook", "save_on_cpu", "saved_tensors_hooks"]
 
 
 class saved_tensors_hooks:
@@ -167,3 +167,21 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
         handles = tuple(tensor.register_hook(wrapped_fn) for tensor in tensors
                         if tensor.requires_grad)
     return _MultiHandle(handles)
+
+
+def increment_version(tensor):
+    """Bump the version counter of a tensor (or of each tensor of an iterable) whose data was
+    changed in a way autograd does not see, so that backward through a graph that saved it
+    raises. Inference tensors have no version counter and are left alone."""
+    if isinstance(tensor, _native.Tensor):
+        tensor = (tensor,)
+    try:
+        tensors = list(tensor)
+    except TypeError:
+        raise RuntimeError("increment_version expect a Iterable[Tensor] as input") from None
+    if not all(isinstance(t, _native.Tensor) for t in tensors):
+        raise RuntimeError("increment_version expects each element of the iterable to be a "
+                           "tensor")
+    for t in tensors:
+        if not t.is_inference():
+            _native._bump_version(t)

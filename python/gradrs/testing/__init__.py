@@ -9,7 +9,7 @@ import numpy as np
 from .. import _native
 from .._native import Tensor
 
-__all__ = ["assert_close", "make_tensor"]
+__all__ = ["assert_allclose", "assert_close", "make_tensor"]
 
 # (rtol, atol) per dtype, PyTorch's defaults; integers and bool compare exactly
 _PRECISIONS = {"float16": (0.001, 1e-5), "float32": (1.3e-6, 1e-5), "float64": (1e-7, 1e-7)}
@@ -229,3 +229,25 @@ def make_tensor(*shape, dtype, device, low=None, high=None, requires_grad=False,
     if floating:
         result.requires_grad_(requires_grad)
     return result
+
+
+# The tolerances of the deprecated assert_allclose (PyTorch's table for it).
+_ALLCLOSE_PRECISIONS = {_native.float16: (1e-3, 1e-3), _native.float32: (1e-4, 1e-5),
+                        _native.float64: (1e-5, 1e-8)}
+
+
+def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg=""):
+    """Deprecated since PyTorch 1.12 (use :func:`assert_close`): `assert_close` with
+    `expected` made a tensor of `actual`'s dtype, NaNs equal, dtype and strides unchecked, and
+    tolerances from the less precise of the two dtypes (float16 1e-3/1e-3, float32 1e-4/1e-5,
+    float64 1e-5/1e-8, else 0/0)."""
+    if not isinstance(actual, Tensor):
+        actual = _native.tensor(actual)
+    if not isinstance(expected, Tensor):
+        expected = _native.tensor(expected, dtype=actual.dtype)
+    if rtol is None and atol is None:
+        rtols, atols = zip(*(_ALLCLOSE_PRECISIONS.get(t.dtype, (0.0, 0.0))
+                             for t in (actual, expected)))
+        rtol, atol = max(rtols), max(atols)
+    assert_close(actual, expected, rtol=rtol, atol=atol, equal_nan=equal_nan,
+                 check_device=True, check_dtype=False, check_stride=False, msg=msg or None)

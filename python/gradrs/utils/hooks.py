@@ -7,7 +7,7 @@ from collections import OrderedDict
 
 from .. import _native
 
-__all__ = ["RemovableHandle", "unserializable_hook", "BackwardHook"]
+__all__ = ["RemovableHandle", "unserializable_hook", "warn_if_has_hooks", "BackwardHook"]
 
 
 class RemovableHandle:
@@ -68,6 +68,19 @@ def unserializable_hook(f):
     """Mark a function as an unserializable hook (suppresses the warning on serialization)."""
     f.__torch_unserializable__ = True
     return f
+
+
+def warn_if_has_hooks(tensor):
+    """Warn about each backward hook of `tensor` that pickling it would drop (hooks marked
+    with :func:`unserializable_hook` excepted)."""
+    if tensor._backward_hooks:
+        for k in tensor._backward_hooks:
+            hook = tensor._backward_hooks[k]
+            if not hasattr(hook, "__torch_unserializable__"):
+                warnings.warn(f"backward hook {hook!r} on tensor will not be serialized.  If "
+                              "this is expected, you can decorate the function with "
+                              "@gradrs.utils.hooks.unserializable_hook to suppress this "
+                              "warning", stacklevel=2)
 
 
 _NODE = "BackwardHookFunctionBackward"
