@@ -4,8 +4,9 @@
 
 use gradrs::backend::cpu;
 use gradrs::backend::wgpu::{
-    self as gpu, BinaryOp, GpuBuffer, GpuDType, MatView, ReduceOp, ScanOp, View, SHADERS,
+    self as gpu, GpuBuffer, GpuDType, MatView, ReduceOp, ScanOp, View, SHADERS,
 };
+use gradrs::ops::binary_kernels_decl::{BinaryOp, CmpOp, DivModOp, ExtremumOp, LogicalOp};
 use gradrs::ops::binary_math::BinaryMathOp;
 use gradrs::ops::unary::UnaryOp;
 use gradrs::tensor::Layout;
@@ -276,75 +277,24 @@ fn unary_matches_cpu() {
     assert!(got[0].is_nan(), "clamp of 5 to NaN: {got:?}");
 }
 
-fn cpu_binary(op: BinaryOp) -> fn(f32, f32) -> f32 {
-    fn b(c: bool) -> f32 {
-        if c {
-            1.0
-        } else {
-            0.0
-        }
+/// Every declared binary kernel (`ops/binary_kernels_decl.rs`): name, WGSL expression, the
+/// integer expression where there is one, and the float32 CPU kernel as the GPU's word.
+type Kernel = (
+    &'static str,
+    &'static str,
+    Option<&'static str>,
+    fn(f32, f32) -> f32,
+);
+
+fn declared_kernels() -> Vec<Kernel> {
+    macro_rules! rows {
+        ($($E:ident),*) => {{
+            let mut v: Vec<Kernel> = Vec::new();
+            $(v.extend($E::ALL.iter().map(|&op| (op.name(), op.wgsl(), op.wgsl_int(), op.cpu_f32())));)*
+            v
+        }};
     }
-    match op {
-        BinaryOp::Add => |x, y| x + y,
-        BinaryOp::Sub => |x, y| x - y,
-        BinaryOp::Mul => |x, y| x * y,
-        BinaryOp::Div => |x, y| x / y,
-        BinaryOp::Pow => f32::powf,
-        BinaryOp::Maximum => |x, y| {
-            if x.is_nan() || y.is_nan() {
-                f32::NAN
-            } else {
-                x.max(y)
-            }
-        },
-        BinaryOp::Minimum => |x, y| {
-            if x.is_nan() || y.is_nan() {
-                f32::NAN
-            } else {
-                x.min(y)
-            }
-        },
-        BinaryOp::Eq => |x, y| b(x == y),
-        BinaryOp::Ne => |x, y| b(x != y),
-        BinaryOp::Lt => |x, y| b(x < y),
-        BinaryOp::Le => |x, y| b(x <= y),
-        BinaryOp::Gt => |x, y| b(x > y),
-        BinaryOp::Ge => |x, y| b(x >= y),
-        BinaryOp::Atan2 => f32::atan2,
-        // Rust's % on floats is C's fmod.
-        BinaryOp::Fmod => |x, y| x % y,
-        BinaryOp::Remainder => |x, y| {
-            let m = x % y;
-            if m != 0.0 && ((y < 0.0) != (m < 0.0)) {
-                m + y
-            } else {
-                m
-            }
-        },
-        BinaryOp::DivTrunc => |x, y| (x / y).trunc(),
-        BinaryOp::DivFloor => |x, y| {
-            if y == 0.0 {
-                return x / y;
-            }
-            let m = x % y;
-            let mut d = (x - m) / y;
-            if m != 0.0 && ((y < 0.0) != (m < 0.0)) {
-                d -= 1.0;
-            }
-            if d == 0.0 {
-                return 0f32.copysign(x / y);
-            }
-            let f = d.floor();
-            if d - f > 0.5 {
-                f + 1.0
-            } else {
-                f
-            }
-        },
-        BinaryOp::And => |x, y| b(x != 0.0 && y != 0.0),
-        BinaryOp::Or => |x, y| b(x != 0.0 || y != 0.0),
-        BinaryOp::Xor => |x, y| b((x != 0.0) != (y != 0.0)),
-    }
+    rows!(BinaryOp, CmpOp, LogicalOp, ExtremumOp, DivModOp)
 }
 
 fn layout(shape: &[usize], strides: &[usize], offset: usize) -> Layout {
@@ -368,6 +318,21 @@ fn declared_binary_shaders_validate_with_naga() {
         )
         .validate(&module)
         .unwrap_or_else(|e| panic!("{}: {}", op.name(), e.emit_to_string(&src)));
+    }
+    for (name, wgsl, int, _) in declared_kernels() {
+        let kernel = gpu::context::Kernel::Binary;
+        let mut sources = vec![kernel.with_expr(wgsl)];
+        sources.extend(int.map(|e| kernel.with_int_expr(e)));
+        for src in sources {
+            let module = naga::front::wgsl::parse_str(&src)
+                .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(&src)));
+            naga::valid::Validator::new(
+                naga::valid::ValidationFlags::all(),
+                naga::valid::Capabilities::empty(),
+            )
+            .validate(&module)
+            .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(&src)));
+        }
     }
 }
 
@@ -402,7 +367,7 @@ fn declared_binary_matches_cpu() {
             strides: &sb,
             offset: 0,
         };
-        let got = gpu::binary_expr(GpuDType::F32, op.wgsl(), &ga, &va, &gb, &vb, &[3, 4, 5])
+        let got = gpu::binary(GpuDType::F32, op.wgsl(), &ga, &va, &gb, &vb, &[3, 4, 5])
             .unwrap()
             .download()
             .unwrap();
@@ -418,9 +383,9 @@ fn binary_broadcasts_like_cpu() {
     // a: [3, 1, 5] read from offset 2; b: [4, 5] stored transposed (strides [1, 4]).
     let out_shape = [3, 4, 5];
     let (sa, sb) = ([5, 5, 1], [1, 4]);
-    for op in BinaryOp::ALL {
+    for (name, wgsl, _, cpu_f32) in declared_kernels() {
         let (mut a, mut b) = (values(17, -3.0, 3.0, 1), values(20, -3.0, 3.0, 2));
-        if op == BinaryOp::Pow {
+        if name == "pow" {
             // Integer exponents, so negative bases stay real; 0^0 and a fractional power too.
             b.iter_mut().for_each(|v| *v = v.round());
             a[2] = 0.0;
@@ -430,28 +395,25 @@ fn binary_broadcasts_like_cpu() {
         // Ties and a NaN exercise comparisons and NaN propagation.
         a[3] = b[1];
         if matches!(
-            op,
-            BinaryOp::Maximum | BinaryOp::Minimum | BinaryOp::Add | BinaryOp::And | BinaryOp::Xor
+            name,
+            "maximum" | "minimum" | "add" | "logical_and" | "logical_xor"
         ) {
             a[4] = f32::NAN;
         }
-        if matches!(
-            op,
-            BinaryOp::Fmod | BinaryOp::Remainder | BinaryOp::DivFloor
-        ) {
+        if matches!(name, "fmod" | "remainder" | "div_floor") {
             // Quotients far past 2^24 (where x - y * trunc(x / y) rounds) and a zero divisor.
             a[5] = 1.2345e9;
             a[6] = -7.5e7;
             b[3] = 0.0;
         }
-        if matches!(op, BinaryOp::And | BinaryOp::Or | BinaryOp::Xor) {
+        if name.starts_with("logical_") {
             // Zeros (and a negative zero) on both sides.
             a[0] = 0.0;
             a[1] = -0.0;
             b[2] = 0.0;
         }
         let (la, lb) = (layout(&[3, 1, 5], &sa, 2), layout(&[4, 5], &sb, 0));
-        let want = cpu::elementwise::binary(&a, &la, &b, &lb, &out_shape, cpu_binary(op));
+        let want = cpu::elementwise::binary(&a, &la, &b, &lb, &out_shape, cpu_f32);
         let (ga, gb) = (
             GpuBuffer::upload(&a).unwrap(),
             GpuBuffer::upload(&b).unwrap(),
@@ -466,19 +428,9 @@ fn binary_broadcasts_like_cpu() {
             strides: &sb,
             offset: 0,
         };
-        let got = gpu::binary(GpuDType::F32, op, &ga, &va, &gb, &vb, &out_shape).unwrap();
-        let rtol = match op {
-            BinaryOp::Pow => 2e-5,
-            BinaryOp::Atan2 => 2e-6,
-            _ => 1e-6,
-        };
-        assert_close(
-            &format!("{op:?}"),
-            &got.download().unwrap(),
-            &want,
-            rtol,
-            0.0,
-        );
+        let got = gpu::binary(GpuDType::F32, wgsl, &ga, &va, &gb, &vb, &out_shape).unwrap();
+        let rtol = if name == "pow" { 2e-5 } else { 1e-6 };
+        assert_close(name, &got.download().unwrap(), &want, rtol, 0.0);
     }
     // Shapes that do not broadcast are an error, not a panic.
     let x = GpuBuffer::upload(&[1.0; 6]).unwrap();
@@ -492,7 +444,7 @@ fn binary_broadcasts_like_cpu() {
         strides: &[1],
         offset: 0,
     };
-    assert!(gpu::binary(GpuDType::F32, BinaryOp::Add, &x, &v3, &x, &v2, &[3]).is_err());
+    assert!(gpu::binary(GpuDType::F32, "x + y", &x, &v3, &x, &v2, &[3]).is_err());
 }
 
 #[test]
@@ -887,7 +839,7 @@ fn copy_moves_strided_words_and_casts() {
     };
     let times_one = gpu::binary(
         GpuDType::F16,
-        BinaryOp::Mul,
+        BinaryOp::Mul.wgsl(),
         &eb,
         &flat,
         &one,
@@ -1145,10 +1097,18 @@ fn infinite_extremes_and_zero_powers() {
     );
     let mut st = Vec::new();
     let v = View::contiguous(&[6], &mut st);
-    let got = gpu::binary(GpuDType::F32, BinaryOp::Pow, &a, &v, &b, &v.clone(), &[6])
-        .unwrap()
-        .download()
-        .unwrap();
+    let got = gpu::binary(
+        GpuDType::F32,
+        BinaryOp::Pow.wgsl(),
+        &a,
+        &v,
+        &b,
+        &v.clone(),
+        &[6],
+    )
+    .unwrap()
+    .download()
+    .unwrap();
     for (i, (&g, (&x, &y))) in got.iter().zip(bases.iter().zip(&exps)).enumerate() {
         let w = x.powf(y);
         assert!(
@@ -1364,16 +1324,17 @@ fn binary_int_comparisons_compare_the_words_as_integers() {
         offset: 0,
     };
     type Cmp = fn(i32, i32) -> bool;
-    let cases: [(BinaryOp, Cmp); 6] = [
-        (BinaryOp::Eq, |x, y| x == y),
-        (BinaryOp::Ne, |x, y| x != y),
-        (BinaryOp::Lt, |x, y| x < y),
-        (BinaryOp::Le, |x, y| x <= y),
-        (BinaryOp::Gt, |x, y| x > y),
-        (BinaryOp::Ge, |x, y| x >= y),
+    let cases: [(CmpOp, Cmp); 6] = [
+        (CmpOp::Eq, |x, y| x == y),
+        (CmpOp::Ne, |x, y| x != y),
+        (CmpOp::Lt, |x, y| x < y),
+        (CmpOp::Le, |x, y| x <= y),
+        (CmpOp::Gt, |x, y| x > y),
+        (CmpOp::Ge, |x, y| x >= y),
     ];
     for (op, f) in cases {
-        let got = gpu::binary(GpuDType::I32, op, &ga, &v, &gb, &v, &[7])
+        let int = op.wgsl_int().unwrap();
+        let got = gpu::binary(GpuDType::I32, int, &ga, &v, &gb, &v, &[7])
             .unwrap()
             .download()
             .unwrap();

@@ -157,40 +157,22 @@ pub fn unary_with(expr: &'static str, x: &Tensor, args: [f64; 3]) -> Result<Opti
     )))
 }
 
-/// Elementwise binary op over the broadcast `shape`, either operand strided.
+/// Elementwise binary op over the broadcast `shape`, either operand strided: the WGSL
+/// expression `expr` in `x`, `y` (an op's declared expression) of float32 operands, a float32
+/// result.
 pub fn binary(
-    op: gpu::BinaryOp,
+    expr: &'static str,
     a: &Tensor,
     b: &Tensor,
     shape: &[usize],
 ) -> Result<Option<Tensor>> {
-    binary_to(op, a, b, shape, DType::F32)
+    binary_to(expr, a, b, shape, DType::F32)
 }
 
 /// `binary` of float32 operands (float16 ones read through `half_as_float`) for a `dtype`
 /// result: float16 rounds in the same kernel; any other dtype gets float32, for the caller
 /// to narrow.
 pub fn binary_to(
-    op: gpu::BinaryOp,
-    a: &Tensor,
-    b: &Tensor,
-    shape: &[usize],
-    dtype: DType,
-) -> Result<Option<Tensor>> {
-    let (kind, dtype) = match dtype {
-        DType::F16 => (gpu::GpuDType::F16, DType::F16),
-        _ => (gpu::GpuDType::F32, DType::F32),
-    };
-    Ok(binary_words(op, a, b, shape, operand, kind)?.map(|out| {
-        Tensor::from_storage(
-            Storage::from_gpu_words(out, dtype),
-            Layout::contiguous(shape),
-        )
-    }))
-}
-
-/// [`binary_to`] computing a declared op's WGSL expression in `x`, `y`.
-pub fn binary_expr_to(
     expr: &'static str,
     a: &Tensor,
     b: &Tensor,
@@ -201,75 +183,59 @@ pub fn binary_expr_to(
         DType::F16 => (gpu::GpuDType::F16, DType::F16),
         _ => (gpu::GpuDType::F32, DType::F32),
     };
-    if a.device() != Device::Gpu && b.device() != Device::Gpu {
-        return Ok(None);
-    }
-    let (Some((ba, la)), Some((bb, lb))) = (operand(a)?, operand(b)?) else {
-        return Ok(None);
-    };
-    let (sa, sb) = (ustrides(&la), ustrides(&lb));
-    let (va, vb) = (uview(&la, &sa), uview(&lb, &sb));
-    match gpu::binary_expr(kind, expr, &ba, &va, &bb, &vb, shape) {
-        Ok(out) => Ok(Some(Tensor::from_storage(
-            Storage::from_gpu_words(out, dtype),
-            Layout::contiguous(shape),
-        ))),
-        // More non-mergeable dims than the shader indexes: the host path takes it.
-        Err(_) if shape.len() > gpu::MAX_DIMS => Ok(None),
-        Err(e) => Err(e),
-    }
+    Ok(binary_words(expr, a, b, shape, operand, kind)?.map(|out| words_tensor(out, shape, dtype)))
 }
 
-/// A comparison of float32 operands as a bool GPU tensor (the kernel writes 1.0 / 0.0, which
-/// is how the GPU holds bools).
+/// A comparison (`expr` over float32 values) of float32 operands as a bool GPU tensor (the
+/// kernel writes 1.0 / 0.0, which is how the GPU holds bools).
 pub fn compare(
-    op: gpu::BinaryOp,
+    expr: &'static str,
     a: &Tensor,
     b: &Tensor,
     shape: &[usize],
 ) -> Result<Option<Tensor>> {
     Ok(
-        binary_words(op, a, b, shape, operand, gpu::GpuDType::F32)?.map(|out| {
-            Tensor::from_storage(
-                Storage::from_gpu_words(out, DType::Bool),
-                Layout::contiguous(shape),
-            )
-        }),
+        binary_words(expr, a, b, shape, operand, gpu::GpuDType::F32)?
+            .map(|out| words_tensor(out, shape, DType::Bool)),
     )
 }
 
-/// A comparison of int64 / int32 operands (the GPU's int32 words, compared as integers) or
-/// bool ones (0.0 / 1.0 words, compared as floats) as a bool GPU tensor. None when neither
-/// operand is on the GPU or one's values are not there (int64 values past int32 stay on the
-/// host, `Storage::gpu_words`).
+/// A comparison of int64 / int32 operands (the GPU's int32 words, compared by `expr_int` as
+/// integers) or bool ones (0.0 / 1.0 words, compared by `expr` as floats) as a bool GPU
+/// tensor. None when neither operand is on the GPU or one's values are not there (int64
+/// values past int32 stay on the host, `Storage::gpu_words`).
 pub fn compare_words(
-    op: gpu::BinaryOp,
+    expr: &'static str,
+    expr_int: &'static str,
     a: &Tensor,
     b: &Tensor,
     shape: &[usize],
 ) -> Result<Option<Tensor>> {
-    let kind = match a.dtype() {
-        DType::I64 | DType::I32 => gpu::GpuDType::I32,
-        DType::Bool => gpu::GpuDType::F32,
+    let (kind, expr) = match a.dtype() {
+        DType::I64 | DType::I32 => (gpu::GpuDType::I32, expr_int),
+        DType::Bool => (gpu::GpuDType::F32, expr),
         _ => return Ok(None),
     };
     if a.dtype() != b.dtype() {
         return Ok(None);
     }
-    Ok(
-        binary_words(op, a, b, shape, word_operand, kind)?.map(|out| {
-            Tensor::from_storage(
-                Storage::from_gpu_words(out, DType::Bool),
-                Layout::contiguous(shape),
-            )
-        }),
+    Ok(binary_words(expr, a, b, shape, word_operand, kind)?
+        .map(|out| words_tensor(out, shape, DType::Bool)))
+}
+
+/// A GPU result of `shape` holding `dtype` words.
+fn words_tensor(out: gpu::GpuBuffer, shape: &[usize], dtype: DType) -> Tensor {
+    Tensor::from_storage(
+        Storage::from_gpu_words(out, dtype),
+        Layout::contiguous(shape),
     )
 }
 
-/// The binary kernel over operands read by `read` (`operand` for float32 values,
-/// `word_operand` for any words); None when neither is on the GPU or `read` refuses one.
+/// The binary kernel computing `expr` over operands read by `read` (`operand` for float32
+/// values, `word_operand` for any words); None when neither is on the GPU or `read` refuses
+/// one.
 fn binary_words(
-    op: gpu::BinaryOp,
+    expr: &'static str,
     a: &Tensor,
     b: &Tensor,
     shape: &[usize],
@@ -285,7 +251,7 @@ fn binary_words(
     let (sa, sb) = (ustrides(&la), ustrides(&lb));
     let va = uview(&la, &sa);
     let vb = uview(&lb, &sb);
-    match gpu::binary(kind, op, &ba, &va, &bb, &vb, shape) {
+    match gpu::binary(kind, expr, &ba, &va, &bb, &vb, shape) {
         Ok(out) => Ok(Some(out)),
         // More non-mergeable dims than the shader indexes: the host path takes it.
         Err(_) if shape.len() > gpu::MAX_DIMS => Ok(None),
@@ -663,10 +629,11 @@ fn ternary(
     }
 }
 
-/// A logical op (`And`, `Or`, `Xor`) of two bool tensors, one of them on the GPU, as a bool
-/// GPU tensor (bools are 0.0 / 1.0 words there, which the binary kernel reads as floats).
+/// A logical op (`expr`: and, or, xor on truth values) of two bool tensors, one of them on the
+/// GPU, as a bool GPU tensor (bools are 0.0 / 1.0 words there, which the binary kernel reads
+/// as floats).
 pub fn logical(
-    op: gpu::BinaryOp,
+    expr: &'static str,
     a: &Tensor,
     b: &Tensor,
     shape: &[usize],
@@ -675,12 +642,8 @@ pub fn logical(
         return Ok(None);
     }
     Ok(
-        binary_words(op, a, b, shape, word_operand, gpu::GpuDType::F32)?.map(|out| {
-            Tensor::from_storage(
-                Storage::from_gpu_words(out, DType::Bool),
-                Layout::contiguous(shape),
-            )
-        }),
+        binary_words(expr, a, b, shape, word_operand, gpu::GpuDType::F32)?
+            .map(|out| words_tensor(out, shape, DType::Bool)),
     )
 }
 

@@ -6,15 +6,15 @@
 //! where the GPU kernel does not apply (a dtype or layout it cannot read), and the op then
 //! computes on the host copy (`backend::cpu`), whose result still lands on the GPU. The op
 //! codes below are the primitive set's: the GPU's shaders select them by number (the
-//! `override OP` constant), the CPU's kernels by closure; declared elementwise ops pass their
-//! WGSL expression instead (`unary`, `binary_expr_to`).
+//! `override OP` constant), the CPU's kernels by closure; elementwise ops pass their declared
+//! WGSL expression instead (`unary`, `binary`, `compare`, `logical`: Note [Op declarations]).
 
 mod gpu;
 
-pub use crate::backend::wgpu::{narrow_i64, BinaryOp, ReduceOp, ScanOp, WindowGeom, WindowOp};
+pub use crate::backend::wgpu::{narrow_i64, ReduceOp, ScanOp, WindowGeom, WindowOp};
 pub(crate) use gpu::words_on_gpu;
 pub use gpu::{
-    all_any, arg_extreme, binary, binary_expr_to, binary_to, bmm, compare, compare_words,
-    contiguous_as, gather, half_as_float, lerp, logical, nonzero, put, reduce, scan, scatter,
-    select, softmax, sort, sum, unary, unary_with, window, write_into,
+    all_any, arg_extreme, binary, binary_to, bmm, compare, compare_words, contiguous_as, gather,
+    half_as_float, lerp, logical, nonzero, put, reduce, scan, scatter, select, softmax, sort, sum,
+    unary, unary_with, window, write_into,
 };

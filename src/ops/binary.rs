@@ -11,98 +11,17 @@ pub use crate::ops::Operand;
 use crate::tensor::shape::broadcast_shapes;
 use crate::tensor::{Device, Element, Tensor};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BinaryOp {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Pow,
-}
+pub use crate::ops::binary_kernels_decl::{BinaryOp, CmpOp, LogicalOp};
 
-impl BinaryOp {
-    /// The op's PyTorch function name (`add`, `mul`, ...).
-    pub fn name(self) -> &'static str {
-        match self {
-            BinaryOp::Add => "add",
-            BinaryOp::Sub => "sub",
-            BinaryOp::Mul => "mul",
-            BinaryOp::Div => "div",
-            BinaryOp::Pow => "pow",
-        }
-    }
-
-    /// The GPU shader's op.
-    fn gpu(self) -> crate::kernels::BinaryOp {
-        use crate::kernels::BinaryOp as G;
-        match self {
-            BinaryOp::Add => G::Add,
-            BinaryOp::Sub => G::Sub,
-            BinaryOp::Mul => G::Mul,
-            BinaryOp::Div => G::Div,
-            BinaryOp::Pow => G::Pow,
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CmpOp {
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-}
-
-/// `f(a, b)` over two float tensors, one monomorphized kernel per op (a function pointer per
-/// element would not vectorize).
-fn float_zip<T>(op: BinaryOp, a: &Tensor, b: &Tensor, shape: &[usize]) -> Result<Tensor>
-where
-    T: Element
-        + std::ops::Add<Output = T>
-        + std::ops::Sub<Output = T>
-        + std::ops::Mul<Output = T>
-        + std::ops::Div<Output = T>
-        + Powf,
-{
-    if T::DTYPE == DType::F32 {
-        if let Some(out) = crate::kernels::binary(op.gpu(), a, b, shape)? {
+/// `op` over two float tensors of one dtype: the GPU's kernel (float32) when either is there,
+/// else the declared CPU kernel.
+fn float_zip(op: BinaryOp, a: &Tensor, b: &Tensor, shape: &[usize]) -> Result<Tensor> {
+    if a.dtype() == DType::F32 {
+        if let Some(out) = crate::kernels::binary(op.wgsl(), a, b, shape)? {
             return Ok(out);
         }
     }
-    match op {
-        BinaryOp::Add => zip::<T, T>(a, b, shape, |x, y| x + y),
-        BinaryOp::Sub => zip::<T, T>(a, b, shape, |x, y| x - y),
-        BinaryOp::Mul => zip::<T, T>(a, b, shape, |x, y| x * y),
-        BinaryOp::Div => zip::<T, T>(a, b, shape, |x, y| x / y),
-        BinaryOp::Pow => zip::<T, T>(a, b, shape, |x: T, y| x.powf(y)),
-    }
-}
-
-pub trait Powf {
-    fn powf(self, e: Self) -> Self;
-}
-impl Powf for f32 {
-    #[inline(always)]
-    fn powf(self, e: f32) -> f32 {
-        // Integral exponents take the exact repeated-multiplication path, as PyTorch does.
-        if e == 2.0 {
-            self * self
-        } else {
-            f32::powf(self, e)
-        }
-    }
-}
-impl Powf for f64 {
-    #[inline(always)]
-    fn powf(self, e: f64) -> f64 {
-        if e == 2.0 {
-            self * self
-        } else {
-            f64::powf(self, e)
-        }
-    }
+    op.zip_float(a, b, shape)
 }
 
 /// Wrapping integer arithmetic, as PyTorch's integer kernels do it (int32 natively: the same
@@ -212,14 +131,7 @@ fn half_zip(op: BinaryOp, a: &Operand, b: &Operand) -> Result<Option<Tensor>> {
     };
     let (xa, xb) = (sa.src(), sb.src());
     let n = crate::tensor::shape::numel(&shape);
-    let v = match op {
-        BinaryOp::Add => elementwise::zip_half(n, xa, xb, |x, y| x + y),
-        BinaryOp::Sub => elementwise::zip_half(n, xa, xb, |x, y| x - y),
-        BinaryOp::Mul => elementwise::zip_half(n, xa, xb, |x, y| x * y),
-        BinaryOp::Div => elementwise::zip_half(n, xa, xb, |x, y| x / y),
-        BinaryOp::Pow => elementwise::zip_half(n, xa, xb, |x: f32, y| x.powf(y)),
-    };
-    Ok(Some(Tensor::from_vec(v, &shape)))
+    Ok(Some(Tensor::from_vec(op.zip_half(n, xa, xb), &shape)))
 }
 
 /// An operand as a tensor of `dtype` (Python numbers become 0-dim tensors).
@@ -268,7 +180,7 @@ pub(crate) fn binary_data(op: BinaryOp, a: &Operand, b: &Operand, dtype: DType) 
             // One kernel: float16 words read as float32, the result rounded to half in it.
             let (ta, tb) = (materialize(a, DType::F32), materialize(b, DType::F32));
             let shape = broadcast_shapes(&ta.shape(), &tb.shape())?;
-            if let Some(out) = crate::kernels::binary_to(op.gpu(), &ta, &tb, &shape, dtype)? {
+            if let Some(out) = crate::kernels::binary_to(op.wgsl(), &ta, &tb, &shape, dtype)? {
                 return Ok(out);
             }
         }
@@ -278,8 +190,7 @@ pub(crate) fn binary_data(op: BinaryOp, a: &Operand, b: &Operand, dtype: DType) 
     let (ta, tb) = (materialize(a, dtype), materialize(b, dtype));
     let shape = broadcast_shapes(&ta.shape(), &tb.shape())?;
     Ok(match dtype {
-        DType::F32 => float_zip::<f32>(op, &ta, &tb, &shape)?,
-        DType::F64 => float_zip::<f64>(op, &ta, &tb, &shape)?,
+        DType::F32 | DType::F64 => float_zip(op, &ta, &tb, &shape)?,
         DType::I64 | DType::I32 => {
             // Only a Python-number exponent is refused; tensor exponents truncate.
             if op == BinaryOp::Pow {
@@ -299,14 +210,14 @@ pub(crate) fn binary_data(op: BinaryOp, a: &Operand, b: &Operand, dtype: DType) 
         }
         DType::Bool if matches!(op, BinaryOp::Add | BinaryOp::Mul) => {
             // On bools add is `or` and mul is `and`.
-            let (g, f): (_, fn(bool, bool) -> bool) = if op == BinaryOp::Add {
-                (crate::kernels::BinaryOp::Or, |x, y| x | y)
+            let l = if op == BinaryOp::Add {
+                LogicalOp::Or
             } else {
-                (crate::kernels::BinaryOp::And, |x, y| x & y)
+                LogicalOp::And
             };
-            match crate::kernels::logical(g, &ta, &tb, &shape)? {
+            match crate::kernels::logical(l.wgsl(), &ta, &tb, &shape)? {
                 Some(out) => out,
-                None => zip::<bool, bool>(&ta, &tb, &shape, f)?,
+                None => l.zip_any(&ta, &tb, &shape)?,
             }
         }
         DType::F16 => unreachable!("computed wide above"),
@@ -529,38 +440,22 @@ pub fn compare(op: CmpOp, a: Operand, b: Operand) -> Result<Tensor> {
     let (ta, tb) = (materialize(&a, dtype), materialize(&b, dtype));
     let shape = broadcast_shapes(&ta.shape(), &tb.shape())?;
     if a.is_gpu() || b.is_gpu() {
-        use crate::kernels::BinaryOp as G;
-        let g = match op {
-            CmpOp::Eq => G::Eq,
-            CmpOp::Ne => G::Ne,
-            CmpOp::Lt => G::Lt,
-            CmpOp::Le => G::Le,
-            CmpOp::Gt => G::Gt,
-            CmpOp::Ge => G::Ge,
-        };
         let out = if matches!(dtype, DType::F32 | DType::F16) {
             // float16 values compare exactly as the float32 words the GPU holds them in.
             let (wa, wb) = (creation::wide(&ta), creation::wide(&tb));
-            crate::kernels::compare(g, &wa, &wb, &shape)?
+            crate::kernels::compare(op.wgsl(), &wa, &wb, &shape)?
         } else {
             // Index and mask tests (`target != ignore_index`) stay on the GPU too.
-            crate::kernels::compare_words(g, &ta, &tb, &shape)?
+            let int = op
+                .wgsl_int()
+                .expect("comparisons declare an integer expression");
+            crate::kernels::compare_words(op.wgsl(), int, &ta, &tb, &shape)?
         };
         if let Some(out) = out {
             return Ok(out);
         }
     }
-    fn cmp<T: Element>(op: CmpOp) -> fn(T, T) -> bool {
-        match op {
-            CmpOp::Eq => |x: T, y: T| x == y,
-            CmpOp::Ne => |x: T, y: T| x != y,
-            CmpOp::Lt => |x: T, y: T| x < y,
-            CmpOp::Le => |x: T, y: T| x <= y,
-            CmpOp::Gt => |x: T, y: T| x > y,
-            CmpOp::Ge => |x: T, y: T| x >= y,
-        }
-    }
-    Ok(crate::dispatch!(dtype, T => zip::<T, bool>(&ta, &tb, &shape, cmp::<T>(op))?))
+    op.zip_any(&ta, &tb, &shape)
 }
 
 pub fn gt(a: &Tensor, b: Operand) -> Result<Tensor> {
@@ -586,8 +481,7 @@ pub fn binary_(op: BinaryOp, dst: &Tensor, other: Operand) -> Result<()> {
     if !crate::autograd::is_grad_enabled() || !(dst.requires_grad() || other.requires_grad()) {
         check_inplace_leaf(dst)?;
         let done = match dst.dtype() {
-            DType::F32 => float_zip_in_place::<f32>(op, dst, &other)?,
-            DType::F64 => float_zip_in_place::<f64>(op, dst, &other)?,
+            DType::F32 | DType::F64 => float_zip_in_place(op, dst, &other)?,
             _ => false,
         };
         if done {
@@ -610,22 +504,16 @@ pub fn binary_(op: BinaryOp, dst: &Tensor, other: Operand) -> Result<()> {
 /// number or a CPU tensor of dst's shape or of one element that does not share its memory
 /// (an SGD step, `p -= lr * p.grad`, and gradient accumulation). False: not applicable, the
 /// caller takes the general path.
-fn float_zip_in_place<T>(op: BinaryOp, dst: &Tensor, other: &Operand) -> Result<bool>
-where
-    T: Element
-        + std::ops::Add<Output = T>
-        + std::ops::Sub<Output = T>
-        + std::ops::Mul<Output = T>
-        + std::ops::Div<Output = T>,
-{
+fn float_zip_in_place(op: BinaryOp, dst: &Tensor, other: &Operand) -> Result<bool> {
     let a = Operand::Tensor(dst.clone());
-    if op == BinaryOp::Pow || compute_dtype(op, &a, other) != T::DTYPE {
+    let dtype = dst.dtype();
+    if op == BinaryOp::Pow || compute_dtype(op, &a, other) != dtype {
         return Ok(false);
     }
     if op == BinaryOp::Sub {
         sub_check(&a, other)?;
     }
-    let b = materialize(other, T::DTYPE);
+    let b = materialize(other, dtype);
     if dst.device().is_gpu() || b.device().is_gpu() {
         return Ok(false);
     }
@@ -638,20 +526,32 @@ where
     if !d.layout.is_contiguous() || !(full || one) || overlaps(&d.storage, &o.storage) {
         return Ok(false);
     }
-    let out = &mut d.storage.slice_mut::<T>()[d.layout.offset..d.layout.offset + n];
-    let ys = o.storage.slice::<T>();
-    let src = if full {
-        elementwise::Src::Full(&ys[o.layout.offset..o.layout.offset + n])
-    } else {
-        elementwise::Src::One(ys[o.layout.offset])
-    };
-    // The same expressions as `float_zip`, so results are bit-identical to the general path.
-    match op {
-        BinaryOp::Add => elementwise::zip_in_place(out, src, |x, y| x + y),
-        BinaryOp::Sub => elementwise::zip_in_place(out, src, |x, y| x - y),
-        BinaryOp::Mul => elementwise::zip_in_place(out, src, |x, y| x * y),
-        BinaryOp::Div => elementwise::zip_in_place(out, src, |x, y| x / y),
-        BinaryOp::Pow => unreachable!("refused above"),
+    fn parts<'a, T: Element>(
+        d: &'a crate::tensor::Data,
+        o: &'a crate::tensor::Data,
+        n: usize,
+        full: bool,
+    ) -> (&'a mut [T], elementwise::Src<'a, T>) {
+        let out = &mut d.storage.slice_mut::<T>()[d.layout.offset..d.layout.offset + n];
+        let ys = o.storage.slice::<T>();
+        let src = if full {
+            elementwise::Src::Full(&ys[o.layout.offset..o.layout.offset + n])
+        } else {
+            elementwise::Src::One(ys[o.layout.offset])
+        };
+        (out, src)
+    }
+    // The declared kernel `float_zip` runs, so results are bit-identical to the general path.
+    match dtype {
+        DType::F32 => {
+            let (out, src) = parts::<f32>(&d, &o, n, full);
+            op.in_place_f32(out, src);
+        }
+        DType::F64 => {
+            let (out, src) = parts::<f64>(&d, &o, n, full);
+            op.in_place_f64(out, src);
+        }
+        _ => unreachable!("float dtypes only"),
     }
     d.storage.bump_version();
     Ok(true)

@@ -199,7 +199,7 @@ pub fn binary_math_data(op: BinaryMathOp, a: &Tensor, b: &Operand) -> Result<Ten
     );
     let shape = broadcast_shapes(&ta.shape(), &tb.shape())?.to_vec();
     if dtype.is_floating_point() {
-        if let Some(out) = crate::kernels::binary_expr_to(op.wgsl(), &ta, &tb, &shape, dtype)? {
+        if let Some(out) = crate::kernels::binary_to(op.wgsl(), &ta, &tb, &shape, dtype)? {
             return Ok(narrow(out, dtype));
         }
     }

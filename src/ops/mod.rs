@@ -5,6 +5,8 @@
 pub mod arith;
 pub mod binary;
 pub mod binary_decl;
+pub mod binary_kernels;
+pub mod binary_kernels_decl;
 pub mod binary_math;
 pub mod creation;
 pub mod einsum;

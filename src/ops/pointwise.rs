@@ -124,7 +124,7 @@ pub fn square(x: &Tensor) -> Result<Tensor> {
     )
 }
 
-use crate::kernels::BinaryOp as GB;
+use crate::ops::binary_kernels_decl::{DivModOp, ExtremumOp, LogicalOp};
 
 /// Round half to even, optionally at `decimals` digits (negative: left of the point).
 /// `decimals` given (even 0) is PyTorch's `round.decimals` overload: RoundBackward1, floats only.
@@ -603,22 +603,17 @@ fn fix_nonfinite<T: Element>(v: T, nan: T, posinf: T, neginf: T) -> T {
 /// `maximum` (`max`) or `minimum` without autograd, with promotion; NaN propagates.
 pub(crate) fn extremum_data(a: &Operand, b: &Operand, max: bool) -> Result<Tensor> {
     let (ta, tb, shape, dtype) = promoted(a, b, false)?;
-    let gpu_op = if max {
-        crate::kernels::BinaryOp::Maximum
+    let op = if max {
+        ExtremumOp::Maximum
     } else {
-        crate::kernels::BinaryOp::Minimum
+        ExtremumOp::Minimum
     };
-    if let Some(out) = crate::kernels::binary_to(gpu_op, &ta, &tb, &shape, dtype)? {
+    if let Some(out) = crate::kernels::binary_to(op.wgsl(), &ta, &tb, &shape, dtype)? {
         return Ok(narrow(out, dtype));
     }
     Ok(narrow(
         match ta.dtype() {
-            // One closure per direction: a runtime `max` inside the loop kept it from
-            // vectorizing.
-            DType::F32 if max => zip::<f32, f32>(&ta, &tb, &shape, max_float)?,
-            DType::F32 => zip::<f32, f32>(&ta, &tb, &shape, min_float)?,
-            DType::F64 if max => zip::<f64, f64>(&ta, &tb, &shape, max_float)?,
-            DType::F64 => zip::<f64, f64>(&ta, &tb, &shape, min_float)?,
+            DType::F32 | DType::F64 => op.zip_float(&ta, &tb, &shape)?,
             DType::I64 => zip::<i64, i64>(
                 &ta,
                 &tb,
@@ -647,44 +642,6 @@ pub(crate) fn extremum_data(a: &Operand, b: &Operand, max: bool) -> Result<Tenso
         },
         dtype,
     ))
-}
-
-/// `maximum(p, q)` of two floats as PyTorch's vector kernel: NaN propagates, a tie gives `q`.
-/// Selects with no branch (and `|`, not `||`), so the loop vectorizes.
-#[allow(clippy::eq_op)]
-fn max_float<T: Element + std::ops::Add<Output = T>>(p: T, q: T) -> T {
-    let m = if p > q { p } else { q };
-    if (p != p) | (q != q) {
-        p + q
-    } else {
-        m
-    }
-}
-
-/// `minimum(p, q)` of two floats, as [`max_float`].
-#[allow(clippy::eq_op)]
-fn min_float<T: Element + std::ops::Add<Output = T>>(p: T, q: T) -> T {
-    let m = if p < q { p } else { q };
-    if (p != p) | (q != q) {
-        p + q
-    } else {
-        m
-    }
-}
-
-/// `p % q` (C's fmod for floats), moved to the divisor's sign for Python's `remainder`.
-fn float_mod<T: Element + std::ops::Rem<Output = T> + std::ops::Add<Output = T>>(
-    p: T,
-    q: T,
-    python: bool,
-) -> T {
-    let m = p % q;
-    let zero = T::default();
-    if python && m != zero && ((q < zero) != (m < zero)) {
-        m + q
-    } else {
-        m
-    }
 }
 
 fn extremum(a: &Tensor, b: &Tensor, max: bool) -> Result<Tensor> {
@@ -795,13 +752,16 @@ fn int_div_check(tb: &Tensor) -> Result<()> {
 fn modulo(a: &Tensor, b: Operand, python: bool) -> Result<Tensor> {
     let a_op = Operand::Tensor(a.clone());
     let (ta, tb, shape, dtype) = promoted(&a_op, &b, false)?;
-    let gpu_op = if python { GB::Remainder } else { GB::Fmod };
-    let on_gpu = crate::kernels::binary_to(gpu_op, &ta, &tb, &shape, dtype)?;
+    let op = if python {
+        DivModOp::Remainder
+    } else {
+        DivModOp::Fmod
+    };
+    let on_gpu = crate::kernels::binary_to(op.wgsl(), &ta, &tb, &shape, dtype)?;
     let out = match on_gpu {
         Some(out) => out,
         None => match ta.dtype() {
-            DType::F32 => zip::<f32, f32>(&ta, &tb, &shape, move |p, q| float_mod(p, q, python))?,
-            DType::F64 => zip::<f64, f64>(&ta, &tb, &shape, move |p, q| float_mod(p, q, python))?,
+            DType::F32 | DType::F64 => op.zip_float(&ta, &tb, &shape)?,
             DType::I64 => {
                 int_div_check(&tb)?;
                 zip::<i64, i64>(&ta, &tb, &shape, move |p, q| {
@@ -843,27 +803,6 @@ pub fn remainder(a: &Tensor, b: Operand) -> Result<Tensor> {
     modulo(a, b, true)
 }
 
-/// Floor division as PyTorch computes it for floats (exact for representable quotients).
-fn div_floor_float(a: f64, b: f64) -> f64 {
-    if b == 0.0 {
-        return a / b;
-    }
-    let m = a % b;
-    let mut d = (a - m) / b;
-    if m != 0.0 && ((b < 0.0) != (m < 0.0)) {
-        d -= 1.0;
-    }
-    if d == 0.0 {
-        return 0.0f64.copysign(a / b);
-    }
-    let f = d.floor();
-    if d - f > 0.5 {
-        f + 1.0
-    } else {
-        f
-    }
-}
-
 /// `div(a, b, rounding_mode=...)`; integer inputs stay integers. Gradients are zero.
 pub fn div_rounding(a: &Operand, b: &Operand, mode: &str) -> Result<Tensor> {
     let floor = match mode {
@@ -876,25 +815,16 @@ pub fn div_rounding(a: &Operand, b: &Operand, mode: &str) -> Result<Tensor> {
         }
     };
     let (ta, tb, shape, dtype) = promoted(a, b, false)?;
-    let gpu_op = if floor { GB::DivFloor } else { GB::DivTrunc };
-    let on_gpu = crate::kernels::binary_to(gpu_op, &ta, &tb, &shape, dtype)?;
+    let op = if floor {
+        DivModOp::DivFloor
+    } else {
+        DivModOp::DivTrunc
+    };
+    let on_gpu = crate::kernels::binary_to(op.wgsl(), &ta, &tb, &shape, dtype)?;
     let out = match on_gpu {
         Some(out) => out,
         None => match ta.dtype() {
-            DType::F32 => zip::<f32, f32>(&ta, &tb, &shape, move |p, q| {
-                if floor {
-                    div_floor_float(p as f64, q as f64) as f32
-                } else {
-                    (p / q).trunc()
-                }
-            })?,
-            DType::F64 => zip::<f64, f64>(&ta, &tb, &shape, move |p, q| {
-                if floor {
-                    div_floor_float(p, q)
-                } else {
-                    (p / q).trunc()
-                }
-            })?,
+            DType::F32 | DType::F64 => op.zip_float(&ta, &tb, &shape)?,
             DType::I64 => {
                 int_div_check(&tb)?;
                 zip::<i64, i64>(&ta, &tb, &shape, move |p, q| {
@@ -976,21 +906,21 @@ pub fn rremainder(s: Scalar, x: &Tensor) -> Result<Tensor> {
 pub fn logical(a: &Tensor, b: &Tensor, op: &str) -> Result<Tensor> {
     let (ba, bb) = (cast_data(a, DType::Bool), cast_data(b, DType::Bool));
     let shape = broadcast_shapes(&ba.shape(), &bb.shape())?;
-    let (f, gpu_op): (fn(bool, bool) -> bool, GB) = match op {
-        "and" => (|p, q| p & q, GB::And),
-        "or" => (|p, q| p | q, GB::Or),
-        _ => (|p, q| p ^ q, GB::Xor),
+    let op = match op {
+        "and" => LogicalOp::And,
+        "or" => LogicalOp::Or,
+        _ => LogicalOp::Xor,
     };
-    match crate::kernels::logical(gpu_op, &ba, &bb, &shape)? {
+    match crate::kernels::logical(op.wgsl(), &ba, &bb, &shape)? {
         Some(out) => Ok(out),
-        None => zip::<bool, bool>(&ba, &bb, &shape, f),
+        None => op.zip_any(&ba, &bb, &shape),
     }
 }
 pub fn logical_not(a: &Tensor) -> Result<Tensor> {
     let ba = cast_data(a, DType::Bool);
     // not v = v xor true.
     let t = Tensor::scalar(Scalar::Bool(true), DType::Bool);
-    match crate::kernels::logical(GB::Xor, &ba, &t, &ba.shape())? {
+    match crate::kernels::logical(LogicalOp::Xor.wgsl(), &ba, &t, &ba.shape())? {
         Some(out) => Ok(out),
         None => Ok(map::<bool, bool>(&ba, |v| !v)),
     }
@@ -1164,14 +1094,14 @@ pub fn bitwise(a: &Tensor, b: Operand, op: &str) -> Result<Tensor> {
         match ta.dtype() {
             DType::Bool => {
                 // On bools these are the logical ops, which the GPU has (masks stay there).
-                let (g, f): (_, fn(bool, bool) -> bool) = match op {
-                    "and" => (GB::And, |p, q| p & q),
-                    "or" => (GB::Or, |p, q| p | q),
-                    _ => (GB::Xor, |p, q| p ^ q),
+                let l = match op {
+                    "and" => LogicalOp::And,
+                    "or" => LogicalOp::Or,
+                    _ => LogicalOp::Xor,
                 };
-                match crate::kernels::logical(g, &ta, &tb, &shape)? {
+                match crate::kernels::logical(l.wgsl(), &ta, &tb, &shape)? {
                     Some(out) => out,
-                    None => zip::<bool, bool>(&ta, &tb, &shape, f)?,
+                    None => l.zip_any(&ta, &tb, &shape)?,
                 }
             }
             DType::I64 => {

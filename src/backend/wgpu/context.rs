@@ -94,6 +94,8 @@ pub struct PipelineKey {
 /// Where a generated shader's expression goes: the rest of that statement (up to its `;`) is
 /// replaced by the expression.
 const EXPR_MARK: &str = "/*expr*/";
+/// The same over int32 words (the binary shader's `INT` pipelines: integer comparisons).
+const EXPR_INT_MARK: &str = "/*expr_int*/";
 
 impl Kernel {
     /// The WGSL source: `common.wgsl` (the dispatch index, packed dims, NaN test) prepended
@@ -143,20 +145,28 @@ impl Kernel {
         }
     }
 
-    /// Whether the shader selects its op through an `OP` override constant (the unary shader
-    /// is generated around its op's expression instead).
+    /// Whether the shader selects its op through an `OP` override constant (the unary and
+    /// binary shaders are generated around their op's expression instead).
     pub fn has_op(self) -> bool {
-        !matches!(self, Kernel::Matmul | Kernel::Unary)
+        !matches!(self, Kernel::Matmul | Kernel::Unary | Kernel::Binary)
     }
 
     /// The shader computing `expr` (Note [Op declarations]): the statement marked `/*expr*/`
     /// in the kernel's source returns the expression instead. The elementwise ops declare
     /// expressions, not switch arms, so a fuser can later inline a chain of them.
     pub fn with_expr(self, expr: &str) -> String {
+        self.with_expr_at(EXPR_MARK, expr)
+    }
+
+    /// [`Kernel::with_expr`] for an expression over int32 words (`x`, `y` are `i32`s), which
+    /// the binary shader computes under its `INT` override.
+    pub fn with_int_expr(self, expr: &str) -> String {
+        self.with_expr_at(EXPR_INT_MARK, expr)
+    }
+
+    fn with_expr_at(self, mark: &str, expr: &str) -> String {
         let src = self.source();
-        let at = src
-            .find(EXPR_MARK)
-            .expect("the shader marks its expression");
+        let at = src.find(mark).expect("the shader marks its expression");
         let end = at + src[at..].find(';').expect("a statement");
         format!("{}({expr}){}", &src[..at], &src[end..])
     }
@@ -447,6 +457,8 @@ impl Gpu {
         );
         let source = if key.expr.is_empty() {
             Cow::Borrowed(key.kernel.source())
+        } else if key.dtype == GpuDType::I32 {
+            Cow::Owned(key.kernel.with_int_expr(key.expr))
         } else {
             Cow::Owned(key.kernel.with_expr(key.expr))
         };

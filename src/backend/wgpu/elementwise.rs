@@ -1,66 +1,11 @@
-//! Elementwise kernels: the unary kernel generated around an op's WGSL expression, the binary
-//! and ternary op enums (the `OP` values of their shaders; declared binary ops pass their
-//! expression instead) and their calls over strided, broadcast views.
+//! Elementwise kernels: the unary and binary kernels generated around an op's WGSL expression
+//! (Note [Op declarations]), the ternary op enum (the `OP` values of `where.wgsl`) and their
+//! calls over strided, broadcast views.
 
-use super::buffer::{for_each_piece, key, key_as, len_u32, signed, words, GpuBuffer};
+use super::buffer::{for_each_piece, key, len_u32, signed, words, GpuBuffer};
 use super::context::{guarded, GpuDType, Kernel, PipelineKey, WORKGROUP};
 use crate::error::{Error, Result};
 use crate::tensor::shape::contiguous_strides;
-
-/// Elementwise binary ops (the `OP` values of `binary.wgsl`); comparisons give 1.0 / 0.0.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum BinaryOp {
-    Add = 0,
-    Sub = 1,
-    Mul = 2,
-    Div = 3,
-    Pow = 4,
-    Maximum = 5,
-    Minimum = 6,
-    Eq = 7,
-    Ne = 8,
-    Lt = 9,
-    Le = 10,
-    Gt = 11,
-    Ge = 12,
-    Atan2 = 13,
-    /// C's fmod (sign of the dividend), exact.
-    Fmod = 14,
-    /// Python's % (sign of the divisor).
-    Remainder = 15,
-    DivTrunc = 16,
-    DivFloor = 17,
-    /// Logical ops on truth values (nonzero), giving 1.0 / 0.0.
-    And = 18,
-    Or = 19,
-    Xor = 20,
-}
-
-impl BinaryOp {
-    pub const ALL: [BinaryOp; 21] = [
-        BinaryOp::Add,
-        BinaryOp::Sub,
-        BinaryOp::Mul,
-        BinaryOp::Div,
-        BinaryOp::Pow,
-        BinaryOp::Maximum,
-        BinaryOp::Minimum,
-        BinaryOp::Eq,
-        BinaryOp::Ne,
-        BinaryOp::Lt,
-        BinaryOp::Le,
-        BinaryOp::Gt,
-        BinaryOp::Ge,
-        BinaryOp::Atan2,
-        BinaryOp::Fmod,
-        BinaryOp::Remainder,
-        BinaryOp::DivTrunc,
-        BinaryOp::DivFloor,
-        BinaryOp::And,
-        BinaryOp::Or,
-        BinaryOp::Xor,
-    ];
-}
 
 /// `y[i] = f(x[offset + i])` for `i < n`, `f` the WGSL expression `expr` in `v` (an op's
 /// declared expression, Note [Op declarations]; the unary shader is generated around it).
@@ -246,34 +191,11 @@ pub(super) fn extent(v: &View) -> usize {
             .sum::<usize>()
 }
 
-/// `out = op(a, b)` over `out_shape` (contiguous), each operand read through its view with
-/// broadcasting, as `dtype` values (float16: each result rounded to half).
+/// `out = f(a, b)` over `out_shape` (contiguous), `f` the WGSL expression `expr` in `x`, `y`
+/// (a declared op's expression, Note [Op declarations]; the binary shader is generated around
+/// it), each operand read through its view with broadcasting, as `dtype` values (float16: each
+/// result rounded to half; `I32`: the operands are int32 words and `expr` is in `i32`s).
 pub fn binary(
-    dtype: GpuDType,
-    op: BinaryOp,
-    a: &GpuBuffer,
-    va: &View,
-    b: &GpuBuffer,
-    vb: &View,
-    out_shape: &[usize],
-) -> Result<GpuBuffer> {
-    binary_key(
-        key_as(Kernel::Binary, op as u32, dtype),
-        a,
-        va,
-        b,
-        vb,
-        out_shape,
-    )
-}
-
-/// The `OP` of a binary pipeline generated around an expression: no `case` takes it, so
-/// `apply` falls through to the expression.
-const EXPR_OP: u32 = u32::MAX;
-
-/// [`binary`] computing the WGSL expression `expr` in `x`, `y` (a declared op's expression,
-/// Note [Op declarations]; the binary shader is generated around it).
-pub fn binary_expr(
     dtype: GpuDType,
     expr: &'static str,
     a: &GpuBuffer,
@@ -284,7 +206,7 @@ pub fn binary_expr(
 ) -> Result<GpuBuffer> {
     let key = PipelineKey {
         kernel: Kernel::Binary,
-        op: EXPR_OP,
+        op: 0,
         dtype,
         expr,
     };

@@ -33,8 +33,7 @@ pub use buffer::{fits_binding, GpuBuffer};
 pub use context::{GpuDType, DISABLE_VAR, NO_ADAPTER, SOFTWARE_VAR};
 pub use copy::{copy, CopyOp, SView};
 pub use elementwise::{
-    binary, binary_expr, select, ternary, unary, unary_as, unary_with, BinaryOp, TernaryOp, View,
-    MAX_DIMS,
+    binary, select, ternary, unary, unary_as, unary_with, TernaryOp, View, MAX_DIMS,
 };
 pub use index::{index, nonzero, IndexOp};
 pub use matmul::{matmul, matmul_tiled, MatView, MmTiles};

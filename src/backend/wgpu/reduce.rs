@@ -3,7 +3,7 @@
 use super::buffer::{key, len_u32, words, GpuBuffer};
 use super::context::{guarded, GpuDType, Kernel};
 use super::copy::{copy, copy_run, CopyOp, SView};
-use super::elementwise::{binary, BinaryOp, View};
+use super::elementwise::{binary, View};
 use crate::error::{Error, Result};
 use crate::tensor::shape::contiguous_strides;
 
@@ -124,15 +124,7 @@ fn reduce_impl(
                     strides: &[],
                     offset: 0,
                 };
-                let mean = binary(
-                    GpuDType::F32,
-                    BinaryOp::Div,
-                    &out,
-                    &sums,
-                    &count,
-                    &number,
-                    &shape,
-                )?;
+                let mean = binary(GpuDType::F32, "x / y", &out, &sums, &count, &number, &shape)?;
                 return Ok((mean, None));
             }
             return Ok((out, None));

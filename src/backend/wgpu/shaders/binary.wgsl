@@ -9,15 +9,14 @@
 // Algorithm: one invocation per output element, 256 per workgroup, 2-D dispatch past 65,535
 // workgroups. The flat output index is unravelled over the output shape (at most 8 dims,
 // innermost last) and dotted with each operand's strides; a broadcast dim has stride 0, so
-// broadcasting and strided views need no copy. The op is the overridable constant OP
-// (BinaryOp in elementwise.rs), or a declared op's expression, which the host writes into
-// `declared`. Comparisons write 1.0 / 0.0. With HALF set (float16 operands, held as
-// float32 words of half values), each result rounds to half (round_half: half.wgsl, appended
-// to this shader) in the same pass. With INT set the operands are int32 words (int64 and
-// int32 tensors) and only the comparisons (OP 7 to 12) are asked for: apply_int compares
-// them as integers.
+// broadcasting and strided views need no copy. The op is its declared WGSL expression in x, y
+// (Note [Op declarations]: ops/binary_kernels_decl.rs, ops/binary_decl.rs), which the host
+// writes into `declared`; nothing here is numbered. Comparisons and logical ops write
+// 1.0 / 0.0. With HALF set (float16 operands, held as float32 words of half values), each
+// result rounds to half (round_half: half.wgsl, appended to this shader) in the same pass.
+// With INT set the operands are int32 words (int64 and int32 tensors) and the expression,
+// written into `declared_int`, reads them as i32 (the integer comparisons).
 
-override OP: u32 = 0u;
 override HALF: bool = false;
 override INT: bool = false;
 
@@ -213,54 +212,15 @@ fn logaddexp2_(x: f32, y: f32) -> f32 {
     return select(x, y, x < y) + log1p_(exp2(-abs(x - y))) * 1.4426950408889634;
 }
 
-fn apply(x: f32, y: f32) -> f32 {
-    switch OP {
-        case 0u: { return x + y; }
-        case 1u: { return x - y; }
-        case 2u: { return x * y; }
-        case 3u: { return x / y; }
-        case 4u: { return pow_(x, y); }
-        // maximum / minimum propagate NaN, as torch.maximum / torch.minimum.
-        case 5u: { if (is_nan(x) || is_nan(y)) { return x + y; } return max(x, y); }
-        case 6u: { if (is_nan(x) || is_nan(y)) { return x + y; } return min(x, y); }
-        // Comparisons with NaN are false (but != true) as IEEE says; tested by the bits, as
-        // a compiler may assume no NaNs and fold x != x to false.
-        case 7u: { return select(0.0, 1.0, !unordered(x, y) && x == y); }
-        case 8u: { return select(0.0, 1.0, unordered(x, y) || x != y); }
-        case 9u: { return select(0.0, 1.0, !unordered(x, y) && x < y); }
-        case 10u: { return select(0.0, 1.0, !unordered(x, y) && x <= y); }
-        case 11u: { return select(0.0, 1.0, !unordered(x, y) && x > y); }
-        case 12u: { return select(0.0, 1.0, !unordered(x, y) && x >= y); }
-        case 13u: { return atan2_(x, y); }
-        case 14u: { return fmod_(x, y); }
-        case 15u: { return remainder_(x, y); }
-        case 16u: { return trunc(x / y); }
-        case 17u: { return div_floor_(x, y); }
-        // Logical ops on truth values (nonzero, NaN included), giving 1.0 / 0.0.
-        case 18u: { return select(0.0, 1.0, truth(x) && truth(y)); }
-        case 19u: { return select(0.0, 1.0, truth(x) || truth(y)); }
-        case 20u: { return select(0.0, 1.0, truth(x) != truth(y)); }
-        default: { return declared(x, y); }
-    }
-}
-
-// A declared op (Note [Op declarations] in ops/unary.rs): the host replaces the marked
-// expression with the op's WGSL expression in x, y and compiles the pipeline with an OP that
-// no case above takes.
+// The op (Note [Op declarations] in ops/unary.rs): the host replaces the marked expression
+// with the op's declared WGSL expression in x, y.
 fn declared(x: f32, y: f32) -> f32 {
     return /*expr*/ x;
 }
 
-fn apply_int(x: i32, y: i32) -> f32 {
-    switch OP {
-        case 7u: { return select(0.0, 1.0, x == y); }
-        case 8u: { return select(0.0, 1.0, x != y); }
-        case 9u: { return select(0.0, 1.0, x < y); }
-        case 10u: { return select(0.0, 1.0, x <= y); }
-        case 11u: { return select(0.0, 1.0, x > y); }
-        case 12u: { return select(0.0, 1.0, x >= y); }
-        default: { return 0.0; }
-    }
+// The same over int32 words (INT pipelines), from the op's integer expression.
+fn declared_int(x: i32, y: i32) -> f32 {
+    return /*expr_int*/ 0.0;
 }
 
 @compute @workgroup_size(256)
@@ -285,9 +245,9 @@ fn main(
     var v: f32;
     if (INT) {
         // The words' bits, not their float values (-100 is a NaN pattern as a float).
-        v = apply_int(bitcast<i32>(a[ia]), bitcast<i32>(b[ib]));
+        v = declared_int(bitcast<i32>(a[ia]), bitcast<i32>(b[ib]));
     } else {
-        v = apply(a[ia], b[ib]);
+        v = declared(a[ia], b[ib]);
     }
     if (HALF) {
         v = bitcast<f32>(round_half(bitcast<u32>(v)));
