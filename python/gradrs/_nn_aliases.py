@@ -28,7 +28,8 @@ __all__ = [
     "group_norm", "hardshrink", "hinge_embedding_loss", "instance_norm", "kl_div", "layer_norm",
     "margin_ranking_loss", "max_pool1d", "max_pool1d_with_indices", "max_pool2d", "max_pool3d",
     "native_channel_shuffle", "pairwise_distance", "pdist", "pixel_shuffle", "pixel_unshuffle",
-    "poisson_nll_loss", "prelu", "rms_norm", "selu", "selu_", "threshold", "threshold_",
+    "poisson_nll_loss", "prelu", "rms_norm", "rrelu", "rrelu_", "selu", "selu_", "threshold",
+    "threshold_",
     "triplet_margin_loss", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell", "lstm",
     "gru", "rnn_tanh", "rnn_relu",
 ]
@@ -177,6 +178,18 @@ def celu(input, alpha=1.0):
 @_aten
 def celu_(input, alpha=1.0):
     return F.celu(input, alpha, inplace=True)
+
+
+@_aten
+def rrelu(input, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
+    """Randomized leaky ReLU: in training each non-positive element gets its own slope drawn
+    from U(lower, upper) (PyTorch's CPU stream); otherwise the slope (lower + upper) / 2."""
+    return F._rrelu(input, lower, upper, training, False, generator)
+
+
+@_aten
+def rrelu_(input, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
+    return F._rrelu(input, lower, upper, training, True, generator)
 
 
 @_aten

@@ -1245,13 +1245,39 @@ def prelu(input, weight):
     return _one_node("PreluKernelBackward0", lambda x, a: where(x > 0, x, a * x), input, w)
 
 
+def _rrelu_noise(input, lower, upper, generator=None):
+    """PyTorch's CPU rrelu_with_noise noise: 1 where input > 0, else one draw per element in
+    order from the generator's 64-bit stream, u in [0, 1) with 53 random bits, scaled as
+    ``u * (upper - lower) + lower`` in double precision (two roundings: PyTorch's rrelu kernel
+    is not compiled with fused multiply-adds, unlike its uniform_ kernel), with the bounds
+    first rounded to the input's compute type (float below float64), then cast to the input's
+    dtype. The other elements draw nothing, so the stream after it stays PyTorch's."""
+    import numpy as np
+
+    from .. import empty, float64, no_grad, ones_like
+
+    if input.dtype != float64:
+        lower, upper = float(np.float32(lower)), float(np.float32(upper))
+    with no_grad():
+        negative = input <= 0
+        count = int(negative.sum())
+        noise = ones_like(input)
+        if count:
+            u = empty(count, dtype=float64).uniform_(0.0, 1.0, generator=generator)
+            noise[negative] = (u * (upper - lower) + lower).to(input.dtype).to(input.device)
+    return noise
+
+
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
-    from .. import no_grad, rand_like, where
+    return _rrelu(input, lower, upper, training, inplace)
+
+
+def _rrelu(input, lower, upper, training, inplace, generator=None):
+    """rrelu; `generator` is the top-level `gradrs.rrelu`'s."""
+    from .. import where
 
     if training:
-        with no_grad():
-            u = rand_like(input) * (upper - lower) + lower
-            noise = where(input <= 0, u, u * 0 + 1)
+        noise = _rrelu_noise(input, lower, upper, generator)
     else:
         noise = None
         slope = (lower + upper) / 2
