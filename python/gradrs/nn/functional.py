@@ -2670,13 +2670,14 @@ def pdist(input, p=2):
 def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     import warnings
 
-    from .. import no_grad, rand_like, zeros_like
+    from .. import empty_like, no_grad, zeros_like
 
     if eps != 1e-10:
         warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
     with no_grad():
-        # Exponential(1) samples by inversion, as -log of them are Gumbel(0, 1) samples.
-        gumbels = -(-(1 - rand_like(logits)).log()).log()
+        # -log of Exponential(1) samples are Gumbel(0, 1) samples; exponential_ draws
+        # PyTorch's stream.
+        gumbels = -empty_like(logits).exponential_().log()
     y_soft = ((logits + gumbels) / tau).softmax(dim)
     if not hard:
         return y_soft

@@ -339,8 +339,8 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     with no_grad():
         _fill_normal(tensor, 0, std, generator)
         for col_idx in range(cols):
-            # a uniform random permutation of the rows: the order of uniform draws
-            row_indices = _native.rand(rows).argsort()
+            # PyTorch draws the permutation from the default generator, not `generator`
+            row_indices = _native.randperm(rows)
             zero_indices = row_indices[:num_zeros]
             tensor[zero_indices, col_idx] = 0
     return tensor
