@@ -1305,6 +1305,34 @@ def _check_p(p):
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
+def _memory_order(t):
+    """The dims of `t` outermost first in the order `empty_like(t)` lays them out: PyTorch's
+    infer_dense_strides, an insertion sort by stride that keeps the contiguous order where a
+    stride is 0 and puts the smaller size inside on equal strides."""
+    sizes, strides = tuple(t.shape), t.stride()
+    ndim = len(sizes)
+    perm = list(range(ndim - 1, -1, -1))  # innermost first
+
+    def should_swap(d0, d1):
+        s0, s1 = strides[d0], strides[d1]
+        if s0 == 0 or s1 == 0:
+            return 0
+        if s0 != s1:
+            return -1 if s0 < s1 else 1
+        return 1 if sizes[d0] > sizes[d1] else 0
+
+    for i in range(1, ndim):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    return perm[::-1]
+
+
 def _dropout_impl(input, p, train, inplace, feature, alpha):
     """PyTorch's `_dropout_impl`: a keep-mask (one value per channel for the feature
     variants) scaled by 1/(1-p), or for alpha dropout the affine map that keeps SELU's
@@ -1324,8 +1352,14 @@ def _dropout_impl(input, p, train, inplace, feature, alpha):
         shape = tuple(input.shape)
     with no_grad():
         # bernoulli_(1 - p) as PyTorch draws it, so a seed gives PyTorch's masks (and every
-        # later draw of the stream stays in step).
-        noise = empty(shape, dtype=input.dtype, device=input.device).bernoulli_(1 - p)
+        # later draw of the stream stays in step). PyTorch's noise is empty_like(input), laid
+        # out as the input is, and bernoulli_ fills it in memory order: a transposed input
+        # gets its mask drawn in the order of its storage.
+        perm = list(range(len(shape))) if feature else _memory_order(input)
+        noise = empty([shape[d] for d in perm], dtype=input.dtype,
+                      device=input.device).bernoulli_(1 - p)
+        if perm != sorted(perm):
+            noise = noise.permute([perm.index(d) for d in range(len(perm))])
         if alpha:
             a_ = 1.7580993408473766
             a = 1.0 / ((a_ * a_ * p + 1) * (1 - p)) ** 0.5
