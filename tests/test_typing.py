@@ -1,5 +1,5 @@
 """Type checkers see gradrs's API: mypy accepts a typed program, and `mypy.stubtest` finds
-`_native.pyi` equal to the extension module (both skip where mypy is not installed)."""
+each stub (`_native.pyi`, `_functional_forms.pyi`) equal to its module (skip without mypy)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,15 @@ import subprocess
 import sys
 import textwrap
 
+from pathlib import Path
+
 import pytest
 from conftest import SELFTEST
 
 pytest.importorskip("mypy")
+
+# The modules that have a `.pyi` stub beside them.
+STUBBED = ("gradrs._native", "gradrs._functional_forms")
 
 PROGRAM = """
     import gradrs
@@ -70,9 +75,24 @@ def test_mypy_reports_mistakes(tmp_path):
 
 
 @pytest.mark.skipif(SELFTEST, reason="checks gradrs's own extension module")
-def test_stubtest_finds_the_stub_equal_to_the_module(tmp_path):
+def test_stubtest_finds_the_stubs_equal_to_the_modules(tmp_path):
     # Every name, signature (parameter names, kinds, defaults), class flag and property of
-    # `_native` as `_native.pyi` declares it; run from tmp_path so no cache lands in the tree.
-    r = subprocess.run([sys.executable, "-m", "mypy.stubtest", "gradrs._native"],
+    # `_native` as `_native.pyi` declares it, and of the generated functional forms (whose
+    # runtime signatures are the native methods', see `_forms._signature`) as
+    # `_functional_forms.pyi` declares them; one process for both (each run costs ~15 s).
+    # Run from tmp_path so no cache lands in the tree, and the installed package is checked.
+    r = subprocess.run([sys.executable, "-m", "mypy.stubtest", *STUBBED],
                        capture_output=True, text=True, cwd=tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
+    assert f"Success: no issues found in {len(STUBBED)} modules" in r.stdout, r.stdout
+
+
+@pytest.mark.skipif(SELFTEST, reason="lists gradrs's own stubs")
+def test_every_stub_is_stubtested():
+    # A new `.pyi` in the package joins STUBBED (and so the stubtest run above).
+    import gradrs
+
+    root = Path(gradrs.__file__).parent
+    found = {".".join(("gradrs",) + p.relative_to(root).with_suffix("").parts)
+             for p in root.rglob("*.pyi")}
+    assert found == set(STUBBED)

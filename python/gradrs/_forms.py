@@ -4,6 +4,8 @@
 `form(name, out=...)`; `__init__.py` uses `with_out` for the hand-written forms (`pow`, `cat`...).
 """
 
+import inspect
+
 from . import _argparse, _native, return_types
 
 Tensor = _native.Tensor
@@ -76,4 +78,26 @@ def form(name, *, out):
     if name in _argparse.SIGNATURES:
         fn = _argparse.functional(name, fn)
     fn.__module__ = "gradrs"  # found (and pickled) as `gradrs.<name>`
+    method = getattr(Tensor, name)
+    if method.__text_signature__ is not None:  # without one, stubtest reports the form
+        fn.__signature__ = _signature(method, out)
     return fn
+
+
+_SIGNATURES: dict = {}  # by (text signature, out): 49 distinct for 176 forms, parsed once
+
+
+def _signature(method, out):
+    """The method's signature with `self` as `input` (also by keyword, as the forms take it)
+    and `out=None`: what the form accepts, since it forwards to the method, so
+    `inspect.signature` and `mypy.stubtest` see it instead of `(*args, **kwargs)`."""
+    key = (method.__text_signature__, out)
+    if key not in _SIGNATURES:
+        params = list(inspect.signature(method).parameters.values())
+        params[0] = inspect.Parameter("input", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        if out:
+            at = len(params) - (params[-1].kind is inspect.Parameter.VAR_KEYWORD)
+            params.insert(at, inspect.Parameter(
+                "out", inspect.Parameter.KEYWORD_ONLY, default=None))
+        _SIGNATURES[key] = inspect.Signature(params)
+    return _SIGNATURES[key]
