@@ -5,6 +5,11 @@ module `gradrs._native`; this package adds what is naturally Python (grad-mode c
 managers, `Size`, printing, legacy constructors).
 """
 
+from __future__ import annotations
+
+from collections.abc import Sequence as _Sequence
+from typing import overload as _overload
+
 import numpy as _np
 
 from . import _native
@@ -187,6 +192,11 @@ _WHERE_SIGNATURES = (
     " * (Tensor condition, Number self, Number other)\n")
 
 
+@_overload
+def where(condition: Tensor) -> tuple[Tensor, ...]: ...
+@_overload
+def where(condition: Tensor, input: Tensor | float, other: Tensor | float, *,
+          out: Tensor | None = None) -> Tensor: ...
 def where(condition, input=None, other=None, *, out=None):
     """`gradrs.where(condition, input, other)`; `gradrs.where(condition)` is
     `condition.nonzero(as_tuple=True)`."""
@@ -205,14 +215,14 @@ def where(condition, input=None, other=None, *, out=None):
     return _native.where(condition, input, other)
 
 
-def cat(tensors, dim=0, *, out=None):
+def cat(tensors: _Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -> Tensor:
     """`gradrs.cat(tensors, dim=0)`."""
     if out is not None:
         return _with_out("cat", out, lambda: _native.cat(tensors, dim), (tensors,))
     return _native.cat(tensors, dim)
 
 
-def stack(tensors, dim=0, *, out=None):
+def stack(tensors: _Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -> Tensor:
     """`gradrs.stack(tensors, dim=0)`."""
     if out is not None:
         return _with_out("stack", out, lambda: _native.stack(tensors, dim), (tensors,))

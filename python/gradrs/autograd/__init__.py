@@ -1,5 +1,9 @@
 """`gradrs.autograd`: backward, grad, Variable, grad mode, and the graph node type."""
 
+from __future__ import annotations
+
+from collections.abc import Sequence as _Sequence
+
 from .. import _native
 from .._grad_mode import enable_grad, no_grad, set_grad_enabled
 from .._grad_mode import (enforce_grad_layout_policy, inference_mode, is_multithreading_enabled,
@@ -32,8 +36,14 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     _native._backward(tensors, grads, retain_graph, create_graph, inputs)
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+# Typed as PyTorch types it: a tuple of Tensors, although allow_unused=True gives None for an
+# unused input.
+def grad(outputs: _native.Tensor | _Sequence[_native.Tensor],
+         inputs: _native.Tensor | _Sequence[_native.Tensor],
+         grad_outputs: _native.Tensor | _Sequence[_native.Tensor | None] | None = None,
+         retain_graph: bool | None = None, create_graph: bool = False, only_inputs: bool = True,
+         allow_unused: bool | None = None, is_grads_batched: bool = False,
+         materialize_grads: bool = False) -> tuple[_native.Tensor, ...]:
     """Return the gradients of `outputs` w.r.t. `inputs` (a tuple), leaving `.grad` alone."""
     if allow_unused is None:
         allow_unused = materialize_grads

@@ -2,9 +2,13 @@
 short composition of them, where PyTorch composes too), so gradients come from the ops'
 own backward formulas."""
 
+from __future__ import annotations
+
 import functools
+from collections.abc import Sequence
 
 from .. import _native
+from .._native import Tensor as _Tensor
 
 # ---- one named node for a composition -----------------------------------------------------
 #
@@ -72,7 +76,7 @@ def _opmath(fn):
     return run
 
 
-def relu(input, inplace=False):
+def relu(input: _Tensor, inplace: bool = False) -> _Tensor:
     return input.relu_() if inplace else input.relu()
 
 
@@ -80,19 +84,19 @@ def relu6(input, inplace=False):
     return _native.hardtanh(input, 0.0, 6.0, inplace)
 
 
-def sigmoid(input):
+def sigmoid(input: _Tensor) -> _Tensor:
     return input.sigmoid()
 
 
-def tanh(input):
+def tanh(input: _Tensor) -> _Tensor:
     return input.tanh()
 
 
-def gelu(input, approximate="none"):
+def gelu(input: _Tensor, approximate: str = "none") -> _Tensor:
     return _native.gelu(input, approximate)
 
 
-def silu(input, inplace=False):
+def silu(input: _Tensor, inplace: bool = False) -> _Tensor:
     return _native.silu(input, inplace)
 
 
@@ -104,7 +108,7 @@ def elu(input, alpha=1.0, inplace=False):
     return _native.elu(input, alpha, inplace)
 
 
-def leaky_relu(input, negative_slope=0.01, inplace=False):
+def leaky_relu(input: _Tensor, negative_slope: float = 0.01, inplace: bool = False) -> _Tensor:
     return _native.leaky_relu(input, negative_slope, inplace)
 
 
@@ -112,11 +116,13 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     return _native.hardtanh(input, min_val, max_val, inplace)
 
 
-def softmax(input, dim=None, _stacklevel=3, dtype=None):
+def softmax(input: _Tensor, dim: int | None = None, _stacklevel: int = 3,
+            dtype: _native.dtype | None = None) -> _Tensor:
     return input.softmax(_softmax_dim(input, dim), dtype=dtype)
 
 
-def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+def log_softmax(input: _Tensor, dim: int | None = None, _stacklevel: int = 3,
+                dtype: _native.dtype | None = None) -> _Tensor:
     return input.log_softmax(_softmax_dim(input, dim), dtype=dtype)
 
 
@@ -171,7 +177,9 @@ def _weighted(loss, weight, reduction):
     return loss.sum() if code == 2 else loss
 
 
-def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+def mse_loss(input: _Tensor, target: _Tensor, size_average: bool | None = None,
+             reduce: bool | None = None, reduction: str = "mean",
+             weight: _Tensor | None = None) -> _Tensor:
     _check_same_size(input, target, "mse_loss")
     if weight is not None:  # composed in PyTorch too
         _check_weight(input, weight)
@@ -181,7 +189,9 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
                      input, target)
 
 
-def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+def l1_loss(input: _Tensor, target: _Tensor, size_average: bool | None = None,
+            reduce: bool | None = None, reduction: str = "mean",
+            weight: _Tensor | None = None) -> _Tensor:
     _check_same_size(input, target, "l1_loss")
     d = (input - target).abs()
     if weight is not None:
@@ -225,8 +235,9 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
                      input, target)
 
 
-def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
-                         reduction="mean"):
+def binary_cross_entropy(input: _Tensor, target: _Tensor, weight: _Tensor | None = None,
+                         size_average: bool | None = None, reduce: bool | None = None,
+                         reduction: str = "mean") -> _Tensor:
     if tuple(input.shape) != tuple(target.shape):
         raise ValueError(
             f"Using a target size ({target.shape}) that is different to the input size "
@@ -244,8 +255,10 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     return _one_node("BinaryCrossEntropyBackward0", bce, input, target, weight)
 
 
-def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
-                                     reduction="mean", pos_weight=None):
+def binary_cross_entropy_with_logits(input: _Tensor, target: _Tensor, weight: _Tensor | None = None,
+                                     size_average: bool | None = None,
+                                     reduce: bool | None = None, reduction: str = "mean",
+                                     pos_weight: _Tensor | None = None) -> _Tensor:
     if tuple(input.shape) != tuple(target.shape):
         raise ValueError(
             f"Target size ({target.shape}) must be the same as input size ({input.shape})"
@@ -296,8 +309,9 @@ def _flatten_classes(input, target):
     return input.permute(*perm).reshape(-1, c), target.reshape(-1)
 
 
-def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
-             reduction="mean"):
+def nll_loss(input: _Tensor, target: _Tensor, weight: _Tensor | None = None,
+             size_average: bool | None = None, ignore_index: int = -100,
+             reduce: bool | None = None, reduction: str = "mean") -> _Tensor:
     code = _reduction_code(reduction)
     if input.dim() > 2:
         spatial = (input.shape[0],) + tuple(input.shape[2:])
@@ -313,8 +327,10 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     return _native.nll_loss(input, target, weight, ignore_index, code)
 
 
-def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
-                  reduction="mean", label_smoothing=0.0):
+def cross_entropy(input: _Tensor, target: _Tensor, weight: _Tensor | None = None,
+                  size_average: bool | None = None, ignore_index: int = -100,
+                  reduce: bool | None = None, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> _Tensor:
     code = _reduction_code(reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(
@@ -382,7 +398,7 @@ def _class_ids(c, device):
 # ---- layers ------------------------------------------------------------------------------------
 
 
-def linear(input, weight, bias=None):
+def linear(input: _Tensor, weight: _Tensor, bias: _Tensor | None = None) -> _Tensor:
     # PyTorch's dispatch, so results carry its grad_fn: a 2-D input with bias is one addmm
     # (AddmmBackward0); a contiguous input of another rank, with a bias that is 1-D once
     # squeezed, is flattened to 2-D for addmm and viewed back (ViewBackward0); anything else
@@ -410,13 +426,13 @@ def linear(input, weight, bias=None):
     return input.matmul(weight.t()).add_(bias)
 
 
-def dropout(input, p=0.5, training=True, inplace=False):
+def dropout(input: _Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> _Tensor:
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     return _dropout_impl(input, p, training, inplace, False, False)
 
 
-def one_hot(tensor, num_classes=-1):
+def one_hot(tensor: _Tensor, num_classes: int = -1) -> _Tensor:
     from .. import int64, zeros
 
     if tensor.dtype != int64:
@@ -431,8 +447,9 @@ def one_hot(tensor, num_classes=-1):
     return out.scatter(-1, tensor.unsqueeze(-1), 1)
 
 
-def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
-              scale_grad_by_freq=False, sparse=False):
+def embedding(input: _Tensor, weight: _Tensor, padding_idx: int | None = None,
+              max_norm: float | None = None, norm_type: float = 2.0,
+              scale_grad_by_freq: bool = False, sparse: bool = False) -> _Tensor:
     # sparse=True is accepted, but the gradient is dense (gradrs has no sparse tensors).
     if padding_idx is not None:
         if padding_idx > 0:
@@ -508,7 +525,8 @@ _PAD_SIZES = ("\nSupported combinations for non-constant padding:\n"
               "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
 
 
-def pad(input, pad, mode="constant", value=None):
+def pad(input: _Tensor, pad: Sequence[int], mode: str = "constant",
+        value: float | None = None) -> _Tensor:
     if mode not in ("constant", "reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if len(pad) % 2 != 0:
@@ -924,7 +942,8 @@ def _adaptive_avg_pool2d(input, oh, ow):
     return stack(rows, -2)
 
 
-def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+def layer_norm(input: _Tensor, normalized_shape: int | Sequence[int], weight: _Tensor | None = None,
+               bias: _Tensor | None = None, eps: float = 1e-5) -> _Tensor:
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
     k = len(normalized_shape)
@@ -949,8 +968,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     return _one_node("NativeLayerNormBackward0", _opmath(norm), input, weight, bias)
 
 
-def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
-               momentum=0.1, eps=1e-5):
+def batch_norm(input: _Tensor, running_mean: _Tensor | None, running_var: _Tensor | None,
+               weight: _Tensor | None = None, bias: _Tensor | None = None, training: bool = False,
+               momentum: float = 0.1, eps: float = 1e-5) -> _Tensor:
     dims = (0,) + tuple(range(2, input.dim()))
     shape = [1, input.shape[1]] + [1] * (input.dim() - 2)
     if training:
@@ -987,7 +1007,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                      weight, bias)
 
 
-def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+def normalize(input: _Tensor, p: float = 2.0, dim: int | Sequence[int] = 1, eps: float = 1e-12,
+              out: _Tensor | None = None) -> _Tensor:
     denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
     if out is None:
         return input / denom

@@ -177,7 +177,7 @@ class LRScheduler:
         """Restore the attributes saved by :meth:`state_dict`."""
         self.__dict__.update(state_dict)
 
-    def get_last_lr(self):
+    def get_last_lr(self) -> list[float]:
         """The learning rates the last `step()` set."""
         return self._last_lr
 

@@ -1,17 +1,23 @@
 """`Module`, the base class of every layer: registration of parameters, buffers and submodules,
 state_dict save/load, device/dtype conversion, train/eval, hooks and the nested repr."""
 
+from __future__ import annotations
+
 import functools
 import itertools
 import warnings
 import weakref
 from collections import OrderedDict, namedtuple
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 from ... import _native
 from ..._grad_mode import no_grad
 from ...utils.hooks import BackwardHook, RemovableHandle
 from ..parameter import Buffer, Parameter, is_lazy
+
+if TYPE_CHECKING:  # annotations only: no runtime dependency
+    from typing_extensions import Self
 
 __all__ = [
     "Module",
@@ -297,6 +303,7 @@ def _parse_to(*args, **kwargs):
     return device, dtype, values.get("non_blocking", False), None
 
 
+
 class Module:
     r"""Base class for all neural network modules.
 
@@ -347,7 +354,8 @@ class Module:
 
     # ---- registration ---------------------------------------------------------------------
 
-    def register_buffer(self, name, tensor, persistent=True):
+    def register_buffer(self, name: str, tensor: _native.Tensor | None,
+                        persistent: bool = True) -> None:
         r"""Add a buffer to the module: state that is not a parameter (BatchNorm's
         ``running_mean``). Persistent buffers are part of :attr:`state_dict`; ``None`` buffers
         are skipped by conversions and by the state_dict."""
@@ -539,11 +547,11 @@ class Module:
         fn(self)
         return self
 
-    def cuda(self, device=None):
+    def cuda(self, device: int | _native.device | None = None) -> Self:
         r"""Move all parameters and buffers to the GPU. Returns self."""
         return self._apply(lambda t: t.cuda(device))
 
-    def cpu(self):
+    def cpu(self) -> Self:
         r"""Move all parameters and buffers to the CPU. Returns self."""
         return self._apply(lambda t: t.cpu())
 
@@ -551,11 +559,11 @@ class Module:
         r"""Cast all parameters and buffers to ``dst_type``. Returns self."""
         return self._apply(lambda t: t.type(dst_type))
 
-    def float(self):
+    def float(self) -> Self:
         r"""Cast all floating point parameters and buffers to ``float``. Returns self."""
         return self._apply(lambda t: t.float() if t.is_floating_point() else t)
 
-    def double(self):
+    def double(self) -> Self:
         r"""Cast all floating point parameters and buffers to ``double``. Returns self."""
         return self._apply(lambda t: t.double() if t.is_floating_point() else t)
 
@@ -568,7 +576,7 @@ class Module:
         (uninitialized storage of the same shapes and dtypes). Returns self."""
         return self._apply(lambda t: _native.empty_like(t, device=device), recurse=recurse)
 
-    def to(self, *args, **kwargs):
+    def to(self, *args: Any, **kwargs: Any) -> Self:
         r"""Move and/or cast the parameters and buffers: ``to(device=None, dtype=None,
         non_blocking=False)``, ``to(dtype, non_blocking=False)``, ``to(tensor,
         non_blocking=False)``. Only floating point tensors take the dtype. Returns self."""
@@ -1032,7 +1040,8 @@ class Module:
                    Module.get_extra_state) is not Module.get_extra_state:
             destination[extra_state_key] = self.get_extra_state()
 
-    def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
+    def state_dict(self, *args: Any, destination: Any = None, prefix: str = "",
+                   keep_vars: bool = False) -> dict[str, Any]:
         r"""A dictionary (an ``OrderedDict`` with a ``_metadata`` attribute) of the module's
         whole state: parameters and persistent buffers, keyed by dotted name, detached unless
         ``keep_vars``. Entries that are ``None`` are left out."""
@@ -1250,36 +1259,38 @@ class Module:
                 name = module_prefix + ("." if module_prefix else "") + k
                 yield name, v
 
-    def parameters(self, recurse=True):
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
         r"""An iterator over the module's parameters (and its submodules' with ``recurse``),
         each once."""
         for _name, param in self.named_parameters(recurse=recurse):
             yield param
 
-    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+    def named_parameters(self, prefix: str = "", recurse: bool = True,
+                         remove_duplicate: bool = True) -> Iterator[tuple[str, Parameter]]:
         r"""An iterator over ``(name, parameter)``, names dotted and prefixed with
         ``prefix``."""
         yield from self._named_members(lambda module: module._parameters.items(),
                                        prefix=prefix, recurse=recurse,
                                        remove_duplicate=remove_duplicate)
 
-    def buffers(self, recurse=True):
+    def buffers(self, recurse: bool = True) -> Iterator[_native.Tensor]:
         r"""An iterator over the module's buffers."""
         for _, buf in self.named_buffers(recurse=recurse):
             yield buf
 
-    def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+    def named_buffers(self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+                      ) -> Iterator[tuple[str, _native.Tensor]]:
         r"""An iterator over ``(name, buffer)``."""
         yield from self._named_members(lambda module: module._buffers.items(),
                                        prefix=prefix, recurse=recurse,
                                        remove_duplicate=remove_duplicate)
 
-    def children(self):
+    def children(self) -> Iterator[Module]:
         r"""An iterator over the immediate child modules."""
         for _name, module in self.named_children():
             yield module
 
-    def named_children(self):
+    def named_children(self) -> Iterator[tuple[str, Module]]:
         r"""An iterator over ``(name, child)`` for the immediate children, each once."""
         memo = set()
         for name, module in self._modules.items():
@@ -1287,12 +1298,13 @@ class Module:
                 memo.add(module)
                 yield name, module
 
-    def modules(self, remove_duplicate=True):
+    def modules(self, remove_duplicate: bool = True) -> Iterator[Module]:
         r"""An iterator over all modules of the network, self first."""
         for _, module in self.named_modules(remove_duplicate=remove_duplicate):
             yield module
 
-    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+    def named_modules(self, memo: set[Module] | None = None, prefix: str = "",
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Module]]:
         r"""An iterator over ``(dotted name, module)`` for all modules, self (``prefix``)
         first, depth first."""
         if memo is None:
@@ -1309,7 +1321,7 @@ class Module:
 
     # ---- modes and gradients --------------------------------------------------------------
 
-    def train(self, mode=True):
+    def train(self, mode: bool = True) -> Self:
         r"""Set training mode (``mode=False``: evaluation) on self and all descendants;
         Dropout and BatchNorm behave differently in each. Returns self."""
         if not isinstance(mode, bool):
@@ -1319,17 +1331,17 @@ class Module:
             module.train(mode)
         return self
 
-    def eval(self):
+    def eval(self) -> Self:
         r"""Set evaluation mode: ``self.train(False)``. Returns self."""
         return self.train(False)
 
-    def requires_grad_(self, requires_grad=True):
+    def requires_grad_(self, requires_grad: bool = True) -> Self:
         r"""Set ``requires_grad`` of every parameter in place (freezing). Returns self."""
         for p in self.parameters():
             p.requires_grad_(requires_grad)
         return self
 
-    def zero_grad(self, set_to_none=True):
+    def zero_grad(self, set_to_none: bool = True) -> None:
         r"""Reset the gradients of all parameters: to ``None`` by default, else to zeros."""
         for p in self.parameters():
             if p.grad is not None:

@@ -1,10 +1,14 @@
 """Gradient clipping: `clip_grad_norm_` (and its parts `get_total_norm`,
 `clip_grads_with_norm_`), `clip_grad_value_`, as PyTorch computes them."""
 
+from __future__ import annotations
+
 import functools
 import math
 import types
 import warnings
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
 
 from ... import _native
 from ..._grad_mode import no_grad
@@ -12,7 +16,10 @@ from ..._grad_mode import no_grad
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_"]
 
 
-def _no_grad(func):
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _no_grad(func: _F) -> _F:
     """Run ``func`` under no_grad, keeping its name and docstring."""
 
     def _no_grad_wrapper(*args, **kwargs):
@@ -20,7 +27,7 @@ def _no_grad(func):
             return func(*args, **kwargs)
 
     functools.update_wrapper(_no_grad_wrapper, func)
-    return _no_grad_wrapper
+    return _no_grad_wrapper  # type: ignore[return-value] # same signature as func
 
 
 def _grouped_by_device(tensors):
@@ -85,8 +92,9 @@ def _clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
 
 
 @_no_grad
-def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False,
-                    foreach=None):
+def clip_grad_norm_(parameters: _native.Tensor | Iterable[_native.Tensor], max_norm: float,
+                    norm_type: float = 2.0, error_if_nonfinite: bool = False,
+                    foreach: bool | None = None) -> _native.Tensor:
     r"""Clip the gradients of ``parameters`` in place so that their total norm (as one
     vector) is at most ``max_norm``; ``norm_type`` may be ``inf``. Returns the total norm
     before clipping, a tensor. ``error_if_nonfinite`` raises when it is nan or inf."""
