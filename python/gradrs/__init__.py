@@ -7,6 +7,7 @@ managers, `Size`, printing, legacy constructors).
 
 from __future__ import annotations
 
+import builtins as _builtins  # annotations: gradrs.float / gradrs.int are dtypes
 from collections.abc import Sequence as _Sequence
 from typing import overload as _overload
 
@@ -195,7 +196,7 @@ _WHERE_SIGNATURES = (
 @_overload
 def where(condition: Tensor) -> tuple[Tensor, ...]: ...
 @_overload
-def where(condition: Tensor, input: Tensor | float, other: Tensor | float, *,
+def where(condition: Tensor, input: Tensor | _builtins.float, other: Tensor | _builtins.float, *,
           out: Tensor | None = None) -> Tensor: ...
 def where(condition, input=None, other=None, *, out=None):
     """`gradrs.where(condition, input, other)`; `gradrs.where(condition)` is
@@ -215,14 +216,16 @@ def where(condition, input=None, other=None, *, out=None):
     return _native.where(condition, input, other)
 
 
-def cat(tensors: _Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -> Tensor:
+def cat(tensors: _Sequence[Tensor], dim: _builtins.int = 0, *,
+        out: Tensor | None = None) -> Tensor:
     """`gradrs.cat(tensors, dim=0)`."""
     if out is not None:
         return _with_out("cat", out, lambda: _native.cat(tensors, dim), (tensors,))
     return _native.cat(tensors, dim)
 
 
-def stack(tensors: _Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -> Tensor:
+def stack(tensors: _Sequence[Tensor], dim: _builtins.int = 0, *,
+          out: Tensor | None = None) -> Tensor:
     """`gradrs.stack(tensors, dim=0)`."""
     if out is not None:
         return _with_out("stack", out, lambda: _native.stack(tensors, dim), (tensors,))

@@ -47,13 +47,12 @@ def grad(outputs: _native.Tensor | _Sequence[_native.Tensor],
     """Return the gradients of `outputs` w.r.t. `inputs` (a tuple), leaving `.grad` alone."""
     if allow_unused is None:
         allow_unused = materialize_grads
-    single = isinstance(inputs, _native.Tensor)
-    ins = [inputs] if single else list(inputs)
+    ins = [inputs] if isinstance(inputs, _native.Tensor) else list(inputs)
     result = _native._grad(_as_list(outputs), ins, _as_list(grad_outputs), retain_graph,
                            create_graph, allow_unused)
     if materialize_grads:
         result = tuple(g if g is not None else _native.zeros_like(i) for g, i in zip(result, ins))
-    return result
+    return result  # type: ignore[return-value] # None only where allow_unused, as PyTorch's
 
 
 def Variable(data, requires_grad=False, volatile=False):
