@@ -3,7 +3,7 @@
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use gradrs::autograd::{backward, BackwardOptions};
-use gradrs::ops::binary::{add, mul, rsub};
+use gradrs::ops::arithmetic::{add, mul, rsub};
 use gradrs::ops::random::randn;
 use gradrs::ops::reduce::sum;
 use gradrs::ops::unary::tanh;
@@ -42,7 +42,7 @@ fn seed_graph(c: &mut Criterion) {
         bch.iter(|| {
             let b = mul(&w1, &a).unwrap();
             let c = mul(&w2, &a).unwrap();
-            let d = add(&mul(&w3, &b).unwrap(), &mul(&w4, &c).unwrap()).unwrap();
+            let d = add(&mul(&w3, &b).unwrap(), mul(&w4, &c).unwrap()).unwrap();
             let l = sum(
                 &rsub(&d, Operand::Scalar(Scalar::Int(10))).unwrap(),
                 None,

@@ -3,7 +3,7 @@
 
 use gradrs::autograd::graph::live_nodes;
 use gradrs::autograd::{backward, grad, BackwardOptions};
-use gradrs::ops::binary::{add, mul, mul_scalar};
+use gradrs::ops::arithmetic::{add, mul};
 use gradrs::ops::reduce::sum;
 use gradrs::{DType, Scalar, Tensor};
 use std::time::{Duration, Instant};
@@ -31,7 +31,7 @@ fn diamond_of_depth_1000_is_linear() {
     let mut y = x.clone();
     for _ in 0..1000 {
         // Both branches read y: a naive per-path recursion would take 2^1000 steps.
-        y = add(&mul_scalar(&y, 0.5).unwrap(), &mul_scalar(&y, 0.5).unwrap()).unwrap();
+        y = add(&mul(&y, 0.5).unwrap(), mul(&y, 0.5).unwrap()).unwrap();
     }
     let start = Instant::now();
     scalar_backward(&sum(&y, None, false).unwrap());
@@ -46,7 +46,7 @@ fn long_chains_backward_and_drop_without_recursion() {
         let x = leaf(vec![1.0]);
         let mut y = x.clone();
         for _ in 0..200_000 {
-            y = mul_scalar(&y, 1.0).unwrap();
+            y = mul(&y, 1.0).unwrap();
         }
         scalar_backward(&sum(&y, None, false).unwrap());
         assert_eq!(x.grad().unwrap().to_vec::<f64>(), vec![1.0]);

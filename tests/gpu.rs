@@ -84,7 +84,7 @@ type UnaryCase = (&'static str, &'static str, fn(f32) -> f32, [f32; 3]);
 /// The GPU expressions that are no declared op's (the activations' and clamp's, which take
 /// parameters), with a CPU reference that has the parameters built in.
 fn parametric_unary() -> Vec<UnaryCase> {
-    use gradrs::ops::pointwise::{CLAMP_WGSL, NAN_TO_NUM_WGSL};
+    use gradrs::ops::clamp::{CLAMP_WGSL, NAN_TO_NUM_WGSL};
     vec![
         (
             "clamp",
@@ -251,7 +251,7 @@ fn unary_matches_cpu() {
     // NaN passes through clamp, and a NaN bound gives NaN, as torch.clamp.
     let buf = GpuBuffer::upload(&[f32::NAN, 5.0]).unwrap();
     let got = gpu::unary_with(
-        gradrs::ops::pointwise::CLAMP_WGSL,
+        gradrs::ops::clamp::CLAMP_WGSL,
         &buf,
         0,
         2,
@@ -265,7 +265,7 @@ fn unary_matches_cpu() {
         "clamp of [NaN, 5] to 1: {got:?}"
     );
     let got = gpu::unary_with(
-        gradrs::ops::pointwise::CLAMP_WGSL,
+        gradrs::ops::clamp::CLAMP_WGSL,
         &buf,
         1,
         1,

@@ -544,7 +544,7 @@ fn validate(
 fn add_to_buffer(slot: &mut Option<Tensor>, g: Tensor) -> Result<()> {
     *slot = Some(match slot.take() {
         None => g,
-        Some(prev) => ops::binary::add(&prev, &g)?,
+        Some(prev) => ops::arithmetic::add(&prev, &g)?,
     });
     Ok(())
 }
@@ -566,9 +566,9 @@ pub fn accumulate(var: &Tensor, new: Tensor, create_graph: bool) -> Result<()> {
         }
         Some(old) => {
             if create_graph {
-                var.set_grad(Some(ops::binary::add(&old, &new)?));
+                var.set_grad(Some(ops::arithmetic::add(&old, &new)?));
             } else {
-                ops::binary::add_(&old, &new.detach())?;
+                ops::inplace::add_(&old, &new.detach())?;
             }
         }
     }

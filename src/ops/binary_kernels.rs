@@ -3,7 +3,13 @@
 //! enums, CPU kernels and GPU expressions (Note [Op declarations] in `ops/unary.rs`), and the
 //! helpers those kernels are written with. Each op's autograd stays with the op.
 
-use crate::tensor::Element;
+use crate::backend::cpu::elementwise;
+use crate::dtype::{result_type, DType};
+use crate::error::Result;
+use crate::ops::creation::cast_data;
+use crate::ops::Operand;
+use crate::tensor::shape::broadcast_shapes;
+use crate::tensor::{Device, Element, Tensor};
 
 /// A kernel's result as the GPU's 32-bit word: floats as themselves, bools as 1.0 / 0.0 (how
 /// the GPU holds bools), so tests compare a declared CPU kernel with its WGSL expression.
@@ -134,7 +140,7 @@ macro_rules! binary_kernels {
                 b: &$crate::tensor::Tensor,
                 shape: &[usize],
             ) -> $crate::error::Result<$crate::tensor::Tensor> {
-                use $crate::ops::binary::zip;
+                use $crate::ops::binary_kernels::zip;
                 match (self, a.dtype()) {
                     $(
                         ($Enum::$V, $crate::dtype::DType::F32) => {
@@ -221,7 +227,7 @@ macro_rules! binary_kernels {
                 b: &$crate::tensor::Tensor,
                 shape: &[usize],
             ) -> $crate::error::Result<$crate::tensor::Tensor> {
-                use $crate::ops::binary::zip;
+                use $crate::ops::binary_kernels::zip;
                 match self {
                     $($Enum::$V => $crate::dispatch!(a.dtype(), T => {
                         zip::<T, bool>(a, b, shape, |$x: T, $y: T| -> bool { $cpu })
@@ -316,4 +322,54 @@ pub fn div_floor<T: Element>(a: T, b: T) -> T {
     }
     let f = d.floor();
     T::from_f64(if d - f > 0.5 { f + 1.0 } else { f })
+}
+
+/// `f(a, b)` over the broadcast `shape` on the CPU, one monomorphized loop per closure.
+pub(crate) fn zip<T: Element, U: Element>(
+    a: &Tensor,
+    b: &Tensor,
+    shape: &[usize],
+    f: impl Fn(T, T) -> U + Sync + Send,
+) -> Result<Tensor> {
+    let device = Device::of(&[a, b])?;
+    let (da, db) = (a.read(), b.read());
+    let v = elementwise::binary(
+        da.storage.slice::<T>(),
+        &da.layout,
+        db.storage.slice::<T>(),
+        &db.layout,
+        shape,
+        f,
+    );
+    Ok(Tensor::from_vec_on(v, shape, device))
+}
+
+/// An operand as a tensor of `dtype` (Python numbers become 0-dim tensors).
+pub(crate) fn materialize(x: &Operand, dtype: DType) -> Tensor {
+    match x {
+        Operand::Scalar(s) => Tensor::scalar(*s, dtype),
+        Operand::Tensor(t) if t.dtype() == dtype => t.clone(),
+        Operand::Tensor(t) if t.dtype().compute() == dtype => crate::ops::creation::wide(t),
+        Operand::Tensor(t) => cast_data(t, dtype),
+    }
+}
+
+/// Operands as tensors of their common dtype (floating point when `float`), broadcast shape.
+/// The operands in the dtype the op computes in (Note [Narrow dtypes]), their broadcast shape,
+/// and the promoted dtype the result is narrowed back to.
+pub(crate) fn promoted(
+    a: &Operand,
+    b: &Operand,
+    float: bool,
+) -> Result<(Tensor, Tensor, Vec<usize>, DType)> {
+    let mut dtype = result_type(&[a.participant(), b.participant()]);
+    if float && !dtype.is_floating_point() {
+        dtype = crate::dtype::default_float();
+    }
+    let (ta, tb) = (
+        materialize(a, dtype.compute()),
+        materialize(b, dtype.compute()),
+    );
+    let shape = broadcast_shapes(&ta.shape(), &tb.shape())?.to_vec();
+    Ok((ta, tb, shape, dtype))
 }

@@ -68,7 +68,7 @@ binary_kernels! {
 }
 
 binary_kernels! {
-    /// `maximum` / `minimum` (`ops/pointwise.rs`): NaN propagates.
+    /// `maximum` / `minimum` (`ops/compare.rs`): NaN propagates.
     ExtremumOp -> T {
         Maximum maximum { wgsl: "select(max(x, y), x + y, unordered(x, y))", cpu: |x, y| max_float(x, y), }
         Minimum minimum { wgsl: "select(min(x, y), x + y, unordered(x, y))", cpu: |x, y| min_float(x, y), }
@@ -76,7 +76,7 @@ binary_kernels! {
 }
 
 binary_kernels! {
-    /// Remainders and rounding divisions (`ops/pointwise.rs`), exact for large quotients.
+    /// Remainders and rounding divisions (`ops/divmod.rs`), exact for large quotients.
     DivModOp -> T {
         /// C's fmod (sign of the dividend).
         Fmod fmod { wgsl: "fmod_(x, y)", cpu: |x, y| float_mod(x, y, false), }

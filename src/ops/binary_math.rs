@@ -6,9 +6,10 @@
 use crate::autograd::{needs_grad, record_formula, SavedTensor};
 use crate::dtype::{result_type, DType};
 use crate::error::{Error, Result};
-use crate::ops::binary::{materialize, zip, Operand};
 use crate::ops::binary_decl::binary_table;
+use crate::ops::binary_kernels::{materialize, zip};
 use crate::ops::creation::narrow;
+use crate::ops::Operand;
 use crate::tensor::shape::broadcast_shapes;
 use crate::tensor::Tensor;
 
@@ -17,10 +18,11 @@ use crate::tensor::Tensor;
 #[allow(unused_imports)]
 use crate::{
     backend::cpu::vmath::VMath,
-    ops::arith::{adds, cmp, cmps, keep, muls, pows, rsubs, zero_where},
-    ops::binary::{add, div, mul, sub, CmpOp},
+    ops::arithmetic::{add, div, mul, pow, rsub, sub},
+    ops::compare::{eq, ge, gt, le, lt, ne, CmpOp},
     ops::creation::zeros_like,
     ops::unary::*,
+    ops::where_::where_,
 };
 #[allow(unused_imports)]
 use std::f64::consts::{LN_2, PI};

@@ -5,7 +5,7 @@
 
 use crate::bail;
 use crate::error::Result;
-use crate::ops::{binary, matmul, movement, reduce, slicing};
+use crate::ops::{arithmetic, matmul, movement, reduce, slicing};
 use crate::tensor::shape::sizes_i64;
 use crate::tensor::Tensor;
 use std::collections::VecDeque;
@@ -327,7 +327,7 @@ fn movedim_last_to(x: &Tensor, to: usize) -> Result<Tensor> {
 /// `(left * right).sum(sum_dims, keepdim=True)` for aligned operands, through one bmm.
 fn sumproduct_pair(left: &Tensor, right: &Tensor, sum_dims: &[usize]) -> Result<Tensor> {
     if sum_dims.is_empty() {
-        return binary::mul(left, right);
+        return arithmetic::mul(left, right);
     }
     let (mut left, mut right) = (left.clone(), right.clone());
     let ndim = left.dim();

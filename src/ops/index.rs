@@ -6,10 +6,12 @@ use crate::autograd::{needs_grad, record_formula};
 use crate::backend::cpu::index as kernel;
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
-use crate::ops::binary::{where_, Operand};
+use crate::ops::arithmetic::mul;
 use crate::ops::creation::{cast_data, contiguous_clone};
 use crate::ops::movement::{expand, reshape};
 use crate::ops::reduce::{sum, sum_to};
+use crate::ops::where_::where_;
+use crate::ops::Operand;
 use crate::tensor::device::check_args;
 use crate::tensor::shape::{broadcast_shapes, sizes_i64, wrap_dim};
 use crate::tensor::{Device, Tensor};
@@ -450,8 +452,8 @@ pub fn index_add(
     let ss = source.shape();
     let scaled = {
         let _g = crate::autograd::GradModeGuard::new(false);
-        let s = crate::ops::binary::binary(
-            crate::ops::binary::BinaryOp::Mul,
+        let s = crate::ops::arithmetic::binary(
+            crate::ops::arithmetic::BinaryOp::Mul,
             Operand::Tensor(source.clone()),
             Operand::Scalar(alpha),
         )?;
@@ -495,11 +497,7 @@ pub fn index_add(
         vec![],
         move |g, _| {
             let gs = index_select(g, dim as i64, &index)?;
-            let gs = if a != 1.0 {
-                crate::ops::arith::muls(&gs, a)?
-            } else {
-                gs
-            };
+            let gs = if a != 1.0 { mul(&gs, a)? } else { gs };
             Ok(vec![Some(g.clone()), Some(gs)])
         },
     ))
@@ -917,7 +915,7 @@ pub fn setitem_data(x: &Tensor, steps: &[IndexStep], value: &Operand) -> Result<
         let vs = v.shape();
         let stripped: Vec<usize> = vs.iter().copied().skip_while(|&s| s == 1).collect();
         let vv = reshape(&v, &sizes_i64(&stripped))?;
-        return crate::ops::binary::write_into(&view, &expand(&vv, &sizes_i64(&view.shape()))?);
+        return crate::ops::inplace::write_into(&view, &expand(&vv, &sizes_i64(&view.shape()))?);
     }
     let offs = getitem(&offsets_of(x), steps)?;
     let shape = offs.shape();

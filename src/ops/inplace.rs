@@ -9,11 +9,15 @@
 //! rebuilds a view's history from its base when the memory changed since it was made.
 
 use crate::autograd::{is_grad_enabled, needs_grad, record_formula};
+use crate::backend::cpu::{copy, elementwise};
 use crate::dtype::pretty_kernel_name;
+use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::ops::binary::{check_inplace_leaf, write_into};
-use crate::ops::creation::contiguous_clone;
-use crate::tensor::{Layout, Tensor};
+use crate::ops::arithmetic::{binary, binary_data, compute_dtype, sub_check, BinaryOp};
+use crate::ops::binary_kernels::materialize;
+use crate::ops::creation::{cast_data, contiguous_clone};
+use crate::ops::Operand;
+use crate::tensor::{Element, Layout, Tensor};
 
 /// Apply `op` to `dst` in place; `others_need_grad`: whether another operand requires grad.
 pub fn apply_(
@@ -231,4 +235,155 @@ fn copy_as(dst: &Tensor, src: &Tensor, name: &'static str) -> Result<()> {
             ])
         }))
     })
+}
+
+// ---- in-place binary ops and writes ---------------------------------------------------------
+
+/// PyTorch's rules for every in-place op: an inference tensor may only be modified inside
+/// inference mode, and a leaf that requires grad may not be modified while grad mode is on.
+pub fn check_inplace_leaf(dst: &Tensor) -> Result<()> {
+    dst.check_inplace_version()?;
+    if crate::autograd::is_grad_enabled() && dst.is_leaf() && dst.requires_grad() {
+        return Err(Error::Runtime(
+            "a leaf Variable that requires grad is being used in an in-place operation.".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// In-place `dst op= other` (`x += y`, `w -= lr * g`), with PyTorch's autograd rules:
+/// a leaf that requires grad may not be modified while grad mode is on; a non-leaf takes
+/// the new op as its history.
+pub fn binary_(op: BinaryOp, dst: &Tensor, other: Operand) -> Result<()> {
+    if !crate::autograd::is_grad_enabled() || !(dst.requires_grad() || other.requires_grad()) {
+        check_inplace_leaf(dst)?;
+        let done = match dst.dtype() {
+            DType::F32 | DType::F64 => float_zip_in_place(op, dst, &other)?,
+            _ => false,
+        };
+        if done {
+            return Ok(());
+        }
+    }
+    crate::ops::inplace::apply_(dst, other.requires_grad(), |alias| {
+        let a = Operand::Tensor(alias.clone());
+        if alias.requires_grad() || other.requires_grad() {
+            binary(op, a, other)
+        } else {
+            let dtype = compute_dtype(op, &a, &other);
+            binary_data(op, &a, &other, dtype)
+        }
+    })
+}
+
+/// `dst op= other` written straight into `dst` (no result buffer, no copy back) when nothing
+/// is recorded, `dst` is a contiguous CPU float tensor that keeps its dtype, and `other` is a
+/// number or a CPU tensor of dst's shape or of one element that does not share its memory
+/// (an SGD step, `p -= lr * p.grad`, and gradient accumulation). False: not applicable, the
+/// caller takes the general path.
+fn float_zip_in_place(op: BinaryOp, dst: &Tensor, other: &Operand) -> Result<bool> {
+    let a = Operand::Tensor(dst.clone());
+    let dtype = dst.dtype();
+    if op == BinaryOp::Pow || compute_dtype(op, &a, other) != dtype {
+        return Ok(false);
+    }
+    if op == BinaryOp::Sub {
+        sub_check(&a, other)?;
+    }
+    let b = materialize(other, dtype);
+    if dst.device().is_gpu() || b.device().is_gpu() {
+        return Ok(false);
+    }
+    let (d, o) = (dst.read(), b.read());
+    let n = d.layout.numel();
+    let full = o.layout.shape == d.layout.shape && o.layout.is_contiguous();
+    // One element broadcasts to dst's shape only if it has no more dims (else the general
+    // path raises PyTorch's shape error).
+    let one = o.layout.numel() == 1 && o.layout.shape.len() <= d.layout.shape.len();
+    if !d.layout.is_contiguous() || !(full || one) || overlaps(&d.storage, &o.storage) {
+        return Ok(false);
+    }
+    fn parts<'a, T: Element>(
+        d: &'a crate::tensor::Data,
+        o: &'a crate::tensor::Data,
+        n: usize,
+        full: bool,
+    ) -> (&'a mut [T], elementwise::Src<'a, T>) {
+        let out = &mut d.storage.slice_mut::<T>()[d.layout.offset..d.layout.offset + n];
+        let ys = o.storage.slice::<T>();
+        let src = if full {
+            elementwise::Src::Full(&ys[o.layout.offset..o.layout.offset + n])
+        } else {
+            elementwise::Src::One(ys[o.layout.offset])
+        };
+        (out, src)
+    }
+    // The declared kernel `float_zip` runs, so results are bit-identical to the general path.
+    match dtype {
+        DType::F32 => {
+            let (out, src) = parts::<f32>(&d, &o, n, full);
+            op.in_place_f32(out, src);
+        }
+        DType::F64 => {
+            let (out, src) = parts::<f64>(&d, &o, n, full);
+            op.in_place_f64(out, src);
+        }
+        _ => unreachable!("float dtypes only"),
+    }
+    d.storage.bump_version();
+    Ok(true)
+}
+
+/// `a.add_(b)` without autograd (gradient accumulation).
+pub fn add_(dst: &Tensor, src: &Tensor) -> Result<()> {
+    let _g = crate::autograd::GradModeGuard::new(false);
+    binary_(BinaryOp::Add, dst, src.into())
+}
+
+/// Whether two storages' memory overlaps (views, and `.data` aliases, share memory).
+pub(crate) fn overlaps(a: &crate::tensor::Storage, b: &crate::tensor::Storage) -> bool {
+    let range = |s: &crate::tensor::Storage| {
+        let start = s.data_ptr() as usize;
+        (start, start + s.len() * s.dtype().itemsize())
+    };
+    let ((a0, a1), (b0, b1)) = (range(a), range(b));
+    a0 < b1 && b0 < a1
+}
+
+/// Copy `src` (same shape) into `dst`'s memory, casting, and bump `dst`'s version.
+pub fn write_into(dst: &Tensor, src: &Tensor) -> Result<()> {
+    dst.check_inplace_version()?;
+    if dst.device().is_gpu() {
+        // A source sharing dst's memory is copied out first (the kernel binds two buffers).
+        let src = if overlaps(&src.read().storage, &dst.read().storage) {
+            contiguous_clone(src)
+        } else {
+            src.clone()
+        };
+        if crate::kernels::write_into(dst, &src)? {
+            dst.read().storage.bump_version();
+            return Ok(());
+        }
+    }
+    // Values to write, read straight from `src` when it has dst's dtype, is contiguous and
+    // does not share dst's memory (an in-place op's fresh result); else a contiguous copy.
+    let direct = src.dtype() == dst.dtype() && {
+        let (s, d) = (src.read(), dst.read());
+        s.layout.is_contiguous() && !overlaps(&s.storage, &d.storage)
+    };
+    let src = if direct {
+        src.clone()
+    } else if src.dtype() != dst.dtype() {
+        cast_data(src, dst.dtype())
+    } else {
+        contiguous_clone(src)
+    };
+    let (s, d) = (src.read(), dst.read());
+    crate::dispatch!(d.dtype(), T => {
+        let n = s.layout.numel();
+        let values = &s.storage.slice::<T>()[s.layout.offset..s.layout.offset + n];
+        copy::scatter_into::<T>(d.storage.slice_mut::<T>(), &d.layout, values);
+    });
+    d.storage.bump_version();
+    Ok(())
 }

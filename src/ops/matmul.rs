@@ -9,7 +9,7 @@ use crate::backend::cpu::matmul::{matmul as kernel, matmul_acc, Mat};
 use crate::dispatch;
 use crate::dtype::{cpp_name, pretty_kernel_name, unsupported, DType, Scalar};
 use crate::error::{Error, Result};
-use crate::ops::binary::{binary, mul, BinaryOp};
+use crate::ops::arithmetic::{binary, mul, BinaryOp};
 use crate::ops::creation::{cast_data, wide};
 use crate::ops::movement::{expand, reshape, squeeze_named, t, transpose, unsafe_view, unsqueeze};
 use crate::ops::Operand;

@@ -2,16 +2,21 @@
 //! backward formula written in tensor ops, side by side, so higher-order gradients come free.
 //! See ARCHITECTURE.md, "Adding an op".
 
-pub mod arith;
-pub mod binary;
+pub mod activation;
+pub mod arithmetic;
+pub mod backward_ops;
 pub mod binary_decl;
 pub mod binary_kernels;
 pub mod binary_kernels_decl;
 pub mod binary_math;
+pub mod clamp;
+pub mod compare;
 pub mod creation;
+pub mod divmod;
 pub mod einsum;
 pub mod index;
 pub mod inplace;
+pub mod logical;
 pub mod matmul;
 pub mod movement;
 pub mod nn;
@@ -24,5 +29,6 @@ pub mod slicing;
 pub mod sort;
 pub mod unary;
 pub mod unary_decl;
+pub mod where_;
 
 pub use crate::tensor::Operand;

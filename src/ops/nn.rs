@@ -5,10 +5,11 @@ use crate::autograd::{needs_grad, record_formula, SavedTensor};
 use crate::backend::cpu::copy::contiguous_cow;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::ops::arith::{self, mul};
+use crate::ops::arithmetic::{add, mul, sub};
 use crate::ops::creation::{contiguous_clone, to_dtype};
 use crate::ops::pointwise::float_input;
 use crate::ops::reduce::sum;
+use crate::ops::unary;
 use crate::ops::{matmul::bmm, movement, shape::cat, slicing::narrow};
 use crate::tensor::shape::wrap_dim;
 use crate::tensor::Tensor;
@@ -107,12 +108,12 @@ pub fn softmax(x: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
         );
         let gi = if log {
             // g - exp(y) * sum(g)
-            let e = arith::un(crate::ops::unary::UnaryOp::Exp, y)?;
-            arith::sub(g, &mul(&e, &sum(g, Some(&dl), true)?)?)?
+            let e = unary::exp(y)?;
+            sub(g, &mul(&e, &sum(g, Some(&dl), true)?)?)?
         } else {
             // y * (g - sum(g * y))
             let gy = mul(g, y)?;
-            mul(y, &arith::sub(g, &sum(&gy, Some(&dl), true)?)?)?
+            mul(y, &sub(g, &sum(&gy, Some(&dl), true)?)?)?
         };
         Ok(vec![Some(to_dtype(&gi, dtype)?)])
     }))
@@ -232,7 +233,7 @@ pub fn nll_loss(
         // The forward's uploaded -coef matrix, scaled on the GPU.
         Some(w) => {
             let _g = crate::autograd::GradModeGuard::new(false);
-            arith::muls(&w, scale)?
+            mul(&w, scale)?
         }
         None => {
             let mut dense = vec![0f64; n * c];
@@ -308,12 +309,12 @@ fn nll_forward_gpu(
     };
     let zero = crate::ops::Operand::Scalar(crate::dtype::Scalar::Float(0.0));
     let picked =
-        crate::ops::binary::where_(&mask, crate::ops::Operand::Tensor(logp.detach()), zero)?;
+        crate::ops::where_::where_(&mask, crate::ops::Operand::Tensor(logp.detach()), zero)?;
     let per = mul(&picked, &weights)?;
     let out = match reduction {
         0 if nd == 2 => sum(&per, Some(&[1]), false)?,
         0 => sum(&per, None, false)?,
-        1 => arith::muls(&sum(&per, None, false)?, 1.0 / total_w)?,
+        1 => mul(&sum(&per, None, false)?, 1.0 / total_w)?,
         _ => sum(&per, None, false)?,
     };
     Ok((out, weights))
@@ -332,7 +333,9 @@ fn nll_selection_gpu(
     ignore_index: i64,
 ) -> Result<Option<(Tensor, Tensor)>> {
     use crate::dtype::Scalar;
-    use crate::ops::binary::{compare, where_, CmpOp, Operand};
+    use crate::ops::compare::{compare, CmpOp};
+    use crate::ops::where_::where_;
+    use crate::ops::Operand;
     let gpu_words = crate::kernels::words_on_gpu;
     if shape.len() != 2 || !gpu_words(target)? || !weight.map_or(Ok(true), gpu_words)? {
         return Ok(None);
@@ -358,9 +361,7 @@ fn nll_selection_gpu(
     let neg_coef = match weight {
         Some(w) => {
             match crate::kernels::gather(w, 0, &movement::reshape(&column, &[-1])?, &[], None)? {
-                Some(picked) => {
-                    Operand::Tensor(arith::muls(&movement::reshape(&picked, &[-1, 1])?, -1.0)?)
-                }
+                Some(picked) => Operand::Tensor(mul(&movement::reshape(&picked, &[-1, 1])?, -1.0)?),
                 None => return Ok(None),
             }
         }
@@ -926,7 +927,7 @@ fn conv_forward(
         .collect::<Result<Vec<_>>>()?;
     let mut out = cat_groups(parts, 1)?;
     if let Some(b) = bias {
-        out = arith::add(&out, &movement::reshape(b, &[o as i64, 1])?)?;
+        out = add(&out, &movement::reshape(b, &[o as i64, 1])?)?;
     }
     let shape: Vec<i64> = if x.dim() == 3 {
         vec![n as i64, o as i64, ow as i64]

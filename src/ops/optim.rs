@@ -14,9 +14,11 @@ use crate::backend::cpu::optim::{
 };
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
-use crate::ops::binary::{add_scaled, binary, binary_, check_inplace_leaf, write_into, BinaryOp};
+use crate::ops::arithmetic::{add_scaled, binary, BinaryOp};
+use crate::ops::compare::maximum;
 use crate::ops::creation::{clone, contiguous_clone};
-use crate::ops::pointwise::{addcdiv, addcmul, lerp, maximum};
+use crate::ops::inplace::{binary_, check_inplace_leaf, write_into};
+use crate::ops::pointwise::{addcdiv, addcmul, lerp};
 use crate::ops::unary::{unary, UnaryOp};
 use crate::ops::Operand;
 use crate::tensor::{Element, Tensor};
@@ -356,7 +358,7 @@ fn fast_dtype(tensors: &[&Tensor], written: &[&Tensor]) -> Option<DType> {
     }
     for (i, a) in written.iter().enumerate() {
         for b in &written[i + 1..] {
-            if crate::ops::binary::overlaps(&a.read().storage, &b.read().storage) {
+            if crate::ops::inplace::overlaps(&a.read().storage, &b.read().storage) {
                 return None;
             }
         }
@@ -369,7 +371,7 @@ fn fast_dtype(tensors: &[&Tensor], written: &[&Tensor]) -> Option<DType> {
 fn contiguous_clone_if_needed(g: &Tensor, written: &[&Tensor]) -> Tensor {
     let shared = written
         .iter()
-        .any(|w| crate::ops::binary::overlaps(&g.read().storage, &w.read().storage));
+        .any(|w| crate::ops::inplace::overlaps(&g.read().storage, &w.read().storage));
     if g.is_contiguous() && !shared {
         g.clone()
     } else {

@@ -176,7 +176,7 @@ fn fill_with(
     gen: Option<&GeneratorRef>,
     values: impl FnOnce(usize, bool, Option<&GeneratorRef>) -> Result<Tensor>,
 ) -> Result<()> {
-    crate::ops::binary::check_inplace_leaf(dst)?;
+    crate::ops::inplace::check_inplace_leaf(dst)?;
     let shape = dst.shape();
     let n = numel(&shape);
     let order = walk_order(dst);
@@ -930,7 +930,7 @@ pub fn multinomial(
         }
         let q = Tensor::zeros(&shape, dtype);
         exponential_(&q, 1.0, gen)?;
-        let ratio = crate::ops::binary::div(&x, &q)?;
+        let ratio = crate::ops::arithmetic::div(&x, &q)?;
         let (_, idx) = crate::ops::sort::topk(&ratio, num_samples, -1, true)?;
         return crate::ops::creation::copy_to_device(&idx, device);
     }
@@ -1023,23 +1023,23 @@ pub fn normal_tensors(
         match (mean, std) {
             (Some(m), None) => {
                 normal_(&out, 0.0, std_f, gen)?;
-                crate::ops::binary::add(&out, &m.detach())?
+                crate::ops::arithmetic::add(&out, m.detach())?
             }
             (None, Some(s)) => {
                 normal_(&out, 0.0, 1.0, gen)?;
-                let scaled = crate::ops::binary::mul(&out, &s.detach())?;
+                let scaled = crate::ops::arithmetic::mul(&out, s.detach())?;
                 let m = Tensor::full_on(
                     &[],
                     crate::dtype::Scalar::Float(mean_f),
                     like.dtype(),
                     like.device(),
                 );
-                crate::ops::binary::add(&scaled, &m)?
+                crate::ops::arithmetic::add(&scaled, &m)?
             }
             (Some(m), Some(s)) => {
                 normal_(&out, 0.0, 1.0, gen)?;
-                let scaled = crate::ops::binary::mul(&out, &s.detach())?;
-                crate::ops::binary::add(&scaled, &m.detach())?
+                let scaled = crate::ops::arithmetic::mul(&out, s.detach())?;
+                crate::ops::arithmetic::add(&scaled, m.detach())?
             }
             (None, None) => unreachable!(),
         }

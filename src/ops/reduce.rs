@@ -5,9 +5,10 @@ use crate::autograd::{needs_grad, record, Backward, Ctx};
 use crate::backend::cpu::reduce::{sum_dims, sum_half};
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
-use crate::ops::binary::{binary, BinaryOp, Operand};
+use crate::ops::arithmetic::{binary, BinaryOp};
 use crate::ops::creation::{cast_data, narrow, wide};
 use crate::ops::movement::{expand, reshape, unsqueeze};
+use crate::ops::Operand;
 use crate::tensor::shape::{sizes_i64, wrap_dim, Shape};
 use crate::tensor::Tensor;
 
@@ -225,9 +226,11 @@ impl Backward for SumBackward {
 
 use crate::autograd::{attach_formula, record_formula, SavedTensor};
 use crate::backend::cpu::reduce::reduce_rows;
-use crate::ops::arith::{self, cmp, div, keep, mul, muls};
-use crate::ops::binary::CmpOp;
+use crate::ops::arithmetic::{add, div, mul, pow, sub};
+use crate::ops::compare::{eq, ne};
 use crate::ops::creation::contiguous_clone;
+use crate::ops::unary;
+use crate::ops::where_::where_;
 use crate::tensor::Element;
 
 /// `g` with the reduced `dims` restored as size-1 dims, so it broadcasts against the input.
@@ -428,16 +431,16 @@ pub(crate) fn evenly_distributed(
         if whole {
             // PyTorch's evenly_distribute_backward: a NaN result shares among the NaNs.
             // Chosen elementwise (not by reading the result back), so a GPU graph stays there.
-            let mask = crate::ops::binary::where_(
-                &cmp(CmpOp::Ne, &out, &out)?,
-                Operand::Tensor(cmp(CmpOp::Ne, x, x)?),
-                Operand::Tensor(cmp(CmpOp::Eq, x, &out)?),
+            let mask = crate::ops::where_::where_(
+                &ne(&out, &out)?,
+                Operand::Tensor(ne(x, x)?),
+                Operand::Tensor(eq(x, &out)?),
             )?;
             let count = sum(&mask, Some(&dl), true)?;
-            return Ok(vec![Some(keep(&mask, &div(&g, &count)?)?)]);
+            return Ok(vec![Some(where_(&mask, &div(&g, &count)?, 0)?)]);
         }
         // scale_grad_by_count: (g / count) * mask, NaN where no element equals the result.
-        let mask = cmp(CmpOp::Eq, x, &out)?;
+        let mask = eq(x, &out)?;
         let count = sum(&mask, Some(&dl), true)?;
         Ok(vec![Some(mul(&div(&g, &count)?, &mask)?)])
     });
@@ -629,8 +632,8 @@ pub fn var(
         let (x, out) = (&s[0], &s[1]);
         let g = if std {
             // std_backward: var's gradient scaled by 1 / (2 std), zero where std == 0.
-            let scaled = div(g, &muls(out, 2.0)?)?;
-            arith::zero_where(&arith::cmps(CmpOp::Eq, out, 0.0)?, &scaled)?
+            let scaled = div(g, &mul(out, 2.0)?)?;
+            where_(&eq(out, 0.0)?, 0, &scaled)?
         } else {
             g.clone()
         };
@@ -639,9 +642,9 @@ pub fn var(
             // elsewhere, a constant, so under create_graph it depends on the gradient alone.
             let c = {
                 let _no_grad = crate::autograd::GradModeGuard::new(false);
-                let at_mean = cmp(CmpOp::Eq, x, &mean(x, None, false)?)?;
+                let at_mean = eq(x, &mean(x, None, false)?)?;
                 let dt = x.dtype();
-                crate::ops::binary::where_(
+                crate::ops::where_::where_(
                     &at_mean,
                     Operand::Tensor(Tensor::scalar(Scalar::Float(f64::NAN), dt)),
                     Operand::Tensor(Tensor::scalar(Scalar::Float(f64::INFINITY), dt)),
@@ -655,8 +658,8 @@ pub fn var(
                 restore_dims(&g, &rd, keepdim)?
             };
             let dl = sizes_i64(&rd);
-            let centered = arith::sub(x, &mean(x, Some(&dl), true)?)?;
-            mul(&muls(&g, 2.0 / dof)?, &centered)?
+            let centered = sub(x, &mean(x, Some(&dl), true)?)?;
+            mul(&mul(&g, 2.0 / dof)?, &centered)?
         };
         Ok(vec![Some(gi)])
     }))
@@ -708,33 +711,31 @@ pub fn norm(x: &Tensor, p: f64, dims: Option<&[i64]>, keepdim: bool) -> Result<T
             let out = restore_dims(out, &rd, keepdim)?;
             // PyTorch's norm_backward, formula for formula: where it masks a quotient (zero
             // norm), the double backward through the mask's other side is nan, as in PyTorch.
-            use crate::ops::unary::UnaryOp::{Abs, Sign};
-            let sgn = arith::un(Sign, x)?;
-            let zero_norm = || arith::cmps(CmpOp::Eq, &out, 0.0);
+            let sgn = unary::sign(x)?;
+            let zero_norm = || eq(&out, 0.0);
             let gi = if p == 1.0 {
                 mul(&sgn, &g)?
             } else if p == 2.0 {
-                mul(&g, &arith::zero_where(&zero_norm()?, &div(x, &out)?)?)?
+                mul(&g, &where_(&zero_norm()?, 0, &div(x, &out)?)?)?
             } else if p.is_infinite() {
-                let absx = arith::un(Abs, x)?;
-                let isnan = cmp(CmpOp::Ne, &absx, &absx)?;
-                let mask =
-                    crate::ops::pointwise::logical(&cmp(CmpOp::Eq, &absx, &out)?, &isnan, "or")?;
+                let absx = unary::abs(x)?;
+                let isnan = ne(&absx, &absx)?;
+                let mask = crate::ops::logical::logical(&eq(&absx, &out)?, &isnan, "or")?;
                 let count = sum(&mask, Some(&sizes_i64(&rd)), true)?;
                 mul(&sgn, &mul(&div(&g, &count)?, &mask)?)?
             } else if p < 1.0 {
-                let x_zero = arith::cmps(CmpOp::Eq, x, 0.0)?;
-                let pw = arith::zero_where(&x_zero, &arith::pows(&arith::un(Abs, x)?, p - 1.0)?)?;
+                let x_zero = eq(x, 0.0)?;
+                let pw = where_(&x_zero, 0, &pow(&unary::abs(x)?, p - 1.0)?)?;
                 let scaled = mul(&sgn, &pw)?;
-                mul(&mul(&scaled, &g)?, &arith::pows(&out, 1.0 - p)?)?
+                mul(&mul(&scaled, &g)?, &pow(&out, 1.0 - p)?)?
             } else {
                 let scaled = if p < 2.0 {
-                    mul(&sgn, &arith::pows(&arith::un(Abs, x)?, p - 1.0)?)?
+                    mul(&sgn, &pow(&unary::abs(x)?, p - 1.0)?)?
                 } else {
-                    mul(x, &arith::pows(&arith::un(Abs, x)?, p - 2.0)?)?
+                    mul(x, &pow(&unary::abs(x)?, p - 2.0)?)?
                 };
-                let scale = div(&g, &arith::pows(&out, p - 1.0)?)?;
-                mul(&scaled, &arith::zero_where(&zero_norm()?, &scale)?)?
+                let scale = div(&g, &pow(&out, p - 1.0)?)?;
+                mul(&scaled, &where_(&zero_norm()?, 0, &scale)?)?
             };
             Ok(vec![Some(gi)])
         },
@@ -769,7 +770,7 @@ pub fn logsumexp(x: &Tensor, dims: &[i64], keepdim: bool) -> Result<Tensor> {
             let (x, out) = (&s[0], &s[1]);
             let g = restore_dims(g, &rd, keepdim)?;
             let out = restore_dims(out, &rd, keepdim)?;
-            let e = arith::un(crate::ops::unary::UnaryOp::Exp, &arith::sub(x, &out)?)?;
+            let e = unary::exp(&sub(x, &out)?)?;
             Ok(vec![Some(mul(&g, &e)?)])
         },
     ))
@@ -819,25 +820,20 @@ fn var_gpu(
     let shape = x.shape();
     let n: usize = rd.iter().map(|&d| shape[d]).product();
     let dl = sizes_i64(rd);
-    let centered = arith::sub(x, &mean(x, Some(&dl), true)?)?;
+    let centered = sub(x, &mean(x, Some(&dl), true)?)?;
     let ss = sum(&mul(&centered, &centered)?, Some(&dl), keepdim)?;
     let r = binary(
         BinaryOp::Div,
         Operand::Tensor(ss),
         Operand::Scalar(Scalar::Float((n as f64 - correction).max(0.0))),
     )?;
-    Ok(Some(if std {
-        arith::un(crate::ops::unary::UnaryOp::Sqrt, &r)?
-    } else {
-        r
-    }))
+    Ok(Some(if std { unary::sqrt(&r)? } else { r }))
 }
 
 /// The vector norms: max / min of |x| for ±inf (NaN propagates, as PyTorch), the count of
 /// nonzeros for 0, and the power sums otherwise. An empty ±inf norm stays with the host.
 fn norm_gpu(x: &Tensor, p: f64, rd: &[usize], keepdim: bool) -> Result<Option<Tensor>> {
     use crate::kernels::ReduceOp;
-    use crate::ops::unary::UnaryOp::{Abs, Sqrt};
     let shape = x.shape();
     let n: usize = rd.iter().map(|&d| shape[d]).product();
     if !gpu_f32(x) || (p.is_infinite() && n == 0) {
@@ -846,7 +842,7 @@ fn norm_gpu(x: &Tensor, p: f64, rd: &[usize], keepdim: bool) -> Result<Option<Te
     let _no_grad = crate::autograd::GradModeGuard::new(false);
     let dl = sizes_i64(rd);
     let out_shape = reduced_shape(&shape, rd, keepdim);
-    let abs = || arith::un(Abs, x);
+    let abs = || unary::abs(x);
     Ok(Some(if p.is_infinite() {
         let op = if p > 0.0 {
             ReduceOp::Max
@@ -859,24 +855,20 @@ fn norm_gpu(x: &Tensor, p: f64, rd: &[usize], keepdim: bool) -> Result<Option<Te
         }
     } else if p == 0.0 {
         // By comparison, so NaN counts as nonzero.
-        let nonzero = cast_data(&arith::cmps(CmpOp::Ne, x, 0.0)?, DType::F32);
+        let nonzero = cast_data(&ne(x, 0.0)?, DType::F32);
         sum(&nonzero, Some(&dl), keepdim)?
     } else if p == 1.0 {
         sum(&abs()?, Some(&dl), keepdim)?
     } else if p == 2.0 {
-        arith::un(Sqrt, &sum(&mul(x, x)?, Some(&dl), keepdim)?)?
+        unary::sqrt(&sum(&mul(x, x)?, Some(&dl), keepdim)?)?
     } else {
-        arith::pows(
-            &sum(&arith::pows(&abs()?, p)?, Some(&dl), keepdim)?,
-            1.0 / p,
-        )?
+        pow(&sum(&pow(&abs()?, p)?, Some(&dl), keepdim)?, 1.0 / p)?
     }))
 }
 
 /// PyTorch's logsumexp: m = amax, an infinite m shifts by 0 instead (an all -inf run gives
 /// log 0 = -inf, a run with +inf gives inf, NaN propagates), then log(sum(exp(x - m))) + m.
 fn logsumexp_gpu(x: &Tensor, rd: &[usize], keepdim: bool) -> Result<Option<Tensor>> {
-    use crate::ops::unary::UnaryOp::{Abs, Exp, Log};
     if !gpu_f32(x) || x.numel() == 0 {
         return Ok(None);
     }
@@ -886,16 +878,16 @@ fn logsumexp_gpu(x: &Tensor, rd: &[usize], keepdim: bool) -> Result<Option<Tenso
     let Some(m) = crate::kernels::reduce(crate::kernels::ReduceOp::Max, x, rd, &kept)? else {
         return Ok(None);
     };
-    let infinite = arith::cmps(CmpOp::Eq, &arith::un(Abs, &m)?, f64::INFINITY)?;
-    let m = arith::zero_where(&infinite, &m)?;
-    let e = arith::un(Exp, &arith::sub(x, &m)?)?;
+    let infinite = eq(&unary::abs(&m)?, f64::INFINITY)?;
+    let m = where_(&infinite, 0, &m)?;
+    let e = unary::exp(&sub(x, &m)?)?;
     let s = sum(&e, Some(&sizes_i64(rd)), keepdim)?;
     let m = if keepdim {
         m
     } else {
         reshape(&m, &sizes_i64(&reduced_shape(&shape, rd, false)))?
     };
-    Ok(Some(arith::add(&arith::un(Log, &s)?, &m)?))
+    Ok(Some(add(&unary::log(&s)?, &m)?))
 }
 
 // ---- scans -------------------------------------------------------------------------------------

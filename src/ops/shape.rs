@@ -6,11 +6,13 @@ use crate::autograd::saved::Value;
 use crate::autograd::{needs_grad, record_formula, GradModeGuard};
 use crate::dtype::{result_type, Participant, Scalar};
 use crate::error::{Error, Result};
-use crate::ops::binary::{where_, write_into, Operand};
 use crate::ops::creation::{cast_data, contiguous_clone};
+use crate::ops::inplace::write_into;
 use crate::ops::movement::{expand, reshape, unsqueeze};
 use crate::ops::reduce::sum;
 use crate::ops::slicing::{narrow, select};
+use crate::ops::where_::where_;
+use crate::ops::Operand;
 use crate::tensor::shape::{list_repr, sizes_i64, wrap_dim};
 use crate::tensor::{Device, Layout, Tensor};
 

@@ -4,6 +4,7 @@
 
 use crate::autograd::{attach_formula, needs_grad, record_formula};
 use crate::error::{Error, Result};
+use crate::ops::arithmetic::add;
 use crate::tensor::shape::{wrap_dim, Shape};
 use crate::tensor::{Layout, Tensor};
 
@@ -105,7 +106,7 @@ pub fn take_part(x: &Tensor, part: Part) -> Tensor {
 /// Zeros of `shape` with `g` written into the region `part` (the backward of a view).
 pub fn view_scatter(g: &Tensor, shape: &Shape, part: Part) -> Result<Tensor> {
     let out = Tensor::zeros_on(shape, g.dtype(), g.device());
-    crate::ops::binary::write_into(&part_data(&out, part), g)?;
+    crate::ops::inplace::write_into(&part_data(&out, part), g)?;
     if !needs_grad(&[g]) {
         return Ok(out);
     }
@@ -238,7 +239,7 @@ fn multi_view(x: &Tensor, parts: Vec<Part>, name: &'static str) -> Vec<Tensor> {
                 if let Some(g) = g {
                     let piece = view_scatter(g, &shape, p)?;
                     total = Some(match total {
-                        Some(t) => crate::ops::arith::add(&t, &piece)?,
+                        Some(t) => add(&t, &piece)?,
                         None => piece,
                     });
                 }

@@ -9,13 +9,13 @@ use crate::backend::cpu::copy::contiguous_cow;
 use crate::backend::cpu::sort::Rows;
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
-use crate::ops::arith::{cmp, cmps};
-use crate::ops::binary::{where_, CmpOp};
+use crate::ops::compare::{gt, ne};
 use crate::ops::creation::{cast_data, contiguous_clone};
 use crate::ops::index::{gather, scatter};
 use crate::ops::movement::{squeeze, transpose};
 use crate::ops::reduce::{evenly_distributed, restore_dims};
 use crate::ops::slicing::slice;
+use crate::ops::where_::where_;
 use crate::ops::Operand;
 use crate::tensor::shape::wrap_dim;
 use crate::tensor::Tensor;
@@ -251,10 +251,10 @@ fn median_position(x: &Tensor, v: &Tensor, d: usize) -> Result<Tensor> {
     let _g = GradModeGuard::new(false);
     // The first NaN of each sorted line (NaNs sort last), found by a max over the NaN mask
     // (float32, which the GPU reduces), whose value says whether there is one.
-    let nan = cast_data(&cmp(CmpOp::Ne, v, v)?, DType::F32);
+    let nan = cast_data(&ne(v, v)?, DType::F32);
     let (any, first) = crate::ops::reduce::extreme_dim(&nan, d as i64, true, true)?;
     where_(
-        &cmps(CmpOp::Gt, &any, 0.0)?,
+        &gt(&any, 0.0)?,
         Operand::Tensor(first),
         Operand::Tensor(middle),
     )

@@ -21,9 +21,9 @@ use crate::autograd::{needs_grad, record, Backward, Ctx, SavedTensor};
 use crate::backend::cpu::elementwise;
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
-use crate::ops::binary::{gt, Operand};
 use crate::ops::creation;
 use crate::ops::unary_decl::unary_table;
+use crate::ops::Operand;
 use crate::tensor::{Element, Tensor};
 
 // The vocabulary the declared kernels and formulas are written in (the table need not use
@@ -31,10 +31,11 @@ use crate::tensor::{Element, Tensor};
 #[allow(unused_imports)]
 use crate::{
     backend::cpu::vmath::VMath,
-    ops::arith::{adds, cmp, cmps, keep, muls, pows, rsubs, zero_where},
-    ops::binary::{add, div, mul, sub, CmpOp},
+    ops::arithmetic::{add, div, mul, pow, rsub, sub},
+    ops::compare::{eq, ge, gt, le, lt, ne, CmpOp},
     ops::creation::zeros_like,
     ops::pointwise::Special,
+    ops::where_::where_,
 };
 #[allow(unused_imports)]
 use std::f64::consts::{FRAC_2_SQRT_PI, LN_10, LN_2, PI};
@@ -82,12 +83,12 @@ fn sign_bool(x: &Tensor) -> Result<Tensor> {
 /// threshold_backward: exactly zero (never -0.0) where the output was not positive, as a node
 /// of its own (ThresholdBackwardBackward0).
 fn threshold_backward(g: &Tensor, r: &Tensor) -> Result<Tensor> {
-    crate::ops::arith::backward_node(
+    crate::ops::backward_ops::backward_node(
         "ThresholdBackwardBackward0",
         g,
         r,
         std::sync::Arc::new(|g, s| {
-            crate::ops::binary::where_(
+            crate::ops::where_::where_(
                 &gt(s, Operand::Scalar(Scalar::Int(0)))?,
                 Operand::Tensor(g.clone()),
                 Operand::Scalar(Scalar::Int(0)),

@@ -72,7 +72,7 @@ macro_rules! unary_table {
                 save: Result,
                 cpu: |v| v.tan(),
                 wgsl: "trig(v, 2u)",
-                grad: |g, r| mul(g, &adds(&mul(r, r)?, 1.0)?),
+                grad: |g, r| mul(g, &add(&mul(r, r)?, 1.0)?),
                 methods: [tan], inplace: [tan_], functions: [tan, tan_],
                 sig: UNARY,
             }
@@ -83,7 +83,7 @@ macro_rules! unary_table {
                 cpu: |v| v.vtanh(),
                 wgsl: "tanh_safe(v)",
                 // 1 - tanh², from the saved result.
-                grad: |g, r| mul(g, &rsubs(1.0, &mul(r, r)?)?),
+                grad: |g, r| mul(g, &rsub(&mul(r, r)?, 1.0)?),
                 methods: [tanh], inplace: [tanh_], functions: [tanh, tanh_],
                 sig: UNARY,
             }
@@ -93,7 +93,7 @@ macro_rules! unary_table {
                 save: Result,
                 cpu: |v| 1.0 / (1.0 + (-v).vexp()),
                 wgsl: "sigmoid(v)",
-                grad: |g, r| mul(g, &mul(r, &rsubs(1.0, r)?)?),
+                grad: |g, r| mul(g, &mul(r, &rsub(r, 1.0)?)?),
                 methods: [sigmoid], inplace: [sigmoid_], functions: [sigmoid, sigmoid_],
                 sig: UNARY,
             }
@@ -116,7 +116,7 @@ macro_rules! unary_table {
                 save: Result,
                 cpu: |v| v.sqrt(),
                 wgsl: "sqrt(v)",
-                grad: |g, r| div(g, &muls(r, 2.0)?),
+                grad: |g, r| div(g, &mul(r, 2.0)?),
                 methods: [sqrt], inplace: [sqrt_], functions: [sqrt, sqrt_],
                 sig: UNARY,
             }
@@ -126,7 +126,7 @@ macro_rules! unary_table {
                 save: Result,
                 cpu: |v| 1.0 / v.sqrt(),
                 wgsl: "inverseSqrt(v)",
-                grad: |g, r| mul(&muls(g, -0.5)?, &pows(r, 3.0)?),
+                grad: |g, r| mul(&mul(g, -0.5)?, &pow(r, 3.0)?),
                 methods: [rsqrt], inplace: [rsqrt_], functions: [rsqrt, rsqrt_],
                 sig: UNARY,
             }
@@ -167,7 +167,7 @@ macro_rules! unary_table {
                 save: Result,
                 cpu: |v| v.exp2(),
                 wgsl: "exp2(v)",
-                grad: |g, r| mul(g, &muls(r, LN_2)?),
+                grad: |g, r| mul(g, &mul(r, LN_2)?),
                 methods: [exp2], inplace: [exp2_], functions: [exp2, exp2_],
                 sig: UNARY,
             }
@@ -177,7 +177,7 @@ macro_rules! unary_table {
                 save: Result,
                 cpu: |v| v.exp_m1(),
                 wgsl: "expm1_(v)",
-                grad: |g, r| mul(g, &adds(r, 1.0)?),
+                grad: |g, r| mul(g, &add(r, 1.0)?),
                 methods: [expm1], inplace: [expm1_], functions: [expm1, expm1_],
                 sig: UNARY,
             }
@@ -187,7 +187,7 @@ macro_rules! unary_table {
                 save: Input,
                 cpu: |v| v.log2(),
                 wgsl: "log2(v)",
-                grad: |g, x| div(g, &muls(x, LN_2)?),
+                grad: |g, x| div(g, &mul(x, LN_2)?),
                 methods: [log2], inplace: [log2_], functions: [log2, log2_],
                 sig: UNARY,
             }
@@ -197,7 +197,7 @@ macro_rules! unary_table {
                 save: Input,
                 cpu: |v| v.log10(),
                 wgsl: "log(v) * 0.4342944819032518",
-                grad: |g, x| div(g, &muls(x, LN_10)?),
+                grad: |g, x| div(g, &mul(x, LN_10)?),
                 methods: [log10], inplace: [log10_], functions: [log10, log10_],
                 sig: UNARY,
             }
@@ -207,7 +207,7 @@ macro_rules! unary_table {
                 save: Input,
                 cpu: |v| v.ln_1p(),
                 wgsl: "log1p_(v)",
-                grad: |g, x| div(g, &adds(x, 1.0)?),
+                grad: |g, x| div(g, &add(x, 1.0)?),
                 methods: [log1p], inplace: [log1p_], functions: [log1p, log1p_],
                 sig: UNARY,
             }
@@ -217,7 +217,7 @@ macro_rules! unary_table {
                 save: Input,
                 cpu: |v| v.asin(),
                 wgsl: "asin_(v)",
-                grad: |g, x| mul(g, &rsqrt(&rsubs(1.0, &mul(x, x)?)?)?),
+                grad: |g, x| mul(g, &rsqrt(&rsub(&mul(x, x)?, 1.0)?)?),
                 methods: [asin, arcsin], inplace: [asin_, arcsin_], functions: [asin, arcsin, asin_, arcsin_],
                 sig: UNARY,
             }
@@ -227,7 +227,7 @@ macro_rules! unary_table {
                 save: Input,
                 cpu: |v| v.acos(),
                 wgsl: "acos_(v)",
-                grad: |g, x| mul(&neg(g)?, &rsqrt(&rsubs(1.0, &mul(x, x)?)?)?),
+                grad: |g, x| mul(&neg(g)?, &rsqrt(&rsub(&mul(x, x)?, 1.0)?)?),
                 methods: [acos, arccos], inplace: [acos_, arccos_], functions: [acos, arccos, acos_, arccos_],
                 sig: UNARY,
             }
@@ -237,7 +237,7 @@ macro_rules! unary_table {
                 save: Input,
                 cpu: |v| v.atan(),
                 wgsl: "atan(v)",
-                grad: |g, x| div(g, &adds(&mul(x, x)?, 1.0)?),
+                grad: |g, x| div(g, &add(&mul(x, x)?, 1.0)?),
                 methods: [atan, arctan], inplace: [atan_, arctan_], functions: [atan, arctan, atan_, arctan_],
                 sig: UNARY,
             }
@@ -268,7 +268,7 @@ macro_rules! unary_table {
                 cpu: |v| Special::erf(v),
                 wgsl: "erf_(v)",
                 // 2/sqrt(pi) * exp(-x²)
-                grad: |g, x| mul(g, &muls(&exp(&neg(&mul(x, x)?)?)?, FRAC_2_SQRT_PI)?),
+                grad: |g, x| mul(g, &mul(&exp(&neg(&mul(x, x)?)?)?, FRAC_2_SQRT_PI)?),
                 methods: [erf], inplace: [erf_], functions: [erf, erf_],
                 sig: UNARY,
             }
@@ -332,9 +332,9 @@ macro_rules! unary_table {
                 wgsl: "select(trig(3.141592653589793 * v, 0u) / (3.141592653589793 * v), 1.0, v == 0.0)",
                 // (pi x cos(pi x) - sin(pi x)) / (pi x²), zero where pi x² is (PyTorch's).
                 grad: |g, x| {
-                    let (px, pxx) = (muls(x, PI)?, muls(&mul(x, x)?, PI)?);
+                    let (px, pxx) = (mul(x, PI)?, mul(&mul(x, x)?, PI)?);
                     let d = div(&mul(g, &sub(&mul(&px, &cos(&px)?)?, &sin(&px)?)?)?, &pxx)?;
-                    zero_where(&cmps(CmpOp::Eq, &pxx, 0.0)?, &d)
+                    where_(&eq(&pxx, 0.0)?, 0, &d)
                 },
                 methods: [sinc], inplace: [sinc_], functions: [sinc, sinc_],
                 sig: UNARY,
@@ -345,7 +345,7 @@ macro_rules! unary_table {
                 save: Nothing,
                 cpu: |v| v * (PI / 180.0) as T,
                 wgsl: "v * 0.017453292519943295",
-                grad: |g, _s| muls(g, PI / 180.0),
+                grad: |g, _s| mul(g, PI / 180.0),
                 methods: [deg2rad], inplace: [deg2rad_], functions: [deg2rad, deg2rad_],
                 sig: UNARY,
             }
@@ -355,7 +355,7 @@ macro_rules! unary_table {
                 save: Nothing,
                 cpu: |v| v * (180.0 / PI) as T,
                 wgsl: "v * 57.29577951308232",
-                grad: |g, _s| muls(g, 180.0 / PI),
+                grad: |g, _s| mul(g, 180.0 / PI),
                 methods: [rad2deg], inplace: [rad2deg_], functions: [rad2deg, rad2deg_],
                 sig: UNARY,
             }

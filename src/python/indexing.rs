@@ -255,7 +255,7 @@ impl PyTensor {
             {
                 super::boundary::catch(|| ix::setitem_(&self.t, &s, v))?;
             } else {
-                super::boundary::catch(|| crate::ops::binary::check_inplace_leaf(&self.t))?;
+                super::boundary::catch(|| crate::ops::inplace::check_inplace_leaf(&self.t))?;
                 super::boundary::catch(|| ix::setitem_data(&self.t, &s, &v))?;
             }
             Ok(())

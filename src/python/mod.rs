@@ -323,7 +323,7 @@ fn where_(
     wrap(
         py,
         boundary::held(|| {
-            Ok(crate::ops::binary::where_(
+            Ok(crate::ops::where_::where_(
                 &condition.t,
                 op(input)?,
                 op(other)?,
@@ -354,7 +354,7 @@ fn equal(
             .t
             .clone())
     };
-    Ok(crate::ops::binary::equal(&t(0)?, &t(1)?)?)
+    Ok(crate::ops::compare::equal(&t(0)?, &t(1)?)?)
 }
 
 /// `einsum(equation, *operands)`, or `einsum(equation, [operands])`.
@@ -401,7 +401,7 @@ fn _scalar_overload(
     op: &str,
     number: &Bound<'_, PyAny>,
 ) -> R {
-    use crate::ops::binary::{scalar_overload, BinaryOp};
+    use crate::ops::arithmetic::{scalar_overload, BinaryOp};
     let op = match op {
         "mul" => BinaryOp::Mul,
         "div" => BinaryOp::Div,

@@ -44,6 +44,6 @@ pub fn _write_out(
             o.bump_version();
         }
     }
-    super::boundary::catch(|| crate::ops::binary::write_into(o, r))?;
+    super::boundary::catch(|| crate::ops::inplace::write_into(o, r))?;
     Ok(())
 }

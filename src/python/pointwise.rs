@@ -4,8 +4,8 @@
 use super::convert::{extract_scalar, tensor_arg, NumberArg};
 use super::tensor::{wrap, PyTensor};
 use crate::dtype::Scalar;
-use crate::ops::pointwise::ClampKind;
-use crate::ops::{inplace, pointwise as pw, Operand};
+use crate::ops::clamp::ClampKind;
+use crate::ops::{activation, clamp, compare, divmod, inplace, logical, pointwise as pw, Operand};
 use crate::tensor::Tensor;
 use pyo3::prelude::*;
 
@@ -101,8 +101,8 @@ impl ClampBounds {
 
     fn apply(&self, x: &Tensor, kind: ClampKind) -> crate::Result<Tensor> {
         match self {
-            ClampBounds::Scalars(lo, hi) => pw::clamp(x, *lo, *hi, kind),
-            ClampBounds::Tensors(lo, hi) => pw::clamp_tensor(x, lo.as_ref(), hi.as_ref(), kind),
+            ClampBounds::Scalars(lo, hi) => clamp::clamp(x, *lo, *hi, kind),
+            ClampBounds::Tensors(lo, hi) => clamp::clamp_tensor(x, lo.as_ref(), hi.as_ref(), kind),
         }
     }
 
@@ -222,7 +222,7 @@ impl PyTensor {
         posinf: Option<f64>,
         neginf: Option<f64>,
     ) -> R {
-        super::boundary::tensor(py, || pw::nan_to_num(&self.t, nan, posinf, neginf))
+        super::boundary::tensor(py, || clamp::nan_to_num(&self.t, nan, posinf, neginf))
     }
     #[pyo3(signature = (nan=0.0, posinf=None, neginf=None))]
     fn nan_to_num_(
@@ -231,36 +231,38 @@ impl PyTensor {
         posinf: Option<f64>,
         neginf: Option<f64>,
     ) -> R {
-        in_place(slf, |x| pw::nan_to_num(x, nan, posinf, neginf))
+        in_place(slf, |x| clamp::nan_to_num(x, nan, posinf, neginf))
     }
     fn maximum(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         let o = tensor_arg(other, "maximum", "other", 1)?;
-        super::boundary::tensor(py, || pw::maximum(&self.t, &o))
+        super::boundary::tensor(py, || compare::maximum(&self.t, &o))
     }
     fn minimum(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         let o = tensor_arg(other, "minimum", "other", 1)?;
-        super::boundary::tensor(py, || pw::minimum(&self.t, &o))
+        super::boundary::tensor(py, || compare::minimum(&self.t, &o))
     }
     fn fmax(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         let o = tensor_arg(other, "fmax", "other", 1)?;
-        super::boundary::tensor(py, || pw::maximum(&self.t, &o))
+        super::boundary::tensor(py, || compare::maximum(&self.t, &o))
     }
     fn fmod(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         wrap(
             py,
-            super::boundary::held(|| Ok(pw::fmod(&self.t, operand_arg(other, "fmod", "other")?)?))?,
+            super::boundary::held(|| {
+                Ok(divmod::fmod(&self.t, operand_arg(other, "fmod", "other")?)?)
+            })?,
         )
     }
     fn fmod_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> R {
         let o = operand_arg(other, "fmod_", "other")?;
         let ot = o.edge_tensor(crate::DType::F32);
-        in_place_with(slf, &[&ot], |x| pw::fmod(x, o))
+        in_place_with(slf, &[&ot], |x| divmod::fmod(x, o))
     }
     fn remainder(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         wrap(
             py,
             super::boundary::held(|| {
-                Ok(pw::remainder(
+                Ok(divmod::remainder(
                     &self.t,
                     operand_arg(other, "remainder", "other")?,
                 )?)
@@ -270,35 +272,45 @@ impl PyTensor {
     fn remainder_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> R {
         let o = operand_arg(other, "remainder_", "other")?;
         let ot = o.edge_tensor(crate::DType::F32);
-        in_place_with(slf, &[&ot], |x| pw::remainder(x, o))
+        in_place_with(slf, &[&ot], |x| divmod::remainder(x, o))
     }
     fn __mod__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         match operand_arg(other, "remainder", "other") {
-            Ok(o) => wrap(py, super::boundary::catch(|| pw::remainder(&self.t, o))?),
+            Ok(o) => wrap(
+                py,
+                super::boundary::catch(|| divmod::remainder(&self.t, o))?,
+            ),
             Err(_) => Ok(py.NotImplemented()),
         }
     }
     fn __rmod__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         match extract_scalar(other) {
-            Some(s) => wrap(py, super::boundary::catch(|| pw::rremainder(s, &self.t))?),
+            Some(s) => wrap(
+                py,
+                super::boundary::catch(|| divmod::rremainder(s, &self.t))?,
+            ),
             None => Ok(py.NotImplemented()),
         }
     }
     fn floor_divide(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         let o = operand_arg(other, "floor_divide", "other")?;
         super::boundary::tensor(py, || {
-            pw::floor_divide(&Operand::Tensor(self.t.clone()), &o)
+            divmod::floor_divide(&Operand::Tensor(self.t.clone()), &o)
         })
     }
     fn floor_divide_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> R {
         let o = operand_arg(other, "floor_divide_", "other")?;
-        in_place(slf, |x| pw::floor_divide(&Operand::Tensor(x.clone()), &o))
+        in_place(slf, |x| {
+            divmod::floor_divide(&Operand::Tensor(x.clone()), &o)
+        })
     }
     fn __floordiv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         match operand_arg(other, "floor_divide", "other") {
             Ok(o) => wrap(
                 py,
-                super::boundary::catch(|| pw::floor_divide(&Operand::Tensor(self.t.clone()), &o))?,
+                super::boundary::catch(|| {
+                    divmod::floor_divide(&Operand::Tensor(self.t.clone()), &o)
+                })?,
             ),
             Err(_) => Ok(py.NotImplemented()),
         }
@@ -308,7 +320,7 @@ impl PyTensor {
             Some(s) => wrap(
                 py,
                 super::boundary::catch(|| {
-                    pw::floor_divide(&Operand::Scalar(s), &Operand::Tensor(self.t.clone()))
+                    divmod::floor_divide(&Operand::Scalar(s), &Operand::Tensor(self.t.clone()))
                 })?,
             ),
             None => Ok(py.NotImplemented()),
@@ -316,18 +328,18 @@ impl PyTensor {
     }
     fn logical_and(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         let o = tensor_arg(other, "logical_and", "other", 1)?;
-        super::boundary::tensor(py, || pw::logical(&self.t, &o, "and"))
+        super::boundary::tensor(py, || logical::logical(&self.t, &o, "and"))
     }
     fn logical_or(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         let o = tensor_arg(other, "logical_or", "other", 1)?;
-        super::boundary::tensor(py, || pw::logical(&self.t, &o, "or"))
+        super::boundary::tensor(py, || logical::logical(&self.t, &o, "or"))
     }
     fn logical_xor(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         let o = tensor_arg(other, "logical_xor", "other", 1)?;
-        super::boundary::tensor(py, || pw::logical(&self.t, &o, "xor"))
+        super::boundary::tensor(py, || logical::logical(&self.t, &o, "xor"))
     }
     fn logical_not(&self, py: Python<'_>) -> R {
-        super::boundary::tensor(py, || pw::logical_not(&self.t))
+        super::boundary::tensor(py, || logical::logical_not(&self.t))
     }
     /// `x.where(condition, y)`: `where(condition, x, y)`.
     #[pyo3(name = "where")]
@@ -336,7 +348,7 @@ impl PyTensor {
         wrap(
             py,
             super::boundary::catch(|| {
-                crate::ops::binary::where_(&condition.t, Operand::Tensor(self.t.clone()), y)
+                crate::ops::where_::where_(&condition.t, Operand::Tensor(self.t.clone()), y)
             })?,
         )
     }
@@ -438,22 +450,24 @@ fn act(
 #[pyfunction]
 #[pyo3(signature = (input, approximate="none"))]
 pub fn gelu(py: Python<'_>, input: PyRef<'_, PyTensor>, approximate: &str) -> R {
-    act(py, &input, false, |x| pw::gelu(x, approximate))
+    act(py, &input, false, |x| activation::gelu(x, approximate))
 }
 #[pyfunction]
 #[pyo3(signature = (input, inplace=false))]
 pub fn silu(py: Python<'_>, input: PyRef<'_, PyTensor>, inplace: bool) -> R {
-    act(py, &input, inplace, pw::silu)
+    act(py, &input, inplace, activation::silu)
 }
 #[pyfunction]
 #[pyo3(signature = (input, beta=1.0, threshold=20.0))]
 pub fn softplus(py: Python<'_>, input: PyRef<'_, PyTensor>, beta: f64, threshold: f64) -> R {
-    act(py, &input, false, |x| pw::softplus(x, beta, threshold))
+    act(py, &input, false, |x| {
+        activation::softplus(x, beta, threshold)
+    })
 }
 #[pyfunction]
 #[pyo3(signature = (input, alpha=1.0, inplace=false))]
 pub fn elu(py: Python<'_>, input: PyRef<'_, PyTensor>, alpha: f64, inplace: bool) -> R {
-    act(py, &input, inplace, |x| pw::elu(x, alpha))
+    act(py, &input, inplace, |x| activation::elu(x, alpha))
 }
 #[pyfunction]
 #[pyo3(signature = (input, negative_slope=0.01, inplace=false))]
@@ -464,7 +478,7 @@ pub fn leaky_relu(
     inplace: bool,
 ) -> R {
     act(py, &input, inplace, |x| {
-        pw::leaky_relu(x, negative_slope, inplace)
+        activation::leaky_relu(x, negative_slope, inplace)
     })
 }
 #[pyfunction]
@@ -484,7 +498,9 @@ pub fn hardtanh(
             "min_val cannot be greater than max_val",
         ));
     }
-    act(py, &input, inplace, |x| pw::hardtanh(x, min_val, max_val))
+    act(py, &input, inplace, |x| {
+        activation::hardtanh(x, min_val, max_val)
+    })
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -504,7 +520,7 @@ macro_rules! bitwise_methods {
             $(
                 fn $name(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
                     match operand_arg(other, $op, "other") {
-                        Ok(o) => wrap(py, super::boundary::catch(|| pw::bitwise(&self.t, o, $op))?),
+                        Ok(o) => wrap(py, super::boundary::catch(|| logical::bitwise(&self.t, o, $op))?),
                         Err(_) => Ok(py.NotImplemented()),
                     }
                 }
@@ -512,7 +528,7 @@ macro_rules! bitwise_methods {
                     self.$name(py, other)
                 }
                 fn $method(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
-                    wrap(py, super::boundary::held(|| Ok(pw::bitwise(&self.t, operand_arg(other, $op, "other")?, $op)?))?)
+                    wrap(py, super::boundary::held(|| Ok(logical::bitwise(&self.t, operand_arg(other, $op, "other")?, $op)?))?)
                 }
             )*
         }
@@ -528,9 +544,9 @@ bitwise_methods! {
 #[pymethods]
 impl PyTensor {
     fn __invert__(&self, py: Python<'_>) -> R {
-        super::boundary::tensor(py, || pw::bitwise_not(&self.t))
+        super::boundary::tensor(py, || logical::bitwise_not(&self.t))
     }
     fn bitwise_not(&self, py: Python<'_>) -> R {
-        super::boundary::tensor(py, || pw::bitwise_not(&self.t))
+        super::boundary::tensor(py, || logical::bitwise_not(&self.t))
     }
 }

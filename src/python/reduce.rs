@@ -31,9 +31,9 @@ fn extreme(
                 return wrap(
                     py,
                     if max {
-                        super::boundary::catch(|| crate::ops::pointwise::maximum(&t.t, &o))?
+                        super::boundary::catch(|| crate::ops::compare::maximum(&t.t, &o))?
                     } else {
-                        super::boundary::catch(|| crate::ops::pointwise::minimum(&t.t, &o))?
+                        super::boundary::catch(|| crate::ops::compare::minimum(&t.t, &o))?
                     },
                 );
             }

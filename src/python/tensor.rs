@@ -7,7 +7,9 @@ use super::dtype::{dtype_object, extract_dtype, PyDevice};
 use super::helpers;
 use crate::autograd::{self, BackwardOptions};
 use crate::dtype::{DType, Scalar};
-use crate::ops::binary::{self as bin, BinaryOp, CmpOp};
+use crate::ops::arithmetic::{self, BinaryOp};
+use crate::ops::compare::{self, CmpOp};
+use crate::ops::inplace;
 use crate::ops::unary::{unary, UnaryOp};
 use crate::ops::{creation, matmul, movement, reduce, Operand};
 use crate::tensor::shape::sizes_i64;
@@ -167,17 +169,17 @@ impl PyTensor {
     }
     fn bin(&self, py: Python<'_>, op: BinaryOp, other: &Bound<'_, PyAny>) -> R {
         match operand(other) {
-            Some(o) => {
-                super::boundary::tensor(py, || bin::binary(op, Operand::Tensor(self.t.clone()), o))
-            }
+            Some(o) => super::boundary::tensor(py, || {
+                arithmetic::binary(op, Operand::Tensor(self.t.clone()), o)
+            }),
             None => Ok(py.NotImplemented()),
         }
     }
     fn cmp(&self, py: Python<'_>, op: CmpOp, other: &Bound<'_, PyAny>) -> R {
         match operand(other) {
-            Some(o) => {
-                super::boundary::tensor(py, || bin::compare(op, Operand::Tensor(self.t.clone()), o))
-            }
+            Some(o) => super::boundary::tensor(py, || {
+                compare::compare(op, Operand::Tensor(self.t.clone()), o)
+            }),
             None => Ok(py.NotImplemented()),
         }
     }
@@ -188,9 +190,9 @@ impl PyTensor {
         let a = Operand::Tensor(self.t.clone());
         match alpha {
             Scalar::Int(1) => super::boundary::tensor(py, || {
-                bin::binary(if sub { BinaryOp::Sub } else { BinaryOp::Add }, a, o)
+                arithmetic::binary(if sub { BinaryOp::Sub } else { BinaryOp::Add }, a, o)
             }),
-            s => super::boundary::tensor(py, || bin::add_scaled(&self.t, o, s, sub)),
+            s => super::boundary::tensor(py, || arithmetic::add_scaled(&self.t, o, s, sub)),
         }
     }
     fn add_sub_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>, alpha: NumberArg, sub: bool) -> R {
@@ -203,7 +205,7 @@ impl PyTensor {
                 let others = o.as_tensor().is_some_and(|t| t.requires_grad());
                 super::boundary::catch(|| {
                     crate::ops::inplace::apply_(&slf.borrow().t, others, |x| {
-                        bin::add_scaled(x, o.clone(), a, sub)
+                        arithmetic::add_scaled(x, o.clone(), a, sub)
                     })
                 })?;
                 Ok(slf.clone().into_any().unbind())
@@ -241,7 +243,7 @@ impl PyTensor {
         let o = operand_or_err(other, op.name())?;
         // In-place writes keep the GIL: writers stay serialized (Note [Storage mutation]).
         let t = slf.borrow().t.clone();
-        super::boundary::held(|| Ok(bin::binary_(op, &t, o)?))?;
+        super::boundary::held(|| Ok(inplace::binary_(op, &t, o)?))?;
         Ok(slf.clone().into_any().unbind())
     }
 }
@@ -908,7 +910,7 @@ impl PyTensor {
             .borrow()
             .t
             .clone();
-        Ok(super::boundary::catch(|| bin::equal(&self.t, &other))?)
+        Ok(super::boundary::catch(|| compare::equal(&self.t, &other))?)
     }
     fn __float__(&self, py: Python<'_>) -> PyResult<f64> {
         if self.t.requires_grad() && autograd::is_grad_enabled() {
@@ -960,7 +962,7 @@ impl PyTensor {
     }
     fn __rsub__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> R {
         match operand(o) {
-            Some(o) => wrap(py, super::boundary::catch(|| bin::rsub(&self.t, o))?),
+            Some(o) => wrap(py, super::boundary::catch(|| arithmetic::rsub(&self.t, o))?),
             None => Ok(py.NotImplemented()),
         }
     }
@@ -975,7 +977,7 @@ impl PyTensor {
     }
     fn __rtruediv__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> R {
         match operand(o) {
-            Some(o) => wrap(py, super::boundary::catch(|| bin::rdiv(&self.t, o))?),
+            Some(o) => wrap(py, super::boundary::catch(|| arithmetic::rdiv(&self.t, o))?),
             None => Ok(py.NotImplemented()),
         }
     }
@@ -999,7 +1001,7 @@ impl PyTensor {
             Some(o) => wrap(
                 py,
                 super::boundary::catch(|| {
-                    bin::binary(BinaryOp::Pow, o, Operand::Tensor(self.t.clone()))
+                    arithmetic::binary(BinaryOp::Pow, o, Operand::Tensor(self.t.clone()))
                 })?,
             ),
             None => Ok(py.NotImplemented()),
@@ -1080,7 +1082,7 @@ impl PyTensor {
         wrap(
             py,
             super::boundary::held(|| {
-                Ok(bin::binary(
+                Ok(arithmetic::binary(
                     BinaryOp::Mul,
                     Operand::Tensor(self.t.clone()),
                     operand_or_err(other, "mul")?,
@@ -1099,19 +1101,19 @@ impl PyTensor {
             // PyTorch's div.Tensor_mode overload: DivBackward2.
             RoundingMode::Given(None) => {
                 let o = operand_or_err(other, "div")?;
-                return super::boundary::tensor(py, || bin::div_mode_none(a, o));
+                return super::boundary::tensor(py, || arithmetic::div_mode_none(a, o));
             }
             RoundingMode::Given(Some(mode)) => {
                 let o = operand_or_err(other, "div")?;
                 return super::boundary::tensor(py, || {
-                    crate::ops::pointwise::div_rounding(&a, &o, &mode)
+                    crate::ops::divmod::div_rounding(&a, &o, &mode)
                 });
             }
         }
         wrap(
             py,
             super::boundary::held(|| {
-                Ok(bin::binary(
+                Ok(arithmetic::binary(
                     BinaryOp::Div,
                     Operand::Tensor(self.t.clone()),
                     operand_or_err(other, "div")?,
@@ -1123,7 +1125,7 @@ impl PyTensor {
         wrap(
             py,
             super::boundary::held(|| {
-                Ok(bin::binary(
+                Ok(arithmetic::binary(
                     BinaryOp::Pow,
                     Operand::Tensor(self.t.clone()),
                     operand_or_err(exponent, "pow")?,

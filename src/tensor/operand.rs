@@ -68,6 +68,13 @@ impl From<f64> for Operand {
     }
 }
 
+impl From<i32> for Operand {
+    /// An integer number (`where_(mask, g, 0)` keeps `g`'s dtype, as PyTorch's integer zero).
+    fn from(v: i32) -> Operand {
+        Operand::Scalar(Scalar::Int(i64::from(v)))
+    }
+}
+
 impl From<Scalar> for Operand {
     fn from(s: Scalar) -> Operand {
         Operand::Scalar(s)

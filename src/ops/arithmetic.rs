@@ -1,17 +1,22 @@
-//! Elementwise binary ops with broadcasting and PyTorch's type promotion, and comparisons.
+//! Arithmetic: add, sub, mul, div, pow (and rsub, rdiv, add with alpha) with broadcasting,
+//! PyTorch's type promotion, integer and float16 kernels, and their backward nodes. The
+//! kernels are declared in `ops/binary_kernels_decl.rs`.
 
 use crate::autograd::saved::{SavedValue, Value};
 use crate::autograd::{attach, needs_grad, Backward, Ctx, SavedTensor};
-use crate::backend::cpu::{copy, elementwise};
+use crate::backend::cpu::elementwise;
 use crate::dtype::{result_type, DType, Scalar};
 use crate::error::{Error, Result};
-use crate::ops::creation::{self, cast_data, contiguous_clone};
+use crate::ops::binary_kernels::{materialize, zip};
+pub use crate::ops::binary_kernels_decl::BinaryOp;
+use crate::ops::binary_kernels_decl::LogicalOp;
+use crate::ops::compare::{compare, CmpOp};
+use crate::ops::creation::cast_data;
 use crate::ops::unary::{unary, UnaryOp};
-pub use crate::ops::Operand;
+use crate::ops::where_::where_;
+use crate::ops::Operand;
 use crate::tensor::shape::broadcast_shapes;
-use crate::tensor::{Device, Element, Tensor};
-
-pub use crate::ops::binary_kernels_decl::{BinaryOp, CmpOp, LogicalOp};
+use crate::tensor::{Element, Tensor};
 
 /// `op` over two float tensors of one dtype: the GPU's kernel (float32) when either is there,
 /// else the declared CPU kernel.
@@ -77,25 +82,6 @@ fn int_zip<T: Int>(op: BinaryOp, a: &Tensor, b: &Tensor, shape: &[usize]) -> Res
     }
 }
 
-pub(crate) fn zip<T: Element, U: Element>(
-    a: &Tensor,
-    b: &Tensor,
-    shape: &[usize],
-    f: impl Fn(T, T) -> U + Sync + Send,
-) -> Result<Tensor> {
-    let device = Device::of(&[a, b])?;
-    let (da, db) = (a.read(), b.read());
-    let v = elementwise::binary(
-        da.storage.slice::<T>(),
-        &da.layout,
-        db.storage.slice::<T>(),
-        &db.layout,
-        shape,
-        f,
-    );
-    Ok(Tensor::from_vec_on(v, shape, device))
-}
-
 /// A float16 op on the CPU whose operands are contiguous float16 tensors of the result's shape
 /// or single values: computed a run at a time in float32 (`elementwise::zip_half`), which
 /// gives what widening both operands and narrowing the result does, without those copies.
@@ -134,16 +120,6 @@ fn half_zip(op: BinaryOp, a: &Operand, b: &Operand) -> Result<Option<Tensor>> {
     Ok(Some(Tensor::from_vec(op.zip_half(n, xa, xb), &shape)))
 }
 
-/// An operand as a tensor of `dtype` (Python numbers become 0-dim tensors).
-pub(crate) fn materialize(x: &Operand, dtype: DType) -> Tensor {
-    match x {
-        Operand::Scalar(s) => Tensor::scalar(*s, dtype),
-        Operand::Tensor(t) if t.dtype() == dtype => t.clone(),
-        Operand::Tensor(t) if t.dtype().compute() == dtype => crate::ops::creation::wide(t),
-        Operand::Tensor(t) => cast_data(t, dtype),
-    }
-}
-
 /// The dtype `op` computes in for these operands.
 pub fn compute_dtype(op: BinaryOp, a: &Operand, b: &Operand) -> DType {
     let d = result_type(&[a.participant(), b.participant()]);
@@ -155,7 +131,7 @@ pub fn compute_dtype(op: BinaryOp, a: &Operand, b: &Operand) -> DType {
 }
 
 /// PyTorch's `sub_check`: no subtraction with a bool operand (a Python bool counts as one).
-fn sub_check(a: &Operand, b: &Operand) -> Result<()> {
+pub(crate) fn sub_check(a: &Operand, b: &Operand) -> Result<()> {
     let is_bool = |o: &Operand| match o {
         Operand::Tensor(t) => t.dtype() == DType::Bool,
         Operand::Scalar(s) => matches!(s, Scalar::Bool(_)),
@@ -374,24 +350,30 @@ fn binary_as(op: BinaryOp, a: Operand, b: Operand, div_name: &'static str) -> Re
     Ok(out)
 }
 
-pub fn add(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+/// `a + b` (`b` a tensor or a number, `add(g, 1.0)`).
+pub fn add(a: &Tensor, b: impl Into<Operand>) -> Result<Tensor> {
     binary(BinaryOp::Add, a.into(), b.into())
 }
-pub fn sub(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+/// `a - b`.
+pub fn sub(a: &Tensor, b: impl Into<Operand>) -> Result<Tensor> {
     binary(BinaryOp::Sub, a.into(), b.into())
 }
-pub fn mul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+/// `a * b`.
+pub fn mul(a: &Tensor, b: impl Into<Operand>) -> Result<Tensor> {
     binary(BinaryOp::Mul, a.into(), b.into())
 }
-pub fn div(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+/// `a / b`.
+pub fn div(a: &Tensor, b: impl Into<Operand>) -> Result<Tensor> {
     binary(BinaryOp::Div, a.into(), b.into())
 }
-pub fn mul_scalar(a: &Tensor, s: f64) -> Result<Tensor> {
-    binary(BinaryOp::Mul, a.into(), Operand::Scalar(Scalar::Float(s)))
+/// `a ** b`.
+pub fn pow(a: &Tensor, b: impl Into<Operand>) -> Result<Tensor> {
+    binary(BinaryOp::Pow, a.into(), b.into())
 }
 
 /// `other - x` (Python's `2 - x`): `RsubBackward1` for a number, `RsubBackward0` for a tensor.
-pub fn rsub(x: &Tensor, other: Operand) -> Result<Tensor> {
+pub fn rsub(x: &Tensor, other: impl Into<Operand>) -> Result<Tensor> {
+    let other = other.into();
     let dtype = compute_dtype(BinaryOp::Sub, &other, &x.into());
     let out = binary_data(BinaryOp::Sub, &other, &x.into(), dtype)?;
     match &other {
@@ -410,205 +392,6 @@ pub fn rsub(x: &Tensor, other: Operand) -> Result<Tensor> {
 pub fn rdiv(x: &Tensor, other: Operand) -> Result<Tensor> {
     let r = unary(UnaryOp::Reciprocal, x)?;
     binary(BinaryOp::Mul, Operand::Tensor(r), other)
-}
-
-/// Comparisons: bool results, no gradient.
-/// `gradrs.equal(a, b)`: the same size and the same values, compared as `eq` compares them
-/// (in the promoted dtype; NaN equals nothing); tensors on different devices raise.
-pub fn equal(a: &Tensor, b: &Tensor) -> Result<bool> {
-    if a.device() != b.device() {
-        return Err(Error::Runtime(format!(
-            "Cannot compare two tensors on different devices. Got: {} and {}",
-            a.device().name(),
-            b.device().name()
-        )));
-    }
-    if a.shape() != b.shape() {
-        return Ok(false);
-    }
-    let _no_grad = crate::autograd::GradModeGuard::new(false);
-    let same = compare(
-        CmpOp::Eq,
-        Operand::Tensor(a.clone()),
-        Operand::Tensor(b.clone()),
-    )?;
-    Ok(same.to_vec::<bool>().into_iter().all(|v| v))
-}
-
-pub fn compare(op: CmpOp, a: Operand, b: Operand) -> Result<Tensor> {
-    let dtype = result_type(&[a.participant(), b.participant()]);
-    let (ta, tb) = (materialize(&a, dtype), materialize(&b, dtype));
-    let shape = broadcast_shapes(&ta.shape(), &tb.shape())?;
-    if a.is_gpu() || b.is_gpu() {
-        let out = if matches!(dtype, DType::F32 | DType::F16) {
-            // float16 values compare exactly as the float32 words the GPU holds them in.
-            let (wa, wb) = (creation::wide(&ta), creation::wide(&tb));
-            crate::kernels::compare(op.wgsl(), &wa, &wb, &shape)?
-        } else {
-            // Index and mask tests (`target != ignore_index`) stay on the GPU too.
-            let int = op
-                .wgsl_int()
-                .expect("comparisons declare an integer expression");
-            crate::kernels::compare_words(op.wgsl(), int, &ta, &tb, &shape)?
-        };
-        if let Some(out) = out {
-            return Ok(out);
-        }
-    }
-    op.zip_any(&ta, &tb, &shape)
-}
-
-pub fn gt(a: &Tensor, b: Operand) -> Result<Tensor> {
-    compare(CmpOp::Gt, a.into(), b)
-}
-
-/// PyTorch's rules for every in-place op: an inference tensor may only be modified inside
-/// inference mode, and a leaf that requires grad may not be modified while grad mode is on.
-pub fn check_inplace_leaf(dst: &Tensor) -> Result<()> {
-    dst.check_inplace_version()?;
-    if crate::autograd::is_grad_enabled() && dst.is_leaf() && dst.requires_grad() {
-        return Err(Error::Runtime(
-            "a leaf Variable that requires grad is being used in an in-place operation.".into(),
-        ));
-    }
-    Ok(())
-}
-
-/// In-place `dst op= other` (`x += y`, `w -= lr * g`), with PyTorch's autograd rules:
-/// a leaf that requires grad may not be modified while grad mode is on; a non-leaf takes
-/// the new op as its history.
-pub fn binary_(op: BinaryOp, dst: &Tensor, other: Operand) -> Result<()> {
-    if !crate::autograd::is_grad_enabled() || !(dst.requires_grad() || other.requires_grad()) {
-        check_inplace_leaf(dst)?;
-        let done = match dst.dtype() {
-            DType::F32 | DType::F64 => float_zip_in_place(op, dst, &other)?,
-            _ => false,
-        };
-        if done {
-            return Ok(());
-        }
-    }
-    crate::ops::inplace::apply_(dst, other.requires_grad(), |alias| {
-        let a = Operand::Tensor(alias.clone());
-        if alias.requires_grad() || other.requires_grad() {
-            binary(op, a, other)
-        } else {
-            let dtype = compute_dtype(op, &a, &other);
-            binary_data(op, &a, &other, dtype)
-        }
-    })
-}
-
-/// `dst op= other` written straight into `dst` (no result buffer, no copy back) when nothing
-/// is recorded, `dst` is a contiguous CPU float tensor that keeps its dtype, and `other` is a
-/// number or a CPU tensor of dst's shape or of one element that does not share its memory
-/// (an SGD step, `p -= lr * p.grad`, and gradient accumulation). False: not applicable, the
-/// caller takes the general path.
-fn float_zip_in_place(op: BinaryOp, dst: &Tensor, other: &Operand) -> Result<bool> {
-    let a = Operand::Tensor(dst.clone());
-    let dtype = dst.dtype();
-    if op == BinaryOp::Pow || compute_dtype(op, &a, other) != dtype {
-        return Ok(false);
-    }
-    if op == BinaryOp::Sub {
-        sub_check(&a, other)?;
-    }
-    let b = materialize(other, dtype);
-    if dst.device().is_gpu() || b.device().is_gpu() {
-        return Ok(false);
-    }
-    let (d, o) = (dst.read(), b.read());
-    let n = d.layout.numel();
-    let full = o.layout.shape == d.layout.shape && o.layout.is_contiguous();
-    // One element broadcasts to dst's shape only if it has no more dims (else the general
-    // path raises PyTorch's shape error).
-    let one = o.layout.numel() == 1 && o.layout.shape.len() <= d.layout.shape.len();
-    if !d.layout.is_contiguous() || !(full || one) || overlaps(&d.storage, &o.storage) {
-        return Ok(false);
-    }
-    fn parts<'a, T: Element>(
-        d: &'a crate::tensor::Data,
-        o: &'a crate::tensor::Data,
-        n: usize,
-        full: bool,
-    ) -> (&'a mut [T], elementwise::Src<'a, T>) {
-        let out = &mut d.storage.slice_mut::<T>()[d.layout.offset..d.layout.offset + n];
-        let ys = o.storage.slice::<T>();
-        let src = if full {
-            elementwise::Src::Full(&ys[o.layout.offset..o.layout.offset + n])
-        } else {
-            elementwise::Src::One(ys[o.layout.offset])
-        };
-        (out, src)
-    }
-    // The declared kernel `float_zip` runs, so results are bit-identical to the general path.
-    match dtype {
-        DType::F32 => {
-            let (out, src) = parts::<f32>(&d, &o, n, full);
-            op.in_place_f32(out, src);
-        }
-        DType::F64 => {
-            let (out, src) = parts::<f64>(&d, &o, n, full);
-            op.in_place_f64(out, src);
-        }
-        _ => unreachable!("float dtypes only"),
-    }
-    d.storage.bump_version();
-    Ok(true)
-}
-
-/// `a.add_(b)` without autograd (gradient accumulation).
-pub fn add_(dst: &Tensor, src: &Tensor) -> Result<()> {
-    let _g = crate::autograd::GradModeGuard::new(false);
-    binary_(BinaryOp::Add, dst, src.into())
-}
-
-/// Whether two storages' memory overlaps (views, and `.data` aliases, share memory).
-pub(crate) fn overlaps(a: &crate::tensor::Storage, b: &crate::tensor::Storage) -> bool {
-    let range = |s: &crate::tensor::Storage| {
-        let start = s.data_ptr() as usize;
-        (start, start + s.len() * s.dtype().itemsize())
-    };
-    let ((a0, a1), (b0, b1)) = (range(a), range(b));
-    a0 < b1 && b0 < a1
-}
-
-/// Copy `src` (same shape) into `dst`'s memory, casting, and bump `dst`'s version.
-pub fn write_into(dst: &Tensor, src: &Tensor) -> Result<()> {
-    dst.check_inplace_version()?;
-    if dst.device().is_gpu() {
-        // A source sharing dst's memory is copied out first (the kernel binds two buffers).
-        let src = if overlaps(&src.read().storage, &dst.read().storage) {
-            contiguous_clone(src)
-        } else {
-            src.clone()
-        };
-        if crate::kernels::write_into(dst, &src)? {
-            dst.read().storage.bump_version();
-            return Ok(());
-        }
-    }
-    // Values to write, read straight from `src` when it has dst's dtype, is contiguous and
-    // does not share dst's memory (an in-place op's fresh result); else a contiguous copy.
-    let direct = src.dtype() == dst.dtype() && {
-        let (s, d) = (src.read(), dst.read());
-        s.layout.is_contiguous() && !overlaps(&s.storage, &d.storage)
-    };
-    let src = if direct {
-        src.clone()
-    } else if src.dtype() != dst.dtype() {
-        cast_data(src, dst.dtype())
-    } else {
-        contiguous_clone(src)
-    };
-    let (s, d) = (src.read(), dst.read());
-    crate::dispatch!(d.dtype(), T => {
-        let n = s.layout.numel();
-        let values = &s.storage.slice::<T>()[s.layout.offset..s.layout.offset + n];
-        copy::scatter_into::<T>(d.storage.slice_mut::<T>(), &d.layout, values);
-    });
-    d.storage.bump_version();
-    Ok(())
 }
 
 // ---- backward formulas -------------------------------------------------------------------
@@ -921,114 +704,6 @@ impl Backward for PowTensorBackward {
             ("exponent", SavedValue::Tensor(&mut self.exponent)),
             ("result", SavedValue::Tensor(&mut self.result)),
         ]
-    }
-}
-
-/// `where(cond, a, b)`: `a` where `cond` is true, else `b`, broadcast together.
-pub fn where_(cond: &Tensor, a: Operand, b: Operand) -> Result<Tensor> {
-    if cond.dtype() != DType::Bool {
-        return Err(Error::Runtime(format!(
-            "where expected condition to be a boolean tensor, but got a tensor with dtype {}",
-            crate::dtype::pretty_kernel_name(cond.dtype())
-        )));
-    }
-    let dtype = result_type(&[a.participant(), b.participant()]);
-    let (ta, tb) = (materialize(&a, dtype), materialize(&b, dtype));
-    let shape = broadcast_shapes(&broadcast_shapes(&cond.shape(), &ta.shape())?, &tb.shape())?;
-    if let Some(out) = crate::kernels::select(cond, &ta, &tb, &shape)? {
-        return where_record(out, cond, a, b, dtype);
-    }
-    let sizes = crate::tensor::shape::sizes_i64(&shape);
-    let expand = |t: &Tensor| -> Result<Tensor> {
-        let _g = crate::autograd::GradModeGuard::new(false);
-        Ok(contiguous_clone(&crate::ops::movement::expand(t, &sizes)?))
-    };
-    let device = Device::of(&[cond, &ta, &tb])?;
-    // Operands that already are the output's contiguous shape, or single values, are read in
-    // place (relu's backward, `where(x > 0, g, 0)`, takes this path); others are expanded.
-    let n = crate::tensor::shape::numel(&shape);
-    let in_place = |t: &Tensor| {
-        let d = t.read();
-        d.layout.numel() == 1
-            || (d.layout.shape.as_slice() == shape.as_slice() && d.layout.is_contiguous())
-    };
-    let c = if in_place(cond) && cond.numel() == n {
-        cond.clone()
-    } else {
-        expand(cond)?
-    };
-    let (xa, xb) = (
-        if in_place(&ta) {
-            ta.clone()
-        } else {
-            expand(&ta)?
-        },
-        if in_place(&tb) {
-            tb.clone()
-        } else {
-            expand(&tb)?
-        },
-    );
-    let out = crate::dispatch!(dtype, T => {
-        let (dc, da, db) = (c.read(), xa.read(), xb.read());
-        let mask = &dc.storage.slice::<bool>()[dc.layout.offset..dc.layout.offset + n];
-        let v = elementwise::select(mask, select_src::<T>(&da, n), select_src::<T>(&db, n));
-        Tensor::from_vec_on(v, &shape, device)
-    });
-    where_record(out, cond, a, b, dtype)
-}
-
-fn where_record(
-    out: Tensor,
-    cond: &Tensor,
-    a: Operand,
-    b: Operand,
-    dtype: DType,
-) -> Result<Tensor> {
-    if crate::autograd::is_grad_enabled() && (a.requires_grad() || b.requires_grad()) {
-        let (oa, ob) = (a.edge_tensor(dtype), b.edge_tensor(dtype));
-        attach(
-            &[&out],
-            &[&oa, &ob],
-            Box::new(WhereBackward {
-                cond: SavedTensor::input(cond)?,
-            }),
-        );
-    }
-    Ok(out)
-}
-
-/// A `where` operand of `n` contiguous elements, or of one.
-fn select_src<T: Element>(d: &crate::tensor::Data, n: usize) -> elementwise::Src<'_, T> {
-    let (s, o) = (d.storage.slice::<T>(), d.layout.offset);
-    if d.layout.numel() == n {
-        elementwise::Src::Full(&s[o..o + n])
-    } else {
-        elementwise::Src::One(s[o])
-    }
-}
-
-struct WhereBackward {
-    cond: SavedTensor,
-}
-impl Backward for WhereBackward {
-    fn name(&self) -> &'static str {
-        "WhereBackward0"
-    }
-    fn apply(&mut self, g: &[Option<Tensor>], ctx: &Ctx) -> Result<Vec<Option<Tensor>>> {
-        let g = g[0].clone().expect("gradient");
-        let cond = self.cond.unpack(ctx)?;
-        let zero = || Operand::Scalar(Scalar::Int(0));
-        Ok(vec![
-            Some(where_(&cond, Operand::Tensor(g.clone()), zero())?),
-            Some(where_(&cond, zero(), Operand::Tensor(g))?),
-        ])
-    }
-    fn release(&mut self) {
-        self.cond.release();
-    }
-    fn saved_values(&mut self) -> Vec<(&'static str, SavedValue<'_>)> {
-        vec![("condition", SavedValue::Tensor(&mut self.cond))]
     }
 }
 

@@ -1,0 +1,44 @@
+//! PyTorch's `*_backward` ops as nodes of their own (threshold / leaky_relu / hardtanh / elu
+//! backward), so a first derivative taken with `create_graph` is differentiable again.
+
+use crate::error::Result;
+use crate::tensor::Tensor;
+
+/// A shared backward formula `f(g, x)`, linear in `g`.
+pub type GradFn = std::sync::Arc<dyn Fn(&Tensor, &Tensor) -> Result<Tensor> + Send + Sync>;
+/// The derivative of such a formula in `x`, given the incoming `gg`, then `g` and `x`.
+pub type GradXFn =
+    std::sync::Arc<dyn Fn(&Tensor, &Tensor, &Tensor) -> Result<Tensor> + Send + Sync>;
+
+/// PyTorch's `*_backward` ops as nodes of their own (threshold/leaky_relu/hardtanh/elu
+/// backward): `f(g, x)` is linear in `g`, so its derivative in `g` is the same formula again;
+/// its derivative in `x` is `fx` (zero when `None`: a piecewise-constant slope). Recording it
+/// makes a first derivative taken with `create_graph` require grad, as PyTorch's does.
+pub fn backward_node(
+    name: &'static str,
+    g: &Tensor,
+    x: &Tensor,
+    f: GradFn,
+    fx: Option<GradXFn>,
+) -> Result<Tensor> {
+    use crate::autograd::{needs_grad, record_formula, SavedTensor};
+    let out = {
+        let _no_grad = crate::autograd::GradModeGuard::new(false);
+        f(g, x)?
+    };
+    if !needs_grad(&[g, x]) {
+        return Ok(out);
+    }
+    let mut saved = vec![SavedTensor::input(x)?];
+    if fx.is_some() {
+        saved.push(SavedTensor::input(g)?);
+    }
+    Ok(record_formula(out, &[g, x], name, saved, move |gg, s| {
+        let dx = match &fx {
+            Some(fx) => fx(gg, &s[1], &s[0])?,
+            None => crate::ops::creation::zeros_like(&s[0]),
+        };
+        let dg = backward_node(name, gg, &s[0], f.clone(), fx.clone())?;
+        Ok(vec![Some(dg), Some(dx)])
+    }))
+}

@@ -1,0 +1,170 @@
+//! Comparisons (PyTorch's "comparison ops"): eq, ne, lt, le, gt, ge (bool masks, no
+//! gradient), `equal`, and maximum / minimum; the kernels are declared in
+//! `ops/binary_kernels_decl.rs`.
+
+use crate::autograd::formula::describe;
+use crate::autograd::{needs_grad, record_formula, SavedTensor};
+use crate::dtype::{result_type, DType};
+use crate::error::{Error, Result};
+use crate::ops::arithmetic::mul;
+use crate::ops::binary_kernels::{materialize, promoted, zip};
+pub use crate::ops::binary_kernels_decl::{CmpOp, ExtremumOp};
+use crate::ops::creation::{self, narrow};
+use crate::ops::where_::where_;
+use crate::ops::Operand;
+use crate::tensor::shape::broadcast_shapes;
+use crate::tensor::Tensor;
+
+/// Comparisons: bool results, no gradient.
+/// `gradrs.equal(a, b)`: the same size and the same values, compared as `eq` compares them
+/// (in the promoted dtype; NaN equals nothing); tensors on different devices raise.
+pub fn equal(a: &Tensor, b: &Tensor) -> Result<bool> {
+    if a.device() != b.device() {
+        return Err(Error::Runtime(format!(
+            "Cannot compare two tensors on different devices. Got: {} and {}",
+            a.device().name(),
+            b.device().name()
+        )));
+    }
+    if a.shape() != b.shape() {
+        return Ok(false);
+    }
+    let _no_grad = crate::autograd::GradModeGuard::new(false);
+    let same = compare(
+        CmpOp::Eq,
+        Operand::Tensor(a.clone()),
+        Operand::Tensor(b.clone()),
+    )?;
+    Ok(same.to_vec::<bool>().into_iter().all(|v| v))
+}
+
+pub fn compare(op: CmpOp, a: Operand, b: Operand) -> Result<Tensor> {
+    let dtype = result_type(&[a.participant(), b.participant()]);
+    let (ta, tb) = (materialize(&a, dtype), materialize(&b, dtype));
+    let shape = broadcast_shapes(&ta.shape(), &tb.shape())?;
+    if a.is_gpu() || b.is_gpu() {
+        let out = if matches!(dtype, DType::F32 | DType::F16) {
+            // float16 values compare exactly as the float32 words the GPU holds them in.
+            let (wa, wb) = (creation::wide(&ta), creation::wide(&tb));
+            crate::kernels::compare(op.wgsl(), &wa, &wb, &shape)?
+        } else {
+            // Index and mask tests (`target != ignore_index`) stay on the GPU too.
+            let int = op
+                .wgsl_int()
+                .expect("comparisons declare an integer expression");
+            crate::kernels::compare_words(op.wgsl(), int, &ta, &tb, &shape)?
+        };
+        if let Some(out) = out {
+            return Ok(out);
+        }
+    }
+    op.zip_any(&ta, &tb, &shape)
+}
+
+/// `a == b` (`b` a tensor or a number), a bool mask.
+pub fn eq(a: &Tensor, b: impl Into<Operand>) -> Result<Tensor> {
+    compare(CmpOp::Eq, a.into(), b.into())
+}
+/// `a != b`.
+pub fn ne(a: &Tensor, b: impl Into<Operand>) -> Result<Tensor> {
+    compare(CmpOp::Ne, a.into(), b.into())
+}
+/// `a < b`.
+pub fn lt(a: &Tensor, b: impl Into<Operand>) -> Result<Tensor> {
+    compare(CmpOp::Lt, a.into(), b.into())
+}
+/// `a <= b`.
+pub fn le(a: &Tensor, b: impl Into<Operand>) -> Result<Tensor> {
+    compare(CmpOp::Le, a.into(), b.into())
+}
+/// `a > b`.
+pub fn gt(a: &Tensor, b: impl Into<Operand>) -> Result<Tensor> {
+    compare(CmpOp::Gt, a.into(), b.into())
+}
+/// `a >= b`.
+pub fn ge(a: &Tensor, b: impl Into<Operand>) -> Result<Tensor> {
+    compare(CmpOp::Ge, a.into(), b.into())
+}
+
+/// `maximum` (`max`) or `minimum` without autograd, with promotion; NaN propagates.
+pub(crate) fn extremum_data(a: &Operand, b: &Operand, max: bool) -> Result<Tensor> {
+    let (ta, tb, shape, dtype) = promoted(a, b, false)?;
+    let op = if max {
+        ExtremumOp::Maximum
+    } else {
+        ExtremumOp::Minimum
+    };
+    if let Some(out) = crate::kernels::binary_to(op.wgsl(), &ta, &tb, &shape, dtype)? {
+        return Ok(narrow(out, dtype));
+    }
+    Ok(narrow(
+        match ta.dtype() {
+            DType::F32 | DType::F64 => op.zip_float(&ta, &tb, &shape)?,
+            DType::I64 => zip::<i64, i64>(
+                &ta,
+                &tb,
+                &shape,
+                move |p, q| {
+                    if max {
+                        p.max(q)
+                    } else {
+                        p.min(q)
+                    }
+                },
+            )?,
+            DType::Bool => zip::<bool, bool>(
+                &ta,
+                &tb,
+                &shape,
+                move |p, q| {
+                    if max {
+                        p | q
+                    } else {
+                        p & q
+                    }
+                },
+            )?,
+            DType::I32 | DType::F16 => unreachable!("promoted computes wide"),
+        },
+        dtype,
+    ))
+}
+
+fn extremum(a: &Tensor, b: &Tensor, max: bool) -> Result<Tensor> {
+    let out = extremum_data(&a.into(), &b.into(), max)?;
+    if !needs_grad(&[a, b]) {
+        return Ok(out);
+    }
+    let name = if max {
+        "MaximumBackward0"
+    } else {
+        "MinimumBackward0"
+    };
+    let saved = vec![SavedTensor::input(a)?, SavedTensor::input(b)?];
+    let out = record_formula(out, &[a, b], name, saved, move |g, s| {
+        let (x, y) = (&s[0], &s[1]);
+        // Ties split the gradient evenly, as PyTorch does.
+        let shared = where_(
+            &eq(x, y)?,
+            Operand::Tensor(mul(g, 0.5)?),
+            Operand::Tensor(g.clone()),
+        )?;
+        let (lose_a, lose_b) = if max {
+            (lt(x, y)?, gt(x, y)?)
+        } else {
+            (gt(x, y)?, lt(x, y)?)
+        };
+        Ok(vec![
+            Some(where_(&lose_a, 0, &shared)?),
+            Some(where_(&lose_b, 0, &shared)?),
+        ])
+    });
+    describe(&out, &["self", "other"], Vec::new());
+    Ok(out)
+}
+pub fn maximum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    extremum(a, b, true)
+}
+pub fn minimum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    extremum(a, b, false)
+}

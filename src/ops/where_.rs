@@ -1,0 +1,121 @@
+//! `where(cond, a, b)`: elementwise selection with broadcasting and its backward.
+
+use crate::autograd::saved::SavedValue;
+use crate::autograd::{attach, Backward, Ctx, SavedTensor};
+use crate::backend::cpu::elementwise;
+use crate::dtype::{result_type, DType, Scalar};
+use crate::error::{Error, Result};
+use crate::ops::binary_kernels::materialize;
+use crate::ops::creation::contiguous_clone;
+use crate::ops::Operand;
+use crate::tensor::shape::broadcast_shapes;
+use crate::tensor::{Device, Element, Tensor};
+
+/// `where(cond, a, b)`: `a` where `cond` is true, else `b`, broadcast together.
+pub fn where_(cond: &Tensor, a: impl Into<Operand>, b: impl Into<Operand>) -> Result<Tensor> {
+    let (a, b) = (a.into(), b.into());
+    if cond.dtype() != DType::Bool {
+        return Err(Error::Runtime(format!(
+            "where expected condition to be a boolean tensor, but got a tensor with dtype {}",
+            crate::dtype::pretty_kernel_name(cond.dtype())
+        )));
+    }
+    let dtype = result_type(&[a.participant(), b.participant()]);
+    let (ta, tb) = (materialize(&a, dtype), materialize(&b, dtype));
+    let shape = broadcast_shapes(&broadcast_shapes(&cond.shape(), &ta.shape())?, &tb.shape())?;
+    if let Some(out) = crate::kernels::select(cond, &ta, &tb, &shape)? {
+        return where_record(out, cond, a, b, dtype);
+    }
+    let sizes = crate::tensor::shape::sizes_i64(&shape);
+    let expand = |t: &Tensor| -> Result<Tensor> {
+        let _g = crate::autograd::GradModeGuard::new(false);
+        Ok(contiguous_clone(&crate::ops::movement::expand(t, &sizes)?))
+    };
+    let device = Device::of(&[cond, &ta, &tb])?;
+    // Operands that already are the output's contiguous shape, or single values, are read in
+    // place (relu's backward, `where(x > 0, g, 0)`, takes this path); others are expanded.
+    let n = crate::tensor::shape::numel(&shape);
+    let in_place = |t: &Tensor| {
+        let d = t.read();
+        d.layout.numel() == 1
+            || (d.layout.shape.as_slice() == shape.as_slice() && d.layout.is_contiguous())
+    };
+    let c = if in_place(cond) && cond.numel() == n {
+        cond.clone()
+    } else {
+        expand(cond)?
+    };
+    let (xa, xb) = (
+        if in_place(&ta) {
+            ta.clone()
+        } else {
+            expand(&ta)?
+        },
+        if in_place(&tb) {
+            tb.clone()
+        } else {
+            expand(&tb)?
+        },
+    );
+    let out = crate::dispatch!(dtype, T => {
+        let (dc, da, db) = (c.read(), xa.read(), xb.read());
+        let mask = &dc.storage.slice::<bool>()[dc.layout.offset..dc.layout.offset + n];
+        let v = elementwise::select(mask, select_src::<T>(&da, n), select_src::<T>(&db, n));
+        Tensor::from_vec_on(v, &shape, device)
+    });
+    where_record(out, cond, a, b, dtype)
+}
+
+fn where_record(
+    out: Tensor,
+    cond: &Tensor,
+    a: Operand,
+    b: Operand,
+    dtype: DType,
+) -> Result<Tensor> {
+    if crate::autograd::is_grad_enabled() && (a.requires_grad() || b.requires_grad()) {
+        let (oa, ob) = (a.edge_tensor(dtype), b.edge_tensor(dtype));
+        attach(
+            &[&out],
+            &[&oa, &ob],
+            Box::new(WhereBackward {
+                cond: SavedTensor::input(cond)?,
+            }),
+        );
+    }
+    Ok(out)
+}
+
+/// A `where` operand of `n` contiguous elements, or of one.
+fn select_src<T: Element>(d: &crate::tensor::Data, n: usize) -> elementwise::Src<'_, T> {
+    let (s, o) = (d.storage.slice::<T>(), d.layout.offset);
+    if d.layout.numel() == n {
+        elementwise::Src::Full(&s[o..o + n])
+    } else {
+        elementwise::Src::One(s[o])
+    }
+}
+
+struct WhereBackward {
+    cond: SavedTensor,
+}
+impl Backward for WhereBackward {
+    fn name(&self) -> &'static str {
+        "WhereBackward0"
+    }
+    fn apply(&mut self, g: &[Option<Tensor>], ctx: &Ctx) -> Result<Vec<Option<Tensor>>> {
+        let g = g[0].clone().expect("gradient");
+        let cond = self.cond.unpack(ctx)?;
+        let zero = || Operand::Scalar(Scalar::Int(0));
+        Ok(vec![
+            Some(where_(&cond, Operand::Tensor(g.clone()), zero())?),
+            Some(where_(&cond, zero(), Operand::Tensor(g))?),
+        ])
+    }
+    fn release(&mut self) {
+        self.cond.release();
+    }
+    fn saved_values(&mut self) -> Vec<(&'static str, SavedValue<'_>)> {
+        vec![("condition", SavedValue::Tensor(&mut self.cond))]
+    }
+}
