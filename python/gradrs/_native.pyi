@@ -9,7 +9,7 @@ signatures there: parameter names, defaults and keyword-only markers match the R
 from builtins import bool as _bool
 from builtins import float as _float
 from builtins import int as _int
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeAlias, final, overload
 
 import numpy as np
@@ -410,6 +410,7 @@ class Tensor:
 
     # Python protocol
     def __len__(self) -> _int: ...
+    def __iter__(self) -> Iterator[Tensor]: ...
     def __hash__(self) -> _int: ...
     def __bool__(self) -> _bool: ...
     def __float__(self) -> _float: ...

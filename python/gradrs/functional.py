@@ -952,3 +952,14 @@ Tensor.mode = _method(mode)
 Tensor.diff = _method(diff)
 Tensor.count_nonzero = _method(count_nonzero)
 Tensor.rot90 = _method(rot90)
+
+
+def _iter(self):
+    """`iter(tensor)` as PyTorch's: over `unbind(0)` (so the rows' grad_fn is UnbindBackward0,
+    not the SelectBackward0 of the `__getitem__` fallback), a 0-d tensor refused."""
+    if self.dim() == 0:
+        raise TypeError("iteration over a 0-d tensor")
+    return iter(self.unbind(0))
+
+
+Tensor.__iter__ = _iter
