@@ -71,6 +71,7 @@ TRAINING = """
 
 
     torch.manual_seed(0)
+    torch.backends.cudnn.deterministic = True
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     x, y = torch.randn(64, 8), torch.randint(0, 3, (64,))
     train, val = random_split(TensorDataset(x, y), [48, 16])
@@ -95,7 +96,8 @@ TRAINING = """
         with torch.no_grad():
             pred = model.eval()(x).argmax(dim=1)
             correct = int((pred == y).sum().item())
-        print(epoch, total, correct, sched.get_last_lr()[0], len(Pairs(4)))
+        print(epoch, total, correct, sched.get_last_lr()[0], [r.max() for r in x[:2]],
+              len(Pairs(4)))
     torch.save(model.state_dict(), "model.pt")
     model.load_state_dict(torch.load("model.pt"))
     q = torch.tensor([1.0, 2.0], dtype=torch.float32, requires_grad=True)

@@ -8,6 +8,7 @@ import sys as _sys
 import types as _types
 import warnings as _warnings
 from contextlib import contextmanager as _contextmanager
+from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 from .. import _native
 from . import _context
@@ -123,3 +124,10 @@ conv = _FP32Precision("cuda", "conv")
 rnn = _FP32Precision("cuda", "rnn")
 
 _sys.modules[__name__].__class__ = _CudnnModule
+
+if _TYPE_CHECKING:  # the flags as type checkers see them (properties of the module's class)
+    enabled: bool
+    benchmark: bool
+    deterministic: bool
+    allow_tf32: bool
+    fp32_precision: str
