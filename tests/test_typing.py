@@ -130,6 +130,7 @@ MISTAKES = """
     gradrs.autograd.grad(x.sum(), "x")
     gradrs.nn.Linear(3, 2).train().parameters().nope
     gradrs.nn.utils.clip_grad_norm_(gradrs.nn.Linear(3, 2).parameters(), max_norm="1")
+    gradrs.optim.SGD(gradrs.nn.Linear(3, 2).parameters(), lr="0.1")
 """
 
 
@@ -187,7 +188,7 @@ def test_mypy_accepts_a_training_program(mypy_run):
 @pytest.mark.skipif(SELFTEST, reason="type-checks gradrs itself")
 def test_mypy_reports_mistakes(mypy_run):
     errors = [line for line in mypy_run["mistakes.py"] if ": error:" in line]
-    assert [int(e.split(":")[1]) for e in errors] == list(range(4, 15)), "\n".join(errors)
+    assert [int(e.split(":")[1]) for e in errors] == list(range(4, 16)), "\n".join(errors)
 
 
 @pytest.mark.skipif(SELFTEST, reason="checks gradrs's own extension module")

@@ -7,6 +7,7 @@ from .._grad_mode import enable_grad
 from ._fused import use_fused_step
 from .optimizer import (
     Optimizer,
+    ParamsT,
     Tensor,
     _check_capturable,
     _device_dtype_check_for_fused,
@@ -25,12 +26,12 @@ class Adam(Optimizer):
 
     def __init__(
         self,
-        params,
-        lr=1e-3,
-        betas=(0.9, 0.999),
-        eps=1e-8,
-        weight_decay=0,
-        amsgrad=False,
+        params: ParamsT,
+        lr: float | Tensor = 1e-3,
+        betas: tuple[float | Tensor, float | Tensor] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        amsgrad: bool = False,
         *,
         foreach=None,
         maximize=False,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .adam import Adam, adam
+from .optimizer import ParamsT, Tensor
 
 __all__ = ["AdamW", "adamw"]
 
@@ -12,12 +13,12 @@ class AdamW(Adam):
 
     def __init__(
         self,
-        params,
-        lr=1e-3,
-        betas=(0.9, 0.999),
-        eps=1e-8,
-        weight_decay=1e-2,
-        amsgrad=False,
+        params: ParamsT,
+        lr: float | Tensor = 1e-3,
+        betas: tuple[float | Tensor, float | Tensor] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 1e-2,
+        amsgrad: bool = False,
         *,
         maximize=False,
         foreach=None,

@@ -8,12 +8,16 @@ from collections import OrderedDict, defaultdict
 from collections.abc import Iterable
 from copy import deepcopy
 from itertools import chain
+from typing import Any, Union
 
 from .. import _native, get_default_dtype
 from .._grad_mode import is_grad_enabled, set_grad_enabled
 from ..utils.hooks import RemovableHandle
 
 Tensor = _native.Tensor
+# What an optimizer takes as `params`, as PyTorch types it: tensors, parameter groups, or
+# (name, tensor) pairs.
+ParamsT = Union[Iterable[Tensor], Iterable[dict[str, Any]], Iterable[tuple[str, Tensor]]]
 
 __all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
 
@@ -137,7 +141,7 @@ class Optimizer:
         defaults (dict): default values of the optimization options.
     """
 
-    def __init__(self, params, defaults) -> None:
+    def __init__(self, params: ParamsT, defaults: dict[str, Any]) -> None:
         self.defaults = defaults
         self._optimizer_step_pre_hooks = OrderedDict()
         self._optimizer_step_post_hooks = OrderedDict()

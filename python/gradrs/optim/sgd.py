@@ -7,6 +7,7 @@ from .._grad_mode import enable_grad
 from ._fused import use_fused_step
 from .optimizer import (
     Optimizer,
+    ParamsT,
     Tensor,
     _device_dtype_check_for_fused,
     _get_value,
@@ -22,12 +23,12 @@ class SGD(Optimizer):
 
     def __init__(
         self,
-        params,
-        lr=1e-3,
-        momentum=0,
-        dampening=0,
-        weight_decay=0,
-        nesterov=False,
+        params: ParamsT,
+        lr: float | Tensor = 1e-3,
+        momentum: float = 0,
+        dampening: float = 0,
+        weight_decay: float = 0,
+        nesterov: bool = False,
         *,
         maximize=False,
         foreach=None,
