@@ -1280,13 +1280,15 @@ def _rrelu_noise(input, lower, upper, generator=None):
     if input.dtype != float64:
         lower, upper = float(np.float32(lower)), float(np.float32(upper))
     with no_grad():
-        negative = input <= 0
+        # The draws go to the non-positive elements in order, so the host needs the mask: on
+        # the GPU it is the one thing a step reads back (then the noise is uploaded).
+        negative = (input <= 0).cpu()
+        noise = ones_like(input, device="cpu")
         count = int(negative.sum())
-        noise = ones_like(input)
         if count:
             u = empty(count, dtype=float64).uniform_(0.0, 1.0, generator=generator)
-            noise[negative] = (u * (upper - lower) + lower).to(input.dtype).to(input.device)
-    return noise
+            noise[negative] = (u * (upper - lower) + lower).to(input.dtype)
+    return noise.to(input.device)
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
