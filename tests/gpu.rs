@@ -180,9 +180,11 @@ fn unary_matches_cpu() {
     // The declared ops against their own declared CPU kernels (libm's and std's functions;
     // the GPU's exp and tanh against vmath's, which are within an ulp), then the parametric
     // expressions against references with their parameters.
-    let declared = UnaryOp::ALL
-        .iter()
-        .map(|&op| (op.name(), op.wgsl(), op.cpu_f32(), [0.0f32; 3]));
+    let declared = UnaryOp::ALL.iter().map(|&op| {
+        // The declared defaults, None as NaN (as `unary_data_args` passes them).
+        let args = op.defaults().map(|a| a.unwrap_or(f64::NAN) as f32);
+        (op.name(), op.wgsl(), op.cpu_f32(), args)
+    });
     let all: Vec<_> = declared.chain(parametric_unary()).collect();
     for (seed, (name, expr, cpu_f, args)) in all.into_iter().enumerate() {
         let (lo, hi) = match name {

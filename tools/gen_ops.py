@@ -74,12 +74,18 @@ def ops_py(rows) -> str:
     return "".join(out)
 
 
+# A declared parameter's Rust type -> its stub annotation.
+PARAM_TYPES = {"f64": "float", "Option<f64>": "float | None"}
+
+
 def stub(rows, current: str) -> str:
     lines = []
     for r in rows:
         params = "self"
         if r["kind"] == "binary":
             params += f', {r["arg"]}: Tensor' + (" | _Number" if r["number"] else "")
+        for name, rust_type, default in r.get("params", ()):
+            params += f", {name}: {PARAM_TYPES[rust_type.replace(' ', '')]} = {default}"
         lines += [f"    def {m}({params}) -> Tensor: ...\n" for m in r["methods"]]
         lines += [f"    def {m}({params}) -> Self: ...\n" for m in r["inplace"]]
     try:

@@ -16,7 +16,7 @@
 //! second language and no build step; only the Python files, which Rust cannot write at
 //! build time, are generated and checked in (tests/test_generated.py fails when stale).
 
-use crate::autograd::saved::SavedValue;
+use crate::autograd::saved::{SavedValue, Value};
 use crate::autograd::{needs_grad, record, Backward, Ctx, SavedTensor};
 use crate::backend::cpu::elementwise;
 use crate::dtype::{DType, Scalar};
@@ -30,6 +30,7 @@ use crate::tensor::{Element, Tensor};
 // every word; adding an op should not mean editing this file).
 #[allow(unused_imports)]
 use crate::{
+    autograd::is_grad_enabled,
     backend::cpu::vmath::VMath,
     ops::arithmetic::{add, div, mul, pow, rsub, sub},
     ops::compare::{eq, ge, gt, le, lt, ne, CmpOp},
@@ -98,11 +99,48 @@ fn threshold_backward(g: &Tensor, r: &Tensor) -> Result<Tensor> {
     )
 }
 
+/// The values of an op's declared parameters, in declaration order (at most three: the
+/// unary shader's `p.a`, `p.b`, `p.c`); `None` is a Python `None` (an `Option<f64>` parameter).
+pub type Args = [Option<f64>; 3];
+
+/// The types a declared parameter may have: `f64` (a Python float with a default) or
+/// `Option<f64>` (a float or None). Kernels and formulas see the declared type; the GPU gets
+/// NaN for None (the WGSL expression tests `is_nan(p.a)`).
+pub trait Param: Copy {
+    fn from_arg(a: Option<f64>) -> Self;
+    fn to_arg(self) -> Option<f64>;
+}
+impl Param for f64 {
+    fn from_arg(a: Option<f64>) -> f64 {
+        a.expect("a float parameter always has a value")
+    }
+    fn to_arg(self) -> Option<f64> {
+        Some(self)
+    }
+}
+impl Param for Option<f64> {
+    fn from_arg(a: Option<f64>) -> Option<f64> {
+        a
+    }
+    fn to_arg(self) -> Option<f64> {
+        self
+    }
+}
+
+/// `Args` from the first values (the rest `None`).
+pub fn args_of(values: &[Option<f64>]) -> Args {
+    let mut a = [None; 3];
+    a[..values.len()].copy_from_slice(values);
+    a
+}
+
 /// One op's row of the table, as `_native._declared_ops()` reports it.
 pub struct Declared {
     pub name: &'static str,
     pub node: &'static str,
     pub wgsl: &'static str,
+    /// Each parameter's name, Rust type and default, as written in the declaration.
+    pub params: &'static [(&'static str, &'static str, &'static str)],
     pub methods: &'static [&'static str],
     pub inplace: &'static [&'static str],
     pub functions: &'static [&'static str],
@@ -114,6 +152,7 @@ macro_rules! generate_unary {
         $V:ident $name:ident {
             node: $node:literal,
             dtypes: $dtypes:expr,
+            $(params: [$($p:ident: $pty:ty = $pdef:expr),* $(,)?],)?
             save: $save:ident,
             cpu: |$v:ident| $cpu:expr,
             wgsl: $wgsl:literal,
@@ -137,6 +176,7 @@ macro_rules! generate_unary {
                         name: stringify!($name),
                         node: $node,
                         wgsl: $wgsl,
+                        params: &[$($((stringify!($p), stringify!($pty), stringify!($pdef))),*)?],
                         methods: &[$(stringify!($m)),*],
                         inplace: &[$(stringify!($mi)),*],
                         functions: &[$(stringify!($f)),*],
@@ -154,6 +194,13 @@ macro_rules! generate_unary {
             pub fn backward_name(self) -> &'static str {
                 match self {
                     $(UnaryOp::$V => $node,)*
+                }
+            }
+
+            /// The declared defaults of the parameters.
+            pub fn defaults(self) -> Args {
+                match self {
+                    $(UnaryOp::$V => args_of(&[$($(<$pty as Param>::to_arg($pdef)),*)?]),)*
                 }
             }
 
@@ -182,15 +229,23 @@ macro_rules! generate_unary {
                     $(UnaryOp::$V => {
                         #[allow(dead_code)]
                         type T = f32;
-                        |$v: T| -> T { $cpu }
+                        |$v: T| -> T {
+                            $(let [$($p,)* ..] = UnaryOp::$V.defaults();
+                            $(let $p = <$pty as Param>::from_arg($p);)*)?
+                            $cpu
+                        }
                     })*
                 }
             }
 
-            /// The derivative formula given the incoming gradient and what `save` kept.
-            fn grad(self, g: &Tensor, s: &Tensor) -> Result<Tensor> {
+            /// The derivative formula given the incoming gradient, what `save` kept and the
+            /// parameters.
+            fn grad(self, g: &Tensor, s: &Tensor, args: Args) -> Result<Tensor> {
+                let _ = args;
                 match self {
                     $(UnaryOp::$V => {
+                        $(let [$($p,)* ..] = args;
+                        $(let $p = <$pty as Param>::from_arg($p);)*)?
                         let ($g, $s) = (g, s);
                         $grad
                     })*
@@ -199,34 +254,43 @@ macro_rules! generate_unary {
         }
 
         /// The CPU kernel of `op` over a float32 tensor.
-        fn map_f32(op: UnaryOp, x: &Tensor) -> Tensor {
+        fn map_f32(op: UnaryOp, x: &Tensor, args: Args) -> Tensor {
+            let _ = args;
             match op {
                 $(UnaryOp::$V => {
                     #[allow(dead_code)]
                     type T = f32;
-                    map::<f32, f32>(x, |$v: T| -> T { $cpu })
+                    $(let [$($p,)* ..] = args;
+                    $(let $p = <$pty as Param>::from_arg($p);)*)?
+                    map::<f32, f32>(x, move |$v: T| -> T { $cpu })
                 })*
             }
         }
 
         /// The CPU kernel of `op` over a float64 tensor.
-        fn map_f64(op: UnaryOp, x: &Tensor) -> Tensor {
+        fn map_f64(op: UnaryOp, x: &Tensor, args: Args) -> Tensor {
+            let _ = args;
             match op {
                 $(UnaryOp::$V => {
                     #[allow(dead_code)]
                     type T = f64;
-                    map::<f64, f64>(x, |$v: T| -> T { $cpu })
+                    $(let [$($p,)* ..] = args;
+                    $(let $p = <$pty as Param>::from_arg($p);)*)?
+                    map::<f64, f64>(x, move |$v: T| -> T { $cpu })
                 })*
             }
         }
 
         /// The CPU kernel of `op` over a contiguous float16 tensor, computed in float32.
-        fn map_f16(op: UnaryOp, x: &Tensor) -> Tensor {
+        fn map_f16(op: UnaryOp, x: &Tensor, args: Args) -> Tensor {
+            let _ = args;
             match op {
                 $(UnaryOp::$V => {
                     #[allow(dead_code)]
                     type T = f32;
-                    map_half(x, |$v: T| -> T { $cpu })
+                    $(let [$($p,)* ..] = args;
+                    $(let $p = <$pty as Param>::from_arg($p);)*)?
+                    map_half(x, move |$v: T| -> T { $cpu })
                 })*
             }
         }
@@ -258,8 +322,13 @@ fn map_half(t: &Tensor, f: impl Fn(f32) -> f32 + Sync + Send) -> Tensor {
     Tensor::from_vec_on(v, &d.layout.shape, d.device())
 }
 
-/// The forward kernel alone (no autograd).
+/// The forward kernel alone (no autograd), with the declared default parameters.
 pub fn unary_data(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
+    unary_data_args(op, x, op.defaults())
+}
+
+/// The forward kernel alone (no autograd).
+pub fn unary_data_args(op: UnaryOp, x: &Tensor, args: Args) -> Result<Tensor> {
     let dtype = x.dtype();
     match (op.dtypes(), dtype) {
         (Dtypes::FloatOnly(kernel), d) if !d.is_floating_point() => {
@@ -272,30 +341,41 @@ pub fn unary_data(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
         (Dtypes::Keep(_, on_bool), DType::Bool) => return on_bool(x),
         (Dtypes::Keep(int, _), DType::I64) => return Ok(map::<i64, i64>(x, int)),
         (Dtypes::Keep(..), DType::I32) => {
-            return Ok(creation::narrow(unary_data(op, &creation::wide(x))?, dtype))
+            return Ok(creation::narrow(
+                unary_data_args(op, &creation::wide(x), args)?,
+                dtype,
+            ))
         }
         (_, DType::I64 | DType::I32 | DType::Bool) => {
-            return unary_data(op, &creation::cast_data(x, crate::dtype::default_float()))
+            let xf = creation::cast_data(x, crate::dtype::default_float());
+            return unary_data_args(op, &xf, args);
         }
         _ => {}
     }
     if matches!(dtype, DType::F32 | DType::F16) {
-        if let Some(out) = crate::kernels::unary(op.wgsl(), x)? {
+        // Parameters reach the shader as p.a, p.b, p.c; None as NaN.
+        let gpu_args = args.map(|a| a.unwrap_or(f64::NAN));
+        if let Some(out) = crate::kernels::unary_with(op.wgsl(), x, gpu_args)? {
             return Ok(out);
         }
     }
     Ok(match dtype {
-        DType::F16 if x.is_contiguous() && !x.device().is_gpu() => map_f16(op, x),
-        DType::F16 => creation::narrow(unary_data(op, &creation::wide(x))?, dtype),
-        DType::F32 => map_f32(op, x),
-        DType::F64 => map_f64(op, x),
+        DType::F16 if x.is_contiguous() && !x.device().is_gpu() => map_f16(op, x, args),
+        DType::F16 => creation::narrow(unary_data_args(op, &creation::wide(x), args)?, dtype),
+        DType::F32 => map_f32(op, x, args),
+        DType::F64 => map_f64(op, x, args),
         _ => unreachable!("integer dtypes handled above"),
     })
 }
 
-/// A differentiable unary op.
+/// A differentiable unary op, with the declared default parameters.
 pub fn unary(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
-    let out = unary_data(op, x)?;
+    unary_args(op, x, op.defaults())
+}
+
+/// A differentiable unary op with its parameters' values.
+pub fn unary_args(op: UnaryOp, x: &Tensor, args: Args) -> Result<Tensor> {
+    let out = unary_data_args(op, x, args)?;
     if !needs_grad(&[x]) {
         return Ok(out);
     }
@@ -305,12 +385,13 @@ pub fn unary(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
         Save::Result => Some(SavedTensor::output(&out, 0)?),
         Save::Input => Some(SavedTensor::input(x)?),
     };
-    Ok(record(out, &[x], UnaryBackward { op, saved }))
+    Ok(record(out, &[x], UnaryBackward { op, saved, args }))
 }
 
 struct UnaryBackward {
     op: UnaryOp,
     saved: Option<SavedTensor>,
+    args: Args,
 }
 
 impl Backward for UnaryBackward {
@@ -324,7 +405,7 @@ impl Backward for UnaryBackward {
             Some(saved) => saved.unpack(ctx)?,
             None => g.clone(),
         };
-        Ok(vec![Some(self.op.grad(g, &s)?)])
+        Ok(vec![Some(self.op.grad(g, &s, self.args)?)])
     }
 
     fn release(&mut self) {
@@ -339,9 +420,20 @@ impl Backward for UnaryBackward {
         } else {
             "self"
         };
-        match &mut self.saved {
-            Some(s) => vec![(name, SavedValue::Tensor(s))],
-            None => Vec::new(),
+        let params = self
+            .op
+            .declared()
+            .params
+            .iter()
+            .zip(self.args)
+            .map(|(p, a)| {
+                let v = a.map_or(Value::None, Value::Float);
+                (p.0, SavedValue::Value(v))
+            });
+        let mut values: Vec<_> = params.collect();
+        if let Some(s) = &mut self.saved {
+            values.insert(0, (name, SavedValue::Tensor(s)));
         }
+        values
     }
 }

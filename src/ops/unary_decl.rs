@@ -3,6 +3,10 @@
 //! An entry: `Variant python_name { ... }` with
 //! - `node`: PyTorch's backward node name (`type(y.grad_fn).__name__`);
 //! - `dtypes`: the dtype rule ([`Dtypes`]);
+//! - `params` (optional): `[name: f64 = default, name: Option<f64> = None, ...]`, at most three
+//!   float parameters ([`Param`](super::unary::Param)); the kernels and the formula see them by
+//!   name, the WGSL expression as `p.a`, `p.b`, `p.c` (None as NaN: test it with `is_nan`), the
+//!   Python forms take them after `input` with their defaults, the node keeps `_saved_<name>`;
 //! - `save`: what the derivative reads: `Input`, `Result` or `Nothing` (then `s` is `g`);
 //! - `cpu`: the kernel on one float32 or float64 value `v` (of type `T`);
 //! - `wgsl`: the same as a WGSL expression in `v: f32` (helpers in `shaders/unary.wgsl`);

@@ -7,7 +7,8 @@ use super::pointwise::{in_place, in_place_with, operand_arg};
 use super::tensor::{wrap, PyTensor};
 use crate::ops::binary_decl::binary_table;
 use crate::ops::binary_math::{binary_math, BinaryMathOp};
-use crate::ops::unary::{unary, UnaryOp};
+#[allow(unused_imports)] // `Param` is named by the methods of ops with parameters
+use crate::ops::unary::{args_of, unary_args, Param, UnaryOp};
 use crate::ops::unary_decl::unary_table;
 use crate::ops::Operand;
 use pyo3::prelude::*;
@@ -20,6 +21,7 @@ macro_rules! unary_methods {
         $V:ident $name:ident {
             node: $node:literal,
             dtypes: $dtypes:expr,
+            $(params: $params:tt,)?
             save: $save:ident,
             cpu: |$v:ident| $cpu:expr,
             wgsl: $wgsl:literal,
@@ -28,20 +30,45 @@ macro_rules! unary_methods {
             sig: $sig:expr,
         }
     )*) => {
+        $(unary_methods_of!($V [$($params)?] [$($m)*] [$($mi)*]);)*
+    };
+}
+
+/// The methods of one declared unary op (its parameters passed on as one token tree, since
+/// they repeat independently of the method names).
+macro_rules! unary_methods_of {
+    ($V:ident $params:tt [$($m:ident)*] [$($mi:ident)*]) => {
+        $(unary_method!($V $m $params);)*
+        $(unary_method!($V $mi $params in_place);)*
+    };
+}
+
+/// One Tensor method of a declared unary op, its parameters (`[[name: type = default, ...]]`,
+/// or `[]`) as keyword-or-positional arguments with the declared defaults; `in_place` for the
+/// `x.op_()` form. Each method is its own `#[pymethods]` block (pyo3 must see the `fn` items
+/// themselves, not a macro call).
+macro_rules! unary_method {
+    ($V:ident $m:ident [] $($inplace:ident)?) => {
+        unary_method!($V $m [[]] $($inplace)?);
+    };
+    ($V:ident $m:ident [[$($p:ident: $pty:ty = $pdef:expr),* $(,)?]]) => {
         #[pymethods]
         impl PyTensor {
-            $(
-                $(
-                    fn $m(&self, py: Python<'_>) -> R {
-                        wrap(py, unary(UnaryOp::$V, &self.t)?)
-                    }
-                )*
-                $(
-                    fn $mi(slf: &Bound<'_, Self>) -> R {
-                        in_place(slf, |x| unary(UnaryOp::$V, x))
-                    }
-                )*
-            )*
+            #[pyo3(signature = ($($p = $pdef),*))]
+            fn $m(&self, py: Python<'_>, $($p: $pty),*) -> R {
+                let args = args_of(&[$(<$pty as Param>::to_arg($p)),*]);
+                wrap(py, unary_args(UnaryOp::$V, &self.t, args)?)
+            }
+        }
+    };
+    ($V:ident $m:ident [[$($p:ident: $pty:ty = $pdef:expr),* $(,)?]] in_place) => {
+        #[pymethods]
+        impl PyTensor {
+            #[pyo3(signature = ($($p = $pdef),*))]
+            fn $m(slf: &Bound<'_, Self>, $($p: $pty),*) -> R {
+                let args = args_of(&[$(<$pty as Param>::to_arg($p)),*]);
+                in_place(slf, |x| unary_args(UnaryOp::$V, x, args))
+            }
         }
     };
 }
@@ -96,8 +123,9 @@ macro_rules! binary_methods {
 binary_table!(binary_methods);
 
 /// `_native._declared_ops()`: one dict per declared op (kind, name, node, wgsl, methods,
-/// inplace methods, functions, the functions' signature; binary ops also the second
-/// argument's name and whether it may be a number), in table order.
+/// inplace methods, functions, the functions' signature; unary ops also their parameters as
+/// (name, Rust type, default); binary ops the second argument's name and whether it may be a
+/// number), in table order.
 #[pyfunction]
 pub fn _declared_ops(py: Python<'_>) -> PyResult<Vec<Py<PyDict>>> {
     let mut rows = Vec::new();
@@ -108,6 +136,7 @@ pub fn _declared_ops(py: Python<'_>) -> PyResult<Vec<Py<PyDict>>> {
         row.set_item("name", d.name)?;
         row.set_item("node", d.node)?;
         row.set_item("wgsl", d.wgsl)?;
+        row.set_item("params", d.params.to_vec())?;
         row.set_item("methods", d.methods.to_vec())?;
         row.set_item("inplace", d.inplace.to_vec())?;
         row.set_item("functions", d.functions.to_vec())?;
