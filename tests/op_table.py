@@ -65,6 +65,8 @@ DOMAINS = {
     "ties": (lambda rng, s: rng.choice([-1.0, 0.0, 1.0, 2.0], s), [-1, 0, 1, 2]),
     # inside (-1, 1): asin / acos / tan away from their poles
     "unit": (lambda rng, s: rng.uniform(-0.9, 0.9, s), [-1, 0, 1]),
+    # inside (0, 1): logit
+    "prob": (lambda rng, s: rng.uniform(0.05, 0.95, s), [0, 1]),
 }
 
 
@@ -1156,6 +1158,10 @@ OPS: list = [
     _unary("sinc", extra=[S(T((3,), data=[0.0, 1.0, -0.5]), _fd=False)]),
     _unary("deg2rad"),
     _unary("rad2deg"),
+    _unary("logit", domain="prob", errors=[E(T((2, 3)), eps="a", _name="eps_str")], extra=[
+        S(T((2, 3)), eps=0.2), S(T((2, 3), F64), eps=0.0),
+        S(T((2,), data=[NAN, 0.5]), eps=0.2, _fd=False),
+        *(S(T((5,), data=[0.0, 1.0, -0.5, 1.5, 0.5]), eps=e, _fd=False) for e in (None, .25, -.5))]),
     # ---- rounding -----------------------------------------------------------------------------
     _unary("floor", dtypes=(I64,), errors=[E(T((2, 3), BOOL), _name="bool")],
            extra=[S(T((8,), data=[-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 0.49, -0.51]), _fd=False)]),

@@ -174,6 +174,8 @@ __all__ = [
     "deg2rad_",
     "rad2deg",
     "rad2deg_",
+    "logit",
+    "logit_",
     "atan2",
     "arctan2",
     "xlogy",
@@ -352,6 +354,8 @@ deg2rad = _form("deg2rad", out=True)
 deg2rad_ = _form("deg2rad_", out=False)
 rad2deg = _form("rad2deg", out=True)
 rad2deg_ = _form("rad2deg_", out=False)
+logit = _form("logit", out=True)
+logit_ = _form("logit_", out=False)
 atan2 = _form("atan2", out=True)
 arctan2 = _form("arctan2", out=True)
 xlogy = _form("xlogy", out=True)

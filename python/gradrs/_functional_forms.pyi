@@ -179,6 +179,8 @@ __all__ = [
     "deg2rad_",
     "rad2deg",
     "rad2deg_",
+    "logit",
+    "logit_",
     "atan2",
     "arctan2",
     "xlogy",
@@ -523,6 +525,10 @@ def deg2rad_(input: Tensor) -> Tensor:
 def rad2deg(input: Tensor, *, out: Tensor | None=None) -> Tensor:
     ...
 def rad2deg_(input: Tensor) -> Tensor:
+    ...
+def logit(input: Tensor, eps: float | None=None, *, out: Tensor | None=None) -> Tensor:
+    ...
+def logit_(input: Tensor, eps: float | None=None) -> Tensor:
     ...
 def atan2(input: Tensor, other: Tensor, *, out: Tensor | None=None) -> Tensor:
     ...

@@ -363,6 +363,34 @@ macro_rules! unary_table {
                 methods: [rad2deg], inplace: [rad2deg_], functions: [rad2deg, rad2deg_],
                 sig: UNARY,
             }
+            Logit logit {
+                node: "LogitBackward0",
+                dtypes: Dtypes::Float,
+                params: [eps: Option<f64> = None],
+                save: Input,
+                // PyTorch's kernel: clamped to [eps, 1 - eps] unless eps is None or negative.
+                cpu: |v| {
+                    let (lo, hi) = eps.filter(|&e| e >= 0.0).map_or((v, v), |e| (e as T, 1.0 - e as T));
+                    let x = if v < lo { lo } else if v > hi { hi } else { v };
+                    if x == 1.0 { T::INFINITY } else { (x / (1.0 - x)).ln() }
+                },
+                wgsl: "logit_(v, p.a)",
+                // g / (x (1 - x)) inside [eps, 1 - eps] ([0, 1] with no eps), else 0 (NaN with no
+                // eps): PyTorch's kernel, or with create_graph its where() formula (which also
+                // takes a negative eps as given and turns NaN inputs into the fill value).
+                grad: |g, x| {
+                    let (cg, d) = (is_grad_enabled(), div(g, &mul(x, &rsub(x, 1.0)?)?)?);
+                    let lo = eps.filter(|&e| e >= 0.0 || cg);
+                    let (fill, lo) = (lo.map_or(f64::NAN, |_| 0.0), lo.unwrap_or(0.0));
+                    if cg {
+                        where_(&mul(&ge(x, lo)?, &le(x, 1.0 - lo)?)?, &d, fill)
+                    } else {
+                        where_(&add(&lt(x, lo)?, &gt(x, 1.0 - lo)?)?, fill, &d)
+                    }
+                },
+                methods: [logit], inplace: [logit_], functions: [logit, logit_],
+                sig: "(Tensor input, float eps = None, *, Tensor out = None)",
+            }
         }
     };
 }

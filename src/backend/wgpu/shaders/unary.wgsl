@@ -162,6 +162,29 @@ fn softplus_(v: f32, b: f32, t: f32) -> f32 {
     return log1p_(exp(v * b)) / b;
 }
 
+// logit with eps e, as PyTorch's kernel: x clamped to [e, 1 - e] unless e is negative or NaN
+// (None); +inf at 1, -inf at 0, NaN outside [0, 1] (written out: WGSL's log is undefined there).
+fn logit_(v: f32, e: f32) -> f32 {
+    var x = v;
+    if (e >= 0.0) {
+        if (x < e) {
+            x = e;
+        } else if (x > 1.0 - e) {
+            x = 1.0 - e;
+        }
+    }
+    if (is_nan(x) || x < 0.0 || x > 1.0) {
+        return bitcast<f32>(0x7fc00000u);
+    }
+    if (x == 1.0) {
+        return bitcast<f32>(0x7f800000u);
+    }
+    if (x == 0.0) {
+        return bitcast<f32>(0xff800000u);
+    }
+    return log(x / (1.0 - x));
+}
+
 // nan_to_num: NaN -> a, +inf -> b, -inf -> c.
 fn nan_to_num_(v: f32, a: f32, b: f32, c: f32) -> f32 {
     if (is_nan(v)) {
