@@ -53,7 +53,8 @@ def _declared_functions() -> dict[str, str]:
 
 
 FORMS += list(_declared_functions())
-OUT |= {name for name, sig in _declared_functions().items() if "Tensor out" in sig}
+OUT |= {name for name, sig in _declared_functions().items()
+        if any("Tensor out" in s for s in ((sig,) if isinstance(sig, str) else sig))}
 
 HEADER = '''"""Functional forms of Tensor methods (`gradrs.exp(x)` == `x.exp()`).
 

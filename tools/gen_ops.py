@@ -7,7 +7,12 @@ Each elementwise op is declared once in Rust (Note [Op declarations], ``src/ops/
   functions with their parser signatures), from which ``tools/gen_functional_forms.py`` writes
   the static functional forms;
 * the block between the ``<generated: declared ops>`` markers in ``python/gradrs/_native.pyi``:
-  the Tensor methods' stubs.
+  the Tensor methods' stubs;
+* the same block in ``python/gradrs/return_types.py``: the named tuple types of the
+  multi-output ops (``aminmax``, ``aminmax_out``).
+
+Each op is declared in one of the kinds' tables (``src/ops/*_decl.rs``: unary with optional
+float parameters, binary, reduction, view, multi-output).
 
 then runs ``tools/gen_functional_forms.py`` (same ``--check``).
 
@@ -26,6 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 OPS_PY = ROOT / "python" / "gradrs" / "_declared.py"
 STUB = ROOT / "python" / "gradrs" / "_native.pyi"
+RETURN_TYPES = ROOT / "python" / "gradrs" / "return_types.py"
 BEGIN = "    # <generated: declared ops> (tools/gen_ops.py writes this block)\n"
 END = "    # </generated: declared ops>\n"
 
@@ -62,11 +68,14 @@ def ops_py(rows) -> str:
         "DECLARED_OPS = (\n",
     ]
     out += [f'    "{r["name"]}",\n' for r in rows]
-    out += [")\n", "\n", "# gradrs.<name>: its signature as PyTorch's parser prints it.\n",
+    out += [")\n", "\n", "# gradrs.<name>: its signature as PyTorch's parser prints it (a tuple: overloads).\n",
             "FUNCTIONS = {\n"]
     for r in rows:
         for f in r["functions"]:
             sig = r["signature"]
+            if isinstance(sig, list):  # several overloads, in PyTorch's order
+                out.append(f'    "{f}": (\n' + "".join(f'        "{s}",\n' for s in sig) + "    ),\n")
+                continue
             if f.endswith("_"):  # in place: no out=
                 sig = sig.replace(", *, Tensor out = None", "")
             out.append(f'    "{f}": "{sig}",\n')
@@ -76,6 +85,11 @@ def ops_py(rows) -> str:
 
 # A declared parameter's Rust type -> its stub annotation.
 PARAM_TYPES = {"f64": "float", "Option<f64>": "float | None"}
+# A multi-output op's keyword argument type -> its stub annotation; Rust defaults -> Python.
+KWARG_TYPES = {"Option<i64>": "_int | None", "i64": "_int", "bool": "_bool", "f64": "_float"}
+KWARG_DEFAULTS = {"false": "False", "true": "True"}
+# A view op's argument type -> its stub annotation.
+ARG_TYPES = {"Dims": "_Dims", "i64": "_int"}
 
 
 def stub(rows, current: str) -> str:
@@ -86,7 +100,17 @@ def stub(rows, current: str) -> str:
             params += f', {r["arg"]}: Tensor' + (" | _Number" if r["number"] else "")
         for name, rust_type, default in r.get("params", ()):
             params += f", {name}: {PARAM_TYPES[rust_type.replace(' ', '')]} = {default}"
-        lines += [f"    def {m}({params}) -> Tensor: ...\n" for m in r["methods"]]
+        for name, rust_type in r.get("args", ()):
+            params += f", {name}: {ARG_TYPES[rust_type.replace(' ', '')]}"
+        if r.get("kwargs"):
+            params += ", *" + "".join(
+                f", {name}: {KWARG_TYPES[t.replace(' ', '')]} = {KWARG_DEFAULTS.get(d, d)}"
+                for name, t, d in r["kwargs"])
+        if r["kind"] == "reduction":
+            params += (", dim: _Dims | None = None, keepdim: _bool = False, *, "
+                       "dtype: _DType | None = None")
+        result = "tuple[Tensor, ...]" if r["kind"] == "multi" else "Tensor"
+        lines += [f"    def {m}({params}) -> {result}: ...\n" for m in r["methods"]]
         lines += [f"    def {m}({params}) -> Self: ...\n" for m in r["inplace"]]
     try:
         head, rest = current.split(BEGIN)
@@ -96,12 +120,30 @@ def stub(rows, current: str) -> str:
     return head + BEGIN + "".join(lines) + END + tail
 
 
+def return_types(rows, current: str) -> str:
+    """The block of return_types.py: a named tuple type per multi-output op (and its out=)."""
+    lines = []
+    for r in rows:
+        if r["kind"] == "multi":
+            fields = ", ".join(f'"{o}"' for o in r["outputs"])
+            for name in (r["name"], r["name"] + "_out"):
+                lines.append(f'{name} = _make_type("{name}", ({fields}))\n')
+    begin, end = BEGIN.lstrip(), END.lstrip()
+    try:
+        head, rest = current.split(begin)
+        _, tail = rest.split(end)
+    except ValueError:
+        raise SystemExit(f"{RETURN_TYPES}: the generated-block markers are missing") from None
+    return head + begin + "".join(lines) + end + tail
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="exit 1 if a generated file is stale")
     opts = ap.parse_args()
     rows = declared()
-    want = {OPS_PY: ops_py(rows), STUB: stub(rows, STUB.read_text())}
+    want = {OPS_PY: ops_py(rows), STUB: stub(rows, STUB.read_text()),
+            RETURN_TYPES: return_types(rows, RETURN_TYPES.read_text())}
     stale = [p for p, text in want.items() if not p.exists() or p.read_text() != text]
     if opts.check:
         for p in stale:

@@ -41,7 +41,8 @@ SIGNATURES: dict[str, list[str]] = {
         "maximum", "minimum", "fmax", "logical_and", "logical_or",
         "logical_xor")},
     # The declared ops' signatures come from their declarations (_declared.py, generated).
-    **{name: [sig] for name, sig in _declared.FUNCTIONS.items()},
+    **{name: [sig] if isinstance(sig, str) else list(sig)
+       for name, sig in _declared.FUNCTIONS.items()},
     **{name: [_UNARY] for name in ("square", "logical_not")},
     "prod": [
         "(Tensor input, *, gradrs.dtype dtype = None)",

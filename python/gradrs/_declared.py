@@ -50,7 +50,7 @@ DECLARED_OPS = (
     "heaviside",
 )
 
-# gradrs.<name>: its signature as PyTorch's parser prints it.
+# gradrs.<name>: its signature as PyTorch's parser prints it (a tuple: overloads).
 FUNCTIONS = {
     "neg": "(Tensor input, *, Tensor out = None)",
     "neg_": "(Tensor input)",

@@ -4,14 +4,15 @@ printed as PyTorch prints `torch.return_types.max(...)`."""
 from collections import namedtuple
 
 
-def _make_type(name):
-    base = namedtuple(name, ["values", "indices"])  # noqa: PYI024 - built per name at runtime
+def _make_type(name, fields=("values", "indices")):
+    base = namedtuple(name, fields)  # noqa: PYI024 - built per name at runtime
 
     class _T(base):
         __slots__ = ()
 
         def __repr__(self):
-            return f"gradrs.return_types.{name}(\nvalues={self.values!r},\nindices={self.indices!r})"
+            inner = ",\n".join(f"{f}={getattr(self, f)!r}" for f in fields)
+            return f"gradrs.return_types.{name}(\n{inner})"
 
     _T.__name__ = _T.__qualname__ = name
     _T.__module__ = "gradrs.return_types"
@@ -36,5 +37,9 @@ cummax = _make_type("cummax")
 cummin = _make_type("cummin")
 
 
-def _make(name, values, indices):
-    return globals()[name](values, indices)
+# <generated: declared ops> (tools/gen_ops.py writes this block)
+# </generated: declared ops>
+
+
+def _make(name, *outputs):
+    return globals()[name](*outputs)

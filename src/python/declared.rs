@@ -7,9 +7,15 @@ use super::pointwise::{in_place, in_place_with, operand_arg};
 use super::tensor::{wrap, PyTensor};
 use crate::ops::binary_decl::binary_table;
 use crate::ops::binary_math::{binary_math, BinaryMathOp};
+use crate::ops::multi::MultiOp;
+use crate::ops::multi_decl::multi_table;
+use crate::ops::reduction::ReductionOp;
+use crate::ops::reduction_decl::reduction_table;
 #[allow(unused_imports)] // `Param` is named by the methods of ops with parameters
 use crate::ops::unary::{args_of, unary_args, Param, UnaryOp};
 use crate::ops::unary_decl::unary_table;
+use crate::ops::view::{Dims, ViewOp};
+use crate::ops::view_decl::view_table;
 use crate::ops::Operand;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -122,6 +128,169 @@ macro_rules! binary_methods {
 
 binary_table!(binary_methods);
 
+macro_rules! reduction_methods {
+    ($(
+        $V:ident $name:ident {
+            dtypes: $dtypes:expr,
+            compose: |$x:ident, $dims:ident, $keepdim:ident| $compose:expr,
+            $(node: $node:literal, grad: |$g:ident, $gx:ident| $grad:expr,)?
+            methods: [$($m:ident),*], functions: [$($f:ident),*],
+            sig: $sig:expr,
+        }
+    )*) => {
+        #[pymethods]
+        impl PyTensor {
+            $($(
+                #[pyo3(signature = (dim=None, keepdim=false, *, dtype=None))]
+                fn $m(
+                    &self,
+                    py: Python<'_>,
+                    dim: Option<&Bound<'_, PyAny>>,
+                    keepdim: bool,
+                    dtype: Option<&Bound<'_, PyAny>>,
+                ) -> R {
+                    let dims = super::tensor::dims_arg(dim)?;
+                    let dtype = super::dtype::extract_dtype(dtype)?;
+                    let x = self.t.clone();
+                    super::boundary::tensor(py, || {
+                        let op = ReductionOp::$V;
+                        crate::ops::reduction::reduction(op, &x, dims.as_deref(), keepdim, dtype)
+                    })
+                }
+            )*)*
+        }
+    };
+}
+
+reduction_table!(reduction_methods);
+
+/// A declared view op's argument, from Python, with PyTorch's TypeError.
+#[allow(dead_code)] // used once the view table has an entry
+trait ViewArg: Sized {
+    fn from_py(obj: &Bound<'_, PyAny>, op: &str, name: &str) -> PyResult<Self>;
+}
+
+#[allow(dead_code)]
+fn not_ints(obj: &Bound<'_, PyAny>, op: &str, name: &str, want: &str) -> PyErr {
+    let got = obj
+        .get_type()
+        .name()
+        .map_or_else(|_| "object".into(), |n| n.to_string());
+    super::errors::type_error(format!(
+        "{op}(): argument '{name}' must be {want}, not {got}"
+    ))
+}
+
+impl ViewArg for i64 {
+    fn from_py(obj: &Bound<'_, PyAny>, op: &str, name: &str) -> PyResult<Self> {
+        if obj.is_instance_of::<pyo3::types::PyBool>() {
+            return Err(not_ints(obj, op, name, "int"));
+        }
+        obj.extract().map_err(|_| not_ints(obj, op, name, "int"))
+    }
+}
+
+impl ViewArg for Dims {
+    fn from_py(obj: &Bound<'_, PyAny>, op: &str, name: &str) -> PyResult<Self> {
+        if let Ok(d) = i64::from_py(obj, op, name) {
+            return Ok(Dims::One(d));
+        }
+        let ints = obj.is_instance_of::<pyo3::types::PyTuple>()
+            || obj.is_instance_of::<pyo3::types::PyList>();
+        match obj.extract::<Vec<Bound<'_, PyAny>>>() {
+            Ok(items) if ints => items
+                .iter()
+                .map(|v| i64::from_py(v, op, name))
+                .collect::<PyResult<Vec<_>>>()
+                .map(Dims::Many)
+                .map_err(|_| not_ints(obj, op, name, "tuple of ints")),
+            _ => Err(not_ints(obj, op, name, "tuple of ints")),
+        }
+    }
+}
+
+macro_rules! view_methods {
+    ($(
+        $V:ident $name:ident {
+            args: [$($a:ident: $aty:ty),* $(,)?],
+            compose: |$x:ident| $compose:expr,
+            methods: [$($m:ident),*], functions: [$($f:ident),*],
+            sigs: [$($sig:expr),* $(,)?],
+        }
+    )*) => {
+        $(view_methods_of!($name [$($a: $aty),*] [$($m)*]);)*
+    };
+}
+
+/// The methods of one declared view op (its arguments passed on as one token tree).
+#[allow(unused_macros)] // used once the table has an entry
+macro_rules! view_methods_of {
+    ($name:ident $args:tt [$($m:ident)*]) => {
+        $(view_method!($name $m $args);)*
+    };
+}
+
+/// One Tensor method of a declared view op: its arguments converted with PyTorch's errors.
+#[allow(unused_macros)] // used once the table has an entry
+macro_rules! view_method {
+    ($name:ident $m:ident [$($a:ident: $aty:ty),*]) => {
+        #[pymethods]
+        impl PyTensor {
+            fn $m(&self, py: Python<'_>, $($a: &Bound<'_, PyAny>),*) -> R {
+                $(let $a = <$aty as ViewArg>::from_py($a, stringify!($m), stringify!($a))?;)*
+                let x = self.t.clone();
+                super::boundary::tensor(py, || crate::ops::view::$name(&x, $($a),*))
+            }
+        }
+    };
+}
+
+view_table!(view_methods);
+
+macro_rules! multi_methods {
+    ($(
+        $V:ident $name:ident {
+            node: $node:literal,
+            outputs: [$($o:ident),* $(,)?],
+            kwargs: [$($k:ident: $kty:ty = $kdef:expr),* $(,)?],
+            forward: |$x:ident| $forward:expr,
+            grad: |$grads:ident, $gx:ident, $outs:ident| $grad:expr,
+            methods: [$($m:ident),*], functions: [$($f:ident),*],
+            sig: $sig:expr,
+        }
+    )*) => {
+        $(multi_methods_of!($name [$($k: $kty = $kdef),*] [$($m)*]);)*
+    };
+}
+
+/// The methods of one declared multi-output op (its keyword arguments as one token tree).
+#[allow(unused_macros)] // used once the table has an entry
+macro_rules! multi_methods_of {
+    ($name:ident $kwargs:tt [$($m:ident)*]) => {
+        $(multi_method!($name $m $kwargs);)*
+    };
+}
+
+/// One Tensor method of a declared multi-output op: keyword-only arguments with their
+/// defaults; the outputs as `gradrs.return_types.<name>`.
+#[allow(unused_macros)] // used once the table has an entry
+macro_rules! multi_method {
+    ($name:ident $m:ident [$($k:ident: $kty:ty = $kdef:expr),*]) => {
+        #[pymethods]
+        impl PyTensor {
+            #[pyo3(signature = (*, $($k = $kdef),*))]
+            fn $m(&self, py: Python<'_>, $($k: $kty),*) -> R {
+                let x = self.t.clone();
+                let outs = super::boundary::run(py, || crate::ops::multi::$name(&x, $($k),*))?;
+                let outs = outs.into_iter().map(|t| wrap(py, t)).collect::<PyResult<Vec<_>>>()?;
+                super::helpers::return_type_of(py, stringify!($name), outs)
+            }
+        }
+    };
+}
+
+multi_table!(multi_methods);
+
 /// `_native._declared_ops()`: one dict per declared op (kind, name, node, wgsl, methods,
 /// inplace methods, functions, the functions' signature; unary ops also their parameters as
 /// (name, Rust type, default); binary ops the second argument's name and whether it may be a
@@ -154,6 +323,43 @@ pub fn _declared_ops(py: Python<'_>) -> PyResult<Vec<Py<PyDict>>> {
         row.set_item("number", d.number)?;
         row.set_item("methods", d.methods.to_vec())?;
         row.set_item("inplace", d.inplace.to_vec())?;
+        row.set_item("functions", d.functions.to_vec())?;
+        row.set_item("signature", d.sig)?;
+        rows.push(row.unbind());
+    }
+    for op in ReductionOp::ALL {
+        let d = op.declared();
+        let row = PyDict::new(py);
+        row.set_item("kind", "reduction")?;
+        row.set_item("name", d.name)?;
+        row.set_item("methods", d.methods.to_vec())?;
+        row.set_item("inplace", Vec::<&str>::new())?;
+        row.set_item("functions", d.functions.to_vec())?;
+        row.set_item("signature", d.sig)?;
+        rows.push(row.unbind());
+    }
+    for op in ViewOp::ALL {
+        let d = op.declared();
+        let row = PyDict::new(py);
+        row.set_item("kind", "view")?;
+        row.set_item("name", d.name)?;
+        row.set_item("args", d.args.to_vec())?;
+        row.set_item("methods", d.methods.to_vec())?;
+        row.set_item("inplace", Vec::<&str>::new())?;
+        row.set_item("functions", d.functions.to_vec())?;
+        row.set_item("signature", d.sigs.to_vec())?;
+        rows.push(row.unbind());
+    }
+    for op in MultiOp::ALL {
+        let d = op.declared();
+        let row = PyDict::new(py);
+        row.set_item("kind", "multi")?;
+        row.set_item("name", d.name)?;
+        row.set_item("node", d.node)?;
+        row.set_item("outputs", d.outputs.to_vec())?;
+        row.set_item("kwargs", d.kwargs.to_vec())?;
+        row.set_item("methods", d.methods.to_vec())?;
+        row.set_item("inplace", Vec::<&str>::new())?;
         row.set_item("functions", d.functions.to_vec())?;
         row.set_item("signature", d.sig)?;
         rows.push(row.unbind());

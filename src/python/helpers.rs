@@ -5,6 +5,7 @@ use pyo3::exceptions::PyUserWarning;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyTuple;
+use pyo3::IntoPyObjectExt;
 
 static SIZE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 static REPR: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
@@ -96,4 +97,11 @@ pub fn return_type(
     indices: Py<PyAny>,
 ) -> PyResult<Py<PyAny>> {
     get(&RETURN_TYPE, py)?.call1(py, (name, values, indices))
+}
+
+/// `gradrs.return_types.<name>(*outputs)` (a declared multi-output op's result).
+pub fn return_type_of(py: Python<'_>, name: &str, outputs: Vec<Py<PyAny>>) -> PyResult<Py<PyAny>> {
+    let mut args = vec![name.into_py_any(py)?];
+    args.extend(outputs);
+    get(&RETURN_TYPE, py)?.call1(py, PyTuple::new(py, args)?)
 }
