@@ -790,6 +790,10 @@ OPS: list = [
                E(T((2, 3), BOOL), _name="bool"),
                E(T((2, 3), I64), dim=1, _name="int_dim"),
            ]),
+    OpInfo("nansum", _reduce("nansum"), reduction_samples() + [
+        S(T((2, 3), data=[[1.0, NAN, 3.0], [NAN, NAN, 2.0]]), _fd=False, **k)
+        for k in ({}, {"dim": 1}, {"dim": 0, "keepdim": True})],
+           variants={"method": _reduce_method("nansum")}, errors=_reduction_errors()),
     # ---- matmul family ------------------------------------------------------------------------
     OpInfo("matmul", lambda m, a, b: m.matmul(a, b), matmul_samples(),
            variants={"operator": lambda m, a, b: a @ b, "method": lambda m, a, b: a.matmul(b)},

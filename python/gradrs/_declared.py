@@ -48,6 +48,7 @@ DECLARED_OPS = (
     "logaddexp",
     "logaddexp2",
     "heaviside",
+    "nansum",
 )
 
 # gradrs.<name>: its signature as PyTorch's parser prints it (a tuple: overloads).
@@ -135,4 +136,5 @@ FUNCTIONS = {
     "logaddexp": "(Tensor input, Tensor other, *, Tensor out = None)",
     "logaddexp2": "(Tensor input, Tensor other, *, Tensor out = None)",
     "heaviside": "(Tensor input, Tensor values, *, Tensor out = None)",
+    "nansum": "(Tensor input, tuple of ints dim = None, bool keepdim = False, *, gradrs.dtype dtype = None, Tensor out = None)",
 }

@@ -185,6 +185,7 @@ __all__ = [
     "logaddexp",
     "logaddexp2",
     "heaviside",
+    "nansum",
 ]
 
 sum = _form("sum", out=True)
@@ -365,3 +366,4 @@ copysign = _form("copysign", out=True)
 logaddexp = _form("logaddexp", out=True)
 logaddexp2 = _form("logaddexp2", out=True)
 heaviside = _form("heaviside", out=True)
+nansum = _form("nansum", out=True)

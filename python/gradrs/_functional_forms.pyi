@@ -190,6 +190,7 @@ __all__ = [
     "logaddexp",
     "logaddexp2",
     "heaviside",
+    "nansum",
 ]
 
 def sum(input: Tensor, dim: _Dims | None=None, keepdim: _bool=False, dtype: _DType | None=None, *, out: Tensor | None=None) -> Tensor:
@@ -547,4 +548,6 @@ def logaddexp(input: Tensor, other: Tensor, *, out: Tensor | None=None) -> Tenso
 def logaddexp2(input: Tensor, other: Tensor, *, out: Tensor | None=None) -> Tensor:
     ...
 def heaviside(input: Tensor, values: Tensor, *, out: Tensor | None=None) -> Tensor:
+    ...
+def nansum(input: Tensor, dim: _Dims | None=None, keepdim: _bool=False, *, dtype: _DType | None=None, out: Tensor | None=None) -> Tensor:
     ...

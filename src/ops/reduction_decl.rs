@@ -16,7 +16,16 @@
 /// Invokes `$m!` with the table of reductions (the X-macro pattern).
 macro_rules! reduction_table {
     ($m:ident) => {
-        $m! {}
+        $m! {
+            Nansum nansum {
+                dtypes: ReduceDtypes::All,
+                compose: |x, dims, keepdim| sum(&where_(&ne(x, x)?, 0, x)?, dims, keepdim),
+                node: "NansumBackward0",
+                grad: |g, x| mul(g, &logical_not(&ne(x, x)?)?),
+                methods: [nansum], functions: [nansum],
+                sig: REDUCTION,
+            }
+        }
     };
 }
 pub(crate) use reduction_table;
