@@ -794,6 +794,12 @@ OPS: list = [
         S(T((2, 3), data=[[1.0, NAN, 3.0], [NAN, NAN, 2.0]]), _fd=False, **k)
         for k in ({}, {"dim": 1}, {"dim": 0, "keepdim": True})],
            variants={"method": _reduce_method("nansum")}, errors=_reduction_errors()),
+    OpInfo("nanmean", _reduce("nanmean"), reduction_samples(ints=False) + [
+        S(T((2, 3), data=[[1.0, NAN, 3.0], [NAN, NAN, 2.0]]), _fd=False, **k)
+        for k in ({}, {"dim": 1}, {"dim": 0, "keepdim": True})],
+           variants={"method": _reduce_method("nanmean")},
+           errors=_reduction_errors() + [E(T((2, 3), I64), _name="int"),
+                                         E(T((2, 3)), dtype="int64", _name="dtype_int")]),
     # ---- matmul family ------------------------------------------------------------------------
     OpInfo("matmul", lambda m, a, b: m.matmul(a, b), matmul_samples(),
            variants={"operator": lambda m, a, b: a @ b, "method": lambda m, a, b: a.matmul(b)},

@@ -49,6 +49,7 @@ DECLARED_OPS = (
     "logaddexp2",
     "heaviside",
     "nansum",
+    "nanmean",
 )
 
 # gradrs.<name>: its signature as PyTorch's parser prints it (a tuple: overloads).
@@ -137,4 +138,5 @@ FUNCTIONS = {
     "logaddexp2": "(Tensor input, Tensor other, *, Tensor out = None)",
     "heaviside": "(Tensor input, Tensor values, *, Tensor out = None)",
     "nansum": "(Tensor input, tuple of ints dim = None, bool keepdim = False, *, gradrs.dtype dtype = None, Tensor out = None)",
+    "nanmean": "(Tensor input, tuple of ints dim = None, bool keepdim = False, *, gradrs.dtype dtype = None, Tensor out = None)",
 }

@@ -186,6 +186,7 @@ __all__ = [
     "logaddexp2",
     "heaviside",
     "nansum",
+    "nanmean",
 ]
 
 sum = _form("sum", out=True)
@@ -367,3 +368,4 @@ logaddexp = _form("logaddexp", out=True)
 logaddexp2 = _form("logaddexp2", out=True)
 heaviside = _form("heaviside", out=True)
 nansum = _form("nansum", out=True)
+nanmean = _form("nanmean", out=True)

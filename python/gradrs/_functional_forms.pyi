@@ -191,6 +191,7 @@ __all__ = [
     "logaddexp2",
     "heaviside",
     "nansum",
+    "nanmean",
 ]
 
 def sum(input: Tensor, dim: _Dims | None=None, keepdim: _bool=False, dtype: _DType | None=None, *, out: Tensor | None=None) -> Tensor:
@@ -550,4 +551,6 @@ def logaddexp2(input: Tensor, other: Tensor, *, out: Tensor | None=None) -> Tens
 def heaviside(input: Tensor, values: Tensor, *, out: Tensor | None=None) -> Tensor:
     ...
 def nansum(input: Tensor, dim: _Dims | None=None, keepdim: _bool=False, *, dtype: _DType | None=None, out: Tensor | None=None) -> Tensor:
+    ...
+def nanmean(input: Tensor, dim: _Dims | None=None, keepdim: _bool=False, *, dtype: _DType | None=None, out: Tensor | None=None) -> Tensor:
     ...

@@ -25,6 +25,20 @@ macro_rules! reduction_table {
                 methods: [nansum], functions: [nansum],
                 sig: REDUCTION,
             }
+            Nanmean nanmean {
+                dtypes: ReduceDtypes::Float(
+                    "nanmean(): expected input to have floating point or complex dtype but got {}",
+                    "nanmean(): could not infer output dtype. Optional dtype must be either a floating point or complex dtype. Got: {}",
+                ),
+                // PyTorch's: the sum of the non-NaN elements over their count (DivBackward0).
+                compose: |x, dims, keepdim| {
+                    let nan = ne(x, x)?;
+                    let count = sum(&logical_not(&nan)?, dims, keepdim)?;
+                    div(&nansum(x, dims, keepdim, None)?, &count)
+                },
+                methods: [nanmean], functions: [nanmean],
+                sig: REDUCTION,
+            }
         }
     };
 }
