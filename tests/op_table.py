@@ -2655,6 +2655,19 @@ OPS += [
             E(T((2, 3)), _name="no_sublist"),
         ],
     ),
+    OpInfo("movedim", lambda m, x, *a, **k: m.movedim(x, *a, **k), [
+        S(T((2, 3, 4)), 0, 2), S(T((2, 3, 4)), -1, 0), S(T((2, 3, 4), F64), (0, 1), (2, 0)),
+        S(T((2, 3, 4)), [0, 2], [-1, 0]), S(T((2, 3, 4)), (), ()), S(T(()), 0, -1),
+        S(T(()), (), ()), S(T((2, 3), layout="T"), 0, 1), S(T((2, 3), I64), 1, 0),
+        S(T((2, 3, 4)), source=1, destination=0), S(T((2, 0, 3)), 1, 2)],
+           variants={"method": lambda m, x, *a, **k: x.movedim(*a, **k),
+                     "moveaxis": lambda m, x, *a, **k: m.moveaxis(x, *a, **k),
+                     "moveaxis_method": lambda m, x, *a, **k: x.moveaxis(*a, **k)},
+           errors=[E(T((2, 3)), (0, 1), (1,), _name="lengths"),
+                   E(T((2, 3, 4)), (0, 0), (1, 2), _name="repeated_source"),
+                   E(T((2, 3, 4)), (0, 1), (2, 2), _name="repeated_destination"),
+                   E(T((2, 3)), 2, 0, _name="out_of_range"),
+                   E(T((2, 3)), (0,), (-3,), _name="out_of_range_neg")]),
     OpInfo(
         "diagonal", lambda m, x, *a, **k: m.diagonal(x, *a, **k),
         [

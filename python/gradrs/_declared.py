@@ -50,6 +50,7 @@ DECLARED_OPS = (
     "heaviside",
     "nansum",
     "nanmean",
+    "movedim",
 )
 
 # gradrs.<name>: its signature as PyTorch's parser prints it (a tuple: overloads).
@@ -139,4 +140,12 @@ FUNCTIONS = {
     "heaviside": "(Tensor input, Tensor values, *, Tensor out = None)",
     "nansum": "(Tensor input, tuple of ints dim = None, bool keepdim = False, *, gradrs.dtype dtype = None, Tensor out = None)",
     "nanmean": "(Tensor input, tuple of ints dim = None, bool keepdim = False, *, gradrs.dtype dtype = None, Tensor out = None)",
+    "movedim": (
+        "(Tensor input, int source, int destination)",
+        "(Tensor input, tuple of ints source, tuple of ints destination)",
+    ),
+    "moveaxis": (
+        "(Tensor input, int source, int destination)",
+        "(Tensor input, tuple of ints source, tuple of ints destination)",
+    ),
 }

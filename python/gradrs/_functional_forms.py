@@ -187,6 +187,8 @@ __all__ = [
     "heaviside",
     "nansum",
     "nanmean",
+    "movedim",
+    "moveaxis",
 ]
 
 sum = _form("sum", out=True)
@@ -369,3 +371,5 @@ logaddexp2 = _form("logaddexp2", out=True)
 heaviside = _form("heaviside", out=True)
 nansum = _form("nansum", out=True)
 nanmean = _form("nanmean", out=True)
+movedim = _form("movedim", out=False)
+moveaxis = _form("moveaxis", out=False)

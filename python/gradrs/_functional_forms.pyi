@@ -192,6 +192,8 @@ __all__ = [
     "heaviside",
     "nansum",
     "nanmean",
+    "movedim",
+    "moveaxis",
 ]
 
 def sum(input: Tensor, dim: _Dims | None=None, keepdim: _bool=False, dtype: _DType | None=None, *, out: Tensor | None=None) -> Tensor:
@@ -553,4 +555,8 @@ def heaviside(input: Tensor, values: Tensor, *, out: Tensor | None=None) -> Tens
 def nansum(input: Tensor, dim: _Dims | None=None, keepdim: _bool=False, *, dtype: _DType | None=None, out: Tensor | None=None) -> Tensor:
     ...
 def nanmean(input: Tensor, dim: _Dims | None=None, keepdim: _bool=False, *, dtype: _DType | None=None, out: Tensor | None=None) -> Tensor:
+    ...
+def movedim(input: Tensor, source: _Dims, destination: _Dims) -> Tensor:
+    ...
+def moveaxis(input: Tensor, source: _Dims, destination: _Dims) -> Tensor:
     ...

@@ -13,7 +13,41 @@
 /// Invokes `$m!` with the table of view ops (the X-macro pattern).
 macro_rules! view_table {
     ($m:ident) => {
-        $m! {}
+        $m! {
+            Movedim movedim {
+                args: [source: Dims, destination: Dims],
+                // PyTorch's: each source dim goes to its destination, the others keep their order.
+                compose: |x| {
+                    let (n, src, dst) = (x.dim(), source.as_slice(), destination.as_slice());
+                    if matches!(source, Dims::One(_)) != matches!(destination, Dims::One(_)) {
+                        return Err(Error::Type("movedim() received an invalid combination of arguments - source and destination must both be int or both be tuple of ints".into()));
+                    }
+                    if src.len() != dst.len() {
+                        return Err(Error::Runtime(format!("movedim: Invalid source or destination dims: source ({src:?} dims) should contain the same number of dims as destination ({dst:?} dims)")));
+                    }
+                    let wrap = |v: &[i64]| v.iter().map(|&d| wrap_dim(d, n)).collect::<Result<Vec<_>>>();
+                    let (ws, wd) = (wrap(src)?, wrap(dst)?);
+                    for (w, given, what) in [(&ws, src, "source"), (&wd, dst, "destination")] {
+                        if (1..w.len()).any(|i| w[..i].contains(&w[i])) {
+                            return Err(Error::Runtime(format!("movedim: repeated dim in `{what}` ({given:?})")));
+                        }
+                    }
+                    if n == 0 {
+                        return view_as_alias(x);
+                    }
+                    let mut order = vec![-1i64; n];
+                    ws.iter().zip(&wd).for_each(|(&s, &d)| order[d] = s as i64);
+                    let mut rest = (0..n as i64).filter(|i| !ws.contains(&(*i as usize)));
+                    order.iter_mut().filter(|o| **o < 0).for_each(|o| *o = rest.next().unwrap_or(0));
+                    permute(x, &order)
+                },
+                methods: [movedim, moveaxis], functions: [movedim, moveaxis],
+                sigs: [
+                    "(Tensor input, int source, int destination)",
+                    "(Tensor input, tuple of ints source, tuple of ints destination)",
+                ],
+            }
+        }
     };
 }
 pub(crate) use view_table;
