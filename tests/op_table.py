@@ -2668,6 +2668,17 @@ OPS += [
                    E(T((2, 3, 4)), (0, 1), (2, 2), _name="repeated_destination"),
                    E(T((2, 3)), 2, 0, _name="out_of_range"),
                    E(T((2, 3)), (0,), (-3,), _name="out_of_range_neg")]),
+    OpInfo("aminmax", lambda m, x, **k: m.aminmax(x, **k), [
+        S(T((2, 3))), S(T((2, 3), F64), dim=1), S(T((2, 3)), dim=0, keepdim=True), S(T(())),
+        S(T((2, 3, 2)), dim=-1), S(T((2, 3)), keepdim=True), S(T(()), dim=0), S(T((2, 0)), dim=0),
+        S(T((2, 3), layout="T"), dim=1), S(T((2, 4), domain="ties"), dim=1, _fd=False),
+        S(T((4,), domain="ties"), _fd=False), S(T((3,), data=[1.0, NAN, 2.0]), _fd=False),
+        S(T((2, 3), I64), dim=1), S(T((2, 3), BOOL))],
+           variants={"method": lambda m, x, **k: x.aminmax(**k)},
+           errors=[E(T((0,)), _name="empty"), E(T((2, 0)), dim=1, _name="empty_dim"),
+                   E(T((2, 0)), dim=-1, _name="empty_dim_neg"),
+                   E(T((2, 3)), dim=2, _name="dim_out_of_range"),
+                   E(T((2, 3)), 1, _fn=lambda m, x, d: m.aminmax(x, d), _name="positional")]),
     OpInfo(
         "diagonal", lambda m, x, *a, **k: m.diagonal(x, *a, **k),
         [

@@ -51,6 +51,7 @@ DECLARED_OPS = (
     "nansum",
     "nanmean",
     "movedim",
+    "aminmax",
 )
 
 # gradrs.<name>: its signature as PyTorch's parser prints it (a tuple: overloads).
@@ -148,4 +149,5 @@ FUNCTIONS = {
         "(Tensor input, int source, int destination)",
         "(Tensor input, tuple of ints source, tuple of ints destination)",
     ),
+    "aminmax": "(Tensor input, *, int dim = None, bool keepdim = False, Tensor out = None)",
 }

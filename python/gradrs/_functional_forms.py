@@ -189,6 +189,7 @@ __all__ = [
     "nanmean",
     "movedim",
     "moveaxis",
+    "aminmax",
 ]
 
 sum = _form("sum", out=True)
@@ -373,3 +374,4 @@ nansum = _form("nansum", out=True)
 nanmean = _form("nanmean", out=True)
 movedim = _form("movedim", out=False)
 moveaxis = _form("moveaxis", out=False)
+aminmax = _form("aminmax", out=True)

@@ -194,6 +194,7 @@ __all__ = [
     "nanmean",
     "movedim",
     "moveaxis",
+    "aminmax",
 ]
 
 def sum(input: Tensor, dim: _Dims | None=None, keepdim: _bool=False, dtype: _DType | None=None, *, out: Tensor | None=None) -> Tensor:
@@ -559,4 +560,6 @@ def nanmean(input: Tensor, dim: _Dims | None=None, keepdim: _bool=False, *, dtyp
 def movedim(input: Tensor, source: _Dims, destination: _Dims) -> Tensor:
     ...
 def moveaxis(input: Tensor, source: _Dims, destination: _Dims) -> Tensor:
+    ...
+def aminmax(input: Tensor, *, dim: _int | None=None, keepdim: _bool=False, out: Sequence[Tensor] | None=None) -> tuple[Tensor, ...]:
     ...

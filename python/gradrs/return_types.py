@@ -38,6 +38,8 @@ cummin = _make_type("cummin")
 
 
 # <generated: declared ops> (tools/gen_ops.py writes this block)
+aminmax = _make_type("aminmax", ("min", "max"))
+aminmax_out = _make_type("aminmax_out", ("min", "max"))
 # </generated: declared ops>
 
 

@@ -16,7 +16,41 @@
 /// Invokes `$m!` with the table of multi-output ops (the X-macro pattern).
 macro_rules! multi_table {
     ($m:ident) => {
-        $m! {}
+        $m! {
+            Aminmax aminmax {
+                node: "AminmaxBackward0",
+                outputs: [min, max],
+                kwargs: [dim: Option<i64> = None, keepdim: bool = false],
+                forward: |x| {
+                    if x.numel() == 0 {
+                        let Some(d) = dim else {
+                            return Err(Error::Runtime("aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity.".into()));
+                        };
+                        let d = wrap_dim(d, x.dim())?;
+                        if x.shape()[d] == 0 {
+                            return Err(Error::Index(format!("aminmax: Expected reduction dim {d} to have non-zero size.")));
+                        }
+                    }
+                    let dims: Vec<i64> = dim.into_iter().collect();
+                    Ok::<_, Error>(vec![amax(x, &dims, keepdim, false)?, amax(x, &dims, keepdim, true)?])
+                },
+                // Each output's gradient shared evenly among the elements equal to it.
+                grad: |grads, x, outs| {
+                    let rd = reduction_dims(dim.as_ref().map(std::slice::from_ref), x.dim())?;
+                    let (all, mut total) = (rd.iter().map(|&d| d as i64).collect::<Vec<_>>(), zeros_like(x));
+                    for (g, o) in grads.iter().zip(outs) {
+                        if let Some(g) = g {
+                            let mask = eq(x, &restore_dims(o, &rd, keepdim)?)?;
+                            let g = div(&restore_dims(g, &rd, keepdim)?, &sum(&mask, Some(&all), true)?)?;
+                            total = add(&total, &mul(&g, &mask)?)?;
+                        }
+                    }
+                    Ok::<_, Error>(total)
+                },
+                methods: [aminmax], functions: [aminmax],
+                sig: "(Tensor input, *, int dim = None, bool keepdim = False, Tensor out = None)",
+            }
+        }
     };
 }
 pub(crate) use multi_table;
