@@ -5,6 +5,7 @@ run `python tools/gen_functional_forms.py` after changing them (or `_native.pyi`
 """
 
 from builtins import bool as _bool
+from builtins import float as _float
 from builtins import int as _int
 from collections.abc import Sequence
 from typing import Any
@@ -531,9 +532,9 @@ def rad2deg(input: Tensor, *, out: Tensor | None=None) -> Tensor:
     ...
 def rad2deg_(input: Tensor) -> Tensor:
     ...
-def logit(input: Tensor, eps: float | None=None, *, out: Tensor | None=None) -> Tensor:
+def logit(input: Tensor, eps: _float | None=None, *, out: Tensor | None=None) -> Tensor:
     ...
-def logit_(input: Tensor, eps: float | None=None) -> Tensor:
+def logit_(input: Tensor, eps: _float | None=None) -> Tensor:
     ...
 def atan2(input: Tensor, other: Tensor, *, out: Tensor | None=None) -> Tensor:
     ...

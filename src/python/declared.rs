@@ -52,25 +52,26 @@ macro_rules! unary_methods_of {
 /// One Tensor method of a declared unary op, its parameters (`[[name: type = default, ...]]`,
 /// or `[]`) as keyword-or-positional arguments with the declared defaults; `in_place` for the
 /// `x.op_()` form. Each method is its own `#[pymethods]` block (pyo3 must see the `fn` items
-/// themselves, not a macro call).
+/// themselves, not a macro call). Defaults are matched as tokens (`None`, `0.01`, `-1.0`), not
+/// as expressions: pyo3 shows an expression forwarded by a macro as `...` in the signature.
 macro_rules! unary_method {
     ($V:ident $m:ident [] $($inplace:ident)?) => {
         unary_method!($V $m [[]] $($inplace)?);
     };
-    ($V:ident $m:ident [[$($p:ident: $pty:ty = $pdef:expr),* $(,)?]]) => {
+    ($V:ident $m:ident [[$($p:ident: $pty:ty = $d0:tt $($d1:literal)?),* $(,)?]]) => {
         #[pymethods]
         impl PyTensor {
-            #[pyo3(signature = ($($p = $pdef),*))]
+            #[pyo3(signature = ($($p = $d0 $($d1)?),*))]
             fn $m(&self, py: Python<'_>, $($p: $pty),*) -> R {
                 let args = args_of(&[$(<$pty as Param>::to_arg($p)),*]);
                 wrap(py, unary_args(UnaryOp::$V, &self.t, args)?)
             }
         }
     };
-    ($V:ident $m:ident [[$($p:ident: $pty:ty = $pdef:expr),* $(,)?]] in_place) => {
+    ($V:ident $m:ident [[$($p:ident: $pty:ty = $d0:tt $($d1:literal)?),* $(,)?]] in_place) => {
         #[pymethods]
         impl PyTensor {
-            #[pyo3(signature = ($($p = $pdef),*))]
+            #[pyo3(signature = ($($p = $d0 $($d1)?),*))]
             fn $m(slf: &Bound<'_, Self>, $($p: $pty),*) -> R {
                 let args = args_of(&[$(<$pty as Param>::to_arg($p)),*]);
                 in_place(slf, |x| unary_args(UnaryOp::$V, x, args))
@@ -252,14 +253,14 @@ macro_rules! multi_methods {
         $V:ident $name:ident {
             node: $node:literal,
             outputs: [$($o:ident),* $(,)?],
-            kwargs: [$($k:ident: $kty:ty = $kdef:expr),* $(,)?],
+            kwargs: $kwargs:tt,
             forward: |$x:ident| $forward:expr,
             grad: |$grads:ident, $gx:ident, $outs:ident| $grad:expr,
             methods: [$($m:ident),*], functions: [$($f:ident),*],
             sig: $sig:expr,
         }
     )*) => {
-        $(multi_methods_of!($name [$($k: $kty = $kdef),*] [$($m)*]);)*
+        $(multi_methods_of!($name $kwargs [$($m)*]);)*
     };
 }
 
@@ -275,10 +276,10 @@ macro_rules! multi_methods_of {
 /// defaults; the outputs as `gradrs.return_types.<name>`.
 #[allow(unused_macros)] // used once the table has an entry
 macro_rules! multi_method {
-    ($name:ident $m:ident [$($k:ident: $kty:ty = $kdef:expr),*]) => {
+    ($name:ident $m:ident [$($k:ident: $kty:ty = $d0:tt $($d1:literal)?),* $(,)?]) => {
         #[pymethods]
         impl PyTensor {
-            #[pyo3(signature = (*, $($k = $kdef),*))]
+            #[pyo3(signature = (*, $($k = $d0 $($d1)?),*))]
             fn $m(&self, py: Python<'_>, $($k: $kty),*) -> R {
                 let x = self.t.clone();
                 let outs = super::boundary::run(py, || crate::ops::multi::$name(&x, $($k),*))?;
