@@ -18,15 +18,21 @@ use crate::ops::Operand;
 use crate::tensor::shape::broadcast_shapes;
 use crate::tensor::{Element, Tensor};
 
-/// `op` over two float tensors of one dtype: the GPU's kernel (float32) when either is there,
+/// `op` over two float tensors of `dtype`: the GPU's kernel (float32) when either is there,
 /// else the declared CPU kernel.
-fn float_zip(op: BinaryOp, a: &Tensor, b: &Tensor, shape: &[usize]) -> Result<Tensor> {
-    if a.dtype() == DType::F32 {
+fn float_zip(
+    op: BinaryOp,
+    dtype: DType,
+    a: &Tensor,
+    b: &Tensor,
+    shape: &[usize],
+) -> Result<Tensor> {
+    if dtype == DType::F32 {
         if let Some(out) = crate::kernels::binary(op.wgsl(), a, b, shape)? {
             return Ok(out);
         }
     }
-    op.zip_float(a, b, shape)
+    op.zip_float(dtype, a, b, shape)
 }
 
 /// Wrapping integer arithmetic, as PyTorch's integer kernels do it (int32 natively: the same
@@ -166,7 +172,7 @@ pub(crate) fn binary_data(op: BinaryOp, a: &Operand, b: &Operand, dtype: DType) 
     let (ta, tb) = (materialize(a, dtype), materialize(b, dtype));
     let shape = broadcast_shapes(&ta.shape(), &tb.shape())?;
     Ok(match dtype {
-        DType::F32 | DType::F64 => float_zip(op, &ta, &tb, &shape)?,
+        DType::F32 | DType::F64 => float_zip(op, dtype, &ta, &tb, &shape)?,
         DType::I64 | DType::I32 => {
             // Only a Python-number exponent is refused; tensor exponents truncate.
             if op == BinaryOp::Pow {
@@ -193,7 +199,7 @@ pub(crate) fn binary_data(op: BinaryOp, a: &Operand, b: &Operand, dtype: DType) 
             };
             match crate::kernels::logical(l.wgsl(), &ta, &tb, &shape)? {
                 Some(out) => out,
-                None => l.zip_any(&ta, &tb, &shape)?,
+                None => l.zip_any(DType::Bool, &ta, &tb, &shape)?,
             }
         }
         DType::F16 => unreachable!("computed wide above"),

@@ -132,16 +132,18 @@ macro_rules! binary_kernels {
 
         #[allow(dead_code)]
         impl $Enum {
-            /// The CPU kernel over float32 or float64 tensors of one dtype (one monomorphized
-            /// closure per op and dtype, so contiguous loops vectorize).
+            /// The CPU kernel over float32 or float64 tensors of `dtype` (one monomorphized
+            /// closure per op and dtype, so contiguous loops vectorize). The caller passes the
+            /// dtype it already knows: reading a tensor's takes its lock, a cost per op.
             pub(crate) fn zip_float(
                 self,
+                dtype: $crate::dtype::DType,
                 a: &$crate::tensor::Tensor,
                 b: &$crate::tensor::Tensor,
                 shape: &[usize],
             ) -> $crate::error::Result<$crate::tensor::Tensor> {
                 use $crate::ops::binary_kernels::zip;
-                match (self, a.dtype()) {
+                match (self, dtype) {
                     $(
                         ($Enum::$V, $crate::dtype::DType::F32) => {
                             #[allow(dead_code)]
@@ -218,18 +220,19 @@ macro_rules! binary_kernels {
         )* });
 
         impl $Enum {
-            /// The CPU kernel over two tensors of any one dtype, giving bools (`x < y` of bools
-            /// included, which clippy would rewrite per dtype).
+            /// The CPU kernel over two tensors of `dtype` (any one), giving bools (`x < y` of
+            /// bools included, which clippy would rewrite per dtype).
             #[allow(clippy::bool_comparison)]
             pub(crate) fn zip_any(
                 self,
+                dtype: $crate::dtype::DType,
                 a: &$crate::tensor::Tensor,
                 b: &$crate::tensor::Tensor,
                 shape: &[usize],
             ) -> $crate::error::Result<$crate::tensor::Tensor> {
                 use $crate::ops::binary_kernels::zip;
                 match self {
-                    $($Enum::$V => $crate::dispatch!(a.dtype(), T => {
+                    $($Enum::$V => $crate::dispatch!(dtype, T => {
                         zip::<T, bool>(a, b, shape, |$x: T, $y: T| -> bool { $cpu })
                     }),)*
                 }

@@ -58,7 +58,7 @@ pub fn compare(op: CmpOp, a: Operand, b: Operand) -> Result<Tensor> {
             return Ok(out);
         }
     }
-    op.zip_any(&ta, &tb, &shape)
+    op.zip_any(dtype, &ta, &tb, &shape)
 }
 
 /// `a == b` (`b` a tensor or a number), a bool mask.
@@ -99,7 +99,7 @@ pub(crate) fn extremum_data(a: &Operand, b: &Operand, max: bool) -> Result<Tenso
     }
     Ok(narrow(
         match ta.dtype() {
-            DType::F32 | DType::F64 => op.zip_float(&ta, &tb, &shape)?,
+            d @ (DType::F32 | DType::F64) => op.zip_float(d, &ta, &tb, &shape)?,
             DType::I64 => zip::<i64, i64>(
                 &ta,
                 &tb,

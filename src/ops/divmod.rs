@@ -76,7 +76,7 @@ fn modulo(a: &Tensor, b: Operand, python: bool) -> Result<Tensor> {
     let out = match on_gpu {
         Some(out) => out,
         None => match ta.dtype() {
-            DType::F32 | DType::F64 => op.zip_float(&ta, &tb, &shape)?,
+            d @ (DType::F32 | DType::F64) => op.zip_float(d, &ta, &tb, &shape)?,
             DType::I64 => {
                 int_div_check(&tb)?;
                 zip::<i64, i64>(&ta, &tb, &shape, move |p, q| {
@@ -139,7 +139,7 @@ pub fn div_rounding(a: &Operand, b: &Operand, mode: &str) -> Result<Tensor> {
     let out = match on_gpu {
         Some(out) => out,
         None => match ta.dtype() {
-            DType::F32 | DType::F64 => op.zip_float(&ta, &tb, &shape)?,
+            d @ (DType::F32 | DType::F64) => op.zip_float(d, &ta, &tb, &shape)?,
             DType::I64 => {
                 int_div_check(&tb)?;
                 zip::<i64, i64>(&ta, &tb, &shape, move |p, q| {

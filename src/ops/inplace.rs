@@ -258,7 +258,7 @@ pub fn binary_(op: BinaryOp, dst: &Tensor, other: Operand) -> Result<()> {
     if !crate::autograd::is_grad_enabled() || !(dst.requires_grad() || other.requires_grad()) {
         check_inplace_leaf(dst)?;
         let done = match dst.dtype() {
-            DType::F32 | DType::F64 => float_zip_in_place(op, dst, &other)?,
+            d @ (DType::F32 | DType::F64) => float_zip_in_place(op, d, dst, &other)?,
             _ => false,
         };
         if done {
@@ -281,9 +281,8 @@ pub fn binary_(op: BinaryOp, dst: &Tensor, other: Operand) -> Result<()> {
 /// number or a CPU tensor of dst's shape or of one element that does not share its memory
 /// (an SGD step, `p -= lr * p.grad`, and gradient accumulation). False: not applicable, the
 /// caller takes the general path.
-fn float_zip_in_place(op: BinaryOp, dst: &Tensor, other: &Operand) -> Result<bool> {
+fn float_zip_in_place(op: BinaryOp, dtype: DType, dst: &Tensor, other: &Operand) -> Result<bool> {
     let a = Operand::Tensor(dst.clone());
-    let dtype = dst.dtype();
     if op == BinaryOp::Pow || compute_dtype(op, &a, other) != dtype {
         return Ok(false);
     }

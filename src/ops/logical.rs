@@ -22,7 +22,7 @@ pub fn logical(a: &Tensor, b: &Tensor, op: &str) -> Result<Tensor> {
     };
     match crate::kernels::logical(op.wgsl(), &ba, &bb, &shape)? {
         Some(out) => Ok(out),
-        None => op.zip_any(&ba, &bb, &shape),
+        None => op.zip_any(DType::Bool, &ba, &bb, &shape),
     }
 }
 pub fn logical_not(a: &Tensor) -> Result<Tensor> {
@@ -50,7 +50,7 @@ pub fn bitwise(a: &Tensor, b: Operand, op: &str) -> Result<Tensor> {
                 };
                 match crate::kernels::logical(l.wgsl(), &ta, &tb, &shape)? {
                     Some(out) => out,
-                    None => l.zip_any(&ta, &tb, &shape)?,
+                    None => l.zip_any(DType::Bool, &ta, &tb, &shape)?,
                 }
             }
             DType::I64 => {
