@@ -346,9 +346,29 @@ pub fn grad_accumulator(leaf: &Tensor) -> NodeRef {
     node
 }
 
+/// Rebuilds a view's history after its base was written in place (Note [View rebase]): an op
+/// (`ops::inplace::refresh_view`), which the ops layer installs here before it makes its first
+/// view, so this layer calls it without importing the layer above. Until then no tensor is a
+/// view, and there is nothing to refresh.
+static VIEW_REFRESH: std::sync::OnceLock<fn(&Tensor)> = std::sync::OnceLock::new();
+
+/// Called by the ops layer before each view it makes (one atomic load once set).
+pub fn install_view_refresh(refresh: fn(&Tensor)) {
+    if VIEW_REFRESH.get().is_none() {
+        let _ = VIEW_REFRESH.set(refresh);
+    }
+}
+
+/// `t`'s history rebuilt from its base if it is a view whose base was written since.
+pub fn refresh_view(t: &Tensor) {
+    if let Some(refresh) = VIEW_REFRESH.get() {
+        refresh(t);
+    }
+}
+
 /// The edge along which gradient flows back into `t` (PyTorch's `gradient_edge`).
 pub fn gradient_edge(t: &Tensor) -> Edge {
-    crate::ops::inplace::refresh_view(t);
+    refresh_view(t);
     let (shape, dtype, device) = {
         let d = t.read();
         (d.layout.shape.clone(), d.dtype(), d.device())

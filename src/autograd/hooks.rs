@@ -65,7 +65,7 @@ pub fn register_tensor_hook(t: &Tensor, hook: Arc<dyn TensorHook>) -> Result<()>
             "cannot register a hook on a tensor that doesn't require gradient".into(),
         ));
     }
-    crate::ops::inplace::refresh_view(t);
+    super::graph::refresh_view(t);
     let (grad_fn, nr) = {
         let mut m = t.0.meta.lock();
         m.hooks.push(hook.clone());

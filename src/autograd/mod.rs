@@ -3,7 +3,9 @@
 pub mod anomaly;
 pub mod engine;
 pub mod formula;
-pub mod grad_mode;
+// Grad mode lives in the tensor layer (tensors made in inference mode read it); re-exported
+// here, where ops and bindings have always found it.
+pub use crate::tensor::grad_mode;
 pub mod graph;
 pub mod hooks;
 pub mod saved;

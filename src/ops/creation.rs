@@ -2,10 +2,10 @@
 //! except `to_dtype` and `clone`, which are differentiable).
 
 use crate::autograd::{needs_grad, record, Backward, Ctx};
-use crate::backend::cpu::copy::{cast, gather_contiguous};
 use crate::dispatch;
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
+use crate::kernels;
 use crate::tensor::{Device, Element, Tensor};
 use std::sync::Arc;
 
@@ -41,53 +41,23 @@ pub fn is_exclusively_owned(t: &Tensor) -> bool {
 
 /// A contiguous copy with no autograd history.
 pub fn contiguous_clone(t: &Tensor) -> Tensor {
-    if let Ok(Some(out)) = crate::kernels::contiguous_as(t, t.dtype()) {
-        return out;
-    }
-    let d = t.read();
-    dispatch!(d.dtype(), T => Tensor::from_vec_on(gather_contiguous::<T>(d.storage.slice::<T>(), &d.layout), &d.layout.shape, d.device()))
+    kernels::contiguous(t)
 }
 
 /// Cast without autograd.
 pub fn cast_data(t: &Tensor, dtype: DType) -> Tensor {
-    if let Ok(Some(out)) = crate::kernels::contiguous_as(t, dtype) {
-        return out;
-    }
-    let d = t.read();
-    if d.dtype() == dtype {
-        drop(d);
-        return contiguous_clone(t);
-    }
-    dispatch!(d.dtype(), S => {
-        // A contiguous source is read in place.
-        let src = crate::backend::cpu::copy::contiguous_cow::<S>(d.storage.slice::<S>(), &d.layout);
-        dispatch!(dtype, D => Tensor::from_vec_on(cast::<S, D>(&src), &d.layout.shape, d.device()))
-    })
+    kernels::cast(t, dtype)
 }
 
-/// Note [Narrow dtypes]: float16 and int32 tensors are stored narrow but compute in their
-/// `DType::compute` dtype (float32, int64), and each op rounds (wraps) its result back, as
-/// PyTorch's CPU kernels do with `opmath_type`. So an op's kernels exist for the wide dtypes
-/// only: `wide` widens an input, `narrow` casts the result back.
+/// An input widened to the dtype its kernels compute in (Note [Narrow dtypes] in
+/// `kernels::copy`).
 pub(crate) fn wide(t: &Tensor) -> Tensor {
-    let w = t.dtype().compute();
-    if w == t.dtype() {
-        return t.clone();
-    }
-    // A float16 GPU tensor's words already are float32 values: they are read in place.
-    if let Ok(Some(v)) = crate::kernels::half_as_float(t) {
-        return v;
-    }
-    cast_data(t, w)
+    kernels::wide(t)
 }
 
-/// `out` cast to the narrow `dtype` it was computed for (see Note [Narrow dtypes]).
+/// `out` cast to the narrow `dtype` it was computed for (Note [Narrow dtypes]).
 pub(crate) fn narrow(out: Tensor, dtype: DType) -> Tensor {
-    if out.dtype() == dtype {
-        out
-    } else {
-        cast_data(&out, dtype)
-    }
+    kernels::narrow(out, dtype)
 }
 
 /// `tensor.to(dtype)`: returns `t` itself when the dtype already matches (as PyTorch does).
@@ -119,19 +89,7 @@ pub fn to_device(t: &Tensor, device: Device) -> Result<Tensor> {
 
 /// The values of `t` as a new contiguous tensor on `device`, no autograd.
 pub fn copy_to_device(t: &Tensor, device: Device) -> Result<Tensor> {
-    if device.is_gpu() {
-        crate::tensor::device::check_gpu_dtype(t.dtype())?;
-        if t.dtype() == DType::I64 {
-            crate::kernels::narrow_i64(&t.to_vec::<i64>())?;
-        }
-    }
-    let d = t.read();
-    let out = dispatch!(d.dtype(), T => Tensor::from_vec_on(gather_contiguous::<T>(d.storage.slice::<T>(), &d.layout), &d.layout.shape, device));
-    if device.is_gpu() && out.dtype() == DType::F32 {
-        // The copy goes to the device now (PyTorch's `.to` is a transfer, not a promise).
-        out.read().storage.gpu_buffer()?;
-    }
-    Ok(out)
+    kernels::to_device(t, device)
 }
 
 /// `to(..., copy=True)` that changes neither device nor dtype: a new contiguous copy that

@@ -3,9 +3,9 @@
 //! index_select <-> index_add), so higher-order gradients come free.
 
 use crate::autograd::{needs_grad, record_formula};
-use crate::backend::cpu::index as kernel;
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
+use crate::kernels;
 use crate::ops::arithmetic::mul;
 use crate::ops::creation::{cast_data, contiguous_clone};
 use crate::ops::movement::{expand, reshape};
@@ -59,30 +59,14 @@ fn check_gather_shapes(x: &Tensor, index: &Tensor, dim: usize, op: &str) -> Resu
 fn gather_data(x: &Tensor, dim: usize, index: &Tensor) -> Result<Tensor> {
     let idx = check_index(index, "gather")?;
     check_gather_shapes(x, index, dim, "gather")?;
-    let ishape = index.shape();
-    if x.dim() > 0 && x.device().is_gpu() {
-        // The host kernel's bounds check, in its order, before the GPU reads anything.
-        let size = x.shape()[dim];
-        for &i in &idx {
-            kernel::wrap_index(i, size, dim)?;
-        }
-        if let Some(out) = crate::kernels::gather(x, dim, index, &idx, None)? {
-            return Ok(out);
-        }
-    }
-    let d = x.read();
     if x.dim() == 0 {
         // A 0-dim tensor gathers from itself (index 0 or -1 only).
         let x1 = reshape(&x.detach(), &[1])?;
-        drop(d);
         let i1 = reshape(&index.detach(), &[-1])?;
         let r = gather_data(&x1, 0, &i1)?;
-        return reshape(&r, &sizes_i64(&ishape));
+        return reshape(&r, &sizes_i64(&index.shape()));
     }
-    Ok(crate::dispatch!(d.dtype(), T => {
-        let v = kernel::gather::<T>(d.storage.slice(), &d.layout, dim, &idx, &ishape)?;
-        Tensor::from_vec_on(v, &ishape, d.device())
-    }))
+    kernels::gather(x, dim, index, Some(&idx), None)
 }
 
 /// `x.gather(dim, index)`: GatherBackward0 scatters the gradient back (adding duplicates).
@@ -136,62 +120,7 @@ fn scatter_data(
         }
     }
     let out = contiguous_clone(x);
-    if x.device().is_gpu() {
-        // The host kernel checks every index before writing; so does this, before the GPU.
-        let size = x.shape().get(dim).copied().unwrap_or(1);
-        for &i in &idx {
-            kernel::wrap_index(i, size, dim)?;
-        }
-        // A 0-dim x (and its index and src) is written as one element of 1-D views.
-        let (o1, i1, s1) = if x.dim() == 0 {
-            let flat = |t: &Tensor| reshape(t, &[-1]);
-            let s1 = match src {
-                Operand::Tensor(t) => Operand::Tensor(flat(t)?),
-                s => s.clone(),
-            };
-            (flat(&out)?, flat(index)?, s1)
-        } else {
-            (out.clone(), index.clone(), src.clone())
-        };
-        if crate::kernels::scatter(&o1, dim, &i1, &idx, None, &s1, accumulate)? {
-            return Ok(out);
-        }
-    }
-    let xshape = x.shape();
-    let shape1: Vec<usize> = if xshape.is_empty() {
-        vec![1]
-    } else {
-        xshape.to_vec()
-    };
-    let ishape1: Vec<usize> = if ishape.is_empty() {
-        vec![1]
-    } else {
-        ishape.to_vec()
-    };
-    {
-        let d = out.read();
-        crate::dispatch!(dtype, T => {
-            let dst = d.storage.slice_mut::<T>();
-            match src {
-                Operand::Scalar(s) => {
-                    let v: T = crate::tensor::scalar_as(*s);
-                    kernel::scatter::<T>(dst, &shape1, dim, &idx, &ishape1, |_, _| v, accumulate)?;
-                }
-                Operand::Tensor(s) => {
-                    let sd = s.read();
-                    let (sv, sl) = (sd.storage.slice::<T>(), sd.layout.clone());
-                    let get = |_: usize, c: &[usize]| {
-                        let mut o = sl.offset as isize;
-                        for (k, &ci) in c.iter().enumerate() {
-                            o += ci as isize * sl.strides.get(k).copied().unwrap_or(0);
-                        }
-                        sv[o as usize]
-                    };
-                    kernel::scatter::<T>(dst, &shape1, dim, &idx, &ishape1, get, accumulate)?;
-                }
-            }
-        });
-    }
+    kernels::scatter(&out, dim, index, Some(&idx), None, src, accumulate)?;
     Ok(out)
 }
 
@@ -359,14 +288,6 @@ fn check_index_add(x: &Tensor, dim: usize, index: &Tensor, source: &Tensor) -> R
     Ok(idx)
 }
 
-/// The index for one position along `dim`, expanded to a gather index of `shape`.
-fn expanded_index(idx: &[i64], dim: usize, shape: &[usize]) -> Result<Tensor> {
-    let mut view = vec![1i64; shape.len()];
-    view[dim] = idx.len() as i64;
-    let t = reshape(&Tensor::from_vec(idx.to_vec(), &[idx.len()]), &view)?;
-    Ok(contiguous_clone(&expand(&t, &sizes_i64(shape))?))
-}
-
 /// `x.index_select(dim, index)`: IndexSelectBackward0 adds the gradient back with index_add.
 pub fn index_select(x: &Tensor, dim: i64, index: &Tensor) -> Result<Tensor> {
     check_args(
@@ -403,10 +324,7 @@ pub fn index_select(x: &Tensor, dim: i64, index: &Tensor) -> Result<Tensor> {
             let mut shape = xs.to_vec();
             shape[dim] = idx.len();
             // The GPU reads the 1-D index by stride 0 where the host expands it.
-            match crate::kernels::gather(x, dim, index, &idx, Some(&shape))? {
-                Some(out) => out,
-                None => gather_data(x, dim, &expanded_index(&idx, dim, &shape)?)?,
-            }
+            kernels::gather(x, dim, index, Some(&idx), Some(&shape))?
         }
     };
     if !needs_grad(&[x]) {
@@ -470,20 +388,11 @@ pub fn index_add(
         )?;
         reshape(&flat, &[])?
     } else {
+        // The index is checked on the way (as a scatter's), not before the GPU reads it.
+        let out = contiguous_clone(x);
         let src = Operand::Tensor(scaled);
-        let on_gpu = if x.device().is_gpu() {
-            let out = contiguous_clone(x);
-            crate::kernels::scatter(&out, dim, index, &idx, Some(&ss), &src, true)?.then_some(out)
-        } else {
-            None
-        };
-        match on_gpu {
-            Some(out) => out,
-            None => {
-                let full = expanded_index(&idx, dim, &ss)?;
-                scatter_data(x, dim, &full, &src, true)?
-            }
-        }
+        kernels::scatter(&out, dim, index, None, Some(&ss), &src, true)?;
+        out
     };
     if !needs_grad(&[x, source]) {
         return Ok(out);
@@ -566,15 +475,6 @@ pub fn masked_fill(x: &Tensor, mask: &Tensor, value: Operand) -> Result<Tensor> 
     }))
 }
 
-/// Flat positions (row-major) where the mask is true.
-fn true_positions(mask: &Tensor) -> Vec<i64> {
-    mask.to_vec::<bool>()
-        .iter()
-        .enumerate()
-        .filter_map(|(i, &m)| m.then_some(i as i64))
-        .collect()
-}
-
 /// `x.masked_select(mask)`: the selected elements (x and mask broadcast), as a 1-D tensor.
 pub fn masked_select(x: &Tensor, mask: &Tensor) -> Result<Tensor> {
     if mask.dtype() != DType::Bool {
@@ -593,25 +493,7 @@ pub fn masked_select(x: &Tensor, mask: &Tensor) -> Result<Tensor> {
         )
     };
     let flat = reshape(&xb, &[-1])?;
-    // A mask whose values are on the GPU is compacted there, and the positions gathered
-    // there (in range by construction, so not read back to check).
-    let on_gpu = match crate::kernels::nonzero(&reshape(&mb, &[-1])?)? {
-        Some(nz) => {
-            let pos = reshape(&nz, &[-1])?;
-            crate::kernels::gather(&flat, 0, &pos, &[], None)?.map(|out| (pos, out))
-        }
-        None => None,
-    };
-    let (pos, out) = match on_gpu {
-        Some(found) => found,
-        None => {
-            let positions = true_positions(&mb);
-            let n = positions.len();
-            let pos = Tensor::from_vec_on(positions, &[n], x.device());
-            let out = gather_data(&flat, 0, &pos)?;
-            (pos, out)
-        }
-    };
+    let (pos, out) = kernels::masked_select(&flat, &reshape(&mb, &[-1])?)?;
     if !needs_grad(&[x]) {
         return Ok(out);
     }
@@ -634,24 +516,7 @@ pub fn masked_select(x: &Tensor, mask: &Tensor) -> Result<Tensor> {
 
 /// `x.nonzero()`: int64 `[n, ndim]` coordinates of the non-zero elements, row-major.
 pub fn nonzero(x: &Tensor) -> Tensor {
-    // A GPU failure here leaves the host path to compute (and report) it.
-    if let Ok(Some(nz)) = crate::kernels::nonzero(x) {
-        return nz;
-    }
-    let shape = x.shape();
-    let nz = true_positions(&cast_data(x, DType::Bool));
-    let nd = shape.len();
-    let mut out = Vec::with_capacity(nz.len() * nd);
-    for &p in &nz {
-        let mut rem = p as usize;
-        let start = out.len();
-        out.resize(start + nd, 0i64);
-        for d in (0..nd).rev() {
-            out[start + d] = (rem % shape[d]) as i64;
-            rem /= shape[d];
-        }
-    }
-    Tensor::from_vec_on(out, &[nz.len(), nd], x.device())
+    kernels::nonzero(x)
 }
 
 /// `take_along_dim(x, indices, dim)`: gather after broadcasting all but `dim`; without a dim,
@@ -894,10 +759,7 @@ pub fn setitem_(x: &Tensor, steps: &[IndexStep], value: Operand) -> Result<()> {
 
 /// Storage offsets of `x`'s elements, as an int64 tensor of its shape.
 fn offsets_of(x: &Tensor) -> Tensor {
-    let d = x.read();
-    let mut v = Vec::with_capacity(d.layout.numel());
-    crate::backend::cpu::copy::for_each_offset(&d.layout, |o| v.push(o as i64));
-    Tensor::from_vec(v, &d.layout.shape)
+    Tensor::from_vec(kernels::offsets(x), &x.shape())
 }
 
 /// Write `value` (broadcast) into `x[key]` in `x`'s memory, without autograd.
@@ -940,19 +802,8 @@ pub fn setitem_data(x: &Tensor, steps: &[IndexStep], value: &Operand) -> Result<
     }
     let offs = offs.to_vec::<i64>();
     let expanded = expand(&reshape(&v, &sizes_i64(&stripped))?, &sizes_i64(&shape))?;
-    if crate::kernels::put(x, &offs, &shape, &expanded)? {
-        x.bump_version();
-        return Ok(());
-    }
-    let flat_v = contiguous_clone(&expanded);
-    let d = x.read();
-    crate::dispatch!(d.dtype(), T => {
-        let dst = d.storage.slice_mut::<T>();
-        for (o, val) in offs.iter().zip(flat_v.to_vec::<T>()) {
-            dst[*o as usize] = val;
-        }
-    });
-    d.storage.bump_version();
+    kernels::put(x, &offs, &shape, &expanded)?;
+    x.bump_version();
     Ok(())
 }
 

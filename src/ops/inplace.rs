@@ -109,6 +109,13 @@ fn copy_slices(base: &Tensor, result: &Tensor, region: Layout) {
     );
 }
 
+/// A view of `of`'s memory with `layout` (every view the ops make comes through here), with
+/// `refresh_view` installed in the autograd layer first (Note [View rebase]).
+pub fn new_view(of: &Tensor, layout: Layout) -> Tensor {
+    crate::autograd::graph::install_view_refresh(refresh_view);
+    Tensor::new_view(of, layout)
+}
+
 /// Rebuild a view's history from its base if the shared memory was written since its
 /// `grad_fn` was made (Note [View rebase]). Cheap for tensors that are not views.
 pub fn refresh_view(v: &Tensor) {

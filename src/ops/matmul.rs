@@ -3,19 +3,16 @@
 
 use crate::autograd::saved::{SavedValue, Value};
 use crate::autograd::{needs_grad, record, Backward, Ctx, SavedTensor};
-use crate::backend::cpu::copy::gather_contiguous;
-use crate::backend::cpu::elementwise;
-use crate::backend::cpu::matmul::{matmul as kernel, matmul_acc, Mat};
-use crate::dispatch;
 use crate::dtype::{cpp_name, pretty_kernel_name, unsupported, DType, Scalar};
 use crate::error::{Error, Result};
+use crate::kernels;
 use crate::ops::arithmetic::{binary, mul, BinaryOp};
-use crate::ops::creation::{cast_data, wide};
+use crate::ops::creation::wide;
 use crate::ops::movement::{expand, reshape, squeeze_named, t, transpose, unsafe_view, unsqueeze};
 use crate::ops::Operand;
 use crate::tensor::device::check_args;
 use crate::tensor::shape::{broadcast_shapes, numel};
-use crate::tensor::{Device, Element, Tensor};
+use crate::tensor::{Device, Tensor};
 
 /// mm's (addmm's) check: `expected m1 and m2 to have the same dtype, but got: float != double`.
 fn check_mm_dtypes(a: &Tensor, b: &Tensor) -> Result<()> {
@@ -40,45 +37,7 @@ fn check_not_bool(kernel: &str, a: &Tensor, skip: bool) -> Result<()> {
 
 /// Batched product without autograd: a (B, m, k) · b (B, k, n) → (B, m, n), any strides.
 fn bmm_data(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    let device = Device::of(&[a, b])?;
-    if device.is_gpu() {
-        if let Some(out) = crate::kernels::bmm(a, b)? {
-            return Ok(out);
-        }
-    }
-    let narrow = a.dtype();
-    if narrow.compute() != narrow {
-        // Note [Narrow dtypes]: float16 accumulates in float32, as PyTorch's CPU kernels do.
-        let r = bmm_data(&wide(a), &wide(b))?;
-        return Ok(crate::ops::creation::narrow(r, narrow));
-    }
-    let (da, db) = (a.read(), b.read());
-    let (la, lb) = (&da.layout, &db.layout);
-    let (batch, m, k, n) = (la.shape[0], la.shape[1], la.shape[2], lb.shape[2]);
-    let ma = Mat {
-        offset: la.offset,
-        rs: la.strides[1],
-        cs: la.strides[2],
-    };
-    let mb = Mat {
-        offset: lb.offset,
-        rs: lb.strides[1],
-        cs: lb.strides[2],
-    };
-    let dtype = da.dtype();
-    let out = dispatch!(dtype, T => {
-        if dtype == crate::DType::Bool {
-            drop((da, db));
-            let r = bmm_data(&cast_data(a, crate::DType::I64), &cast_data(b, crate::DType::I64))?;
-            return Ok(cast_data(&r, crate::DType::Bool));
-        }
-        Tensor::from_vec_on(
-            kernel::<T>(da.storage.slice::<T>(), ma, la.strides[0], db.storage.slice::<T>(), mb, lb.strides[0], batch, m, k, n),
-            &[batch, m, n],
-            device,
-        )
-    });
-    Ok(out)
+    kernels::bmm(a, b)
 }
 
 /// 2-D product as a batch of one (views, no copies).
@@ -196,7 +155,7 @@ pub fn dot(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         )));
     }
     check_not_bool("dot", a, false)?;
-    if let Some(out) = dot_cpu(a, b) {
+    if let Some(out) = kernels::dot(a, b) {
         return with_grad(out, a, b, ProductKind::Dot);
     }
     let _g = crate::autograd::GradModeGuard::new(false);
@@ -204,34 +163,6 @@ pub fn dot(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let out = reshape(&r, &[])?.detach();
     drop(_g);
     with_grad(out, a, b, ProductKind::Dot)
-}
-
-/// A float dot on the CPU with its own kernel (`reduce::dot_f32`: float32 blocks summed in
-/// float64): more accurate than a 1 x n gemm (and PyTorch's BLAS dot), without its set-up.
-fn dot_cpu(a: &Tensor, b: &Tensor) -> Option<Tensor> {
-    use crate::backend::cpu::copy::contiguous_cow;
-    use crate::backend::cpu::reduce::{dot_f32, dot_f64};
-    if a.device().is_gpu() || b.device().is_gpu() {
-        return None;
-    }
-    let (da, db) = (a.data(), b.data());
-    let value = match da.dtype() {
-        DType::F32 => dot_f32(
-            &contiguous_cow(da.storage.slice(), &da.layout),
-            &contiguous_cow(db.storage.slice(), &db.layout),
-        ),
-        DType::F64 => dot_f64(
-            &contiguous_cow(da.storage.slice(), &da.layout),
-            &contiguous_cow(db.storage.slice(), &db.layout),
-        ),
-        _ => return None,
-    };
-    Some(Tensor::full_on(
-        &[],
-        Scalar::Float(value),
-        da.dtype(),
-        Device::Cpu,
-    ))
 }
 
 /// `beta * input + alpha * (mat1 @ mat2)` (PyTorch's `addmm`; `input` broadcasts to the
@@ -286,7 +217,7 @@ pub fn addmm(
             pretty_kernel_name(d1)
         )));
     }
-    let (m, k, n) = (s1[0], s1[1], s2[1]);
+    let (m, n) = (s1[0], s2[1]);
     let device = Device::of(&[input, m1, m2])?;
     let out = if d1.compute() != d1 {
         // Note [Narrow dtypes]
@@ -298,43 +229,7 @@ pub fn addmm(
     } else {
         let _no_grad = crate::autograd::GradModeGuard::new(false);
         let bias = expand(input, &[m as i64, n as i64])?;
-        let (db, da, dm) = (bias.read(), m1.read(), m2.read());
-        let mat = |l: &crate::tensor::Layout| Mat {
-            offset: l.offset,
-            rs: l.strides[0],
-            cs: l.strides[1],
-        };
-        let (ma, mb) = (mat(&da.layout), mat(&dm.layout));
-        let v = dispatch!(d1, T => {
-            let src = db.storage.slice::<T>();
-            let (x, y) = (da.storage.slice::<T>(), dm.storage.slice::<T>());
-            if T::DTYPE.is_floating_point() {
-                let (b, a) = (T::from_f64(beta.to_f64()), T::from_f64(alpha.to_f64()));
-                let mut acc = if beta.to_f64() == 0.0 {
-                    vec![T::default(); m * n]
-                } else if beta.to_f64() == 1.0 {
-                    gather_contiguous(src, &db.layout)
-                } else {
-                    elementwise::unary(src, &db.layout, |v| scale(v, b))
-                };
-                matmul_acc(&mut acc, x, ma, y, mb, m, k, n, a);
-                Tensor::from_vec_on(acc, &[m, n], device)
-            } else {
-                // Integers: exact wrapping arithmetic, the scalars truncated as PyTorch does.
-                let (b, a) = (beta.to_i64(), alpha.to_i64());
-                let prod = kernel::<T>(x, ma, 0, y, mb, 0, 1, m, k, n);
-                let base = gather_contiguous(src, &db.layout);
-                let v: Vec<T> = base
-                    .iter()
-                    .zip(&prod)
-                    .map(|(p, q)| {
-                        T::from_i64(p.to_i64().wrapping_mul(b).wrapping_add(q.to_i64().wrapping_mul(a)))
-                    })
-                    .collect();
-                Tensor::from_vec_on(v, &[m, n], device)
-            }
-        });
-        v
+        kernels::addmm(&bias, m1, m2, beta, alpha, device)
     };
     if !needs_grad(&[input, m1, m2]) {
         return Ok(out);
@@ -407,12 +302,6 @@ fn mm_mat2_backward(g: &Tensor, a: &Tensor, col_major: bool) -> Result<Tensor> {
     } else {
         mm(&t(a)?, g)
     }
-}
-
-/// `v * s` for a float element type (Element has no `Mul`; addmm's scaled copy of its input).
-#[inline(always)]
-fn scale<T: Element>(v: T, s: T) -> T {
-    T::from_f64(v.to_f64() * s.to_f64())
 }
 
 /// `maybe_multiply` in PyTorch's formulas: `g` itself when `s` is 1.

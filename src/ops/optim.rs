@@ -2,18 +2,17 @@
 //! idea): `gradrs.optim`'s Adam, AdamW and SGD hand their lists here instead of running a
 //! Python loop of small in-place ops per parameter. The update is PyTorch's single-tensor one,
 //! same operations in the same order. CPU float32 / float64 parameters run the fused
-//! per-element kernels of `backend::cpu::optim` (which also reproduce ATen's fused
+//! per-element kernels of `kernels::optim` (which also reproduce ATen's fused
 //! multiply-adds, so the bits equal PyTorch's); anything else (GPU tensors, float16, operands
 //! of different dtypes, state tensors sharing memory) runs the same update composed of the
 //! existing tensor ops, which is what the Python loop did, on whatever device the tensors are.
 //! These are not differentiable: the optimizer keeps its Python loop for `differentiable=True`.
 
 use crate::autograd::GradModeGuard;
-use crate::backend::cpu::optim::{
-    self as kernel, AdamScalars, AdamSlices, Buffer, Real, SgdScalars,
-};
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
+use crate::kernels;
+use crate::kernels::optim::{AdamScalars, Real, SgdScalars};
 use crate::ops::arithmetic::{add_scaled, binary, BinaryOp};
 use crate::ops::compare::maximum;
 use crate::ops::creation::{clone, contiguous_clone};
@@ -130,29 +129,8 @@ fn adam_one<T: Real + Element>(
         eps: T::of(o.eps),
         neg_step_size: T::of(-step_size),
     };
-    let mut written = vec![Host::<T>::new(p), Host::new(m), Host::new(v)];
-    written.extend(x.map(Host::new));
     let grad = contiguous_clone_if_needed(g, &[p, m, v]);
-    {
-        let gd = grad.read();
-        let gs = &gd.storage.slice::<T>()[gd.layout.offset..gd.layout.offset + gd.layout.numel()];
-        let [ps, ms, vs, rest @ ..] = written.as_mut_slice() else {
-            unreachable!("three tensors or four")
-        };
-        kernel::adam(
-            AdamSlices {
-                param: ps.slice(),
-                grad: gs,
-                exp_avg: ms.slice(),
-                exp_avg_sq: vs.slice(),
-                max_exp_avg_sq: rest.first_mut().map(|h| h.slice()),
-            },
-            &c,
-        );
-    }
-    for h in written {
-        h.finish();
-    }
+    kernels::optim::adam(p, &grad, m, v, x, &c);
 }
 
 /// The Adam update of one parameter in tensor ops (the Python loop's composition).
@@ -265,23 +243,8 @@ fn sgd_one<T: Real + Element>(
     };
     let fresh = (o.momentum != 0.0 && buf.is_none())
         .then(|| Tensor::from_vec(vec![T::of(0.0); p.numel()], &p.shape()));
-    let mut ph = Host::<T>::new(p);
-    let mut bh = buf.or(fresh.as_ref()).map(Host::<T>::new);
     let grad = contiguous_clone_if_needed(g, &[p].into_iter().chain(buf).collect::<Vec<_>>());
-    {
-        let gd = grad.read();
-        let gs = &gd.storage.slice::<T>()[gd.layout.offset..gd.layout.offset + gd.layout.numel()];
-        let b = match (&mut bh, fresh.is_some()) {
-            (None, _) => Buffer::None,
-            (Some(h), true) => Buffer::Fresh(h.slice()),
-            (Some(h), false) => Buffer::Running(h.slice()),
-        };
-        kernel::sgd(ph.slice(), gs, b, &c);
-    }
-    ph.finish();
-    if let Some(h) = bh {
-        h.finish();
-    }
+    kernels::optim::sgd(p, &grad, buf.or(fresh.as_ref()), fresh.is_some(), &c);
     fresh
 }
 
@@ -376,48 +339,5 @@ fn contiguous_clone_if_needed(g: &Tensor, written: &[&Tensor]) -> Tensor {
         g.clone()
     } else {
         contiguous_clone(g)
-    }
-}
-
-/// A tensor the step writes, as a contiguous run of host memory: its own when it is
-/// contiguous, else a copy that `finish` writes back. `finish` bumps the version either way.
-struct Host<T> {
-    dst: Tensor,
-    work: Tensor,
-    _t: std::marker::PhantomData<T>,
-}
-
-impl<T: Element> Host<T> {
-    fn new(t: &Tensor) -> Host<T> {
-        let work = if t.is_contiguous() {
-            t.clone()
-        } else {
-            contiguous_clone(t)
-        };
-        Host {
-            dst: t.clone(),
-            work,
-            _t: std::marker::PhantomData,
-        }
-    }
-
-    /// The elements to update. See Note [Storage mutation]: the step is the only writer.
-    #[allow(clippy::mut_from_ref)]
-    fn slice(&mut self) -> &mut [T] {
-        let d = self.work.read();
-        let (off, n) = (d.layout.offset, d.layout.numel());
-        let all = d.storage.slice_mut::<T>();
-        // SAFETY: the storage outlives `self` (held by `work`), and `&mut self` keeps this the
-        // only slice handed out by this Host; the read guard only protects the layout.
-        unsafe { std::slice::from_raw_parts_mut(all.as_mut_ptr().add(off), n) }
-    }
-
-    fn finish(self) {
-        if self.work.ptr_eq(&self.dst) {
-            self.dst.read().storage.bump_version();
-        } else {
-            // Same dtype, shape and device: a plain copy back that cannot fail.
-            write_into(&self.dst, &self.work).expect("copying a step's result back");
-        }
     }
 }

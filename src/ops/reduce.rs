@@ -2,14 +2,14 @@
 
 use crate::autograd::saved::{SavedValue, Value};
 use crate::autograd::{needs_grad, record, Backward, Ctx};
-use crate::backend::cpu::reduce::{sum_dims, sum_half};
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
+use crate::kernels::{self, float_rows, ReduceOp, ScanOp};
 use crate::ops::arithmetic::{binary, BinaryOp};
 use crate::ops::creation::{cast_data, narrow, wide};
 use crate::ops::movement::{expand, reshape, unsqueeze};
 use crate::ops::Operand;
-use crate::tensor::shape::{sizes_i64, wrap_dim, Shape};
+use crate::tensor::shape::{reduced_shape, sizes_i64, wrap_dim, Shape};
 use crate::tensor::Tensor;
 
 /// Normalize a dim list: wrapped, sorted, unique (PyTorch errors on repeats).
@@ -34,60 +34,9 @@ pub fn reduction_dims(dims: Option<&[i64]>, ndim: usize) -> Result<Vec<usize>> {
     Ok(out)
 }
 
-fn reduced_shape(shape: &[usize], dims: &[usize], keepdim: bool) -> Shape {
-    let mut out = Shape::new();
-    for (i, &s) in shape.iter().enumerate() {
-        if !dims.contains(&i) {
-            out.push(s);
-        } else if keepdim {
-            out.push(1);
-        }
-    }
-    out
-}
-
 /// Sum without autograd. Integers and bools sum to int64, as in PyTorch.
 fn sum_data(x: &Tensor, dims: &[usize], keepdim: bool) -> Tensor {
-    if x.dtype() == DType::F16 {
-        let all = dims.len() == x.dim();
-        if all && x.is_contiguous() && !x.device().is_gpu() {
-            // The whole tensor, read in place: float64 sum, rounded through float32 as below.
-            let d = x.read();
-            let o = d.layout.offset;
-            let total = sum_half(&d.storage.slice::<half::f16>()[o..o + d.layout.numel()]);
-            let shape = reduced_shape(&x.shape(), dims, keepdim);
-            let v = half::f16::from_f32(total as f32);
-            return Tensor::from_vec(vec![v], &shape);
-        }
-        return narrow(sum_data(&wide(x), dims, keepdim), DType::F16);
-    }
-    let x = match x.dtype() {
-        DType::Bool | DType::I32 => cast_data(x, DType::I64),
-        _ => x.clone(),
-    };
-    let shape = reduced_shape(&x.shape(), dims, keepdim);
-    if let Ok(Some(out)) = crate::kernels::sum(&x, dims, &shape) {
-        return out;
-    }
-    let d = x.read();
-    match d.dtype() {
-        DType::F32 => Tensor::from_vec_on(
-            sum_dims::<f32>(d.storage.slice(), &d.layout, dims),
-            &shape,
-            d.device(),
-        ),
-        DType::F64 => Tensor::from_vec_on(
-            sum_dims::<f64>(d.storage.slice(), &d.layout, dims),
-            &shape,
-            d.device(),
-        ),
-        DType::I64 => Tensor::from_vec_on(
-            sum_dims::<i64>(d.storage.slice(), &d.layout, dims),
-            &shape,
-            d.device(),
-        ),
-        DType::Bool | DType::I32 | DType::F16 => unreachable!("cast above"),
-    }
+    kernels::sum(x, dims, keepdim)
 }
 
 /// `x.sum()` (`dims == None`, SumBackward0) or `x.sum(dim, keepdim)` (SumBackward1).
@@ -225,13 +174,11 @@ impl Backward for SumBackward {
 // ---- more reductions -------------------------------------------------------------------------
 
 use crate::autograd::{attach_formula, record_formula, SavedTensor};
-use crate::backend::cpu::reduce::reduce_rows;
 use crate::ops::arithmetic::{add, div, mul, pow, sub};
 use crate::ops::compare::{eq, ne};
 use crate::ops::creation::contiguous_clone;
 use crate::ops::unary;
 use crate::ops::where_::where_;
-use crate::tensor::Element;
 
 /// `g` with the reduced `dims` restored as size-1 dims, so it broadcasts against the input.
 pub fn restore_dims(g: &Tensor, dims: &[usize], keepdim: bool) -> Result<Tensor> {
@@ -244,37 +191,6 @@ pub fn restore_dims(g: &Tensor, dims: &[usize], keepdim: bool) -> Result<Tensor>
     Ok(g)
 }
 
-/// Apply a row function over the reduced dims (data only).
-fn rows<T: Element, U: Element>(
-    x: &Tensor,
-    dims: &[usize],
-    keepdim: bool,
-    f: impl Fn(&[T]) -> U + Sync + Send,
-) -> Tensor {
-    let d = x.read();
-    let shape = reduced_shape(&d.layout.shape, dims, keepdim);
-    Tensor::from_vec_on(
-        reduce_rows(d.storage.slice::<T>(), &d.layout, dims, f),
-        &shape,
-        d.device(),
-    )
-}
-
-fn float_rows(
-    x: &Tensor,
-    dims: &[usize],
-    keepdim: bool,
-    f: impl Fn(&mut dyn Iterator<Item = f64>, usize) -> f64 + Sync + Send,
-) -> Tensor {
-    match x.dtype() {
-        DType::F16 => narrow(float_rows(&wide(x), dims, keepdim, f), DType::F16),
-        DType::F32 => rows::<f32, f32>(x, dims, keepdim, |r| {
-            f(&mut r.iter().map(|&v| v as f64), r.len()) as f32
-        }),
-        _ => rows::<f64, f64>(x, dims, keepdim, |r| f(&mut r.iter().copied(), r.len())),
-    }
-}
-
 /// `x.prod()` (ProdBackward0) / `x.prod(dim, keepdim)` (ProdBackward1).
 pub fn prod(x: &Tensor, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
     let x = match x.dtype() {
@@ -283,17 +199,7 @@ pub fn prod(x: &Tensor, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
     };
     let rd = reduction_dims(dim.map(|d| vec![d]).as_deref(), x.dim())?;
     let keep_out = keepdim && dim.is_some();
-    let gpu_out = {
-        let shape = reduced_shape(&x.shape(), &rd, keep_out);
-        crate::kernels::reduce(crate::kernels::ReduceOp::Prod, &x, &rd, &shape)
-    };
-    let out = match (gpu_out, x.dtype()) {
-        (Ok(Some(out)), _) => out,
-        (_, DType::I64) => rows::<i64, i64>(&x, &rd, keep_out, |r| {
-            r.iter().fold(1i64, |a, &b| a.wrapping_mul(b))
-        }),
-        _ => float_rows(&x, &rd, keep_out, |it, _| it.product()),
-    };
+    let out = kernels::reduce(ReduceOp::Prod, &x, &rd, keep_out);
     if !needs_grad(&[&x]) {
         return Ok(out);
     }
@@ -365,34 +271,9 @@ fn prod_safe_zeros_backward(g: &Tensor, x: &Tensor, dim: usize) -> Result<Tensor
     mul(g, &mul(&normal, &reverse)?)
 }
 
-/// Index of the max (`max`) or min along a row; NaN wins, the first occurrence wins ties.
-fn arg_extreme<T: Element>(r: &[T], max: bool) -> i64 {
-    let mut best = 0usize;
-    for (i, &v) in r.iter().enumerate().skip(1) {
-        let b = r[best];
-        #[allow(clippy::eq_op)]
-        let (v_nan, b_nan) = (v != v, b != b);
-        if b_nan {
-            break;
-        }
-        if v_nan || (max && v > b) || (!max && v < b) {
-            best = i;
-        }
-    }
-    best as i64
-}
-
 fn extreme_values(x: &Tensor, dims: &[usize], keepdim: bool, max: bool) -> Tensor {
-    let op = if max {
-        crate::kernels::ReduceOp::Max
-    } else {
-        crate::kernels::ReduceOp::Min
-    };
-    let shape = reduced_shape(&x.shape(), dims, keepdim);
-    if let Ok(Some(out)) = crate::kernels::reduce(op, x, dims, &shape) {
-        return out;
-    }
-    crate::dispatch!(x.dtype(), T => rows::<T, T>(x, dims, keepdim, move |r| r[arg_extreme(r, max) as usize]))
+    let op = if max { ReduceOp::Max } else { ReduceOp::Min };
+    kernels::reduce(op, x, dims, keepdim)
 }
 
 /// `x.max()` / `x.min()` over everything (MaxBackward1): ties share the gradient evenly.
@@ -462,11 +343,7 @@ pub fn extreme_dim(x: &Tensor, dim: i64, keepdim: bool, max: bool) -> Result<(Te
             "{op}(): Expected reduction dim {d} to have non-zero size."
         )));
     }
-    let out_shape = reduced_shape(&x.shape(), &rd, keepdim);
-    let (values, idx) = match crate::kernels::arg_extreme(max, &x.detach(), &rd, &out_shape) {
-        Ok(Some((v, i))) => (v, i),
-        _ => extreme_dim_host(x, d, &rd, keepdim, max)?,
-    };
+    let (values, idx) = kernels::arg_extreme(max, &x.detach(), &rd, keepdim);
     if needs_grad(&[x]) {
         let shape = x.shape();
         let index = restore_dims(&idx, &rd, keepdim)?;
@@ -478,13 +355,12 @@ pub fn extreme_dim(x: &Tensor, dim: i64, keepdim: bool, max: bool) -> Result<(Te
             if rd.is_empty() {
                 return Ok(vec![Some(g)]);
             }
-            if !needs_grad(&[&g]) && g.device().is_gpu() {
+            if !needs_grad(&[&g]) {
                 // The indices are the forward's own, in range by construction: written on the
                 // GPU without reading them back to check (max pooling's backward takes this).
                 let src = Operand::Tensor(g.clone());
-                if crate::kernels::scatter(&zeros, d, &index, &[], None, &src, false)? {
-                    return Ok(vec![Some(zeros)]);
-                }
+                kernels::scatter(&zeros, d, &index, None, None, &src, false)?;
+                return Ok(vec![Some(zeros)]);
             }
             Ok(vec![Some(crate::ops::index::scatter(
                 &zeros,
@@ -494,31 +370,6 @@ pub fn extreme_dim(x: &Tensor, dim: i64, keepdim: bool, max: bool) -> Result<(Te
             )?)])
         });
     }
-    Ok((values, idx))
-}
-
-/// `extreme_dim`'s values and indices on the host: the indices by a row scan, the values
-/// gathered at them.
-fn extreme_dim_host(
-    x: &Tensor,
-    d: usize,
-    rd: &[usize],
-    keepdim: bool,
-    max: bool,
-) -> Result<(Tensor, Tensor)> {
-    let idx = crate::dispatch!(x.dtype(), T => rows::<T, i64>(x, rd, keepdim, move |r| if r.is_empty() { 0 } else { arg_extreme(r, max) }));
-    let values = if x.numel() == 0 {
-        Tensor::zeros_on(&idx.shape(), x.dtype(), x.device())
-    } else {
-        let _g = crate::autograd::GradModeGuard::new(false);
-        let gi = restore_dims(&idx, rd, keepdim)?;
-        let v = crate::ops::index::gather(x, d as i64, &gi)?;
-        if keepdim || rd.is_empty() {
-            v
-        } else {
-            crate::ops::movement::squeeze(&v, Some(d as i64))?
-        }
-    };
     Ok((values, idx))
 }
 
@@ -567,12 +418,7 @@ pub fn argextreme(x: &Tensor, dim: Option<i64>, keepdim: bool, max: bool) -> Res
                 )));
             }
             let flat = reshape(&x.detach(), &[-1])?;
-            let i = match crate::kernels::arg_extreme(max, &flat, &[0], &[]) {
-                Ok(Some((_, i))) => i,
-                _ => {
-                    crate::dispatch!(x.dtype(), T => rows::<T, i64>(&flat, &[0], false, move |r| arg_extreme(r, max)))
-                }
-            };
+            let (_, i) = kernels::arg_extreme(max, &flat, &[0], false);
             if keepdim {
                 reshape(&i, &vec![1; x.dim()])
             } else {
@@ -779,18 +625,7 @@ pub fn logsumexp(x: &Tensor, dims: &[i64], keepdim: bool) -> Result<Tensor> {
 /// `all` / `any` (bool results) over `dims` (all when None).
 pub fn all_any(x: &Tensor, dims: Option<&[i64]>, keepdim: bool, all: bool) -> Result<Tensor> {
     let rd = reduction_dims(dims, x.dim())?;
-    let shape = reduced_shape(&x.shape(), &rd, keepdim);
-    if let Ok(Some(out)) = crate::kernels::all_any(all, x, &rd, &shape) {
-        return Ok(out);
-    }
-    let b = cast_data(x, DType::Bool);
-    Ok(rows::<bool, bool>(&b, &rd, keepdim, move |r| {
-        if all {
-            r.iter().all(|&v| v)
-        } else {
-            r.iter().any(|&v| v)
-        }
-    }))
+    Ok(kernels::all_any(all, x, &rd, keepdim))
 }
 
 // ---- float32 GPU forms of var / std, norm and logsumexp -------------------------------------
@@ -833,7 +668,6 @@ fn var_gpu(
 /// The vector norms: max / min of |x| for ±inf (NaN propagates, as PyTorch), the count of
 /// nonzeros for 0, and the power sums otherwise. An empty ±inf norm stays with the host.
 fn norm_gpu(x: &Tensor, p: f64, rd: &[usize], keepdim: bool) -> Result<Option<Tensor>> {
-    use crate::kernels::ReduceOp;
     let shape = x.shape();
     let n: usize = rd.iter().map(|&d| shape[d]).product();
     if !gpu_f32(x) || (p.is_infinite() && n == 0) {
@@ -841,7 +675,6 @@ fn norm_gpu(x: &Tensor, p: f64, rd: &[usize], keepdim: bool) -> Result<Option<Te
     }
     let _no_grad = crate::autograd::GradModeGuard::new(false);
     let dl = sizes_i64(rd);
-    let out_shape = reduced_shape(&shape, rd, keepdim);
     let abs = || unary::abs(x);
     Ok(Some(if p.is_infinite() {
         let op = if p > 0.0 {
@@ -849,10 +682,7 @@ fn norm_gpu(x: &Tensor, p: f64, rd: &[usize], keepdim: bool) -> Result<Option<Te
         } else {
             ReduceOp::Min
         };
-        match crate::kernels::reduce(op, &abs()?, rd, &out_shape)? {
-            Some(out) => out,
-            None => return Ok(None),
-        }
+        kernels::reduce(op, &abs()?, rd, keepdim)
     } else if p == 0.0 {
         // By comparison, so NaN counts as nonzero.
         let nonzero = cast_data(&ne(x, 0.0)?, DType::F32);
@@ -874,10 +704,7 @@ fn logsumexp_gpu(x: &Tensor, rd: &[usize], keepdim: bool) -> Result<Option<Tenso
     }
     let _no_grad = crate::autograd::GradModeGuard::new(false);
     let shape = x.shape();
-    let kept = reduced_shape(&shape, rd, true);
-    let Some(m) = crate::kernels::reduce(crate::kernels::ReduceOp::Max, x, rd, &kept)? else {
-        return Ok(None);
-    };
+    let m = kernels::reduce(ReduceOp::Max, x, rd, true);
     let infinite = eq(&unary::abs(&m)?, f64::INFINITY)?;
     let m = where_(&infinite, 0, &m)?;
     let e = unary::exp(&sub(x, &m)?)?;
@@ -892,31 +719,6 @@ fn logsumexp_gpu(x: &Tensor, rd: &[usize], keepdim: bool) -> Result<Option<Tenso
 
 // ---- scans -------------------------------------------------------------------------------------
 
-/// Run `f` over each line of `x` along `dim` (in place on a contiguous copy).
-fn scan<T: Element>(x: &Tensor, dim: usize, f: impl Fn(&mut [T])) -> Result<Tensor> {
-    let nd = x.dim();
-    if nd == 0 {
-        let mut v = x.to_vec::<T>();
-        f(&mut v);
-        return Ok(Tensor::from_vec_on(v, &[], x.device()));
-    }
-    let last = (nd - 1) as i64;
-    let moved = contiguous_clone(&crate::ops::movement::transpose(
-        &x.detach(),
-        dim as i64,
-        last,
-    )?);
-    let len = moved.shape()[nd - 1];
-    let mut v = moved.to_vec::<T>();
-    if len > 0 {
-        v.chunks_mut(len).for_each(&f);
-    }
-    let t = Tensor::from_vec_on(v, &moved.shape(), x.device());
-    Ok(contiguous_clone(&crate::ops::movement::transpose(
-        &t, dim as i64, last,
-    )?))
-}
-
 /// `x.cumsum(dim)`: CumsumBackward0 is a reversed cumsum of the gradient.
 pub fn cumsum(x: &Tensor, dim: i64) -> Result<Tensor> {
     let d = wrap_dim(dim, x.dim())?;
@@ -927,13 +729,7 @@ pub fn cumsum(x: &Tensor, dim: i64) -> Result<Tensor> {
     };
     // float16 accumulates in float32 (Note [Narrow dtypes]).
     let xw = wide(&x);
-    let gpu_out = crate::kernels::scan(crate::kernels::ScanOp::Sum, &xw, d);
-    let out = match gpu_out {
-        Ok(Some(out)) => out,
-        _ => crate::dispatch!(xw.dtype(), T => scan::<T>(&xw, d, |r| {
-        for i in 1..r.len() { r[i] = r[i].add(r[i - 1]); }
-    })?),
-    };
+    let out = kernels::scan(ScanOp::Sum, &xw, d);
     let out = narrow(out, x.dtype());
     if !needs_grad(&[&x]) {
         return Ok(out);
@@ -990,25 +786,7 @@ pub fn cumprod(x: &Tensor, dim: i64) -> Result<Tensor> {
         cast_data(x, DType::I64)
     };
     let xw = wide(&x);
-    let gpu_out = crate::kernels::scan(crate::kernels::ScanOp::Prod, &xw, d);
-    let out = match (gpu_out, xw.dtype()) {
-        (Ok(Some(out)), _) => out,
-        (_, DType::I64) => scan::<i64>(&xw, d, |r| {
-            for i in 1..r.len() {
-                r[i] = r[i].wrapping_mul(r[i - 1]);
-            }
-        })?,
-        (_, DType::F32) => scan::<f32>(&xw, d, |r| {
-            for i in 1..r.len() {
-                r[i] *= r[i - 1];
-            }
-        })?,
-        _ => scan::<f64>(&xw, d, |r| {
-            for i in 1..r.len() {
-                r[i] *= r[i - 1];
-            }
-        })?,
-    };
+    let out = kernels::scan(ScanOp::Prod, &xw, d);
     let out = narrow(out, x.dtype());
     if !needs_grad(&[&x]) {
         return Ok(out);

@@ -83,7 +83,7 @@ impl Part {
 /// The view `part` of `x`, without autograd.
 fn part_data(x: &Tensor, part: Part) -> Tensor {
     let layout = part.layout(&x.read().layout);
-    Tensor::new_view(x, layout)
+    crate::ops::inplace::new_view(x, layout)
 }
 
 /// The view `part` of `x` (SelectBackward0 / SliceBackward0).

@@ -5,14 +5,13 @@
 //! unstable sort may order ties differently; a stable order is one of the orders it allows.
 
 use crate::autograd::{attach_formula, needs_grad, GradModeGuard};
-use crate::backend::cpu::copy::contiguous_cow;
-use crate::backend::cpu::sort::Rows;
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
+use crate::kernels::{self, Rows};
 use crate::ops::compare::{gt, ne};
 use crate::ops::creation::{cast_data, contiguous_clone};
-use crate::ops::index::{gather, scatter};
-use crate::ops::movement::{squeeze, transpose};
+use crate::ops::index::scatter;
+use crate::ops::movement::squeeze;
 use crate::ops::reduce::{evenly_distributed, restore_dims};
 use crate::ops::slicing::slice;
 use crate::ops::where_::where_;
@@ -23,44 +22,7 @@ use crate::tensor::Tensor;
 /// The values of `x` sorted along `d` and the positions they came from (int64), both
 /// contiguous in x's shape; no autograd.
 fn sorted(x: &Tensor, d: usize, descending: bool) -> Result<(Tensor, Tensor)> {
-    if let Some(found) = crate::kernels::sort(x, d, descending)? {
-        return Ok(found);
-    }
-    host_lines(x, d, Rows::Sort { descending })
-}
-
-/// `what` of each line of `x` along `d` on the host (values and positions, int64), with
-/// `what.width(size)` results along `d`, contiguous; no autograd.
-fn host_lines(x: &Tensor, d: usize, what: Rows) -> Result<(Tensor, Tensor)> {
-    let _g = GradModeGuard::new(false);
-    let nd = x.dim();
-    // The host works on rows: the dim moves last (copied unless it is last and contiguous)
-    // and the results move back.
-    let last = nd.max(1) as i64 - 1;
-    let moved = if nd == 0 {
-        x.clone()
-    } else {
-        transpose(x, d as i64, last)?
-    };
-    let data = moved.read();
-    let mut shape = data.layout.shape.clone();
-    let len = shape.last().copied().unwrap_or(1);
-    if let Some(s) = shape.last_mut() {
-        *s = what.width(len);
-    }
-    let (values, indices) = crate::dispatch!(data.dtype(), T => {
-        // A contiguous tensor is read in place.
-        let rows = contiguous_cow::<T>(data.storage.slice::<T>(), &data.layout);
-        let (v, i) = crate::backend::cpu::sort::sort_rows(&rows, len, what);
-        (Tensor::from_vec_on(v, &shape, x.device()), Tensor::from_vec_on(i, &shape, x.device()))
-    });
-    drop(data);
-    if nd == 0 || d as i64 == last {
-        return Ok((values, indices));
-    }
-    let back =
-        |t: &Tensor| -> Result<Tensor> { Ok(contiguous_clone(&transpose(t, d as i64, last)?)) };
-    Ok((back(&values)?, back(&indices)?))
+    kernels::sort(x, d, descending)
 }
 
 /// Records `name` on `values` (picked from `x` along `d` at `index`, which has values' shape
@@ -89,7 +51,8 @@ fn record_pick(
         let g = Operand::Tensor(g);
         // The positions are in range by construction: a GPU kernel writes them without the
         // read-back that checks a user's index (unless this backward is itself recorded).
-        if !g.requires_grad() && crate::kernels::scatter(&zeros, d, &index, &[], None, &g, false)? {
+        if !g.requires_grad() {
+            kernels::scatter(&zeros, d, &index, None, None, &g, false)?;
             return Ok(vec![Some(zeros)]);
         }
         Ok(vec![Some(scatter(&zeros, d as i64, &index, g)?)])
@@ -158,7 +121,7 @@ pub fn topk(x: &Tensor, k: i64, dim: i64, largest: bool) -> Result<(Tensor, Tens
     } else {
         // A selection, O(size + k log k) per line. A 0-dim tensor is its own top 0 and 1.
         let k = if x.dim() == 0 { 1 } else { k };
-        host_lines(
+        kernels::sort_lines(
             &x0,
             d,
             Rows::First {
@@ -179,10 +142,7 @@ fn pick(t: &Tensor, d: usize, pos: &Tensor, keepdim: bool) -> Result<Tensor> {
     }
     let _g = GradModeGuard::new(false);
     // `pos` is in range by construction: no read-back to check it on the GPU.
-    let v = match crate::kernels::gather(t, d, pos, &[], None)? {
-        Some(v) => v,
-        None => gather(t, d as i64, pos)?,
-    };
+    let v = kernels::gather(t, d, pos, None, None)?;
     if keepdim {
         Ok(v)
     } else {
@@ -234,7 +194,7 @@ pub fn kthvalue(x: &Tensor, k: i64, dim: i64, keepdim: bool) -> Result<(Tensor, 
             k: k as usize,
             nan_first: false,
         };
-        kept(host_lines(&x0, d, what)?, d, keepdim)?
+        kept(kernels::sort_lines(&x0, d, what)?, d, keepdim)?
     };
     record_pick(x, &values, &indices, d, keepdim, "KthvalueBackward0")?;
     Ok((values, indices))
@@ -281,7 +241,7 @@ pub fn median_dim(x: &Tensor, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor
             k: size.div_ceil(2),
             nan_first: true,
         };
-        kept(host_lines(&x0, d, what)?, d, keepdim)?
+        kept(kernels::sort_lines(&x0, d, what)?, d, keepdim)?
     };
     record_pick(x, &values, &indices, d, keepdim, "MedianBackward1")?;
     Ok((values, indices))

@@ -376,7 +376,7 @@ impl PyTensor {
     fn _version(&self) -> PyResult<u64> {
         Ok(self.t.checked_version()?)
     }
-    /// Whether this is an inference tensor (Note [Inference mode] in `autograd::grad_mode`).
+    /// Whether this is an inference tensor (Note [Inference mode] in `tensor::grad_mode`).
     fn is_inference(&self) -> bool {
         self.t.is_inference()
     }

@@ -1,6 +1,9 @@
 //! Tensor = shared storage + layout (shape, strides, offset) + autograd metadata.
 
 pub mod device;
+pub mod element;
+pub mod grad_mode;
+pub mod layout;
 pub mod operand;
 pub mod pool;
 pub mod shape;
@@ -9,56 +12,13 @@ pub mod storage;
 use crate::autograd::graph::{NodeRef, WeakNode};
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
-use crate::tensor::shape::{contiguous_strides, numel, Shape, Strides};
+use crate::tensor::shape::{numel, Shape, Strides};
 pub use device::Device;
+pub use layout::Layout;
 pub use operand::Operand;
 use parking_lot::{Mutex, RwLock, RwLockReadGuard};
 use std::sync::Arc;
 pub use storage::{Element, Storage};
-
-/// Where the elements live inside the storage.
-#[derive(Clone, Debug)]
-pub struct Layout {
-    pub shape: Shape,
-    pub strides: Strides,
-    pub offset: usize,
-}
-
-impl Layout {
-    pub fn contiguous(shape: &[usize]) -> Layout {
-        Layout {
-            shape: shape.into(),
-            strides: contiguous_strides(shape),
-            offset: 0,
-        }
-    }
-
-    pub fn numel(&self) -> usize {
-        numel(&self.shape)
-    }
-
-    pub fn ndim(&self) -> usize {
-        self.shape.len()
-    }
-
-    /// Row-major contiguous (size-1 dims may have any stride, and an empty tensor is always
-    /// contiguous, as in PyTorch).
-    pub fn is_contiguous(&self) -> bool {
-        if self.shape.contains(&0) {
-            return true;
-        }
-        let mut expected = 1isize;
-        for i in (0..self.shape.len()).rev() {
-            if self.shape[i] != 1 {
-                if self.strides[i] != expected {
-                    return false;
-                }
-                expected *= self.shape[i] as isize;
-            }
-        }
-        true
-    }
-}
 
 /// The tensor's data: which storage, and how to read it.
 #[derive(Clone)]
@@ -173,7 +133,7 @@ macro_rules! dispatch {
 impl Tensor {
     /// A new tensor over `data`; an inference tensor when made in inference mode.
     pub fn from_data(data: Data) -> Tensor {
-        let inference = crate::autograd::grad_mode::is_inference_mode_enabled();
+        let inference = grad_mode::is_inference_mode_enabled();
         Tensor::with_flags(data, inference, inference)
     }
 
@@ -192,7 +152,7 @@ impl Tensor {
     /// inference if `self` is. Made outside inference mode from a tensor without a version
     /// counter, it gets a fresh one (at 0), as PyTorch's do.
     fn alias_with(&self, mut data: Data) -> Tensor {
-        let inside = crate::autograd::grad_mode::is_inference_mode_enabled();
+        let inside = grad_mode::is_inference_mode_enabled();
         if self.0.no_version && !inside {
             data.storage = Storage::alias(&data.storage);
         }
@@ -208,7 +168,7 @@ impl Tensor {
     /// PyTorch's `VariableVersion::bump` check, made before an in-place write: a tensor without
     /// a version counter may only be modified inside inference mode.
     pub fn check_inplace_version(&self) -> Result<()> {
-        if self.0.no_version && !crate::autograd::grad_mode::is_inference_mode_enabled() {
+        if self.0.no_version && !grad_mode::is_inference_mode_enabled() {
             return Err(Error::Runtime(INFERENCE_INPLACE.into()));
         }
         Ok(())
@@ -407,7 +367,7 @@ impl Tensor {
                 (false, _) => Err(Error::Runtime("you can only change requires_grad flags of leaf variables. If you want to use a computed variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().".into())),
             };
         }
-        if value && self.0.inference && !crate::autograd::grad_mode::is_inference_mode_enabled() {
+        if value && self.0.inference && !grad_mode::is_inference_mode_enabled() {
             return Err(Error::Runtime(
                 "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed."
                     .into(),

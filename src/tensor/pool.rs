@@ -22,7 +22,7 @@
 //! Thread-safe: one mutex, held only to move buffers in and out; freeing evicted buffers
 //! happens after it is released.
 
-use super::storage::{Element, Owner};
+use super::element::{Element, Owner};
 use parking_lot::Mutex;
 use std::collections::VecDeque;
 use std::sync::OnceLock;

@@ -83,6 +83,19 @@ pub fn wrap_dim(dim: i64, ndim: usize) -> Result<usize> {
     })
 }
 
+/// `shape` with `dims` reduced away (kept as size 1 when `keepdim`).
+pub fn reduced_shape(shape: &[usize], dims: &[usize], keepdim: bool) -> Shape {
+    let mut out = Shape::new();
+    for (i, &s) in shape.iter().enumerate() {
+        if !dims.contains(&i) {
+            out.push(s);
+        } else if keepdim {
+            out.push(1);
+        }
+    }
+    out
+}
+
 /// The broadcast shape of two shapes, or PyTorch's error naming the mismatching dimension.
 pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Shape> {
     let n = a.len().max(b.len());

@@ -1,7 +1,9 @@
 //! Strided reads and writes: gather a view into contiguous order, scatter into a view, cast.
 
 use super::elementwise::map_slice;
-use crate::tensor::{pool, Element, Layout};
+use crate::tensor::element::Element;
+use crate::tensor::layout::Layout;
+use crate::tensor::pool;
 
 /// Calls `f(offset)` for each element of `layout` in row-major order.
 #[inline]

@@ -2,8 +2,10 @@
 
 use super::copy::{contiguous_cow, for_each_offset};
 use super::parallel::for_chunks_mut;
+use crate::tensor::element::Element;
+use crate::tensor::layout::Layout;
+use crate::tensor::pool;
 use crate::tensor::shape::{broadcast_strides, numel};
-use crate::tensor::{pool, Element, Layout};
 use half::f16;
 use std::mem::MaybeUninit;
 

@@ -2,7 +2,8 @@
 //! before any write, so a bad index leaves the output untouched.
 
 use crate::error::{Error, Result};
-use crate::tensor::{Element, Layout};
+use crate::tensor::element::Element;
+use crate::tensor::layout::Layout;
 
 /// Calls `f(coords, flat)` for each position of `shape` in row-major order.
 pub fn for_each_coord(shape: &[usize], mut f: impl FnMut(&[usize], usize)) {

@@ -2,7 +2,8 @@
 //! picks its AVX2/AVX-512 kernels at run time).
 
 use super::parallel;
-use crate::tensor::{pool, Element};
+use crate::tensor::element::Element;
+use crate::tensor::pool;
 
 /// A strided matrix operand: element (i, j) is at `offset + i*rs + j*cs`.
 #[derive(Clone, Copy)]

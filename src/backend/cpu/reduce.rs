@@ -2,7 +2,8 @@
 
 use super::copy::{contiguous_cow, gather_contiguous};
 use super::parallel::{map_chunks, map_chunks_by};
-use crate::tensor::{Element, Layout};
+use crate::tensor::element::Element;
+use crate::tensor::layout::Layout;
 
 /// An element type with an accumulator type for sums.
 pub trait Summable: Element {

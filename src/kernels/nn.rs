@@ -1,0 +1,274 @@
+//! Neural-network primitives: softmax / log-softmax along a dim and the im2col pair
+//! (unfold / fold) that convolution and pooling are built from.
+
+use super::copy::{contiguous, narrow, wide};
+use super::{gpu, swapped};
+use crate::backend::cpu::copy::contiguous_cow;
+use crate::backend::cpu::parallel::for_rows_mut;
+pub use crate::backend::wgpu::{WindowGeom, WindowOp};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::tensor::Tensor;
+
+/// Softmax (or log-softmax) along `dim`, on a contiguous copy with `dim` moved last.
+pub fn softmax(x: &Tensor, dim: usize, log: bool) -> Result<Tensor> {
+    if x.dtype() == DType::F16 {
+        // Note [Narrow dtypes]
+        return Ok(narrow(softmax(&wide(x), dim, log)?, DType::F16));
+    }
+    if let Some(out) = gpu::softmax(x, dim, log)? {
+        return Ok(out);
+    }
+    let nd = x.dim();
+    let last = nd.saturating_sub(1);
+    // Along the last dim the rows already are contiguous runs: no moves (`to_vec` copies).
+    let in_place = nd == 0 || dim == nd - 1;
+    let moved = if in_place {
+        x.clone()
+    } else {
+        contiguous(&swapped(x, dim, last))
+    };
+    let n = moved.shape().last().copied().unwrap_or(1).max(1);
+    macro_rules! run {
+        ($T:ty) => {{
+            let mut v = moved.to_vec::<$T>();
+            // Each pass is its own loop so that it vectorizes (exp is `vmath`'s); the sum of
+            // the exponentials accumulates in float64.
+            let body = |_: usize, r: &mut [$T]| {
+                use crate::backend::cpu::{reduce::sum_serial, vmath::VMath};
+                let m = r.iter().copied().fold(<$T>::NEG_INFINITY, <$T>::max);
+                let m = if m.is_finite() { m } else { 0.0 };
+                if log {
+                    r.iter_mut().for_each(|e| *e -= m);
+                    // The exponentials go through a stack run: r keeps the shifted values.
+                    let mut buf = [0.0 as $T; 256];
+                    let s: f64 = r
+                        .chunks(256)
+                        .map(|run| {
+                            let b = &mut buf[..run.len()];
+                            b.iter_mut().zip(run).for_each(|(o, &z)| *o = z.vexp());
+                            sum_serial::<$T>(b)
+                        })
+                        .sum();
+                    let ls = s.ln() as $T;
+                    r.iter_mut().for_each(|e| *e -= ls);
+                } else {
+                    r.iter_mut().for_each(|e| *e = (*e - m).vexp());
+                    let inv = (1.0 / sum_serial::<$T>(r)) as $T;
+                    r.iter_mut().for_each(|e| *e *= inv);
+                }
+            };
+            for_rows_mut(&mut v, n, body);
+            Tensor::from_vec_on(v, &moved.shape(), x.device())
+        }};
+    }
+    let t = match moved.dtype() {
+        DType::F32 => run!(f32),
+        _ => run!(f64),
+    };
+    if in_place {
+        return Ok(t);
+    }
+    Ok(contiguous(&swapped(&t, dim, last)))
+}
+
+/// im2col geometry for a 2-D window.
+#[derive(Clone, Copy, Debug)]
+pub struct Window {
+    pub kernel: [usize; 2],
+    pub stride: [usize; 2],
+    pub padding: [usize; 2],
+    pub dilation: [usize; 2],
+}
+
+impl Window {
+    /// The GPU kernels' description of this window over `[n, c, hw]` with `out` positions.
+    pub fn geom(&self, n: usize, c: usize, hw: [usize; 2], out: [usize; 2]) -> WindowGeom {
+        WindowGeom {
+            n,
+            c,
+            hw,
+            out,
+            kernel: self.kernel,
+            stride: self.stride,
+            padding: self.padding,
+            dilation: self.dilation,
+        }
+    }
+
+    pub fn out_size(&self, h: usize, w: usize) -> Result<[usize; 2]> {
+        if self.stride.contains(&0) || self.dilation.contains(&0) {
+            return Err(Error::Runtime(format!(
+                "stride and dilation should be greater than zero, but got stride: {:?} dilation: {:?}",
+                self.stride, self.dilation
+            )));
+        }
+        let o = |i: usize, d: usize| -> Result<usize> {
+            let span = self.dilation[d] * (self.kernel[d] - 1) + 1;
+            let padded = i + 2 * self.padding[d];
+            if padded < span {
+                return Err(Error::Runtime(format!(
+                    "Calculated padded input size per channel: ({} x {}). Kernel size: ({} x {}). Kernel size can't be greater than actual input size",
+                    h + 2 * self.padding[0], w + 2 * self.padding[1], self.kernel[0], self.kernel[1]
+                )));
+            }
+            Ok((padded - span) / self.stride[d] + 1)
+        };
+        Ok([o(h, 0)?, o(w, 1)?])
+    }
+}
+
+/// The output columns `lo..hi` of one kernel tap whose input column `xx * stride + off` falls
+/// inside `0..w` (the others read padding).
+fn tap_range(off: isize, stride: usize, w: usize, ow: usize) -> (usize, usize) {
+    let s = stride as isize;
+    let lo = if off >= 0 { 0 } else { (-off + s - 1) / s };
+    let hi = (w as isize - off + s - 1)
+        .div_euclid(s)
+        .clamp(0, ow as isize);
+    (lo.min(ow as isize) as usize, hi as usize)
+}
+
+/// Calls `f(r, y, iy, lo, hi, off)` for each columns row `r` (channel, tap), output row `y`
+/// whose input row `iy` is inside the image, with the tap's valid output columns `lo..hi`
+/// and column offset `off` (input column = `xx * stride + off`).
+fn for_each_tap(
+    win: &Window,
+    c: usize,
+    hw: [usize; 2],
+    out: [usize; 2],
+    mut f: impl FnMut(usize, usize, usize, usize, usize, isize),
+) {
+    let [kh, kw] = win.kernel;
+    let ([h, w], [oh, ow]) = (hw, out);
+    for ci in 0..c {
+        for ki in 0..kh {
+            for kj in 0..kw {
+                let r = (ci * kh + ki) * kw + kj;
+                let off = (kj * win.dilation[1]) as isize - win.padding[1] as isize;
+                let (lo, hi) = tap_range(off, win.stride[1], w, ow);
+                if lo >= hi {
+                    continue;
+                }
+                for y in 0..oh {
+                    let iy = (y * win.stride[0] + ki * win.dilation[0]) as isize
+                        - win.padding[0] as isize;
+                    if iy >= 0 && iy < h as isize {
+                        f(r, y, ci * h + iy as usize, lo, hi, off);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `[N, C, H, W]` -> `[N, C*kh*kw, L]` columns (padding reads `pad_value`).
+pub fn im2col(x: &Tensor, win: Window, pad_value: f64) -> Result<Tensor> {
+    let s = x.shape();
+    let (n, c, h, w) = (s[0], s[1], s[2], s[3]);
+    let [oh, ow] = win.out_size(h, w)?;
+    let [kh, kw] = win.kernel;
+    let l = oh * ow;
+    let rows = c * kh * kw;
+    let geom = win.geom(n, c, [h, w], [oh, ow]);
+    let op = WindowOp::Im2Col;
+    if let Some(out) = gpu::window(op, x, &geom, pad_value, &[n, rows, l])? {
+        return Ok(out);
+    }
+    if n * rows * l == 0 {
+        return Ok(Tensor::zeros_on(&[n, rows, l], x.dtype(), x.device()));
+    }
+    let xd = x.read();
+    let sw = win.stride[1];
+    macro_rules! run {
+        ($T:ty) => {{
+            let src = contiguous_cow::<$T>(xd.storage.slice::<$T>(), &xd.layout);
+            let mut out = crate::tensor::pool::alloc::<$T>(n * rows * l);
+            out.resize(n * rows * l, pad_value as $T);
+            let fill = |b: usize, o: &mut [$T]| {
+                let img = &src[b * c * h * w..(b + 1) * c * h * w];
+                for_each_tap(&win, c, [h, w], [oh, ow], |r, y, row_in, lo, hi, off| {
+                    let from = &img[row_in * w..(row_in + 1) * w];
+                    let to = &mut o[r * l + y * ow..r * l + (y + 1) * ow];
+                    let start = (lo as isize * sw as isize + off) as usize;
+                    if sw == 1 {
+                        to[lo..hi].copy_from_slice(&from[start..start + hi - lo]);
+                    } else {
+                        for (k, v) in to[lo..hi].iter_mut().enumerate() {
+                            *v = from[start + k * sw];
+                        }
+                    }
+                });
+            };
+            for_rows_mut(&mut out, rows * l, fill);
+            Tensor::from_vec_on(out, &[n, rows, l], x.device())
+        }};
+    }
+    Ok(match xd.dtype() {
+        DType::F32 => run!(f32),
+        DType::F64 => run!(f64),
+        DType::I64 => run!(i64),
+        DType::F16 => {
+            drop(xd);
+            narrow(im2col(&wide(x), win, pad_value)?, DType::F16)
+        }
+        d => return Err(crate::dtype::unsupported("im2col", d)),
+    })
+}
+
+/// Columns `[N, C*kh*kw, L]` summed back into `[N, C, H, W]` (the adjoint of unfold).
+pub fn col2im(cols: &Tensor, out_hw: [usize; 2], c: usize, win: Window) -> Result<Tensor> {
+    let s = cols.shape();
+    let n = s[0];
+    let [h, w] = out_hw;
+    let [oh, ow] = win.out_size(h, w)?;
+    let [kh, kw] = win.kernel;
+    let l = oh * ow;
+    let rows = c * kh * kw;
+    let geom = win.geom(n, c, [h, w], [oh, ow]);
+    let op = WindowOp::Col2Im;
+    if let Some(out) = gpu::window(op, cols, &geom, 0.0, &[n, c, h, w])? {
+        return Ok(out);
+    }
+    if n * c * h * w == 0 {
+        return Ok(Tensor::zeros_on(&[n, c, h, w], cols.dtype(), cols.device()));
+    }
+    let cd = cols.read();
+    let sw = win.stride[1];
+    macro_rules! run {
+        ($T:ty) => {{
+            let src = contiguous_cow::<$T>(cd.storage.slice::<$T>(), &cd.layout);
+            let mut out = crate::tensor::pool::alloc::<$T>(n * c * h * w);
+            out.resize(n * c * h * w, 0 as $T);
+            let body = |b: usize, o: &mut [$T]| {
+                let col = &src[b * rows * l..(b + 1) * rows * l];
+                for_each_tap(&win, c, [h, w], [oh, ow], |r, y, row_in, lo, hi, off| {
+                    let from = &col[r * l + y * ow..r * l + (y + 1) * ow];
+                    let to = &mut o[row_in * w..(row_in + 1) * w];
+                    let start = (lo as isize * sw as isize + off) as usize;
+                    if sw == 1 {
+                        for (t, v) in to[start..start + hi - lo].iter_mut().zip(&from[lo..hi]) {
+                            *t += *v;
+                        }
+                    } else {
+                        for (k, v) in from[lo..hi].iter().enumerate() {
+                            to[start + k * sw] += *v;
+                        }
+                    }
+                });
+            };
+            for_rows_mut(&mut out, c * h * w, body);
+            Tensor::from_vec_on(out, &[n, c, h, w], cols.device())
+        }};
+    }
+    Ok(match cd.dtype() {
+        DType::F32 => run!(f32),
+        DType::F64 => run!(f64),
+        DType::I64 => run!(i64),
+        DType::F16 => {
+            drop(cd);
+            narrow(col2im(&wide(cols), out_hw, c, win)?, DType::F16)
+        }
+        d => return Err(crate::dtype::unsupported("col2im", d)),
+    })
+}

@@ -1,0 +1,278 @@
+//! PyTorch's CPU random streams: the generator (`backend::cpu::generator`: mt19937, the cached
+//! normal) and the distribution transforms of ATen's CPU kernels (DistributionsHelper.h,
+//! TransformationHelper.h), which `ops::random` draws its values with, element for element in
+//! TensorIterator's order (Note [PyTorch's random streams]). The GPU has no stream of its
+//! own: its tensors are filled from these on the host and uploaded.
+
+pub use crate::backend::cpu::generator::{
+    default_generator, nondeterministic_seed, CpuGenerator, GeneratorRef, STATE_BYTES,
+};
+use crate::dtype::DType;
+use crate::tensor::{Element, Tensor};
+use half::f16;
+
+/// Run `f` on `gen`, or on the CPU's default generator, holding its lock.
+pub fn with_gen<R>(gen: Option<&GeneratorRef>, f: impl FnOnce(&mut CpuGenerator) -> R) -> R {
+    let g = gen.unwrap_or_else(|| default_generator());
+    let mut guard = g.lock();
+    f(&mut guard)
+}
+
+// ---- the distributions of ATen's DistributionsHelper.h / TransformationHelper.h ------------
+
+/// `uniform_real_distribution<float>(0, 1)`: 24 random bits.
+#[inline]
+pub fn unit_f32(g: &mut CpuGenerator) -> f32 {
+    (g.random() & ((1 << 24) - 1)) as f32 * (1.0 / (1u32 << 24) as f32)
+}
+
+/// `uniform_real_distribution<double>(0, 1)`: 53 bits of `random64()`.
+#[inline]
+pub fn unit_f64(g: &mut CpuGenerator) -> f64 {
+    (g.random64() & ((1 << 53) - 1)) as f64 * (1.0 / (1u64 << 53) as f64)
+}
+
+/// `normal_distribution<double>`: Box–Muller on two doubles, the sine half cached.
+pub fn normal_f64(g: &mut CpuGenerator, mean: f64, std: f64) -> f64 {
+    if let Some(v) = g.next_double_normal.take() {
+        return v.mul_add(std, mean);
+    }
+    let u1 = unit_f64(g);
+    let u2 = unit_f64(g);
+    let r = (-2.0 * (-u2).ln_1p()).sqrt();
+    let theta = 2.0 * std::f64::consts::PI * u1;
+    g.next_double_normal = Some(r * theta.sin());
+    (r * theta.cos()).mul_add(std, mean)
+}
+
+/// A double result stored as `T` the way `static_cast<scalar_t>` does (half via float).
+pub trait FromDouble: Element {
+    fn cast(v: f64) -> Self;
+}
+impl FromDouble for f32 {
+    fn cast(v: f64) -> f32 {
+        v as f32
+    }
+}
+impl FromDouble for f64 {
+    fn cast(v: f64) -> f64 {
+        v
+    }
+}
+impl FromDouble for f16 {
+    fn cast(v: f64) -> f16 {
+        f16::from_f32(v as f32)
+    }
+}
+impl FromDouble for i64 {
+    fn cast(v: f64) -> i64 {
+        v as i64
+    }
+}
+impl FromDouble for i32 {
+    fn cast(v: f64) -> i32 {
+        v as i32
+    }
+}
+impl FromDouble for bool {
+    fn cast(v: f64) -> bool {
+        v != 0.0
+    }
+}
+
+/// `n` values of `T`, each `f(generator)` cast from double, in the walk order.
+pub fn doubles<T: FromDouble>(
+    gen: Option<&GeneratorRef>,
+    n: usize,
+    mut f: impl FnMut(&mut CpuGenerator) -> f64,
+) -> Vec<T> {
+    let mut v = crate::tensor::pool::vec_with_capacity(n);
+    with_gen(gen, |g| v.extend((0..n).map(|_| T::cast(f(g)))));
+    v
+}
+
+pub fn from_vec<T: Element>(v: Vec<T>) -> Tensor {
+    let n = v.len();
+    Tensor::from_vec(v, &[n])
+}
+
+/// ATen's `normal_fill` driver: uniforms for every element, Box–Muller per block of 16,
+/// and for a ragged end the last 16 elements redrawn and transformed again.
+///
+/// Note [Half normal tail]: for half tensors PyTorch 2.13 draws uniforms for the whole
+/// blocks only (then 16 for the tail), so `draw_all` is false there: one draw per element
+/// of the full blocks, measured against its stream.
+pub fn normal_fill<T: Copy + Default>(
+    g: &mut CpuGenerator,
+    n: usize,
+    draw_all: bool,
+    unit: impl Fn(&mut CpuGenerator) -> T,
+    block: impl Fn(&mut [T]),
+) -> Vec<T> {
+    let drawn = if draw_all { n } else { n / 16 * 16 };
+    let mut data: Vec<T> = crate::tensor::pool::vec_with_capacity(n);
+    data.extend((0..drawn).map(|_| unit(g)));
+    data.resize(n, T::default());
+    let mut i = 0;
+    while i + 16 <= n {
+        block(&mut data[i..i + 16]);
+        i += 16;
+    }
+    if !n.is_multiple_of(16) {
+        let tail = &mut data[n - 16..];
+        for v in tail.iter_mut() {
+            *v = unit(g);
+        }
+        block(tail);
+    }
+    data
+}
+
+/// 2π as ATen writes it (`2.0f * c10::pi<double>`, a double).
+pub const TWO_PI: f64 = 2.0 * std::f64::consts::PI;
+
+pub fn normal_fill_f64(g: &mut CpuGenerator, n: usize, mean: f64, std: f64) -> Vec<f64> {
+    normal_fill(g, n, true, unit_f64, |d| {
+        for j in 0..8 {
+            let u1 = 1.0 - d[j];
+            let u2 = d[j + 8];
+            let radius = (-2.0 * u1.ln()).sqrt();
+            let theta = TWO_PI * u2;
+            d[j] = (radius * theta.cos()).mul_add(std, mean);
+            d[j + 8] = (radius * theta.sin()).mul_add(std, mean);
+        }
+    })
+}
+
+pub fn normal_fill_f32_blocks(
+    g: &mut CpuGenerator,
+    n: usize,
+    mean: f32,
+    std: f32,
+    draw_all: bool,
+) -> Vec<f32> {
+    normal_fill(g, n, draw_all, unit_f32, |d| {
+        for j in 0..8 {
+            let u1 = 1.0 - d[j];
+            let u2 = d[j + 8];
+            let radius = (-2.0 * u1.ln()).sqrt();
+            let theta = (TWO_PI * u2 as f64) as f32;
+            d[j] = (radius * theta.cos()).mul_add(std, mean);
+            d[j + 8] = (radius * theta.sin()).mul_add(std, mean);
+        }
+    })
+}
+
+/// `uniform_int_from_to_distribution`: 64 random bits for ranges of 2^28 or more (what
+/// PyTorch 2.13 does for every dtype, measured), else 32; `(v % range) + base`, then cast.
+pub fn random_from_to(
+    g: &mut CpuGenerator,
+    dtype: DType,
+    n: usize,
+    range: u64,
+    base: i64,
+) -> Tensor {
+    let wide = range >= 1 << 28;
+    let mut draw = move || {
+        let v = if wide {
+            g.random64()
+        } else {
+            g.random() as u64
+        };
+        (v % range).wrapping_add(base as u64) as i64
+    };
+    match dtype {
+        DType::F16 => from_vec(
+            (0..n)
+                .map(|_| f16::from_f32(draw() as f32))
+                .collect::<Vec<f16>>(),
+        ),
+        DType::F32 => from_vec((0..n).map(|_| draw() as f32).collect::<Vec<f32>>()),
+        DType::F64 => from_vec((0..n).map(|_| draw() as f64).collect::<Vec<f64>>()),
+        DType::I64 => from_vec((0..n).map(|_| draw()).collect::<Vec<i64>>()),
+        DType::I32 => from_vec((0..n).map(|_| draw() as i32).collect::<Vec<i32>>()),
+        DType::Bool => from_vec((0..n).map(|_| draw() != 0).collect::<Vec<bool>>()),
+    }
+}
+
+/// `uniform_int_distribution`: `random_()` with no bounds.
+pub fn random_default(g: &mut CpuGenerator, dtype: DType, n: usize) -> Tensor {
+    match dtype {
+        DType::Bool => from_vec((0..n).map(|_| g.random() & 1 == 1).collect::<Vec<bool>>()),
+        DType::I64 => from_vec(
+            (0..n)
+                .map(|_| (g.random64() % (i64::MAX as u64 + 1)) as i64)
+                .collect::<Vec<i64>>(),
+        ),
+        DType::I32 => from_vec(
+            (0..n)
+                .map(|_| (g.random() as u64 % (i32::MAX as u64 + 1)) as i32)
+                .collect::<Vec<i32>>(),
+        ),
+        DType::F16 => from_vec(
+            (0..n)
+                .map(|_| f16::from_f32((g.random() as u64 % ((1 << 11) + 1)) as f32))
+                .collect::<Vec<f16>>(),
+        ),
+        DType::F32 => from_vec(
+            (0..n)
+                .map(|_| (g.random() as u64 % ((1 << 24) + 1)) as f32)
+                .collect::<Vec<f32>>(),
+        ),
+        DType::F64 => from_vec(
+            (0..n)
+                .map(|_| (g.random64() % ((1 << 53) + 1)) as f64)
+                .collect::<Vec<f64>>(),
+        ),
+    }
+}
+
+pub fn sample_poisson(g: &mut CpuGenerator, lambda: f64) -> i64 {
+    if lambda >= 10.0 {
+        let slam = lambda.sqrt();
+        let loglam = lambda.ln();
+        let b = 0.931 + 2.53 * slam;
+        let a = -0.059 + 0.02483 * b;
+        let invalpha = 1.1239 + 1.1328 / (b - 3.4);
+        let vr = 0.9277 - 3.6224 / (b - 2.0);
+        loop {
+            let u = unit_f64(g) - 0.5;
+            let v = unit_f64(g);
+            let us = 0.5 - u.abs();
+            let k = ((2.0 * a / us + b) * u + lambda + 0.43).floor() as i64;
+            if us >= 0.07 && v <= vr {
+                return k;
+            }
+            if k < 0 || (us < 0.013 && v > us) {
+                continue;
+            }
+            if v.ln() + invalpha.ln() - (a / (us * us) + b).ln()
+                <= -lambda + k as f64 * loglam - libm_lgamma(k as f64 + 1.0)
+            {
+                return k;
+            }
+        }
+    } else if lambda == 0.0 {
+        0
+    } else {
+        let enlam = (-lambda).exp();
+        let mut x = 0;
+        let mut prod = 1.0;
+        loop {
+            prod *= unit_f64(g);
+            if prod > enlam {
+                x += 1;
+            } else {
+                return x;
+            }
+        }
+    }
+}
+
+pub fn libm_lgamma(x: f64) -> f64 {
+    extern "C" {
+        fn lgamma(x: f64) -> f64;
+    }
+    // SAFETY: lgamma is a pure libm function of a double.
+    unsafe { lgamma(x) }
+}

@@ -1,0 +1,208 @@
+//! Reductions over dims (sum, prod, max, min, all, any, argmax / argmin, row functions) and
+//! scans along a dim: the GPU kernel where it applies, else the host's over the same values.
+//! Dims are sorted and distinct (`ops::reduce::reduction_dims`); results come in the reduced
+//! shape, size-1 dims kept when `keepdim`.
+
+use super::copy::{cast, contiguous, narrow, wide};
+use super::{gpu, swapped};
+use crate::backend::cpu::reduce::{reduce_rows, sum_dims, sum_half};
+pub use crate::backend::wgpu::{ReduceOp, ScanOp};
+use crate::dtype::DType;
+use crate::tensor::shape::reduced_shape;
+use crate::tensor::{Element, Tensor};
+
+/// Sum over `dims`. Integers and bools sum to int64, as in PyTorch; float16 sums in float32
+/// and rounds once (a whole contiguous host tensor in float64, through float32).
+pub fn sum(x: &Tensor, dims: &[usize], keepdim: bool) -> Tensor {
+    if x.dtype() == DType::F16 {
+        let all = dims.len() == x.dim();
+        if all && x.is_contiguous() && !x.device().is_gpu() {
+            // The whole tensor, read in place.
+            let d = x.read();
+            let o = d.layout.offset;
+            let total = sum_half(&d.storage.slice::<half::f16>()[o..o + d.layout.numel()]);
+            let shape = reduced_shape(&x.shape(), dims, keepdim);
+            let v = half::f16::from_f32(total as f32);
+            return Tensor::from_vec(vec![v], &shape);
+        }
+        return narrow(sum(&wide(x), dims, keepdim), DType::F16);
+    }
+    let x = match x.dtype() {
+        DType::Bool | DType::I32 => cast(x, DType::I64),
+        _ => x.clone(),
+    };
+    let shape = reduced_shape(&x.shape(), dims, keepdim);
+    if let Ok(Some(out)) = gpu::reduce(ReduceOp::Sum, &x, dims, &shape) {
+        return out;
+    }
+    let d = x.read();
+    match d.dtype() {
+        DType::F32 => Tensor::from_vec_on(
+            sum_dims::<f32>(d.storage.slice(), &d.layout, dims),
+            &shape,
+            d.device(),
+        ),
+        DType::F64 => Tensor::from_vec_on(
+            sum_dims::<f64>(d.storage.slice(), &d.layout, dims),
+            &shape,
+            d.device(),
+        ),
+        DType::I64 => Tensor::from_vec_on(
+            sum_dims::<i64>(d.storage.slice(), &d.layout, dims),
+            &shape,
+            d.device(),
+        ),
+        DType::Bool | DType::I32 | DType::F16 => unreachable!("cast above"),
+    }
+}
+
+/// `f` of each run of elements over `dims`, computed on the host (a GPU tensor's host copy;
+/// the result goes back to its device): what a reduction with no kernel of its own runs.
+pub fn rows<T: Element, U: Element>(
+    x: &Tensor,
+    dims: &[usize],
+    keepdim: bool,
+    f: impl Fn(&[T]) -> U + Sync + Send,
+) -> Tensor {
+    let d = x.read();
+    let shape = reduced_shape(&d.layout.shape, dims, keepdim);
+    Tensor::from_vec_on(
+        reduce_rows(d.storage.slice::<T>(), &d.layout, dims, f),
+        &shape,
+        d.device(),
+    )
+}
+
+/// `rows` of a floating-point tensor with `f` over the values as float64 (and the run's
+/// length); float16 computes in float32 (Note [Narrow dtypes]).
+pub fn float_rows(
+    x: &Tensor,
+    dims: &[usize],
+    keepdim: bool,
+    f: impl Fn(&mut dyn Iterator<Item = f64>, usize) -> f64 + Sync + Send,
+) -> Tensor {
+    match x.dtype() {
+        DType::F16 => narrow(float_rows(&wide(x), dims, keepdim, f), DType::F16),
+        DType::F32 => rows::<f32, f32>(x, dims, keepdim, |r| {
+            f(&mut r.iter().map(|&v| v as f64), r.len()) as f32
+        }),
+        _ => rows::<f64, f64>(x, dims, keepdim, |r| f(&mut r.iter().copied(), r.len())),
+    }
+}
+
+/// Index of the max (`max`) or min along a row; NaN wins, the first occurrence wins ties.
+fn arg_extreme_row<T: Element>(r: &[T], max: bool) -> i64 {
+    let mut best = 0usize;
+    for (i, &v) in r.iter().enumerate().skip(1) {
+        let b = r[best];
+        #[allow(clippy::eq_op)]
+        let (v_nan, b_nan) = (v != v, b != b);
+        if b_nan {
+            break;
+        }
+        if v_nan || (max && v > b) || (!max && v < b) {
+            best = i;
+        }
+    }
+    best as i64
+}
+
+/// `Prod`, `Max` or `Min` over `dims` (max / min propagate NaN; products of integers wrap in
+/// int64, of floats multiply in float64).
+pub fn reduce(op: ReduceOp, x: &Tensor, dims: &[usize], keepdim: bool) -> Tensor {
+    let shape = reduced_shape(&x.shape(), dims, keepdim);
+    if let Ok(Some(out)) = gpu::reduce(op, x, dims, &shape) {
+        return out;
+    }
+    match op {
+        ReduceOp::Prod if x.dtype() == DType::I64 => rows::<i64, i64>(x, dims, keepdim, |r| {
+            r.iter().fold(1i64, |a, &b| a.wrapping_mul(b))
+        }),
+        ReduceOp::Prod => float_rows(x, dims, keepdim, |it, _| it.product()),
+        ReduceOp::Max | ReduceOp::Min => {
+            let max = matches!(op, ReduceOp::Max);
+            crate::dispatch!(x.dtype(), T => rows::<T, T>(x, dims, keepdim, move |r| r[arg_extreme_row(r, max) as usize]))
+        }
+        _ => unreachable!("sum and all / any have their own functions"),
+    }
+}
+
+/// `all` (or `any`) over `dims`, as bools.
+pub fn all_any(all: bool, x: &Tensor, dims: &[usize], keepdim: bool) -> Tensor {
+    let shape = reduced_shape(&x.shape(), dims, keepdim);
+    if let Ok(Some(out)) = gpu::all_any(all, x, dims, &shape) {
+        return out;
+    }
+    let b = cast(x, DType::Bool);
+    rows::<bool, bool>(&b, dims, keepdim, move |r| {
+        if all {
+            r.iter().all(|&v| v)
+        } else {
+            r.iter().any(|&v| v)
+        }
+    })
+}
+
+/// The max (or min) over `dims` (one dim, or none for a 0-dim tensor) and its index there
+/// (int64): NaN wins, the first occurrence wins ties. An empty reduction gives index 0 and
+/// zero values.
+pub fn arg_extreme(max: bool, x: &Tensor, dims: &[usize], keepdim: bool) -> (Tensor, Tensor) {
+    let shape = reduced_shape(&x.shape(), dims, keepdim);
+    if let Ok(Some(found)) = gpu::arg_extreme(max, x, dims, &shape) {
+        return found;
+    }
+    let idx = crate::dispatch!(x.dtype(), T => rows::<T, i64>(x, dims, keepdim, move |r| if r.is_empty() { 0 } else { arg_extreme_row(r, max) }));
+    let values = if x.numel() == 0 {
+        Tensor::zeros_on(&idx.shape(), x.dtype(), x.device())
+    } else {
+        crate::dispatch!(x.dtype(), T => rows::<T, T>(x, dims, keepdim, move |r| r[arg_extreme_row(r, max) as usize]))
+    };
+    (values, idx)
+}
+
+/// `f` run over each line of `x` along `dim`, in place on a contiguous copy (the host's scan).
+fn scan_lines<T: Element>(x: &Tensor, dim: usize, f: impl Fn(&mut [T])) -> Tensor {
+    let nd = x.dim();
+    if nd == 0 {
+        let mut v = x.to_vec::<T>();
+        f(&mut v);
+        return Tensor::from_vec_on(v, &[], x.device());
+    }
+    let last = nd - 1;
+    let moved = contiguous(&swapped(x, dim, last));
+    let len = moved.shape()[last];
+    let mut v = moved.to_vec::<T>();
+    if len > 0 {
+        v.chunks_mut(len).for_each(&f);
+    }
+    let t = Tensor::from_vec_on(v, &moved.shape(), x.device());
+    contiguous(&swapped(&t, dim, last))
+}
+
+/// The inclusive scan `op` (`Sum` or `Prod`) along `dim` of a float32, float64 or int64 tensor
+/// (integer sums and products wrap).
+pub fn scan(op: ScanOp, x: &Tensor, dim: usize) -> Tensor {
+    if let Ok(Some(out)) = gpu::scan(op, x, dim) {
+        return out;
+    }
+    match (op, x.dtype()) {
+        (ScanOp::Sum, _) => crate::dispatch!(x.dtype(), T => scan_lines::<T>(x, dim, |r| {
+            for i in 1..r.len() { r[i] = r[i].add(r[i - 1]); }
+        })),
+        (_, DType::I64) => scan_lines::<i64>(x, dim, |r| {
+            for i in 1..r.len() {
+                r[i] = r[i].wrapping_mul(r[i - 1]);
+            }
+        }),
+        (_, DType::F32) => scan_lines::<f32>(x, dim, |r| {
+            for i in 1..r.len() {
+                r[i] *= r[i - 1];
+            }
+        }),
+        _ => scan_lines::<f64>(x, dim, |r| {
+            for i in 1..r.len() {
+                r[i] *= r[i - 1];
+            }
+        }),
+    }
+}
