@@ -222,13 +222,19 @@ pub fn can_cast(from: DType, to: DType) -> bool {
 pub fn check_fits(s: Scalar, dtype: DType, name: &str) -> Result<()> {
     let fits = match (dtype, s) {
         (DType::I32, Scalar::Int(i)) => i32::try_from(i).is_ok(),
-        (DType::I32, Scalar::Float(f)) => f.is_nan() || (-2147483648.0..=2147483647.0).contains(&f),
+        // NaN, infinities and floats past the range fit no integer (PyTorch's check).
+        (DType::I32, Scalar::Float(f)) => (-2147483648.0..=2147483647.0).contains(&f),
+        (DType::I64, Scalar::Float(f)) => {
+            (-9223372036854775808.0..9223372036854775808.0).contains(&f)
+        }
         (DType::F16, s) => {
             let f = s.to_f64();
             !f.is_finite() || f.abs() <= 65504.0
         }
         _ => true,
     };
+    // PyTorch's check names int64 by its C type (`long int` elsewhere).
+    let name = if dtype == DType::I64 { "int64_t" } else { name };
     if fits {
         Ok(())
     } else {

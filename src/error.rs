@@ -17,6 +17,9 @@ pub enum Error {
     Index(String),
     #[error("{0}")]
     NotImplemented(String),
+    /// `OutOfMemoryError` (a RuntimeError): a device allocation failed.
+    #[error("{0}")]
+    OutOfMemory(String),
     /// AttributeError: an attribute PyTorch lacks or refuses (`Tensor.grad` of a non-leaf...).
     #[error("{0}")]
     Attribute(String),

@@ -19,6 +19,7 @@ from ._grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, s
 from ._grad_mode import is_inference_mode_enabled
 from ._native import (
     Generator,
+    OutOfMemoryError,
     Tensor,
     arange,
     as_tensor,

@@ -54,15 +54,26 @@ def with_out(name, out, compute, inputs):
     return out
 
 
+def _not_tensor(name, input):
+    """PyTorch's parser error for a functional form given something else than a tensor
+    (`getattr` would find a list's own `sort`, or raise AttributeError)."""
+    return TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, "
+                     f"not {type(input).__name__}")
+
+
 def _method(name, out):
     if out:
         def fn(input, *args, out=None, **kwargs):
+            if not isinstance(input, Tensor):
+                raise _not_tensor(name, input)
             if out is not None:
                 return with_out(name, out, lambda: getattr(input, name)(*args, **kwargs),
                                 (input,) + args + tuple(kwargs.values()))
             return getattr(input, name)(*args, **kwargs)
     else:
         def fn(input, *args, **kwargs):
+            if not isinstance(input, Tensor):
+                raise _not_tensor(name, input)
             return getattr(input, name)(*args, **kwargs)
 
     fn.__name__ = name

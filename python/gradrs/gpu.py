@@ -13,7 +13,12 @@ import sys as _sys
 
 from . import _native
 
+# `torch.cuda.OutOfMemoryError` is `torch.OutOfMemoryError`: a failed GPU allocation.
+OutOfMemoryError = _native.OutOfMemoryError
+
+
 __all__ = [
+    "OutOfMemoryError",
     "amp",
     "current_device",
     "device_count",

@@ -36,8 +36,9 @@ pub fn softmax(x: &Tensor, dim: usize, log: bool) -> Result<Tensor> {
             // the exponentials accumulates in float64.
             let body = |_: usize, r: &mut [$T]| {
                 use crate::backend::cpu::{reduce::sum_serial, vmath::VMath};
+                // An infinite max is kept, as PyTorch's kernel keeps it: a row holding +inf,
+                // or only -inf, comes out NaN.
                 let m = r.iter().copied().fold(<$T>::NEG_INFINITY, <$T>::max);
-                let m = if m.is_finite() { m } else { 0.0 };
                 if log {
                     r.iter_mut().for_each(|e| *e -= m);
                     // The exponentials go through a stack run: r keeps the shifted values.

@@ -168,3 +168,39 @@ pub fn maximum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 pub fn minimum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     extremum(a, b, false)
 }
+
+/// `fmax` / `fmin`: the extremum where neither is NaN, else the other operand (NaN only
+/// where both are), as PyTorch's; FmaxBackward0 sends the gradient to the picked operand.
+pub fn fextremum(a: &Tensor, b: &Tensor, max: bool) -> Result<Tensor> {
+    let out = {
+        let _g = crate::autograd::GradModeGuard::new(false);
+        let m = extremum_data(&a.into(), &b.into(), max)?;
+        if m.dtype().is_floating_point() {
+            let m = where_(&ne(a, a)?, b, &m)?;
+            where_(&ne(b, b)?, a, &m)?
+        } else {
+            m
+        }
+    };
+    if !needs_grad(&[a, b]) {
+        return Ok(out);
+    }
+    let name = if max {
+        "FmaxBackward0"
+    } else {
+        "FminBackward0"
+    };
+    let saved = vec![SavedTensor::input(a)?, SavedTensor::input(b)?];
+    let out = record_formula(out, &[a, b], name, saved, move |g, s| {
+        let (x, y) = (&s[0], &s[1]);
+        // PyTorch's: self's gradient where (self >= other) | isnan(other), the rest to other.
+        let pick = if max { ge(x, y)? } else { le(x, y)? };
+        let keep = crate::ops::logical::logical(&pick, &ne(y, y)?, "or")?;
+        Ok(vec![
+            Some(where_(&crate::ops::logical::logical_not(&keep)?, 0, g)?),
+            Some(where_(&keep, 0, g)?),
+        ])
+    });
+    describe(&out, &["self", "other"], Vec::new());
+    Ok(out)
+}

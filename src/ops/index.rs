@@ -109,6 +109,20 @@ fn scatter_data(
             ));
         }
         let ss = s.shape();
+        let (sd, id) = (ss.len(), ishape.len());
+        // (A 0-dim index or src counts as any shape.)
+        if sd != id && id > 0 && sd > 0 {
+            // PyTorch reads src's size along each of index's dims first.
+            if sd < id {
+                return Err(Error::Index(format!(
+                    "Dimension out of range (expected to be in range of [-{sd}, {}], but got {sd})",
+                    sd - 1
+                )));
+            }
+            return Err(Error::Runtime(
+                "Index tensor must have the same number of dimensions as src tensor".into(),
+            ));
+        }
         for dd in 0..ishape.len() {
             if ishape[dd] > ss.get(dd).copied().unwrap_or(1) {
                 return Err(Error::Runtime(format!(
@@ -305,7 +319,19 @@ pub fn index_select(x: &Tensor, dim: i64, index: &Tensor) -> Result<Tensor> {
     }
     let xs = x.shape();
     let size = xs.get(dim).copied().unwrap_or(1);
-    if idx.iter().any(|&i| i < 0 || i >= size as i64) {
+    if let Some(&i) = idx.iter().find(|&&i| i < 0 || i >= size as i64) {
+        // PyTorch's CPU kernel checks dim 1 of a tensor past 1-D in its own loop, with its
+        // own RuntimeError; every other dim raises IndexError.
+        if xd > 1 && dim == 1 {
+            if size == 0 {
+                return Err(Error::Runtime(
+                    "index_select(): self indexing axis dim should be positive".into(),
+                ));
+            }
+            return Err(Error::Runtime(format!(
+                "INDICES element is out of DATA bounds, id={i} axis_dim={size}"
+            )));
+        }
         return Err(Error::Index("index out of range in self".into()));
     }
     let out = {

@@ -204,7 +204,84 @@ pub fn fill_(dst: &Tensor, s: crate::dtype::Scalar, zero: bool) -> Result<()> {
 /// `dst.copy_(src)`: CopyBackwards — `src` broadcast to `dst`'s shape, cast to its dtype; the
 /// gradient goes to `src` (summed back and cast by the engine), none to the old values.
 pub fn copy_(dst: &Tensor, src: &Tensor) -> Result<()> {
+    check_write(dst, &[src])?;
     copy_as(dst, src, "CopyBackwards")
+}
+
+/// Note [Write overlap]: PyTorch refuses an elementwise write into memory that several of
+/// the written elements share (an expanded tensor), and one whose target partly overlaps an
+/// input (`a[1:].add_(a[:-1])`), whose result would depend on the order of the loop. As
+/// ATen's `assert_no_internal_overlap` / `assert_no_partial_overlap`: only what is cheap to
+/// prove counts (a size > 1 dim of stride 0; two dense tensors over the same memory whose
+/// ranges meet without being the same elements), anything else is let through.
+pub fn check_write(dst: &Tensor, inputs: &[&Tensor]) -> Result<()> {
+    let d = dst.read();
+    let l = &d.layout;
+    if l.shape
+        .iter()
+        .zip(l.strides.iter())
+        .any(|(&n, &s)| n > 1 && s == 0)
+    {
+        return Err(Error::Runtime(
+            "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation."
+                .into(),
+        ));
+    }
+    for t in inputs {
+        if t.ptr_eq(dst) {
+            continue;
+        }
+        let s = t.read();
+        if partial_overlap(&d, &s) {
+            return Err(Error::Runtime(
+                "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before performing the operation."
+                    .into(),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Two dense tensors over one memory whose byte ranges meet but are not the same elements.
+fn partial_overlap(a: &crate::tensor::Data, b: &crate::tensor::Data) -> bool {
+    let (la, lb) = (&a.layout, &b.layout);
+    if la.numel() == 0 || lb.numel() == 0 || !dense(la) || !dense(lb) {
+        return false;
+    }
+    if a.storage.data_ptr() != b.storage.data_ptr() {
+        return false;
+    }
+    let range = |d: &crate::tensor::Data| {
+        let size = d.storage.dtype().itemsize();
+        let begin = d.layout.offset * size;
+        (begin, begin + d.layout.numel() * size)
+    };
+    let ((a0, a1), (b0, b1)) = (range(a), range(b));
+    if (a0, a1) == (b0, b1) {
+        return la.strides != lb.strides;
+    }
+    a0 < b1 && b0 < a1
+}
+
+/// PyTorch's `is_non_overlapping_and_dense`: the strides, sorted, are a contiguous layout of
+/// some permutation of the dims.
+fn dense(l: &Layout) -> bool {
+    let mut dims: Vec<(isize, usize)> = l
+        .strides
+        .iter()
+        .zip(l.shape.iter())
+        .filter(|&(_, &n)| n != 1)
+        .map(|(&s, &n)| (s, n))
+        .collect();
+    dims.sort_unstable();
+    let mut expected = 1isize;
+    for (s, n) in dims {
+        if s != expected {
+            return false;
+        }
+        expected *= n as isize;
+    }
+    true
 }
 
 /// `dst.fill_(value)` with a 0-dim tensor value: PyTorch copies it (a cast that wraps, with no

@@ -7,7 +7,6 @@ use crate::error::{Error, Result};
 use crate::kernels;
 use crate::ops::arithmetic::{add, mul, sub};
 use crate::ops::creation::{contiguous_clone, to_dtype};
-use crate::ops::pointwise::float_input;
 use crate::ops::reduce::sum;
 use crate::ops::unary;
 use crate::ops::{matmul::bmm, movement, shape::cat, slicing::narrow};
@@ -21,8 +20,22 @@ fn softmax_data(x: &Tensor, dim: usize, log: bool) -> Result<Tensor> {
 
 /// `softmax(x, dim)` (SoftmaxBackward0) / `log_softmax` (LogSoftmaxBackward0).
 pub fn softmax(x: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
-    let x = float_input(x);
     let d = wrap_dim(dim, x.dim())?;
+    if !x.dtype().is_floating_point() {
+        // PyTorch has no integer softmax kernel (`dtype=` casts first); an empty input
+        // reaches no kernel.
+        if x.numel() == 0 {
+            return Ok(contiguous_clone(x));
+        }
+        let last = x.dim() == 0 || d == x.dim() - 1;
+        return Err(crate::Error::NotImplemented(format!(
+            "\"{}softmax{}_kernel_impl\" not implemented for '{}'",
+            if log { "log_" } else { "" },
+            if last { "_lastdim" } else { "" },
+            crate::dtype::pretty_kernel_name(x.dtype())
+        )));
+    }
+    let x = x.clone();
     let out = softmax_data(&x, d, log)?;
     if !needs_grad(&[&x]) {
         return Ok(out);

@@ -595,11 +595,17 @@ pub fn logsumexp(x: &Tensor, dims: &[i64], keepdim: bool) -> Result<Tensor> {
     let gpu_out = logsumexp_gpu(&x, &rd, keepdim)?;
     let out = gpu_out.unwrap_or_else(|| {
         float_rows(&x, &rd, keepdim, |it, _| {
+            // PyTorch's: the max (NaN if any is NaN), 0 where it is infinite, then
+            // m + log(sum(exp(x - m))), so inf beside NaN is NaN and +inf beside -inf is inf.
             let v: Vec<f64> = it.collect();
-            let m = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            if m.is_infinite() {
-                return m;
-            }
+            let m = v.iter().copied().fold(f64::NEG_INFINITY, |a, b| {
+                if a.is_nan() || b.is_nan() {
+                    f64::NAN
+                } else {
+                    a.max(b)
+                }
+            });
+            let m = if m.is_infinite() { 0.0 } else { m };
             m + v.iter().map(|e| (e - m).exp()).sum::<f64>().ln()
         })
     });

@@ -326,8 +326,9 @@ pub fn _backward(
     if create_graph {
         super::helpers::warn_create_graph_once(tensors.py())?;
     }
-    autograd::backward(&roots, &grads, opts, inputs.as_deref())?;
-    Ok(())
+    super::boundary::run(tensors.py(), || {
+        autograd::backward(&roots, &grads, opts, inputs.as_deref())
+    })
 }
 
 /// `gradrs.autograd.grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused)`.
@@ -349,7 +350,9 @@ pub fn _grad(
         retain_graph: retain_graph.unwrap_or(create_graph),
         create_graph,
     };
-    let result = autograd::grad(&outs, &grads, &ins, opts, allow_unused)?;
+    let result = super::boundary::run(py, || {
+        autograd::grad(&outs, &grads, &ins, opts, allow_unused)
+    })?;
     let items: Vec<Py<PyAny>> = result
         .into_iter()
         .map(|g| g.map_or_else(|| Ok(py.None()), |g| wrap(py, g)))

@@ -8,7 +8,13 @@
 //! - `tensor(py, || ops::x(&a))`: `run` then `wrap`, the usual shape of an op binding;
 //! - `cheap(py, || movement::x(&a))`: a view or other metadata-only op: `tensor` without
 //!   releasing the GIL (releasing it would cost more than the op);
-//! - `held(|| ...)`: work that touches Python objects, GIL kept, unwinds caught.
+//! - `held(|| ...)`: work that touches Python objects, GIL kept, unwinds caught;
+//! - `catch(|| ...)`: an in-place write (which keeps the GIL so writers stay serialized,
+//!   Note [Storage mutation]) or views returned as several tensors (`split`).
+//!
+//! Every other binding that runs a kernel (copies, casts, reductions, matmul, convolution,
+//! random sampling into a new tensor, the backward pass) goes through `run` / `tensor`:
+//! parse Python arguments first, with the GIL, then hand the kernel only Rust values.
 //!
 //! A caught unwind becomes a Python exception through the one error map (`errors.rs`): an
 //! `Error` raised with `error::raise` (a failed allocation, an overflowing size deep inside a

@@ -195,6 +195,12 @@ fn walk(obj: &Bound<'_, PyAny>, depth: usize, flat: &mut Flat) -> PyResult<()> {
             flat,
         );
     }
+    if obj.is_instance_of::<PyInt>() {
+        // An int past int64 (a fitting one was taken as a number above): PyTorch's error.
+        return Err(super::errors::value_error(
+            "Overflow when unpacking long long",
+        ));
+    }
     let seq = obj
         .cast::<PySequence>()
         .map_err(|_| Error::Runtime(format!("Could not infer dtype of {}", type_name(obj))))?;

@@ -64,7 +64,7 @@ macro_rules! unary_method {
             #[pyo3(signature = ($($p = $d0 $($d1)?),*))]
             fn $m(&self, py: Python<'_>, $($p: $pty),*) -> R {
                 let args = args_of(&[$(<$pty as Param>::to_arg($p)),*]);
-                wrap(py, unary_args(UnaryOp::$V, &self.t, args)?)
+                super::boundary::tensor(py, || unary_args(UnaryOp::$V, &self.t, args))
             }
         }
     };
@@ -112,7 +112,7 @@ macro_rules! binary_methods {
                 $(
                     fn $m(&self, py: Python<'_>, $arg: &Bound<'_, PyAny>) -> R {
                         let o = other_arg($arg, stringify!($m), stringify!($arg), $number)?;
-                        wrap(py, binary_math(BinaryMathOp::$V, &self.t, o)?)
+                        super::boundary::tensor(py, || binary_math(BinaryMathOp::$V, &self.t, o))
                     }
                 )*
                 $(

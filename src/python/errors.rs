@@ -8,6 +8,13 @@ use pyo3::exceptions::{
 };
 use pyo3::{PyErr, Python};
 
+pyo3::create_exception!(
+    gradrs,
+    OutOfMemoryError,
+    PyRuntimeError,
+    "A device allocation failed (PyTorch's `torch.OutOfMemoryError`, a RuntimeError)."
+);
+
 impl From<Error> for PyErr {
     fn from(e: Error) -> PyErr {
         match e {
@@ -16,6 +23,7 @@ impl From<Error> for PyErr {
             Error::Value(m) => PyValueError::new_err(m),
             Error::Index(m) => PyIndexError::new_err(m),
             Error::NotImplemented(m) => PyNotImplementedError::new_err(m),
+            Error::OutOfMemory(m) => OutOfMemoryError::new_err(m),
             Error::Attribute(m) => PyAttributeError::new_err(m),
             Error::Foreign(f) => match f.payload.downcast_ref::<PyErr>() {
                 Some(err) => Python::attach(|py| err.clone_ref(py)),

@@ -1,7 +1,7 @@
 //! Bindings of indexing (`x[key]`, `x[key] = v`, gather/scatter, masks) and shape ops.
 
 use super::convert::extract_scalar;
-use super::pointwise::{in_place_with, operand_arg};
+use super::pointwise::{in_place_checking, in_place_with, operand_arg, Overlap};
 use super::tensor::{sizes_arg, wrap, PyTensor};
 use crate::dtype::{DType, Scalar};
 use crate::ops::index::{self as ix, IndexStep};
@@ -200,15 +200,30 @@ fn value_operand(v: &Bound<'_, PyAny>) -> PyResult<Operand> {
     Ok(Operand::Tensor(t))
 }
 
-fn tensor_list(seq: &Bound<'_, PyAny>) -> PyResult<Vec<Tensor>> {
-    seq.try_iter()?
-        .map(|o| {
-            Ok(o?
-                .cast::<PyTensor>()
-                .map_err(|_| super::errors::type_error("expected a sequence of Tensors"))?
-                .borrow()
-                .t
-                .clone())
+/// The `tensors` argument of `cat` / `stack`: a sequence of tensors, PyTorch's TypeErrors
+/// otherwise (a tensor is not taken for the sequence of its rows).
+fn tensor_list(seq: &Bound<'_, PyAny>, op: &str) -> PyResult<Vec<Tensor>> {
+    let type_name =
+        |o: &Bound<'_, PyAny>| -> PyResult<String> { Ok(o.get_type().name()?.to_string()) };
+    let items = match seq.cast::<pyo3::types::PySequence>() {
+        Ok(s) if !seq.is_instance_of::<PyTensor>() => s,
+        _ => {
+            return Err(super::errors::type_error(format!(
+                "{op}(): argument 'tensors' (position 1) must be tuple of Tensors, not {}",
+                type_name(seq)?
+            )))
+        }
+    };
+    (0..items.len()?)
+        .map(|i| {
+            let o = items.get_item(i)?;
+            match o.cast::<PyTensor>() {
+                Ok(t) => Ok(t.borrow().t.clone()),
+                Err(_) => Err(super::errors::type_error(format!(
+                    "expected Tensor as element {i} in argument 0, but got {}",
+                    type_name(&o)?
+                ))),
+            }
         })
         .collect()
 }
@@ -234,6 +249,11 @@ impl PyTensor {
             let s = steps(key, &self.t)?;
             super::boundary::catch(|| ix::check_index_devices(&self.t, &s))?;
             let v = value_operand(value)?;
+            let d = self.t.dtype();
+            if let (Operand::Scalar(s), DType::I32 | DType::I64) = (&v, d) {
+                // A number no integer of the dtype holds (NaN, 2**40 into int32) is refused.
+                crate::dtype::check_fits(*s, d, crate::dtype::cpp_name(d))?;
+            }
             let vt = v.edge_tensor(self.t.dtype());
             if key.is_instance_of::<PyEllipsis>() {
                 // PyTorch: `x[...] = v` is `x.copy_(v)` (CopyBackwards).
@@ -250,6 +270,18 @@ impl PyTensor {
                     vt
                 };
                 return Ok(super::boundary::catch(|| inplace::copy_(&self.t, &vt))?);
+            }
+            if !s.iter().any(|st| matches!(st, IndexStep::Tensor(_))) {
+                // Basic indexing writes through a view as `copy_` (Note [Write overlap]);
+                // an index tensor's `index_put_` is not checked, as in PyTorch.
+                super::boundary::catch(|| {
+                    crate::ops::inplace::check_inplace_leaf(&self.t)?;
+                    let view = {
+                        let _g = crate::autograd::GradModeGuard::new(false);
+                        ix::getitem(&self.t.detach(), &s)?
+                    };
+                    inplace::check_write(&view, &[&vt])
+                })?;
             }
             if crate::autograd::is_grad_enabled() && (self.t.requires_grad() || vt.requires_grad())
             {
@@ -402,7 +434,7 @@ impl PyTensor {
     ) -> R {
         let a = alpha.and_then(extract_scalar).unwrap_or(Scalar::Int(1));
         let (i, s) = (index.t.clone(), source.t.clone());
-        in_place_with(slf, &[&s], |x| {
+        in_place_checking(slf, &[&s], Overlap::Internal, |x| {
             let args = [("self", Some(x)), ("index", Some(&i)), ("source", Some(&s))];
             check_args("index_add_", &args)?;
             ix::index_add(x, dim, &i, &s, a)
@@ -414,16 +446,9 @@ impl PyTensor {
         mask: PyRef<'_, PyTensor>,
         value: &Bound<'_, PyAny>,
     ) -> R {
-        wrap(
-            py,
-            super::boundary::held(|| {
-                Ok(ix::masked_fill(
-                    &self.t,
-                    &mask.t,
-                    operand_arg(value, "masked_fill", "value")?,
-                )?)
-            })?,
-        )
+        let v = operand_arg(value, "masked_fill", "value")?;
+        let m = mask.t.clone();
+        super::boundary::tensor(py, || ix::masked_fill(&self.t, &m, v))
     }
     fn masked_fill_(
         slf: &Bound<'_, Self>,
@@ -432,7 +457,9 @@ impl PyTensor {
     ) -> R {
         let (m, v) = (mask.t.clone(), operand_arg(value, "masked_fill_", "value")?);
         let vt = v.edge_tensor(DType::F32);
-        in_place_with(slf, &[&vt], |x| ix::masked_fill(x, &m, v))
+        in_place_checking(slf, &[&vt], Overlap::Unchecked, |x| {
+            ix::masked_fill(x, &m, v)
+        })
     }
     fn masked_select(&self, py: Python<'_>, mask: PyRef<'_, PyTensor>) -> R {
         let mask_t = mask.t.clone();
@@ -454,7 +481,7 @@ impl PyTensor {
                 .collect::<crate::Result<Vec<_>>>()?;
             return tuple_of(py, cols);
         }
-        wrap(py, super::boundary::held(|| Ok(ix::nonzero(&self.t)))?)
+        super::boundary::tensor(py, || Ok(ix::nonzero(&self.t)))
     }
     #[pyo3(signature = (indices, dim=None))]
     fn take_along_dim(&self, py: Python<'_>, indices: PyRef<'_, PyTensor>, dim: Option<i64>) -> R {
@@ -463,16 +490,14 @@ impl PyTensor {
     }
     #[pyo3(signature = (*dims))]
     fn flip(&self, py: Python<'_>, dims: &Bound<'_, PyTuple>) -> R {
-        wrap(
-            py,
-            super::boundary::held(|| Ok(shape::flip(&self.t, &sizes_arg(dims)?)?))?,
-        )
+        let dims = sizes_arg(dims)?;
+        super::boundary::tensor(py, || shape::flip(&self.t, &dims))
     }
     fn fliplr(&self, py: Python<'_>) -> R {
-        super::boundary::cheap(py, || shape::flip(&self.t, &[1]))
+        super::boundary::tensor(py, || shape::flip(&self.t, &[1]))
     }
     fn flipud(&self, py: Python<'_>) -> R {
-        super::boundary::cheap(py, || shape::flip(&self.t, &[0]))
+        super::boundary::tensor(py, || shape::flip(&self.t, &[0]))
     }
     #[pyo3(signature = (shifts, dims=None))]
     fn roll(
@@ -483,30 +508,32 @@ impl PyTensor {
     ) -> R {
         let s = super::tensor::dims_arg(Some(shifts))?.unwrap_or_default();
         let d = super::tensor::dims_arg(dims)?.unwrap_or_default();
-        super::boundary::cheap(py, || shape::roll(&self.t, &s, &d))
+        super::boundary::tensor(py, || shape::roll(&self.t, &s, &d))
     }
     #[pyo3(signature = (*sizes))]
     fn repeat(&self, py: Python<'_>, sizes: &Bound<'_, PyTuple>) -> R {
-        wrap(
-            py,
-            super::boundary::held(|| Ok(shape::repeat(&self.t, &sizes_arg(sizes)?)?))?,
-        )
+        let sizes = sizes_arg(sizes)?;
+        super::boundary::tensor(py, || shape::repeat(&self.t, &sizes))
     }
     #[pyo3(signature = (diagonal=0))]
     fn tril(&self, py: Python<'_>, diagonal: i64) -> R {
-        super::boundary::cheap(py, || shape::tri(&self.t, diagonal, true))
+        super::boundary::tensor(py, || shape::tri(&self.t, diagonal, true))
     }
     #[pyo3(signature = (diagonal=0))]
     fn triu(&self, py: Python<'_>, diagonal: i64) -> R {
-        super::boundary::cheap(py, || shape::tri(&self.t, diagonal, false))
+        super::boundary::tensor(py, || shape::tri(&self.t, diagonal, false))
     }
     #[pyo3(signature = (diagonal=0))]
     fn tril_(slf: &Bound<'_, Self>, diagonal: i64) -> R {
-        in_place_with(slf, &[], |x| shape::tri(x, diagonal, true))
+        in_place_checking(slf, &[], Overlap::Unchecked, |x| {
+            shape::tri(x, diagonal, true)
+        })
     }
     #[pyo3(signature = (diagonal=0))]
     fn triu_(slf: &Bound<'_, Self>, diagonal: i64) -> R {
-        in_place_with(slf, &[], |x| shape::tri(x, diagonal, false))
+        in_place_checking(slf, &[], Overlap::Unchecked, |x| {
+            shape::tri(x, diagonal, false)
+        })
     }
     fn unflatten(&self, py: Python<'_>, dim: i64, sizes: Vec<i64>) -> R {
         let shape = self.t.shape();
@@ -528,18 +555,14 @@ impl PyTensor {
 #[pyfunction]
 #[pyo3(signature = (tensors, dim=0))]
 pub fn cat(py: Python<'_>, tensors: &Bound<'_, PyAny>, dim: i64) -> R {
-    wrap(
-        py,
-        super::boundary::held(|| Ok(shape::cat(&tensor_list(tensors)?, dim)?))?,
-    )
+    let ts = tensor_list(tensors, "cat")?;
+    super::boundary::tensor(py, || shape::cat(&ts, dim))
 }
 #[pyfunction]
 #[pyo3(signature = (tensors, dim=0))]
 pub fn stack(py: Python<'_>, tensors: &Bound<'_, PyAny>, dim: i64) -> R {
-    wrap(
-        py,
-        super::boundary::held(|| Ok(shape::stack(&tensor_list(tensors)?, dim)?))?,
-    )
+    let ts = tensor_list(tensors, "stack")?;
+    super::boundary::tensor(py, || shape::stack(&ts, dim))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

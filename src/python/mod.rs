@@ -95,18 +95,17 @@ fn as_tensor(
     let dev = check_device(device)?;
     let dtype = extract_dtype(dtype)?;
     if let Ok(t) = data.cast::<PyTensor>() {
-        let t = &t.borrow().t;
-        let t = match dtype {
-            Some(d) => boundary::catch(|| creation::to_dtype(t, d))?,
-            None => t.clone(),
-        };
-        return wrap(
-            py,
-            match dev {
-                Some(d) => boundary::catch(|| creation::to_device(&t, d))?,
+        let t = t.borrow().t.clone();
+        return boundary::tensor(py, || {
+            let t = match dtype {
+                Some(d) => creation::to_dtype(&t, d)?,
                 None => t,
-            },
-        );
+            };
+            match dev {
+                Some(d) => creation::to_device(&t, d),
+                None => Ok(t),
+            }
+        });
     }
     let t = boundary::held(|| convert::tensor_from_data(data, dtype))?;
     finish(py, t, dev, false)
@@ -148,7 +147,13 @@ fn full(
     requires_grad: bool,
 ) -> R {
     let dev = check_device(device)?;
-    let shape = to_shape(&size.extract::<Vec<i64>>()?)?;
+    let sizes = if size.is_instance_of::<PyTuple>() || size.is_instance_of::<pyo3::types::PyList>()
+    {
+        sizes_arg(&PyTuple::new(py, [size])?)?
+    } else {
+        size.extract::<Vec<i64>>()?
+    };
+    let shape = to_shape(&sizes)?;
     let v = extract_scalar(fill_value)
         .ok_or_else(|| errors::type_error("full(): argument 'fill_value' must be Number"))?;
     let d = extract_dtype(dtype)?.unwrap_or(match v {
@@ -320,16 +325,8 @@ fn where_(
             .map(crate::ops::Operand::Scalar)
             .ok_or_else(|| errors::type_error("where(): expected a Tensor or a number"))
     };
-    wrap(
-        py,
-        boundary::held(|| {
-            Ok(crate::ops::where_::where_(
-                &condition.t,
-                op(input)?,
-                op(other)?,
-            )?)
-        })?,
-    )
+    let (a, b, c) = (condition.t.clone(), op(input)?, op(other)?);
+    boundary::tensor(py, || crate::ops::where_::where_(&a, b, c))
 }
 
 /// `equal(input, other)`: the same size and the same values.
@@ -445,6 +442,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyDevice>()?;
     m.add_class::<autograd::PyNode>()?;
     let py = m.py();
+    m.add(
+        "OutOfMemoryError",
+        py.get_type::<errors::OutOfMemoryError>(),
+    )?;
     for d in DType::ALL {
         m.add(d.name(), dtype::dtype_object(py, d))?;
     }

@@ -1,6 +1,6 @@
 //! Bindings of the neural-network kernels (`ops::nn`) that `gradrs.nn.functional` builds on.
 
-use super::tensor::{wrap, PyTensor};
+use super::tensor::PyTensor;
 use crate::ops::nn::{self, Window};
 use pyo3::prelude::*;
 
@@ -55,12 +55,10 @@ pub fn nll_loss(
         ("weight", w.as_ref()),
     ];
     crate::tensor::device::check_args(method, &args)?;
-    wrap(
-        py,
-        super::boundary::catch(|| {
-            nn::nll_loss(&input.t, &target.t, w.as_ref(), ignore_index, reduction)
-        })?,
-    )
+    let (x, t) = (input.t.clone(), target.t.clone());
+    super::boundary::tensor(py, || {
+        nn::nll_loss(&x, &t, w.as_ref(), ignore_index, reduction)
+    })
 }
 
 /// im2col of `[N, C, H, W]` into `[N, C*kh*kw, L]`.
@@ -74,16 +72,10 @@ pub fn im2col(
     dilation: (usize, usize),
     pad_value: f64,
 ) -> R {
-    wrap(
-        py,
-        super::boundary::catch(|| {
-            nn::unfold(
-                &input.t,
-                window(kernel, stride, padding, dilation),
-                pad_value,
-            )
-        })?,
-    )
+    let x = input.t.clone();
+    super::boundary::tensor(py, || {
+        nn::unfold(&x, window(kernel, stride, padding, dilation), pad_value)
+    })
 }
 
 /// col2im: `[N, C*kh*kw, L]` summed back into `[N, C, H, W]`.
@@ -99,17 +91,15 @@ pub fn col2im(
     padding: (usize, usize),
     dilation: (usize, usize),
 ) -> R {
-    wrap(
-        py,
-        super::boundary::catch(|| {
-            nn::fold(
-                &input.t,
-                [output_size.0, output_size.1],
-                channels,
-                window(kernel, stride, padding, dilation),
-            )
-        })?,
-    )
+    let x = input.t.clone();
+    super::boundary::tensor(py, || {
+        nn::fold(
+            &x,
+            [output_size.0, output_size.1],
+            channels,
+            window(kernel, stride, padding, dilation),
+        )
+    })
 }
 
 /// Convolution of a batched `[N, C, H, W]` (or `[N, C, L]`) input: one ConvolutionBackward0.
@@ -132,8 +122,8 @@ pub fn convolution(
         dilation,
         groups,
     };
-    let out = super::boundary::catch(|| nn::convolution(&input.t, &weight.t, b.as_ref(), &args))?;
-    wrap(py, out)
+    let (x, w) = (input.t.clone(), weight.t.clone());
+    super::boundary::tensor(py, || nn::convolution(&x, &w, b.as_ref(), &args))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -54,7 +54,7 @@ fn _fused_adam_(
         decoupled: decoupled_weight_decay,
     };
     let [p, g, m, v, x, s] = &lists;
-    py.detach(|| optim::adam_(p, g, m, v, x, s, &o))?;
+    super::boundary::run(py, || optim::adam_(p, g, m, v, x, s, &o))?;
     Ok(())
 }
 
@@ -90,7 +90,7 @@ fn _fused_sgd_(
         nesterov,
         maximize,
     };
-    let out = py.detach(|| optim::sgd_(&p, &g, &bufs, &o))?;
+    let out = super::boundary::run(py, || optim::sgd_(&p, &g, &bufs, &o))?;
     out.into_iter()
         .map(|b| b.map(|b| wrap(py, b)).transpose())
         .collect()

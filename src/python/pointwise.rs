@@ -27,6 +27,24 @@ pub fn operand_arg(obj: &Bound<'_, PyAny>, op: &str, arg: &str) -> PyResult<Oper
     })
 }
 
+/// `round`'s `decimals=`: left out (RoundBackward0) or an int (RoundBackward1); an explicit
+/// None is PyTorch's parser error, as for any int argument without a None default.
+fn decimals_arg(py: Python<'_>, decimals: NumberArg, op: &str) -> PyResult<Option<i64>> {
+    match decimals {
+        NumberArg::Absent => Ok(None),
+        NumberArg::Given(o) => {
+            let o = o.bind(py);
+            match o.extract::<i64>() {
+                Ok(d) if !o.is_instance_of::<pyo3::types::PyFloat>() => Ok(Some(d)),
+                _ => Err(super::errors::type_error(format!(
+                    "{op}(): argument 'decimals' must be int, not {}",
+                    o.get_type().name()?
+                ))),
+            }
+        }
+    }
+}
+
 pub(crate) fn scalar_arg(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Scalar>> {
     match obj {
         None => Ok(None),
@@ -51,8 +69,39 @@ pub(crate) fn in_place_with(
     others: &[&Tensor],
     op: impl FnOnce(&Tensor) -> crate::Result<Tensor>,
 ) -> R {
+    in_place_checking(slf, others, Overlap::Both, op)
+}
+
+/// Which of Note [Write overlap]'s checks an in-place op makes, as its PyTorch kernel does.
+#[derive(Clone, Copy, PartialEq)]
+pub(crate) enum Overlap {
+    /// The target's own overlap and its partial overlap with the other operands.
+    Both,
+    /// Only the target's own (`index_add_`).
+    Internal,
+    /// None: the kernel writes through it (`masked_fill_`, `tril_`).
+    Unchecked,
+}
+
+/// `in_place_with`, with the overlap checks `overlap` names, made after autograd's.
+pub(crate) fn in_place_checking(
+    slf: &Bound<'_, PyTensor>,
+    others: &[&Tensor],
+    overlap: Overlap,
+    op: impl FnOnce(&Tensor) -> crate::Result<Tensor>,
+) -> R {
     let others_need_grad = others.iter().any(|t| t.requires_grad());
-    super::boundary::catch(|| inplace::apply_(&slf.borrow().t, others_need_grad, op))?;
+    let dst = slf.borrow().t.clone();
+    super::boundary::catch(|| {
+        inplace::apply_(&dst, others_need_grad, |x| {
+            match overlap {
+                Overlap::Both => inplace::check_write(&dst, others)?,
+                Overlap::Internal => inplace::check_write(&dst, &[])?,
+                Overlap::Unchecked => {}
+            }
+            op(x)
+        })
+    })?;
     Ok(slf.clone().into_any().unbind())
 }
 
@@ -115,30 +164,34 @@ impl ClampBounds {
 }
 
 fn clamp_any(
+    py: Python<'_>,
     x: &Tensor,
     min: Option<&Bound<'_, PyAny>>,
     max: Option<&Bound<'_, PyAny>>,
     kind: ClampKind,
-) -> PyResult<Tensor> {
-    Ok(ClampBounds::parse(x.dtype(), min, max)?.apply(x, kind)?)
+) -> R {
+    let bounds = ClampBounds::parse(x.dtype(), min, max)?;
+    super::boundary::tensor(py, || bounds.apply(x, kind))
 }
 
 #[pymethods]
 impl PyTensor {
     /// `x.square()`: `pow(x, 2)` as PyTorch computes it (PowBackward0), so not declared.
     fn square(&self, py: Python<'_>) -> R {
-        wrap(py, pw::square(&self.t)?)
+        super::boundary::tensor(py, || pw::square(&self.t))
     }
     fn square_(slf: &Bound<'_, Self>) -> R {
         in_place(slf, pw::square)
     }
     /// `decimals` given (even 0) selects PyTorch's decimals overload (RoundBackward1).
-    #[pyo3(signature = (*, decimals=None))]
-    fn round(&self, py: Python<'_>, decimals: Option<i64>) -> R {
+    #[pyo3(signature = (*, decimals=NumberArg::Absent), text_signature = "($self, *, decimals=0)")]
+    fn round(&self, py: Python<'_>, decimals: NumberArg) -> R {
+        let decimals = decimals_arg(py, decimals, "round")?;
         super::boundary::tensor(py, || pw::round(&self.t, decimals))
     }
-    #[pyo3(signature = (*, decimals=None))]
-    fn round_(slf: &Bound<'_, Self>, decimals: Option<i64>) -> R {
+    #[pyo3(signature = (*, decimals=NumberArg::Absent), text_signature = "($self, *, decimals=0)")]
+    fn round_(slf: &Bound<'_, Self>, decimals: NumberArg) -> R {
+        let decimals = decimals_arg(slf.py(), decimals, "round_")?;
         in_place(slf, |x| pw::round(x, decimals))
     }
     #[pyo3(signature = (min=None, max=None))]
@@ -148,10 +201,7 @@ impl PyTensor {
         min: Option<&Bound<'_, PyAny>>,
         max: Option<&Bound<'_, PyAny>>,
     ) -> R {
-        wrap(
-            py,
-            super::boundary::held(|| clamp_any(&self.t, min, max, ClampKind::Clamp))?,
-        )
+        clamp_any(py, &self.t, min, max, ClampKind::Clamp)
     }
     #[pyo3(signature = (min=None, max=None))]
     fn clip(
@@ -160,10 +210,7 @@ impl PyTensor {
         min: Option<&Bound<'_, PyAny>>,
         max: Option<&Bound<'_, PyAny>>,
     ) -> R {
-        wrap(
-            py,
-            super::boundary::held(|| clamp_any(&self.t, min, max, ClampKind::Clamp))?,
-        )
+        clamp_any(py, &self.t, min, max, ClampKind::Clamp)
     }
     #[pyo3(signature = (min=None, max=None))]
     fn clamp_(
@@ -195,16 +242,10 @@ impl PyTensor {
         Self::clamp_(slf, min, max)
     }
     fn clamp_min(&self, py: Python<'_>, min: &Bound<'_, PyAny>) -> R {
-        wrap(
-            py,
-            super::boundary::held(|| clamp_any(&self.t, Some(min), None, ClampKind::Min))?,
-        )
+        clamp_any(py, &self.t, Some(min), None, ClampKind::Min)
     }
     fn clamp_max(&self, py: Python<'_>, max: &Bound<'_, PyAny>) -> R {
-        wrap(
-            py,
-            super::boundary::held(|| clamp_any(&self.t, None, Some(max), ClampKind::Max))?,
-        )
+        clamp_any(py, &self.t, None, Some(max), ClampKind::Max)
     }
     fn clamp_min_(slf: &Bound<'_, Self>, min: &Bound<'_, PyAny>) -> R {
         let bounds = ClampBounds::parse(slf.borrow().t.dtype(), Some(min), None)?;
@@ -243,15 +284,11 @@ impl PyTensor {
     }
     fn fmax(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         let o = tensor_arg(other, "fmax", "other", 1)?;
-        super::boundary::tensor(py, || compare::maximum(&self.t, &o))
+        super::boundary::tensor(py, || compare::fextremum(&self.t, &o, true))
     }
     fn fmod(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
-        wrap(
-            py,
-            super::boundary::held(|| {
-                Ok(divmod::fmod(&self.t, operand_arg(other, "fmod", "other")?)?)
-            })?,
-        )
+        let o = operand_arg(other, "fmod", "other")?;
+        super::boundary::tensor(py, || divmod::fmod(&self.t, o))
     }
     fn fmod_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> R {
         let o = operand_arg(other, "fmod_", "other")?;
@@ -259,15 +296,8 @@ impl PyTensor {
         in_place_with(slf, &[&ot], |x| divmod::fmod(x, o))
     }
     fn remainder(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
-        wrap(
-            py,
-            super::boundary::held(|| {
-                Ok(divmod::remainder(
-                    &self.t,
-                    operand_arg(other, "remainder", "other")?,
-                )?)
-            })?,
-        )
+        let o = operand_arg(other, "remainder", "other")?;
+        super::boundary::tensor(py, || divmod::remainder(&self.t, o))
     }
     fn remainder_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> R {
         let o = operand_arg(other, "remainder_", "other")?;
@@ -276,19 +306,13 @@ impl PyTensor {
     }
     fn __mod__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         match operand_arg(other, "remainder", "other") {
-            Ok(o) => wrap(
-                py,
-                super::boundary::catch(|| divmod::remainder(&self.t, o))?,
-            ),
+            Ok(o) => super::boundary::tensor(py, || divmod::remainder(&self.t, o)),
             Err(_) => Ok(py.NotImplemented()),
         }
     }
     fn __rmod__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         match extract_scalar(other) {
-            Some(s) => wrap(
-                py,
-                super::boundary::catch(|| divmod::rremainder(s, &self.t))?,
-            ),
+            Some(s) => super::boundary::tensor(py, || divmod::rremainder(s, &self.t)),
             None => Ok(py.NotImplemented()),
         }
     }
@@ -306,23 +330,17 @@ impl PyTensor {
     }
     fn __floordiv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         match operand_arg(other, "floor_divide", "other") {
-            Ok(o) => wrap(
-                py,
-                super::boundary::catch(|| {
-                    divmod::floor_divide(&Operand::Tensor(self.t.clone()), &o)
-                })?,
-            ),
+            Ok(o) => super::boundary::tensor(py, || {
+                divmod::floor_divide(&Operand::Tensor(self.t.clone()), &o)
+            }),
             Err(_) => Ok(py.NotImplemented()),
         }
     }
     fn __rfloordiv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         match extract_scalar(other) {
-            Some(s) => wrap(
-                py,
-                super::boundary::catch(|| {
-                    divmod::floor_divide(&Operand::Scalar(s), &Operand::Tensor(self.t.clone()))
-                })?,
-            ),
+            Some(s) => super::boundary::tensor(py, || {
+                divmod::floor_divide(&Operand::Scalar(s), &Operand::Tensor(self.t.clone()))
+            }),
             None => Ok(py.NotImplemented()),
         }
     }
@@ -345,24 +363,14 @@ impl PyTensor {
     #[pyo3(name = "where")]
     fn where_(&self, py: Python<'_>, condition: PyRef<'_, PyTensor>, y: &Bound<'_, PyAny>) -> R {
         let y = operand_arg(y, "where", "other")?;
-        wrap(
-            py,
-            super::boundary::catch(|| {
-                crate::ops::where_::where_(&condition.t, Operand::Tensor(self.t.clone()), y)
-            })?,
-        )
+        let c = condition.t.clone();
+        super::boundary::tensor(py, || {
+            crate::ops::where_::where_(&c, Operand::Tensor(self.t.clone()), y)
+        })
     }
     fn lerp(&self, py: Python<'_>, end: PyRef<'_, PyTensor>, weight: &Bound<'_, PyAny>) -> R {
-        wrap(
-            py,
-            super::boundary::held(|| {
-                Ok(pw::lerp(
-                    &self.t,
-                    &end.t,
-                    operand_arg(weight, "lerp", "weight")?,
-                )?)
-            })?,
-        )
+        let (e, w) = (end.t.clone(), operand_arg(weight, "lerp", "weight")?);
+        super::boundary::tensor(py, || pw::lerp(&self.t, &e, w))
     }
     fn lerp_(slf: &Bound<'_, Self>, end: PyRef<'_, PyTensor>, weight: &Bound<'_, PyAny>) -> R {
         let (e, w) = (end.t.clone(), operand_arg(weight, "lerp_", "weight")?);
@@ -437,14 +445,20 @@ fn act(
     py: Python<'_>,
     input: &PyTensor,
     inplace: bool,
-    op: impl FnOnce(&Tensor) -> crate::Result<Tensor>,
+    op: impl FnOnce(&Tensor) -> crate::Result<Tensor> + Send,
 ) -> R {
     if inplace {
-        super::boundary::catch(|| inplace::apply_(&input.t, false, op))?;
+        let dst = &input.t;
+        super::boundary::catch(|| {
+            inplace::apply_(dst, false, |x| {
+                inplace::check_write(dst, &[])?;
+                op(x)
+            })
+        })?;
         return wrap(py, input.t.clone());
     }
     let input_t = input.t.clone();
-    wrap(py, super::boundary::held(|| Ok(op(&input_t)?))?)
+    super::boundary::tensor(py, || op(&input_t))
 }
 
 #[pyfunction]
@@ -520,7 +534,7 @@ macro_rules! bitwise_methods {
             $(
                 fn $name(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
                     match operand_arg(other, $op, "other") {
-                        Ok(o) => wrap(py, super::boundary::catch(|| logical::bitwise(&self.t, o, $op))?),
+                        Ok(o) => super::boundary::tensor(py, || logical::bitwise(&self.t, o, $op)),
                         Err(_) => Ok(py.NotImplemented()),
                     }
                 }
@@ -528,7 +542,8 @@ macro_rules! bitwise_methods {
                     self.$name(py, other)
                 }
                 fn $method(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
-                    wrap(py, super::boundary::held(|| Ok(logical::bitwise(&self.t, operand_arg(other, $op, "other")?, $op)?))?)
+                    let o = operand_arg(other, $op, "other")?;
+                    super::boundary::tensor(py, || logical::bitwise(&self.t, o, $op))
                 }
             )*
         }

@@ -2,6 +2,7 @@
 //! RNG state, the sampling functions (`rand`, `randn`, `randint`, `randperm`, `normal`,
 //! `bernoulli`, `multinomial`, `poisson`, the `_like` forms) and the in-place `Tensor` fills.
 
+use super::convert::NumberArg;
 use super::dtype::{check_device, extract_dtype, PyDevice};
 use super::tensor::{to_shape, wrap, PyTensor};
 use super::{finish, like_dtype, shape_of, R};
@@ -289,7 +290,7 @@ fn randint(
     let d = extract_dtype(dtype)?.unwrap_or(DType::I64);
     finish(
         py,
-        super::boundary::catch(|| random::randint_gen(low, high, &shape, d, Some(&g)))?,
+        super::boundary::run(py, || random::randint_gen(low, high, &shape, d, Some(&g)))?,
         dev,
         requires_grad,
     )
@@ -319,8 +320,8 @@ fn randint_like(
     let dev = check_device(device)?.unwrap_or(input.t.device());
     let g = generator_arg("randint_like", generator, dev)?;
     let d = like_dtype(&input.t, dtype)?;
-    let t =
-        super::boundary::catch(|| random::randint_gen(low, high, &input.t.shape(), d, Some(&g)))?;
+    let shape = input.t.shape();
+    let t = super::boundary::run(py, || random::randint_gen(low, high, &shape, d, Some(&g)))?;
     finish(py, t, Some(dev), requires_grad)
 }
 
@@ -344,7 +345,7 @@ fn randperm(
     let d = extract_dtype(dtype)?.unwrap_or(DType::I64);
     finish(
         py,
-        super::boundary::catch(|| random::randperm(n, d, Some(&g)))?,
+        super::boundary::run(py, || random::randperm(n, d, Some(&g)))?,
         dev,
         requires_grad,
     )
@@ -359,25 +360,24 @@ fn bernoulli(
     p: Option<f64>,
     generator: Option<&Bound<'_, PyAny>>,
 ) -> R {
-    let input_t = input.t.clone();
-    wrap(
-        py,
-        super::boundary::held(|| bernoulli_of(&input_t, p, generator))?,
-    )
+    bernoulli_of(py, &input.t, p, generator)
 }
 
 fn bernoulli_of(
+    py: Python<'_>,
     x: &Tensor,
     p: Option<f64>,
     generator: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Tensor> {
+) -> R {
     let g = generator_arg("bernoulli", generator, x.device())?;
-    Ok(match p {
-        None => super::boundary::catch(|| random::bernoulli(x, Some(&g)))?,
+    let x = x.clone();
+    // The output is new, so its fill is no in-place write another thread could see.
+    super::boundary::tensor(py, || match p {
+        None => random::bernoulli(&x, Some(&g)),
         Some(p) => {
             let out = Tensor::zeros_on(&x.shape(), x.dtype(), x.device());
-            super::boundary::catch(|| random::bernoulli_scalar_(&out, p, Some(&g)))?;
-            out
+            random::bernoulli_scalar_(&out, p, Some(&g))?;
+            Ok(out)
         }
     })
 }
@@ -392,12 +392,10 @@ fn multinomial(
     generator: Option<&Bound<'_, PyAny>>,
 ) -> R {
     let g = generator_arg("multinomial", generator, input.t.device())?;
-    wrap(
-        py,
-        super::boundary::catch(|| {
-            random::multinomial(&input.t, num_samples, replacement, Some(&g))
-        })?,
-    )
+    let x = input.t.clone();
+    super::boundary::tensor(py, || {
+        random::multinomial(&x, num_samples, replacement, Some(&g))
+    })
 }
 
 #[pyfunction]
@@ -446,14 +444,17 @@ fn normal(
         let dev = check_device(device)?;
         let g = generator_arg("normal", generator, dev.unwrap_or(Device::Cpu))?;
         let d = extract_dtype(dtype)?.unwrap_or_else(default_float);
-        let t = Tensor::zeros(&shape, d);
-        super::boundary::catch(|| random::normal_(&t, m, s, Some(&g)))?;
+        let t = super::boundary::run(py, || {
+            let t = Tensor::zeros(&shape, d);
+            random::normal_(&t, m, s, Some(&g))?;
+            Ok(t)
+        })?;
         return finish(py, t, dev, requires_grad);
     }
     let out = match (mt, st) {
         (Some(m), Some(s)) => {
             let g = generator_arg("normal", generator, m.device())?;
-            super::boundary::catch(|| {
+            super::boundary::run(py, || {
                 random::normal_tensors(Some(&m), Some(&s), 0.0, 0.0, Some(&g))
             })?
         }
@@ -463,12 +464,16 @@ fn normal(
                 Some(o) => number(o).ok_or_else(bad)?,
             };
             let g = generator_arg("normal", generator, m.device())?;
-            super::boundary::catch(|| random::normal_tensors(Some(&m), None, 0.0, s, Some(&g)))?
+            super::boundary::run(py, || {
+                random::normal_tensors(Some(&m), None, 0.0, s, Some(&g))
+            })?
         }
         (None, Some(s)) => {
             let m = number(mean).ok_or_else(bad)?;
             let g = generator_arg("normal", generator, s.device())?;
-            super::boundary::catch(|| random::normal_tensors(None, Some(&s), m, 0.0, Some(&g)))?
+            super::boundary::run(py, || {
+                random::normal_tensors(None, Some(&s), m, 0.0, Some(&g))
+            })?
         }
         (None, None) => return Err(bad()),
     };
@@ -511,12 +516,26 @@ impl PyTensor {
         Ok(this(slf))
     }
     /// `bernoulli_(p=0.5)`: p a number or a tensor of probabilities.
-    #[pyo3(signature = (p=None, *, generator=None))]
+    #[pyo3(
+        signature = (p=NumberArg::Absent, *, generator=None),
+        text_signature = "($self, p=0.5, *, generator=None)"
+    )]
     fn bernoulli_(
         slf: &Bound<'_, Self>,
-        p: Option<&Bound<'_, PyAny>>,
+        p: NumberArg,
         generator: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
+        let p = match &p {
+            NumberArg::Absent => None,
+            NumberArg::Given(o) if o.is_none(py) => {
+                // Neither overload takes None (PyTorch's parser error).
+                return Err(super::errors::type_error(
+                    "bernoulli_() received an invalid combination of arguments - got (NoneType), but expected one of:\n * (Tensor p, *, gradrs.Generator generator = None)\n * (float p = 0.5, *, gradrs.Generator generator = None)\n",
+                ));
+            }
+            NumberArg::Given(o) => Some(o.bind(py)),
+        };
         let t = slf.borrow().t.clone();
         let g = gen_for(&t, "bernoulli_", generator)?;
         match p {
@@ -543,10 +562,7 @@ impl PyTensor {
     /// `x.bernoulli()` (x holds the probabilities) or `x.bernoulli(p)`.
     #[pyo3(signature = (p=None, *, generator=None))]
     fn bernoulli(&self, py: Python<'_>, p: Option<f64>, generator: Option<&Bound<'_, PyAny>>) -> R {
-        wrap(
-            py,
-            super::boundary::held(|| bernoulli_of(&self.t, p, generator))?,
-        )
+        bernoulli_of(py, &self.t, p, generator)
     }
     /// `random_()`, `random_(to)`, `random_(from, to)` (`to` may be None).
     #[pyo3(signature = (*args, generator=None, **kwargs))]

@@ -21,23 +21,20 @@ fn extreme(
 ) -> R {
     let name = if max { "max" } else { "min" };
     match dim {
-        None => wrap(
-            py,
-            super::boundary::catch(|| reduce::extreme_all(&t.t, max))?,
-        ),
+        None => super::boundary::tensor(py, || reduce::extreme_all(&t.t, max)),
         Some(d) => {
             if let Ok(other) = d.cast::<PyTensor>() {
                 let o = other.borrow().t.clone();
-                return wrap(
-                    py,
+                return super::boundary::tensor(py, || {
                     if max {
-                        super::boundary::catch(|| crate::ops::compare::maximum(&t.t, &o))?
+                        crate::ops::compare::maximum(&t.t, &o)
                     } else {
-                        super::boundary::catch(|| crate::ops::compare::minimum(&t.t, &o))?
-                    },
-                );
+                        crate::ops::compare::minimum(&t.t, &o)
+                    }
+                });
             }
-            let (v, i) = reduce::extreme_dim(&t.t, d.extract()?, keepdim, max)?;
+            let d: i64 = d.extract()?;
+            let (v, i) = super::boundary::run(py, || reduce::extreme_dim(&t.t, d, keepdim, max))?;
             values_indices(py, name, v, i)
         }
     }
@@ -107,8 +104,7 @@ impl PyTensor {
         keepdim: bool,
         dtype: Option<&Bound<'_, PyAny>>,
     ) -> R {
-        let out = self.accumulate_as(dtype, |x| reduce::prod(x, dim, keepdim))?;
-        wrap(py, out)
+        self.accumulate_as(py, dtype, |x| reduce::prod(x, dim, keepdim))
     }
     #[pyo3(signature = (dim=None, unbiased=None, keepdim=false, *, correction=None))]
     fn var(
@@ -120,18 +116,10 @@ impl PyTensor {
         correction: Option<f64>,
     ) -> R {
         let dims = var_dims(dim, &mut unbiased)?;
-        wrap(
-            py,
-            super::boundary::held(|| {
-                Ok(reduce::var(
-                    &self.t,
-                    dims.as_deref(),
-                    correction_arg("var", unbiased, correction)?,
-                    keepdim,
-                    false,
-                )?)
-            })?,
-        )
+        let c = correction_arg("var", unbiased, correction)?;
+        super::boundary::tensor(py, || {
+            reduce::var(&self.t, dims.as_deref(), c, keepdim, false)
+        })
     }
     #[pyo3(signature = (dim=None, unbiased=None, keepdim=false, *, correction=None))]
     fn std(
@@ -143,18 +131,10 @@ impl PyTensor {
         correction: Option<f64>,
     ) -> R {
         let dims = var_dims(dim, &mut unbiased)?;
-        wrap(
-            py,
-            super::boundary::held(|| {
-                Ok(reduce::var(
-                    &self.t,
-                    dims.as_deref(),
-                    correction_arg("std", unbiased, correction)?,
-                    keepdim,
-                    true,
-                )?)
-            })?,
-        )
+        let c = correction_arg("std", unbiased, correction)?;
+        super::boundary::tensor(py, || {
+            reduce::var(&self.t, dims.as_deref(), c, keepdim, true)
+        })
     }
     #[pyo3(signature = (p=None, dim=None, keepdim=false, dtype=None))]
     fn norm(
@@ -189,17 +169,11 @@ impl PyTensor {
     }
     #[pyo3(signature = (dim, *, dtype=None))]
     fn cumsum(&self, py: Python<'_>, dim: i64, dtype: Option<&Bound<'_, PyAny>>) -> R {
-        wrap(
-            py,
-            super::boundary::held(|| self.accumulate_as(dtype, |x| reduce::cumsum(x, dim)))?,
-        )
+        self.accumulate_as(py, dtype, |x| reduce::cumsum(x, dim))
     }
     #[pyo3(signature = (dim, *, dtype=None))]
     fn cumprod(&self, py: Python<'_>, dim: i64, dtype: Option<&Bound<'_, PyAny>>) -> R {
-        wrap(
-            py,
-            super::boundary::held(|| self.accumulate_as(dtype, |x| reduce::cumprod(x, dim)))?,
-        )
+        self.accumulate_as(py, dtype, |x| reduce::cumprod(x, dim))
     }
     /// `stable` is accepted for PyTorch's signature: every sort here is stable.
     #[pyo3(
@@ -208,7 +182,7 @@ impl PyTensor {
     )]
     fn sort(&self, py: Python<'_>, dim: i64, descending: bool, stable: Option<bool>) -> R {
         let _ = stable;
-        let (v, i) = super::boundary::catch(|| sort::sort(&self.t, dim, descending))?;
+        let (v, i) = super::boundary::run(py, || sort::sort(&self.t, dim, descending))?;
         values_indices(py, "sort", v, i)
     }
     #[pyo3(
@@ -229,7 +203,7 @@ impl PyTensor {
     )]
     fn topk(&self, py: Python<'_>, k: i64, dim: i64, largest: bool, sorted: bool) -> R {
         let _ = sorted;
-        let (v, i) = super::boundary::catch(|| sort::topk(&self.t, k, dim, largest))?;
+        let (v, i) = super::boundary::run(py, || sort::topk(&self.t, k, dim, largest))?;
         values_indices(py, "topk", v, i)
     }
     #[pyo3(
@@ -237,15 +211,15 @@ impl PyTensor {
         text_signature = "($self, k, dim=-1, keepdim=False)"
     )]
     fn kthvalue(&self, py: Python<'_>, k: i64, dim: i64, keepdim: bool) -> R {
-        let (v, i) = super::boundary::catch(|| sort::kthvalue(&self.t, k, dim, keepdim))?;
+        let (v, i) = super::boundary::run(py, || sort::kthvalue(&self.t, k, dim, keepdim))?;
         values_indices(py, "kthvalue", v, i)
     }
     #[pyo3(signature = (dim=None, keepdim=false))]
     fn median(&self, py: Python<'_>, dim: Option<i64>, keepdim: bool) -> R {
         match dim {
-            None => wrap(py, super::boundary::catch(|| sort::median_all(&self.t))?),
+            None => super::boundary::tensor(py, || sort::median_all(&self.t)),
             Some(d) => {
-                let (v, i) = super::boundary::catch(|| sort::median_dim(&self.t, d, keepdim))?;
+                let (v, i) = super::boundary::run(py, || sort::median_dim(&self.t, d, keepdim))?;
                 values_indices(py, "median", v, i)
             }
         }
@@ -253,17 +227,15 @@ impl PyTensor {
     #[pyo3(signature = (dim=None, keepdim=false))]
     fn all(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> R {
         let dims = dims_arg(dim)?;
-        wrap(
-            py,
-            super::boundary::catch(|| reduce::all_any(&self.t, dims.as_deref(), keepdim, true))?,
-        )
+        super::boundary::tensor(py, || {
+            reduce::all_any(&self.t, dims.as_deref(), keepdim, true)
+        })
     }
     #[pyo3(signature = (dim=None, keepdim=false))]
     fn any(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> R {
         let dims = dims_arg(dim)?;
-        wrap(
-            py,
-            super::boundary::catch(|| reduce::all_any(&self.t, dims.as_deref(), keepdim, false))?,
-        )
+        super::boundary::tensor(py, || {
+            reduce::all_any(&self.t, dims.as_deref(), keepdim, false)
+        })
     }
 }

@@ -106,8 +106,78 @@ pub fn sizes_arg(args: &Bound<'_, PyTuple>) -> PyResult<Vec<i64>> {
         if let Ok(v) = a.extract::<Vec<i64>>() {
             return Ok(v);
         }
+        if a.is_instance_of::<PyTuple>() || a.is_instance_of::<pyo3::types::PyList>() {
+            return a
+                .try_iter()?
+                .enumerate()
+                .map(|(i, v)| size_item(&v?, i))
+                .collect();
+        }
     }
-    args.iter().map(|a| a.extract::<i64>()).collect()
+    args.iter()
+        .enumerate()
+        .map(|(i, a)| size_item(&a, i))
+        .collect()
+}
+
+/// One size: an int, with PyTorch's TypeError for an int past int64.
+fn size_item(a: &Bound<'_, PyAny>, i: usize) -> PyResult<i64> {
+    a.extract::<i64>().map_err(|e| {
+        if e.is_instance_of::<pyo3::exceptions::PyOverflowError>(a.py()) {
+            super::errors::type_error(format!(
+                "argument 'size' failed to unpack the object at pos {} with error \"Overflow when unpacking long long\"",
+                i + 1
+            ))
+        } else {
+            e
+        }
+    })
+}
+
+/// A `*sizes` argument that PyTorch's parser also takes by its keyword, `name=(2, 3)`, with
+/// its errors for a keyword it does not know or given twice.
+fn sizes_or_keyword(
+    op: &str,
+    name: &str,
+    args: &Bound<'_, PyTuple>,
+    kwargs: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Vec<i64>> {
+    let kw = kwargs.filter(|k| !k.is_empty());
+    let given = match kw {
+        Some(kw) => kw.contains(name)?,
+        None => false,
+    };
+    if args.is_empty() && !given {
+        return Err(super::errors::type_error(format!(
+            "{op}() missing 1 required positional arguments: \"{name}\""
+        )));
+    }
+    let Some(kw) = kw else {
+        return sizes_arg(args);
+    };
+    for (k, _) in kw.iter() {
+        let k: String = k.extract()?;
+        if k != name {
+            return Err(super::errors::type_error(format!(
+                "{op}() got an unexpected keyword argument '{k}'"
+            )));
+        }
+    }
+    if !args.is_empty() {
+        return Err(super::errors::type_error(format!(
+            "{op}() got multiple values for argument '{name}'"
+        )));
+    }
+    let v = kw.get_item(name)?.expect("the one keyword");
+    v.extract::<Vec<i64>>().map_err(|_| {
+        super::errors::type_error(format!(
+            "{op}(): argument '{name}' must be tuple of ints, not {}",
+            v.get_type()
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_default()
+        ))
+    })
 }
 
 /// `dim` arguments: None, an int, or a sequence of ints.
@@ -203,8 +273,11 @@ impl PyTensor {
             a => {
                 let o = operand_or_err(other, op.name())?;
                 let others = o.as_tensor().is_some_and(|t| t.requires_grad());
+                let dst = slf.borrow().t.clone();
                 super::boundary::catch(|| {
-                    crate::ops::inplace::apply_(&slf.borrow().t, others, |x| {
+                    crate::ops::inplace::apply_(&dst, others, |x| {
+                        let inputs: Vec<&Tensor> = o.as_tensor().into_iter().collect();
+                        crate::ops::inplace::check_write(&dst, &inputs)?;
                         arithmetic::add_scaled(x, o.clone(), a, sub)
                     })
                 })?;
@@ -216,21 +289,26 @@ impl PyTensor {
     /// integer sums' and products' int64 (`x.sum(dtype=gradrs.int32)` is int32).
     pub(crate) fn accumulate_as(
         &self,
+        py: Python<'_>,
         dtype: Option<&Bound<'_, PyAny>>,
-        op: impl FnOnce(&Tensor) -> crate::Result<Tensor>,
-    ) -> PyResult<Tensor> {
-        let out = op(&self.cast_to(dtype)?)?;
-        Ok(match extract_dtype(dtype)? {
-            Some(d) if d != out.dtype() => creation::cast_data(&out, d),
-            _ => out,
+        op: impl FnOnce(&Tensor) -> crate::Result<Tensor> + Send,
+    ) -> R {
+        let d = extract_dtype(dtype)?;
+        let x = self.cast_to(dtype)?;
+        super::boundary::tensor(py, || {
+            let out = op(&x)?;
+            Ok(match d {
+                Some(d) if d != out.dtype() => creation::cast_data(&out, d),
+                _ => out,
+            })
         })
     }
     /// The tensor in the `dtype=` a reduction was asked for (itself when None).
     pub(crate) fn cast_to(&self, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<Tensor> {
-        Ok(match extract_dtype(dtype)? {
-            Some(d) => super::boundary::catch(|| creation::to_dtype(&self.t, d))?,
-            None => self.t.clone(),
-        })
+        match (dtype, extract_dtype(dtype)?) {
+            (Some(o), Some(d)) => super::boundary::run(o.py(), || creation::to_dtype(&self.t, d)),
+            _ => Ok(self.t.clone()),
+        }
     }
     fn un(&self, py: Python<'_>, op: UnaryOp) -> R {
         super::boundary::tensor(py, || unary(op, &self.t))
@@ -243,7 +321,12 @@ impl PyTensor {
         let o = operand_or_err(other, op.name())?;
         // In-place writes keep the GIL: writers stay serialized (Note [Storage mutation]).
         let t = slf.borrow().t.clone();
-        super::boundary::held(|| Ok(inplace::binary_(op, &t, o)?))?;
+        super::boundary::held(|| {
+            // PyTorch's autograd checks come before its kernel's overlap checks.
+            inplace::check_inplace_leaf(&t)?;
+            crate::ops::inplace::check_write(&t, &o.as_tensor().into_iter().collect::<Vec<_>>())?;
+            Ok(inplace::binary_(op, &t, o)?)
+        })?;
         Ok(slf.clone().into_any().unbind())
     }
 }
@@ -444,8 +527,9 @@ impl PyTensor {
         let t = &slf.borrow().t;
         if t.device().is_gpu() {
             if force {
-                let host =
-                    super::boundary::catch(|| creation::copy_to_device(&t.detach(), Device::Cpu))?;
+                let host = super::boundary::run(slf.py(), || {
+                    creation::copy_to_device(&t.detach(), Device::Cpu)
+                })?;
                 let h = wrap(slf.py(), host)?;
                 return helpers::numpy_view(slf.py(), h.bind(slf.py()));
             }
@@ -513,13 +597,16 @@ impl PyTensor {
             helpers::warn_create_graph_once(py)?;
         }
         let grads = vec![gradient.map(|g| g.t.clone())];
-        autograd::backward(
-            std::slice::from_ref(&self.t),
-            &grads,
-            opts,
-            inputs.as_deref(),
-        )?;
-        Ok(())
+        // The pass runs with the GIL released; hooks and Python backward functions take it
+        // back while they run (Note [Binding boundary]).
+        super::boundary::run(py, || {
+            autograd::backward(
+                std::slice::from_ref(&self.t),
+                &grads,
+                opts,
+                inputs.as_deref(),
+            )
+        })
     }
     fn detach(&self, py: Python<'_>) -> R {
         wrap(py, self.t.detach())
@@ -678,16 +765,16 @@ impl PyTensor {
             .is_some_and(|c| c.is_truthy().unwrap_or(false));
         let t = slf.borrow().t.clone();
         let moved = match device {
-            Some(d) => super::boundary::catch(|| creation::to_device(&t, d))?,
+            Some(d) => super::boundary::run(py, || creation::to_device(&t, d))?,
             None => t.clone(),
         };
         let out = match dtype {
-            Some(d) => super::boundary::catch(|| creation::to_dtype(&moved, d))?,
+            Some(d) => super::boundary::run(py, || creation::to_dtype(&moved, d))?,
             None => moved,
         };
         if out.ptr_eq(&t) {
             if copy {
-                return wrap(py, super::boundary::held(|| Ok(creation::to_copy(&t)))?);
+                return super::boundary::tensor(py, || Ok(creation::to_copy(&t)));
             }
             return Ok(slf.clone().into_any().unbind());
         }
@@ -744,10 +831,8 @@ impl PyTensor {
         super::boundary::tensor(py, || creation::to_dtype(&self.t, DType::Bool))
     }
     fn type_as(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
-        wrap(
-            py,
-            super::boundary::catch(|| creation::to_dtype(&self.t, other.t.dtype()))?,
-        )
+        let d = other.t.dtype();
+        super::boundary::tensor(py, || creation::to_dtype(&self.t, d))
     }
     /// The tensor on the CPU: itself if already there, else a copy (ToCopyBackward0).
     #[pyo3(signature = (*args, **kwargs), text_signature = "($self, *, memory_format=None)")]
@@ -810,27 +895,21 @@ impl PyTensor {
     #[pyo3(signature = (*size))]
     fn new_zeros(&self, py: Python<'_>, size: &Bound<'_, PyTuple>) -> R {
         let shape = to_shape(&sizes_arg(size)?)?;
-        wrap(
-            py,
-            super::boundary::held(|| {
-                Ok(Tensor::zeros_on(&shape, self.t.dtype(), self.t.device()))
-            })?,
-        )
+        super::boundary::tensor(py, || {
+            Ok(Tensor::zeros_on(&shape, self.t.dtype(), self.t.device()))
+        })
     }
     #[pyo3(signature = (*size))]
     fn new_ones(&self, py: Python<'_>, size: &Bound<'_, PyTuple>) -> R {
         let shape = to_shape(&sizes_arg(size)?)?;
-        wrap(
-            py,
-            super::boundary::held(|| {
-                Ok(Tensor::full_on(
-                    &shape,
-                    Scalar::Int(1),
-                    self.t.dtype(),
-                    self.t.device(),
-                ))
-            })?,
-        )
+        super::boundary::tensor(py, || {
+            Ok(Tensor::full_on(
+                &shape,
+                Scalar::Int(1),
+                self.t.dtype(),
+                self.t.device(),
+            ))
+        })
     }
     #[pyo3(signature = (data, dtype=None, requires_grad=false))]
     fn new_tensor(
@@ -842,7 +921,7 @@ impl PyTensor {
     ) -> R {
         let d = extract_dtype(dtype)?.unwrap_or(self.t.dtype());
         let t = super::convert::tensor_from_data(data, Some(d))?;
-        let t = super::boundary::catch(|| creation::copy_to_device(&t, self.t.device()))?;
+        let t = super::boundary::run(py, || creation::copy_to_device(&t, self.t.device()))?;
         t.set_requires_grad_from(requires_grad, crate::tensor::GradSetter::Factory)?;
         wrap(py, t)
     }
@@ -910,7 +989,7 @@ impl PyTensor {
             .borrow()
             .t
             .clone();
-        Ok(super::boundary::catch(|| compare::equal(&self.t, &other))?)
+        super::boundary::run(args.py(), || compare::equal(&self.t, &other))
     }
     fn __float__(&self, py: Python<'_>) -> PyResult<f64> {
         if self.t.requires_grad() && autograd::is_grad_enabled() {
@@ -962,7 +1041,7 @@ impl PyTensor {
     }
     fn __rsub__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> R {
         match operand(o) {
-            Some(o) => wrap(py, super::boundary::catch(|| arithmetic::rsub(&self.t, o))?),
+            Some(o) => super::boundary::tensor(py, || arithmetic::rsub(&self.t, o)),
             None => Ok(py.NotImplemented()),
         }
     }
@@ -977,7 +1056,7 @@ impl PyTensor {
     }
     fn __rtruediv__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> R {
         match operand(o) {
-            Some(o) => wrap(py, super::boundary::catch(|| arithmetic::rdiv(&self.t, o))?),
+            Some(o) => super::boundary::tensor(py, || arithmetic::rdiv(&self.t, o)),
             None => Ok(py.NotImplemented()),
         }
     }
@@ -998,30 +1077,27 @@ impl PyTensor {
     ) -> R {
         let _ = modulo;
         match operand(o) {
-            Some(o) => wrap(
-                py,
-                super::boundary::catch(|| {
-                    arithmetic::binary(BinaryOp::Pow, o, Operand::Tensor(self.t.clone()))
-                })?,
-            ),
+            Some(o) => super::boundary::tensor(py, || {
+                arithmetic::binary(BinaryOp::Pow, o, Operand::Tensor(self.t.clone()))
+            }),
             None => Ok(py.NotImplemented()),
         }
     }
     fn __matmul__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> R {
         match o.cast::<PyTensor>() {
-            Ok(o) => wrap(
-                py,
-                super::boundary::catch(|| matmul::matmul(&self.t, &o.borrow().t))?,
-            ),
+            Ok(o) => {
+                let b = o.borrow().t.clone();
+                super::boundary::tensor(py, || matmul::matmul(&self.t, &b))
+            }
             Err(_) => Ok(py.NotImplemented()),
         }
     }
     fn __rmatmul__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> R {
         match o.cast::<PyTensor>() {
-            Ok(o) => wrap(
-                py,
-                super::boundary::catch(|| matmul::matmul(&o.borrow().t, &self.t))?,
-            ),
+            Ok(o) => {
+                let a = o.borrow().t.clone();
+                super::boundary::tensor(py, || matmul::matmul(&a, &self.t))
+            }
             Err(_) => Ok(py.NotImplemented()),
         }
     }
@@ -1079,16 +1155,10 @@ impl PyTensor {
         self.add_sub(py, other, alpha, true)
     }
     fn mul(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
-        wrap(
-            py,
-            super::boundary::held(|| {
-                Ok(arithmetic::binary(
-                    BinaryOp::Mul,
-                    Operand::Tensor(self.t.clone()),
-                    operand_or_err(other, "mul")?,
-                )?)
-            })?,
-        )
+        let o = operand_or_err(other, "mul")?;
+        super::boundary::tensor(py, || {
+            arithmetic::binary(BinaryOp::Mul, Operand::Tensor(self.t.clone()), o)
+        })
     }
     #[pyo3(
         signature = (other, *, rounding_mode=RoundingMode::Absent),
@@ -1110,28 +1180,14 @@ impl PyTensor {
                 });
             }
         }
-        wrap(
-            py,
-            super::boundary::held(|| {
-                Ok(arithmetic::binary(
-                    BinaryOp::Div,
-                    Operand::Tensor(self.t.clone()),
-                    operand_or_err(other, "div")?,
-                )?)
-            })?,
-        )
+        let o = operand_or_err(other, "div")?;
+        super::boundary::tensor(py, || arithmetic::binary(BinaryOp::Div, a, o))
     }
     fn pow(&self, py: Python<'_>, exponent: &Bound<'_, PyAny>) -> R {
-        wrap(
-            py,
-            super::boundary::held(|| {
-                Ok(arithmetic::binary(
-                    BinaryOp::Pow,
-                    Operand::Tensor(self.t.clone()),
-                    operand_or_err(exponent, "pow")?,
-                )?)
-            })?,
-        )
+        let o = operand_or_err(exponent, "pow")?;
+        super::boundary::tensor(py, || {
+            arithmetic::binary(BinaryOp::Pow, Operand::Tensor(self.t.clone()), o)
+        })
     }
     #[pyo3(signature = (other, *, alpha=NumberArg::Absent), text_signature = "($self, other, *, alpha=1)")]
     fn add_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>, alpha: NumberArg) -> R {
@@ -1144,8 +1200,25 @@ impl PyTensor {
     fn mul_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> R {
         Self::inplace(slf, BinaryOp::Mul, other)
     }
-    fn div_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> R {
-        Self::inplace(slf, BinaryOp::Div, other)
+    #[pyo3(
+        signature = (other, *, rounding_mode=RoundingMode::Absent),
+        text_signature = "($self, other, *, rounding_mode=None)"
+    )]
+    fn div_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>, rounding_mode: RoundingMode) -> R {
+        let mode = match rounding_mode {
+            RoundingMode::Absent => return Self::inplace(slf, BinaryOp::Div, other),
+            RoundingMode::Given(mode) => mode,
+        };
+        let o = operand_or_err(other, "div_")?;
+        let ot = o.edge_tensor(DType::F32);
+        super::pointwise::in_place_with(slf, &[&ot], |x| {
+            let a = Operand::Tensor(x.clone());
+            match &mode {
+                // PyTorch's div.Tensor_mode overload (DivBackward2), as `div` records it.
+                None => arithmetic::div_mode_none(a, o),
+                Some(m) => crate::ops::divmod::div_rounding(&a, &o, m),
+            }
+        })
     }
     #[pyo3(signature = (dim=None, keepdim=false, dtype=None))]
     fn sum(
@@ -1159,7 +1232,7 @@ impl PyTensor {
         let x = self.cast_to(dtype)?;
         let d = extract_dtype(dtype)?;
         super::boundary::tensor(py, || {
-            let out = super::boundary::catch(|| reduce::sum(&x, dims.as_deref(), keepdim))?;
+            let out = reduce::sum(&x, dims.as_deref(), keepdim)?;
             Ok(match d {
                 Some(d) if d != out.dtype() => creation::cast_data(&out, d),
                 _ => out,
@@ -1193,7 +1266,7 @@ impl PyTensor {
         super::boundary::tensor(py, || matmul::mm(&self.t, &b))
     }
     #[pyo3(
-        signature = (mat1, mat2, *, beta=None, alpha=None),
+        signature = (mat1, mat2, *, beta=NumberArg::Absent, alpha=NumberArg::Absent),
         text_signature = "($self, mat1, mat2, *, beta=1, alpha=1)"
     )]
     fn addmm(
@@ -1201,11 +1274,11 @@ impl PyTensor {
         py: Python<'_>,
         mat1: PyRef<'_, PyTensor>,
         mat2: PyRef<'_, PyTensor>,
-        beta: Option<&Bound<'_, PyAny>>,
-        alpha: Option<&Bound<'_, PyAny>>,
+        beta: NumberArg,
+        alpha: NumberArg,
     ) -> R {
-        let beta = super::pointwise::scalar_arg(beta)?.unwrap_or(Scalar::Int(1));
-        let alpha = super::pointwise::scalar_arg(alpha)?.unwrap_or(Scalar::Int(1));
+        let beta = beta.scalar(py, "addmm", "beta", Scalar::Int(1))?;
+        let alpha = alpha.scalar(py, "addmm", "alpha", Scalar::Int(1))?;
         let (m1, m2) = (mat1.t.clone(), mat2.t.clone());
         super::boundary::tensor(py, || matmul::addmm(&self.t, &m1, &m2, beta, alpha))
     }
@@ -1240,12 +1313,17 @@ impl PyTensor {
             super::boundary::held(|| Ok(movement::view(&self.t, &sizes_arg(shape)?)?))?,
         )
     }
-    #[pyo3(signature = (*shape))]
-    fn reshape(&self, py: Python<'_>, shape: &Bound<'_, PyTuple>) -> R {
-        wrap(
-            py,
-            super::boundary::held(|| Ok(movement::reshape(&self.t, &sizes_arg(shape)?)?))?,
-        )
+    /// `reshape(*shape)` or `reshape(shape=...)`: a copy where no view fits, so the GIL is
+    /// released.
+    #[pyo3(signature = (*shape, **kwargs), text_signature = "($self, *shape)")]
+    fn reshape(
+        &self,
+        py: Python<'_>,
+        shape: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> R {
+        let sizes = sizes_or_keyword("reshape", "shape", shape, kwargs)?;
+        super::boundary::tensor(py, || movement::reshape(&self.t, &sizes))
     }
     fn view_as(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
         let s = sizes_i64(&other.t.shape());
@@ -1253,7 +1331,7 @@ impl PyTensor {
     }
     fn reshape_as(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
         let s = sizes_i64(&other.t.shape());
-        super::boundary::cheap(py, || movement::reshape(&self.t, &s))
+        super::boundary::tensor(py, || movement::reshape(&self.t, &s))
     }
     fn t(&self, py: Python<'_>) -> R {
         super::boundary::cheap(py, || movement::t(&self.t))

@@ -451,6 +451,8 @@ def embedding(input: _Tensor, weight: _Tensor, padding_idx: int | None = None,
               max_norm: float | None = None, norm_type: float = 2.0,
               scale_grad_by_freq: bool = False, sparse: bool = False) -> _Tensor:
     # sparse=True is accepted, but the gradient is dense (gradrs has no sparse tensors).
+    if weight.dim() != 2:
+        raise RuntimeError("'weight' must be 2-D")
     if padding_idx is not None:
         if padding_idx > 0:
             if padding_idx >= weight.size(0):

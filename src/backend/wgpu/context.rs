@@ -373,7 +373,12 @@ impl Gpu {
         let errors: Arc<Mutex<Vec<String>>> = Arc::default();
         let sink = errors.clone();
         device.on_uncaptured_error(Arc::new(move |e: ::wgpu::Error| {
-            sink.lock().push(e.to_string())
+            let msg = match &e {
+                // Named so `check` reports it as PyTorch's OutOfMemoryError.
+                ::wgpu::Error::OutOfMemory { .. } => format!("out of memory: {e}"),
+                _ => e.to_string(),
+            };
+            sink.lock().push(msg)
         }));
         let sink = errors.clone();
         device.set_device_lost_callback(move |reason, msg| {
@@ -424,6 +429,11 @@ impl Gpu {
         }
         let msg = errs.join("; ");
         errs.clear();
+        // A failed allocation (reported as such, or as the device lost for want of memory)
+        // is PyTorch's OutOfMemoryError, which programs catch to retry with less.
+        if msg.to_ascii_lowercase().contains("out of memory") {
+            return Err(Error::OutOfMemory(format!("GPU out of memory. {msg}")));
+        }
         Err(Error::Runtime(format!("GPU error: {msg}")))
     }
 
