@@ -483,3 +483,25 @@ def test_gpu_fill_draws_the_cpu_stream():
     assert x.cpu().tolist() == G.rand(1000).tolist()
     with pytest.raises(RuntimeError, match="device type for generator"):
         G.zeros(3, device="gpu").normal_(generator=G.Generator())
+
+
+FACTORIES = {
+    "rand": lambda m: m.rand(2, 3), "randn": lambda m: m.randn(2, 3),
+    "randn_scalar": lambda m: m.randn(3), "randn_large": lambda m: m.randn(4, 8),
+    "rand_like": lambda m: m.rand_like(m.zeros(2, 3)),
+    "randn_like": lambda m: m.randn_like(m.zeros(2, 3)),
+    "randint": lambda m: m.randint(0, 5, (2, 3)), "randperm": lambda m: m.randperm(4),
+    "normal": lambda m: m.normal(0.0, 1.0, (2, 3)),
+    "bernoulli": lambda m: m.bernoulli(m.full((2, 3), 0.5)),
+    "empty": lambda m: m.empty(2, 3), "zeros": lambda m: m.zeros(2, 3),
+    "arange": lambda m: m.arange(6), "linspace": lambda m: m.linspace(0, 1, 5),
+    "eye": lambda m: m.eye(3),
+}
+
+
+@pytest.mark.parametrize("name", list(FACTORIES))
+def test_factories_return_base_tensors(torch, name):
+    """A factory's result is no view (rand/randn once were views of their 1-D sample)."""
+    a, b = FACTORIES[name](G), FACTORIES[name](torch)
+    assert (a._base is None) == (b._base is None) and a._is_view() == b._is_view()
+    assert a.is_contiguous() and a.stride() == b.stride()
