@@ -1398,23 +1398,23 @@ impl PyTensor {
         new.extend(shape[e + 1..].iter().map(|&x| x as i64));
         super::boundary::cheap(py, || movement::reshape(&self.t, &new))
     }
-    fn eq(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> R {
-        self.cmp(py, CmpOp::Eq, o)
+    fn eq(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
+        self.cmp(py, CmpOp::Eq, other)
     }
-    fn ne(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> R {
-        self.cmp(py, CmpOp::Ne, o)
+    fn ne(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
+        self.cmp(py, CmpOp::Ne, other)
     }
-    fn lt(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> R {
-        self.cmp(py, CmpOp::Lt, o)
+    fn lt(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
+        self.cmp(py, CmpOp::Lt, other)
     }
-    fn le(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> R {
-        self.cmp(py, CmpOp::Le, o)
+    fn le(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
+        self.cmp(py, CmpOp::Le, other)
     }
-    fn gt(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> R {
-        self.cmp(py, CmpOp::Gt, o)
+    fn gt(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
+        self.cmp(py, CmpOp::Gt, other)
     }
-    fn ge(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> R {
-        self.cmp(py, CmpOp::Ge, o)
+    fn ge(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
+        self.cmp(py, CmpOp::Ge, other)
     }
 }
 
