@@ -224,7 +224,7 @@ pub fn rand_gen(shape: &[usize], dtype: DType, gen: Option<&GeneratorRef>) -> Re
     float_only("check_uniform_bounds", dtype)?;
     crate::tensor::shape::storage_nbytes(shape, dtype.itemsize())?;
     let t = uniform_values(dtype, numel(shape), 0.0, 1.0, gen);
-    Ok(shaped(t, shape))
+    crate::ops::movement::unsafe_view(&t, shape)
 }
 
 /// `x.normal_(mean, std)`: NormalBackward0.
@@ -303,14 +303,7 @@ pub fn randn_gen(shape: &[usize], dtype: DType, gen: Option<&GeneratorRef>) -> R
     float_only("normal_kernel_cpu", dtype)?;
     crate::tensor::shape::storage_nbytes(shape, dtype.itemsize())?;
     let t = normal_values(dtype, numel(shape), true, 0.0, 1.0, gen);
-    Ok(shaped(t, shape))
-}
-
-/// A fresh 1-D sample given its shape: a new tensor on the same memory, not a view of the
-/// vector (PyTorch's factories return base tensors: `_base` is None).
-fn shaped(t: Tensor, shape: &[usize]) -> Tensor {
-    let storage = t.read().storage.clone();
-    Tensor::from_storage(storage, crate::tensor::Layout::contiguous(shape))
+    crate::ops::movement::unsafe_view(&t, shape)
 }
 
 /// The `[min, max]` an integer or bool dtype holds, for `random_`'s bound checks.
