@@ -31,6 +31,19 @@ OVERLAP_ERRORS = {
     "overlap lerp_": lambda m: (lambda a: a[1:].lerp_(a[:-1], 0.5))(m.arange(6.0)),
     "overlap hypot_": lambda m: (lambda a: a[1:].hypot_(a[:-1]))(m.arange(6.0)),
     "overlap addcmul_": lambda m: (lambda a: a[1:].addcmul_(a[:-1], a[:-1]))(m.arange(4.0)),
+    # Random fills draw one value per element: shared elements cannot take them.
+    "expanded uniform_": lambda m: m.zeros(1).expand(3).uniform_(),
+    "expanded normal_": lambda m: m.zeros(1).expand(3).normal_(),
+    "expanded bernoulli_": lambda m: m.zeros(1).expand(3).bernoulli_(0.5),
+    "expanded bernoulli_ tensor": lambda m: m.zeros(1).expand(3).bernoulli_(m.full((3,), 0.5)),
+    "expanded random_": lambda m: m.zeros(1).expand(3).random_(0, 10),
+    "expanded exponential_": lambda m: m.zeros(1).expand(3).exponential_(),
+    "expanded geometric_": lambda m: m.zeros(1).expand(3).geometric_(0.5),
+    "expanded log_normal_": lambda m: m.zeros(1).expand(3).log_normal_(),
+    "expanded cauchy_": lambda m: m.zeros(2, 1).expand(2, 3).cauchy_(),
+    # The argument checks come first, as in ATen.
+    "expanded uniform_ bad range": lambda m: m.zeros(1).expand(3).uniform_(2, 1),
+    "expanded leaf normal_": lambda m: m.zeros(1, requires_grad=True).expand(3).normal_(),
 }
 
 

@@ -101,16 +101,21 @@ fn fill_with(
     let n = numel(&shape);
     let order = walk_order(dst);
     let gen = resolve(gen, dst.device());
-    let flat = values(n, dst.is_contiguous(), Some(&gen))?;
-    let walked: Vec<i64> = order.iter().map(|&d| shape[d] as i64).collect();
-    let mut inverse = vec![0i64; order.len()];
-    for (k, &d) in order.iter().enumerate() {
-        inverse[d] = k as i64;
-    }
-    let laid =
-        crate::ops::movement::permute(&crate::ops::movement::reshape(&flat, &walked)?, &inverse)?;
-    let laid = crate::ops::creation::copy_to_device(&laid, dst.device())?;
     crate::ops::inplace::apply_(dst, false, |alias| {
+        // Note [Write overlap]: one draw per element cannot land in shared memory. Checked
+        // after apply_'s autograd checks and before drawing, in ATen's order.
+        crate::ops::inplace::check_write(dst, &[])?;
+        let flat = values(n, dst.is_contiguous(), Some(&gen))?;
+        let walked: Vec<i64> = order.iter().map(|&d| shape[d] as i64).collect();
+        let mut inverse = vec![0i64; order.len()];
+        for (k, &d) in order.iter().enumerate() {
+            inverse[d] = k as i64;
+        }
+        let laid = crate::ops::movement::permute(
+            &crate::ops::movement::reshape(&flat, &walked)?,
+            &inverse,
+        )?;
+        let laid = crate::ops::creation::copy_to_device(&laid, dst.device())?;
         if !needs_grad(&[alias]) {
             return Ok(laid);
         }
