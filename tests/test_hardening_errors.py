@@ -243,3 +243,95 @@ def test_out_of_memory_error_is_torchs():
     assert issubclass(G.OutOfMemoryError, RuntimeError)
     assert G.OutOfMemoryError.__name__ == "OutOfMemoryError"
     assert G.cuda.OutOfMemoryError is G.OutOfMemoryError is G.gpu.OutOfMemoryError
+
+
+# ---- functions that take one int sequence where the method takes varargs -----------------
+
+STRICT_INT_LISTS = {
+    "reshape varargs": lambda m: m.reshape(m.ones(2, 3), 3, 2),
+    "reshape int": lambda m: m.reshape(m.ones(2, 3), 6),
+    "reshape keyword int": lambda m: m.reshape(m.ones(2, 3), shape=6),
+    "reshape float element": lambda m: m.reshape(m.ones(2, 3), [6.0]),
+    "reshape None": lambda m: m.reshape(m.ones(2, 3), None),
+    "reshape tensor": lambda m: m.reshape(m.ones(2, 3), m.tensor(6)),
+    "reshape missing": lambda m: m.reshape(m.ones(2, 3)),
+    "permute varargs": lambda m: m.permute(m.ones(2, 3), 1, 0),
+    "permute int": lambda m: m.permute(m.ones(2, 3), 0),
+    "permute keyword int": lambda m: m.permute(m.ones(2, 3), dims=1),
+    "flip int": lambda m: m.flip(m.ones(2, 3), 0),
+    "flip extra": lambda m: m.flip(m.ones(2, 3), [0], 1),
+    "method permute keyword int": lambda m: m.ones(2, 3).permute(dims=1),
+    "method flip bad keyword": lambda m: m.ones(2, 3).flip(dim=(0,)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STRICT_INT_LISTS))
+def test_strict_int_lists(name):
+    check_error(STRICT_INT_LISTS[name])
+
+
+SIZE_KEYWORDS = {
+    "reshape sequence": lambda m: m.reshape(m.arange(6.0), [3, 2]),
+    "reshape Size": lambda m: m.reshape(m.arange(6.0), m.ones(3, 2).shape),
+    "reshape 0-dim int tensors": lambda m: m.reshape(m.arange(6.0), (m.tensor(6),)),
+    "permute keyword": lambda m: m.permute(m.ones(2, 3), dims=(1, 0)),
+    "flip keyword": lambda m: m.flip(m.arange(6.0).reshape(2, 3), dims=(0,)),
+    "method permute keyword": lambda m: m.ones(2, 3).permute(dims=(1, 0)),
+    "method flip keyword": lambda m: m.arange(6.0).reshape(2, 3).flip(dims=(0, 1)),
+    "method expand keyword": lambda m: m.ones(3).expand(size=(2, 3)),
+    "method repeat keyword": lambda m: m.arange(3.0).repeat(repeats=(2, 1)),
+    "method new_zeros keyword": lambda m: m.ones(3).new_zeros(size=(2,)),
+    "method new_ones keyword": lambda m: m.ones(3).new_ones(size=(2, 1)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SIZE_KEYWORDS))
+def test_size_keywords(name):
+    check(SIZE_KEYWORDS[name])
+
+
+# ---- adaptive pools: zero and negative output sizes ---------------------------------------
+
+def _pool_then_backward(pool):
+    def run(m):
+        x = m.ones(2, 3, 4, requires_grad=True)
+        y = pool(m.nn.functional, x)
+        y.sum().backward()
+        return y
+    return run
+
+
+ADAPTIVE_ERRORS = {
+    "avg1d negative": lambda m: m.nn.functional.adaptive_avg_pool1d(m.ones(2, 3, 4), -1),
+    "avg2d negative": lambda m: m.nn.functional.adaptive_avg_pool2d(m.ones(2, 3, 4), -1),
+    "avg3d negative": lambda m: m.nn.functional.adaptive_avg_pool3d(m.ones(1, 2, 3, 4), -1),
+    "max2d negative": lambda m: m.nn.functional.adaptive_max_pool2d(m.ones(2, 3, 4), -1),
+    "max1d negative": lambda m: m.nn.functional.adaptive_max_pool1d(m.ones(2, 3, 4), -1),
+    "avg1d two sizes": lambda m: m.nn.functional.adaptive_avg_pool1d(m.ones(2, 3, 4), (0, 1)),
+    "max1d two sizes": lambda m: m.nn.functional.adaptive_max_pool1d(m.ones(2, 3, 4), (2, 1)),
+    "avg2d empty backward": _pool_then_backward(lambda F, x: F.adaptive_avg_pool2d(x, (0, 2))),
+    "avg1d empty backward": _pool_then_backward(lambda F, x: F.adaptive_avg_pool1d(x, 0)),
+    "avg3d empty backward": _pool_then_backward(
+        lambda F, x: F.adaptive_avg_pool3d(x[None], (2, 0, 1))),
+    "rrelu bounds": lambda m: m.nn.functional.rrelu(m.ones(3), 1.0, 0.0),
+    "rrelu bounds training": lambda m: m.nn.functional.rrelu(m.ones(3), 1.0, 0.0, True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ADAPTIVE_ERRORS))
+def test_adaptive_pool_errors(name):
+    check_error(ADAPTIVE_ERRORS[name])
+
+
+ADAPTIVE_EMPTY = {
+    "avg2d": lambda m: m.nn.functional.adaptive_avg_pool2d(m.ones(2, 3, 4), (0, 2)),
+    "avg1d": lambda m: m.nn.functional.adaptive_avg_pool1d(m.ones(2, 3, 4), 0),
+    "avg3d": lambda m: m.nn.functional.adaptive_avg_pool3d(m.ones(1, 2, 3, 4), 0),
+    "max2d": lambda m: m.nn.functional.adaptive_max_pool2d(m.ones(2, 3, 4), 0),
+    "max1d one-int list": lambda m: m.nn.functional.adaptive_max_pool1d(m.ones(2, 3, 4), [2]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ADAPTIVE_EMPTY))
+def test_adaptive_pool_empty_outputs(name):
+    check(ADAPTIVE_EMPTY[name])

@@ -52,6 +52,15 @@ SIGNATURES: dict[str, list[str]] = {
     "logsumexp": ["(Tensor input, tuple of ints dim, bool keepdim = False, *, Tensor out = None)"],
     "cumsum": [_SCAN],
     "cumprod": [_SCAN],
+    # Shapes and dim lists without a size (`SymInt[] shape`): the methods take them as varargs
+    # (`x.reshape(2, 3)`), the functions only as one sequence (`IntList`, printed as PyTorch's
+    # "tuple of ints"); these are checked before the call (Note [Strict int lists]).
+    "reshape": ["(Tensor input, IntList shape)"],
+    "permute": ["(Tensor input, IntList dims)"],
+    "flip": ["(Tensor input, IntList dims)"],
+    "tile": ["(Tensor input, IntList dims)"],
+    "broadcast_to": ["(Tensor input, IntList size)"],
+    "rot90": ["(Tensor input, int k = 1, IntList dims = [0,1])"],
     "clamp": _CLAMP,
     "clip": _CLAMP,
     "var": _VAR,
@@ -94,7 +103,11 @@ _CHECKS = {
     "float": lambda o: isinstance(o, numbers.Real) and not isinstance(o, Tensor),
     "tuple of Tensors": lambda o: isinstance(o, (tuple, list)) and all(
         isinstance(v, Tensor) for v in o),
+    "IntList": lambda o: isinstance(o, (tuple, list)) and all(_is_int(v) for v in o),
 }
+# Note [Strict int lists]: the functions whose signature has an `IntList`, whose methods
+# accept what the functions refuse (varargs, a bare int): checked before the call.
+STRICT = frozenset({"reshape", "permute", "flip", "tile", "broadcast_to", "rot90"})
 
 
 class _Param:
@@ -153,7 +166,13 @@ class _Signature:
                 continue
             if not p.accepts(obj):
                 where = "" if kw else f" (position {i + 1})"
-                return TypeError(f"{name}(): argument '{p.name}'{where} must be {p.type}, "
+                shown = "tuple of ints" if p.type == "IntList" else p.type
+                if p.type == "IntList" and isinstance(obj, (tuple, list)):
+                    at = next(j for j, v in enumerate(obj) if not _is_int(v))
+                    return TypeError(
+                        f"{name}(): argument '{p.name}'{where} must be {shown}, but found "
+                        f"element of type {type_name(obj[at])} at pos {at}")
+                return TypeError(f"{name}(): argument '{p.name}'{where} must be {shown}, "
                                  f"not {type_name(obj)}")
         for k in kwargs:
             if k not in used:
@@ -192,7 +211,13 @@ def functional(name, call):
     """``gradrs.<name>(input, ...)``: ``call(input, ...)`` (the method, with ``out=``) with
     PyTorch's argument errors."""
 
+    strict = name in STRICT
+
     def fn(*args, **kwargs):
+        if strict and not (len(args) == 2 and not kwargs and isinstance(args[1], (tuple, list))):
+            err = error(name, args, kwargs)
+            if err is not None:
+                raise err
         if args and isinstance(args[0], Tensor):
             input, rest, kw = args[0], args[1:], kwargs
         elif not args and isinstance(kwargs.get("input"), Tensor):

@@ -61,11 +61,32 @@ def _not_tensor(name, input):
                      f"not {type(input).__name__}")
 
 
+# PyTorch's numbers-as-tensors (its argument parser's `should_allow_numbers_as_tensors`) and
+# `remainder`'s `(Number self, Tensor other)` overload: a Python number may be `input`.
+_NUMBER_INPUT = frozenset("add sub mul div true_divide floor_divide remainder".split())
+
+
+def _number_input(name):
+    """The form's body for a number `input`, or None where PyTorch wants a tensor."""
+    if name not in _NUMBER_INPUT:
+        return None
+
+    def call(input, *args, **kwargs):
+        return _native._number_input(name, input, *args, **kwargs)
+    return call
+
+
 def _method(name, out):
+    number_input = _number_input(name)
     if out:
         def fn(input, *args, out=None, **kwargs):
             if not isinstance(input, Tensor):
-                raise _not_tensor(name, input)
+                if number_input is None or isinstance(input, (list, tuple, str)):
+                    raise _not_tensor(name, input)
+                if out is not None:
+                    return with_out(name, out, lambda: number_input(input, *args, **kwargs),
+                                    args + tuple(kwargs.values()))
+                return number_input(input, *args, **kwargs)
             if out is not None:
                 return with_out(name, out, lambda: getattr(input, name)(*args, **kwargs),
                                 (input,) + args + tuple(kwargs.values()))
@@ -73,7 +94,9 @@ def _method(name, out):
     else:
         def fn(input, *args, **kwargs):
             if not isinstance(input, Tensor):
-                raise _not_tensor(name, input)
+                if number_input is None or isinstance(input, (list, tuple, str)):
+                    raise _not_tensor(name, input)
+                return number_input(input, *args, **kwargs)
             return getattr(input, name)(*args, **kwargs)
 
     fn.__name__ = name

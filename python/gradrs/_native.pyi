@@ -985,6 +985,11 @@ def from_numpy(ndarray: np.ndarray) -> Tensor: ...
 def _legacy_new(dtype: _DType, *args: Any, **kwargs: Any) -> Tensor:
     """`FloatTensor(...)` and friends: `Tensor(...)`'s legacy constructor with `dtype`."""
 
+def _number_input(name: str, input: _Number, other: Tensor | _Number, *,
+                  alpha: _Number = 1, rounding_mode: str | None = None) -> Tensor:
+    """`gradrs.<name>(number, other)` for add, sub, mul, div, true_divide, floor_divide and
+    remainder: a Python number as `input`, as PyTorch's parser allows."""
+
 def get_default_dtype() -> _DType:
     """The default floating dtype (float32 until `set_default_dtype` changes it)."""
 def _set_default_dtype(d: _DType) -> None:

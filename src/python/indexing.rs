@@ -2,14 +2,14 @@
 
 use super::convert::extract_scalar;
 use super::pointwise::{in_place_checking, in_place_with, operand_arg, Overlap};
-use super::tensor::{sizes_arg, wrap, PyTensor};
+use super::tensor::{wrap, PyTensor};
 use crate::dtype::{DType, Scalar};
 use crate::ops::index::{self as ix, IndexStep};
 use crate::ops::{inplace, shape, slicing, Operand};
 use crate::tensor::device::check_args;
 use crate::tensor::Tensor;
 use pyo3::prelude::*;
-use pyo3::types::{PyEllipsis, PyList, PySlice, PyTuple};
+use pyo3::types::{PyDict, PyEllipsis, PyList, PySlice, PyTuple};
 
 type R = PyResult<Py<PyAny>>;
 
@@ -488,9 +488,14 @@ impl PyTensor {
         let indices_t = indices.t.clone();
         super::boundary::tensor(py, || ix::take_along_dim(&self.t, &indices_t, dim))
     }
-    #[pyo3(signature = (*dims))]
-    fn flip(&self, py: Python<'_>, dims: &Bound<'_, PyTuple>) -> R {
-        let dims = sizes_arg(dims)?;
+    #[pyo3(signature = (*dims, **kwargs), text_signature = "($self, *dims)")]
+    fn flip(
+        &self,
+        py: Python<'_>,
+        dims: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> R {
+        let dims = super::tensor::sizes_or_keyword("flip", "dims", dims, kwargs)?;
         super::boundary::tensor(py, || shape::flip(&self.t, &dims))
     }
     fn fliplr(&self, py: Python<'_>) -> R {
@@ -510,9 +515,14 @@ impl PyTensor {
         let d = super::tensor::dims_arg(dims)?.unwrap_or_default();
         super::boundary::tensor(py, || shape::roll(&self.t, &s, &d))
     }
-    #[pyo3(signature = (*sizes))]
-    fn repeat(&self, py: Python<'_>, sizes: &Bound<'_, PyTuple>) -> R {
-        let sizes = sizes_arg(sizes)?;
+    #[pyo3(signature = (*sizes, **kwargs), text_signature = "($self, *sizes)")]
+    fn repeat(
+        &self,
+        py: Python<'_>,
+        sizes: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> R {
+        let sizes = super::tensor::sizes_or_keyword("repeat", "repeats", sizes, kwargs)?;
         super::boundary::tensor(py, || shape::repeat(&self.t, &sizes))
     }
     #[pyo3(signature = (diagonal=0))]

@@ -12,6 +12,7 @@ pub mod helpers;
 pub mod hooks;
 pub mod indexing;
 pub mod nn;
+pub mod numbers;
 pub mod optim;
 pub mod out;
 pub mod parse;
@@ -431,6 +432,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     boundary::install_panic_hook();
     m.add_class::<PyTensor>()?;
     gpu::register(m)?;
+    numbers::register(m)?;
     pointwise::register(m)?;
     declared::register(m)?;
     indexing::register(m)?;

@@ -136,7 +136,7 @@ fn size_item(a: &Bound<'_, PyAny>, i: usize) -> PyResult<i64> {
 
 /// A `*sizes` argument that PyTorch's parser also takes by its keyword, `name=(2, 3)`, with
 /// its errors for a keyword it does not know or given twice.
-fn sizes_or_keyword(
+pub(crate) fn sizes_or_keyword(
     op: &str,
     name: &str,
     args: &Bound<'_, PyTuple>,
@@ -892,16 +892,26 @@ impl PyTensor {
         super::boundary::catch(|| crate::ops::inplace::copy_(&slf.borrow().t, &src.t))?;
         Ok(slf.clone().into_any().unbind())
     }
-    #[pyo3(signature = (*size))]
-    fn new_zeros(&self, py: Python<'_>, size: &Bound<'_, PyTuple>) -> R {
-        let shape = to_shape(&sizes_arg(size)?)?;
+    #[pyo3(signature = (*size, **kwargs), text_signature = "($self, *size)")]
+    fn new_zeros(
+        &self,
+        py: Python<'_>,
+        size: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> R {
+        let shape = to_shape(&sizes_or_keyword("new_zeros", "size", size, kwargs)?)?;
         super::boundary::tensor(py, || {
             Ok(Tensor::zeros_on(&shape, self.t.dtype(), self.t.device()))
         })
     }
-    #[pyo3(signature = (*size))]
-    fn new_ones(&self, py: Python<'_>, size: &Bound<'_, PyTuple>) -> R {
-        let shape = to_shape(&sizes_arg(size)?)?;
+    #[pyo3(signature = (*size, **kwargs), text_signature = "($self, *size)")]
+    fn new_ones(
+        &self,
+        py: Python<'_>,
+        size: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> R {
+        let shape = to_shape(&sizes_or_keyword("new_ones", "size", size, kwargs)?)?;
         super::boundary::tensor(py, || {
             Ok(Tensor::full_on(
                 &shape,
@@ -1339,18 +1349,30 @@ impl PyTensor {
     fn transpose(&self, py: Python<'_>, dim0: i64, dim1: i64) -> R {
         super::boundary::cheap(py, || movement::transpose(&self.t, dim0, dim1))
     }
-    #[pyo3(signature = (*dims))]
-    fn permute(&self, py: Python<'_>, dims: &Bound<'_, PyTuple>) -> R {
+    #[pyo3(signature = (*dims, **kwargs), text_signature = "($self, *dims)")]
+    fn permute(
+        &self,
+        py: Python<'_>,
+        dims: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> R {
+        let dims = sizes_or_keyword("permute", "dims", dims, kwargs)?;
         wrap(
             py,
-            super::boundary::held(|| Ok(movement::permute(&self.t, &sizes_arg(dims)?)?))?,
+            super::boundary::held(|| Ok(movement::permute(&self.t, &dims)?))?,
         )
     }
-    #[pyo3(signature = (*sizes))]
-    fn expand(&self, py: Python<'_>, sizes: &Bound<'_, PyTuple>) -> R {
+    #[pyo3(signature = (*sizes, **kwargs), text_signature = "($self, *sizes)")]
+    fn expand(
+        &self,
+        py: Python<'_>,
+        sizes: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> R {
+        let sizes = sizes_or_keyword("expand", "size", sizes, kwargs)?;
         wrap(
             py,
-            super::boundary::held(|| Ok(movement::expand(&self.t, &sizes_arg(sizes)?)?))?,
+            super::boundary::held(|| Ok(movement::expand(&self.t, &sizes)?))?,
         )
     }
     fn expand_as(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {

@@ -920,14 +920,36 @@ def adaptive_avg_pool2d(input, output_size):
     h, w = input.shape[-2], input.shape[-1]
     oh = h if oh is None else oh
     ow = w if ow is None else ow
+    if oh < 0 or ow < 0:
+        raise RuntimeError("adaptive_avg_pool2d: elements of output_size must be greater than "
+                           f"or equal to 0 but received {{{oh}, {ow}}}")
     if (oh, ow) == (1, 1):  # PyTorch takes the mean here (MeanBackward1)
         return input.mean((-1, -2), keepdim=True)
     return _one_node("AdaptiveAvgPool2DBackward0", lambda x: _adaptive_avg_pool2d(x, oh, ow),
                      input, linear=True)
 
 
+def _empty_pool(x, out, name):
+    """A pool with a zero output size: an empty result, whose backward raises as PyTorch's
+    `<name>_backward` does for an empty grad_output."""
+    y = x.sum(tuple(range(-len(out), 0)), keepdim=True).expand(
+        *x.shape[:-len(out)], *out).contiguous()
+
+    def refuse(g):
+        shape = list(g.shape)
+        at = next(i for i in range(1, len(shape)) if shape[i] == 0)
+        raise RuntimeError(
+            f"{name}_backward(): Expected grad_output to have non-zero size for non-batch "
+            f"dimensions, but grad_output has sizes {shape} with dimension {at} being empty")
+    if y.requires_grad:
+        y.register_hook(refuse)
+    return y
+
+
 def _adaptive_avg_pool2d(input, oh, ow):
     h, w = input.shape[-2], input.shape[-1]
+    if oh == 0 or ow == 0:
+        return _empty_pool(input, (oh, ow), "adaptive_avg_pool2d")
     if h % oh == 0 and w % ow == 0:
         k = (h // oh, w // ow)
         return _avg_pool2d(input, (k, k, (0, 0), (oh, ow)), True, None)
@@ -1301,6 +1323,9 @@ def _rrelu(input, lower, upper, training, inplace, generator=None):
     """rrelu; `generator` is the top-level `gradrs.rrelu`'s."""
     from .. import where
 
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+
     if training:
         noise = _rrelu_noise(input, lower, upper, generator)
     else:
@@ -1669,6 +1694,9 @@ def _adaptive_max_pool2d_impl(input, output_size, return_indices=False):
     oh = h if osize[0] is None else osize[0]
     ow = w if osize[-1] is None else osize[-1]
     out_shape = tuple(input.shape[:-2]) + (oh, ow)
+    if oh < 0 or ow < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension "
+                           f"{min(oh, ow)}: {list(out_shape)}")
     equal = oh > 0 and ow > 0 and h % oh == 0 and w % ow == 0
 
     def pool(t):
@@ -1721,7 +1749,16 @@ def _check_pool1d_dims(input, name):
             f"#1 'self' (while checking arguments for {name})")
 
 
+def _one_output_size(output_size, name):
+    """A 1-d pool's output size: an int or a one-int sequence, as PyTorch checks it."""
+    if isinstance(output_size, (tuple, list)) and len(output_size) != 1:
+        raise RuntimeError(f"{name}() argument 'output_size' should contain one int "
+                           f"(got {len(output_size)})")
+    return _single(output_size)
+
+
 def _adaptive_max_pool1d_impl(input, output_size, return_indices=False):
+    output_size = _one_output_size(output_size, "adaptive_max_pool1d")
     _check_pool1d_dims(input, "adaptive_max_pool1d")
     if not return_indices:
         return _adaptive_max_pool2d_impl(
@@ -1736,6 +1773,7 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
 
 
 def adaptive_avg_pool1d(input, output_size):
+    output_size = _one_output_size(output_size, "adaptive_avg_pool1d")
     _check_pool1d_dims(input, "adaptive_avg_pool1d")
     return adaptive_avg_pool2d(input.unsqueeze(-2), (1, _single(output_size))).squeeze(-2)
 
@@ -3785,11 +3823,17 @@ def adaptive_avg_pool3d(input, output_size):
     osize = [osize] * 3 if isinstance(osize, int) else list(osize)
     if len(osize) != 3:
         raise RuntimeError("adaptive_avg_pool3d: output_size must be 3")
+    if any(n < 0 for n in osize):
+        raise RuntimeError(  # sic: PyTorch's message has no space before the last size
+            "adaptive_avg_pool3d: elements of output_size must be greater than or equal to 0 "
+            f"but received {{{osize[0]}, {osize[1]},{osize[2]}}}")
     if osize == [1, 1, 1]:  # PyTorch takes the mean here (MeanBackward1)
         return input.mean((-1, -2, -3), keepdim=True)
     _adaptive3d_checks(input, "adaptive_avg_pool3d", False)
 
     def pool(x):
+        if 0 in osize:
+            return _empty_pool(x, osize, "adaptive_avg_pool3d")
         for axis, n in zip((-3, -2, -1), osize):
             x = _adaptive_axis(x, axis, n, "mean")[0]
         return x
