@@ -20,7 +20,6 @@ KNOWN: dict[str, set[str]] = {
         '[cpu] (lambda a: a.split(1)[0].mul_(2))(torch.ones(2, requires_grad=True).clone())',
         '[cpu] (lambda a: a.unbind()[0].mul_(2))(torch.ones(2, requires_grad=True).clone())',
         '[cpu] torch.ones(2, requires_grad=True)[0].detach_()',
-        '[cpu] torch.sort([1., 2.])',
         '[gpu] F.embedding(torch.tensor([-1], device=dev), torch.ones(2, 3, device=dev))',
     },
     'wrong_type': {
@@ -112,12 +111,7 @@ KNOWN: dict[str, set[str]] = {
     },
     'wrong_message': {
         "[cpu] (lambda a: a.__setitem__(0, 'a'))(torch.ones(2))",
-        '[cpu] torch.arange(0, 10, -1)',
-        '[cpu] torch.arange(10, 0)',
-        '[cpu] torch.ones(2)[::0]',
         "[cpu] torch.ones(2, device='xyz')",
-        '[cpu] torch.zeros(-1, device=dev)',
-        '[cpu] torch.zeros(2, -3, device=dev)',
         '[gpu] F.embedding(torch.tensor([-3], device=dev), torch.ones(2, 3, device=dev))',
         '[gpu] F.embedding(torch.tensor([2], device=dev), torch.ones(2, 3, device=dev))',
         '[gpu] torch.arange(6., device=dev).view(2, 3).gather(0, torch.tensor([-2**40], device=dev).view(1, 1))',
@@ -137,10 +131,8 @@ KNOWN: dict[str, set[str]] = {
         '[gpu] torch.ones(2**40, device=dev)',
         '[gpu] torch.ones(2**62, device=dev)',
         "[gpu] torch.ones(2, device='xyz')",
-        '[gpu] torch.zeros(-1, device=dev)',
         '[gpu] torch.zeros(2**40, device=dev)',
         '[gpu] torch.zeros(2**62, device=dev)',
-        '[gpu] torch.zeros(2, -3, device=dev)',
     },
     'wrong_value': {
         "[cpu] torch.tensor(float('nan')).long()",

@@ -335,3 +335,40 @@ ADAPTIVE_EMPTY = {
 @pytest.mark.parametrize("name", sorted(ADAPTIVE_EMPTY))
 def test_adaptive_pool_empty_outputs(name):
     check(ADAPTIVE_EMPTY[name])
+
+
+# ---- factories with out=, sizes and slices ------------------------------------------------
+
+FACTORY_OUT = {
+    "zeros resizes out": lambda m: (lambda o: (m.zeros(2, out=o) is o, o))(m.empty(3)),
+    "ones keeps out dtype": lambda m: m.ones(2, out=m.empty(3, dtype=m.int64)),
+    "ones 2-d": lambda m: m.ones((2, 2), out=m.empty(4)),
+    "empty shape": lambda m: m.empty(2, out=m.empty(3)).shape,
+    "requires_grad sets out": lambda m: m.zeros(2, requires_grad=True, out=m.empty(3)),
+    "version bump": lambda m: (lambda o: (m.ones(2, out=o), o._version))(m.empty(2)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FACTORY_OUT))
+def test_factory_out(name):
+    check(FACTORY_OUT[name])
+
+
+FACTORY_ERRORS = {
+    "out dtype mismatch": lambda m: m.zeros(2, dtype=m.int64, out=m.empty(1)),
+    "out requires grad": lambda m: m.zeros(2, out=m.empty(3, requires_grad=True)),
+    "out not a tensor": lambda m: m.ones(2, out=[1]),
+    "zeros negative": lambda m: m.zeros(-1),
+    "zeros negative 2-d": lambda m: m.zeros(2, -3),
+    "ones negative": lambda m: m.ones(3, -1),
+    "slice step zero": lambda m: m.ones(2)[::0],
+    "slice step zero setitem": lambda m: m.ones(2).__setitem__(slice(None, None, 0), 1.0),
+    "slice step negative": lambda m: m.ones(2)[::-1],
+    "arange wrong sign": lambda m: m.arange(10, 0),
+    "arange wrong sign negative step": lambda m: m.arange(0, 10, -1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FACTORY_ERRORS))
+def test_factory_and_slice_errors(name):
+    check_error(FACTORY_ERRORS[name])

@@ -170,7 +170,7 @@ pub fn arange(start: Scalar, end: Scalar, step: Scalar, dtype: Option<DType>) ->
     }
     if (st > 0.0 && e < s) || (st < 0.0 && e > s) {
         return Err(Error::Runtime(
-            "upper bound and larger bound inconsistent with step sign".into(),
+            "upper bound and lower bound inconsistent with step sign".into(),
         ));
     }
     let size = ((e - s) / st).ceil().max(0.0);

@@ -38,6 +38,10 @@ fn entry(obj: &Bound<'_, PyAny>) -> PyResult<Entry> {
             }
         };
         let step = get("step")?.unwrap_or(1);
+        if step == 0 {
+            // What Python's own slice unpacking says, which PyTorch's indexing uses.
+            return Err(super::errors::value_error("slice step cannot be zero"));
+        }
         return Ok(Entry::Step(IndexStep::Slice(
             get("start")?,
             get("stop")?,

@@ -124,10 +124,29 @@ macro_rules! filled {
             requires_grad: bool,
             out: Option<&Bound<'_, PyAny>>,
         ) -> R {
-            let _ = out;
             let dev = check_device(device)?;
-            let d = extract_dtype(dtype)?.unwrap_or_else(default_float);
-            let shape = shape_of(size)?;
+            let dtype = extract_dtype(dtype)?;
+            let sizes = sizes_arg(size)?;
+            if stringify!($name) == "zeros" && sizes.iter().any(|&s| s < 0) {
+                // zeros checks its sizes itself, before the generic allocation check.
+                return Err(errors::runtime_error(
+                    "zeros: Dimension size must be non-negative.",
+                ));
+            }
+            let shape = to_shape(&sizes)?;
+            if let Some(out) = out {
+                let fill = (stringify!($name) != "empty").then_some($value);
+                return out::factory_out(
+                    py,
+                    stringify!($name),
+                    out,
+                    &shape,
+                    fill,
+                    dtype,
+                    requires_grad,
+                );
+            }
+            let d = dtype.unwrap_or_else(default_float);
             let t = boundary::run(py, || filled_on(&shape, $value, d, dev))?;
             finish(py, t, None, requires_grad)
         }

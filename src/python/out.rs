@@ -47,3 +47,57 @@ pub fn _write_out(
     super::boundary::catch(|| crate::ops::inplace::write_into(o, r))?;
     Ok(())
 }
+
+/// `zeros(size, out=o)` and the other factories: `o` takes the shape (resized without
+/// PyTorch's warning for computed results) and the fill value (none for `empty`), keeps its
+/// dtype and device, and is returned.
+pub(crate) fn factory_out(
+    py: Python<'_>,
+    name: &str,
+    out: &Bound<'_, PyAny>,
+    shape: &[usize],
+    fill: Option<crate::dtype::Scalar>,
+    dtype: Option<crate::DType>,
+    requires_grad: bool,
+) -> PyResult<Py<PyAny>> {
+    let Ok(o) = out.cast::<PyTensor>() else {
+        return Err(super::errors::type_error(format!(
+            "{name}(): argument 'out' must be Tensor, not {}",
+            out.get_type().name()?
+        )));
+    };
+    let t = o.borrow().t.clone();
+    if let Some(d) = dtype.filter(|&d| d != t.dtype()) {
+        return Err(super::errors::runtime_error(format!(
+            "dtype {} does not match dtype of out parameter ({})",
+            pretty_kernel_name(d),
+            pretty_kernel_name(t.dtype())
+        )));
+    }
+    if crate::autograd::is_grad_enabled() && t.requires_grad() {
+        return Err(super::errors::runtime_error(format!(
+            "aten::{name}(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad."
+        )));
+    }
+    t.check_inplace_version()?;
+    super::boundary::run(py, || {
+        if t.shape().as_slice() != shape {
+            let version = t.version();
+            t.set_data(&Tensor::zeros_on(shape, t.dtype(), t.device()));
+            for _ in 0..version {
+                t.bump_version();
+            }
+        }
+        match fill {
+            Some(v) => crate::ops::inplace::write_into(
+                &t,
+                &Tensor::full_on(shape, v, t.dtype(), t.device()),
+            ),
+            None => Ok(()),
+        }
+    })?;
+    if requires_grad {
+        t.set_requires_grad(true)?;
+    }
+    Ok(o.clone().into_any().unbind())
+}
