@@ -138,6 +138,28 @@ def run_matmul(lib, s):
     return s[0] @ s[1]
 
 
+def setup_linalg(n):
+    """A well-conditioned symmetric positive-definite n x n float32 matrix and a right side."""
+    def setup(lib):
+        lib.manual_seed(0)
+        a = lib.randn(n, n)
+        return a @ a.mT + n * lib.eye(n), lib.randn(n, 4)
+
+    return setup
+
+
+def run_solve(lib, s):
+    return lib.linalg.solve(s[0], s[1])
+
+
+def run_svd(lib, s):
+    return lib.linalg.svd(s[0])
+
+
+def run_cholesky(lib, s):
+    return lib.linalg.cholesky(s[0])
+
+
 def setup_matmul_grad(lib):
     lib.manual_seed(0)
     return lib.randn(512, 512, requires_grad=True), lib.randn(512, 512, requires_grad=True)
@@ -431,6 +453,13 @@ CASES = [
     Case("tanh chain 10k on 64 elems fwd+bwd", setup_tanh_leaf, run_tanh_chain, None),
     Case("matmul 1024^3 f32", setup_matmul(1024), run_matmul, 1.1),
     Case("(a@b).sum().backward() 512^3", setup_matmul_grad, run_matmul_grad, None),
+    # gradrs.linalg (faer on the host) against PyTorch's LAPACK; target 1.0 (issue 24).
+    Case("linalg.solve 256 f32", setup_linalg(256), run_solve, 1.0),
+    Case("linalg.solve 1024 f32", setup_linalg(1024), run_solve, 1.0),
+    Case("linalg.svd 256 f32", setup_linalg(256), run_svd, 1.0),
+    Case("linalg.svd 1024 f32", setup_linalg(1024), run_svd, 1.0),
+    Case("linalg.cholesky 256 f32", setup_linalg(256), run_cholesky, 1.0),
+    Case("linalg.cholesky 1024 f32", setup_linalg(1024), run_cholesky, 1.0),
     Case("MLP 784-256-256-10 step, batch 128, cross-entropy", setup_mlp, run_mlp, 1.2),
     Case("a + b, 16M f32", setup_big_pair, run_add, 0.7),
     Case("a.sum(), 16M f32", setup_big_pair, run_sum, 1.2),

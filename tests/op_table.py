@@ -25,6 +25,7 @@ grad unless ``rg=False``.
 from __future__ import annotations
 
 import dataclasses
+import math
 import zlib
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -2702,3 +2703,164 @@ OPS += [
 
 OPS_BY_NAME = {op.name: op for op in OPS}
 assert len(OPS_BY_NAME) == len(OPS), "duplicate op names"
+
+
+# ---- gradrs.linalg (python/gradrs/linalg.py on the faer factorizations) -------------------
+# Inputs are random matrices (fixed seeds: well conditioned); symmetric / positive-definite
+# ones are built inside the call (a + a^T, a a^T + 3 I), so gradients flow through that too.
+# Eigenvectors and singular vectors are defined up to sign: the entries compare sign-free
+# functions of them (v ** 2 * 1.5: the last node keeps no signed tensor). Results are row-major
+# where PyTorch's (LAPACK's) are column-major, so the strides a later matmul keeps differ:
+# samples chaining on an inverse are left out (matrix_power with n < -1).
+
+
+def _spd(m, a):
+    n = a.shape[-1]
+    return a @ a.transpose(-2, -1) + 3 * m.eye(n, dtype=a.dtype, device=a.device)
+
+
+def _sym(a):
+    return a + a.transpose(-2, -1)
+
+
+_SQ = [S(T((3, 3))), S(T((3, 3), F64)), S(T((2, 3, 3), F64)), S(T((3, 3), layout="T")),
+       S(T((1, 1))), S(T((0, 0)), _fd=False)]
+_SQ_ERRORS = [E(T((2, 3)), _name="nonsquare"), E(T((3,)), _name="1d"),
+              E(T((3, 3), I64), _name="int")]
+
+OPS += [
+    OpInfo("linalg.vector_norm", lambda m, x, *a, **k: m.linalg.vector_norm(x, *a, **k), [
+        S(T((2, 3))), S(T((2, 3), F64), 1), S(T((2, 3)), 3.0, 1), S(T((2, 3)), math.inf, 0),
+        S(T((2, 3)), -math.inf), S(T((2, 3), F64), 0.5, (0, 1), True), S(T((2, 3)), 2, -1, True),
+        S(T(()), 2), S(T((0, 3)), 2, 1, _fd=False),
+    ], errors=[E(T((2, 3), I64), _name="int"), E(T((0,)), math.inf, _name="empty_inf")]),
+    OpInfo("linalg.matrix_norm", lambda m, x, *a, **k: m.linalg.matrix_norm(x, *a, **k), [
+        S(T((2, 3))), S(T((3, 3), F64), "nuc"), S(T((3, 2), F64), 2), S(T((2, 3, 3), F64), -2),
+        S(T((3, 3)), 1), S(T((3, 3)), -1), S(T((2, 3, 3)), math.inf, keepdim=True),
+        S(T((3, 3), F64), -math.inf), S(T((2, 3, 4), F64), "fro", (0, 2)),
+    ], errors=[E(T((3,)), _name="1d"), E(T((3, 3)), 3, _name="ord"),
+               E(T((3, 3)), "foo", _name="ord_str")]),
+    OpInfo("linalg.norm", lambda m, x, *a, **k: m.linalg.norm(x, *a, **k), [
+        S(T((2, 3))), S(T((3,), F64), 1), S(T((3, 3), F64), "fro"), S(T((2, 3, 3)), None, (1, 2)),
+        S(T((3, 3), F64), math.inf), S(T((2, 3)), 3, 1),
+    ], errors=[E(T((2, 2, 2)), 2, _name="3d_ord"), E(T((3,)), "fro", _name="1d_fro")]),
+    OpInfo("linalg.vecdot", lambda m, x, y, **k: m.linalg.vecdot(x, y, **k), [
+        S(T((2, 3)), T((2, 3))), S(T((3,), F64), T((2, 3), F64)), S(T((2, 3)), T((2, 3)), dim=0),
+    ], errors=[E(T((3,)), T((4,)), _name="size")]),
+    OpInfo("linalg.cross", lambda m, x, y, **k: m.linalg.cross(x, y, **k), [
+        S(T((3,)), T((3,))), S(T((2, 3), F64), T((2, 3), F64)), S(T((3, 2)), T((3, 2)), dim=0),
+        S(T((1, 3)), T((4, 3))),
+    ], errors=[E(T((4,)), T((4,)), _name="len4"), E(T((3, 2)), T((3, 2)), _name="dim")],
+        variants={"torch.cross": lambda m, x, y, **k: m.cross(x, y, dim=k.get("dim", -1)),
+                  "method": lambda m, x, y, **k: x.cross(y, dim=k.get("dim", -1))}),
+    OpInfo("linalg.diagonal", lambda m, x, **k: m.linalg.diagonal(x, **k), [
+        S(T((3, 3))), S(T((2, 3, 4), F64), offset=1), S(T((3, 4)), dim1=-1, dim2=-2),
+    ]),
+    OpInfo("linalg.multi_dot", lambda m, *ts: m.linalg.multi_dot(list(ts)), [
+        S(T((2, 3)), T((3, 4))), S(T((3,), F64), T((3, 4), F64), T((4, 2), F64)),
+        S(T((2, 3)), T((3, 4)), T((4, 5)), T((5,))),
+    ], errors=[E(T((2, 3)), _name="one"), E(T((2, 3)), T((2, 3)), _name="shape"),
+               E(T((2, 3)), T((3, 3, 3)), _name="3d")]),
+    OpInfo("linalg.matrix_power", lambda m, x, n: m.linalg.matrix_power(x, n), [
+        S(T((3, 3)), 2), S(T((3, 3), F64), 3), S(T((2, 3, 3), F64), 5), S(T((3, 3)), 1),
+        S(T((3, 3), F64), -1), S(T((3, 3)), 0),
+    ], variants={"method": lambda m, x, n: x.matrix_power(n)},
+        errors=[E(T((2, 3)), 2, _name="nonsquare")]),
+    OpInfo("linalg.det", lambda m, x: m.linalg.det(x), _SQ, errors=_SQ_ERRORS,
+           variants={"torch.det": lambda m, x: m.det(x), "method": lambda m, x: x.det()}),
+    OpInfo("linalg.slogdet", lambda m, x: m.linalg.slogdet(x), _SQ, errors=_SQ_ERRORS),
+    OpInfo("logdet", lambda m, x: m.logdet(_spd(m, x)), _SQ[:3],
+           variants={"method": lambda m, x: _spd(m, x).logdet()}),
+    OpInfo("linalg.inv", lambda m, x: m.linalg.inv(x), _SQ, errors=_SQ_ERRORS + [
+        E(T((3, 3), data=np.zeros((3, 3))), _name="singular"),
+        E(T((2, 2, 2), data=np.array([np.eye(2), [[1, 0], [0, 0]]])), _name="singular_batch")],
+        variants={"inverse": lambda m, x: m.inverse(x), "inv_ex": lambda m, x: m.linalg.inv_ex(x),
+                  "method": lambda m, x: x.inverse()}),
+    OpInfo("linalg.solve", lambda m, a, b, **k: m.linalg.solve(a, b, **k), [
+        S(T((3, 3)), T((3, 2))), S(T((3, 3), F64), T((3,), F64)), S(T((2, 3, 3), F64), T((3, 2), F64)),
+        S(T((3, 3), F64), T((2, 3), F64), left=False), S(T((2, 3, 3)), T((2, 3))),
+        S(T((3, 3), F64), T((3, 1), F64, rg=False)),
+    ], variants={"solve_ex": lambda m, a, b, **k: m.linalg.solve_ex(a, b, **k)},
+        errors=[E(T((3, 3)), T((4,)), _name="shape"), E(T((2, 3)), T((2,)), _name="nonsquare"),
+                E(T((3, 3), data=np.zeros((3, 3))), T((3,)), _name="singular"),
+                E(T((3, 3), F64), T((3,)), _name="dtype")]),
+    OpInfo("linalg.cholesky", lambda m, x, **k: m.linalg.cholesky(_spd(m, x), **k), [
+        S(T((3, 3))), S(T((3, 3), F64)), S(T((2, 3, 3), F64), upper=True), S(T((0, 0)), _fd=False),
+    ], variants={"cholesky_ex": lambda m, x, **k: m.linalg.cholesky_ex(_spd(m, x), **k)},
+        errors=[E(T((3, 3), data=-np.eye(3)), _fn=lambda m, x: m.linalg.cholesky(x),
+                  _name="not_pd"), E(T((2, 3)), _fn=lambda m, x: m.linalg.cholesky(x),
+                                     _name="nonsquare")]),
+    OpInfo("linalg.qr", lambda m, x, *a: m.linalg.qr(x, *a), [
+        S(T((3, 3))), S(T((4, 3), F64)), S(T((3, 5), F64)), S(T((2, 4, 3), F64)),
+        S(T((3, 3), F64), "complete"), S(T((2, 4), F64), "complete"),
+    ], errors=[E(T((3, 3), I64), _name="int"), E(T((3, 3)), "foo", _name="mode")]),
+    OpInfo("linalg.eigh", lambda m, x, *a: (lambda r: (r.eigenvalues, r.eigenvectors ** 2 * 1.5))(
+        m.linalg.eigh(_sym(x), *a)), [S(T((3, 3))), S(T((3, 3), F64)), S(T((2, 3, 3), F64), "U")],
+        variants={"eigvalsh": lambda m, x, *a: m.linalg.eigvalsh(_sym(x), *a)},
+        errors=[E(T((2, 3)), _fn=lambda m, x: m.linalg.eigh(x), _name="nonsquare"),
+                E(T((3, 3)), _fn=lambda m, x: m.linalg.eigh(x, "X"), _name="uplo")]),
+    OpInfo("linalg.svd", lambda m, x, *a: (lambda r: (r.S, r.U[..., :, :2] ** 2 * 1.5,
+                                                     r.Vh[..., :2, :] ** 2 * 1.5))(
+        m.linalg.svd(x, *a)), [S(T((3, 3)), False), S(T((4, 3), F64), False),
+                               S(T((3, 4), F64), False), S(T((2, 3, 3), F64)),
+                               S(T((4, 2), F64), True)],
+        variants={"svdvals": lambda m, x, *a: m.linalg.svdvals(x)},
+        errors=[E(T((3, 3), I64), _name="int"), E(T((3,)), _name="1d")]),
+    OpInfo("linalg.pinv", lambda m, x, **k: m.linalg.pinv(
+        _sym(x) if k.get("hermitian") else x, **k), [
+        S(T((3, 3))), S(T((4, 3), F64)), S(T((2, 3, 4), F64)), S(T((3, 3), F64), hermitian=True),
+    ], tol={F32: (1e-4, 1e-4)}, variants={"pinverse": lambda m, x, **k: m.pinverse(x) if not k else m.linalg.pinv(x, **k)},
+        errors=[E(T((3, 3), I64), _name="int")]),
+    OpInfo("linalg.solve_triangular", lambda m, a, b, **k: m.linalg.solve_triangular(
+        a + 3 * m.eye(a.shape[-1], dtype=a.dtype, device=a.device), b, **k), [
+        S(T((3, 3)), T((3, 2)), upper=True), S(T((3, 3), F64), T((3, 2), F64), upper=False),
+        S(T((2, 3, 3), F64), T((3, 2), F64), upper=True, unitriangular=True),
+        S(T((3, 3), F64), T((2, 3), F64), upper=False, left=False),
+    ], errors=[E(T((3, 3)), T((3,)), upper=True, _name="1d_b")]),
+    OpInfo("linalg.lu_factor", lambda m, x: m.linalg.lu_factor(x), [
+        S(T((3, 3))), S(T((3, 3), F64)), S(T((2, 3, 3), F64)), S(T((3, 4), F64)), S(T((4, 3), F64)),
+    ], variants={"lu_factor_ex": lambda m, x: m.linalg.lu_factor_ex(x)[:2]}),
+    # P carries no gradient (the finite-difference checker cannot differentiate it): it is
+    # compared in tests/test_linalg.py.
+    OpInfo("linalg.lu", lambda m, x: tuple(m.linalg.lu(x))[1:], [
+        S(T((3, 3))), S(T((3, 3), F64)), S(T((2, 3, 3), F64)), S(T((3, 4), F64)), S(T((4, 3), F64)),
+    ]),
+    OpInfo("linalg.lu_solve", lambda m, a, b, **k: (lambda f: m.linalg.lu_solve(f[0], f[1], b, **k))(
+        m.linalg.lu_factor(a)), [
+        S(T((3, 3)), T((3, 2))), S(T((3, 3), F64), T((3, 2), F64), adjoint=True),
+        S(T((2, 3, 3), F64), T((2, 3), F64), left=False),
+    ]),
+    OpInfo("linalg.matrix_exp", lambda m, x: m.linalg.matrix_exp(x), [
+        S(T((3, 3))), S(T((3, 3), F64)), S(T((2, 2, 2), F64)), S(T((1, 1))),
+    ], variants={"torch.matrix_exp": lambda m, x: m.matrix_exp(x)},
+        errors=[E(T((2, 3)), _name="nonsquare")]),
+    OpInfo("linalg.vander", lambda m, x, **k: m.linalg.vander(x, **k), [
+        S(T((3,))), S(T((2, 3), F64), N=4), S(T((3,), I64)),
+    ], errors=[E(T(()), _name="0d")]),
+    OpInfo("linalg.householder_product", lambda m, a, t: m.linalg.householder_product(a, t), [
+        S(T((3, 3)), T((2,))), S(T((4, 3), F64), T((3,), F64)),
+    ], errors=[E(T((3, 3), F64), T((2,)), _name="dtype")]),
+    OpInfo("linalg.tensorinv", lambda m, x, **k: m.linalg.tensorinv(x, **k), [
+        S(T((2, 2, 4))), S(T((4, 2, 2), F64), ind=1),
+    ], errors=[E(T((2, 3)), _name="shape")]),
+    OpInfo("linalg.tensorsolve", lambda m, a, b: m.linalg.tensorsolve(a, b), [
+        S(T((2, 3, 6), F64), T((2, 3), F64)),
+    ]),
+    OpInfo("linalg.cond", lambda m, x, *a: m.linalg.cond(x, *a), [
+        S(T((3, 3))), S(T((4, 3), F64)), S(T((3, 3), F64), -2),
+    ], errors=[E(T((2, 3)), 1, _name="nonsquare_1")]),
+    # PyTorch 2.13 cannot differentiate cond for the other norms (its inverse is modified in
+    # place: "one of the variables needed for gradient computation has been modified"), so
+    # only the values are compared.
+    OpInfo("linalg.cond_p", lambda m, x, *a: m.linalg.cond(x.detach(), *a), [
+        S(T((3, 3), F64), 1), S(T((3, 3), F64), "fro"), S(T((2, 3, 3)), math.inf),
+        S(T((3, 3), F64), "nuc"), S(T((3, 3)), -1),
+    ], differentiable=False),
+    OpInfo("trace", lambda m, x: m.trace(x), [S(T((3, 3))), S(T((2, 4), F64)), S(T((3, 3), I64))],
+           variants={"method": lambda m, x: x.trace()}),
+    OpInfo("cholesky_solve", lambda m, b, a, **k: m.cholesky_solve(b, m.linalg.cholesky(
+        _spd(m, a), **k), **k), [S(T((3, 2)), T((3, 3))), S(T((3, 2), F64), T((3, 3), F64),
+                                                          upper=True)]),
+    OpInfo("cholesky_inverse", lambda m, a: m.cholesky_inverse(m.linalg.cholesky(_spd(m, a))), [
+        S(T((3, 3))), S(T((3, 3), F64))]),
+]

@@ -37,11 +37,21 @@ def _narrowed(sample):
     return dataclasses.replace(sample, args=tuple(args), arrays=arrays) if changed else None
 
 
+# Ops whose float16 result in PyTorch is not a reference: op name -> why.
+_F16_NO_REFERENCE = {
+    "linalg.matrix_exp": "PyTorch 2.13 evaluates the matrix exponential's polynomial in float16 "
+    "and overflows to inf for entries of magnitude ~2; gradrs computes in float32 and rounds "
+    "once (tests/test_linalg.py checks that)",
+}
+
+
 def _params():
     out = []
     for device in DEVICES:
         marks = [pytest.mark.skip(reason=GPU_SKIP)] if device != "cpu" and GPU_SKIP else []
         for op in OPS:
+            if op.name in _F16_NO_REFERENCE:
+                continue
             for s in op.samples:
                 # On the GPU float64 leaves become float32 first (as in test_ops.py).
                 n = _narrowed(for_device(s, device))

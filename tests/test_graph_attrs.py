@@ -33,6 +33,17 @@ NOT_EXPOSED = {
     "CopysignBackward0", "CopysignBackward1", "HypotBackward0", "XlogyBackward0",
     "XlogyBackward2",
 }
+# gradrs.linalg's nodes are recorded from Python (python/gradrs/linalg.py): their formulas
+# keep inputs and outputs in the closure, which exposes no `_saved_` attributes.
+NOT_EXPOSED |= {
+    "CholeskyInverseBackward0", "CholeskySolveBackward0", "LinalgCholeskyExBackward0",
+    "LinalgCrossBackward0", "LinalgDetBackward0", "LinalgEighBackward0",
+    "LinalgHouseholderProductBackward0", "LinalgInvExBackward0", "LinalgLuBackward0",
+    "LinalgLuFactorExBackward0", "LinalgLuSolveBackward0", "LinalgMatrixExpBackward0",
+    "LinalgPinvBackward0", "LinalgQrBackward0", "LinalgSlogdetBackward0",
+    "LinalgSolveExBackward0", "LinalgSolveTriangularBackward0", "LinalgSvdBackward0",
+    "TraceBackward0",
+}
 # Keep dims wrapped (`transpose(-1, 0)` keeps (1, 0)) where PyTorch shows them as given
 # (-1 as 2**64 - 1): they show nothing rather than a different value.
 WRAPPED_DIMS = {

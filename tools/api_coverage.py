@@ -66,6 +66,9 @@ EXCLUDED = [
     ("complex-only", None, r"complex|view_as_complex(_copy)?|view_as_real(_copy)?|polar|conj|"
                            r"conj_physical_?|resolve_conj|resolve_neg|is_conj|is_neg|real|imag|"
                            r"cfloat|cdouble|chalf"),
+    # linalg.eig / eigvals return complex eigenvalues and eigenvectors for every input (a real
+    # non-symmetric matrix has complex ones); the symmetric forms eigh / eigvalsh are counted.
+    ("complex-only", "linalg", r"eig|eigvals"),
     # -- named tensors --
     ("named tensors", None, r"refine_names|rename_?|align_to|align_as|names|has_names"),
     # -- device kinds gradrs does not have (and their vendor libraries' entry points) --

@@ -311,6 +311,11 @@ from . import random  # noqa: E402 - torch.random: fork_rng & the seeding functi
 from . import _pickle  # noqa: E402,F401 - Tensor.__reduce_ex__ / __deepcopy__
 from .serialization import load, save  # noqa: E402
 from . import optim  # noqa: E402
+from . import linalg  # noqa: E402
+from .linalg import (  # noqa: E402 - PyTorch's top-level forms of linalg ops
+    cholesky_inverse, cholesky_solve, inverse, logdet, matrix_exp, matrix_power, pinverse, trace)
+from .linalg import _cholesky_top as cholesky, _cross_top as cross, _det_top as det  # noqa: E402
+from .linalg import _qr_top as qr, _slogdet_top as slogdet, _svd_top as svd  # noqa: E402
 from . import cuda, gpu  # noqa: E402
 from ._alias import as_torch  # noqa: E402
 from . import accelerator, amp, backends, cpu  # noqa: E402

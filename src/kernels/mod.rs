@@ -23,6 +23,7 @@
 mod copy;
 mod gpu;
 mod index;
+pub mod linalg;
 mod matmul;
 mod nn;
 pub mod optim;

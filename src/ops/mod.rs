@@ -16,6 +16,7 @@ pub mod divmod;
 pub mod einsum;
 pub mod index;
 pub mod inplace;
+pub mod linalg;
 pub mod logical;
 pub mod matmul;
 pub mod movement;

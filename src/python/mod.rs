@@ -11,6 +11,7 @@ pub mod gpu;
 pub mod helpers;
 pub mod hooks;
 pub mod indexing;
+pub mod linalg;
 pub mod nn;
 pub mod numbers;
 pub mod optim;
@@ -455,6 +456,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     pointwise::register(m)?;
     declared::register(m)?;
     indexing::register(m)?;
+    linalg::register(m)?;
     nn::register(m)?;
     optim::register(m)?;
     random::register(m)?;

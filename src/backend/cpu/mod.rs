@@ -7,6 +7,7 @@ pub mod elementwise;
 pub mod f16c;
 pub mod generator;
 pub mod index;
+pub mod linalg;
 pub mod matmul;
 pub mod optim;
 pub mod parallel;

@@ -1,0 +1,273 @@
+//! Dense factorizations on the host, through faer: LU with partial pivoting, Cholesky, QR,
+//! the symmetric eigendecomposition, the SVD and triangular solves. Each works on a batch of
+//! contiguous row-major matrices and writes row-major results in LAPACK's conventions, which
+//! is what PyTorch returns (packed LU with 1-based pivots, an `info` per matrix).
+
+use faer::linalg::triangular_solve as tri;
+use faer::traits::RealField;
+use faer::{Mat, MatMut, MatRef, Par, Side};
+
+/// Element types the factorizations run in: PyTorch's float32 and float64.
+pub trait Real: RealField + Copy + Default + Send + Sync + 'static {}
+impl Real for f32 {}
+impl Real for f64 {}
+
+fn par() -> Par {
+    faer::get_global_parallelism()
+}
+
+fn view<T: Real>(a: &[T], m: usize, n: usize) -> MatRef<'_, T> {
+    MatRef::from_row_major_slice(a, m, n)
+}
+
+/// Appends `x` (any strides) to `out` row by row.
+fn push_rows<T: Real>(out: &mut Vec<T>, x: MatRef<'_, T>) {
+    for i in 0..x.nrows() {
+        for j in 0..x.ncols() {
+            out.push(x[(i, j)]);
+        }
+    }
+}
+
+/// LAPACK's `getrf` on each `m x n` matrix: (packed L\U, 1-based row interchanges,
+/// info = 1-based index of the first exactly zero pivot, 0 if none).
+pub fn lu_factor<T: Real>(
+    a: &[T],
+    batch: usize,
+    m: usize,
+    n: usize,
+) -> (Vec<T>, Vec<i32>, Vec<i32>) {
+    let k = m.min(n);
+    let mut lu = Vec::with_capacity(batch * m * n);
+    let mut piv = Vec::with_capacity(batch * k);
+    let mut info = Vec::with_capacity(batch);
+    for b in 0..batch {
+        let x = view(&a[b * m * n..(b + 1) * m * n], m, n);
+        if k == 0 {
+            push_rows(&mut lu, x);
+            info.push(0);
+            continue;
+        }
+        let f = x.partial_piv_lu();
+        let (l, u) = (f.L(), f.U());
+        let mut first_zero = 0;
+        for i in 0..m {
+            for j in 0..n {
+                lu.push(if i > j { l[(i, j)] } else { u[(i, j)] });
+            }
+        }
+        for i in 0..k {
+            if first_zero == 0 && u[(i, i)] == T::default() {
+                first_zero = i as i32 + 1;
+            }
+        }
+        info.push(first_zero);
+        // faer gives the permutation (row i of P A is row fwd[i] of A); LAPACK gives the
+        // interchanges that build it: at step i, row i swaps with row ipiv[i].
+        let (fwd, _) = f.P().arrays();
+        let mut at: Vec<usize> = (0..m).collect(); // at[pos] = original row now at pos
+        let mut pos: Vec<usize> = (0..m).collect(); // pos[row] = where original row is now
+        for i in 0..k {
+            let j = pos[fwd[i]];
+            piv.push(j as i32 + 1);
+            let (ri, rj) = (at[i], at[j]);
+            at.swap(i, j);
+            pos[ri] = j;
+            pos[rj] = i;
+        }
+    }
+    (lu, piv, info)
+}
+
+/// The lower Cholesky factor of each `n x n` matrix (its lower triangle read), and LAPACK's
+/// `potrf` info: the order of the first leading minor that is not positive-definite.
+pub fn cholesky<T: Real>(a: &[T], batch: usize, n: usize) -> (Vec<T>, Vec<i32>) {
+    let mut out = Vec::with_capacity(batch * n * n);
+    let mut info = Vec::with_capacity(batch);
+    for b in 0..batch {
+        let x = view(&a[b * n * n..(b + 1) * n * n], n, n);
+        match x.llt(Side::Lower) {
+            Ok(f) => {
+                push_rows(&mut out, f.L());
+                info.push(0);
+            }
+            Err(faer::linalg::cholesky::llt::factor::LltError::NonPositivePivot { index }) => {
+                out.extend(std::iter::repeat_n(T::default(), n * n));
+                info.push(index as i32 + 1);
+            }
+        }
+    }
+    (out, info)
+}
+
+/// Householder QR of each `m x n` matrix: Q (`m x m` when `complete`, else `m x k`) and R
+/// (`m x n` when `complete`, else `k x n`), k = min(m, n).
+pub fn qr<T: Real>(a: &[T], batch: usize, m: usize, n: usize, complete: bool) -> (Vec<T>, Vec<T>) {
+    let k = m.min(n);
+    let (qc, rr) = if complete { (m, m) } else { (k, k) };
+    let mut q = Vec::with_capacity(batch * m * qc);
+    let mut r = Vec::with_capacity(batch * rr * n);
+    for b in 0..batch {
+        let x = view(&a[b * m * n..(b + 1) * m * n], m, n);
+        if k == 0 {
+            let eye = Mat::<T>::identity(m, qc);
+            push_rows(&mut q, eye.as_ref());
+            r.extend(std::iter::repeat_n(T::default(), rr * n));
+            continue;
+        }
+        let f = x.qr();
+        if complete {
+            push_rows(&mut q, f.compute_Q().as_ref());
+            let full = f.R();
+            for i in 0..m {
+                for j in 0..n {
+                    r.push(if i < full.nrows() && j >= i {
+                        full[(i, j)]
+                    } else {
+                        T::default()
+                    });
+                }
+            }
+        } else {
+            push_rows(&mut q, f.compute_thin_Q().as_ref());
+            let thin = f.thin_R();
+            for i in 0..k {
+                for j in 0..n {
+                    r.push(if j >= i { thin[(i, j)] } else { T::default() });
+                }
+            }
+        }
+    }
+    (q, r)
+}
+
+/// Eigenvalues (ascending) and, with `vectors`, eigenvectors (columns) of each symmetric
+/// `n x n` matrix, from its lower triangle. `None` when the iteration did not converge.
+pub fn eigh<T: Real>(a: &[T], batch: usize, n: usize, vectors: bool) -> Option<(Vec<T>, Vec<T>)> {
+    let mut w = Vec::with_capacity(batch * n);
+    let mut v = Vec::with_capacity(if vectors { batch * n * n } else { 0 });
+    for b in 0..batch {
+        let x = view(&a[b * n * n..(b + 1) * n * n], n, n);
+        if n == 0 {
+            continue;
+        }
+        if vectors {
+            let f = x.self_adjoint_eigen(Side::Lower).ok()?;
+            let s = f.S().column_vector();
+            for i in 0..n {
+                w.push(s[i]);
+            }
+            push_rows(&mut v, f.U());
+        } else {
+            w.extend(x.self_adjoint_eigenvalues(Side::Lower).ok()?);
+        }
+    }
+    Some((w, v))
+}
+
+/// The SVD of each `m x n` matrix: U, S (descending) and Vh, full (`m x m`, `n x n`) or
+/// reduced (`m x k`, `k x n`); only S without `vectors`. `None` when it did not converge.
+pub fn svd<T: Real>(
+    a: &[T],
+    batch: usize,
+    m: usize,
+    n: usize,
+    full: bool,
+    vectors: bool,
+) -> Option<(Vec<T>, Vec<T>, Vec<T>)> {
+    let k = m.min(n);
+    let (mut u, mut s, mut vh) = (Vec::new(), Vec::with_capacity(batch * k), Vec::new());
+    for b in 0..batch {
+        let x = view(&a[b * m * n..(b + 1) * m * n], m, n);
+        if !vectors {
+            if k > 0 {
+                s.extend(x.singular_values().ok()?);
+            }
+            continue;
+        }
+        if k == 0 {
+            let (uc, vr) = if full { (m, n) } else { (0, 0) };
+            push_rows(&mut u, Mat::<T>::identity(m, uc).as_ref());
+            push_rows(&mut vh, Mat::<T>::identity(vr, n).as_ref());
+            continue;
+        }
+        let f = if full { x.svd() } else { x.thin_svd() }.ok()?;
+        push_rows(&mut u, f.U());
+        let d = f.S().column_vector();
+        for i in 0..k {
+            s.push(d[i]);
+        }
+        push_rows(&mut vh, f.V().transpose());
+    }
+    Some((u, s, vh))
+}
+
+/// Solves `A X = B` for each triangular `n x n` A (`upper` or lower triangle read, unit
+/// diagonal assumed with `unit`) and `n x k` B, in place in `b`.
+pub fn solve_triangular<T: Real>(
+    a: &[T],
+    b: &mut [T],
+    batch: usize,
+    n: usize,
+    k: usize,
+    upper: bool,
+    unit: bool,
+) {
+    for i in 0..batch {
+        let t = view(&a[i * n * n..(i + 1) * n * n], n, n);
+        let rhs: MatMut<'_, T> =
+            MatMut::from_row_major_slice_mut(&mut b[i * n * k..(i + 1) * n * k], n, k);
+        match (upper, unit) {
+            (false, false) => tri::solve_lower_triangular_in_place(t, rhs, par()),
+            (false, true) => tri::solve_unit_lower_triangular_in_place(t, rhs, par()),
+            (true, false) => tri::solve_upper_triangular_in_place(t, rhs, par()),
+            (true, true) => tri::solve_unit_upper_triangular_in_place(t, rhs, par()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lu_pivots_rebuild_the_matrix() {
+        let a = [0.0f64, 1.0, 2.0, 4.0, 5.0, 6.0, 7.0, 8.0, 10.0];
+        let (lu, piv, info) = lu_factor(&a, 1, 3, 3);
+        assert_eq!(info, vec![0]);
+        // P A = L U with P from the interchanges.
+        let mut rows: Vec<usize> = (0..3).collect();
+        for (i, &p) in piv.iter().enumerate() {
+            rows.swap(i, p as usize - 1);
+        }
+        for i in 0..3 {
+            for j in 0..3 {
+                let mut s = 0.0;
+                for t in 0..3 {
+                    let l = if i == t {
+                        1.0
+                    } else if i > t {
+                        lu[i * 3 + t]
+                    } else {
+                        0.0
+                    };
+                    let u = if t <= j { lu[t * 3 + j] } else { 0.0 };
+                    s += l * u;
+                }
+                assert!((s - a[rows[i] * 3 + j]).abs() < 1e-12, "{i} {j}");
+            }
+        }
+        assert_eq!(piv[0], 3); // the largest first column entry, 7, leads
+    }
+
+    #[test]
+    fn cholesky_reports_the_failing_minor() {
+        let a = [4.0f64, 2.0, 2.0, 1.0];
+        let (_, info) = cholesky(&a, 1, 2);
+        assert_eq!(info, vec![2]);
+        let a = [4.0f64, 2.0, 2.0, 5.0];
+        let (l, info) = cholesky(&a, 1, 2);
+        assert_eq!(info, vec![0]);
+        assert_eq!(l, vec![2.0, 0.0, 1.0, 2.0]);
+    }
+}

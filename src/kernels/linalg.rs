@@ -1,0 +1,141 @@
+//! The factorizations of `gradrs.linalg` (`backend::cpu::linalg`, faer): always computed on the
+//! host copy of the operands (a GPU tensor's values are read back) and returned on the
+//! operands' device. Inputs are float32 / float64 tensors of at least two dims, checked by
+//! the callers; results are contiguous, batched as the input (`(*, m, n)`).
+
+use crate::backend::cpu::copy::contiguous_cow;
+use crate::backend::cpu::linalg as host;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::tensor::Tensor;
+
+/// (batch dims, batch size, rows, cols) of a `(*, m, n)` tensor.
+fn dims(x: &Tensor) -> (Vec<usize>, usize, usize, usize) {
+    let s = x.shape();
+    let nd = s.len();
+    let batch: Vec<usize> = s[..nd - 2].to_vec();
+    (batch.clone(), batch.iter().product(), s[nd - 2], s[nd - 1])
+}
+
+fn shape(batch: &[usize], tail: &[usize]) -> Vec<usize> {
+    batch.iter().chain(tail).copied().collect()
+}
+
+/// Runs `f` on x's values as a contiguous slice of its dtype (float32 or float64).
+macro_rules! floats {
+    ($x:expr, $T:ident, $v:ident => $body:expr) => {{
+        let data = $x.read();
+        match data.dtype() {
+            DType::F32 => {
+                type $T = f32;
+                let $v = contiguous_cow::<f32>(data.storage.slice::<f32>(), &data.layout);
+                $body
+            }
+            DType::F64 => {
+                type $T = f64;
+                let $v = contiguous_cow::<f64>(data.storage.slice::<f64>(), &data.layout);
+                $body
+            }
+            d => return Err(Error::Runtime(format!("linalg: unsupported dtype {d:?}"))),
+        }
+    }};
+}
+
+/// `linalg.lu_factor_ex`: (packed LU, int32 pivots, int32 info).
+pub fn lu_factor(x: &Tensor) -> Result<(Tensor, Tensor, Tensor)> {
+    let (b, bs, m, n) = dims(x);
+    let dev = x.device();
+    floats!(x, T, v => {
+        let (lu, piv, info) = host::lu_factor::<T>(&v, bs, m, n);
+        Ok((
+            Tensor::from_vec_on(lu, &shape(&b, &[m, n]), dev),
+            Tensor::from_vec_on(piv, &shape(&b, &[m.min(n)]), dev),
+            Tensor::from_vec_on(info, &b, dev),
+        ))
+    })
+}
+
+/// `linalg.cholesky_ex` (lower): (L, int32 info).
+pub fn cholesky(x: &Tensor) -> Result<(Tensor, Tensor)> {
+    let (b, bs, _, n) = dims(x);
+    let dev = x.device();
+    floats!(x, T, v => {
+        let (l, info) = host::cholesky::<T>(&v, bs, n);
+        Ok((Tensor::from_vec_on(l, &shape(&b, &[n, n]), dev), Tensor::from_vec_on(info, &b, dev)))
+    })
+}
+
+/// `linalg.qr`: (Q, R), complete or reduced.
+pub fn qr(x: &Tensor, complete: bool) -> Result<(Tensor, Tensor)> {
+    let (b, bs, m, n) = dims(x);
+    let k = m.min(n);
+    let (qc, rr) = if complete { (m, m) } else { (k, k) };
+    let dev = x.device();
+    floats!(x, T, v => {
+        let (q, r) = host::qr::<T>(&v, bs, m, n, complete);
+        Ok((
+            Tensor::from_vec_on(q, &shape(&b, &[m, qc]), dev),
+            Tensor::from_vec_on(r, &shape(&b, &[rr, n]), dev),
+        ))
+    })
+}
+
+fn no_convergence(op: &str) -> Error {
+    Error::Runtime(format!(
+        "{op}: The algorithm failed to converge because the input matrix is ill-conditioned \
+         or has too many repeated eigenvalues."
+    ))
+}
+
+/// `linalg.eigh`: (eigenvalues ascending, eigenvectors as columns; empty without `vectors`).
+pub fn eigh(x: &Tensor, vectors: bool) -> Result<(Tensor, Tensor)> {
+    let (b, bs, _, n) = dims(x);
+    let dev = x.device();
+    floats!(x, T, v => {
+        let (w, u) = host::eigh::<T>(&v, bs, n, vectors).ok_or_else(|| no_convergence("linalg.eigh"))?;
+        let vshape = if vectors { shape(&b, &[n, n]) } else { vec![0] };
+        Ok((Tensor::from_vec_on(w, &shape(&b, &[n]), dev), Tensor::from_vec_on(u, &vshape, dev)))
+    })
+}
+
+/// `linalg.svd`: (U, S, Vh), full or reduced; U and Vh empty without `vectors`.
+pub fn svd(x: &Tensor, full: bool, vectors: bool) -> Result<(Tensor, Tensor, Tensor)> {
+    let (b, bs, m, n) = dims(x);
+    let k = m.min(n);
+    let dev = x.device();
+    let (uc, vr) = if full { (m, n) } else { (k, k) };
+    floats!(x, T, v => {
+        let (u, s, vh) = host::svd::<T>(&v, bs, m, n, full, vectors).ok_or_else(|| {
+            Error::Runtime("linalg.svd: The algorithm failed to converge because the input \
+                            matrix is ill-conditioned or has too many repeated singular values."
+                .into())
+        })?;
+        let (us, vs) = if vectors {
+            (shape(&b, &[m, uc]), shape(&b, &[vr, n]))
+        } else {
+            (vec![0], vec![0])
+        };
+        Ok((
+            Tensor::from_vec_on(u, &us, dev),
+            Tensor::from_vec_on(s, &shape(&b, &[k]), dev),
+            Tensor::from_vec_on(vh, &vs, dev),
+        ))
+    })
+}
+
+/// Solves `A X = B` for triangular A `(*, n, n)` and B `(*, n, k)` with the same batch dims
+/// (broadcast by the caller).
+pub fn solve_triangular(a: &Tensor, b: &Tensor, upper: bool, unit: bool) -> Result<Tensor> {
+    let (bd, bs, _, n) = dims(a);
+    let k = b.shape()[b.dim() - 1];
+    let dev = a.device();
+    let rhs = crate::kernels::contiguous(b);
+    floats!(a, T, av => {
+        let mut x: Vec<T> = {
+            let data = rhs.read();
+            data.storage.slice::<T>()[data.layout.offset..data.layout.offset + bs * n * k].to_vec()
+        };
+        host::solve_triangular::<T>(&av, &mut x, bs, n, k, upper, unit);
+        Ok(Tensor::from_vec_on(x, &shape(&bd, &[n, k]), dev))
+    })
+}
