@@ -15,8 +15,8 @@ from op_table import OPS, as_outputs, make_args
 # `_saved_` attributes at all (the values are kept, only not exposed).
 NOT_EXPOSED = {
     "AddcdivBackward0", "AddcmulBackward0", "AmaxBackward0", "AminBackward0",
-    "AvgPool2DBackward0", "ClampBackward0", "ClampBackward1", "ClampMaxBackward0",
-    "ClampMaxBackward1", "ClampMinBackward0", "ClampMinBackward1", "CumprodBackward0",
+    "AvgPool2DBackward0", "ClampBackward0", "ClampMaxBackward1", "ClampMinBackward1",
+    "CumprodBackward0",
     "DiagonalBackward0", "GatherBackward0", "IndexAddBackward0", "IndexBackward0",
     "IndexPutBackward0", "IndexSelectBackward0", "KthvalueBackward0", "LerpBackward0",
     "LerpBackward1", "LinalgVectorNormBackward0", "LogsumexpBackward0", "MaskedFillBackward0",
@@ -50,12 +50,8 @@ WRAPPED_DIMS = {
     "TransposeBackward0", "PermuteBackward0", "UnsqueezeBackward0", "SqueezeBackward1",
     "SqueezeBackward2", "SqueezeBackward4",
 }
-# Unary ops composed in closures that name their saved tensor but not the non-tensor
-# arguments PyTorch also keeps (approximate, beta / threshold, alpha / scale, slopes, bounds).
-MISSING_VALUES = {
-    "GeluBackward0", "SoftplusBackward0", "EluBackward0", "LeakyReluBackward0",
-    "HardtanhBackward0",
-}
+# gelu's `approximate` (a string) picks one of two declared kernels and is not kept as a value.
+MISSING_VALUES = {"GeluBackward0"}
 # gradrs computes these from other saved values than PyTorch's formula reads.
 SAVES_DIFFERENTLY = {
     # PyTorch saves nothing for fmod/remainder by a tensor here; gradrs keeps both operands

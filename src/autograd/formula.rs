@@ -6,22 +6,33 @@ use crate::autograd::saved::{SavedValue, Value};
 use crate::autograd::{attach, SavedTensor};
 use crate::error::Result;
 use crate::tensor::Tensor;
+use smallvec::SmallVec;
 
 /// `grads` (one per output, `None` where an output got no gradient) and the unpacked saved
 /// tensors, in the order they were saved; returns one gradient per input.
 pub type FormulaFn =
     dyn Fn(&[Option<Tensor>], &[Tensor]) -> Result<Vec<Option<Tensor>>> + Send + Sync;
 
-struct Formula {
+/// What a formula node saved: up to three tensors kept in the node itself.
+pub type Saved = SmallVec<[SavedTensor; 3]>;
+/// The non-tensor values a node shows as `_saved_<name>`.
+pub type Values = SmallVec<[(&'static str, Value); 1]>;
+
+/// The node of every formula: the closure is kept in it (one allocation per node, as a struct
+/// of its own would take).
+struct Formula<F> {
     name: &'static str,
-    saved: Vec<SavedTensor>,
-    f: Box<FormulaFn>,
-    /// PyTorch's names of `saved` (`_saved_<name>`), set by `describe`.
+    saved: Saved,
+    f: F,
+    /// PyTorch's names of `saved` (`_saved_<name>`), set by `describe` or at creation.
     names: &'static [&'static str],
-    values: Vec<(&'static str, Value)>,
+    values: Values,
 }
 
-impl Backward for Formula {
+impl<F> Backward for Formula<F>
+where
+    F: Fn(&[Option<Tensor>], &[Tensor]) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
+{
     fn name(&self) -> &'static str {
         self.name
     }
@@ -30,7 +41,7 @@ impl Backward for Formula {
             .saved
             .iter()
             .map(|s| s.unpack(ctx))
-            .collect::<Result<Vec<_>>>()?;
+            .collect::<Result<SmallVec<[Tensor; 3]>>>()?;
         (self.f)(grads, &saved)
     }
     fn release(&mut self) {
@@ -53,7 +64,7 @@ impl Backward for Formula {
     }
     fn describe(&mut self, tensors: &'static [&'static str], values: Vec<(&'static str, Value)>) {
         self.names = tensors;
-        self.values = values;
+        self.values = values.into();
     }
 }
 
@@ -75,7 +86,21 @@ pub fn attach_formula(
     outputs: &[&Tensor],
     inputs: &[&Tensor],
     name: &'static str,
-    saved: Vec<SavedTensor>,
+    saved: impl Into<Saved>,
+    f: impl Fn(&[Option<Tensor>], &[Tensor]) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
+) {
+    attach_named(outputs, inputs, name, saved, &[], Values::new(), f);
+}
+
+/// `attach_formula` with the names `describe` would give (`names` for the saved tensors in
+/// the order saved, `values` for the rest), set as the node is made.
+pub fn attach_named(
+    outputs: &[&Tensor],
+    inputs: &[&Tensor],
+    name: &'static str,
+    saved: impl Into<Saved>,
+    names: &'static [&'static str],
+    values: Values,
     f: impl Fn(&[Option<Tensor>], &[Tensor]) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
 ) {
     attach(
@@ -83,10 +108,10 @@ pub fn attach_formula(
         inputs,
         Box::new(Formula {
             name,
-            saved,
-            f: Box::new(f),
-            names: &[],
-            values: Vec::new(),
+            saved: saved.into(),
+            f,
+            names,
+            values,
         }),
     );
 }
@@ -96,7 +121,7 @@ pub fn record_formula(
     out: Tensor,
     inputs: &[&Tensor],
     name: &'static str,
-    saved: Vec<SavedTensor>,
+    saved: impl Into<Saved>,
     f: impl Fn(&Tensor, &[Tensor]) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
 ) -> Tensor {
     attach_formula(&[&out], inputs, name, saved, move |g, s| {

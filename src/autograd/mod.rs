@@ -11,7 +11,7 @@ pub mod hooks;
 pub mod saved;
 
 pub use engine::{backward, grad, BackwardOptions};
-pub use formula::{attach_formula, record_formula};
+pub use formula::{attach_formula, attach_named, record_formula};
 pub use grad_mode::{
     is_grad_enabled, is_inference_mode_enabled, set_grad_enabled, GradModeGuard, InferenceMode,
 };

@@ -1,184 +1,148 @@
-//! Activations: silu, gelu, softplus, elu, leaky_relu, hardtanh, each forward beside its
-//! backward (PyTorch's `*_backward` ops as nodes of their own, `ops/backward_ops.rs`).
+//! Activations (`torch.nn.functional`): their kernels are declared in `ops/unary_decl.rs`
+//! (hardtanh, silu, gelu, softplus, elu, leaky_relu and the in-place forms that keep their
+//! result); here are the derivative formulas those entries name (PyTorch's `*_backward` ops
+//! as nodes of their own, `ops/backward_ops.rs`) and `gelu`'s choice of entry.
 
-use crate::backend::cpu::vmath::VMath;
-use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
 use crate::ops::arithmetic::{add, mul, rsub};
-use crate::ops::backward_ops;
-use crate::ops::clamp::clamp_scalar_data;
+use crate::ops::backward_ops::{backward_node, GradFn, GradXFn};
 use crate::ops::compare::{gt, lt};
-use crate::ops::creation::cast_data;
-use crate::ops::pointwise::{fmap, one_minus_sq, unary_node, Save, Special};
-use crate::ops::unary::{self, map};
+use crate::ops::pointwise::one_minus_sq;
+use crate::ops::unary::{self, unary, UnaryOp};
 use crate::ops::where_::where_;
-use crate::ops::Operand;
 use crate::tensor::Tensor;
+use std::sync::Arc;
 
-pub fn silu(x: &Tensor) -> Result<Tensor> {
-    crate::dtype::check_float("silu_cpu", x.dtype())?;
-    let out = fmap!(x, gpu "v * sigmoid(v)", |v: T| v / (1.0 + (-v).vexp()));
-    unary_node(x, out, "SiluBackward0", Save::Input, |g, x| {
-        // s * (1 + x * (1 - s))
-        let s = unary::sigmoid(x)?;
-        let inner = add(&mul(x, &rsub(&s, 1.0)?)?, 1.0)?;
-        mul(g, &mul(&s, &inner)?)
-    })
-}
+pub(crate) const GELU_K: f64 = 0.797_884_560_802_865_4; // sqrt(2 / pi)
+pub(crate) const GELU_C: f64 = 0.044715;
 
-const SQRT_2_OVER_PI: f64 = 0.797_884_560_802_865_4;
-const GELU_C: f64 = 0.044715;
-
-/// `approximate`: "none" (exact, with erf) or "tanh".
+/// `gelu(x, approximate)`: "none" (exact, with erf) or "tanh", each a declared entry (the
+/// string picks the kernel, as PyTorch's `approximate` does; both nodes are GeluBackward0).
 pub fn gelu(x: &Tensor, approximate: &str) -> Result<Tensor> {
-    let tanh = match approximate {
-        "none" => false,
-        "tanh" => true,
-        _ => {
-            return Err(Error::Runtime(
-                "approximate argument must be either none or tanh.".into(),
-            ));
-        }
-    };
-    if !x.dtype().is_floating_point() {
-        return Err(crate::dtype::unsupported("GeluKernelImpl", x.dtype()));
+    match approximate {
+        "none" => unary(UnaryOp::Gelu, x),
+        "tanh" => unary(UnaryOp::GeluTanh, x),
+        _ => Err(Error::Runtime(
+            "approximate argument must be either none or tanh.".into(),
+        )),
     }
-    let out = if tanh {
-        fmap!(x, gpu "0.5 * v * (1.0 + tanh_safe(0.7978845608028654 * (v + 0.044715 * v * v * v)))", |v: T| {
-            let inner = SQRT_2_OVER_PI as T * (v + GELU_C as T * v * v * v);
-            0.5 * v * (1.0 + inner.vtanh())
-        })
-    } else {
-        fmap!(x, gpu "0.5 * v * (1.0 + erf_(v * 0.7071067811865476))", |v: T| 0.5
-            * v
-            * (1.0
-                + Special::erf(v * std::f64::consts::FRAC_1_SQRT_2 as T)))
-    };
-    unary_node(x, out, "GeluBackward0", Save::Input, move |g, x| {
-        let d = if tanh {
-            // 0.5 (1 + t) + 0.5 x (1 - t²) k (1 + 3c x²),  t = tanh(k (x + c x³))
-            let x2 = mul(x, x)?;
-            let inner = mul(&add(x, &mul(&mul(&x2, x)?, GELU_C)?)?, SQRT_2_OVER_PI)?;
-            let t = unary::tanh(&inner)?;
-            let left = mul(&add(&t, 1.0)?, 0.5)?;
-            let dinner = mul(&add(&mul(&x2, 3.0 * GELU_C)?, 1.0)?, SQRT_2_OVER_PI)?;
-            let right = mul(&mul(x, 0.5)?, &mul(&one_minus_sq(&t)?, &dinner)?)?;
-            add(&left, &right)?
+}
+
+pub(crate) fn hardtanh_bool(_: &Tensor) -> Result<Tensor> {
+    Err(Error::Runtime(
+        "Bool inputs not supported for hardtanh".into(),
+    ))
+}
+
+/// hardtanh_backward: `g` strictly inside (min_val, max_val), else 0
+/// (HardtanhBackwardBackward0 under create_graph).
+pub(crate) fn hardtanh_grad(g: &Tensor, x: &Tensor, lo: f64, hi: f64) -> Result<Tensor> {
+    let f: GradFn = Arc::new(move |g, x| where_(&mul(&gt(x, lo)?, &lt(x, hi)?)?, g, 0));
+    backward_node("HardtanhBackwardBackward0", g, x, f, None)
+}
+
+/// `g * s * (1 + x * (1 - s))`, s = sigmoid(x).
+pub(crate) fn silu_grad(g: &Tensor, x: &Tensor) -> Result<Tensor> {
+    let s = unary::sigmoid(x)?;
+    let inner = add(&mul(x, &rsub(&s, 1.0)?)?, 1.0)?;
+    mul(g, &mul(&s, &inner)?)
+}
+
+/// `g * (Φ(x) + x φ(x))`.
+pub(crate) fn gelu_grad(g: &Tensor, x: &Tensor) -> Result<Tensor> {
+    let cdf = mul(
+        &add(&unary::erf(&mul(x, std::f64::consts::FRAC_1_SQRT_2)?)?, 1.0)?,
+        0.5,
+    )?;
+    let pdf = mul(
+        &unary::exp(&mul(&mul(x, x)?, -0.5)?)?,
+        0.398_942_280_401_432_7,
+    )?;
+    mul(g, &add(&cdf, &mul(x, &pdf)?)?)
+}
+
+/// `g * (0.5 (1 + t) + 0.5 x (1 - t²) k (1 + 3c x²))`, t = tanh(k (x + c x³)).
+pub(crate) fn gelu_tanh_grad(g: &Tensor, x: &Tensor) -> Result<Tensor> {
+    let x2 = mul(x, x)?;
+    let inner = mul(&add(x, &mul(&mul(&x2, x)?, GELU_C)?)?, GELU_K)?;
+    let t = unary::tanh(&inner)?;
+    let left = mul(&add(&t, 1.0)?, 0.5)?;
+    let dinner = mul(&add(&mul(&x2, 3.0 * GELU_C)?, 1.0)?, GELU_K)?;
+    let right = mul(&mul(x, 0.5)?, &mul(&one_minus_sq(&t)?, &dinner)?)?;
+    mul(g, &add(&left, &right)?)
+}
+
+/// `g` where beta x > threshold (the forward is x there), else `g * sigmoid(beta x)`.
+pub(crate) fn softplus_grad(g: &Tensor, x: &Tensor, beta: f64, threshold: f64) -> Result<Tensor> {
+    let bx = mul(x, beta)?;
+    let s = unary::sigmoid(&bx)?;
+    where_(&gt(&bx, threshold)?, g, &mul(g, &s)?)
+}
+
+/// elu_backward (EluBackwardBackward0 under create_graph), of the input or, for `elu_`
+/// (`is_result`), of the result: `g * scale` where positive, else
+/// `g * input_scale * alpha * scale * exp(x * input_scale)`, which from the result r is
+/// `g * input_scale * (r + alpha * scale)`.
+pub(crate) fn elu_grad(
+    g: &Tensor,
+    s: &Tensor,
+    alpha: f64,
+    scale: f64,
+    input_scale: f64,
+    is_result: bool,
+) -> Result<Tensor> {
+    if is_result && alpha < 0.0 {
+        return Err(Error::Runtime("In-place elu backward calculation is triggered with a negative slope which is not supported. This is caused by calling in-place forward function with a negative slope, please call out-of-place version instead.".into()));
+    }
+    let f: GradFn = Arc::new(move |g, s| {
+        let pos = if scale == 1.0 {
+            g.clone()
         } else {
-            // Φ(x) + x φ(x)
-            let cdf = mul(
-                &add(
-                    &crate::ops::unary::erf(&mul(x, std::f64::consts::FRAC_1_SQRT_2)?)?,
-                    1.0,
-                )?,
-                0.5,
-            )?;
-            let pdf = mul(
-                &unary::exp(&mul(&mul(x, x)?, -0.5)?)?,
-                0.398_942_280_401_432_7,
-            )?;
-            add(&cdf, &mul(x, &pdf)?)?
+            mul(g, scale)?
         };
-        mul(g, &d)
-    })
-}
-
-pub fn softplus(x: &Tensor, beta: f64, threshold: f64) -> Result<Tensor> {
-    if !x.dtype().is_floating_point() {
-        return Err(crate::dtype::unsupported("softplus_cpu", x.dtype()));
-    }
-    let out = fmap!(x, gpu "softplus_(v, p.a, p.b)"[beta, threshold, 0.0], |v: T| if v * beta as T
-        > threshold as T
-    {
-        v
-    } else {
-        (v * beta as T).exp().ln_1p() / beta as T
+        let neg = if is_result {
+            mul(g, &mul(&add(s, alpha * scale)?, input_scale)?)?
+        } else {
+            let e = if input_scale == 1.0 {
+                unary::exp(s)?
+            } else {
+                unary::exp(&mul(s, input_scale)?)?
+            };
+            mul(g, &mul(&e, input_scale * alpha * scale)?)?
+        };
+        where_(&gt(s, 0.0)?, &pos, &neg)
     });
-    unary_node(x, out, "SoftplusBackward0", Save::Input, move |g, x| {
-        let bx = mul(x, beta)?;
-        let s = unary::sigmoid(&bx)?;
-        let above = gt(&bx, threshold)?;
-        where_(
-            &above,
-            Operand::Tensor(g.clone()),
-            Operand::Tensor(mul(g, &s)?),
-        )
-    })
-}
-
-pub fn elu(x: &Tensor, alpha: f64) -> Result<Tensor> {
-    if !x.dtype().is_floating_point() {
-        return Err(crate::dtype::unsupported("elu_cpu", x.dtype()));
-    }
-    let out = fmap!(x, gpu "select(p.a * expm1_(v), v, v > 0.0)"[alpha, 0.0, 0.0], |v: T| if v > 0.0 {
-        v
-    } else {
-        alpha as T * v.exp_m1()
-    });
-    // elu_backward: g where x > 0, else g * alpha * exp(x).
-    let f: backward_ops::GradFn = std::sync::Arc::new(move |g, x| {
-        let pos = gt(x, 0.0)?;
-        let slope = mul(&unary::exp(x)?, alpha)?;
-        where_(
-            &pos,
-            Operand::Tensor(g.clone()),
-            Operand::Tensor(mul(g, &slope)?),
-        )
-    });
-    // PyTorch's elu_double_backward masks with x < 0 (strictly): zero at x == 0.
+    // The derivative in x (or r) of the negative side; PyTorch's elu_double_backward masks
+    // with x < 0 (or r < 0) strictly: zero at 0.
     let fb = f.clone();
-    let fx: backward_ops::GradXFn =
-        std::sync::Arc::new(move |gg, g, x| where_(&lt(x, 0.0)?, &fb(&mul(gg, g)?, x)?, 0));
-    unary_node(x, out, "EluBackward0", Save::Input, move |g, x| {
-        backward_ops::backward_node("EluBackwardBackward0", g, x, f.clone(), Some(fx.clone()))
-    })
+    let fx: GradXFn = Arc::new(move |gg, g, s| {
+        let d = if is_result {
+            mul(&mul(gg, g)?, input_scale)?
+        } else {
+            let d = fb(&mul(gg, g)?, s)?;
+            if input_scale == 1.0 {
+                d
+            } else {
+                mul(&d, input_scale)?
+            }
+        };
+        where_(&lt(s, 0.0)?, &d, 0)
+    });
+    backward_node("EluBackwardBackward0", g, s, f, Some(fx))
 }
 
-/// `inplace`: the forward of `leaky_relu_`, whose backward PyTorch refuses for a negative slope
-/// (it would have to recover the input from the result).
-pub fn leaky_relu(x: &Tensor, slope: f64, inplace: bool) -> Result<Tensor> {
-    if !x.dtype().is_floating_point() {
-        return Err(crate::dtype::unsupported("leaky_relu_cpu", x.dtype()));
+/// leaky_relu_backward (LeakyReluBackwardBackward0 under create_graph): `g` where positive,
+/// else `g * negative_slope`; from the result of `leaky_relu_` (`is_result`) only for a
+/// non-negative slope, as PyTorch.
+pub(crate) fn leaky_relu_grad(
+    g: &Tensor,
+    s: &Tensor,
+    slope: f64,
+    is_result: bool,
+) -> Result<Tensor> {
+    if is_result && slope < 0.0 {
+        return Err(Error::Runtime("In-place leakyReLu backward calculation is triggered with a negative slope which is not supported. This is caused by calling in-place forward function with a negative slope, please call out-of-place version instead. File an issue at https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu backward calculation with negative slope".into()));
     }
-    let out = fmap!(x, gpu "select(v * p.a, v, v > 0.0)"[slope, 0.0, 0.0], |v: T| if v > 0.0 {
-        v
-    } else {
-        v * slope as T
-    });
-    let f: backward_ops::GradFn = std::sync::Arc::new(move |g, x| {
-        let pos = gt(x, 0.0)?;
-        where_(
-            &pos,
-            Operand::Tensor(g.clone()),
-            Operand::Tensor(mul(g, slope)?),
-        )
-    });
-    unary_node(x, out, "LeakyReluBackward0", Save::Input, move |g, x| {
-        if inplace && slope < 0.0 {
-            return Err(Error::Runtime("In-place leakyReLu backward calculation is triggered with a negative slope which is not supported. This is caused by calling in-place forward function with a negative slope, please call out-of-place version instead. File an issue at https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu backward calculation with negative slope".into()));
-        }
-        backward_ops::backward_node("LeakyReluBackwardBackward0", g, x, f.clone(), None)
-    })
-}
-
-pub fn hardtanh(x: &Tensor, lo: f64, hi: f64) -> Result<Tensor> {
-    if x.dtype() == DType::Bool {
-        return Err(Error::Runtime(
-            "Bool inputs not supported for hardtanh".into(),
-        ));
-    }
-    let out = clamp_scalar_data(x, Some(Scalar::Float(lo)), Some(Scalar::Float(hi)))?;
-    // Integers clamp in float and come back (a cast of the same dtype would copy).
-    let out = if out.dtype() == x.dtype() {
-        out
-    } else {
-        cast_data(&out, x.dtype())
-    };
-    let f: backward_ops::GradFn = std::sync::Arc::new(move |g, x| {
-        let inside = mul(&gt(x, lo)?, &lt(x, hi)?)?;
-        where_(&inside, g, 0)
-    });
-    unary_node(x, out, "HardtanhBackward0", Save::Input, move |g, x| {
-        backward_ops::backward_node("HardtanhBackwardBackward0", g, x, f.clone(), None)
-    })
+    let f: GradFn = Arc::new(move |g, s| where_(&gt(s, 0.0)?, g, &mul(g, slope)?));
+    backward_node("LeakyReluBackwardBackward0", g, s, f, None)
 }

@@ -2,15 +2,16 @@
 //! PyTorch's type promotion, integer and float16 kernels, and their backward nodes. The
 //! kernels are declared in `ops/binary_kernels_decl.rs`.
 
-use crate::autograd::saved::{SavedValue, Value};
-use crate::autograd::{attach, needs_grad, Backward, Ctx, SavedTensor};
+use crate::autograd::formula::Saved;
+use crate::autograd::saved::Value;
+use crate::autograd::{attach_named, needs_grad, SavedTensor};
 use crate::backend::cpu::elementwise;
 use crate::dtype::{result_type, DType, Scalar};
 use crate::error::{Error, Result};
 use crate::ops::binary_kernels::{materialize, zip};
 pub use crate::ops::binary_kernels_decl::BinaryOp;
 use crate::ops::binary_kernels_decl::LogicalOp;
-use crate::ops::compare::{compare, CmpOp};
+use crate::ops::compare::{eq, ge};
 use crate::ops::creation::cast_data;
 use crate::ops::unary::{unary, UnaryOp};
 use crate::ops::where_::where_;
@@ -245,31 +246,38 @@ pub fn scalar_overload(op: BinaryOp, a: &Tensor, s: Scalar) -> Result<Tensor> {
     let dtype = compute_dtype(op, &ta, &ts);
     let out = binary_data(op, &ta, &ts, dtype)?;
     if needs_grad(&[a]) {
-        attach(&[&out], &[a], Box::new(ScalarOverloadBackward { op, s }));
+        let name = if op == BinaryOp::Mul {
+            "MulBackward1"
+        } else {
+            "DivBackward1"
+        };
+        let values = values![("other", Value::Scalar(s))];
+        // g * s or g / s: the same overload again.
+        attach_named(
+            &[&out],
+            &[a],
+            name,
+            Saved::new(),
+            &[],
+            values,
+            move |g, _| Ok(vec![Some(scalar_overload(op, grad(g), s)?)]),
+        );
     }
     Ok(out)
 }
 
-struct ScalarOverloadBackward {
-    op: BinaryOp,
-    s: Scalar,
+/// The one gradient a formula node gets (the engine passes it).
+fn grad(g: &[Option<Tensor>]) -> &Tensor {
+    g[0].as_ref().expect("engine passes a gradient")
 }
-impl Backward for ScalarOverloadBackward {
-    fn name(&self) -> &'static str {
-        if self.op == BinaryOp::Mul {
-            "MulBackward1"
-        } else {
-            "DivBackward1"
-        }
-    }
-    fn apply(&mut self, g: &[Option<Tensor>], _ctx: &Ctx) -> Result<Vec<Option<Tensor>>> {
-        let g = g[0].as_ref().expect("gradient");
-        Ok(vec![Some(scalar_overload(self.op, g, self.s)?)])
-    }
-    fn saved_values(&mut self) -> Vec<(&'static str, SavedValue<'_>)> {
-        vec![("other", SavedValue::Value(Value::Scalar(self.s)))]
-    }
+
+/// `Values` from `(name, value)` pairs.
+macro_rules! values {
+    ($($v:expr),* $(,)?) => {
+        smallvec::smallvec![$($v),*] as crate::autograd::formula::Values
+    };
 }
+use values;
 
 fn binary_as(op: BinaryOp, a: Operand, b: Operand, div_name: &'static str) -> Result<Tensor> {
     let dtype = compute_dtype(op, &a, &b);
@@ -286,70 +294,132 @@ fn binary_as(op: BinaryOp, a: Operand, b: Operand, div_name: &'static str) -> Re
         Operand::Tensor(_) => SavedTensor::input(t),
     };
     let save = |cond: bool, t: &Tensor, o: &Operand| cond.then(|| save_operand(t, o)).transpose();
+    // Each op's backward formula, in tensor ops (so higher order and every device come free).
+    let edges = [&ta, &tb];
     match op {
-        BinaryOp::Add | BinaryOp::Sub => {
-            attach(
+        // g, and g or -g.
+        BinaryOp::Add | BinaryOp::Sub => add_sub_node(&out, edges, op == BinaryOp::Sub, None),
+        // g * b, g * a: each operand saved only if the other side needs a gradient. PyTorch
+        // saves (and so packs) `other` before `self`.
+        BinaryOp::Mul => {
+            let saved: Saved = [save(ra, &tb, &b)?, save(rb, &ta, &a)?]
+                .into_iter()
+                .flatten()
+                .collect();
+            let (names, values): (&'static [&'static str], _) = match (ra, rb) {
+                (true, true) => (&["other", "self"], values![]),
+                (true, false) => (&["other"], values![("self", Value::Unsaved)]),
+                _ => (&["self"], values![("other", Value::Unsaved)]),
+            };
+            attach_named(
                 &[&out],
-                &[&ta, &tb],
-                Box::new(AddSubBackward {
-                    sub: op == BinaryOp::Sub,
-                    alpha: None,
-                }),
+                &edges,
+                "MulBackward0",
+                saved,
+                names,
+                values,
+                move |g, s| {
+                    let g = grad(g);
+                    Ok(match (ra, rb) {
+                        (true, true) => vec![Some(mul(g, &s[0])?), Some(mul(g, &s[1])?)],
+                        (true, false) => vec![Some(mul(g, &s[0])?), None],
+                        _ => vec![None, Some(mul(g, &s[0])?)],
+                    })
+                },
             );
         }
-        // PyTorch saves (and so packs) `other` before `self`.
-        BinaryOp::Mul => {
-            let b = save(ra, &tb, &b)?;
-            let a = save(rb, &ta, &a)?;
-            attach(&[&out], &[&ta, &tb], Box::new(MulBackward { a, b }));
-        }
+        // g / b, and -g * ((a / b) / b) as PyTorch's div_tensor_other_backward (which fixes its
+        // values at b = 0 and the dtype the quotients are taken in).
         BinaryOp::Div => {
-            let b = Some(save_operand(&tb, &b)?);
-            let a = save(rb, &ta, &a)?;
-            attach(
+            let mut saved: Saved = [save_operand(&tb, &b)?].into_iter().collect();
+            saved.extend(save(rb, &ta, &a)?);
+            let mut values = values![];
+            if !rb {
+                values.push(("self", Value::Unsaved));
+            }
+            if div_name == "DivBackward2" {
+                values.push(("rounding_mode", Value::None));
+            }
+            let names: &'static [&'static str] = if rb { &["other", "self"] } else { &["other"] };
+            attach_named(
                 &[&out],
-                &[&ta, &tb],
-                Box::new(DivBackward {
-                    a,
-                    b,
-                    name: div_name,
-                }),
+                &edges,
+                div_name,
+                saved,
+                names,
+                values,
+                move |g, s| {
+                    let (g, b) = (grad(g), &s[0]);
+                    let gb = match s.get(1) {
+                        Some(a) => Some(mul(&unary(UnaryOp::Neg, g)?, &div(&div(a, b)?, b)?)?),
+                        None => None,
+                    };
+                    Ok(vec![Some(div(g, b)?), gb])
+                },
             );
         }
         BinaryOp::Pow => match (&a, &b) {
+            // x ** c: g * c * x^(c-1), exactly zero when c == 0.
             (_, Operand::Scalar(e)) => {
-                attach(
+                let e = *e;
+                let saved: Saved = [SavedTensor::input(&ta)?].into_iter().collect();
+                let values = values![("exponent", Value::Scalar(e))];
+                attach_named(
                     &[&out],
                     &[&ta],
-                    Box::new(PowScalarBackward {
-                        base: SavedTensor::input(&ta)?,
-                        exponent: *e,
-                    }),
+                    "PowBackward0",
+                    saved,
+                    &["self"],
+                    values,
+                    move |g, s| Ok(vec![Some(pow_scalar_grad(grad(g), &s[0], e)?)]),
                 );
             }
+            // c ** x: g * c^x * ln(c) (PyTorch's pow_backward_exponent: with c == 0, zero for
+            // exponents >= 0).
             (Operand::Scalar(base), _) => {
-                let exponent = SavedTensor::input(&tb)?;
-                let result = SavedTensor::output(&out, 0)?;
-                attach(
+                let base = *base;
+                let saved: Saved = [SavedTensor::input(&tb)?, SavedTensor::output(&out, 0)?]
+                    .into_iter()
+                    .collect();
+                let values = values![("self", Value::Scalar(base))];
+                let names: &'static [&'static str] = &["exponent", "result"];
+                attach_named(
                     &[&out],
                     &[&tb],
-                    Box::new(PowScalarBaseBackward {
-                        base: *base,
-                        exponent,
-                        result,
-                    }),
+                    "PowBackward2",
+                    saved,
+                    names,
+                    values,
+                    move |g, s| {
+                        let scaled = mul(&s[1], base.to_f64().ln())?;
+                        let scaled = if base.to_f64() == 0.0 {
+                            where_(&ge(&s[0], 0)?, 0, &scaled)?
+                        } else {
+                            scaled
+                        };
+                        Ok(vec![Some(mul(grad(g), &scaled)?)])
+                    },
                 );
             }
+            // x ** y: (g * y * x^(y-1), g * x^y * ln x), see `pow_tensor_grads`.
             _ => {
-                let base = SavedTensor::input(&ta)?;
-                let exponent = SavedTensor::input(&tb)?;
-                let result = SavedTensor::output(&out, 0)?;
-                let node = PowTensorBackward {
-                    base,
-                    exponent,
-                    result,
-                };
-                attach(&[&out], &[&ta, &tb], Box::new(node));
+                let saved: Saved = [
+                    SavedTensor::input(&ta)?,
+                    SavedTensor::input(&tb)?,
+                    SavedTensor::output(&out, 0)?,
+                ]
+                .into_iter()
+                .collect();
+                let names: &'static [&'static str] = &["self", "exponent", "result"];
+                attach_named(
+                    &[&out],
+                    &edges,
+                    "PowBackward1",
+                    saved,
+                    names,
+                    values![],
+                    |g, s| pow_tensor_grads(grad(g), &s[0], &s[1], &s[2]),
+                );
             }
         },
     }
@@ -382,12 +452,33 @@ pub fn rsub(x: &Tensor, other: impl Into<Operand>) -> Result<Tensor> {
     let other = other.into();
     let dtype = compute_dtype(BinaryOp::Sub, &other, &x.into());
     let out = binary_data(BinaryOp::Sub, &other, &x.into(), dtype)?;
+    // -g for x, g for other; gradrs's rsub takes no alpha: it is always 1.
+    let values = || values![("alpha", Value::Int(1))];
     match &other {
         Operand::Scalar(_) if needs_grad(&[x]) => {
-            attach(&[&out], &[x], Box::new(RsubBackward { scalar: true }));
+            attach_named(
+                &[&out],
+                &[x],
+                "RsubBackward1",
+                Saved::new(),
+                &[],
+                values(),
+                |g, _| Ok(vec![Some(unary(UnaryOp::Neg, grad(g))?)]),
+            );
         }
         Operand::Tensor(o) if needs_grad(&[x, o]) => {
-            attach(&[&out], &[x, o], Box::new(RsubBackward { scalar: false }));
+            attach_named(
+                &[&out],
+                &[x, o],
+                "RsubBackward0",
+                Saved::new(),
+                &[],
+                values(),
+                |g, _| {
+                    let g = grad(g);
+                    Ok(vec![Some(unary(UnaryOp::Neg, g)?), Some(g.clone())])
+                },
+            );
         }
         _ => {}
     }
@@ -400,317 +491,61 @@ pub fn rdiv(x: &Tensor, other: Operand) -> Result<Tensor> {
     binary(BinaryOp::Mul, Operand::Tensor(r), other)
 }
 
-// ---- backward formulas -------------------------------------------------------------------
+// ---- backward formulas too long to sit in `binary_as` ----------------------------------------
 
-struct AddSubBackward {
-    sub: bool,
-    alpha: Option<Scalar>,
-}
-impl Backward for AddSubBackward {
-    fn name(&self) -> &'static str {
-        if self.sub {
-            "SubBackward0"
-        } else {
-            "AddBackward0"
-        }
-    }
-    fn apply(&mut self, g: &[Option<Tensor>], _: &Ctx) -> Result<Vec<Option<Tensor>>> {
-        let g = g[0].clone().expect("gradient");
-        let gb = match self.alpha {
-            Some(alpha) => binary(
-                BinaryOp::Mul,
-                Operand::Tensor(g.clone()),
-                Operand::Scalar(alpha),
-            )?,
-            None => g.clone(),
-        };
-        let gb = if self.sub {
-            unary(UnaryOp::Neg, &gb)?
-        } else {
-            gb
-        };
-        Ok(vec![Some(g), Some(gb)])
-    }
-    fn saved_values(&mut self) -> Vec<(&'static str, SavedValue<'_>)> {
-        let alpha = self.alpha.unwrap_or(Scalar::Int(1));
-        vec![("alpha", SavedValue::Value(Value::Scalar(alpha)))]
-    }
+/// `AddBackward0` / `SubBackward0`: g, and ±alpha·g (alpha None: 1).
+fn add_sub_node(out: &Tensor, edges: [&Tensor; 2], sub: bool, alpha: Option<Scalar>) {
+    let name = if sub { "SubBackward0" } else { "AddBackward0" };
+    let values = values![("alpha", Value::Scalar(alpha.unwrap_or(Scalar::Int(1))))];
+    attach_named(
+        &[out],
+        &edges,
+        name,
+        Saved::new(),
+        &[],
+        values,
+        move |g, _| {
+            let g = grad(g);
+            let gb = match alpha {
+                Some(alpha) => mul(g, alpha)?,
+                None => g.clone(),
+            };
+            let gb = if sub { unary(UnaryOp::Neg, &gb)? } else { gb };
+            Ok(vec![Some(g.clone()), Some(gb)])
+        },
+    );
 }
 
-struct RsubBackward {
-    scalar: bool,
-}
-impl Backward for RsubBackward {
-    fn name(&self) -> &'static str {
-        if self.scalar {
-            "RsubBackward1"
-        } else {
-            "RsubBackward0"
-        }
+/// `x ** c`: g * c * x^(c-1), and exactly zero when c == 0.
+fn pow_scalar_grad(g: &Tensor, x: &Tensor, e: Scalar) -> Result<Tensor> {
+    if e.to_f64() == 0.0 {
+        return Ok(crate::ops::creation::zeros_like(x));
     }
-    fn apply(&mut self, g: &[Option<Tensor>], _: &Ctx) -> Result<Vec<Option<Tensor>>> {
-        let g = g[0].clone().expect("gradient");
-        let neg = unary(UnaryOp::Neg, &g)?;
-        Ok(if self.scalar {
-            vec![Some(neg)]
-        } else {
-            vec![Some(neg), Some(g)]
-        })
-    }
-    // gradrs's rsub takes no alpha: it is always 1.
-    fn saved_values(&mut self) -> Vec<(&'static str, SavedValue<'_>)> {
-        vec![("alpha", SavedValue::Value(Value::Int(1)))]
-    }
+    let e_minus_1 = match e {
+        Scalar::Float(f) => Scalar::Float(f - 1.0),
+        s => Scalar::Int(s.to_i64() - 1),
+    };
+    mul(g, &mul(&pow(x, e_minus_1)?, e)?)
 }
 
-struct MulBackward {
-    a: Option<SavedTensor>,
-    b: Option<SavedTensor>,
-}
-impl Backward for MulBackward {
-    fn name(&self) -> &'static str {
-        "MulBackward0"
-    }
-    fn apply(&mut self, g: &[Option<Tensor>], ctx: &Ctx) -> Result<Vec<Option<Tensor>>> {
-        let g = g[0].as_ref().expect("gradient");
-        // d(a*b)/da = b and d(a*b)/db = a: each saved only if the other side needs it.
-        let ga = self
-            .b
-            .as_ref()
-            .map(|b| mul(g, &b.unpack(ctx)?))
-            .transpose()?;
-        let gb = self
-            .a
-            .as_ref()
-            .map(|a| mul(g, &a.unpack(ctx)?))
-            .transpose()?;
-        Ok(vec![ga, gb])
-    }
-    fn release(&mut self) {
-        self.a
-            .iter_mut()
-            .chain(self.b.iter_mut())
-            .for_each(|s| s.release());
-    }
-    fn saved_values(&mut self) -> Vec<(&'static str, SavedValue<'_>)> {
-        vec![
-            ("self", saved_opt(&mut self.a)),
-            ("other", saved_opt(&mut self.b)),
-        ]
-    }
-}
-
-/// An optional saved tensor as a `_saved_<name>` value (None when it was not saved).
-fn saved_opt(s: &mut Option<SavedTensor>) -> SavedValue<'_> {
-    match s {
-        Some(s) => SavedValue::Tensor(s),
-        None => SavedValue::Absent,
-    }
-}
-
-struct DivBackward {
-    a: Option<SavedTensor>,
-    b: Option<SavedTensor>,
-    /// `DivBackward0` (div.Tensor) or `DivBackward2` (div.Tensor_mode, rounding_mode=None).
-    name: &'static str,
-}
-impl Backward for DivBackward {
-    fn name(&self) -> &'static str {
-        self.name
-    }
-    fn apply(&mut self, g: &[Option<Tensor>], ctx: &Ctx) -> Result<Vec<Option<Tensor>>> {
-        let g = g[0].as_ref().expect("gradient");
-        let b = self.b.as_ref().expect("divisor saved").unpack(ctx)?;
-        let ga = div(g, &b)?;
-        // d(a/b)/db = -a / b², as PyTorch's div_tensor_other_backward: -g * ((a / b) / b),
-        // which fixes its values at b = 0 and the dtype the quotients are taken in.
-        let gb = match &self.a {
-            Some(a) => Some(mul(
-                &unary(UnaryOp::Neg, g)?,
-                &div(&div(&a.unpack(ctx)?, &b)?, &b)?,
-            )?),
-            None => None,
-        };
-        Ok(vec![Some(ga), gb])
-    }
-    fn release(&mut self) {
-        self.a
-            .iter_mut()
-            .chain(self.b.iter_mut())
-            .for_each(|s| s.release());
-    }
-    fn saved_values(&mut self) -> Vec<(&'static str, SavedValue<'_>)> {
-        let mut v = vec![
-            ("self", saved_opt(&mut self.a)),
-            ("other", saved_opt(&mut self.b)),
-        ];
-        if self.name == "DivBackward2" {
-            v.push(("rounding_mode", SavedValue::Value(Value::None)));
-        }
-        v
-    }
-}
-
-/// `x ** c`: grad * c * x^(c-1), and exactly zero when c == 0.
-struct PowScalarBackward {
-    base: SavedTensor,
-    exponent: Scalar,
-}
-impl Backward for PowScalarBackward {
-    fn name(&self) -> &'static str {
-        "PowBackward0"
-    }
-    fn apply(&mut self, g: &[Option<Tensor>], ctx: &Ctx) -> Result<Vec<Option<Tensor>>> {
-        let g = g[0].as_ref().expect("gradient");
-        let x = self.base.unpack(ctx)?;
-        if self.exponent.to_f64() == 0.0 {
-            return Ok(vec![Some(crate::ops::creation::zeros_like(&x))]);
-        }
-        let e_minus_1 = match self.exponent {
-            Scalar::Float(f) => Scalar::Float(f - 1.0),
-            s => Scalar::Int(s.to_i64() - 1),
-        };
-        let p = binary(
-            BinaryOp::Pow,
-            Operand::Tensor(x),
-            Operand::Scalar(e_minus_1),
-        )?;
-        let scaled = binary(
-            BinaryOp::Mul,
-            Operand::Tensor(p),
-            Operand::Scalar(self.exponent),
-        )?;
-        Ok(vec![Some(mul(g, &scaled)?)])
-    }
-    fn release(&mut self) {
-        self.base.release();
-    }
-    fn saved_values(&mut self) -> Vec<(&'static str, SavedValue<'_>)> {
-        vec![
-            ("self", SavedValue::Tensor(&mut self.base)),
-            ("exponent", SavedValue::Value(Value::Scalar(self.exponent))),
-        ]
-    }
-}
-
-/// `c ** x`: grad * c^x * ln(c).
-struct PowScalarBaseBackward {
-    base: Scalar,
-    exponent: SavedTensor,
-    result: SavedTensor,
-}
-impl Backward for PowScalarBaseBackward {
-    fn name(&self) -> &'static str {
-        "PowBackward2"
-    }
-    fn apply(&mut self, g: &[Option<Tensor>], ctx: &Ctx) -> Result<Vec<Option<Tensor>>> {
-        let g = g[0].as_ref().expect("gradient");
-        let r = self.result.unpack(ctx)?;
-        let scaled = binary(
-            BinaryOp::Mul,
-            Operand::Tensor(r),
-            Operand::Scalar(Scalar::Float(self.base.to_f64().ln())),
-        )?;
-        // PyTorch's pow_backward_exponent: with base 0, exponents >= 0 get a zero gradient.
-        let scaled = if self.base.to_f64() == 0.0 {
-            let e = self.exponent.unpack(ctx)?;
-            let nonneg = compare(
-                CmpOp::Ge,
-                Operand::Tensor(e),
-                Operand::Scalar(Scalar::Int(0)),
-            )?;
-            where_(
-                &nonneg,
-                Operand::Scalar(Scalar::Int(0)),
-                Operand::Tensor(scaled),
-            )?
-        } else {
-            scaled
-        };
-        Ok(vec![Some(mul(g, &scaled)?)])
-    }
-    fn release(&mut self) {
-        self.result.release();
-        self.exponent.release();
-    }
-    fn saved_values(&mut self) -> Vec<(&'static str, SavedValue<'_>)> {
-        vec![
-            ("self", SavedValue::Value(Value::Scalar(self.base))),
-            ("exponent", SavedValue::Tensor(&mut self.exponent)),
-            ("result", SavedValue::Tensor(&mut self.result)),
-        ]
-    }
-}
-
-/// `x ** y` for tensors: (grad * y * x^(y-1), grad * x^y * ln x).
-struct PowTensorBackward {
-    base: SavedTensor,
-    exponent: SavedTensor,
-    result: SavedTensor,
-}
-impl Backward for PowTensorBackward {
-    fn name(&self) -> &'static str {
-        "PowBackward1"
-    }
-    fn apply(&mut self, g: &[Option<Tensor>], ctx: &Ctx) -> Result<Vec<Option<Tensor>>> {
-        let g = g[0].as_ref().expect("gradient");
-        let (x, y, r) = (
-            self.base.unpack(ctx)?,
-            self.exponent.unpack(ctx)?,
-            self.result.unpack(ctx)?,
-        );
-        let y_minus_1 = binary(
-            BinaryOp::Sub,
-            Operand::Tensor(y.clone()),
-            Operand::Scalar(Scalar::Int(1)),
-        )?;
-        let gx = mul(
-            g,
-            &mul(
-                &y,
-                &binary(
-                    BinaryOp::Pow,
-                    Operand::Tensor(x.clone()),
-                    Operand::Tensor(y_minus_1),
-                )?,
-            )?,
-        )?;
-        // As PyTorch: exactly 0 where the exponent is 0 (d/dx), and where the base is 0 with a
-        // non-negative exponent (d/dy), instead of 0·inf = nan. The mask sits inside the
-        // product with g, as in pow_backward_exponent, so the double backward through the
-        // masked side is 0·log(0) = nan there, as PyTorch's; log is taken in the promoted
-        // dtype (a float32 base with a float64 exponent: log in float64).
-        let zero = || Operand::Scalar(Scalar::Int(0));
-        let exp_zero = compare(CmpOp::Eq, Operand::Tensor(y.clone()), zero())?;
-        let gx = where_(&exp_zero, zero(), Operand::Tensor(gx))?;
-        let base_zero = compare(CmpOp::Eq, Operand::Tensor(x.clone()), zero())?;
-        let exp_nonneg = compare(CmpOp::Ge, Operand::Tensor(y.clone()), zero())?;
-        let mask = binary(
-            BinaryOp::Mul,
-            Operand::Tensor(base_zero),
-            Operand::Tensor(exp_nonneg),
-        )?;
-        let promoted = result_type(&[
-            Operand::Tensor(x.clone()).participant(),
-            Operand::Tensor(y).participant(),
-        ]);
-        let x = crate::ops::creation::to_dtype(&x, promoted)?;
-        let r_log_x = mul(&r, &unary(UnaryOp::Log, &x)?)?;
-        let gy = mul(g, &where_(&mask, zero(), Operand::Tensor(r_log_x))?)?;
-        Ok(vec![Some(gx), Some(gy)])
-    }
-    fn release(&mut self) {
-        self.base.release();
-        self.exponent.release();
-        self.result.release();
-    }
-    fn saved_values(&mut self) -> Vec<(&'static str, SavedValue<'_>)> {
-        vec![
-            ("self", SavedValue::Tensor(&mut self.base)),
-            ("exponent", SavedValue::Tensor(&mut self.exponent)),
-            ("result", SavedValue::Tensor(&mut self.result)),
-        ]
-    }
+/// `x ** y` for tensors: (g * y * x^(y-1), g * x^y * ln x), given the result r = x^y.
+fn pow_tensor_grads(g: &Tensor, x: &Tensor, y: &Tensor, r: &Tensor) -> Result<Vec<Option<Tensor>>> {
+    let gx = mul(g, &mul(y, &pow(x, &sub(y, 1)?)?)?)?;
+    // As PyTorch: exactly 0 where the exponent is 0 (d/dx), and where the base is 0 with a
+    // non-negative exponent (d/dy), instead of 0·inf = nan. The mask sits inside the product
+    // with g, as in pow_backward_exponent, so the double backward through the masked side is
+    // 0·log(0) = nan there, as PyTorch's; log is taken in the promoted dtype (a float32 base
+    // with a float64 exponent: log in float64).
+    let gx = where_(&eq(y, 0)?, 0, &gx)?;
+    let mask = mul(&eq(x, 0)?, &ge(y, 0)?)?;
+    let promoted = result_type(&[
+        Operand::Tensor(x.clone()).participant(),
+        Operand::Tensor(y.clone()).participant(),
+    ]);
+    let x = crate::ops::creation::to_dtype(x, promoted)?;
+    let r_log_x = mul(r, &unary(UnaryOp::Log, &x)?)?;
+    let gy = mul(g, &where_(&mask, 0, &r_log_x)?)?;
+    Ok(vec![Some(gx), Some(gy)])
 }
 
 /// `add(a, b, alpha=s)` / `sub(a, b, alpha=s)`: `a ± s·b`, one node with alpha in its formula.
@@ -739,14 +574,7 @@ pub fn add_scaled(a: &Tensor, b: Operand, alpha: Scalar, sub: bool) -> Result<Te
     let out = binary_data(op, &a_op, &Operand::Tensor(scaled), dtype)?;
     if crate::autograd::is_grad_enabled() && (a.requires_grad() || b.requires_grad()) {
         let tb = b.edge_tensor(dtype);
-        attach(
-            &[&out],
-            &[a, &tb],
-            Box::new(AddSubBackward {
-                sub,
-                alpha: Some(alpha),
-            }),
-        );
+        add_sub_node(&out, [a, &tb], sub, Some(alpha));
     }
     Ok(out)
 }

@@ -1,77 +1,77 @@
-//! clamp (number and tensor bounds, clamp_min / clamp_max) and nan_to_num, with their
-//! backward formulas.
+//! clamp with number bounds (declared in `ops/unary_decl.rs`: here its kernel, formula and the
+//! promotion of x with the bounds), clamp with tensor bounds (composed), and nan_to_num.
 
 use crate::autograd::{needs_grad, record_formula, SavedTensor};
 use crate::dtype::{result_type, DType, Scalar};
 use crate::error::{Error, Result};
 use crate::ops::arithmetic::{add, mul};
 use crate::ops::compare::extremum_data;
-use crate::ops::compare::{compare, ge, gt, le, lt, CmpOp};
+use crate::ops::compare::{ge, gt, le, lt};
 use crate::ops::creation::{cast_data, contiguous_clone, narrow, wide};
-use crate::ops::pointwise::{unary_node, Save};
-use crate::ops::unary::{self, map};
+use crate::ops::pointwise::unary_node;
+use crate::ops::unary::{self, args_of, map, unary_args, UnaryOp};
 use crate::ops::where_::where_;
 use crate::ops::Operand;
 use crate::tensor::{Element, Tensor};
 
-/// clamp to [p.a, p.b] on the GPU (an absent bound is -inf / +inf).
-pub const CLAMP_WGSL: &str = "clamp_(v, p.a, p.b)";
 /// nan_to_num on the GPU: NaN -> p.a, +inf -> p.b, -inf -> p.c.
 pub const NAN_TO_NUM_WGSL: &str = "nan_to_num_(v, p.a, p.b, p.c)";
 
-pub(crate) fn clamp_scalar_data(
-    x: &Tensor,
-    lo: Option<Scalar>,
-    hi: Option<Scalar>,
-) -> Result<Tensor> {
-    let bounds = [
-        lo.map_or(f64::NEG_INFINITY, |s| s.to_f64()),
-        hi.map_or(f64::INFINITY, |s| s.to_f64()),
-        0.0,
-    ];
-    if let Some(out) = crate::kernels::unary_with(CLAMP_WGSL, x, bounds)? {
-        return Ok(out);
+/// clamp's kernel (the declared `clamp`, `clamp_min`, `clamp_max`, `hardtanh`): `v` held to
+/// [lo, hi] (None: unbounded; lo > hi gives hi); NaN stays NaN and a NaN bound gives NaN, as
+/// PyTorch's.
+#[inline(always)]
+pub(crate) fn clamp_value<T: Element>(v: T, lo: Option<f64>, hi: Option<f64>) -> T {
+    let (lo, hi) = (lo.unwrap_or(f64::NEG_INFINITY), hi.unwrap_or(f64::INFINITY));
+    if lo.is_nan() || hi.is_nan() {
+        return T::from_f64(f64::NAN);
     }
-    // The type x and the bounds promote to (hardtanh on integers computes in float).
-    let mut parts = vec![Operand::Tensor(x.clone()).participant()];
-    parts.extend(
-        [lo, hi]
-            .into_iter()
-            .flatten()
-            .map(|s| Operand::Scalar(s).participant()),
-    );
-    let dtype = result_type(&parts);
-    let xw = wide(&if dtype == x.dtype() {
-        x.clone()
+    let (lo, hi) = (T::from_f64(lo), T::from_f64(hi));
+    let v = if v < lo { lo } else { v };
+    if v > hi {
+        hi
     } else {
-        cast_data(x, dtype)
-    });
-    let d = xw.read();
-    // A NaN bound makes every element NaN, as PyTorch fills the result.
-    let nan_bound = [lo, hi].into_iter().flatten().any(|s| s.to_f64().is_nan());
-    macro_rules! run {
-        ($T:ty, $bound:expr) => {{
-            let (lo, hi) = if nan_bound {
-                (Some(<$T>::from_f64(f64::NAN)), None)
-            } else {
-                (lo.map($bound), hi.map($bound))
-            };
-            let src = d.storage.slice::<$T>();
-            let v = if nan_bound {
-                crate::backend::cpu::elementwise::unary(src, &d.layout, |_: $T| lo.unwrap())
-            } else {
-                crate::backend::cpu::elementwise::clamp(src, &d.layout, lo, hi)
-            };
-            Tensor::from_vec_on(v, &d.layout.shape, d.device())
-        }};
+        v
     }
-    let out = match xw.dtype() {
-        DType::F32 => run!(f32, |s: Scalar| s.to_f64() as f32),
-        DType::F64 => run!(f64, |s: Scalar| s.to_f64()),
-        DType::I64 => run!(i64, |s: Scalar| s.to_i64()),
-        other => return Err(crate::dtype::unsupported("clamp_scalar_cpu", other)),
+}
+
+/// clamp's integer kernel: the bounds truncated to integers (PyTorch's for hardtanh; clamp's
+/// own integer bounds are integers already).
+pub(crate) fn clamp_int(v: i64, lo: Option<f64>, hi: Option<f64>) -> i64 {
+    let v = lo.map_or(v, |lo| v.max(lo as i64));
+    hi.map_or(v, |hi| v.min(hi as i64))
+}
+
+/// clamp's derivative: `g` where `lo <= x <= hi` (a NaN bound: nowhere), else 0.
+pub(crate) fn clamp_grad(
+    g: &Tensor,
+    x: &Tensor,
+    lo: Option<f64>,
+    hi: Option<f64>,
+) -> Result<Tensor> {
+    let mask = match (lo, hi) {
+        (Some(lo), Some(hi)) => mul(&ge(x, lo)?, &le(x, hi)?)?,
+        (Some(lo), None) => ge(x, lo)?,
+        (None, Some(hi)) => le(x, hi)?,
+        (None, None) => return Ok(g.clone()),
     };
-    Ok(narrow(out, dtype))
+    where_(&mask, g, 0)
+}
+
+pub(crate) fn clamp_bool(_: &Tensor) -> Result<Tensor> {
+    Err(crate::dtype::unsupported("clamp_scalar_cpu", DType::Bool))
+}
+pub(crate) fn clamp_min_bool(_: &Tensor) -> Result<Tensor> {
+    Err(crate::dtype::unsupported(
+        "clamp_min_scalar_cpu",
+        DType::Bool,
+    ))
+}
+pub(crate) fn clamp_max_bool(_: &Tensor) -> Result<Tensor> {
+    Err(crate::dtype::unsupported(
+        "clamp_max_scalar_cpu",
+        DType::Bool,
+    ))
 }
 
 const CLAMP_NONE: &str = "torch.clamp: At least one of 'min' or 'max' must not be None";
@@ -85,21 +85,19 @@ pub enum ClampKind {
 }
 
 impl ClampKind {
-    /// The node name for number bounds (`scalar`) or tensor bounds.
-    fn node(self, scalar: bool) -> &'static str {
-        match (self, scalar) {
-            (ClampKind::Clamp, true) => "ClampBackward1",
-            (ClampKind::Clamp, false) => "ClampBackward0",
-            (ClampKind::Min, true) => "ClampMinBackward0",
-            (ClampKind::Min, false) => "ClampMinBackward1",
-            (ClampKind::Max, true) => "ClampMaxBackward0",
-            (ClampKind::Max, false) => "ClampMaxBackward1",
+    /// The node of tensor bounds (number bounds: the declared entries' nodes).
+    fn tensor_node(self) -> &'static str {
+        match self {
+            ClampKind::Clamp => "ClampBackward0",
+            ClampKind::Min => "ClampMinBackward1",
+            ClampKind::Max => "ClampMaxBackward1",
         }
     }
 }
 
-/// `clamp(x, min, max)` with Python numbers (ClampBackward1; ClampMin/MaxBackward0 for
-/// `clamp_min` / `clamp_max`). The result type promotes x with the bounds, as PyTorch's.
+/// `clamp(x, min, max)` with Python numbers: the declared `clamp` (ClampBackward1),
+/// `clamp_min` / `clamp_max` (ClampMin/MaxBackward0). The result type promotes x with the
+/// bounds, as PyTorch's, before the declared kernel runs.
 pub fn clamp(
     x: &Tensor,
     lo: Option<Scalar>,
@@ -131,20 +129,12 @@ pub fn clamp(
     } else {
         x.clone()
     };
-    let out = clamp_scalar_data(x, lo, hi)?;
-    unary_node(x, out, kind.node(true), Save::Input, move |g, x| {
-        let mut mask: Option<Tensor> = None;
-        for (bound, op) in [(lo, CmpOp::Ge), (hi, CmpOp::Le)] {
-            if let Some(b) = bound {
-                let m = compare(op, x.into(), b.to_f64().into())?;
-                mask = Some(match mask {
-                    Some(p) => mul(&p, &m)?,
-                    None => m,
-                });
-            }
-        }
-        where_(&mask.expect("a bound"), g, 0)
-    })
+    let (lo, hi) = (lo.map(|s| s.to_f64()), hi.map(|s| s.to_f64()));
+    match kind {
+        ClampKind::Clamp => unary_args(UnaryOp::Clamp, x, args_of(&[lo, hi])),
+        ClampKind::Min => unary_args(UnaryOp::ClampMin, x, args_of(&[lo])),
+        ClampKind::Max => unary_args(UnaryOp::ClampMax, x, args_of(&[hi])),
+    }
 }
 
 /// `clamp(x, min, max)` with tensor bounds (ClampBackward0): gradients reach the bounds too.
@@ -176,12 +166,12 @@ pub fn clamp_tensor(
     let saved = inputs
         .iter()
         .map(|t| SavedTensor::input(t))
-        .collect::<Result<_>>()?;
+        .collect::<Result<Vec<_>>>()?;
     let (has_lo, has_hi) = (lo.is_some(), hi.is_some());
     Ok(record_formula(
         out,
         &inputs,
-        kind.node(false),
+        kind.tensor_node(),
         saved,
         move |g, s| {
             let x = &s[0];
@@ -262,9 +252,7 @@ pub fn nan_to_num(
     } else {
         crate::dispatch!(x.dtype(), T => map::<T, bool>(x, |v| Element::to_f64(v).is_finite()))
     };
-    unary_node(x, out, "NanToNumBackward0", Save::Nothing, move |g, _| {
-        where_(&finite, g, 0)
-    })
+    unary_node(x, out, "NanToNumBackward0", move |g| where_(&finite, g, 0))
 }
 
 fn fix_nonfinite<T: Element>(v: T, nan: T, posinf: T, neginf: T) -> T {

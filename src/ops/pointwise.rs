@@ -1,7 +1,6 @@
 //! More elementwise math: each op's forward map and its backward formula side by side.
 //! Unary float ops compute integer and bool inputs in float32, as PyTorch does.
 
-use crate::autograd::formula::describe;
 use crate::autograd::{needs_grad, record_formula, SavedTensor};
 use crate::dtype::{result_type, DType, Scalar};
 use crate::error::{Error, Result};
@@ -39,22 +38,7 @@ pub(crate) fn float_input(x: &Tensor) -> Tensor {
 
 /// `fmap!(x, |v: T| body)`: map a float kernel over `x` (ints computed in the default float
 /// dtype).
-/// `fmap!(x, gpu "expr", |v: T| body)`: the same, run on the GPU as the WGSL expression `expr`
-/// in `v` (parameters `p.a`, `p.b`, `p.c` given in brackets after it) when `x` is a float32 or
-/// float16 GPU tensor.
 macro_rules! fmap {
-    ($x:expr, gpu $g:literal, |$v:ident : $T:ident| $body:expr) => {
-        fmap!($x, gpu $g[0.0, 0.0, 0.0], |$v: $T| $body)
-    };
-    ($x:expr, gpu $g:literal [$a:expr, $b:expr, $c:expr], |$v:ident : $T:ident| $body:expr) => {{
-        // float16 computes in float32 (Note [Narrow dtypes]), on the GPU in one kernel.
-        let xf = $crate::ops::pointwise::float_input($x);
-        let args = [$a as f64, $b as f64, $c as f64];
-        match $crate::kernels::unary_with($g, &xf, args)? {
-            Some(out) => out,
-            None => fmap!(&xf, |$v: $T| $body),
-        }
-    }};
     ($x:expr, |$v:ident : $T:ident| $body:expr) => {{
         // float16 computes in float32 (Note [Narrow dtypes]).
         let xf = $crate::ops::pointwise::float_input($x);
@@ -75,35 +59,21 @@ macro_rules! fmap {
         $crate::ops::creation::narrow(out, xf.dtype())
     }};
 }
-pub(crate) use fmap;
 
-/// What a unary op's backward reads.
-#[derive(Clone, Copy)]
-pub(crate) enum Save {
-    Input,
-    Nothing,
-}
-
-/// Record `f(grad, saved)` as the backward of the unary op `x -> out`.
+/// Record `f(grad)` as the backward of the unary op `x -> out` (a formula that reads nothing
+/// saved; the declared unary ops, `ops/unary.rs`, save what theirs read).
 pub(crate) fn unary_node(
     x: &Tensor,
     out: Tensor,
     name: &'static str,
-    save: Save,
-    f: impl Fn(&Tensor, &Tensor) -> Result<Tensor> + Send + Sync + 'static,
+    f: impl Fn(&Tensor) -> Result<Tensor> + Send + Sync + 'static,
 ) -> Result<Tensor> {
     if !needs_grad(&[x]) {
         return Ok(out);
     }
-    let (saved, names): (_, &'static [&'static str]) = match save {
-        Save::Input => (vec![SavedTensor::input(x)?], &["self"]),
-        Save::Nothing => (vec![], &[]),
-    };
-    let out = record_formula(out, &[x], name, saved, move |g, s| {
-        Ok(vec![Some(f(g, s.first().unwrap_or(g))?)])
-    });
-    describe(&out, names, Vec::new());
-    Ok(out)
+    Ok(record_formula(out, &[x], name, Vec::new(), move |g, _| {
+        Ok(vec![Some(f(g)?)])
+    }))
 }
 
 /// `1 - x²`.
@@ -140,7 +110,7 @@ pub fn round(x: &Tensor, decimals: Option<i64>) -> Result<Tensor> {
     };
     if decimals == 0 {
         let out = crate::ops::unary::unary_data(UnaryOp::Round, x)?;
-        return unary_node(x, out, name, Save::Nothing, |g, _| Ok(zeros_like(g)));
+        return unary_node(x, out, name, |g| Ok(zeros_like(g)));
     }
     let p = 10f64.powi(decimals.unsigned_abs() as i32);
     let out = if x.dtype() == DType::F32 && x.device() == crate::tensor::Device::Gpu {
@@ -157,9 +127,7 @@ pub fn round(x: &Tensor, decimals: Option<i64>) -> Result<Tensor> {
     } else {
         fmap!(x, |v: T| (v / p as T).round_ties_even() * p as T)
     };
-    unary_node(x, out, "RoundBackward1", Save::Nothing, |g, _| {
-        Ok(zeros_like(g))
-    })
+    unary_node(x, out, "RoundBackward1", |g| Ok(zeros_like(g)))
 }
 /// `lerp(start, end, weight)`: start + weight * (end - start), computed from the nearer end.
 pub fn lerp(start: &Tensor, end: &Tensor, weight: Operand) -> Result<Tensor> {

@@ -32,23 +32,28 @@ use crate::tensor::{Element, Tensor};
 use crate::{
     autograd::is_grad_enabled,
     backend::cpu::vmath::VMath,
+    ops::activation::{
+        elu_grad, gelu_grad, gelu_tanh_grad, hardtanh_bool, hardtanh_grad, leaky_relu_grad,
+        silu_grad, softplus_grad, GELU_C, GELU_K,
+    },
     ops::arithmetic::{add, div, mul, pow, rsub, sub},
+    ops::clamp::{clamp_bool, clamp_grad, clamp_int, clamp_max_bool, clamp_min_bool, clamp_value},
     ops::compare::{eq, ge, gt, le, lt, ne, CmpOp},
     ops::creation::zeros_like,
     ops::pointwise::Special,
     ops::where_::where_,
 };
 #[allow(unused_imports)]
-use std::f64::consts::{FRAC_2_SQRT_PI, LN_10, LN_2, PI};
+use std::f64::consts::{FRAC_1_SQRT_2, FRAC_2_SQRT_PI, LN_10, LN_2, PI};
 
 /// How a unary op treats dtypes.
 #[derive(Clone, Copy)]
 pub enum Dtypes {
     /// Integer and bool inputs compute in float32 (PyTorch's float ops: exp, sin, ...).
     Float,
-    /// Integers keep their dtype through the integer kernel; bools go to the function (a copy,
-    /// or the op's error).
-    Keep(fn(i64) -> i64, fn(&Tensor) -> Result<Tensor>),
+    /// Integers keep their dtype through the integer kernel (given the parameters); bools go
+    /// to the function (a copy, or the op's error).
+    Keep(fn(i64, Args) -> i64, fn(&Tensor) -> Result<Tensor>),
     /// Rounding: integers come back as they are; bools raise naming the kernel.
     Round(&'static str),
     /// Floating inputs only; others raise naming the kernel.
@@ -103,27 +108,63 @@ fn threshold_backward(g: &Tensor, r: &Tensor) -> Result<Tensor> {
 /// unary shader's `p.a`, `p.b`, `p.c`); `None` is a Python `None` (an `Option<f64>` parameter).
 pub type Args = [Option<f64>; 3];
 
-/// The types a declared parameter may have: `f64` (a Python float with a default) or
-/// `Option<f64>` (a float or None). Kernels and formulas see the declared type; the GPU gets
-/// NaN for None (the WGSL expression tests `is_nan(p.a)`).
-pub trait Param: Copy {
-    fn from_arg(a: Option<f64>) -> Self;
-    fn to_arg(self) -> Option<f64>;
+/// The types a declared parameter may have: `f64` (a Python float with a default),
+/// `Option<f64>` (a float or None), and `MinBound` / `MaxBound` (a clamp bound: a float or
+/// None). Kernels and formulas see the `Value` (`f64` or `Option<f64>`); the GPU gets `gpu`:
+/// NaN for an `Option<f64>`'s None (the WGSL expression tests `is_nan(p.a)`), -inf / +inf for
+/// an absent bound (so a NaN bound stays a NaN bound there, as PyTorch's clamp).
+pub trait Param {
+    type Value: Copy;
+    fn from_arg(a: Option<f64>) -> Self::Value;
+    fn to_arg(v: Self::Value) -> Option<f64>;
+    fn gpu(a: Option<f64>) -> f64 {
+        a.unwrap_or(f64::NAN)
+    }
 }
 impl Param for f64 {
+    type Value = f64;
     fn from_arg(a: Option<f64>) -> f64 {
         a.expect("a float parameter always has a value")
     }
-    fn to_arg(self) -> Option<f64> {
-        Some(self)
+    fn to_arg(v: f64) -> Option<f64> {
+        Some(v)
     }
 }
 impl Param for Option<f64> {
+    type Value = Option<f64>;
     fn from_arg(a: Option<f64>) -> Option<f64> {
         a
     }
-    fn to_arg(self) -> Option<f64> {
-        self
+    fn to_arg(v: Option<f64>) -> Option<f64> {
+        v
+    }
+}
+/// A lower bound that may be absent (None): -inf on the GPU.
+pub enum MinBound {}
+impl Param for MinBound {
+    type Value = Option<f64>;
+    fn from_arg(a: Option<f64>) -> Option<f64> {
+        a
+    }
+    fn to_arg(v: Option<f64>) -> Option<f64> {
+        v
+    }
+    fn gpu(a: Option<f64>) -> f64 {
+        a.unwrap_or(f64::NEG_INFINITY)
+    }
+}
+/// An upper bound that may be absent (None): +inf on the GPU.
+pub enum MaxBound {}
+impl Param for MaxBound {
+    type Value = Option<f64>;
+    fn from_arg(a: Option<f64>) -> Option<f64> {
+        a
+    }
+    fn to_arg(v: Option<f64>) -> Option<f64> {
+        v
+    }
+    fn gpu(a: Option<f64>) -> f64 {
+        a.unwrap_or(f64::INFINITY)
     }
 }
 
@@ -145,6 +186,31 @@ pub struct Declared {
     pub inplace: &'static [&'static str],
     pub functions: &'static [&'static str],
     pub sig: &'static str,
+}
+
+/// `map_float!(x, |v| body)`: the declared kernel `body` over a float32 or float64 tensor, or
+/// a contiguous float16 one computed in float32 (Note [Narrow dtypes]), with `T` the element
+/// type it computes in (`type T` is an item, so the declaration's tokens see it).
+macro_rules! map_float {
+    ($x:expr, |$v:ident| $body:expr) => {
+        match $x.dtype() {
+            DType::F64 => {
+                #[allow(dead_code)]
+                type T = f64;
+                map::<T, T>($x, move |$v: T| -> T { $body })
+            }
+            DType::F32 => {
+                #[allow(dead_code)]
+                type T = f32;
+                map::<T, T>($x, move |$v: T| -> T { $body })
+            }
+            _ => {
+                #[allow(dead_code)]
+                type T = f32;
+                map_half($x, move |$v: T| -> T { $body })
+            }
+        }
+    };
 }
 
 macro_rules! generate_unary {
@@ -217,6 +283,19 @@ macro_rules! generate_unary {
                 }
             }
 
+            /// The parameters as the GPU gets them (`p.a`, `p.b`, `p.c`): each type's
+            /// [`Param::gpu`] encoding of None.
+            pub fn gpu_args(self, args: Args) -> [f64; 3] {
+                let encode: &[fn(Option<f64>) -> f64] = match self {
+                    $(UnaryOp::$V => &[$($(<$pty as Param>::gpu as fn(Option<f64>) -> f64),*)?],)*
+                };
+                let mut out = args.map(|a| a.unwrap_or(f64::NAN));
+                for (o, (e, a)) in out.iter_mut().zip(encode.iter().zip(args)) {
+                    *o = e(a);
+                }
+                out
+            }
+
             fn save(self) -> Save {
                 match self {
                     $(UnaryOp::$V => Save::$save,)*
@@ -253,44 +332,15 @@ macro_rules! generate_unary {
             }
         }
 
-        /// The CPU kernel of `op` over a float32 tensor.
-        fn map_f32(op: UnaryOp, x: &Tensor, args: Args) -> Tensor {
+        /// The CPU kernel of `op` over a float32, float64 or contiguous float16 tensor: one
+        /// arm per op, `map_float!` instantiating its kernel for each element type.
+        fn map_cpu(op: UnaryOp, x: &Tensor, args: Args) -> Tensor {
             let _ = args;
             match op {
                 $(UnaryOp::$V => {
-                    #[allow(dead_code)]
-                    type T = f32;
                     $(let [$($p,)* ..] = args;
                     $(let $p = <$pty as Param>::from_arg($p);)*)?
-                    map::<f32, f32>(x, move |$v: T| -> T { $cpu })
-                })*
-            }
-        }
-
-        /// The CPU kernel of `op` over a float64 tensor.
-        fn map_f64(op: UnaryOp, x: &Tensor, args: Args) -> Tensor {
-            let _ = args;
-            match op {
-                $(UnaryOp::$V => {
-                    #[allow(dead_code)]
-                    type T = f64;
-                    $(let [$($p,)* ..] = args;
-                    $(let $p = <$pty as Param>::from_arg($p);)*)?
-                    map::<f64, f64>(x, move |$v: T| -> T { $cpu })
-                })*
-            }
-        }
-
-        /// The CPU kernel of `op` over a contiguous float16 tensor, computed in float32.
-        fn map_f16(op: UnaryOp, x: &Tensor, args: Args) -> Tensor {
-            let _ = args;
-            match op {
-                $(UnaryOp::$V => {
-                    #[allow(dead_code)]
-                    type T = f32;
-                    $(let [$($p,)* ..] = args;
-                    $(let $p = <$pty as Param>::from_arg($p);)*)?
-                    map_half(x, move |$v: T| -> T { $cpu })
+                    map_float!(x, |$v| $cpu)
                 })*
             }
         }
@@ -339,7 +389,7 @@ pub fn unary_data_args(op: UnaryOp, x: &Tensor, args: Args) -> Result<Tensor> {
         }
         (Dtypes::Round(_), DType::I64 | DType::I32) => return Ok(creation::contiguous_clone(x)),
         (Dtypes::Keep(_, on_bool), DType::Bool) => return on_bool(x),
-        (Dtypes::Keep(int, _), DType::I64) => return Ok(map::<i64, i64>(x, int)),
+        (Dtypes::Keep(int, _), DType::I64) => return Ok(map::<i64, i64>(x, move |v| int(v, args))),
         (Dtypes::Keep(..), DType::I32) => {
             return Ok(creation::narrow(
                 unary_data_args(op, &creation::wide(x), args)?,
@@ -353,17 +403,15 @@ pub fn unary_data_args(op: UnaryOp, x: &Tensor, args: Args) -> Result<Tensor> {
         _ => {}
     }
     if matches!(dtype, DType::F32 | DType::F16) {
-        // Parameters reach the shader as p.a, p.b, p.c; None as NaN.
-        let gpu_args = args.map(|a| a.unwrap_or(f64::NAN));
-        if let Some(out) = crate::kernels::unary_with(op.wgsl(), x, gpu_args)? {
+        // Parameters reach the shader as p.a, p.b, p.c.
+        if let Some(out) = crate::kernels::unary_with(op.wgsl(), x, op.gpu_args(args))? {
             return Ok(out);
         }
     }
     Ok(match dtype {
-        DType::F16 if x.is_contiguous() && !x.device().is_gpu() => map_f16(op, x, args),
+        DType::F16 if x.is_contiguous() && !x.device().is_gpu() => map_cpu(op, x, args),
         DType::F16 => creation::narrow(unary_data_args(op, &creation::wide(x), args)?, dtype),
-        DType::F32 => map_f32(op, x, args),
-        DType::F64 => map_f64(op, x, args),
+        DType::F32 | DType::F64 => map_cpu(op, x, args),
         _ => unreachable!("integer dtypes handled above"),
     })
 }

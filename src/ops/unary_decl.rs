@@ -4,9 +4,11 @@
 //! - `node`: PyTorch's backward node name (`type(y.grad_fn).__name__`);
 //! - `dtypes`: the dtype rule ([`Dtypes`]);
 //! - `params` (optional): `[name: f64 = default, name: Option<f64> = None, ...]`, at most three
-//!   float parameters ([`Param`](super::unary::Param)); the kernels and the formula see them by
-//!   name, the WGSL expression as `p.a`, `p.b`, `p.c` (None as NaN: test it with `is_nan`), the
-//!   Python forms take them after `input` with their defaults, the node keeps `_saved_<name>`;
+//!   float parameters ([`Param`](super::unary::Param); `MinBound` / `MaxBound` for a clamp
+//!   bound that may be None); the kernels, the integer kernel of `Dtypes::Keep` and the formula
+//!   see them by name, the WGSL expression as `p.a`, `p.b`, `p.c` (None as NaN: test it with
+//!   `is_nan`; an absent bound as -inf / +inf), the Python forms take them after `input` with
+//!   their defaults, the node keeps `_saved_<name>`;
 //! - `save`: what the derivative reads: `Input`, `Result` or `Nothing` (then `s` is `g`);
 //! - `cpu`: the kernel on one float32 or float64 value `v` (of type `T`);
 //! - `wgsl`: the same as a WGSL expression in `v: f32` (helpers in `shaders/unary.wgsl`);
@@ -22,7 +24,7 @@ macro_rules! unary_table {
         $m! {
             Neg neg {
                 node: "NegBackward0",
-                dtypes: Dtypes::Keep(|v| v.wrapping_neg(), neg_bool),
+                dtypes: Dtypes::Keep(|v, _| v.wrapping_neg(), neg_bool),
                 save: Nothing,
                 cpu: |v| -v,
                 wgsl: "-v",
@@ -103,7 +105,7 @@ macro_rules! unary_table {
             }
             Relu relu {
                 node: "ReluBackward0",
-                dtypes: Dtypes::Keep(|v| v.max(0), relu_bool),
+                dtypes: Dtypes::Keep(|v, _| v.max(0), relu_bool),
                 save: Result,
                 // NaN propagates (NaN > 0 is false, so test "not <= 0").
                 cpu: |v| if v <= 0.0 { 0.0 } else { v },
@@ -136,7 +138,7 @@ macro_rules! unary_table {
             }
             Abs abs {
                 node: "AbsBackward0",
-                dtypes: Dtypes::Keep(|v| v.wrapping_abs(), abs_bool),
+                dtypes: Dtypes::Keep(|v, _| v.wrapping_abs(), abs_bool),
                 save: Input,
                 cpu: |v| v.abs(),
                 wgsl: "abs(v)",
@@ -146,7 +148,7 @@ macro_rules! unary_table {
             }
             Sign sign {
                 node: "SignBackward0",
-                dtypes: Dtypes::Keep(|v| v.signum(), sign_bool),
+                dtypes: Dtypes::Keep(|v, _| v.signum(), sign_bool),
                 save: Nothing,
                 cpu: |v| if v > 0.0 { 1.0 } else if v < 0.0 { -1.0 } else { v * 0.0 },
                 // NaN stays NaN, and -0.0 gives +0.0, as torch.sign.
@@ -390,6 +392,159 @@ macro_rules! unary_table {
                 },
                 methods: [logit], inplace: [logit_], functions: [logit, logit_],
                 sig: "(Tensor input, float eps = None, *, Tensor out = None)",
+            }
+            // ---- clamp with Python-number bounds (tensor bounds stay composed in
+            // `ops/clamp.rs`, which also promotes x with the bounds before calling these) ----
+            Clamp clamp {
+                node: "ClampBackward1",
+                dtypes: Dtypes::Keep(|v, a| clamp_int(v, a[0], a[1]), clamp_bool),
+                params: [min: MinBound = None, max: MaxBound = None],
+                save: Input,
+                cpu: |v| clamp_value(v, min, max),
+                wgsl: "clamp_(v, p.a, p.b)",
+                grad: |g, x| clamp_grad(g, x, min, max),
+                methods: [], inplace: [], functions: [],
+                sig: "(Tensor input, Number min = None, Number max = None, *, Tensor out = None)",
+            }
+            ClampMin clamp_min {
+                node: "ClampMinBackward0",
+                dtypes: Dtypes::Keep(|v, a| clamp_int(v, a[0], None), clamp_min_bool),
+                params: [min: f64 = 0.0],
+                save: Input,
+                cpu: |v| clamp_value(v, Some(min), None),
+                wgsl: "clamp_(v, p.a, bitcast<f32>(0x7f800000u))",
+                grad: |g, x| clamp_grad(g, x, Some(min), None),
+                methods: [], inplace: [], functions: [],
+                sig: "(Tensor input, Number min, *, Tensor out = None)",
+            }
+            ClampMax clamp_max {
+                node: "ClampMaxBackward0",
+                dtypes: Dtypes::Keep(|v, a| clamp_int(v, None, a[0]), clamp_max_bool),
+                params: [max: f64 = 0.0],
+                save: Input,
+                cpu: |v| clamp_value(v, None, Some(max)),
+                wgsl: "clamp_(v, bitcast<f32>(0xff800000u), p.a)",
+                grad: |g, x| clamp_grad(g, x, None, Some(max)),
+                methods: [], inplace: [], functions: [],
+                sig: "(Tensor input, Number max, *, Tensor out = None)",
+            }
+            // ---- activations (`torch.nn.functional`; bindings in `python/pointwise.rs`,
+            // formulas in `ops/activation.rs`) ----
+            Hardtanh hardtanh {
+                node: "HardtanhBackward0",
+                // Integers clamp to the bounds truncated to integers, as PyTorch's kernel.
+                dtypes: Dtypes::Keep(|v, a| clamp_int(v, a[0], a[1]), hardtanh_bool),
+                params: [min_val: f64 = -1.0, max_val: f64 = 1.0],
+                save: Input,
+                cpu: |v| clamp_value(v, Some(min_val), Some(max_val)),
+                wgsl: "clamp_(v, p.a, p.b)",
+                grad: |g, x| hardtanh_grad(g, x, min_val, max_val),
+                methods: [], inplace: [], functions: [],
+                sig: "(Tensor input, float min_val = -1.0, float max_val = 1.0)",
+            }
+            Silu silu {
+                node: "SiluBackward0",
+                dtypes: Dtypes::FloatOnly("silu_cpu"),
+                save: Input,
+                cpu: |v| v / (1.0 + (-v).vexp()),
+                wgsl: "v * sigmoid(v)",
+                grad: |g, x| silu_grad(g, x),
+                methods: [], inplace: [], functions: [],
+                sig: "(Tensor input)",
+            }
+            // gelu's `approximate` is a string: one entry per value, behind one Python
+            // `gelu(input, approximate='none')` (`activation::gelu` picks).
+            Gelu gelu {
+                node: "GeluBackward0",
+                dtypes: Dtypes::FloatOnly("GeluKernelImpl"),
+                save: Input,
+                cpu: |v| 0.5 * v * (1.0 + Special::erf(v * FRAC_1_SQRT_2 as T)),
+                wgsl: "0.5 * v * (1.0 + erf_(v * 0.7071067811865476))",
+                grad: |g, x| gelu_grad(g, x),
+                methods: [], inplace: [], functions: [],
+                sig: "(Tensor input, str approximate = 'none')",
+            }
+            GeluTanh gelu_tanh {
+                node: "GeluBackward0",
+                dtypes: Dtypes::FloatOnly("GeluKernelImpl"),
+                save: Input,
+                cpu: |v| 0.5 * v * (1.0 + (GELU_K as T * (v + GELU_C as T * v * v * v)).vtanh()),
+                wgsl: "0.5 * v * (1.0 + tanh_safe(0.7978845608028654 * (v + 0.044715 * v * v * v)))",
+                grad: |g, x| gelu_tanh_grad(g, x),
+                methods: [], inplace: [], functions: [],
+                sig: "(Tensor input, str approximate = 'tanh')",
+            }
+            Softplus softplus {
+                node: "SoftplusBackward0",
+                dtypes: Dtypes::FloatOnly("softplus_cpu"),
+                params: [beta: f64 = 1.0, threshold: f64 = 20.0],
+                save: Input,
+                cpu: |v| if v * beta as T > threshold as T {
+                    v
+                } else {
+                    (v * beta as T).exp().ln_1p() / beta as T
+                },
+                wgsl: "softplus_(v, p.a, p.b)",
+                grad: |g, x| softplus_grad(g, x, beta, threshold),
+                methods: [], inplace: [], functions: [],
+                sig: "(Tensor input, float beta = 1.0, float threshold = 20.0)",
+            }
+            // PyTorch's elu op (selu is it with SELU's constants): x * scale for x > 0, else
+            // alpha * scale * (exp(x * input_scale) - 1).
+            Elu elu {
+                node: "EluBackward0",
+                dtypes: Dtypes::FloatOnly("elu_cpu"),
+                params: [alpha: f64 = 1.0, scale: f64 = 1.0, input_scale: f64 = 1.0],
+                save: Input,
+                cpu: |v| if v > 0.0 {
+                    v * scale as T
+                } else {
+                    (alpha * scale) as T * (v * input_scale as T).exp_m1()
+                },
+                wgsl: "select(p.a * p.b * expm1_(v * p.c), v * p.b, v > 0.0)",
+                grad: |g, x| elu_grad(g, x, alpha, scale, input_scale, false),
+                methods: [], inplace: [], functions: [],
+                sig: "(Tensor input, float alpha = 1.0, float scale = 1.0, float input_scale = 1.0)",
+            }
+            // elu_: PyTorch's in-place op, whose node keeps the result (the input is gone).
+            EluInplace elu_ {
+                node: "EluBackward1",
+                dtypes: Dtypes::FloatOnly("elu_cpu"),
+                params: [alpha: f64 = 1.0, scale: f64 = 1.0, input_scale: f64 = 1.0],
+                save: Result,
+                cpu: |v| if v > 0.0 {
+                    v * scale as T
+                } else {
+                    (alpha * scale) as T * (v * input_scale as T).exp_m1()
+                },
+                wgsl: "select(p.a * p.b * expm1_(v * p.c), v * p.b, v > 0.0)",
+                grad: |g, r| elu_grad(g, r, alpha, scale, input_scale, true),
+                methods: [], inplace: [], functions: [],
+                sig: "(Tensor input, float alpha = 1.0, float scale = 1.0, float input_scale = 1.0)",
+            }
+            LeakyRelu leaky_relu {
+                node: "LeakyReluBackward0",
+                dtypes: Dtypes::FloatOnly("leaky_relu_cpu"),
+                params: [negative_slope: f64 = 0.01],
+                save: Input,
+                cpu: |v| if v > 0.0 { v } else { v * negative_slope as T },
+                wgsl: "select(v * p.a, v, v > 0.0)",
+                grad: |g, x| leaky_relu_grad(g, x, negative_slope, false),
+                methods: [], inplace: [], functions: [],
+                sig: "(Tensor input, float negative_slope = 0.01)",
+            }
+            // leaky_relu_: in place, the node keeps the result (PyTorch refuses its backward for
+            // a negative slope).
+            LeakyReluInplace leaky_relu_ {
+                node: "LeakyReluBackward1",
+                dtypes: Dtypes::FloatOnly("leaky_relu_cpu"),
+                params: [negative_slope: f64 = 0.01],
+                save: Result,
+                cpu: |v| if v > 0.0 { v } else { v * negative_slope as T },
+                wgsl: "select(v * p.a, v, v > 0.0)",
+                grad: |g, r| leaky_relu_grad(g, r, negative_slope, true),
+                methods: [], inplace: [], functions: [],
+                sig: "(Tensor input, float negative_slope = 0.01)",
             }
         }
     };

@@ -1,9 +1,9 @@
 //! `where(cond, a, b)`: elementwise selection with broadcasting and its backward.
 
-use crate::autograd::saved::SavedValue;
-use crate::autograd::{attach, Backward, Ctx, SavedTensor};
+use crate::autograd::formula::{Saved, Values};
+use crate::autograd::{attach_named, SavedTensor};
 use crate::backend::cpu::elementwise;
-use crate::dtype::{result_type, DType, Scalar};
+use crate::dtype::{result_type, DType};
 use crate::error::{Error, Result};
 use crate::ops::binary_kernels::materialize;
 use crate::ops::creation::contiguous_clone;
@@ -75,12 +75,20 @@ fn where_record(
 ) -> Result<Tensor> {
     if crate::autograd::is_grad_enabled() && (a.requires_grad() || b.requires_grad()) {
         let (oa, ob) = (a.edge_tensor(dtype), b.edge_tensor(dtype));
-        attach(
+        let saved: Saved = [SavedTensor::input(cond)?].into_iter().collect();
+        let names: &'static [&'static str] = &["condition"];
+        // (where(cond, g, 0), where(cond, 0, g)).
+        attach_named(
             &[&out],
             &[&oa, &ob],
-            Box::new(WhereBackward {
-                cond: SavedTensor::input(cond)?,
-            }),
+            "WhereBackward0",
+            saved,
+            names,
+            Values::new(),
+            |g, s| {
+                let (g, cond) = (g[0].as_ref().expect("engine passes a gradient"), &s[0]);
+                Ok(vec![Some(where_(cond, g, 0)?), Some(where_(cond, 0, g)?)])
+            },
         );
     }
     Ok(out)
@@ -93,29 +101,5 @@ fn select_src<T: Element>(d: &crate::tensor::Data, n: usize) -> elementwise::Src
         elementwise::Src::Full(&s[o..o + n])
     } else {
         elementwise::Src::One(s[o])
-    }
-}
-
-struct WhereBackward {
-    cond: SavedTensor,
-}
-impl Backward for WhereBackward {
-    fn name(&self) -> &'static str {
-        "WhereBackward0"
-    }
-    fn apply(&mut self, g: &[Option<Tensor>], ctx: &Ctx) -> Result<Vec<Option<Tensor>>> {
-        let g = g[0].clone().expect("gradient");
-        let cond = self.cond.unpack(ctx)?;
-        let zero = || Operand::Scalar(Scalar::Int(0));
-        Ok(vec![
-            Some(where_(&cond, Operand::Tensor(g.clone()), zero())?),
-            Some(where_(&cond, zero(), Operand::Tensor(g))?),
-        ])
-    }
-    fn release(&mut self) {
-        self.cond.release();
-    }
-    fn saved_values(&mut self) -> Vec<(&'static str, SavedValue<'_>)> {
-        vec![("condition", SavedValue::Tensor(&mut self.cond))]
     }
 }

@@ -5,6 +5,7 @@ use super::convert::{extract_scalar, tensor_arg, NumberArg};
 use super::tensor::{wrap, PyTensor};
 use crate::dtype::Scalar;
 use crate::ops::clamp::ClampKind;
+use crate::ops::unary::{args_of, unary_args, UnaryOp};
 use crate::ops::{activation, clamp, compare, divmod, inplace, logical, pointwise as pw, Operand};
 use crate::tensor::Tensor;
 use pyo3::prelude::*;
@@ -461,6 +462,13 @@ fn act(
     super::boundary::tensor(py, || op(&input_t))
 }
 
+/// A declared activation (`ops/unary_decl.rs`) with its parameters, or in place its in-place
+/// entry (`elu_`, `leaky_relu_`: nodes that keep the result) or the same one.
+fn declared_act(py: Python<'_>, input: &PyTensor, op: UnaryOp, inplace: bool, params: &[f64]) -> R {
+    let args = args_of(&params.iter().map(|&p| Some(p)).collect::<Vec<_>>());
+    act(py, input, inplace, move |x| unary_args(op, x, args))
+}
+
 #[pyfunction]
 #[pyo3(signature = (input, approximate="none"))]
 pub fn gelu(py: Python<'_>, input: PyRef<'_, PyTensor>, approximate: &str) -> R {
@@ -469,19 +477,22 @@ pub fn gelu(py: Python<'_>, input: PyRef<'_, PyTensor>, approximate: &str) -> R 
 #[pyfunction]
 #[pyo3(signature = (input, inplace=false))]
 pub fn silu(py: Python<'_>, input: PyRef<'_, PyTensor>, inplace: bool) -> R {
-    act(py, &input, inplace, activation::silu)
+    declared_act(py, &input, UnaryOp::Silu, inplace, &[])
 }
 #[pyfunction]
 #[pyo3(signature = (input, beta=1.0, threshold=20.0))]
 pub fn softplus(py: Python<'_>, input: PyRef<'_, PyTensor>, beta: f64, threshold: f64) -> R {
-    act(py, &input, false, |x| {
-        activation::softplus(x, beta, threshold)
-    })
+    declared_act(py, &input, UnaryOp::Softplus, false, &[beta, threshold])
 }
 #[pyfunction]
 #[pyo3(signature = (input, alpha=1.0, inplace=false))]
 pub fn elu(py: Python<'_>, input: PyRef<'_, PyTensor>, alpha: f64, inplace: bool) -> R {
-    act(py, &input, inplace, |x| activation::elu(x, alpha))
+    let op = if inplace {
+        UnaryOp::EluInplace
+    } else {
+        UnaryOp::Elu
+    };
+    declared_act(py, &input, op, inplace, &[alpha, 1.0, 1.0])
 }
 #[pyfunction]
 #[pyo3(signature = (input, negative_slope=0.01, inplace=false))]
@@ -491,9 +502,12 @@ pub fn leaky_relu(
     negative_slope: f64,
     inplace: bool,
 ) -> R {
-    act(py, &input, inplace, |x| {
-        activation::leaky_relu(x, negative_slope, inplace)
-    })
+    let op = if inplace {
+        UnaryOp::LeakyReluInplace
+    } else {
+        UnaryOp::LeakyRelu
+    };
+    declared_act(py, &input, op, inplace, &[negative_slope])
 }
 #[pyfunction]
 #[pyo3(
@@ -512,9 +526,7 @@ pub fn hardtanh(
             "min_val cannot be greater than max_val",
         ));
     }
-    act(py, &input, inplace, |x| {
-        activation::hardtanh(x, min_val, max_val)
-    })
+    declared_act(py, &input, UnaryOp::Hardtanh, inplace, &[min_val, max_val])
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
