@@ -81,32 +81,46 @@ fn assert_close(what: &str, got: &[f32], want: &[f32], rtol: f32, atol: f32) {
 /// A unary GPU expression under test: its name, the expression, a CPU reference, parameters.
 type UnaryCase = (&'static str, &'static str, fn(f32) -> f32, [f32; 3]);
 
-/// The GPU expressions that are no declared op's (the activations' and clamp's, which take
-/// parameters), with a CPU reference that has the parameters built in.
+/// GPU expressions with parameters other than their declared defaults (clamp's and the
+/// activations', declared ops), and those that are no declared op's (nan_to_num, square), with
+/// a CPU reference that has the parameters built in.
 fn parametric_unary() -> Vec<UnaryCase> {
-    use gradrs::ops::clamp::{CLAMP_WGSL, NAN_TO_NUM_WGSL};
+    use gradrs::ops::clamp::NAN_TO_NUM_WGSL;
     vec![
         (
             "clamp",
-            CLAMP_WGSL,
+            UnaryOp::Clamp.wgsl(),
             |v| v.clamp(-2.0, 3.0),
             [-2.0, 3.0, 0.0],
         ),
         (
             "leaky_relu",
-            "select(v * p.a, v, v > 0.0)",
+            UnaryOp::LeakyRelu.wgsl(),
             |v| if v > 0.0 { v } else { 0.1 * v },
             [0.1, 0.0, 0.0],
         ),
         (
             "elu",
-            "select(p.a * expm1_(v), v, v > 0.0)",
+            UnaryOp::Elu.wgsl(),
             |v| if v > 0.0 { v } else { 1.5 * v.exp_m1() },
-            [1.5, 0.0, 0.0],
+            [1.5, 1.0, 1.0],
+        ),
+        (
+            "selu",
+            UnaryOp::Elu.wgsl(),
+            |v| {
+                let (alpha, scale) = (1.673_263_2_f32, 1.050_701_f32);
+                if v > 0.0 {
+                    v * scale
+                } else {
+                    alpha * scale * (v * 0.5).exp_m1()
+                }
+            },
+            [1.673_263_2, 1.050_701, 0.5],
         ),
         (
             "softplus",
-            "softplus_(v, p.a, p.b)",
+            UnaryOp::Softplus.wgsl(),
             |v| {
                 if 2.0 * v > 20.0 {
                     v
@@ -118,21 +132,27 @@ fn parametric_unary() -> Vec<UnaryCase> {
         ),
         (
             "silu",
-            "v * sigmoid(v)",
+            UnaryOp::Silu.wgsl(),
             |v| v / (1.0 + (-v).exp()),
             [0.0; 3],
         ),
         (
             "gelu",
-            "0.5 * v * (1.0 + erf_(v * 0.7071067811865476))",
+            UnaryOp::Gelu.wgsl(),
             |v| 0.5 * v * (1.0 + libm::erff(v * std::f32::consts::FRAC_1_SQRT_2)),
             [0.0; 3],
         ),
         (
             "gelu_tanh",
-            "0.5 * v * (1.0 + tanh_safe(0.7978845608028654 * (v + 0.044715 * v * v * v)))",
+            UnaryOp::GeluTanh.wgsl(),
             |v| 0.5 * v * (1.0 + (0.797_884_6 * (v + 0.044715 * v * v * v)).tanh()),
             [0.0; 3],
+        ),
+        (
+            "hardtanh",
+            UnaryOp::Hardtanh.wgsl(),
+            |v| v.clamp(-0.5, 2.0),
+            [-0.5, 2.0, 0.0],
         ),
         (
             "nan_to_num",
@@ -181,8 +201,8 @@ fn unary_matches_cpu() {
     // the GPU's exp and tanh against vmath's, which are within an ulp), then the parametric
     // expressions against references with their parameters.
     let declared = UnaryOp::ALL.iter().map(|&op| {
-        // The declared defaults, None as NaN (as `unary_data_args` passes them).
-        let args = op.defaults().map(|a| a.unwrap_or(f64::NAN) as f32);
+        // The declared defaults, as `unary_data_args` passes them.
+        let args = op.gpu_args(op.defaults()).map(|a| a as f32);
         (op.name(), op.wgsl(), op.cpu_f32(), args)
     });
     let all: Vec<_> = declared.chain(parametric_unary()).collect();
@@ -234,6 +254,9 @@ fn unary_matches_cpu() {
                 | "round"
                 | "trunc"
                 | "clamp"
+                | "clamp_min"
+                | "clamp_max"
+                | "hardtanh"
                 | "nan_to_num"
                 | "sign"
         );
@@ -253,7 +276,7 @@ fn unary_matches_cpu() {
     // NaN passes through clamp, and a NaN bound gives NaN, as torch.clamp.
     let buf = GpuBuffer::upload(&[f32::NAN, 5.0]).unwrap();
     let got = gpu::unary_with(
-        gradrs::ops::clamp::CLAMP_WGSL,
+        UnaryOp::Clamp.wgsl(),
         &buf,
         0,
         2,
@@ -266,16 +289,10 @@ fn unary_matches_cpu() {
         got[0].is_nan() && got[1] == 1.0,
         "clamp of [NaN, 5] to 1: {got:?}"
     );
-    let got = gpu::unary_with(
-        gradrs::ops::clamp::CLAMP_WGSL,
-        &buf,
-        1,
-        1,
-        [f32::NAN, 1.0, 0.0],
-    )
-    .unwrap()
-    .download()
-    .unwrap();
+    let got = gpu::unary_with(UnaryOp::Clamp.wgsl(), &buf, 1, 1, [f32::NAN, 1.0, 0.0])
+        .unwrap()
+        .download()
+        .unwrap();
     assert!(got[0].is_nan(), "clamp of 5 to NaN: {got:?}");
 }
 
