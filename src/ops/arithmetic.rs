@@ -549,9 +549,10 @@ fn pow_tensor_grads(g: &Tensor, x: &Tensor, y: &Tensor, r: &Tensor) -> Result<Ve
 }
 
 /// `add(a, b, alpha=s)` / `sub(a, b, alpha=s)`: `a ± s·b`, one node with alpha in its formula.
-pub fn add_scaled(a: &Tensor, b: Operand, alpha: Scalar, sub: bool) -> Result<Tensor> {
+/// `a` may be a Python number (`torch.add(2, t, alpha=3)`).
+pub fn add_scaled(a: impl Into<Operand>, b: Operand, alpha: Scalar, sub: bool) -> Result<Tensor> {
     let op = if sub { BinaryOp::Sub } else { BinaryOp::Add };
-    let a_op = Operand::Tensor(a.clone());
+    let a_op = a.into();
     if sub {
         sub_check(&a_op, &b)?;
     }
@@ -572,9 +573,9 @@ pub fn add_scaled(a: &Tensor, b: Operand, alpha: Scalar, sub: bool) -> Result<Te
         binary(BinaryOp::Mul, b.clone(), Operand::Scalar(alpha))?
     };
     let out = binary_data(op, &a_op, &Operand::Tensor(scaled), dtype)?;
-    if crate::autograd::is_grad_enabled() && (a.requires_grad() || b.requires_grad()) {
-        let tb = b.edge_tensor(dtype);
-        add_sub_node(&out, [a, &tb], sub, Some(alpha));
+    if crate::autograd::is_grad_enabled() && (a_op.requires_grad() || b.requires_grad()) {
+        let (ta, tb) = (a_op.edge_tensor(dtype), b.edge_tensor(dtype));
+        add_sub_node(&out, [&ta, &tb], sub, Some(alpha));
     }
     Ok(out)
 }
