@@ -221,3 +221,15 @@ def test_float16_matrix_exp_is_rounded_float32():
     close(G.linalg.matrix_exp(a.half()), G.linalg.matrix_exp(a).half(), 0)
     with pytest.raises(RuntimeError, match="Low precision dtypes not supported. Got Half"):
         G.linalg.inv(a.half())
+
+
+@pytest.mark.parametrize("a", [np.zeros((3, 3)), [[0.0, 1.0, 2.0], [0.0, 3.0, 4.0], [0.0, 5.0, 6.0]],
+                               [[1.0, 2.0], [2.0, 4.0]]])
+def test_exactly_singular_lu_is_lapacks(torch, a):
+    g, t = pair(torch, a, rg=True)
+    for x, y in zip(G.linalg.lu_factor_ex(g), torch.linalg.lu_factor_ex(t)):
+        close(x, y)
+    close(G.linalg.det(g), torch.linalg.det(t))
+    G.linalg.det(g).backward()
+    torch.linalg.det(t).backward()
+    close(g.grad, t.grad)

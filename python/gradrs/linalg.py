@@ -1851,16 +1851,23 @@ def trace(input):
     return _one_node("TraceBackward0", lambda t: t.diagonal().sum(), input)
 
 
+# PyTorch warns once per process (TORCH_WARN_ONCE).
+_CROSS_WARNED: list = []
+
+
 def _cross_top(input, other, dim=None, *, out=None):
     _check_tensor("cross", "input", 1, input)
     _check_tensor("cross", "other", 2, other)
     if dim is None:
         import warnings
 
-        warnings.warn("Using gradrs.cross without specifying the dim arg is deprecated.\n"
-                      "Please either pass the dim explicitly or simply use gradrs.linalg.cross.\n"
-                      "The default value of dim will change to agree with that of "
-                      "linalg.cross in a future release.", UserWarning, stacklevel=2)
+        if not _CROSS_WARNED:
+            _CROSS_WARNED.append(True)
+            warnings.warn("Using gradrs.cross without specifying the dim arg is deprecated.\n"
+                          "Please either pass the dim explicitly or simply use "
+                          "gradrs.linalg.cross.\nThe default value of dim will change to agree "
+                          "with that of linalg.cross in a future release.", UserWarning,
+                          stacklevel=2)
         shape = _batch_shape(input.shape, other.shape)
         dim = next((i for i, s in enumerate(shape) if s == 3), -1)
     return cross(input, other, dim=dim, out=out)

@@ -8,9 +8,31 @@ use faer::traits::RealField;
 use faer::{Mat, MatMut, MatRef, Par, Side};
 
 /// Element types the factorizations run in: PyTorch's float32 and float64.
-pub trait Real: RealField + Copy + Default + Send + Sync + 'static {}
-impl Real for f32 {}
-impl Real for f64 {}
+pub trait Real:
+    RealField
+    + Copy
+    + Default
+    + PartialOrd
+    + std::ops::Add<Output = Self>
+    + std::ops::Sub<Output = Self>
+    + std::ops::Mul<Output = Self>
+    + std::ops::Div<Output = Self>
+    + Send
+    + Sync
+    + 'static
+{
+    fn finite(self) -> bool;
+}
+impl Real for f32 {
+    fn finite(self) -> bool {
+        self.is_finite()
+    }
+}
+impl Real for f64 {
+    fn finite(self) -> bool {
+        self.is_finite()
+    }
+}
 
 fn par() -> Par {
     faer::get_global_parallelism()
@@ -42,13 +64,24 @@ pub fn lu_factor<T: Real>(
     let mut piv = Vec::with_capacity(batch * k);
     let mut info = Vec::with_capacity(batch);
     for b in 0..batch {
-        let x = view(&a[b * m * n..(b + 1) * m * n], m, n);
+        let src = &a[b * m * n..(b + 1) * m * n];
+        let x = view(src, m, n);
         if k == 0 {
             push_rows(&mut lu, x);
             info.push(0);
             continue;
         }
         let f = x.partial_piv_lu();
+        if src.iter().all(|v| v.finite()) && !(0..m).all(|i| (0..k).all(|j| f.L()[(i, j)].finite()))
+        {
+            // faer divides by an exactly zero pivot (NaN below it); LAPACK leaves that column
+            // as it is (zeros: the pivot is the column's largest entry) and goes on.
+            let (l, p, i) = getf2(src, m, n);
+            lu.extend(l);
+            piv.extend(p);
+            info.push(i);
+            continue;
+        }
         let (l, u) = (f.L(), f.U());
         let mut first_zero = 0;
         for i in 0..m {
@@ -77,6 +110,52 @@ pub fn lu_factor<T: Real>(
         }
     }
     (lu, piv, info)
+}
+
+/// LAPACK's unblocked `getf2` on one row-major `m x n` matrix, for the exactly singular case
+/// faer's LU does not finish as LAPACK does: a zero pivot column is left unscaled.
+fn getf2<T: Real>(src: &[T], m: usize, n: usize) -> (Vec<T>, Vec<i32>, i32) {
+    let mut a = src.to_vec();
+    let k = m.min(n);
+    let mut piv = Vec::with_capacity(k);
+    let mut info = 0;
+    let abs = |v: T| {
+        if v < T::default() {
+            T::default() - v
+        } else {
+            v
+        }
+    };
+    for j in 0..k {
+        let mut p = j;
+        for i in j + 1..m {
+            if abs(a[i * n + j]) > abs(a[p * n + j]) {
+                p = i;
+            }
+        }
+        piv.push(p as i32 + 1);
+        let pivot = a[p * n + j];
+        if pivot != T::default() {
+            if p != j {
+                for c in 0..n {
+                    a.swap(j * n + c, p * n + c);
+                }
+            }
+            for i in j + 1..m {
+                let v = a[i * n + j];
+                a[i * n + j] = v / pivot;
+            }
+        } else if info == 0 {
+            info = j as i32 + 1;
+        }
+        for i in j + 1..m {
+            let l = a[i * n + j];
+            for c in j + 1..n {
+                a[i * n + c] = a[i * n + c] - l * a[j * n + c];
+            }
+        }
+    }
+    (a, piv, info)
 }
 
 /// The lower Cholesky factor of each `n x n` matrix (its lower triangle read), and LAPACK's
@@ -258,6 +337,18 @@ mod tests {
             }
         }
         assert_eq!(piv[0], 3); // the largest first column entry, 7, leads
+    }
+
+    #[test]
+    fn lu_of_a_singular_matrix_is_lapacks() {
+        // A zero column: LAPACK leaves it (no NaN) and reports the first zero pivot.
+        let a = [0.0f64, 1.0, 0.0, 2.0, 0.0, 3.0, 0.0, 4.0, 5.0];
+        let (lu, piv, info) = lu_factor(&a, 1, 3, 3);
+        assert!(lu.iter().all(|v| v.is_finite()), "{lu:?}");
+        assert_eq!(info, vec![1]);
+        assert_eq!(piv[0], 1);
+        let (lu, _, info) = lu_factor(&[0.0f32; 4], 1, 2, 2);
+        assert_eq!((lu, info), (vec![0.0; 4], vec![1]));
     }
 
     #[test]
