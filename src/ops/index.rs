@@ -2,7 +2,9 @@
 //! nonzero, and advanced (tensor) indexing. Backwards are the dual ops (gather <-> scatter_add,
 //! index_select <-> index_add), so higher-order gradients come free.
 
-use crate::autograd::{needs_grad, record_formula};
+use crate::autograd::formula::describe;
+use crate::autograd::graph::Value;
+use crate::autograd::{needs_grad, record_formula, SavedTensor};
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
 use crate::kernels;
@@ -72,22 +74,28 @@ fn gather_data(x: &Tensor, dim: usize, index: &Tensor) -> Result<Tensor> {
 /// `x.gather(dim, index)`: GatherBackward0 scatters the gradient back (adding duplicates).
 pub fn gather(x: &Tensor, dim: i64, index: &Tensor) -> Result<Tensor> {
     check_args("gather", &[("self", Some(x)), ("index", Some(index))])?;
+    let given = dim;
     let dim = wrap_dim(dim, x.dim())?;
     let out = gather_data(x, dim, index)?;
     if !needs_grad(&[x]) {
         return Ok(out);
     }
-    let (shape, index) = (x.shape(), index.clone());
-    Ok(record_formula(
-        out,
-        &[x],
-        "GatherBackward0",
-        vec![],
-        move |g, _| {
-            let zeros = Tensor::zeros_on(&shape, g.dtype(), g.device());
-            Ok(vec![Some(scatter_add(&zeros, dim as i64, &index, g)?)])
-        },
-    ))
+    let shape = x.shape();
+    // PyTorch keeps `self` too (its formula reads only its shape).
+    let saved = vec![SavedTensor::input(index)?, SavedTensor::input(x)?];
+    let out = record_formula(out, &[x], "GatherBackward0", saved, move |g, s| {
+        let zeros = Tensor::zeros_on(&shape, g.dtype(), g.device());
+        Ok(vec![Some(scatter_add(&zeros, dim as i64, &s[0], g)?)])
+    });
+    describe(
+        &out,
+        &["index", "self"],
+        vec![
+            ("dim", Value::Int(given)),
+            ("sparse_grad", Value::Bool(false)),
+        ],
+    );
+    Ok(out)
 }
 
 /// Out-of-place scatter: `x` with `src` written (or added) at `index` along `dim`.
@@ -153,6 +161,7 @@ pub fn scatter(x: &Tensor, dim: i64, index: &Tensor, src: Operand) -> Result<Ten
             ("src", src.as_tensor()),
         ],
     )?;
+    let given = dim;
     let dim = wrap_dim(dim, x.dim())?;
     let out = scatter_data(x, dim, index, &src, false)?;
     let src_t = src.as_tensor().cloned();
@@ -161,7 +170,7 @@ pub fn scatter(x: &Tensor, dim: i64, index: &Tensor, src: Operand) -> Result<Ten
     if !needs_grad(&inputs) {
         return Ok(out);
     }
-    let index = index.clone();
+    let saved = vec![SavedTensor::input(index)?];
     let has_src = src_t.is_some();
     let src_shape = src_t.as_ref().map(|t| t.shape()).unwrap_or_default();
     let name = if has_src {
@@ -169,15 +178,17 @@ pub fn scatter(x: &Tensor, dim: i64, index: &Tensor, src: Operand) -> Result<Ten
     } else {
         "ScatterBackward1"
     };
-    Ok(record_formula(out, &inputs, name, vec![], move |g, _| {
-        let d = dim as i64;
+    let out = record_formula(out, &inputs, name, saved, move |g, s| {
+        let (d, index) = (dim as i64, &s[0]);
         let zero = Operand::Scalar(Scalar::Int(0));
-        let mut grads = vec![Some(scatter(g, d, &index, zero)?)];
+        let mut grads = vec![Some(scatter(g, d, index, zero)?)];
         if has_src {
-            grads.push(Some(pad_to(&gather(g, d, &index)?, &src_shape)?));
+            grads.push(Some(pad_to(&gather(g, d, index)?, &src_shape)?));
         }
         Ok(grads)
-    }))
+    });
+    describe(&out, &["index"], vec![("dim", Value::Int(given))]);
+    Ok(out)
 }
 
 /// `x.scatter_add(dim, index, src)`: ScatterAddBackward0.
@@ -190,25 +201,35 @@ pub fn scatter_add(x: &Tensor, dim: i64, index: &Tensor, src: &Tensor) -> Result
             ("src", Some(src)),
         ],
     )?;
+    let given = dim;
     let dim = wrap_dim(dim, x.dim())?;
     let out = scatter_data(x, dim, index, &Operand::Tensor(src.clone()), true)?;
     if !needs_grad(&[x, src]) {
         return Ok(out);
     }
-    let index = index.clone();
     let src_shape = src.shape();
-    Ok(record_formula(
-        out,
-        &[x, src],
-        "ScatterAddBackward0",
-        vec![],
-        move |g, _| {
-            Ok(vec![
-                Some(g.clone()),
-                Some(pad_to(&gather(g, dim as i64, &index)?, &src_shape)?),
-            ])
-        },
-    ))
+    // The index is kept only for src's gradient (self's is the incoming one), as PyTorch.
+    let src_saved = src.requires_grad();
+    let saved = if src_saved {
+        vec![SavedTensor::input(index)?]
+    } else {
+        Vec::new()
+    };
+    let out = record_formula(out, &[x, src], "ScatterAddBackward0", saved, move |g, s| {
+        let Some(index) = s.first() else {
+            return Ok(vec![Some(g.clone()), None]);
+        };
+        Ok(vec![
+            Some(g.clone()),
+            Some(pad_to(&gather(g, dim as i64, index)?, &src_shape)?),
+        ])
+    });
+    let mut values = vec![("dim", Value::Int(given))];
+    if !src_saved {
+        values.push(("index", Value::Unsaved));
+    }
+    describe(&out, &["index"], values);
+    Ok(out)
 }
 
 /// `t` zero-padded at the end of each dim up to `shape` (a src larger than its index gets
@@ -310,6 +331,7 @@ pub fn index_select(x: &Tensor, dim: i64, index: &Tensor) -> Result<Tensor> {
     )?;
     let idx = check_index_1d(index, "index_select")?;
     let xd = x.dim();
+    let given = dim;
     let dim = wrap_dim(dim, xd)?;
     if xd == 0 && idx.len() != 1 {
         return Err(Error::Runtime(format!(
@@ -356,23 +378,29 @@ pub fn index_select(x: &Tensor, dim: i64, index: &Tensor) -> Result<Tensor> {
     if !needs_grad(&[x]) {
         return Ok(out);
     }
-    let index = index.clone();
-    Ok(record_formula(
+    let sizes = Value::Ints(sizes_i64(&xs));
+    let out = record_formula(
         out,
         &[x],
         "IndexSelectBackward0",
-        vec![],
-        move |g, _| {
+        vec![SavedTensor::input(index)?],
+        move |g, s| {
             let zeros = Tensor::zeros_on(&xs, g.dtype(), g.device());
             Ok(vec![Some(index_add(
                 &zeros,
                 dim as i64,
-                &index,
+                &s[0],
                 g,
                 Scalar::Int(1),
             )?)])
         },
-    ))
+    );
+    describe(
+        &out,
+        &["index"],
+        vec![("dim", Value::Int(given)), ("self_sym_sizes", sizes)],
+    );
+    Ok(out)
 }
 
 /// `x.index_add(dim, index, source, alpha=1)`: IndexAddBackward0.
@@ -391,6 +419,7 @@ pub fn index_add(
             ("source", Some(source)),
         ],
     )?;
+    let given = dim;
     let dim = wrap_dim(dim, x.dim())?;
     let idx = check_index_add(x, dim, index, source)?;
     let ss = source.shape();
@@ -423,19 +452,37 @@ pub fn index_add(
     if !needs_grad(&[x, source]) {
         return Ok(out);
     }
-    let index = index.clone();
     let a = alpha.to_f64();
-    Ok(record_formula(
+    // PyTorch keeps the index and `source` only when source's gradient is wanted (its
+    // formula reads source's shape); self's gradient is the incoming one.
+    let source_saved = source.requires_grad();
+    let saved = if source_saved {
+        vec![SavedTensor::input(index)?, SavedTensor::input(source)?]
+    } else {
+        Vec::new()
+    };
+    let out = record_formula(
         out,
         &[x, source],
         "IndexAddBackward0",
-        vec![],
-        move |g, _| {
-            let gs = index_select(g, dim as i64, &index)?;
+        saved,
+        move |g, s| {
+            let Some(index) = s.first() else {
+                return Ok(vec![Some(g.clone()), None]);
+            };
+            let gs = index_select(g, dim as i64, index)?;
             let gs = if a != 1.0 { mul(&gs, a)? } else { gs };
             Ok(vec![Some(g.clone()), Some(gs)])
         },
-    ))
+    );
+    let mut values = vec![("alpha", Value::Scalar(alpha)), ("dim", Value::Int(given))];
+    if !source_saved {
+        values.push(("index", Value::Unsaved));
+        values.push(("source", Value::Unsaved));
+    }
+    values.push(("source_dim", Value::Int(source.dim() as i64)));
+    describe(&out, &["index", "source"], values);
+    Ok(out)
 }
 
 fn check_mask(mask: &Tensor, op: &str) -> Result<()> {
@@ -480,25 +527,28 @@ pub fn masked_fill(x: &Tensor, mask: &Tensor, value: Operand) -> Result<Tensor> 
     if !needs_grad(&inputs) {
         return Ok(out);
     }
-    let mask = mask.clone();
     let has_v = vt.is_some();
     let name = if has_v {
         "MaskedFillBackward1"
     } else {
         "MaskedFillBackward0"
     };
-    Ok(record_formula(out, &inputs, name, vec![], move |g, _| {
+    let saved = vec![SavedTensor::input(mask)?];
+    let out = record_formula(out, &inputs, name, saved, move |g, s| {
+        let mask = &s[0];
         let zero = || Operand::Scalar(Scalar::Int(0));
-        let mut grads = vec![Some(where_(&mask, zero(), Operand::Tensor(g.clone()))?)];
+        let mut grads = vec![Some(where_(mask, zero(), Operand::Tensor(g.clone()))?)];
         if has_v {
             grads.push(Some(sum(
-                &where_(&mask, Operand::Tensor(g.clone()), zero())?,
+                &where_(mask, Operand::Tensor(g.clone()), zero())?,
                 None,
                 false,
             )?));
         }
         Ok(grads)
-    }))
+    });
+    describe(&out, &["mask"], Vec::new());
+    Ok(out)
 }
 
 /// `x.masked_select(mask)`: the selected elements (x and mask broadcast), as a 1-D tensor.
@@ -524,20 +574,18 @@ pub fn masked_select(x: &Tensor, mask: &Tensor) -> Result<Tensor> {
         return Ok(out);
     }
     let xs = x.shape();
-    Ok(record_formula(
-        out,
-        &[x],
-        "MaskedSelectBackward0",
-        vec![],
-        move |g, _| {
-            let zeros = Tensor::zeros_on(&[shape.iter().product()], g.dtype(), g.device());
-            let full = reshape(
-                &scatter(&zeros, 0, &pos, Operand::Tensor(g.clone()))?,
-                &sizes,
-            )?;
-            Ok(vec![Some(sum_to(&full, &xs)?)])
-        },
-    ))
+    // PyTorch keeps the mask and `self`; this formula reads the selected positions instead.
+    let saved = vec![SavedTensor::input(mask)?, SavedTensor::input(x)?];
+    let out = record_formula(out, &[x], "MaskedSelectBackward0", saved, move |g, _| {
+        let zeros = Tensor::zeros_on(&[shape.iter().product()], g.dtype(), g.device());
+        let full = reshape(
+            &scatter(&zeros, 0, &pos, Operand::Tensor(g.clone()))?,
+            &sizes,
+        )?;
+        Ok(vec![Some(sum_to(&full, &xs)?)])
+    });
+    describe(&out, &["mask", "self"], Vec::new());
+    Ok(out)
 }
 
 /// `x.nonzero()`: int64 `[n, ndim]` coordinates of the non-zero elements, row-major.

@@ -17,7 +17,7 @@ use crate::ops::arithmetic::{binary, binary_data, compute_dtype, sub_check, Bina
 use crate::ops::binary_kernels::materialize;
 use crate::ops::creation::{cast_data, contiguous_clone};
 use crate::ops::Operand;
-use crate::tensor::{Element, Layout, Tensor};
+use crate::tensor::{CreationMeta, Element, Layout, Tensor};
 
 /// Apply `op` to `dst` in place; `others_need_grad`: whether another operand requires grad.
 pub fn apply_(
@@ -25,15 +25,7 @@ pub fn apply_(
     others_need_grad: bool,
     op: impl FnOnce(&Tensor) -> Result<Tensor>,
 ) -> Result<()> {
-    check_inplace_leaf(dst)?;
-    if let Some(base) = dst.view_base() {
-        if is_grad_enabled() && base.is_leaf() && base.requires_grad() {
-            return Err(Error::Runtime(
-                "a view of a leaf Variable that requires grad is being used in an in-place operation."
-                    .into(),
-            ));
-        }
-    }
+    check_inplace(dst, others_need_grad)?;
     let tracked = is_grad_enabled() && (dst.requires_grad() || others_need_grad);
     // A recorded node may save its input: give it the values before the write (PyTorch saves
     // a clone of the original self), not memory that is about to change.
@@ -69,8 +61,9 @@ pub fn apply_(
     if result.requires_grad() && is_grad_enabled() {
         match dst.view_base().and_then(|b| region(dst, b).map(|r| (b, r))) {
             Some((base, region)) => {
-                copy_slices(base, &result, region);
+                copy_slices(base, &alias, &result, region);
                 refresh_view(dst);
+                link_view(base, dst);
             }
             None => dst.set_grad_fn(result.grad_fn(), result.output_nr()),
         }
@@ -91,44 +84,252 @@ fn region(v: &Tensor, base: &Tensor) -> Option<Layout> {
     })
 }
 
-/// The base's new history: CopySlices(base, result) = base with `region` replaced by `result`.
-fn copy_slices(base: &Tensor, result: &Tensor, region: Layout) {
-    let rshape = region.shape.clone();
-    record_formula(
-        base.clone(),
-        &[base, result],
-        "CopySlices",
-        vec![],
-        move |g, _| {
-            let zeros = Tensor::zeros_on(&rshape, g.dtype(), g.device());
-            Ok(vec![
-                Some(strided_put(g, &region, &zeros)?),
-                Some(strided_take(g, &region)?),
-            ])
-        },
-    );
+/// The base's new history: `CopySlices`, the base with `region` replaced by `result`. As in
+/// PyTorch, the node wraps the op's own node `fn` (the one that made `result` from `alias`,
+/// the view's old values): its inputs are the base's edge followed by `fn`'s other inputs
+/// (`next_functions` as PyTorch's), and its backward runs `fn` on the region's gradient.
+/// A result made by several nodes (no single `fn` whose first input is `alias`) is recorded
+/// as a formula of the base and the result instead.
+fn copy_slices(base: &Tensor, alias: &Tensor, result: &Tensor, region: Layout) {
+    let alias_fn = alias.grad_fn();
+    let wrapped = result.grad_fn().filter(|f| {
+        f.next_functions()
+            .first()
+            .is_some_and(|(n, nr)| *n == alias_fn && (n.is_none() || *nr == alias.output_nr()))
+    });
+    let Some(fn_node) = wrapped else {
+        let rshape = region.shape.clone();
+        record_formula(
+            base.clone(),
+            &[base, result],
+            "CopySlices",
+            vec![],
+            move |g, _| {
+                let zeros = Tensor::zeros_on(&rshape, g.dtype(), g.device());
+                Ok(vec![
+                    Some(strided_put(g, &region, &zeros)?),
+                    Some(strided_take(g, &region)?),
+                ])
+            },
+        );
+        return;
+    };
+    let mut edges = vec![crate::autograd::graph::gradient_edge(base)];
+    let metas = fn_node.with(|n| {
+        n.next
+            .iter()
+            .map(|e| (e.input_nr, e.shape.clone(), e.dtype, e.device))
+            .collect::<Vec<_>>()
+    });
+    let nodes = fn_node.next_functions();
+    for ((node, _), (input_nr, shape, dtype, device)) in nodes.into_iter().zip(metas).skip(1) {
+        edges.push(crate::autograd::Edge {
+            node,
+            input_nr,
+            shape,
+            dtype,
+            device,
+        });
+    }
+    let node = CopySlices {
+        view_node: std::sync::OnceLock::new(),
+        output_nr: result.output_nr(),
+        num_outputs: fn_node.with(|n| n.num_outputs),
+        region,
+        fn_node,
+    };
+    let node = crate::autograd::graph::new_node(Box::new(node), edges, 1);
+    base.set_grad_fn(Some(node), 0);
+}
+
+/// Tell the base's new `CopySlices` the view's new history (after `refresh_view`).
+fn link_view(base: &Tensor, view: &Tensor) {
+    let (Some(base_fn), Some(view_fn)) = (base.grad_fn(), view.grad_fn()) else {
+        return;
+    };
+    let weak = view_fn.downgrade();
+    base_fn.with(|n| {
+        if let Some(c) = n
+            .backward
+            .as_any()
+            .and_then(|a| a.downcast_ref::<CopySlices>())
+        {
+            let _ = c.view_node.set(weak);
+        }
+    });
+}
+
+/// PyTorch's `CopySlices` node (see `copy_slices`).
+struct CopySlices {
+    /// The op's node, kept out of the graph and run by this one.
+    fn_node: crate::autograd::NodeRef,
+    /// The view's history after the write (`AsStridedBackward0` of this node), weakly: the
+    /// op's saved result is re-attached to it when unpacked, as PyTorch's saved in-place
+    /// output, so a graph built under create_graph reaches `fn_node` only through this node.
+    view_node: std::sync::OnceLock<crate::autograd::graph::WeakNode>,
+    /// Which of `fn_node`'s outputs is the written result, and how many it has.
+    output_nr: u32,
+    num_outputs: u32,
+    region: Layout,
+}
+
+impl crate::autograd::Backward for CopySlices {
+    fn name(&self) -> &'static str {
+        "CopySlices"
+    }
+    fn apply(
+        &mut self,
+        grads: &[Option<Tensor>],
+        ctx: &crate::autograd::Ctx,
+    ) -> Result<Vec<Option<Tensor>>> {
+        let g = grads[0].as_ref().expect("engine passes a gradient");
+        let mut fn_grads = vec![None; self.num_outputs as usize];
+        fn_grads[self.output_nr as usize] = Some(strided_take(g, &self.region)?);
+        let view_node = self.view_node.get().and_then(|w| w.upgrade());
+        let mut data = self.fn_node.take();
+        let fn_ctx = crate::autograd::Ctx {
+            node: view_node.as_ref().unwrap_or(&self.fn_node),
+            create_graph: ctx.create_graph,
+        };
+        let res = data.backward.apply(&fn_grads, &fn_ctx);
+        self.fn_node.restore(data);
+        let mut res = res?.into_iter();
+        let slice = match res.next().flatten() {
+            Some(s) => {
+                let s = if s.shape() != self.region.shape {
+                    crate::ops::reduce::sum_to(&s, &self.region.shape)?
+                } else {
+                    s
+                };
+                if s.dtype() != g.dtype() {
+                    crate::ops::creation::to_dtype(&s, g.dtype())?
+                } else {
+                    s
+                }
+            }
+            None => Tensor::zeros_on(&self.region.shape, g.dtype(), g.device()),
+        };
+        let mut out = vec![Some(strided_put(g, &self.region, &slice)?)];
+        out.extend(res);
+        Ok(out)
+    }
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
+    }
+    fn release(&mut self) {
+        // Outside the arena's lock: freeing saved tensors may drop nodes.
+        let mut data = self.fn_node.take();
+        data.backward.release();
+        self.fn_node.restore(data);
+    }
 }
 
 /// A view of `of`'s memory with `layout` (every view the ops make comes through here), with
 /// `refresh_view` installed in the autograd layer first (Note [View rebase]).
 pub fn new_view(of: &Tensor, layout: Layout) -> Tensor {
     crate::autograd::graph::install_view_refresh(refresh_view);
-    Tensor::new_view(of, layout)
+    Tensor::new_view(of, layout, false)
+}
+
+/// `new_view` for one of the several views an op returns (unbind, split, chunk): PyTorch's
+/// `CreationMeta::MULTI_OUTPUT_NODE` (Note [View creation meta]).
+pub fn new_multi_view(of: &Tensor, layout: Layout) -> Tensor {
+    crate::autograd::graph::install_view_refresh(refresh_view);
+    Tensor::new_view(of, layout, true)
+}
+
+/// PyTorch's `handle_view_on_rebase`: the error for rebasing the history of a view whose
+/// creation forbids it (Note [View creation meta]); `indirect`: its base or another view was
+/// written, not the view itself.
+fn check_view_rebase(v: &Tensor, indirect: bool) -> Result<()> {
+    let meta = v.creation_meta();
+    if meta == CreationMeta::Default {
+        return Ok(());
+    }
+    let modified = if indirect {
+        "its base or another view of its base has been"
+    } else {
+        "is being"
+    };
+    let (grad_fn, output_nr) = {
+        let m = v.0.meta.lock();
+        (m.grad_fn.as_ref().map(|f| f.name()), m.output_nr)
+    };
+    // PyTorch names the node without its `Backward<n>` suffix here.
+    let short = |name: &'static str| {
+        let stem = name.trim_end_matches(|c: char| c.is_ascii_digit());
+        stem.strip_suffix("Backward").unwrap_or(stem).to_string()
+    };
+    let mut msg = match grad_fn {
+        Some(name) if !matches!(meta, CreationMeta::InferenceMode | CreationMeta::NoGradMode) => {
+            format!(
+                "Output {output_nr} of {} is a view and {modified} modified inplace.",
+                short(name)
+            )
+        }
+        _ => {
+            let prefix = match grad_fn {
+                Some(name) => format!(
+                    "Output {output_nr} of {} is a view of a view which was created in",
+                    short(name)
+                ),
+                None => "A view was created in".to_string(),
+            };
+            if meta == CreationMeta::InferenceMode {
+                format!("{prefix} inference mode and {modified} modified inplace in normal mode.")
+            } else {
+                format!(
+                    "{prefix} no_grad mode and {modified} modified inplace with grad mode enabled."
+                )
+            }
+        }
+    };
+    let mode = match meta {
+        CreationMeta::MultiOutputNode => {
+            msg.push_str(" This view is the output of a function that returns multiple views. Such functions do not allow the output views to be modified inplace. You should replace the inplace operation by an out-of-place one.");
+            return Err(Error::Runtime(msg));
+        }
+        CreationMeta::InCustomFunction => {
+            msg.push_str(" This view was created inside a custom Function (or because an input was returned as-is) and the autograd logic to handle view+inplace would override the custom backward associated with the custom Function, leading to incorrect gradients. This behavior is forbidden. You can fix this by cloning the output of the custom Function.");
+            return Err(Error::Runtime(msg));
+        }
+        CreationMeta::InferenceMode => "inference_mode",
+        _ => "no_grad",
+    };
+    msg.push_str(&format!(" Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the view and the inplace either both inside the {mode} block (if you don't want the inplace to be tracked) or both outside (if you want the inplace to be tracked)."));
+    Err(Error::Runtime(msg))
 }
 
 /// Rebuild a view's history from its base if the shared memory was written since its
-/// `grad_fn` was made (Note [View rebase]). Cheap for tensors that are not views.
+/// `grad_fn` was made (Note [View rebase]). Cheap for tensors that are not views. A view whose
+/// creation forbids the rebase raises PyTorch's error instead (Note [View creation meta]), as
+/// an unwind: every reader of a history (`grad_fn`, an op recording a node) reaches here.
 pub fn refresh_view(v: &Tensor) {
-    let Some(base) = v.view_base() else { return };
-    let version = base.version();
-    if v.0.meta.lock().view_version == version || !base.requires_grad() {
-        return;
+    if let Err(e) = try_refresh_view(v) {
+        crate::error::raise(e);
     }
+}
+
+/// `refresh_view`, its error returned.
+pub fn try_refresh_view(v: &Tensor) -> Result<()> {
+    let Some(base) = v.view_base() else {
+        return Ok(());
+    };
+    let version = base.version();
+    let (current, has_fn) = {
+        let m = v.0.meta.lock();
+        (m.view_version == version, m.grad_fn.is_some())
+    };
+    if current || (!has_fn && !base.requires_grad()) {
+        return Ok(());
+    }
+    check_view_rebase(v, true)?;
     let Some(region) = region(v, base) else {
-        return;
+        return Ok(());
     };
     record_as_strided(v.clone(), base, region);
     v.0.meta.lock().view_version = version;
+    Ok(())
 }
 
 /// Make `out` (the `region` of `input`) an AsStridedBackward0 output: its gradient is
@@ -326,8 +527,30 @@ fn copy_as(dst: &Tensor, src: &Tensor, name: &'static str) -> Result<()> {
 /// PyTorch's rules for every in-place op: an inference tensor may only be modified inside
 /// inference mode, and a leaf that requires grad may not be modified while grad mode is on.
 pub fn check_inplace_leaf(dst: &Tensor) -> Result<()> {
+    check_inplace(dst, false)
+}
+
+/// PyTorch's `check_inplace`, for an in-place op on `dst` whose other operands require grad
+/// (`others_need_grad`): a view whose history cannot be rebased (Note [View creation meta]),
+/// a view of a leaf, or a leaf that requires grad may not be written while grad mode is on.
+pub fn check_inplace(dst: &Tensor, others_need_grad: bool) -> Result<()> {
     dst.check_inplace_version()?;
-    if crate::autograd::is_grad_enabled() && dst.is_leaf() && dst.requires_grad() {
+    let requires_grad = dst.requires_grad();
+    if !crate::autograd::is_grad_enabled() || !(requires_grad || others_need_grad) {
+        return Ok(());
+    }
+    if let Some(base) = dst.view_base() {
+        check_view_rebase(dst, false)?;
+        // (PyTorch asks whether the view requires grad; a view gradrs's composites recorded
+        // over a fresh base that does not, has history of its own and is allowed.)
+        if base.is_leaf() && base.requires_grad() {
+            return Err(Error::Runtime(
+                "a view of a leaf Variable that requires grad is being used in an in-place operation."
+                    .into(),
+            ));
+        }
+    }
+    if dst.is_leaf() && requires_grad {
         return Err(Error::Runtime(
             "a leaf Variable that requires grad is being used in an in-place operation.".into(),
         ));

@@ -32,6 +32,8 @@ enum ViewKind {
 struct ViewBackward {
     kind: ViewKind,
     input_shape: Shape,
+    /// The dims as given (PyTorch shows them unwrapped: -1 as 2**64 - 1).
+    given: Vec<i64>,
 }
 
 impl Backward for ViewBackward {
@@ -70,20 +72,34 @@ impl Backward for ViewBackward {
         };
         Ok(vec![Some(gi)])
     }
-    // The nodes that keep dims (transpose, permute, unsqueeze, squeeze with dims) keep them
-    // wrapped, where PyTorch shows the dims as given: they show nothing rather than differ.
     fn saved_values(&mut self) -> Vec<(&'static str, SavedValue<'_>)> {
+        let sizes = || SavedValue::Value(Value::Ints(sizes_i64(&self.input_shape)));
+        let dim = |i: usize| SavedValue::Value(Value::Int(self.given[i]));
         match self.kind {
             ViewKind::View | ViewKind::UnsafeView | ViewKind::Expand | ViewKind::Squeeze(0) => {
-                let sizes = sizes_i64(&self.input_shape);
-                vec![("self_sym_sizes", SavedValue::Value(Value::Ints(sizes)))]
+                vec![("self_sym_sizes", sizes())]
             }
-            _ => Vec::new(),
+            ViewKind::T => Vec::new(),
+            ViewKind::Transpose(..) => vec![("dim0", dim(0)), ("dim1", dim(1))],
+            ViewKind::Permute(_) => {
+                vec![("dims", SavedValue::Value(Value::Ints(self.given.clone())))]
+            }
+            ViewKind::Unsqueeze => vec![("dim", dim(0))],
+            ViewKind::Squeeze(2) => vec![
+                ("dim", SavedValue::Value(Value::Ints(self.given.clone()))),
+                ("self_sym_sizes", sizes()),
+            ],
+            ViewKind::Squeeze(_) => vec![("dim", dim(0)), ("self_sym_sizes", sizes())],
         }
     }
 }
 
 fn view_op(x: &Tensor, layout: Layout, kind: ViewKind) -> Tensor {
+    view_op_given(x, layout, kind, Vec::new())
+}
+
+/// `view_op` for a view of dims `given` (as the caller gave them, for `_saved_<dim>`).
+fn view_op_given(x: &Tensor, layout: Layout, kind: ViewKind, given: Vec<i64>) -> Tensor {
     // `_unsafe_view` shares memory but is not a view for autograd: in-place writes to it do
     // not rebase its input (PyTorch uses it for results no one else can see, e.g. matmul's).
     let out = if matches!(kind, ViewKind::UnsafeView) {
@@ -98,6 +114,7 @@ fn view_op(x: &Tensor, layout: Layout, kind: ViewKind) -> Tensor {
             ViewBackward {
                 kind,
                 input_shape: x.shape(),
+                given,
             },
         );
     }
@@ -158,9 +175,19 @@ pub fn transpose(x: &Tensor, d0: i64, d1: i64) -> Result<Tensor> {
     let nd = x.dim();
     let (a, b) = (wrap_dim(d0, nd)?, wrap_dim(d1, nd)?);
     if nd == 0 {
-        return Ok(view_op(x, x.data().layout, ViewKind::Transpose(0, 0)));
+        return Ok(view_op_given(
+            x,
+            x.data().layout,
+            ViewKind::Transpose(0, 0),
+            vec![d0, d1],
+        ));
     }
-    Ok(view_op(x, swapped(x, a, b), ViewKind::Transpose(a, b)))
+    Ok(view_op_given(
+        x,
+        swapped(x, a, b),
+        ViewKind::Transpose(a, b),
+        vec![d0, d1],
+    ))
 }
 
 pub fn t(x: &Tensor) -> Result<Tensor> {
@@ -204,7 +231,12 @@ pub fn permute(x: &Tensor, dims: &[i64]) -> Result<Tensor> {
         strides: order.iter().map(|&d| l.strides[d]).collect(),
         offset: l.offset,
     };
-    Ok(view_op(x, layout, ViewKind::Permute(order)))
+    Ok(view_op_given(
+        x,
+        layout,
+        ViewKind::Permute(order),
+        dims.to_vec(),
+    ))
 }
 
 /// `x.T`: reverses all dims (PermuteBackward0), as PyTorch's `numpy_T`.
@@ -293,7 +325,7 @@ pub fn unsqueeze(x: &Tensor, dim: i64) -> Result<Tensor> {
     };
     layout.shape.insert(d, 1);
     layout.strides.insert(d, stride);
-    Ok(view_op(x, layout, ViewKind::Unsqueeze))
+    Ok(view_op_given(x, layout, ViewKind::Unsqueeze, vec![dim]))
 }
 
 /// `squeeze()` (all size-1 dims) or `squeeze(dim)`.
@@ -317,7 +349,12 @@ pub(crate) fn squeeze_named(x: &Tensor, dim: Option<i64>, overload: u8) -> Resul
         strides: keep.iter().map(|&i| l.strides[i]).collect(),
         offset: l.offset,
     };
-    Ok(view_op(x, layout, ViewKind::Squeeze(overload)))
+    Ok(view_op_given(
+        x,
+        layout,
+        ViewKind::Squeeze(overload),
+        dim.into_iter().collect(),
+    ))
 }
 
 /// `squeeze(dims)` with a tuple of dims (SqueezeBackward2): drops those of size 1.
@@ -343,7 +380,12 @@ pub fn squeeze_dims(x: &Tensor, dims: &[i64]) -> Result<Tensor> {
         strides: keep.iter().map(|&i| l.strides[i]).collect(),
         offset: l.offset,
     };
-    Ok(view_op(x, layout, ViewKind::Squeeze(2)))
+    Ok(view_op_given(
+        x,
+        layout,
+        ViewKind::Squeeze(2),
+        dims.to_vec(),
+    ))
 }
 
 /// A new view of all of `x` (`x[...]`): AliasBackward0 passes the gradient through.

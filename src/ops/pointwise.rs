@@ -1,6 +1,7 @@
 //! More elementwise math: each op's forward map and its backward formula side by side.
 //! Unary float ops compute integer and bool inputs in float32, as PyTorch does.
 
+use crate::autograd::formula::describe;
 use crate::autograd::{needs_grad, record_formula, SavedTensor};
 use crate::dtype::{result_type, DType, Scalar};
 use crate::error::{Error, Result};
@@ -191,18 +192,36 @@ pub fn lerp(start: &Tensor, end: &Tensor, weight: Operand) -> Result<Tensor> {
         "LerpBackward0"
     };
     let mut saved = vec![SavedTensor::input(&w)?];
-    if w_tensor.is_some() {
+    // The weight's gradient reads start and end: kept only when it is wanted, as PyTorch.
+    let ends_saved = w_tensor.as_ref().is_some_and(|t| t.requires_grad());
+    let weight_input = w_tensor.is_some();
+    if ends_saved {
         saved.push(SavedTensor::input(start)?);
         saved.push(SavedTensor::input(end)?);
     }
-    Ok(record_formula(out, &inputs, name, saved, move |g, s| {
+    let unsaved = || crate::autograd::graph::Value::Unsaved;
+    let shown_weight = match weight {
+        Operand::Scalar(w) => vec![("weight", crate::autograd::graph::Value::Scalar(w))],
+        Operand::Tensor(_) if ends_saved => Vec::new(),
+        Operand::Tensor(_) => vec![("end", unsaved()), ("self", unsaved())],
+    };
+    let out = record_formula(out, &inputs, name, saved, move |g, s| {
         let w = &s[0];
         let mut grads = vec![Some(mul(g, &rsub(w, 1.0)?)?), Some(mul(g, w)?)];
         if s.len() == 3 {
             grads.push(Some(mul(g, &sub(&s[2], &s[1])?)?));
+        } else if weight_input {
+            grads.push(None);
         }
         Ok(grads)
-    }))
+    });
+    // A number weight is kept as a number (the tensor made of it is not PyTorch's).
+    let names: &'static [&'static str] = match w_tensor {
+        Some(_) => &["weight", "self", "end"],
+        None => &[""],
+    };
+    describe(&out, names, shown_weight);
+    Ok(out)
 }
 
 /// `addcmul(input, t1, t2, value)` = input + value * t1 * t2.
@@ -257,34 +276,45 @@ fn addc(input: &Tensor, t1: &Tensor, t2: &Tensor, value: Scalar, divide: bool) -
     } else {
         "AddcmulBackward0"
     };
-    Ok(record_formula(
-        out,
-        &[input, t1, t2],
-        name,
-        saved,
-        move |g, s| {
-            let mut s = s.iter();
-            let a = if save1 { s.next() } else { None };
-            let b = if save2 { s.next() } else { None };
-            let gv = mul(g, v)?;
-            let (mut g1, mut g2) = (None, None);
-            if divide {
-                let b = b.expect("addcdiv saves tensor2");
-                if need1 {
-                    g1 = Some(div(&gv, b)?);
-                }
-                if let Some(a) = a {
-                    g2 = Some(div(&mul(&neg(&gv)?, a)?, &mul(b, b)?)?);
-                }
-            } else {
-                if let Some(b) = b {
-                    g1 = Some(mul(&gv, b)?);
-                }
-                if let Some(a) = a {
-                    g2 = Some(mul(&gv, a)?);
-                }
+    let out = record_formula(out, &[input, t1, t2], name, saved, move |g, s| {
+        let mut s = s.iter();
+        let a = if save1 { s.next() } else { None };
+        let b = if save2 { s.next() } else { None };
+        let gv = mul(g, v)?;
+        let (mut g1, mut g2) = (None, None);
+        if divide {
+            let b = b.expect("addcdiv saves tensor2");
+            if need1 {
+                g1 = Some(div(&gv, b)?);
             }
-            Ok(vec![Some(g.clone()), g1, g2])
-        },
-    ))
+            if let Some(a) = a {
+                g2 = Some(div(&mul(&neg(&gv)?, a)?, &mul(b, b)?)?);
+            }
+        } else {
+            if let Some(b) = b {
+                g1 = Some(mul(&gv, b)?);
+            }
+            if let Some(a) = a {
+                g2 = Some(mul(&gv, a)?);
+            }
+        }
+        Ok(vec![Some(g.clone()), g1, g2])
+    });
+    let names: &'static [&'static str] = match (save1, save2) {
+        (true, true) => &["tensor1", "tensor2"],
+        (true, false) => &["tensor1"],
+        (false, true) => &["tensor2"],
+        (false, false) => &[],
+    };
+    let unsaved = crate::autograd::graph::Value::Unsaved;
+    let mut values = Vec::new();
+    if !save1 {
+        values.push(("tensor1", unsaved.clone()));
+    }
+    if !save2 {
+        values.push(("tensor2", unsaved));
+    }
+    values.push(("value", crate::autograd::graph::Value::Scalar(value)));
+    describe(&out, names, values);
+    Ok(out)
 }

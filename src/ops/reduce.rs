@@ -346,9 +346,15 @@ pub fn extreme_dim(x: &Tensor, dim: i64, keepdim: bool, max: bool) -> Result<(Te
     let (values, idx) = kernels::arg_extreme(max, &x.detach(), &rd, keepdim);
     if needs_grad(&[x]) {
         let shape = x.shape();
-        let index = restore_dims(&idx, &rd, keepdim)?;
+        let shown = vec![
+            ("dim", Value::Int(dim)),
+            ("keepdim", Value::Bool(keepdim)),
+            ("self_sym_sizes", Value::Ints(sizes_i64(&shape))),
+        ];
         let name = if max { "MaxBackward0" } else { "MinBackward0" };
-        attach_formula(&[&values], &[x], name, vec![], move |g, _| {
+        let saved = vec![SavedTensor::input(&idx)?];
+        attach_formula(&[&values], &[x], name, saved, move |g, s| {
+            let index = restore_dims(&s[0], &rd, keepdim)?;
             let g = g[0].clone().expect("values gradient");
             let g = restore_dims(&g, &rd, keepdim)?;
             let zeros = Tensor::zeros_on(&shape, g.dtype(), g.device());
@@ -369,6 +375,7 @@ pub fn extreme_dim(x: &Tensor, dim: i64, keepdim: bool, max: bool) -> Result<(Te
                 Operand::Tensor(g),
             )?)])
         });
+        crate::autograd::formula::describe(&values, &["indices"], shown);
     }
     Ok((values, idx))
 }
@@ -399,7 +406,16 @@ pub fn amax(x: &Tensor, dims: &[i64], keepdim: bool, max: bool) -> Result<Tensor
     } else {
         "AminBackward0"
     };
-    evenly_distributed(x, out, &rd, keepdim, name, false)
+    let out = evenly_distributed(x, out, &rd, keepdim, name, false)?;
+    crate::autograd::formula::describe(
+        &out,
+        &["self", "result"],
+        vec![
+            ("dim", Value::Ints(dims.to_vec())),
+            ("keepdim", Value::Bool(keepdim)),
+        ],
+    );
+    Ok(out)
 }
 
 /// `argmax` / `argmin`: over the flattened tensor when `dim` is None.
@@ -438,13 +454,16 @@ pub fn argextreme(x: &Tensor, dim: Option<i64>, keepdim: bool, max: bool) -> Res
 }
 
 /// `var` / `std` with `correction` (N - correction in the denominator).
+/// `correction`: None for PyTorch's overload without one (`x.var()`: 1, shown as None).
 pub fn var(
     x: &Tensor,
     dims: Option<&[i64]>,
-    correction: f64,
+    correction: Option<f64>,
     keepdim: bool,
     std: bool,
 ) -> Result<Tensor> {
+    let shown = correction.map_or(Value::None, Value::Float);
+    let correction = correction.unwrap_or(1.0);
     if !x.dtype().is_floating_point() {
         return Err(Error::Runtime(
             "std and var only support floating point and complex dtypes".into(),
@@ -474,7 +493,12 @@ pub fn var(
     // PyTorch's var_backward treats "no dim" (and a 0-dim input) separately.
     let whole = dims.is_none() || x.dim() == 0;
     let saved = vec![SavedTensor::input(x)?, SavedTensor::output(&out, 0)?];
-    Ok(record_formula(out, &[x], name, saved, move |g, s| {
+    let values = vec![
+        ("correction", shown),
+        ("dim", dims.map_or(Value::None, |d| Value::Ints(d.to_vec()))),
+        ("keepdim", Value::Bool(keepdim)),
+    ];
+    let out = record_formula(out, &[x], name, saved, move |g, s| {
         let (x, out) = (&s[0], &s[1]);
         let g = if std {
             // std_backward: var's gradient scaled by 1 / (2 std), zero where std == 0.
@@ -508,7 +532,15 @@ pub fn var(
             mul(&mul(&g, 2.0 / dof)?, &centered)?
         };
         Ok(vec![Some(gi)])
-    }))
+    });
+    // var's formula reads its result too, which PyTorch's does not keep.
+    let names: &'static [&'static str] = if std {
+        &["self", "result"]
+    } else {
+        &["self", ""]
+    };
+    crate::autograd::formula::describe(&out, names, values);
+    Ok(out)
 }
 
 /// `x.norm(p, dim, keepdim)` / `linalg.vector_norm`: LinalgVectorNormBackward0.
@@ -542,7 +574,12 @@ pub fn norm(x: &Tensor, p: f64, dims: Option<&[i64]>, keepdim: bool) -> Result<T
         return Ok(out);
     }
     let saved = vec![SavedTensor::input(x)?, SavedTensor::output(&out, 0)?];
-    Ok(record_formula(
+    let values = vec![
+        ("dim", dims.map_or(Value::None, |d| Value::Ints(d.to_vec()))),
+        ("keepdim", Value::Bool(keepdim)),
+        ("ord", Value::Float(p)),
+    ];
+    let out = record_formula(
         out,
         &[x],
         "LinalgVectorNormBackward0",
@@ -585,7 +622,9 @@ pub fn norm(x: &Tensor, p: f64, dims: Option<&[i64]>, keepdim: bool) -> Result<T
             };
             Ok(vec![Some(gi)])
         },
-    ))
+    );
+    crate::autograd::formula::describe(&out, &["self", "result"], values);
+    Ok(out)
 }
 
 /// `logsumexp(x, dim, keepdim)`, stable (max subtracted): LogsumexpBackward0.
@@ -613,19 +652,22 @@ pub fn logsumexp(x: &Tensor, dims: &[i64], keepdim: bool) -> Result<Tensor> {
         return Ok(out);
     }
     let saved = vec![SavedTensor::input(&x)?, SavedTensor::output(&out, 0)?];
-    Ok(record_formula(
-        out,
-        &[&x],
-        "LogsumexpBackward0",
-        saved,
-        move |g, s| {
-            let (x, out) = (&s[0], &s[1]);
-            let g = restore_dims(g, &rd, keepdim)?;
-            let out = restore_dims(out, &rd, keepdim)?;
-            let e = unary::exp(&sub(x, &out)?)?;
-            Ok(vec![Some(mul(&g, &e)?)])
-        },
-    ))
+    let out = record_formula(out, &[&x], "LogsumexpBackward0", saved, move |g, s| {
+        let (x, out) = (&s[0], &s[1]);
+        let g = restore_dims(g, &rd, keepdim)?;
+        let out = restore_dims(out, &rd, keepdim)?;
+        let e = unary::exp(&sub(x, &out)?)?;
+        Ok(vec![Some(mul(&g, &e)?)])
+    });
+    crate::autograd::formula::describe(
+        &out,
+        &["self", "result"],
+        vec![
+            ("dim", Value::Ints(dims.to_vec())),
+            ("keepdim", Value::Bool(keepdim)),
+        ],
+    );
+    Ok(out)
 }
 
 /// `all` / `any` (bool results) over `dims` (all when None).
@@ -798,52 +840,48 @@ pub fn cumprod(x: &Tensor, dim: i64) -> Result<Tensor> {
         return Ok(out);
     }
     let saved = vec![SavedTensor::input(&x)?, SavedTensor::output(&out, 0)?];
-    Ok(record_formula(
-        out,
-        &[&x],
-        "CumprodBackward0",
-        saved,
-        move |g, s| {
-            let (x, out) = (&s[0], &s[1]);
-            // As PyTorch's cumprod_backward: the gradient itself when nothing is multiplied.
-            if x.numel() <= 1 || x.shape()[d] == 1 {
-                return Ok(vec![Some(g.clone())]);
-            }
-            if !x.to_f64_vec().contains(&0.0) {
-                return Ok(vec![Some(div(&reverse_cumsum(&mul(out, g)?, d)?, x)?)]);
-            }
-            if crate::autograd::is_grad_enabled() {
-                return Ok(vec![Some(cumprod_backward_differentiable(g, x, d)?)]);
-            }
-            // Zeros present, first derivative only (no graph needed): the same sum, per line.
-            let xs = contiguous_clone(&crate::ops::movement::transpose(&x.detach(), d as i64, -1)?);
-            let gs = contiguous_clone(&crate::ops::movement::transpose(&g.detach(), d as i64, -1)?);
-            let n = xs.shape().last().copied().unwrap_or(1);
-            let (xv, gv) = (xs.to_f64_vec(), gs.to_f64_vec());
-            let mut out = vec![0f64; xv.len()];
-            for ((xr, gr), o) in xv
-                .chunks(n.max(1))
-                .zip(gv.chunks(n.max(1)))
-                .zip(out.chunks_mut(n.max(1)))
-            {
-                for i in 0..xr.len() {
-                    let mut acc = 0.0;
-                    let mut prod_before: f64 = xr[..i].iter().product();
-                    for j in i..xr.len() {
-                        if j > i {
-                            prod_before *= xr[j];
-                        }
-                        acc += gr[j] * prod_before;
+    let out = record_formula(out, &[&x], "CumprodBackward0", saved, move |g, s| {
+        let (x, out) = (&s[0], &s[1]);
+        // As PyTorch's cumprod_backward: the gradient itself when nothing is multiplied.
+        if x.numel() <= 1 || x.shape()[d] == 1 {
+            return Ok(vec![Some(g.clone())]);
+        }
+        if !x.to_f64_vec().contains(&0.0) {
+            return Ok(vec![Some(div(&reverse_cumsum(&mul(out, g)?, d)?, x)?)]);
+        }
+        if crate::autograd::is_grad_enabled() {
+            return Ok(vec![Some(cumprod_backward_differentiable(g, x, d)?)]);
+        }
+        // Zeros present, first derivative only (no graph needed): the same sum, per line.
+        let xs = contiguous_clone(&crate::ops::movement::transpose(&x.detach(), d as i64, -1)?);
+        let gs = contiguous_clone(&crate::ops::movement::transpose(&g.detach(), d as i64, -1)?);
+        let n = xs.shape().last().copied().unwrap_or(1);
+        let (xv, gv) = (xs.to_f64_vec(), gs.to_f64_vec());
+        let mut out = vec![0f64; xv.len()];
+        for ((xr, gr), o) in xv
+            .chunks(n.max(1))
+            .zip(gv.chunks(n.max(1)))
+            .zip(out.chunks_mut(n.max(1)))
+        {
+            for i in 0..xr.len() {
+                let mut acc = 0.0;
+                let mut prod_before: f64 = xr[..i].iter().product();
+                for j in i..xr.len() {
+                    if j > i {
+                        prod_before *= xr[j];
                     }
-                    o[i] = acc;
+                    acc += gr[j] * prod_before;
                 }
+                o[i] = acc;
             }
-            let t = cast_data(
-                &Tensor::from_vec_on(out, &xs.shape(), x.device()),
-                x.dtype(),
-            );
-            let t = contiguous_clone(&crate::ops::movement::transpose(&t, d as i64, -1)?);
-            Ok(vec![Some(t)])
-        },
-    ))
+        }
+        let t = cast_data(
+            &Tensor::from_vec_on(out, &xs.shape(), x.device()),
+            x.dtype(),
+        );
+        let t = contiguous_clone(&crate::ops::movement::transpose(&t, d as i64, -1)?);
+        Ok(vec![Some(t)])
+    });
+    crate::autograd::formula::describe(&out, &["self", "result"], vec![("dim", Value::Int(dim))]);
+    Ok(out)
 }

@@ -217,16 +217,16 @@ pub fn roll(x: &Tensor, shifts: &[i64], dims: &[i64]) -> Result<Tensor> {
         return Ok(out);
     }
     let (shifts, dims) = (shifts.to_vec(), dims.to_vec());
-    Ok(record_formula(
-        out,
-        &[x],
-        "RollBackward0",
-        vec![],
-        move |g, _| {
-            let back: Vec<i64> = shifts.iter().map(|s| -s).collect();
-            Ok(vec![Some(roll(g, &back, &dims)?)])
-        },
-    ))
+    let values = vec![
+        ("dims", Value::Ints(dims.clone())),
+        ("shifts", Value::Ints(shifts.clone())),
+    ];
+    let out = record_formula(out, &[x], "RollBackward0", vec![], move |g, _| {
+        let back: Vec<i64> = shifts.iter().map(|s| -s).collect();
+        Ok(vec![Some(roll(g, &back, &dims)?)])
+    });
+    describe(&out, &[], values);
+    Ok(out)
 }
 
 /// `x.repeat(*sizes)`: tiles (RepeatBackward0 sums the tiles).
@@ -290,18 +290,18 @@ pub fn repeat(x: &Tensor, reps: &[i64]) -> Result<Tensor> {
         return Ok(out);
     }
     let xs = sizes_i64(&x.shape());
-    Ok(record_formula(
-        out,
-        &[x],
-        "RepeatBackward0",
-        vec![],
-        move |g, _| {
-            let split = reshape(g, &expanded)?;
-            let rep_dims: Vec<i64> = (0..expanded.len() / 2).map(|i| 2 * i as i64).collect();
-            let summed = sum(&split, Some(&rep_dims), false)?;
-            Ok(vec![Some(reshape(&summed, &xs)?)])
-        },
-    ))
+    let values = vec![
+        ("repeats", Value::Ints(reps.to_vec())),
+        ("self_sym_sizes", Value::Ints(xs.clone())),
+    ];
+    let out = record_formula(out, &[x], "RepeatBackward0", vec![], move |g, _| {
+        let split = reshape(g, &expanded)?;
+        let rep_dims: Vec<i64> = (0..expanded.len() / 2).map(|i| 2 * i as i64).collect();
+        let summed = sum(&split, Some(&rep_dims), false)?;
+        Ok(vec![Some(reshape(&summed, &xs)?)])
+    });
+    describe(&out, &[], values);
+    Ok(out)
 }
 
 /// `tril` (`lower`) / `triu` of the last two dims, offset by `diagonal`.

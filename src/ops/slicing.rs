@@ -2,6 +2,8 @@
 //! storage with their input; the backward writes the gradient into zeros of the input's shape
 //! (`view_scatter`), whose own backward takes the same view again.
 
+use crate::autograd::formula::describe;
+use crate::autograd::graph::Value;
 use crate::autograd::{attach_formula, needs_grad, record_formula};
 use crate::error::{Error, Result};
 use crate::ops::arithmetic::add;
@@ -135,8 +137,24 @@ pub fn select(x: &Tensor, dim: i64, index: i64) -> Result<Tensor> {
             "index {index} is out of bounds for dimension {d} with size {size}"
         )));
     }
+    let given = index;
     let index = if index < 0 { index + size } else { index } as usize;
-    Ok(take_part(x, Part::Select { dim: d, index }))
+    let out = take_part(x, Part::Select { dim: d, index });
+    describe(
+        &out,
+        &[],
+        vec![
+            ("dim", Value::Int(dim)),
+            ("index", Value::Int(given)),
+            ("self_sym_sizes", self_sizes(x)),
+        ],
+    );
+    Ok(out)
+}
+
+/// `_saved_self_sym_sizes`: the input's shape.
+fn self_sizes(x: &Tensor) -> Value {
+    Value::Ints(crate::tensor::shape::sizes_i64(&x.shape()))
 }
 
 /// `x.diagonal(offset, dim1, dim2)`: a view with the diagonal as its last dim.
@@ -149,7 +167,18 @@ pub fn diagonal(x: &Tensor, offset: i64, dim1: i64, dim2: i64) -> Result<Tensor>
             "diagonal dimensions cannot be identical {dim1}, {dim2}"
         )));
     }
-    Ok(take_part(x, Part::Diagonal { offset, d1, d2 }))
+    let out = take_part(x, Part::Diagonal { offset, d1, d2 });
+    describe(
+        &out,
+        &[],
+        vec![
+            ("dim1", Value::Int(dim1)),
+            ("dim2", Value::Int(dim2)),
+            ("offset", Value::Int(offset)),
+            ("self_sym_sizes", self_sizes(x)),
+        ],
+    );
+    Ok(out)
 }
 
 /// `x[start:end:step]` along `dim`, with Python's clamping of out-of-range bounds.
@@ -178,7 +207,7 @@ pub fn slice(
     let s = clamp(start.unwrap_or(0));
     let e = clamp(end.unwrap_or(size)).max(s);
     let len = ((e - s) + step - 1) / step;
-    Ok(take_part(
+    let out = take_part(
         x,
         Part::Slice {
             dim: d,
@@ -186,7 +215,32 @@ pub fn slice(
             len: len as usize,
             step: step as usize,
         },
-    ))
+    );
+    // As given: Python's `x[:n]` starts at 0 and `x[n:]` ends at INT64_MAX.
+    describe_slice(
+        &out,
+        x,
+        dim,
+        start.unwrap_or(0),
+        end.unwrap_or(i64::MAX),
+        step,
+    );
+    Ok(out)
+}
+
+/// SliceBackward0's `_saved_<name>` values.
+fn describe_slice(out: &Tensor, x: &Tensor, dim: i64, start: i64, end: i64, step: i64) {
+    describe(
+        out,
+        &[],
+        vec![
+            ("dim", Value::Int(dim)),
+            ("end", Value::Int(end)),
+            ("self_sym_sizes", self_sizes(x)),
+            ("start", Value::Int(start)),
+            ("step", Value::Int(step)),
+        ],
+    );
 }
 
 /// `x.narrow(dim, start, length)`.
@@ -215,7 +269,7 @@ pub fn narrow(x: &Tensor, dim: i64, start: i64, length: i64) -> Result<Tensor> {
             "start ({s}) + length ({length}) exceeds dimension size ({size})."
         )));
     }
-    Ok(take_part(
+    let out = take_part(
         x,
         Part::Slice {
             dim: d,
@@ -223,13 +277,18 @@ pub fn narrow(x: &Tensor, dim: i64, start: i64, length: i64) -> Result<Tensor> {
             len: length as usize,
             step: 1,
         },
-    ))
+    );
+    describe_slice(&out, x, dim, s, s + length, 1);
+    Ok(out)
 }
 
 /// Several views of `x` along `dim` recorded as one multi-output node (SplitBackward0 etc.):
 /// the backward stacks the outputs' gradients (zeros for those without one).
 fn multi_view(x: &Tensor, parts: Vec<Part>, name: &'static str) -> Vec<Tensor> {
-    let outs: Vec<Tensor> = parts.iter().map(|&p| part_data(x, p)).collect();
+    let outs: Vec<Tensor> = parts
+        .iter()
+        .map(|&p| crate::ops::inplace::new_multi_view(x, p.layout(&x.read().layout)))
+        .collect();
     if needs_grad(&[x]) {
         let shape = x.shape();
         let refs: Vec<&Tensor> = outs.iter().collect();
@@ -286,7 +345,17 @@ pub fn split(x: &Tensor, size: i64, dim: i64) -> Result<Vec<Tensor>> {
             }
         })
         .collect();
-    Ok(multi_view(x, parts, "SplitBackward0"))
+    let outs = multi_view(x, parts, "SplitBackward0");
+    describe(
+        &outs[0],
+        &[],
+        vec![
+            ("dim", Value::Int(dim)),
+            ("self_sym_sizes", self_sizes(x)),
+            ("split_size", Value::Int(size as i64)),
+        ],
+    );
+    Ok(outs)
 }
 
 /// `x.split([sizes], dim)` (SplitWithSizesBackward0).
@@ -314,7 +383,19 @@ pub fn split_with_sizes(x: &Tensor, sizes: &[i64], dim: i64) -> Result<Vec<Tenso
             p
         })
         .collect();
-    Ok(multi_view(x, parts, "SplitWithSizesBackward0"))
+    let outs = multi_view(x, parts, "SplitWithSizesBackward0");
+    if let Some(first) = outs.first() {
+        describe(
+            first,
+            &[],
+            vec![
+                ("dim", Value::Int(dim)),
+                ("self_sym_sizes", self_sizes(x)),
+                ("split_sizes", Value::Ints(sizes.to_vec())),
+            ],
+        );
+    }
+    Ok(outs)
 }
 
 /// `x.chunk(chunks, dim)`: as PyTorch, pieces of ceil(n / chunks).
@@ -346,5 +427,9 @@ pub fn unbind(x: &Tensor, dim: i64) -> Result<Vec<Tensor>> {
     let parts = (0..x.shape()[d])
         .map(|index| Part::Select { dim: d, index })
         .collect();
-    Ok(multi_view(x, parts, "UnbindBackward0"))
+    let outs = multi_view(x, parts, "UnbindBackward0");
+    if let Some(first) = outs.first() {
+        describe(first, &[], vec![("dim", Value::Int(dim))]);
+    }
+    Ok(outs)
 }

@@ -4,7 +4,8 @@
 //! Every sort is stable, in PyTorch's order (NaN the largest, -0 equal to 0). PyTorch's
 //! unstable sort may order ties differently; a stable order is one of the orders it allows.
 
-use crate::autograd::{attach_formula, needs_grad, GradModeGuard};
+use crate::autograd::graph::Value;
+use crate::autograd::{attach_formula, needs_grad, GradModeGuard, SavedTensor};
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
 use crate::kernels::{self, Rows};
@@ -31,7 +32,7 @@ fn record_pick(
     x: &Tensor,
     values: &Tensor,
     index: &Tensor,
-    d: usize,
+    (dim, d): (i64, usize),
     keepdim: bool,
     name: &'static str,
 ) -> Result<()> {
@@ -40,12 +41,14 @@ fn record_pick(
     }
     let shape = x.shape();
     let dims = if shape.is_empty() { vec![] } else { vec![d] };
-    let index = restore_dims(index, &dims, keepdim)?;
-    attach_formula(&[values], &[x], name, vec![], move |g, _| {
+    let sizes = Value::Ints(crate::tensor::shape::sizes_i64(&shape));
+    let saved = vec![SavedTensor::input(index)?];
+    attach_formula(&[values], &[x], name, saved, move |g, s| {
         let g = g[0].clone().expect("values gradient");
         if shape.is_empty() {
             return Ok(vec![Some(g)]);
         }
+        let index = restore_dims(&s[0], &dims, keepdim)?;
         let g = restore_dims(&g, &dims, keepdim)?;
         let zeros = Tensor::zeros_on(&shape, g.dtype(), g.device());
         let g = Operand::Tensor(g);
@@ -57,6 +60,13 @@ fn record_pick(
         }
         Ok(vec![Some(scatter(&zeros, d as i64, &index, g)?)])
     });
+    // PyTorch's names: the dim as given; sort and topk keep no `keepdim`.
+    let mut shown = vec![("dim", Value::Int(dim))];
+    if !matches!(name, "SortBackward0" | "TopkBackward0") {
+        shown.push(("keepdim", Value::Bool(keepdim)));
+    }
+    shown.push(("self_sym_sizes", sizes));
+    crate::autograd::formula::describe(values, &["indices"], shown);
     Ok(())
 }
 
@@ -74,7 +84,7 @@ fn no_bool(x: &Tensor, kernel: &str) -> Result<()> {
 pub fn sort(x: &Tensor, dim: i64, descending: bool) -> Result<(Tensor, Tensor)> {
     let d = wrap_dim(dim, x.dim())?;
     let (values, indices) = sorted(&x.detach(), d, descending)?;
-    record_pick(x, &values, &indices, d, true, "SortBackward0")?;
+    record_pick(x, &values, &indices, (dim, d), true, "SortBackward0")?;
     Ok((values, indices))
 }
 
@@ -130,7 +140,7 @@ pub fn topk(x: &Tensor, k: i64, dim: i64, largest: bool) -> Result<(Tensor, Tens
             },
         )?
     };
-    record_pick(x, &values, &indices, d, true, "TopkBackward0")?;
+    record_pick(x, &values, &indices, (dim, d), true, "TopkBackward0")?;
     Ok((values, indices))
 }
 
@@ -196,7 +206,7 @@ pub fn kthvalue(x: &Tensor, k: i64, dim: i64, keepdim: bool) -> Result<(Tensor, 
         };
         kept(kernels::sort_lines(&x0, d, what)?, d, keepdim)?
     };
-    record_pick(x, &values, &indices, d, keepdim, "KthvalueBackward0")?;
+    record_pick(x, &values, &indices, (dim, d), keepdim, "KthvalueBackward0")?;
     Ok((values, indices))
 }
 
@@ -243,7 +253,7 @@ pub fn median_dim(x: &Tensor, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor
         };
         kept(kernels::sort_lines(&x0, d, what)?, d, keepdim)?
     };
-    record_pick(x, &values, &indices, d, keepdim, "MedianBackward1")?;
+    record_pick(x, &values, &indices, (dim, d), keepdim, "MedianBackward1")?;
     Ok((values, indices))
 }
 

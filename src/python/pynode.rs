@@ -195,6 +195,11 @@ pub fn _attach_node(
     for (i, out) in outputs.iter().enumerate() {
         if let Some(t) = out {
             t.set_grad_fn(Some(node.clone()), i as u32);
+            // A custom Function's output that is a view (of an input, or an input returned
+            // as is) may not be modified in place, as in PyTorch.
+            if ctx.is_some() {
+                t.mark_custom_function_view();
+            }
         }
     }
     // What `save_for_backward` saved goes through the saved-tensor hooks once the outputs

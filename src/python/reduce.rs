@@ -54,6 +54,19 @@ fn correction_arg(op: &str, unbiased: Option<bool>, correction: Option<f64>) -> 
     }))
 }
 
+/// `correction_arg` after `var_dims`, None for PyTorch's overload that takes none
+/// (`x.var()`: `bare`, every argument left out; an explicit `dim=None` is read the same, where
+/// PyTorch shows 1): its node shows `_saved_correction` None.
+fn shown_correction(
+    op: &str,
+    bare: bool,
+    unbiased: Option<bool>,
+    correction: Option<f64>,
+) -> PyResult<Option<f64>> {
+    let c = correction_arg(op, unbiased, correction)?;
+    Ok((!bare).then_some(c))
+}
+
 /// `var(dim=None, unbiased=True, keepdim=False)` also accepts `var(True)` (unbiased first).
 fn var_dims(
     dim: Option<&Bound<'_, PyAny>>,
@@ -115,8 +128,9 @@ impl PyTensor {
         keepdim: bool,
         correction: Option<f64>,
     ) -> R {
+        let bare = dim.is_none_or(|d| d.is_none()) && unbiased.is_none() && correction.is_none();
         let dims = var_dims(dim, &mut unbiased)?;
-        let c = correction_arg("var", unbiased, correction)?;
+        let c = shown_correction("var", bare, unbiased, correction)?;
         super::boundary::tensor(py, || {
             reduce::var(&self.t, dims.as_deref(), c, keepdim, false)
         })
@@ -130,8 +144,9 @@ impl PyTensor {
         keepdim: bool,
         correction: Option<f64>,
     ) -> R {
+        let bare = dim.is_none_or(|d| d.is_none()) && unbiased.is_none() && correction.is_none();
         let dims = var_dims(dim, &mut unbiased)?;
-        let c = correction_arg("std", unbiased, correction)?;
+        let c = shown_correction("std", bare, unbiased, correction)?;
         super::boundary::tensor(py, || {
             reduce::var(&self.t, dims.as_deref(), c, keepdim, true)
         })

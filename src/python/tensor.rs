@@ -382,9 +382,11 @@ impl PyTensor {
     fn is_cpu(&self) -> bool {
         !self.t.device().is_gpu()
     }
+    /// Reads the history as `grad_fn` does (a stale view's may raise, as PyTorch's).
     #[getter]
-    fn is_leaf(&self) -> bool {
-        self.t.is_leaf()
+    fn is_leaf(&self) -> PyResult<bool> {
+        crate::ops::inplace::try_refresh_view(&self.t)?;
+        Ok(self.t.is_leaf())
     }
     #[getter]
     fn get_requires_grad(&self) -> bool {
@@ -421,7 +423,7 @@ impl PyTensor {
     }
     #[getter]
     fn grad_fn(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
-        crate::ops::inplace::refresh_view(&self.t);
+        crate::ops::inplace::try_refresh_view(&self.t)?;
         self.t.grad_fn().map(|n| node_object(py, n)).transpose()
     }
     #[getter]
@@ -632,7 +634,8 @@ impl PyTensor {
                 let hd = super::hooks::HookDict {
                     dict: d.clone_ref(py),
                 };
-                hooks::register_tensor_hook(&self.t, std::sync::Arc::new(hd))?;
+                let hd = std::sync::Arc::new(hd);
+                super::boundary::catch(|| hooks::register_tensor_hook(&self.t, hd))?;
                 d
             }
         };

@@ -55,6 +55,51 @@ pub struct AutogradMeta {
     pub hooks: Vec<std::sync::Arc<dyn crate::autograd::hooks::TensorHook>>,
     pub post_accumulate_hooks:
         Vec<std::sync::Arc<dyn crate::autograd::hooks::PostAccumulateGradHook>>,
+    /// For a view: how it was made (Note [View creation meta]), and whether it was made in
+    /// no_grad mode itself (not only a view of such a view).
+    pub creation_meta: CreationMeta,
+    pub made_in_no_grad: bool,
+}
+
+/// Note [View creation meta]: PyTorch's `CreationMeta`. A view made in no_grad mode, in
+/// inference mode (of a normal tensor), by an op returning several views (unbind, split,
+/// chunk) or inside a custom Function cannot have its history rebased by an in-place op: the
+/// write (`ops::inplace::check_inplace`) or the next read of the view's history after its base
+/// was written (`ops::inplace::refresh_view`) raises PyTorch's error for it. A view of such a
+/// view keeps its kind (`propagate`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CreationMeta {
+    #[default]
+    Default,
+    NoGradMode,
+    InferenceMode,
+    MultiOutputNode,
+    InCustomFunction,
+}
+
+impl CreationMeta {
+    /// The kind a view made now gets (before `propagate`): `multi` for an op returning views.
+    pub fn current(multi: bool) -> CreationMeta {
+        if grad_mode::is_inference_mode_enabled() {
+            CreationMeta::InferenceMode
+        } else if !grad_mode::is_grad_enabled() {
+            CreationMeta::NoGradMode
+        } else if multi {
+            CreationMeta::MultiOutputNode
+        } else {
+            CreationMeta::Default
+        }
+    }
+
+    /// PyTorch's `propagate_creation_meta`: a view of a view keeps the older kind unless the
+    /// new one is special (an inference-mode kind is never replaced).
+    pub fn propagate(prev: CreationMeta, new: CreationMeta) -> CreationMeta {
+        if new == CreationMeta::Default || prev == CreationMeta::InferenceMode {
+            prev
+        } else {
+            new
+        }
+    }
 }
 
 pub struct TensorImpl {
@@ -208,17 +253,44 @@ impl Tensor {
     }
 
     /// A view of `of`'s memory with `layout`; its base is `of`'s base, or `of`.
-    /// A view is an inference tensor exactly when `of` is (made inside inference mode or not).
-    pub fn new_view(of: &Tensor, layout: Layout) -> Tensor {
+    /// A view is an inference tensor exactly when `of` is (made inside inference mode or not);
+    /// as in PyTorch, a view of an inference tensor is no view for autograd (no `_base`).
+    /// `multi`: one of several views an op returns (Note [View creation meta]).
+    pub fn new_view(of: &Tensor, layout: Layout, multi: bool) -> Tensor {
         let data = Data {
             storage: of.read().storage.clone(),
             layout,
         };
         let view = Tensor::with_flags(data, of.0.inference, of.0.no_version);
+        if of.0.inference {
+            return view;
+        }
         let base = of.view_base().unwrap_or(of).clone();
-        view.0.meta.lock().view_version = base.version();
+        let mut meta = CreationMeta::current(multi);
+        if of.view_base().is_some() {
+            meta = CreationMeta::propagate(of.creation_meta(), meta);
+        }
+        {
+            let mut m = view.0.meta.lock();
+            m.view_version = base.version();
+            m.creation_meta = meta;
+            m.made_in_no_grad = !grad_mode::is_grad_enabled();
+        }
         let _ = view.0.view_base.set(base);
         view
+    }
+
+    /// How this view was made (Note [View creation meta]); `Default` for a non-view.
+    pub fn creation_meta(&self) -> CreationMeta {
+        self.0.meta.lock().creation_meta
+    }
+
+    /// Mark a view as made by a custom Function (which returned it): its history cannot be
+    /// rebased (Note [View creation meta]). Does nothing for a tensor that is not a view.
+    pub fn mark_custom_function_view(&self) {
+        if self.view_base().is_some() {
+            self.0.meta.lock().creation_meta = CreationMeta::InCustomFunction;
+        }
     }
 
     /// The tensor whose memory this view shares (None when not a view).
@@ -317,9 +389,16 @@ impl Tensor {
 
     // ---- autograd metadata -------------------------------------------------------------
 
+    /// A view also requires grad when its base does (a view made in no_grad mode has no
+    /// `grad_fn` but requires grad, as PyTorch's).
     pub fn requires_grad(&self) -> bool {
-        let m = self.0.meta.lock();
-        m.requires_grad || m.grad_fn.is_some()
+        {
+            let m = self.0.meta.lock();
+            if m.requires_grad || m.grad_fn.is_some() {
+                return true;
+            }
+        }
+        self.view_base().is_some_and(|b| b.requires_grad())
     }
 
     pub fn is_leaf(&self) -> bool {
@@ -398,6 +477,15 @@ impl Tensor {
         let (old, rebased) = {
             let mut m = self.0.meta.lock();
             m.output_nr = output_nr;
+            if m.made_in_no_grad && node.is_some() && grad_mode::is_grad_enabled() {
+                // A view an op made under its own no_grad guard and then recorded as its
+                // result: PyTorch's op would have made it in grad mode (Note [View creation
+                // meta]).
+                m.made_in_no_grad = false;
+                if m.creation_meta == CreationMeta::NoGradMode {
+                    m.creation_meta = CreationMeta::Default;
+                }
+            }
             let old = std::mem::replace(&mut m.grad_fn, node);
             let rebased = old.is_some() && (m.retains_grad || !m.hooks.is_empty());
             (old, rebased)

@@ -1,0 +1,100 @@
+"""Compare every op-table node's `_saved_<name>` attributes with PyTorch's: which node names
+show the same names and values (`match`), and which differ (`differ`, with the first
+difference). Needs torch. Usage: `python tools/saved_attrs.py [--list]`; it prints the counts
+(`tests/test_graph_attrs.py` asserts the same comparison node by node)."""
+
+import argparse
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+
+import gradrs  # noqa: E402
+from op_table import OPS, as_outputs, make_args  # noqa: E402
+
+
+def saved_names(fn):
+    return sorted(a for a in dir(fn) if a.startswith("_saved_"))
+
+
+def value(v):
+    """A saved value in comparable form."""
+    if isinstance(v, (tuple, list)):
+        return tuple(value(x) for x in v)
+    if hasattr(v, "detach") and hasattr(v, "tolist"):
+        return ("tensor", tuple(v.shape), np.asarray(v.detach().tolist(), dtype=np.float64))
+    return v
+
+
+def same(a, b):
+    if isinstance(a, tuple) and a and a[0] == "tensor":
+        return (isinstance(b, tuple) and b and b[0] == "tensor" and a[1] == b[1]
+                and np.allclose(a[2], b[2], rtol=1e-5, atol=1e-6, equal_nan=True))
+    if isinstance(a, tuple):
+        return isinstance(b, tuple) and len(a) == len(b) and all(map(same, a, b))
+    if isinstance(a, float) or isinstance(b, float):
+        return isinstance(b, (int, float)) and bool(np.isclose(a, b))
+    return a == b and type(a) is type(b)
+
+
+def difference(gf, tf):
+    """None when `gf` shows what `tf` shows, else a short description of the first difference."""
+    gn, tn = saved_names(gf), saved_names(tf)
+    if gn != tn:
+        return f"names: gradrs {gn}, torch {tn}"
+    for attr in tn:
+        if attr.endswith("_sym_strides") and 0 in getattr(tf, attr[:-7] + "sizes"):
+            continue  # an empty operand: PyTorch shows zeros, gradrs its strides
+        gv, tv = value(getattr(gf, attr)), value(getattr(tf, attr))
+        if not same(gv, tv):
+            return f"{attr}: gradrs {gv!r:.80}, torch {tv!r:.80}"
+    raw = sorted(a for a in dir(tf) if a.startswith("_raw_saved_"))
+    if sorted(a for a in dir(gf) if a.startswith("_raw_saved_")) != raw:
+        return "_raw_saved_ names differ"
+    return None
+
+
+def compare(torch):
+    """{node name: first difference or None} over every op-table sample that needs grad."""
+    result = {}
+    for op in OPS:
+        for s in op.samples:
+            if not s.needs_grad:
+                continue
+            try:
+                _, ta = make_args(torch, s)
+                t_outs = as_outputs(op.fn(torch, *ta, **s.kwargs))
+                _, ga = make_args(gradrs, s)
+                g_outs = as_outputs(op.fn(gradrs, *ga, **s.kwargs))
+            except Exception:  # noqa: BLE001 - samples either library rejects: nothing to compare
+                continue
+            for g, t in zip(g_outs, t_outs):
+                gf, tf = getattr(g, "grad_fn", None), getattr(t, "grad_fn", None)
+                if gf is None or tf is None or type(gf).__name__ != type(tf).__name__:
+                    continue
+                name = type(gf).__name__
+                diff = difference(gf, tf)
+                if result.get(name) is None:
+                    result[name] = diff
+    return result
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--list", action="store_true", help="name each differing node")
+    args = parser.parse_args()
+    import torch
+
+    result = compare(torch)
+    differ = sorted(n for n, d in result.items() if d is not None)
+    print(f"nodes compared: {len(result)}, match: {len(result) - len(differ)}, "
+          f"differ: {len(differ)}")
+    if args.list:
+        for n in differ:
+            print(f"  {n}: {result[n]}")
+
+
+if __name__ == "__main__":
+    main()
