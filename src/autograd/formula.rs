@@ -13,8 +13,9 @@ use smallvec::SmallVec;
 pub type FormulaFn =
     dyn Fn(&[Option<Tensor>], &[Tensor]) -> Result<Vec<Option<Tensor>>> + Send + Sync;
 
-/// What a formula node saved: up to three tensors kept in the node itself.
-pub type Saved = SmallVec<[SavedTensor; 3]>;
+/// What a formula node saved: up to two tensors kept in the node itself (a bigger node costs
+/// every op that records one its copies; more spill to the heap).
+pub type Saved = SmallVec<[SavedTensor; 2]>;
 /// The non-tensor values a node shows as `_saved_<name>`.
 pub type Values = SmallVec<[(&'static str, Value); 1]>;
 
@@ -41,7 +42,7 @@ where
             .saved
             .iter()
             .map(|s| s.unpack(ctx))
-            .collect::<Result<SmallVec<[Tensor; 3]>>>()?;
+            .collect::<Result<SmallVec<[Tensor; 2]>>>()?;
         (self.f)(grads, &saved)
     }
     fn release(&mut self) {

@@ -2,7 +2,7 @@
 //! PyTorch's type promotion, integer and float16 kernels, and their backward nodes. The
 //! kernels are declared in `ops/binary_kernels_decl.rs`.
 
-use crate::autograd::formula::Saved;
+use crate::autograd::formula::{Saved, Values};
 use crate::autograd::saved::Value;
 use crate::autograd::{attach_named, needs_grad, SavedTensor};
 use crate::backend::cpu::elementwise;
@@ -302,12 +302,11 @@ fn binary_as(op: BinaryOp, a: Operand, b: Operand, div_name: &'static str) -> Re
         // g * b, g * a: each operand saved only if the other side needs a gradient. PyTorch
         // saves (and so packs) `other` before `self`.
         BinaryOp::Mul => {
-            let saved: Saved = [save(ra, &tb, &b)?, save(rb, &ta, &a)?]
-                .into_iter()
-                .flatten()
-                .collect();
+            let mut saved = Saved::new();
+            saved.extend(save(ra, &tb, &b)?);
+            saved.extend(save(rb, &ta, &a)?);
             let (names, values): (&'static [&'static str], _) = match (ra, rb) {
-                (true, true) => (&["other", "self"], values![]),
+                (true, true) => (&["other", "self"], Values::new()),
                 (true, false) => (&["other"], values![("self", Value::Unsaved)]),
                 _ => (&["self"], values![("other", Value::Unsaved)]),
             };
