@@ -40,7 +40,8 @@ def test_number_input_values_and_grads(name):
     check(_grad(CASES[name]))
 
 
-@pytest.mark.parametrize("name", ["add", "sub", "mul", "div", "div floor"])
+@pytest.mark.parametrize("name", ["add", "add alpha", "sub", "sub alpha", "mul", "div",
+                                  "div floor"])
 def test_number_input_graph(name):
     # The number is no graph input: the node has a None edge for it, as PyTorch's.
     def run(m):
@@ -78,6 +79,8 @@ ERRORS = {
     "string": lambda m: m.add("a", m.ones(2)),
     "list": lambda m: m.mul([1.0], m.ones(2)),
     "out requires grad": lambda m: m.add(2, m.ones(2, requires_grad=True), out=m.empty(2)),
+    "alpha float into int": lambda m: m.add(2, m.tensor([1]), alpha=0.5),
+    "alpha bool": lambda m: m.add(2, m.tensor([1.0]), alpha=True),
 }
 
 

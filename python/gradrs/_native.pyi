@@ -46,6 +46,7 @@ __all__ = [
     "_linalg_svd",
     "_is_checkpoint_valid",
     "_legacy_new",
+    "_number_input",
     "_live_nodes",
     "_enter_inference_mode",
     "_exit_inference_mode",

@@ -16,7 +16,10 @@ use pyo3::prelude::*;
 
 /// `gradrs.<name>(number, other, ...)`; `python/gradrs/_forms.py` calls it for those names.
 #[pyfunction]
-#[pyo3(signature = (name, input, other, *, alpha=NumberArg::Absent, rounding_mode=RoundingMode::Absent))]
+#[pyo3(
+    signature = (name, input, other, *, alpha=NumberArg::Absent, rounding_mode=RoundingMode::Absent),
+    text_signature = "(name, input, other, *, alpha=1, rounding_mode=None)"
+)]
 fn _number_input(
     py: Python<'_>,
     name: &str,
@@ -56,17 +59,10 @@ fn _number_input(
             } else {
                 BinaryOp::Sub
             };
-            let b = match alpha {
-                Scalar::Int(1) => o,
-                // `input + alpha * other`; the scaling is its own node here, where PyTorch's
-                // AddBackward0 keeps alpha (arithmetic::add_scaled takes a tensor first).
-                alpha => Operand::Tensor(arithmetic::binary(
-                    BinaryOp::Mul,
-                    o,
-                    Operand::Scalar(alpha),
-                )?),
-            };
-            arithmetic::binary(op, a, b)
+            match alpha {
+                Scalar::Int(1) => arithmetic::binary(op, a, o),
+                alpha => arithmetic::add_scaled(a, o, alpha, name != "add"),
+            }
         }
         "mul" | "multiply" => arithmetic::binary(BinaryOp::Mul, a, o),
         "div" | "divide" | "true_divide" => match rounding_mode {
