@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from conftest import G, assert_same_error, check, check_error, dtype_name
 from op_table import F16, F32, I32, I64, OPS, T, as_outputs, for_device
-from test_ops import DEVICES, GPU_SKIP, _backward, _compare_result, _compare_tensor, _run
+from test_ops import DEVICES, GPU_SKIP, KNOWN, _backward, _compare_result, _compare_tensor, _run
 
 pytestmark = [pytest.mark.usefixtures("restore_grad_mode"),
               pytest.mark.filterwarnings("ignore:.*degrees of freedom")]
@@ -56,8 +56,11 @@ def _params():
                 # On the GPU float64 leaves become float32 first (as in test_ops.py).
                 n = _narrowed(for_device(s, device))
                 if n is not None:
+                    # test_ops.py's known forward differences hold in the narrow dtypes too.
+                    known = KNOWN.get((device, "forward", f"{op.name}/{s.id}"))
+                    extra = [pytest.mark.xfail(reason=known, strict=True)] if known else []
                     out.append(pytest.param(op, n, device, id=f"{device}-{op.name}/{s.id}",
-                                            marks=marks))
+                                            marks=marks + extra))
     return out
 
 

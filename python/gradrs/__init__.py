@@ -303,6 +303,7 @@ true_divide = div  # noqa: F405
 
 from .functional import *  # noqa: E402,F401,F403 - softmax, allclose, isnan, unique, meshgrid...
 from . import functional  # noqa: E402
+from ._breadth import *  # noqa: E402,F401,F403 - issue 24: aliases, splits/stacks, addmv...
 from . import testing  # noqa: E402
 from . import autograd  # noqa: E402
 from . import nn  # noqa: E402
