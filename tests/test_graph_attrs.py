@@ -36,6 +36,8 @@ NOT_EXPOSED |= {
     "LinalgPinvBackward0", "LinalgQrBackward0", "LinalgSlogdetBackward0",
     "LinalgSolveExBackward0", "LinalgSolveTriangularBackward0", "LinalgSvdBackward0",
     "TraceBackward0",
+    # `linalg.vector_norm` is recorded there too (`x.norm(p, dim)` shows PyTorch's values).
+    "LinalgVectorNormBackward0",
 }
 # gelu's `approximate` (a string) picks one of two declared kernels and is not kept as a value.
 MISSING_VALUES = {"GeluBackward0"}
