@@ -39,6 +39,21 @@ NOT_EXPOSED |= {
     # `linalg.vector_norm` is recorded there too (`x.norm(p, dim)` shows PyTorch's values).
     "LinalgVectorNormBackward0",
 }
+# The ops composed in python/gradrs/_breadth.py record their node from Python too (issue 24's
+# breadth step): their closures expose no `_saved_` attributes yet.
+NOT_EXPOSED |= {
+    "AddbmmBackward0", "AddmvBackward0", "AddrBackward0", "BaddbmmBackward0",
+    "DiagEmbedBackward0", "DiagonalBackward0_copy", "FminBackward0", "IndexCopyBackward0",
+    "LogcumsumexpBackward0", "MaskedScatterBackward0", "NanmedianBackward0",
+    "NanmedianBackward1", "RsubBackward0", "SgnBackward0", "TakeBackward0", "VdotBackward0",
+}
+# Op-table entries composed in _breadth.py whose top node is a shared one (MulBackward0,
+# SliceBackward0, ViewBackward0, RsubBackward1) saving other values than PyTorch's: outer
+# multiplies two reshaped vectors (PyTorch: a column times vec2), tensor_split's slices keep
+# clamped ends (PyTorch the ends as given), inner of 1-D inputs views a (1, 1) product, and rsub
+# with a number records RsubBackward1 from Python (no `_saved_alpha`). Skipped by op, not by
+# node name, so these nodes stay checked for every other op.
+COMPOSED_DIFFERENTLY = {"outer_method", "tensor_split", "inner", "rsub"}
 # gelu's `approximate` (a string) picks one of two declared kernels and is not kept as a value.
 MISSING_VALUES = {"GeluBackward0"}
 # gradrs computes these from other saved values than PyTorch's formula reads.
@@ -85,6 +100,8 @@ def _cases():
 @pytest.mark.parametrize("op,sample", list(_cases()))
 def test_saved_attributes_match_torch(op, sample):
     torch = need_torch()
+    if op.name in COMPOSED_DIFFERENTLY:
+        pytest.skip("composed in _breadth.py with other saved values (COMPOSED_DIFFERENTLY)")
     try:
         _, ta = make_args(torch, sample)
         t_outs = as_outputs(op.fn(torch, *ta, **sample.kwargs))

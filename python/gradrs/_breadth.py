@@ -637,6 +637,11 @@ def index_copy(input, dim, index, source):
                            f"{_dtype_name(source.dtype)}")
     d = _wrap(dim, builtins.max(input.dim(), 1))
     idx = index.reshape(-1)
+    n = input.shape[d] if input.dim() > 0 else 1
+    bad = (idx < 0) | (idx >= n)
+    if bool(bad.any()):  # PyTorch checks every index, negative ones too
+        raise IndexError(f"index_copy_(): index {int(idx[bad][0])} is out of bounds for "
+                         f"dimension {d} with size {n}")
     if input.dim() == 0:
         sel = (idx,)
         inp, src = input.reshape(1), source.reshape(-1)
