@@ -7,6 +7,9 @@ import numpy as np
 import pytest
 from conftest import G, need_torch
 from op_table import OPS, as_outputs, make_args
+from saved_values import same as _same
+from saved_values import saved_names as _saved_names
+from saved_values import value as _value
 
 # Nodes whose `_saved_<name>` set differs from PyTorch's, and why. Every other node whose name
 # matches PyTorch's must show the same names with the same values. (`tools/saved_attrs.py
@@ -64,30 +67,6 @@ SAVES_DIFFERENTLY = {
     "RemainderBackward1": "keeps both operands",
 }
 KNOWN = NOT_EXPOSED | MISSING_VALUES | set(SAVES_DIFFERENTLY)
-
-
-def _saved_names(fn):
-    return sorted(a for a in dir(fn) if a.startswith("_saved_"))
-
-
-def _value(v):
-    """A saved value in comparable form."""
-    if isinstance(v, (tuple, list)):
-        return tuple(_value(x) for x in v)
-    if hasattr(v, "detach") and hasattr(v, "tolist"):
-        return ("tensor", tuple(v.shape), np.asarray(v.detach().tolist(), dtype=np.float64))
-    return v
-
-
-def _same(a, b):
-    if isinstance(a, tuple) and a and a[0] == "tensor":
-        return (isinstance(b, tuple) and b and b[0] == "tensor" and a[1] == b[1]
-                and np.allclose(a[2], b[2], rtol=1e-5, atol=1e-6, equal_nan=True))
-    if isinstance(a, tuple):
-        return isinstance(b, tuple) and len(a) == len(b) and all(map(_same, a, b))
-    if isinstance(a, float) or isinstance(b, float):
-        return isinstance(b, (int, float)) and np.isclose(a, b)
-    return a == b and type(a) is type(b)
 
 
 def _cases():
