@@ -1,22 +1,30 @@
 """GPU side by side: gradrs on its wgpu device and PyTorch on CUDA, timed in one run.
 
-    python benches/gpu_torch.py                  # matmul 4096^3 and the rest
+    python benches/gpu_torch.py                  # every figure, matmul 4096^3
     python benches/gpu_torch.py --size 1024      # a smaller matmul (lavapipe: 4096^3 is slow)
-    python benches/gpu_torch.py --repeats 3      # fewer repeats, for a quick look
+    python benches/gpu_torch.py --rounds 3       # fewer alternated rounds, for a quick look
+    python benches/gpu_torch.py --only mlp,item  # some figures only
 
-Measures what the GPU issue sets goals for:
+Measures what the GPU performance issue sets goals for:
 
 * f32 matmul n^3 in TFLOP/s (PyTorch with TF32 off, so both compute in full float32);
+* elementwise bandwidth: ``x * 1.0001`` on 16M floats, in TB/s counting bytes read and written;
 * the small-op dispatch rate: ``x = x * 1.0001`` on 1024 elements, N times, then one
   synchronize (dispatches per second);
-* the ``.item()`` round trip of a fresh result: ``(x + 1).item()`` (one dispatch, one submit,
-  one read-back);
-* the 784-256-256-10 MLP training step at batch 128 with cross-entropy (time per step).
+* the ``.item()`` round trip of a fresh result: ``(x + 1).sum().item()``;
+* the 784-256-256-10 MLP training step at batch 128 with cross-entropy (time per step);
+* a transformer block (``nn.TransformerEncoderLayer``, width 256, 8 heads, batch 32 x 128
+  tokens) forward + backward + AdamW step;
+* gradrs's kernel dispatches per MLP step and per transformer step.
 
-Each figure is the median over ``--repeats`` timed repeats after a warm-up; every timed region
-ends with the device synchronized.  Ratios are gradrs / torch for times (lower is better for
-gradrs) and torch / gradrs for rates.  Without CUDA the torch column is PyTorch on the CPU (a
-reference, not the goal's); without a wgpu adapter the script says so and exits 1.
+A GPU fresh from idle runs at low clocks: the script first runs matmuls on every library until
+two consecutive one-second rates agree within 2 %. Each figure is then measured in
+``--rounds`` rounds, the libraries alternating which goes first; a round's figure is the median
+of its timed repeats, every timed region ending with the device synchronized. The table shows
+the median over rounds and the spread (smallest to largest round). Ratios are gradrs / torch for
+times and torch / gradrs for rates (below 1 favours gradrs). Without CUDA the torch column is
+PyTorch on the CPU (a reference, not the goal's); without a wgpu adapter the script says so and
+exits 1.
 """
 
 from __future__ import annotations
@@ -28,14 +36,11 @@ import time
 
 
 def median_time(fn, sync, repeats, number=1):
-    """Median seconds per call of ``fn`` over ``repeats`` timed loops of ``number`` calls.
-
-    Warms up for a quarter second first, so that pipeline compilation, first-touch
-    allocations and an idle GPU's low clocks stay out of the timed loops."""
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < 0.25:
+    """Median seconds per call of ``fn`` over ``repeats`` timed loops of ``number`` calls,
+    after a short warm-up (pipeline compilation and first-touch allocations stay out)."""
+    for _ in range(2):
         fn()
-        sync()
+    sync()
     times = []
     for _ in range(repeats):
         t0 = time.perf_counter()
@@ -60,6 +65,13 @@ def matmul_tflops(b: Backend, n, repeats):
     return 2.0 * n**3 / sec / 1e12
 
 
+def elementwise_tbs(b: Backend, repeats, n=1 << 24, number=20):
+    """``x * 1.0001`` on ``n`` float32s: bytes read and written per second, in TB/s."""
+    x = b.lib.ones(n, device=b.device)
+    sec = median_time(lambda: x * 1.0001, b.sync, repeats, number)
+    return 2 * 4 * n / sec / 1e12
+
+
 def dispatch_rate(b: Backend, repeats, count=2000):
     x0 = b.lib.ones(1024, device=b.device)
 
@@ -77,7 +89,8 @@ def item_round_trip_us(b: Backend, repeats, number=50):
     return median_time(lambda: (x + 1).sum().item(), b.sync, repeats, number) * 1e6
 
 
-def mlp_step_ms(b: Backend, repeats, number=5):
+def mlp_step(b: Backend):
+    """One 784-256-256-10 MLP training step at batch 128 (plain SGD written out)."""
     lib, dev = b.lib, b.device
     lib.manual_seed(0)
 
@@ -102,7 +115,70 @@ def mlp_step_ms(b: Backend, repeats, number=5):
                 p -= 0.01 * p.grad
         return loss
 
-    return median_time(step, b.sync, repeats, number) * 1e3
+    return step
+
+
+def transformer_step(b: Backend):
+    """Forward, backward and AdamW step of one encoder block: batch 32 x 128 tokens x 256."""
+    lib = b.lib
+    lib.manual_seed(0)
+    block = lib.nn.TransformerEncoderLayer(256, 8, dim_feedforward=1024, dropout=0.0,
+                                           batch_first=True).to(b.device)
+    opt = lib.optim.AdamW(block.parameters(), lr=1e-3)
+    x = lib.randn(32, 128, 256, device=b.device)
+
+    def step():
+        opt.zero_grad()
+        loss = block(x).square().mean()
+        loss.backward()
+        opt.step()
+        return loss
+
+    return step
+
+
+def step_ms(make, number):
+    def measure(b: Backend, repeats):
+        return median_time(make(b), b.sync, repeats, number) * 1e3
+
+    return measure
+
+
+def dispatches_per_step(make):
+    """gradrs kernel dispatches of one step (after two warm-up steps)."""
+
+    def count(b: Backend):
+        if b.lib.__name__ != "gradrs":
+            return None
+        step = make(b)
+        step()
+        step()
+        b.sync()
+        n0 = b.lib._native._gpu_dispatch_count()
+        step()
+        b.sync()
+        return b.lib._native._gpu_dispatch_count() - n0
+
+    return count
+
+
+def warm_up(bs, n=2048, tol=0.02, limit=30.0):
+    """Run matmuls on every library until two consecutive one-second rates agree within
+    ``tol``, so that no figure is measured while the GPU's clocks still ramp up from idle."""
+    t_end = time.perf_counter() + limit
+    for b in bs:
+        x = b.lib.randn(n, n, device=b.device)
+        last = None
+        while time.perf_counter() < t_end:
+            t0, calls = time.perf_counter(), 0
+            while time.perf_counter() - t0 < 1.0:
+                x @ x
+                b.sync()
+                calls += 1
+            rate = calls / (time.perf_counter() - t0)
+            if last is not None and abs(rate - last) <= tol * last:
+                break
+            last = rate
 
 
 def backends():
@@ -129,39 +205,68 @@ def backends():
     return out
 
 
+def fmt(v):
+    return "-" if v is None else f"{v:,.4g}"
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--size", type=int, default=4096, help="matmul n (default 4096)")
-    p.add_argument("--repeats", type=int, default=7, help="timed repeats per figure")
+    p.add_argument("--repeats", type=int, default=5, help="timed repeats per round")
+    p.add_argument("--rounds", type=int, default=4, help="alternated rounds per figure")
+    p.add_argument("--only", default="", help="comma-separated figure keys (default: all)")
     args = p.parse_args(argv)
     bs = backends()
     if bs is None:
         return 1
     for b in bs:
         print(b.label)
-    print()
-    # (name, unit, function, goal, higher is better)
+    r = args.repeats
+    # (key, name, unit, function, goal, higher is better)
     rows = [
-        (f"matmul {args.size}^3 f32", "TFLOP/s",
-         lambda b: matmul_tflops(b, args.size, args.repeats), ">= 30", True),
-        ("dispatch rate (x * 1.0001, 1024 elems)", "1/s",
-         lambda b: dispatch_rate(b, args.repeats), ">= 200000", True),
-        (".item() round trip ((x + 1).sum().item())", "us",
-         lambda b: item_round_trip_us(b, args.repeats), "<= 100", False),
-        ("MLP 784-256-256-10 step, batch 128", "ms",
-         lambda b: mlp_step_ms(b, args.repeats), "<= 2x torch cuda", False),
+        ("matmul", f"matmul {args.size}^3 f32", "TFLOP/s",
+         lambda b: matmul_tflops(b, args.size, r), ">= 48", True),
+        ("bandwidth", "elementwise x * 1.0001, 16M f32", "TB/s",
+         lambda b: elementwise_tbs(b, r), ">= 0.95x torch", True),
+        ("dispatch", "dispatch rate (x * 1.0001, 1024 elems)", "1/s",
+         lambda b: dispatch_rate(b, r), ">= 500000", True),
+        ("item", ".item() round trip ((x + 1).sum().item())", "us",
+         lambda b: item_round_trip_us(b, r), "<= 27", False),
+        ("mlp", "MLP 784-256-256-10 step, batch 128", "ms",
+         lambda b: step_ms(mlp_step, 5)(b, r), "<= 0.4", False),
+        ("transformer", "transformer block fwd+bwd+AdamW, 32x128x256", "ms",
+         lambda b: step_ms(transformer_step, 2)(b, r), "<= 1x torch", False),
     ]
-    head = f"{'':44} {'gradrs':>12} {'torch':>12} {'ratio':>7}  goal"
+    counts = [("mlp", "dispatches per MLP step", dispatches_per_step(mlp_step)),
+              ("transformer", "dispatches per transformer step",
+               dispatches_per_step(transformer_step))]
+    only = {k for k in args.only.split(",") if k}
+    if only:
+        rows = [row for row in rows if row[0] in only]
+        counts = [c for c in counts if c[0] in only]
+    t0 = time.perf_counter()
+    warm_up(bs)
+    print(f"warm-up: {time.perf_counter() - t0:.1f} s\n")
+    head = f"{'':46} {'gradrs':>10} {'spread':>17} {'torch':>10} {'spread':>17} {'ratio':>6}  goal"
     print(head)
     print("-" * len(head))
-    for name, unit, fn, goal, higher in rows:
-        vals = [fn(b) for b in bs]
-        g = vals[0]
-        t = vals[1] if len(vals) > 1 else None
+    for _key, name, unit, fn, goal, higher in rows:
+        samples = [[] for _ in bs]
+        for rnd in range(args.rounds):
+            order = range(len(bs)) if rnd % 2 == 0 else reversed(range(len(bs)))
+            for i in order:
+                samples[i].append(fn(bs[i]))
+        meds = [statistics.median(v) for v in samples]
+        spreads = [f"{fmt(min(v))}-{fmt(max(v))}" for v in samples]
+        g, t = meds[0], (meds[1] if len(meds) > 1 else None)
         ratio = "-" if t is None else f"{(t / g if higher else g / t):.3f}"
-        tcol = "-" if t is None else f"{t:,.4g}"
-        print(f"{name + ' [' + unit + ']':44} {g:>12,.4g} {tcol:>12} {ratio:>7}  {goal}")
-    print("\nratio: gradrs / torch for times, torch / gradrs for rates (below 1 favours gradrs)")
+        tcols = (fmt(t), spreads[1]) if t is not None else ("-", "")
+        print(f"{name + ' [' + unit + ']':46} {fmt(g):>10} {spreads[0]:>17} "
+              f"{tcols[0]:>10} {tcols[1]:>17} {ratio:>6}  {goal}", flush=True)
+    for _key, name, fn in counts:
+        print(f"{name:46} {fmt(fn(bs[0])):>10}")
+    print("\nratio: gradrs / torch for times, torch / gradrs for rates (below 1 favours gradrs);"
+          "\nspread: the smallest and largest of the rounds' medians")
     return 0
 
 
