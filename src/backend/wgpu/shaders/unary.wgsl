@@ -164,16 +164,20 @@ fn softplus_(v: f32, b: f32, t: f32) -> f32 {
 
 // logit with eps e, as PyTorch's kernel: x clamped to [e, 1 - e] unless e is negative or NaN
 // (None); +inf at 1, -inf at 0, NaN outside [0, 1] (written out: WGSL's log is undefined there).
+// NaN is tested by the bits first: the H100's driver took `NaN > 1 - e` as true and clamped it.
 fn logit_(v: f32, e: f32) -> f32 {
+    if (is_nan(v)) {
+        return v;
+    }
     var x = v;
-    if (e >= 0.0) {
+    if (!is_nan(e) && e >= 0.0) {
         if (x < e) {
             x = e;
         } else if (x > 1.0 - e) {
             x = 1.0 - e;
         }
     }
-    if (is_nan(x) || x < 0.0 || x > 1.0) {
+    if (x < 0.0 || x > 1.0) {
         return bitcast<f32>(0x7fc00000u);
     }
     if (x == 1.0) {
