@@ -22,7 +22,6 @@ from ._native import (
     OutOfMemoryError,
     Tensor,
     arange,
-    as_tensor,
     bernoulli,
     bool,
     default_generator,
@@ -35,7 +34,6 @@ from ._native import (
     float16,
     float32,
     float64,
-    from_numpy,
     full,
     full_like,
     get_default_dtype,
@@ -75,6 +73,8 @@ from ._size import Size
 from ._tensor_str import get_printoptions, set_printoptions
 from ._tensor_str import format_tensor as _format_tensor
 from ._typeinfo import finfo, iinfo
+from ._numpy_compat import as_tensor, from_numpy  # numpy manners: shares memory, PyTorch's checks
+from ._dlpack import from_dlpack
 
 half = float16
 float = float32
