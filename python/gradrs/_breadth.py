@@ -1059,10 +1059,12 @@ def lcm(input, other, *, out=None):
 
 def _shift(name, input, other, left):
     for t in (input, other):
-        if isinstance(t, Tensor) and t.is_floating_point() or isinstance(t, float):
+        if isinstance(t, Tensor) and t.is_floating_point() or isinstance(t, (float, np.floating)):
             dt = _dtype_name(t.dtype) if isinstance(t, Tensor) else "Float"
             raise NotImplementedError(f'"{name}_cpu" not implemented for \'{dt}\'')
     a, b = input, other
+    if isinstance(b, np.generic):
+        b = b.item()  # a numpy number counts as a Python number (np.int32(2) is an int, not int32)
     if not isinstance(b, Tensor):
         b = _G.full_like(a, b) if a.dtype != _G.bool else _G.tensor(b, device=a.device)
     if not isinstance(a, Tensor):
@@ -1246,12 +1248,23 @@ for _fn in (fmin, gcd, lcm, bitwise_left_shift, bitwise_right_shift, histc, get_
     setattr(Tensor, _fn.__name__, _as_method(_fn))
 
 
-def _rlshift(self, other):
-    return bitwise_left_shift(other, self)
+def _shift_dunder(name, shift, reflected):
+    # PyTorch's dunders turn a TypeError into NotImplemented, so Python (or numpy, for an
+    # ndarray operand) gets its turn: `t << ndarray` is numpy's left_shift wrapped in a Tensor.
+    def method(self, other):
+        if not isinstance(other, (Tensor, int, float, np.number, np.bool_)):
+            return NotImplemented
+        try:
+            return shift(other, self) if reflected else shift(self, other)
+        except TypeError:
+            return NotImplemented
+
+    method.__name__, method.__qualname__ = name, f"Tensor.{name}"
+    return method
 
 
-def _rrshift(self, other):
-    return bitwise_right_shift(other, self)
+_rlshift = _shift_dunder("__rlshift__", bitwise_left_shift, True)
+_rrshift = _shift_dunder("__rrshift__", bitwise_right_shift, True)
 
 
 def _in_place(name, compute):
@@ -1268,12 +1281,8 @@ def _bitwise_not_(self):
     return self.copy_(self.bitwise_not())
 
 
-def _lshift(self, other):
-    return bitwise_left_shift(self, other)
-
-
-def _rshift(self, other):
-    return bitwise_right_shift(self, other)
+_lshift = _shift_dunder("__lshift__", bitwise_left_shift, False)
+_rshift = _shift_dunder("__rshift__", bitwise_right_shift, False)
 
 
 def _true_divide(self, other):

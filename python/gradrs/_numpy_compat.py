@@ -12,6 +12,9 @@ from ._native import Tensor
 
 # The numpy scalar types gradrs has a dtype for (the native `from_numpy` reads their memory).
 _SUPPORTED = (np.float64, np.float32, np.float16, np.int64, np.int32, np.bool_)
+# PyTorch's: it refuses any other type before looking at strides or byte order.
+_TORCH_TYPES = _SUPPORTED + (np.complex64, np.complex128, np.int16, np.int8, np.uint64,
+                             np.uint32, np.uint16, np.uint8)
 _SUPPORTED_NAMES = "float64, float32, float16, int64, int32, and bool"
 
 _READONLY = (
@@ -25,18 +28,28 @@ _READONLY = (
 _warned_readonly = False
 
 
+def _unsupported(arr) -> TypeError:
+    # PyTorch names the array's scalar type (its C `tp_name`), e.g. numpy.longdouble.
+    return TypeError(
+        f"can't convert np.ndarray of type numpy.{arr.dtype.type.__name__}. The only "
+        f"supported types are: {_SUPPORTED_NAMES}."
+    )
+
+
 def _check(arr) -> None:
-    """PyTorch's `tensor_from_numpy` checks, in its order: the type, the read-only warning,
-    strides in whole elements and not negative, native byte order, a supported dtype."""
+    """PyTorch's `tensor_from_numpy` checks, in its order: the type, the read-only warning, a
+    dtype it knows, strides in whole elements and not negative, native byte order; then a
+    dtype gradrs has (fewer than PyTorch's)."""
     global _warned_readonly
     if not isinstance(arr, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type_name(arr)})")
     if not arr.flags.writeable and not _warned_readonly:
         _warned_readonly = True
         warnings.warn(_READONLY, UserWarning, stacklevel=3)
+    if arr.dtype.type not in _TORCH_TYPES:
+        raise _unsupported(arr)
     item = arr.dtype.itemsize
-    # A zero-size dtype ('U0', 'V0') has no element size to divide by; its dtype is refused below.
-    if item and any(s % item for s in arr.strides):
+    if any(s % item for s in arr.strides):
         raise ValueError(
             "given numpy array strides not a multiple of the element byte size. Copy the numpy "
             "array to reallocate the memory."
@@ -53,11 +66,7 @@ def _check(arr) -> None:
             "between byte orders is currently not supported."
         )
     if arr.dtype.type not in _SUPPORTED:
-        # PyTorch names the array's scalar type (its C `tp_name`), e.g. numpy.longdouble.
-        raise TypeError(
-            f"can't convert np.ndarray of type numpy.{arr.dtype.type.__name__}. The only "
-            f"supported types are: {_SUPPORTED_NAMES}."
-        )
+        raise _unsupported(arr)
 
 
 def from_numpy(ndarray) -> Tensor:
