@@ -95,6 +95,23 @@ def _known(tdt, odt, op, side):
     return None
 
 
+RUST_IN_PLACE = ("Rust: Tensor.__iadd__/__isub__/__imul__/__itruediv__ (src/python/tensor.rs) "
+                 "raise TypeError for an ndarray; PyTorch's return NotImplemented, so Python "
+                 "falls back to `t + a` (numpy's add, a new float64 Tensor; t unchanged)")
+RUST_IPOW = ("Rust: Tensor has no pow_ (so no __ipow__): `t **= x` rebinds t to t ** x instead "
+             "of writing into it")
+
+
+def _in_place_known(tdt, odt, op, side):
+    if side == "t.a" and op in ("iadd", "isub", "imul", "itruediv"):
+        return RUST_IN_PLACE
+    if side == "a.t" and op == "itruediv":
+        return RUST_RTRUEDIV
+    if side == "t.s" and op == "ipow":
+        return RUST_IPOW
+    return None
+
+
 def _cases():
     for tdt in TENSOR_DTYPES:
         for odt in OTHER_DTYPES:
@@ -116,6 +133,34 @@ def test_dunder_with_numpy(torch, tdt, odt, op, side):
         s = a[0]
         x, y = {"t.a": (t, a), "a.t": (a, t), "t.s": (t, s), "s.t": (s, t)}[side]
         return f(x, y)
+
+    _compare(torch, run)
+
+
+IN_PLACE = ["iadd", "isub", "imul", "itruediv", "ifloordiv", "imod", "ipow", "iand", "ior",
+            "ixor", "ilshift", "irshift"]
+
+
+def _in_place_cases():
+    for tdt in ("float32", "int64"):
+        for odt in ("float64", "int64"):
+            for op in IN_PLACE:
+                for side in ("t.a", "a.t", "t.s"):
+                    reason = _in_place_known(tdt, odt, op, side)
+                    yield pytest.param(tdt, odt, op, side, marks=[_xfail(reason)] if reason else [],
+                                       id=f"{tdt}-{odt}-{op}-{side}")
+
+
+@pytest.mark.parametrize("tdt,odt,op,side", list(_in_place_cases()))
+def test_in_place_dunder_with_numpy(torch, tdt, odt, op, side):
+    """`x op= y`: the result and what became of the left operand."""
+    f = getattr(operator, op)
+
+    def run(M):
+        t = M.tensor([1, 2, 3]).to(getattr(M, tdt))
+        a = np.array([2, 1, 3], dtype=odt)
+        x, y = {"t.a": (t, a), "a.t": (a, t), "t.s": (t, a[0])}[side]
+        return f(x, y), x
 
     _compare(torch, run)
 

@@ -1309,6 +1309,30 @@ Tensor.bitwise_left_shift_ = _in_place("bitwise_left_shift_", bitwise_left_shift
 Tensor.bitwise_right_shift_ = _in_place("bitwise_right_shift_", bitwise_right_shift)
 Tensor.__ilshift__ = _in_place("__ilshift__", bitwise_left_shift)
 Tensor.__irshift__ = _in_place("__irshift__", bitwise_right_shift)
+
+
+def _in_place_dunder(name, method):
+    # `t //= x` must write into `t` (without it Python rebinds `t` to `t // x`); an operand that
+    # is no tensor or number gives NotImplemented, as PyTorch's, so `t //= ndarray` falls back
+    # to `t // ndarray`; a result the tensor cannot hold is refused before the kernel runs.
+    def dunder(self, other):
+        if not isinstance(other, (Tensor, int, float, np.number, np.bool_)):
+            return NotImplemented
+        result = _G.result_type(self, other)
+        if not _G.can_cast(result, self.dtype):
+            raise RuntimeError(f"result type {_dtype_name(result)} can't be cast to the desired "
+                               f"output type {_dtype_name(self.dtype)}")
+        try:
+            return method(self, other)
+        except TypeError:
+            return NotImplemented
+
+    dunder.__name__, dunder.__qualname__ = name, f"Tensor.{name}"
+    return dunder
+
+
+Tensor.__ifloordiv__ = _in_place_dunder("__ifloordiv__", Tensor.floor_divide_)
+Tensor.__imod__ = _in_place_dunder("__imod__", Tensor.remainder_)
 Tensor.bitwise_and_ = _in_place("bitwise_and_", lambda a, b: a.bitwise_and(b))
 Tensor.bitwise_or_ = _in_place("bitwise_or_", lambda a, b: a.bitwise_or(b))
 Tensor.bitwise_xor_ = _in_place("bitwise_xor_", lambda a, b: a.bitwise_xor(b))
@@ -1316,6 +1340,8 @@ Tensor.bitwise_not_ = _bitwise_not_
 Tensor.__iand__ = _in_place("__iand__", lambda a, b: a.bitwise_and(b))
 Tensor.__ior__ = _in_place("__ior__", lambda a, b: a.bitwise_or(b))
 Tensor.__ixor__ = _in_place("__ixor__", lambda a, b: a.bitwise_xor(b))
+for _name in ("__ilshift__", "__irshift__", "__iand__", "__ior__", "__ixor__"):
+    setattr(Tensor, _name, _in_place_dunder(_name, getattr(Tensor, _name)))
 del _fn
 
 
