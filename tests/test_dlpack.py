@@ -91,6 +91,24 @@ def test_gradrs_from_torch_shares(torch, dtype):
     assert _first(x) == _one(dtype)
 
 
+def test_memory_outlives_the_producer(torch):
+    """The consumer keeps the producer's memory alive: nothing dangles once it is gone."""
+    import gc
+
+    t = G.arange(1000.0)
+    x = torch.from_dlpack(t)
+    a = np.from_dlpack(G.arange(1000.0) * 2)
+    y = torch.arange(1000.0) * 3
+    u = G.from_dlpack(y)
+    del t, y
+    gc.collect()
+    junk = [G.ones(1000) * 9 for _ in range(20)] + [torch.ones(1000) * 9 for _ in range(20)]
+    assert x.tolist() == list(map(float, range(1000)))
+    assert a.tolist() == [2.0 * i for i in range(1000)]
+    assert u.tolist() == [3.0 * i for i in range(1000)]
+    del junk
+
+
 def test_legacy_capsules_both_ways(torch):
     t = G.arange(4)
     cap = G.utils.dlpack.to_dlpack(t)
