@@ -525,3 +525,34 @@ def test_function_in_a_training_step_frees_graph():
         Exp.apply(x * 2).sum().backward()
         del x
     assert G._native._live_nodes() == before
+
+
+@pytest.mark.parametrize("case", ["inputs_as_is", "input_and_new", "one_output",
+                                  "non_differentiable_second"])
+def test_view_outputs_refuse_inplace(case):
+    # PyTorch: a view output is IN_CUSTOM_FUNCTION; with more than one differentiable output
+    # every view output is MULTI_OUTPUT_NODE (another message).
+    def run(m):
+        class F(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, y):
+                if case == "inputs_as_is":
+                    return x, y
+                if case == "input_and_new":
+                    return x, y * 2
+                if case == "non_differentiable_second":
+                    z = y * 2
+                    ctx.mark_non_differentiable(z)
+                    return x, z
+                return x
+
+            @staticmethod
+            def backward(ctx, *grads):
+                return grads[0], (grads[1] if len(grads) > 1 else None)
+
+        a = m.ones(2, requires_grad=True) * 1
+        b = m.ones(2, requires_grad=True) * 1
+        out = F.apply(a, b)
+        (out[0] if isinstance(out, tuple) else out).mul_(2)
+
+    check_error(run)

@@ -854,6 +854,36 @@ def test_full_backward_hook_no_input_grad(torch):
     assert rg == rt
 
 
+@pytest.mark.parametrize("which", [0, 1])
+def test_full_backward_hook_outputs_refuse_inplace(torch, which):
+    # PyTorch's outputs are the inputs returned as is by BackwardHookFunction: views made in a
+    # custom Function, so an in-place write raises naming the output's index.
+    def run(M):
+        m = M.nn.Module()
+        m.forward = lambda a, b: (a * 2, b * 3)
+        m.register_full_backward_hook(lambda *a: None)
+        outs = m(M.ones(2, requires_grad=True), M.ones(2, requires_grad=True))
+        outs[which].mul_(2)
+
+    assert_same_error(lambda: run(G), lambda: run(torch))
+
+
+def test_full_backward_hook_single_node_over_outputs(torch):
+    def run(M):
+        m = M.nn.Module()
+        m.forward = lambda a, b: (a * 2, b * 3)
+        log = []
+        m.register_full_backward_hook(lambda mod, gi, go: log.append((gi, go)))
+        a, b = M.ones(2, requires_grad=True), M.ones(2, requires_grad=True)
+        p, q = m(a, b)
+        p.sum().backward()
+        shared = p.grad_fn is q.grad_fn
+        norm_log = [[None if g is None else g.tolist() for g in gi + go] for gi, go in log]
+        return shared, norm_log, a.grad.tolist(), b.grad.tolist()
+
+    assert run(G) == run(torch)
+
+
 def test_backward_hook_mixing_errors(torch):
     def run(M):
         m = M.nn.Module()

@@ -192,13 +192,15 @@ pub fn _attach_node(
         })
         .collect();
     let node = new_node(Box::new(node), edges, outputs.len() as u32);
+    // A custom Function's output that is a view (of an input, or an input returned as is) may
+    // not be modified in place, as in PyTorch; with several differentiable outputs it is
+    // refused as a multi-output node's view (PyTorch's `_process_backward_mode_ad`).
+    let multi_view = outputs.iter().flatten().count() > 1;
     for (i, out) in outputs.iter().enumerate() {
         if let Some(t) = out {
             t.set_grad_fn(Some(node.clone()), i as u32);
-            // A custom Function's output that is a view (of an input, or an input returned
-            // as is) may not be modified in place, as in PyTorch.
             if ctx.is_some() {
-                t.mark_custom_function_view();
+                t.mark_custom_function_view(multi_view);
             }
         }
     }

@@ -287,9 +287,13 @@ impl Tensor {
 
     /// Mark a view as made by a custom Function (which returned it): its history cannot be
     /// rebased (Note [View creation meta]). Does nothing for a tensor that is not a view.
-    pub fn mark_custom_function_view(&self) {
+    pub fn mark_custom_function_view(&self, multi_output: bool) {
         if self.view_base().is_some() {
-            self.0.meta.lock().creation_meta = CreationMeta::InCustomFunction;
+            self.0.meta.lock().creation_meta = if multi_output {
+                CreationMeta::MultiOutputNode
+            } else {
+                CreationMeta::InCustomFunction
+            };
         }
     }
 

@@ -102,38 +102,19 @@ def _node_ctx():
 
 def _identity_nodes(tensors, backward):
     """Identity views of `tensors` whose gradients all reach `backward(grads) -> grads` once,
-    together: PyTorch's BackwardHookFunction, one node over every tensor.
+    together: PyTorch's BackwardHookFunction, one node over every tensor, None for the
+    outputs the loss did not use.
 
-    `_native._attach_node` gives a node one output. One tensor: one identity node, exactly
-    PyTorch's graph. Several: each output gets its own identity node (named as PyTorch's) that
-    only stores its gradient and feeds a shared scalar token; the token's node, whose edges go
-    to the inputs, runs after all of them (the engine runs a node once all its consumers have),
-    so `backward` sees every output gradient at once, None for outputs the loss did not use.
-    """
-    if len(tensors) == 1:
-        (x,) = tensors
-        out = x.detach()
-        _native._attach_node(out, [x], _NODE, lambda g: list(backward((g,))), ctx=_node_ctx())
-        return (out,)
-    slots = [None] * len(tensors)
-    token = _native.zeros(())
-
-    def token_backward(_):
-        grads = backward(tuple(slots))
-        slots[:] = [None] * len(tensors)
-        return list(grads)
-
-    _native._attach_node(token, list(tensors), _NODE, token_backward, ctx=_node_ctx())
-    outs = []
-    for i, x in enumerate(tensors):
-        out = x.detach()
-
-        def store(g, i=i):
-            slots[i] = g
-            return [_native.zeros(())]
-
-        _native._attach_node(out, [token], _NODE, store, ctx=_node_ctx())
-        outs.append(out)
+    Each output is a view of its input, as PyTorch's outputs (the inputs returned as is):
+    `_attach_node` marks it as made in a custom Function, so in-place writes are refused with
+    PyTorch's message naming the output's index."""
+    outs = [x.view_as(x) for x in tensors]
+    if len(outs) == 1:
+        _native._attach_node(outs[0], list(tensors), _NODE, lambda g: list(backward((g,))),
+                             ctx=_node_ctx())
+    else:
+        _native._attach_node(outs, list(tensors), _NODE, lambda gs: list(backward(tuple(gs))),
+                             ctx=_node_ctx())
     return tuple(outs)
 
 
