@@ -1373,3 +1373,73 @@ def detach_(input):
 __all__ += ["rsub", "fill", "fmin", "gcd", "lcm", "bitwise_left_shift", "bitwise_right_shift",
             "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "isin", "histc",
             "get_device", "nanmedian", "negative_", "square_", "zero_", "fill_", "detach_"]
+
+
+# ---- fill_diagonal_ and put -------------------------------------------------------
+
+def _fill_diagonal_(self, fill_value, wrap=False):
+    """`Tensor.fill_diagonal_(fill_value, wrap=False)`: the main diagonal (every dim equal past
+    2-D) set to `fill_value` in place; `wrap` continues a tall matrix's diagonal every
+    `width + 1` rows, as PyTorch's strided fill does."""
+    n = self.dim()
+    if n < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    h, w = self.shape[0], self.shape[1]
+    if n > 2 and builtins.any(s != h for s in self.shape[1:]):
+        raise RuntimeError("all dimensions of input must be of equal length")
+    diag = self
+    for _ in range(n - 1):
+        diag = diag.diagonal(0, 0, 1)
+    diag.fill_(fill_value)
+    if wrap and n == 2 and h > w + 1:
+        start = w + 1
+        while start < h:
+            self[start:].diagonal().fill_(fill_value)
+            start += w + 1
+    return self
+
+
+def put(input, index, source, accumulate=False):
+    """`gradrs.put(input, index, source, accumulate=False)`: a copy of `input` whose flattened
+    positions `index` hold `source`'s elements (added with `accumulate`) (PutBackward0)."""
+    _check_tensor("put", "input", 1, input)
+    if index.dtype != _G.int64:
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got "
+                           f"{_dtype_name(index.dtype)}")
+    if input.dtype != source.dtype:
+        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got "
+                           f"self.dtype = {_dtype_name(input.dtype)} and source.dtype = "
+                           f"{_dtype_name(source.dtype)}")
+    if index.numel() != source.numel():
+        raise RuntimeError(f"put_(): Expected source and index to have the same number of "
+                           f"elements, but got source.numel() = {source.numel()}, "
+                           f"index.numel() = {index.numel()}")
+    n = input.numel()
+    if index.numel():
+        for v in (int(index.min().item()), int(index.max().item())):
+            if v < -n or v >= n:
+                raise IndexError(f"out of range: tried to access index {v} on a tensor of {n} "
+                                 "elements.")
+    flat_index = _G.where(index < 0, index + n, index).reshape(-1)
+    with _no_grad():
+        res = input.clone()
+        flat = res.view(-1)
+        if accumulate:
+            flat.index_add_(0, flat_index, source.reshape(-1))
+        else:
+            flat[flat_index] = source.reshape(-1)
+
+    def backward(g):
+        gi = gs = None
+        if input.requires_grad:
+            gi = g if accumulate else put(g, index, _G.zeros_like(source))
+        if source.requires_grad:
+            gs = take(g, index).reshape(source.shape)
+        return gi, None, gs
+
+    return _node("PutBackward0", res, [input, index, source], backward)
+
+
+Tensor.put = _method(put)
+Tensor.fill_diagonal_ = _fill_diagonal_
+__all__ += ["put"]

@@ -546,6 +546,62 @@ macro_rules! unary_table {
                 methods: [], inplace: [], functions: [],
                 sig: "(Tensor input, float negative_slope = 0.01)",
             }
+            Asinh asinh {
+                node: "AsinhBackward0",
+                dtypes: Dtypes::Float,
+                save: Input,
+                cpu: |v| v.asinh(),
+                wgsl: "asinh_(v)",
+                grad: |g, x| mul(g, &rsqrt(&add(&mul(x, x)?, 1.0)?)?),
+                methods: [asinh, arcsinh], inplace: [asinh_, arcsinh_], functions: [asinh, arcsinh, asinh_, arcsinh_],
+                sig: UNARY,
+            }
+            Acosh acosh {
+                node: "AcoshBackward0",
+                dtypes: Dtypes::Float,
+                save: Input,
+                cpu: |v| v.acosh(),
+                wgsl: "acosh_(v)",
+                // PyTorch's (x² - 1)^(-1/2).
+                grad: |g, x| mul(g, &rsqrt(&sub(&mul(x, x)?, 1.0)?)?),
+                methods: [acosh, arccosh], inplace: [acosh_, arccosh_], functions: [acosh, arccosh, acosh_, arccosh_],
+                sig: UNARY,
+            }
+            Atanh atanh {
+                node: "AtanhBackward0",
+                dtypes: Dtypes::Float,
+                save: Input,
+                cpu: |v| v.atanh(),
+                wgsl: "atanh_(v)",
+                grad: |g, x| div(g, &rsub(&mul(x, x)?, 1.0)?),
+                methods: [atanh, arctanh], inplace: [atanh_, arctanh_], functions: [atanh, arctanh, atanh_, arctanh_],
+                sig: UNARY,
+            }
+            Erfc erfc {
+                node: "ErfcBackward0",
+                dtypes: Dtypes::Float,
+                save: Input,
+                cpu: |v| <T as crate::ops::special_fns::SpecialFns>::erfc(v),
+                wgsl: "erfc_(v)",
+                // -2/sqrt(pi) * exp(-x²)
+                grad: |g, x| mul(g, &mul(&exp(&neg(&mul(x, x)?)?)?, -FRAC_2_SQRT_PI)?),
+                methods: [erfc], inplace: [erfc_], functions: [erfc, erfc_],
+                sig: UNARY,
+            }
+            Erfinv erfinv {
+                node: "ErfinvBackward0",
+                dtypes: Dtypes::Float,
+                save: Input,
+                cpu: |v| <T as crate::ops::special_fns::SpecialFns>::erfinv(v),
+                wgsl: "erfinv_(v)",
+                // sqrt(pi)/2 * exp(erfinv(x)²), erfinv recomputed as PyTorch's formula does.
+                grad: |g, x| {
+                    let r = erfinv(x)?;
+                    mul(g, &mul(&exp(&mul(&r, &r)?)?, 0.5 * PI.sqrt())?)
+                },
+                methods: [erfinv], inplace: [erfinv_], functions: [erfinv, erfinv_],
+                sig: UNARY,
+            }
         }
     };
 }

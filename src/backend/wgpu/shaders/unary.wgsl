@@ -154,6 +154,91 @@ fn acos_(v: f32) -> f32 {
     return atan2(sqrt((1.0 - v) * (1.0 + v)), v);
 }
 
+// asinh / acosh / atanh / erfc / erfinv (issue 24), written out: the builtins are
+// indeterminate outside their domains and lose the small values to cancellation.
+fn asinh_(v: f32) -> f32 {
+    let a = abs(v);
+    var r: f32;
+    if (a > 1e8) {
+        r = log(a) + 0.6931471805599453;
+    } else {
+        r = log1p_(a + a * a / (1.0 + sqrt(1.0 + a * a)));
+    }
+    if (is_nan(v)) {
+        return v;
+    }
+    return select(r, -r, v < 0.0);
+}
+
+fn acosh_(v: f32) -> f32 {
+    if (v < 1.0) {
+        return bitcast<f32>(0x7fc00000u);
+    }
+    if (v > 1e8) {
+        return log(v) + 0.6931471805599453;
+    }
+    let t = v - 1.0;
+    return log1p_(t + sqrt(t * (v + 1.0)));
+}
+
+fn atanh_(v: f32) -> f32 {
+    let a = abs(v);
+    if (a > 1.0) {
+        return bitcast<f32>(0x7fc00000u);
+    }
+    var r: f32;
+    if (a == 1.0) {
+        r = bitcast<f32>(0x7f800000u);
+    } else {
+        r = 0.5 * log1p_(2.0 * a / (1.0 - a));
+    }
+    if (is_nan(v)) {
+        return v;
+    }
+    return select(r, -r, v < 0.0);
+}
+
+fn erfc_(v: f32) -> f32 {
+    // erf_'s fit of erfc(z) directly for |v| >= 0.5, so its small values keep their digits.
+    let z = abs(v);
+    if (z < 0.5 || is_nan(v)) {
+        return 1.0 - erf_(v);
+    }
+    let t = 1.0 / (1.0 + 0.5 * z);
+    let poly = -1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))));
+    let r = t * exp(-z * z + poly);
+    return select(r, 2.0 - r, v < 0.0);
+}
+
+fn erfinv_(y: f32) -> f32 {
+    // PyTorch's calc_erfinv: a rational first guess, then Newton steps on erf.
+    let a = abs(y);
+    if (a > 1.0) {
+        return bitcast<f32>(0x7fc00000u);
+    }
+    if (a == 1.0) {
+        return select(bitcast<f32>(0x7f800000u), bitcast<f32>(0xff800000u), y < 0.0);
+    }
+    var x: f32;
+    if (a <= 0.7) {
+        let z = y * y;
+        let num = ((-0.140543331 * z + 0.914624893) * z - 1.645349621) * z + 0.886226899;
+        let dem = (((0.012229801 * z - 0.329097515) * z + 1.442710462) * z - 2.118377725) * z + 1.0;
+        x = y * num / dem;
+    } else {
+        let z = sqrt(-log((1.0 - a) / 2.0));
+        let num = ((1.641345311 * z + 3.429567803) * z - 1.624906493) * z - 1.970840454;
+        let dem = (1.637067800 * z + 3.543889200) * z + 1.0;
+        x = select(num, -num, y < 0.0) / dem;
+    }
+    x = x - (erf_(x) - y) / (1.1283791670955126 * exp(-x * x));
+    x = x - (erf_(x) - y) / (1.1283791670955126 * exp(-x * x));
+    if (is_nan(y)) {
+        return y;
+    }
+    return x;
+}
+
 // softplus with beta b, threshold t: linear above the threshold, as PyTorch's.
 fn softplus_(v: f32, b: f32, t: f32) -> f32 {
     if (v * b > t) {
