@@ -48,7 +48,8 @@ NOT_EXPOSED |= {
     "AddbmmBackward0", "AddmvBackward0", "AddrBackward0", "BaddbmmBackward0",
     "DiagEmbedBackward0", "DiagonalBackward0_copy", "FminBackward0", "IndexCopyBackward0",
     "LogcumsumexpBackward0", "MaskedScatterBackward0", "NanmedianBackward0",
-    "NanmedianBackward1", "RsubBackward0", "SgnBackward0", "TakeBackward0", "VdotBackward0",
+    "NanmedianBackward1", "PutBackward0", "RsubBackward0", "SgnBackward0", "TakeBackward0",
+    "VdotBackward0",
 }
 # Op-table entries composed in _breadth.py whose top node is a shared one (MulBackward0,
 # SliceBackward0, ViewBackward0, RsubBackward1) saving other values than PyTorch's: outer

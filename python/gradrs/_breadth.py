@@ -1381,6 +1381,12 @@ def _fill_diagonal_(self, fill_value, wrap=False):
     """`Tensor.fill_diagonal_(fill_value, wrap=False)`: the main diagonal (every dim equal past
     2-D) set to `fill_value` in place; `wrap` continues a tall matrix's diagonal every
     `width + 1` rows, as PyTorch's strided fill does."""
+    if not _argparse._is_number(fill_value):
+        raise TypeError("fill_diagonal_(): argument 'fill_value' (position 1) must be Number, "
+                        f"not {_argparse.type_name(fill_value)}")
+    if not isinstance(wrap, bool):
+        raise TypeError("fill_diagonal_(): argument 'wrap' (position 2) must be bool, "
+                        f"not {_argparse.type_name(wrap)}")
     n = self.dim()
     if n < 2:
         raise RuntimeError("dimensions must larger than 1")
@@ -1399,10 +1405,19 @@ def _fill_diagonal_(self, fill_value, wrap=False):
     return self
 
 
-def put(input, index, source, accumulate=False):
+_argparse.SIGNATURES["put"] = [
+    "(Tensor input, Tensor index, Tensor source, bool accumulate = False)"]
+
+
+def _put(input, index, source, accumulate=False):
     """`gradrs.put(input, index, source, accumulate=False)`: a copy of `input` whose flattened
     positions `index` hold `source`'s elements (added with `accumulate`) (PutBackward0)."""
-    _check_tensor("put", "input", 1, input)
+    for value in (index, source):
+        if not isinstance(value, Tensor):
+            raise TypeError  # _argparse.functional words it as PyTorch's parser does
+    if not isinstance(accumulate, bool):
+        raise TypeError
+    # PyTorch's put_ checks, in its order.
     if index.dtype != _G.int64:
         raise RuntimeError(f"put_(): Expected a long tensor for index, but got "
                            f"{_dtype_name(index.dtype)}")
@@ -1411,18 +1426,22 @@ def put(input, index, source, accumulate=False):
                            f"self.dtype = {_dtype_name(input.dtype)} and source.dtype = "
                            f"{_dtype_name(source.dtype)}")
     if index.numel() != source.numel():
-        raise RuntimeError(f"put_(): Expected source and index to have the same number of "
-                           f"elements, but got source.numel() = {source.numel()}, "
-                           f"index.numel() = {index.numel()}")
+        raise IndexError(f"put_(): Expected source and index to have the same number of "
+                         f"elements, but got source.numel() = {source.numel()}, "
+                         f"index.numel() = {index.numel()}")
     n = input.numel()
-    if index.numel():
-        for v in (int(index.min().item()), int(index.max().item())):
-            if v < -n or v >= n:
-                raise IndexError(f"out of range: tried to access index {v} on a tensor of {n} "
-                                 "elements.")
-    flat_index = _G.where(index < 0, index + n, index).reshape(-1)
+    flat_index = index.reshape(-1)
+    if flat_index.numel():
+        if n == 0:
+            raise IndexError("put_(): Tried to put elements into an empty tensor")
+        bad = ((flat_index < -n) | (flat_index >= n)).nonzero()
+        if bad.numel():  # the first one in index order, as PyTorch's serial kernel meets it
+            v = int(flat_index[int(bad[0, 0].item())].item())
+            raise IndexError(f"out of range: tried to access index {v} on a tensor of {n} "
+                             "elements.")
+    flat_index = _G.where(flat_index < 0, flat_index + n, flat_index)
     with _no_grad():
-        res = input.clone()
+        res = input.contiguous().clone()  # flattened in the input's logical order
         flat = res.view(-1)
         if accumulate:
             flat.index_add_(0, flat_index, source.reshape(-1))
@@ -1440,6 +1459,17 @@ def put(input, index, source, accumulate=False):
     return _node("PutBackward0", res, [input, index, source], backward)
 
 
-Tensor.put = _method(put)
+put = _argparse.functional("put", _put)
+put.__name__ = put.__qualname__ = "put"
+put.__doc__ = _put.__doc__
+put.__module__ = "gradrs"
+
+
+def _put_method(self, index, source, accumulate=False):
+    """`Tensor.put(index, source, accumulate=False)`."""
+    return put(self, index, source, accumulate)
+
+
+Tensor.put = _put_method
 Tensor.fill_diagonal_ = _fill_diagonal_
 __all__ += ["put"]

@@ -176,6 +176,22 @@ __all__ = [
     "rad2deg_",
     "logit",
     "logit_",
+    "asinh",
+    "arcsinh",
+    "asinh_",
+    "arcsinh_",
+    "acosh",
+    "arccosh",
+    "acosh_",
+    "arccosh_",
+    "atanh",
+    "arctanh",
+    "atanh_",
+    "arctanh_",
+    "erfc",
+    "erfc_",
+    "erfinv",
+    "erfinv_",
     "atan2",
     "arctan2",
     "xlogy",
@@ -361,6 +377,22 @@ rad2deg = _form("rad2deg", out=True)
 rad2deg_ = _form("rad2deg_", out=False)
 logit = _form("logit", out=True)
 logit_ = _form("logit_", out=False)
+asinh = _form("asinh", out=True)
+arcsinh = _form("arcsinh", out=True)
+asinh_ = _form("asinh_", out=False)
+arcsinh_ = _form("arcsinh_", out=False)
+acosh = _form("acosh", out=True)
+arccosh = _form("arccosh", out=True)
+acosh_ = _form("acosh_", out=False)
+arccosh_ = _form("arccosh_", out=False)
+atanh = _form("atanh", out=True)
+arctanh = _form("arctanh", out=True)
+atanh_ = _form("atanh_", out=False)
+arctanh_ = _form("arctanh_", out=False)
+erfc = _form("erfc", out=True)
+erfc_ = _form("erfc_", out=False)
+erfinv = _form("erfinv", out=True)
+erfinv_ = _form("erfinv_", out=False)
 atan2 = _form("atan2", out=True)
 arctan2 = _form("arctan2", out=True)
 xlogy = _form("xlogy", out=True)
