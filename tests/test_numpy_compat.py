@@ -66,10 +66,6 @@ TENSOR_DTYPES = ["float32", "int64", "bool"]
 OTHER_DTYPES = ["float64", "float32", "int64", "int32", "bool"]
 SIDES = ["t.a", "a.t", "t.s", "s.t"]  # t: tensor, a: ndarray, s: numpy scalar
 
-RUST_EQ = ("Rust: Tensor.__eq__ (src/python/tensor.rs) returns NotImplemented for an ndarray; "
-           "PyTorch's converts it to a tensor (as from_numpy) and compares elementwise")
-RUST_RTRUEDIV = ("Rust: Tensor.__rtruediv__ (src/python/tensor.rs) returns NotImplemented for an "
-                 "ndarray; PyTorch's is `self.reciprocal() * other`, so numpy's multiply runs")
 RUST_NP_BOOL = ("Rust: convert::extract_scalar reads numpy.bool_ as a bool; PyTorch reads it as a "
                 "Python float (t + np.True_ is float32, t & np.True_ fails for 'Float')")
 NO_UINT8 = ("gradrs has no uint8: PyTorch's __array_wrap__ turns numpy's bool result into uint8, "
@@ -81,10 +77,6 @@ _ARITH = ("add", "sub", "mul", "floordiv", "mod", "pow", "and_", "or_", "xor", "
 
 
 def _known(tdt, odt, op, side):
-    if op == "eq" and side in ("t.a", "a.t"):
-        return RUST_EQ
-    if op == "truediv" and side == "a.t":
-        return RUST_RTRUEDIV
     if odt == "bool" and side in ("t.s", "s.t") and op in _ARITH and (tdt != "float32" or op == "sub"):
         return RUST_NP_BOOL
     if tdt == "bool" and odt == "bool" and side == "t.a":
@@ -105,8 +97,6 @@ RUST_IPOW = ("Rust: Tensor has no pow_ (so no __ipow__): `t **= x` rebinds t to 
 def _in_place_known(tdt, odt, op, side):
     if side == "t.a" and op in ("iadd", "isub", "imul", "itruediv"):
         return RUST_IN_PLACE
-    if side == "a.t" and op == "itruediv":
-        return RUST_RTRUEDIV
     if side == "t.s" and op == "ipow":
         return RUST_IPOW
     return None
@@ -396,3 +386,15 @@ def test_as_tensor_to_gpu_copies():
     a = np.arange(3, dtype=np.float32)
     t = G.as_tensor(a, device="gpu")
     assert t.device.type == "gpu" and t.tolist() == [0.0, 1.0, 2.0]
+
+
+def test_native_from_numpy_refuses_memory_it_cannot_share():
+    # A numpy scalar's __array_interface__ points into a temporary array; an array over a byte
+    # buffer at an odd offset is not aligned for Rust to read in place.
+    with pytest.raises(TypeError, match=r"expected np.ndarray \(got numpy.float64\)"):
+        G._native.from_numpy(np.float64(1.0))
+    odd = np.ndarray((2,), dtype=np.float32, buffer=bytearray(12), offset=1)
+    with pytest.raises(ValueError, match="not aligned"):
+        G._native.from_numpy(odd)
+    odd[:] = [1.5, -2.0]
+    assert G.tensor(odd).tolist() == [1.5, -2.0]  # tensor() copies, as PyTorch's

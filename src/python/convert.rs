@@ -244,8 +244,9 @@ pub fn tensor_from_data(data: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResu
         && !data.is_instance_of::<PyTuple>()
     {
         let np = data.py().import("numpy")?;
-        // `require(.., "C")`, not `ascontiguousarray`, which turns 0-dim arrays into 1-D ones.
-        let arr = np.call_method1("require", (data, data.py().None(), "C"))?;
+        // `require(.., "CA")` (contiguous, aligned), not `ascontiguousarray`, which turns 0-dim
+        // arrays into 1-D ones.
+        let arr = np.call_method1("require", (data, data.py().None(), "CA"))?;
         let t = crate::ops::creation::contiguous_clone(&from_numpy(&arr)?);
         return Ok(match dtype {
             Some(d) if d != t.dtype() => cast_data(&t, d),
@@ -293,6 +294,15 @@ pub fn tensor_from_data(data: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResu
 
 /// `gradrs.from_numpy(a)`: shares the array's memory (the tensor keeps the array alive).
 pub fn from_numpy(arr: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+    // Only an ndarray owns the memory its interface points to: a numpy scalar's interface
+    // describes a temporary array, freed before the tensor would read it.
+    let ndarray = arr.py().import("numpy")?.getattr("ndarray")?;
+    if !arr.is_instance(&ndarray)? {
+        return Err(super::errors::type_error(format!(
+            "expected np.ndarray (got {})",
+            type_name(arr)
+        )));
+    }
     let iface = arr.getattr("__array_interface__")?;
     let typestr: String = iface.get_item("typestr")?.extract()?;
     let dtype = match typestr.as_str() {
@@ -313,9 +323,22 @@ pub fn from_numpy(arr: &Bound<'_, PyAny>) -> PyResult<Tensor> {
     let (ptr, _readonly): (usize, bool) = iface.get_item("data")?.extract()?;
     let item = dtype.itemsize() as isize;
     let strides: Vec<isize> = match iface.get_item("strides")?.extract::<Option<Vec<isize>>>()? {
+        Some(s) if s.iter().any(|b| b % item != 0) => {
+            return Err(super::errors::value_error(
+                "given numpy array strides not a multiple of the element byte size. Copy the numpy array to reallocate the memory.",
+            ));
+        }
         Some(s) => s.iter().map(|b| b / item).collect(),
         None => crate::tensor::shape::contiguous_strides(&shape).to_vec(),
     };
+    // Rust may not read a value at an address that is not a multiple of its alignment (an
+    // array made over a byte buffer at an odd offset); PyTorch shares such memory, gradrs asks
+    // for a copy.
+    if ptr % (item as usize) != 0 && !shape.contains(&0) {
+        return Err(super::errors::value_error(
+            "given numpy array is not aligned to its element size. Copy the numpy array to reallocate the memory.",
+        ));
+    }
     if strides.iter().any(|&s| s < 0) {
         return Err(super::errors::value_error(
             "At least one stride in the given numpy array is negative, and tensors with negative strides are not currently supported. (You can probably work around this by making a copy of your array  with array.copy().) ",

@@ -1067,10 +1067,22 @@ impl PyTensor {
     fn __truediv__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> R {
         self.bin(py, BinaryOp::Div, o)
     }
-    fn __rtruediv__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> R {
+    fn __rtruediv__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> R {
+        let py = slf.py();
         match operand(o) {
-            Some(o) => super::boundary::tensor(py, || arithmetic::rdiv(&self.t, o)),
-            None => Ok(py.NotImplemented()),
+            Some(o) => {
+                let t = slf.borrow().t.clone();
+                super::boundary::tensor(py, || arithmetic::rdiv(&t, o))
+            }
+            // PyTorch's `__rdiv__` for anything else (an ndarray: numpy's multiply runs):
+            // `self.reciprocal() * other`, a TypeError turned into NotImplemented.
+            None => match slf.call_method0("reciprocal")?.mul(o) {
+                Ok(r) => Ok(r.unbind()),
+                Err(e) if e.is_instance_of::<pyo3::exceptions::PyTypeError>(py) => {
+                    Ok(py.NotImplemented())
+                }
+                Err(e) => Err(e),
+            },
         }
     }
     fn __pow__(
@@ -1136,6 +1148,23 @@ impl PyTensor {
         self.un(py, UnaryOp::Abs)
     }
     fn __eq__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> R {
+        // PyTorch compares with an ndarray elementwise (converted as `from_numpy` would); one
+        // it cannot convert gives NotImplemented, so Python falls back to identity.
+        if o.get_type().name().is_ok_and(|n| n == "ndarray") {
+            return match super::convert::from_numpy(o) {
+                Ok(t) => super::boundary::tensor(py, || {
+                    compare::compare(
+                        CmpOp::Eq,
+                        Operand::Tensor(self.t.clone()),
+                        Operand::Tensor(t),
+                    )
+                }),
+                Err(e) if e.is_instance_of::<pyo3::exceptions::PyTypeError>(py) => {
+                    Ok(py.NotImplemented())
+                }
+                Err(e) => Err(e),
+            };
+        }
         self.cmp(py, CmpOp::Eq, o)
     }
     fn __ne__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> R {
