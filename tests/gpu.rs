@@ -3,9 +3,7 @@
 //! machine without one.
 
 use gradrs::backend::cpu;
-use gradrs::backend::wgpu::{
-    self as gpu, GpuBuffer, GpuDType, MatView, ReduceOp, ScanOp, View, SHADERS,
-};
+use gradrs::backend::wgpu::{self as gpu, GpuBuffer, GpuDType, MatView, ReduceOp, ScanOp, View};
 use gradrs::ops::binary_kernels_decl::{BinaryOp, CmpOp, DivModOp, ExtremumOp, LogicalOp};
 use gradrs::ops::binary_math::BinaryMathOp;
 use gradrs::ops::unary::UnaryOp;
@@ -13,7 +11,8 @@ use gradrs::tensor::Layout;
 
 #[test]
 fn shaders_validate_with_naga() {
-    for (name, src) in SHADERS {
+    for (name, src) in gpu::shaders() {
+        let src = &*src;
         let module = naga::front::wgsl::parse_str(src)
             .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(src)));
         naga::valid::Validator::new(
@@ -1364,4 +1363,54 @@ fn binary_int_comparisons_compare_the_words_as_integers() {
             .collect();
         assert_eq!(got, want, "{op:?}");
     }
+}
+
+/// The reduce, scan and where shaders name their op codes (`OP_MAX`), defined from the op enums'
+/// tables: no hand-numbered discriminant to keep in step with a `case 2u`.
+#[test]
+fn shader_op_codes_come_from_their_tables() {
+    let shaders = gpu::shaders();
+    let source = |file: &str| {
+        shaders
+            .iter()
+            .find(|(name, _)| *name == file)
+            .map(|(_, src)| src.to_string())
+            .expect("the shader is listed")
+    };
+    let named = |src: &str, consts: &[(String, u32)]| {
+        for (name, code) in consts {
+            assert!(
+                src.contains(&format!("const {name}: u32 = {code}u;")),
+                "{name}"
+            );
+        }
+        for line in src.lines().filter(|l| !l.trim_start().starts_with("//")) {
+            let numbered = ["case ", "OP == "].iter().any(|p| {
+                line.split(p)
+                    .skip(1)
+                    .any(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
+            });
+            assert!(!numbered, "an op code by number: {line}");
+        }
+    };
+    let reduce: Vec<_> = ReduceOp::ALL
+        .iter()
+        .enumerate()
+        .map(|(i, op)| {
+            assert_eq!(op.code() as usize, i);
+            (op.wgsl_name(), op.code())
+        })
+        .collect();
+    named(&source("reduce.wgsl"), &reduce);
+    let scan: Vec<_> = ScanOp::ALL
+        .iter()
+        .map(|op| (op.wgsl_name(), op.code()))
+        .collect();
+    named(&source("scan.wgsl"), &scan);
+    let ternary: Vec<_> = gpu::TernaryOp::ALL
+        .iter()
+        .map(|op| (op.wgsl_name(), op.code()))
+        .collect();
+    named(&source("where.wgsl"), &ternary);
+    assert_eq!(ReduceOp::ArgMax.wgsl_name(), "OP_ARGMAX");
 }

@@ -73,3 +73,24 @@ def test_ops_naming_the_gpu_backend_fails(tmp_path):
         "ops::unary (ops) imports backend::wgpu: ops are device-agnostic: they reach the GPU "
         "through kernels (1 references)"
     ]
+
+
+def test_ops_naming_the_cpu_backend_fails(tmp_path):
+    src = write(
+        tmp_path,
+        {
+            "ops/unary.rs": "use crate::backend::cpu::elementwise;\n",
+            "backend/cpu/elementwise.rs": "pub fn unary() {}\n",
+        },
+    )
+    problems, _ = layers.check(src=src, known={})
+    assert problems == [
+        "ops::unary (ops) imports backend::cpu::elementwise: ops are device-agnostic: they reach "
+        "the host's loops through kernels too (1 references)"
+    ]
+
+
+def test_no_upward_edge_is_known():
+    # Every upward edge is gone: a new one fails test_src_imports_only_downwards, and none
+    # may be waved through by listing it.
+    assert layers.KNOWN == {}

@@ -10,6 +10,8 @@ pub use super::saved::Value;
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::tensor::shape::Shape;
+// Declared in the tensor layer, which holds them; counted here (Clone, Drop).
+pub use crate::tensor::history::{NodeRef, WeakNode};
 use crate::tensor::Tensor;
 use parking_lot::Mutex;
 use std::cell::{Cell, RefCell};
@@ -116,19 +118,6 @@ fn release_node(node: Node) {
         drop(n);
     }
     RELEASING.with(|r| r.set(false));
-}
-
-/// A counted handle to a node in the arena.
-pub struct NodeRef {
-    index: u32,
-    generation: u32,
-}
-
-/// A handle that does not keep its node alive (a leaf's link to its `AccumulateGrad`).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub struct WeakNode {
-    index: u32,
-    generation: u32,
 }
 
 pub fn new_node(backward: Box<dyn Backward>, next: Vec<Edge>, num_outputs: u32) -> NodeRef {

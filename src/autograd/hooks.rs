@@ -14,16 +14,12 @@
 
 use super::graph::NodeRef;
 use crate::error::{Error, Result};
+// Declared in the tensor layer, whose metadata holds them.
+use crate::tensor::history::Rebase;
+pub use crate::tensor::history::{PostAccumulateGradHook, TensorHook};
 use crate::tensor::Tensor;
 use std::any::Any;
 use std::sync::Arc;
-
-/// A hook on the gradient flowing into one output slot of a node (a tensor's gradient).
-pub trait TensorHook: Send + Sync {
-    /// The gradient that continues, given the one that arrived (None where it is undefined).
-    fn call(&self, grad: Option<Tensor>) -> Result<Option<Tensor>>;
-    fn as_any(&self) -> &dyn Any;
-}
 
 /// `Node.register_prehook`: sees (and may replace) the gradients of the node's outputs.
 pub trait PreHook: Send + Sync {
@@ -39,12 +35,6 @@ pub trait PostHook: Send + Sync {
         grad_inputs: Vec<Option<Tensor>>,
         grad_outputs: &[Option<Tensor>],
     ) -> Result<Vec<Option<Tensor>>>;
-    fn as_any(&self) -> &dyn Any;
-}
-
-/// `Tensor.register_post_accumulate_grad_hook`: called with the leaf once its `.grad` is set.
-pub trait PostAccumulateGradHook: Send + Sync {
-    fn call(&self, variable: &Tensor) -> Result<()>;
     fn as_any(&self) -> &dyn Any;
 }
 
@@ -103,6 +93,12 @@ pub fn register_post_accumulate_grad_hook(
 
 pub fn post_accumulate_grad_hooks(t: &Tensor) -> Vec<Arc<dyn PostAccumulateGradHook>> {
     t.0.meta.lock().post_accumulate_hooks.clone()
+}
+
+impl Rebase for NodeRef {
+    fn rebase(&self, t: &Tensor) {
+        rebase(t, Some(self));
+    }
 }
 
 /// `t`'s `grad_fn` changed from `old` (an in-place op or a view's rebase): hooks registered

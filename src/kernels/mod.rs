@@ -15,12 +15,14 @@
 //! the primitive set's (`ReduceOp`, `ScanOp`, `Rows`, `WindowOp`, ...): the GPU's shaders
 //! select them by number (the `override OP` constant), the CPU's kernels by closure.
 //!
-//! Elementwise ops still choose themselves between the GPU functions re-exported below
-//! (`unary`, `binary_to`, `compare`, ...: `Ok(None)` when not applicable) and their CPU loops;
-//! they pass their declared WGSL expression (`unary`, `binary`, `compare`, `logical`: Note
-//! [Op declarations]).
+//! The elementwise family (`elementwise.rs`) goes through the backend interface
+//! (`backend.rs`, Note [Backend interface]): one trait, the GPU's and the host's
+//! implementations, `backend::run` the one match; ops pass their declared WGSL expression and
+//! their CPU kernel (a closure written with `map` / `zip`, the host loops exported here).
 
+mod backend;
 mod copy;
+mod elementwise;
 mod gpu;
 mod index;
 pub mod linalg;
@@ -32,11 +34,11 @@ mod reduce;
 mod sort;
 
 pub use copy::{cast, contiguous, narrow, to_device, wide};
-pub(crate) use gpu::words_on_gpu;
-pub use gpu::{
-    binary, binary_to, compare, compare_words, half_as_float, lerp, logical, select, unary,
-    unary_with, write_into,
+pub use elementwise::{
+    binary, clamp, compare, lerp, logical, map, map_half, overlaps, select, select_host, unary,
+    write_into, zip, zip_half, zip_in_place, HalfSrc, Src, VMath,
 };
+pub(crate) use gpu::words_on_gpu;
 pub use index::{gather, masked_select, nonzero, offsets, put, scatter};
 pub use matmul::{addmm, bmm, dot};
 pub use nn::{col2im, im2col, softmax, Window, WindowGeom, WindowOp};

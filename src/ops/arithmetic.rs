@@ -5,7 +5,6 @@
 use crate::autograd::formula::{Saved, Values};
 use crate::autograd::saved::Value;
 use crate::autograd::{attach_named, needs_grad, SavedTensor};
-use crate::backend::cpu::elementwise;
 use crate::dtype::{result_type, DType, Scalar};
 use crate::error::{Error, Result};
 use crate::ops::binary_kernels::{materialize, zip};
@@ -28,12 +27,9 @@ fn float_zip(
     b: &Tensor,
     shape: &[usize],
 ) -> Result<Tensor> {
-    if dtype == DType::F32 {
-        if let Some(out) = crate::kernels::binary(op.wgsl(), a, b, shape)? {
-            return Ok(out);
-        }
-    }
-    op.zip_float(dtype, a, b, shape)
+    crate::kernels::binary(op.wgsl(), dtype, a, b, shape, |a, b, shape| {
+        op.zip_float(dtype, a, b, shape)
+    })
 }
 
 /// Wrapping integer arithmetic, as PyTorch's integer kernels do it (int32 natively: the same
@@ -90,12 +86,12 @@ fn int_zip<T: Int>(op: BinaryOp, a: &Tensor, b: &Tensor, shape: &[usize]) -> Res
 }
 
 /// A float16 op on the CPU whose operands are contiguous float16 tensors of the result's shape
-/// or single values: computed a run at a time in float32 (`elementwise::zip_half`), which
+/// or single values: computed a run at a time in float32 (`kernels::zip_half`), which
 /// gives what widening both operands and narrowing the result does, without those copies.
 /// None for other layouts (the general path widens). A single value keeps its float32
 /// precision, as PyTorch's reduced-float kernels read a scalar operand.
 fn half_zip(op: BinaryOp, a: &Operand, b: &Operand) -> Result<Option<Tensor>> {
-    use elementwise::HalfSrc;
+    use crate::kernels::HalfSrc;
     enum Side {
         Full(crate::tensor::Data),
         One(f32),
@@ -159,16 +155,14 @@ pub(crate) fn binary_data(op: BinaryOp, a: &Operand, b: &Operand, dtype: DType) 
         if let Some(out) = half_zip(op, a, b)? {
             return Ok(out);
         }
-        if a.is_gpu() || b.is_gpu() {
-            // One kernel: float16 words read as float32, the result rounded to half in it.
-            let (ta, tb) = (materialize(a, DType::F32), materialize(b, DType::F32));
-            let shape = broadcast_shapes(&ta.shape(), &tb.shape())?;
-            if let Some(out) = crate::kernels::binary_to(op.wgsl(), &ta, &tb, &shape, dtype)? {
-                return Ok(out);
-            }
-        }
-        let out = binary_data(op, a, b, dtype.compute())?;
-        return Ok(crate::ops::creation::narrow(out, dtype));
+        // On the GPU one kernel: float16 words read as float32, the result rounded to half
+        // in it.
+        let (ta, tb) = (materialize(a, DType::F32), materialize(b, DType::F32));
+        let shape = broadcast_shapes(&ta.shape(), &tb.shape())?;
+        return crate::kernels::binary(op.wgsl(), dtype, &ta, &tb, &shape, |ta, tb, _| {
+            let out = binary_data(op, &ta.into(), &tb.into(), dtype.compute())?;
+            Ok(crate::ops::creation::narrow(out, dtype))
+        });
     }
     let (ta, tb) = (materialize(a, dtype), materialize(b, dtype));
     let shape = broadcast_shapes(&ta.shape(), &tb.shape())?;
@@ -198,10 +192,9 @@ pub(crate) fn binary_data(op: BinaryOp, a: &Operand, b: &Operand, dtype: DType) 
             } else {
                 LogicalOp::And
             };
-            match crate::kernels::logical(l.wgsl(), &ta, &tb, &shape)? {
-                Some(out) => out,
-                None => l.zip_any(DType::Bool, &ta, &tb, &shape)?,
-            }
+            crate::kernels::logical(l.wgsl(), &ta, &tb, &shape, |a, b, shape| {
+                l.zip_any(DType::Bool, a, b, shape)
+            })?
         }
         DType::F16 => unreachable!("computed wide above"),
         DType::Bool => match op {

@@ -3,13 +3,12 @@
 //! enums, CPU kernels and GPU expressions (Note [Op declarations] in `ops/unary.rs`), and the
 //! helpers those kernels are written with. Each op's autograd stays with the op.
 
-use crate::backend::cpu::elementwise;
 use crate::dtype::{result_type, DType};
 use crate::error::Result;
 use crate::ops::creation::cast_data;
 use crate::ops::Operand;
 use crate::tensor::shape::broadcast_shapes;
-use crate::tensor::{Device, Element, Tensor};
+use crate::tensor::{Element, Tensor};
 
 /// A kernel's result as the GPU's 32-bit word: floats as themselves, bools as 1.0 / 0.0 (how
 /// the GPU holds bools), so tests compare a declared CPU kernel with its WGSL expression.
@@ -163,10 +162,10 @@ macro_rules! binary_kernels {
             pub(crate) fn zip_half(
                 self,
                 n: usize,
-                a: $crate::backend::cpu::elementwise::HalfSrc<'_>,
-                b: $crate::backend::cpu::elementwise::HalfSrc<'_>,
+                a: $crate::kernels::HalfSrc<'_>,
+                b: $crate::kernels::HalfSrc<'_>,
             ) -> Vec<half::f16> {
-                use $crate::backend::cpu::elementwise::zip_half;
+                use $crate::kernels::zip_half;
                 match self {
                     $($Enum::$V => {
                         #[allow(dead_code)]
@@ -180,9 +179,9 @@ macro_rules! binary_kernels {
             pub(crate) fn in_place_f32(
                 self,
                 out: &mut [f32],
-                src: $crate::backend::cpu::elementwise::Src<'_, f32>,
+                src: $crate::kernels::Src<'_, f32>,
             ) {
-                use $crate::backend::cpu::elementwise::zip_in_place;
+                use $crate::kernels::zip_in_place;
                 match self {
                     $($Enum::$V => {
                         #[allow(dead_code)]
@@ -196,9 +195,9 @@ macro_rules! binary_kernels {
             pub(crate) fn in_place_f64(
                 self,
                 out: &mut [f64],
-                src: $crate::backend::cpu::elementwise::Src<'_, f64>,
+                src: $crate::kernels::Src<'_, f64>,
             ) {
-                use $crate::backend::cpu::elementwise::zip_in_place;
+                use $crate::kernels::zip_in_place;
                 match self {
                     $($Enum::$V => {
                         #[allow(dead_code)]
@@ -327,25 +326,7 @@ pub fn div_floor<T: Element>(a: T, b: T) -> T {
     T::from_f64(if d - f > 0.5 { f + 1.0 } else { f })
 }
 
-/// `f(a, b)` over the broadcast `shape` on the CPU, one monomorphized loop per closure.
-pub(crate) fn zip<T: Element, U: Element>(
-    a: &Tensor,
-    b: &Tensor,
-    shape: &[usize],
-    f: impl Fn(T, T) -> U + Sync + Send,
-) -> Result<Tensor> {
-    let device = Device::of(&[a, b])?;
-    let (da, db) = (a.read(), b.read());
-    let v = elementwise::binary(
-        da.storage.slice::<T>(),
-        &da.layout,
-        db.storage.slice::<T>(),
-        &db.layout,
-        shape,
-        f,
-    );
-    Ok(Tensor::from_vec_on(v, shape, device))
-}
+pub(crate) use crate::kernels::zip;
 
 /// An operand as a tensor of `dtype` (Python numbers become 0-dim tensors).
 pub(crate) fn materialize(x: &Operand, dtype: DType) -> Tensor {

@@ -6,8 +6,9 @@
 use crate::autograd::{needs_grad, record_formula, SavedTensor};
 use crate::dtype::{result_type, DType};
 use crate::error::{Error, Result};
+use crate::kernels::{self, zip};
 use crate::ops::binary_decl::binary_table;
-use crate::ops::binary_kernels::{materialize, zip};
+use crate::ops::binary_kernels::materialize;
 use crate::ops::creation::narrow;
 use crate::ops::Operand;
 use crate::tensor::shape::broadcast_shapes;
@@ -17,7 +18,7 @@ use crate::tensor::Tensor;
 // every word; adding an op should not mean editing this file).
 #[allow(unused_imports)]
 use crate::{
-    backend::cpu::vmath::VMath,
+    kernels::VMath,
     ops::arithmetic::{add, div, mul, pow, rsub, sub},
     ops::compare::{eq, ge, gt, le, lt, ne, CmpOp},
     ops::creation::zeros_like,
@@ -200,19 +201,17 @@ pub fn binary_math_data(op: BinaryMathOp, a: &Tensor, b: &Operand) -> Result<Ten
         materialize(b, dtype.compute()),
     );
     let shape = broadcast_shapes(&ta.shape(), &tb.shape())?.to_vec();
-    if dtype.is_floating_point() {
-        if let Some(out) = crate::kernels::binary_to(op.wgsl(), &ta, &tb, &shape, dtype)? {
-            return Ok(narrow(out, dtype));
+    // Integer and bool operands have no GPU kernel: the host's runs them.
+    let out = kernels::binary(op.wgsl(), dtype, &ta, &tb, &shape, |ta, tb, shape| {
+        match (op.dtypes(), ta.dtype()) {
+            (_, DType::F32 | DType::F64) => zip_float(op, ta, tb, shape),
+            (BinaryDtypes::Same(_, int, _), DType::I64) => zip::<i64, i64>(ta, tb, shape, int),
+            (BinaryDtypes::Same(_, _, boolean), DType::Bool) => {
+                zip::<bool, bool>(ta, tb, shape, boolean)
+            }
+            (_, d) => unreachable!("{d:?}: the dtype rule computes floats"),
         }
-    }
-    let out = match (op.dtypes(), ta.dtype()) {
-        (_, DType::F32 | DType::F64) => zip_float(op, &ta, &tb, &shape)?,
-        (BinaryDtypes::Same(_, int, _), DType::I64) => zip::<i64, i64>(&ta, &tb, &shape, int)?,
-        (BinaryDtypes::Same(_, _, boolean), DType::Bool) => {
-            zip::<bool, bool>(&ta, &tb, &shape, boolean)?
-        }
-        (_, d) => unreachable!("{d:?}: the dtype rule computes floats"),
-    };
+    })?;
     Ok(narrow(out, dtype))
 }
 

@@ -216,9 +216,8 @@ pub fn nan_to_num(
         f32::MAX as f64
     };
     let gpu_args = [nan, posinf.unwrap_or(max), neginf.unwrap_or(-max)];
-    let out = match crate::kernels::unary_with(NAN_TO_NUM_WGSL, x, gpu_args)? {
-        Some(out) => out,
-        None => match x.dtype() {
+    let out = crate::kernels::unary(NAN_TO_NUM_WGSL, gpu_args, x, |x| {
+        Ok(match x.dtype() {
             DType::F32 => {
                 let (p, n) = (
                     posinf.map_or(f32::MAX, |v| v as f32),
@@ -240,8 +239,8 @@ pub fn nan_to_num(
                 narrow(out, DType::F16)
             }
             _ => contiguous_clone(x),
-        },
-    };
+        })
+    })?;
     if !needs_grad(&[x]) {
         return Ok(out);
     }

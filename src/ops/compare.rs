@@ -6,10 +6,12 @@ use crate::autograd::formula::describe;
 use crate::autograd::{needs_grad, record_formula, SavedTensor};
 use crate::dtype::{result_type, DType};
 use crate::error::{Error, Result};
+use crate::kernels;
+use crate::kernels::zip;
 use crate::ops::arithmetic::mul;
-use crate::ops::binary_kernels::{materialize, promoted, zip};
+use crate::ops::binary_kernels::{materialize, promoted};
 pub use crate::ops::binary_kernels_decl::{CmpOp, ExtremumOp};
-use crate::ops::creation::{self, narrow};
+use crate::ops::creation::narrow;
 use crate::ops::where_::where_;
 use crate::ops::Operand;
 use crate::tensor::shape::broadcast_shapes;
@@ -42,23 +44,12 @@ pub fn compare(op: CmpOp, a: Operand, b: Operand) -> Result<Tensor> {
     let dtype = result_type(&[a.participant(), b.participant()]);
     let (ta, tb) = (materialize(&a, dtype), materialize(&b, dtype));
     let shape = broadcast_shapes(&ta.shape(), &tb.shape())?;
-    if a.is_gpu() || b.is_gpu() {
-        let out = if matches!(dtype, DType::F32 | DType::F16) {
-            // float16 values compare exactly as the float32 words the GPU holds them in.
-            let (wa, wb) = (creation::wide(&ta), creation::wide(&tb));
-            crate::kernels::compare(op.wgsl(), &wa, &wb, &shape)?
-        } else {
-            // Index and mask tests (`target != ignore_index`) stay on the GPU too.
-            let int = op
-                .wgsl_int()
-                .expect("comparisons declare an integer expression");
-            crate::kernels::compare_words(op.wgsl(), int, &ta, &tb, &shape)?
-        };
-        if let Some(out) = out {
-            return Ok(out);
-        }
-    }
-    op.zip_any(dtype, &ta, &tb, &shape)
+    let int = op
+        .wgsl_int()
+        .expect("comparisons declare an integer expression");
+    kernels::compare(op.wgsl(), int, &ta, &tb, &shape, |a, b, shape| {
+        op.zip_any(dtype, a, b, shape)
+    })
 }
 
 /// `a == b` (`b` a tensor or a number), a bool mask.
@@ -94,16 +85,13 @@ pub(crate) fn extremum_data(a: &Operand, b: &Operand, max: bool) -> Result<Tenso
     } else {
         ExtremumOp::Minimum
     };
-    if let Some(out) = crate::kernels::binary_to(op.wgsl(), &ta, &tb, &shape, dtype)? {
-        return Ok(narrow(out, dtype));
-    }
-    Ok(narrow(
-        match ta.dtype() {
-            d @ (DType::F32 | DType::F64) => op.zip_float(d, &ta, &tb, &shape)?,
+    let out = kernels::binary(op.wgsl(), dtype, &ta, &tb, &shape, |ta, tb, shape| {
+        Ok(match ta.dtype() {
+            d @ (DType::F32 | DType::F64) => op.zip_float(d, ta, tb, shape)?,
             DType::I64 => zip::<i64, i64>(
-                &ta,
-                &tb,
-                &shape,
+                ta,
+                tb,
+                shape,
                 move |p, q| {
                     if max {
                         p.max(q)
@@ -112,22 +100,13 @@ pub(crate) fn extremum_data(a: &Operand, b: &Operand, max: bool) -> Result<Tenso
                     }
                 },
             )?,
-            DType::Bool => zip::<bool, bool>(
-                &ta,
-                &tb,
-                &shape,
-                move |p, q| {
-                    if max {
-                        p | q
-                    } else {
-                        p & q
-                    }
-                },
-            )?,
+            DType::Bool => {
+                zip::<bool, bool>(ta, tb, shape, move |p, q| if max { p | q } else { p & q })?
+            }
             DType::I32 | DType::F16 => unreachable!("promoted computes wide"),
-        },
-        dtype,
-    ))
+        })
+    })?;
+    Ok(narrow(out, dtype))
 }
 
 fn extremum(a: &Tensor, b: &Tensor, max: bool) -> Result<Tensor> {

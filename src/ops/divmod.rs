@@ -6,8 +6,10 @@ use crate::autograd::saved::Value;
 use crate::autograd::{needs_grad, record_formula, SavedTensor};
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
+use crate::kernels;
+use crate::kernels::zip;
 use crate::ops::arithmetic::mul;
-use crate::ops::binary_kernels::{promoted, zip};
+use crate::ops::binary_kernels::promoted;
 use crate::ops::binary_kernels_decl::DivModOp;
 use crate::ops::creation::{narrow, zeros_like};
 use crate::ops::unary::neg;
@@ -72,14 +74,12 @@ fn modulo(a: &Tensor, b: Operand, python: bool) -> Result<Tensor> {
     } else {
         DivModOp::Fmod
     };
-    let on_gpu = crate::kernels::binary_to(op.wgsl(), &ta, &tb, &shape, dtype)?;
-    let out = match on_gpu {
-        Some(out) => out,
-        None => match ta.dtype() {
-            d @ (DType::F32 | DType::F64) => op.zip_float(d, &ta, &tb, &shape)?,
+    let out = kernels::binary(op.wgsl(), dtype, &ta, &tb, &shape, |ta, tb, shape| {
+        Ok(match ta.dtype() {
+            d @ (DType::F32 | DType::F64) => op.zip_float(d, ta, tb, shape)?,
             DType::I64 => {
-                int_div_check(&tb)?;
-                zip::<i64, i64>(&ta, &tb, &shape, move |p, q| {
+                int_div_check(tb)?;
+                zip::<i64, i64>(ta, tb, shape, move |p, q| {
                     let m = p.wrapping_rem(q);
                     if python && m != 0 && ((q < 0) != (m < 0)) {
                         m + q
@@ -95,8 +95,8 @@ fn modulo(a: &Tensor, b: Operand, python: bool) -> Result<Tensor> {
                     DType::Bool,
                 ))
             }
-        },
-    };
+        })
+    })?;
     let out = narrow(out, dtype);
     let scalar = matches!(b, Operand::Scalar(_));
     let name = match (python, scalar) {
@@ -135,14 +135,12 @@ pub fn div_rounding(a: &Operand, b: &Operand, mode: &str) -> Result<Tensor> {
     } else {
         DivModOp::DivTrunc
     };
-    let on_gpu = crate::kernels::binary_to(op.wgsl(), &ta, &tb, &shape, dtype)?;
-    let out = match on_gpu {
-        Some(out) => out,
-        None => match ta.dtype() {
-            d @ (DType::F32 | DType::F64) => op.zip_float(d, &ta, &tb, &shape)?,
+    let out = kernels::binary(op.wgsl(), dtype, &ta, &tb, &shape, |ta, tb, shape| {
+        Ok(match ta.dtype() {
+            d @ (DType::F32 | DType::F64) => op.zip_float(d, ta, tb, shape)?,
             DType::I64 => {
-                int_div_check(&tb)?;
-                zip::<i64, i64>(&ta, &tb, &shape, move |p, q| {
+                int_div_check(tb)?;
+                zip::<i64, i64>(ta, tb, shape, move |p, q| {
                     if floor {
                         p.wrapping_div(q) - i64::from((p % q != 0) && ((p < 0) != (q < 0)))
                     } else {
@@ -159,8 +157,8 @@ pub fn div_rounding(a: &Operand, b: &Operand, mode: &str) -> Result<Tensor> {
                 return Err(crate::dtype::unsupported(kernel, DType::Bool));
             }
             DType::I32 | DType::F16 => unreachable!("promoted computes wide"),
-        },
-    };
+        })
+    })?;
     let out = narrow(out, dtype);
     let out = binary_node(a, b, out, "DivBackward2", |g, _, _| {
         Ok((zeros_like(g), zeros_like(g)))

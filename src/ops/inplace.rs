@@ -9,13 +9,13 @@
 //! rebuilds a view's history from its base when the memory changed since it was made.
 
 use crate::autograd::{is_grad_enabled, needs_grad, record_formula};
-use crate::backend::cpu::{copy, elementwise};
 use crate::dtype::pretty_kernel_name;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::kernels::{self, Src};
 use crate::ops::arithmetic::{binary, binary_data, compute_dtype, sub_check, BinaryOp};
 use crate::ops::binary_kernels::materialize;
-use crate::ops::creation::{cast_data, contiguous_clone};
+use crate::ops::creation::contiguous_clone;
 use crate::ops::Operand;
 use crate::tensor::{CreationMeta, Element, Layout, Tensor};
 
@@ -614,13 +614,13 @@ fn float_zip_in_place(op: BinaryOp, dtype: DType, dst: &Tensor, other: &Operand)
         o: &'a crate::tensor::Data,
         n: usize,
         full: bool,
-    ) -> (&'a mut [T], elementwise::Src<'a, T>) {
+    ) -> (&'a mut [T], Src<'a, T>) {
         let out = &mut d.storage.slice_mut::<T>()[d.layout.offset..d.layout.offset + n];
         let ys = o.storage.slice::<T>();
         let src = if full {
-            elementwise::Src::Full(&ys[o.layout.offset..o.layout.offset + n])
+            Src::Full(&ys[o.layout.offset..o.layout.offset + n])
         } else {
-            elementwise::Src::One(ys[o.layout.offset])
+            Src::One(ys[o.layout.offset])
         };
         (out, src)
     }
@@ -646,50 +646,12 @@ pub fn add_(dst: &Tensor, src: &Tensor) -> Result<()> {
     binary_(BinaryOp::Add, dst, src.into())
 }
 
-/// Whether two storages' memory overlaps (views, and `.data` aliases, share memory).
-pub(crate) fn overlaps(a: &crate::tensor::Storage, b: &crate::tensor::Storage) -> bool {
-    let range = |s: &crate::tensor::Storage| {
-        let start = s.data_ptr() as usize;
-        (start, start + s.len() * s.dtype().itemsize())
-    };
-    let ((a0, a1), (b0, b1)) = (range(a), range(b));
-    a0 < b1 && b0 < a1
-}
+pub(crate) use crate::kernels::overlaps;
 
 /// Copy `src` (same shape) into `dst`'s memory, casting, and bump `dst`'s version.
 pub fn write_into(dst: &Tensor, src: &Tensor) -> Result<()> {
     dst.check_inplace_version()?;
-    if dst.device().is_gpu() {
-        // A source sharing dst's memory is copied out first (the kernel binds two buffers).
-        let src = if overlaps(&src.read().storage, &dst.read().storage) {
-            contiguous_clone(src)
-        } else {
-            src.clone()
-        };
-        if crate::kernels::write_into(dst, &src)? {
-            dst.read().storage.bump_version();
-            return Ok(());
-        }
-    }
-    // Values to write, read straight from `src` when it has dst's dtype, is contiguous and
-    // does not share dst's memory (an in-place op's fresh result); else a contiguous copy.
-    let direct = src.dtype() == dst.dtype() && {
-        let (s, d) = (src.read(), dst.read());
-        s.layout.is_contiguous() && !overlaps(&s.storage, &d.storage)
-    };
-    let src = if direct {
-        src.clone()
-    } else if src.dtype() != dst.dtype() {
-        cast_data(src, dst.dtype())
-    } else {
-        contiguous_clone(src)
-    };
-    let (s, d) = (src.read(), dst.read());
-    crate::dispatch!(d.dtype(), T => {
-        let n = s.layout.numel();
-        let values = &s.storage.slice::<T>()[s.layout.offset..s.layout.offset + n];
-        copy::scatter_into::<T>(d.storage.slice_mut::<T>(), &d.layout, values);
-    });
-    d.storage.bump_version();
+    kernels::write_into(dst, src)?;
+    dst.read().storage.bump_version();
     Ok(())
 }

@@ -3,10 +3,10 @@
 
 use crate::dtype::{DType, Scalar};
 use crate::error::Result;
-use crate::ops::binary_kernels::{promoted, zip};
+use crate::kernels::{self, map, zip};
+use crate::ops::binary_kernels::promoted;
 use crate::ops::binary_kernels_decl::LogicalOp;
 use crate::ops::creation::{cast_data, narrow};
-use crate::ops::unary::map;
 use crate::ops::Operand;
 use crate::tensor::shape::broadcast_shapes;
 use crate::tensor::Tensor;
@@ -20,19 +20,17 @@ pub fn logical(a: &Tensor, b: &Tensor, op: &str) -> Result<Tensor> {
         "or" => LogicalOp::Or,
         _ => LogicalOp::Xor,
     };
-    match crate::kernels::logical(op.wgsl(), &ba, &bb, &shape)? {
-        Some(out) => Ok(out),
-        None => op.zip_any(DType::Bool, &ba, &bb, &shape),
-    }
+    kernels::logical(op.wgsl(), &ba, &bb, &shape, |a, b, shape| {
+        op.zip_any(DType::Bool, a, b, shape)
+    })
 }
 pub fn logical_not(a: &Tensor) -> Result<Tensor> {
     let ba = cast_data(a, DType::Bool);
     // not v = v xor true.
     let t = Tensor::scalar(Scalar::Bool(true), DType::Bool);
-    match crate::kernels::logical(LogicalOp::Xor.wgsl(), &ba, &t, &ba.shape())? {
-        Some(out) => Ok(out),
-        None => Ok(map::<bool, bool>(&ba, |v| !v)),
-    }
+    kernels::logical(LogicalOp::Xor.wgsl(), &ba, &t, &ba.shape(), |a, _, _| {
+        Ok(map::<bool, bool>(a, |v| !v))
+    })
 }
 
 /// `&`, `|`, `^` on bool and integer tensors (bools: logical; ints: bitwise).
@@ -48,10 +46,9 @@ pub fn bitwise(a: &Tensor, b: Operand, op: &str) -> Result<Tensor> {
                     "or" => LogicalOp::Or,
                     _ => LogicalOp::Xor,
                 };
-                match crate::kernels::logical(l.wgsl(), &ta, &tb, &shape)? {
-                    Some(out) => out,
-                    None => l.zip_any(DType::Bool, &ta, &tb, &shape)?,
-                }
+                kernels::logical(l.wgsl(), &ta, &tb, &shape, |a, b, shape| {
+                    l.zip_any(DType::Bool, a, b, shape)
+                })?
             }
             DType::I64 => {
                 let f: fn(i64, i64) -> i64 = match op {

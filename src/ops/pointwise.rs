@@ -39,7 +39,19 @@ pub(crate) fn float_input(x: &Tensor) -> Tensor {
 
 /// `fmap!(x, |v: T| body)`: map a float kernel over `x` (ints computed in the default float
 /// dtype).
+/// `fmap!(x, gpu "expr"[a, b, c], |v: T| body)`: the same, run on the GPU as the WGSL
+/// expression `expr` in `v` (parameters `p.a`, `p.b`, `p.c`) where `x` is a float32 or
+/// float16 GPU tensor (`kernels::unary` picks).
 macro_rules! fmap {
+    ($x:expr, gpu $g:literal, |$v:ident : $T:ident| $body:expr) => {
+        fmap!($x, gpu $g[0.0, 0.0, 0.0], |$v: $T| $body)
+    };
+    ($x:expr, gpu $g:literal [$a:expr, $b:expr, $c:expr], |$v:ident : $T:ident| $body:expr) => {{
+        // float16 computes in float32 (Note [Narrow dtypes]), on the GPU in one kernel.
+        let xf = $crate::ops::pointwise::float_input($x);
+        let args = [$a as f64, $b as f64, $c as f64];
+        $crate::kernels::unary($g, args, &xf, |xf| Ok(fmap!(xf, |$v: $T| $body)))?
+    }};
     ($x:expr, |$v:ident : $T:ident| $body:expr) => {{
         // float16 computes in float32 (Note [Narrow dtypes]).
         let xf = $crate::ops::pointwise::float_input($x);
@@ -114,22 +126,16 @@ pub fn round(x: &Tensor, decimals: Option<i64>) -> Result<Tensor> {
         return unary_node(x, out, name, |g| Ok(zeros_like(g)));
     }
     let p = 10f64.powi(decimals.unsigned_abs() as i32);
-    let out = if x.dtype() == DType::F32 && x.device() == crate::tensor::Device::Gpu {
-        // The float32 kernel's steps on the GPU: scale, round half to even, scale back.
-        let _g = crate::autograd::GradModeGuard::new(false);
-        let pt = Tensor::scalar(Scalar::Float(p), DType::F32);
-        type F = fn(&Tensor, &Tensor) -> Result<Tensor>;
-        let (m, d): (F, F) = (|a, b| mul(a, b), |a, b| div(a, b));
-        let (there, back) = if decimals > 0 { (m, d) } else { (d, m) };
-        let r = round(&there(x, &pt)?, None)?;
-        back(&r, &pt)?
-    } else if decimals > 0 {
-        fmap!(x, |v: T| (v * p as T).round_ties_even() / p as T)
+    // Scale, round half to even (WGSL's `round`), scale back: the float32 steps of PyTorch's
+    // kernel, with the scale rounded to float32 on both devices.
+    let out = if decimals > 0 {
+        fmap!(x, gpu "round(v * p.a) / p.a"[p, 0.0, 0.0], |v: T| (v * p as T).round_ties_even() / p as T)
     } else {
-        fmap!(x, |v: T| (v / p as T).round_ties_even() * p as T)
+        fmap!(x, gpu "round(v / p.a) * p.a"[p, 0.0, 0.0], |v: T| (v / p as T).round_ties_even() * p as T)
     };
     unary_node(x, out, "RoundBackward1", |g| Ok(zeros_like(g)))
 }
+
 /// `lerp(start, end, weight)`: start + weight * (end - start), computed from the nearer end.
 pub fn lerp(start: &Tensor, end: &Tensor, weight: Operand) -> Result<Tensor> {
     // PyTorch's order: the dtype checks, broadcasting (start, end, weight), the kernel's dtype.
@@ -157,27 +163,24 @@ pub fn lerp(start: &Tensor, end: &Tensor, weight: Operand) -> Result<Tensor> {
         return Err(crate::dtype::unsupported(kernel, start.dtype()));
     }
     let device = crate::tensor::Device::of(&[start, end, &w])?;
-    let out = match crate::kernels::lerp(start, end, &w, &shape)? {
-        Some(out) => out,
-        None => {
-            let sizes = crate::tensor::shape::sizes_i64(&shape);
-            let (s, d, wv) = {
-                let _g = crate::autograd::GradModeGuard::new(false);
-                let diff = sub(end, start)?;
-                let e = |t: &Tensor| crate::ops::movement::expand(t, &sizes);
-                (e(start)?, e(&diff)?, e(&w)?)
-            };
-            crate::dispatch!(start.dtype(), T => {
-                let (sv, dv, ww) = (s.to_vec::<T>(), d.to_vec::<T>(), wv.to_vec::<T>());
-                let v: Vec<T> = sv.iter().zip(dv.iter()).zip(ww.iter()).map(|((&s, &d), &w)| {
-                    let (s, d, w) = (s.to_f64(), d.to_f64(), w.to_f64());
-                    let r = if w.abs() < 0.5 { s + w * d } else { (s + d) - d * (1.0 - w) };
-                    T::from_f64(r)
-                }).collect();
-                Tensor::from_vec_on(v, &shape, device)
-            })
-        }
-    };
+    let out = crate::kernels::lerp(start, end, &w, &shape, |w, start, end, shape| {
+        let sizes = crate::tensor::shape::sizes_i64(shape);
+        let (s, d, wv) = {
+            let _g = crate::autograd::GradModeGuard::new(false);
+            let diff = sub(end, start)?;
+            let e = |t: &Tensor| crate::ops::movement::expand(t, &sizes);
+            (e(start)?, e(&diff)?, e(w)?)
+        };
+        Ok(crate::dispatch!(start.dtype(), T => {
+            let (sv, dv, ww) = (s.to_vec::<T>(), d.to_vec::<T>(), wv.to_vec::<T>());
+            let v: Vec<T> = sv.iter().zip(dv.iter()).zip(ww.iter()).map(|((&s, &d), &w)| {
+                let (s, d, w) = (s.to_f64(), d.to_f64(), w.to_f64());
+                let r = if w.abs() < 0.5 { s + w * d } else { (s + d) - d * (1.0 - w) };
+                T::from_f64(r)
+            }).collect();
+            Tensor::from_vec_on(v, shape, device)
+        }))
+    })?;
     let mut inputs = vec![start, end];
     let w_tensor = weight.as_tensor().cloned();
     if let Some(t) = &w_tensor {

@@ -18,20 +18,19 @@
 
 use crate::autograd::saved::{SavedValue, Value};
 use crate::autograd::{needs_grad, record, Backward, Ctx, SavedTensor};
-use crate::backend::cpu::elementwise;
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
 use crate::ops::creation;
 use crate::ops::unary_decl::unary_table;
 use crate::ops::Operand;
-use crate::tensor::{Element, Tensor};
+use crate::tensor::Tensor;
 
 // The vocabulary the declared kernels and formulas are written in (the table need not use
 // every word; adding an op should not mean editing this file).
 #[allow(unused_imports)]
 use crate::{
     autograd::is_grad_enabled,
-    backend::cpu::vmath::VMath,
+    kernels::VMath,
     ops::activation::{
         elu_grad, gelu_grad, gelu_tanh_grad, hardtanh_bool, hardtanh_grad, leaky_relu_grad,
         silu_grad, softplus_grad, GELU_C, GELU_K,
@@ -356,21 +355,7 @@ macro_rules! generate_unary {
 
 unary_table!(generate_unary);
 
-pub(crate) fn map<T: Element, U: Element>(t: &Tensor, f: impl Fn(T) -> U + Sync + Send) -> Tensor {
-    let d = t.read();
-    let v = elementwise::unary(d.storage.slice::<T>(), &d.layout, f);
-    Tensor::from_vec_on(v, &d.layout.shape, d.device())
-}
-
-/// `f` over a contiguous float16 tensor, computed in float32 and rounded once per element
-/// (Note [Narrow dtypes]) a run at a time, without float32 copies of the tensor.
-fn map_half(t: &Tensor, f: impl Fn(f32) -> f32 + Sync + Send) -> Tensor {
-    let d = t.read();
-    let (o, n) = (d.layout.offset, d.layout.numel());
-    let x = &d.storage.slice::<half::f16>()[o..o + n];
-    let v = elementwise::map_half(x, f);
-    Tensor::from_vec_on(v, &d.layout.shape, d.device())
-}
+pub(crate) use crate::kernels::{map, map_half};
 
 /// The forward kernel alone (no autograd), with the declared default parameters.
 pub fn unary_data(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
@@ -402,17 +387,14 @@ pub fn unary_data_args(op: UnaryOp, x: &Tensor, args: Args) -> Result<Tensor> {
         }
         _ => {}
     }
-    if matches!(dtype, DType::F32 | DType::F16) {
-        // Parameters reach the shader as p.a, p.b, p.c.
-        if let Some(out) = crate::kernels::unary_with(op.wgsl(), x, op.gpu_args(args))? {
-            return Ok(out);
-        }
-    }
-    Ok(match dtype {
-        DType::F16 if x.is_contiguous() && !x.device().is_gpu() => map_cpu(op, x, args),
-        DType::F16 => creation::narrow(unary_data_args(op, &creation::wide(x), args)?, dtype),
-        DType::F32 | DType::F64 => map_cpu(op, x, args),
-        _ => unreachable!("integer dtypes handled above"),
+    // Parameters reach the shader as p.a, p.b, p.c.
+    crate::kernels::unary(op.wgsl(), op.gpu_args(args), x, |x| {
+        Ok(match dtype {
+            DType::F16 if x.is_contiguous() && !x.device().is_gpu() => map_cpu(op, x, args),
+            DType::F16 => creation::narrow(unary_data_args(op, &creation::wide(x), args)?, dtype),
+            DType::F32 | DType::F64 => map_cpu(op, x, args),
+            _ => unreachable!("integer dtypes handled above"),
+        })
     })
 }
 

@@ -2,9 +2,9 @@
 
 use crate::autograd::formula::{Saved, Values};
 use crate::autograd::{attach_named, SavedTensor};
-use crate::backend::cpu::elementwise;
 use crate::dtype::{result_type, DType};
 use crate::error::{Error, Result};
+use crate::kernels::{select_host as select_host_values, Src};
 use crate::ops::binary_kernels::materialize;
 use crate::ops::creation::contiguous_clone;
 use crate::ops::Operand;
@@ -23,22 +23,32 @@ pub fn where_(cond: &Tensor, a: impl Into<Operand>, b: impl Into<Operand>) -> Re
     let dtype = result_type(&[a.participant(), b.participant()]);
     let (ta, tb) = (materialize(&a, dtype), materialize(&b, dtype));
     let shape = broadcast_shapes(&broadcast_shapes(&cond.shape(), &ta.shape())?, &tb.shape())?;
-    if let Some(out) = crate::kernels::select(cond, &ta, &tb, &shape)? {
-        return where_record(out, cond, a, b, dtype);
-    }
-    let sizes = crate::tensor::shape::sizes_i64(&shape);
+    let out = crate::kernels::select(cond, &ta, &tb, &shape, |cond, ta, tb, shape| {
+        select_host(cond, ta, tb, shape, dtype)
+    })?;
+    where_record(out, cond, a, b, dtype)
+}
+
+/// `where`'s CPU kernel over operands of `dtype`.
+fn select_host(
+    cond: &Tensor,
+    ta: &Tensor,
+    tb: &Tensor,
+    shape: &[usize],
+    dtype: DType,
+) -> Result<Tensor> {
+    let sizes = crate::tensor::shape::sizes_i64(shape);
     let expand = |t: &Tensor| -> Result<Tensor> {
         let _g = crate::autograd::GradModeGuard::new(false);
         Ok(contiguous_clone(&crate::ops::movement::expand(t, &sizes)?))
     };
-    let device = Device::of(&[cond, &ta, &tb])?;
+    let device = Device::of(&[cond, ta, tb])?;
     // Operands that already are the output's contiguous shape, or single values, are read in
     // place (relu's backward, `where(x > 0, g, 0)`, takes this path); others are expanded.
-    let n = crate::tensor::shape::numel(&shape);
+    let n = crate::tensor::shape::numel(shape);
     let in_place = |t: &Tensor| {
         let d = t.read();
-        d.layout.numel() == 1
-            || (d.layout.shape.as_slice() == shape.as_slice() && d.layout.is_contiguous())
+        d.layout.numel() == 1 || (d.layout.shape.as_slice() == shape && d.layout.is_contiguous())
     };
     let c = if in_place(cond) && cond.numel() == n {
         cond.clone()
@@ -46,24 +56,23 @@ pub fn where_(cond: &Tensor, a: impl Into<Operand>, b: impl Into<Operand>) -> Re
         expand(cond)?
     };
     let (xa, xb) = (
-        if in_place(&ta) {
+        if in_place(ta) {
             ta.clone()
         } else {
-            expand(&ta)?
+            expand(ta)?
         },
-        if in_place(&tb) {
+        if in_place(tb) {
             tb.clone()
         } else {
-            expand(&tb)?
+            expand(tb)?
         },
     );
-    let out = crate::dispatch!(dtype, T => {
+    Ok(crate::dispatch!(dtype, T => {
         let (dc, da, db) = (c.read(), xa.read(), xb.read());
         let mask = &dc.storage.slice::<bool>()[dc.layout.offset..dc.layout.offset + n];
-        let v = elementwise::select(mask, select_src::<T>(&da, n), select_src::<T>(&db, n));
-        Tensor::from_vec_on(v, &shape, device)
-    });
-    where_record(out, cond, a, b, dtype)
+        let v = select_host_values(mask, select_src::<T>(&da, n), select_src::<T>(&db, n));
+        Tensor::from_vec_on(v, shape, device)
+    }))
 }
 
 fn where_record(
@@ -95,11 +104,11 @@ fn where_record(
 }
 
 /// A `where` operand of `n` contiguous elements, or of one.
-fn select_src<T: Element>(d: &crate::tensor::Data, n: usize) -> elementwise::Src<'_, T> {
+fn select_src<T: Element>(d: &crate::tensor::Data, n: usize) -> Src<'_, T> {
     let (s, o) = (d.storage.slice::<T>(), d.layout.offset);
     if d.layout.numel() == n {
-        elementwise::Src::Full(&s[o..o + n])
+        Src::Full(&s[o..o + n])
     } else {
-        elementwise::Src::One(s[o])
+        Src::One(s[o])
     }
 }

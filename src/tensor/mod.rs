@@ -3,17 +3,18 @@
 pub mod device;
 pub mod element;
 pub mod grad_mode;
+pub mod history;
 pub mod layout;
 pub mod operand;
 pub mod pool;
 pub mod shape;
 pub mod storage;
 
-use crate::autograd::graph::{NodeRef, WeakNode};
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
 use crate::tensor::shape::{numel, Shape, Strides};
 pub use device::Device;
+use history::{NodeRef, PostAccumulateGradHook, Rebase, TensorHook, WeakNode};
 pub use layout::Layout;
 pub use operand::Operand;
 use parking_lot::{Mutex, RwLock, RwLockReadGuard};
@@ -52,9 +53,8 @@ pub struct AutogradMeta {
     pub view_version: u64,
     /// Hooks registered since the history last changed (`autograd::hooks`); a leaf's are run
     /// by its `AccumulateGrad`, a non-leaf's are also on its `grad_fn`.
-    pub hooks: Vec<std::sync::Arc<dyn crate::autograd::hooks::TensorHook>>,
-    pub post_accumulate_hooks:
-        Vec<std::sync::Arc<dyn crate::autograd::hooks::PostAccumulateGradHook>>,
+    pub hooks: Vec<std::sync::Arc<dyn TensorHook>>,
+    pub post_accumulate_hooks: Vec<std::sync::Arc<dyn PostAccumulateGradHook>>,
     /// For a view: how it was made (Note [View creation meta]), and whether it was made in
     /// no_grad mode itself (not only a view of such a view).
     pub creation_meta: CreationMeta,
@@ -494,8 +494,9 @@ impl Tensor {
             let rebased = old.is_some() && (m.retains_grad || !m.hooks.is_empty());
             (old, rebased)
         };
-        if rebased {
-            crate::autograd::hooks::rebase(self, old.as_ref());
+        if let (true, Some(old)) = (rebased, &old) {
+            // The autograd layer's, through the interface this layer declares.
+            old.rebase(self);
         }
         drop(old);
     }

@@ -23,11 +23,6 @@ impl Operand {
         }
     }
 
-    /// Whether this is a GPU tensor.
-    pub(crate) fn is_gpu(&self) -> bool {
-        matches!(self, Operand::Tensor(t) if t.device().is_gpu())
-    }
-
     /// The tensor operand, if it is one (a number is not an autograd input).
     pub(crate) fn as_tensor(&self) -> Option<&Tensor> {
         match self {

@@ -100,8 +100,23 @@ const EXPR_INT_MARK: &str = "/*expr_int*/";
 impl Kernel {
     /// The WGSL source: `common.wgsl` (the dispatch index, packed dims, NaN test) prepended
     /// to every shader, and `half.wgsl` appended to those that write half values (WGSL has no
-    /// includes).
-    pub const fn source(self) -> &'static str {
+    /// includes); for the shaders that select an op by its code, the constants naming the
+    /// codes at the end (`op_codes!`: `ReduceOp`, `ScanOp`, `TernaryOp`).
+    pub fn source(self) -> Cow<'static, str> {
+        let codes = match self {
+            Kernel::Reduce => super::ReduceOp::wgsl_consts(),
+            Kernel::Scan => super::ScanOp::wgsl_consts(),
+            Kernel::Where => super::TernaryOp::wgsl_consts(),
+            _ => return Cow::Borrowed(self.file()),
+        };
+        Cow::Owned(format!(
+            "{}\n// Op codes, from the op enum's table.\n{codes}",
+            self.file()
+        ))
+    }
+
+    /// The shader's own source (with its prelude and postlude files).
+    const fn file(self) -> &'static str {
         macro_rules! shader {
             ($file:literal) => {
                 concat!(include_str!("shaders/common.wgsl"), include_str!($file))
@@ -466,7 +481,7 @@ impl Gpu {
             key.expr
         );
         let source = if key.expr.is_empty() {
-            Cow::Borrowed(key.kernel.source())
+            key.kernel.source()
         } else if key.dtype == GpuDType::I32 {
             Cow::Owned(key.kernel.with_int_expr(key.expr))
         } else {

@@ -264,13 +264,14 @@ pub fn select(
     ternary(TernaryOp::Select, cond, a, b, out_shape)
 }
 
-/// Ternary elementwise ops (the `OP` values of `where.wgsl`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum TernaryOp {
-    /// `cond ? a : b`, any 32-bit words.
-    Select = 0,
-    /// `lerp(a, b, weight)` of float32 words, the weight in the `cond` slot.
-    Lerp = 1,
+op_codes! {
+    /// Ternary elementwise ops (the `OP` values of `where.wgsl`: `OP_SELECT`, `OP_LERP`).
+    pub enum TernaryOp {
+        /// `cond ? a : b`, any 32-bit words.
+        Select,
+        /// `lerp(a, b, weight)` of float32 words, the weight in the `cond` slot.
+        Lerp,
+    }
 }
 
 /// `out = op(cond, a, b)` over the broadcast `out_shape` (`TernaryOp` says what the operands
@@ -300,7 +301,7 @@ pub fn ternary(
         if n == 0 {
             return Ok(out);
         }
-        let pipeline = g.pipeline(key(Kernel::Where, op as u32))?;
+        let pipeline = g.pipeline(key(Kernel::Where, op.code()))?;
         let signed_strides: Vec<Vec<isize>> = strides.iter().map(|s| signed(s)).collect();
         let io = contiguous_strides(out_shape);
         let mut operands: Vec<(&GpuBuffer, &[isize], usize)> = ops

@@ -11,6 +11,48 @@
 //! float32 tensor of ones and zeros) and int64 narrowed to int32 (see [`Words`]); float64 is
 //! refused by [`check_dtype`] with the reason.
 
+/// An op enum whose shader op codes come from one table: the variants in order, each one's
+/// code its position (no hand-numbered discriminants), and the shader's names for them
+/// (`OP_` and the variant's name in capitals: `ReduceOp::ArgMax` is `OP_ARGMAX`), appended
+/// to its source as WGSL constants ([`Kernel::source`]) so that the shader's `switch OP`
+/// arms and tests read those names, never numbers.
+macro_rules! op_codes {
+    ($(#[doc = $doc:literal])* pub enum $Enum:ident {
+        $($(#[doc = $vdoc:literal])* $V:ident,)*
+    }) => {
+        $(#[doc = $doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum $Enum {
+            $($(#[doc = $vdoc])* $V,)*
+        }
+
+        impl $Enum {
+            /// Every op, in the table's order (an op's code is its index here).
+            pub const ALL: &'static [$Enum] = &[$($Enum::$V,)*];
+
+            /// The value of the shader's `OP` override for this op.
+            pub fn code(self) -> u32 {
+                self as u32
+            }
+
+            /// The shader's name for this op's code.
+            pub fn wgsl_name(self) -> String {
+                match self {
+                    $($Enum::$V => format!("OP_{}", stringify!($V).to_uppercase()),)*
+                }
+            }
+
+            /// The WGSL constants naming every code, one line each.
+            pub fn wgsl_consts() -> String {
+                Self::ALL
+                    .iter()
+                    .map(|op| format!("const {}: u32 = {}u;\n", op.wgsl_name(), op.code()))
+                    .collect()
+            }
+        }
+    };
+}
+
 mod buffer;
 mod chunks;
 pub mod context;
@@ -45,19 +87,21 @@ pub use window::{window, WindowGeom, WindowOp};
 pub use words::{narrow_i64, Words};
 
 /// Every shader, by file name, for validation without a GPU.
-pub const SHADERS: [(&str, &str); 11] = [
-    ("unary.wgsl", Kernel::Unary.source()),
-    ("binary.wgsl", Kernel::Binary.source()),
-    ("reduce.wgsl", Kernel::Reduce.source()),
-    ("matmul.wgsl", Kernel::Matmul.source()),
-    ("copy.wgsl", Kernel::Copy.source()),
-    ("where.wgsl", Kernel::Where.source()),
-    ("softmax.wgsl", Kernel::Softmax.source()),
-    ("scan.wgsl", Kernel::Scan.source()),
-    ("index.wgsl", Kernel::Index.source()),
-    ("window.wgsl", Kernel::Window.source()),
-    ("sort.wgsl", Kernel::Sort.source()),
-];
+pub fn shaders() -> [(&'static str, std::borrow::Cow<'static, str>); 11] {
+    [
+        ("unary.wgsl", Kernel::Unary.source()),
+        ("binary.wgsl", Kernel::Binary.source()),
+        ("reduce.wgsl", Kernel::Reduce.source()),
+        ("matmul.wgsl", Kernel::Matmul.source()),
+        ("copy.wgsl", Kernel::Copy.source()),
+        ("where.wgsl", Kernel::Where.source()),
+        ("softmax.wgsl", Kernel::Softmax.source()),
+        ("scan.wgsl", Kernel::Scan.source()),
+        ("index.wgsl", Kernel::Index.source()),
+        ("window.wgsl", Kernel::Window.source()),
+        ("sort.wgsl", Kernel::Sort.source()),
+    ]
+}
 
 /// Whether a wgpu adapter exists and a device opened on it (creates the context). True in a
 /// forked child of a process that had opened one, as `torch.cuda.is_available()` is there

@@ -7,22 +7,23 @@ use super::elementwise::{binary, View};
 use crate::error::{Error, Result};
 use crate::tensor::shape::contiguous_strides;
 
-/// Reductions (the `OP` values of `reduce.wgsl`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ReduceOp {
-    Sum = 0,
-    Mean = 1,
-    Max = 2,
-    Min = 3,
-    Prod = 4,
-    /// Value and index of the max (see [`reduce_arg`]).
-    ArgMax = 5,
-    /// Value and index of the min (see [`reduce_arg`]).
-    ArgMin = 6,
-    /// 1.0 when every element is nonzero (bool words).
-    All = 7,
-    /// 1.0 when some element is nonzero (bool words).
-    Any = 8,
+op_codes! {
+    /// Reductions (the `OP` values of `reduce.wgsl`, which names them `OP_SUM`, ...).
+    pub enum ReduceOp {
+        Sum,
+        Mean,
+        Max,
+        Min,
+        Prod,
+        /// Value and index of the max (see [`reduce_arg`]).
+        ArgMax,
+        /// Value and index of the min (see [`reduce_arg`]).
+        ArgMin,
+        /// 1.0 when every element is nonzero (bool words).
+        All,
+        /// 1.0 when some element is nonzero (bool words).
+        Any,
+    }
 }
 
 impl ReduceOp {
@@ -187,7 +188,7 @@ fn reduce_pass(
         0,
     ];
     len_u32(offset + outer * red * inner, "length")?;
-    let pipeline = g.pipeline(key(Kernel::Reduce, op as u32))?;
+    let pipeline = g.pipeline(key(Kernel::Reduce, op.code()))?;
     let groups = g.grid(n_out as u64)?;
     // Ops without an index leave binding 2 alone: `out` stands in for it; without first-pass
     // indices, x stands in for them.

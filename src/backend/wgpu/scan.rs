@@ -4,11 +4,12 @@ use super::buffer::{key, len_u32, words, GpuBuffer};
 use super::context::{guarded, Kernel, PipelineKey};
 use crate::error::{Error, Result};
 
-/// Cumulative ops (the `OP` values of `scan.wgsl`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ScanOp {
-    Sum = 0,
-    Prod = 1,
+op_codes! {
+    /// Cumulative ops (the `OP` values of `scan.wgsl`: `OP_SUM`, `OP_PROD`).
+    pub enum ScanOp {
+        Sum,
+        Prod,
+    }
 }
 
 /// Inclusive cumulative sum / product along the middle dim of a contiguous
@@ -22,7 +23,7 @@ pub fn scan(
     inner: usize,
 ) -> Result<GpuBuffer> {
     along_lines(
-        key(Kernel::Scan, op as u32),
+        key(Kernel::Scan, op.code()),
         "scan",
         x,
         offset,

@@ -3,14 +3,9 @@
 
 use super::*;
 
-/// Elementwise unary op of a float32 or float16 GPU tensor, giving its dtype (float16
-/// computes in float32 and rounds in the same kernel); a strided one is copied contiguous
-/// first.
-pub fn unary(expr: &'static str, x: &Tensor) -> Result<Option<Tensor>> {
-    unary_with(expr, x, [0.0; 3])
-}
-
-/// `unary` for an op that takes parameters (clamp bounds, slopes, ...).
+/// Elementwise unary op (`expr`, with parameters: clamp bounds, slopes, ...) of a float32 or
+/// float16 GPU tensor, giving its dtype (float16 computes in float32 and rounds in the same
+/// kernel); a strided one is copied contiguous first.
 pub fn unary_with(expr: &'static str, x: &Tensor, args: [f64; 3]) -> Result<Option<Tensor>> {
     let Some(x) = contiguous_float(x)? else {
         return Ok(None);
@@ -38,20 +33,9 @@ pub fn unary_with(expr: &'static str, x: &Tensor, args: [f64; 3]) -> Result<Opti
 }
 
 /// Elementwise binary op over the broadcast `shape`, either operand strided: the WGSL
-/// expression `expr` in `x`, `y` (an op's declared expression) of float32 operands, a float32
-/// result.
-pub fn binary(
-    expr: &'static str,
-    a: &Tensor,
-    b: &Tensor,
-    shape: &[usize],
-) -> Result<Option<Tensor>> {
-    binary_to(expr, a, b, shape, DType::F32)
-}
-
-/// `binary` of float32 operands (float16 ones read through `half_as_float`) for a `dtype`
-/// result: float16 rounds in the same kernel; any other dtype gets float32, for the caller
-/// to narrow.
+/// expression `expr` in `x`, `y` (an op's declared expression) of float32 operands for a
+/// `dtype` result: float16 rounds in the same kernel; any other dtype gets float32, for the
+/// caller to narrow.
 pub fn binary_to(
     expr: &'static str,
     a: &Tensor,

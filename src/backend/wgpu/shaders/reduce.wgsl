@@ -24,9 +24,10 @@
 // make the sum pairwise-like, so its error grows far slower than a serial f32 loop's.
 // ArgMax / ArgMin carry (value, index) pairs through the same tree; a pair wins by PyTorch's
 // CPU rule: NaN beats any number, then the larger (smaller) value, ties to the lower index.
-// OP (ReduceOp in mod.rs): 0 sum, 1 mean (the sum divided by `count`), 2 max, 3 min (max/min propagate NaN), 4 prod,
-// 5 argmax, 6 argmin (value and index), 7 all, 8 any (1.0 / 0.0; nonzero by the bits, so
-// NaN counts as true and -0.0 as false).
+// OP: one of the `OP_*` constants that `ReduceOp`'s table (reduce.rs) appends to this source:
+// sum, mean (the sum divided by `count`), max, min (max/min propagate NaN), prod, argmax,
+// argmin (value and index), all, any (1.0 / 0.0; nonzero by the bits, so NaN counts as true
+// and -0.0 as false).
 
 override OP: u32 = 0u;
 
@@ -57,16 +58,16 @@ fn identity() -> f32 {
     switch OP {
         // -inf / +inf are not WGSL literals; their bits are (the largest finite f32 would turn
         // a run of infinities into it). Empty max/min are refused on the host.
-        case 2u: { return bitcast<f32>(0xff800000u); }
-        case 3u: { return bitcast<f32>(0x7f800000u); }
-        case 4u, 7u: { return 1.0; }
+        case OP_MAX: { return bitcast<f32>(0xff800000u); }
+        case OP_MIN: { return bitcast<f32>(0x7f800000u); }
+        case OP_PROD, OP_ALL: { return 1.0; }
         default: { return 0.0; }
     }
 }
 
 // An element as the fold sees it: all / any fold truth values.
 fn load(v: f32) -> f32 {
-    if (OP == 7u || OP == 8u) {
+    if (OP == OP_ALL || OP == OP_ANY) {
         return select(0.0, 1.0, (bitcast<u32>(v) & 0x7fffffffu) != 0u);
     }
     return v;
@@ -74,16 +75,16 @@ fn load(v: f32) -> f32 {
 
 fn combine(u: f32, v: f32) -> f32 {
     switch OP {
-        case 2u: { if (is_nan(u) || is_nan(v)) { return u + v; } return max(u, v); }
-        case 3u: { if (is_nan(u) || is_nan(v)) { return u + v; } return min(u, v); }
-        case 4u: { return u * v; }
-        case 7u: { return min(u, v); }
-        case 8u: { return max(u, v); }
+        case OP_MAX: { if (is_nan(u) || is_nan(v)) { return u + v; } return max(u, v); }
+        case OP_MIN: { if (is_nan(u) || is_nan(v)) { return u + v; } return min(u, v); }
+        case OP_PROD: { return u * v; }
+        case OP_ALL: { return min(u, v); }
+        case OP_ANY: { return max(u, v); }
         default: { return u + v; }
     }
 }
 
-// Whether pair (v, i) beats pair (u, j) for argmax (OP 5) / argmin (OP 6).
+// Whether pair (v, i) beats pair (u, j) for argmax / argmin.
 fn beats(v: f32, i: u32, u: f32, j: u32) -> bool {
     if (i == NONE) {
         return false;
@@ -99,7 +100,7 @@ fn beats(v: f32, i: u32, u: f32, j: u32) -> bool {
     if (v == u) {
         return i < j;
     }
-    if (OP == 5u) {
+    if (OP == OP_ARGMAX) {
         return v > u;
     }
     return v < u;
@@ -123,7 +124,7 @@ fn main(
     let o = out_idx / p.inner / sections;
     let base = p.x_offset + o * p.red * p.inner + j;
     let end = s * p.span + min(p.span, p.red - s * p.span);
-    let arg = OP == 5u || OP == 6u;
+    let arg = OP == OP_ARGMAX || OP == OP_ARGMIN;
     var acc = identity();
     var acc_idx = NONE;
     for (var r = s * p.span + lid; r < end; r += 256u) {
@@ -155,7 +156,7 @@ fn main(
     }
     if (lid == 0u) {
         var v = part[0];
-        if (OP == 1u) {
+        if (OP == OP_MEAN) {
             v = v / f32(p.count);
         }
         y[out_idx] = bitcast<u32>(v);

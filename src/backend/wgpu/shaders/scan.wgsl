@@ -13,7 +13,7 @@
 // that prefix, writing the outputs. Two reads and one write of the line, in any length.
 // Products keep NaN / inf / 0 exactly as a serial loop: each output is the serial product
 // regrouped, and which of NaN, inf, 0 it is does not depend on the grouping.
-// OP (ScanOp in mod.rs): 0 cumsum, 1 cumprod.
+// OP: `OP_SUM` (cumsum) or `OP_PROD` (cumprod), constants `ScanOp`'s table (scan.rs) appends.
 
 override OP: u32 = 0u;
 
@@ -31,14 +31,14 @@ struct Params {
 var<workgroup> part: array<f32, 256>;
 
 fn identity() -> f32 {
-    if (OP == 1u) {
+    if (OP == OP_PROD) {
         return 1.0;
     }
     return 0.0;
 }
 
 fn combine(u: f32, v: f32) -> f32 {
-    if (OP == 1u) {
+    if (OP == OP_PROD) {
         return u * v;
     }
     return u + v;

@@ -1,6 +1,7 @@
-// Ternary elementwise ops with broadcasting, 32-bit words. OP (TernaryOp in mod.rs):
-//   0 select: out[i] = cond[ic] != 0 ? a[ia] : b[ib] (the words moved as bits)
-//   1 lerp:   out[i] = a + w (b - a) from the nearer end, w = cond[ic] (all float32)
+// Ternary elementwise ops with broadcasting, 32-bit words. OP: one of the `OP_*` constants
+// that `TernaryOp`'s table (elementwise.rs) appends to this source:
+//   OP_SELECT: out[i] = cond[ic] != 0 ? a[ia] : b[ib] (the words moved as bits)
+//   OP_LERP:   out[i] = a + w (b - a) from the nearer end, w = cond[ic] (all float32)
 //
 // Bindings (group 0):
 //   0: cond  storage, read        array<u32>  a bool tensor (float32 0.0 / 1.0)
@@ -58,7 +59,7 @@ fn main(
         ia += c * dim_u32(p.a_strides, u32(d));
         ib += c * dim_u32(p.b_strides, u32(d));
     }
-    if (OP == 1u) {
+    if (OP == OP_LERP) {
         // PyTorch's lerp: start + w (end - start) for |w| < 0.5, else end - (end - start)(1 - w).
         let w = bitcast<f32>(cond[ic]);
         let s = bitcast<f32>(a[ia]);

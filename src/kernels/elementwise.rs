@@ -1,0 +1,214 @@
+//! The elementwise family: unary, binary (arithmetic, comparisons, logical ops), `where`'s
+//! select, `lerp` and writes into existing memory, each run through the backend interface
+//! (`backend::run`: the declared WGSL expression on the GPU where it applies, else the op's
+//! CPU kernel on the host); and the host loops ops write their CPU kernels with (`map`,
+//! `zip`, float16 runs), re-exported here so ops name no backend.
+
+use super::backend::{run, Binary, BinaryCpu, Ternary, TernaryKind, Unary, Words};
+use super::copy::{cast, contiguous};
+use crate::backend::cpu::{copy, elementwise};
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::tensor::{Device, Element, Storage, Tensor};
+
+pub use crate::backend::cpu::elementwise::{zip_half, zip_in_place, HalfSrc, Src};
+pub use crate::backend::cpu::vmath::VMath;
+
+/// `wgsl` of each element of a float32 / float16 `x` on the GPU (parameters `args` as `p.a`,
+/// `p.b`, `p.c`, rounded to float32), else `cpu(x)`.
+#[inline]
+pub fn unary(
+    wgsl: &'static str,
+    args: [f64; 3],
+    x: &Tensor,
+    cpu: impl Fn(&Tensor) -> Result<Tensor>,
+) -> Result<Tensor> {
+    let op = Unary {
+        wgsl,
+        args,
+        cpu: &cpu,
+    };
+    run(|b| b.unary(&op, x))
+}
+
+/// `wgsl` in `x`, `y` over the broadcast `shape` of float32 operands on the GPU (a `dtype`
+/// result: float16 rounds in the kernel, other dtypes get float32 for the caller to narrow),
+/// else `cpu(a, b, shape)`.
+#[inline]
+pub fn binary(
+    wgsl: &'static str,
+    dtype: DType,
+    a: &Tensor,
+    b: &Tensor,
+    shape: &[usize],
+    cpu: impl Fn(&Tensor, &Tensor, &[usize]) -> Result<Tensor>,
+) -> Result<Tensor> {
+    binary_words(wgsl, Words::Float(dtype), a, b, shape, &cpu)
+}
+
+/// A comparison as a bool tensor: `wgsl` over float values, `wgsl_int` over int64 / int32
+/// ones on the GPU, else `cpu`.
+#[inline]
+pub fn compare(
+    wgsl: &'static str,
+    wgsl_int: &'static str,
+    a: &Tensor,
+    b: &Tensor,
+    shape: &[usize],
+    cpu: impl Fn(&Tensor, &Tensor, &[usize]) -> Result<Tensor>,
+) -> Result<Tensor> {
+    binary_words(wgsl, Words::Compare(wgsl_int), a, b, shape, &cpu)
+}
+
+/// A logical op (`wgsl` on truth values) of two bool tensors, else `cpu`.
+#[inline]
+pub fn logical(
+    wgsl: &'static str,
+    a: &Tensor,
+    b: &Tensor,
+    shape: &[usize],
+    cpu: impl Fn(&Tensor, &Tensor, &[usize]) -> Result<Tensor>,
+) -> Result<Tensor> {
+    binary_words(wgsl, Words::Logical, a, b, shape, &cpu)
+}
+
+fn binary_words(
+    wgsl: &'static str,
+    words: Words,
+    a: &Tensor,
+    b: &Tensor,
+    shape: &[usize],
+    cpu: BinaryCpu<'_>,
+) -> Result<Tensor> {
+    let op = Binary { wgsl, words, cpu };
+    run(|backend| backend.binary(&op, a, b, shape))
+}
+
+/// `cond ? a : b` over the broadcast `shape`, else `cpu(cond, a, b, shape)`.
+#[inline]
+pub fn select(
+    cond: &Tensor,
+    a: &Tensor,
+    b: &Tensor,
+    shape: &[usize],
+    cpu: impl Fn(&Tensor, &Tensor, &Tensor, &[usize]) -> Result<Tensor>,
+) -> Result<Tensor> {
+    let op = Ternary {
+        op: TernaryKind::Select,
+        cpu: &cpu,
+    };
+    run(|backend| backend.ternary(&op, cond, a, b, shape))
+}
+
+/// `lerp(start, end, weight)` over the broadcast `shape`, else `cpu(weight, start, end, shape)`.
+#[inline]
+pub fn lerp(
+    start: &Tensor,
+    end: &Tensor,
+    weight: &Tensor,
+    shape: &[usize],
+    cpu: impl Fn(&Tensor, &Tensor, &Tensor, &[usize]) -> Result<Tensor>,
+) -> Result<Tensor> {
+    let op = Ternary {
+        op: TernaryKind::Lerp,
+        cpu: &cpu,
+    };
+    run(|backend| backend.ternary(&op, weight, start, end, shape))
+}
+
+/// Copy `src` (`dst`'s shape) into `dst`'s memory, casting, where `dst` lives. The caller
+/// checks and bumps `dst`'s version.
+pub fn write_into(dst: &Tensor, src: &Tensor) -> Result<()> {
+    // A source sharing dst's memory is copied out first (the GPU's kernel binds two buffers;
+    // the host's writes what it reads).
+    let src = if dst.device() == Device::Gpu && overlaps(&src.read().storage, &dst.read().storage) {
+        contiguous(src)
+    } else {
+        src.clone()
+    };
+    run(|backend| backend.write(dst, &src))
+}
+
+/// The host's `write_into`.
+pub(crate) fn write_host(dst: &Tensor, src: &Tensor) -> Result<()> {
+    // Values to write, read straight from `src` when it has dst's dtype, is contiguous and
+    // does not share dst's memory (an in-place op's fresh result); else a contiguous copy.
+    let direct = src.dtype() == dst.dtype() && {
+        let (s, d) = (src.read(), dst.read());
+        s.layout.is_contiguous() && !overlaps(&s.storage, &d.storage)
+    };
+    let src = if direct {
+        src.clone()
+    } else if src.dtype() != dst.dtype() {
+        cast(src, dst.dtype())
+    } else {
+        contiguous(src)
+    };
+    let (s, d) = (src.read(), dst.read());
+    crate::dispatch!(d.dtype(), T => {
+        let n = s.layout.numel();
+        let values = &s.storage.slice::<T>()[s.layout.offset..s.layout.offset + n];
+        copy::scatter_into::<T>(d.storage.slice_mut::<T>(), &d.layout, values);
+    });
+    Ok(())
+}
+
+/// Whether two storages' memory overlaps (views, and `.data` aliases, share memory).
+pub fn overlaps(a: &Storage, b: &Storage) -> bool {
+    let range = |s: &Storage| {
+        let start = s.data_ptr() as usize;
+        (start, start + s.len() * s.dtype().itemsize())
+    };
+    let ((a0, a1), (b0, b1)) = (range(a), range(b));
+    a0 < b1 && b0 < a1
+}
+
+/// `f` of each element on the host (a GPU tensor's host copy; the result goes back to its
+/// device), one monomorphized loop per closure.
+pub fn map<T: Element, U: Element>(t: &Tensor, f: impl Fn(T) -> U + Sync + Send) -> Tensor {
+    let d = t.read();
+    let v = elementwise::unary(d.storage.slice::<T>(), &d.layout, f);
+    Tensor::from_vec_on(v, &d.layout.shape, d.device())
+}
+
+/// `f` over a contiguous float16 tensor, computed in float32 and rounded once per element
+/// (Note [Narrow dtypes]) a run at a time, without float32 copies of the tensor.
+pub fn map_half(t: &Tensor, f: impl Fn(f32) -> f32 + Sync + Send) -> Tensor {
+    let d = t.read();
+    let (o, n) = (d.layout.offset, d.layout.numel());
+    let x = &d.storage.slice::<half::f16>()[o..o + n];
+    let v = elementwise::map_half(x, f);
+    Tensor::from_vec_on(v, &d.layout.shape, d.device())
+}
+
+/// `clamp` of each element to `[lo, hi]` on the host (either bound may be absent).
+pub fn clamp<T: Element>(t: &Tensor, lo: Option<T>, hi: Option<T>) -> Tensor {
+    let d = t.read();
+    let v = elementwise::clamp(d.storage.slice::<T>(), &d.layout, lo, hi);
+    Tensor::from_vec_on(v, &d.layout.shape, d.device())
+}
+
+/// `f(a, b)` over the broadcast `shape` on the host, one monomorphized loop per closure.
+pub fn zip<T: Element, U: Element>(
+    a: &Tensor,
+    b: &Tensor,
+    shape: &[usize],
+    f: impl Fn(T, T) -> U + Sync + Send,
+) -> Result<Tensor> {
+    let device = Device::of(&[a, b])?;
+    let (da, db) = (a.read(), b.read());
+    let v = elementwise::binary(
+        da.storage.slice::<T>(),
+        &da.layout,
+        db.storage.slice::<T>(),
+        &db.layout,
+        shape,
+        f,
+    );
+    Ok(Tensor::from_vec_on(v, shape, device))
+}
+
+/// `mask ? a : b` on the host for `n` elements, each of `a`, `b` all `n` values or one.
+pub fn select_host<T: Element>(mask: &[bool], a: Src<'_, T>, b: Src<'_, T>) -> Vec<T> {
+    elementwise::select(mask, a, b)
+}
