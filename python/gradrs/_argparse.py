@@ -61,6 +61,10 @@ SIGNATURES: dict[str, list[str]] = {
     "tile": ["(Tensor input, IntList dims)"],
     "broadcast_to": ["(Tensor input, IntList size)"],
     "rot90": ["(Tensor input, int k = 1, IntList dims = [0,1])"],
+    # xlogy's declaration names its tensor overload; PyTorch's parser lists all three.
+    "xlogy": [_BINARY, "(Number self, Tensor other, *, Tensor out = None)",
+              "(Tensor input, Number other, *, Tensor out = None)"],
+    "xlogy_": ["(Tensor input, Tensor other)", "(Tensor input, Number other)"],
     "clamp": _CLAMP,
     "clip": _CLAMP,
     "var": _VAR,
@@ -100,6 +104,7 @@ _CHECKS = {
     "tuple of ints": lambda o: _is_int(o) or (
         isinstance(o, (tuple, list)) and all(_is_int(v) for v in o)),
     "gradrs.dtype": lambda o: isinstance(o, _native.dtype),
+    "str": lambda o: isinstance(o, str),
     "float": lambda o: isinstance(o, numbers.Real) and not isinstance(o, Tensor),
     "tuple of Tensors": lambda o: isinstance(o, (tuple, list)) and all(
         isinstance(v, Tensor) for v in o),
@@ -191,10 +196,11 @@ def _describe(args, kwargs) -> str:
     return "(" + ", ".join(parts) + ")"
 
 
-def error(name, args, kwargs):
+def error(name, args, kwargs, texts=None):
     """PyTorch's TypeError for ``gradrs.<name>(*args, **kwargs)``, or None if the arguments
-    match one of its signatures (or the function has none listed)."""
-    texts = SIGNATURES.get(name)
+    match one of its signatures (``texts``, by default those listed for ``name``; None when
+    there are none)."""
+    texts = SIGNATURES.get(name) if texts is None else texts
     if texts is None:
         return None
     sigs = [_Signature(name, t) for t in texts]

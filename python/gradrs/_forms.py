@@ -62,8 +62,9 @@ def _not_tensor(name, input):
 
 
 # PyTorch's numbers-as-tensors (its argument parser's `should_allow_numbers_as_tensors`) and
-# `remainder`'s `(Number self, Tensor other)` overload: a Python number may be `input`.
-_NUMBER_INPUT = frozenset("add sub mul div true_divide floor_divide remainder".split())
+# the `(Number self, Tensor other)` overloads of `remainder` and `xlogy`: a Python number may
+# be `input`.
+_NUMBER_INPUT = frozenset("add sub mul div true_divide floor_divide remainder xlogy".split())
 
 
 def _number_input(name):

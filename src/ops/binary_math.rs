@@ -144,6 +144,16 @@ macro_rules! generate_binary {
                     })*
                 }
             }
+
+            /// The derivative in `b` alone (`a` a Python number, not an input).
+            fn grad_other(self, g: &Tensor, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+                match self {
+                    $(BinaryMathOp::$V => {
+                        let ($g2, $a2, $b2) = (g, a, b);
+                        $grad_other
+                    })*
+                }
+            }
         }
 
         /// The CPU kernel of `op` over float tensors of one dtype.
@@ -184,20 +194,29 @@ pub fn not_implemented(op: &str) -> Result<Tensor> {
 
 /// The forward kernel alone (no autograd), with PyTorch's promotion.
 pub fn binary_math_data(op: BinaryMathOp, a: &Tensor, b: &Operand) -> Result<Tensor> {
-    let a_op = Operand::Tensor(a.clone());
+    operands_data(op, &Operand::Tensor(a.clone()), b)
+}
+
+/// The forward kernel on two operands, either of them possibly a Python number.
+fn operands_data(op: BinaryMathOp, a_op: &Operand, b: &Operand) -> Result<Tensor> {
     let mut dtype = result_type(&[a_op.participant(), b.participant()]);
     match op.dtypes() {
         BinaryDtypes::Float if !dtype.is_floating_point() => dtype = crate::dtype::default_float(),
         BinaryDtypes::FloatOnly(kernel) if !dtype.is_floating_point() => {
             return Err(crate::dtype::unsupported(kernel, dtype))
         }
-        BinaryDtypes::Same(msg, ..) if b.as_tensor().is_some_and(|b| b.dtype() != a.dtype()) => {
+        BinaryDtypes::Same(msg, ..)
+            if a_op
+                .as_tensor()
+                .zip(b.as_tensor())
+                .is_some_and(|(a, b)| b.dtype() != a.dtype()) =>
+        {
             return Err(Error::Runtime(msg.into()))
         }
         _ => {}
     }
     let (ta, tb) = (
-        materialize(&a_op, dtype.compute()),
+        materialize(a_op, dtype.compute()),
         materialize(b, dtype.compute()),
     );
     let shape = broadcast_shapes(&ta.shape(), &tb.shape())?.to_vec();
@@ -213,6 +232,25 @@ pub fn binary_math_data(op: BinaryMathOp, a: &Tensor, b: &Operand) -> Result<Ten
         }
     })?;
     Ok(narrow(out, dtype))
+}
+
+/// `xlogy(number, other)`: PyTorch's `(Number self, Tensor other)` overload, the number
+/// promoting as a wrapped number and differentiable in `other` only (`XlogyBackward1`).
+pub fn xlogy_number_self(s: crate::dtype::Scalar, b: &Tensor) -> Result<Tensor> {
+    let op = BinaryMathOp::Xlogy;
+    let out = operands_data(op, &Operand::Scalar(s), &Operand::Tensor(b.clone()))?;
+    if !needs_grad(&[b]) {
+        return Ok(out);
+    }
+    let ta = Tensor::scalar(s, out.dtype());
+    let saved = vec![SavedTensor::input_unhooked(&ta), SavedTensor::input(b)?];
+    Ok(record_formula(
+        out,
+        &[b],
+        "XlogyBackward1",
+        saved,
+        move |g, s| Ok(vec![Some(op.grad_other(g, &s[0], &s[1])?)]),
+    ))
 }
 
 /// A differentiable binary math op; `b` may be a Python number where the op allows one.

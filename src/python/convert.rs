@@ -84,6 +84,42 @@ impl<'a, 'py> FromPyObject<'a, 'py> for NumberArg {
     }
 }
 
+/// A `bool` parameter as PyTorch's argument parser takes it: a Python bool or a NumPy bool,
+/// not an int or anything else with a truth value. Extraction never fails, so that the
+/// binding, which knows its name, raises PyTorch's TypeError through [`Flag::get`] (pyo3's
+/// own error would name neither the function nor the parameter).
+#[derive(Clone)]
+pub struct Flag(Result<bool, String>);
+
+impl Flag {
+    pub const FALSE: Flag = Flag(Ok(false));
+    pub const TRUE: Flag = Flag(Ok(true));
+
+    /// The value, or PyTorch's error for `func()`'s parameter `arg` given by keyword (one
+    /// given by position PyTorch also numbers, which a pyo3 binding cannot tell apart).
+    pub fn get(&self, func: &str, arg: &str) -> PyResult<bool> {
+        self.0.clone().map_err(|ty| {
+            super::errors::type_error(format!("{func}(): argument '{arg}' must be bool, not {ty}"))
+        })
+    }
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Flag {
+    type Error = PyErr;
+    fn extract(obj: pyo3::Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        if let Ok(b) = obj.cast::<PyBool>() {
+            return Ok(Flag(Ok(b.is_true())));
+        }
+        let ty = obj.get_type();
+        if ty.module().is_ok_and(|m| m == "numpy")
+            && ty.name().is_ok_and(|n| n == "bool" || n == "bool_")
+        {
+            return Ok(Flag(Ok(obj.is_truthy()?)));
+        }
+        Ok(Flag(Err(type_name(&obj.to_owned()))))
+    }
+}
+
 impl NumberArg {
     /// The number given, `default` when left out, or PyTorch's parser error.
     pub fn scalar(&self, py: Python<'_>, op: &str, arg: &str, default: Scalar) -> PyResult<Scalar> {

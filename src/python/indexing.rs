@@ -1,6 +1,6 @@
 //! Bindings of indexing (`x[key]`, `x[key] = v`, gather/scatter, masks) and shape ops.
 
-use super::convert::extract_scalar;
+use super::convert::{extract_scalar, Flag};
 use super::pointwise::{in_place_checking, in_place_with, operand_arg, Overlap};
 use super::tensor::{wrap, PyTensor};
 use crate::dtype::{DType, Scalar};
@@ -469,8 +469,12 @@ impl PyTensor {
         let mask_t = mask.t.clone();
         super::boundary::tensor(py, || ix::masked_select(&self.t, &mask_t))
     }
-    #[pyo3(signature = (*, as_tuple=false))]
-    fn nonzero(&self, py: Python<'_>, as_tuple: bool) -> R {
+    #[pyo3(
+        signature = (*, as_tuple=Flag::FALSE),
+        text_signature = "($self, *, as_tuple=False)"
+    )]
+    fn nonzero(&self, py: Python<'_>, as_tuple: Flag) -> R {
+        let as_tuple = as_tuple.get("nonzero", "as_tuple")?;
         if as_tuple {
             // A 0-dim input counts as 1-D here, as in PyTorch.
             let x = super::boundary::catch(|| crate::ops::movement::reshape(&self.t, &[-1]))?;

@@ -28,7 +28,7 @@ use crate::dtype::{default_float, DType, Scalar};
 use crate::ops::creation;
 use crate::tensor::Device;
 use crate::Tensor;
-use convert::extract_scalar;
+use convert::{extract_scalar, Flag};
 use dtype::{check_device, extract_dtype, PyDType, PyDevice};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
@@ -70,16 +70,21 @@ fn shape_of(size: &Bound<'_, PyTuple>) -> PyResult<Vec<usize>> {
 }
 
 #[pyfunction]
-#[pyo3(name = "tensor", signature = (data, *, dtype=None, device=None, requires_grad=false, pin_memory=false))]
+#[pyo3(
+    name = "tensor",
+    signature = (data, *, dtype=None, device=None, requires_grad=Flag::FALSE, pin_memory=Flag::FALSE),
+    text_signature = "(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False)"
+)]
 fn new_tensor(
     py: Python<'_>,
     data: &Bound<'_, PyAny>,
     dtype: Option<&Bound<'_, PyAny>>,
     device: Option<&Bound<'_, PyAny>>,
-    requires_grad: bool,
-    pin_memory: bool,
+    requires_grad: Flag,
+    pin_memory: Flag,
 ) -> R {
-    let _ = pin_memory;
+    let requires_grad = requires_grad.get("tensor", "requires_grad")?;
+    pin_memory.get("tensor", "pin_memory")?;
     let dev = check_device(device)?;
     let dtype = extract_dtype(dtype)?;
     let t = boundary::held(|| convert::tensor_from_data(data, dtype))?;
@@ -116,15 +121,19 @@ fn as_tensor(
 macro_rules! filled {
     ($name:ident, $value:expr) => {
         #[pyfunction]
-        #[pyo3(signature = (*size, dtype=None, device=None, requires_grad=false, out=None))]
+        #[pyo3(
+            signature = (*size, dtype=None, device=None, requires_grad=Flag::FALSE, out=None),
+            text_signature = "(*size, dtype=None, device=None, requires_grad=False, out=None)"
+        )]
         fn $name(
             py: Python<'_>,
             size: &Bound<'_, PyTuple>,
             dtype: Option<&Bound<'_, PyAny>>,
             device: Option<&Bound<'_, PyAny>>,
-            requires_grad: bool,
+            requires_grad: Flag,
             out: Option<&Bound<'_, PyAny>>,
         ) -> R {
+            let requires_grad = requires_grad.get(stringify!($name), "requires_grad")?;
             let dev = check_device(device)?;
             let dtype = extract_dtype(dtype)?;
             let sizes = sizes_arg(size)?;
@@ -158,15 +167,19 @@ filled!(ones, Scalar::Int(1));
 filled!(empty, Scalar::Int(0));
 
 #[pyfunction]
-#[pyo3(signature = (size, fill_value, *, dtype=None, device=None, requires_grad=false))]
+#[pyo3(
+    signature = (size, fill_value, *, dtype=None, device=None, requires_grad=Flag::FALSE),
+    text_signature = "(size, fill_value, *, dtype=None, device=None, requires_grad=False)"
+)]
 fn full(
     py: Python<'_>,
     size: &Bound<'_, PyAny>,
     fill_value: &Bound<'_, PyAny>,
     dtype: Option<&Bound<'_, PyAny>>,
     device: Option<&Bound<'_, PyAny>>,
-    requires_grad: bool,
+    requires_grad: Flag,
 ) -> R {
+    let requires_grad = requires_grad.get("full", "requires_grad")?;
     let dev = check_device(device)?;
     let sizes = if size.is_instance_of::<PyTuple>() || size.is_instance_of::<pyo3::types::PyList>()
     {
@@ -196,14 +209,18 @@ fn like_dtype(input: &Tensor, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<DTyp
 macro_rules! filled_like {
     ($name:ident, $value:expr) => {
         #[pyfunction]
-        #[pyo3(signature = (input, *, dtype=None, device=None, requires_grad=false))]
+        #[pyo3(
+                    signature = (input, *, dtype=None, device=None, requires_grad=Flag::FALSE),
+                    text_signature = "(input, *, dtype=None, device=None, requires_grad=False)"
+                )]
         fn $name(
             py: Python<'_>,
             input: PyRef<'_, PyTensor>,
             dtype: Option<&Bound<'_, PyAny>>,
             device: Option<&Bound<'_, PyAny>>,
-            requires_grad: bool,
+            requires_grad: Flag,
         ) -> R {
+            let requires_grad = requires_grad.get(stringify!($name), "requires_grad")?;
             let dev = check_device(device)?;
             let d = like_dtype(&input.t, dtype)?;
             let dev = dev.or(Some(input.t.device()));
@@ -218,15 +235,19 @@ filled_like!(ones_like, Scalar::Int(1));
 filled_like!(empty_like, Scalar::Int(0));
 
 #[pyfunction]
-#[pyo3(signature = (input, fill_value, *, dtype=None, device=None, requires_grad=false))]
+#[pyo3(
+    signature = (input, fill_value, *, dtype=None, device=None, requires_grad=Flag::FALSE),
+    text_signature = "(input, fill_value, *, dtype=None, device=None, requires_grad=False)"
+)]
 fn full_like(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
     fill_value: &Bound<'_, PyAny>,
     dtype: Option<&Bound<'_, PyAny>>,
     device: Option<&Bound<'_, PyAny>>,
-    requires_grad: bool,
+    requires_grad: Flag,
 ) -> R {
+    let requires_grad = requires_grad.get("full_like", "requires_grad")?;
     let dev = check_device(device)?;
     let v = extract_scalar(fill_value)
         .ok_or_else(|| errors::type_error("full_like(): argument 'fill_value' must be Number"))?;
@@ -238,14 +259,18 @@ fn full_like(
 }
 
 #[pyfunction]
-#[pyo3(signature = (*args, dtype=None, device=None, requires_grad=false))]
+#[pyo3(
+    signature = (*args, dtype=None, device=None, requires_grad=Flag::FALSE),
+    text_signature = "(*args, dtype=None, device=None, requires_grad=False)"
+)]
 fn arange(
     py: Python<'_>,
     args: &Bound<'_, PyTuple>,
     dtype: Option<&Bound<'_, PyAny>>,
     device: Option<&Bound<'_, PyAny>>,
-    requires_grad: bool,
+    requires_grad: Flag,
 ) -> R {
+    let requires_grad = requires_grad.get("arange", "requires_grad")?;
     let dev = check_device(device)?;
     let nums: Vec<Scalar> = args
         .iter()
@@ -270,7 +295,10 @@ fn arange(
 }
 
 #[pyfunction]
-#[pyo3(signature = (start, end, steps, *, dtype=None, device=None, requires_grad=false))]
+#[pyo3(
+    signature = (start, end, steps, *, dtype=None, device=None, requires_grad=Flag::FALSE),
+    text_signature = "(start, end, steps, *, dtype=None, device=None, requires_grad=False)"
+)]
 fn linspace(
     py: Python<'_>,
     start: f64,
@@ -278,8 +306,9 @@ fn linspace(
     steps: i64,
     dtype: Option<&Bound<'_, PyAny>>,
     device: Option<&Bound<'_, PyAny>>,
-    requires_grad: bool,
+    requires_grad: Flag,
 ) -> R {
+    let requires_grad = requires_grad.get("linspace", "requires_grad")?;
     let dev = check_device(device)?;
     let dtype = extract_dtype(dtype)?.unwrap_or_else(default_float);
     let t = boundary::run(py, || creation::linspace(start, end, steps, dtype))?;
@@ -287,15 +316,19 @@ fn linspace(
 }
 
 #[pyfunction]
-#[pyo3(signature = (n, m=None, *, dtype=None, device=None, requires_grad=false))]
+#[pyo3(
+    signature = (n, m=None, *, dtype=None, device=None, requires_grad=Flag::FALSE),
+    text_signature = "(n, m=None, *, dtype=None, device=None, requires_grad=False)"
+)]
 fn eye(
     py: Python<'_>,
     n: i64,
     m: Option<i64>,
     dtype: Option<&Bound<'_, PyAny>>,
     device: Option<&Bound<'_, PyAny>>,
-    requires_grad: bool,
+    requires_grad: Flag,
 ) -> R {
+    let requires_grad = requires_grad.get("eye", "requires_grad")?;
     let dev = check_device(device)?;
     if n < 0 {
         return Err(errors::runtime_error(format!(

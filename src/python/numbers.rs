@@ -2,8 +2,8 @@
 //!
 //! PyTorch's argument parser lets a number stand for the `input` tensor of add, sub, mul, div
 //! (and their aliases), true_divide and floor_divide, as a wrapped number (the promotion rank
-//! of a Python number, not of a tensor); `remainder` has a `(Number self, Tensor other)`
-//! overload. The ops already take an `Operand` on either side, so the number goes in as one.
+//! of a Python number, not of a tensor); `remainder` and `xlogy` have a
+//! `(Number self, Tensor other)` overload. The ops already take an `Operand` on either side, so the number goes in as one.
 
 use super::convert::{extract_scalar, NumberArg};
 use super::pointwise::operand_arg;
@@ -39,11 +39,14 @@ fn _number_input(
     };
     let s = extract_scalar(input).ok_or_else(|| not_tensor(input))?;
     let o = operand_arg(other, name, "other")?;
-    if name == "remainder" {
+    if name == "remainder" || name == "xlogy" {
         let Operand::Tensor(t) = o else {
             return Err(not_tensor(input));
         };
-        return super::boundary::tensor(py, || divmod::rremainder(s, &t));
+        return super::boundary::tensor(py, || match name {
+            "remainder" => divmod::rremainder(s, &t),
+            _ => crate::ops::binary_math::xlogy_number_self(s, &t),
+        });
     }
     // Two numbers: the first is a 0-dim tensor of its wrapped dtype, which promotes as the
     // wrapped number it stands for would (`torch.mul(2, 3)` is `tensor(6)`).

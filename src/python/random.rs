@@ -2,7 +2,7 @@
 //! RNG state, the sampling functions (`rand`, `randn`, `randint`, `randperm`, `normal`,
 //! `bernoulli`, `multinomial`, `poisson`, the `_like` forms) and the in-place `Tensor` fills.
 
-use super::convert::NumberArg;
+use super::convert::{Flag, NumberArg};
 use super::dtype::{check_device, extract_dtype, PyDevice};
 use super::tensor::{to_shape, wrap, PyTensor};
 use super::{finish, like_dtype, shape_of, R};
@@ -383,14 +383,18 @@ fn bernoulli_of(
 }
 
 #[pyfunction]
-#[pyo3(signature = (input, num_samples, replacement=false, *, generator=None))]
+#[pyo3(
+    signature = (input, num_samples, replacement=Flag::FALSE, *, generator=None),
+    text_signature = "(input, num_samples, replacement=False, *, generator=None)"
+)]
 fn multinomial(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
     num_samples: i64,
-    replacement: bool,
+    replacement: Flag,
     generator: Option<&Bound<'_, PyAny>>,
 ) -> R {
+    let replacement = replacement.get("multinomial", "replacement")?;
     let g = generator_arg("multinomial", generator, input.t.device())?;
     let x = input.t.clone();
     super::boundary::tensor(py, || {
@@ -676,14 +680,18 @@ impl PyTensor {
         super::boundary::catch(|| random::cauchy_(&t, median, sigma, Some(&g)))?;
         Ok(this(slf))
     }
-    #[pyo3(signature = (num_samples, replacement=false, *, generator=None))]
+    #[pyo3(
+        signature = (num_samples, replacement=Flag::FALSE, *, generator=None),
+        text_signature = "($self, num_samples, replacement=False, *, generator=None)"
+    )]
     fn multinomial(
         &self,
         py: Python<'_>,
         num_samples: i64,
-        replacement: bool,
+        replacement: Flag,
         generator: Option<&Bound<'_, PyAny>>,
     ) -> R {
+        let replacement = replacement.get("multinomial", "replacement")?;
         let g = gen_for(&self.t, "multinomial", generator)?;
         wrap(
             py,

@@ -1,5 +1,6 @@
 //! Bindings of the reductions and scans (`ops::reduce`).
 
+use super::convert::Flag;
 use super::helpers;
 use super::tensor::{dims_arg, wrap, PyTensor};
 use crate::ops::{reduce, sort};
@@ -83,51 +84,83 @@ fn var_dims(
 
 #[pymethods]
 impl PyTensor {
-    #[pyo3(signature = (dim=None, keepdim=false))]
-    fn max(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> R {
+    #[pyo3(
+        signature = (dim=None, keepdim=Flag::FALSE),
+        text_signature = "($self, dim=None, keepdim=False)"
+    )]
+    fn max(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: Flag) -> R {
+        let keepdim = keepdim.get("max", "keepdim")?;
         extreme(py, self, dim, keepdim, true)
     }
-    #[pyo3(signature = (dim=None, keepdim=false))]
-    fn min(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> R {
+    #[pyo3(
+        signature = (dim=None, keepdim=Flag::FALSE),
+        text_signature = "($self, dim=None, keepdim=False)"
+    )]
+    fn min(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: Flag) -> R {
+        let keepdim = keepdim.get("min", "keepdim")?;
         extreme(py, self, dim, keepdim, false)
     }
-    #[pyo3(signature = (dim=None, keepdim=false))]
-    fn amax(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> R {
+    #[pyo3(
+        signature = (dim=None, keepdim=Flag::FALSE),
+        text_signature = "($self, dim=None, keepdim=False)"
+    )]
+    fn amax(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: Flag) -> R {
+        let keepdim = keepdim.get("amax", "keepdim")?;
         let dims = dims_arg(dim)?.unwrap_or_default();
         super::boundary::tensor(py, || reduce::amax(&self.t, &dims, keepdim, true))
     }
-    #[pyo3(signature = (dim=None, keepdim=false))]
-    fn amin(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> R {
+    #[pyo3(
+        signature = (dim=None, keepdim=Flag::FALSE),
+        text_signature = "($self, dim=None, keepdim=False)"
+    )]
+    fn amin(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: Flag) -> R {
+        let keepdim = keepdim.get("amin", "keepdim")?;
         let dims = dims_arg(dim)?.unwrap_or_default();
         super::boundary::tensor(py, || reduce::amax(&self.t, &dims, keepdim, false))
     }
-    #[pyo3(signature = (dim=None, keepdim=false))]
-    fn argmax(&self, py: Python<'_>, dim: Option<i64>, keepdim: bool) -> R {
+    #[pyo3(
+        signature = (dim=None, keepdim=Flag::FALSE),
+        text_signature = "($self, dim=None, keepdim=False)"
+    )]
+    fn argmax(&self, py: Python<'_>, dim: Option<i64>, keepdim: Flag) -> R {
+        let keepdim = keepdim.get("argmax", "keepdim")?;
         super::boundary::tensor(py, || reduce::argextreme(&self.t, dim, keepdim, true))
     }
-    #[pyo3(signature = (dim=None, keepdim=false))]
-    fn argmin(&self, py: Python<'_>, dim: Option<i64>, keepdim: bool) -> R {
+    #[pyo3(
+        signature = (dim=None, keepdim=Flag::FALSE),
+        text_signature = "($self, dim=None, keepdim=False)"
+    )]
+    fn argmin(&self, py: Python<'_>, dim: Option<i64>, keepdim: Flag) -> R {
+        let keepdim = keepdim.get("argmin", "keepdim")?;
         super::boundary::tensor(py, || reduce::argextreme(&self.t, dim, keepdim, false))
     }
-    #[pyo3(signature = (dim=None, keepdim=false, *, dtype=None))]
+    #[pyo3(
+        signature = (dim=None, keepdim=Flag::FALSE, *, dtype=None),
+        text_signature = "($self, dim=None, keepdim=False, *, dtype=None)"
+    )]
     fn prod(
         &self,
         py: Python<'_>,
         dim: Option<i64>,
-        keepdim: bool,
+        keepdim: Flag,
         dtype: Option<&Bound<'_, PyAny>>,
     ) -> R {
+        let keepdim = keepdim.get("prod", "keepdim")?;
         self.accumulate_as(py, dtype, |x| reduce::prod(x, dim, keepdim))
     }
-    #[pyo3(signature = (dim=None, unbiased=None, keepdim=false, *, correction=None))]
+    #[pyo3(
+        signature = (dim=None, unbiased=None, keepdim=Flag::FALSE, *, correction=None),
+        text_signature = "($self, dim=None, unbiased=None, keepdim=False, *, correction=None)"
+    )]
     fn var(
         &self,
         py: Python<'_>,
         dim: Option<&Bound<'_, PyAny>>,
         mut unbiased: Option<bool>,
-        keepdim: bool,
+        keepdim: Flag,
         correction: Option<f64>,
     ) -> R {
+        let keepdim = keepdim.get("var", "keepdim")?;
         let bare = dim.is_none_or(|d| d.is_none()) && unbiased.is_none() && correction.is_none();
         let dims = var_dims(dim, &mut unbiased)?;
         let c = shown_correction("var", bare, unbiased, correction)?;
@@ -135,15 +168,19 @@ impl PyTensor {
             reduce::var(&self.t, dims.as_deref(), c, keepdim, false)
         })
     }
-    #[pyo3(signature = (dim=None, unbiased=None, keepdim=false, *, correction=None))]
+    #[pyo3(
+        signature = (dim=None, unbiased=None, keepdim=Flag::FALSE, *, correction=None),
+        text_signature = "($self, dim=None, unbiased=None, keepdim=False, *, correction=None)"
+    )]
     fn std(
         &self,
         py: Python<'_>,
         dim: Option<&Bound<'_, PyAny>>,
         mut unbiased: Option<bool>,
-        keepdim: bool,
+        keepdim: Flag,
         correction: Option<f64>,
     ) -> R {
+        let keepdim = keepdim.get("std", "keepdim")?;
         let bare = dim.is_none_or(|d| d.is_none()) && unbiased.is_none() && correction.is_none();
         let dims = var_dims(dim, &mut unbiased)?;
         let c = shown_correction("std", bare, unbiased, correction)?;
@@ -151,15 +188,19 @@ impl PyTensor {
             reduce::var(&self.t, dims.as_deref(), c, keepdim, true)
         })
     }
-    #[pyo3(signature = (p=None, dim=None, keepdim=false, dtype=None))]
+    #[pyo3(
+        signature = (p=None, dim=None, keepdim=Flag::FALSE, dtype=None),
+        text_signature = "($self, p=None, dim=None, keepdim=False, dtype=None)"
+    )]
     fn norm(
         &self,
         py: Python<'_>,
         p: Option<&Bound<'_, PyAny>>,
         dim: Option<&Bound<'_, PyAny>>,
-        keepdim: bool,
+        keepdim: Flag,
         dtype: Option<&Bound<'_, PyAny>>,
     ) -> R {
+        let keepdim = keepdim.get("linalg_vector_norm", "keepdim")?;
         let p = match p {
             None => 2.0,
             Some(p) if p.is_none() => 2.0,
@@ -177,8 +218,12 @@ impl PyTensor {
         let dims = dims_arg(dim)?;
         super::boundary::tensor(py, || reduce::norm(&x, p, dims.as_deref(), keepdim))
     }
-    #[pyo3(signature = (dim, keepdim=false))]
-    fn logsumexp(&self, py: Python<'_>, dim: &Bound<'_, PyAny>, keepdim: bool) -> R {
+    #[pyo3(
+        signature = (dim, keepdim=Flag::FALSE),
+        text_signature = "($self, dim, keepdim=False)"
+    )]
+    fn logsumexp(&self, py: Python<'_>, dim: &Bound<'_, PyAny>, keepdim: Flag) -> R {
+        let keepdim = keepdim.get("logsumexp", "keepdim")?;
         let dims = dims_arg(Some(dim))?.unwrap_or_default();
         super::boundary::tensor(py, || reduce::logsumexp(&self.t, &dims, keepdim))
     }
@@ -192,19 +237,22 @@ impl PyTensor {
     }
     /// `stable` is accepted for PyTorch's signature: every sort here is stable.
     #[pyo3(
-        signature = (dim=-1, descending=false, *, stable=None),
+        signature = (dim=-1, descending=Flag::FALSE, *, stable=None),
         text_signature = "($self, dim=-1, descending=False, *, stable=None)"
     )]
-    fn sort(&self, py: Python<'_>, dim: i64, descending: bool, stable: Option<bool>) -> R {
+    fn sort(&self, py: Python<'_>, dim: i64, descending: Flag, stable: Option<bool>) -> R {
+        let descending = descending.get("sort", "descending")?;
         let _ = stable;
         let (v, i) = super::boundary::run(py, || sort::sort(&self.t, dim, descending))?;
         values_indices(py, "sort", v, i)
     }
     #[pyo3(
-        signature = (dim=-1, descending=false, *, stable=false),
+        signature = (dim=-1, descending=Flag::FALSE, *, stable=Flag::FALSE),
         text_signature = "($self, dim=-1, descending=False, *, stable=False)"
     )]
-    fn argsort(&self, py: Python<'_>, dim: i64, descending: bool, stable: bool) -> R {
+    fn argsort(&self, py: Python<'_>, dim: i64, descending: Flag, stable: Flag) -> R {
+        let descending = descending.get("argsort", "descending")?;
+        let stable = stable.get("argsort", "stable")?;
         let _ = stable;
         super::boundary::tensor(py, || sort::argsort(&self.t, dim, descending))
     }
@@ -213,24 +261,31 @@ impl PyTensor {
     }
     /// `sorted=False` lets PyTorch pick any order; this one gives the sorted order always.
     #[pyo3(
-        signature = (k, dim=-1, largest=true, sorted=true),
+        signature = (k, dim=-1, largest=Flag::TRUE, sorted=Flag::TRUE),
         text_signature = "($self, k, dim=-1, largest=True, sorted=True)"
     )]
-    fn topk(&self, py: Python<'_>, k: i64, dim: i64, largest: bool, sorted: bool) -> R {
+    fn topk(&self, py: Python<'_>, k: i64, dim: i64, largest: Flag, sorted: Flag) -> R {
+        let largest = largest.get("topk", "largest")?;
+        let sorted = sorted.get("topk", "sorted")?;
         let _ = sorted;
         let (v, i) = super::boundary::run(py, || sort::topk(&self.t, k, dim, largest))?;
         values_indices(py, "topk", v, i)
     }
     #[pyo3(
-        signature = (k, dim=-1, keepdim=false),
+        signature = (k, dim=-1, keepdim=Flag::FALSE),
         text_signature = "($self, k, dim=-1, keepdim=False)"
     )]
-    fn kthvalue(&self, py: Python<'_>, k: i64, dim: i64, keepdim: bool) -> R {
+    fn kthvalue(&self, py: Python<'_>, k: i64, dim: i64, keepdim: Flag) -> R {
+        let keepdim = keepdim.get("kthvalue", "keepdim")?;
         let (v, i) = super::boundary::run(py, || sort::kthvalue(&self.t, k, dim, keepdim))?;
         values_indices(py, "kthvalue", v, i)
     }
-    #[pyo3(signature = (dim=None, keepdim=false))]
-    fn median(&self, py: Python<'_>, dim: Option<i64>, keepdim: bool) -> R {
+    #[pyo3(
+        signature = (dim=None, keepdim=Flag::FALSE),
+        text_signature = "($self, dim=None, keepdim=False)"
+    )]
+    fn median(&self, py: Python<'_>, dim: Option<i64>, keepdim: Flag) -> R {
+        let keepdim = keepdim.get("median", "keepdim")?;
         match dim {
             None => super::boundary::tensor(py, || sort::median_all(&self.t)),
             Some(d) => {
@@ -239,15 +294,23 @@ impl PyTensor {
             }
         }
     }
-    #[pyo3(signature = (dim=None, keepdim=false))]
-    fn all(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> R {
+    #[pyo3(
+        signature = (dim=None, keepdim=Flag::FALSE),
+        text_signature = "($self, dim=None, keepdim=False)"
+    )]
+    fn all(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: Flag) -> R {
+        let keepdim = keepdim.get("all", "keepdim")?;
         let dims = dims_arg(dim)?;
         super::boundary::tensor(py, || {
             reduce::all_any(&self.t, dims.as_deref(), keepdim, true)
         })
     }
-    #[pyo3(signature = (dim=None, keepdim=false))]
-    fn any(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> R {
+    #[pyo3(
+        signature = (dim=None, keepdim=Flag::FALSE),
+        text_signature = "($self, dim=None, keepdim=False)"
+    )]
+    fn any(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: Flag) -> R {
+        let keepdim = keepdim.get("any", "keepdim")?;
         let dims = dims_arg(dim)?;
         super::boundary::tensor(py, || {
             reduce::all_any(&self.t, dims.as_deref(), keepdim, false)

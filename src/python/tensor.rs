@@ -2,7 +2,7 @@
 //! from Python into Rust.
 
 use super::autograd::node_object;
-use super::convert::{extract_scalar, to_list, NumberArg};
+use super::convert::{extract_scalar, to_list, Flag, NumberArg};
 use super::dtype::{dtype_object, extract_dtype, PyDevice};
 use super::helpers;
 use crate::autograd::{self, BackwardOptions};
@@ -524,8 +524,12 @@ impl PyTensor {
     fn tolist(&self, py: Python<'_>) -> R {
         to_list(py, &self.t)
     }
-    #[pyo3(signature = (force=false))]
-    fn numpy(slf: &Bound<'_, Self>, force: bool) -> R {
+    #[pyo3(
+        signature = (force=Flag::FALSE),
+        text_signature = "($self, force=False)"
+    )]
+    fn numpy(slf: &Bound<'_, Self>, force: Flag) -> R {
+        let force = force.get("numpy", "force")?;
         let t = &slf.borrow().t;
         if t.device().is_gpu() {
             if force {
@@ -613,12 +617,16 @@ impl PyTensor {
     fn detach(&self, py: Python<'_>) -> R {
         wrap(py, self.t.detach())
     }
-    fn detach_(slf: &Bound<'_, Self>) -> Py<PyAny> {
-        slf.borrow().t.detach_();
-        slf.clone().into_any().unbind()
+    fn detach_(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        slf.borrow().t.detach_()?;
+        Ok(slf.clone().into_any().unbind())
     }
-    #[pyo3(signature = (requires_grad=true))]
-    fn requires_grad_(slf: &Bound<'_, Self>, requires_grad: bool) -> PyResult<Py<PyAny>> {
+    #[pyo3(
+        signature = (requires_grad=Flag::TRUE),
+        text_signature = "($self, requires_grad=True)"
+    )]
+    fn requires_grad_(slf: &Bound<'_, Self>, requires_grad: Flag) -> PyResult<Py<PyAny>> {
+        let requires_grad = requires_grad.get("requires_grad_", "requires_grad")?;
         slf.borrow().t.requires_grad_(requires_grad)?;
         Ok(slf.clone().into_any().unbind())
     }
@@ -924,14 +932,18 @@ impl PyTensor {
             ))
         })
     }
-    #[pyo3(signature = (data, dtype=None, requires_grad=false))]
+    #[pyo3(
+        signature = (data, dtype=None, requires_grad=Flag::FALSE),
+        text_signature = "($self, data, dtype=None, requires_grad=False)"
+    )]
     fn new_tensor(
         &self,
         py: Python<'_>,
         data: &Bound<'_, PyAny>,
         dtype: Option<&Bound<'_, PyAny>>,
-        requires_grad: bool,
+        requires_grad: Flag,
     ) -> R {
+        let requires_grad = requires_grad.get("new_tensor", "requires_grad")?;
         let d = extract_dtype(dtype)?.unwrap_or(self.t.dtype());
         let t = super::convert::tensor_from_data(data, Some(d))?;
         let t = super::boundary::run(py, || creation::copy_to_device(&t, self.t.device()))?;
@@ -1262,14 +1274,18 @@ impl PyTensor {
             }
         })
     }
-    #[pyo3(signature = (dim=None, keepdim=false, dtype=None))]
+    #[pyo3(
+        signature = (dim=None, keepdim=Flag::FALSE, dtype=None),
+        text_signature = "($self, dim=None, keepdim=False, dtype=None)"
+    )]
     fn sum(
         &self,
         py: Python<'_>,
         dim: Option<&Bound<'_, PyAny>>,
-        keepdim: bool,
+        keepdim: Flag,
         dtype: Option<&Bound<'_, PyAny>>,
     ) -> R {
+        let keepdim = keepdim.get("sum", "keepdim")?;
         let dims = dims_arg(dim)?;
         let x = self.cast_to(dtype)?;
         let d = extract_dtype(dtype)?;
@@ -1281,14 +1297,18 @@ impl PyTensor {
             })
         })
     }
-    #[pyo3(signature = (dim=None, keepdim=false, dtype=None))]
+    #[pyo3(
+        signature = (dim=None, keepdim=Flag::FALSE, dtype=None),
+        text_signature = "($self, dim=None, keepdim=False, dtype=None)"
+    )]
     fn mean(
         &self,
         py: Python<'_>,
         dim: Option<&Bound<'_, PyAny>>,
-        keepdim: bool,
+        keepdim: Flag,
         dtype: Option<&Bound<'_, PyAny>>,
     ) -> R {
+        let keepdim = keepdim.get("mean", "keepdim")?;
         if let Some(d) = extract_dtype(dtype)?.filter(|d| !d.is_floating_point()) {
             return Err(super::errors::runtime_error(format!(
                 "mean(): could not infer output dtype. Optional dtype must be either a floating point or complex dtype. Got: {}",

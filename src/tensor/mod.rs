@@ -510,8 +510,19 @@ impl Tensor {
         self.alias_with(self.data())
     }
 
-    /// `detach_()`: drop history in place.
-    pub fn detach_(&self) {
+    /// `detach_()`: drop history in place. A view cannot: its history is its base's (outside
+    /// inference mode, where PyTorch skips the autograd check as it skips autograd).
+    pub fn detach_(&self) -> Result<()> {
+        if self.view_base().is_some() && !grad_mode::is_inference_mode_enabled() {
+            crate::bail!(
+                Runtime,
+                "Can't detach views in-place. Use detach() instead. If you are using \
+                 DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set \
+                 as True, gradients are views of DDP buckets, and hence detach_() cannot be \
+                 called on these gradients. To fix this error, please refer to the \
+                 Optimizer.zero_grad() function in gradrs/optim/optimizer.py as the solution."
+            );
+        }
         let old = {
             let mut m = self.0.meta.lock();
             m.requires_grad = false;
@@ -519,6 +530,7 @@ impl Tensor {
             m.grad_fn.take()
         };
         drop(old);
+        Ok(())
     }
 
     /// Like `detach`, but with a fresh version counter: `tensor.data`.

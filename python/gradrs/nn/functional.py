@@ -465,11 +465,19 @@ def embedding(input: _Tensor, weight: _Tensor, padding_idx: int | None = None,
         # PyTorch's embedding is weight.index_select(0, indices): that kernel's device check
         # raises here.
         weight.index_select(0, input.reshape(-1))
-    if input.device.type == "cpu" and input.numel() and not input.is_floating_point():
-        # PyTorch's bounds check (w[input] below would wrap negative indices). On the GPU it
-        # would cost a read-back per step, so GPU indices are not checked yet.
-        if bool(((input < 0) | (input >= weight.shape[0])).any()):
-            raise IndexError("index out of range in self")
+    if input.dtype not in (_native.int64, _native.int32):
+        # PyTorch names the type as its legacy Tensor types, but bool (which has none) as
+        # ATen's backend type.
+        kind = (f"{input.device.type.upper()}BoolType" if input.dtype == _native.bool
+                else input.type())
+        raise RuntimeError(
+            "Expected tensor for argument #1 'indices' to have one of the following scalar "
+            f"types: Long, Int; but got {kind} instead (while checking arguments for "
+            "embedding)")
+    if input.numel() and bool(((input < 0) | (input >= weight.shape[0])).any()):
+        # PyTorch's bounds check, eager on every device (w[input] below would wrap negative
+        # indices). On the GPU this reads one bool back, as w[input] reads its indices back.
+        raise IndexError("index out of range in self")
     if max_norm is not None:
         _embedding_renorm_(weight, input, max_norm, norm_type)
     freq = _index_frequency(input, weight.shape[0]) if scale_grad_by_freq else None
@@ -997,6 +1005,10 @@ def batch_norm(input: _Tensor, running_mean: _Tensor | None, running_var: _Tenso
                momentum: float = 0.1, eps: float = 1e-5) -> _Tensor:
     dims = (0,) + tuple(range(2, input.dim()))
     shape = [1, input.shape[1]] + [1] * (input.dim() - 2)
+    if not training:
+        for name, stat in (("running_mean", running_mean), ("running_var", running_var)):
+            if stat is None:
+                raise RuntimeError(f"{name} must be defined in evaluation mode")
     if training:
         n = input.numel() // input.shape[1]
         if n <= 1:
@@ -4350,3 +4362,129 @@ def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
 def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
     """3-D adaptive max pooling and the flat index of every maximum."""
     return _adaptive_max_pool3d_impl(input, output_size, True)
+
+
+# ---- PyTorch's failures on a non-tensor where a tensor goes -------------------------------
+#
+# Given a list, a number or None for a tensor argument, each PyTorch function fails at its
+# first use of it: most in the argument parser of the native op they call, a TypeError naming
+# that op and the argument's name and position there (which may differ from the function's
+# own: F.embedding(input, weight) calls embedding(weight, indices)); some in Python code that
+# reads an attribute first (F.softmax's `input.dim()`, the losses' `target.size()`), an
+# AttributeError. The table says, per function, which: "op(a, b=c)" checks, in PyTorch's
+# order, the native op's parameters `a` (the function's `a`) and `b` (the function's `c`), a
+# parameter marked `?` taking None;
+# ".attr(a, b)" reads `attr` of `a`, then of `b`. `_check_tensor_args` wraps each function so
+# it fails so before running (the argument checks PyTorch runs before the native call still
+# come first where both are wrong).
+
+_TENSOR_ARGS = {
+    **{name: f"{name}(input)" for name in (
+        "adaptive_avg_pool1d", "adaptive_max_pool1d", "alpha_dropout", "avg_pool1d",
+        "avg_pool2d", "avg_pool3d", "celu", "celu_", "channel_shuffle", "dropout", "elu",
+        "elu_", "feature_alpha_dropout", "gelu", "hardshrink", "hardsigmoid", "hardswish",
+        "hardtanh", "hardtanh_", "layer_norm", "leaky_relu", "leaky_relu_", "max_pool1d",
+        "max_pool1d_with_indices", "max_pool2d", "max_pool2d_with_indices", "max_pool3d",
+        "mish", "native_channel_shuffle", "pad", "pdist", "pixel_shuffle", "pixel_unshuffle",
+        "relu", "relu6", "relu_", "rms_norm", "rrelu", "rrelu_", "selu", "selu_", "silu",
+        "softplus", "softshrink", "threshold", "threshold_")},
+    **{name: f"{name}(input, target)" for name in (
+        "hinge_embedding_loss", "kl_div", "multi_margin_loss", "poisson_nll_loss",
+        "soft_margin_loss")},
+    **{name: ".size(target, input)" for name in (
+        "binary_cross_entropy", "binary_cross_entropy_with_logits", "huber_loss", "l1_loss",
+        "mse_loss", "smooth_l1_loss")},
+    **{name: ".size(input)" for name in (
+        "adaptive_avg_pool2d", "adaptive_max_pool2d", "adaptive_max_pool2d_with_indices")},
+    **{name: f"{name}(input, weight)" for name in (
+        "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "linear")},
+    "adaptive_max_pool1d_with_indices": "adaptive_max_pool1d(input)",
+    "cosine_embedding_loss": "cosine_embedding_loss(input1, input2, target)",
+    "batch_norm": "batch_norm(input, weight?, bias?, running_mean?, running_var?)",
+    "bilinear": "bilinear(input1, input2, weight)",
+    "cosine_similarity": "cosine_similarity(x1, x2)",
+    "cross_entropy": "cross_entropy_loss(input, target)",
+    "embedding": "embedding(weight, indices=input)",
+    "fold": "col2im(input)",
+    "gaussian_nll_loss": "ones_like(input)",
+    "grid_sample": "grid_sampler(input, grid)",
+    "gumbel_softmax": "empty_like(input=logits)",
+    "log_softmax": ".dim(input)",
+    "logsigmoid": "log_sigmoid(input)",
+    "max_pool3d_with_indices": ".is_cuda(input)",
+    "multilabel_margin_loss": "multilabel_margin_loss(input, target)",
+    "multilabel_soft_margin_loss": "log_sigmoid(input)",
+    "one_hot": "one_hot(input=tensor)",
+    "nll_loss": "nll_loss_nd(input, target)",
+    "pairwise_distance": "pairwise_distance(x1, x2)",
+    "prelu": "prelu(input, weight)",
+    "scaled_dot_product_attention": "scaled_dot_product_attention(query, key, value)",
+    "softmax": ".dim(input)",
+    "triplet_margin_loss": "triplet_margin_loss(anchor, positive, negative)",
+    "triplet_margin_with_distance_loss": ".ndim(anchor, positive, negative)",
+    "unfold": "im2col(input)",
+}
+
+# F.conv1d/2d/3d are PyTorch's native ops themselves: a wrong argument gets the parser's
+# listing of both overloads.
+_CONV_SIGNATURES = [
+    "(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, "
+    "tuple of ints padding = 0, tuple of ints dilation = 1, int groups = 1)",
+    "(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, "
+    'str padding = "valid", tuple of ints dilation = 1, int groups = 1)',
+]
+
+
+def _check_tensor_args(fn, spec):
+    """`fn` failing as PyTorch's function does where `spec` (see `_TENSOR_ARGS`) says."""
+    import inspect
+
+    from .. import _argparse
+
+    names = list(inspect.signature(fn).parameters)
+    op, _, params = spec[:-1].partition("(")
+    checks = []  # (index in fn's arguments, name in fn, name in the op, position, None allowed)
+    for pos, param in enumerate(params.split(", "), 1):
+        native, _, own = param.rstrip("?").partition("=")
+        own = own or native
+        checks.append((names.index(own), own, native, pos, param.endswith("?")))
+    attr = op[1:] if op.startswith(".") else None
+    missing = object()
+
+    @functools.wraps(fn)
+    def checked(*args, **kwargs):
+        for i, own, native, pos, optional in checks:
+            value = args[i] if i < len(args) else kwargs.get(own, missing)
+            if value is missing or isinstance(value, _Tensor) or (optional and value is None):
+                continue
+            if attr is not None:
+                getattr(value, attr)  # raises PyTorch's AttributeError
+                continue
+            raise TypeError(f"{op}(): argument '{native}' (position {pos}) must be Tensor, "
+                            f"not {_argparse.type_name(value)}")
+        return fn(*args, **kwargs)
+    return checked
+
+
+def _check_conv_args(fn, name):
+    """`fn` (F.conv<n>d) failing with PyTorch's parser error on wrongly typed arguments."""
+    from .. import _argparse
+
+    @functools.wraps(fn)
+    def checked(*args, **kwargs):
+        given = dict(zip(("input", "weight", "bias"), args), **kwargs)
+        if not (isinstance(given.get("input"), _Tensor)
+                and isinstance(given.get("weight"), _Tensor)
+                and (given.get("bias") is None or isinstance(given["bias"], _Tensor))):
+            err = _argparse.error(name, args, kwargs, _CONV_SIGNATURES)
+            if err is not None:
+                raise err
+        return fn(*args, **kwargs)
+    return checked
+
+
+for _name, _spec in _TENSOR_ARGS.items():
+    globals()[_name] = _check_tensor_args(globals()[_name], _spec)
+for _name in ("conv1d", "conv2d", "conv3d"):
+    globals()[_name] = _check_conv_args(globals()[_name], _name)
+del _name, _spec
