@@ -17,9 +17,6 @@ pytestmark = pytest.mark.skipif(SELFTEST, reason="runs gradrs itself in child pr
 KNOWN: dict[str, set[str]] = {
     'accepted': set(),
     'wrong_type': {
-        "[cpu] (lambda a: a.__setitem__('a', 1.))(torch.ones(2))",
-        '[cpu] (lambda a: a.__setitem__(0, None))(torch.ones(2))',
-        '[cpu] (lambda a: a.__setitem__(0, [1, 2]))(torch.ones(2))',
         '[cpu] torch.arange(6., device=dev).view(2, 3).index_put_((torch.tensor([-2**40], device=dev),), torch.tensor(1., device=dev))',
         '[cpu] torch.arange(6., device=dev).view(2, 3).index_put_((torch.tensor([-3], device=dev),), torch.tensor(1., device=dev))',
         '[cpu] torch.arange(6., device=dev).view(2, 3).index_put_((torch.tensor([2**40], device=dev),), torch.tensor(1., device=dev))',
@@ -34,10 +31,6 @@ KNOWN: dict[str, set[str]] = {
         '[cpu] torch.empty_strided((2**40,), (1,))',
         '[cpu] torch.empty_strided((2, 2), (2**62, 1))',
         '[cpu] torch.logspace(0, 1, -2)',
-        "[cpu] torch.manual_seed('a')",
-        "[cpu] torch.ones(2)['a']",
-        '[cpu] torch.ones(2)[2**64]',
-        "[cpu] torch.ones(2)[['a']]",
         "[cpu] torch.ones(2)[[0, 'a']]",
         '[cpu] torch.ones(3).repeat_interleave(2**40)',
         '[cpu] torch.ones(3).unfold(1, 1, 1)',
@@ -47,9 +40,7 @@ KNOWN: dict[str, set[str]] = {
         '[cpu] torch.ones(4).unfold(0, 2, 0)',
         '[cpu] torch.ones(4).unfold(0, 5, 1)',
         '[cpu] torch.ones(4, 4).index_put_((torch.tensor([4]), torch.tensor([0])), torch.tensor(1.))',
-        '[cpu] torch.tensor([1, [2]])',
         '[cpu] torch.tensor([1.5], device=5.5)',
-        '[cpu] torch.tensor([[1], 2])',
         '[gpu] (lambda t: t.__setitem__(torch.tensor([-2**40], device=dev), 1.) or t)(torch.arange(6., device=dev).view(2, 3))',
         '[gpu] (lambda t: t.__setitem__(torch.tensor([2**40], device=dev), 1.) or t)(torch.arange(6., device=dev).view(2, 3))',
         '[gpu] F.embedding(torch.tensor([-2**40], device=dev), torch.ones(2, 3, device=dev))',
@@ -80,7 +71,6 @@ KNOWN: dict[str, set[str]] = {
         '[gpu] torch.tensor([1.5], device=5.5)',
     },
     'wrong_message': {
-        "[cpu] (lambda a: a.__setitem__(0, 'a'))(torch.ones(2))",
         "[cpu] torch.ones(2, device='xyz')",
         '[gpu] torch.arange(6., device=dev).view(2, 3).gather(0, torch.tensor([-2**40], device=dev).view(1, 1))',
         '[gpu] torch.arange(6., device=dev).view(2, 3).gather(0, torch.tensor([2**40], device=dev).view(1, 1))',

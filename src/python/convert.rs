@@ -84,8 +84,8 @@ impl<'a, 'py> FromPyObject<'a, 'py> for NumberArg {
     }
 }
 
-/// A `bool` parameter as PyTorch's argument parser takes it: a Python bool or a NumPy bool,
-/// not an int or anything else with a truth value. Extraction never fails, so that the
+/// A `bool` parameter as PyTorch's argument parser takes it: a Python bool, not an int, a
+/// NumPy bool (PyTorch 2.13 refuses NumPy 2's) or anything else with a truth value. Extraction never fails, so that the
 /// binding, which knows its name, raises PyTorch's TypeError through [`Flag::get`] (pyo3's
 /// own error would name neither the function nor the parameter).
 #[derive(Clone)]
@@ -109,12 +109,6 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Flag {
     fn extract(obj: pyo3::Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
         if let Ok(b) = obj.cast::<PyBool>() {
             return Ok(Flag(Ok(b.is_true())));
-        }
-        let ty = obj.get_type();
-        if ty.module().is_ok_and(|m| m == "numpy")
-            && ty.name().is_ok_and(|n| n == "bool" || n == "bool_")
-        {
-            return Ok(Flag(Ok(obj.is_truthy()?)));
         }
         Ok(Flag(Err(type_name(&obj.to_owned()))))
     }
@@ -180,6 +174,33 @@ struct Flat {
     shape: Shape,
     values: Vec<Scalar>,
     kind: u8, // 0 bool, 1 int, 2 float
+    /// Ragged data (PyTorch finds it storing the values, after inferring the dtype from all
+    /// of them): the first number where a sequence goes (None), or the type of the first
+    /// sequence where a number goes.
+    misplaced: Option<Option<String>>,
+}
+
+impl Flat {
+    fn note(&mut self, s: Scalar) {
+        self.kind = self.kind.max(match s {
+            Scalar::Bool(_) => 0,
+            Scalar::Int(_) => 1,
+            Scalar::Float(_) => 2,
+        });
+    }
+}
+
+/// The numbers of a sequence found where a number goes count for the dtype all the same.
+fn note_all(obj: &Bound<'_, PyAny>, depth: usize, flat: &mut Flat) {
+    if let Some(s) = extract_scalar(obj) {
+        flat.note(s);
+    } else if depth < MAX_DIMS && !obj.is_instance_of::<pyo3::types::PyString>() {
+        if let Ok(items) = obj.try_iter() {
+            for item in items.flatten() {
+                note_all(&item, depth + 1, flat);
+            }
+        }
+    }
 }
 
 /// PyTorch's limit on a tensor's dimensions (`MAX_DIMS`): deeper data is refused, so the
@@ -202,6 +223,11 @@ fn walk(obj: &Bound<'_, PyAny>, depth: usize, flat: &mut Flat) -> PyResult<()> {
         return Err(Error::Type("new(): invalid data type 'bytes'".into()).into());
     }
     if let Some(s) = extract_scalar(obj) {
+        if depth < flat.shape.len() {
+            flat.misplaced.get_or_insert(None);
+            flat.note(s);
+            return Ok(());
+        }
         if depth != flat.shape.len() {
             return Err(super::errors::value_error(format!(
                 "expected sequence of length {} at dim {} (got {})",
@@ -210,11 +236,7 @@ fn walk(obj: &Bound<'_, PyAny>, depth: usize, flat: &mut Flat) -> PyResult<()> {
                 obj.get_type().name()?
             )));
         }
-        flat.kind = flat.kind.max(match s {
-            Scalar::Bool(_) => 0,
-            Scalar::Int(_) => 1,
-            Scalar::Float(_) => 2,
-        });
+        flat.note(s);
         flat.values.push(s);
         return Ok(());
     }
@@ -246,9 +268,9 @@ fn walk(obj: &Bound<'_, PyAny>, depth: usize, flat: &mut Flat) -> PyResult<()> {
             return Err(Error::Value(format!("too many dimensions '{}'", type_name(obj))).into());
         }
         if !flat.values.is_empty() {
-            return Err(super::errors::value_error(format!(
-                "expected sequence of length 0 at dim {depth} (got {len})"
-            )));
+            flat.misplaced.get_or_insert(Some(type_name(obj)));
+            note_all(obj, depth, flat);
+            return Ok(());
         }
         flat.shape.push(len);
     } else if depth > flat.shape.len() || flat.shape[depth] != len {
@@ -297,6 +319,18 @@ pub fn tensor_from_data(data: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResu
         _ => crate::dtype::default_float(),
     };
     let dtype = dtype.unwrap_or(inferred);
+    match flat.misplaced {
+        Some(None) => return Err(Error::Type("not a sequence".into()).into()),
+        Some(Some(ty)) if dtype.is_floating_point() => {
+            return Err(Error::Type(format!("must be real number, not {ty}")).into())
+        }
+        Some(Some(ty)) => {
+            return Err(
+                Error::Type(format!("'{ty}' object cannot be interpreted as an integer")).into(),
+            )
+        }
+        None => {}
+    }
     if dtype == DType::I32 {
         for &s in &flat.values {
             crate::dtype::check_fits(s, dtype, "int32")?;

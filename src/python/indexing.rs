@@ -72,6 +72,18 @@ fn entry(obj: &Bound<'_, PyAny>) -> PyResult<Entry> {
     if let Ok(i) = obj.extract::<i64>() {
         return Ok(Entry::Step(IndexStep::Select(i)));
     }
+    if obj.is_instance_of::<pyo3::types::PyInt>() {
+        // What PyTorch's unpacking of an int index past int64 says.
+        return Err(super::errors::value_error(
+            "Overflow when unpacking long long",
+        ));
+    }
+    // PyTorch makes a tensor of a sequence index, strings included, whose type it refuses.
+    if let Some(ty) = string_in(obj, 0) {
+        return Err(super::errors::type_error(format!(
+            "new(): invalid data type '{ty}'"
+        )));
+    }
     if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
         let t = super::convert::tensor_from_data(obj, None)?;
         return entry(wrap(obj.py(), t)?.bind(obj.py()));
@@ -80,6 +92,24 @@ fn entry(obj: &Bound<'_, PyAny>) -> PyResult<Entry> {
         "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices (got ".to_string()
             + &obj.get_type().name().map(|n| n.to_string()).unwrap_or_default() + ")",
     ))
+}
+
+/// `str` or `bytes` where `obj` (an index) is one or holds one in its nested lists (the
+/// depth a tensor takes, at most).
+fn string_in(obj: &Bound<'_, PyAny>, depth: usize) -> Option<&'static str> {
+    if obj.is_instance_of::<pyo3::types::PyString>() {
+        return Some("str");
+    }
+    if obj.is_instance_of::<pyo3::types::PyBytes>() {
+        return Some("bytes");
+    }
+    if depth >= 64 || !(obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>()) {
+        return None;
+    }
+    obj.try_iter()
+        .ok()?
+        .filter_map(|o| o.ok())
+        .find_map(|o| string_in(&o, depth + 1))
 }
 
 /// Parse a `__getitem__` key into steps for `x`.
@@ -193,15 +223,43 @@ fn check_masks(x: &Tensor, steps: &[IndexStep], masks: &[(usize, Tensor)]) -> Py
     Ok(())
 }
 
-fn value_operand(v: &Bound<'_, PyAny>) -> PyResult<Operand> {
+/// The value of `x[key] = value`: a tensor or a Python number (a NumPy integer too; a float
+/// subclass such as NumPy's float64), else PyTorch's TypeError naming both types (a list,
+/// an array, a NumPy float32, None, a string are not converted).
+fn value_operand(v: &Bound<'_, PyAny>, x: &Tensor) -> PyResult<Operand> {
     if let Ok(t) = v.cast::<PyTensor>() {
         return Ok(Operand::Tensor(t.borrow().t.clone()));
     }
-    if let Some(s) = extract_scalar(v) {
-        return Ok(Operand::Scalar(s));
+    let ty = v.get_type();
+    let numpy_int = ty.module().is_ok_and(|m| m == "numpy")
+        && ty
+            .name()
+            .is_ok_and(|n| n.to_string().starts_with("int") || n.to_string().starts_with("uint"));
+    let number = v.is_instance_of::<pyo3::types::PyInt>()
+        || v.is_instance_of::<pyo3::types::PyFloat>()
+        || v.is_instance_of::<pyo3::types::PyComplex>()
+        || numpy_int;
+    if number {
+        if let Some(s) = extract_scalar(v) {
+            return Ok(Operand::Scalar(s));
+        }
+        if v.is_instance_of::<pyo3::types::PyInt>() {
+            // An int past int64: what PyTorch's unpacking says.
+            return Err(super::errors::value_error(
+                "Overflow when unpacking long long",
+            ));
+        }
     }
-    let t = super::convert::tensor_from_data(v, None)?;
-    Ok(Operand::Tensor(t))
+    if v.is_instance_of::<pyo3::types::PyComplex>() {
+        let t = super::convert::tensor_from_data(v, None)?;
+        return Ok(Operand::Tensor(t));
+    }
+    let cuda = if x.device().is_gpu() { "cuda." } else { "" };
+    Err(super::errors::type_error(format!(
+        "can't assign a {} to a gradrs.{cuda}{}",
+        super::convert::type_name(v),
+        x.dtype().legacy_name()
+    )))
 }
 
 /// The `tensors` argument of `cat` / `stack`: a sequence of tensors, PyTorch's TypeErrors
@@ -252,7 +310,7 @@ impl PyTensor {
         super::boundary::held(|| {
             let s = steps(key, &self.t)?;
             super::boundary::catch(|| ix::check_index_devices(&self.t, &s))?;
-            let v = value_operand(value)?;
+            let v = value_operand(value, &self.t)?;
             let d = self.t.dtype();
             if let (Operand::Scalar(s), DType::I32 | DType::I64) = (&v, d) {
                 // A number no integer of the dtype holds (NaN, 2**40 into int32) is refused.

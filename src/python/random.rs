@@ -164,7 +164,10 @@ fn generator_arg(
 /// `default_generator`.
 #[pyfunction]
 fn manual_seed(py: Python<'_>, seed: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    random::manual_seed(unpack_seed(seed)?);
+    // PyTorch's Python function first takes `int(seed)` (a float seed truncates, a string
+    // raises int()'s ValueError); the generator then unpacks the int.
+    let seed = py.get_type::<pyo3::types::PyInt>().call1((seed,))?;
+    random::manual_seed(unpack_seed(&seed)?);
     default_generator_object(py)
 }
 

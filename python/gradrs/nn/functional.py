@@ -467,9 +467,10 @@ def embedding(input: _Tensor, weight: _Tensor, padding_idx: int | None = None,
         weight.index_select(0, input.reshape(-1))
     if input.dtype not in (_native.int64, _native.int32):
         # PyTorch names the type as its legacy Tensor types, but bool (which has none) as
-        # ATen's backend type.
-        kind = (f"{input.device.type.upper()}BoolType" if input.dtype == _native.bool
-                else input.type())
+        # ATen's backend type (the GPU named as CUDA, as `type()` names it).
+        kind = input.type()
+        if input.dtype == _native.bool:
+            kind = "CPUBoolType" if input.device.type == "cpu" else "CUDABoolType"
         raise RuntimeError(
             "Expected tensor for argument #1 'indices' to have one of the following scalar "
             f"types: Long, Int; but got {kind} instead (while checking arguments for "
