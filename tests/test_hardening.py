@@ -15,7 +15,9 @@ pytestmark = pytest.mark.skipif(SELFTEST, reason="runs gradrs itself in child pr
 # differently; "wrong_value": both return, different values; "rejected": PyTorch returns,
 # gradrs raises (a missing feature rather than a safety bug).
 KNOWN: dict[str, set[str]] = {
-    'accepted': set(),
+    'accepted': {
+        '[gpu] F.embedding(torch.tensor([-1], device=dev), torch.ones(2, 3, device=dev))',
+    },
     'wrong_type': {
         '[cpu] torch.arange(6., device=dev).view(2, 3).index_put_((torch.tensor([-2**40], device=dev),), torch.tensor(1., device=dev))',
         '[cpu] torch.arange(6., device=dev).view(2, 3).index_put_((torch.tensor([-3], device=dev),), torch.tensor(1., device=dev))',
@@ -71,6 +73,8 @@ KNOWN: dict[str, set[str]] = {
         '[gpu] torch.tensor([1.5], device=5.5)',
     },
     'wrong_message': {
+        '[gpu] F.embedding(torch.tensor([-3], device=dev), torch.ones(2, 3, device=dev))',
+        '[gpu] F.embedding(torch.tensor([2], device=dev), torch.ones(2, 3, device=dev))',
         "[cpu] torch.ones(2, device='xyz')",
         '[gpu] torch.arange(6., device=dev).view(2, 3).gather(0, torch.tensor([-2**40], device=dev).view(1, 1))',
         '[gpu] torch.arange(6., device=dev).view(2, 3).gather(0, torch.tensor([2**40], device=dev).view(1, 1))',
