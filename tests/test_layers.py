@@ -94,3 +94,18 @@ def test_no_upward_edge_is_known():
     # Every upward edge is gone: a new one fails test_src_imports_only_downwards, and none
     # may be waved through by listing it.
     assert layers.KNOWN == {}
+
+
+def test_device_test_in_ops_fails(tmp_path):
+    src = write(
+        tmp_path,
+        {
+            "ops/sort.rs": "// x.device().is_gpu() in a comment is no test\n"
+            "fn f(x: &Tensor) -> bool { x.device().is_gpu() || x.device() == Device::Gpu }\n",
+            "kernels/mod.rs": "fn g(x: &Tensor) -> bool { x.device().is_gpu() }\n",
+        },
+    )
+    problems, _ = layers.check(src=src, known={})
+    assert problems == [
+        "ops::sort tests a device: ops are device-agnostic: the kernels pick the device (2 tests)"
+    ]

@@ -7,8 +7,8 @@ Stdlib only. Each file of src/ is a module (`src/ops/binary.rs` is `ops::binary`
 is its directory); each path it names (`use crate::...` lines, `crate::x::y` in code,
 `super::` resolved against the file, `$crate::` in macros) is resolved to the longest module
 that exists, and both ends get the layer of the longest prefix in LAYERS. An edge from a layer
-to one above it fails, and so would a cycle between layers (listed, though with ranks checked
-it can only come from KNOWN). KNOWN lists the upward edges that exist today, each with the
+to one above it fails, so does a device test (`.is_gpu()`, `Device::Gpu`) in ops, and so
+would a cycle between layers (listed, though with ranks checked it can only come from KNOWN). KNOWN lists the upward edges that exist today, each with the
 work that removes it: a new upward edge fails, and so does a KNOWN entry that no longer
 occurs (delete it, so the list only shrinks).
 """
@@ -52,6 +52,10 @@ FORBIDDEN = {
     ("engine", "kernels"): "autograd knows ops, not kernels",
     ("engine", "backend"): "autograd knows ops, not kernels",
 }
+
+# Layers that never test a tensor's device: they ask `kernels` (Note [Kernel dispatch]).
+DEVICE_BLIND = {"ops": "ops are device-agnostic: the kernels pick the device"}
+DEVICE_TEST = re.compile(r"\.is_gpu\(\)|Device::Gpu\b")
 
 # Upward edges that exist today: (from module, to module) -> what removes it. None are left:
 # any new one fails.
@@ -215,6 +219,12 @@ def check(show_graph=False, src=SRC, known=None):
         layer_graph[la][lb] += n
         if RANK[lb] < RANK[la] and (a, b) not in known:
             problems.append(f"{a} ({la}) imports {b} ({lb}), a layer above it ({n} references)")
+    for path in sorted(src.rglob("*.rs")):
+        module = module_of(path, src)
+        why = DEVICE_BLIND.get(layer_of(module))
+        n = len(DEVICE_TEST.findall(strip_comments(path.read_text()))) if why else 0
+        if n:
+            problems.append(f"{module} tests a device: {why} ({n} tests)")
     for key in known:
         if key not in found:
             problems.append(f"KNOWN lists {key[0]} -> {key[1]}, which no longer occurs: delete it")

@@ -1,7 +1,7 @@
 //! Copies and casts: a tensor's elements as a new contiguous tensor, of the same or another
 //! dtype, on its device or another; and Note [Narrow dtypes]' `wide` / `narrow`.
 
-use super::gpu;
+use super::backend::pick;
 use crate::backend::cpu::copy::{cast as cast_slice, contiguous_cow, gather_contiguous};
 use crate::dispatch;
 use crate::dtype::DType;
@@ -10,22 +10,19 @@ use crate::tensor::{Device, Tensor};
 
 /// A contiguous copy of `t` (no autograd history), on its device.
 pub fn contiguous(t: &Tensor) -> Tensor {
-    if let Ok(Some(out)) = gpu::contiguous_as(t, t.dtype()) {
-        return out;
-    }
-    let d = t.read();
-    dispatch!(d.dtype(), T => Tensor::from_vec_on(gather_contiguous::<T>(d.storage.slice::<T>(), &d.layout), &d.layout.shape, d.device()))
+    pick(|b| b.copy(t, t.dtype()))
 }
 
 /// `t`'s values as `dtype`, a new contiguous tensor on `t`'s device.
 pub fn cast(t: &Tensor, dtype: DType) -> Tensor {
-    if let Ok(Some(out)) = gpu::contiguous_as(t, dtype) {
-        return out;
-    }
+    pick(|b| b.copy(t, dtype))
+}
+
+/// The host's `cast` (and `contiguous`, the same dtype).
+pub(super) fn cast_host(t: &Tensor, dtype: DType) -> Tensor {
     let d = t.read();
     if d.dtype() == dtype {
-        drop(d);
-        return contiguous(t);
+        return dispatch!(d.dtype(), T => Tensor::from_vec_on(gather_contiguous::<T>(d.storage.slice::<T>(), &d.layout), &d.layout.shape, d.device()));
     }
     dispatch!(d.dtype(), S => {
         // A contiguous source is read in place.
@@ -44,8 +41,8 @@ pub fn wide(t: &Tensor) -> Tensor {
         return t.clone();
     }
     // A float16 GPU tensor's words already are float32 values: they are read in place.
-    if let Ok(Some(v)) = gpu::half_as_float(t) {
-        return v;
+    if t.dtype() == DType::F16 {
+        return pick(|b| b.wide_half(t));
     }
     cast(t, w)
 }

@@ -212,3 +212,105 @@ pub fn zip<T: Element, U: Element>(
 pub fn select_host<T: Element>(mask: &[bool], a: Src<'_, T>, b: Src<'_, T>) -> Vec<T> {
     elementwise::select(mask, a, b)
 }
+
+/// An operand of `zip_half_host`: a tensor, or a number already in float32.
+pub enum HalfArg<'a> {
+    Tensor(&'a Tensor),
+    Value(f32),
+}
+
+/// `f` (a float16 kernel over `n` elements computed in float32, `zip_half`) of two operands
+/// that are contiguous float16 tensors of the result's `shape` or single values, on the host
+/// a run at a time, without widened copies. A single value keeps its float32 precision, as
+/// PyTorch's reduced-float kernels read a scalar operand. None where it does not apply: an
+/// operand on the GPU (its one kernel widens the words there), another layout, two single
+/// values (the caller's general path).
+pub fn zip_half_host(
+    a: HalfArg<'_>,
+    b: HalfArg<'_>,
+    shape: &[usize],
+    f: impl FnOnce(usize, HalfSrc<'_>, HalfSrc<'_>) -> Vec<half::f16>,
+) -> Option<Tensor> {
+    enum Side {
+        Full(crate::tensor::Data),
+        One(f32),
+    }
+    impl Side {
+        fn src(&self) -> HalfSrc<'_> {
+            match self {
+                Side::Full(d) => HalfSrc::Full(&d.storage.slice::<half::f16>()[d.layout.offset..]),
+                Side::One(v) => HalfSrc::One(*v),
+            }
+        }
+    }
+    let side = |o: &HalfArg<'_>| match *o {
+        HalfArg::Tensor(t) if t.device().is_gpu() => None,
+        HalfArg::Tensor(t)
+            if t.dtype() == DType::F16 && t.shape().as_slice() == shape && t.is_contiguous() =>
+        {
+            Some(Side::Full(t.data()))
+        }
+        HalfArg::Tensor(t) if t.numel() != 1 || t.dim() > shape.len() => None,
+        HalfArg::Tensor(t) => Some(Side::One(cast(t, DType::F32).to_vec::<f32>()[0])),
+        HalfArg::Value(v) => Some(Side::One(v)),
+    };
+    let (sa, sb) = match (side(&a), side(&b)) {
+        (Some(Side::One(_)), Some(Side::One(_))) | (None, _) | (_, None) => return None,
+        (Some(sa), Some(sb)) => (sa, sb),
+    };
+    let n = crate::tensor::shape::numel(shape);
+    Some(Tensor::from_vec(f(n, sa.src(), sb.src()), shape))
+}
+
+/// `dst op= other` written straight into `dst`'s memory on the host (no result buffer, no
+/// copy back): `f32` / `f64` the op's in-place loops (`zip_in_place`), for `dst` a contiguous
+/// float32 / float64 tensor and `other` of its dtype, of dst's shape (contiguous) or one
+/// element, not sharing its memory. Bumps dst's version. False where that does not apply (a
+/// GPU tensor among them, other layouts): the caller takes the general path.
+pub fn zip_into_host(
+    dst: &Tensor,
+    other: &Tensor,
+    f32: impl FnOnce(&mut [f32], Src<'_, f32>),
+    f64: impl FnOnce(&mut [f64], Src<'_, f64>),
+) -> bool {
+    if dst.device().is_gpu() || other.device().is_gpu() || dst.dtype() != other.dtype() {
+        return false;
+    }
+    let (d, o) = (dst.read(), other.read());
+    let n = d.layout.numel();
+    let full = o.layout.shape == d.layout.shape && o.layout.is_contiguous();
+    // One element broadcasts to dst's shape only if it has no more dims (else the general
+    // path raises PyTorch's shape error).
+    let one = o.layout.numel() == 1 && o.layout.shape.len() <= d.layout.shape.len();
+    if !d.layout.is_contiguous() || !(full || one) || overlaps(&d.storage, &o.storage) {
+        return false;
+    }
+    fn parts<'a, T: Element>(
+        d: &'a crate::tensor::Data,
+        o: &'a crate::tensor::Data,
+        n: usize,
+        full: bool,
+    ) -> (&'a mut [T], Src<'a, T>) {
+        let out = &mut d.storage.slice_mut::<T>()[d.layout.offset..d.layout.offset + n];
+        let ys = o.storage.slice::<T>();
+        let src = if full {
+            Src::Full(&ys[o.layout.offset..o.layout.offset + n])
+        } else {
+            Src::One(ys[o.layout.offset])
+        };
+        (out, src)
+    }
+    match d.dtype() {
+        DType::F32 => {
+            let (out, src) = parts::<f32>(&d, &o, n, full);
+            f32(out, src);
+        }
+        DType::F64 => {
+            let (out, src) = parts::<f64>(&d, &o, n, full);
+            f64(out, src);
+        }
+        _ => return false,
+    }
+    d.storage.bump_version();
+    true
+}

@@ -3,10 +3,10 @@
 //! not at all for an index in range by construction (a sort's positions, an argmax's
 //! indices), which the GPU then reads without a read-back to check it.
 
+use super::backend::{pick, run};
 use super::copy::{contiguous, wide};
-use super::gpu;
 use crate::backend::cpu::copy::for_each_offset;
-use crate::backend::cpu::index::{gather as gather_host, scatter as scatter_host, wrap_index};
+use crate::backend::cpu::index::{gather as gather_slices, scatter as scatter_slices, wrap_index};
 use crate::dispatch;
 use crate::error::Result;
 use crate::tensor::{Layout, Operand, Tensor};
@@ -26,8 +26,16 @@ fn expanded(idx: &[i64], dim: usize, shape: &[usize]) -> Tensor {
     Tensor::from_vec(v, shape)
 }
 
+/// Every index value in range of a dim of `size`, checked in order (the host kernel's errors).
+pub(super) fn check(idx: &[i64], size: usize, dim: usize) -> Result<()> {
+    for &i in idx {
+        wrap_index(i, size, dim)?;
+    }
+    Ok(())
+}
+
 /// `t` (0-dim) as a one-element 1-D tensor over the same memory; others unchanged.
-fn flat1(t: &Tensor) -> Tensor {
+pub(super) fn flat1(t: &Tensor) -> Tensor {
     if t.dim() != 0 {
         return t.clone();
     }
@@ -51,18 +59,17 @@ pub fn gather(
     idx: Option<&[i64]>,
     along: Option<&[usize]>,
 ) -> Result<Tensor> {
-    let on_gpu = x.device().is_gpu();
-    if on_gpu {
-        if let Some(idx) = idx {
-            let size = x.shape()[dim];
-            for &i in idx {
-                wrap_index(i, size, dim)?;
-            }
-        }
-        if let Some(out) = gpu::gather(x, dim, index, idx.unwrap_or(&[]), along)? {
-            return Ok(out);
-        }
-    }
+    run(|b| b.gather(x, dim, index, idx, along))
+}
+
+/// The host's `gather`.
+pub(super) fn gather_host(
+    x: &Tensor,
+    dim: usize,
+    index: &Tensor,
+    idx: Option<&[i64]>,
+    along: Option<&[usize]>,
+) -> Result<Tensor> {
     if let Some(shape) = along {
         let idx = match idx {
             Some(v) => v.to_vec(),
@@ -83,7 +90,7 @@ pub fn gather(
     let ishape = index.shape();
     let d = x.read();
     Ok(dispatch!(d.dtype(), T => {
-        let v = gather_host::<T>(d.storage.slice(), &d.layout, dim, idx, &ishape)?;
+        let v = gather_slices::<T>(d.storage.slice(), &d.layout, dim, idx, &ishape)?;
         Tensor::from_vec_on(v, &ishape, d.device())
     }))
 }
@@ -101,30 +108,19 @@ pub fn scatter(
     src: &Operand,
     accumulate: bool,
 ) -> Result<()> {
-    if out.device().is_gpu() {
-        if let Some(idx) = idx {
-            let size = out.shape().get(dim).copied().unwrap_or(1);
-            for &i in idx {
-                wrap_index(i, size, dim)?;
-            }
-        }
-        let s1 = match src {
-            Operand::Tensor(t) => Operand::Tensor(flat1(t)),
-            s => s.clone(),
-        };
-        let written = gpu::scatter(
-            &flat1(out),
-            dim,
-            &flat1(index),
-            idx.unwrap_or(&[]),
-            along,
-            &s1,
-            accumulate,
-        )?;
-        if written {
-            return Ok(());
-        }
-    }
+    run(|b| b.scatter(out, dim, index, idx, along, src, accumulate))
+}
+
+/// The host's `scatter`.
+pub(super) fn scatter_host(
+    out: &Tensor,
+    dim: usize,
+    index: &Tensor,
+    idx: Option<&[i64]>,
+    along: Option<&[usize]>,
+    src: &Operand,
+    accumulate: bool,
+) -> Result<()> {
     if let Some(shape) = along {
         let idx = match idx {
             Some(v) => v.to_vec(),
@@ -156,7 +152,7 @@ pub fn scatter(
         match src {
             Operand::Scalar(s) => {
                 let v: T = crate::tensor::scalar_as(*s);
-                scatter_host::<T>(dst, &shape1, dim, idx, &ishape1, |_, _| v, accumulate)?;
+                scatter_slices::<T>(dst, &shape1, dim, idx, &ishape1, |_, _| v, accumulate)?;
             }
             Operand::Tensor(s) => {
                 let sd = s.read();
@@ -168,7 +164,7 @@ pub fn scatter(
                     }
                     sv[o as usize]
                 };
-                scatter_host::<T>(dst, &shape1, dim, idx, &ishape1, get, accumulate)?;
+                scatter_slices::<T>(dst, &shape1, dim, idx, &ishape1, get, accumulate)?;
             }
         }
     });
@@ -187,9 +183,10 @@ fn true_positions(mask: &Tensor) -> Vec<i64> {
 /// The int64 `[n, ndim]` coordinates of the nonzero elements of `x`, row-major.
 pub fn nonzero(x: &Tensor) -> Tensor {
     // A GPU failure here leaves the host path to compute (and report) it.
-    if let Ok(Some(nz)) = gpu::nonzero(x) {
-        return nz;
-    }
+    pick(|b| b.nonzero(x))
+}
+
+pub(super) fn nonzero_host(x: &Tensor) -> Tensor {
     let shape = x.shape();
     let nz = true_positions(&super::copy::cast(x, crate::dtype::DType::Bool));
     let nd = shape.len();
@@ -210,19 +207,10 @@ pub fn nonzero(x: &Tensor) -> Tensor {
 /// the 1-D `flat` there. A mask whose values are on the GPU is compacted there, and the
 /// positions gathered there (in range by construction, so not read back to check).
 pub fn masked_select(flat: &Tensor, mask: &Tensor) -> Result<(Tensor, Tensor)> {
-    if let Some(nz) = gpu::nonzero(mask)? {
-        let d = nz.data();
-        let n = d.layout.shape[0];
-        let layout = Layout {
-            shape: smallvec::smallvec![n],
-            strides: smallvec::smallvec![d.layout.strides[0]],
-            offset: d.layout.offset,
-        };
-        let pos = Tensor::from_storage(d.storage, layout);
-        if let Some(out) = gpu::gather(flat, 0, &pos, &[], None)? {
-            return Ok((pos, out));
-        }
-    }
+    run(|b| b.masked_select(flat, mask))
+}
+
+pub(super) fn masked_select_host(flat: &Tensor, mask: &Tensor) -> Result<(Tensor, Tensor)> {
     let positions = true_positions(mask);
     let n = positions.len();
     let pos = Tensor::from_vec_on(positions.clone(), &[n], flat.device());
@@ -241,9 +229,10 @@ pub fn offsets(x: &Tensor) -> Vec<i64> {
 /// Writes `value` (of `shape`, any layout, `x`'s dtype) at `x`'s storage `offsets` (row-major
 /// over `shape`), on the GPU when `x`'s values are there. The caller bumps the version.
 pub fn put(x: &Tensor, offsets: &[i64], shape: &[usize], value: &Tensor) -> Result<()> {
-    if gpu::put(x, offsets, shape, value)? {
-        return Ok(());
-    }
+    run(|b| b.put(x, offsets, shape, value))
+}
+
+pub(super) fn put_host(x: &Tensor, offsets: &[i64], _: &[usize], value: &Tensor) -> Result<()> {
     let flat_v = contiguous(value);
     let d = x.read();
     dispatch!(d.dtype(), T => {

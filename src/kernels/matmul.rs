@@ -1,8 +1,8 @@
 //! Matrix products: the batched product (the GPU's tiled kernel, else the CPU's gemm), the
 //! CPU's accumulating product for addmm, and its float dot.
 
+use super::backend::run;
 use super::copy::{cast, narrow, wide};
-use super::gpu;
 use crate::backend::cpu::copy::{contiguous_cow, gather_contiguous};
 use crate::backend::cpu::elementwise;
 use crate::backend::cpu::matmul::{matmul as gemm, matmul_acc, Mat};
@@ -16,12 +16,12 @@ use crate::tensor::{Device, Element, Layout, Tensor};
 /// one dtype (bool multiplies as int64; float16 accumulates in float32, as PyTorch's CPU
 /// kernels do).
 pub fn bmm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    run(|backend| backend.bmm(a, b))
+}
+
+/// The host's `bmm`.
+pub(super) fn bmm_host(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let device = Device::of(&[a, b])?;
-    if device.is_gpu() {
-        if let Some(out) = gpu::bmm(a, b)? {
-            return Ok(out);
-        }
-    }
     let dtype = a.dtype();
     if dtype.compute() != dtype {
         return Ok(narrow(bmm(&wide(a), &wide(b))?, dtype));
@@ -58,8 +58,23 @@ fn scale<T: Element>(v: T, s: T) -> T {
 /// dtype, `bias` already of shape (m, n) (expanded), the result on `device`. Floats
 /// accumulate the product straight into the scaled bias (one gemm call, no temporary; with
 /// `beta == 0` the bias is not read, NaN included); integers compute exactly, wrapping, with
-/// the scalars truncated as PyTorch does. (A float32 GPU addmm is a composition of GPU ops.)
+/// the scalars truncated as PyTorch does. None for float32 GPU operands: the GPU has no
+/// fused addmm, the caller composes its matmul kernel with the elementwise scale and add.
 pub fn addmm(
+    bias: &Tensor,
+    m1: &Tensor,
+    m2: &Tensor,
+    beta: Scalar,
+    alpha: Scalar,
+    device: Device,
+) -> Option<Tensor> {
+    if device.is_gpu() && m1.dtype() == DType::F32 {
+        return None;
+    }
+    Some(addmm_host(bias, m1, m2, beta, alpha, device))
+}
+
+fn addmm_host(
     bias: &Tensor,
     m1: &Tensor,
     m2: &Tensor,

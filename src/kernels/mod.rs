@@ -2,23 +2,23 @@
 //!
 //! Note [Kernel dispatch]: ops are device-agnostic: they name no backend, only this module,
 //! and each primitive here returns its result (or the error) wherever its operands live. The
-//! backend interface is the pair of implementations every family file dispatches between:
-//! `gpu/` (wgpu: tensors to buffers and views, the kernel call, the result back as a GPU
-//! tensor; `Ok(None)` where its kernel does not apply: a dtype or layout it cannot read, a
-//! tensor past one binding) and `backend::cpu` (slices and layouts, on the host copy of a GPU
-//! tensor, whose result still lands on the GPU). Each family function is that one match:
-//! the GPU's kernel when the operands live there and it applies, else the host's.
+//! backend interface is `backend.rs` (Note [Backend interface]): the primitive set as one
+//! trait, implemented by `Gpu` (`gpu/`: tensors to buffers and views, the wgpu kernel, the
+//! result back as a GPU tensor; `None` where its kernel does not apply: a dtype or layout it
+//! cannot read, a tensor past one binding) and `Cpu` (the family files' `*_host` functions
+//! over `backend::cpu`: slices and layouts, on the host copy of a GPU tensor, whose result
+//! still lands on the GPU); `backend::run` (and `pick`) is the one match between them. Each
+//! family function checks what does not depend on the device, then calls it.
 //!
-//! The families: `copy` (contiguous copies, casts, device moves, Note [Narrow dtypes]'s
-//! `wide` / `narrow`), `reduce` (reductions and scans), `index` (gather / scatter, nonzero,
-//! writes at offsets), `matmul`, `sort`, `nn` (softmax, im2col / col2im). The op codes are
-//! the primitive set's (`ReduceOp`, `ScanOp`, `Rows`, `WindowOp`, ...): the GPU's shaders
-//! select them by number (the `override OP` constant), the CPU's kernels by closure.
-//!
-//! The elementwise family (`elementwise.rs`) goes through the backend interface
-//! (`backend.rs`, Note [Backend interface]): one trait, the GPU's and the host's
-//! implementations, `backend::run` the one match; ops pass their declared WGSL expression and
-//! their CPU kernel (a closure written with `map` / `zip`, the host loops exported here).
+//! The families: `elementwise` (unary, binary, comparisons, logical ops, select, lerp, writes
+//! into existing memory; ops pass their declared WGSL expression and their CPU kernel, a
+//! closure written with the host loops exported here: `map`, `zip`, ...), `copy`
+//! (contiguous copies, casts, device moves, Note [Narrow dtypes]'s `wide` / `narrow`),
+//! `reduce` (reductions and scans), `index` (gather / scatter, nonzero, masked selection,
+//! writes at offsets), `matmul`, `sort`, `nn` (softmax, im2col / col2im). The op codes are the
+//! primitive set's (`ReduceOp`, `ScanOp`, `Rows`, `WindowOp`, ...): the GPU's shaders select
+//! them by the code their table gives (the `override OP` constant), the CPU's kernels by
+//! closure.
 
 mod backend;
 mod copy;
@@ -36,16 +36,30 @@ mod sort;
 pub use copy::{cast, contiguous, narrow, to_device, wide};
 pub use elementwise::{
     binary, clamp, compare, lerp, logical, map, map_half, overlaps, select, select_host, unary,
-    write_into, zip, zip_half, zip_in_place, HalfSrc, Src, VMath,
+    write_into, zip, zip_half, zip_half_host, zip_in_place, zip_into_host, HalfArg, HalfSrc, Src,
+    VMath,
 };
 pub(crate) use gpu::words_on_gpu;
 pub use index::{gather, masked_select, nonzero, offsets, put, scatter};
 pub use matmul::{addmm, bmm, dot};
 pub use nn::{col2im, im2col, softmax, Window, WindowGeom, WindowOp};
 pub use reduce::{all_any, arg_extreme, float_rows, reduce, rows, scan, sum, ReduceOp, ScanOp};
-pub use sort::{lines as sort_lines, sort, Rows};
+pub use sort::{select as select_lines, sort, Rows};
 
 use crate::tensor::{Layout, Tensor};
+
+/// Whether a host kernel of `x` would first read its values back from the GPU: an op whose
+/// host kernel has no GPU form then composes it from the primitive set, so the values stay
+/// there (Note [Kernel dispatch]).
+pub fn host_reads_back(x: &Tensor) -> bool {
+    x.device().is_gpu()
+}
+
+/// Whether the host's float16 loops (`map_half`, `zip_half`) read `x`'s elements in place: a
+/// contiguous tensor whose values the host holds (a GPU tensor's float16 words are float32).
+pub fn half_in_place(x: &Tensor) -> bool {
+    x.is_contiguous() && !x.device().is_gpu()
+}
 
 /// `x` with dims `a` and `b` swapped: a tensor over the same storage, read as a kernel input
 /// (the host's line kernels move a dim last this way).

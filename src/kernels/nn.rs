@@ -1,8 +1,9 @@
 //! Neural-network primitives: softmax / log-softmax along a dim and the im2col pair
 //! (unfold / fold) that convolution and pooling are built from.
 
+use super::backend::run;
 use super::copy::{contiguous, narrow, wide};
-use super::{gpu, swapped};
+use super::swapped;
 use crate::backend::cpu::copy::contiguous_cow;
 use crate::backend::cpu::parallel::for_rows_mut;
 pub use crate::backend::wgpu::{WindowGeom, WindowOp};
@@ -16,9 +17,11 @@ pub fn softmax(x: &Tensor, dim: usize, log: bool) -> Result<Tensor> {
         // Note [Narrow dtypes]
         return Ok(narrow(softmax(&wide(x), dim, log)?, DType::F16));
     }
-    if let Some(out) = gpu::softmax(x, dim, log)? {
-        return Ok(out);
-    }
+    run(|b| b.softmax(x, dim, log))
+}
+
+/// The host's softmax, of a float32 or float64 tensor.
+pub(super) fn softmax_host(x: &Tensor, dim: usize, log: bool) -> Result<Tensor> {
     let nd = x.dim();
     let last = nd.saturating_sub(1);
     // Along the last dim the rows already are contiguous runs: no moves (`to_vec` copies).
@@ -166,16 +169,19 @@ fn for_each_tap(
 /// `[N, C, H, W]` -> `[N, C*kh*kw, L]` columns (padding reads `pad_value`).
 pub fn im2col(x: &Tensor, win: Window, pad_value: f64) -> Result<Tensor> {
     let s = x.shape();
+    let (c, h, w) = (s[1], s[2], s[3]);
+    win.out_size(h, w)?;
+    run(|b| b.window(WindowOp::Im2Col, x, win, c, [h, w], pad_value))
+}
+
+/// The host's `im2col`.
+pub(super) fn im2col_host(x: &Tensor, win: Window, pad_value: f64) -> Result<Tensor> {
+    let s = x.shape();
     let (n, c, h, w) = (s[0], s[1], s[2], s[3]);
     let [oh, ow] = win.out_size(h, w)?;
     let [kh, kw] = win.kernel;
     let l = oh * ow;
     let rows = c * kh * kw;
-    let geom = win.geom(n, c, [h, w], [oh, ow]);
-    let op = WindowOp::Im2Col;
-    if let Some(out) = gpu::window(op, x, &geom, pad_value, &[n, rows, l])? {
-        return Ok(out);
-    }
     if n * rows * l == 0 {
         return Ok(Tensor::zeros_on(&[n, rows, l], x.dtype(), x.device()));
     }
@@ -219,6 +225,17 @@ pub fn im2col(x: &Tensor, win: Window, pad_value: f64) -> Result<Tensor> {
 
 /// Columns `[N, C*kh*kw, L]` summed back into `[N, C, H, W]` (the adjoint of unfold).
 pub fn col2im(cols: &Tensor, out_hw: [usize; 2], c: usize, win: Window) -> Result<Tensor> {
+    win.out_size(out_hw[0], out_hw[1])?;
+    run(|b| b.window(WindowOp::Col2Im, cols, win, c, out_hw, 0.0))
+}
+
+/// The host's `col2im`.
+pub(super) fn col2im_host(
+    cols: &Tensor,
+    out_hw: [usize; 2],
+    c: usize,
+    win: Window,
+) -> Result<Tensor> {
     let s = cols.shape();
     let n = s[0];
     let [h, w] = out_hw;
@@ -226,11 +243,6 @@ pub fn col2im(cols: &Tensor, out_hw: [usize; 2], c: usize, win: Window) -> Resul
     let [kh, kw] = win.kernel;
     let l = oh * ow;
     let rows = c * kh * kw;
-    let geom = win.geom(n, c, [h, w], [oh, ow]);
-    let op = WindowOp::Col2Im;
-    if let Some(out) = gpu::window(op, cols, &geom, 0.0, &[n, c, h, w])? {
-        return Ok(out);
-    }
     if n * c * h * w == 0 {
         return Ok(Tensor::zeros_on(&[n, c, h, w], cols.dtype(), cols.device()));
     }

@@ -1,12 +1,33 @@
 //! The fused optimizer steps (PyTorch's `fused` Adam / AdamW / SGD on the CPU): one
 //! per-element pass of `backend::cpu::optim` over each parameter and its state, for CPU
-//! float32 / float64 tensors of one dtype and shape that share no memory (`ops::optim`
-//! checks that and composes the update from tensor ops otherwise).
+//! float32 / float64 tensors of one dtype and shape that share no memory (`fused_dtype` says
+//! when they apply; `ops::optim` composes the update from tensor ops otherwise).
 
 use super::copy::contiguous;
 use crate::backend::cpu::optim::{self as kernel, AdamSlices, Buffer};
 pub use crate::backend::cpu::optim::{AdamScalars, Real, SgdScalars};
+use crate::dtype::DType;
 use crate::tensor::{Element, Tensor};
+
+/// The dtype of the fused kernels when every tensor is a host float32 / float64 tensor of that
+/// one dtype and the first's shape, and no two of `written` share memory; else None (a GPU
+/// tensor's step is composed from tensor ops by the caller).
+pub fn fused_dtype(tensors: &[&Tensor], written: &[&Tensor]) -> Option<DType> {
+    let first = tensors[0];
+    let (dtype, shape) = (first.dtype(), first.shape());
+    let fits = |t: &&Tensor| t.dtype() == dtype && !t.device().is_gpu() && t.shape() == shape;
+    if !matches!(dtype, DType::F32 | DType::F64) || !tensors.iter().all(fits) {
+        return None;
+    }
+    for (i, a) in written.iter().enumerate() {
+        for b in &written[i + 1..] {
+            if super::overlaps(&a.read().storage, &b.read().storage) {
+                return None;
+            }
+        }
+    }
+    Some(dtype)
+}
 
 /// One Adam step of parameter `p` with its contiguous gradient `grad`, first and second
 /// moments `m`, `v` and amsgrad's running max `x`, all updated in place.

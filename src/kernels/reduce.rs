@@ -3,8 +3,9 @@
 //! Dims are sorted and distinct (`ops::reduce::reduction_dims`); results come in the reduced
 //! shape, size-1 dims kept when `keepdim`.
 
+use super::backend::pick;
 use super::copy::{cast, contiguous, narrow, wide};
-use super::{gpu, swapped};
+use super::swapped;
 use crate::backend::cpu::reduce::{reduce_rows, sum_dims, sum_half};
 pub use crate::backend::wgpu::{ReduceOp, ScanOp};
 use crate::dtype::DType;
@@ -32,24 +33,26 @@ pub fn sum(x: &Tensor, dims: &[usize], keepdim: bool) -> Tensor {
         _ => x.clone(),
     };
     let shape = reduced_shape(&x.shape(), dims, keepdim);
-    if let Ok(Some(out)) = gpu::reduce(ReduceOp::Sum, &x, dims, &shape) {
-        return out;
-    }
+    pick(|b| b.reduce(ReduceOp::Sum, &x, dims, keepdim, &shape))
+}
+
+/// The host's sum, of a float32, float64 or int64 tensor, giving `shape`.
+fn sum_host(x: &Tensor, dims: &[usize], shape: &[usize]) -> Tensor {
     let d = x.read();
     match d.dtype() {
         DType::F32 => Tensor::from_vec_on(
             sum_dims::<f32>(d.storage.slice(), &d.layout, dims),
-            &shape,
+            shape,
             d.device(),
         ),
         DType::F64 => Tensor::from_vec_on(
             sum_dims::<f64>(d.storage.slice(), &d.layout, dims),
-            &shape,
+            shape,
             d.device(),
         ),
         DType::I64 => Tensor::from_vec_on(
             sum_dims::<i64>(d.storage.slice(), &d.layout, dims),
-            &shape,
+            shape,
             d.device(),
         ),
         DType::Bool | DType::I32 | DType::F16 => unreachable!("cast above"),
@@ -111,10 +114,19 @@ fn arg_extreme_row<T: Element>(r: &[T], max: bool) -> i64 {
 /// int64, of floats multiply in float64).
 pub fn reduce(op: ReduceOp, x: &Tensor, dims: &[usize], keepdim: bool) -> Tensor {
     let shape = reduced_shape(&x.shape(), dims, keepdim);
-    if let Ok(Some(out)) = gpu::reduce(op, x, dims, &shape) {
-        return out;
-    }
+    pick(|b| b.reduce(op, x, dims, keepdim, &shape))
+}
+
+/// The host's `reduce` (and `sum`), giving `shape`.
+pub(super) fn reduce_host(
+    op: ReduceOp,
+    x: &Tensor,
+    dims: &[usize],
+    keepdim: bool,
+    shape: &[usize],
+) -> Tensor {
     match op {
+        ReduceOp::Sum => sum_host(x, dims, shape),
         ReduceOp::Prod if x.dtype() == DType::I64 => rows::<i64, i64>(x, dims, keepdim, |r| {
             r.iter().fold(1i64, |a, &b| a.wrapping_mul(b))
         }),
@@ -123,16 +135,17 @@ pub fn reduce(op: ReduceOp, x: &Tensor, dims: &[usize], keepdim: bool) -> Tensor
             let max = matches!(op, ReduceOp::Max);
             crate::dispatch!(x.dtype(), T => rows::<T, T>(x, dims, keepdim, move |r| r[arg_extreme_row(r, max) as usize]))
         }
-        _ => unreachable!("sum and all / any have their own functions"),
+        _ => unreachable!("all / any have their own function, mean is the ops'"),
     }
 }
 
 /// `all` (or `any`) over `dims`, as bools.
 pub fn all_any(all: bool, x: &Tensor, dims: &[usize], keepdim: bool) -> Tensor {
     let shape = reduced_shape(&x.shape(), dims, keepdim);
-    if let Ok(Some(out)) = gpu::all_any(all, x, dims, &shape) {
-        return out;
-    }
+    pick(|b| b.all_any(all, x, dims, keepdim, &shape))
+}
+
+pub(super) fn all_any_host(all: bool, x: &Tensor, dims: &[usize], keepdim: bool) -> Tensor {
     let b = cast(x, DType::Bool);
     rows::<bool, bool>(&b, dims, keepdim, move |r| {
         if all {
@@ -148,9 +161,15 @@ pub fn all_any(all: bool, x: &Tensor, dims: &[usize], keepdim: bool) -> Tensor {
 /// zero values.
 pub fn arg_extreme(max: bool, x: &Tensor, dims: &[usize], keepdim: bool) -> (Tensor, Tensor) {
     let shape = reduced_shape(&x.shape(), dims, keepdim);
-    if let Ok(Some(found)) = gpu::arg_extreme(max, x, dims, &shape) {
-        return found;
-    }
+    pick(|b| b.arg_extreme(max, x, dims, keepdim, &shape))
+}
+
+pub(super) fn arg_extreme_host(
+    max: bool,
+    x: &Tensor,
+    dims: &[usize],
+    keepdim: bool,
+) -> (Tensor, Tensor) {
     let idx = crate::dispatch!(x.dtype(), T => rows::<T, i64>(x, dims, keepdim, move |r| if r.is_empty() { 0 } else { arg_extreme_row(r, max) }));
     let values = if x.numel() == 0 {
         Tensor::zeros_on(&idx.shape(), x.dtype(), x.device())
@@ -182,9 +201,10 @@ fn scan_lines<T: Element>(x: &Tensor, dim: usize, f: impl Fn(&mut [T])) -> Tenso
 /// The inclusive scan `op` (`Sum` or `Prod`) along `dim` of a float32, float64 or int64 tensor
 /// (integer sums and products wrap).
 pub fn scan(op: ScanOp, x: &Tensor, dim: usize) -> Tensor {
-    if let Ok(Some(out)) = gpu::scan(op, x, dim) {
-        return out;
-    }
+    pick(|b| b.scan(op, x, dim))
+}
+
+pub(super) fn scan_host(op: ScanOp, x: &Tensor, dim: usize) -> Tensor {
     match (op, x.dtype()) {
         (ScanOp::Sum, _) => crate::dispatch!(x.dtype(), T => scan_lines::<T>(x, dim, |r| {
             for i in 1..r.len() { r[i] = r[i].add(r[i - 1]); }

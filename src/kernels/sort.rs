@@ -1,8 +1,9 @@
 //! Sorting along a dim: each line's values in order with the positions they came from (a
 //! stable order, NaN last), or a selection of them (`Rows`: topk, kthvalue, median).
 
+use super::backend::run;
 use super::copy::contiguous;
-use super::{gpu, swapped};
+use super::swapped;
 use crate::backend::cpu::copy::contiguous_cow;
 use crate::backend::cpu::sort::sort_rows;
 pub use crate::backend::cpu::sort::Rows;
@@ -12,14 +13,20 @@ use crate::tensor::Tensor;
 /// The values of `x` sorted along `d` and the positions they came from (int64), both
 /// contiguous in x's shape.
 pub fn sort(x: &Tensor, d: usize, descending: bool) -> Result<(Tensor, Tensor)> {
-    if let Some(found) = gpu::sort(x, d, descending)? {
-        return Ok(found);
-    }
-    lines(x, d, Rows::Sort { descending })
+    run(|b| b.sort(x, d, descending))
 }
 
 /// `what` of each line of `x` along `d` (values and positions, int64), with
-/// `what.width(size)` results along `d`, contiguous. Computed on the host.
+/// `what.width(size)` results along `d`, contiguous; None where x's values live on the GPU,
+/// which has no selection kernel (the caller selects from `sort`'s lines, which stay there).
+pub fn select(x: &Tensor, d: usize, what: Rows) -> Result<Option<(Tensor, Tensor)>> {
+    if x.device().is_gpu() {
+        return Ok(None);
+    }
+    lines(x, d, what).map(Some)
+}
+
+/// `select` computed on the host (the host's `sort` too).
 pub fn lines(x: &Tensor, d: usize, what: Rows) -> Result<(Tensor, Tensor)> {
     let nd = x.dim();
     // The host works on rows: the dim moves last (copied unless it is last and contiguous)

@@ -85,42 +85,27 @@ fn int_zip<T: Int>(op: BinaryOp, a: &Tensor, b: &Tensor, shape: &[usize]) -> Res
     }
 }
 
-/// A float16 op on the CPU whose operands are contiguous float16 tensors of the result's shape
-/// or single values: computed a run at a time in float32 (`kernels::zip_half`), which
-/// gives what widening both operands and narrowing the result does, without those copies.
-/// None for other layouts (the general path widens). A single value keeps its float32
-/// precision, as PyTorch's reduced-float kernels read a scalar operand.
+/// A float16 op whose operands are contiguous float16 tensors of the result's shape or
+/// single values: computed a run at a time in float32 by the host (`kernels::zip_half_host`),
+/// which gives what widening both operands and narrowing the result does, without those
+/// copies. None where that does not apply (the general path widens).
 fn half_zip(op: BinaryOp, a: &Operand, b: &Operand) -> Result<Option<Tensor>> {
-    use crate::kernels::HalfSrc;
-    enum Side {
-        Full(crate::tensor::Data),
-        One(f32),
-    }
-    impl Side {
-        fn src(&self) -> HalfSrc<'_> {
-            match self {
-                Side::Full(d) => HalfSrc::Full(&d.storage.slice::<half::f16>()[d.layout.offset..]),
-                Side::One(v) => HalfSrc::One(*v),
-            }
-        }
-    }
+    use crate::kernels::HalfArg;
     let shape_of = |o: &Operand| o.as_tensor().map(|t| t.shape()).unwrap_or_default();
     let shape = broadcast_shapes(&shape_of(a), &shape_of(b))?;
-    let side = |o: &Operand| match o.as_tensor() {
-        Some(t) if t.device().is_gpu() => None,
-        Some(t) if t.dtype() == DType::F16 && t.shape() == shape && t.is_contiguous() => {
-            Some(Side::Full(t.data()))
+    fn arg(o: &Operand) -> HalfArg<'_> {
+        match o {
+            Operand::Tensor(t) => HalfArg::Tensor(t),
+            Operand::Scalar(_) => HalfArg::Value(materialize(o, DType::F32).to_vec::<f32>()[0]),
         }
-        Some(t) if t.numel() != 1 || t.dim() > shape.len() => None,
-        _ => Some(Side::One(materialize(o, DType::F32).to_vec::<f32>()[0])),
-    };
-    let (sa, sb) = match (side(a), side(b)) {
-        (Some(Side::One(_)), Some(Side::One(_))) | (None, _) | (_, None) => return Ok(None),
-        (Some(sa), Some(sb)) => (sa, sb),
-    };
-    let (xa, xb) = (sa.src(), sb.src());
-    let n = crate::tensor::shape::numel(&shape);
-    Ok(Some(Tensor::from_vec(op.zip_half(n, xa, xb), &shape)))
+    }
+    let (xa, xb) = (arg(a), arg(b));
+    Ok(crate::kernels::zip_half_host(
+        xa,
+        xb,
+        &shape,
+        |n, xa, xb| op.zip_half(n, xa, xb),
+    ))
 }
 
 /// The dtype `op` computes in for these operands.

@@ -841,8 +841,9 @@ pub fn setitem_data(x: &Tensor, steps: &[IndexStep], value: &Operand) -> Result<
     x.check_inplace_version()?;
     let _g = crate::autograd::GradModeGuard::new(false);
     let advanced = steps.iter().any(|s| matches!(s, IndexStep::Tensor(_)));
-    if x.device().is_gpu() && !advanced {
-        // Basic indexing selects a view: the GPU copies the value into it.
+    if kernels::host_reads_back(x) && !advanced {
+        // Basic indexing selects a view: the GPU copies the value into it (the offsets would
+        // be written from the host).
         let view = getitem(x, steps)?;
         let v = match value {
             Operand::Scalar(s) => Tensor::scalar(*s, x.dtype()),

@@ -12,12 +12,12 @@ use crate::autograd::{is_grad_enabled, needs_grad, record_formula};
 use crate::dtype::pretty_kernel_name;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::kernels::{self, Src};
+use crate::kernels;
 use crate::ops::arithmetic::{binary, binary_data, compute_dtype, sub_check, BinaryOp};
 use crate::ops::binary_kernels::materialize;
 use crate::ops::creation::contiguous_clone;
 use crate::ops::Operand;
-use crate::tensor::{CreationMeta, Element, Layout, Tensor};
+use crate::tensor::{CreationMeta, Layout, Tensor};
 
 /// Apply `op` to `dst` in place; `others_need_grad`: whether another operand requires grad.
 pub fn apply_(
@@ -584,10 +584,10 @@ pub fn binary_(op: BinaryOp, dst: &Tensor, other: Operand) -> Result<()> {
 }
 
 /// `dst op= other` written straight into `dst` (no result buffer, no copy back) when nothing
-/// is recorded, `dst` is a contiguous CPU float tensor that keeps its dtype, and `other` is a
-/// number or a CPU tensor of dst's shape or of one element that does not share its memory
-/// (an SGD step, `p -= lr * p.grad`, and gradient accumulation). False: not applicable, the
-/// caller takes the general path.
+/// is recorded, `dst` is a contiguous float tensor that keeps its dtype, and `other` is a
+/// number or a tensor of dst's shape or of one element that does not share its memory (an
+/// SGD step, `p -= lr * p.grad`, and gradient accumulation), where the host kernels apply
+/// (`kernels::zip_into_host`). False: not applicable, the caller takes the general path.
 fn float_zip_in_place(op: BinaryOp, dtype: DType, dst: &Tensor, other: &Operand) -> Result<bool> {
     let a = Operand::Tensor(dst.clone());
     if op == BinaryOp::Pow || compute_dtype(op, &a, other) != dtype {
@@ -597,47 +597,13 @@ fn float_zip_in_place(op: BinaryOp, dtype: DType, dst: &Tensor, other: &Operand)
         sub_check(&a, other)?;
     }
     let b = materialize(other, dtype);
-    if dst.device().is_gpu() || b.device().is_gpu() {
-        return Ok(false);
-    }
-    let (d, o) = (dst.read(), b.read());
-    let n = d.layout.numel();
-    let full = o.layout.shape == d.layout.shape && o.layout.is_contiguous();
-    // One element broadcasts to dst's shape only if it has no more dims (else the general
-    // path raises PyTorch's shape error).
-    let one = o.layout.numel() == 1 && o.layout.shape.len() <= d.layout.shape.len();
-    if !d.layout.is_contiguous() || !(full || one) || overlaps(&d.storage, &o.storage) {
-        return Ok(false);
-    }
-    fn parts<'a, T: Element>(
-        d: &'a crate::tensor::Data,
-        o: &'a crate::tensor::Data,
-        n: usize,
-        full: bool,
-    ) -> (&'a mut [T], Src<'a, T>) {
-        let out = &mut d.storage.slice_mut::<T>()[d.layout.offset..d.layout.offset + n];
-        let ys = o.storage.slice::<T>();
-        let src = if full {
-            Src::Full(&ys[o.layout.offset..o.layout.offset + n])
-        } else {
-            Src::One(ys[o.layout.offset])
-        };
-        (out, src)
-    }
     // The declared kernel `float_zip` runs, so results are bit-identical to the general path.
-    match dtype {
-        DType::F32 => {
-            let (out, src) = parts::<f32>(&d, &o, n, full);
-            op.in_place_f32(out, src);
-        }
-        DType::F64 => {
-            let (out, src) = parts::<f64>(&d, &o, n, full);
-            op.in_place_f64(out, src);
-        }
-        _ => unreachable!("float dtypes only"),
-    }
-    d.storage.bump_version();
-    Ok(true)
+    Ok(kernels::zip_into_host(
+        dst,
+        &b,
+        |out, src| op.in_place_f32(out, src),
+        |out, src| op.in_place_f64(out, src),
+    ))
 }
 
 /// `a.add_(b)` without autograd (gradient accumulation).

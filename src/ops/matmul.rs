@@ -224,12 +224,13 @@ pub fn addmm(
         let _no_grad = crate::autograd::GradModeGuard::new(false);
         let r = addmm(&wide(input), &wide(m1), &wide(m2), beta, alpha)?;
         crate::ops::creation::narrow(r, d1)
-    } else if device.is_gpu() && d1 == DType::F32 {
-        addmm_gpu(input, m1, m2, beta, alpha)?
     } else {
         let _no_grad = crate::autograd::GradModeGuard::new(false);
         let bias = expand(input, &[m as i64, n as i64])?;
-        kernels::addmm(&bias, m1, m2, beta, alpha, device)
+        match kernels::addmm(&bias, m1, m2, beta, alpha, device) {
+            Some(out) => out,
+            None => addmm_composed(input, m1, m2, beta, alpha)?,
+        }
     };
     if !needs_grad(&[input, m1, m2]) {
         return Ok(out);
@@ -252,10 +253,10 @@ pub fn addmm(
     Ok(record(out, &[input, m1, m2], node))
 }
 
-/// `beta * input + alpha * (m1 @ m2)` of float32 GPU tensors, without autograd: the product
-/// (the GPU matmul kernel where it applies), then the broadcast add on the GPU (`beta == 0`
-/// ignores `input`, nan included, as PyTorch).
-fn addmm_gpu(
+/// `beta * input + alpha * (m1 @ m2)` where the kernels have no fused addmm (float32 GPU
+/// tensors), without autograd: the product (the GPU matmul kernel where it applies), then the
+/// broadcast add (`beta == 0` ignores `input`, nan included, as PyTorch).
+fn addmm_composed(
     input: &Tensor,
     m1: &Tensor,
     m2: &Tensor,

@@ -124,7 +124,7 @@ pub fn nll_loss(
         .collect();
     let total_w: f64 = coef.iter().sum();
     let mut gpu_weights = None;
-    let out = if logp.device().is_gpu() && matches!(dtype, DType::F32 | DType::F16) {
+    let out = if kernels::host_reads_back(logp) && matches!(dtype, DType::F32 | DType::F16) {
         let (out, weights) = nll_forward_gpu(
             logp,
             target,

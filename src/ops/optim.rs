@@ -95,7 +95,7 @@ pub fn adam_(
         let bias_correction2_sqrt = py_pow(bias_correction2, 0.5);
         let mut tensors = vec![p, g, m, v];
         tensors.extend(x);
-        match fast_dtype(
+        match kernels::optim::fused_dtype(
             &tensors,
             &[p, m, v].into_iter().chain(x).collect::<Vec<_>>(),
         ) {
@@ -212,7 +212,7 @@ pub fn sgd_(
         let mut tensors = vec![p, g];
         tensors.extend(buf);
         let written: Vec<&Tensor> = [p].into_iter().chain(buf).collect();
-        let new_buf = match fast_dtype(&tensors, &written) {
+        let new_buf = match kernels::optim::fused_dtype(&tensors, &written) {
             Some(DType::F32) => sgd_one::<f32>(p, g, buf, o),
             Some(_) => sgd_one::<f64>(p, g, buf, o),
             None => sgd_composed(p, g, buf, o)?,
@@ -308,25 +308,6 @@ fn same_lengths(op: &str, n: usize, others: &[usize]) -> Result<()> {
         ))),
         None => Ok(()),
     }
-}
-
-/// The dtype of the fused kernels when every tensor is a CPU float32 / float64 tensor of that
-/// one dtype and the first's shape, and no two of `written` share memory; else None.
-fn fast_dtype(tensors: &[&Tensor], written: &[&Tensor]) -> Option<DType> {
-    let first = tensors[0];
-    let (dtype, shape) = (first.dtype(), first.shape());
-    let fits = |t: &&Tensor| t.dtype() == dtype && !t.device().is_gpu() && t.shape() == shape;
-    if !matches!(dtype, DType::F32 | DType::F64) || !tensors.iter().all(fits) {
-        return None;
-    }
-    for (i, a) in written.iter().enumerate() {
-        for b in &written[i + 1..] {
-            if crate::ops::inplace::overlaps(&a.read().storage, &b.read().storage) {
-                return None;
-            }
-        }
-    }
-    Some(dtype)
 }
 
 /// `g` itself when it is contiguous and shares no memory with the tensors the step writes,

@@ -684,7 +684,7 @@ pub fn all_any(x: &Tensor, dims: Option<&[i64]>, keepdim: bool, all: bool) -> Re
 // their own backward formulas.
 
 fn gpu_f32(x: &Tensor) -> bool {
-    x.device() == crate::tensor::Device::Gpu && x.dtype() == DType::F32
+    kernels::host_reads_back(x) && x.dtype() == DType::F32
 }
 
 /// `var` / `std` as two passes: the mean, then the sum of squared deviations over

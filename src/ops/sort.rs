@@ -125,20 +125,18 @@ pub fn topk(x: &Tensor, k: i64, dim: i64, largest: bool) -> Result<(Tensor, Tens
     }
     let k = k as usize;
     let x0 = x.detach();
-    let (values, indices) = if x.device().is_gpu() {
-        let (v, i) = sorted(&x0, d, largest)?;
-        (first_k(&v, d, k, size)?, first_k(&i, d, k, size)?)
-    } else {
-        // A selection, O(size + k log k) per line. A 0-dim tensor is its own top 0 and 1.
-        let k = if x.dim() == 0 { 1 } else { k };
-        kernels::sort_lines(
-            &x0,
-            d,
-            Rows::First {
-                k,
-                descending: largest,
-            },
-        )?
+    // A selection, O(size + k log k) per line (a 0-dim tensor is its own top 0 and 1); where
+    // the kernels have none, the first k of the sorted lines.
+    let what = Rows::First {
+        k: if x.dim() == 0 { 1 } else { k },
+        descending: largest,
+    };
+    let (values, indices) = match kernels::select_lines(&x0, d, what)? {
+        Some(found) => found,
+        None => {
+            let (v, i) = sorted(&x0, d, largest)?;
+            (first_k(&v, d, k, size)?, first_k(&i, d, k, size)?)
+        }
     };
     record_pick(x, &values, &indices, (dim, d), true, "TopkBackward0")?;
     Ok((values, indices))
@@ -195,22 +193,24 @@ pub fn kthvalue(x: &Tensor, k: i64, dim: i64, keepdim: bool) -> Result<(Tensor, 
         )));
     }
     let x0 = x.detach();
-    let (values, indices) = if x.device().is_gpu() {
-        let (v, i) = sorted(&x0, d, false)?;
-        let pos = position(x, d, k as usize - 1);
-        (pick(&v, d, &pos, keepdim)?, pick(&i, d, &pos, keepdim)?)
-    } else {
-        let what = Rows::Kth {
-            k: k as usize,
-            nan_first: false,
-        };
-        kept(kernels::sort_lines(&x0, d, what)?, d, keepdim)?
+    let what = Rows::Kth {
+        k: k as usize,
+        nan_first: false,
+    };
+    let (values, indices) = match kernels::select_lines(&x0, d, what)? {
+        Some(found) => kept(found, d, keepdim)?,
+        None => {
+            let (v, i) = sorted(&x0, d, false)?;
+            let pos = position(x, d, k as usize - 1);
+            (pick(&v, d, &pos, keepdim)?, pick(&i, d, &pos, keepdim)?)
+        }
     };
     record_pick(x, &values, &indices, (dim, d), keepdim, "KthvalueBackward0")?;
     Ok((values, indices))
 }
 
-/// Where each line's median sits in the ascending sort along `d` (the GPU's way): the lower middle, or the
+/// Where each line's median sits in the ascending sort along `d` (where the kernels have no
+/// selection): the lower middle, or the
 /// first NaN when the line has one (PyTorch's median propagates NaN, with its index).
 fn median_position(x: &Tensor, v: &Tensor, d: usize) -> Result<Tensor> {
     let size = x.shape().get(d).copied().unwrap_or(1);
@@ -240,18 +240,20 @@ pub fn median_dim(x: &Tensor, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor
         )));
     }
     let x0 = x.detach();
-    let (values, indices) = if x.device().is_gpu() {
-        let (v, i) = sorted(&x0, d, false)?;
-        let pos = median_position(x, &v, d)?;
-        (pick(&v, d, &pos, keepdim)?, pick(&i, d, &pos, keepdim)?)
-    } else {
-        // A selection, O(size) per line, of the lower median's (1-based) rank.
-        let size = x.shape().get(d).copied().unwrap_or(1);
-        let what = Rows::Kth {
-            k: size.div_ceil(2),
-            nan_first: true,
-        };
-        kept(kernels::sort_lines(&x0, d, what)?, d, keepdim)?
+    // A selection, O(size) per line, of the lower median's (1-based) rank; where the kernels
+    // have none, picked from the sorted lines.
+    let size = x.shape().get(d).copied().unwrap_or(1);
+    let what = Rows::Kth {
+        k: size.div_ceil(2),
+        nan_first: true,
+    };
+    let (values, indices) = match kernels::select_lines(&x0, d, what)? {
+        Some(found) => kept(found, d, keepdim)?,
+        None => {
+            let (v, i) = sorted(&x0, d, false)?;
+            let pos = median_position(x, &v, d)?;
+            (pick(&v, d, &pos, keepdim)?, pick(&i, d, &pos, keepdim)?)
+        }
     };
     record_pick(x, &values, &indices, (dim, d), keepdim, "MedianBackward1")?;
     Ok((values, indices))

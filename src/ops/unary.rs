@@ -390,7 +390,7 @@ pub fn unary_data_args(op: UnaryOp, x: &Tensor, args: Args) -> Result<Tensor> {
     // Parameters reach the shader as p.a, p.b, p.c.
     crate::kernels::unary(op.wgsl(), op.gpu_args(args), x, |x| {
         Ok(match dtype {
-            DType::F16 if x.is_contiguous() && !x.device().is_gpu() => map_cpu(op, x, args),
+            DType::F16 if crate::kernels::half_in_place(x) => map_cpu(op, x, args),
             DType::F16 => creation::narrow(unary_data_args(op, &creation::wide(x), args)?, dtype),
             DType::F32 | DType::F64 => map_cpu(op, x, args),
             _ => unreachable!("integer dtypes handled above"),

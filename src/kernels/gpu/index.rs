@@ -264,3 +264,21 @@ pub fn nonzero(x: &Tensor) -> Result<Option<Tensor>> {
         Layout::contiguous(&[count, nd]),
     )))
 }
+
+/// The positions (int64) of the true elements of the 1-D bool `mask`, compacted on the GPU,
+/// and the elements of the 1-D `flat` there, gathered on the GPU (in range by construction,
+/// so not read back to check). None where either kernel does not apply.
+pub fn masked_select(flat: &Tensor, mask: &Tensor) -> Result<Option<(Tensor, Tensor)>> {
+    let Some(nz) = nonzero(mask)? else {
+        return Ok(None);
+    };
+    let d = nz.data();
+    let n = d.layout.shape[0];
+    let layout = Layout {
+        shape: smallvec::smallvec![n],
+        strides: smallvec::smallvec![d.layout.strides[0]],
+        offset: d.layout.offset,
+    };
+    let pos = Tensor::from_storage(d.storage, layout);
+    Ok(gather(flat, 0, &pos, &[], None)?.map(|out| (pos, out)))
+}
