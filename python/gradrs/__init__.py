@@ -87,6 +87,8 @@ __version__ = "0.1.0"
 
 def _tensor_repr(t):
     fn = t.grad_fn
+    from .autograd import forward_ad
+    tangent = forward_ad.unpack_dual(t).tangent if forward_ad._current_level >= 0 else None
     return _format_tensor(
         t.detach().cpu().numpy(),
         dtype=str(t.dtype)[len("gradrs."):],
@@ -95,6 +97,7 @@ def _tensor_repr(t):
         grad_fn_name=type(fn).__name__ if fn is not None else None,
         is_leaf=t.is_leaf,
         default_dtype=str(_native.get_default_dtype())[len("gradrs."):],
+        tangent=None if tangent is None else _tensor_repr(tangent),
     )
 
 
@@ -307,6 +310,7 @@ from ._breadth import *  # noqa: E402,F401,F403 - issue 24: aliases, splits/stac
 from . import testing  # noqa: E402
 from . import autograd  # noqa: E402
 from . import nn  # noqa: E402
+from . import func  # noqa: E402 - torch.func: jvp / jacfwd on forward AD, grad, vjp, jacrev
 from . import utils  # noqa: E402
 from . import random  # noqa: E402 - torch.random: fork_rng & the seeding functions
 from . import _pickle  # noqa: E402,F401 - Tensor.__reduce_ex__ / __deepcopy__

@@ -28,6 +28,8 @@ __all__ = [
     "_bump_version",
     "_current_graph_task_id",
     "_declared_ops",
+    "_enter_dual_level",
+    "_exit_dual_level",
     "_graph_stats",
     "_gpu_device_name",
     "_gpu_dispatch_count",
@@ -45,9 +47,11 @@ __all__ = [
     "_linalg_solve_triangular",
     "_linalg_svd",
     "_is_checkpoint_valid",
+    "_is_fwd_grad_enabled",
     "_legacy_new",
     "_number_input",
     "_live_nodes",
+    "_make_dual",
     "_enter_inference_mode",
     "_exit_inference_mode",
     "_pop_saved_tensors_default_hooks",
@@ -58,7 +62,10 @@ __all__ = [
     "_saved_tensors_hooks_disable",
     "_saved_tensors_hooks_enable",
     "_saved_tensors_hooks_get_disabled_error_message",
+    "_set_fwd_grad_enabled",
     "_set_grad_enabled",
+    "_set_tangent",
+    "_unpack_dual",
     "_unsafe_set_version_counter",
     "_will_engine_execute_node",
     "_write_out",
@@ -1274,6 +1281,13 @@ def _grad(
 ) -> tuple[Tensor | None, ...]: ...
 def is_grad_enabled() -> _bool: ...
 def _set_grad_enabled(enabled: _bool) -> None: ...
+def _enter_dual_level() -> _int: ...
+def _exit_dual_level(*, level: _int) -> None: ...
+def _make_dual(primal: Tensor, tangent: Tensor, *, level: _int) -> Tensor: ...
+def _unpack_dual(tensor: Tensor, *, level: _int) -> tuple[Tensor, Tensor | None]: ...
+def _set_tangent(tensor: Tensor, tangent: Tensor) -> None: ...
+def _is_fwd_grad_enabled() -> _bool: ...
+def _set_fwd_grad_enabled(enabled: _bool) -> None: ...
 def is_inference_mode_enabled() -> _bool: ...
 def _enter_inference_mode(mode: _bool) -> _int:
     """Enter inference mode `mode` (False leaves it) on this thread; returns the state to restore."""

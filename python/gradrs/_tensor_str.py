@@ -306,6 +306,7 @@ def format_tensor(
     is_leaf: bool = True,
     shape=None,
     default_dtype: str = "float32",
+    tangent: str | None = None,
 ) -> str:
     """Return what PyTorch's ``repr`` prints for a tensor with these elements.
 
@@ -315,7 +316,8 @@ def format_tensor(
     ``grad_fn=<Name>``; otherwise ``requires_grad`` produces ``requires_grad=True``.
     ``is_leaf`` is accepted for symmetry with the tensor API; a non-leaf tensor is
     identified by its ``grad_fn_name``. ``default_dtype`` names the default float dtype
-    (``set_default_dtype``), whose tensors print no ``dtype=``.
+    (``set_default_dtype``), whose tensors print no ``dtype=``. ``tangent`` (a tensor's
+    repr) produces ``tangent=...`` (forward AD's dual tensors).
     """
     del is_leaf  # the grad_fn decides; kept in the signature for callers
     arr = np.asarray(values)
@@ -359,5 +361,7 @@ def format_tensor(
         add(f"grad_fn=<{grad_fn_name}>")
     elif requires_grad:
         add("requires_grad=True")
+    if tangent is not None:
+        add(f"tangent={tangent}")
 
     return _attach_suffixes(prefix + body, suffixes, indent, opts.linewidth)

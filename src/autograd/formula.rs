@@ -13,6 +13,62 @@ use smallvec::SmallVec;
 pub type FormulaFn =
     dyn Fn(&[Option<Tensor>], &[Tensor]) -> Result<Vec<Option<Tensor>>> + Send + Sync;
 
+/// A forward-mode formula (Note [Forward AD]): each input's tangent (None where it has none)
+/// and the saved tensors; returns each output's tangent.
+pub type JvpFn = dyn Fn(&[Option<Tensor>], &[Tensor]) -> Result<Vec<Option<Tensor>>> + Send + Sync;
+
+/// How a formula node computes tangents.
+pub enum Jvp {
+    /// None written: forward AD through the op raises PyTorch's NotImplementedError.
+    Missing,
+    /// `auto_element_wise`: the backward formula is elementwise in the gradient.
+    Elementwise,
+    /// A reduction over these dims (`Backward::reduction`).
+    Reduction(Vec<usize>, bool),
+    /// Its own formula.
+    Formula(Box<JvpFn>),
+}
+
+impl Jvp {
+    /// `Jvp::Formula` from a closure.
+    pub fn of(
+        f: impl Fn(&[Option<Tensor>], &[Tensor]) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
+    ) -> Jvp {
+        Jvp::Formula(Box::new(f))
+    }
+
+    /// `auto_linear` for an op linear in all its inputs (of these shapes): the op applied to
+    /// the tangents, zeros standing for inputs without one.
+    pub fn linear_n(
+        shapes: Vec<crate::tensor::shape::Shape>,
+        f: impl Fn(&[Tensor]) -> Result<Tensor> + Send + Sync + 'static,
+    ) -> Jvp {
+        Jvp::of(move |t, _| {
+            let Some(proto) = t.iter().flatten().next() else {
+                return Ok(vec![None]);
+            };
+            let (dtype, device) = (proto.dtype(), proto.device());
+            let ts: Vec<Tensor> = t
+                .iter()
+                .zip(&shapes)
+                .map(|(t, s)| {
+                    t.clone()
+                        .unwrap_or_else(|| Tensor::zeros_on(s, dtype, device))
+                })
+                .collect();
+            Ok(vec![Some(f(&ts)?)])
+        })
+    }
+
+    /// `auto_linear` for a one-input, one-output op: the op itself applied to the tangent.
+    pub fn linear(f: impl Fn(&Tensor) -> Result<Tensor> + Send + Sync + 'static) -> Jvp {
+        Jvp::of(move |t, _| match &t[0] {
+            Some(t) => Ok(vec![Some(f(t)?)]),
+            None => Ok(vec![None]),
+        })
+    }
+}
+
 /// What a formula node saved: up to two tensors kept in the node itself (a bigger node costs
 /// every op that records one its copies; more spill to the heap).
 pub type Saved = SmallVec<[SavedTensor; 2]>;
@@ -28,6 +84,7 @@ struct Formula<F> {
     /// PyTorch's names of `saved` (`_saved_<name>`), set by `describe` or at creation.
     names: &'static [&'static str],
     values: Values,
+    jvp: Jvp,
 }
 
 impl<F> Backward for Formula<F>
@@ -44,6 +101,28 @@ where
             .map(|s| s.unpack(ctx))
             .collect::<Result<SmallVec<[Tensor; 2]>>>()?;
         (self.f)(grads, &saved)
+    }
+    fn jvp(&mut self, tangents: &[Option<Tensor>], ctx: &Ctx) -> Result<Vec<Option<Tensor>>> {
+        let Jvp::Formula(f) = &self.jvp else {
+            return Err(crate::autograd::forward::not_implemented(
+                &crate::autograd::forward::op_name(self.name),
+            ));
+        };
+        let saved = self
+            .saved
+            .iter()
+            .map(|s| s.unpack(ctx))
+            .collect::<Result<SmallVec<[Tensor; 3]>>>()?;
+        f(tangents, &saved)
+    }
+    fn elementwise(&self) -> bool {
+        matches!(self.jvp, Jvp::Elementwise)
+    }
+    fn reduction(&self) -> Option<(Vec<usize>, bool)> {
+        match &self.jvp {
+            Jvp::Reduction(dims, keepdim) => Some((dims.clone(), *keepdim)),
+            _ => None,
+        }
     }
     fn release(&mut self) {
         self.saved.iter_mut().for_each(SavedTensor::release);
@@ -90,7 +169,28 @@ pub fn attach_formula(
     saved: impl Into<Saved>,
     f: impl Fn(&[Option<Tensor>], &[Tensor]) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
 ) {
-    attach_named(outputs, inputs, name, saved, &[], Values::new(), f);
+    attach_named_jvp(
+        outputs,
+        inputs,
+        name,
+        saved,
+        &[],
+        Values::new(),
+        f,
+        Jvp::Missing,
+    );
+}
+
+/// `attach_formula` with a forward-mode formula.
+pub fn attach_formula_jvp(
+    outputs: &[&Tensor],
+    inputs: &[&Tensor],
+    name: &'static str,
+    saved: impl Into<Saved>,
+    f: impl Fn(&[Option<Tensor>], &[Tensor]) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
+    jvp: Jvp,
+) {
+    attach_named_jvp(outputs, inputs, name, saved, &[], Values::new(), f, jvp);
 }
 
 /// `attach_formula` with the names `describe` would give (`names` for the saved tensors in
@@ -104,6 +204,21 @@ pub fn attach_named(
     values: Values,
     f: impl Fn(&[Option<Tensor>], &[Tensor]) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
 ) {
+    attach_named_jvp(outputs, inputs, name, saved, names, values, f, Jvp::Missing);
+}
+
+/// `attach_named` with a forward-mode formula.
+#[allow(clippy::too_many_arguments)]
+pub fn attach_named_jvp(
+    outputs: &[&Tensor],
+    inputs: &[&Tensor],
+    name: &'static str,
+    saved: impl Into<Saved>,
+    names: &'static [&'static str],
+    values: Values,
+    f: impl Fn(&[Option<Tensor>], &[Tensor]) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
+    jvp: Jvp,
+) {
     attach(
         outputs,
         inputs,
@@ -113,6 +228,7 @@ pub fn attach_named(
             f,
             names,
             values,
+            jvp,
         }),
     );
 }
@@ -125,8 +241,25 @@ pub fn record_formula(
     saved: impl Into<Saved>,
     f: impl Fn(&Tensor, &[Tensor]) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
 ) -> Tensor {
-    attach_formula(&[&out], inputs, name, saved, move |g, s| {
-        f(g[0].as_ref().expect("engine passes a gradient"), s)
-    });
+    record_formula_jvp(out, inputs, name, saved, f, Jvp::Missing)
+}
+
+/// `record_formula` with a forward-mode formula.
+pub fn record_formula_jvp(
+    out: Tensor,
+    inputs: &[&Tensor],
+    name: &'static str,
+    saved: impl Into<Saved>,
+    f: impl Fn(&Tensor, &[Tensor]) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
+    jvp: Jvp,
+) -> Tensor {
+    attach_formula_jvp(
+        &[&out],
+        inputs,
+        name,
+        saved,
+        move |g, s| f(g[0].as_ref().expect("engine passes a gradient"), s),
+        jvp,
+    );
     out
 }

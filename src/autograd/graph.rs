@@ -36,6 +36,23 @@ pub trait Backward: Send + Sync {
     /// Gradients w.r.t. each input (None where the input needs none), given the gradient of
     /// each output. Written in tensor ops, so it records a graph under create_graph.
     fn apply(&mut self, grads: &[Option<Tensor>], ctx: &Ctx) -> Result<Vec<Option<Tensor>>>;
+    /// Forward-mode AD (Note [Forward AD]): each output's tangent, given each input's (None
+    /// where an input has none). Runs with tangent propagation off, on the saved values.
+    fn jvp(&mut self, _tangents: &[Option<Tensor>], _ctx: &Ctx) -> Result<Vec<Option<Tensor>>> {
+        Err(super::forward::not_implemented(&super::forward::op_name(
+            self.name(),
+        )))
+    }
+    /// PyTorch's `auto_element_wise`: `apply` multiplies each input's gradient elementwise by
+    /// a partial derivative, so the tangent is the sum of `apply` given each input's tangent.
+    fn elementwise(&self) -> bool {
+        false
+    }
+    /// A reduction over these dims (each input element feeds one output element): the tangent
+    /// is `sum(apply(ones) * t, dims, keepdim)`, PyTorch's jvp of such formulas.
+    fn reduction(&self) -> Option<(Vec<usize>, bool)> {
+        None
+    }
     /// Free saved tensors (after backward without retain_graph).
     fn release(&mut self) {}
     /// The leaf this node accumulates into, for `AccumulateGrad`.

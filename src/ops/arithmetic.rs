@@ -4,7 +4,7 @@
 
 use crate::autograd::formula::{Saved, Values};
 use crate::autograd::saved::Value;
-use crate::autograd::{attach_named, needs_grad, SavedTensor};
+use crate::autograd::{attach_named_jvp, needs_grad, SavedTensor};
 use crate::dtype::{result_type, DType, Scalar};
 use crate::error::{Error, Result};
 use crate::ops::binary_kernels::{materialize, zip};
@@ -231,7 +231,7 @@ pub fn scalar_overload(op: BinaryOp, a: &Tensor, s: Scalar) -> Result<Tensor> {
         };
         let values = values![("other", Value::Scalar(s))];
         // g * s or g / s: the same overload again.
-        attach_named(
+        attach_named_jvp(
             &[&out],
             &[a],
             name,
@@ -239,6 +239,7 @@ pub fn scalar_overload(op: BinaryOp, a: &Tensor, s: Scalar) -> Result<Tensor> {
             &[],
             values,
             move |g, _| Ok(vec![Some(scalar_overload(op, grad(g), s)?)]),
+            crate::autograd::Jvp::Elementwise,
         );
     }
     Ok(out)
@@ -261,9 +262,12 @@ fn binary_as(op: BinaryOp, a: Operand, b: Operand, div_name: &'static str) -> Re
     let dtype = compute_dtype(op, &a, &b);
     let out = binary_data(op, &a, &b, dtype)?;
     let (ra, rb) = (a.requires_grad(), b.requires_grad());
-    if !crate::autograd::is_grad_enabled() || !(ra || rb) {
+    let fw = crate::autograd::forward::operand_tangent(&[&a, &b]);
+    if !fw && (!crate::autograd::is_grad_enabled() || !(ra || rb)) {
         return Ok(out);
     }
+    // Under forward AD each operand's partial derivative is needed (Note [Forward AD]).
+    let (ra, rb) = (ra || fw, rb || fw);
     let (ta, tb) = (a.edge_tensor(dtype), b.edge_tensor(dtype));
     // A Python number is saved as a tensor that the saved-tensor hooks never see, as
     // PyTorch's wrapped numbers.
@@ -288,7 +292,7 @@ fn binary_as(op: BinaryOp, a: Operand, b: Operand, div_name: &'static str) -> Re
                 (true, false) => (&["other"], values![("self", Value::Unsaved)]),
                 _ => (&["self"], values![("other", Value::Unsaved)]),
             };
-            attach_named(
+            attach_named_jvp(
                 &[&out],
                 &edges,
                 "MulBackward0",
@@ -303,6 +307,7 @@ fn binary_as(op: BinaryOp, a: Operand, b: Operand, div_name: &'static str) -> Re
                         _ => vec![None, Some(mul(g, &s[0])?)],
                     })
                 },
+                crate::autograd::Jvp::Elementwise,
             );
         }
         // g / b, and -g * ((a / b) / b) as PyTorch's div_tensor_other_backward (which fixes its
@@ -318,7 +323,7 @@ fn binary_as(op: BinaryOp, a: Operand, b: Operand, div_name: &'static str) -> Re
                 values.push(("rounding_mode", Value::None));
             }
             let names: &'static [&'static str] = if rb { &["other", "self"] } else { &["other"] };
-            attach_named(
+            attach_named_jvp(
                 &[&out],
                 &edges,
                 div_name,
@@ -333,6 +338,7 @@ fn binary_as(op: BinaryOp, a: Operand, b: Operand, div_name: &'static str) -> Re
                     };
                     Ok(vec![Some(div(g, b)?), gb])
                 },
+                crate::autograd::Jvp::Elementwise,
             );
         }
         BinaryOp::Pow => match (&a, &b) {
@@ -341,7 +347,7 @@ fn binary_as(op: BinaryOp, a: Operand, b: Operand, div_name: &'static str) -> Re
                 let e = *e;
                 let saved: Saved = [SavedTensor::input(&ta)?].into_iter().collect();
                 let values = values![("exponent", Value::Scalar(e))];
-                attach_named(
+                attach_named_jvp(
                     &[&out],
                     &[&ta],
                     "PowBackward0",
@@ -349,6 +355,7 @@ fn binary_as(op: BinaryOp, a: Operand, b: Operand, div_name: &'static str) -> Re
                     &["self"],
                     values,
                     move |g, s| Ok(vec![Some(pow_scalar_grad(grad(g), &s[0], e)?)]),
+                    crate::autograd::Jvp::Elementwise,
                 );
             }
             // c ** x: g * c^x * ln(c) (PyTorch's pow_backward_exponent: with c == 0, zero for
@@ -360,7 +367,7 @@ fn binary_as(op: BinaryOp, a: Operand, b: Operand, div_name: &'static str) -> Re
                     .collect();
                 let values = values![("self", Value::Scalar(base))];
                 let names: &'static [&'static str] = &["exponent", "result"];
-                attach_named(
+                attach_named_jvp(
                     &[&out],
                     &[&tb],
                     "PowBackward2",
@@ -376,6 +383,7 @@ fn binary_as(op: BinaryOp, a: Operand, b: Operand, div_name: &'static str) -> Re
                         };
                         Ok(vec![Some(mul(grad(g), &scaled)?)])
                     },
+                    crate::autograd::Jvp::Elementwise,
                 );
             }
             // x ** y: (g * y * x^(y-1), g * x^y * ln x), see `pow_tensor_grads`.
@@ -388,7 +396,7 @@ fn binary_as(op: BinaryOp, a: Operand, b: Operand, div_name: &'static str) -> Re
                 .into_iter()
                 .collect();
                 let names: &'static [&'static str] = &["self", "exponent", "result"];
-                attach_named(
+                attach_named_jvp(
                     &[&out],
                     &edges,
                     "PowBackward1",
@@ -396,6 +404,7 @@ fn binary_as(op: BinaryOp, a: Operand, b: Operand, div_name: &'static str) -> Re
                     names,
                     values![],
                     |g, s| pow_tensor_grads(grad(g), &s[0], &s[1], &s[2]),
+                    crate::autograd::Jvp::Elementwise,
                 );
             }
         },
@@ -433,7 +442,7 @@ pub fn rsub(x: &Tensor, other: impl Into<Operand>) -> Result<Tensor> {
     let values = || values![("alpha", Value::Int(1))];
     match &other {
         Operand::Scalar(_) if needs_grad(&[x]) => {
-            attach_named(
+            attach_named_jvp(
                 &[&out],
                 &[x],
                 "RsubBackward1",
@@ -441,10 +450,11 @@ pub fn rsub(x: &Tensor, other: impl Into<Operand>) -> Result<Tensor> {
                 &[],
                 values(),
                 |g, _| Ok(vec![Some(unary(UnaryOp::Neg, grad(g))?)]),
+                crate::autograd::Jvp::Elementwise,
             );
         }
         Operand::Tensor(o) if needs_grad(&[x, o]) => {
-            attach_named(
+            attach_named_jvp(
                 &[&out],
                 &[x, o],
                 "RsubBackward0",
@@ -455,6 +465,7 @@ pub fn rsub(x: &Tensor, other: impl Into<Operand>) -> Result<Tensor> {
                     let g = grad(g);
                     Ok(vec![Some(unary(UnaryOp::Neg, g)?), Some(g.clone())])
                 },
+                crate::autograd::Jvp::Elementwise,
             );
         }
         _ => {}
@@ -474,7 +485,7 @@ pub fn rdiv(x: &Tensor, other: Operand) -> Result<Tensor> {
 fn add_sub_node(out: &Tensor, edges: [&Tensor; 2], sub: bool, alpha: Option<Scalar>) {
     let name = if sub { "SubBackward0" } else { "AddBackward0" };
     let values = values![("alpha", Value::Scalar(alpha.unwrap_or(Scalar::Int(1))))];
-    attach_named(
+    attach_named_jvp(
         &[out],
         &edges,
         name,
@@ -490,6 +501,7 @@ fn add_sub_node(out: &Tensor, edges: [&Tensor; 2], sub: bool, alpha: Option<Scal
             let gb = if sub { unary(UnaryOp::Neg, &gb)? } else { gb };
             Ok(vec![Some(g.clone()), Some(gb)])
         },
+        crate::autograd::Jvp::Elementwise,
     );
 }
 
@@ -550,7 +562,9 @@ pub fn add_scaled(a: impl Into<Operand>, b: Operand, alpha: Scalar, sub: bool) -
         binary(BinaryOp::Mul, b.clone(), Operand::Scalar(alpha))?
     };
     let out = binary_data(op, &a_op, &Operand::Tensor(scaled), dtype)?;
-    if crate::autograd::is_grad_enabled() && (a_op.requires_grad() || b.requires_grad()) {
+    if (crate::autograd::is_grad_enabled() && (a_op.requires_grad() || b.requires_grad()))
+        || crate::autograd::forward::operand_tangent(&[&a_op, &b])
+    {
         let (ta, tb) = (a_op.edge_tensor(dtype), b.edge_tensor(dtype));
         add_sub_node(&out, [&ta, &tb], sub, Some(alpha));
     }

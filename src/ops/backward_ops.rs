@@ -21,7 +21,7 @@ pub fn backward_node(
     f: GradFn,
     fx: Option<GradXFn>,
 ) -> Result<Tensor> {
-    use crate::autograd::{needs_grad, record_formula, SavedTensor};
+    use crate::autograd::{needs_grad, record_formula_jvp, Jvp, SavedTensor};
     let out = {
         let _no_grad = crate::autograd::GradModeGuard::new(false);
         f(g, x)?
@@ -33,12 +33,19 @@ pub fn backward_node(
     if fx.is_some() {
         saved.push(SavedTensor::input(g)?);
     }
-    Ok(record_formula(out, &[g, x], name, saved, move |gg, s| {
-        let dx = match &fx {
-            Some(fx) => fx(gg, &s[1], &s[0])?,
-            None => crate::ops::creation::zeros_like(&s[0]),
-        };
-        let dg = backward_node(name, gg, &s[0], f.clone(), fx.clone())?;
-        Ok(vec![Some(dg), Some(dx)])
-    }))
+    Ok(record_formula_jvp(
+        out,
+        &[g, x],
+        name,
+        saved,
+        move |gg, s| {
+            let dx = match &fx {
+                Some(fx) => fx(gg, &s[1], &s[0])?,
+                None => crate::ops::creation::zeros_like(&s[0]),
+            };
+            let dg = backward_node(name, gg, &s[0], f.clone(), fx.clone())?;
+            Ok(vec![Some(dg), Some(dx)])
+        },
+        Jvp::Elementwise,
+    ))
 }

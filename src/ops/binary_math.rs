@@ -3,7 +3,7 @@
 //! generated around the declared expression) and its backward (Note [Op declarations] in
 //! `ops/unary.rs`).
 
-use crate::autograd::{needs_grad, record_formula, SavedTensor};
+use crate::autograd::{needs_grad, record_formula_jvp, Jvp, SavedTensor};
 use crate::dtype::{result_type, DType};
 use crate::error::{Error, Result};
 use crate::kernels::{self, zip};
@@ -244,12 +244,13 @@ pub fn xlogy_number_self(s: crate::dtype::Scalar, b: &Tensor) -> Result<Tensor> 
     }
     let ta = Tensor::scalar(s, out.dtype());
     let saved = vec![SavedTensor::input_unhooked(&ta), SavedTensor::input(b)?];
-    Ok(record_formula(
+    Ok(record_formula_jvp(
         out,
         &[b],
         "XlogyBackward1",
         saved,
         move |g, s| Ok(vec![Some(op.grad_other(g, &s[0], &s[1])?)]),
+        Jvp::Elementwise,
     ))
 }
 
@@ -257,7 +258,8 @@ pub fn xlogy_number_self(s: crate::dtype::Scalar, b: &Tensor) -> Result<Tensor> 
 pub fn binary_math(op: BinaryMathOp, a: &Tensor, b: Operand) -> Result<Tensor> {
     let out = binary_math_data(op, a, &b)?;
     let scalar = b.as_tensor().is_none();
-    if !needs_grad(&[a]) && !b.requires_grad() {
+    if !needs_grad(&[a]) && !b.requires_grad() && !crate::autograd::forward::operand_tangent(&[&b])
+    {
         return Ok(out);
     }
     let dtype = out.dtype();
@@ -271,14 +273,33 @@ pub fn binary_math(op: BinaryMathOp, a: &Tensor, b: Operand) -> Result<Tensor> {
     };
     let saved = vec![SavedTensor::input(a)?, tb_saved];
     let name = op.backward_name(scalar);
-    let out = record_formula(out, &inputs, name, saved, move |g, s| {
-        let (ga, gb) = op.grad(g, &s[0], &s[1])?;
-        Ok(if scalar {
-            vec![Some(ga)]
-        } else {
-            vec![Some(ga), Some(gb)]
+    // The declared derivatives are elementwise in `g` (Note [Forward AD]); an op PyTorch has no
+    // derivative for has no forward formula either.
+    let aten = op.name();
+    let jvp = if name == "NotImplemented" {
+        Jvp::of(move |_, _| {
+            Err(Error::NotImplemented(format!(
+                "Trying to use forward AD with aten::{aten} that does not support it."
+            )))
         })
-    });
+    } else {
+        Jvp::Elementwise
+    };
+    let out = record_formula_jvp(
+        out,
+        &inputs,
+        name,
+        saved,
+        move |g, s| {
+            let (ga, gb) = op.grad(g, &s[0], &s[1])?;
+            Ok(if scalar {
+                vec![Some(ga)]
+            } else {
+                vec![Some(ga), Some(gb)]
+            })
+        },
+        jvp,
+    );
     // PyTorch's node keeps exactly `self` and `other` only for these (with a Python number it
     // shows nothing); copysign and hypot keep `result` too, xlogy's Python-number node keeps
     // the number, heaviside's `NotImplemented` keeps nothing: those show no `_saved_` here

@@ -1,7 +1,7 @@
 //! clamp with number bounds (declared in `ops/unary_decl.rs`: here its kernel, formula and the
 //! promotion of x with the bounds), clamp with tensor bounds (composed), and nan_to_num.
 
-use crate::autograd::{needs_grad, record_formula, SavedTensor};
+use crate::autograd::{needs_grad, record_formula_jvp, Jvp, SavedTensor};
 use crate::dtype::{result_type, DType, Scalar};
 use crate::error::{Error, Result};
 use crate::ops::arithmetic::{add, mul};
@@ -168,7 +168,7 @@ pub fn clamp_tensor(
         .map(|t| SavedTensor::input(t))
         .collect::<Result<Vec<_>>>()?;
     let (has_lo, has_hi) = (lo.is_some(), hi.is_some());
-    Ok(record_formula(
+    Ok(record_formula_jvp(
         out,
         &inputs,
         kind.tensor_node(),
@@ -199,6 +199,7 @@ pub fn clamp_tensor(
             }
             Ok(grads)
         },
+        Jvp::Elementwise,
     ))
 }
 

@@ -3,7 +3,7 @@
 //! `ops/binary_kernels_decl.rs`.
 
 use crate::autograd::formula::describe;
-use crate::autograd::{needs_grad, record_formula, SavedTensor};
+use crate::autograd::{needs_grad, record_formula_jvp, Jvp, SavedTensor};
 use crate::dtype::{result_type, DType};
 use crate::error::{Error, Result};
 use crate::kernels;
@@ -120,24 +120,47 @@ fn extremum(a: &Tensor, b: &Tensor, max: bool) -> Result<Tensor> {
         "MinimumBackward0"
     };
     let saved = vec![SavedTensor::input(a)?, SavedTensor::input(b)?];
-    let out = record_formula(out, &[a, b], name, saved, move |g, s| {
-        let (x, y) = (&s[0], &s[1]);
-        // Ties split the gradient evenly, as PyTorch does.
-        let shared = where_(
-            &eq(x, y)?,
-            Operand::Tensor(mul(g, 0.5)?),
-            Operand::Tensor(g.clone()),
-        )?;
-        let (lose_a, lose_b) = if max {
-            (lt(x, y)?, gt(x, y)?)
-        } else {
-            (gt(x, y)?, lt(x, y)?)
-        };
-        Ok(vec![
-            Some(where_(&lose_a, 0, &shared)?),
-            Some(where_(&lose_b, 0, &shared)?),
-        ])
-    });
+    let out = record_formula_jvp(
+        out,
+        &[a, b],
+        name,
+        saved,
+        move |g, s| {
+            let (x, y) = (&s[0], &s[1]);
+            // Ties split the gradient evenly, as PyTorch does.
+            let shared = where_(
+                &eq(x, y)?,
+                Operand::Tensor(mul(g, 0.5)?),
+                Operand::Tensor(g.clone()),
+            )?;
+            let (lose_a, lose_b) = if max {
+                (lt(x, y)?, gt(x, y)?)
+            } else {
+                (gt(x, y)?, lt(x, y)?)
+            };
+            Ok(vec![
+                Some(where_(&lose_a, 0, &shared)?),
+                Some(where_(&lose_b, 0, &shared)?),
+            ])
+        },
+        Jvp::of(move |t, s| {
+            // PyTorch's: t_other + where(x == y, 0.5, x > y) (t_self - t_other) (x < y for min).
+            let (x, y) = (&s[0], &s[1]);
+            let proto = t.iter().flatten().next().expect("an input has a tangent");
+            let zeros =
+                |like: &Tensor| Tensor::zeros_on(&like.shape(), proto.dtype(), proto.device());
+            let tx = t[0].clone().unwrap_or_else(|| zeros(x));
+            let ty = t[1].clone().unwrap_or_else(|| zeros(y));
+            let pick = if max { gt(x, y)? } else { lt(x, y)? };
+            let w = where_(
+                &eq(x, y)?,
+                Operand::Scalar(crate::dtype::Scalar::Float(0.5)),
+                Operand::Tensor(pick),
+            )?;
+            let d = crate::ops::arithmetic::sub(&tx, ty.clone())?;
+            Ok(vec![Some(crate::ops::arithmetic::add(&ty, mul(&w, d)?)?)])
+        }),
+    );
     describe(&out, &["self", "other"], Vec::new());
     Ok(out)
 }
@@ -170,16 +193,23 @@ pub fn fextremum(a: &Tensor, b: &Tensor, max: bool) -> Result<Tensor> {
         "FminBackward0"
     };
     let saved = vec![SavedTensor::input(a)?, SavedTensor::input(b)?];
-    let out = record_formula(out, &[a, b], name, saved, move |g, s| {
-        let (x, y) = (&s[0], &s[1]);
-        // PyTorch's: self's gradient where (self >= other) | isnan(other), the rest to other.
-        let pick = if max { ge(x, y)? } else { le(x, y)? };
-        let keep = crate::ops::logical::logical(&pick, &ne(y, y)?, "or")?;
-        Ok(vec![
-            Some(where_(&crate::ops::logical::logical_not(&keep)?, 0, g)?),
-            Some(where_(&keep, 0, g)?),
-        ])
-    });
+    let out = record_formula_jvp(
+        out,
+        &[a, b],
+        name,
+        saved,
+        move |g, s| {
+            let (x, y) = (&s[0], &s[1]);
+            // PyTorch's: self's gradient where (self >= other) | isnan(other), the rest to other.
+            let pick = if max { ge(x, y)? } else { le(x, y)? };
+            let keep = crate::ops::logical::logical(&pick, &ne(y, y)?, "or")?;
+            Ok(vec![
+                Some(where_(&crate::ops::logical::logical_not(&keep)?, 0, g)?),
+                Some(where_(&keep, 0, g)?),
+            ])
+        },
+        Jvp::Elementwise,
+    );
     describe(&out, &["self", "other"], Vec::new());
     Ok(out)
 }

@@ -107,6 +107,10 @@ impl Backward for ToCopyBackward {
     fn name(&self) -> &'static str {
         "ToCopyBackward0"
     }
+    // The identity on `g`: the tangent is copied (Note [Forward AD]).
+    fn elementwise(&self) -> bool {
+        true
+    }
     fn apply(&mut self, g: &[Option<Tensor>], _: &Ctx) -> Result<Vec<Option<Tensor>>> {
         // The engine casts the gradient back to the input's dtype and device
         // (Note [Undo broadcasting]).
@@ -127,6 +131,10 @@ struct CloneBackward;
 impl Backward for CloneBackward {
     fn name(&self) -> &'static str {
         "CloneBackward0"
+    }
+    // The identity on `g`: the tangent is copied (Note [Forward AD]).
+    fn elementwise(&self) -> bool {
+        true
     }
     fn apply(&mut self, g: &[Option<Tensor>], _: &Ctx) -> Result<Vec<Option<Tensor>>> {
         Ok(vec![g[0].clone()])

@@ -3,7 +3,7 @@
 
 use crate::autograd::formula::describe;
 use crate::autograd::saved::Value;
-use crate::autograd::{needs_grad, record_formula, SavedTensor};
+use crate::autograd::{needs_grad, record_formula_jvp, Jvp, SavedTensor};
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
 use crate::kernels;
@@ -25,7 +25,9 @@ fn binary_node(
     name: &'static str,
     f: impl Fn(&Tensor, &Tensor, &Tensor) -> Result<(Tensor, Tensor)> + Send + Sync + 'static,
 ) -> Result<Tensor> {
-    if !crate::autograd::is_grad_enabled() || !(a.requires_grad() || b.requires_grad()) {
+    if !(crate::autograd::is_grad_enabled() && (a.requires_grad() || b.requires_grad()))
+        && !crate::autograd::forward::operand_tangent(&[a, b])
+    {
         return Ok(out);
     }
     let dtype = out.dtype();
@@ -43,14 +45,22 @@ fn binary_node(
         SavedTensor::input_unhooked(&tb)
     };
     let saved = vec![SavedTensor::input(&ta)?, tb_saved];
-    let out = record_formula(out, &inputs, name, saved, move |g, s| {
-        let (ga, gb) = f(g, &s[0], &s[1])?;
-        Ok(if b_is_tensor {
-            vec![Some(ga), Some(gb)]
-        } else {
-            vec![Some(ga)]
-        })
-    });
+    // Elementwise in `g`: forward AD derives the tangent from it (Note [Forward AD]).
+    let out = record_formula_jvp(
+        out,
+        &inputs,
+        name,
+        saved,
+        move |g, s| {
+            let (ga, gb) = f(g, &s[0], &s[1])?;
+            Ok(if b_is_tensor {
+                vec![Some(ga), Some(gb)]
+            } else {
+                vec![Some(ga)]
+            })
+        },
+        Jvp::Elementwise,
+    );
     // With a Python number, PyTorch's node (`FmodBackward0`, ...) shows nothing.
     if b_is_tensor {
         describe(&out, &["self", "other"], Vec::new());
@@ -183,11 +193,22 @@ fn not_differentiable(out: Tensor, operands: &[&Operand], aten: &'static str) ->
         return out;
     }
     let out = out.detach();
-    record_formula(out, &inputs, "NotImplemented", vec![], move |_, _| {
-        Err(Error::Runtime(format!(
-            "derivative for aten::{aten} is not implemented"
-        )))
-    })
+    record_formula_jvp(
+        out,
+        &inputs,
+        "NotImplemented",
+        vec![],
+        move |_, _| {
+            Err(Error::Runtime(format!(
+                "derivative for aten::{aten} is not implemented"
+            )))
+        },
+        Jvp::of(move |_, _| {
+            Err(Error::NotImplemented(format!(
+                "Trying to use forward AD with aten::{aten} that does not support it."
+            )))
+        }),
+    )
 }
 
 /// `floor_divide(a, b)` and `a // b`: `div(rounding_mode='floor')` without a derivative.

@@ -4,7 +4,7 @@
 
 use crate::autograd::formula::describe;
 use crate::autograd::graph::Value;
-use crate::autograd::{needs_grad, record_formula, SavedTensor};
+use crate::autograd::{needs_grad, record_formula_jvp, Jvp, SavedTensor};
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
 use crate::kernels;
@@ -83,10 +83,18 @@ pub fn gather(x: &Tensor, dim: i64, index: &Tensor) -> Result<Tensor> {
     let shape = x.shape();
     // PyTorch keeps `self` too (its formula reads only its shape).
     let saved = vec![SavedTensor::input(index)?, SavedTensor::input(x)?];
-    let out = record_formula(out, &[x], "GatherBackward0", saved, move |g, s| {
-        let zeros = Tensor::zeros_on(&shape, g.dtype(), g.device());
-        Ok(vec![Some(scatter_add(&zeros, dim as i64, &s[0], g)?)])
-    });
+    let index_t = index.clone();
+    let out = record_formula_jvp(
+        out,
+        &[x],
+        "GatherBackward0",
+        saved,
+        move |g, s| {
+            let zeros = Tensor::zeros_on(&shape, g.dtype(), g.device());
+            Ok(vec![Some(scatter_add(&zeros, dim as i64, &s[0], g)?)])
+        },
+        Jvp::linear(move |t| gather(t, dim as i64, &index_t)),
+    );
     describe(
         &out,
         &["index", "self"],
@@ -178,15 +186,32 @@ pub fn scatter(x: &Tensor, dim: i64, index: &Tensor, src: Operand) -> Result<Ten
     } else {
         "ScatterBackward1"
     };
-    let out = record_formula(out, &inputs, name, saved, move |g, s| {
-        let (d, index) = (dim as i64, &s[0]);
-        let zero = Operand::Scalar(Scalar::Int(0));
-        let mut grads = vec![Some(scatter(g, d, index, zero)?)];
-        if has_src {
-            grads.push(Some(pad_to(&gather(g, d, index)?, &src_shape)?));
-        }
-        Ok(grads)
-    });
+    let (index_t, shapes) = (index.clone(), inputs.iter().map(|t| t.shape()).collect());
+    let out = record_formula_jvp(
+        out,
+        &inputs,
+        name,
+        saved,
+        move |g, s| {
+            let (d, index) = (dim as i64, &s[0]);
+            let zero = Operand::Scalar(Scalar::Int(0));
+            let mut grads = vec![Some(scatter(g, d, index, zero)?)];
+            if has_src {
+                grads.push(Some(pad_to(&gather(g, d, index)?, &src_shape)?));
+            }
+            Ok(grads)
+        },
+        Jvp::linear_n(shapes, move |t| {
+            scatter(
+                &t[0],
+                dim as i64,
+                &index_t,
+                t.get(1).map_or(Operand::Scalar(Scalar::Int(0)), |s| {
+                    Operand::Tensor(s.clone())
+                }),
+            )
+        }),
+    );
     describe(&out, &["index"], vec![("dim", Value::Int(given))]);
     Ok(out)
 }
@@ -215,15 +240,25 @@ pub fn scatter_add(x: &Tensor, dim: i64, index: &Tensor, src: &Tensor) -> Result
     } else {
         Vec::new()
     };
-    let out = record_formula(out, &[x, src], "ScatterAddBackward0", saved, move |g, s| {
-        let Some(index) = s.first() else {
-            return Ok(vec![Some(g.clone()), None]);
-        };
-        Ok(vec![
-            Some(g.clone()),
-            Some(pad_to(&gather(g, dim as i64, index)?, &src_shape)?),
-        ])
-    });
+    let (index_t, shapes) = (index.clone(), vec![x.shape(), src.shape()]);
+    let out = record_formula_jvp(
+        out,
+        &[x, src],
+        "ScatterAddBackward0",
+        saved,
+        move |g, s| {
+            let Some(index) = s.first() else {
+                return Ok(vec![Some(g.clone()), None]);
+            };
+            Ok(vec![
+                Some(g.clone()),
+                Some(pad_to(&gather(g, dim as i64, index)?, &src_shape)?),
+            ])
+        },
+        Jvp::linear_n(shapes, move |t| {
+            scatter_add(&t[0], dim as i64, &index_t, &t[1])
+        }),
+    );
     let mut values = vec![("dim", Value::Int(given))];
     if !src_saved {
         values.push(("index", Value::Unsaved));
@@ -379,7 +414,8 @@ pub fn index_select(x: &Tensor, dim: i64, index: &Tensor) -> Result<Tensor> {
         return Ok(out);
     }
     let sizes = Value::Ints(sizes_i64(&xs));
-    let out = record_formula(
+    let index_t = index.clone();
+    let out = record_formula_jvp(
         out,
         &[x],
         "IndexSelectBackward0",
@@ -394,6 +430,7 @@ pub fn index_select(x: &Tensor, dim: i64, index: &Tensor) -> Result<Tensor> {
                 Scalar::Int(1),
             )?)])
         },
+        Jvp::linear(move |t| index_select(t, dim as i64, &index_t)),
     );
     describe(
         &out,
@@ -461,7 +498,8 @@ pub fn index_add(
     } else {
         Vec::new()
     };
-    let out = record_formula(
+    let (index_t, shapes) = (index.clone(), vec![x.shape(), source.shape()]);
+    let out = record_formula_jvp(
         out,
         &[x, source],
         "IndexAddBackward0",
@@ -474,6 +512,9 @@ pub fn index_add(
             let gs = if a != 1.0 { mul(&gs, a)? } else { gs };
             Ok(vec![Some(g.clone()), Some(gs)])
         },
+        Jvp::linear_n(shapes, move |t| {
+            index_add(&t[0], dim as i64, &index_t, &t[1], Scalar::Float(a))
+        }),
     );
     let mut values = vec![("alpha", Value::Scalar(alpha)), ("dim", Value::Int(given))];
     if !source_saved {
@@ -534,19 +575,35 @@ pub fn masked_fill(x: &Tensor, mask: &Tensor, value: Operand) -> Result<Tensor> 
         "MaskedFillBackward0"
     };
     let saved = vec![SavedTensor::input(mask)?];
-    let out = record_formula(out, &inputs, name, saved, move |g, s| {
-        let mask = &s[0];
-        let zero = || Operand::Scalar(Scalar::Int(0));
-        let mut grads = vec![Some(where_(mask, zero(), Operand::Tensor(g.clone()))?)];
-        if has_v {
-            grads.push(Some(sum(
-                &where_(mask, Operand::Tensor(g.clone()), zero())?,
-                None,
-                false,
-            )?));
-        }
-        Ok(grads)
-    });
+    let (mask_t, shapes) = (mask.clone(), inputs.iter().map(|t| t.shape()).collect());
+    let out = record_formula_jvp(
+        out,
+        &inputs,
+        name,
+        saved,
+        move |g, s| {
+            let mask = &s[0];
+            let zero = || Operand::Scalar(Scalar::Int(0));
+            let mut grads = vec![Some(where_(mask, zero(), Operand::Tensor(g.clone()))?)];
+            if has_v {
+                grads.push(Some(sum(
+                    &where_(mask, Operand::Tensor(g.clone()), zero())?,
+                    None,
+                    false,
+                )?));
+            }
+            Ok(grads)
+        },
+        Jvp::linear_n(shapes, move |t| {
+            masked_fill(
+                &t[0],
+                &mask_t,
+                t.get(1).map_or(Operand::Scalar(Scalar::Int(0)), |s| {
+                    Operand::Tensor(s.clone())
+                }),
+            )
+        }),
+    );
     describe(&out, &["mask"], Vec::new());
     Ok(out)
 }
@@ -576,14 +633,22 @@ pub fn masked_select(x: &Tensor, mask: &Tensor) -> Result<Tensor> {
     let xs = x.shape();
     // PyTorch keeps the mask and `self`; this formula reads the selected positions instead.
     let saved = vec![SavedTensor::input(mask)?, SavedTensor::input(x)?];
-    let out = record_formula(out, &[x], "MaskedSelectBackward0", saved, move |g, _| {
-        let zeros = Tensor::zeros_on(&[shape.iter().product()], g.dtype(), g.device());
-        let full = reshape(
-            &scatter(&zeros, 0, &pos, Operand::Tensor(g.clone()))?,
-            &sizes,
-        )?;
-        Ok(vec![Some(sum_to(&full, &xs)?)])
-    });
+    let mask_t = mask.clone();
+    let out = record_formula_jvp(
+        out,
+        &[x],
+        "MaskedSelectBackward0",
+        saved,
+        move |g, _| {
+            let zeros = Tensor::zeros_on(&[shape.iter().product()], g.dtype(), g.device());
+            let full = reshape(
+                &scatter(&zeros, 0, &pos, Operand::Tensor(g.clone()))?,
+                &sizes,
+            )?;
+            Ok(vec![Some(sum_to(&full, &xs)?)])
+        },
+        Jvp::linear(move |t| masked_select(t, &mask_t)),
+    );
     describe(&out, &["mask", "self"], Vec::new());
     Ok(out)
 }
@@ -708,7 +773,8 @@ pub fn index(x: &Tensor, indices: &[(usize, Tensor)]) -> Result<Tensor> {
     }
     let permuted_shape: Vec<i64> = perm.iter().map(|&d| xs[d as usize] as i64).collect();
     let dtype_shape = xs.clone();
-    Ok(record_formula(
+    let idx_t = indices.to_vec();
+    Ok(record_formula_jvp(
         out,
         &[x],
         "IndexBackward0",
@@ -729,6 +795,7 @@ pub fn index(x: &Tensor, indices: &[(usize, Tensor)]) -> Result<Tensor> {
             debug_assert_eq!(gi.shape(), dtype_shape);
             Ok(vec![Some(gi)])
         },
+        Jvp::linear(move |t| index(t, &idx_t)),
     ))
 }
 
@@ -901,13 +968,29 @@ pub fn setitem(x: &Tensor, steps: &[IndexStep], value: Operand) -> Result<Tensor
     } else {
         "CopyBackwards"
     };
-    Ok(record_formula(out, &inputs, name, vec![], move |g, _| {
-        let zero = Operand::Scalar(Scalar::Int(0));
-        let mut grads = vec![Some(setitem(g, &steps, zero)?)];
-        if let Some(vs) = &vshape {
-            let region = getitem(g, &steps)?;
-            grads.push(Some(sum_to(&region, vs)?));
-        }
-        Ok(grads)
-    }))
+    let (steps_t, shapes) = (steps.clone(), inputs.iter().map(|t| t.shape()).collect());
+    Ok(record_formula_jvp(
+        out,
+        &inputs,
+        name,
+        vec![],
+        move |g, _| {
+            let zero = Operand::Scalar(Scalar::Int(0));
+            let mut grads = vec![Some(setitem(g, &steps, zero)?)];
+            if let Some(vs) = &vshape {
+                let region = getitem(g, &steps)?;
+                grads.push(Some(sum_to(&region, vs)?));
+            }
+            Ok(grads)
+        },
+        Jvp::linear_n(shapes, move |t| {
+            setitem(
+                &t[0],
+                &steps_t,
+                t.get(1).map_or(Operand::Scalar(Scalar::Int(0)), |s| {
+                    Operand::Tensor(s.clone())
+                }),
+            )
+        }),
+    ))
 }

@@ -40,6 +40,13 @@ pub fn apply_(
             alias.set_requires_grad(true)?;
         }
     }
+    // Under forward AD the op sees dst's tangent, and dst takes the result's (Note [Forward AD]).
+    let fw = crate::autograd::forward::enabled();
+    if fw {
+        if let Some(t) = crate::ops::forward::tangent(dst) {
+            crate::ops::forward::set_tangent(&alias, &t, true)?;
+        }
+    }
     let result = op(&alias)?;
     let (rd, dd) = (result.dtype(), dst.dtype());
     if !crate::dtype::can_cast(rd, dd) {
@@ -58,6 +65,12 @@ pub fn apply_(
         )));
     }
     write_into(dst, &result)?;
+    if fw {
+        match crate::ops::forward::tangent(&result) {
+            Some(t) => crate::ops::forward::set_tangent(dst, &t, false)?,
+            None => crate::ops::forward::zero_tangent(dst)?,
+        }
+    }
     if result.requires_grad() && is_grad_enabled() {
         match dst.view_base().and_then(|b| region(dst, b).map(|r| (b, r))) {
             Some((base, region)) => {
@@ -228,14 +241,19 @@ impl crate::autograd::Backward for CopySlices {
 /// `refresh_view` installed in the autograd layer first (Note [View rebase]).
 pub fn new_view(of: &Tensor, layout: Layout) -> Tensor {
     crate::autograd::graph::install_view_refresh(refresh_view);
-    Tensor::new_view(of, layout, false)
+    let view = Tensor::new_view(of, layout, false);
+    // The view's tangent is the same view of `of`'s (Note [Forward AD]).
+    crate::ops::forward::on_view(of, &view);
+    view
 }
 
 /// `new_view` for one of the several views an op returns (unbind, split, chunk): PyTorch's
 /// `CreationMeta::MULTI_OUTPUT_NODE` (Note [View creation meta]).
 pub fn new_multi_view(of: &Tensor, layout: Layout) -> Tensor {
     crate::autograd::graph::install_view_refresh(refresh_view);
-    Tensor::new_view(of, layout, true)
+    let view = Tensor::new_view(of, layout, true);
+    crate::ops::forward::on_view(of, &view);
+    view
 }
 
 /// PyTorch's `handle_view_on_rebase`: the error for rebasing the history of a view whose
@@ -366,7 +384,8 @@ fn strided_put(g: &Tensor, region: &Layout, v: &Tensor) -> Result<Tensor> {
         return Ok(out);
     }
     let region = region.clone();
-    Ok(record_formula(
+    let (region_t, shapes) = (region.clone(), vec![g.shape(), v.shape()]);
+    Ok(crate::autograd::record_formula_jvp(
         out,
         &[g, v],
         "AsStridedScatterBackward0",
@@ -378,6 +397,7 @@ fn strided_put(g: &Tensor, region: &Layout, v: &Tensor) -> Result<Tensor> {
                 Some(strided_take(gg, &region)?),
             ])
         },
+        crate::autograd::Jvp::linear_n(shapes, move |t| strided_put(&t[0], &region_t, &t[1])),
     ))
 }
 
@@ -396,9 +416,15 @@ pub fn fill_(dst: &Tensor, s: crate::dtype::Scalar, zero: bool) -> Result<()> {
         } else {
             "FillBackward2"
         };
-        Ok(record_formula(out, &[alias], name, vec![], |g, _| {
-            Ok(vec![Some(crate::ops::creation::zeros_like(g))])
-        }))
+        // The new values are constants: no tangent (Note [Forward AD]).
+        Ok(crate::autograd::record_formula_jvp(
+            out,
+            &[alias],
+            name,
+            vec![],
+            |g, _| Ok(vec![Some(crate::ops::creation::zeros_like(g))]),
+            crate::autograd::Jvp::of(|_, _| Ok(vec![None])),
+        ))
     })
 }
 
@@ -513,12 +539,20 @@ fn copy_as(dst: &Tensor, src: &Tensor, name: &'static str) -> Result<()> {
         if !differentiable || !needs_grad(&[alias, src]) {
             return Ok(out);
         }
-        Ok(record_formula(out, &[alias, src], name, vec![], |g, _| {
-            Ok(vec![
-                Some(crate::ops::creation::zeros_like(g)),
-                Some(g.clone()),
-            ])
-        }))
+        Ok(crate::autograd::record_formula_jvp(
+            out,
+            &[alias, src],
+            name,
+            vec![],
+            |g, _| {
+                Ok(vec![
+                    Some(crate::ops::creation::zeros_like(g)),
+                    Some(g.clone()),
+                ])
+            },
+            // The copied values' tangent is src's, broadcast and cast by the runner.
+            crate::autograd::Jvp::of(|t, _| Ok(vec![t[1].clone()])),
+        ))
     })
 }
 
@@ -562,7 +596,11 @@ pub fn check_inplace(dst: &Tensor, others_need_grad: bool) -> Result<()> {
 /// a leaf that requires grad may not be modified while grad mode is on; a non-leaf takes
 /// the new op as its history.
 pub fn binary_(op: BinaryOp, dst: &Tensor, other: Operand) -> Result<()> {
-    if !crate::autograd::is_grad_enabled() || !(dst.requires_grad() || other.requires_grad()) {
+    let fw = crate::autograd::forward::any_tangent(&[dst])
+        || crate::autograd::forward::operand_tangent(&[&other]);
+    if !fw
+        && (!crate::autograd::is_grad_enabled() || !(dst.requires_grad() || other.requires_grad()))
+    {
         check_inplace_leaf(dst)?;
         let done = match dst.dtype() {
             d @ (DType::F32 | DType::F64) => float_zip_in_place(op, d, dst, &other)?,
@@ -574,7 +612,7 @@ pub fn binary_(op: BinaryOp, dst: &Tensor, other: Operand) -> Result<()> {
     }
     crate::ops::inplace::apply_(dst, other.requires_grad(), |alias| {
         let a = Operand::Tensor(alias.clone());
-        if alias.requires_grad() || other.requires_grad() {
+        if fw || alias.requires_grad() || other.requires_grad() {
             binary(op, a, other)
         } else {
             let dtype = compute_dtype(op, &a, &other);

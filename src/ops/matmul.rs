@@ -235,17 +235,17 @@ pub fn addmm(
     if !needs_grad(&[input, m1, m2]) {
         return Ok(out);
     }
+    // Under forward AD every factor is needed (Note [Forward AD]).
+    let fw = crate::autograd::forward::any_tangent(&[input, m1, m2]);
     let node = AddmmBackward {
-        m1: m2
-            .requires_grad()
+        m1: (fw || m2.requires_grad())
             .then(|| SavedTensor::input(m1))
             .transpose()?,
-        m2: m1
-            .requires_grad()
+        m2: (fw || m1.requires_grad())
             .then(|| SavedTensor::input(m2))
             .transpose()?,
         col_major: [column_major(m1), column_major(m2)],
-        input_needs: input.requires_grad(),
+        input_needs: fw || input.requires_grad(),
         beta,
         alpha,
         geometry: Geometry::of(m1, m2),
@@ -306,6 +306,18 @@ fn mm_mat2_backward(g: &Tensor, a: &Tensor, col_major: bool) -> Result<Tensor> {
 }
 
 /// `maybe_multiply` in PyTorch's formulas: `g` itself when `s` is 1.
+/// The sum of a formula's terms (None: no term, a zero tangent).
+fn sum_terms(terms: Vec<Tensor>) -> Result<Option<Tensor>> {
+    let mut it = terms.into_iter();
+    let Some(mut acc) = it.next() else {
+        return Ok(None);
+    };
+    for t in it {
+        acc = crate::ops::arithmetic::add(&acc, t)?;
+    }
+    Ok(Some(acc))
+}
+
 fn maybe_multiply(g: Tensor, s: Scalar) -> Result<Tensor> {
     if s.to_f64() == 1.0 {
         return Ok(g);
@@ -391,6 +403,23 @@ impl Backward for AddmmBackward {
         Ok(vec![gi, ga, gb])
     }
 
+    // β t_input + α (t_A B + A t_B).
+    fn jvp(&mut self, t: &[Option<Tensor>], ctx: &Ctx) -> Result<Vec<Option<Tensor>>> {
+        let m1 = self.m1.as_ref().map(|s| s.unpack(ctx)).transpose()?;
+        let m2 = self.m2.as_ref().map(|s| s.unpack(ctx)).transpose()?;
+        let mut terms = Vec::new();
+        if let Some(ti) = &t[0] {
+            terms.push(maybe_multiply(ti.clone(), self.beta)?);
+        }
+        if let (Some(t1), Some(m2)) = (&t[1], &m2) {
+            terms.push(maybe_multiply(mm(t1, m2)?, self.alpha)?);
+        }
+        if let (Some(t2), Some(m1)) = (&t[2], &m1) {
+            terms.push(maybe_multiply(mm(m1, t2)?, self.alpha)?);
+        }
+        Ok(vec![sum_terms(terms)?])
+    }
+
     fn release(&mut self) {
         self.m1
             .iter_mut()
@@ -430,10 +459,12 @@ fn with_grad(out: Tensor, a: &Tensor, b: &Tensor, kind: ProductKind) -> Result<T
         ProductKind::Mm => [column_major(a), column_major(b)],
         _ => [false, false],
     };
+    // Under forward AD both factors are needed (Note [Forward AD]).
+    let fw = crate::autograd::forward::any_tangent(&[a, b]);
     let node = ProductBackward {
         kind,
-        a: save(b.requires_grad(), a)?,
-        b: save(a.requires_grad(), b)?,
+        a: save(fw || b.requires_grad(), a)?,
+        b: save(fw || a.requires_grad(), b)?,
         col_major,
         geometry: matches!(kind, ProductKind::Mm).then(|| Geometry::of(a, b)),
     };
@@ -488,6 +519,26 @@ impl Backward for ProductBackward {
             ),
         };
         Ok(vec![ga, gb])
+    }
+
+    // The product rule: t_A B + A t_B.
+    fn jvp(&mut self, t: &[Option<Tensor>], ctx: &Ctx) -> Result<Vec<Option<Tensor>>> {
+        let a = self.a.as_ref().map(|s| s.unpack(ctx)).transpose()?;
+        let b = self.b.as_ref().map(|s| s.unpack(ctx)).transpose()?;
+        let prod = |x: &Tensor, y: &Tensor| match self.kind {
+            ProductKind::Mm => mm(x, y),
+            ProductKind::Bmm => bmm(x, y),
+            ProductKind::Mv => mv(x, y),
+            ProductKind::Dot => dot(x, y),
+        };
+        let mut terms = Vec::new();
+        if let (Some(ta), Some(b)) = (&t[0], &b) {
+            terms.push(prod(ta, b)?);
+        }
+        if let (Some(tb), Some(a)) = (&t[1], &a) {
+            terms.push(prod(a, tb)?);
+        }
+        Ok(vec![sum_terms(terms)?])
     }
 
     fn release(&mut self) {

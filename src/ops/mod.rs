@@ -14,6 +14,7 @@ pub mod compare;
 pub mod creation;
 pub mod divmod;
 pub mod einsum;
+pub mod forward;
 pub mod index;
 pub mod inplace;
 pub mod linalg;

@@ -63,6 +63,7 @@ macro_rules! generate_multi {
             kwargs: [$($k:ident: $kty:ty = $kdef:expr),* $(,)?],
             forward: |$x:ident| $forward:expr,
             grad: |$grads:ident, $gx:ident, $outs:ident| $grad:expr,
+            jvp: |$jt:ident, $jx:ident, $jouts:ident| $jvp:expr,
             methods: [$($m:ident),*], functions: [$($f:ident),*],
             sig: $sig:expr,
         }
@@ -110,10 +111,17 @@ macro_rules! generate_multi {
                     saved.push(SavedTensor::output(o, i as u32)?);
                 }
                 let refs: Vec<&crate::tensor::Tensor> = outs.iter().collect();
-                formula::attach_formula(&refs, &[$x], $node, saved, move |grads, s| {
+                let n_outs = outs.len();
+                formula::attach_formula_jvp(&refs, &[$x], $node, saved, move |grads, s| {
                     let ($grads, $gx, $outs) = (grads, &s[0], &s[1..]);
                     Ok(vec![Some($grad?)])
-                });
+                }, formula::Jvp::of(move |ts, s| {
+                    let Some($jt) = &ts[0] else {
+                        return Ok(vec![None; n_outs]);
+                    };
+                    let ($jx, $jouts) = (&s[0], &s[1..]);
+                    Ok($jvp?.into_iter().map(Some).collect())
+                }));
                 let values = vec![$((stringify!($k), KwargValue::value($k))),*];
                 formula::describe(&outs[0], &["self", $(stringify!($o)),*], values);
                 Ok(outs)

@@ -11,6 +11,8 @@
 //! - `grad`: the input's gradient as tensor ops in `grads` (`&[Option<Tensor>]`, one per
 //!   output, None where an output got none), the input `x` and the outputs `outs`; the node
 //!   keeps `self` and the outputs (`_saved_self`, `_saved_<output>`);
+//! - `jvp`: forward-mode AD (Note [Forward AD]): each output's tangent (a `Vec<Tensor>`) as
+//!   tensor ops in the input's tangent `t`, the input `x` and the outputs `outs`;
 //! - `methods` / `functions` / `sig` as for the unary ops.
 
 /// Invokes `$m!` with the table of multi-output ops (the X-macro pattern).
@@ -46,6 +48,15 @@ macro_rules! multi_table {
                         }
                     }
                     Ok::<_, Error>(total)
+                },
+                // Each output's tangent: the mean of the tangents of the elements equal to it.
+                jvp: |t, x, outs| {
+                    let rd = reduction_dims(dim.as_ref().map(std::slice::from_ref), x.dim())?;
+                    let all = rd.iter().map(|&d| d as i64).collect::<Vec<_>>();
+                    outs.iter().map(|o| {
+                        let mask = eq(x, &restore_dims(o, &rd, keepdim)?)?;
+                        div(&sum(&mul(t, &mask)?, Some(&all), keepdim)?, &sum(&mask, Some(&all), keepdim)?)
+                    }).collect::<Result<Vec<_>>>()
                 },
                 methods: [aminmax], functions: [aminmax],
                 sig: "(Tensor input, *, int dim = None, bool keepdim = False, Tensor out = None)",

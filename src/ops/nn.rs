@@ -1,7 +1,7 @@
 //! Neural-network ops that need their own kernels: softmax/log_softmax, nll_loss and the
 //! im2col pair (unfold/fold) that convolution and pooling are built from.
 
-use crate::autograd::{needs_grad, record_formula, SavedTensor};
+use crate::autograd::{needs_grad, record_formula_jvp, Jvp, SavedTensor};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::kernels;
@@ -46,26 +46,38 @@ pub fn softmax(x: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
         "SoftmaxBackward0"
     };
     let saved = vec![SavedTensor::output(&out, 0)?];
-    Ok(record_formula(out, &[&x], name, saved, move |g, s| {
-        let y = &s[0];
-        let dl = [d as i64];
-        // float16 computes in float32, rounding once, as PyTorch's fused backward kernel.
-        let dtype = y.dtype();
-        let (g, y) = (
-            &to_dtype(g, dtype.compute())?,
-            &to_dtype(y, dtype.compute())?,
-        );
-        let gi = if log {
-            // g - exp(y) * sum(g)
-            let e = unary::exp(y)?;
-            sub(g, &mul(&e, &sum(g, Some(&dl), true)?)?)?
-        } else {
-            // y * (g - sum(g * y))
-            let gy = mul(g, y)?;
-            mul(y, &sub(g, &sum(&gy, Some(&dl), true)?)?)?
-        };
-        Ok(vec![Some(to_dtype(&gi, dtype)?)])
-    }))
+    Ok(record_formula_jvp(
+        out,
+        &[&x],
+        name,
+        saved,
+        move |g, s| {
+            let y = &s[0];
+            let dl = [d as i64];
+            // float16 computes in float32, rounding once, as PyTorch's fused backward kernel.
+            let dtype = y.dtype();
+            let (g, y) = (
+                &to_dtype(g, dtype.compute())?,
+                &to_dtype(y, dtype.compute())?,
+            );
+            let gi = if log {
+                // g - exp(y) * sum(g)
+                let e = unary::exp(y)?;
+                sub(g, &mul(&e, &sum(g, Some(&dl), true)?)?)?
+            } else {
+                // y * (g - sum(g * y))
+                let gy = mul(g, y)?;
+                mul(y, &sub(g, &sum(&gy, Some(&dl), true)?)?)?
+            };
+            Ok(vec![Some(to_dtype(&gi, dtype)?)])
+        },
+        Jvp::of(move |t, s| {
+            Ok(vec![t[0]
+                .as_ref()
+                .map(|t| softmax_jvp(t, &s[0], d, log))
+                .transpose()?])
+        }),
+    ))
 }
 
 /// `nll_loss(logp [N, C] or [C], target)`: NllLossBackward0. `reduction`: 0 none, 1 mean, 2 sum.
@@ -197,7 +209,8 @@ pub fn nll_loss(
             )
         }
     };
-    Ok(record_formula(
+    let dl_t = dl.clone();
+    Ok(record_formula_jvp(
         out,
         &[logp],
         "NllLossBackward0",
@@ -210,6 +223,14 @@ pub fn nll_loss(
             };
             Ok(vec![Some(mul(&dl, &g)?)])
         },
+        Jvp::linear(move |t| {
+            let w = mul(&dl_t, t)?;
+            if reduction == 0 && nd == 2 {
+                sum(&w, Some(&[1]), false)
+            } else {
+                sum(&w, None, false)
+            }
+        }),
     ))
 }
 
@@ -359,12 +380,13 @@ pub fn unfold(x: &Tensor, win: Window, pad_value: f64) -> Result<Tensor> {
     }
     let s = x.shape();
     let (hw, c) = ([s[2], s[3]], s[1]);
-    Ok(record_formula(
+    Ok(record_formula_jvp(
         out,
         &[x],
         "Im2ColBackward0",
         vec![],
         move |g, _| Ok(vec![Some(fold(g, hw, c, win)?)]),
+        Jvp::linear(move |t| unfold(t, win, 0.0)),
     ))
 }
 
@@ -373,13 +395,57 @@ pub fn fold(cols: &Tensor, hw: [usize; 2], c: usize, win: Window) -> Result<Tens
     if !needs_grad(&[cols]) {
         return Ok(out);
     }
-    Ok(record_formula(
+    Ok(record_formula_jvp(
         out,
         &[cols],
         "Col2ImBackward0",
         vec![],
         move |g, _| Ok(vec![Some(unfold(g, win, 0.0)?)]),
+        Jvp::linear(move |t| fold(t, hw, c, win)),
     ))
+}
+
+/// softmax's tangent y (t - sum(t y)); log_softmax's t - sum(t exp(y)) (y the output).
+fn softmax_jvp(t: &Tensor, y: &Tensor, d: usize, log: bool) -> Result<Tensor> {
+    let dl = [d as i64];
+    if log {
+        let e = unary::exp(y)?;
+        sub(t, &sum(&mul(t, &e)?, Some(&dl), true)?)
+    } else {
+        let ty = mul(t, y)?;
+        mul(y, &sub(t, &sum(&ty, Some(&dl), true)?)?)
+    }
+}
+
+/// A convolution's tangent: bilinear in (x, w), plus the bias's broadcast over the output.
+fn conv_jvp(
+    t: &[Option<Tensor>],
+    x: &Tensor,
+    w: &Tensor,
+    win: Window,
+    groups: usize,
+    out_nd: usize,
+) -> Result<Option<Tensor>> {
+    let mut terms = Vec::new();
+    if let Some(tx) = &t[0] {
+        terms.push(conv_forward(tx, w, None, win, groups)?);
+    }
+    if let Some(tw) = &t[1] {
+        terms.push(conv_forward(x, tw, None, win, groups)?);
+    }
+    if let Some(Some(tb)) = t.get(2) {
+        let mut shape = vec![1i64; out_nd];
+        shape[1] = -1;
+        terms.push(movement::reshape(tb, &shape)?);
+    }
+    let mut it = terms.into_iter();
+    let Some(mut acc) = it.next() else {
+        return Ok(None);
+    };
+    for term in it {
+        acc = crate::ops::arithmetic::add(&acc, term)?;
+    }
+    Ok(Some(acc))
 }
 
 /// A convolution's arguments as PyTorch's `convolution` takes them (one value per spatial
@@ -589,7 +655,8 @@ pub fn convolution(
         bias.is_some_and(|b| b.requires_grad()),
     ];
     let has_bias = bias.is_some();
-    Ok(record_formula(
+    let out_nd = out.dim();
+    Ok(record_formula_jvp(
         out,
         &inputs,
         "ConvolutionBackward0",
@@ -612,6 +679,7 @@ pub fn convolution(
             }
             Ok(grads)
         },
+        Jvp::of(move |t, s| Ok(vec![conv_jvp(t, &s[0], &s[1], win, groups, out_nd)?])),
     ))
 }
 

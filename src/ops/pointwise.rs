@@ -2,7 +2,7 @@
 //! Unary float ops compute integer and bool inputs in float32, as PyTorch does.
 
 use crate::autograd::formula::describe;
-use crate::autograd::{needs_grad, record_formula, SavedTensor};
+use crate::autograd::{needs_grad, record_formula_jvp, Jvp, SavedTensor};
 use crate::dtype::{result_type, DType, Scalar};
 use crate::error::{Error, Result};
 use crate::ops::arithmetic::{add, div, mul, rsub, sub};
@@ -84,9 +84,15 @@ pub(crate) fn unary_node(
     if !needs_grad(&[x]) {
         return Ok(out);
     }
-    Ok(record_formula(out, &[x], name, Vec::new(), move |g, _| {
-        Ok(vec![Some(f(g)?)])
-    }))
+    // Elementwise in `g` (Note [Forward AD]).
+    Ok(record_formula_jvp(
+        out,
+        &[x],
+        name,
+        Vec::new(),
+        move |g, _| Ok(vec![Some(f(g)?)]),
+        Jvp::Elementwise,
+    ))
 }
 
 /// `1 - x²`.
@@ -196,7 +202,10 @@ pub fn lerp(start: &Tensor, end: &Tensor, weight: Operand) -> Result<Tensor> {
     };
     let mut saved = vec![SavedTensor::input(&w)?];
     // The weight's gradient reads start and end: kept only when it is wanted, as PyTorch.
-    let ends_saved = w_tensor.as_ref().is_some_and(|t| t.requires_grad());
+    // (or its tangent: forward AD reads the same formula).
+    let ends_saved = w_tensor
+        .as_ref()
+        .is_some_and(|t| t.requires_grad() || crate::autograd::forward::any_tangent(&[t]));
     let weight_input = w_tensor.is_some();
     if ends_saved {
         saved.push(SavedTensor::input(start)?);
@@ -208,16 +217,23 @@ pub fn lerp(start: &Tensor, end: &Tensor, weight: Operand) -> Result<Tensor> {
         Operand::Tensor(_) if ends_saved => Vec::new(),
         Operand::Tensor(_) => vec![("end", unsaved()), ("self", unsaved())],
     };
-    let out = record_formula(out, &inputs, name, saved, move |g, s| {
-        let w = &s[0];
-        let mut grads = vec![Some(mul(g, &rsub(w, 1.0)?)?), Some(mul(g, w)?)];
-        if s.len() == 3 {
-            grads.push(Some(mul(g, &sub(&s[2], &s[1])?)?));
-        } else if weight_input {
-            grads.push(None);
-        }
-        Ok(grads)
-    });
+    let out = record_formula_jvp(
+        out,
+        &inputs,
+        name,
+        saved,
+        move |g, s| {
+            let w = &s[0];
+            let mut grads = vec![Some(mul(g, &rsub(w, 1.0)?)?), Some(mul(g, w)?)];
+            if s.len() == 3 {
+                grads.push(Some(mul(g, &sub(&s[2], &s[1])?)?));
+            } else if weight_input {
+                grads.push(None);
+            }
+            Ok(grads)
+        },
+        Jvp::Elementwise,
+    );
     // A number weight is kept as a number (the tensor made of it is not PyTorch's).
     let names: &'static [&'static str] = match w_tensor {
         Some(_) => &["weight", "self", "end"],
@@ -265,7 +281,9 @@ fn addc(input: &Tensor, t1: &Tensor, t2: &Tensor, value: Scalar, divide: bool) -
     // Save only what the formulas of the inputs that need a gradient read, as PyTorch does: a
     // tensor modified in place afterwards must not fail a backward that never reads it.
     // addcmul: tensor1 for tensor2's gradient and vice versa; addcdiv: tensor2 for both.
-    let (need1, need2) = (t1.requires_grad(), t2.requires_grad());
+    // Under forward AD every partial is needed (Note [Forward AD]).
+    let fw = crate::autograd::forward::any_tangent(&[input, t1, t2]);
+    let (need1, need2) = (fw || t1.requires_grad(), fw || t2.requires_grad());
     let (save1, save2) = (need2, need1 || divide);
     let mut saved = Vec::new();
     if save1 {
@@ -279,30 +297,37 @@ fn addc(input: &Tensor, t1: &Tensor, t2: &Tensor, value: Scalar, divide: bool) -
     } else {
         "AddcmulBackward0"
     };
-    let out = record_formula(out, &[input, t1, t2], name, saved, move |g, s| {
-        let mut s = s.iter();
-        let a = if save1 { s.next() } else { None };
-        let b = if save2 { s.next() } else { None };
-        let gv = mul(g, v)?;
-        let (mut g1, mut g2) = (None, None);
-        if divide {
-            let b = b.expect("addcdiv saves tensor2");
-            if need1 {
-                g1 = Some(div(&gv, b)?);
+    let out = record_formula_jvp(
+        out,
+        &[input, t1, t2],
+        name,
+        saved,
+        move |g, s| {
+            let mut s = s.iter();
+            let a = if save1 { s.next() } else { None };
+            let b = if save2 { s.next() } else { None };
+            let gv = mul(g, v)?;
+            let (mut g1, mut g2) = (None, None);
+            if divide {
+                let b = b.expect("addcdiv saves tensor2");
+                if need1 {
+                    g1 = Some(div(&gv, b)?);
+                }
+                if let Some(a) = a {
+                    g2 = Some(div(&mul(&neg(&gv)?, a)?, &mul(b, b)?)?);
+                }
+            } else {
+                if let Some(b) = b {
+                    g1 = Some(mul(&gv, b)?);
+                }
+                if let Some(a) = a {
+                    g2 = Some(mul(&gv, a)?);
+                }
             }
-            if let Some(a) = a {
-                g2 = Some(div(&mul(&neg(&gv)?, a)?, &mul(b, b)?)?);
-            }
-        } else {
-            if let Some(b) = b {
-                g1 = Some(mul(&gv, b)?);
-            }
-            if let Some(a) = a {
-                g2 = Some(mul(&gv, a)?);
-            }
-        }
-        Ok(vec![Some(g.clone()), g1, g2])
-    });
+            Ok(vec![Some(g.clone()), g1, g2])
+        },
+        Jvp::Elementwise,
+    );
     let names: &'static [&'static str] = match (save1, save2) {
         (true, true) => &["tensor1", "tensor2"],
         (true, false) => &["tensor1"],

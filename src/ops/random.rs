@@ -7,7 +7,7 @@
 //! the same expressions use `mul_add` here; the scalar Box–Muller path caches its second
 //! sample in the generator as ATen's does.
 
-use crate::autograd::{needs_grad, record_formula, GradModeGuard};
+use crate::autograd::{needs_grad, record_formula_jvp, GradModeGuard};
 use crate::dtype::{cpp_name, pretty_kernel_name, DType};
 use crate::error::{Error, Result};
 use crate::kernels::random::*;
@@ -119,9 +119,14 @@ fn fill_with(
         if !needs_grad(&[alias]) {
             return Ok(laid);
         }
-        Ok(record_formula(laid, &[alias], name, vec![], |g, _| {
-            Ok(vec![Some(crate::ops::creation::zeros_like(g))])
-        }))
+        Ok(record_formula_jvp(
+            laid,
+            &[alias],
+            name,
+            vec![],
+            |g, _| Ok(vec![Some(crate::ops::creation::zeros_like(g))]),
+            crate::autograd::Jvp::Elementwise,
+        ))
     })
 }
 
@@ -849,11 +854,18 @@ pub fn normal_tensors(
         _ => "NormalBackward3",
     };
     let k = inputs.len();
-    Ok(record_formula(out, &inputs, name, vec![], move |g, _| {
-        Ok((0..k)
-            .map(|_| Some(crate::ops::creation::zeros_like(g)))
-            .collect())
-    }))
+    Ok(record_formula_jvp(
+        out,
+        &inputs,
+        name,
+        vec![],
+        move |g, _| {
+            Ok((0..k)
+                .map(|_| Some(crate::ops::creation::zeros_like(g)))
+                .collect())
+        },
+        crate::autograd::Jvp::Elementwise,
+    ))
 }
 
 /// `poisson(rates)`: ATen's `sample_poisson` per element — Hörmann's transformed rejection
@@ -882,11 +894,12 @@ pub fn poisson(rates: &Tensor, gen: Option<&GeneratorRef>) -> Result<Tensor> {
     if !needs_grad(&[rates]) {
         return Ok(t);
     }
-    Ok(record_formula(
+    Ok(record_formula_jvp(
         t,
         &[rates],
         "PoissonBackward0",
         vec![],
         |g, _| Ok(vec![Some(crate::ops::creation::zeros_like(g))]),
+        crate::autograd::Jvp::Elementwise,
     ))
 }

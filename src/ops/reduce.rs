@@ -153,6 +153,18 @@ impl Backward for SumBackward {
         }
         Ok(vec![Some(gi)])
     }
+    // Linear: the same reduction of the tangent.
+    fn jvp(&mut self, t: &[Option<Tensor>], _: &Ctx) -> Result<Vec<Option<Tensor>>> {
+        let Some(t) = &t[0] else {
+            return Ok(vec![None]);
+        };
+        let dims: Vec<i64> = self.dims.iter().map(|&d| d as i64).collect();
+        let dims = (!self.all).then_some(&dims[..]);
+        Ok(vec![Some(match self.scale {
+            Some(_) => mean(t, dims, self.keepdim)?,
+            None => sum(t, dims, self.keepdim)?,
+        })])
+    }
     fn saved_values(&mut self) -> Vec<(&'static str, SavedValue<'_>)> {
         let mut v = Vec::new();
         if !self.all {
@@ -173,7 +185,7 @@ impl Backward for SumBackward {
 
 // ---- more reductions -------------------------------------------------------------------------
 
-use crate::autograd::{attach_formula, record_formula, SavedTensor};
+use crate::autograd::{attach_formula_jvp, record_formula_jvp, Jvp, SavedTensor};
 use crate::ops::arithmetic::{add, div, mul, pow, sub};
 use crate::ops::compare::{eq, ne};
 use crate::ops::creation::contiguous_clone;
@@ -203,42 +215,50 @@ pub fn prod(x: &Tensor, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
     if !needs_grad(&[&x]) {
         return Ok(out);
     }
+    let rd2 = rd.clone();
     let name = if dim.is_some() {
         "ProdBackward1"
     } else {
         "ProdBackward0"
     };
     let saved = vec![SavedTensor::input(&x)?, SavedTensor::output(&out, 0)?];
-    let out = record_formula(out, &[&x], name, saved, move |g, s| {
-        let (x, out) = (&s[0], &s[1]);
-        if x.dim() == 0 {
-            // The derivative of a one-element product is the constant 1 (PyTorch).
-            return Ok(vec![Some(g.clone())]);
-        }
-        let zeros = x.to_f64_vec().iter().filter(|&&v| v == 0.0).count();
-        if zeros == 0 {
-            let g = restore_dims(g, &rd, keep_out)?;
-            let out = restore_dims(out, &rd, keep_out)?;
-            return Ok(vec![Some(mul(&g, &div(&out, x)?)?)]);
-        }
-        let gi = match dim {
-            // PyTorch's prod_backward over everything: several zeros make every partial
-            // product zero, but only a first derivative may take that shortcut.
-            None if zeros > 1 && !crate::autograd::is_grad_enabled() => {
-                crate::ops::creation::zeros_like(x)
+    let out = record_formula_jvp(
+        out,
+        &[&x],
+        name,
+        saved,
+        move |g, s| {
+            let (x, out) = (&s[0], &s[1]);
+            if x.dim() == 0 {
+                // The derivative of a one-element product is the constant 1 (PyTorch).
+                return Ok(vec![Some(g.clone())]);
             }
-            None => {
-                let flat = reshape(x, &[-1])?;
-                let gi = prod_safe_zeros_backward(g, &flat, 0)?;
-                reshape(&gi, &sizes_i64(&x.shape()))?
-            }
-            Some(_) => {
+            let zeros = x.to_f64_vec().iter().filter(|&&v| v == 0.0).count();
+            if zeros == 0 {
                 let g = restore_dims(g, &rd, keep_out)?;
-                prod_safe_zeros_backward(&g, x, rd[0])?
+                let out = restore_dims(out, &rd, keep_out)?;
+                return Ok(vec![Some(mul(&g, &div(&out, x)?)?)]);
             }
-        };
-        Ok(vec![Some(gi)])
-    });
+            let gi = match dim {
+                // PyTorch's prod_backward over everything: several zeros make every partial
+                // product zero, but only a first derivative may take that shortcut.
+                None if zeros > 1 && !crate::autograd::is_grad_enabled() => {
+                    crate::ops::creation::zeros_like(x)
+                }
+                None => {
+                    let flat = reshape(x, &[-1])?;
+                    let gi = prod_safe_zeros_backward(g, &flat, 0)?;
+                    reshape(&gi, &sizes_i64(&x.shape()))?
+                }
+                Some(_) => {
+                    let g = restore_dims(g, &rd, keep_out)?;
+                    prod_safe_zeros_backward(&g, x, rd[0])?
+                }
+            };
+            Ok(vec![Some(gi)])
+        },
+        Jvp::Reduction(rd2, keep_out),
+    );
     let values = match dim {
         Some(d) => vec![("dim", Value::Int(d)), ("keepdim", Value::Bool(keepdim))],
         None => Vec::new(),
@@ -303,28 +323,55 @@ pub(crate) fn evenly_distributed(
         return Ok(out);
     }
     let dims = dims.to_vec();
+    let dims2 = dims.clone();
     let saved = vec![SavedTensor::input(x)?, SavedTensor::output(&out, 0)?];
-    let out = record_formula(out, &[x], name, saved, move |g, s| {
-        let (x, out) = (&s[0], &s[1]);
-        let out = restore_dims(&out.detach(), &dims, keepdim)?;
-        let dl = sizes_i64(&dims);
-        let g = restore_dims(g, &dims, keepdim)?;
-        if whole {
-            // PyTorch's evenly_distribute_backward: a NaN result shares among the NaNs.
-            // Chosen elementwise (not by reading the result back), so a GPU graph stays there.
-            let mask = crate::ops::where_::where_(
-                &ne(&out, &out)?,
-                Operand::Tensor(ne(x, x)?),
-                Operand::Tensor(eq(x, &out)?),
-            )?;
+    let out = record_formula_jvp(
+        out,
+        &[x],
+        name,
+        saved,
+        move |g, s| {
+            let (x, out) = (&s[0], &s[1]);
+            let out = restore_dims(&out.detach(), &dims, keepdim)?;
+            let dl = sizes_i64(&dims);
+            let g = restore_dims(g, &dims, keepdim)?;
+            if whole {
+                // PyTorch's evenly_distribute_backward: a NaN result shares among the NaNs.
+                // Chosen elementwise (not by reading the result back), so a GPU graph stays there.
+                let mask = crate::ops::where_::where_(
+                    &ne(&out, &out)?,
+                    Operand::Tensor(ne(x, x)?),
+                    Operand::Tensor(eq(x, &out)?),
+                )?;
+                let count = sum(&mask, Some(&dl), true)?;
+                return Ok(vec![Some(where_(&mask, &div(&g, &count)?, 0)?)]);
+            }
+            // scale_grad_by_count: (g / count) * mask, NaN where no element equals the result.
+            let mask = eq(x, &out)?;
             let count = sum(&mask, Some(&dl), true)?;
-            return Ok(vec![Some(where_(&mask, &div(&g, &count)?, 0)?)]);
-        }
-        // scale_grad_by_count: (g / count) * mask, NaN where no element equals the result.
-        let mask = eq(x, &out)?;
-        let count = sum(&mask, Some(&dl), true)?;
-        Ok(vec![Some(mul(&div(&g, &count)?, &mask)?)])
-    });
+            Ok(vec![Some(mul(&div(&g, &count)?, &mask)?)])
+        },
+        Jvp::of(move |t, s| {
+            // PyTorch's evenly_read_jvp / amaxamin_jvp: the mean tangent of the elements equal
+            // to the result (NaN when none is, as a NaN result).
+            let Some(t) = &t[0] else {
+                return Ok(vec![None]);
+            };
+            let (x, out) = (&s[0], &s[1]);
+            if x.numel() == 0 {
+                // An empty input's result (NaN) has a zero tangent, as PyTorch's.
+                return Ok(vec![Some(Tensor::zeros_on(
+                    &out.shape(),
+                    t.dtype(),
+                    t.device(),
+                ))]);
+            }
+            let mask = eq(x, &restore_dims(&out.detach(), &dims2, keepdim)?)?;
+            let dl = sizes_i64(&dims2);
+            let num = sum(&mul(t, &mask)?, Some(&dl), keepdim)?;
+            Ok(vec![Some(div(&num, &sum(&mask, Some(&dl), keepdim)?)?)])
+        }),
+    );
     // amax / amin also keep their dims as given, which this function no longer sees.
     if whole {
         crate::autograd::formula::describe(&out, &["self", "result"], Vec::new());
@@ -353,28 +400,36 @@ pub fn extreme_dim(x: &Tensor, dim: i64, keepdim: bool, max: bool) -> Result<(Te
         ];
         let name = if max { "MaxBackward0" } else { "MinBackward0" };
         let saved = vec![SavedTensor::input(&idx)?];
-        attach_formula(&[&values], &[x], name, saved, move |g, s| {
-            let index = restore_dims(&s[0], &rd, keepdim)?;
-            let g = g[0].clone().expect("values gradient");
-            let g = restore_dims(&g, &rd, keepdim)?;
-            let zeros = Tensor::zeros_on(&shape, g.dtype(), g.device());
-            if rd.is_empty() {
-                return Ok(vec![Some(g)]);
-            }
-            if !needs_grad(&[&g]) {
-                // The indices are the forward's own, in range by construction: written on the
-                // GPU without reading them back to check (max pooling's backward takes this).
-                let src = Operand::Tensor(g.clone());
-                kernels::scatter(&zeros, d, &index, None, None, &src, false)?;
-                return Ok(vec![Some(zeros)]);
-            }
-            Ok(vec![Some(crate::ops::index::scatter(
-                &zeros,
-                d as i64,
-                &index,
-                Operand::Tensor(g),
-            )?)])
-        });
+        let rd2 = rd.clone();
+        attach_formula_jvp(
+            &[&values],
+            &[x],
+            name,
+            saved,
+            move |g, s| {
+                let index = restore_dims(&s[0], &rd, keepdim)?;
+                let g = g[0].clone().expect("values gradient");
+                let g = restore_dims(&g, &rd, keepdim)?;
+                let zeros = Tensor::zeros_on(&shape, g.dtype(), g.device());
+                if rd.is_empty() {
+                    return Ok(vec![Some(g)]);
+                }
+                if !needs_grad(&[&g]) {
+                    // The indices are the forward's own, in range by construction: written on the
+                    // GPU without reading them back to check (max pooling's backward takes this).
+                    let src = Operand::Tensor(g.clone());
+                    kernels::scatter(&zeros, d, &index, None, None, &src, false)?;
+                    return Ok(vec![Some(zeros)]);
+                }
+                Ok(vec![Some(crate::ops::index::scatter(
+                    &zeros,
+                    d as i64,
+                    &index,
+                    Operand::Tensor(g),
+                )?)])
+            },
+            Jvp::Reduction(rd2, keepdim),
+        );
         crate::autograd::formula::describe(&values, &["indices"], shown);
     }
     Ok((values, idx))
@@ -492,47 +547,70 @@ pub fn var(
     let dof = n as f64 - correction;
     // PyTorch's var_backward treats "no dim" (and a 0-dim input) separately.
     let whole = dims.is_none() || x.dim() == 0;
+    let rd2 = rd.clone();
     let saved = vec![SavedTensor::input(x)?, SavedTensor::output(&out, 0)?];
     let values = vec![
         ("correction", shown),
         ("dim", dims.map_or(Value::None, |d| Value::Ints(d.to_vec()))),
         ("keepdim", Value::Bool(keepdim)),
     ];
-    let out = record_formula(out, &[x], name, saved, move |g, s| {
-        let (x, out) = (&s[0], &s[1]);
-        let g = if std {
-            // std_backward: var's gradient scaled by 1 / (2 std), zero where std == 0.
-            let scaled = div(g, &mul(out, 2.0)?)?;
-            where_(&eq(out, 0.0)?, 0, &scaled)?
-        } else {
-            g.clone()
-        };
-        let gi = if whole && dof <= 0.0 {
-            // 2 / dof is infinite: PyTorch's gradient is nan where x equals its mean and inf
-            // elsewhere, a constant, so under create_graph it depends on the gradient alone.
-            let c = {
-                let _no_grad = crate::autograd::GradModeGuard::new(false);
-                let at_mean = eq(x, &mean(x, None, false)?)?;
-                let dt = x.dtype();
-                crate::ops::where_::where_(
-                    &at_mean,
-                    Operand::Tensor(Tensor::scalar(Scalar::Float(f64::NAN), dt)),
-                    Operand::Tensor(Tensor::scalar(Scalar::Float(f64::INFINITY), dt)),
-                )?
-            };
-            mul(&g, &c)?
-        } else {
-            let g = if whole {
-                g
+    let out = record_formula_jvp(
+        out,
+        &[x],
+        name,
+        saved,
+        move |g, s| {
+            let (x, out) = (&s[0], &s[1]);
+            let g = if std {
+                // std_backward: var's gradient scaled by 1 / (2 std), zero where std == 0.
+                let scaled = div(g, &mul(out, 2.0)?)?;
+                where_(&eq(out, 0.0)?, 0, &scaled)?
             } else {
-                restore_dims(&g, &rd, keepdim)?
+                g.clone()
             };
-            let dl = sizes_i64(&rd);
+            let gi = if whole && dof <= 0.0 {
+                // 2 / dof is infinite: PyTorch's gradient is nan where x equals its mean and inf
+                // elsewhere, a constant, so under create_graph it depends on the gradient alone.
+                let c = {
+                    let _no_grad = crate::autograd::GradModeGuard::new(false);
+                    let at_mean = eq(x, &mean(x, None, false)?)?;
+                    let dt = x.dtype();
+                    crate::ops::where_::where_(
+                        &at_mean,
+                        Operand::Tensor(Tensor::scalar(Scalar::Float(f64::NAN), dt)),
+                        Operand::Tensor(Tensor::scalar(Scalar::Float(f64::INFINITY), dt)),
+                    )?
+                };
+                mul(&g, &c)?
+            } else {
+                let g = if whole {
+                    g
+                } else {
+                    restore_dims(&g, &rd, keepdim)?
+                };
+                let dl = sizes_i64(&rd);
+                let centered = sub(x, &mean(x, Some(&dl), true)?)?;
+                mul(&mul(&g, 2.0 / dof)?, &centered)?
+            };
+            Ok(vec![Some(gi)])
+        },
+        Jvp::of(move |t, s| {
+            // PyTorch's var_jvp: 2 / dof * sum((x - mean) t); std's over 2 std.
+            let Some(t) = &t[0] else {
+                return Ok(vec![None]);
+            };
+            let (x, out) = (&s[0], &s[1]);
+            let dl = sizes_i64(&rd2);
             let centered = sub(x, &mean(x, Some(&dl), true)?)?;
-            mul(&mul(&g, 2.0 / dof)?, &centered)?
-        };
-        Ok(vec![Some(gi)])
-    });
+            let var_t = mul(&sum(&mul(&centered, t)?, Some(&dl), keepdim)?, 2.0 / dof)?;
+            if !std {
+                return Ok(vec![Some(var_t)]);
+            }
+            // std's is zero where std is (PyTorch's where(result == 0, 0, ...)).
+            let scaled = div(&var_t, &mul(out, 2.0)?)?;
+            Ok(vec![Some(where_(&eq(out, 0.0)?, 0, &scaled)?)])
+        }),
+    );
     // var's formula reads its result too, which PyTorch's does not keep.
     let names: &'static [&'static str] = if std {
         &["self", "result"]
@@ -573,13 +651,14 @@ pub fn norm(x: &Tensor, p: f64, dims: Option<&[i64]>, keepdim: bool) -> Result<T
     if !needs_grad(&[x]) {
         return Ok(out);
     }
+    let rd2 = rd.clone();
     let saved = vec![SavedTensor::input(x)?, SavedTensor::output(&out, 0)?];
     let values = vec![
         ("dim", dims.map_or(Value::None, |d| Value::Ints(d.to_vec()))),
         ("keepdim", Value::Bool(keepdim)),
         ("ord", Value::Float(p)),
     ];
-    let out = record_formula(
+    let out = record_formula_jvp(
         out,
         &[x],
         "LinalgVectorNormBackward0",
@@ -622,6 +701,7 @@ pub fn norm(x: &Tensor, p: f64, dims: Option<&[i64]>, keepdim: bool) -> Result<T
             };
             Ok(vec![Some(gi)])
         },
+        Jvp::Reduction(rd2, keepdim),
     );
     crate::autograd::formula::describe(&out, &["self", "result"], values);
     Ok(out)
@@ -651,14 +731,36 @@ pub fn logsumexp(x: &Tensor, dims: &[i64], keepdim: bool) -> Result<Tensor> {
     if !needs_grad(&[&x]) {
         return Ok(out);
     }
+    let rd2 = rd.clone();
     let saved = vec![SavedTensor::input(&x)?, SavedTensor::output(&out, 0)?];
-    let out = record_formula(out, &[&x], "LogsumexpBackward0", saved, move |g, s| {
-        let (x, out) = (&s[0], &s[1]);
-        let g = restore_dims(g, &rd, keepdim)?;
-        let out = restore_dims(out, &rd, keepdim)?;
-        let e = unary::exp(&sub(x, &out)?)?;
-        Ok(vec![Some(mul(&g, &e)?)])
-    });
+    let out = record_formula_jvp(
+        out,
+        &[&x],
+        "LogsumexpBackward0",
+        saved,
+        move |g, s| {
+            let (x, out) = (&s[0], &s[1]);
+            let g = restore_dims(g, &rd, keepdim)?;
+            let out = restore_dims(out, &rd, keepdim)?;
+            let e = unary::exp(&sub(x, &out)?)?;
+            Ok(vec![Some(mul(&g, &e)?)])
+        },
+        Jvp::of(move |t, s| {
+            // PyTorch's logsumexp_jvp: sum(exp(x - amax) t) / sum(exp(x - amax)).
+            let Some(t) = &t[0] else {
+                return Ok(vec![None]);
+            };
+            let x = &s[0];
+            let dl = sizes_i64(&rd2);
+            let e = if x.numel() > 0 {
+                unary::exp(&sub(x, &amax(x, &dl, true, true)?)?)?
+            } else {
+                unary::exp(x)?
+            };
+            let num = sum(&mul(&e, t)?, Some(&dl), keepdim)?;
+            Ok(vec![Some(div(&num, &sum(&e, Some(&dl), keepdim)?)?)])
+        }),
+    );
     crate::autograd::formula::describe(
         &out,
         &["self", "result"],
@@ -782,9 +884,14 @@ pub fn cumsum(x: &Tensor, dim: i64) -> Result<Tensor> {
     if !needs_grad(&[&x]) {
         return Ok(out);
     }
-    let out = record_formula(out, &[&x], "CumsumBackward0", vec![], move |g, _| {
-        Ok(vec![Some(reverse_cumsum(g, d)?)])
-    });
+    let out = record_formula_jvp(
+        out,
+        &[&x],
+        "CumsumBackward0",
+        vec![],
+        move |g, _| Ok(vec![Some(reverse_cumsum(g, d)?)]),
+        Jvp::linear(move |t| cumsum(t, d as i64)),
+    );
     crate::autograd::formula::describe(&out, &[], vec![("dim", Value::Int(dim))]);
     Ok(out)
 }
@@ -840,48 +947,93 @@ pub fn cumprod(x: &Tensor, dim: i64) -> Result<Tensor> {
         return Ok(out);
     }
     let saved = vec![SavedTensor::input(&x)?, SavedTensor::output(&out, 0)?];
-    let out = record_formula(out, &[&x], "CumprodBackward0", saved, move |g, s| {
-        let (x, out) = (&s[0], &s[1]);
-        // As PyTorch's cumprod_backward: the gradient itself when nothing is multiplied.
-        if x.numel() <= 1 || x.shape()[d] == 1 {
-            return Ok(vec![Some(g.clone())]);
-        }
-        if !x.to_f64_vec().contains(&0.0) {
-            return Ok(vec![Some(div(&reverse_cumsum(&mul(out, g)?, d)?, x)?)]);
-        }
-        if crate::autograd::is_grad_enabled() {
-            return Ok(vec![Some(cumprod_backward_differentiable(g, x, d)?)]);
-        }
-        // Zeros present, first derivative only (no graph needed): the same sum, per line.
-        let xs = contiguous_clone(&crate::ops::movement::transpose(&x.detach(), d as i64, -1)?);
-        let gs = contiguous_clone(&crate::ops::movement::transpose(&g.detach(), d as i64, -1)?);
-        let n = xs.shape().last().copied().unwrap_or(1);
-        let (xv, gv) = (xs.to_f64_vec(), gs.to_f64_vec());
-        let mut out = vec![0f64; xv.len()];
-        for ((xr, gr), o) in xv
-            .chunks(n.max(1))
-            .zip(gv.chunks(n.max(1)))
-            .zip(out.chunks_mut(n.max(1)))
-        {
-            for i in 0..xr.len() {
-                let mut acc = 0.0;
-                let mut prod_before: f64 = xr[..i].iter().product();
-                for j in i..xr.len() {
-                    if j > i {
-                        prod_before *= xr[j];
-                    }
-                    acc += gr[j] * prod_before;
-                }
-                o[i] = acc;
+    let out = record_formula_jvp(
+        out,
+        &[&x],
+        "CumprodBackward0",
+        saved,
+        move |g, s| {
+            let (x, out) = (&s[0], &s[1]);
+            // As PyTorch's cumprod_backward: the gradient itself when nothing is multiplied.
+            if x.numel() <= 1 || x.shape()[d] == 1 {
+                return Ok(vec![Some(g.clone())]);
             }
-        }
-        let t = cast_data(
-            &Tensor::from_vec_on(out, &xs.shape(), x.device()),
-            x.dtype(),
-        );
-        let t = contiguous_clone(&crate::ops::movement::transpose(&t, d as i64, -1)?);
-        Ok(vec![Some(t)])
-    });
+            if !x.to_f64_vec().contains(&0.0) {
+                return Ok(vec![Some(div(&reverse_cumsum(&mul(out, g)?, d)?, x)?)]);
+            }
+            if crate::autograd::is_grad_enabled() {
+                return Ok(vec![Some(cumprod_backward_differentiable(g, x, d)?)]);
+            }
+            // Zeros present, first derivative only (no graph needed): the same sum, per line.
+            let xs = contiguous_clone(&crate::ops::movement::transpose(&x.detach(), d as i64, -1)?);
+            let gs = contiguous_clone(&crate::ops::movement::transpose(&g.detach(), d as i64, -1)?);
+            let n = xs.shape().last().copied().unwrap_or(1);
+            let (xv, gv) = (xs.to_f64_vec(), gs.to_f64_vec());
+            let mut out = vec![0f64; xv.len()];
+            for ((xr, gr), o) in xv
+                .chunks(n.max(1))
+                .zip(gv.chunks(n.max(1)))
+                .zip(out.chunks_mut(n.max(1)))
+            {
+                for i in 0..xr.len() {
+                    let mut acc = 0.0;
+                    let mut prod_before: f64 = xr[..i].iter().product();
+                    for j in i..xr.len() {
+                        if j > i {
+                            prod_before *= xr[j];
+                        }
+                        acc += gr[j] * prod_before;
+                    }
+                    o[i] = acc;
+                }
+            }
+            let t = cast_data(
+                &Tensor::from_vec_on(out, &xs.shape(), x.device()),
+                x.dtype(),
+            );
+            let t = contiguous_clone(&crate::ops::movement::transpose(&t, d as i64, -1)?);
+            Ok(vec![Some(t)])
+        },
+        Jvp::of(move |t, s| {
+            Ok(vec![t[0]
+                .as_ref()
+                .map(|t| cumprod_jvp(t, &s[0], &s[1], d))
+                .transpose()?])
+        }),
+    );
     crate::autograd::formula::describe(&out, &["self", "result"], vec![("dim", Value::Int(dim))]);
     Ok(out)
+}
+
+/// cumprod's tangent: sum over i of t_i times d out / d x_i, which is the cumprod of x with
+/// x_i replaced by 1 at positions k >= i (0 before); without zeros, cumsum(t / x) * out.
+fn cumprod_jvp(t: &Tensor, x: &Tensor, out: &Tensor, d: usize) -> Result<Tensor> {
+    if x.numel() == 0 {
+        return Ok(t.clone());
+    }
+    if !x.to_f64_vec().contains(&0.0) {
+        return mul(&cumsum(&div(t, x)?, d as i64)?, out);
+    }
+    let n = x.shape()[d];
+    let mut shape = vec![1usize; x.dim()];
+    shape[d] = n;
+    let pos: Vec<i64> = (0..n as i64).collect();
+    let pos = crate::ops::movement::reshape(
+        &Tensor::from_vec_on(pos, &[n], x.device()),
+        &sizes_i64(&shape),
+    )?;
+    let mut total: Option<Tensor> = None;
+    for i in 0..n as i64 {
+        let at_i = eq(&pos, i as f64)?;
+        let replaced = where_(&at_i, 1.0, x)?;
+        let partial = cumprod(&replaced, d as i64)?;
+        let ti = crate::ops::slicing::slice(t, d as i64, Some(i), Some(i + 1), 1)?;
+        let after = crate::ops::compare::ge(&pos, i as f64)?;
+        let term = mul(&mul(&partial, &ti)?, &after)?;
+        total = Some(match total {
+            None => term,
+            Some(acc) => crate::ops::arithmetic::add(&acc, term)?,
+        });
+    }
+    Ok(total.expect("n > 0"))
 }

@@ -5,7 +5,7 @@
 
 use crate::autograd::formula::describe;
 use crate::autograd::saved::Value;
-use crate::autograd::{needs_grad, record_formula, GradModeGuard, SavedTensor};
+use crate::autograd::{needs_grad, record_formula_jvp, GradModeGuard, SavedTensor};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::ops::creation::to_dtype;
@@ -161,9 +161,15 @@ pub fn reduction(
     }
     let rd = reduction_dims(dims, x.dim())?;
     let saved = vec![SavedTensor::input(&x)?];
-    let out = record_formula(out, &[&x], node, saved, move |g, s| {
-        Ok(vec![Some(grad(&restore_dims(g, &rd, keepdim)?, &s[0])?)])
-    });
+    let rd2 = rd.clone();
+    let out = record_formula_jvp(
+        out,
+        &[&x],
+        node,
+        saved,
+        move |g, s| Ok(vec![Some(grad(&restore_dims(g, &rd, keepdim)?, &s[0])?)]),
+        crate::autograd::Jvp::Reduction(rd2, keepdim),
+    );
     let dim = dims.map_or(Value::None, |d| Value::Ints(d.to_vec()));
     describe(
         &out,

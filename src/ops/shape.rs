@@ -3,7 +3,7 @@
 
 use crate::autograd::formula::describe;
 use crate::autograd::saved::Value;
-use crate::autograd::{needs_grad, record_formula, GradModeGuard};
+use crate::autograd::{needs_grad, record_formula_jvp, GradModeGuard, Jvp};
 use crate::dtype::{result_type, Participant, Scalar};
 use crate::error::{Error, Result};
 use crate::ops::creation::{cast_data, contiguous_clone};
@@ -46,9 +46,15 @@ pub fn flip(x: &Tensor, dims: &[i64]) -> Result<Tensor> {
     }
     let given = dims.to_vec();
     let dims = dims.to_vec();
-    let out = record_formula(out, &[x], "FlipBackward0", vec![], move |g, _| {
-        Ok(vec![Some(flip(g, &dims)?)])
-    });
+    let dims_t = dims.clone();
+    let out = record_formula_jvp(
+        out,
+        &[x],
+        "FlipBackward0",
+        vec![],
+        move |g, _| Ok(vec![Some(flip(g, &dims)?)]),
+        Jvp::linear(move |t| flip(t, &dims_t)),
+    );
     describe(&out, &[], vec![("dims", Value::Ints(given))]);
     Ok(out)
 }
@@ -126,16 +132,24 @@ pub fn cat(tensors: &[Tensor], dim: i64) -> Result<Tensor> {
     if !needs_grad(&refs) {
         return Ok(out);
     }
-    let out = record_formula(out, &refs, "CatBackward0", vec![], move |g, _| {
-        offsets
-            .iter()
-            .map(|o| match o {
-                Some((at, n)) => Ok(Some(narrow(g, d as i64, *at as i64, *n as i64)?)),
-                // A skipped legacy empty (0,) input still gets its (empty) gradient.
-                None => Ok(Some(Tensor::zeros_on(&[0], g.dtype(), g.device()))),
-            })
-            .collect()
-    });
+    let shapes = tensors.iter().map(|t| t.shape()).collect();
+    let out = record_formula_jvp(
+        out,
+        &refs,
+        "CatBackward0",
+        vec![],
+        move |g, _| {
+            offsets
+                .iter()
+                .map(|o| match o {
+                    Some((at, n)) => Ok(Some(narrow(g, d as i64, *at as i64, *n as i64)?)),
+                    // A skipped legacy empty (0,) input still gets its (empty) gradient.
+                    None => Ok(Some(Tensor::zeros_on(&[0], g.dtype(), g.device()))),
+                })
+                .collect()
+        },
+        Jvp::linear_n(shapes, move |t| cat(t, d as i64)),
+    );
     describe(&out, &[], vec![("dim", Value::Int(dim))]);
     Ok(out)
 }
@@ -171,11 +185,19 @@ pub fn stack(tensors: &[Tensor], dim: i64) -> Result<Tensor> {
         return Ok(out);
     }
     let n = tensors.len();
-    let out = record_formula(out, &refs, "StackBackward0", vec![], move |g, _| {
-        (0..n)
-            .map(|i| Ok(Some(select(g, d as i64, i as i64)?)))
-            .collect()
-    });
+    let shapes = tensors.iter().map(|t| t.shape()).collect();
+    let out = record_formula_jvp(
+        out,
+        &refs,
+        "StackBackward0",
+        vec![],
+        move |g, _| {
+            (0..n)
+                .map(|i| Ok(Some(select(g, d as i64, i as i64)?)))
+                .collect()
+        },
+        Jvp::linear_n(shapes, move |t| stack(t, d as i64)),
+    );
     describe(&out, &[], vec![("dim", Value::Int(dim))]);
     Ok(out)
 }
@@ -221,10 +243,18 @@ pub fn roll(x: &Tensor, shifts: &[i64], dims: &[i64]) -> Result<Tensor> {
         ("dims", Value::Ints(dims.clone())),
         ("shifts", Value::Ints(shifts.clone())),
     ];
-    let out = record_formula(out, &[x], "RollBackward0", vec![], move |g, _| {
-        let back: Vec<i64> = shifts.iter().map(|s| -s).collect();
-        Ok(vec![Some(roll(g, &back, &dims)?)])
-    });
+    let (shifts_t, dims_t) = (shifts.clone(), dims.clone());
+    let out = record_formula_jvp(
+        out,
+        &[x],
+        "RollBackward0",
+        vec![],
+        move |g, _| {
+            let back: Vec<i64> = shifts.iter().map(|s| -s).collect();
+            Ok(vec![Some(roll(g, &back, &dims)?)])
+        },
+        Jvp::linear(move |t| roll(t, &shifts_t, &dims_t)),
+    );
     describe(&out, &[], values);
     Ok(out)
 }
@@ -294,12 +324,20 @@ pub fn repeat(x: &Tensor, reps: &[i64]) -> Result<Tensor> {
         ("repeats", Value::Ints(reps.to_vec())),
         ("self_sym_sizes", Value::Ints(xs.clone())),
     ];
-    let out = record_formula(out, &[x], "RepeatBackward0", vec![], move |g, _| {
-        let split = reshape(g, &expanded)?;
-        let rep_dims: Vec<i64> = (0..expanded.len() / 2).map(|i| 2 * i as i64).collect();
-        let summed = sum(&split, Some(&rep_dims), false)?;
-        Ok(vec![Some(reshape(&summed, &xs)?)])
-    });
+    let reps_t = reps.to_vec();
+    let out = record_formula_jvp(
+        out,
+        &[x],
+        "RepeatBackward0",
+        vec![],
+        move |g, _| {
+            let split = reshape(g, &expanded)?;
+            let rep_dims: Vec<i64> = (0..expanded.len() / 2).map(|i| 2 * i as i64).collect();
+            let summed = sum(&split, Some(&rep_dims), false)?;
+            Ok(vec![Some(reshape(&summed, &xs)?)])
+        },
+        Jvp::linear(move |t| repeat(t, &reps_t)),
+    );
     describe(&out, &[], values);
     Ok(out)
 }
@@ -344,9 +382,14 @@ pub fn tri(x: &Tensor, diagonal: i64, lower: bool) -> Result<Tensor> {
     } else {
         "TriuBackward0"
     };
-    let out = record_formula(out, &[x], name, vec![], move |g, _| {
-        Ok(vec![Some(tri(g, diagonal, lower)?)])
-    });
+    let out = record_formula_jvp(
+        out,
+        &[x],
+        name,
+        vec![],
+        move |g, _| Ok(vec![Some(tri(g, diagonal, lower)?)]),
+        Jvp::linear(move |t| tri(t, diagonal, lower)),
+    );
     describe(&out, &[], vec![("diagonal", Value::Int(diagonal))]);
     Ok(out)
 }

@@ -4,7 +4,7 @@
 
 use crate::autograd::formula::describe;
 use crate::autograd::graph::Value;
-use crate::autograd::{attach_formula, needs_grad, record_formula};
+use crate::autograd::{attach_formula, needs_grad, record_formula, record_formula_jvp, Jvp};
 use crate::error::{Error, Result};
 use crate::ops::arithmetic::add;
 use crate::tensor::shape::{wrap_dim, Shape};
@@ -117,9 +117,15 @@ pub fn view_scatter(g: &Tensor, shape: &Shape, part: Part) -> Result<Tensor> {
         Part::Slice { .. } => "SliceBackwardBackward0",
         Part::Diagonal { .. } => "DiagonalBackwardBackward0",
     };
-    Ok(record_formula(out, &[g], name, vec![], move |gg, _| {
-        Ok(vec![Some(take_part(gg, part))])
-    }))
+    let shape_t = shape.clone();
+    Ok(record_formula_jvp(
+        out,
+        &[g],
+        name,
+        vec![],
+        move |gg, _| Ok(vec![Some(take_part(gg, part))]),
+        Jvp::linear(move |t| view_scatter(t, &shape_t, part)),
+    ))
 }
 
 /// `x.select(dim, index)` / `x[index]` along `dim`.

@@ -5,7 +5,7 @@
 //! unstable sort may order ties differently; a stable order is one of the orders it allows.
 
 use crate::autograd::graph::Value;
-use crate::autograd::{attach_formula, needs_grad, GradModeGuard, SavedTensor};
+use crate::autograd::{attach_formula_jvp, needs_grad, GradModeGuard, SavedTensor};
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
 use crate::kernels::{self, Rows};
@@ -17,7 +17,7 @@ use crate::ops::reduce::{evenly_distributed, restore_dims};
 use crate::ops::slicing::slice;
 use crate::ops::where_::where_;
 use crate::ops::Operand;
-use crate::tensor::shape::wrap_dim;
+use crate::tensor::shape::{sizes_i64, wrap_dim};
 use crate::tensor::Tensor;
 
 /// The values of `x` sorted along `d` and the positions they came from (int64), both
@@ -43,23 +43,42 @@ fn record_pick(
     let dims = if shape.is_empty() { vec![] } else { vec![d] };
     let sizes = Value::Ints(crate::tensor::shape::sizes_i64(&shape));
     let saved = vec![SavedTensor::input(index)?];
-    attach_formula(&[values], &[x], name, saved, move |g, s| {
-        let g = g[0].clone().expect("values gradient");
-        if shape.is_empty() {
-            return Ok(vec![Some(g)]);
-        }
-        let index = restore_dims(&s[0], &dims, keepdim)?;
-        let g = restore_dims(&g, &dims, keepdim)?;
-        let zeros = Tensor::zeros_on(&shape, g.dtype(), g.device());
-        let g = Operand::Tensor(g);
-        // The positions are in range by construction: a GPU kernel writes them without the
-        // read-back that checks a user's index (unless this backward is itself recorded).
-        if !g.requires_grad() {
-            kernels::scatter(&zeros, d, &index, None, None, &g, false)?;
-            return Ok(vec![Some(zeros)]);
-        }
-        Ok(vec![Some(scatter(&zeros, d as i64, &index, g)?)])
-    });
+    let vshape = sizes_i64(&values.shape());
+    let (dims_t, shape_empty) = (dims.clone(), shape.is_empty());
+    attach_formula_jvp(
+        &[values],
+        &[x],
+        name,
+        saved,
+        move |g, s| {
+            let g = g[0].clone().expect("values gradient");
+            if shape.is_empty() {
+                return Ok(vec![Some(g)]);
+            }
+            let index = restore_dims(&s[0], &dims, keepdim)?;
+            let g = restore_dims(&g, &dims, keepdim)?;
+            let zeros = Tensor::zeros_on(&shape, g.dtype(), g.device());
+            let g = Operand::Tensor(g);
+            // The positions are in range by construction: a GPU kernel writes them without the
+            // read-back that checks a user's index (unless this backward is itself recorded).
+            if !g.requires_grad() {
+                kernels::scatter(&zeros, d, &index, None, None, &g, false)?;
+                return Ok(vec![Some(zeros)]);
+            }
+            Ok(vec![Some(scatter(&zeros, d as i64, &index, g)?)])
+        },
+        crate::autograd::Jvp::of(move |t, s| {
+            let Some(t) = &t[0] else {
+                return Ok(vec![None]);
+            };
+            if shape_empty {
+                return Ok(vec![Some(t.clone())]);
+            }
+            let index = restore_dims(&s[0], &dims_t, keepdim)?;
+            let picked = crate::ops::index::gather(t, d as i64, &index)?;
+            Ok(vec![Some(crate::ops::movement::reshape(&picked, &vshape)?)])
+        }),
+    );
     // PyTorch's names: the dim as given; sort and topk keep no `keepdim`.
     let mut shown = vec![("dim", Value::Int(dim))];
     if !matches!(name, "SortBackward0" | "TopkBackward0") {

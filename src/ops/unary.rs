@@ -438,6 +438,11 @@ impl Backward for UnaryBackward {
         Ok(vec![Some(self.op.grad(g, &s, self.args)?)])
     }
 
+    // Every declared derivative is elementwise in `g`: the tangent is `grad(t)` (Note [Forward AD]).
+    fn elementwise(&self) -> bool {
+        true
+    }
+
     fn release(&mut self) {
         if let Some(s) = &mut self.saved {
             s.release();

@@ -1,7 +1,7 @@
 //! `where(cond, a, b)`: elementwise selection with broadcasting and its backward.
 
 use crate::autograd::formula::{Saved, Values};
-use crate::autograd::{attach_named, SavedTensor};
+use crate::autograd::{attach_named_jvp, SavedTensor};
 use crate::dtype::{result_type, DType};
 use crate::error::{Error, Result};
 use crate::kernels::{select_host as select_host_values, Src};
@@ -82,12 +82,14 @@ fn where_record(
     b: Operand,
     dtype: DType,
 ) -> Result<Tensor> {
-    if crate::autograd::is_grad_enabled() && (a.requires_grad() || b.requires_grad()) {
+    if (crate::autograd::is_grad_enabled() && (a.requires_grad() || b.requires_grad()))
+        || crate::autograd::forward::operand_tangent(&[&a, &b])
+    {
         let (oa, ob) = (a.edge_tensor(dtype), b.edge_tensor(dtype));
         let saved: Saved = [SavedTensor::input(cond)?].into_iter().collect();
         let names: &'static [&'static str] = &["condition"];
         // (where(cond, g, 0), where(cond, 0, g)).
-        attach_named(
+        attach_named_jvp(
             &[&out],
             &[&oa, &ob],
             "WhereBackward0",
@@ -98,6 +100,7 @@ fn where_record(
                 let (g, cond) = (g[0].as_ref().expect("engine passes a gradient"), &s[0]);
                 Ok(vec![Some(where_(cond, g, 0)?), Some(where_(cond, 0, g)?)])
             },
+            crate::autograd::Jvp::Elementwise,
         );
     }
     Ok(out)

@@ -256,6 +256,7 @@ macro_rules! multi_methods {
             kwargs: $kwargs:tt,
             forward: |$x:ident| $forward:expr,
             grad: |$grads:ident, $gx:ident, $outs:ident| $grad:expr,
+            jvp: |$jt:ident, $jx:ident, $jouts:ident| $jvp:expr,
             methods: [$($m:ident),*], functions: [$($f:ident),*],
             sig: $sig:expr,
         }

@@ -345,7 +345,9 @@ impl PyTensor {
                     inplace::check_write(&view, &[&vt])
                 })?;
             }
-            if crate::autograd::is_grad_enabled() && (self.t.requires_grad() || vt.requires_grad())
+            if (crate::autograd::is_grad_enabled()
+                && (self.t.requires_grad() || vt.requires_grad()))
+                || crate::autograd::forward::any_tangent(&[&self.t, &vt])
             {
                 super::boundary::catch(|| ix::setitem_(&self.t, &s, v))?;
             } else {

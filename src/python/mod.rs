@@ -7,6 +7,7 @@ pub mod convert;
 pub mod declared;
 pub mod dtype;
 pub mod errors;
+pub mod forward_ad;
 pub mod gpu;
 pub mod helpers;
 pub mod hooks;
@@ -535,6 +536,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(autograd::_current_graph_task_id, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_is_checkpoint_valid, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_will_engine_execute_node, m)?)?;
+    forward_ad::register(m)?;
     m.add_function(wrap_pyfunction!(autograd::_backward, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_grad, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::is_grad_enabled, m)?)?;

@@ -59,6 +59,13 @@ pub struct AutogradMeta {
     /// no_grad mode itself (not only a view of such a view).
     pub creation_meta: CreationMeta,
     pub made_in_no_grad: bool,
+    /// The tangent at the live dual level (forward-mode AD, `autograd::forward`), laid out as
+    /// this tensor over a storage of the same size, so a view's tangent is the same view of
+    /// its base's.
+    pub fw_grad: Option<Tensor>,
+    /// A view whose tangent is its own, not a view of its base's (`make_dual`'s result and
+    /// `unpack_dual`'s primal, PyTorch's views without forward-grad view metadata).
+    pub fw_standalone: bool,
 }
 
 /// Note [View creation meta]: PyTorch's `CreationMeta`. A view made in no_grad mode, in

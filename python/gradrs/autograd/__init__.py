@@ -8,7 +8,7 @@ from .. import _native
 from .._grad_mode import enable_grad, no_grad, set_grad_enabled
 from .._grad_mode import (enforce_grad_layout_policy, inference_mode, is_multithreading_enabled,
                           set_multithreading_enabled)
-from . import anomaly_mode, function, functional, grad_mode, graph
+from . import anomaly_mode, forward_ad, function, functional, grad_mode, graph
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .grad_mode import _unsafe_preserve_version_counter  # noqa: F401
 from .function import Function, once_differentiable
@@ -74,7 +74,7 @@ def graph_stats():
 
 
 __all__ = ["Function", "Variable", "anomaly_mode", "backward", "detect_anomaly", "enable_grad",
-           "enforce_grad_layout_policy", "function", "functional", "grad", "grad_mode", "gradcheck",
+           "enforce_grad_layout_policy", "forward_ad", "function", "functional", "grad", "grad_mode", "gradcheck",
            "gradgradcheck", "graph", "graph_stats", "inference_mode", "is_multithreading_enabled",
            "no_grad", "once_differentiable", "set_detect_anomaly", "set_grad_enabled",
            "set_multithreading_enabled"]

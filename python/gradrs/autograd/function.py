@@ -183,13 +183,75 @@ def _apply(cls, args, kwargs, setup):
     ctx.needs_input_grad = tuple(isinstance(a, _native.Tensor) and a.requires_grad
                                  for a in args)
     executable = _native.is_grad_enabled() and any(ctx.needs_input_grad)
-    with no_grad():
-        if setup:
-            output = cls.forward(*args, **kwargs)
-            cls.setup_context(ctx, args, output)
-        else:
-            output = cls.forward(ctx, *args, **kwargs)
-    return _wrap_outputs(ctx, args, output, executable)
+    tangents = _input_tangents(args)
+    # As PyTorch, forward sees no tangents (forward grad is off while it runs).
+    fw_was = _native._is_fwd_grad_enabled()
+    _native._set_fwd_grad_enabled(fw_was and tangents is None)
+    try:
+        with no_grad():
+            if setup:
+                output = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, output)
+            else:
+                output = cls.forward(ctx, *args, **kwargs)
+    finally:
+        _native._set_fwd_grad_enabled(fw_was)
+    result = _wrap_outputs(ctx, args, output, executable)
+    if tangents is not None:
+        _forward_ad(cls, ctx, args, tangents, result)
+    return result
+
+
+def _input_tangents(args):
+    """Each argument's tangent (zeros for a tensor without one, None for a non-tensor) when
+    forward AD is on and some input has one; else None."""
+    from . import forward_ad
+    if forward_ad._current_level < 0 or not _native._is_fwd_grad_enabled():
+        return None
+    tangents = [forward_ad.unpack_dual(a).tangent if isinstance(a, _native.Tensor) else None
+                for a in args]
+    if all(t is None for t in tangents):
+        return None
+    return [_native.zeros_like(a) if t is None and isinstance(a, _native.Tensor) else t
+            for a, t in zip(args, tangents)]
+
+
+class _JvpCtx:
+    """The context ``jvp`` sees: ``ctx`` itself, whose ``saved_tensors`` are the tensors of
+    ``save_for_forward``."""
+
+    def __init__(self, ctx):
+        object.__setattr__(self, "_ctx", ctx)
+
+    @property
+    def saved_tensors(self):
+        return tuple(getattr(self._ctx, "saved_for_forward", ()))
+
+    def __getattr__(self, name):
+        return getattr(self._ctx, name)
+
+    def __setattr__(self, name, value):
+        setattr(self._ctx, name, value)
+
+
+def _forward_ad(cls, ctx, args, tangents, result):
+    """Give the outputs the tangents the Function's ``jvp`` computes (PyTorch's
+    ``_process_forward_mode_AD``)."""
+    outputs = result if isinstance(result, tuple) else (result,)
+    _native._set_fwd_grad_enabled(False)
+    try:
+        out_t = cls.jvp(_JvpCtx(ctx), *tangents)
+    finally:
+        _native._set_fwd_grad_enabled(True)
+    if not isinstance(out_t, tuple):
+        out_t = (out_t,)
+    if len(out_t) != len(outputs):
+        raise RuntimeError("Function's jvp returned an invalid number of forward gradients "
+                           f"(expected {len(outputs)} but got {len(out_t)})")
+    for o, t in zip(outputs, out_t):
+        if isinstance(o, _native.Tensor) and t is not None and o.dtype.is_floating_point:
+            _native._set_tangent(o, t)
+    ctx.__dict__.pop("saved_for_forward", None)
 
 
 def _contains(seq, t):

@@ -1,0 +1,449 @@
+"""`gradrs.func`: PyTorch's function transforms without vmap: `jvp` and `jacfwd` on forward-mode
+AD (`autograd.forward_ad`), `grad`, `grad_and_value`, `vjp`, `jacrev` on `autograd.grad`,
+`hessian` (forward over reverse) and `functional_call`.
+
+Deviation from PyTorch: forward AD has one level, so `jvp`/`jacfwd` cannot be nested in each
+other (PyTorch's functorch levels allow it); `jacfwd`/`jacrev` take one jvp / vjp per input /
+output element instead of vmapping them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+
+from . import _native
+from ._grad_mode import enable_grad
+from .autograd import forward_ad as _fwAD
+
+__all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp",
+           "vjp"]
+
+_JVP = "jvp(f, primals, tangents)"
+
+
+# ---- small pytrees: tensors (and other leaves) in nested tuples, lists and dicts -----------
+
+
+def _flatten(tree):
+    if isinstance(tree, (tuple, list)):
+        leaves, specs = [], []
+        for x in tree:
+            lv, sp = _flatten(x)
+            leaves += lv
+            specs.append(sp)
+        return leaves, (type(tree), specs)
+    if isinstance(tree, dict):
+        leaves, specs = [], []
+        for k, x in tree.items():
+            lv, sp = _flatten(x)
+            leaves += lv
+            specs.append((k, sp))
+        return leaves, (dict, specs)
+    return [tree], None
+
+
+def _unflatten(leaves, spec):
+    it = iter(leaves)
+
+    def build(sp):
+        if sp is None:
+            return next(it)
+        kind, subs = sp
+        if kind is dict:
+            return {k: build(s) for k, s in subs}
+        return kind(build(s) for s in subs)
+
+    return build(spec)
+
+
+def _spec_str(spec, indent=0):
+    """The spec as PyTorch's ``TreeSpec`` prints it (in its error messages)."""
+    if spec is None:
+        return "*"
+    kind, subs = spec
+    context = [k for k, _ in subs] if kind is dict else None
+    children = [s for _, s in subs] if kind is dict else subs
+    text = ""
+    if children:
+        indent += 2
+        text = _spec_str(children[0], indent) + ("," if len(children) > 1 else "")
+        text += ",".join("\n" + " " * indent + _spec_str(c, indent) for c in children[1:])
+    return f"TreeSpec({kind.__name__}, {context}, [{text}])"
+
+
+def _check_tensors(leaves, api, argname):
+    if len(leaves) == 0:
+        raise RuntimeError(f"{api}: Expected {argname} to contain at least one Tensor.")
+    for x in leaves:
+        if not isinstance(x, _native.Tensor):
+            raise RuntimeError(f"{api}: Expected {argname} to only contain Tensors, got {type(x)}")
+
+
+# ---- argnums -----------------------------------------------------------------------------
+
+
+def _check_argnum(argnum, num_args):
+    if not isinstance(argnum, int):
+        raise RuntimeError(f"argnum must be int, got: {type(argnum)}")
+    if -num_args <= argnum < num_args:
+        return argnum % num_args
+    raise RuntimeError(f"Got argnum={argnum}, but only {num_args} positional inputs")
+
+
+def _argnums(argnums, num_args):
+    if isinstance(argnums, int):
+        return _check_argnum(argnums, num_args)
+    if isinstance(argnums, tuple):
+        if len(argnums) == 0:
+            raise RuntimeError("argnums must be non-empty")
+        if len(set(argnums)) != len(argnums):
+            raise RuntimeError(f"argnums elements must be unique, got {argnums}")
+        return tuple(_check_argnum(a, num_args) for a in argnums)
+    raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
+
+
+def _pick(args, argnums):
+    return args[argnums] if isinstance(argnums, int) else tuple(args[a] for a in argnums)
+
+
+def _replace(args, argnums, new):
+    args = list(args)
+    if isinstance(argnums, int):
+        args[argnums] = new
+    else:
+        for a, n in zip(argnums, new):
+            args[a] = n
+    return tuple(args)
+
+
+# ---- forward mode ------------------------------------------------------------------------
+
+
+def jvp(func, primals, tangents, *, strict=False, has_aux=False):
+    """``(func(*primals), J tangents)``, the Jacobian-vector product by forward-mode AD."""
+    return _jvp(func, primals, tangents, None, strict=strict, has_aux=has_aux)
+
+
+def _jvp(func, primals, tangents, argnums, *, strict=False, has_aux=False):
+    if not isinstance(primals, tuple):
+        raise RuntimeError(f"{_JVP}: Expected primals to be a tuple. "
+                           "E.g. it should be valid to call f(*primals).")
+    diff = primals if argnums is None else _pick(primals, argnums)
+    flat_p, spec_p = _flatten(diff)
+    flat_t, spec_t = _flatten(tangents)
+    if spec_p != spec_t:
+        raise RuntimeError(
+            f"{_JVP}: Expected primals and tangents to have the same python structure. For "
+            "example, if primals is a tuple of 3 tensors, tangents also must be. Got primals "
+            f"with structure {_spec_str(spec_p)} and tangents with structure "
+            f"{_spec_str(spec_t)}")
+    _check_tensors(flat_p, _JVP, "primals")
+    _check_tensors(flat_t, _JVP, "tangents")
+    with _fwAD._set_fwd_grad_enabled(True), _fwAD.dual_level():
+        duals = _unflatten([_fwAD.make_dual(p, t) for p, t in zip(flat_p, flat_t)], spec_p)
+        args = duals if argnums is None else _replace(primals, argnums, duals)
+        result = func(*args)
+        aux = None
+        if has_aux:
+            if not (isinstance(result, tuple) and len(result) == 2):
+                raise RuntimeError(f"{_JVP}: output of function f should be a tuple: "
+                                   "(output, aux) if has_aux is True")
+            result, aux = result
+        flat_out, spec_out = _flatten(result)
+        if (len(flat_out) == 1 and flat_out[0] is None) or len(flat_out) < 1:
+            raise RuntimeError(f"{_JVP}: Expected f to be a function that has non-empty "
+                               f"output (got output = {flat_out})")
+        prim_out, tan_out = [], []
+        for o in flat_out:
+            if not isinstance(o, _native.Tensor):
+                raise RuntimeError(f"{_JVP}: expected f(*primals) to return only tensors, "
+                                   f"got unsupported type {type(o)}")
+            p, t = _fwAD.unpack_dual(o)
+            if t is None:
+                if strict:
+                    raise RuntimeError(
+                        "jvp(f, primals, tangents, strict=True): The output of f is "
+                        "independent of the inputs. This is not allowed with strict=True.")
+                t = _native.zeros_like(p)
+            prim_out.append(p.detach() if not p.requires_grad else p)
+            tan_out.append(t)
+        out = (_unflatten(prim_out, spec_out), _unflatten(tan_out, spec_out))
+        return (*out, aux) if has_aux else out
+
+
+def _basis(t):
+    """One-hot tensors of ``t``'s shape, one per element."""
+    n = t.numel()
+    eye = _native.eye(n, dtype=t.dtype, device=t.device) if n else None
+    return [eye[i].reshape(t.shape) for i in range(n)]
+
+
+def _stack_jac(columns, out_shape, in_shape, dtype, device):
+    """Columns (one per input element, each of the output's shape) as ``out + in`` shape."""
+    if not columns:
+        return _native.zeros(tuple(out_shape) + tuple(in_shape), dtype=dtype, device=device)
+    stacked = _native.stack([c.reshape(-1) for c in columns], -1)
+    return stacked.reshape(tuple(out_shape) + tuple(in_shape))
+
+
+def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
+    """The Jacobian of ``func`` w.r.t. the ``argnums`` inputs, by forward-mode AD."""
+    if randomness not in ("error", "different", "same"):
+        raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or "
+                           f"'same'. Got {randomness}")
+
+    @functools.wraps(func)
+    def wrapper(*args):
+        nums = _argnums(argnums, len(args))
+        primals = _pick(args, nums)
+        flat_p, spec_p = _flatten(primals)
+        columns: list = []  # per input leaf: per element: flat output tangents
+        outs = aux = None
+        for leaf_i, p in enumerate(flat_p):
+            cols = []
+            for e in _basis(p):
+                tans = [e if j == leaf_i else _native.zeros_like(q) for j, q in enumerate(flat_p)]
+                r = _jvp(func, args, _unflatten(tans, spec_p), nums, has_aux=has_aux)
+                outs, tan = r[0], r[1]
+                if has_aux:
+                    aux = r[2]
+                cols.append(_flatten(tan)[0])
+            columns.append(cols)
+        if outs is None:  # every input is empty: evaluate once for the output's structure
+            res = func(*args)
+            outs, aux = res if has_aux else (res, None)
+        flat_o, spec_o = _flatten(outs)
+        jac_by_out = []
+        for k, o in enumerate(flat_o):
+            per_in = [_stack_jac([c[k] for c in columns[i]], o.shape, p.shape, o.dtype, o.device)
+                      for i, p in enumerate(flat_p)]
+            jac_by_out.append(_unflatten(per_in, spec_p))
+        jac = _unflatten(jac_by_out, spec_o)
+        return (jac, aux) if has_aux else jac
+
+    return wrapper
+
+
+# ---- reverse mode ------------------------------------------------------------------------
+
+
+def _create_differentiable(x):
+    """A fresh leaf of ``x``'s values that requires grad; under a live dual level it keeps
+    ``x``'s tangent, so reverse mode inside ``jacfwd`` / ``jvp`` is forward-differentiated."""
+    if not isinstance(x, _native.Tensor):
+        return x
+    tangent = _fwAD.unpack_dual(x).tangent
+    d = x.detach().requires_grad_()
+    return d if tangent is None else _fwAD.make_dual(d, tangent)
+
+
+def vjp(func, *primals, has_aux=False):
+    """``(func(*primals), vjp_fn)``: ``vjp_fn(v)`` is ``v^T J`` for each primal."""
+    from .autograd import grad as _grad
+    with enable_grad():
+        flat_p, spec_p = _flatten(primals)
+        diff = [_create_differentiable(p) for p in flat_p]
+        result = func(*_unflatten(diff, spec_p))
+        aux = None
+        if has_aux:
+            if not (isinstance(result, tuple) and len(result) == 2):
+                raise RuntimeError("vjp(f, *primals): output of function f should be a tuple: "
+                                   "(output, aux) if has_aux is True")
+            result, aux = result
+        flat_out, spec_out = _flatten(result)
+        for o in flat_out:
+            if not isinstance(o, _native.Tensor):
+                raise RuntimeError("vjp(f, *primals): Expected f to be a function that has "
+                                   f"only tensor outputs, got {type(o)}")
+
+    def vjp_fn(cotangents, *, retain_graph=True, create_graph=None):
+        flat_c, spec_c = _flatten(cotangents)
+        if spec_c != spec_out:
+            raise RuntimeError(
+                "Expected pytree structure of cotangents to be the same as pytree structure of "
+                f"outputs to the function. cotangents: {_spec_str(spec_c)}, primal output: "
+                f"{_spec_str(spec_out)}")
+        if create_graph is None:
+            create_graph = _native.is_grad_enabled()
+        pairs = [(o, c) for o, c in zip(flat_out, flat_c) if o.requires_grad]
+        grads = _grad([o for o, _ in pairs], diff, [c for _, c in pairs],
+                      retain_graph=retain_graph, create_graph=create_graph,
+                      allow_unused=True) if pairs else [None] * len(diff)
+        grads = [g if g is not None else _native.zeros_like(p) for g, p in zip(grads, diff)]
+        return _unflatten(grads, spec_p)
+
+    outs = _unflatten([o.detach() for o in flat_out], spec_out)
+    return (outs, vjp_fn, aux) if has_aux else (outs, vjp_fn)
+
+
+def grad_and_value(func, argnums=0, has_aux=False):
+    """A function returning ``(gradient of func w.r.t. argnums, func's value)``; ``func``
+    must return a one-element tensor."""
+    from .autograd import grad as _grad
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        nums = _argnums(argnums, len(args))
+        with enable_grad():
+            diff = _pick(args, nums)
+            flat_d, spec_d = _flatten(diff)
+            flat_d = [_create_differentiable(d) for d in flat_d]
+            diff = _unflatten(flat_d, spec_d)
+            output = func(*_replace(args, nums, diff), **kwargs)
+            aux = None
+            if has_aux:
+                if not (isinstance(output, tuple) and len(output) == 2):
+                    raise RuntimeError("grad_and_value(f)(*args): output of function f should "
+                                       "be a tuple: (output, aux) if has_aux is True")
+                output, aux = output
+            if not isinstance(output, _native.Tensor):
+                raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a "
+                                   f"Tensor, got {type(output)}")
+            if output.dim() != 0:
+                raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a "
+                                   "scalar Tensor, got tensor with "
+                                   f"{output.dim()} dims. Maybe you wanted to use the vjp or "
+                                   "jacrev APIs instead?")
+            if output.requires_grad:
+                grads = _grad(output, flat_d, create_graph=True, allow_unused=True)
+            else:
+                grads = [None] * len(flat_d)
+            grads = [g if g is not None else _native.zeros_like(d) for g, d in zip(grads, flat_d)]
+            grads = _unflatten(grads, spec_d)
+        value = output.detach() if not _native.is_grad_enabled() else output
+        return ((grads, (value, aux)) if has_aux else (grads, value))
+
+    return wrapper
+
+
+def grad(func, argnums=0, has_aux=False):
+    """A function returning the gradient of ``func`` w.r.t. its ``argnums`` inputs."""
+    gv = grad_and_value(func, argnums, has_aux)
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        g, value = gv(*args, **kwargs)
+        return (g, value[1]) if has_aux else g
+
+    return wrapper
+
+
+def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
+    """The Jacobian of ``func`` w.r.t. the ``argnums`` inputs, by reverse-mode AD."""
+    if not (chunk_size is None or chunk_size > 0):
+        raise ValueError("jacrev: `chunk_size` should be greater than 0.")
+
+    @functools.wraps(func)
+    def wrapper(*args):
+        nums = _argnums(argnums, len(args))
+        primals = _pick(args, nums)
+
+        def f(*p):
+            return func(*_replace(args, nums, p if isinstance(nums, tuple) else p[0]))
+
+        res = vjp(f, *(primals if isinstance(nums, tuple) else (primals,)), has_aux=has_aux)
+        outs, vjp_fn = res[0], res[1]
+        flat_o, spec_o = _flatten(outs)
+        flat_p, spec_p = _flatten(primals)
+        jac_by_out = []
+        for k, o in enumerate(flat_o):
+            rows = []  # per output element: flat input gradients
+            for e in _basis(o):
+                cot = [e if j == k else _native.zeros_like(q) for j, q in enumerate(flat_o)]
+                g = vjp_fn(_unflatten(cot, spec_o))
+                rows.append(_flatten(g if isinstance(nums, tuple) else g[0])[0])
+            per_in = []
+            for i, p in enumerate(flat_p):
+                if rows:
+                    st = _native.stack([r[i].reshape(-1) for r in rows], 0)
+                    per_in.append(st.reshape(tuple(o.shape) + tuple(p.shape)))
+                else:
+                    per_in.append(_native.zeros(tuple(o.shape) + tuple(p.shape), dtype=p.dtype,
+                                                device=p.device))
+            jac_by_out.append(_unflatten(per_in, spec_p))
+        jac = _unflatten(jac_by_out, spec_o)
+        return (jac, res[2]) if has_aux else jac
+
+    return wrapper
+
+
+def hessian(func, argnums=0):
+    """The Hessian of ``func`` w.r.t. ``argnums``: ``jacfwd(jacrev(func))``."""
+    return jacfwd(jacrev(func, argnums), argnums)
+
+
+# ---- functional_call -----------------------------------------------------------------------
+
+
+def _set_tensor(module, name, value):
+    *path, leaf = name.split(".")
+    for p in path:
+        module = getattr(module, p)
+    if leaf in module._parameters:
+        old = module._parameters[leaf]
+        module._parameters[leaf] = value
+        return lambda: module._parameters.__setitem__(leaf, old)
+    if leaf in module._buffers:
+        old = module._buffers[leaf]
+        module._buffers[leaf] = value
+        return lambda: module._buffers.__setitem__(leaf, old)
+    had = hasattr(module, leaf)
+    old = getattr(module, leaf, None)
+    object.__setattr__(module, leaf, value)
+    return (lambda: object.__setattr__(module, leaf, old)) if had else (
+        lambda: object.__delattr__(module, leaf))
+
+
+def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *,
+                    tie_weights=True, strict=False):
+    """Call ``module`` with its parameters and buffers replaced by the given tensors."""
+    dicts = parameter_and_buffer_dicts
+    if isinstance(dicts, dict):
+        merged = dict(dicts)
+    elif isinstance(dicts, (list, tuple)):
+        merged = {}
+        for d in dicts:
+            for k in d:
+                if k in merged:
+                    raise ValueError(f"{k} appeared in multiple dictionaries; behavior of "
+                                     "functional call is ambiguous")
+            merged.update(d)
+    else:
+        raise ValueError(f"Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of "
+                         f"dicts, but got {type(dicts)}")
+    if tie_weights:
+        # Names sharing one tensor (tied weights) all take the value given for any of them.
+        by_id: dict = {}
+        named = list(module.named_parameters(remove_duplicate=False)) + list(
+            module.named_buffers(remove_duplicate=False))
+        for n, t in named:
+            by_id.setdefault(id(t), []).append(n)
+        for names in by_id.values():
+            given = [n for n in names if n in merged]
+            if given:
+                for n in names:
+                    merged.setdefault(n, merged[given[0]])
+    if strict:
+        expected = {n for n, _ in module.named_parameters(remove_duplicate=False)} | {
+            n for n, _ in module.named_buffers(remove_duplicate=False)}
+        missing = sorted(expected - set(merged))
+        unexpected = sorted(set(merged) - expected)
+        if missing or unexpected:
+            msg = []
+            if unexpected:
+                msg.append("Unexpected key(s): " + ", ".join(repr(k) for k in unexpected) + ".")
+            if missing:
+                msg.append("Missing key(s): " + ", ".join(repr(k) for k in missing) + ".")
+            raise RuntimeError("Error(s) in reparametrizing for {}:\n\t{}".format(
+                module._get_name(), "\n\t".join(msg)))
+    if args is None:
+        args = ()
+    elif not isinstance(args, tuple):
+        args = (args,)
+    kwargs = kwargs or {}
+    with contextlib.ExitStack() as stack:
+        for name, value in merged.items():
+            stack.callback(_set_tensor(module, name, value))
+        return module(*args, **kwargs)
+

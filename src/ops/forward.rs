@@ -1,0 +1,325 @@
+//! Forward-mode AD's ops (Note [Forward AD] in `autograd/forward.rs`): reading and setting a
+//! tensor's tangent (a view's is the same view of its base's), `make_dual` / `unpack_dual`, and
+//! the runner that gives an op's outputs their tangents from its node's jvp formula.
+
+use crate::autograd::forward::{self as fw, Suspend};
+use crate::autograd::graph::{Ctx, NodeRef};
+use crate::autograd::is_grad_enabled;
+use crate::error::{Error, Result};
+use crate::ops::arithmetic::add;
+use crate::ops::creation::contiguous_clone;
+use crate::ops::inplace::write_into;
+use crate::tensor::shape::list_repr;
+use crate::tensor::Tensor;
+use std::sync::Arc;
+
+/// Install the runner (before the first level: ops record nothing forward-mode before it).
+pub fn install() {
+    fw::install_runner(run);
+}
+
+/// `t`'s tangent at the live level: its own, or (a view) the same view of its base's.
+pub fn tangent(t: &Tensor) -> Option<Tensor> {
+    if !fw::level_live() {
+        return None;
+    }
+    if let Some(own) = fw::own_tangent(t) {
+        return Some(own);
+    }
+    if fw::is_standalone(t) {
+        return None;
+    }
+    let base_tangent = fw::own_tangent(t.view_base()?)?;
+    let view = Tensor::from_storage(base_tangent.read().storage.clone(), t.read().layout.clone());
+    fw::store_tangent(t, Some(view.clone()));
+    Some(view)
+}
+
+/// A new view `view` of `of` takes the same view of `of`'s tangent.
+pub fn on_view(of: &Tensor, view: &Tensor) {
+    if !fw::enabled() {
+        return;
+    }
+    if let Some(t) = tangent(of) {
+        let v = Tensor::from_storage(t.read().storage.clone(), view.read().layout.clone());
+        fw::store_tangent(view, Some(v));
+    }
+}
+
+/// A zero tangent laid out as `t`, over a storage as large as `t`'s.
+fn zeros_like_meta(t: &Tensor, like: &Tensor) -> Tensor {
+    let (len, layout) = {
+        let d = t.read();
+        (d.storage.len(), d.layout.clone())
+    };
+    let zeros = Tensor::zeros_on(&[len], like.dtype(), like.device());
+    let storage = zeros.read().storage.clone();
+    Tensor::from_storage(storage, layout)
+}
+
+/// Give `t` the tangent `value` (broadcast to `t`'s shape): written into the tangent `t`
+/// already has (so views of it and its base see it), else stored as is when it is laid out as
+/// `t` and `fresh` (shared with nothing), else copied into a new one laid out as `t`.
+pub fn set_tangent(t: &Tensor, value: &Tensor, fresh: bool) -> Result<()> {
+    let shape = t.shape();
+    let value = if value.shape() != shape {
+        let sizes: Vec<i64> = shape.iter().map(|&s| s as i64).collect();
+        crate::ops::movement::expand(value, &sizes)?
+    } else {
+        value.clone()
+    };
+    let _off = Suspend::new();
+    if let Some(existing) = tangent(t) {
+        if existing.ptr_eq(&value) {
+            return Ok(());
+        }
+        return write_into(&existing, &value);
+    }
+    if !fw::is_standalone(t) {
+        if let Some(base) = t.view_base() {
+            let base_tangent = zeros_like_meta(base, &value);
+            fw::store_tangent(base, Some(base_tangent));
+            let existing = tangent(t).expect("the base has a tangent");
+            return write_into(&existing, &value);
+        }
+    }
+    let same_meta = fresh && {
+        let (v, d) = (value.read(), t.read());
+        same_layout(&v.layout, &d.layout) && v.storage.len() == d.storage.len()
+    };
+    if same_meta {
+        fw::store_tangent(t, Some(value));
+        return Ok(());
+    }
+    let new = zeros_like_meta(t, &value);
+    write_into(&new, &value)?;
+    fw::store_tangent(t, Some(new));
+    Ok(())
+}
+
+/// Drop `t`'s tangent (writing zeros where it is shared with its base or views).
+pub fn zero_tangent(t: &Tensor) -> Result<()> {
+    if let Some(existing) = tangent(t) {
+        let _off = Suspend::new();
+        let zeros = Tensor::zeros_on(&existing.shape(), existing.dtype(), existing.device());
+        write_into(&existing, &zeros)?;
+    }
+    Ok(())
+}
+
+fn same_layout(a: &crate::tensor::Layout, b: &crate::tensor::Layout) -> bool {
+    a.shape == b.shape && a.strides == b.strides && a.offset == b.offset
+}
+
+fn shares(a: &Tensor, b: &Tensor) -> bool {
+    Arc::ptr_eq(&a.read().storage, &b.read().storage)
+}
+
+/// The runner `autograd::attach` calls: the node's jvp (or `auto_element_wise` /
+/// the reduction rule from its backward) gives the outputs their tangents. Outputs that are
+/// views already have theirs (the same view of the input's); a view op has no formula.
+fn run(node: &NodeRef, outputs: &[&Tensor], inputs: &[&Tensor]) -> Result<()> {
+    let tangents: Vec<Option<Tensor>> = inputs.iter().map(|t| tangent(t)).collect();
+    // An output sharing an input's memory (a view, `_unsafe_view`, an alias) has the same
+    // layout over the input's tangent storage as its tangent.
+    let alias_of = |o: &Tensor| {
+        inputs
+            .iter()
+            .zip(&tangents)
+            .find_map(|(i, t)| t.as_ref().filter(|_| shares(i, o)))
+    };
+    if outputs.iter().all(|o| alias_of(o).is_some()) {
+        for o in outputs {
+            if !fw::has_tangent(o) {
+                let t = alias_of(o).expect("checked above");
+                let v = Tensor::from_storage(t.read().storage.clone(), o.read().layout.clone());
+                fw::store_tangent(o, Some(v));
+            }
+        }
+        return Ok(());
+    }
+    // The formula records a graph only when the node is kept (reverse over forward): a saved
+    // output is re-attached to the node only then.
+    let create_graph = is_grad_enabled() && inputs.iter().any(|t| t.requires_grad());
+    let results = {
+        let _off = Suspend::new();
+        let mut data = node.take();
+        let ctx = Ctx { node, create_graph };
+        let r = if data.backward.elementwise() {
+            auto_element_wise(&mut *data.backward, &tangents, &ctx)
+        } else if let Some((dims, keepdim)) = data.backward.reduction() {
+            reduction_jvp(
+                &mut *data.backward,
+                &tangents,
+                &ctx,
+                outputs[0],
+                &dims,
+                keepdim,
+            )
+        } else {
+            data.backward.jvp(&tangents, &ctx)
+        };
+        node.restore(data);
+        match r {
+            Err(Error::NotImplemented(_)) if outputs.iter().all(|o| fw::has_tangent(o)) => {
+                return Ok(());
+            }
+            r => r?,
+        }
+    };
+    for (out, t) in outputs.iter().zip(results) {
+        let Some(t) = t else { continue };
+        // A tangent has its primal's floating dtype and device (a copy's is cast or moved).
+        let (dtype, device) = (out.dtype(), out.device());
+        if !dtype.is_floating_point() {
+            continue;
+        }
+        let t = if t.dtype() != dtype || t.device() != device {
+            let moved = crate::ops::creation::copy_to_device(&t, device)?;
+            crate::ops::creation::cast_data(&moved, dtype)
+        } else {
+            t
+        };
+        // A tangent the op's inner steps gave a fresh output is replaced, not written into.
+        if out.view_base().is_none() || fw::is_standalone(out) {
+            fw::store_tangent(out, None);
+        }
+        let fresh = !tangents.iter().flatten().any(|it| shares(it, &t));
+        set_tangent(out, &t, fresh)?;
+    }
+    Ok(())
+}
+
+/// PyTorch's `auto_element_wise`: the backward formula given each input's tangent as the
+/// gradient yields that input's term of the output's tangent.
+fn auto_element_wise(
+    b: &mut dyn crate::autograd::Backward,
+    tangents: &[Option<Tensor>],
+    ctx: &Ctx,
+) -> Result<Vec<Option<Tensor>>> {
+    let mut total: Option<Tensor> = None;
+    for (i, t) in tangents.iter().enumerate() {
+        let Some(t) = t else { continue };
+        let Some(term) = b.apply(&[Some(t.clone())], ctx)?.swap_remove(i) else {
+            continue;
+        };
+        total = Some(match total {
+            None => term,
+            Some(acc) => add(&acc, term)?,
+        });
+    }
+    Ok(vec![total])
+}
+
+/// A reduction's tangent: its backward given ones is each input element's partial
+/// derivative; the tangent is their tangent-weighted sum over the reduced dims.
+fn reduction_jvp(
+    b: &mut dyn crate::autograd::Backward,
+    tangents: &[Option<Tensor>],
+    ctx: &Ctx,
+    out: &Tensor,
+    dims: &[usize],
+    keepdim: bool,
+) -> Result<Vec<Option<Tensor>>> {
+    let Some(t) = &tangents[0] else {
+        return Ok(vec![None]);
+    };
+    let ones = Tensor::full_on(
+        &out.shape(),
+        crate::dtype::Scalar::Int(1),
+        out.dtype(),
+        out.device(),
+    );
+    let Some(partials) = b.apply(&[Some(ones)], ctx)?.swap_remove(0) else {
+        return Ok(vec![None]);
+    };
+    let dims: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
+    let weighted = crate::ops::arithmetic::mul(&partials, t.clone())?;
+    Ok(vec![Some(crate::ops::reduce::sum(
+        &weighted,
+        Some(&dims),
+        keepdim,
+    )?)])
+}
+
+fn tangent_error(msg: String) -> Error {
+    Error::Runtime(msg)
+}
+
+/// `_make_dual(tensor, tangent, level)`: a view of `tensor` whose tangent is `tangent`.
+pub fn make_dual(primal: &Tensor, tangent_in: &Tensor, level: i64) -> Result<Tensor> {
+    if level != 0 || !fw::level_live() {
+        return Err(Error::Runtime("Invalid level given to _make_dual".into()));
+    }
+    if tangent(primal).is_some() {
+        return Err(Error::Runtime(
+            "Making a dual Tensor based on a Tensor that already has a forward gradient at the same level 0 is not supported."
+                .into(),
+        ));
+    }
+    let (ps, ts) = (primal.shape(), tangent_in.shape());
+    if ps != ts {
+        return Err(tangent_error(format!(
+            "Trying to set a forward gradient that has a different size than that of the original Tensor, this is not supported. Tensor is of size {} while the given forward gradient is of size {}.",
+            list_repr(&ps),
+            list_repr(&ts)
+        )));
+    }
+    if primal.device() != tangent_in.device() {
+        return Err(tangent_error(format!(
+            "Trying to set a forward gradient that has a different device than that of the original Tensor, this is not supported. Tensor is of device {} while the given forward gradient is of device {}.",
+            primal.device().name(),
+            tangent_in.device().name()
+        )));
+    }
+    install();
+    let layout = primal.read().layout.clone();
+    let dual = crate::ops::inplace::new_view(primal, layout);
+    fw::set_standalone(&dual);
+    // A tangent laid out as the primal is kept as is (so it is the same tensor `unpack_dual`
+    // returns); any other is copied.
+    let same_meta = {
+        let (v, d) = (tangent_in.read(), dual.read());
+        same_layout(&v.layout, &d.layout) && v.storage.len() == d.storage.len()
+    };
+    if same_meta {
+        fw::store_tangent(&dual, Some(tangent_in.clone()));
+    } else {
+        set_tangent(&dual, tangent_in, false)?;
+    }
+    record_alias(&dual, primal, "ViewBackward0");
+    Ok(dual)
+}
+
+/// Record `out` (an alias of `input`) as differentiable: the gradient passes through.
+fn record_alias(out: &Tensor, input: &Tensor, name: &'static str) {
+    if is_grad_enabled() && input.requires_grad() {
+        crate::autograd::record_formula(out.clone(), &[input], name, vec![], |g, _| {
+            Ok(vec![Some(g.clone())])
+        });
+    }
+}
+
+/// `_unpack_dual(tensor, level)`: (a view of the primal without tangent, the tangent).
+pub fn unpack_dual(t: &Tensor, level: i64) -> Result<(Tensor, Option<Tensor>)> {
+    // With forward grad disabled (a custom Function's forward) nothing has a tangent; a level
+    // is checked only against a tensor that has one (as PyTorch).
+    let tan = if fw::enabled() { tangent(t) } else { None };
+    if tan.is_some() && level != 0 {
+        return Err(Error::Runtime("Invalid level given to _fw_primal".into()));
+    }
+    let primal = {
+        let _off = Suspend::new();
+        let layout = t.read().layout.clone();
+        let p = crate::ops::inplace::new_view(t, layout);
+        fw::set_standalone(&p);
+        record_alias(&p, t, "AliasBackward0");
+        p
+    };
+    Ok((primal, tan))
+}
+
+/// A contiguous copy of a tangent (for formulas that must not alias their input's).
+pub fn fresh(t: &Tensor) -> Tensor {
+    contiguous_clone(t)
+}
