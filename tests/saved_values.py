@@ -26,3 +26,29 @@ def same(a, b):
     if isinstance(a, float) or isinstance(b, float):
         return isinstance(b, (int, float)) and bool(np.isclose(a, b))
     return a == b and type(a) is type(b)
+
+
+def difference(gf, tf):
+    """None when `gf` shows what `tf` shows, else a short description of the first difference."""
+    gn, tn = saved_names(gf), saved_names(tf)
+    if gn != tn:
+        return f"names: gradrs {gn}, torch {tn}"
+    for attr in tn:
+        if attr.endswith("_sym_strides") and 0 in getattr(tf, attr[:-7] + "sizes"):
+            continue  # an empty operand: PyTorch shows zeros, gradrs its strides
+        gv, tv = value(getattr(gf, attr)), value(getattr(tf, attr))
+        if not same(gv, tv):
+            return f"{attr}: gradrs {gv!r:.80}, torch {tv!r:.80}"
+    raw = sorted(a for a in dir(tf) if a.startswith("_raw_saved_"))
+    if sorted(a for a in dir(gf) if a.startswith("_raw_saved_")) != raw:
+        return "_raw_saved_ names differ"
+    return None
+
+
+def same_named_nodes(g_outs, t_outs):
+    """(name, gradrs node, torch node) for each output pair whose grad_fn is the same node
+    type; outputs composed differently (another node) have nothing to compare by name."""
+    for g, t in zip(g_outs, t_outs):
+        gf, tf = getattr(g, "grad_fn", None), getattr(t, "grad_fn", None)
+        if gf is not None and tf is not None and type(gf).__name__ == type(tf).__name__:
+            yield type(gf).__name__, gf, tf

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from conftest import G, need_torch
 from op_table import OPS, as_outputs, make_args
+from saved_values import difference, same_named_nodes
 from saved_values import same as _same
 from saved_values import saved_names as _saved_names
 from saved_values import value as _value
@@ -89,21 +90,10 @@ def test_saved_attributes_match_torch(op, sample):
         pytest.skip("torch rejects this sample")
     _, ga = make_args(G, sample)
     g_outs = as_outputs(op.fn(G, *ga, **sample.kwargs))
-    for g, t in zip(g_outs, t_outs):
-        gf, tf = getattr(g, "grad_fn", None), getattr(t, "grad_fn", None)
-        if gf is None or tf is None or type(gf).__name__ != type(tf).__name__:
-            continue  # composed differently (another node): nothing to compare by name
-        name = type(gf).__name__
-        if name in KNOWN:
-            continue
-        assert _saved_names(gf) == _saved_names(tf), name
-        for attr in _saved_names(tf):
-            if attr.endswith("_sym_strides") and 0 in getattr(tf, attr[:-7] + "sizes"):
-                continue  # an empty operand: PyTorch shows zeros, gradrs its strides
-            gv, tv = _value(getattr(gf, attr)), _value(getattr(tf, attr))
-            assert _same(gv, tv), f"{name}.{attr}: gradrs {gv!r}, torch {tv!r}"
-        raw = sorted(a for a in dir(tf) if a.startswith("_raw_saved_"))
-        assert sorted(a for a in dir(gf) if a.startswith("_raw_saved_")) == raw, name
+    for name, gf, tf in same_named_nodes(g_outs, t_outs):
+        if name not in KNOWN:
+            diff = difference(gf, tf)
+            assert diff is None, f"{name}: {diff}"
 
 
 def test_known_differences_are_still_different():
@@ -121,11 +111,7 @@ def test_known_differences_are_still_different():
                 g_outs = as_outputs(op.fn(G, *ga, **s.kwargs))
             except Exception:  # noqa: BLE001
                 continue
-            for g, t in zip(g_outs, t_outs):
-                gf, tf = getattr(g, "grad_fn", None), getattr(t, "grad_fn", None)
-                if gf is None or tf is None or type(gf).__name__ != type(tf).__name__:
-                    continue
-                name = type(gf).__name__
+            for name, gf, tf in same_named_nodes(g_outs, t_outs):
                 if name in KNOWN:
                     same = _saved_names(gf) == _saved_names(tf) and all(
                         _same(_value(getattr(gf, a)), _value(getattr(tf, a)))

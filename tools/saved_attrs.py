@@ -12,24 +12,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import gradrs  # noqa: E402
 from op_table import OPS, as_outputs, make_args  # noqa: E402
-from saved_values import same, saved_names, value  # noqa: E402
-
-
-def difference(gf, tf):
-    """None when `gf` shows what `tf` shows, else a short description of the first difference."""
-    gn, tn = saved_names(gf), saved_names(tf)
-    if gn != tn:
-        return f"names: gradrs {gn}, torch {tn}"
-    for attr in tn:
-        if attr.endswith("_sym_strides") and 0 in getattr(tf, attr[:-7] + "sizes"):
-            continue  # an empty operand: PyTorch shows zeros, gradrs its strides
-        gv, tv = value(getattr(gf, attr)), value(getattr(tf, attr))
-        if not same(gv, tv):
-            return f"{attr}: gradrs {gv!r:.80}, torch {tv!r:.80}"
-    raw = sorted(a for a in dir(tf) if a.startswith("_raw_saved_"))
-    if sorted(a for a in dir(gf) if a.startswith("_raw_saved_")) != raw:
-        return "_raw_saved_ names differ"
-    return None
+from saved_values import difference, same_named_nodes  # noqa: E402
 
 
 def compare(torch):
@@ -46,11 +29,7 @@ def compare(torch):
                 g_outs = as_outputs(op.fn(gradrs, *ga, **s.kwargs))
             except Exception:  # noqa: BLE001 - samples either library rejects: nothing to compare
                 continue
-            for g, t in zip(g_outs, t_outs):
-                gf, tf = getattr(g, "grad_fn", None), getattr(t, "grad_fn", None)
-                if gf is None or tf is None or type(gf).__name__ != type(tf).__name__:
-                    continue
-                name = type(gf).__name__
+            for name, gf, tf in same_named_nodes(g_outs, t_outs):
                 diff = difference(gf, tf)
                 if result.get(name) is None:
                     result[name] = diff
