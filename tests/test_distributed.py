@@ -1,0 +1,84 @@
+"""gradrs.distributed over MPI: `mpirun --oversubscribe -np 2` and `-np 4` on localhost run the
+scripts in tests/mpi/ (every collective for float32 / float64 / int64, process groups, errors;
+DistributedDataParallel trained on 2 and 4 processes equals one process on the full batch);
+the API that needs no process group is checked here against torch. Skips when mpirun or mpi4py
+is missing."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import G, check_error
+
+HERE = Path(__file__).resolve().parent
+MPIRUN = shutil.which("mpirun")
+needs_mpi = pytest.mark.skipif(
+    MPIRUN is None or importlib.util.find_spec("mpi4py") is None,
+    reason="needs mpirun (openmpi-bin) and mpi4py")
+
+
+def mpirun(nprocs, script, *args):
+    """Run tests/mpi/<script> on `nprocs` local processes; return each rank's stdout lines."""
+    cmd = [MPIRUN, "--oversubscribe", "--allow-run-as-root", "-np", str(nprocs),
+           sys.executable, str(HERE / "mpi" / script), *args]
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=240, env=env)
+    assert r.returncode == 0, f"exit {r.returncode}\n{r.stdout}\n{r.stderr}"
+    return r.stdout.splitlines()
+
+
+@needs_mpi
+@pytest.mark.parametrize("nprocs", [2, 4])
+def test_collectives(nprocs):
+    out = mpirun(nprocs, "collectives.py", *(["--gpu"] if nprocs == 2 else []))
+    assert sorted(line for line in out if line.startswith("OK")) == [
+        f"OK rank {r} of {nprocs} numpy" for r in range(nprocs)]
+
+
+def test_api_without_a_process_group(torch):
+    d, td = G.distributed, torch.distributed
+    assert d.is_available() and not d.is_initialized()
+    assert [(n, int(getattr(d.ReduceOp, n))) for n in d.ReduceOp.RedOpType.__members__] == [
+        (n, int(getattr(td.ReduceOp, n))) for n in d.ReduceOp.RedOpType.__members__]
+    assert repr(d.ReduceOp.SUM).replace("gradrs", "torch") == repr(td.ReduceOp.SUM)
+    assert str(d.ReduceOp.MAX) == str(td.ReduceOp.MAX)
+    assert d.ReduceOp(d.ReduceOp.MAX) == d.ReduceOp.MAX
+    assert d.Backend("MPI") == td.Backend("MPI") == "mpi"
+    assert d.Backend("custom") == td.Backend("custom")
+    assert d.GroupMember.NON_GROUP_MEMBER == td.GroupMember.NON_GROUP_MEMBER
+    assert d.group.WORLD is None and td.group.WORLD is None
+    for op in ("SUM", "AVG", "PRODUCT", "MIN", "MAX", "BAND"):
+        assert d.supports_complex(getattr(d.ReduceOp, op)) == td.supports_complex(
+            getattr(td.ReduceOp, op))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.distributed.get_rank(),
+    lambda m: m.distributed.get_world_size(),
+    lambda m: m.distributed.get_backend(),
+    lambda m: m.distributed.all_reduce(m.ones(2)),
+    lambda m: m.distributed.all_reduce([1.0]),
+    lambda m: m.distributed.broadcast(m.ones(2), src=0),
+    lambda m: m.distributed.barrier(),
+    lambda m: m.distributed.new_group([0]),
+    lambda m: m.distributed.destroy_process_group(),
+    lambda m: m.distributed.all_gather([m.ones(1)], [m.ones(1)]),
+    lambda m: m.distributed.init_process_group("mpi", timeout=5),
+    lambda m: m.distributed.init_process_group("mpi", init_method="env://", store=object()),
+])
+def test_errors_without_a_process_group_match_torch(call):
+    check_error(call)
+
+
+@pytest.mark.parametrize(("backend", "name"), [("gloo", "Gloo"), ("nccl", "NCCL"), (None, "Gloo")])
+def test_only_mpi(backend, name):
+    # PyTorch built without these backends says so (after its env:// rendezvous, which MPI
+    # does not use)
+    with pytest.raises(RuntimeError, match=f"^Distributed package doesn't have {name} built in$"):
+        G.distributed.init_process_group(backend)
