@@ -445,6 +445,25 @@ def run_cnn(lib, s):
     return loss
 
 
+def setup_per_sample_grads(lib):
+    lib.manual_seed(0)
+    model = lib.nn.Sequential(lib.nn.Linear(64, 128), lib.nn.ReLU(), lib.nn.Linear(128, 10))
+    params = {k: v.detach() for k, v in model.named_parameters()}
+    F = lib.nn.functional
+
+    def loss(p, x, t):
+        out = lib.func.functional_call(model, p, (x,))
+        return F.mse_loss(out, t)
+
+    per_sample = lib.func.vmap(lib.func.grad(loss), in_dims=(None, 0, 0))
+    return per_sample, params, lib.randn(64, 64), lib.randn(64, 10)
+
+
+def run_per_sample_grads(lib, s):
+    per_sample, params, x, t = s
+    return per_sample(params, x, t)
+
+
 CASES = [
     Case("mul 1-elem f32", setup_mul_scalar, run_mul, 0.5),
     Case("mul 1-elem f32 requires_grad", setup_mul_scalar_grad, run_mul, 0.5),
@@ -477,6 +496,9 @@ CASES = [
     Case("x.clamp_min(-0.5), x.clamp_max(0.5), 1M f32", setup_clamp, run_clamp_min_max, None),
     Case("clamp(x, lo, hi) tensor bounds, 1M f32", setup_clamp, run_clamp_tensors, None),
     Case("hardtanh(x), relu6(x), 1M f32", setup_clamp, run_hardtanh_relu6, None),
+    # issue 22: per-sample gradients, vmap(grad(loss)) over a small MLP, against torch.func.
+    Case("per-sample grads vmap(grad) MLP 64-128-10, batch 64, MSE", setup_per_sample_grads,
+         run_per_sample_grads, 1.0),
     Case("train MLP 64-128-10 epoch, digits 1437, batch 64, Adam", setup_mlp_epoch,
          run_mlp_epoch, 1.0, threads=2),
     Case("train LSTM LM step 1000-128-256, batch 32x35, SGD", setup_lstm_lm, run_lstm_lm, 1.0,

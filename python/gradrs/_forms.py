@@ -82,6 +82,8 @@ def _method(name, out):
     if out:
         def fn(input, *args, out=None, **kwargs):
             if not isinstance(input, Tensor):
+                if hasattr(type(input), "_vmap_level") and out is None:  # vmap's BatchedTensor
+                    return getattr(input, name)(*args, **kwargs)
                 if number_input is None or isinstance(input, (list, tuple, str)):
                     raise _not_tensor(name, input)
                 if out is not None:
@@ -95,6 +97,8 @@ def _method(name, out):
     else:
         def fn(input, *args, **kwargs):
             if not isinstance(input, Tensor):
+                if hasattr(type(input), "_vmap_level"):  # vmap's BatchedTensor
+                    return getattr(input, name)(*args, **kwargs)
                 if number_input is None or isinstance(input, (list, tuple, str)):
                     raise _not_tensor(name, input)
                 return number_input(input, *args, **kwargs)

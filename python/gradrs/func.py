@@ -1,6 +1,7 @@
-"""`gradrs.func`: PyTorch's function transforms without vmap: `jvp` and `jacfwd` on forward-mode
-AD (`autograd.forward_ad`), `grad`, `grad_and_value`, `vjp`, `jacrev` on `autograd.grad`,
-`hessian` (forward over reverse) and `functional_call`.
+"""`gradrs.func`: PyTorch's function transforms: `jvp` and `jacfwd` on forward-mode AD
+(`autograd.forward_ad`), `grad`, `grad_and_value`, `vjp`, `jacrev` on `autograd.grad`,
+`hessian` (forward over reverse), `functional_call`, and `vmap` (its engine in `_vmap.py`;
+`grad` inside `vmap` differentiates per sample there).
 
 Deviation from PyTorch: forward AD has one level, so `jvp`/`jacfwd` cannot be nested in each
 other (PyTorch's functorch levels allow it); `jacfwd`/`jacrev` take one jvp / vjp per input /
@@ -17,7 +18,7 @@ from ._grad_mode import enable_grad
 from .autograd import forward_ad as _fwAD
 
 __all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp",
-           "vjp"]
+           "vjp", "vmap"]
 
 _JVP = "jvp(f, primals, tangents)"
 
@@ -117,6 +118,13 @@ def _replace(args, argnums, new):
     return tuple(args)
 
 
+def _no_batched(tree):
+    """Inside `vmap`, transforms other than `grad` run one sample at a time (vmap's per-call
+    fallback), which this asks for."""
+    if _vmap._top(_flatten(tree)[0]):
+        raise _vmap._Fallback()
+
+
 # ---- forward mode ------------------------------------------------------------------------
 
 
@@ -126,6 +134,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
 
 
 def _jvp(func, primals, tangents, argnums, *, strict=False, has_aux=False):
+    _no_batched((primals, tangents))
     if not isinstance(primals, tuple):
         raise RuntimeError(f"{_JVP}: Expected primals to be a tuple. "
                            "E.g. it should be valid to call f(*primals).")
@@ -241,6 +250,7 @@ def _create_differentiable(x):
 def vjp(func, *primals, has_aux=False):
     """``(func(*primals), vjp_fn)``: ``vjp_fn(v)`` is ``v^T J`` for each primal."""
     from .autograd import grad as _grad
+    _no_batched(primals)
     with enable_grad():
         flat_p, spec_p = _flatten(primals)
         diff = [_create_differentiable(p) for p in flat_p]
@@ -285,6 +295,8 @@ def grad_and_value(func, argnums=0, has_aux=False):
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         nums = _argnums(argnums, len(args))
+        if _vmap._top(_flatten((args, kwargs))[0]):
+            return _vmap.batched_grad_and_value(func, nums, has_aux, args, kwargs)
         with enable_grad():
             diff = _pick(args, nums)
             flat_d, spec_d = _flatten(diff)
@@ -447,3 +459,7 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
             stack.callback(_set_tensor(module, name, value))
         return module(*args, **kwargs)
 
+
+
+from . import _vmap  # noqa: E402 - it builds on the pytrees above
+from ._vmap import vmap  # noqa: E402

@@ -408,6 +408,11 @@ def linear(input: _Tensor, weight: _Tensor, bias: _Tensor | None = None) -> _Ten
             "both arguments to linear need to be at least 1D, but they are "
             f"{input.dim()}D and {weight.dim()}D"
         )
+    if any(hasattr(type(t), "_vmap_level") for t in (input, weight, bias)):
+        # Under vmap: composed of the BatchedTensor's matmul and add rules (operators, so a
+        # native tensor on the left defers to the batched one on the right).
+        out = input @ weight.t()
+        return out if bias is None else out + bias
     if bias is None:
         return input.matmul(weight.t())
     if input.dim() == 2:
@@ -4459,6 +4464,8 @@ def _check_tensor_args(fn, spec):
         for i, own, native, pos, optional in checks:
             value = args[i] if i < len(args) else kwargs.get(own, missing)
             if value is missing or isinstance(value, _Tensor) or (optional and value is None):
+                continue
+            if hasattr(type(value), "_vmap_level"):  # vmap's BatchedTensor: batching rules
                 continue
             if attr is not None:
                 getattr(value, attr)  # raises PyTorch's AttributeError

@@ -1,0 +1,1099 @@
+"""`vmap`'s engine: `BatchedTensor` (a batch dimension carried beside a tensor), its batching
+rules per op family, the per-sample fallbacks, and `vmap` itself (`gradrs.func.vmap`).
+
+Design (see ARCHITECTURE.md, Note [vmap]): a `BatchedTensor` is a Python object holding the
+physical tensor, whose dim 0 is the batch of one vmap level, and that level. It is not a
+`Tensor`: each of its methods is a batching rule (elementwise, reductions, matmul, views,
+indexing) that runs ONE native op on the physical tensor, so the work, the kernels and the graph
+nodes do not grow with the batch size; any other Tensor method runs per sample and stacks (the
+per-op fallback, functorch's semantics). A native function handed a `BatchedTensor` refuses it
+with a TypeError that names it; `vmap` then reruns the whole call one sample at a time (the
+per-call fallback), which is correct for every function, only slower. Nested levels compose:
+the physical tensor of level 2 may itself be a level-1 `BatchedTensor`.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+import threading
+
+from . import _native
+from .func import _flatten, _spec_str, _unflatten
+
+Tensor = _native.Tensor
+
+_state = threading.local()
+
+
+def _level():
+    return getattr(_state, "level", 0)
+
+
+class _Fallback(Exception):
+    """Raised inside the batched evaluation where only a per-sample run is correct."""
+
+
+_ITEM = ("vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over "
+         "calling .item() on a Tensor, please try to rewrite what you're doing with other "
+         "operations. If error is occurring somewhere inside PyTorch internals, please file a "
+         "bug report.")
+_CONTROL = ("vmap: It looks like you're attempting to use a Tensor in some data-dependent "
+            "control flow. We don't support that yet, please file an issue at "
+            "https://github.com/pytorch/pytorch/issues .")
+_RANDOM = ("vmap: called random operation while in randomness error mode. Please either use "
+           "the 'same' or 'different' randomness flags on vmap or perform the randomness "
+           "operation out of vmap")
+
+
+def _is_tensor(x):
+    return isinstance(x, (Tensor, BatchedTensor))
+
+
+def _top(values):
+    """The innermost vmap level among the BatchedTensors in ``values`` (0: none)."""
+    lvl = 0
+    for v in values:
+        if isinstance(v, BatchedTensor):
+            lvl = max(lvl, v._level)
+        elif isinstance(v, (list, tuple)):
+            lvl = max(lvl, _top(v))
+    return lvl
+
+
+def _phys(x, lvl):
+    """``x``'s physical tensor at ``lvl`` (batch at dim 0), or None where ``x`` is not batched
+    there."""
+    if isinstance(x, BatchedTensor) and x._level == lvl:
+        return x._value
+    return None
+
+
+def _ldim(x):
+    return x.dim() if _is_tensor(x) else 0
+
+
+def _pad(p, n):
+    """Physical ``p`` (batch first) with ``n`` size-1 dims inserted after the batch."""
+    return p[(slice(None),) + (None,) * n] if n > 0 else p
+
+
+def _norm_dim(d, rank):
+    r = max(rank, 1)
+    if not -r <= d < r:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-r}, {r - 1}], "
+                         f"but got {d})")
+    return d % r
+
+
+def _wrap(out, lvl):
+    """A rule's physical result(s) as BatchedTensors of ``lvl``."""
+    if _is_tensor(out):
+        return BatchedTensor(out, lvl)
+    if isinstance(out, tuple) and hasattr(out, "_fields"):
+        return type(out)(*(_wrap(o, lvl) for o in out))
+    if isinstance(out, (tuple, list)):
+        return type(out)(_wrap(o, lvl) for o in out)
+    return out
+
+
+# ---- the per-op fallback -------------------------------------------------------------------
+
+
+def _slice(x, lvl, i):
+    if isinstance(x, BatchedTensor) and x._level == lvl:
+        return x._value.select(0, i)
+    if isinstance(x, list):
+        return [_slice(v, lvl, i) for v in x]
+    if isinstance(x, tuple) and not hasattr(x, "_fields"):
+        return tuple(_slice(v, lvl, i) for v in x)
+    return x
+
+
+def _stack_results(results, lvl):
+    first = results[0]
+    if _is_tensor(first):
+        return BatchedTensor(_stack(results), lvl)
+    if isinstance(first, (tuple, list)):
+        parts = [_stack_results([r[k] for r in results], lvl) for k in range(len(first))]
+        if hasattr(first, "_fields"):
+            return type(first)(*parts)
+        return type(first)(parts)
+    if all(r == first for r in results):
+        return first
+    raise RuntimeError(_ITEM)
+
+
+def _stack(ts, dim=0):
+    """``stack`` of per-sample results, which may be BatchedTensors of outer levels."""
+    lvl = _top(ts)
+    if lvl == 0:
+        return _native.stack(ts, dim)
+    b = next(t for t in ts if _phys(t, lvl) is not None)._size()
+    parts = [_phys(t, lvl) if _phys(t, lvl) is not None else t.unsqueeze(0).expand(b, *t.shape)
+             for t in ts]
+    return BatchedTensor(_stack(parts, dim + 1), lvl)
+
+
+def _per_sample(name, args, kwargs, lvl):
+    """Tensor method ``name`` run on each sample and stacked (the per-op fallback)."""
+    size = next(a for a in args if isinstance(a, BatchedTensor) and a._level == lvl)._size()
+    inplace = name.endswith("_") and not name.endswith("__")
+    results = []
+    for i in range(size):
+        a = [_slice(x, lvl, i) for x in args]
+        k = {n: _slice(v, lvl, i) for n, v in kwargs.items()}
+        if not (_is_tensor(a[0])):
+            raise _Fallback()
+        results.append(getattr(a[0], name)(*a[1:], **k))
+    if inplace:
+        return args[0]
+    if size == 0:
+        raise _Fallback()
+    return _stack_results(results, lvl)
+
+
+# ---- BatchedTensor -------------------------------------------------------------------------
+
+
+class BatchedTensor:
+    """A tensor with a hidden batch dimension (dim 0 of ``_value``) of vmap level ``_level``;
+    what the function given to `vmap` sees. Shapes and dims it reports are per sample."""
+
+    __slots__ = ("_value", "_level")
+    _vmap_level = True  # what the functional forms (`_forms.py`) recognize
+    __array_priority__ = 1000  # numpy leaves `ndarray op BatchedTensor` to us
+
+    def __init__(self, value, level):
+        self._value = value
+        self._level = level
+
+    def _size(self):
+        return self._value.shape[0]
+
+    # -- metadata ---------------------------------------------------------------------------
+    @property
+    def shape(self):
+        return self._value.shape[1:]
+
+    def size(self, dim=None):
+        return self.shape if dim is None else self.shape[_norm_dim(dim, self.dim())]
+
+    def dim(self):
+        return self._value.dim() - 1
+
+    ndim = property(dim)
+
+    def ndimension(self):
+        return self.dim()
+
+    def numel(self):
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
+
+    def nelement(self):
+        return self.numel()
+
+    def __len__(self):
+        if self.dim() == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def is_contiguous(self, memory_format=None):
+        return self._value.is_contiguous()
+
+    def __repr__(self):
+        return f"BatchedTensor(lvl={self._level}, bdim=0, value=\n{self._value!r}\n)"
+
+    # -- data-dependent Python conversions: functorch's errors ------------------------------
+    def item(self):
+        raise RuntimeError(_ITEM)
+
+    def __float__(self):
+        raise RuntimeError(_ITEM)
+
+    __int__ = __index__ = __complex__ = __float__
+
+    def __bool__(self):
+        raise RuntimeError(_CONTROL)
+
+    def tolist(self):
+        raise RuntimeError(_ITEM)
+
+    def numpy(self, *, force=False):
+        raise RuntimeError(_ITEM)
+
+    __hash__ = object.__hash__
+
+    def __iter__(self):
+        return iter(self.unbind(0))
+
+    # -- everything else: the per-op fallback, or the physical tensor's attribute -----------
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        attr = getattr(Tensor, name, None)
+        if attr is None:
+            raise AttributeError(f"'Tensor' object has no attribute '{name}'")
+        if callable(attr):
+            return functools.partial(_per_sample_method, name, self)
+        return getattr(self._value, name)  # dtype, device, requires_grad, ...
+
+
+def _per_sample_method(name, self, *args, **kwargs):
+    return _per_sample(name, (self,) + args, kwargs, _top((self,) + args + tuple(kwargs.values())))
+
+
+def _rule(fn):
+    """A batching rule ``fn(lvl, *args, **kwargs)`` as a BatchedTensor method: it runs at the
+    innermost level among the arguments."""
+    @functools.wraps(fn)
+    def method(*args, **kwargs):
+        lvl = _top(args + tuple(kwargs.values()))
+        return fn(lvl, *args, **kwargs)
+    return method
+
+
+def _method(name):
+    return lambda p, *a, **k: getattr(p, name)(*a, **k)
+
+
+# Elementwise ops of one tensor and non-tensor arguments; also dtype / device changes.
+_UNARY = """
+neg exp log sin cos tan tanh sigmoid relu sqrt rsqrt abs sign reciprocal exp2 expm1 log2 log10
+log1p asin acos atan sinh cosh asinh acosh atanh erf erfc erfinv floor ceil trunc round frac sinc
+square logit lgamma digamma nan_to_num clamp clip clamp_min clamp_max isnan isinf isfinite
+logical_not bitwise_not positive angle sgn signbit deg2rad rad2deg i0 softplus
+float double half bfloat16 int long bool short char byte to cpu cuda gpu detach clone contiguous
+requires_grad_ zero_ fill_ neg_ exp_ log_ sin_ cos_ tanh_ sigmoid_ relu_ sqrt_ abs_ clamp_
+clamp_min_ clamp_max_ mul_ div_ add_ sub_ pow_
+""".split()
+
+
+def _unary(name):
+    inplace = name.endswith("_")
+
+    def fn(lvl, self, *args, **kwargs):
+        p = _phys(self, lvl)
+        rest = args + tuple(kwargs.values())
+        if p is None or any(_is_tensor(a) for a in rest):
+            return _elementwise_call(name, lvl, (self,) + args, kwargs, inplace)
+        out = getattr(p, name)(*args, **kwargs)
+        if inplace:
+            return self
+        if name == "requires_grad_":
+            return self
+        return BatchedTensor(out, lvl)
+    return _rule(fn)
+
+
+def _align(args, lvl):
+    """Tensors of ``args`` ready for one broadcasting native op: batched ones physical with
+    size-1 dims after the batch up to the broadcast rank; the others unchanged."""
+    rank = max((_ldim(a) for a in args if _is_tensor(a)), default=0)
+    out = []
+    for a in args:
+        p = _phys(a, lvl)
+        out.append(a if p is None else _pad(p, rank - (p.dim() - 1)))
+    return out
+
+
+_OPERATORS = {"add": operator.add, "sub": operator.sub, "mul": operator.mul,
+              "div": operator.truediv, "true_divide": operator.truediv, "pow": operator.pow,
+              "eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le,
+              "gt": operator.gt, "ge": operator.ge, "__and__": operator.and_,
+              "__or__": operator.or_, "__xor__": operator.xor, "floor_divide": operator.floordiv,
+              "remainder": operator.mod}
+
+
+def _elementwise_call(name, lvl, args, kwargs, inplace=False):
+    """An elementwise op over tensors that broadcast: one native op on aligned physicals."""
+    al = _align(list(args) + list(kwargs.values()), lvl)
+    a, k = al[:len(args)], dict(zip(kwargs, al[len(args):]))
+    if inplace:
+        if _phys(args[0], lvl) is None:
+            # An unbatched tensor cannot take a batched value in place (PyTorch's error).
+            raise RuntimeError(
+                f"vmap: {name}(self, *extra_args) is not possible because there exists a "
+                "Tensor `other` in extra_args that has more elements than `self`. This "
+                "happened due to `other` being vmapped over but `self` not being vmapped "
+                "over in a vmap. Please try to use out-of-place operators instead of "
+                f"{name}. If said operator is being called inside the PyTorch framework, "
+                "please file a bug report instead.")
+        p = args[0]._value
+        # The physical self keeps its shape: broadcast ranks above it are not in-place.
+        a[0] = p
+        getattr(p, name)(*a[1:], **k)
+        return args[0]
+    if name in _OPERATORS and not k and len(a) == 2:
+        out = _OPERATORS[name](a[0], a[1])
+    elif _is_tensor(a[0]):
+        out = getattr(a[0], name)(*a[1:], **k)
+    else:
+        raise _Fallback()
+    return _wrap(out, lvl)
+
+
+def _binary(name):
+    inplace = name.endswith("_") and not name.endswith("__")
+
+    def fn(lvl, *args, **kwargs):
+        return _elementwise_call(name, lvl, args, kwargs, inplace)
+    return _rule(fn)
+
+
+_BINARY = """
+add sub mul div true_divide pow eq ne lt le gt ge maximum minimum fmax fmin fmod remainder
+atan2 hypot logical_and logical_or logical_xor floor_divide xlogy copysign lerp addcmul addcdiv
+where masked_fill bitwise_and bitwise_or bitwise_xor heaviside nextafter ldexp isclose
+""".split()
+
+
+for _name, _fn in [("__add__", operator.add), ("__sub__", operator.sub),
+                   ("__mul__", operator.mul), ("__truediv__", operator.truediv),
+                   ("__floordiv__", operator.floordiv), ("__mod__", operator.mod),
+                   ("__pow__", operator.pow), ("__eq__", operator.eq), ("__ne__", operator.ne),
+                   ("__lt__", operator.lt), ("__le__", operator.le), ("__gt__", operator.gt),
+                   ("__ge__", operator.ge), ("__and__", operator.and_),
+                   ("__or__", operator.or_), ("__xor__", operator.xor)]:
+    def _forward(self, other, _f=_fn):
+        lvl = _top((self, other))
+        a, b = _align([self, other], lvl)
+        return _wrap(_f(a, b), lvl)
+
+    def _reflect(self, other, _f=_fn):
+        lvl = _top((self, other))
+        a, b = _align([other, self], lvl)
+        return _wrap(_f(a, b), lvl)
+    setattr(BatchedTensor, _name, _forward)
+    if _name not in ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"):
+        setattr(BatchedTensor, "__r" + _name[2:], _reflect)
+
+for _name, _iname in [("__iadd__", "add_"), ("__isub__", "sub_"), ("__imul__", "mul_"),
+                      ("__itruediv__", "div_")]:
+    def _inplace(self, other, _n=_iname):
+        return _elementwise_call(_n, _top((self, other)), (self, other), {}, True)
+    setattr(BatchedTensor, _name, _inplace)
+
+for _name in ("__neg__", "__abs__", "__invert__", "__pos__"):
+    setattr(BatchedTensor, _name,
+            lambda self, _n=_name: BatchedTensor(getattr(self._value, _n)(), self._level))
+
+for _name in _UNARY:
+    setattr(BatchedTensor, _name, _unary(_name))
+for _name in _BINARY:
+    setattr(BatchedTensor, _name, _binary(_name))
+for _name in ("add_", "sub_", "mul_", "div_", "pow_", "clamp_", "copy_", "masked_fill_",
+              "lerp_", "addcmul_", "addcdiv_", "maximum_", "minimum_"):
+    setattr(BatchedTensor, _name, _binary(_name))
+
+
+def _type_as(self, other):
+    return self.to(other.dtype)
+
+
+BatchedTensor.type_as = _type_as
+
+
+# ---- reductions and other ops along a dim -------------------------------------------------
+
+
+def _dims(dim, rank):
+    if isinstance(dim, (tuple, list)):
+        return tuple(_norm_dim(d, rank) + 1 for d in dim)
+    return _norm_dim(dim, rank) + 1
+
+
+# Ops whose `dim` may be None (all dims), a dim, or a tuple of dims.
+_MULTI_DIM = set("sum mean nansum amax amin logsumexp std var count_nonzero norm".split())
+# Ops along one dim, whose dim=None reduces the flattened tensor.
+_ONE_DIM = set("max min argmax argmin prod all any median nanmedian".split())
+# Ops along one dim that keep the shape.
+_ALONG = set("softmax log_softmax cumsum cumprod logcumsumexp cummax cummin flip".split())
+
+
+def _reduction(name):
+    def fn(lvl, self, *args, **kwargs):
+        p = _phys(self, lvl)
+        if p is None or any(_is_tensor(a) for a in args + tuple(kwargs.values())):
+            return _per_sample(name, (self,) + args, kwargs, lvl)
+        rank = p.dim() - 1
+        args = list(args)
+        if name == "norm":  # norm(p='fro', dim=None, keepdim=False)
+            key, pos = "dim", 1
+        else:
+            key, pos = "dim", 0
+        if key in kwargs:
+            dim, where = kwargs[key], "kw"
+        elif len(args) > pos and (isinstance(args[pos], (int, tuple, list)) or args[pos] is None):
+            dim, where = args[pos], "pos"
+        else:
+            dim, where = None, None
+        if name in ("std", "var") and isinstance(dim, bool):
+            dim, where = None, None  # std(unbiased)
+        if rank == 0 and dim is not None and name not in _ALONG:
+            return _per_sample(name, (self,) + tuple(args), kwargs, lvl)
+        if dim is None:
+            if name in _ALONG:
+                return _per_sample(name, (self,) + tuple(args), kwargs, lvl)
+            if name in _MULTI_DIM:
+                new = tuple(range(1, rank + 1))
+                if rank == 0:
+                    p, new = p.unsqueeze(1), (1,)
+                if where is None:
+                    return BatchedTensor(getattr(p, name)(*args, dim=new, **kwargs), lvl)
+                return BatchedTensor(getattr(p, name)(*_put(args, pos, where, new),
+                                                     **_putk(kwargs, where, new)), lvl)
+            # one-dim ops over everything: the flattened sample
+            flat = p.reshape(p.shape[0], -1)
+            if where is None:
+                out = getattr(flat, name)(1, *args, **kwargs)
+            else:
+                out = getattr(flat, name)(*_put(args, pos, where, 1), **_putk(kwargs, where, 1))
+            return BatchedTensor(out.values if hasattr(out, "_fields") else out, lvl)
+        if name in _ALONG and rank == 0:
+            new = 1
+            out = getattr(p.unsqueeze(1), name)(*_put(args, pos, where, new),
+                                                **_putk(kwargs, where, new))
+            return _wrap(out.squeeze(1) if _is_tensor(out) else out, lvl)
+        new = _dims(dim, rank)
+        out = getattr(p, name)(*_put(args, pos, where, new), **_putk(kwargs, where, new))
+        return _wrap(out, lvl)
+    return _rule(fn)
+
+
+def _put(args, pos, where, value):
+    if where != "pos":
+        return tuple(args)
+    a = list(args)
+    a[pos] = value
+    return tuple(a)
+
+
+def _putk(kwargs, where, value):
+    if where != "kw":
+        return kwargs
+    k = dict(kwargs)
+    k["dim"] = value
+    return k
+
+
+for _name in _MULTI_DIM | _ONE_DIM | _ALONG:
+    setattr(BatchedTensor, _name, _reduction(_name))
+
+
+# ---- matmul --------------------------------------------------------------------------------
+
+
+def _matmul(lvl, a, b):
+    """``a @ b`` with either operand batched at ``lvl``: one native matmul."""
+    pa, pb = _phys(a, lvl), _phys(b, lvl)
+    ra, rb = _ldim(a), _ldim(b)
+    if pa is None and pb is None:
+        return a @ b
+    if ra == 0 or rb == 0:  # PyTorch's error, from a sample
+        return _per_sample("matmul", (a, b), {}, lvl)
+    xa = a if pa is None else pa
+    xb = b if pb is None else pb
+    if ra == 1:  # (k) -> (1, k)
+        xa = xa.unsqueeze(-2)
+    if rb == 1:  # (k) -> (k, 1)
+        xb = xb.unsqueeze(-1)
+    r = max(ra, rb, 2)
+    if pa is not None:
+        xa = _pad(xa, r - max(ra, 2))
+    if pb is not None:
+        xb = _pad(xb, r - max(rb, 2))
+    out = xa @ xb
+    if ra == 1:
+        out = out.squeeze(-2)
+    if rb == 1:
+        out = out.squeeze(-1)
+    return BatchedTensor(out, lvl)
+
+
+def _matmul_method(self, other):
+    return _matmul(_top((self, other)), self, other)
+
+
+BatchedTensor.matmul = BatchedTensor.__matmul__ = _matmul_method
+BatchedTensor.__rmatmul__ = lambda self, other: _matmul(_top((self, other)), other, self)
+
+
+def _fixed_rank(name, ra, rb):
+    def fn(self, other):
+        if (_ldim(self), _ldim(other)) != (ra, rb):
+            return _per_sample(name, (self, other), {}, _top((self, other)))
+        return _matmul(_top((self, other)), self, other)
+    return fn
+
+
+BatchedTensor.mm = _fixed_rank("mm", 2, 2)
+BatchedTensor.bmm = _fixed_rank("bmm", 3, 3)
+BatchedTensor.mv = _fixed_rank("mv", 2, 1)
+BatchedTensor.dot = _fixed_rank("dot", 1, 1)
+
+
+def _addmm(self, mat1, mat2, *, beta=1, alpha=1):
+    prod = _matmul(_top((mat1, mat2)), mat1, mat2)
+    if alpha != 1:
+        prod = prod * alpha
+    return prod + (self if beta == 1 else self * beta)
+
+
+BatchedTensor.addmm = _addmm
+
+
+# ---- views ----------------------------------------------------------------------------------
+
+
+def _shape_arg(args):
+    if len(args) == 1 and isinstance(args[0], (tuple, list)) or (
+            len(args) == 1 and not isinstance(args[0], int)):
+        return tuple(args[0])
+    return tuple(args)
+
+
+def _view(name):
+    def fn(self, *shape):
+        p = self._value
+        if len(shape) == 1 and isinstance(shape[0], _native.dtype):
+            return BatchedTensor(p.view(shape[0]), self._level)
+        return BatchedTensor(getattr(p, name)(p.shape[0], *_shape_arg(shape)), self._level)
+    return fn
+
+
+BatchedTensor.view = _view("view")
+BatchedTensor.reshape = _view("reshape")
+
+
+def _view_as(self, other):
+    return self.view(other.shape)
+
+
+BatchedTensor.view_as = _view_as
+BatchedTensor.reshape_as = lambda self, other: self.reshape(other.shape)
+
+
+def _dimmed(name, ndims=1, extra=0):
+    """A view along ``ndims`` dims given first (``extra`` more allowed in the rank)."""
+    def fn(self, *args, **kwargs):
+        rank = self.dim() + extra
+        args = list(args)
+        for i in range(ndims):
+            if i < len(args):
+                args[i] = _norm_dim(args[i], rank) + 1
+        for k in ("dim", "dim0", "dim1", "start_dim", "end_dim", "source", "destination"):
+            if k in kwargs:
+                kwargs[k] = _norm_dim(kwargs[k], rank) + 1
+        return _wrap(getattr(self._value, name)(*args, **kwargs), self._level)
+    return fn
+
+
+BatchedTensor.unsqueeze = _dimmed("unsqueeze", 1, extra=1)
+BatchedTensor.transpose = BatchedTensor.swapaxes = BatchedTensor.swapdims = _dimmed("transpose", 2)
+BatchedTensor.narrow = _dimmed("narrow")
+BatchedTensor.select = _dimmed("select")
+BatchedTensor.unflatten = _dimmed("unflatten")
+BatchedTensor.tensor_split = lambda self, ind, dim=0: _wrap(
+    self._value.tensor_split(ind, _norm_dim(dim, self.dim()) + 1), self._level)
+
+
+def _split_like(name):
+    def fn(self, size, dim=0):
+        return _wrap(getattr(self._value, name)(size, _norm_dim(dim, self.dim()) + 1),
+                     self._level)
+    return fn
+
+
+BatchedTensor.split = _split_like("split")
+BatchedTensor.chunk = _split_like("chunk")
+
+
+def _unbind(self, dim=0):
+    return _wrap(self._value.unbind(_norm_dim(dim, self.dim()) + 1), self._level)
+
+
+BatchedTensor.unbind = _unbind
+
+
+def _flatten_m(self, start_dim=0, end_dim=-1):
+    r = self.dim()
+    p = self._value
+    if r == 0:
+        return BatchedTensor(p.reshape(p.shape[0], 1), self._level)
+    return BatchedTensor(p.flatten(_norm_dim(start_dim, r) + 1, _norm_dim(end_dim, r) + 1),
+                         self._level)
+
+
+BatchedTensor.flatten = _flatten_m
+
+
+def _squeeze(self, dim=None):
+    p = self._value
+    r = self.dim()
+    shape = self.shape
+    if dim is None:
+        dims = [d for d in range(r) if shape[d] == 1]
+    elif isinstance(dim, (tuple, list)):
+        dims = [_norm_dim(d, r) for d in dim if r and shape[_norm_dim(d, r)] == 1]
+    else:
+        dims = [_norm_dim(dim, r)] if r and shape[_norm_dim(dim, r)] == 1 else []
+    new = [s for d, s in enumerate(shape) if d not in dims]
+    return BatchedTensor(p.reshape(p.shape[0], *new), self._level)
+
+
+BatchedTensor.squeeze = _squeeze
+
+
+def _permute(self, *dims):
+    dims = _shape_arg(dims)
+    r = self.dim()
+    if len(dims) != r:
+        return _per_sample("permute", (self, dims), {}, self._level)
+    return BatchedTensor(self._value.permute(0, *(_norm_dim(d, r) + 1 for d in dims)),
+                         self._level)
+
+
+BatchedTensor.permute = _permute
+
+
+def _movedim(self, source, destination):
+    r = self.dim()
+    if isinstance(source, int):
+        source, destination = (source,), (destination,)
+    return BatchedTensor(self._value.movedim(tuple(_norm_dim(s, r) + 1 for s in source),
+                                             tuple(_norm_dim(d, r) + 1 for d in destination)),
+                         self._level)
+
+
+BatchedTensor.movedim = BatchedTensor.moveaxis = _movedim
+
+
+def _t(self):
+    if self.dim() < 2:
+        return self
+    if self.dim() > 2:
+        return _per_sample("t", (self,), {}, self._level)
+    return BatchedTensor(self._value.transpose(1, 2), self._level)
+
+
+BatchedTensor.t = _t
+BatchedTensor.T = property(lambda self: self.permute(*range(self.dim() - 1, -1, -1)))
+BatchedTensor.mT = property(lambda self: self.transpose(-2, -1))
+
+
+def _expand(self, *sizes):
+    sizes = _shape_arg(sizes)
+    p = _pad(self._value, len(sizes) - self.dim())
+    return BatchedTensor(p.expand(p.shape[0], *sizes), self._level)
+
+
+BatchedTensor.expand = _expand
+BatchedTensor.expand_as = lambda self, other: self.expand(other.shape)
+BatchedTensor.broadcast_to = _expand
+
+
+def _repeat(self, *sizes):
+    sizes = _shape_arg(sizes)
+    if len(sizes) < self.dim():
+        return _per_sample("repeat", (self,) + sizes, {}, self._level)
+    p = _pad(self._value, len(sizes) - self.dim())
+    return BatchedTensor(p.repeat(1, *sizes), self._level)
+
+
+BatchedTensor.repeat = _repeat
+
+
+# ---- indexing -------------------------------------------------------------------------------
+
+
+def _getitem(self, idx):
+    lvl = self._level
+    items = idx if isinstance(idx, tuple) else (idx,)
+    if any(isinstance(i, BatchedTensor) for i in items):
+        return _per_sample("__getitem__", (self, idx), {}, _top((self,) + items))
+    tensor_pos = [k for k, i in enumerate(items)
+                  if isinstance(i, (Tensor, list))]
+    if tensor_pos and tensor_pos[-1] - tensor_pos[0] + 1 != len(tensor_pos):
+        # Separated advanced indices move to the front: run per sample.
+        return _per_sample("__getitem__", (self, idx), {}, lvl)
+    if any(isinstance(i, bool) for i in items):
+        return _per_sample("__getitem__", (self, idx), {}, lvl)
+    return BatchedTensor(self._value[(slice(None),) + items], lvl)
+
+
+def _setitem(self, idx, value):
+    lvl = _top((self, value))
+    if self._level != lvl or (isinstance(idx, BatchedTensor)):
+        raise _Fallback()
+    for i in range(self._size()):
+        self._value.select(0, i)[idx] = _slice(value, lvl, i)
+
+
+BatchedTensor.__getitem__ = _getitem
+BatchedTensor.__setitem__ = _setitem
+
+
+def _gather(self, dim, index, *, sparse_grad=False):
+    lvl = _top((self, index))
+    ps, pi = _phys(self, lvl), _phys(index, lvl)
+    b = (ps if ps is not None else pi).shape[0]
+    if ps is None:
+        ps = self.unsqueeze(0).expand(b, *self.shape)
+    if pi is None:
+        pi = index.unsqueeze(0).expand(b, *index.shape)
+    return BatchedTensor(ps.gather(_norm_dim(dim, ps.dim() - 1) + 1, pi), lvl)
+
+
+BatchedTensor.gather = _gather
+BatchedTensor.take_along_dim = lambda self, indices, dim=None: (
+    _gather(self, dim, indices) if dim is not None
+    else _gather(self.reshape(-1), 0, indices.reshape(-1)))
+
+
+def _index_select(self, dim, index):
+    if isinstance(index, BatchedTensor):
+        return _per_sample("index_select", (self, dim, index), {}, _top((self, index)))
+    return BatchedTensor(self._value.index_select(_norm_dim(dim, self.dim()) + 1, index),
+                         self._level)
+
+
+BatchedTensor.index_select = _index_select
+
+
+# ---- functions of several tensors (gradrs.stack / cat / where) ------------------------------
+
+
+def _cat(tensors, dim=0, _phys_dim=None):
+    """``cat`` of tensors some of which are batched: one native cat of the physicals."""
+    lvl = _top(tensors)
+    if lvl == 0:
+        return _native.cat(tensors, dim if _phys_dim is None else _phys_dim)
+    rank = max(_ldim(t) for t in tensors)
+    d = _norm_dim(dim, rank) + 1 if _phys_dim is None else _phys_dim + 1
+    b = next(t for t in tensors if _phys(t, lvl) is not None)._size()
+    parts = [_phys(t, lvl) if _phys(t, lvl) is not None else t.unsqueeze(0).expand(b, *t.shape)
+             for t in tensors]
+    return BatchedTensor(_cat(parts, _phys_dim=d), lvl)
+
+
+def _stack_fn(tensors, dim=0):
+    rank = max(_ldim(t) for t in tensors) + 1
+    return _cat([t.unsqueeze(_norm_dim(dim, rank)) for t in tensors], dim)
+
+
+# ---- vmap itself ---------------------------------------------------------------------------
+
+
+def _name(func):
+    if hasattr(func, "__name__"):
+        return func.__name__
+    if isinstance(func, functools.partial):
+        return f"functools.partial({_name(func.func)}, ...)"
+    return repr(func)
+
+
+def _broadcast_flat(tree, spec):
+    """``tree`` (ints / None, or containers of them) spread over ``spec``'s leaves, or None
+    where the structures do not match (PyTorch's `_broadcast_to_and_flatten`)."""
+    if spec is None:
+        return None if isinstance(tree, (tuple, list, dict)) else [tree]
+    if not isinstance(tree, (tuple, list, dict)):
+        return [tree] * _count(spec)
+    kind, subs = spec
+    if type(tree) is not kind or len(tree) != len(subs):
+        return None
+    out = []
+    if kind is dict:
+        if list(tree) != [k for k, _ in subs]:
+            return None
+        pairs = [(tree[k], s) for k, s in subs]
+    else:
+        pairs = list(zip(tree, subs))
+    for t, s in pairs:
+        r = _broadcast_flat(t, s)
+        if r is None:
+            return None
+        out += r
+    return out
+
+
+def _count(spec):
+    if spec is None:
+        return 1
+    return sum(_count(s) for _, s in spec[1]) if spec[0] is dict else sum(
+        _count(s) for s in spec[1])
+
+
+def _dims_spec(tree):
+    return _spec_str(_flatten(tree)[1])
+
+
+def _process_inputs(func, in_dims, args):
+    name = _name(func)
+    if not isinstance(in_dims, (int, tuple)):
+        raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): expected `in_dims` to "
+                         "be int or a (potentially nested) tuple matching the structure of "
+                         f"inputs, got: {type(in_dims)}.")
+    if len(args) == 0:
+        raise ValueError(f"vmap({name})(<inputs>): got no inputs. Maybe you forgot to add "
+                         "inputs, or you are trying to vmap over a function with no inputs. "
+                         "The latter is unsupported.")
+    flat, spec = _flatten(args)
+    flat_dims = _broadcast_flat(in_dims, spec)
+    if flat_dims is None:
+        raise ValueError(
+            f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): in_dims is not compatible with "
+            f"the structure of `inputs`. in_dims has structure {_dims_spec(in_dims)} but inputs "
+            f"has structure {_spec_str(spec)}.")
+    for i, (arg, d) in enumerate(zip(flat, flat_dims)):
+        if d is not None and (not isinstance(d, int) or isinstance(d, bool)):
+            raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} "
+                             "for an input but in_dim must be either an integer dimension or "
+                             "None.")
+        if d is not None and not _is_tensor(arg):
+            raise ValueError(
+                f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for an input "
+                f"but the input is of type {type(arg)}. We cannot vmap over non-Tensor "
+                "arguments, please use None as the respective in_dim")
+        if d is not None and not -arg.dim() <= d < arg.dim():
+            raise ValueError(
+                f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for some "
+                f"input, but that input is a Tensor of dimensionality {arg.dim()} so expected "
+                f"in_dim to satisfy -{arg.dim()} <= in_dim < {arg.dim()}.")
+        if d is not None:
+            flat_dims[i] = d % arg.dim()
+    sizes = [a.size(d) for a, d in zip(flat, flat_dims) if d is not None]
+    if not sizes:
+        raise ValueError("vmap: Expected at least one Tensor to vmap over")
+    if any(s != sizes[0] for s in sizes):
+        raise ValueError("vmap: Expected all tensors to have the same size in the mapped "
+                         f"dimension, got sizes {sizes} for the mapped dimension")
+    return sizes[0], flat, flat_dims, spec
+
+
+def _check_out_dims(func, out_dims):
+    def bad():
+        raise ValueError(f"vmap({_name(func)}, ..., out_dims={out_dims}): `out_dims` must be an "
+                         "int, None or a python collection of ints representing where in the "
+                         "outputs the vmapped dimension should appear.")
+    if isinstance(out_dims, (tuple, list, dict)):
+        for d in _flatten(out_dims)[0]:
+            if d is not None and not isinstance(d, int):
+                bad()
+    elif out_dims is not None and not isinstance(out_dims, int):
+        bad()
+
+
+def _flat_out_dims(func, out_dims, output, spec):
+    def incompatible():
+        raise ValueError(
+            f"vmap({_name(func)}, ..., out_dims={out_dims})(<inputs>): out_dims is not "
+            "compatible with the structure of `outputs`. out_dims has structure "
+            f"{_dims_spec(out_dims)} but outputs has structure {_spec_str(spec)}.")
+    if _is_tensor(output):
+        if isinstance(out_dims, int) or out_dims is None:
+            return [out_dims]
+        if isinstance(out_dims, tuple) and len(out_dims) == 1:
+            return list(out_dims)
+        incompatible()
+    flat = _broadcast_flat(out_dims, spec)
+    if flat is None:
+        incompatible()
+    return flat
+
+
+def _rng_state():
+    return _native.get_rng_state()
+
+
+def _same_state(a, b):
+    return bool(_native.equal(a, b))
+
+
+def _move_out(name, x, lvl, size, out_dim, batched_mode):
+    """One output leaf with the level's batch moved to ``out_dim`` (PyTorch's checks)."""
+    if out_dim is None:
+        if batched_mode and isinstance(x, BatchedTensor) and x._level == lvl:
+            raise ValueError(f"vmap({name}, ...): `{name}` can not return a BatchedTensor when "
+                             "out_dim is None")
+        return x
+    if not _is_tensor(x):
+        raise ValueError(f"vmap({name}, ...): `{name}` must only return Tensors, got type "
+                         f"{type(x)}. Did you mean to set out_dims= to None for output?")
+    p = _phys(x, lvl)
+    if p is None:  # does not depend on the batch: every sample's is the same
+        p = x.unsqueeze(0).expand(size, *x.shape)
+    return p.movedim(0, _norm_dim(out_dim, p.dim()))
+
+
+def _batched_call(func, size, flat, flat_dims, spec, out_dims, kwargs):
+    """The function run once on BatchedTensors (raises `_Fallback` where it cannot be)."""
+    lvl = _level() + 1
+    args = [a if d is None else BatchedTensor(a.movedim(d, 0), lvl)
+            for a, d in zip(flat, flat_dims)]
+    _state.level = lvl
+    try:
+        out = func(*_unflatten(args, spec), **kwargs)
+    except TypeError as e:
+        if "BatchedTensor" in str(e):
+            raise _Fallback() from e
+        raise
+    finally:
+        _state.level = lvl - 1
+    name = _name(func)
+    flat_out, out_spec = _flatten(out)
+    dims = _flat_out_dims(func, out_dims, out, out_spec)
+    return _unflatten([_move_out(name, x, lvl, size, d, True)
+                       for x, d in zip(flat_out, dims)], out_spec)
+
+
+def _loop_call(func, size, flat, flat_dims, spec, out_dims, kwargs, randomness, state):
+    """The function run once per sample and the outputs stacked (the per-call fallback)."""
+    outs = []
+    for i in range(size):
+        if randomness == "same":
+            _native.set_rng_state(state)
+        args = [a if d is None else a.select(d, i) for a, d in zip(flat, flat_dims)]
+        outs.append(func(*_unflatten(args, spec), **kwargs))
+        if randomness == "error" and i == 0 and not _same_state(state, _rng_state()):
+            raise RuntimeError(_RANDOM)
+    name = _name(func)
+    if size == 0:
+        raise _Fallback()
+    flat0, out_spec = _flatten(outs[0])
+    dims = _flat_out_dims(func, out_dims, outs[0], out_spec)
+    per_leaf = list(zip(*[_flatten(o)[0] for o in outs]))
+    result = []
+    for leaves, d in zip(per_leaf, dims):
+        if d is None:
+            result.append(leaves[0])
+            continue
+        for x in leaves:
+            if not _is_tensor(x):
+                raise ValueError(f"vmap({name}, ...): `{name}` must only return Tensors, got "
+                                 f"type {type(x)}. Did you mean to set out_dims= to None for "
+                                 "output?")
+        st = _stack(list(leaves))
+        result.append(st.movedim(0, _norm_dim(d, st.dim())))
+    return _unflatten(result, out_spec)
+
+
+def _vmap_once(func, size, flat, flat_dims, spec, out_dims, randomness, kwargs):
+    state = _rng_state()
+    try:
+        out = _batched_call(func, size, flat, flat_dims, spec, out_dims, kwargs)
+        if not _same_state(state, _rng_state()):
+            if randomness == "error":
+                raise RuntimeError(_RANDOM)
+            raise _Fallback()  # random ops must draw per sample ('different') or repeat
+        return out
+    except _Fallback:
+        _native.set_rng_state(state)
+        return _loop_call(func, size, flat, flat_dims, spec, out_dims, kwargs, randomness, state)
+
+
+def vmap_impl(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
+    _check_out_dims(func, out_dims)
+    size, flat, flat_dims, spec = _process_inputs(func, in_dims, args)
+    if chunk_size is None or chunk_size >= size:
+        return _vmap_once(func, size, flat, flat_dims, spec, out_dims, randomness, kwargs)
+    bounds = list(range(chunk_size, size, chunk_size))
+    state = _rng_state() if randomness == "same" else None
+    chunks = []
+    for k in range(len(bounds) + 1):
+        lo = 0 if k == 0 else bounds[k - 1]
+        hi = size if k == len(bounds) else bounds[k]
+        part = [a if d is None else a.narrow(d, lo, hi - lo) for a, d in zip(flat, flat_dims)]
+        if state is not None:
+            _native.set_rng_state(state)
+        chunks.append(_vmap_once(func, hi - lo, part, flat_dims, spec, out_dims, randomness,
+                                 kwargs))
+    flat_chunks = [_flatten(c)[0] for c in chunks]
+    out_spec = _flatten(chunks[0])[1]
+    dims = _flat_out_dims(func, out_dims, chunks[0], out_spec)
+    result = []
+    for k, d in enumerate(dims):
+        leaves = [c[k] for c in flat_chunks]
+        result.append(leaves[0] if d is None else _cat_any(leaves, d))
+    return _unflatten(result, out_spec)
+
+
+def _cat_any(leaves, d):
+    if any(isinstance(x, BatchedTensor) for x in leaves):
+        return _cat(leaves, d)
+    return _native.cat(leaves, d)
+
+
+def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
+    """``func`` mapped over a dimension of its inputs (PyTorch's ``torch.func.vmap``)."""
+    if randomness not in ("error", "different", "same"):
+        raise RuntimeError("Only allowed values for randomness are 'error', 'different', or "
+                           f"'same'. Got {randomness}")
+    if not (chunk_size is None or chunk_size > 0):
+        raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})")
+
+    @functools.wraps(func)
+    def wrapped(*args, **kwargs):
+        return vmap_impl(func, in_dims, out_dims, randomness, chunk_size, args, kwargs)
+
+    return wrapped
+
+
+
+def batched_grad_and_value(func, nums, has_aux, args, kwargs):
+    """`grad_and_value` inside `vmap`: each differentiated input becomes a batched leaf (an
+    unbatched one is expanded over the batch, a view, no copy), the function runs batched, and
+    one backward of the per-sample outputs gives every sample's gradient at once, since no
+    sample's output depends on another sample's slice of the leaves."""
+    from ._grad_mode import enable_grad
+    from .autograd import grad as _grad
+    from .func import _pick, _replace
+
+    flat_all = _flatten((args, kwargs))[0]
+    lvl = _top(flat_all)
+    size = next(x for x in flat_all if _phys(x, lvl) is not None)._size()
+    flat_d, spec_d = _flatten(_pick(args, nums))
+    leaves = []
+    for d in flat_d:
+        p = _phys(d, lvl)
+        if p is None:
+            if not isinstance(d, Tensor):
+                raise _Fallback()
+            p = d.detach().unsqueeze(0).expand(size, *d.shape)
+        elif not isinstance(p, Tensor):
+            raise _Fallback()
+        leaves.append(p.detach().requires_grad_())
+    diff = _unflatten([BatchedTensor(leaf, lvl) for leaf in leaves], spec_d)
+    with enable_grad():
+        output = func(*_replace(args, nums, diff), **kwargs)
+        aux = None
+        if has_aux:
+            if not (isinstance(output, tuple) and len(output) == 2):
+                raise RuntimeError("grad_and_value(f)(*args): output of function f should be a "
+                                   "tuple: (output, aux) if has_aux is True")
+            output, aux = output
+        if not _is_tensor(output):
+            raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a "
+                               f"Tensor, got {type(output)}")
+        if output.dim() != 0:
+            raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a scalar "
+                               f"Tensor, got tensor with {output.dim()} dims. Maybe you wanted "
+                               "to use the vjp or jacrev APIs instead?")
+        po = _phys(output, lvl)
+        if po is not None and not isinstance(po, Tensor):
+            raise _Fallback()
+        if po is not None and po.requires_grad:
+            grads = _grad(po, leaves, _native.ones_like(po), create_graph=True,
+                          allow_unused=True)
+        else:
+            grads = [None] * len(leaves)
+    grads = [BatchedTensor(g if g is not None else _native.zeros_like(leaf), lvl)
+             for g, leaf in zip(grads, leaves)]
+    if po is not None and not _native.is_grad_enabled():
+        output = BatchedTensor(po.detach(), lvl)
+    grads = _unflatten(grads, spec_d)
+    return (grads, (output, aux)) if has_aux else (grads, output)
