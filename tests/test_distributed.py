@@ -41,6 +41,26 @@ def test_collectives(nprocs):
         f"OK rank {r} of {nprocs} numpy" for r in range(nprocs)]
 
 
+@needs_mpi
+@pytest.mark.parametrize("nprocs", [2, 4])
+def test_ddp_equals_one_process_on_the_full_batch(nprocs):
+    out = mpirun(nprocs, "ddp.py")
+    assert sorted(line for line in out if line.startswith("OK")) == [
+        f"OK rank {r} of {nprocs}" for r in range(nprocs)]
+
+
+def test_ddp_module_path(torch):
+    from gradrs.nn.parallel.distributed import DistributedDataParallel
+
+    assert DistributedDataParallel is G.nn.parallel.DistributedDataParallel
+    assert issubclass(DistributedDataParallel, G.nn.Module)
+    assert torch.nn.parallel.DistributedDataParallel.__name__ == DistributedDataParallel.__name__
+
+
+def test_ddp_needs_a_process_group():
+    check_error(lambda m: m.nn.parallel.DistributedDataParallel(m.nn.Linear(2, 2)))
+
+
 def test_api_without_a_process_group(torch):
     d, td = G.distributed, torch.distributed
     assert d.is_available() and not d.is_initialized()
