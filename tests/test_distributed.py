@@ -102,3 +102,19 @@ def test_only_mpi(backend, name):
     # does not use)
     with pytest.raises(RuntimeError, match=f"^Distributed package doesn't have {name} built in$"):
         G.distributed.init_process_group(backend)
+
+
+@pytest.mark.parametrize("n", [1000, 70001])
+def test_sampler_order_matches_torch_on_large_datasets(torch, n):
+    # randperm with a seeded Generator is PyTorch's stream at every size
+    for kw in ({}, {"drop_last": True}, {"seed": 9}):
+        for rank in (0, 2):
+            s, t = (m.utils.data.DistributedSampler(range(n), num_replicas=3, rank=rank, **kw)
+                    for m in (G, torch))
+            s.set_epoch(3)
+            t.set_epoch(3)
+            assert list(s) == list(t)
+
+
+def test_sampler_without_a_process_group_matches_torch():
+    check_error(lambda m: m.utils.data.DistributedSampler(range(4)))

@@ -166,6 +166,11 @@ if "--gpu" in sys.argv and G.cuda.is_available():
     assert t.device.type == "gpu" and t.cpu().tolist() == [size * (size + 1) / 2] * 3
     print(f"GPU rank {rank}")
 
+# DistributedSampler takes its replicas and rank from the default group
+sampler = G.utils.data.DistributedSampler(range(11), seed=4)
+assert (sampler.num_replicas, sampler.rank) == (size, rank)
+assert list(sampler) == list(G.utils.data.DistributedSampler(range(11), size, rank, seed=4))
+
 dist.destroy_process_group()
 assert not dist.is_initialized()
 print(f"OK rank {rank} of {size}", np.__name__)

@@ -4,17 +4,11 @@
 import math
 
 import gradrs
+from gradrs import distributed as dist
 
 from .sampler import Sampler
 
 __all__ = ["DistributedSampler"]
-
-
-def _default_process_group():
-    """The default process group, for its world size and rank. gradrs has no process groups (no
-    `gradrs.distributed`), so this is always PyTorch's answer when none was initialized."""
-    raise ValueError("Default process group has not been initialized, please make sure to call "
-                     "init_process_group.")
 
 
 class DistributedSampler(Sampler):
@@ -22,14 +16,17 @@ class DistributedSampler(Sampler):
     ``num_replicas`` gets every ``num_replicas``-th index of one (optionally shuffled, seeded
     with ``seed + epoch``) permutation, padded by repeating indices to a multiple of
     ``num_replicas`` unless ``drop_last`` drops the tail. Call :meth:`set_epoch` before each
-    epoch to reshuffle. gradrs has no process groups: give ``num_replicas`` and ``rank``."""
+    epoch to reshuffle. ``num_replicas`` and ``rank`` default to the world size and rank of
+    ``gradrs.distributed``'s default process group."""
 
     def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0,
                  drop_last=False):
+        # Without num_replicas / rank, the default process group's (gradrs.distributed over
+        # MPI: launch with mpirun); PyTorch's ValueError when none was initialized.
         if num_replicas is None:
-            num_replicas = _default_process_group()
+            num_replicas = dist.get_world_size()
         if rank is None:
-            rank = _default_process_group()
+            rank = dist.get_rank()
         if rank >= num_replicas or rank < 0:
             raise ValueError(
                 f"Invalid rank {rank}, rank should be in the interval [0, {num_replicas - 1}]")
