@@ -109,8 +109,37 @@ for dtype in (G.float32, G.float64, G.int64):
         assert wk.is_completed()
     expect(t, val(prv, dtype))
 
+    # all to all: rank r sends row i (value 100 r + i) to rank i
+    out = G.zeros(size, 2, dtype=dtype)
+    dist.all_to_all_single(out, G.stack([G.full((2,), 100.0 * rank + i) for i in range(size)])
+                           .to(dtype))
+    expect(out, G.stack([G.full((2,), 100.0 * r + rank) for r in range(size)]).to(dtype))
+    # uneven: rank r sends i + 1 rows to rank i, so it receives rank + 1 rows from each
+    inp = G.cat([G.full((i + 1, 3), 100.0 * rank + i) for i in range(size)]).to(dtype)
+    out = G.zeros(size * (rank + 1), 3, dtype=dtype)
+    dist.all_to_all_single(out, inp, [rank + 1] * size, [i + 1 for i in range(size)])
+    expect(out, G.cat([G.full((rank + 1, 3), 100.0 * r + rank) for r in range(size)]).to(dtype))
+    outs = [G.zeros(r + 1, dtype=dtype) for r in range(size)]
+    dist.all_to_all(outs, [G.full((rank + 1,), 10.0 * rank + i).to(dtype) for i in range(size)])
+    for r in range(size):
+        expect(outs[r], G.full((r + 1,), 10.0 * r + rank).to(dtype))
+
 dist.barrier()
 assert dist.barrier(async_op=True).wait()
+
+# object collectives: any picklable value
+objs = [None] * size
+dist.all_gather_object(objs, {"rank": rank, "sq": [rank] * rank})
+assert objs == [{"rank": r, "sq": [r] * r} for r in range(size)]
+got = [None] * size if rank == 0 else None
+dist.gather_object(("from", rank), got, dst=0)
+assert rank != 0 or got == [("from", r) for r in range(size)]
+lst = ["a", 1, {2: 3}] if rank == 1 else [None, None, None]
+dist.broadcast_object_list(lst, src=1)
+assert lst == ["a", 1, {2: 3}]
+one = [None]
+dist.scatter_object_list(one, [f"for {r}" for r in range(size)] if rank == 0 else None)
+assert one == [f"for {rank}"]
 
 # tensors MPI cannot take, with PyTorch's MPI backend's errors
 raises(RuntimeError, "input tensor has to be contiguous",

@@ -19,8 +19,9 @@ from .._grad_mode import no_grad
 
 __all__ = [
     "Backend", "GroupMember", "ProcessGroup", "ReduceOp", "Work", "all_gather",
-    "all_gather_into_tensor", "all_gather_single", "all_reduce", "barrier", "broadcast",
-    "destroy_process_group", "gather", "get_backend", "get_global_rank", "get_group_rank",
+    "all_gather_into_tensor", "all_gather_object", "all_gather_single", "all_reduce",
+    "all_to_all", "all_to_all_single", "barrier", "broadcast", "broadcast_object_list",
+    "destroy_process_group", "gather", "gather_object", "scatter_object_list", "get_backend", "get_global_rank", "get_group_rank",
     "get_process_group_ranks", "get_rank", "get_world_size", "group", "init_process_group",
     "irecv", "is_available", "is_gloo_available", "is_initialized", "is_mpi_available",
     "is_nccl_available", "isend", "new_group", "recv", "reduce", "reduce_op", "reduce_scatter",
@@ -991,3 +992,178 @@ def recv(tensor, src=None, group=None, tag=0, group_src=None):
         _check_not_self_rank(group, group_src, "source")
         src = get_global_rank(group, group_src)
     return src
+
+
+# --- all to all ------------------------------------------------------------------------------
+
+def _check_split_sizes(split_sizes, tensor, group_size):
+    if not split_sizes:
+        if tensor.shape[0] % group_size != 0:
+            raise RuntimeError("Tensor's dim 0 does not divide equally across group size")
+    else:
+        if len(split_sizes) != group_size:
+            raise RuntimeError("Number of tensor splits not equal to group size")
+        if sum(split_sizes) != tensor.shape[0]:
+            raise RuntimeError("Split sizes doesn't match total dim 0 size")
+
+
+def _counts(split_sizes, tensor, group_size):
+    """Element counts and offsets of each rank's part along dim 0 (MPI_Alltoallv's)."""
+    n0 = tensor.shape[0] if tensor.dim() else 1
+    row = tensor.numel() // n0 if n0 else 0
+    sizes = list(split_sizes) if split_sizes else [n0 // group_size] * group_size
+    counts = [s * row for s in sizes]
+    offsets = [sum(counts[:i]) for i in range(group_size)]
+    return counts, offsets
+
+
+def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None,
+                      group=None, async_op=False):
+    """Split ``input`` along dim 0 into one part per rank (equal parts, or
+    ``input_split_sizes``), send part i to rank i, and concatenate what every rank sent here
+    into ``output`` (``output_split_sizes`` rows from each)."""
+    if _rank_not_in_group(group):
+        _warn_not_in_group("all_to_all_single")
+        return None
+    _check_single_tensor(output, "output")
+    _check_single_tensor(input, "input")
+    _ensure_all_tensors_same_dtype(output, input)
+    group = group or _get_default_group()
+    size = group.size()
+    _check_mpi_tensor(input)
+    _check_mpi_tensor(output)
+    if not output_split_sizes and not input_split_sizes:
+        if output.numel() != input.numel() or output.dtype != input.dtype:
+            raise RuntimeError("Tensors are not equal in size or data type")
+        if output.shape[0] % size != 0:
+            raise RuntimeError("Tensor's dim 0 does not divide equally across group size")
+    else:
+        _check_split_sizes(input_split_sizes, input, size)
+        _check_split_sizes(output_split_sizes, output, size)
+
+    def fn():
+        _check_dtype(input)
+        src, dst = _Buffer(input), _Buffer(output)
+        if not output_split_sizes and not input_split_sizes:
+            group._comm.Alltoall(src.array, dst.array)
+        else:
+            sc, so = _counts(input_split_sizes, input, size)
+            rc, ro = _counts(output_split_sizes, output, size)
+            group._comm.Alltoallv([src.array, (sc, so)], [dst.array, (rc, ro)])
+        dst.done()
+    return _issue(group, fn, async_op, [output])
+
+
+def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False):
+    """Send ``input_tensor_list[i]`` to rank i and receive rank i's tensor for this rank into
+    ``output_tensor_list[i]``."""
+    if _rank_not_in_group(group):
+        _warn_not_in_group("all_to_all")
+        return None
+    _check_tensor_list(output_tensor_list, "output_tensor_list")
+    _check_tensor_list(input_tensor_list, "input_tensor_list")
+    _ensure_all_tensors_same_dtype(output_tensor_list, input_tensor_list)
+    group = group or _get_default_group()
+    size = group.size()
+    if len(input_tensor_list) != size:
+        raise RuntimeError("Number of input tensors are not equal to group size")
+    if len(output_tensor_list) != size:
+        raise RuntimeError("Number of output tensors are not equal to group size")
+
+    def fn():
+        _check_dtype(input_tensor_list[0])
+        srcs = [_Buffer(t.contiguous()).array for t in input_tensor_list]
+        flat_in = np.concatenate(srcs) if srcs else np.empty(0)
+        rc = [t.numel() for t in output_tensor_list]
+        flat_out = np.empty(sum(rc), flat_in.dtype)
+        sc = [a.size for a in srcs]
+        group._comm.Alltoallv([flat_in, (sc, [sum(sc[:i]) for i in range(size)])],
+                              [flat_out, (rc, [sum(rc[:i]) for i in range(size)])])
+        off = 0
+        for t, n in zip(output_tensor_list, rc):
+            b = _Buffer(t)
+            b.array[...] = flat_out[off:off + n]
+            b.done()
+            off += n
+    return _issue(group, fn, async_op, output_tensor_list)
+
+
+# --- object collectives (pickled, as PyTorch's; only for data you trust) --------------------
+
+def all_gather_object(object_list, obj, group=None):
+    """Gather a picklable ``obj`` from every process into ``object_list`` (one per rank)."""
+    if _rank_not_in_group(group):
+        _warn_not_in_group("all_gather_object")
+        return None
+    group = group or _get_default_group()
+    objs = _run_value(group, lambda: group._comm.allgather(obj))
+    for i, o in enumerate(objs):
+        object_list[i] = o
+    return None
+
+
+def gather_object(obj, object_gather_list=None, dst=None, group=None, group_dst=None):
+    """Gather a picklable ``obj`` from every process into ``object_gather_list`` on ``dst``."""
+    group = _group_or_default_group(group)
+    if dst is None and group_dst is None:
+        dst = 0
+    group_dst = _canonicalize_group_rank(group, dst, group_dst)
+    if _rank_not_in_group(group):
+        _warn_not_in_group("gather_object")
+        return None
+    me = group.rank()
+    if group_dst == me:
+        if not object_gather_list:
+            raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
+    elif object_gather_list:
+        raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination "
+                         "ranks.")
+    objs = _run_value(group, lambda: group._comm.gather(obj, root=group_dst))
+    if me == group_dst:
+        for i, o in enumerate(objs):
+            object_gather_list[i] = o
+    return None
+
+
+def broadcast_object_list(object_list, src=None, group=None, device=None, group_src=None):
+    """Broadcast the picklable objects of ``object_list`` from ``src`` (0), in place."""
+    group = _group_or_default_group(group)
+    if src is None and group_src is None:
+        src = 0
+    group_src = _canonicalize_group_rank(group, src, group_src)
+    if _rank_not_in_group(group):
+        _warn_not_in_group("broadcast_object_list")
+        return None
+    objs = _run_value(group, lambda: group._comm.bcast(
+        list(object_list) if group.rank() == group_src else None, root=group_src))
+    object_list[:len(objs)] = objs
+    return None
+
+
+def scatter_object_list(scatter_object_output_list, scatter_object_input_list=None, src=None,
+                        group=None, group_src=None):
+    """Scatter the picklable objects of ``scatter_object_input_list`` on ``src`` (0): rank i
+    receives the i-th into ``scatter_object_output_list[0]``."""
+    group = _group_or_default_group(group)
+    if src is None and group_src is None:
+        src = 0
+    group_src = _canonicalize_group_rank(group, src, group_src)
+    if _rank_not_in_group(group):
+        _warn_not_in_group("scatter_object_list")
+        return None
+    if not isinstance(scatter_object_output_list, list) or len(scatter_object_output_list) < 1:
+        raise ValueError("Expected argument scatter_object_output_list to be a list of size "
+                         "at least 1.")
+    me = group.rank()
+    if me == group_src and scatter_object_input_list is None:
+        raise ValueError("source rank must provide non-None scatter_object_input_list")
+    scatter_object_output_list[0] = _run_value(group, lambda: group._comm.scatter(
+        list(scatter_object_input_list) if me == group_src else None, root=group_src))
+    return None
+
+
+def _run_value(group, fn):
+    """Run a blocking collective that returns a value, in the group's order."""
+    out = []
+    group._run_now(lambda: out.append(fn()))
+    return out[0]
