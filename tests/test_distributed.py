@@ -44,7 +44,7 @@ def test_collectives(nprocs):
 @needs_mpi
 @pytest.mark.parametrize("nprocs", [2, 4])
 def test_ddp_equals_one_process_on_the_full_batch(nprocs):
-    out = mpirun(nprocs, "ddp.py")
+    out = mpirun(nprocs, "ddp.py", *(["--gpu"] if nprocs == 2 else []))
     assert sorted(line for line in out if line.startswith("OK")) == [
         f"OK rank {r} of {nprocs}" for r in range(nprocs)]
 

@@ -3,6 +3,8 @@ on N shards of a batch and ends equal (float32 tolerance) to one process trained
 batch, the processes agreeing bit for bit; also no_sync, find_unused_parameters, the buffer
 broadcast, bucketing started during backward and the "module." state_dict prefix."""
 
+import sys
+
 import gradrs as G
 import gradrs.distributed as dist
 from gradrs import nn
@@ -120,6 +122,18 @@ except RuntimeError as e:
     assert str(e).endswith(f"did not receive grad for rank {rank}: " + ("2 3 4 5" if rank else "4 5"))
 else:
     raise AssertionError("no error for an unfinished reduction")
+
+if "--gpu" in sys.argv and G.cuda.is_available():
+    # a GPU module: its gradients are averaged through the host and stay on the GPU
+    G.manual_seed(rank)
+    lin = nn.Linear(3, 2).to("cuda")
+    ddp4 = DDP(lin, device_ids=[0])
+    ddp4(G.full((4, 3), float(rank + 1))).sum().backward()  # inputs moved to the GPU
+    assert lin.weight.grad.device.type == "gpu"
+    assert lin.weight.grad.cpu().tolist() == [[2.0 * (size + 1)] * 3] * 2
+    G.manual_seed(0)
+    assert G.equal(lin.bias.cpu(), nn.Linear(3, 2).bias)  # rank 0's parameters
+    print(f"GPU rank {rank}")
 
 dist.destroy_process_group()
 print(f"OK rank {rank} of {size}")
