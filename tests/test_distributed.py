@@ -90,6 +90,11 @@ def test_api_without_a_process_group(torch):
     lambda m: m.distributed.destroy_process_group(),
     lambda m: m.distributed.all_gather([m.ones(1)], [m.ones(1)]),
     lambda m: m.distributed.init_process_group("mpi", timeout=5),
+    lambda m: m.distributed.P2POp(print, m.ones(1), 0),
+    lambda m: m.distributed.P2POp(m.distributed.isend, [1.0], 0),
+    lambda m: m.distributed.batch_isend_irecv([1]),
+    lambda m: m.distributed.all_gather_object([None], 1),
+    lambda m: m.distributed.all_to_all_single(m.ones(2), m.ones(2)),
     lambda m: m.distributed.init_process_group("mpi", init_method="env://", store=object()),
 ])
 def test_errors_without_a_process_group_match_torch(call):

@@ -108,6 +108,11 @@ for dtype in (G.float32, G.float64, G.int64):
         wk.wait()
         assert wk.is_completed()
     expect(t, val(prv, dtype))
+    t = G.zeros(5, dtype=dtype)
+    ops = [dist.P2POp(dist.isend, val(rank, dtype), nxt), dist.P2POp(dist.irecv, t, prv)]
+    for wk in dist.batch_isend_irecv(ops):
+        wk.wait()
+    expect(t, val(prv, dtype))
 
     # all to all: rank r sends row i (value 100 r + i) to rank i
     out = G.zeros(size, 2, dtype=dtype)
@@ -202,4 +207,12 @@ assert list(sampler) == list(G.utils.data.DistributedSampler(range(11), size, ra
 
 dist.destroy_process_group()
 assert not dist.is_initialized()
+# MPI assigns ranks: world_size and rank are ignored, with PyTorch's warning
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    dist.init_process_group("mpi", init_method="env://", world_size=size, rank=rank)
+assert str(w[0].message) == (f"For MPI backend, world_size ({size}) and rank ({rank}) are "
+                             "ignored since they are assigned by the MPI runtime.")
+assert dist.get_rank() == rank and dist.get_world_size() == size
+dist.destroy_process_group()
 print(f"OK rank {rank} of {size}", np.__name__)

@@ -18,9 +18,9 @@ from .. import _native
 from .._grad_mode import no_grad
 
 __all__ = [
-    "Backend", "GroupMember", "ProcessGroup", "ReduceOp", "Work", "all_gather",
+    "Backend", "GroupMember", "P2POp", "ProcessGroup", "ReduceOp", "Work", "all_gather",
     "all_gather_into_tensor", "all_gather_object", "all_gather_single", "all_reduce",
-    "all_to_all", "all_to_all_single", "barrier", "broadcast", "broadcast_object_list",
+    "all_to_all", "all_to_all_single", "barrier", "batch_isend_irecv", "broadcast", "broadcast_object_list",
     "destroy_process_group", "gather", "gather_object", "scatter_object_list", "get_backend", "get_global_rank", "get_group_rank",
     "get_process_group_ranks", "get_rank", "get_world_size", "group", "init_process_group",
     "irecv", "is_available", "is_gloo_available", "is_initialized", "is_mpi_available",
@@ -1167,3 +1167,44 @@ def _run_value(group, fn):
     out = []
     group._run_now(lambda: out.append(fn()))
     return out[0]
+
+
+# --- batched point to point ------------------------------------------------------------------
+
+class P2POp:
+    """A point-to-point operation for `batch_isend_irecv`: ``op`` is `isend` or `irecv`,
+    ``peer`` the other process's global rank (or ``group_peer`` its rank in ``group``)."""
+
+    def __new__(cls, op, tensor, peer=None, group=None, tag=0, group_peer=None):
+        if op not in (isend, irecv):
+            raise ValueError("Invalid ``op``. Expected ``op`` to be of type "
+                             "``gradrs.distributed.isend`` or ``gradrs.distributed.irecv``.")
+        _check_single_tensor(tensor, "tensor")
+        return object.__new__(cls)
+
+    def __init__(self, op, tensor, peer=None, group=None, tag=0, group_peer=None):
+        self.op = op
+        self.tensor = tensor
+        self.group = _group_or_default_group(group)
+        self.peer = _canonicalize_group_rank(self.group, peer, group_peer, return_global=True)
+        self.tag = tag
+        self.group_peer = _canonicalize_group_rank(self.group, peer, group_peer)
+
+
+def batch_isend_irecv(p2p_op_list):
+    """Start every send and receive of ``p2p_op_list`` (`P2POp`s of one group) and return
+    their `Work`s."""
+    if not isinstance(p2p_op_list, list) or not all(isinstance(p, P2POp)
+                                                    for p in p2p_op_list):
+        raise ValueError("Invalid ``p2p_op_list``. Each op is expected to to be of type "
+                         "``gradrs.distributed.P2POp``.")
+    group = p2p_op_list[0].group
+    if not all(group == p.group for p in p2p_op_list):
+        raise ValueError("All ops need to use the same group.")
+    works = []
+    for p in p2p_op_list:
+        key = "group_dst" if p.op is isend else "group_src"
+        work = p.op(p.tensor, group=p.group, tag=p.tag, **{key: p.group_peer})
+        if work:
+            works.append(work)
+    return works
