@@ -5,10 +5,15 @@ float32 / float64 / int64; prints one OK line per rank."""
 import sys
 import warnings
 
-import numpy as np
-
 import gradrs as G
 import gradrs.distributed as dist
+
+
+def say(line):
+    # one write per line: mpirun's output forwarding may interleave the pieces of a print()
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
 
 dist.init_process_group(backend="mpi")
 rank, size = dist.get_rank(), dist.get_world_size()
@@ -198,7 +203,7 @@ if "--gpu" in sys.argv and G.cuda.is_available():
     t = G.full((3,), float(rank + 1), device="cuda")
     dist.all_reduce(t)
     assert t.device.type == "gpu" and t.cpu().tolist() == [size * (size + 1) / 2] * 3
-    print(f"GPU rank {rank}")
+    say(f"GPU rank {rank}")
 
 # DistributedSampler takes its replicas and rank from the default group
 sampler = G.utils.data.DistributedSampler(range(11), seed=4)
@@ -215,4 +220,4 @@ assert str(w[0].message) == (f"For MPI backend, world_size ({size}) and rank ({r
                              "ignored since they are assigned by the MPI runtime.")
 assert dist.get_rank() == rank and dist.get_world_size() == size
 dist.destroy_process_group()
-print(f"OK rank {rank} of {size}", np.__name__)
+say(f"OK rank {rank} of {size}")

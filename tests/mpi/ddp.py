@@ -10,6 +10,13 @@ import gradrs.distributed as dist
 from gradrs import nn
 from gradrs.nn.parallel import DistributedDataParallel as DDP
 
+
+def say(line):
+    # one write per line: mpirun's output forwarding may interleave the pieces of a print()
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
 dist.init_process_group("mpi")
 rank, size = dist.get_rank(), dist.get_world_size()
 N, STEPS = 16, 6
@@ -133,7 +140,7 @@ if "--gpu" in sys.argv and G.cuda.is_available():
     assert lin.weight.grad.cpu().tolist() == [[2.0 * (size + 1)] * 3] * 2
     G.manual_seed(0)
     assert G.equal(lin.bias.cpu(), nn.Linear(3, 2).bias)  # rank 0's parameters
-    print(f"GPU rank {rank}")
+    say(f"GPU rank {rank}")
 
 dist.destroy_process_group()
-print(f"OK rank {rank} of {size}")
+say(f"OK rank {rank} of {size}")
