@@ -1,7 +1,8 @@
 """Run under `mpirun -np N` by tests/test_distributed.py: DistributedDataParallel trains an MLP
 on N shards of a batch and ends equal (float32 tolerance) to one process trained on the whole
-batch, the processes agreeing bit for bit; also no_sync, find_unused_parameters, the buffer
-broadcast, bucketing started during backward and the "module." state_dict prefix."""
+batch, the processes agreeing bit for bit; also no_sync, find_unused_parameters,
+gradient_as_bucket_view, the buffer broadcast, bucketing started during backward and the
+"module." state_dict prefix."""
 
 import sys
 
@@ -129,6 +130,23 @@ except RuntimeError as e:
     assert str(e).endswith(f"did not receive grad for rank {rank}: " + ("2 3 4 5" if rank else "4 5"))
 else:
     raise AssertionError("no error for an unfinished reduction")
+
+# gradient_as_bucket_view: the gradients are views of the buckets, and the same training
+for set_to_none in (True, False):
+    m1, m2 = mlp(), mlp()
+    d1, d2 = DDP(m1, bucket_cap_mb=0.0005), DDP(m2, bucket_cap_mb=0.0005,
+                                                 gradient_as_bucket_view=True)
+    o1, o2 = (G.optim.SGD(d.parameters(), lr=0.1, momentum=0.9) for d in (d1, d2))
+    for _ in range(3):
+        for d, o in ((d1, o1), (d2, o2)):
+            o.zero_grad(set_to_none=set_to_none)
+            nn.functional.mse_loss(d(X[shard]), Y[shard]).backward()
+            o.step()
+    for p, q in zip(m1.parameters(), m2.parameters()):
+        assert G.equal(p, q) and G.equal(p.grad, q.grad)
+    for b in d2._buckets:
+        for i, p in enumerate(b.params):
+            assert b.holds(i, p.grad), "grad is not a view of its bucket"
 
 if "--gpu" in sys.argv and G.cuda.is_available():
     # a GPU module: its gradients are averaged through the host and stay on the GPU

@@ -1,7 +1,7 @@
 """`DistributedDataParallel`: data-parallel training over `gradrs.distributed` (MPI), as
 `torch.nn.parallel.DistributedDataParallel`: parameters and buffers broadcast from rank 0 at
 construction, gradients averaged by bucketed all-reduces that start from gradient hooks while
-backward still runs, `no_sync()`, `find_unused_parameters`."""
+backward still runs, `no_sync()`, `find_unused_parameters`, `gradient_as_bucket_view`."""
 
 from __future__ import annotations
 
@@ -84,6 +84,19 @@ class _Bucket:
         off = self.offsets[i]
         return self.array[off:off + self.params[i].numel()]
 
+    def grad_view(self, i):
+        """The bucket's slice for parameter i as a tensor of its shape (its `.grad` under
+        ``gradient_as_bucket_view``)."""
+        off = self.offsets[i]
+        p = self.params[i]
+        return self.flat[off:off + p.numel()].view(p.shape)
+
+    def holds(self, i, grad):
+        """Whether ``grad`` already is parameter i's slice of the bucket."""
+        off = self.offsets[i]
+        return (grad.device.type == "cpu" and grad.is_contiguous()
+                and grad.data_ptr() == self.flat.data_ptr() + off * self.flat.element_size())
+
 
 class DistributedDataParallel(Module):
     r"""Data parallelism at the module level over ``gradrs.distributed`` (MPI). Each process
@@ -101,7 +114,7 @@ class DistributedDataParallel(Module):
     def __init__(self, module, device_ids=None, output_device=None, dim=0,
                  broadcast_buffers=None, init_sync=True, process_group=None,
                  bucket_cap_mb=None, find_unused_parameters=False, check_reduction=False,
-                 *, forward_sync_buffers=None):
+                 gradient_as_bucket_view=False, *, forward_sync_buffers=None):
         super().__init__()
         self.process_group = (dist.distributed_c10d._get_default_group()
                               if process_group is None else process_group)
@@ -157,6 +170,7 @@ class DistributedDataParallel(Module):
             self.forward_sync_buffers = effective
             init_sync_buffers = effective
         self.find_unused_parameters = find_unused_parameters
+        self.gradient_as_bucket_view = gradient_as_bucket_view
         self.require_backward_grad_sync = True
         self.require_forward_param_sync = True
         if check_reduction:
@@ -293,6 +307,9 @@ class DistributedDataParallel(Module):
         dst = bucket.view(i)
         if grad is None:
             dst[...] = 0
+        elif bucket.holds(i, grad):
+            # gradient_as_bucket_view: backward accumulated into the bucket itself
+            np.multiply(dst, dst.dtype.type(1.0 / self.process_group.size()), out=dst)
         else:
             g = grad.detach()
             src = (g if g.device.type == "cpu" else g.cpu()).contiguous().numpy().reshape(-1)
@@ -317,10 +334,14 @@ class DistributedDataParallel(Module):
         with no_grad():
             for b in self._buckets:
                 for i, p in enumerate(b.params):
-                    avg = _native.from_numpy(b.view(i)).view(p.shape)
+                    avg = b.grad_view(i)
                     if id(p) in locally_unused and p.grad is None:
                         if globally_used[index[id(p)]] == 0:
                             continue  # no process used it: its grad stays None
+                    if self.gradient_as_bucket_view and p.device.type == "cpu":
+                        if p.grad is None or not b.holds(i, p.grad):
+                            p.grad = avg
+                    elif p.grad is None:
                         p.grad = avg.to(p.device, copy=True)
                     else:
                         p.grad.copy_(avg)
