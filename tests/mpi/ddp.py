@@ -131,6 +131,30 @@ except RuntimeError as e:
 else:
     raise AssertionError("no error for an unfinished reduction")
 
+# processes whose gradients arrive in different orders (one bucket per parameter): the
+# buckets are still all-reduced in one order everywhere, so the right ones are summed
+class Swapped(nn.Module):
+    def __init__(self):
+        super().__init__()
+        G.manual_seed(5)
+        self.l1, self.l2 = nn.Linear(4, 4), nn.Linear(4, 4)
+
+    def forward(self, x):
+        return self.l2(self.l1(x)) if rank % 2 == 0 else self.l1(self.l2(x))
+
+
+sw = Swapped()
+ddp5 = DDP(sw, bucket_cap_mb=0.00001)
+assert len(ddp5._buckets) == 4
+x = G.full((2, 4), float(rank + 1))
+ddp5(x).sum().backward()
+solo = Swapped()
+solo(x).sum().backward()
+for p, q in zip(sw.parameters(), solo.parameters()):
+    want = q.grad.clone()
+    dist.all_reduce(want)
+    assert G.allclose(p.grad, want / size), (rank, p.grad, want / size)
+
 # gradient_as_bucket_view: the gradients are views of the buckets, and the same training
 for set_to_none in (True, False):
     m1, m2 = mlp(), mlp()

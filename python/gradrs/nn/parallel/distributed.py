@@ -270,6 +270,7 @@ class DistributedDataParallel(Module):
         self._expect_hooks = True
         self._ready = set()
         self._used_work = None
+        self._next_bucket = 0
         for b in self._buckets:
             b.pending = len(b.params)
             b.work = None
@@ -286,17 +287,8 @@ class DistributedDataParallel(Module):
         the last one, wait for all of them and write the averages back."""
         if not self._expect_hooks or id(param) in self._ready:
             return
-        if not self._ready and self._unused:
-            # The parameters the forward did not reach get no hook: ready now, as zeros,
-            # and which parameters each process used is reduced too.
-            used = np.ones(len(self._params), np.int32)
-            unused = {id(p) for p in self._unused}
-            for i, p in enumerate(self._params):
-                if id(p) in unused:
-                    used[i] = 0
-            self._used = _native.from_numpy(used)
-            self._used_work = dist.all_reduce(self._used, group=self.process_group,
-                                              async_op=True)
+        if not self._ready:
+            # The parameters the forward did not reach get no hook: ready now, as zeros.
             for p in self._unused:
                 self._mark_ready(p, None)
         self._mark_ready(param, param.grad)
@@ -317,10 +309,26 @@ class DistributedDataParallel(Module):
             np.multiply(src, dst.dtype.type(1.0 / self.process_group.size()), out=dst)
         bucket.pending -= 1
         if bucket.pending == 0:
-            bucket.work = dist.all_reduce(bucket.flat, group=self.process_group,
-                                          async_op=True)
+            self._launch_ready_buckets()
         if len(self._ready) == len(self._params):
             self._finalize()
+
+    def _launch_ready_buckets(self):
+        # Buckets are all-reduced in their order on every process, whatever order they fill
+        # in (a process whose graph differs fills them in another order), so the collectives
+        # pair up; a full bucket waits for the ones before it.
+        while (self._next_bucket < len(self._buckets)
+               and self._buckets[self._next_bucket].pending == 0):
+            b = self._buckets[self._next_bucket]
+            b.work = dist.all_reduce(b.flat, group=self.process_group, async_op=True)
+            self._next_bucket += 1
+        if self._next_bucket == len(self._buckets) and self.find_unused_parameters:
+            # which parameters each process used, for the ones some process did not use
+            unused = {id(p) for p in self._unused}
+            used = np.array([0 if id(p) in unused else 1 for p in self._params], np.int32)
+            self._used = _native.from_numpy(used)
+            self._used_work = dist.all_reduce(self._used, group=self.process_group,
+                                              async_op=True)
 
     def _finalize(self):
         self._expect_hooks = False
