@@ -59,6 +59,21 @@ def test_ddp_module_path(torch):
     assert torch.nn.parallel.DistributedDataParallel.__name__ == DistributedDataParallel.__name__
 
 
+@pytest.mark.parametrize("limits", [[1024 * 1024, 25 * 1024 * 1024], [524, 524], [600, 2000],
+                                    [10, 10], [1 << 40, 1 << 40]])
+def test_ddp_bucket_assignment_matches_torch(torch, limits):
+    def params(m):
+        m.manual_seed(0)
+        return list(m.nn.Sequential(m.nn.Linear(8, 32), m.nn.Tanh(), m.nn.Linear(32, 32),
+                                    m.nn.Linear(32, 4, dtype=m.float64),
+                                    m.nn.Linear(4, 4)).parameters())
+
+    want, _ = torch.distributed._compute_bucket_assignment_by_size(
+        params(torch), limits, [False] * 8)
+    got = G.nn.parallel.DistributedDataParallel._bucket_indices(params(G), limits)
+    assert got == list(reversed(want))
+
+
 def test_ddp_needs_a_process_group():
     check_error(lambda m: m.nn.parallel.DistributedDataParallel(m.nn.Linear(2, 2)))
 

@@ -221,14 +221,15 @@ class DistributedDataParallel(Module):
                 f"{len(params)} params, while rank 0 has inconsistent params (shapes differ).")
 
     @staticmethod
-    def _make_buckets(params, limits):
-        """Group the parameters into buckets, last parameter first (their gradients are
-        ready first in backward), one dtype and device per bucket; the first bucket of each
-        kind is capped at ``limits[0]``, the later ones at ``limits[1]`` (PyTorch's caps:
-        1 MiB then ``bucket_cap_mb``)."""
+    def _bucket_indices(params, limits):
+        """PyTorch's bucket assignment (`_compute_bucket_assignment_by_size`, then reversed
+        for the reducer): parameters taken in order, one dtype and device per bucket, a bucket
+        closed once its bytes reach its limit (``limits[0]`` for the first of its kind, 1 MiB
+        by default, then ``limits[1]``, ``bucket_cap_mb``); buckets ordered by their first
+        parameter, then reversed, so the first bucket holds the last layers, whose gradients
+        are ready first in backward."""
         open_, done = {}, []
-        for idx in reversed(range(len(params))):
-            p = params[idx]
+        for idx, p in enumerate(params):
             key = (p.dtype, str(p.device))
             members, size, nth = open_.get(key, ([], 0, 0))
             members.append(idx)
@@ -239,7 +240,12 @@ class DistributedDataParallel(Module):
             else:
                 open_[key] = (members, size, nth)
         done.extend(m for m, _, _ in open_.values() if m)
-        return [_Bucket([params[i] for i in m], m) for m in done]
+        done.sort(key=min)
+        return done[::-1]
+
+    @classmethod
+    def _make_buckets(cls, params, limits):
+        return [_Bucket([params[i] for i in m], m) for m in cls._bucket_indices(params, limits)]
 
     # --- forward ---------------------------------------------------------------------------
 
