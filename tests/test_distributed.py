@@ -90,6 +90,11 @@ def test_api_without_a_process_group(torch):
     assert d.Backend("custom") == td.Backend("custom")
     assert d.GroupMember.NON_GROUP_MEMBER == td.GroupMember.NON_GROUP_MEMBER
     assert d.group.WORLD is None and td.group.WORLD is None
+    assert d.is_backend_available("mpi") == d.is_mpi_available()
+    assert not d.is_backend_available("gloo") and not d.is_backend_available("cpu:gloo")
+    assert d.is_torchelastic_launched() == td.is_torchelastic_launched()
+    assert d.get_node_local_rank(3) == td.get_node_local_rank(3)
+    check_error(lambda m: m.distributed.get_node_local_rank())
     for op in ("SUM", "AVG", "PRODUCT", "MIN", "MAX", "BAND"):
         assert d.supports_complex(getattr(d.ReduceOp, op)) == td.supports_complex(
             getattr(td.ReduceOp, op))

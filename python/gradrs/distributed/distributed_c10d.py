@@ -6,6 +6,7 @@ from __future__ import annotations
 import enum
 import importlib.util
 import io
+import os
 import queue
 import sys
 import threading
@@ -19,13 +20,15 @@ from .._grad_mode import no_grad
 
 __all__ = [
     "Backend", "GroupMember", "P2POp", "ProcessGroup", "ReduceOp", "Work", "all_gather",
-    "all_gather_into_tensor", "all_gather_object", "all_gather_single", "all_reduce",
-    "all_to_all", "all_to_all_single", "barrier", "batch_isend_irecv", "broadcast", "broadcast_object_list",
-    "destroy_process_group", "gather", "gather_object", "scatter_object_list", "get_backend", "get_global_rank", "get_group_rank",
-    "get_process_group_ranks", "get_rank", "get_world_size", "group", "init_process_group",
-    "irecv", "is_available", "is_gloo_available", "is_initialized", "is_mpi_available",
-    "is_nccl_available", "isend", "new_group", "recv", "reduce", "reduce_op", "reduce_scatter",
-    "reduce_scatter_single", "reduce_scatter_tensor", "scatter", "send", "supports_complex",
+    "all_gather_into_tensor", "all_gather_object", "all_gather_single", "all_reduce", "all_to_all",
+    "all_to_all_single", "barrier", "batch_isend_irecv", "broadcast", "broadcast_object_list",
+    "destroy_process_group", "gather", "gather_object", "get_backend", "get_global_rank",
+    "get_group_rank", "get_node_local_rank", "get_process_group_ranks", "get_rank",
+    "get_world_size", "group", "init_process_group", "irecv", "is_available",
+    "is_backend_available", "is_gloo_available", "is_initialized", "is_mpi_available",
+    "is_nccl_available", "is_torchelastic_launched", "isend", "new_group", "recv", "reduce",
+    "reduce_op", "reduce_scatter", "reduce_scatter_single", "reduce_scatter_tensor", "scatter",
+    "scatter_object_list", "send", "supports_complex",
 ]
 
 default_pg_timeout = timedelta(minutes=30)
@@ -180,6 +183,31 @@ def is_gloo_available() -> bool:
 def is_nccl_available() -> bool:
     """gradrs has no NCCL backend."""
     return False
+
+
+def is_backend_available(backend: str) -> bool:
+    """Whether ``backend`` (or each backend of a ``"device:backend,..."`` string) is
+    available: only ``"mpi"``, with mpi4py."""
+    names = [part.split(":")[-1] for part in backend.lower().split(",")]
+    return all(name == Backend.MPI and is_mpi_available() for name in names)
+
+
+def is_torchelastic_launched() -> bool:
+    """Whether this process was launched by torchelastic (``TORCHELASTIC_RUN_ID`` is set)."""
+    return os.getenv("TORCHELASTIC_RUN_ID") is not None
+
+
+def get_node_local_rank(fallback_rank=None) -> int:
+    """This process's rank on its machine, from ``LOCAL_RANK`` (``fallback_rank`` without
+    it). Under mpirun, Open MPI's ``OMPI_COMM_WORLD_LOCAL_RANK`` holds it instead."""
+    if "LOCAL_RANK" in os.environ:
+        return int(os.environ["LOCAL_RANK"])
+    if fallback_rank is not None:
+        return int(fallback_rank)
+    raise RuntimeError(
+        "LOCAL_RANK is not in the environment. Consider passing fallback_rank to allow "
+        "`get_node_local_rank` to work, assuming you are not running in a multi-device "
+        "context and want the code to run locally instead.")
 
 
 def is_initialized() -> bool:
