@@ -6,6 +6,7 @@ backward still runs, `no_sync()`, `find_unused_parameters`, `gradient_as_bucket_
 from __future__ import annotations
 
 import warnings
+import weakref
 from contextlib import contextmanager
 
 import numpy as np
@@ -201,8 +202,15 @@ class DistributedDataParallel(Module):
         self._ready = set()  # ids of the parameters marked ready in this backward
         self._unused = []
         self._used_work = None
-        self._handles = [p.register_post_accumulate_grad_hook(self._grad_ready)
-                         for p in params]
+        # The hooks hold the wrapper weakly: a dropped DDP leaves no work on its module.
+        ref = weakref.ref(self)
+
+        def hook(param):
+            ddp = ref()
+            if ddp is not None:
+                ddp._grad_ready(param)
+
+        self._handles = [p.register_post_accumulate_grad_hook(hook) for p in params]
 
     # --- construction helpers --------------------------------------------------------------
 
