@@ -51,6 +51,16 @@ def test_ddp_equals_one_process_on_the_full_batch(nprocs):
         f"OK rank {r} of {nprocs}" for r in range(nprocs)]
 
 
+@needs_mpi
+@pytest.mark.parametrize("nprocs", [2, 4])
+def test_sync_batch_norm_equals_batch_norm_on_the_full_batch(nprocs):
+    out = mpirun(nprocs, "syncbn.py", "--gpu")
+    assert sorted(re.findall(r"OK rank \d+ of \d+", out)) == [
+        f"OK rank {r} of {nprocs}" for r in range(nprocs)]
+    if G.cuda.is_available():  # the synchronized path itself needs the GPU, as PyTorch's
+        assert len(re.findall(r"GPU rank \d+", out)) == nprocs
+
+
 def test_ddp_module_path(torch):
     from gradrs.nn.parallel.distributed import DistributedDataParallel
 

@@ -6,6 +6,7 @@ from ... import empty, long, no_grad, ones, tensor, zeros
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
+from ._functions import SyncBatchNorm as _sync_batch_norm
 from .lazy import LazyModuleMixin
 from .module import Module
 
@@ -203,10 +204,10 @@ class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
 
 
 class SyncBatchNorm(_BatchNorm):
-    """Batch normalization whose batch statistics PyTorch reduces over the processes of a
-    distributed group. gradrs has no ``torch.distributed`` (as a PyTorch build without it), so
-    it normalizes each process's batch alone: PyTorch's path when no process group is
-    initialized."""
+    """Batch normalization whose batch statistics span the processes of a distributed group
+    (``process_group``, else the default one) while training; without an initialized process
+    group, or in a group of one, it is a BatchNorm of the process's own batch. Synchronized
+    inputs must be on the GPU, as PyTorch's."""
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
                  track_running_stats=True, process_group=None, device=None, dtype=None, *,
@@ -238,9 +239,24 @@ class SyncBatchNorm(_BatchNorm):
         else:
             bn_training = self.running_mean is None and self.running_var is None
         use_running = not self.training or self.track_running_stats
-        return F.batch_norm(input, self.running_mean if use_running else None,
-                            self.running_var if use_running else None, self.weight, self.bias,
-                            bn_training, exponential_average_factor, self.eps)
+        running_mean = self.running_mean if use_running else None
+        running_var = self.running_var if use_running else None
+        from ... import distributed as dist
+
+        need_sync = bn_training and self.training and dist.is_initialized()
+        if need_sync:
+            if input.device.type != "gpu":
+                raise ValueError(
+                    "SyncBatchNorm expected input tensor to be on GPU or XPU or privateuseone")
+            process_group = self.process_group or dist.group.WORLD
+            world_size = dist.get_world_size(process_group)
+            need_sync = world_size > 1
+        if not need_sync:
+            return F.batch_norm(input, running_mean, running_var, self.weight, self.bias,
+                                bn_training, exponential_average_factor, self.eps)
+        return _sync_batch_norm.apply(input, self.weight, self.bias, running_mean, running_var,
+                                      self.eps, exponential_average_factor, process_group,
+                                      world_size)
 
     @classmethod
     def convert_sync_batchnorm(cls, module, process_group=None):
