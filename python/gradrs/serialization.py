@@ -367,9 +367,17 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
     Args:
         obj: saved object
         f: a file-like object (has to implement write and flush) or a string or
-           os.PathLike object containing a file name
+            os.PathLike object containing a file name
         pickle_module: module used for pickling metadata and objects
         pickle_protocol: can be specified to override the default protocol
+
+    Example:
+        >>> import io
+        >>> buf = io.BytesIO()
+        >>> gradrs.save({"w": gradrs.tensor([1.0, 2.0])}, buf)
+        >>> _ = buf.seek(0)
+        >>> gradrs.load(buf)
+        {'w': tensor([1., 2.])}
     """
     if not isinstance(f, (str, os.PathLike)) and not hasattr(f, "write"):
         raise AttributeError(

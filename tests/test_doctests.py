@@ -1,0 +1,58 @@
+"""Runs the examples in gradrs's docstrings (`>>>` lines) as doctests, one test per docstring.
+
+Every module of the installed package is searched (not the source tree: CI installs the
+package), except the ones that start programs (`demo`, `run`). Each example sees `gradrs`
+(and `numpy` / `np`) already imported and starts from `gradrs.manual_seed(0)`, so printed random values are stable.
+"""
+
+import doctest
+import importlib
+import pkgutil
+
+import numpy
+import pytest
+
+import gradrs
+
+_SKIP = {"gradrs.demo", "gradrs.run", "gradrs.__main__"}
+
+
+def _modules():
+    names = ["gradrs"] + [m.name for m in pkgutil.walk_packages(gradrs.__path__, "gradrs.")]
+    for name in sorted(names):
+        if name in _SKIP:
+            continue
+        try:
+            yield importlib.import_module(name)
+        except ImportError:  # an optional dependency (mpi4py, graphviz) is missing
+            continue
+
+
+def _examples():
+    finder = doctest.DocTestFinder(exclude_empty=True)
+    seen = set()
+    for mod in _modules():
+        for test in finder.find(mod, mod.__name__, globs={}):
+            # A name re-exported by several modules is tested once, where it is defined.
+            if test.name in seen or not test.examples:
+                continue
+            seen.add(test.name)
+            yield test
+
+
+EXAMPLES = sorted(_examples(), key=lambda t: t.name)
+
+
+def test_examples_found():
+    assert len(EXAMPLES) > 0
+
+
+@pytest.mark.parametrize("test", EXAMPLES, ids=[t.name for t in EXAMPLES])
+def test_docstring_example(test):
+    gradrs.manual_seed(0)
+    test.globs = {"gradrs": gradrs, "numpy": numpy, "np": numpy}
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    out = []
+    runner.run(test, out=out.append)
+    result = runner.summarize(verbose=False)
+    assert result.failed == 0, "".join(out)
