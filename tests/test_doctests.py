@@ -8,6 +8,7 @@ package), except the ones that start programs (`demo`, `run`). Each example sees
 import doctest
 import importlib
 import pkgutil
+import warnings
 
 import numpy
 import pytest
@@ -53,6 +54,9 @@ def test_docstring_example(test):
     test.globs = {"gradrs": gradrs, "numpy": numpy, "np": numpy}
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     out = []
-    runner.run(test, out=out.append)
+    with warnings.catch_warnings():
+        # The examples of deprecated functions (F.upsample & co.) show them working.
+        warnings.filterwarnings("ignore", message=".*deprecated")
+        runner.run(test, out=out.append)
     result = runner.summarize(verbose=False)
     assert result.failed == 0, "".join(out)

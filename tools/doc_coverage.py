@@ -107,12 +107,11 @@ def is_native(obj):
 
 
 def _native_class(cls):
-    # A pyo3 class has no Python-level `__init__` source; its methods are method descriptors.
-    try:
-        inspect.getsourcefile(cls)
-        return False
-    except TypeError:
-        return True
+    # pyo3 classes are the ones the extension module exports (their `__module__` may say
+    # `gradrs`, so `inspect.getsourcefile` would wrongly find gradrs/__init__.py).
+    from gradrs import _native
+
+    return any(cls is v for v in vars(_native).values())
 
 
 def has_doc(obj, inherited):

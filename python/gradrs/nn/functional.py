@@ -77,52 +77,192 @@ def _opmath(fn):
 
 
 def relu(input: _Tensor, inplace: bool = False) -> _Tensor:
+    """Rectified linear unit, elementwise: max(x, 0).
+
+    Args:
+        input: a tensor of any shape.
+        inplace: write the result into `input` (default False).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.relu(gradrs.tensor([-1.0, 0.0, 2.0]))
+        tensor([0., 0., 2.])
+    """
     return input.relu_() if inplace else input.relu()
 
 
 def relu6(input, inplace=False):
+    """ReLU capped at 6, elementwise: min(max(x, 0), 6).
+
+    Args:
+        input: a tensor of any shape.
+        inplace: write the result into `input` (default False).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.relu6(gradrs.tensor([-1.0, 3.0, 9.0]))
+        tensor([0., 3., 6.])
+    """
     return _native.hardtanh(input, 0.0, 6.0, inplace)
 
 
 def sigmoid(input: _Tensor) -> _Tensor:
+    """The logistic function 1 / (1 + exp(-x)), elementwise.
+
+    Args:
+        input: a tensor of any shape.
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.sigmoid(gradrs.tensor([-2.0, 0.0, 2.0]))
+        tensor([0.1192, 0.5000, 0.8808])
+    """
     return input.sigmoid()
 
 
 def tanh(input: _Tensor) -> _Tensor:
+    """Hyperbolic tangent, elementwise.
+
+    Args:
+        input: a tensor of any shape.
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.tanh(gradrs.tensor([-1.0, 0.0, 1.0]))
+        tensor([-0.7616,  0.0000,  0.7616])
+    """
     return input.tanh()
 
 
 def gelu(input: _Tensor, approximate: str = "none") -> _Tensor:
+    """Gaussian error linear unit: x * Phi(x), Phi the standard normal CDF.
+
+    Args:
+        input: a tensor of any shape.
+        approximate: 'none' for the exact form (erf), 'tanh' for the tanh approximation.
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.gelu(gradrs.tensor([-1.0, 0.0, 1.0]))
+        tensor([-0.1587,  0.0000,  0.8413])
+        >>> F.gelu(gradrs.tensor([-1.0, 0.0, 1.0]), approximate='tanh')
+        tensor([-0.1588,  0.0000,  0.8412])
+    """
     return _native.gelu(input, approximate)
 
 
 def silu(input: _Tensor, inplace: bool = False) -> _Tensor:
+    """Sigmoid linear unit (swish): x * sigmoid(x).
+
+    Args:
+        input: a tensor of any shape.
+        inplace: write the result into `input` (default False).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.silu(gradrs.tensor([-1.0, 0.0, 1.0]))
+        tensor([-0.2689,  0.0000,  0.7311])
+    """
     return _native.silu(input, inplace)
 
 
 def softplus(input, beta=1.0, threshold=20.0):
+    """Smooth ReLU: log(1 + exp(beta * x)) / beta; where beta * x > threshold the input
+    is returned unchanged (the two agree there to float precision).
+
+    Args:
+        input: a tensor of any shape.
+        beta: the sharpness (default 1).
+        threshold: above beta * x > threshold the function is linear (default 20).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.softplus(gradrs.tensor([-1.0, 0.0, 30.0]))
+        tensor([ 0.3133,  0.6931, 30.0000])
+    """
     return _native.softplus(input, beta, threshold)
 
 
 def elu(input, alpha=1.0, inplace=False):
+    """Exponential linear unit: x for x > 0, alpha * (exp(x) - 1) otherwise.
+
+    Args:
+        input: a tensor of any shape.
+        alpha: the value the negative side saturates towards, negated (default 1.0).
+        inplace: write the result into `input` (default False).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.elu(gradrs.tensor([-1.0, 0.0, 2.0]))
+        tensor([-0.6321,  0.0000,  2.0000])
+    """
     return _native.elu(input, alpha, inplace)
 
 
 def leaky_relu(input: _Tensor, negative_slope: float = 0.01, inplace: bool = False) -> _Tensor:
+    """x for x >= 0, negative_slope * x otherwise.
+
+    Args:
+        input: a tensor of any shape.
+        negative_slope: the slope of the negative side (default 0.01).
+        inplace: write the result into `input` (default False).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.leaky_relu(gradrs.tensor([-2.0, 3.0]), negative_slope=0.1)
+        tensor([-0.2000,  3.0000])
+    """
     return _native.leaky_relu(input, negative_slope, inplace)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """Clamps each element to [min_val, max_val].
+
+    Args:
+        input: a tensor of any shape.
+        min_val: the lower bound (default -1).
+        max_val: the upper bound (default 1).
+        inplace: write the result into `input` (default False).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.hardtanh(gradrs.tensor([-2.0, 0.5, 2.0]))
+        tensor([-1.0000,  0.5000,  1.0000])
+    """
     return _native.hardtanh(input, min_val, max_val, inplace)
 
 
 def softmax(input: _Tensor, dim: int | None = None, _stacklevel: int = 3,
             dtype: _native.dtype | None = None) -> _Tensor:
+    """Softmax along `dim`: exp(x) / sum(exp(x)), so each slice sums to 1.
+
+    Args:
+        input: a tensor of any shape.
+        dim: the dimension the slices run along (needed; omitting it is deprecated).
+        dtype: cast `input` to this dtype first (avoids overflow in float16).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.softmax(gradrs.tensor([[1.0, 2.0, 3.0]]), dim=1)
+        tensor([[0.0900, 0.2447, 0.6652]])
+    """
     return input.softmax(_softmax_dim(input, dim), dtype=dtype)
 
 
 def log_softmax(input: _Tensor, dim: int | None = None, _stacklevel: int = 3,
                 dtype: _native.dtype | None = None) -> _Tensor:
+    """log(softmax(x)) along `dim`, computed stably (subtracting the maximum).
+
+    Args:
+        input: a tensor of any shape.
+        dim: the dimension the slices run along.
+        dtype: cast `input` to this dtype first.
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.log_softmax(gradrs.tensor([[1.0, 2.0, 3.0]]), dim=1)
+        tensor([[-2.4076, -1.4076, -0.4076]])
+    """
     return input.log_softmax(_softmax_dim(input, dim), dtype=dtype)
 
 
@@ -180,6 +320,20 @@ def _weighted(loss, weight, reduction):
 def mse_loss(input: _Tensor, target: _Tensor, size_average: bool | None = None,
              reduce: bool | None = None, reduction: str = "mean",
              weight: _Tensor | None = None) -> _Tensor:
+    """Mean squared error (input - target)^2 (reduced by `reduction`).
+
+    Args:
+        input: predictions, any shape.
+        target: targets, broadcastable to `input`'s shape.
+        size_average: deprecated; use `reduction`.
+        reduce: deprecated; use `reduction`.
+        reduction: 'none' | 'mean' | 'sum': how the per-element losses are combined (default 'mean').
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.mse_loss(gradrs.tensor([1.0, 2.0]), gradrs.tensor([0.0, 4.0]))
+        tensor(2.5000)
+    """
     _check_same_size(input, target, "mse_loss")
     if weight is not None:  # composed in PyTorch too
         _check_weight(input, weight)
@@ -192,6 +346,20 @@ def mse_loss(input: _Tensor, target: _Tensor, size_average: bool | None = None,
 def l1_loss(input: _Tensor, target: _Tensor, size_average: bool | None = None,
             reduce: bool | None = None, reduction: str = "mean",
             weight: _Tensor | None = None) -> _Tensor:
+    """Mean absolute error |input - target| (reduced by `reduction`).
+
+    Args:
+        input: predictions, any shape.
+        target: targets, broadcastable to `input`'s shape.
+        size_average: deprecated; use `reduction`.
+        reduce: deprecated; use `reduction`.
+        reduction: 'none' | 'mean' | 'sum': how the per-element losses are combined (default 'mean').
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.l1_loss(gradrs.tensor([1.0, 2.0]), gradrs.tensor([0.0, 4.0]))
+        tensor(1.5000)
+    """
     _check_same_size(input, target, "l1_loss")
     d = (input - target).abs()
     if weight is not None:
@@ -201,6 +369,22 @@ def l1_loss(input: _Tensor, target: _Tensor, size_average: bool | None = None,
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """Smooth L1 loss: 0.5 d^2 / beta where |d| < beta, |d| - 0.5 beta elsewhere
+    (d = input - target).
+
+    Args:
+        input: predictions, any shape.
+        target: targets of the same shape.
+        size_average: deprecated; use `reduction`.
+        reduce: deprecated; use `reduction`.
+        reduction: 'none' | 'mean' | 'sum': how the per-element losses are combined (default 'mean').
+        beta: where the quadratic part turns linear (default 1.0).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.smooth_l1_loss(gradrs.tensor([0.5, 3.0]), gradrs.tensor([0.0, 0.0]))
+        tensor(1.3125)
+    """
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     _check_same_size(input, target, "smooth_l1_loss")
@@ -217,6 +401,21 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """Huber loss: 0.5 d^2 where |d| < delta, delta (|d| - 0.5 delta) elsewhere
+    (d = input - target); equal to delta * smooth_l1_loss with beta = delta.
+
+    Args:
+        input: predictions, any shape.
+        target: targets of the same shape.
+        reduction: 'none' | 'mean' | 'sum': how the per-element losses are combined (default 'mean').
+        delta: where the quadratic part turns linear (default 1.0).
+        weight: optional per-element weights, broadcastable to `input`.
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.huber_loss(gradrs.tensor([0.5, 3.0]), gradrs.tensor([0.0, 0.0]), delta=2.0)
+        tensor(2.0625)
+    """
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     _check_same_size(input, target, "huber_loss")
@@ -238,6 +437,22 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 def binary_cross_entropy(input: _Tensor, target: _Tensor, weight: _Tensor | None = None,
                          size_average: bool | None = None, reduce: bool | None = None,
                          reduction: str = "mean") -> _Tensor:
+    """Binary cross entropy between probabilities and targets:
+    -(t log(p) + (1 - t) log(1 - p)), with the logs clamped at -100.
+
+    Args:
+        input: probabilities in [0, 1], any shape.
+        target: targets in [0, 1], the same shape.
+        weight: optional weights, broadcastable to `input`.
+        size_average: deprecated; use `reduction`.
+        reduce: deprecated; use `reduction`.
+        reduction: 'none' | 'mean' | 'sum': how the per-element losses are combined (default 'mean').
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.binary_cross_entropy(gradrs.tensor([0.9, 0.2]), gradrs.tensor([1.0, 0.0]))
+        tensor(0.1643)
+    """
     if tuple(input.shape) != tuple(target.shape):
         raise ValueError(
             f"Using a target size ({target.shape}) that is different to the input size "
@@ -259,6 +474,23 @@ def binary_cross_entropy_with_logits(input: _Tensor, target: _Tensor, weight: _T
                                      size_average: bool | None = None,
                                      reduce: bool | None = None, reduction: str = "mean",
                                      pos_weight: _Tensor | None = None) -> _Tensor:
+    """Binary cross entropy on logits: sigmoid and the
+    binary cross entropy in one numerically stable formula.
+
+    Args:
+        input: logits, any shape.
+        target: targets in [0, 1], the same shape.
+        weight: optional weights, broadcastable to `input`.
+        size_average: deprecated; use `reduction`.
+        reduce: deprecated; use `reduction`.
+        reduction: 'none' | 'mean' | 'sum': how the per-element losses are combined (default 'mean').
+        pos_weight: a weight for the positive examples, broadcastable along the last dimension.
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.binary_cross_entropy_with_logits(gradrs.tensor([2.0, -1.0]), gradrs.tensor([1.0, 0.0]))
+        tensor(0.2201)
+    """
     if tuple(input.shape) != tuple(target.shape):
         raise ValueError(
             f"Target size ({target.shape}) must be the same as input size ({input.shape})"
@@ -279,6 +511,24 @@ def binary_cross_entropy_with_logits(input: _Tensor, target: _Tensor, weight: _T
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """Kullback-Leibler divergence target * (log(target) - input), with `input` given as
+    log-probabilities (and `target` too when `log_target=True`).
+
+    Args:
+        input: log-probabilities.
+        target: probabilities (or log-probabilities with `log_target=True`), the same shape.
+        size_average: deprecated; use `reduction`.
+        reduce: deprecated; use `reduction`.
+        reduction: 'none' | 'mean' | 'sum': how the per-element losses are combined (default 'mean'; 'batchmean' divides the sum by the batch size, the mathematically correct KL).
+        log_target: `target` is given as log-probabilities (default False).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> p = gradrs.tensor([[0.5, 0.5]])
+        >>> q = gradrs.tensor([[0.9, 0.1]])
+        >>> F.kl_div(q.log(), p, reduction='batchmean')
+        tensor(0.5108)
+    """
     if reduction == "mean":
         import warnings
 
@@ -312,6 +562,24 @@ def _flatten_classes(input, target):
 def nll_loss(input: _Tensor, target: _Tensor, weight: _Tensor | None = None,
              size_average: bool | None = None, ignore_index: int = -100,
              reduce: bool | None = None, reduction: str = "mean") -> _Tensor:
+    """Negative log-likelihood loss: minus the entry of `input` (log-probabilities) at each
+    target class, weighted, then reduced.
+
+    Args:
+        input: log-probabilities, shape (C), (N, C) or (N, C, d1, ...).
+        target: class indices, shape (), (N) or (N, d1, ...).
+        weight: a manual rescaling weight for each class, shape (C).
+        ignore_index: a target value that does not contribute (default -100).
+        size_average: deprecated; use `reduction`.
+        reduce: deprecated; use `reduction`.
+        reduction: 'none' | 'mean' | 'sum': how the per-element losses are combined (default 'mean').
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> logp = F.log_softmax(gradrs.tensor([[2.0, 0.5, -1.0]]), dim=1)
+        >>> F.nll_loss(logp, gradrs.tensor([0]))
+        tensor(0.2413)
+    """
     code = _reduction_code(reduction)
     if input.dim() > 2:
         spatial = (input.shape[0],) + tuple(input.shape[2:])
@@ -331,6 +599,26 @@ def cross_entropy(input: _Tensor, target: _Tensor, weight: _Tensor | None = None
                   size_average: bool | None = None, ignore_index: int = -100,
                   reduce: bool | None = None, reduction: str = "mean",
                   label_smoothing: float = 0.0) -> _Tensor:
+    """Cross entropy between logits and class targets: log_softmax over the class
+    dimension followed by `nll_loss`; also accepts class probabilities as targets.
+
+    Args:
+        input: logits, shape (C), (N, C) or (N, C, d1, ...).
+        target: class indices (int64, shape (), (N) or (N, d1, ...)) or probabilities (the shape
+            of `input`).
+        weight: a manual rescaling weight for each class, shape (C).
+        ignore_index: a target value that does not contribute (default -100).
+        size_average: deprecated; use `reduction`.
+        reduce: deprecated; use `reduction`.
+        reduction: 'none' | 'mean' | 'sum': how the per-element losses are combined (default 'mean').
+        label_smoothing: the amount of probability spread uniformly over the classes (0 to 1).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> logits = gradrs.tensor([[2.0, 0.5, -1.0], [0.0, 1.0, 0.0]])
+        >>> F.cross_entropy(logits, gradrs.tensor([0, 1]))
+        tensor(0.3964)
+    """
     code = _reduction_code(reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(
@@ -399,6 +687,19 @@ def _class_ids(c, device):
 
 
 def linear(input: _Tensor, weight: _Tensor, bias: _Tensor | None = None) -> _Tensor:
+    """Affine map y = input @ weight.T + bias over the last dimension.
+
+    Args:
+        input: shape (*, in_features).
+        weight: shape (out_features, in_features) (or (in_features) for a vector output).
+        bias: shape (out_features), or None.
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.linear(gradrs.ones(2, 3), gradrs.ones(4, 3), gradrs.zeros(4))
+        tensor([[3., 3., 3., 3.],
+                [3., 3., 3., 3.]])
+    """
     # PyTorch's dispatch, so results carry its grad_fn: a 2-D input with bias is one addmm
     # (AddmmBackward0); a contiguous input of another rank, with a bias that is 1-D once
     # squeezed, is flattened to 2-D for addmm and viewed back (ViewBackward0); anything else
@@ -432,12 +733,40 @@ def linear(input: _Tensor, weight: _Tensor, bias: _Tensor | None = None) -> _Ten
 
 
 def dropout(input: _Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> _Tensor:
+    """Zeroes each element with probability `p` during training and scales the others by
+    1 / (1 - p), so the expectation is unchanged; returns `input` as it is when not training.
+
+    Args:
+        input: a tensor of any shape.
+        p: the probability of zeroing an element (default 0.5).
+        training: apply dropout (default True).
+        inplace: write the result into `input` (default False).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> y = F.dropout(gradrs.ones(1000), p=0.5)
+        >>> sorted(set(y.tolist()))
+        [0.0, 2.0]
+    """
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     return _dropout_impl(input, p, training, inplace, False, False)
 
 
 def one_hot(tensor: _Tensor, num_classes: int = -1) -> _Tensor:
+    """One-hot encoding: an int64 tensor of shape (*tensor.shape, num_classes) with a 1
+    at each index.
+
+    Args:
+        tensor: class indices (int64).
+        num_classes: the number of classes (default: one more than the largest index).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.one_hot(gradrs.tensor([0, 2]), 3)
+        tensor([[1, 0, 0],
+                [0, 0, 1]])
+    """
     from .. import int64, zeros
 
     if tensor.dtype != int64:
@@ -455,6 +784,25 @@ def one_hot(tensor: _Tensor, num_classes: int = -1) -> _Tensor:
 def embedding(input: _Tensor, weight: _Tensor, padding_idx: int | None = None,
               max_norm: float | None = None, norm_type: float = 2.0,
               scale_grad_by_freq: bool = False, sparse: bool = False) -> _Tensor:
+    """Looks up rows of `weight` by index: the result has shape (*input.shape,
+    embedding_dim).
+
+    Args:
+        input: indices (int64), any shape.
+        weight: the embedding matrix, shape (num_embeddings, embedding_dim).
+        padding_idx: a row whose gradient is always zero.
+        max_norm: rows looked up with a larger norm are renormalized in place to this norm.
+        norm_type: the p of the norm for `max_norm` (default 2).
+        scale_grad_by_freq: scale gradients by the inverse frequency of the indices in the batch.
+        sparse: accepted for PyTorch's signature; gradients are dense.
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> w = gradrs.arange(6.0).reshape(3, 2)
+        >>> F.embedding(gradrs.tensor([2, 0]), w)
+        tensor([[4., 5.],
+                [0., 1.]])
+    """
     # sparse=True is accepted, but the gradient is dense (gradrs has no sparse tensors).
     if weight.dim() != 2:
         raise RuntimeError("'weight' must be 2-D")
@@ -545,6 +893,22 @@ _PAD_SIZES = ("\nSupported combinations for non-constant padding:\n"
 
 def pad(input: _Tensor, pad: Sequence[int], mode: str = "constant",
         value: float | None = None) -> _Tensor:
+    """Pads `input`. `pad` lists the padding sizes from the last dimension backwards: (left,
+    right) for the last dimension, then (top, bottom) for the one before, and so on.
+
+    Args:
+        input: the tensor to pad.
+        pad: an even number of sizes (negative sizes crop).
+        mode: 'constant' (default), 'reflect', 'replicate' or 'circular'.
+        value: the fill value for 'constant' (default 0).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.pad(gradrs.tensor([[1.0, 2.0]]), (1, 2), value=9.0)
+        tensor([[9., 1., 2., 9., 9.]])
+        >>> F.pad(gradrs.tensor([[[1.0, 2.0, 3.0]]]), (2, 0), mode='reflect')
+        tensor([[[3., 2., 1., 2., 3.]]])
+    """
     if mode not in ("constant", "reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if len(pad) % 2 != 0:
@@ -784,6 +1148,23 @@ def _max_pool2d_impl(input, kernel_size, stride=None, padding=0, dilation=1,
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
+    """2-D max pooling over an input of shape (N, C, *spatial) or without N.
+
+    Args:
+        input: the input tensor.
+        kernel_size: the window size (an int or one per spatial dimension).
+        stride: the window step (default: `kernel_size`).
+        padding: implicit padding on both sides of each spatial dimension (default 0).
+        ceil_mode: round the output size up instead of down (default False).
+        dilation: the spacing between window elements (default 1).
+        return_indices: also return the flat indices of the maxima (for `max_unpool2d`).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> x = gradrs.ones(1, 1, 4, 4)
+        >>> F.max_pool2d(x, 2).shape
+        gradrs.Size([1, 1, 2, 2])
+    """
     return _max_pool2d_impl(input, kernel_size, stride, padding, dilation, ceil_mode,
                                    return_indices)
 
@@ -794,6 +1175,23 @@ def _single(v):
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
+    """1-D max pooling over an input of shape (N, C, *spatial) or without N.
+
+    Args:
+        input: the input tensor.
+        kernel_size: the window size (an int or one per spatial dimension).
+        stride: the window step (default: `kernel_size`).
+        padding: implicit padding on both sides of each spatial dimension (default 0).
+        ceil_mode: round the output size up instead of down (default False).
+        dilation: the spacing between window elements (default 1).
+        return_indices: also return the flat indices of the maxima (for `max_unpool1d`).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> x = gradrs.arange(4.0).reshape(1, 1, 4)
+        >>> F.max_pool1d(x, 2)
+        tensor([[[1., 3.]]])
+    """
     # PyTorch: 2-D pooling of input.unsqueeze(-2), squeezed back (SqueezeBackward1).
     stride = _single(kernel_size) if stride is None or stride == [] or stride == () else stride
     out = _max_pool2d_impl(input.unsqueeze(-2), (1, _single(kernel_size)),
@@ -806,6 +1204,22 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True):
+    """1-D average pooling over an input of shape (N, C, L) or without N.
+
+    Args:
+        input: the input tensor.
+        kernel_size: the window size (an int or one per spatial dimension).
+        stride: the window step (default: `kernel_size`).
+        padding: implicit padding on both sides of each spatial dimension (default 0).
+        ceil_mode: round the output size up instead of down (default False).
+        count_include_pad: count the padding zeros in the averages (default True).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> x = gradrs.ones(1, 1, 4)
+        >>> F.avg_pool1d(x, 2).shape
+        gradrs.Size([1, 1, 2])
+    """
     stride = _single(kernel_size) if stride is None or stride == [] or stride == () else stride
     return avg_pool2d(input.unsqueeze(-2), (1, _single(kernel_size)), (1, _single(stride)),
                       (0, _single(padding)), ceil_mode, count_include_pad).squeeze(-2)
@@ -813,6 +1227,23 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
+    """2-D average pooling over an input of shape (N, C, H, W) or without N.
+
+    Args:
+        input: the input tensor.
+        kernel_size: the window size (an int or one per spatial dimension).
+        stride: the window step (default: `kernel_size`).
+        padding: implicit padding on both sides of each spatial dimension (default 0).
+        ceil_mode: round the output size up instead of down (default False).
+        count_include_pad: count the padding zeros in the averages (default True).
+        divisor_override: divide by this instead of the window size.
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> x = gradrs.ones(1, 1, 4, 4)
+        >>> F.avg_pool2d(x, 2).shape
+        gradrs.Size([1, 1, 2, 2])
+    """
     geometry = _avg_pool2d_geometry(input, kernel_size, stride, padding, ceil_mode,
                                     divisor_override)
     return _one_node("AvgPool2DBackward0",
@@ -932,6 +1363,19 @@ def _avg_pool2d(input, geometry, count_include_pad, divisor_override):
 
 
 def adaptive_avg_pool2d(input, output_size):
+    """2-D average pooling to a fixed output size, whatever the input size (the windows
+    are chosen to cover the input).
+
+    Args:
+        input: (N, C, *spatial) or without N.
+        output_size: the output's spatial size (an int or one per dimension; None keeps that
+            dimension's size).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.adaptive_avg_pool2d(gradrs.ones(1, 3, 7, 9), (2, 3)).shape
+        gradrs.Size([1, 3, 2, 3])
+    """
     oh, ow = _pair(output_size)
     h, w = input.shape[-2], input.shape[-1]
     oh = h if oh is None else oh
@@ -984,6 +1428,21 @@ def _adaptive_avg_pool2d(input, oh, ow):
 
 def layer_norm(input: _Tensor, normalized_shape: int | Sequence[int], weight: _Tensor | None = None,
                bias: _Tensor | None = None, eps: float = 1e-5) -> _Tensor:
+    """Layer normalization: normalizes over the last `len(normalized_shape)` dimensions
+    (mean 0, variance 1), then applies `weight` and `bias` elementwise.
+
+    Args:
+        input: shape (*, *normalized_shape).
+        normalized_shape: the shape of the trailing dimensions to normalize over.
+        weight: elementwise scale of shape `normalized_shape`, or None.
+        bias: elementwise shift of shape `normalized_shape`, or None.
+        eps: added to the variance (default 1e-5).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.layer_norm(gradrs.tensor([[1.0, 2.0, 3.0]]), (3,))
+        tensor([[-1.2247,  0.0000,  1.2247]])
+    """
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
     k = len(normalized_shape)
@@ -1011,6 +1470,27 @@ def layer_norm(input: _Tensor, normalized_shape: int | Sequence[int], weight: _T
 def batch_norm(input: _Tensor, running_mean: _Tensor | None, running_var: _Tensor | None,
                weight: _Tensor | None = None, bias: _Tensor | None = None, training: bool = False,
                momentum: float = 0.1, eps: float = 1e-5) -> _Tensor:
+    """Batch normalization: normalizes each channel (dimension 1) with the batch's
+    statistics in training, or with `running_mean` / `running_var` otherwise, then scales by
+    `weight` and shifts by `bias`. In training the running statistics are updated in place.
+
+    Args:
+        input: shape (N, C, *).
+        running_mean: shape (C), or None.
+        running_var: shape (C), or None.
+        weight: the per-channel scale, shape (C), or None.
+        bias: the per-channel shift, shape (C), or None.
+        training: use (and update from) the batch statistics (default False).
+        momentum: the running statistics' update factor (default 0.1).
+        eps: added to the variance (default 1e-5).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> x = gradrs.tensor([[1.0], [3.0]])
+        >>> F.batch_norm(x, None, None, training=True)
+        tensor([[-1.0000],
+                [ 1.0000]])
+    """
     dims = (0,) + tuple(range(2, input.dim()))
     shape = [1, input.shape[1]] + [1] * (input.dim() - 2)
     if not training:
@@ -1053,6 +1533,21 @@ def batch_norm(input: _Tensor, running_mean: _Tensor | None, running_var: _Tenso
 
 def normalize(input: _Tensor, p: float = 2.0, dim: int | Sequence[int] = 1, eps: float = 1e-12,
               out: _Tensor | None = None) -> _Tensor:
+    """Divides `input` by its p-norm along `dim` (at least `eps`), so each slice has
+    norm 1.
+
+    Args:
+        input: a tensor of any shape.
+        p: the norm's degree (default 2).
+        dim: the dimension (or dimensions) the norm runs along (default 1).
+        eps: the smallest norm divided by (default 1e-12).
+        out: an optional output tensor.
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.normalize(gradrs.tensor([[3.0, 4.0]]))
+        tensor([[0.6000, 0.8000]])
+    """
     denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
     if out is None:
         return input / denom
@@ -1098,6 +1593,19 @@ def _inplace(input, fn):
 
 
 def threshold(input, threshold, value, inplace=False):
+    """Replaces the elements not greater than `threshold` by `value`.
+
+    Args:
+        input: a tensor of any shape.
+        threshold: the threshold.
+        value: what the elements <= threshold become.
+        inplace: write the result into `input` (default False).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.threshold(gradrs.tensor([0.5, 1.0, 2.0]), 1.0, -1.0)
+        tensor([-1., -1.,  2.])
+    """
     def fwd(x):
         return x.masked_fill(x <= threshold, value)
 
@@ -1108,6 +1616,18 @@ def threshold(input, threshold, value, inplace=False):
 
 
 def threshold_(input, threshold, value):
+    """In-place `threshold` (see there); returns `input`.
+
+    Args:
+        input: the tensor to modify.
+        threshold: the threshold.
+        value: what the elements <= threshold become.
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.threshold_(gradrs.tensor([0.5, 2.0]), 1.0, 0.0)
+        tensor([0., 2.])
+    """
     return _inplace(input, lambda x: _pointwise(
         "ThresholdBackward1", x, lambda y: y.masked_fill(y <= threshold, value),
         lambda g, y: g.masked_fill(y <= threshold, 0)))
@@ -1117,6 +1637,17 @@ _ONE_SIXTH_F = 0.1666666716337204  # float32(1 / 6)
 
 
 def hardsigmoid(input, inplace=False):
+    """Piecewise-linear sigmoid: 0 below -3, 1 above 3, x / 6 + 1/2 between.
+
+    Args:
+        input: a tensor of any shape.
+        inplace: write the result into `input` (default False).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.hardsigmoid(gradrs.tensor([-4.0, 0.0, 1.5, 4.0]))
+        tensor([0.0000, 0.5000, 0.7500, 1.0000])
+    """
     def hs(x):
         return _pointwise("HardsigmoidBackward0", x, lambda y: (y + 3).clamp(0, 6) / 6,
                           # PyTorch multiplies by 1.0f / 6.0f, rounded to float in every dtype
@@ -1126,6 +1657,17 @@ def hardsigmoid(input, inplace=False):
 
 
 def hardswish(input, inplace=False):
+    """x * hardsigmoid(x), the activation of MobileNetV3.
+
+    Args:
+        input: a tensor of any shape.
+        inplace: write the result into `input` (default False).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.hardswish(gradrs.tensor([-4.0, 0.0, 1.5, 4.0]))
+        tensor([-0.0000, 0.0000, 1.1250, 4.0000])
+    """
     from .. import where
 
     def hs(x):
@@ -1137,6 +1679,17 @@ def hardswish(input, inplace=False):
 
 
 def mish(input, inplace=False):
+    """x * tanh(softplus(x)).
+
+    Args:
+        input: a tensor of any shape.
+        inplace: write the result into `input` (default False).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.mish(gradrs.tensor([-1.0, 0.0, 1.0]))
+        tensor([-0.3034,  0.0000,  0.8651])
+    """
     def backward(g, x):
         tsp = x.exp().log1p().tanh()
         return g * (tsp + x * (1 / (1 + (-x).exp())) * (1 - tsp * tsp))
@@ -1166,6 +1719,18 @@ def _elu(input, alpha, scale, input_scale, name, grad_input_scale=None):
 
 
 def celu(input, alpha=1.0, inplace=False):
+    """Continuously differentiable ELU: max(0, x) + min(0, alpha * (exp(x / alpha) - 1)).
+
+    Args:
+        input: a tensor of any shape.
+        alpha: the scale of the negative side (default 1.0).
+        inplace: write the result into `input` (default False).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.celu(gradrs.tensor([-1.0, 2.0]), alpha=2.0)
+        tensor([-0.7869,  2.0000])
+    """
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     if inplace:
@@ -1180,6 +1745,17 @@ def _celu_grad_scale(alpha):
 
 
 def celu_(input, alpha=1.0):
+    """In-place `celu` (see there); returns `input`.
+
+    Args:
+        input: the tensor to modify.
+        alpha: the scale of the negative side (default 1.0).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.celu_(gradrs.tensor([-1.0, 2.0]))
+        tensor([-0.6321,  2.0000])
+    """
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     return _inplace(input, lambda x: _elu(x, alpha, 1.0, 1.0 / alpha, "CeluBackward1",
@@ -1191,6 +1767,18 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 
 def selu(input, inplace=False):
+    """Scaled ELU with the self-normalizing constants: scale * elu(x, alpha), where
+    alpha = 1.6732632423543772 and scale = 1.0507009873554805.
+
+    Args:
+        input: a tensor of any shape.
+        inplace: write the result into `input` (default False).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.selu(gradrs.tensor([-1.0, 0.0, 1.0]))
+        tensor([-1.1113,  0.0000,  1.0507])
+    """
     if inplace:
         return selu_(input)
     # PyTorch's selu is its elu op with SELU's constants (EluBackward0).
@@ -1198,14 +1786,44 @@ def selu(input, inplace=False):
 
 
 def selu_(input):
+    """In-place `selu` (see there); returns `input`.
+
+    Args:
+        input: the tensor to modify.
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.selu_(gradrs.tensor([-1.0, 1.0]))
+        tensor([-1.1113,  1.0507])
+    """
     return _inplace(input, lambda x: _elu(x, _SELU_ALPHA, _SELU_SCALE, 1.0, "EluBackward1"))
 
 
 def softsign(input):
+    """x / (1 + |x|), elementwise.
+
+    Args:
+        input: a tensor of any shape.
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.softsign(gradrs.tensor([-3.0, 0.0, 1.0]))
+        tensor([-0.7500,  0.0000,  0.5000])
+    """
     return input / (input.abs() + 1)
 
 
 def tanhshrink(input):
+    """x - tanh(x), elementwise.
+
+    Args:
+        input: a tensor of any shape.
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.tanhshrink(gradrs.tensor([-1.0, 0.0, 1.0]))
+        tensor([-0.2384,  0.0000,  0.2384])
+    """
     return input - input.tanh()
 
 
@@ -1222,6 +1840,17 @@ def _in_dtype(value, dtype):
 
 
 def softshrink(input, lambd=0.5):
+    """Soft thresholding: x - lambd above lambd, x + lambd below -lambd, 0 between.
+
+    Args:
+        input: a tensor of any shape.
+        lambd: the threshold (default 0.5).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.softshrink(gradrs.tensor([-1.0, 0.2, 1.0]))
+        tensor([-0.5000,  0.0000,  0.5000])
+    """
     from .. import finfo, where
 
     if input.is_floating_point():
@@ -1246,6 +1875,16 @@ def hardshrink(input, lambd=0.5):
 
 
 def logsigmoid(input):
+    """log(sigmoid(x)), computed without overflow for large |x|.
+
+    Args:
+        input: a tensor of any shape.
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.logsigmoid(gradrs.tensor([-5.0, 0.0, 5.0]))
+        tensor([-5.0067, -0.6931, -0.0067])
+    """
     def fwd(x):
         return x.clamp(max=0) - (-x.abs()).exp().log1p()
 
@@ -1260,6 +1899,18 @@ def logsigmoid(input):
 
 
 def glu(input, dim=-1):
+    """Gated linear unit: splits `input` in two halves a, b along `dim` and returns
+    a * sigmoid(b).
+
+    Args:
+        input: a tensor whose size along `dim` is even.
+        dim: the dimension to split (default -1).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.glu(gradrs.tensor([[1.0, 2.0, 0.0, 0.0]]))
+        tensor([[0.5000, 1.0000]])
+    """
     if input.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     d = dim + input.dim() if dim < 0 else dim
@@ -1275,6 +1926,18 @@ def glu(input, dim=-1):
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """Softmax of the negated input along `dim`: small values get large weights.
+
+    Args:
+        input: a tensor of any shape.
+        dim: the dimension the slices run along.
+        dtype: cast `input` to this dtype first.
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.softmin(gradrs.tensor([[1.0, 2.0, 3.0]]), dim=1)
+        tensor([[0.6652, 0.2447, 0.0900]])
+    """
     if dim is None:
         import warnings
 
@@ -1336,6 +1999,21 @@ def _rrelu_noise(input, lower, upper, generator=None):
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Randomized leaky ReLU: in training the negative slope of each element is drawn
+    uniformly from [lower, upper]; in evaluation it is (lower + upper) / 2.
+
+    Args:
+        input: a tensor of any shape.
+        lower: the lowest slope (default 1/8).
+        upper: the highest slope (default 1/3).
+        training: draw random slopes (default False).
+        inplace: write the result into `input` (default False).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.rrelu(gradrs.tensor([-2.0, 3.0]), lower=0.1, upper=0.3)
+        tensor([-0.4000,  3.0000])
+    """
     return _rrelu(input, lower, upper, training, inplace)
 
 
@@ -1364,6 +2042,19 @@ def _rrelu(input, lower, upper, training, inplace, generator=None):
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    """In-place `rrelu` (see there); returns `input`.
+
+    Args:
+        input: the tensor to modify.
+        lower: the lowest slope (default 1/8).
+        upper: the highest slope (default 1/3).
+        training: draw random slopes (default False).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.rrelu_(gradrs.tensor([-2.0, 3.0]), 0.1, 0.3)
+        tensor([-0.4000,  3.0000])
+    """
     return rrelu(input, lower, upper, training, inplace=True)
 
 
@@ -1443,6 +2134,22 @@ def _dropout_impl(input, p, train, inplace, feature, alpha):
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Zeroes whole channels: each (sample, channel) 1-D feature map of an input of shape
+    (N, C, *spatial) or (C, *spatial) is zeroed with probability `p` in training, the others
+    scaled by 1 / (1 - p).
+
+    Args:
+        input: (N, C, *spatial) or (C, *spatial) with 1 spatial dimension.
+        p: the probability of zeroing a channel (default 0.5).
+        training: apply dropout (default True).
+        inplace: write the result into `input` (default False).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> y = F.dropout1d(gradrs.ones(1, 8, 3))
+        >>> y.shape
+        gradrs.Size([1, 8, 3])
+    """
     _check_p(p)
     inp_dim = input.dim()
     if inp_dim not in (2, 3):
@@ -1465,6 +2172,22 @@ def _feature_dropout_unbatched(input, p, training, inplace, is_batched):
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Zeroes whole channels: each (sample, channel) 2-D feature map of an input of shape
+    (N, C, *spatial) or (C, *spatial) is zeroed with probability `p` in training, the others
+    scaled by 1 / (1 - p).
+
+    Args:
+        input: (N, C, *spatial) or (C, *spatial) with 2 spatial dimensions.
+        p: the probability of zeroing a channel (default 0.5).
+        training: apply dropout (default True).
+        inplace: write the result into `input` (default False).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> y = F.dropout2d(gradrs.ones(1, 8, 3, 3))
+        >>> y.shape
+        gradrs.Size([1, 8, 3, 3])
+    """
     import warnings
 
     _check_p(p)
@@ -1488,6 +2211,22 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
 
 
 def dropout3d(input, p=0.5, training=True, inplace=False):
+    """Zeroes whole channels: each (sample, channel) 3-D feature map of an input of shape
+    (N, C, *spatial) or (C, *spatial) is zeroed with probability `p` in training, the others
+    scaled by 1 / (1 - p).
+
+    Args:
+        input: (N, C, *spatial) or (C, *spatial) with 3 spatial dimensions.
+        p: the probability of zeroing a channel (default 0.5).
+        training: apply dropout (default True).
+        inplace: write the result into `input` (default False).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> y = F.dropout3d(gradrs.ones(1, 8, 3, 3, 3))
+        >>> y.shape
+        gradrs.Size([1, 8, 3, 3, 3])
+    """
     import warnings
 
     _check_p(p)
@@ -1503,11 +2242,40 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
 
 
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Dropout that keeps the mean and variance of SELU activations: dropped elements
+    are set to SELU's negative saturation value and the result is affinely rescaled.
+
+    Args:
+        input: a tensor of any shape.
+        p: the probability of dropping an element (default 0.5).
+        training: apply dropout (default False).
+        inplace: write the result into `input` (default False).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> x = gradrs.randn(4)
+        >>> gradrs.equal(F.alpha_dropout(x, training=False), x)
+        True
+    """
     _check_p(p)
     return _dropout_impl(input, p, training, inplace, False, True)
 
 
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Alpha dropout (see `alpha_dropout`) of whole channels of an input
+    of shape (N, C, *spatial).
+
+    Args:
+        input: (N, C, *spatial).
+        p: the probability of dropping a channel (default 0.5).
+        training: apply dropout (default False).
+        inplace: write the result into `input` (default False).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.feature_alpha_dropout(gradrs.randn(2, 4, 3), p=0.5, training=True).shape
+        gradrs.Size([2, 4, 3])
+    """
     _check_p(p)
     return _dropout_impl(input, p, training, inplace, True, True)
 
@@ -1759,6 +2527,18 @@ def _adaptive_max_pool2d_impl(input, output_size, return_indices=False):
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """2-D max pooling to a fixed output size, whatever the input size.
+
+    Args:
+        input: (N, C, *spatial) or without N.
+        output_size: the output's spatial size (an int or one per dimension).
+        return_indices: also return the indices of the maxima (default False).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.adaptive_max_pool2d(gradrs.ones(1, 3, 7, 9), 2).shape
+        gradrs.Size([1, 3, 2, 2])
+    """
     return _adaptive_max_pool2d_impl(input, output_size, return_indices)
 
 
@@ -1789,6 +2569,18 @@ def _adaptive_max_pool1d_impl(input, output_size, return_indices=False):
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """1-D max pooling to a fixed output size, whatever the input size.
+
+    Args:
+        input: (N, C, *spatial) or without N.
+        output_size: the output's spatial size (an int or one per dimension).
+        return_indices: also return the indices of the maxima (default False).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.adaptive_max_pool1d(gradrs.ones(1, 3, 7), 2).shape
+        gradrs.Size([1, 3, 2])
+    """
     return _adaptive_max_pool1d_impl(input, output_size, return_indices)
 
 
@@ -1800,10 +2592,43 @@ def adaptive_avg_pool1d(input, output_size):
 
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=False):
+    """1-D max pooling that also returns the indices of the maxima (as `max_pool1d(..., return_indices=True)`) over an input of shape (N, C, *spatial) or without N.
+
+    Args:
+        input: the input tensor.
+        kernel_size: the window size (an int or one per spatial dimension).
+        stride: the window step (default: `kernel_size`).
+        padding: implicit padding on both sides of each spatial dimension (default 0).
+        ceil_mode: round the output size up instead of down (default False).
+        dilation: the spacing between window elements (default 1).
+        return_indices: also return the flat indices of the maxima (for `max_unpool1d`).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> x = gradrs.arange(4.0).reshape(1, 1, 4)
+        >>> F.max_pool1d_with_indices(x, 2)
+        (tensor([[[1., 3.]]]), tensor([[[1, 3]]]))
+    """
     return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """2-D power-average pooling: (sum of x^p over each window)^(1/p).
+
+    Args:
+        input: the input tensor, (N, C, *spatial) or without N.
+        norm_type: p (p = inf gives max pooling, p = 1 sum pooling).
+        kernel_size: the window size.
+        stride: the window step (default: `kernel_size`).
+        ceil_mode: round the output size up instead of down (default False).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> x = gradrs.ones(1, 1, 4, 4)
+        >>> F.lp_pool2d(x, 2, 2)
+        tensor([[[[2., 2.],
+                  [2., 2.]]]])
+    """
     kw, kh = _pair(kernel_size)
     if norm_type == _INF:
         return max_pool2d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
@@ -1814,6 +2639,21 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 
 
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """1-D power-average pooling: (sum of x^p over each window)^(1/p).
+
+    Args:
+        input: the input tensor, (N, C, *spatial) or without N.
+        norm_type: p (p = inf gives max pooling, p = 1 sum pooling).
+        kernel_size: the window size.
+        stride: the window step (default: `kernel_size`).
+        ceil_mode: round the output size up instead of down (default False).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> x = gradrs.ones(1, 1, 4)
+        >>> F.lp_pool1d(x, 2, 2)
+        tensor([[[1.4142, 1.4142]]])
+    """
     if norm_type == _INF:
         return max_pool1d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
     if norm_type == -_INF:
@@ -1883,6 +2723,24 @@ def _max_unpool2d(input, indices, output_size):
 
 
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Partial inverse of `max_pool2d`: puts each value at the position its index names
+    and zeros elsewhere.
+
+    Args:
+        input: the pooled values.
+        indices: the indices `max_pool2d(..., return_indices=True)` returned.
+        kernel_size: the pooling's window size.
+        stride: the pooling's stride (default: `kernel_size`).
+        padding: the pooling's padding (default 0).
+        output_size: the exact output size, when several are possible.
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> x = gradrs.randn(1, 1, 4, 4)
+        >>> y, i = F.max_pool2d(x, 2, return_indices=True)
+        >>> F.max_unpool2d(y, i, 2).shape
+        gradrs.Size([1, 1, 4, 4])
+    """
     kernel_size = _pair(kernel_size)
     stride = _pair(stride) if stride is not None else kernel_size
     padding = _pair(padding)
@@ -1891,6 +2749,24 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Partial inverse of `max_pool1d`: puts each value at the position its index names
+    and zeros elsewhere.
+
+    Args:
+        input: the pooled values.
+        indices: the indices `max_pool1d(..., return_indices=True)` returned.
+        kernel_size: the pooling's window size.
+        stride: the pooling's stride (default: `kernel_size`).
+        padding: the pooling's padding (default 0).
+        output_size: the exact output size, when several are possible.
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> x = gradrs.tensor([[[1.0, 3.0, 2.0, 0.0]]])
+        >>> y, i = F.max_pool1d(x, 2, return_indices=True)
+        >>> F.max_unpool1d(y, i, 2)
+        tensor([[[0., 3., 2., 0.]]])
+    """
     kernel_size = (_single(kernel_size),)
     stride = (_single(stride),) if stride is not None else kernel_size
     padding = (_single(padding),)
@@ -1922,18 +2798,66 @@ native_channel_shuffle = channel_shuffle
 
 
 def relu_(input):
+    """In-place `relu`: clamps the negative entries of `input` to 0 and returns it.
+
+    Args:
+        input: the tensor to modify.
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> x = gradrs.tensor([-1.0, 3.0])
+        >>> F.relu_(x) is x
+        True
+        >>> x
+        tensor([0., 3.])
+    """
     return input.relu_()
 
 
 def elu_(input, alpha=1.0):
+    """In-place `elu` (see there); returns `input`.
+
+    Args:
+        input: the tensor to modify.
+        alpha: the scale of the negative side (default 1.0).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> x = gradrs.tensor([-1.0, 2.0])
+        >>> F.elu_(x)
+        tensor([-0.6321,  2.0000])
+    """
     return elu(input, alpha, True)
 
 
 def leaky_relu_(input, negative_slope=0.01):
+    """In-place `leaky_relu` (see there); returns `input`.
+
+    Args:
+        input: the tensor to modify.
+        negative_slope: the slope of the negative side (default 0.01).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.leaky_relu_(gradrs.tensor([-2.0, 3.0]), 0.5)
+        tensor([-1.,  3.])
+    """
     return leaky_relu(input, negative_slope, True)
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    """In-place `hardtanh` (see there); returns `input`.
+
+    Args:
+        input: the tensor to modify.
+        min_val: the lower bound (default -1).
+        max_val: the upper bound (default 1).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.hardtanh_(gradrs.tensor([-2.0, 0.5, 2.0]))
+        tensor([-1.0000,  0.5000,  1.0000])
+    """
     return hardtanh(input, min_val, max_val, True)
 
 
@@ -1959,6 +2883,24 @@ def _verify_spatial_size(size):
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Group normalization: splits the channels into `num_groups` groups and
+    normalizes each group of each sample, then applies the per-channel `weight` and `bias`.
+
+    Args:
+        input: shape (N, C, *).
+        num_groups: the number of groups; divides C.
+        weight: the per-channel scale, shape (C), or None.
+        bias: the per-channel shift, shape (C), or None.
+        eps: added to the variance (default 1e-5).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.group_norm(gradrs.tensor([[[1.0], [3.0], [0.0], [2.0]]]), 2)
+        tensor([[[-1.0000],
+                 [ 1.0000],
+                 [-1.0000],
+                 [ 1.0000]]])
+    """
     if input.dim() < 2:
         raise RuntimeError("Expected at least 2 dimensions for input tensor but received "
                            f"{input.dim()}")
@@ -1992,6 +2934,24 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
                   use_input_stats=True, momentum=0.1, eps=1e-5):
+    """Instance normalization: normalizes each channel of each sample over its
+    spatial dimensions.
+
+    Args:
+        input: shape (N, C, *spatial).
+        running_mean: optional running means, shape (C).
+        running_var: optional running variances, shape (C).
+        weight: the per-channel scale, shape (C), or None.
+        bias: the per-channel shift, shape (C), or None.
+        use_input_stats: normalize with the input's statistics (default True).
+        momentum: the running statistics' update factor (default 0.1).
+        eps: added to the variance (default 1e-5).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.instance_norm(gradrs.tensor([[[1.0, 3.0]]]))
+        tensor([[[-1.0000,  1.0000]]])
+    """
     from .. import no_grad
 
     if use_input_stats:
@@ -2037,6 +2997,21 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 
 
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """Local response normalization: divides each element by
+    (k + alpha / size * sum of squares over `size` neighbouring channels)^beta.
+
+    Args:
+        input: shape (N, C, *).
+        size: the number of neighbouring channels.
+        alpha: the multiplicative factor (default 1e-4).
+        beta: the exponent (default 0.75).
+        k: the additive factor (default 1).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.local_response_norm(gradrs.ones(1, 4, 2), size=2).shape
+        gradrs.Size([1, 4, 2])
+    """
     d = input.dim()
     if d < 3:
         raise ValueError("Expected 3D or higher dimensionality                          input "
@@ -2066,6 +3041,25 @@ def _is_integer(x):
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
+    """Resizes `input` (N, C, *spatial) to `size` or by `scale_factor`.
+
+    Args:
+        input: shape (N, C, L), (N, C, H, W) or (N, C, D, H, W).
+        size: the output's spatial size.
+        scale_factor: the multiplier of each spatial size (give this or `size`).
+        mode: 'nearest' (default), 'nearest-exact', 'linear', 'bilinear', 'bicubic',
+            'trilinear' or 'area'.
+        align_corners: for the linear modes: align the corner pixels' centres (default False).
+        recompute_scale_factor: compute the scale used from the output size.
+        antialias: low-pass filter when downsampling (bilinear and bicubic).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.interpolate(gradrs.tensor([[[1.0, 2.0]]]), scale_factor=2)
+        tensor([[[1., 1., 2., 2.]]])
+        >>> F.interpolate(gradrs.tensor([[[1.0, 2.0]]]), size=4, mode='linear', align_corners=True)
+        tensor([[[1.0000, 1.3333, 1.6667, 2.0000]]])
+    """
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
             raise ValueError("align_corners option can only be set with the interpolating "
@@ -2272,6 +3266,20 @@ def _upsample(input, output_size, scale_factors, mode, align_corners):
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    """Deprecated spelling of `interpolate` (same arguments), kept for old programs.
+
+    Args:
+        input: shape (N, C, *spatial).
+        size: the output's spatial size.
+        scale_factor: the multiplier of each spatial size.
+        mode: the interpolation mode (default 'nearest').
+        align_corners: for the linear modes: align the corner pixels' centres.
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.upsample(gradrs.tensor([[[1.0, 2.0]]]), scale_factor=2)
+        tensor([[[1., 1., 2., 2.]]])
+    """
     import warnings
 
     warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` "
@@ -2280,6 +3288,18 @@ def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=
 
 
 def upsample_nearest(input, size=None, scale_factor=None):
+    """Deprecated: `interpolate(input, size, scale_factor, mode='nearest')`.
+
+    Args:
+        input: shape (N, C, *spatial).
+        size: the output's spatial size.
+        scale_factor: the multiplier of each spatial size.
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.upsample_nearest(gradrs.tensor([[[1.0, 2.0]]]), scale_factor=2)
+        tensor([[[1., 1., 2., 2.]]])
+    """
     import warnings
 
     warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use "
@@ -2288,6 +3308,19 @@ def upsample_nearest(input, size=None, scale_factor=None):
 
 
 def upsample_bilinear(input, size=None, scale_factor=None):
+    """Deprecated: `interpolate(input, size, scale_factor, mode='bilinear',
+    align_corners=True)`.
+
+    Args:
+        input: shape (N, C, H, W).
+        size: the output's spatial size.
+        scale_factor: the multiplier of each spatial size.
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.upsample_bilinear(gradrs.ones(1, 1, 2, 2), scale_factor=2).shape
+        gradrs.Size([1, 1, 4, 4])
+    """
     import warnings
 
     warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use "
@@ -2312,6 +3345,24 @@ def _linspace_from_neg_one(n, align_corners, like):
 
 
 def affine_grid(theta, size, align_corners=None):
+    """Sampling grid for `grid_sample` from a batch of affine matrices: the
+    normalized coordinates ([-1, 1]) of each output pixel mapped by `theta`.
+
+    Args:
+        theta: shape (N, 2, 3) for 2-D or (N, 3, 4) for 3-D.
+        size: the output size (N, C, H, W) or (N, C, D, H, W).
+        align_corners: -1 and 1 are the corner pixels' centres (True) or edges (False, default).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> theta = gradrs.tensor([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]])
+        >>> F.affine_grid(theta, (1, 1, 2, 2), align_corners=False)
+        tensor([[[[-0.5000, -0.5000],
+                  [ 0.5000, -0.5000]],
+        <BLANKLINE>
+                 [[-0.5000,  0.5000],
+                  [ 0.5000,  0.5000]]]])
+    """
     import warnings
 
     if align_corners is None:
@@ -2408,6 +3459,22 @@ def _cubic_coefficients(t):
 
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    """Samples `input` at the normalized coordinates of `grid` ([-1, 1] spans the
+    input), interpolating between pixels.
+
+    Args:
+        input: shape (N, C, H, W) or (N, C, D, H, W).
+        grid: shape (N, H_out, W_out, 2) or (N, D_out, H_out, W_out, 3), (x, y[, z]) order.
+        mode: 'bilinear' (default), 'nearest' or 'bicubic'.
+        padding_mode: values outside the input: 'zeros' (default), 'border' or 'reflection'.
+        align_corners: -1 and 1 are the corner pixels' centres (True) or edges (False, default).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> img = gradrs.arange(4.0).reshape(1, 1, 2, 2)
+        >>> F.grid_sample(img, gradrs.zeros(1, 1, 1, 2), align_corners=False)
+        tensor([[[[1.5000]]]])
+    """
     import warnings
 
     if mode not in ("bilinear", "nearest", "bicubic"):
@@ -2551,6 +3618,29 @@ def pixel_unshuffle(input, downscale_factor):
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
                   scale_grad_by_freq=False, mode="mean", sparse=False, per_sample_weights=None,
                   include_last_offset=False, padding_idx=None):
+    """Sums, averages or takes the maximum of bags of embedding rows, without
+    materializing the looked-up rows.
+
+    Args:
+        input: indices: a 2-D tensor (one bag per row) or 1-D with `offsets`.
+        weight: the embedding matrix, shape (num_embeddings, embedding_dim).
+        offsets: the start of each bag in a 1-D `input`.
+        max_norm: rows looked up with a larger norm are renormalized in place to this norm.
+        norm_type: the p of the norm for `max_norm` (default 2).
+        scale_grad_by_freq: scale gradients by the inverse frequency of the indices.
+        mode: 'sum', 'mean' (default) or 'max'.
+        sparse: accepted for PyTorch's signature; gradients are dense.
+        per_sample_weights: weights of each index (mode 'sum' only).
+        include_last_offset: `offsets` has one more entry, the end of the last bag.
+        padding_idx: an index that is left out of the bags.
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> w = gradrs.arange(6.0).reshape(3, 2)
+        >>> F.embedding_bag(gradrs.tensor([0, 1, 2]), w, gradrs.tensor([0, 2]), mode='sum')
+        tensor([[2., 4.],
+                [4., 5.]])
+    """
     import warnings
 
     if weight.dtype == _native.int64 and input.is_floating_point():
@@ -2691,6 +3781,21 @@ def _window_checks(k, d, p, s, order):
 
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """Extracts sliding local blocks (im2col): an input (N, C, H, W) becomes
+    (N, C * prod(kernel_size), L), one column per block position.
+
+    Args:
+        input: shape (N, C, H, W) or (C, H, W).
+        kernel_size: the block size.
+        dilation: the spacing between block elements (default 1).
+        padding: implicit zero padding on both sides (default 0).
+        stride: the step between blocks (default 1).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.unfold(gradrs.ones(1, 2, 4, 4), kernel_size=2).shape
+        gradrs.Size([1, 8, 9])
+    """
     k, d = _pair_arg(kernel_size, "kernel_size"), _pair_arg(dilation, "dilation")
     p, s = _pair_arg(padding, "padding"), _pair_arg(stride, "stride")
     _window_checks(k, d, p, s, ("kernel", "dilation", "padding", "stride"))
@@ -2716,6 +3821,25 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """Combines sliding local blocks into a tensor (col2im), summing overlapping values: the
+    inverse of `unfold`'s layout.
+
+    Args:
+        input: shape (N, C * prod(kernel_size), L) or without N.
+        output_size: the spatial size (H, W) of the output.
+        kernel_size: the block size.
+        dilation: the spacing between block elements (default 1).
+        padding: implicit zero padding on both sides (default 0).
+        stride: the step between blocks (default 1).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> cols = F.unfold(gradrs.ones(1, 1, 3, 3), kernel_size=2)
+        >>> F.fold(cols, (3, 3), kernel_size=2)
+        tensor([[[[1., 2., 1.],
+                  [2., 4., 2.],
+                  [1., 2., 1.]]]])
+    """
     o, k = _pair_arg(output_size, "output_size"), _pair_arg(kernel_size, "kernel_size")
     d, p = _pair_arg(dilation, "dilation"), _pair_arg(padding, "padding")
     s = _pair_arg(stride, "stride")
@@ -2785,6 +3909,23 @@ def pdist(input, p=2):
 
 
 def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """Samples from the Gumbel-softmax distribution over the last (or `dim`) axis of
+    `logits`: softmax((logits + Gumbel noise) / tau); with `hard=True` the result is one-hot in the
+    forward pass while its gradient is that of the soft sample (straight-through).
+
+    Args:
+        logits: unnormalized log-probabilities.
+        tau: the temperature (default 1).
+        hard: return one-hot samples (default False).
+        eps: unused, kept for PyTorch's signature.
+        dim: the axis of the categories (default -1).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> y = F.gumbel_softmax(gradrs.randn(2, 5), tau=0.5, hard=True)
+        >>> y.sum(dim=-1)
+        tensor([1., 1.])
+    """
     import warnings
 
     from .. import empty_like, no_grad, zeros_like
@@ -2841,6 +3982,20 @@ def _legacy_reduction(size_average, reduce, reduction):
 
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """Two-class logistic loss log(1 + exp(-target * input)), averaged.
+
+    Args:
+        input: scores, any shape.
+        target: 1 or -1 per element.
+        size_average: deprecated; use `reduction`.
+        reduce: deprecated; use `reduction`.
+        reduction: 'none' | 'mean' | 'sum': how the per-element losses are combined (default 'mean').
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.soft_margin_loss(gradrs.tensor([2.0, -1.0]), gradrs.tensor([1.0, -1.0]))
+        tensor(0.2201)
+    """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _reduction_code(reduction)
     return _one_node("SoftMarginLossBackward0",
@@ -2849,6 +4004,23 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
 
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
                         reduction="mean"):
+    """Ranking loss max(0, -target * (input1 - input2) + margin): `target`
+    1 says input1 should rank higher, -1 that input2 should.
+
+    Args:
+        input1: scores.
+        input2: scores of the same shape.
+        target: 1 or -1 per element.
+        margin: the margin (default 0).
+        size_average: deprecated; use `reduction`.
+        reduce: deprecated; use `reduction`.
+        reduction: 'none' | 'mean' | 'sum': how the per-element losses are combined (default 'mean').
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.margin_ranking_loss(gradrs.tensor([1.0, 0.0]), gradrs.tensor([0.5, 0.5]), gradrs.tensor([1.0, 1.0]))
+        tensor(0.2500)
+    """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _reduction_code(reduction)
     if input1.dim() != input2.dim() or input1.dim() != target.dim():
@@ -2860,6 +4032,22 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
 
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
                          reduction="mean"):
+    """Hinge embedding loss: x where the target is 1, max(0, margin - x)
+    where it is -1.
+
+    Args:
+        input: distances, any shape.
+        target: 1 or -1 per element.
+        margin: the margin (default 1.0).
+        size_average: deprecated; use `reduction`.
+        reduce: deprecated; use `reduction`.
+        reduction: 'none' | 'mean' | 'sum': how the per-element losses are combined (default 'mean').
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.hinge_embedding_loss(gradrs.tensor([0.3, 0.4]), gradrs.tensor([1.0, -1.0]))
+        tensor(0.4500)
+    """
     from .. import where, zeros_like
 
     reduction = _legacy_reduction(size_average, reduce, reduction)
@@ -2872,6 +4060,24 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
                           reduction="mean"):
+    """1 - cos(x1, x2) where the target is 1, max(0, cos(x1, x2) - margin)
+    where it is -1.
+
+    Args:
+        input1: embeddings, shape (N, D) or (D).
+        input2: embeddings of the same shape.
+        target: 1 or -1, shape (N) or ().
+        margin: the margin for dissimilar pairs (default 0).
+        size_average: deprecated; use `reduction`.
+        reduce: deprecated; use `reduction`.
+        reduction: 'none' | 'mean' | 'sum': how the per-element losses are combined (default 'mean').
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> a = gradrs.tensor([[1.0, 0.0], [1.0, 1.0]])
+        >>> F.cosine_embedding_loss(a, gradrs.tensor([[1.0, 0.0], [1.0, -1.0]]), gradrs.tensor([1.0, -1.0]))
+        tensor(0.)
+    """
     from .. import where, zeros_like
 
     reduction = _legacy_reduction(size_average, reduce, reduction)
@@ -2897,6 +4103,27 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
                         size_average=None, reduce=None, reduction="mean"):
+    """Triplet loss max(d(a, p) - d(a, n) + margin, 0) with the p-norm
+    distance d: anchors should be closer to the positives than to the negatives.
+
+    Args:
+        anchor: embeddings, shape (N, D) or (D).
+        positive: embeddings of the same shape.
+        negative: embeddings of the same shape.
+        margin: the margin (default 1.0).
+        p: the norm's degree (default 2).
+        eps: added to the differences for stability (default 1e-6).
+        swap: use the smaller of d(a, n) and d(p, n) (default False).
+        size_average: deprecated; use `reduction`.
+        reduce: deprecated; use `reduction`.
+        reduction: 'none' | 'mean' | 'sum': how the per-element losses are combined (default 'mean').
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> a, p, n = gradrs.zeros(1, 2), gradrs.tensor([[1.0, 0.0]]), gradrs.tensor([[3.0, 0.0]])
+        >>> F.triplet_margin_loss(a, p, n)
+        tensor(0.)
+    """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _reduction_code(reduction)
     if margin <= 0:
@@ -2915,6 +4142,24 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
 
 def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
                                       margin=1.0, swap=False, reduction="mean"):
+    """Triplet loss with a distance function of your choice:
+    max(d(a, p) - d(a, n) + margin, 0).
+
+    Args:
+        anchor: embeddings.
+        positive: embeddings of the same shape.
+        negative: embeddings of the same shape.
+        distance_function: a callable (x, y) -> distances; pairwise_distance by default.
+        margin: the margin (default 1.0).
+        swap: use the smaller of d(a, n) and d(p, n) (default False).
+        reduction: 'none' | 'mean' | 'sum': how the per-element losses are combined (default 'mean').
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> a, p, n = gradrs.zeros(1, 2), gradrs.tensor([[1.0, 0.0]]), gradrs.tensor([[3.0, 0.0]])
+        >>> F.triplet_margin_with_distance_loss(a, p, n, distance_function=lambda x, y: (x - y).abs().sum(-1))
+        tensor(0.)
+    """
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     if margin <= 0:
@@ -2935,6 +4180,24 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
 
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
                      reduce=None, reduction="mean"):
+    """Negative log-likelihood of a Poisson distribution with mean `input`
+    (exp(input) when `log_input=True`) for the counts `target`.
+
+    Args:
+        input: the expected counts, or their logs with `log_input=True`.
+        target: the observed counts.
+        log_input: `input` is the log of the mean (default True).
+        full: add the Stirling approximation term of log(target!) (default False).
+        eps: added to `input` before the log when `log_input=False`.
+        size_average: deprecated; use `reduction`.
+        reduce: deprecated; use `reduction`.
+        reduction: 'none' | 'mean' | 'sum': how the per-element losses are combined (default 'mean').
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.poisson_nll_loss(gradrs.tensor([0.0, 1.0]), gradrs.tensor([1.0, 2.0]))
+        tensor(0.8591)
+    """
     import math
 
     reduction = _legacy_reduction(size_average, reduce, reduction)
@@ -2951,6 +4214,22 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
 
 
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """Negative log-likelihood of a Gaussian with mean `input` and variance
+    `var` for `target`: 0.5 (log(max(var, eps)) + (input - target)^2 / max(var, eps)).
+
+    Args:
+        input: the predicted means.
+        target: the observations.
+        var: the predicted variances (positive), the shape of `input` or broadcastable to it.
+        full: add the constant 0.5 log(2 pi) (default False).
+        eps: the variances are clamped to at least this (default 1e-6).
+        reduction: 'none' | 'mean' | 'sum': how the per-element losses are combined (default 'mean').
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.gaussian_nll_loss(gradrs.tensor([0.0, 1.0]), gradrs.tensor([0.5, 1.0]), gradrs.ones(2))
+        tensor(0.0625)
+    """
     import math
 
     from .. import no_grad, ones_like
@@ -2990,6 +4269,24 @@ def _margin_shape_check(input):
 
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
                       reduce=None, reduction="mean"):
+    """Multi-class hinge loss: for each sample, the mean over the other
+    classes j of max(0, margin - x[y] + x[j])^p.
+
+    Args:
+        input: scores, shape (N, C) or (C).
+        target: class indices, shape (N) or ().
+        p: 1 or 2 (default 1).
+        margin: the margin (default 1).
+        weight: a weight per class, shape (C).
+        size_average: deprecated; use `reduction`.
+        reduce: deprecated; use `reduction`.
+        reduction: 'none' | 'mean' | 'sum': how the per-element losses are combined (default 'mean').
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.multi_margin_loss(gradrs.tensor([[0.1, 0.2, 0.4, 0.8]]), gradrs.tensor([3]))
+        tensor(0.3250)
+    """
     from .. import where
 
     reduction = _legacy_reduction(size_average, reduce, reduction)
@@ -3035,6 +4332,21 @@ def _class_range(n, device):
 
 
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """Multi-label hinge loss: each sample's target lists its classes
+    (padded with -1); each non-target class should score at least 1 below each target class.
+
+    Args:
+        input: scores, shape (N, C) or (C).
+        target: class indices, the shape of `input`, the list ended by the first -1.
+        size_average: deprecated; use `reduction`.
+        reduce: deprecated; use `reduction`.
+        reduction: 'none' | 'mean' | 'sum': how the per-element losses are combined (default 'mean').
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.multilabel_margin_loss(gradrs.tensor([[0.1, 0.2, 0.4, 0.8]]), gradrs.tensor([[3, 0, -1, 1]]))
+        tensor(0.8500)
+    """
     import numpy as np
 
     from .. import tensor, where
@@ -3090,6 +4402,25 @@ def _safe_logsumexp(xs):
 
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
              zero_infinity=False):
+    """Connectionist temporal classification loss: the negative log-likelihood of each
+    target sequence summed over all its alignments to the input sequence.
+
+    Args:
+        log_probs: log-probabilities, shape (T, N, C) or (T, C) (time, batch, classes).
+        targets: target class indices, shape (N, S) or concatenated (sum(target_lengths)).
+        input_lengths: the length of each input sequence, shape (N).
+        target_lengths: the length of each target sequence, shape (N).
+        blank: the blank class (default 0).
+        reduction: 'none' | 'mean' | 'sum': how the per-element losses are combined (default 'mean').
+        zero_infinity: replace infinite losses (impossible alignments) and their gradients by 0.
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> log_probs = gradrs.randn(6, 1, 4).log_softmax(2)
+        >>> loss = F.ctc_loss(log_probs, gradrs.tensor([[1, 2]]), gradrs.tensor([6]), gradrs.tensor([2]))
+        >>> loss.shape
+        gradrs.Size([])
+    """
     import numpy as np
 
     from .. import float64, tensor, where
@@ -3188,6 +4519,22 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
                                 reduction="mean"):
+    """Multi-label one-versus-all loss: the binary cross entropy on
+    logits of each class, averaged over the classes.
+
+    Args:
+        input: logits, shape (N, C).
+        target: 0 or 1 per class, the same shape.
+        weight: a weight per class, shape (C).
+        size_average: deprecated; use `reduction`.
+        reduce: deprecated; use `reduction`.
+        reduction: 'none' | 'mean' | 'sum': how the per-element losses are combined (default 'mean').
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.multilabel_soft_margin_loss(gradrs.tensor([[2.0, -1.0]]), gradrs.tensor([[1.0, 0.0]]))
+        tensor(0.2201)
+    """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
     if weight is not None:
@@ -3232,6 +4579,26 @@ def _repeat_heads(t, repeats):
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
                                  is_causal=False, *, scale=None, enable_gqa=False):
+    """Attention softmax(Q K^T * scale + mask) V over the last two
+    dimensions, with PyTorch's math definition (a query with no key to attend gets zeros).
+
+    Args:
+        query: shape (..., L, E).
+        key: shape (..., S, E).
+        value: shape (..., S, Ev).
+        attn_mask: a boolean mask (True = attend) or an additive float mask, broadcastable to
+            (..., L, S).
+        dropout_p: dropout probability on the attention weights (default 0).
+        is_causal: mask out keys after each query (a lower-triangular mask).
+        scale: the factor of the scores (default 1 / sqrt(E)).
+        enable_gqa: let query heads share key/value heads (grouped-query attention).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> q = k = v = gradrs.ones(1, 2, 3, 4)
+        >>> F.scaled_dot_product_attention(q, k, v, is_causal=True).shape
+        gradrs.Size([1, 2, 3, 4])
+    """
     import math
 
     from .. import bool as bool_, float32, ones, zeros_like
@@ -3402,6 +4769,37 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
                                  use_separate_proj_weight=False, q_proj_weight=None,
                                  k_proj_weight=None, v_proj_weight=None, static_k=None,
                                  static_v=None, average_attn_weights=True, is_causal=False):
+    """The computation of `nn.MultiheadAttention`: input
+    projections, scaled dot-product attention per head, output projection. Arguments are the
+    module's tensors and flags; see `nn.MultiheadAttention` for their meaning.
+
+    Args:
+        query: shape (L, N, E) (or (L, E) unbatched).
+        key: shape (S, N, E).
+        value: shape (S, N, E).
+        embed_dim_to_check: E, checked against the inputs.
+        num_heads: the number of heads; divides E.
+        in_proj_weight: the packed q, k, v projection (3E, E), or None with separate weights.
+        in_proj_bias: its bias (3E).
+        bias_k: a bias row appended to the keys, or None.
+        bias_v: a bias row appended to the values, or None.
+        add_zero_attn: append a zero row to keys and values.
+        dropout_p: dropout on the attention weights.
+        out_proj_weight: the output projection (E, E).
+        out_proj_bias: its bias (E).
+        training: apply dropout.
+        key_padding_mask: keys to ignore, shape (N, S).
+        need_weights: also return the attention weights.
+        attn_mask: a mask of shape (L, S) or (N * num_heads, L, S).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> mha = gradrs.nn.MultiheadAttention(4, 2)
+        >>> x = gradrs.ones(3, 1, 4)
+        >>> out, w = F.multi_head_attention_forward(x, x, x, 4, 2, mha.in_proj_weight, mha.in_proj_bias, None, None, False, 0.0, mha.out_proj.weight, mha.out_proj.bias)
+        >>> out.shape, w.shape
+        (gradrs.Size([3, 1, 4]), gradrs.Size([1, 3, 3]))
+    """
     import math
 
     from .. import cat, zeros
@@ -3733,6 +5131,23 @@ def _max_pool3d_impl(input, kernel_size, stride=None, padding=0, dilation=1,
 
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
+    """3-D max pooling over an input of shape (N, C, *spatial) or without N.
+
+    Args:
+        input: the input tensor.
+        kernel_size: the window size (an int or one per spatial dimension).
+        stride: the window step (default: `kernel_size`).
+        padding: implicit padding on both sides of each spatial dimension (default 0).
+        ceil_mode: round the output size up instead of down (default False).
+        dilation: the spacing between window elements (default 1).
+        return_indices: also return the flat indices of the maxima (for `max_unpool3d`).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> x = gradrs.ones(1, 1, 4, 4, 4)
+        >>> F.max_pool3d(x, 2).shape
+        gradrs.Size([1, 1, 2, 2, 2])
+    """
     return _max_pool3d_impl(input, kernel_size, stride, padding, dilation, ceil_mode,
                                    return_indices)
 
@@ -3749,6 +5164,23 @@ def _window_counts(size, k, s, p, n_out, count_include_pad):
 
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
+    """3-D average pooling over an input of shape (N, C, D, H, W) or without N.
+
+    Args:
+        input: the input tensor.
+        kernel_size: the window size (an int or one per spatial dimension).
+        stride: the window step (default: `kernel_size`).
+        padding: implicit padding on both sides of each spatial dimension (default 0).
+        ceil_mode: round the output size up instead of down (default False).
+        count_include_pad: count the padding zeros in the averages (default True).
+        divisor_override: divide by this instead of the window size.
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> x = gradrs.ones(1, 1, 4, 4, 4)
+        >>> F.avg_pool3d(x, 2).shape
+        gradrs.Size([1, 1, 2, 2, 2])
+    """
     from .. import bool as bool_
     from .. import float16, int32
 
@@ -3839,6 +5271,19 @@ def _adaptive3d_checks(input, name, internal):
 
 
 def adaptive_avg_pool3d(input, output_size):
+    """3-D average pooling to a fixed output size, whatever the input size (the windows
+    are chosen to cover the input).
+
+    Args:
+        input: (N, C, *spatial) or without N.
+        output_size: the output's spatial size (an int or one per dimension; None keeps that
+            dimension's size).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.adaptive_avg_pool3d(gradrs.ones(1, 3, 5, 7, 9), 1).shape
+        gradrs.Size([1, 3, 1, 1, 1])
+    """
     osize = _list_with_default(output_size, input.size())
     osize = [osize] * 3 if isinstance(osize, int) else list(osize)
     if len(osize) != 3:
@@ -3888,10 +5333,41 @@ def _adaptive_max_pool3d_impl(input, output_size, return_indices=False):
 
 
 def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """3-D max pooling to a fixed output size, whatever the input size.
+
+    Args:
+        input: (N, C, *spatial) or without N.
+        output_size: the output's spatial size (an int or one per dimension).
+        return_indices: also return the indices of the maxima (default False).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.adaptive_max_pool3d(gradrs.ones(1, 3, 5, 7, 9), 2).shape
+        gradrs.Size([1, 3, 2, 2, 2])
+    """
     return _adaptive_max_pool3d_impl(input, output_size, return_indices)
 
 
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """3-D power-average pooling: (sum of x^p over each window)^(1/p).
+
+    Args:
+        input: the input tensor, (N, C, *spatial) or without N.
+        norm_type: p (p = inf gives max pooling, p = 1 sum pooling).
+        kernel_size: the window size.
+        stride: the window step (default: `kernel_size`).
+        ceil_mode: round the output size up instead of down (default False).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> x = gradrs.ones(1, 1, 4, 4, 4)
+        >>> F.lp_pool3d(x, 2, 2)
+        tensor([[[[[2.8284, 2.8284],
+                   [2.8284, 2.8284]],
+        <BLANKLINE>
+                  [[2.8284, 2.8284],
+                   [2.8284, 2.8284]]]]])
+    """
     kd, kw, kh = _arg3(kernel_size, "avg_pool3d: kernel_size must be a single int, or a tuple "
                        "of three ints")
     if norm_type == _INF:
@@ -3953,6 +5429,24 @@ def _max_unpool3d(input, indices, output_size, stride, padding):
 
 
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Partial inverse of `max_pool3d`: puts each value at the position its index names
+    and zeros elsewhere.
+
+    Args:
+        input: the pooled values.
+        indices: the indices `max_pool3d(..., return_indices=True)` returned.
+        kernel_size: the pooling's window size.
+        stride: the pooling's stride (default: `kernel_size`).
+        padding: the pooling's padding (default 0).
+        output_size: the exact output size, when several are possible.
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> x = gradrs.randn(1, 1, 4, 4, 4)
+        >>> y, i = F.max_pool3d(x, 2, return_indices=True)
+        >>> F.max_unpool3d(y, i, 2).shape
+        gradrs.Size([1, 1, 4, 4, 4])
+    """
     kernel_size = _arg3(kernel_size, "max_unpool3d: kernel_size must be a single int, or a "
                         "tuple of three ints")
     stride = _triple3(stride) if stride is not None else kernel_size
@@ -4177,6 +5671,20 @@ def _fractional_max_pool(input, kernel_size, output_size, samples, nd, with_indi
 def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
                                        return_indices=False, _random_samples=None, *,
                                        _with_indices=True):
+    """`fractional_max_pool2d` returning the indices of the maxima too: (output, indices).
+
+    Args:
+        input: (N, C, *spatial) or without N.
+        kernel_size: the window size.
+        output_size: the output's spatial size (give this or `output_ratio`).
+        output_ratio: the output size as a fraction of the input size, in (0, 1).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> out, idx = F.fractional_max_pool2d_with_indices(gradrs.randn(1, 1, 8, 8), 2, output_size=5)
+        >>> idx.dtype
+        gradrs.int64
+    """
     from .. import rand
 
     if output_size is None and output_ratio is None:
@@ -4199,6 +5707,21 @@ def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, out
 
 def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None,
                           return_indices=False, _random_samples=None):
+    """2-D fractional max pooling: max pooling over windows whose positions are drawn at
+    random, so the output size may be any fraction of the input size.
+
+    Args:
+        input: (N, C, *spatial) or without N.
+        kernel_size: the window size.
+        output_size: the output's spatial size (give this or `output_ratio`).
+        output_ratio: the output size as a fraction of the input size, in (0, 1).
+        return_indices: also return the indices of the maxima (default False).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.fractional_max_pool2d(gradrs.randn(1, 1, 8, 8), 2, output_size=5).shape
+        gradrs.Size([1, 1, 5, 5])
+    """
     # Without return_indices the indices are not computed.
     return fractional_max_pool2d_with_indices(input, kernel_size, output_size, output_ratio,
                                               return_indices, _random_samples,
@@ -4208,6 +5731,20 @@ def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=Non
 def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
                                        return_indices=False, _random_samples=None, *,
                                        _with_indices=True):
+    """`fractional_max_pool3d` returning the indices of the maxima too: (output, indices).
+
+    Args:
+        input: (N, C, *spatial) or without N.
+        kernel_size: the window size.
+        output_size: the output's spatial size (give this or `output_ratio`).
+        output_ratio: the output size as a fraction of the input size, in (0, 1).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> out, idx = F.fractional_max_pool3d_with_indices(gradrs.randn(1, 1, 8, 8, 8), 2, output_size=5)
+        >>> idx.dtype
+        gradrs.int64
+    """
     from .. import rand
 
     if output_size is None and output_ratio is None:
@@ -4228,6 +5765,21 @@ def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, out
 
 def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None,
                           return_indices=False, _random_samples=None):
+    """3-D fractional max pooling: max pooling over windows whose positions are drawn at
+    random, so the output size may be any fraction of the input size.
+
+    Args:
+        input: (N, C, *spatial) or without N.
+        kernel_size: the window size.
+        output_size: the output's spatial size (give this or `output_ratio`).
+        output_ratio: the output size as a fraction of the input size, in (0, 1).
+        return_indices: also return the indices of the maxima (default False).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.fractional_max_pool3d(gradrs.randn(1, 1, 8, 8, 8), 2, output_size=5).shape
+        gradrs.Size([1, 1, 5, 5, 5])
+    """
     # Without return_indices the indices are not computed.
     return fractional_max_pool3d_with_indices(input, kernel_size, output_size, output_ratio,
                                               return_indices, _random_samples,
@@ -4272,6 +5824,18 @@ def conv_tbc(input, weight, bias, pad=0):
 
 
 def assert_int_or_pair(arg, arg_name, message):
+    """Checks that `arg` is an int or a pair of ints (raises AssertionError
+    with `message` formatted with `arg_name` otherwise). Used by `fold` / `unfold`.
+
+    Args:
+        arg: the value to check.
+        arg_name: its name, for the message.
+        message: a format string with one `{}` for `arg_name`.
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.assert_int_or_pair((2, 3), 'kernel_size', '{} must be int or 2-tuple')
+    """
     assert isinstance(arg, int) or len(arg) == 2, message.format(arg_name)
 
 
