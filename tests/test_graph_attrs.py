@@ -67,6 +67,11 @@ SAVES_DIFFERENTLY = {
     # (its formula reads the quotient).
     "FmodBackward1": "keeps both operands",
     "RemainderBackward1": "keeps both operands",
+    # PyTorch's i0e / i1 / i1e nodes keep self and result; the declared ops keep the input and
+    # recompute the result in their formulas.
+    "SpecialI0EBackward0": "keeps self only",
+    "SpecialI1Backward0": "keeps self only",
+    "SpecialI1EBackward0": "keeps self only",
 }
 KNOWN = NOT_EXPOSED | MISSING_VALUES | set(SAVES_DIFFERENTLY)
 

@@ -318,6 +318,8 @@ from . import _pickle  # noqa: E402,F401 - Tensor.__reduce_ex__ / __deepcopy__
 from .serialization import load, save  # noqa: E402
 from . import optim  # noqa: E402
 from . import linalg  # noqa: E402
+from . import special  # noqa: E402 - torch.special; the top-level polygamma / mvlgamma below
+from .special import mvlgamma_top as mvlgamma, polygamma_top as polygamma  # noqa: E402
 from .linalg import (  # noqa: E402 - PyTorch's top-level forms of linalg ops
     cholesky_inverse, cholesky_solve, inverse, logdet, matrix_exp, matrix_power, pinverse, trace)
 from .linalg import _cholesky_top as cholesky, _cross_top as cross, _det_top as det  # noqa: E402

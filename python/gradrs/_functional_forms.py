@@ -192,6 +192,10 @@ __all__ = [
     "erfc_",
     "erfinv",
     "erfinv_",
+    "lgamma",
+    "digamma",
+    "i0",
+    "i0_",
     "atan2",
     "arctan2",
     "xlogy",
@@ -393,6 +397,10 @@ erfc = _form("erfc", out=True)
 erfc_ = _form("erfc_", out=False)
 erfinv = _form("erfinv", out=True)
 erfinv_ = _form("erfinv_", out=False)
+lgamma = _form("lgamma", out=True)
+digamma = _form("digamma", out=True)
+i0 = _form("i0", out=True)
+i0_ = _form("i0_", out=False)
 atan2 = _form("atan2", out=True)
 arctan2 = _form("arctan2", out=True)
 xlogy = _form("xlogy", out=True)

@@ -198,6 +198,10 @@ __all__ = [
     "erfc_",
     "erfinv",
     "erfinv_",
+    "lgamma",
+    "digamma",
+    "i0",
+    "i0_",
     "atan2",
     "arctan2",
     "xlogy",
@@ -583,6 +587,14 @@ def erfc_(input: Tensor) -> Tensor:
 def erfinv(input: Tensor, *, out: Tensor | None=None) -> Tensor:
     ...
 def erfinv_(input: Tensor) -> Tensor:
+    ...
+def lgamma(input: Tensor, *, out: Tensor | None=None) -> Tensor:
+    ...
+def digamma(input: Tensor, *, out: Tensor | None=None) -> Tensor:
+    ...
+def i0(input: Tensor, *, out: Tensor | None=None) -> Tensor:
+    ...
+def i0_(input: Tensor) -> Tensor:
     ...
 def atan2(input: Tensor, other: Tensor, *, out: Tensor | None=None) -> Tensor:
     ...

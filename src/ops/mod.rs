@@ -33,6 +33,7 @@ pub mod reduction_decl;
 pub mod shape;
 pub mod slicing;
 pub mod sort;
+pub mod special;
 pub mod special_fns;
 pub mod unary;
 pub mod unary_decl;

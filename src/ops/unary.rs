@@ -119,6 +119,24 @@ pub trait Param {
     fn gpu(a: Option<f64>) -> f64 {
         a.unwrap_or(f64::NAN)
     }
+    /// The value the node shows as `_saved_<name>`.
+    fn saved(a: Option<f64>) -> Value {
+        a.map_or(Value::None, Value::Float)
+    }
+}
+/// An integer parameter (polygamma's `n`, mvlgamma's `p`): carried as an exact `f64`, shown
+/// as an int.
+impl Param for i64 {
+    type Value = i64;
+    fn from_arg(a: Option<f64>) -> i64 {
+        a.expect("an integer parameter always has a value") as i64
+    }
+    fn to_arg(v: i64) -> Option<f64> {
+        Some(v as f64)
+    }
+    fn saved(a: Option<f64>) -> Value {
+        a.map_or(Value::None, |v| Value::Int(v as i64))
+    }
 }
 impl Param for f64 {
     type Value = f64;
@@ -295,6 +313,14 @@ macro_rules! generate_unary {
                 out
             }
 
+            /// The parameters as the node shows them (`_saved_<name>`), in declaration order.
+            pub fn saved_args(self, args: Args) -> Vec<Value> {
+                let encode: &[fn(Option<f64>) -> Value] = match self {
+                    $(UnaryOp::$V => &[$($(<$pty as Param>::saved as fn(Option<f64>) -> Value),*)?],)*
+                };
+                encode.iter().zip(args).map(|(e, a)| e(a)).collect()
+            }
+
             fn save(self) -> Save {
                 match self {
                     $(UnaryOp::$V => Save::$save,)*
@@ -460,11 +486,8 @@ impl Backward for UnaryBackward {
             .declared()
             .params
             .iter()
-            .zip(self.args)
-            .map(|(p, a)| {
-                let v = a.map_or(Value::None, Value::Float);
-                (p.0, SavedValue::Value(v))
-            });
+            .zip(self.op.saved_args(self.args))
+            .map(|(p, v)| (p.0, SavedValue::Value(v)));
         let mut values: Vec<_> = params.collect();
         if let Some(s) = &mut self.saved {
             values.insert(0, (name, SavedValue::Tensor(s)));

@@ -581,7 +581,7 @@ macro_rules! unary_table {
                 node: "ErfcBackward0",
                 dtypes: Dtypes::Float,
                 save: Input,
-                cpu: |v| <T as crate::ops::special_fns::SpecialFns>::erfc(v),
+                cpu: |v| <T as crate::ops::special_fns::Real>::erfc(v),
                 wgsl: "erfc_(v)",
                 // -2/sqrt(pi) * exp(-x²)
                 grad: |g, x| mul(g, &mul(&exp(&neg(&mul(x, x)?)?)?, -FRAC_2_SQRT_PI)?),
@@ -600,6 +600,92 @@ macro_rules! unary_table {
                     mul(g, &mul(&exp(&mul(&r, &r)?)?, 0.5 * PI.sqrt())?)
                 },
                 methods: [erfinv], inplace: [erfinv_], functions: [erfinv, erfinv_],
+                sig: UNARY,
+            }
+            Lgamma lgamma {
+                node: "LgammaBackward0",
+                dtypes: Dtypes::Float,
+                save: Input,
+                cpu: |v| <T as crate::ops::special_fns::Real>::lgamma(v),
+                wgsl: "lgamma_(v)",
+                grad: |g, x| mul(g, &digamma(x)?),
+                methods: [lgamma], inplace: [lgamma_], functions: [lgamma],
+                sig: UNARY,
+            }
+            Digamma digamma {
+                node: "DigammaBackward0",
+                dtypes: Dtypes::Float,
+                save: Input,
+                cpu: |v| <T as crate::ops::special_fns::SpecialFns>::digamma(v),
+                wgsl: "digamma_(v)",
+                grad: |g, x| mul(g, &crate::ops::special::polygamma(1, x)?),
+                methods: [digamma], inplace: [digamma_], functions: [digamma],
+                sig: UNARY,
+            }
+            // The Tensor methods and functions of polygamma and mvlgamma, whose integer comes
+            // first or is required, are written by hand (ops/special.rs, python/pointwise.rs).
+            Polygamma polygamma {
+                node: "PolygammaBackward0",
+                dtypes: Dtypes::Float,
+                params: [n: i64 = 0],
+                save: Input,
+                cpu: |v| <T as crate::ops::special_fns::SpecialFns>::polygamma(v, n),
+                wgsl: "polygamma_(i32(p.a), v)",
+                grad: |g, x| mul(g, &crate::ops::special::polygamma(n + 1, x)?),
+                methods: [], inplace: [], functions: [],
+                sig: "(int n, Tensor input, *, Tensor out = None)",
+            }
+            Mvlgamma mvlgamma {
+                node: "MvlgammaBackward0",
+                dtypes: Dtypes::Float,
+                params: [p: i64 = 1],
+                save: Input,
+                cpu: |v| <T as crate::ops::special_fns::SpecialFns>::mvlgamma(v, p),
+                wgsl: "mvlgamma_(v, i32(p.a))",
+                grad: |g, x| crate::ops::special::mvlgamma_grad(g, x, p),
+                methods: [], inplace: [], functions: [],
+                sig: "(Tensor input, int p, *, Tensor out = None)",
+            }
+            I0 i0 {
+                node: "I0Backward0",
+                dtypes: Dtypes::Float,
+                save: Input,
+                cpu: |v| <T as crate::ops::special_fns::SpecialFns>::i0(v),
+                wgsl: "i0_(v)",
+                grad: |g, x| mul(g, &special_i1(x)?),
+                methods: [i0], inplace: [i0_], functions: [i0, i0_],
+                sig: UNARY,
+            }
+            // torch.special's i0e / i1 / i1e: no Tensor methods; gradrs.special calls them.
+            // PyTorch's nodes also keep the result; these recompute it from the input.
+            SpecialI0e special_i0e {
+                node: "SpecialI0EBackward0",
+                dtypes: Dtypes::Float,
+                save: Input,
+                cpu: |v| <T as crate::ops::special_fns::SpecialFns>::i0e(v),
+                wgsl: "i0e_(v)",
+                grad: |g, x| mul(g, &sub(&special_i1e(x)?, &mul(&sign(x)?, &special_i0e(x)?)?)?),
+                methods: [], inplace: [], functions: [],
+                sig: UNARY,
+            }
+            SpecialI1 special_i1 {
+                node: "SpecialI1Backward0",
+                dtypes: Dtypes::Float,
+                save: Input,
+                cpu: |v| <T as crate::ops::special_fns::SpecialFns>::i1(v),
+                wgsl: "i1_(v)",
+                grad: |g, x| crate::ops::special::i1_grad(g, x),
+                methods: [], inplace: [], functions: [],
+                sig: UNARY,
+            }
+            SpecialI1e special_i1e {
+                node: "SpecialI1EBackward0",
+                dtypes: Dtypes::Float,
+                save: Input,
+                cpu: |v| <T as crate::ops::special_fns::SpecialFns>::i1e(v),
+                wgsl: "i1e_(v)",
+                grad: |g, x| crate::ops::special::i1e_grad(g, x),
+                methods: [], inplace: [], functions: [],
                 sig: UNARY,
             }
         }

@@ -6,7 +6,9 @@ use super::tensor::{wrap, PyTensor};
 use crate::dtype::Scalar;
 use crate::ops::clamp::ClampKind;
 use crate::ops::unary::{args_of, unary_args, UnaryOp};
-use crate::ops::{activation, clamp, compare, divmod, inplace, logical, pointwise as pw, Operand};
+use crate::ops::{
+    activation, clamp, compare, divmod, inplace, logical, pointwise as pw, special, Operand,
+};
 use crate::tensor::Tensor;
 use pyo3::prelude::*;
 
@@ -529,7 +531,47 @@ pub fn hardtanh(
     declared_act(py, &input, UnaryOp::Hardtanh, inplace, &[min_val, max_val])
 }
 
+/// The declared special functions with an integer argument (`ops/special.rs`): their Tensor
+/// methods, which the declaration does not generate (polygamma's `n` comes first in PyTorch's
+/// function, and neither integer has a default).
+#[pymethods]
+impl PyTensor {
+    fn polygamma(&self, py: Python<'_>, n: i64) -> R {
+        super::boundary::tensor(py, || special::polygamma(n, &self.t))
+    }
+    fn polygamma_(slf: &Bound<'_, Self>, n: i64) -> R {
+        in_place(slf, |x| special::polygamma(n, x))
+    }
+    fn mvlgamma(&self, py: Python<'_>, p: i64) -> R {
+        super::boundary::tensor(py, || special::mvlgamma(&self.t, p))
+    }
+    fn mvlgamma_(slf: &Bound<'_, Self>, p: i64) -> R {
+        in_place(slf, |x| special::mvlgamma(x, p))
+    }
+}
+
+/// `torch.special`'s i0e / i1 / i1e (no Tensor methods in PyTorch): `gradrs.special` calls these.
+fn special_unary(py: Python<'_>, input: &PyTensor, op: UnaryOp) -> R {
+    let x = input.t.clone();
+    super::boundary::tensor(py, move || unary_args(op, &x, args_of(&[])))
+}
+#[pyfunction]
+pub fn special_i0e(py: Python<'_>, input: PyRef<'_, PyTensor>) -> R {
+    special_unary(py, &input, UnaryOp::SpecialI0e)
+}
+#[pyfunction]
+pub fn special_i1(py: Python<'_>, input: PyRef<'_, PyTensor>) -> R {
+    special_unary(py, &input, UnaryOp::SpecialI1)
+}
+#[pyfunction]
+pub fn special_i1e(py: Python<'_>, input: PyRef<'_, PyTensor>) -> R {
+    special_unary(py, &input, UnaryOp::SpecialI1e)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(special_i0e, m)?)?;
+    m.add_function(wrap_pyfunction!(special_i1, m)?)?;
+    m.add_function(wrap_pyfunction!(special_i1e, m)?)?;
     m.add_function(wrap_pyfunction!(gelu, m)?)?;
     m.add_function(wrap_pyfunction!(silu, m)?)?;
     m.add_function(wrap_pyfunction!(softplus, m)?)?;
