@@ -150,10 +150,28 @@ def BoolTensor(*args, **kwargs):
 
 
 def is_tensor(obj):
+    """Whether `obj` is a gradrs Tensor (a Parameter counts).
+
+    Args:
+        obj: any object.
+
+    Example:
+        >>> gradrs.is_tensor(gradrs.ones(1)), gradrs.is_tensor([1.0])
+        (True, False)
+    """
     return isinstance(obj, Tensor)
 
 
 def numel(input):
+    """The number of elements of `input`.
+
+    Args:
+        input: a tensor.
+
+    Example:
+        >>> gradrs.numel(gradrs.ones(2, 3))
+        6
+    """
     return input.numel()
 
 
@@ -289,11 +307,39 @@ def einsum(*args):
 
 
 def var_mean(input, dim=None, *, correction=None, keepdim=False, unbiased=None):
+    """The variance and the mean of `input` over `dim`, as a tuple (var, mean).
+
+    Args:
+        input: a tensor.
+        dim: the dimension(s) to reduce (default: all).
+        correction: subtract this from the number of elements in the divisor (default 1,
+            Bessel's correction).
+        keepdim: keep the reduced dimensions with size 1.
+        unbiased: deprecated; `correction=1` (True) or `0` (False).
+
+    Example:
+        >>> gradrs.var_mean(gradrs.tensor([1.0, 2.0, 3.0, 4.0]), correction=0)
+        (tensor(1.2500), tensor(2.5000))
+    """
     return (input.var(dim, unbiased=unbiased, keepdim=keepdim, correction=correction),
             input.mean(dim, keepdim=keepdim) if dim is not None else input.mean())
 
 
 def std_mean(input, dim=None, *, correction=None, keepdim=False, unbiased=None):
+    """The standard deviation and the mean of `input` over `dim`, as a tuple (std, mean).
+
+    Args:
+        input: a tensor.
+        dim: the dimension(s) to reduce (default: all).
+        correction: subtract this from the number of elements in the divisor (default 1,
+            Bessel's correction).
+        keepdim: keep the reduced dimensions with size 1.
+        unbiased: deprecated; `correction=1` (True) or `0` (False).
+
+    Example:
+        >>> gradrs.std_mean(gradrs.tensor([1.0, 2.0, 3.0, 4.0]))
+        (tensor(1.2910), tensor(2.5000))
+    """
     return (input.std(dim, unbiased=unbiased, keepdim=keepdim, correction=correction),
             input.mean(dim, keepdim=keepdim) if dim is not None else input.mean())
 

@@ -318,10 +318,28 @@ class _unsafe_preserve_version_counter(_DecoratorContextManager):
 
 
 def is_grad_enabled() -> bool:
+    """Whether grad mode is on in this thread: operations on tensors that
+    require grad record the backward graph.
+
+    Example:
+        >>> gradrs.is_grad_enabled()
+        True
+        >>> with gradrs.no_grad():
+        ...     print(gradrs.is_grad_enabled())
+        False
+    """
     return _native.is_grad_enabled()
 
 
 def is_inference_mode_enabled() -> bool:
+    """Whether inference mode (`gradrs.inference_mode`) is on in this
+    thread.
+
+    Example:
+        >>> with gradrs.inference_mode():
+        ...     print(gradrs.is_inference_mode_enabled())
+        True
+    """
     return _native.is_inference_mode_enabled()
 
 
@@ -337,4 +355,12 @@ def _exit_inference_mode(mode):
 
 
 def is_multithreading_enabled() -> bool:
+    """Whether backward may use several threads: on by default, as in PyTorch, and switched
+    by `set_multithreading_enabled` (gradrs's engine runs each backward on the calling thread
+    either way).
+
+    Example:
+        >>> gradrs.autograd.is_multithreading_enabled()
+        True
+    """
     return _state.multithreading

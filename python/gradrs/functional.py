@@ -62,6 +62,15 @@ def isnan(input):
 
 
 def isinf(input):
+    """A boolean tensor: True where the element is +inf or -inf.
+
+    Args:
+        input: a tensor.
+
+    Example:
+        >>> gradrs.isinf(gradrs.tensor([1.0, float('inf'), -float('inf')]))
+        tensor([False,  True,  True])
+    """
     _check_tensor("isinf", "input", 1, input)
     if not input.is_floating_point():
         return _bool_like(input, False)
@@ -69,6 +78,15 @@ def isinf(input):
 
 
 def isposinf(input):
+    """A boolean tensor: True where the element is +inf.
+
+    Args:
+        input: a tensor.
+
+    Example:
+        >>> gradrs.isposinf(gradrs.tensor([1.0, float('inf'), -float('inf')]))
+        tensor([False,  True, False])
+    """
     _check_tensor("isposinf", "input", 1, input)
     if not input.is_floating_point():
         return _bool_like(input, False)
@@ -76,6 +94,15 @@ def isposinf(input):
 
 
 def isneginf(input):
+    """A boolean tensor: True where the element is -inf.
+
+    Args:
+        input: a tensor.
+
+    Example:
+        >>> gradrs.isneginf(gradrs.tensor([1.0, float('inf'), -float('inf')]))
+        tensor([False, False,  True])
+    """
     _check_tensor("isneginf", "input", 1, input)
     if not input.is_floating_point():
         return _bool_like(input, False)
@@ -83,6 +110,16 @@ def isneginf(input):
 
 
 def isfinite(input):
+    """A boolean tensor: True where the element is neither infinite nor NaN (integers
+    are always finite).
+
+    Args:
+        input: a tensor.
+
+    Example:
+        >>> gradrs.isfinite(gradrs.tensor([1.0, float('inf'), float('nan')]))
+        tensor([ True, False, False])
+    """
     _check_tensor("isfinite", "input", 1, input)
     if not input.is_floating_point():
         return _bool_like(input, True)
@@ -456,14 +493,51 @@ def _promote(a, b):
 
 
 def atleast_1d(*tensors):
+    """Views of the given tensors with at least 1 dimension
+    (tensors that have more are returned as they are); one tensor gives a tensor, several a tuple.
+
+    Args:
+        *tensors: tensors, or one list / tuple of tensors.
+
+    Example:
+        >>> gradrs.atleast_1d(gradrs.tensor(1.0))
+        tensor([1.])
+        >>> gradrs.atleast_1d(gradrs.tensor(1.0), gradrs.ones(2))
+        (tensor([1.]), tensor([1., 1.]))
+    """
     return _atleast(tensors, 1)
 
 
 def atleast_2d(*tensors):
+    """Views of the given tensors with at least 2 dimensions
+    (tensors that have more are returned as they are); one tensor gives a tensor, several a tuple.
+
+    Args:
+        *tensors: tensors, or one list / tuple of tensors.
+
+    Example:
+        >>> gradrs.atleast_2d(gradrs.tensor(1.0))
+        tensor([[1.]])
+        >>> gradrs.atleast_2d(gradrs.tensor(1.0), gradrs.ones(2))
+        (tensor([[1.]]), tensor([[1., 1.]]))
+    """
     return _atleast(tensors, 2)
 
 
 def atleast_3d(*tensors):
+    """Views of the given tensors with at least 3 dimensions
+    (tensors that have more are returned as they are); one tensor gives a tensor, several a tuple.
+
+    Args:
+        *tensors: tensors, or one list / tuple of tensors.
+
+    Example:
+        >>> gradrs.atleast_3d(gradrs.tensor(1.0))
+        tensor([[[1.]]])
+        >>> gradrs.atleast_3d(gradrs.tensor(1.0), gradrs.ones(2))
+        (tensor([[[1.]]]), tensor([[[1.],
+                 [1.]]]))
+    """
     return _atleast(tensors, 3)
 
 

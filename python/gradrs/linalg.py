@@ -1732,6 +1732,15 @@ def tensorsolve(A, B, dims=None, *, out=None):
 # ---- PyTorch's top-level forms and Tensor methods --------------------------------------------
 
 def _det_top(input):
+    """Determinant of a square matrix or of each matrix in a batch.
+
+    Args:
+        input: shape (*, n, n).
+
+    Example:
+        >>> gradrs.det(gradrs.tensor([[2.0, 1.0], [1.0, 3.0]]))
+        tensor(5.)
+    """
     _check_tensor("det", "input", 1, input)
     return det(input)
 
@@ -1747,6 +1756,18 @@ def logdet(input):
 
 
 def _slogdet_top(input):
+    """Sign and log of the absolute value of the determinant, (sign, logabsdet), stable
+    where the determinant itself would overflow.
+
+    Args:
+        input: shape (*, n, n).
+
+    Example:
+        >>> gradrs.slogdet(gradrs.tensor([[1.0, 2.0], [3.0, 4.0]]))
+        gradrs.return_types.slogdet(
+        sign=tensor(-1.),
+        logabsdet=tensor(0.6931))
+    """
     _check_tensor("slogdet", "input", 1, input)
     return _T_SLOGDET_OLD(*slogdet(input))
 
@@ -1764,6 +1785,20 @@ def pinverse(input, rcond=1e-15):
 
 
 def _cholesky_top(input, upper=False, *, out=None):
+    """The Cholesky factor of a symmetric positive-definite matrix (or batch): the
+    lower-triangular L with A = L L^T (upper=True: the upper U with A = U^T U). Deprecated in
+    PyTorch in favour of `linalg.cholesky`.
+
+    Args:
+        input: shape (*, n, n), symmetric positive-definite.
+        upper: return the upper factor (default False).
+        out: an optional output tensor.
+
+    Example:
+        >>> gradrs.cholesky(gradrs.tensor([[4.0, 2.0], [2.0, 3.0]]))
+        tensor([[2.0000, 0.0000],
+                [1.0000, 1.4142]])
+    """
     import warnings
 
     warnings.warn("gradrs.cholesky is deprecated in favor of gradrs.linalg.cholesky and will be "
@@ -1813,6 +1848,20 @@ def cholesky_inverse(input, upper=False, *, out=None):
 
 
 def _svd_top(input, some=True, compute_uv=True, *, out=None):
+    """Singular value decomposition A = U diag(S) V^T, returned as (U, S, V) (note V, not
+    V^T; `linalg.svd` is the newer form).
+
+    Args:
+        input: shape (*, m, n).
+        some: the reduced decomposition (default True).
+        compute_uv: compute U and V (default True; False gives zero-filled U and V).
+        out: an optional (U, S, V) tuple of output tensors.
+
+    Example:
+        >>> u, s, v = gradrs.svd(gradrs.tensor([[3.0, 0.0], [0.0, 4.0]]))
+        >>> s
+        tensor([4., 3.])
+    """
     _check_tensor("svd", "input", 1, input)
 
     def compute():
@@ -1829,6 +1878,18 @@ def _svd_top(input, some=True, compute_uv=True, *, out=None):
 
 
 def _qr_top(input, some=True, *, out=None):
+    """QR decomposition A = Q R (deprecated in PyTorch in favour of `linalg.qr`).
+
+    Args:
+        input: shape (*, m, n).
+        some: the reduced decomposition (default True) or the complete one.
+        out: an optional (Q, R) tuple of output tensors.
+
+    Example:
+        >>> q, r = gradrs.qr(gradrs.tensor([[3.0, 1.0], [4.0, 2.0]]))
+        >>> gradrs.allclose(q @ r, gradrs.tensor([[3.0, 1.0], [4.0, 2.0]]))
+        True
+    """
     _check_tensor("qr", "input", 1, input)
 
     def compute():
@@ -1856,6 +1917,18 @@ _CROSS_WARNED: list = []
 
 
 def _cross_top(input, other, dim=None, *, out=None):
+    """Cross product of 3-vectors along `dim` (default: the first dimension of size 3).
+
+    Args:
+        input: a tensor with a dimension of size 3.
+        other: a tensor broadcastable with `input`.
+        dim: the dimension holding the vectors.
+        out: an optional output tensor.
+
+    Example:
+        >>> gradrs.cross(gradrs.tensor([1.0, 0.0, 0.0]), gradrs.tensor([0.0, 1.0, 0.0]), dim=0)
+        tensor([0., 0., 1.])
+    """
     _check_tensor("cross", "input", 1, input)
     _check_tensor("cross", "other", 2, other)
     if dim is None:

@@ -1074,10 +1074,48 @@ def _conv_padding_mode(input, weight, stride, padding, dilation, groups):
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """2-D convolution (cross-correlation) over an input of shape (N, C_in, H, W) or
+    (C_in, H, W).
+
+    Args:
+        input: shape (N, C_in, H, W) or (C_in, H, W).
+        weight: filters, shape (C_out, C_in / groups, kH, kW).
+        bias: shape (C_out), or None.
+        stride: the step of the kernel (an int or one per spatial dimension; default 1).
+        padding: implicit zero padding on both sides (an int, one per dimension, or 'valid' /
+            'same'; default 0).
+        dilation: the spacing between kernel elements (default 1).
+        groups: split the input channels into this many groups, each convolved with its own
+            filters (default 1).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.conv2d(gradrs.ones(1, 3, 8, 8), gradrs.ones(4, 3, 3, 3), padding=1).shape
+        gradrs.Size([1, 4, 8, 8])
+    """
     return _conv(input, weight, bias, stride, padding, dilation, groups, 2)
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """1-D convolution (cross-correlation, as in all deep-learning libraries) over an input
+    of shape (N, C_in, L) or (C_in, L).
+
+    Args:
+        input: shape (N, C_in, L) or (C_in, L).
+        weight: filters, shape (C_out, C_in / groups, kW).
+        bias: shape (C_out), or None.
+        stride: the step of the kernel (an int or one per spatial dimension; default 1).
+        padding: implicit zero padding on both sides (an int, one per dimension, or 'valid' /
+            'same'; default 0).
+        dilation: the spacing between kernel elements (default 1).
+        groups: split the input channels into this many groups, each convolved with its own
+            filters (default 1).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.conv1d(gradrs.ones(1, 1, 5), gradrs.ones(1, 1, 3))
+        tensor([[[3., 3., 3.]]])
+    """
     return _conv(input, weight, bias, stride, padding, dilation, groups, 1)
 
 
@@ -1868,6 +1906,17 @@ def softshrink(input, lambd=0.5):
 
 
 def hardshrink(input, lambd=0.5):
+    """Hard thresholding: x where |x| > lambd, 0 elsewhere.
+
+    Args:
+        input: a tensor of any shape.
+        lambd: the threshold (default 0.5).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.hardshrink(gradrs.tensor([-1.0, 0.2, 1.0]))
+        tensor([-1.,  0.,  1.])
+    """
     lam = _in_dtype(lambd, input.dtype)
     return _pointwise("HardshrinkBackward0", input,
                       lambda x: x.masked_fill(_shrink_mask(x, lam), 0),
@@ -1948,6 +1997,18 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 
 
 def prelu(input, weight):
+    """Parametric ReLU: x for x >= 0, weight * x otherwise, with one learned slope or one
+    per channel (dimension 1).
+
+    Args:
+        input: a tensor; channels on dimension 1.
+        weight: the slopes: one element, or one per channel.
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.prelu(gradrs.tensor([-2.0, 3.0]), gradrs.tensor([0.25]))
+        tensor([-0.5000,  3.0000])
+    """
     if input.dtype != weight.dtype:
         raise RuntimeError(f"prelu: Type promoting not supported. Got "
                            f"{_scalar_name(input.dtype)} and {_scalar_name(weight.dtype)}")
@@ -2427,17 +2488,68 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
                      groups=1, dilation=1):
+    """1-D transposed convolution (the gradient of `conv1d` with respect to
+    its input), often called deconvolution; it upsamples with `stride` > 1.
+
+    Args:
+        input: shape (N, C_in, L) or (C_in, L).
+        weight: shape (C_in, C_out / groups, kW).
+        bias: shape (C_out), or None.
+        stride: the step of the kernel over the output (default 1).
+        padding: removes `dilation * (kernel_size - 1) - padding` from both sides of the output
+            (default 0).
+        output_padding: extra size added to one side of the output (default 0).
+        groups: the number of blocked connections from input to output channels (default 1).
+        dilation: the spacing between kernel elements (default 1).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.conv_transpose1d(gradrs.ones(1, 1, 3), gradrs.ones(1, 1, 2), stride=2)
+        tensor([[[1., 1., 1., 1., 1., 1.]]])
+    """
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
                            dilation, 1)
 
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
                      groups=1, dilation=1):
+    """2-D transposed convolution (the gradient of `conv2d` with respect to
+    its input); it upsamples with `stride` > 1.
+
+    Args:
+        input: shape (N, C_in, H, W) or (C_in, H, W).
+        weight: shape (C_in, C_out / groups, kH, kW).
+        bias: shape (C_out), or None.
+        stride: the step of the kernel over the output (default 1).
+        padding: removes `dilation * (kernel_size - 1) - padding` from both sides of the output
+            (default 0).
+        output_padding: extra size added to one side of the output (default 0).
+        groups: the number of blocked connections from input to output channels (default 1).
+        dilation: the spacing between kernel elements (default 1).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.conv_transpose2d(gradrs.ones(1, 4, 5, 5), gradrs.ones(4, 2, 2, 2), stride=2).shape
+        gradrs.Size([1, 2, 10, 10])
+    """
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
                            dilation, 2)
 
 
 def bilinear(input1, input2, weight, bias=None):
+    """Bilinear map y = x1^T A x2 + b for each output feature.
+
+    Args:
+        input1: shape (*, in1_features).
+        input2: shape (*, in2_features), the same leading dimensions.
+        weight: shape (out_features, in1_features, in2_features).
+        bias: shape (out_features), or None.
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.bilinear(gradrs.ones(2, 3), gradrs.ones(2, 4), gradrs.ones(5, 3, 4)).shape
+        gradrs.Size([2, 5])
+    """
     if input1.dim() != input2.dim():
         raise RuntimeError(
             f"bilinear(): input dimensions do not match: got {input1.dim()} and {input2.dim()}")
@@ -2585,6 +2697,18 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
 
 
 def adaptive_avg_pool1d(input, output_size):
+    """1-D average pooling to a fixed output length, whatever the input
+    length.
+
+    Args:
+        input: shape (N, C, L) or (C, L).
+        output_size: the output length.
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.adaptive_avg_pool1d(gradrs.tensor([[[1.0, 2.0, 3.0, 4.0, 5.0]]]), 2)
+        tensor([[[2., 4.]]])
+    """
     output_size = _one_output_size(output_size, "adaptive_avg_pool1d")
     _check_pool1d_dims(input, "adaptive_avg_pool1d")
     return adaptive_avg_pool2d(input.unsqueeze(-2), (1, _single(output_size))).squeeze(-2)
@@ -2776,6 +2900,18 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 
 def channel_shuffle(input, groups):
+    """Rearranges the channels of (N, C, *) as a (groups, C / groups) grid
+    read column by column, mixing the groups of a grouped convolution (ShuffleNet).
+
+    Args:
+        input: shape (N, C, *), C divisible by `groups`.
+        groups: the number of groups.
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.channel_shuffle(gradrs.arange(4.0).reshape(1, 4, 1), 2).flatten()
+        tensor([0., 2., 1., 3.])
+    """
     if groups <= 0:
         raise RuntimeError("Number of groups to divide channels in must be positive. Value of "
                            f"groups:{groups}")
@@ -2978,6 +3114,20 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """Root-mean-square normalization: x / sqrt(mean(x^2) + eps) over the last
+    `len(normalized_shape)` dimensions, times `weight`.
+
+    Args:
+        input: shape (*, *normalized_shape).
+        normalized_shape: the shape of the trailing dimensions to normalize over.
+        weight: elementwise scale of shape `normalized_shape`, or None.
+        eps: added to the mean square (default: the dtype's machine epsilon).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.rms_norm(gradrs.tensor([[3.0, 4.0]]), (2,))
+        tensor([[0.8485, 1.1314]])
+    """
     from .. import finfo
 
     if isinstance(normalized_shape, int):
@@ -3565,6 +3715,18 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
 
 
 def pixel_shuffle(input, upscale_factor):
+    """Moves channels into space: (*, C r^2, H, W) becomes (*, C, H r, W r), for
+    sub-pixel convolution upsampling.
+
+    Args:
+        input: shape (*, C * r^2, H, W).
+        upscale_factor: r.
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.pixel_shuffle(gradrs.ones(1, 8, 3, 3), 2).shape
+        gradrs.Size([1, 2, 6, 6])
+    """
     r = upscale_factor
     if input.dim() < 3:
         raise RuntimeError("pixel_shuffle expects input to have at least 3 dimensions, but got "
@@ -3588,6 +3750,17 @@ def pixel_shuffle(input, upscale_factor):
 
 
 def pixel_unshuffle(input, downscale_factor):
+    """Inverse of `pixel_shuffle`: (*, C, H r, W r) becomes (*, C r^2, H, W).
+
+    Args:
+        input: shape (*, C, H * r, W * r).
+        downscale_factor: r.
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.pixel_unshuffle(gradrs.ones(1, 2, 6, 6), 2).shape
+        gradrs.Size([1, 8, 3, 3])
+    """
     r = downscale_factor
     if input.dim() < 3:
         raise RuntimeError("pixel_unshuffle expects input to have at least 3 dimensions, but "
@@ -3876,12 +4049,39 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
 
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """p-norm distance ||x1 - x2 + eps||_p between the rows (last dimension)
+    of x1 and x2.
+
+    Args:
+        x1: shape (N, D) or (D).
+        x2: broadcastable with `x1`.
+        p: the norm's degree (default 2).
+        eps: added to the difference to avoid a zero norm's gradient (default 1e-6).
+        keepdim: keep the reduced dimension (default False).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.pairwise_distance(gradrs.tensor([[0.0, 0.0]]), gradrs.tensor([[3.0, 4.0]]))
+        tensor([5.0000])
+    """
     # PyTorch: norm(x1 - x2 + eps) over the last dim of the broadcast result.
     d = max(x1.dim(), x2.dim()) - 1
     return (x1 - x2 + eps).norm(p, d, keepdim)
 
 
 def pdist(input, p=2):
+    """p-norm distances between every pair of rows of a 2-D input: the upper triangle of the
+    distance matrix, flattened, of length N (N - 1) / 2.
+
+    Args:
+        input: shape (N, M).
+        p: the norm's degree (default 2).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.pdist(gradrs.tensor([[0.0, 0.0], [3.0, 4.0], [6.0, 8.0]]))
+        tensor([ 5., 10.,  5.])
+    """
     import numpy as np
 
     from .. import tensor
@@ -3946,6 +4146,20 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """Cosine of the angle between x1 and x2 along `dim`:
+    x1 . x2 / max(||x1|| ||x2||, eps).
+
+    Args:
+        x1: a tensor.
+        x2: a tensor broadcastable with `x1`.
+        dim: the dimension of the vectors (default 1).
+        eps: the smallest denominator (default 1e-8).
+
+    Example:
+        >>> import gradrs.nn.functional as F
+        >>> F.cosine_similarity(gradrs.tensor([[1.0, 0.0]]), gradrs.tensor([[1.0, 1.0]]))
+        tensor([0.7071])
+    """
     import numpy as np
 
     from .. import no_grad
