@@ -132,6 +132,19 @@ def dropout(input, p, train):
 
 @_aten
 def dropout_(input, p, train):
+    """In-place `dropout`: zeroes elements of `input` with probability `p` when `train`,
+    scaling the rest by 1 / (1 - p); returns `input`.
+
+    Args:
+        input: a tensor.
+        p: the probability of dropping (required, ATen's order).
+        train: apply it (required).
+
+    Example:
+        >>> x = gradrs.ones(3)
+        >>> gradrs.dropout_(x, 0.5, False) is x
+        True
+    """
     return _dropout(input, p, train, True, False, False)
 
 
@@ -143,6 +156,18 @@ def feature_dropout(input, p, train):
 
 @_aten
 def feature_dropout_(input, p, train):
+    """In-place `feature_dropout` (whole channels, dimension 1); returns `input`.
+
+    Args:
+        input: a tensor.
+        p: the probability of dropping (required, ATen's order).
+        train: apply it (required).
+
+    Example:
+        >>> gradrs.feature_dropout_(gradrs.ones(2, 3), 0.5, False)
+        tensor([[1., 1., 1.],
+                [1., 1., 1.]])
+    """
     return _dropout(input, p, train, True, True, False)
 
 
@@ -154,16 +179,52 @@ def alpha_dropout(input, p, train):
 
 @_aten
 def alpha_dropout_(input, p, train):
+    """In-place `alpha_dropout` (keeps SELU's mean and variance); returns `input`.
+
+    Args:
+        input: a tensor.
+        p: the probability of dropping (required, ATen's order).
+        train: apply it (required).
+
+    Example:
+        >>> gradrs.alpha_dropout_(gradrs.ones(3), 0.5, False)
+        tensor([1., 1., 1.])
+    """
     return _dropout(input, p, train, True, False, True)
 
 
 @_aten
 def feature_alpha_dropout(input, p, train):
+    """Alpha dropout of whole channels (dimension 1): `F.feature_alpha_dropout`
+    with ATen's required arguments.
+
+    Args:
+        input: a tensor.
+        p: the probability of dropping (required, ATen's order).
+        train: apply it (required).
+
+    Example:
+        >>> gradrs.feature_alpha_dropout(gradrs.ones(2, 3), 0.5, False)
+        tensor([[1., 1., 1.],
+                [1., 1., 1.]])
+    """
     return _dropout(input, p, train, False, True, True)
 
 
 @_aten
 def feature_alpha_dropout_(input, p, train):
+    """In-place `feature_alpha_dropout`; returns `input`.
+
+    Args:
+        input: a tensor.
+        p: the probability of dropping (required, ATen's order).
+        train: apply it (required).
+
+    Example:
+        >>> gradrs.feature_alpha_dropout_(gradrs.ones(2, 3), 0.5, False)
+        tensor([[1., 1., 1.],
+                [1., 1., 1.]])
+    """
     return _dropout(input, p, train, True, True, True)
 
 
@@ -172,11 +233,31 @@ def feature_alpha_dropout_(input, p, train):
 
 @_aten
 def celu(input, alpha=1.0):
+    """`F.celu` at the top level: max(0, x) + min(0, alpha (exp(x / alpha) - 1)).
+
+    Args:
+        input: a tensor.
+        alpha: the scale of the negative side (default 1).
+
+    Example:
+        >>> gradrs.celu(gradrs.tensor([-1.0, 2.0]))
+        tensor([-0.6321,  2.0000])
+    """
     return F.celu(input, alpha)
 
 
 @_aten
 def celu_(input, alpha=1.0):
+    """In-place `celu`; returns `input`.
+
+    Args:
+        input: the tensor to modify.
+        alpha: the scale of the negative side (default 1).
+
+    Example:
+        >>> gradrs.celu_(gradrs.tensor([-1.0, 2.0]))
+        tensor([-0.6321,  2.0000])
+    """
     return F.celu(input, alpha, inplace=True)
 
 
@@ -189,16 +270,47 @@ def rrelu(input, lower=0.125, upper=0.3333333333333333, training=False, generato
 
 @_aten
 def rrelu_(input, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
+    """In-place randomized leaky ReLU (see `F.rrelu`); returns `input`.
+
+    Args:
+        input: the tensor to modify.
+        lower: the lowest slope (default 1/8).
+        upper: the highest slope (default 1/3).
+        training: draw random slopes (default False; else the mean slope is used).
+        generator: the random generator to draw from.
+
+    Example:
+        >>> gradrs.rrelu_(gradrs.tensor([-2.0, 3.0]), 0.1, 0.3)
+        tensor([-0.4000,  3.0000])
+    """
     return F._rrelu(input, lower, upper, training, True, generator)
 
 
 @_aten
 def selu(input):
+    """`F.selu` at the top level: scale * elu(x, alpha) with the self-normalizing constants.
+
+    Args:
+        input: a tensor.
+
+    Example:
+        >>> gradrs.selu(gradrs.tensor([-1.0, 1.0]))
+        tensor([-1.1113,  1.0507])
+    """
     return F.selu(input)
 
 
 @_aten
 def selu_(input):
+    """In-place `selu`; returns `input`.
+
+    Args:
+        input: the tensor to modify.
+
+    Example:
+        >>> gradrs.selu_(gradrs.tensor([-1.0, 1.0]))
+        tensor([-1.1113,  1.0507])
+    """
     return F.selu(input, inplace=True)
 
 
@@ -210,6 +322,17 @@ def threshold(input, threshold, value):
 
 @_aten
 def threshold_(input, threshold, value):
+    """In-place `threshold`: elements not greater than `threshold` become `value`.
+
+    Args:
+        input: the tensor to modify.
+        threshold: the threshold.
+        value: the replacement.
+
+    Example:
+        >>> gradrs.threshold_(gradrs.tensor([0.5, 2.0]), 1.0, 0.0)
+        tensor([0., 2.])
+    """
     return F.threshold(input, threshold, value, inplace=True)
 
 
@@ -219,29 +342,100 @@ def threshold_(input, threshold, value):
 @_aten
 def avg_pool1d(input, kernel_size, stride=(), padding=0, ceil_mode=False,
                count_include_pad=True):
+    """ATen's 1-D average pooling (`F.avg_pool1d` with `stride=()` meaning the kernel size).
+
+    Args:
+        input: (N, C, L) or (C, L).
+        kernel_size: the window size.
+        stride: the window step (default `()`: the kernel size).
+        padding: implicit zero padding (default 0).
+        ceil_mode: round the output size up (default False).
+        count_include_pad: count the padding in the averages (default True).
+
+    Example:
+        >>> gradrs.avg_pool1d(gradrs.tensor([[[1.0, 2.0, 3.0, 4.0]]]), 2)
+        tensor([[[1.5000, 3.5000]]])
+    """
     return F.avg_pool1d(input, kernel_size, _stride(stride), padding, ceil_mode,
                         count_include_pad)
 
 
 @_aten
 def max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """ATen's 1-D max pooling: the values only (see `max_pool1d_with_indices`).
+
+    Args:
+        input: (N, C, *spatial) or without N.
+        kernel_size: the window size.
+        stride: the window step (default `()`: the kernel size).
+        padding: implicit padding (default 0).
+        dilation: the spacing between window elements (default 1).
+        ceil_mode: round the output size up (default False).
+
+    Example:
+        >>> gradrs.max_pool1d(gradrs.tensor([[[1.0, 3.0, 2.0, 0.0]]]), 2)
+        tensor([[[3., 2.]]])
+    """
     return F.max_pool1d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
 
 
 @_aten
 def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1,
                             ceil_mode=False):
+    """ATen's 1-D max pooling returning (values, indices).
+
+    Args:
+        input: (N, C, *spatial) or without N.
+        kernel_size: the window size.
+        stride: the window step (default `()`: the kernel size).
+        padding: implicit padding (default 0).
+        dilation: the spacing between window elements (default 1).
+        ceil_mode: round the output size up (default False).
+
+    Example:
+        >>> gradrs.max_pool1d_with_indices(gradrs.tensor([[[1.0, 3.0, 2.0, 0.0]]]), 2)
+        (tensor([[[3., 2.]]]), tensor([[[1, 2]]]))
+    """
     return F.max_pool1d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode,
                         return_indices=True)
 
 
 @_aten
 def max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """ATen's 2-D max pooling: the values only.
+
+    Args:
+        input: (N, C, *spatial) or without N.
+        kernel_size: the window size.
+        stride: the window step (default `()`: the kernel size).
+        padding: implicit padding (default 0).
+        dilation: the spacing between window elements (default 1).
+        ceil_mode: round the output size up (default False).
+
+    Example:
+        >>> gradrs.max_pool2d(gradrs.arange(16.0).reshape(1, 1, 4, 4), 2)
+        tensor([[[[ 5.,  7.],
+                  [13., 15.]]]])
+    """
     return F.max_pool2d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
 
 
 @_aten
 def max_pool3d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """ATen's 3-D max pooling: the values only.
+
+    Args:
+        input: (N, C, *spatial) or without N.
+        kernel_size: the window size.
+        stride: the window step (default `()`: the kernel size).
+        padding: implicit padding (default 0).
+        dilation: the spacing between window elements (default 1).
+        ceil_mode: round the output size up (default False).
+
+    Example:
+        >>> gradrs.max_pool3d(gradrs.ones(1, 1, 4, 4, 4), 2).shape
+        gradrs.Size([1, 1, 2, 2, 2])
+    """
     return F.max_pool3d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
 
 
@@ -257,6 +451,25 @@ def adaptive_max_pool1d(input, output_size):
 @_aten
 def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
                cudnn_enabled):
+    """ATen's batch normalization: `F.batch_norm` with every argument required, in ATen's
+    order.
+
+    Args:
+        input: shape (N, C, *).
+        weight: the per-channel scale, or None.
+        bias: the per-channel shift, or None.
+        running_mean: the running means (updated in training), or None.
+        running_var: the running variances (updated in training), or None.
+        training: normalize with (and update from) the batch statistics.
+        momentum: the running statistics' update factor.
+        eps: added to the variance.
+        cudnn_enabled: ignored (kept for ATen's signature).
+
+    Example:
+        >>> gradrs.batch_norm(gradrs.tensor([[1.0], [3.0]]), None, None, None, None, True, 0.1, 1e-5, False)
+        tensor([[-1.0000],
+                [ 1.0000]])
+    """
     if not training and (running_mean is None or running_var is None):
         which = "running_mean" if running_mean is None else "running_var"
         raise RuntimeError(f"{which} must be defined in evaluation mode")
@@ -266,17 +479,65 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
 @_aten
 def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum,
                   eps, cudnn_enabled):
+    """ATen's instance normalization (`F.instance_norm` with ATen's argument order).
+
+    Args:
+        input: shape (N, C, *spatial).
+        weight: the per-channel scale, or None.
+        bias: the per-channel shift, or None.
+        running_mean: optional running means.
+        running_var: optional running variances.
+        use_input_stats: normalize with the input's statistics.
+        momentum: the running statistics' update factor.
+        eps: added to the variance.
+        cudnn_enabled: ignored.
+
+    Example:
+        >>> gradrs.instance_norm(gradrs.tensor([[[1.0, 3.0]]]), None, None, None, None, True, 0.1, 1e-5, False)
+        tensor([[[-1.0000,  1.0000]]])
+    """
     return F.instance_norm(input, running_mean, running_var, weight, bias, use_input_stats,
                            momentum, eps)
 
 
 @_aten
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
+    """ATen's group normalization (`F.group_norm`).
+
+    Args:
+        input: shape (N, C, *).
+        num_groups: the number of groups; divides C.
+        weight: the per-channel scale, or None.
+        bias: the per-channel shift, or None.
+        eps: added to the variance (default 1e-5).
+        cudnn_enabled: ignored.
+
+    Example:
+        >>> gradrs.group_norm(gradrs.tensor([[[1.0], [3.0], [0.0], [2.0]]]), 2)
+        tensor([[[-1.0000],
+                 [ 1.0000],
+                 [-1.0000],
+                 [ 1.0000]]])
+    """
     return F.group_norm(input, num_groups, weight, bias, eps)
 
 
 @_aten
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
+    """ATen's layer normalization (`F.layer_norm`).
+
+    Args:
+        input: shape (*, *normalized_shape).
+        normalized_shape: the trailing dimensions to normalize over.
+        weight: elementwise scale, or None.
+        bias: elementwise shift, or None.
+        eps: added to the variance (default 1e-5).
+        cudnn_enable: ignored.
+
+    Example:
+        >>> gradrs.layer_norm(gradrs.tensor([[1.0, 2.0, 3.0]]), [3])
+        tensor([[-1.2247,  0.0000,  1.2247]])
+    """
     return F.layer_norm(input, normalized_shape, weight, bias, eps)
 
 
@@ -285,6 +546,20 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn
 
 @_aten
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    """ATen's embedding lookup: the weight comes first and `padding_idx=-1` means none.
+
+    Args:
+        weight: the embedding matrix, shape (num_embeddings, embedding_dim).
+        indices: int64 indices, any shape.
+        padding_idx: a row whose gradient stays zero (default -1: none).
+        scale_grad_by_freq: scale gradients by the inverse frequency of the indices.
+        sparse: accepted; gradients are dense.
+
+    Example:
+        >>> gradrs.embedding(gradrs.arange(6.0).reshape(3, 2), gradrs.tensor([2, 0]))
+        tensor([[4., 5.],
+                [0., 1.]])
+    """
     return F.embedding(indices, weight, padding_idx=padding_idx if padding_idx >= 0 else None,
                        scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
 
@@ -307,6 +582,20 @@ def constant_pad_nd(input, pad, value=0):
 
 @_aten
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=0):
+    """ATen's binary cross entropy on logits (see
+    `F.binary_cross_entropy_with_logits`).
+
+    Args:
+        input: logits.
+        target: targets in [0, 1], the same shape.
+        weight: optional weights.
+        pos_weight: optional weight of the positive examples.
+        reduction: ATen's integer: 0 none (the default, as PyTorch's binding reads it), 1 mean, 2 sum.
+
+    Example:
+        >>> gradrs.binary_cross_entropy_with_logits(gradrs.tensor([2.0, -1.0]), gradrs.tensor([1.0, 0.0]), reduction=1)
+        tensor(0.2201)
+    """
     return F.binary_cross_entropy_with_logits(input, target, weight,
                                               reduction=_reduction(reduction),
                                               pos_weight=pos_weight)
@@ -314,12 +603,37 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
 
 @_aten
 def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
+    """ATen's cosine embedding loss (see `F.cosine_embedding_loss`).
+
+    Args:
+        input1: embeddings.
+        input2: embeddings of the same shape.
+        target: 1 or -1 per pair.
+        margin: the margin for dissimilar pairs (default 0).
+        reduction: ATen's integer: 0 none (the default, as PyTorch's binding reads it), 1 mean, 2 sum.
+
+    Example:
+        >>> gradrs.cosine_embedding_loss(gradrs.tensor([[1.0, 0.0]]), gradrs.tensor([[1.0, 1.0]]), gradrs.tensor([1.0]))
+        tensor([0.2929])
+    """
     return F.cosine_embedding_loss(input1, input2, target, margin,
                                    reduction=_reduction(reduction))
 
 
 @_aten
 def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
+    """ATen's hinge embedding loss (see `F.hinge_embedding_loss`).
+
+    Args:
+        input: distances.
+        target: 1 or -1 per element.
+        margin: the margin (default 1).
+        reduction: ATen's integer: 0 none (the default, as PyTorch's binding reads it), 1 mean, 2 sum.
+
+    Example:
+        >>> gradrs.hinge_embedding_loss(gradrs.tensor([0.3, 0.4]), gradrs.tensor([1.0, -1.0]))
+        tensor([0.3000, 0.6000])
+    """
     return F.hinge_embedding_loss(input, target, margin, reduction=_reduction(reduction))
 
 
@@ -335,12 +649,40 @@ def kl_div(input, target, reduction=0, *, log_target=False):
 
 @_aten
 def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
+    """ATen's margin ranking loss (see `F.margin_ranking_loss`).
+
+    Args:
+        input1: scores.
+        input2: scores of the same shape.
+        target: 1 or -1 per element.
+        margin: the margin (default 0).
+        reduction: ATen's integer: 0 none (the default, as PyTorch's binding reads it), 1 mean, 2 sum.
+
+    Example:
+        >>> gradrs.margin_ranking_loss(gradrs.tensor([1.0, 0.0]), gradrs.tensor([0.5, 0.5]), gradrs.tensor([1.0, 1.0]), 0.0, 2)
+        tensor(0.5000)
+    """
     return F.margin_ranking_loss(input1, input2, target, margin,
                                  reduction=_reduction(reduction))
 
 
 @_aten
 def poisson_nll_loss(input, target, log_input, full, eps, reduction):
+    """ATen's Poisson negative log-likelihood loss (see `F.poisson_nll_loss`); every
+    argument is required.
+
+    Args:
+        input: expected counts, or their logs with `log_input`.
+        target: observed counts.
+        log_input: `input` holds logs.
+        full: add the Stirling term.
+        eps: added to `input` before the log when not `log_input`.
+        reduction: ATen's integer: 0 none, 1 mean, 2 sum.
+
+    Example:
+        >>> gradrs.poisson_nll_loss(gradrs.tensor([0.0, 1.0]), gradrs.tensor([1.0, 2.0]), True, False, 1e-8, 1)
+        tensor(0.8591)
+    """
     return F.poisson_nll_loss(input, target, log_input, full, eps=eps,
                               reduction=_reduction(reduction))
 
@@ -348,6 +690,22 @@ def poisson_nll_loss(input, target, log_input, full, eps, reduction):
 @_aten
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False,
                         reduction=0):
+    """ATen's triplet margin loss (see `F.triplet_margin_loss`).
+
+    Args:
+        anchor: embeddings.
+        positive: embeddings of the same shape.
+        negative: embeddings of the same shape.
+        margin: the margin (default 1).
+        p: the norm's degree (default 2).
+        eps: added to the differences (default 1e-6).
+        swap: use the smaller negative distance (default False).
+        reduction: ATen's integer: 0 none (the default, as PyTorch's binding reads it), 1 mean, 2 sum.
+
+    Example:
+        >>> gradrs.triplet_margin_loss(gradrs.zeros(1, 2), gradrs.tensor([[1.0, 0.0]]), gradrs.tensor([[3.0, 0.0]]))
+        tensor([0.])
+    """
     return F.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
                                  reduction=_reduction(reduction))
 
@@ -355,6 +713,22 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, 
 @_aten
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0,
              zero_infinity=False):
+    """ATen's CTC loss (see `F.ctc_loss`).
+
+    Args:
+        log_probs: shape (T, N, C).
+        targets: target indices.
+        input_lengths: the input lengths (a tensor or a list).
+        target_lengths: the target lengths (a tensor or a list).
+        blank: the blank class (default 0).
+        reduction: ATen's integer: 0 none (the default, as PyTorch's binding reads it), 1 mean, 2 sum.
+        zero_infinity: zero out infinite losses.
+
+    Example:
+        >>> lp = gradrs.randn(6, 1, 4).log_softmax(2)
+        >>> gradrs.ctc_loss(lp, gradrs.tensor([[1, 2]]), [6], [2]).shape
+        gradrs.Size([1])
+    """
     return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,
                       reduction=_reduction(reduction), zero_infinity=zero_infinity)
 
