@@ -2,6 +2,19 @@
 
 
 class Size(tuple):
+    """The type of `Tensor.shape` and `Tensor.size()`: a tuple of ints that prints as
+    `gradrs.Size([...])`, as PyTorch's `torch.Size`.
+
+    Args:
+        iterable: the sizes (default: none, a 0-dim shape).
+
+    Example:
+        >>> s = gradrs.ones(2, 3).shape
+        >>> s
+        gradrs.Size([2, 3])
+        >>> s[1], len(s), s == (2, 3)
+        (3, 2, True)
+    """
     __slots__ = ()
 
     def __repr__(self) -> str:
@@ -10,6 +23,12 @@ class Size(tuple):
     __str__ = __repr__
 
     def numel(self) -> int:
+        """The number of elements a tensor of this shape holds: the product of the sizes.
+
+        Example:
+            >>> gradrs.Size([2, 3, 4]).numel()
+            24
+        """
         n = 1
         for d in self:
             n *= d

@@ -236,21 +236,60 @@ class GradScaler:
         return 1.0
 
     def get_growth_factor(self) -> float:
+        """The factor the scale is multiplied by after `growth_interval` clean steps.
+
+        Example:
+            >>> gradrs.amp.GradScaler('cpu').get_growth_factor()
+            2.0
+        """
         return self._growth_factor
 
     def set_growth_factor(self, new_factor: float) -> None:
+        """Sets the factor the scale grows by after `growth_interval` clean steps.
+
+        Args:
+            new_factor: the new growth factor (above 1).
+
+        Example:
+        """
         self._growth_factor = new_factor
 
     def get_backoff_factor(self) -> float:
+        """The factor the scale is multiplied by when a step finds inf or NaN gradients.
+
+        Example:
+            >>> gradrs.amp.GradScaler('cpu').get_backoff_factor()
+            0.5
+        """
         return self._backoff_factor
 
     def set_backoff_factor(self, new_factor: float) -> None:
+        """Sets the factor the scale is multiplied by when inf or NaN gradients are found.
+
+        Args:
+            new_factor: the new backoff factor (below 1).
+
+        Example:
+        """
         self._backoff_factor = new_factor
 
     def get_growth_interval(self) -> int:
+        """How many consecutive steps without inf or NaN gradients make the scale grow.
+
+        Example:
+            >>> gradrs.amp.GradScaler('cpu').get_growth_interval()
+            2000
+        """
         return self._growth_interval
 
     def set_growth_interval(self, new_interval: int) -> None:
+        """Sets how many clean steps make the scale grow.
+
+        Args:
+            new_interval: the new number of steps.
+
+        Example:
+        """
         self._growth_interval = new_interval
 
     def _get_growth_tracker(self) -> int:
@@ -260,6 +299,12 @@ class GradScaler:
         return 0
 
     def is_enabled(self) -> bool:
+        """Whether this scaler scales (`enabled=True` at construction); a disabled one passes every call through.
+
+        Example:
+            >>> gradrs.amp.GradScaler('cpu', enabled=False).is_enabled()
+            False
+        """
         return self._enabled
 
     def state_dict(self) -> dict:
@@ -276,6 +321,19 @@ class GradScaler:
         return {}
 
     def load_state_dict(self, state_dict: dict) -> None:
+        """Restores the scale and growth settings from a `state_dict()` (does nothing when the
+        scaler is disabled).
+
+        Args:
+            state_dict: what `state_dict()` returned.
+
+        Example:
+            >>> s = gradrs.amp.GradScaler('cpu', init_scale=1024.0)
+            >>> t = gradrs.amp.GradScaler('cpu')
+            >>> t.load_state_dict(s.state_dict())
+            >>> t.get_scale()
+            1024.0
+        """
         if not self._enabled:
             return
         if len(state_dict) == 0:

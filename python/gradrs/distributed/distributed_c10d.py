@@ -40,6 +40,13 @@ class ReduceOp:
     fails on them). ``ReduceOp.SUM`` & co. are members of ``ReduceOp.RedOpType``."""
 
     class RedOpType(enum.Enum):
+        """The enum of reduction operations (`SUM`, `AVG`, `PRODUCT`, `MIN`, `MAX`, `BAND`,
+        `BOR`, `BXOR`, `PREMUL_SUM`); `ReduceOp.SUM` & co. are its members.
+
+        Example:
+            >>> gradrs.distributed.ReduceOp.SUM
+            <RedOpType.SUM: 0>
+        """
         SUM = 0
         AVG = 1
         PRODUCT = 2
@@ -254,18 +261,38 @@ class Work:
         self._done.set()
 
     def is_completed(self) -> bool:
+        """Whether the operation has finished (successfully or not); never blocks.
+
+        Example:
+        """
         self._poll_request(block=False)
         return self._done.is_set()
 
     def is_success(self) -> bool:
+        """Whether the operation finished without an error (waits for it to finish).
+
+        Example:
+        """
         if not self.is_completed():
             raise RuntimeError("Invalid call to AsyncWork::isSuccess before work has completed")
         return self._exception is None
 
     def exception(self):
+        """The exception the operation raised, or None.
+
+        Example:
+        """
         return self._exception
 
     def wait(self, timeout=None) -> bool:
+        """Blocks until the operation has finished and re-raises its error, if any; returns
+        True.
+
+        Args:
+            timeout: accepted for PyTorch's signature (MPI operations are waited for in full).
+
+        Example:
+        """
         self._poll_request(block=True)
         self._done.wait()
         if self._exception is not None:
@@ -273,9 +300,17 @@ class Work:
         return True
 
     def result(self):
+        """The output tensors of the operation (a list), after waiting for it.
+
+        Example:
+        """
         return self._outputs
 
     def source_rank(self) -> int:
+        """For a `recv` from any source: the rank the message came from.
+
+        Example:
+        """
         return self._status.Get_source()
 
     _source_rank = source_rank
@@ -303,12 +338,24 @@ class ProcessGroup:
         self._worker.start()
 
     def rank(self) -> int:
+        """This process's rank within the group.
+
+        Example:
+        """
         return self._rank
 
     def size(self) -> int:
+        """The number of processes in the group.
+
+        Example:
+        """
         return self._size
 
     def name(self) -> str:
+        """The group's backend name, `'mpi'`.
+
+        Example:
+        """
         return "mpi"
 
     def __repr__(self):

@@ -68,6 +68,11 @@ _enable_checkpoint_early_stop = None
 
 
 class CheckpointError(RuntimeError):
+    """Raised by non-reentrant checkpointing when the recomputed forward differs from the
+    original one (other tensors saved, or different metadata), which would give wrong gradients.
+
+    Example:
+    """
     pass
 
 
@@ -97,6 +102,14 @@ def set_checkpoint_early_stop(enable):
 
 
 def noop_context_fn():
+    """The default `context_fn` of `checkpoint`: two null context managers, one for the
+    forward pass and one for the recomputation.
+
+    Example:
+        >>> fwd, recompute = gradrs.utils.checkpoint.noop_context_fn()
+        >>> with fwd, recompute:
+        ...     pass
+    """
     return contextlib.nullcontext(), contextlib.nullcontext()
 
 
@@ -118,6 +131,14 @@ def detach_variable(inputs):
 
 
 def check_backward_validity(inputs):
+    """Warns (as PyTorch does) when none of the inputs of a reentrant checkpoint requires
+    grad: its gradients would then all be None.
+
+    Args:
+        inputs: the checkpointed function's arguments.
+
+    Example:
+    """
     if not any(inp.requires_grad for inp in inputs if isinstance(inp, _native.Tensor)):
         warnings.warn("None of the inputs have requires_grad=True. Gradients will be None", stacklevel=2)
 
@@ -249,6 +270,16 @@ class CheckpointFunction:
 
     @staticmethod
     def apply(run_function, preserve_rng_state, *args):
+        """Runs the reentrant checkpoint: `run_function(*args)` without recording a graph,
+        recomputed with one in backward.
+
+        Args:
+            run_function: the function to checkpoint.
+            preserve_rng_state: restore the random state for the recomputation.
+            *args: its arguments.
+
+        Example:
+        """
         check_backward_validity(args)
         rng_state = _get_rng_state() if preserve_rng_state else None
         autocast_state = _autocast_state()

@@ -25,11 +25,28 @@ __all__ = [
 
 
 class _DatasetKind:
+    """Whether a DataLoader's dataset is map-style (`Map`, indexed by a sampler) or
+    iterable (`Iterable`); picks the fetcher that turns indices into samples.
+
+    Example:
+    """
     Map = 0
     Iterable = 1
 
     @staticmethod
     def create_fetcher(kind, dataset, auto_collation, collate_fn, drop_last):
+        """The fetcher for a dataset of this kind: it draws one sample per index (map-style)
+        or the next items (iterable) and collates them.
+
+        Args:
+            kind: `_DatasetKind.Map` or `_DatasetKind.Iterable`.
+            dataset: the dataset.
+            auto_collation: batch the samples (a batch sampler is in use).
+            collate_fn: the function that merges samples.
+            drop_last: drop a last incomplete batch (iterable datasets).
+
+        Example:
+        """
         if kind == _DatasetKind.Map:
             return _utils.fetch._MapDatasetFetcher(dataset, auto_collation, collate_fn,
                                                    drop_last)
@@ -191,6 +208,11 @@ class DataLoader:
 
     @property
     def multiprocessing_context(self):
+        """The multiprocessing context worker processes are started with (a start-method
+        name or a context object; None: the default). Setting it requires `num_workers > 0`.
+
+        Example:
+        """
         return self.__multiprocessing_context
 
     @multiprocessing_context.setter
@@ -261,6 +283,11 @@ class DataLoader:
         return len(self._index_sampler)
 
     def check_worker_number_rationality(self):
+        """Warns, as PyTorch does, when `num_workers` exceeds the CPUs this process may use
+        (too many workers slow loading down or freeze it).
+
+        Example:
+        """
         if not self.num_workers:
             return
         cpuset_checked = hasattr(os, "sched_getaffinity")

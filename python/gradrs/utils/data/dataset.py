@@ -136,6 +136,16 @@ class ConcatDataset(Dataset):
 
     @staticmethod
     def cumsum(sequence):
+        """The running totals of the lengths of `sequence`'s datasets: where each one ends
+        in the concatenation.
+
+        Args:
+            sequence: datasets (anything with a length).
+
+        Example:
+            >>> gradrs.utils.data.ConcatDataset.cumsum([range(3), range(2)])
+            [3, 5]
+        """
         r, s = [], 0
         for e in sequence:
             n = len(e)
@@ -170,6 +180,10 @@ class ConcatDataset(Dataset):
 
     @property
     def cummulative_sizes(self):
+        """Deprecated misspelling of `cumulative_sizes` (warns).
+
+        Example:
+        """
         warnings.warn("`cummulative_sizes` attribute is renamed to `cumulative_sizes`",
                       FutureWarning, stacklevel=2)
         return self.cumulative_sizes

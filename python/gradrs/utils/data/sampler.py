@@ -82,6 +82,12 @@ class RandomSampler(Sampler):
 
     @property
     def num_samples(self):
+        """How many indices one pass draws: `num_samples` when given, else the dataset's length.
+
+        Example:
+            >>> gradrs.utils.data.RandomSampler(range(5)).num_samples
+            5
+        """
         if self._num_samples is None:
             return len(self.data_source)
         return self._num_samples
