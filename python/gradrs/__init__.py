@@ -235,7 +235,14 @@ def where(condition, input=None, other=None, *, out=None):
     if out is not None:
         return _with_out("where", out, lambda: _native.where(condition, input, other),
                          (condition, input, other))
-    return _native.where(condition, input, other)
+    try:
+        return _native.where(condition, input, other)
+    except TypeError:
+        from . import _vmap  # vmap's BatchedTensors: its rule, one native where
+
+        if _vmap._top((condition, input, other)):
+            return _vmap._where(condition, input, other)
+        raise
 
 
 def cat(tensors: _Sequence[Tensor], dim: _builtins.int = 0, *,
@@ -243,7 +250,14 @@ def cat(tensors: _Sequence[Tensor], dim: _builtins.int = 0, *,
     """`gradrs.cat(tensors, dim=0)`."""
     if out is not None:
         return _with_out("cat", out, lambda: _native.cat(tensors, dim), (tensors,))
-    return _native.cat(tensors, dim)
+    try:
+        return _native.cat(tensors, dim)
+    except TypeError:
+        from . import _vmap  # vmap's BatchedTensors: its rule, one native cat
+
+        if isinstance(tensors, (list, tuple)) and _vmap._top(tensors):
+            return _vmap._cat(list(tensors), dim)
+        raise
 
 
 def stack(tensors: _Sequence[Tensor], dim: _builtins.int = 0, *,
@@ -251,7 +265,14 @@ def stack(tensors: _Sequence[Tensor], dim: _builtins.int = 0, *,
     """`gradrs.stack(tensors, dim=0)`."""
     if out is not None:
         return _with_out("stack", out, lambda: _native.stack(tensors, dim), (tensors,))
-    return _native.stack(tensors, dim)
+    try:
+        return _native.stack(tensors, dim)
+    except TypeError:
+        from . import _vmap  # vmap's BatchedTensors: its rule, one native cat
+
+        if isinstance(tensors, (list, tuple)) and _vmap._top(tensors):
+            return _vmap._stack_fn(list(tensors), dim)
+        raise
 
 
 concat = concatenate = cat

@@ -780,6 +780,15 @@ def _cat(tensors, dim=0, _phys_dim=None):
     return BatchedTensor(_cat(parts, _phys_dim=d), lvl)
 
 
+def _where(condition, input, other):
+    """``gradrs.where`` with batched operands: one native where of the aligned physicals."""
+    from . import where
+
+    lvl = _top((condition, input, other))
+    c, a, b = _align([condition, input, other], lvl)
+    return BatchedTensor(where(c, a, b), lvl)
+
+
 def _stack_fn(tensors, dim=0):
     rank = max(_ldim(t) for t in tensors) + 1
     return _cat([t.unsqueeze(_norm_dim(dim, rank)) for t in tensors], dim)
