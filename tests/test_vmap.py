@@ -167,9 +167,17 @@ def test_fallback_ops_are_correct():
     close(vmap(lambda a: a.cumsum(0).flip(0))(x), x.cumsum(1).flip(1))
     close(vmap(lambda a: G.nn.functional.softplus(a) + G.where(a > 0, a, 0.0))(x),
           G.nn.functional.softplus(x) + G.where(x > 0, x, 0.0))
-    # an unbatched module weight with a batched input (native method, per-call fallback)
     lin = G.nn.Linear(5, 2)
     close(vmap(lin)(x), lin(x))
+    # native functions and native tensors' methods handed a BatchedTensor: per-call fallback
+    w, idx, F = G.randn(6, 5), G.tensor([0, 5, 2, 2]), G.nn.functional
+    cases = [(lambda i: w[i], idx), (lambda i: F.embedding(i, w), idx),
+             (lambda i: w.index_select(0, i), idx), (lambda a: w.matmul(a), x),
+             (lambda a: F.gelu(a), x), (lambda a, t: F.cross_entropy(a, t), (x, idx.clamp(max=4))),
+             (lambda a: F.conv1d(a.reshape(1, 1, 5), G.ones(1, 1, 2)), x)]
+    for f, args in cases:
+        args = args if isinstance(args, tuple) else (args,)
+        close(vmap(f)(*args), G.stack([f(*[a[i] for a in args]) for i in range(4)]))
 
 
 def test_chunk_size():

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import functools
 import operator
+import os
+import sys
 import threading
 
 from . import _native
@@ -44,6 +46,18 @@ _CONTROL = ("vmap: It looks like you're attempting to use a Tensor in some data-
 _RANDOM = ("vmap: called random operation while in randomness error mode. Please either use "
            "the 'same' or 'different' randomness flags on vmap or perform the randomness "
            "operation out of vmap")
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _data_dependent(message):
+    """The error for reading a batched value, or `_Fallback` where gradrs's own Python reads it
+    (PyTorch does those checks in C++, where vmap never sees them)."""
+    frame = sys._getframe(2)
+    if frame.f_code.co_filename.startswith(_PACKAGE):
+        return _Fallback()
+    return RuntimeError(message)
 
 
 def _is_tensor(x):
@@ -207,23 +221,33 @@ class BatchedTensor:
     def __repr__(self):
         return f"BatchedTensor(lvl={self._level}, bdim=0, value=\n{self._value!r}\n)"
 
-    # -- data-dependent Python conversions: functorch's errors ------------------------------
+    # -- data-dependent Python conversions: functorch's errors where the user's function asks;
+    # gradrs's own Python (a check that reads a value) runs per sample instead ----------------
     def item(self):
-        raise RuntimeError(_ITEM)
+        raise _data_dependent(_ITEM)
 
     def __float__(self):
-        raise RuntimeError(_ITEM)
+        raise _data_dependent(_ITEM)
 
     __int__ = __index__ = __complex__ = __float__
 
     def __bool__(self):
-        raise RuntimeError(_CONTROL)
+        raise _data_dependent(_CONTROL)
 
     def tolist(self):
-        raise RuntimeError(_ITEM)
+        raise _data_dependent(_ITEM)
 
     def numpy(self, *, force=False):
-        raise RuntimeError(_ITEM)
+        raise _data_dependent(_ITEM)
+
+    @property
+    def data(self):
+        return BatchedTensor(self._value.data, self._level)
+
+    @property
+    def grad(self):
+        g = self._value.grad
+        return None if g is None else BatchedTensor(g, self._level)
 
     __hash__ = object.__hash__
 
@@ -947,7 +971,8 @@ def _batched_call(func, size, flat, flat_dims, spec, out_dims, kwargs):
     _state.level = lvl
     try:
         out = func(*_unflatten(args, spec), **kwargs)
-    except TypeError as e:
+    except (TypeError, IndexError, ValueError, RuntimeError) as e:
+        # A native function or method refusing a BatchedTensor names it.
         if "BatchedTensor" in str(e):
             raise _Fallback() from e
         raise
