@@ -256,3 +256,39 @@ def test_torch_vmap_alias():
     assert G.vmap is G.func.vmap
     f = vmap(lambda a: a)
     assert f.__name__ == "<lambda>"
+
+
+def test_jacrev_through_vmap(torch, batched_only):
+    rs = np.random.RandomState(2)
+    xs, ws = rs.randn(4).astype(np.float64), rs.randn(3, 4).astype(np.float64)
+
+    def f(lib):
+        def fn(x, w):
+            h = (w @ x).tanh()
+            return h * 2, (x ** 2).sum(), lib.tensor(1.0, dtype=x.dtype)
+        return fn
+
+    for argnums, chunk in [(0, None), ((0, 1), None), (1, 2), ((1,), 5)]:
+        ours = G.func.jacrev(f(G), argnums, chunk_size=chunk)(G.tensor(xs), G.tensor(ws))
+        theirs = torch.func.jacrev(f(torch), argnums, chunk_size=chunk)(torch.tensor(xs),
+                                                                         torch.tensor(ws))
+        flat_o, flat_t = G.func._flatten(ours)[0], G.func._flatten(theirs)[0]
+        assert len(flat_o) == len(flat_t)
+        for a, b in zip(flat_o, flat_t):
+            assert tuple(a.shape) == tuple(b.shape)
+            np.testing.assert_allclose(arr(a), b.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_hessian_and_batched_jacobians(torch):
+    rs = np.random.RandomState(3)
+    xs = rs.randn(5, 3)
+
+    def f(x):
+        return (x.sin() * x).sum() + (x[0] * x[1] * x[2])
+
+    ours = vmap(G.func.hessian(f))(G.tensor(xs))
+    theirs = torch.func.vmap(torch.func.hessian(f))(torch.tensor(xs))
+    np.testing.assert_allclose(arr(ours), theirs.numpy(), rtol=1e-10, atol=1e-12)
+    ours = vmap(G.func.jacrev(lambda x: x.exp() * x.sum()))(G.tensor(xs))
+    theirs = torch.func.vmap(torch.func.jacrev(lambda x: x.exp() * x.sum()))(torch.tensor(xs))
+    np.testing.assert_allclose(arr(ours), theirs.numpy(), rtol=1e-10, atol=1e-12)

@@ -519,6 +519,11 @@ def _matmul(lvl, a, b):
         return a @ b
     if ra == 0 or rb == 0:  # PyTorch's error, from a sample
         return _per_sample("matmul", (a, b), {}, lvl)
+    # One GEMM over the batch's rows where a vector meets an unbatched matrix.
+    if pb is None and ra == 1 and rb <= 2:
+        return BatchedTensor(pa @ b, lvl)
+    if pa is None and rb == 1 and ra == 2:
+        return BatchedTensor(pb @ a.mT, lvl)
     xa = a if pa is None else pa
     xb = b if pb is None else pb
     if ra == 1:  # (k) -> (1, k)
@@ -1084,6 +1089,7 @@ def batched_grad_and_value(func, nums, has_aux, args, kwargs):
     one backward of the per-sample outputs gives every sample's gradient at once, since no
     sample's output depends on another sample's slice of the leaves."""
     from ._grad_mode import enable_grad
+    from .autograd import forward_ad as _fwAD
     from .autograd import grad as _grad
     from .func import _pick, _replace
 
@@ -1094,13 +1100,19 @@ def batched_grad_and_value(func, nums, has_aux, args, kwargs):
     leaves = []
     for d in flat_d:
         p = _phys(d, lvl)
+        tangent = None
         if p is None:
             if not isinstance(d, Tensor):
                 raise _Fallback()
+            # Under a dual level (jacfwd of this), the leaf keeps the input's tangent.
+            tangent = _fwAD.unpack_dual(d).tangent
             p = d.detach().unsqueeze(0).expand(size, *d.shape)
-        elif not isinstance(p, Tensor):
+            if tangent is not None:
+                tangent = tangent.unsqueeze(0).expand(size, *d.shape)
+        elif not isinstance(p, Tensor) or _fwAD.unpack_dual(p).tangent is not None:
             raise _Fallback()
-        leaves.append(p.detach().requires_grad_())
+        leaf = p.detach().requires_grad_()
+        leaves.append(leaf if tangent is None else _fwAD.make_dual(leaf, tangent))
     diff = _unflatten([BatchedTensor(leaf, lvl) for leaf in leaves], spec_d)
     with enable_grad():
         output = func(*_replace(args, nums, diff), **kwargs)

@@ -342,7 +342,10 @@ def grad(func, argnums=0, has_aux=False):
 
 
 def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
-    """The Jacobian of ``func`` w.r.t. the ``argnums`` inputs, by reverse-mode AD."""
+    """The Jacobian of ``func`` w.r.t. the ``argnums`` inputs, by reverse-mode AD: as PyTorch's,
+    the vector-Jacobian products of the basis of the outputs run under `vmap` (``chunk_size``
+    rows at a time), each one the gradient of ``sum(output * basis_row)``, so a function the
+    batching rules cover takes one batched forward and one backward for all rows."""
     if not (chunk_size is None or chunk_size > 0):
         raise ValueError("jacrev: `chunk_size` should be greater than 0.")
 
@@ -354,25 +357,41 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
         def f(*p):
             return func(*_replace(args, nums, p if isinstance(nums, tuple) else p[0]))
 
+        # One plain call: PyTorch's checks, the outputs' structure and shapes, and aux.
         res = vjp(f, *(primals if isinstance(nums, tuple) else (primals,)), has_aux=has_aux)
-        outs, vjp_fn = res[0], res[1]
+        outs = res[0]
         flat_o, spec_o = _flatten(outs)
         flat_p, spec_p = _flatten(primals)
-        jac_by_out = []
-        for k, o in enumerate(flat_o):
-            rows = []  # per output element: flat input gradients
-            for e in _basis(o):
-                cot = [e if j == k else _native.zeros_like(q) for j, q in enumerate(flat_o)]
-                g = vjp_fn(_unflatten(cot, spec_o))
-                rows.append(_flatten(g if isinstance(nums, tuple) else g[0])[0])
+        sizes = [o.numel() for o in flat_o]
+        n = sum(sizes)
+        if n:
+            eye = _native.eye(n, dtype=flat_o[0].dtype, device=flat_o[0].device)
+            basis, off = [], 0
+            for o, k in zip(flat_o, sizes):
+                basis.append(eye[:, off:off + k].to(o.dtype).reshape((n,) + tuple(o.shape)))
+                off += k
+
+            def contracted(rows, *a):
+                out = func(*a)
+                out = out[0] if has_aux else out
+                total = 0
+                for o, r in zip(_flatten(out)[0], rows):
+                    total = total + (o * r).sum()
+                return total
+
+            shifted = tuple(a + 1 for a in nums) if isinstance(nums, tuple) else nums + 1
+            in_dims = (0,) + (None,) * len(args)
+            grads = vmap(grad(contracted, shifted), in_dims, chunk_size=chunk_size)(
+                basis, *args)
+            flat_g = _flatten(grads if isinstance(nums, tuple) else (grads,))[0]
+        jac_by_out, off = [], 0
+        for o, k in zip(flat_o, sizes):
             per_in = []
             for i, p in enumerate(flat_p):
-                if rows:
-                    st = _native.stack([r[i].reshape(-1) for r in rows], 0)
-                    per_in.append(st.reshape(tuple(o.shape) + tuple(p.shape)))
-                else:
-                    per_in.append(_native.zeros(tuple(o.shape) + tuple(p.shape), dtype=p.dtype,
-                                                device=p.device))
+                shape = tuple(o.shape) + tuple(p.shape)
+                per_in.append(flat_g[i][off:off + k].reshape(shape) if k else
+                              _native.zeros(shape, dtype=p.dtype, device=p.device))
+            off += k
             jac_by_out.append(_unflatten(per_in, spec_p))
         jac = _unflatten(jac_by_out, spec_o)
         return (jac, res[2]) if has_aux else jac
