@@ -292,3 +292,22 @@ def test_hessian_and_batched_jacobians(torch):
     ours = vmap(G.func.jacrev(lambda x: x.exp() * x.sum()))(G.tensor(xs))
     theirs = torch.func.vmap(torch.func.jacrev(lambda x: x.exp() * x.sum()))(torch.tensor(xs))
     np.testing.assert_allclose(arr(ours), theirs.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_jacfwd_through_vmap(torch, batched_only):
+    rs = np.random.RandomState(4)
+    xs, ws = rs.randn(2, 3), rs.randn(3, 4)
+
+    def f(x, w):
+        return (x.exp() @ w).sin(), {"s": (x * x).sum()}
+
+    for argnums in (0, (0, 1), 1):
+        ours = G.func.jacfwd(f, argnums, has_aux=True)(G.tensor(xs), G.tensor(ws))
+        theirs = torch.func.jacfwd(f, argnums, has_aux=True)(torch.tensor(xs), torch.tensor(ws))
+        flat_o, flat_t = G.func._flatten(ours)[0], G.func._flatten(theirs)[0]
+        assert len(flat_o) == len(flat_t)
+        for a, b in zip(flat_o, flat_t):
+            assert tuple(a.shape) == tuple(b.shape)
+            np.testing.assert_allclose(arr(a), b.numpy(), rtol=1e-10, atol=1e-12)
+    with pytest.raises(RuntimeError, match="randomness error mode"):
+        G.func.jacfwd(lambda x: x * G.rand(3, dtype=G.float64))(G.tensor(xs[0]))

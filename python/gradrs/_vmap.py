@@ -1107,8 +1107,9 @@ def batched_grad_and_value(func, nums, has_aux, args, kwargs):
             # Under a dual level (jacfwd of this), the leaf keeps the input's tangent.
             tangent = _fwAD.unpack_dual(d).tangent
             p = d.detach().unsqueeze(0).expand(size, *d.shape)
-            if tangent is not None:
-                tangent = tangent.unsqueeze(0).expand(size, *d.shape)
+            if tangent is not None:  # copies: a dual's tangent follows its primal's layout
+                p = p.contiguous()
+                tangent = tangent.unsqueeze(0).expand(size, *d.shape).contiguous()
         elif not isinstance(p, Tensor) or _fwAD.unpack_dual(p).tangent is not None:
             raise _Fallback()
         leaf = p.detach().requires_grad_()
@@ -1143,3 +1144,47 @@ def batched_grad_and_value(func, nums, has_aux, args, kwargs):
         output = BatchedTensor(po.detach(), lvl)
     grads = _unflatten(grads, spec_d)
     return (grads, (output, aux)) if has_aux else (grads, output)
+
+
+def batched_dual(primal, tangent, lvl):
+    """A dual tensor of ``lvl`` (`jvp` inside vmap): primal and tangent batched, either expanded
+    over the batch where it is not."""
+    from .autograd import forward_ad as _fwAD
+
+    pp, pt = _phys(primal, lvl), _phys(tangent, lvl)
+    size = (pp if pp is not None else pt).shape[0]
+    # Copies, not stride-0 views: a dual's tangent follows its primal's layout.
+    if pp is None:
+        pp = primal.unsqueeze(0).expand(size, *primal.shape).contiguous()
+    if pt is None:
+        pt = tangent.unsqueeze(0).expand(size, *tangent.shape).contiguous()
+    if not (isinstance(pp, Tensor) and isinstance(pt, Tensor)):
+        raise _Fallback()
+    return BatchedTensor(_fwAD.make_dual(pp, pt), lvl)
+
+
+def unpack_batched_dual(out, lvl):
+    """``(primal, tangent)`` of a `jvp` output inside vmap (tangent None where it has none)."""
+    from .autograd import forward_ad as _fwAD
+
+    p = _phys(out, lvl)
+    if p is None:
+        if isinstance(out, BatchedTensor):
+            raise _Fallback()
+        return _fwAD.unpack_dual(out)
+    if not isinstance(p, Tensor):
+        raise _Fallback()
+    primal, tangent = _fwAD.unpack_dual(p)
+    return BatchedTensor(primal, lvl), (None if tangent is None
+                                        else BatchedTensor(tangent, lvl))
+
+
+def first_sample(tree, lvl):
+    """``tree`` with each BatchedTensor of ``lvl`` replaced by its first sample (values a
+    vmapped function computed the same for every sample)."""
+    flat, spec = _flatten(tree)
+    out = []
+    for x in flat:
+        p = _phys(x, lvl)
+        out.append(x if p is None else p.select(0, 0))
+    return _unflatten(out, spec)

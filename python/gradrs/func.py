@@ -77,7 +77,7 @@ def _check_tensors(leaves, api, argname):
     if len(leaves) == 0:
         raise RuntimeError(f"{api}: Expected {argname} to contain at least one Tensor.")
     for x in leaves:
-        if not isinstance(x, _native.Tensor):
+        if not (isinstance(x, _native.Tensor) or _vmap._is_tensor(x)):
             raise RuntimeError(f"{api}: Expected {argname} to only contain Tensors, got {type(x)}")
 
 
@@ -134,7 +134,6 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
 
 
 def _jvp(func, primals, tangents, argnums, *, strict=False, has_aux=False):
-    _no_batched((primals, tangents))
     if not isinstance(primals, tuple):
         raise RuntimeError(f"{_JVP}: Expected primals to be a tuple. "
                            "E.g. it should be valid to call f(*primals).")
@@ -149,8 +148,11 @@ def _jvp(func, primals, tangents, argnums, *, strict=False, has_aux=False):
             f"{_spec_str(spec_t)}")
     _check_tensors(flat_p, _JVP, "primals")
     _check_tensors(flat_t, _JVP, "tangents")
+    # Inside vmap: batched duals (an unbatched primal or tangent expanded over the batch).
+    lvl = _vmap._top(flat_p + flat_t)
     with _fwAD._set_fwd_grad_enabled(True), _fwAD.dual_level():
-        duals = _unflatten([_fwAD.make_dual(p, t) for p, t in zip(flat_p, flat_t)], spec_p)
+        duals = _unflatten([_vmap.batched_dual(p, t, lvl) if lvl else _fwAD.make_dual(p, t)
+                            for p, t in zip(flat_p, flat_t)], spec_p)
         args = duals if argnums is None else _replace(primals, argnums, duals)
         result = func(*args)
         aux = None
@@ -165,10 +167,10 @@ def _jvp(func, primals, tangents, argnums, *, strict=False, has_aux=False):
                                f"output (got output = {flat_out})")
         prim_out, tan_out = [], []
         for o in flat_out:
-            if not isinstance(o, _native.Tensor):
+            if not _vmap._is_tensor(o):
                 raise RuntimeError(f"{_JVP}: expected f(*primals) to return only tensors, "
                                    f"got unsupported type {type(o)}")
-            p, t = _fwAD.unpack_dual(o)
+            p, t = _vmap.unpack_batched_dual(o, lvl) if lvl else _fwAD.unpack_dual(o)
             if t is None:
                 if strict:
                     raise RuntimeError(
@@ -197,7 +199,9 @@ def _stack_jac(columns, out_shape, in_shape, dtype, device):
 
 
 def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
-    """The Jacobian of ``func`` w.r.t. the ``argnums`` inputs, by forward-mode AD."""
+    """The Jacobian of ``func`` w.r.t. the ``argnums`` inputs, by forward-mode AD: as PyTorch's,
+    the Jacobian-vector products of the inputs' basis run under `vmap` (with ``randomness``),
+    one batched forward for all columns where the batching rules cover the function."""
     if randomness not in ("error", "different", "same"):
         raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or "
                            f"'same'. Got {randomness}")
@@ -207,26 +211,41 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
         nums = _argnums(argnums, len(args))
         primals = _pick(args, nums)
         flat_p, spec_p = _flatten(primals)
-        columns: list = []  # per input leaf: per element: flat output tangents
-        outs = aux = None
-        for leaf_i, p in enumerate(flat_p):
-            cols = []
-            for e in _basis(p):
-                tans = [e if j == leaf_i else _native.zeros_like(q) for j, q in enumerate(flat_p)]
-                r = _jvp(func, args, _unflatten(tans, spec_p), nums, has_aux=has_aux)
-                outs, tan = r[0], r[1]
-                if has_aux:
-                    aux = r[2]
-                cols.append(_flatten(tan)[0])
-            columns.append(cols)
-        if outs is None:  # every input is empty: evaluate once for the output's structure
+        sizes = [p.numel() for p in flat_p]
+        n = sum(sizes)
+        if n == 0:  # every input is empty: evaluate once for the output's structure
             res = func(*args)
             outs, aux = res if has_aux else (res, None)
+            flat_o, spec_o = _flatten(outs)
+            jac = _unflatten([_unflatten([_stack_jac([], o.shape, p.shape, o.dtype, o.device)
+                                          for p in flat_p], spec_p) for o in flat_o], spec_o)
+            return (jac, aux) if has_aux else jac
+        eye = _native.eye(n, dtype=flat_p[0].dtype, device=flat_p[0].device)
+        basis, off = [], 0
+        for p, k in zip(flat_p, sizes):
+            basis.append(eye[:, off:off + k].to(p.dtype).reshape((n,) + tuple(p.shape)))
+            off += k
+        seen = {}
+
+        def push(*columns):
+            r = _jvp(func, args, _unflatten(list(columns), spec_p), nums, has_aux=has_aux)
+            seen["out"], seen["aux"] = r[0], (r[2] if has_aux else None)
+            return r[1]
+
+        level = _vmap._level() + 1  # the level of the vmap below
+        tangents = vmap(push, randomness=randomness)(*basis)
+        # The primal outputs and aux, the same for every column: the first one's.
+        outs = _vmap.first_sample(seen["out"], level)
+        aux = _vmap.first_sample(seen["aux"], level)
         flat_o, spec_o = _flatten(outs)
+        flat_t = _flatten(tangents)[0]
         jac_by_out = []
-        for k, o in enumerate(flat_o):
-            per_in = [_stack_jac([c[k] for c in columns[i]], o.shape, p.shape, o.dtype, o.device)
-                      for i, p in enumerate(flat_p)]
+        for o, t in zip(flat_o, flat_t):
+            per_in, off = [], 0
+            for p, k in zip(flat_p, sizes):
+                cols = t[off:off + k].movedim(0, -1) if t.dim() > 1 else t[off:off + k]
+                per_in.append(cols.reshape(tuple(o.shape) + tuple(p.shape)))
+                off += k
             jac_by_out.append(_unflatten(per_in, spec_p))
         jac = _unflatten(jac_by_out, spec_o)
         return (jac, aux) if has_aux else jac
