@@ -1,11 +1,12 @@
 """`gradrs.func`: PyTorch's function transforms: `jvp` and `jacfwd` on forward-mode AD
 (`autograd.forward_ad`), `grad`, `grad_and_value`, `vjp`, `jacrev` on `autograd.grad`,
 `hessian` (forward over reverse), `functional_call`, and `vmap` (its engine in `_vmap.py`;
-`grad` inside `vmap` differentiates per sample there).
+`grad` and `jvp` inside `vmap` work on batched leaves / duals there). `jacrev` / `jacfwd` vmap
+over the basis as PyTorch's.
 
 Deviation from PyTorch: forward AD has one level, so `jvp`/`jacfwd` cannot be nested in each
-other (PyTorch's functorch levels allow it); `jacfwd`/`jacrev` take one jvp / vjp per input /
-output element instead of vmapping them.
+other (PyTorch's functorch levels allow it). `jacrev` vmaps ``grad(sum(f(x) * row))`` over the
+basis rows (one batched forward and backward) where PyTorch vmaps the backward of one forward.
 """
 
 from __future__ import annotations
