@@ -193,6 +193,10 @@ class set_grad_enabled(_DecoratorContextManager):
         return str(self)
 
     def clone(self):
+        """A new `set_grad_enabled` context manager with the same setting (used when it decorates a function).
+
+        Example:
+        """
         return self.__class__(self.mode)
 
 
@@ -240,6 +244,10 @@ class inference_mode(_DecoratorContextManager):
         self._inference_mode_context.__exit__(exc_type, exc_value, traceback)
 
     def clone(self):
+        """A new `inference_mode` context manager with the same setting (used when it decorates a function).
+
+        Example:
+        """
         return self.__class__(self.mode)
 
 
@@ -265,6 +273,10 @@ class set_multithreading_enabled(_DecoratorContextManager):
         _state.multithreading = self.prev
 
     def clone(self):
+        """A new `set_multithreading_enabled` context manager with the same setting (used when it decorates a function).
+
+        Example:
+        """
         return self.__class__(self.mode)
 
 
@@ -294,6 +306,10 @@ class enforce_grad_layout_policy(_DecoratorContextManager):
         _state.layout_policy = self.prev
 
     def clone(self):
+        """A new `enforce_grad_layout_policy` context manager with the same setting (used when it decorates a function).
+
+        Example:
+        """
         return self.__class__(self.mode)
 
 

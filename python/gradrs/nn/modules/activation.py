@@ -353,6 +353,15 @@ class PReLU(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
+        """Re-initializes the parameters as at construction (every slope `init`, 0.25 by default).
+
+        Example:
+            >>> p = gradrs.nn.PReLU()
+            >>> p.reset_parameters()
+            >>> p.weight
+            Parameter containing:
+            tensor([0.2500], requires_grad=True)
+        """
         _init.constant_(self.weight, self.init)
 
     def forward(self, input):

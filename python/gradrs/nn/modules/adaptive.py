@@ -52,6 +52,11 @@ class AdaptiveLogSoftmaxWithLoss(Module):
             self.tail.append(projection)
 
     def reset_parameters(self):
+        """Re-initializes the head and the tail clusters' projections as at construction.
+
+        Example:
+            >>> gradrs.nn.AdaptiveLogSoftmaxWithLoss(8, 10, cutoffs=[4]).reset_parameters()
+        """
         self.head.reset_parameters()
         for i2h, h2o in self.tail:
             i2h.reset_parameters()

@@ -40,6 +40,14 @@ class Linear(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
+        """Re-initializes the parameters as at construction (weight and bias uniform in +-1/sqrt(in_features), from Kaiming-uniform init).
+
+        Example:
+            >>> layer = gradrs.nn.Linear(3, 2)
+            >>> layer.reset_parameters()
+            >>> layer.weight.shape
+            gradrs.Size([2, 3])
+        """
         # kaiming_uniform_ with a=sqrt(5) is U(-1/sqrt(fan_in), 1/sqrt(fan_in)), as the bias.
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
         if self.bias is not None:
@@ -80,6 +88,11 @@ class Bilinear(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
+        """Re-initializes the parameters as at construction (uniform in +-1/sqrt(in1_features)).
+
+        Example:
+            >>> gradrs.nn.Bilinear(2, 3, 4).reset_parameters()
+        """
         if self.in1_features <= 0:
             raise ValueError(
                 f"in1_features must be > 0, but got (in1_features={self.in1_features})")
@@ -112,6 +125,11 @@ class LazyLinear(LazyModuleMixin, Linear):
             self.bias = UninitializedParameter(**factory_kwargs)
 
     def reset_parameters(self):
+        """Re-initializes the parameters once they are materialized (does nothing before the first forward).
+
+        Example:
+            >>> gradrs.nn.LazyLinear(4).reset_parameters()
+        """
         if not self.has_uninitialized_params() and self.in_features != 0:
             super().reset_parameters()
 

@@ -76,6 +76,15 @@ class LayerNorm(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
+        """Re-initializes the parameters as at construction (weight ones, bias zeros).
+
+        Example:
+            >>> ln = gradrs.nn.LayerNorm(3)
+            >>> ln.reset_parameters()
+            >>> ln.weight
+            Parameter containing:
+            tensor([1., 1., 1.], requires_grad=True)
+        """
         if self.elementwise_affine:
             init.ones_(self.weight)
             if self.bias is not None:
@@ -117,6 +126,11 @@ class GroupNorm(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
+        """Re-initializes the parameters as at construction (weight ones, bias zeros).
+
+        Example:
+            >>> gradrs.nn.GroupNorm(2, 4).reset_parameters()
+        """
         if self.affine:
             init.ones_(self.weight)
             if self.bias is not None:
@@ -151,6 +165,11 @@ class RMSNorm(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
+        """Re-initializes the parameters as at construction (weight ones).
+
+        Example:
+            >>> gradrs.nn.RMSNorm(3).reset_parameters()
+        """
         if self.elementwise_affine:
             init.ones_(self.weight)
 

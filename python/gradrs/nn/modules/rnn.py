@@ -268,11 +268,25 @@ class RNNBase(Module):
         return ret
 
     def reset_parameters(self):
+        """Re-initializes the parameters as at construction (every weight and bias uniform in +-1/sqrt(hidden_size)).
+
+        Example:
+            >>> gradrs.nn.LSTM(3, 4).reset_parameters()
+        """
         stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
         for weight in self.parameters():
             init.uniform_(weight, -stdv, stdv)
 
     def check_input(self, input, batch_sizes):
+        """Checks the input's dtype and dimensions (2 unbatched, 3 batched, or a packed
+        sequence) and its feature size; raises PyTorch's error otherwise.
+
+        Args:
+            input: the input sequence.
+            batch_sizes: the packed sequence's batch sizes, or None.
+
+        Example:
+        """
         weight_dtype = self._flat_weights[0].dtype
         if input.dtype != weight_dtype:
             raise ValueError(
@@ -288,6 +302,15 @@ class RNNBase(Module):
                                f"{self.input_size}, got {input.size(-1)}")
 
     def get_expected_hidden_size(self, input, batch_sizes):
+        """The hidden state's shape for this input:
+        (num_layers * num_directions, batch, proj_size or hidden_size).
+
+        Args:
+            input: the input sequence.
+            batch_sizes: the packed sequence's batch sizes, or None.
+
+        Example:
+        """
         if batch_sizes is not None:
             mini_batch = int(batch_sizes[0])
         else:
@@ -298,15 +321,42 @@ class RNNBase(Module):
 
     def check_hidden_size(self, hx, expected_hidden_size,
                           msg="Expected hidden size {}, got {}"):
+        """Raises PyTorch's RuntimeError when `hx`'s shape is not `expected_hidden_size`.
+
+        Args:
+            hx: the hidden state given.
+            expected_hidden_size: the shape it must have.
+            msg: the message format (with two `{}` for the expected and actual shapes).
+
+        Example:
+        """
         if tuple(hx.size()) != tuple(expected_hidden_size):
             raise RuntimeError(msg.format(expected_hidden_size, list(hx.size())))
 
     def check_forward_args(self, input, hidden, batch_sizes):
+        """Checks the input and the initial hidden state of a forward call.
+
+        Args:
+            input: the input sequence.
+            hidden: the initial hidden state.
+            batch_sizes: the packed sequence's batch sizes, or None.
+
+        Example:
+        """
         self.check_input(input, batch_sizes)
         expected_hidden_size = self.get_expected_hidden_size(input, batch_sizes)
         self.check_hidden_size(hidden, expected_hidden_size)
 
     def permute_hidden(self, hx, permutation):
+        """Reorders the batch of a hidden state by `permutation` (for packed sequences sorted by
+        length); None leaves it as it is.
+
+        Args:
+            hx: the hidden state.
+            permutation: batch indices, or None.
+
+        Example:
+        """
         if permutation is None:
             return hx
         return _apply_permutation(hx, permutation)
@@ -337,6 +387,12 @@ class RNNBase(Module):
 
     @property
     def all_weights(self):
+        """The parameters of every layer and direction, as lists in PyTorch's order (w_ih, w_hh, b_ih, b_hh[, w_hr]).
+
+        Example:
+            >>> [w.shape for w in gradrs.nn.RNN(2, 3).all_weights[0]]
+            [gradrs.Size([3, 2]), gradrs.Size([3, 3]), gradrs.Size([3]), gradrs.Size([3])]
+        """
         return [[getattr(self, weight) for weight in weights] for weights in self._all_weights]
 
     def _layer_weights(self):
@@ -456,6 +512,15 @@ class LSTM(RNNBase):
         super().__init__("LSTM", *args, **kwargs)
 
     def get_expected_cell_size(self, input, batch_sizes):
+        """The cell state's shape for this input: (num_layers * num_directions, batch,
+        hidden_size).
+
+        Args:
+            input: the input sequence.
+            batch_sizes: the packed sequence's batch sizes, or None.
+
+        Example:
+        """
         if batch_sizes is not None:
             mini_batch = int(batch_sizes[0])
         else:
@@ -464,6 +529,15 @@ class LSTM(RNNBase):
         return (self.num_layers * num_directions, mini_batch, self.hidden_size)
 
     def check_forward_args(self, input, hidden, batch_sizes):
+        """Checks the input and the initial (h, c) pair of a forward call.
+
+        Args:
+            input: the input sequence.
+            hidden: the (h_0, c_0) pair.
+            batch_sizes: the packed sequence's batch sizes, or None.
+
+        Example:
+        """
         self.check_input(input, batch_sizes)
         self.check_hidden_size(hidden[0], self.get_expected_hidden_size(input, batch_sizes),
                                "Expected hidden[0] size {}, got {}")
@@ -471,6 +545,14 @@ class LSTM(RNNBase):
                                "Expected hidden[1] size {}, got {}")
 
     def permute_hidden(self, hx, permutation):
+        """Reorders the batch of both states of an (h, c) pair by `permutation`.
+
+        Args:
+            hx: the (h, c) pair.
+            permutation: batch indices, or None.
+
+        Example:
+        """
         if permutation is None:
             return hx
         return _apply_permutation(hx[0], permutation), _apply_permutation(hx[1], permutation)
@@ -637,6 +719,11 @@ class RNNCellBase(Module):
         return s.format(**self.__dict__)
 
     def reset_parameters(self):
+        """Re-initializes the parameters as at construction (every weight and bias uniform in +-1/sqrt(hidden_size)).
+
+        Example:
+            >>> gradrs.nn.GRUCell(3, 4).reset_parameters()
+        """
         stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
         for weight in self.parameters():
             init.uniform_(weight, -stdv, stdv)

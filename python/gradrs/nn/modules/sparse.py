@@ -47,6 +47,14 @@ class Embedding(Module):
         self.sparse = sparse
 
     def reset_parameters(self):
+        """Re-initializes the parameters as at construction (standard normal, with the `padding_idx` row zeroed).
+
+        Example:
+            >>> emb = gradrs.nn.Embedding(4, 2, padding_idx=0)
+            >>> emb.reset_parameters()
+            >>> emb.weight[0]
+            tensor([0., 0.], grad_fn=<SelectBackward0>)
+        """
         init.normal_(self.weight)
         self._fill_padding_idx_with_zero()
 
@@ -124,6 +132,11 @@ class EmbeddingBag(Module):
         self.include_last_offset = include_last_offset
 
     def reset_parameters(self):
+        """Re-initializes the parameters as at construction (standard normal, with the `padding_idx` row zeroed).
+
+        Example:
+            >>> gradrs.nn.EmbeddingBag(4, 2).reset_parameters()
+        """
         init.normal_(self.weight)
         self._fill_padding_idx_with_zero()
 

@@ -208,6 +208,14 @@ class Identity(BasePruningMethod):
 
     @classmethod
     def apply(cls, module, name):
+        """Adds the identity pruning (a mask of ones) to `module`'s parameter `name`.
+
+        Args:
+            module: the module holding the parameter.
+            name: the parameter's name.
+
+        Example:
+        """
         return super().apply(module, name)
 
 
@@ -233,6 +241,15 @@ class RandomUnstructured(BasePruningMethod):
 
     @classmethod
     def apply(cls, module, name, amount):
+        """Adds random unstructured pruning of `amount` entries to `module.name`.
+
+        Args:
+            module: the module holding the parameter.
+            name: the parameter's name.
+            amount: a fraction in [0, 1] or a count of entries to prune.
+
+        Example:
+        """
         return super().apply(module, name, amount=amount)
 
 
@@ -257,6 +274,16 @@ class L1Unstructured(BasePruningMethod):
 
     @classmethod
     def apply(cls, module, name, amount, importance_scores=None):
+        """Adds pruning of the `amount` entries of smallest absolute value to `module.name`.
+
+        Args:
+            module: the module holding the parameter.
+            name: the parameter's name.
+            amount: a fraction in [0, 1] or a count of entries to prune.
+            importance_scores: scores to rank the entries by instead of the parameter itself.
+
+        Example:
+        """
         return super().apply(module, name, amount=amount, importance_scores=importance_scores)
 
 
@@ -296,6 +323,16 @@ class RandomStructured(BasePruningMethod):
 
     @classmethod
     def apply(cls, module, name, amount, dim=-1):
+        """Adds pruning of `amount` random channels along `dim` to `module.name`.
+
+        Args:
+            module: the module holding the parameter.
+            name: the parameter's name.
+            amount: a fraction in [0, 1] or a count of channels to prune.
+            dim: the dimension the channels run along (default -1).
+
+        Example:
+        """
         return super().apply(module, name, amount=amount, dim=dim)
 
 
@@ -334,6 +371,19 @@ class LnStructured(BasePruningMethod):
 
     @classmethod
     def apply(cls, module, name, amount, n, dim, importance_scores=None):
+        """Adds pruning of the `amount` channels along `dim` of smallest L`n` norm to
+        `module.name`.
+
+        Args:
+            module: the module holding the parameter.
+            name: the parameter's name.
+            amount: a fraction in [0, 1] or a count of channels to prune.
+            n: the norm's degree (as `torch.norm`'s `p`).
+            dim: the dimension the channels run along.
+            importance_scores: scores to rank the channels by instead of the parameter itself.
+
+        Example:
+        """
         return super().apply(module, name, amount=amount, n=n, dim=dim,
                              importance_scores=importance_scores)
 
@@ -354,6 +404,15 @@ class CustomFromMask(BasePruningMethod):
 
     @classmethod
     def apply(cls, module, name, mask):
+        """Adds pruning with a given mask to `module.name`.
+
+        Args:
+            module: the module holding the parameter.
+            name: the parameter's name.
+            mask: the mask (0 prunes), the parameter's shape.
+
+        Example:
+        """
         return super().apply(module, name, mask=mask)
 
 

@@ -62,6 +62,10 @@ class PackedSequence(PackedSequence_):
                           bind(self.unsorted_indices, call_to))
 
     def cuda(self, *args, **kwargs):
+        """This packed sequence with its data on the GPU (`to` arguments may follow).
+
+        Example:
+        """
         ex = _native.tensor((), dtype=self.data.dtype, device=self.data.device).to(*args, **kwargs)
         if ex.is_cuda:
             return self.to(*args, **kwargs)
@@ -69,6 +73,12 @@ class PackedSequence(PackedSequence_):
         return self.to(*args, **kwargs)
 
     def cpu(self, *args, **kwargs):
+        """This packed sequence with its data on the CPU (`to` arguments may follow).
+
+        Example:
+            >>> gradrs.nn.utils.rnn.pack_sequence([gradrs.ones(2)]).cpu().data.device
+            device(type='cpu')
+        """
         ex = _native.tensor((), dtype=self.data.dtype, device=self.data.device).to(*args, **kwargs)
         if ex.device.type == "cpu":
             return self.to(*args, **kwargs)
@@ -76,25 +86,70 @@ class PackedSequence(PackedSequence_):
         return self.to(*args, **kwargs)
 
     def double(self):
+        """This packed sequence with its data cast to float64 (the batch sizes and indices unchanged).
+
+        Example:
+            >>> seq = gradrs.nn.utils.rnn.pack_sequence([gradrs.ones(2), gradrs.ones(1)])
+            >>> seq.double().data.dtype
+            gradrs.float64
+        """
         return self.to(dtype=_native.float64)
 
     def float(self):
+        """This packed sequence with its data cast to float32 (the batch sizes and indices unchanged).
+
+        Example:
+            >>> seq = gradrs.nn.utils.rnn.pack_sequence([gradrs.ones(2), gradrs.ones(1)])
+            >>> seq.float().data.dtype
+            gradrs.float32
+        """
         return self.to(dtype=_native.float32)
 
     def half(self):
+        """This packed sequence with its data cast to float16 (the batch sizes and indices unchanged).
+
+        Example:
+            >>> seq = gradrs.nn.utils.rnn.pack_sequence([gradrs.ones(2), gradrs.ones(1)])
+            >>> seq.half().data.dtype
+            gradrs.float16
+        """
         return self.to(dtype=_native.float16)
 
     def long(self):
+        """This packed sequence with its data cast to int64 (the batch sizes and indices unchanged).
+
+        Example:
+            >>> seq = gradrs.nn.utils.rnn.pack_sequence([gradrs.ones(2), gradrs.ones(1)])
+            >>> seq.long().data.dtype
+            gradrs.int64
+        """
         return self.to(dtype=_native.int64)
 
     def int(self):
+        """This packed sequence with its data cast to int32 (the batch sizes and indices unchanged).
+
+        Example:
+            >>> seq = gradrs.nn.utils.rnn.pack_sequence([gradrs.ones(2), gradrs.ones(1)])
+            >>> seq.int().data.dtype
+            gradrs.int32
+        """
         return self.to(dtype=_native.int32)
 
     @property
     def is_cuda(self):
+        """Whether the data lives on the GPU.
+
+        Example:
+            >>> gradrs.nn.utils.rnn.pack_sequence([gradrs.ones(2)]).is_cuda
+            False
+        """
         return self.data.is_cuda
 
     def is_pinned(self):
+        """Whether the data is in pinned memory.
+
+        Example:
+        """
         return self.data.is_pinned()
 
 
