@@ -135,6 +135,9 @@ def _in_place_compare(op):
         return self.copy_(result)
 
     method.__name__ = op.__name__ + "_"
+    method.__doc__ = (f"In-place `{op.__name__}`: writes the comparison of `self` with `other` "
+                      "(1 where it holds, 0 elsewhere, in self's dtype) into `self`, which is "
+                      "returned; `other` (a tensor or a number) must broadcast to self's shape.")
     return method
 
 
@@ -297,6 +300,23 @@ def _new_factory(name, native, doc):
 
 def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False,
               layout=None, pin_memory=False):
+    """A tensor of shape `size` filled with `fill_value`, with this tensor's dtype and device
+    unless `dtype` / `device` say otherwise.
+
+    Args:
+        size: the new tensor's shape (a list or tuple).
+        fill_value: the value of every element.
+        dtype: the dtype (default: this tensor's).
+        device: the device (default: this tensor's).
+        requires_grad: record operations on the result (default False).
+        layout: only `gradrs.strided`.
+        pin_memory: accepted for PyTorch's signature.
+
+    Example:
+        >>> gradrs.ones(2, dtype=gradrs.float64).new_full((2, 2), 7)
+        tensor([[7., 7.],
+                [7., 7.]], dtype=gradrs.float64)
+    """
     out = _G.full(tuple(size), fill_value, dtype=self.dtype if dtype is None else dtype,
                        device=self.device if device is None else device)
     return out.requires_grad_() if requires_grad else out
@@ -738,6 +758,8 @@ def float_power(input, exponent, *, out=None):
 
 
 def _float_power_(self, exponent):
+    """In-place `float_power`: raises this float64 tensor to `exponent` (a number or a tensor,
+    computed in float64) and returns it; any other dtype raises PyTorch's RuntimeError."""
     if self.dtype != _G.float64:
         raise RuntimeError(f"the base given to float_power_ has dtype "
                            f"{_dtype_name(self.dtype)} but the operation's result requires "

@@ -43,6 +43,7 @@ class PackedSequence(PackedSequence_):
             cls, *_packed_sequence_init_args(data, batch_sizes, sorted_indices, unsorted_indices))
 
     def pin_memory(self):
+        """This packed sequence with its data and indices in pinned memory."""
         return type(self)(self.data.pin_memory(), self.batch_sizes,
                           bind(self.sorted_indices, lambda t: t.pin_memory()),
                           bind(self.unsorted_indices, lambda t: t.pin_memory()))
