@@ -128,6 +128,14 @@ def has_doc(obj, inherited):
     return bool(doc and doc.strip())
 
 
+def has_example(obj):
+    """Whether the object's own docstring has a `>>>` example (run by tests/test_doctests.py)."""
+    if isinstance(obj, property):
+        obj = obj.fget
+    doc = vars(obj).get("__doc__") if isinstance(obj, type) else getattr(obj, "__doc__", None)
+    return bool(doc and ">>>" in doc)
+
+
 def _module_names(mod):
     if hasattr(mod, "__all__"):
         names = list(mod.__all__)
@@ -176,7 +184,7 @@ def public_api():
             return
         seen.add(key)
         entries.append(dict(name=qual, kind=kind, native=is_native(obj),
-                            doc=has_doc(obj, inherited)))
+                            doc=has_doc(obj, inherited), example=has_example(obj)))
         if isinstance(obj, type):
             classes.append((qual, obj))
 
@@ -206,7 +214,7 @@ def public_api():
                 continue
             seen.add(key)
             by_ns[ns].append(dict(name=f"{qual}.{n}", kind="method", native=is_native(obj),
-                                  doc=has_doc(obj, True)))
+                                  doc=has_doc(obj, True), example=has_example(obj)))
     return result
 
 
@@ -216,8 +224,9 @@ def summarize(api):
         for e in entries:
             level = "member" if e["kind"] == "method" else "top"
             key = (level, "native" if e["native"] else "python")
-            c = counts.setdefault(key, [0, 0])
+            c = counts.setdefault(key, [0, 0, 0])
             c[0 if e["doc"] else 1] += 1
+            c[2] += e["example"]
     return counts
 
 
@@ -233,18 +242,18 @@ def main(argv=None):
                and not (args.python_only and e["native"])]
     if args.json:
         print(json.dumps(dict(
-            counts={f"{lv}/{src}": dict(with_doc=c[0], without=c[1])
+            counts={f"{lv}/{src}": dict(with_doc=c[0], without=c[1], with_example=c[2])
                     for (lv, src), c in sorted(counts.items())},
             missing=[dict(name=e["name"], native=e["native"]) for e in missing]), indent=1))
         return 0
-    print(f"{'names':<34}{'with docstring':>16}{'without':>10}")
+    print(f"{'names':<34}{'with docstring':>16}{'without':>10}{'with example':>14}")
     labels = {("top", "python"): "functions/classes, Python",
               ("top", "native"): "functions/classes, native",
               ("member", "python"): "methods/attributes, Python",
               ("member", "native"): "methods/attributes, native"}
     for key, label in labels.items():
-        c = counts.get(key, [0, 0])
-        print(f"{label:<34}{c[0]:>16}{c[1]:>10}")
+        c = counts.get(key, [0, 0, 0])
+        print(f"{label:<34}{c[0]:>16}{c[1]:>10}{c[2]:>14}")
     per_ns = [(ns, sum(not e["doc"] for e in es), len(es)) for ns, es in api]
     print("\nundocumented per namespace (of all its names):")
     for ns, miss, total in per_ns:

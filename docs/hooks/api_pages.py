@@ -102,14 +102,15 @@ def _index_page(api, counts):
         lines.append(f"| [`{ns}`]({ns}.md) | {len(entries)} | {miss} |")
     lines.append("\nDocstring coverage (`python tools/doc_coverage.py`; native names are those "
                  "defined in Rust, in `gradrs._native`):\n")
-    lines += ["| names | with a docstring | without |", "|---|---:|---:|"]
+    lines += ["| names | with a docstring | without | with a runnable example |",
+              "|---|---:|---:|---:|"]
     labels = {("top", "python"): "functions and classes, Python",
               ("top", "native"): "functions and classes, native",
               ("member", "python"): "methods and attributes, Python",
               ("member", "native"): "methods and attributes, native"}
     for key, label in labels.items():
-        c = counts.get(key, [0, 0])
-        lines.append(f"| {label} | {c[0]} | {c[1]} |")
+        c = counts.get(key, [0, 0, 0])
+        lines.append(f"| {label} | {c[0]} | {c[1]} | {c[2]} |")
     return "\n".join(lines) + "\n"
 
 

@@ -137,7 +137,22 @@ class _NoParamDecoratorContextManager(_DecoratorContextManager):
 
 
 class no_grad(_NoParamDecoratorContextManager):
-    """Context-manager (and decorator) that disables gradient calculation."""
+    """Context-manager (and decorator) that disables gradient calculation.
+
+    Example:
+        >>> x = gradrs.tensor(1.0, requires_grad=True)
+        >>> with gradrs.no_grad():
+        ...     y = x * 2
+        ...
+        >>> y.requires_grad
+        False
+        >>> @gradrs.no_grad()
+        ... def double(t):
+        ...     return t * 2
+        ...
+        >>> double(x).requires_grad
+        False
+    """
 
     __module__ = _MODULE
 
@@ -153,7 +168,17 @@ class no_grad(_NoParamDecoratorContextManager):
 
 
 class enable_grad(_NoParamDecoratorContextManager):
-    """Context-manager (and decorator) that enables gradient calculation."""
+    """Context-manager (and decorator) that enables gradient calculation.
+
+    Example:
+        >>> x = gradrs.tensor(1.0, requires_grad=True)
+        >>> with gradrs.no_grad():
+        ...     with gradrs.enable_grad():
+        ...         y = x * 2
+        ...
+        >>> y.requires_grad
+        True
+    """
 
     __module__ = _MODULE
 
@@ -166,7 +191,16 @@ class enable_grad(_NoParamDecoratorContextManager):
 
 
 class set_grad_enabled(_DecoratorContextManager):
-    """Sets gradient calculation on or off: at once when called, and restored on exit."""
+    """Sets gradient calculation on or off: at once when called, and restored on exit.
+
+    Example:
+        >>> x = gradrs.tensor(1.0, requires_grad=True)
+        >>> with gradrs.set_grad_enabled(False):
+        ...     y = x * 2
+        ...
+        >>> y.requires_grad
+        False
+    """
 
     __module__ = _MODULE
 
@@ -224,6 +258,14 @@ class inference_mode(_DecoratorContextManager):
     allocated is an inference tensor (`Tensor.is_inference()`): it keeps no version counter,
     cannot be saved for backward, and cannot be modified in place outside inference mode.
     Views of normal tensors stay normal. `inference_mode(False)` inside turns it off again.
+
+    Example:
+        >>> x = gradrs.ones(2, requires_grad=True)
+        >>> with gradrs.inference_mode():
+        ...     y = x * 2
+        ...
+        >>> y.requires_grad, y.is_inference()
+        (False, True)
     """
 
     __module__ = _MODULE

@@ -37,7 +37,12 @@ def _check_tensor(fn, name, pos, value):
 
 
 def softmax(input, dim, dtype=None):
-    """`gradrs.softmax(input, dim, dtype=None)`: same as `input.softmax(dim, dtype=dtype)`."""
+    """`gradrs.softmax(input, dim, dtype=None)`: same as `input.softmax(dim, dtype=dtype)`.
+
+    Example:
+        >>> gradrs.softmax(gradrs.tensor([1.0, 2.0, 3.0]), dim=0)
+        tensor([0.0900, 0.2447, 0.6652])
+    """
     return input.softmax(dim, dtype=dtype)
 
 

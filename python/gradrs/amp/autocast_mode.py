@@ -465,7 +465,15 @@ def autocast_decorator(autocast_instance, func):
 
 class autocast:
     """`autocast(device_type, dtype=None, enabled=True, cache_enabled=None)`: run the ops of a
-    region (a `with` block, or a decorated function) in mixed precision; see the module doc."""
+    region (a `with` block, or a decorated function) in mixed precision; see the module doc.
+
+    Example:
+        >>> a, b = gradrs.randn(2, 2), gradrs.randn(2, 2)
+        >>> with gradrs.autocast(device_type='cpu', dtype=gradrs.float16):
+        ...     print((a @ b).dtype)
+        ...
+        gradrs.float16
+    """
 
     def __init__(self, device_type: str, dtype=None, enabled: bool = True,
                  cache_enabled: bool | None = None):

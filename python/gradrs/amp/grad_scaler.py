@@ -50,7 +50,21 @@ def _non_finite_check_and_unscale_(grads, found_inf, inv_scale):
 
 class GradScaler:
     """`GradScaler(device='cuda', init_scale=2.**16, growth_factor=2.0, backoff_factor=0.5,
-    growth_interval=2000, enabled=True)`; see the module doc."""
+    growth_interval=2000, enabled=True)`; see the module doc.
+
+    Example:
+        >>> scaler = gradrs.amp.GradScaler('cpu', init_scale=2.0 ** 10)
+        >>> w = gradrs.nn.Parameter(gradrs.tensor([1.0]))
+        >>> opt = gradrs.optim.SGD([w], lr=0.1)
+        >>> scaler.scale((w * 3).sum()).backward()
+        >>> w.grad
+        tensor([3072.])
+        >>> scaler.step(opt)
+        >>> scaler.update()
+        >>> w
+        Parameter containing:
+        tensor([0.7000], requires_grad=True)
+    """
 
     def __init__(self, device: str = "cuda", init_scale: float = 2.0**16,
                  growth_factor: float = 2.0, backoff_factor: float = 0.5,

@@ -24,7 +24,14 @@ def _as_list(x):
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None, inputs=None):
-    """Accumulate the gradients of `tensors` w.r.t. graph leaves into their `.grad`."""
+    """Accumulate the gradients of `tensors` w.r.t. graph leaves into their `.grad`.
+
+    Example:
+        >>> x = gradrs.tensor([1.0, 2.0], requires_grad=True)
+        >>> gradrs.autograd.backward([(x * x).sum()])
+        >>> x.grad
+        tensor([2., 4.])
+    """
     if grad_variables is not None:
         grad_tensors = grad_variables
     tensors = _as_list(tensors)
@@ -44,7 +51,16 @@ def grad(outputs: _native.Tensor | _Sequence[_native.Tensor],
          retain_graph: bool | None = None, create_graph: bool = False, only_inputs: bool = True,
          allow_unused: bool | None = None, is_grads_batched: bool = False,
          materialize_grads: bool = False) -> tuple[_native.Tensor, ...]:
-    """Return the gradients of `outputs` w.r.t. `inputs` (a tuple), leaving `.grad` alone."""
+    """Return the gradients of `outputs` w.r.t. `inputs` (a tuple), leaving `.grad` alone.
+
+    Example:
+        >>> x = gradrs.tensor(1.0, requires_grad=True)
+        >>> gradrs.autograd.grad(x ** 3, x)
+        (tensor(3.),)
+        >>> (g,) = gradrs.autograd.grad(x ** 3, x, create_graph=True)
+        >>> gradrs.autograd.grad(g, x)
+        (tensor(6.),)
+    """
     if allow_unused is None:
         allow_unused = materialize_grads
     ins = [inputs] if isinstance(inputs, _native.Tensor) else list(inputs)

@@ -53,7 +53,17 @@ def exit_dual_level(*, level=None):
 
 def make_dual(tensor, tangent, *, level=None):
     """A new tensor aliasing `tensor` whose tangent is `tangent` (kept as is when it has the
-    same layout, copied otherwise). Backward differentiable."""
+    same layout, copied otherwise). Backward differentiable.
+
+    Example:
+        >>> import gradrs.autograd.forward_ad as fwAD
+        >>> x = gradrs.tensor([1.0, 2.0])
+        >>> with fwAD.dual_level():
+        ...     y = fwAD.make_dual(x, gradrs.ones(2)) ** 2
+        ...     print(fwAD.unpack_dual(y).tangent)
+        ...
+        tensor([2., 4.])
+    """
     if level is None:
         level = _current_level
     if level < 0:
@@ -80,7 +90,16 @@ class UnpackedDualTensor(NamedTuple):
 
 
 def unpack_dual(tensor, *, level=None):
-    """``(primal, tangent)``: a view of `tensor`'s primal and its tangent as is."""
+    """``(primal, tangent)``: a view of `tensor`'s primal and its tangent as is.
+
+    Example:
+        >>> import gradrs.autograd.forward_ad as fwAD
+        >>> with fwAD.dual_level():
+        ...     d = fwAD.make_dual(gradrs.tensor(3.0), gradrs.tensor(1.0))
+        ...     print(fwAD.unpack_dual(d.sin()))
+        ...
+        UnpackedDualTensor(primal=tensor(0.1411), tangent=tensor(-0.9900))
+    """
     if level is None:
         level = _current_level
     if level < 0:

@@ -136,7 +136,26 @@ class _SingleLevelFunction(FunctionCtx, _HookMixin, metaclass=FunctionMeta):
 
 
 class Function(_SingleLevelFunction):
-    """Base class of custom autograd operations; call them with ``MyFunction.apply(...)``."""
+    """Base class of custom autograd operations; call them with ``MyFunction.apply(...)``.
+
+    Example:
+        >>> class Exp(gradrs.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x):
+        ...         y = x.exp()
+        ...         ctx.save_for_backward(y)
+        ...         return y
+        ...
+        ...     @staticmethod
+        ...     def backward(ctx, grad):
+        ...         (y,) = ctx.saved_tensors
+        ...         return grad * y
+        ...
+        >>> x = gradrs.tensor([0.0, 1.0], requires_grad=True)
+        >>> Exp.apply(x).sum().backward()
+        >>> x.grad
+        tensor([1.0000, 2.7183])
+    """
 
     def __init__(self, *args, **kwargs):
         warnings.warn(

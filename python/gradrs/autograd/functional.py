@@ -192,7 +192,12 @@ def _fill_in_zeros(grads, refs, strict, create_graph, stage):
 
 
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
-    """(func(inputs), v^T J): the vector-Jacobian product at `inputs`."""
+    """(func(inputs), v^T J): the vector-Jacobian product at `inputs`.
+
+    Example:
+        >>> gradrs.autograd.functional.vjp(lambda x: x ** 2, gradrs.tensor([1.0, 2.0]), gradrs.tensor([1.0, 1.0]))
+        (tensor([1., 4.]), tensor([2., 4.]))
+    """
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
         inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
@@ -217,7 +222,12 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
 
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
-    """(func(inputs), J v): the Jacobian-vector product, by the double-backward trick."""
+    """(func(inputs), J v): the Jacobian-vector product, by the double-backward trick.
+
+    Example:
+        >>> gradrs.autograd.functional.jvp(lambda x: x ** 2, gradrs.tensor([1.0, 2.0]), gradrs.tensor([1.0, 0.0]))
+        (tensor([1., 4.]), tensor([2., 0.]))
+    """
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
         inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
@@ -303,7 +313,13 @@ def _jacfwd(func, inputs, strict=False, vectorize=False):
 
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
     """The Jacobian of `func` at `inputs`: `J[i][j]` of shape output_i.shape + input_j.shape,
-    nested as the outputs and inputs are (a Tensor, a tuple, or a tuple of tuples)."""
+    nested as the outputs and inputs are (a Tensor, a tuple, or a tuple of tuples).
+
+    Example:
+        >>> gradrs.autograd.functional.jacobian(lambda x: x ** 2, gradrs.tensor([1.0, 2.0]))
+        tensor([[2., 0.],
+                [0., 4.]])
+    """
     if strategy not in ("forward-mode", "reverse-mode"):
         raise AssertionError(
             'Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your '
@@ -385,7 +401,13 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
 
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, outer_jacobian_strategy="reverse-mode"):
     """The Hessian of a scalar `func`: the Jacobian of its Jacobian; `H[i][j]` of shape
-    input_i.shape + input_j.shape."""
+    input_i.shape + input_j.shape.
+
+    Example:
+        >>> gradrs.autograd.functional.hessian(lambda x: (x ** 3).sum(), gradrs.tensor([1.0, 2.0]))
+        tensor([[ 6.,  0.],
+                [ 0., 12.]])
+    """
     is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
     if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
         raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
@@ -454,7 +476,12 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
 
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
-    """(func(inputs), H v) for a scalar `func`, by the double-backward trick."""
+    """(func(inputs), H v) for a scalar `func`, by the double-backward trick.
+
+    Example:
+        >>> gradrs.autograd.functional.hvp(lambda x: (x ** 3).sum(), gradrs.tensor([1.0, 2.0]), gradrs.tensor([1.0, 0.0]))
+        (tensor(9.), tensor([6., 0.]))
+    """
     with enable_grad():
         is_inputs_tuple, inputs, v, is_outputs_tuple, outputs, jac = _scalar_function_setup(
             func, inputs, v, create_graph, strict, "hvp")

@@ -441,7 +441,13 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
               check_batched_grad=False, check_batched_forward_grad=False,
               check_forward_ad=False, check_backward_ad=True, fast_mode=False, masked=None):
     """Check the gradients of `func` at `inputs` (float64 tensors) against finite differences:
-    True, or a GradcheckError (False when ``raise_exception=False``)."""
+    True, or a GradcheckError (False when ``raise_exception=False``).
+
+    Example:
+        >>> x = gradrs.randn(3, dtype=gradrs.float64, requires_grad=True)
+        >>> gradrs.autograd.gradcheck(lambda t: (t.sin() * t).sum(), (x,))
+        True
+    """
     if not (check_forward_ad or check_backward_ad):
         raise AssertionError(
             "Expected at least one of check_forward_ad or check_backward_ad to be True")

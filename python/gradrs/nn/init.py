@@ -257,7 +257,15 @@ def dirac_(tensor, groups=1):
 
 def xavier_uniform_(tensor, gain=1.0, generator=None):
     r"""Glorot uniform: :math:`\mathcal{U}(-a, a)` with
-    :math:`a = \text{gain} \sqrt{6 / (\text{fan\_in} + \text{fan\_out})}`."""
+    :math:`a = \text{gain} \sqrt{6 / (\text{fan\_in} + \text{fan\_out})}`.
+
+    Example:
+        >>> w = gradrs.empty(3, 5)
+        >>> gradrs.nn.init.xavier_uniform_(w).shape
+        gradrs.Size([3, 5])
+        >>> bool(w.abs().max() <= (6 / (3 + 5)) ** 0.5)
+        True
+    """
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     a = math.sqrt(3.0) * std  # Calculate uniform bounds from standard deviation

@@ -28,6 +28,14 @@ class Parameter(_native.Tensor, metaclass=_ParameterMeta):
         data (Tensor): parameter tensor (default: an empty tensor).
         requires_grad (bool, optional): if the parameter requires gradient; ``no_grad`` does not
             change this default. Default: ``True``
+
+    Example:
+        >>> p = gradrs.nn.Parameter(gradrs.zeros(2))
+        >>> p
+        Parameter containing:
+        tensor([0., 0.], requires_grad=True)
+        >>> p.requires_grad, isinstance(p, gradrs.Tensor)
+        (True, True)
     """
 
     def __new__(cls, data=None, requires_grad=True):

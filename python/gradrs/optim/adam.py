@@ -22,7 +22,20 @@ __all__ = ["Adam", "adam"]
 
 
 class Adam(Optimizer):
-    """Adam: adaptive moment estimation, with optional AMSGrad and decoupled weight decay."""
+    """Adam: adaptive moment estimation, with optional AMSGrad and decoupled weight decay.
+
+    Example:
+        >>> w = gradrs.nn.Parameter(gradrs.tensor([1.0, -2.0]))
+        >>> opt = gradrs.optim.Adam([w], lr=0.1)
+        >>> for _ in range(3):
+        ...     opt.zero_grad()
+        ...     (w ** 2).sum().backward()
+        ...     opt.step()
+        ...
+        >>> w
+        Parameter containing:
+        tensor([ 0.7016, -1.7006], requires_grad=True)
+    """
 
     def __init__(
         self,

@@ -9,7 +9,17 @@ __all__ = ["AdamW", "adamw"]
 
 
 class AdamW(Adam):
-    """Adam whose weight decay shrinks the parameters directly (decoupled from the gradient)."""
+    """Adam whose weight decay shrinks the parameters directly (decoupled from the gradient).
+
+    Example:
+        >>> w = gradrs.nn.Parameter(gradrs.tensor([1.0, -2.0]))
+        >>> opt = gradrs.optim.AdamW([w], lr=0.1, weight_decay=0.01)
+        >>> (w ** 2).sum().backward()
+        >>> opt.step()
+        >>> w
+        Parameter containing:
+        tensor([ 0.8990, -1.8980], requires_grad=True)
+    """
 
     def __init__(
         self,

@@ -309,7 +309,20 @@ class MultiplicativeLR(_LambdaState, LRScheduler):
 
 
 class StepLR(LRScheduler):
-    """Multiplies the lr by `gamma` every `step_size` epochs."""
+    """Multiplies the lr by `gamma` every `step_size` epochs.
+
+    Example:
+        >>> opt = gradrs.optim.SGD([gradrs.nn.Parameter(gradrs.zeros(1))], lr=1.0)
+        >>> sched = gradrs.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
+        >>> lrs = []
+        >>> for _ in range(5):
+        ...     opt.step()
+        ...     sched.step()
+        ...     lrs.append(sched.get_last_lr()[0])
+        ...
+        >>> lrs
+        [1.0, 0.5, 0.5, 0.25, 0.25]
+    """
 
     def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1) -> None:
         self.step_size = step_size
@@ -567,7 +580,20 @@ class PolynomialLR(LRScheduler):
 
 class CosineAnnealingLR(LRScheduler):
     """Cosine annealing from the initial lr to `eta_min` over `T_max` epochs (the recursive
-    form, which also follows changes made to the lr from outside)."""
+    form, which also follows changes made to the lr from outside).
+
+    Example:
+        >>> opt = gradrs.optim.SGD([gradrs.nn.Parameter(gradrs.zeros(1))], lr=1.0)
+        >>> sched = gradrs.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=4)
+        >>> lrs = []
+        >>> for _ in range(4):
+        ...     opt.step()
+        ...     sched.step()
+        ...     lrs.append(round(sched.get_last_lr()[0], 4))
+        ...
+        >>> lrs
+        [0.8536, 0.5, 0.1464, 0.0]
+    """
 
     def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1) -> None:
         self.T_max = T_max

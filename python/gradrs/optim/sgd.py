@@ -19,7 +19,17 @@ __all__ = ["SGD", "sgd"]
 
 
 class SGD(Optimizer):
-    """Stochastic gradient descent (optionally with momentum), as ``torch.optim.SGD``."""
+    """Stochastic gradient descent (optionally with momentum), as ``torch.optim.SGD``.
+
+    Example:
+        >>> w = gradrs.nn.Parameter(gradrs.tensor([1.0, -2.0]))
+        >>> opt = gradrs.optim.SGD([w], lr=0.1, momentum=0.9)
+        >>> (w ** 2).sum().backward()
+        >>> opt.step()
+        >>> w
+        Parameter containing:
+        tensor([ 0.8000, -1.6000], requires_grad=True)
+    """
 
     def __init__(
         self,

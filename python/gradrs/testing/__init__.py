@@ -67,7 +67,17 @@ def assert_close(actual, expected, *, allow_subclasses=True, rtol=None, atol=Non
                  check_stride=False, msg=None):
     """Raises AssertionError (PyTorch's text) unless `actual` and `expected` are close: tensors
     (same shape, dtype and device unless disabled), Python numbers, or sequences/mappings of
-    them compared element by element."""
+    them compared element by element.
+
+    Example:
+        >>> gradrs.testing.assert_close(gradrs.tensor([1.0, 2.0]), gradrs.tensor([1.0, 2.0 + 1e-7]))
+        >>> try:
+        ...     gradrs.testing.assert_close(gradrs.tensor([1.0]), gradrs.tensor([1.1]))
+        ... except AssertionError as err:
+        ...     print(str(err).splitlines()[0])
+        ...
+        Tensor-likes are not close!
+    """
     if isinstance(actual, (list, tuple)) and isinstance(expected, (list, tuple)):
         if len(actual) != len(expected):
             raise AssertionError(f"The length of the sequences mismatch: {len(actual)} != "

@@ -488,7 +488,16 @@ def _checkpoint_without_reentrant(function, preserve, context_fn, determinism_ch
 def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
                determinism_check=_DEFAULT_DETERMINISM_MODE, debug=False, early_stop=True, **kwargs):
     """``function(*args, **kwargs)`` without keeping its intermediate activations: they are
-    recomputed when backward needs them (see the module docstring for the two variants)."""
+    recomputed when backward needs them (see the module docstring for the two variants).
+
+    Example:
+        >>> layer = gradrs.nn.Linear(4, 4)
+        >>> x = gradrs.randn(2, 4, requires_grad=True)
+        >>> y = gradrs.utils.checkpoint.checkpoint(layer, x, use_reentrant=False)
+        >>> y.sum().backward()
+        >>> x.grad.shape
+        gradrs.Size([2, 4])
+    """
     if use_reentrant is None:
         warnings.warn(
             "gradrs.utils.checkpoint: the use_reentrant parameter should be "

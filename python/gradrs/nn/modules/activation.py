@@ -39,7 +39,12 @@ class Threshold(Module):
 
 
 class ReLU(Module):
-    """max(0, x)."""
+    """max(0, x).
+
+    Example:
+        >>> gradrs.nn.ReLU()(gradrs.tensor([-1.0, 2.0]))
+        tensor([0., 2.])
+    """
 
     __constants__ = ["inplace"]
 

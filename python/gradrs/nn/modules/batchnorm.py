@@ -114,7 +114,16 @@ class _BatchNorm(_NormBase):
 
 
 class BatchNorm1d(_BatchNorm):
-    """Batch normalization over [N, C] or [N, C, L] inputs."""
+    """Batch normalization over [N, C] or [N, C, L] inputs.
+
+    Example:
+        >>> bn = gradrs.nn.BatchNorm1d(2)
+        >>> bn(gradrs.tensor([[1.0, 2.0], [3.0, 6.0]]))
+        tensor([[-1.0000, -1.0000],
+                [ 1.0000,  1.0000]], grad_fn=<NativeBatchNormBackward0>)
+        >>> bn.running_mean
+        tensor([0.2000, 0.4000])
+    """
 
     def _check_input_dim(self, input):
         if input.dim() != 2 and input.dim() != 3:

@@ -45,6 +45,19 @@ class Container(Module):
 class Sequential(Module):
     r"""A sequential container: modules run in the order they were passed (positionally, or
     as an ``OrderedDict`` of named modules); its forward feeds each one's output to the next.
+
+    Example:
+        >>> model = gradrs.nn.Sequential(gradrs.nn.Linear(4, 8), gradrs.nn.ReLU(), gradrs.nn.Linear(8, 2))
+        >>> model
+        Sequential(
+          (0): Linear(in_features=4, out_features=8, bias=True)
+          (1): ReLU()
+          (2): Linear(in_features=8, out_features=2, bias=True)
+        )
+        >>> model(gradrs.randn(3, 4)).shape
+        gradrs.Size([3, 2])
+        >>> model[0]
+        Linear(in_features=4, out_features=8, bias=True)
     """
 
     def __init__(self, *args):
@@ -181,7 +194,13 @@ class Sequential(Module):
 
 
 class ModuleList(Module):
-    r"""Holds submodules in a list, indexable like one, with every module registered."""
+    r"""Holds submodules in a list, indexable like one, with every module registered.
+
+    Example:
+        >>> layers = gradrs.nn.ModuleList([gradrs.nn.Linear(2, 2) for _ in range(3)])
+        >>> len(layers), len(list(layers.parameters()))
+        (3, 6)
+    """
 
     def __init__(self, modules=None):
         super().__init__()

@@ -128,7 +128,15 @@ class Conv1d(_ConvNd):
 
 
 class Conv2d(_ConvNd):
-    """2-D convolution over [N, C_in, H, W] (or unbatched [C_in, H, W]) inputs."""
+    """2-D convolution over [N, C_in, H, W] (or unbatched [C_in, H, W]) inputs.
+
+    Example:
+        >>> conv = gradrs.nn.Conv2d(3, 8, kernel_size=3, padding=1)
+        >>> conv
+        Conv2d(3, 8, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1))
+        >>> conv(gradrs.randn(1, 3, 16, 16)).shape
+        gradrs.Size([1, 8, 16, 16])
+    """
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
                  groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):

@@ -23,7 +23,16 @@ class _DropoutNd(Module):
 
 
 class Dropout(_DropoutNd):
-    """Zeroes each element with probability p in training, scaling the rest by 1/(1-p)."""
+    """Zeroes each element with probability p in training, scaling the rest by 1/(1-p).
+
+    Example:
+        >>> drop = gradrs.nn.Dropout(p=0.5)
+        >>> y = drop(gradrs.ones(1000))
+        >>> sorted(set(y.tolist()))
+        [0.0, 2.0]
+        >>> drop.eval()(gradrs.ones(3))
+        tensor([1., 1., 1.])
+    """
 
     def forward(self, input):
         return F.dropout(input, self.p, self.training, self.inplace)

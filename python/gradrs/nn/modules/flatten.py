@@ -6,7 +6,12 @@ __all__ = ["Flatten", "Unflatten"]
 
 
 class Flatten(Module):
-    """Flattens dims `start_dim`..`end_dim` into one."""
+    """Flattens dims `start_dim`..`end_dim` into one.
+
+    Example:
+        >>> gradrs.nn.Flatten()(gradrs.ones(2, 3, 4)).shape
+        gradrs.Size([2, 12])
+    """
 
     __constants__ = ["start_dim", "end_dim"]
 

@@ -23,7 +23,17 @@ class Identity(Module):
 
 
 class Linear(Module):
-    """y = x A^T + b, with weight [out_features, in_features] and bias [out_features]."""
+    """y = x A^T + b, with weight [out_features, in_features] and bias [out_features].
+
+    Example:
+        >>> layer = gradrs.nn.Linear(4, 2)
+        >>> layer
+        Linear(in_features=4, out_features=2, bias=True)
+        >>> layer(gradrs.randn(3, 4)).shape
+        gradrs.Size([3, 2])
+        >>> layer.weight.shape, layer.bias.shape
+        (gradrs.Size([2, 4]), gradrs.Size([2]))
+    """
 
     __constants__ = ["in_features", "out_features"]
 

@@ -139,7 +139,12 @@ class KLDivLoss(_Loss):
 
 
 class MSELoss(_Loss):
-    """Mean (or sum) squared error."""
+    """Mean (or sum) squared error.
+
+    Example:
+        >>> gradrs.nn.MSELoss()(gradrs.tensor([1.0, 2.0]), gradrs.tensor([0.0, 4.0]))
+        tensor(2.5000)
+    """
 
     __constants__ = ["reduction"]
 
@@ -266,7 +271,13 @@ class SoftMarginLoss(_Loss):
 
 
 class CrossEntropyLoss(_WeightedLoss):
-    """log_softmax then NLL, for class indices or class probabilities."""
+    """log_softmax then NLL, for class indices or class probabilities.
+
+    Example:
+        >>> loss_fn = gradrs.nn.CrossEntropyLoss()
+        >>> loss_fn(gradrs.tensor([[2.0, 0.5, -1.0]]), gradrs.tensor([0]))
+        tensor(0.2413)
+    """
 
     __constants__ = ["ignore_index", "reduction", "label_smoothing"]
 

@@ -312,6 +312,27 @@ class Module:
     rest see them; ``super().__init__()`` must be called before assigning children.
 
     :ivar training: Boolean represents whether this module is in training or evaluation mode.
+
+    Example:
+        >>> class MLP(gradrs.nn.Module):
+        ...     def __init__(self):
+        ...         super().__init__()
+        ...         self.fc1 = gradrs.nn.Linear(4, 8)
+        ...         self.fc2 = gradrs.nn.Linear(8, 2)
+        ...
+        ...     def forward(self, x):
+        ...         return self.fc2(self.fc1(x).relu())
+        ...
+        >>> model = MLP()
+        >>> model
+        MLP(
+          (fc1): Linear(in_features=4, out_features=8, bias=True)
+          (fc2): Linear(in_features=8, out_features=2, bias=True)
+        )
+        >>> model(gradrs.randn(3, 4)).shape
+        gradrs.Size([3, 2])
+        >>> [name for name, _ in model.named_parameters()]
+        ['fc1.weight', 'fc1.bias', 'fc2.weight', 'fc2.bias']
     """
 
     dump_patches = False

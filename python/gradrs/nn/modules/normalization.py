@@ -51,7 +51,12 @@ class CrossMapLRN2d(Module):
 
 
 class LayerNorm(Module):
-    """Normalizes over the trailing `normalized_shape` dims, with an elementwise affine map."""
+    """Normalizes over the trailing `normalized_shape` dims, with an elementwise affine map.
+
+    Example:
+        >>> gradrs.nn.LayerNorm(3)(gradrs.tensor([[1.0, 2.0, 3.0]]))
+        tensor([[-1.2247,  0.0000,  1.2247]], grad_fn=<NativeLayerNormBackward0>)
+    """
 
     __constants__ = ["normalized_shape", "eps", "elementwise_affine"]
 

@@ -40,7 +40,13 @@ class MaxPool1d(_MaxPoolNd):
 
 
 class MaxPool2d(_MaxPoolNd):
-    """Max over windows of [N, C, H, W] (or [C, H, W]) inputs."""
+    """Max over windows of [N, C, H, W] (or [C, H, W]) inputs.
+
+    Example:
+        >>> gradrs.nn.MaxPool2d(2)(gradrs.arange(16.0).reshape(1, 1, 4, 4))
+        tensor([[[[ 5.,  7.],
+                  [13., 15.]]]])
+    """
 
     def forward(self, input):
         return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,

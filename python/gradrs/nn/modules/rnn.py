@@ -506,6 +506,12 @@ class LSTM(RNNBase):
     Arguments as PyTorch's: ``LSTM(input_size, hidden_size, num_layers=1, bias=True,
     batch_first=False, dropout=0.0, bidirectional=False, proj_size=0, device=None,
     dtype=None)``.
+
+    Example:
+        >>> lstm = gradrs.nn.LSTM(input_size=4, hidden_size=8, num_layers=2, batch_first=True)
+        >>> out, (h, c) = lstm(gradrs.randn(3, 5, 4))
+        >>> out.shape, h.shape, c.shape
+        (gradrs.Size([3, 5, 8]), gradrs.Size([2, 3, 8]), gradrs.Size([2, 3, 8]))
     """
 
     def __init__(self, *args, **kwargs):

@@ -11,7 +11,13 @@ __all__ = ["Embedding", "EmbeddingBag"]
 
 
 class Embedding(Module):
-    """Rows of `weight` [num_embeddings, embedding_dim] picked by integer indices."""
+    """Rows of `weight` [num_embeddings, embedding_dim] picked by integer indices.
+
+    Example:
+        >>> emb = gradrs.nn.Embedding(10, 3)
+        >>> emb(gradrs.tensor([[1, 2], [4, 9]])).shape
+        gradrs.Size([2, 2, 3])
+    """
 
     __constants__ = ["num_embeddings", "embedding_dim", "padding_idx", "max_norm", "norm_type",
                      "scale_grad_by_freq", "sparse"]

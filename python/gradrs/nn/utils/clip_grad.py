@@ -97,7 +97,16 @@ def clip_grad_norm_(parameters: _native.Tensor | Iterable[_native.Tensor], max_n
                     foreach: bool | None = None) -> _native.Tensor:
     r"""Clip the gradients of ``parameters`` in place so that their total norm (as one
     vector) is at most ``max_norm``; ``norm_type`` may be ``inf``. Returns the total norm
-    before clipping, a tensor. ``error_if_nonfinite`` raises when it is nan or inf."""
+    before clipping, a tensor. ``error_if_nonfinite`` raises when it is nan or inf.
+
+    Example:
+        >>> w = gradrs.nn.Parameter(gradrs.tensor([3.0, 4.0]))
+        >>> w.grad = gradrs.tensor([3.0, 4.0])
+        >>> gradrs.nn.utils.clip_grad_norm_([w], max_norm=1.0)
+        tensor(5.)
+        >>> w.grad
+        tensor([0.6000, 0.8000])
+    """
     if isinstance(parameters, _native.Tensor):
         parameters = [parameters]
     else:

@@ -102,6 +102,12 @@ class DataLoader:
         pin_memory_device (str, optional): deprecated, accepted.
         in_order (bool, optional): if ``False``, batches may come in the order workers
             finish them. (default: ``True``)
+
+    Example:
+        >>> ds = gradrs.utils.data.TensorDataset(gradrs.arange(10.0), gradrs.arange(10))
+        >>> loader = gradrs.utils.data.DataLoader(ds, batch_size=4)
+        >>> [y.tolist() for _, y in loader]
+        [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
     """
 
     __initialized = False

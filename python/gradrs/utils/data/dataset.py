@@ -57,6 +57,11 @@ class TensorDataset(Dataset):
 
     Args:
         *tensors (Tensor): tensors that have the same size of the first dimension.
+
+    Example:
+        >>> ds = gradrs.utils.data.TensorDataset(gradrs.arange(3.0), gradrs.tensor([0, 1, 0]))
+        >>> len(ds), ds[1]
+        (3, (tensor(1.), tensor(1)))
     """
 
     def __init__(self, *tensors):
@@ -261,6 +266,12 @@ def random_split(dataset, lengths, generator=None):
         lengths (sequence): lengths or fractions of splits to be produced
         generator (Generator): Generator used for the random permutation (default: the
             global generator).
+
+    Example:
+        >>> g = gradrs.Generator().manual_seed(42)
+        >>> a, b = gradrs.utils.data.random_split(range(10), [0.7, 0.3], generator=g)
+        >>> len(a), len(b), sorted(list(a) + list(b)) == list(range(10))
+        (7, 3, True)
     """
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
         subset_lengths = []
