@@ -142,7 +142,12 @@ def calculate_gain(nonlinearity, param=None):
     r"""The recommended gain for a nonlinearity (the `nn.functional` name): 1 for linear,
     conv and sigmoid, 5/3 for tanh, :math:`\sqrt{2}` for relu,
     :math:`\sqrt{2 / (1 + \text{negative\_slope}^2)}` for leaky_relu (``param`` is the
-    slope, default 0.01), 3/4 for selu."""
+    slope, default 0.01), 3/4 for selu.
+
+    Example:
+        >>> gradrs.nn.init.calculate_gain('relu'), gradrs.nn.init.calculate_gain('tanh')
+        (1.4142135623730951, 1.6666666666666667)
+    """
     linear_fns = ["linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
                   "conv_transpose2d", "conv_transpose3d"]
     if nonlinearity in linear_fns or nonlinearity == "sigmoid":
@@ -196,38 +201,98 @@ def _calculate_correct_fan(tensor, mode):
 
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
-    r"""Fill ``tensor`` with values drawn from :math:`\mathcal{U}(a, b)`."""
+    r"""Fill ``tensor`` with values drawn from :math:`\mathcal{U}(a, b)`.
+
+    Example:
+        >>> w = gradrs.empty(2, 3)
+        >>> gradrs.nn.init.uniform_(w, a=-1.0, b=1.0) is w
+        True
+        >>> w.shape
+        gradrs.Size([2, 3])
+    """
     return _no_grad_uniform_(tensor, a, b, generator)
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
-    r"""Fill ``tensor`` with values drawn from :math:`\mathcal{N}(\text{mean}, \text{std}^2)`."""
+    r"""Fill ``tensor`` with values drawn from :math:`\mathcal{N}(\text{mean}, \text{std}^2)`.
+
+    Example:
+        >>> w = gradrs.empty(2, 3)
+        >>> gradrs.nn.init.normal_(w, mean=0.0, std=0.1) is w
+        True
+        >>> w.shape
+        gradrs.Size([2, 3])
+    """
     return _no_grad_normal_(tensor, mean, std, generator)
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     r"""Fill ``tensor`` with values from :math:`\mathcal{N}(\text{mean}, \text{std}^2)`
-    truncated to :math:`[a, b]` (values outside redrawn)."""
+    truncated to :math:`[a, b]` (values outside redrawn).
+
+    Example:
+        >>> w = gradrs.empty(2, 3)
+        >>> gradrs.nn.init.trunc_normal_(w, std=0.02) is w
+        True
+        >>> w.shape
+        gradrs.Size([2, 3])
+    """
     return _no_grad_trunc_normal_(tensor, mean, std, a, b, generator=generator)
 
 
 def constant_(tensor, val):
-    r"""Fill ``tensor`` with ``val``."""
+    r"""Fill ``tensor`` with ``val``.
+
+    Example:
+        >>> w = gradrs.empty(2, 3)
+        >>> gradrs.nn.init.constant_(w, 0.3) is w
+        True
+        >>> w
+        tensor([[0.3000, 0.3000, 0.3000],
+                [0.3000, 0.3000, 0.3000]])
+    """
     return _no_grad_fill_(tensor, val)
 
 
 def ones_(tensor):
-    r"""Fill ``tensor`` with ones."""
+    r"""Fill ``tensor`` with ones.
+
+    Example:
+        >>> w = gradrs.empty(2, 3)
+        >>> gradrs.nn.init.ones_(w) is w
+        True
+        >>> w
+        tensor([[1., 1., 1.],
+                [1., 1., 1.]])
+    """
     return _no_grad_fill_(tensor, 1.0)
 
 
 def zeros_(tensor):
-    r"""Fill ``tensor`` with zeros."""
+    r"""Fill ``tensor`` with zeros.
+
+    Example:
+        >>> w = gradrs.empty(2, 3)
+        >>> gradrs.nn.init.zeros_(w) is w
+        True
+        >>> w
+        tensor([[0., 0., 0.],
+                [0., 0., 0.]])
+    """
     return _no_grad_zero_(tensor)
 
 
 def eye_(tensor):
-    r"""Fill the 2-d ``tensor`` with the identity matrix (inputs preserved by a Linear)."""
+    r"""Fill the 2-d ``tensor`` with the identity matrix (inputs preserved by a Linear).
+
+    Example:
+        >>> w = gradrs.empty(2, 3)
+        >>> gradrs.nn.init.eye_(w) is w
+        True
+        >>> w
+        tensor([[1., 0., 0.],
+                [0., 1., 0.]])
+    """
     if tensor.ndimension() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     with no_grad():
@@ -237,7 +302,14 @@ def eye_(tensor):
 
 def dirac_(tensor, groups=1):
     r"""Fill the {3, 4, 5}-d ``tensor`` with the Dirac delta (inputs preserved by a
-    convolution; with ``groups``, within each group)."""
+    convolution; with ``groups``, within each group).
+
+    Example:
+        >>> w = gradrs.empty(2, 2, 3)
+        >>> gradrs.nn.init.dirac_(w)[:, :, 1]
+        tensor([[1., 0.],
+                [0., 1.]])
+    """
     dimensions = tensor.ndimension()
     if dimensions not in [3, 4, 5]:
         raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
@@ -274,7 +346,15 @@ def xavier_uniform_(tensor, gain=1.0, generator=None):
 
 def xavier_normal_(tensor, gain=1.0, generator=None):
     r"""Glorot normal: :math:`\mathcal{N}(0, \text{std}^2)` with
-    :math:`\text{std} = \text{gain} \sqrt{2 / (\text{fan\_in} + \text{fan\_out})}`."""
+    :math:`\text{std} = \text{gain} \sqrt{2 / (\text{fan\_in} + \text{fan\_out})}`.
+
+    Example:
+        >>> w = gradrs.empty(2, 3)
+        >>> gradrs.nn.init.xavier_normal_(w) is w
+        True
+        >>> w.shape
+        gradrs.Size([2, 3])
+    """
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     return _no_grad_normal_(tensor, 0.0, std, generator)
@@ -282,7 +362,15 @@ def xavier_normal_(tensor, gain=1.0, generator=None):
 
 def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     r"""He uniform: :math:`\mathcal{U}(-\text{bound}, \text{bound})` with
-    :math:`\text{bound} = \text{gain} \sqrt{3 / \text{fan\_mode}}`."""
+    :math:`\text{bound} = \text{gain} \sqrt{3 / \text{fan\_mode}}`.
+
+    Example:
+        >>> w = gradrs.empty(2, 3)
+        >>> gradrs.nn.init.kaiming_uniform_(w, nonlinearity='relu') is w
+        True
+        >>> w.shape
+        gradrs.Size([2, 3])
+    """
     if 0 in tensor.shape:
         warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
         return tensor
@@ -296,7 +384,15 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gene
 
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     r"""He normal: :math:`\mathcal{N}(0, \text{std}^2)` with
-    :math:`\text{std} = \text{gain} / \sqrt{\text{fan\_mode}}`."""
+    :math:`\text{std} = \text{gain} / \sqrt{\text{fan\_mode}}`.
+
+    Example:
+        >>> w = gradrs.empty(2, 3)
+        >>> gradrs.nn.init.kaiming_normal_(w, mode='fan_out') is w
+        True
+        >>> w.shape
+        gradrs.Size([2, 3])
+    """
     if 0 in tensor.shape:
         warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
         return tensor
@@ -310,7 +406,15 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
 def orthogonal_(tensor, gain=1, generator=None):
     r"""Fill ``tensor`` (at least 2-d; trailing dimensions flattened) with a (semi-)orthogonal
     matrix times ``gain``: the Q of the QR decomposition of a normal matrix, its columns'
-    signs fixed by R's diagonal so the distribution is uniform (Haar)."""
+    signs fixed by R's diagonal so the distribution is uniform (Haar).
+
+    Example:
+        >>> w = gradrs.empty(2, 3)
+        >>> gradrs.nn.init.orthogonal_(w) is w
+        True
+        >>> w.shape
+        gradrs.Size([2, 3])
+    """
     if tensor.ndimension() < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:

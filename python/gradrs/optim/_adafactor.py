@@ -11,7 +11,16 @@ __all__ = ["Adafactor", "adafactor"]
 
 class Adafactor(Optimizer):
     """Adafactor, as ``torch.optim.Adafactor`` (PyTorch's variant: no momentum, relative step
-    sizes capped by `lr`)."""
+    sizes capped by `lr`).
+
+    Example:
+        >>> w = gradrs.nn.Parameter(gradrs.tensor([1.0, -2.0]))
+        >>> opt = gradrs.optim.Adafactor([w], lr=0.1)
+        >>> (w ** 2).sum().backward()
+        >>> opt.step()
+        >>> w.detach()
+        tensor([ 0.8419, -1.8419])
+    """
 
     def __init__(
         self,

@@ -18,7 +18,16 @@ __all__ = ["Adadelta", "adadelta"]
 
 
 class Adadelta(Optimizer):
-    """Adadelta, as ``torch.optim.Adadelta``."""
+    """Adadelta, as ``torch.optim.Adadelta``.
+
+    Example:
+        >>> w = gradrs.nn.Parameter(gradrs.tensor([1.0, -2.0]))
+        >>> opt = gradrs.optim.Adadelta([w], lr=1.0)
+        >>> (w ** 2).sum().backward()
+        >>> opt.step()
+        >>> w.detach()
+        tensor([ 0.9968, -1.9968])
+    """
 
     def __init__(
         self,

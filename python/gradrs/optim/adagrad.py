@@ -25,7 +25,16 @@ def _initial_step(p, fused):
 
 
 class Adagrad(Optimizer):
-    """Adagrad, with learning-rate decay and an initial accumulator value."""
+    """Adagrad, with learning-rate decay and an initial accumulator value.
+
+    Example:
+        >>> w = gradrs.nn.Parameter(gradrs.tensor([1.0, -2.0]))
+        >>> opt = gradrs.optim.Adagrad([w], lr=0.1)
+        >>> (w ** 2).sum().backward()
+        >>> opt.step()
+        >>> w.detach()
+        tensor([ 0.9000, -1.9000])
+    """
 
     def __init__(
         self,

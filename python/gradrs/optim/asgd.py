@@ -18,7 +18,16 @@ __all__ = ["ASGD", "asgd"]
 
 
 class ASGD(Optimizer):
-    """Averaged SGD, as ``torch.optim.ASGD``."""
+    """Averaged SGD, as ``torch.optim.ASGD``.
+
+    Example:
+        >>> w = gradrs.nn.Parameter(gradrs.tensor([1.0, -2.0]))
+        >>> opt = gradrs.optim.ASGD([w], lr=0.1)
+        >>> (w ** 2).sum().backward()
+        >>> opt.step()
+        >>> w.detach()
+        tensor([ 0.8000, -1.6000])
+    """
 
     def __init__(
         self,

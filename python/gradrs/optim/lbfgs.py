@@ -146,7 +146,21 @@ def _alpha(x):
 
 class LBFGS(Optimizer):
     """L-BFGS (from minFunc), as ``torch.optim.LBFGS``: one parameter group, `step` needs a
-    closure that re-evaluates the loss."""
+    closure that re-evaluates the loss.
+
+    Example:
+        >>> w = gradrs.nn.Parameter(gradrs.tensor([1.0, -2.0]))
+        >>> opt = gradrs.optim.LBFGS([w])
+        >>> def closure():
+        ...     opt.zero_grad()
+        ...     loss = ((w - 3) ** 2).sum()
+        ...     loss.backward()
+        ...     return loss
+        ...
+        >>> _ = opt.step(closure)
+        >>> w.detach()
+        tensor([3.0000, 3.0000])
+    """
 
     def __init__(
         self,

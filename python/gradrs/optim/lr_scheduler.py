@@ -270,7 +270,20 @@ class _LambdaState:
 
 
 class LambdaLR(_LambdaState, LRScheduler):
-    """Each group's lr is its initial lr times ``lr_lambda(epoch)``."""
+    """Each group's lr is its initial lr times ``lr_lambda(epoch)``.
+
+    Example:
+        >>> opt = gradrs.optim.SGD([gradrs.nn.Parameter(gradrs.zeros(1))], lr=1.0)
+        >>> sched = gradrs.optim.lr_scheduler.LambdaLR(opt, lr_lambda=lambda epoch: 0.5 ** epoch)
+        >>> lrs = []
+        >>> for _ in range(4):
+        ...     opt.step()
+        ...     sched.step()
+        ...     lrs.append(round(sched.get_last_lr()[0], 4))
+        ...
+        >>> lrs
+        [0.5, 0.25, 0.125, 0.0625]
+    """
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1) -> None:
         self.optimizer = optimizer
@@ -286,7 +299,20 @@ class LambdaLR(_LambdaState, LRScheduler):
 
 
 class MultiplicativeLR(_LambdaState, LRScheduler):
-    """Each step multiplies each group's lr by ``lr_lambda(epoch)``."""
+    """Each step multiplies each group's lr by ``lr_lambda(epoch)``.
+
+    Example:
+        >>> opt = gradrs.optim.SGD([gradrs.nn.Parameter(gradrs.zeros(1))], lr=1.0)
+        >>> sched = gradrs.optim.lr_scheduler.MultiplicativeLR(opt, lr_lambda=lambda epoch: 0.9)
+        >>> lrs = []
+        >>> for _ in range(4):
+        ...     opt.step()
+        ...     sched.step()
+        ...     lrs.append(round(sched.get_last_lr()[0], 4))
+        ...
+        >>> lrs
+        [0.9, 0.81, 0.729, 0.6561]
+    """
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1) -> None:
         self.optimizer = optimizer
@@ -343,7 +369,20 @@ class StepLR(LRScheduler):
 
 
 class MultiStepLR(LRScheduler):
-    """Multiplies the lr by `gamma` at each milestone (once per repetition of it)."""
+    """Multiplies the lr by `gamma` at each milestone (once per repetition of it).
+
+    Example:
+        >>> opt = gradrs.optim.SGD([gradrs.nn.Parameter(gradrs.zeros(1))], lr=1.0)
+        >>> sched = gradrs.optim.lr_scheduler.MultiStepLR(opt, milestones=[1, 3], gamma=0.1)
+        >>> lrs = []
+        >>> for _ in range(4):
+        ...     opt.step()
+        ...     sched.step()
+        ...     lrs.append(round(sched.get_last_lr()[0], 4))
+        ...
+        >>> lrs
+        [0.1, 0.1, 0.01, 0.01]
+    """
 
     def __init__(self, optimizer, milestones, gamma=0.1, last_epoch=-1) -> None:
         self.milestones = Counter(milestones)
@@ -368,7 +407,20 @@ class MultiStepLR(LRScheduler):
 
 
 class ConstantLR(LRScheduler):
-    """Scales the lr by `factor` until epoch `total_iters`."""
+    """Scales the lr by `factor` until epoch `total_iters`.
+
+    Example:
+        >>> opt = gradrs.optim.SGD([gradrs.nn.Parameter(gradrs.zeros(1))], lr=1.0)
+        >>> sched = gradrs.optim.lr_scheduler.ConstantLR(opt, factor=0.5, total_iters=2)
+        >>> lrs = []
+        >>> for _ in range(4):
+        ...     opt.step()
+        ...     sched.step()
+        ...     lrs.append(round(sched.get_last_lr()[0], 4))
+        ...
+        >>> lrs
+        [0.5, 1.0, 1.0, 1.0]
+    """
 
     def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1) -> None:
         if factor > 1.0 or factor < 0:
@@ -393,7 +445,20 @@ class ConstantLR(LRScheduler):
 
 
 class LinearLR(LRScheduler):
-    """Scales the lr by a factor going linearly from `start_factor` to `end_factor`."""
+    """Scales the lr by a factor going linearly from `start_factor` to `end_factor`.
+
+    Example:
+        >>> opt = gradrs.optim.SGD([gradrs.nn.Parameter(gradrs.zeros(1))], lr=1.0)
+        >>> sched = gradrs.optim.lr_scheduler.LinearLR(opt, start_factor=0.25, total_iters=3)
+        >>> lrs = []
+        >>> for _ in range(4):
+        ...     opt.step()
+        ...     sched.step()
+        ...     lrs.append(round(sched.get_last_lr()[0], 4))
+        ...
+        >>> lrs
+        [0.5, 0.75, 1.0, 1.0]
+    """
 
     def __init__(
         self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5, last_epoch=-1
@@ -444,7 +509,20 @@ class LinearLR(LRScheduler):
 
 
 class ExponentialLR(LRScheduler):
-    """Multiplies the lr by `gamma` every epoch."""
+    """Multiplies the lr by `gamma` every epoch.
+
+    Example:
+        >>> opt = gradrs.optim.SGD([gradrs.nn.Parameter(gradrs.zeros(1))], lr=1.0)
+        >>> sched = gradrs.optim.lr_scheduler.ExponentialLR(opt, gamma=0.5)
+        >>> lrs = []
+        >>> for _ in range(4):
+        ...     opt.step()
+        ...     sched.step()
+        ...     lrs.append(round(sched.get_last_lr()[0], 4))
+        ...
+        >>> lrs
+        [0.5, 0.25, 0.125, 0.0625]
+    """
 
     def __init__(self, optimizer, gamma, last_epoch=-1) -> None:
         self.gamma = gamma
@@ -554,7 +632,20 @@ class SequentialLR(_NestedState, LRScheduler):
 
 
 class PolynomialLR(LRScheduler):
-    """Decays the lr by a polynomial of degree `power` to zero at `total_iters`."""
+    """Decays the lr by a polynomial of degree `power` to zero at `total_iters`.
+
+    Example:
+        >>> opt = gradrs.optim.SGD([gradrs.nn.Parameter(gradrs.zeros(1))], lr=1.0)
+        >>> sched = gradrs.optim.lr_scheduler.PolynomialLR(opt, total_iters=4, power=1.0)
+        >>> lrs = []
+        >>> for _ in range(4):
+        ...     opt.step()
+        ...     sched.step()
+        ...     lrs.append(round(sched.get_last_lr()[0], 4))
+        ...
+        >>> lrs
+        [0.75, 0.5, 0.25, 0.0]
+    """
 
     def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1) -> None:
         self.total_iters = total_iters
@@ -800,7 +891,20 @@ def _check_momentum(optimizer) -> bool:
 
 
 class CyclicLR(LRScheduler):
-    """Cycles the lr between `base_lr` and `max_lr` (and the momentum inversely), per batch."""
+    """Cycles the lr between `base_lr` and `max_lr` (and the momentum inversely), per batch.
+
+    Example:
+        >>> opt = gradrs.optim.SGD([gradrs.nn.Parameter(gradrs.zeros(1))], lr=1.0)
+        >>> sched = gradrs.optim.lr_scheduler.CyclicLR(opt, base_lr=0.1, max_lr=1.0, step_size_up=2)
+        >>> lrs = []
+        >>> for _ in range(4):
+        ...     opt.step()
+        ...     sched.step()
+        ...     lrs.append(round(sched.get_last_lr()[0], 4))
+        ...
+        >>> lrs
+        [0.55, 1.0, 0.55, 0.1]
+    """
 
     def __init__(
         self,
@@ -933,7 +1037,20 @@ class CyclicLR(LRScheduler):
 
 
 class CosineAnnealingWarmRestarts(LRScheduler):
-    """Cosine annealing restarted every `T_i` epochs, `T_i` growing by `T_mult` each time."""
+    """Cosine annealing restarted every `T_i` epochs, `T_i` growing by `T_mult` each time.
+
+    Example:
+        >>> opt = gradrs.optim.SGD([gradrs.nn.Parameter(gradrs.zeros(1))], lr=1.0)
+        >>> sched = gradrs.optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=2)
+        >>> lrs = []
+        >>> for _ in range(4):
+        ...     opt.step()
+        ...     sched.step()
+        ...     lrs.append(round(sched.get_last_lr()[0], 4))
+        ...
+        >>> lrs
+        [0.5, 1.0, 0.5, 1.0]
+    """
 
     def __init__(self, optimizer, T_0, T_mult=1, eta_min=0.0, last_epoch=-1) -> None:
         if T_0 <= 0 or not isinstance(T_0, int):
@@ -993,7 +1110,20 @@ class CosineAnnealingWarmRestarts(LRScheduler):
 
 class OneCycleLR(LRScheduler):
     """The 1cycle policy: the lr rises from ``max_lr / div_factor`` to `max_lr` and anneals to
-    ``initial_lr / final_div_factor`` (the momentum inversely), per batch."""
+    ``initial_lr / final_div_factor`` (the momentum inversely), per batch.
+
+    Example:
+        >>> opt = gradrs.optim.SGD([gradrs.nn.Parameter(gradrs.zeros(1))], lr=1.0)
+        >>> sched = gradrs.optim.lr_scheduler.OneCycleLR(opt, max_lr=1.0, total_steps=5)
+        >>> lrs = []
+        >>> for _ in range(4):
+        ...     opt.step()
+        ...     sched.step()
+        ...     lrs.append(round(sched.get_last_lr()[0], 4))
+        ...
+        >>> lrs
+        [0.9505, 0.6113, 0.1883, 0.0]
+    """
 
     def __init__(
         self,

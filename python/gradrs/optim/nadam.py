@@ -19,7 +19,16 @@ __all__ = ["NAdam", "nadam"]
 
 
 class NAdam(Optimizer):
-    """NAdam, as ``torch.optim.NAdam`` (optionally with decoupled weight decay)."""
+    """NAdam, as ``torch.optim.NAdam`` (optionally with decoupled weight decay).
+
+    Example:
+        >>> w = gradrs.nn.Parameter(gradrs.tensor([1.0, -2.0]))
+        >>> opt = gradrs.optim.NAdam([w], lr=0.1)
+        >>> (w ** 2).sum().backward()
+        >>> opt.step()
+        >>> w.detach()
+        tensor([ 0.8944, -1.8944])
+    """
 
     def __init__(
         self,

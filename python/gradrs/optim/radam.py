@@ -18,7 +18,16 @@ __all__ = ["RAdam", "radam"]
 
 
 class RAdam(Optimizer):
-    """RAdam, as ``torch.optim.RAdam`` (optionally with decoupled weight decay)."""
+    """RAdam, as ``torch.optim.RAdam`` (optionally with decoupled weight decay).
+
+    Example:
+        >>> w = gradrs.nn.Parameter(gradrs.tensor([1.0, -2.0]))
+        >>> opt = gradrs.optim.RAdam([w], lr=0.1)
+        >>> (w ** 2).sum().backward()
+        >>> opt.step()
+        >>> w.detach()
+        tensor([ 0.8000, -1.6000])
+    """
 
     def __init__(
         self,

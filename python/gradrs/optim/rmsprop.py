@@ -18,7 +18,16 @@ __all__ = ["RMSprop", "rmsprop"]
 
 
 class RMSprop(Optimizer):
-    """RMSprop, optionally centered and with momentum."""
+    """RMSprop, optionally centered and with momentum.
+
+    Example:
+        >>> w = gradrs.nn.Parameter(gradrs.tensor([1.0, -2.0]))
+        >>> opt = gradrs.optim.RMSprop([w], lr=0.01)
+        >>> (w ** 2).sum().backward()
+        >>> opt.step()
+        >>> w.detach()
+        tensor([ 0.9000, -1.9000])
+    """
 
     def __init__(
         self,

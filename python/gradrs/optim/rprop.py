@@ -18,7 +18,16 @@ __all__ = ["Rprop", "rprop"]
 
 
 class Rprop(Optimizer):
-    """Rprop, as ``torch.optim.Rprop``."""
+    """Rprop, as ``torch.optim.Rprop``.
+
+    Example:
+        >>> w = gradrs.nn.Parameter(gradrs.tensor([1.0, -2.0]))
+        >>> opt = gradrs.optim.Rprop([w], lr=0.1)
+        >>> (w ** 2).sum().backward()
+        >>> opt.step()
+        >>> w.detach()
+        tensor([ 0.9000, -1.9000])
+    """
 
     def __init__(
         self,

@@ -21,7 +21,12 @@ def _inplace_suffix(inplace):
 
 
 class Threshold(Module):
-    """y = x if x > threshold else value."""
+    """y = x if x > threshold else value.
+
+    Example:
+        >>> gradrs.nn.Threshold(1.0, -1.0)(gradrs.tensor([0.5, 1.0, 2.0]))
+        tensor([-1., -1.,  2.])
+    """
 
     __constants__ = ["threshold", "value", "inplace"]
 
@@ -78,7 +83,12 @@ class RReLU(Module):
 
 
 class Hardtanh(Module):
-    """x clamped to [min_val, max_val]."""
+    """x clamped to [min_val, max_val].
+
+    Example:
+        >>> gradrs.nn.Hardtanh()(gradrs.tensor([-2.0, 0.5, 2.0]))
+        tensor([-1.0000,  0.5000,  1.0000])
+    """
 
     __constants__ = ["min_val", "max_val", "inplace"]
 
@@ -108,7 +118,12 @@ class Hardtanh(Module):
 
 
 class ReLU6(Hardtanh):
-    """min(max(0, x), 6)."""
+    """min(max(0, x), 6).
+
+    Example:
+        >>> gradrs.nn.ReLU6()(gradrs.tensor([-1.0, 3.0, 9.0]))
+        tensor([0., 3., 6.])
+    """
 
     def __init__(self, inplace=False):
         super().__init__(0.0, 6.0, inplace)
@@ -118,14 +133,24 @@ class ReLU6(Hardtanh):
 
 
 class Sigmoid(Module):
-    """1 / (1 + exp(-x))."""
+    """1 / (1 + exp(-x)).
+
+    Example:
+        >>> gradrs.nn.Sigmoid()(gradrs.tensor([-2.0, 0.0, 2.0]))
+        tensor([0.1192, 0.5000, 0.8808])
+    """
 
     def forward(self, input):
         return sigmoid(input)
 
 
 class Hardsigmoid(Module):
-    """relu6(x + 3) / 6."""
+    """relu6(x + 3) / 6.
+
+    Example:
+        >>> gradrs.nn.Hardsigmoid()(gradrs.tensor([-4.0, 0.0, 1.5]))
+        tensor([0.0000, 0.5000, 0.7500])
+    """
 
     __constants__ = ["inplace"]
 
@@ -138,14 +163,24 @@ class Hardsigmoid(Module):
 
 
 class Tanh(Module):
-    """tanh(x)."""
+    """tanh(x).
+
+    Example:
+        >>> gradrs.nn.Tanh()(gradrs.tensor([-1.0, 0.0, 1.0]))
+        tensor([-0.7616,  0.0000,  0.7616])
+    """
 
     def forward(self, input):
         return tanh(input)
 
 
 class SiLU(Module):
-    """x * sigmoid(x)."""
+    """x * sigmoid(x).
+
+    Example:
+        >>> gradrs.nn.SiLU()(gradrs.tensor([-1.0, 0.0, 1.0]))
+        tensor([-0.2689,  0.0000,  0.7311])
+    """
 
     __constants__ = ["inplace"]
 
@@ -161,7 +196,12 @@ class SiLU(Module):
 
 
 class Mish(Module):
-    """x * tanh(softplus(x))."""
+    """x * tanh(softplus(x)).
+
+    Example:
+        >>> gradrs.nn.Mish()(gradrs.tensor([-1.0, 0.0, 1.0]))
+        tensor([-0.3034,  0.0000,  0.8651])
+    """
 
     __constants__ = ["inplace"]
 
@@ -177,7 +217,12 @@ class Mish(Module):
 
 
 class Hardswish(Module):
-    """x * relu6(x + 3) / 6."""
+    """x * relu6(x + 3) / 6.
+
+    Example:
+        >>> gradrs.nn.Hardswish()(gradrs.tensor([-4.0, 0.0, 1.5]))
+        tensor([-0.0000, 0.0000, 1.1250])
+    """
 
     __constants__ = ["inplace"]
 
@@ -190,7 +235,12 @@ class Hardswish(Module):
 
 
 class ELU(Module):
-    """x if x > 0 else alpha * (exp(x) - 1)."""
+    """x if x > 0 else alpha * (exp(x) - 1).
+
+    Example:
+        >>> gradrs.nn.ELU()(gradrs.tensor([-1.0, 2.0]))
+        tensor([-0.6321,  2.0000])
+    """
 
     __constants__ = ["alpha", "inplace"]
 
@@ -207,7 +257,12 @@ class ELU(Module):
 
 
 class CELU(Module):
-    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
+    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1)).
+
+    Example:
+        >>> gradrs.nn.CELU()(gradrs.tensor([-1.0, 2.0]))
+        tensor([-0.6321,  2.0000])
+    """
 
     __constants__ = ["alpha", "inplace"]
 
@@ -224,7 +279,12 @@ class CELU(Module):
 
 
 class SELU(Module):
-    """scale * elu(x, alpha) with the self-normalizing constants."""
+    """scale * elu(x, alpha) with the self-normalizing constants.
+
+    Example:
+        >>> gradrs.nn.SELU()(gradrs.tensor([-1.0, 1.0]))
+        tensor([-1.1113,  1.0507])
+    """
 
     __constants__ = ["inplace"]
 
@@ -240,7 +300,12 @@ class SELU(Module):
 
 
 class GLU(Module):
-    """a * sigmoid(b) for the two halves a, b of `dim`."""
+    """a * sigmoid(b) for the two halves a, b of `dim`.
+
+    Example:
+        >>> gradrs.nn.GLU()(gradrs.tensor([[1.0, 2.0, 0.0, 0.0]]))
+        tensor([[0.5000, 1.0000]])
+    """
 
     __constants__ = ["dim"]
 
@@ -256,7 +321,12 @@ class GLU(Module):
 
 
 class GELU(Module):
-    """x * Phi(x), exactly (approximate='none') or by the tanh formula ('tanh')."""
+    """x * Phi(x), exactly (approximate='none') or by the tanh formula ('tanh').
+
+    Example:
+        >>> gradrs.nn.GELU()(gradrs.tensor([-1.0, 0.0, 1.0]))
+        tensor([-0.1587,  0.0000,  0.8413])
+    """
 
     __constants__ = ["approximate"]
 
@@ -272,7 +342,12 @@ class GELU(Module):
 
 
 class Hardshrink(Module):
-    """x if |x| > lambd else 0."""
+    """x if |x| > lambd else 0.
+
+    Example:
+        >>> gradrs.nn.Hardshrink()(gradrs.tensor([-1.0, 0.2, 1.0]))
+        tensor([-1.,  0.,  1.])
+    """
 
     __constants__ = ["lambd"]
 
@@ -288,7 +363,12 @@ class Hardshrink(Module):
 
 
 class LeakyReLU(Module):
-    """x if x >= 0 else negative_slope * x."""
+    """x if x >= 0 else negative_slope * x.
+
+    Example:
+        >>> gradrs.nn.LeakyReLU(0.1)(gradrs.tensor([-2.0, 3.0]))
+        tensor([-0.2000,  3.0000])
+    """
 
     __constants__ = ["inplace", "negative_slope"]
 
@@ -305,14 +385,24 @@ class LeakyReLU(Module):
 
 
 class LogSigmoid(Module):
-    """log(sigmoid(x))."""
+    """log(sigmoid(x)).
+
+    Example:
+        >>> gradrs.nn.LogSigmoid()(gradrs.tensor([-5.0, 0.0, 5.0]))
+        tensor([-5.0067, -0.6931, -0.0067])
+    """
 
     def forward(self, input):
         return F.logsigmoid(input)
 
 
 class Softplus(Module):
-    """log(1 + exp(beta * x)) / beta, linear above `threshold`."""
+    """log(1 + exp(beta * x)) / beta, linear above `threshold`.
+
+    Example:
+        >>> gradrs.nn.Softplus()(gradrs.tensor([-1.0, 0.0, 30.0]))
+        tensor([ 0.3133,  0.6931, 30.0000])
+    """
 
     __constants__ = ["beta", "threshold"]
 
@@ -329,7 +419,12 @@ class Softplus(Module):
 
 
 class Softshrink(Module):
-    """x - lambd if x > lambd, x + lambd if x < -lambd, else 0."""
+    """x - lambd if x > lambd, x + lambd if x < -lambd, else 0.
+
+    Example:
+        >>> gradrs.nn.Softshrink()(gradrs.tensor([-1.0, 0.2, 1.0]))
+        tensor([-0.5000,  0.0000,  0.5000])
+    """
 
     __constants__ = ["lambd"]
 
@@ -345,7 +440,12 @@ class Softshrink(Module):
 
 
 class PReLU(Module):
-    """Leaky ReLU whose negative slope is learned (one, or one per channel)."""
+    """Leaky ReLU whose negative slope is learned (one, or one per channel).
+
+    Example:
+        >>> gradrs.nn.PReLU()(gradrs.tensor([-2.0, 3.0]))
+        tensor([-0.5000,  3.0000], grad_fn=<PreluKernelBackward0>)
+    """
 
     __constants__ = ["num_parameters"]
 
@@ -377,21 +477,36 @@ class PReLU(Module):
 
 
 class Softsign(Module):
-    """x / (1 + |x|)."""
+    """x / (1 + |x|).
+
+    Example:
+        >>> gradrs.nn.Softsign()(gradrs.tensor([-3.0, 0.0, 1.0]))
+        tensor([-0.7500,  0.0000,  0.5000])
+    """
 
     def forward(self, input):
         return F.softsign(input)
 
 
 class Tanhshrink(Module):
-    """x - tanh(x)."""
+    """x - tanh(x).
+
+    Example:
+        >>> gradrs.nn.Tanhshrink()(gradrs.tensor([-1.0, 0.0, 1.0]))
+        tensor([-0.2384,  0.0000,  0.2384])
+    """
 
     def forward(self, input):
         return F.tanhshrink(input)
 
 
 class Softmin(Module):
-    """softmax(-x) along `dim`."""
+    """softmax(-x) along `dim`.
+
+    Example:
+        >>> gradrs.nn.Softmin(dim=1)(gradrs.tensor([[1.0, 2.0, 3.0]]))
+        tensor([[0.6652, 0.2447, 0.0900]])
+    """
 
     __constants__ = ["dim"]
 
@@ -412,7 +527,12 @@ class Softmin(Module):
 
 
 class Softmax(Module):
-    """exp(x) / sum(exp(x)) along `dim`."""
+    """exp(x) / sum(exp(x)) along `dim`.
+
+    Example:
+        >>> gradrs.nn.Softmax(dim=1)(gradrs.tensor([[1.0, 2.0, 3.0]]))
+        tensor([[0.0900, 0.2447, 0.6652]])
+    """
 
     __constants__ = ["dim"]
 
@@ -433,7 +553,14 @@ class Softmax(Module):
 
 
 class Softmax2d(Module):
-    """Softmax over the channels of [N, C, H, W] (or [C, H, W]) inputs."""
+    """Softmax over the channels of [N, C, H, W] (or [C, H, W]) inputs.
+
+    Example:
+        >>> gradrs.nn.Softmax2d()(gradrs.zeros(1, 2, 1, 1))
+        tensor([[[[0.5000]],
+        <BLANKLINE>
+                 [[0.5000]]]])
+    """
 
     def forward(self, input):
         if input.dim() not in (3, 4):
@@ -443,7 +570,12 @@ class Softmax2d(Module):
 
 
 class LogSoftmax(Module):
-    """log(softmax(x)) along `dim`."""
+    """log(softmax(x)) along `dim`.
+
+    Example:
+        >>> gradrs.nn.LogSoftmax(dim=1)(gradrs.tensor([[1.0, 2.0, 3.0]]))
+        tensor([[-2.4076, -1.4076, -0.4076]])
+    """
 
     __constants__ = ["dim"]
 

@@ -22,6 +22,13 @@ class MultiheadAttention(Module):
     values, so gradrs always takes the general path. Unlike that fast path, it returns the
     attention output at padded positions as computed instead of zeros for nested inputs,
     which gradrs does not have.
+
+    Example:
+        >>> m = gradrs.nn.MultiheadAttention(8, 2, batch_first=True)
+        >>> x = gradrs.randn(2, 5, 8)
+        >>> out, weights = m(x, x, x)
+        >>> out.shape, weights.shape
+        (gradrs.Size([2, 5, 8]), gradrs.Size([2, 5, 5]))
     """
 
     __constants__ = ["batch_first"]

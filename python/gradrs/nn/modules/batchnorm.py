@@ -131,7 +131,13 @@ class BatchNorm1d(_BatchNorm):
 
 
 class BatchNorm2d(_BatchNorm):
-    """Batch normalization over [N, C, H, W] inputs."""
+    """Batch normalization over [N, C, H, W] inputs.
+
+    Example:
+        >>> m = gradrs.nn.BatchNorm2d(3)
+        >>> m(gradrs.randn(4, 3, 5, 5)).shape
+        gradrs.Size([4, 3, 5, 5])
+    """
 
     def _check_input_dim(self, input):
         if input.dim() != 4:
@@ -139,7 +145,13 @@ class BatchNorm2d(_BatchNorm):
 
 
 class BatchNorm3d(_BatchNorm):
-    """Batch normalization over [N, C, D, H, W] inputs."""
+    """Batch normalization over [N, C, D, H, W] inputs.
+
+    Example:
+        >>> m = gradrs.nn.BatchNorm3d(3)
+        >>> m(gradrs.randn(2, 3, 2, 4, 4)).shape
+        gradrs.Size([2, 3, 2, 4, 4])
+    """
 
     def _check_input_dim(self, input):
         if input.dim() != 5:

@@ -7,7 +7,13 @@ __all__ = ["ChannelShuffle"]
 
 
 class ChannelShuffle(Module):
-    """Interleaves `groups` groups of channels: [N, g*k, *] viewed as [N, g, k, *], transposed."""
+    """Interleaves `groups` groups of channels: [N, g*k, *] viewed as [N, g, k, *], transposed.
+
+    Example:
+        >>> m = gradrs.nn.ChannelShuffle(2)
+        >>> m(gradrs.ones(1, 4, 2, 2)).shape
+        gradrs.Size([1, 4, 2, 2])
+    """
 
     __constants__ = ["groups"]
 

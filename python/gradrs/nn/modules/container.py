@@ -311,7 +311,15 @@ class ModuleList(Module):
 
 
 class ModuleDict(Module):
-    r"""Holds submodules in an insertion-ordered dictionary, every module registered."""
+    r"""Holds submodules in an insertion-ordered dictionary, every module registered.
+
+    Example:
+        >>> d = gradrs.nn.ModuleDict({'enc': gradrs.nn.Linear(2, 3), 'act': gradrs.nn.ReLU()})
+        >>> list(d.keys())
+        ['enc', 'act']
+        >>> d['enc']
+        Linear(in_features=2, out_features=3, bias=True)
+    """
 
     def __init__(self, modules=None):
         super().__init__()
@@ -384,7 +392,13 @@ class ModuleDict(Module):
 
 class ParameterList(Module):
     r"""Holds parameters in a list; tensors put in become Parameters, other objects are kept
-    as they are."""
+    as they are.
+
+    Example:
+        >>> ps = gradrs.nn.ParameterList([gradrs.nn.Parameter(gradrs.zeros(2)) for _ in range(3)])
+        >>> len(ps), ps[0].shape
+        (3, gradrs.Size([2]))
+    """
 
     def __init__(self, values=None):
         super().__init__()
@@ -466,7 +480,14 @@ class ParameterList(Module):
 
 class ParameterDict(Module):
     r"""Holds parameters in an insertion-ordered dictionary; tensors put in become
-    Parameters, other objects are kept as they are."""
+    Parameters, other objects are kept as they are.
+
+    Example:
+        >>> pd = gradrs.nn.ParameterDict({'scale': gradrs.nn.Parameter(gradrs.ones(1))})
+        >>> pd['scale']
+        Parameter containing:
+        tensor([1.], requires_grad=True)
+    """
 
     def __init__(self, parameters=None):
         super().__init__()

@@ -106,7 +106,13 @@ class _ConvNd(Module):
 
 
 class Conv1d(_ConvNd):
-    """1-D convolution over [N, C_in, L] (or unbatched [C_in, L]) inputs."""
+    """1-D convolution over [N, C_in, L] (or unbatched [C_in, L]) inputs.
+
+    Example:
+        >>> m = gradrs.nn.Conv1d(2, 4, kernel_size=3)
+        >>> m(gradrs.ones(1, 2, 10)).shape
+        gradrs.Size([1, 4, 8])
+    """
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
                  groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
@@ -158,7 +164,13 @@ class Conv2d(_ConvNd):
 
 
 class Conv3d(_ConvNd):
-    """3-D convolution over [N, C_in, D, H, W] (or unbatched [C_in, D, H, W]) inputs."""
+    """3-D convolution over [N, C_in, D, H, W] (or unbatched [C_in, D, H, W]) inputs.
+
+    Example:
+        >>> m = gradrs.nn.Conv3d(1, 2, 3, padding=1)
+        >>> m(gradrs.ones(1, 1, 4, 4, 4)).shape
+        gradrs.Size([1, 2, 4, 4, 4])
+    """
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
                  groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
@@ -220,7 +232,13 @@ class _ConvTransposeNd(_ConvNd):
 
 
 class ConvTranspose1d(_ConvTransposeNd):
-    """1-D transposed convolution (the gradient of Conv1d with respect to its input)."""
+    """1-D transposed convolution (the gradient of Conv1d with respect to its input).
+
+    Example:
+        >>> m = gradrs.nn.ConvTranspose1d(2, 4, 3, stride=2)
+        >>> m(gradrs.ones(1, 2, 5)).shape
+        gradrs.Size([1, 4, 11])
+    """
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
                  output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
@@ -239,7 +257,13 @@ class ConvTranspose1d(_ConvTransposeNd):
 
 
 class ConvTranspose2d(_ConvTransposeNd):
-    """2-D transposed convolution (the gradient of Conv2d with respect to its input)."""
+    """2-D transposed convolution (the gradient of Conv2d with respect to its input).
+
+    Example:
+        >>> m = gradrs.nn.ConvTranspose2d(4, 2, 2, stride=2)
+        >>> m(gradrs.ones(1, 4, 5, 5)).shape
+        gradrs.Size([1, 2, 10, 10])
+    """
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
                  output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
@@ -258,7 +282,13 @@ class ConvTranspose2d(_ConvTransposeNd):
 
 
 class ConvTranspose3d(_ConvTransposeNd):
-    """3-D transposed convolution (the gradient of Conv3d with respect to its input)."""
+    """3-D transposed convolution (the gradient of Conv3d with respect to its input).
+
+    Example:
+        >>> m = gradrs.nn.ConvTranspose3d(1, 1, 2, stride=2)
+        >>> m(gradrs.ones(1, 1, 2, 2, 2)).shape
+        gradrs.Size([1, 1, 4, 4, 4])
+    """
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
                  output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
@@ -336,7 +366,13 @@ class LazyConv1d(_LazyConvXdMixin, Conv1d):
 
 
 class LazyConv2d(_LazyConvXdMixin, Conv2d):
-    """Conv2d with ``in_channels`` inferred from the first input."""
+    """Conv2d with ``in_channels`` inferred from the first input.
+
+    Example:
+        >>> m = gradrs.nn.LazyConv2d(4, 3)
+        >>> m(gradrs.ones(1, 2, 6, 6)).shape
+        gradrs.Size([1, 4, 4, 4])
+    """
 
     cls_to_become = Conv2d
 

@@ -39,35 +39,65 @@ class Dropout(_DropoutNd):
 
 
 class Dropout1d(_DropoutNd):
-    """Zeroes whole channels of [N, C, L] (or [C, L]) inputs."""
+    """Zeroes whole channels of [N, C, L] (or [C, L]) inputs.
+
+    Example:
+        >>> m = gradrs.nn.Dropout1d(0.5)
+        >>> m(gradrs.ones(2, 4, 3)).shape
+        gradrs.Size([2, 4, 3])
+    """
 
     def forward(self, input):
         return F.dropout1d(input, self.p, self.training, self.inplace)
 
 
 class Dropout2d(_DropoutNd):
-    """Zeroes whole channels of [N, C, H, W] (or [C, H, W]) inputs."""
+    """Zeroes whole channels of [N, C, H, W] (or [C, H, W]) inputs.
+
+    Example:
+        >>> m = gradrs.nn.Dropout2d(0.5)
+        >>> m(gradrs.ones(2, 4, 3, 3)).shape
+        gradrs.Size([2, 4, 3, 3])
+    """
 
     def forward(self, input):
         return F.dropout2d(input, self.p, self.training, self.inplace)
 
 
 class Dropout3d(_DropoutNd):
-    """Zeroes whole channels of [N, C, D, H, W] (or [C, D, H, W]) inputs."""
+    """Zeroes whole channels of [N, C, D, H, W] (or [C, D, H, W]) inputs.
+
+    Example:
+        >>> m = gradrs.nn.Dropout3d(0.5)
+        >>> m(gradrs.ones(2, 4, 2, 2, 2)).shape
+        gradrs.Size([2, 4, 2, 2, 2])
+    """
 
     def forward(self, input):
         return F.dropout3d(input, self.p, self.training, self.inplace)
 
 
 class AlphaDropout(_DropoutNd):
-    """Dropout that keeps the mean and variance of SELU activations."""
+    """Dropout that keeps the mean and variance of SELU activations.
+
+    Example:
+        >>> m = gradrs.nn.AlphaDropout(0.2)
+        >>> m(gradrs.randn(4, 5)).shape
+        gradrs.Size([4, 5])
+    """
 
     def forward(self, input):
         return F.alpha_dropout(input, self.p, self.training)
 
 
 class FeatureAlphaDropout(_DropoutNd):
-    """AlphaDropout of whole channels."""
+    """AlphaDropout of whole channels.
+
+    Example:
+        >>> m = gradrs.nn.FeatureAlphaDropout(0.2)
+        >>> m(gradrs.randn(2, 4, 3)).shape
+        gradrs.Size([2, 4, 3])
+    """
 
     def forward(self, input):
         return F.feature_alpha_dropout(input, self.p, self.training)

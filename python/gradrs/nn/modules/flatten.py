@@ -28,7 +28,13 @@ class Flatten(Module):
 
 
 class Unflatten(Module):
-    """Expands dim `dim` into `unflattened_size`."""
+    """Expands dim `dim` into `unflattened_size`.
+
+    Example:
+        >>> m = gradrs.nn.Unflatten(1, (2, 3))
+        >>> m(gradrs.ones(4, 6)).shape
+        gradrs.Size([4, 2, 3])
+    """
 
     __constants__ = ["dim", "unflattened_size"]
 

@@ -8,7 +8,13 @@ __all__ = ["Fold", "Unfold"]
 
 
 class Fold(Module):
-    """Sums columns of sliding blocks [N, C*prod(kernel_size), L] back into an image."""
+    """Sums columns of sliding blocks [N, C*prod(kernel_size), L] back into an image.
+
+    Example:
+        >>> m = gradrs.nn.Fold(output_size=(3, 3), kernel_size=2)
+        >>> m(gradrs.ones(1, 4, 4)).shape
+        gradrs.Size([1, 1, 3, 3])
+    """
 
     __constants__ = ["output_size", "kernel_size", "dilation", "padding", "stride"]
 
@@ -30,7 +36,13 @@ class Fold(Module):
 
 
 class Unfold(Module):
-    """Extracts sliding blocks of an image as columns [N, C*prod(kernel_size), L]."""
+    """Extracts sliding blocks of an image as columns [N, C*prod(kernel_size), L].
+
+    Example:
+        >>> m = gradrs.nn.Unfold(kernel_size=2)
+        >>> m(gradrs.ones(1, 2, 4, 4)).shape
+        gradrs.Size([1, 8, 9])
+    """
 
     __constants__ = ["kernel_size", "dilation", "padding", "stride"]
 

@@ -73,7 +73,13 @@ class _InstanceNorm(_NormBase):
 
 
 class InstanceNorm1d(_InstanceNorm):
-    """Instance normalization over [N, C, L] (or [C, L]) inputs."""
+    """Instance normalization over [N, C, L] (or [C, L]) inputs.
+
+    Example:
+        >>> m = gradrs.nn.InstanceNorm1d(3)
+        >>> m(gradrs.randn(2, 3, 5)).shape
+        gradrs.Size([2, 3, 5])
+    """
 
     def _get_no_batch_dim(self):
         return 2
@@ -84,7 +90,13 @@ class InstanceNorm1d(_InstanceNorm):
 
 
 class InstanceNorm2d(_InstanceNorm):
-    """Instance normalization over [N, C, H, W] (or [C, H, W]) inputs."""
+    """Instance normalization over [N, C, H, W] (or [C, H, W]) inputs.
+
+    Example:
+        >>> m = gradrs.nn.InstanceNorm2d(3)
+        >>> m(gradrs.randn(2, 3, 5, 5)).shape
+        gradrs.Size([2, 3, 5, 5])
+    """
 
     def _get_no_batch_dim(self):
         return 3
@@ -95,7 +107,13 @@ class InstanceNorm2d(_InstanceNorm):
 
 
 class InstanceNorm3d(_InstanceNorm):
-    """Instance normalization over [N, C, D, H, W] (or [C, D, H, W]) inputs."""
+    """Instance normalization over [N, C, D, H, W] (or [C, D, H, W]) inputs.
+
+    Example:
+        >>> m = gradrs.nn.InstanceNorm3d(3)
+        >>> m(gradrs.randn(2, 3, 2, 4, 4)).shape
+        gradrs.Size([2, 3, 2, 4, 4])
+    """
 
     def _get_no_batch_dim(self):
         return 4

@@ -13,7 +13,13 @@ __all__ = ["Bilinear", "Identity", "LazyLinear", "Linear"]
 
 
 class Identity(Module):
-    """Returns its input; accepts and ignores any constructor arguments."""
+    """Returns its input; accepts and ignores any constructor arguments.
+
+    Example:
+        >>> m = gradrs.nn.Identity()
+        >>> m(gradrs.ones(2, 3)).shape
+        gradrs.Size([2, 3])
+    """
 
     def __init__(self, *args, **kwargs):
         super().__init__()
@@ -78,7 +84,13 @@ class NonDynamicallyQuantizableLinear(Linear):
 
 
 class Bilinear(Module):
-    """y = x1^T A x2 + b, with weight [out_features, in1_features, in2_features]."""
+    """y = x1^T A x2 + b, with weight [out_features, in1_features, in2_features].
+
+    Example:
+        >>> m = gradrs.nn.Bilinear(3, 4, 5)
+        >>> m(gradrs.ones(2, 3), gradrs.ones(2, 4)).shape
+        gradrs.Size([2, 5])
+    """
 
     __constants__ = ["in1_features", "in2_features", "out_features"]
 
@@ -121,7 +133,13 @@ class Bilinear(Module):
 
 class LazyLinear(LazyModuleMixin, Linear):
     """A Linear whose ``in_features`` is inferred from the first input's last dimension;
-    it becomes a :class:`Linear` after that first call."""
+    it becomes a :class:`Linear` after that first call.
+
+    Example:
+        >>> m = gradrs.nn.LazyLinear(3)
+        >>> m(gradrs.ones(2, 5)).shape
+        gradrs.Size([2, 3])
+    """
 
     cls_to_become = Linear
 

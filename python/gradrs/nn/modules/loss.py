@@ -52,7 +52,12 @@ class _WeightedLoss(_Loss):
 
 
 class L1Loss(_Loss):
-    """Mean (or sum) absolute error."""
+    """Mean (or sum) absolute error.
+
+    Example:
+        >>> gradrs.nn.L1Loss()(gradrs.tensor([1.0, 2.0]), gradrs.tensor([0.0, 4.0]))
+        tensor(1.5000)
+    """
 
     __constants__ = ["reduction"]
 
@@ -64,7 +69,12 @@ class L1Loss(_Loss):
 
 
 class NLLLoss(_WeightedLoss):
-    """Negative log likelihood of class indices given log-probabilities."""
+    """Negative log likelihood of class indices given log-probabilities.
+
+    Example:
+        >>> gradrs.nn.NLLLoss()(gradrs.tensor([[-0.2, -1.7]]), gradrs.tensor([0]))
+        tensor(0.2000)
+    """
 
     __constants__ = ["ignore_index", "reduction"]
 
@@ -94,7 +104,12 @@ class NLLLoss2d(NLLLoss):
 
 
 class PoissonNLLLoss(_Loss):
-    """Negative log likelihood of a Poisson target."""
+    """Negative log likelihood of a Poisson target.
+
+    Example:
+        >>> gradrs.nn.PoissonNLLLoss()(gradrs.tensor([0.0, 1.0]), gradrs.tensor([1.0, 2.0]))
+        tensor(0.8591)
+    """
 
     __constants__ = ["log_input", "full", "eps", "reduction"]
 
@@ -111,7 +126,12 @@ class PoissonNLLLoss(_Loss):
 
 
 class GaussianNLLLoss(_Loss):
-    """Negative log likelihood of a Gaussian target with predicted mean and variance."""
+    """Negative log likelihood of a Gaussian target with predicted mean and variance.
+
+    Example:
+        >>> gradrs.nn.GaussianNLLLoss()(gradrs.tensor([0.0, 1.0]), gradrs.tensor([0.5, 1.0]), gradrs.ones(2))
+        tensor(0.0625)
+    """
 
     __constants__ = ["full", "eps", "reduction"]
 
@@ -126,7 +146,12 @@ class GaussianNLLLoss(_Loss):
 
 
 class KLDivLoss(_Loss):
-    """Kullback-Leibler divergence of the target from log-probabilities."""
+    """Kullback-Leibler divergence of the target from log-probabilities.
+
+    Example:
+        >>> gradrs.nn.KLDivLoss(reduction='batchmean')(gradrs.tensor([[0.9, 0.1]]).log(), gradrs.tensor([[0.5, 0.5]]))
+        tensor(0.5108)
+    """
 
     __constants__ = ["reduction"]
 
@@ -156,7 +181,12 @@ class MSELoss(_Loss):
 
 
 class BCELoss(_WeightedLoss):
-    """Binary cross entropy of probabilities."""
+    """Binary cross entropy of probabilities.
+
+    Example:
+        >>> gradrs.nn.BCELoss()(gradrs.tensor([0.9, 0.2]), gradrs.tensor([1.0, 0.0]))
+        tensor(0.1643)
+    """
 
     __constants__ = ["reduction"]
 
@@ -169,7 +199,12 @@ class BCELoss(_WeightedLoss):
 
 
 class BCEWithLogitsLoss(_Loss):
-    """Binary cross entropy of logits (a sigmoid folded in, computed stably)."""
+    """Binary cross entropy of logits (a sigmoid folded in, computed stably).
+
+    Example:
+        >>> gradrs.nn.BCEWithLogitsLoss()(gradrs.tensor([2.0, -1.0]), gradrs.tensor([1.0, 0.0]))
+        tensor(0.2201)
+    """
 
     def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean",
                  pos_weight=None):
@@ -184,7 +219,12 @@ class BCEWithLogitsLoss(_Loss):
 
 
 class HingeEmbeddingLoss(_Loss):
-    """x for target 1, max(0, margin - x) for target -1."""
+    """x for target 1, max(0, margin - x) for target -1.
+
+    Example:
+        >>> gradrs.nn.HingeEmbeddingLoss()(gradrs.tensor([0.3, 0.4]), gradrs.tensor([1.0, -1.0]))
+        tensor(0.4500)
+    """
 
     __constants__ = ["margin", "reduction"]
 
@@ -198,7 +238,12 @@ class HingeEmbeddingLoss(_Loss):
 
 
 class MultiLabelMarginLoss(_Loss):
-    """Multi-class multi-label hinge loss: targets are class indices ended by -1."""
+    """Multi-class multi-label hinge loss: targets are class indices ended by -1.
+
+    Example:
+        >>> gradrs.nn.MultiLabelMarginLoss()(gradrs.tensor([[0.1, 0.2, 0.4, 0.8]]), gradrs.tensor([[3, 0, -1, 1]]))
+        tensor(0.8500)
+    """
 
     __constants__ = ["reduction"]
 
@@ -210,7 +255,12 @@ class MultiLabelMarginLoss(_Loss):
 
 
 class MultiMarginLoss(_WeightedLoss):
-    """Multi-class hinge loss: max(0, margin - x[y] + x[i])^p over the classes i != y."""
+    """Multi-class hinge loss: max(0, margin - x[y] + x[i])^p over the classes i != y.
+
+    Example:
+        >>> gradrs.nn.MultiMarginLoss()(gradrs.tensor([[0.1, 0.2, 0.4, 0.8]]), gradrs.tensor([3]))
+        tensor(0.3250)
+    """
 
     __constants__ = ["p", "margin", "reduction"]
 
@@ -231,7 +281,12 @@ class MultiMarginLoss(_WeightedLoss):
 
 
 class SmoothL1Loss(_Loss):
-    """Squared error below `beta`, absolute error above it."""
+    """Squared error below `beta`, absolute error above it.
+
+    Example:
+        >>> gradrs.nn.SmoothL1Loss()(gradrs.tensor([1.0, 2.0]), gradrs.tensor([0.0, 4.0]))
+        tensor(1.)
+    """
 
     __constants__ = ["reduction"]
 
@@ -244,7 +299,12 @@ class SmoothL1Loss(_Loss):
 
 
 class HuberLoss(_Loss):
-    """Squared error below `delta`, delta-scaled absolute error above it."""
+    """Squared error below `delta`, delta-scaled absolute error above it.
+
+    Example:
+        >>> gradrs.nn.HuberLoss()(gradrs.tensor([1.0, 2.0]), gradrs.tensor([0.0, 4.0]))
+        tensor(1.)
+    """
 
     __constants__ = ["reduction", "delta"]
 
@@ -259,7 +319,12 @@ class HuberLoss(_Loss):
 
 
 class SoftMarginLoss(_Loss):
-    """log(1 + exp(-y x)): two-class logistic loss with targets +-1."""
+    """log(1 + exp(-y x)): two-class logistic loss with targets +-1.
+
+    Example:
+        >>> gradrs.nn.SoftMarginLoss()(gradrs.tensor([2.0, -1.0]), gradrs.tensor([1.0, -1.0]))
+        tensor(0.2201)
+    """
 
     __constants__ = ["reduction"]
 
@@ -294,7 +359,12 @@ class CrossEntropyLoss(_WeightedLoss):
 
 
 class MultiLabelSoftMarginLoss(_WeightedLoss):
-    """Per-class logistic loss averaged over classes, for multi-label targets in {0, 1}."""
+    """Per-class logistic loss averaged over classes, for multi-label targets in {0, 1}.
+
+    Example:
+        >>> gradrs.nn.MultiLabelSoftMarginLoss()(gradrs.tensor([[2.0, -1.0]]), gradrs.tensor([[1.0, 0.0]]))
+        tensor(0.2201)
+    """
 
     __constants__ = ["reduction"]
 
@@ -307,7 +377,12 @@ class MultiLabelSoftMarginLoss(_WeightedLoss):
 
 
 class CosineEmbeddingLoss(_Loss):
-    """1 - cos(x1, x2) for target 1, max(0, cos(x1, x2) - margin) for target -1."""
+    """1 - cos(x1, x2) for target 1, max(0, cos(x1, x2) - margin) for target -1.
+
+    Example:
+        >>> gradrs.nn.CosineEmbeddingLoss()(gradrs.tensor([[1.0, 0.0]]), gradrs.tensor([[1.0, 1.0]]), gradrs.tensor([1.0]))
+        tensor(0.2929)
+    """
 
     __constants__ = ["margin", "reduction"]
 
@@ -321,7 +396,12 @@ class CosineEmbeddingLoss(_Loss):
 
 
 class MarginRankingLoss(_Loss):
-    """max(0, -y (x1 - x2) + margin)."""
+    """max(0, -y (x1 - x2) + margin).
+
+    Example:
+        >>> gradrs.nn.MarginRankingLoss()(gradrs.tensor([1.0, 0.0]), gradrs.tensor([0.5, 0.5]), gradrs.tensor([1.0, 1.0]))
+        tensor(0.2500)
+    """
 
     __constants__ = ["margin", "reduction"]
 
@@ -335,7 +415,12 @@ class MarginRankingLoss(_Loss):
 
 
 class TripletMarginLoss(_Loss):
-    """max(d(a, p) - d(a, n) + margin, 0) with the p-norm distance."""
+    """max(d(a, p) - d(a, n) + margin, 0) with the p-norm distance.
+
+    Example:
+        >>> gradrs.nn.TripletMarginLoss()(gradrs.zeros(1, 2), gradrs.tensor([[1.0, 0.0]]), gradrs.tensor([[3.0, 0.0]]))
+        tensor(0.)
+    """
 
     __constants__ = ["margin", "p", "eps", "swap", "reduction"]
 

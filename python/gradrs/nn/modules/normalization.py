@@ -14,7 +14,13 @@ __all__ = ["CrossMapLRN2d", "GroupNorm", "LayerNorm", "LocalResponseNorm", "RMSN
 
 
 class LocalResponseNorm(Module):
-    """Divides by (k + alpha * mean of squares over `size` neighbouring channels) ** beta."""
+    """Divides by (k + alpha * mean of squares over `size` neighbouring channels) ** beta.
+
+    Example:
+        >>> m = gradrs.nn.LocalResponseNorm(2)
+        >>> m(gradrs.randn(1, 4, 5)).shape
+        gradrs.Size([1, 4, 5])
+    """
 
     __constants__ = ["size", "alpha", "beta", "k"]
 
@@ -104,7 +110,13 @@ class LayerNorm(Module):
 
 
 class GroupNorm(Module):
-    """Normalizes each of `num_groups` channel groups of each sample."""
+    """Normalizes each of `num_groups` channel groups of each sample.
+
+    Example:
+        >>> m = gradrs.nn.GroupNorm(2, 4)
+        >>> m(gradrs.randn(2, 4, 5)).shape
+        gradrs.Size([2, 4, 5])
+    """
 
     __constants__ = ["num_groups", "num_channels", "eps", "affine"]
 
@@ -150,7 +162,13 @@ class GroupNorm(Module):
 
 
 class RMSNorm(Module):
-    """x / sqrt(mean(x^2) + eps) over the trailing `normalized_shape` dims, times a weight."""
+    """x / sqrt(mean(x^2) + eps) over the trailing `normalized_shape` dims, times a weight.
+
+    Example:
+        >>> m = gradrs.nn.RMSNorm(8)
+        >>> m(gradrs.randn(2, 8)).shape
+        gradrs.Size([2, 8])
+    """
 
     __constants__ = ["normalized_shape", "eps", "elementwise_affine"]
 

@@ -26,7 +26,13 @@ class _CircularPadNd(Module):
 
 
 class CircularPad1d(_CircularPadNd):
-    """Wraps [N, C, W] (or [C, W]) inputs around at the ends of W."""
+    """Wraps [N, C, W] (or [C, W]) inputs around at the ends of W.
+
+    Example:
+        >>> m = gradrs.nn.CircularPad1d(1)
+        >>> m(gradrs.ones(1, 1, 4)).shape
+        gradrs.Size([1, 1, 6])
+    """
 
     def __init__(self, padding):
         super().__init__()
@@ -38,7 +44,13 @@ class CircularPad1d(_CircularPadNd):
 
 
 class CircularPad2d(_CircularPadNd):
-    """Wraps [N, C, H, W] (or [C, H, W]) inputs around at the ends of H and W."""
+    """Wraps [N, C, H, W] (or [C, H, W]) inputs around at the ends of H and W.
+
+    Example:
+        >>> m = gradrs.nn.CircularPad2d(1)
+        >>> m(gradrs.ones(1, 1, 3, 3)).shape
+        gradrs.Size([1, 1, 5, 5])
+    """
 
     def __init__(self, padding):
         super().__init__()
@@ -50,7 +62,13 @@ class CircularPad2d(_CircularPadNd):
 
 
 class CircularPad3d(_CircularPadNd):
-    """Wraps [N, C, D, H, W] (or [C, D, H, W]) inputs around at the ends of D, H and W."""
+    """Wraps [N, C, D, H, W] (or [C, D, H, W]) inputs around at the ends of D, H and W.
+
+    Example:
+        >>> m = gradrs.nn.CircularPad3d(1)
+        >>> m(gradrs.ones(1, 1, 2, 2, 2)).shape
+        gradrs.Size([1, 1, 4, 4, 4])
+    """
 
     def __init__(self, padding):
         super().__init__()
@@ -76,7 +94,13 @@ class _ConstantPadNd(Module):
 
 
 class ConstantPad1d(_ConstantPadNd):
-    """Pads the last dim with `value`."""
+    """Pads the last dim with `value`.
+
+    Example:
+        >>> m = gradrs.nn.ConstantPad1d(2, 3.5)
+        >>> m(gradrs.ones(1, 2)).shape
+        gradrs.Size([1, 6])
+    """
 
     def __init__(self, padding, value):
         super().__init__(value)
@@ -84,7 +108,13 @@ class ConstantPad1d(_ConstantPadNd):
 
 
 class ConstantPad2d(_ConstantPadNd):
-    """Pads the last two dims with `value`."""
+    """Pads the last two dims with `value`.
+
+    Example:
+        >>> m = gradrs.nn.ConstantPad2d(1, 0.0)
+        >>> m(gradrs.ones(1, 2, 2)).shape
+        gradrs.Size([1, 4, 4])
+    """
 
     def __init__(self, padding, value):
         super().__init__(value)
@@ -92,7 +122,13 @@ class ConstantPad2d(_ConstantPadNd):
 
 
 class ConstantPad3d(_ConstantPadNd):
-    """Pads the last three dims with `value`."""
+    """Pads the last three dims with `value`.
+
+    Example:
+        >>> m = gradrs.nn.ConstantPad3d(1, 0.0)
+        >>> m(gradrs.ones(1, 1, 2, 2, 2)).shape
+        gradrs.Size([1, 1, 4, 4, 4])
+    """
 
     def __init__(self, padding, value):
         super().__init__(value)
@@ -110,7 +146,13 @@ class _ReflectionPadNd(Module):
 
 
 class ReflectionPad1d(_ReflectionPadNd):
-    """Pads the last dim with its reflection (the edge not repeated)."""
+    """Pads the last dim with its reflection (the edge not repeated).
+
+    Example:
+        >>> m = gradrs.nn.ReflectionPad1d(2)
+        >>> m(gradrs.ones(1, 1, 4)).shape
+        gradrs.Size([1, 1, 8])
+    """
 
     def __init__(self, padding):
         super().__init__()
@@ -118,7 +160,13 @@ class ReflectionPad1d(_ReflectionPadNd):
 
 
 class ReflectionPad2d(_ReflectionPadNd):
-    """Pads the last two dims with their reflection."""
+    """Pads the last two dims with their reflection.
+
+    Example:
+        >>> m = gradrs.nn.ReflectionPad2d(1)
+        >>> m(gradrs.ones(1, 1, 3, 3)).shape
+        gradrs.Size([1, 1, 5, 5])
+    """
 
     def __init__(self, padding):
         super().__init__()
@@ -126,7 +174,13 @@ class ReflectionPad2d(_ReflectionPadNd):
 
 
 class ReflectionPad3d(_ReflectionPadNd):
-    """Pads the last three dims with their reflection."""
+    """Pads the last three dims with their reflection.
+
+    Example:
+        >>> m = gradrs.nn.ReflectionPad3d(1)
+        >>> m(gradrs.ones(1, 1, 2, 2, 2)).shape
+        gradrs.Size([1, 1, 4, 4, 4])
+    """
 
     def __init__(self, padding):
         super().__init__()
@@ -144,7 +198,13 @@ class _ReplicationPadNd(Module):
 
 
 class ReplicationPad1d(_ReplicationPadNd):
-    """Pads the last dim by repeating its edge values."""
+    """Pads the last dim by repeating its edge values.
+
+    Example:
+        >>> m = gradrs.nn.ReplicationPad1d(2)
+        >>> m(gradrs.ones(1, 1, 4)).shape
+        gradrs.Size([1, 1, 8])
+    """
 
     def __init__(self, padding):
         super().__init__()
@@ -152,7 +212,13 @@ class ReplicationPad1d(_ReplicationPadNd):
 
 
 class ReplicationPad2d(_ReplicationPadNd):
-    """Pads the last two dims by repeating their edge values."""
+    """Pads the last two dims by repeating their edge values.
+
+    Example:
+        >>> m = gradrs.nn.ReplicationPad2d(1)
+        >>> m(gradrs.ones(1, 1, 3, 3)).shape
+        gradrs.Size([1, 1, 5, 5])
+    """
 
     def __init__(self, padding):
         super().__init__()
@@ -160,7 +226,13 @@ class ReplicationPad2d(_ReplicationPadNd):
 
 
 class ReplicationPad3d(_ReplicationPadNd):
-    """Pads the last three dims by repeating their edge values."""
+    """Pads the last three dims by repeating their edge values.
+
+    Example:
+        >>> m = gradrs.nn.ReplicationPad3d(1)
+        >>> m(gradrs.ones(1, 1, 2, 2, 2)).shape
+        gradrs.Size([1, 1, 4, 4, 4])
+    """
 
     def __init__(self, padding):
         super().__init__()
@@ -168,7 +240,13 @@ class ReplicationPad3d(_ReplicationPadNd):
 
 
 class ZeroPad1d(ConstantPad1d):
-    """Pads the last dim with zeros."""
+    """Pads the last dim with zeros.
+
+    Example:
+        >>> m = gradrs.nn.ZeroPad1d(2)
+        >>> m(gradrs.ones(1, 3)).shape
+        gradrs.Size([1, 7])
+    """
 
     def __init__(self, padding):
         super().__init__(padding, 0.0)
@@ -178,7 +256,13 @@ class ZeroPad1d(ConstantPad1d):
 
 
 class ZeroPad2d(ConstantPad2d):
-    """Pads the last two dims with zeros."""
+    """Pads the last two dims with zeros.
+
+    Example:
+        >>> m = gradrs.nn.ZeroPad2d((1, 1, 2, 0))
+        >>> m(gradrs.ones(1, 1, 3, 3)).shape
+        gradrs.Size([1, 1, 5, 5])
+    """
 
     def __init__(self, padding):
         super().__init__(padding, 0.0)
@@ -188,7 +272,13 @@ class ZeroPad2d(ConstantPad2d):
 
 
 class ZeroPad3d(ConstantPad3d):
-    """Pads the last three dims with zeros."""
+    """Pads the last three dims with zeros.
+
+    Example:
+        >>> m = gradrs.nn.ZeroPad3d(1)
+        >>> m(gradrs.ones(1, 1, 2, 2, 2)).shape
+        gradrs.Size([1, 1, 4, 4, 4])
+    """
 
     def __init__(self, padding):
         super().__init__(padding, 0.0)

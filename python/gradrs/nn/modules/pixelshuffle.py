@@ -7,7 +7,13 @@ __all__ = ["PixelShuffle", "PixelUnshuffle"]
 
 
 class PixelShuffle(Module):
-    """[*, C*r*r, H, W] -> [*, C, H*r, W*r]."""
+    """[*, C*r*r, H, W] -> [*, C, H*r, W*r].
+
+    Example:
+        >>> m = gradrs.nn.PixelShuffle(2)
+        >>> m(gradrs.ones(1, 8, 3, 3)).shape
+        gradrs.Size([1, 2, 6, 6])
+    """
 
     __constants__ = ["upscale_factor"]
 
@@ -23,7 +29,13 @@ class PixelShuffle(Module):
 
 
 class PixelUnshuffle(Module):
-    """[*, C, H*r, W*r] -> [*, C*r*r, H, W]."""
+    """[*, C, H*r, W*r] -> [*, C*r*r, H, W].
+
+    Example:
+        >>> m = gradrs.nn.PixelUnshuffle(2)
+        >>> m(gradrs.ones(1, 2, 6, 6)).shape
+        gradrs.Size([1, 8, 3, 3])
+    """
 
     __constants__ = ["downscale_factor"]
 

@@ -32,7 +32,13 @@ class _MaxPoolNd(Module):
 
 
 class MaxPool1d(_MaxPoolNd):
-    """Max over windows of [N, C, L] (or [C, L]) inputs."""
+    """Max over windows of [N, C, L] (or [C, L]) inputs.
+
+    Example:
+        >>> m = gradrs.nn.MaxPool1d(3, stride=2)
+        >>> m(gradrs.ones(1, 3, 9)).shape
+        gradrs.Size([1, 3, 4])
+    """
 
     def forward(self, input):
         return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
@@ -94,7 +100,13 @@ class _AvgPoolNd(Module):
 
 
 class AvgPool1d(_AvgPoolNd):
-    """Mean over windows of [N, C, L] (or [C, L]) inputs."""
+    """Mean over windows of [N, C, L] (or [C, L]) inputs.
+
+    Example:
+        >>> m = gradrs.nn.AvgPool1d(2)
+        >>> m(gradrs.ones(1, 3, 8)).shape
+        gradrs.Size([1, 3, 4])
+    """
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
                  count_include_pad=True):
@@ -111,7 +123,13 @@ class AvgPool1d(_AvgPoolNd):
 
 
 class AvgPool2d(_AvgPoolNd):
-    """Mean over windows of [N, C, H, W] (or [C, H, W]) inputs."""
+    """Mean over windows of [N, C, H, W] (or [C, H, W]) inputs.
+
+    Example:
+        >>> m = gradrs.nn.AvgPool2d(2, stride=1)
+        >>> m(gradrs.ones(1, 3, 8, 8)).shape
+        gradrs.Size([1, 3, 7, 7])
+    """
 
     __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
                      "divisor_override"]
@@ -147,7 +165,13 @@ class _LPPoolNd(Module):
 
 
 class LPPool1d(_LPPoolNd):
-    """The p-norm over windows of [N, C, L] inputs."""
+    """The p-norm over windows of [N, C, L] inputs.
+
+    Example:
+        >>> m = gradrs.nn.LPPool1d(2, 3)
+        >>> m(gradrs.ones(1, 2, 9)).shape
+        gradrs.Size([1, 2, 3])
+    """
 
     def forward(self, input):
         return F.lp_pool1d(input, float(self.norm_type), self.kernel_size, self.stride,
@@ -155,7 +179,13 @@ class LPPool1d(_LPPoolNd):
 
 
 class LPPool2d(_LPPoolNd):
-    """The p-norm over windows of [N, C, H, W] inputs."""
+    """The p-norm over windows of [N, C, H, W] inputs.
+
+    Example:
+        >>> m = gradrs.nn.LPPool2d(2, 2)
+        >>> m(gradrs.ones(1, 2, 4, 4)).shape
+        gradrs.Size([1, 2, 2, 2])
+    """
 
     def forward(self, input):
         return F.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride,
@@ -175,14 +205,26 @@ class _AdaptiveMaxPoolNd(Module):
 
 
 class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
-    """Max pooling to a fixed output length."""
+    """Max pooling to a fixed output length.
+
+    Example:
+        >>> m = gradrs.nn.AdaptiveMaxPool1d(2)
+        >>> m(gradrs.ones(1, 3, 7)).shape
+        gradrs.Size([1, 3, 2])
+    """
 
     def forward(self, input):
         return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
 
 
 class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
-    """Max pooling to a fixed output height and width (None keeps the input's)."""
+    """Max pooling to a fixed output height and width (None keeps the input's).
+
+    Example:
+        >>> m = gradrs.nn.AdaptiveMaxPool2d(2)
+        >>> m(gradrs.ones(1, 3, 7, 9)).shape
+        gradrs.Size([1, 3, 2, 2])
+    """
 
     def forward(self, input):
         return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
@@ -200,21 +242,39 @@ class _AdaptiveAvgPoolNd(Module):
 
 
 class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
-    """Average pooling to a fixed output length."""
+    """Average pooling to a fixed output length.
+
+    Example:
+        >>> m = gradrs.nn.AdaptiveAvgPool1d(2)
+        >>> m(gradrs.ones(1, 3, 7)).shape
+        gradrs.Size([1, 3, 2])
+    """
 
     def forward(self, input):
         return F.adaptive_avg_pool1d(input, self.output_size)
 
 
 class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
-    """Average pooling to a fixed output height and width (None keeps the input's)."""
+    """Average pooling to a fixed output height and width (None keeps the input's).
+
+    Example:
+        >>> m = gradrs.nn.AdaptiveAvgPool2d((2, 3))
+        >>> m(gradrs.ones(1, 3, 7, 9)).shape
+        gradrs.Size([1, 3, 2, 3])
+    """
 
     def forward(self, input):
         return F.adaptive_avg_pool2d(input, self.output_size)
 
 
 class MaxPool3d(_MaxPoolNd):
-    """Max over windows of [N, C, D, H, W] (or [C, D, H, W]) inputs."""
+    """Max over windows of [N, C, D, H, W] (or [C, D, H, W]) inputs.
+
+    Example:
+        >>> m = gradrs.nn.MaxPool3d(2)
+        >>> m(gradrs.ones(1, 1, 4, 4, 4)).shape
+        gradrs.Size([1, 1, 2, 2, 2])
+    """
 
     def forward(self, input):
         return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
@@ -236,7 +296,13 @@ class MaxUnpool3d(_MaxUnpoolNd):
 
 
 class AvgPool3d(_AvgPoolNd):
-    """Mean over windows of [N, C, D, H, W] (or [C, D, H, W]) inputs."""
+    """Mean over windows of [N, C, D, H, W] (or [C, D, H, W]) inputs.
+
+    Example:
+        >>> m = gradrs.nn.AvgPool3d(2)
+        >>> m(gradrs.ones(1, 3, 4, 4, 4)).shape
+        gradrs.Size([1, 3, 2, 2, 2])
+    """
 
     __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
                      "divisor_override"]
@@ -271,14 +337,26 @@ class LPPool3d(_LPPoolNd):
 
 
 class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
-    """Max pooling to a fixed [D, H, W] output size (None keeps the input's)."""
+    """Max pooling to a fixed [D, H, W] output size (None keeps the input's).
+
+    Example:
+        >>> m = gradrs.nn.AdaptiveMaxPool3d(2)
+        >>> m(gradrs.ones(1, 3, 4, 5, 6)).shape
+        gradrs.Size([1, 3, 2, 2, 2])
+    """
 
     def forward(self, input):
         return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
 
 
 class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
-    """Average pooling to a fixed [D, H, W] output size (None keeps the input's)."""
+    """Average pooling to a fixed [D, H, W] output size (None keeps the input's).
+
+    Example:
+        >>> m = gradrs.nn.AdaptiveAvgPool3d(1)
+        >>> m(gradrs.ones(1, 3, 4, 5, 6)).shape
+        gradrs.Size([1, 3, 1, 1, 1])
+    """
 
     def forward(self, input):
         return F.adaptive_avg_pool3d(input, self.output_size)
@@ -287,7 +365,13 @@ class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
 class FractionalMaxPool2d(Module):
     """Max pooling over pseudo-random windows of [N, C, H, W] (or [C, H, W]) inputs (Graham's
     fractional max pooling): ``kernel_size`` windows placed by a per-plane random draw to give
-    ``output_size`` (or ``output_ratio`` times the input's size)."""
+    ``output_size`` (or ``output_ratio`` times the input's size).
+
+    Example:
+        >>> m = gradrs.nn.FractionalMaxPool2d(2, output_size=5)
+        >>> m(gradrs.randn(1, 1, 8, 8)).shape
+        gradrs.Size([1, 1, 5, 5])
+    """
 
     __constants__ = ["kernel_size", "return_indices", "output_size", "output_ratio"]
 

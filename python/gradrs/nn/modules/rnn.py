@@ -430,6 +430,12 @@ class RNN(RNNBase):
 
     Arguments as PyTorch's: ``RNN(input_size, hidden_size, num_layers=1, nonlinearity='tanh',
     bias=True, batch_first=False, dropout=0.0, bidirectional=False, device=None, dtype=None)``.
+
+    Example:
+        >>> m = gradrs.nn.RNN(4, 8)
+        >>> out, h = m(gradrs.randn(5, 3, 4))
+        >>> out.shape, h.shape
+        (gradrs.Size([5, 3, 8]), gradrs.Size([1, 3, 8]))
     """
 
     def __init__(self, *args, **kwargs):
@@ -632,6 +638,12 @@ class GRU(RNNBase):
 
     Arguments as PyTorch's: ``GRU(input_size, hidden_size, num_layers=1, bias=True,
     batch_first=False, dropout=0.0, bidirectional=False, device=None, dtype=None)``.
+
+    Example:
+        >>> m = gradrs.nn.GRU(4, 8, batch_first=True)
+        >>> out, h = m(gradrs.randn(3, 5, 4))
+        >>> out.shape, h.shape
+        (gradrs.Size([3, 5, 8]), gradrs.Size([1, 3, 8]))
     """
 
     def __init__(self, *args, **kwargs):
@@ -750,7 +762,13 @@ class RNNCellBase(Module):
 
 
 class RNNCell(RNNCellBase):
-    r"""An Elman RNN cell: :math:`h' = \tanh(W_{ih} x + b_{ih} + W_{hh} h + b_{hh})` (or ReLU)."""
+    r"""An Elman RNN cell: :math:`h' = \tanh(W_{ih} x + b_{ih} + W_{hh} h + b_{hh})` (or ReLU).
+
+    Example:
+        >>> m = gradrs.nn.RNNCell(4, 8)
+        >>> m(gradrs.randn(3, 4)).shape
+        gradrs.Size([3, 8])
+    """
 
     __constants__ = ["input_size", "hidden_size", "bias", "nonlinearity"]
 
@@ -785,7 +803,14 @@ class RNNCell(RNNCellBase):
 
 
 class LSTMCell(RNNCellBase):
-    r"""A long short-term memory cell, gates in PyTorch's order (input, forget, cell, output)."""
+    r"""A long short-term memory cell, gates in PyTorch's order (input, forget, cell, output).
+
+    Example:
+        >>> m = gradrs.nn.LSTMCell(4, 8)
+        >>> h, c = m(gradrs.randn(3, 4))
+        >>> h.shape, c.shape
+        (gradrs.Size([3, 8]), gradrs.Size([3, 8]))
+    """
 
     def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
         super().__init__(input_size, hidden_size, bias, num_chunks=4, device=device,
@@ -818,7 +843,13 @@ class LSTMCell(RNNCellBase):
 
 
 class GRUCell(RNNCellBase):
-    r"""A gated recurrent unit cell, gates in PyTorch's order (reset, update, new)."""
+    r"""A gated recurrent unit cell, gates in PyTorch's order (reset, update, new).
+
+    Example:
+        >>> m = gradrs.nn.GRUCell(4, 8)
+        >>> m(gradrs.randn(3, 4)).shape
+        gradrs.Size([3, 8])
+    """
 
     def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
         super().__init__(input_size, hidden_size, bias, num_chunks=3, device=device,

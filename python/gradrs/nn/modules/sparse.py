@@ -100,7 +100,13 @@ class Embedding(Module):
 
 
 class EmbeddingBag(Module):
-    """Sums, means or maxes of bags of embedding rows, without the intermediate lookups."""
+    """Sums, means or maxes of bags of embedding rows, without the intermediate lookups.
+
+    Example:
+        >>> m = gradrs.nn.EmbeddingBag(10, 3, mode='sum')
+        >>> m(gradrs.tensor([[1, 2], [4, 9]])).shape
+        gradrs.Size([2, 3])
+    """
 
     __constants__ = ["num_embeddings", "embedding_dim", "max_norm", "norm_type",
                      "scale_grad_by_freq", "mode", "sparse", "include_last_offset",

@@ -239,7 +239,13 @@ class TransformerDecoder(Module):
 class TransformerEncoderLayer(Module):
     r"""Self-attention and a feedforward block (``linear2(dropout(activation(linear1(x))))``),
     each with dropout, a residual connection and a LayerNorm (after the residual, or before
-    the block with ``norm_first``)."""
+    the block with ``norm_first``).
+
+    Example:
+        >>> m = gradrs.nn.TransformerEncoderLayer(d_model=8, nhead=2, batch_first=True)
+        >>> m(gradrs.randn(2, 5, 8)).shape
+        gradrs.Size([2, 5, 8])
+    """
 
     __constants__ = ["norm_first"]
 

@@ -8,7 +8,13 @@ __all__ = ["Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d"]
 
 
 class Upsample(Module):
-    """F.interpolate as a layer."""
+    """F.interpolate as a layer.
+
+    Example:
+        >>> m = gradrs.nn.Upsample(scale_factor=2, mode='nearest')
+        >>> m(gradrs.ones(1, 1, 2, 2)).shape
+        gradrs.Size([1, 1, 4, 4])
+    """
 
     __constants__ = ["size", "scale_factor", "mode", "align_corners", "name",
                      "recompute_scale_factor"]
@@ -45,14 +51,26 @@ class Upsample(Module):
 
 
 class UpsamplingNearest2d(Upsample):
-    """Upsample with mode='nearest'."""
+    """Upsample with mode='nearest'.
+
+    Example:
+        >>> m = gradrs.nn.UpsamplingNearest2d(scale_factor=2)
+        >>> m(gradrs.ones(1, 1, 2, 2)).shape
+        gradrs.Size([1, 1, 4, 4])
+    """
 
     def __init__(self, size=None, scale_factor=None):
         super().__init__(size, scale_factor, mode="nearest")
 
 
 class UpsamplingBilinear2d(Upsample):
-    """Upsample with mode='bilinear' and align_corners=True."""
+    """Upsample with mode='bilinear' and align_corners=True.
+
+    Example:
+        >>> m = gradrs.nn.UpsamplingBilinear2d(scale_factor=2)
+        >>> m(gradrs.ones(1, 1, 2, 2)).shape
+        gradrs.Size([1, 1, 4, 4])
+    """
 
     def __init__(self, size=None, scale_factor=None):
         super().__init__(size, scale_factor, mode="bilinear", align_corners=True)

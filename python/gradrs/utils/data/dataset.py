@@ -27,6 +27,17 @@ class Dataset:
     All datasets that represent a map from keys to data samples should subclass it and
     overwrite :meth:`__getitem__`; they may overwrite :meth:`__len__` (used by samplers and
     the DataLoader's defaults) and :meth:`__getitems__` (a batch of samples at once).
+
+    Example:
+        >>> class Squares(gradrs.utils.data.Dataset):
+        ...     def __len__(self):
+        ...         return 4
+        ...
+        ...     def __getitem__(self, i):
+        ...         return i * i
+        ...
+        >>> list(gradrs.utils.data.DataLoader(Squares(), batch_size=2))
+        [tensor([0, 1]), tensor([4, 9])]
     """
 
     def __getitem__(self, index):
@@ -46,6 +57,14 @@ class IterableDataset(Dataset, Iterable):
     With ``num_workers > 0`` every worker holds its own copy of the dataset; use
     :func:`~gradrs.utils.data.get_worker_info` in ``__iter__`` or in ``worker_init_fn`` to
     give each copy its own share of the data.
+
+    Example:
+        >>> class Count(gradrs.utils.data.IterableDataset):
+        ...     def __iter__(self):
+        ...         return iter(range(5))
+        ...
+        >>> [b.tolist() for b in gradrs.utils.data.DataLoader(Count(), batch_size=2)]
+        [[0, 1], [2, 3], [4]]
     """
 
     def __add__(self, other):
@@ -79,6 +98,11 @@ class TensorDataset(Dataset):
 class StackDataset(Dataset):
     r"""Dataset as a stacking of multiple datasets: a tuple (``*args``) or a dict
     (``**kwargs``) of their samples at the same index.
+
+    Example:
+        >>> s = gradrs.utils.data.StackDataset(x=range(3), y='abc')
+        >>> s[1]
+        {'x': 1, 'y': 'b'}
     """
 
     def __init__(self, *args, **kwargs):
@@ -137,6 +161,11 @@ class ConcatDataset(Dataset):
 
     Args:
         datasets (sequence): List of datasets to be concatenated
+
+    Example:
+        >>> c = gradrs.utils.data.ConcatDataset([range(3), range(10, 12)])
+        >>> len(c), c[3]
+        (5, 10)
     """
 
     @staticmethod
@@ -226,6 +255,11 @@ class Subset(Dataset):
     Args:
         dataset (Dataset): The whole Dataset
         indices (sequence): Indices in the whole set selected for subset
+
+    Example:
+        >>> s = gradrs.utils.data.Subset(range(10), [2, 5])
+        >>> len(s), s[1]
+        (2, 5)
     """
 
     def __init__(self, dataset, indices):

@@ -37,6 +37,10 @@ class SequentialSampler(Sampler):
 
     Args:
         data_source (Sized): data source to sample from. Must implement __len__.
+
+    Example:
+        >>> list(gradrs.utils.data.SequentialSampler(range(4)))
+        [0, 1, 2, 3]
     """
 
     def __init__(self, data_source):
@@ -64,6 +68,11 @@ class RandomSampler(Sampler):
             default=``False``
         num_samples (int): number of samples to draw, default=`len(dataset)`.
         generator (Generator): Generator used in sampling.
+
+    Example:
+        >>> g = gradrs.Generator().manual_seed(0)
+        >>> sorted(gradrs.utils.data.RandomSampler(range(4), generator=g))
+        [0, 1, 2, 3]
     """
 
     def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
@@ -120,6 +129,10 @@ class SubsetRandomSampler(Sampler):
     Args:
         indices (sequence): a sequence of indices
         generator (Generator): Generator used in sampling.
+
+    Example:
+        >>> sorted(gradrs.utils.data.SubsetRandomSampler([1, 5, 7]))
+        [1, 5, 7]
     """
 
     def __init__(self, indices, generator=None):
@@ -143,6 +156,12 @@ class WeightedRandomSampler(Sampler):
         replacement (bool): if ``True``, samples are drawn with replacement. If not, they are
             drawn without replacement: a sample index drawn for a row cannot be drawn again.
         generator (Generator): Generator used in sampling.
+
+    Example:
+        >>> g = gradrs.Generator().manual_seed(0)
+        >>> s = gradrs.utils.data.WeightedRandomSampler([0.0, 1.0, 0.0], 3, generator=g)
+        >>> list(s)
+        [1, 1, 1]
     """
 
     def __init__(self, weights, num_samples, replacement=True, generator=None):
@@ -180,6 +199,10 @@ class BatchSampler(Sampler):
         batch_size (int): Size of mini-batch.
         drop_last (bool): If ``True``, the sampler will drop the last batch if
             its size would be less than ``batch_size``
+
+    Example:
+        >>> list(gradrs.utils.data.BatchSampler(range(5), batch_size=2, drop_last=False))
+        [[0, 1], [2, 3], [4]]
     """
 
     def __init__(self, sampler, batch_size, drop_last):

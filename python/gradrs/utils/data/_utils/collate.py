@@ -24,6 +24,10 @@ def default_convert(data):
 
     This is the DataLoader's collate function when automatic batching is disabled
     (``batch_size=None``).
+
+    Example:
+        >>> gradrs.utils.data.default_convert([1, 2])
+        [1, 2]
     """
     elem_type = type(data)
     if isinstance(data, gradrs.Tensor):
@@ -155,5 +159,9 @@ def default_collate(batch):
     namedtuples and sequences are collated element-wise (a tuple gives a list).
 
     This is the DataLoader's collate function when ``batch_size`` or ``batch_sampler`` is set.
+
+    Example:
+        >>> gradrs.utils.data.default_collate([(1, 2.0), (3, 4.0)])
+        [tensor([1, 3]), tensor([2., 4.], dtype=gradrs.float64)]
     """
     return collate(batch, collate_fn_map=default_collate_fn_map)

@@ -49,7 +49,12 @@ class WorkerInfo:
 
 def get_worker_info():
     r"""The information about the current DataLoader worker process (``id``, ``num_workers``,
-    ``seed``, ``dataset``: this process's copy), or ``None`` in the main process."""
+    ``seed``, ``dataset``: this process's copy), or ``None`` in the main process.
+
+    Example:
+        >>> gradrs.utils.data.get_worker_info() is None
+        True
+    """
     return _worker_info
 
 
