@@ -155,7 +155,7 @@ def is_tensor(obj):
     Args:
         obj: any object.
 
-    Example:
+    Examples:
         >>> gradrs.is_tensor(gradrs.ones(1)), gradrs.is_tensor([1.0])
         (True, False)
     """
@@ -168,7 +168,7 @@ def numel(input):
     Args:
         input: a tensor.
 
-    Example:
+    Examples:
         >>> gradrs.numel(gradrs.ones(2, 3))
         6
     """
@@ -338,7 +338,7 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False, unbiased=None):
         keepdim: keep the reduced dimensions with size 1.
         unbiased: deprecated; `correction=1` (True) or `0` (False).
 
-    Example:
+    Examples:
         >>> gradrs.var_mean(gradrs.tensor([1.0, 2.0, 3.0, 4.0]), correction=0)
         (tensor(1.2500), tensor(2.5000))
     """
@@ -357,7 +357,7 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False, unbiased=None):
         keepdim: keep the reduced dimensions with size 1.
         unbiased: deprecated; `correction=1` (True) or `0` (False).
 
-    Example:
+    Examples:
         >>> gradrs.std_mean(gradrs.tensor([1.0, 2.0, 3.0, 4.0]))
         (tensor(1.2910), tensor(2.5000))
     """

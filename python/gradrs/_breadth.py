@@ -312,7 +312,7 @@ def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=
         layout: only `gradrs.strided`.
         pin_memory: accepted for PyTorch's signature.
 
-    Example:
+    Examples:
         >>> gradrs.ones(2, dtype=gradrs.float64).new_full((2, 2), 7)
         tensor([[7., 7.],
                 [7., 7.]], dtype=gradrs.float64)

@@ -139,7 +139,7 @@ class _NoParamDecoratorContextManager(_DecoratorContextManager):
 class no_grad(_NoParamDecoratorContextManager):
     """Context-manager (and decorator) that disables gradient calculation.
 
-    Example:
+    Examples:
         >>> x = gradrs.tensor(1.0, requires_grad=True)
         >>> with gradrs.no_grad():
         ...     y = x * 2
@@ -170,7 +170,7 @@ class no_grad(_NoParamDecoratorContextManager):
 class enable_grad(_NoParamDecoratorContextManager):
     """Context-manager (and decorator) that enables gradient calculation.
 
-    Example:
+    Examples:
         >>> x = gradrs.tensor(1.0, requires_grad=True)
         >>> with gradrs.no_grad():
         ...     with gradrs.enable_grad():
@@ -193,7 +193,7 @@ class enable_grad(_NoParamDecoratorContextManager):
 class set_grad_enabled(_DecoratorContextManager):
     """Sets gradient calculation on or off: at once when called, and restored on exit.
 
-    Example:
+    Examples:
         >>> x = gradrs.tensor(1.0, requires_grad=True)
         >>> with gradrs.set_grad_enabled(False):
         ...     y = x * 2
@@ -259,7 +259,7 @@ class inference_mode(_DecoratorContextManager):
     cannot be saved for backward, and cannot be modified in place outside inference mode.
     Views of normal tensors stay normal. `inference_mode(False)` inside turns it off again.
 
-    Example:
+    Examples:
         >>> x = gradrs.ones(2, requires_grad=True)
         >>> with gradrs.inference_mode():
         ...     y = x * 2
@@ -379,7 +379,7 @@ def is_grad_enabled() -> bool:
     """Whether grad mode is on in this thread: operations on tensors that
     require grad record the backward graph.
 
-    Example:
+    Examples:
         >>> gradrs.is_grad_enabled()
         True
         >>> with gradrs.no_grad():
@@ -393,7 +393,7 @@ def is_inference_mode_enabled() -> bool:
     """Whether inference mode (`gradrs.inference_mode`) is on in this
     thread.
 
-    Example:
+    Examples:
         >>> with gradrs.inference_mode():
         ...     print(gradrs.is_inference_mode_enabled())
         True
@@ -417,7 +417,7 @@ def is_multithreading_enabled() -> bool:
     by `set_multithreading_enabled` (gradrs's engine runs each backward on the calling thread
     either way).
 
-    Example:
+    Examples:
         >>> gradrs.autograd.is_multithreading_enabled()
         True
     """

@@ -140,7 +140,7 @@ def dropout_(input, p, train):
         p: the probability of dropping (required, ATen's order).
         train: apply it (required).
 
-    Example:
+    Examples:
         >>> x = gradrs.ones(3)
         >>> gradrs.dropout_(x, 0.5, False) is x
         True
@@ -163,7 +163,7 @@ def feature_dropout_(input, p, train):
         p: the probability of dropping (required, ATen's order).
         train: apply it (required).
 
-    Example:
+    Examples:
         >>> gradrs.feature_dropout_(gradrs.ones(2, 3), 0.5, False)
         tensor([[1., 1., 1.],
                 [1., 1., 1.]])
@@ -186,7 +186,7 @@ def alpha_dropout_(input, p, train):
         p: the probability of dropping (required, ATen's order).
         train: apply it (required).
 
-    Example:
+    Examples:
         >>> gradrs.alpha_dropout_(gradrs.ones(3), 0.5, False)
         tensor([1., 1., 1.])
     """
@@ -203,7 +203,7 @@ def feature_alpha_dropout(input, p, train):
         p: the probability of dropping (required, ATen's order).
         train: apply it (required).
 
-    Example:
+    Examples:
         >>> gradrs.feature_alpha_dropout(gradrs.ones(2, 3), 0.5, False)
         tensor([[1., 1., 1.],
                 [1., 1., 1.]])
@@ -220,7 +220,7 @@ def feature_alpha_dropout_(input, p, train):
         p: the probability of dropping (required, ATen's order).
         train: apply it (required).
 
-    Example:
+    Examples:
         >>> gradrs.feature_alpha_dropout_(gradrs.ones(2, 3), 0.5, False)
         tensor([[1., 1., 1.],
                 [1., 1., 1.]])
@@ -239,7 +239,7 @@ def celu(input, alpha=1.0):
         input: a tensor.
         alpha: the scale of the negative side (default 1).
 
-    Example:
+    Examples:
         >>> gradrs.celu(gradrs.tensor([-1.0, 2.0]))
         tensor([-0.6321,  2.0000])
     """
@@ -254,7 +254,7 @@ def celu_(input, alpha=1.0):
         input: the tensor to modify.
         alpha: the scale of the negative side (default 1).
 
-    Example:
+    Examples:
         >>> gradrs.celu_(gradrs.tensor([-1.0, 2.0]))
         tensor([-0.6321,  2.0000])
     """
@@ -279,7 +279,7 @@ def rrelu_(input, lower=0.125, upper=0.3333333333333333, training=False, generat
         training: draw random slopes (default False; else the mean slope is used).
         generator: the random generator to draw from.
 
-    Example:
+    Examples:
         >>> gradrs.rrelu_(gradrs.tensor([-2.0, 3.0]), 0.1, 0.3)
         tensor([-0.4000,  3.0000])
     """
@@ -293,7 +293,7 @@ def selu(input):
     Args:
         input: a tensor.
 
-    Example:
+    Examples:
         >>> gradrs.selu(gradrs.tensor([-1.0, 1.0]))
         tensor([-1.1113,  1.0507])
     """
@@ -307,7 +307,7 @@ def selu_(input):
     Args:
         input: the tensor to modify.
 
-    Example:
+    Examples:
         >>> gradrs.selu_(gradrs.tensor([-1.0, 1.0]))
         tensor([-1.1113,  1.0507])
     """
@@ -329,7 +329,7 @@ def threshold_(input, threshold, value):
         threshold: the threshold.
         value: the replacement.
 
-    Example:
+    Examples:
         >>> gradrs.threshold_(gradrs.tensor([0.5, 2.0]), 1.0, 0.0)
         tensor([0., 2.])
     """
@@ -352,7 +352,7 @@ def avg_pool1d(input, kernel_size, stride=(), padding=0, ceil_mode=False,
         ceil_mode: round the output size up (default False).
         count_include_pad: count the padding in the averages (default True).
 
-    Example:
+    Examples:
         >>> gradrs.avg_pool1d(gradrs.tensor([[[1.0, 2.0, 3.0, 4.0]]]), 2)
         tensor([[[1.5000, 3.5000]]])
     """
@@ -372,7 +372,7 @@ def max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=F
         dilation: the spacing between window elements (default 1).
         ceil_mode: round the output size up (default False).
 
-    Example:
+    Examples:
         >>> gradrs.max_pool1d(gradrs.tensor([[[1.0, 3.0, 2.0, 0.0]]]), 2)
         tensor([[[3., 2.]]])
     """
@@ -392,7 +392,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1
         dilation: the spacing between window elements (default 1).
         ceil_mode: round the output size up (default False).
 
-    Example:
+    Examples:
         >>> gradrs.max_pool1d_with_indices(gradrs.tensor([[[1.0, 3.0, 2.0, 0.0]]]), 2)
         (tensor([[[3., 2.]]]), tensor([[[1, 2]]]))
     """
@@ -412,7 +412,7 @@ def max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=F
         dilation: the spacing between window elements (default 1).
         ceil_mode: round the output size up (default False).
 
-    Example:
+    Examples:
         >>> gradrs.max_pool2d(gradrs.arange(16.0).reshape(1, 1, 4, 4), 2)
         tensor([[[[ 5.,  7.],
                   [13., 15.]]]])
@@ -432,7 +432,7 @@ def max_pool3d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=F
         dilation: the spacing between window elements (default 1).
         ceil_mode: round the output size up (default False).
 
-    Example:
+    Examples:
         >>> gradrs.max_pool3d(gradrs.ones(1, 1, 4, 4, 4), 2).shape
         gradrs.Size([1, 1, 2, 2, 2])
     """
@@ -465,7 +465,7 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
         eps: added to the variance.
         cudnn_enabled: ignored (kept for ATen's signature).
 
-    Example:
+    Examples:
         >>> gradrs.batch_norm(gradrs.tensor([[1.0], [3.0]]), None, None, None, None, True, 0.1, 1e-5, False)
         tensor([[-1.0000],
                 [ 1.0000]])
@@ -492,7 +492,7 @@ def instance_norm(input, weight, bias, running_mean, running_var, use_input_stat
         eps: added to the variance.
         cudnn_enabled: ignored.
 
-    Example:
+    Examples:
         >>> gradrs.instance_norm(gradrs.tensor([[[1.0, 3.0]]]), None, None, None, None, True, 0.1, 1e-5, False)
         tensor([[[-1.0000,  1.0000]]])
     """
@@ -512,7 +512,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabl
         eps: added to the variance (default 1e-5).
         cudnn_enabled: ignored.
 
-    Example:
+    Examples:
         >>> gradrs.group_norm(gradrs.tensor([[[1.0], [3.0], [0.0], [2.0]]]), 2)
         tensor([[[-1.0000],
                  [ 1.0000],
@@ -534,7 +534,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn
         eps: added to the variance (default 1e-5).
         cudnn_enable: ignored.
 
-    Example:
+    Examples:
         >>> gradrs.layer_norm(gradrs.tensor([[1.0, 2.0, 3.0]]), [3])
         tensor([[-1.2247,  0.0000,  1.2247]])
     """
@@ -555,7 +555,7 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
         scale_grad_by_freq: scale gradients by the inverse frequency of the indices.
         sparse: accepted; gradients are dense.
 
-    Example:
+    Examples:
         >>> gradrs.embedding(gradrs.arange(6.0).reshape(3, 2), gradrs.tensor([2, 0]))
         tensor([[4., 5.],
                 [0., 1.]])
@@ -592,7 +592,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
         pos_weight: optional weight of the positive examples.
         reduction: ATen's integer: 0 none (the default, as PyTorch's binding reads it), 1 mean, 2 sum.
 
-    Example:
+    Examples:
         >>> gradrs.binary_cross_entropy_with_logits(gradrs.tensor([2.0, -1.0]), gradrs.tensor([1.0, 0.0]), reduction=1)
         tensor(0.2201)
     """
@@ -612,7 +612,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
         margin: the margin for dissimilar pairs (default 0).
         reduction: ATen's integer: 0 none (the default, as PyTorch's binding reads it), 1 mean, 2 sum.
 
-    Example:
+    Examples:
         >>> gradrs.cosine_embedding_loss(gradrs.tensor([[1.0, 0.0]]), gradrs.tensor([[1.0, 1.0]]), gradrs.tensor([1.0]))
         tensor([0.2929])
     """
@@ -630,7 +630,7 @@ def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
         margin: the margin (default 1).
         reduction: ATen's integer: 0 none (the default, as PyTorch's binding reads it), 1 mean, 2 sum.
 
-    Example:
+    Examples:
         >>> gradrs.hinge_embedding_loss(gradrs.tensor([0.3, 0.4]), gradrs.tensor([1.0, -1.0]))
         tensor([0.3000, 0.6000])
     """
@@ -658,7 +658,7 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
         margin: the margin (default 0).
         reduction: ATen's integer: 0 none (the default, as PyTorch's binding reads it), 1 mean, 2 sum.
 
-    Example:
+    Examples:
         >>> gradrs.margin_ranking_loss(gradrs.tensor([1.0, 0.0]), gradrs.tensor([0.5, 0.5]), gradrs.tensor([1.0, 1.0]), 0.0, 2)
         tensor(0.5000)
     """
@@ -679,7 +679,7 @@ def poisson_nll_loss(input, target, log_input, full, eps, reduction):
         eps: added to `input` before the log when not `log_input`.
         reduction: ATen's integer: 0 none, 1 mean, 2 sum.
 
-    Example:
+    Examples:
         >>> gradrs.poisson_nll_loss(gradrs.tensor([0.0, 1.0]), gradrs.tensor([1.0, 2.0]), True, False, 1e-8, 1)
         tensor(0.8591)
     """
@@ -702,7 +702,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, 
         swap: use the smaller negative distance (default False).
         reduction: ATen's integer: 0 none (the default, as PyTorch's binding reads it), 1 mean, 2 sum.
 
-    Example:
+    Examples:
         >>> gradrs.triplet_margin_loss(gradrs.zeros(1, 2), gradrs.tensor([[1.0, 0.0]]), gradrs.tensor([[3.0, 0.0]]))
         tensor([0.])
     """
@@ -724,7 +724,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
         reduction: ATen's integer: 0 none (the default, as PyTorch's binding reads it), 1 mean, 2 sum.
         zero_infinity: zero out infinite losses.
 
-    Example:
+    Examples:
         >>> lp = gradrs.randn(6, 1, 4).log_softmax(2)
         >>> gradrs.ctc_loss(lp, gradrs.tensor([[1, 2]]), [6], [2]).shape
         gradrs.Size([1])

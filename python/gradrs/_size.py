@@ -8,7 +8,7 @@ class Size(tuple):
     Args:
         iterable: the sizes (default: none, a 0-dim shape).
 
-    Example:
+    Examples:
         >>> s = gradrs.ones(2, 3).shape
         >>> s
         gradrs.Size([2, 3])
@@ -25,7 +25,7 @@ class Size(tuple):
     def numel(self) -> int:
         """The number of elements a tensor of this shape holds: the product of the sizes.
 
-        Example:
+        Examples:
             >>> gradrs.Size([2, 3, 4]).numel()
             24
         """

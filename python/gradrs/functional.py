@@ -39,7 +39,7 @@ def _check_tensor(fn, name, pos, value):
 def softmax(input, dim, dtype=None):
     """`gradrs.softmax(input, dim, dtype=None)`: same as `input.softmax(dim, dtype=dtype)`.
 
-    Example:
+    Examples:
         >>> gradrs.softmax(gradrs.tensor([1.0, 2.0, 3.0]), dim=0)
         tensor([0.0900, 0.2447, 0.6652])
     """
@@ -72,7 +72,7 @@ def isinf(input):
     Args:
         input: a tensor.
 
-    Example:
+    Examples:
         >>> gradrs.isinf(gradrs.tensor([1.0, float('inf'), -float('inf')]))
         tensor([False,  True,  True])
     """
@@ -88,7 +88,7 @@ def isposinf(input):
     Args:
         input: a tensor.
 
-    Example:
+    Examples:
         >>> gradrs.isposinf(gradrs.tensor([1.0, float('inf'), -float('inf')]))
         tensor([False,  True, False])
     """
@@ -104,7 +104,7 @@ def isneginf(input):
     Args:
         input: a tensor.
 
-    Example:
+    Examples:
         >>> gradrs.isneginf(gradrs.tensor([1.0, float('inf'), -float('inf')]))
         tensor([False, False,  True])
     """
@@ -121,7 +121,7 @@ def isfinite(input):
     Args:
         input: a tensor.
 
-    Example:
+    Examples:
         >>> gradrs.isfinite(gradrs.tensor([1.0, float('inf'), float('nan')]))
         tensor([ True, False, False])
     """
@@ -504,7 +504,7 @@ def atleast_1d(*tensors):
     Args:
         *tensors: tensors, or one list / tuple of tensors.
 
-    Example:
+    Examples:
         >>> gradrs.atleast_1d(gradrs.tensor(1.0))
         tensor([1.])
         >>> gradrs.atleast_1d(gradrs.tensor(1.0), gradrs.ones(2))
@@ -520,7 +520,7 @@ def atleast_2d(*tensors):
     Args:
         *tensors: tensors, or one list / tuple of tensors.
 
-    Example:
+    Examples:
         >>> gradrs.atleast_2d(gradrs.tensor(1.0))
         tensor([[1.]])
         >>> gradrs.atleast_2d(gradrs.tensor(1.0), gradrs.ones(2))
@@ -536,7 +536,7 @@ def atleast_3d(*tensors):
     Args:
         *tensors: tensors, or one list / tuple of tensors.
 
-    Example:
+    Examples:
         >>> gradrs.atleast_3d(gradrs.tensor(1.0))
         tensor([[[1.]]])
         >>> gradrs.atleast_3d(gradrs.tensor(1.0), gradrs.ones(2))

@@ -1737,7 +1737,7 @@ def _det_top(input):
     Args:
         input: shape (*, n, n).
 
-    Example:
+    Examples:
         >>> gradrs.det(gradrs.tensor([[2.0, 1.0], [1.0, 3.0]]))
         tensor(5.)
     """
@@ -1762,7 +1762,7 @@ def _slogdet_top(input):
     Args:
         input: shape (*, n, n).
 
-    Example:
+    Examples:
         >>> gradrs.slogdet(gradrs.tensor([[1.0, 2.0], [3.0, 4.0]]))
         gradrs.return_types.slogdet(
         sign=tensor(-1.),
@@ -1794,7 +1794,7 @@ def _cholesky_top(input, upper=False, *, out=None):
         upper: return the upper factor (default False).
         out: an optional output tensor.
 
-    Example:
+    Examples:
         >>> gradrs.cholesky(gradrs.tensor([[4.0, 2.0], [2.0, 3.0]]))
         tensor([[2.0000, 0.0000],
                 [1.0000, 1.4142]])
@@ -1857,7 +1857,7 @@ def _svd_top(input, some=True, compute_uv=True, *, out=None):
         compute_uv: compute U and V (default True; False gives zero-filled U and V).
         out: an optional (U, S, V) tuple of output tensors.
 
-    Example:
+    Examples:
         >>> u, s, v = gradrs.svd(gradrs.tensor([[3.0, 0.0], [0.0, 4.0]]))
         >>> s
         tensor([4., 3.])
@@ -1885,7 +1885,7 @@ def _qr_top(input, some=True, *, out=None):
         some: the reduced decomposition (default True) or the complete one.
         out: an optional (Q, R) tuple of output tensors.
 
-    Example:
+    Examples:
         >>> q, r = gradrs.qr(gradrs.tensor([[3.0, 1.0], [4.0, 2.0]]))
         >>> gradrs.allclose(q @ r, gradrs.tensor([[3.0, 1.0], [4.0, 2.0]]))
         True
@@ -1925,7 +1925,7 @@ def _cross_top(input, other, dim=None, *, out=None):
         dim: the dimension holding the vectors.
         out: an optional output tensor.
 
-    Example:
+    Examples:
         >>> gradrs.cross(gradrs.tensor([1.0, 0.0, 0.0]), gradrs.tensor([0.0, 1.0, 0.0]), dim=0)
         tensor([0., 0., 1.])
     """

@@ -371,7 +371,7 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
         pickle_module: module used for pickling metadata and objects
         pickle_protocol: can be specified to override the default protocol
 
-    Example:
+    Examples:
         >>> import io
         >>> buf = io.BytesIO()
         >>> gradrs.save({"w": gradrs.tensor([1.0, 2.0])}, buf)

@@ -467,7 +467,7 @@ class autocast:
     """`autocast(device_type, dtype=None, enabled=True, cache_enabled=None)`: run the ops of a
     region (a `with` block, or a decorated function) in mixed precision; see the module doc.
 
-    Example:
+    Examples:
         >>> a, b = gradrs.randn(2, 2), gradrs.randn(2, 2)
         >>> with gradrs.autocast(device_type='cpu', dtype=gradrs.float16):
         ...     print((a @ b).dtype)

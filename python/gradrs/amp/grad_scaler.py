@@ -52,7 +52,7 @@ class GradScaler:
     """`GradScaler(device='cuda', init_scale=2.**16, growth_factor=2.0, backoff_factor=0.5,
     growth_interval=2000, enabled=True)`; see the module doc.
 
-    Example:
+    Examples:
         >>> scaler = gradrs.amp.GradScaler('cpu', init_scale=2.0 ** 10)
         >>> w = gradrs.nn.Parameter(gradrs.tensor([1.0]))
         >>> opt = gradrs.optim.SGD([w], lr=0.1)
@@ -252,7 +252,7 @@ class GradScaler:
     def get_growth_factor(self) -> float:
         """The factor the scale is multiplied by after `growth_interval` clean steps.
 
-        Example:
+        Examples:
             >>> gradrs.amp.GradScaler('cpu').get_growth_factor()
             2.0
         """
@@ -271,7 +271,7 @@ class GradScaler:
     def get_backoff_factor(self) -> float:
         """The factor the scale is multiplied by when a step finds inf or NaN gradients.
 
-        Example:
+        Examples:
             >>> gradrs.amp.GradScaler('cpu').get_backoff_factor()
             0.5
         """
@@ -290,7 +290,7 @@ class GradScaler:
     def get_growth_interval(self) -> int:
         """How many consecutive steps without inf or NaN gradients make the scale grow.
 
-        Example:
+        Examples:
             >>> gradrs.amp.GradScaler('cpu').get_growth_interval()
             2000
         """
@@ -315,7 +315,7 @@ class GradScaler:
     def is_enabled(self) -> bool:
         """Whether this scaler scales (`enabled=True` at construction); a disabled one passes every call through.
 
-        Example:
+        Examples:
             >>> gradrs.amp.GradScaler('cpu', enabled=False).is_enabled()
             False
         """
@@ -341,7 +341,7 @@ class GradScaler:
         Args:
             state_dict: what `state_dict()` returned.
 
-        Example:
+        Examples:
             >>> s = gradrs.amp.GradScaler('cpu', init_scale=1024.0)
             >>> t = gradrs.amp.GradScaler('cpu')
             >>> t.load_state_dict(s.state_dict())

@@ -26,7 +26,7 @@ def _as_list(x):
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None, inputs=None):
     """Accumulate the gradients of `tensors` w.r.t. graph leaves into their `.grad`.
 
-    Example:
+    Examples:
         >>> x = gradrs.tensor([1.0, 2.0], requires_grad=True)
         >>> gradrs.autograd.backward([(x * x).sum()])
         >>> x.grad
@@ -53,7 +53,7 @@ def grad(outputs: _native.Tensor | _Sequence[_native.Tensor],
          materialize_grads: bool = False) -> tuple[_native.Tensor, ...]:
     """Return the gradients of `outputs` w.r.t. `inputs` (a tuple), leaving `.grad` alone.
 
-    Example:
+    Examples:
         >>> x = gradrs.tensor(1.0, requires_grad=True)
         >>> gradrs.autograd.grad(x ** 3, x)
         (tensor(3.),)

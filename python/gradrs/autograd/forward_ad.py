@@ -55,7 +55,7 @@ def make_dual(tensor, tangent, *, level=None):
     """A new tensor aliasing `tensor` whose tangent is `tangent` (kept as is when it has the
     same layout, copied otherwise). Backward differentiable.
 
-    Example:
+    Examples:
         >>> import gradrs.autograd.forward_ad as fwAD
         >>> x = gradrs.tensor([1.0, 2.0])
         >>> with fwAD.dual_level():
@@ -92,7 +92,7 @@ class UnpackedDualTensor(NamedTuple):
 def unpack_dual(tensor, *, level=None):
     """``(primal, tangent)``: a view of `tensor`'s primal and its tangent as is.
 
-    Example:
+    Examples:
         >>> import gradrs.autograd.forward_ad as fwAD
         >>> with fwAD.dual_level():
         ...     d = fwAD.make_dual(gradrs.tensor(3.0), gradrs.tensor(1.0))

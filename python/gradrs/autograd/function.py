@@ -138,7 +138,7 @@ class _SingleLevelFunction(FunctionCtx, _HookMixin, metaclass=FunctionMeta):
 class Function(_SingleLevelFunction):
     """Base class of custom autograd operations; call them with ``MyFunction.apply(...)``.
 
-    Example:
+    Examples:
         >>> class Exp(gradrs.autograd.Function):
         ...     @staticmethod
         ...     def forward(ctx, x):

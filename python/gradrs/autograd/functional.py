@@ -194,7 +194,7 @@ def _fill_in_zeros(grads, refs, strict, create_graph, stage):
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), v^T J): the vector-Jacobian product at `inputs`.
 
-    Example:
+    Examples:
         >>> gradrs.autograd.functional.vjp(lambda x: x ** 2, gradrs.tensor([1.0, 2.0]), gradrs.tensor([1.0, 1.0]))
         (tensor([1., 4.]), tensor([2., 4.]))
     """
@@ -224,7 +224,7 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), J v): the Jacobian-vector product, by the double-backward trick.
 
-    Example:
+    Examples:
         >>> gradrs.autograd.functional.jvp(lambda x: x ** 2, gradrs.tensor([1.0, 2.0]), gradrs.tensor([1.0, 0.0]))
         (tensor([1., 4.]), tensor([2., 0.]))
     """
@@ -315,7 +315,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
     """The Jacobian of `func` at `inputs`: `J[i][j]` of shape output_i.shape + input_j.shape,
     nested as the outputs and inputs are (a Tensor, a tuple, or a tuple of tuples).
 
-    Example:
+    Examples:
         >>> gradrs.autograd.functional.jacobian(lambda x: x ** 2, gradrs.tensor([1.0, 2.0]))
         tensor([[2., 0.],
                 [0., 4.]])
@@ -403,7 +403,7 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, out
     """The Hessian of a scalar `func`: the Jacobian of its Jacobian; `H[i][j]` of shape
     input_i.shape + input_j.shape.
 
-    Example:
+    Examples:
         >>> gradrs.autograd.functional.hessian(lambda x: (x ** 3).sum(), gradrs.tensor([1.0, 2.0]))
         tensor([[ 6.,  0.],
                 [ 0., 12.]])
@@ -478,7 +478,7 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), H v) for a scalar `func`, by the double-backward trick.
 
-    Example:
+    Examples:
         >>> gradrs.autograd.functional.hvp(lambda x: (x ** 3).sum(), gradrs.tensor([1.0, 2.0]), gradrs.tensor([1.0, 0.0]))
         (tensor(9.), tensor([6., 0.]))
     """

@@ -443,7 +443,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     """Check the gradients of `func` at `inputs` (float64 tensors) against finite differences:
     True, or a GradcheckError (False when ``raise_exception=False``).
 
-    Example:
+    Examples:
         >>> x = gradrs.randn(3, dtype=gradrs.float64, requires_grad=True)
         >>> gradrs.autograd.gradcheck(lambda t: (t.sin() * t).sum(), (x,))
         True

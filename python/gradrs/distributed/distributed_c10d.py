@@ -43,7 +43,7 @@ class ReduceOp:
         """The enum of reduction operations (`SUM`, `AVG`, `PRODUCT`, `MIN`, `MAX`, `BAND`,
         `BOR`, `BXOR`, `PREMUL_SUM`); `ReduceOp.SUM` & co. are its members.
 
-        Example:
+        Examples:
             >>> gradrs.distributed.ReduceOp.SUM
             <RedOpType.SUM: 0>
         """

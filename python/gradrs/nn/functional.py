@@ -83,7 +83,7 @@ def relu(input: _Tensor, inplace: bool = False) -> _Tensor:
         input: a tensor of any shape.
         inplace: write the result into `input` (default False).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.relu(gradrs.tensor([-1.0, 0.0, 2.0]))
         tensor([0., 0., 2.])
@@ -98,7 +98,7 @@ def relu6(input, inplace=False):
         input: a tensor of any shape.
         inplace: write the result into `input` (default False).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.relu6(gradrs.tensor([-1.0, 3.0, 9.0]))
         tensor([0., 3., 6.])
@@ -112,7 +112,7 @@ def sigmoid(input: _Tensor) -> _Tensor:
     Args:
         input: a tensor of any shape.
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.sigmoid(gradrs.tensor([-2.0, 0.0, 2.0]))
         tensor([0.1192, 0.5000, 0.8808])
@@ -126,7 +126,7 @@ def tanh(input: _Tensor) -> _Tensor:
     Args:
         input: a tensor of any shape.
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.tanh(gradrs.tensor([-1.0, 0.0, 1.0]))
         tensor([-0.7616,  0.0000,  0.7616])
@@ -141,7 +141,7 @@ def gelu(input: _Tensor, approximate: str = "none") -> _Tensor:
         input: a tensor of any shape.
         approximate: 'none' for the exact form (erf), 'tanh' for the tanh approximation.
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.gelu(gradrs.tensor([-1.0, 0.0, 1.0]))
         tensor([-0.1587,  0.0000,  0.8413])
@@ -158,7 +158,7 @@ def silu(input: _Tensor, inplace: bool = False) -> _Tensor:
         input: a tensor of any shape.
         inplace: write the result into `input` (default False).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.silu(gradrs.tensor([-1.0, 0.0, 1.0]))
         tensor([-0.2689,  0.0000,  0.7311])
@@ -175,7 +175,7 @@ def softplus(input, beta=1.0, threshold=20.0):
         beta: the sharpness (default 1).
         threshold: above beta * x > threshold the function is linear (default 20).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.softplus(gradrs.tensor([-1.0, 0.0, 30.0]))
         tensor([ 0.3133,  0.6931, 30.0000])
@@ -191,7 +191,7 @@ def elu(input, alpha=1.0, inplace=False):
         alpha: the value the negative side saturates towards, negated (default 1.0).
         inplace: write the result into `input` (default False).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.elu(gradrs.tensor([-1.0, 0.0, 2.0]))
         tensor([-0.6321,  0.0000,  2.0000])
@@ -207,7 +207,7 @@ def leaky_relu(input: _Tensor, negative_slope: float = 0.01, inplace: bool = Fal
         negative_slope: the slope of the negative side (default 0.01).
         inplace: write the result into `input` (default False).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.leaky_relu(gradrs.tensor([-2.0, 3.0]), negative_slope=0.1)
         tensor([-0.2000,  3.0000])
@@ -224,7 +224,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
         max_val: the upper bound (default 1).
         inplace: write the result into `input` (default False).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.hardtanh(gradrs.tensor([-2.0, 0.5, 2.0]))
         tensor([-1.0000,  0.5000,  1.0000])
@@ -241,7 +241,7 @@ def softmax(input: _Tensor, dim: int | None = None, _stacklevel: int = 3,
         dim: the dimension the slices run along (needed; omitting it is deprecated).
         dtype: cast `input` to this dtype first (avoids overflow in float16).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.softmax(gradrs.tensor([[1.0, 2.0, 3.0]]), dim=1)
         tensor([[0.0900, 0.2447, 0.6652]])
@@ -258,7 +258,7 @@ def log_softmax(input: _Tensor, dim: int | None = None, _stacklevel: int = 3,
         dim: the dimension the slices run along.
         dtype: cast `input` to this dtype first.
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.log_softmax(gradrs.tensor([[1.0, 2.0, 3.0]]), dim=1)
         tensor([[-2.4076, -1.4076, -0.4076]])
@@ -329,7 +329,7 @@ def mse_loss(input: _Tensor, target: _Tensor, size_average: bool | None = None,
         reduce: deprecated; use `reduction`.
         reduction: 'none' | 'mean' | 'sum': how the per-element losses are combined (default 'mean').
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.mse_loss(gradrs.tensor([1.0, 2.0]), gradrs.tensor([0.0, 4.0]))
         tensor(2.5000)
@@ -355,7 +355,7 @@ def l1_loss(input: _Tensor, target: _Tensor, size_average: bool | None = None,
         reduce: deprecated; use `reduction`.
         reduction: 'none' | 'mean' | 'sum': how the per-element losses are combined (default 'mean').
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.l1_loss(gradrs.tensor([1.0, 2.0]), gradrs.tensor([0.0, 4.0]))
         tensor(1.5000)
@@ -380,7 +380,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
         reduction: 'none' | 'mean' | 'sum': how the per-element losses are combined (default 'mean').
         beta: where the quadratic part turns linear (default 1.0).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.smooth_l1_loss(gradrs.tensor([0.5, 3.0]), gradrs.tensor([0.0, 0.0]))
         tensor(1.3125)
@@ -411,7 +411,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
         delta: where the quadratic part turns linear (default 1.0).
         weight: optional per-element weights, broadcastable to `input`.
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.huber_loss(gradrs.tensor([0.5, 3.0]), gradrs.tensor([0.0, 0.0]), delta=2.0)
         tensor(2.0625)
@@ -448,7 +448,7 @@ def binary_cross_entropy(input: _Tensor, target: _Tensor, weight: _Tensor | None
         reduce: deprecated; use `reduction`.
         reduction: 'none' | 'mean' | 'sum': how the per-element losses are combined (default 'mean').
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.binary_cross_entropy(gradrs.tensor([0.9, 0.2]), gradrs.tensor([1.0, 0.0]))
         tensor(0.1643)
@@ -486,7 +486,7 @@ def binary_cross_entropy_with_logits(input: _Tensor, target: _Tensor, weight: _T
         reduction: 'none' | 'mean' | 'sum': how the per-element losses are combined (default 'mean').
         pos_weight: a weight for the positive examples, broadcastable along the last dimension.
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.binary_cross_entropy_with_logits(gradrs.tensor([2.0, -1.0]), gradrs.tensor([1.0, 0.0]))
         tensor(0.2201)
@@ -522,7 +522,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
         reduction: 'none' | 'mean' | 'sum': how the per-element losses are combined (default 'mean'; 'batchmean' divides the sum by the batch size, the mathematically correct KL).
         log_target: `target` is given as log-probabilities (default False).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> p = gradrs.tensor([[0.5, 0.5]])
         >>> q = gradrs.tensor([[0.9, 0.1]])
@@ -574,7 +574,7 @@ def nll_loss(input: _Tensor, target: _Tensor, weight: _Tensor | None = None,
         reduce: deprecated; use `reduction`.
         reduction: 'none' | 'mean' | 'sum': how the per-element losses are combined (default 'mean').
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> logp = F.log_softmax(gradrs.tensor([[2.0, 0.5, -1.0]]), dim=1)
         >>> F.nll_loss(logp, gradrs.tensor([0]))
@@ -613,7 +613,7 @@ def cross_entropy(input: _Tensor, target: _Tensor, weight: _Tensor | None = None
         reduction: 'none' | 'mean' | 'sum': how the per-element losses are combined (default 'mean').
         label_smoothing: the amount of probability spread uniformly over the classes (0 to 1).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> logits = gradrs.tensor([[2.0, 0.5, -1.0], [0.0, 1.0, 0.0]])
         >>> F.cross_entropy(logits, gradrs.tensor([0, 1]))
@@ -694,7 +694,7 @@ def linear(input: _Tensor, weight: _Tensor, bias: _Tensor | None = None) -> _Ten
         weight: shape (out_features, in_features) (or (in_features) for a vector output).
         bias: shape (out_features), or None.
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.linear(gradrs.ones(2, 3), gradrs.ones(4, 3), gradrs.zeros(4))
         tensor([[3., 3., 3., 3.],
@@ -742,7 +742,7 @@ def dropout(input: _Tensor, p: float = 0.5, training: bool = True, inplace: bool
         training: apply dropout (default True).
         inplace: write the result into `input` (default False).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> y = F.dropout(gradrs.ones(1000), p=0.5)
         >>> sorted(set(y.tolist()))
@@ -761,7 +761,7 @@ def one_hot(tensor: _Tensor, num_classes: int = -1) -> _Tensor:
         tensor: class indices (int64).
         num_classes: the number of classes (default: one more than the largest index).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.one_hot(gradrs.tensor([0, 2]), 3)
         tensor([[1, 0, 0],
@@ -796,7 +796,7 @@ def embedding(input: _Tensor, weight: _Tensor, padding_idx: int | None = None,
         scale_grad_by_freq: scale gradients by the inverse frequency of the indices in the batch.
         sparse: accepted for PyTorch's signature; gradients are dense.
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> w = gradrs.arange(6.0).reshape(3, 2)
         >>> F.embedding(gradrs.tensor([2, 0]), w)
@@ -902,7 +902,7 @@ def pad(input: _Tensor, pad: Sequence[int], mode: str = "constant",
         mode: 'constant' (default), 'reflect', 'replicate' or 'circular'.
         value: the fill value for 'constant' (default 0).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.pad(gradrs.tensor([[1.0, 2.0]]), (1, 2), value=9.0)
         tensor([[9., 1., 2., 9., 9.]])
@@ -1088,7 +1088,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         groups: split the input channels into this many groups, each convolved with its own
             filters (default 1).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.conv2d(gradrs.ones(1, 3, 8, 8), gradrs.ones(4, 3, 3, 3), padding=1).shape
         gradrs.Size([1, 4, 8, 8])
@@ -1111,7 +1111,7 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         groups: split the input channels into this many groups, each convolved with its own
             filters (default 1).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.conv1d(gradrs.ones(1, 1, 5), gradrs.ones(1, 1, 3))
         tensor([[[3., 3., 3.]]])
@@ -1197,7 +1197,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         dilation: the spacing between window elements (default 1).
         return_indices: also return the flat indices of the maxima (for `max_unpool2d`).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> x = gradrs.ones(1, 1, 4, 4)
         >>> F.max_pool2d(x, 2).shape
@@ -1224,7 +1224,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         dilation: the spacing between window elements (default 1).
         return_indices: also return the flat indices of the maxima (for `max_unpool1d`).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> x = gradrs.arange(4.0).reshape(1, 1, 4)
         >>> F.max_pool1d(x, 2)
@@ -1252,7 +1252,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
         ceil_mode: round the output size up instead of down (default False).
         count_include_pad: count the padding zeros in the averages (default True).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> x = gradrs.ones(1, 1, 4)
         >>> F.avg_pool1d(x, 2).shape
@@ -1276,7 +1276,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
         count_include_pad: count the padding zeros in the averages (default True).
         divisor_override: divide by this instead of the window size.
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> x = gradrs.ones(1, 1, 4, 4)
         >>> F.avg_pool2d(x, 2).shape
@@ -1409,7 +1409,7 @@ def adaptive_avg_pool2d(input, output_size):
         output_size: the output's spatial size (an int or one per dimension; None keeps that
             dimension's size).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.adaptive_avg_pool2d(gradrs.ones(1, 3, 7, 9), (2, 3)).shape
         gradrs.Size([1, 3, 2, 3])
@@ -1476,7 +1476,7 @@ def layer_norm(input: _Tensor, normalized_shape: int | Sequence[int], weight: _T
         bias: elementwise shift of shape `normalized_shape`, or None.
         eps: added to the variance (default 1e-5).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.layer_norm(gradrs.tensor([[1.0, 2.0, 3.0]]), (3,))
         tensor([[-1.2247,  0.0000,  1.2247]])
@@ -1522,7 +1522,7 @@ def batch_norm(input: _Tensor, running_mean: _Tensor | None, running_var: _Tenso
         momentum: the running statistics' update factor (default 0.1).
         eps: added to the variance (default 1e-5).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> x = gradrs.tensor([[1.0], [3.0]])
         >>> F.batch_norm(x, None, None, training=True)
@@ -1581,7 +1581,7 @@ def normalize(input: _Tensor, p: float = 2.0, dim: int | Sequence[int] = 1, eps:
         eps: the smallest norm divided by (default 1e-12).
         out: an optional output tensor.
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.normalize(gradrs.tensor([[3.0, 4.0]]))
         tensor([[0.6000, 0.8000]])
@@ -1639,7 +1639,7 @@ def threshold(input, threshold, value, inplace=False):
         value: what the elements <= threshold become.
         inplace: write the result into `input` (default False).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.threshold(gradrs.tensor([0.5, 1.0, 2.0]), 1.0, -1.0)
         tensor([-1., -1.,  2.])
@@ -1661,7 +1661,7 @@ def threshold_(input, threshold, value):
         threshold: the threshold.
         value: what the elements <= threshold become.
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.threshold_(gradrs.tensor([0.5, 2.0]), 1.0, 0.0)
         tensor([0., 2.])
@@ -1681,7 +1681,7 @@ def hardsigmoid(input, inplace=False):
         input: a tensor of any shape.
         inplace: write the result into `input` (default False).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.hardsigmoid(gradrs.tensor([-4.0, 0.0, 1.5, 4.0]))
         tensor([0.0000, 0.5000, 0.7500, 1.0000])
@@ -1701,7 +1701,7 @@ def hardswish(input, inplace=False):
         input: a tensor of any shape.
         inplace: write the result into `input` (default False).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.hardswish(gradrs.tensor([-4.0, 0.0, 1.5, 4.0]))
         tensor([-0.0000, 0.0000, 1.1250, 4.0000])
@@ -1723,7 +1723,7 @@ def mish(input, inplace=False):
         input: a tensor of any shape.
         inplace: write the result into `input` (default False).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.mish(gradrs.tensor([-1.0, 0.0, 1.0]))
         tensor([-0.3034,  0.0000,  0.8651])
@@ -1764,7 +1764,7 @@ def celu(input, alpha=1.0, inplace=False):
         alpha: the scale of the negative side (default 1.0).
         inplace: write the result into `input` (default False).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.celu(gradrs.tensor([-1.0, 2.0]), alpha=2.0)
         tensor([-0.7869,  2.0000])
@@ -1789,7 +1789,7 @@ def celu_(input, alpha=1.0):
         input: the tensor to modify.
         alpha: the scale of the negative side (default 1.0).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.celu_(gradrs.tensor([-1.0, 2.0]))
         tensor([-0.6321,  2.0000])
@@ -1812,7 +1812,7 @@ def selu(input, inplace=False):
         input: a tensor of any shape.
         inplace: write the result into `input` (default False).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.selu(gradrs.tensor([-1.0, 0.0, 1.0]))
         tensor([-1.1113,  0.0000,  1.0507])
@@ -1829,7 +1829,7 @@ def selu_(input):
     Args:
         input: the tensor to modify.
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.selu_(gradrs.tensor([-1.0, 1.0]))
         tensor([-1.1113,  1.0507])
@@ -1843,7 +1843,7 @@ def softsign(input):
     Args:
         input: a tensor of any shape.
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.softsign(gradrs.tensor([-3.0, 0.0, 1.0]))
         tensor([-0.7500,  0.0000,  0.5000])
@@ -1857,7 +1857,7 @@ def tanhshrink(input):
     Args:
         input: a tensor of any shape.
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.tanhshrink(gradrs.tensor([-1.0, 0.0, 1.0]))
         tensor([-0.2384,  0.0000,  0.2384])
@@ -1884,7 +1884,7 @@ def softshrink(input, lambd=0.5):
         input: a tensor of any shape.
         lambd: the threshold (default 0.5).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.softshrink(gradrs.tensor([-1.0, 0.2, 1.0]))
         tensor([-0.5000,  0.0000,  0.5000])
@@ -1912,7 +1912,7 @@ def hardshrink(input, lambd=0.5):
         input: a tensor of any shape.
         lambd: the threshold (default 0.5).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.hardshrink(gradrs.tensor([-1.0, 0.2, 1.0]))
         tensor([-1.,  0.,  1.])
@@ -1929,7 +1929,7 @@ def logsigmoid(input):
     Args:
         input: a tensor of any shape.
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.logsigmoid(gradrs.tensor([-5.0, 0.0, 5.0]))
         tensor([-5.0067, -0.6931, -0.0067])
@@ -1955,7 +1955,7 @@ def glu(input, dim=-1):
         input: a tensor whose size along `dim` is even.
         dim: the dimension to split (default -1).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.glu(gradrs.tensor([[1.0, 2.0, 0.0, 0.0]]))
         tensor([[0.5000, 1.0000]])
@@ -1982,7 +1982,7 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
         dim: the dimension the slices run along.
         dtype: cast `input` to this dtype first.
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.softmin(gradrs.tensor([[1.0, 2.0, 3.0]]), dim=1)
         tensor([[0.6652, 0.2447, 0.0900]])
@@ -2004,7 +2004,7 @@ def prelu(input, weight):
         input: a tensor; channels on dimension 1.
         weight: the slopes: one element, or one per channel.
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.prelu(gradrs.tensor([-2.0, 3.0]), gradrs.tensor([0.25]))
         tensor([-0.5000,  3.0000])
@@ -2070,7 +2070,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
         training: draw random slopes (default False).
         inplace: write the result into `input` (default False).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.rrelu(gradrs.tensor([-2.0, 3.0]), lower=0.1, upper=0.3)
         tensor([-0.4000,  3.0000])
@@ -2111,7 +2111,7 @@ def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
         upper: the highest slope (default 1/3).
         training: draw random slopes (default False).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.rrelu_(gradrs.tensor([-2.0, 3.0]), 0.1, 0.3)
         tensor([-0.4000,  3.0000])
@@ -2205,7 +2205,7 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
         training: apply dropout (default True).
         inplace: write the result into `input` (default False).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> y = F.dropout1d(gradrs.ones(1, 8, 3))
         >>> y.shape
@@ -2243,7 +2243,7 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
         training: apply dropout (default True).
         inplace: write the result into `input` (default False).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> y = F.dropout2d(gradrs.ones(1, 8, 3, 3))
         >>> y.shape
@@ -2282,7 +2282,7 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
         training: apply dropout (default True).
         inplace: write the result into `input` (default False).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> y = F.dropout3d(gradrs.ones(1, 8, 3, 3, 3))
         >>> y.shape
@@ -2312,7 +2312,7 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
         training: apply dropout (default False).
         inplace: write the result into `input` (default False).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> x = gradrs.randn(4)
         >>> gradrs.equal(F.alpha_dropout(x, training=False), x)
@@ -2332,7 +2332,7 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
         training: apply dropout (default False).
         inplace: write the result into `input` (default False).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.feature_alpha_dropout(gradrs.randn(2, 4, 3), p=0.5, training=True).shape
         gradrs.Size([2, 4, 3])
@@ -2502,7 +2502,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
         groups: the number of blocked connections from input to output channels (default 1).
         dilation: the spacing between kernel elements (default 1).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.conv_transpose1d(gradrs.ones(1, 1, 3), gradrs.ones(1, 1, 2), stride=2)
         tensor([[[1., 1., 1., 1., 1., 1.]]])
@@ -2527,7 +2527,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
         groups: the number of blocked connections from input to output channels (default 1).
         dilation: the spacing between kernel elements (default 1).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.conv_transpose2d(gradrs.ones(1, 4, 5, 5), gradrs.ones(4, 2, 2, 2), stride=2).shape
         gradrs.Size([1, 2, 10, 10])
@@ -2545,7 +2545,7 @@ def bilinear(input1, input2, weight, bias=None):
         weight: shape (out_features, in1_features, in2_features).
         bias: shape (out_features), or None.
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.bilinear(gradrs.ones(2, 3), gradrs.ones(2, 4), gradrs.ones(5, 3, 4)).shape
         gradrs.Size([2, 5])
@@ -2646,7 +2646,7 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
         output_size: the output's spatial size (an int or one per dimension).
         return_indices: also return the indices of the maxima (default False).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.adaptive_max_pool2d(gradrs.ones(1, 3, 7, 9), 2).shape
         gradrs.Size([1, 3, 2, 2])
@@ -2688,7 +2688,7 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
         output_size: the output's spatial size (an int or one per dimension).
         return_indices: also return the indices of the maxima (default False).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.adaptive_max_pool1d(gradrs.ones(1, 3, 7), 2).shape
         gradrs.Size([1, 3, 2])
@@ -2704,7 +2704,7 @@ def adaptive_avg_pool1d(input, output_size):
         input: shape (N, C, L) or (C, L).
         output_size: the output length.
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.adaptive_avg_pool1d(gradrs.tensor([[[1.0, 2.0, 3.0, 4.0, 5.0]]]), 2)
         tensor([[[2., 4.]]])
@@ -2727,7 +2727,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         dilation: the spacing between window elements (default 1).
         return_indices: also return the flat indices of the maxima (for `max_unpool1d`).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> x = gradrs.arange(4.0).reshape(1, 1, 4)
         >>> F.max_pool1d_with_indices(x, 2)
@@ -2746,7 +2746,7 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
         stride: the window step (default: `kernel_size`).
         ceil_mode: round the output size up instead of down (default False).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> x = gradrs.ones(1, 1, 4, 4)
         >>> F.lp_pool2d(x, 2, 2)
@@ -2772,7 +2772,7 @@ def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
         stride: the window step (default: `kernel_size`).
         ceil_mode: round the output size up instead of down (default False).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> x = gradrs.ones(1, 1, 4)
         >>> F.lp_pool1d(x, 2, 2)
@@ -2858,7 +2858,7 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
         padding: the pooling's padding (default 0).
         output_size: the exact output size, when several are possible.
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> x = gradrs.randn(1, 1, 4, 4)
         >>> y, i = F.max_pool2d(x, 2, return_indices=True)
@@ -2884,7 +2884,7 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
         padding: the pooling's padding (default 0).
         output_size: the exact output size, when several are possible.
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> x = gradrs.tensor([[[1.0, 3.0, 2.0, 0.0]]])
         >>> y, i = F.max_pool1d(x, 2, return_indices=True)
@@ -2907,7 +2907,7 @@ def channel_shuffle(input, groups):
         input: shape (N, C, *), C divisible by `groups`.
         groups: the number of groups.
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.channel_shuffle(gradrs.arange(4.0).reshape(1, 4, 1), 2).flatten()
         tensor([0., 2., 1., 3.])
@@ -2939,7 +2939,7 @@ def relu_(input):
     Args:
         input: the tensor to modify.
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> x = gradrs.tensor([-1.0, 3.0])
         >>> F.relu_(x) is x
@@ -2957,7 +2957,7 @@ def elu_(input, alpha=1.0):
         input: the tensor to modify.
         alpha: the scale of the negative side (default 1.0).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> x = gradrs.tensor([-1.0, 2.0])
         >>> F.elu_(x)
@@ -2973,7 +2973,7 @@ def leaky_relu_(input, negative_slope=0.01):
         input: the tensor to modify.
         negative_slope: the slope of the negative side (default 0.01).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.leaky_relu_(gradrs.tensor([-2.0, 3.0]), 0.5)
         tensor([-1.,  3.])
@@ -2989,7 +2989,7 @@ def hardtanh_(input, min_val=-1.0, max_val=1.0):
         min_val: the lower bound (default -1).
         max_val: the upper bound (default 1).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.hardtanh_(gradrs.tensor([-2.0, 0.5, 2.0]))
         tensor([-1.0000,  0.5000,  1.0000])
@@ -3029,7 +3029,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         bias: the per-channel shift, shape (C), or None.
         eps: added to the variance (default 1e-5).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.group_norm(gradrs.tensor([[[1.0], [3.0], [0.0], [2.0]]]), 2)
         tensor([[[-1.0000],
@@ -3083,7 +3083,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
         momentum: the running statistics' update factor (default 0.1).
         eps: added to the variance (default 1e-5).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.instance_norm(gradrs.tensor([[[1.0, 3.0]]]))
         tensor([[[-1.0000,  1.0000]]])
@@ -3123,7 +3123,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         weight: elementwise scale of shape `normalized_shape`, or None.
         eps: added to the mean square (default: the dtype's machine epsilon).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.rms_norm(gradrs.tensor([[3.0, 4.0]]), (2,))
         tensor([[0.8485, 1.1314]])
@@ -3157,7 +3157,7 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
         beta: the exponent (default 0.75).
         k: the additive factor (default 1).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.local_response_norm(gradrs.ones(1, 4, 2), size=2).shape
         gradrs.Size([1, 4, 2])
@@ -3203,7 +3203,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         recompute_scale_factor: compute the scale used from the output size.
         antialias: low-pass filter when downsampling (bilinear and bicubic).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.interpolate(gradrs.tensor([[[1.0, 2.0]]]), scale_factor=2)
         tensor([[[1., 1., 2., 2.]]])
@@ -3425,7 +3425,7 @@ def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=
         mode: the interpolation mode (default 'nearest').
         align_corners: for the linear modes: align the corner pixels' centres.
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.upsample(gradrs.tensor([[[1.0, 2.0]]]), scale_factor=2)
         tensor([[[1., 1., 2., 2.]]])
@@ -3445,7 +3445,7 @@ def upsample_nearest(input, size=None, scale_factor=None):
         size: the output's spatial size.
         scale_factor: the multiplier of each spatial size.
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.upsample_nearest(gradrs.tensor([[[1.0, 2.0]]]), scale_factor=2)
         tensor([[[1., 1., 2., 2.]]])
@@ -3466,7 +3466,7 @@ def upsample_bilinear(input, size=None, scale_factor=None):
         size: the output's spatial size.
         scale_factor: the multiplier of each spatial size.
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.upsample_bilinear(gradrs.ones(1, 1, 2, 2), scale_factor=2).shape
         gradrs.Size([1, 1, 4, 4])
@@ -3503,7 +3503,7 @@ def affine_grid(theta, size, align_corners=None):
         size: the output size (N, C, H, W) or (N, C, D, H, W).
         align_corners: -1 and 1 are the corner pixels' centres (True) or edges (False, default).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> theta = gradrs.tensor([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]])
         >>> F.affine_grid(theta, (1, 1, 2, 2), align_corners=False)
@@ -3619,7 +3619,7 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         padding_mode: values outside the input: 'zeros' (default), 'border' or 'reflection'.
         align_corners: -1 and 1 are the corner pixels' centres (True) or edges (False, default).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> img = gradrs.arange(4.0).reshape(1, 1, 2, 2)
         >>> F.grid_sample(img, gradrs.zeros(1, 1, 1, 2), align_corners=False)
@@ -3722,7 +3722,7 @@ def pixel_shuffle(input, upscale_factor):
         input: shape (*, C * r^2, H, W).
         upscale_factor: r.
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.pixel_shuffle(gradrs.ones(1, 8, 3, 3), 2).shape
         gradrs.Size([1, 2, 6, 6])
@@ -3756,7 +3756,7 @@ def pixel_unshuffle(input, downscale_factor):
         input: shape (*, C, H * r, W * r).
         downscale_factor: r.
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.pixel_unshuffle(gradrs.ones(1, 2, 6, 6), 2).shape
         gradrs.Size([1, 8, 3, 3])
@@ -3807,7 +3807,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
         include_last_offset: `offsets` has one more entry, the end of the last bag.
         padding_idx: an index that is left out of the bags.
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> w = gradrs.arange(6.0).reshape(3, 2)
         >>> F.embedding_bag(gradrs.tensor([0, 1, 2]), w, gradrs.tensor([0, 2]), mode='sum')
@@ -3964,7 +3964,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
         padding: implicit zero padding on both sides (default 0).
         stride: the step between blocks (default 1).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.unfold(gradrs.ones(1, 2, 4, 4), kernel_size=2).shape
         gradrs.Size([1, 8, 9])
@@ -4005,7 +4005,7 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
         padding: implicit zero padding on both sides (default 0).
         stride: the step between blocks (default 1).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> cols = F.unfold(gradrs.ones(1, 1, 3, 3), kernel_size=2)
         >>> F.fold(cols, (3, 3), kernel_size=2)
@@ -4059,7 +4059,7 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
         eps: added to the difference to avoid a zero norm's gradient (default 1e-6).
         keepdim: keep the reduced dimension (default False).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.pairwise_distance(gradrs.tensor([[0.0, 0.0]]), gradrs.tensor([[3.0, 4.0]]))
         tensor([5.0000])
@@ -4077,7 +4077,7 @@ def pdist(input, p=2):
         input: shape (N, M).
         p: the norm's degree (default 2).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.pdist(gradrs.tensor([[0.0, 0.0], [3.0, 4.0], [6.0, 8.0]]))
         tensor([ 5., 10.,  5.])
@@ -4120,7 +4120,7 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
         eps: unused, kept for PyTorch's signature.
         dim: the axis of the categories (default -1).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> y = F.gumbel_softmax(gradrs.randn(2, 5), tau=0.5, hard=True)
         >>> y.sum(dim=-1)
@@ -4155,7 +4155,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
         dim: the dimension of the vectors (default 1).
         eps: the smallest denominator (default 1e-8).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.cosine_similarity(gradrs.tensor([[1.0, 0.0]]), gradrs.tensor([[1.0, 1.0]]))
         tensor([0.7071])
@@ -4205,7 +4205,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
         reduce: deprecated; use `reduction`.
         reduction: 'none' | 'mean' | 'sum': how the per-element losses are combined (default 'mean').
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.soft_margin_loss(gradrs.tensor([2.0, -1.0]), gradrs.tensor([1.0, -1.0]))
         tensor(0.2201)
@@ -4230,7 +4230,7 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
         reduce: deprecated; use `reduction`.
         reduction: 'none' | 'mean' | 'sum': how the per-element losses are combined (default 'mean').
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.margin_ranking_loss(gradrs.tensor([1.0, 0.0]), gradrs.tensor([0.5, 0.5]), gradrs.tensor([1.0, 1.0]))
         tensor(0.2500)
@@ -4257,7 +4257,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
         reduce: deprecated; use `reduction`.
         reduction: 'none' | 'mean' | 'sum': how the per-element losses are combined (default 'mean').
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.hinge_embedding_loss(gradrs.tensor([0.3, 0.4]), gradrs.tensor([1.0, -1.0]))
         tensor(0.4500)
@@ -4286,7 +4286,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
         reduce: deprecated; use `reduction`.
         reduction: 'none' | 'mean' | 'sum': how the per-element losses are combined (default 'mean').
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> a = gradrs.tensor([[1.0, 0.0], [1.0, 1.0]])
         >>> F.cosine_embedding_loss(a, gradrs.tensor([[1.0, 0.0], [1.0, -1.0]]), gradrs.tensor([1.0, -1.0]))
@@ -4332,7 +4332,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
         reduce: deprecated; use `reduction`.
         reduction: 'none' | 'mean' | 'sum': how the per-element losses are combined (default 'mean').
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> a, p, n = gradrs.zeros(1, 2), gradrs.tensor([[1.0, 0.0]]), gradrs.tensor([[3.0, 0.0]])
         >>> F.triplet_margin_loss(a, p, n)
@@ -4368,7 +4368,7 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
         swap: use the smaller of d(a, n) and d(p, n) (default False).
         reduction: 'none' | 'mean' | 'sum': how the per-element losses are combined (default 'mean').
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> a, p, n = gradrs.zeros(1, 2), gradrs.tensor([[1.0, 0.0]]), gradrs.tensor([[3.0, 0.0]])
         >>> F.triplet_margin_with_distance_loss(a, p, n, distance_function=lambda x, y: (x - y).abs().sum(-1))
@@ -4407,7 +4407,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
         reduce: deprecated; use `reduction`.
         reduction: 'none' | 'mean' | 'sum': how the per-element losses are combined (default 'mean').
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.poisson_nll_loss(gradrs.tensor([0.0, 1.0]), gradrs.tensor([1.0, 2.0]))
         tensor(0.8591)
@@ -4439,7 +4439,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
         eps: the variances are clamped to at least this (default 1e-6).
         reduction: 'none' | 'mean' | 'sum': how the per-element losses are combined (default 'mean').
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.gaussian_nll_loss(gradrs.tensor([0.0, 1.0]), gradrs.tensor([0.5, 1.0]), gradrs.ones(2))
         tensor(0.0625)
@@ -4496,7 +4496,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         reduce: deprecated; use `reduction`.
         reduction: 'none' | 'mean' | 'sum': how the per-element losses are combined (default 'mean').
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.multi_margin_loss(gradrs.tensor([[0.1, 0.2, 0.4, 0.8]]), gradrs.tensor([3]))
         tensor(0.3250)
@@ -4556,7 +4556,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
         reduce: deprecated; use `reduction`.
         reduction: 'none' | 'mean' | 'sum': how the per-element losses are combined (default 'mean').
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.multilabel_margin_loss(gradrs.tensor([[0.1, 0.2, 0.4, 0.8]]), gradrs.tensor([[3, 0, -1, 1]]))
         tensor(0.8500)
@@ -4628,7 +4628,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
         reduction: 'none' | 'mean' | 'sum': how the per-element losses are combined (default 'mean').
         zero_infinity: replace infinite losses (impossible alignments) and their gradients by 0.
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> log_probs = gradrs.randn(6, 1, 4).log_softmax(2)
         >>> loss = F.ctc_loss(log_probs, gradrs.tensor([[1, 2]]), gradrs.tensor([6]), gradrs.tensor([2]))
@@ -4744,7 +4744,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
         reduce: deprecated; use `reduction`.
         reduction: 'none' | 'mean' | 'sum': how the per-element losses are combined (default 'mean').
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.multilabel_soft_margin_loss(gradrs.tensor([[2.0, -1.0]]), gradrs.tensor([[1.0, 0.0]]))
         tensor(0.2201)
@@ -4807,7 +4807,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         scale: the factor of the scores (default 1 / sqrt(E)).
         enable_gqa: let query heads share key/value heads (grouped-query attention).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> q = k = v = gradrs.ones(1, 2, 3, 4)
         >>> F.scaled_dot_product_attention(q, k, v, is_causal=True).shape
@@ -5006,7 +5006,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         need_weights: also return the attention weights.
         attn_mask: a mask of shape (L, S) or (N * num_heads, L, S).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> mha = gradrs.nn.MultiheadAttention(4, 2)
         >>> x = gradrs.ones(3, 1, 4)
@@ -5356,7 +5356,7 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         dilation: the spacing between window elements (default 1).
         return_indices: also return the flat indices of the maxima (for `max_unpool3d`).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> x = gradrs.ones(1, 1, 4, 4, 4)
         >>> F.max_pool3d(x, 2).shape
@@ -5389,7 +5389,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
         count_include_pad: count the padding zeros in the averages (default True).
         divisor_override: divide by this instead of the window size.
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> x = gradrs.ones(1, 1, 4, 4, 4)
         >>> F.avg_pool3d(x, 2).shape
@@ -5493,7 +5493,7 @@ def adaptive_avg_pool3d(input, output_size):
         output_size: the output's spatial size (an int or one per dimension; None keeps that
             dimension's size).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.adaptive_avg_pool3d(gradrs.ones(1, 3, 5, 7, 9), 1).shape
         gradrs.Size([1, 3, 1, 1, 1])
@@ -5554,7 +5554,7 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
         output_size: the output's spatial size (an int or one per dimension).
         return_indices: also return the indices of the maxima (default False).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.adaptive_max_pool3d(gradrs.ones(1, 3, 5, 7, 9), 2).shape
         gradrs.Size([1, 3, 2, 2, 2])
@@ -5572,7 +5572,7 @@ def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
         stride: the window step (default: `kernel_size`).
         ceil_mode: round the output size up instead of down (default False).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> x = gradrs.ones(1, 1, 4, 4, 4)
         >>> F.lp_pool3d(x, 2, 2)
@@ -5654,7 +5654,7 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
         padding: the pooling's padding (default 0).
         output_size: the exact output size, when several are possible.
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> x = gradrs.randn(1, 1, 4, 4, 4)
         >>> y, i = F.max_pool3d(x, 2, return_indices=True)
@@ -5893,7 +5893,7 @@ def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, out
         output_size: the output's spatial size (give this or `output_ratio`).
         output_ratio: the output size as a fraction of the input size, in (0, 1).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> out, idx = F.fractional_max_pool2d_with_indices(gradrs.randn(1, 1, 8, 8), 2, output_size=5)
         >>> idx.dtype
@@ -5931,7 +5931,7 @@ def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=Non
         output_ratio: the output size as a fraction of the input size, in (0, 1).
         return_indices: also return the indices of the maxima (default False).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.fractional_max_pool2d(gradrs.randn(1, 1, 8, 8), 2, output_size=5).shape
         gradrs.Size([1, 1, 5, 5])
@@ -5953,7 +5953,7 @@ def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, out
         output_size: the output's spatial size (give this or `output_ratio`).
         output_ratio: the output size as a fraction of the input size, in (0, 1).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> out, idx = F.fractional_max_pool3d_with_indices(gradrs.randn(1, 1, 8, 8, 8), 2, output_size=5)
         >>> idx.dtype
@@ -5989,7 +5989,7 @@ def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=Non
         output_ratio: the output size as a fraction of the input size, in (0, 1).
         return_indices: also return the indices of the maxima (default False).
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.fractional_max_pool3d(gradrs.randn(1, 1, 8, 8, 8), 2, output_size=5).shape
         gradrs.Size([1, 1, 5, 5, 5])
@@ -6046,7 +6046,7 @@ def assert_int_or_pair(arg, arg_name, message):
         arg_name: its name, for the message.
         message: a format string with one `{}` for `arg_name`.
 
-    Example:
+    Examples:
         >>> import gradrs.nn.functional as F
         >>> F.assert_int_or_pair((2, 3), 'kernel_size', '{} must be int or 2-tuple')
     """

@@ -144,7 +144,7 @@ def calculate_gain(nonlinearity, param=None):
     :math:`\sqrt{2 / (1 + \text{negative\_slope}^2)}` for leaky_relu (``param`` is the
     slope, default 0.01), 3/4 for selu.
 
-    Example:
+    Examples:
         >>> gradrs.nn.init.calculate_gain('relu'), gradrs.nn.init.calculate_gain('tanh')
         (1.4142135623730951, 1.6666666666666667)
     """
@@ -203,7 +203,7 @@ def _calculate_correct_fan(tensor, mode):
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
     r"""Fill ``tensor`` with values drawn from :math:`\mathcal{U}(a, b)`.
 
-    Example:
+    Examples:
         >>> w = gradrs.empty(2, 3)
         >>> gradrs.nn.init.uniform_(w, a=-1.0, b=1.0) is w
         True
@@ -216,7 +216,7 @@ def uniform_(tensor, a=0.0, b=1.0, generator=None):
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
     r"""Fill ``tensor`` with values drawn from :math:`\mathcal{N}(\text{mean}, \text{std}^2)`.
 
-    Example:
+    Examples:
         >>> w = gradrs.empty(2, 3)
         >>> gradrs.nn.init.normal_(w, mean=0.0, std=0.1) is w
         True
@@ -230,7 +230,7 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     r"""Fill ``tensor`` with values from :math:`\mathcal{N}(\text{mean}, \text{std}^2)`
     truncated to :math:`[a, b]` (values outside redrawn).
 
-    Example:
+    Examples:
         >>> w = gradrs.empty(2, 3)
         >>> gradrs.nn.init.trunc_normal_(w, std=0.02) is w
         True
@@ -243,7 +243,7 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
 def constant_(tensor, val):
     r"""Fill ``tensor`` with ``val``.
 
-    Example:
+    Examples:
         >>> w = gradrs.empty(2, 3)
         >>> gradrs.nn.init.constant_(w, 0.3) is w
         True
@@ -257,7 +257,7 @@ def constant_(tensor, val):
 def ones_(tensor):
     r"""Fill ``tensor`` with ones.
 
-    Example:
+    Examples:
         >>> w = gradrs.empty(2, 3)
         >>> gradrs.nn.init.ones_(w) is w
         True
@@ -271,7 +271,7 @@ def ones_(tensor):
 def zeros_(tensor):
     r"""Fill ``tensor`` with zeros.
 
-    Example:
+    Examples:
         >>> w = gradrs.empty(2, 3)
         >>> gradrs.nn.init.zeros_(w) is w
         True
@@ -285,7 +285,7 @@ def zeros_(tensor):
 def eye_(tensor):
     r"""Fill the 2-d ``tensor`` with the identity matrix (inputs preserved by a Linear).
 
-    Example:
+    Examples:
         >>> w = gradrs.empty(2, 3)
         >>> gradrs.nn.init.eye_(w) is w
         True
@@ -304,7 +304,7 @@ def dirac_(tensor, groups=1):
     r"""Fill the {3, 4, 5}-d ``tensor`` with the Dirac delta (inputs preserved by a
     convolution; with ``groups``, within each group).
 
-    Example:
+    Examples:
         >>> w = gradrs.empty(2, 2, 3)
         >>> gradrs.nn.init.dirac_(w)[:, :, 1]
         tensor([[1., 0.],
@@ -331,7 +331,7 @@ def xavier_uniform_(tensor, gain=1.0, generator=None):
     r"""Glorot uniform: :math:`\mathcal{U}(-a, a)` with
     :math:`a = \text{gain} \sqrt{6 / (\text{fan\_in} + \text{fan\_out})}`.
 
-    Example:
+    Examples:
         >>> w = gradrs.empty(3, 5)
         >>> gradrs.nn.init.xavier_uniform_(w).shape
         gradrs.Size([3, 5])
@@ -348,7 +348,7 @@ def xavier_normal_(tensor, gain=1.0, generator=None):
     r"""Glorot normal: :math:`\mathcal{N}(0, \text{std}^2)` with
     :math:`\text{std} = \text{gain} \sqrt{2 / (\text{fan\_in} + \text{fan\_out})}`.
 
-    Example:
+    Examples:
         >>> w = gradrs.empty(2, 3)
         >>> gradrs.nn.init.xavier_normal_(w) is w
         True
@@ -364,7 +364,7 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gene
     r"""He uniform: :math:`\mathcal{U}(-\text{bound}, \text{bound})` with
     :math:`\text{bound} = \text{gain} \sqrt{3 / \text{fan\_mode}}`.
 
-    Example:
+    Examples:
         >>> w = gradrs.empty(2, 3)
         >>> gradrs.nn.init.kaiming_uniform_(w, nonlinearity='relu') is w
         True
@@ -386,7 +386,7 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
     r"""He normal: :math:`\mathcal{N}(0, \text{std}^2)` with
     :math:`\text{std} = \text{gain} / \sqrt{\text{fan\_mode}}`.
 
-    Example:
+    Examples:
         >>> w = gradrs.empty(2, 3)
         >>> gradrs.nn.init.kaiming_normal_(w, mode='fan_out') is w
         True
@@ -408,7 +408,7 @@ def orthogonal_(tensor, gain=1, generator=None):
     matrix times ``gain``: the Q of the QR decomposition of a normal matrix, its columns'
     signs fixed by R's diagonal so the distribution is uniform (Haar).
 
-    Example:
+    Examples:
         >>> w = gradrs.empty(2, 3)
         >>> gradrs.nn.init.orthogonal_(w) is w
         True

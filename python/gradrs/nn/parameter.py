@@ -29,7 +29,7 @@ class Parameter(_native.Tensor, metaclass=_ParameterMeta):
         requires_grad (bool, optional): if the parameter requires gradient; ``no_grad`` does not
             change this default. Default: ``True``
 
-    Example:
+    Examples:
         >>> p = gradrs.nn.Parameter(gradrs.zeros(2))
         >>> p
         Parameter containing:

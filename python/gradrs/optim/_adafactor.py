@@ -13,7 +13,7 @@ class Adafactor(Optimizer):
     """Adafactor, as ``torch.optim.Adafactor`` (PyTorch's variant: no momentum, relative step
     sizes capped by `lr`).
 
-    Example:
+    Examples:
         >>> w = gradrs.nn.Parameter(gradrs.tensor([1.0, -2.0]))
         >>> opt = gradrs.optim.Adafactor([w], lr=0.1)
         >>> (w ** 2).sum().backward()

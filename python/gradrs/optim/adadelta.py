@@ -20,7 +20,7 @@ __all__ = ["Adadelta", "adadelta"]
 class Adadelta(Optimizer):
     """Adadelta, as ``torch.optim.Adadelta``.
 
-    Example:
+    Examples:
         >>> w = gradrs.nn.Parameter(gradrs.tensor([1.0, -2.0]))
         >>> opt = gradrs.optim.Adadelta([w], lr=1.0)
         >>> (w ** 2).sum().backward()

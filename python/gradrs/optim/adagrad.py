@@ -27,7 +27,7 @@ def _initial_step(p, fused):
 class Adagrad(Optimizer):
     """Adagrad, with learning-rate decay and an initial accumulator value.
 
-    Example:
+    Examples:
         >>> w = gradrs.nn.Parameter(gradrs.tensor([1.0, -2.0]))
         >>> opt = gradrs.optim.Adagrad([w], lr=0.1)
         >>> (w ** 2).sum().backward()

@@ -24,7 +24,7 @@ __all__ = ["Adam", "adam"]
 class Adam(Optimizer):
     """Adam: adaptive moment estimation, with optional AMSGrad and decoupled weight decay.
 
-    Example:
+    Examples:
         >>> w = gradrs.nn.Parameter(gradrs.tensor([1.0, -2.0]))
         >>> opt = gradrs.optim.Adam([w], lr=0.1)
         >>> for _ in range(3):

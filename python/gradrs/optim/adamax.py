@@ -20,7 +20,7 @@ __all__ = ["Adamax", "adamax"]
 class Adamax(Optimizer):
     """Adamax, as ``torch.optim.Adamax``.
 
-    Example:
+    Examples:
         >>> w = gradrs.nn.Parameter(gradrs.tensor([1.0, -2.0]))
         >>> opt = gradrs.optim.Adamax([w], lr=0.1)
         >>> (w ** 2).sum().backward()

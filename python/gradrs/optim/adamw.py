@@ -11,7 +11,7 @@ __all__ = ["AdamW", "adamw"]
 class AdamW(Adam):
     """Adam whose weight decay shrinks the parameters directly (decoupled from the gradient).
 
-    Example:
+    Examples:
         >>> w = gradrs.nn.Parameter(gradrs.tensor([1.0, -2.0]))
         >>> opt = gradrs.optim.AdamW([w], lr=0.1, weight_decay=0.01)
         >>> (w ** 2).sum().backward()

@@ -20,7 +20,7 @@ __all__ = ["ASGD", "asgd"]
 class ASGD(Optimizer):
     """Averaged SGD, as ``torch.optim.ASGD``.
 
-    Example:
+    Examples:
         >>> w = gradrs.nn.Parameter(gradrs.tensor([1.0, -2.0]))
         >>> opt = gradrs.optim.ASGD([w], lr=0.1)
         >>> (w ** 2).sum().backward()

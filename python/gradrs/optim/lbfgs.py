@@ -148,7 +148,7 @@ class LBFGS(Optimizer):
     """L-BFGS (from minFunc), as ``torch.optim.LBFGS``: one parameter group, `step` needs a
     closure that re-evaluates the loss.
 
-    Example:
+    Examples:
         >>> w = gradrs.nn.Parameter(gradrs.tensor([1.0, -2.0]))
         >>> opt = gradrs.optim.LBFGS([w])
         >>> def closure():

@@ -272,7 +272,7 @@ class _LambdaState:
 class LambdaLR(_LambdaState, LRScheduler):
     """Each group's lr is its initial lr times ``lr_lambda(epoch)``.
 
-    Example:
+    Examples:
         >>> opt = gradrs.optim.SGD([gradrs.nn.Parameter(gradrs.zeros(1))], lr=1.0)
         >>> sched = gradrs.optim.lr_scheduler.LambdaLR(opt, lr_lambda=lambda epoch: 0.5 ** epoch)
         >>> lrs = []
@@ -301,7 +301,7 @@ class LambdaLR(_LambdaState, LRScheduler):
 class MultiplicativeLR(_LambdaState, LRScheduler):
     """Each step multiplies each group's lr by ``lr_lambda(epoch)``.
 
-    Example:
+    Examples:
         >>> opt = gradrs.optim.SGD([gradrs.nn.Parameter(gradrs.zeros(1))], lr=1.0)
         >>> sched = gradrs.optim.lr_scheduler.MultiplicativeLR(opt, lr_lambda=lambda epoch: 0.9)
         >>> lrs = []
@@ -337,7 +337,7 @@ class MultiplicativeLR(_LambdaState, LRScheduler):
 class StepLR(LRScheduler):
     """Multiplies the lr by `gamma` every `step_size` epochs.
 
-    Example:
+    Examples:
         >>> opt = gradrs.optim.SGD([gradrs.nn.Parameter(gradrs.zeros(1))], lr=1.0)
         >>> sched = gradrs.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
         >>> lrs = []
@@ -371,7 +371,7 @@ class StepLR(LRScheduler):
 class MultiStepLR(LRScheduler):
     """Multiplies the lr by `gamma` at each milestone (once per repetition of it).
 
-    Example:
+    Examples:
         >>> opt = gradrs.optim.SGD([gradrs.nn.Parameter(gradrs.zeros(1))], lr=1.0)
         >>> sched = gradrs.optim.lr_scheduler.MultiStepLR(opt, milestones=[1, 3], gamma=0.1)
         >>> lrs = []
@@ -409,7 +409,7 @@ class MultiStepLR(LRScheduler):
 class ConstantLR(LRScheduler):
     """Scales the lr by `factor` until epoch `total_iters`.
 
-    Example:
+    Examples:
         >>> opt = gradrs.optim.SGD([gradrs.nn.Parameter(gradrs.zeros(1))], lr=1.0)
         >>> sched = gradrs.optim.lr_scheduler.ConstantLR(opt, factor=0.5, total_iters=2)
         >>> lrs = []
@@ -447,7 +447,7 @@ class ConstantLR(LRScheduler):
 class LinearLR(LRScheduler):
     """Scales the lr by a factor going linearly from `start_factor` to `end_factor`.
 
-    Example:
+    Examples:
         >>> opt = gradrs.optim.SGD([gradrs.nn.Parameter(gradrs.zeros(1))], lr=1.0)
         >>> sched = gradrs.optim.lr_scheduler.LinearLR(opt, start_factor=0.25, total_iters=3)
         >>> lrs = []
@@ -511,7 +511,7 @@ class LinearLR(LRScheduler):
 class ExponentialLR(LRScheduler):
     """Multiplies the lr by `gamma` every epoch.
 
-    Example:
+    Examples:
         >>> opt = gradrs.optim.SGD([gradrs.nn.Parameter(gradrs.zeros(1))], lr=1.0)
         >>> sched = gradrs.optim.lr_scheduler.ExponentialLR(opt, gamma=0.5)
         >>> lrs = []
@@ -634,7 +634,7 @@ class SequentialLR(_NestedState, LRScheduler):
 class PolynomialLR(LRScheduler):
     """Decays the lr by a polynomial of degree `power` to zero at `total_iters`.
 
-    Example:
+    Examples:
         >>> opt = gradrs.optim.SGD([gradrs.nn.Parameter(gradrs.zeros(1))], lr=1.0)
         >>> sched = gradrs.optim.lr_scheduler.PolynomialLR(opt, total_iters=4, power=1.0)
         >>> lrs = []
@@ -673,7 +673,7 @@ class CosineAnnealingLR(LRScheduler):
     """Cosine annealing from the initial lr to `eta_min` over `T_max` epochs (the recursive
     form, which also follows changes made to the lr from outside).
 
-    Example:
+    Examples:
         >>> opt = gradrs.optim.SGD([gradrs.nn.Parameter(gradrs.zeros(1))], lr=1.0)
         >>> sched = gradrs.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=4)
         >>> lrs = []
@@ -893,7 +893,7 @@ def _check_momentum(optimizer) -> bool:
 class CyclicLR(LRScheduler):
     """Cycles the lr between `base_lr` and `max_lr` (and the momentum inversely), per batch.
 
-    Example:
+    Examples:
         >>> opt = gradrs.optim.SGD([gradrs.nn.Parameter(gradrs.zeros(1))], lr=1.0)
         >>> sched = gradrs.optim.lr_scheduler.CyclicLR(opt, base_lr=0.1, max_lr=1.0, step_size_up=2)
         >>> lrs = []
@@ -1039,7 +1039,7 @@ class CyclicLR(LRScheduler):
 class CosineAnnealingWarmRestarts(LRScheduler):
     """Cosine annealing restarted every `T_i` epochs, `T_i` growing by `T_mult` each time.
 
-    Example:
+    Examples:
         >>> opt = gradrs.optim.SGD([gradrs.nn.Parameter(gradrs.zeros(1))], lr=1.0)
         >>> sched = gradrs.optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=2)
         >>> lrs = []
@@ -1112,7 +1112,7 @@ class OneCycleLR(LRScheduler):
     """The 1cycle policy: the lr rises from ``max_lr / div_factor`` to `max_lr` and anneals to
     ``initial_lr / final_div_factor`` (the momentum inversely), per batch.
 
-    Example:
+    Examples:
         >>> opt = gradrs.optim.SGD([gradrs.nn.Parameter(gradrs.zeros(1))], lr=1.0)
         >>> sched = gradrs.optim.lr_scheduler.OneCycleLR(opt, max_lr=1.0, total_steps=5)
         >>> lrs = []

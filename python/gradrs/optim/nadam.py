@@ -21,7 +21,7 @@ __all__ = ["NAdam", "nadam"]
 class NAdam(Optimizer):
     """NAdam, as ``torch.optim.NAdam`` (optionally with decoupled weight decay).
 
-    Example:
+    Examples:
         >>> w = gradrs.nn.Parameter(gradrs.tensor([1.0, -2.0]))
         >>> opt = gradrs.optim.NAdam([w], lr=0.1)
         >>> (w ** 2).sum().backward()

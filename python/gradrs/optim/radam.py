@@ -20,7 +20,7 @@ __all__ = ["RAdam", "radam"]
 class RAdam(Optimizer):
     """RAdam, as ``torch.optim.RAdam`` (optionally with decoupled weight decay).
 
-    Example:
+    Examples:
         >>> w = gradrs.nn.Parameter(gradrs.tensor([1.0, -2.0]))
         >>> opt = gradrs.optim.RAdam([w], lr=0.1)
         >>> (w ** 2).sum().backward()

@@ -20,7 +20,7 @@ __all__ = ["RMSprop", "rmsprop"]
 class RMSprop(Optimizer):
     """RMSprop, optionally centered and with momentum.
 
-    Example:
+    Examples:
         >>> w = gradrs.nn.Parameter(gradrs.tensor([1.0, -2.0]))
         >>> opt = gradrs.optim.RMSprop([w], lr=0.01)
         >>> (w ** 2).sum().backward()

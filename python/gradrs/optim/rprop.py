@@ -20,7 +20,7 @@ __all__ = ["Rprop", "rprop"]
 class Rprop(Optimizer):
     """Rprop, as ``torch.optim.Rprop``.
 
-    Example:
+    Examples:
         >>> w = gradrs.nn.Parameter(gradrs.tensor([1.0, -2.0]))
         >>> opt = gradrs.optim.Rprop([w], lr=0.1)
         >>> (w ** 2).sum().backward()

@@ -21,7 +21,7 @@ __all__ = ["SGD", "sgd"]
 class SGD(Optimizer):
     """Stochastic gradient descent (optionally with momentum), as ``torch.optim.SGD``.
 
-    Example:
+    Examples:
         >>> w = gradrs.nn.Parameter(gradrs.tensor([1.0, -2.0]))
         >>> opt = gradrs.optim.SGD([w], lr=0.1, momentum=0.9)
         >>> (w ** 2).sum().backward()

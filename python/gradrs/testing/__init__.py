@@ -69,7 +69,7 @@ def assert_close(actual, expected, *, allow_subclasses=True, rtol=None, atol=Non
     (same shape, dtype and device unless disabled), Python numbers, or sequences/mappings of
     them compared element by element.
 
-    Example:
+    Examples:
         >>> gradrs.testing.assert_close(gradrs.tensor([1.0, 2.0]), gradrs.tensor([1.0, 2.0 + 1e-7]))
         >>> try:
         ...     gradrs.testing.assert_close(gradrs.tensor([1.0]), gradrs.tensor([1.1]))

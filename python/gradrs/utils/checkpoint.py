@@ -105,7 +105,7 @@ def noop_context_fn():
     """The default `context_fn` of `checkpoint`: two null context managers, one for the
     forward pass and one for the recomputation.
 
-    Example:
+    Examples:
         >>> fwd, recompute = gradrs.utils.checkpoint.noop_context_fn()
         >>> with fwd, recompute:
         ...     pass
@@ -490,7 +490,7 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
     """``function(*args, **kwargs)`` without keeping its intermediate activations: they are
     recomputed when backward needs them (see the module docstring for the two variants).
 
-    Example:
+    Examples:
         >>> layer = gradrs.nn.Linear(4, 4)
         >>> x = gradrs.randn(2, 4, requires_grad=True)
         >>> y = gradrs.utils.checkpoint.checkpoint(layer, x, use_reentrant=False)

@@ -23,7 +23,7 @@ def _inplace_suffix(inplace):
 class Threshold(Module):
     """y = x if x > threshold else value.
 
-    Example:
+    Examples:
         >>> gradrs.nn.Threshold(1.0, -1.0)(gradrs.tensor([0.5, 1.0, 2.0]))
         tensor([-1., -1.,  2.])
     """
@@ -46,7 +46,7 @@ class Threshold(Module):
 class ReLU(Module):
     """max(0, x).
 
-    Example:
+    Examples:
         >>> gradrs.nn.ReLU()(gradrs.tensor([-1.0, 2.0]))
         tensor([0., 2.])
     """
@@ -85,7 +85,7 @@ class RReLU(Module):
 class Hardtanh(Module):
     """x clamped to [min_val, max_val].
 
-    Example:
+    Examples:
         >>> gradrs.nn.Hardtanh()(gradrs.tensor([-2.0, 0.5, 2.0]))
         tensor([-1.0000,  0.5000,  1.0000])
     """
@@ -120,7 +120,7 @@ class Hardtanh(Module):
 class ReLU6(Hardtanh):
     """min(max(0, x), 6).
 
-    Example:
+    Examples:
         >>> gradrs.nn.ReLU6()(gradrs.tensor([-1.0, 3.0, 9.0]))
         tensor([0., 3., 6.])
     """
@@ -135,7 +135,7 @@ class ReLU6(Hardtanh):
 class Sigmoid(Module):
     """1 / (1 + exp(-x)).
 
-    Example:
+    Examples:
         >>> gradrs.nn.Sigmoid()(gradrs.tensor([-2.0, 0.0, 2.0]))
         tensor([0.1192, 0.5000, 0.8808])
     """
@@ -147,7 +147,7 @@ class Sigmoid(Module):
 class Hardsigmoid(Module):
     """relu6(x + 3) / 6.
 
-    Example:
+    Examples:
         >>> gradrs.nn.Hardsigmoid()(gradrs.tensor([-4.0, 0.0, 1.5]))
         tensor([0.0000, 0.5000, 0.7500])
     """
@@ -165,7 +165,7 @@ class Hardsigmoid(Module):
 class Tanh(Module):
     """tanh(x).
 
-    Example:
+    Examples:
         >>> gradrs.nn.Tanh()(gradrs.tensor([-1.0, 0.0, 1.0]))
         tensor([-0.7616,  0.0000,  0.7616])
     """
@@ -177,7 +177,7 @@ class Tanh(Module):
 class SiLU(Module):
     """x * sigmoid(x).
 
-    Example:
+    Examples:
         >>> gradrs.nn.SiLU()(gradrs.tensor([-1.0, 0.0, 1.0]))
         tensor([-0.2689,  0.0000,  0.7311])
     """
@@ -198,7 +198,7 @@ class SiLU(Module):
 class Mish(Module):
     """x * tanh(softplus(x)).
 
-    Example:
+    Examples:
         >>> gradrs.nn.Mish()(gradrs.tensor([-1.0, 0.0, 1.0]))
         tensor([-0.3034,  0.0000,  0.8651])
     """
@@ -219,7 +219,7 @@ class Mish(Module):
 class Hardswish(Module):
     """x * relu6(x + 3) / 6.
 
-    Example:
+    Examples:
         >>> gradrs.nn.Hardswish()(gradrs.tensor([-4.0, 0.0, 1.5]))
         tensor([-0.0000, 0.0000, 1.1250])
     """
@@ -237,7 +237,7 @@ class Hardswish(Module):
 class ELU(Module):
     """x if x > 0 else alpha * (exp(x) - 1).
 
-    Example:
+    Examples:
         >>> gradrs.nn.ELU()(gradrs.tensor([-1.0, 2.0]))
         tensor([-0.6321,  2.0000])
     """
@@ -259,7 +259,7 @@ class ELU(Module):
 class CELU(Module):
     """max(0, x) + min(0, alpha * (exp(x / alpha) - 1)).
 
-    Example:
+    Examples:
         >>> gradrs.nn.CELU()(gradrs.tensor([-1.0, 2.0]))
         tensor([-0.6321,  2.0000])
     """
@@ -281,7 +281,7 @@ class CELU(Module):
 class SELU(Module):
     """scale * elu(x, alpha) with the self-normalizing constants.
 
-    Example:
+    Examples:
         >>> gradrs.nn.SELU()(gradrs.tensor([-1.0, 1.0]))
         tensor([-1.1113,  1.0507])
     """
@@ -302,7 +302,7 @@ class SELU(Module):
 class GLU(Module):
     """a * sigmoid(b) for the two halves a, b of `dim`.
 
-    Example:
+    Examples:
         >>> gradrs.nn.GLU()(gradrs.tensor([[1.0, 2.0, 0.0, 0.0]]))
         tensor([[0.5000, 1.0000]])
     """
@@ -323,7 +323,7 @@ class GLU(Module):
 class GELU(Module):
     """x * Phi(x), exactly (approximate='none') or by the tanh formula ('tanh').
 
-    Example:
+    Examples:
         >>> gradrs.nn.GELU()(gradrs.tensor([-1.0, 0.0, 1.0]))
         tensor([-0.1587,  0.0000,  0.8413])
     """
@@ -344,7 +344,7 @@ class GELU(Module):
 class Hardshrink(Module):
     """x if |x| > lambd else 0.
 
-    Example:
+    Examples:
         >>> gradrs.nn.Hardshrink()(gradrs.tensor([-1.0, 0.2, 1.0]))
         tensor([-1.,  0.,  1.])
     """
@@ -365,7 +365,7 @@ class Hardshrink(Module):
 class LeakyReLU(Module):
     """x if x >= 0 else negative_slope * x.
 
-    Example:
+    Examples:
         >>> gradrs.nn.LeakyReLU(0.1)(gradrs.tensor([-2.0, 3.0]))
         tensor([-0.2000,  3.0000])
     """
@@ -387,7 +387,7 @@ class LeakyReLU(Module):
 class LogSigmoid(Module):
     """log(sigmoid(x)).
 
-    Example:
+    Examples:
         >>> gradrs.nn.LogSigmoid()(gradrs.tensor([-5.0, 0.0, 5.0]))
         tensor([-5.0067, -0.6931, -0.0067])
     """
@@ -399,7 +399,7 @@ class LogSigmoid(Module):
 class Softplus(Module):
     """log(1 + exp(beta * x)) / beta, linear above `threshold`.
 
-    Example:
+    Examples:
         >>> gradrs.nn.Softplus()(gradrs.tensor([-1.0, 0.0, 30.0]))
         tensor([ 0.3133,  0.6931, 30.0000])
     """
@@ -421,7 +421,7 @@ class Softplus(Module):
 class Softshrink(Module):
     """x - lambd if x > lambd, x + lambd if x < -lambd, else 0.
 
-    Example:
+    Examples:
         >>> gradrs.nn.Softshrink()(gradrs.tensor([-1.0, 0.2, 1.0]))
         tensor([-0.5000,  0.0000,  0.5000])
     """
@@ -442,7 +442,7 @@ class Softshrink(Module):
 class PReLU(Module):
     """Leaky ReLU whose negative slope is learned (one, or one per channel).
 
-    Example:
+    Examples:
         >>> gradrs.nn.PReLU()(gradrs.tensor([-2.0, 3.0]))
         tensor([-0.5000,  3.0000], grad_fn=<PreluKernelBackward0>)
     """
@@ -460,7 +460,7 @@ class PReLU(Module):
     def reset_parameters(self):
         """Re-initializes the parameters as at construction (every slope `init`, 0.25 by default).
 
-        Example:
+        Examples:
             >>> p = gradrs.nn.PReLU()
             >>> p.reset_parameters()
             >>> p.weight
@@ -479,7 +479,7 @@ class PReLU(Module):
 class Softsign(Module):
     """x / (1 + |x|).
 
-    Example:
+    Examples:
         >>> gradrs.nn.Softsign()(gradrs.tensor([-3.0, 0.0, 1.0]))
         tensor([-0.7500,  0.0000,  0.5000])
     """
@@ -491,7 +491,7 @@ class Softsign(Module):
 class Tanhshrink(Module):
     """x - tanh(x).
 
-    Example:
+    Examples:
         >>> gradrs.nn.Tanhshrink()(gradrs.tensor([-1.0, 0.0, 1.0]))
         tensor([-0.2384,  0.0000,  0.2384])
     """
@@ -503,7 +503,7 @@ class Tanhshrink(Module):
 class Softmin(Module):
     """softmax(-x) along `dim`.
 
-    Example:
+    Examples:
         >>> gradrs.nn.Softmin(dim=1)(gradrs.tensor([[1.0, 2.0, 3.0]]))
         tensor([[0.6652, 0.2447, 0.0900]])
     """
@@ -529,7 +529,7 @@ class Softmin(Module):
 class Softmax(Module):
     """exp(x) / sum(exp(x)) along `dim`.
 
-    Example:
+    Examples:
         >>> gradrs.nn.Softmax(dim=1)(gradrs.tensor([[1.0, 2.0, 3.0]]))
         tensor([[0.0900, 0.2447, 0.6652]])
     """
@@ -555,7 +555,7 @@ class Softmax(Module):
 class Softmax2d(Module):
     """Softmax over the channels of [N, C, H, W] (or [C, H, W]) inputs.
 
-    Example:
+    Examples:
         >>> gradrs.nn.Softmax2d()(gradrs.zeros(1, 2, 1, 1))
         tensor([[[[0.5000]],
         <BLANKLINE>
@@ -572,7 +572,7 @@ class Softmax2d(Module):
 class LogSoftmax(Module):
     """log(softmax(x)) along `dim`.
 
-    Example:
+    Examples:
         >>> gradrs.nn.LogSoftmax(dim=1)(gradrs.tensor([[1.0, 2.0, 3.0]]))
         tensor([[-2.4076, -1.4076, -0.4076]])
     """

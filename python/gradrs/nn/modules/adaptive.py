@@ -54,7 +54,7 @@ class AdaptiveLogSoftmaxWithLoss(Module):
     def reset_parameters(self):
         """Re-initializes the head and the tail clusters' projections as at construction.
 
-        Example:
+        Examples:
             >>> gradrs.nn.AdaptiveLogSoftmaxWithLoss(8, 10, cutoffs=[4]).reset_parameters()
         """
         self.head.reset_parameters()

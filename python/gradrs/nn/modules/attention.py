@@ -23,7 +23,7 @@ class MultiheadAttention(Module):
     attention output at padded positions as computed instead of zeros for nested inputs,
     which gradrs does not have.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.MultiheadAttention(8, 2, batch_first=True)
         >>> x = gradrs.randn(2, 5, 8)
         >>> out, weights = m(x, x, x)

@@ -116,7 +116,7 @@ class _BatchNorm(_NormBase):
 class BatchNorm1d(_BatchNorm):
     """Batch normalization over [N, C] or [N, C, L] inputs.
 
-    Example:
+    Examples:
         >>> bn = gradrs.nn.BatchNorm1d(2)
         >>> bn(gradrs.tensor([[1.0, 2.0], [3.0, 6.0]]))
         tensor([[-1.0000, -1.0000],
@@ -133,7 +133,7 @@ class BatchNorm1d(_BatchNorm):
 class BatchNorm2d(_BatchNorm):
     """Batch normalization over [N, C, H, W] inputs.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.BatchNorm2d(3)
         >>> m(gradrs.randn(4, 3, 5, 5)).shape
         gradrs.Size([4, 3, 5, 5])
@@ -147,7 +147,7 @@ class BatchNorm2d(_BatchNorm):
 class BatchNorm3d(_BatchNorm):
     """Batch normalization over [N, C, D, H, W] inputs.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.BatchNorm3d(3)
         >>> m(gradrs.randn(2, 3, 2, 4, 4)).shape
         gradrs.Size([2, 3, 2, 4, 4])

@@ -9,7 +9,7 @@ __all__ = ["ChannelShuffle"]
 class ChannelShuffle(Module):
     """Interleaves `groups` groups of channels: [N, g*k, *] viewed as [N, g, k, *], transposed.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.ChannelShuffle(2)
         >>> m(gradrs.ones(1, 4, 2, 2)).shape
         gradrs.Size([1, 4, 2, 2])

@@ -46,7 +46,7 @@ class Sequential(Module):
     r"""A sequential container: modules run in the order they were passed (positionally, or
     as an ``OrderedDict`` of named modules); its forward feeds each one's output to the next.
 
-    Example:
+    Examples:
         >>> model = gradrs.nn.Sequential(gradrs.nn.Linear(4, 8), gradrs.nn.ReLU(), gradrs.nn.Linear(8, 2))
         >>> model
         Sequential(
@@ -196,7 +196,7 @@ class Sequential(Module):
 class ModuleList(Module):
     r"""Holds submodules in a list, indexable like one, with every module registered.
 
-    Example:
+    Examples:
         >>> layers = gradrs.nn.ModuleList([gradrs.nn.Linear(2, 2) for _ in range(3)])
         >>> len(layers), len(list(layers.parameters()))
         (3, 6)
@@ -313,7 +313,7 @@ class ModuleList(Module):
 class ModuleDict(Module):
     r"""Holds submodules in an insertion-ordered dictionary, every module registered.
 
-    Example:
+    Examples:
         >>> d = gradrs.nn.ModuleDict({'enc': gradrs.nn.Linear(2, 3), 'act': gradrs.nn.ReLU()})
         >>> list(d.keys())
         ['enc', 'act']
@@ -394,7 +394,7 @@ class ParameterList(Module):
     r"""Holds parameters in a list; tensors put in become Parameters, other objects are kept
     as they are.
 
-    Example:
+    Examples:
         >>> ps = gradrs.nn.ParameterList([gradrs.nn.Parameter(gradrs.zeros(2)) for _ in range(3)])
         >>> len(ps), ps[0].shape
         (3, gradrs.Size([2]))
@@ -482,7 +482,7 @@ class ParameterDict(Module):
     r"""Holds parameters in an insertion-ordered dictionary; tensors put in become
     Parameters, other objects are kept as they are.
 
-    Example:
+    Examples:
         >>> pd = gradrs.nn.ParameterDict({'scale': gradrs.nn.Parameter(gradrs.ones(1))})
         >>> pd['scale']
         Parameter containing:

@@ -108,7 +108,7 @@ class _ConvNd(Module):
 class Conv1d(_ConvNd):
     """1-D convolution over [N, C_in, L] (or unbatched [C_in, L]) inputs.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.Conv1d(2, 4, kernel_size=3)
         >>> m(gradrs.ones(1, 2, 10)).shape
         gradrs.Size([1, 4, 8])
@@ -136,7 +136,7 @@ class Conv1d(_ConvNd):
 class Conv2d(_ConvNd):
     """2-D convolution over [N, C_in, H, W] (or unbatched [C_in, H, W]) inputs.
 
-    Example:
+    Examples:
         >>> conv = gradrs.nn.Conv2d(3, 8, kernel_size=3, padding=1)
         >>> conv
         Conv2d(3, 8, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1))
@@ -166,7 +166,7 @@ class Conv2d(_ConvNd):
 class Conv3d(_ConvNd):
     """3-D convolution over [N, C_in, D, H, W] (or unbatched [C_in, D, H, W]) inputs.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.Conv3d(1, 2, 3, padding=1)
         >>> m(gradrs.ones(1, 1, 4, 4, 4)).shape
         gradrs.Size([1, 2, 4, 4, 4])
@@ -234,7 +234,7 @@ class _ConvTransposeNd(_ConvNd):
 class ConvTranspose1d(_ConvTransposeNd):
     """1-D transposed convolution (the gradient of Conv1d with respect to its input).
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.ConvTranspose1d(2, 4, 3, stride=2)
         >>> m(gradrs.ones(1, 2, 5)).shape
         gradrs.Size([1, 4, 11])
@@ -259,7 +259,7 @@ class ConvTranspose1d(_ConvTransposeNd):
 class ConvTranspose2d(_ConvTransposeNd):
     """2-D transposed convolution (the gradient of Conv2d with respect to its input).
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.ConvTranspose2d(4, 2, 2, stride=2)
         >>> m(gradrs.ones(1, 4, 5, 5)).shape
         gradrs.Size([1, 2, 10, 10])
@@ -284,7 +284,7 @@ class ConvTranspose2d(_ConvTransposeNd):
 class ConvTranspose3d(_ConvTransposeNd):
     """3-D transposed convolution (the gradient of Conv3d with respect to its input).
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.ConvTranspose3d(1, 1, 2, stride=2)
         >>> m(gradrs.ones(1, 1, 2, 2, 2)).shape
         gradrs.Size([1, 1, 4, 4, 4])
@@ -368,7 +368,7 @@ class LazyConv1d(_LazyConvXdMixin, Conv1d):
 class LazyConv2d(_LazyConvXdMixin, Conv2d):
     """Conv2d with ``in_channels`` inferred from the first input.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.LazyConv2d(4, 3)
         >>> m(gradrs.ones(1, 2, 6, 6)).shape
         gradrs.Size([1, 4, 4, 4])

@@ -9,7 +9,7 @@ __all__ = ["CosineSimilarity", "PairwiseDistance"]
 class PairwiseDistance(Module):
     """The p-norm of x1 - x2 + eps along the last dim.
 
-    Example:
+    Examples:
         >>> gradrs.nn.PairwiseDistance()(gradrs.tensor([[0.0, 0.0]]), gradrs.tensor([[3.0, 4.0]]))
         tensor([5.0000])
     """
@@ -29,7 +29,7 @@ class PairwiseDistance(Module):
 class CosineSimilarity(Module):
     """Cosine of the angle between x1 and x2 along `dim`.
 
-    Example:
+    Examples:
         >>> gradrs.nn.CosineSimilarity(dim=1)(gradrs.tensor([[1.0, 0.0]]), gradrs.tensor([[1.0, 1.0]]))
         tensor([0.7071])
     """

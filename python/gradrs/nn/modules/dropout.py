@@ -25,7 +25,7 @@ class _DropoutNd(Module):
 class Dropout(_DropoutNd):
     """Zeroes each element with probability p in training, scaling the rest by 1/(1-p).
 
-    Example:
+    Examples:
         >>> drop = gradrs.nn.Dropout(p=0.5)
         >>> y = drop(gradrs.ones(1000))
         >>> sorted(set(y.tolist()))
@@ -41,7 +41,7 @@ class Dropout(_DropoutNd):
 class Dropout1d(_DropoutNd):
     """Zeroes whole channels of [N, C, L] (or [C, L]) inputs.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.Dropout1d(0.5)
         >>> m(gradrs.ones(2, 4, 3)).shape
         gradrs.Size([2, 4, 3])
@@ -54,7 +54,7 @@ class Dropout1d(_DropoutNd):
 class Dropout2d(_DropoutNd):
     """Zeroes whole channels of [N, C, H, W] (or [C, H, W]) inputs.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.Dropout2d(0.5)
         >>> m(gradrs.ones(2, 4, 3, 3)).shape
         gradrs.Size([2, 4, 3, 3])
@@ -67,7 +67,7 @@ class Dropout2d(_DropoutNd):
 class Dropout3d(_DropoutNd):
     """Zeroes whole channels of [N, C, D, H, W] (or [C, D, H, W]) inputs.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.Dropout3d(0.5)
         >>> m(gradrs.ones(2, 4, 2, 2, 2)).shape
         gradrs.Size([2, 4, 2, 2, 2])
@@ -80,7 +80,7 @@ class Dropout3d(_DropoutNd):
 class AlphaDropout(_DropoutNd):
     """Dropout that keeps the mean and variance of SELU activations.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.AlphaDropout(0.2)
         >>> m(gradrs.randn(4, 5)).shape
         gradrs.Size([4, 5])
@@ -93,7 +93,7 @@ class AlphaDropout(_DropoutNd):
 class FeatureAlphaDropout(_DropoutNd):
     """AlphaDropout of whole channels.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.FeatureAlphaDropout(0.2)
         >>> m(gradrs.randn(2, 4, 3)).shape
         gradrs.Size([2, 4, 3])

@@ -8,7 +8,7 @@ __all__ = ["Flatten", "Unflatten"]
 class Flatten(Module):
     """Flattens dims `start_dim`..`end_dim` into one.
 
-    Example:
+    Examples:
         >>> gradrs.nn.Flatten()(gradrs.ones(2, 3, 4)).shape
         gradrs.Size([2, 12])
     """
@@ -30,7 +30,7 @@ class Flatten(Module):
 class Unflatten(Module):
     """Expands dim `dim` into `unflattened_size`.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.Unflatten(1, (2, 3))
         >>> m(gradrs.ones(4, 6)).shape
         gradrs.Size([4, 2, 3])

@@ -10,7 +10,7 @@ __all__ = ["Fold", "Unfold"]
 class Fold(Module):
     """Sums columns of sliding blocks [N, C*prod(kernel_size), L] back into an image.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.Fold(output_size=(3, 3), kernel_size=2)
         >>> m(gradrs.ones(1, 4, 4)).shape
         gradrs.Size([1, 1, 3, 3])
@@ -38,7 +38,7 @@ class Fold(Module):
 class Unfold(Module):
     """Extracts sliding blocks of an image as columns [N, C*prod(kernel_size), L].
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.Unfold(kernel_size=2)
         >>> m(gradrs.ones(1, 2, 4, 4)).shape
         gradrs.Size([1, 8, 9])

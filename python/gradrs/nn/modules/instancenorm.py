@@ -75,7 +75,7 @@ class _InstanceNorm(_NormBase):
 class InstanceNorm1d(_InstanceNorm):
     """Instance normalization over [N, C, L] (or [C, L]) inputs.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.InstanceNorm1d(3)
         >>> m(gradrs.randn(2, 3, 5)).shape
         gradrs.Size([2, 3, 5])
@@ -92,7 +92,7 @@ class InstanceNorm1d(_InstanceNorm):
 class InstanceNorm2d(_InstanceNorm):
     """Instance normalization over [N, C, H, W] (or [C, H, W]) inputs.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.InstanceNorm2d(3)
         >>> m(gradrs.randn(2, 3, 5, 5)).shape
         gradrs.Size([2, 3, 5, 5])
@@ -109,7 +109,7 @@ class InstanceNorm2d(_InstanceNorm):
 class InstanceNorm3d(_InstanceNorm):
     """Instance normalization over [N, C, D, H, W] (or [C, D, H, W]) inputs.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.InstanceNorm3d(3)
         >>> m(gradrs.randn(2, 3, 2, 4, 4)).shape
         gradrs.Size([2, 3, 2, 4, 4])

@@ -15,7 +15,7 @@ __all__ = ["Bilinear", "Identity", "LazyLinear", "Linear"]
 class Identity(Module):
     """Returns its input; accepts and ignores any constructor arguments.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.Identity()
         >>> m(gradrs.ones(2, 3)).shape
         gradrs.Size([2, 3])
@@ -31,7 +31,7 @@ class Identity(Module):
 class Linear(Module):
     """y = x A^T + b, with weight [out_features, in_features] and bias [out_features].
 
-    Example:
+    Examples:
         >>> layer = gradrs.nn.Linear(4, 2)
         >>> layer
         Linear(in_features=4, out_features=2, bias=True)
@@ -58,7 +58,7 @@ class Linear(Module):
     def reset_parameters(self):
         """Re-initializes the parameters as at construction (weight and bias uniform in +-1/sqrt(in_features), from Kaiming-uniform init).
 
-        Example:
+        Examples:
             >>> layer = gradrs.nn.Linear(3, 2)
             >>> layer.reset_parameters()
             >>> layer.weight.shape
@@ -86,7 +86,7 @@ class NonDynamicallyQuantizableLinear(Linear):
 class Bilinear(Module):
     """y = x1^T A x2 + b, with weight [out_features, in1_features, in2_features].
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.Bilinear(3, 4, 5)
         >>> m(gradrs.ones(2, 3), gradrs.ones(2, 4)).shape
         gradrs.Size([2, 5])
@@ -112,7 +112,7 @@ class Bilinear(Module):
     def reset_parameters(self):
         """Re-initializes the parameters as at construction (uniform in +-1/sqrt(in1_features)).
 
-        Example:
+        Examples:
             >>> gradrs.nn.Bilinear(2, 3, 4).reset_parameters()
         """
         if self.in1_features <= 0:
@@ -135,7 +135,7 @@ class LazyLinear(LazyModuleMixin, Linear):
     """A Linear whose ``in_features`` is inferred from the first input's last dimension;
     it becomes a :class:`Linear` after that first call.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.LazyLinear(3)
         >>> m(gradrs.ones(2, 5)).shape
         gradrs.Size([2, 3])
@@ -155,7 +155,7 @@ class LazyLinear(LazyModuleMixin, Linear):
     def reset_parameters(self):
         """Re-initializes the parameters once they are materialized (does nothing before the first forward).
 
-        Example:
+        Examples:
             >>> gradrs.nn.LazyLinear(4).reset_parameters()
         """
         if not self.has_uninitialized_params() and self.in_features != 0:

@@ -54,7 +54,7 @@ class _WeightedLoss(_Loss):
 class L1Loss(_Loss):
     """Mean (or sum) absolute error.
 
-    Example:
+    Examples:
         >>> gradrs.nn.L1Loss()(gradrs.tensor([1.0, 2.0]), gradrs.tensor([0.0, 4.0]))
         tensor(1.5000)
     """
@@ -71,7 +71,7 @@ class L1Loss(_Loss):
 class NLLLoss(_WeightedLoss):
     """Negative log likelihood of class indices given log-probabilities.
 
-    Example:
+    Examples:
         >>> gradrs.nn.NLLLoss()(gradrs.tensor([[-0.2, -1.7]]), gradrs.tensor([0]))
         tensor(0.2000)
     """
@@ -106,7 +106,7 @@ class NLLLoss2d(NLLLoss):
 class PoissonNLLLoss(_Loss):
     """Negative log likelihood of a Poisson target.
 
-    Example:
+    Examples:
         >>> gradrs.nn.PoissonNLLLoss()(gradrs.tensor([0.0, 1.0]), gradrs.tensor([1.0, 2.0]))
         tensor(0.8591)
     """
@@ -128,7 +128,7 @@ class PoissonNLLLoss(_Loss):
 class GaussianNLLLoss(_Loss):
     """Negative log likelihood of a Gaussian target with predicted mean and variance.
 
-    Example:
+    Examples:
         >>> gradrs.nn.GaussianNLLLoss()(gradrs.tensor([0.0, 1.0]), gradrs.tensor([0.5, 1.0]), gradrs.ones(2))
         tensor(0.0625)
     """
@@ -148,7 +148,7 @@ class GaussianNLLLoss(_Loss):
 class KLDivLoss(_Loss):
     """Kullback-Leibler divergence of the target from log-probabilities.
 
-    Example:
+    Examples:
         >>> gradrs.nn.KLDivLoss(reduction='batchmean')(gradrs.tensor([[0.9, 0.1]]).log(), gradrs.tensor([[0.5, 0.5]]))
         tensor(0.5108)
     """
@@ -166,7 +166,7 @@ class KLDivLoss(_Loss):
 class MSELoss(_Loss):
     """Mean (or sum) squared error.
 
-    Example:
+    Examples:
         >>> gradrs.nn.MSELoss()(gradrs.tensor([1.0, 2.0]), gradrs.tensor([0.0, 4.0]))
         tensor(2.5000)
     """
@@ -183,7 +183,7 @@ class MSELoss(_Loss):
 class BCELoss(_WeightedLoss):
     """Binary cross entropy of probabilities.
 
-    Example:
+    Examples:
         >>> gradrs.nn.BCELoss()(gradrs.tensor([0.9, 0.2]), gradrs.tensor([1.0, 0.0]))
         tensor(0.1643)
     """
@@ -201,7 +201,7 @@ class BCELoss(_WeightedLoss):
 class BCEWithLogitsLoss(_Loss):
     """Binary cross entropy of logits (a sigmoid folded in, computed stably).
 
-    Example:
+    Examples:
         >>> gradrs.nn.BCEWithLogitsLoss()(gradrs.tensor([2.0, -1.0]), gradrs.tensor([1.0, 0.0]))
         tensor(0.2201)
     """
@@ -221,7 +221,7 @@ class BCEWithLogitsLoss(_Loss):
 class HingeEmbeddingLoss(_Loss):
     """x for target 1, max(0, margin - x) for target -1.
 
-    Example:
+    Examples:
         >>> gradrs.nn.HingeEmbeddingLoss()(gradrs.tensor([0.3, 0.4]), gradrs.tensor([1.0, -1.0]))
         tensor(0.4500)
     """
@@ -240,7 +240,7 @@ class HingeEmbeddingLoss(_Loss):
 class MultiLabelMarginLoss(_Loss):
     """Multi-class multi-label hinge loss: targets are class indices ended by -1.
 
-    Example:
+    Examples:
         >>> gradrs.nn.MultiLabelMarginLoss()(gradrs.tensor([[0.1, 0.2, 0.4, 0.8]]), gradrs.tensor([[3, 0, -1, 1]]))
         tensor(0.8500)
     """
@@ -257,7 +257,7 @@ class MultiLabelMarginLoss(_Loss):
 class MultiMarginLoss(_WeightedLoss):
     """Multi-class hinge loss: max(0, margin - x[y] + x[i])^p over the classes i != y.
 
-    Example:
+    Examples:
         >>> gradrs.nn.MultiMarginLoss()(gradrs.tensor([[0.1, 0.2, 0.4, 0.8]]), gradrs.tensor([3]))
         tensor(0.3250)
     """
@@ -283,7 +283,7 @@ class MultiMarginLoss(_WeightedLoss):
 class SmoothL1Loss(_Loss):
     """Squared error below `beta`, absolute error above it.
 
-    Example:
+    Examples:
         >>> gradrs.nn.SmoothL1Loss()(gradrs.tensor([1.0, 2.0]), gradrs.tensor([0.0, 4.0]))
         tensor(1.)
     """
@@ -301,7 +301,7 @@ class SmoothL1Loss(_Loss):
 class HuberLoss(_Loss):
     """Squared error below `delta`, delta-scaled absolute error above it.
 
-    Example:
+    Examples:
         >>> gradrs.nn.HuberLoss()(gradrs.tensor([1.0, 2.0]), gradrs.tensor([0.0, 4.0]))
         tensor(1.)
     """
@@ -321,7 +321,7 @@ class HuberLoss(_Loss):
 class SoftMarginLoss(_Loss):
     """log(1 + exp(-y x)): two-class logistic loss with targets +-1.
 
-    Example:
+    Examples:
         >>> gradrs.nn.SoftMarginLoss()(gradrs.tensor([2.0, -1.0]), gradrs.tensor([1.0, -1.0]))
         tensor(0.2201)
     """
@@ -338,7 +338,7 @@ class SoftMarginLoss(_Loss):
 class CrossEntropyLoss(_WeightedLoss):
     """log_softmax then NLL, for class indices or class probabilities.
 
-    Example:
+    Examples:
         >>> loss_fn = gradrs.nn.CrossEntropyLoss()
         >>> loss_fn(gradrs.tensor([[2.0, 0.5, -1.0]]), gradrs.tensor([0]))
         tensor(0.2413)
@@ -361,7 +361,7 @@ class CrossEntropyLoss(_WeightedLoss):
 class MultiLabelSoftMarginLoss(_WeightedLoss):
     """Per-class logistic loss averaged over classes, for multi-label targets in {0, 1}.
 
-    Example:
+    Examples:
         >>> gradrs.nn.MultiLabelSoftMarginLoss()(gradrs.tensor([[2.0, -1.0]]), gradrs.tensor([[1.0, 0.0]]))
         tensor(0.2201)
     """
@@ -379,7 +379,7 @@ class MultiLabelSoftMarginLoss(_WeightedLoss):
 class CosineEmbeddingLoss(_Loss):
     """1 - cos(x1, x2) for target 1, max(0, cos(x1, x2) - margin) for target -1.
 
-    Example:
+    Examples:
         >>> gradrs.nn.CosineEmbeddingLoss()(gradrs.tensor([[1.0, 0.0]]), gradrs.tensor([[1.0, 1.0]]), gradrs.tensor([1.0]))
         tensor(0.2929)
     """
@@ -398,7 +398,7 @@ class CosineEmbeddingLoss(_Loss):
 class MarginRankingLoss(_Loss):
     """max(0, -y (x1 - x2) + margin).
 
-    Example:
+    Examples:
         >>> gradrs.nn.MarginRankingLoss()(gradrs.tensor([1.0, 0.0]), gradrs.tensor([0.5, 0.5]), gradrs.tensor([1.0, 1.0]))
         tensor(0.2500)
     """
@@ -417,7 +417,7 @@ class MarginRankingLoss(_Loss):
 class TripletMarginLoss(_Loss):
     """max(d(a, p) - d(a, n) + margin, 0) with the p-norm distance.
 
-    Example:
+    Examples:
         >>> gradrs.nn.TripletMarginLoss()(gradrs.zeros(1, 2), gradrs.tensor([[1.0, 0.0]]), gradrs.tensor([[3.0, 0.0]]))
         tensor(0.)
     """

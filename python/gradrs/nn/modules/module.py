@@ -313,7 +313,7 @@ class Module:
 
     :ivar training: Boolean represents whether this module is in training or evaluation mode.
 
-    Example:
+    Examples:
         >>> class MLP(gradrs.nn.Module):
         ...     def __init__(self):
         ...         super().__init__()

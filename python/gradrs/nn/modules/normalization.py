@@ -16,7 +16,7 @@ __all__ = ["CrossMapLRN2d", "GroupNorm", "LayerNorm", "LocalResponseNorm", "RMSN
 class LocalResponseNorm(Module):
     """Divides by (k + alpha * mean of squares over `size` neighbouring channels) ** beta.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.LocalResponseNorm(2)
         >>> m(gradrs.randn(1, 4, 5)).shape
         gradrs.Size([1, 4, 5])
@@ -59,7 +59,7 @@ class CrossMapLRN2d(Module):
 class LayerNorm(Module):
     """Normalizes over the trailing `normalized_shape` dims, with an elementwise affine map.
 
-    Example:
+    Examples:
         >>> gradrs.nn.LayerNorm(3)(gradrs.tensor([[1.0, 2.0, 3.0]]))
         tensor([[-1.2247,  0.0000,  1.2247]], grad_fn=<NativeLayerNormBackward0>)
     """
@@ -89,7 +89,7 @@ class LayerNorm(Module):
     def reset_parameters(self):
         """Re-initializes the parameters as at construction (weight ones, bias zeros).
 
-        Example:
+        Examples:
             >>> ln = gradrs.nn.LayerNorm(3)
             >>> ln.reset_parameters()
             >>> ln.weight
@@ -112,7 +112,7 @@ class LayerNorm(Module):
 class GroupNorm(Module):
     """Normalizes each of `num_groups` channel groups of each sample.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.GroupNorm(2, 4)
         >>> m(gradrs.randn(2, 4, 5)).shape
         gradrs.Size([2, 4, 5])
@@ -145,7 +145,7 @@ class GroupNorm(Module):
     def reset_parameters(self):
         """Re-initializes the parameters as at construction (weight ones, bias zeros).
 
-        Example:
+        Examples:
             >>> gradrs.nn.GroupNorm(2, 4).reset_parameters()
         """
         if self.affine:
@@ -164,7 +164,7 @@ class GroupNorm(Module):
 class RMSNorm(Module):
     """x / sqrt(mean(x^2) + eps) over the trailing `normalized_shape` dims, times a weight.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.RMSNorm(8)
         >>> m(gradrs.randn(2, 8)).shape
         gradrs.Size([2, 8])
@@ -190,7 +190,7 @@ class RMSNorm(Module):
     def reset_parameters(self):
         """Re-initializes the parameters as at construction (weight ones).
 
-        Example:
+        Examples:
             >>> gradrs.nn.RMSNorm(3).reset_parameters()
         """
         if self.elementwise_affine:

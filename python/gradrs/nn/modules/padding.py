@@ -28,7 +28,7 @@ class _CircularPadNd(Module):
 class CircularPad1d(_CircularPadNd):
     """Wraps [N, C, W] (or [C, W]) inputs around at the ends of W.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.CircularPad1d(1)
         >>> m(gradrs.ones(1, 1, 4)).shape
         gradrs.Size([1, 1, 6])
@@ -46,7 +46,7 @@ class CircularPad1d(_CircularPadNd):
 class CircularPad2d(_CircularPadNd):
     """Wraps [N, C, H, W] (or [C, H, W]) inputs around at the ends of H and W.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.CircularPad2d(1)
         >>> m(gradrs.ones(1, 1, 3, 3)).shape
         gradrs.Size([1, 1, 5, 5])
@@ -64,7 +64,7 @@ class CircularPad2d(_CircularPadNd):
 class CircularPad3d(_CircularPadNd):
     """Wraps [N, C, D, H, W] (or [C, D, H, W]) inputs around at the ends of D, H and W.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.CircularPad3d(1)
         >>> m(gradrs.ones(1, 1, 2, 2, 2)).shape
         gradrs.Size([1, 1, 4, 4, 4])
@@ -96,7 +96,7 @@ class _ConstantPadNd(Module):
 class ConstantPad1d(_ConstantPadNd):
     """Pads the last dim with `value`.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.ConstantPad1d(2, 3.5)
         >>> m(gradrs.ones(1, 2)).shape
         gradrs.Size([1, 6])
@@ -110,7 +110,7 @@ class ConstantPad1d(_ConstantPadNd):
 class ConstantPad2d(_ConstantPadNd):
     """Pads the last two dims with `value`.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.ConstantPad2d(1, 0.0)
         >>> m(gradrs.ones(1, 2, 2)).shape
         gradrs.Size([1, 4, 4])
@@ -124,7 +124,7 @@ class ConstantPad2d(_ConstantPadNd):
 class ConstantPad3d(_ConstantPadNd):
     """Pads the last three dims with `value`.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.ConstantPad3d(1, 0.0)
         >>> m(gradrs.ones(1, 1, 2, 2, 2)).shape
         gradrs.Size([1, 1, 4, 4, 4])
@@ -148,7 +148,7 @@ class _ReflectionPadNd(Module):
 class ReflectionPad1d(_ReflectionPadNd):
     """Pads the last dim with its reflection (the edge not repeated).
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.ReflectionPad1d(2)
         >>> m(gradrs.ones(1, 1, 4)).shape
         gradrs.Size([1, 1, 8])
@@ -162,7 +162,7 @@ class ReflectionPad1d(_ReflectionPadNd):
 class ReflectionPad2d(_ReflectionPadNd):
     """Pads the last two dims with their reflection.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.ReflectionPad2d(1)
         >>> m(gradrs.ones(1, 1, 3, 3)).shape
         gradrs.Size([1, 1, 5, 5])
@@ -176,7 +176,7 @@ class ReflectionPad2d(_ReflectionPadNd):
 class ReflectionPad3d(_ReflectionPadNd):
     """Pads the last three dims with their reflection.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.ReflectionPad3d(1)
         >>> m(gradrs.ones(1, 1, 2, 2, 2)).shape
         gradrs.Size([1, 1, 4, 4, 4])
@@ -200,7 +200,7 @@ class _ReplicationPadNd(Module):
 class ReplicationPad1d(_ReplicationPadNd):
     """Pads the last dim by repeating its edge values.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.ReplicationPad1d(2)
         >>> m(gradrs.ones(1, 1, 4)).shape
         gradrs.Size([1, 1, 8])
@@ -214,7 +214,7 @@ class ReplicationPad1d(_ReplicationPadNd):
 class ReplicationPad2d(_ReplicationPadNd):
     """Pads the last two dims by repeating their edge values.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.ReplicationPad2d(1)
         >>> m(gradrs.ones(1, 1, 3, 3)).shape
         gradrs.Size([1, 1, 5, 5])
@@ -228,7 +228,7 @@ class ReplicationPad2d(_ReplicationPadNd):
 class ReplicationPad3d(_ReplicationPadNd):
     """Pads the last three dims by repeating their edge values.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.ReplicationPad3d(1)
         >>> m(gradrs.ones(1, 1, 2, 2, 2)).shape
         gradrs.Size([1, 1, 4, 4, 4])
@@ -242,7 +242,7 @@ class ReplicationPad3d(_ReplicationPadNd):
 class ZeroPad1d(ConstantPad1d):
     """Pads the last dim with zeros.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.ZeroPad1d(2)
         >>> m(gradrs.ones(1, 3)).shape
         gradrs.Size([1, 7])
@@ -258,7 +258,7 @@ class ZeroPad1d(ConstantPad1d):
 class ZeroPad2d(ConstantPad2d):
     """Pads the last two dims with zeros.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.ZeroPad2d((1, 1, 2, 0))
         >>> m(gradrs.ones(1, 1, 3, 3)).shape
         gradrs.Size([1, 1, 5, 5])
@@ -274,7 +274,7 @@ class ZeroPad2d(ConstantPad2d):
 class ZeroPad3d(ConstantPad3d):
     """Pads the last three dims with zeros.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.ZeroPad3d(1)
         >>> m(gradrs.ones(1, 1, 2, 2, 2)).shape
         gradrs.Size([1, 1, 4, 4, 4])

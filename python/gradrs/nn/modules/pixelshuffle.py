@@ -9,7 +9,7 @@ __all__ = ["PixelShuffle", "PixelUnshuffle"]
 class PixelShuffle(Module):
     """[*, C*r*r, H, W] -> [*, C, H*r, W*r].
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.PixelShuffle(2)
         >>> m(gradrs.ones(1, 8, 3, 3)).shape
         gradrs.Size([1, 2, 6, 6])
@@ -31,7 +31,7 @@ class PixelShuffle(Module):
 class PixelUnshuffle(Module):
     """[*, C, H*r, W*r] -> [*, C*r*r, H, W].
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.PixelUnshuffle(2)
         >>> m(gradrs.ones(1, 2, 6, 6)).shape
         gradrs.Size([1, 8, 3, 3])

@@ -34,7 +34,7 @@ class _MaxPoolNd(Module):
 class MaxPool1d(_MaxPoolNd):
     """Max over windows of [N, C, L] (or [C, L]) inputs.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.MaxPool1d(3, stride=2)
         >>> m(gradrs.ones(1, 3, 9)).shape
         gradrs.Size([1, 3, 4])
@@ -48,7 +48,7 @@ class MaxPool1d(_MaxPoolNd):
 class MaxPool2d(_MaxPoolNd):
     """Max over windows of [N, C, H, W] (or [C, H, W]) inputs.
 
-    Example:
+    Examples:
         >>> gradrs.nn.MaxPool2d(2)(gradrs.arange(16.0).reshape(1, 1, 4, 4))
         tensor([[[[ 5.,  7.],
                   [13., 15.]]]])
@@ -102,7 +102,7 @@ class _AvgPoolNd(Module):
 class AvgPool1d(_AvgPoolNd):
     """Mean over windows of [N, C, L] (or [C, L]) inputs.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.AvgPool1d(2)
         >>> m(gradrs.ones(1, 3, 8)).shape
         gradrs.Size([1, 3, 4])
@@ -125,7 +125,7 @@ class AvgPool1d(_AvgPoolNd):
 class AvgPool2d(_AvgPoolNd):
     """Mean over windows of [N, C, H, W] (or [C, H, W]) inputs.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.AvgPool2d(2, stride=1)
         >>> m(gradrs.ones(1, 3, 8, 8)).shape
         gradrs.Size([1, 3, 7, 7])
@@ -167,7 +167,7 @@ class _LPPoolNd(Module):
 class LPPool1d(_LPPoolNd):
     """The p-norm over windows of [N, C, L] inputs.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.LPPool1d(2, 3)
         >>> m(gradrs.ones(1, 2, 9)).shape
         gradrs.Size([1, 2, 3])
@@ -181,7 +181,7 @@ class LPPool1d(_LPPoolNd):
 class LPPool2d(_LPPoolNd):
     """The p-norm over windows of [N, C, H, W] inputs.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.LPPool2d(2, 2)
         >>> m(gradrs.ones(1, 2, 4, 4)).shape
         gradrs.Size([1, 2, 2, 2])
@@ -207,7 +207,7 @@ class _AdaptiveMaxPoolNd(Module):
 class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
     """Max pooling to a fixed output length.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.AdaptiveMaxPool1d(2)
         >>> m(gradrs.ones(1, 3, 7)).shape
         gradrs.Size([1, 3, 2])
@@ -220,7 +220,7 @@ class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
 class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
     """Max pooling to a fixed output height and width (None keeps the input's).
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.AdaptiveMaxPool2d(2)
         >>> m(gradrs.ones(1, 3, 7, 9)).shape
         gradrs.Size([1, 3, 2, 2])
@@ -244,7 +244,7 @@ class _AdaptiveAvgPoolNd(Module):
 class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
     """Average pooling to a fixed output length.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.AdaptiveAvgPool1d(2)
         >>> m(gradrs.ones(1, 3, 7)).shape
         gradrs.Size([1, 3, 2])
@@ -257,7 +257,7 @@ class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
 class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
     """Average pooling to a fixed output height and width (None keeps the input's).
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.AdaptiveAvgPool2d((2, 3))
         >>> m(gradrs.ones(1, 3, 7, 9)).shape
         gradrs.Size([1, 3, 2, 3])
@@ -270,7 +270,7 @@ class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
 class MaxPool3d(_MaxPoolNd):
     """Max over windows of [N, C, D, H, W] (or [C, D, H, W]) inputs.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.MaxPool3d(2)
         >>> m(gradrs.ones(1, 1, 4, 4, 4)).shape
         gradrs.Size([1, 1, 2, 2, 2])
@@ -298,7 +298,7 @@ class MaxUnpool3d(_MaxUnpoolNd):
 class AvgPool3d(_AvgPoolNd):
     """Mean over windows of [N, C, D, H, W] (or [C, D, H, W]) inputs.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.AvgPool3d(2)
         >>> m(gradrs.ones(1, 3, 4, 4, 4)).shape
         gradrs.Size([1, 3, 2, 2, 2])
@@ -339,7 +339,7 @@ class LPPool3d(_LPPoolNd):
 class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
     """Max pooling to a fixed [D, H, W] output size (None keeps the input's).
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.AdaptiveMaxPool3d(2)
         >>> m(gradrs.ones(1, 3, 4, 5, 6)).shape
         gradrs.Size([1, 3, 2, 2, 2])
@@ -352,7 +352,7 @@ class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
 class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
     """Average pooling to a fixed [D, H, W] output size (None keeps the input's).
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.AdaptiveAvgPool3d(1)
         >>> m(gradrs.ones(1, 3, 4, 5, 6)).shape
         gradrs.Size([1, 3, 1, 1, 1])
@@ -367,7 +367,7 @@ class FractionalMaxPool2d(Module):
     fractional max pooling): ``kernel_size`` windows placed by a per-plane random draw to give
     ``output_size`` (or ``output_ratio`` times the input's size).
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.FractionalMaxPool2d(2, output_size=5)
         >>> m(gradrs.randn(1, 1, 8, 8)).shape
         gradrs.Size([1, 1, 5, 5])

@@ -270,7 +270,7 @@ class RNNBase(Module):
     def reset_parameters(self):
         """Re-initializes the parameters as at construction (every weight and bias uniform in +-1/sqrt(hidden_size)).
 
-        Example:
+        Examples:
             >>> gradrs.nn.LSTM(3, 4).reset_parameters()
         """
         stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
@@ -389,7 +389,7 @@ class RNNBase(Module):
     def all_weights(self):
         """The parameters of every layer and direction, as lists in PyTorch's order (w_ih, w_hh, b_ih, b_hh[, w_hr]).
 
-        Example:
+        Examples:
             >>> [w.shape for w in gradrs.nn.RNN(2, 3).all_weights[0]]
             [gradrs.Size([3, 2]), gradrs.Size([3, 3]), gradrs.Size([3]), gradrs.Size([3])]
         """
@@ -431,7 +431,7 @@ class RNN(RNNBase):
     Arguments as PyTorch's: ``RNN(input_size, hidden_size, num_layers=1, nonlinearity='tanh',
     bias=True, batch_first=False, dropout=0.0, bidirectional=False, device=None, dtype=None)``.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.RNN(4, 8)
         >>> out, h = m(gradrs.randn(5, 3, 4))
         >>> out.shape, h.shape
@@ -513,7 +513,7 @@ class LSTM(RNNBase):
     batch_first=False, dropout=0.0, bidirectional=False, proj_size=0, device=None,
     dtype=None)``.
 
-    Example:
+    Examples:
         >>> lstm = gradrs.nn.LSTM(input_size=4, hidden_size=8, num_layers=2, batch_first=True)
         >>> out, (h, c) = lstm(gradrs.randn(3, 5, 4))
         >>> out.shape, h.shape, c.shape
@@ -639,7 +639,7 @@ class GRU(RNNBase):
     Arguments as PyTorch's: ``GRU(input_size, hidden_size, num_layers=1, bias=True,
     batch_first=False, dropout=0.0, bidirectional=False, device=None, dtype=None)``.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.GRU(4, 8, batch_first=True)
         >>> out, h = m(gradrs.randn(3, 5, 4))
         >>> out.shape, h.shape
@@ -739,7 +739,7 @@ class RNNCellBase(Module):
     def reset_parameters(self):
         """Re-initializes the parameters as at construction (every weight and bias uniform in +-1/sqrt(hidden_size)).
 
-        Example:
+        Examples:
             >>> gradrs.nn.GRUCell(3, 4).reset_parameters()
         """
         stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
@@ -764,7 +764,7 @@ class RNNCellBase(Module):
 class RNNCell(RNNCellBase):
     r"""An Elman RNN cell: :math:`h' = \tanh(W_{ih} x + b_{ih} + W_{hh} h + b_{hh})` (or ReLU).
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.RNNCell(4, 8)
         >>> m(gradrs.randn(3, 4)).shape
         gradrs.Size([3, 8])
@@ -805,7 +805,7 @@ class RNNCell(RNNCellBase):
 class LSTMCell(RNNCellBase):
     r"""A long short-term memory cell, gates in PyTorch's order (input, forget, cell, output).
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.LSTMCell(4, 8)
         >>> h, c = m(gradrs.randn(3, 4))
         >>> h.shape, c.shape
@@ -845,7 +845,7 @@ class LSTMCell(RNNCellBase):
 class GRUCell(RNNCellBase):
     r"""A gated recurrent unit cell, gates in PyTorch's order (reset, update, new).
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.GRUCell(4, 8)
         >>> m(gradrs.randn(3, 4)).shape
         gradrs.Size([3, 8])

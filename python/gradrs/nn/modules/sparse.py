@@ -13,7 +13,7 @@ __all__ = ["Embedding", "EmbeddingBag"]
 class Embedding(Module):
     """Rows of `weight` [num_embeddings, embedding_dim] picked by integer indices.
 
-    Example:
+    Examples:
         >>> emb = gradrs.nn.Embedding(10, 3)
         >>> emb(gradrs.tensor([[1, 2], [4, 9]])).shape
         gradrs.Size([2, 2, 3])
@@ -55,7 +55,7 @@ class Embedding(Module):
     def reset_parameters(self):
         """Re-initializes the parameters as at construction (standard normal, with the `padding_idx` row zeroed).
 
-        Example:
+        Examples:
             >>> emb = gradrs.nn.Embedding(4, 2, padding_idx=0)
             >>> emb.reset_parameters()
             >>> emb.weight[0]
@@ -102,7 +102,7 @@ class Embedding(Module):
 class EmbeddingBag(Module):
     """Sums, means or maxes of bags of embedding rows, without the intermediate lookups.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.EmbeddingBag(10, 3, mode='sum')
         >>> m(gradrs.tensor([[1, 2], [4, 9]])).shape
         gradrs.Size([2, 3])
@@ -146,7 +146,7 @@ class EmbeddingBag(Module):
     def reset_parameters(self):
         """Re-initializes the parameters as at construction (standard normal, with the `padding_idx` row zeroed).
 
-        Example:
+        Examples:
             >>> gradrs.nn.EmbeddingBag(4, 2).reset_parameters()
         """
         init.normal_(self.weight)

@@ -241,7 +241,7 @@ class TransformerEncoderLayer(Module):
     each with dropout, a residual connection and a LayerNorm (after the residual, or before
     the block with ``norm_first``).
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.TransformerEncoderLayer(d_model=8, nhead=2, batch_first=True)
         >>> m(gradrs.randn(2, 5, 8)).shape
         gradrs.Size([2, 5, 8])

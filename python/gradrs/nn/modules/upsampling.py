@@ -10,7 +10,7 @@ __all__ = ["Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d"]
 class Upsample(Module):
     """F.interpolate as a layer.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.Upsample(scale_factor=2, mode='nearest')
         >>> m(gradrs.ones(1, 1, 2, 2)).shape
         gradrs.Size([1, 1, 4, 4])
@@ -53,7 +53,7 @@ class Upsample(Module):
 class UpsamplingNearest2d(Upsample):
     """Upsample with mode='nearest'.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.UpsamplingNearest2d(scale_factor=2)
         >>> m(gradrs.ones(1, 1, 2, 2)).shape
         gradrs.Size([1, 1, 4, 4])
@@ -66,7 +66,7 @@ class UpsamplingNearest2d(Upsample):
 class UpsamplingBilinear2d(Upsample):
     """Upsample with mode='bilinear' and align_corners=True.
 
-    Example:
+    Examples:
         >>> m = gradrs.nn.UpsamplingBilinear2d(scale_factor=2)
         >>> m(gradrs.ones(1, 1, 2, 2)).shape
         gradrs.Size([1, 1, 4, 4])

@@ -99,7 +99,7 @@ def clip_grad_norm_(parameters: _native.Tensor | Iterable[_native.Tensor], max_n
     vector) is at most ``max_norm``; ``norm_type`` may be ``inf``. Returns the total norm
     before clipping, a tensor. ``error_if_nonfinite`` raises when it is nan or inf.
 
-    Example:
+    Examples:
         >>> w = gradrs.nn.Parameter(gradrs.tensor([3.0, 4.0]))
         >>> w.grad = gradrs.tensor([3.0, 4.0])
         >>> gradrs.nn.utils.clip_grad_norm_([w], max_norm=1.0)

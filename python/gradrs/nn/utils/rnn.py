@@ -76,7 +76,7 @@ class PackedSequence(PackedSequence_):
     def cpu(self, *args, **kwargs):
         """This packed sequence with its data on the CPU (`to` arguments may follow).
 
-        Example:
+        Examples:
             >>> gradrs.nn.utils.rnn.pack_sequence([gradrs.ones(2)]).cpu().data.device
             device(type='cpu')
         """
@@ -89,7 +89,7 @@ class PackedSequence(PackedSequence_):
     def double(self):
         """This packed sequence with its data cast to float64 (the batch sizes and indices unchanged).
 
-        Example:
+        Examples:
             >>> seq = gradrs.nn.utils.rnn.pack_sequence([gradrs.ones(2), gradrs.ones(1)])
             >>> seq.double().data.dtype
             gradrs.float64
@@ -99,7 +99,7 @@ class PackedSequence(PackedSequence_):
     def float(self):
         """This packed sequence with its data cast to float32 (the batch sizes and indices unchanged).
 
-        Example:
+        Examples:
             >>> seq = gradrs.nn.utils.rnn.pack_sequence([gradrs.ones(2), gradrs.ones(1)])
             >>> seq.float().data.dtype
             gradrs.float32
@@ -109,7 +109,7 @@ class PackedSequence(PackedSequence_):
     def half(self):
         """This packed sequence with its data cast to float16 (the batch sizes and indices unchanged).
 
-        Example:
+        Examples:
             >>> seq = gradrs.nn.utils.rnn.pack_sequence([gradrs.ones(2), gradrs.ones(1)])
             >>> seq.half().data.dtype
             gradrs.float16
@@ -119,7 +119,7 @@ class PackedSequence(PackedSequence_):
     def long(self):
         """This packed sequence with its data cast to int64 (the batch sizes and indices unchanged).
 
-        Example:
+        Examples:
             >>> seq = gradrs.nn.utils.rnn.pack_sequence([gradrs.ones(2), gradrs.ones(1)])
             >>> seq.long().data.dtype
             gradrs.int64
@@ -129,7 +129,7 @@ class PackedSequence(PackedSequence_):
     def int(self):
         """This packed sequence with its data cast to int32 (the batch sizes and indices unchanged).
 
-        Example:
+        Examples:
             >>> seq = gradrs.nn.utils.rnn.pack_sequence([gradrs.ones(2), gradrs.ones(1)])
             >>> seq.int().data.dtype
             gradrs.int32
@@ -140,7 +140,7 @@ class PackedSequence(PackedSequence_):
     def is_cuda(self):
         """Whether the data lives on the GPU.
 
-        Example:
+        Examples:
             >>> gradrs.nn.utils.rnn.pack_sequence([gradrs.ones(2)]).is_cuda
             False
         """

@@ -103,7 +103,7 @@ class DataLoader:
         in_order (bool, optional): if ``False``, batches may come in the order workers
             finish them. (default: ``True``)
 
-    Example:
+    Examples:
         >>> ds = gradrs.utils.data.TensorDataset(gradrs.arange(10.0), gradrs.arange(10))
         >>> loader = gradrs.utils.data.DataLoader(ds, batch_size=4)
         >>> [y.tolist() for _, y in loader]

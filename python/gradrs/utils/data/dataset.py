@@ -28,7 +28,7 @@ class Dataset:
     overwrite :meth:`__getitem__`; they may overwrite :meth:`__len__` (used by samplers and
     the DataLoader's defaults) and :meth:`__getitems__` (a batch of samples at once).
 
-    Example:
+    Examples:
         >>> class Squares(gradrs.utils.data.Dataset):
         ...     def __len__(self):
         ...         return 4
@@ -58,7 +58,7 @@ class IterableDataset(Dataset, Iterable):
     :func:`~gradrs.utils.data.get_worker_info` in ``__iter__`` or in ``worker_init_fn`` to
     give each copy its own share of the data.
 
-    Example:
+    Examples:
         >>> class Count(gradrs.utils.data.IterableDataset):
         ...     def __iter__(self):
         ...         return iter(range(5))
@@ -77,7 +77,7 @@ class TensorDataset(Dataset):
     Args:
         *tensors (Tensor): tensors that have the same size of the first dimension.
 
-    Example:
+    Examples:
         >>> ds = gradrs.utils.data.TensorDataset(gradrs.arange(3.0), gradrs.tensor([0, 1, 0]))
         >>> len(ds), ds[1]
         (3, (tensor(1.), tensor(1)))
@@ -99,7 +99,7 @@ class StackDataset(Dataset):
     r"""Dataset as a stacking of multiple datasets: a tuple (``*args``) or a dict
     (``**kwargs``) of their samples at the same index.
 
-    Example:
+    Examples:
         >>> s = gradrs.utils.data.StackDataset(x=range(3), y='abc')
         >>> s[1]
         {'x': 1, 'y': 'b'}
@@ -162,7 +162,7 @@ class ConcatDataset(Dataset):
     Args:
         datasets (sequence): List of datasets to be concatenated
 
-    Example:
+    Examples:
         >>> c = gradrs.utils.data.ConcatDataset([range(3), range(10, 12)])
         >>> len(c), c[3]
         (5, 10)
@@ -176,7 +176,7 @@ class ConcatDataset(Dataset):
         Args:
             sequence: datasets (anything with a length).
 
-        Example:
+        Examples:
             >>> gradrs.utils.data.ConcatDataset.cumsum([range(3), range(2)])
             [3, 5]
         """
@@ -256,7 +256,7 @@ class Subset(Dataset):
         dataset (Dataset): The whole Dataset
         indices (sequence): Indices in the whole set selected for subset
 
-    Example:
+    Examples:
         >>> s = gradrs.utils.data.Subset(range(10), [2, 5])
         >>> len(s), s[1]
         (2, 5)
@@ -301,7 +301,7 @@ def random_split(dataset, lengths, generator=None):
         generator (Generator): Generator used for the random permutation (default: the
             global generator).
 
-    Example:
+    Examples:
         >>> g = gradrs.Generator().manual_seed(42)
         >>> a, b = gradrs.utils.data.random_split(range(10), [0.7, 0.3], generator=g)
         >>> len(a), len(b), sorted(list(a) + list(b)) == list(range(10))

@@ -38,7 +38,7 @@ class SequentialSampler(Sampler):
     Args:
         data_source (Sized): data source to sample from. Must implement __len__.
 
-    Example:
+    Examples:
         >>> list(gradrs.utils.data.SequentialSampler(range(4)))
         [0, 1, 2, 3]
     """
@@ -69,7 +69,7 @@ class RandomSampler(Sampler):
         num_samples (int): number of samples to draw, default=`len(dataset)`.
         generator (Generator): Generator used in sampling.
 
-    Example:
+    Examples:
         >>> g = gradrs.Generator().manual_seed(0)
         >>> sorted(gradrs.utils.data.RandomSampler(range(4), generator=g))
         [0, 1, 2, 3]
@@ -93,7 +93,7 @@ class RandomSampler(Sampler):
     def num_samples(self):
         """How many indices one pass draws: `num_samples` when given, else the dataset's length.
 
-        Example:
+        Examples:
             >>> gradrs.utils.data.RandomSampler(range(5)).num_samples
             5
         """
@@ -130,7 +130,7 @@ class SubsetRandomSampler(Sampler):
         indices (sequence): a sequence of indices
         generator (Generator): Generator used in sampling.
 
-    Example:
+    Examples:
         >>> sorted(gradrs.utils.data.SubsetRandomSampler([1, 5, 7]))
         [1, 5, 7]
     """
@@ -157,7 +157,7 @@ class WeightedRandomSampler(Sampler):
             drawn without replacement: a sample index drawn for a row cannot be drawn again.
         generator (Generator): Generator used in sampling.
 
-    Example:
+    Examples:
         >>> g = gradrs.Generator().manual_seed(0)
         >>> s = gradrs.utils.data.WeightedRandomSampler([0.0, 1.0, 0.0], 3, generator=g)
         >>> list(s)
@@ -200,7 +200,7 @@ class BatchSampler(Sampler):
         drop_last (bool): If ``True``, the sampler will drop the last batch if
             its size would be less than ``batch_size``
 
-    Example:
+    Examples:
         >>> list(gradrs.utils.data.BatchSampler(range(5), batch_size=2, drop_last=False))
         [[0, 1], [2, 3], [4]]
     """

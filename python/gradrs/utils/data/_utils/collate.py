@@ -25,7 +25,7 @@ def default_convert(data):
     This is the DataLoader's collate function when automatic batching is disabled
     (``batch_size=None``).
 
-    Example:
+    Examples:
         >>> gradrs.utils.data.default_convert([1, 2])
         [1, 2]
     """
@@ -160,7 +160,7 @@ def default_collate(batch):
 
     This is the DataLoader's collate function when ``batch_size`` or ``batch_sampler`` is set.
 
-    Example:
+    Examples:
         >>> gradrs.utils.data.default_collate([(1, 2.0), (3, 4.0)])
         [tensor([1, 3]), tensor([2., 4.], dtype=gradrs.float64)]
     """

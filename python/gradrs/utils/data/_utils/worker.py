@@ -51,7 +51,7 @@ def get_worker_info():
     r"""The information about the current DataLoader worker process (``id``, ``num_workers``,
     ``seed``, ``dataset``: this process's copy), or ``None`` in the main process.
 
-    Example:
+    Examples:
         >>> gradrs.utils.data.get_worker_info() is None
         True
     """
