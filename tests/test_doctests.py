@@ -57,6 +57,7 @@ def test_docstring_example(test):
     with warnings.catch_warnings():
         # The examples of deprecated functions (F.upsample & co.) show them working.
         warnings.filterwarnings("ignore", message=".*deprecated")
+        warnings.filterwarnings("ignore", message="Anomaly Detection has been enabled")
         runner.run(test, out=out.append)
     result = runner.summarize(verbose=False)
     assert result.failed == 0, "".join(out)

@@ -228,8 +228,6 @@ class set_grad_enabled(_DecoratorContextManager):
 
     def clone(self):
         """A new `set_grad_enabled` context manager with the same setting (used when it decorates a function).
-
-        Example:
         """
         return self.__class__(self.mode)
 
@@ -287,8 +285,6 @@ class inference_mode(_DecoratorContextManager):
 
     def clone(self):
         """A new `inference_mode` context manager with the same setting (used when it decorates a function).
-
-        Example:
         """
         return self.__class__(self.mode)
 
@@ -316,8 +312,6 @@ class set_multithreading_enabled(_DecoratorContextManager):
 
     def clone(self):
         """A new `set_multithreading_enabled` context manager with the same setting (used when it decorates a function).
-
-        Example:
         """
         return self.__class__(self.mode)
 
@@ -349,8 +343,6 @@ class enforce_grad_layout_policy(_DecoratorContextManager):
 
     def clone(self):
         """A new `enforce_grad_layout_policy` context manager with the same setting (used when it decorates a function).
-
-        Example:
         """
         return self.__class__(self.mode)
 

@@ -226,7 +226,14 @@ class _nograd:
 
 
 def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
-    """X with A X = B (`left`) or X A = B, A upper or lower triangular."""
+    """X with A X = B (`left`) or X A = B, A upper or lower triangular.
+
+    Examples:
+        >>> U = gradrs.tensor([[2.0, 1.0], [0.0, 4.0]])
+        >>> gradrs.linalg.solve_triangular(U, gradrs.tensor([[4.0], [8.0]]), upper=True)
+        tensor([[1.],
+                [2.]])
+    """
     _check_tensor("linalg_solve_triangular", "input", 1, A)
     _check_tensor("linalg_solve_triangular", "B", 2, B)
     _check_matrix("linalg.solve_triangular", A)
@@ -357,7 +364,13 @@ def _lu_factor_ex(A):
 
 
 def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
-    """Packed LU factorization with partial pivoting, LAPACK's pivots and info."""
+    """Packed LU factorization with partial pivoting, LAPACK's pivots and info.
+
+    Examples:
+        >>> LU, pivots, info = gradrs.linalg.lu_factor_ex(gradrs.tensor([[1.0, 2.0], [3.0, 4.0]]))
+        >>> info
+        tensor(0, dtype=gradrs.int32)
+    """
     _check_tensor("linalg_lu_factor_ex", "A", 1, A)
     _check_matrix("gradrs.lu_factor", A)
     _check_float("linalg.lu_factor", A, "lu_cpu")
@@ -382,7 +395,13 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
 
 
 def lu_factor(A, *, pivot=True, out=None):
-    """(LU, pivots): PyTorch's packed LU with partial pivoting."""
+    """(LU, pivots): PyTorch's packed LU with partial pivoting.
+
+    Examples:
+        >>> LU, pivots = gradrs.linalg.lu_factor(gradrs.tensor([[1.0, 2.0], [3.0, 4.0]]))
+        >>> pivots
+        tensor([2, 2], dtype=gradrs.int32)
+    """
     _check_tensor("linalg_lu_factor", "A", 1, A)
     _check_matrix("gradrs.lu_factor", A)
     _check_float("linalg.lu_factor", A, "lu_cpu")
@@ -404,7 +423,13 @@ def lu_factor(A, *, pivot=True, out=None):
 
 
 def lu(A, *, pivot=True, out=None):
-    """(P, L, U) with A = P L U."""
+    """(P, L, U) with A = P L U.
+
+    Examples:
+        >>> P, Lo, U = gradrs.linalg.lu(gradrs.tensor([[1.0, 2.0], [3.0, 4.0]]))
+        >>> gradrs.allclose(P @ Lo @ U, gradrs.tensor([[1.0, 2.0], [3.0, 4.0]]))
+        True
+    """
     _check_tensor("linalg_lu", "A", 1, A)
     _check_matrix("linalg.lu", A)
     _check_float("linalg.lu", A, "lu_cpu")
@@ -459,7 +484,15 @@ def _lu_solve(LU, pivots, B, left=True, adjoint=False):
 
 
 def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
-    """X with A X = B (or X A = B, or with A^T) from `lu_factor`'s output."""
+    """X with A X = B (or X A = B, or with A^T) from `lu_factor`'s output.
+
+    Examples:
+        >>> A = gradrs.tensor([[1.0, 2.0], [3.0, 4.0]])
+        >>> LU, pivots = gradrs.linalg.lu_factor(A)
+        >>> x = gradrs.linalg.lu_solve(LU, pivots, gradrs.tensor([[5.0], [11.0]]))
+        >>> gradrs.allclose(x, gradrs.tensor([[1.0], [2.0]]))
+        True
+    """
     _check_tensor("linalg_lu_solve", "LU", 1, LU)
     _check_matrix("linalg.lu_solve", LU, "LU")
     _check_matrix("linalg.lu_solve", B, "B")
@@ -495,7 +528,12 @@ def _det(A):
 
 
 def det(A, *, out=None):
-    """The determinant of each square matrix (through LU)."""
+    """The determinant of each square matrix (through LU).
+
+    Examples:
+        >>> gradrs.linalg.det(gradrs.tensor([[2.0, 1.0], [1.0, 3.0]]))
+        tensor(5.)
+    """
     _check_tensor("linalg_det", "A", 1, A)
     _check_matrix("linalg.det", A)
     _check_square("linalg.det", A)
@@ -536,7 +574,14 @@ def det(A, *, out=None):
 
 
 def slogdet(A, *, out=None):
-    """(sign, log|det|) of each square matrix."""
+    """(sign, log|det|) of each square matrix.
+
+    Examples:
+        >>> gradrs.linalg.slogdet(gradrs.tensor([[2.0, 1.0], [1.0, 3.0]]))
+        gradrs.return_types.linalg_slogdet(
+        sign=tensor(1.),
+        logabsdet=tensor(1.6094))
+    """
     _check_tensor("linalg_slogdet", "A", 1, A)
     _check_matrix("linalg.slogdet", A)
     _check_square("linalg.slogdet", A)
@@ -588,7 +633,14 @@ def _inv_raw(A):
 
 
 def inv_ex(A, *, check_errors=False, out=None):
-    """(inverse, info): `info` > 0 where a matrix is singular (its first zero pivot)."""
+    """(inverse, info): `info` > 0 where a matrix is singular (its first zero pivot).
+
+    Examples:
+        >>> inverse, info = gradrs.linalg.inv_ex(gradrs.tensor([[2.0, 0.0], [0.0, 4.0]]))
+        >>> inverse, info
+        (tensor([[0.5000, 0.0000],
+                [0.0000, 0.2500]]), tensor(0, dtype=gradrs.int32))
+    """
     _check_tensor("linalg_inv_ex", "A", 1, A)
     _check_matrix("linalg.inv", A)
     _check_square("linalg.inv", A)
@@ -625,7 +677,13 @@ def _raise_inv(info, op="linalg.inv"):
 
 
 def inv(A, *, out=None):
-    """The inverse of each square matrix; LinAlgError for a singular one."""
+    """The inverse of each square matrix; LinAlgError for a singular one.
+
+    Examples:
+        >>> gradrs.linalg.inv(gradrs.tensor([[2.0, 0.0], [0.0, 4.0]]))
+        tensor([[0.5000, 0.0000],
+                [0.0000, 0.2500]])
+    """
     _check_tensor("linalg_inv", "A", 1, A)
     _check_matrix("linalg.inv", A)
     _check_square("linalg.inv", A)
@@ -647,7 +705,14 @@ def _is_vector_rhs(A, B):
 
 
 def solve_ex(A, B, *, left=True, check_errors=False, out=None):
-    """(X, info) with A X = B (or X A = B); B may be a (batch of) vector(s)."""
+    """(X, info) with A X = B (or X A = B); B may be a (batch of) vector(s).
+
+    Examples:
+        >>> A = gradrs.tensor([[3.0, 1.0], [1.0, 2.0]])
+        >>> x, info = gradrs.linalg.solve_ex(A, gradrs.tensor([9.0, 8.0]))
+        >>> x, info
+        (tensor([2., 3.]), tensor(0, dtype=gradrs.int32))
+    """
     _check_tensor("linalg_solve_ex", "A", 1, A)
     _check_tensor("linalg_solve_ex", "B", 2, B)
     _check_matrix("linalg.solve", A)
@@ -724,7 +789,13 @@ def _raise_solve(info):
 
 
 def solve(A, B, *, left=True, out=None):
-    """X with A X = B (or X A = B); LinAlgError for a singular A."""
+    """X with A X = B (or X A = B); LinAlgError for a singular A.
+
+    Examples:
+        >>> A = gradrs.tensor([[3.0, 1.0], [1.0, 2.0]])
+        >>> gradrs.linalg.solve(A, gradrs.tensor([9.0, 8.0]))
+        tensor([2., 3.])
+    """
     _check_tensor("linalg_solve", "A", 1, A)
     _check_tensor("linalg_solve", "B", 2, B)
 
@@ -780,7 +851,14 @@ def _raise_cholesky(info, op="linalg.cholesky"):
 
 
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
-    """(L, info): the Cholesky factor; info > 0 where a matrix is not positive-definite."""
+    """(L, info): the Cholesky factor; info > 0 where a matrix is not positive-definite.
+
+    Examples:
+        >>> A = gradrs.tensor([[4.0, 2.0], [2.0, 3.0]])
+        >>> L, info = gradrs.linalg.cholesky_ex(A)
+        >>> info
+        tensor(0, dtype=gradrs.int32)
+    """
     _check_tensor("linalg_cholesky_ex", "A", 1, A)
     _check_matrix("linalg.cholesky", A)
     _check_square("linalg.cholesky", A)
@@ -799,7 +877,14 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
 
 
 def cholesky(A, *, upper=False, out=None):
-    """The Cholesky factor of each symmetric positive-definite matrix (lower, or upper)."""
+    """The Cholesky factor of each symmetric positive-definite matrix (lower, or upper).
+
+    Examples:
+        >>> A = gradrs.tensor([[4.0, 2.0], [2.0, 3.0]])
+        >>> gradrs.linalg.cholesky(A)
+        tensor([[2.0000, 0.0000],
+                [1.0000, 1.4142]])
+    """
     _check_tensor("linalg_cholesky", "A", 1, A)
     _check_matrix("linalg.cholesky", A)
     _check_square("linalg.cholesky", A)
@@ -853,7 +938,14 @@ def _qr_raw(A, mode):
 
 
 def qr(A, mode="reduced", *, out=None):
-    """(Q, R) with A = Q R: `reduced` (Q m x k), `complete` (Q m x m) or `r` (R only)."""
+    """(Q, R) with A = Q R: `reduced` (Q m x k), `complete` (Q m x m) or `r` (R only).
+
+    Examples:
+        >>> A = gradrs.tensor([[3.0, 1.0], [4.0, 2.0]])
+        >>> Q, R = gradrs.linalg.qr(A)
+        >>> gradrs.allclose(Q @ R, A)
+        True
+    """
     _check_tensor("linalg_qr", "A", 1, A)
     _check_matrix("linalg.qr", A)
     _check_float("linalg.qr", A, "geqrf_cpu")
@@ -919,7 +1011,16 @@ def _eigh(A, UPLO, vectors):
 
 
 def eigh(A, UPLO="L", *, out=None):
-    """(eigenvalues ascending, eigenvectors) of each symmetric matrix (one triangle read)."""
+    """(eigenvalues ascending, eigenvectors) of each symmetric matrix (one triangle read).
+
+    Examples:
+        >>> A = gradrs.tensor([[4.0, 2.0], [2.0, 3.0]])
+        >>> w, V = gradrs.linalg.eigh(A)
+        >>> w
+        tensor([1.4384, 5.5616])
+        >>> gradrs.allclose(V @ gradrs.diag(w) @ V.T, A)
+        True
+    """
     _check_tensor("linalg_eigh", "A", 1, A)
     _check_matrix("linalg.eigh", A)
     _square_float("linalg.eigh", A, "linalg_eigh_cpu")
@@ -944,7 +1045,12 @@ def eigh(A, UPLO="L", *, out=None):
 
 
 def eigvalsh(A, UPLO="L", *, out=None):
-    """The eigenvalues (ascending) of each symmetric matrix."""
+    """The eigenvalues (ascending) of each symmetric matrix.
+
+    Examples:
+        >>> gradrs.linalg.eigvalsh(gradrs.tensor([[2.0, 0.0], [0.0, 1.0]]))
+        tensor([1., 2.])
+    """
     _check_tensor("linalg_eigvalsh", "A", 1, A)
     _check_matrix("linalg.eigh", A)
     _square_float("linalg.eigh", A, "linalg_eigh_cpu")
@@ -1006,7 +1112,16 @@ def _svd_raw(A, full, vectors):
 
 
 def svd(A, full_matrices=True, *, driver=None, out=None):
-    """(U, S, Vh) with A = U diag(S) Vh, S descending."""
+    """(U, S, Vh) with A = U diag(S) Vh, S descending.
+
+    Examples:
+        >>> A = gradrs.tensor([[3.0, 0.0], [0.0, 4.0]])
+        >>> U, S, Vh = gradrs.linalg.svd(A)
+        >>> S
+        tensor([4., 3.])
+        >>> gradrs.allclose(U @ gradrs.diag(S) @ Vh, A)
+        True
+    """
     _check_tensor("linalg_svd", "A", 1, A)
     _check_matrix("linalg.svd", A)
     _check_float("linalg.svd", A, "linalg_svd_cpu")
@@ -1039,7 +1154,12 @@ def svd(A, full_matrices=True, *, driver=None, out=None):
 
 
 def svdvals(A, *, driver=None, out=None):
-    """The singular values (descending) of each matrix."""
+    """The singular values (descending) of each matrix.
+
+    Examples:
+        >>> gradrs.linalg.svdvals(gradrs.tensor([[3.0, 0.0], [0.0, 4.0]]))
+        tensor([4., 3.])
+    """
     _check_tensor("linalg_svdvals", "A", 1, A)
     _check_matrix("linalg.svd", A)
     _check_float("linalg.svd", A, "linalg_svd_cpu")
@@ -1097,7 +1217,13 @@ def _pinv_backward(g, pinvA, A):
 
 
 def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
-    """The Moore-Penrose pseudo-inverse (singular values under the cutoff dropped)."""
+    """The Moore-Penrose pseudo-inverse (singular values under the cutoff dropped).
+
+    Examples:
+        >>> gradrs.linalg.pinv(gradrs.tensor([[2.0, 0.0], [0.0, 0.0]]))
+        tensor([[0.5000, 0.0000],
+                [0.0000, 0.0000]])
+    """
     _check_tensor("linalg_pinv", "input", 1, A)
     if A.dim() < 2 or not _is_float(A):
         raise RuntimeError(f"linalg.pinv({_dname(A.dtype)}{{{list(A.shape)}}}): expected a "
@@ -1134,7 +1260,15 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
 
 def lstsq(A, B, rcond=None, *, driver=None):
     """Least-squares solution of A X = B: (solution, residuals, rank, singular_values) as
-    PyTorch's CPU default driver `gelsy` (rank and residuals; no singular values)."""
+    PyTorch's CPU default driver `gelsy` (rank and residuals; no singular values).
+
+    Examples:
+        >>> A = gradrs.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+        >>> B = gradrs.tensor([[1.0], [2.0], [3.0]])
+        >>> gradrs.linalg.lstsq(A, B).solution
+        tensor([[1.0000],
+                [2.0000]])
+    """
     _check_tensor("linalg_lstsq", "self", 1, A)
     _check_tensor("linalg_lstsq", "b", 2, B)
     _check_matrix("gradrs.linalg.lstsq", A)
@@ -1187,7 +1321,12 @@ def _dtype_str(dtype):
 
 
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None, tol=None):
-    """The number of singular values (eigenvalue magnitudes) above the cutoff."""
+    """The number of singular values (eigenvalue magnitudes) above the cutoff.
+
+    Examples:
+        >>> gradrs.linalg.matrix_rank(gradrs.tensor([[1.0, 2.0], [2.0, 4.0]]))
+        tensor(1)
+    """
     _check_tensor("linalg_matrix_rank", "input", 1, A)
     if not _is_float(A):
         raise RuntimeError("This function doesn't handle types other than float and double")
@@ -1213,7 +1352,12 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None, tol=None)
 
 
 def cond(A, p=None, *, out=None):
-    """The condition number in the norm `p` (None / 2: largest / smallest singular value)."""
+    """The condition number in the norm `p` (None / 2: largest / smallest singular value).
+
+    Examples:
+        >>> gradrs.linalg.cond(gradrs.tensor([[1.0, 0.0], [0.0, 4.0]]))
+        tensor(4.)
+    """
     _check_tensor("linalg_cond", "input", 1, A)
     _check_matrix("linalg.cond", A)
     if p in (None, 2, -2):
@@ -1272,7 +1416,12 @@ def _dims(dim, nd):
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
-    """The `ord`-norm of `x` over `dim` (all elements when None) as a vector."""
+    """The `ord`-norm of `x` over `dim` (all elements when None) as a vector.
+
+    Examples:
+        >>> gradrs.linalg.vector_norm(gradrs.tensor([3.0, -4.0]), ord=1)
+        tensor(7.)
+    """
     _check_tensor("linalg_vector_norm", "input", 1, x)
     if isinstance(ord, (str, bool)) or not isinstance(ord, (int, float)):
         raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, "
@@ -1324,7 +1473,12 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
 
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
-    """The `ord` matrix norm ('fro', 'nuc', inf, -inf, 1, -1, 2, -2) over the two dims."""
+    """The `ord` matrix norm ('fro', 'nuc', inf, -inf, 1, -1, 2, -2) over the two dims.
+
+    Examples:
+        >>> gradrs.linalg.matrix_norm(gradrs.tensor([[3.0, 0.0], [0.0, 4.0]]))
+        tensor(5.)
+    """
     _check_tensor("linalg_matrix_norm", "input", 1, A)
     _check_matrix("linalg.matrix_norm", A)
     if not A.is_floating_point():
@@ -1375,7 +1529,12 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
 
 
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
-    """`vector_norm` or `matrix_norm` as `ord` and `dim` say (PyTorch's rules)."""
+    """`vector_norm` or `matrix_norm` as `ord` and `dim` say (PyTorch's rules).
+
+    Examples:
+        >>> gradrs.linalg.norm(gradrs.tensor([3.0, 4.0]))
+        tensor(5.)
+    """
     _check_tensor("linalg_norm", "input", 1, A)
     if dim is not None:
         dims = _dims(dim, A.dim())
@@ -1397,7 +1556,12 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
 # ---- products and the rest -------------------------------------------------------------------
 
 def vecdot(x, y, *, dim=-1, out=None):
-    """Sum over `dim` of x * y (broadcast)."""
+    """Sum over `dim` of x * y (broadcast).
+
+    Examples:
+        >>> gradrs.linalg.vecdot(gradrs.tensor([1.0, 2.0]), gradrs.tensor([3.0, 4.0]))
+        tensor(11.)
+    """
     _check_tensor("linalg_vecdot", "x", 1, x)
     _check_tensor("linalg_vecdot", "y", 2, y)
     if x.dtype != y.dtype:
@@ -1425,7 +1589,12 @@ def _cross(a, b, d):
 
 
 def cross(input, other, *, dim=-1, out=None):
-    """The cross product of 3-vectors along `dim` (batch dims broadcast)."""
+    """The cross product of 3-vectors along `dim` (batch dims broadcast).
+
+    Examples:
+        >>> gradrs.linalg.cross(gradrs.tensor([1.0, 0.0, 0.0]), gradrs.tensor([0.0, 1.0, 0.0]))
+        tensor([0., 0., 1.])
+    """
     _check_tensor("linalg_cross", "input", 1, input)
     _check_tensor("linalg_cross", "other", 2, other)
     if input.dim() != other.dim():
@@ -1455,13 +1624,23 @@ def cross(input, other, *, dim=-1, out=None):
 
 
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
-    """`A.diagonal(offset, dim1, dim2)`: a view."""
+    """`A.diagonal(offset, dim1, dim2)`: a view.
+
+    Examples:
+        >>> gradrs.linalg.diagonal(gradrs.arange(4.0).reshape(2, 2))
+        tensor([0., 3.])
+    """
     _check_tensor("linalg_diagonal", "A", 1, A)
     return A.diagonal(offset, dim1, dim2)
 
 
 def matmul(input, other, *, out=None):
-    """`gradrs.matmul`."""
+    """`gradrs.matmul`.
+
+    Examples:
+        >>> gradrs.linalg.matmul(gradrs.ones(2, 3), gradrs.ones(3, 4)).shape
+        gradrs.Size([2, 4])
+    """
     if out is not None:
         return _native_matmul()(input, other, out=out)
     return _native_matmul()(input, other)
@@ -1475,7 +1654,13 @@ def _native_matmul():
 
 def multi_dot(tensors, *, out=None):
     """The product of a chain of matrices (first and last may be vectors), multiplied in the
-    cheapest order (PyTorch's dynamic programme)."""
+    cheapest order (PyTorch's dynamic programme).
+
+    Examples:
+        >>> gradrs.linalg.multi_dot([gradrs.ones(2, 3), gradrs.ones(3, 4), gradrs.ones(4, 1)])
+        tensor([[12.],
+                [12.]])
+    """
     n = len(tensors)
     if n < 2:
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
@@ -1622,7 +1807,14 @@ def matrix_exp(A):
 
 
 def vander(x, *, N=None):
-    """The Vandermonde matrix of each vector: powers 0 .. N-1 of its entries."""
+    """The Vandermonde matrix of each vector: powers 0 .. N-1 of its entries.
+
+    Examples:
+        >>> gradrs.linalg.vander(gradrs.tensor([1.0, 2.0, 3.0]))
+        tensor([[1., 1., 1.],
+                [1., 2., 4.],
+                [1., 3., 9.]])
+    """
     _check_tensor("linalg_vander", "x", 1, x)
     if x.is_floating_point() and not _is_float(x):
         raise RuntimeError(f"linalg.vander supports floating point, complex, and integer "
@@ -1685,7 +1877,13 @@ def householder_product(A, tau, *, out=None):
 
 
 def tensorinv(A, ind=2, *, out=None):
-    """The inverse of `A` seen as a square matrix of its first `ind` dims by the rest."""
+    """The inverse of `A` seen as a square matrix of its first `ind` dims by the rest.
+
+    Examples:
+        >>> A = gradrs.eye(4).reshape(4, 2, 2)
+        >>> gradrs.linalg.tensorinv(A, ind=1).shape
+        gradrs.Size([2, 2, 4])
+    """
     _check_tensor("linalg_tensorinv", "input", 1, A)
     if ind <= 0:
         raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
@@ -1706,7 +1904,13 @@ def tensorinv(A, ind=2, *, out=None):
 
 
 def tensorsolve(A, B, dims=None, *, out=None):
-    """X with tensordot(A, X, X.dim()) = B."""
+    """X with tensordot(A, X, X.dim()) = B.
+
+    Examples:
+        >>> A = gradrs.eye(6).reshape(2, 3, 6)
+        >>> gradrs.linalg.tensorsolve(A, gradrs.ones(2, 3)).shape
+        gradrs.Size([6])
+    """
     _check_tensor("linalg_tensorsolve", "input", 1, A)
     _check_tensor("linalg_tensorsolve", "other", 2, B)
     if dims is not None:

@@ -263,8 +263,6 @@ class GradScaler:
 
         Args:
             new_factor: the new growth factor (above 1).
-
-        Example:
         """
         self._growth_factor = new_factor
 
@@ -282,8 +280,6 @@ class GradScaler:
 
         Args:
             new_factor: the new backoff factor (below 1).
-
-        Example:
         """
         self._backoff_factor = new_factor
 
@@ -301,8 +297,6 @@ class GradScaler:
 
         Args:
             new_interval: the new number of steps.
-
-        Example:
         """
         self._growth_interval = new_interval
 

@@ -71,6 +71,14 @@ class detect_anomaly:
     that created it (`grad_fn.metadata['traceback_']`); a backward error is then preceded by
     a warning showing it. With ``check_nan=True`` (the default) a backward function that
     returns NaN raises ``RuntimeError``. It slows everything down: debugging only.
+
+    Examples:
+        >>> x = gradrs.ones(1, requires_grad=True)
+        >>> with gradrs.autograd.detect_anomaly():
+        ...     (x * 2).sum().backward()
+        ...
+        >>> x.grad
+        tensor([2.])
     """
 
     def __init__(self, check_nan=True) -> None:
@@ -93,7 +101,14 @@ class detect_anomaly:
 
 class set_detect_anomaly:
     """Sets anomaly detection on or off: at once when called, and back on exit when used as a
-    context manager."""
+    context manager.
+
+    Examples:
+        >>> with gradrs.autograd.set_detect_anomaly(True):
+        ...     print(gradrs.is_anomaly_enabled())
+        ...
+        True
+    """
 
     def __init__(self, mode: bool, check_nan: bool = True) -> None:
         self.prev = _native.is_anomaly_enabled()

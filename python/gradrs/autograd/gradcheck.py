@@ -490,7 +490,13 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
                   check_batched_grad=False, check_fwd_over_rev=False,
                   check_rev_over_rev=True, fast_mode=False, masked=False):
     """:func:`gradcheck` of the gradients of `func` (computed with create_graph=True) with
-    respect to its inputs and to ``grad_outputs`` (random in [-1, 1) when not given)."""
+    respect to its inputs and to ``grad_outputs`` (random in [-1, 1) when not given).
+
+    Examples:
+        >>> x = gradrs.randn(3, dtype=gradrs.float64, requires_grad=True)
+        >>> gradrs.autograd.gradgradcheck(lambda t: (t ** 3).sum(), (x,))
+        True
+    """
     if not (check_fwd_over_rev or check_rev_over_rev):
         raise AssertionError(
             "Expected at least one of check_fwd_over_rev or check_rev_over_rev to be True")

@@ -26,6 +26,17 @@ class saved_tensors_hooks:
     return a tensor with the original's content. Only the innermost pair applies when nested.
     The pack hook must not modify its input in place, and what it returns should not hold
     the input (that would be a reference cycle through the graph).
+
+    Examples:
+        >>> def pack(t):
+        ...     print('packing', tuple(t.shape))
+        ...     return t
+        ...
+        >>> x = gradrs.ones(2, requires_grad=True)
+        >>> with gradrs.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        ...     y = x.exp()
+        ...
+        packing (2,)
     """
 
     def __init__(self, pack_hook, unpack_hook):
@@ -44,6 +55,15 @@ class save_on_cpu(saved_tensors_hooks):
     and copied back to their device for backward (a CPU tensor is kept as it is).
 
     ``pin_memory=True`` packs into pinned host memory when the device module is available.
+
+    Examples:
+        >>> x = gradrs.ones(2, requires_grad=True)
+        >>> with gradrs.autograd.graph.save_on_cpu():
+        ...     y = (x * x).sum()
+        ...
+        >>> y.backward()
+        >>> x.grad
+        tensor([2., 2.])
     """
 
     def __init__(self, pin_memory=False, device_type="cuda"):
@@ -116,7 +136,14 @@ def _get_grad_fn_or_grad_acc(t):
 def register_multi_grad_hook(tensors, fn, *, mode="all"):
     """Call ``fn`` once per backward: with mode ``"all"``, after the gradients of every tensor
     of ``tensors`` that this backward computes (None for the others); with ``"any"``, with the
-    first of them. Returns a handle whose ``remove()`` removes the hook."""
+    first of them. Returns a handle whose ``remove()`` removes the hook.
+
+    Examples:
+        >>> a, b = gradrs.ones(2, requires_grad=True), gradrs.ones(2, requires_grad=True)
+        >>> h = gradrs.autograd.graph.register_multi_grad_hook((a, b), lambda grads: print([g is not None for g in grads]))
+        >>> (a * 2 + b).sum().backward()
+        [True, True]
+    """
     supported_modes = ("all", "any")
     lock = threading.Lock()
     if mode not in supported_modes:
@@ -172,7 +199,15 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
 def increment_version(tensor):
     """Bump the version counter of a tensor (or of each tensor of an iterable) whose data was
     changed in a way autograd does not see, so that backward through a graph that saved it
-    raises. Inference tensors have no version counter and are left alone."""
+    raises. Inference tensors have no version counter and are left alone.
+
+    Examples:
+        >>> t = gradrs.ones(1)
+        >>> v = t._version
+        >>> gradrs.autograd.graph.increment_version(t)
+        >>> t._version - v
+        1
+    """
     if isinstance(tensor, _native.Tensor):
         tensor = (tensor,)
     try:

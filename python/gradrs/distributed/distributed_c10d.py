@@ -262,16 +262,12 @@ class Work:
 
     def is_completed(self) -> bool:
         """Whether the operation has finished (successfully or not); never blocks.
-
-        Example:
         """
         self._poll_request(block=False)
         return self._done.is_set()
 
     def is_success(self) -> bool:
         """Whether the operation finished without an error (waits for it to finish).
-
-        Example:
         """
         if not self.is_completed():
             raise RuntimeError("Invalid call to AsyncWork::isSuccess before work has completed")
@@ -279,8 +275,6 @@ class Work:
 
     def exception(self):
         """The exception the operation raised, or None.
-
-        Example:
         """
         return self._exception
 
@@ -290,8 +284,6 @@ class Work:
 
         Args:
             timeout: accepted for PyTorch's signature (MPI operations are waited for in full).
-
-        Example:
         """
         self._poll_request(block=True)
         self._done.wait()
@@ -301,15 +293,11 @@ class Work:
 
     def result(self):
         """The output tensors of the operation (a list), after waiting for it.
-
-        Example:
         """
         return self._outputs
 
     def source_rank(self) -> int:
         """For a `recv` from any source: the rank the message came from.
-
-        Example:
         """
         return self._status.Get_source()
 
@@ -339,22 +327,16 @@ class ProcessGroup:
 
     def rank(self) -> int:
         """This process's rank within the group.
-
-        Example:
         """
         return self._rank
 
     def size(self) -> int:
         """The number of processes in the group.
-
-        Example:
         """
         return self._size
 
     def name(self) -> str:
         """The group's backend name, `'mpi'`.
-
-        Example:
         """
         return "mpi"
 

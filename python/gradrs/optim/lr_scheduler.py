@@ -842,8 +842,6 @@ class ReduceLROnPlateau(LRScheduler):
     @property
     def in_cooldown(self):
         """Whether the scheduler is waiting out its cooldown after a reduction (no reduction then).
-
-        Example:
         """
         return self.cooldown_counter > 0
 

@@ -71,7 +71,13 @@ def get_swa_multi_avg_fn():
 
 
 def get_ema_avg_fn(decay=0.999):
-    """An exponential moving average of one tensor, returned."""
+    """An exponential moving average of one tensor, returned.
+
+    Examples:
+        >>> avg = gradrs.optim.swa_utils.get_ema_avg_fn(0.9)
+        >>> avg(gradrs.tensor(0.0), gradrs.tensor(1.0), 1)
+        tensor(0.1000)
+    """
     _check_decay(decay)
 
     @no_grad()
@@ -82,7 +88,13 @@ def get_ema_avg_fn(decay=0.999):
 
 
 def get_swa_avg_fn():
-    """The running mean of one tensor, returned."""
+    """The running mean of one tensor, returned.
+
+    Examples:
+        >>> avg = gradrs.optim.swa_utils.get_swa_avg_fn()
+        >>> avg(gradrs.tensor(1.0), gradrs.tensor(3.0), gradrs.tensor(1))
+        tensor(2.)
+    """
 
     @no_grad()
     def swa_update(averaged_param, current_param, num_averaged):
@@ -94,7 +106,15 @@ def get_swa_avg_fn():
 class AveragedModel(Module):
     """A copy of `model` whose parameters (and, with `use_buffers`, buffers) are the average
     of those `update_parameters` was called with: SWA by default, or `avg_fn` /
-    `multi_avg_fn` (e.g. an EMA)."""
+    `multi_avg_fn` (e.g. an EMA).
+
+    Examples:
+        >>> m = gradrs.nn.Linear(2, 1)
+        >>> swa = gradrs.optim.swa_utils.AveragedModel(m)
+        >>> swa.update_parameters(m)
+        >>> swa.n_averaged
+        tensor(1)
+    """
 
     def __init__(self, model, device=None, avg_fn=None, multi_avg_fn=None, use_buffers=False):
         super().__init__()
@@ -199,7 +219,16 @@ def update_bn(loader, model, device=None) -> None:
 
 
 class SWALR(LRScheduler):
-    """Anneals each group's lr to `swa_lr` over `anneal_epochs` epochs, then holds it."""
+    """Anneals each group's lr to `swa_lr` over `anneal_epochs` epochs, then holds it.
+
+    Examples:
+        >>> opt = gradrs.optim.SGD([gradrs.nn.Parameter(gradrs.zeros(1))], lr=1.0)
+        >>> sched = gradrs.optim.swa_utils.SWALR(opt, swa_lr=0.1, anneal_epochs=2)
+        >>> opt.step()
+        >>> sched.step()
+        >>> round(sched.get_last_lr()[0], 4)
+        0.55
+    """
 
     def __init__(
         self, optimizer, swa_lr, anneal_epochs=10, anneal_strategy="cos", last_epoch=-1

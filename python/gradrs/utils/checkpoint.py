@@ -70,8 +70,6 @@ _enable_checkpoint_early_stop = None
 class CheckpointError(RuntimeError):
     """Raised by non-reentrant checkpointing when the recomputed forward differs from the
     original one (other tensors saved, or different metadata), which would give wrong gradients.
-
-    Example:
     """
     pass
 
@@ -136,8 +134,6 @@ def check_backward_validity(inputs):
 
     Args:
         inputs: the checkpointed function's arguments.
-
-    Example:
     """
     if not any(inp.requires_grad for inp in inputs if isinstance(inp, _native.Tensor)):
         warnings.warn("None of the inputs have requires_grad=True. Gradients will be None", stacklevel=2)
@@ -277,8 +273,6 @@ class CheckpointFunction:
             run_function: the function to checkpoint.
             preserve_rng_state: restore the random state for the recomputation.
             *args: its arguments.
-
-        Example:
         """
         check_backward_validity(args)
         rng_state = _get_rng_state() if preserve_rng_state else None

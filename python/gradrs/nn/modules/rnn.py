@@ -284,8 +284,6 @@ class RNNBase(Module):
         Args:
             input: the input sequence.
             batch_sizes: the packed sequence's batch sizes, or None.
-
-        Example:
         """
         weight_dtype = self._flat_weights[0].dtype
         if input.dtype != weight_dtype:
@@ -308,8 +306,6 @@ class RNNBase(Module):
         Args:
             input: the input sequence.
             batch_sizes: the packed sequence's batch sizes, or None.
-
-        Example:
         """
         if batch_sizes is not None:
             mini_batch = int(batch_sizes[0])
@@ -327,8 +323,6 @@ class RNNBase(Module):
             hx: the hidden state given.
             expected_hidden_size: the shape it must have.
             msg: the message format (with two `{}` for the expected and actual shapes).
-
-        Example:
         """
         if tuple(hx.size()) != tuple(expected_hidden_size):
             raise RuntimeError(msg.format(expected_hidden_size, list(hx.size())))
@@ -340,8 +334,6 @@ class RNNBase(Module):
             input: the input sequence.
             hidden: the initial hidden state.
             batch_sizes: the packed sequence's batch sizes, or None.
-
-        Example:
         """
         self.check_input(input, batch_sizes)
         expected_hidden_size = self.get_expected_hidden_size(input, batch_sizes)
@@ -354,8 +346,6 @@ class RNNBase(Module):
         Args:
             hx: the hidden state.
             permutation: batch indices, or None.
-
-        Example:
         """
         if permutation is None:
             return hx
@@ -530,8 +520,6 @@ class LSTM(RNNBase):
         Args:
             input: the input sequence.
             batch_sizes: the packed sequence's batch sizes, or None.
-
-        Example:
         """
         if batch_sizes is not None:
             mini_batch = int(batch_sizes[0])
@@ -547,8 +535,6 @@ class LSTM(RNNBase):
             input: the input sequence.
             hidden: the (h_0, c_0) pair.
             batch_sizes: the packed sequence's batch sizes, or None.
-
-        Example:
         """
         self.check_input(input, batch_sizes)
         self.check_hidden_size(hidden[0], self.get_expected_hidden_size(input, batch_sizes),
@@ -562,8 +548,6 @@ class LSTM(RNNBase):
         Args:
             hx: the (h, c) pair.
             permutation: batch indices, or None.
-
-        Example:
         """
         if permutation is None:
             return hx

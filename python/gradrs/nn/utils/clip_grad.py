@@ -47,7 +47,12 @@ def _grouped_by_device(tensors):
 
 @_no_grad
 def _get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
-    r"""The norm of the norms of ``tensors`` (as if concatenated into one vector)."""
+    r"""The norm of the norms of ``tensors`` (as if concatenated into one vector).
+
+    Examples:
+        >>> gradrs.nn.utils.get_total_norm([gradrs.tensor([3.0]), gradrs.tensor([4.0])])
+        tensor(5.)
+    """
     if isinstance(tensors, _native.Tensor):
         tensors = [tensors]
     else:
@@ -74,7 +79,15 @@ def _get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=No
 @_no_grad
 def _clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
     r"""Scale the gradients of ``parameters`` by ``max_norm / (total_norm + 1e-6)``, capped
-    at 1."""
+    at 1.
+
+    Examples:
+        >>> w = gradrs.nn.Parameter(gradrs.zeros(2))
+        >>> w.grad = gradrs.tensor([3.0, 4.0])
+        >>> gradrs.nn.utils.clip_grads_with_norm_([w], max_norm=1.0, total_norm=gradrs.tensor(5.0))
+        >>> w.grad
+        tensor([0.6000, 0.8000])
+    """
     if isinstance(parameters, _native.Tensor):
         parameters = [parameters]
     grads = [p.grad for p in parameters if p.grad is not None]
@@ -132,7 +145,15 @@ def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False
 
 @_no_grad
 def clip_grad_value_(parameters, clip_value, foreach=None):
-    r"""Clamp the gradients of ``parameters`` in place to ``[-clip_value, clip_value]``."""
+    r"""Clamp the gradients of ``parameters`` in place to ``[-clip_value, clip_value]``.
+
+    Examples:
+        >>> w = gradrs.nn.Parameter(gradrs.zeros(3))
+        >>> w.grad = gradrs.tensor([-5.0, 0.5, 5.0])
+        >>> gradrs.nn.utils.clip_grad_value_([w], clip_value=1.0)
+        >>> w.grad
+        tensor([-1.0000,  0.5000,  1.0000])
+    """
     if isinstance(parameters, _native.Tensor):
         parameters = [parameters]
     clip_value = float(clip_value)

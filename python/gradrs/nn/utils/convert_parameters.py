@@ -7,7 +7,13 @@ __all__ = ["parameters_to_vector", "vector_to_parameters"]
 
 
 def parameters_to_vector(parameters):
-    r"""The parameters flattened and concatenated into one vector (all on one device)."""
+    r"""The parameters flattened and concatenated into one vector (all on one device).
+
+    Examples:
+        >>> m = gradrs.nn.Linear(2, 1)
+        >>> gradrs.nn.utils.parameters_to_vector(m.parameters()).shape
+        gradrs.Size([3])
+    """
     # Flag for the device where the parameter is located
     param_device = None
     vec = []
@@ -20,7 +26,16 @@ def parameters_to_vector(parameters):
 
 def vector_to_parameters(vec, parameters):
     r"""Copy consecutive slices of ``vec`` into the parameters' data (the parameters then
-    share ``vec``'s storage, as in PyTorch)."""
+    share ``vec``'s storage, as in PyTorch).
+
+    Examples:
+        >>> m = gradrs.nn.Linear(2, 1)
+        >>> gradrs.nn.utils.vector_to_parameters(gradrs.arange(3.0), m.parameters())
+        >>> m.weight, m.bias
+        (Parameter containing:
+        tensor([[0., 1.]], requires_grad=True), Parameter containing:
+        tensor([2.], requires_grad=True))
+    """
     if not isinstance(vec, _native.Tensor):
         raise TypeError(f"expected gradrs.Tensor, but got: {_typename(vec)}")
     param_device = None

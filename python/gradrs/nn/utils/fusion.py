@@ -12,7 +12,15 @@ __all__ = ["fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval",
 
 def fuse_conv_bn_eval(conv, bn, transpose=False):
     r"""A copy of ``conv`` whose weight and bias include ``bn``'s eval-mode transformation
-    (both modules must be in eval mode)."""
+    (both modules must be in eval mode).
+
+    Examples:
+        >>> conv, bn = gradrs.nn.Conv2d(1, 2, 3).eval(), gradrs.nn.BatchNorm2d(2).eval()
+        >>> fused = gradrs.nn.utils.fuse_conv_bn_eval(conv, bn)
+        >>> x = gradrs.randn(1, 1, 5, 5)
+        >>> gradrs.allclose(fused(x), bn(conv(x)), atol=1e-6)
+        True
+    """
     if conv.training or bn.training:
         raise AssertionError("Fusion only for eval!")
     fused_conv = copy.deepcopy(conv)
@@ -48,7 +56,15 @@ def fuse_conv_bn_weights(conv_w, conv_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b, trans
 
 def fuse_linear_bn_eval(linear, bn):
     r"""A copy of ``linear`` whose weight and bias include ``bn``'s eval-mode transformation
-    (``bn`` normalizes linear's output features; both modules in eval mode)."""
+    (``bn`` normalizes linear's output features; both modules in eval mode).
+
+    Examples:
+        >>> lin, bn = gradrs.nn.Linear(3, 2).eval(), gradrs.nn.BatchNorm1d(2).eval()
+        >>> fused = gradrs.nn.utils.fuse_linear_bn_eval(lin, bn)
+        >>> x = gradrs.randn(4, 3)
+        >>> gradrs.allclose(fused(x), bn(lin(x)), atol=1e-6)
+        True
+    """
     if linear.training or bn.training:
         raise AssertionError("Fusion only for eval!")
     fused_linear = copy.deepcopy(linear)

@@ -17,7 +17,13 @@ def skip_init(module_cls, *args, **kwargs):
     gradrs has no meta device, so it builds the module on the final device and then replaces
     every parameter and buffer with uninitialized storage (``to_empty``). As in PyTorch, the
     random stream is left where it was: the draws of the default initialization are undone.
-    The difference is the time those draws take."""
+    The difference is the time those draws take.
+
+    Examples:
+        >>> m = gradrs.nn.utils.skip_init(gradrs.nn.Linear, 4, 2)
+        >>> m.weight.shape
+        gradrs.Size([2, 4])
+    """
     if not issubclass(module_cls, Module):
         raise RuntimeError(f"Expected a Module; got {module_cls}")
     if "device" not in inspect.signature(module_cls).parameters:

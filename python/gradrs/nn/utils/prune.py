@@ -213,8 +213,6 @@ class Identity(BasePruningMethod):
         Args:
             module: the module holding the parameter.
             name: the parameter's name.
-
-        Example:
         """
         return super().apply(module, name)
 
@@ -247,8 +245,6 @@ class RandomUnstructured(BasePruningMethod):
             module: the module holding the parameter.
             name: the parameter's name.
             amount: a fraction in [0, 1] or a count of entries to prune.
-
-        Example:
         """
         return super().apply(module, name, amount=amount)
 
@@ -281,8 +277,6 @@ class L1Unstructured(BasePruningMethod):
             name: the parameter's name.
             amount: a fraction in [0, 1] or a count of entries to prune.
             importance_scores: scores to rank the entries by instead of the parameter itself.
-
-        Example:
         """
         return super().apply(module, name, amount=amount, importance_scores=importance_scores)
 
@@ -330,8 +324,6 @@ class RandomStructured(BasePruningMethod):
             name: the parameter's name.
             amount: a fraction in [0, 1] or a count of channels to prune.
             dim: the dimension the channels run along (default -1).
-
-        Example:
         """
         return super().apply(module, name, amount=amount, dim=dim)
 
@@ -381,8 +373,6 @@ class LnStructured(BasePruningMethod):
             n: the norm's degree (as `torch.norm`'s `p`).
             dim: the dimension the channels run along.
             importance_scores: scores to rank the channels by instead of the parameter itself.
-
-        Example:
         """
         return super().apply(module, name, amount=amount, n=n, dim=dim,
                              importance_scores=importance_scores)
@@ -410,8 +400,6 @@ class CustomFromMask(BasePruningMethod):
             module: the module holding the parameter.
             name: the parameter's name.
             mask: the mask (0 prunes), the parameter's shape.
-
-        Example:
         """
         return super().apply(module, name, mask=mask)
 

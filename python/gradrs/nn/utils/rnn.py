@@ -36,7 +36,13 @@ def bind(optional, fn):
 class PackedSequence(PackedSequence_):
     """The data of a batch of sequences, time step by time step, and how many sequences are
     still running at each step (``batch_sizes``). Built by :func:`pack_padded_sequence` and
-    :func:`pack_sequence`; every RNN module takes one."""
+    :func:`pack_sequence`; every RNN module takes one.
+
+    Examples:
+        >>> p = gradrs.nn.utils.rnn.pack_sequence([gradrs.tensor([1.0, 2.0]), gradrs.tensor([3.0])])
+        >>> p
+        PackedSequence(data=tensor([1., 3., 2.]), batch_sizes=tensor([2, 1]), sorted_indices=None, unsorted_indices=None)
+    """
 
     def __new__(cls, data, batch_sizes=None, sorted_indices=None, unsorted_indices=None):
         return super().__new__(
@@ -64,8 +70,6 @@ class PackedSequence(PackedSequence_):
 
     def cuda(self, *args, **kwargs):
         """This packed sequence with its data on the GPU (`to` arguments may follow).
-
-        Example:
         """
         ex = _native.tensor((), dtype=self.data.dtype, device=self.data.device).to(*args, **kwargs)
         if ex.is_cuda:
@@ -148,8 +152,6 @@ class PackedSequence(PackedSequence_):
 
     def is_pinned(self):
         """Whether the data is in pinned memory.
-
-        Example:
         """
         return self.data.is_pinned()
 
@@ -178,7 +180,12 @@ def _packed_sequence_init(data, batch_sizes=None, sorted_indices=None, unsorted_
 
 
 def invert_permutation(permutation):
-    """The inverse of ``permutation`` (None for None)."""
+    """The inverse of ``permutation`` (None for None).
+
+    Examples:
+        >>> gradrs.nn.utils.rnn.invert_permutation(gradrs.tensor([2, 0, 1]))
+        tensor([1, 2, 0])
+    """
     if permutation is None:
         return None
     output = _native.empty_like(permutation)
@@ -225,7 +232,14 @@ def _pack_padded(input, lengths, batch_first):
 
 def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True):
     """Packs a ``T x B x *`` (``B x T x *`` with ``batch_first``) padded batch whose
-    sequences have the given lengths."""
+    sequences have the given lengths.
+
+    Examples:
+        >>> x = gradrs.tensor([[1.0, 2.0, 3.0], [4.0, 0.0, 0.0]])
+        >>> p = gradrs.nn.utils.rnn.pack_padded_sequence(x, [3, 1], batch_first=True)
+        >>> p.data
+        tensor([1., 4., 2., 3.])
+    """
     if not isinstance(lengths, Tensor):
         lengths = _native.as_tensor(lengths, dtype=_native.int64, device="cpu")
     else:
@@ -261,7 +275,14 @@ def _pad_packed(data, batch_sizes, batch_first, padding_value, total_length):
 
 def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_length=None):
     """The inverse of :func:`pack_padded_sequence`: ``(padded, lengths)`` in the original
-    batch order."""
+    batch order.
+
+    Examples:
+        >>> p = gradrs.nn.utils.rnn.pack_sequence([gradrs.tensor([1.0, 2.0]), gradrs.tensor([3.0])])
+        >>> gradrs.nn.utils.rnn.pad_packed_sequence(p, batch_first=True)
+        (tensor([[1., 2.],
+                [3., 0.]]), tensor([2, 1]))
+    """
     max_seq_length = sequence.batch_sizes.size(0)
     if total_length is not None:
         if total_length < max_seq_length:
@@ -291,7 +312,13 @@ def _check_copy_shape(dst, src):
 
 def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="right"):
     """Stacks sequences of shape ``L x *`` into ``T x B x *`` (``B x T x *``), padding each
-    on ``padding_side`` to the longest length ``T``."""
+    on ``padding_side`` to the longest length ``T``.
+
+    Examples:
+        >>> gradrs.nn.utils.rnn.pad_sequence([gradrs.tensor([1.0, 2.0, 3.0]), gradrs.tensor([4.0])], batch_first=True)
+        tensor([[1., 2., 3.],
+                [4., 0., 0.]])
+    """
     if not isinstance(sequences, Iterable):
         raise RuntimeError("pad_sequence: Expected iterable for input sequences, but got arg of "
                            f"type: {type(sequences)}")
@@ -321,7 +348,13 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
 
 
 def unpad_sequence(padded_sequences, lengths, batch_first=False):
-    """The sequences of a padded batch, each cut to its length."""
+    """The sequences of a padded batch, each cut to its length.
+
+    Examples:
+        >>> x = gradrs.tensor([[1.0, 2.0], [3.0, 0.0]])
+        >>> gradrs.nn.utils.rnn.unpad_sequence(x, gradrs.tensor([2, 1]), batch_first=True)
+        [tensor([1., 2.]), tensor([3.])]
+    """
     if not batch_first:
         # PyTorch transposes the caller's tensor in place here (transpose_); gradrs has no
         # in-place transpose, so the caller's tensor is left as it was.
@@ -336,12 +369,24 @@ def unpad_sequence(padded_sequences, lengths, batch_first=False):
 
 
 def pack_sequence(sequences, enforce_sorted=True):
-    """``pack_padded_sequence(pad_sequence(sequences), lengths)``."""
+    """``pack_padded_sequence(pad_sequence(sequences), lengths)``.
+
+    Examples:
+        >>> p = gradrs.nn.utils.rnn.pack_sequence([gradrs.tensor([1.0, 2.0, 3.0]), gradrs.tensor([4.0])])
+        >>> p.data, p.batch_sizes
+        (tensor([1., 4., 2., 3.]), tensor([2, 1, 1]))
+    """
     lengths = _native.as_tensor([v.size(0) for v in sequences])
     return pack_padded_sequence(pad_sequence(sequences), lengths, enforce_sorted=enforce_sorted)
 
 
 def unpack_sequence(packed_sequences):
-    """The list of sequences a PackedSequence holds, in their original order."""
+    """The list of sequences a PackedSequence holds, in their original order.
+
+    Examples:
+        >>> p = gradrs.nn.utils.rnn.pack_sequence([gradrs.tensor([1.0, 2.0]), gradrs.tensor([3.0])])
+        >>> gradrs.nn.utils.rnn.unpack_sequence(p)
+        [tensor([1., 2.]), tensor([3.])]
+    """
     padded_sequences, lengths = pad_packed_sequence(packed_sequences, batch_first=True)
     return unpad_sequence(padded_sequences, lengths, batch_first=True)

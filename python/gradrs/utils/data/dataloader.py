@@ -27,8 +27,6 @@ __all__ = [
 class _DatasetKind:
     """Whether a DataLoader's dataset is map-style (`Map`, indexed by a sampler) or
     iterable (`Iterable`); picks the fetcher that turns indices into samples.
-
-    Example:
     """
     Map = 0
     Iterable = 1
@@ -44,8 +42,6 @@ class _DatasetKind:
             auto_collation: batch the samples (a batch sampler is in use).
             collate_fn: the function that merges samples.
             drop_last: drop a last incomplete batch (iterable datasets).
-
-        Example:
         """
         if kind == _DatasetKind.Map:
             return _utils.fetch._MapDatasetFetcher(dataset, auto_collation, collate_fn,
@@ -216,8 +212,6 @@ class DataLoader:
     def multiprocessing_context(self):
         """The multiprocessing context worker processes are started with (a start-method
         name or a context object; None: the default). Setting it requires `num_workers > 0`.
-
-        Example:
         """
         return self.__multiprocessing_context
 
@@ -291,8 +285,6 @@ class DataLoader:
     def check_worker_number_rationality(self):
         """Warns, as PyTorch does, when `num_workers` exceeds the CPUs this process may use
         (too many workers slow loading down or freeze it).
-
-        Example:
         """
         if not self.num_workers:
             return

@@ -215,8 +215,6 @@ class ConcatDataset(Dataset):
     @property
     def cummulative_sizes(self):
         """Deprecated misspelling of `cumulative_sizes` (warns).
-
-        Example:
         """
         warnings.warn("`cummulative_sizes` attribute is renamed to `cumulative_sizes`",
                       FutureWarning, stacklevel=2)
