@@ -103,6 +103,9 @@ def is_native(obj):
         return False
     if isinstance(obj, type):
         return _native_class(obj)
+    if isinstance(obj, (types.MemberDescriptorType, types.GetSetDescriptorType)):
+        # `__slots__` members of a Python class are descriptors too, but not Rust's.
+        return _native_class(obj.__objclass__)
     return isinstance(obj, _NATIVE_TYPES)
 
 
@@ -166,8 +169,10 @@ def _class_members(cls):
             obj = raw.__func__
         else:
             obj = raw
-        if not (callable(obj) or isinstance(obj, (property, *_NATIVE_TYPES))):
-            continue
+        if isinstance(obj, type) or not (callable(obj) or isinstance(obj, (property, *_NATIVE_TYPES))):
+            continue  # a class held as an attribute (`cls_to_become`) is data here
+        if isinstance(obj, types.MemberDescriptorType) and not _native_class(cls):
+            continue  # a `__slots__` / dataclass field: documented in its class's docstring
         out.append((n, obj))
     return sorted(out)
 
