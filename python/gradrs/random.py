@@ -14,7 +14,17 @@ def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="device
     """Runs the block with the random state forked: whatever it draws or seeds, the state is
     back as it was afterwards. gradrs's GPU tensors draw from the one default generator
     (`gradrs.cuda.manual_seed`'s note), so its state is the only one to save, whatever
-    `devices` / `device_type` name."""
+    `devices` / `device_type` name.
+
+    Examples:
+        >>> _ = gradrs.manual_seed(0)
+        >>> with gradrs.random.fork_rng():
+        ...     a = gradrs.rand(1)
+        ...
+        >>> b = gradrs.rand(1)
+        >>> gradrs.equal(a, b)
+        True
+    """
     if not enabled:
         yield
         return

@@ -67,7 +67,12 @@ def _device_key(device_type: str) -> str | None:
 
 
 def is_autocast_available(device_type: str) -> bool:
-    """Whether autocast supports `device_type` ('cpu', 'cuda' and 'gpu' in gradrs)."""
+    """Whether autocast supports `device_type` ('cpu', 'cuda' and 'gpu' in gradrs).
+
+    Examples:
+        >>> gradrs.amp.is_autocast_available('cpu')
+        True
+    """
     return _device_key(device_type) is not None
 
 

@@ -72,7 +72,13 @@ def grad(outputs: _native.Tensor | _Sequence[_native.Tensor],
 
 
 def Variable(data, requires_grad=False, volatile=False):
-    """Legacy `Variable(tensor, requires_grad=...)`: today just the tensor."""
+    """Legacy `Variable(tensor, requires_grad=...)`: today just the tensor.
+
+    Examples:
+        >>> v = gradrs.autograd.Variable(gradrs.ones(2), requires_grad=True)
+        >>> v
+        tensor([1., 1.], requires_grad=True)
+    """
     t = data.detach()
     if requires_grad:
         t.requires_grad_(True)

@@ -110,7 +110,16 @@ def unpack_dual(tensor, *, level=None):
 
 class dual_level(_DecoratorContextManager):
     """Context manager entering a forward AD level on entry and exiting it on exit (only one
-    level is supported, as in PyTorch)."""
+    level is supported, as in PyTorch).
+
+    Examples:
+        >>> import gradrs.autograd.forward_ad as fwAD
+        >>> with fwAD.dual_level():
+        ...     y = fwAD.make_dual(gradrs.tensor(2.0), gradrs.tensor(1.0)) ** 3
+        ...     print(fwAD.unpack_dual(y).tangent)
+        ...
+        tensor(12.)
+    """
 
     def __enter__(self):
         return enter_dual_level()

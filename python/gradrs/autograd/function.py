@@ -355,7 +355,26 @@ def _wrap_outputs(ctx, args, output, executable):
 
 
 def once_differentiable(fn):
-    """Run ``backward`` without recording; differentiating its result again raises."""
+    """Run ``backward`` without recording; differentiating its result again raises.
+
+    Examples:
+        >>> class Cube(gradrs.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x):
+        ...         ctx.save_for_backward(x)
+        ...         return x ** 3
+        ...
+        ...     @staticmethod
+        ...     @gradrs.autograd.function.once_differentiable
+        ...     def backward(ctx, grad):
+        ...         (x,) = ctx.saved_tensors
+        ...         return 3 * x ** 2 * grad
+        ...
+        >>> x = gradrs.tensor(2.0, requires_grad=True)
+        >>> Cube.apply(x).backward()
+        >>> x.grad
+        tensor(12.)
+    """
 
     @functools.wraps(fn)
     def wrapper(ctx, *args, **kwargs):

@@ -30,7 +30,13 @@ class _WeightNorm(Module):
 def weight_norm(module, name="weight", dim=0):
     r"""Parametrize ``module.<name>`` as ``g * v / ||v||`` (``original0`` = g, the norm over
     every dimension but ``dim``; ``original1`` = v). Checkpoints of the hook-based
-    :func:`gradrs.nn.utils.weight_norm` (``name_g`` / ``name_v``) load into it."""
+    :func:`gradrs.nn.utils.weight_norm` (``name_g`` / ``name_v``) load into it.
+
+    Examples:
+        >>> m = gradrs.nn.utils.parametrizations.weight_norm(gradrs.nn.Linear(3, 2))
+        >>> sorted(n for n, _ in m.named_parameters())
+        ['bias', 'parametrizations.weight.original0', 'parametrizations.weight.original1']
+    """
     _weight_norm_module = _WeightNorm(dim)
     parametrize.register_parametrization(module, name, _weight_norm_module, unsafe=True)
 
@@ -108,7 +114,13 @@ class _SpectralNorm(Module):
 def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=None):
     r"""Parametrize ``module.<name>`` divided by its spectral norm, estimated by power
     iteration (``n_power_iterations`` per forward in training mode; buffers ``_u``/``_v`` of
-    the parametrization). ``dim``: the output dimension (1 for transposed convolutions)."""
+    the parametrization). ``dim``: the output dimension (1 for transposed convolutions).
+
+    Examples:
+        >>> m = gradrs.nn.utils.parametrizations.spectral_norm(gradrs.nn.Linear(3, 2))
+        >>> sorted(n for n, _ in m.named_parameters())
+        ['bias', 'parametrizations.weight.original']
+    """
     from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 
     weight = getattr(module, name, None)

@@ -225,7 +225,20 @@ def register_parametrization(module, tensor_name, parametrization, *, unsafe=Fal
     r"""Make ``module.<tensor_name>`` the result of ``parametrization`` applied to the tensor
     it was (kept as ``module.parametrizations[tensor_name].original``). Registering again on
     the same name chains the parametrizations. ``unsafe=True`` allows changing the shape or
-    dtype. Returns ``module``."""
+    dtype. Returns ``module``.
+
+    Examples:
+        >>> class Symmetric(gradrs.nn.Module):
+        ...     def forward(self, X):
+        ...         return X.triu() + X.triu(1).T
+        ...
+        >>> m = gradrs.nn.Linear(3, 3)
+        >>> _ = gradrs.nn.utils.parametrize.register_parametrization(m, 'weight', Symmetric())
+        >>> gradrs.equal(m.weight, m.weight.T)
+        True
+        >>> gradrs.nn.utils.parametrize.is_parametrized(m, 'weight')
+        True
+    """
     parametrization.train(module.training)
     if is_parametrized(module, tensor_name):
         # Checks for the new parametrization applied on top of the existing ones.
@@ -286,7 +299,12 @@ def register_parametrization(module, tensor_name, parametrization, *, unsafe=Fal
 
 
 def is_parametrized(module, tensor_name=None):
-    r"""Whether ``module`` has a parametrization (on ``tensor_name``, when given)."""
+    r"""Whether ``module`` has a parametrization (on ``tensor_name``, when given).
+
+    Examples:
+        >>> gradrs.nn.utils.parametrize.is_parametrized(gradrs.nn.Linear(2, 2))
+        False
+    """
     parametrizations = getattr(module, "parametrizations", None)
     if parametrizations is None or not isinstance(parametrizations, ModuleDict):
         return False
@@ -298,7 +316,14 @@ def is_parametrized(module, tensor_name=None):
 def remove_parametrizations(module, tensor_name, leave_parametrized=True):
     r"""Remove the parametrizations of ``tensor_name``: it becomes a plain parameter or
     buffer again, holding its parametrized value (``leave_parametrized=True``) or the
-    original. The module gets its class back when no parametrization is left."""
+    original. The module gets its class back when no parametrization is left.
+
+    Examples:
+        >>> m = gradrs.nn.utils.parametrizations.weight_norm(gradrs.nn.Linear(2, 2))
+        >>> _ = gradrs.nn.utils.parametrize.remove_parametrizations(m, 'weight')
+        >>> gradrs.nn.utils.parametrize.is_parametrized(m)
+        False
+    """
     if not is_parametrized(module, tensor_name):
         raise ValueError(f"Module {module} does not have a parametrization on {tensor_name}")
     parametrizations = module.parametrizations[tensor_name]
@@ -325,7 +350,13 @@ def remove_parametrizations(module, tensor_name, leave_parametrized=True):
 
 
 def type_before_parametrizations(module):
-    r"""The module's class before any parametrization was registered."""
+    r"""The module's class before any parametrization was registered.
+
+    Examples:
+        >>> m = gradrs.nn.utils.parametrizations.weight_norm(gradrs.nn.Linear(2, 2))
+        >>> type(m).__name__, gradrs.nn.utils.parametrize.type_before_parametrizations(m).__name__
+        ('ParametrizedLinear', 'Linear')
+    """
     if is_parametrized(module):
         return module.__class__.__bases__[0]
     return type(module)

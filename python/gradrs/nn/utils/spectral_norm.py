@@ -164,7 +164,13 @@ class SpectralNormStateDictHook:
 def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=None):
     r"""Divide ``module.<name>`` by its spectral norm (estimated by power iteration before
     each forward in training mode). ``dim``: the output dimension (1 for transposed
-    convolutions). See also :func:`gradrs.nn.utils.parametrizations.spectral_norm`."""
+    convolutions). See also :func:`gradrs.nn.utils.parametrizations.spectral_norm`.
+
+    Examples:
+        >>> m = gradrs.nn.utils.spectral_norm(gradrs.nn.Linear(3, 2))
+        >>> sorted(n for n, _ in m.named_parameters())
+        ['bias', 'weight_orig']
+    """
     from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 
     if dim is None:
@@ -174,7 +180,14 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
 
 
 def remove_spectral_norm(module, name="weight"):
-    r"""Undo :func:`spectral_norm`: ``name`` becomes a plain parameter holding its value."""
+    r"""Undo :func:`spectral_norm`: ``name`` becomes a plain parameter holding its value.
+
+    Examples:
+        >>> m = gradrs.nn.utils.spectral_norm(gradrs.nn.Linear(3, 2))
+        >>> m = gradrs.nn.utils.remove_spectral_norm(m)
+        >>> sorted(n for n, _ in m.named_parameters())
+        ['bias', 'weight']
+    """
     for k, hook in module._forward_pre_hooks.items():
         if isinstance(hook, SpectralNorm) and hook.name == name:
             hook.remove(module)

@@ -94,13 +94,26 @@ class WeightNorm:
 def weight_norm(module, name="weight", dim=0):
     r"""Reparametrize ``module.<name>`` as ``g * v / ||v||`` (norm over every dimension but
     ``dim``; ``dim=None``: the whole tensor), recomputed before each forward. Deprecated in
-    favor of :func:`gradrs.nn.utils.parametrizations.weight_norm`."""
+    favor of :func:`gradrs.nn.utils.parametrizations.weight_norm`.
+
+    Examples:
+        >>> m = gradrs.nn.utils.weight_norm(gradrs.nn.Linear(3, 2))
+        >>> sorted(n for n, _ in m.named_parameters())
+        ['bias', 'weight_g', 'weight_v']
+    """
     WeightNorm.apply(module, name, dim)
     return module
 
 
 def remove_weight_norm(module, name="weight"):
-    r"""Undo :func:`weight_norm`: ``name`` becomes a plain parameter holding its value."""
+    r"""Undo :func:`weight_norm`: ``name`` becomes a plain parameter holding its value.
+
+    Examples:
+        >>> m = gradrs.nn.utils.weight_norm(gradrs.nn.Linear(3, 2))
+        >>> m = gradrs.nn.utils.remove_weight_norm(m)
+        >>> sorted(n for n, _ in m.named_parameters())
+        ['bias', 'weight']
+    """
     for k, hook in module._forward_pre_hooks.items():
         if isinstance(hook, WeightNorm) and hook.name == name:
             hook.remove(module)
