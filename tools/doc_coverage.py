@@ -177,6 +177,14 @@ def _class_members(cls):
     return sorted(out)
 
 
+def namespace_names(ns):
+    """Every public (name, object) of one namespace, re-exports included (for its page)."""
+    target = _resolve(ns)
+    if isinstance(target, type):
+        return [(ns, target)]
+    return [(f"{ns}.{n}", obj) for n, obj in _module_names(target)]
+
+
 def public_api():
     """[(namespace, [entry])]: every public name once; entry = dict(name, kind, native, doc)."""
     seen = set()
