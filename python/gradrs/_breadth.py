@@ -54,42 +54,82 @@ def _reduce_to(g, shape):
 # ---- aliases ----------------------------------------------------------------------------------
 
 def greater(input, other, *, out=None):
-    """`gradrs.greater`: alias of `gradrs.gt`."""
+    """`gradrs.greater`: alias of `gradrs.gt`.
+
+    Examples:
+        >>> gradrs.greater(gradrs.tensor([1, 3]), 2)
+        tensor([False,  True])
+    """
     return _ff.gt(input, other) if out is None else _ff.gt(input, other, out=out)
 
 
 def greater_equal(input, other, *, out=None):
-    """`gradrs.greater_equal`: alias of `gradrs.ge`."""
+    """`gradrs.greater_equal`: alias of `gradrs.ge`.
+
+    Examples:
+        >>> gradrs.greater_equal(gradrs.tensor([1, 3]), 3)
+        tensor([False,  True])
+    """
     return _ff.ge(input, other) if out is None else _ff.ge(input, other, out=out)
 
 
 def less(input, other, *, out=None):
-    """`gradrs.less`: alias of `gradrs.lt`."""
+    """`gradrs.less`: alias of `gradrs.lt`.
+
+    Examples:
+        >>> gradrs.less(gradrs.tensor([1, 3]), 2)
+        tensor([ True, False])
+    """
     return _ff.lt(input, other) if out is None else _ff.lt(input, other, out=out)
 
 
 def less_equal(input, other, *, out=None):
-    """`gradrs.less_equal`: alias of `gradrs.le`."""
+    """`gradrs.less_equal`: alias of `gradrs.le`.
+
+    Examples:
+        >>> gradrs.less_equal(gradrs.tensor([1, 3]), 1)
+        tensor([ True, False])
+    """
     return _ff.le(input, other) if out is None else _ff.le(input, other, out=out)
 
 
 def not_equal(input, other, *, out=None):
-    """`gradrs.not_equal`: alias of `gradrs.ne`."""
+    """`gradrs.not_equal`: alias of `gradrs.ne`.
+
+    Examples:
+        >>> gradrs.not_equal(gradrs.tensor([1, 3]), 1)
+        tensor([False,  True])
+    """
     return _ff.ne(input, other) if out is None else _ff.ne(input, other, out=out)
 
 
 def swapaxes(input, axis0, axis1):
-    """`gradrs.swapaxes`: alias of `transpose` (TransposeBackward0)."""
+    """`gradrs.swapaxes`: alias of `transpose` (TransposeBackward0).
+
+    Examples:
+        >>> gradrs.swapaxes(gradrs.ones(2, 3), 0, 1).shape
+        gradrs.Size([3, 2])
+    """
     return input.transpose(axis0, axis1)
 
 
 def swapdims(input, dim0, dim1):
-    """`gradrs.swapdims`: alias of `transpose`."""
+    """`gradrs.swapdims`: alias of `transpose`.
+
+    Examples:
+        >>> gradrs.swapdims(gradrs.ones(2, 3), 0, 1).shape
+        gradrs.Size([3, 2])
+    """
     return input.transpose(dim0, dim1)
 
 
 def positive(input):
-    """`gradrs.positive(input)`: `input` itself; refused for bool as PyTorch's `+`."""
+    """`gradrs.positive(input)`: `input` itself; refused for bool as PyTorch's `+`.
+
+    Examples:
+        >>> gradrs.positive(gradrs.tensor([-1.0, 2.0]))
+        tensor([-1.,  2.])
+    """
     _check_tensor("positive", "input", 1, input)
     if input.dtype == _G.bool:
         raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
@@ -97,7 +137,12 @@ def positive(input):
 
 
 def ravel(input):
-    """`gradrs.ravel(input)`: `input.contiguous().view(-1)`, as PyTorch."""
+    """`gradrs.ravel(input)`: `input.contiguous().view(-1)`, as PyTorch.
+
+    Examples:
+        >>> gradrs.ravel(gradrs.tensor([[1, 2], [3, 4]]))
+        tensor([1, 2, 3, 4])
+    """
     return input.contiguous().view(-1)
 
 
@@ -110,13 +155,24 @@ def _strict(name, *args):
 
 
 def broadcast_to(input, size):
-    """`gradrs.broadcast_to(input, size)`: `input.expand(size)` (ExpandBackward0)."""
+    """`gradrs.broadcast_to(input, size)`: `input.expand(size)` (ExpandBackward0).
+
+    Examples:
+        >>> gradrs.broadcast_to(gradrs.tensor([1.0, 2.0]), (2, 2))
+        tensor([[1., 2.],
+                [1., 2.]])
+    """
     _strict("broadcast_to", input, size)
     return input.expand(size)
 
 
 def tile(input, dims):
-    """`gradrs.tile(input, dims)`: `repeat` with `dims` padded by leading ones to `input.dim()`."""
+    """`gradrs.tile(input, dims)`: `repeat` with `dims` padded by leading ones to `input.dim()`.
+
+    Examples:
+        >>> gradrs.tile(gradrs.tensor([1, 2]), (2,))
+        tensor([1, 2, 1, 2])
+    """
     _strict("tile", input, dims)
     return _tile_dims(input, dims)
 
@@ -145,7 +201,12 @@ def _in_place_compare(op):
 
 def tensor_split(input, indices_or_sections, dim=0):
     """`gradrs.tensor_split(input, indices_or_sections, dim=0)`: views along `dim`, split into
-    `n` near-equal parts (the first `size % n` one longer) or at the given indices."""
+    `n` near-equal parts (the first `size % n` one longer) or at the given indices.
+
+    Examples:
+        >>> gradrs.tensor_split(gradrs.arange(5), 2)
+        (tensor([0, 1, 2]), tensor([3, 4]))
+    """
     if input.dim() == 0:
         raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
                            "tensor with 0 dims")
@@ -204,22 +265,42 @@ def _split_n(name, input, arg, need, dim):
 
 
 def hsplit(input, indices_or_sections):
-    """`gradrs.hsplit`: `tensor_split` along dim 1 (dim 0 for a 1-D input)."""
+    """`gradrs.hsplit`: `tensor_split` along dim 1 (dim 0 for a 1-D input).
+
+    Examples:
+        >>> [t.shape for t in gradrs.hsplit(gradrs.ones(2, 4), 2)]
+        [gradrs.Size([2, 2]), gradrs.Size([2, 2])]
+    """
     return _split_n("hsplit", input, indices_or_sections, 1, 1 if input.dim() > 1 else 0)
 
 
 def vsplit(input, indices_or_sections):
-    """`gradrs.vsplit`: `tensor_split` along dim 0 of an input of at least 2 dims."""
+    """`gradrs.vsplit`: `tensor_split` along dim 0 of an input of at least 2 dims.
+
+    Examples:
+        >>> [t.shape for t in gradrs.vsplit(gradrs.ones(4, 2), 2)]
+        [gradrs.Size([2, 2]), gradrs.Size([2, 2])]
+    """
     return _split_n("vsplit", input, indices_or_sections, 2, 0)
 
 
 def dsplit(input, indices_or_sections):
-    """`gradrs.dsplit`: `tensor_split` along dim 2 of an input of at least 3 dims."""
+    """`gradrs.dsplit`: `tensor_split` along dim 2 of an input of at least 3 dims.
+
+    Examples:
+        >>> [t.shape for t in gradrs.dsplit(gradrs.ones(1, 1, 4), 2)]
+        [gradrs.Size([1, 1, 2]), gradrs.Size([1, 1, 2])]
+    """
     return _split_n("dsplit", input, indices_or_sections, 3, 2)
 
 
 def split_with_sizes(input, split_sizes, dim=0):
-    """`gradrs.split_with_sizes`: `split` with a list of sizes (SplitWithSizesBackward0)."""
+    """`gradrs.split_with_sizes`: `split` with a list of sizes (SplitWithSizesBackward0).
+
+    Examples:
+        >>> [t.shape for t in gradrs.split_with_sizes(gradrs.ones(5), [2, 3])]
+        [gradrs.Size([2]), gradrs.Size([3])]
+    """
     return input.split(list(split_sizes), dim)
 
 
@@ -239,21 +320,38 @@ def _cat(name, parts, dim, out, tensors):
 
 
 def hstack(tensors, *, out=None):
-    """`gradrs.hstack`: `cat` of the `atleast_1d` tensors along dim 0 (1-D) or 1."""
+    """`gradrs.hstack`: `cat` of the `atleast_1d` tensors along dim 0 (1-D) or 1.
+
+    Examples:
+        >>> gradrs.hstack((gradrs.tensor([1, 2]), gradrs.tensor([3])))
+        tensor([1, 2, 3])
+    """
     parts = atleast_1d(*_tensor_list("hstack", tensors))
     parts = [parts] if isinstance(parts, Tensor) else list(parts)
     return _cat("hstack", parts, 0 if parts[0].dim() == 1 else 1, out, tensors)
 
 
 def vstack(tensors, *, out=None):
-    """`gradrs.vstack` (and `row_stack`): `cat` of the `atleast_2d` tensors along dim 0."""
+    """`gradrs.vstack` (and `row_stack`): `cat` of the `atleast_2d` tensors along dim 0.
+
+    Examples:
+        >>> gradrs.vstack((gradrs.tensor([1, 2]), gradrs.tensor([3, 4])))
+        tensor([[1, 2],
+                [3, 4]])
+    """
     parts = atleast_2d(*_tensor_list("vstack", tensors))
     parts = [parts] if isinstance(parts, Tensor) else list(parts)
     return _cat("vstack", parts, 0, out, tensors)
 
 
 def row_stack(tensors, *, out=None):
-    """`gradrs.row_stack`: alias of `vstack`."""
+    """`gradrs.row_stack`: alias of `vstack`.
+
+    Examples:
+        >>> gradrs.row_stack((gradrs.tensor([1, 2]), gradrs.tensor([3, 4])))
+        tensor([[1, 2],
+                [3, 4]])
+    """
     if isinstance(tensors, (list, tuple)) and not tensors:
         raise RuntimeError("vstack expects a non-empty TensorList")
     parts = atleast_2d(*_tensor_list("row_stack", tensors))
@@ -262,14 +360,26 @@ def row_stack(tensors, *, out=None):
 
 
 def dstack(tensors, *, out=None):
-    """`gradrs.dstack`: `cat` of the `atleast_3d` tensors along dim 2."""
+    """`gradrs.dstack`: `cat` of the `atleast_3d` tensors along dim 2.
+
+    Examples:
+        >>> gradrs.dstack((gradrs.tensor([1, 2]), gradrs.tensor([3, 4])))
+        tensor([[[1, 3],
+                 [2, 4]]])
+    """
     parts = atleast_3d(*_tensor_list("dstack", tensors))
     parts = [parts] if isinstance(parts, Tensor) else list(parts)
     return _cat("dstack", parts, 2, out, tensors)
 
 
 def column_stack(tensors, *, out=None):
-    """`gradrs.column_stack`: 0-D and 1-D tensors as columns, then `cat` along dim 1."""
+    """`gradrs.column_stack`: 0-D and 1-D tensors as columns, then `cat` along dim 1.
+
+    Examples:
+        >>> gradrs.column_stack((gradrs.tensor([1, 2]), gradrs.tensor([3, 4])))
+        tensor([[1, 3],
+                [2, 4]])
+    """
     parts = [t.reshape(t.numel(), 1) if t.dim() <= 1 else t
              for t in _tensor_list("column_stack", tensors)]
     return _cat("column_stack", parts, 1, out, tensors)
@@ -341,25 +451,45 @@ def _new(self, *args, device=None):
 
 
 def is_floating_point(input):
-    """`gradrs.is_floating_point(input)`."""
+    """`gradrs.is_floating_point(input)`.
+
+    Examples:
+        >>> gradrs.is_floating_point(gradrs.ones(1)), gradrs.is_floating_point(gradrs.tensor([1]))
+        (True, False)
+    """
     _check_tensor("is_floating_point", "input", 1, input)
     return input.is_floating_point()
 
 
 def is_complex(input):
-    """`gradrs.is_complex(input)`: gradrs has no complex dtypes, so False."""
+    """`gradrs.is_complex(input)`: gradrs has no complex dtypes, so False.
+
+    Examples:
+        >>> gradrs.is_complex(gradrs.ones(1))
+        False
+    """
     _check_tensor("is_complex", "input", 1, input)
     return False
 
 
 def is_signed(input):
-    """`gradrs.is_signed(input)`: False for bool (and unsigned) dtypes."""
+    """`gradrs.is_signed(input)`: False for bool (and unsigned) dtypes.
+
+    Examples:
+        >>> gradrs.is_signed(gradrs.tensor([1]))
+        True
+    """
     _check_tensor("is_signed", "input", 1, input)
     return input.dtype != _G.bool
 
 
 def is_nonzero(input):
-    """`gradrs.is_nonzero(input)`: the truth of a one-element tensor."""
+    """`gradrs.is_nonzero(input)`: the truth of a one-element tensor.
+
+    Examples:
+        >>> gradrs.is_nonzero(gradrs.tensor([0.5]))
+        True
+    """
     _check_tensor("is_nonzero", "input", 1, input)
     n = input.numel()
     if n == 0:
@@ -370,7 +500,12 @@ def is_nonzero(input):
 
 
 def is_same_size(input, other):
-    """`gradrs.is_same_size(input, other)`: equal shapes."""
+    """`gradrs.is_same_size(input, other)`: equal shapes.
+
+    Examples:
+        >>> gradrs.is_same_size(gradrs.ones(2, 3), gradrs.zeros(2, 3))
+        True
+    """
     _check_tensor("is_same_size", "input", 1, input)
     _check_tensor("is_same_size", "other", 2, other)
     return tuple(input.shape) == tuple(other.shape)
@@ -380,7 +515,12 @@ def is_same_size(input, other):
 
 def inner(input, other, *, out=None):
     """`gradrs.inner(input, other)`: the sum over the last dims (a product with a 0-D input),
-    as PyTorch's `tensordot` (mm, then a view: ViewBackward0)."""
+    as PyTorch's `tensordot` (mm, then a view: ViewBackward0).
+
+    Examples:
+        >>> gradrs.inner(gradrs.tensor([1.0, 2.0]), gradrs.tensor([3.0, 4.0]))
+        tensor(11.)
+    """
     if out is not None:
         return _with_out("inner", out, lambda: inner(input, other), (input, other))
     if input.dim() == 0 or other.dim() == 0:
@@ -395,7 +535,12 @@ def inner(input, other, *, out=None):
 
 
 def vdot(input, other, *, out=None):
-    """`gradrs.vdot(input, other)`: the dot product of two 1-D tensors (VdotBackward0)."""
+    """`gradrs.vdot(input, other)`: the dot product of two 1-D tensors (VdotBackward0).
+
+    Examples:
+        >>> gradrs.vdot(gradrs.tensor([1.0, 2.0]), gradrs.tensor([3.0, 4.0]))
+        tensor(11.)
+    """
     if out is not None:
         return _with_out("vdot", out, lambda: vdot(input, other), (input, other))
     _check_tensor("vdot", "input", 1, input)
@@ -445,7 +590,12 @@ def _scaled(g, s):
 
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     """`gradrs.addmv(input, mat, vec, *, beta=1, alpha=1)`: `beta * input + alpha * mat @ vec`
-    (AddmvBackward0)."""
+    (AddmvBackward0).
+
+    Examples:
+        >>> gradrs.addmv(gradrs.ones(2), gradrs.ones(2, 3), gradrs.ones(3))
+        tensor([4., 4.])
+    """
     if out is not None:
         return _with_out("addmv", out,
                          lambda: addmv(input, mat, vec, beta=beta, alpha=alpha), (input, mat, vec))
@@ -471,7 +621,13 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
 
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     """`gradrs.addr(input, vec1, vec2, *, beta=1, alpha=1)`: `beta * input + alpha * outer(vec1,
-    vec2)` (AddrBackward0)."""
+    vec2)` (AddrBackward0).
+
+    Examples:
+        >>> gradrs.addr(gradrs.zeros(2, 2), gradrs.tensor([1.0, 2.0]), gradrs.tensor([3.0, 4.0]))
+        tensor([[3., 4.],
+                [6., 8.]])
+    """
     if out is not None:
         return _with_out("addr", out,
                          lambda: addr(input, vec1, vec2, beta=beta, alpha=alpha),
@@ -511,7 +667,13 @@ def _check_bmm(batch1, batch2, baddbmm=False):
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """`gradrs.baddbmm(input, batch1, batch2, *, beta=1, alpha=1)`: `beta * input + alpha *
-    batch1 @ batch2`, batch by batch (BaddbmmBackward0)."""
+    batch1 @ batch2`, batch by batch (BaddbmmBackward0).
+
+    Examples:
+        >>> gradrs.baddbmm(gradrs.zeros(1, 2, 2), gradrs.ones(1, 2, 3), gradrs.ones(1, 3, 2))
+        tensor([[[3., 3.],
+                 [3., 3.]]])
+    """
     if out is not None:
         return _with_out("baddbmm", out,
                          lambda: baddbmm(input, batch1, batch2, beta=beta, alpha=alpha),
@@ -532,7 +694,13 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """`gradrs.addbmm(input, batch1, batch2, *, beta=1, alpha=1)`: `beta * input + alpha *` the
-    sum over the batch of `batch1[i] @ batch2[i]` (AddbmmBackward0)."""
+    sum over the batch of `batch1[i] @ batch2[i]` (AddbmmBackward0).
+
+    Examples:
+        >>> gradrs.addbmm(gradrs.zeros(2, 2), gradrs.ones(3, 2, 4), gradrs.ones(3, 4, 2))
+        tensor([[12., 12.],
+                [12., 12.]])
+    """
     if out is not None:
         return _with_out("addbmm", out,
                          lambda: addbmm(input, batch1, batch2, beta=beta, alpha=alpha),
@@ -572,7 +740,13 @@ def _diagonal_scatter(g, shape, offset, dim1, dim2):
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     """`gradrs.diag_embed(input, offset=0, dim1=-2, dim2=-1)`: the last dim of `input` on the
-    diagonals of the planes (`dim1`, `dim2`) of a new tensor (DiagEmbedBackward0)."""
+    diagonals of the planes (`dim1`, `dim2`) of a new tensor (DiagEmbedBackward0).
+
+    Examples:
+        >>> gradrs.diag_embed(gradrs.tensor([[1.0, 2.0]]))
+        tensor([[[1., 0.],
+                 [0., 2.]]])
+    """
     _check_tensor("diag_embed", "input", 1, input)
     n = input.dim() + 1
     d1, d2 = _wrap(dim1, n), _wrap(dim2, n)
@@ -591,7 +765,13 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
 
 def diag(input, diagonal=0, *, out=None):
     """`gradrs.diag(input, diagonal=0)`: a 1-D input on a diagonal of a square matrix
-    (DiagEmbedBackward0), or a copy of a 2-D input's diagonal (DiagonalBackward0_copy)."""
+    (DiagEmbedBackward0), or a copy of a 2-D input's diagonal (DiagonalBackward0_copy).
+
+    Examples:
+        >>> gradrs.diag(gradrs.tensor([1.0, 2.0]))
+        tensor([[1., 0.],
+                [0., 2.]])
+    """
     if out is not None:
         return _with_out("diag", out, lambda: diag(input, diagonal), (input,))
     _check_tensor("diag", "input", 1, input)
@@ -606,7 +786,13 @@ def diag(input, diagonal=0, *, out=None):
 
 
 def diagflat(input, offset=0):
-    """`gradrs.diagflat(input, offset=0)`: the flattened input on a diagonal of a matrix."""
+    """`gradrs.diagflat(input, offset=0)`: the flattened input on a diagonal of a matrix.
+
+    Examples:
+        >>> gradrs.diagflat(gradrs.tensor([[1.0, 2.0]]))
+        tensor([[1., 0.],
+                [0., 2.]])
+    """
     _check_tensor("diagflat", "input", 1, input)
     return diag_embed(input.contiguous().view(-1), offset, 0, 1)
 
@@ -615,7 +801,12 @@ def diagflat(input, offset=0):
 
 def take(input, index):
     """`gradrs.take(input, index)`: the elements of the flattened input at `index` (any shape,
-    negative indices from the end) (TakeBackward0)."""
+    negative indices from the end) (TakeBackward0).
+
+    Examples:
+        >>> gradrs.take(gradrs.tensor([[1, 2], [3, 4]]), gradrs.tensor([0, 3]))
+        tensor([1, 4])
+    """
     _check_tensor("take", "input", 1, input)
     _check_tensor("take", "index", 2, index)
     if index.dtype != _G.int64:
@@ -643,7 +834,12 @@ def take(input, index):
 
 def index_copy(input, dim, index, source):
     """`gradrs.index_copy(input, dim, index, source)`: a copy of `input` whose slices at `index`
-    along `dim` are `source`'s (IndexCopyBackward0)."""
+    along `dim` are `source`'s (IndexCopyBackward0).
+
+    Examples:
+        >>> gradrs.index_copy(gradrs.zeros(3), 0, gradrs.tensor([0, 2]), gradrs.tensor([5.0, 7.0]))
+        tensor([5., 0., 7.])
+    """
     _check_tensor("index_copy", "input", 1, input)
     if not isinstance(index, Tensor) or index.dtype != _G.int64:
         raise RuntimeError("index_copy_(): Expected a long tensor for index, but got "
@@ -691,7 +887,12 @@ def index_copy(input, dim, index, source):
 def masked_scatter(input, mask, source):
     """`gradrs.masked_scatter(input, mask, source)`: `input` (broadcast with `mask`) with the
     masked positions filled, in order, from the first elements of `source`
-    (MaskedScatterBackward0)."""
+    (MaskedScatterBackward0).
+
+    Examples:
+        >>> gradrs.masked_scatter(gradrs.zeros(3), gradrs.tensor([True, False, True]), gradrs.tensor([1.0, 2.0]))
+        tensor([1., 0., 2.])
+    """
     _check_tensor("masked_scatter", "input", 1, input)
     if mask.dtype != _G.bool:
         raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with "
@@ -740,7 +941,12 @@ def sum_to_size(input, *size):
 # ---- pointwise -----------------------------------------------------------------------------------
 
 def float_power(input, exponent, *, out=None):
-    """`gradrs.float_power(input, exponent)`: `pow` computed in float64."""
+    """`gradrs.float_power(input, exponent)`: `pow` computed in float64.
+
+    Examples:
+        >>> gradrs.float_power(gradrs.tensor([2, 3]), 2)
+        tensor([4., 9.], dtype=gradrs.float64)
+    """
     if out is not None:
         return _with_out("float_power", out, lambda: float_power(input, exponent),
                          (input, exponent))
@@ -772,7 +978,12 @@ def _float_power_(self, exponent):
 
 
 def sgn(input, *, out=None):
-    """`gradrs.sgn(input)`: the sign of a real tensor (SgnBackward0, zero gradient)."""
+    """`gradrs.sgn(input)`: the sign of a real tensor (SgnBackward0, zero gradient).
+
+    Examples:
+        >>> gradrs.sgn(gradrs.tensor([-2.0, 0.0, 3.0]))
+        tensor([-1.,  0.,  1.])
+    """
     if out is not None:
         return _with_out("sgn", out, lambda: sgn(input), (input,))
     _check_tensor("sgn", "input", 1, input)
@@ -782,7 +993,12 @@ def sgn(input, *, out=None):
 
 
 def signbit(input, *, out=None):
-    """`gradrs.signbit(input)`: True where the sign bit is set (-0.0 and negative NaN too)."""
+    """`gradrs.signbit(input)`: True where the sign bit is set (-0.0 and negative NaN too).
+
+    Examples:
+        >>> gradrs.signbit(gradrs.tensor([-2.0, 0.0, 3.0]))
+        tensor([ True, False, False])
+    """
     if out is not None:
         return _with_out("signbit", out, lambda: signbit(input), (input,))
     _check_tensor("signbit", "input", 1, input)
@@ -796,7 +1012,12 @@ def signbit(input, *, out=None):
 
 def logcumsumexp(input, dim, *, out=None):
     """`gradrs.logcumsumexp(input, dim)`: `log(cumsum(exp(input)))` along `dim`, shifted by the
-    max for range (LogcumsumexpBackward0)."""
+    max for range (LogcumsumexpBackward0).
+
+    Examples:
+        >>> gradrs.logcumsumexp(gradrs.tensor([0.0, 0.0, 0.0]), dim=0)
+        tensor([0.0000, 0.6931, 1.0986])
+    """
     if out is not None:
         return _with_out("logcumsumexp", out, lambda: logcumsumexp(input, dim), (input,))
     _check_tensor("logcumsumexp", "input", 1, input)
@@ -849,7 +1070,13 @@ def _logcumsumexp(x, d):
 
 def cov(input, *, correction=1, fweights=None, aweights=None):
     """`gradrs.cov(input, *, correction=1, fweights=None, aweights=None)`: the covariance matrix
-    of the variables in the rows of `input` (observations in its columns), as PyTorch's."""
+    of the variables in the rows of `input` (observations in its columns), as PyTorch's.
+
+    Examples:
+        >>> gradrs.cov(gradrs.tensor([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0]]))
+        tensor([[1., 2.],
+                [2., 4.]])
+    """
     _check_tensor("cov", "input", 1, input)
     if input.dim() > 2:
         raise RuntimeError("cov(): expected input to have two or fewer dimensions but got an "
@@ -909,7 +1136,13 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
 
 
 def corrcoef(input):
-    """`gradrs.corrcoef(input)`: Pearson's correlation coefficients of the rows of `input`."""
+    """`gradrs.corrcoef(input)`: Pearson's correlation coefficients of the rows of `input`.
+
+    Examples:
+        >>> gradrs.corrcoef(gradrs.tensor([[1.0, 2.0, 3.0], [3.0, 2.0, 1.0]]))
+        tensor([[ 1., -1.],
+                [-1.,  1.]])
+    """
     _check_tensor("corrcoef", "input", 1, input)
     if input.dim() > 2:
         raise RuntimeError("corrcoef(): expected input to have two or fewer dimensions but got "
@@ -989,7 +1222,12 @@ def _dt(t):
 
 def rsub(input, other, *, alpha=1):
     """`gradrs.rsub(input, other, *, alpha=1)`: `other - alpha * input` (RsubBackward0, or
-    RsubBackward1 for a number `other`)."""
+    RsubBackward1 for a number `other`).
+
+    Examples:
+        >>> gradrs.rsub(gradrs.tensor([1.0, 2.0]), 10.0)
+        tensor([9., 8.])
+    """
     _check_tensor("rsub", "input", 1, input)
     if isinstance(other, Tensor):
         if input.dtype == _G.bool and other.dtype == _G.bool:
@@ -1026,7 +1264,12 @@ def fill(input, value):
 
 def fmin(input, other, *, out=None):
     """`gradrs.fmin(input, other)`: the elementwise minimum, NaN only where both are NaN
-    (FminBackward0)."""
+    (FminBackward0).
+
+    Examples:
+        >>> gradrs.fmin(gradrs.tensor([1.0, float('nan')]), gradrs.tensor([2.0, 0.5]))
+        tensor([1.0000, 0.5000])
+    """
     if out is not None:
         return _with_out("fmin", out, lambda: fmin(input, other), (input, other))
     _check_tensor("fmin", "input", 1, input)
@@ -1053,7 +1296,12 @@ def _int_only(op, *tensors):
 
 
 def gcd(input, other, *, out=None):
-    """`gradrs.gcd(input, other)`: the elementwise greatest common divisor (non-negative)."""
+    """`gradrs.gcd(input, other)`: the elementwise greatest common divisor (non-negative).
+
+    Examples:
+        >>> gradrs.gcd(gradrs.tensor([12, 18]), gradrs.tensor([8, 27]))
+        tensor([4, 9])
+    """
     if out is not None:
         return _with_out("gcd", out, lambda: gcd(input, other), (input, other))
     _check_tensor("gcd", "input", 1, input)
@@ -1069,7 +1317,12 @@ def gcd(input, other, *, out=None):
 
 
 def lcm(input, other, *, out=None):
-    """`gradrs.lcm(input, other)`: the elementwise least common multiple, `|a / gcd * b|`."""
+    """`gradrs.lcm(input, other)`: the elementwise least common multiple, `|a / gcd * b|`.
+
+    Examples:
+        >>> gradrs.lcm(gradrs.tensor([4, 6]), gradrs.tensor([6, 4]))
+        tensor([12, 12])
+    """
     if out is not None:
         return _with_out("lcm", out, lambda: lcm(input, other), (input, other))
     _check_tensor("lcm", "input", 1, input)
@@ -1109,7 +1362,12 @@ def _shift(name, input, other, left):
 
 
 def bitwise_left_shift(input, other, *, out=None):
-    """`gradrs.bitwise_left_shift(input, other)`: `input << other` (0 past the width)."""
+    """`gradrs.bitwise_left_shift(input, other)`: `input << other` (0 past the width).
+
+    Examples:
+        >>> gradrs.bitwise_left_shift(gradrs.tensor([1, 3]), 2)
+        tensor([ 4, 12])
+    """
     if out is not None:
         return _with_out("bitwise_left_shift", out, lambda: bitwise_left_shift(input, other),
                          (input, other))
@@ -1117,7 +1375,12 @@ def bitwise_left_shift(input, other, *, out=None):
 
 
 def bitwise_right_shift(input, other, *, out=None):
-    """`gradrs.bitwise_right_shift(input, other)`: `input >> other`, arithmetic (sign fill)."""
+    """`gradrs.bitwise_right_shift(input, other)`: `input >> other`, arithmetic (sign fill).
+
+    Examples:
+        >>> gradrs.bitwise_right_shift(gradrs.tensor([8, 7]), 1)
+        tensor([4, 3])
+    """
     if out is not None:
         return _with_out("bitwise_right_shift", out, lambda: bitwise_right_shift(input, other),
                          (input, other))
@@ -1143,7 +1406,12 @@ bitwise_xor = _bitwise("bitwise_xor")
 
 
 def bitwise_not(input, *, out=None):
-    """`gradrs.bitwise_not(input)`."""
+    """`gradrs.bitwise_not(input)`.
+
+    Examples:
+        >>> gradrs.bitwise_not(gradrs.tensor([0, 5]))
+        tensor([-1, -6])
+    """
     if out is not None:
         return _with_out("bitwise_not", out, lambda: bitwise_not(input), (input,))
     return input.bitwise_not()
@@ -1151,7 +1419,12 @@ def bitwise_not(input, *, out=None):
 
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
     """`gradrs.isin(elements, test_elements)`: True where an element occurs in
-    `test_elements` (either may be a number)."""
+    `test_elements` (either may be a number).
+
+    Examples:
+        >>> gradrs.isin(gradrs.tensor([1, 2, 3]), gradrs.tensor([2, 5]))
+        tensor([False,  True, False])
+    """
     if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
         raise TypeError("isin() received an invalid combination of arguments - got (" +
                         f"{type(elements).__name__}, {type(test_elements).__name__})")
@@ -1166,7 +1439,12 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
 
 def histc(input, bins=100, min=0, max=0, *, out=None):
     """`gradrs.histc(input, bins=100, min=0, max=0)`: counts in `bins` equal bins over
-    [min, max] (the data's range when both are 0); elements outside are ignored."""
+    [min, max] (the data's range when both are 0); elements outside are ignored.
+
+    Examples:
+        >>> gradrs.histc(gradrs.tensor([1.0, 2.0, 1.0]), bins=4, min=0, max=3)
+        tensor([0., 2., 1., 0.])
+    """
     if out is not None:
         return _with_out("histc", out, lambda: histc(input, bins, min, max), (input,))
     _check_tensor("histc", "input", 1, input)
@@ -1216,7 +1494,12 @@ def get_device(input):
 
 def nanmedian(input, dim=None, keepdim=False, *, out=None):
     """`gradrs.nanmedian(input, dim=None, keepdim=False)`: the lower median of the non-NaN
-    values (NaN where all are); with `dim`, (values, indices)."""
+    values (NaN where all are); with `dim`, (values, indices).
+
+    Examples:
+        >>> gradrs.nanmedian(gradrs.tensor([1.0, float('nan'), 3.0, 2.0]))
+        tensor(2.)
+    """
     if out is not None:
         return _with_out("nanmedian", out, lambda: nanmedian(input, dim, keepdim), (input,))
     _check_tensor("nanmedian", "input", 1, input)

@@ -47,7 +47,12 @@ def softmax(input, dim, dtype=None):
 
 
 def log_softmax(input, dim, dtype=None):
-    """`gradrs.log_softmax(input, dim, dtype=None)`."""
+    """`gradrs.log_softmax(input, dim, dtype=None)`.
+
+    Examples:
+        >>> gradrs.log_softmax(gradrs.tensor([1.0, 2.0, 3.0]), dim=0)
+        tensor([-2.4076, -1.4076, -0.4076])
+    """
     return input.log_softmax(dim, dtype=dtype)
 
 
@@ -58,7 +63,12 @@ def _bool_like(input, value):
 
 
 def isnan(input):
-    """True where `input` is NaN (all False for integer and bool tensors)."""
+    """True where `input` is NaN (all False for integer and bool tensors).
+
+    Examples:
+        >>> gradrs.isnan(gradrs.tensor([1.0, float('nan')]))
+        tensor([False,  True])
+    """
     _check_tensor("isnan", "input", 1, input)
     if not input.is_floating_point():
         return _bool_like(input, False)
@@ -133,7 +143,12 @@ def isfinite(input):
 
 
 def isreal(input):
-    """Every real tensor is real (gradrs has no complex dtypes)."""
+    """Every real tensor is real (gradrs has no complex dtypes).
+
+    Examples:
+        >>> gradrs.isreal(gradrs.tensor([1.0, 2.0]))
+        tensor([True, True])
+    """
     _check_tensor("isreal", "input", 1, input)
     return _bool_like(input, True)
 
@@ -142,7 +157,12 @@ def isreal(input):
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """|input - other| <= atol + rtol * |other|, elementwise, as ATen's isclose: exact equality
-    (infinities included) always counts; NaNs count only with `equal_nan`."""
+    (infinities included) always counts; NaNs count only with `equal_nan`.
+
+    Examples:
+        >>> gradrs.isclose(gradrs.tensor([1.0, float('nan')]), gradrs.tensor([1.0 + 1e-9, float('nan')]), equal_nan=True)
+        tensor([True, True])
+    """
     _check_tensor("isclose", "input", 1, input)
     _check_tensor("isclose", "other", 2, other)
     if input.dtype != other.dtype:
@@ -166,7 +186,12 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """`isclose(...).all()` as a Python bool."""
+    """`isclose(...).all()` as a Python bool.
+
+    Examples:
+        >>> gradrs.allclose(gradrs.tensor([1.0, 2.0]), gradrs.tensor([1.0, 2.0 + 1e-9]))
+        True
+    """
     _check_tensor("allclose", "input", 1, input)
     _check_tensor("allclose", "other", 2, other)
     return builtins.bool(isclose(input, other, rtol, atol, equal_nan).all().item())
@@ -175,7 +200,12 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 # ---- distances ----------------------------------------------------------------------------------
 
 def dist(input, other, p=2):
-    """p-norm of `input - other` (broadcast); differentiable through sub and norm."""
+    """p-norm of `input - other` (broadcast); differentiable through sub and norm.
+
+    Examples:
+        >>> gradrs.dist(gradrs.tensor([0.0, 0.0]), gradrs.tensor([3.0, 4.0]))
+        tensor(5.)
+    """
     _check_tensor("dist", "input", 1, input)
     _check_tensor("dist", "other", 2, other)
     diff = input - other
@@ -189,7 +219,12 @@ def dist(input, other, p=2):
 
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """Batched pairwise p-norm distances between the rows of `x1` and of `x2`; computed
-    directly (|x1_i - x2_j| reduced), so every `compute_mode` gives the same values."""
+    directly (|x1_i - x2_j| reduced), so every `compute_mode` gives the same values.
+
+    Examples:
+        >>> gradrs.cdist(gradrs.tensor([[0.0, 0.0]]), gradrs.tensor([[3.0, 4.0], [1.0, 0.0]]))
+        tensor([[5., 1.]])
+    """
     if x1.dim() < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.dim()}D")
     if x2.dim() < 2:
@@ -233,7 +268,12 @@ def _on(values, dtype, like):
 
 def bincount(input, weights=None, minlength=0):
     """Occurrences of each value of a 1-D non-negative integer tensor (weighted sums with
-    `weights`: float32 weights give float32, others float64)."""
+    `weights`: float32 weights give float32, others float64).
+
+    Examples:
+        >>> gradrs.bincount(gradrs.tensor([0, 1, 1, 3]))
+        tensor([1, 2, 0, 1])
+    """
     _check_tensor("bincount", "input", 1, input)
     if input.is_floating_point() or input.dtype == _native.bool:
         raise NotImplementedError(f'"bincount_cpu" not implemented for '
@@ -315,7 +355,12 @@ def _slices(arr, dim):
 
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """Unique elements (or slices along `dim`), sorted, as PyTorch's CPU kernel: NaNs are
-    distinct values placed last; `sorted=False` still sorts (as PyTorch's CPU does)."""
+    distinct values placed last; `sorted=False` still sorts (as PyTorch's CPU does).
+
+    Examples:
+        >>> gradrs.unique(gradrs.tensor([3, 1, 3, 2]), return_counts=True)
+        (tensor([1, 2, 3]), tensor([1, 1, 2]))
+    """
     _check_tensor("_unique2", "input", 1, input)
     arr = _host(input)
     if dim is None:
@@ -337,7 +382,12 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
-    """Collapses each run of equal consecutive elements (or slices along `dim`) to one."""
+    """Collapses each run of equal consecutive elements (or slices along `dim`) to one.
+
+    Examples:
+        >>> gradrs.unique_consecutive(gradrs.tensor([1, 1, 2, 2, 1]))
+        tensor([1, 2, 1])
+    """
     _check_tensor("unique_consecutive", "input", 1, input)
     arr = _host(input)
     if dim is None:
@@ -370,7 +420,12 @@ _CONSECUTIVE = ("unique_consecutive", "UniqueConsecutiveBackward0")
 # ---- what torch/functional.py writes in Python ------------------------------------------------
 
 def broadcast_shapes(*shapes):
-    """The shape every given shape broadcasts to, without building tensors."""
+    """The shape every given shape broadcasts to, without building tensors.
+
+    Examples:
+        >>> gradrs.broadcast_shapes((2, 1), (1, 3))
+        gradrs.Size([2, 3])
+    """
     from ._size import Size
 
     result = []
@@ -394,7 +449,14 @@ def broadcast_shapes(*shapes):
 
 
 def broadcast_tensors(*tensors):
-    """Each tensor expanded (a view) to the common broadcast shape."""
+    """Each tensor expanded (a view) to the common broadcast shape.
+
+    Examples:
+        >>> a, b = gradrs.broadcast_tensors(gradrs.tensor([[1.0], [2.0]]), gradrs.tensor([10.0, 20.0]))
+        >>> b
+        tensor([[10., 20.],
+                [10., 20.]])
+    """
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
     shape = ()
@@ -416,7 +478,14 @@ def _broadcast_two(a, b, _):
 
 
 def meshgrid(*tensors, indexing=None):
-    """Coordinate grids: each 0-D/1-D tensor expanded along the others' lengths (views)."""
+    """Coordinate grids: each 0-D/1-D tensor expanded along the others' lengths (views).
+
+    Examples:
+        >>> xs, ys = gradrs.meshgrid(gradrs.tensor([1, 2]), gradrs.tensor([3, 4, 5]), indexing='ij')
+        >>> xs
+        tensor([[1, 1, 1],
+                [2, 2, 2]])
+    """
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
     if indexing is None:
@@ -453,7 +522,15 @@ def meshgrid(*tensors, indexing=None):
 
 
 def cartesian_prod(*tensors):
-    """Rows of every combination of the 1-D inputs' elements (one input: itself)."""
+    """Rows of every combination of the 1-D inputs' elements (one input: itself).
+
+    Examples:
+        >>> gradrs.cartesian_prod(gradrs.tensor([1, 2]), gradrs.tensor([3, 4]))
+        tensor([[1, 3],
+                [1, 4],
+                [2, 3],
+                [2, 4]])
+    """
     for t in tensors:
         if t.dim() != 1:
             raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
@@ -464,7 +541,13 @@ def cartesian_prod(*tensors):
 
 
 def block_diag(*tensors):
-    """A block-diagonal matrix of the 0-, 1- and 2-D inputs, in their promoted dtype."""
+    """A block-diagonal matrix of the 0-, 1- and 2-D inputs, in their promoted dtype.
+
+    Examples:
+        >>> gradrs.block_diag(gradrs.tensor([[1.0]]), gradrs.tensor([[2.0, 3.0]]))
+        tensor([[1., 0., 0.],
+                [0., 2., 3.]])
+    """
     for i, t in enumerate(tensors):
         if t.dim() > 2:
             raise RuntimeError("gradrs.block_diag: Input tensors must have 2 or fewer dimensions. "
@@ -565,7 +648,12 @@ def _atleast(tensors, n):
 
 def tensordot(a, b, dims=2, out=None):
     """Sum over the paired dims (an int: the last `dims` of `a` with the first of `b`), as a
-    permute + reshape + matmul."""
+    permute + reshape + matmul.
+
+    Examples:
+        >>> gradrs.tensordot(gradrs.ones(2, 3), gradrs.ones(3, 4), dims=1).shape
+        gradrs.Size([2, 4])
+    """
     if isinstance(dims, Tensor):
         dims = dims.tolist()
     if isinstance(dims, int):
@@ -602,7 +690,13 @@ def tensordot(a, b, dims=2, out=None):
 
 
 def chain_matmul(*matrices, out=None):
-    """Deprecated in PyTorch in favour of `linalg.multi_dot`; the product left to right."""
+    """Deprecated in PyTorch in favour of `linalg.multi_dot`; the product left to right.
+
+    Examples:
+        >>> gradrs.chain_matmul(gradrs.ones(2, 3), gradrs.ones(3, 1))
+        tensor([[3.],
+                [3.]])
+    """
     warnings.warn("gradrs.chain_matmul is deprecated and will be removed in a future PyTorch "
                   "release. Use gradrs.linalg.multi_dot instead, which accepts a list of two "
                   "or more tensors rather than multiple parameters.", UserWarning, stacklevel=2)
@@ -658,12 +752,26 @@ def _cumulative(name, input, dim, better):
 
 def cummax(input, dim):
     """`gradrs.cummax(input, dim)`: running maxima along `dim` and where each was found (the
-    latest of equal values; a NaN, once met, stays)."""
+    latest of equal values; a NaN, once met, stays).
+
+    Examples:
+        >>> gradrs.cummax(gradrs.tensor([1.0, 3.0, 2.0]), dim=0)
+        gradrs.return_types.cummax(
+        values=tensor([1., 3., 3.]),
+        indices=tensor([0, 1, 1]))
+    """
     return _cumulative("cummax", input, dim, np.greater_equal)
 
 
 def cummin(input, dim):
-    """`gradrs.cummin(input, dim)`: running minima along `dim` and where each was found."""
+    """`gradrs.cummin(input, dim)`: running minima along `dim` and where each was found.
+
+    Examples:
+        >>> gradrs.cummin(gradrs.tensor([3.0, 1.0, 2.0]), dim=0)
+        gradrs.return_types.cummin(
+        values=tensor([3., 1., 1.]),
+        indices=tensor([0, 1, 1]))
+    """
     return _cumulative("cummin", input, dim, np.less_equal)
 
 
@@ -683,7 +791,14 @@ def _row_mode(row):
 
 def mode(input, dim=-1, keepdim=False):
     """`gradrs.mode(input, dim=-1, keepdim=False)`: the most frequent value of each slice along
-    `dim` (the smallest of equally frequent ones) and its last position."""
+    `dim` (the smallest of equally frequent ones) and its last position.
+
+    Examples:
+        >>> gradrs.mode(gradrs.tensor([1, 2, 2, 3]))
+        gradrs.return_types.mode(
+        values=tensor(2),
+        indices=tensor(2))
+    """
     dim = _wrap_dim(dim, input.dim())
     if input.dim() and input.shape[dim] == 0:
         raise IndexError(f"mode(): Expected reduction dim {dim} to have non-zero size.")
@@ -699,7 +814,12 @@ def mode(input, dim=-1, keepdim=False):
 
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """`gradrs.diff(input, n=1, dim=-1, prepend=None, append=None)`: the n-th forward difference
-    along `dim` (`!=` of neighbours for bool tensors), after concatenating `prepend`/`append`."""
+    along `dim` (`!=` of neighbours for bool tensors), after concatenating `prepend`/`append`.
+
+    Examples:
+        >>> gradrs.diff(gradrs.tensor([1.0, 4.0, 9.0, 16.0]))
+        tensor([3., 5., 7.])
+    """
     if input.dim() == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
     if n < 0:
@@ -730,7 +850,12 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
 
 def count_nonzero(input, dim=None):
     """`gradrs.count_nonzero(input, dim=None)`: int64 counts of the nonzero values, over `dim`
-    (an int or a tuple of ints) or over everything."""
+    (an int or a tuple of ints) or over everything.
+
+    Examples:
+        >>> gradrs.count_nonzero(gradrs.tensor([[0, 1], [2, 0]]), dim=0)
+        tensor([1, 1])
+    """
     nonzero = input != 0
     if dim is None or (isinstance(dim, (tuple, list)) and not dim):
         return nonzero.sum()
@@ -739,7 +864,13 @@ def count_nonzero(input, dim=None):
 
 def rot90(input, k=1, dims=(0, 1)):
     """`gradrs.rot90(input, k=1, dims=(0, 1))`: `input` turned by 90 degrees `k` times, from
-    the first of `dims` towards the second."""
+    the first of `dims` towards the second.
+
+    Examples:
+        >>> gradrs.rot90(gradrs.tensor([[1, 2], [3, 4]]))
+        tensor([[2, 4],
+                [1, 3]])
+    """
     dims = list(dims)
     if len(dims) != 2:
         raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
@@ -761,14 +892,26 @@ def rot90(input, k=1, dims=(0, 1)):
 
 def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
     """`gradrs.triu_indices(row, col, offset=0)`: the 2 x N (row, column) coordinates of the
-    upper triangle of a row x col matrix, row by row."""
+    upper triangle of a row x col matrix, row by row.
+
+    Examples:
+        >>> gradrs.triu_indices(3, 3, offset=1)
+        tensor([[0, 0, 1],
+                [1, 2, 2]])
+    """
     r, c = np.triu_indices(row, offset, col)
     return _native.tensor(np.stack([r, c]).astype(np.int64).reshape(2, -1),
                           dtype=dtype or _native.int64, device=device)
 
 
 def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
-    """`gradrs.tril_indices(row, col, offset=0)`: the coordinates of the lower triangle."""
+    """`gradrs.tril_indices(row, col, offset=0)`: the coordinates of the lower triangle.
+
+    Examples:
+        >>> gradrs.tril_indices(3, 3)
+        tensor([[0, 1, 1, 2, 2, 2],
+                [0, 0, 1, 0, 1, 2]])
+    """
     r, c = np.tril_indices(row, offset, col)
     return _native.tensor(np.stack([r, c]).astype(np.int64).reshape(2, -1),
                           dtype=dtype or _native.int64, device=device)
@@ -798,7 +941,12 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
                  out=None):
     """`gradrs.searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
     sorter=None)`: where each value of `input` would be inserted in the innermost dim of
-    `sorted_sequence` to keep it sorted (after the first equal value when `right`)."""
+    `sorted_sequence` to keep it sorted (after the first equal value when `right`).
+
+    Examples:
+        >>> gradrs.searchsorted(gradrs.tensor([1.0, 3.0, 5.0]), gradrs.tensor([0.5, 3.0, 7.0]))
+        tensor([0, 1, 3])
+    """
     if side is not None:
         if side not in ("left", "right"):
             raise RuntimeError("gradrs.searchsorted(): side can only be 'left' or 'right' but got "
@@ -833,7 +981,12 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
 
 def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
     """`gradrs.bucketize(input, boundaries, *, out_int32=False, right=False)`: the bucket of
-    each value of `input` among the 1-D sorted `boundaries`."""
+    each value of `input` among the 1-D sorted `boundaries`.
+
+    Examples:
+        >>> gradrs.bucketize(gradrs.tensor([0.5, 2.0, 7.0]), gradrs.tensor([1.0, 3.0, 5.0]))
+        tensor([0, 1, 3])
+    """
     if boundaries.dim() != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.dim()})")
     return searchsorted(boundaries, input, out_int32=out_int32, right=right, out=out)
@@ -852,7 +1005,12 @@ def _probe(value):
 
 def result_type(tensor, other):
     """`gradrs.result_type(tensor, other)`: the dtype `tensor + other` would have (either may be
-    a Python number)."""
+    a Python number).
+
+    Examples:
+        >>> gradrs.result_type(gradrs.tensor([1, 2]), 1.5)
+        gradrs.float32
+    """
     a, b = _probe(tensor), _probe(other)
     if not isinstance(a, Tensor) and not isinstance(b, Tensor):
         a = _native.tensor(a)  # two numbers: the first as a 0-dim tensor of its default dtype
@@ -861,7 +1019,12 @@ def result_type(tensor, other):
 
 def promote_types(type1, type2):
     """`gradrs.promote_types(type1, type2)`: the smallest dtype both cast to without losing
-    their category."""
+    their category.
+
+    Examples:
+        >>> gradrs.promote_types(gradrs.int32, gradrs.float32)
+        gradrs.float32
+    """
     return (_native.empty(0, dtype=type1) + _native.empty(0, dtype=type2)).dtype
 
 
@@ -873,7 +1036,12 @@ def _category(dtype):
 
 def can_cast(from_, to):
     """`gradrs.can_cast(from_, to)`: whether PyTorch's casting rules allow `from_` to `to`: no
-    cast to a lower category (float to integer, anything but bool to bool)."""
+    cast to a lower category (float to integer, anything but bool to bool).
+
+    Examples:
+        >>> gradrs.can_cast(gradrs.float32, gradrs.int64), gradrs.can_cast(gradrs.int64, gradrs.float32)
+        (False, True)
+    """
     return _category(from_) <= _category(to)
 
 
@@ -904,7 +1072,13 @@ def _index_fill_mask(input, dim, index, value):
 
 def index_fill(input, dim, index, value):
     """`gradrs.index_fill(input, dim, index, value)`: a copy of `input` whose slices at `index`
-    along `dim` hold `value` (a number or a 0-dim tensor, which gets the filled gradient)."""
+    along `dim` hold `value` (a number or a 0-dim tensor, which gets the filled gradient).
+
+    Examples:
+        >>> gradrs.zeros(2, 3).index_fill(1, gradrs.tensor([0, 2]), 7.0)
+        tensor([[7., 0., 7.],
+                [7., 0., 7.]])
+    """
     return input.masked_fill(_index_fill_mask(input, dim, index, value), value)
 
 
@@ -939,7 +1113,12 @@ def _repeat_counts(repeats, size, dim):
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     """`gradrs.repeat_interleave(input, repeats, dim=None, *, output_size=None)`: each slice of
     `input` along `dim` (of the flattened input when `dim` is None) repeated `repeats` times;
-    `gradrs.repeat_interleave(repeats)` repeats each position of `repeats` by its value."""
+    `gradrs.repeat_interleave(repeats)` repeats each position of `repeats` by its value.
+
+    Examples:
+        >>> gradrs.repeat_interleave(gradrs.tensor([1, 2]), 2)
+        tensor([1, 1, 2, 2])
+    """
     if repeats is None:  # the one-argument form: the positions of `input` repeated
         repeats = input
         if repeats.dim() != 1:

@@ -1733,7 +1733,13 @@ def _chain(mats):
 
 
 def matrix_power(A, n, *, out=None):
-    """A to the integer power n (n < 0: of its inverse), by repeated squaring."""
+    """A to the integer power n (n < 0: of its inverse), by repeated squaring.
+
+    Examples:
+        >>> gradrs.matrix_power(gradrs.tensor([[1.0, 1.0], [0.0, 1.0]]), 3)
+        tensor([[1., 3.],
+                [0., 1.]])
+    """
     _check_tensor("linalg_matrix_power", "input", 1, A)
     if isinstance(n, bool) or not isinstance(n, int):
         raise TypeError(f"linalg_matrix_power(): argument 'n' (position 2) must be int, not "
@@ -1792,7 +1798,13 @@ def _matrix_exp(A):
 
 
 def matrix_exp(A):
-    """The matrix exponential of each square matrix."""
+    """The matrix exponential of each square matrix.
+
+    Examples:
+        >>> gradrs.matrix_exp(gradrs.zeros(2, 2))
+        tensor([[1., 0.],
+                [0., 1.]])
+    """
     _check_tensor("linalg_matrix_exp", "input", 1, A)
     _check_square("linalg.matrix_exp", A)
     if not A.is_floating_point():
@@ -1950,7 +1962,12 @@ def _det_top(input):
 
 
 def logdet(input):
-    """log(det(A)): NaN for a negative determinant, -inf for a singular matrix."""
+    """log(det(A)): NaN for a negative determinant, -inf for a singular matrix.
+
+    Examples:
+        >>> gradrs.logdet(gradrs.tensor([[2.0, 0.0], [0.0, 4.0]]))
+        tensor(2.0794)
+    """
     _check_tensor("logdet", "input", 1, input)
     _check_matrix("logdet", input)
     _check_square("logdet", input)
@@ -1977,13 +1994,25 @@ def _slogdet_top(input):
 
 
 def inverse(input, *, out=None):
-    """`linalg.inv`."""
+    """`linalg.inv`.
+
+    Examples:
+        >>> gradrs.inverse(gradrs.tensor([[2.0, 0.0], [0.0, 4.0]]))
+        tensor([[0.5000, 0.0000],
+                [0.0000, 0.2500]])
+    """
     _check_tensor("inverse", "input", 1, input)
     return inv(input, out=out)
 
 
 def pinverse(input, rcond=1e-15):
-    """`linalg.pinv` with a relative cutoff `rcond`."""
+    """`linalg.pinv` with a relative cutoff `rcond`.
+
+    Examples:
+        >>> gradrs.pinverse(gradrs.tensor([[2.0, 0.0], [0.0, 4.0]]))
+        tensor([[0.5000, 0.0000],
+                [0.0000, 0.2500]])
+    """
     _check_tensor("pinverse", "input", 1, input)
     return pinv(input, rtol=rcond)
 
@@ -2011,7 +2040,14 @@ def _cholesky_top(input, upper=False, *, out=None):
 
 
 def cholesky_solve(input, input2, upper=False, *, out=None):
-    """X with A X = B given A's Cholesky factor `input2` (lower, or upper)."""
+    """X with A X = B given A's Cholesky factor `input2` (lower, or upper).
+
+    Examples:
+        >>> L = gradrs.linalg.cholesky(gradrs.tensor([[4.0, 2.0], [2.0, 3.0]]))
+        >>> gradrs.cholesky_solve(gradrs.tensor([[6.0], [5.0]]), L)
+        tensor([[1.],
+                [1.]])
+    """
     _check_tensor("cholesky_solve", "input", 1, input)
     _check_tensor("cholesky_solve", "input2", 2, input2)
     _check_matrix("linalg.cholesky_solve", input, "B")
@@ -2032,7 +2068,14 @@ def cholesky_solve(input, input2, upper=False, *, out=None):
 
 
 def cholesky_inverse(input, upper=False, *, out=None):
-    """(L L^T)^{-1} given the Cholesky factor L (or U with `upper`)."""
+    """(L L^T)^{-1} given the Cholesky factor L (or U with `upper`).
+
+    Examples:
+        >>> L = gradrs.linalg.cholesky(gradrs.tensor([[4.0, 2.0], [2.0, 3.0]]))
+        >>> gradrs.cholesky_inverse(L)
+        tensor([[ 0.3750, -0.2500],
+                [-0.2500,  0.5000]])
+    """
     _check_tensor("cholesky_inverse", "input", 1, input)
     _check_matrix("linalg.cholesky_inverse", input)
     _check_float("linalg.cholesky_inverse", input, "cholesky_inverse_out_cpu")
@@ -2105,7 +2148,12 @@ def _qr_top(input, some=True, *, out=None):
 
 
 def trace(input):
-    """The sum of the main diagonal of a 2-D tensor."""
+    """The sum of the main diagonal of a 2-D tensor.
+
+    Examples:
+        >>> gradrs.trace(gradrs.tensor([[1.0, 2.0], [3.0, 4.0]]))
+        tensor(5.)
+    """
     _check_tensor("trace", "input", 1, input)
     if input.dim() != 2:
         raise RuntimeError("trace: expected a matrix, but got tensor with dim "
