@@ -177,7 +177,14 @@ def numel(input):
 
 def set_default_dtype(d, /):
     """Sets the default floating dtype (float16, float32 or float64): the dtype of tensors made
-    from Python floats and of float factories without `dtype=` (Note [Default dtype])."""
+    from Python floats and of float factories without `dtype=` (Note [Default dtype]).
+
+    Examples:
+        >>> gradrs.set_default_dtype(gradrs.float64)
+        >>> gradrs.tensor([1.0]).dtype
+        gradrs.float64
+        >>> gradrs.set_default_dtype(gradrs.float32)
+    """
     _native._set_default_dtype(d)
 
 

@@ -93,6 +93,12 @@ def set_printoptions(
     ``profile`` ("default", "short" or "full") is applied first and the explicit
     arguments override it.  As in PyTorch, ``sci_mode`` is always assigned, so any
     call that omits it returns to automatic choice of scientific notation.
+
+    Examples:
+        >>> gradrs.set_printoptions(precision=2)
+        >>> gradrs.tensor([1.23456])
+        tensor([1.23])
+        >>> gradrs.set_printoptions(profile='default')
     """
     preset = _PROFILES.get(profile) if profile is not None else None
     if preset is not None:
@@ -110,7 +116,12 @@ def set_printoptions(
 
 
 def get_printoptions() -> dict:
-    """The current settings, as keyword arguments accepted by ``set_printoptions``."""
+    """The current settings, as keyword arguments accepted by ``set_printoptions``.
+
+    Examples:
+        >>> gradrs.get_printoptions()['precision']
+        4
+    """
     return _OPTS.as_dict()
 
 

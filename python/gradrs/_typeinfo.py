@@ -11,7 +11,14 @@ def _name(dtype):
 
 
 class finfo:
-    """Limits of a floating point dtype (``gradrs.finfo(gradrs.float16).max``)."""
+    """Limits of a floating point dtype (``gradrs.finfo(gradrs.float16).max``).
+
+    Examples:
+        >>> gradrs.finfo(gradrs.float32).eps
+        1.1920928955078125e-07
+        >>> gradrs.finfo(gradrs.float16).max
+        65504.0
+    """
 
     def __init__(self, type=None):
         name = _name(type) if type is not None else "float32"  # the default dtype
@@ -40,7 +47,12 @@ class finfo:
 
 
 class iinfo:
-    """Limits of an integer dtype (``gradrs.iinfo(gradrs.int32).max``)."""
+    """Limits of an integer dtype (``gradrs.iinfo(gradrs.int32).max``).
+
+    Examples:
+        >>> gradrs.iinfo(gradrs.int32).max
+        2147483647
+    """
 
     def __init__(self, type):
         name = _name(type)

@@ -84,7 +84,16 @@ def _check_type(fn, name, position, value, kind, kind_name):
 
 def is_autocast_enabled(device_type: str | None = None) -> bool:
     """Whether autocast is enabled for `device_type` in this thread (no argument: the GPU,
-    `torch.is_autocast_enabled()`'s CUDA)."""
+    `torch.is_autocast_enabled()`'s CUDA).
+
+    Examples:
+        >>> gradrs.is_autocast_enabled('cpu')
+        False
+        >>> with gradrs.autocast('cpu', dtype=gradrs.float16):
+        ...     print(gradrs.is_autocast_enabled('cpu'))
+        ...
+        True
+    """
     if device_type is not None:
         _check_type("is_autocast_enabled", "device_type", 1, device_type, str, "str")
     key = "gpu" if device_type is None else _device_key(device_type)
@@ -107,7 +116,14 @@ def _set_enabled(key, enabled):
 
 def set_autocast_enabled(*args) -> None:
     """`set_autocast_enabled(device_type, enabled)` (or `set_autocast_enabled(enabled)` for
-    the GPU): switch autocast on or off for that device in this thread."""
+    the GPU): switch autocast on or off for that device in this thread.
+
+    Examples:
+        >>> gradrs.set_autocast_enabled('cpu', True)
+        >>> gradrs.is_autocast_enabled('cpu')
+        True
+        >>> gradrs.set_autocast_enabled('cpu', False)
+    """
     if len(args) == 1:
         _check_type("set_autocast_enabled", "enabled", 1, args[0], bool, "bool")
         _set_enabled("gpu", args[0])
@@ -163,7 +179,12 @@ def _deprecated(old, new):
 
 
 def is_autocast_cpu_enabled() -> bool:
-    """Deprecated: `is_autocast_enabled('cpu')`."""
+    """Deprecated: `is_autocast_enabled('cpu')`.
+
+    Examples:
+        >>> gradrs.is_autocast_cpu_enabled()
+        False
+    """
     _deprecated("is_autocast_cpu_enabled()", "is_autocast_enabled('cpu')")
     return _state.enabled["cpu"]
 
@@ -205,7 +226,12 @@ def set_autocast_gpu_dtype(dtype) -> None:
 
 
 def is_autocast_cache_enabled() -> bool:
-    """Whether autocast caches the casts of parameters within a region."""
+    """Whether autocast caches the casts of parameters within a region.
+
+    Examples:
+        >>> gradrs.is_autocast_cache_enabled()
+        True
+    """
     return _state.cache_enabled
 
 

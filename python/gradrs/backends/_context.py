@@ -140,7 +140,12 @@ def set_allow_tf32_cudnn(value) -> None:
 
 
 def get_float32_matmul_precision() -> str:
-    """The float32 matmul precision ('highest', 'high' or 'medium'); see the setter."""
+    """The float32 matmul precision ('highest', 'high' or 'medium'); see the setter.
+
+    Examples:
+        >>> gradrs.get_float32_matmul_precision()
+        'highest'
+    """
     mkldnn = fp32_precision("mkldnn", "matmul")
     invalid = (
         (fp32_precision("cuda", "matmul") == "tf32" and _matmul_precision == "highest")
@@ -169,6 +174,12 @@ def set_float32_matmul_precision(precision: str) -> None:
 
     gradrs records the setting and always computes float32 matmuls in float32, which PyTorch
     documents as what 'high' and 'medium' fall back to without a faster algorithm.
+
+    Examples:
+        >>> gradrs.set_float32_matmul_precision('high')
+        >>> gradrs.get_float32_matmul_precision()
+        'high'
+        >>> gradrs.set_float32_matmul_precision('highest')
     """
     global _matmul_precision
     if not isinstance(precision, str):
@@ -198,6 +209,12 @@ def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None
 
     gradrs's CPU ops are deterministic already and no gradrs op has a nondeterministic-only
     implementation, so no op raises or warns under this flag; it is recorded and reported.
+
+    Examples:
+        >>> gradrs.use_deterministic_algorithms(True)
+        >>> gradrs.are_deterministic_algorithms_enabled()
+        True
+        >>> gradrs.use_deterministic_algorithms(False)
     """
     global _deterministic, _deterministic_warn_only
     _bool_arg("_set_deterministic_algorithms", "mode", 1, mode)
@@ -206,7 +223,12 @@ def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None
 
 
 def are_deterministic_algorithms_enabled() -> bool:
-    """Whether `use_deterministic_algorithms(True)` is in effect."""
+    """Whether `use_deterministic_algorithms(True)` is in effect.
+
+    Examples:
+        >>> gradrs.are_deterministic_algorithms_enabled()
+        False
+    """
     return _deterministic
 
 
@@ -238,7 +260,12 @@ def set_deterministic_debug_mode(debug_mode: int | str) -> None:
 
 
 def get_deterministic_debug_mode() -> int:
-    """0, 1 or 2, as set by `set_deterministic_debug_mode`."""
+    """0, 1 or 2, as set by `set_deterministic_debug_mode`.
+
+    Examples:
+        >>> gradrs.get_deterministic_debug_mode()
+        0
+    """
     if _deterministic:
         return 1 if _deterministic_warn_only else 2
     return 0
