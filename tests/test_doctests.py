@@ -50,6 +50,11 @@ def test_examples_found():
 
 @pytest.mark.parametrize("test", EXAMPLES, ids=[t.name for t in EXAMPLES])
 def test_docstring_example(test):
+    # The state examples print under, whatever tests ran before in this process left behind.
+    gradrs.set_default_dtype(gradrs.float32)
+    gradrs.set_printoptions(profile="default")
+    gradrs.set_grad_enabled(True)
+    gradrs.autograd.set_detect_anomaly(False)
     gradrs.manual_seed(0)
     test.globs = {"gradrs": gradrs, "numpy": numpy, "np": numpy}
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
