@@ -180,6 +180,12 @@ def test_fallback_ops_are_correct():
         close(vmap(f)(*args), G.stack([f(*[a[i] for a in args]) for i in range(4)]))
 
 
+def test_empty_batch():
+    close(vmap(lambda a: (a * 2).sum())(G.zeros(0, 3)), G.zeros(0))
+    with pytest.raises(RuntimeError, match="batch of size 0"):
+        vmap(lambda a: G.sort(a).values)(G.zeros(0, 3))
+
+
 def test_chunk_size():
     x = G.randn(7, 3)
     for c in (1, 2, 3, 7, 10):

@@ -1001,9 +1001,10 @@ def _loop_call(func, size, flat, flat_dims, spec, out_dims, kwargs, randomness, 
         if randomness == "error" and i == 0 and not _same_state(state, _rng_state()):
             raise RuntimeError(_RANDOM)
     name = _name(func)
-    if size == 0:
-        raise _Fallback()
-    flat0, out_spec = _flatten(outs[0])
+    if size == 0:  # no sample gives the outputs' shapes (gradrs's own limit, not PyTorch's)
+        raise RuntimeError(f"vmap({name}, ...): over a batch of size 0, `{name}` must be covered "
+                           "by batching rules: the per-sample fallback has no sample to run")
+    out_spec = _flatten(outs[0])[1]
     dims = _flat_out_dims(func, out_dims, outs[0], out_spec)
     per_leaf = list(zip(*[_flatten(o)[0] for o in outs]))
     result = []
