@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings as _warnings
+from collections.abc import Mapping as _Mapping
 from collections.abc import Sequence as _Sequence
 
 from .. import _native
@@ -61,14 +63,91 @@ def grad(outputs: _native.Tensor | _Sequence[_native.Tensor],
         >>> gradrs.autograd.grad(g, x)
         (tensor(6.),)
     """
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
+                         "but got: allow_unused=False.")
     if allow_unused is None:
         allow_unused = materialize_grads
-    ins = [inputs] if isinstance(inputs, _native.Tensor) else list(inputs)
-    result = _native._grad(_as_list(outputs), ins, _as_list(grad_outputs), retain_graph,
-                           create_graph, allow_unused)
+    keys = None
+    if isinstance(inputs, _native.Tensor):
+        ins = [inputs]
+    elif type(inputs) is dict:
+        keys, ins = list(inputs), list(inputs.values())
+    elif isinstance(inputs, _Mapping):
+        raise TypeError(f"`inputs` argument to `grad()` must be a dict, not {type(inputs).__name__}. "
+                        "Other Mapping types are not supported.")
+    else:
+        ins = list(inputs)
+    if not ins:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    if not only_inputs:
+        _warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). "
+                       "To accumulate gradient for other parts of the graph, please use "
+                       "gradrs.autograd.backward.", FutureWarning, stacklevel=2)
+    outs, gos = _as_list(outputs), _as_list(grad_outputs)
+    if is_grads_batched:
+        result = _batched_grad(outs, ins, gos, retain_graph, create_graph, allow_unused)
+    else:
+        result = _native._grad(outs, ins, gos, retain_graph, create_graph, allow_unused)
     if materialize_grads:
-        result = tuple(g if g is not None else _native.zeros_like(i) for g, i in zip(result, ins))
+        result = tuple(g if g is not None else _native.zeros_like(i, requires_grad=create_graph)
+                       for g, i in zip(result, ins))
+    if keys is not None:
+        return dict(zip(keys, result))  # type: ignore[return-value]
     return result  # type: ignore[return-value] # None only where allow_unused, as PyTorch's
+
+
+def _batched_grad(outs, ins, gos, retain_graph, create_graph, allow_unused):
+    """grad(is_grads_batched=True): dim 0 of each grad_output indexes the vectors of a batch of
+    vector-Jacobian products, one backward per vector (the graph kept until the last); the
+    results stacked per input. PyTorch vmaps its engine over them: same values, same checks."""
+    if gos is None:
+        gos = [None] * len(outs)
+    if len(gos) != len(outs):
+        # the unbatched path raises PyTorch's message for a missing or miscounted grad_outputs
+        return _native._grad(outs, ins, gos, retain_graph, create_graph, allow_unused)
+    batched, sizes = [], []
+    for i, (out, g) in enumerate(zip(outs, gos)):
+        if isinstance(g, _native.Tensor):
+            first = g[0]
+            if first.shape != out.shape:
+                raise RuntimeError(
+                    "If `is_grads_batched=True`, we interpret the first dimension of each "
+                    "grad_output as the batch dimension. The sizes of the remaining dimensions are "
+                    "expected to match the shape of corresponding output, but a mismatch was "
+                    # PyTorch prints shape[1:] of grad_output[i][0], not of grad_output[i]
+                    f"detected: grad_output[{i}] has a shape of {first.shape[1:]} and output[{i}] has "
+                    f"a shape of {out.shape}. If you only want some tensors in `grad_output` to "
+                    "be considered batched, consider using vmap.")
+        elif g is None and out.requires_grad:
+            if out.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if not out.dtype.is_floating_point:
+                raise RuntimeError("grad can be implicitly created only for real scalar outputs "
+                                   f"but got {out.dtype}")
+            g = _native.ones_like(out)  # made unbatched, then mapped over its dim 0 as PyTorch
+            if g.dim() == 0:
+                raise ValueError("vmap(vjp, in_dims=0, ...)(<inputs>): Got in_dim=0 for some "
+                                 "input, but that input is a Tensor of dimensionality 0 so "
+                                 "expected in_dim to satisfy 0 <= in_dim < 0.")
+        elif g is not None:
+            return _native._grad(outs, ins, gos, retain_graph, create_graph, allow_unused)
+        batched.append(g)
+        if g is not None:
+            sizes.append(g.shape[0])
+    if len(set(sizes)) > 1:
+        raise ValueError("vmap: Expected all tensors to have the same size in the mapped "
+                         f"dimension, got sizes {sizes} for the mapped dimension")
+    if retain_graph is None:
+        retain_graph = create_graph
+    size = sizes[0] if sizes else 0
+    per_sample = []
+    for b in range(size):
+        last = b == size - 1
+        per_sample.append(_native._grad(outs, ins, [None if g is None else g[b] for g in batched],
+                                        retain_graph or not last, create_graph, allow_unused))
+    return tuple(None if per_sample[0][k] is None else
+                 _native.stack([r[k] for r in per_sample]) for k in range(len(ins)))
 
 
 def Variable(data, requires_grad=False, volatile=False):
