@@ -10,12 +10,12 @@ use crate::tensor::{Device, Tensor};
 
 /// A contiguous copy of `t` (no autograd history), on its device.
 pub fn contiguous(t: &Tensor) -> Tensor {
-    pick(|b| b.copy(t, t.dtype()))
+    pick!(|b| b.copy(t, t.dtype()))
 }
 
 /// `t`'s values as `dtype`, a new contiguous tensor on `t`'s device.
 pub fn cast(t: &Tensor, dtype: DType) -> Tensor {
-    pick(|b| b.copy(t, dtype))
+    pick!(|b| b.copy(t, dtype))
 }
 
 /// The host's `cast` (and `contiguous`, the same dtype).
@@ -42,7 +42,7 @@ pub fn wide(t: &Tensor) -> Tensor {
     }
     // A float16 GPU tensor's words already are float32 values: they are read in place.
     if t.dtype() == DType::F16 {
-        return pick(|b| b.wide_half(t));
+        return pick!(|b| b.wide_half(t));
     }
     cast(t, w)
 }

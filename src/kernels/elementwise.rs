@@ -28,7 +28,7 @@ pub fn unary(
         args,
         cpu: &cpu,
     };
-    run(|b| b.unary(&op, x))
+    run!(|b| b.unary(&op, x))
 }
 
 /// `wgsl` in `x`, `y` over the broadcast `shape` of float32 operands on the GPU (a `dtype`
@@ -81,7 +81,7 @@ fn binary_words(
     cpu: BinaryCpu<'_>,
 ) -> Result<Tensor> {
     let op = Binary { wgsl, words, cpu };
-    run(|backend| backend.binary(&op, a, b, shape))
+    run!(|backend| backend.binary(&op, a, b, shape))
 }
 
 /// `cond ? a : b` over the broadcast `shape`, else `cpu(cond, a, b, shape)`.
@@ -97,7 +97,7 @@ pub fn select(
         op: TernaryKind::Select,
         cpu: &cpu,
     };
-    run(|backend| backend.ternary(&op, cond, a, b, shape))
+    run!(|backend| backend.ternary(&op, cond, a, b, shape))
 }
 
 /// `lerp(start, end, weight)` over the broadcast `shape`, else `cpu(weight, start, end, shape)`.
@@ -113,7 +113,7 @@ pub fn lerp(
         op: TernaryKind::Lerp,
         cpu: &cpu,
     };
-    run(|backend| backend.ternary(&op, weight, start, end, shape))
+    run!(|backend| backend.ternary(&op, weight, start, end, shape))
 }
 
 /// Copy `src` (`dst`'s shape) into `dst`'s memory, casting, where `dst` lives. The caller
@@ -126,7 +126,7 @@ pub fn write_into(dst: &Tensor, src: &Tensor) -> Result<()> {
     } else {
         src.clone()
     };
-    run(|backend| backend.write(dst, &src))
+    run!(|backend| backend.write(dst, &src))
 }
 
 /// The host's `write_into`.

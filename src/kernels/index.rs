@@ -59,7 +59,7 @@ pub fn gather(
     idx: Option<&[i64]>,
     along: Option<&[usize]>,
 ) -> Result<Tensor> {
-    run(|b| b.gather(x, dim, index, idx, along))
+    run!(|b| b.gather(x, dim, index, idx, along))
 }
 
 /// The host's `gather`.
@@ -108,7 +108,7 @@ pub fn scatter(
     src: &Operand,
     accumulate: bool,
 ) -> Result<()> {
-    run(|b| b.scatter(out, dim, index, idx, along, src, accumulate))
+    run!(|b| b.scatter(out, dim, index, idx, along, src, accumulate))
 }
 
 /// The host's `scatter`.
@@ -183,7 +183,7 @@ fn true_positions(mask: &Tensor) -> Vec<i64> {
 /// The int64 `[n, ndim]` coordinates of the nonzero elements of `x`, row-major.
 pub fn nonzero(x: &Tensor) -> Tensor {
     // A GPU failure here leaves the host path to compute (and report) it.
-    pick(|b| b.nonzero(x))
+    pick!(|b| b.nonzero(x))
 }
 
 pub(super) fn nonzero_host(x: &Tensor) -> Tensor {
@@ -207,7 +207,7 @@ pub(super) fn nonzero_host(x: &Tensor) -> Tensor {
 /// the 1-D `flat` there. A mask whose values are on the GPU is compacted there, and the
 /// positions gathered there (in range by construction, so not read back to check).
 pub fn masked_select(flat: &Tensor, mask: &Tensor) -> Result<(Tensor, Tensor)> {
-    run(|b| b.masked_select(flat, mask))
+    run!(|b| b.masked_select(flat, mask))
 }
 
 pub(super) fn masked_select_host(flat: &Tensor, mask: &Tensor) -> Result<(Tensor, Tensor)> {
@@ -229,7 +229,7 @@ pub fn offsets(x: &Tensor) -> Vec<i64> {
 /// Writes `value` (of `shape`, any layout, `x`'s dtype) at `x`'s storage `offsets` (row-major
 /// over `shape`), on the GPU when `x`'s values are there. The caller bumps the version.
 pub fn put(x: &Tensor, offsets: &[i64], shape: &[usize], value: &Tensor) -> Result<()> {
-    run(|b| b.put(x, offsets, shape, value))
+    run!(|b| b.put(x, offsets, shape, value))
 }
 
 pub(super) fn put_host(x: &Tensor, offsets: &[i64], _: &[usize], value: &Tensor) -> Result<()> {

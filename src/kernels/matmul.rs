@@ -16,7 +16,7 @@ use crate::tensor::{Device, Element, Layout, Tensor};
 /// one dtype (bool multiplies as int64; float16 accumulates in float32, as PyTorch's CPU
 /// kernels do).
 pub fn bmm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    run(|backend| backend.bmm(a, b))
+    run!(|backend| backend.bmm(a, b))
 }
 
 /// The host's `bmm`.

@@ -17,7 +17,7 @@ pub fn softmax(x: &Tensor, dim: usize, log: bool) -> Result<Tensor> {
         // Note [Narrow dtypes]
         return Ok(narrow(softmax(&wide(x), dim, log)?, DType::F16));
     }
-    run(|b| b.softmax(x, dim, log))
+    run!(|b| b.softmax(x, dim, log))
 }
 
 /// The host's softmax, of a float32 or float64 tensor.
@@ -171,7 +171,7 @@ pub fn im2col(x: &Tensor, win: Window, pad_value: f64) -> Result<Tensor> {
     let s = x.shape();
     let (c, h, w) = (s[1], s[2], s[3]);
     win.out_size(h, w)?;
-    run(|b| b.window(WindowOp::Im2Col, x, win, c, [h, w], pad_value))
+    run!(|b| b.window(WindowOp::Im2Col, x, win, c, [h, w], pad_value))
 }
 
 /// The host's `im2col`.
@@ -226,7 +226,7 @@ pub(super) fn im2col_host(x: &Tensor, win: Window, pad_value: f64) -> Result<Ten
 /// Columns `[N, C*kh*kw, L]` summed back into `[N, C, H, W]` (the adjoint of unfold).
 pub fn col2im(cols: &Tensor, out_hw: [usize; 2], c: usize, win: Window) -> Result<Tensor> {
     win.out_size(out_hw[0], out_hw[1])?;
-    run(|b| b.window(WindowOp::Col2Im, cols, win, c, out_hw, 0.0))
+    run!(|b| b.window(WindowOp::Col2Im, cols, win, c, out_hw, 0.0))
 }
 
 /// The host's `col2im`.

@@ -33,7 +33,7 @@ pub fn sum(x: &Tensor, dims: &[usize], keepdim: bool) -> Tensor {
         _ => x.clone(),
     };
     let shape = reduced_shape(&x.shape(), dims, keepdim);
-    pick(|b| b.reduce(ReduceOp::Sum, &x, dims, keepdim, &shape))
+    pick!(|b| b.reduce(ReduceOp::Sum, &x, dims, keepdim, &shape))
 }
 
 /// The host's sum, of a float32, float64 or int64 tensor, giving `shape`.
@@ -114,7 +114,7 @@ fn arg_extreme_row<T: Element>(r: &[T], max: bool) -> i64 {
 /// int64, of floats multiply in float64).
 pub fn reduce(op: ReduceOp, x: &Tensor, dims: &[usize], keepdim: bool) -> Tensor {
     let shape = reduced_shape(&x.shape(), dims, keepdim);
-    pick(|b| b.reduce(op, x, dims, keepdim, &shape))
+    pick!(|b| b.reduce(op, x, dims, keepdim, &shape))
 }
 
 /// The host's `reduce` (and `sum`), giving `shape`.
@@ -142,7 +142,7 @@ pub(super) fn reduce_host(
 /// `all` (or `any`) over `dims`, as bools.
 pub fn all_any(all: bool, x: &Tensor, dims: &[usize], keepdim: bool) -> Tensor {
     let shape = reduced_shape(&x.shape(), dims, keepdim);
-    pick(|b| b.all_any(all, x, dims, keepdim, &shape))
+    pick!(|b| b.all_any(all, x, dims, keepdim, &shape))
 }
 
 pub(super) fn all_any_host(all: bool, x: &Tensor, dims: &[usize], keepdim: bool) -> Tensor {
@@ -161,7 +161,7 @@ pub(super) fn all_any_host(all: bool, x: &Tensor, dims: &[usize], keepdim: bool)
 /// zero values.
 pub fn arg_extreme(max: bool, x: &Tensor, dims: &[usize], keepdim: bool) -> (Tensor, Tensor) {
     let shape = reduced_shape(&x.shape(), dims, keepdim);
-    pick(|b| b.arg_extreme(max, x, dims, keepdim, &shape))
+    pick!(|b| b.arg_extreme(max, x, dims, keepdim, &shape))
 }
 
 pub(super) fn arg_extreme_host(
@@ -201,7 +201,7 @@ fn scan_lines<T: Element>(x: &Tensor, dim: usize, f: impl Fn(&mut [T])) -> Tenso
 /// The inclusive scan `op` (`Sum` or `Prod`) along `dim` of a float32, float64 or int64 tensor
 /// (integer sums and products wrap).
 pub fn scan(op: ScanOp, x: &Tensor, dim: usize) -> Tensor {
-    pick(|b| b.scan(op, x, dim))
+    pick!(|b| b.scan(op, x, dim))
 }
 
 pub(super) fn scan_host(op: ScanOp, x: &Tensor, dim: usize) -> Tensor {

@@ -13,7 +13,7 @@ use crate::tensor::Tensor;
 /// The values of `x` sorted along `d` and the positions they came from (int64), both
 /// contiguous in x's shape.
 pub fn sort(x: &Tensor, d: usize, descending: bool) -> Result<(Tensor, Tensor)> {
-    run(|b| b.sort(x, d, descending))
+    run!(|b| b.sort(x, d, descending))
 }
 
 /// `what` of each line of `x` along `d` (values and positions, int64), with
