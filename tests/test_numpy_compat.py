@@ -66,39 +66,17 @@ TENSOR_DTYPES = ["float32", "int64", "bool"]
 OTHER_DTYPES = ["float64", "float32", "int64", "int32", "bool"]
 SIDES = ["t.a", "a.t", "t.s", "s.t"]  # t: tensor, a: ndarray, s: numpy scalar
 
-RUST_NP_BOOL = ("Rust: convert::extract_scalar reads numpy.bool_ as a bool; PyTorch reads it as a "
-                "Python float (t + np.True_ is float32, t & np.True_ fails for 'Float')")
 NO_UINT8 = ("gradrs has no uint8: PyTorch's __array_wrap__ turns numpy's bool result into uint8, "
             "gradrs keeps bool")
 NO_INT8 = "gradrs has no int8: numpy's int8 result is refused by from_numpy (PyTorch wraps it)"
 
 
-_ARITH = ("add", "sub", "mul", "floordiv", "mod", "pow", "and_", "or_", "xor", "lshift", "rshift")
-
-
 def _known(tdt, odt, op, side):
-    if odt == "bool" and side in ("t.s", "s.t") and op in _ARITH and (tdt != "float32" or op == "sub"):
-        return RUST_NP_BOOL
     if tdt == "bool" and odt == "bool" and side == "t.a":
         if op in ("add", "mul", "matmul", "and_", "or_", "xor"):
             return NO_UINT8
         if op in ("floordiv", "mod", "pow", "lshift", "rshift"):
             return NO_INT8
-    return None
-
-
-RUST_IN_PLACE = ("Rust: Tensor.__iadd__/__isub__/__imul__/__itruediv__ (src/python/tensor.rs) "
-                 "raise TypeError for an ndarray; PyTorch's return NotImplemented, so Python "
-                 "falls back to `t + a` (numpy's add, a new float64 Tensor; t unchanged)")
-RUST_IPOW = ("Rust: Tensor has no pow_ (so no __ipow__): `t **= x` rebinds t to t ** x instead "
-             "of writing into it")
-
-
-def _in_place_known(tdt, odt, op, side):
-    if side == "t.a" and op in ("iadd", "isub", "imul", "itruediv"):
-        return RUST_IN_PLACE
-    if side == "t.s" and op == "ipow":
-        return RUST_IPOW
     return None
 
 
@@ -136,9 +114,7 @@ def _in_place_cases():
         for odt in ("float64", "int64"):
             for op in IN_PLACE:
                 for side in ("t.a", "a.t", "t.s"):
-                    reason = _in_place_known(tdt, odt, op, side)
-                    yield pytest.param(tdt, odt, op, side, marks=[_xfail(reason)] if reason else [],
-                                       id=f"{tdt}-{odt}-{op}-{side}")
+                    yield pytest.param(tdt, odt, op, side, id=f"{tdt}-{odt}-{op}-{side}")
 
 
 @pytest.mark.parametrize("tdt,odt,op,side", list(_in_place_cases()))

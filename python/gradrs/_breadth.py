@@ -1334,7 +1334,9 @@ def lcm(input, other, *, out=None):
 
 def _shift(name, input, other, left):
     for t in (input, other):
-        if isinstance(t, Tensor) and t.is_floating_point() or isinstance(t, (float, np.floating)):
+        # a numpy bool is a float to PyTorch's parser (a Python bool is a bool)
+        if isinstance(t, Tensor) and t.is_floating_point() or isinstance(
+                t, (float, np.floating, np.bool_)):
             dt = _dtype_name(t.dtype) if isinstance(t, Tensor) else "Float"
             raise NotImplementedError(f'"{name}_cpu" not implemented for \'{dt}\'')
     a, b = input, other

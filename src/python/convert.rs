@@ -142,6 +142,19 @@ pub fn number_arg(obj: &Bound<'_, PyAny>, op: &str, arg: &str) -> PyResult<Scala
     )))
 }
 
+/// A number where PyTorch's parser reads a `Scalar` operand (`t + s`, `t.add(s)`): as
+/// `extract_scalar`, except that numpy's `bool_` is no Python bool to it but a number read
+/// as a float (`t + np.True_` is float32, `int_t & np.True_` fails for 'Float').
+pub fn operand_scalar(obj: &Bound<'_, PyAny>) -> Option<Scalar> {
+    // Only a bool pays for the test: numbers take extract_scalar's fast paths.
+    match extract_scalar(obj)? {
+        Scalar::Bool(b) if !obj.is_instance_of::<PyBool>() => {
+            Some(Scalar::Float(f64::from(u8::from(b))))
+        }
+        s => Some(s),
+    }
+}
+
 /// A Python number as a scalar operand, if it is one.
 pub fn extract_scalar(obj: &Bound<'_, PyAny>) -> Option<Scalar> {
     if obj.is_instance_of::<PyBool>() {

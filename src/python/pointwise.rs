@@ -1,7 +1,7 @@
 //! Bindings of the elementwise op library (`ops::pointwise`), their in-place variants and
 //! the activation functions that `gradrs.nn.functional` calls.
 
-use super::convert::{extract_scalar, tensor_arg, NumberArg};
+use super::convert::{extract_scalar, operand_scalar, tensor_arg, NumberArg};
 use super::tensor::{wrap, PyTensor};
 use crate::dtype::Scalar;
 use crate::ops::clamp::ClampKind;
@@ -19,7 +19,7 @@ pub fn operand_arg(obj: &Bound<'_, PyAny>, op: &str, arg: &str) -> PyResult<Oper
     if let Ok(t) = obj.cast::<PyTensor>() {
         return Ok(Operand::Tensor(t.borrow().t.clone()));
     }
-    extract_scalar(obj).map(Operand::Scalar).ok_or_else(|| {
+    operand_scalar(obj).map(Operand::Scalar).ok_or_else(|| {
         super::errors::type_error(format!(
             "{op}(): argument '{arg}' must be Tensor or Number, not {}",
             obj.get_type()
@@ -314,7 +314,7 @@ impl PyTensor {
         }
     }
     fn __rmod__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
-        match extract_scalar(other) {
+        match operand_scalar(other) {
             Some(s) => super::boundary::tensor(py, || divmod::rremainder(s, &self.t)),
             None => Ok(py.NotImplemented()),
         }
@@ -340,7 +340,7 @@ impl PyTensor {
         }
     }
     fn __rfloordiv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
-        match extract_scalar(other) {
+        match operand_scalar(other) {
             Some(s) => super::boundary::tensor(py, || {
                 divmod::floor_divide(&Operand::Scalar(s), &Operand::Tensor(self.t.clone()))
             }),

@@ -2,7 +2,7 @@
 //! from Python into Rust.
 
 use super::autograd::node_object;
-use super::convert::{extract_scalar, to_list, Flag, NumberArg};
+use super::convert::{extract_scalar, operand_scalar, to_list, Flag, NumberArg};
 use super::dtype::{dtype_object, extract_dtype, PyDevice};
 use super::helpers;
 use crate::autograd::{self, BackwardOptions};
@@ -67,7 +67,35 @@ fn operand(obj: &Bound<'_, PyAny>) -> Option<Operand> {
     if let Ok(t) = obj.cast::<PyTensor>() {
         return Some(Operand::Tensor(t.borrow().t.clone()));
     }
-    extract_scalar(obj).map(Operand::Scalar)
+    operand_scalar(obj).map(Operand::Scalar)
+}
+
+/// The operand of an in-place dunder (`t += x`): a tensor or a number. Anything else fails
+/// to extract, which pyo3 answers with NotImplemented (its in-place slots return `self`
+/// otherwise): PyTorch's dunders turn `add_`'s TypeError into NotImplemented, so
+/// `t += ndarray` falls back to `t + ndarray` (numpy's add; `t` rebound, not written).
+pub(crate) struct InPlaceOperand(Operand);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for InPlaceOperand {
+    type Error = PyErr;
+    fn extract(obj: pyo3::Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        operand(&obj)
+            .map(InPlaceOperand)
+            .ok_or_else(|| super::errors::type_error("not a tensor or a number"))
+    }
+}
+
+/// `pow` / `pow_`'s TypeError for an exponent that is no tensor or number, as PyTorch's
+/// parser words it for the two overloads.
+fn pow_type_error(name: &str, exponent: &Bound<'_, PyAny>) -> PyErr {
+    let got = super::convert::type_name(exponent);
+    let desc = super::convert::arg_desc(exponent);
+    let why = format!(
+        "      didn't match because some of the arguments have invalid types: (!{desc}!)\n"
+    );
+    super::errors::type_error(format!(
+        "{name}() received an invalid combination of arguments - got ({got}), but expected one of:\n * (Tensor exponent)\n{why} * (Number exponent)\n{why}"
+    ))
 }
 
 fn operand_or_err(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Operand> {
@@ -319,6 +347,10 @@ impl PyTensor {
         other: &Bound<'_, PyAny>,
     ) -> PyResult<Py<PyAny>> {
         let o = operand_or_err(other, op.name())?;
+        Self::inplace_operand(slf, op, o)
+    }
+
+    fn inplace_operand(slf: &Bound<'_, Self>, op: BinaryOp, o: Operand) -> PyResult<Py<PyAny>> {
         // In-place writes keep the GIL: writers stay serialized (Note [Storage mutation]).
         let t = slf.borrow().t.clone();
         super::boundary::held(|| {
@@ -1138,17 +1170,27 @@ impl PyTensor {
             Err(_) => Ok(py.NotImplemented()),
         }
     }
-    fn __iadd__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<()> {
-        Self::inplace(slf, BinaryOp::Add, o).map(|_| ())
+    fn __iadd__(slf: &Bound<'_, Self>, o: InPlaceOperand) -> PyResult<()> {
+        Self::inplace_operand(slf, BinaryOp::Add, o.0).map(|_| ())
     }
-    fn __isub__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<()> {
-        Self::inplace(slf, BinaryOp::Sub, o).map(|_| ())
+    fn __isub__(slf: &Bound<'_, Self>, o: InPlaceOperand) -> PyResult<()> {
+        Self::inplace_operand(slf, BinaryOp::Sub, o.0).map(|_| ())
     }
-    fn __imul__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<()> {
-        Self::inplace(slf, BinaryOp::Mul, o).map(|_| ())
+    fn __imul__(slf: &Bound<'_, Self>, o: InPlaceOperand) -> PyResult<()> {
+        Self::inplace_operand(slf, BinaryOp::Mul, o.0).map(|_| ())
     }
-    fn __itruediv__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<()> {
-        Self::inplace(slf, BinaryOp::Div, o).map(|_| ())
+    fn __itruediv__(slf: &Bound<'_, Self>, o: InPlaceOperand) -> PyResult<()> {
+        Self::inplace_operand(slf, BinaryOp::Div, o.0).map(|_| ())
+    }
+    /// `t **= x` is `t.pow_(x)` (PyTorch's `__ipow__` is `pow_`), NotImplemented for an
+    /// exponent that is no tensor or number.
+    fn __ipow__(
+        slf: &Bound<'_, Self>,
+        o: InPlaceOperand,
+        modulo: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        let _ = modulo;
+        Self::inplace_operand(slf, BinaryOp::Pow, o.0).map(|_| ())
     }
     fn __neg__(&self, py: Python<'_>) -> R {
         self.un(py, UnaryOp::Neg)
@@ -1238,10 +1280,16 @@ impl PyTensor {
         super::boundary::tensor(py, || arithmetic::binary(BinaryOp::Div, a, o))
     }
     fn pow(&self, py: Python<'_>, exponent: &Bound<'_, PyAny>) -> R {
-        let o = operand_or_err(exponent, "pow")?;
+        let o = operand(exponent).ok_or_else(|| pow_type_error("pow", exponent))?;
         super::boundary::tensor(py, || {
             arithmetic::binary(BinaryOp::Pow, Operand::Tensor(self.t.clone()), o)
         })
+    }
+    /// `self ** exponent` written into `self` (PowBackward0 for a number, PowBackward1 for a
+    /// tensor, as `pow` records; a result dtype `self` cannot hold is refused).
+    fn pow_(slf: &Bound<'_, Self>, exponent: &Bound<'_, PyAny>) -> R {
+        let o = operand(exponent).ok_or_else(|| pow_type_error("pow_", exponent))?;
+        Self::inplace_operand(slf, BinaryOp::Pow, o)
     }
     #[pyo3(signature = (other, *, alpha=NumberArg::Absent), text_signature = "($self, other, *, alpha=1)")]
     fn add_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>, alpha: NumberArg) -> R {
