@@ -24,6 +24,46 @@ def test_cuda_is_an_alias_of_gpu():
     assert gradrs.cuda.is_available is gradrs.gpu.is_available
     assert gradrs.cuda.is_available() == gradrs.gpu.is_available()
     assert isinstance(gradrs.gpu.is_available(), bool)
+    # torch.cuda's names that CUDA programs call
+    for name in ("is_available", "device_count", "current_device", "synchronize", "manual_seed",
+                 "manual_seed_all", "memory_allocated", "max_memory_allocated",
+                 "reset_peak_memory_stats", "empty_cache", "get_device_name"):
+        assert getattr(gradrs.cuda, name) is getattr(gradrs.gpu, name)
+
+
+@needs_gpu
+def test_peak_memory():
+    gradrs.cuda.synchronize()
+    gradrs.cuda.reset_peak_memory_stats()
+    base = gradrs.cuda.memory_allocated()
+    assert gradrs.cuda.max_memory_allocated() == base
+    x = gradrs.ones(1 << 20, device="cuda")
+    y = x * 2
+    peak = gradrs.cuda.max_memory_allocated()
+    assert peak >= base + 2 * 4 * (1 << 20)
+    assert peak >= gradrs.cuda.memory_allocated()
+    del x, y
+    gradrs.cuda.synchronize()
+    assert gradrs.cuda.max_memory_allocated() == peak  # a peak stays after the memory goes
+    gradrs.cuda.reset_peak_memory_stats()
+    assert gradrs.cuda.max_memory_allocated() == gradrs.cuda.memory_allocated() < peak
+
+
+@needs_gpu
+def test_cuda_spelling_everywhere():
+    g = gradrs.device("gpu:0")
+    x = gradrs.ones(2)
+    for moved in (x.to("cuda"), x.to("cuda:0"), x.to(device="cuda"), x.cuda(),
+                  gradrs.zeros(2, device="cuda"), gradrs.tensor([1.0], device="cuda:0")):
+        assert moved.device == g and moved.is_cuda
+        assert repr(moved.device) == "device(type='gpu', index=0)"
+    assert gradrs.Generator(device="cuda").device == gradrs.Generator(device="gpu").device == g
+    with gradrs.autocast(device_type="cuda"):
+        assert (gradrs.ones(2, 2, device="cuda") @ gradrs.ones(2, 2, device="cuda")).dtype \
+            == gradrs.float16
+    with gradrs.autocast(device_type="gpu"):
+        assert (gradrs.ones(2, 2, device="gpu") @ gradrs.ones(2, 2, device="gpu")).dtype \
+            == gradrs.float16
 
 
 @needs_gpu
@@ -38,12 +78,19 @@ def test_queries_on_the_adapter():
 
 
 def test_device_objects():
-    # "cuda" is kept as spelled (PyTorch code printing its device prints the same thing) and
-    # names the same adapter as "gpu".
+    # "cuda" is an alias of "gpu" normalized at construction (DESIGN.md section 5): equal
+    # devices, one hash, the repr says gpu; no adapter needed.
     for spelling in ("gpu", "gpu:0", "cuda", "cuda:0"):
         d = gradrs.device(spelling)
-        assert (d.type, d.index, str(d)) == (spelling[:-2] if ":" in spelling else spelling,
-                                             0 if ":" in spelling else None, spelling)
+        index = 0 if ":" in spelling else None
+        assert (d.type, d.index) == ("gpu", index)
+        assert str(d) == ("gpu:0" if index == 0 else "gpu")
+        assert repr(d) == ("device(type='gpu', index=0)" if index == 0 else "device(type='gpu')")
+        assert d == gradrs.device("gpu:0" if index == 0 else "gpu")
+    assert gradrs.device("cuda", 0) == gradrs.device("gpu:0") == gradrs.device(gradrs.device("cuda:0"))
+    assert hash(gradrs.device("cuda")) == hash(gradrs.device("gpu"))
+    assert {gradrs.device("cuda:0"), gradrs.device("gpu:0")} == {gradrs.device("gpu:0")}
+    assert gradrs.device("cuda") != gradrs.device("cpu")
     assert str(gradrs.device("gpu:0")) == "gpu:0"
     assert gradrs.device("cpu") == gradrs.device("cpu")
     assert gradrs.zeros(2).device == gradrs.device("cpu")
@@ -54,7 +101,7 @@ def test_device_objects():
 @pytest.mark.parametrize("spelling", ["gpu", "gpu:0", "cuda", "cuda:0", 0])
 def test_creation_on_the_gpu(spelling):
     x = gradrs.ones(2, 3, device=spelling)
-    assert x.device == gradrs.device("gpu:0")
+    assert x.device == gradrs.device("gpu:0") == gradrs.device("cuda:0")
     assert str(x.device) == "gpu:0"
     assert x.is_cuda and not x.is_cpu
     assert x.cpu().tolist() == [[1.0] * 3] * 2
@@ -700,7 +747,9 @@ def test_no_adapter_path():
             else:
                 raise AssertionError(f"{f} did not raise")
         # The device object itself needs no adapter, as torch.device("cuda") needs no GPU.
-        assert str(gradrs.device("cuda")) == "cuda"
+        assert str(gradrs.device("cuda")) == "gpu"
+        assert gradrs.cuda.memory_allocated() == gradrs.cuda.max_memory_allocated() == 0
+        gradrs.cuda.reset_peak_memory_stats()
         # The CPU path is untouched.
         assert (gradrs.ones(3) * 2).sum().item() == 6.0
         print("ok")

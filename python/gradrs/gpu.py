@@ -30,8 +30,10 @@ __all__ = [
     "is_bf16_supported",
     "manual_seed",
     "manual_seed_all",
+    "max_memory_allocated",
     "memory_allocated",
     "memory_reserved",
+    "reset_peak_memory_stats",
     "set_device",
     "synchronize",
     "transfer_counts",
@@ -73,6 +75,17 @@ def empty_cache() -> None:
 def memory_allocated(device: object = None) -> int:
     """Bytes in GPU buffers held by live data (rounded to the pool's size classes)."""
     return _native._gpu_memory_allocated()
+
+
+def max_memory_allocated(device: object = None) -> int:
+    """The most bytes `memory_allocated()` has reported since start-up or the last
+    `reset_peak_memory_stats()`."""
+    return _native._gpu_max_memory_allocated()
+
+
+def reset_peak_memory_stats(device: object = None) -> None:
+    """Start `max_memory_allocated()` over from the bytes allocated now."""
+    _native._gpu_reset_peak_memory_stats()
 
 
 def memory_reserved(device: object = None) -> int:

@@ -129,8 +129,10 @@ pub fn parse_device(s: &str, index: Option<i64>) -> PyResult<PyDevice> {
         None => (s, index),
     };
     match kind {
+        // `cuda` is an alias of `gpu`, normalized here (DESIGN.md, section 5): the two
+        // spellings make equal devices, and the repr says `gpu`.
         "cpu" | "gpu" | "cuda" => Ok(PyDevice {
-            kind: kind.into(),
+            kind: if kind == "cuda" { "gpu" } else { kind }.into(),
             index: idx,
         }),
         _ => Err(super::errors::runtime_error(format!(

@@ -31,6 +31,16 @@ fn _gpu_memory_allocated() -> u64 {
 }
 
 #[pyfunction]
+fn _gpu_max_memory_allocated() -> u64 {
+    gpu::max_memory_allocated()
+}
+
+#[pyfunction]
+fn _gpu_reset_peak_memory_stats() {
+    gpu::reset_peak_memory_stats()
+}
+
+#[pyfunction]
 fn _gpu_memory_reserved() -> u64 {
     gpu::memory_reserved()
 }
@@ -53,6 +63,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_gpu_synchronize, m)?)?;
     m.add_function(wrap_pyfunction!(_gpu_empty_cache, m)?)?;
     m.add_function(wrap_pyfunction!(_gpu_memory_allocated, m)?)?;
+    m.add_function(wrap_pyfunction!(_gpu_max_memory_allocated, m)?)?;
+    m.add_function(wrap_pyfunction!(_gpu_reset_peak_memory_stats, m)?)?;
     m.add_function(wrap_pyfunction!(_gpu_memory_reserved, m)?)?;
     m.add_function(wrap_pyfunction!(_gpu_transfer_counts, m)?)?;
     m.add_function(wrap_pyfunction!(_gpu_dispatch_count, m)?)?;

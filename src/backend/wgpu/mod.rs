@@ -133,6 +133,19 @@ pub fn memory_allocated() -> u64 {
     context::existing().map_or(0, |g| g.pool.lock().allocated)
 }
 
+/// The most bytes `memory_allocated` has reported since start-up or the last
+/// `reset_peak_memory_stats`; 0 before the first use.
+pub fn max_memory_allocated() -> u64 {
+    context::existing().map_or(0, |g| g.pool.lock().peak)
+}
+
+/// Starts `max_memory_allocated` over from the bytes allocated now.
+pub fn reset_peak_memory_stats() {
+    if let Some(g) = context::existing() {
+        g.pool.lock().reset_peak();
+    }
+}
+
 /// Bytes held by live buffers plus the pool's cache; 0 before the first use.
 pub fn memory_reserved() -> u64 {
     context::existing().map_or(0, |g| g.pool.lock().reserved())

@@ -28,6 +28,8 @@ pub struct Pool {
     pub allocated: u64,
     /// Bytes in buffers waiting in the free lists.
     pub cached: u64,
+    /// The most `allocated` has been since start-up or the last `reset_peak`.
+    pub peak: u64,
 }
 
 impl Pool {
@@ -35,13 +37,19 @@ impl Pool {
     pub fn take(&mut self, class: u64) -> Option<::wgpu::Buffer> {
         let buf = self.free.get_mut(&class)?.pop()?;
         self.cached -= class;
-        self.allocated += class;
+        self.count_new(class);
         Some(buf)
     }
 
     /// Counts a freshly created buffer of class `class` as handed out.
     pub fn count_new(&mut self, class: u64) {
         self.allocated += class;
+        self.peak = self.peak.max(self.allocated);
+    }
+
+    /// Starts the peak over from the bytes allocated now.
+    pub fn reset_peak(&mut self) {
+        self.peak = self.allocated;
     }
 
     /// Takes back a buffer of class `class` for reuse.
