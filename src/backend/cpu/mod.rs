@@ -1,6 +1,6 @@
 //! CPU kernels: contiguous fast paths the compiler vectorizes, strided/broadcast iteration for
-//! the rest, rayon only above `PAR_THRESHOLD` elements (hand-offs cost more than tiny work), through
-//! `parallel.rs`, where the calling thread works too.
+//! the rest, threads only above `PAR_THRESHOLD` elements (hand-offs cost more than tiny work),
+//! through `parallel.rs`'s pool, where the calling thread works too.
 
 pub mod copy;
 pub mod elementwise;

@@ -1,24 +1,38 @@
-//! How kernels use threads. The calling thread works too: it and up to `threads - 1` workers of
-//! gradrs's own rayon pool take chunks from a shared counter, so a worker that wakes late (a busy
-//! machine) only finds fewer chunks left instead of stalling the op, and with one thread nothing
-//! leaves the caller. (A plain `par_iter` from outside the pool parks the caller until workers
-//! run.) The count is `set_num_threads`'s (PyTorch's `torch.set_num_threads`), by default
-//! `RAYON_NUM_THREADS` or the machine's cores; the pool has `threads - 1` workers, is built on
-//! the first parallel kernel and rebuilt when the count changes, and a forked child builds its
-//! own (Note [Fork] in `backend/fork.rs`). rayon's global pool is never used.
+//! How kernels use threads: gradrs's own pool, PyTorch's intra-op pool. The calling thread
+//! works too: it and up to `threads - 1` workers take chunks from a shared counter, so a worker
+//! that wakes late (a busy machine) only finds fewer chunks left instead of stalling the op, and
+//! with one thread nothing leaves the caller. The count is `set_num_threads`'s (PyTorch's
+//! `torch.set_num_threads`), by default `RAYON_NUM_THREADS` or the machine's cores; the pool has
+//! `threads - 1` workers, is built on the first parallel kernel and rebuilt when the count
+//! changes, and a forked child builds its own (Note [Fork] in `backend/fork.rs`).
+//!
+//! Note [Late workers]: the caller never waits for a worker that has not started. Each parallel
+//! region is one `Region` whose state word counts the workers inside it plus a CLOSED bit; a
+//! worker enters only while the region is open, and the caller closes it once every chunk is
+//! taken, then waits only for the workers inside (busy on their last chunk, so it spins briefly
+//! before it parks). A worker that wakes after the close drops its job without touching the
+//! caller's closure. (The rayon pool this replaced made the caller wait, parked, until every
+//! spawned job had run, even one that found no chunk left: two thread wake-ups on the critical
+//! path of every parallel kernel, and on a loaded 2-core machine the caller sat waiting for a
+//! worker the scheduler had not run yet.) Idle workers sleep in `park` (no spinning), and a
+//! parallel region inside another (a kernel called from a worker's chunk) runs on its thread,
+//! as PyTorch's `parallel_for` does.
 
 use super::PAR_THRESHOLD;
-use rayon::ThreadPool;
-use std::cell::RefCell;
+use std::any::Any;
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::Thread;
+use std::time::{Duration, Instant};
 
 /// The thread count kernels use, the calling thread included; 0 until first asked for.
 static THREADS: AtomicUsize = AtomicUsize::new(0);
 /// The pool's workers and the thread count they were built for. A std mutex: after a fork the
 /// child releases it (`after_fork`) without touching any other thread's state.
-type Slot = Option<(usize, Arc<ThreadPool>)>;
+type Slot = Option<(usize, Arc<Pool>)>;
 static POOL: Mutex<Slot> = Mutex::new(None);
 /// Set in a forked child: the pool in `POOL` is the parent's and has no threads here.
 static FORKED: AtomicBool = AtomicBool::new(false);
@@ -26,6 +40,9 @@ static FORKED: AtomicBool = AtomicBool::new(false);
 thread_local! {
     /// `POOL`'s guard, held by the forking thread from `before_fork` to `after_fork`.
     static HELD: RefCell<Option<MutexGuard<'static, Slot>>> = const { RefCell::new(None) };
+    /// Whether this thread is running a parallel region's work (a worker always is): a region
+    /// started from there runs on this thread alone.
+    static IN_REGION: Cell<bool> = const { Cell::new(false) };
 }
 
 /// The thread count kernels use (`get_num_threads`).
@@ -63,12 +80,12 @@ fn lock_pool() -> MutexGuard<'static, Slot> {
 
 /// The pool of `threads - 1` workers, built (or rebuilt, for another count or in a forked
 /// child) here; None if the system refuses threads, and the caller then works alone.
-fn pool(threads: usize) -> Option<Arc<ThreadPool>> {
+fn pool(threads: usize) -> Option<Arc<Pool>> {
     crate::backend::fork::register();
     let mut slot = lock_pool();
     if FORKED.swap(false, Ordering::Relaxed) {
         // The parent's workers do not exist in this process: dropping their pool would signal
-        // them and wait for nothing; leak it, as PyTorch leaks its pool after a fork.
+        // threads that are not there; leak it, as PyTorch leaks its pool after a fork.
         std::mem::forget(slot.take());
     }
     if let Some((n, p)) = slot.as_ref() {
@@ -76,12 +93,7 @@ fn pool(threads: usize) -> Option<Arc<ThreadPool>> {
             return Some(p.clone());
         }
     }
-    let built = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads - 1)
-        .thread_name(|i| format!("gradrs-worker-{i}"))
-        .build()
-        .ok()
-        .map(Arc::new);
+    let built = Pool::new(threads - 1).map(Arc::new);
     // An older pool's workers finish what they run and exit once its last user drops it.
     *slot = built.as_ref().map(|p| (threads, p.clone()));
     built
@@ -114,6 +126,183 @@ pub(crate) fn after_fork(child: bool) {
         FORKED.store(true, Ordering::Relaxed);
     }
     HELD.with(|h| h.borrow_mut().take());
+}
+
+/// The workers of one thread count.
+struct Pool {
+    workers: Vec<Worker>,
+}
+
+struct Worker {
+    queue: Arc<Queue>,
+    thread: Thread,
+}
+
+/// A worker's inbox: the regions it is asked to join, oldest first.
+#[derive(Default)]
+struct Queue {
+    jobs: parking_lot::Mutex<VecDeque<Job>>,
+    stop: AtomicBool,
+}
+
+impl Pool {
+    /// `n` workers, or None if the system refuses a thread (those already started stop).
+    fn new(n: usize) -> Option<Pool> {
+        let mut pool = Pool {
+            workers: Vec::with_capacity(n),
+        };
+        for i in 0..n {
+            let queue = Arc::new(Queue::default());
+            let q = queue.clone();
+            let handle = std::thread::Builder::new()
+                .name(format!("gradrs-worker-{i}"))
+                .spawn(move || work_loop(&q))
+                .ok()?;
+            pool.workers.push(Worker {
+                queue,
+                thread: handle.thread().clone(),
+            });
+        }
+        Some(pool)
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        for w in &self.workers {
+            w.queue.stop.store(true, Ordering::Release);
+            w.thread.unpark();
+        }
+    }
+}
+
+fn work_loop(queue: &Queue) {
+    IN_REGION.with(|r| r.set(true));
+    loop {
+        let job = queue.jobs.lock().pop_front();
+        match job {
+            Some(job) => job.run(),
+            None if queue.stop.load(Ordering::Acquire) => return,
+            // An `unpark` between the empty pop and here makes `park` return at once.
+            None => std::thread::park(),
+        }
+    }
+}
+
+/// The state word's bit saying that no worker may enter any more; the bits below count the
+/// workers inside.
+const CLOSED: usize = 1 << (usize::BITS - 1);
+
+/// One parallel region (Note [Late workers]).
+struct Region {
+    state: AtomicUsize,
+    caller: Thread,
+    /// A worker's panic, raised again on the caller.
+    panic: parking_lot::Mutex<Option<Box<dyn Any + Send>>>,
+}
+
+/// A worker's invitation to a region: `work` points at the caller's closure, valid for as
+/// long as the region is open or has a worker inside.
+struct Job {
+    region: Arc<Region>,
+    work: *const (dyn Fn() + Sync + 'static),
+}
+
+// SAFETY: `work` is only dereferenced by a worker inside its region, while the caller keeps
+// the closure (which is Sync) alive.
+unsafe impl Send for Job {}
+
+impl Job {
+    fn run(self) {
+        let region = &self.region;
+        let mut s = region.state.load(Ordering::Acquire);
+        loop {
+            if s & CLOSED != 0 {
+                return;
+            }
+            match region
+                .state
+                .compare_exchange_weak(s, s + 1, Ordering::AcqRel, Ordering::Acquire)
+            {
+                Ok(_) => break,
+                Err(now) => s = now,
+            }
+        }
+        // SAFETY: inside the open region the caller waits for this worker before it returns.
+        let work = unsafe { &*self.work };
+        if let Err(p) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)) {
+            region.panic.lock().get_or_insert(p);
+        }
+        if region.state.fetch_sub(1, Ordering::AcqRel) == CLOSED | 1 {
+            region.caller.unpark();
+        }
+    }
+}
+
+/// Closes the region and waits for the workers inside it (also when the caller's own share
+/// panics: the workers still use its closure).
+struct CloseOnDrop<'a>(&'a Region);
+
+impl Drop for CloseOnDrop<'_> {
+    fn drop(&mut self) {
+        let state = &self.0.state;
+        if state.fetch_or(CLOSED, Ordering::AcqRel) == 0 {
+            return;
+        }
+        // The workers inside are on their last chunk: spin a little, then sleep.
+        let start = Instant::now();
+        let mut spins = 0u32;
+        while state.load(Ordering::Acquire) != CLOSED {
+            if spins < 1 << 16 && (!spins.is_multiple_of(64) || start.elapsed() < SPIN_WAIT) {
+                std::hint::spin_loop();
+                spins += 1;
+            } else {
+                std::thread::park();
+            }
+        }
+    }
+}
+
+/// How long a caller spins for workers finishing their last chunk before it parks.
+const SPIN_WAIT: Duration = Duration::from_micros(50);
+
+/// Runs `work` on the calling thread and on up to `helpers` workers of `pool` that join in
+/// time (Note [Late workers]).
+fn run_region(pool: &Pool, helpers: usize, work: &(dyn Fn() + Sync)) {
+    let region = Arc::new(Region {
+        state: AtomicUsize::new(0),
+        caller: std::thread::current(),
+        panic: parking_lot::Mutex::new(None),
+    });
+    // SAFETY: only the lifetime is erased; `CloseOnDrop` keeps `work` alive while a worker
+    // may use it.
+    let ptr: *const (dyn Fn() + Sync + 'static) = unsafe { std::mem::transmute(work) };
+    for w in &pool.workers[..helpers.min(pool.workers.len())] {
+        w.queue.jobs.lock().push_back(Job {
+            region: region.clone(),
+            work: ptr,
+        });
+        w.thread.unpark();
+    }
+    {
+        let _close = CloseOnDrop(&region);
+        IN_REGION.with(|r| r.set(true));
+        let _leave = LeaveRegion;
+        work();
+    }
+    let panic = region.panic.lock().take();
+    if let Some(p) = panic {
+        std::panic::resume_unwind(p);
+    }
+}
+
+/// Marks the caller as outside a region again, also on unwinding.
+struct LeaveRegion;
+
+impl Drop for LeaveRegion {
+    fn drop(&mut self) {
+        IN_REGION.with(|r| r.set(false));
+    }
 }
 
 /// Chunk bounds: big enough that taking one is noise, small enough to balance the load.
@@ -163,7 +352,7 @@ pub fn map_chunks_by<R: Send>(
 /// as the blocks of a matrix product, whose caller decided threads pay off).
 pub fn for_each_index(n: usize, f: impl Fn(usize) + Sync) {
     let threads = num_threads();
-    let pool = if n > 1 && threads > 1 {
+    let pool = if n > 1 && threads > 1 && !IN_REGION.with(|r| r.get()) {
         pool(threads)
     } else {
         None
@@ -180,12 +369,7 @@ pub fn for_each_index(n: usize, f: impl Fn(usize) + Sync) {
         }
         f(i);
     };
-    pool.in_place_scope(|s| {
-        for _ in 1..threads.min(n) {
-            s.spawn(|_| work());
-        }
-        work();
-    });
+    run_region(&pool, threads.min(n) - 1, &work);
 }
 
 /// `f(range, part)` for consecutive ranges covering `0..n`, where `part` is
@@ -288,6 +472,46 @@ mod tests {
             for_each_index(64, |_| ids.lock().push(std::thread::current().id()));
             map_chunks(1 << 20, |_| ids.lock().push(std::thread::current().id()));
             assert!(ids.lock().iter().all(|&id| id == me));
+        });
+    }
+
+    /// A panic in any chunk reaches the caller once every worker inside has left, and the
+    /// pool serves the next region.
+    #[test]
+    fn a_chunk_panic_reaches_the_caller() {
+        with_threads(2, || {
+            for bad in [0, 63] {
+                let r = std::panic::catch_unwind(|| {
+                    for_each_index(64, |i| {
+                        std::thread::sleep(std::time::Duration::from_micros(50));
+                        assert!(i != bad, "chunk {i}");
+                    })
+                });
+                assert!(r.is_err());
+            }
+            let hits = AtomicUsize::new(0);
+            for_each_index(64, |_| {
+                hits.fetch_add(1, Ordering::Relaxed);
+            });
+            assert_eq!(hits.load(Ordering::Relaxed), 64);
+        });
+    }
+
+    /// A region started inside another one's chunk runs on that chunk's thread, whole.
+    #[test]
+    fn a_nested_region_stays_on_its_thread() {
+        with_threads(2, || {
+            let ok = AtomicUsize::new(0);
+            for_each_index(8, |_| {
+                let me = std::thread::current().id();
+                let ids = parking_lot::Mutex::new(Vec::new());
+                for_each_index(16, |_| ids.lock().push(std::thread::current().id()));
+                let ids = ids.into_inner();
+                if ids.len() == 16 && ids.iter().all(|&id| id == me) {
+                    ok.fetch_add(1, Ordering::Relaxed);
+                }
+            });
+            assert_eq!(ok.load(Ordering::Relaxed), 8);
         });
     }
 
