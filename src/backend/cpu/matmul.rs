@@ -64,11 +64,16 @@ unsafe fn gemm_one<T: Element>(
         gemm_block(dst, read_dst, a, l, b, r, m, k, n, n, scale);
         return;
     }
-    // Block widths a multiple of 16, the f32 kernel's row count.
-    let width = len.div_ceil(blocks).next_multiple_of(16);
+    // Block bounds on multiples of 16 (the f32 kernel's row count), the 16-wide units spread
+    // evenly: 784 columns in 8 blocks are 7 of 96 and one of 112, where equal widths rounded up
+    // to 112 made 7 blocks, 4 for one thread and 3 for the other. Each element's sum over k is
+    // the same whatever block it falls in (gemm cuts k by k alone).
+    let units = len.div_ceil(16);
+    let blocks = blocks.min(units);
+    let bound = move |i: usize| (i * units / blocks * 16).min(len);
     let (dst, a, b) = (dst as usize, a as usize, b as usize);
-    parallel::for_each_index(len.div_ceil(width), |i| {
-        let (start, w) = (i * width, width.min(len - i * width));
+    parallel::for_each_index(blocks, |i| {
+        let (start, w) = (bound(i), bound(i + 1) - bound(i));
         let (dst, a, b) = (dst as *mut T, a as *const T, b as *const T);
         // SAFETY: the blocks of dst are disjoint and inside it; the operand offsets stay
         // inside the caller's operands.
