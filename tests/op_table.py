@@ -2955,6 +2955,10 @@ OPS.extend([
            unary_samples() + [S(T((6,), data=[0.0, 8.0, -8.5, 30.0, 1e-10, -1e-30]), _fd=False)]),
     OpInfo("special_i1e", lambda m, x: m.special.i1e(x),
            unary_samples() + [S(T((6,), data=[0.0, 8.0, -8.5, 30.0, 1e10, -1e-30]), _fd=False)]),
+    # torch.special's declared functions (issue 24).
+    OpInfo("special_ndtri", lambda m, x: m.special.ndtri(x),
+           unary_samples() + [S(T((6,), data=[0.0, 1.0, 0.5, 1e-20, 0.9999, 1.5]), _fd=False)],
+           domain="prob"),
     OpInfo("fill_diagonal_", lambda m, x, *a, **k: x.clone().fill_diagonal_(*a, **k),
            [S(T((3, 3)), 2.0), S(T((2, 4), F64), -1.0), S(T((7, 3)), 5.0, wrap=True),
             S(T((9, 3)), 5.0, wrap=True), S(T((7, 3)), 5.0), S(T((3, 3, 3)), 1.5),

@@ -66,6 +66,7 @@ DECLARED_OPS = (
     "special_i0e",
     "special_i1",
     "special_i1e",
+    "special_ndtri",
     "atan2",
     "xlogy",
     "hypot",

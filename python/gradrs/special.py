@@ -1,16 +1,8 @@
 """`gradrs.special` (PyTorch's `torch.special`, issue 24): the gamma and modified-Bessel families
 on their declared kernels (`src/ops/unary_decl.rs`), the top-level `polygamma` / `mvlgamma`,
-PyTorch's aliases of existing ops, and `ndtr`, `entr`, `xlog1py` composed as PyTorch does.
-
-Left out, not implemented here yet with PyTorch's algorithms: `airy_ai`, `bessel_j0`,
-`bessel_j1`, `bessel_y0`, `bessel_y1`, `modified_bessel_i0`, `modified_bessel_i1`,
-`modified_bessel_k0`, `modified_bessel_k1`, `scaled_modified_bessel_k0`,
-`scaled_modified_bessel_k1`, `spherical_bessel_j0`, the orthogonal polynomials
-(`chebyshev_polynomial_t`, `chebyshev_polynomial_u`, `chebyshev_polynomial_v`,
-`chebyshev_polynomial_w`, `shifted_chebyshev_polynomial_t`, `shifted_chebyshev_polynomial_u`,
-`shifted_chebyshev_polynomial_v`, `shifted_chebyshev_polynomial_w`, `hermite_polynomial_h`,
-`hermite_polynomial_he`, `laguerre_polynomial_l`, `legendre_polynomial_p`), `gammainc`,
-`gammaincc`, `zeta`, `erfcx`, `log_ndtr` and `ndtri`.
+PyTorch's aliases of existing ops, and `ndtr`, `entr`, `xlog1py` composed as PyTorch does;
+every other declared `special_<name>` op (ndtri, the Bessel functions, ...) is exposed as
+`<name>` by the loop at the end, which also lists what is left out below.
 """
 
 import math
@@ -262,3 +254,55 @@ def _xlogy(input, other, *, out=None):
 
 
 xlogy = _parsed("special_xlogy", _xlogy)
+
+
+def _declared(op, sig):
+    """`gradrs.special.<name>` for the declared unary op `special_<name>`
+    (`src/ops/unary_decl.rs`), which has no Tensor method: `_native._unary_op` runs it, with
+    `out=` and PyTorch's argument errors (`sig`: its parser signature)."""
+    name = op[len("special_"):]
+    arg = sig[1:].split(",")[0].split()[1]
+    _argparse.SIGNATURES[op] = [sig]
+
+    def impl(*args, out=None, **kwargs):
+        x = args[0] if args else kwargs[arg]
+        if out is None:
+            return _native._unary_op(op, x)
+        return _with_out(op, out, lambda: _native._unary_op(op, x), (x,))
+
+    impl.__name__ = name
+    impl.__doc__ = (f"`gradrs.special.{name}`: PyTorch's `torch.special.{name}`, on the declared "
+                    "kernel of the same algorithm.")
+    return _parsed(op, impl)
+
+
+# Every declared `special_*` op not written out above is exposed as is, so declaring one is
+# all it takes to add it here (the names it added: `_FROM_DECLARATIONS`).
+_FROM_DECLARATIONS = []
+for _row in _native._declared_ops():
+    _name = _row["name"][len("special_"):]
+    if not _row["name"].startswith("special_") or _name in globals():
+        continue
+    if _row["kind"] != "unary":
+        continue
+    globals()[_name] = _declared(_row["name"], _row["signature"])
+    __all__.append(_name)
+    _FROM_DECLARATIONS.append(_name)
+
+# torch.special's names; the docstring lists those not here (computed, so it stays true).
+_TORCH_SPECIAL = (
+    "airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "chebyshev_polynomial_t",
+    "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w", "digamma",
+    "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammainc", "gammaincc",
+    "gammaln", "hermite_polynomial_h", "hermite_polynomial_he", "i0", "i0e", "i1", "i1e",
+    "laguerre_polynomial_l", "legendre_polynomial_p", "log1p", "log_ndtr", "log_softmax",
+    "logit", "logsumexp", "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0",
+    "modified_bessel_k1", "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round",
+    "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "shifted_chebyshev_polynomial_t",
+    "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+    "shifted_chebyshev_polynomial_w", "sinc", "softmax", "spherical_bessel_j0", "xlog1py",
+    "xlogy", "zeta",
+)
+_LEFT_OUT = [n for n in _TORCH_SPECIAL if n not in __all__]
+__doc__ += ("\nLeft out, not implemented here yet with PyTorch's algorithms: "
+            + ", ".join(f"`{n}`" for n in _LEFT_OUT) + ".\n")

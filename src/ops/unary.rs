@@ -57,6 +57,9 @@ pub enum Dtypes {
     Round(&'static str),
     /// Floating inputs only; others raise naming the kernel.
     FloatOnly(&'static str),
+    /// As `Float`, but float16 raises naming the kernel (torch.special's kernels that
+    /// PyTorch's CPU has no Half form of).
+    FloatNoHalf(&'static str),
 }
 
 /// What a derivative reads.
@@ -394,6 +397,9 @@ pub fn unary_data_args(op: UnaryOp, x: &Tensor, args: Args) -> Result<Tensor> {
     match (op.dtypes(), dtype) {
         (Dtypes::FloatOnly(kernel), d) if !d.is_floating_point() => {
             return Err(crate::dtype::unsupported(kernel, d))
+        }
+        (Dtypes::FloatNoHalf(kernel), DType::F16) => {
+            return Err(crate::dtype::unsupported(kernel, DType::F16))
         }
         (Dtypes::Round(kernel), DType::Bool) => {
             return Err(crate::dtype::unsupported(kernel, DType::Bool))

@@ -688,6 +688,19 @@ macro_rules! unary_table {
                 methods: [], inplace: [], functions: [],
                 sig: UNARY,
             }
+            // torch.special's ndtri / erfcx / log_ndtr (no Tensor methods; gradrs.special calls
+            // them, `_native._unary_op`): float16 has no kernel in PyTorch.
+            SpecialNdtri special_ndtri {
+                node: "SpecialNdtriBackward0",
+                dtypes: Dtypes::FloatNoHalf("ndtri_cpu"),
+                save: Result,
+                cpu: |v| <T as crate::ops::special_fns::SpecialFns>::ndtri(v),
+                wgsl: "ndtri_(v)",
+                // sqrt(2 pi) exp(r² / 2), in PyTorch's order.
+                grad: |g, r| mul(&mul(g, (2.0 * PI).sqrt())?, &exp(&div(&mul(r, r)?, 2.0)?)?),
+                methods: [], inplace: [], functions: [],
+                sig: UNARY,
+            }
         }
     };
 }

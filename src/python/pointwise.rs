@@ -568,7 +568,21 @@ pub fn special_i1e(py: Python<'_>, input: PyRef<'_, PyTensor>) -> R {
     special_unary(py, &input, UnaryOp::SpecialI1e)
 }
 
+/// `_native._unary_op(name, input)`: the declared unary op `name` with its default
+/// parameters; `gradrs.special` exposes the declared `special_*` ops through it.
+#[pyfunction]
+pub fn _unary_op(py: Python<'_>, name: &str, input: PyRef<'_, PyTensor>) -> R {
+    let op = UnaryOp::ALL
+        .iter()
+        .find(|op| op.name() == name)
+        .ok_or_else(|| pyo3::exceptions::PyValueError::new_err(format!("no declared unary op {name}")))?;
+    let x = input.t.clone();
+    let op = *op;
+    super::boundary::tensor(py, move || unary_args(op, &x, op.defaults()))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(_unary_op, m)?)?;
     m.add_function(wrap_pyfunction!(special_i0e, m)?)?;
     m.add_function(wrap_pyfunction!(special_i1, m)?)?;
     m.add_function(wrap_pyfunction!(special_i1e, m)?)?;
