@@ -68,6 +68,8 @@ pub enum Save {
     Nothing,
     Input,
     Result,
+    /// Not differentiable (PyTorch records no node): the result never requires grad.
+    Never,
 }
 
 /// The signature most unary functions have, as PyTorch's parser prints it.
@@ -438,12 +440,12 @@ pub fn unary(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
 /// A differentiable unary op with its parameters' values.
 pub fn unary_args(op: UnaryOp, x: &Tensor, args: Args) -> Result<Tensor> {
     let out = unary_data_args(op, x, args)?;
-    if !needs_grad(&[x]) {
+    if !needs_grad(&[x]) || op.save() == Save::Never {
         return Ok(out);
     }
     let saved = match op.save() {
         // Derivatives that read nothing allow a second backward.
-        Save::Nothing => None,
+        Save::Nothing | Save::Never => None,
         Save::Result => Some(SavedTensor::output(&out, 0)?),
         Save::Input => Some(SavedTensor::input(x)?),
     };

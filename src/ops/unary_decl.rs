@@ -701,6 +701,48 @@ macro_rules! unary_table {
                 methods: [], inplace: [], functions: [],
                 sig: UNARY,
             }
+            // torch.special's Bessel functions: not differentiable in PyTorch (no node; the
+            // result never requires grad).
+            SpecialBesselJ0 special_bessel_j0 {
+                node: "",
+                dtypes: Dtypes::FloatNoHalf("bessel_j0_cpu"),
+                save: Never,
+                cpu: |v| <T as crate::ops::special_fns::SpecialFns>::bessel_j0(v),
+                wgsl: "bessel_j0_(v)",
+                grad: |_g, _s| unreachable!("not differentiable"),
+                methods: [], inplace: [], functions: [],
+                sig: UNARY,
+            }
+            SpecialBesselJ1 special_bessel_j1 {
+                node: "",
+                dtypes: Dtypes::FloatNoHalf("bessel_j1_cpu"),
+                save: Never,
+                cpu: |v| <T as crate::ops::special_fns::SpecialFns>::bessel_j1(v),
+                wgsl: "bessel_j1_(v)",
+                grad: |_g, _s| unreachable!("not differentiable"),
+                methods: [], inplace: [], functions: [],
+                sig: UNARY,
+            }
+            SpecialBesselY0 special_bessel_y0 {
+                node: "",
+                dtypes: Dtypes::FloatNoHalf("bessel_y0_cpu"),
+                save: Never,
+                cpu: |v| <T as crate::ops::special_fns::SpecialFns>::bessel_y0(v),
+                wgsl: "bessel_y0_(v)",
+                grad: |_g, _s| unreachable!("not differentiable"),
+                methods: [], inplace: [], functions: [],
+                sig: UNARY,
+            }
+            SpecialBesselY1 special_bessel_y1 {
+                node: "",
+                dtypes: Dtypes::FloatNoHalf("bessel_y1_cpu"),
+                save: Never,
+                cpu: |v| <T as crate::ops::special_fns::SpecialFns>::bessel_y1(v),
+                wgsl: "bessel_y1_(v)",
+                grad: |_g, _s| unreachable!("not differentiable"),
+                methods: [], inplace: [], functions: [],
+                sig: UNARY,
+            }
         }
     };
 }
