@@ -134,6 +134,21 @@ pub(crate) trait SpecialFns: Real {
     fn bessel_y1(self) -> Self {
         bessel_y1(self)
     }
+    fn modified_bessel_i1(self) -> Self {
+        modified_bessel_i1(self)
+    }
+    fn modified_bessel_k0(self) -> Self {
+        modified_bessel_k0(self)
+    }
+    fn modified_bessel_k1(self) -> Self {
+        modified_bessel_k1(self)
+    }
+    fn scaled_modified_bessel_k0(self) -> Self {
+        scaled_modified_bessel_k0(self)
+    }
+    fn scaled_modified_bessel_k1(self) -> Self {
+        scaled_modified_bessel_k1(self)
+    }
 }
 impl SpecialFns for f32 {}
 impl SpecialFns for f64 {}
@@ -889,6 +904,182 @@ fn bessel_y1<T: Real>(x: T) -> T {
         + c(5.0) / x * (polevl(z, &J1_QP) / polevl(z, &J1_QQ)) * w.cos())
         * c(0.797884560802865355879892119868763737)
         / x.sqrt()
+}
+
+/// Cephes' k0 Chebyshev series (PyTorch's `modified_bessel_k0_forward`) `A`.
+const K0_A: [f64; 10] = [
+    1.37446543561352307156e-16,
+    4.25981614279661018399e-14,
+    1.03496952576338420167e-11,
+    1.90451637722020886025e-09,
+    2.53479107902614945675e-07,
+    2.28621210311945178607e-05,
+    1.26461541144692592338e-03,
+    3.59799365153615016266e-02,
+    3.44289899924628486886e-01,
+    -5.35327393233902768720e-01,
+];
+/// Cephes' k0 Chebyshev series (PyTorch's `modified_bessel_k0_forward`) `B`.
+const K0_B: [f64; 25] = [
+    5.30043377268626276149e-18,
+    -1.64758043015242134646e-17,
+    5.21039150503902756861e-17,
+    -1.67823109680541210385e-16,
+    5.51205597852431940784e-16,
+    -1.84859337734377901440e-15,
+    6.34007647740507060557e-15,
+    -2.22751332699166985548e-14,
+    8.03289077536357521100e-14,
+    -2.98009692317273043925e-13,
+    1.14034058820847496303e-12,
+    -4.51459788337394416547e-12,
+    1.85594911495471785253e-11,
+    -7.95748924447710747776e-11,
+    3.57739728140030116597e-10,
+    -1.69753450938905987466e-09,
+    8.57403401741422608519e-09,
+    -4.66048989768794782956e-08,
+    2.76681363944501510342e-07,
+    -1.83175552271911948767e-06,
+    1.39498137188764993662e-05,
+    -1.28495495816278026384e-04,
+    1.56988388573005337491e-03,
+    -3.14481013119645005427e-02,
+    2.44030308206595545468e+00,
+];
+/// Cephes' k1 Chebyshev series (PyTorch's `modified_bessel_k1_forward`) `A`.
+const K1_A: [f64; 11] = [
+    -7.02386347938628759343e-18,
+    -2.42744985051936593393e-15,
+    -6.66690169419932900609e-13,
+    -1.41148839263352776110e-10,
+    -2.21338763073472585583e-08,
+    -2.43340614156596823496e-06,
+    -1.73028895751305206302e-04,
+    -6.97572385963986435018e-03,
+    -1.22611180822657148235e-01,
+    -3.53155960776544875667e-01,
+    1.52530022733894777053e+00,
+];
+/// Cephes' k1 Chebyshev series (PyTorch's `modified_bessel_k1_forward`) `B`.
+const K1_B: [f64; 25] = [
+    -5.75674448366501715755e-18,
+    1.79405087314755922667e-17,
+    -5.68946255844285935196e-17,
+    1.83809354436663880070e-16,
+    -6.05704724837331885336e-16,
+    2.03870316562433424052e-15,
+    -7.01983709041831346144e-15,
+    2.47715442448130437068e-14,
+    -8.97670518232499435011e-14,
+    3.34841966607842919884e-13,
+    -1.28917396095102890680e-12,
+    5.13963967348173025100e-12,
+    -2.12996783842756842877e-11,
+    9.21831518760500529508e-11,
+    -4.19035475934189648750e-10,
+    2.01504975519703286596e-09,
+    -1.03457624656780970260e-08,
+    5.74108412545004946722e-08,
+    -3.50196060308781257119e-07,
+    2.40648494783721712015e-06,
+    -1.93619797416608296024e-05,
+    1.95215518471351631108e-04,
+    -2.85781685962277938680e-03,
+    1.03923736576817238437e-01,
+    2.72062619048444266945e+00,
+];
+
+
+/// PyTorch's `modified_bessel_i1_forward`: i1 with the whole float64 tables in either type and
+/// its own order of products.
+fn modified_bessel_i1<T: Real>(x: T) -> T {
+    let c = T::c;
+    let a = x.abs();
+    let out = if a <= c(8.0) {
+        chbevl(a / c(2.0) - c(2.0), &I1E_A) * a * a.exp()
+    } else {
+        a.exp() * chbevl(c(32.0) / a - c(2.0), &I1E_B) / a.sqrt()
+    };
+    if x < c(0.0) {
+        -out
+    } else {
+        out
+    }
+}
+
+
+/// K0 below 2: the series in x² - 2 less log(x/2) I0(x). PyTorch writes `log(0.5 * x)` with a
+/// double 0.5, so float32 forms this difference in float64.
+fn k0_small<T: Real>(x: T) -> T {
+    let c = T::c;
+    let s = chbevl(x * x - c(2.0), &K0_A).to_f64();
+    c(s - (0.5 * x.to_f64()).ln() * i0(x).to_f64())
+}
+
+
+/// PyTorch's `modified_bessel_k0_forward` (Cephes' k0): +inf at 0, NaN below.
+fn modified_bessel_k0<T: Real>(x: T) -> T {
+    let c = T::c;
+    if x == c(0.0) {
+        return c(f64::INFINITY);
+    }
+    if x < c(0.0) {
+        return c(f64::NAN);
+    }
+    if x <= c(2.0) {
+        return k0_small(x);
+    }
+    (-x).exp() * chbevl(c(8.0) / x - c(2.0), &K0_B) / x.sqrt()
+}
+
+
+/// PyTorch's `modified_bessel_k1_forward` (Cephes' k1): +inf at 0, NaN below.
+fn modified_bessel_k1<T: Real>(x: T) -> T {
+    let c = T::c;
+    if x == c(0.0) {
+        return c(f64::INFINITY);
+    }
+    if x < c(0.0) {
+        return c(f64::NAN);
+    }
+    if x <= c(2.0) {
+        return (c(0.5) * x).ln() * modified_bessel_i1(x) + chbevl(x * x - c(2.0), &K1_A) / x;
+    }
+    (-x).exp() * chbevl(c(8.0) / x - c(2.0), &K1_B) / x.sqrt()
+}
+
+
+/// PyTorch's `scaled_modified_bessel_k0_forward`: exp(x) K0(x).
+fn scaled_modified_bessel_k0<T: Real>(x: T) -> T {
+    let c = T::c;
+    if x == c(0.0) {
+        return c(f64::INFINITY);
+    }
+    if x < c(0.0) {
+        return c(f64::NAN);
+    }
+    if x <= c(2.0) {
+        return (chbevl(x * x - c(2.0), &K0_A) - (c(0.5) * x).ln() * i0(x)) * x.exp();
+    }
+    chbevl(c(8.0) / x - c(2.0), &K0_B) / x.sqrt()
+}
+
+
+/// PyTorch's `scaled_modified_bessel_k1_forward`: exp(x) K1(x).
+fn scaled_modified_bessel_k1<T: Real>(x: T) -> T {
+    let c = T::c;
+    if x == c(0.0) {
+        return c(f64::INFINITY);
+    }
+    if x < c(0.0) {
+        return c(f64::NAN);
+    }
+    if x <= c(2.0) {
+        return ((c(0.5) * x).ln() * modified_bessel_i1(x) + chbevl(x * x - c(2.0), &K1_A) / x)
+            * x.exp();
+    }
+    chbevl(c(8.0) / x - c(2.0), &K1_B) / x.sqrt()
 }
 
 #[cfg(test)]

@@ -743,6 +743,68 @@ macro_rules! unary_table {
                 methods: [], inplace: [], functions: [],
                 sig: UNARY,
             }
+            // The modified Bessel functions of torch.special (not differentiable; i0 is the
+            // kernel of `i0`).
+            SpecialModifiedBesselI0 special_modified_bessel_i0 {
+                node: "",
+                dtypes: Dtypes::FloatNoHalf("modified_bessel_i0_cpu"),
+                save: Never,
+                cpu: |v| <T as crate::ops::special_fns::SpecialFns>::i0(v),
+                wgsl: "i0_(v)",
+                grad: |_g, _s| unreachable!("not differentiable"),
+                methods: [], inplace: [], functions: [],
+                sig: UNARY,
+            }
+            SpecialModifiedBesselI1 special_modified_bessel_i1 {
+                node: "",
+                dtypes: Dtypes::FloatNoHalf("modified_bessel_i1_cpu"),
+                save: Never,
+                cpu: |v| <T as crate::ops::special_fns::SpecialFns>::modified_bessel_i1(v),
+                wgsl: "modified_bessel_i1_(v)",
+                grad: |_g, _s| unreachable!("not differentiable"),
+                methods: [], inplace: [], functions: [],
+                sig: UNARY,
+            }
+            SpecialModifiedBesselK0 special_modified_bessel_k0 {
+                node: "",
+                dtypes: Dtypes::FloatNoHalf("modified_bessel_k0_cpu"),
+                save: Never,
+                cpu: |v| <T as crate::ops::special_fns::SpecialFns>::modified_bessel_k0(v),
+                wgsl: "modified_bessel_k0_(v, false)",
+                grad: |_g, _s| unreachable!("not differentiable"),
+                methods: [], inplace: [], functions: [],
+                sig: UNARY,
+            }
+            SpecialModifiedBesselK1 special_modified_bessel_k1 {
+                node: "",
+                dtypes: Dtypes::FloatNoHalf("modified_bessel_k1_cpu"),
+                save: Never,
+                cpu: |v| <T as crate::ops::special_fns::SpecialFns>::modified_bessel_k1(v),
+                wgsl: "modified_bessel_k1_(v, false)",
+                grad: |_g, _s| unreachable!("not differentiable"),
+                methods: [], inplace: [], functions: [],
+                sig: UNARY,
+            }
+            SpecialScaledModifiedBesselK0 special_scaled_modified_bessel_k0 {
+                node: "",
+                dtypes: Dtypes::FloatNoHalf("scaled_modified_bessel_k0_cpu"),
+                save: Never,
+                cpu: |v| <T as crate::ops::special_fns::SpecialFns>::scaled_modified_bessel_k0(v),
+                wgsl: "modified_bessel_k0_(v, true)",
+                grad: |_g, _s| unreachable!("not differentiable"),
+                methods: [], inplace: [], functions: [],
+                sig: "(Tensor x, *, Tensor out = None)",
+            }
+            SpecialScaledModifiedBesselK1 special_scaled_modified_bessel_k1 {
+                node: "",
+                dtypes: Dtypes::FloatNoHalf("scaled_modified_bessel_k1_cpu"),
+                save: Never,
+                cpu: |v| <T as crate::ops::special_fns::SpecialFns>::scaled_modified_bessel_k1(v),
+                wgsl: "modified_bessel_k1_(v, true)",
+                grad: |_g, _s| unreachable!("not differentiable"),
+                methods: [], inplace: [], functions: [],
+                sig: "(Tensor x, *, Tensor out = None)",
+            }
         }
     };
 }
