@@ -77,6 +77,7 @@ DECLARED_OPS = (
     "special_modified_bessel_k1",
     "special_scaled_modified_bessel_k0",
     "special_scaled_modified_bessel_k1",
+    "special_spherical_bessel_j0",
     "atan2",
     "xlogy",
     "hypot",

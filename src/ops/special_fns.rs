@@ -149,6 +149,9 @@ pub(crate) trait SpecialFns: Real {
     fn scaled_modified_bessel_k1(self) -> Self {
         scaled_modified_bessel_k1(self)
     }
+    fn spherical_bessel_j0(self) -> Self {
+        spherical_bessel_j0(self)
+    }
 }
 impl SpecialFns for f32 {}
 impl SpecialFns for f64 {}
@@ -1080,6 +1083,26 @@ fn scaled_modified_bessel_k1<T: Real>(x: T) -> T {
             * x.exp();
     }
     chbevl(c(8.0) / x - c(2.0), &K1_B) / x.sqrt()
+}
+
+
+/// PyTorch's `spherical_bessel_j0_forward`: sin(x) / x, its Taylor series below 1/2, 0 at ±inf.
+fn spherical_bessel_j0<T: Real>(x: T) -> T {
+    let c = T::c;
+    if x.abs().to_f64().is_infinite() {
+        return c(0.0);
+    }
+    if x.abs() < c(0.5) {
+        let z = x * x;
+        // PyTorch forms each coefficient as a quotient in the type.
+        let k = |d: f64| c(1.0) / c(d);
+        return c(1.0)
+            + z * (-k(6.0)
+                + z * (k(120.0)
+                    + z * (-k(5040.0)
+                        + z * (k(362880.0) + z * (-k(39916800.0) + z * k(6227020800.0))))));
+    }
+    x.sin() / x
 }
 
 #[cfg(test)]

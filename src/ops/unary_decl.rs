@@ -805,6 +805,16 @@ macro_rules! unary_table {
                 methods: [], inplace: [], functions: [],
                 sig: "(Tensor x, *, Tensor out = None)",
             }
+            SpecialSphericalBesselJ0 special_spherical_bessel_j0 {
+                node: "",
+                dtypes: Dtypes::FloatNoHalf("spherical_bessel_j0_cpu"),
+                save: Never,
+                cpu: |v| <T as crate::ops::special_fns::SpecialFns>::spherical_bessel_j0(v),
+                wgsl: "spherical_bessel_j0_(v)",
+                grad: |_g, _s| unreachable!("not differentiable"),
+                methods: [], inplace: [], functions: [],
+                sig: "(Tensor x, *, Tensor out = None)",
+            }
         }
     };
 }

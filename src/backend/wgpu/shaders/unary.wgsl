@@ -1256,3 +1256,16 @@ fn modified_bessel_k1_(x: f32, scaled: bool) -> f32 {
     let r = chb_k1_b_(8.0 / x - 2.0) / sqrt(x);
     return select(exp(-x) * r, r, scaled);
 }
+
+// spherical_bessel_j0: sin(x) / x, its Taylor series below 1/2, 0 at +-inf.
+fn spherical_bessel_j0_(x: f32) -> f32 {
+    if ((bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u) {
+        return 0.0;
+    }
+    if (abs(x) < 0.5) {
+        let z = x * x;
+        return 1.0 + z * (-1.0 / 6.0 + z * (1.0 / 120.0 + z * (-1.0 / 5040.0 + z * (1.0 / 362880.0
+            + z * (-1.0 / 39916800.0 + z * (1.0 / 6227020800.0))))));
+    }
+    return trig(x, 0u) / x;
+}
