@@ -78,6 +78,8 @@ DECLARED_OPS = (
     "special_scaled_modified_bessel_k0",
     "special_scaled_modified_bessel_k1",
     "special_spherical_bessel_j0",
+    "special_erfcx",
+    "special_log_ndtr",
     "atan2",
     "xlogy",
     "hypot",

@@ -815,6 +815,33 @@ macro_rules! unary_table {
                 methods: [], inplace: [], functions: [],
                 sig: "(Tensor x, *, Tensor out = None)",
             }
+            // PyTorch's node also keeps the result; this one recomputes it from the input.
+            SpecialErfcx special_erfcx {
+                node: "SpecialErfcxBackward0",
+                dtypes: Dtypes::FloatNoHalf("erfcx_cpu"),
+                save: Input,
+                cpu: |v| <T as crate::ops::special_fns::SpecialFns>::erfcx(v),
+                wgsl: "erfcx_(v)",
+                // (2 x erfcx(x) - 2 / sqrt(pi)) g
+                grad: |g, x| mul(&sub(&mul(&mul(x, 2.0)?, &special_erfcx(x)?)?, FRAC_2_SQRT_PI)?, g),
+                methods: [], inplace: [], functions: [],
+                sig: UNARY,
+            }
+            // PyTorch's node also keeps the result; this one recomputes it from the input.
+            SpecialLogNdtr special_log_ndtr {
+                node: "SpecialLogNdtrBackward0",
+                dtypes: Dtypes::FloatNoHalf("log_ndtr_cpu"),
+                save: Input,
+                cpu: |v| <T as crate::ops::special_fns::SpecialFns>::log_ndtr(v),
+                wgsl: "log_ndtr_(v)",
+                // g / sqrt(2 pi) exp(-(log_ndtr(x) + x² / 2))
+                grad: |g, x| {
+                    let e = add(&special_log_ndtr(x)?, &div(&mul(x, x)?, 2.0)?)?;
+                    mul(&div(g, (2.0 * PI).sqrt())?, &exp(&neg(&e)?)?)
+                },
+                methods: [], inplace: [], functions: [],
+                sig: UNARY,
+            }
         }
     };
 }
