@@ -286,7 +286,8 @@ def test_top_level_polygamma_mvlgamma_errors(torch):
 
 # torch.special's functions gradrs.special takes from their declarations (`special_<name>` in
 # src/ops/unary_decl.rs): each is checked here without a line of its own.
-DECLARED = G.special._FROM_DECLARATIONS
+_KINDS = {r["name"]: r["kind"] for r in G._native._declared_ops()}
+DECLARED = [n for n in G.special._FROM_DECLARATIONS if _KINDS[f"special_{n}"] == "unary"]
 # Where the algorithms' inputs live besides GRID: (0, 1) for ndtri, the far tails of log_ndtr
 # and erfcx, the seams (5 for the Bessel J / Y, 2 for K, 50 and -6.1 / -26.7 for erfcx).
 SPECIAL_GRID = GRID + [
@@ -360,3 +361,51 @@ def test_declared_special_out(torch, name):
     (gs, g), (ts, t) = run(G), run(torch)
     assert gs == ts
     assert_same_values(g, t)
+
+
+# The declared binary ones (the orthogonal polynomials): x over a grid with the edges, n over
+# degrees around the kernels' switches (6, 8, the Hermite limits), negative, fractional, NaN.
+# Not x = NaN: PyTorch's recurrences return an uninitialized value for it past degree 1.
+DECLARED_BINARY = [n for n in G.special._FROM_DECLARATIONS if _KINDS[f"special_{n}"] == "binary"]
+X_POLY = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 0.25, 0.75, 0.999, -0.999, 1.5, -2.5, 7.0, 1e-7,
+          0.3333, math.inf, -math.inf]
+N_POLY = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 12.0, 30.0, 100.0, 129.0, 513.0,
+          -1.0, 2.7, math.nan, math.inf]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", DECLARED_BINARY)
+def test_declared_special_binary_values(torch, name, dtype):
+    x, n = (np.array(v, dtype=dtype) for v in np.meshgrid(X_POLY, N_POLY))
+    got = getattr(G.special, name)(G.tensor(x), G.tensor(n)).numpy()
+    want = getattr(torch.special, name)(torch.tensor(x), torch.tensor(n)).numpy()
+    # The recurrences' rounding (PyTorch's FMA-contracted) drifts with the degree: 8 n eps.
+    with np.errstate(invalid="ignore"):
+        drift = np.abs(got.astype(np.float64) - want) <= (
+            8 * np.maximum(np.nan_to_num(n, posinf=1), 1) * np.finfo(dtype).eps
+            * np.maximum(1.0, np.abs(want)))
+    bad = _special_bad(got, want, dtype) & ~drift
+    assert not bad.any(), list(zip(x[bad], n[bad], got[bad], want[bad]))[:8]
+
+
+@pytest.mark.parametrize("name", DECLARED_BINARY)
+def test_declared_special_binary_overloads(torch, name):
+    def run(m):
+        x = m.tensor([0.25, -0.5, 2.0], requires_grad=True)
+        n = m.tensor([3.0, 9.0, 4.0], dtype=m.float64)
+        f = getattr(m.special, name)
+        out = m.empty(3)
+        r = f(x, 5, out=out)
+        return [f(x, n), f(0.5, n), f(x, 3), f(x=x, n=n), f(m.tensor([1, 2]), 2), out, r is out,
+                f(x, n).requires_grad]
+    for g, t in zip(run(G), run(torch)):
+        if isinstance(t, bool):
+            assert g == t
+        else:
+            assert_same_values(g.detach(), t.detach())
+    assert_same_error(lambda: getattr(G.special, name)(G.ones(2, dtype=G.float16), 2),
+                      lambda: getattr(torch.special, name)(torch.ones(2, dtype=torch.float16), 2))
+    assert_same_error(lambda: getattr(G.special, name)([1.0], 2),
+                      lambda: getattr(torch.special, name)([1.0], 2))
+    assert_same_error(lambda: getattr(G.special, name)(1.0, 2),
+                      lambda: getattr(torch.special, name)(1.0, 2))

@@ -256,10 +256,11 @@ def _xlogy(input, other, *, out=None):
 xlogy = _parsed("special_xlogy", _xlogy)
 
 
-def _declared(op, sig):
+def _declared(op, sig, differentiable):
     """`gradrs.special.<name>` for the declared unary op `special_<name>`
     (`src/ops/unary_decl.rs`), which has no Tensor method: `_native._unary_op` runs it, with
-    `out=` and PyTorch's argument errors (`sig`: its parser signature)."""
+    `out=` and PyTorch's argument errors (`sig`: its parser signature; an op PyTorch records no
+    node for takes `out=` whatever requires grad)."""
     name = op[len("special_"):]
     arg = sig[1:].split(",")[0].split()[1]
     _argparse.SIGNATURES[op] = [sig]
@@ -268,7 +269,8 @@ def _declared(op, sig):
         x = args[0] if args else kwargs[arg]
         if out is None:
             return _native._unary_op(op, x)
-        return _with_out(op, out, lambda: _native._unary_op(op, x), (x,))
+        return _with_out(op, out, lambda: _native._unary_op(op, x),
+                         (x,) if differentiable else ())
 
     impl.__name__ = name
     impl.__doc__ = (f"`gradrs.special.{name}`: PyTorch's `torch.special.{name}`, on the declared "
@@ -276,17 +278,49 @@ def _declared(op, sig):
     return _parsed(op, impl)
 
 
-# Every declared `special_*` op not written out above is exposed as is, so declaring one is
-# all it takes to add it here (the names it added: `_FROM_DECLARATIONS`).
+
+def _declared_binary(op, sig, differentiable):
+    """`gradrs.special.<name>(a, b)` for the declared binary op `special_<name>`: either
+    operand may be a Python number (PyTorch's three overloads); `_native._binary_op` runs it."""
+    name = op[len("special_"):]
+    first, second = (p.split()[1] for p in sig[1:].split(",")[:2])
+    _argparse.SIGNATURES[op] = [sig, sig.replace("Tensor " + first, "Number " + first, 1),
+                                sig.replace("Tensor " + second, "Number " + second, 1)]
+
+    def impl(*args, out=None, **kwargs):
+        a = args[0] if args else kwargs[first]
+        b = args[1] if len(args) > 1 else kwargs[second]
+
+        def compute():
+            if not isinstance(a, Tensor):
+                # A 0-dim tensor promotes as PyTorch's wrapped number does.
+                return _native._binary_op(op, _G.tensor(a, device=b.device), b)
+            return _native._binary_op(op, a, b)
+        if out is None:
+            return compute()
+        inputs = (a, b) if differentiable else ()
+        return _with_out(op, out, compute, tuple(v for v in inputs if isinstance(v, Tensor)))
+
+    impl.__name__ = name
+    impl.__doc__ = (f"`gradrs.special.{name}`: PyTorch's `torch.special.{name}`, on the declared "
+                    "kernel of the same algorithm.")
+    return _parsed(op, impl)
+
+
+# Every declared `special_*` op (unary or binary) not written out above is exposed as is, so
+# declaring one is all it takes to add it here (the names it added: `_FROM_DECLARATIONS`).
 _FROM_DECLARATIONS = []
 for _row in _native._declared_ops():
     _name = _row["name"][len("special_"):]
     if not _row["name"].startswith("special_") or _name in globals():
         continue
-    if _row["kind"] != "unary":
+    if _row["kind"] == "unary":
+        globals()[_name] = _declared(_row["name"], _row["signature"], _row["node"] != "")
+    elif _row["kind"] == "binary":
+        globals()[_name] = _declared_binary(_row["name"], _row["signature"], _row["node"] != "")
+    else:
         continue
-    globals()[_name] = _declared(_row["name"], _row["signature"])
-    __all__.append(_name)
+    __all__ += [_name]
     _FROM_DECLARATIONS.append(_name)
 
 # torch.special's names; the docstring lists those not here (computed, so it stays true).

@@ -97,6 +97,140 @@ macro_rules! binary_table {
                 methods: [heaviside], inplace: [heaviside_], functions: [heaviside],
                 sig: "(Tensor input, Tensor values, *, Tensor out = None)",
             }
+            // torch.special's orthogonal polynomials in x of degree n (a float, truncated as
+            // PyTorch's kernels do): not differentiable in PyTorch (no node), float16 refused.
+            SpecialChebyshevPolynomialT special_chebyshev_polynomial_t {
+                node: "", node_scalar: "",
+                dtypes: BinaryDtypes::FloatNoHalf("chebyshev_polynomial_t_cpu"),
+                cpu: |a, b| <T as crate::ops::special_fns::SpecialFns>::chebyshev_t(a, b),
+                wgsl: "chebyshev_t_(x, y)",
+                grad_self: |_g, _a, _b| not_differentiable(),
+                grad_other: |_g, _a, _b| not_differentiable(),
+                arg: n, number: true,
+                methods: [], inplace: [], functions: [],
+                sig: "(Tensor x, Tensor n, *, Tensor out = None)",
+            }
+            SpecialChebyshevPolynomialU special_chebyshev_polynomial_u {
+                node: "", node_scalar: "",
+                dtypes: BinaryDtypes::FloatNoHalf("chebyshev_polynomial_u_cpu"),
+                cpu: |a, b| <T as crate::ops::special_fns::SpecialFns>::chebyshev_u(a, b),
+                wgsl: "chebyshev_u_(x, y)",
+                grad_self: |_g, _a, _b| not_differentiable(),
+                grad_other: |_g, _a, _b| not_differentiable(),
+                arg: n, number: true,
+                methods: [], inplace: [], functions: [],
+                sig: "(Tensor x, Tensor n, *, Tensor out = None)",
+            }
+            SpecialChebyshevPolynomialV special_chebyshev_polynomial_v {
+                node: "", node_scalar: "",
+                dtypes: BinaryDtypes::FloatNoHalf("chebyshev_polynomial_v_cpu"),
+                cpu: |a, b| <T as crate::ops::special_fns::SpecialFns>::chebyshev_v(a, b),
+                wgsl: "chebyshev_v_(x, y)",
+                grad_self: |_g, _a, _b| not_differentiable(),
+                grad_other: |_g, _a, _b| not_differentiable(),
+                arg: n, number: true,
+                methods: [], inplace: [], functions: [],
+                sig: "(Tensor x, Tensor n, *, Tensor out = None)",
+            }
+            SpecialChebyshevPolynomialW special_chebyshev_polynomial_w {
+                node: "", node_scalar: "",
+                dtypes: BinaryDtypes::FloatNoHalf("chebyshev_polynomial_w_cpu"),
+                cpu: |a, b| <T as crate::ops::special_fns::SpecialFns>::chebyshev_w(a, b),
+                wgsl: "chebyshev_w_(x, y)",
+                grad_self: |_g, _a, _b| not_differentiable(),
+                grad_other: |_g, _a, _b| not_differentiable(),
+                arg: n, number: true,
+                methods: [], inplace: [], functions: [],
+                sig: "(Tensor x, Tensor n, *, Tensor out = None)",
+            }
+            SpecialShiftedChebyshevPolynomialT special_shifted_chebyshev_polynomial_t {
+                node: "", node_scalar: "",
+                dtypes: BinaryDtypes::FloatNoHalf("shifted_chebyshev_polynomial_t_cpu"),
+                cpu: |a, b| <T as crate::ops::special_fns::SpecialFns>::shifted_chebyshev_t(a, b),
+                wgsl: "shifted_chebyshev_t_(x, y)",
+                grad_self: |_g, _a, _b| not_differentiable(),
+                grad_other: |_g, _a, _b| not_differentiable(),
+                arg: n, number: true,
+                methods: [], inplace: [], functions: [],
+                sig: "(Tensor x, Tensor n, *, Tensor out = None)",
+            }
+            SpecialShiftedChebyshevPolynomialU special_shifted_chebyshev_polynomial_u {
+                node: "", node_scalar: "",
+                dtypes: BinaryDtypes::FloatNoHalf("shifted_chebyshev_polynomial_u_cpu"),
+                cpu: |a, b| <T as crate::ops::special_fns::SpecialFns>::shifted_chebyshev_u(a, b),
+                wgsl: "shifted_chebyshev_u_(x, y)",
+                grad_self: |_g, _a, _b| not_differentiable(),
+                grad_other: |_g, _a, _b| not_differentiable(),
+                arg: n, number: true,
+                methods: [], inplace: [], functions: [],
+                sig: "(Tensor x, Tensor n, *, Tensor out = None)",
+            }
+            SpecialShiftedChebyshevPolynomialV special_shifted_chebyshev_polynomial_v {
+                node: "", node_scalar: "",
+                dtypes: BinaryDtypes::FloatNoHalf("shifted_chebyshev_polynomial_v_cpu"),
+                cpu: |a, b| <T as crate::ops::special_fns::SpecialFns>::shifted_chebyshev_v(a, b),
+                wgsl: "shifted_chebyshev_v_(x, y)",
+                grad_self: |_g, _a, _b| not_differentiable(),
+                grad_other: |_g, _a, _b| not_differentiable(),
+                arg: n, number: true,
+                methods: [], inplace: [], functions: [],
+                sig: "(Tensor x, Tensor n, *, Tensor out = None)",
+            }
+            SpecialShiftedChebyshevPolynomialW special_shifted_chebyshev_polynomial_w {
+                node: "", node_scalar: "",
+                dtypes: BinaryDtypes::FloatNoHalf("shifted_chebyshev_polynomial_w_cpu"),
+                cpu: |a, b| <T as crate::ops::special_fns::SpecialFns>::shifted_chebyshev_w(a, b),
+                wgsl: "shifted_chebyshev_w_(x, y)",
+                grad_self: |_g, _a, _b| not_differentiable(),
+                grad_other: |_g, _a, _b| not_differentiable(),
+                arg: n, number: true,
+                methods: [], inplace: [], functions: [],
+                sig: "(Tensor x, Tensor n, *, Tensor out = None)",
+            }
+            SpecialHermitePolynomialH special_hermite_polynomial_h {
+                node: "", node_scalar: "",
+                dtypes: BinaryDtypes::FloatNoHalf("hermite_polynomial_h_cpu"),
+                cpu: |a, b| <T as crate::ops::special_fns::SpecialFns>::hermite_h(a, b),
+                wgsl: "hermite_h_(x, y)",
+                grad_self: |_g, _a, _b| not_differentiable(),
+                grad_other: |_g, _a, _b| not_differentiable(),
+                arg: n, number: true,
+                methods: [], inplace: [], functions: [],
+                sig: "(Tensor x, Tensor n, *, Tensor out = None)",
+            }
+            SpecialHermitePolynomialHe special_hermite_polynomial_he {
+                node: "", node_scalar: "",
+                dtypes: BinaryDtypes::FloatNoHalf("hermite_polynomial_he_cpu"),
+                cpu: |a, b| <T as crate::ops::special_fns::SpecialFns>::hermite_he(a, b),
+                wgsl: "hermite_he_(x, y)",
+                grad_self: |_g, _a, _b| not_differentiable(),
+                grad_other: |_g, _a, _b| not_differentiable(),
+                arg: n, number: true,
+                methods: [], inplace: [], functions: [],
+                sig: "(Tensor x, Tensor n, *, Tensor out = None)",
+            }
+            SpecialLaguerrePolynomialL special_laguerre_polynomial_l {
+                node: "", node_scalar: "",
+                dtypes: BinaryDtypes::FloatNoHalf("laguerre_polynomial_l_cpu"),
+                cpu: |a, b| <T as crate::ops::special_fns::SpecialFns>::laguerre_l(a, b),
+                wgsl: "laguerre_l_(x, y)",
+                grad_self: |_g, _a, _b| not_differentiable(),
+                grad_other: |_g, _a, _b| not_differentiable(),
+                arg: n, number: true,
+                methods: [], inplace: [], functions: [],
+                sig: "(Tensor x, Tensor n, *, Tensor out = None)",
+            }
+            SpecialLegendrePolynomialP special_legendre_polynomial_p {
+                node: "", node_scalar: "",
+                dtypes: BinaryDtypes::FloatNoHalf("legendre_polynomial_p_cpu"),
+                cpu: |a, b| <T as crate::ops::special_fns::SpecialFns>::legendre_p(a, b),
+                wgsl: "legendre_p_(x, y)",
+                grad_self: |_g, _a, _b| not_differentiable(),
+                grad_other: |_g, _a, _b| not_differentiable(),
+                arg: n, number: true,
+                methods: [], inplace: [], functions: [],
+                sig: "(Tensor x, Tensor n, *, Tensor out = None)",
+            }
         }
     };
 }

@@ -35,6 +35,9 @@ pub enum BinaryDtypes {
     Float,
     /// Floating results only; others raise naming the kernel.
     FloatOnly(&'static str),
+    /// As `Float`, but float16 raises naming the kernel (torch.special's kernels that
+    /// PyTorch's CPU has no Half form of).
+    FloatNoHalf(&'static str),
     /// Both tensors of one dtype (else the message), kept: integers through the first kernel,
     /// bools through the second.
     Same(&'static str, fn(i64, i64) -> i64, fn(bool, bool) -> bool),
@@ -185,6 +188,12 @@ macro_rules! generate_binary {
 
 binary_table!(generate_binary);
 
+/// The derivative of an op PyTorch records no node for (never called: `binary_math` records
+/// none for an op whose node name is empty).
+pub fn not_differentiable() -> Result<Tensor> {
+    Err(Error::Runtime("not differentiable".into()))
+}
+
 /// The derivative PyTorch does not have: backward through the op raises.
 pub fn not_implemented(op: &str) -> Result<Tensor> {
     Err(Error::Runtime(format!(
@@ -204,6 +213,12 @@ fn operands_data(op: BinaryMathOp, a_op: &Operand, b: &Operand) -> Result<Tensor
         BinaryDtypes::Float if !dtype.is_floating_point() => dtype = crate::dtype::default_float(),
         BinaryDtypes::FloatOnly(kernel) if !dtype.is_floating_point() => {
             return Err(crate::dtype::unsupported(kernel, dtype))
+        }
+        BinaryDtypes::FloatNoHalf(kernel) if dtype == DType::F16 => {
+            return Err(crate::dtype::unsupported(kernel, dtype))
+        }
+        BinaryDtypes::FloatNoHalf(_) if !dtype.is_floating_point() => {
+            dtype = crate::dtype::default_float()
         }
         BinaryDtypes::Same(msg, ..)
             if a_op
@@ -258,7 +273,10 @@ pub fn xlogy_number_self(s: crate::dtype::Scalar, b: &Tensor) -> Result<Tensor> 
 pub fn binary_math(op: BinaryMathOp, a: &Tensor, b: Operand) -> Result<Tensor> {
     let out = binary_math_data(op, a, &b)?;
     let scalar = b.as_tensor().is_none();
-    if !needs_grad(&[a]) && !b.requires_grad() && !crate::autograd::forward::operand_tangent(&[&b])
+    // An op PyTorch records no node for: the result never requires grad.
+    let differentiable = !op.backward_name(false).is_empty();
+    if !differentiable
+        || !needs_grad(&[a]) && !b.requires_grad() && !crate::autograd::forward::operand_tangent(&[&b])
     {
         return Ok(out);
     }

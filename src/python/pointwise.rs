@@ -581,8 +581,27 @@ pub fn _unary_op(py: Python<'_>, name: &str, input: PyRef<'_, PyTensor>) -> R {
     super::boundary::tensor(py, move || unary_args(op, &x, op.defaults()))
 }
 
+/// `_native._binary_op(name, input, other)`: the declared binary op `name`, `other` a tensor
+/// or a Python number; `gradrs.special` exposes the declared `special_*` ops through it.
+#[pyfunction]
+pub fn _binary_op(
+    py: Python<'_>,
+    name: &str,
+    input: PyRef<'_, PyTensor>,
+    other: &Bound<'_, PyAny>,
+) -> R {
+    let op = crate::ops::binary_math::BinaryMathOp::ALL
+        .iter()
+        .find(|op| op.name() == name)
+        .ok_or_else(|| pyo3::exceptions::PyValueError::new_err(format!("no declared binary op {name}")))?;
+    let (op, x) = (*op, input.t.clone());
+    let b = operand_arg(other, name, "other")?;
+    super::boundary::tensor(py, move || crate::ops::binary_math::binary_math(op, &x, b))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_unary_op, m)?)?;
+    m.add_function(wrap_pyfunction!(_binary_op, m)?)?;
     m.add_function(wrap_pyfunction!(special_i0e, m)?)?;
     m.add_function(wrap_pyfunction!(special_i1, m)?)?;
     m.add_function(wrap_pyfunction!(special_i1e, m)?)?;

@@ -214,6 +214,343 @@ fn logaddexp2_(x: f32, y: f32) -> f32 {
 
 // The op (Note [Op declarations] in ops/unary.rs): the host replaces the marked expression
 // with the op's declared WGSL expression in x, y.
+// torch.special's orthogonal polynomials (special_fns.rs's, PyTorch's *_forward kernels): the
+// degree read from a float as PyTorch's static_cast<int64_t> (negative, so the polynomial is 0,
+// for NaN, infinities and values past i32).
+fn degree_(n: f32) -> i32 {
+    if (!(abs(n) < 2147483520.0)) {
+        return -1;
+    }
+    return i32(n);
+}
+
+// r = 2x q - p from (1, q1) up to degree n, stopping once q is NaN.
+fn cheb_rec_(x2: f32, q1: f32, n: i32) -> f32 {
+    var p = 1.0;
+    var q = q1;
+    var r = bitcast<f32>(0x7fc00000u);
+    for (var k = 2; k <= n && !is_nan(q); k++) {
+        r = x2 * q - p;
+        p = q;
+        q = r;
+    }
+    return r;
+}
+
+fn chebyshev_t_(x: f32, m: f32) -> f32 {
+    let n = degree_(m);
+    if (n < 0) {
+        return 0.0;
+    }
+    if (abs(x) == 1.0) {
+        return select(-1.0, 1.0, x > 0.0 || n % 2 == 0);
+    }
+    if (n > 6 && abs(x) < 1.0) {
+        return cos(f32(n) * acos(x));
+    }
+    if (n == 0) {
+        return 1.0;
+    }
+    if (n == 1) {
+        return x;
+    }
+    return cheb_rec_(x + x, x, n);
+}
+
+fn chebyshev_u_(x: f32, m: f32) -> f32 {
+    let n = degree_(m);
+    if (n < 0) {
+        return 0.0;
+    }
+    let v = f32(n + 1);
+    if (abs(x) == 1.0) {
+        return select(-v, v, x > 0.0 || n % 2 == 0);
+    }
+    if (n > 8 && abs(x) < 1.0) {
+        let a = acos(x);
+        if (sin(a) != 0.0) {
+            return sin(v * a) / sin(a);
+        }
+        return v * cos(v * a) / x;
+    }
+    if (n == 0) {
+        return 1.0;
+    }
+    if (n == 1) {
+        return x + x;
+    }
+    return cheb_rec_(x + x, x + x, n);
+}
+
+fn chebyshev_v_(x: f32, m: f32) -> f32 {
+    let n = degree_(m);
+    if (n < 0) {
+        return 0.0;
+    }
+    let odd = f32(n + n + 1);
+    if (abs(x) == 1.0) {
+        if (x > 0.0) {
+            return 1.0;
+        }
+        return select(-odd, odd, n % 2 == 0);
+    }
+    if (n > 8 && abs(x) < 1.0) {
+        let a = acos(x);
+        if (sin(a / 2.0) != 1.0) {
+            return cos((f32(n) + 0.5) * a) / cos(a / 2.0);
+        }
+        return select(-odd, odd, n % 2 == 0);
+    }
+    if (n == 0) {
+        return 1.0;
+    }
+    if (n == 1) {
+        return x + x - 1.0;
+    }
+    return cheb_rec_(x + x, x + x - 1.0, n);
+}
+
+fn chebyshev_w_(x: f32, m: f32) -> f32 {
+    let n = degree_(m);
+    if (n < 0) {
+        return 0.0;
+    }
+    let odd = f32(n + n + 1);
+    if (abs(x) == 1.0) {
+        if (x > 0.0) {
+            return odd;
+        }
+        return select(-1.0, 1.0, n % 2 == 0);
+    }
+    if (n > 8 && abs(x) < 1.0) {
+        let a = acos(x);
+        if (cos(a / 2.0) != 1.0) {
+            return sin((f32(n) + 0.5) * a) / sin(a / 2.0);
+        }
+        if (x > 0.0) {
+            return odd;
+        }
+        return select(-1.0, 1.0, n % 2 == 0);
+    }
+    if (n == 0) {
+        return 1.0;
+    }
+    if (n == 1) {
+        return x + x + 1.0;
+    }
+    return cheb_rec_(x + x, x + x + 1.0, n);
+}
+
+fn shifted_chebyshev_t_(x: f32, m: f32) -> f32 {
+    let n = degree_(m);
+    let y = x + x - 1.0;
+    if (n < 0) {
+        return 0.0;
+    }
+    if (x == 1.0) {
+        return 1.0;
+    }
+    if (x == 0.0) {
+        return select(-1.0, 1.0, n % 2 == 0);
+    }
+    if (n > 6 && abs(y) < 1.0) {
+        return cos(f32(n) * acos(y));
+    }
+    if (n == 0) {
+        return 1.0;
+    }
+    if (n == 1) {
+        return y;
+    }
+    return cheb_rec_(y + y, y, n);
+}
+
+fn shifted_chebyshev_u_(x: f32, m: f32) -> f32 {
+    let n = degree_(m);
+    let y = x + x - 1.0;
+    if (n < 0) {
+        return 0.0;
+    }
+    let v = f32(n + 1);
+    if (x == 1.0) {
+        return v;
+    }
+    if (x == 0.0) {
+        return select(-v, v, n % 2 == 0);
+    }
+    if (n > 6 && abs(y) < 1.0) {
+        let a = acos(y);
+        if (sin(a) != 0.0) {
+            return sin(v * a) / sin(a);
+        }
+        return v * cos(v * a) / y;
+    }
+    if (n == 0) {
+        return 1.0;
+    }
+    if (n == 1) {
+        return y + y;
+    }
+    return cheb_rec_(y + y, y + y, n);
+}
+
+fn shifted_chebyshev_v_(x: f32, m: f32) -> f32 {
+    let n = degree_(m);
+    let y = x + x - 1.0;
+    if (n < 0) {
+        return 0.0;
+    }
+    let odd = f32(n + n + 1);
+    if (x == 1.0) {
+        return 1.0;
+    }
+    if (x == 0.0) {
+        return select(-odd, odd, n % 2 == 0);
+    }
+    if (n > 6 && abs(y) < 1.0) {
+        let a = acos(y);
+        if (sin(a / 2.0) != 1.0) {
+            return cos((f32(n) + 0.5) * a) / cos(a / 2.0);
+        }
+        return select(-odd, odd, n % 2 == 0);
+    }
+    if (n == 0) {
+        return 1.0;
+    }
+    if (n == 1) {
+        return y + y - 1.0;
+    }
+    return cheb_rec_(y + y, y + y - 1.0, n);
+}
+
+fn shifted_chebyshev_w_(x: f32, m: f32) -> f32 {
+    let n = degree_(m);
+    let y = x + x - 1.0;
+    if (n < 0) {
+        return 0.0;
+    }
+    let odd = f32(n + n + 1);
+    if (x == 1.0) {
+        return odd;
+    }
+    if (x == 0.0) {
+        return select(-1.0, 1.0, n % 2 == 0);
+    }
+    if (n > 4 && abs(y) < 1.0) {
+        let a = acos(y);
+        if (cos(a / 2.0) != 1.0) {
+            return sin((f32(n) + 0.5) * a) / sin(a / 2.0);
+        }
+        return select(-1.0, 1.0, n % 2 == 0);
+    }
+    if (n == 0) {
+        return 1.0;
+    }
+    if (n == 1) {
+        return y + y + 1.0;
+    }
+    return cheb_rec_(y + y, y + y + 1.0, n);
+}
+
+// The physicists' Hermite polynomial; NaN past degree 128 (float32's limit in PyTorch).
+fn hermite_h_(x: f32, m: f32) -> f32 {
+    let n = degree_(m);
+    if (n < 0) {
+        return 0.0;
+    }
+    if (n == 0) {
+        return 1.0;
+    }
+    if (n == 1) {
+        return x + x;
+    }
+    if (n > 128) {
+        return bitcast<f32>(0x7fc00000u);
+    }
+    var p = 1.0;
+    var q = x + x;
+    var r = 0.0;
+    for (var k = 2; k < n + n; k += 2) {
+        r = (x + x) * q - f32(k) * p;
+        p = q;
+        q = r;
+    }
+    return r;
+}
+
+// The probabilists' Hermite polynomial.
+fn hermite_he_(x: f32, m: f32) -> f32 {
+    let n = degree_(m);
+    if (n < 0) {
+        return 0.0;
+    }
+    if (n == 0) {
+        return 1.0;
+    }
+    if (n == 1) {
+        return x;
+    }
+    if (n > 128) {
+        return bitcast<f32>(0x7fc00000u);
+    }
+    var p = 1.0;
+    var q = x;
+    var r = 0.0;
+    for (var k = 1; k < n; k++) {
+        r = x * q - f32(k) * p;
+        p = q;
+        q = r;
+    }
+    return r;
+}
+
+fn laguerre_l_(x: f32, m: f32) -> f32 {
+    let n = degree_(m);
+    if (n < 0) {
+        return 0.0;
+    }
+    if (abs(x) == 0.0 || n == 0) {
+        return 1.0;
+    }
+    if (n == 1) {
+        return 1.0 - x;
+    }
+    var p = 1.0;
+    var q = 1.0 - x;
+    var r = bitcast<f32>(0x7fc00000u);
+    for (var k = 1; k < n && !is_nan(q); k++) {
+        r = ((f32(k + k) + (1.0 - x)) * q - f32(k) * p) / f32(k + 1);
+        p = q;
+        q = r;
+    }
+    return r;
+}
+
+fn legendre_p_(x: f32, m: f32) -> f32 {
+    let n = degree_(m);
+    if (n < 0) {
+        return 0.0;
+    }
+    if (abs(x) == 1.0) {
+        return select(-1.0, 1.0, x > 0.0 || n % 2 == 0);
+    }
+    if (n == 0) {
+        return 1.0;
+    }
+    if (n == 1) {
+        return x;
+    }
+    var p = 1.0;
+    var q = x;
+    var r = bitcast<f32>(0x7fc00000u);
+    for (var k = 1; k < n && !is_nan(q); k++) {
+        r = (f32(k + k + 1) * x * q - f32(k) * p) / f32(k + 1);
+        p = q;
+        q = r;
+    }
+    return r;
+}
+
 fn declared(x: f32, y: f32) -> f32 {
     return /*expr*/ x;
 }
