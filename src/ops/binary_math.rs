@@ -276,7 +276,9 @@ pub fn binary_math(op: BinaryMathOp, a: &Tensor, b: Operand) -> Result<Tensor> {
     // An op PyTorch records no node for: the result never requires grad.
     let differentiable = !op.backward_name(false).is_empty();
     if !differentiable
-        || !needs_grad(&[a]) && !b.requires_grad() && !crate::autograd::forward::operand_tangent(&[&b])
+        || !needs_grad(&[a])
+            && !b.requires_grad()
+            && !crate::autograd::forward::operand_tangent(&[&b])
     {
         return Ok(out);
     }

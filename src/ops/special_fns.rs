@@ -665,7 +665,6 @@ const NDTRI_Q2: [f64; 9] = [
     6.79019408009981274425E-9,
 ];
 
-
 /// PyTorch's `calc_ndtri` (Cephes' ndtri): the inverse of the standard normal CDF, a rational
 /// function near 1/2, else in sqrt(-2 log y) (two tables, split at 8).
 fn ndtri<T: Real>(y0: T) -> T {
@@ -867,7 +866,6 @@ const Y1_YQ: [f64; 8] = [
     3.97270608116560655612e+18,
 ];
 
-
 /// PyTorch's `bessel_j0_forward` (Cephes' j0): a rational function in x² up to 5, with 1 - x²/4
 /// below 1e-5, then the Hankel asymptotic form in 25 / x².
 fn bessel_j0<T: Real>(x: T) -> T {
@@ -878,7 +876,8 @@ fn bessel_j0<T: Real>(x: T) -> T {
             return c(1.0) - x * x / c(4.0);
         }
         let z = x * x;
-        return (z - c(5.78318596294678452118e+00)) * (z - c(3.04712623436620863991e+01))
+        return (z - c(5.78318596294678452118e+00))
+            * (z - c(3.04712623436620863991e+01))
             * polevl(z, &J0_RP)
             / polevl(z, &J0_RQ);
     }
@@ -889,7 +888,6 @@ fn bessel_j0<T: Real>(x: T) -> T {
         * c(0.797884560802865355879892119868763737)
         / x.sqrt()
 }
-
 
 /// PyTorch's `bessel_j1_forward` (Cephes' j1, odd); its asymptotic form squares 5 / x.
 fn bessel_j1<T: Real>(x: T) -> T {
@@ -912,7 +910,6 @@ fn bessel_j1<T: Real>(x: T) -> T {
         / x.sqrt()
 }
 
-
 /// PyTorch's `bessel_y0_forward` (Cephes' y0): -inf at 0, NaN below.
 fn bessel_y0<T: Real>(x: T) -> T {
     let c = T::c;
@@ -934,7 +931,6 @@ fn bessel_y0<T: Real>(x: T) -> T {
         * c(0.797884560802865355879892119868763737)
         / x.sqrt()
 }
-
 
 /// PyTorch's `bessel_y1_forward` (Cephes' y1): -inf at 0, NaN below.
 fn bessel_y1<T: Real>(x: T) -> T {
@@ -1042,7 +1038,6 @@ const K1_B: [f64; 25] = [
     2.72062619048444266945e+00,
 ];
 
-
 /// PyTorch's `modified_bessel_i1_forward`: i1 with the whole float64 tables in either type and
 /// its own order of products.
 fn modified_bessel_i1<T: Real>(x: T) -> T {
@@ -1060,7 +1055,6 @@ fn modified_bessel_i1<T: Real>(x: T) -> T {
     }
 }
 
-
 /// K0 below 2: the series in x² - 2 less log(x/2) I0(x). PyTorch writes `log(0.5 * x)` with a
 /// double 0.5, so float32 forms this difference in float64.
 fn k0_small<T: Real>(x: T) -> T {
@@ -1068,7 +1062,6 @@ fn k0_small<T: Real>(x: T) -> T {
     let s = chbevl(x * x - c(2.0), &K0_A).to_f64();
     c(s - (0.5 * x.to_f64()).ln() * i0(x).to_f64())
 }
-
 
 /// PyTorch's `modified_bessel_k0_forward` (Cephes' k0): +inf at 0, NaN below.
 fn modified_bessel_k0<T: Real>(x: T) -> T {
@@ -1085,7 +1078,6 @@ fn modified_bessel_k0<T: Real>(x: T) -> T {
     (-x).exp() * chbevl(c(8.0) / x - c(2.0), &K0_B) / x.sqrt()
 }
 
-
 /// PyTorch's `modified_bessel_k1_forward` (Cephes' k1): +inf at 0, NaN below.
 fn modified_bessel_k1<T: Real>(x: T) -> T {
     let c = T::c;
@@ -1100,7 +1092,6 @@ fn modified_bessel_k1<T: Real>(x: T) -> T {
     }
     (-x).exp() * chbevl(c(8.0) / x - c(2.0), &K1_B) / x.sqrt()
 }
-
 
 /// PyTorch's `scaled_modified_bessel_k0_forward`: exp(x) K0(x).
 fn scaled_modified_bessel_k0<T: Real>(x: T) -> T {
@@ -1117,7 +1108,6 @@ fn scaled_modified_bessel_k0<T: Real>(x: T) -> T {
     chbevl(c(8.0) / x - c(2.0), &K0_B) / x.sqrt()
 }
 
-
 /// PyTorch's `scaled_modified_bessel_k1_forward`: exp(x) K1(x).
 fn scaled_modified_bessel_k1<T: Real>(x: T) -> T {
     let c = T::c;
@@ -1133,7 +1123,6 @@ fn scaled_modified_bessel_k1<T: Real>(x: T) -> T {
     }
     chbevl(c(8.0) / x - c(2.0), &K1_B) / x.sqrt()
 }
-
 
 /// PyTorch's `spherical_bessel_j0_forward`: sin(x) / x, its Taylor series below 1/2, 0 at ±inf.
 fn spherical_bessel_j0<T: Real>(x: T) -> T {
@@ -2145,7 +2134,11 @@ fn chebyshev_t<T: Real>(x: T, n: T) -> T {
         return c(0.0);
     }
     if x.abs() == c(1.0) {
-        return if x > c(0.0) || n % 2 == 0 { c(1.0) } else { c(-1.0) };
+        return if x > c(0.0) || n % 2 == 0 {
+            c(1.0)
+        } else {
+            c(-1.0)
+        };
     }
     if n > 6 && x.abs() < c(1.0) {
         return (c(n as f64) * x.acos()).cos();
@@ -2419,7 +2412,11 @@ fn legendre_p<T: Real>(x: T, n: T) -> T {
         return c(0.0);
     }
     if x.abs() == c(1.0) {
-        return if x > c(0.0) || n % 2 == 0 { c(1.0) } else { c(-1.0) };
+        return if x > c(0.0) || n % 2 == 0 {
+            c(1.0)
+        } else {
+            c(-1.0)
+        };
     }
     match n {
         0 => c(1.0),

@@ -575,7 +575,9 @@ pub fn _unary_op(py: Python<'_>, name: &str, input: PyRef<'_, PyTensor>) -> R {
     let op = UnaryOp::ALL
         .iter()
         .find(|op| op.name() == name)
-        .ok_or_else(|| pyo3::exceptions::PyValueError::new_err(format!("no declared unary op {name}")))?;
+        .ok_or_else(|| {
+            pyo3::exceptions::PyValueError::new_err(format!("no declared unary op {name}"))
+        })?;
     let x = input.t.clone();
     let op = *op;
     super::boundary::tensor(py, move || unary_args(op, &x, op.defaults()))
@@ -593,7 +595,9 @@ pub fn _binary_op(
     let op = crate::ops::binary_math::BinaryMathOp::ALL
         .iter()
         .find(|op| op.name() == name)
-        .ok_or_else(|| pyo3::exceptions::PyValueError::new_err(format!("no declared binary op {name}")))?;
+        .ok_or_else(|| {
+            pyo3::exceptions::PyValueError::new_err(format!("no declared binary op {name}"))
+        })?;
     let (op, x) = (*op, input.t.clone());
     let b = operand_arg(other, name, "other")?;
     super::boundary::tensor(py, move || crate::ops::binary_math::binary_math(op, &x, b))
