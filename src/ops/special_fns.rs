@@ -10,7 +10,7 @@
 // can be checked against the source.
 #![allow(clippy::excessive_precision)]
 
-use std::f64::consts::{FRAC_2_SQRT_PI, PI};
+use std::f64::consts::{FRAC_2_PI, FRAC_2_SQRT_PI, FRAC_PI_4, PI};
 use std::ops::{Add, Div, Mul, Neg, Sub};
 
 /// The arithmetic the kernels below are written in, for `f32` and `f64`.
@@ -882,7 +882,7 @@ fn bessel_j0<T: Real>(x: T) -> T {
             / polevl(z, &J0_RQ);
     }
     let z = c(25.0) / (x * x);
-    let w = x - c(0.785398163397448309615660845819875721);
+    let w = x - c(FRAC_PI_4);
     (polevl(z, &J0_PP) / polevl(z, &J0_PQ) * w.cos()
         - c(5.0) / x * (polevl(z, &J0_QP) / polevl(z, &J0_QQ)) * w.sin())
         * c(0.797884560802865355879892119868763737)
@@ -921,11 +921,10 @@ fn bessel_y0<T: Real>(x: T) -> T {
             return c(f64::NAN);
         }
         let z = x * x;
-        return polevl(z, &Y0_YP) / polevl(z, &Y0_YQ)
-            + c(0.636619772367581343075535053490057448) * x.ln() * bessel_j0(x);
+        return polevl(z, &Y0_YP) / polevl(z, &Y0_YQ) + c(FRAC_2_PI) * x.ln() * bessel_j0(x);
     }
     let z = c(25.0) / (x * x);
-    let w = x - c(0.785398163397448309615660845819875721);
+    let w = x - c(FRAC_PI_4);
     (polevl(z, &J0_PP) / polevl(z, &J0_PQ) * w.sin()
         + c(5.0) / x * (polevl(z, &J0_QP) / polevl(z, &J0_QQ)) * w.cos())
         * c(0.797884560802865355879892119868763737)
@@ -944,7 +943,7 @@ fn bessel_y1<T: Real>(x: T) -> T {
         }
         let z = x * x;
         return x * (polevl(z, &Y1_YP) / polevl(z, &Y1_YQ))
-            + c(0.636619772367581343075535053490057448) * (bessel_j1(x) * x.ln() - c(1.0) / x);
+            + c(FRAC_2_PI) * (bessel_j1(x) * x.ln() - c(1.0) / x);
     }
     let z = c(5.0) / x * (c(5.0) / x);
     let w = x - c(2.356194490192344928846982537459627163);
