@@ -102,6 +102,10 @@ def test_retain_graph_keeps_it(torch):
                                     is_grads_batched=True),
     # an empty batch
     lambda m, x, y: m.autograd.grad(y, x, m.ones(0, 3), is_grads_batched=True),
+    # a None grad_output (its output needs no grad) cannot be mapped over
+    lambda m, x, y: m.autograd.grad(y.detach(), x, None, is_grads_batched=True),
+    lambda m, x, y: m.autograd.grad([y, y.detach()], x, [m.ones(2, 3), None],
+                                    is_grads_batched=True),
     lambda m, x, y: m.autograd.grad(y, [], m.ones(3)),
     lambda m, x, y: m.autograd.grad(y, collections.OrderedDict(a=x), m.ones(3)),
     lambda m, x, y: m.autograd.grad(y, x, m.ones(3), allow_unused=False,

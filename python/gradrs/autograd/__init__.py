@@ -106,7 +106,7 @@ def _batched_grad(outs, ins, gos, retain_graph, create_graph, allow_unused):
     if len(gos) != len(outs):
         # the unbatched path raises PyTorch's message for a missing or miscounted grad_outputs
         return _native._grad(outs, ins, gos, retain_graph, create_graph, allow_unused)
-    batched, sizes = [], []
+    batched = []
     for i, (out, g) in enumerate(zip(outs, gos)):
         if isinstance(g, _native.Tensor):
             first = g[0]
@@ -133,18 +133,22 @@ def _batched_grad(outs, ins, gos, retain_graph, create_graph, allow_unused):
         elif g is not None:
             return _native._grad(outs, ins, gos, retain_graph, create_graph, allow_unused)
         batched.append(g)
-        if g is not None:
-            sizes.append(g.shape[0])
+    if any(g is None for g in batched):
+        # PyTorch maps over every grad_output, and a None one (an output needing no grad) fails
+        raise ValueError("vmap(vjp, in_dims=0, ...)(<inputs>): Got in_dim=0 for an input but the "
+                         "input is of type <class 'NoneType'>. We cannot vmap over non-Tensor "
+                         "arguments, please use None as the respective in_dim")
+    sizes = [g.shape[0] for g in batched]
     if len(set(sizes)) > 1:
         raise ValueError("vmap: Expected all tensors to have the same size in the mapped "
                          f"dimension, got sizes {sizes} for the mapped dimension")
     if retain_graph is None:
         retain_graph = create_graph
-    size = sizes[0] if sizes else 0
+    size = sizes[0]
     per_sample = []
     for b in range(size):
         last = b == size - 1
-        per_sample.append(_native._grad(outs, ins, [None if g is None else g[b] for g in batched],
+        per_sample.append(_native._grad(outs, ins, [g[b] for g in batched],
                                         retain_graph or not last, create_graph, allow_unused))
     return tuple(None if per_sample[0][k] is None else
                  _native.stack([r[k] for r in per_sample]) for k in range(len(ins)))
