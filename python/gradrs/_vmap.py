@@ -1189,3 +1189,59 @@ def first_sample(tree, lvl):
         p = _phys(x, lvl)
         out.append(x if p is None else p.select(0, 0))
     return _unflatten(out, spec)
+
+
+def batched_autograd_grad(outs, ins, gos, retain_graph, create_graph, allow_unused):
+    """`autograd.grad` handed BatchedTensors (Note [vmap]). Outputs and inputs batched at the
+    innermost level: one backward of the physical outputs, since no sample's output reads
+    another sample's slice of the inputs. Outputs and inputs unbatched with batched
+    grad_outputs (a batch of vectors for one graph, as gradcheck's check_batched_grad and
+    `vjp_fn` under vmap ask): `is_grads_batched`'s backward per vector over the one graph,
+    never the function rerun. Anything else (an unbatched input of a batched output, whose
+    per-sample gradient is not a slice of one backward) takes the per-call fallback."""
+    from .autograd import _batched_grad
+
+    lvl = _top(list(outs) + list(ins) + list(gos or []))
+    if gos is None:
+        gos = [None] * len(outs)
+    if len(gos) != len(outs):
+        raise _Fallback()  # the per-sample call raises PyTorch's count message
+    if any(isinstance(t, BatchedTensor) for t in list(outs) + list(ins)):
+        if not all(_phys(t, lvl) is not None for t in ins):
+            raise _Fallback()
+        pins = [_phys(t, lvl) for t in ins]
+        pouts, pgos = [], []
+        for o, g in zip(outs, gos):
+            po = _phys(o, lvl)
+            if po is None:
+                if isinstance(o, BatchedTensor):
+                    raise _Fallback()
+                continue  # reads no batched input: nothing of it reaches the inputs
+            if g is None:
+                if o.numel() != 1:
+                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                g = _native.ones_like(po)
+            else:
+                pg = _phys(g, lvl)
+                g = pg if pg is not None else g.unsqueeze(0).expand(po.shape)
+            pouts.append(po)
+            pgos.append(g)
+        if not all(isinstance(t, Tensor) for t in pins + pouts + pgos):
+            raise _Fallback()
+        if not pouts:
+            raise _Fallback()
+        grads = _native._grad(pouts, pins, pgos, retain_graph, create_graph, allow_unused)
+        return tuple(None if g is None else BatchedTensor(g, lvl) for g in grads)
+    size = next(g for g in gos if _phys(g, lvl) is not None)._size()
+    pgos = []
+    for g in gos:
+        pg = _phys(g, lvl)
+        if pg is None:
+            if g is None:
+                raise _Fallback()  # an implicit ones per sample: the per-call run says so
+            pg = g.unsqueeze(0).expand(size, *g.shape)
+        if not isinstance(pg, Tensor):
+            raise _Fallback()
+        pgos.append(pg)
+    grads = _batched_grad(list(outs), list(ins), pgos, retain_graph, create_graph, allow_unused)
+    return tuple(None if g is None else BatchedTensor(g, lvl) for g in grads)

@@ -20,7 +20,7 @@ from .gradcheck import gradcheck, gradgradcheck
 def _as_list(x):
     if x is None:
         return None
-    if isinstance(x, _native.Tensor):
+    if isinstance(x, _native.Tensor) or hasattr(type(x), "_vmap_level"):
         return [x]
     return list(x)
 
@@ -69,7 +69,7 @@ def grad(outputs: _native.Tensor | _Sequence[_native.Tensor],
     if allow_unused is None:
         allow_unused = materialize_grads
     keys = None
-    if isinstance(inputs, _native.Tensor):
+    if isinstance(inputs, _native.Tensor) or hasattr(type(inputs), "_vmap_level"):
         ins = [inputs]
     elif type(inputs) is dict:
         keys, ins = list(inputs), list(inputs.values())
@@ -85,6 +85,11 @@ def grad(outputs: _native.Tensor | _Sequence[_native.Tensor],
                        "To accumulate gradient for other parts of the graph, please use "
                        "gradrs.autograd.backward.", FutureWarning, stacklevel=2)
     outs, gos = _as_list(outputs), _as_list(grad_outputs)
+    if not is_grads_batched and any(hasattr(type(t), "_vmap_level")
+                                    for t in outs + ins + (gos or [])):
+        # Under vmap (BatchedTensors): its batching rule, Note [vmap].
+        from .._vmap import batched_autograd_grad
+        return batched_autograd_grad(outs, ins, gos, retain_graph, create_graph, allow_unused)
     if is_grads_batched:
         result = _batched_grad(outs, ins, gos, retain_graph, create_graph, allow_unused)
     else:
