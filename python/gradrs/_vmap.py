@@ -215,6 +215,12 @@ class BatchedTensor:
             raise TypeError("len() of a 0-d tensor")
         return self.shape[0]
 
+    def is_floating_point(self):
+        return self._value.is_floating_point()
+
+    def is_complex(self):
+        return self._value.is_complex()
+
     def is_contiguous(self, memory_format=None):
         return self._value.is_contiguous()
 
@@ -785,7 +791,7 @@ BatchedTensor.take_along_dim = lambda self, indices, dim=None: (
 
 def _index_select(self, dim, index):
     if isinstance(index, BatchedTensor):
-        return _per_sample("index_select", (self, dim, index), {}, _top((self, index)))
+        return _index_select_batched(self, dim, index)
     return BatchedTensor(self._value.index_select(_norm_dim(dim, self.dim()) + 1, index),
                          self._level)
 
@@ -1245,3 +1251,227 @@ def batched_autograd_grad(outs, ins, gos, retain_graph, create_graph, allow_unus
         pgos.append(pg)
     grads = _batched_grad(list(outs), list(ins), pgos, retain_graph, create_graph, allow_unused)
     return tuple(None if g is None else BatchedTensor(g, lvl) for g in grads)
+
+
+# ---- nn.functional rules: convolution, embedding, losses (functorch's batch rules) ----------
+
+
+def _expand_to(x, size):
+    """``x`` (unbatched) repeated over a batch of ``size`` as a stride-0 view."""
+    return x.unsqueeze(0).expand(size, *x.shape)
+
+
+def _plain(*ts):
+    """Whether every physical is a native tensor (a nested level's rule is not ours)."""
+    return all(t is None or isinstance(t, Tensor) for t in ts)
+
+
+def conv(input, weight, bias, stride, padding, dilation, groups, nd):
+    """F.conv{nd}d with batched operands, one native convolution (functorch's rule): a batched
+    input alone folds the vmap batch into the conv batch; a batched weight folds it into the
+    output channels of each group; both batched fold it into the groups. A batched bias is
+    added after."""
+    from .nn import functional as F
+
+    lvl = _top((input, weight, bias))
+    pi, pw, pb = _phys(input, lvl), _phys(weight, lvl), _phys(bias, lvl)
+    if not _plain(pi, pw, pb) or any(isinstance(t, BatchedTensor) and _phys(t, lvl) is None
+                                     for t in (input, weight, bias)):
+        raise _Fallback()
+    if input.dim() not in (nd + 1, nd + 2):
+        raise RuntimeError(
+            f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to conv{nd}d, but got "
+            f"input of size: {list(input.shape)}")
+    size = next(p for p in (pi, pw, pb) if p is not None).shape[0]
+    unbatched = input.dim() == nd + 1
+    if pb is not None:
+        if pi is None and pw is None:
+            out = F._conv(input, weight, None, stride, padding, dilation, groups, nd)
+        else:
+            out = conv(input, weight, None, stride, padding, dilation, groups, nd)
+        return out + BatchedTensor(pb.reshape(size, -1, *([1] * nd)), lvl)
+    if pw is None:
+        # (B, [N,] C, *) -> (B * N, C, *): the batch of samples is the conv's batch.
+        x = pi if unbatched else pi.reshape(-1, *pi.shape[2:])
+        out = F._conv(x, weight, bias, stride, padding, dilation, groups, nd)
+        return BatchedTensor(out if unbatched else out.reshape(size, -1, *out.shape[1:]), lvl)
+    x = input if pi is None else pi
+    if pi is not None and unbatched:
+        x = x.unsqueeze(1)  # (B, 1, C, *)
+    elif pi is None and unbatched:
+        x = x.unsqueeze(0)
+    cout = pw.shape[1]
+    g = groups
+    # (B, Cout, Cin/g, *k) -> (g * B * Cout/g, Cin/g, *k) (group-major) or, with a batched
+    # input, (B * Cout, ...) whose groups are B * g.
+    if pi is None:
+        w = pw.reshape(size, g, cout // g, *pw.shape[2:]).transpose(0, 1)
+        w = w.reshape(size * cout, *pw.shape[2:])
+        out = F._conv(x, w, None, stride, padding, dilation, g, nd)  # (N, g*B*Cout/g, *)
+        out = out.reshape(out.shape[0], g, size, cout // g, *out.shape[2:])
+        out = out.movedim(2, 0).reshape(size, out.shape[0], cout, *out.shape[4:])
+    else:
+        n = x.shape[1]
+        xi = x.transpose(0, 1).reshape(n, size * x.shape[2], *x.shape[3:])
+        w = pw.reshape(size * cout, *pw.shape[2:])
+        out = F._conv(xi, w, None, stride, padding, dilation, size * g, nd)  # (N, B*Cout, *)
+        out = out.reshape(n, size, cout, *out.shape[2:]).transpose(0, 1)
+    return BatchedTensor(out.squeeze(1) if unbatched else out, lvl)
+
+
+def embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse):
+    """F.embedding with batched indices (one lookup of the physical indices) or a batched weight
+    with batched indices (the samples' tables stacked, the indices offset into them)."""
+    from . import arange
+    from .nn import functional as F
+
+    lvl = _top((input, weight))
+    pi, pw = _phys(input, lvl), _phys(weight, lvl)
+    if not _plain(pi, pw):
+        raise _Fallback()
+    if pw is None:
+        if isinstance(weight, BatchedTensor):
+            raise _Fallback()
+        return BatchedTensor(F.embedding(pi, weight, padding_idx, max_norm, norm_type,
+                                         scale_grad_by_freq, sparse), lvl)
+    if pi is None or max_norm is not None or scale_grad_by_freq or padding_idx is not None:
+        raise _Fallback()  # the per-sample lookup (a batched table read with shared indices)
+    if pw.dim() != 3:
+        raise RuntimeError("'weight' must be 2-D")
+    size, rows = pw.shape[0], pw.shape[1]
+    if input.device.type == "cpu" and pi.numel() and bool(((pi < 0) | (pi >= rows)).any()):
+        raise IndexError("index out of range in self")
+    offset = (arange(size, device=pi.device) * rows).reshape(size, *([1] * (pi.dim() - 1)))
+    out = F.embedding(pi + offset, pw.reshape(size * rows, pw.shape[2]), None, None,
+                      norm_type, False, sparse)
+    return BatchedTensor(out, lvl)
+
+
+def _fold_loss(input, target, lvl, classes_first):
+    """Physical input and target of a per-element loss with the vmap batch folded into the
+    loss's batch: (B, N, C, *) -> (B * N, C, *); a sample without a batch dim (C) keeps B as
+    N. Returns them and the per-sample shape of the unreduced loss."""
+    pi, pt = _phys(input, lvl), _phys(target, lvl)
+    size = (pi if pi is not None else pt).shape[0]
+    if pi is None:
+        pi = _expand_to(input, size)
+    if pt is None:
+        pt = _expand_to(target, size)
+    if input.dim() <= 1:
+        return pi, pt, ()
+    shape = (input.shape[0],) + tuple(input.shape[2:])
+    return pi.reshape(-1, *pi.shape[2:]), pt.reshape(-1, *pt.shape[2:]), shape
+
+
+def _loss_reduce(none, size, shape, reduction, denom):
+    per = none.reshape(size, *shape)
+    if reduction == "none":
+        return per
+    total = per.reshape(size, -1).sum(1)
+    return total if reduction == "sum" else total / denom
+
+
+def _class_weight_total(pt, weight, ignore_index, size, dtype):
+    """Each sample's sum of the kept targets' class weights (the 'mean' denominator)."""
+    from . import where
+
+    keep = pt != ignore_index
+    if weight is None:
+        w = keep.to(dtype)
+    else:
+        # the weight is not differentiated through nll_loss (PyTorch's op is not)
+        w = weight.detach()[where(keep, pt, pt * 0)] * keep.to(dtype)
+    return w.reshape(size, -1).sum(1)
+
+
+def _loss_args(input, target, weight):
+    lvl = _top((input, target, weight))
+    pi, pt = _phys(input, lvl), _phys(target, lvl)
+    if weight is not None and not isinstance(weight, Tensor):
+        raise _Fallback()  # a batched class weight: per sample
+    if not _plain(pi, pt) or any(isinstance(t, BatchedTensor) and _phys(t, lvl) is None
+                                 for t in (input, target)):
+        raise _Fallback()
+    return lvl
+
+
+def nll_loss(input, target, weight, ignore_index, reduction):
+    """F.nll_loss with batched input and/or target: the unreduced loss of the folded batch,
+    then each sample's sum, or its sum over the kept targets' weights."""
+    from .nn import functional as F
+
+    lvl = _loss_args(input, target, weight)
+    size = (_phys(input, lvl) if _phys(input, lvl) is not None else _phys(target, lvl)).shape[0]
+    pi, pt, shape = _fold_loss(input, target, lvl, True)
+    none = F.nll_loss(pi, pt, weight, None, ignore_index, None, "none")
+    denom = None
+    if reduction == "mean":
+        denom = _class_weight_total(pt, weight, ignore_index, size, none.dtype)
+    return BatchedTensor(_loss_reduce(none, size, shape, reduction, denom), lvl)
+
+
+def cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing):
+    """F.cross_entropy with batched input and/or target, as `nll_loss`'s rule; probability
+    targets average over a sample's elements."""
+    from .nn import functional as F
+
+    lvl = _loss_args(input, target, weight)
+    size = (_phys(input, lvl) if _phys(input, lvl) is not None else _phys(target, lvl)).shape[0]
+    pi, pt, shape = _fold_loss(input, target, lvl, True)
+    none = F.cross_entropy(pi, pt, weight, None, ignore_index, None, "none", label_smoothing)
+    denom = None
+    if reduction == "mean":
+        if pt.is_floating_point():
+            c = input.shape[0 if input.dim() == 1 else 1]
+            denom = input.numel() // c if input.numel() else float("nan")
+        else:
+            denom = _class_weight_total(pt, weight, ignore_index, size, none.dtype)
+    return BatchedTensor(_loss_reduce(none, size, shape, reduction, denom), lvl)
+
+
+def _index_select_batched(self, dim, index):
+    """``index_select`` with a batched index: a gather of the index broadcast over the other
+    dims (each sample picks its own rows)."""
+    lvl = _top((self, index))
+    ps, pi = _phys(self, lvl), _phys(index, lvl)
+    if not _plain(ps, pi) or (ps is None and isinstance(self, BatchedTensor)):
+        raise _Fallback()
+    rank = self.dim()
+    if rank == 0 or index.dim() > 1:
+        return _per_sample("index_select", (self, dim, index), {}, lvl)
+    size = pi.shape[0]
+    if ps is None:
+        ps = _expand_to(self, size)
+    d = _norm_dim(dim, rank)
+    k = pi.reshape(size, -1)
+    shape = [size] + [1] * rank
+    shape[d + 1] = k.shape[1]
+    full = list(ps.shape)
+    full[d + 1] = k.shape[1]
+    return BatchedTensor(ps.gather(d + 1, k.reshape(shape).expand(full)), lvl)
+
+
+def batched_leaves(flat, lvl):
+    """`vjp`'s differentiable inputs inside vmap: each a batched leaf of ``lvl`` (an unbatched
+    one expanded over the batch, a view), so one backward gives every sample's products."""
+    from .autograd import forward_ad as _fwAD
+
+    size = next(x for x in flat if _phys(x, lvl) is not None)._size()
+    leaves = []
+    for d in flat:
+        p = _phys(d, lvl)
+        if p is None:
+            if not isinstance(d, Tensor):
+                raise _Fallback()
+            p = _expand_to(d.detach(), size)
+        if not isinstance(p, Tensor) or _fwAD.unpack_dual(p).tangent is not None:
+            raise _Fallback()
+        leaves.append(BatchedTensor(p.detach().requires_grad_(), lvl))
+    return leaves
+
+
+def zeros_like(x):
+    """``zeros_like`` of a tensor or a BatchedTensor (its own level's batch kept)."""
+    if isinstance(x, BatchedTensor):
+        return BatchedTensor(zeros_like(x._value), x._level)
+    return _native.zeros_like(x)

@@ -119,13 +119,6 @@ def _replace(args, argnums, new):
     return tuple(args)
 
 
-def _no_batched(tree):
-    """Inside `vmap`, transforms other than `grad` run one sample at a time (vmap's per-call
-    fallback), which this asks for."""
-    if _vmap._top(_flatten(tree)[0]):
-        raise _vmap._Fallback()
-
-
 # ---- forward mode ------------------------------------------------------------------------
 
 
@@ -270,10 +263,12 @@ def _create_differentiable(x):
 def vjp(func, *primals, has_aux=False):
     """``(func(*primals), vjp_fn)``: ``vjp_fn(v)`` is ``v^T J`` for each primal."""
     from .autograd import grad as _grad
-    _no_batched(primals)
     with enable_grad():
         flat_p, spec_p = _flatten(primals)
-        diff = [_create_differentiable(p) for p in flat_p]
+        lvl = _vmap._top(flat_p)
+        # Inside vmap: batched leaves, so vjp_fn is one backward for the batch (Note [vmap]).
+        diff = (_vmap.batched_leaves(flat_p, lvl) if lvl else
+                [_create_differentiable(p) for p in flat_p])
         result = func(*_unflatten(diff, spec_p))
         aux = None
         if has_aux:
@@ -283,7 +278,7 @@ def vjp(func, *primals, has_aux=False):
             result, aux = result
         flat_out, spec_out = _flatten(result)
         for o in flat_out:
-            if not isinstance(o, _native.Tensor):
+            if not _vmap._is_tensor(o):
                 raise RuntimeError("vjp(f, *primals): Expected f to be a function that has "
                                    f"only tensor outputs, got {type(o)}")
 
@@ -300,7 +295,7 @@ def vjp(func, *primals, has_aux=False):
         grads = _grad([o for o, _ in pairs], diff, [c for _, c in pairs],
                       retain_graph=retain_graph, create_graph=create_graph,
                       allow_unused=True) if pairs else [None] * len(diff)
-        grads = [g if g is not None else _native.zeros_like(p) for g, p in zip(grads, diff)]
+        grads = [g if g is not None else _vmap.zeros_like(p) for g, p in zip(grads, diff)]
         return _unflatten(grads, spec_p)
 
     outs = _unflatten([o.detach() for o in flat_out], spec_out)

@@ -581,6 +581,9 @@ def nll_loss(input: _Tensor, target: _Tensor, weight: _Tensor | None = None,
         tensor(0.2413)
     """
     code = _reduction_code(reduction)
+    if any(hasattr(type(t), "_vmap_level") for t in (input, target, weight)):
+        from .. import _vmap  # under vmap: its batching rule (Note [vmap])
+        return _vmap.nll_loss(input, target, weight, ignore_index, ("none", "mean", "sum")[code])
     if input.dim() > 2:
         spatial = (input.shape[0],) + tuple(input.shape[2:])
 
@@ -624,6 +627,10 @@ def cross_entropy(input: _Tensor, target: _Tensor, weight: _Tensor | None = None
         raise RuntimeError(
             f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}"
         )
+    if any(hasattr(type(t), "_vmap_level") for t in (input, target, weight)):
+        from .. import _vmap  # under vmap: its batching rule (Note [vmap])
+        return _vmap.cross_entropy(input, target, weight, ignore_index,
+                                   ("none", "mean", "sum")[code], label_smoothing)
     class_dim = 0 if input.dim() == 1 else 1
     logp = input.log_softmax(class_dim)
     c = input.shape[class_dim]
@@ -804,6 +811,10 @@ def embedding(input: _Tensor, weight: _Tensor, padding_idx: int | None = None,
                 [0., 1.]])
     """
     # sparse=True is accepted, but the gradient is dense (gradrs has no sparse tensors).
+    if hasattr(type(input), "_vmap_level"):
+        from .. import _vmap  # batched indices under vmap: its batching rule (Note [vmap])
+        return _vmap.embedding(input, weight, padding_idx, max_norm, norm_type,
+                               scale_grad_by_freq, sparse)
     if weight.dim() != 2:
         raise RuntimeError("'weight' must be 2-D")
     if padding_idx is not None:
@@ -1011,6 +1022,9 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd):
     """PyTorch's conv{nd}d front end (its bias, input-rank and padding-mode checks), then one
     native ConvolutionBackward0 over the batched input; an unbatched input is unsqueezed
     before and squeezed after it (SqueezeBackward1), as in PyTorch."""
+    if any(hasattr(type(t), "_vmap_level") for t in (input, weight, bias)):
+        from .. import _vmap  # under vmap: its batching rule (Note [vmap])
+        return _vmap.conv(input, weight, bias, stride, padding, dilation, groups, nd)
     mode = isinstance(padding, str)
     if not mode and bias is not None and bias.dtype != input.dtype:
         names = [_CPP_NAMES[str(t.dtype).split(".")[-1]] for t in (input, bias)]
@@ -6261,6 +6275,8 @@ def _check_conv_args(fn, name):
     @functools.wraps(fn)
     def checked(*args, **kwargs):
         given = dict(zip(("input", "weight", "bias"), args), **kwargs)
+        if any(hasattr(type(v), "_vmap_level") for v in given.values()):
+            return fn(*args, **kwargs)  # vmap's BatchedTensor: its batching rule
         if not (isinstance(given.get("input"), _Tensor)
                 and isinstance(given.get("weight"), _Tensor)
                 and (given.get("bias") is None or isinstance(given["bias"], _Tensor))):
