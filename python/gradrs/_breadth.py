@@ -46,6 +46,29 @@ def _node(name, out, inputs, backward):
     return out
 
 
+def _forward_tangent(out, inputs, jvp):
+    """Forward mode: `out`'s tangent by PyTorch's forward formula ``jvp(*tangents)`` (zeros for
+    an input without one) in place of the one its composition carried."""
+    from .autograd import forward_ad
+
+    if forward_ad._current_level < 0 or not _native._is_fwd_grad_enabled():
+        return
+    tangents = [forward_ad.unpack_dual(t).tangent if isinstance(t, Tensor) else None
+                for t in inputs]
+    if all(t is None for t in tangents):
+        return
+    tangents = [_G.zeros_like(x) if t is None and isinstance(x, Tensor) else t
+                for x, t in zip(inputs, tangents)]
+    _native._set_fwd_grad_enabled(False)  # the formula's own ops carry no tangents
+    try:
+        t = jvp(*tangents).to(out.dtype)
+    finally:
+        _native._set_fwd_grad_enabled(True)
+    if tuple(t.shape) != tuple(out.shape):
+        t = t.expand(out.shape).contiguous()
+    _native._set_tangent(out, t)
+
+
 def _reduce_to(g, shape):
     """`g` summed down to `shape` (the broadcasting an input went through)."""
     return g if tuple(g.shape) == tuple(shape) else sum_to_size(g, *shape)
@@ -1036,6 +1059,15 @@ def logcumsumexp(input, dim, *, out=None):
             return (_logcumsumexp_grad(g.float(), input.float(), res.float(), d).half(),)
         return (_logcumsumexp_grad(g, input, res, d),)
 
+    def jvp(t):
+        # PyTorch's logcumsumexp_jvp: exp-normalized by the max along `d`, eps in the
+        # denominator (a prefix of -inf has tangent 0, not 0/0).
+        x = input
+        e = (x - x.amax(d, keepdim=True)).exp() if x.dim() else (x - x).exp()
+        num = (e * t).cumsum(d if x.dim() else 0)
+        return num / (e.cumsum(d if x.dim() else 0) + 1e-13)
+
+    _forward_tangent(res, [input], jvp)
     return _node("LogcumsumexpBackward0", res, [input], backward)
 
 
@@ -1286,6 +1318,9 @@ def fmin(input, other, *, out=None):
                 _reduce_to(g.masked_fill(take_self, 0), other.shape)
                 if other.requires_grad else None)
 
+    # PyTorch's forward formula: input's tangent where it is taken (ties and other NaN).
+    _forward_tangent(res, [input, other], lambda ti, to: to + (
+        (input <= other).logical_or(other.isnan()).to(res.dtype) * (ti - to)))
     return _node("FminBackward0", res, [input, other], backward)
 
 

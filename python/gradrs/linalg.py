@@ -158,17 +158,53 @@ def _batch_shape(*shapes):
     return tuple(out)
 
 
+def _tangent(t):
+    """``t``'s forward-AD tangent at the live dual level, or None."""
+    from .autograd import forward_ad
+
+    if forward_ad._current_level < 0 or not isinstance(t, Tensor):
+        return None
+    return forward_ad.unpack_dual(t).tangent
+
+
 def _grad_wanted(*inputs):
-    return _native.is_grad_enabled() and any(
-        isinstance(t, Tensor) and t.requires_grad for t in inputs)
+    """Whether a differentiable path is wanted: an input requires grad (grad mode on) or
+    carries a forward-AD tangent."""
+    return (_native.is_grad_enabled() and any(
+        isinstance(t, Tensor) and t.requires_grad for t in inputs)) or any(
+        _tangent(t) is not None for t in inputs)
 
 
-def _record(name, outputs, inputs, backward, recompute):
+def _set_tangents(outputs, inputs, jvp):
+    """Forward mode (PyTorch's forward formulas): ``jvp(tangents, outs)`` gives each output's
+    tangent from the inputs' tangents (zeros where an input has none) and the outputs."""
+    tangents = [_tangent(t) for t in inputs]
+    if jvp is None or all(t is None for t in tangents) or not _native._is_fwd_grad_enabled():
+        return
+    tangents = [_native.zeros_like(x) if t is None and isinstance(x, Tensor) else t
+                for x, t in zip(inputs, tangents)]
+    _native._set_fwd_grad_enabled(False)  # the formulas' own ops carry no tangents
+    try:
+        out_t = jvp(tangents, [o.detach() if o is not None else None for o in outputs])
+    finally:
+        _native._set_fwd_grad_enabled(True)
+    for o, t in zip(outputs, out_t):
+        if o is not None and t is not None and o.is_floating_point():
+            t = t.to(o.dtype)
+            if tuple(t.shape) != tuple(o.shape):
+                t = t.expand(o.shape).contiguous()
+            _native._set_tangent(o, t)
+
+
+def _record(name, outputs, inputs, backward, recompute, jvp=None):
     """Gives `outputs` (fresh tensors, or None for integer outputs) one node `name` over
     `inputs` when one of them requires grad. `backward(grads, outs)` returns a gradient (or
     None) per input from the output gradients (None where none flowed) and the outputs;
-    `recompute()` gives the outputs again, differentiably, for `create_graph`."""
-    if not _grad_wanted(*inputs):
+    `recompute()` gives the outputs again, differentiably, for `create_graph`;
+    `jvp(tangents, outs)` the outputs' forward-mode tangents."""
+    _set_tangents(outputs, inputs, jvp)
+    if not (_native.is_grad_enabled() and any(
+            isinstance(t, Tensor) and t.requires_grad for t in inputs)):
         return outputs
     plain = [o.detach() if o is not None else None for o in outputs]
     attached = [o if o is not None and o.is_floating_point() else None for o in outputs]
@@ -179,6 +215,173 @@ def _record(name, outputs, inputs, backward, recompute):
 
     _native._attach_node(attached, list(inputs), name, run)
     return outputs
+
+
+# ---- forward-mode formulas (PyTorch's FunctionsManual *_jvp), in primal ops -------------------
+
+def _jvp_solve_tri(A, upper, unit):
+    def jvp(tangents, outs):
+        dA, dB = tangents
+        dA = (dA.triu(1 if unit else 0) if upper else dA.tril(-1 if unit else 0))
+        return [solve_triangular(A, dB - dA @ outs[0], upper=upper, unitriangular=unit)]
+    return jvp
+
+
+def _jvp_lu(A, piv, packed):
+    """dL, dU of A = P L U (PyTorch's linalg_lu_jvp: the square block's L^{-1} P^T dA U^{-1}
+    split into its strictly lower and upper parts; the rest of a tall L or a wide U solved
+    after). ``packed``: the tangent of the packed LU instead of (dL, dU)."""
+    def jvp(tangents, outs):
+        (dA,) = tangents
+        LU = outs[0] if packed else None
+        if packed:
+            P, L, U = _unpack(LU, piv)
+        else:
+            P, L, U = _unpack(_lu_factor_raw(A)[0], piv)
+        m, n = A.shape[-2], A.shape[-1]
+        k = min(m, n)
+        dA = _mT(P) @ dA
+        L1, U1 = L[..., :k, :], U[..., :, :k]
+        X = solve_triangular(L1, dA[..., :k, :k], upper=False, unitriangular=True)
+        X = solve_triangular(U1, X, upper=True, left=False)
+        dL1 = L1 @ X.tril(-1)
+        dU1 = X.triu() @ U1
+        if m > n:
+            dL2 = solve_triangular(U1, dA[..., k:, :] - L[..., k:, :] @ dU1, upper=True,
+                                   left=False)
+            dL, dU = _native.cat([dL1, dL2], -2), dU1
+        elif m < n:
+            dU2 = solve_triangular(L1, dA[..., :, k:] - dL1 @ U[..., :, k:], upper=False,
+                                   unitriangular=True)
+            dL, dU = dL1, _native.cat([dU1, dU2], -1)
+        else:
+            dL, dU = dL1, dU1
+        if packed:
+            if m >= n:
+                return [dL + _native.cat([dU, dL.new_zeros(tuple(dL.shape[:-2]) + (m - k, n))],
+                                         -2)]
+            return [_native.cat([dL, dL.new_zeros(tuple(dL.shape[:-2]) + (m, n - k))], -1) + dU]
+        return [None, dL, dU]
+    return jvp
+
+
+def _trace_of_solve(A, dA):
+    """tr(A^{-1} dA) through an LU of A whose zero pivots are replaced by eps (PyTorch's
+    linalg_det_jvp: the determinant's derivative continued to singular matrices)."""
+    from . import diag_embed, finfo
+
+    if A.shape[-1] == 0:
+        return dA.sum((-2, -1))  # an empty trace
+    LU, piv, _ = _lu_factor_raw(A)
+    d = LU.diagonal(0, -2, -1)
+    LU = LU + diag_embed(_native.where(d == 0, finfo(A.dtype).eps, 0.0).to(LU.dtype))
+    return _lu_solve(LU, piv, dA).diagonal(0, -2, -1).sum(-1)
+
+
+def _jvp_cholesky(upper):
+    def jvp(tangents, outs):
+        (dA,) = tangents
+        L = _mT(outs[0]) if upper else outs[0]
+        dA = _mT(dA) if upper else dA
+        dL = solve_triangular(L, dA, upper=False)
+        dL = solve_triangular(_mT(L), dL, upper=True, left=False).tril()
+        dL = dL - 0.5 * (dL * _native.eye(L.shape[-1], dtype=L.dtype, device=L.device))
+        dL = L @ dL
+        return [_mT(dL) if upper else dL, None]
+    return jvp
+
+
+def _qr_jvp_square(dA, Q, R):
+    """(dQ, dR) of A = Q R with R square invertible: C = Q^T dA R^{-1}, whose strictly lower
+    part is that of the skew Q^T dQ."""
+    dX = solve_triangular(R, dA, upper=True, left=False)
+    C = _mT(Q) @ dX
+    low = C.tril(-1)
+    upper_part = C - (low - _mT(low))
+    return dX - Q @ upper_part, upper_part @ R
+
+
+def _jvp_qr(mode):
+    def jvp(tangents, outs):
+        (dA,) = tangents
+        Q, R = outs
+        m, n = dA.shape[-2], dA.shape[-1]
+        if mode == "r":
+            raise RuntimeError("The derivative of linalg.qr depends on Q, which is not "
+                               "computed when mode='r'. Please use linalg.qr(A, "
+                               "mode='reduced') if you are going to differentiate through "
+                               "linalg.qr.")
+        if mode == "complete" and m > n:
+            raise RuntimeError("The QR decomposition is not differentiable when "
+                               "mode='complete' and nrows > ncols.")
+        if m >= n:
+            return list(_qr_jvp_square(dA, Q, R))
+        dQ, dU = _qr_jvp_square(dA[..., :, :m], Q, R[..., :, :m])
+        dV = _mT(Q) @ (dA[..., :, m:] - dQ @ R[..., :, m:])
+        return [dQ, _native.cat([dU, dV], -1)]
+    return jvp
+
+
+def _eigh_jvp(tangents, outs):
+    (dA,) = tangents
+    w, V = outs
+    dP = _mT(V) @ dA @ V
+    dw = dP.diagonal(0, -2, -1)
+    E = w.unsqueeze(-2) - w.unsqueeze(-1)
+    n = w.shape[-1]
+    eye = _native.eye(n, dtype=_native.bool, device=w.device)
+    E = _native.where(eye, _native.ones_like(E), E)
+    dV = V @ _native.where(eye, _native.zeros_like(dP), dP / E)
+    return [dw, dV]
+
+
+def _svd_jvp(full):
+    def jvp(tangents, outs):
+        (dA,) = tangents
+        U, S, Vh = outs
+        m, n = dA.shape[-2], dA.shape[-1]
+        k = S.shape[-1]
+        U, Vh = U[..., :, :k], Vh[..., :k, :]
+        V = _mT(Vh)
+        dP = _mT(U) @ dA @ V
+        dS = dP.diagonal(0, -2, -1)
+        s = S.unsqueeze(-2)  # S_j along the columns
+        E = s * s - _mT(s * s)  # E_ij = S_j^2 - S_i^2
+        eye = _native.eye(k, dtype=_native.bool, device=S.device)
+        E = _native.where(eye, _native.ones_like(E), E)
+        skew = lambda X: _native.where(eye, _native.zeros_like(X), X / E)  # noqa: E731
+        dU = U @ skew(dP * s + _mT(dP * s))
+        dV = V @ skew(_mT(s) * dP + _mT(_mT(s) * dP))
+        if m > k:
+            dU = dU + (dA @ V - U @ (_mT(U) @ (dA @ V))) / s
+        if n > k:
+            dAhU = _mT(dA) @ U
+            dV = dV + (dAhU - V @ (Vh @ dAhU)) / s
+        dVh = _mT(dV)
+        if full:
+            if m > k:
+                dU = _native.cat([dU, dU.new_zeros(tuple(dU.shape[:-1]) + (m - k,))], -1)
+            if n > k:
+                dVh = _native.cat([dVh, dVh.new_zeros(tuple(dVh.shape[:-2]) + (n - k, n))],
+                                  -2)
+        return [dU, dS, dVh]
+    return jvp
+
+
+def _pinv_jvp(A):
+    """PyTorch's pinv_jvp (constant rank), with the smaller of the two products."""
+    def jvp(tangents, outs):
+        (dA,) = tangents
+        (pA,) = outs
+        m, n = A.shape[-2], A.shape[-1]
+        dAh, pAh = _mT(dA), _mT(pA)
+        if m <= n:
+            K = pAh @ dAh
+            return [pA @ (K - _mT(K) - K @ (A @ pA)) + (dAh - pA @ (A @ dAh)) @ (pAh @ pA)]
+        K = pA @ dA
+        Kh = _mT(K)
+        return [(Kh - K - (pA @ A) @ Kh) @ pA + (pA @ pAh) @ (dAh - (dAh @ A) @ pA)]
+    return jvp
 
 
 def _one_node(name, fn, *inputs):
@@ -213,7 +416,8 @@ def _solve_tri_left(A, B, upper, unit):
         return [gA, gB if B.requires_grad else None]
 
     return _record("LinalgSolveTriangularBackward0", [X], [A, B], backward,
-                   lambda: [_solve_tri_left(A, B, upper, unit)])[0]
+                   lambda: [_solve_tri_left(A, B, upper, unit)],
+                   jvp=_jvp_solve_tri(Ab, upper, unit))[0]
 
 
 class _nograd:
@@ -359,7 +563,7 @@ def _lu_factor_ex(A):
         return [_lu_backward(L, U, P, g[..., :, :k], g[..., :k, :])]
 
     LU = _record("LinalgLuFactorExBackward0", [LU, None], [A], backward,
-                 lambda: [_lu_factor_ex(A)[0]])[0]
+                 lambda: [_lu_factor_ex(A)[0]], jvp=_jvp_lu(A, piv, True))[0]
     return LU, piv, info
 
 
@@ -445,7 +649,7 @@ def lu(A, *, pivot=True, out=None):
             return [_lu_backward(outs[1], outs[2], P, gL, gU)]
 
         P_, L_, U_ = _record("LinalgLuBackward0", [None, L, U], [A], backward,
-                             lambda: [None] + list(lu(A)[1:]))
+                             lambda: [None] + list(lu(A)[1:]), jvp=_jvp_lu(A, piv, False))
         return _T_LU(P, L_, U_)
 
     if out is not None:
@@ -566,7 +770,8 @@ def det(A, *, out=None):
             safe = _native.where(bad, _eye_like(n, A).expand(A.shape), A)
             return [_mT(inv(safe)) * gd]
 
-        return _record("LinalgDetBackward0", [d], [A], backward, lambda: [det(A)])[0]
+        return _record("LinalgDetBackward0", [d], [A], backward, lambda: [det(A)],
+                       jvp=lambda t, outs: [outs[0] * _trace_of_solve(A, t[0])])[0]
 
     if out is not None:
         return _with_out("linalg_det", out, compute, (A,))
@@ -609,7 +814,8 @@ def slogdet(A, *, out=None):
             return [_mT(inv(A)) * g.unsqueeze(-1).unsqueeze(-1)]
 
         s, la = _record("LinalgSlogdetBackward0", [sign, logabs], [A], backward,
-                        lambda: list(slogdet(A)))
+                        lambda: list(slogdet(A)), jvp=lambda t, outs: [
+                            _native.zeros_like(outs[0]), _trace_of_solve(A, t[0])])
         return _T_SLOGDET(s, la)
 
     if out is not None:
@@ -660,7 +866,8 @@ def inv_ex(A, *, check_errors=False, out=None):
             return [-(_mT(x) @ g @ _mT(x))]
 
         X = _record("LinalgInvExBackward0", [X, None], [A], backward,
-                    lambda: [inv_ex(A)[0]])[0]
+                    lambda: [inv_ex(A)[0]],
+                    jvp=lambda t, outs: [-(outs[0] @ t[0] @ outs[0]), None])[0]
         return _T_INV_EX(X, info)
 
     if out is not None:
@@ -772,8 +979,17 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
                 gA = -(_mT(x) @ gB) if A.requires_grad else None
             return [gA, gB if B.requires_grad else None]
 
+        def jvp(tangents, outs):
+            dA, dB = tangents
+            x = outs[0]
+            if vector:
+                return [solve(A, dB - (dA @ x.unsqueeze(-1)).squeeze(-1)), None]
+            if left:
+                return [solve(A, dB - dA @ x), None]
+            return [solve(A, dB - x @ dA, left=False), None]
+
         X = _record("LinalgSolveExBackward0", [X, None], [A, B], backward,
-                    lambda: [solve_ex(A, B, left=left)[0]])[0]
+                    lambda: [solve_ex(A, B, left=left)[0]], jvp=jvp)[0]
         return _T_SOLVE_EX(X, info)
 
     if out is not None:
@@ -838,7 +1054,7 @@ def _cholesky_ex(A, upper):
         return [_cholesky_backward(L_, g_)]
 
     out = _record("LinalgCholeskyExBackward0", [out, None], [A], backward,
-                  lambda: [_cholesky_ex(A, upper)[0]])[0]
+                  lambda: [_cholesky_ex(A, upper)[0]], jvp=_jvp_cholesky(upper))[0]
     return out, info
 
 
@@ -973,7 +1189,8 @@ def qr(A, mode="reduced", *, out=None):
                                    "mode='complete' and nrows > ncols.")
             return [_qr_backward(gQ, gR, outs[0], outs[1])]
 
-        q, r = _record("LinalgQrBackward0", [Q, R], [A], backward, lambda: list(qr(A, mode)))
+        q, r = _record("LinalgQrBackward0", [Q, R], [A], backward, lambda: list(qr(A, mode)),
+                       jvp=_jvp_qr(mode))
         return _T_QR(q, r)
 
     if out is not None:
@@ -1036,7 +1253,7 @@ def eigh(A, UPLO="L", *, out=None):
             return [_eigh_backward(gL, gV, outs[0], outs[1])]
 
         w, v = _record("LinalgEighBackward0", [w, v], [A], backward,
-                       lambda: list(eigh(A, UPLO)))
+                       lambda: list(eigh(A, UPLO)), jvp=_eigh_jvp)
         return _T_EIGH(w, v)
 
     if out is not None:
@@ -1145,7 +1362,7 @@ def svd(A, full_matrices=True, *, driver=None, out=None):
             return [_svd_backward(gU, gS, gVh, u, s, vh)]
 
         u, s, vh = _record("LinalgSvdBackward0", [U, S, Vh], [A], backward,
-                           lambda: list(svd(A, full_matrices)))
+                           lambda: list(svd(A, full_matrices)), jvp=_svd_jvp(full_matrices))
         return _T_SVD(u, s, vh)
 
     if out is not None:
@@ -1251,7 +1468,8 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
             return [None if g is None else _pinv_backward(g, outs[0], A)]
 
         return _record("LinalgPinvBackward0", [P], [A], backward,
-                       lambda: [pinv(A, atol=atol, rtol=rtol, hermitian=hermitian)])[0]
+                       lambda: [pinv(A, atol=atol, rtol=rtol, hermitian=hermitian)],
+                       jvp=_pinv_jvp(A))[0]
 
     if out is not None:
         return _with_out("linalg_pinv", out, compute, (A,))
