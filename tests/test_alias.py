@@ -111,7 +111,7 @@ def test_every_gradrs_submodule_has_its_torch_path(poison):
 
 def test_a_missing_submodule_is_named_in_the_error(poison):
     out = run_code("""
-        for stmt in ("import torch.distributions", "from torch import distributions",
+        for stmt in ("import torch.onnx", "from torch import onnx",
                      "import torch.nn.quantized.dynamic"):
             try:
                 exec(stmt)
@@ -121,13 +121,12 @@ def test_a_missing_submodule_is_named_in_the_error(poison):
             else:
                 raise AssertionError(stmt + " did not raise")
         import torch
-        print(hasattr(torch, "distributions"))
+        print(hasattr(torch, "onnx"))
     """, poison)
     assert out.splitlines() == [
-        "ModuleNotFoundError torch.distributions | gradrs has no module 'torch.distributions' "
-        "(gradrs.distributions)",
+        "ModuleNotFoundError torch.onnx | gradrs has no module 'torch.onnx' (gradrs.onnx)",
         # Python's own wording for a from-import of a name that is neither attribute nor module.
-        "ImportError None | cannot import name 'distributions' from 'gradrs' "
+        "ImportError None | cannot import name 'onnx' from 'gradrs' "
         f"({gradrs_init})",
         "ModuleNotFoundError torch.nn.quantized | gradrs has no module 'torch.nn.quantized' "
         "(gradrs.nn.quantized)",
@@ -195,16 +194,15 @@ def test_run_prints_the_programs_traceback_as_python_does(tmp_path, poison):
 
 
 def test_run_reports_a_missing_submodule_at_the_import_line(tmp_path, poison):
-    script = tmp_path / "dist.py"
-    script.write_text("import torch\nimport torch.distributions as D\n")
+    script = tmp_path / "export.py"
+    script.write_text("import torch\nimport torch.onnx as onnx\n")
     r = run(["-m", "gradrs.run", str(script)], poison)
     assert r.returncode == 1
     assert r.stderr == (
         "Traceback (most recent call last):\n"
         f'  File "{script}", line 2, in <module>\n'
-        "    import torch.distributions as D\n"
-        "ModuleNotFoundError: gradrs has no module 'torch.distributions' "
-        "(gradrs.distributions)\n"
+        "    import torch.onnx as onnx\n"
+        "ModuleNotFoundError: gradrs has no module 'torch.onnx' (gradrs.onnx)\n"
     )
 
 

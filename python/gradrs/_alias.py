@@ -4,7 +4,7 @@ Once `as_torch()` has installed it, `import torch.nn as nn` gives `gradrs.nn` it
 module object, so `sys.modules['torch.nn'] is gradrs.nn`), `from torch.utils.data import
 DataLoader` gives gradrs's DataLoader, and so on for every submodule path gradrs has. A path
 gradrs lacks raises ModuleNotFoundError naming both spellings, e.g. "gradrs has no module
-'torch.distributions' (gradrs.distributions)", instead of silently loading the real torch.
+'torch.onnx' (gradrs.onnx)", instead of silently loading the real torch.
 
 A real torch imported before the hook keeps its `sys.modules` entries: Python consults finders
 only for names not imported yet, so `as_torch()` refuses (RuntimeError) rather than leave a

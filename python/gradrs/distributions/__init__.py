@@ -1,0 +1,53 @@
+"""torch.distributions: parameterizable probability distributions and sampling functions.
+
+Distributions compute log densities, entropies, moments and (re)parameterized samples from
+gradrs tensor ops, so score-function estimators (REINFORCE: `-dist.log_prob(action) * reward`)
+and pathwise estimators (`dist.rsample()`, the reparameterization trick) both differentiate.
+Sampling draws from gradrs's random streams the way PyTorch draws from torch's.
+
+>>> m = gradrs.distributions.Categorical(gradrs.tensor([0.25, 0.25, 0.5]))
+>>> action = m.sample()
+>>> loss = -m.log_prob(action) * 1.0
+
+Not provided (their samplers need native kernels gradrs lacks, such as a gamma sampler):
+Beta, Gamma, Dirichlet, Chi2, StudentT, Binomial, Multinomial and the families built on them.
+"""
+
+from . import constraints, transforms  # noqa: F401 - torch.distributions.constraints
+from .bernoulli import Bernoulli
+from .categorical import Categorical
+from .distribution import Distribution
+from .exp_family import ExponentialFamily
+from .exponential import Exponential
+from .independent import Independent
+from .kl import kl_divergence, register_kl
+from .laplace import Laplace
+from .log_normal import LogNormal
+from .multivariate_normal import MultivariateNormal
+from .normal import Normal
+from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from .poisson import Poisson
+from .transformed_distribution import TransformedDistribution
+from .transforms import *  # noqa: F403
+from .uniform import Uniform
+
+__all__ = [
+    "Bernoulli",
+    "Categorical",
+    "Distribution",
+    "Exponential",
+    "ExponentialFamily",
+    "Independent",
+    "Laplace",
+    "LogNormal",
+    "MultivariateNormal",
+    "Normal",
+    "OneHotCategorical",
+    "OneHotCategoricalStraightThrough",
+    "Poisson",
+    "Uniform",
+    "TransformedDistribution",
+    "kl_divergence",
+    "register_kl",
+]
+__all__ += transforms.__all__

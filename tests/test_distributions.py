@@ -1,0 +1,573 @@
+"""gradrs.distributions compared with torch.distributions: densities, moments, entropies,
+cdf/icdf, shapes, reprs, validation errors, KL divergences, transforms, seeded samples and
+rsample gradients (against torch and against float64 finite differences)."""
+
+# The lambdas below are called at once by `_result`, inside the loop that defines them.
+# ruff: noqa: B023
+import math
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+from conftest import G, dtype_name, norm, to_np
+
+D = G.distributions
+
+RNG = np.random.default_rng(0)
+LOC = RNG.normal(size=(2, 3))
+SCALE = RNG.uniform(0.5, 2.0, size=(2, 3))
+PROBS = RNG.uniform(0.05, 0.95, size=(2, 3))
+WEIGHTS = RNG.uniform(0.1, 1.0, size=(2, 4))
+LOGITS = RNG.normal(size=(2, 4))
+RATE = RNG.uniform(0.5, 3.0, size=(2, 3))
+A = RNG.normal(size=(3, 3))
+COV = A @ A.T + 3 * np.eye(3)
+TRIL = np.linalg.cholesky(COV)
+MVN_LOC = RNG.normal(size=(2, 3))
+
+
+def _t(m, a, dtype="float64", grad=False):
+    return m.tensor(np.asarray(a), dtype=getattr(m, dtype), requires_grad=grad)
+
+
+# name -> (make(m, dtype) -> distribution, values to score (numpy), has cdf/icdf)
+CASES = {
+    "Normal": (lambda m, d: m.distributions.Normal(_t(m, LOC, d), _t(m, SCALE, d)),
+               RNG.normal(size=(4, 2, 3)), True),
+    "Normal_scalar": (lambda m, d: m.distributions.Normal(0.5, 2.0), np.array([0.1, -3.0]), True),
+    "Laplace": (lambda m, d: m.distributions.Laplace(_t(m, LOC, d), _t(m, SCALE, d)),
+                RNG.normal(size=(2, 3)), True),
+    "Exponential": (lambda m, d: m.distributions.Exponential(_t(m, RATE, d)),
+                    RNG.uniform(0, 3, size=(2, 3)), True),
+    "Uniform": (lambda m, d: m.distributions.Uniform(_t(m, LOC, d), _t(m, LOC + SCALE, d)),
+                LOC + SCALE * RNG.uniform(0.01, 0.99, size=(2, 3)), True),
+    "Bernoulli_probs": (lambda m, d: m.distributions.Bernoulli(_t(m, PROBS, d)),
+                        RNG.integers(0, 2, size=(2, 3)).astype(float), False),
+    "Bernoulli_logits": (lambda m, d: m.distributions.Bernoulli(logits=_t(m, LOC, d)),
+                         RNG.integers(0, 2, size=(5, 1, 3)).astype(float), False),
+    "Categorical_probs": (lambda m, d: m.distributions.Categorical(_t(m, WEIGHTS, d)),
+                          RNG.integers(0, 4, size=(3, 2)), False),
+    "Categorical_logits": (lambda m, d: m.distributions.Categorical(logits=_t(m, LOGITS, d)),
+                           RNG.integers(0, 4, size=(2,)), False),
+    "OneHotCategorical": (lambda m, d: m.distributions.OneHotCategorical(_t(m, WEIGHTS, d)),
+                          np.eye(4)[RNG.integers(0, 4, size=(3, 2))], False),
+    "Poisson": (lambda m, d: m.distributions.Poisson(_t(m, RATE, d)),
+                RNG.integers(0, 6, size=(2, 3)).astype(float), False),
+    "LogNormal": (lambda m, d: m.distributions.LogNormal(_t(m, LOC, d), _t(m, SCALE, d)),
+                  RNG.uniform(0.1, 4, size=(2, 3)), True),
+    "MVN_cov": (lambda m, d: m.distributions.MultivariateNormal(_t(m, MVN_LOC, d),
+                                                                covariance_matrix=_t(m, COV, d)),
+                RNG.normal(size=(4, 2, 3)), False),
+    "MVN_tril": (lambda m, d: m.distributions.MultivariateNormal(_t(m, MVN_LOC[0], d),
+                                                                 scale_tril=_t(m, TRIL, d)),
+                 RNG.normal(size=(2, 3)), False),
+    "MVN_prec": (lambda m, d: m.distributions.MultivariateNormal(
+        _t(m, MVN_LOC, d), precision_matrix=_t(m, np.linalg.inv(COV), d)),
+        RNG.normal(size=(2, 3)), False),
+    "Independent": (lambda m, d: m.distributions.Independent(
+        m.distributions.Normal(_t(m, LOC, d), _t(m, SCALE, d)), 1),
+        RNG.normal(size=(2, 3)), False),
+    "Transformed": (lambda m, d: m.distributions.TransformedDistribution(
+        m.distributions.Normal(_t(m, LOC, d), _t(m, SCALE, d)),
+        [m.distributions.transforms.TanhTransform(),
+         m.distributions.transforms.AffineTransform(1.0, _t(m, SCALE, d))]),
+        1.0 + SCALE * RNG.uniform(-0.9, 0.9, size=(2, 3)), True),
+    "Transformed_sigmoid": (lambda m, d: m.distributions.TransformedDistribution(
+        m.distributions.Uniform(_t(m, LOC, d), _t(m, LOC + 1, d)),
+        m.distributions.transforms.SigmoidTransform()),
+        RNG.uniform(0.3, 0.7, size=(2, 3)), True),
+}
+
+PROPERTIES = ["mean", "mode", "variance", "stddev", "batch_shape", "event_shape",
+              "has_rsample", "has_enumerate_support"]
+METHODS = ["entropy", "perplexity"]
+
+
+def _result(f):
+    """('ok', value) or ('err', exception type name, message)."""
+    try:
+        return ("ok", f())
+    except Exception as e:  # noqa: BLE001 - the error itself is what is compared
+        return ("err", type(e).__name__, str(e))
+
+
+def _same(g, t, rtol=1e-10, atol=1e-12):
+    """A gradrs result equal to a torch result: tensors by value, shapes and errors exactly."""
+    if g[0] == "err" or t[0] == "err":
+        assert g[0] == t[0] and g[1] == t[1], (g, t)
+        # Error messages naming classes differ only in the module path.
+        if "class '" not in t[2]:
+            assert g[2] == norm(t[2])
+        return
+    g, t = g[1], t[1]
+    if isinstance(t, (list, tuple)) and type(t).__name__ != "Size":
+        assert type(g) is type(t) and len(g) == len(t)
+        for a, b in zip(g, t):
+            _same(("ok", a), ("ok", b), rtol=rtol, atol=atol)
+    elif isinstance(t, (bool, int, float)) and not hasattr(t, "shape"):
+        assert g == t or (math.isnan(g) and math.isnan(t)), (g, t)
+    elif type(t).__name__ == "Size":
+        assert repr(g) == norm(repr(t))
+    else:
+        assert tuple(g.shape) == tuple(t.shape), (g.shape, t.shape)
+        assert dtype_name(g.dtype) == dtype_name(t.dtype)
+        assert g.requires_grad == t.requires_grad
+        a, b = to_np(g), to_np(t)
+        if a.dtype.kind == "f":
+            np.testing.assert_allclose(a, b, rtol=rtol, atol=atol, equal_nan=True)
+        else:
+            np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_values_match_torch(torch, name, dtype):
+    make, values, has_cdf = CASES[name]
+    tol = dict(rtol=1e-10, atol=1e-12) if dtype == "float64" else dict(rtol=2e-5, atol=2e-6)
+    dg, dt = make(G, dtype), make(torch, dtype)
+    assert repr(dg) == norm(repr(dt))
+    for p in PROPERTIES:
+        _same(_result(lambda: getattr(dg, p)), _result(lambda: getattr(dt, p)), **tol)
+    for f in METHODS:
+        _same(_result(getattr(dg, f)), _result(getattr(dt, f)), **tol)
+    # integer-valued samples are scored as the float dtype (PyTorch accepts either)
+    vg, vt = _t(G, values, dtype), _t(torch, values, dtype)
+    _same(_result(lambda: dg.log_prob(vg)), _result(lambda: dt.log_prob(vt)), **tol)
+    if has_cdf:
+        cg, ct = _result(lambda: dg.cdf(vg)), _result(lambda: dt.cdf(vt))
+        _same(cg, ct, **tol)
+        if ct[0] == "ok":
+            _same(_result(lambda: dg.icdf(cg[1])), _result(lambda: dt.icdf(ct[1])),
+                  rtol=1e-6 if dtype == "float64" else 1e-4, atol=1e-6)
+    for expand in (True, False):
+        _same(_result(lambda: dg.enumerate_support(expand)),
+              _result(lambda: dt.enumerate_support(expand)))
+    try:
+        support = repr(dt.support)
+    except NotImplementedError:
+        support = None
+    if support is not None and "tensor" not in support:
+        assert repr(dg.support) == norm(support)
+    assert (repr(sorted(dg.arg_constraints.items()))
+            == norm(repr(sorted(dt.arg_constraints.items()))))
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_expand_matches_torch(torch, name):
+    make = CASES[name][0]
+    dg, dt = make(G, "float64"), make(torch, "float64")
+    shape = (5,) + tuple(dt.batch_shape)
+    eg, et = dg.expand(shape), dt.expand(torch.Size(shape))
+    assert type(eg) is type(dg)
+    assert repr(eg) == norm(repr(et))
+    assert repr(eg.batch_shape) == norm(repr(et.batch_shape))
+    assert repr(eg.event_shape) == norm(repr(et.event_shape))
+    _same(_result(lambda: eg.entropy()), _result(lambda: et.entropy()))
+    _same(_result(lambda: eg.mean), _result(lambda: et.mean))
+
+
+# ---- seeded samples --------------------------------------------------------------------------
+
+SAMPLED = ["Normal", "Normal_scalar", "Laplace", "Exponential", "Uniform", "Bernoulli_probs",
+           "Bernoulli_logits", "Categorical_probs", "Categorical_logits", "OneHotCategorical",
+           "Poisson", "LogNormal", "MVN_cov", "MVN_tril", "Independent", "Transformed"]
+
+
+@pytest.mark.parametrize("name", SAMPLED)
+def test_seeded_samples_equal_torch(torch, name):
+    make = CASES[name][0]
+    for seed in (0, 7):
+        for shape in [(), (2,), (4, 5)]:
+            G.manual_seed(seed)
+            torch.manual_seed(seed)
+            dg, dt = make(G, "float64"), make(torch, "float64")
+            sg, st = dg.sample(shape), dt.sample(torch.Size(shape))
+            assert tuple(sg.shape) == tuple(st.shape)
+            assert dtype_name(sg.dtype) == dtype_name(st.dtype)
+            assert not sg.requires_grad and not st.requires_grad
+            # float64 streams are bit-exact; float32 normals of 16+ elements within ulps
+            tol = dict(rtol=1e-12, atol=1e-14) if sg.dtype == G.float64 else dict(rtol=1e-5)
+            np.testing.assert_allclose(to_np(sg), to_np(st), **tol)
+            if dt.has_rsample:
+                rg, rt = dg.rsample(shape), dt.rsample(torch.Size(shape))
+                np.testing.assert_allclose(to_np(rg), to_np(rt), **tol)
+                assert rg.requires_grad == rt.requires_grad
+
+
+def test_float32_samples_exact_below_16_elements(torch):
+    # torch fills 16+ float32 normals with a vectorized kernel gradrs matches within ulps
+    # (tests/test_random.py); fewer come from the same scalar path, bit for bit.
+    for seed in (0, 3):
+        G.manual_seed(seed)
+        torch.manual_seed(seed)
+        g = D.Normal(G.zeros(3), G.ones(3)).rsample((4,))
+        t = torch.distributions.Normal(torch.zeros(3), torch.ones(3)).rsample((4,))
+        assert g.tolist() == t.tolist()
+        g = D.Normal(G.zeros(3), G.ones(3)).rsample((40,))
+        t = torch.distributions.Normal(torch.zeros(3), torch.ones(3)).rsample((40,))
+        np.testing.assert_allclose(to_np(g), to_np(t), rtol=2e-6, atol=1e-6)
+        assert G.rand(2).tolist() == torch.rand(2).tolist()  # the streams stay in step
+
+
+# ---- gradients ---------------------------------------------------------------------------------
+
+GRAD_CASES = {
+    "Normal": lambda m, p: m.distributions.Normal(p[0], p[1]),
+    "Laplace": lambda m, p: m.distributions.Laplace(p[0], p[1]),
+    "Exponential": lambda m, p: m.distributions.Exponential(p[1]),
+    "Uniform": lambda m, p: m.distributions.Uniform(p[0], p[0] + p[1]),
+    "LogNormal": lambda m, p: m.distributions.LogNormal(p[0], p[1]),
+    "MVN_tril": lambda m, p: m.distributions.MultivariateNormal(
+        p[0], scale_tril=m.diag_embed(p[1]) + m.tensor(np.tril(TRIL, -1), dtype=p[1].dtype)),
+    "Transformed": lambda m, p: m.distributions.TransformedDistribution(
+        m.distributions.Normal(p[0], p[1]),
+        [m.distributions.transforms.TanhTransform(),
+         m.distributions.transforms.AffineTransform(0.5, 2.0)]),
+}
+
+
+def _params(m):
+    return [_t(m, LOC, grad=True), _t(m, SCALE, grad=True)]
+
+
+def _objective(m, name, params, seed):
+    """A scalar of rsample and log_prob, a deterministic function of params under the seed."""
+    m.manual_seed(seed)
+    d = GRAD_CASES[name](m, params)
+    x = d.rsample((2,))
+    w = m.tensor(np.linspace(-1, 1, x.numel()).reshape(tuple(x.shape)))
+    # log_prob at fixed points inside every support (the open interval of the tanh case)
+    v = m.tensor(np.linspace(0.1, 0.9, x.numel()).reshape(tuple(x.shape)))
+    if name == "Uniform":
+        v = m.tensor(LOC + 0.25 * SCALE)
+    out = (x * w).sum() + d.log_prob(v).sum()
+    if name != "Transformed":  # no closed-form entropy there
+        out = out + d.entropy().sum() * 0.5
+    return out
+
+
+@pytest.mark.parametrize("name", list(GRAD_CASES))
+def test_rsample_gradients_match_torch_and_finite_differences(torch, name):
+    pg, pt = _params(G), _params(torch)
+    og, ot = _objective(G, name, pg, 3), _objective(torch, name, pt, 3)
+    np.testing.assert_allclose(og.item(), ot.item(), rtol=1e-10)
+    gg = G.autograd.grad(og, pg, allow_unused=True)
+    gt = torch.autograd.grad(ot, pt, allow_unused=True)
+    for a, b in zip(gg, gt):
+        assert (a is None) == (b is None)
+        if b is not None:
+            np.testing.assert_allclose(to_np(a), to_np(b), rtol=1e-9, atol=1e-11)
+    # central differences of the same seeded objective, in float64
+    eps = 1e-6
+    for k, grad in enumerate(gg):
+        if grad is None:
+            continue
+        base = [to_np(p) for p in pg]
+        fd = np.zeros_like(base[k])
+        for idx in np.ndindex(base[k].shape):
+            vals = []
+            for sgn in (1, -1):
+                arrs = [b.copy() for b in base]
+                arrs[k][idx] += sgn * eps
+                vals.append(_objective(G, name, [_t(G, a) for a in arrs], 3).item())
+            fd[idx] = (vals[0] - vals[1]) / (2 * eps)
+        np.testing.assert_allclose(to_np(grad), fd, rtol=1e-5, atol=1e-6)
+
+
+def test_score_function_gradients_match_torch(torch):
+    # REINFORCE: the gradient flows through log_prob of a sampled action into the logits.
+    for m in (G, torch):
+        m.manual_seed(0)
+    lg, lt = _t(G, LOGITS, grad=True), _t(torch, LOGITS, grad=True)
+    outs = []
+    for m, logits in ((G, lg), (torch, lt)):
+        d = m.distributions.Categorical(logits=logits)
+        a = d.sample((3,))
+        loss = (-d.log_prob(a) * m.tensor([[1.0], [-0.5], [2.0]], dtype=m.float64)).sum()
+        loss = loss - d.entropy().sum()
+        loss.backward()
+        outs.append((a, logits.grad))
+    np.testing.assert_array_equal(to_np(outs[0][0]), to_np(outs[1][0]))
+    np.testing.assert_allclose(to_np(outs[0][1]), to_np(outs[1][1]), rtol=1e-10)
+    pg, pt = _t(G, PROBS, grad=True), _t(torch, PROBS, grad=True)
+    G.distributions.Bernoulli(pg).entropy().sum().backward()
+    torch.distributions.Bernoulli(pt).entropy().sum().backward()
+    np.testing.assert_allclose(to_np(pg.grad), to_np(pt.grad), rtol=1e-10)
+
+
+def test_exponential_family_entropy_by_autograd_matches_closed_form(torch):
+    # ExponentialFamily.entropy (Bregman divergence of the log normalizer) vs the closed forms
+    for cls, args in [("Normal", (LOC, SCALE)), ("Exponential", (RATE,))]:
+        for m in (G, torch):
+            d = getattr(m.distributions, cls)(*(_t(m, a) for a in args))
+            generic = m.distributions.ExponentialFamily.entropy(d)
+            np.testing.assert_allclose(to_np(generic), to_np(d.entropy()), rtol=1e-10)
+    # Poisson has no carrier measure, so no entropy at all (in PyTorch too)
+    _same(_result(lambda: D.Poisson(_t(G, RATE)).entropy()),
+          _result(lambda: torch.distributions.Poisson(_t(torch, RATE)).entropy()))
+
+
+# ---- KL divergence -----------------------------------------------------------------------------
+
+KL_PAIRS = [
+    ("Normal", "Normal"), ("Normal", "Laplace"), ("Normal", "Exponential"), ("Normal", "Uniform"),
+    ("Laplace", "Laplace"), ("Laplace", "Normal"), ("Laplace", "Uniform"),
+    ("Exponential", "Exponential"), ("Exponential", "Normal"), ("Exponential", "Uniform"),
+    ("Uniform", "Uniform"), ("Uniform", "Normal"), ("Uniform", "Exponential"),
+    ("Bernoulli", "Bernoulli"), ("Bernoulli", "Poisson"), ("Poisson", "Poisson"),
+    ("Poisson", "Bernoulli"), ("Categorical", "Categorical"), ("OneHot", "OneHot"),
+    ("MVN", "MVN"), ("LogNormal", "LogNormal"), ("Independent", "Independent"),
+    ("Normal", "Poisson"), ("Categorical", "Normal"), ("LogNormal", "Normal"),
+]
+
+
+def _kl_dist(m, kind, i):
+    r = np.random.default_rng(10 + i)
+    loc, scale = r.normal(size=3), r.uniform(0.5, 2, size=3)
+    T = lambda a: _t(m, a)  # noqa: E731
+    Dm = m.distributions
+    return {
+        "Normal": lambda: Dm.Normal(T(loc), T(scale)),
+        "Laplace": lambda: Dm.Laplace(T(loc), T(scale)),
+        "Exponential": lambda: Dm.Exponential(T(scale)),
+        "Uniform": lambda: Dm.Uniform(T(loc - scale * i), T(loc + scale)),
+        "Bernoulli": lambda: Dm.Bernoulli(T(np.array([0.0, 0.3, 1.0]) if i else scale / 2.1)),
+        "Poisson": lambda: Dm.Poisson(T(scale)),
+        "Categorical": lambda: Dm.Categorical(T(np.abs(r.normal(size=(3, 4))) * [1, 0, 1, 1])),
+        "OneHot": lambda: Dm.OneHotCategorical(T(np.abs(r.normal(size=(3, 4))))),
+        "MVN": lambda: Dm.MultivariateNormal(T(loc), T(COV * scale[0])),
+        "LogNormal": lambda: Dm.LogNormal(T(loc), T(scale)),
+        "Independent": lambda: Dm.Independent(Dm.Normal(T(loc), T(scale)), 1),
+    }[kind]()
+
+
+@pytest.mark.parametrize("pair", KL_PAIRS, ids=["-".join(p) for p in KL_PAIRS])
+def test_kl_divergence_matches_torch(torch, pair):
+    res = []
+    for m in (G, torch):
+        p, q = _kl_dist(m, pair[0], 0), _kl_dist(m, pair[1], 1)
+        res.append(_result(lambda: m.distributions.kl_divergence(p, q)))
+    _same(*res)
+
+
+def test_register_kl_picks_the_most_specific_pair(torch):
+    for m in (G, torch):
+        Dm = m.distributions
+
+        class MyNormal(Dm.Normal):
+            pass
+
+        @Dm.register_kl(MyNormal, Dm.Normal)
+        def _kl(p, q):
+            return m.zeros(())
+
+        assert Dm.kl_divergence(MyNormal(0.0, 1.0), Dm.Normal(3.0, 1.0)).item() == 0.0
+        assert Dm.kl_divergence(Dm.Normal(0.0, 1.0), MyNormal(3.0, 1.0)).item() == 4.5
+
+
+# ---- validation ---------------------------------------------------------------------------------
+
+ERRORS = [
+    lambda m: m.distributions.Normal(m.tensor([0.0, 1.0]), m.tensor([1.0, -1.0])),
+    lambda m: m.distributions.Normal(0.0, 1.0).log_prob(m.ones(2, 1)).sum()
+    + m.distributions.Normal(m.zeros(3), m.ones(3)).log_prob(m.ones(2)),
+    lambda m: m.distributions.Normal(0.0, 1.0).log_prob(0.5),
+    lambda m: m.distributions.Exponential(m.tensor([1.0])).log_prob(m.tensor([-1.0])),
+    lambda m: m.distributions.Categorical(m.tensor([0.5, 0.5])).log_prob(m.tensor(2)),
+    lambda m: m.distributions.Categorical(),
+    lambda m: m.distributions.Categorical(m.tensor([0.5]), m.tensor([0.5])),
+    lambda m: m.distributions.Categorical(m.tensor(0.5)),
+    lambda m: m.distributions.Categorical(logits=m.tensor(0.5)),
+    lambda m: m.distributions.Categorical(m.tensor([-0.5, 1.5])),
+    lambda m: m.distributions.Bernoulli(m.tensor([1.5])),
+    lambda m: m.distributions.Bernoulli(0.5).log_prob(m.tensor(0.5)),
+    lambda m: m.distributions.Uniform(m.tensor([1.0]), m.tensor([0.0])),
+    lambda m: m.distributions.Uniform(0.0, 1.0).log_prob(m.tensor(2.0)),
+    lambda m: m.distributions.MultivariateNormal(m.zeros(2)),
+    lambda m: m.distributions.MultivariateNormal(m.zeros(2), m.eye(2), scale_tril=m.eye(2)),
+    lambda m: m.distributions.MultivariateNormal(m.tensor(0.0), m.eye(2)),
+    lambda m: m.distributions.MultivariateNormal(m.zeros(2), m.ones(2)),
+    lambda m: m.distributions.MultivariateNormal(m.zeros(2), scale_tril=m.ones(2, 2)),
+    lambda m: m.distributions.MultivariateNormal(m.zeros(2), m.eye(2)).log_prob(m.zeros(3)),
+    lambda m: m.distributions.Independent(m.distributions.Normal(m.zeros(2), m.ones(2)), 2),
+    lambda m: m.distributions.Independent(m.distributions.Normal(m.zeros(2), m.ones(2)), 1)
+    .enumerate_support(),
+    lambda m: m.distributions.Poisson(m.tensor([-1.0])),
+    lambda m: m.distributions.Poisson(m.tensor([1.0])).log_prob(m.tensor([0.5])),
+    lambda m: m.distributions.Normal(0.0, 1.0).enumerate_support(),
+    lambda m: m.distributions.Laplace(0.0, 1.0).mode + m.distributions.Uniform(0.0, 1.0).mode,
+    lambda m: m.distributions.Normal("a", 1.0),
+    lambda m: m.distributions.LogNormal(0.0, -1.0),
+    lambda m: m.distributions.TransformedDistribution(m.distributions.Normal(0.0, 1.0), 3),
+    lambda m: m.distributions.TransformedDistribution(m.distributions.Normal(0.0, 1.0), [3]),
+    lambda m: m.distributions.OneHotCategorical(m.tensor([0.5, 0.5])).log_prob(m.tensor([1.0, 1])),
+    lambda m: m.distributions.Distribution.set_default_validate_args(2),
+    lambda m: m.distributions.transforms.Transform(cache_size=2),
+    lambda m: m.distributions.Poisson(2.0).entropy(),
+]
+
+
+@pytest.mark.parametrize("k", range(len(ERRORS)))
+def test_errors_match_torch(torch, k):
+    _same(_result(lambda: ERRORS[k](G)), _result(lambda: ERRORS[k](torch)))
+
+
+def test_validate_args_switches(torch):
+    for m in (G, torch):
+        Dm = m.distributions
+        assert Dm.Normal(0.0, -1.0, validate_args=False).scale.item() == -1.0
+        try:
+            Dm.Distribution.set_default_validate_args(False)
+            d = Dm.Normal(0.0, -1.0)
+            assert math.isnan(d.log_prob(m.tensor(0.0)).item())
+            assert Dm.Normal(0.0, -1.0, validate_args=True)._validate_args is True
+        except ValueError:
+            pass
+        else:
+            with pytest.raises(ValueError):
+                Dm.Normal(0.0, -1.0, validate_args=True)
+        finally:
+            Dm.Distribution.set_default_validate_args(True)
+        with pytest.raises(ValueError, match="Expected parameter scale"):
+            Dm.Normal(0.0, -1.0)
+
+
+def test_sample_n_warns_and_samples(torch):
+    for m in (G, torch):
+        m.manual_seed(0)
+    with warnings.catch_warnings(record=True) as wg:
+        warnings.simplefilter("always")
+        g = D.Normal(0.0, 1.0).sample_n(3)
+    with warnings.catch_warnings(record=True) as wt:
+        warnings.simplefilter("always")
+        t = torch.distributions.Normal(0.0, 1.0).sample_n(3)
+    assert g.tolist() == t.tolist()
+    assert [(w.category, str(w.message)) for w in wg] == [(w.category, str(w.message)) for w in wt]
+    assert wg[0].filename == __file__
+
+
+# ---- transforms, constraints, utils -------------------------------------------------------------
+
+def _transforms(m):
+    T = m.distributions.transforms
+    return [
+        T.ExpTransform(), T.SigmoidTransform(), T.TanhTransform(), T.SoftplusTransform(),
+        T.AffineTransform(0.5, -2.0), T.AffineTransform(_t(m, LOC), _t(m, SCALE)),
+        T.AffineTransform(_t(m, LOC[0]), _t(m, SCALE[0]), event_dim=1),
+        T.PowerTransform(_t(m, 2.5)), T.AbsTransform(),
+        T.ComposeTransform([T.AffineTransform(0.0, 3.0), T.ExpTransform()]),
+        T.ExpTransform().inv, T.IndependentTransform(T.ExpTransform(), 1),
+        T.ReshapeTransform((6,), (2, 3)), T.identity_transform,
+    ]
+
+
+def test_transforms_match_torch(torch):
+    x = RNG.uniform(0.1, 0.9, size=(2, 3))
+    for tg, tt in zip(_transforms(G), _transforms(torch)):
+        assert repr(tg) == norm(repr(tt))
+        for attr in ("domain", "codomain", "bijective", "sign", "event_dim"):
+            rg, rt = _result(lambda: getattr(tg, attr)), _result(lambda: getattr(tt, attr))
+            if rt[0] == "ok" and not hasattr(rt[1], "shape"):
+                assert rg[0] == "ok" and repr(rg[1]) == norm(repr(rt[1])), attr
+            else:
+                _same(rg, rt)
+        xin = x.reshape(6) if "Reshape" in repr(tt) else x
+        xg, xt = _t(G, xin), _t(torch, xin)
+        yg, yt = _result(lambda: tg(xg)), _result(lambda: tt(xt))
+        _same(yg, yt)
+        _same(_result(lambda: tg.inv(yg[1])), _result(lambda: tt.inv(yt[1])), rtol=1e-9)
+        _same(_result(lambda: tg.log_abs_det_jacobian(xg, yg[1])),
+              _result(lambda: tt.log_abs_det_jacobian(xt, yt[1])))
+        assert repr(tg.forward_shape(G.Size([4, 2, 3]) if "Reshape" not in repr(tt)
+                                     else G.Size([6]))) == norm(repr(tt.forward_shape(
+                                         torch.Size([4, 2, 3]) if "Reshape" not in repr(tt)
+                                         else torch.Size([6]))))
+    T = D.transforms
+    assert T.ExpTransform() == T.ExpTransform() and T.ExpTransform() != T.TanhTransform()
+    assert T.AffineTransform(1.0, 2.0) == T.AffineTransform(1.0, 2.0)
+    assert T.ExpTransform().inv.inv == T.ExpTransform()
+    with pytest.raises(TypeError):
+        hash(T.ExpTransform())  # __eq__ without __hash__, as in PyTorch
+    t = T.ExpTransform().with_cache(1)
+    x = G.tensor([0.3])
+    assert t.inv(t(x)) is x
+
+
+def test_constraints_match_torch(torch):
+    values = [np.array([-1.0, 0.0, 0.5, 1.0, 2.0, np.nan]),
+              np.array([[0.2, 0.8], [0.5, 0.6]]), np.array([[1.0, 0.0], [0.0, 1.0]]),
+              np.array([[[2.0, 0.0], [1.0, 3.0]], [[1.0, 1.0], [0.0, 1.0]]]),
+              np.array([[2.0, 1.0], [1.0, 2.0]]), np.array([[1.0, 2.0], [2.0, 1.0]])]
+    names = ["boolean", "one_hot", "nonnegative_integer", "positive_integer", "real",
+             "real_vector", "positive", "nonnegative", "unit_interval", "simplex",
+             "lower_triangular", "lower_cholesky", "corr_cholesky", "square", "symmetric",
+             "positive_semidefinite", "positive_definite"]
+    for mk in [lambda c: [getattr(c, n) for n in names],
+               lambda c: [c.greater_than(0.5), c.greater_than_eq(0.5), c.less_than(0.5),
+                          c.interval(0.0, 1.0), c.half_open_interval(0.0, 1.0),
+                          c.integer_interval(0, 1), c.independent(c.positive, 1),
+                          c.multinomial(1), c.dependent, c.dependent(is_discrete=True),
+                          c.cat([c.positive, c.real], 0), c.stack([c.positive, c.real], -1)]]:
+        for cg, ct in zip(mk(D.constraints), mk(torch.distributions.constraints)):
+            assert repr(cg) == norm(repr(ct))
+            for attr in ("is_discrete", "event_dim"):
+                _same(_result(lambda: getattr(cg, attr)), _result(lambda: getattr(ct, attr)))
+            assert D.constraints.is_dependent(cg) == torch.distributions.constraints.is_dependent(ct)
+            for v in values:
+                _same(_result(lambda: cg.check(_t(G, v))), _result(lambda: ct.check(_t(torch, v))))
+
+
+def test_utils_match_torch(torch):
+    Ug, Ut = D.utils, torch.distributions.utils
+    for fn, args in [("logits_to_probs", (LOGITS,)), ("logits_to_probs", (LOC, True)),
+                     ("probs_to_logits", (PROBS,)), ("probs_to_logits", (PROBS, True)),
+                     ("clamp_probs", (np.array([0.0, 0.5, 1.0]),)),
+                     ("tril_matrix_to_vec", (A,)), ("tril_matrix_to_vec", (A, -1)),
+                     ("vec_to_tril_matrix", (np.arange(6.0),)),
+                     ("vec_to_tril_matrix", (np.arange(3.0), -1)),
+                     ("vec_to_tril_matrix", (np.arange(5.0),)), ("tril_matrix_to_vec", (A, 5))]:
+        conv = lambda m, a: _t(m, a) if isinstance(a, np.ndarray) else a  # noqa: E731
+        _same(_result(lambda: getattr(Ug, fn)(*(conv(G, a) for a in args))),
+              _result(lambda: getattr(Ut, fn)(*(conv(torch, a) for a in args))))
+    for args in [(1.0, 2), (_t(G, LOC), 1.0), (G.zeros(2, 1, dtype=G.float64), G.zeros(3))]:
+        targs = [torch.tensor(to_np(a)) if isinstance(a, G.Tensor) else a for a in args]
+        _same(_result(lambda: list(Ug.broadcast_all(*args))),
+              _result(lambda: list(Ut.broadcast_all(*targs))))
+    _same(_result(lambda: Ug.broadcast_all("a")), _result(lambda: Ut.broadcast_all("a")))
+    assert Ug.euler_constant == Ut.euler_constant
+
+
+def test_lazy_parameters_and_one_hot_straight_through(torch):
+    d = D.Categorical(logits=G.tensor([0.0, 1.0]))
+    assert "probs" not in d.__dict__ and isinstance(D.Categorical.probs, D.utils.lazy_property)
+    p = d.probs
+    assert d.__dict__["probs"] is p and d.probs is p
+    for m in (G, torch):
+        m.manual_seed(1)
+    pg, pt = _t(G, WEIGHTS, grad=True), _t(torch, WEIGHTS, grad=True)
+    sg = D.OneHotCategoricalStraightThrough(pg).rsample((3,))
+    st = torch.distributions.OneHotCategoricalStraightThrough(pt).rsample((3,))
+    np.testing.assert_array_equal(to_np(sg), to_np(st))
+    (sg * G.arange(4.0, dtype=G.float64)).sum().backward()
+    (st * torch.arange(4.0, dtype=torch.float64)).sum().backward()
+    np.testing.assert_allclose(to_np(pg.grad), to_np(pt.grad), rtol=1e-10)
+
+
+def test_public_names_match_torch(torch):
+    ours = set(D.__all__)
+    assert ours <= set(torch.distributions.__all__)
+    assert set(D.transforms.__all__) <= set(torch.distributions.transforms.__all__)
+    assert set(D.constraints.__all__) == set(torch.distributions.constraints.__all__)
+
+
+def test_import_through_the_torch_alias():
+    code = ("import torch\nimport torch.distributions as D\n"
+            "from torch.distributions.normal import Normal\n"
+            "from torch.distributions import constraints, transforms\n"
+            "print(D is torch.distributions, Normal is D.Normal, D.__name__)\n")
+    out = subprocess.run([sys.executable, "-c", "import gradrs; gradrs.as_torch()\n" + code],
+                         text=True, capture_output=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "True True gradrs.distributions\n"
