@@ -69,6 +69,25 @@ CASES = {
     "Independent": (lambda m, d: m.distributions.Independent(
         m.distributions.Normal(_t(m, LOC, d), _t(m, SCALE, d)), 1),
         RNG.normal(size=(2, 3)), False),
+    "Cauchy": (lambda m, d: m.distributions.Cauchy(_t(m, LOC, d), _t(m, SCALE, d)),
+               RNG.normal(size=(2, 3)), True),
+    "HalfNormal": (lambda m, d: m.distributions.HalfNormal(_t(m, SCALE, d)),
+                   np.abs(RNG.normal(size=(3, 2, 3))), True),
+    "Gumbel": (lambda m, d: m.distributions.Gumbel(_t(m, LOC, d), _t(m, SCALE, d)),
+               RNG.normal(size=(2, 3)), True),
+    "Gumbel_scalar": (lambda m, d: m.distributions.Gumbel(1.0, 2.0), np.array([0.5, 3.0]), True),
+    "Geometric_probs": (lambda m, d: m.distributions.Geometric(_t(m, PROBS, d)),
+                        RNG.integers(0, 5, size=(2, 3)).astype(float), False),
+    "Geometric_logits": (lambda m, d: m.distributions.Geometric(logits=_t(m, LOC, d)),
+                         RNG.integers(0, 5, size=(2, 3)).astype(float), False),
+    "Mixture": (lambda m, d: m.distributions.MixtureSameFamily(
+        m.distributions.Categorical(_t(m, WEIGHTS[:, :3], d)),
+        m.distributions.Normal(_t(m, LOC, d), _t(m, SCALE, d))),
+        RNG.normal(size=(4, 2)), True),
+    "Mixture_mvn": (lambda m, d: m.distributions.MixtureSameFamily(
+        m.distributions.Categorical(_t(m, WEIGHTS[0, :2], d)),
+        m.distributions.Independent(m.distributions.Normal(_t(m, LOC, d), _t(m, SCALE, d)), 1)),
+        RNG.normal(size=(4, 3)), False),
     "Transformed": (lambda m, d: m.distributions.TransformedDistribution(
         m.distributions.Normal(_t(m, LOC, d), _t(m, SCALE, d)),
         [m.distributions.transforms.TanhTransform(),
@@ -172,7 +191,9 @@ def test_expand_matches_torch(torch, name):
 
 SAMPLED = ["Normal", "Normal_scalar", "Laplace", "Exponential", "Uniform", "Bernoulli_probs",
            "Bernoulli_logits", "Categorical_probs", "Categorical_logits", "OneHotCategorical",
-           "Poisson", "LogNormal", "MVN_cov", "MVN_tril", "Independent", "Transformed"]
+           "Poisson", "LogNormal", "MVN_cov", "MVN_tril", "Independent", "Transformed",
+           "Cauchy", "HalfNormal", "Gumbel", "Gumbel_scalar", "Geometric_probs",
+           "Geometric_logits", "Mixture", "Mixture_mvn"]
 
 
 @pytest.mark.parametrize("name", SAMPLED)
@@ -221,6 +242,9 @@ GRAD_CASES = {
     "LogNormal": lambda m, p: m.distributions.LogNormal(p[0], p[1]),
     "MVN_tril": lambda m, p: m.distributions.MultivariateNormal(
         p[0], scale_tril=m.diag_embed(p[1]) + m.tensor(np.tril(TRIL, -1), dtype=p[1].dtype)),
+    "Cauchy": lambda m, p: m.distributions.Cauchy(p[0], p[1]),
+    "HalfNormal": lambda m, p: m.distributions.HalfNormal(p[1]),
+    "Gumbel": lambda m, p: m.distributions.Gumbel(p[0], p[1]),
     "Transformed": lambda m, p: m.distributions.TransformedDistribution(
         m.distributions.Normal(p[0], p[1]),
         [m.distributions.transforms.TanhTransform(),
@@ -320,6 +344,9 @@ KL_PAIRS = [
     ("Poisson", "Bernoulli"), ("Categorical", "Categorical"), ("OneHot", "OneHot"),
     ("MVN", "MVN"), ("LogNormal", "LogNormal"), ("Independent", "Independent"),
     ("Normal", "Poisson"), ("Categorical", "Normal"), ("LogNormal", "Normal"),
+    ("Gumbel", "Gumbel"), ("Gumbel", "Normal"), ("Gumbel", "Uniform"), ("Normal", "Gumbel"),
+    ("Exponential", "Gumbel"), ("Uniform", "Gumbel"), ("Geometric", "Geometric"),
+    ("HalfNormal", "HalfNormal"), ("Cauchy", "Cauchy"), ("HalfNormal", "LogNormal"),
 ]
 
 
@@ -340,6 +367,10 @@ def _kl_dist(m, kind, i):
         "MVN": lambda: Dm.MultivariateNormal(T(loc), T(COV * scale[0])),
         "LogNormal": lambda: Dm.LogNormal(T(loc), T(scale)),
         "Independent": lambda: Dm.Independent(Dm.Normal(T(loc), T(scale)), 1),
+        "Gumbel": lambda: Dm.Gumbel(T(loc), T(scale)),
+        "Geometric": lambda: Dm.Geometric(T(scale / 2.1)),
+        "HalfNormal": lambda: Dm.HalfNormal(T(scale)),
+        "Cauchy": lambda: Dm.Cauchy(T(loc), T(scale)),
     }[kind]()
 
 
@@ -406,6 +437,19 @@ ERRORS = [
     lambda m: m.distributions.Distribution.set_default_validate_args(2),
     lambda m: m.distributions.transforms.Transform(cache_size=2),
     lambda m: m.distributions.Poisson(2.0).entropy(),
+    lambda m: m.distributions.Geometric(m.tensor([0.0, 0.5])),
+    lambda m: m.distributions.Geometric(m.tensor([0.5])).log_prob(m.tensor([-1.0])),
+    lambda m: m.distributions.HalfNormal(1.0).log_prob(m.tensor(-1.0)),
+    lambda m: m.distributions.HalfNormal(-1.0),
+    lambda m: m.distributions.MixtureSameFamily(m.ones(2), m.distributions.Normal(0.0, 1.0)),
+    lambda m: m.distributions.MixtureSameFamily(m.distributions.Categorical(m.ones(2)), 3),
+    lambda m: m.distributions.MixtureSameFamily(m.distributions.Categorical(m.ones(3)),
+                                                m.distributions.Normal(m.zeros(2), m.ones(2))),
+    lambda m: m.distributions.MixtureSameFamily(m.distributions.Categorical(m.ones(3, 2)),
+                                                m.distributions.Normal(m.zeros(4, 2), 1.0)),
+    lambda m: m.distributions.MixtureSameFamily(m.distributions.Categorical(m.ones(2)),
+                                                m.distributions.Normal(m.zeros(2), 1.0)).rsample(),
+    lambda m: m.distributions.Gumbel(0.0, 1.0).log_prob(m.tensor(float("inf"))),
 ]
 
 

@@ -16,13 +16,18 @@ Beta, Gamma, Dirichlet, Chi2, StudentT, Binomial, Multinomial and the families b
 from . import constraints, transforms  # noqa: F401 - torch.distributions.constraints
 from .bernoulli import Bernoulli
 from .categorical import Categorical
+from .cauchy import Cauchy
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
+from .geometric import Geometric
+from .gumbel import Gumbel
+from .half_normal import HalfNormal
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
 from .log_normal import LogNormal
+from .mixture_same_family import MixtureSameFamily
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
@@ -34,12 +39,17 @@ from .uniform import Uniform
 __all__ = [
     "Bernoulli",
     "Categorical",
+    "Cauchy",
     "Distribution",
     "Exponential",
     "ExponentialFamily",
+    "Geometric",
+    "Gumbel",
+    "HalfNormal",
     "Independent",
     "Laplace",
     "LogNormal",
+    "MixtureSameFamily",
     "MultivariateNormal",
     "Normal",
     "OneHotCategorical",
