@@ -131,3 +131,105 @@ def test_autograd_grad_inside_vmap_as_torch(torch, batched_only):
     res = [run(G), run(torch)]
     np.testing.assert_allclose(res[0][0], res[1][0], rtol=1e-12)
     np.testing.assert_allclose(res[0][1], res[1][1], rtol=1e-12)
+
+
+# ---- check_forward_ad / check_batched_forward_grad ------------------------------------------
+
+FWD_CASES = {
+    "elementwise": (lambda a, b: (a.sin() * a, a.exp(), (b * b.cos()).sum(0)),
+                    [[1.0, 2.0, -0.5], [[0.3, 2.0], [1.0, -1.0]]]),
+    "matmul_tanh": (lambda a, b: (a[:2] @ b).tanh(), [[1.0, 2.0, -0.5], [[0.3, 2.0], [1.0, -1.0]]]),
+    "linalg": (lambda a: G_or_T(a).linalg.inv(a) @ a.exp(), [[[2.0, 0.5], [0.25, 1.5]]]),
+}
+
+
+def G_or_T(t):
+    import sys
+    return G if isinstance(t, G.Tensor) else sys.modules["torch"]
+
+
+@pytest.mark.parametrize("name", sorted(FWD_CASES))
+@pytest.mark.parametrize("fast", [False, True])
+def test_forward_ad_check_passes_as_torch(name, fast, batched_only):
+    f, arrays = FWD_CASES[name]
+    g, t = run_both(lambda m: [
+        m.autograd.gradcheck(f, tuple(_t(m, a) for a in arrays), check_forward_ad=True,
+                             fast_mode=fast),
+        m.autograd.gradcheck(f, tuple(_t(m, a) for a in arrays), check_forward_ad=True,
+                             check_backward_ad=False, fast_mode=fast)])
+    assert g == t == [True, True]
+
+
+def test_batched_forward_grad_passes_as_torch(batched_only):
+    """torch's legacy vmap refuses most ops under forward AD; elementwise ones it takes."""
+    f, arrays = FWD_CASES["elementwise"]
+    g, t = run_both(lambda m: m.autograd.gradcheck(
+        f, tuple(_t(m, a) for a in arrays), check_forward_ad=True,
+        check_batched_forward_grad=True, check_batched_grad=True))
+    assert g is t is True
+    f, arrays = FWD_CASES["matmul_tanh"]
+    assert G.autograd.gradcheck(f, tuple(_t(G, a) for a in arrays), check_forward_ad=True,
+                                check_batched_forward_grad=True)
+
+
+def _wrong_jvp(m):
+    class WrongJvp(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_forward(x)
+            return x ** 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+        @staticmethod
+        def jvp(ctx, t):
+            return t * ctx.saved_tensors[0]  # should be 2 * t * x
+
+    return WrongJvp
+
+
+@pytest.mark.parametrize("fast", [False, True])
+def test_wrong_jvp_fails_with_torch_message(fast):
+    def f(m):
+        x = _t(m, [1.0, 2.0, -0.5])
+        m.autograd.gradcheck(_wrong_jvp(m).apply, (x,), check_forward_ad=True,
+                             check_backward_ad=False, fast_mode=fast)
+
+    eg, _ = check_error(f)
+    assert type(eg).__name__ == "GradcheckError"
+    assert str(eg).startswith("Jacobian computed with forward mode mismatch for output 0 with "
+                              "respect to input 0,\n")
+
+
+def test_fwd_over_rev_gradgradcheck_as_torch():
+    def f(m):
+        m.manual_seed(0)
+        x, y = _t(m, [1.0, 2.0]), _t(m, [[0.3, 2.0], [1.0, -1.0]])
+        return m.autograd.gradgradcheck(lambda a, b: (a.sin() * b[0]).sum(), (x, y),
+                                        check_fwd_over_rev=True)
+    g, t = run_both(f)
+    assert g is t is True
+
+
+def test_random_jvp_in_batched_forward_check_fails_as_torch():
+    def f(m):
+        class Noisy(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+
+            @staticmethod
+            def jvp(ctx, t):
+                return t * 2 + 0 * m.rand(t.shape, dtype=t.dtype)
+
+        m.autograd.gradcheck(Noisy.apply, (_t(m, [1.0, 2.0]),), check_forward_ad=True,
+                             check_backward_ad=False, check_batched_forward_grad=True)
+
+    eg, _ = check_error(f)
+    assert "While computing batched gradients, got: vmap: We do not yet support" in str(eg)

@@ -71,6 +71,10 @@ def make_dual(tensor, tangent, *, level=None):
             "Trying to create a dual Tensor for forward AD but no level "
             "exists, make sure to enter_dual_level() first."
         )
+    if hasattr(type(tensor), "_vmap_level") or hasattr(type(tangent), "_vmap_level"):
+        # Under vmap: one dual of the batched physical tensors (Note [vmap]).
+        from .. import _vmap
+        return _vmap.batched_dual(tensor, tangent, _vmap._top((tensor, tangent)))
     if not tensor.is_floating_point():  # gradrs has no complex dtypes
         raise ValueError(
             f"Expected primal to be floating point or complex, but got: {tensor.dtype}"
@@ -104,6 +108,9 @@ def unpack_dual(tensor, *, level=None):
         level = _current_level
     if level < 0:
         return UnpackedDualTensor(tensor, None)
+    if hasattr(type(tensor), "_vmap_level"):
+        from .. import _vmap
+        return UnpackedDualTensor(*_vmap.unpack_batched_dual(tensor, tensor._level))
     primal, dual = _native._unpack_dual(tensor, level=level)
     return UnpackedDualTensor(primal, dual)
 

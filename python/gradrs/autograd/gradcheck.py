@@ -6,7 +6,10 @@ output) from a fresh default-seeded generator reduce both sides to the scalars v
 vector-Jacobian product and one directional difference per pair; on a mismatch the slow
 Jacobians are computed for the message. Then backward must be linear in grad_output and must
 accept undefined output gradients; ``check_batched_grad=True`` checks ``vmap`` of the
-vector-Jacobian product against the products one by one (PyTorch's check). Failures raise `GradcheckError` with PyTorch's messages
+vector-Jacobian product against the products one by one (PyTorch's check). With
+``check_forward_ad=True`` the same comparisons run on Jacobians (slow) or J u (fast) from
+forward-mode AD, a missing tangent must act as a zero one, and ``check_batched_forward_grad``
+checks ``vmap`` of the Jacobian-vector product. Failures raise `GradcheckError` with PyTorch's messages
 (or return False with raise_exception=False).
 """
 
@@ -204,13 +207,62 @@ def _grad(*args, **kwargs):
     return grad(*args, **kwargs)
 
 
-def _notallclose_msg(analytical, numerical, output_idx, input_idx):
-    return (f"Jacobian mismatch for output {output_idx:d} with respect to input "
+def _notallclose_msg(analytical, numerical, output_idx, input_idx, is_forward_ad=False):
+    mode = "computed with forward mode " if is_forward_ad else ""
+    return (f"Jacobian {mode}mismatch for output {output_idx:d} with respect to input "
             f"{input_idx:d},\nnumerical:{numerical}\nanalytical:{analytical}\n")
 
 
+def _is_float_tensor(x):
+    return _is_tensor(x) and x.dtype.is_floating_point
+
+
+def _analytical_jacobian_fwd(fn, inputs, outputs, check_grad_dtypes=False, all_u=None):
+    """[per input requiring grad] of (per floating output) Jacobians by forward-mode AD: one
+    dual pass per input element, its tangent a unit vector (or, with ``all_u``, one pass per
+    input with tangent u, giving J u). PyTorch's `_get_analytical_jacobian_forward_ad`."""
+    from . import forward_ad as fwAD
+
+    float_outs = [o for o in outputs if _is_float_tensor(o)]
+    tensor_inputs = [i for i in inputs if _is_tensor(i) and i.requires_grad]
+    jacobians = [[o.new_zeros((1 if all_u else i.numel(), o.numel())) for o in float_outs]
+                 for i in tensor_inputs]
+    with fwAD.dual_level():
+        fw_grads, dual_inputs = [], []
+        for inp in inputs:
+            if _is_tensor(inp) and inp.requires_grad:
+                inp = fwAD.make_dual(inp.detach(), _native.zeros_like(inp))
+                # the dual's own tangent (a view's may not be the one given): written in place
+                fw_grads.append(fwAD.unpack_dual(inp)[1])
+            dual_inputs.append(inp)
+
+        def read(i, row):
+            outs = [o for o in _as_tuple(fn(*dual_inputs)) if _is_float_tensor(o)]
+            for k, d_o in enumerate(outs):
+                _, res = fwAD.unpack_dual(d_o)
+                if res is None:
+                    jacobians[i][k][row].zero_()
+                else:
+                    jacobians[i][k][row] = res.reshape(-1)
+
+        for i, fw_grad in enumerate(fw_grads):
+            if all_u:
+                fw_grad.copy_(all_u[i].view_as(fw_grad))
+                read(i, 0)
+                fw_grad.zero_()
+                continue
+            flat = fw_grad.view(-1)
+            for lin in range(flat.numel()):
+                flat[lin] = 1.0
+                read(i, lin)
+                flat[lin] = 0.0
+    if all_u:
+        return [[j.squeeze(0) for j in per_input] for per_input in jacobians]
+    return jacobians
+
+
 def _slow_gradcheck(func, func_out, tupled_inputs, outputs, eps, rtol, atol,
-                    check_grad_dtypes, nondet_tol):
+                    check_grad_dtypes, nondet_tol, use_forward_ad=False):
     func_out = _as_tuple(func_out)
     if not outputs:
         for per_input in _numerical_jacobian(func, tupled_inputs, func_out, eps):
@@ -220,6 +272,14 @@ def _slow_gradcheck(func, func_out, tupled_inputs, outputs, eps, rtol, atol,
         return True
     numerical = list(zip(*_numerical_jacobian(func, tupled_inputs, func_out, eps)))
     numerical = [nj for o, nj in zip(func_out, numerical) if o.requires_grad]
+    if use_forward_ad:
+        analytical = _analytical_jacobian_fwd(func, tupled_inputs, func_out, check_grad_dtypes)
+        for i, n_per_out in enumerate(numerical):
+            for j, n in enumerate(n_per_out):
+                a = analytical[j][i]
+                if not _allclose(a, n.to(a.device), rtol, atol):
+                    raise GradcheckError(_notallclose_msg(a, n, i, j, is_forward_ad=True))
+        return True
     for i, o in enumerate(outputs):
         analytical = _analytical_jacobian(tupled_inputs, o, nondet_tol, check_grad_dtypes)
         for j, (a, n) in enumerate(zip(analytical, numerical[i])):
@@ -235,11 +295,12 @@ def _vec_from_tensor(x, generator):
     return vec
 
 
-def _make_vectors(inp_tensors, outputs):
+def _make_vectors(inp_tensors, outputs, use_forward_ad=False):
     # A generator of its own, so the user's random stream is left alone.
     g_cpu = _native.Generator()
     all_u = [_vec_from_tensor(inp, g_cpu) for inp in inp_tensors]
-    all_v = [_vec_from_tensor(out, g_cpu) for out in outputs]
+    # Forward mode compares J u itself: no v.
+    all_v = None if use_forward_ad else [_vec_from_tensor(out, g_cpu) for out in outputs]
     return all_v, all_u
 
 
@@ -286,11 +347,20 @@ If the test
 
 
 def _run_slow_mode_and_get_error(func, tupled_inputs, outputs, input_idx, output_idx, rtol,
-                                 atol, eps):
+                                 atol, eps, is_forward_ad=False):
     """The slow Jacobians of one (input, output) pair, for a fast-mode failure's message."""
     slow_numerical = _numerical_jacobian(func, tupled_inputs, outputs, eps)[input_idx][output_idx]
-    slow_analytical = _analytical_jacobian(tupled_inputs, outputs[output_idx], float("inf"),
-                                           False)[input_idx]
+    if is_forward_ad:
+        def new_fn(inp):
+            new_inputs = list(tupled_inputs)
+            new_inputs[input_idx] = inp
+            return _as_tuple(func(*new_inputs))[output_idx]
+
+        slow_analytical = _analytical_jacobian_fwd(
+            new_fn, (tupled_inputs[input_idx],), (outputs[output_idx],))[0][0]
+    else:
+        slow_analytical = _analytical_jacobian(tupled_inputs, outputs[output_idx],
+                                               float("inf"), False)[input_idx]
     slow_max_diff = (slow_numerical - slow_analytical).abs().max()
     slow_allclose = _allclose(slow_analytical, slow_numerical, rtol, atol)
     msg = (
@@ -307,13 +377,27 @@ def _run_slow_mode_and_get_error(func, tupled_inputs, outputs, input_idx, output
 
 
 def _fast_gradcheck(func, func_out, tupled_inputs, outputs, eps, rtol, atol,
-                    check_grad_dtypes, nondet_tol):
+                    check_grad_dtypes, nondet_tol, use_forward_ad=False):
     """PyTorch's fast gradcheck (pytorch/pytorch#53876): v^T J u from a vector-Jacobian
-    product against v . (J u) from a directional central difference."""
+    product against v . (J u) from a directional central difference; in forward mode, J u
+    from one dual pass per input against the difference itself."""
     inp_idx = [i for i, t in enumerate(tupled_inputs) if _is_tensor(t) and t.requires_grad]
     inp_tensors = [tupled_inputs[i] for i in inp_idx]
-    all_v, all_u = _make_vectors(inp_tensors, outputs)
+    all_v, all_u = _make_vectors(inp_tensors, outputs, use_forward_ad)
     func_out = _as_tuple(func_out)
+    if use_forward_ad:
+        analytical = _analytical_jacobian_fwd(func, tupled_inputs, func_out, check_grad_dtypes,
+                                              all_u=all_u)
+        for i, (k, u) in enumerate(zip(inp_idx, all_u)):
+            jvps = _numerical_jvps(func, tupled_inputs, k, u, eps)
+            jvps = [ju for ju, o in zip(jvps, func_out) if _is_float_tensor(o)]
+            for j, n in enumerate(jvps):
+                a = analytical[i][j]
+                if not _allclose(a, n.to(a.device), rtol, _adjusted_atol(atol, u, None)):
+                    jacobians_str = _run_slow_mode_and_get_error(
+                        func, tupled_inputs, outputs, i, j, rtol, atol, eps, True)
+                    raise GradcheckError(_notallclose_msg(a, n, j, i, True) + jacobians_str)
+        return True
     numerical = []
     for i, u in zip(inp_idx, all_u):
         jvps = _numerical_jvps(func, tupled_inputs, i, u, eps)
@@ -472,15 +556,8 @@ def _test_batched_grad(inputs, output, output_idx):
     try:
         result = vmap(vjp)(_native.stack(grad_outputs))
     except RuntimeError as ex:
-        msg = str(ex)
-        if msg == _vmap_random_msg():
-            # PyTorch's check runs its legacy vmap (torch._vmap_internals), whose message
-            # for a random op differs from functorch's.
-            msg = ("vmap: We do not yet support calling random operations inside of vmap. "
-                   "Please perform random operations outside of vmap as a workaround")
-        raise GradcheckError(
-            f"While computing batched gradients, got: {msg}\n\n{_FAILED_BATCHED_GRAD_MSG}"
-        ) from ex
+        raise GradcheckError(f"While computing batched gradients, got: {_legacy_msg(ex)}\n\n"
+                             f"{_FAILED_BATCHED_GRAD_MSG}") from ex
     for input_idx, (res, exp) in enumerate(zip(result, expected)):
         if _torch_allclose(res, exp):
             continue
@@ -488,9 +565,15 @@ def _test_batched_grad(inputs, output, output_idx):
     return True
 
 
-def _vmap_random_msg():
+def _legacy_msg(ex):
+    """An error's text as PyTorch's checks, which run its legacy vmap
+    (torch._vmap_internals), print it: a random op's message differs from functorch's."""
     from .._vmap import _RANDOM
-    return _RANDOM
+
+    if str(ex) == _RANDOM:
+        return ("vmap: We do not yet support calling random operations inside of vmap. "
+                "Please perform random operations outside of vmap as a workaround")
+    return str(ex)
 
 
 def _torch_allclose(a, b):
@@ -499,15 +582,132 @@ def _torch_allclose(a, b):
     return allclose(a, b)
 
 
+def _test_undefined_forward_mode(func, outputs, inputs):
+    """A tangent left undefined (a plain tensor) must give the tangents a zero tangent gives."""
+    from . import forward_ad as fwAD
+
+    inp_tensors = [t for t in inputs if _is_tensor(t) and t.requires_grad]
+    _, all_u = _make_vectors(inp_tensors, outputs, use_forward_ad=True)
+    with fwAD.dual_level():
+        fw_grads, dual_inputs, tensor_indices = [], [], set()
+        for i, inp in enumerate(inputs):
+            if _is_tensor(inp) and inp.requires_grad:
+                inp = fwAD.make_dual(inp.detach(), _native.zeros_like(inp))
+                fw_grads.append(fwAD.unpack_dual(inp)[1])
+                tensor_indices.add(i)
+            dual_inputs.append(inp)
+        for fw_grad, u in zip(fw_grads, all_u):
+            fw_grad.copy_(u.view_as(fw_grad))
+        for idx, inp in enumerate(inputs):
+            if idx not in tensor_indices:
+                continue
+            dual_inp_obj = dual_inputs[idx]
+            # a materialized zero tangent, then none at all
+            dual_inputs[idx] = fwAD.make_dual(inp.detach(), _native.zeros_like(inp))
+            outs1 = [o for o in _as_tuple(func(*dual_inputs)) if _is_float_tensor(o)]
+            dual_inputs[idx] = inp.detach()
+            outs2 = [o for o in _as_tuple(func(*dual_inputs)) if _is_float_tensor(o)]
+            dual_inputs[idx] = dual_inp_obj
+            for index_o, (d_o1, d_o2) in enumerate(zip(outs1, outs2)):
+                res1, res2 = fwAD.unpack_dual(d_o1)[1], fwAD.unpack_dual(d_o2)[1]
+                if not (res1 is None or res2 is None) and not _torch_allclose(res1, res2):
+                    # PyTorch raises it with several arguments: str() shows their tuple.
+                    raise GradcheckError(
+                        "Mismatch in tangent values for output with index: ", index_o,
+                        " when input: ", inp, " has an undefined tangent value. ",
+                        " Got: ", res1, " but expected: ", res2)
+    return True
+
+
+_FAILED_BATCHED_GRAD_MSG_FWD_AD = """
+gradcheck failed while testing batched gradient computation with forward-mode AD.
+This test is enabled automatically when both `check_batched_grad=True`
+and `check_forward_ad=True`, but can be disabled in the following ways
+dependong on how the test was invoked (via a test that calls gradcheck
+directly or via an autogenerated test).
+
+If you are adding a new operator, please file an issue and then use one of the
+workarounds. The workaround depends on how your test invokes gradcheck/gradgradcheck.
+If the test
+- manually invokes gradcheck/gradgradcheck, then call gradcheck/gradgradcheck
+  with `check_batched_forward_grad=False` as a keyword argument.
+- is OpInfo-based (e.g., in test_ops_gradients.py), then modify the OpInfo for the test
+  to have `check_batched_forward_grad=False`
+"""
+
+
+def _test_batched_grad_forward_ad(func, inputs):
+    """PyTorch's check_batched_forward_grad: ``vmap`` of the Jacobian-vector product over two
+    random tangents per input against the two products one by one (gradrs's vmap runs the
+    function on batched duals: Note [vmap])."""
+    from .._vmap import vmap
+    from . import forward_ad as fwAD
+
+    for input_idx, current_input in enumerate(inputs):
+        if not (_is_tensor(current_input) and current_input.requires_grad):
+            continue
+
+        def jvp(tangent, input_idx=input_idx, current_input=current_input):
+            with fwAD.dual_level():
+                dual = fwAD.make_dual(current_input.detach(), tangent)
+                inputs_with_dual = tuple(
+                    dual if idx == input_idx else (inp.detach() if _is_tensor(inp) else inp)
+                    for idx, inp in enumerate(inputs))
+                ret = []
+                for dual_output in _as_tuple(func(*inputs_with_dual)):
+                    if dual_output is None:
+                        continue
+                    primal_out, tangent_out = fwAD.unpack_dual(dual_output)
+                    ret.append(tangent_out if tangent_out is not None else _native.zeros(
+                        [], dtype=primal_out.dtype,
+                        device=primal_out.device).expand(primal_out.shape))
+                return tuple(ret)
+
+        if not current_input.dtype.is_floating_point:
+            continue
+        tangents = [_native.randn_like(current_input) for _ in range(2)]
+        expected = [_native.stack(shards) for shards in zip(*[jvp(t) for t in tangents])]
+        try:
+            result = vmap(jvp)(_native.stack(tangents))
+        except RuntimeError as ex:
+            raise GradcheckError(f"While computing batched gradients, got: {_legacy_msg(ex)}"
+                                 f"\n\n{_FAILED_BATCHED_GRAD_MSG_FWD_AD}") from ex
+        # PyTorch's loop reuses the name input_idx: the message names the output twice.
+        for input_idx, (res, exp) in enumerate(zip(result, expected)):  # noqa: B020, PLW2901
+            if _torch_allclose(res, exp):
+                continue
+            raise GradcheckError(f"""
+For output {input_idx} and input {input_idx}:
+
+{_FAILED_BATCHED_GRAD_MSG_FWD_AD}
+
+Got:
+{res}
+
+Expected:
+{exp}
+""".strip())
+    return True
+
+
 def _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad,
-                      check_grad_dtypes, check_backward_ad, fast_mode, check_batched_grad):
+                      check_grad_dtypes, check_backward_ad, fast_mode, check_batched_grad,
+                      check_forward_ad, check_batched_forward_grad):
     tupled_inputs = _as_tuple(inputs)
     _check_inputs(tupled_inputs)
     func_out = func(*tupled_inputs)
     outputs = _differentiable_outputs(func_out)
     check = _fast_gradcheck if fast_mode else _slow_gradcheck
-    check(func, func_out, tupled_inputs, outputs, eps, rtol, atol, check_grad_dtypes,
-          nondet_tol)
+    if check_backward_ad:
+        check(func, func_out, tupled_inputs, outputs, eps, rtol, atol, check_grad_dtypes,
+              nondet_tol)
+    if check_forward_ad:
+        check(func, func_out, tupled_inputs, outputs, eps, rtol, atol, check_grad_dtypes,
+              nondet_tol, use_forward_ad=True)
+        if check_undefined_grad:
+            _test_undefined_forward_mode(func, outputs, tupled_inputs)
+    if check_batched_forward_grad:
+        _test_batched_grad_forward_ad(func, tupled_inputs)
     if not check_backward_ad:
         return True
     if check_batched_grad:
@@ -546,12 +746,11 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     if check_batched_forward_grad and not check_forward_ad:
         raise AssertionError(
             "Setting check_batched_forward_grad=True requires check_forward_ad to be True")
-    # Forward AD checks are not here.
-    _unsupported(check_forward_ad=check_forward_ad,
-                 check_batched_forward_grad=check_batched_forward_grad, masked=masked)
+    _unsupported(masked=masked)
     run = functools.partial(_gradcheck_helper, func, inputs, eps, atol, rtol, nondet_tol,
                             check_undefined_grad, check_grad_dtypes, check_backward_ad,
-                            fast_mode, check_batched_grad)
+                            fast_mode, check_batched_grad, check_forward_ad,
+                            check_batched_forward_grad)
     if not raise_exception:
         try:
             return run()
