@@ -1353,6 +1353,10 @@ def _fold_loss(input, target, lvl, classes_first):
     N. Returns them and the per-sample shape of the unreduced loss."""
     pi, pt = _phys(input, lvl), _phys(target, lvl)
     size = (pi if pi is not None else pt).shape[0]
+    if input.dim() >= 2 and target.dim() >= 1 and input.shape[0] != target.shape[0]:
+        # a sample's sizes, checked before the fold hides them
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
+                         f"batch_size ({target.shape[0]}).")
     if pi is None:
         pi = _expand_to(input, size)
     if pt is None:
