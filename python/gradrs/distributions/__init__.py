@@ -10,7 +10,7 @@ Sampling draws from gradrs's random streams the way PyTorch draws from torch's.
 >>> loss = -m.log_prob(action) * 1.0
 
 Not provided (their samplers need native kernels gradrs lacks, such as a gamma sampler):
-Beta, Gamma, Dirichlet, Chi2, StudentT, Binomial, Multinomial and the families built on them.
+Beta, Gamma, Dirichlet, Chi2, StudentT, Binomial and the families built on them.
 """
 
 from . import constraints, transforms  # noqa: F401 - torch.distributions.constraints
@@ -28,10 +28,13 @@ from .kl import kl_divergence, register_kl
 from .laplace import Laplace
 from .log_normal import LogNormal
 from .mixture_same_family import MixtureSameFamily
+from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
 from .poisson import Poisson
+from .relaxed_bernoulli import RelaxedBernoulli
+from .relaxed_categorical import RelaxedOneHotCategorical
 from .transformed_distribution import TransformedDistribution
 from .transforms import *  # noqa: F403
 from .uniform import Uniform
@@ -50,11 +53,14 @@ __all__ = [
     "Laplace",
     "LogNormal",
     "MixtureSameFamily",
+    "Multinomial",
     "MultivariateNormal",
     "Normal",
     "OneHotCategorical",
     "OneHotCategoricalStraightThrough",
     "Poisson",
+    "RelaxedBernoulli",
+    "RelaxedOneHotCategorical",
     "Uniform",
     "TransformedDistribution",
     "kl_divergence",
