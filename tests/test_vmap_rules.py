@@ -1,7 +1,7 @@
 """vmap's batching rules for F.conv1d / conv2d, F.embedding, F.nll_loss / cross_entropy,
-index_select with a batched index, `func.vjp` and `autograd.grad` inside vmap: values and
-gradients against a Python loop and `torch.func.vmap`, with no per-call fallback, and graphs
-that do not grow with the batch."""
+index_select and `x[:, index]` with a batched index, `func.vjp` and `autograd.grad` inside
+vmap: values and gradients against a Python loop and `torch.func.vmap`, with no per-call
+fallback, and graphs that do not grow with the batch."""
 
 import numpy as np
 import pytest
@@ -90,6 +90,10 @@ CASES = {
                      (0, 0)),
     "index_select_scalar_index": (lambda m: lambda x, i: x.index_select(-1, i),
                                   [R(3, 4, 5), Ix(5, 3)], (0, 0)),
+    "getitem_batched_index": (lambda m: lambda x, i: x[i], [R(3, 4, 5), Ix(4, 3, 2, 2) - 2],
+                              (0, 0)),
+    "getitem_slice_batched_index": (lambda m: lambda x, i: x[:, i], [R(3, 4, 5), Ix(5, 3, 3)],
+                                    (0, 0)),
 }
 
 

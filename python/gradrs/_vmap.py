@@ -745,10 +745,35 @@ BatchedTensor.repeat = _repeat
 # ---- indexing -------------------------------------------------------------------------------
 
 
+def _getitem_batched_index(self, items):
+    """``x[:, ..., :, index]`` with one batched integer index after full slices: each sample
+    picks along that dim with its own index (a gather of the flattened index)."""
+    lvl = _top((self,) + items)
+    d = len(items) - 1
+    index = items[-1]
+    pi = _phys(index, lvl)
+    if (pi is None or not isinstance(pi, Tensor) or pi.dtype not in (_native.int64, _native.int32)
+            or any(not (isinstance(i, slice) and i == slice(None)) for i in items[:-1])
+            or d >= self.dim() or not (isinstance(self, Tensor) or _phys(self, lvl) is not None)):
+        return _per_sample("__getitem__", (self, items), {}, lvl)
+    size = pi.shape[0]
+    n = self.shape[d]
+    if pi.numel() and bool(((pi < -n) | (pi >= n)).any()):
+        return _per_sample("__getitem__", (self, items), {}, lvl)  # a sample's IndexError
+    flat = BatchedTensor((pi % n).reshape(size, -1) if n else pi.reshape(size, -1), lvl)
+    picked = _index_select_batched(self, d, flat)
+    shape = tuple(self.shape[:d]) + tuple(index.shape) + tuple(self.shape[d + 1:])
+    return picked.reshape(shape)
+
+
 def _getitem(self, idx):
     lvl = self._level
     items = idx if isinstance(idx, tuple) else (idx,)
     if any(isinstance(i, BatchedTensor) for i in items):
+        if isinstance(items[-1], BatchedTensor) and not any(
+                isinstance(i, (BatchedTensor, Tensor, list)) or i is None or i is Ellipsis
+                for i in items[:-1]):
+            return _getitem_batched_index(self, items)
         return _per_sample("__getitem__", (self, idx), {}, _top((self,) + items))
     tensor_pos = [k for k, i in enumerate(items)
                   if isinstance(i, (Tensor, list))]
