@@ -524,22 +524,35 @@ def test_sample_n_warns_and_samples(torch):
 
 # ---- transforms, constraints, utils -------------------------------------------------------------
 
+X23 = RNG.uniform(0.1, 0.9, size=(2, 3))
+X233 = RNG.normal(size=(2, 3, 3))
+
+
 def _transforms(m):
+    """(transform, input) pairs; the same list for either library."""
     T = m.distributions.transforms
     return [
-        T.ExpTransform(), T.SigmoidTransform(), T.TanhTransform(), T.SoftplusTransform(),
-        T.AffineTransform(0.5, -2.0), T.AffineTransform(_t(m, LOC), _t(m, SCALE)),
-        T.AffineTransform(_t(m, LOC[0]), _t(m, SCALE[0]), event_dim=1),
-        T.PowerTransform(_t(m, 2.5)), T.AbsTransform(),
-        T.ComposeTransform([T.AffineTransform(0.0, 3.0), T.ExpTransform()]),
-        T.ExpTransform().inv, T.IndependentTransform(T.ExpTransform(), 1),
-        T.ReshapeTransform((6,), (2, 3)), T.identity_transform,
+        (T.ExpTransform(), X23), (T.SigmoidTransform(), X23), (T.TanhTransform(), X23),
+        (T.SoftplusTransform(), X23), (T.AffineTransform(0.5, -2.0), X23),
+        (T.AffineTransform(_t(m, LOC), _t(m, SCALE)), X23),
+        (T.AffineTransform(_t(m, LOC[0]), _t(m, SCALE[0]), event_dim=1), X23),
+        (T.PowerTransform(_t(m, 2.5)), X23), (T.AbsTransform(), X23),
+        (T.ComposeTransform([T.AffineTransform(0.0, 3.0), T.ExpTransform()]), X23),
+        (T.ExpTransform().inv, X23), (T.IndependentTransform(T.ExpTransform(), 1), X23),
+        (T.ReshapeTransform((6,), (2, 3)), X23.reshape(6)), (T.identity_transform, X23),
+        (T.SoftmaxTransform(), X23), (T.StickBreakingTransform(), X23),
+        (T.LowerCholeskyTransform(), X233), (T.PositiveDefiniteTransform(), X233),
+        (T.CorrCholeskyTransform(), X23),
+        (T.CatTransform([T.ExpTransform(), T.identity_transform], -1, [1, 2]), X23),
+        (T.CatTransform([T.StickBreakingTransform(), T.ExpTransform()], 0, [1, 1]), X23),
+        (T.StackTransform([T.ExpTransform(), T.SigmoidTransform(), T.TanhTransform()], 1), X23),
+        (T.CumulativeDistributionTransform(m.distributions.Normal(0.0, 1.0)), X23),
+        (T.ComposeTransform([T.StickBreakingTransform(), T.AffineTransform(1.0, 2.0)]), X23),
     ]
 
 
 def test_transforms_match_torch(torch):
-    x = RNG.uniform(0.1, 0.9, size=(2, 3))
-    for tg, tt in zip(_transforms(G), _transforms(torch)):
+    for (tg, xin), (tt, _) in zip(_transforms(G), _transforms(torch)):
         assert repr(tg) == norm(repr(tt))
         for attr in ("domain", "codomain", "bijective", "sign", "event_dim"):
             rg, rt = _result(lambda: getattr(tg, attr)), _result(lambda: getattr(tt, attr))
@@ -547,17 +560,17 @@ def test_transforms_match_torch(torch):
                 assert rg[0] == "ok" and repr(rg[1]) == norm(repr(rt[1])), attr
             else:
                 _same(rg, rt)
-        xin = x.reshape(6) if "Reshape" in repr(tt) else x
         xg, xt = _t(G, xin), _t(torch, xin)
         yg, yt = _result(lambda: tg(xg)), _result(lambda: tt(xt))
         _same(yg, yt)
         _same(_result(lambda: tg.inv(yg[1])), _result(lambda: tt.inv(yt[1])), rtol=1e-9)
         _same(_result(lambda: tg.log_abs_det_jacobian(xg, yg[1])),
               _result(lambda: tt.log_abs_det_jacobian(xt, yt[1])))
-        assert repr(tg.forward_shape(G.Size([4, 2, 3]) if "Reshape" not in repr(tt)
-                                     else G.Size([6]))) == norm(repr(tt.forward_shape(
-                                         torch.Size([4, 2, 3]) if "Reshape" not in repr(tt)
-                                         else torch.Size([6]))))
+        shape = (4, *xin.shape)
+        _same(_result(lambda: tg.forward_shape(G.Size(shape))),
+              _result(lambda: tt.forward_shape(torch.Size(shape))))
+        _same(_result(lambda: tg.inverse_shape(G.Size(shape))),
+              _result(lambda: tt.inverse_shape(torch.Size(shape))))
     T = D.transforms
     assert T.ExpTransform() == T.ExpTransform() and T.ExpTransform() != T.TanhTransform()
     assert T.AffineTransform(1.0, 2.0) == T.AffineTransform(1.0, 2.0)
@@ -645,3 +658,37 @@ def test_import_through_the_torch_alias():
                          text=True, capture_output=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout == "True True gradrs.distributions\n"
+
+
+def test_constraint_registry_matches_torch(torch):
+    def cases(m):
+        c = m.distributions.constraints
+        return [c.real, c.positive, c.nonnegative, c.greater_than(1.5), c.greater_than_eq(-1.0),
+                c.less_than(2.0), c.interval(-1.0, 3.0), c.unit_interval,
+                c.half_open_interval(0.0, 1.0), c.simplex, c.real_vector,
+                c.independent(c.positive, 1), c.lower_cholesky, c.positive_definite,
+                c.corr_cholesky, c.cat([c.positive, c.real], -1, [1, 2]),
+                c.stack([c.positive, c.unit_interval, c.real], -1), c.boolean, c.dependent]
+
+    x = X23
+    for name in ("biject_to", "transform_to"):
+        for cg, ct in zip(cases(G), cases(torch)):
+            rg = _result(lambda: getattr(D, name)(cg))
+            rt = _result(lambda: getattr(torch.distributions, name)(ct))
+            if rt[0] == "err":
+                _same(rg, rt)
+                continue
+            assert repr(rg[1]) == norm(repr(rt[1]))
+            xin = X233 if "LowerCholesky" in repr(rt[1]) or "PositiveDef" in repr(rt[1]) else x
+            yg, yt = _result(lambda: rg[1](_t(G, xin))), _result(lambda: rt[1](_t(torch, xin)))
+            _same(yg, yt)
+            if yt[0] == "ok":
+                assert bool(cg.check(yg[1]).all())
+    for m in (G, torch):
+        with pytest.raises(TypeError, match="Expected constraint to be either a Constraint "
+                                            "subclass or instance, but got 3"):
+            m.distributions.biject_to.register(3, lambda c: None)
+        reg = m.distributions.constraint_registry.ConstraintRegistry()
+        reg.register(m.distributions.constraints.positive)(
+            lambda c: m.distributions.transforms.ExpTransform())
+        assert type(reg(m.distributions.constraints.positive)).__name__ == "ExpTransform"

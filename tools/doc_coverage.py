@@ -57,6 +57,7 @@ NAMESPACES = [
     "gradrs.special",
     "gradrs.distributions",
     "gradrs.distributions.constraints",
+    "gradrs.distributions.constraint_registry",
     "gradrs.distributions.transforms",
     "gradrs.distributions.kl",
     "gradrs.distributions.utils",

@@ -17,6 +17,7 @@ from . import constraints, transforms  # noqa: F401 - torch.distributions.constr
 from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .cauchy import Cauchy
+from .constraint_registry import biject_to, transform_to
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
@@ -63,7 +64,9 @@ __all__ = [
     "RelaxedOneHotCategorical",
     "Uniform",
     "TransformedDistribution",
+    "biject_to",
     "kl_divergence",
     "register_kl",
+    "transform_to",
 ]
 __all__ += transforms.__all__

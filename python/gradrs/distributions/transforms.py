@@ -1,5 +1,5 @@
 """torch.distributions.transforms: invertible maps with log-det-Jacobians, for
-TransformedDistribution (exp, affine, sigmoid, tanh, softplus, power, abs, compositions)."""
+TransformedDistribution and for mapping unconstrained parameters onto constraints."""
 
 from __future__ import annotations
 
@@ -8,22 +8,37 @@ import math
 import operator
 
 import gradrs
-from gradrs.nn.functional import softplus
+from gradrs.nn.functional import logsigmoid, pad, softplus
 
 from . import constraints
-from .utils import _Number, _sum_rightmost, broadcast_all, lazy_property
+from .utils import (
+    _Number,
+    _sum_rightmost,
+    broadcast_all,
+    lazy_property,
+    tril_matrix_to_vec,
+    vec_to_tril_matrix,
+)
 
 __all__ = [
     "AbsTransform",
     "AffineTransform",
+    "CatTransform",
     "ComposeTransform",
+    "CorrCholeskyTransform",
+    "CumulativeDistributionTransform",
     "ExpTransform",
     "IndependentTransform",
+    "LowerCholeskyTransform",
+    "PositiveDefiniteTransform",
     "PowerTransform",
     "ReshapeTransform",
     "SigmoidTransform",
     "SoftplusTransform",
     "TanhTransform",
+    "SoftmaxTransform",
+    "StackTransform",
+    "StickBreakingTransform",
     "Transform",
     "identity_transform",
 ]
@@ -750,3 +765,405 @@ class AffineTransform(Transform):
         return gradrs.Size(gradrs.broadcast_shapes(
             shape, getattr(self.loc, "shape", ()), getattr(self.scale, "shape", ())
         ))
+
+
+class CorrCholeskyTransform(Transform):
+    """Maps an unconstrained vector of length D(D-1)/2 to the Cholesky factor of a D x D
+    correlation matrix (lower triangular, positive diagonal, unit-norm rows).
+
+    The vector fills the strictly lower triangle row by row; each row `X_i` then goes through a
+    signed stick-breaking: `r = tanh(X_i)`, `z = r**2`, `s = StickBreaking(z)`,
+    `y = sign(r) * sqrt(s)`.
+    """
+
+    domain = constraints.real_vector
+    codomain = constraints.corr_cholesky
+    bijective = True
+
+    def _call(self, x):
+        x = gradrs.tanh(x)
+        eps = gradrs.finfo(x.dtype).eps
+        x = x.clamp(min=-1 + eps, max=1 - eps)
+        r = vec_to_tril_matrix(x, diag=-1)
+        # Each row's stick-breaking: y_ij = r_ij * prod_{k<j} sqrt(1 - r_ik**2), diagonal last.
+        z = r**2
+        z1m_cumprod_sqrt = (1 - z).sqrt().cumprod(-1)
+        r = r + gradrs.eye(r.shape[-1], dtype=r.dtype, device=r.device)
+        return r * pad(z1m_cumprod_sqrt[..., :-1], [1, 0], value=1)
+
+    def _inverse(self, y):
+        y_cumsum = 1 - gradrs.cumsum(y * y, dim=-1)
+        y_cumsum_shifted = pad(y_cumsum[..., :-1], [1, 0], value=1)
+        y_vec = tril_matrix_to_vec(y, diag=-1)
+        y_cumsum_vec = tril_matrix_to_vec(y_cumsum_shifted, diag=-1)
+        t = y_vec / (y_cumsum_vec).sqrt()
+        # inverse of tanh
+        return (t.log1p() - t.neg().log1p()) / 2
+
+    def log_abs_det_jacobian(self, x, y, intermediates=None):
+        """The stick-breaking log det plus the tanh log det (Stan's derivation)."""
+        y1m_cumsum = 1 - (y * y).cumsum(dim=-1)
+        y1m_cumsum_tril = tril_matrix_to_vec(y1m_cumsum, diag=-2)
+        stick_breaking_logdet = 0.5 * (y1m_cumsum_tril).log().sum(-1)
+        tanh_logdet = -2 * (x + softplus(-2 * x) - math.log(2.0)).sum(dim=-1)
+        return stick_breaking_logdet + tanh_logdet
+
+    def forward_shape(self, shape):
+        """`(..., N)` to `(..., D, D)` with `N = D(D-1)/2`."""
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        N = shape[-1]
+        D = round((0.25 + 2 * N) ** 0.5 + 0.5)
+        if D * (D - 1) // 2 != N:
+            raise ValueError("Input is not a flattened lower-diagonal number")
+        return shape[:-1] + (D, D)
+
+    def inverse_shape(self, shape):
+        """`(..., D, D)` to `(..., D(D-1)/2)`."""
+        if len(shape) < 2:
+            raise ValueError("Too few dimensions on input")
+        if shape[-2] != shape[-1]:
+            raise ValueError("Input is not square")
+        D = shape[-1]
+        N = D * (D - 1) // 2
+        return shape[:-2] + (N,)
+
+
+class SoftmaxTransform(Transform):
+    """From unconstrained space to the simplex: `exp(x)` normalized over the last dim. Not
+    bijective (no use for HMC), but mostly coordinate-wise, so fit for optimization."""
+
+    domain = constraints.real_vector
+    codomain = constraints.simplex
+
+    def __eq__(self, other):
+        return isinstance(other, SoftmaxTransform)
+
+    def _call(self, x):
+        logprobs = x
+        probs = (logprobs - logprobs.max(-1, True)[0]).exp()
+        return probs / probs.sum(-1, True)
+
+    def _inverse(self, y):
+        probs = y
+        return probs.log()
+
+    def forward_shape(self, shape):
+        """The same shape (at least one dim)."""
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        return shape
+
+    def inverse_shape(self, shape):
+        """The same shape (at least one dim)."""
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        return shape
+
+
+class StickBreakingTransform(Transform):
+    """From unconstrained space to the simplex of one more dimension by stick breaking: the
+    iterated sigmoid of the Dirichlet's stick-breaking construction. Bijective (fit for HMC),
+    but it mixes coordinates (less fit for optimization)."""
+
+    domain = constraints.real_vector
+    codomain = constraints.simplex
+    bijective = True
+
+    def __eq__(self, other):
+        return isinstance(other, StickBreakingTransform)
+
+    def _call(self, x):
+        offset = x.shape[-1] + 1 - x.new_ones(x.shape[-1]).cumsum(-1)
+        z = _clipped_sigmoid(x - offset.log())
+        z_cumprod = (1 - z).cumprod(-1)
+        return pad(z, [0, 1], value=1) * pad(z_cumprod, [1, 0], value=1)
+
+    def _inverse(self, y):
+        y_crop = y[..., :-1]
+        offset = y.shape[-1] - y.new_ones(y_crop.shape[-1]).cumsum(-1)
+        sf = 1 - y_crop.cumsum(-1)
+        # Clamp to the smallest positive value so the log stays finite where y_crop sums to
+        # 1 in floating point.
+        sf = gradrs.clamp(sf, min=gradrs.finfo(y.dtype).tiny)
+        return y_crop.log() - sf.log() + offset.log()
+
+    def log_abs_det_jacobian(self, x, y):
+        """The log det of the stick-breaking Jacobian."""
+        offset = x.shape[-1] + 1 - x.new_ones(x.shape[-1]).cumsum(-1)
+        x = x - offset.log()
+        # use the identity 1 - sigmoid(x) = exp(-x) * sigmoid(x)
+        return (-x + logsigmoid(x) + y[..., :-1].log()).sum(-1)
+
+    def forward_shape(self, shape):
+        """The last dim one longer."""
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        return shape[:-1] + (shape[-1] + 1,)
+
+    def inverse_shape(self, shape):
+        """The last dim one shorter."""
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        return shape[:-1] + (shape[-1] - 1,)
+
+
+class LowerCholeskyTransform(Transform):
+    """From unconstrained matrices to lower-triangular matrices with a positive diagonal (the
+    strict lower triangle kept, the diagonal exponentiated): a Cholesky parameterization of
+    positive-definite matrices."""
+
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.lower_cholesky
+
+    def __eq__(self, other):
+        return isinstance(other, LowerCholeskyTransform)
+
+    def _call(self, x):
+        return x.tril(-1) + x.diagonal(dim1=-2, dim2=-1).exp().diag_embed()
+
+    def _inverse(self, y):
+        return y.tril(-1) + y.diagonal(dim1=-2, dim2=-1).log().diag_embed()
+
+
+class PositiveDefiniteTransform(Transform):
+    """From unconstrained matrices to positive-definite ones: `L L^T` with `L` the
+    LowerCholeskyTransform of the input."""
+
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.positive_definite
+
+    def __eq__(self, other):
+        return isinstance(other, PositiveDefiniteTransform)
+
+    def _call(self, x):
+        x = LowerCholeskyTransform()(x)
+        return x @ x.mT
+
+    def _inverse(self, y):
+        y = gradrs.linalg.cholesky(y)
+        return LowerCholeskyTransform().inv(y)
+
+
+class CatTransform(Transform):
+    """Applies the transforms `tseq` to consecutive pieces of dim `dim` of lengths `lengths`
+    (default 1 each), the way `torch.cat` joins them.
+
+    >>> T = gradrs.distributions.transforms
+    >>> t = T.CatTransform([T.ExpTransform(), T.identity_transform], dim=0, lengths=[1, 1])
+    >>> t(gradrs.tensor([0.0, 5.0]))
+    tensor([1., 5.])
+    """
+
+    def __init__(self, tseq, dim=0, lengths=None, cache_size=0):
+        if not all(isinstance(t, Transform) for t in tseq):
+            raise AssertionError("All elements of tseq must be Transform instances")
+        if cache_size:
+            tseq = [t.with_cache(cache_size) for t in tseq]
+        super().__init__(cache_size=cache_size)
+        self.transforms = list(tseq)
+        if lengths is None:
+            lengths = [1] * len(self.transforms)
+        self.lengths = list(lengths)
+        if len(self.lengths) != len(self.transforms):
+            raise AssertionError(
+                f"lengths ({len(self.lengths)}) must match transforms ({len(self.transforms)})"
+            )
+        self.dim = dim
+
+    @lazy_property
+    def event_dim(self):
+        """The largest event_dim of the parts."""
+        return max(t.event_dim for t in self.transforms)
+
+    @lazy_property
+    def length(self):
+        """The total length along `dim`."""
+        return sum(self.lengths)
+
+    def with_cache(self, cache_size=1):
+        """This transform with that cache size."""
+        if self._cache_size == cache_size:
+            return self
+        return CatTransform(self.transforms, self.dim, self.lengths, cache_size)
+
+    def _check(self, name, x, what="tensor", length=True):
+        if not (-x.dim() <= self.dim < x.dim()):
+            raise AssertionError(
+                f"dim {self.dim} out of range for {what} with {x.dim()} dimensions"
+            )
+        if length and x.size(self.dim) != self.length:
+            raise AssertionError(
+                f"{name}.size({self.dim}) = {x.size(self.dim)} must equal length {self.length}"
+            )
+
+    def _call(self, x):
+        self._check("x", x)
+        yslices = []
+        start = 0
+        for trans, length in zip(self.transforms, self.lengths):
+            xslice = x.narrow(self.dim, start, length)
+            yslices.append(trans(xslice))
+            start = start + length
+        return gradrs.cat(yslices, dim=self.dim)
+
+    def _inverse(self, y):
+        self._check("y", y)
+        xslices = []
+        start = 0
+        for trans, length in zip(self.transforms, self.lengths):
+            yslice = y.narrow(self.dim, start, length)
+            xslices.append(trans.inv(yslice))
+            start = start + length
+        return gradrs.cat(xslices, dim=self.dim)
+
+    def log_abs_det_jacobian(self, x, y):
+        """The parts' log det Jacobians, concatenated (or summed when `dim` is an event dim)."""
+        self._check("x", x, "x")
+        self._check("y", y, "y")
+        logdetjacs = []
+        start = 0
+        for trans, length in zip(self.transforms, self.lengths):
+            xslice = x.narrow(self.dim, start, length)
+            yslice = y.narrow(self.dim, start, length)
+            logdetjac = trans.log_abs_det_jacobian(xslice, yslice)
+            if trans.event_dim < self.event_dim:
+                logdetjac = _sum_rightmost(logdetjac, self.event_dim - trans.event_dim)
+            logdetjacs.append(logdetjac)
+            start = start + length
+        # Decide whether to concatenate or sum.
+        dim = self.dim
+        if dim >= 0:
+            dim = dim - x.dim()
+        dim = dim + self.event_dim
+        if dim < 0:
+            return gradrs.cat(logdetjacs, dim=dim)
+        return sum(logdetjacs)
+
+    @property
+    def bijective(self):
+        """Whether every part is bijective."""
+        return all(t.bijective for t in self.transforms)
+
+    @constraints.dependent_property
+    def domain(self):
+        """The parts' domains joined with `constraints.cat`."""
+        return constraints.cat([t.domain for t in self.transforms], self.dim, self.lengths)
+
+    @constraints.dependent_property
+    def codomain(self):
+        """The parts' codomains joined with `constraints.cat`."""
+        return constraints.cat([t.codomain for t in self.transforms], self.dim, self.lengths)
+
+
+class StackTransform(Transform):
+    """Applies the transforms `tseq` to the slices along dim `dim`, the way `torch.stack`
+    joins them.
+
+    >>> T = gradrs.distributions.transforms
+    >>> t = T.StackTransform([T.ExpTransform(), T.identity_transform], dim=1)
+    >>> t(gradrs.tensor([[0.0, 5.0]]))
+    tensor([[1., 5.]])
+    """
+
+    def __init__(self, tseq, dim=0, cache_size=0):
+        if not all(isinstance(t, Transform) for t in tseq):
+            raise AssertionError("All elements of tseq must be Transform instances")
+        if cache_size:
+            tseq = [t.with_cache(cache_size) for t in tseq]
+        super().__init__(cache_size=cache_size)
+        self.transforms = list(tseq)
+        self.dim = dim
+
+    def with_cache(self, cache_size=1):
+        """This transform with that cache size."""
+        if self._cache_size == cache_size:
+            return self
+        return StackTransform(self.transforms, self.dim, cache_size)
+
+    def _slice(self, z):
+        return [z.select(self.dim, i) for i in range(z.size(self.dim))]
+
+    def _check(self, name, x, what="tensor"):
+        if not (-x.dim() <= self.dim < x.dim()):
+            raise AssertionError(
+                f"dim {self.dim} out of range for {what} with {x.dim()} dimensions"
+            )
+        if x.size(self.dim) != len(self.transforms):
+            raise AssertionError(
+                f"{name}.size({self.dim}) = {x.size(self.dim)} must equal len(transforms) "
+                f"{len(self.transforms)}"
+            )
+
+    def _call(self, x):
+        self._check("x", x)
+        yslices = [trans(xslice) for xslice, trans in zip(self._slice(x), self.transforms)]
+        return gradrs.stack(yslices, dim=self.dim)
+
+    def _inverse(self, y):
+        self._check("y", y)
+        xslices = [trans.inv(yslice) for yslice, trans in zip(self._slice(y), self.transforms)]
+        return gradrs.stack(xslices, dim=self.dim)
+
+    def log_abs_det_jacobian(self, x, y):
+        """The parts' log det Jacobians, stacked along `dim`."""
+        self._check("x", x, "x")
+        self._check("y", y, "y")
+        logdetjacs = [
+            trans.log_abs_det_jacobian(xslice, yslice)
+            for xslice, yslice, trans in zip(self._slice(x), self._slice(y), self.transforms)
+        ]
+        return gradrs.stack(logdetjacs, dim=self.dim)
+
+    @property
+    def bijective(self):
+        """Whether every part is bijective."""
+        return all(t.bijective for t in self.transforms)
+
+    @constraints.dependent_property
+    def domain(self):
+        """The parts' domains joined with `constraints.stack`."""
+        return constraints.stack([t.domain for t in self.transforms], self.dim)
+
+    @constraints.dependent_property
+    def codomain(self):
+        """The parts' codomains joined with `constraints.stack`."""
+        return constraints.stack([t.codomain for t in self.transforms], self.dim)
+
+
+class CumulativeDistributionTransform(Transform):
+    """The cumulative distribution function of `distribution` as a transform (to the unit
+    interval), e.g. to build a copula.
+
+    Args:
+        distribution (Distribution): the distribution whose cdf to use.
+    """
+
+    bijective = True
+    codomain = constraints.unit_interval
+    sign = +1
+
+    def __init__(self, distribution, cache_size=0):
+        super().__init__(cache_size=cache_size)
+        self.distribution = distribution
+
+    @property
+    def domain(self):
+        """The distribution's support."""
+        return self.distribution.support
+
+    def _call(self, x):
+        return self.distribution.cdf(x)
+
+    def _inverse(self, y):
+        return self.distribution.icdf(y)
+
+    def log_abs_det_jacobian(self, x, y):
+        """The log density at `x`."""
+        return self.distribution.log_prob(x)
+
+    def with_cache(self, cache_size=1):
+        """This transform with that cache size."""
+        if self._cache_size == cache_size:
+            return self
+        return CumulativeDistributionTransform(self.distribution, cache_size=cache_size)
