@@ -102,6 +102,21 @@ CASES = {
     "RelaxedOneHot_logits": (lambda m, d: m.distributions.RelaxedOneHotCategorical(
         _t(m, [[0.5], [2.0]], d), logits=_t(m, LOGITS, d)),
         np.array([[0.25, 0.25, 0.25, 0.25]]), False),
+    "Pareto": (lambda m, d: m.distributions.Pareto(_t(m, SCALE, d), _t(m, RATE + 1.5, d)),
+               SCALE + RNG.uniform(0, 3, size=(2, 3)), True),
+    "Pareto_heavy": (lambda m, d: m.distributions.Pareto(1.0, 0.5), np.array([1.5, 4.0]), True),
+    "Weibull": (lambda m, d: m.distributions.Weibull(_t(m, SCALE, d), _t(m, RATE, d)),
+                RNG.uniform(0.1, 3, size=(2, 3)), True),
+    "HalfCauchy": (lambda m, d: m.distributions.HalfCauchy(_t(m, SCALE, d)),
+                   np.abs(RNG.normal(size=(2, 3))), True),
+    "LogisticNormal": (lambda m, d: m.distributions.LogisticNormal(_t(m, LOC, d),
+                                                                   _t(m, SCALE, d)),
+                       np.array([0.1, 0.2, 0.3, 0.4]), False),
+    "LogisticNormal_scalar": (lambda m, d: m.distributions.LogisticNormal(0.0, 1.0),
+                              np.array([0.3, 0.7]), False),
+    "Kumaraswamy": (lambda m, d: m.distributions.Kumaraswamy(_t(m, RATE, d),
+                                                             _t(m, SCALE + 0.5, d)),
+                    RNG.uniform(0.05, 0.95, size=(2, 3)), True),
     "Transformed": (lambda m, d: m.distributions.TransformedDistribution(
         m.distributions.Normal(_t(m, LOC, d), _t(m, SCALE, d)),
         [m.distributions.transforms.TanhTransform(),
@@ -214,7 +229,8 @@ SAMPLED = ["Normal", "Normal_scalar", "Laplace", "Exponential", "Uniform", "Bern
            "Cauchy", "HalfNormal", "Gumbel", "Gumbel_scalar", "Geometric_probs",
            "Geometric_logits", "Mixture", "Mixture_mvn", "Multinomial", "Multinomial_logits",
            "RelaxedBernoulli", "RelaxedBernoulli_logits", "RelaxedOneHot",
-           "RelaxedOneHot_logits"]
+           "RelaxedOneHot_logits", "Pareto", "Pareto_heavy", "Weibull", "HalfCauchy",
+           "LogisticNormal", "LogisticNormal_scalar", "Kumaraswamy"]
 
 
 @pytest.mark.parametrize("name", SAMPLED)
@@ -267,6 +283,10 @@ GRAD_CASES = {
     "HalfNormal": lambda m, p: m.distributions.HalfNormal(p[1]),
     "Gumbel": lambda m, p: m.distributions.Gumbel(p[0], p[1]),
     "RelaxedBernoulli": lambda m, p: m.distributions.RelaxedBernoulli(p[1][0, 0], logits=p[0]),
+    "Pareto": lambda m, p: m.distributions.Pareto(p[1], p[1] + 2.0),
+    "Weibull": lambda m, p: m.distributions.Weibull(p[1], p[1] + 0.5),
+    "HalfCauchy": lambda m, p: m.distributions.HalfCauchy(p[1]),
+    "Kumaraswamy": lambda m, p: m.distributions.Kumaraswamy(p[1], p[1] + 1.0),
     "Transformed": lambda m, p: m.distributions.TransformedDistribution(
         m.distributions.Normal(p[0], p[1]),
         [m.distributions.transforms.TanhTransform(),
@@ -288,6 +308,8 @@ def _objective(m, name, params, seed):
     v = m.tensor(np.linspace(0.1, 0.9, x.numel()).reshape(tuple(x.shape)))
     if name == "Uniform":
         v = m.tensor(LOC + 0.25 * SCALE)
+    if name == "Pareto":
+        v = m.tensor(SCALE + 2.5)
     out = (x * w).sum() + d.log_prob(v).sum()
     if name not in ("Transformed", "RelaxedBernoulli"):  # no closed-form entropy there
         out = out + d.entropy().sum() * 0.5
@@ -369,6 +391,9 @@ KL_PAIRS = [
     ("Gumbel", "Gumbel"), ("Gumbel", "Normal"), ("Gumbel", "Uniform"), ("Normal", "Gumbel"),
     ("Exponential", "Gumbel"), ("Uniform", "Gumbel"), ("Geometric", "Geometric"),
     ("HalfNormal", "HalfNormal"), ("Cauchy", "Cauchy"), ("HalfNormal", "LogNormal"),
+    ("Pareto", "Pareto"), ("Pareto", "Exponential"), ("Pareto", "Normal"), ("Pareto", "Uniform"),
+    ("Uniform", "Pareto"), ("Normal", "Pareto"), ("Exponential", "Pareto"),
+    ("Laplace", "Pareto"), ("Gumbel", "Pareto"), ("Weibull", "Weibull"),
 ]
 
 
@@ -393,6 +418,8 @@ def _kl_dist(m, kind, i):
         "Geometric": lambda: Dm.Geometric(T(scale / 2.1)),
         "HalfNormal": lambda: Dm.HalfNormal(T(scale)),
         "Cauchy": lambda: Dm.Cauchy(T(loc), T(scale)),
+        "Pareto": lambda: Dm.Pareto(T(scale), T(scale * 2 + i)),
+        "Weibull": lambda: Dm.Weibull(T(scale), T(scale)),
     }[kind]()
 
 
