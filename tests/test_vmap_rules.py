@@ -1,7 +1,7 @@
-"""vmap's batching rules for F.conv1d / conv2d, F.embedding, F.nll_loss / cross_entropy,
-index_select and `x[:, index]` with a batched index, `func.vjp` and `autograd.grad` inside
-vmap: values and gradients against a Python loop and `torch.func.vmap`, with no per-call
-fallback, and graphs that do not grow with the batch."""
+"""vmap's batching rules for F.conv1d / conv2d, the poolings, F.embedding, F.nll_loss /
+cross_entropy, index_select and `x[:, index]` with a batched index, `func.vjp` and
+`autograd.grad` inside vmap: values and gradients against a Python loop and
+`torch.func.vmap`, with no per-call fallback, and graphs that do not grow with the batch."""
 
 import numpy as np
 import pytest
@@ -90,6 +90,22 @@ CASES = {
                      (0, 0)),
     "index_select_scalar_index": (lambda m: lambda x, i: x.index_select(-1, i),
                                   [R(3, 4, 5), Ix(5, 3)], (0, 0)),
+    "max_pool2d_indices": (
+        lambda m: lambda x: m.nn.functional.max_pool2d(x, 2, 1, return_indices=True)[0] * 1.0
+        + m.nn.functional.max_pool2d(x, 2, 1, return_indices=True)[1].double(),
+        [R(3, 2, 4, 5, 5)], (0,)),
+    "max_pool1d_unbatched_sample": (lambda m: lambda x: m.nn.functional.max_pool1d(x, 3, 2, 1),
+                                    [R(3, 4, 7)], (0,)),
+    "avg_pool2d_dim1": (
+        lambda m: lambda x: m.nn.functional.avg_pool2d(x, 2, ceil_mode=True,
+                                                       count_include_pad=False),
+        [R(2, 3, 4, 5, 5)], (1,)),
+    "adaptive_avg_pool2d": (lambda m: lambda x: m.nn.functional.adaptive_avg_pool2d(x, (2, 3)),
+                            [R(3, 2, 4, 5, 5)], (0,)),
+    "adaptive_max_pool1d": (lambda m: lambda x: m.nn.functional.adaptive_max_pool1d(x, 3),
+                            [R(3, 4, 7)], (0,)),
+    "lp_pool2d": (lambda m: lambda x: m.nn.functional.lp_pool2d(x.abs() + 0.1, 2.0, 2),
+                  [R(3, 2, 4, 4, 4)], (0,)),
     "getitem_batched_index": (lambda m: lambda x, i: x[i], [R(3, 4, 5), Ix(4, 3, 2, 2) - 2],
                               (0, 0)),
     "getitem_slice_batched_index": (lambda m: lambda x, i: x[:, i], [R(3, 4, 5), Ix(5, 3, 3)],
@@ -226,3 +242,28 @@ def test_vjp_inside_vmap_as_torch(torch, batched_only):
     over a batch of cotangents (one graph, is_grads_batched's passes)."""
     xa, va, wa = R(4, 3), R(4, 3), R(3, 3)
     _same(_vjp_cases(G, xa, va, wa), _vjp_cases(torch, xa, va, wa))
+
+
+def test_per_sample_gradients_of_a_cnn_as_torch(torch, batched_only):
+    """vmap(grad(loss)) over functional_call of a small CNN (conv, relu, max pool, linear,
+    cross entropy): each sample's gradients in one batched pass, as torch.func's."""
+    xa = R(4, 1, 8, 8)
+    ya = Ix(3, 4)
+    params = [R(4, 1, 3, 3) * 0.3, R(4) * 0.3, R(4, 4, 3, 3) * 0.3, R(4) * 0.3, R(3, 64) * 0.3,
+              R(3) * 0.3]
+
+    def run(m):
+        m.manual_seed(0)
+        net = m.nn.Sequential(m.nn.Conv2d(1, 4, 3, padding=1), m.nn.ReLU(), m.nn.MaxPool2d(2),
+                              m.nn.Conv2d(4, 4, 3, padding="same"), m.nn.Flatten(0),
+                              m.nn.Linear(64, 3)).double()
+        p = {k: m.tensor(a) for (k, _), a in zip(net.named_parameters(), params)}
+
+        def loss(p, x, y):
+            out = m.func.functional_call(net, p, (x,))
+            return m.nn.functional.cross_entropy(out[None], y[None])
+
+        g = m.func.vmap(m.func.grad(loss), in_dims=(None, 0, 0))(p, m.tensor(xa), m.tensor(ya))
+        return [g[k].detach().numpy() for k in sorted(g)]
+
+    _same(run(G), run(torch))

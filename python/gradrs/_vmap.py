@@ -1504,3 +1504,26 @@ def zeros_like(x):
     if isinstance(x, BatchedTensor):
         return BatchedTensor(zeros_like(x._value), x._level)
     return _native.zeros_like(x)
+
+
+def spatial(fn, nd, input, args, kwargs):
+    """A pooling function of its input alone, of shape (N, C, *spatial) or (C, *spatial), with
+    a batched input: the vmap batch folded into N, one call for the whole batch."""
+    lvl = input._level
+    p = input._value
+    if not isinstance(p, Tensor) or _top(list(args) + list(kwargs.values())):
+        raise _Fallback()
+    if input.dim() == nd + 1:  # each sample unbatched: the vmap batch is the N
+        return _wrap(fn(p, *args, **kwargs), lvl)
+    if input.dim() != nd + 2:
+        if p.shape[0]:
+            fn(p.select(0, 0), *args, **kwargs)  # a sample of the wrong rank: its error
+        raise _Fallback()
+    size, n = p.shape[0], p.shape[1]
+    out = fn(p.reshape(size * n, *p.shape[2:]), *args, **kwargs)
+
+    def unfold(o):
+        if isinstance(o, tuple):
+            return type(o)(*map(unfold, o)) if hasattr(o, "_fields") else tuple(map(unfold, o))
+        return BatchedTensor(o.reshape(size, n, *o.shape[1:]), lvl)
+    return unfold(out)

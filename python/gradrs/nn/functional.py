@@ -6287,8 +6287,28 @@ def _check_conv_args(fn, name):
     return checked
 
 
+def _vmap_spatial(fn, nd):
+    """`fn` (pooling of its input alone) under vmap: its batching rule (Note [vmap])."""
+    @functools.wraps(fn)
+    def wrapped(*args, **kwargs):
+        input = args[0] if args else kwargs.get("input")
+        if hasattr(type(input), "_vmap_level"):
+            from .. import _vmap
+
+            rest = dict(kwargs)
+            rest.pop("input", None)
+            return _vmap.spatial(fn, nd, input, args[1:], rest)
+        return fn(*args, **kwargs)
+    return wrapped
+
+
 for _name, _spec in _TENSOR_ARGS.items():
     globals()[_name] = _check_tensor_args(globals()[_name], _spec)
 for _name in ("conv1d", "conv2d", "conv3d"):
     globals()[_name] = _check_conv_args(globals()[_name], _name)
+for _name in ("max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d",
+              "avg_pool3d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
+              "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d", "lp_pool1d",
+              "lp_pool2d", "lp_pool3d"):
+    globals()[_name] = _vmap_spatial(globals()[_name], int(_name[-2]))
 del _name, _spec
