@@ -26,6 +26,7 @@ A = RNG.normal(size=(3, 3))
 COV = A @ A.T + 3 * np.eye(3)
 TRIL = np.linalg.cholesky(COV)
 MVN_LOC = RNG.normal(size=(2, 3))
+FACTOR = RNG.normal(size=(2, 3, 2))
 
 
 def _t(m, a, dtype="float64", grad=False):
@@ -102,6 +103,11 @@ CASES = {
     "RelaxedOneHot_logits": (lambda m, d: m.distributions.RelaxedOneHotCategorical(
         _t(m, [[0.5], [2.0]], d), logits=_t(m, LOGITS, d)),
         np.array([[0.25, 0.25, 0.25, 0.25]]), False),
+    "LowRankMVN": (lambda m, d: m.distributions.LowRankMultivariateNormal(
+        _t(m, MVN_LOC, d), _t(m, FACTOR, d), _t(m, SCALE, d)), RNG.normal(size=(4, 2, 3)), False),
+    "LowRankMVN_bcast": (lambda m, d: m.distributions.LowRankMultivariateNormal(
+        _t(m, MVN_LOC[0], d), _t(m, FACTOR, d), _t(m, SCALE[1], d)),
+        RNG.normal(size=(2, 3)), False),
     "Pareto": (lambda m, d: m.distributions.Pareto(_t(m, SCALE, d), _t(m, RATE + 1.5, d)),
                SCALE + RNG.uniform(0, 3, size=(2, 3)), True),
     "Pareto_heavy": (lambda m, d: m.distributions.Pareto(1.0, 0.5), np.array([1.5, 4.0]), True),
@@ -230,7 +236,8 @@ SAMPLED = ["Normal", "Normal_scalar", "Laplace", "Exponential", "Uniform", "Bern
            "Geometric_logits", "Mixture", "Mixture_mvn", "Multinomial", "Multinomial_logits",
            "RelaxedBernoulli", "RelaxedBernoulli_logits", "RelaxedOneHot",
            "RelaxedOneHot_logits", "Pareto", "Pareto_heavy", "Weibull", "HalfCauchy",
-           "LogisticNormal", "LogisticNormal_scalar", "Kumaraswamy"]
+           "LogisticNormal", "LogisticNormal_scalar", "Kumaraswamy", "LowRankMVN",
+           "LowRankMVN_bcast"]
 
 
 @pytest.mark.parametrize("name", SAMPLED)
@@ -284,6 +291,8 @@ GRAD_CASES = {
     "Gumbel": lambda m, p: m.distributions.Gumbel(p[0], p[1]),
     "RelaxedBernoulli": lambda m, p: m.distributions.RelaxedBernoulli(p[1][0, 0], logits=p[0]),
     "Pareto": lambda m, p: m.distributions.Pareto(p[1], p[1] + 2.0),
+    "LowRankMVN": lambda m, p: m.distributions.LowRankMultivariateNormal(
+        p[0], p[0].unsqueeze(-1) * 0.5, p[1]),
     "Weibull": lambda m, p: m.distributions.Weibull(p[1], p[1] + 0.5),
     "HalfCauchy": lambda m, p: m.distributions.HalfCauchy(p[1]),
     "Kumaraswamy": lambda m, p: m.distributions.Kumaraswamy(p[1], p[1] + 1.0),
@@ -394,6 +403,7 @@ KL_PAIRS = [
     ("Pareto", "Pareto"), ("Pareto", "Exponential"), ("Pareto", "Normal"), ("Pareto", "Uniform"),
     ("Uniform", "Pareto"), ("Normal", "Pareto"), ("Exponential", "Pareto"),
     ("Laplace", "Pareto"), ("Gumbel", "Pareto"), ("Weibull", "Weibull"),
+    ("LowRank", "LowRank"), ("LowRank", "MVN"), ("MVN", "LowRank"), ("LowRank", "Normal"),
 ]
 
 
@@ -420,6 +430,8 @@ def _kl_dist(m, kind, i):
         "Cauchy": lambda: Dm.Cauchy(T(loc), T(scale)),
         "Pareto": lambda: Dm.Pareto(T(scale), T(scale * 2 + i)),
         "Weibull": lambda: Dm.Weibull(T(scale), T(scale)),
+        "LowRank": lambda: Dm.LowRankMultivariateNormal(T(loc), T(FACTOR * scale[0]),
+                                                        T(scale)),
     }[kind]()
 
 
@@ -502,6 +514,13 @@ ERRORS = [
     lambda m: m.distributions.Multinomial(m.tensor(3), m.ones(2)),
     lambda m: m.distributions.Multinomial(3, m.ones(2)).log_prob(m.tensor([2.0, 2.0])),
     lambda m: m.distributions.Multinomial(3, m.ones(2)).log_prob(m.tensor([-1.0, 2.0])),
+    lambda m: m.distributions.LowRankMultivariateNormal(m.tensor(0.0), m.ones(2, 1), m.ones(2)),
+    lambda m: m.distributions.LowRankMultivariateNormal(m.zeros(2), m.ones(2), m.ones(2)),
+    lambda m: m.distributions.LowRankMultivariateNormal(m.zeros(2), m.ones(3, 1), m.ones(2)),
+    lambda m: m.distributions.LowRankMultivariateNormal(m.zeros(2), m.ones(2, 1), m.ones(3)),
+    lambda m: m.distributions.LowRankMultivariateNormal(m.zeros(3, 2), m.ones(2, 2, 1),
+                                                        m.ones(2)),
+    lambda m: m.distributions.LowRankMultivariateNormal(m.zeros(2), m.ones(2, 1), -m.ones(2)),
     lambda m: m.distributions.RelaxedBernoulli(m.tensor(0.5)),
     lambda m: m.distributions.RelaxedBernoulli(m.tensor(0.5), m.tensor([0.5])).log_prob(
         m.tensor([1.5])),

@@ -31,6 +31,7 @@ from .kl import kl_divergence, register_kl
 from .laplace import Laplace
 from .log_normal import LogNormal
 from .logistic_normal import LogisticNormal
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
 from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
@@ -61,6 +62,7 @@ __all__ = [
     "Laplace",
     "LogNormal",
     "LogisticNormal",
+    "LowRankMultivariateNormal",
     "MixtureSameFamily",
     "Multinomial",
     "MultivariateNormal",
