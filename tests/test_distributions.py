@@ -108,6 +108,11 @@ CASES = {
     "LowRankMVN_bcast": (lambda m, d: m.distributions.LowRankMultivariateNormal(
         _t(m, MVN_LOC[0], d), _t(m, FACTOR, d), _t(m, SCALE[1], d)),
         RNG.normal(size=(2, 3)), False),
+    "ContinuousBernoulli": (lambda m, d: m.distributions.ContinuousBernoulli(
+        _t(m, np.array([[0.2, 0.4995, 0.5], [0.7, 0.9, 0.5004]]), d)),
+        RNG.uniform(0, 1, size=(2, 3)), True),
+    "ContinuousBernoulli_logits": (lambda m, d: m.distributions.ContinuousBernoulli(
+        logits=_t(m, LOC, d)), RNG.uniform(0, 1, size=(2, 3)), True),
     "Pareto": (lambda m, d: m.distributions.Pareto(_t(m, SCALE, d), _t(m, RATE + 1.5, d)),
                SCALE + RNG.uniform(0, 3, size=(2, 3)), True),
     "Pareto_heavy": (lambda m, d: m.distributions.Pareto(1.0, 0.5), np.array([1.5, 4.0]), True),
@@ -237,7 +242,7 @@ SAMPLED = ["Normal", "Normal_scalar", "Laplace", "Exponential", "Uniform", "Bern
            "RelaxedBernoulli", "RelaxedBernoulli_logits", "RelaxedOneHot",
            "RelaxedOneHot_logits", "Pareto", "Pareto_heavy", "Weibull", "HalfCauchy",
            "LogisticNormal", "LogisticNormal_scalar", "Kumaraswamy", "LowRankMVN",
-           "LowRankMVN_bcast"]
+           "LowRankMVN_bcast", "ContinuousBernoulli", "ContinuousBernoulli_logits"]
 
 
 @pytest.mark.parametrize("name", SAMPLED)
@@ -291,6 +296,7 @@ GRAD_CASES = {
     "Gumbel": lambda m, p: m.distributions.Gumbel(p[0], p[1]),
     "RelaxedBernoulli": lambda m, p: m.distributions.RelaxedBernoulli(p[1][0, 0], logits=p[0]),
     "Pareto": lambda m, p: m.distributions.Pareto(p[1], p[1] + 2.0),
+    "ContinuousBernoulli": lambda m, p: m.distributions.ContinuousBernoulli(logits=p[0]),
     "LowRankMVN": lambda m, p: m.distributions.LowRankMultivariateNormal(
         p[0], p[0].unsqueeze(-1) * 0.5, p[1]),
     "Weibull": lambda m, p: m.distributions.Weibull(p[1], p[1] + 0.5),
@@ -404,6 +410,8 @@ KL_PAIRS = [
     ("Uniform", "Pareto"), ("Normal", "Pareto"), ("Exponential", "Pareto"),
     ("Laplace", "Pareto"), ("Gumbel", "Pareto"), ("Weibull", "Weibull"),
     ("LowRank", "LowRank"), ("LowRank", "MVN"), ("MVN", "LowRank"), ("LowRank", "Normal"),
+    ("CB", "CB"), ("CB", "Exponential"), ("CB", "Normal"), ("CB", "Uniform"), ("CB", "Pareto"),
+    ("Uniform", "CB"), ("Normal", "CB"), ("Exponential", "CB"), ("Pareto", "CB"),
 ]
 
 
@@ -430,6 +438,7 @@ def _kl_dist(m, kind, i):
         "Cauchy": lambda: Dm.Cauchy(T(loc), T(scale)),
         "Pareto": lambda: Dm.Pareto(T(scale), T(scale * 2 + i)),
         "Weibull": lambda: Dm.Weibull(T(scale), T(scale)),
+        "CB": lambda: Dm.ContinuousBernoulli(T(scale / 2.1)),
         "LowRank": lambda: Dm.LowRankMultivariateNormal(T(loc), T(FACTOR * scale[0]),
                                                         T(scale)),
     }[kind]()
@@ -521,6 +530,9 @@ ERRORS = [
     lambda m: m.distributions.LowRankMultivariateNormal(m.zeros(3, 2), m.ones(2, 2, 1),
                                                         m.ones(2)),
     lambda m: m.distributions.LowRankMultivariateNormal(m.zeros(2), m.ones(2, 1), -m.ones(2)),
+    lambda m: m.distributions.ContinuousBernoulli(m.tensor([1.5]), validate_args=True),
+    lambda m: m.distributions.ContinuousBernoulli(m.tensor([1.5])).probs,  # clamped, no error
+    lambda m: m.distributions.ContinuousBernoulli(0.3).log_prob(m.tensor(1.5)),
     lambda m: m.distributions.RelaxedBernoulli(m.tensor(0.5)),
     lambda m: m.distributions.RelaxedBernoulli(m.tensor(0.5), m.tensor([0.5])).log_prob(
         m.tensor([1.5])),

@@ -18,6 +18,7 @@ from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .cauchy import Cauchy
 from .constraint_registry import biject_to, transform_to
+from .continuous_bernoulli import ContinuousBernoulli
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
@@ -50,6 +51,7 @@ __all__ = [
     "Bernoulli",
     "Categorical",
     "Cauchy",
+    "ContinuousBernoulli",
     "Distribution",
     "Exponential",
     "ExponentialFamily",

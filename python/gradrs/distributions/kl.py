@@ -11,6 +11,7 @@ import gradrs
 from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .cauchy import Cauchy
+from .continuous_bernoulli import ContinuousBernoulli
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
@@ -188,6 +189,14 @@ def _kl_categorical_categorical(p, q):
     t[(q.probs == 0).expand_as(t)] = math.inf
     t[(p.probs == 0).expand_as(t)] = 0
     return t.sum(-1)
+
+
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _kl_continuous_bernoulli_continuous_bernoulli(p, q):
+    t1 = p.mean * (p.logits - q.logits)
+    t2 = p._cont_bern_log_norm() + gradrs.log1p(-p.probs)
+    t3 = -q._cont_bern_log_norm() - gradrs.log1p(-q.probs)
+    return t1 + t2 + t3
 
 
 @register_kl(Exponential, Exponential)
@@ -412,6 +421,55 @@ def _kl_independent_independent(p, q):
 # KL divergences between different families.
 
 
+@register_kl(ContinuousBernoulli, Pareto)
+def _kl_continuous_bernoulli_infinity(p, q):
+    return _infinite_like(p.probs)
+
+
+@register_kl(ContinuousBernoulli, Exponential)
+def _kl_continuous_bernoulli_exponential(p, q):
+    return -p.entropy() - gradrs.log(q.rate) + q.rate * p.mean
+
+
+# A ContinuousBernoulli-Gamma KL has no closed form.
+
+
+@register_kl(ContinuousBernoulli, Normal)
+def _kl_continuous_bernoulli_normal(p, q):
+    t1 = -p.entropy()
+    t2 = 0.5 * (math.log(2.0 * math.pi) + gradrs.square(q.loc / q.scale)) + gradrs.log(q.scale)
+    t3 = (p.variance + gradrs.square(p.mean) - 2.0 * q.loc * p.mean) / (
+        2.0 * gradrs.square(q.scale)
+    )
+    return t1 + t2 + t3
+
+
+@register_kl(ContinuousBernoulli, Uniform)
+def _kl_continuous_bernoulli_uniform(p, q):
+    result = -p.entropy() + (q.high - q.low).log()
+    return gradrs.where(
+        gradrs.max(
+            gradrs.ge(q.low, p.support.lower_bound),
+            gradrs.le(q.high, p.support.upper_bound),
+        ),
+        gradrs.ones_like(result) * math.inf,
+        result,
+    )
+
+
+@register_kl(Uniform, ContinuousBernoulli)
+def _kl_uniform_continuous_bernoulli(p, q):
+    result = -p.entropy() - p.mean * q.logits - gradrs.log1p(-q.probs) - q._cont_bern_log_norm()
+    return gradrs.where(
+        gradrs.max(
+            gradrs.ge(p.high, q.support.upper_bound),
+            gradrs.le(p.low, q.support.lower_bound),
+        ),
+        gradrs.ones_like(result) * math.inf,
+        result,
+    )
+
+
 @register_kl(Uniform, Pareto)
 def _kl_uniform_pareto(p, q):
     support_uniform = p.high - p.low
@@ -427,6 +485,7 @@ def _kl_bernoulli_poisson(p, q):
     return -p.entropy() - (p.probs * q.rate.log() - q.rate)
 
 
+@register_kl(Exponential, ContinuousBernoulli)
 @register_kl(Exponential, Pareto)
 @register_kl(Exponential, Uniform)
 def _kl_exponential_infinity(p, q):
@@ -455,6 +514,7 @@ def _kl_exponential_normal(p, q):
 
 
 @register_kl(Gumbel, Exponential)
+@register_kl(Gumbel, ContinuousBernoulli)
 @register_kl(Gumbel, Pareto)
 @register_kl(Gumbel, Uniform)
 def _kl_gumbel_infinity(p, q):
@@ -471,6 +531,7 @@ def _kl_gumbel_normal(p, q):
 
 
 @register_kl(Laplace, Exponential)
+@register_kl(Laplace, ContinuousBernoulli)
 @register_kl(Laplace, Pareto)
 @register_kl(Laplace, Uniform)
 def _kl_laplace_infinity(p, q):
@@ -489,6 +550,7 @@ def _kl_laplace_normal(p, q):
 
 
 @register_kl(Normal, Exponential)
+@register_kl(Normal, ContinuousBernoulli)
 @register_kl(Normal, Pareto)
 @register_kl(Normal, Uniform)
 def _kl_normal_infinity(p, q):
@@ -517,6 +579,7 @@ def _kl_normal_laplace(p, q):
     return -t1 + (t2 + t3) / q.scale - (0.5 * (1 + math.log(0.5 * math.pi)))
 
 
+@register_kl(Pareto, ContinuousBernoulli)
 @register_kl(Pareto, Uniform)
 def _kl_pareto_infinity(p, q):
     return _infinite_like(p.scale)
