@@ -45,6 +45,7 @@ from .relaxed_categorical import RelaxedOneHotCategorical
 from .transformed_distribution import TransformedDistribution
 from .transforms import *  # noqa: F403
 from .uniform import Uniform
+from .von_mises import VonMises
 from .weibull import Weibull
 
 __all__ = [
@@ -76,6 +77,7 @@ __all__ = [
     "RelaxedBernoulli",
     "RelaxedOneHotCategorical",
     "Uniform",
+    "VonMises",
     "Weibull",
     "TransformedDistribution",
     "biject_to",

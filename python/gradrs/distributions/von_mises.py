@@ -1,0 +1,169 @@
+"""torch.distributions.VonMises: the circular normal distribution, sampled by Best & Fisher's
+rejection method."""
+
+from __future__ import annotations
+
+import math
+
+import gradrs
+
+from . import constraints
+from .distribution import Distribution
+from .utils import _EMPTY_SIZE, broadcast_all, lazy_property
+
+__all__ = ["VonMises"]
+
+
+def _eval_poly(y, coef):
+    coef = list(coef)
+    result = coef.pop()
+    while coef:
+        result = coef.pop() + y * result
+    return result
+
+
+# Abramowitz & Stegun's polynomial approximations of I0 and I1 (9.8.1-9.8.4), the ones
+# PyTorch uses.
+_I0_COEF_SMALL = [1.0, 3.5156229, 3.0899424, 1.2067492, 0.2659732, 0.360768e-1, 0.45813e-2]
+_I0_COEF_LARGE = [
+    0.39894228, 0.1328592e-1, 0.225319e-2, -0.157565e-2, 0.916281e-2,
+    -0.2057706e-1, 0.2635537e-1, -0.1647633e-1, 0.392377e-2,
+]
+_I1_COEF_SMALL = [0.5, 0.87890594, 0.51498869, 0.15084934, 0.2658733e-1, 0.301532e-2, 0.32411e-3]
+_I1_COEF_LARGE = [
+    0.39894228, -0.3988024e-1, -0.362018e-2, 0.163801e-2, -0.1031555e-1,
+    0.2282967e-1, -0.2895312e-1, 0.1787654e-1, -0.420059e-2,
+]
+
+_COEF_SMALL = [_I0_COEF_SMALL, _I1_COEF_SMALL]
+_COEF_LARGE = [_I0_COEF_LARGE, _I1_COEF_LARGE]
+
+
+def _log_modified_bessel_fn(x, order=0):
+    """`log(I_order(x))` for `x > 0`, `order` 0 or 1."""
+    if order != 0 and order != 1:
+        raise AssertionError(f"order must be 0 or 1, got {order}")
+
+    # compute small solution
+    y = x / 3.75
+    y = y * y
+    small = _eval_poly(y, _COEF_SMALL[order])
+    if order == 1:
+        small = x.abs() * small
+    small = small.log()
+
+    # compute large solution
+    y = 3.75 / x
+    large = x - 0.5 * x.log() + _eval_poly(y, _COEF_LARGE[order]).log()
+
+    return gradrs.where(x < 3.75, small, large)
+
+
+def _rejection_sample(loc, concentration, proposal_r, x):
+    done = gradrs.zeros(x.shape, dtype=gradrs.bool, device=loc.device)
+    while not done.all():
+        u = gradrs.rand((3,) + x.shape, dtype=loc.dtype, device=loc.device)
+        u1, u2, u3 = u.unbind()
+        z = gradrs.cos(math.pi * u1)
+        f = (1 + proposal_r * z) / (proposal_r + z)
+        c = concentration * (proposal_r - f)
+        accept = ((c * (2 - c) - u2) > 0) | ((c / u2).log() + 1 - c >= 0)
+        if accept.any():
+            x = gradrs.where(accept, (u3 - 0.5).sign() * f.acos(), x)
+            done = done | accept
+    return (x + math.pi + loc) % (2 * math.pi) - math.pi
+
+
+class VonMises(Distribution):
+    """A circular von Mises distribution, in polar coordinates: `loc` and values may be any real
+    number (for unconstrained optimization) and are read as angles modulo 2 pi.
+
+    Args:
+        loc (Tensor): an angle in radians.
+        concentration (Tensor): the concentration.
+
+    >>> m = gradrs.distributions.VonMises(gradrs.tensor([1.0]), gradrs.tensor([1.0]))
+    >>> m.log_prob(gradrs.tensor([1.0])), m.variance
+    (tensor([-1.0738]), tensor([0.5536]))
+    """
+
+    arg_constraints = {"loc": constraints.real, "concentration": constraints.positive}
+    support = constraints.real
+    has_rsample = False
+
+    def __init__(self, loc, concentration, validate_args=None):
+        self.loc, self.concentration = broadcast_all(loc, concentration)
+        batch_shape = self.loc.shape
+        event_shape = gradrs.Size()
+        super().__init__(batch_shape, event_shape, validate_args)
+
+    def log_prob(self, value):
+        """`concentration * cos(value - loc) - log(2 pi I0(concentration))`."""
+        if self._validate_args:
+            self._validate_sample(value)
+        log_prob = self.concentration * gradrs.cos(value - self.loc)
+        return (
+            log_prob
+            - math.log(2 * math.pi)
+            - _log_modified_bessel_fn(self.concentration, order=0)
+        )
+
+    @lazy_property
+    def _loc(self):
+        return self.loc.to(gradrs.double)
+
+    @lazy_property
+    def _concentration(self):
+        return self.concentration.to(gradrs.double)
+
+    @lazy_property
+    def _proposal_r(self):
+        kappa = self._concentration
+        tau = 1 + (1 + 4 * kappa**2).sqrt()
+        rho = (tau - (2 * tau).sqrt()) / (2 * kappa)
+        _proposal_r = (1 + rho**2) / (2 * rho)
+        # second order Taylor expansion around 0 for small kappa
+        _proposal_r_taylor = 1 / kappa + kappa
+        return gradrs.where(kappa < 1e-5, _proposal_r_taylor, _proposal_r)
+
+    def sample(self, sample_shape=_EMPTY_SIZE):
+        """A sample by Best & Fisher's rejection method ("Efficient simulation of the von Mises
+        distribution", 1979), in double precision (single precision can loop for a long time
+        at small concentrations), returned in the parameters' dtype."""
+        with gradrs.no_grad():
+            shape = self._extended_shape(sample_shape)
+            x = gradrs.empty(shape, dtype=self._loc.dtype, device=self.loc.device)
+            return _rejection_sample(self._loc, self._concentration, self._proposal_r, x).to(
+                self.loc.dtype
+            )
+
+    def expand(self, batch_shape, _instance=None):
+        """A new VonMises with its parameters expanded to `batch_shape`."""
+        try:
+            return super().expand(batch_shape)
+        except NotImplementedError:
+            validate_args = self.__dict__.get("_validate_args")
+            loc = self.loc.expand(batch_shape)
+            concentration = self.concentration.expand(batch_shape)
+            return type(self)(loc, concentration, validate_args=validate_args)
+
+    @property
+    def mean(self):
+        """The circular mean, `loc`."""
+        return self.loc
+
+    @property
+    def mode(self):
+        """`loc`."""
+        return self.loc
+
+    @lazy_property
+    def variance(self):
+        """The circular variance, `1 - I1(concentration) / I0(concentration)`."""
+        return (
+            1
+            - (
+                _log_modified_bessel_fn(self.concentration, order=1)
+                - _log_modified_bessel_fn(self.concentration, order=0)
+            ).exp()
+        )
