@@ -1,7 +1,9 @@
-"""vmap's batching rules for F.conv1d / conv2d, the poolings, F.embedding, F.nll_loss /
-cross_entropy, index_select and `x[:, index]` with a batched index, `func.vjp` and
-`autograd.grad` inside vmap: values and gradients against a Python loop and
-`torch.func.vmap`, with no per-call fallback, and graphs that do not grow with the batch."""
+"""vmap's batching rules for F.conv1d / conv2d, the poolings, unfold / fold / interpolate,
+the native activations, F.embedding, F.one_hot, F.nll_loss / cross_entropy /
+binary_cross_entropy, sort / topk / tril / roll, index_select and `x[:, index]` with a batched
+index, `func.vjp` and `autograd.grad` inside vmap: values and gradients against a Python loop
+and `torch.func.vmap`, with no per-call fallback, and graphs that do not grow with the
+batch."""
 
 import numpy as np
 import pytest
@@ -106,6 +108,38 @@ CASES = {
                             [R(3, 4, 7)], (0,)),
     "lp_pool2d": (lambda m: lambda x: m.nn.functional.lp_pool2d(x.abs() + 0.1, 2.0, 2),
                   [R(3, 2, 4, 4, 4)], (0,)),
+    "activations": (
+        lambda m: lambda x: m.nn.functional.gelu(x, approximate="tanh")
+        + m.nn.functional.silu(x) + m.nn.functional.softplus(x, beta=2)
+        + m.nn.functional.elu(x * 1.0, inplace=True) + m.nn.functional.leaky_relu(x, 0.1)
+        + m.nn.functional.hardtanh(x, -0.5, 0.5) + m.nn.functional.relu6(x * 4),
+        [R(3, 2, 4, 6)], (0,)),
+    "binary_cross_entropy": (
+        lambda m: lambda x, t: m.nn.functional.binary_cross_entropy(x.sigmoid(), t.sigmoid(),
+                                                                    reduction="sum"),
+        [R(3, 2, 4), R(2, 4)], (0, None)),
+    "binary_cross_entropy_weight": (
+        lambda m: lambda x, t: m.nn.functional.binary_cross_entropy(
+            x.sigmoid(), t.sigmoid(), weight=m.arange(4, dtype=m.float64)),
+        [R(3, 2, 4), R(3, 2, 4)], (0, 0)),
+    "unfold_fold": (
+        lambda m: lambda x: m.nn.functional.fold(m.nn.functional.unfold(x, 2), (4, 6), 2)
+        + m.nn.functional.unfold(x[None], 2, padding=1).sum(),
+        [R(3, 2, 4, 6)], (0,)),
+    "interpolate": (
+        lambda m: lambda x: m.nn.functional.interpolate(x, scale_factor=2, mode="linear")
+        .sum(-1) + m.nn.functional.interpolate(x[None], size=(5, 7), mode="bilinear",
+                                              align_corners=True).sum((-2, -1))[0, :, None],
+        [R(3, 2, 4, 6)], (0,)),
+    "sort_topk": (
+        lambda m: lambda x: m.sort(x, 1, descending=True)[0] + x.sort()[1] + x.argsort(dim=0)
+        + x.topk(2)[0].sum() + x.topk(2, 1, largest=False)[1].sum()
+        + x.kthvalue(2, 0)[0].sum(),
+        [R(3, 2, 4, 6)], (0,)),
+    "tril_roll": (lambda m: lambda x: x.tril(1) - x.triu(-1) + x.roll(2) + x.roll((1, -1), (0, -1)),
+                  [R(3, 2, 4, 6)], (0,)),
+    "one_hot": (lambda m: lambda x, i: x * m.nn.functional.one_hot(i, 5), [R(3, 4, 5), Ix(5, 3, 4)],
+                (0, 0)),
     "getitem_batched_index": (lambda m: lambda x, i: x[i], [R(3, 4, 5), Ix(4, 3, 2, 2) - 2],
                               (0, 0)),
     "getitem_slice_batched_index": (lambda m: lambda x, i: x[:, i], [R(3, 4, 5), Ix(5, 3, 3)],

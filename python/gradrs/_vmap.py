@@ -1513,6 +1513,10 @@ def spatial(fn, nd, input, args, kwargs):
     p = input._value
     if not isinstance(p, Tensor) or _top(list(args) + list(kwargs.values())):
         raise _Fallback()
+    if nd is None:  # a function of batched (N, C, *spatial) input only (interpolate)
+        nd = input.dim() - 2
+        if nd < 1:
+            nd = -2  # neither form: the sample's own error below
     if input.dim() == nd + 1:  # each sample unbatched: the vmap batch is the N
         return _wrap(fn(p, *args, **kwargs), lvl)
     if input.dim() != nd + 2:
@@ -1527,3 +1531,92 @@ def spatial(fn, nd, input, args, kwargs):
             return type(o)(*map(unfold, o)) if hasattr(o, "_fields") else tuple(map(unfold, o))
         return BatchedTensor(o.reshape(size, n, *o.shape[1:]), lvl)
     return unfold(out)
+
+
+def pointwise(fn, input, args, kwargs):
+    """An elementwise function of one batched tensor (F.gelu, F.elu, ...): one call on the
+    physical tensor (in place on it where ``fn`` works in place)."""
+    lvl = input._level
+    p = input._value
+    if not isinstance(p, Tensor) or _top(list(args) + list(kwargs.values())):
+        raise _Fallback()
+    out = fn(p, *args, **kwargs)
+    return input if out is p else BatchedTensor(out, lvl)
+
+
+def elementwise_loss(fn, input, target, weight, reduction, **kwargs):
+    """A loss of same-shaped input and target with a per-element value (binary cross entropy):
+    the unreduced loss of the physical tensors, then each sample's sum or mean."""
+    lvl = _top((input, target, weight))
+    if weight is not None and not isinstance(weight, Tensor):
+        raise _Fallback()
+    pi, pt = _phys(input, lvl), _phys(target, lvl)
+    if not _plain(pi, pt) or any(isinstance(t, BatchedTensor) and _phys(t, lvl) is None
+                                 for t in (input, target)):
+        raise _Fallback()
+    size = (pi if pi is not None else pt).shape[0]
+    pi = _expand_to(input, size) if pi is None else pi
+    pt = _expand_to(target, size) if pt is None else pt
+    none = fn(pi, pt, weight, reduction="none", **kwargs)
+    n = input.numel()
+    return BatchedTensor(_loss_reduce(none, size, tuple(input.shape), reduction,
+                                      n if n else float("nan")), lvl)
+
+
+def one_hot(tensor, num_classes):
+    """F.one_hot of batched class indices with a given class count: one call."""
+    from .nn import functional as F
+
+    p = tensor._value
+    if num_classes == -1 or not isinstance(p, Tensor):
+        raise _Fallback()  # the class count is read from the values: per sample
+    return BatchedTensor(F.one_hot(p, num_classes), tensor._level)
+
+
+def _sort_like(name, dim_pos, default_dim=-1):
+    """A Tensor method along one dim (default -1) returning values / indices (sort, topk...)."""
+    def fn(self, *args, **kwargs):
+        if _top(args + tuple(kwargs.values())) or self.dim() == 0:
+            return _per_sample(name, (self,) + args, kwargs, self._level)
+        args = list(args)
+        if "dim" in kwargs:
+            kwargs = dict(kwargs, dim=_norm_dim(kwargs["dim"], self.dim()) + 1)
+        elif len(args) > dim_pos and not isinstance(args[dim_pos], bool):
+            args[dim_pos] = _norm_dim(args[dim_pos], self.dim()) + 1
+        else:
+            kwargs = dict(kwargs, dim=_norm_dim(default_dim, self.dim()) + 1)
+        return _wrap(getattr(self._value, name)(*args, **kwargs), self._level)
+    return fn
+
+
+BatchedTensor.sort = _sort_like("sort", 0)
+BatchedTensor.argsort = _sort_like("argsort", 0)
+BatchedTensor.topk = _sort_like("topk", 1)
+BatchedTensor.kthvalue = _sort_like("kthvalue", 1)
+
+
+def _triangle(name):
+    def fn(self, diagonal=0):
+        if self.dim() < 2:
+            return _per_sample(name, (self, diagonal), {}, self._level)  # its error
+        return BatchedTensor(getattr(self._value, name)(diagonal), self._level)
+    return fn
+
+
+BatchedTensor.tril = _triangle("tril")
+BatchedTensor.triu = _triangle("triu")
+
+
+def _roll(self, shifts, dims=None):
+    p = self._value
+    if dims is None:  # a sample's flattened roll
+        return BatchedTensor(p.reshape(p.shape[0], -1).roll(shifts, 1).reshape(p.shape),
+                             self._level)
+    if isinstance(dims, int):
+        dims = _norm_dim(dims, self.dim()) + 1
+    else:
+        dims = tuple(_norm_dim(d, self.dim()) + 1 for d in dims)
+    return BatchedTensor(p.roll(shifts, dims), self._level)
+
+
+BatchedTensor.roll = _roll

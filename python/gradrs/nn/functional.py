@@ -458,9 +458,12 @@ def binary_cross_entropy(input: _Tensor, target: _Tensor, weight: _Tensor | None
             f"Using a target size ({target.shape}) that is different to the input size "
             f"({input.shape}) is deprecated. Please ensure they have the same size."
         )
+    _reduction_code(reduction)
+    if any(hasattr(type(t), "_vmap_level") for t in (input, target, weight)):
+        from .. import _vmap  # under vmap: its batching rule (Note [vmap])
+        return _vmap.elementwise_loss(binary_cross_entropy, input, target, weight, reduction)
     if bool(((input < 0) | (input > 1)).any()):
         raise RuntimeError("all elements of input should be between 0 and 1")
-    _reduction_code(reduction)
 
     def bce(x, t, w):
         # PyTorch clamps the logs at -100 so that 0 * log(0) stays finite.
@@ -778,6 +781,9 @@ def one_hot(tensor: _Tensor, num_classes: int = -1) -> _Tensor:
 
     if tensor.dtype != int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if hasattr(type(tensor), "_vmap_level"):
+        from .. import _vmap  # under vmap: its batching rule (Note [vmap])
+        return _vmap.one_hot(tensor, num_classes)
     if num_classes == -1:
         num_classes = int(tensor.max().item()) + 1 if tensor.numel() > 0 else 0
     if tensor.numel() > 0 and (int(tensor.min().item()) < 0):
@@ -6287,8 +6293,9 @@ def _check_conv_args(fn, name):
     return checked
 
 
-def _vmap_spatial(fn, nd):
-    """`fn` (pooling of its input alone) under vmap: its batching rule (Note [vmap])."""
+def _vmap_rule(fn, rule, *extra):
+    """`fn` of one input tensor under vmap: ``rule(..., fn, *extra, input, args, kwargs)``,
+    its batching rule in `_vmap` (Note [vmap])."""
     @functools.wraps(fn)
     def wrapped(*args, **kwargs):
         input = args[0] if args else kwargs.get("input")
@@ -6297,7 +6304,7 @@ def _vmap_spatial(fn, nd):
 
             rest = dict(kwargs)
             rest.pop("input", None)
-            return _vmap.spatial(fn, nd, input, args[1:], rest)
+            return getattr(_vmap, rule)(fn, *extra, input, args[1:], rest)
         return fn(*args, **kwargs)
     return wrapped
 
@@ -6310,5 +6317,10 @@ for _name in ("max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2
               "avg_pool3d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
               "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d", "lp_pool1d",
               "lp_pool2d", "lp_pool3d"):
-    globals()[_name] = _vmap_spatial(globals()[_name], int(_name[-2]))
+    globals()[_name] = _vmap_rule(globals()[_name], "spatial", int(_name[-2]))
+globals()["unfold"] = _vmap_rule(unfold, "spatial", 2)
+globals()["fold"] = _vmap_rule(fold, "spatial", 1)
+globals()["interpolate"] = _vmap_rule(interpolate, "spatial", None)
+for _name in ("gelu", "silu", "softplus", "elu", "leaky_relu", "hardtanh", "relu6"):
+    globals()[_name] = _vmap_rule(globals()[_name], "pointwise")
 del _name, _spec
