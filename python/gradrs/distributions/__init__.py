@@ -22,6 +22,7 @@ from .continuous_bernoulli import ContinuousBernoulli
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
+from .generalized_pareto import GeneralizedPareto
 from .geometric import Geometric
 from .gumbel import Gumbel
 from .half_cauchy import HalfCauchy
@@ -56,6 +57,7 @@ __all__ = [
     "Distribution",
     "Exponential",
     "ExponentialFamily",
+    "GeneralizedPareto",
     "Geometric",
     "Gumbel",
     "HalfCauchy",
