@@ -1,9 +1,9 @@
 """vmap's batching rules for F.conv1d / conv2d, the poolings, unfold / fold / interpolate,
 the native activations, F.embedding, F.one_hot, F.nll_loss / cross_entropy /
-binary_cross_entropy, sort / topk / tril / roll, index_select and `x[:, index]` with a batched
-index, `func.vjp` and `autograd.grad` inside vmap: values and gradients against a Python loop
-and `torch.func.vmap`, with no per-call fallback, and graphs that do not grow with the
-batch."""
+binary_cross_entropy, sort / topk / tril / roll, einsum, index_select and `x[:, index]` with a
+batched index, `func.vjp` and `autograd.grad` inside vmap: values and gradients against a
+Python loop and `torch.func.vmap`, with no per-call fallback, and graphs that do not grow with
+the batch."""
 
 import numpy as np
 import pytest
@@ -140,6 +140,11 @@ CASES = {
                   [R(3, 2, 4, 6)], (0,)),
     "one_hot": (lambda m: lambda x, i: x * m.nn.functional.one_hot(i, 5), [R(3, 4, 5), Ix(5, 3, 4)],
                 (0, 0)),
+    "einsum": (lambda m: lambda x, y: m.einsum("ij,kj->ik", x, y) + m.einsum("ij,jk", x, y.T)
+               + m.einsum("...j,...j", x, x)[:, None] + m.einsum(x, [0, 1], y, [2, 1], [0, 2]),
+               [R(3, 4, 5), R(4, 5)], (0, None)),
+    "einsum_both_list": (lambda m: lambda x, y: m.einsum("bij,bkj->bik", [x, y]),
+                         [R(3, 2, 4, 5), R(3, 2, 4, 5)], (0, 0)),
     "getitem_batched_index": (lambda m: lambda x, i: x[i], [R(3, 4, 5), Ix(4, 3, 2, 2) - 2],
                               (0, 0)),
     "getitem_slice_batched_index": (lambda m: lambda x, i: x[:, i], [R(3, 4, 5), Ix(5, 3, 3)],

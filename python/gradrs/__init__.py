@@ -317,7 +317,7 @@ def einsum(*args):
             "einsum(): must specify the equation string and at least one operand, "
             "or at least one operand and its subscripts list"
         )
-    if isinstance(args[0], Tensor):
+    if isinstance(args[0], Tensor) or hasattr(type(args[0]), "_vmap_level"):
         equation = ",".join("".join(_einsum_subscript(s) for s in sub) for sub in args[1::2])
         if len(args) % 2 == 1:
             equation += "->" + "".join(_einsum_subscript(s) for s in args[-1])
@@ -331,6 +331,9 @@ def einsum(*args):
                             f"{type(equation).__name__}")
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         return einsum(equation, *operands[0])
+    if _builtins.any(hasattr(type(o), "_vmap_level") for o in operands):
+        from . import _vmap  # under vmap: its batching rule (Note [vmap])
+        return _vmap.einsum(equation, operands)
     return _native.einsum(equation, *operands)
 
 

@@ -1620,3 +1620,28 @@ def _roll(self, shifts, dims=None):
 
 
 BatchedTensor.roll = _roll
+
+
+def einsum(equation, operands):
+    """`einsum` with batched operands: a new subscript for the batch on each batched operand
+    and in front of the output (the implicit output spelled out as PyTorch orders it), one
+    native einsum."""
+    lvl = _top(operands)
+    phys = [_phys(o, lvl) for o in operands]
+    if not _plain(*phys) or any(isinstance(o, BatchedTensor) and p is None
+                                for o, p in zip(operands, phys)):
+        raise _Fallback()
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    free = [c for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in eq]
+    if len(terms) != len(operands) or not free:
+        raise _Fallback()  # the per-sample call gives PyTorch's error
+    if not arrow:
+        letters = [c for c in lhs if c.isalpha()]
+        rhs = ("..." if "..." in lhs else "") + "".join(
+            sorted(c for c in set(letters) if letters.count(c) == 1))
+    b = free[0]
+    new = ",".join(b + t if p is not None else t for t, p in zip(terms, phys))
+    args = [p if p is not None else o for o, p in zip(operands, phys)]
+    return BatchedTensor(_native.einsum(f"{new}->{b}{rhs}", *args), lvl)
