@@ -778,3 +778,32 @@ def test_constraint_registry_matches_torch(torch):
         reg.register(m.distributions.constraints.positive)(
             lambda c: m.distributions.transforms.ExpTransform())
         assert type(reg(m.distributions.constraints.positive)).__name__ == "ExpTransform"
+
+
+def test_parameters_and_results_print_as_torch(torch):
+    # What programs print: the parameters (kept as given when no broadcast is needed, as
+    # torch.broadcast_tensors returns them), log_prob / entropy / samples with their grad_fn.
+    def run(m):
+        m.manual_seed(0)
+        lg = m.tensor([[0.1, 0.5, -0.2]], requires_grad=True)
+        c = m.distributions.Categorical(m.softmax(lg, dim=1))
+        a = c.sample()
+        c2 = m.distributions.Categorical(logits=lg)
+        mu = m.tensor([0.5, -0.5], requires_grad=True)
+        sd = m.tensor([1.0, 2.0], requires_grad=True)
+        n = m.distributions.Normal(mu, sd)
+        x = n.rsample()
+        mv = m.distributions.MultivariateNormal(mu, scale_tril=m.diag_embed(sd))
+        ln = m.distributions.LogNormal(mu, sd)
+        u = m.distributions.Uniform(mu, mu + sd)
+        return [c.log_prob(a), c.entropy(), c.probs, c.logits, c2.log_prob(a), c2.probs,
+                x, n.log_prob(x), n.entropy(), n.cdf(x), n.icdf(m.tensor([0.3, 0.6])), n.mean,
+                n.stddev, n.variance, n.loc is mu,
+                m.distributions.kl_divergence(n, m.distributions.Normal(0.0, 1.0)),
+                m.distributions.Bernoulli(logits=mu).log_prob(m.tensor([1.0, 0.0])),
+                mv.rsample(), mv.log_prob(m.zeros(2)), mv.entropy(),
+                m.distributions.Independent(n, 1).log_prob(x), ln.rsample(),
+                ln.log_prob(m.tensor([1.0, 2.0])), u.rsample(), u.log_prob(m.tensor([0.6, 0.0]))]
+
+    for g, t in zip(run(G), run(torch)):
+        assert repr(g) == norm(repr(t))

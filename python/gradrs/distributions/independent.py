@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Generic, TypeVar
+
 import gradrs
 
 from . import constraints
@@ -10,8 +12,10 @@ from .utils import _EMPTY_SIZE, _sum_rightmost
 
 __all__ = ["Independent"]
 
+D = TypeVar("D", bound=Distribution)
 
-class Independent(Distribution):
+
+class Independent(Distribution, Generic[D]):
     """Reinterprets the `reinterpreted_batch_ndims` rightmost batch dims of a distribution as
     event dims: `log_prob` and `entropy` sum over them.
 
