@@ -219,6 +219,16 @@ def test_broadcasting_helpers():
     check_error(lambda m: m.broadcast_tensors(m.ones(2, 3), m.ones(4, 3)))
 
 
+def test_broadcast_tensors_returns_full_shape_inputs_themselves(torch):
+    # ATen's expand_outplace borrows a tensor that already has the shape: no view, no node.
+    for m in (G, torch):
+        a, b = m.ones(2, 3, requires_grad=True), m.ones(3, requires_grad=True)
+        ra, rb = m.broadcast_tensors(a, b)
+        assert ra is a and ra.grad_fn is None
+        assert type(rb.grad_fn).__name__ == "ExpandBackward0"
+        assert m.broadcast_tensors(a)[0] is a
+
+
 def test_cartesian_prod_block_diag_atleast():
     both(lambda m: m.cartesian_prod(m.tensor([1, 2]), m.tensor([3, 4, 5])))
     both(lambda m: m.cartesian_prod(m.tensor([1, 2]), m.tensor([3]), m.tensor([6, 7])))

@@ -449,7 +449,7 @@ def broadcast_shapes(*shapes):
 
 
 def broadcast_tensors(*tensors):
-    """Each tensor expanded (a view) to the common broadcast shape.
+    """Each tensor expanded (a view) to the common broadcast shape (itself if it has it).
 
     Examples:
         >>> a, b = gradrs.broadcast_tensors(gradrs.tensor([[1.0], [2.0]]), gradrs.tensor([10.0, 20.0]))
@@ -462,7 +462,9 @@ def broadcast_tensors(*tensors):
     shape = ()
     for t in tensors:
         shape = _broadcast_two(shape, tuple(t.shape), len(tensors))
-    return tuple(t.expand(shape) for t in tensors)
+    # A tensor that already has the broadcast shape comes back itself, as ATen's
+    # expand_outplace borrows it: no view, no ExpandBackward0 in the graph.
+    return tuple(t if tuple(t.shape) == shape else t.expand(shape) for t in tensors)
 
 
 def _broadcast_two(a, b, _):
