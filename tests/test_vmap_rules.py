@@ -1,9 +1,9 @@
 """vmap's batching rules for F.conv1d / conv2d, the poolings, unfold / fold / interpolate,
 the native activations, F.embedding, F.one_hot, F.nll_loss / cross_entropy /
-binary_cross_entropy, sort / topk / tril / roll, einsum, index_select and `x[:, index]` with a
-batched index, `func.vjp` and `autograd.grad` inside vmap: values and gradients against a
-Python loop and `torch.func.vmap`, with no per-call fallback, and graphs that do not grow with
-the batch."""
+binary_cross_entropy, sort / topk / tril / roll, einsum, gradrs.linalg, index_select and
+`x[:, index]` with a batched index, `func.vjp` and `autograd.grad` inside vmap: values and
+gradients against a Python loop and `torch.func.vmap`, with no per-call fallback, and graphs
+that do not grow with the batch."""
 
 import numpy as np
 import pytest
@@ -145,6 +145,29 @@ CASES = {
                [R(3, 4, 5), R(4, 5)], (0, None)),
     "einsum_both_list": (lambda m: lambda x, y: m.einsum("bij,bkj->bik", [x, y]),
                          [R(3, 2, 4, 5), R(3, 2, 4, 5)], (0, 0)),
+    "linalg_factorizations": (
+        lambda m: lambda a: m.linalg.det(a) + m.linalg.slogdet(a).logabsdet
+        + m.linalg.inv(a).sum((-2, -1)) + m.linalg.svdvals(a).sum(-1)
+        + m.linalg.qr(a).R.abs().sum((-2, -1)) + m.linalg.lu(a).U.sum((-2, -1))
+        + m.linalg.pinv(a).sum((-2, -1)) + m.linalg.matrix_exp(a).sum((-2, -1))
+        + a.matrix_power(-2).sum((-2, -1)) + m.linalg.cond(a) + a.det(),
+        [R(3, 2, 3, 3)], (0,)),
+    "linalg_symmetric": (
+        lambda m: lambda a: (lambda s: m.linalg.cholesky(s).sum((-2, -1))
+                             + m.linalg.eigh(s).eigenvalues.sum(-1) + m.logdet(s)
+                             + m.cholesky_inverse(m.linalg.cholesky(s)).sum((-2, -1)))(
+            a @ a.mT + 3 * m.eye(3, dtype=m.float64)),
+        [R(3, 3, 3)], (0,)),
+    "linalg_solves": (
+        lambda m: lambda a, b: m.linalg.solve(a, b[:, 0]).sum() + m.linalg.solve(a, b).sum()
+        + m.linalg.solve(a, b.mT, left=False).sum()
+        + m.linalg.solve_triangular(a.triu(), b, upper=True).sum()
+        + m.linalg.lu_solve(*m.linalg.lu_factor(a), b).sum()
+        + m.linalg.lstsq(a, b).solution.sum()
+        + m.cholesky_solve(b, m.linalg.cholesky(a @ a.mT + 3 * m.eye(3, dtype=m.float64))).sum(),
+        [R(3, 3, 3), R(3, 2)], (0, None)),
+    "linalg_solve_shared_a": (lambda m: lambda b, a: m.linalg.solve(a, b),
+                              [R(3, 3), R(3, 3)], (0, None)),
     "getitem_batched_index": (lambda m: lambda x, i: x[i], [R(3, 4, 5), Ix(4, 3, 2, 2) - 2],
                               (0, 0)),
     "getitem_slice_batched_index": (lambda m: lambda x, i: x[:, i], [R(3, 4, 5), Ix(5, 3, 3)],
@@ -304,5 +327,46 @@ def test_per_sample_gradients_of_a_cnn_as_torch(torch, batched_only):
 
         g = m.func.vmap(m.func.grad(loss), in_dims=(None, 0, 0))(p, m.tensor(xa), m.tensor(ya))
         return [g[k].detach().numpy() for k in sorted(g)]
+
+    _same(run(G), run(torch))
+
+
+def test_jacobians_of_linalg_in_one_batched_call(torch, batched_only):
+    """jacfwd / jacrev of factorizations: vmap over the basis runs each linalg node once for
+    the whole basis (no per-call loop), as torch.func's. (hessian's grad of an input batched
+    by the enclosing jacfwd still runs per sample.)"""
+    a = R(3, 3)
+    s = a @ a.T + 3 * np.eye(3)
+
+    def run(m):
+        x, y = m.tensor(a), m.tensor(s)
+        return [j.detach().numpy() for j in (
+            m.func.jacfwd(m.linalg.det)(x), m.func.jacrev(lambda t: m.linalg.inv(t))(x),
+            m.func.jacfwd(lambda t: m.linalg.svdvals(t))(x),
+            m.func.jacrev(lambda t: m.linalg.eigh(t).eigenvalues)(y))]
+
+    _same(run(G), run(torch))
+
+
+def test_nested_reverse_transforms_as_torch(torch):
+    """grad(grad(f)), jacrev(jacrev(f)), vmap(grad(grad(f))), a vjp whose function closes over
+    its primal, and grad closing over a tensor of the caller's graph: each transform's result
+    stays differentiable with respect to an input of an outer one (it gave zeros)."""
+    def run(m):
+        f64 = m.float64
+        x, y = m.tensor(2.0, dtype=f64), m.tensor([2.0, -1.0], dtype=f64)
+        xs = m.tensor([[0.5, 1.0], [2.0, 3.0]], dtype=f64)
+        w = m.tensor(1.5, dtype=f64, requires_grad=True)
+        a = m.tensor([0.5, 1.0], dtype=f64, requires_grad=True)
+        g = m.func.grad(lambda t: (t * w).sin())(x)
+        r = m.func.vjp(lambda t: t.exp() * a, a)[1](a)[0]
+        out = [m.func.grad(m.func.grad(lambda t: t ** 3))(x),
+               m.func.grad(m.func.grad(m.func.grad(lambda t: t ** 4)))(x),
+               m.func.jacrev(m.func.jacrev(lambda t: t.sin() * t[0]))(y),
+               m.func.jacrev(m.func.jacfwd(lambda t: t.sin() * t[0]))(y),
+               m.func.vmap(m.func.grad(m.func.grad(lambda t: t.sin() * t)))(xs[0]),
+               m.func.vmap(m.func.hessian(lambda t: (t.sin() * t).sum()))(xs),
+               m.autograd.grad(g, w)[0], m.autograd.grad(r.sum(), a)[0]]
+        return [o.detach().numpy() for o in out]
 
     _same(run(G), run(torch))

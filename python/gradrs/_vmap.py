@@ -15,6 +15,7 @@ the physical tensor of level 2 may itself be a level-1 `BatchedTensor`.
 from __future__ import annotations
 
 import functools
+import inspect
 import operator
 import os
 import sys
@@ -1133,19 +1134,26 @@ def batched_grad_and_value(func, nums, has_aux, args, kwargs):
     for d in flat_d:
         p = _phys(d, lvl)
         tangent = None
+        # An input in an outer graph (an enclosing grad's) stays connected to it, so the
+        # gradients are differentiable with respect to it (`func._create_differentiable`).
+        outer = _is_tensor(d) and d.requires_grad and _native.is_grad_enabled()
         if p is None:
             if not isinstance(d, Tensor):
                 raise _Fallback()
             # Under a dual level (jacfwd of this), the leaf keeps the input's tangent.
             tangent = _fwAD.unpack_dual(d).tangent
-            p = d.detach().unsqueeze(0).expand(size, *d.shape)
+            p = (d if outer else d.detach()).unsqueeze(0).expand(size, *d.shape)
             if tangent is not None:  # copies: a dual's tangent follows its primal's layout
                 p = p.contiguous()
                 tangent = tangent.unsqueeze(0).expand(size, *d.shape).contiguous()
         elif not isinstance(p, Tensor) or _fwAD.unpack_dual(p).tangent is not None:
             raise _Fallback()
-        leaf = p.detach().requires_grad_()
-        leaves.append(leaf if tangent is None else _fwAD.make_dual(leaf, tangent))
+        if outer:
+            leaf = p.view_as(p) if tangent is None else _fwAD.make_dual(p, tangent)
+        else:
+            leaf = p.detach().requires_grad_()
+            leaf = leaf if tangent is None else _fwAD.make_dual(leaf, tangent)
+        leaves.append(leaf)
     diff = _unflatten([BatchedTensor(leaf, lvl) for leaf in leaves], spec_d)
     with enable_grad():
         output = func(*_replace(args, nums, diff), **kwargs)
@@ -1489,13 +1497,23 @@ def batched_leaves(flat, lvl):
     leaves = []
     for d in flat:
         p = _phys(d, lvl)
+        # an input in an outer graph stays connected to it (`func._create_differentiable`)
+        outer = _is_tensor(d) and d.requires_grad and _native.is_grad_enabled()
         if p is None:
             if not isinstance(d, Tensor):
                 raise _Fallback()
-            p = _expand_to(d.detach(), size)
-        if not isinstance(p, Tensor) or _fwAD.unpack_dual(p).tangent is not None:
+            p = _expand_to(d if outer else d.detach(), size)
+            if _fwAD.unpack_dual(d).tangent is not None:
+                # copies: a dual's tangent follows its primal's layout (Note [vmap])
+                p = _fwAD.make_dual(_fwAD.unpack_dual(p).primal.contiguous(), _expand_to(
+                    _fwAD.unpack_dual(d).tangent, size).contiguous())
+        if not isinstance(p, Tensor):
             raise _Fallback()
-        leaves.append(BatchedTensor(p.detach().requires_grad_(), lvl))
+        primal, tangent = _fwAD.unpack_dual(p)
+        leaf = p.view_as(p) if outer else primal.detach().requires_grad_()
+        if tangent is not None and not outer:
+            leaf = _fwAD.make_dual(leaf, tangent)  # jacfwd of this: the leaf keeps its tangent
+        leaves.append(BatchedTensor(leaf, lvl))
     return leaves
 
 
@@ -1645,3 +1663,70 @@ def einsum(equation, operands):
     new = ",".join(b + t if p is not None else t for t, p in zip(terms, phys))
     args = [p if p is not None else o for o, p in zip(operands, phys)]
     return BatchedTensor(_native.einsum(f"{new}->{b}{rhs}", *args), lvl)
+
+
+_CORE_DIMS = {"pivots": 1, "tau": 1, "atol": 0, "rtol": 0, "tol": 0, "rcond": 0}
+
+
+def leading_batch(fn, args, kwargs, vector_arg=None):
+    """A linalg function (batched over its inputs' leading dims) with batched arguments: the
+    vmap batch is one more leading dim, so ``fn`` runs once on the physical tensors, unbatched
+    ones expanded over the batch (stride-0 views). ``vector_arg``: the position of a B that a
+    sample may give 1-D (solve's vector right-hand side), made a column for the call."""
+    lvl = _top(list(args) + list(kwargs.values()))
+    if kwargs.get("out") is not None or not args or not _is_tensor(args[0]) or args[0].dim() < 2:
+        raise _Fallback()  # a sample's error (or out=) from the per-sample call
+    size = next(x for x in list(args) + list(kwargs.values()) if _phys(x, lvl) is not None)
+    size = size._size()
+
+    def physical(x):
+        # (a physical tensor may be a BatchedTensor of an outer level: fn recurses into its rule)
+        p = _phys(x, lvl)
+        if p is None:
+            return _expand_to(x, size) if _is_tensor(x) else x
+        return p
+
+    # Batch dims broadcast right-aligned: the samples' batch ranks must agree for the vmap dim
+    # to stay leading (a matrix argument has 2 core dims, pivots / tau 1, tolerances 0).
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs).arguments
+    except TypeError:
+        raise _Fallback() from None  # the per-sample call raises the argument error
+    ranks = set()
+    for pname, value in bound.items():
+        if not _is_tensor(value):
+            continue
+        core = _CORE_DIMS.get(pname, 2)
+        if pname == "B" and (vector_arg is not None and value.dim() == 1 or (
+                fn.__name__ == "lstsq" and value.dim() == args[0].dim() - 1)):
+            core = 1
+        ranks.add(value.dim() - core)
+    if len(ranks) > 1:
+        raise _Fallback()
+    args = list(args)
+    vector = False
+    if vector_arg is not None:
+        key = vector_arg if vector_arg < len(args) else "B"
+        b = args[key] if isinstance(key, int) else kwargs.get(key)
+        vector = _is_tensor(b) and b.dim() == 1
+    pargs = [physical(a) for a in args]
+    pkw = {k: physical(v) for k, v in kwargs.items()}
+    if vector:
+        if isinstance(key, int):
+            pargs[key] = pargs[key].unsqueeze(-1)
+        else:
+            pkw[key] = pkw[key].unsqueeze(-1)
+    out = fn(*pargs, **pkw)
+    if vector:
+        if _is_tensor(out):
+            out = out.squeeze(-1)
+        else:  # solve_ex's (result, info)
+            out = type(out)(out[0].squeeze(-1), *out[1:])
+    return _wrap(out, lvl)
+
+
+# The linalg Tensor methods are Python functions of gradrs.linalg's (their rules above).
+for _meth in ("det", "logdet", "slogdet", "inverse", "pinverse", "cholesky", "cholesky_solve",
+              "cholesky_inverse", "svd", "qr", "matrix_power", "matrix_exp"):
+    setattr(BatchedTensor, _meth,
+            lambda self, *a, _n=_meth, **k: getattr(Tensor, _n)(self, *a, **k))

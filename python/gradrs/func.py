@@ -251,11 +251,20 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
 
 
 def _create_differentiable(x):
-    """A fresh leaf of ``x``'s values that requires grad; under a live dual level it keeps
-    ``x``'s tangent, so reverse mode inside ``jacfwd`` / ``jvp`` is forward-differentiated."""
+    """What a reverse transform differentiates with respect to: a fresh leaf of ``x``'s values
+    that requires grad or, where ``x`` itself requires grad (an outer `grad`'s input, or the
+    caller's graph), an alias of ``x`` in that graph, so the transform's result stays
+    differentiable with respect to ``x`` (nested transforms: ``grad(grad(f))``), as
+    functorch's levels make it. Under a live dual level it keeps ``x``'s tangent, so reverse
+    mode inside ``jacfwd`` / ``jvp`` is forward-differentiated."""
     if not isinstance(x, _native.Tensor):
         return x
     tangent = _fwAD.unpack_dual(x).tangent
+    if x.requires_grad and _native.is_grad_enabled():
+        d = x.view_as(x)
+        if tangent is not None:
+            d = _fwAD.make_dual(_fwAD.unpack_dual(d).primal, tangent)
+        return d
     d = x.detach().requires_grad_()
     return d if tangent is None else _fwAD.make_dual(d, tangent)
 

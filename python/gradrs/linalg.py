@@ -12,6 +12,7 @@ of PyTorch's name where PyTorch records one.
 """
 
 import builtins
+import functools
 import math
 
 import numpy as np
@@ -185,6 +186,7 @@ def _set_tangents(outputs, inputs, jvp):
                 for x, t in zip(inputs, tangents)]
     _native._set_fwd_grad_enabled(False)  # the formulas' own ops carry no tangents
     try:
+        # `_native._set_tangent` stores a copy without history: the formula needs none.
         out_t = jvp(tangents, [o.detach() if o is not None else None for o in outputs])
     finally:
         _native._set_fwd_grad_enabled(True)
@@ -2503,3 +2505,29 @@ for _name, _fn in (("det", _det_method), ("logdet", _logdet_method),
                    ("cross", _cross_method)):
     _fn.__name__ = _fn.__qualname__ = _name
     setattr(Tensor, _name, _fn)
+
+
+# Under vmap (BatchedTensor arguments) the batch is one more leading batch dim of these
+# functions: each runs once on the physical tensors (Note [vmap], `_vmap.leading_batch`).
+def _vmap_leading(fn, vector_arg=None):
+    @functools.wraps(fn)
+    def wrapped(*args, **kwargs):
+        if builtins.any(hasattr(type(a), "_vmap_level")
+                        for a in list(args) + list(kwargs.values())):
+            from . import _vmap
+
+            return _vmap.leading_batch(fn, args, kwargs, vector_arg)
+        return fn(*args, **kwargs)
+    return wrapped
+
+
+for _name in ("solve_triangular", "lu_factor_ex", "lu_factor", "lu", "lu_solve", "det",
+              "slogdet", "inv_ex", "inv", "cholesky_ex", "cholesky", "qr", "eigh", "eigvalsh",
+              "svd", "svdvals", "pinv", "lstsq", "matrix_rank", "cond", "matrix_power",
+              "matrix_exp", "householder_product", "logdet", "inverse", "pinverse",
+              "cholesky_solve", "cholesky_inverse", "_det_top", "_slogdet_top", "_cholesky_top",
+              "_svd_top", "_qr_top"):
+    globals()[_name] = _vmap_leading(globals()[_name])
+for _name in ("solve", "solve_ex"):
+    globals()[_name] = _vmap_leading(globals()[_name], vector_arg=1)
+del _name
