@@ -7,7 +7,7 @@ that do not grow with the batch."""
 
 import numpy as np
 import pytest
-from conftest import G
+from conftest import G, norm, norm_g
 
 from gradrs import _vmap
 
@@ -370,3 +370,75 @@ def test_nested_reverse_transforms_as_torch(torch):
         return [o.detach().numpy() for o in out]
 
     _same(run(G), run(torch))
+
+
+def _functions(m):
+    class NoSetup(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    class NoRule(m.autograd.Function):
+        @staticmethod
+        def forward(x):
+            return x * 2
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            pass
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    class Generated(NoRule):
+        generate_vmap_rule = True
+
+    class Both(Generated):
+        @staticmethod
+        def vmap(info, in_dims, x):
+            return x * 2, 0
+
+    class OwnRule(NoRule):
+        @staticmethod
+        def vmap(info, in_dims, x, y):
+            # the info and dims the rule sees, folded into the result to compare them
+            out = x.sum(0) if in_dims[0] == 0 else x
+            return out * info.batch_size + (0 if y is None else 1), None
+
+    class BadReturn(NoRule):
+        @staticmethod
+        def vmap(info, in_dims, x):
+            return x
+
+    return NoSetup, NoRule, Generated, Both, OwnRule, BadReturn
+
+
+@pytest.mark.parametrize("k", range(6))
+def test_autograd_function_under_vmap_as_torch(torch, k):
+    """functorch's rules: setup_context required, then generate_vmap_rule or a vmap
+    staticmethod (called with the physical tensors, the batch size and in_dims)."""
+    def run(m):
+        fn = _functions(m)[k]
+        x = m.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+        try:
+            if k == 4:
+                out = m.func.vmap(lambda a: fn.apply(a, None))(x)
+            else:
+                out = m.func.vmap(fn.apply)(x)
+        except Exception as e:  # noqa: BLE001 - compared with torch's below
+            return type(e).__name__, (norm_g if m is G else norm)(str(e))
+        return out.tolist()
+    assert run(G) == run(torch)
+
+
+def test_gradcheck_batched_checks_run_any_function():
+    """gradcheck's batched checks run a Function without setup_context per sample, as
+    PyTorch's legacy vmap runs it."""
+    NoSetup = _functions(G)[0]
+    x = G.tensor([1.0, 2.0], dtype=G.float64, requires_grad=True)
+    assert G.autograd.gradcheck(NoSetup.apply, (x,), check_batched_grad=True)

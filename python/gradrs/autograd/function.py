@@ -198,10 +198,9 @@ def _is_setup_context_defined(fn):
 
 def _apply(cls, args, kwargs, setup):
     if any(hasattr(type(a), "_vmap_level") for a in list(args) + list(kwargs.values())):
-        # Under vmap the Function runs per sample (vmap's per-call fallback), so its own
-        # forward, backward and jvp see plain tensors (its `vmap` staticmethod is not used).
+        # Under vmap: functorch's rules for a Function (its vmap staticmethod, or per sample).
         from .. import _vmap
-        raise _vmap._Fallback()
+        return _vmap.function_apply(cls, args, kwargs, setup)
     ctx = cls._backward_cls()
     ctx.materialize_grads = True
     ctx.needs_input_grad = tuple(isinstance(a, _native.Tensor) and a.requires_grad

@@ -541,7 +541,7 @@ def _test_batched_grad(inputs, output, output_idx):
     """PyTorch's check_batched_grad: ``vmap`` of the vector-Jacobian product over two random
     grad_outputs against the two products taken one by one (gradrs's vmap runs them as
     `autograd.grad`'s batching rule: Note [vmap])."""
-    from .._vmap import vmap
+    from .._vmap import legacy_functions, vmap
 
     diff_inputs = list(_iter_tensors(inputs, True))
 
@@ -554,7 +554,8 @@ def _test_batched_grad(inputs, output, output_idx):
     grad_outputs = [_native.randn_like(output) for _ in range(2)]
     expected = [_native.stack(shards) for shards in zip(*[vjp(g) for g in grad_outputs])]
     try:
-        result = vmap(vjp)(_native.stack(grad_outputs))
+        with legacy_functions():
+            result = vmap(vjp)(_native.stack(grad_outputs))
     except RuntimeError as ex:
         raise GradcheckError(f"While computing batched gradients, got: {_legacy_msg(ex)}\n\n"
                              f"{_FAILED_BATCHED_GRAD_MSG}") from ex
@@ -640,7 +641,7 @@ def _test_batched_grad_forward_ad(func, inputs):
     """PyTorch's check_batched_forward_grad: ``vmap`` of the Jacobian-vector product over two
     random tangents per input against the two products one by one (gradrs's vmap runs the
     function on batched duals: Note [vmap])."""
-    from .._vmap import vmap
+    from .._vmap import legacy_functions, vmap
     from . import forward_ad as fwAD
 
     for input_idx, current_input in enumerate(inputs):
@@ -668,7 +669,8 @@ def _test_batched_grad_forward_ad(func, inputs):
         tangents = [_native.randn_like(current_input) for _ in range(2)]
         expected = [_native.stack(shards) for shards in zip(*[jvp(t) for t in tangents])]
         try:
-            result = vmap(jvp)(_native.stack(tangents))
+            with legacy_functions():
+                result = vmap(jvp)(_native.stack(tangents))
         except RuntimeError as ex:
             raise GradcheckError(f"While computing batched gradients, got: {_legacy_msg(ex)}"
                                  f"\n\n{_FAILED_BATCHED_GRAD_MSG_FWD_AD}") from ex
