@@ -442,3 +442,23 @@ def test_gradcheck_batched_checks_run_any_function():
     NoSetup = _functions(G)[0]
     x = G.tensor([1.0, 2.0], dtype=G.float64, requires_grad=True)
     assert G.autograd.gradcheck(NoSetup.apply, (x,), check_batched_grad=True)
+
+
+def test_transform_results_print_as_torch(torch):
+    """At the outermost level grad / grad_and_value / vmap(grad) / jacrev / vjp results carry no
+    history (functorch unwraps them), unless they depend on the caller's graph."""
+    def run(m):
+        x = m.tensor([2.0, 1.0])
+        w = m.tensor(1.5, requires_grad=True)
+        return [repr(v) for v in (
+            m.func.grad(lambda t: (t ** 3).sum())(x),
+            m.func.grad_and_value(lambda t: (t ** 3).sum())(x)[1],
+            m.func.grad(lambda t: ((t ** 3).sum(), t.sin()), has_aux=True)(x)[1],
+            m.func.vmap(m.func.grad(lambda t: t ** 3))(x),
+            m.func.jacrev(lambda t: t.sin())(x),
+            m.func.vjp(lambda t: t.sin(), x)[1](m.ones(2))[0],
+            m.func.grad(lambda t: (t * w).sin().sum())(x),
+            m.func.hessian(lambda t: (t ** 3).sum())(x))]
+
+    g, t = run(G), run(torch)
+    assert g == [norm(r) for r in t]

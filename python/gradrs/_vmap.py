@@ -1178,15 +1178,19 @@ def batched_grad_and_value(func, nums, has_aux, args, kwargs):
         po = _phys(output, lvl)
         if po is not None and not isinstance(po, Tensor):
             raise _Fallback()
+        from .func import _detached, _keeps_history
+        keep = _keeps_history(flat_d, leaves, [po] if po is not None else [])
         if po is not None and po.requires_grad:
-            grads = _grad(po, leaves, _native.ones_like(po), create_graph=True,
+            grads = _grad(po, leaves, _native.ones_like(po), create_graph=keep,
                           allow_unused=True)
         else:
             grads = [None] * len(leaves)
     grads = [BatchedTensor(g if g is not None else _native.zeros_like(leaf), lvl)
              for g, leaf in zip(grads, leaves)]
-    if po is not None and not _native.is_grad_enabled():
+    if po is not None and not (_native.is_grad_enabled() and keep):
         output = BatchedTensor(po.detach(), lvl)
+    if has_aux and not keep:
+        aux = _detached(aux)
     grads = _unflatten(grads, spec_d)
     return (grads, (output, aux)) if has_aux else (grads, output)
 

@@ -269,6 +269,42 @@ def _create_differentiable(x):
     return d if tangent is None else _fwAD.make_dual(d, tangent)
 
 
+def _outer_graph(outputs, fresh):
+    """Whether ``outputs`` reach a leaf of the caller's graph (a tensor requiring grad that is
+    not one of the transform's own ``fresh`` leaves): then the transform's results keep their
+    history (``create_graph``); otherwise they come back without it, as functorch unwraps them
+    at the outermost level (``grad(f)(x)`` prints no ``grad_fn``)."""
+    todo = [o.grad_fn for o in outputs if _vmap._is_tensor(o) and o.grad_fn is not None]
+    seen = set()
+    while todo:
+        node = todo.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        if type(node).__name__ == "AccumulateGrad":
+            if not any(node.variable is f for f in fresh):
+                return True
+            continue
+        todo.extend(f for f, _ in node.next_functions if f is not None)
+    return False
+
+
+def _keeps_history(inputs, fresh, outputs):
+    """A transform's results stay differentiable where an input requires grad (an enclosing
+    transform's, or the caller's), carries a tangent, or the outputs reach the caller's graph."""
+    for x in inputs:
+        if _vmap._is_tensor(x) and (
+                x.requires_grad or _fwAD.unpack_dual(x).tangent is not None):
+            return True
+    return _native.is_grad_enabled() and _outer_graph(
+        outputs, [getattr(f, "_value", f) for f in fresh])
+
+
+def _detached(tree):
+    flat, spec = _flatten(tree)
+    return _unflatten([x.detach() if _vmap._is_tensor(x) else x for x in flat], spec)
+
+
 def vjp(func, *primals, has_aux=False):
     """``(func(*primals), vjp_fn)``: ``vjp_fn(v)`` is ``v^T J`` for each primal."""
     from .autograd import grad as _grad
@@ -291,6 +327,8 @@ def vjp(func, *primals, has_aux=False):
                 raise RuntimeError("vjp(f, *primals): Expected f to be a function that has "
                                    f"only tensor outputs, got {type(o)}")
 
+    keep = _keeps_history(flat_p, diff, flat_out)
+
     def vjp_fn(cotangents, *, retain_graph=True, create_graph=None):
         flat_c, spec_c = _flatten(cotangents)
         if spec_c != spec_out:
@@ -299,7 +337,8 @@ def vjp(func, *primals, has_aux=False):
                 f"outputs to the function. cotangents: {_spec_str(spec_c)}, primal output: "
                 f"{_spec_str(spec_out)}")
         if create_graph is None:
-            create_graph = _native.is_grad_enabled()
+            create_graph = _native.is_grad_enabled() and (
+                keep or any(_vmap._is_tensor(c) and c.requires_grad for c in flat_c))
         pairs = [(o, c) for o, c in zip(flat_out, flat_c) if o.requires_grad]
         grads = _grad([o for o, _ in pairs], diff, [c for _, c in pairs],
                       retain_graph=retain_graph, create_graph=create_graph,
@@ -341,13 +380,16 @@ def grad_and_value(func, argnums=0, has_aux=False):
                                    "scalar Tensor, got tensor with "
                                    f"{output.dim()} dims. Maybe you wanted to use the vjp or "
                                    "jacrev APIs instead?")
+            keep = _keeps_history(_flatten(_pick(args, nums))[0], flat_d, [output])
             if output.requires_grad:
-                grads = _grad(output, flat_d, create_graph=True, allow_unused=True)
+                grads = _grad(output, flat_d, create_graph=keep, allow_unused=True)
             else:
                 grads = [None] * len(flat_d)
             grads = [g if g is not None else _native.zeros_like(d) for g, d in zip(grads, flat_d)]
             grads = _unflatten(grads, spec_d)
-        value = output.detach() if not _native.is_grad_enabled() else output
+        value = output.detach() if not (_native.is_grad_enabled() and keep) else output
+        if has_aux and not keep:
+            aux = _detached(aux)
         return ((grads, (value, aux)) if has_aux else (grads, value))
 
     return wrapper
