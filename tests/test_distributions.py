@@ -27,6 +27,7 @@ COV = A @ A.T + 3 * np.eye(3)
 TRIL = np.linalg.cholesky(COV)
 MVN_LOC = RNG.normal(size=(2, 3))
 FACTOR = RNG.normal(size=(2, 3, 2))
+MVN_LOC4 = RNG.normal(size=(4, 1, 3))
 
 
 def _t(m, a, dtype="float64", grad=False):
@@ -64,6 +65,12 @@ CASES = {
     "MVN_tril": (lambda m, d: m.distributions.MultivariateNormal(_t(m, MVN_LOC[0], d),
                                                                  scale_tril=_t(m, TRIL, d)),
                  RNG.normal(size=(2, 3)), False),
+    "MVN_batched_tril": (lambda m, d: m.distributions.MultivariateNormal(
+        _t(m, MVN_LOC[0], d), scale_tril=_t(m, np.stack([TRIL, TRIL * 0.5 + np.eye(3)]), d)),
+        RNG.normal(size=(5, 2, 3)), False),
+    "MVN_outer_batch": (lambda m, d: m.distributions.MultivariateNormal(
+        _t(m, MVN_LOC4, d), scale_tril=_t(m, np.stack([TRIL, TRIL * 2]), d)),
+        RNG.normal(size=(3, 4, 2, 3)), False),
     "MVN_prec": (lambda m, d: m.distributions.MultivariateNormal(
         _t(m, MVN_LOC, d), precision_matrix=_t(m, np.linalg.inv(COV), d)),
         RNG.normal(size=(2, 3)), False),
@@ -253,7 +260,8 @@ SAMPLED = ["Normal", "Normal_scalar", "Laplace", "Exponential", "Uniform", "Bern
            "RelaxedOneHot_logits", "Pareto", "Pareto_heavy", "Weibull", "HalfCauchy",
            "LogisticNormal", "LogisticNormal_scalar", "Kumaraswamy", "LowRankMVN",
            "LowRankMVN_bcast", "ContinuousBernoulli", "ContinuousBernoulli_logits",
-           "VonMises", "GeneralizedPareto", "GeneralizedPareto_scalar"]
+           "VonMises", "GeneralizedPareto", "GeneralizedPareto_scalar", "MVN_batched_tril",
+           "MVN_outer_batch", "MVN_prec"]
 
 
 @pytest.mark.parametrize("name", SAMPLED)
