@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import G, dtype_name, norm, to_np
+from conftest import GNAME, G, dtype_name, norm, to_np
 
 D = G.distributions
 
@@ -821,3 +821,27 @@ def test_parameters_and_results_print_as_torch(torch):
 
     for g, t in zip(run(G), run(torch)):
         assert repr(g) == norm(repr(t))
+
+
+@pytest.mark.skipif(GNAME != "gradrs" or not G.gpu.is_available(), reason="no gradrs GPU")
+def test_gpu_parameters_give_cpu_results():
+    # Samples are drawn on the parameters' device from the same CPU stream (as gradrs's GPU
+    # fills are), and every result stays on that device.
+    def run(device):
+        G.manual_seed(0)
+        loc = G.tensor(LOC, dtype=G.float32, device=device)
+        scale = G.tensor(SCALE, dtype=G.float32, device=device)
+        n = D.Normal(loc, scale)
+        x = n.rsample((3,))
+        c = D.Categorical(logits=loc)
+        a = c.sample((5,))
+        mvn = D.MultivariateNormal(loc, G.eye(3, device=device) * 2)
+        u = D.Uniform(loc, loc + scale)
+        outs = [x, n.log_prob(x), n.entropy(), n.cdf(x), a, c.log_prob(a), c.entropy(),
+                mvn.rsample(), mvn.log_prob(x), u.rsample(), D.Bernoulli(logits=loc).sample(),
+                D.kl_divergence(n, D.Normal(scale, loc.exp()))]
+        assert all(o.device.type == G.device(device).type for o in outs)
+        return [o.cpu() for o in outs]
+
+    for g, c in zip(run("cuda"), run("cpu")):
+        np.testing.assert_allclose(to_np(g), to_np(c), rtol=2e-5, atol=2e-6)
