@@ -8,7 +8,7 @@ import gradrs
 
 from . import constraints
 from .distribution import Distribution
-from .utils import _EMPTY_SIZE, _broadcast_tensors, lazy_property, logits_to_probs, probs_to_logits
+from .utils import _EMPTY_SIZE, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Categorical"]
 
@@ -121,7 +121,7 @@ class Categorical(Distribution):
         if self._validate_args:
             self._validate_sample(value)
         value = value.long().unsqueeze(-1)
-        value, log_pmf = _broadcast_tensors(value, self.logits)
+        value, log_pmf = gradrs.broadcast_tensors(value, self.logits)
         value = value[..., :1]
         return log_pmf.gather(-1, value).squeeze(-1)
 

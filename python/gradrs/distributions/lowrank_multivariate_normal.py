@@ -10,7 +10,7 @@ import gradrs
 from . import constraints
 from .distribution import Distribution
 from .multivariate_normal import _batch_mahalanobis, _batch_mv
-from .utils import _EMPTY_SIZE, _broadcast_tensors, _standard_normal, lazy_property
+from .utils import _EMPTY_SIZE, _standard_normal, lazy_property
 
 __all__ = ["LowRankMultivariateNormal"]
 
@@ -89,7 +89,7 @@ class LowRankMultivariateNormal(Distribution):
         loc_ = loc.unsqueeze(-1)
         cov_diag_ = cov_diag.unsqueeze(-1)
         try:
-            loc_, self.cov_factor, cov_diag_ = _broadcast_tensors(
+            loc_, self.cov_factor, cov_diag_ = gradrs.broadcast_tensors(
                 loc_, cov_factor, cov_diag_
             )
         except RuntimeError as e:

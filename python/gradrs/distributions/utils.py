@@ -50,14 +50,7 @@ def broadcast_all(*values):
         values = tuple(
             v if isinstance(v, gradrs.Tensor) else gradrs.tensor(v, **options) for v in values
         )
-    return _broadcast_tensors(*values)
-
-
-def _broadcast_tensors(*tensors):
-    # torch.broadcast_tensors as ATen computes it: a tensor already of the broadcast shape is
-    # returned itself (no expand view, no ExpandBackward0), so `Normal(mu, sd).loc is mu`.
-    expanded = gradrs.broadcast_tensors(*tensors)
-    return tuple(t if t.shape == e.shape else e for t, e in zip(tensors, expanded))
+    return gradrs.broadcast_tensors(*values)
 
 
 def _standard_normal(shape, dtype, device):
