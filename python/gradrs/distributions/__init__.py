@@ -9,8 +9,10 @@ Sampling draws from gradrs's random streams the way PyTorch draws from torch's.
 >>> action = m.sample()
 >>> loss = -m.log_prob(action) * 1.0
 
-Not provided (their samplers need native kernels gradrs lacks, such as a gamma sampler):
-Beta, Gamma, Dirichlet, Chi2, StudentT, Binomial and the families built on them.
+Not provided: the families whose samplers are native kernels gradrs lacks (PyTorch's
+`_standard_gamma`, `_sample_dirichlet`, `binomial`): Beta, Gamma, Chi2, Dirichlet, StudentT,
+FisherSnedecor, InverseGamma, Binomial, NegativeBinomial, Wishart, LKJCholesky, and the KL
+pairs that involve them.
 """
 
 from . import constraints, transforms  # noqa: F401 - torch.distributions.constraints
