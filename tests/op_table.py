@@ -3303,3 +3303,98 @@ OPS += [
     OpInfo("cholesky_inverse", lambda m, a: m.cholesky_inverse(m.linalg.cholesky(_spd(m, a))), [
         S(T((3, 3))), S(T((3, 3), F64))]),
 ]
+
+
+# ---- quantile, scatter_reduce, index_reduce, index_put (python/gradrs/_reduce_ops.py) --------
+_SR_IDX = idx((3, 2), [[0, 2], [1, 2], [0, 0]])
+
+
+def _reduce_call(name, r):
+    """``m.<name>(x, dim, index, src, r)``, or the method (``x.clone()`` first when in place)."""
+    if name.endswith("_"):
+        return lambda m, x, d, i, s, **k: getattr(x.clone(), name)(d, i, s, r, **k)
+    return lambda m, x, d, i, s, **k: getattr(m, name)(x, d, i, s, r, **k)
+
+
+def _reduce_method(name, r):
+    return lambda m, x, d, i, s, **k: getattr(x, name)(d, i, s, r, **k)
+
+
+def _q(data, dtype=F32):
+    return T((len(data),), dtype, rg=False, data=data)
+
+
+OPS += [
+    OpInfo("quantile", lambda m, x, q, *a, **k: m.quantile(x, q, *a, **k), [
+        S(T((7,)), 0.3), S(T((3, 4), F64), 0.5, 1), S(T((3, 4), F64), _q([0.0, 0.4, 1.0], F64)),
+        S(T((3, 4)), _q([0.25, 0.75]), 0, True), S(T((2, 3, 2), F64), 0.6, -2),
+        S(T(()), 0.5), S(T((2, 5)), 0.7, 1, interpolation="lower"),
+        S(T((2, 5), F64), _q([0.1, 0.9], F64), 1, interpolation="higher"),
+        S(T((2, 5)), 0.35, interpolation="nearest"), S(T((2, 5), F64), 0.3, 0,
+                                                        interpolation="midpoint"),
+        S(T((5,), data=[1.0, NAN, 3.0, 2.0, 0.5]), 0.5, _fd=False),
+        S(T((3, 4), F64), T((2,), F64, data=[0.2, 0.7]), 1),
+    ], variants={"method": lambda m, x, q, *a, **k: x.quantile(q, *a, **k)},
+        errors=[E(T((0,)), 0.5, _name="empty"), E(T((3,)), 1.5, _name="q_range"),
+                E(T((3,)), _q([0.5, 2.0]), _name="q_values"), E(T((3,), I64), 0.5, _name="int"),
+                E(T((3,)), _q([0.5], F64), _name="q_dtype"),
+                E(T((3,)), T((2, 2), rg=False), _name="q_2d"),
+                E(T((3,)), 0.5, interpolation="cubic", _name="interpolation"),
+                E(T((3,)), 0.5, 2, _name="dim"), E(T((3,)), "a", _name="q_type")]),
+    OpInfo("nanquantile", lambda m, x, q, *a, **k: m.nanquantile(x, q, *a, **k), [
+        S(T((6,), data=[1.0, NAN, 3.0, 2.0, NAN, -1.0]), 0.4),
+        S(T((2, 3), F64, data=[[NAN, NAN, NAN], [1.0, NAN, 2.0]]), _q([0.0, 0.5], F64), 1,
+          _fd=False),
+        S(T((3, 4), F64), 0.5, 0, True), S(T((2, 5)), 0.3, interpolation="nearest"),
+    ], variants={"method": lambda m, x, q, *a, **k: x.nanquantile(q, *a, **k)},
+        errors=[E(T((0,)), 0.5, _name="empty")]),
+    *[OpInfo(f"scatter_reduce_{r}", _reduce_call("scatter_reduce", r), [
+            S(T((3, 2)), 0, _SR_IDX, T((3, 2))),
+            S(T((3, 2), F64), 0, _SR_IDX, T((3, 2), F64), include_self=False),
+            S(T((2, 3), F64), 1, idx((2, 2), [[2, 2], [0, 2]]), T((2, 2), F64)),
+            S(T((3, 2), rg=False), -2, _SR_IDX, T((3, 2))),
+            S(T(()), 0, idx((), 0), T(())),
+            # (PyTorch's prod / amax / amin formulas fail on an empty index: src == value)
+            *([S(T((3, 2)), 0, T((0, 2), I64, data=np.zeros((0, 2), np.int64)),
+                 T((3, 2), rg=False))] if r in ("sum", "mean") else []),
+            S(T((3, 2), I64), 0, _SR_IDX, T((3, 2), I64), include_self=False),
+        ], variants={
+            "method": _reduce_method("scatter_reduce", r),
+            "inplace": _reduce_call("scatter_reduce_", r)},
+        errors=[E(T((3, 2)), 0, idx((3, 2), [[0, 3], [1, 2], [0, 0]]), T((3, 2)),
+                  _name="out_of_range"),
+                E(T((3, 2)), 0, _SR_IDX, T((3, 2), F64), _name="dtype"),
+                E(T((3, 2)), 0, idx((3,), [0, 1, 2]), T((3, 2)), _name="index_dims"),
+                E(T((3, 2)), 0, idx((4, 2), [[0, 0]] * 4), T((3, 2)), _name="index_size"),
+                E(T((3, 2)), 2, _SR_IDX, T((3, 2)), _name="dim")])
+      for r in ("sum", "prod", "mean", "amax", "amin")],
+    OpInfo("scatter_reduce_bad", lambda m, x, d, i, s, r: m.scatter_reduce(x, d, i, s, r), [],
+           errors=[E(T((3, 2)), 0, _SR_IDX, T((3, 2)), "foo", _name="reduce"),
+                   E(T((3, 2)), 0, _SR_IDX, T((3, 2)), "add", _name="add"),
+                   E(T((3, 2), BOOL), 0, _SR_IDX, T((3, 2), BOOL), "mean", _name="bool_mean")]),
+    *[OpInfo(f"index_reduce_{r}", _reduce_call("index_reduce", r), [
+            S(T((3, 2)), 0, idx((4,), [0, 2, 0, 0]), T((4, 2))),
+            S(T((3, 4), F64), 1, idx((3,), [3, 1, 3]), T((3, 3), F64), include_self=False),
+            S(T((3, 2), I64), 0, idx((2,), [1, 1]), T((2, 2), I64)),
+        ], variants={
+            "method": _reduce_method("index_reduce", r),
+            "inplace": _reduce_call("index_reduce_", r)},
+        errors=[E(T((3, 2)), 0, idx((2,), [0, 3]), T((2, 2)), _name="out_of_range"),
+                E(T((3, 2)), 0, idx((2,), [0, 1]), T((3, 2)), _name="count"),
+                E(T((3, 2)), 0, idx((2,), [0, 1]), T((2, 3)), _name="shape"),
+                E(T((3, 2)), 0, idx((2,), [0, 1]), T((2, 2), F64), _name="dtype")])
+      for r in ("prod", "mean", "amax", "amin")],
+    OpInfo("index_put", lambda m, x, v, *ii, **k: m.index_put(x, ii, v, **k), [
+        S(T((3, 4)), T((2,)), idx((2,), [0, 2]), idx((2,), [1, 3])),
+        S(T((3, 4), F64), T((4,), F64), idx((3,), [0, 2, 0]), accumulate=True),
+        S(T((3, 4), F64), T((3,), F64), idx((3,), [1, 1, 1]), idx((3,), [0, 0, 2]),
+          accumulate=True),
+        S(T((3, 4)), T(()), T((3,), BOOL, data=[True, False, True])),
+        S(T((3, 4), I64), T((2, 4), I64), idx((2,), [2, 0])),
+    ], variants={"method": lambda m, x, v, *ii, **k: x.index_put(ii, v, **k),
+                 "inplace": lambda m, x, v, *ii, **k: x.clone().index_put_(ii, v, **k)},
+        errors=[E(T((3, 4)), T((3,)), idx((1,), [0]), _name="shape"),
+                E(T((3, 4)), T((4,), F64), idx((1,), [0]), _name="dtype"),
+                E(T((3, 4)), T(()), idx((1,), [0]), idx((1,), [0]), idx((1,), [0]),
+                  _name="too_many")]),
+]

@@ -59,6 +59,10 @@ NOT_EXPOSED |= {
 # with a number records RsubBackward1 from Python (no `_saved_alpha`). Skipped by op, not by
 # node name, so these nodes stay checked for every other op.
 COMPOSED_DIFFERENTLY = {"outer_method", "tensor_split", "inner", "rsub"}
+# _reduce_ops.py: quantile's last node is recorded from Python as PyTorch's in-place squeeze_
+# (SqueezeBackward4), and scatter_reduce / index_reduce keep their inputs in the closure.
+COMPOSED_DIFFERENTLY |= {"quantile", "nanquantile"}
+NOT_EXPOSED |= {"ScatterReduceBackward0", "IndexReduceBackward0", "DelayedError"}
 # gelu's `approximate` (a string) picks one of two declared kernels and is not kept as a value.
 MISSING_VALUES = {"GeluBackward0"}
 # gradrs computes these from other saved values than PyTorch's formula reads.

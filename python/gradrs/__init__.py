@@ -384,6 +384,8 @@ true_divide = div  # noqa: F405
 from .functional import *  # noqa: E402,F401,F403 - softmax, allclose, isnan, unique, meshgrid...
 from . import functional  # noqa: E402
 from ._breadth import *  # noqa: E402,F401,F403 - issue 24: aliases, splits/stacks, addmv...
+from ._reduce_ops import *  # noqa: E402,F401,F403 - quantile, scatter_reduce, index_put
+from ._factories import *  # noqa: E402,F401,F403 - logspace
 from . import testing  # noqa: E402
 from . import autograd  # noqa: E402
 from . import nn  # noqa: E402
