@@ -68,6 +68,7 @@ RANDOM = {
     # kernels into visible ones after a few hundred steps
     "pinn": [r"iter +\d+  loss"],
     "quickstart": [r"loss: ", r" Accuracy: ", r"Predicted: "],
+    "recommender_mf": [r"epoch \d+ loss", r"genre hit-rate", r"top-5 of user 0"],
     "regression": [r"epoch +\d+ loss"],
     "reinforce": [r"Episode \d+\t"],
     "resnet_workers": [r"Epoch \d+ \| Loss"],
