@@ -386,6 +386,7 @@ from . import functional  # noqa: E402
 from ._breadth import *  # noqa: E402,F401,F403 - issue 24: aliases, splits/stacks, addmv...
 from ._reduce_ops import *  # noqa: E402,F401,F403 - quantile, scatter_reduce, index_put
 from ._factories import *  # noqa: E402,F401,F403 - logspace
+from ._conj import *  # noqa: E402,F401,F403 - conj, adjoint, real... on real tensors
 from . import testing  # noqa: E402
 from . import autograd  # noqa: E402
 from . import nn  # noqa: E402

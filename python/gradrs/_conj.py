@@ -1,0 +1,201 @@
+"""The complex-conjugation and matrix-transpose names on gradrs's real tensors: `conj`, `mT`,
+`mH`, `H`, `adjoint`, `real`, `imag`, `resolve_conj`, ... with PyTorch's answers.
+
+gradrs has no complex dtype, so every tensor is real and PyTorch's rules reduce to these: the
+conjugate of a real tensor is the tensor itself (`t.conj() is t`, no node), `real` is the tensor
+itself, `imag` raises, and the adjoints are the transposes (TransposeBackward0).
+"""
+
+import warnings
+
+from . import _forms
+from ._native import Tensor
+
+__all__ = ["conj", "conj_physical", "resolve_conj", "resolve_neg", "is_conj", "is_neg",
+           "adjoint", "real", "imag"]
+
+
+def _need_tensor(fn, value):
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(value).__name__}")
+
+
+def conj(input):
+    """`gradrs.conj(input)`: the complex conjugate; a real tensor is returned itself.
+
+    Examples:
+        >>> t = gradrs.tensor([1.0, -2.0])
+        >>> gradrs.conj(t) is t
+        True
+    """
+    _need_tensor("conj", input)
+    return input
+
+
+def conj_physical(input, *, out=None):
+    """`gradrs.conj_physical(input)`: the conjugate computed eagerly; a real tensor is returned
+    itself (or copied into `out=`).
+
+    Examples:
+        >>> gradrs.conj_physical(gradrs.tensor([1.0, -2.0]))
+        tensor([ 1., -2.])
+    """
+    _need_tensor("conj_physical", input)
+    if out is not None:
+        # PyTorch's real-input out= path records no usable node (its grad_fn prints
+        # NotImplemented) and does not refuse an input that requires grad: the data is copied.
+        return _forms.with_out("conj_physical", out, input.detach, ())
+    return input
+
+
+def resolve_conj(input):
+    """`gradrs.resolve_conj(input)`: materializes a lazy conjugate; real tensors have none, so the
+    tensor itself.
+
+    Examples:
+        >>> t = gradrs.ones(2)
+        >>> gradrs.resolve_conj(t) is t
+        True
+    """
+    _need_tensor("resolve_conj", input)
+    return input
+
+
+def resolve_neg(input):
+    """`gradrs.resolve_neg(input)`: materializes a lazy negation (made by conj of an imaginary
+    view); real tensors have none, so the tensor itself.
+
+    Examples:
+        >>> t = gradrs.ones(2)
+        >>> gradrs.resolve_neg(t) is t
+        True
+    """
+    _need_tensor("resolve_neg", input)
+    return input
+
+
+def is_conj(input):
+    """`gradrs.is_conj(input)`: whether the conjugate bit is set; never for a real tensor.
+
+    Examples:
+        >>> gradrs.is_conj(gradrs.ones(2))
+        False
+    """
+    _need_tensor("is_conj", input)
+    return False
+
+
+def is_neg(input):
+    """`gradrs.is_neg(input)`: whether the negative bit is set; never for a real tensor.
+
+    Examples:
+        >>> gradrs.is_neg(gradrs.ones(2))
+        False
+    """
+    _need_tensor("is_neg", input)
+    return False
+
+
+def adjoint(input):
+    """`gradrs.adjoint(input)`: the conjugate transpose of the last two dims, a view
+    (TransposeBackward0); PyTorch's RuntimeError below 2 dims.
+
+    Examples:
+        >>> gradrs.adjoint(gradrs.tensor([[1.0, 2.0], [3.0, 4.0]]))
+        tensor([[1., 3.],
+                [2., 4.]])
+    """
+    _need_tensor("adjoint", input)
+    return _last_two(input, "adjoint()", "Consider using x.conj().")
+
+
+def real(input):
+    """`gradrs.real(input)`: the real part; a real tensor is returned itself.
+
+    Examples:
+        >>> t = gradrs.tensor([1.0, 2.0])
+        >>> gradrs.real(t) is t
+        True
+    """
+    _need_tensor("real", input)
+    return input
+
+
+def imag(input):
+    """`gradrs.imag(input)`: the imaginary part, which PyTorch refuses for real dtypes (every
+    gradrs dtype).
+
+    Examples:
+        >>> gradrs.imag(gradrs.ones(2))
+        Traceback (most recent call last):
+            ...
+        RuntimeError: imag is not implemented for tensors with non-complex dtypes.
+    """
+    _need_tensor("imag", input)
+    raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+
+
+def _last_two(self, name, zero_d):
+    """The transpose of the last two dims for `mT` / `mH` / `adjoint()`: PyTorch's deprecation
+    warning (and the tensor itself) at 0-D, its RuntimeError at 1-D."""
+    d = self.dim()
+    if d == 0:
+        warnings.warn(f"{name} is deprecated on 0-D tensors. {zero_d}", UserWarning,
+                      stacklevel=3)
+        return self
+    if d == 1:
+        shown = name[len("Tensor."):] if name.startswith("Tensor.") else name
+        raise RuntimeError(f"tensor.{shown} is only supported on matrices or batches of "
+                           "matrices. Got 1-D tensor.")
+    return self.transpose(-2, -1)
+
+
+def _mT(self):
+    return _last_two(self, "Tensor.mT", "This function is the identity in these cases.")
+
+
+def _mH(self):
+    return _last_two(self, "Tensor.mH", "Consider using x.conj().")
+
+
+def _H(self):
+    d = self.dim()
+    if d == 2:
+        return self.transpose(0, 1)
+    if d == 0:
+        warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().",
+                      UserWarning, stacklevel=2)
+        return self
+    hint = " For batches of matrices, consider using tensor.mH" if d > 2 else ""
+    raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {d}-D "
+                       f"tensor.{hint}")
+
+
+def _conj_physical_(self):
+    return self
+
+
+def _method(fn):
+    def method(self):
+        return fn(self)
+    method.__name__ = fn.__name__
+    method.__doc__ = f"`Tensor.{fn.__name__}()`: see `gradrs.{fn.__name__}`."
+    return method
+
+
+Tensor.conj = _method(conj)
+Tensor.conj_physical = _method(conj_physical)
+Tensor.resolve_conj = _method(resolve_conj)
+Tensor.resolve_neg = _method(resolve_neg)
+Tensor.is_conj = _method(is_conj)
+Tensor.is_neg = _method(is_neg)
+Tensor.adjoint = _method(adjoint)
+_conj_physical_.__doc__ = "`Tensor.conj_physical_()`: in place; a real tensor is unchanged."
+Tensor.conj_physical_ = _conj_physical_
+# The native mT raised IndexError below 2 dims: PyTorch's rules live here with mH's.
+Tensor.mT = property(_mT, doc="The transpose of the last two dims (a view).")
+Tensor.mH = property(_mH, doc="The conjugate transpose of the last two dims (a view).")
+Tensor.H = property(_H, doc="The conjugate transpose of a matrix (a view).")
+Tensor.real = property(real, doc="The real part: the tensor itself for a real tensor.")
+Tensor.imag = property(imag, doc="The imaginary part: PyTorch refuses it for real dtypes.")
