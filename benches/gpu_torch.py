@@ -15,7 +15,8 @@ Measures what the GPU performance issue sets goals for:
 * the 784-256-256-10 MLP training step at batch 128 with cross-entropy (time per step);
 * a transformer block (``nn.TransformerEncoderLayer``, width 256, 8 heads, batch 32 x 128
   tokens) forward + backward + AdamW step;
-* gradrs's kernel dispatches per MLP step and per transformer step.
+* gradrs's kernel dispatches per MLP step (SGD and Adam) and per transformer step, with
+  elementwise fusion and without it.
 
 A GPU fresh from idle runs at low clocks: the script first runs matmuls on every library until
 two consecutive one-second rates agree within 2 %. Each figure is then measured in
@@ -89,8 +90,9 @@ def item_round_trip_us(b: Backend, repeats, number=50):
     return median_time(lambda: (x + 1).sum().item(), b.sync, repeats, number) * 1e6
 
 
-def mlp_step(b: Backend):
-    """One 784-256-256-10 MLP training step at batch 128 (plain SGD written out)."""
+def mlp_step(b: Backend, adam=False):
+    """One 784-256-256-10 MLP training step at batch 128 (plain SGD written out, or
+    ``optim.Adam``)."""
     lib, dev = b.lib, b.device
     lib.manual_seed(0)
 
@@ -103,6 +105,8 @@ def mlp_step(b: Backend):
     y = lib.randint(0, 10, (128,), device=dev)
     F = lib.nn.functional
 
+    opt = lib.optim.Adam(params, lr=1e-3) if adam else None
+
     def step():
         h = F.relu(F.linear(x, w1, b1))
         h = F.relu(F.linear(h, w2, b2))
@@ -110,6 +114,9 @@ def mlp_step(b: Backend):
         for p in params:
             p.grad = None
         loss.backward()
+        if opt is not None:
+            opt.step()
+            return loss
         with lib.no_grad():
             for p in params:
                 p -= 0.01 * p.grad
@@ -145,19 +152,28 @@ def step_ms(make, number):
 
 
 def dispatches_per_step(make):
-    """gradrs kernel dispatches of one step (after two warm-up steps)."""
+    """gradrs kernel dispatches of one step (after two warm-up steps): with elementwise fusion
+    and without it (``_gpu_set_fusion``), as ``"fused (unfused N)"``."""
 
     def count(b: Backend):
         if b.lib.__name__ != "gradrs":
             return None
-        step = make(b)
-        step()
-        step()
-        b.sync()
-        n0 = b.lib._native._gpu_dispatch_count()
-        step()
-        b.sync()
-        return b.lib._native._gpu_dispatch_count() - n0
+        native = b.lib._native
+        counts = []
+        for fused in (True, False):
+            was = native._gpu_set_fusion(fused)
+            try:
+                step = make(b)
+                step()
+                step()
+                b.sync()
+                n0 = native._gpu_dispatch_count()
+                step()
+                b.sync()
+                counts.append(native._gpu_dispatch_count() - n0)
+            finally:
+                native._gpu_set_fusion(was)
+        return f"{counts[0]} (unfused {counts[1]})"
 
     return count
 
@@ -237,7 +253,9 @@ def main(argv=None):
         ("transformer", "transformer block fwd+bwd+AdamW, 32x128x256", "ms",
          lambda b: step_ms(transformer_step, 2)(b, r), "<= 1x torch", False),
     ]
-    counts = [("mlp", "dispatches per MLP step", dispatches_per_step(mlp_step)),
+    counts = [("mlp", "dispatches per MLP step (SGD)", dispatches_per_step(mlp_step)),
+              ("mlp", "dispatches per MLP step (Adam)",
+               dispatches_per_step(lambda b: mlp_step(b, adam=True))),
               ("transformer", "dispatches per transformer step",
                dispatches_per_step(transformer_step))]
     only = {k for k in args.only.split(",") if k}
@@ -264,7 +282,7 @@ def main(argv=None):
         print(f"{name + ' [' + unit + ']':46} {fmt(g):>10} {spreads[0]:>17} "
               f"{tcols[0]:>10} {tcols[1]:>17} {ratio:>6}  {goal}", flush=True)
     for _key, name, fn in counts:
-        print(f"{name:46} {fmt(fn(bs[0])):>10}")
+        print(f"{name:46} {fn(bs[0])}")
     print("\nratio: gradrs / torch for times, torch / gradrs for rates (below 1 favours gradrs);"
           "\nspread: the smallest and largest of the rounds' medians")
     return 0

@@ -323,6 +323,36 @@ fn layout(shape: &[usize], strides: &[usize], offset: usize) -> Layout {
     }
 }
 
+/// Every declared elementwise expression compiles inside a generated fused kernel (Note
+/// [Elementwise fusion]): each op after itself (the second as float16), with each way of
+/// reading a second operand, and all of them in one chain.
+#[test]
+fn fused_kernels_validate_with_naga() {
+    let mut ops: Vec<(bool, &'static str, bool)> = UnaryOp::ALL
+        .iter()
+        .map(|op| (true, op.wgsl(), false))
+        .collect();
+    ops.extend(BinaryMathOp::ALL.iter().map(|op| (false, op.wgsl(), false)));
+    ops.extend(declared_kernels().into_iter().map(|k| (false, k.1, false)));
+    let validate = |what: &str, src: String| {
+        let module = naga::front::wgsl::parse_str(&src)
+            .unwrap_or_else(|e| panic!("{what}: {}", e.emit_to_string(&src)));
+        naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::empty(),
+        )
+        .validate(&module)
+        .unwrap_or_else(|e| panic!("{what}: {}", e.emit_to_string(&src)));
+    };
+    for (i, &(unary, expr, _)) in ops.iter().enumerate() {
+        let pair = [(unary, expr, false), (unary, expr, true)];
+        validate(expr, gpu::fused_chain_source(&pair, i as u8));
+    }
+    for second in 0..3 {
+        validate("all", gpu::fused_chain_source(&ops, second));
+    }
+}
+
 /// Every declared binary op's WGSL expression compiles into the generated binary shader.
 #[test]
 fn declared_binary_shaders_validate_with_naga() {

@@ -57,12 +57,22 @@ fn pool_reuses_buffers_and_ops_batch_until_read_back() {
     gpu::empty_cache();
     assert_eq!(gpu::memory_reserved(), 0);
 
-    // Past the batch limit, recorded work is submitted without a read-back.
+    // Fused, values dropped before anything needs them are never computed (Note [Elementwise
+    // fusion]).
     let x = GpuBuffer::upload(&[1.0; 4]).unwrap();
     gpu::synchronize().unwrap();
+    let before = gpu::dispatch_count();
+    for _ in 0..gpu::context::BATCH_LIMIT {
+        drop(gpu::unary("-v", &x, 0, 4).unwrap());
+    }
+    assert_eq!(gpu::dispatch_count(), before);
+
+    // Unfused, past the batch limit, recorded work is submitted without a read-back.
+    let fused = gpu::set_fusion(false);
     let before = gpu::submit_count();
     for _ in 0..gpu::context::BATCH_LIMIT {
         drop(gpu::unary("-v", &x, 0, 4).unwrap());
     }
     assert_eq!(gpu::submit_count(), before + 1);
+    gpu::set_fusion(fused);
 }

@@ -57,6 +57,13 @@ fn _gpu_dispatch_count() -> u64 {
     crate::backend::wgpu::dispatch_count()
 }
 
+/// Turns the fusion of elementwise GPU kernels on or off (`GRADRS_GPU_FUSION=0` starts with
+/// it off); returns whether it was on. Tests compare fused results with unfused ones.
+#[pyfunction]
+fn _gpu_set_fusion(enabled: bool) -> bool {
+    gpu::set_fusion(enabled)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_gpu_is_available, m)?)?;
     m.add_function(wrap_pyfunction!(_gpu_device_name, m)?)?;
@@ -68,5 +75,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_gpu_memory_reserved, m)?)?;
     m.add_function(wrap_pyfunction!(_gpu_transfer_counts, m)?)?;
     m.add_function(wrap_pyfunction!(_gpu_dispatch_count, m)?)?;
+    m.add_function(wrap_pyfunction!(_gpu_set_fusion, m)?)?;
     Ok(())
 }

@@ -27,7 +27,13 @@ impl Drop for GpuBuffer {
             return;
         }
         let mut pool = None;
+        let single = self.bufs.len() == 1;
         for (b, class) in self.bufs.drain(..) {
+            // A buffer a pending fused kernel reads or writes returns to the pool after it
+            // (Note [Elementwise fusion]); asked before the pool is locked (lock order).
+            if class > 0 && single && super::fuse::claim(self.gpu, &b, class) {
+                continue;
+            }
             if class > 0 {
                 pool.get_or_insert_with(|| self.gpu.pool.lock())
                     .give_back(class, b);

@@ -67,6 +67,12 @@ pub enum Kernel {
     Window,
     Index,
     Sort,
+    /// A fused chain of elementwise ops (`fuse.rs`), generated per pattern: `inputs`
+    /// read-only storage buffers, then `outputs` written ones, then the uniform.
+    Fused {
+        inputs: u8,
+        outputs: u8,
+    },
 }
 
 /// What a pipeline's results are: float32, or float16 (float32 words holding half values,
@@ -141,6 +147,8 @@ impl Kernel {
             Kernel::Index => shader!("shaders/index.wgsl"),
             Kernel::Window => shader!("shaders/window.wgsl"),
             Kernel::Sort => shader!("shaders/sort.wgsl"),
+            // Generated per pattern (fuse.rs); it has no file.
+            Kernel::Fused { .. } => "",
         }
     }
 
@@ -157,13 +165,17 @@ impl Kernel {
             Kernel::Index => "index",
             Kernel::Window => "window",
             Kernel::Sort => "sort",
+            Kernel::Fused { .. } => "fused",
         }
     }
 
     /// Whether the shader selects its op through an `OP` override constant (the unary and
     /// binary shaders are generated around their op's expression instead).
     pub fn has_op(self) -> bool {
-        !matches!(self, Kernel::Matmul | Kernel::Unary | Kernel::Binary)
+        !matches!(
+            self,
+            Kernel::Matmul | Kernel::Unary | Kernel::Binary | Kernel::Fused { .. }
+        )
     }
 
     /// The shader computing `expr` (Note [Op declarations]): the statement marked `/*expr*/`
@@ -248,6 +260,10 @@ pub struct Gpu {
     bind_groups: Mutex<HashMap<(Kernel, Vec<::wgpu::Buffer>), ::wgpu::BindGroup>>,
     pub(super) pool: Mutex<Pool>,
     pending: Mutex<Pending>,
+    /// The elementwise ops recorded but not yet dispatched, to run as one fused kernel, and
+    /// the fused pipelines by pattern (Note [Elementwise fusion] in `fuse.rs`). Locked before
+    /// `pending`, the pipelines and the pool, never after them.
+    pub(super) fusion: Mutex<super::fuse::State>,
     /// The uniform arena the dispatches' parameters are bound from: [`BATCH_LIMIT`] slots of
     /// `param_slot` bytes, so a dispatch costs no buffer of its own.
     params: ::wgpu::Buffer,
@@ -427,6 +443,7 @@ impl Gpu {
             bind_groups: Mutex::default(),
             pool: Mutex::default(),
             pending: Mutex::default(),
+            fusion: Mutex::default(),
             params,
             param_slot,
             errors,
@@ -452,6 +469,11 @@ impl Gpu {
         Err(Error::Runtime(format!("GPU error: {msg}")))
     }
 
+    /// Keeps `e` for the next call that checks (from a query that cannot return it).
+    pub(super) fn keep_error(&self, e: Error) {
+        self.errors.lock().push(e.to_string());
+    }
+
     pub fn name(&self) -> String {
         format!("{} ({:?})", self.info.name, self.info.backend)
     }
@@ -463,6 +485,11 @@ impl Gpu {
 
     /// How many compute dispatches were recorded so far (tests check an op's kernel count).
     pub fn dispatches(&self) -> u64 {
+        // A pending fused chain is one dispatch: record it, so it is counted now. An error is
+        // kept for the next call that checks.
+        if let Err(e) = self.flush_fused() {
+            self.keep_error(e);
+        }
         self.dispatches.load(std::sync::atomic::Ordering::Relaxed)
     }
 
@@ -487,8 +514,27 @@ impl Gpu {
         } else {
             Cow::Owned(key.kernel.with_expr(key.expr))
         };
+        let pipeline = self.build(key, &label, source)?;
+        cache.insert(key, pipeline.clone());
+        Ok(pipeline)
+    }
+
+    /// A fused kernel's pipeline (`fuse.rs`, which caches them by pattern) from its source.
+    pub(super) fn fused_pipeline(&self, kernel: Kernel, source: String) -> Result<Pipeline> {
+        usable()?;
+        let key = PipelineKey {
+            kernel,
+            op: 0,
+            dtype: GpuDType::F32,
+            expr: "",
+        };
+        self.build(key, "fused", Cow::Owned(source))
+    }
+
+    /// Compiles `source` into the pipeline of `key`'s kernel, op and dtype.
+    fn build(&self, key: PipelineKey, label: &str, source: Cow<'_, str>) -> Result<Pipeline> {
         let desc = ::wgpu::ShaderModuleDescriptor {
-            label: Some(&label),
+            label: Some(label),
             source: ::wgpu::ShaderSource::Wgsl(source),
         };
         let module = if key.kernel == Kernel::Matmul {
@@ -519,7 +565,7 @@ impl Gpu {
         let pipeline = self
             .device
             .create_compute_pipeline(&::wgpu::ComputePipelineDescriptor {
-                label: Some(&label),
+                label: Some(label),
                 layout: Some(&layout.pipeline),
                 module: &module,
                 entry_point: Some(key.kernel.entry(key.op)),
@@ -530,13 +576,11 @@ impl Gpu {
                 cache: None,
             });
         self.check()?;
-        let pipeline = Pipeline {
+        Ok(Pipeline {
             pipeline,
             kernel: key.kernel,
             layout,
-        };
-        cache.insert(key, pipeline.clone());
-        Ok(pipeline)
+        })
     }
 
     /// The bind group layout of `kernel`, read off its shader's `@binding` declarations.
@@ -546,6 +590,11 @@ impl Gpu {
         }
         use ::wgpu::BufferBindingType::{Storage, Uniform};
         let mut kinds = Vec::new();
+        if let Kernel::Fused { inputs, outputs } = kernel {
+            kinds.extend((0..inputs).map(|_| Storage { read_only: true }));
+            kinds.extend((0..outputs).map(|_| Storage { read_only: false }));
+            kinds.push(Uniform);
+        }
         for line in kernel.source().lines() {
             let Some(decl) = line.trim().strip_prefix("@group(0) @binding(") else {
                 continue;
@@ -776,6 +825,25 @@ impl Gpu {
         groups: [u32; 3],
     ) -> Result<()> {
         usable()?;
+        self.flush_fused()?;
+        self.dispatch_now(pipeline, buffers, params, groups)
+    }
+
+    /// Records the pending fused chain (Note [Elementwise fusion]) as its one dispatch: done
+    /// before anything else is recorded, so every later command sees its results.
+    pub fn flush_fused(&self) -> Result<()> {
+        let mut state = self.fusion.lock();
+        super::fuse::flush(self, &mut state)
+    }
+
+    /// [`Gpu::dispatch`] after the pending fused chain was recorded (or is this dispatch).
+    pub(super) fn dispatch_now(
+        &self,
+        pipeline: &Pipeline,
+        buffers: &[&::wgpu::Buffer],
+        params: &[u8],
+        groups: [u32; 3],
+    ) -> Result<()> {
         if params.len() as u64 > PARAM_BYTES {
             return Err(Error::Runtime(format!(
                 "GPU dispatch: {} bytes of parameters exceed {PARAM_BYTES}",
@@ -861,6 +929,7 @@ impl Gpu {
 
     /// Appends commands to the pending encoder; past [`BATCH_LIMIT`] of them, submits.
     fn record(&self, f: impl FnOnce(&mut ::wgpu::CommandEncoder)) -> Result<()> {
+        self.flush_fused()?;
         let mut pending = self.pending.lock();
         pending.pass = None; // ends the pass: the encoder is locked while one is open
         f(self.encoder(&mut pending));
@@ -901,6 +970,7 @@ impl Gpu {
     /// Submits everything recorded so far, without waiting.
     pub fn flush(&self) -> Result<()> {
         usable()?;
+        self.flush_fused()?;
         self.submit(&mut self.pending.lock());
         self.check()
     }

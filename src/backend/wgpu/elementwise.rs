@@ -4,6 +4,7 @@
 
 use super::buffer::{for_each_piece, key, len_u32, signed, words, GpuBuffer};
 use super::context::{guarded, GpuDType, Kernel, PipelineKey, WORKGROUP};
+use super::fuse;
 use crate::error::{Error, Result};
 use crate::tensor::shape::contiguous_strides;
 
@@ -42,6 +43,15 @@ pub fn unary_as(
             )));
         }
         let g = x.gpu;
+        let operand = fuse::Operand {
+            buf: x,
+            access: fuse::Access::Contig,
+            words: [len_u32(offset, "offset")?, 0, 0, 0],
+        };
+        let op = fuse::Op::Unary { expr, args };
+        if let Some(out) = fuse::append(g, dtype, op, &[operand], n)? {
+            return Ok(out);
+        }
         let out = GpuBuffer::alloc(g, n)?;
         if n == 0 {
             return Ok(out);
@@ -231,6 +241,28 @@ fn binary_key(
             ));
         }
         let g = a.gpu;
+        let views = (
+            fuse::access(&sa, out_shape, va.offset),
+            fuse::access(&sb, out_shape, vb.offset),
+        );
+        if let (Some((aa, wa)), Some((ab, wb))) = views {
+            let operands = [
+                fuse::Operand {
+                    buf: a,
+                    access: aa,
+                    words: wa,
+                },
+                fuse::Operand {
+                    buf: b,
+                    access: ab,
+                    words: wb,
+                },
+            ];
+            let op = fuse::Op::Binary { expr: key.expr };
+            if let Some(out) = fuse::append(g, key.dtype, op, &operands, n)? {
+                return Ok(out);
+            }
+        }
         let out = GpuBuffer::alloc(g, n)?;
         if n == 0 {
             return Ok(out);

@@ -58,6 +58,7 @@ mod chunks;
 pub mod context;
 mod copy;
 mod elementwise;
+mod fuse;
 mod index;
 mod matmul;
 mod pool;
@@ -77,6 +78,7 @@ pub use copy::{copy, CopyOp, SView};
 pub use elementwise::{
     binary, select, ternary, unary, unary_as, unary_with, TernaryOp, View, MAX_DIMS,
 };
+pub use fuse::{chain_source as fused_chain_source, set_enabled as set_fusion, FUSION_VAR};
 pub use index::{index, nonzero, IndexOp};
 pub use matmul::{matmul, matmul_tiled, MatView, MmTiles};
 pub use pool::size_class;
@@ -130,7 +132,15 @@ pub fn empty_cache() {
 
 /// Bytes held by live GPU buffers (rounded to their size class); 0 before the first use.
 pub fn memory_allocated() -> u64 {
-    context::existing().map_or(0, |g| g.pool.lock().allocated)
+    context::existing().map_or(0, |g| {
+        // Temporaries a pending fused kernel holds are freed once it is recorded (Note
+        // [Elementwise fusion]); unfused they would be free already. An error is kept for
+        // the next call that checks.
+        if let Err(e) = g.flush_fused() {
+            g.keep_error(e);
+        }
+        g.pool.lock().allocated
+    })
 }
 
 /// The most bytes `memory_allocated` has reported since start-up or the last
