@@ -30,6 +30,20 @@ FACTOR = RNG.normal(size=(2, 3, 2))
 MVN_LOC4 = RNG.normal(size=(4, 1, 3))
 
 
+@pytest.fixture(autouse=True)
+def _validation_on():
+    """Both libraries validate by default (`__debug__`), but importing torch._dynamo (any test
+    that touches torch.compile) turns torch's default off for the whole process: pin it on."""
+    torch = sys.modules.get("torch")
+    libs = [G.distributions] + ([torch.distributions] if hasattr(torch, "distributions") else [])
+    before = [d.Distribution._validate_args for d in libs]
+    for d in libs:
+        d.Distribution.set_default_validate_args(True)
+    yield
+    for d, value in zip(libs, before):
+        d.Distribution.set_default_validate_args(value)
+
+
 def _t(m, a, dtype="float64", grad=False):
     return m.tensor(np.asarray(a), dtype=getattr(m, dtype), requires_grad=grad)
 
