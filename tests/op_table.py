@@ -3398,3 +3398,22 @@ OPS += [
                 E(T((3, 4)), T(()), idx((1,), [0]), idx((1,), [0]), idx((1,), [0]),
                   _name="too_many")]),
 ]
+
+
+# ---- special.zeta (declared), Tensor.unfold (a view) ------------------------------------------
+OPS += [
+    # PyTorch differentiates zeta in q only: x is given without requires_grad
+    OpInfo("special_zeta", lambda m, x, q: m.special.zeta(x, q), [
+        S(T((5,), rg=False), T((5,))), S(T((2, 3), F64, rg=False), T((3,), F64)),
+        S(T((4,), rg=False), 2.5), S(T((3,), I64, data=[2, 3, 4]), T((3,), I64, data=[1, 2, 3])),
+    ], domain=("above_one", "positive"),
+        errors=[E(T((3,), F16), T((3,), F16), _name="half"),
+                E(T((3,)), T((3,)), _fn=lambda m, x, q: m.special.zeta(x, q).sum().backward(),
+                  _name="grad_x")]),
+    OpInfo("unfold", lambda m, x, *a: x.unfold(*a), [
+        S(T((7,)), 0, 3, 2), S(T((3, 5), F64), 1, 2, 1), S(T((3, 5)), 0, 3, 3),
+        S(T((4, 6), layout="T"), -1, 2, 3), S(T(()), 0, 1, 1), S(T((2, 3)), 0, 0, 1),
+        S(T((2, 4, 3), F64), -2, 4, 1), S(T((5,), I64), 0, 2, 2),
+    ], errors=[E(T((4,)), 0, 5, 1, _name="too_big"), E(T((4,)), 0, 2, 0, _name="step"),
+               E(T((4,)), 0, -1, 1, _name="negative"), E(T((4,)), 1, 2, 1, _name="dim")]),
+]

@@ -99,6 +99,7 @@ DECLARED_OPS = (
     "special_hermite_polynomial_he",
     "special_laguerre_polynomial_l",
     "special_legendre_polynomial_p",
+    "special_zeta",
     "nansum",
     "nanmean",
     "movedim",

@@ -284,7 +284,9 @@ def _declared_binary(op, sig, differentiable):
     operand may be a Python number (PyTorch's three overloads); `_native._binary_op` runs it."""
     name = op[len("special_"):]
     first, second = (p.split()[1] for p in sig[1:].split(",")[:2])
-    _argparse.SIGNATURES[op] = [sig, sig.replace("Tensor " + first, "Number " + first, 1),
+    # PyTorch names a Number first argument `self` where the tensor one is `input` (xlogy's)
+    number_first = "self" if first == "input" else first
+    _argparse.SIGNATURES[op] = [sig, sig.replace("Tensor " + first, "Number " + number_first, 1),
                                 sig.replace("Tensor " + second, "Number " + second, 1)]
 
     def impl(*args, out=None, **kwargs):

@@ -231,6 +231,19 @@ macro_rules! binary_table {
                 methods: [], inplace: [], functions: [],
                 sig: "(Tensor x, Tensor n, *, Tensor out = None)",
             }
+            // Hurwitz's zeta ζ(x, q) (Cephes' algorithm, computed in float64 as PyTorch's CPU
+            // kernel): PyTorch differentiates q only, d/dq = -x ζ(x + 1, q).
+            SpecialZeta special_zeta {
+                node: "SpecialZetaBackward0", node_scalar: "SpecialZetaBackward2",
+                dtypes: BinaryDtypes::FloatNoHalf("zeta_cpu"),
+                cpu: |a, b| <T as crate::ops::special_fns::SpecialFns>::hurwitz_zeta(a, b),
+                wgsl: "hurwitz_zeta_(x, y)",
+                grad_self: |_g, _a, _b| Err(Error::NotImplemented("the derivative for 'zeta' is not implemented.".into())),
+                grad_other: |g, a, b| mul(g, &mul(&neg(a)?, &special_zeta(&add(a, 1.0)?, b)?)?),
+                arg: other, number: true,
+                methods: [], inplace: [], functions: [],
+                sig: "(Tensor input, Tensor other, *, Tensor out = None)",
+            }
         }
     };
 }

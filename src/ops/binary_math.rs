@@ -135,14 +135,21 @@ macro_rules! generate_binary {
                 }
             }
 
-            /// The derivatives in `a` and `b`, given the incoming gradient.
-            fn grad(self, g: &Tensor, a: &Tensor, b: &Tensor) -> Result<(Tensor, Tensor)> {
+            /// The derivatives in `a` and `b` that are asked for (`need`), given the incoming
+            /// gradient: one PyTorch has no formula for fails only when it is needed.
+            fn grad(
+                self,
+                g: &Tensor,
+                a: &Tensor,
+                b: &Tensor,
+                need: (bool, bool),
+            ) -> Result<(Option<Tensor>, Option<Tensor>)> {
                 match self {
                     $(BinaryMathOp::$V => {
                         let ($g1, $a1, $b1) = (g, a, b);
-                        let ga = $grad_self?;
+                        let ga = if need.0 { Some($grad_self?) } else { None };
                         let ($g2, $a2, $b2) = (g, a, b);
-                        let gb = $grad_other?;
+                        let gb = if need.1 { Some($grad_other?) } else { None };
                         Ok((ga, gb))
                     })*
                 }
@@ -292,6 +299,7 @@ pub fn binary_math(op: BinaryMathOp, a: &Tensor, b: Operand) -> Result<Tensor> {
         SavedTensor::input(&tb)?
     };
     let saved = vec![SavedTensor::input(a)?, tb_saved];
+    let need = (needs_grad(&[a]), !scalar && needs_grad(&[&tb]));
     let name = op.backward_name(scalar);
     // The declared derivatives are elementwise in `g` (Note [Forward AD]); an op PyTorch has no
     // derivative for has no forward formula either.
@@ -311,12 +319,8 @@ pub fn binary_math(op: BinaryMathOp, a: &Tensor, b: Operand) -> Result<Tensor> {
         name,
         saved,
         move |g, s| {
-            let (ga, gb) = op.grad(g, &s[0], &s[1])?;
-            Ok(if scalar {
-                vec![Some(ga)]
-            } else {
-                vec![Some(ga), Some(gb)]
-            })
+            let (ga, gb) = op.grad(g, &s[0], &s[1], need)?;
+            Ok(if scalar { vec![ga] } else { vec![ga, gb] })
         },
         jvp,
     );
@@ -326,7 +330,10 @@ pub fn binary_math(op: BinaryMathOp, a: &Tensor, b: Operand) -> Result<Tensor> {
     // (tests/test_graph_attrs.py's NOT_EXPOSED).
     let self_other = matches!(
         op,
-        BinaryMathOp::Atan2 | BinaryMathOp::Logaddexp | BinaryMathOp::Logaddexp2
+        BinaryMathOp::Atan2
+            | BinaryMathOp::Logaddexp
+            | BinaryMathOp::Logaddexp2
+            | BinaryMathOp::SpecialZeta
     );
     if !scalar && self_other {
         crate::autograd::formula::describe(&out, &["self", "other"], Vec::new());

@@ -27,6 +27,8 @@ enum ViewKind {
     Unsqueeze,
     /// Squeeze, with PyTorch's overload number in the name.
     Squeeze(u8),
+    /// `unfold(dim, size, step)` (dim wrapped; a 0-dim input unfolds as one element).
+    Unfold(usize, usize, usize),
 }
 
 struct ViewBackward {
@@ -50,6 +52,7 @@ impl Backward for ViewBackward {
             ViewKind::Squeeze(1) => "SqueezeBackward1",
             ViewKind::Squeeze(2) => "SqueezeBackward2",
             ViewKind::Squeeze(_) => "SqueezeBackward4",
+            ViewKind::Unfold(..) => "UnfoldBackward0",
         }
     }
 
@@ -69,6 +72,9 @@ impl Backward for ViewBackward {
                 permute(g, &inv)?
             }
             ViewKind::Expand => sum_to(g, &self.input_shape)?,
+            ViewKind::Unfold(dim, size, step) => {
+                unfold_backward(g, &self.input_shape, *dim, *size, *step)?
+            }
         };
         Ok(vec![Some(gi)])
     }
@@ -90,6 +96,12 @@ impl Backward for ViewBackward {
                 ("self_sym_sizes", sizes()),
             ],
             ViewKind::Squeeze(_) => vec![("dim", dim(0)), ("self_sym_sizes", sizes())],
+            ViewKind::Unfold(..) => vec![
+                ("dimension", dim(0)),
+                ("self_sym_sizes", sizes()),
+                ("size", dim(1)),
+                ("step", dim(2)),
+            ],
         }
     }
 }
@@ -307,6 +319,79 @@ pub fn expand(x: &Tensor, sizes: &[i64]) -> Result<Tensor> {
         },
         ViewKind::Expand,
     ))
+}
+
+/// `x.unfold(dimension, size, step)`: the windows of `size` elements `step` apart along
+/// `dimension`, as a new last dim of a view (PyTorch's strides: the window's start advances
+/// `step` elements, the window reads consecutive ones).
+pub fn unfold(x: &Tensor, dimension: i64, size: i64, step: i64) -> Result<Tensor> {
+    let l = x.data().layout;
+    let nd = l.ndim();
+    let d = wrap_dim(dimension, nd.max(1))?;
+    let max_size = if nd == 0 { 1 } else { l.shape[d] as i64 };
+    if size < 0 {
+        return Err(Error::Runtime(format!("size is {size} but must be >= 0")));
+    }
+    if size > max_size {
+        return Err(Error::Runtime(format!(
+            "maximum size for tensor at dimension {d} is {max_size} but size is {size}"
+        )));
+    }
+    if step <= 0 {
+        return Err(Error::Runtime(format!("step is {step} but must be > 0")));
+    }
+    let mut layout = l.clone();
+    layout.shape.push(size as usize);
+    layout.strides.push(if nd == 0 { 1 } else { l.strides[d] });
+    if nd > 0 {
+        layout.shape[d] = ((l.shape[d] as i64 - size) / step + 1) as usize;
+        layout.strides[d] *= step as isize;
+    }
+    Ok(view_op_given(
+        x,
+        layout,
+        ViewKind::Unfold(d, size as usize, step as usize),
+        vec![dimension, size, step],
+    ))
+}
+
+/// PyTorch's `unfold_backward`: each window's gradient added back at the positions it read
+/// (windows overlap when `step < size`), as an `index_add` along `dim`, so it differentiates
+/// and runs wherever `g` lives.
+fn unfold_backward(
+    g: &Tensor,
+    input_shape: &[usize],
+    dim: usize,
+    size: usize,
+    step: usize,
+) -> Result<Tensor> {
+    if input_shape.is_empty() {
+        // a 0-dim input's one window of 0 or 1 element
+        let g1 = reshape(g, &[1, size as i64])?;
+        let flat = unfold_backward(&g1, &[1], 0, size, step)?;
+        return reshape(&flat, &[]);
+    }
+    let nd = input_shape.len();
+    let windows = g.shape()[dim];
+    // the window's elements next to the window index, then both dims as one
+    let mut order: Vec<i64> = (0..nd as i64).collect();
+    order.insert(dim + 1, nd as i64);
+    let moved = permute(g, &order)?;
+    let mut merged = sizes_i64(input_shape);
+    merged[dim] = (windows * size) as i64;
+    let merged_g = reshape(&moved, &merged)?;
+    let positions: Vec<i64> = (0..windows)
+        .flat_map(|w| (0..size).map(move |e| (w * step + e) as i64))
+        .collect();
+    let index = Tensor::from_vec_on(positions, &[windows * size], g.device());
+    let zeros = Tensor::zeros_on(input_shape, g.dtype(), g.device());
+    crate::ops::index::index_add(
+        &zeros,
+        dim as i64,
+        &index,
+        &merged_g,
+        crate::dtype::Scalar::Int(1),
+    )
 }
 
 /// PyTorch's error for a view whose element count does not fit in int64.

@@ -38,6 +38,7 @@ pub(crate) trait Real:
     fn lgamma(self) -> Self;
     fn erf(self) -> Self;
     fn erfc(self) -> Self;
+    fn powf(self, e: Self) -> Self;
     /// The tail of the `i1e` Chebyshev tables PyTorch uses for the type (float32 drops the
     /// terms below its precision).
     const I1E_A_FROM: usize;
@@ -90,6 +91,9 @@ macro_rules! real {
             }
             fn erfc(self) -> $t {
                 $erfc(self)
+            }
+            fn powf(self, e: $t) -> $t {
+                <$t>::powf(self, e)
             }
             const I1E_A_FROM: usize = $a;
             const HERMITE_LIMIT: i64 = $h;
@@ -200,6 +204,13 @@ pub(crate) trait SpecialFns: Real {
     }
     fn legendre_p(self, n: Self) -> Self {
         legendre_p(self, n)
+    }
+    /// Hurwitz's zeta ζ(self, q), accumulated in float64 (PyTorch's CPU accumulation type),
+    /// its first power taken in the type itself as PyTorch's kernel does.
+    fn hurwitz_zeta(self, q: Self) -> Self {
+        Self::c(zeta_from(self.to_f64(), q.to_f64(), |x, q| {
+            Self::c(q).powf(-Self::c(x)).to_f64()
+        }))
     }
 }
 impl SpecialFns for f32 {}
@@ -315,6 +326,12 @@ fn trigamma<T: Real>(x: T) -> T {
 /// Hurwitz's zeta function ζ(x, q) (Cephes' `zeta`, as PyTorch's, in float64: PyTorch's CPU
 /// accumulates float32 in double): the direct sum, then the Euler-Maclaurin tail.
 pub(crate) fn zeta(x: f64, q: f64) -> f64 {
+    zeta_from(x, q, |x, q| q.powf(-x))
+}
+
+/// `zeta` whose first term q^-x is `first(x, q)`: PyTorch's float kernel takes that one
+/// power in float (`std::pow(q, -x)` of two floats) and the rest in double.
+fn zeta_from(x: f64, q: f64, first: impl Fn(f64, f64) -> f64) -> f64 {
     const MACHEP: f64 = 1.11022302462515654042E-16;
     // (2k)! / B_2k
     const A: [f64; 12] = [
@@ -345,7 +362,7 @@ pub(crate) fn zeta(x: f64, q: f64) -> f64 {
             return f64::NAN;
         }
     }
-    let mut s = q.powf(-x);
+    let mut s = first(x, q);
     let mut a = q;
     let mut i = 0;
     let mut b = 0.0;

@@ -1482,6 +1482,10 @@ impl PyTensor {
     fn unsqueeze(&self, py: Python<'_>, dim: i64) -> R {
         super::boundary::cheap(py, || movement::unsqueeze(&self.t, dim))
     }
+    /// `unfold(dimension, size, step)`: a view of the windows along `dimension`.
+    fn unfold(&self, py: Python<'_>, dimension: i64, size: i64, step: i64) -> R {
+        super::boundary::cheap(py, || movement::unfold(&self.t, dimension, size, step))
+    }
     #[pyo3(signature = (dim=None))]
     fn squeeze(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>) -> R {
         let Some(dim) = dim.filter(|d| !d.is_none()) else {

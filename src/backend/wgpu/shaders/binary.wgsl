@@ -551,6 +551,64 @@ fn legendre_p_(x: f32, m: f32) -> f32 {
     return r;
 }
 
+// Hurwitz's zeta ζ(x, q), Cephes' algorithm (the direct sum, then the Euler-Maclaurin tail)
+// in float32; q <= 0 only for an integer x, whose powers of a negative base keep their sign.
+fn hurwitz_zeta_(x: f32, q: f32) -> f32 {
+    let nan = bitcast<f32>(0x7fc00000u);
+    let inf = bitcast<f32>(0x7f800000u);
+    if (x == 1.0) {
+        return inf;
+    }
+    if (x < 1.0) {
+        return nan;
+    }
+    if (q <= 0.0) {
+        if (q == floor(q)) {
+            return inf;
+        }
+        if (x != floor(x)) {
+            return nan;
+        }
+    }
+    var c = array<f32, 12>(
+        12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9, 7.47242496e10,
+        -2.950130727918164224e12, 1.1646782814350067249e14, -4.5979787224074726105e15,
+        1.8152105401943546773e17, -7.1661652561756670113e18
+    );
+    var s = pow_(q, -x);
+    var a = q;
+    var i = 0;
+    var b = 0.0;
+    while (i < 9 || a <= 9.0) {
+        i += 1;
+        a += 1.0;
+        b = pow_(a, -x);
+        s += b;
+        if (-5.9604645e-8 * s < b && b < 5.9604645e-8 * s) {
+            return s;
+        }
+    }
+    let w = a;
+    s += b * w / (x - 1.0);
+    s -= 0.5 * b;
+    var f = 1.0;
+    var k = 0.0;
+    for (var j = 0; j < 12; j++) {
+        f *= x + k;
+        b /= w;
+        let t = f * b / c[j];
+        s += t;
+        if (abs(t / s) < 5.9604645e-8) {
+            return s;
+        }
+        k += 1.0;
+        f *= x + k;
+        b /= w;
+        k += 1.0;
+    }
+    return s;
+}
+
 fn declared(x: f32, y: f32) -> f32 {
     return /*expr*/ x;
 }
