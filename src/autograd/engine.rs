@@ -9,7 +9,10 @@ use crate::error::{Error, Result};
 use crate::ops;
 use crate::tensor::shape::size_repr;
 use crate::tensor::Tensor;
-use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::collections::BinaryHeap;
+
+/// A node's incoming gradients (one per output; most nodes have one).
+type Grads = smallvec::SmallVec<[Option<Tensor>; 2]>;
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct BackwardOptions {
@@ -158,50 +161,80 @@ fn run(
         })
         .unwrap_or_default();
 
-    let mut nodes = collect_subgraph(&root_edges.iter().map(|(n, _)| n).collect::<Vec<_>>());
-    nodes.sort_unstable_by_key(|n| n.seq);
-    let index: HashMap<u32, usize> = nodes
+    let roots_only: Vec<&NodeRef> = root_edges.iter().map(|(n, _)| n).collect();
+    let (nodes, root_pos) = collect_subgraph(&roots_only);
+    // Creation order (children always have smaller seq); positions renumbered to match.
+    let mut order: Vec<u32> = (0..nodes.len() as u32).collect();
+    order.sort_unstable_by_key(|&i| nodes[i as usize].seq);
+    let mut new_pos = vec![0u32; nodes.len()];
+    for (new, &old) in order.iter().enumerate() {
+        new_pos[old as usize] = new as u32;
+    }
+    let mut unsorted: Vec<Option<GraphNode>> = nodes.into_iter().map(Some).collect();
+    let nodes: Vec<GraphNode> = order
         .iter()
-        .enumerate()
-        .map(|(i, n)| (n.handle.key(), i))
+        .map(|&old| {
+            let mut n = unsorted[old as usize].take().expect("each position once");
+            for (k, _) in n.children.iter_mut().flatten() {
+                *k = new_pos[*k as usize];
+            }
+            n
+        })
+        .collect();
+    drop(unsorted);
+    let root_pos: Vec<usize> = root_pos
+        .iter()
+        .map(|&p| new_pos[p as usize] as usize)
         .collect();
 
     // Which nodes must run: children always have smaller seq, so one ascending pass suffices.
     let is_target = |key: u32| target_edges.iter().flatten().any(|(n, _)| n.key() == key);
+    let target_pos: Vec<bool> = if mode == Mode::Accumulate {
+        Vec::new()
+    } else {
+        nodes.iter().map(|n| is_target(n.handle.key())).collect()
+    };
     let mut needed = vec![mode == Mode::Accumulate; nodes.len()];
     if mode != Mode::Accumulate {
         for i in 0..nodes.len() {
             let n = &nodes[i];
-            needed[i] =
-                (n.is_accumulate && mode == Mode::AccumulateInputs && is_target(n.handle.key()))
-                    || (!n.is_accumulate
-                        && n.children.iter().flatten().any(|(k, _)| {
-                            index.get(k).is_some_and(|&j| needed[j] || is_target(*k))
-                        }));
+            needed[i] = (n.is_accumulate && mode == Mode::AccumulateInputs && target_pos[i])
+                || (!n.is_accumulate
+                    && n.children
+                        .iter()
+                        .flatten()
+                        .any(|&(j, _)| needed[j as usize] || target_pos[j as usize]));
         }
     }
-    // What `will_execute` answers while this pass runs (hooks may ask).
+    // What `will_execute` answers while this pass runs (hooks may ask): sorted keys.
+    let mut execute_keys: Vec<u32> = nodes
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| needed[i] || (mode != Mode::Accumulate && target_pos[i]))
+        .map(|(_, n)| n.handle.key())
+        .collect();
+    execute_keys.sort_unstable();
     let _task = TaskGuard::enter(
         mode == Mode::Capture,
         mode != Mode::Accumulate,
-        nodes
-            .iter()
-            .zip(&needed)
-            .filter(|(n, &need)| need || is_target(n.handle.key()))
-            .map(|(n, _)| n.handle.key())
-            .collect(),
+        execute_keys,
     );
-    let mut deps = vec![0usize; nodes.len()];
+    let mut deps = vec![0u32; nodes.len()];
     for n in &nodes {
-        for (k, _) in n.children.iter().flatten() {
-            deps[index[k]] += 1;
+        for &(j, _) in n.children.iter().flatten() {
+            deps[j as usize] += 1;
         }
     }
 
-    let mut buffers: Vec<Vec<Option<Tensor>>> = nodes
-        .iter()
-        .map(|n| vec![None; n.num_outputs as usize])
-        .collect();
+    // Each node's incoming gradients, one slot per output, in one flat list.
+    let mut first_slot = Vec::with_capacity(nodes.len() + 1);
+    let mut total = 0usize;
+    for n in &nodes {
+        first_slot.push(total);
+        total += n.num_outputs as usize;
+    }
+    first_slot.push(total);
+    let mut buffers: Vec<Option<Tensor>> = vec![None; total];
     // Ready nodes, most recently created first; `AccumulateGrad` nodes first of all, and equal
     // priorities in the order they became ready, as PyTorch's ready queue orders them.
     let mut heap = BinaryHeap::new();
@@ -215,12 +248,10 @@ fn run(
         heap.push((priority, std::cmp::Reverse(pushed), i));
         pushed += 1;
     };
-    for ((node, slot), g) in root_edges.iter().zip(root_grads) {
-        let i = index[&node.key()];
-        add_to_buffer(&mut buffers[i][*slot as usize], g)?;
+    for (((_, slot), g), &i) in root_edges.iter().zip(root_grads).zip(&root_pos) {
+        add_to_buffer(&mut buffers[first_slot[i] + *slot as usize], g)?;
     }
-    for (node, _) in &root_edges {
-        let i = index[&node.key()];
+    for &i in &root_pos {
         if deps[i] == 0 && !heap.iter().any(|&(_, _, j)| j == i) {
             ready(&mut heap, i);
         }
@@ -228,7 +259,10 @@ fn run(
 
     let mut captured: Vec<Option<Tensor>> = vec![None; target_edges.len()];
     while let Some((_, _, i)) = heap.pop() {
-        let grads = std::mem::take(&mut buffers[i]);
+        let grads: Grads = buffers[first_slot[i]..first_slot[i + 1]]
+            .iter_mut()
+            .map(Option::take)
+            .collect();
         let node: &GraphNode = &nodes[i];
         // Gradients captured here for `autograd.grad` / `backward(inputs=...)`: (target, slot).
         let captures: Vec<(usize, u32)> = target_edges
@@ -247,10 +281,10 @@ fn run(
             execute(node, grads, needed[i], &captures, &mut captured, mode, opts)?
         };
         for (edge, g) in node.children.iter().zip(outs) {
-            if let Some((k, slot)) = edge {
-                let j = index[k];
+            if let Some((j, slot)) = edge {
+                let j = *j as usize;
                 if let Some(g) = g {
-                    add_to_buffer(&mut buffers[j][*slot as usize], g)?;
+                    add_to_buffer(&mut buffers[first_slot[j] + *slot as usize], g)?;
                 }
                 deps[j] -= 1;
                 if deps[j] == 0 {
@@ -293,8 +327,8 @@ struct Task {
     capture: bool,
     /// `autograd.grad` or `backward(inputs=...)`: gradients only flow to given targets.
     targeted: bool,
-    /// Keys of the nodes this pass executes or captures a gradient at.
-    execute: HashSet<u32>,
+    /// Keys of the nodes this pass executes or captures a gradient at, sorted.
+    execute: Vec<u32>,
 }
 
 thread_local! {
@@ -306,7 +340,7 @@ static NEXT_TASK: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::n
 struct TaskGuard;
 
 impl TaskGuard {
-    fn enter(capture: bool, targeted: bool, execute: HashSet<u32>) -> TaskGuard {
+    fn enter(capture: bool, targeted: bool, execute: Vec<u32>) -> TaskGuard {
         let id = NEXT_TASK.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         TASKS.with(|t| {
             t.borrow_mut().push(Task {
@@ -346,7 +380,7 @@ pub fn will_execute(node: &NodeRef) -> Result<bool> {
         Some(task) if task.capture && is_leaf => Err(Error::Runtime(
             "A leaf node was passed to _will_engine_execute_node but we are currently running autograd.grad(). This is currently not supported.".into(),
         )),
-        Some(task) => Ok(task.execute.contains(&node.key())),
+        Some(task) => Ok(task.execute.binary_search(&node.key()).is_ok()),
         None => Err(Error::Runtime(
             "_get_should_execute_nodes should only be called during the backward pass".into(),
         )),
@@ -385,7 +419,7 @@ fn call_tensor_hooks(
 /// its hooks, as in PyTorch's engine.
 fn execute(
     node: &GraphNode,
-    mut grads: Vec<Option<Tensor>>,
+    mut grads: Grads,
     needed: bool,
     captures: &[(usize, u32)],
     captured: &mut [Option<Tensor>],
@@ -393,16 +427,16 @@ fn execute(
     opts: BackwardOptions,
 ) -> Result<Vec<Option<Tensor>>> {
     let none = || vec![None; node.children.len()];
+    // A node that neither runs nor captures is never reached in PyTorch's engine: no hooks.
+    if !needed && captures.is_empty() {
+        return Ok(none());
+    }
     let variable = if node.is_accumulate {
         node.handle.variable()
     } else {
         None
     };
     let (hooks, retained) = node.handle.with(|n| (n.hooks.clone(), n.retained.clone()));
-    // A node that neither runs nor captures is never reached in PyTorch's engine: no hooks.
-    if !needed && captures.is_empty() {
-        return Ok(none());
-    }
     if !needed {
         call_tensor_hooks(
             &mut grads,
@@ -425,15 +459,26 @@ fn execute(
         &retained,
         opts.create_graph,
     )?;
-    for hook in &hooks.pre {
-        grads = hook.call(grads)?;
+    if !hooks.pre.is_empty() {
+        let mut v = grads.into_vec();
+        for hook in &hooks.pre {
+            v = hook.call(v)?;
+        }
+        grads = v.into();
     }
     if grads.iter().all(|g| g.is_none()) {
         return Ok(none());
     }
     if let Some(var) = variable {
         if mode != Mode::Capture {
-            if let Some(g) = grads.first().cloned().flatten() {
+            // Moved out unless a post hook still reads it, so `accumulate` may steal a
+            // gradient nothing else holds instead of copying it.
+            let g = if hooks.post.is_empty() {
+                grads.first_mut().and_then(Option::take)
+            } else {
+                grads.first().cloned().flatten()
+            };
+            if let Some(g) = g {
                 accumulate(&var, g, opts.create_graph)?;
                 for hook in hooks::post_accumulate_grad_hooks(&var) {
                     hook.call(&var)?;
@@ -454,7 +499,22 @@ fn execute(
     if !opts.retain_graph {
         data.backward.release();
     }
-    let result = result.and_then(|outs| validate_outputs(outs, &data.next, ctx.node_name()));
+    let name = data.backward.name();
+    let result = result.and_then(|mut outs| {
+        for (i, (g, e)) in outs.iter_mut().zip(&data.next).enumerate() {
+            *g = validate_output(
+                i,
+                g.take(),
+                e.node.is_some(),
+                &e.shape,
+                e.dtype,
+                e.device,
+                name,
+            )?;
+        }
+        outs.truncate(data.next.len());
+        Ok(outs)
+    });
     node.handle.restore(data);
     let mut outs = result?;
     if !hooks.post.is_empty() {
@@ -467,7 +527,14 @@ fn execute(
                 .map(|e| (e.node.is_some(), e.shape.clone(), e.dtype, e.device))
                 .collect::<Vec<_>>()
         });
-        outs = validate(outs, &edges, node.handle.name())?;
+        outs = outs
+            .into_iter()
+            .zip(&edges)
+            .enumerate()
+            .map(|(i, (g, (has_node, shape, dtype, device)))| {
+                validate_output(i, g, *has_node, shape, *dtype, *device, name)
+            })
+            .collect::<Result<_>>()?;
     }
     Ok(outs)
 }
@@ -475,70 +542,55 @@ fn execute(
 /// Note [Undo broadcasting]: the one place a gradient is summed back to its input's shape,
 /// cast to its dtype and moved to its device, so formulas may return broadcast-shaped
 /// gradients (and `.to(device)`'s backward is an identity). A gradient whose shape cannot
-/// broadcast to the input's is PyTorch's `validate_outputs` error.
-fn validate_outputs(
-    outs: Vec<Option<Tensor>>,
-    next: &[super::graph::Edge],
+/// broadcast to the input's is PyTorch's `validate_outputs` error. None where the edge leads
+/// nowhere.
+fn validate_output(
+    i: usize,
+    g: Option<Tensor>,
+    has_node: bool,
+    shape: &[usize],
+    dtype: crate::dtype::DType,
+    device: crate::tensor::Device,
     name: &str,
-) -> Result<Vec<Option<Tensor>>> {
-    let edges: Vec<_> = next
-        .iter()
-        .map(|e| (e.node.is_some(), e.shape.clone(), e.dtype, e.device))
-        .collect();
-    validate(outs, &edges, name)
-}
-
-type EdgeMeta = (
-    bool,
-    crate::tensor::shape::Shape,
-    crate::dtype::DType,
-    crate::tensor::Device,
-);
-
-fn validate(
-    outs: Vec<Option<Tensor>>,
-    edges: &[EdgeMeta],
-    name: &str,
-) -> Result<Vec<Option<Tensor>>> {
-    outs.into_iter()
-        .zip(edges)
-        .enumerate()
-        .map(|(i, (g, (has_node, shape, dtype, device)))| match (g, has_node) {
-            (Some(g), true) => {
-                let gs = g.shape();
-                let g = if gs != *shape {
-                    let expandable = shape.len() <= gs.len()
-                        && shape
-                            .iter()
-                            .rev()
-                            .zip(gs.iter().rev())
-                            .all(|(&s, &t)| s == t || s == 1);
-                    if !expandable {
-                        return Err(Error::Runtime(format!(
-                            "Function {name} returned an invalid gradient at index {i} - got {} but expected shape compatible with {}",
-                            crate::tensor::shape::list_repr(&gs),
-                            crate::tensor::shape::list_repr(shape)
-                        )));
-                    }
-                    ops::reduce::sum_to(&g, shape)?
-                } else {
-                    g
-                };
-                let g = if g.dtype() != *dtype {
-                    ops::creation::to_dtype(&g, *dtype)?
-                } else {
-                    g
-                };
-                let g = if g.device() != *device {
-                    ops::creation::to_device(&g, *device)?
-                } else {
-                    g
-                };
-                Ok(Some(g))
-            }
-            _ => Ok(None),
-        })
-        .collect()
+) -> Result<Option<Tensor>> {
+    let g = match (g, has_node) {
+        (Some(g), true) => g,
+        _ => return Ok(None),
+    };
+    let gs = g.shape();
+    let g = if gs.as_slice() != shape {
+        let expandable = shape.len() <= gs.len()
+            && shape
+                .iter()
+                .rev()
+                .zip(gs.iter().rev())
+                .all(|(&s, &t)| s == t || s == 1);
+        if !expandable {
+            return Err(Error::Runtime(format!(
+                "Function {name} returned an invalid gradient at index {i} - got {} but expected shape compatible with {}",
+                crate::tensor::shape::list_repr(&gs),
+                crate::tensor::shape::list_repr(shape)
+            )));
+        }
+        ops::reduce::sum_to(&g, shape)?
+    } else {
+        g
+    };
+    let (gdtype, gdevice) = {
+        let d = g.read();
+        (d.dtype(), d.device())
+    };
+    let g = if gdtype != dtype {
+        ops::creation::to_dtype(&g, dtype)?
+    } else {
+        g
+    };
+    let g = if gdevice != device {
+        ops::creation::to_device(&g, device)?
+    } else {
+        g
+    };
+    Ok(Some(g))
 }
 
 fn add_to_buffer(slot: &mut Option<Tensor>, g: Tensor) -> Result<()> {

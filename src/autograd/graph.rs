@@ -100,9 +100,14 @@ pub struct Node {
 struct Slot {
     generation: u32,
     refs: u32,
+    /// The node's position in the list `collect_subgraph` is building, `UNSEEN` otherwise
+    /// (set and cleared under the one lock that walk holds, so no map is needed).
+    mark: u32,
     name: &'static str,
     node: Option<Node>,
 }
+
+const UNSEEN: u32 = u32::MAX;
 
 struct Arena {
     slots: Vec<Slot>,
@@ -168,6 +173,7 @@ pub fn new_node(backward: Box<dyn Backward>, next: Vec<Edge>, num_outputs: u32) 
         arena.slots.push(Slot {
             generation: 0,
             refs: 1,
+            mark: UNSEEN,
             name,
             node: Some(node),
         });
@@ -403,43 +409,51 @@ pub struct GraphNode {
     pub seq: u64,
     pub num_outputs: u32,
     pub is_accumulate: bool,
-    /// (child key, child's input slot) per edge; None where the input needs no gradient.
-    pub children: Vec<Option<(u32, u32)>>,
+    /// (child's position in the list, child's input slot) per edge; None where the input
+    /// needs no gradient.
+    pub children: smallvec::SmallVec<[Option<(u32, u32)>; 2]>,
 }
 
-/// Every node reachable from `roots`, found iteratively under one lock (no recursion per path).
-pub fn collect_subgraph(roots: &[&NodeRef]) -> Vec<GraphNode> {
+/// Every node reachable from `roots`, found iteratively under one lock (no recursion per
+/// path), in the order first reached (the roots first), with the position of each root in the
+/// list. A node's position is kept in its slot while the walk runs (`Slot::mark`), so finding
+/// a child's position costs no hashing.
+pub fn collect_subgraph(roots: &[&NodeRef]) -> (Vec<GraphNode>, Vec<u32>) {
     let mut arena = ARENA.lock();
-    let mut seen = std::collections::HashSet::new();
-    let mut stack: Vec<(u32, u32)> = Vec::new();
-    for r in roots {
-        if seen.insert(r.index) {
-            stack.push((r.index, r.generation));
+    let mut order: Vec<(u32, u32)> = Vec::new();
+    fn visit(arena: &mut Arena, order: &mut Vec<(u32, u32)>, index: u32, generation: u32) -> u32 {
+        let slot = &mut arena.slots[index as usize];
+        if slot.mark == UNSEEN {
+            slot.mark = order.len() as u32;
+            order.push((index, generation));
         }
+        slot.mark
     }
+    let root_pos: Vec<u32> = roots
+        .iter()
+        .map(|r| visit(&mut arena, &mut order, r.index, r.generation))
+        .collect();
     let mut out = Vec::new();
-    while let Some((index, generation)) = stack.pop() {
-        let node = arena.slots[index as usize]
-            .node
-            .as_ref()
-            .expect("node is running");
-        let children: Vec<Option<(u32, u32)>> = node
-            .next
-            .iter()
-            .map(|e| e.node.as_ref().map(|r| (r.index, e.input_nr)))
-            .collect();
-        for e in &node.next {
-            if let Some(r) = &e.node {
-                if seen.insert(r.index) {
-                    stack.push((r.index, r.generation));
-                }
-            }
-        }
+    let mut next = 0;
+    while next < order.len() {
+        let (index, generation) = order[next];
+        next += 1;
+        let slot = &arena.slots[index as usize];
+        let node = slot.node.as_ref().expect("node is running");
         let (seq, num_outputs, is_accumulate) = (
             node.seq,
             node.num_outputs,
             node.backward.variable().is_some(),
         );
+        let edges: smallvec::SmallVec<[Option<(u32, u32, u32)>; 2]> = node
+            .next
+            .iter()
+            .map(|e| e.node.as_ref().map(|r| (r.index, r.generation, e.input_nr)))
+            .collect();
+        let children = edges
+            .into_iter()
+            .map(|e| e.map(|(i, g, nr)| (visit(&mut arena, &mut order, i, g), nr)))
+            .collect();
         // Counted handle, made under the lock we already hold; never dropped inside it.
         arena.slots[index as usize].refs += 1;
         out.push(GraphNode {
@@ -450,6 +464,9 @@ pub fn collect_subgraph(roots: &[&NodeRef]) -> Vec<GraphNode> {
             children,
         });
     }
+    for &(index, _) in &order {
+        arena.slots[index as usize].mark = UNSEEN;
+    }
     drop(arena);
-    out
+    (out, root_pos)
 }

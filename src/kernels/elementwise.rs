@@ -208,6 +208,27 @@ pub fn zip<T: Element, U: Element>(
     Ok(Tensor::from_vec_on(v, shape, device))
 }
 
+/// `f32(a, b)` / `f64(a, b)` of each element pair of two float32 / float64 tensors of one
+/// shape and dtype on the host (one pass, one buffer), for fused derivative loops (Note
+/// [Fused derivatives] in `ops/unary.rs`). None where that does not apply (an operand on the
+/// GPU, other dtypes, shapes that differ): the caller composes tensor ops instead.
+pub fn zip_host_float(
+    a: &Tensor,
+    b: &Tensor,
+    f32: impl Fn(f32, f32) -> f32 + Sync + Send,
+    f64: impl Fn(f64, f64) -> f64 + Sync + Send,
+) -> Result<Option<Tensor>> {
+    let shape = a.shape();
+    if a.device().is_gpu() || b.device().is_gpu() || a.dtype() != b.dtype() || b.shape() != shape {
+        return Ok(None);
+    }
+    Ok(Some(match a.dtype() {
+        DType::F32 => zip(a, b, &shape, f32)?,
+        DType::F64 => zip(a, b, &shape, f64)?,
+        _ => return Ok(None),
+    }))
+}
+
 /// `mask ? a : b` on the host for `n` elements, each of `a`, `b` all `n` values or one.
 pub fn select_host<T: Element>(mask: &[bool], a: Src<'_, T>, b: Src<'_, T>) -> Vec<T> {
     elementwise::select(mask, a, b)

@@ -452,6 +452,30 @@ pub fn unary_args(op: UnaryOp, x: &Tensor, args: Args) -> Result<Tensor> {
     Ok(record(out, &[x], UnaryBackward { op, saved, args }))
 }
 
+/// Note [Fused derivatives]: a derivative the table writes as several tensor ops (tanh's
+/// `g * (1 - r*r)` is three, each a pass over memory and a fresh buffer) runs as one loop on
+/// the host when no graph of the backward is recorded, for float32 / float64 operands of one
+/// shape on the CPU. The loop does the formula's operations in its order and precision, so
+/// its result is bit-identical to the composed ops'; anything else (create_graph, the GPU,
+/// float16, broadcast gradients) takes the declared formula. None where it does not apply.
+fn fused_grad(op: UnaryOp, g: &Tensor, s: &Tensor) -> Result<Option<Tensor>> {
+    // The same formula for each element type.
+    macro_rules! fused {
+        (|$g:ident, $s:ident| $body:expr) => {
+            crate::kernels::zip_host_float(g, s, |$g: f32, $s: f32| $body, |$g: f64, $s: f64| $body)
+        };
+    }
+    match op {
+        // mul(g, rsub(mul(r, r), 1))
+        UnaryOp::Tanh => fused!(|g, r| g * (1.0 - r * r)),
+        // mul(g, mul(r, rsub(r, 1)))
+        UnaryOp::Sigmoid => fused!(|g, r| g * (r * (1.0 - r))),
+        // mul(g, add(mul(r, r), 1))
+        UnaryOp::Tan => fused!(|g, r| g * (r * r + 1.0)),
+        _ => Ok(None),
+    }
+}
+
 struct UnaryBackward {
     op: UnaryOp,
     saved: Option<SavedTensor>,
@@ -469,6 +493,11 @@ impl Backward for UnaryBackward {
             Some(saved) => saved.unpack(ctx)?,
             None => g.clone(),
         };
+        if !ctx.create_graph {
+            if let Some(gx) = fused_grad(self.op, g, &s)? {
+                return Ok(vec![Some(gx)]);
+            }
+        }
         Ok(vec![Some(self.op.grad(g, &s, self.args)?)])
     }
 

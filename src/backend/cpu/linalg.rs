@@ -34,8 +34,14 @@ impl Real for f64 {
     }
 }
 
+/// faer's parallelism for the thread count gradrs was asked for (`set_num_threads`):
+/// sequential at one thread, else that many parts on rayon's pool (faer's global setting,
+/// every core, would ignore it).
 fn par() -> Par {
-    faer::get_global_parallelism()
+    match super::parallel::num_threads() {
+        1 => Par::Seq,
+        n => Par::rayon(n),
+    }
 }
 
 fn view<T: Real>(a: &[T], m: usize, n: usize) -> MatRef<'_, T> {
