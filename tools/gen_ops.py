@@ -85,7 +85,7 @@ def ops_py(rows) -> str:
 
 # A declared parameter's Rust type -> its stub annotation.
 PARAM_TYPES = {"f64": "_float", "i64": "_int", "Option<f64>": "_float | None", "MinBound": "_float | None",
-               "MaxBound": "_float | None"}
+               "MaxBound": "_float | None", "NotSaved": "_float"}
 # A multi-output op's keyword argument type -> its stub annotation; Rust defaults -> Python.
 KWARG_TYPES = {"Option<i64>": "_int | None", "i64": "_int", "bool": "_bool", "f64": "_float"}
 KWARG_DEFAULTS = {"false": "False", "true": "True"}

@@ -128,6 +128,21 @@ pub trait Param {
     fn saved(a: Option<f64>) -> Value {
         a.map_or(Value::None, Value::Float)
     }
+    /// Whether the node shows it at all.
+    const SHOWN: bool = true;
+}
+/// A float parameter the node does not show (threshold's `value`: PyTorch's
+/// ThresholdBackward0 keeps only the threshold).
+pub enum NotSaved {}
+impl Param for NotSaved {
+    type Value = f64;
+    fn from_arg(a: Option<f64>) -> f64 {
+        a.expect("a float parameter always has a value")
+    }
+    fn to_arg(v: f64) -> Option<f64> {
+        Some(v)
+    }
+    const SHOWN: bool = false;
 }
 /// An integer parameter (polygamma's `n`, mvlgamma's `p`): carried as an exact `f64`, shown
 /// as an int.
@@ -318,12 +333,22 @@ macro_rules! generate_unary {
                 out
             }
 
-            /// The parameters as the node shows them (`_saved_<name>`), in declaration order.
-            pub fn saved_args(self, args: Args) -> Vec<Value> {
-                let encode: &[fn(Option<f64>) -> Value] = match self {
-                    $(UnaryOp::$V => &[$($(<$pty as Param>::saved as fn(Option<f64>) -> Value),*)?],)*
+            /// The parameters as the node shows them (`_saved_<name>`), in declaration order,
+            /// with their names (those it does not show left out).
+            pub fn saved_args(self, args: Args) -> Vec<(&'static str, Value)> {
+                let encode: &[(&'static str, bool, fn(Option<f64>) -> Value)] = match self {
+                    $(UnaryOp::$V => &[$($((
+                        stringify!($p),
+                        <$pty as Param>::SHOWN,
+                        <$pty as Param>::saved as fn(Option<f64>) -> Value,
+                    )),*)?],)*
                 };
-                encode.iter().zip(args).map(|(e, a)| e(a)).collect()
+                encode
+                    .iter()
+                    .zip(args)
+                    .filter(|((_, shown, _), _)| *shown)
+                    .map(|((name, _, e), a)| (*name, e(a)))
+                    .collect()
             }
 
             fn save(self) -> Save {
@@ -518,14 +543,8 @@ impl Backward for UnaryBackward {
         } else {
             "self"
         };
-        let params = self
-            .op
-            .declared()
-            .params
-            .iter()
-            .zip(self.op.saved_args(self.args))
-            .map(|(p, v)| (p.0, SavedValue::Value(v)));
-        let mut values: Vec<_> = params.collect();
+        let params = self.op.saved_args(self.args).into_iter();
+        let mut values: Vec<_> = params.map(|(p, v)| (p, SavedValue::Value(v))).collect();
         if let Some(s) = &mut self.saved {
             values.insert(0, (name, SavedValue::Tensor(s)));
         }

@@ -568,19 +568,36 @@ pub fn special_i1e(py: Python<'_>, input: PyRef<'_, PyTensor>) -> R {
     special_unary(py, &input, UnaryOp::SpecialI1e)
 }
 
-/// `_native._unary_op(name, input)`: the declared unary op `name` with its default
-/// parameters; `gradrs.special` exposes the declared `special_*` ops through it.
+/// `_native._unary_op(name, input, *params, inplace=False)`: the declared unary op `name`
+/// with its first parameters given (None where the parameter may be None), the rest their
+/// declared defaults; written into `input` when `inplace` (PyTorch's in-place activations,
+/// which keep the input for their node: the in-place entry's name where the node differs, as
+/// `celu_`). `gradrs.special` and `gradrs.nn.functional` reach the declared ops that have no
+/// Tensor method through it.
 #[pyfunction]
-pub fn _unary_op(py: Python<'_>, name: &str, input: PyRef<'_, PyTensor>) -> R {
-    let op = UnaryOp::ALL
+#[pyo3(signature = (name, input, *params, inplace=false))]
+pub fn _unary_op(
+    py: Python<'_>,
+    name: &str,
+    input: PyRef<'_, PyTensor>,
+    params: &Bound<'_, pyo3::types::PyTuple>,
+    inplace: bool,
+) -> R {
+    let op = *UnaryOp::ALL
         .iter()
         .find(|op| op.name() == name)
-        .ok_or_else(|| {
-            pyo3::exceptions::PyValueError::new_err(format!("no declared unary op {name}"))
-        })?;
-    let x = input.t.clone();
-    let op = *op;
-    super::boundary::tensor(py, move || unary_args(op, &x, op.defaults()))
+        .ok_or_else(|| super::errors::value_error(format!("no declared unary op {name}")))?;
+    let given: Vec<Option<f64>> = params.extract()?;
+    let declared = op.declared().params.len();
+    if given.len() > declared {
+        return Err(super::errors::type_error(format!(
+            "{name} takes {declared} parameters but {} were given",
+            given.len()
+        )));
+    }
+    let mut args = op.defaults();
+    args[..given.len()].copy_from_slice(&given);
+    act(py, &input, inplace, move |x| unary_args(op, x, args))
 }
 
 /// `_native._binary_op(name, input, other)`: the declared binary op `name`, `other` a tensor
@@ -595,9 +612,7 @@ pub fn _binary_op(
     let op = crate::ops::binary_math::BinaryMathOp::ALL
         .iter()
         .find(|op| op.name() == name)
-        .ok_or_else(|| {
-            pyo3::exceptions::PyValueError::new_err(format!("no declared binary op {name}"))
-        })?;
+        .ok_or_else(|| super::errors::value_error(format!("no declared binary op {name}")))?;
     let (op, x) = (*op, input.t.clone());
     let b = operand_arg(other, name, "other")?;
     super::boundary::tensor(py, move || crate::ops::binary_math::binary_math(op, &x, b))
