@@ -51,10 +51,11 @@ fn tanh_safe(v: f32) -> f32 {
 }
 
 fn log1p_(v: f32) -> f32 {
-    // Kahan's trick: the rounding error of 1 + v is divided back out.
+    // Kahan's trick: the rounding error of 1 + v is divided back out (not for +inf, which
+    // it would turn into inf / inf).
     let u = 1.0 + v;
-    if (u == 1.0) {
-        return v;
+    if (u == 1.0 || v > 3.0e38) {
+        return select(v, log(u), v > 3.0e38);
     }
     return log(u) * v / (u - 1.0);
 }
