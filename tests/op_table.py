@@ -1335,6 +1335,12 @@ OPS: list = [
          inplace=True,
          errors=[E(T((2, 3), BOOL), _name="bool"),
                  E(T((2, 3)), min_val=1.0, max_val=-1.0, _name="min_above_max")]),
+    # PyTorch's gradient at NaN differs between its kernels' vectorized body and their scalar
+    # tail (0 or g for the shrinks, NaN or g for hardswish); gradrs follows the body, which all
+    # but a tensor's last few elements take: the NaN samples are long enough to run in it.
+    # PyTorch's selu is its elu op with SELU's constants (EluBackward0 / EluBackward1)
+    _act("selu", unary_samples(()) + [S(T((3,), data=_AT_ZERO), _fd=False)], inplace=True,
+         errors=[E(T((2, 3), I64), _name="int"), E(T((2, 3), BOOL), _name="bool")]),
     _act("sigmoid", unary_samples()),
     _act("tanh", unary_samples()),
     # ---- binary -------------------------------------------------------------------------------

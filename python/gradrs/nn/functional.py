@@ -1837,10 +1837,10 @@ def selu(input, inplace=False):
         >>> F.selu(gradrs.tensor([-1.0, 0.0, 1.0]))
         tensor([-1.1113,  0.0000,  1.0507])
     """
-    if inplace:
-        return selu_(input)
-    # PyTorch's selu is its elu op with SELU's constants (EluBackward0).
-    return _elu(input, _SELU_ALPHA, _SELU_SCALE, 1.0, "EluBackward0")
+    # PyTorch's selu is its elu op with SELU's constants (EluBackward0; in place EluBackward1,
+    # keeping the result): the declared elu / elu_ with those parameters.
+    return _native._unary_op("elu_" if inplace else "elu", input, _SELU_ALPHA, _SELU_SCALE, 1.0,
+                             inplace=inplace)
 
 
 def selu_(input):
@@ -1854,7 +1854,7 @@ def selu_(input):
         >>> F.selu_(gradrs.tensor([-1.0, 1.0]))
         tensor([-1.1113,  1.0507])
     """
-    return _inplace(input, lambda x: _elu(x, _SELU_ALPHA, _SELU_SCALE, 1.0, "EluBackward1"))
+    return selu(input, True)
 
 
 def softsign(input):
