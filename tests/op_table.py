@@ -1341,6 +1341,18 @@ OPS: list = [
     # PyTorch's selu is its elu op with SELU's constants (EluBackward0 / EluBackward1)
     _act("selu", unary_samples(()) + [S(T((3,), data=_AT_ZERO), _fd=False)], inplace=True,
          errors=[E(T((2, 3), I64), _name="int"), E(T((2, 3), BOOL), _name="bool")]),
+    _act("celu", unary_samples(()) + [
+            S(T((2, 3)), alpha=0.5),
+            S(T((2, 3), F64), alpha=2.0),
+            S(T((2, 3), F64), alpha=-1.5),
+            S(T((3,), data=_AT_ZERO), _fd=False)],
+         # PyTorch refuses the backward of an in-place celu with a negative alpha
+         inplace=lambda s: s.kwargs.get("alpha", 1.0) >= 0,
+         errors=[E(T((2, 3), I64), _name="int"),
+                 E(T((2, 3)), alpha=0.0, _name="alpha_zero"),
+                 E(T((2, 3)), _fn=lambda m, x: m.nn.functional.celu(
+                     x * 1, -0.5, inplace=True).sum().backward(),
+                   _name="inplace_negative_alpha_backward")]),
     _act("sigmoid", unary_samples()),
     _act("tanh", unary_samples()),
     # ---- binary -------------------------------------------------------------------------------

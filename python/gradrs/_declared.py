@@ -53,6 +53,8 @@ DECLARED_OPS = (
     "elu_",
     "leaky_relu",
     "leaky_relu_",
+    "celu",
+    "celu_",
     "asinh",
     "acosh",
     "atanh",

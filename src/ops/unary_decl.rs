@@ -546,6 +546,31 @@ macro_rules! unary_table {
                 methods: [], inplace: [], functions: [],
                 sig: "(Tensor input, float negative_slope = 0.01)",
             }
+            // PyTorch's celu is its elu op with scale 1 and input_scale 1 / alpha (its derivative
+            // takes 1 / float(alpha)); alpha 0 is refused by `F.celu`.
+            Celu celu {
+                node: "CeluBackward0",
+                dtypes: Dtypes::FloatOnly("elu_cpu"),
+                params: [alpha: f64 = 1.0],
+                save: Input,
+                cpu: |v| if v > 0.0 { v } else { alpha as T * (v * (1.0 / alpha) as T).exp_m1() },
+                wgsl: "select(p.a * expm1_(v * (1.0 / p.a)), v, v > 0.0)",
+                grad: |g, x| elu_grad(g, x, alpha, 1.0, 1.0 / (alpha as f32 as f64), false),
+                methods: [], inplace: [], functions: [],
+                sig: "(Tensor input, float alpha = 1.0)",
+            }
+            // celu_: in place, the node keeps the result, as elu_'s.
+            CeluInplace celu_ {
+                node: "CeluBackward1",
+                dtypes: Dtypes::FloatOnly("elu_cpu"),
+                params: [alpha: f64 = 1.0],
+                save: Result,
+                cpu: |v| if v > 0.0 { v } else { alpha as T * (v * (1.0 / alpha) as T).exp_m1() },
+                wgsl: "select(p.a * expm1_(v * (1.0 / p.a)), v, v > 0.0)",
+                grad: |g, r| elu_grad(g, r, alpha, 1.0, 1.0 / (alpha as f32 as f64), true),
+                methods: [], inplace: [], functions: [],
+                sig: "(Tensor input, float alpha = 1.0)",
+            }
             Asinh asinh {
                 node: "AsinhBackward0",
                 dtypes: Dtypes::Float,

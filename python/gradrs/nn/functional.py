@@ -1758,24 +1758,6 @@ def mish(input, inplace=False):
     return _inplace(input, m) if inplace else m(input)
 
 
-def _elu(input, alpha, scale, input_scale, name, grad_input_scale=None):
-    """PyTorch's elu kernel: x * scale for x > 0, else alpha * scale * (exp(x * input_scale)
-    - 1), and its derivative (celu's formula takes 1 / float(alpha): `grad_input_scale`)."""
-    from .. import where
-
-    bis = input_scale if grad_input_scale is None else grad_input_scale
-
-    neg, pos = alpha * scale, scale
-
-    def fwd(x):
-        return where(x > 0, x * pos, (x * input_scale).expm1() * neg)
-
-    def bwd(g, x):
-        return where(x > 0, g * pos, g * (bis * neg) * (x * bis).exp())
-
-    return _pointwise(name, input, fwd, bwd)
-
-
 def celu(input, alpha=1.0, inplace=False):
     """Continuously differentiable ELU: max(0, x) + min(0, alpha * (exp(x / alpha) - 1)).
 
@@ -1791,15 +1773,8 @@ def celu(input, alpha=1.0, inplace=False):
     """
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
-    if inplace:
-        return celu_(input, alpha)
-    return _elu(input, alpha, 1.0, 1.0 / alpha, "CeluBackward0", _celu_grad_scale(alpha))
-
-
-def _celu_grad_scale(alpha):
-    import numpy as np
-
-    return 1.0 / float(np.float32(alpha))
+    # The declared celu / celu_ (CeluBackward1 keeps the result, as PyTorch's).
+    return _native._unary_op("celu_" if inplace else "celu", input, alpha, inplace=inplace)
 
 
 def celu_(input, alpha=1.0):
@@ -1814,10 +1789,7 @@ def celu_(input, alpha=1.0):
         >>> F.celu_(gradrs.tensor([-1.0, 2.0]))
         tensor([-0.6321,  2.0000])
     """
-    if alpha == 0:
-        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
-    return _inplace(input, lambda x: _elu(x, alpha, 1.0, 1.0 / alpha, "CeluBackward1",
-                                          _celu_grad_scale(alpha)))
+    return celu(input, alpha, True)
 
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
