@@ -1353,6 +1353,11 @@ OPS: list = [
                  E(T((2, 3)), _fn=lambda m, x: m.nn.functional.celu(
                      x * 1, -0.5, inplace=True).sum().backward(),
                    _name="inplace_negative_alpha_backward")]),
+    _act("mish", unary_samples(()) + [
+            S(T((6,), data=[-30.0, -1.0, 0.0, 20.0, 40.0, 100.0]), _fd=False),
+            S(T((2,), F64, data=[INF, -INF]), _fd=False),
+            S(T((64,), F64, data=[NAN] * 64), _fd=False)],
+         inplace=True, errors=[E(T((2, 3), I64), _name="int")]),
     _act("sigmoid", unary_samples()),
     _act("tanh", unary_samples()),
     # ---- binary -------------------------------------------------------------------------------

@@ -55,6 +55,7 @@ DECLARED_OPS = (
     "leaky_relu_",
     "celu",
     "celu_",
+    "mish",
     "asinh",
     "acosh",
     "atanh",

@@ -146,3 +146,11 @@ pub(crate) fn leaky_relu_grad(
     let f: GradFn = Arc::new(move |g, s| where_(&gt(s, 0.0)?, g, &mul(g, slope)?));
     backward_node("LeakyReluBackwardBackward0", g, s, f, None)
 }
+
+/// PyTorch's infinitely_differentiable_mish_backward: `g * (t + x sigmoid(x) (1 - t²))`,
+/// t = tanh(log1p(exp(x))).
+pub(crate) fn mish_grad(g: &Tensor, x: &Tensor) -> Result<Tensor> {
+    let t = unary::tanh(&unary::log1p(&unary::exp(x)?)?)?;
+    let xs = mul(x, &unary::sigmoid(x)?)?;
+    mul(g, &add(&t, &mul(&xs, &one_minus_sq(&t)?)?)?)
+}

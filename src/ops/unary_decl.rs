@@ -571,6 +571,16 @@ macro_rules! unary_table {
                 methods: [], inplace: [], functions: [],
                 sig: "(Tensor input, float alpha = 1.0)",
             }
+            Mish mish {
+                node: "MishBackward0",
+                dtypes: Dtypes::FloatOnly("mish_cpu"),
+                save: Input,
+                cpu: |v| v * v.vexp().ln_1p().vtanh(),
+                wgsl: "v * tanh_safe(softplus_(v, 1.0, 20.0))",
+                grad: |g, x| crate::ops::activation::mish_grad(g, x),
+                methods: [], inplace: [], functions: [],
+                sig: "(Tensor input)",
+            }
             Asinh asinh {
                 node: "AsinhBackward0",
                 dtypes: Dtypes::Float,

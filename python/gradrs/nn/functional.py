@@ -1748,14 +1748,7 @@ def mish(input, inplace=False):
         >>> F.mish(gradrs.tensor([-1.0, 0.0, 1.0]))
         tensor([-0.3034,  0.0000,  0.8651])
     """
-    def backward(g, x):
-        tsp = x.exp().log1p().tanh()
-        return g * (tsp + x * (1 / (1 + (-x).exp())) * (1 - tsp * tsp))
-
-    def m(x):
-        return _pointwise("MishBackward0", x, lambda y: y * y.exp().log1p().tanh(), backward)
-
-    return _inplace(input, m) if inplace else m(input)
+    return _native._unary_op("mish", input, inplace=inplace)
 
 
 def celu(input, alpha=1.0, inplace=False):
