@@ -1358,6 +1358,17 @@ OPS: list = [
             S(T((2,), F64, data=[INF, -INF]), _fd=False),
             S(T((64,), F64, data=[NAN] * 64), _fd=False)],
          inplace=True, errors=[E(T((2, 3), I64), _name="int")]),
+    # hardsigmoid's first derivative has no derivative in PyTorch (its node NotImplemented)
+    _act("hardsigmoid", unary_samples(()) + [
+            S(T((6,), data=[-4.0, -3.0, -2.9, 2.9, 3.0, 4.0]), _fd=False),
+            S(T((5,), F64, data=[-3.5, -1.0, 0.5, 2.0, 3.5])),
+            S(T((2,), F64, data=[INF, -INF]), _fd=False),
+            S(T((64,), F64, data=[NAN] * 64), _fd=False)],
+         inplace=True, gradgrad=False,
+         errors=[E(T((2, 3), I64), _name="int"),
+                 E(T((2, 3)), _fn=lambda m, x: m.autograd.grad(m.autograd.grad(
+                     m.nn.functional.hardsigmoid(x).sum(), x, create_graph=True)[0].sum(), x),
+                   _name="double_backward")]),
     _act("sigmoid", unary_samples()),
     _act("tanh", unary_samples()),
     # ---- binary -------------------------------------------------------------------------------

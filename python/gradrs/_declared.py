@@ -56,6 +56,7 @@ DECLARED_OPS = (
     "celu",
     "celu_",
     "mish",
+    "hardsigmoid",
     "asinh",
     "acosh",
     "atanh",

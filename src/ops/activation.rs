@@ -3,6 +3,7 @@
 //! result); here are the derivative formulas those entries name (PyTorch's `*_backward` ops
 //! as nodes of their own, `ops/backward_ops.rs`) and `gelu`'s choice of entry.
 
+use crate::autograd::{needs_grad, record_formula_jvp, GradModeGuard, Jvp};
 use crate::error::{Error, Result};
 use crate::ops::arithmetic::{add, mul, rsub};
 use crate::ops::backward_ops::{backward_node, GradFn, GradXFn};
@@ -147,10 +148,49 @@ pub(crate) fn leaky_relu_grad(
     backward_node("LeakyReluBackwardBackward0", g, s, f, None)
 }
 
+/// A gradient PyTorch has no derivative of: under create_graph it requires grad with the node
+/// `NotImplemented`, and backward through it raises PyTorch's error.
+fn not_implemented_node(out: Tensor, inputs: &[&Tensor], aten: &'static str) -> Result<Tensor> {
+    if !needs_grad(inputs) {
+        return Ok(out);
+    }
+    let f = move |_: &Tensor, _: &[Tensor]| -> Result<Vec<Option<Tensor>>> {
+        Err(Error::Runtime(format!(
+            "derivative for aten::{aten} is not implemented"
+        )))
+    };
+    let jvp = Jvp::of(move |_, _| {
+        Err(Error::NotImplemented(format!(
+            "Trying to use forward AD with aten::{aten} that does not support it."
+        )))
+    });
+    Ok(record_formula_jvp(
+        out.detach(),
+        inputs,
+        "NotImplemented",
+        vec![],
+        f,
+        jvp,
+    ))
+}
+
 /// PyTorch's infinitely_differentiable_mish_backward: `g * (t + x sigmoid(x) (1 - t²))`,
 /// t = tanh(log1p(exp(x))).
 pub(crate) fn mish_grad(g: &Tensor, x: &Tensor) -> Result<Tensor> {
     let t = unary::tanh(&unary::log1p(&unary::exp(x)?)?)?;
     let xs = mul(x, &unary::sigmoid(x)?)?;
     mul(g, &add(&t, &mul(&xs, &one_minus_sq(&t)?)?)?)
+}
+
+/// PyTorch's `1.0f / 6.0f`, which hardsigmoid_backward multiplies by in every dtype.
+const ONE_SIXTH_F: f64 = (1.0f32 / 6.0f32) as f64;
+
+/// hardsigmoid_backward: `g / 6` strictly inside (-3, 3), else 0 (NaN included); PyTorch has
+/// no derivative of it.
+pub(crate) fn hardsigmoid_grad(g: &Tensor, x: &Tensor) -> Result<Tensor> {
+    let out = {
+        let _no_grad = GradModeGuard::new(false);
+        where_(&mul(&gt(x, -3.0)?, &lt(x, 3.0)?)?, &mul(g, ONE_SIXTH_F)?, 0)?
+    };
+    not_implemented_node(out, &[g, x], "hardsigmoid_backward")
 }

@@ -581,6 +581,16 @@ macro_rules! unary_table {
                 methods: [], inplace: [], functions: [],
                 sig: "(Tensor input)",
             }
+            Hardsigmoid hardsigmoid {
+                node: "HardsigmoidBackward0",
+                dtypes: Dtypes::FloatOnly("hardsigmoid_cpu"),
+                save: Input,
+                cpu: |v| (v + 3.0).clamp(0.0, 6.0) / 6.0,
+                wgsl: "clamp_(v + 3.0, 0.0, 6.0) / 6.0",
+                grad: |g, x| crate::ops::activation::hardsigmoid_grad(g, x),
+                methods: [], inplace: [], functions: [],
+                sig: "(Tensor input)",
+            }
             Asinh asinh {
                 node: "AsinhBackward0",
                 dtypes: Dtypes::Float,

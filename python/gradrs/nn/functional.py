@@ -1691,9 +1691,6 @@ def threshold_(input, threshold, value):
         lambda g, y: g.masked_fill(y <= threshold, 0)))
 
 
-_ONE_SIXTH_F = 0.1666666716337204  # float32(1 / 6)
-
-
 def hardsigmoid(input, inplace=False):
     """Piecewise-linear sigmoid: 0 below -3, 1 above 3, x / 6 + 1/2 between.
 
@@ -1706,12 +1703,7 @@ def hardsigmoid(input, inplace=False):
         >>> F.hardsigmoid(gradrs.tensor([-4.0, 0.0, 1.5, 4.0]))
         tensor([0.0000, 0.5000, 0.7500, 1.0000])
     """
-    def hs(x):
-        return _pointwise("HardsigmoidBackward0", x, lambda y: (y + 3).clamp(0, 6) / 6,
-                          # PyTorch multiplies by 1.0f / 6.0f, rounded to float in every dtype
-                          lambda g, y: (g * _ONE_SIXTH_F).masked_fill((y <= -3) | (y >= 3), 0))
-
-    return _inplace(input, hs) if inplace else hs(input)
+    return _native._unary_op("hardsigmoid", input, inplace=inplace)
 
 
 def hardswish(input, inplace=False):
