@@ -1369,6 +1369,12 @@ OPS: list = [
                  E(T((2, 3)), _fn=lambda m, x: m.autograd.grad(m.autograd.grad(
                      m.nn.functional.hardsigmoid(x).sum(), x, create_graph=True)[0].sum(), x),
                    _name="double_backward")]),
+    _act("hardswish", unary_samples(()) + [
+            S(T((7,), data=[-4.0, -3.0, -1.0, 0.0, 1.0, 3.0, 4.0]), _fd=False),
+            S(T((5,), F64, data=[-3.5, -1.0, 0.5, 2.0, 3.5])),
+            S(T((2,), F64, data=[INF, -INF]), _fd=False),
+            S(T((64,), F64, data=[NAN] * 64), _fd=False)],
+         inplace=True, errors=[E(T((2, 3), I64), _name="int")]),
     _act("sigmoid", unary_samples()),
     _act("tanh", unary_samples()),
     # ---- binary -------------------------------------------------------------------------------

@@ -57,6 +57,7 @@ DECLARED_OPS = (
     "celu_",
     "mish",
     "hardsigmoid",
+    "hardswish",
     "asinh",
     "acosh",
     "atanh",

@@ -5,9 +5,9 @@
 
 use crate::autograd::{needs_grad, record_formula_jvp, GradModeGuard, Jvp};
 use crate::error::{Error, Result};
-use crate::ops::arithmetic::{add, mul, rsub};
+use crate::ops::arithmetic::{add, div, mul, rsub};
 use crate::ops::backward_ops::{backward_node, GradFn, GradXFn};
-use crate::ops::compare::{gt, lt};
+use crate::ops::compare::{ge, gt, le, lt};
 use crate::ops::pointwise::one_minus_sq;
 use crate::ops::unary::{self, unary, UnaryOp};
 use crate::ops::where_::where_;
@@ -193,4 +193,23 @@ pub(crate) fn hardsigmoid_grad(g: &Tensor, x: &Tensor) -> Result<Tensor> {
         where_(&mul(&gt(x, -3.0)?, &lt(x, 3.0)?)?, &mul(g, ONE_SIXTH_F)?, 0)?
     };
     not_implemented_node(out, &[g, x], "hardsigmoid_backward")
+}
+
+/// hardswish_backward (HardswishBackwardBackward0 under create_graph): 0 for x <= -3, `g`
+/// from 3 on, else `g (x / 3 + 1/2)` (so NaN at NaN, as PyTorch's vectorized kernel, which
+/// all but a short tail of a tensor takes); its derivative in x is `gg g / 3` strictly inside
+/// (-3, 3).
+pub(crate) fn hardswish_grad(g: &Tensor, x: &Tensor) -> Result<Tensor> {
+    let f: GradFn = Arc::new(|g, x| {
+        let mid = mul(g, &add(&div(x, 3.0)?, 0.5)?)?;
+        where_(&le(x, -3.0)?, 0, &where_(&ge(x, 3.0)?, g, &mid)?)
+    });
+    let fx: GradXFn = Arc::new(|gg, g, x| {
+        where_(
+            &mul(&gt(x, -3.0)?, &lt(x, 3.0)?)?,
+            &div(&mul(gg, g)?, 3.0)?,
+            0,
+        )
+    });
+    backward_node("HardswishBackwardBackward0", g, x, f, Some(fx))
 }

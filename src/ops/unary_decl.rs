@@ -591,6 +591,16 @@ macro_rules! unary_table {
                 methods: [], inplace: [], functions: [],
                 sig: "(Tensor input)",
             }
+            Hardswish hardswish {
+                node: "HardswishBackward0",
+                dtypes: Dtypes::FloatOnly("hardswish_cpu"),
+                save: Input,
+                cpu: |v| v * (v + 3.0).clamp(0.0, 6.0) / 6.0,
+                wgsl: "v * clamp_(v + 3.0, 0.0, 6.0) / 6.0",
+                grad: |g, x| crate::ops::activation::hardswish_grad(g, x),
+                methods: [], inplace: [], functions: [],
+                sig: "(Tensor input)",
+            }
             Asinh asinh {
                 node: "AsinhBackward0",
                 dtypes: Dtypes::Float,

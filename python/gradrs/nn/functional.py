@@ -1718,14 +1718,7 @@ def hardswish(input, inplace=False):
         >>> F.hardswish(gradrs.tensor([-4.0, 0.0, 1.5, 4.0]))
         tensor([-0.0000, 0.0000, 1.1250, 4.0000])
     """
-    from .. import where
-
-    def hs(x):
-        return _pointwise(
-            "HardswishBackward0", x, lambda y: y * (y + 3).clamp(0, 6) / 6,
-            lambda g, y: where(y <= -3, g * 0, where(y < 3, g * (y / 3 + 0.5), g)))
-
-    return _inplace(input, hs) if inplace else hs(input)
+    return _native._unary_op("hardswish", input, inplace=inplace)
 
 
 def mish(input, inplace=False):
