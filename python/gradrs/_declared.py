@@ -58,6 +58,7 @@ DECLARED_OPS = (
     "mish",
     "hardsigmoid",
     "hardswish",
+    "softshrink",
     "asinh",
     "acosh",
     "atanh",

@@ -213,3 +213,17 @@ pub(crate) fn hardswish_grad(g: &Tensor, x: &Tensor) -> Result<Tensor> {
     });
     backward_node("HardswishBackwardBackward0", g, x, f, Some(fx))
 }
+
+/// softshrink_backward / hardshrink_backward (`name` under create_graph): `g` where
+/// x < -lambd or x > lambd, else 0 (NaN included, as PyTorch's vectorized kernel), compared
+/// in x's dtype (lambd as float16 holds it for a float16 x, as PyTorch's).
+pub(crate) fn shrink_grad(
+    name: &'static str,
+    g: &Tensor,
+    x: &Tensor,
+    lambd: f64,
+) -> Result<Tensor> {
+    let l = lambd;
+    let f: GradFn = Arc::new(move |g, x| where_(&add(&lt(x, -l)?, &gt(x, l)?)?, g, 0));
+    backward_node(name, g, x, f, None)
+}

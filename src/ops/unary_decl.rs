@@ -601,6 +601,25 @@ macro_rules! unary_table {
                 methods: [], inplace: [], functions: [],
                 sig: "(Tensor input)",
             }
+            // The range of lambd is checked by `F.softshrink` (it names the dtype's maximum).
+            Softshrink softshrink {
+                node: "SoftshrinkBackward0",
+                dtypes: Dtypes::FloatOnly("softshrink_check"),
+                params: [lambd: f64 = 0.5],
+                save: Input,
+                cpu: |v| if v > lambd as T {
+                    v - lambd as T
+                } else if v < -(lambd as T) {
+                    v + lambd as T
+                } else {
+                    v * 0.0
+                },
+                // (0 * v keeps the sign and NaN, which a shader compiler may fold away)
+                wgsl: "select(select(select(bitcast<f32>(bitcast<u32>(v) & 0x80000000u), v, is_nan(v)), v + p.a, v < -p.a), v - p.a, v > p.a)",
+                grad: |g, x| crate::ops::activation::shrink_grad("SoftshrinkBackwardBackward0", g, x, lambd),
+                methods: [], inplace: [], functions: [],
+                sig: "(Tensor input, Scalar lambd = 0.5)",
+            }
             Asinh asinh {
                 node: "AsinhBackward0",
                 dtypes: Dtypes::Float,

@@ -1859,20 +1859,15 @@ def softshrink(input, lambd=0.5):
         >>> F.softshrink(gradrs.tensor([-1.0, 0.2, 1.0]))
         tensor([-0.5000,  0.0000,  0.5000])
     """
-    from .. import finfo, where
+    from .. import finfo
 
-    if input.is_floating_point():
+    if isinstance(input, _Tensor) and input.is_floating_point():
         top = finfo(input.dtype).max
         if not 0 <= lambd <= top:
             raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype "
                                f"{_scalar_name(input.dtype)}, but found {lambd:g}")
-
-    def fwd(x):
-        return where(x > lambd, x - lambd, where(x < -lambd, x + lambd, x * 0))
-
-    lam = _in_dtype(lambd, input.dtype)  # the backward's comparison (the forward's is float)
-    return _pointwise("SoftshrinkBackward0", input, fwd,
-                      lambda g, x: g.masked_fill(_shrink_mask(x, lam), 0))
+    # The declared op: the forward compares in float, the backward as the dtype holds lambd.
+    return _native._unary_op("softshrink", input, lambd)
 
 
 def hardshrink(input, lambd=0.5):
