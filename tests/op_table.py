@@ -1384,6 +1384,14 @@ OPS: list = [
          errors=[E(T((2, 3), I64), _name="int"), E(T((2, 3), BOOL), _name="bool"),
                  E(T((2, 3)), lambd=-1.0, _name="negative_lambd"),
                  E(T((2, 3), F64), lambd=-1.0, _name="negative_lambd_f64")]),
+    _act("hardshrink", unary_samples(()) + [
+            S(T((2, 3)), lambd=0.2),
+            S(T((2, 3), F64), lambd=1.0),
+            S(T((7,), F64, data=[-0.5, 0.5, -0.6, 0.6, 0.0, INF, -INF]), _fd=False),
+            S(T((64,), F64, data=[NAN] * 64), _fd=False)],
+         variants={"method": lambda m, x, **k: x.hardshrink(**k),
+                   "function": lambda m, x, **k: m.hardshrink(x, **k)},
+         errors=[E(T((2, 3), I64), _name="int"), E(T((2, 3), BOOL), _name="bool")]),
     _act("sigmoid", unary_samples()),
     _act("tanh", unary_samples()),
     # ---- binary -------------------------------------------------------------------------------

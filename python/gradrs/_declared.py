@@ -59,6 +59,7 @@ DECLARED_OPS = (
     "hardsigmoid",
     "hardswish",
     "softshrink",
+    "hardshrink",
     "asinh",
     "acosh",
     "atanh",

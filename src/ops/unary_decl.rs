@@ -620,6 +620,17 @@ macro_rules! unary_table {
                 methods: [], inplace: [], functions: [],
                 sig: "(Tensor input, Scalar lambd = 0.5)",
             }
+            Hardshrink hardshrink {
+                node: "HardshrinkBackward0",
+                dtypes: Dtypes::FloatOnly("hardshrink_cpu"),
+                params: [lambd: f64 = 0.5],
+                save: Input,
+                cpu: |v| if v >= -(lambd as T) && v <= lambd as T { 0.0 } else { v },
+                wgsl: "select(v, 0.0, !is_nan(v) && v >= -p.a && v <= p.a)",
+                grad: |g, x| crate::ops::activation::shrink_grad("HardshrinkBackwardBackward0", g, x, lambd),
+                methods: [hardshrink], inplace: [], functions: [],
+                sig: "(Tensor input, Scalar lambd = 0.5)",
+            }
             Asinh asinh {
                 node: "AsinhBackward0",
                 dtypes: Dtypes::Float,
