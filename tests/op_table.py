@@ -1392,6 +1392,15 @@ OPS: list = [
          variants={"method": lambda m, x, **k: x.hardshrink(**k),
                    "function": lambda m, x, **k: m.hardshrink(x, **k)},
          errors=[E(T((2, 3), I64), _name="int"), E(T((2, 3), BOOL), _name="bool")]),
+    _act("threshold", [dataclasses.replace(s, kwargs={"threshold": 0.1, "value": -2.0})
+                       for s in unary_samples((I64,))] + [
+            S(T((2, 3), F64), threshold=-0.5, value=20.0),
+            S(T((2, 3), I64), threshold=-0.5, value=9.7),
+            S(T((7,), F64, data=[-0.5, 0.5, -0.6, 0.6, 0.0, INF, -INF]), threshold=0.5,
+              value=7.0, _fd=False),
+            S(T((64,), F64, data=[NAN] * 64), threshold=0.5, value=7.0, _fd=False)],
+         inplace=True,
+         errors=[E(T((2, 3), BOOL), threshold=0.5, value=1.0, _name="bool")]),
     _act("sigmoid", unary_samples()),
     _act("tanh", unary_samples()),
     # ---- binary -------------------------------------------------------------------------------

@@ -60,6 +60,8 @@ DECLARED_OPS = (
     "hardswish",
     "softshrink",
     "hardshrink",
+    "threshold",
+    "threshold_",
     "asinh",
     "acosh",
     "atanh",

@@ -1,13 +1,16 @@
 //! Activations (`torch.nn.functional`): their kernels are declared in `ops/unary_decl.rs`
-//! (hardtanh, silu, gelu, softplus, elu, leaky_relu and the in-place forms that keep their
-//! result); here are the derivative formulas those entries name (PyTorch's `*_backward` ops
+//! (hardtanh, silu, gelu, softplus, elu, leaky_relu, celu, mish, hardsigmoid, hardswish,
+//! softshrink, hardshrink, threshold and the in-place forms with nodes of their own); here are
+//! the derivative formulas those entries name (PyTorch's `*_backward` ops
 //! as nodes of their own, `ops/backward_ops.rs`) and `gelu`'s choice of entry.
 
 use crate::autograd::{needs_grad, record_formula_jvp, GradModeGuard, Jvp};
+use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::ops::arithmetic::{add, div, mul, rsub};
 use crate::ops::backward_ops::{backward_node, GradFn, GradXFn};
 use crate::ops::compare::{ge, gt, le, lt};
+use crate::ops::creation::cast_data;
 use crate::ops::pointwise::one_minus_sq;
 use crate::ops::unary::{self, unary, UnaryOp};
 use crate::ops::where_::where_;
@@ -226,4 +229,31 @@ pub(crate) fn shrink_grad(
     let l = lambd;
     let f: GradFn = Arc::new(move |g, x| where_(&add(&lt(x, -l)?, &gt(x, l)?)?, g, 0));
     backward_node(name, g, x, f, None)
+}
+
+/// threshold_backward (ThresholdBackwardBackward0 under create_graph): 0 where
+/// x <= threshold, else `g`; a float16 x compares in float32, as PyTorch's kernel.
+pub(crate) fn threshold_grad(g: &Tensor, x: &Tensor, threshold: f64) -> Result<Tensor> {
+    let f: GradFn = Arc::new(move |g, x| {
+        let mask = if x.dtype() == DType::F16 {
+            le(&cast_data(x, DType::F32), threshold)?
+        } else {
+            le(x, threshold)?
+        };
+        where_(&mask, 0, g)
+    });
+    backward_node("ThresholdBackwardBackward0", g, x, f, None)
+}
+
+/// threshold's integer kernel: the parameters truncated toward zero (`Scalar::to<int64_t>`).
+pub(crate) fn threshold_int(v: i64, a: crate::ops::unary::Args) -> i64 {
+    if v <= a[0].unwrap_or(0.0) as i64 {
+        a[1].unwrap_or(0.0) as i64
+    } else {
+        v
+    }
+}
+
+pub(crate) fn threshold_bool(_: &Tensor) -> Result<Tensor> {
+    Err(crate::dtype::unsupported("threshold_cpu", DType::Bool))
 }

@@ -631,6 +631,37 @@ macro_rules! unary_table {
                 methods: [hardshrink], inplace: [], functions: [],
                 sig: "(Tensor input, Scalar lambd = 0.5)",
             }
+            // threshold: `value` where x <= threshold (so NaN passes), for every dtype but bool;
+            // integers compare with the parameters truncated, as PyTorch's `Scalar::to<int>`.
+            Threshold threshold {
+                node: "ThresholdBackward0",
+                dtypes: Dtypes::Keep(crate::ops::activation::threshold_int, crate::ops::activation::threshold_bool),
+                params: [threshold: f64 = 0.0, value: NotSaved = 0.0],
+                save: Input,
+                cpu: |v| if v <= threshold as T { value as T } else { v },
+                wgsl: "select(v, p.b, !is_nan(v) && v <= p.a)",
+                grad: |g, x| {
+                    let _ = value; // the backward reads only the threshold
+                    crate::ops::activation::threshold_grad(g, x, threshold)
+                },
+                methods: [], inplace: [], functions: [],
+                sig: "(Tensor input, Scalar threshold, Scalar value)",
+            }
+            // threshold_: in place; its node keeps the input's old values, as threshold's.
+            ThresholdInplace threshold_ {
+                node: "ThresholdBackward1",
+                dtypes: Dtypes::Keep(crate::ops::activation::threshold_int, crate::ops::activation::threshold_bool),
+                params: [threshold: f64 = 0.0, value: NotSaved = 0.0],
+                save: Input,
+                cpu: |v| if v <= threshold as T { value as T } else { v },
+                wgsl: "select(v, p.b, !is_nan(v) && v <= p.a)",
+                grad: |g, x| {
+                    let _ = value; // the backward reads only the threshold
+                    crate::ops::activation::threshold_grad(g, x, threshold)
+                },
+                methods: [], inplace: [], functions: [],
+                sig: "(Tensor input, Scalar threshold, Scalar value)",
+            }
             Asinh asinh {
                 node: "AsinhBackward0",
                 dtypes: Dtypes::Float,

@@ -1664,13 +1664,14 @@ def threshold(input, threshold, value, inplace=False):
         >>> F.threshold(gradrs.tensor([0.5, 1.0, 2.0]), 1.0, -1.0)
         tensor([-1., -1.,  2.])
     """
-    def fwd(x):
-        return x.masked_fill(x <= threshold, value)
+    return _threshold(input, threshold, value, inplace)
 
-    if inplace:
-        return threshold_(input, threshold, value)
-    return _pointwise("ThresholdBackward0", input, fwd,
-                      lambda g, x: g.masked_fill(x <= threshold, 0))
+
+def _threshold(input, threshold, value, inplace):
+    # The declared op (`src/ops/unary_decl.rs`); threshold_ is an entry of its own for its
+    # node's name (ThresholdBackward1).
+    return _native._unary_op("threshold_" if inplace else "threshold", input, threshold, value,
+                             inplace=inplace)
 
 
 def threshold_(input, threshold, value):
@@ -1686,9 +1687,7 @@ def threshold_(input, threshold, value):
         >>> F.threshold_(gradrs.tensor([0.5, 2.0]), 1.0, 0.0)
         tensor([0., 2.])
     """
-    return _inplace(input, lambda x: _pointwise(
-        "ThresholdBackward1", x, lambda y: y.masked_fill(y <= threshold, value),
-        lambda g, y: g.masked_fill(y <= threshold, 0)))
+    return _threshold(input, threshold, value, True)
 
 
 def hardsigmoid(input, inplace=False):
