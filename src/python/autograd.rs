@@ -215,7 +215,7 @@ impl PyNode {
         let type_name = slf.get_type().name()?.to_string();
         match slf.get().node() {
             Ok(node) => super::saved::getattr(slf.py(), &node, &type_name, name),
-            Err(_) => Err(pyo3::exceptions::PyAttributeError::new_err(format!(
+            Err(_) => Err(super::errors::attribute_error(format!(
                 "'{type_name}' object has no attribute '{name}'"
             ))),
         }

@@ -2,14 +2,13 @@
 //! `disable_saved_tensors_hooks`), nodes' `_saved_<name>` / `_raw_saved_<name>` attributes,
 //! the `SavedTensor` object with `register_hooks`, and `graph_stats`.
 
-use super::errors::foreign;
+use super::errors::{attribute_error, foreign, runtime_error, type_error};
 use super::tensor::{scalar_to_py, wrap, PyTensor};
 use crate::autograd::graph::live_nodes;
 use crate::autograd::saved::{self, Packed, SavedHooks, SavedValue, Value};
 use crate::autograd::{NodeRef, SavedTensor};
 use crate::error::Result;
 use crate::Tensor;
-use pyo3::exceptions::{PyAttributeError, PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use pyo3::IntoPyObjectExt;
@@ -51,7 +50,7 @@ impl Packed for PyPacked {
                 let out = out.bind(py);
                 match out.cast::<PyTensor>() {
                     Ok(t) => Ok(t.borrow().t.clone()),
-                    Err(_) => Err(PyTypeError::new_err(format!(
+                    Err(_) => Err(type_error(format!(
                         "Output of saved tensor unpack_hook expected to be a Tensor but got result of type {}",
                         out.get_type().name()?
                     ))),
@@ -137,7 +136,7 @@ fn lookup(node: &NodeRef, name: &str) -> PyResult<Option<Owned>> {
                 SavedValue::Value(v) => Owned::Value(v),
             })
     })
-    .ok_or_else(|| PyRuntimeError::new_err("cannot read a saved value of a node while it runs"))
+    .ok_or_else(|| runtime_error("cannot read a saved value of a node while it runs"))
 }
 
 fn value_to_py(py: Python<'_>, v: Value) -> PyResult<Py<PyAny>> {
@@ -222,7 +221,7 @@ pub struct PySavedTensor {
 impl PySavedTensor {
     #[new]
     fn new() -> PyResult<Self> {
-        Err(PyTypeError::new_err(
+        Err(type_error(
             "gradrs.autograd.graph.SavedTensor: No constructor defined!",
         ))
     }
@@ -235,7 +234,7 @@ impl PySavedTensor {
         unpack_hook: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
         if !pack_hook.is_callable() || !unpack_hook.is_callable() {
-            return Err(PyTypeError::new_err(format!(
+            return Err(type_error(format!(
                 "register_hooks(): incompatible function arguments. The following argument types are supported:\n    1. (self: gradrs.autograd.graph.SavedTensor, arg0: collections.abc.Callable, arg1: collections.abc.Callable) -> None\n\nInvoked with: {}, {}, {}",
                 slf.repr()?,
                 pack_hook.repr()?,
@@ -272,7 +271,7 @@ impl PySavedTensor {
                     .unwrap_or_else(SavedTensor::nothing)
             })
             .ok_or_else(|| {
-                PyRuntimeError::new_err("cannot register hooks on a saved tensor of a running node")
+                runtime_error("cannot register hooks on a saved tensor of a running node")
             })?;
         let result = taken.register_hooks(&hooks);
         let put_back = this.node.try_with(|n| {
@@ -314,7 +313,5 @@ pub fn getattr(py: Python<'_>, node: &NodeRef, type_name: &str, attr: &str) -> P
     } else {
         None
     };
-    found.ok_or_else(|| {
-        PyAttributeError::new_err(format!("'{type_name}' object has no attribute '{attr}'"))
-    })
+    found.ok_or_else(|| attribute_error(format!("'{type_name}' object has no attribute '{attr}'")))
 }
