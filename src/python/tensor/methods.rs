@@ -1,0 +1,315 @@
+//! Tensor methods of the core ops: add / sub / mul / div / pow (and in place), sum / mean,
+//! the matrix products, views and reshapes, comparisons.
+
+use super::*;
+
+#[pymethods]
+impl PyTensor {
+    // ---- named ops --------------------------------------------------------------------------
+
+    // pyo3 shows a default that is no literal (`-1`, `NumberArg::Absent`) as `...` in
+    // `__text_signature__`; `text_signature` gives Python (`inspect`, `help`, mypy.stubtest) the
+    // real one, here and wherever such a default appears.
+    #[pyo3(signature = (other, *, alpha=NumberArg::Absent), text_signature = "($self, other, *, alpha=1)")]
+    fn add(&self, py: Python<'_>, other: &Bound<'_, PyAny>, alpha: NumberArg) -> R {
+        self.add_sub(py, other, alpha, false)
+    }
+    #[pyo3(signature = (other, *, alpha=NumberArg::Absent), text_signature = "($self, other, *, alpha=1)")]
+    fn sub(&self, py: Python<'_>, other: &Bound<'_, PyAny>, alpha: NumberArg) -> R {
+        self.add_sub(py, other, alpha, true)
+    }
+    fn mul(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
+        let o = operand_or_err(other, "mul")?;
+        crate::python::boundary::tensor(py, || {
+            arithmetic::binary(BinaryOp::Mul, Operand::Tensor(self.t.clone()), o)
+        })
+    }
+    #[pyo3(
+        signature = (other, *, rounding_mode=RoundingMode::Absent),
+        text_signature = "($self, other, *, rounding_mode=None)"
+    )]
+    fn div(&self, py: Python<'_>, other: &Bound<'_, PyAny>, rounding_mode: RoundingMode) -> R {
+        let a = Operand::Tensor(self.t.clone());
+        match rounding_mode {
+            RoundingMode::Absent => {}
+            // PyTorch's div.Tensor_mode overload: DivBackward2.
+            RoundingMode::Given(None) => {
+                let o = operand_or_err(other, "div")?;
+                return crate::python::boundary::tensor(py, || arithmetic::div_mode_none(a, o));
+            }
+            RoundingMode::Given(Some(mode)) => {
+                let o = operand_or_err(other, "div")?;
+                return crate::python::boundary::tensor(py, || {
+                    crate::ops::divmod::div_rounding(&a, &o, &mode)
+                });
+            }
+        }
+        let o = operand_or_err(other, "div")?;
+        crate::python::boundary::tensor(py, || arithmetic::binary(BinaryOp::Div, a, o))
+    }
+    fn pow(&self, py: Python<'_>, exponent: &Bound<'_, PyAny>) -> R {
+        let o = operand(exponent).ok_or_else(|| pow_type_error("pow", exponent))?;
+        crate::python::boundary::tensor(py, || {
+            arithmetic::binary(BinaryOp::Pow, Operand::Tensor(self.t.clone()), o)
+        })
+    }
+    /// `self ** exponent` written into `self` (PowBackward0 for a number, PowBackward1 for a
+    /// tensor, as `pow` records; a result dtype `self` cannot hold is refused).
+    fn pow_(slf: &Bound<'_, Self>, exponent: &Bound<'_, PyAny>) -> R {
+        let o = operand(exponent).ok_or_else(|| pow_type_error("pow_", exponent))?;
+        Self::inplace_operand(slf, BinaryOp::Pow, o)
+    }
+    #[pyo3(signature = (other, *, alpha=NumberArg::Absent), text_signature = "($self, other, *, alpha=1)")]
+    fn add_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>, alpha: NumberArg) -> R {
+        Self::add_sub_(slf, other, alpha, false)
+    }
+    #[pyo3(signature = (other, *, alpha=NumberArg::Absent), text_signature = "($self, other, *, alpha=1)")]
+    fn sub_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>, alpha: NumberArg) -> R {
+        Self::add_sub_(slf, other, alpha, true)
+    }
+    fn mul_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> R {
+        Self::inplace(slf, BinaryOp::Mul, other)
+    }
+    #[pyo3(
+        signature = (other, *, rounding_mode=RoundingMode::Absent),
+        text_signature = "($self, other, *, rounding_mode=None)"
+    )]
+    fn div_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>, rounding_mode: RoundingMode) -> R {
+        let mode = match rounding_mode {
+            RoundingMode::Absent => return Self::inplace(slf, BinaryOp::Div, other),
+            RoundingMode::Given(mode) => mode,
+        };
+        let o = operand_or_err(other, "div_")?;
+        let ot = o.edge_tensor(DType::F32);
+        crate::python::pointwise::in_place_with(slf, &[&ot], |x| {
+            let a = Operand::Tensor(x.clone());
+            match &mode {
+                // PyTorch's div.Tensor_mode overload (DivBackward2), as `div` records it.
+                None => arithmetic::div_mode_none(a, o),
+                Some(m) => crate::ops::divmod::div_rounding(&a, &o, m),
+            }
+        })
+    }
+    #[pyo3(
+        signature = (dim=None, keepdim=Flag::FALSE, dtype=None),
+        text_signature = "($self, dim=None, keepdim=False, dtype=None)"
+    )]
+    fn sum(
+        &self,
+        py: Python<'_>,
+        dim: Option<&Bound<'_, PyAny>>,
+        keepdim: Flag,
+        dtype: Option<&Bound<'_, PyAny>>,
+    ) -> R {
+        let keepdim = keepdim.get("sum", "keepdim")?;
+        let dims = dims_arg(dim)?;
+        let x = self.cast_to(dtype)?;
+        let d = extract_dtype(dtype)?;
+        crate::python::boundary::tensor(py, || {
+            let out = reduce::sum(&x, dims.as_deref(), keepdim)?;
+            Ok(match d {
+                Some(d) if d != out.dtype() => creation::cast_data(&out, d),
+                _ => out,
+            })
+        })
+    }
+    #[pyo3(
+        signature = (dim=None, keepdim=Flag::FALSE, dtype=None),
+        text_signature = "($self, dim=None, keepdim=False, dtype=None)"
+    )]
+    fn mean(
+        &self,
+        py: Python<'_>,
+        dim: Option<&Bound<'_, PyAny>>,
+        keepdim: Flag,
+        dtype: Option<&Bound<'_, PyAny>>,
+    ) -> R {
+        let keepdim = keepdim.get("mean", "keepdim")?;
+        if let Some(d) = extract_dtype(dtype)?.filter(|d| !d.is_floating_point()) {
+            return Err(crate::python::errors::runtime_error(format!(
+                "mean(): could not infer output dtype. Optional dtype must be either a floating point or complex dtype. Got: {}",
+                crate::dtype::pretty_kernel_name(d)
+            )));
+        }
+        let x = self.cast_to(dtype)?;
+        let dims = dims_arg(dim)?;
+        crate::python::boundary::tensor(py, || reduce::mean(&x, dims.as_deref(), keepdim))
+    }
+    fn matmul(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
+        let b = other.t.clone();
+        crate::python::boundary::tensor(py, || matmul::matmul(&self.t, &b))
+    }
+    fn mm(&self, py: Python<'_>, mat2: PyRef<'_, PyTensor>) -> R {
+        let b = mat2.t.clone();
+        crate::python::boundary::tensor(py, || matmul::mm(&self.t, &b))
+    }
+    #[pyo3(
+        signature = (mat1, mat2, *, beta=NumberArg::Absent, alpha=NumberArg::Absent),
+        text_signature = "($self, mat1, mat2, *, beta=1, alpha=1)"
+    )]
+    fn addmm(
+        &self,
+        py: Python<'_>,
+        mat1: PyRef<'_, PyTensor>,
+        mat2: PyRef<'_, PyTensor>,
+        beta: NumberArg,
+        alpha: NumberArg,
+    ) -> R {
+        let beta = beta.scalar(py, "addmm", "beta", Scalar::Int(1))?;
+        let alpha = alpha.scalar(py, "addmm", "alpha", Scalar::Int(1))?;
+        let (m1, m2) = (mat1.t.clone(), mat2.t.clone());
+        crate::python::boundary::tensor(py, || matmul::addmm(&self.t, &m1, &m2, beta, alpha))
+    }
+    fn bmm(&self, py: Python<'_>, mat2: PyRef<'_, PyTensor>) -> R {
+        let b = mat2.t.clone();
+        crate::python::boundary::tensor(py, || matmul::bmm(&self.t, &b))
+    }
+    fn mv(&self, py: Python<'_>, vec: PyRef<'_, PyTensor>) -> R {
+        let b = vec.t.clone();
+        crate::python::boundary::tensor(py, || matmul::mv(&self.t, &b))
+    }
+    fn dot(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
+        let b = other.t.clone();
+        crate::python::boundary::tensor(py, || matmul::dot(&self.t, &b))
+    }
+    #[pyo3(signature = (*shape))]
+    fn view(&self, py: Python<'_>, shape: &Bound<'_, PyTuple>) -> R {
+        if shape.len() == 1 {
+            if let Ok(d) = shape.get_item(0)?.cast::<crate::python::dtype::PyDType>() {
+                if d.get().d != self.t.dtype() {
+                    return Err(crate::python::errors::runtime_error(
+                        "view(dtype) is not supported yet",
+                    ));
+                }
+                return crate::python::boundary::cheap(py, || {
+                    movement::view(&self.t, &sizes_i64(&self.t.shape()))
+                });
+            }
+        }
+        wrap(
+            py,
+            crate::python::boundary::held(|| Ok(movement::view(&self.t, &sizes_arg(shape)?)?))?,
+        )
+    }
+    /// `reshape(*shape)` or `reshape(shape=...)`: a copy where no view fits, so the GIL is
+    /// released.
+    #[pyo3(signature = (*shape, **kwargs), text_signature = "($self, *shape)")]
+    fn reshape(
+        &self,
+        py: Python<'_>,
+        shape: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> R {
+        let sizes = sizes_or_keyword("reshape", "shape", shape, kwargs)?;
+        crate::python::boundary::tensor(py, || movement::reshape(&self.t, &sizes))
+    }
+    fn view_as(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
+        let s = sizes_i64(&other.t.shape());
+        crate::python::boundary::cheap(py, || movement::view(&self.t, &s))
+    }
+    fn reshape_as(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
+        let s = sizes_i64(&other.t.shape());
+        crate::python::boundary::tensor(py, || movement::reshape(&self.t, &s))
+    }
+    fn t(&self, py: Python<'_>) -> R {
+        crate::python::boundary::cheap(py, || movement::t(&self.t))
+    }
+    fn transpose(&self, py: Python<'_>, dim0: i64, dim1: i64) -> R {
+        crate::python::boundary::cheap(py, || movement::transpose(&self.t, dim0, dim1))
+    }
+    #[pyo3(signature = (*dims, **kwargs), text_signature = "($self, *dims)")]
+    fn permute(
+        &self,
+        py: Python<'_>,
+        dims: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> R {
+        let dims = sizes_or_keyword("permute", "dims", dims, kwargs)?;
+        wrap(
+            py,
+            crate::python::boundary::held(|| Ok(movement::permute(&self.t, &dims)?))?,
+        )
+    }
+    #[pyo3(signature = (*sizes, **kwargs), text_signature = "($self, *sizes)")]
+    fn expand(
+        &self,
+        py: Python<'_>,
+        sizes: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> R {
+        let sizes = sizes_or_keyword("expand", "size", sizes, kwargs)?;
+        wrap(
+            py,
+            crate::python::boundary::held(|| Ok(movement::expand(&self.t, &sizes)?))?,
+        )
+    }
+    fn expand_as(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
+        let s = sizes_i64(&other.t.shape());
+        crate::python::boundary::cheap(py, || movement::expand(&self.t, &s))
+    }
+    fn unsqueeze(&self, py: Python<'_>, dim: i64) -> R {
+        crate::python::boundary::cheap(py, || movement::unsqueeze(&self.t, dim))
+    }
+    /// `unfold(dimension, size, step)`: a view of the windows along `dimension`.
+    fn unfold(&self, py: Python<'_>, dimension: i64, size: i64, step: i64) -> R {
+        crate::python::boundary::cheap(py, || movement::unfold(&self.t, dimension, size, step))
+    }
+    #[pyo3(signature = (dim=None))]
+    fn squeeze(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>) -> R {
+        let Some(dim) = dim.filter(|d| !d.is_none()) else {
+            return crate::python::boundary::cheap(py, || movement::squeeze(&self.t, None));
+        };
+        // A tuple or list of dims is the `squeeze(dims)` overload (PyTorch >= 2.0).
+        if dim.is_instance_of::<pyo3::types::PyTuple>()
+            || dim.is_instance_of::<pyo3::types::PyList>()
+        {
+            let dims: Vec<i64> = dim.extract()?;
+            return crate::python::boundary::cheap(py, || movement::squeeze_dims(&self.t, &dims));
+        }
+        wrap(
+            py,
+            crate::python::boundary::held(|| {
+                Ok(movement::squeeze(&self.t, Some(dim.extract()?))?)
+            })?,
+        )
+    }
+    #[pyo3(signature = (start_dim=0, end_dim=-1), text_signature = "($self, start_dim=0, end_dim=-1)")]
+    fn flatten(&self, py: Python<'_>, start_dim: i64, end_dim: i64) -> R {
+        let shape = self.t.shape();
+        if shape.is_empty() {
+            return crate::python::boundary::cheap(py, || movement::reshape(&self.t, &[1]));
+        }
+        let s = crate::tensor::shape::wrap_dim(start_dim, shape.len())?;
+        let e = crate::tensor::shape::wrap_dim(end_dim, shape.len())?;
+        if s > e {
+            return Err(crate::python::errors::runtime_error(
+                "flatten() has invalid args: start_dim cannot come after end_dim",
+            ));
+        }
+        if s == e {
+            return wrap(py, self.t.clone());
+        }
+        let mut new: Vec<i64> = shape[..s].iter().map(|&x| x as i64).collect();
+        new.push(shape[s..=e].iter().product::<usize>() as i64);
+        new.extend(shape[e + 1..].iter().map(|&x| x as i64));
+        crate::python::boundary::cheap(py, || movement::reshape(&self.t, &new))
+    }
+    fn eq(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
+        self.cmp(py, CmpOp::Eq, other)
+    }
+    fn ne(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
+        self.cmp(py, CmpOp::Ne, other)
+    }
+    fn lt(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
+        self.cmp(py, CmpOp::Lt, other)
+    }
+    fn le(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
+        self.cmp(py, CmpOp::Le, other)
+    }
+    fn gt(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
+        self.cmp(py, CmpOp::Gt, other)
+    }
+    fn ge(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
+        self.cmp(py, CmpOp::Ge, other)
+    }
+}

@@ -1,0 +1,487 @@
+//! The `Tensor` pyclass: the Python tensor IS this native object; every op goes straight
+//! from Python into Rust. Here: the class, its Python object's identity (`wrap`), the
+//! argument parsing its methods share, the legacy constructor; its methods by kind in the
+//! files beside (attributes, grad, conversion, protocol, operators, methods).
+
+mod attributes;
+mod conversion;
+mod grad;
+mod methods;
+mod operators;
+mod protocol;
+
+use super::autograd::node_object;
+use super::convert::{extract_scalar, operand_scalar, to_list, Flag, NumberArg};
+use super::dtype::{dtype_object, extract_dtype, PyDevice};
+use super::helpers;
+use crate::autograd::{self, BackwardOptions};
+use crate::dtype::{DType, Scalar};
+use crate::ops::arithmetic::{self, BinaryOp};
+use crate::ops::compare::{self, CmpOp};
+use crate::ops::inplace;
+use crate::ops::unary::{unary, UnaryOp};
+use crate::ops::{creation, matmul, movement, reduce, Operand};
+use crate::tensor::shape::sizes_i64;
+use crate::tensor::{Device, Tensor};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+use pyo3::IntoPyObjectExt;
+use std::sync::atomic::Ordering;
+
+#[pyclass(name = "Tensor", module = "gradrs", subclass, dict, weakref)]
+pub struct PyTensor {
+    pub t: Tensor,
+}
+
+/// The Python object for `t`: the existing one if it has one (identity is preserved, as in
+/// PyTorch), else a new one.
+pub fn wrap(py: Python<'_>, t: Tensor) -> PyResult<Py<PyAny>> {
+    let ptr = t.0.binding.load(Ordering::Acquire);
+    if ptr != 0 {
+        // SAFETY: `binding` is non-zero only while that object lives (cleared in Drop below),
+        // and we hold the GIL.
+        return Ok(
+            unsafe { Bound::from_borrowed_ptr(py, ptr as *mut pyo3::ffi::PyObject) }.unbind(),
+        );
+    }
+    if t.dtype() == DType::F64 && t.device().is_gpu() {
+        // Ops compute float64 on the host copy; none may hand a float64 GPU tensor out.
+        crate::tensor::device::check_gpu_dtype(DType::F64)?;
+    }
+    let imp = t.0.clone();
+    let obj = Py::new(py, PyTensor { t })?.into_any();
+    imp.binding.store(obj.as_ptr() as usize, Ordering::Release);
+    Ok(obj)
+}
+
+impl Drop for PyTensor {
+    fn drop(&mut self) {
+        self.t.0.binding.store(0, Ordering::Release);
+    }
+}
+
+type R = PyResult<Py<PyAny>>;
+
+pub fn scalar_to_py(py: Python<'_>, s: Scalar) -> R {
+    Ok(match s {
+        Scalar::Float(f) => f.into_py_any(py)?,
+        Scalar::Int(i) => i.into_py_any(py)?,
+        Scalar::Bool(b) => b.into_py_any(py)?,
+    })
+}
+
+/// A binary operand from Python: a tensor or a number; None for anything else
+/// (so dunder methods can return NotImplemented).
+fn operand(obj: &Bound<'_, PyAny>) -> Option<Operand> {
+    if let Ok(t) = obj.cast::<PyTensor>() {
+        return Some(Operand::Tensor(t.borrow().t.clone()));
+    }
+    operand_scalar(obj).map(Operand::Scalar)
+}
+
+/// The operand of an in-place dunder (`t += x`): a tensor or a number. Anything else fails
+/// to extract, which pyo3 answers with NotImplemented (its in-place slots return `self`
+/// otherwise): PyTorch's dunders turn `add_`'s TypeError into NotImplemented, so
+/// `t += ndarray` falls back to `t + ndarray` (numpy's add; `t` rebound, not written).
+pub(crate) struct InPlaceOperand(Operand);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for InPlaceOperand {
+    type Error = PyErr;
+    fn extract(obj: pyo3::Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        operand(&obj)
+            .map(InPlaceOperand)
+            .ok_or_else(|| super::errors::type_error("not a tensor or a number"))
+    }
+}
+
+/// `pow` / `pow_`'s TypeError for an exponent that is no tensor or number, as PyTorch's
+/// parser words it for the two overloads.
+fn pow_type_error(name: &str, exponent: &Bound<'_, PyAny>) -> PyErr {
+    let got = super::convert::type_name(exponent);
+    let desc = super::convert::arg_desc(exponent);
+    let why = format!(
+        "      didn't match because some of the arguments have invalid types: (!{desc}!)\n"
+    );
+    super::errors::type_error(format!(
+        "{name}() received an invalid combination of arguments - got ({got}), but expected one of:\n * (Tensor exponent)\n{why} * (Number exponent)\n{why}"
+    ))
+}
+
+fn operand_or_err(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Operand> {
+    operand(obj).ok_or_else(|| {
+        super::errors::type_error(format!(
+            "{what}(): argument 'other' (position 1) must be Tensor, not {}",
+            obj.get_type()
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_default()
+        ))
+    })
+}
+
+/// `div`'s `rounding_mode=`: left out (`div.Tensor`, `DivBackward0`) or given, `None` included
+/// (`div.Tensor_mode`, `DivBackward2`): PyTorch records the two overloads differently.
+pub(crate) enum RoundingMode {
+    Absent,
+    Given(Option<String>),
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for RoundingMode {
+    type Error = PyErr;
+    fn extract(obj: pyo3::Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        if obj.is_none() {
+            return Ok(RoundingMode::Given(None));
+        }
+        Ok(RoundingMode::Given(Some(obj.extract::<String>()?)))
+    }
+}
+
+/// `size` arguments: ints or one sequence of ints (`view(2, 3)`, `view((2, 3))`).
+pub fn sizes_arg(args: &Bound<'_, PyTuple>) -> PyResult<Vec<i64>> {
+    if args.len() == 1 {
+        let a = args.get_item(0)?;
+        if let Ok(v) = a.extract::<Vec<i64>>() {
+            return Ok(v);
+        }
+        if a.is_instance_of::<PyTuple>() || a.is_instance_of::<pyo3::types::PyList>() {
+            return a
+                .try_iter()?
+                .enumerate()
+                .map(|(i, v)| size_item(&v?, i))
+                .collect();
+        }
+    }
+    args.iter()
+        .enumerate()
+        .map(|(i, a)| size_item(&a, i))
+        .collect()
+}
+
+/// One size: an int, with PyTorch's TypeError for an int past int64.
+fn size_item(a: &Bound<'_, PyAny>, i: usize) -> PyResult<i64> {
+    a.extract::<i64>().map_err(|e| {
+        if e.is_instance_of::<pyo3::exceptions::PyOverflowError>(a.py()) {
+            super::errors::type_error(format!(
+                "argument 'size' failed to unpack the object at pos {} with error \"Overflow when unpacking long long\"",
+                i + 1
+            ))
+        } else {
+            e
+        }
+    })
+}
+
+/// A `*sizes` argument that PyTorch's parser also takes by its keyword, `name=(2, 3)`, with
+/// its errors for a keyword it does not know or given twice.
+pub(crate) fn sizes_or_keyword(
+    op: &str,
+    name: &str,
+    args: &Bound<'_, PyTuple>,
+    kwargs: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Vec<i64>> {
+    let kw = kwargs.filter(|k| !k.is_empty());
+    let given = match kw {
+        Some(kw) => kw.contains(name)?,
+        None => false,
+    };
+    if args.is_empty() && !given {
+        return Err(super::errors::type_error(format!(
+            "{op}() missing 1 required positional arguments: \"{name}\""
+        )));
+    }
+    let Some(kw) = kw else {
+        return sizes_arg(args);
+    };
+    for (k, _) in kw.iter() {
+        let k: String = k.extract()?;
+        if k != name {
+            return Err(super::errors::type_error(format!(
+                "{op}() got an unexpected keyword argument '{k}'"
+            )));
+        }
+    }
+    if !args.is_empty() {
+        return Err(super::errors::type_error(format!(
+            "{op}() got multiple values for argument '{name}'"
+        )));
+    }
+    let v = kw.get_item(name)?.expect("the one keyword");
+    v.extract::<Vec<i64>>().map_err(|_| {
+        super::errors::type_error(format!(
+            "{op}(): argument '{name}' must be tuple of ints, not {}",
+            v.get_type()
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_default()
+        ))
+    })
+}
+
+/// `dim` arguments: None, an int, or a sequence of ints.
+pub fn dims_arg(dim: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Vec<i64>>> {
+    match dim {
+        None => Ok(None),
+        Some(d) if d.is_none() => Ok(None),
+        Some(d) => {
+            if let Ok(i) = d.extract::<i64>() {
+                Ok(Some(vec![i]))
+            } else {
+                Ok(Some(d.extract::<Vec<i64>>()?))
+            }
+        }
+    }
+}
+
+impl PyTensor {
+    /// `t` on `device`: the same object when already there.
+    fn moved(slf: &Bound<'_, Self>, device: Device) -> R {
+        let t = slf.borrow().t.clone();
+        if t.device() == device {
+            return Ok(slf.clone().into_any().unbind());
+        }
+        super::boundary::tensor(slf.py(), || creation::to_device(&t, device))
+    }
+    /// The value of a one-element tensor for `float()` / `int()`, with PyTorch's error.
+    fn python_scalar(&self) -> PyResult<Scalar> {
+        if self.t.numel() != 1 {
+            return Err(super::errors::value_error(
+                "only one element tensors can be converted to Python scalars",
+            ));
+        }
+        Ok(self.t.item()?)
+    }
+    /// `cuda(device=None, non_blocking=False, *, memory_format=None)` (and `gpu`).
+    fn to_gpu(
+        slf: &Bound<'_, Self>,
+        name: &str,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> R {
+        use super::parse::{opt, parse, Kind, Signature};
+        const SIGS: [Signature; 1] = [Signature {
+            params: &[
+                opt("device", Kind::Device, true, false),
+                opt("non_blocking", Kind::Bool, false, false),
+                opt("memory_format", Kind::MemoryFormat, true, true),
+            ],
+            text: "",
+        }];
+        let (_, a) = parse(name, &SIGS, args, kwargs, false)?;
+        if let Some(Device::Cpu) = super::dtype::check_device(a[0].as_ref())? {
+            return Err(super::errors::runtime_error(format!(
+                "Invalid device, must be {name} device"
+            )));
+        }
+        Self::moved(slf, Device::Gpu)
+    }
+    fn bin(&self, py: Python<'_>, op: BinaryOp, other: &Bound<'_, PyAny>) -> R {
+        match operand(other) {
+            Some(o) => super::boundary::tensor(py, || {
+                arithmetic::binary(op, Operand::Tensor(self.t.clone()), o)
+            }),
+            None => Ok(py.NotImplemented()),
+        }
+    }
+    fn cmp(&self, py: Python<'_>, op: CmpOp, other: &Bound<'_, PyAny>) -> R {
+        match operand(other) {
+            Some(o) => super::boundary::tensor(py, || {
+                compare::compare(op, Operand::Tensor(self.t.clone()), o)
+            }),
+            None => Ok(py.NotImplemented()),
+        }
+    }
+    fn add_sub(&self, py: Python<'_>, other: &Bound<'_, PyAny>, alpha: NumberArg, sub: bool) -> R {
+        let name = if sub { "sub" } else { "add" };
+        let o = operand_or_err(other, name)?;
+        let alpha = alpha.scalar(py, name, "alpha", Scalar::Int(1))?;
+        let a = Operand::Tensor(self.t.clone());
+        match alpha {
+            Scalar::Int(1) => super::boundary::tensor(py, || {
+                arithmetic::binary(if sub { BinaryOp::Sub } else { BinaryOp::Add }, a, o)
+            }),
+            s => super::boundary::tensor(py, || arithmetic::add_scaled(&self.t, o, s, sub)),
+        }
+    }
+    fn add_sub_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>, alpha: NumberArg, sub: bool) -> R {
+        let op = if sub { BinaryOp::Sub } else { BinaryOp::Add };
+        let name = if sub { "sub_" } else { "add_" };
+        match alpha.scalar(slf.py(), name, "alpha", Scalar::Int(1))? {
+            Scalar::Int(1) => Self::inplace(slf, op, other),
+            a => {
+                let o = operand_or_err(other, op.name())?;
+                let others = o.as_tensor().is_some_and(|t| t.requires_grad());
+                let dst = slf.borrow().t.clone();
+                super::boundary::catch(|| {
+                    crate::ops::inplace::apply_(&dst, others, |x| {
+                        let inputs: Vec<&Tensor> = o.as_tensor().into_iter().collect();
+                        crate::ops::inplace::check_write(&dst, &inputs)?;
+                        arithmetic::add_scaled(x, o.clone(), a, sub)
+                    })
+                })?;
+                Ok(slf.clone().into_any().unbind())
+            }
+        }
+    }
+    /// `op(self cast to dtype)`, its result in `dtype` too: an explicit dtype overrides the
+    /// integer sums' and products' int64 (`x.sum(dtype=gradrs.int32)` is int32).
+    pub(crate) fn accumulate_as(
+        &self,
+        py: Python<'_>,
+        dtype: Option<&Bound<'_, PyAny>>,
+        op: impl FnOnce(&Tensor) -> crate::Result<Tensor> + Send,
+    ) -> R {
+        let d = extract_dtype(dtype)?;
+        let x = self.cast_to(dtype)?;
+        super::boundary::tensor(py, || {
+            let out = op(&x)?;
+            Ok(match d {
+                Some(d) if d != out.dtype() => creation::cast_data(&out, d),
+                _ => out,
+            })
+        })
+    }
+    /// The tensor in the `dtype=` a reduction was asked for (itself when None).
+    pub(crate) fn cast_to(&self, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<Tensor> {
+        match (dtype, extract_dtype(dtype)?) {
+            (Some(o), Some(d)) => super::boundary::run(o.py(), || creation::to_dtype(&self.t, d)),
+            _ => Ok(self.t.clone()),
+        }
+    }
+    fn un(&self, py: Python<'_>, op: UnaryOp) -> R {
+        super::boundary::tensor(py, || unary(op, &self.t))
+    }
+    fn inplace(
+        slf: &Bound<'_, Self>,
+        op: BinaryOp,
+        other: &Bound<'_, PyAny>,
+    ) -> PyResult<Py<PyAny>> {
+        let o = operand_or_err(other, op.name())?;
+        Self::inplace_operand(slf, op, o)
+    }
+
+    fn inplace_operand(slf: &Bound<'_, Self>, op: BinaryOp, o: Operand) -> PyResult<Py<PyAny>> {
+        // In-place writes keep the GIL: writers stay serialized (Note [Storage mutation]).
+        let t = slf.borrow().t.clone();
+        super::boundary::held(|| {
+            // PyTorch's autograd checks come before its kernel's overlap checks.
+            inplace::check_inplace_leaf(&t)?;
+            crate::ops::inplace::check_write(&t, &o.as_tensor().into_iter().collect::<Vec<_>>())?;
+            Ok(inplace::binary_(op, &t, o)?)
+        })?;
+        Ok(slf.clone().into_any().unbind())
+    }
+}
+
+#[pymethods]
+impl PyTensor {
+    /// Legacy constructor: `Tensor(*sizes)`, `Tensor(sequence)`, `Tensor(tensor)`, `Tensor()`.
+    #[new]
+    #[pyo3(signature = (*args, **kwargs))]
+    fn new(args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<PyTensor> {
+        super::boundary::held(|| legacy_new(args, kwargs, crate::dtype::default_float()))
+            .map(|t| PyTensor { t })
+    }
+
+    /// A tensor made by `Tensor.__new__` (`gradrs.Tensor(...)`, `nn.Parameter`) becomes its
+    /// tensor's object here, so the core hands back this very object (`AccumulateGrad.variable`
+    /// is the Parameter itself).
+    #[pyo3(signature = (*_args, **_kwargs))]
+    fn __init__(
+        slf: &Bound<'_, Self>,
+        _args: &Bound<'_, PyTuple>,
+        _kwargs: Option<&Bound<'_, PyDict>>,
+    ) {
+        let imp = slf.borrow().t.0.clone();
+        let _ = imp.binding.compare_exchange(
+            0,
+            slf.as_ptr() as usize,
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        );
+    }
+}
+
+/// A dim index into a shape; 0-dim tensors have none (PyTorch's IndexError).
+fn dim_of(d: i64, ndim: usize) -> PyResult<usize> {
+    if ndim == 0 {
+        return Err(super::errors::index_error(format!(
+            "Dimension specified as {d} but tensor has no dimensions"
+        )));
+    }
+    Ok(crate::tensor::shape::wrap_dim(d, ndim)?)
+}
+
+pub fn to_shape(sizes: &[i64]) -> PyResult<Vec<usize>> {
+    sizes
+        .iter()
+        .map(|&s| {
+            if s < 0 {
+                Err(super::errors::runtime_error(format!(
+                    "Trying to create tensor with negative dimension {s}: {:?}",
+                    sizes
+                )))
+            } else {
+                Ok(s as usize)
+            }
+        })
+        .collect()
+}
+
+/// The legacy constructors `Tensor(...)`, `FloatTensor(...)`, `LongTensor(...)`.
+pub fn legacy_new(
+    args: &Bound<'_, PyTuple>,
+    kwargs: Option<&Bound<'_, PyDict>>,
+    dtype: DType,
+) -> PyResult<Tensor> {
+    if let Some(kw) = kwargs {
+        for (k, _) in kw.iter() {
+            let k: String = k.extract()?;
+            if k != "device" {
+                let got: Vec<String> = args
+                    .iter()
+                    .map(|a| {
+                        a.get_type()
+                            .name()
+                            .map(|n| n.to_string())
+                            .unwrap_or_default()
+                    })
+                    .chain(std::iter::once(format!("{k}=bool")))
+                    .collect();
+                return Err(super::errors::type_error(format!(
+                    "new() received an invalid combination of arguments - got ({}), but expected one of:\n * (*, gradrs.device device = None)\n      didn't match because some of the keywords were incorrect: {k}\n * (gradrs.Storage storage)\n * (Tensor other)\n * (tuple of ints size, *, gradrs.device device = None)\n * (object data, *, gradrs.device device = None)\n",
+                    got.join(", ")
+                )));
+            }
+        }
+    }
+    if args.is_empty() {
+        return Ok(Tensor::zeros(&[0], dtype));
+    }
+    if args.len() == 1 {
+        let a = args.get_item(0)?;
+        if let Ok(t) = a.cast::<PyTensor>() {
+            return Ok(t.borrow().t.detach());
+        }
+        if !a.is_instance_of::<pyo3::types::PyInt>() {
+            if a.cast::<pyo3::types::PySequence>().is_ok() || a.hasattr("__array_interface__")? {
+                return super::convert::tensor_from_data(&a, Some(dtype));
+            }
+            return Err(super::errors::type_error(format!(
+                "new(): data must be a sequence (got {})",
+                a.get_type().name()?
+            )));
+        }
+    }
+    let mut sizes = Vec::with_capacity(args.len());
+    for a in args.iter() {
+        if !a.is_instance_of::<pyo3::types::PyInt>() {
+            return Err(super::errors::type_error(format!(
+                "new(): argument 'size' failed to unpack the object at pos {} with error \"type must be tuple of ints,but got {}\"",
+                sizes.len() + 1,
+                a.get_type().name()?
+            )));
+        }
+        sizes.push(a.extract::<i64>()?);
+    }
+    Ok(Tensor::zeros(&to_shape(&sizes)?, dtype))
+}
