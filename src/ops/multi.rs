@@ -12,8 +12,9 @@ use crate::{
     ops::arithmetic::{add, div, mul, pow, rsub, sub},
     ops::compare::{eq, ge, gt, le, lt, ne},
     ops::creation::zeros_like,
+    ops::extrema::amax,
     ops::logical::logical_not,
-    ops::reduce::{amax, reduction_dims, restore_dims, sum},
+    ops::reduce::{reduction_dims, restore_dims, sum},
     ops::where_::where_,
     tensor::shape::wrap_dim,
 };

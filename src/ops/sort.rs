@@ -11,9 +11,10 @@ use crate::error::{Error, Result};
 use crate::kernels::{self, Rows};
 use crate::ops::compare::{gt, ne};
 use crate::ops::creation::{cast_data, contiguous_clone};
+use crate::ops::extrema::evenly_distributed;
 use crate::ops::index::scatter;
 use crate::ops::movement::squeeze;
-use crate::ops::reduce::{evenly_distributed, restore_dims};
+use crate::ops::reduce::restore_dims;
 use crate::ops::slicing::slice;
 use crate::ops::where_::where_;
 use crate::ops::Operand;
@@ -241,7 +242,7 @@ fn median_position(x: &Tensor, v: &Tensor, d: usize) -> Result<Tensor> {
     // The first NaN of each sorted line (NaNs sort last), found by a max over the NaN mask
     // (float32, which the GPU reduces), whose value says whether there is one.
     let nan = cast_data(&ne(v, v)?, DType::F32);
-    let (any, first) = crate::ops::reduce::extreme_dim(&nan, d as i64, true, true)?;
+    let (any, first) = crate::ops::extrema::extreme_dim(&nan, d as i64, true, true)?;
     where_(
         &gt(&any, 0.0)?,
         Operand::Tensor(first),

@@ -3,7 +3,7 @@
 use super::convert::Flag;
 use super::helpers;
 use super::tensor::{dims_arg, wrap, PyTensor};
-use crate::ops::{reduce, sort};
+use crate::ops::{extrema, reduce, scan, sort, statistics};
 use pyo3::prelude::*;
 
 type R = PyResult<Py<PyAny>>;
@@ -22,7 +22,7 @@ fn extreme(
 ) -> R {
     let name = if max { "max" } else { "min" };
     match dim {
-        None => super::boundary::tensor(py, || reduce::extreme_all(&t.t, max)),
+        None => super::boundary::tensor(py, || extrema::extreme_all(&t.t, max)),
         Some(d) => {
             if let Ok(other) = d.cast::<PyTensor>() {
                 let o = other.borrow().t.clone();
@@ -35,7 +35,7 @@ fn extreme(
                 });
             }
             let d: i64 = d.extract()?;
-            let (v, i) = super::boundary::run(py, || reduce::extreme_dim(&t.t, d, keepdim, max))?;
+            let (v, i) = super::boundary::run(py, || extrema::extreme_dim(&t.t, d, keepdim, max))?;
             values_indices(py, name, v, i)
         }
     }
@@ -107,7 +107,7 @@ impl PyTensor {
     fn amax(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: Flag) -> R {
         let keepdim = keepdim.get("amax", "keepdim")?;
         let dims = dims_arg(dim)?.unwrap_or_default();
-        super::boundary::tensor(py, || reduce::amax(&self.t, &dims, keepdim, true))
+        super::boundary::tensor(py, || extrema::amax(&self.t, &dims, keepdim, true))
     }
     #[pyo3(
         signature = (dim=None, keepdim=Flag::FALSE),
@@ -116,7 +116,7 @@ impl PyTensor {
     fn amin(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: Flag) -> R {
         let keepdim = keepdim.get("amin", "keepdim")?;
         let dims = dims_arg(dim)?.unwrap_or_default();
-        super::boundary::tensor(py, || reduce::amax(&self.t, &dims, keepdim, false))
+        super::boundary::tensor(py, || extrema::amax(&self.t, &dims, keepdim, false))
     }
     #[pyo3(
         signature = (dim=None, keepdim=Flag::FALSE),
@@ -124,7 +124,7 @@ impl PyTensor {
     )]
     fn argmax(&self, py: Python<'_>, dim: Option<i64>, keepdim: Flag) -> R {
         let keepdim = keepdim.get("argmax", "keepdim")?;
-        super::boundary::tensor(py, || reduce::argextreme(&self.t, dim, keepdim, true))
+        super::boundary::tensor(py, || extrema::argextreme(&self.t, dim, keepdim, true))
     }
     #[pyo3(
         signature = (dim=None, keepdim=Flag::FALSE),
@@ -132,7 +132,7 @@ impl PyTensor {
     )]
     fn argmin(&self, py: Python<'_>, dim: Option<i64>, keepdim: Flag) -> R {
         let keepdim = keepdim.get("argmin", "keepdim")?;
-        super::boundary::tensor(py, || reduce::argextreme(&self.t, dim, keepdim, false))
+        super::boundary::tensor(py, || extrema::argextreme(&self.t, dim, keepdim, false))
     }
     #[pyo3(
         signature = (dim=None, keepdim=Flag::FALSE, *, dtype=None),
@@ -165,7 +165,7 @@ impl PyTensor {
         let dims = var_dims(dim, &mut unbiased)?;
         let c = shown_correction("var", bare, unbiased, correction)?;
         super::boundary::tensor(py, || {
-            reduce::var(&self.t, dims.as_deref(), c, keepdim, false)
+            statistics::var(&self.t, dims.as_deref(), c, keepdim, false)
         })
     }
     #[pyo3(
@@ -185,7 +185,7 @@ impl PyTensor {
         let dims = var_dims(dim, &mut unbiased)?;
         let c = shown_correction("std", bare, unbiased, correction)?;
         super::boundary::tensor(py, || {
-            reduce::var(&self.t, dims.as_deref(), c, keepdim, true)
+            statistics::var(&self.t, dims.as_deref(), c, keepdim, true)
         })
     }
     #[pyo3(
@@ -216,7 +216,7 @@ impl PyTensor {
         };
         let x = self.cast_to(dtype)?;
         let dims = dims_arg(dim)?;
-        super::boundary::tensor(py, || reduce::norm(&x, p, dims.as_deref(), keepdim))
+        super::boundary::tensor(py, || statistics::norm(&x, p, dims.as_deref(), keepdim))
     }
     #[pyo3(
         signature = (dim, keepdim=Flag::FALSE),
@@ -225,15 +225,15 @@ impl PyTensor {
     fn logsumexp(&self, py: Python<'_>, dim: &Bound<'_, PyAny>, keepdim: Flag) -> R {
         let keepdim = keepdim.get("logsumexp", "keepdim")?;
         let dims = dims_arg(Some(dim))?.unwrap_or_default();
-        super::boundary::tensor(py, || reduce::logsumexp(&self.t, &dims, keepdim))
+        super::boundary::tensor(py, || statistics::logsumexp(&self.t, &dims, keepdim))
     }
     #[pyo3(signature = (dim, *, dtype=None))]
     fn cumsum(&self, py: Python<'_>, dim: i64, dtype: Option<&Bound<'_, PyAny>>) -> R {
-        self.accumulate_as(py, dtype, |x| reduce::cumsum(x, dim))
+        self.accumulate_as(py, dtype, |x| scan::cumsum(x, dim))
     }
     #[pyo3(signature = (dim, *, dtype=None))]
     fn cumprod(&self, py: Python<'_>, dim: i64, dtype: Option<&Bound<'_, PyAny>>) -> R {
-        self.accumulate_as(py, dtype, |x| reduce::cumprod(x, dim))
+        self.accumulate_as(py, dtype, |x| scan::cumprod(x, dim))
     }
     /// `stable` is accepted for PyTorch's signature: every sort here is stable.
     #[pyo3(
