@@ -6260,6 +6260,8 @@ for _name in ("max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2
 globals()["unfold"] = _vmap_rule(unfold, "spatial", 2)
 globals()["fold"] = _vmap_rule(fold, "spatial", 1)
 globals()["interpolate"] = _vmap_rule(interpolate, "spatial", None)
-for _name in ("gelu", "silu", "softplus", "elu", "leaky_relu", "hardtanh", "relu6"):
+for _name in ("gelu", "silu", "softplus", "elu", "leaky_relu", "hardtanh", "relu6", "selu", "selu_",
+              "celu", "celu_", "mish", "hardsigmoid", "hardswish", "softshrink", "hardshrink",
+              "threshold", "threshold_"):
     globals()[_name] = _vmap_rule(globals()[_name], "pointwise")
 del _name, _spec
