@@ -576,7 +576,9 @@ macro_rules! unary_table {
                 dtypes: Dtypes::FloatOnly("mish_cpu"),
                 save: Input,
                 cpu: |v| v * v.vexp().ln_1p().vtanh(),
-                wgsl: "v * tanh_safe(softplus_(v, 1.0, 20.0))",
+                // tanh(log1p(e)) = e (e + 2) / (e (e + 2) + 2), e = exp(x): no cancellation for
+                // small e (a driver's tanh of a tiny argument may be coarse); 1 from 15 on.
+                wgsl: "select(v, v * (exp(v) * (exp(v) + 2.0) / (exp(v) * (exp(v) + 2.0) + 2.0)), v < 15.0)",
                 grad: |g, x| crate::ops::activation::mish_grad(g, x),
                 methods: [], inplace: [], functions: [],
                 sig: "(Tensor input)",
