@@ -7,14 +7,17 @@ use super::*;
 impl PyTensor {
     // ---- attributes -------------------------------------------------------------------------
 
+    /// The tensor's size, a `gradrs.Size` (same as `size()`).
     #[getter]
     fn shape(&self, py: Python<'_>) -> R {
         helpers::size(py, &self.t.shape())
     }
+    /// The tensor's element type, a `gradrs.dtype`.
     #[getter]
     fn dtype(&self, py: Python<'_>) -> Py<crate::python::dtype::PyDType> {
         dtype_object(py, self.t.dtype())
     }
+    /// The device the tensor's storage lives on, a `gradrs.device`.
     #[getter]
     fn device(&self) -> PyDevice {
         PyDevice::of(self.t.device())
@@ -24,6 +27,7 @@ impl PyTensor {
     fn is_cuda(&self) -> bool {
         self.t.device().is_gpu()
     }
+    /// True if the tensor's storage is on the CPU.
     #[getter]
     fn is_cpu(&self) -> bool {
         !self.t.device().is_gpu()
@@ -34,6 +38,7 @@ impl PyTensor {
         crate::ops::inplace::try_refresh_view(&self.t)?;
         Ok(self.t.is_leaf())
     }
+    /// Whether autograd records operations on this tensor (settable on leaves).
     #[getter]
     fn get_requires_grad(&self) -> bool {
         self.t.requires_grad()
@@ -42,6 +47,7 @@ impl PyTensor {
     fn set_requires_grad(&self, value: bool) -> PyResult<()> {
         Ok(self.t.set_requires_grad(value)?)
     }
+    /// The gradient accumulated into this leaf by `backward()`, or None.
     #[getter]
     fn get_grad(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
         if !self.t.is_leaf() && !self.t.retains_grad() {
@@ -67,11 +73,13 @@ impl PyTensor {
         self.t.set_grad(value.map(|g| g.t.clone()));
         Ok(())
     }
+    /// The node that created this tensor (None for leaves and tensors without history).
     #[getter]
     fn grad_fn(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
         crate::ops::inplace::try_refresh_view(&self.t)?;
         self.t.grad_fn().map(|n| node_object(py, n)).transpose()
     }
+    /// The tensor this view was taken from, or None if it is not a view.
     #[getter]
     fn _base(&self, py: Python<'_>) -> R {
         match self.t.view_base() {
@@ -79,9 +87,11 @@ impl PyTensor {
             None => Ok(py.None()),
         }
     }
+    /// True if the tensor is a view of another tensor's storage.
     fn _is_view(&self) -> bool {
         self.t.view_base().is_some()
     }
+    /// The tensor's values without its history (a detached alias); assigning replaces them.
     #[getter]
     fn get_data(&self, py: Python<'_>) -> R {
         wrap(py, self.t.data_alias())
@@ -90,6 +100,7 @@ impl PyTensor {
     fn set_data(&self, value: PyRef<'_, PyTensor>) {
         self.t.set_data(&value.t);
     }
+    /// The number of dimensions (same as `dim()`).
     #[getter]
     fn ndim(&self) -> usize {
         self.t.dim()
@@ -98,11 +109,13 @@ impl PyTensor {
     fn numpy_t(&self, py: Python<'_>) -> R {
         crate::python::boundary::cheap(py, || movement::numpy_t(&self.t))
     }
+    /// The tensor with its last two dimensions transposed (a view).
     #[getter]
     #[allow(non_snake_case)]
     fn mT(&self, py: Python<'_>) -> R {
         crate::python::boundary::cheap(py, || movement::transpose(&self.t, -2, -1))
     }
+    /// The version counter: incremented by each in-place write to the tensor's storage.
     #[getter]
     fn _version(&self) -> PyResult<u64> {
         Ok(self.t.checked_version()?)
@@ -111,15 +124,20 @@ impl PyTensor {
     fn is_inference(&self) -> bool {
         self.t.is_inference()
     }
+    /// Which output of its `grad_fn` this tensor is.
     #[getter]
     fn output_nr(&self) -> u32 {
         self.t.output_nr()
     }
+    /// True if this non-leaf keeps its `.grad` (see `retain_grad()`).
     #[getter]
     fn retains_grad(&self) -> bool {
         self.t.retains_grad()
     }
 
+    /// size(dim=None) -> Size or int
+    ///
+    /// The tensor's size, or the size of dimension `dim`.
     #[pyo3(signature = (dim=None))]
     fn size(&self, py: Python<'_>, dim: Option<i64>) -> R {
         let shape = self.t.shape();
@@ -128,6 +146,9 @@ impl PyTensor {
             Some(d) => Ok(shape[dim_of(d, shape.len())?].into_py_any(py)?),
         }
     }
+    /// stride(dim=None) -> tuple or int
+    ///
+    /// The step in elements between neighbours along each dimension, or along `dim`.
     #[pyo3(signature = (dim=None))]
     fn stride(&self, py: Python<'_>, dim: Option<i64>) -> R {
         let s = self.t.strides();
@@ -136,40 +157,55 @@ impl PyTensor {
             Some(d) => Ok(s[dim_of(d, s.len())?].into_py_any(py)?),
         }
     }
+    /// The offset, in elements, of the tensor's first element in its storage.
     fn storage_offset(&self) -> usize {
         self.t.read().layout.offset
     }
+    /// The address of the tensor's first element.
     fn data_ptr(&self) -> usize {
         let d = self.t.read();
         d.storage.data_ptr() as usize + d.layout.offset * d.dtype().itemsize()
     }
+    /// The number of dimensions.
     fn dim(&self) -> usize {
         self.t.dim()
     }
+    /// Alias for `dim()`.
     fn ndimension(&self) -> usize {
         self.t.dim()
     }
+    /// The number of elements.
     fn numel(&self) -> usize {
         self.t.numel()
     }
+    /// Alias for `numel()`.
     fn nelement(&self) -> usize {
         self.t.numel()
     }
+    /// The size of one element in bytes.
     fn element_size(&self) -> usize {
         self.t.dtype().itemsize()
     }
+    /// True if the dtype is a floating point type.
     fn is_floating_point(&self) -> bool {
         self.t.dtype().is_floating_point()
     }
+    /// True if the tensor is laid out in row-major order without gaps.
     fn is_contiguous(&self) -> bool {
         self.t.is_contiguous()
     }
+    /// The value of a one-element tensor as a Python number.
     fn item(&self, py: Python<'_>) -> R {
         scalar_to_py(py, self.t.item()?)
     }
+    /// The tensor as nested Python lists of numbers (a number for a 0-dim tensor).
     fn tolist(&self, py: Python<'_>) -> R {
         to_list(py, &self.t)
     }
+    /// numpy(force=False) -> numpy.ndarray
+    ///
+    /// A NumPy array sharing the tensor's memory; `force=True` also takes a tensor that requires
+    /// grad, and copies a GPU tensor to the CPU.
     #[pyo3(
         signature = (force=Flag::FALSE),
         text_signature = "($self, force=False)"

@@ -7,9 +7,11 @@ use super::*;
 impl PyTensor {
     // ---- copies, casts, in-place fills -------------------------------------------------------
 
+    /// A copy of the tensor with its own storage; gradients flow back to the original.
     fn clone(&self, py: Python<'_>) -> R {
         crate::python::boundary::tensor(py, || Ok(creation::clone(&self.t)))
     }
+    /// The tensor in row-major layout: itself if already contiguous, else a copy.
     fn contiguous(&self, py: Python<'_>) -> R {
         crate::python::boundary::tensor(py, || Ok(creation::contiguous(&self.t)))
     }
@@ -104,9 +106,11 @@ impl PyTensor {
         }
         wrap(py, out)
     }
+    /// The tensor as float32 (itself if already float32).
     fn float(&self, py: Python<'_>) -> R {
         crate::python::boundary::tensor(py, || creation::to_dtype(&self.t, DType::F32))
     }
+    /// The tensor as float64 (itself if already float64).
     fn double(&self, py: Python<'_>) -> R {
         crate::python::boundary::tensor(py, || creation::to_dtype(&self.t, DType::F64))
     }
@@ -143,18 +147,23 @@ impl PyTensor {
         }
         crate::python::boundary::tensor(py, || creation::to_dtype(&t, target))
     }
+    /// The tensor as int64 (itself if already int64).
     fn long(&self, py: Python<'_>) -> R {
         crate::python::boundary::tensor(py, || creation::to_dtype(&self.t, DType::I64))
     }
+    /// The tensor as int32 (itself if already int32).
     fn int(&self, py: Python<'_>) -> R {
         crate::python::boundary::tensor(py, || creation::to_dtype(&self.t, DType::I32))
     }
+    /// The tensor as float16 (itself if already float16).
     fn half(&self, py: Python<'_>) -> R {
         crate::python::boundary::tensor(py, || creation::to_dtype(&self.t, DType::F16))
     }
+    /// The tensor as bool (itself if already bool).
     fn bool(&self, py: Python<'_>) -> R {
         crate::python::boundary::tensor(py, || creation::to_dtype(&self.t, DType::Bool))
     }
+    /// The tensor cast to `other`'s dtype.
     fn type_as(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
         let d = other.t.dtype();
         crate::python::boundary::tensor(py, || creation::to_dtype(&self.t, d))
@@ -183,6 +192,9 @@ impl PyTensor {
     ) -> R {
         Self::to_gpu(slf, "gpu", args, kwargs)
     }
+    /// cuda(device=None, non_blocking=False, *, memory_format=None) -> Tensor
+    ///
+    /// The tensor on the GPU (gradrs's `cuda` is its wgpu device); itself if already there.
     #[pyo3(signature = (*args, **kwargs))]
     fn cuda(
         slf: &Bound<'_, Self>,
@@ -191,11 +203,13 @@ impl PyTensor {
     ) -> R {
         Self::to_gpu(slf, "cuda", args, kwargs)
     }
+    /// Fills the tensor with zeros in place; returns it.
     fn zero_(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
         let t = &slf.borrow().t;
         crate::python::boundary::catch(|| crate::ops::inplace::fill_(t, Scalar::Int(0), true))?;
         Ok(slf.clone().into_any().unbind())
     }
+    /// Fills the tensor with `value` (a number or a 0-dim tensor) in place; returns it.
     fn fill_(slf: &Bound<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         // PyTorch's two overloads: fill_(Tensor value) copies a 0-dim tensor, fill_(Number).
         if let Ok(v) = value.cast::<PyTensor>() {
@@ -215,6 +229,7 @@ impl PyTensor {
         crate::python::boundary::catch(|| crate::ops::inplace::fill_(&slf.borrow().t, s, false))?;
         Ok(slf.clone().into_any().unbind())
     }
+    /// Copies the values of `src` into the tensor in place; returns it.
     fn copy_(slf: &Bound<'_, Self>, src: PyRef<'_, PyTensor>) -> PyResult<Py<PyAny>> {
         crate::python::boundary::catch(|| crate::ops::inplace::copy_(&slf.borrow().t, &src.t))?;
         Ok(slf.clone().into_any().unbind())
@@ -248,6 +263,7 @@ impl PyTensor {
             ))
         })
     }
+    /// A new tensor from `data` with this tensor's dtype and device unless given.
     #[pyo3(
         signature = (data, dtype=None, requires_grad=Flag::FALSE),
         text_signature = "($self, data, dtype=None, requires_grad=False)"

@@ -6,6 +6,10 @@ use super::*;
 impl PyTensor {
     // ---- autograd ---------------------------------------------------------------------------
 
+    /// backward(gradient=None, retain_graph=None, create_graph=False, inputs=None)
+    ///
+    /// Computes the gradient of this tensor with respect to the graph's leaves and accumulates it
+    /// into their `.grad`.
     #[pyo3(signature = (gradient=None, retain_graph=None, create_graph=false, inputs=None))]
     fn backward(
         &self,
@@ -42,13 +46,18 @@ impl PyTensor {
             )
         })
     }
+    /// A new tensor sharing this tensor's values, without history.
     fn detach(&self, py: Python<'_>) -> R {
         wrap(py, self.t.detach())
     }
+    /// Detaches the tensor from its history in place; returns it.
     fn detach_(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
         slf.borrow().t.detach_()?;
         Ok(slf.clone().into_any().unbind())
     }
+    /// requires_grad_(requires_grad=True) -> Tensor
+    ///
+    /// Sets whether autograd records operations on this leaf; returns it.
     #[pyo3(
         signature = (requires_grad=Flag::TRUE),
         text_signature = "($self, requires_grad=True)"
@@ -104,11 +113,13 @@ impl PyTensor {
         let hooks = crate::autograd::hooks::tensor_hooks(&self.t);
         crate::python::hooks::find_dict(py, &hooks, |h| h.as_any())
     }
+    /// The hooks registered with `register_post_accumulate_grad_hook`, or None.
     #[getter]
     fn _post_accumulate_grad_hooks(&self, py: Python<'_>) -> Option<Py<PyAny>> {
         let hooks = crate::autograd::hooks::post_accumulate_grad_hooks(&self.t);
         crate::python::hooks::find_dict(py, &hooks, |h| h.as_any())
     }
+    /// Makes this non-leaf keep its gradient in `.grad` during `backward()`.
     fn retain_grad(&self) -> PyResult<()> {
         if !self.t.requires_grad() {
             return Err(crate::python::errors::runtime_error(

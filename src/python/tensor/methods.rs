@@ -10,20 +10,32 @@ impl PyTensor {
     // pyo3 shows a default that is no literal (`-1`, `NumberArg::Absent`) as `...` in
     // `__text_signature__`; `text_signature` gives Python (`inspect`, `help`, mypy.stubtest) the
     // real one, here and wherever such a default appears.
+    /// add(other, *, alpha=1) -> Tensor
+    ///
+    /// `self + alpha * other`, broadcast, with PyTorch's type promotion.
     #[pyo3(signature = (other, *, alpha=NumberArg::Absent), text_signature = "($self, other, *, alpha=1)")]
     fn add(&self, py: Python<'_>, other: &Bound<'_, PyAny>, alpha: NumberArg) -> R {
         self.add_sub(py, other, alpha, false)
     }
+    /// sub(other, *, alpha=1) -> Tensor
+    ///
+    /// `self - alpha * other`, broadcast, with PyTorch's type promotion.
     #[pyo3(signature = (other, *, alpha=NumberArg::Absent), text_signature = "($self, other, *, alpha=1)")]
     fn sub(&self, py: Python<'_>, other: &Bound<'_, PyAny>, alpha: NumberArg) -> R {
         self.add_sub(py, other, alpha, true)
     }
+    /// mul(other) -> Tensor
+    ///
+    /// `self * other`, broadcast, with PyTorch's type promotion.
     fn mul(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         let o = operand_or_err(other, "mul")?;
         crate::python::boundary::tensor(py, || {
             arithmetic::binary(BinaryOp::Mul, Operand::Tensor(self.t.clone()), o)
         })
     }
+    /// div(other, *, rounding_mode=None) -> Tensor
+    ///
+    /// `self / other`; `rounding_mode` 'trunc' or 'floor' rounds the quotient.
     #[pyo3(
         signature = (other, *, rounding_mode=RoundingMode::Absent),
         text_signature = "($self, other, *, rounding_mode=None)"
@@ -47,6 +59,9 @@ impl PyTensor {
         let o = operand_or_err(other, "div")?;
         crate::python::boundary::tensor(py, || arithmetic::binary(BinaryOp::Div, a, o))
     }
+    /// pow(exponent) -> Tensor
+    ///
+    /// `self ** exponent`, elementwise.
     fn pow(&self, py: Python<'_>, exponent: &Bound<'_, PyAny>) -> R {
         let o = operand(exponent).ok_or_else(|| pow_type_error("pow", exponent))?;
         crate::python::boundary::tensor(py, || {
@@ -59,17 +74,21 @@ impl PyTensor {
         let o = operand(exponent).ok_or_else(|| pow_type_error("pow_", exponent))?;
         Self::inplace_operand(slf, BinaryOp::Pow, o)
     }
+    /// In-place `add`; returns self.
     #[pyo3(signature = (other, *, alpha=NumberArg::Absent), text_signature = "($self, other, *, alpha=1)")]
     fn add_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>, alpha: NumberArg) -> R {
         Self::add_sub_(slf, other, alpha, false)
     }
+    /// In-place `sub`; returns self.
     #[pyo3(signature = (other, *, alpha=NumberArg::Absent), text_signature = "($self, other, *, alpha=1)")]
     fn sub_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>, alpha: NumberArg) -> R {
         Self::add_sub_(slf, other, alpha, true)
     }
+    /// In-place `mul`; returns self.
     fn mul_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> R {
         Self::inplace(slf, BinaryOp::Mul, other)
     }
+    /// In-place `div`; returns self.
     #[pyo3(
         signature = (other, *, rounding_mode=RoundingMode::Absent),
         text_signature = "($self, other, *, rounding_mode=None)"
@@ -90,6 +109,9 @@ impl PyTensor {
             }
         })
     }
+    /// sum(dim=None, keepdim=False, *, dtype=None) -> Tensor
+    ///
+    /// The sum of all elements, or over the dimensions `dim`.
     #[pyo3(
         signature = (dim=None, keepdim=Flag::FALSE, dtype=None),
         text_signature = "($self, dim=None, keepdim=False, dtype=None)"
@@ -113,6 +135,9 @@ impl PyTensor {
             })
         })
     }
+    /// mean(dim=None, keepdim=False, *, dtype=None) -> Tensor
+    ///
+    /// The mean of all elements, or over the dimensions `dim` (floating point only).
     #[pyo3(
         signature = (dim=None, keepdim=Flag::FALSE, dtype=None),
         text_signature = "($self, dim=None, keepdim=False, dtype=None)"
@@ -135,14 +160,19 @@ impl PyTensor {
         let dims = dims_arg(dim)?;
         crate::python::boundary::tensor(py, || reduce::mean(&x, dims.as_deref(), keepdim))
     }
+    /// The matrix product of two tensors, with broadcast batch dimensions (`@`).
     fn matmul(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
         let b = other.t.clone();
         crate::python::boundary::tensor(py, || matmul::matmul(&self.t, &b))
     }
+    /// The matrix product of two 2-D tensors.
     fn mm(&self, py: Python<'_>, mat2: PyRef<'_, PyTensor>) -> R {
         let b = mat2.t.clone();
         crate::python::boundary::tensor(py, || matmul::mm(&self.t, &b))
     }
+    /// addmm(mat1, mat2, *, beta=1, alpha=1) -> Tensor
+    ///
+    /// `beta * self + alpha * (mat1 @ mat2)`.
     #[pyo3(
         signature = (mat1, mat2, *, beta=NumberArg::Absent, alpha=NumberArg::Absent),
         text_signature = "($self, mat1, mat2, *, beta=1, alpha=1)"
@@ -160,18 +190,24 @@ impl PyTensor {
         let (m1, m2) = (mat1.t.clone(), mat2.t.clone());
         crate::python::boundary::tensor(py, || matmul::addmm(&self.t, &m1, &m2, beta, alpha))
     }
+    /// The batched matrix product of two 3-D tensors.
     fn bmm(&self, py: Python<'_>, mat2: PyRef<'_, PyTensor>) -> R {
         let b = mat2.t.clone();
         crate::python::boundary::tensor(py, || matmul::bmm(&self.t, &b))
     }
+    /// The product of a matrix and a vector.
     fn mv(&self, py: Python<'_>, vec: PyRef<'_, PyTensor>) -> R {
         let b = vec.t.clone();
         crate::python::boundary::tensor(py, || matmul::mv(&self.t, &b))
     }
+    /// The dot product of two 1-D tensors.
     fn dot(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
         let b = other.t.clone();
         crate::python::boundary::tensor(py, || matmul::dot(&self.t, &b))
     }
+    /// view(*shape) -> Tensor
+    ///
+    /// The same data with another shape (one size may be -1), without copying.
     #[pyo3(signature = (*shape))]
     fn view(&self, py: Python<'_>, shape: &Bound<'_, PyTuple>) -> R {
         if shape.len() == 1 {
@@ -203,20 +239,27 @@ impl PyTensor {
         let sizes = sizes_or_keyword("reshape", "shape", shape, kwargs)?;
         crate::python::boundary::tensor(py, || movement::reshape(&self.t, &sizes))
     }
+    /// `self.view(other.size())`.
     fn view_as(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
         let s = sizes_i64(&other.t.shape());
         crate::python::boundary::cheap(py, || movement::view(&self.t, &s))
     }
+    /// `self.reshape(other.size())`.
     fn reshape_as(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
         let s = sizes_i64(&other.t.shape());
         crate::python::boundary::tensor(py, || movement::reshape(&self.t, &s))
     }
+    /// The transpose of a tensor of at most 2 dimensions (a view).
     fn t(&self, py: Python<'_>) -> R {
         crate::python::boundary::cheap(py, || movement::t(&self.t))
     }
+    /// The tensor with dimensions `dim0` and `dim1` swapped (a view).
     fn transpose(&self, py: Python<'_>, dim0: i64, dim1: i64) -> R {
         crate::python::boundary::cheap(py, || movement::transpose(&self.t, dim0, dim1))
     }
+    /// permute(*dims) -> Tensor
+    ///
+    /// The tensor with its dimensions reordered (a view).
     #[pyo3(signature = (*dims, **kwargs), text_signature = "($self, *dims)")]
     fn permute(
         &self,
@@ -230,6 +273,9 @@ impl PyTensor {
             crate::python::boundary::held(|| Ok(movement::permute(&self.t, &dims)?))?,
         )
     }
+    /// expand(*sizes) -> Tensor
+    ///
+    /// A view with size-1 dimensions repeated to `sizes` (-1 keeps a size), without copying.
     #[pyo3(signature = (*sizes, **kwargs), text_signature = "($self, *sizes)")]
     fn expand(
         &self,
@@ -243,10 +289,12 @@ impl PyTensor {
             crate::python::boundary::held(|| Ok(movement::expand(&self.t, &sizes)?))?,
         )
     }
+    /// `self.expand(other.size())`.
     fn expand_as(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
         let s = sizes_i64(&other.t.shape());
         crate::python::boundary::cheap(py, || movement::expand(&self.t, &s))
     }
+    /// The tensor with a size-1 dimension inserted at `dim` (a view).
     fn unsqueeze(&self, py: Python<'_>, dim: i64) -> R {
         crate::python::boundary::cheap(py, || movement::unsqueeze(&self.t, dim))
     }
@@ -254,6 +302,9 @@ impl PyTensor {
     fn unfold(&self, py: Python<'_>, dimension: i64, size: i64, step: i64) -> R {
         crate::python::boundary::cheap(py, || movement::unfold(&self.t, dimension, size, step))
     }
+    /// squeeze(dim=None) -> Tensor
+    ///
+    /// The tensor without its size-1 dimensions (or only those in `dim`), a view.
     #[pyo3(signature = (dim=None))]
     fn squeeze(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>) -> R {
         let Some(dim) = dim.filter(|d| !d.is_none()) else {
@@ -273,6 +324,9 @@ impl PyTensor {
             })?,
         )
     }
+    /// flatten(start_dim=0, end_dim=-1) -> Tensor
+    ///
+    /// The dimensions `start_dim`..`end_dim` merged into one.
     #[pyo3(signature = (start_dim=0, end_dim=-1), text_signature = "($self, start_dim=0, end_dim=-1)")]
     fn flatten(&self, py: Python<'_>, start_dim: i64, end_dim: i64) -> R {
         let shape = self.t.shape();
@@ -294,21 +348,27 @@ impl PyTensor {
         new.extend(shape[e + 1..].iter().map(|&x| x as i64));
         crate::python::boundary::cheap(py, || movement::reshape(&self.t, &new))
     }
+    /// `self == other`, elementwise (a bool tensor).
     fn eq(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         self.cmp(py, CmpOp::Eq, other)
     }
+    /// `self != other`, elementwise (a bool tensor).
     fn ne(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         self.cmp(py, CmpOp::Ne, other)
     }
+    /// `self < other`, elementwise (a bool tensor).
     fn lt(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         self.cmp(py, CmpOp::Lt, other)
     }
+    /// `self <= other`, elementwise (a bool tensor).
     fn le(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         self.cmp(py, CmpOp::Le, other)
     }
+    /// `self > other`, elementwise (a bool tensor).
     fn gt(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         self.cmp(py, CmpOp::Gt, other)
     }
+    /// `self >= other`, elementwise (a bool tensor).
     fn ge(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         self.cmp(py, CmpOp::Ge, other)
     }
