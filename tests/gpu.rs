@@ -213,7 +213,23 @@ fn unary_matches_cpu() {
             "exp" | "exp2" | "expm1" => (-20.0, 20.0),
             _ => (-30.0, 30.0),
         };
-        let mut x = values(1000, lo, hi, seed as u32);
+        // The values are drawn from the op's name, not its position in the table, so adding
+        // an op does not move every later op's sample (onto a pole of digamma, say).
+        let _ = seed;
+        let seed = name.bytes().fold(2_166_136_261u32, |h, b| {
+            (h ^ b as u32).wrapping_mul(16_777_619)
+        });
+        let mut x = values(1000, lo, hi, seed);
+        if matches!(
+            name,
+            "digamma" | "trigamma" | "lgamma" | "polygamma" | "mvlgamma"
+        ) {
+            // Within 1e-2 of a pole (0, -1, -2, ...) both float32 reflections are
+            // ill-conditioned and round differently: keep the sample off them.
+            x.iter_mut()
+                .filter(|v| **v <= 0.0 && (**v - v.round()).abs() < 1e-2)
+                .for_each(|v| *v += 0.02);
+        }
         // Edge values: tiny arguments (log1p/expm1 precision), halves (rounding), big tanh.
         x.extend([1e-7, -1e-7, 2.5, -2.5, 0.5, 20.0, 0.49, -0.51]);
         if name == "nan_to_num" {
