@@ -31,19 +31,27 @@ pub fn set_default_float(dtype: DType) -> Result<()> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DType {
     Bool,
+    U8,
+    I8,
+    I16,
     I32,
     I64,
     F16,
+    BF16,
     F32,
     F64,
 }
 
 impl DType {
-    pub const ALL: [DType; 6] = [
+    pub const ALL: [DType; 10] = [
         DType::Bool,
+        DType::U8,
+        DType::I8,
+        DType::I16,
         DType::I32,
         DType::I64,
         DType::F16,
+        DType::BF16,
         DType::F32,
         DType::F64,
     ];
@@ -52,9 +60,13 @@ impl DType {
     pub fn name(self) -> &'static str {
         match self {
             DType::Bool => "bool",
+            DType::U8 => "uint8",
+            DType::I8 => "int8",
+            DType::I16 => "int16",
             DType::I32 => "int32",
             DType::I64 => "int64",
             DType::F16 => "float16",
+            DType::BF16 => "bfloat16",
             DType::F32 => "float32",
             DType::F64 => "float64",
         }
@@ -63,9 +75,13 @@ impl DType {
     pub fn from_name(name: &str) -> Option<DType> {
         Some(match name {
             "bool" => DType::Bool,
+            "uint8" => DType::U8,
+            "int8" => DType::I8,
+            "int16" | "short" => DType::I16,
             "int32" | "int" => DType::I32,
             "int64" | "long" => DType::I64,
             "float16" | "half" => DType::F16,
+            "bfloat16" => DType::BF16,
             "float32" | "float" => DType::F32,
             "float64" | "double" => DType::F64,
             _ => return None,
@@ -73,35 +89,62 @@ impl DType {
     }
 
     pub fn is_floating_point(self) -> bool {
-        matches!(self, DType::F16 | DType::F32 | DType::F64)
+        matches!(self, DType::F16 | DType::BF16 | DType::F32 | DType::F64)
     }
 
-    /// The dtype a narrow dtype computes in (PyTorch's `opmath_type`: half math runs in
-    /// float, and int32 here in int64, rounded or wrapped back to 32 bits).
+    /// An integer dtype (bool is not one).
+    pub fn is_integral(self) -> bool {
+        matches!(
+            self,
+            DType::U8 | DType::I8 | DType::I16 | DType::I32 | DType::I64
+        )
+    }
+
+    /// A float dtype narrower than float32 (float16, bfloat16): stored in 16 bits, computed in
+    /// float32 (Note [Narrow dtypes]).
+    pub fn is_half(self) -> bool {
+        matches!(self, DType::F16 | DType::BF16)
+    }
+
+    /// The dtype a narrow dtype computes in (PyTorch's `opmath_type`: half and bfloat16 math
+    /// runs in float, and the narrow integers here in int64, rounded or wrapped back).
     pub fn compute(self) -> DType {
         match self {
-            DType::F16 => DType::F32,
-            DType::I32 => DType::I64,
+            DType::F16 | DType::BF16 => DType::F32,
+            DType::U8 | DType::I8 | DType::I16 | DType::I32 => DType::I64,
             d => d,
         }
     }
 
     pub fn itemsize(self) -> usize {
         match self {
-            DType::Bool => 1,
-            DType::F16 => 2,
+            DType::Bool | DType::U8 | DType::I8 => 1,
+            DType::I16 | DType::F16 | DType::BF16 => 2,
             DType::I64 | DType::F64 => 8,
             DType::I32 | DType::F32 => 4,
         }
+    }
+
+    /// The dtypes whose GPU kernels exist (bool, int32/64, float16/32): the others live on the
+    /// CPU only (`check_gpu_dtype` refuses them).
+    pub fn on_gpu(self) -> bool {
+        matches!(
+            self,
+            DType::Bool | DType::I32 | DType::I64 | DType::F16 | DType::F32
+        )
     }
 
     /// The legacy tensor type name used in error messages (`FloatTensor`).
     pub fn legacy_name(self) -> &'static str {
         match self {
             DType::Bool => "BoolTensor",
+            DType::U8 => "ByteTensor",
+            DType::I8 => "CharTensor",
+            DType::I16 => "ShortTensor",
             DType::I32 => "IntTensor",
             DType::I64 => "LongTensor",
             DType::F16 => "HalfTensor",
+            DType::BF16 => "BFloat16Tensor",
             DType::F32 => "FloatTensor",
             DType::F64 => "DoubleTensor",
         }
@@ -110,14 +153,19 @@ impl DType {
     fn category(self) -> u8 {
         match self {
             DType::Bool => 0,
-            DType::I32 | DType::I64 => 1,
-            DType::F16 | DType::F32 | DType::F64 => 2,
+            DType::U8 | DType::I8 | DType::I16 | DType::I32 | DType::I64 => 1,
+            DType::F16 | DType::BF16 | DType::F32 | DType::F64 => 2,
         }
     }
 
-    /// `torch.promote_types` for two dtypes.
+    /// `torch.promote_types` for two dtypes: the wider one, except that uint8 with int8 needs
+    /// int16 and float16 with bfloat16 needs float32 (neither holds the other's values).
     pub fn promote(self, other: DType) -> DType {
-        self.max(other)
+        match (self.min(other), self.max(other)) {
+            (DType::U8, DType::I8) => DType::I16,
+            (DType::F16, DType::BF16) => DType::F32,
+            (_, wider) => wider,
+        }
     }
 }
 
@@ -218,23 +266,47 @@ pub fn can_cast(from: DType, to: DType) -> bool {
 }
 
 /// PyTorch's `checked_convert`: a number written into a tensor of the narrow `dtype` must fit
-/// it (`name`: how the calling op names the type, `int` or `int32`); float16 takes infinity.
+/// it (`name`: how the calling op names the type, `int` or `int32`); the floats take infinity
+/// and NaN, and uint8 a negative integer down to -255 (c10's
+/// `overflows` lets it wrap, so `x - 1` works as `x + 255`).
 pub fn check_fits(s: Scalar, dtype: DType, name: &str) -> Result<()> {
-    let fits = match (dtype, s) {
-        (DType::I32, Scalar::Int(i)) => i32::try_from(i).is_ok(),
+    let int_range = |lo: f64, hi: f64| match s {
+        Scalar::Int(i) if dtype == DType::U8 => (-255..=255).contains(&i),
+        Scalar::Int(i) => (lo..=hi).contains(&(i as f64)),
         // NaN, infinities and floats past the range fit no integer (PyTorch's check).
+        Scalar::Float(f) => (lo..=hi).contains(&f),
+        Scalar::Bool(_) => true,
+    };
+    let fits = match (dtype, s) {
+        (DType::U8, _) => int_range(0.0, 255.0),
+        (DType::I8, _) => int_range(-128.0, 127.0),
+        (DType::I16, _) => int_range(-32768.0, 32767.0),
+        (DType::I32, Scalar::Int(i)) => i32::try_from(i).is_ok(),
         (DType::I32, Scalar::Float(f)) => (-2147483648.0..=2147483647.0).contains(&f),
         (DType::I64, Scalar::Float(f)) => {
             (-9223372036854775808.0..9223372036854775808.0).contains(&f)
         }
-        (DType::F16, s) => {
+        (DType::F16 | DType::BF16 | DType::F32, s) => {
             let f = s.to_f64();
-            !f.is_finite() || f.abs() <= 65504.0
+            let max = match dtype {
+                DType::F16 => 65504.0,
+                DType::BF16 => half::bf16::MAX.to_f64(),
+                _ => f32::MAX as f64,
+            };
+            !f.is_finite() || f.abs() <= max
         }
         _ => true,
     };
-    // PyTorch's check names int64 by its C type (`long int` elsewhere).
-    let name = if dtype == DType::I64 { "int64_t" } else { name };
+    // PyTorch's check names the fixed-width integers by their C types (`long int` elsewhere).
+    let name = match dtype {
+        DType::I64 => "int64_t",
+        DType::U8 | DType::I8 | DType::I16 if name == cpp_name(dtype) => match dtype {
+            DType::U8 => "uint8_t",
+            DType::I8 => "int8_t",
+            _ => "int16_t",
+        },
+        _ => name,
+    };
     if fits {
         Ok(())
     } else {
@@ -257,9 +329,13 @@ pub fn unsupported(op: &str, dtype: DType) -> Error {
 pub fn pretty_kernel_name(dtype: DType) -> &'static str {
     match dtype {
         DType::Bool => "Bool",
+        DType::U8 => "Byte",
+        DType::I8 => "Char",
+        DType::I16 => "Short",
         DType::I32 => "Int",
         DType::I64 => "Long",
         DType::F16 => "Half",
+        DType::BF16 => "BFloat16",
         DType::F32 => "Float",
         DType::F64 => "Double",
     }
@@ -269,11 +345,26 @@ pub fn pretty_kernel_name(dtype: DType) -> &'static str {
 pub fn cpp_name(dtype: DType) -> &'static str {
     match dtype {
         DType::F16 => "c10::Half",
+        DType::BF16 => "c10::BFloat16",
         DType::F32 => "float",
         DType::F64 => "double",
+        DType::U8 => "unsigned char",
+        DType::I8 => "signed char",
+        DType::I16 => "short int",
         DType::I32 => "int",
         DType::I64 => "long int",
         DType::Bool => "bool",
+    }
+}
+
+/// Whether `fill_` / `full` check that a number fits `dtype` (`check_fits`) for `numel`
+/// elements: always for the integers and float32; for float16 and bfloat16 unless there is
+/// exactly one element (PyTorch's one-element fill converts without the check: inf).
+pub fn fill_checks(dtype: DType, numel: usize) -> bool {
+    match dtype {
+        DType::F64 => false,
+        DType::F16 | DType::BF16 => numel != 1,
+        _ => true,
     }
 }
 
@@ -318,6 +409,39 @@ mod tests {
             result_type(&[Dim(DType::F64), Wrapped(DType::F32)]),
             DType::F64
         );
+    }
+
+    /// `promote_types`: the wider dtype, except the two pairs neither member of which holds
+    /// the other's values.
+    #[test]
+    fn promotion_of_the_narrow_dtypes() {
+        assert_eq!(DType::U8.promote(DType::I8), DType::I16);
+        assert_eq!(DType::I8.promote(DType::U8), DType::I16);
+        assert_eq!(DType::U8.promote(DType::I16), DType::I16);
+        assert_eq!(DType::F16.promote(DType::BF16), DType::F32);
+        assert_eq!(DType::BF16.promote(DType::I64), DType::BF16);
+        assert_eq!(DType::Bool.promote(DType::U8), DType::U8);
+        assert_eq!(
+            result_type(&[Dim(DType::U8), Wrapped(DType::I64)]),
+            DType::U8
+        );
+        assert_eq!(
+            result_type(&[Dim(DType::I8), Wrapped(DType::F32)]),
+            DType::F32
+        );
+    }
+
+    /// Numbers into the narrow integers: uint8 takes negatives down to -255 (they wrap).
+    #[test]
+    fn narrow_integer_overflow_checks() {
+        assert!(check_fits(Scalar::Int(-255), DType::U8, "uint8").is_ok());
+        assert!(check_fits(Scalar::Int(-256), DType::U8, "uint8").is_err());
+        assert!(check_fits(Scalar::Float(-1.5), DType::U8, "uint8").is_err());
+        assert!(check_fits(Scalar::Float(-1.5), DType::I8, "int8").is_ok());
+        let err = check_fits(Scalar::Int(128), DType::I8, cpp_name(DType::I8)).unwrap_err();
+        assert!(err.to_string().contains("int8_t"));
+        assert!(check_fits(Scalar::Float(1e39), DType::BF16, "").is_err());
+        assert!(check_fits(Scalar::Float(f64::INFINITY), DType::BF16, "").is_ok());
     }
 
     // Only the refusals: the tests of a binary run in parallel and share the process-wide

@@ -146,7 +146,11 @@ def is_tensor(x) -> bool:
 def to_np(t):
     """A numpy copy of a tensor of either library (or of a Python number / list)."""
     if is_tensor(t):
-        return np.array(t.detach().numpy(), copy=True)
+        t = t.detach()
+        # numpy has no bfloat16 (both libraries refuse `.numpy()`): its values as float32.
+        if dtype_name(t.dtype) == "bfloat16":
+            t = t.float()
+        return np.array(t.numpy(), copy=True)
     return np.asarray(t)
 
 
@@ -155,6 +159,9 @@ def np_dtype_of(name: str):
         "float16": np.float16,
         "float32": np.float32,
         "float64": np.float64,
+        "uint8": np.uint8,
+        "int8": np.int8,
+        "int16": np.int16,
         "int32": np.int32,
         "int64": np.int64,
         "bool": np.bool_,
@@ -202,6 +209,9 @@ def _tol(dtype: str):
         # A few of half's 2^-11 ulps: both libraries compute in float32 and round each op's
         # result, so they differ where the float32 values straddle a rounding boundary.
         return {"rtol": 4e-3, "atol": 1e-3}
+    if dtype == "bfloat16":
+        # The same few ulps of bfloat16's 2^-8.
+        return {"rtol": 3e-2, "atol": 8e-3}
     return {"rtol": 2e-5, "atol": 2e-6}
 
 

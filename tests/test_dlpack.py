@@ -274,10 +274,11 @@ def test_capsule_consumed_twice(torch):
 
 
 def test_dtype_gradrs_lacks(torch):
-    """torch.uint8 has no gradrs dtype: refused as a BufferError naming ours."""
-    with pytest.raises(BufferError, match="Unsupported DLPack dtype uint8. The only supported "
-                       "types are: float64, float32, float16, int64, int32, and bool."):
-        G.from_dlpack(torch.ones(2, dtype=torch.uint8))
+    """torch.uint16 has no gradrs dtype: refused as a BufferError naming ours."""
+    with pytest.raises(BufferError, match="Unsupported DLPack dtype uint16. The only supported "
+                       "types are: float64, float32, float16, int64, int32, int16, int8, uint8, "
+                       "and bool."):
+        G.from_dlpack(torch.ones(2, dtype=torch.uint16))
 
 
 # ---- GPU tensors: never a wrong pointer ----------------------------------------------------

@@ -334,10 +334,10 @@ def test_cuda_seeding_and_device():
 
 
 def test_bf16_is_not_supported():
-    # gradrs has no bfloat16: programs choosing an autocast dtype this way pick float16
+    # gradrs's GPU holds no bfloat16 (the CPU does): programs choosing an autocast dtype this
+    # way pick float16
     assert G.cuda.is_bf16_supported() is False
     assert G.cuda.is_bf16_supported(including_emulation=False) is False
-    assert not hasattr(G, "bfloat16")
 
 
 def test_non_blocking_is_accepted():
@@ -522,18 +522,17 @@ def test_out_calls_and_explicit_dtypes_are_not_autocast(torch):
         np.testing.assert_array_equal(g.float().numpy(), t.float().numpy())
 
 
-def test_cpu_autocast_default_dtype_is_unsupported_and_disables():
-    # PyTorch's CPU default is bfloat16, which gradrs lacks: PyTorch's warning for an
-    # unsupported dtype, and autocast stays off.
+def test_cpu_autocast_unsupported_dtype_disables():
+    # PyTorch's warning for a dtype CPU autocast does not take, and autocast stays off.
     def fn():
-        with G.autocast("cpu") as ctx:
+        with G.autocast("cpu", dtype=G.float64) as ctx:
             return ctx._enabled, G.is_autocast_enabled("cpu"), (G.ones(2, 2) @ G.ones(2, 2)).dtype
 
     result, warned = record_warnings(fn)
     assert result == (False, False, G.float32)
     assert warned == [("UserWarning", "In CPU autocast, but the target dtype is not supported. "
-                       "Disabling autocast.\nCPU Autocast only supports dtypes of gradrs.float16 "
-                       "currently.")]
+                       "Disabling autocast.\nCPU Autocast only supports dtypes of gradrs.bfloat16, "
+                       "gradrs.float16 currently.")]
 
 
 def test_autocast_errors_match_pytorch(torch):

@@ -66,17 +66,14 @@ TENSOR_DTYPES = ["float32", "int64", "bool"]
 OTHER_DTYPES = ["float64", "float32", "int64", "int32", "bool"]
 SIDES = ["t.a", "a.t", "t.s", "s.t"]  # t: tensor, a: ndarray, s: numpy scalar
 
-NO_UINT8 = ("gradrs has no uint8: PyTorch's __array_wrap__ turns numpy's bool result into uint8, "
-            "gradrs keeps bool")
-NO_INT8 = "gradrs has no int8: numpy's int8 result is refused by from_numpy (PyTorch wraps it)"
+NO_UINT8 = ("PyTorch's __array_wrap__ turns numpy's bool result into uint8, gradrs's keeps "
+            "bool")
 
 
 def _known(tdt, odt, op, side):
     if tdt == "bool" and odt == "bool" and side == "t.a":
         if op in ("add", "mul", "matmul", "and_", "or_", "xor"):
             return NO_UINT8
-        if op in ("floordiv", "mod", "pow", "lshift", "rshift"):
-            return NO_INT8
     return None
 
 
@@ -183,8 +180,6 @@ def _ufunc_known(name, dtype):
         "abs", "add_tensors", "floor"))
     if bool_result:
         return NO_UINT8
-    if dtype == "bool" and name == "square":
-        return NO_INT8
     return None
 
 
@@ -214,10 +209,10 @@ NUMPY_DTYPES = ["float64", "float32", "float16", "int64", "int32", "bool", "comp
                 "complex128", "int16", "int8", "uint64", "uint32", "uint16", "uint8",
                 "longdouble", "clongdouble", "object", "U2", "S2", "V4", "datetime64[s]",
                 "timedelta64[s]", [("a", "f4")]]
-OURS = ("float64", "float32", "float16", "int64", "int32", "bool")
+OURS = ("float64", "float32", "float16", "int64", "int32", "int16", "int8", "uint8", "bool")
 TORCH_TYPES = ("float64, float32, float16, complex64, complex128, int64, int32, int16, int8, "
                "uint64, uint32, uint16, uint8, and bool.")
-GRADRS_TYPES = "float64, float32, float16, int64, int32, and bool."
+GRADRS_TYPES = "float64, float32, float16, int64, int32, int16, int8, uint8, and bool."
 
 
 @pytest.mark.parametrize("dtype", NUMPY_DTYPES, ids=str)
@@ -234,7 +229,7 @@ def test_from_numpy_dtypes(torch, dtype):
     name = np.dtype(dtype).type.__name__
     assert g_out == ("error", "TypeError",
                      f"can't convert np.ndarray of type numpy.{name}. The only supported types "
-                     "are: float64, float32, float16, int64, int32, and bool.")
+                     "are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool.")
     if t_out[0] == "error":
         assert t_out[2].startswith(f"can't convert np.ndarray of type numpy.{name}. ")
 
@@ -294,7 +289,7 @@ def test_read_only_array_warns_once(torch, fresh_readonly_warning):
 
 
 def test_read_only_array_warns_before_refusing(fresh_readonly_warning):
-    a = np.ones(3, dtype=np.uint8)
+    a = np.ones(3, dtype=np.uint16)
     a.flags.writeable = False
     with pytest.warns(UserWarning, match="not writable"), pytest.raises(TypeError):
         G.from_numpy(a)
@@ -350,11 +345,11 @@ def test_as_tensor_as_torch(torch, make):
 def test_as_tensor_refuses_what_from_numpy_refuses():
     """As PyTorch's: from_numpy's TypeError, naming gradrs's dtypes."""
     with pytest.raises(TypeError, match=r"^can't convert np.ndarray of type numpy.object_. The "
-                       "only supported types are: float64, float32, float16, int64, int32, and "
-                       "bool.$"):
+                       "only supported types are: float64, float32, float16, int64, int32, int16, "
+                       "int8, uint8, and bool.$"):
         G.as_tensor(np.ones(3, dtype=object))
-    with pytest.raises(TypeError, match="numpy.uint8"):
-        G.as_tensor(np.ones(3, dtype=np.uint8))
+    with pytest.raises(TypeError, match="numpy.uint16"):
+        G.as_tensor(np.ones(3, dtype=np.uint16))
 
 
 @pytest.mark.skipif(not G.cuda.is_available(), reason="no GPU adapter")

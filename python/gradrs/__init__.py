@@ -23,6 +23,7 @@ from ._native import (
     Tensor,
     arange,
     bernoulli,
+    bfloat16,
     bool,
     default_generator,
     device,
@@ -40,6 +41,8 @@ from ._native import (
     get_num_threads,
     get_rng_state,
     initial_seed,
+    int8,
+    int16,
     int32,
     int64,
     is_anomaly_check_nan_enabled,
@@ -63,6 +66,7 @@ from ._native import (
     set_anomaly_enabled,
     set_rng_state,
     tensor,
+    uint8,
     zeros,
     zeros_like,
 )
@@ -81,6 +85,7 @@ float = float32
 double = float64
 int = int32
 long = int64
+short = int16
 
 __version__ = "0.1.0"
 
@@ -89,8 +94,10 @@ def _tensor_repr(t):
     fn = t.grad_fn
     from .autograd import forward_ad
     tangent = forward_ad.unpack_dual(t).tangent if forward_ad._current_level >= 0 else None
+    # numpy has no bfloat16: its values print from float32, which holds each exactly.
+    shown = t.detach().cpu()
     return _format_tensor(
-        t.detach().cpu().numpy(),
+        (shown.float() if shown.dtype is bfloat16 else shown).numpy(),
         dtype=str(t.dtype)[len("gradrs."):],
         device=str(t.device),
         requires_grad=t.requires_grad,
@@ -132,6 +139,26 @@ def DoubleTensor(*args, **kwargs):
 def HalfTensor(*args, **kwargs):
     """Legacy constructor for float16 tensors."""
     return _native._legacy_new(float16, *args, **kwargs)
+
+
+def BFloat16Tensor(*args, **kwargs):
+    """Legacy constructor for bfloat16 tensors."""
+    return _native._legacy_new(bfloat16, *args, **kwargs)
+
+
+def ByteTensor(*args, **kwargs):
+    """Legacy constructor for uint8 tensors."""
+    return _native._legacy_new(uint8, *args, **kwargs)
+
+
+def CharTensor(*args, **kwargs):
+    """Legacy constructor for int8 tensors."""
+    return _native._legacy_new(int8, *args, **kwargs)
+
+
+def ShortTensor(*args, **kwargs):
+    """Legacy constructor for int16 tensors."""
+    return _native._legacy_new(int16, *args, **kwargs)
 
 
 def IntTensor(*args, **kwargs):

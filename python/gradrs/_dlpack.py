@@ -45,7 +45,8 @@ class DLDeviceType(enum.IntEnum):
 # Device types whose memory the host reads directly, so numpy can take it.
 _HOST = (DLDeviceType.kDLCPU, DLDeviceType.kDLCUDAHost, DLDeviceType.kDLROCMHost,
          DLDeviceType.kDLCUDAManaged)
-_SUPPORTED = (np.float64, np.float32, np.float16, np.int64, np.int32, np.bool_)
+_SUPPORTED = (np.float64, np.float32, np.float16, np.int64, np.int32, np.int16, np.int8,
+              np.uint8, np.bool_)
 
 _capsule_is_valid = ctypes.pythonapi.PyCapsule_IsValid
 _capsule_is_valid.argtypes = (ctypes.py_object, ctypes.c_char_p)
@@ -172,7 +173,7 @@ def _from_capsule(capsule) -> Tensor:
     if arr.dtype.type not in _SUPPORTED:
         raise BufferError(
             f"Unsupported DLPack dtype {arr.dtype}. The only supported types are: float64, "
-            "float32, float16, int64, int32, and bool."
+            "float32, float16, int64, int32, int16, int8, uint8, and bool."
         )
     return _native.from_numpy(arr)
 

@@ -86,6 +86,7 @@ __all__ = [
     "empty",
     "empty_like",
     "eye",
+    "bfloat16",
     "float16",
     "float32",
     "float64",
@@ -113,6 +114,8 @@ __all__ = [
     "multinomial",
     "poisson",
     "normal",
+    "int8",
+    "int16",
     "int32",
     "int64",
     "is_anomaly_check_nan_enabled",
@@ -136,6 +139,7 @@ __all__ = [
     "stack",
     "tensor",
     "where",
+    "uint8",
     "zeros",
     "zeros_like",
     "_fused_adam_",
@@ -161,7 +165,8 @@ class OutOfMemoryError(RuntimeError):
 @final
 class dtype:
     """An element type; one singleton object per dtype (`t.dtype is gradrs.float32`).
-    Not constructible from Python: use the module's `bool`, `int32`, `int64`, `float16`, `float32`, `float64`."""
+    Not constructible from Python: use the module's `bool`, `uint8`, `int8`, `int16`, `int32`, `int64`,
+    `float16`, `bfloat16`, `float32`, `float64`."""
 
     @property
     def is_floating_point(self) -> _bool: ...
@@ -192,9 +197,13 @@ _Device: TypeAlias = device
 _DeviceLike: TypeAlias = device | str | None
 
 bool: dtype
+uint8: dtype
+int8: dtype
+int16: dtype
 int32: dtype
 int64: dtype
 float16: dtype
+bfloat16: dtype
 float32: dtype
 float64: dtype
 
@@ -538,6 +547,10 @@ class Tensor:
     def float(self) -> Tensor: ...
     def double(self) -> Tensor: ...
     def half(self) -> Tensor: ...
+    def bfloat16(self) -> Tensor: ...
+    def byte(self) -> Tensor: ...
+    def char(self) -> Tensor: ...
+    def short(self) -> Tensor: ...
     def long(self) -> Tensor: ...
     @overload
     def type(self, dtype: None = None, non_blocking: _bool = False) -> str: ...

@@ -11,11 +11,11 @@ from ._argparse import type_name
 from ._native import Tensor
 
 # The numpy scalar types gradrs has a dtype for (the native `from_numpy` reads their memory).
-_SUPPORTED = (np.float64, np.float32, np.float16, np.int64, np.int32, np.bool_)
+_SUPPORTED = (np.float64, np.float32, np.float16, np.int64, np.int32, np.int16, np.int8,
+              np.uint8, np.bool_)
 # PyTorch's: it refuses any other type before looking at strides or byte order.
-_TORCH_TYPES = _SUPPORTED + (np.complex64, np.complex128, np.int16, np.int8, np.uint64,
-                             np.uint32, np.uint16, np.uint8)
-_SUPPORTED_NAMES = "float64, float32, float16, int64, int32, and bool"
+_TORCH_TYPES = _SUPPORTED + (np.complex64, np.complex128, np.uint64, np.uint32, np.uint16)
+_SUPPORTED_NAMES = "float64, float32, float16, int64, int32, int16, int8, uint8, and bool"
 
 _READONLY = (
     "The given NumPy array is not writable, and PyTorch does not support non-writable tensors. "

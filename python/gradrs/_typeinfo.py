@@ -3,7 +3,12 @@
 import numpy as np
 
 _FLOATS = {"float16": np.float16, "float32": np.float32, "float64": np.float64}
-_INTS = {"int32": np.int32, "int64": np.int64}
+_INTS = {"uint8": np.uint8, "int8": np.int8, "int16": np.int16, "int32": np.int32,
+         "int64": np.int64}
+# numpy has no bfloat16: its limits, as PyTorch reports them (8 significand bits, float32's
+# exponent range; resolution 10 ** -2, numpy's `precision` rule for 8 bits).
+_BFLOAT16 = {"bits": 16, "eps": 2.0 ** -7, "max": float.fromhex("0x1.fep127"),
+             "smallest_normal": 2.0 ** -126, "resolution": 0.01}
 
 
 def _name(dtype):
@@ -22,6 +27,12 @@ class finfo:
 
     def __init__(self, type=None):
         name = _name(type) if type is not None else "float32"  # the default dtype
+        if name == "bfloat16":
+            b = _BFLOAT16
+            self.bits, self.eps, self.max, self.min = b["bits"], b["eps"], b["max"], -b["max"]
+            self.tiny = self.smallest_normal = b["smallest_normal"]
+            self.resolution, self.dtype = b["resolution"], name
+            return
         if name not in _FLOATS:
             raise TypeError("gradrs.finfo() requires a floating point input type. Use "
                             "gradrs.iinfo to handle 'gradrs.finfo'")

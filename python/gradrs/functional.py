@@ -23,7 +23,8 @@ __all__ = [
 ]
 
 _DTYPE_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int32": "Int",
-                "int64": "Long", "bool": "Bool"}
+                "int64": "Long", "bool": "Bool", "bfloat16": "BFloat16", "uint8": "Byte",
+                "int8": "Char", "int16": "Short"}
 
 
 def _dtype_name(dtype):
@@ -259,7 +260,9 @@ def _cdist(x1, x2, p):
 # ---- counting and uniqueness (host computations; outputs carry no gradient) -------------------
 
 def _host(t):
-    return np.asarray(t.detach().cpu().numpy())
+    t = t.detach().cpu()
+    # numpy has no bfloat16: float32 holds each value exactly (results take `t.dtype` back).
+    return np.asarray((t.float() if t.dtype == _native.bfloat16 else t).numpy())
 
 
 def _on(values, dtype, like):

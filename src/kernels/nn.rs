@@ -13,9 +13,9 @@ use crate::tensor::Tensor;
 
 /// Softmax (or log-softmax) along `dim`, on a contiguous copy with `dim` moved last.
 pub fn softmax(x: &Tensor, dim: usize, log: bool) -> Result<Tensor> {
-    if x.dtype() == DType::F16 {
+    if x.dtype().is_half() {
         // Note [Narrow dtypes]
-        return Ok(narrow(softmax(&wide(x), dim, log)?, DType::F16));
+        return Ok(narrow(softmax(&wide(x), dim, log)?, x.dtype()));
     }
     run!(|b| b.softmax(x, dim, log))
 }
@@ -215,9 +215,9 @@ pub(super) fn im2col_host(x: &Tensor, win: Window, pad_value: f64) -> Result<Ten
         DType::F32 => run!(f32),
         DType::F64 => run!(f64),
         DType::I64 => run!(i64),
-        DType::F16 => {
+        d if d.is_half() => {
             drop(xd);
-            narrow(im2col(&wide(x), win, pad_value)?, DType::F16)
+            narrow(im2col(&wide(x), win, pad_value)?, d)
         }
         d => return Err(crate::dtype::unsupported("im2col", d)),
     })
@@ -278,9 +278,9 @@ pub(super) fn col2im_host(
         DType::F32 => run!(f32),
         DType::F64 => run!(f64),
         DType::I64 => run!(i64),
-        DType::F16 => {
+        d if d.is_half() => {
             drop(cd);
-            narrow(col2im(&wide(cols), out_hw, c, win)?, DType::F16)
+            narrow(col2im(&wide(cols), out_hw, c, win)?, d)
         }
         d => return Err(crate::dtype::unsupported("col2im", d)),
     })

@@ -74,6 +74,21 @@ impl FromDouble for i32 {
         v as i32
     }
 }
+impl FromDouble for half::bf16 {
+    fn cast(v: f64) -> half::bf16 {
+        half::bf16::from_f32(v as f32)
+    }
+}
+macro_rules! from_double_narrow_int {
+    ($($t:ty),*) => {$(
+        impl FromDouble for $t {
+            fn cast(v: f64) -> $t {
+                <$t as Element>::from_f64(v)
+            }
+        }
+    )*};
+}
+from_double_narrow_int!(i16, i8, u8);
 impl FromDouble for bool {
     fn cast(v: f64) -> bool {
         v != 0.0
@@ -190,7 +205,15 @@ pub fn random_from_to(
         DType::F32 => from_vec((0..n).map(|_| draw() as f32).collect::<Vec<f32>>()),
         DType::F64 => from_vec((0..n).map(|_| draw() as f64).collect::<Vec<f64>>()),
         DType::I64 => from_vec((0..n).map(|_| draw()).collect::<Vec<i64>>()),
+        DType::BF16 => from_vec(
+            (0..n)
+                .map(|_| half::bf16::from_f32(draw() as f32))
+                .collect::<Vec<half::bf16>>(),
+        ),
         DType::I32 => from_vec((0..n).map(|_| draw() as i32).collect::<Vec<i32>>()),
+        DType::I16 => from_vec((0..n).map(|_| draw() as i16).collect::<Vec<i16>>()),
+        DType::I8 => from_vec((0..n).map(|_| draw() as i8).collect::<Vec<i8>>()),
+        DType::U8 => from_vec((0..n).map(|_| draw() as u8).collect::<Vec<u8>>()),
         DType::Bool => from_vec((0..n).map(|_| draw() != 0).collect::<Vec<bool>>()),
     }
 }
@@ -209,10 +232,31 @@ pub fn random_default(g: &mut CpuGenerator, dtype: DType, n: usize) -> Tensor {
                 .map(|_| (g.random() as u64 % (i32::MAX as u64 + 1)) as i32)
                 .collect::<Vec<i32>>(),
         ),
+        DType::I16 => from_vec(
+            (0..n)
+                .map(|_| (g.random() as u64 % (i16::MAX as u64 + 1)) as i16)
+                .collect::<Vec<i16>>(),
+        ),
+        DType::I8 => from_vec(
+            (0..n)
+                .map(|_| (g.random() as u64 % (i8::MAX as u64 + 1)) as i8)
+                .collect::<Vec<i8>>(),
+        ),
+        DType::U8 => from_vec(
+            (0..n)
+                .map(|_| (g.random() as u64 % (u8::MAX as u64 + 1)) as u8)
+                .collect::<Vec<u8>>(),
+        ),
         DType::F16 => from_vec(
             (0..n)
                 .map(|_| f16::from_f32((g.random() as u64 % ((1 << 11) + 1)) as f32))
                 .collect::<Vec<f16>>(),
+        ),
+        // bfloat16's 8 significand digits (`numeric_limits<BFloat16>::digits`).
+        DType::BF16 => from_vec(
+            (0..n)
+                .map(|_| half::bf16::from_f32((g.random() as u64 % ((1 << 8) + 1)) as f32))
+                .collect::<Vec<half::bf16>>(),
         ),
         DType::F32 => from_vec(
             (0..n)

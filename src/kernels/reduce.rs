@@ -28,8 +28,11 @@ pub fn sum(x: &Tensor, dims: &[usize], keepdim: bool) -> Tensor {
         }
         return narrow(sum(&wide(x), dims, keepdim), DType::F16);
     }
+    if x.dtype() == DType::BF16 {
+        return narrow(sum(&wide(x), dims, keepdim), DType::BF16);
+    }
     let x = match x.dtype() {
-        DType::Bool | DType::I32 => cast(x, DType::I64),
+        DType::Bool | DType::U8 | DType::I8 | DType::I16 | DType::I32 => cast(x, DType::I64),
         _ => x.clone(),
     };
     let shape = reduced_shape(&x.shape(), dims, keepdim);
@@ -55,7 +58,13 @@ fn sum_host(x: &Tensor, dims: &[usize], shape: &[usize]) -> Tensor {
             shape,
             d.device(),
         ),
-        DType::Bool | DType::I32 | DType::F16 => unreachable!("cast above"),
+        DType::Bool
+        | DType::U8
+        | DType::I8
+        | DType::I16
+        | DType::I32
+        | DType::F16
+        | DType::BF16 => unreachable!("cast above"),
     }
 }
 
@@ -85,7 +94,7 @@ pub fn float_rows(
     f: impl Fn(&mut dyn Iterator<Item = f64>, usize) -> f64 + Sync + Send,
 ) -> Tensor {
     match x.dtype() {
-        DType::F16 => narrow(float_rows(&wide(x), dims, keepdim, f), DType::F16),
+        d if d.is_half() => narrow(float_rows(&wide(x), dims, keepdim, f), d),
         DType::F32 => rows::<f32, f32>(x, dims, keepdim, |r| {
             f(&mut r.iter().map(|&v| v as f64), r.len()) as f32
         }),

@@ -136,9 +136,11 @@ pub(crate) fn binary_data(op: BinaryOp, a: &Operand, b: &Operand, dtype: DType) 
     if op == BinaryOp::Sub {
         sub_check(a, b)?;
     }
-    if dtype == DType::F16 {
-        if let Some(out) = half_zip(op, a, b)? {
-            return Ok(out);
+    if dtype.is_half() {
+        if dtype == DType::F16 {
+            if let Some(out) = half_zip(op, a, b)? {
+                return Ok(out);
+            }
         }
         // On the GPU one kernel: float16 words read as float32, the result rounded to half
         // in it.
@@ -148,6 +150,19 @@ pub(crate) fn binary_data(op: BinaryOp, a: &Operand, b: &Operand, dtype: DType) 
             let out = binary_data(op, &ta.into(), &tb.into(), dtype.compute())?;
             Ok(crate::ops::creation::narrow(out, dtype))
         });
+    }
+    if matches!(dtype, DType::U8 | DType::I8 | DType::I16) {
+        // Computed in int64 and wrapped back (Note [Narrow dtypes]): wrapping arithmetic
+        // modulo 2^64 and then 2^8 (2^16) is arithmetic modulo 2^8. A Python-number operand
+        // stays one (the negative-exponent check reads it).
+        let w = |o: &Operand| match o {
+            Operand::Scalar(_) => o.clone(),
+            Operand::Tensor(_) => {
+                Operand::Tensor(crate::ops::creation::wide(&materialize(o, dtype)))
+            }
+        };
+        let out = binary_data(op, &w(a), &w(b), DType::I64)?;
+        return Ok(crate::ops::creation::narrow(out, dtype));
     }
     let (ta, tb) = (materialize(a, dtype), materialize(b, dtype));
     let shape = broadcast_shapes(&ta.shape(), &tb.shape())?;
@@ -181,7 +196,9 @@ pub(crate) fn binary_data(op: BinaryOp, a: &Operand, b: &Operand, dtype: DType) 
                 l.zip_any(DType::Bool, a, b, shape)
             })?
         }
-        DType::F16 => unreachable!("computed wide above"),
+        DType::F16 | DType::BF16 | DType::U8 | DType::I8 | DType::I16 => {
+            unreachable!("computed wide above")
+        }
         DType::Bool => match op {
             BinaryOp::Add | BinaryOp::Mul => unreachable!("the arm above"),
             BinaryOp::Sub => unreachable!("sub_check refuses bool operands"),

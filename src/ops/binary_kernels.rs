@@ -44,7 +44,7 @@ macro_rules! truth {
         }
     )*};
 }
-truth!(f32, f64, i64, i32, half::f16, bool);
+truth!(f32, f64, i64, i32, i16, i8, u8, half::f16, half::bf16, bool);
 
 /// One declared binary kernel's row: its name and WGSL expression(s).
 pub struct DeclaredKernel {
@@ -350,10 +350,14 @@ pub(crate) fn promoted(
     if float && !dtype.is_floating_point() {
         dtype = crate::dtype::default_float();
     }
-    let (ta, tb) = (
-        materialize(a, dtype.compute()),
-        materialize(b, dtype.compute()),
-    );
+    // An operand of another dtype (a Python number included) is cast to the common dtype
+    // first, as PyTorch's TensorIterator does: `uint8 > -1` compares with 255.
+    let m = |x: &Operand| match x {
+        Operand::Tensor(t) if t.dtype() == dtype => materialize(x, dtype.compute()),
+        _ if dtype.compute() != dtype => crate::ops::creation::wide(&materialize(x, dtype)),
+        _ => materialize(x, dtype),
+    };
+    let (ta, tb) = (m(a), m(b));
     let shape = broadcast_shapes(&ta.shape(), &tb.shape())?.to_vec();
     Ok((ta, tb, shape, dtype))
 }

@@ -213,6 +213,8 @@ pub fn nan_to_num(
     // The defaults are the dtype's own largest values (float16 is held in float32 words).
     let max = if x.dtype() == DType::F16 {
         half::f16::MAX.to_f64()
+    } else if x.dtype() == DType::BF16 {
+        half::bf16::MAX.to_f64()
     } else {
         f32::MAX as f64
     };
@@ -238,6 +240,15 @@ pub fn nan_to_num(
                 );
                 let out = map::<f32, f32>(&wide(x), move |v| fix_nonfinite(v, nan as f32, p, n));
                 narrow(out, DType::F16)
+            }
+            DType::BF16 => {
+                let max = half::bf16::MAX.to_f32();
+                let (p, n) = (
+                    posinf.map_or(max, |v| v as f32),
+                    neginf.map_or(-max, |v| v as f32),
+                );
+                let out = map::<f32, f32>(&wide(x), move |v| fix_nonfinite(v, nan as f32, p, n));
+                narrow(out, DType::BF16)
             }
             _ => contiguous_clone(x),
         })

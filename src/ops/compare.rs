@@ -103,7 +103,7 @@ pub(crate) fn extremum_data(a: &Operand, b: &Operand, max: bool) -> Result<Tenso
             DType::Bool => {
                 zip::<bool, bool>(ta, tb, shape, move |p, q| if max { p | q } else { p & q })?
             }
-            DType::I32 | DType::F16 => unreachable!("promoted computes wide"),
+            _ => unreachable!("promoted computes wide"),
         })
     })?;
     Ok(narrow(out, dtype))

@@ -98,13 +98,13 @@ fn modulo(a: &Tensor, b: Operand, python: bool) -> Result<Tensor> {
                     }
                 })?
             }
-            DType::I32 | DType::F16 => unreachable!("promoted computes wide"),
             DType::Bool => {
                 return Err(crate::dtype::unsupported(
                     if python { "remainder_cpu" } else { "fmod_cpu" },
                     DType::Bool,
                 ))
             }
+            _ => unreachable!("promoted computes wide"),
         })
     })?;
     let out = narrow(out, dtype);
@@ -166,7 +166,7 @@ pub fn div_rounding(a: &Operand, b: &Operand, mode: &str) -> Result<Tensor> {
                 };
                 return Err(crate::dtype::unsupported(kernel, DType::Bool));
             }
-            DType::I32 | DType::F16 => unreachable!("promoted computes wide"),
+            _ => unreachable!("promoted computes wide"),
         })
     })?;
     let out = narrow(out, dtype);

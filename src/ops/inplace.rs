@@ -403,7 +403,7 @@ fn strided_put(g: &Tensor, region: &Layout, v: &Tensor) -> Result<Tensor> {
 
 /// `x.zero_()` / `x.fill_(s)`: ZeroBackward0 / FillBackward2 (the old values get no gradient).
 pub fn fill_(dst: &Tensor, s: crate::dtype::Scalar, zero: bool) -> Result<()> {
-    if !dst.dtype().is_floating_point() {
+    if crate::dtype::fill_checks(dst.dtype(), dst.numel()) {
         crate::dtype::check_fits(s, dst.dtype(), crate::dtype::cpp_name(dst.dtype()))?;
     }
     apply_(dst, false, |alias| {

@@ -76,6 +76,9 @@ pub fn bitwise_not(a: &Tensor) -> Result<Tensor> {
         DType::Bool => return logical_not(a),
         DType::I64 => map::<i64, i64>(a, |v| !v),
         DType::I32 => map::<i32, i32>(a, |v| !v),
+        DType::I16 => map::<i16, i16>(a, |v| !v),
+        DType::I8 => map::<i8, i8>(a, |v| !v),
+        DType::U8 => map::<u8, u8>(a, |v| !v),
         d => return Err(crate::dtype::unsupported("bitwise_not_cpu", d)),
     })
 }

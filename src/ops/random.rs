@@ -142,6 +142,7 @@ fn float_only(kernel: &str, dtype: DType) -> Result<()> {
 fn float_max(dtype: DType) -> f64 {
     match dtype {
         DType::F16 => 65504.0,
+        DType::BF16 => half::bf16::MAX.to_f64(),
         DType::F32 => f32::MAX as f64,
         _ => f64::MAX,
     }
@@ -205,24 +206,34 @@ fn uniform_values(
             ))
         }
         _ => {
-            // Half draws a float (24 bits) and rounds it; a value that rounds up to `to`
-            // becomes `from`, keeping the range half-open (PyTorch 2.13's CPU kernel).
-            let (a, b) = (f16::from_f32(from as f32), f16::from_f32(to as f32));
-            let w = b.to_f32() - a.to_f32();
-            let af = a.to_f32();
-            from_vec(crate::tensor::pool::collect(
-                n,
-                (0..n).map(|_| {
-                    let v = f16::from_f32(unit_f32(g).mul_add(w, af));
+            // Half (and bfloat16) draws a float (24 bits) and rounds it; a value that rounds
+            // up to `to` becomes `from`, keeping the range half-open (PyTorch 2.13's CPU
+            // kernel). The rounded values are exact in float32, cast to `dtype` at the end.
+            let round = narrow_round(dtype);
+            let (a, b) = (round(from as f32), round(to as f32));
+            let w = b - a;
+            let v: Vec<f32> = (0..n)
+                .map(|_| {
+                    let v = round(unit_f32(g).mul_add(w, a));
                     if v == b {
                         a
                     } else {
                         v
                     }
-                }),
-            ))
+                })
+                .collect();
+            crate::ops::creation::narrow(from_vec(v), dtype)
         }
     })
+}
+
+/// A float32 rounded to the half-precision `dtype` (float16 or bfloat16), as float32.
+fn narrow_round(dtype: DType) -> fn(f32) -> f32 {
+    if dtype == DType::BF16 {
+        |v| half::bf16::from_f32(v).to_f32()
+    } else {
+        |v| f16::from_f32(v).to_f32()
+    }
 }
 
 /// `rand(shape)` / `rand_like`.
@@ -280,7 +291,7 @@ fn normal_values(
                 // [Half normal tail]).
                 _ => {
                     let v = normal_fill_f32_blocks(g, n, mean as f32, std as f32, false);
-                    return from_vec(v.into_iter().map(f16::from_f32).collect::<Vec<f16>>());
+                    return crate::ops::creation::narrow(from_vec(v), dtype);
                 }
             }
         }
@@ -295,10 +306,13 @@ fn normal_values(
                     .map(|_| normal_f64(g, mean, std))
                     .collect::<Vec<f64>>(),
             ),
-            _ => from_vec(
-                (0..n)
-                    .map(|_| f16::from_f32(normal_f64(g, mean, std) as f32))
-                    .collect::<Vec<f16>>(),
+            _ => crate::ops::creation::narrow(
+                from_vec(
+                    (0..n)
+                        .map(|_| normal_f64(g, mean, std) as f32)
+                        .collect::<Vec<f32>>(),
+                ),
+                dtype,
             ),
         }
     })
@@ -320,6 +334,9 @@ pub fn randn_gen(shape: &[usize], dtype: DType, gen: Option<&GeneratorRef>) -> R
 fn int_bounds(dtype: DType) -> (i64, i64) {
     match dtype {
         DType::Bool => (0, 1),
+        DType::U8 => (0, u8::MAX as i64),
+        DType::I8 => (i8::MIN as i64, i8::MAX as i64),
+        DType::I16 => (i16::MIN as i64, i16::MAX as i64),
         DType::I32 => (i32::MIN as i64, i32::MAX as i64),
         _ => (i64::MIN, i64::MAX),
     }
@@ -329,6 +346,7 @@ fn int_bounds(dtype: DType) -> (i64, i64) {
 fn digits(dtype: DType) -> u32 {
     match dtype {
         DType::F16 => 11,
+        DType::BF16 => 8,
         DType::F32 => 24,
         _ => 53,
     }
@@ -338,6 +356,7 @@ fn digits(dtype: DType) -> u32 {
 fn through_float(dtype: DType, v: i64) -> i64 {
     match dtype {
         DType::F16 => f16::from_f32(v as f32).to_f32() as i64,
+        DType::BF16 => half::bf16::from_f32(v as f32).to_f32() as i64,
         DType::F32 => (v as f32) as i64,
         _ => (v as f64) as i64,
     }
@@ -632,7 +651,16 @@ pub fn randperm(n: i64, dtype: DType, gen: Option<&GeneratorRef>) -> Result<Tens
     if dtype == DType::Bool {
         return Err(crate::dtype::unsupported("randperm", dtype));
     }
-    if dtype.is_floating_point() {
+    if matches!(dtype, DType::U8 | DType::I8 | DType::I16) {
+        // PyTorch makes `n - 1` a scalar tensor of the dtype (its overflow check).
+        crate::dtype::check_fits(
+            crate::dtype::Scalar::Int(n.max(1) - 1),
+            dtype,
+            crate::dtype::cpp_name(dtype),
+        )?;
+    }
+    // PyTorch checks the precision of float16, float32 and float64, not bfloat16's.
+    if dtype.is_floating_point() && dtype != DType::BF16 {
         let limit = (1i64 << digits(dtype)) + 1;
         if n > limit {
             return Err(Error::Runtime(format!(

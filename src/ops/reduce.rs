@@ -202,7 +202,7 @@ pub fn restore_dims(g: &Tensor, dims: &[usize], keepdim: bool) -> Result<Tensor>
 /// `x.prod()` (ProdBackward0) / `x.prod(dim, keepdim)` (ProdBackward1).
 pub fn prod(x: &Tensor, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
     let x = match x.dtype() {
-        DType::Bool | DType::I32 => cast_data(x, DType::I64),
+        d if d == DType::Bool || d.is_integral() => cast_data(x, DType::I64),
         _ => x.clone(),
     };
     let rd = reduction_dims(dim.map(|d| vec![d]).as_deref(), x.dim())?;

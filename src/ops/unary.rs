@@ -431,16 +431,16 @@ pub fn unary_data_args(op: UnaryOp, x: &Tensor, args: Args) -> Result<Tensor> {
         (Dtypes::Round(kernel), DType::Bool) => {
             return Err(crate::dtype::unsupported(kernel, DType::Bool))
         }
-        (Dtypes::Round(_), DType::I64 | DType::I32) => return Ok(creation::contiguous_clone(x)),
+        (Dtypes::Round(_), d) if d.is_integral() => return Ok(creation::contiguous_clone(x)),
         (Dtypes::Keep(_, on_bool), DType::Bool) => return on_bool(x),
         (Dtypes::Keep(int, _), DType::I64) => return Ok(map::<i64, i64>(x, move |v| int(v, args))),
-        (Dtypes::Keep(..), DType::I32) => {
+        (Dtypes::Keep(..), d) if d.is_integral() => {
             return Ok(creation::narrow(
                 unary_data_args(op, &creation::wide(x), args)?,
                 dtype,
             ))
         }
-        (_, DType::I64 | DType::I32 | DType::Bool) => {
+        (_, d) if d.is_integral() || d == DType::Bool => {
             let xf = creation::cast_data(x, crate::dtype::default_float());
             return unary_data_args(op, &xf, args);
         }
@@ -450,7 +450,9 @@ pub fn unary_data_args(op: UnaryOp, x: &Tensor, args: Args) -> Result<Tensor> {
     crate::kernels::unary(op.wgsl(), op.gpu_args(args), x, |x| {
         Ok(match dtype {
             DType::F16 if crate::kernels::half_in_place(x) => map_cpu(op, x, args),
-            DType::F16 => creation::narrow(unary_data_args(op, &creation::wide(x), args)?, dtype),
+            DType::F16 | DType::BF16 => {
+                creation::narrow(unary_data_args(op, &creation::wide(x), args)?, dtype)
+            }
             DType::F32 | DType::F64 => map_cpu(op, x, args),
             _ => unreachable!("integer dtypes handled above"),
         })

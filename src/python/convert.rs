@@ -344,9 +344,9 @@ pub fn tensor_from_data(data: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResu
         }
         None => {}
     }
-    if dtype == DType::I32 {
+    if matches!(dtype, DType::I32 | DType::I16 | DType::I8 | DType::U8) {
         for &s in &flat.values {
-            crate::dtype::check_fits(s, dtype, "int32")?;
+            crate::dtype::check_fits(s, dtype, dtype.name())?;
         }
     }
     if matches!(dtype, DType::I32 | DType::I64) {
@@ -395,10 +395,13 @@ pub fn from_numpy(arr: &Bound<'_, PyAny>) -> PyResult<Tensor> {
         "<i4" => DType::I32,
         "<f2" => DType::F16,
         "|b1" => DType::Bool,
+        "|u1" => DType::U8,
+        "|i1" => DType::I8,
+        "<i2" => DType::I16,
         _ => {
             let name: String = arr.getattr("dtype")?.str()?.extract()?;
             return Err(super::errors::type_error(format!(
-                "can't convert np.ndarray of type numpy.{name}. The only supported types are: float64, float32, float16, int64, int32, and bool."
+                "can't convert np.ndarray of type numpy.{name}. The only supported types are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool."
             )));
         }
     };
@@ -481,6 +484,18 @@ pub fn to_list(py: Python<'_>, t: &Tensor) -> PyResult<Py<PyAny>> {
         }),
         DType::F16 => build(py, &t.to_vec::<half::f16>(), &shape, &|py, x| {
             Ok(x.to_f64().into_pyobject(py)?.into_any().unbind())
+        }),
+        DType::BF16 => build(py, &t.to_vec::<half::bf16>(), &shape, &|py, x| {
+            Ok(x.to_f64().into_pyobject(py)?.into_any().unbind())
+        }),
+        DType::U8 => build(py, &t.to_vec::<u8>(), &shape, &|py, x| {
+            Ok(x.into_pyobject(py)?.into_any().unbind())
+        }),
+        DType::I8 => build(py, &t.to_vec::<i8>(), &shape, &|py, x| {
+            Ok(x.into_pyobject(py)?.into_any().unbind())
+        }),
+        DType::I16 => build(py, &t.to_vec::<i16>(), &shape, &|py, x| {
+            Ok(x.into_pyobject(py)?.into_any().unbind())
         }),
         DType::Bool => build(py, &t.to_vec::<bool>(), &shape, &|py, x| {
             Ok(PyBool::new(py, x).to_owned().into_any().unbind())

@@ -26,7 +26,7 @@ impl PyDType {
     }
     #[getter]
     fn is_signed(&self) -> bool {
-        self.d != DType::Bool
+        !matches!(self.d, DType::Bool | DType::U8)
     }
     #[getter]
     fn itemsize(&self) -> usize {
@@ -37,7 +37,7 @@ impl PyDType {
     }
 }
 
-static DTYPES: PyOnceLock<[Py<PyDType>; 6]> = PyOnceLock::new();
+static DTYPES: PyOnceLock<[Py<PyDType>; 10]> = PyOnceLock::new();
 
 /// The singleton object for a dtype (so `t.dtype is gradrs.float32`).
 pub fn dtype_object(py: Python<'_>, d: DType) -> Py<PyDType> {

@@ -52,6 +52,17 @@ fn entry(obj: &Bound<'_, PyAny>) -> PyResult<Entry> {
         let t = t.borrow().t.clone();
         return Ok(match t.dtype() {
             DType::Bool => Entry::Mask(t),
+            DType::U8 => {
+                // PyTorch still takes a byte tensor as a mask, with a deprecation warning.
+                let py = obj.py();
+                PyErr::warn(
+                    py,
+                    &py.get_type::<pyo3::exceptions::PyUserWarning>(),
+                    c"indexing with dtype gradrs.uint8 is now deprecated, please use a dtype gradrs.bool instead.",
+                    1,
+                )?;
+                Entry::Mask(crate::ops::creation::cast_data(&t, DType::Bool))
+            }
             DType::I64 | DType::I32 if t.dim() == 0 => {
                 Entry::Step(IndexStep::Select(t.item()?.to_i64()))
             }
@@ -312,7 +323,7 @@ impl PyTensor {
             super::boundary::catch(|| ix::check_index_devices(&self.t, &s))?;
             let v = value_operand(value, &self.t)?;
             let d = self.t.dtype();
-            if let (Operand::Scalar(s), DType::I32 | DType::I64) = (&v, d) {
+            if let (Operand::Scalar(s), true) = (&v, d.is_integral()) {
                 // A number no integer of the dtype holds (NaN, 2**40 into int32) is refused.
                 crate::dtype::check_fits(*s, d, crate::dtype::cpp_name(d))?;
             }

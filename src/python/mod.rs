@@ -196,7 +196,7 @@ fn full(
         Scalar::Int(_) => DType::I64,
         Scalar::Float(_) => default_float(),
     });
-    if !d.is_floating_point() {
+    if crate::dtype::fill_checks(d, shape.iter().product()) {
         crate::dtype::check_fits(v, d, crate::dtype::cpp_name(d))?;
     }
     let t = boundary::run(py, || filled_on(&shape, v, d, dev))?;

@@ -89,15 +89,17 @@ impl PyGenerator {
     }
 }
 
-/// The state as a tensor of PyTorch's 5056 state bytes. gradrs has no uint8 dtype yet, so
-/// the bytes are int64 values 0..=255 (`set_state` takes them back).
+/// The state as PyTorch's uint8 tensor of 5056 state bytes (a `ByteTensor`).
 fn state_tensor(py: Python<'_>, g: &GeneratorRef) -> R {
     let bytes = g.lock().get_state();
-    let v: Vec<i64> = bytes.into_iter().map(i64::from).collect();
-    let n = v.len();
-    wrap(py, super::boundary::held(|| Ok(Tensor::from_vec(v, &[n])))?)
+    let n = bytes.len();
+    wrap(
+        py,
+        super::boundary::held(|| Ok(Tensor::from_vec(bytes, &[n])))?,
+    )
 }
 
+/// `set_state`: PyTorch's checks (a tensor, of uint8), then the bytes.
 fn set_state_from(g: &GeneratorRef, state: &Bound<'_, PyAny>) -> PyResult<()> {
     let t = match state.cast::<PyTensor>() {
         Ok(t) => t.borrow().t.clone(),
@@ -108,25 +110,13 @@ fn set_state_from(g: &GeneratorRef, state: &Bound<'_, PyAny>) -> PyResult<()> {
             )))
         }
     };
-    if t.dtype().is_floating_point() {
+    if t.dtype() != DType::U8 {
         return Err(super::errors::type_error(
             "RNG state must be a gradrs.ByteTensor",
         ));
     }
     let cpu = super::boundary::catch(|| crate::ops::creation::copy_to_device(&t, Device::Cpu))?;
-    let bytes: Vec<u8> = cpu
-        .to_f64_vec()
-        .into_iter()
-        .map(|v| {
-            if (0.0..=255.0).contains(&v) {
-                Ok(v as u8)
-            } else {
-                Err(super::errors::type_error(
-                    "RNG state must be a gradrs.ByteTensor",
-                ))
-            }
-        })
-        .collect::<PyResult<_>>()?;
+    let bytes: Vec<u8> = cpu.to_vec::<u8>();
     g.lock().set_state(&bytes)?;
     Ok(())
 }

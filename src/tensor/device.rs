@@ -224,6 +224,16 @@ pub fn check_gpu_dtype(dtype: DType) -> Result<()> {
                 .into(),
         ));
     }
+    // Held on the CPU only: the GPU words hold bool, int32/64 and float16/32 (a cost decision,
+    // not a limit of the device); PyTorch has no such refusal.
+    if !dtype.on_gpu() {
+        return Err(Error::Type(format!(
+            "Cannot convert a GPU tensor to {} dtype: the GPU backend has no {} kernels. \
+             Please use float32 or int64 instead.",
+            dtype.name(),
+            dtype.name()
+        )));
+    }
     Ok(())
 }
 
@@ -231,7 +241,7 @@ pub fn check_gpu_dtype(dtype: DType) -> Result<()> {
 /// constant (nothing uploaded); None for a value the GPU does not hold (float64, an int64
 /// past int32). The storage's own fill, so factories need no op.
 pub fn gpu_full(shape: &[usize], s: Scalar, dtype: DType) -> Result<Option<Tensor>> {
-    if dtype == DType::F64 {
+    if !dtype.on_gpu() {
         return Ok(None);
     }
     let number = Tensor::scalar(s, dtype);

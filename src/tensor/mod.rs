@@ -174,6 +174,22 @@ macro_rules! dispatch {
                 type $T = half::f16;
                 $body
             }
+            $crate::dtype::DType::BF16 => {
+                type $T = half::bf16;
+                $body
+            }
+            $crate::dtype::DType::U8 => {
+                type $T = u8;
+                $body
+            }
+            $crate::dtype::DType::I8 => {
+                type $T = i8;
+                $body
+            }
+            $crate::dtype::DType::I16 => {
+                type $T = i16;
+                $body
+            }
             $crate::dtype::DType::Bool => {
                 type $T = bool;
                 $body
@@ -583,6 +599,10 @@ impl Tensor {
             DType::I64 => Scalar::Int(d.storage.slice::<i64>()[off]),
             DType::F16 => Scalar::Float(d.storage.slice::<half::f16>()[off].to_f64()),
             DType::I32 => Scalar::Int(d.storage.slice::<i32>()[off] as i64),
+            DType::BF16 => Scalar::Float(d.storage.slice::<half::bf16>()[off].to_f64()),
+            DType::U8 => Scalar::Int(d.storage.slice::<u8>()[off] as i64),
+            DType::I8 => Scalar::Int(d.storage.slice::<i8>()[off] as i64),
+            DType::I16 => Scalar::Int(d.storage.slice::<i16>()[off] as i64),
             DType::Bool => Scalar::Bool(d.storage.slice::<bool>()[off]),
         })
     }

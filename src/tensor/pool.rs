@@ -65,6 +65,10 @@ fn capacity_bytes(o: &Owner) -> usize {
         Owner::I64(v) => v.capacity() * 8,
         Owner::I32(v) => v.capacity() * 4,
         Owner::F16(v) => v.capacity() * 2,
+        Owner::BF16(v) => v.capacity() * 2,
+        Owner::I16(v) => v.capacity() * 2,
+        Owner::U8(v) => v.capacity(),
+        Owner::I8(v) => v.capacity(),
         Owner::Bool(v) => v.capacity(),
         Owner::External(_) => 0,
     }

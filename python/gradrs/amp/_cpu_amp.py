@@ -1,7 +1,6 @@
 """`gradrs.cpu.amp`: the deprecated `torch.cpu.amp` spellings of `autocast('cpu', ...)` and
 `GradScaler('cpu', ...)`, which warn (FutureWarning) as PyTorch's do and then behave the same.
-Their default dtype, PyTorch's bfloat16, does not exist in gradrs (`dtype=None` stands for it),
-so `gradrs.cpu.amp.autocast()` warns and disables itself; pass `dtype=gradrs.float16`.
+Their default dtype is PyTorch's, bfloat16.
 """
 
 import warnings

@@ -2,11 +2,12 @@
 
 Inside an enabled `autocast(device_type)` region, an op in PyTorch's lower-precision list
 (matmul, mm, bmm, addmm, linear, convolutions, prelu, attention...) casts its floating-point
-inputs on that device to the region's dtype (float16); an op in the float32 list (exp, log,
+inputs on that device to the region's dtype (bfloat16 on the CPU, float16 on the GPU by
+default); an op in the float32 list (exp, log,
 pow, softmax, sum, norms, the losses...) casts them to float32; an op in the promote list
 (addcmul, atan2, dot, bilinear...) casts them to the widest dtype among them. float64 tensors,
 integer tensors, tensors on another device, in-place ops and calls with an explicit `dtype=`
-are left alone, as in PyTorch. Parameters cast to float16 are cached for the outermost region
+are left alone, as in PyTorch. Parameters cast to the region's dtype are cached for the outermost region
 (`cache_enabled`), so each is cast once per region.
 
 PyTorch autocasts in its dispatcher; gradrs wraps the Python entry points instead (the
@@ -16,9 +17,8 @@ calling thread's state, so autocast stays per thread as in PyTorch. Code that re
 native function directly (`gradrs._native`) bypasses the wrappers.
 
 Devices: 'cuda' (or 'gpu') is gradrs's GPU, with PyTorch's CUDA lists and float16 by default;
-'cpu' has PyTorch's CPU lists. PyTorch's CPU default dtype, bfloat16, does not exist in
-gradrs, so `autocast('cpu')` without `dtype=gradrs.float16` warns and disables itself, as
-PyTorch does for a dtype the device does not support.
+'cpu' has PyTorch's CPU lists and bfloat16 by default (float16 too). The GPU holds no bfloat16
+tensors, so a GPU region asking for it raises PyTorch's error for a device without bfloat16.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from .. import gpu as _gpu
 __all__ = ["autocast", "autocast_decorator", "custom_bwd", "custom_fwd", "is_autocast_available"]
 
 _float16, _float32, _float64 = _native.float16, _native.float32, _native.float64
+_bfloat16 = _native.bfloat16
 
 # ---------------------------------------------------------------------------------------------
 # per-thread state (PyTorch keeps autocast state thread-local)
@@ -45,9 +46,8 @@ _float16, _float32, _float64 = _native.float16, _native.float32, _native.float64
 class _State(threading.local):
     def __init__(self):
         self.enabled = {"cpu": False, "gpu": False}
-        # The GPU's default lower-precision dtype is float16; the CPU's (PyTorch: bfloat16) is
-        # None here: gradrs has no bfloat16.
-        self.dtype = {"cpu": None, "gpu": _float16}
+        # The default lower-precision dtypes, PyTorch's: bfloat16 on the CPU, float16 on the GPU.
+        self.dtype = {"cpu": _bfloat16, "gpu": _float16}
         self.cache_enabled = True
         self.nesting = 0
         self.cache = {}  # id(param) -> (param, its cast); see _cast
@@ -139,17 +139,18 @@ def set_autocast_enabled(*args) -> None:
 
 
 def get_autocast_dtype(device_type: str):
-    """The lower-precision dtype autocast uses on `device_type` in this thread (float16 on the
-    GPU). PyTorch's CPU default is bfloat16, which gradrs does not have: until a dtype is set
-    with `set_autocast_dtype('cpu', gradrs.float16)`, asking for it raises."""
+    """The lower-precision dtype autocast uses on `device_type` in this thread (bfloat16 on the
+    CPU, float16 on the GPU, until `set_autocast_dtype` changes it).
+
+    Examples:
+        >>> gradrs.get_autocast_dtype('cpu')
+        gradrs.bfloat16
+    """
     _check_type("get_autocast_dtype", "device_type", 1, device_type, str, "str")
     key = _device_key(device_type)
-    dtype = _state.dtype.get(key) if key is not None else None
-    if dtype is None:
-        raise RuntimeError(
-            f"the autocast dtype of '{device_type}' is PyTorch's default bfloat16, which gradrs "
-            "does not have; set one with gradrs.set_autocast_dtype(device_type, gradrs.float16)")
-    return dtype
+    if key is None:
+        raise RuntimeError(f"User specified an unsupported autocast device_type '{device_type}'")
+    return _state.dtype[key]
 
 
 def set_autocast_dtype(device_type: str, dtype) -> None:
@@ -524,13 +525,15 @@ class autocast:
                 warnings.warn("CUDA is not available or torch_xla is imported. "
                               "Disabling autocast.", stacklevel=2)
                 enabled = False
-            elif key == "cpu" and self.fast_dtype is not _float16:
-                # PyTorch's CPU supports bfloat16 (its default here) and float16; gradrs has
-                # no bfloat16, so float16 is the one dtype left.
+            elif key == "gpu" and self.fast_dtype is _bfloat16:
+                # gradrs's GPU holds no bfloat16 tensors: PyTorch's error for such a device.
+                raise RuntimeError("Current CUDA Device does not support bfloat16. Please "
+                                   "switch dtype to float16.")
+            elif key == "cpu" and self.fast_dtype not in (_bfloat16, _float16):
                 warnings.warn(
                     "In CPU autocast, but the target dtype is not supported. Disabling "
-                    f"autocast.\nCPU Autocast only supports dtypes of {_float16} currently.",
-                    stacklevel=2)
+                    f"autocast.\nCPU Autocast only supports dtypes of {_bfloat16}, {_float16} "
+                    "currently.", stacklevel=2)
                 enabled = False
         self._enabled = enabled
 
@@ -539,8 +542,7 @@ class autocast:
         self.prev = _state.enabled[self._key]
         self.prev_fastdtype = _state.dtype[self._key]
         _state.enabled[self._key] = self._enabled
-        if self.fast_dtype is not None:
-            _state.dtype[self._key] = self.fast_dtype
+        _state.dtype[self._key] = self.fast_dtype
         _state.nesting += 1
         _state.cache_enabled = self._cache_enabled
         _region_opened()
@@ -602,7 +604,6 @@ def custom_fwd(fwd=None, *, device_type: str, cast_inputs=None):
     @functools.wraps(fwd)
     def decorate_fwd(*args, **kwargs):
         key = _device_key(device_type)
-        # The region's dtype (None for the CPU's bfloat16 default, which gradrs lacks).
         args[0]._dtype = _state.dtype.get(key) if key is not None else None
         if cast_inputs is None:
             args[0]._fwd_used_autocast = is_autocast_enabled(device_type)

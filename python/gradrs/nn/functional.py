@@ -64,14 +64,15 @@ def _lift(name, local, leaves, reals, linear=False, zeros_if_unused=False):
 
 
 def _opmath(fn):
-    """``fn`` computed in float32 when its first argument is float16, the result rounded to
-    float16 once, as PyTorch's fused kernels (normalizations) compute half."""
+    """``fn`` computed in float32 when its first argument is float16 or bfloat16, the result
+    rounded to that dtype once, as PyTorch's fused kernels (normalizations) compute them."""
     def run(x, *rest):
-        if x.dtype != _native.float16:
+        half = x.dtype
+        if half not in (_native.float16, _native.bfloat16):
             return fn(x, *rest)
-        wide = [t.float() if isinstance(t, _native.Tensor) and t.dtype == _native.float16
+        wide = [t.float() if isinstance(t, _native.Tensor) and t.dtype == half
                 else t for t in (x, *rest)]
-        return fn(*wide).to(_native.float16)
+        return fn(*wide).to(half)
 
     return run
 
@@ -1016,7 +1017,8 @@ def _pair(v):
 
 
 _CPP_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double", "int32": "int",
-              "int64": "long int", "bool": "bool"}
+              "int64": "long int", "bool": "bool", "bfloat16": "c10::BFloat16",
+              "uint8": "unsigned char", "int8": "signed char", "int16": "short int"}
 
 
 def _ints(v, nd):
@@ -1619,7 +1621,8 @@ def normalize(input: _Tensor, p: float = 2.0, dim: int | Sequence[int] = 1, eps:
 
 _INF = float("inf")
 _SCALAR_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int32": "Int",
-                 "int64": "Long", "bool": "Bool"}
+                 "int64": "Long", "bool": "Bool", "bfloat16": "BFloat16", "uint8": "Byte",
+                 "int8": "Char", "int16": "Short"}
 
 
 def _scalar_name(dtype):
@@ -4725,7 +4728,8 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
 # kernels PyTorch may pick (flash, memory-efficient) compute the same values.
 
 _CPP_DTYPE = {"float16": "c10::Half", "float32": "float", "float64": "double",
-              "int32": "int", "int64": "long int", "bool": "bool"}
+              "int32": "int", "int64": "long int", "bool": "bool", "bfloat16": "c10::BFloat16",
+              "uint8": "unsigned char", "int8": "signed char", "int16": "short int"}
 
 
 def _cpp_dtype(dtype):

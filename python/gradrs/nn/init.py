@@ -25,7 +25,8 @@ __all__ = [
 # and copy in, with PyTorch's argument checks.
 
 _KERNEL_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int32": "Int",
-                 "int64": "Long", "bool": "Bool"}
+                 "int64": "Long", "bool": "Bool", "bfloat16": "BFloat16", "uint8": "Byte",
+                 "int8": "Char", "int16": "Short"}
 
 
 def _check_floating(tensor, kernel):

@@ -173,7 +173,7 @@ pub fn cast<S: Element, D: Element>(src: &[S]) -> Vec<D> {
             super::f16c::narrow,
         )),
         (DType::Bool, _) | (_, DType::Bool) => map_slice(src, |v| D::from_bool(v.to_bool())),
-        (DType::I64 | DType::I32, _) => map_slice(src, |v| D::from_i64(v.to_i64())),
+        (s, _) if s.is_integral() => map_slice(src, |v| D::from_i64(v.to_i64())),
         _ => map_slice(src, |v| D::from_f64(v.to_f64())),
     }
 }

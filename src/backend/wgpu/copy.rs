@@ -67,7 +67,7 @@ impl CopyOp {
     pub fn between(from: DType, to: DType) -> Option<CopyOp> {
         use DType::*;
         Some(match (from, to) {
-            (F64, _) | (_, F64) => return None,
+            (F64 | BF16 | U8 | I8 | I16, _) | (_, F64 | BF16 | U8 | I8 | I16) => return None,
             // int64 is held as int32 words and float16 as float32 words holding half values.
             (Bool, Bool) | (I32 | I64, I32 | I64) | (F16, F16 | F32) | (F32, F32) => CopyOp::Same,
             (I64 | I32, F32) => CopyOp::IntToFloat,

@@ -47,7 +47,10 @@ impl Words {
                 crate::backend::cpu::f16c::widen(src, bytemuck::cast_slice_mut(&mut w));
                 w
             }
-            DType::F64 => return check_dtype(dtype).map(|_| Vec::new()),
+            // Refused before a tensor reaches the GPU (`check_gpu_dtype`).
+            DType::F64 | DType::BF16 | DType::U8 | DType::I8 | DType::I16 => {
+                return check_dtype(dtype).map(|_| Vec::new())
+            }
         })
     }
 
@@ -76,7 +79,7 @@ impl Words {
                 bytemuck::cast_slice(words),
                 std::slice::from_raw_parts_mut(host as *mut half::f16, n),
             ),
-            DType::F64 => check_dtype(dtype)?,
+            DType::F64 | DType::BF16 | DType::U8 | DType::I8 | DType::I16 => check_dtype(dtype)?,
         }
         Ok(())
     }

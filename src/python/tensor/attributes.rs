@@ -244,6 +244,15 @@ impl PyTensor {
             DType::I32 => "<i4",
             DType::F16 => "<f2",
             DType::Bool => "|b1",
+            DType::U8 => "|u1",
+            DType::I8 => "|i1",
+            DType::I16 => "<i2",
+            // numpy has no bfloat16 (`numpy()` refuses it first).
+            DType::BF16 => {
+                return Err(crate::python::errors::type_error(
+                    "Got unsupported ScalarType BFloat16",
+                ))
+            }
         };
         let dict = PyDict::new(py);
         dict.set_item("shape", PyTuple::new(py, d.layout.shape.iter())?)?;

@@ -159,6 +159,22 @@ impl PyTensor {
     fn half(&self, py: Python<'_>) -> R {
         crate::python::boundary::tensor(py, || creation::to_dtype(&self.t, DType::F16))
     }
+    /// The tensor as bfloat16 (itself if already bfloat16).
+    fn bfloat16(&self, py: Python<'_>) -> R {
+        crate::python::boundary::tensor(py, || creation::to_dtype(&self.t, DType::BF16))
+    }
+    /// The tensor as uint8 (itself if already uint8).
+    fn byte(&self, py: Python<'_>) -> R {
+        crate::python::boundary::tensor(py, || creation::to_dtype(&self.t, DType::U8))
+    }
+    /// The tensor as int8 (itself if already int8).
+    fn char(&self, py: Python<'_>) -> R {
+        crate::python::boundary::tensor(py, || creation::to_dtype(&self.t, DType::I8))
+    }
+    /// The tensor as int16 (itself if already int16).
+    fn short(&self, py: Python<'_>) -> R {
+        crate::python::boundary::tensor(py, || creation::to_dtype(&self.t, DType::I16))
+    }
     /// The tensor as bool (itself if already bool).
     fn bool(&self, py: Python<'_>) -> R {
         crate::python::boundary::tensor(py, || creation::to_dtype(&self.t, DType::Bool))
