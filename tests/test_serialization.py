@@ -180,18 +180,27 @@ def test_load_torch_names(torch, tmp_path):
     t = torch.arange(3.0)
     t.note = "kept"
     torch.save({"dtype": torch.float16, "device": torch.device("cpu"), "size": torch.Size([2]),
-                "tagged": t, "odd_dtype": torch.uint8}, tmp_path / "names.pt")
+                "tagged": t, "odd_dtype": torch.complex64, "u8": torch.uint8},
+               tmp_path / "names.pt")
     out = G.load(tmp_path / "names.pt")
     assert out["dtype"] is G.float16 and out["device"] == G.device("cpu")
     assert type(out["size"]) is G.Size and tuple(out["size"]) == (2,)
     assert out["tagged"].note == "kept" and out["tagged"].tolist() == [0.0, 1.0, 2.0]
-    assert repr(out["odd_dtype"]) == "torch.uint8"  # loads; no gradrs tensor can use it
+    assert repr(out["odd_dtype"]) == "torch.complex64"  # loads; no gradrs tensor can use it
+    assert out["u8"] is G.uint8
 
 
 def test_load_unsupported_dtype_is_a_clear_error(torch, tmp_path):
-    torch.save({"img": torch.zeros(2, dtype=torch.uint8)}, tmp_path / "u8.pt")
-    with pytest.raises(RuntimeError, match="uint8"):
-        G.load(tmp_path / "u8.pt")
+    torch.save({"z": torch.zeros(2, dtype=torch.complex64)}, tmp_path / "c64.pt")
+    with pytest.raises(RuntimeError, match="complex64"):
+        G.load(tmp_path / "c64.pt")
+    # uint8 / int8 / int16 checkpoints load (the RNG state is a uint8 tensor)
+    torch.save({"img": torch.arange(250, 256, dtype=torch.uint8), "rng": torch.get_rng_state(),
+                "c": torch.tensor([-3], dtype=torch.int8)}, tmp_path / "u8.pt")
+    out = G.load(tmp_path / "u8.pt")
+    assert out["img"].dtype is G.uint8 and out["img"].tolist() == list(range(250, 256))
+    assert out["rng"].tolist() == torch.get_rng_state().tolist()
+    assert out["c"].dtype is G.int8 and out["c"].tolist() == [-3]
 
 
 def test_load_mmap(torch, tmp_path):

@@ -26,6 +26,9 @@ STORAGE_NAME = {
     "float16": "HalfStorage",
     "int64": "LongStorage",
     "int32": "IntStorage",
+    "int16": "ShortStorage",
+    "int8": "CharStorage",
+    "uint8": "ByteStorage",
     "bool": "BoolStorage",
 }
 # Every storage class PyTorch writes, with its dtype; the ones gradrs lacks are refused on load.
@@ -54,6 +57,9 @@ NUMPY_DTYPE = {
     "float16": np.float16,
     "int64": np.int64,
     "int32": np.int32,
+    "int16": np.int16,
+    "int8": np.int8,
+    "uint8": np.uint8,
     "bool": np.bool_,
 }
 

@@ -119,7 +119,7 @@ def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, bac
         raise RuntimeError(
             f"gradrs has no torch.{dtype.name} dtype: the checkpoint holds a torch.{dtype.name} "
             "tensor that gradrs cannot load "
-            "(supported: float16, float32, float64, int32, int64, bool)")
+            "(supported: float16, float32, float64, uint8, int8, int16, int32, int64, bool)")
     np_dtype = _pickle.NUMPY_DTYPE[_pickle.dtype_name(dtype)]
     typed = _pickle.TypedStorage(storage.array.view(np_dtype), dtype)
     from .serialization import _default_restore_location

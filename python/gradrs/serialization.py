@@ -602,7 +602,7 @@ def _load_from_zip(reader, map_location, unpickler_factory, mmap_path):
                 raise RuntimeError(
                     f"gradrs has no torch.{dtype} dtype: the checkpoint holds a "
                     f"torch.{storage_type.name} that gradrs cannot load "
-                    "(supported: float16, float32, float64, int32, int64, bool)")
+                    "(supported: float16, float32, float64, uint8, int8, int16, int32, int64, bool)")
             np_dtype = _pickle.NUMPY_DTYPE[dtype]
             array = raw_bytes(key, numel * np.dtype(np_dtype).itemsize, np_dtype)
             if byteorder != sys.byteorder and array.itemsize > 1:
