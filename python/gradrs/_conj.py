@@ -9,16 +9,11 @@ itself, `imag` raises, and the adjoints are the transposes (TransposeBackward0).
 import warnings
 
 from . import _forms
+from .functional import _check_tensor
 from ._native import Tensor
 
 __all__ = ["conj", "conj_physical", "resolve_conj", "resolve_neg", "is_conj", "is_neg",
            "adjoint", "real", "imag"]
-
-
-def _need_tensor(fn, value):
-    if not isinstance(value, Tensor):
-        raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(value).__name__}")
 
 
 def conj(input):
@@ -29,7 +24,7 @@ def conj(input):
         >>> gradrs.conj(t) is t
         True
     """
-    _need_tensor("conj", input)
+    _check_tensor("conj", "input", 1, input)
     return input
 
 
@@ -41,7 +36,7 @@ def conj_physical(input, *, out=None):
         >>> gradrs.conj_physical(gradrs.tensor([1.0, -2.0]))
         tensor([ 1., -2.])
     """
-    _need_tensor("conj_physical", input)
+    _check_tensor("conj_physical", "input", 1, input)
     if out is not None:
         # PyTorch's real-input out= path records no usable node (its grad_fn prints
         # NotImplemented) and does not refuse an input that requires grad: the data is copied.
@@ -58,7 +53,7 @@ def resolve_conj(input):
         >>> gradrs.resolve_conj(t) is t
         True
     """
-    _need_tensor("resolve_conj", input)
+    _check_tensor("resolve_conj", "input", 1, input)
     return input
 
 
@@ -71,7 +66,7 @@ def resolve_neg(input):
         >>> gradrs.resolve_neg(t) is t
         True
     """
-    _need_tensor("resolve_neg", input)
+    _check_tensor("resolve_neg", "input", 1, input)
     return input
 
 
@@ -82,7 +77,7 @@ def is_conj(input):
         >>> gradrs.is_conj(gradrs.ones(2))
         False
     """
-    _need_tensor("is_conj", input)
+    _check_tensor("is_conj", "input", 1, input)
     return False
 
 
@@ -93,7 +88,7 @@ def is_neg(input):
         >>> gradrs.is_neg(gradrs.ones(2))
         False
     """
-    _need_tensor("is_neg", input)
+    _check_tensor("is_neg", "input", 1, input)
     return False
 
 
@@ -106,7 +101,7 @@ def adjoint(input):
         tensor([[1., 3.],
                 [2., 4.]])
     """
-    _need_tensor("adjoint", input)
+    _check_tensor("adjoint", "input", 1, input)
     return _last_two(input, "adjoint()", "Consider using x.conj().")
 
 
@@ -118,7 +113,7 @@ def real(input):
         >>> gradrs.real(t) is t
         True
     """
-    _need_tensor("real", input)
+    _check_tensor("real", "input", 1, input)
     return input
 
 
@@ -132,7 +127,7 @@ def imag(input):
             ...
         RuntimeError: imag is not implemented for tensors with non-complex dtypes.
     """
-    _need_tensor("imag", input)
+    _check_tensor("imag", "input", 1, input)
     raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
 
 
