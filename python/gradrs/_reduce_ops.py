@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from . import _argparse, _native
+from ._breadth import _node
 from ._grad_mode import no_grad as _no_grad
 from ._native import Tensor
 
@@ -23,17 +24,6 @@ from ._native import Tensor
 _G = sys.modules[__package__]
 
 __all__ = ["quantile", "nanquantile"]
-
-
-def _node(name, out, inputs, backward):
-    """`out` (computed without recording) becomes the output of one node `name` over
-    `inputs` when grad mode is on and one of them requires grad; `backward(g)` returns one
-    gradient (or None) per input, written in gradrs ops."""
-    live = [t if isinstance(t, Tensor) else None for t in inputs]
-    if _native.is_grad_enabled() and builtins.any(t is not None and t.requires_grad
-                                                  for t in live):
-        _native._attach_node(out, live, name, lambda g: list(backward(g)))
-    return out
 
 
 def _parsed(name, texts, method_texts):
