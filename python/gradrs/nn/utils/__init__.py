@@ -4,6 +4,7 @@ normalization, parametrizations, BatchNorm fusion."""
 from . import parametrizations as parametrizations
 from . import parametrize as parametrize
 from . import rnn as rnn
+from . import stateless as stateless
 from .clip_grad import (
     _clip_grads_with_norm_,
     _get_total_norm,
