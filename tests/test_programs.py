@@ -82,6 +82,7 @@ RANDOM = {
     # from PyTorch's (programs_gaps.md 9); at pixel centres floor() then picks the other
     # neighbour, so grid_sample's gradient for theta differs
     "spatial_transformer": [r"Train Epoch: ", r"Test set: "],
+    "swa_ema": [r"epoch \d+ loss", r"running_mean", r"\w+ +test loss"],
     # not random: BatchNorm1d's training statistics differ from ATen's in the last bits
     # (summation order), which training turns into visible ones (programs_gaps.md)
     "tabular_classifier": [r"epoch +\d+ val_loss", r"test loss", r"early stopping at epoch"],
