@@ -44,6 +44,7 @@ RANDOM = {
     "attn_seq2seq": [r"\(\d+ \d+%\) "],
     "audio_spectrogram": [r"epoch \d+ loss"],
     "char_lstm": [r"step \d+ loss"],
+    "checkpoint_mlp": [r"step \d+ loss", r"eval loss"],
     "cnn_checkpoint": [r"\[\d+\] loss:"],
     # gradrs's float32 linspace rounds a float64 value; PyTorch's computes in float32
     # (linspace(-pi, pi, 2000) differs in the last bit), so a ~1e-9 coefficient changes sign
