@@ -46,6 +46,7 @@ RANDOM = {
     "char_lstm": [r"step \d+ loss"],
     "checkpoint_mlp": [r"step \d+ loss", r"eval loss"],
     "cnn_checkpoint": [r"\[\d+\] loss:"],
+    "ctc_speech": [r"epoch \d+ ctc loss", r"CER", r"ref "],
     # gradrs's float32 linspace rounds a float64 value; PyTorch's computes in float32
     # (linspace(-pi, pi, 2000) differs in the last bit), so a ~1e-9 coefficient changes sign
     "custom_autograd": [r"Result: y = "],
