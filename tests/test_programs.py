@@ -53,6 +53,7 @@ RANDOM = {
     "custom_dataset": [r"\[\[\d"],  # the batches of a shuffled loader (gradrs.Generator's stream)
     "dcgan": [r"\[\d+/3\]\[\d+/4\]"],
     "distill": [r"teacher epoch", r"student epoch", r"teacher accuracy", r"student accuracy"],
+    "dqn_gridworld": [r"episode \d+ length", r"steps done", r"greedy", r"Q values", r" tensor\(\[\[", r" +\[[-\d]"],
     "early_stopping": [r"early stop at epoch", r"best val loss"],
     "encoder_padding": [r"\| epoch \d+ \| step"],
     "finetune_groups": [r"epoch \d+: loss"],
