@@ -63,6 +63,7 @@ RANDOM = {
     "flow_and_func": [r"step \d+ nll", r"energy drift"],
     "gan": [r"\[\d+/200\]"],
     "gnn_message_passing": [r"Epoch: \d+, Loss"],
+    "maml_sine": [r"iter \d+ meta loss", r"before adaptation", r"after +\d+ steps"],
     "mixture_of_experts": [r"epoch \d+ loss"],
     "mnist_cnn": [r"Train Epoch: ", r"Test set: "],
     "nanogpt": [r"iter \d+: loss"],
