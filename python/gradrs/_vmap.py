@@ -20,6 +20,8 @@ import operator
 import os
 import sys
 import threading
+import warnings
+import weakref
 from typing import NamedTuple
 
 from . import _native
@@ -151,9 +153,21 @@ def _stack(ts, dim=0):
     return BatchedTensor(_stack(parts, dim + 1), lvl)
 
 
+def _batch_size(values, lvl):
+    """The batch size of ``lvl`` among ``values`` (lists and tuples searched too)."""
+    for v in values:
+        if isinstance(v, BatchedTensor) and v._level == lvl:
+            return v._size()
+        if isinstance(v, (list, tuple)):
+            size = _batch_size(v, lvl)
+            if size is not None:
+                return size
+    return None
+
+
 def _per_sample(name, args, kwargs, lvl):
     """Tensor method ``name`` run on each sample and stacked (the per-op fallback)."""
-    size = next(a for a in args if isinstance(a, BatchedTensor) and a._level == lvl)._size()
+    size = _batch_size(args + tuple(kwargs.values()), lvl)
     inplace = name.endswith("_") and not name.endswith("__")
     results = []
     for i in range(size):
@@ -346,14 +360,7 @@ def _elementwise_call(name, lvl, args, kwargs, inplace=False):
     a, k = al[:len(args)], dict(zip(kwargs, al[len(args):]))
     if inplace:
         if _phys(args[0], lvl) is None:
-            # An unbatched tensor cannot take a batched value in place (PyTorch's error).
-            raise RuntimeError(
-                f"vmap: {name}(self, *extra_args) is not possible because there exists a "
-                "Tensor `other` in extra_args that has more elements than `self`. This "
-                "happened due to `other` being vmapped over but `self` not being vmapped "
-                "over in a vmap. Please try to use out-of-place operators instead of "
-                f"{name}. If said operator is being called inside the PyTorch framework, "
-                "please file a bug report instead.")
+            raise _inplace_error(name, lvl, args[0], list(args[1:]) + list(kwargs.values()))
         p = args[0]._value
         # The physical self keeps its shape: broadcast ranks above it are not in-place.
         a[0] = p
@@ -366,6 +373,64 @@ def _elementwise_call(name, lvl, args, kwargs, inplace=False):
     else:
         raise _Fallback()
     return _wrap(out, lvl)
+
+
+# How PyTorch names an in-place op that an unbatched `self` cannot take (its batching rules
+# differ: the binary-arithmetic rule, the boxed fallback's `aten::` name, an op's own rule);
+# add_ and atan2_ fail in their broadcast check instead.
+_INPLACE_LABEL = dict.fromkeys(
+    "sub_ mul_ div_ true_divide_ masked_fill_ copy_ clamp_min_ clamp_max_ __setitem__".split(),
+    "inplace arithmetic")
+_INPLACE_LABEL.update(dict.fromkeys("index_put_ fill_ index_fill_ index_add_".split()))
+_BROADCAST_INPLACE = frozenset(("add_", "atan2_"))
+
+
+def _overload(name, others):
+    """The ATen overload an in-place call with these arguments resolves to."""
+    if name == "lerp_":
+        return "lerp_.Tensor" if len(others) > 1 and _is_tensor(others[1]) else "lerp_.Scalar"
+    if name == "scatter_":
+        src = others[2] if len(others) > 2 else None
+        return "scatter_.src" if _is_tensor(src) else "scatter_.value"
+    if name in ("pow_", "clamp_", "floor_divide_", "remainder_", "fmod_"):
+        return f"{name}.Tensor"
+    return name
+
+
+def _user_stacklevel():
+    """The `warnings.warn` stacklevel of the first frame outside gradrs (the user's line)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _inplace_error(name, lvl, self, others):
+    """PyTorch's error for an in-place op on an unbatched ``self`` with a batched argument."""
+    if name in _BROADCAST_INPLACE:
+        from .functional import broadcast_shapes
+
+        shapes = [tuple(self.shape)] + [tuple(o.shape) for o in others if _is_tensor(o)]
+        full = [_batch_size(others, lvl)] + list(broadcast_shapes(*shapes))
+        return RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
+                            f"shape {full}")
+    if name in _INPLACE_LABEL:
+        label, where = _INPLACE_LABEL[name] or name, "in a vmap"
+    else:
+        # PyTorch's boxed fallback: it warns (naming the overload) before it refuses.
+        label, where = f"aten::{name}", f"at level {lvl}"
+        warnings.warn(
+            "There is a performance drop because we have not yet implemented the batching rule "
+            f"for aten::{_overload(name, others)}. Please file us an issue on GitHub so that we "
+            "can prioritize its implementation. (Triggered internally at "
+            "/__w/pytorch/pytorch/aten/src/ATen/functorch/BatchedFallback.cpp:82.)",
+            UserWarning, stacklevel=_user_stacklevel())
+    return RuntimeError(
+        f"vmap: {label}(self, *extra_args) is not possible because there exists a Tensor "
+        "`other` in extra_args that has more elements than `self`. This happened due to "
+        f"`other` being vmapped over but `self` not being vmapped over {where}. Please try to "
+        f"use out-of-place operators instead of {label}. If said operator is being called "
+        "inside the PyTorch framework, please file a bug report instead.")
 
 
 def _binary(name):
@@ -747,16 +812,44 @@ BatchedTensor.repeat = _repeat
 # ---- indexing -------------------------------------------------------------------------------
 
 
+def _index_dim(self, items):
+    """The dim a lone batched index of ``items`` picks along, where every other item is a full
+    slice (one Ellipsis allowed before it); None for any other key."""
+    ks = [k for k, i in enumerate(items) if isinstance(i, BatchedTensor)]
+    if len(ks) != 1:
+        return None
+    k = ks[0]
+    full = slice(None)
+    before, after = items[:k], items[k + 1:]
+    if any(not (isinstance(i, slice) and i == full) for i in after):
+        return None
+    ellipsis = [i for i in before if i is Ellipsis]
+    if any(not (i is Ellipsis or isinstance(i, slice) and i == full) for i in before) or len(
+            ellipsis) > 1:
+        return None
+    d = self.dim() - (len(items) - k) if ellipsis else k
+    return d if 0 <= d < self.dim() and len(items) - len(ellipsis) <= self.dim() else None
+
+
 def _getitem_batched_index(self, items):
-    """``x[:, ..., :, index]`` with one batched integer index after full slices: each sample
-    picks along that dim with its own index (a gather of the flattened index)."""
+    """``x[:, ..., :, index, :]`` with one batched integer index and full slices around it.
+    An unbatched ``x``: one native advanced index with the physical index (its batch dims
+    land where the index stands); a batched ``x``: each sample picks along that dim with its
+    own index (a gather of the flattened index)."""
     lvl = _top((self,) + items)
-    d = len(items) - 1
-    index = items[-1]
-    pi = _phys(index, lvl)
-    if (pi is None or not isinstance(pi, Tensor) or pi.dtype not in (_native.int64, _native.int32)
-            or any(not (isinstance(i, slice) and i == slice(None)) for i in items[:-1])
-            or d >= self.dim() or not (isinstance(self, Tensor) or _phys(self, lvl) is not None)):
+    d = _index_dim(self, items)
+    k = next((n for n, i in enumerate(items) if isinstance(i, BatchedTensor)), None)
+    pi = _phys(items[k], lvl) if k is not None else None
+    if d is None or pi is None:
+        return _per_sample("__getitem__", (self, items), {}, lvl)
+    if pi.dtype in (_native.bool, _native.uint8):
+        raise RuntimeError("vmap: We do not support batching operators that can support dynamic "
+                           "shape. Attempting to batch over indexing with a boolean mask.")
+    if _phys(self, lvl) is None:
+        out = self[items[:k] + (pi,) + items[k + 1:]]
+        return BatchedTensor(out.movedim(d, 0) if d else out, lvl)
+    index = items[k]
+    if not isinstance(pi, Tensor) or pi.dtype not in (_native.int64, _native.int32):
         return _per_sample("__getitem__", (self, items), {}, lvl)
     size = pi.shape[0]
     n = self.shape[d]
@@ -772,11 +865,7 @@ def _getitem(self, idx):
     lvl = self._level
     items = idx if isinstance(idx, tuple) else (idx,)
     if any(isinstance(i, BatchedTensor) for i in items):
-        if isinstance(items[-1], BatchedTensor) and not any(
-                isinstance(i, (BatchedTensor, Tensor, list)) or i is None or i is Ellipsis
-                for i in items[:-1]):
-            return _getitem_batched_index(self, items)
-        return _per_sample("__getitem__", (self, idx), {}, _top((self,) + items))
+        return _getitem_batched_index(self, items)
     tensor_pos = [k for k, i in enumerate(items)
                   if isinstance(i, (Tensor, list))]
     if tensor_pos and tensor_pos[-1] - tensor_pos[0] + 1 != len(tensor_pos):
@@ -810,10 +899,25 @@ def _gather(self, dim, index, *, sparse_grad=False):
     return BatchedTensor(ps.gather(_norm_dim(dim, ps.dim() - 1) + 1, pi), lvl)
 
 
+def _take_along_dim(self, indices, dim=None):
+    """PyTorch's take_along_dim: a gather after broadcasting every dim but ``dim``."""
+    if dim is None:
+        return _gather(self.reshape(-1), 0, indices.reshape(-1))
+    if self.dim() != indices.dim():
+        return _per_sample("take_along_dim", (self, indices, dim), {}, _top((self, indices)))
+    d = _norm_dim(dim, self.dim())
+    shape = []
+    for k, (a, b) in enumerate(zip(self.shape, indices.shape)):
+        if k != d and a != b and 1 not in (a, b):
+            return _per_sample("take_along_dim", (self, indices, dim), {}, _top((self, indices)))
+        shape.append(max(a, b))
+    want_self = [s if k == d else shape[k] for k, s in enumerate(self.shape)]
+    want_index = [s if k == d else shape[k] for k, s in enumerate(indices.shape)]
+    return _gather(self.expand(want_self), d, indices.expand(want_index))
+
+
 BatchedTensor.gather = _gather
-BatchedTensor.take_along_dim = lambda self, indices, dim=None: (
-    _gather(self, dim, indices) if dim is not None
-    else _gather(self.reshape(-1), 0, indices.reshape(-1)))
+BatchedTensor.take_along_dim = _take_along_dim
 
 
 def _index_select(self, dim, index):
@@ -824,6 +928,93 @@ def _index_select(self, dim, index):
 
 
 BatchedTensor.index_select = _index_select
+
+
+# ---- an unbatched tensor's methods handed batched arguments -------------------------------
+# `x[index]`, `W.matmul(v)`, `x.index_select(0, index)`, `gradrs.mul(x, b)`... with `x` a plain
+# Tensor and the argument batched: the native method refuses the BatchedTensor. functorch
+# dispatches on every argument; here, while a vmap that needs it runs, these methods of Tensor
+# are wrapped so that such a call runs the batching rule (or raises PyTorch's in-place error)
+# instead of sending the whole call to the per-sample loop. Installing them costs ~1 us a name,
+# so `vmap` does it only for a function that met such a refusal (it then reruns batched, and
+# remembers the function's code), and puts them back when that vmap returns: no op outside
+# vmap pays for the check.
+
+_PLAIN_RULES = ("""
+__getitem__ __setitem__ index_select gather take_along_dim matmul mm bmm mv dot addmm expand_as
+view_as reshape_as type_as index_add index_copy index_fill scatter scatter_add masked_scatter
+atan2_ fmod_ hypot_ remainder_ floor_divide_ true_divide_ clamp_min_ clamp_max_ fill_
+index_add_ index_copy_ index_fill_ scatter_ scatter_add_ masked_scatter_ index_put_
+""".split() + [n for n in _BINARY if n not in ("eq", "ne", "lt", "le", "gt", "ge")]
+    + "add_ sub_ mul_ div_ pow_ clamp_ copy_ masked_fill_ lerp_ addcmul_ addcdiv_".split())
+_installed = {"count": 0, "saved": {}}
+_install_lock = threading.Lock()
+_NEEDS_PLAIN_RULES = weakref.WeakSet()
+
+
+def _any_batched(values):
+    for v in values:
+        if isinstance(v, BatchedTensor):
+            return True
+        if isinstance(v, (tuple, list)) and any(isinstance(i, BatchedTensor) for i in v):
+            return True
+    return False
+
+
+def _plain_getitem(self, idx):
+    return _getitem_batched_index(self, idx if isinstance(idx, tuple) else (idx,))
+
+
+def _plain_method(name, native):
+    rule = _plain_getitem if name == "__getitem__" else BatchedTensor.__dict__.get(name)
+    inplace = name == "__setitem__" or name.endswith("_") and not name.endswith("__")
+
+    def method(self, *args, **kwargs):
+        if _level() == 0 or not _any_batched(args) and not _any_batched(kwargs.values()):
+            return native(self, *args, **kwargs)
+        values = args + tuple(kwargs.values())
+        lvl = _top(values)
+        if inplace:
+            if sys._getframe(1).f_code.co_filename.startswith(_PACKAGE):
+                raise _Fallback()  # gradrs's own Python: its per-sample run is the reference
+            if name == "__setitem__" and _any_batched(
+                    args[0] if isinstance(args[0], tuple) else (args[0],)):
+                raise _inplace_error("index_put_", lvl, self, values)
+            raise _inplace_error(name, lvl, self, values)
+        if rule is None:
+            return _per_sample(name, (self,) + args, kwargs, lvl)
+        return rule(self, *args, **kwargs)
+    method.__name__ = name
+    method.__doc__ = native.__doc__
+    return method
+
+
+def _enter_plain_rules():
+    with _install_lock:
+        _installed["count"] += 1
+        if _installed["count"] == 1:
+            for name in _PLAIN_RULES:
+                native = Tensor.__dict__.get(name)
+                if native is not None:
+                    _installed["saved"][name] = native
+                    setattr(Tensor, name, _plain_method(name, native))
+
+
+def _exit_plain_rules():
+    with _install_lock:
+        _installed["count"] -= 1
+        if _installed["count"] == 0:
+            for name, native in _installed["saved"].items():
+                setattr(Tensor, name, native)
+            _installed["saved"].clear()
+
+
+def _code(func):
+    """The code object ``func`` runs (what remembers that it needs the plain rules)."""
+    while isinstance(func, functools.partial):
+        func = func.func
+    func = getattr(func, "__func__", func)
+    return getattr(func, "__code__", None) or type(func)  # a callable object: its class
 
 
 # ---- functions of several tensors (gradrs.stack / cat / where) ------------------------------
@@ -1001,21 +1192,29 @@ def _move_out(name, x, lvl, size, out_dim, batched_mode):
     return p.movedim(0, _norm_dim(out_dim, p.dim()))
 
 
-def _batched_call(func, size, flat, flat_dims, spec, out_dims, kwargs):
+class _Refused(_Fallback):
+    """A native function or method refused a BatchedTensor."""
+
+
+def _batched_call(func, size, flat, flat_dims, spec, out_dims, kwargs, plain_rules):
     """The function run once on BatchedTensors (raises `_Fallback` where it cannot be)."""
     lvl = _level() + 1
     args = [a if d is None else BatchedTensor(a.movedim(d, 0), lvl)
             for a, d in zip(flat, flat_dims)]
+    if plain_rules:
+        _enter_plain_rules()
     _state.level = lvl
     try:
         out = func(*_unflatten(args, spec), **kwargs)
     except (TypeError, IndexError, ValueError, RuntimeError) as e:
         # A native function or method refusing a BatchedTensor names it.
         if "BatchedTensor" in str(e):
-            raise _Fallback() from e
+            raise _Refused() from e
         raise
     finally:
         _state.level = lvl - 1
+        if plain_rules:
+            _exit_plain_rules()
     name = _name(func)
     flat_out, out_spec = _flatten(out)
     dims = _flat_out_dims(func, out_dims, out, out_spec)
@@ -1059,13 +1258,29 @@ def _vmap_once(func, size, flat, flat_dims, spec, out_dims, randomness, kwargs):
     state = _rng_state()
     outer_randomness = getattr(_state, "randomness", "error")
     _state.randomness = randomness  # what a Function's vmap staticmethod is told
-    try:
-        out = _batched_call(func, size, flat, flat_dims, spec, out_dims, kwargs)
+    code = _code(func)
+    plain_rules = code in _NEEDS_PLAIN_RULES
+
+    def batched():
+        out = _batched_call(func, size, flat, flat_dims, spec, out_dims, kwargs, plain_rules)
         if not _same_state(state, _rng_state()):
             if randomness == "error":
                 raise RuntimeError(_RANDOM)
             raise _Fallback()  # random ops must draw per sample ('different') or repeat
         return out
+
+    try:
+        try:
+            return batched()
+        except _Refused:
+            if plain_rules:
+                raise
+            # Perhaps an unbatched tensor's method refused a batched argument: once more with
+            # the methods that take them (Note above `_PLAIN_RULES`).
+            _native.set_rng_state(state)
+            plain_rules = True
+            _NEEDS_PLAIN_RULES.add(code)
+            return batched()
     except _Fallback:
         _native.set_rng_state(state)
         return _loop_call(func, size, flat, flat_dims, spec, out_dims, kwargs, randomness, state)
