@@ -414,6 +414,8 @@ from ._breadth import *  # noqa: E402,F401,F403 - issue 24: aliases, splits/stac
 from ._reduce_ops import *  # noqa: E402,F401,F403 - quantile, scatter_reduce, index_put
 from ._factories import *  # noqa: E402,F401,F403 - logspace
 from ._conj import *  # noqa: E402,F401,F403 - conj, adjoint, real... on real tensors
+from ._composites import *  # noqa: E402,F401,F403 - combinations, trapezoid family
+from ._lowrank import pca_lowrank, svd_lowrank  # noqa: E402
 from . import testing  # noqa: E402
 from . import autograd  # noqa: E402
 from . import nn  # noqa: E402
