@@ -100,6 +100,7 @@ RANDOM = {
     "transformer_decoder_gen": [r"step \d+ loss", r"token accuracy"],
     "unet_segment": [r"step \d+ loss"],
     "vae": [r"====> Epoch"],
+    "video_conv3d": [r"epoch \d+ loss", r"accuracy:", r"bn running_var"],
     "vit_patches": [r"step \d+ loss", r"train accuracy"],
     "word_lm": [r"\| epoch +\d+ \|", r"\| end of epoch"],
     "word2vec_sgns": [r"epoch \d+ loss"],
