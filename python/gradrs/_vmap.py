@@ -1412,35 +1412,41 @@ def batched_grad_and_value(func, nums, has_aux, args, kwargs):
 
 def batched_dual(primal, tangent, lvl):
     """A dual tensor of ``lvl`` (`jvp` inside vmap): primal and tangent batched, either expanded
-    over the batch where it is not."""
+    over the batch where it is not. Nested levels (``vmap(jacfwd(f))``) recurse: the dual is
+    made of the innermost physicals and wrapped once per level."""
     from .autograd import forward_ad as _fwAD
 
+    if lvl == 0:
+        return _fwAD._make_dual(primal, tangent)
     pp, pt = _phys(primal, lvl), _phys(tangent, lvl)
+    if pp is None and pt is None:
+        return batched_dual(primal, tangent, _top((primal, tangent)))
     size = (pp if pp is not None else pt).shape[0]
     # Copies, not stride-0 views: a dual's tangent follows its primal's layout.
     if pp is None:
+        if isinstance(primal, Tensor) and any(
+                st == 0 and n > 1 for st, n in zip(primal.stride(), primal.shape)):
+            # PyTorch copies the batched tangent into the primal's (overlapping) layout.
+            raise RuntimeError(
+                "unsupported operation: more than one element of the written-to tensor refers "
+                "to a single memory location. Please clone() the tensor before performing the "
+                "operation.")
         pp = primal.unsqueeze(0).expand(size, *primal.shape).contiguous()
     if pt is None:
         pt = tangent.unsqueeze(0).expand(size, *tangent.shape).contiguous()
-    if not (isinstance(pp, Tensor) and isinstance(pt, Tensor)):
-        raise _Fallback()
-    return BatchedTensor(_fwAD.make_dual(pp, pt), lvl)
+    return BatchedTensor(batched_dual(pp, pt, _top((pp, pt))), lvl)
 
 
 def unpack_batched_dual(out, lvl):
-    """``(primal, tangent)`` of a `jvp` output inside vmap (tangent None where it has none)."""
+    """``(primal, tangent)`` of a `jvp` output inside vmap (tangent None where it has none),
+    through every level of a nested vmap."""
     from .autograd import forward_ad as _fwAD
 
-    p = _phys(out, lvl)
-    if p is None:
-        if isinstance(out, BatchedTensor):
-            raise _Fallback()
-        return _fwAD.unpack_dual(out)
-    if not isinstance(p, Tensor):
-        raise _Fallback()
-    primal, tangent = _fwAD.unpack_dual(p)
-    return BatchedTensor(primal, lvl), (None if tangent is None
-                                        else BatchedTensor(tangent, lvl))
+    if not isinstance(out, BatchedTensor):
+        return _fwAD._unpack_dual(out)
+    primal, tangent = unpack_batched_dual(out._value, lvl)
+    return BatchedTensor(primal, out._level), (None if tangent is None
+                                               else BatchedTensor(tangent, out._level))
 
 
 def first_sample(tree, lvl):

@@ -164,7 +164,7 @@ def _jvp(func, primals, tangents, argnums, *, strict=False, has_aux=False):
             if not _vmap._is_tensor(o):
                 raise RuntimeError(f"{_JVP}: expected f(*primals) to return only tensors, "
                                    f"got unsupported type {type(o)}")
-            p, t = _vmap.unpack_batched_dual(o, lvl) if lvl else _fwAD.unpack_dual(o)
+            p, t = _vmap.unpack_batched_dual(o, lvl) if lvl else _fwAD._unpack_dual(o)
             if t is None:
                 if strict:
                     raise RuntimeError(
@@ -294,7 +294,7 @@ def _keeps_history(inputs, fresh, outputs):
     transform's, or the caller's), carries a tangent, or the outputs reach the caller's graph."""
     for x in inputs:
         if _vmap._is_tensor(x) and (
-                x.requires_grad or _fwAD.unpack_dual(x).tangent is not None):
+                x.requires_grad or _fwAD._unpack_dual(x).tangent is not None):
             return True
     return _native.is_grad_enabled() and _outer_graph(
         outputs, [getattr(f, "_value", f) for f in fresh])

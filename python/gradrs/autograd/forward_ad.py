@@ -71,10 +71,6 @@ def make_dual(tensor, tangent, *, level=None):
             "Trying to create a dual Tensor for forward AD but no level "
             "exists, make sure to enter_dual_level() first."
         )
-    if hasattr(type(tensor), "_vmap_level") or hasattr(type(tangent), "_vmap_level"):
-        # Under vmap: one dual of the batched physical tensors (Note [vmap]).
-        from .. import _vmap
-        return _vmap.batched_dual(tensor, tangent, _vmap._top((tensor, tangent)))
     if not tensor.is_floating_point():  # gradrs has no complex dtypes
         raise ValueError(
             f"Expected primal to be floating point or complex, but got: {tensor.dtype}"
@@ -83,7 +79,32 @@ def make_dual(tensor, tangent, *, level=None):
         raise ValueError(
             f"Expected tangent to be floating point or complex, but got: {tangent.dtype}"
         )
-    return _native._make_dual(tensor, tangent, level=level)
+    if hasattr(type(tensor), "_vmap_level") or hasattr(type(tangent), "_vmap_level"):
+        from .. import _vmap
+        if not _vmap._legacy():
+            # functorch has no batching rule for it (`func.jvp` is the way under vmap).
+            raise RuntimeError(_NO_RULE.format("_make_dual"))
+        # The legacy vmap (gradcheck's batched checks): one dual of the batched physicals.
+        return _vmap.batched_dual(tensor, tangent, _vmap._top((tensor, tangent)))
+    return _make_dual(tensor, tangent, level=level)
+
+
+_NO_RULE = ("Batching rule not implemented for aten::{}; the fallback path doesn't work on out= "
+            "or view ops.")
+
+
+def _make_dual(tensor, tangent, *, level=None):
+    """`make_dual` of native tensors (what the transforms call), with PyTorch's refusal of a
+    primal whose elements share memory (an expanded one) when the tangent must be copied into
+    its layout."""
+    dual = _native._make_dual(tensor, tangent, level=_current_level if level is None else level)
+    if any(st == 0 and n > 1 for st, n in zip(tensor.stride(), tensor.shape)) and (
+            _native._unpack_dual(dual, level=_current_level)[1].data_ptr()
+            != tangent.data_ptr()):
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a "
+            "single memory location. Please clone() the tensor before performing the operation.")
+    return dual
 
 
 class UnpackedDualTensor(NamedTuple):
@@ -104,6 +125,21 @@ def unpack_dual(tensor, *, level=None):
         ...
         UnpackedDualTensor(primal=tensor(0.1411), tangent=tensor(-0.9900))
     """
+    if level is None:
+        level = _current_level
+    if level < 0:
+        return UnpackedDualTensor(tensor, None)
+    if hasattr(type(tensor), "_vmap_level"):
+        from .. import _vmap
+        if not _vmap._legacy():
+            raise RuntimeError(_NO_RULE.format("_unpack_dual"))
+        return UnpackedDualTensor(*_vmap.unpack_batched_dual(tensor, tensor._level))
+    return _unpack_dual(tensor, level=level)
+
+
+def _unpack_dual(tensor, *, level=None):
+    """`unpack_dual` of a native tensor, or of a BatchedTensor through its levels (what the
+    transforms call)."""
     if level is None:
         level = _current_level
     if level < 0:
