@@ -45,10 +45,12 @@ def median_time(fn, sync, repeats, number=1):
     times = []
     for _ in range(repeats):
         t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
+        # results stay alive past the sync: a fusing backend computes only what is still
+        # referenced, so dropped results would time nothing (46 "TB/s" on an H200)
+        outs = [fn() for _ in range(number)]
         sync()
         times.append((time.perf_counter() - t0) / number)
+        del outs
     return statistics.median(times)
 
 
