@@ -1,6 +1,7 @@
 """`gradrs.func`: PyTorch's function transforms: `jvp` and `jacfwd` on forward-mode AD
 (`autograd.forward_ad`), `grad`, `grad_and_value`, `vjp`, `jacrev` on `autograd.grad`,
-`hessian` (forward over reverse), `functional_call`, and `vmap` (its engine in `_vmap.py`;
+`hessian` (forward over reverse), `linearize`, `functional_call`, `stack_module_state`, and
+`vmap` (its engine in `_vmap.py`;
 `grad` and `jvp` inside `vmap` work on batched leaves / duals there). `jacrev` / `jacfwd` vmap
 over the basis as PyTorch's.
 
@@ -18,8 +19,9 @@ from . import _native
 from ._grad_mode import enable_grad
 from .autograd import forward_ad as _fwAD
 
-__all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp",
-           "vjp", "vmap"]
+__all__ = ["debug_unwrap", "functional_call", "grad", "grad_and_value", "hessian", "jacfwd",
+           "jacrev", "jvp", "linearize", "replace_all_batch_norm_modules_",
+           "stack_module_state", "vjp", "vmap"]
 
 _JVP = "jvp(f, primals, tangents)"
 
@@ -175,6 +177,35 @@ def _jvp(func, primals, tangents, argnums, *, strict=False, has_aux=False):
             tan_out.append(t)
         out = (_unflatten(prim_out, spec_out), _unflatten(tan_out, spec_out))
         return (*out, aux) if has_aux else out
+
+
+def linearize(func, *primals):
+    """``(func(*primals), jvp_fn)``: ``jvp_fn(*tangents)`` is the Jacobian-vector product of
+    ``func`` at ``primals``. PyTorch traces it once into a graph; here each call is a `jvp` at
+    the primals kept (the same values; ``func`` runs again per call)."""
+    output = func(*primals)
+    flat_p, spec_p = _flatten(primals)
+    flat_p = [p.detach() for p in flat_p]
+    shapes = [p.shape for p in flat_p]
+    devices = [p.device for p in flat_p]
+    dtypes = [p.dtype for p in flat_p]
+
+    def jvp_fn(*tangents):
+        flat_t, spec_t = _flatten(tangents)
+        if spec_t != spec_p:
+            raise RuntimeError(f"Expected the tangents {_spec_str(spec_t)} to have the same "
+                               f"argspec as the primals {_spec_str(spec_p)}")
+        for idx, t in enumerate(flat_t):
+            for what, have, want in (("shape", t.shape, shapes[idx]),
+                                     ("device", t.device, devices[idx]),
+                                     ("dtype", t.dtype, dtypes[idx])):
+                if have != want:
+                    raise RuntimeError(
+                        f"tangent:{idx} with {what} {have} in flattened pytree doesn't match "
+                        f"the {what} {want} of the corresponding primal.")
+        return _jvp(func, _unflatten(flat_p, spec_p), tangents, None)[1]
+
+    return output, jvp_fn
 
 
 def _basis(t):
@@ -492,6 +523,30 @@ def _set_tensor(module, name, value):
         lambda: object.__delattr__(module, leaf))
 
 
+def _untie(module, given):
+    """``given`` with each name tied to a given one (one tensor under several names) mapped to
+    its value, as PyTorch's `_untie_named_tensors_map`: two different values for names of one
+    tied tensor are refused."""
+    named = dict(module.named_parameters(remove_duplicate=False))
+    named.update(module.named_buffers(remove_duplicate=False))
+    by_tensor: dict = {}
+    for name, tensor in named.items():
+        by_tensor.setdefault(id(tensor), set()).add(name)
+    tied = {n: names for names in by_tensor.values() if len(names) > 1 for n in names}
+    given_tied = {n for n in given if n in tied}
+    for name in given_tied:
+        names = tied[name]
+        # PyTorch reads every tied name here (a KeyError where one of them is not given).
+        if len(names & given_tied) > 1 and len({id(given[n]) for n in names}) != 1:
+            raise ValueError(f"functional_call got multiple values for keys {sorted(names)}, "
+                             "which are tied. Consider using tie_weights=False")
+    untied = dict(given)
+    for name in given_tied:
+        for other in tied[name]:
+            untied[other] = given[name]
+    return untied
+
+
 def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *,
                     tie_weights=True, strict=False):
     """Call ``module`` with its parameters and buffers replaced by the given tensors."""
@@ -510,17 +565,7 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
         raise ValueError(f"Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of "
                          f"dicts, but got {type(dicts)}")
     if tie_weights:
-        # Names sharing one tensor (tied weights) all take the value given for any of them.
-        by_id: dict = {}
-        named = list(module.named_parameters(remove_duplicate=False)) + list(
-            module.named_buffers(remove_duplicate=False))
-        for n, t in named:
-            by_id.setdefault(id(t), []).append(n)
-        for names in by_id.values():
-            given = [n for n in names if n in merged]
-            if given:
-                for n in names:
-                    merged.setdefault(n, merged[given[0]])
+        merged = _untie(module, merged)
     if strict:
         expected = {n for n, _ in module.named_parameters(remove_duplicate=False)} | {
             n for n, _ in module.named_buffers(remove_duplicate=False)}
@@ -544,6 +589,53 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
             stack.callback(_set_tensor(module, name, value))
         return module(*args, **kwargs)
 
+
+
+def stack_module_state(models):
+    """``(params, buffers)``: each parameter and buffer of ``models`` (modules of one class)
+    stacked along a new dim 0, by name, for ensembling with `vmap`; the stacked parameters are
+    new leaves."""
+    if len(models) == 0:
+        raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
+    if not (all(m.training for m in models) or all(not m.training for m in models)):
+        raise RuntimeError(
+            "stack_module_state: Expected all models to have the same training/eval mode.")
+    if not all(type(m) is type(models[0]) for m in models):
+        raise RuntimeError("stack_module_state: Expected all models to be of the same class.")
+
+    def stacked(tensors, name):
+        if len({t.requires_grad for t in tensors}) != 1:
+            raise RuntimeError(f"Expected {name} from each model to have the same .requires_grad")
+        out = _native.stack(tensors)
+        return out.detach().requires_grad_() if tensors[0].requires_grad else out
+
+    all_params = [dict(m.named_parameters()) for m in models]
+    all_buffers = [dict(m.named_buffers()) for m in models]
+    params = {k: stacked(tuple(p[k] for p in all_params), k) for k in all_params[0]}
+    buffers = {k: stacked(tuple(b[k] for b in all_buffers), k) for k in all_buffers[0]}
+    return params, buffers
+
+
+def replace_all_batch_norm_modules_(root):
+    """``root`` with every batch-norm module in it (itself included) made to use batch
+    statistics only: running stats None, ``track_running_stats`` False (in place)."""
+    from .nn.modules.batchnorm import _BatchNorm
+
+    for module in [root, *root.modules()]:
+        if isinstance(module, _BatchNorm) and module.track_running_stats:
+            module.running_mean = None
+            module.running_var = None
+            module.num_batches_tracked = None
+            module.track_running_stats = False
+    return root
+
+
+def debug_unwrap(tensor, *, recurse=True):
+    """The tensor a vmap `BatchedTensor` wraps (every level with ``recurse``); any other
+    tensor as is. For debugging only, as PyTorch's."""
+    if not isinstance(tensor, _vmap.BatchedTensor):
+        return tensor
+    return debug_unwrap(tensor._value) if recurse else tensor._value
 
 
 from . import _vmap  # noqa: E402 - it builds on the pytrees above
