@@ -85,6 +85,7 @@ from .modules import (  # fractional max pooling, legacy names
     LinearCrossEntropyOptions as LinearCrossEntropyOptions,
 )
 from . import parallel as parallel
+from . import attention as attention
 from .parallel import DataParallel as DataParallel
 from .modules.utils import factory_kwargs as factory_kwargs
 from .parameter import Buffer as Buffer, Parameter as Parameter

@@ -4800,6 +4800,10 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             "Expected attn_mask dtype to be bool or float or to match query dtype, but got "
             f"attn_mask.dtype: {_cpp_dtype(attn_mask.dtype)} and  query.dtype: "
             f"{_cpp_dtype(query.dtype)} instead.")
+    if query.device.type == "cpu":
+        from .attention import _check_cpu_backend
+
+        _check_cpu_backend(query, key, value, attn_mask, dropout_p, enable_gqa)
     out_dtype = query.dtype
     if out_dtype == _native.float16:
         # PyTorch's math path keeps half inputs' intermediates in float32
