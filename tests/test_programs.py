@@ -126,6 +126,7 @@ NEEDS = {
     "early_stopping": ["randperm", "Tensor.random_", "Generator"],
     "gan": ["dist"],
     "gnn_message_passing": ["sparse_coo_tensor"],
+    "hogwild": ["multiprocessing", "Tensor.share_memory_", "Tensor.is_shared"],
     "init_and_inspect": ["allclose"],
     "nanogpt": ["allclose", "bfloat16", "multinomial"],
     "optim_zoo_checkpoint": ["optim.SparseAdam"],
