@@ -70,6 +70,7 @@ RANDOM = {
     # math path; training turns their last-bit differences into visible ones (programs_gaps.md 21)
     "llama_block": [r"step \d+ loss", r"top-k continuation", r"top-p continuation"],
     "maml_sine": [r"iter \d+ meta loss", r"before adaptation", r"after +\d+ steps"],
+    "mdn_distributions": [r"step \d+ nll", r"samples", r"weights"],
     "mixture_of_experts": [r"epoch \d+ loss"],
     "mnist_cnn": [r"Train Epoch: ", r"Test set: "],
     "nanogpt": [r"iter \d+: loss"],
