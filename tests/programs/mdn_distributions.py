@@ -8,7 +8,6 @@ import math
 import torch
 import torch.distributions as D
 import torch.nn as nn
-import torch.nn.functional as F
 
 torch.manual_seed(0)
 # the inverse-sine dataset of Bishop's MDN example: y -> x is multi-valued
