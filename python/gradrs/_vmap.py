@@ -1204,6 +1204,8 @@ def _batched_call(func, size, flat, flat_dims, spec, out_dims, kwargs, plain_rul
     if plain_rules:
         _enter_plain_rules()
     _state.level = lvl
+    live = getattr(_state, "sizes", {})
+    _state.sizes = {**live, lvl: size}  # what a nested transform expands its leaves over
     try:
         out = func(*_unflatten(args, spec), **kwargs)
     except (TypeError, IndexError, ValueError, RuntimeError) as e:
@@ -1213,6 +1215,7 @@ def _batched_call(func, size, flat, flat_dims, spec, out_dims, kwargs, plain_rul
         raise
     finally:
         _state.level = lvl - 1
+        _state.sizes = live
         if plain_rules:
             _exit_plain_rules()
     name = _name(func)
@@ -1336,6 +1339,79 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
 
 
 
+# ---- several vmap levels at once (vmap(vmap(grad(f))), vmap(hessian(f))) ------------------
+# A transform's differentiated inputs become native leaves batched at EVERY live level (one
+# leading dim per level, the outermost first), wrapped once per level; one backward of the
+# outputs, brought to the same full layout, gives every sample's gradient at every level.
+
+
+def _levels(values):
+    """The vmap levels among ``values``' BatchedTensors (nested ones too) and every live level
+    (a closure may bring an outer level's tensor in), innermost first, with their sizes."""
+    sizes = {}
+    for v in values:
+        while isinstance(v, BatchedTensor):
+            sizes.setdefault(v._level, v._size())
+            v = v._value
+    for lvl, size in getattr(_state, "sizes", {}).items():
+        if lvl <= _level():
+            sizes.setdefault(lvl, size)
+    return sorted(sizes, reverse=True), sizes
+
+
+def _full(x, levels, sizes):
+    """``x`` as one native tensor with a leading dim per level of ``levels`` (the outermost
+    first), expanded (a view) over the levels it is not batched at; None where a level below
+    is not ours to unwrap."""
+    for lvl in levels:
+        if isinstance(x, BatchedTensor) and x._level == lvl:
+            x = x._value
+        elif isinstance(x, BatchedTensor) and x._level > lvl:
+            return None
+        else:
+            x = x.unsqueeze(0).expand(sizes[lvl], *x.shape)
+    return x if isinstance(x, Tensor) else None
+
+
+def _is_full(x, levels):
+    """Whether ``x`` is batched at every one of ``levels`` over a native tensor."""
+    for lvl in levels:
+        if not (isinstance(x, BatchedTensor) and x._level == lvl):
+            return False
+        x = x._value
+    return isinstance(x, Tensor)
+
+
+def _rewrap(t, levels):
+    """A native tensor laid out as `_full` makes it, wrapped back into its levels."""
+    for lvl in reversed(levels):
+        t = BatchedTensor(t, lvl)
+    return t
+
+
+def _nested_leaves(flat_d, levels, sizes):
+    """Fresh native leaves, batched at every level, for the inputs a nested transform
+    differentiates; under a dual level (``hessian`` = jacfwd of jacrev) each keeps its input's
+    tangent. An input in an outer graph takes the per-call fallback."""
+    from .autograd import forward_ad as _fwAD
+
+    leaves = []
+    for d in flat_d:
+        if not _is_tensor(d) or (d.requires_grad and _native.is_grad_enabled()):
+            raise _Fallback()
+        full = _full(d, levels, sizes)
+        if full is None:
+            raise _Fallback()
+        primal, tangent = _fwAD._unpack_dual(full)
+        leaf = primal.detach()
+        if tangent is not None and not _is_full(d, levels):
+            # copies: a dual's tangent follows its primal's layout (an expanded one refuses)
+            leaf, tangent = leaf.contiguous(), tangent.contiguous()
+        leaf = leaf.requires_grad_()
+        leaves.append(leaf if tangent is None else _fwAD._make_dual(leaf, tangent))
+    return leaves
+
+
 def batched_grad_and_value(func, nums, has_aux, args, kwargs):
     """`grad_and_value` inside `vmap`: each differentiated input becomes a batched leaf (an
     unbatched one is expanded over the batch, a view, no copy), the function runs batched, and
@@ -1348,8 +1424,12 @@ def batched_grad_and_value(func, nums, has_aux, args, kwargs):
 
     flat_all = _flatten((args, kwargs))[0]
     lvl = _top(flat_all)
-    size = next(x for x in flat_all if _phys(x, lvl) is not None)._size()
     flat_d, spec_d = _flatten(_pick(args, nums))
+    levels, sizes = _levels(flat_all)
+    if len(levels) > 1:
+        return _nested_grad_and_value(func, nums, has_aux, args, kwargs, flat_d, spec_d,
+                                      levels, sizes)
+    size = next(x for x in flat_all if _phys(x, lvl) is not None)._size()
     leaves = []
     for d in flat_d:
         p = _phys(d, lvl)
@@ -1404,6 +1484,48 @@ def batched_grad_and_value(func, nums, has_aux, args, kwargs):
              for g, leaf in zip(grads, leaves)]
     if po is not None and not (_native.is_grad_enabled() and keep):
         output = BatchedTensor(po.detach(), lvl)
+    if has_aux and not keep:
+        aux = _detached(aux)
+    grads = _unflatten(grads, spec_d)
+    return (grads, (output, aux)) if has_aux else (grads, output)
+
+
+def _nested_grad_and_value(func, nums, has_aux, args, kwargs, flat_d, spec_d, levels, sizes):
+    """`batched_grad_and_value` over several vmap levels (see `_full`)."""
+    from ._grad_mode import enable_grad
+    from .autograd import grad as _grad
+    from .func import _detached, _keeps_history, _replace
+
+    leaves = _nested_leaves(flat_d, levels, sizes)
+    diff = _unflatten([_rewrap(leaf, levels) for leaf in leaves], spec_d)
+    with enable_grad():
+        output = func(*_replace(args, nums, diff), **kwargs)
+        aux = None
+        if has_aux:
+            if not (isinstance(output, tuple) and len(output) == 2):
+                raise RuntimeError("grad_and_value(f)(*args): output of function f should be a "
+                                   "tuple: (output, aux) if has_aux is True")
+            output, aux = output
+        if not _is_tensor(output):
+            raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a "
+                               f"Tensor, got {type(output)}")
+        if output.dim() != 0:
+            raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a scalar "
+                               f"Tensor, got tensor with {output.dim()} dims. Maybe you wanted "
+                               "to use the vjp or jacrev APIs instead?")
+        po = _full(output, levels, sizes)
+        if po is None:
+            raise _Fallback()
+        keep = _keeps_history(flat_d, leaves, [po])
+        if po.requires_grad:
+            grads = _grad(po, leaves, _native.ones_like(po), create_graph=keep,
+                          allow_unused=True)
+        else:
+            grads = [None] * len(leaves)
+    grads = [_rewrap(g if g is not None else _native.zeros_like(leaf), levels)
+             for g, leaf in zip(grads, leaves)]
+    if not (_native.is_grad_enabled() and keep):
+        output = output.detach()
     if has_aux and not keep:
         aux = _detached(aux)
     grads = _unflatten(grads, spec_d)
@@ -1475,6 +1597,10 @@ def batched_autograd_grad(outs, ins, gos, retain_graph, create_graph, allow_unus
         gos = [None] * len(outs)
     if len(gos) != len(outs):
         raise _Fallback()  # the per-sample call raises PyTorch's count message
+    levels, sizes = _levels(list(outs) + list(ins) + list(gos))
+    if len(levels) > 1:
+        return _nested_autograd_grad(outs, ins, gos, levels, sizes, retain_graph,
+                                     create_graph, allow_unused)
     if any(isinstance(t, BatchedTensor) for t in list(outs) + list(ins)):
         if not all(_phys(t, lvl) is not None for t in ins):
             raise _Fallback()
@@ -1514,6 +1640,36 @@ def batched_autograd_grad(outs, ins, gos, retain_graph, create_graph, allow_unus
         pgos.append(pg)
     grads = _batched_grad(list(outs), list(ins), pgos, retain_graph, create_graph, allow_unused)
     return tuple(None if g is None else BatchedTensor(g, lvl) for g in grads)
+
+
+def _nested_autograd_grad(outs, ins, gos, levels, sizes, retain_graph, create_graph,
+                         allow_unused):
+    """`batched_autograd_grad` over several vmap levels: inputs that are leaves of every level
+    (`vjp` inside nested vmaps makes them so), one backward of the full-layout outputs."""
+    if not all(_is_full(t, levels) for t in ins):
+        raise _Fallback()
+    pins = [_full(t, levels, sizes) for t in ins]
+    pouts, pgos = [], []
+    for o, g in zip(outs, gos):
+        po = _full(o, levels, sizes) if _is_tensor(o) else None
+        if po is None:
+            raise _Fallback()
+        if not po.requires_grad:
+            continue  # reads no input of the batch: nothing of it reaches them
+        if g is None:
+            if o.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            pg = _native.ones_like(po)
+        else:
+            pg = _full(g, levels, sizes)
+            if pg is None:
+                raise _Fallback()
+        pouts.append(po)
+        pgos.append(pg)
+    if not pouts:
+        raise _Fallback()
+    grads = _native._grad(pouts, pins, pgos, retain_graph, create_graph, allow_unused)
+    return tuple(None if g is None else _rewrap(g, levels) for g in grads)
 
 
 # ---- nn.functional rules: convolution, embedding, losses (functorch's batch rules) ----------
@@ -1723,6 +1879,9 @@ def batched_leaves(flat, lvl):
     one expanded over the batch, a view), so one backward gives every sample's products."""
     from .autograd import forward_ad as _fwAD
 
+    levels, sizes = _levels(flat)
+    if len(levels) > 1:
+        return [_rewrap(leaf, levels) for leaf in _nested_leaves(flat, levels, sizes)]
     size = next(x for x in flat if _phys(x, lvl) is not None)._size()
     leaves = []
     for d in flat:
