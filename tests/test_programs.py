@@ -71,6 +71,7 @@ RANDOM = {
     "llama_block": [r"step \d+ loss", r"top-k continuation", r"top-p continuation"],
     "maml_sine": [r"iter \d+ meta loss", r"before adaptation", r"after +\d+ steps"],
     "mdn_distributions": [r"step \d+ nll", r"samples", r"weights"],
+    "metric_learning": [r"epoch \d+ loss", r"recall@1"],
     "mixture_of_experts": [r"epoch \d+ loss"],
     "mnist_cnn": [r"Train Epoch: ", r"Test set: "],
     "nanogpt": [r"iter \d+: loss"],
