@@ -74,6 +74,7 @@ RANDOM = {
     "metric_learning": [r"epoch \d+ loss", r"recall@1"],
     "mixture_of_experts": [r"epoch \d+ loss"],
     "mnist_cnn": [r"Train Epoch: ", r"Test set: "],
+    "multilabel": [r"epoch \d+ loss", r"macro F1", r"per-label F1", r"precision@2", r"mAP"],
     "nanogpt": [r"iter \d+: loss"],
     "optim_zoo_checkpoint": [r"\w+ +final loss", r"resumed run matches"],
     # not random: float32 Adam on second derivatives turns last-bit differences of the matmul
