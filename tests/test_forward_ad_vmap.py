@@ -2,7 +2,9 @@
 under one or two vmap levels (`vmap(jacfwd(f))`, `vmap(vmap(jvp))`, a closure over the batch)
 run batched; `forward_ad.make_dual` / `unpack_dual` handed BatchedTensors raise functorch's
 "Batching rule not implemented" error; an expanded primal whose tangent must be copied into
-its layout raises PyTorch's internal-overlap error (a tangent of the same layout is kept)."""
+its layout raises PyTorch's internal-overlap error (a tangent of the same layout is kept).
+A jvp inside a jvp (`jacfwd(jacfwd(f))`, `jvp` of `jvp`, third derivatives, `jacfwd(hessian)`)
+against torch.func: values, requires_grad of every result, strict and the user-level error."""
 
 import numpy as np
 import pytest
@@ -108,3 +110,70 @@ def test_make_dual_layouts_vs_torch(kind, torch):
             return t.tolist(), t.stride()
 
     assert tangent(G) == tangent(torch)
+
+
+_NX = np.random.default_rng(4).standard_normal((3,))
+_NY = np.random.default_rng(5).standard_normal((3,))
+
+
+def _nf(a):
+    return a.sin() * a.sum() + a ** 3
+
+
+NESTED = {
+    "jvp(jvp)": lambda m: m.func.jvp(lambda a: m.func.jvp(_nf, (a,), (m.tensor(_NY),))[1],
+                                     (m.tensor(_NX),), (m.tensor(_NY) * 2,)),
+    "jacfwd(jacfwd)": lambda m: m.func.jacfwd(m.func.jacfwd(_nf))(m.tensor(_NX)),
+    "jacfwd(jacfwd) argnums": lambda m: m.func.jacfwd(
+        m.func.jacfwd(lambda a, b: (a * b.cos()).sum() * a, argnums=1), argnums=(0, 1))(
+            m.tensor(_NX), m.tensor(_NY)),
+    "third derivative": lambda m: m.func.jacfwd(m.func.jacfwd(m.func.jacfwd(
+        lambda a: (a ** 4 * a.sum()).sum())))(m.tensor(_NX)),
+    "jacfwd(hessian)": lambda m: m.func.jacfwd(m.func.hessian(
+        lambda a: (a.sin() * a ** 2).sum()))(m.tensor(_NX)),
+    "jacfwd(jacfwd) has_aux": lambda m: m.func.jacfwd(m.func.jacfwd(
+        lambda a: (_nf(a), a.sum()), has_aux=True), has_aux=True)(m.tensor(_NX)),
+    "jvp(jvp) independent": lambda m: m.func.jvp(lambda a: m.func.jvp(
+        lambda b: m.tensor(_NY) * 2, (a,), (m.tensor(_NY),))[1], (m.tensor(_NX),),
+        (m.tensor(_NY),)),
+    "jacrev(jacfwd)": lambda m: m.func.jacrev(m.func.jacfwd(_nf))(m.tensor(_NX)),
+}
+
+
+def _leaves(out):
+    if isinstance(out, (tuple, list)):
+        return [a for o in out for a in _leaves(o)]
+    return [(tuple(out.shape), out.requires_grad, np.asarray(out.detach().tolist()))]
+
+
+@pytest.mark.parametrize("name", list(NESTED))
+def test_jvp_inside_jvp_vs_torch(name, torch):
+    ours, theirs = _leaves(NESTED[name](G)), _leaves(NESTED[name](torch))
+    assert [x[:2] for x in ours] == [x[:2] for x in theirs]
+    for (_, _, a), (_, _, b) in zip(ours, theirs):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+NESTED_ERRORS = {
+    "strict": lambda m: m.func.jvp(lambda a: m.func.jvp(
+        lambda b: m.ones(3, dtype=m.float64), (a,), (m.tensor(_NY),), strict=True)[1],
+        (m.tensor(_NX),), (m.tensor(_NY),)),
+    "inside the user's dual level": lambda m: _jvp_in_user_level(m),
+}
+
+
+def _jvp_in_user_level(m):
+    fwAD = m.autograd.forward_ad
+    with fwAD.dual_level():
+        d = fwAD.make_dual(m.tensor(_NX), m.tensor(_NY))
+        return m.func.jvp(_nf, (d,), (m.ones(3, dtype=m.float64),))
+
+
+@pytest.mark.parametrize("name", list(NESTED_ERRORS))
+def test_jvp_inside_jvp_errors_as_torch(name, torch):
+    with pytest.raises(Exception) as ours:
+        NESTED_ERRORS[name](G)
+    with pytest.raises(Exception) as theirs:
+        NESTED_ERRORS[name](torch)
+    assert type(ours.value) is type(theirs.value)
+    assert norm_g(ours.value) == norm(theirs.value)

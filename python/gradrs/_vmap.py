@@ -1449,7 +1449,9 @@ def batched_grad_and_value(func, nums, has_aux, args, kwargs):
         elif not isinstance(p, Tensor) or _fwAD.unpack_dual(p).tangent is not None:
             raise _Fallback()
         if outer:
-            leaf = p.view_as(p) if tangent is None else _fwAD.make_dual(p, tangent)
+            leaf = p.view_as(p)  # made of the dual input, p already carries its tangent
+            if tangent is not None and _fwAD._unpack_dual(leaf).tangent is None:
+                leaf = _fwAD._make_dual(_fwAD._unpack_dual(leaf).primal, tangent)
         else:
             leaf = p.detach().requires_grad_()
             leaf = leaf if tangent is None else _fwAD.make_dual(leaf, tangent)

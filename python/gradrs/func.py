@@ -5,8 +5,9 @@
 `grad` and `jvp` inside `vmap` work on batched leaves / duals there). `jacrev` / `jacfwd` vmap
 over the basis as PyTorch's.
 
-Deviation from PyTorch: forward AD has one level, so `jvp`/`jacfwd` cannot be nested in each
-other (PyTorch's functorch levels allow it). `jacrev` vmaps ``grad(sum(f(x) * row))`` over the
+Native forward AD has one level: a `jvp` inside a `jvp` (`jacfwd(jacfwd(f))`) computes its
+product by the double-vjp trick with ops the outer level's tangents flow through (PyTorch gives
+each its own functorch level). `jacrev` vmaps ``grad(sum(f(x) * row))`` over the
 basis rows (one batched forward and backward) where PyTorch vmaps the backward of one forward.
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import threading
 
 from . import _native
 from ._grad_mode import enable_grad
@@ -24,6 +26,7 @@ __all__ = ["debug_unwrap", "functional_call", "grad", "grad_and_value", "hessian
            "stack_module_state", "vjp", "vmap"]
 
 _JVP = "jvp(f, primals, tangents)"
+_jvp_state = threading.local()  # depth: the jvps running (their dual level is the live one)
 
 
 # ---- small pytrees: tensors (and other leaves) in nested tuples, lists and dicts -----------
@@ -144,8 +147,21 @@ def _jvp(func, primals, tangents, argnums, *, strict=False, has_aux=False):
             f"{_spec_str(spec_t)}")
     _check_tensors(flat_p, _JVP, "primals")
     _check_tensors(flat_t, _JVP, "tangents")
+    if _fwAD._current_level >= 0 and getattr(_jvp_state, "depth", 0):
+        # A jvp inside a jvp (jacfwd of jacfwd): the one native dual level is the outer one's.
+        # (Inside the user's own dual level PyTorch refuses, as entering a level below does.)
+        return _jvp_inside_jvp(func, primals, argnums, flat_p, spec_p, flat_t, strict, has_aux)
     # Inside vmap: batched duals (an unbatched primal or tangent expanded over the batch).
     lvl = _vmap._top(flat_p + flat_t)
+    _jvp_state.depth = getattr(_jvp_state, "depth", 0) + 1
+    try:
+        return _jvp_at_new_level(func, primals, argnums, flat_p, spec_p, flat_t, lvl, strict,
+                                 has_aux)
+    finally:
+        _jvp_state.depth -= 1
+
+
+def _jvp_at_new_level(func, primals, argnums, flat_p, spec_p, flat_t, lvl, strict, has_aux):
     with _fwAD._set_fwd_grad_enabled(True), _fwAD.dual_level():
         duals = _unflatten([_vmap.batched_dual(p, t, lvl) if lvl else _fwAD.make_dual(p, t)
                             for p, t in zip(flat_p, flat_t)], spec_p)
@@ -177,6 +193,78 @@ def _jvp(func, primals, tangents, argnums, *, strict=False, has_aux=False):
             tan_out.append(t)
         out = (_unflatten(prim_out, spec_out), _unflatten(tan_out, spec_out))
         return (*out, aux) if has_aux else out
+
+
+def _jvp_inside_jvp(func, primals, argnums, flat_p, spec_p, flat_t, strict, has_aux):
+    """`jvp` while an outer forward level is live: J t by the double-vjp trick (``u -> J^T u``
+    is linear, so its vjp with ``t`` is ``J t``), computed with differentiable ops through which
+    the outer level's tangents flow (forward over reverse), so the outer jvp sees the inner
+    one's results as functions of its primals."""
+    from .autograd import grad as _grad
+
+    with enable_grad():
+        diff = [_create_differentiable(p) for p in flat_p]
+        # the fresh leaves (under the duals `_create_differentiable` makes of them)
+        fresh = [d if d._base is None else d._base for d in diff]
+        args = _unflatten(diff, spec_p)
+        result = func(*(args if argnums is None else _replace(primals, argnums, args)))
+        aux = None
+        if has_aux:
+            if not (isinstance(result, tuple) and len(result) == 2):
+                raise RuntimeError(f"{_JVP}: output of function f should be a tuple: "
+                                   "(output, aux) if has_aux is True")
+            result, aux = result
+        flat_out, spec_out = _flatten(result)
+        if (len(flat_out) == 1 and flat_out[0] is None) or len(flat_out) < 1:
+            raise RuntimeError(f"{_JVP}: Expected f to be a function that has non-empty "
+                               f"output (got output = {flat_out})")
+        for o in flat_out:
+            if not _vmap._is_tensor(o):
+                raise RuntimeError(f"{_JVP}: expected f(*primals) to return only tensors, "
+                                   f"got unsupported type {type(o)}")
+        live = [k for k, o in enumerate(flat_out) if o.requires_grad]
+        us = [_native.zeros_like(flat_out[k]).requires_grad_() for k in live]
+        products = [None] * len(flat_out)
+        if live:
+            vjps = _grad([flat_out[k] for k in live], diff, us, create_graph=True,
+                         allow_unused=True)
+            pairs = [(g, t) for g, t in zip(vjps, flat_t) if g is not None]
+            if pairs:
+                jv = _grad([g for g, _ in pairs], us, [t for _, t in pairs], create_graph=True,
+                           allow_unused=True)
+                for k, j in zip(live, jv):
+                    products[k] = j
+    # The outer level's tangents flow forward without the graph: keep it only for the caller's
+    # (an input requiring grad outside, or outputs reaching its graph).
+    keep = any(_vmap._is_tensor(p) and p.requires_grad for p in flat_p) or (
+        _native.is_grad_enabled() and _outer_graph(flat_out, fresh))
+    tan_out = []
+    for o, j in zip(flat_out, products):
+        if j is None:
+            if strict:
+                raise RuntimeError("jvp(f, primals, tangents, strict=True): The output of f is "
+                                   "independent of the inputs. This is not allowed with "
+                                   "strict=True.")
+            j = _native.zeros_like(o)
+        tan_out.append(j)
+    prim_out = list(flat_out)
+    if not keep:
+        prim_out = [_drop_graph(o) for o in prim_out]
+        tan_out = [_drop_graph(t) for t in tan_out]
+        if has_aux:
+            flat_a, spec_a = _flatten(aux)
+            aux = _unflatten([_drop_graph(a) if _vmap._is_tensor(a) else a for a in flat_a],
+                             spec_a)
+    out = (_unflatten(prim_out, spec_out), _unflatten(tan_out, spec_out))
+    return (*out, aux) if has_aux else out
+
+
+def _drop_graph(t):
+    """``t`` without its autograd history but with its tangent at the live level."""
+    primal, tangent = _fwAD._unpack_dual(t)
+    if tangent is None:
+        return t.detach()
+    return _fwAD._make_dual(primal.detach(), tangent.detach())
 
 
 def linearize(func, *primals):
