@@ -3221,8 +3221,14 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.dim() == 4):
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
                          "modes and requires a 4-D tensor as input")
+    if mode == "lanczos" and input.dim() == 4:
+        if align_corners:
+            raise ValueError("Lanczos mode does not support align_corners=True")
+        if not antialias:
+            raise ValueError("Lanczos mode requires antialias=True")
+        raise NotImplementedError("interpolate: mode='lanczos' is not supported by gradrs")
     if antialias:
-        raise NotImplementedError("interpolate: antialias=True is not supported by gradrs")
+        return _upsample_aa(input, output_size, scale_factors, mode, align_corners)
     if 3 <= input.dim() <= 5 and mode in ("nearest", "nearest-exact"):
         return _upsample(input, output_size, scale_factors, mode, None)
     if 3 <= input.dim() <= 4 and mode == "area":
@@ -3375,6 +3381,103 @@ def _upsample(input, output_size, scale_factors, mode, align_corners):
             else:
                 out = exact
     return out
+
+
+def _axis_taps_aa(mode, in_size, out_size, scale, align_corners, dtype):
+    """Per output position along one axis: PyTorch's antialiased taps (the separable
+    _compute_indices_weights_aa: a bilinear or Keys a = -0.5 bicubic filter widened by the
+    downscaling factor, normalized to sum 1) as [(input positions, weights, in range)], one
+    entry per tap up to the widest window; computed in the data's float type, as the kernel."""
+    import numpy as np
+
+    ft = np.float64 if dtype == _native.float64 else np.float32
+    if align_corners:
+        s = ft(in_size - 1) / ft(out_size - 1) if out_size > 1 else ft(0)
+    else:
+        s = ft(1.0 / scale) if scale is not None and scale > 0 else ft(in_size) / ft(out_size)
+    interp = 2 if mode == "bilinear" else 4
+    support = ft(interp * 0.5) * s if s >= 1.0 else ft(interp * 0.5)
+    invscale = ft(1.0) / s if s >= 1.0 else ft(1.0)
+    a = ft(-0.5)
+
+    def filt(x):
+        x = np.abs(x).astype(ft)
+        if mode == "bilinear":
+            return np.where(x < 1.0, ft(1.0) - x, ft(0.0)).astype(ft)
+        near = ((a + 2) * x - (a + 3)) * x * x + 1
+        far = ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+        return np.where(x < 1.0, near, np.where(x < 2.0, far, ft(0.0))).astype(ft)
+
+    width = int(np.ceil(support)) * 2 + 1
+    idx = np.zeros((out_size, width), np.int64)
+    wts = np.zeros((out_size, width), ft)
+    used = np.zeros((out_size, width), bool)
+    for i in range(out_size):
+        center = s * ft(i + 0.5)
+        xmin = max(int(np.float64(center - support) + 0.5), 0)
+        xsize = min(int(np.float64(center + support) + 0.5), in_size) - xmin
+        # (j + xmin - center + 0.5) is a double in the kernel; the filter takes it as float
+        w = filt(np.array([ft((np.float64(j + xmin - center) + 0.5) * np.float64(invscale))
+                           for j in range(xsize)], ft))
+        total = ft(0)
+        for v in w:
+            total = ft(total + v)
+        if total != 0:
+            w = (w / total).astype(ft)
+        idx[i, :xsize] = np.arange(xmin, xmin + xsize)
+        idx[i, xsize:] = xmin
+        wts[i, :xsize] = w
+        used[i, :xsize] = True
+    return [(idx[:, j], wts[:, j], used[:, j]) for j in range(width)]
+
+
+_UPSAMPLE_AA_NODES = {"bilinear": "UpsampleBilinear2DAaBackward0",
+                      "bicubic": "UpsampleBicubic2DAaBackward0"}
+
+
+def _upsample_aa(input, output_size, scale_factors, mode, align_corners):
+    """interpolate(..., antialias=True): one separable pass per resized axis, the width first,
+    each output the weighted sum of its window in order (an axis whose size does not change is
+    kept as it is)."""
+    from .. import tensor, where
+
+    in_sizes = list(input.shape[2:])
+    if output_size is None:
+        output_size = [int(in_sizes[i] * scale_factors[i]) for i in range(2)]
+    if any(s <= 0 for s in in_sizes) or any(s <= 0 for s in output_size):
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input (H: "
+                           f"{in_sizes[0]}, W: {in_sizes[1]}) output (H: {output_size[0]}, W: "
+                           f"{output_size[1]})")
+    plans = []
+    for i in range(2):
+        taps = _axis_taps_aa(mode, in_sizes[i], output_size[i],
+                             scale_factors[i] if scale_factors is not None else None,
+                             align_corners, input.dtype)
+        plans.append([(tensor(idx, device=input.device),
+                       tensor(wt, dtype=input.dtype, device=input.device),
+                       None if used.all() else tensor(used, device=input.device))
+                      for idx, wt, used in taps])
+
+    def fn(x):
+        for i in (1, 0):
+            if in_sizes[i] == output_size[i]:
+                continue
+            axis = 2 + i
+            shape = [1] * x.dim()
+            shape[axis] = -1
+            acc = None
+            for idx, wt, used in plans[i]:
+                part = x.index_select(axis, idx) * wt.reshape(*shape)
+                if acc is None:
+                    acc = part
+                elif used is None:
+                    acc = acc + part
+                else:  # past this output's window: not added, as the kernel stops there
+                    acc = where(used.reshape(*shape), acc + part, acc)
+            x = acc
+        return x if in_sizes != list(output_size) else x.clone()
+
+    return _one_node(_UPSAMPLE_AA_NODES[mode], fn, input, linear=True)
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
