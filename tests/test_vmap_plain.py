@@ -3,7 +3,9 @@
 take_along_dim` with batched indices, `gradrs.mul(x, b)`, `x.expand_as(b)`: values against
 `torch.func.vmap` with no per-sample fallback; and PyTorch's errors (and its fallback's
 performance warning) for in-place ops on an unbatched `self`, a batched boolean mask, out of
-range indices."""
+range indices; PyTorch's dynamic-shape refusals (unique, nonzero, masked_select with a batched
+mask) and its fallback's warning for the ops it has no batching rule for (histc, bincount,
+quantile...), where gradrs runs them per sample too."""
 
 import warnings
 
@@ -170,3 +172,46 @@ def test_index_errors_as_torch(call, torch):
         call(torch, _inputs(torch))
     assert type(ours.value) is type(theirs.value)
     assert norm_g(ours.value) == norm(theirs.value)
+
+
+_FALLBACK_OPS = {
+    "unique": lambda m, v: v.unique(),
+    "unique_consecutive": lambda m, v: v.unique_consecutive(),
+    "nonzero": lambda m, v: v.nonzero(),
+    "gradrs.nonzero": lambda m, v: m.nonzero(v),
+    "nonzero as_tuple": lambda m, v: m.nonzero(v, as_tuple=True),
+    "masked_select batched mask": lambda m, v: v.masked_select(v > 1),
+    "masked_select": lambda m, v: v.masked_select(m.ones(4, dtype=m.bool)),
+    "bincount": lambda m, v: (v * 3).long().flatten().bincount(minlength=10),
+    "put": lambda m, v: v.put(m.tensor([0]), m.tensor([1.0])),
+    "take": lambda m, v: v.take(m.tensor([0, 2])),
+    "histc": lambda m, v: v.histc(),
+    "diagflat": lambda m, v: v.diagflat(1),
+    "quantile": lambda m, v: v.quantile(0.3),
+    "quantile tensor q": lambda m, v: v.quantile(m.tensor([0.3, 0.5]), dim=0),
+    "nanquantile": lambda m, v: v.nanquantile(m.tensor([0.3, 0.5])),
+}
+
+
+def _run_fallback(m, call):
+    x = m.tensor(np.abs(Y) + 0.5)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        try:
+            out = ("ok", m.func.vmap(lambda v: call(m, v))(x).tolist())
+        except RuntimeError as e:
+            out = ("error", str(e))
+    return out, [str(w.message) for w in seen if "performance drop" in str(w.message)]
+
+
+@pytest.mark.parametrize("name", list(_FALLBACK_OPS))
+def test_torch_fallback_ops_warn_or_refuse_as_torch(name, torch):
+    (kind, ours), our_warnings = _run_fallback(G, _FALLBACK_OPS[name])
+    (tkind, theirs), their_warnings = _run_fallback(torch, _FALLBACK_OPS[name])
+    assert kind == tkind
+    if kind == "error":
+        assert norm_g(ours) == norm(theirs)
+    else:
+        np.testing.assert_allclose(np.asarray(ours, dtype=float), np.asarray(theirs, dtype=float),
+                                   rtol=1e-6)
+    assert [norm_g(w) for w in our_warnings] == [norm(w) for w in their_warnings]

@@ -165,8 +165,60 @@ def _batch_size(values, lvl):
     return None
 
 
+# Ops PyTorch has no batching rule for (its fallback runs them per sample, with a warning),
+# and the ATen overload it names; those whose output shape depends on the values it refuses.
+_TORCH_FALLBACK = dict.fromkeys("histc diagflat bincount put take argwhere".split())
+_DYNAMIC_SHAPE = {"unique": "_unique2", "unique_consecutive": "unique_consecutive",
+                  "nonzero": "nonzero"}
+
+
+def _users_call():
+    """Whether the op was called by the user's code (not gradrs's own Python, whose checks and
+    composites PyTorch does in C++ where vmap never sees them)."""
+    frame = sys._getframe(2)
+    skip = (__file__, os.path.join(_PACKAGE, "_forms.py"), os.path.join(_PACKAGE, "_argparse.py"),
+            functools.__file__)
+    while frame is not None and frame.f_code.co_filename in skip:
+        frame = frame.f_back
+    return frame is None or not frame.f_code.co_filename.startswith(_PACKAGE)
+
+
+def _torch_fallback_checks(name, args, kwargs):
+    """PyTorch's refusal of a dynamic-shape op, or its fallback's warning, for a user's call."""
+    if name not in _TORCH_FALLBACK and name not in _DYNAMIC_SHAPE and name not in (
+            "quantile", "nanquantile", "masked_select"):
+        return
+    if not _users_call():
+        if name in _DYNAMIC_SHAPE:
+            raise _Fallback()
+        return
+    if name == "nonzero" and kwargs.get("as_tuple"):
+        raise RuntimeError("Batching rule not implemented for aten::nonzero_numpy. We could not "
+                           "generate a fallback.")
+    if name in _DYNAMIC_SHAPE:
+        raise RuntimeError(
+            "vmap: We do not support batching operators that can output dynamic shape. "
+            f"Attempted to vmap over aten::{_DYNAMIC_SHAPE[name]}. Please file an issue at "
+            "https://github.com/pytorch/pytorch/issues if you need this feature.")
+    if name == "masked_select":
+        mask = args[1] if len(args) > 1 else kwargs.get("mask")
+        if isinstance(mask, BatchedTensor):
+            raise RuntimeError(
+                "vmap: Attempted to vmap over `mask` in gradrs.masked_select(self, mask) We "
+                "cannot support this because for each batch this would return a differently "
+                "shaped Tensor. Please file an issue at https://github.com/pytorch/pytorch/issues"
+                " if you need this feature.")
+        return
+    if name in ("quantile", "nanquantile"):
+        q = args[1] if len(args) > 1 else kwargs.get("q")
+        _fallback_warning(name if _is_tensor(q) else f"{name}.scalar")
+        return
+    _fallback_warning(name)
+
+
 def _per_sample(name, args, kwargs, lvl):
     """Tensor method ``name`` run on each sample and stacked (the per-op fallback)."""
+    _torch_fallback_checks(name, args, kwargs)
     size = _batch_size(args + tuple(kwargs.values()), lvl)
     inplace = name.endswith("_") and not name.endswith("__")
     results = []
@@ -397,6 +449,16 @@ def _overload(name, others):
     return name
 
 
+def _fallback_warning(overload):
+    """The warning PyTorch's boxed vmap fallback gives for an op without a batching rule."""
+    warnings.warn(
+        "There is a performance drop because we have not yet implemented the batching rule "
+        f"for aten::{overload}. Please file us an issue on GitHub so that we can prioritize its "
+        "implementation. (Triggered internally at "
+        "/__w/pytorch/pytorch/aten/src/ATen/functorch/BatchedFallback.cpp:82.)",
+        UserWarning, stacklevel=_user_stacklevel())
+
+
 def _user_stacklevel():
     """The `warnings.warn` stacklevel of the first frame outside gradrs (the user's line)."""
     frame, level = sys._getframe(1), 1
@@ -419,12 +481,7 @@ def _inplace_error(name, lvl, self, others):
     else:
         # PyTorch's boxed fallback: it warns (naming the overload) before it refuses.
         label, where = f"aten::{name}", f"at level {lvl}"
-        warnings.warn(
-            "There is a performance drop because we have not yet implemented the batching rule "
-            f"for aten::{_overload(name, others)}. Please file us an issue on GitHub so that we "
-            "can prioritize its implementation. (Triggered internally at "
-            "/__w/pytorch/pytorch/aten/src/ATen/functorch/BatchedFallback.cpp:82.)",
-            UserWarning, stacklevel=_user_stacklevel())
+        _fallback_warning(_overload(name, others))
     return RuntimeError(
         f"vmap: {label}(self, *extra_args) is not possible because there exists a Tensor "
         "`other` in extra_args that has more elements than `self`. This happened due to "
