@@ -99,6 +99,7 @@ RANDOM = {
     # last bits (style loss 297.25769 vs 297.25775 before any step), and LBFGS with a style
     # weight of 1e6 turns that into visible differences
     "style_transfer": [r"Style Loss"],
+    "super_resolution": [r"===> Epoch \d+ Complete", r"===> Avg. PSNR", r"output \("],
     "swa_ema": [r"epoch \d+ loss", r"running_mean", r"\w+ +test loss"],
     # not random: BatchNorm1d's training statistics differ from ATen's in the last bits
     # (summation order), which training turns into visible ones (programs_gaps.md)
