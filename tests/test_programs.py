@@ -136,6 +136,7 @@ NEEDS = {
     "gnn_message_passing": ["sparse_coo_tensor"],
     "hogwild": ["multiprocessing", "Tensor.share_memory_", "Tensor.is_shared"],
     "init_and_inspect": ["allclose"],
+    "meta_init": ["Tensor.is_meta", "set_default_device"],
     "nanogpt": ["allclose", "bfloat16", "multinomial"],
     "optim_zoo_checkpoint": ["optim.SparseAdam"],
     "packed_lstm": ["equal"],
