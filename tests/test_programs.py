@@ -65,6 +65,7 @@ RANDOM = {
     # between CPUs; GRADRS_PROGRAMS_EXACT=1 still compares them
     "flow_and_func": [r"step \d+ nll", r"energy drift"],
     "gan": [r"\[\d+/200\]"],
+    "gat_attention": [r"Epoch: \d+, Loss"],
     "gnn_message_passing": [r"Epoch: \d+, Loss"],
     # not random: PyTorch's CPU sdpa runs its flash kernel (blockwise softmax), gradrs the
     # math path; training turns their last-bit differences into visible ones (programs_gaps.md 21)
