@@ -132,6 +132,7 @@ NEEDS = {
     "cnn_checkpoint": ["equal", "softmax"],
     "custom_autograd": ["autograd.gradcheck"],
     "custom_dataset": ["Tensor.random_", "Generator", "randperm"],
+    "dynamic_quant": ["ao.quantization.quantize_dynamic", "qint8", "quantize_per_tensor"],
     "early_stopping": ["randperm", "Tensor.random_", "Generator"],
     "gan": ["dist"],
     "gnn_message_passing": ["sparse_coo_tensor"],
