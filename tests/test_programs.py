@@ -113,6 +113,7 @@ RANDOM = {
     "timeseries_lstm": [r"epoch +\d+ \| train mse"],
     "transformer_classifier": [r"\| step"],
     "transformer_decoder_gen": [r"step \d+ loss", r"token accuracy"],
+    "translation_transformer": [r"Epoch: \d+, Train loss", r"exact reversals", r"example:"],
     "unet_segment": [r"step \d+ loss"],
     "vae": [r"====> Epoch"],
     "video_conv3d": [r"epoch \d+ loss", r"accuracy:", r"bn running_var"],
