@@ -67,6 +67,7 @@ RANDOM = {
     "gan": [r"\[\d+/200\]"],
     "gat_attention": [r"Epoch: \d+, Loss"],
     "gnn_message_passing": [r"Epoch: \d+, Loss"],
+    "layer_zoo": [r"step \d+ adaptive loss", r"predict:"],
     # not random: PyTorch's CPU sdpa runs its flash kernel (blockwise softmax), gradrs the
     # math path; training turns their last-bit differences into visible ones (programs_gaps.md 21)
     "llama_block": [r"step \d+ loss", r"top-k continuation", r"top-p continuation"],
