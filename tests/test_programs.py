@@ -144,6 +144,7 @@ NEEDS = {
     "nanogpt": ["allclose", "bfloat16", "multinomial"],
     "optim_zoo_checkpoint": ["optim.SparseAdam"],
     "packed_lstm": ["equal"],
+    "profiler_recipe": ["profiler.profile", "profiler.record_function", "autograd.profiler"],
     "quickstart": ["Tensor.random_"],
     "regression": ["allclose"],
     "resnet_hooks": ["equal"],
