@@ -992,21 +992,27 @@ BatchedTensor.index_select = _index_select
 # Tensor and the argument batched: the native method refuses the BatchedTensor. functorch
 # dispatches on every argument; here, while a vmap that needs it runs, these methods of Tensor
 # are wrapped so that such a call runs the batching rule (or raises PyTorch's in-place error)
-# instead of sending the whole call to the per-sample loop. Installing them costs ~1 us a name,
-# so `vmap` does it only for a function that met such a refusal (it then reruns batched, and
-# remembers the function's code), and puts them back when that vmap returns: no op outside
-# vmap pays for the check.
+# instead of sending the whole call to the per-sample loop. Installing them costs ~1 us a name
+# (more under load), so `vmap` does it only for a function that met such a refusal, the common
+# methods first (tier 1), all of them if it is refused again (tier 2); it then reruns batched,
+# remembers the tier by the function's code, and puts them back when the outermost vmap
+# returns: no op outside vmap pays for the check.
 
-_PLAIN_RULES = ("""
-__getitem__ __setitem__ index_select gather take_along_dim matmul mm bmm mv dot addmm expand_as
-view_as reshape_as type_as index_add index_copy index_fill scatter scatter_add masked_scatter
-atan2_ fmod_ hypot_ remainder_ floor_divide_ true_divide_ clamp_min_ clamp_max_ fill_
-index_add_ index_copy_ index_fill_ scatter_ scatter_add_ masked_scatter_ index_put_
-""".split() + [n for n in _BINARY if n not in ("eq", "ne", "lt", "le", "gt", "ge")]
-    + "add_ sub_ mul_ div_ pow_ clamp_ copy_ masked_fill_ lerp_ addcmul_ addcdiv_".split())
+_PLAIN_COMMON = """
+__getitem__ index_select gather take_along_dim matmul mm bmm mv dot addmm expand_as view_as
+reshape_as type_as mul add sub div where masked_fill
+""".split()
+_PLAIN_RULES = _PLAIN_COMMON + [n for n in ("""
+__setitem__ index_add index_copy index_fill scatter scatter_add masked_scatter atan2_ fmod_
+hypot_ remainder_ floor_divide_ true_divide_ clamp_min_ clamp_max_ fill_ index_add_ index_copy_
+index_fill_ scatter_ scatter_add_ masked_scatter_ index_put_ add_ sub_ mul_ div_ pow_ clamp_
+copy_ masked_fill_ lerp_ addcmul_ addcdiv_
+""".split() + [n for n in _BINARY if n not in ("eq", "ne", "lt", "le", "gt", "ge")])
+    if n not in _PLAIN_COMMON]
+_TIERS = {1: _PLAIN_COMMON, 2: _PLAIN_RULES}
 _installed = {"count": 0, "saved": {}}
 _install_lock = threading.Lock()
-_NEEDS_PLAIN_RULES = weakref.WeakSet()
+_PLAIN_TIER = weakref.WeakKeyDictionary()  # function code -> the tier its vmap needs
 
 
 def _any_batched(values):
@@ -1046,14 +1052,15 @@ def _plain_method(name, native):
     return method
 
 
-def _enter_plain_rules():
+def _enter_plain_rules(tier):
     with _install_lock:
         _installed["count"] += 1
-        if _installed["count"] == 1:
-            for name in _PLAIN_RULES:
+        saved = _installed["saved"]
+        for name in _TIERS[tier]:
+            if name not in saved:
                 native = Tensor.__dict__.get(name)
                 if native is not None:
-                    _installed["saved"][name] = native
+                    saved[name] = native
                     setattr(Tensor, name, _plain_method(name, native))
 
 
@@ -1254,12 +1261,13 @@ class _Refused(_Fallback):
 
 
 def _batched_call(func, size, flat, flat_dims, spec, out_dims, kwargs, plain_rules):
-    """The function run once on BatchedTensors (raises `_Fallback` where it cannot be)."""
+    """The function run once on BatchedTensors (raises `_Fallback` where it cannot be), with
+    the plain-tensor rules of tier ``plain_rules`` (0: none) installed."""
     lvl = _level() + 1
     args = [a if d is None else BatchedTensor(a.movedim(d, 0), lvl)
             for a, d in zip(flat, flat_dims)]
     if plain_rules:
-        _enter_plain_rules()
+        _enter_plain_rules(plain_rules)
     _state.level = lvl
     live = getattr(_state, "sizes", {})
     _state.sizes = {**live, lvl: size}  # what a nested transform expands its leaves over
@@ -1319,10 +1327,10 @@ def _vmap_once(func, size, flat, flat_dims, spec, out_dims, randomness, kwargs):
     outer_randomness = getattr(_state, "randomness", "error")
     _state.randomness = randomness  # what a Function's vmap staticmethod is told
     code = _code(func)
-    plain_rules = code in _NEEDS_PLAIN_RULES
+    tier = _PLAIN_TIER.get(code, 0)
 
     def batched():
-        out = _batched_call(func, size, flat, flat_dims, spec, out_dims, kwargs, plain_rules)
+        out = _batched_call(func, size, flat, flat_dims, spec, out_dims, kwargs, tier)
         if not _same_state(state, _rng_state()):
             if randomness == "error":
                 raise RuntimeError(_RANDOM)
@@ -1330,17 +1338,17 @@ def _vmap_once(func, size, flat, flat_dims, spec, out_dims, randomness, kwargs):
         return out
 
     try:
-        try:
-            return batched()
-        except _Refused:
-            if plain_rules:
-                raise
-            # Perhaps an unbatched tensor's method refused a batched argument: once more with
-            # the methods that take them (Note above `_PLAIN_RULES`).
-            _native.set_rng_state(state)
-            plain_rules = True
-            _NEEDS_PLAIN_RULES.add(code)
-            return batched()
+        while True:
+            try:
+                return batched()
+            except _Refused:
+                if tier == 2:
+                    raise
+                # Perhaps an unbatched tensor's method refused a batched argument: again with
+                # (more of) the methods that take them (Note above `_PLAIN_RULES`).
+                _native.set_rng_state(state)
+                tier += 1
+                _PLAIN_TIER[code] = tier
     except _Fallback:
         _native.set_rng_state(state)
         return _loop_call(func, size, flat, flat_dims, spec, out_dims, kwargs, randomness, state)
