@@ -35,7 +35,7 @@ print([n for n, _ in module.named_parameters()])
 print([n for n, _ in module.named_buffers()])
 print("mask zeros:", int((module.weight_mask == 0).sum()), "of", module.weight_mask.numel())
 print("weight is weight_orig * mask:", torch.equal(module.weight, module.weight_orig * module.weight_mask))
-print(module._forward_pre_hooks)
+print(list(module._forward_pre_hooks.values()))  # (the keys are process-wide hook ids)
 
 prune.l1_unstructured(module, name="bias", amount=3)
 print("bias mask:", module.bias_mask)
