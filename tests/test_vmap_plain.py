@@ -215,3 +215,28 @@ def test_torch_fallback_ops_warn_or_refuse_as_torch(name, torch):
         np.testing.assert_allclose(np.asarray(ours, dtype=float), np.asarray(theirs, dtype=float),
                                    rtol=1e-6)
     assert [norm_g(w) for w in our_warnings] == [norm(w) for w in their_warnings]
+
+
+def _graph_nodes(t):
+    seen, todo = set(), [t.grad_fn]
+    while todo:
+        n = todo.pop()
+        if n is None or n in seen:
+            continue
+        seen.add(n)
+        todo += [f for f, _ in n.next_functions]
+    return len(seen)
+
+
+@pytest.mark.parametrize("call", [
+    lambda w, k: (w[k] ** 2).sum(),
+    lambda w, k: w.index_select(0, k).tanh().sum(),
+    lambda w, k: (w.t().matmul(w[k].t()) * 2).sum(),
+])
+def test_graph_nodes_do_not_grow_with_batch(call, batched_only):
+    counts = []
+    for b in (2, 16):
+        w = G.randn(5, 4, requires_grad=True)
+        k = G.tensor(np.random.default_rng(b).integers(0, 5, (b, 3)))
+        counts.append(_graph_nodes(G.func.vmap(lambda i, w=w: call(w, i))(k)))
+    assert counts[0] == counts[1] > 0
