@@ -11,7 +11,7 @@
 //!   a child that asked for one thread (`set_num_threads(1)`, as `DataLoader` workers do)
 //!   never builds one;
 //! - a GPU context the parent had opened refuses every use with PyTorch's "Cannot
-//!   re-initialize ... in forked subprocess" error (`wgpu/context.rs`): a device cannot be
+//!   re-initialize ... in forked subprocess" error (`wgpu/context/mod.rs`): a device cannot be
 //!   carried across `fork`, and PyTorch refuses in the same case; a child whose parent never
 //!   opened the device opens its own.
 //!

@@ -540,6 +540,9 @@ fn library() -> &'static Library {
         ];
         for file in [
             include_str!("shaders/unary.wgsl"),
+            include_str!("shaders/special_gamma.wgsl"),
+            include_str!("shaders/special_normal.wgsl"),
+            include_str!("shaders/special_bessel.wgsl"),
             include_str!("shaders/binary.wgsl"),
         ] {
             for item in items(file) {

@@ -1,7 +1,7 @@
 //! The GPU backend: WGSL compute shaders through wgpu (Vulkan, Metal, DX12).
 //!
 //! Tensors call it through `kernels/gpu.rs` (Note [Devices]): a lazily created global context
-//! (`context.rs`), one shader per kernel family (`shaders/`), compiled once into a pipeline
+//! (`context/`), one shader per kernel family (`shaders/`), compiled once into a pipeline
 //! cache keyed by (kernel, op, dtype), buffers from a size-class pool (`pool.rs`), and
 //! dispatches recorded into one command encoder that is submitted only on a read-back,
 //! [`synchronize`], or after [`context::BATCH_LIMIT`] dispatches. Every wgpu failure comes back

@@ -1,8 +1,9 @@
-// The prelude every shader is built with (context.rs prepends it; WGSL has no includes): the
-// dispatch index, the packed dims of the strided kernels, and NaN tested on the bits.
+// The prelude every shader is built with (context/pipeline.rs prepends it; WGSL has no
+// includes): the dispatch index, the packed dims of the strided kernels, and NaN tested on the
+// bits.
 
 // The flat index of an invocation: launches are 1-D in workgroups of 256, folded into a 2-D
-// grid past 65,535 workgroups (context.rs's dispatch), so y counts whole rows of x.
+// grid past 65,535 workgroups (context/dispatch.rs), so y counts whole rows of x.
 fn flat_index(gid: vec3<u32>, nwg: vec3<u32>) -> u32 {
     return gid.x + gid.y * nwg.x * 256u;
 }
