@@ -10,7 +10,8 @@ import pytest
 from conftest import G, assert_same_error, assert_same_warning, need_torch, run_both, to_np
 
 # torch warns when its flash-only calls fail (the refusal tests record the warnings themselves)
-pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+pytestmark = [pytest.mark.filterwarnings("ignore::UserWarning"),
+              pytest.mark.filterwarnings("ignore::FutureWarning")]
 
 
 def _attention(M):
@@ -133,3 +134,35 @@ def test_sdpa_refusals(backends, make, kwargs):
 
     assert_same_warning(lambda: run(G), lambda: run(torch))
     assert str(errors[G]) == str(errors[torch])
+
+
+def test_deprecated_backends_cuda_sdp_kernel(torch):
+    def run(M):
+        cuda = M.backends.cuda
+        seen = []
+        for kwargs in ({}, {"enable_flash": False}, {"enable_math": False, "enable_cudnn": False},
+                       {"enable_flash": False, "enable_math": False,
+                        "enable_mem_efficient": False, "enable_cudnn": False}):
+            with cuda.sdp_kernel(**kwargs) as ctx:
+                seen.append((ctx, cuda.flash_sdp_enabled(), cuda.math_sdp_enabled(),
+                             cuda.mem_efficient_sdp_enabled(), cuda.cudnn_sdp_enabled()))
+        seen.append((cuda.flash_sdp_enabled(), cuda.math_sdp_enabled()))
+        return seen
+
+    g, t = run_both(run)
+    assert g == t
+    assert_same_warning(lambda: G.backends.cuda.sdp_kernel(enable_flash=False),
+                        lambda: torch.backends.cuda.sdp_kernel(enable_flash=False))
+    # only math disabled: the flash kernel runs these inputs, both refuse 3-D ones
+    for M in (G, torch):
+        with M.backends.cuda.sdp_kernel(enable_math=False):
+            q = M.ones(1, 2, 3, 4)
+            assert tuple(M.nn.functional.scaled_dot_product_attention(q, q, q).shape) == (1, 2, 3, 4)
+    assert_same_error(
+        lambda: _sdp_3d(G), lambda: _sdp_3d(torch))
+
+
+def _sdp_3d(M):
+    with M.backends.cuda.sdp_kernel(enable_math=False):
+        q = M.ones(2, 3, 4)
+        return M.nn.functional.scaled_dot_product_attention(q, q, q)

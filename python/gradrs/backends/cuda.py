@@ -5,12 +5,15 @@ keep what a program sets, type-checked as PyTorch does; gradrs's GPU matmuls com
 float32 whatever they say.
 """
 
+import contextlib
+import warnings
+
 from . import _context
 
 __all__ = [
     "cudnn_sdp_enabled", "enable_cudnn_sdp", "enable_flash_sdp", "enable_math_sdp",
     "enable_mem_efficient_sdp", "flash_sdp_enabled", "is_built", "math_sdp_enabled", "matmul",
-    "mem_efficient_sdp_enabled",
+    "mem_efficient_sdp_enabled", "sdp_kernel",
 ]
 
 
@@ -140,3 +143,33 @@ def cudnn_sdp_enabled() -> bool:
 def enable_cudnn_sdp(enabled: bool):
     """Enable or disable the cuDNN attention backend (a flag only)."""
     _enable_sdp("cudnn", enabled)
+
+
+@contextlib.contextmanager
+def _sdp_kernel(backends):
+    from ..nn.attention import sdpa_kernel
+
+    with sdpa_kernel(backends) as context:
+        yield context
+
+
+def sdp_kernel(enable_flash: bool = True, enable_math: bool = True,
+               enable_mem_efficient: bool = True, enable_cudnn: bool = True):
+    """Deprecated (`gradrs.nn.attention.sdpa_kernel` replaces it): within the block only the
+    enabled scaled-dot-product-attention backends may run; the flags are restored after."""
+    warnings.warn("`gradrs.backends.cuda.sdp_kernel()` is deprecated. In the future, this "
+                  "context manager will be removed. Please see "
+                  "`gradrs.nn.attention.sdpa_kernel()` for the new context manager, with "
+                  "updated signature.", FutureWarning, stacklevel=2)
+    from ..nn.attention import SDPBackend
+
+    backends = []
+    if enable_flash:
+        backends.append(SDPBackend.FLASH_ATTENTION)
+    if enable_mem_efficient:
+        backends.append(SDPBackend.EFFICIENT_ATTENTION)
+    if enable_math:
+        backends.append(SDPBackend.MATH)
+    if enable_cudnn:
+        backends.append(SDPBackend.CUDNN_ATTENTION)
+    return _sdp_kernel(backends)
