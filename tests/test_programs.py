@@ -43,6 +43,7 @@ RANDOM = {
     "amp_accumulate": [r"epoch \d+ loss"],
     "attn_seq2seq": [r"\(\d+ \d+%\) "],
     "audio_spectrogram": [r"epoch \d+ loss"],
+    "bilstm_crf": [r"epoch \d+ nll", r"\(tensor\(", r"transE epoch", r"norms after"],
     "char_lstm": [r"step \d+ loss"],
     "checkpoint_mlp": [r"step \d+ loss", r"eval loss"],
     "cnn_checkpoint": [r"\[\d+\] loss:"],
