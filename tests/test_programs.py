@@ -79,6 +79,7 @@ RANDOM = {
     "mnist_cnn": [r"Train Epoch: ", r"Test set: "],
     "multilabel": [r"epoch \d+ loss", r"macro F1", r"per-label F1", r"precision@2", r"mAP"],
     "nanogpt": [r"iter \d+: loss"],
+    "neural_ode": [r"Iter \d+ \| Total Loss", r"jacobian"],
     "optim_zoo_checkpoint": [r"\w+ +final loss", r"resumed run matches"],
     # not random: float32 Adam on second derivatives turns last-bit differences of the matmul
     # kernels into visible ones after a few hundred steps
