@@ -412,6 +412,7 @@ from .functional import *  # noqa: E402,F401,F403 - softmax, allclose, isnan, un
 from . import functional  # noqa: E402
 from ._breadth import *  # noqa: E402,F401,F403 - issue 24: aliases, splits/stacks, addmv...
 from ._reduce_ops import *  # noqa: E402,F401,F403 - quantile, scatter_reduce, index_put
+from ._breadth2 import *  # noqa: E402,F401,F403 - argwhere, kron, frexp, renorm, histogram
 from ._factories import *  # noqa: E402,F401,F403 - logspace
 from ._conj import *  # noqa: E402,F401,F403 - conj, adjoint, real... on real tensors
 from ._composites import *  # noqa: E402,F401,F403 - combinations, trapezoid family

@@ -1,0 +1,473 @@
+"""More of PyTorch's API composed from gradrs ops (issue 24): argwhere, kron, frexp, renorm,
+histogram, the in-place index_copy_ / masked_scatter_ / renorm_, and the small functions a
+`dir(torch)` comparison found missing.
+
+A composite PyTorch gives a node of its own (``RenormBackward0``, ``FrexpBackward0``...) is
+computed without recording and gets one node of that name (`_breadth._node`) whose backward is
+derivatives.yaml's formula in gradrs ops, so second derivatives come from those ops. An in-place
+form writes the result into `self` and gives `self` that node (see `_write_in_place`).
+"""
+
+import builtins
+import math
+import sys
+
+import numpy as np
+
+from . import _argparse, _native, return_types
+from ._breadth import _forward_tangent, _node, index_copy, masked_scatter
+from ._forms import with_out as _with_out
+from ._grad_mode import no_grad as _no_grad
+from ._native import Tensor
+from ._reduce_ops import _parsed, _wrap_dim
+from .functional import _dtype_name
+
+# The gradrs package (still loading when this module is: read at call time).
+_G = sys.modules[__package__]
+
+__all__ = ["argwhere", "kron", "frexp", "renorm", "histogram"]
+
+# histogram's `range`: a sequence of numbers, as PyTorch's parser reads `ArrayRef<double>`.
+_argparse._CHECKS.setdefault("tuple of floats", lambda o: isinstance(o, (tuple, list)) and all(
+    _argparse._is_number(v) and not isinstance(v, Tensor) for v in o))
+return_types.frexp = return_types._make_type("frexp", ("mantissa", "exponent"))
+return_types.histogram = return_types._make_type("histogram", ("hist", "bin_edges"))
+
+
+def _check_leaf(self):
+    """PyTorch refuses an in-place op on a leaf that requires grad before any other check."""
+    if _native.is_grad_enabled() and self.is_leaf and self.requires_grad:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
+
+
+def _write_in_place(self, name, result, others, backward):
+    """`self` overwritten with `result` (computed without recording) as PyTorch's in-place op
+    `name`: a leaf that requires grad is refused; `self` gets one node `name` over (self's
+    history, *others); `backward(g, prior)` returns their gradients, `prior` being `self`
+    before the write. A view goes through `copy_`, whose CopySlices node keeps its base's
+    history right.
+
+    `prior` is a recorded clone of `self`: `_attach_node` checks its inputs' versions, and
+    `self` itself is written again by later in-place ops PyTorch allows (its node saves no
+    `self`)."""
+    recording = _native.is_grad_enabled() and builtins.any(
+        isinstance(t, Tensor) and t.requires_grad for t in (self, *others))
+    _check_leaf(self)
+    if not recording:
+        with _no_grad():
+            return self.copy_(result)
+    prior = self.clone() if self.requires_grad else None
+    inputs = [prior, *others]
+    if self._base is not None:
+        return self.copy_(_node(name, result, inputs, lambda g: backward(g, prior)))
+    with _no_grad():
+        self.copy_(result)
+    _native._attach_node(self, [t if isinstance(t, Tensor) else None for t in inputs],
+                         name, lambda g: list(backward(g, prior)))
+    return self
+
+
+# ---- argwhere, kron ----------------------------------------------------------------------------
+
+@_parsed("argwhere", ["(Tensor input)"], ["()"])
+def argwhere(input):
+    """`gradrs.argwhere(input)`: the indices of the nonzero elements, one row each (int64).
+
+    Examples:
+        >>> gradrs.argwhere(gradrs.tensor([[1, 0], [0, 3]]))
+        tensor([[0, 0],
+                [1, 1]])
+    """
+    return input.nonzero()
+
+
+@_parsed("kron", ["(Tensor input, Tensor other, *, Tensor out = None)"],
+         ["(Tensor other)"])
+def kron(input, other, *, out=None):
+    """`gradrs.kron(input, other)`: the Kronecker product, ATen's composition (a broadcast
+    product of interleaved reshapes, then one _unsafe_view: UnsafeViewBackward0).
+
+    Examples:
+        >>> gradrs.kron(gradrs.tensor([1, 2]), gradrs.tensor([1, 10]))
+        tensor([ 1, 10,  2, 20])
+    """
+    if out is not None:
+        return _with_out("kron", out, lambda: kron(input, other), (input, other))
+    n = builtins.max(input.dim(), other.dim())
+    pad_a, pad_b = n - input.dim(), n - other.dim()
+    a_shape, b_shape, res_shape = [], [], []
+    for i in range(n):
+        a = input.shape[i - pad_a] if i >= pad_a else 1
+        b = other.shape[i - pad_b] if i >= pad_b else 1
+        a_shape += [a, 1]
+        b_shape += [1, b]
+        res_shape.append(a * b)
+    prod = input.reshape(a_shape) * other.reshape(b_shape)
+    with _no_grad():
+        res = prod.reshape(res_shape)
+    return _node("UnsafeViewBackward0", res, [prod], lambda g: (g.reshape(prod.shape),))
+
+
+# ---- frexp ---------------------------------------------------------------------------------------
+
+@_parsed("frexp", ["(Tensor input, *, tuple of Tensors out = None)"], ["()"])
+def frexp(input, *, out=None):
+    """`gradrs.frexp(input)`: (mantissa, exponent) with `input = mantissa * 2 ** exponent`,
+    |mantissa| in [0.5, 1), exponent int32; 0, inf and NaN keep their value with exponent 0
+    (C's frexp) (FrexpBackward0: grad / 2 ** exponent).
+
+    Examples:
+        >>> gradrs.frexp(gradrs.tensor([8.0, 0.75]))
+        gradrs.return_types.frexp(
+        mantissa=tensor([0.5000, 0.7500]),
+        exponent=tensor([4, 0], dtype=gradrs.int32))
+    """
+    if not input.is_floating_point():
+        raise RuntimeError("gradrs.frexp() only supports floating-point dtypes")
+    if out is not None:
+        if not isinstance(out, (tuple, list)) or len(out) != 2:
+            raise TypeError("frexp(): argument 'out' must be tuple of Tensors, not "
+                            f"{_argparse.type_name(out)}")
+        if out[0].dtype != input.dtype:
+            raise RuntimeError(f"gradrs.frexp() expects mantissa to have dtype "
+                               f"{_c_type(input)} but got {_c_type(out[0])}")
+        if out[1].dtype != _G.int32:
+            raise RuntimeError(f"gradrs.frexp() expects exponent to have int dtype but got "
+                               f"{_c_type(out[1])}")
+        mant, exp = _with_out("frexp", out, lambda: tuple(frexp(input)), (input,))
+        return return_types.frexp(mant, exp)
+    with _no_grad():
+        # float64 holds every exponent of the narrower dtypes; 2 ** -e in two factors so that
+        # neither overflows for float64's largest and smallest (subnormal) values
+        x = input.to(_G.float64) if input.dtype != _G.float64 else input
+        a = x.abs()
+        regular = (a > 0) & a.isfinite()
+        e = a.where(regular, _G.ones_like(a)).log2().floor() + 1
+        e1 = (e / 2).floor()
+        m = x * (-e1).exp2() * (e1 - e).exp2()
+        # log2 rounds near powers of two: one step fixes the exponent
+        low, high = m.abs() < 0.5, m.abs() >= 1
+        m = _G.where(low, m * 2, _G.where(high, m / 2, m))
+        e = _G.where(low, e - 1, _G.where(high, e + 1, e))
+        mant = _G.where(regular, m, x).to(input.dtype)
+        exp = e.where(regular, _G.zeros_like(e)).to(_G.int32)
+    scale = exp.to(input.dtype).exp2()
+    _forward_tangent(mant, [input], lambda t: t / scale)
+    mant = _node("FrexpBackward0", mant, [input], lambda g: (g / scale,))
+    return return_types.frexp(mant, exp)
+
+
+# ---- renorm --------------------------------------------------------------------------------------
+
+def _norm_backward(grad, x, p, norm, dims):
+    """ATen's norm_backward (keepdim): the gradient of `vector_norm(x, p, dims)` given `grad`
+    (`norm` its value), with its special cases for p in {0, 1, 2, inf}, p < 1 and p < 2."""
+    if p == 0:
+        return _G.zeros_like(x)
+    if p == 1:
+        return x.sgn() * grad
+    if p == 2:
+        return grad * (x / norm).masked_fill(norm == 0, 0)
+    if math.isinf(p):
+        xa = x.abs()
+        mask = xa.eq(norm).logical_or(xa.isnan())
+        return x.sgn() * ((grad / mask.sum(dims, keepdim=True)) * mask)
+    if p < 1:
+        scaled = x.sgn() * x.abs().pow(p - 1).masked_fill(x == 0, 0)
+        return scaled * grad * norm.pow(1 - p)
+    scaled = x.sgn() * x.abs().pow(p - 1) if p < 2 else x * x.abs().pow(p - 2)
+    return scaled * (grad / norm.pow(p - 1)).masked_fill(norm == 0, 0)
+
+
+_RENORM_SIG = "(Tensor input, Number p, int dim, Number maxnorm, *, Tensor out = None)"
+
+
+@_parsed("renorm", [_RENORM_SIG], ["(Number p, int dim, Number maxnorm)"])
+def renorm(input, p, dim, maxnorm, *, out=None):
+    """`gradrs.renorm(input, p, dim, maxnorm)`: each slice along `dim` whose p-norm exceeds
+    `maxnorm` scaled down to norm `maxnorm` (by maxnorm / (norm + 1e-7)) (RenormBackward0).
+
+    Examples:
+        >>> gradrs.renorm(gradrs.tensor([[3.0, 4.0], [0.3, 0.4]]), 2, 0, 1.0)
+        tensor([[0.6000, 0.8000],
+                [0.3000, 0.4000]])
+    """
+    if out is not None:
+        return _with_out("renorm", out, lambda: renorm(input, p, dim, maxnorm), (input,))
+    p, maxnorm = float(p), float(maxnorm)
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
+    if input.dim() <= 1:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.dim()} "
+                           "dimensions")
+    d = _wrap_dim(dim, input.dim())
+    if not input.is_floating_point():
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {_dtype_name(input.dtype)}")
+    dims = [i for i in range(input.dim()) if i != d]
+
+    def scale_of(x):
+        norm = _G.linalg.vector_norm(x, p, dims, keepdim=True)
+        return norm, _G.where(norm > maxnorm, maxnorm / (norm + 1e-7), _G.ones_like(norm))
+
+    with _no_grad():
+        _, factor = scale_of(input)
+        res = input * factor
+
+    _forward_tangent(res, [input], lambda t: _renorm_jvp(input, t, p, dims, maxnorm))
+    return _node("RenormBackward0", res, [input],
+                 lambda g: (_renorm_grad(input, g, p, dim, maxnorm),))
+
+
+def _renorm_jvp(x, t, p, dims, maxnorm):
+    # the chain rule through input * factor(norm(input)), as the composition would give
+    norm = _G.linalg.vector_norm(x, p, dims, keepdim=True)
+    dnorm = (_norm_backward(_G.ones_like(norm), x, p, norm, dims) * t).sum(dims, keepdim=True)
+    inv = (norm + 1e-7).reciprocal()
+    f = maxnorm * inv
+    return _G.where(norm > maxnorm, t * f - x * (f * inv * dnorm), t)
+
+
+def _renorm_(self, *args, **kwargs):
+    """`Tensor.renorm_(p, dim, maxnorm)`: `renorm` written into `self` (RenormBackward0)."""
+    _check_leaf(self)
+    err = _argparse.error("renorm_", args, kwargs, ["(Number p, int dim, Number maxnorm)"])
+    if err is not None:
+        raise err
+    p, dim, maxnorm = _bind(args, kwargs, ("p", "dim", "maxnorm"))
+    with _no_grad():
+        res = renorm(self, p, dim, maxnorm)  # its checks too
+    return _write_in_place(self, "RenormBackward0", res, [],
+                           lambda g, x: (_renorm_grad(x, g, p, dim, maxnorm),))
+
+
+def _bind(args, kwargs, names):
+    """The values of `names` from a call's positional and keyword arguments."""
+    return list(args) + [kwargs[n] for n in names[len(args):]]
+
+
+def _renorm_grad(x, g, p, dim, maxnorm):
+    p, maxnorm = float(p), float(maxnorm)
+    d = _wrap_dim(dim, x.dim())
+    dims = [i for i in range(x.dim()) if i != d]
+    norm = _G.linalg.vector_norm(x, p, dims, keepdim=True)
+    nb = _norm_backward((x * g).sum(dims, keepdim=True), x, p, norm, dims)
+    inv = (norm + 1e-7).reciprocal()
+    f = inv * maxnorm
+    return _G.where(norm > maxnorm, f * g - (f * inv) * nb, g)
+
+
+# ---- index_copy_, masked_scatter_ ---------------------------------------------------------------
+
+def _index_copy_(self, dim, index, source):
+    """`Tensor.index_copy_(dim, index, source)`: `index_copy` written into `self`
+    (IndexCopyBackward0)."""
+    _check_leaf(self)
+    with _no_grad():
+        res = index_copy(self, dim, index, source)  # its checks too
+    src_rg = isinstance(source, Tensor) and source.requires_grad
+    d = _wrap_dim(dim, self.dim())
+    idx = index.reshape(-1)
+
+    def backward(g, prior):
+        gv = g if self.dim() else g.reshape(1)
+        gi = gv.index_fill(d, idx, 0).reshape(g.shape) if prior is not None else None
+        gs = gv.index_select(d, idx).reshape(source.shape) if src_rg else None
+        return gi, None, gs
+
+    return _write_in_place(self, "IndexCopyBackward0", res, [index, source], backward)
+
+
+def _masked_scatter_(self, mask, source):
+    """`Tensor.masked_scatter_(mask, source)`: `masked_scatter` written into `self`, whose
+    shape `mask` must broadcast to (MaskedScatterBackward0)."""
+    _check_leaf(self)
+    if isinstance(mask, Tensor) and mask.dtype == _G.bool:
+        shape = tuple(self.shape)
+        if mask.dim() > len(shape):
+            raise RuntimeError(
+                f"expand({_type_str(mask)}{{{list(mask.shape)}}}, size={list(shape)}): the "
+                f"number of sizes provided ({len(shape)}) must be greater or equal to the "
+                f"number of dimensions in the tensor ({mask.dim()})")
+        for i in range(1, mask.dim() + 1):  # ATen's expand checks from the last dim
+            if mask.shape[-i] not in (1, shape[-i]):
+                raise RuntimeError(
+                    f"The expanded size of the tensor ({shape[-i]}) must match the existing "
+                    f"size ({mask.shape[-i]}) at non-singleton dimension {len(shape) - i}.  "
+                    f"Target sizes: {list(shape)}.  Tensor sizes: {list(mask.shape)}")
+    with _no_grad():
+        res = masked_scatter(self, mask, source)  # its checks too
+    src_rg = source.requires_grad
+    m = mask.expand(self.shape)
+    count = int(m.sum().item())
+
+    def backward(g, prior):
+        gi = g.masked_fill(m, 0) if prior is not None else None
+        gs = None
+        if src_rg:
+            pad = _G.zeros((source.numel() - count,), dtype=g.dtype, device=g.device)
+            gs = _G.cat([g[m], pad]).reshape(source.shape)
+        return gi, None, gs
+
+    return _write_in_place(self, "MaskedScatterBackward0", res, [mask, source], backward)
+
+
+def _type_str(t):
+    """ATen's `CPUBoolType` spelling of a tensor's type in expand's message."""
+    names = {"bool": "Bool", "float32": "Float", "float64": "Double", "int64": "Long",
+             "int32": "Int", "float16": "Half", "bfloat16": "BFloat16", "uint8": "Byte",
+             "int8": "Char", "int16": "Short"}
+    return f"CPU{names.get(str(t.dtype).split('.')[-1], 'Float')}Type"
+
+
+# ---- histogram -----------------------------------------------------------------------------------
+
+_HIST_SIGS = [
+    "(Tensor input, Tensor bins, *, Tensor weight = None, bool density = False, "
+    "tuple of Tensors out = None)",
+    "(Tensor input, int bins = 100, *, tuple of floats range = None, Tensor weight = None, "
+    "bool density = False, tuple of Tensors out = None)",
+]
+_HIST_METHOD_SIGS = [
+    "(Tensor bins, *, Tensor weight = None, bool density = False)",
+    "(int bins = 100, *, tuple of floats range = None, Tensor weight = None, "
+    "bool density = False)",
+]
+_NP = {"float32": np.float32, "float64": np.float64, "float16": np.float16}
+
+
+@_parsed("histogram", _HIST_SIGS, _HIST_METHOD_SIGS)
+def histogram(input, bins=100, *, range=None, weight=None, density=False, out=None):
+    """`gradrs.histogram(input, bins, *, range=None, weight=None, density=False)`:
+    (hist, bin_edges), PyTorch's CPU binning: `bins` equal bins over `range` (the data's
+    [min, max], widened by 0.5 each side when empty), or the edges given as a tensor; the
+    last bin includes its right edge; counts (or weights) summed in element order.
+
+    Examples:
+        >>> gradrs.histogram(gradrs.tensor([1., 2, 1]), bins=4, range=(0., 3.))
+        gradrs.return_types.histogram(
+        hist=tensor([0., 2., 1., 0.]),
+        bin_edges=tensor([0.0000, 0.7500, 1.5000, 2.2500, 3.0000]))
+    """
+    if out is not None:
+        res = _with_out("histogram", out, lambda: tuple(histogram(
+            input, bins, range=range, weight=weight, density=density)), (input,))
+        return return_types.histogram(*res)
+    name = _dtype_name(input.dtype)
+    if not input.is_floating_point() or input.dtype in (_G.bfloat16, _G.float16):
+        raise NotImplementedError(f"\"histogramdd\" not implemented for '{name}'")
+    if input.device.type != "cpu":
+        raise NotImplementedError("Could not run 'aten::histogram.bin_ct' with arguments from "
+                                  f"the '{input.device.type.upper()}' backend.")
+    npt = _NP[str(input.dtype).split(".")[-1]]
+    x = input.detach().reshape(-1).numpy().astype(npt, copy=False)
+    if weight is not None:
+        if tuple(weight.shape) != tuple(input.shape):
+            raise RuntimeError("gradrs.histogramdd: if weight tensor is provided it should have "
+                               "the same shape as the input tensor excluding its innermost "
+                               f"dimension, but got input with shape {list(input.shape) + [1]}"
+                               f" and weight with shape {list(weight.shape)}")
+        if weight.dtype != input.dtype:
+            raise RuntimeError("gradrs.histogramdd: if weight tensor is provided, input tensor "
+                               "and weight tensor should have the same dtype, but got input("
+                               f"{_c_type(input)}), and weight({_c_type(weight)})")
+    if isinstance(bins, Tensor):
+        if bins.dim() != 1:
+            raise RuntimeError(f"gradrs.histogramdd: bins tensor should have one dimension, but "
+                               f"got {bins.dim()} dimensions in the bins tensor for dimension 0")
+        if bins.dtype != input.dtype:
+            raise RuntimeError("gradrs.histogramdd: input tensor and bins tensors should have "
+                               f"the same dtype, but got input with dtype {_c_type(input)} and bins "
+                               f"for dimension 0 with dtype {_c_type(bins)}")
+        if bins.numel() == 0:
+            raise RuntimeError("gradrs.histogramdd: bins tensor should have at least 1 element, "
+                               "but got 0 elements in the bins tensor for dimension 0")
+        edges_t = bins.detach().clone()
+        edges = edges_t.numpy().astype(npt, copy=False)
+        nb = edges.size - 1
+        pos = np.searchsorted(edges, x, side="right") - 1 if nb > 0 else np.zeros(0, np.int64)
+        if nb > 0:
+            pos = np.where((x == edges[-1]) & (pos == nb), nb - 1, pos)
+            keep = (x >= edges[0]) & (x <= edges[-1]) & (pos >= 0) & (pos < nb)
+        else:
+            keep = np.zeros(x.shape, bool)
+    else:
+        if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)):
+            raise TypeError
+        nb = int(bins)
+        if nb <= 0:
+            raise RuntimeError(f"gradrs.histogram(): bins must be > 0, but got {nb} for "
+                               "dimension 0")
+        if range is not None:
+            lo, hi = (npt(v) for v in range)
+        elif x.size:
+            lo, hi = np.min(x), np.max(x)
+        else:
+            lo, hi = npt(0), npt(1)
+        if not (np.isfinite(lo) and np.isfinite(hi)):
+            raise RuntimeError(f"gradrs.histogramdd: dimension 0's range [{_c_num(lo)}, "
+                               f"{_c_num(hi)}] is not finite")
+        if lo > hi:
+            raise RuntimeError(f"gradrs.histogramdd: min should not exceed max, but got min "
+                               f"{_c_num(lo)} max {_c_num(hi)} for dimension 0")
+        if lo == hi:
+            lo, hi = npt(lo - npt(0.5)), npt(hi + npt(0.5))
+        edges_t = _G.linspace(float(lo), float(hi), nb + 1, dtype=input.dtype)
+        edges = edges_t.numpy().astype(npt, copy=False)
+        keep = (x >= lo) & (x <= hi)
+        xs = x[keep]
+        # ATen's index: (x - lo) * bins / (hi - lo) in the input's dtype, truncated, then
+        # one step against the actual edges
+        with np.errstate(all="ignore"):
+            raw = ((xs - lo) * npt(nb) / npt(hi - lo)).astype(np.int64)
+        raw = np.clip(raw, 0, nb - 1)
+        raw = np.where(xs < edges[raw], raw - 1, raw)
+        raw = np.where((raw + 1 < nb + 1) & (xs >= edges[np.minimum(raw + 1, nb)]) &
+                       (raw + 1 < nb), raw + 1, raw)
+        pos = np.zeros(x.shape, np.int64)
+        pos[keep] = raw
+    hist = np.zeros(builtins.max(nb, 0), npt)
+    w = (weight.detach().reshape(-1).numpy().astype(npt, copy=False) if weight is not None
+         else np.ones(x.shape, npt))
+    np.add.at(hist, pos[keep], w[keep])
+    hist_t = _G.tensor(hist, dtype=input.dtype)
+    if density and nb > 0:
+        widths = edges_t[1:] - edges_t[:-1]
+        hist_t = hist_t / (hist_t.sum() * widths)
+    return return_types.histogram(hist_t, edges_t)
+
+
+def _c_type(t):
+    """A dtype as ATen's TypeMeta prints it (`float`, `double`, `c10::Half`...)."""
+    return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+            "int32": "int", "bool": "bool"}.get(str(t.dtype).split(".")[-1], str(t.dtype))
+
+
+def _c_num(v):
+    """A float as PyTorch's messages print it (C++ ostream, `%g`)."""
+    return f"{float(v):g}"
+
+
+# ---- the Tensor methods -------------------------------------------------------------------------
+
+def _argwhere(self):
+    """`Tensor.argwhere()`."""
+    return argwhere(self)
+
+
+def _frexp(self):
+    """`Tensor.frexp()`."""
+    return frexp(self)
+
+
+for _fn in (kron, renorm, histogram):
+    setattr(Tensor, _fn.__name__, _fn._method)
+Tensor.argwhere = _argwhere
+Tensor.frexp = _frexp
+Tensor.renorm_ = _renorm_
+Tensor.index_copy_ = _index_copy_
+Tensor.masked_scatter_ = _masked_scatter_
+del _fn

@@ -1,0 +1,261 @@
+"""Issue 24's Python compositions of _breadth2.py against PyTorch: argwhere, kron, frexp, renorm
+(+ renorm_), histogram, index_copy_ / masked_scatter_: values, reprs, grad_fn names, gradients
+(float64 gradcheck and gradgradcheck), errors."""
+
+import numpy as np
+import pytest
+from conftest import G, assert_same, assert_same_repr, check, check_error, node_name, run_both
+
+_DATA = [[1.0, -2.0, 3.0, 0.0], [0.1, 0.2, -0.3, 5.0], [-4.0, 0.5, 0.25, -0.75]]
+
+
+def _x(m, dtype="float64", rg=False, data=_DATA):
+    return m.tensor(data, dtype=getattr(m, dtype), requires_grad=rg)
+
+
+def _grads(m, fn, n_inputs, dtype="float64"):
+    """fn(m, *leaves) -> output; the output, and each leaf's gradient for a fixed weight."""
+    rng = np.random.default_rng(0)
+    leaves = [m.tensor(rng.standard_normal((3, 4)).tolist(), dtype=getattr(m, dtype),
+                       requires_grad=True) for _ in range(n_inputs)]
+    out = fn(m, *leaves)
+    w = m.tensor(rng.standard_normal(tuple(out.shape)).tolist(), dtype=out.dtype)
+    (out * w).sum().backward()
+    return out, [leaf.grad for leaf in leaves], node_name(out.grad_fn)
+
+
+def _same_grads(torch, fn, n_inputs):
+    g = _grads(G, fn, n_inputs)
+    t = _grads(torch, fn, n_inputs)
+    assert g[2] == t[2]
+    assert_same(g[0].detach(), t[0].detach())
+    for a, b in zip(g[1], t[1]):
+        assert_same(a, b)
+
+
+def _gradcheck(fn, *shapes):
+    rng = np.random.default_rng(1)
+    xs = [G.tensor(rng.standard_normal(s).tolist(), dtype=G.float64, requires_grad=True)
+          for s in shapes]
+    assert G.autograd.gradcheck(fn, xs)
+    assert G.autograd.gradgradcheck(fn, xs)
+
+
+# ---- argwhere ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool"])
+def test_argwhere(torch, dtype):
+    check(lambda m: m.argwhere(_x(m, dtype)))
+    check(lambda m: _x(m, dtype).argwhere())
+    check(lambda m: m.argwhere(m.tensor(3.0)))
+    check(lambda m: m.argwhere(m.zeros(0, 2)))
+
+
+def test_argwhere_errors(torch):
+    check_error(lambda m: m.argwhere(1))
+    check_error(lambda m: m.argwhere(_x(m), 1))
+
+
+# ---- kron -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("shapes", [((2, 3), (3, 2)), ((3,), (2, 2)), ((2, 1, 2), (3,)),
+                                    ((), (2,)), ((0, 2), (2,))])
+def test_kron_values(torch, shapes):
+    a, b = shapes
+    n_a, n_b = int(np.prod(a)), int(np.prod(b))
+    check(lambda m: m.kron(m.arange(n_a).reshape(a), m.arange(n_b, dtype=m.float32).reshape(b)))
+    check(lambda m: m.arange(n_a).reshape(a).kron(m.arange(n_b).reshape(b)))
+
+
+def test_kron_grad(torch):
+    _same_grads(torch, lambda m, a, b: m.kron(a, b[:2, :2]), 2)
+    _gradcheck(lambda a, b: G.kron(a, b), (2, 3), (2, 2))
+
+
+def test_kron_out_and_errors(torch):
+    def with_out(m):
+        o = m.empty(0)
+        r = m.kron(m.ones(2), m.ones(3), out=o)
+        return r, o
+
+    check(with_out)
+    check_error(lambda m: m.kron(m.ones(2), 1))
+    check_error(lambda m: m.ones(2).kron(1))
+
+
+# ---- frexp ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_frexp_values(torch, dtype):
+    data = [0.0, -0.0, 1.0, -1.5, 0.75, 1e-3, 3e4, float("inf"), -float("inf"), float("nan"),
+            2.0 ** 10 - 2.0 ** -3]
+    check(lambda m: tuple(m.frexp(m.tensor(data, dtype=getattr(m, dtype)))))
+    assert_same_repr(*run_both(lambda m: m.frexp(m.tensor(data, dtype=getattr(m, dtype)))))
+    check(lambda m: tuple(m.tensor(data, dtype=getattr(m, dtype)).frexp()))
+
+
+def test_frexp_extremes(torch):
+    for dtype, data in (("float32", [1e-45, 1.17e-38, 3.4e38, 2.0 ** -126, 16777215.0]),
+                        ("float64", [5e-324, 2.2e-308, 1.7e308, 2.0 ** 53 - 1])):
+        check(lambda m, data=data, dtype=dtype: tuple(m.frexp(m.tensor(data, dtype=getattr(m, dtype)))))
+    rng = np.random.default_rng(3)
+    vals = (rng.standard_normal(2000) * 10.0 ** rng.integers(-30, 30, 2000)).tolist()
+    check(lambda m: tuple(m.frexp(m.tensor(vals, dtype=m.float32))))
+
+
+def test_frexp_grad(torch):
+    _same_grads(torch, lambda m, x: m.frexp(x * 7).mantissa, 1)
+    _gradcheck(lambda x: G.frexp(x * 3)[0], (3, 4))
+
+
+def test_frexp_errors_and_out(torch):
+    check_error(lambda m: m.frexp(m.tensor([1, 2])))
+    check_error(lambda m: m.frexp(1.0))
+
+    def with_out(m):
+        mant, ex = m.empty(0), m.empty(0, dtype=m.int32)
+        r = m.frexp(m.tensor([3.0, 0.1]), out=(mant, ex))
+        return tuple(r), mant, ex
+
+    check(with_out)
+    check_error(lambda m: m.frexp(m.tensor([3.0]), out=(m.empty(0), m.empty(0))))
+
+
+# ---- renorm -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("p", [1, 2, 3, 1.5, 0.5, float("inf")])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_renorm(torch, p, dim):
+    check(lambda m: m.renorm(_x(m), p, dim, 1.0))
+    check(lambda m: _x(m, "float32").renorm(p, dim, 2.5))
+    _same_grads(torch, lambda m, x: m.renorm(x, p, dim, 1.0), 1)
+
+
+def test_renorm_in_place(torch):
+    def inplace(m):
+        x = _x(m, rg=True)
+        y = x * 2
+        r = y.renorm_(2, 1, 3.0)
+        assert r is y
+        v = y._version
+        y.sum().backward()
+        return y, x.grad, v
+
+    check(inplace)
+
+    def view(m):
+        x = _x(m, rg=True)
+        y = x * 1
+        y[1:].renorm_(2, 0, 1.0)
+        y.sum().backward()
+        return y, x.grad
+
+    check(view)
+    check_error(lambda m: _x(m, rg=True).renorm_(2, 0, 1.0))
+    check(lambda m: _x(m).renorm_(1, 0, 1.0))
+
+
+def test_renorm_gradcheck():
+    for p in (2, 3, 1.5):
+        _gradcheck(lambda x, p=p: G.renorm(x, p, 0, 1.0), (3, 4))
+        _gradcheck(lambda x, p=p: (x * 1).renorm_(p, 1, 0.5), (3, 4))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.renorm(_x(m), 0, 0, 1.0),
+    lambda m: m.renorm(_x(m), -1, 0, 1.0),
+    lambda m: m.renorm(_x(m), 2, 0, -1.0),
+    lambda m: m.renorm(_x(m), 2, 5, 1.0),
+    lambda m: m.renorm(m.ones(3), 2, 0, 1.0),
+    lambda m: m.renorm(m.ones(3, 3, dtype=m.int64), 2, 0, 1),
+    lambda m: m.renorm(_x(m), "a", 0, 1.0),
+    lambda m: m.renorm(_x(m), 2, 0, 1.0, 5),
+    lambda m: _x(m).renorm_(2, 0),
+])
+def test_renorm_errors(torch, call):
+    check_error(call)
+
+
+# ---- histogram --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_histogram(torch, dtype):
+    rng = np.random.default_rng(5)
+    data = rng.standard_normal(1000).tolist()
+    w = rng.random(1000).tolist()
+
+    def t(m, *values):
+        return m.tensor(values[0] if values else data, dtype=getattr(m, dtype))
+
+    calls = [
+        lambda m: m.histogram(t(m), 7),
+        lambda m: m.histogram(t(m), bins=10, range=(-1.0, 2.0), density=True),
+        lambda m: t(m).histogram(t(m, [-2.0, -0.5, 0.0, 0.1, 3.0])),
+        lambda m: m.histogram(t(m), 5, weight=t(m, w), density=True),
+        lambda m: m.histogram(t(m, [1.0, 1.0]), 3),
+        lambda m: m.histogram(t(m, []), 3),
+        lambda m: m.histogram(t(m, [1.0, 2, 1]), bins=4, range=(0.0, 3.0),
+                              weight=t(m, [1.0, 2.0, 4.0])),
+    ]
+    for call in calls:
+        check(lambda m, call=call: tuple(call(m)))
+    assert_same_repr(*run_both(calls[-1]))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.histogram(m.ones(3, dtype=m.int64), 3),
+    lambda m: m.histogram(m.ones(3), -1),
+    lambda m: m.histogram(m.ones(3), 3, range=(2.0, 1.0)),
+    lambda m: m.histogram(m.ones(3), m.tensor([0.0, 1.0], dtype=m.float64)),
+    lambda m: m.histogram(m.ones(3), 3, weight=m.ones(2)),
+    lambda m: m.histogram(m.ones(3), 3, weight=m.ones(3, dtype=m.float64)),
+    lambda m: m.histogram(m.ones(3), "a"),
+    lambda m: m.histogram(m.tensor([0.0, 1.0, 2.0, float("nan")]), 2),
+    lambda m: m.histogram(m.tensor([0.0, 1.0]), 2, range=(0.0, float("inf"))),
+    lambda m: m.histogram(m.ones(3, dtype=m.float16), 3),
+])
+def test_histogram_errors(torch, call):
+    check_error(call)
+
+
+# ---- index_copy_, masked_scatter_ -------------------------------------------------------------
+
+def test_index_copy_in_place(torch):
+    def run(m):
+        x = _x(m, rg=True)
+        s = m.tensor([[7.0, 8.0], [9.0, 1.0], [2.0, 3.0]], dtype=m.float64, requires_grad=True)
+        y = x * 1
+        r = y.index_copy_(1, m.tensor([3, 0]), s)
+        assert r is y
+        (y * m.arange(12.0, dtype=m.float64).reshape(3, 4)).sum().backward()
+        return y, y._version, x.grad, s.grad
+
+    check(run)
+    check(lambda m: m.zeros(3, 2).index_copy_(0, m.tensor([2, 0]), m.ones(2, 2)))
+    t = [[7.0, 8.0, 9.0, 1.0], [1.0, 2.0, 3.0, 4.0]]
+    check(lambda m: _x(m).index_copy_(0, m.tensor([2, 0]), m.tensor(t, dtype=m.float64)))
+    _gradcheck(lambda x, s: (x * 1).index_copy_(0, G.tensor([2, 0]), s), (3, 4), (2, 4))
+    check_error(lambda m: _x(m, rg=True).index_copy_(0, m.tensor([0]), m.ones(1, 4)))
+    check_error(lambda m: _x(m).index_copy_(0, m.tensor([0]), m.ones(1, 4)))
+    check_error(lambda m: _x(m).index_copy_(0, m.tensor([5]), m.ones(1, 4, dtype=m.float64)))
+
+
+def test_masked_scatter_in_place(torch):
+    def run(m):
+        x = _x(m, rg=True)
+        s = m.arange(20.0, dtype=m.float64).requires_grad_()
+        y = x * 1
+        r = y.masked_scatter_(x.detach() > 0, s)
+        assert r is y
+        (y * m.arange(12.0, dtype=m.float64).reshape(3, 4)).sum().backward()
+        return y, y._version, x.grad, s.grad
+
+    check(run)
+    check(lambda m: _x(m).masked_scatter_(m.tensor([True, False, False, True]),
+                                          m.arange(20.0, dtype=m.float64)))
+    _gradcheck(lambda x, s: (x * 1).masked_scatter_(G.tensor([True, False, True, True]), s),
+               (3, 4), (12,))
+    check_error(lambda m: _x(m).masked_scatter_(m.ones(2, 3, 4, dtype=m.bool), _x(m)))
+    check_error(lambda m: _x(m).masked_scatter_(m.ones(3, dtype=m.bool), _x(m)))
+    check_error(lambda m: _x(m).masked_scatter_(m.ones(3, 4), _x(m)))
+    check_error(lambda m: _x(m).masked_scatter_(m.ones(3, 4, dtype=m.bool), m.ones(2)))
