@@ -26,6 +26,7 @@ OPS = {
     "x.add_(1)": ("x = gradrs.ones(1)", "x.add_(1)"),
     "x.sum()": ("x = gradrs.ones(1)", "x.sum()"),
     "a + b": ("a = gradrs.ones(1); b = gradrs.ones(1)", "a + b"),
+    "a * b": ("a = gradrs.ones(1); b = gradrs.ones(1)", "a * b"),
     "x.exp()": ("x = gradrs.ones(1)", "x.exp()"),
     "x.shape": ("x = gradrs.ones(1)", "x.shape"),
 }

@@ -6,6 +6,8 @@
 //! - `run(py, || ops::x(&a))`: a kernel, with the GIL released (other Python threads run
 //!   meanwhile, Note [Storage mutation]) and any unwind caught;
 //! - `tensor(py, || ops::x(&a))`: `run` then `wrap`, the usual shape of an op binding;
+//!   `tensor_on(py, &[&a], || ops::x(&a))` the same, the GIL kept for small host inputs
+//!   (Note [Small kernels keep the GIL]);
 //! - `cheap(py, || movement::x(&a))`: a view or other metadata-only op: `tensor` without
 //!   releasing the GIL (releasing it would cost more than the op);
 //! - `held(|| ...)`: work that touches Python objects, GIL kept, unwinds caught;
@@ -51,6 +53,58 @@ where
 {
     let t = run(py, f)?;
     wrap(py, t)
+}
+
+/// Note [Small kernels keep the GIL]: releasing the GIL and taking it back costs about 500
+/// instructions (pyo3's `detach`: the thread state saved and restored, a mutex and a condition
+/// variable inside CPython), more than a whole kernel on a few elements: `x.exp()` of one
+/// element went from 2938 to 4114 instructions when every binding started releasing it
+/// (callgrind, f70fdd3 vs bbe814d). A kernel whose host inputs are small keeps it, as numpy
+/// keeps it below 500 elements (`NPY_BEGIN_THREADS_THRESHOLDED`): other Python threads wait at
+/// most a few microseconds. The product of the inputs' element counts bounds the work of every
+/// op that goes through here (a broadcast output, a matrix product's multiply-adds), so a
+/// small product is a small kernel. GPU inputs always release it (a kernel may wait for the
+/// device). Holding it is safe where releasing it is: a kernel that calls back into Python
+/// attaches again, which a thread that holds the GIL does at no cost.
+const KEEP_GIL_WORK: usize = 4096;
+
+/// Whether a kernel over `inputs` is small enough to run with the GIL kept.
+pub fn is_small(inputs: &[&Tensor]) -> bool {
+    let mut work = 1usize;
+    for t in inputs {
+        let (numel, gpu) = t.numel_and_gpu();
+        if gpu {
+            return false;
+        }
+        work = work.saturating_mul(numel.max(1));
+    }
+    work <= KEEP_GIL_WORK
+}
+
+/// `tensor`, with the GIL kept when `inputs` (every tensor the kernel reads) are small (Note
+/// [Small kernels keep the GIL]).
+pub fn tensor_on<F>(py: Python<'_>, inputs: &[&Tensor], f: F) -> PyResult<Py<PyAny>>
+where
+    F: FnOnce() -> crate::Result<Tensor> + Send,
+{
+    tensor_if(py, is_small(inputs), f)
+}
+
+/// `tensor`, with the GIL kept when `small` (the caller's `is_small` of the kernel's inputs).
+pub fn tensor_if<F>(py: Python<'_>, small: bool, f: F) -> PyResult<Py<PyAny>>
+where
+    F: FnOnce() -> crate::Result<Tensor> + Send,
+{
+    let t = if small { catch(f)? } else { run(py, f)? };
+    wrap(py, t)
+}
+
+/// `is_small` of a tensor and a second operand (a tensor or a number).
+pub fn is_small_with(a: &Tensor, b: &crate::ops::Operand) -> bool {
+    match b {
+        crate::ops::Operand::Tensor(b) => is_small(&[a, b]),
+        crate::ops::Operand::Scalar(_) => is_small(&[a]),
+    }
 }
 
 /// A cheap op (a view: metadata only) with its unwinds caught, the GIL kept: releasing it

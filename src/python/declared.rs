@@ -64,7 +64,8 @@ macro_rules! unary_method {
             #[pyo3(signature = ($($p = $d0 $($d1)?),*))]
             fn $m(&self, py: Python<'_>, $($p: $pty),*) -> R {
                 let args = args_of(&[$(<$pty as Param>::to_arg($p)),*]);
-                super::boundary::tensor(py, || unary_args(UnaryOp::$V, &self.t, args))
+                let x = &self.t;
+                super::boundary::tensor_on(py, &[x], || unary_args(UnaryOp::$V, x, args))
             }
         }
     };
@@ -112,7 +113,10 @@ macro_rules! binary_methods {
                 $(
                     fn $m(&self, py: Python<'_>, $arg: &Bound<'_, PyAny>) -> R {
                         let o = other_arg($arg, stringify!($m), stringify!($arg), $number)?;
-                        super::boundary::tensor(py, || binary_math(BinaryMathOp::$V, &self.t, o))
+                        let small = super::boundary::is_small_with(&self.t, &o);
+                        super::boundary::tensor_if(py, small, || {
+                            binary_math(BinaryMathOp::$V, &self.t, o)
+                        })
                     }
                 )*
                 $(
@@ -153,7 +157,7 @@ macro_rules! reduction_methods {
                     let dims = super::tensor::dims_arg(dim)?;
                     let dtype = super::dtype::extract_dtype(dtype)?;
                     let x = self.t.clone();
-                    super::boundary::tensor(py, || {
+                    super::boundary::tensor_on(py, &[&self.t], || {
                         let op = ReductionOp::$V;
                         crate::ops::reduction::reduction(op, &x, dims.as_deref(), keepdim, dtype)
                     })

@@ -398,6 +398,12 @@ impl Tensor {
         self.0.data.read().layout.numel()
     }
 
+    /// `(numel(), device().is_gpu())` under one read of the tensor's data.
+    pub fn numel_and_gpu(&self) -> (usize, bool) {
+        let d = self.0.data.read();
+        (d.layout.numel(), d.storage.device().is_gpu())
+    }
+
     pub fn dim(&self) -> usize {
         self.0.data.read().layout.ndim()
     }

@@ -127,7 +127,7 @@ impl PyTensor {
         let dims = dims_arg(dim)?;
         let x = self.cast_to(dtype)?;
         let d = extract_dtype(dtype)?;
-        crate::python::boundary::tensor(py, || {
+        crate::python::boundary::tensor_on(py, &[&x], || {
             let out = reduce::sum(&x, dims.as_deref(), keepdim)?;
             Ok(match d {
                 Some(d) if d != out.dtype() => creation::cast_data(&out, d),
@@ -158,7 +158,7 @@ impl PyTensor {
         }
         let x = self.cast_to(dtype)?;
         let dims = dims_arg(dim)?;
-        crate::python::boundary::tensor(py, || reduce::mean(&x, dims.as_deref(), keepdim))
+        crate::python::boundary::tensor_on(py, &[&x], || reduce::mean(&x, dims.as_deref(), keepdim))
     }
     /// The matrix product of two tensors, with broadcast batch dimensions (`@`).
     fn matmul(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {

@@ -276,17 +276,23 @@ impl PyTensor {
     }
     fn bin(&self, py: Python<'_>, op: BinaryOp, other: &Bound<'_, PyAny>) -> R {
         match operand(other) {
-            Some(o) => super::boundary::tensor(py, || {
-                arithmetic::binary(op, Operand::Tensor(self.t.clone()), o)
-            }),
+            Some(o) => {
+                let small = super::boundary::is_small_with(&self.t, &o);
+                super::boundary::tensor_if(py, small, || {
+                    arithmetic::binary(op, Operand::Tensor(self.t.clone()), o)
+                })
+            }
             None => Ok(py.NotImplemented()),
         }
     }
     fn cmp(&self, py: Python<'_>, op: CmpOp, other: &Bound<'_, PyAny>) -> R {
         match operand(other) {
-            Some(o) => super::boundary::tensor(py, || {
-                compare::compare(op, Operand::Tensor(self.t.clone()), o)
-            }),
+            Some(o) => {
+                let small = super::boundary::is_small_with(&self.t, &o);
+                super::boundary::tensor_if(py, small, || {
+                    compare::compare(op, Operand::Tensor(self.t.clone()), o)
+                })
+            }
             None => Ok(py.NotImplemented()),
         }
     }
@@ -295,11 +301,14 @@ impl PyTensor {
         let o = operand_or_err(other, name)?;
         let alpha = alpha.scalar(py, name, "alpha", Scalar::Int(1))?;
         let a = Operand::Tensor(self.t.clone());
+        let small = super::boundary::is_small_with(&self.t, &o);
         match alpha {
-            Scalar::Int(1) => super::boundary::tensor(py, || {
+            Scalar::Int(1) => super::boundary::tensor_if(py, small, || {
                 arithmetic::binary(if sub { BinaryOp::Sub } else { BinaryOp::Add }, a, o)
             }),
-            s => super::boundary::tensor(py, || arithmetic::add_scaled(&self.t, o, s, sub)),
+            s => {
+                super::boundary::tensor_if(py, small, || arithmetic::add_scaled(&self.t, o, s, sub))
+            }
         }
     }
     fn add_sub_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>, alpha: NumberArg, sub: bool) -> R {
@@ -348,7 +357,7 @@ impl PyTensor {
         }
     }
     fn un(&self, py: Python<'_>, op: UnaryOp) -> R {
-        super::boundary::tensor(py, || unary(op, &self.t))
+        super::boundary::tensor_on(py, &[&self.t], || unary(op, &self.t))
     }
     fn inplace(
         slf: &Bound<'_, Self>,

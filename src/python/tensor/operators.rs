@@ -18,7 +18,10 @@ impl PyTensor {
     }
     fn __rsub__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> R {
         match operand(o) {
-            Some(o) => crate::python::boundary::tensor(py, || arithmetic::rsub(&self.t, o)),
+            Some(o) => {
+                let small = crate::python::boundary::is_small_with(&self.t, &o);
+                crate::python::boundary::tensor_if(py, small, || arithmetic::rsub(&self.t, o))
+            }
             None => Ok(py.NotImplemented()),
         }
     }
@@ -36,7 +39,8 @@ impl PyTensor {
         match operand(o) {
             Some(o) => {
                 let t = slf.borrow().t.clone();
-                crate::python::boundary::tensor(py, || arithmetic::rdiv(&t, o))
+                let small = crate::python::boundary::is_small_with(&t, &o);
+                crate::python::boundary::tensor_if(py, small, || arithmetic::rdiv(&t, o))
             }
             // PyTorch's `__rdiv__` for anything else (an ndarray: numpy's multiply runs):
             // `self.reciprocal() * other`, a TypeError turned into NotImplemented.
@@ -66,9 +70,12 @@ impl PyTensor {
     ) -> R {
         let _ = modulo;
         match operand(o) {
-            Some(o) => crate::python::boundary::tensor(py, || {
-                arithmetic::binary(BinaryOp::Pow, o, Operand::Tensor(self.t.clone()))
-            }),
+            Some(o) => {
+                let small = crate::python::boundary::is_small_with(&self.t, &o);
+                crate::python::boundary::tensor_if(py, small, || {
+                    arithmetic::binary(BinaryOp::Pow, o, Operand::Tensor(self.t.clone()))
+                })
+            }
             None => Ok(py.NotImplemented()),
         }
     }
@@ -76,7 +83,9 @@ impl PyTensor {
         match o.cast::<PyTensor>() {
             Ok(o) => {
                 let b = o.borrow().t.clone();
-                crate::python::boundary::tensor(py, || matmul::matmul(&self.t, &b))
+                crate::python::boundary::tensor_on(py, &[&self.t, &b], || {
+                    matmul::matmul(&self.t, &b)
+                })
             }
             Err(_) => Ok(py.NotImplemented()),
         }
@@ -85,7 +94,9 @@ impl PyTensor {
         match o.cast::<PyTensor>() {
             Ok(o) => {
                 let a = o.borrow().t.clone();
-                crate::python::boundary::tensor(py, || matmul::matmul(&a, &self.t))
+                crate::python::boundary::tensor_on(py, &[&a, &self.t], || {
+                    matmul::matmul(&a, &self.t)
+                })
             }
             Err(_) => Ok(py.NotImplemented()),
         }
