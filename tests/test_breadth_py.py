@@ -259,3 +259,78 @@ def test_masked_scatter_in_place(torch):
     check_error(lambda m: _x(m).masked_scatter_(m.ones(3, dtype=m.bool), _x(m)))
     check_error(lambda m: _x(m).masked_scatter_(m.ones(3, 4), _x(m)))
     check_error(lambda m: _x(m).masked_scatter_(m.ones(3, 4, dtype=m.bool), m.ones(2)))
+
+
+# ---- ldexp and the in-place forms of differentiable ops ---------------------------------------
+
+def test_ldexp(torch):
+    check(lambda m: m.ldexp(m.tensor([1, 2]), m.tensor([1, 2])))
+    check(lambda m: m.ldexp(m.tensor([1.0, -3.0]), m.tensor([[1.5], [-2.0]])))
+    check(lambda m: m.tensor([1.0, -3.0], dtype=m.float64).ldexp(m.tensor([3, 4])))
+    _same_grads(torch, lambda m, a, b: m.ldexp(a, b), 2)
+    _gradcheck(lambda a, b: G.ldexp(a, b), (3, 4), (4,))
+    check_error(lambda m: m.ldexp(m.tensor([1.0]), 2))
+    check_error(lambda m: m.ones(2, dtype=m.int64).ldexp_(m.tensor([1, 2])))
+
+
+def _in_place_case(m, call):
+    x = m.tensor([[1.0, 2.0, 3.0], [0.5, -1.0, 2.0], [3.0, 1.0, -2.0]], dtype=m.float64,
+                 requires_grad=True)
+    y = x * 1
+    r = call(m, x, y)
+    g1, = m.autograd.grad((y * y).sum(), x, create_graph=True)
+    g2, = m.autograd.grad(g1.sum(), x)
+    return y, node_name(r.grad_fn), node_name(y.grad_fn), y._version, g1.detach(), g2
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, x, y: y.addmm_(x, x, beta=2),
+    lambda m, x, y: y.addmm_(x.t(), x, alpha=0.5),
+    lambda m, x, y: y[1:].addmm_(x[1:], x),
+    lambda m, x, y: y[0].addmv_(x, x[1], alpha=3),
+    lambda m, x, y: m.addmv_(y[0], x, x[1]),
+    lambda m, x, y: y.addr_(x[0], x[1]),
+    lambda m, x, y: y[None].baddbmm_(x[None], x[None]),
+    lambda m, x, y: y.addbmm_(x[None].expand(2, 3, 3), x[None].expand(2, 3, 3)),
+    lambda m, x, y: y.cumsum_(0),
+    lambda m, x, y: y.cumprod_(1),
+    lambda m, x, y: y.ldexp_(m.tensor([1, 2, 3])),
+    lambda m, x, y: m.ldexp_(y, m.tensor([1, 2, 3])),
+    lambda m, x, y: y.put_(m.tensor([1, 5]), x[0, :2]),
+    lambda m, x, y: y.put_(m.tensor([1, 1]), x[0, :2], accumulate=True),
+])
+def test_in_place_grads(torch, call):
+    check(lambda m: _in_place_case(m, call))
+
+
+def test_in_place_misc(torch):
+    check(lambda m: m.tensor([[1.0, -2.0], [0.0, 3.0]]).sgn_())
+    check(lambda m: m.tensor([1, 2, 3]).cumsum_(0))
+    check(lambda m: m.tensor([1.0, 0.0, 2.0]).logical_and_(m.tensor([1.0, 1.0, 0.0])))
+    check(lambda m: m.tensor([1, 0, 2]).logical_or_(m.tensor([0, 0, 0])))
+    check(lambda m: m.tensor([True, False]).logical_xor_(m.tensor([True, True])))
+    check(lambda m: m.tensor([1.5, 0.0]).logical_not_())
+    check(lambda m: m.round_(m.tensor([1.26, -2.5]), decimals=1))
+    check(lambda m: m.nan_to_num_(m.tensor([float("nan"), float("inf"), 1.0]), 2.0))
+    check(lambda m: m.gcd_(m.tensor([12, 18]), m.tensor([8, 12])))
+    check(lambda m: m.lcm_(m.tensor([4, 6]), m.tensor([6, 4])))
+
+    def keeps_history(m):
+        x = m.ones(2, requires_grad=True)
+        y = x * 2
+        y.logical_not_()
+        return y, node_name(y.grad_fn), y._version
+
+    check(keeps_history)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.ones(2, requires_grad=True).cumsum_(0),
+    lambda m: m.ones(2, 2).addmm_(m.ones(2, 3), m.ones(2, 2)),
+    lambda m: m.ones(2, 2, dtype=m.int64).addmm_(m.ones(2, 2, dtype=m.int64), m.ones(2, 3,
+                                                                       dtype=m.int64)),
+    lambda m: m.ones(2).logical_and_(m.ones(3, 2)),
+    lambda m: m.ones(1, 2).cumsum_(0, dtype=m.int64),
+])
+def test_in_place_errors(torch, call):
+    check_error(call)

@@ -15,7 +15,7 @@ import sys
 import numpy as np
 
 from . import _argparse, _native, return_types
-from ._breadth import _forward_tangent, _node, index_copy, masked_scatter
+from ._breadth import _forward_tangent, _node, _reduce_to, index_copy, masked_scatter
 from ._forms import with_out as _with_out
 from ._grad_mode import no_grad as _no_grad
 from ._native import Tensor
@@ -471,3 +471,198 @@ Tensor.renorm_ = _renorm_
 Tensor.index_copy_ = _index_copy_
 Tensor.masked_scatter_ = _masked_scatter_
 del _fn
+
+
+# ---- in-place forms of differentiable ops -------------------------------------------------------
+
+def _recomputed_in_place(name, node, op, cast_error=None, out_shape=None):
+    """Tensor method `name`: `op(self, ...)` written into `self`, which gets one node `node`.
+    Its backward runs `op` again on `self`'s prior value (a recorded clone) and differentiates
+    it, so each gradient is the out-of-place op's own (first and higher order)."""
+    def method(self, *args, **kwargs):
+        _check_leaf(self)
+        dtype = kwargs.get("dtype")
+        if dtype is not None and dtype != self.dtype:
+            raise RuntimeError(f"Bad in-place call: input tensor dtype {_c_type(self)} and "
+                               f"output tensor dtype {_c_type(_G.empty(0, dtype=dtype))} "
+                               "should match")
+        shape = _shape_of(out_shape, args)
+        if shape is not None and shape != tuple(self.shape):
+            raise RuntimeError(f"Bad in-place call: input tensor size {list(self.shape)} and "
+                               f"output tensor size {list(shape)} should match")
+        with _no_grad():
+            res = op(self, *args, **kwargs)
+        if not _G.can_cast(res.dtype, self.dtype):
+            what = cast_error or f"result type {_dtype_name(res.dtype)}"
+            raise RuntimeError(f"{what} can't be cast to the desired output type "
+                               f"{_dtype_name(self.dtype)}")
+        if tuple(res.shape) != tuple(self.shape):
+            raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the "
+                               f"broadcast shape {list(res.shape)}")
+        keys = list(kwargs)
+        values = [*args, *kwargs.values()]
+        others = [v for v in values if isinstance(v, Tensor)]
+        before = None if self.requires_grad else self.detach().clone()
+
+        def backward(g, prior):
+            base = prior if prior is not None else before
+            create = _native.is_grad_enabled()
+            with _G.enable_grad():
+                # an alias per tensor argument: one tensor passed twice (`y.addmm_(x, x)`)
+                # gets each position's gradient on its own edge
+                vals = [v.view_as(v) if isinstance(v, Tensor) and v.requires_grad else v
+                        for v in values]
+                y = op(base, *vals[:len(args)], **dict(zip(keys, vals[len(args):])))
+                inputs = [prior, *[v for v in vals if isinstance(v, Tensor)]]
+                wrt = [t for t in inputs if t is not None and t.requires_grad]
+                found = iter(_G.autograd.grad(y, wrt, g.to(y.dtype), create_graph=create,
+                                              allow_unused=True, retain_graph=create))
+            return [next(found) if t is not None and t.requires_grad else None
+                    for t in inputs]
+
+        return _write_in_place(self, node, res, others, backward)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"`Tensor.{name}(...)`: `{name[:-1]}` written into `self` ({node})."
+    return method
+
+
+def _shape_of(out_shape, args):
+    """The result shape a matmul-family in-place op checks `self` against first (None when
+    the operands are not yet valid: the op's own checks speak then)."""
+    if out_shape is None:
+        return None
+    try:
+        shape = out_shape(*args)
+    except (AttributeError, IndexError, TypeError):
+        return None
+    return None if shape is None else tuple(shape)
+
+
+def _ldexp_values(input, other):
+    out_type = _G.result_type(input, other)
+    if not (out_type.is_floating_point or out_type.is_complex):
+        out_type = _G.get_default_dtype()
+    return out_type
+
+
+@_parsed("ldexp", ["(Tensor input, Tensor other, *, Tensor out = None)"], ["(Tensor other)"])
+def ldexp(input, other, *, out=None):
+    """`gradrs.ldexp(input, other)`: `input * 2 ** other`, a float result (the default dtype
+    for integers) (LdexpBackward0: grad * 2 ** other, grad * result * ln 2).
+
+    Examples:
+        >>> gradrs.ldexp(gradrs.tensor([1.0, 3.0]), gradrs.tensor([2, -1]))
+        tensor([4.0000, 1.5000])
+    """
+    if out is not None:
+        return _with_out("ldexp", out, lambda: ldexp(input, other), (input, other))
+    dt = _ldexp_values(input, other)
+    with _no_grad():
+        scale = other.to(dt).exp2()
+        res = input.to(dt) * scale
+
+    def backward(g):
+        gi = _reduce_to(g * other.to(dt).exp2(), input.shape) if input.requires_grad else None
+        go = None
+        if other.requires_grad:
+            go = _reduce_to(g * input.to(dt) * other.to(dt).exp2() * math.log(2.0), other.shape)
+        return gi, go
+
+    _forward_tangent(res, [input, other],
+                     lambda ti, to: ti * scale + input * scale * math.log(2.0) * to)
+    return _node("LdexpBackward0", res, [input, other], backward)
+
+
+Tensor.ldexp = ldexp._method
+Tensor.ldexp_ = _recomputed_in_place("ldexp_", "LdexpBackward0", ldexp, cast_error="ldexp")
+Tensor.addmm_ = _recomputed_in_place(
+    "addmm_", "AddmmBackward0", Tensor.addmm,
+    out_shape=lambda a, b, *_: (a.shape[0], b.shape[1]) if a.dim() == b.dim() == 2 else None)
+Tensor.addmv_ = _recomputed_in_place(
+    "addmv_", "AddmvBackward0", Tensor.addmv,
+    out_shape=lambda a, v, *_: (a.shape[0],) if a.dim() == 2 and v.dim() == 1 else None)
+Tensor.addr_ = _recomputed_in_place(
+    "addr_", "AddrBackward0", Tensor.addr,
+    out_shape=lambda a, b, *_: (a.shape[0], b.shape[0]) if a.dim() == b.dim() == 1 else None)
+Tensor.baddbmm_ = _recomputed_in_place(
+    "baddbmm_", "BaddbmmBackward0", Tensor.baddbmm,
+    out_shape=lambda a, b, *_: (a.shape[0], a.shape[1], b.shape[2])
+    if a.dim() == b.dim() == 3 else None)
+Tensor.addbmm_ = _recomputed_in_place(
+    "addbmm_", "AddbmmBackward0", Tensor.addbmm,
+    out_shape=lambda a, b, *_: (a.shape[1], b.shape[2]) if a.dim() == b.dim() == 3 else None)
+Tensor.cumsum_ = _recomputed_in_place("cumsum_", "CumsumBackward0", Tensor.cumsum)
+Tensor.cumprod_ = _recomputed_in_place("cumprod_", "CumprodBackward0", Tensor.cumprod)
+Tensor.sgn_ = _recomputed_in_place("sgn_", "SgnBackward0", Tensor.sgn)
+Tensor.put_ = _recomputed_in_place("put_", "PutBackward0", Tensor.put)
+
+
+def _logical_in_place(name, op):
+    """Tensor method `name`: the boolean `op(self, ...)` cast into `self`; not differentiable,
+    so `self` keeps its node, as in PyTorch."""
+    def method(self, *args):
+        res = op(self, *args)
+        if tuple(res.shape) != tuple(self.shape):
+            raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the "
+                               f"broadcast shape {list(res.shape)}")
+        with _no_grad():
+            return self.copy_(res)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"`Tensor.{name}(...)`: `{name[:-1]}` cast into `self`."
+    return method
+
+
+for _name in ("logical_and", "logical_or", "logical_xor", "logical_not"):
+    setattr(Tensor, _name + "_", _logical_in_place(_name + "_", getattr(Tensor, _name)))
+
+
+def addmv_(input, mat, vec, *, beta=1, alpha=1):
+    """`gradrs.addmv_(input, mat, vec, *, beta=1, alpha=1)`: `input.addmv_(...)`."""
+    return input.addmv_(mat, vec, beta=beta, alpha=alpha)
+
+
+def ldexp_(input, other):
+    """`gradrs.ldexp_(input, other)`: `input.ldexp_(other)`."""
+    return input.ldexp_(other)
+
+
+def gcd_(input, other):
+    """`gradrs.gcd_(input, other)`: `input.gcd_(other)`."""
+    return input.gcd_(other)
+
+
+def lcm_(input, other):
+    """`gradrs.lcm_(input, other)`: `input.lcm_(other)`."""
+    return input.lcm_(other)
+
+
+def round_(input, *, decimals=0):
+    """`gradrs.round_(input, *, decimals=0)`: `input.round_(decimals=decimals)`."""
+    return input.round_(decimals=decimals) if decimals else input.round_()
+
+
+def nan_to_num_(input, nan=0.0, posinf=None, neginf=None):
+    """`gradrs.nan_to_num_(input, nan=0.0, posinf=None, neginf=None)`: `input.nan_to_num_`."""
+    return input.nan_to_num_(nan, posinf, neginf)
+
+
+__all__ += ["ldexp", "addmv_", "ldexp_", "gcd_", "lcm_", "round_", "nan_to_num_"]
+
+_sgn_in_place = Tensor.sgn_
+_logical_not_in_place = Tensor.logical_not_
+
+
+def _sgn_(self):
+    """`Tensor.sgn_()`: `sgn` written into `self` (SgnBackward0)."""
+    return _sgn_in_place(self)
+
+
+def _logical_not_(self):
+    """`Tensor.logical_not_()`: `logical_not` cast into `self`."""
+    return _logical_not_in_place(self)
+
+
+Tensor.sgn_ = _sgn_
+Tensor.logical_not_ = _logical_not_
