@@ -11,6 +11,7 @@ form writes the result into `self` and gives `self` that node (see `_write_in_pl
 import builtins
 import math
 import sys
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -20,7 +21,7 @@ from ._forms import with_out as _with_out
 from ._grad_mode import no_grad as _no_grad
 from ._native import Tensor
 from ._reduce_ops import _parsed, _wrap_dim
-from .functional import _dtype_name
+from .functional import _dtype_name, _method
 
 # The gradrs package (still loading when this module is: read at call time).
 _G = sys.modules[__package__]
@@ -666,3 +667,312 @@ def _logical_not_(self):
 
 Tensor.sgn_ = _sgn_
 Tensor.logical_not_ = _logical_not_
+
+
+# ---- unravel_index, vander, angle, scatters into views ------------------------------------------
+
+def unravel_index(indices, shape):
+    """`gradrs.unravel_index(indices, shape)`: the coordinates of flat `indices` in a tensor
+    of `shape`, one int64 tensor per dim (PyTorch's floor_divide / remainder composition).
+
+    Examples:
+        >>> gradrs.unravel_index(gradrs.tensor([4, 7]), (3, 4))
+        (tensor([1, 1]), tensor([0, 3]))
+    """
+    if indices.is_complex() or indices.is_floating_point() or indices.dtype == _G.bool:
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    if isinstance(shape, bool) or not isinstance(shape, (int, Sequence)):
+        raise TypeError(f"expected 'shape' to be int or sequence of ints, but got {type(shape)}")
+    if isinstance(shape, int):
+        shape = (shape,)
+    for d in shape:
+        if not isinstance(d, int):
+            raise TypeError(f"expected 'shape' sequence to only contain ints, but got "
+                            f"{type(d)}")
+    shape = tuple(shape)
+    if builtins.any(d < 0 for d in shape):
+        raise ValueError(f"'shape' cannot have negative values, but got {shape}")
+    coefs, acc = [], 1
+    for d in reversed(shape):
+        coefs.append(acc)
+        acc *= d
+    coefs.reverse()
+    res = indices.unsqueeze(-1).floor_divide(
+        _G.tensor(coefs, dtype=_G.int64, device=indices.device)) % _G.tensor(
+            list(shape), dtype=_G.int64, device=indices.device)
+    return res.unbind(-1)
+
+
+def vander(x, N=None, increasing=False):
+    """`gradrs.vander(x, N=None, increasing=False)`: the Vandermonde matrix of the 1-D `x`
+    (powers N-1 .. 0, or 0 .. N-1 with `increasing`), integers promoted to int64.
+
+    Examples:
+        >>> gradrs.vander(gradrs.tensor([1, 2, 3]), 3)
+        tensor([[1, 1, 1],
+                [4, 2, 1],
+                [9, 3, 1]])
+    """
+    if x.dim() != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x.shape[0]
+    if N is not None:
+        n = N
+        if n < 0:
+            raise RuntimeError("N must be non-negative.")
+    dt = _G.promote_types(x.dtype, _G.int64)
+    ones = _G.ones((x.shape[0], builtins.min(n, 1)), dtype=dt, device=x.device)
+    if n > 1:
+        powers = x.to(dt).unsqueeze(1).expand(x.shape[0], n - 1).cumprod(1)
+        res = _G.cat([ones, powers], 1)
+    else:
+        res = ones
+    return res if increasing else res.flip(1)
+
+
+def angle(input, *, out=None):
+    """`gradrs.angle(input)`: the argument of a real number: pi for negatives, 0 otherwise,
+    NaN kept; integers give the default float dtype (AngleBackward0: zero gradient).
+
+    Examples:
+        >>> gradrs.angle(gradrs.tensor([-2.0, 3.0]))
+        tensor([3.1416, 0.0000])
+    """
+    if out is not None:
+        return _with_out("angle", out, lambda: angle(input), (input,))
+    if not isinstance(input, Tensor):
+        raise TypeError(f"angle(): argument 'input' (position 1) must be Tensor, not "
+                        f"{_argparse.type_name(input)}")
+    dt = input.dtype if input.is_floating_point() else _G.get_default_dtype()
+    with _no_grad():
+        x = input.to(dt)
+        res = _G.where(x < 0, _G.full_like(x, math.pi), _G.zeros_like(x))
+        res = _G.where(x.isnan(), x, res)
+    return _node("AngleBackward0", res, [input], lambda g: (_G.zeros_like(g),))
+
+
+def _check_scatter_src(src, view):
+    if tuple(src.shape) != tuple(view.shape):
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
+                           f"{list(src.shape)}, slice size = {list(view.shape)}")
+
+
+def _scatter_into(name, input, src, take):
+    """`input` with the view `take(t)` replaced by `src` (node `name`: the gradient's view
+    goes to `src`, the rest to `input`)."""
+    _check_scatter_src(src, take(input))
+    with _no_grad():
+        res = input.clone()
+        take(res).copy_(src)
+
+    def backward(g):
+        gi = gs = None
+        if input.requires_grad:
+            gi = g.clone()
+            with _no_grad():
+                take(gi).zero_()
+            gi = _scatter_into(name, g, _G.zeros_like(src), take) if g.requires_grad else gi
+        if src.requires_grad:
+            gs = take(g)
+        return gi, gs
+
+    return _node(name, res, [input, src], backward)
+
+
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
+    """`gradrs.diagonal_scatter(input, src, offset=0, dim1=0, dim2=1)`: a copy of `input`
+    whose diagonal is `src` (DiagonalScatterBackward0).
+
+    Examples:
+        >>> gradrs.diagonal_scatter(gradrs.zeros(2, 2), gradrs.ones(2))
+        tensor([[1., 0.],
+                [0., 1.]])
+    """
+    return _scatter_into("DiagonalScatterBackward0", input, src,
+                         lambda t: t.diagonal(offset, dim1, dim2))
+
+
+def select_scatter(input, src, dim, index):
+    """`gradrs.select_scatter(input, src, dim, index)`: a copy of `input` whose slice
+    `index` along `dim` is `src` (SelectScatterBackward0).
+
+    Examples:
+        >>> gradrs.select_scatter(gradrs.zeros(2, 2), gradrs.ones(2), 0, 0)
+        tensor([[1., 1.],
+                [0., 0.]])
+    """
+    return _scatter_into("SelectScatterBackward0", input, src, lambda t: t.select(dim, index))
+
+
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+    """`gradrs.slice_scatter(input, src, dim=0, start=None, end=None, step=1)`: a copy of
+    `input` whose slice `start:end:step` along `dim` is `src` (SliceScatterBackward0).
+
+    Examples:
+        >>> gradrs.slice_scatter(gradrs.zeros(3), gradrs.ones(1), 0, 1, 2)
+        tensor([0., 1., 0.])
+    """
+    def take(t):
+        d = _wrap_dim(dim, t.dim())
+        return t[(slice(None),) * d + (slice(start, end, step),)]
+
+    return _scatter_into("SliceScatterBackward0", input, src, take)
+
+
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=False,
+                  requires_grad=False):
+    """`gradrs.scalar_tensor(s)`: a 0-dim tensor holding the number `s` (default dtype).
+
+    Examples:
+        >>> gradrs.scalar_tensor(3)
+        tensor(3.)
+    """
+    if not _argparse._is_number(s) or isinstance(s, Tensor):
+        raise TypeError(f"scalar_tensor(): argument 's' (position 1) must be Number, not "
+                        f"{_argparse.type_name(s)}")
+    return _G.tensor(s if isinstance(s, complex) else float(s) if dtype is None or
+                     dtype.is_floating_point else s,
+                     dtype=dtype or _G.get_default_dtype(), device=device,
+                     requires_grad=requires_grad)
+
+
+def typename(obj):
+    """`gradrs.typename(obj)`: a tensor's type string (`gradrs.FloatTensor`), else the
+    object's `module.qualname` (`int` for builtins).
+
+    Examples:
+        >>> gradrs.typename(gradrs.ones(2))
+        'gradrs.FloatTensor'
+    """
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = getattr(obj, "__module__", "") or ""
+    if hasattr(obj, "__qualname__"):
+        qualname = obj.__qualname__
+    elif hasattr(obj, "__name__"):
+        qualname = obj.__name__
+    else:
+        module = obj.__class__.__module__ or ""
+        qualname = obj.__class__.__qualname__
+    return qualname if module in ("", "builtins") else f"{module}.{qualname}"
+
+
+for _fn in (angle, diagonal_scatter, select_scatter, slice_scatter):
+    setattr(Tensor, _fn.__name__, _method(_fn))
+__all__ += ["unravel_index", "vander", "angle", "diagonal_scatter", "select_scatter",
+            "slice_scatter", "scalar_tensor", "typename"]
+
+
+# ---- window functions ---------------------------------------------------------------------------
+
+def _window(name, window_length, periodic, dtype, layout, device, requires_grad, body):
+    """ATen's window scaffolding: checks, the 0- and 1-length cases, one more point for a
+    periodic window (then dropped); `body(n, dtype)` computes the symmetric window."""
+    dtype = dtype or _G.get_default_dtype()
+    if window_length < 0:
+        raise RuntimeError(f"{name} requires non-negative window_length, got "
+                           f"window_length={window_length}")
+    if not dtype.is_floating_point:
+        raise RuntimeError(
+            f"{name} expects floating point dtypes, got: TensorOptions(dtype="
+            f"{_c_type(_G.empty(0, dtype=dtype))}, device=cpu, layout=Strided (default), "
+            "requires_grad=false (default), pinned_memory=false, memory_format=(nullopt))")
+    if window_length <= 1:
+        res = _G.ones((window_length,), dtype=dtype, device=device)
+    else:
+        n = window_length + 1 if periodic else window_length
+        res = body(n, dtype, device)
+        if periodic:
+            res = res[:-1].contiguous()
+    return res.requires_grad_() if requires_grad else res
+
+
+def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None,
+                   layout=None, device=None, pin_memory=False, requires_grad=False):
+    """`gradrs.hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46)`:
+    alpha - beta * cos(2 pi k / (N - 1)).
+
+    Examples:
+        >>> gradrs.hamming_window(4, False)
+        tensor([0.0800, 0.7700, 0.7700, 0.0800])
+    """
+    return _hamming("hamming_window", window_length, periodic, alpha, beta, dtype, layout,
+                    device, requires_grad)
+
+
+def _hamming(name, window_length, periodic, alpha, beta, dtype, layout, device, requires_grad):
+    def body(n, dt, dev):
+        w = _G.arange(n, dtype=dt, device=dev) * (math.pi * 2.0 / (n - 1))
+        return w.cos() * -beta + alpha
+
+    return _window(name, window_length, periodic, dtype, layout, device, requires_grad, body)
+
+
+def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
+                pin_memory=False, requires_grad=False):
+    """`gradrs.hann_window(window_length, periodic=True)`: the Hamming window with
+    alpha = beta = 0.5.
+
+    Examples:
+        >>> gradrs.hann_window(4)
+        tensor([0.0000, 0.5000, 1.0000, 0.5000])
+    """
+    return _hamming("hann_window", window_length, periodic, 0.5, 0.5, dtype, layout, device,
+                    requires_grad)
+
+
+def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
+                    pin_memory=False, requires_grad=False):
+    """`gradrs.bartlett_window(window_length, periodic=True)`: the triangular window.
+
+    Examples:
+        >>> gradrs.bartlett_window(5, False)
+        tensor([0.0000, 0.5000, 1.0000, 0.5000, 0.0000])
+    """
+    def body(n, dt, dev):
+        w = _G.arange(n, dtype=dt, device=dev) * (2.0 / (n - 1))
+        half = ((n - 1) >> 1) + 1
+        return _G.cat([w[:half], 2 - w[half:]])
+
+    return _window("bartlett_window", window_length, periodic, dtype, layout, device,
+                   requires_grad, body)
+
+
+def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
+                    pin_memory=False, requires_grad=False):
+    """`gradrs.blackman_window(window_length, periodic=True)`:
+    0.42 - 0.5 cos(2 pi k / (N - 1)) + 0.08 cos(4 pi k / (N - 1)).
+
+    Examples:
+        >>> gradrs.blackman_window(3, False, dtype=gradrs.float64).round(decimals=4)
+        tensor([0., 1., 0.], dtype=gradrs.float64)
+    """
+    def body(n, dt, dev):
+        w = _G.arange(n, dtype=dt, device=dev) * (math.pi / (n - 1))
+        return (w * 4).cos() * 0.08 - (w * 2).cos() * 0.5 + 0.42
+
+    return _window("blackman_window", window_length, periodic, dtype, layout, device,
+                   requires_grad, body)
+
+
+def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout=None,
+                  device=None, pin_memory=False, requires_grad=False):
+    """`gradrs.kaiser_window(window_length, periodic=True, beta=12.0)`:
+    I0(beta sqrt(1 - ((k - a) / a) ** 2)) / I0(beta), a = (N - 1) / 2.
+
+    Examples:
+        >>> gradrs.kaiser_window(3, False, 0.0)
+        tensor([1., 1., 1.])
+    """
+    def body(n, dt, dev):
+        a = (n - 1) / 2.0
+        k = _G.arange(n, dtype=dt, device=dev)
+        return _G.special.i0(beta * (1 - ((k - a) / a) ** 2).sqrt()) / _G.special.i0(
+            _G.tensor(beta, dtype=dt, device=dev))
+
+    return _window("kaiser_window", window_length, periodic, dtype, layout, device,
+                   requires_grad, body)
+
+
+__all__ += ["hamming_window", "hann_window", "bartlett_window", "blackman_window",
+            "kaiser_window"]
