@@ -423,3 +423,51 @@ def test_windows(torch, name):
 def test_window_parameters(torch):
     check(lambda m: m.hamming_window(7, False, 0.5, 0.4))
     check(lambda m: m.kaiser_window(9, True, 5.0, dtype=m.float64))
+
+
+# ---- *_copy forms and the unsafe splits -------------------------------------------------------
+
+@pytest.mark.parametrize("call", [
+    lambda m, x: m.permute_copy(x, (1, 0)),
+    lambda m, x: m.t_copy(x),
+    lambda m, x: m.expand_copy(x[:1], (2, 3)),
+    lambda m, x: m.view_copy(x, (3, 2)),
+    lambda m, x: m.diagonal_copy(x, 1),
+    lambda m, x: m.select_copy(x, 0, 1),
+    lambda m, x: m.slice_copy(x, 1, 0, 3, 2),
+    lambda m, x: m.squeeze_copy(x[None]),
+    lambda m, x: m.unsqueeze_copy(x, 0),
+    lambda m, x: m.transpose_copy(x, 0, 1),
+    lambda m, x: m.alias_copy(x),
+    lambda m, x: m.narrow_copy(x, 1, 0, 2),
+    lambda m, x: x.narrow_copy(1, 1, 2),
+    lambda m, x: m.unbind_copy(x, 1),
+    lambda m, x: m.split_copy(x, 2, 1),
+    lambda m, x: m.split_with_sizes_copy(x, [1, 2], 1),
+    lambda m, x: x.unsafe_split(2, 1),
+    lambda m, x: m.unsafe_chunk(x, 2, 1),
+    lambda m, x: x.unsafe_split_with_sizes([1, 2], 1),
+])
+def test_copies(torch, call):
+    def run(m):
+        x = m.tensor([[1.0, 2, 3], [4, 5, 6]], dtype=m.float64, requires_grad=True)
+        r = call(m, x * 1)
+        rs = r if isinstance(r, tuple) else (r,)
+        loss = sum(((t * t) * (i + 1)).sum() for i, t in enumerate(rs))
+        g1, = m.autograd.grad(loss, x, create_graph=True)
+        g2, = m.autograd.grad((g1 * g1).sum(), x)
+        return (tuple(t.detach() for t in rs), [node_name(t.grad_fn) for t in rs],
+                [t.is_contiguous() for t in rs], g1.detach(), g2)
+
+    check(run)
+    check(lambda m: call(m, m.tensor([[1, 2, 3], [4, 5, 6]])))
+
+
+def test_unsafe_split_shares_memory(torch):
+    def run(m):
+        x = m.zeros(2, 4)
+        a, b = m.unsafe_chunk(x, 2, 1)
+        a.fill_(1)
+        return x
+
+    check(run)

@@ -976,3 +976,105 @@ def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout
 
 __all__ += ["hamming_window", "hann_window", "bartlett_window", "blackman_window",
             "kaiser_window"]
+
+
+# ---- the *_copy forms of views, unsafe splits ---------------------------------------------------
+
+def _view_grads(op, input, args, kwargs, grads):
+    """The gradient for `input` of the view(s) `op(input, ...)` given `grads` (one per output,
+    None for an unused one), by differentiating the view op itself on an alias of `input`."""
+    create = _native.is_grad_enabled()
+    with _G.enable_grad():
+        alias = input.view_as(input) if input.requires_grad else input.detach().requires_grad_()
+        ys = op(alias, *args, **kwargs)
+        ys = list(ys) if isinstance(ys, (tuple, list)) else [ys]
+        pairs = [(y, g) for y, g in zip(ys, grads) if g is not None]
+        if not pairs:
+            return _G.zeros_like(input)
+        return _G.autograd.grad([y for y, _ in pairs], [alias], [g for _, g in pairs],
+                                create_graph=create, retain_graph=create)[0]
+
+
+def _copy_of(name, node, op, doc):
+    """`gradrs.name(input, ...)`: `op(input, ...)` as a new contiguous tensor (or tuple of
+    them) with one node `node` (PyTorch's `<View>Backward0_copy`)."""
+    unsafe = name.startswith("unsafe_")
+
+    def fn(input, *args, **kwargs):
+        out = kwargs.pop("out", None)
+        if out is not None:
+            return _with_out(name, out, lambda: fn(input, *args, **kwargs), (input,))
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                            f"{_argparse.type_name(input)}")
+        with _no_grad():
+            views = op(input, *args, **kwargs)
+        multi = isinstance(views, (tuple, list))
+        with _no_grad():
+            # the unsafe splits hand out the views themselves (sharing memory, no view
+            # tracking), the *_copy forms new memory
+            outs = [v if unsafe else v.contiguous().clone() if not v.is_contiguous()
+                    else v.clone() for v in (views if multi else [views])]
+        if _native.is_grad_enabled() and input.requires_grad:
+            def backward(grads):
+                grads = grads if multi else [grads]
+                g = _view_grads(op, input, args, kwargs, grads)
+                return [g]
+
+            _native._attach_node(outs if multi else outs[0], [input], node, backward)
+        return tuple(outs) if multi else outs[0]
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    fn.__module__ = "gradrs"
+    return fn
+
+
+def _slice_view(t, dim=0, start=None, end=None, step=1):
+    d = _wrap_dim(dim, t.dim())
+    return t[(slice(None),) * d + (slice(start, end, step),)]
+
+
+_COPIES = {
+    # name: (node, view op)
+    "alias_copy": ("AliasBackward0_copy", lambda t: t.view_as(t)),
+    "diagonal_copy": ("DiagonalBackward0_copy", Tensor.diagonal),
+    "expand_copy": ("ExpandBackward0_copy", Tensor.expand),
+    "permute_copy": ("PermuteBackward0_copy", Tensor.permute),
+    "select_copy": ("SelectBackward0_copy", Tensor.select),
+    "slice_copy": ("SliceBackward0_copy", _slice_view),
+    "split_copy": ("SplitBackward0_copy", Tensor.split),
+    "split_with_sizes_copy": ("SplitWithSizesBackward0_copy",
+                              lambda t, sizes, dim=0: t.split(list(sizes), dim)),
+    "squeeze_copy": ("SqueezeBackward0_copy", Tensor.squeeze),
+    "t_copy": ("TBackward0_copy", Tensor.t),
+    "transpose_copy": ("TransposeBackward0_copy", Tensor.transpose),
+    "unbind_copy": ("UnbindBackward0_copy", Tensor.unbind),
+    "unsqueeze_copy": ("UnsqueezeBackward0_copy", Tensor.unsqueeze),
+    "view_copy": ("ViewBackward0_copy", Tensor.view),
+    "narrow_copy": ("NarrowCopyBackward0", Tensor.narrow),
+    "unsafe_split": ("UnsafeSplitBackward0", Tensor.split),
+    "unsafe_chunk": ("UnsafeSplitBackward0", Tensor.chunk),
+    "unsafe_split_with_sizes": ("UnsafeSplitWithSizesBackward0",
+                                lambda t, sizes, dim=0: t.split(list(sizes), dim)),
+}
+for _name, (_node_name, _op) in _COPIES.items():
+    _base = _name[:-5] if _name.endswith("_copy") else _name.replace("unsafe_", "")
+    globals()[_name] = _copy_of(
+        _name, _node_name, _op,
+        f"`gradrs.{_name}(input, ...)`: `{_base}` as new memory ({_node_name}).")
+    __all__ += [_name]
+
+
+def _method_of(fn):
+    def method(self, *args, **kwargs):
+        return fn(self, *args, **kwargs)
+
+    method.__name__ = method.__qualname__ = fn.__name__
+    method.__doc__ = f"`Tensor.{fn.__name__}(...)`: `gradrs.{fn.__name__}(self, ...)`."
+    return method
+
+
+for _name in ("narrow_copy", "unsafe_split", "unsafe_chunk", "unsafe_split_with_sizes"):
+    setattr(Tensor, _name, _method_of(globals()[_name]))
+del _name, _node_name, _op, _base
