@@ -471,3 +471,51 @@ def test_unsafe_split_shares_memory(torch):
         return x
 
     check(run)
+
+
+# ---- apply_ / map_ / map2_, nonzero_static, prelu, removed methods ----------------------------
+
+def test_elementwise_callables(torch):
+    check(lambda m: m.tensor([1.0, -2.0, 3.0]).apply_(lambda v: v * 2))
+    check(lambda m: m.tensor([1, 2, 3]).apply_(lambda v: v / 2))
+    check(lambda m: m.tensor([[1.0, -2.0], [3.0, 4.0]]).map_(m.tensor([1.0, 2.0]),
+                                                           lambda a, b: a * b))
+    check(lambda m: m.tensor([1.0, -2.0]).map2_(m.tensor([1.0, 1.0]), m.tensor([2.0]),
+                                                lambda a, b, c: a + b * c))
+    seen = {}
+    for m in (G, torch):
+        order = []
+        m.arange(6.0).reshape(2, 3).t().apply_(lambda v, order=order: order.append(v) or v)
+        seen[m] = order
+    assert seen[G] == seen[torch]
+    for call in (lambda m: m.ones(2, requires_grad=True).apply_(abs),
+                 lambda m: (m.ones(2, requires_grad=True) * 1).apply_(abs),
+                 lambda m: m.ones(3).map_(m.ones(2), lambda a, b: a),
+                 lambda m: m.ones(3).map_(m.ones(3, dtype=m.int64), lambda a, b: a),
+                 lambda m: m.ones(3).apply_(lambda v: "a"),
+                 lambda m: m.ones(3).apply_(3)):
+        check_error(call)
+
+
+def test_nonzero_static(torch):
+    check(lambda m: m.nonzero_static(m.tensor([0, 1, 0, 2]), size=3))
+    check(lambda m: m.nonzero_static(m.tensor([[0, 1], [1, 1]]), size=2, fill_value=-5))
+    check(lambda m: m.tensor([1.0, 1.0]).nonzero_static(size=4))
+    check(lambda m: m.nonzero_static(m.tensor([1, 1]), size=0))
+    check_error(lambda m: m.nonzero_static(m.tensor([1, 1]), size=-1))
+    assert G.is_distributed(G.ones(2)) is False and G.ones(2).is_distributed() is False
+
+
+def test_prelu_method(torch):
+    check(lambda m: m.tensor([[1.0, -2.0], [-3.0, 4.0]]).prelu(m.tensor([0.25, 0.5])))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.ones(2, 2).solve(m.ones(2, 2)),
+    lambda m: m.ones(2, 2).lstsq(m.ones(2, 2)),
+    lambda m: m.ones(2, 2).eig(),
+    lambda m: m.ones(2, 2).symeig(True),
+    lambda m: m.ones(2, 2).reinforce(1.0),
+])
+def test_removed_methods(torch, call):
+    check_error(call)

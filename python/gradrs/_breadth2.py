@@ -1078,3 +1078,177 @@ def _method_of(fn):
 for _name in ("narrow_copy", "unsafe_split", "unsafe_chunk", "unsafe_split_with_sizes"):
     setattr(Tensor, _name, _method_of(globals()[_name]))
 del _name, _node_name, _op, _base
+
+
+# ---- element-wise Python callables, nonzero_static, prelu, removed methods ----------------------
+
+def _python_value(dtype):
+    """The conversion PyTorch applies to a callable's result for a tensor of `dtype`."""
+    def convert(v):
+        if isinstance(v, Tensor) or not isinstance(v, (int, float, bool, np.number)):
+            raise TypeError(f"must be real number, not {type(v).__name__}")
+        return bool(v) if dtype == _G.bool else float(v) if dtype.is_floating_point else int(v)
+
+    return convert
+
+
+def _elementwise_(self, name, others, fn):
+    if self.requires_grad:
+        raise RuntimeError(f"Can't call {name}() on Variable that requires grad. Use "
+                           f"var.detach().{name}() instead.")
+    if self.device.type != "cpu":
+        raise RuntimeError(f"{name}_ is only implemented on CPU tensors")
+    if not callable(fn):
+        raise TypeError(f"'{type(fn).__name__}' object is not callable")
+    columns = [self.reshape(-1).tolist()]
+    for other in others:
+        columns.append(other.expand(self.shape).reshape(-1).tolist())
+    convert = _python_value(self.dtype)
+    values = [convert(fn(*vals)) for vals in zip(*columns)]
+    with _no_grad():
+        self.copy_(_G.tensor(values, dtype=self.dtype).reshape(self.shape))
+    return self
+
+
+def _legacy_type(t):
+    return t.type()
+
+
+def _apply_(self, callable):
+    """`Tensor.apply_(callable)`: each element replaced by `callable(element)`, in order (CPU,
+    no autograd)."""
+    return _elementwise_(self, "apply_", [], callable)
+
+
+def _map_(self, tensor, callable):
+    """`Tensor.map_(tensor, callable)`: each element replaced by `callable(self_elem,
+    tensor_elem)`, `tensor` broadcast to `self`'s shape (CPU, no autograd)."""
+    if isinstance(tensor, Tensor) and tensor.dtype != self.dtype:
+        raise TypeError(f"map_: expected {_legacy_type(self)} for 'other' (got "
+                        f"{_legacy_type(tensor)})")
+    return _elementwise_(self, "map_", [tensor], callable)
+
+
+def _map2_(self, x, y, callable):
+    """`Tensor.map2_(x, y, callable)`: each element replaced by `callable(self_elem, x_elem,
+    y_elem)`, `x` and `y` broadcast to `self`'s shape (CPU, no autograd)."""
+    for what, t in (("x", x), ("y", y)):
+        if isinstance(t, Tensor) and t.dtype != self.dtype:
+            raise TypeError(f"map2_: expected {_legacy_type(self)} for argument '{what}' (got "
+                            f"{_legacy_type(t)})")
+    return _elementwise_(self, "map2_", [x, y], callable)
+
+
+def nonzero_static(input, *, size, fill_value=-1):
+    """`gradrs.nonzero_static(input, *, size, fill_value=-1)`: `nonzero(input)` cut or padded
+    with `fill_value` rows to exactly `size` rows.
+
+    Examples:
+        >>> gradrs.nonzero_static(gradrs.tensor([0, 1, 0, 2]), size=3)
+        tensor([[ 1],
+                [ 3],
+                [-1]])
+    """
+    if size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    nz = input.nonzero()[:size]
+    if nz.shape[0] < size:
+        pad = _G.full((size - nz.shape[0], input.dim()), fill_value, dtype=_G.int64,
+                      device=input.device)
+        nz = _G.cat([nz, pad])
+    return nz
+
+
+def is_distributed(input):
+    """`gradrs.is_distributed(input)`: False (no tensor of gradrs is distributed)."""
+    return False
+
+
+def _prelu(self, weight):
+    """`Tensor.prelu(weight)`: `nn.functional.prelu(self, weight)`."""
+    return _G.nn.functional.prelu(self, weight)
+
+
+def _nonzero_static(self, *, size, fill_value=-1):
+    """`Tensor.nonzero_static(*, size, fill_value=-1)`."""
+    return nonzero_static(self, size=size, fill_value=fill_value)
+
+
+def _is_distributed(self):
+    """`Tensor.is_distributed()`: False."""
+    return False
+
+
+_REMOVED_1_9 = "This function was deprecated since version 1.9 and is now removed. "
+
+
+def _solve(self, other):
+    """`Tensor.solve(other)`: removed in PyTorch 1.9; raises its message."""
+    raise RuntimeError(
+        _REMOVED_1_9 + "`gradrs.solve` is deprecated in favor of `gradrs.linalg.solve`. "
+        "`gradrs.linalg.solve` has its arguments reversed and does not return the LU "
+        "factorization.\n\nTo get the LU factorization see `gradrs.lu`, which can be used with "
+        "`gradrs.lu_solve` or `gradrs.lu_unpack`.\nX = gradrs.solve(B, A).solution should be "
+        "replaced with:\nX = gradrs.linalg.solve(A, B)")
+
+
+def _lstsq(self, other):
+    """`Tensor.lstsq(other)`: removed in PyTorch 1.9; raises its message."""
+    raise RuntimeError(
+        _REMOVED_1_9 + "`gradrs.lstsq` is deprecated in favor of `gradrs.linalg.lstsq`.\n"
+        "`gradrs.linalg.lstsq` has reversed arguments and does not return the QR decomposition "
+        "in the returned tuple (although it returns other information about the problem).\n\n"
+        "To get the QR decomposition consider using `gradrs.linalg.qr`.\n\nThe returned "
+        "solution in `gradrs.lstsq` stored the residuals of the solution in the last m - n "
+        "columns of the returned value whenever m > n. In gradrs.linalg.lstsq, the residuals "
+        "are in the field 'residuals' of the returned named tuple.\n\nThe unpacking of the "
+        "solution, as in\nX, _ = gradrs.lstsq(B, A).solution[:A.size(1)]\nshould be replaced "
+        "with:\nX = gradrs.linalg.lstsq(A, B).solution")
+
+
+def _eig(self, eigenvectors=False):
+    """`Tensor.eig(eigenvectors=False)`: removed in PyTorch 1.9; raises its message."""
+    raise RuntimeError(
+        _REMOVED_1_9 + "`gradrs.linalg.eig` returns complex tensors of dtype `cfloat` or "
+        "`cdouble` rather than real tensors mimicking complex tensors.\n\nL, _ = gradrs.eig(A) "
+        "should be replaced with:\nL_complex = gradrs.linalg.eigvals(A)\n\nand\n\nL, V = "
+        "gradrs.eig(A, eigenvectors=True) should be replaced with:\nL_complex, V_complex = "
+        "gradrs.linalg.eig(A)")
+
+
+def _symeig(self, eigenvectors=False):
+    """`Tensor.symeig(eigenvectors=False)`: removed in PyTorch 1.9; raises its message."""
+    raise RuntimeError(
+        _REMOVED_1_9 + "The default behavior has changed from using the upper triangular "
+        "portion of the matrix by default to using the lower triangular portion.\n\nL, _ = "
+        "gradrs.symeig(A, upper=upper) should be replaced with:\nL = gradrs.linalg.eigvalsh(A, "
+        "UPLO='U' if upper else 'L')\n\nand\n\nL, V = gradrs.symeig(A, eigenvectors=True) "
+        "should be replaced with:\nL, V = gradrs.linalg.eigh(A, UPLO='U' if upper else 'L')")
+
+
+def _reinforce(self, reward):
+    """`Tensor.reinforce(reward)`: removed from PyTorch; raises its message."""
+    raise RuntimeError(
+        "reinforce() was removed.\nUse gradrs.distributions instead.\n"
+        "See https://pytorch.org/docs/main/distributions.html\n\nInstead of:\n\n"
+        "probs = policy_network(state)\naction = probs.multinomial()\n"
+        "next_state, reward = env.step(action)\naction.reinforce(reward)\naction.backward()\n\n"
+        "Use:\n\nprobs = policy_network(state)\n"
+        "# NOTE: categorical is equivalent to what used to be called multinomial\n"
+        "m = gradrs.distributions.Categorical(probs)\naction = m.sample()\n"
+        "next_state, reward = env.step(action)\nloss = -m.log_prob(action) * reward\n"
+        "loss.backward()\n")
+
+
+Tensor.apply_ = _apply_
+Tensor.map_ = _map_
+Tensor.map2_ = _map2_
+Tensor.prelu = _prelu
+Tensor.nonzero_static = _nonzero_static
+Tensor.is_distributed = _is_distributed
+Tensor.solve = _solve
+Tensor.lstsq = _lstsq
+Tensor.eig = _eig
+Tensor.symeig = _symeig
+Tensor.reinforce = _reinforce
+__all__ += ["nonzero_static", "is_distributed"]
