@@ -519,3 +519,40 @@ def test_prelu_method(torch):
 ])
 def test_removed_methods(torch, call):
     check_error(call)
+
+
+# ---- frobenius_norm / nuclear_norm / norm_except_dim, unfold_copy, sym_* ----------------------
+
+def test_legacy_norms(torch):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check(lambda m: m.frobenius_norm(_x(m), (0, 1)))
+        check(lambda m: m.frobenius_norm(_x(m), [1], True))
+        check(lambda m: m.nuclear_norm(_x(m)))
+        check(lambda m: m.nuclear_norm(_x(m)[None], (1, 2), True))
+        check_error(lambda m: m.frobenius_norm(_x(m), (0, 1, 1)))
+        check_error(lambda m: m.nuclear_norm(_x(m), (0,)))
+    for dim in (0, 1, -1):
+        check(lambda m, dim=dim: m.norm_except_dim(_x(m), 2, dim))
+    check(lambda m: m.norm_except_dim(m.ones(2, 3, 4), 3, 1))
+    _same_grads(torch, lambda m, x: m.norm_except_dim(x, 2, 1), 1)
+
+
+def test_unfold_copy(torch):
+    check(lambda m: m.unfold_copy(m.arange(8.0).reshape(2, 4), 1, 2, 1))
+    _same_grads(torch, lambda m, x: m.unfold_copy(x, 1, 2, 2), 1)
+
+
+def test_sym_helpers(torch):
+    for name, args in (("sym_not", (True,)), ("sym_float", (3,)), ("sym_int", (3.7,)),
+                       ("sym_max", (1, 2.0)), ("sym_max", (3, 2)), ("sym_min", (1, 2.5)),
+                       ("sym_min", (np.int64(4), 2)), ("sym_sum", ([1, 2, 3],)),
+                       ("sym_sum", (1, 2.5)), ("sym_sqrt", (4,)), ("sym_ite", (False, 1, 2))):
+        g, t = getattr(G, name)(*args), getattr(torch, name)(*args)
+        assert g == t and type(g) is type(t), (name, g, t)
+    with pytest.raises(AssertionError):
+        G.sym_ite(True, 1, 2.0)
+    with pytest.raises(AssertionError):
+        G.sym_max("a", 1)

@@ -1252,3 +1252,130 @@ Tensor.eig = _eig
 Tensor.symeig = _symeig
 Tensor.reinforce = _reinforce
 __all__ += ["nonzero_static", "is_distributed"]
+
+
+# ---- norms kept for JIT compatibility, unfold_copy, the sym_* helpers ---------------------------
+
+def frobenius_norm(input, dim, keepdim=False, *, out=None):
+    """`gradrs.frobenius_norm(input, dim, keepdim=False)`: deprecated in PyTorch (warns):
+    `linalg.vector_norm(input, 2, dim, keepdim)` over at most two dims."""
+    import warnings
+
+    warnings.warn("at::frobenius_norm is deprecated and it is just left for JIT compatibility. "
+                  "It will be removed in a future PyTorch release. Please use "
+                  "`linalg.vector_norm(A, 2., dim, keepdim)` instead", UserWarning, stacklevel=2)
+    dim = [dim] if isinstance(dim, int) else list(dim)
+    if len(dim) > 2:
+        raise RuntimeError(f"Expected at most 2 dimensions, but got {len(dim)} dimensions "
+                           "instead.")
+    res = _G.linalg.vector_norm(input, 2, dim, keepdim)
+    return res if out is None else _with_out("frobenius_norm", out, lambda: res, (input,))
+
+
+def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
+    """`gradrs.nuclear_norm(input, dim=None, keepdim=False)`: deprecated in PyTorch (warns):
+    `linalg.matrix_norm(input, 'nuc', dim, keepdim)` (dims (0, 1) by default)."""
+    import warnings
+
+    warnings.warn("at::nuclear_norm is deprecated and it is just left for JIT compatibility. "
+                  "It will be removed in a future PyTorch release. Please use "
+                  "`linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead", UserWarning,
+                  stacklevel=2)
+    if isinstance(dim, bool):
+        dim, keepdim = None, dim
+    dim = (0, 1) if dim is None else tuple(dim)
+    if len(dim) != 2:
+        raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got "
+                           + " ".join(str(d) for d in dim))
+    res = _G.linalg.matrix_norm(input, "nuc", dim, keepdim)
+    return res if out is None else _with_out("nuclear_norm", out, lambda: res, (input,))
+
+
+def norm_except_dim(v, pow=2, dim=0):
+    """`gradrs.norm_except_dim(v, pow=2, dim=0)`: the `pow`-norm of each slice of `v` along
+    `dim`, kept as a broadcastable shape (old weight_norm's helper); `dim=-1`: the whole norm.
+
+    Examples:
+        >>> gradrs.norm_except_dim(gradrs.tensor([[3.0, 4.0], [0.0, 1.0]]), 2, 0)
+        tensor([[5.],
+                [1.]])
+    """
+    if dim == -1:
+        return v.norm(pow)
+    last = v.dim() - 1
+    if dim == 0:
+        shape = [v.shape[0]] + [1] * last
+        return v.contiguous().view(v.shape[0], -1).norm(pow, 1).view(shape)
+    if dim == last:
+        shape = [1] * last + [v.shape[last]]
+        return v.contiguous().view(-1, v.shape[last]).norm(pow, 0).view(shape)
+    return norm_except_dim(v.transpose(0, dim), pow, 0).transpose(0, dim)
+
+
+unfold_copy = _copy_of("unfold_copy", "UnfoldBackward0_copy", Tensor.unfold,
+                       "`gradrs.unfold_copy(input, dimension, size, step)`: `unfold` as new "
+                       "memory (UnfoldBackward0_copy).")
+
+
+def _all_and_float_types():
+    return (np.integer, np.floating, int, float), (np.floating, float)
+
+
+def sym_not(a):
+    """`gradrs.sym_not(a)`: `not a` (gradrs has no symbolic sizes)."""
+    return not a
+
+
+def sym_float(a):
+    """`gradrs.sym_float(a)`: `float(a)`."""
+    return float(a)
+
+
+def sym_int(a):
+    """`gradrs.sym_int(a)`: `int(a)`."""
+    return int(a)
+
+
+def _sym_extreme(pick, a, b):
+    all_types, float_types = _all_and_float_types()
+    for v in (a, b):
+        if not isinstance(v, all_types):
+            raise AssertionError(f"expected {all_types}, got {type(v)}")
+    if isinstance(a, float_types) or isinstance(b, float_types):
+        return float(pick(a, b))
+    return pick(a, b)
+
+
+def sym_max(a, b):
+    """`gradrs.sym_max(a, b)`: `max(a, b)`, a float when either is one."""
+    return _sym_extreme(builtins.max, a, b)
+
+
+def sym_min(a, b):
+    """`gradrs.sym_min(a, b)`: `min(a, b)`, a float when either is one."""
+    return _sym_extreme(builtins.min, a, b)
+
+
+def sym_sum(*args):
+    """`gradrs.sym_sum(a, b, ...)` or `sym_sum([a, b, ...])`: their sum."""
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        args = args[0]
+    return builtins.sum(args)
+
+
+def sym_sqrt(a):
+    """`gradrs.sym_sqrt(a)`: `math.sqrt(a)`."""
+    return math.sqrt(a)
+
+
+def sym_ite(b, t, f):
+    """`gradrs.sym_ite(b, t, f)`: `t if b else f` (`t` and `f` of one type)."""
+    if not isinstance(b, bool):
+        raise AssertionError(f"expected SymBool or bool, got {type(b)}")
+    if type(t) is not type(f):
+        raise AssertionError(f"type mismatch: {type(t)} vs {type(f)}")
+    return t if b else f
+
+
+__all__ += ["frobenius_norm", "nuclear_norm", "norm_except_dim", "unfold_copy", "sym_not",
+            "sym_float", "sym_int", "sym_max", "sym_min", "sym_sum", "sym_sqrt", "sym_ite"]
