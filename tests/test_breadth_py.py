@@ -556,3 +556,42 @@ def test_sym_helpers(torch):
         G.sym_ite(True, 1, 2.0)
     with pytest.raises(AssertionError):
         G.sym_max("a", 1)
+
+
+# ---- gradient ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kwargs", [
+    {}, {"edge_order": 2}, {"spacing": 2.0}, {"spacing": [2.0, 0.5], "edge_order": 2},
+    {"dim": 1}, {"dim": -1, "spacing": 3.0}, {"dim": [1], "spacing": [3.0]},
+])
+def test_gradient_uniform(torch, kwargs):
+    def run(m):
+        x = m.tensor([[1.0, 2, 4, 8, 9], [10, 20, 40, 80, 70], [0, 1, 0, 1, 0]],
+                     dtype=m.float64, requires_grad=True)
+        outs = m.gradient(x * 1, **kwargs)
+        loss = sum((o * o).sum() * (i + 1) for i, o in enumerate(outs))
+        g, = m.autograd.grad(loss, x)
+        return tuple(o.detach() for o in outs), [node_name(o.grad_fn) for o in outs], g
+
+    check(run)
+
+
+@pytest.mark.parametrize("edge_order", [1, 2])
+def test_gradient_coordinates(torch, edge_order):
+    check(lambda m: m.gradient(m.tensor([1.0, 2, 4, 8, 3]),
+                               spacing=(m.tensor([0.0, 1, 1.5, 3.5, 4.0]),),
+                               edge_order=edge_order))
+    check(lambda m: m.gradient(m.arange(12.0).reshape(3, 4) ** 2,
+                               spacing=(m.tensor([0.0, 1, 3]), m.tensor([0.0, 0.5, 1.5, 2.0])),
+                               edge_order=edge_order))
+    check(lambda m: m.gradient(m.tensor([1, 2, 4, 8])))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.gradient(m.ones(3, 3), edge_order=3),
+    lambda m: m.gradient(m.ones(2), edge_order=2),
+    lambda m: m.gradient(m.ones(3, 3), spacing=[1.0, 2.0, 3.0]),
+    lambda m: m.gradient(m.ones(3, 3), dim=2),
+])
+def test_gradient_errors(torch, call):
+    check_error(call)

@@ -1379,3 +1379,86 @@ def sym_ite(b, t, f):
 
 __all__ += ["frobenius_norm", "nuclear_norm", "norm_except_dim", "unfold_copy", "sym_not",
             "sym_float", "sym_int", "sym_max", "sym_min", "sym_sum", "sym_sqrt", "sym_ite"]
+
+
+# ---- gradient -----------------------------------------------------------------------------------
+
+def gradient(input, *, spacing=1, dim=None, edge_order=1):
+    """`gradrs.gradient(input, *, spacing=1, dim=None, edge_order=1)`: numpy's `gradient`,
+    one tensor per dim: central differences inside, one-sided ones (first or second order)
+    at the edges; `spacing` a number, one number per dim, or one coordinate tensor per dim.
+
+    Examples:
+        >>> gradrs.gradient(gradrs.tensor([1.0, 2.0, 4.0, 8.0]))
+        (tensor([1.0000, 1.5000, 3.0000, 4.0000]),)
+    """
+    if dim is None:
+        dims = list(range(input.dim()))
+    elif isinstance(dim, int):
+        dims = [dim]
+    else:
+        dims = list(dim)
+    dims = [_wrap_dim(d, input.dim()) for d in dims]
+    if isinstance(spacing, (list, tuple)):
+        if len(spacing) != len(dims):
+            if dim is None:
+                raise RuntimeError(
+                    "gradrs.gradient expected spacing to be unspecified, a scalar, or a list of "
+                    f"length equal to 'self.dim() = {input.dim()}', since dim argument was not "
+                    f"given, but got a list of length {len(spacing)}")
+            raise RuntimeError(
+                "gradrs.gradient expected spacing to be unspecified, a scalar or it's spacing "
+                "and dim arguments to have the same length, but got a spacing argument of "
+                f"length {len(spacing)} and a dim argument of length {len(dims)}.")
+        spacings = list(spacing)
+    else:
+        spacings = [spacing] * len(dims)
+    if edge_order not in (1, 2):
+        raise RuntimeError("gradrs.gradient only supports edge_order=1 and edge_order=2.")
+    for d in dims:
+        if input.shape[d] < edge_order + 1:
+            raise RuntimeError("gradrs.gradient expected each dimension size to be at least "
+                               "edge_order+1")
+    return tuple(_gradient_along(input, d, h, edge_order) for d, h in zip(dims, spacings))
+
+
+def _gradient_along(f, d, h, edge_order):
+    n = f.shape[d]
+
+    def part(start, length):
+        return f.narrow(d, start, length)
+
+    def along(t):  # a 1-D coefficient tensor shaped to broadcast along dim d
+        return t.reshape([-1] + [1] * (f.dim() - d - 1))
+
+    if not isinstance(h, Tensor):
+        interior = (part(2, n - 2) - part(0, n - 2)) / (2.0 * h)
+        if edge_order == 1:
+            first = (part(1, 1) - part(0, 1)) / h
+            last = (part(n - 1, 1) - part(n - 2, 1)) / h
+        else:
+            first = (part(0, 1) * -1.5 + part(1, 1) * 2.0 - part(2, 1) * 0.5) / h
+            last = (part(n - 3, 1) * 0.5 - part(n - 2, 1) * 2.0 + part(n - 1, 1) * 1.5) / h
+        return _G.cat([first, interior, last], d)
+    dx = h.diff()
+    dx1, dx2 = dx[:-1], dx[1:]
+    a = -dx2 / (dx1 * (dx1 + dx2))
+    b = (dx2 - dx1) / (dx1 * dx2)
+    c = dx1 / (dx2 * (dx1 + dx2))
+    interior = (along(a) * part(0, n - 2) + along(b) * part(1, n - 2)
+                + along(c) * part(2, n - 2))
+    if edge_order == 1:
+        first = (part(1, 1) - part(0, 1)) / dx[0]
+        last = (part(n - 1, 1) - part(n - 2, 1)) / dx[-1]
+    else:
+        d1, d2 = dx[0], dx[1]
+        first = (part(0, 1) * (-(2.0 * d1 + d2) / (d1 * (d1 + d2)))
+                 + part(1, 1) * ((d1 + d2) / (d1 * d2)) + part(2, 1) * (-d1 / (d2 * (d1 + d2))))
+        d1, d2 = dx[-2], dx[-1]
+        last = (part(n - 3, 1) * (d2 / (d1 * (d1 + d2)))
+                + part(n - 2, 1) * (-(d2 + d1) / (d1 * d2))
+                + part(n - 1, 1) * ((2.0 * d2 + d1) / (d2 * (d1 + d2))))
+    return _G.cat([first, interior, last], d)
+
+
+__all__ += ["gradient"]
