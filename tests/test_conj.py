@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import ast
+import math
+import subprocess
+import sys
+import warnings
+
 import pytest
-from conftest import G, check_error, check_warning
+from conftest import G, check_error, norm, norm_g
 
 
 @pytest.mark.parametrize("shape", [(2, 3), (4, 2, 3)])
@@ -48,11 +54,70 @@ def test_errors(torch):
 
 @pytest.mark.parametrize("get", [lambda x: x.H, lambda x: x.mH, lambda x: x.mT,
                                  lambda x: x.adjoint()])
-def test_adjoints_of_a_scalar_warn_and_are_itself(torch, get):
-    check_warning(lambda m: get(m.tensor(1.0)))
-    x = G.tensor(1.0)
-    with pytest.warns(UserWarning):
-        assert get(x) is x
+def test_adjoints_of_a_scalar_are_itself(torch, get):
+    for m in (G, torch):
+        x = m.tensor(1.0, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert get(x) is x and get(x).grad_fn is None
+
+
+# Each access below, twice; PyTorch's warnings are TORCH_WARN_ONCE (one per process and call
+# site), so they are compared in fresh processes.
+_WARN_ONCE = """
+import sys, warnings
+m = __import__(sys.argv[1])
+warnings.simplefilter("always")
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    for get in (lambda: m.ones(3).T, lambda: m.ones(2, 3, 4).T, lambda: m.ones(()).T,
+                lambda: m.ones(2, 3).T, lambda: m.ones(()).mT, lambda: m.ones(()).mH,
+                lambda: m.ones(()).H, lambda: m.ones(()).adjoint(), lambda: m.adjoint(m.ones(()))):
+        get(), get()
+        print([(w.category.__name__, str(w.message)) for w in caught])
+        caught.clear()
+"""
+
+
+def _warnings_once(torch):
+    def run(name):
+        r = subprocess.run([sys.executable, "-c", _WARN_ONCE, name], capture_output=True,
+                           text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        return [ast.literal_eval(line) for line in r.stdout.splitlines()]
+    got, want = run(G.__name__), run("torch")
+    return ([[(c, norm_g(t)) for c, t in ws] for ws in got],
+            [[(c, norm(t)) for c, t in ws] for ws in want])
+
+
+def test_deprecation_warnings_once_per_process(torch):
+    got, want = _warnings_once(torch)
+    assert got == want
+    assert [len(ws) for ws in want] == [1, 0, 1, 0, 1, 1, 1, 1, 0]
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3), (4, 2, 3)])
+@pytest.mark.parametrize("attr", ["mT", "mH", "H", "T"])
+def test_transposes_against_torch(torch, shape, attr):
+    def get(m):
+        x = m.arange(float(max(1, math.prod(shape)))).reshape(shape).requires_grad_()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            y = getattr(x, attr)
+        return x, y
+    try:
+        tx, ty = get(torch)
+    except RuntimeError:
+        check_error(lambda m: get(m)[1])
+        return
+    gx, gy = get(G)
+    assert gy.tolist() == ty.tolist() and gy.stride() == ty.stride()
+    assert (gy is gx) == (ty is tx) and (gy._base is gx) == (ty._base is tx)
+    assert type(gy.grad_fn).__name__ == type(ty.grad_fn).__name__
+    if gy.grad_fn is not None:
+        gy.sum().backward()
+        ty.sum().backward()
+        assert gx.grad.tolist() == tx.grad.tolist()
 
 
 def test_mT_is_still_the_transpose(torch):

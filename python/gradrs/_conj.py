@@ -1,5 +1,5 @@
-"""The complex-conjugation and matrix-transpose names on gradrs's real tensors: `conj`, `mT`,
-`mH`, `H`, `adjoint`, `real`, `imag`, `resolve_conj`, ... with PyTorch's answers.
+"""The complex-conjugation names on gradrs's real tensors: `conj`, `adjoint`, `real`, `imag`,
+`resolve_conj`, ... with PyTorch's answers (`mT`, `mH` and `H` are native getters).
 
 gradrs has no complex dtype, so every tensor is real and PyTorch's rules reduce to these: the
 conjugate of a real tensor is the tensor itself (`t.conj() is t`, no node), `real` is the tensor
@@ -102,7 +102,10 @@ def adjoint(input):
                 [2., 4.]])
     """
     _check_tensor("adjoint", "input", 1, input)
-    return _last_two(input, "adjoint()", "Consider using x.conj().")
+    if input.dim() == 0:
+        _warn_adjoint_once()
+        return input
+    return input.mH if input.dim() > 1 else _adjoint_1d()
 
 
 def real(input):
@@ -131,40 +134,22 @@ def imag(input):
     raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
 
 
-def _last_two(self, name, zero_d):
-    """The transpose of the last two dims for `mT` / `mH` / `adjoint()`: PyTorch's deprecation
-    warning (and the tensor itself) at 0-D, its RuntimeError at 1-D."""
-    d = self.dim()
-    if d == 0:
-        warnings.warn(f"{name} is deprecated on 0-D tensors. {zero_d}", UserWarning,
-                      stacklevel=3)
-        return self
-    if d == 1:
-        shown = name[len("Tensor."):] if name.startswith("Tensor.") else name
-        raise RuntimeError(f"tensor.{shown} is only supported on matrices or batches of "
-                           "matrices. Got 1-D tensor.")
-    return self.transpose(-2, -1)
+_adjoint_warned = False
 
 
-def _mT(self):
-    return _last_two(self, "Tensor.mT", "This function is the identity in these cases.")
+def _warn_adjoint_once():
+    """PyTorch's 0-D deprecation warning, issued once per process (TORCH_WARN_ONCE)."""
+    global _adjoint_warned
+    if not _adjoint_warned:
+        _adjoint_warned = True
+        warnings.warn("adjoint() is deprecated on 0-D tensors. Consider using x.conj(). (Triggered "
+                      "internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:"
+                      "4390.)", UserWarning, stacklevel=3)
 
 
-def _mH(self):
-    return _last_two(self, "Tensor.mH", "Consider using x.conj().")
-
-
-def _H(self):
-    d = self.dim()
-    if d == 2:
-        return self.transpose(0, 1)
-    if d == 0:
-        warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().",
-                      UserWarning, stacklevel=2)
-        return self
-    hint = " For batches of matrices, consider using tensor.mH" if d > 2 else ""
-    raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {d}-D "
-                       f"tensor.{hint}")
+def _adjoint_1d():
+    raise RuntimeError("tensor.adjoint() is only supported on matrices or batches of matrices. "
+                       "Got 1-D tensor.")
 
 
 def _conj_physical_(self):
@@ -188,9 +173,5 @@ Tensor.is_neg = _method(is_neg)
 Tensor.adjoint = _method(adjoint)
 _conj_physical_.__doc__ = "`Tensor.conj_physical_()`: in place; a real tensor is unchanged."
 Tensor.conj_physical_ = _conj_physical_
-# The native mT raised IndexError below 2 dims: PyTorch's rules live here with mH's.
-Tensor.mT = property(_mT, doc="The transpose of the last two dims (a view).")
-Tensor.mH = property(_mH, doc="The conjugate transpose of the last two dims (a view).")
-Tensor.H = property(_H, doc="The conjugate transpose of a matrix (a view).")
 Tensor.real = property(real, doc="The real part: the tensor itself for a real tensor.")
 Tensor.imag = property(imag, doc="The imaginary part: PyTorch refuses it for real dtypes.")

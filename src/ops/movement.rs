@@ -258,6 +258,38 @@ pub fn numpy_t(x: &Tensor) -> Result<Tensor> {
     permute(x, &dims)
 }
 
+/// `x.mT` / `x.mH` / `x.adjoint()` of a real tensor, as PyTorch's `mT` / `_adjoint`: the last two
+/// dims transposed (TransposeBackward0), the tensor itself at 0-D (the bindings warn), and
+/// PyTorch's RuntimeError naming the attribute (`name`, e.g. `mT`) at 1-D.
+pub fn matrix_transpose(x: &Tensor, name: &str) -> Result<Tensor> {
+    match x.dim() {
+        0 => Ok(x.clone()),
+        1 => Err(Error::Runtime(format!(
+            "tensor.{name} is only supported on matrices or batches of matrices. Got 1-D tensor."
+        ))),
+        _ => transpose(x, -2, -1),
+    }
+}
+
+/// `x.H` of a real tensor, as PyTorch's `matrix_H`: the transpose of a matrix, the tensor itself
+/// at 0-D (the bindings warn), PyTorch's RuntimeError for any other rank.
+pub fn matrix_h(x: &Tensor) -> Result<Tensor> {
+    match x.dim() {
+        0 => Ok(x.clone()),
+        2 => transpose(x, 0, 1),
+        d => {
+            let hint = if d > 2 {
+                " For batches of matrices, consider using tensor.mH"
+            } else {
+                ""
+            };
+            Err(Error::Runtime(format!(
+                "tensor.H is only supported on matrices (2-D tensors). Got {d}-D tensor.{hint}"
+            )))
+        }
+    }
+}
+
 pub fn expand(x: &Tensor, sizes: &[i64]) -> Result<Tensor> {
     let l = x.data().layout;
     let nd = l.ndim();

@@ -47,6 +47,19 @@ pub fn warn_non_leaf_grad(py: Python<'_>) -> PyResult<()> {
     )
 }
 
+/// A `UserWarning` issued once per process, as PyTorch's `TORCH_WARN_ONCE` (`flag` is the call
+/// site's own), attributed to the Python caller.
+pub fn warn_once(
+    py: Python<'_>,
+    flag: &std::sync::atomic::AtomicBool,
+    message: &std::ffi::CStr,
+) -> PyResult<()> {
+    if flag.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        return Ok(());
+    }
+    PyErr::warn(py, &py.get_type::<PyUserWarning>(), message, 1)
+}
+
 static CREATE_GRAPH_WARNED: std::sync::atomic::AtomicBool =
     std::sync::atomic::AtomicBool::new(false);
 

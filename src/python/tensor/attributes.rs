@@ -2,6 +2,7 @@
 //! size / stride / numel, item / tolist / numpy.
 
 use super::*;
+use std::sync::atomic::AtomicBool;
 
 #[pymethods]
 impl PyTensor {
@@ -105,15 +106,53 @@ impl PyTensor {
     fn ndim(&self) -> usize {
         self.t.dim()
     }
+    /// The tensor with its dimensions reversed (a view); PyTorch's once-per-process deprecation
+    /// warnings below and above 2 dims.
     #[getter(T)]
     fn numpy_t(&self, py: Python<'_>) -> R {
+        static NOT_2D: AtomicBool = AtomicBool::new(false);
+        static ZERO_D: AtomicBool = AtomicBool::new(false);
+        let nd = self.t.dim();
+        if nd != 2 && nd != 0 {
+            helpers::warn_once(py, &NOT_2D, c"The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it will throw an error in a future release. Consider `x.mT` to transpose batches of matrices or `x.permute(*gradrs.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor. (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4314.)")?;
+        }
+        if nd == 0 {
+            helpers::warn_once(py, &ZERO_D, c"Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases. (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4321.)")?;
+        }
         crate::python::boundary::cheap(py, || movement::numpy_t(&self.t))
     }
-    /// The tensor with its last two dimensions transposed (a view).
+    /// The tensor with its last two dimensions transposed (a view); at 0-D the tensor itself,
+    /// with PyTorch's once-per-process deprecation warning.
     #[getter]
     #[allow(non_snake_case)]
     fn mT(&self, py: Python<'_>) -> R {
-        crate::python::boundary::cheap(py, || movement::transpose(&self.t, -2, -1))
+        static ZERO_D: AtomicBool = AtomicBool::new(false);
+        if self.t.dim() == 0 {
+            helpers::warn_once(py, &ZERO_D, c"Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases. (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4373.)")?;
+        }
+        crate::python::boundary::cheap(py, || movement::matrix_transpose(&self.t, "mT"))
+    }
+    /// The conjugate transpose of the last two dimensions: a real tensor's `mT` (a view), with
+    /// PyTorch's own warning and error texts.
+    #[getter]
+    #[allow(non_snake_case)]
+    fn mH(&self, py: Python<'_>) -> R {
+        static ZERO_D: AtomicBool = AtomicBool::new(false);
+        if self.t.dim() == 0 {
+            helpers::warn_once(py, &ZERO_D, c"Tensor.mH is deprecated on 0-D tensors. Consider using x.conj(). (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4382.)")?;
+        }
+        crate::python::boundary::cheap(py, || movement::matrix_transpose(&self.t, "mH"))
+    }
+    /// The conjugate transpose of a matrix (a view); at 0-D the tensor itself, with PyTorch's
+    /// once-per-process deprecation warning.
+    #[getter]
+    #[allow(non_snake_case)]
+    fn H(&self, py: Python<'_>) -> R {
+        static ZERO_D: AtomicBool = AtomicBool::new(false);
+        if self.t.dim() == 0 {
+            helpers::warn_once(py, &ZERO_D, c"Tensor.H is deprecated on 0-D tensors. Consider using x.conj(). (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4335.)")?;
+        }
+        crate::python::boundary::cheap(py, || movement::matrix_h(&self.t))
     }
     /// The version counter: incremented by each in-place write to the tensor's storage.
     #[getter]
