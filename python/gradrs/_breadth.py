@@ -66,7 +66,9 @@ def _forward_tangent(out, inputs, jvp):
         _native._set_fwd_grad_enabled(True)
     if tuple(t.shape) != tuple(out.shape):
         t = t.expand(out.shape).contiguous()
-    _native._set_tangent(out, t)
+    from .linalg import _fresh_layout
+
+    _native._set_tangent(out, _fresh_layout(t, out), fresh=True)  # kept with its history
 
 
 def _reduce_to(g, shape):

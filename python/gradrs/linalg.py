@@ -186,8 +186,8 @@ def _set_tangents(outputs, inputs, jvp):
                 for x, t in zip(inputs, tangents)]
     _native._set_fwd_grad_enabled(False)  # the formulas' own ops carry no tangents
     try:
-        # `_native._set_tangent` stores a copy without history: the formula needs none.
-        out_t = jvp(tangents, [o.detach() if o is not None else None for o in outputs])
+        # the outputs as recorded: a tangent keeps its history through them (jacfwd under grad)
+        out_t = jvp(tangents, outputs)
     finally:
         _native._set_fwd_grad_enabled(True)
     for o, t in zip(outputs, out_t):
@@ -195,7 +195,16 @@ def _set_tangents(outputs, inputs, jvp):
             t = t.to(o.dtype)
             if tuple(t.shape) != tuple(o.shape):
                 t = t.expand(o.shape).contiguous()
-            _native._set_tangent(o, t)
+            _native._set_tangent(o, _fresh_layout(t, o), fresh=True)  # kept with its history
+
+
+def _fresh_layout(t, o):
+    """`t` as a tensor of its own laid out as contiguous `o`, which `_set_tangent(fresh=True)`
+    keeps as is, history included (a view such as a diagonal would be copied in without it)."""
+    if not o.is_contiguous() or (t._base is None and t.storage_offset() == 0
+                                 and t.is_contiguous()):
+        return t
+    return t.clone() if t.is_contiguous() else t.contiguous()
 
 
 def _record(name, outputs, inputs, backward, recompute, jvp=None):
@@ -204,9 +213,9 @@ def _record(name, outputs, inputs, backward, recompute, jvp=None):
     None) per input from the output gradients (None where none flowed) and the outputs;
     `recompute()` gives the outputs again, differentiably, for `create_graph`;
     `jvp(tangents, outs)` the outputs' forward-mode tangents."""
-    _set_tangents(outputs, inputs, jvp)
     if not (_native.is_grad_enabled() and any(
             isinstance(t, Tensor) and t.requires_grad for t in inputs)):
+        _set_tangents(outputs, inputs, jvp)
         return outputs
     plain = [o.detach() if o is not None else None for o in outputs]
     attached = [o if o is not None and o.is_floating_point() else None for o in outputs]
@@ -216,6 +225,7 @@ def _record(name, outputs, inputs, backward, recompute, jvp=None):
         return list(backward(list(grads), outs))
 
     _native._attach_node(attached, list(inputs), name, run)
+    _set_tangents(outputs, inputs, jvp)  # after: the formulas read the outputs' history
     return outputs
 
 

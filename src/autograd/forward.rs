@@ -29,6 +29,39 @@ thread_local! {
     static ENABLED: Cell<bool> = const { Cell::new(true) };
 }
 
+thread_local! {
+    /// Outputs saved for backward while a level is live, each with the copy its node saved.
+    /// An output's tangent is computed after its node saved it, so `attach` hands each copy
+    /// the tangent then (PyTorch's SavedVariable shares the output's ForwardGrad): without it,
+    /// forward-over-reverse through `exp`, `tanh`, `softmax`, ... lost the saved result's tangent.
+    static SAVED_OUTPUTS: std::cell::RefCell<Vec<(Weak<TensorImpl>, Weak<TensorImpl>)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Remember that `saved` is the copy of `output` a node keeps (only while a level is live).
+pub fn note_saved_output(output: &Tensor, saved: &Tensor) {
+    if enabled() {
+        SAVED_OUTPUTS.with(|v| {
+            v.borrow_mut().push((
+                std::sync::Arc::downgrade(&output.0),
+                std::sync::Arc::downgrade(&saved.0),
+            ))
+        });
+    }
+}
+
+/// Give each saved copy noted since the last call its output's tangent (see `SAVED_OUTPUTS`).
+pub fn share_saved_output_tangents() {
+    let pending = SAVED_OUTPUTS.with(|v| std::mem::take(&mut *v.borrow_mut()));
+    for (output, saved) in pending {
+        if let (Some(o), Some(s)) = (output.upgrade(), saved.upgrade()) {
+            if let Some(t) = own_tangent(&Tensor(o)) {
+                store_tangent(&Tensor(s), Some(t));
+            }
+        }
+    }
+}
+
 /// Computes the tangents of `outputs` from `node` and the tangents of `inputs`.
 pub type Runner = fn(&NodeRef, &[&Tensor], &[&Tensor]) -> Result<()>;
 static RUNNER: OnceLock<Runner> = OnceLock::new();

@@ -51,6 +51,7 @@ pub fn attach(outputs: &[&Tensor], inputs: &[&Tensor], backward: Box<dyn Backwar
         if let Err(e) = forward::run(&node, outputs, inputs) {
             crate::error::raise(e)
         }
+        forward::share_saved_output_tangents();
         if !grad_needed(inputs) {
             return;
         }

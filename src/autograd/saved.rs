@@ -158,7 +158,9 @@ impl SavedTensor {
     /// Save the op's own output number `output_nr`; call before the output gets its grad_fn.
     pub fn output(t: &Tensor, output_nr: u32) -> Result<SavedTensor> {
         check_not_inference(t)?;
-        let mut s = SavedTensor::plain(t.detach(), t.version(), Some(output_nr), true);
+        let copy = t.detach();
+        crate::autograd::forward::note_saved_output(t, &copy);
+        let mut s = SavedTensor::plain(copy, t.version(), Some(output_nr), true);
         if let Some(hooks) = current_hooks() {
             s.pack_with(&*hooks, t)?;
         }
@@ -313,6 +315,12 @@ impl SavedTensor {
             Some(nr) if self.requires_grad => {
                 let re = t.detach();
                 re.set_grad_fn(Some(node.clone()), nr);
+                // the tangent `attach` gave the saved copy (forward-over-reverse)
+                if crate::autograd::forward::level_live() {
+                    if let Some(tangent) = crate::autograd::forward::own_tangent(t) {
+                        crate::autograd::forward::store_tangent(&re, Some(tangent));
+                    }
+                }
                 Ok(re)
             }
             _ => Ok(t.clone()),

@@ -263,7 +263,8 @@ pub fn nan_to_num(
     } else {
         crate::dispatch!(x.dtype(), T => map::<T, bool>(x, |v| Element::to_f64(v).is_finite()))
     };
-    unary_node(x, out, "NanToNumBackward0", move |g| where_(&finite, g, 0))
+    // PyTorch's `grad * isfinite(self)`: a product, so a NaN gradient at a NaN input stays NaN.
+    unary_node(x, out, "NanToNumBackward0", move |g| mul(g, finite.clone()))
 }
 
 fn fix_nonfinite<T: Element>(v: T, nan: T, posinf: T, neginf: T) -> T {

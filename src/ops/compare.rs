@@ -208,7 +208,23 @@ pub fn fextremum(a: &Tensor, b: &Tensor, max: bool) -> Result<Tensor> {
                 Some(where_(&keep, 0, g)?),
             ])
         },
-        Jvp::Elementwise,
+        Jvp::of(move |t, s| {
+            // PyTorch's: t_other + ((x > y) | isnan(y)) * (t_self - t_other) (x <= y for fmin):
+            // a product, so a NaN or inf tangent on the side not taken still propagates.
+            let (x, y) = (&s[0], &s[1]);
+            let proto = t.iter().flatten().next().expect("an input has a tangent");
+            let zeros =
+                |like: &Tensor| Tensor::zeros_on(&like.shape(), proto.dtype(), proto.device());
+            let tx = t[0].clone().unwrap_or_else(|| zeros(x));
+            let ty = t[1].clone().unwrap_or_else(|| zeros(y));
+            let pick = if max { gt(x, y)? } else { le(x, y)? };
+            let keep = crate::ops::logical::logical(&pick, &ne(y, y)?, "or")?;
+            let d = crate::ops::arithmetic::sub(&tx, ty.clone())?;
+            Ok(vec![Some(crate::ops::arithmetic::add(
+                &ty,
+                mul(&keep, d)?,
+            )?)])
+        }),
     );
     describe(&out, &["self", "other"], Vec::new());
     Ok(out)

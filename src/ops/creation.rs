@@ -199,7 +199,13 @@ pub fn arange(start: Scalar, end: Scalar, step: Scalar, dtype: Option<DType>) ->
     }))
 }
 
-/// `linspace(start, end, steps)`, symmetric from both ends like PyTorch's kernel.
+/// `linspace(start, end, steps)`, symmetric from both ends like PyTorch's kernel:
+/// `start + step * i` below the middle, `end - step * (steps - 1 - i)` from it.
+///
+/// ATen computes each value in the dtype itself (float32 in float32; float16/bfloat16 rounded
+/// after every operation; integers in double from the truncated ends), and its compiler
+/// contracts each `a + b * c` into one fused multiply-add: so do we, or float32 results differ
+/// from PyTorch's in the last bit (which flips `floor` in grid_sample's affine_grid).
 pub fn linspace(start: f64, end: f64, steps: i64, dtype: DType) -> Result<Tensor> {
     if steps < 0 {
         return Err(Error::Runtime(
@@ -207,19 +213,51 @@ pub fn linspace(start: f64, end: f64, steps: i64, dtype: DType) -> Result<Tensor
         ));
     }
     let n = steps as usize;
-    let step = if n > 1 {
-        (end - start) / (n - 1) as f64
-    } else {
-        0.0
-    };
     let half = n / 2;
+    // the multiplier of `step` and the end it starts from, for element i
+    let at = |i: usize| {
+        if i < half || n == 1 {
+            (i, false)
+        } else {
+            (n - 1 - i, true)
+        }
+    };
     crate::tensor::shape::storage_nbytes(&[n], dtype.itemsize())?;
     Ok(dispatch!(dtype, T => {
         let mut v: Vec<T> = crate::tensor::pool::try_alloc(n)?;
-        v.extend((0..n).map(|i| {
-            let x = if i < half || n == 1 { start + step * i as f64 } else { end - step * (n - 1 - i) as f64 };
-            T::from_f64(x)
-        }));
+        match dtype {
+            DType::F32 => {
+                let (s, e) = (start as f32, end as f32);
+                let step = if n > 1 { (e - s) / (n - 1) as f32 } else { 0.0 };
+                v.extend((0..n).map(|i| match at(i) {
+                    (k, false) => T::from_f64(step.mul_add(k as f32, s) as f64),
+                    (k, true) => T::from_f64((-step).mul_add(k as f32, e) as f64),
+                }));
+            }
+            DType::F16 | DType::BF16 => {
+                // c10::Half arithmetic: each operation in float32, rounded back to the dtype
+                let r = |x: f32| T::from_f64(x as f64).to_f64() as f32;
+                let (s, e) = (r(start as f32), r(end as f32));
+                let step = if n > 1 { r(r(e - s) / r((n - 1) as f32)) } else { 0.0 };
+                v.extend((0..n).map(|i| match at(i) {
+                    (k, false) => T::from_f64(r(s + r(step * r(k as f32))) as f64),
+                    (k, true) => T::from_f64(r(e - r(step * r(k as f32))) as f64),
+                }));
+            }
+            _ => {
+                // float64 directly; integers from their truncated ends, stepped in double
+                let (s, e) = if dtype.is_floating_point() {
+                    (start, end)
+                } else {
+                    (T::from_f64(start).to_f64(), T::from_f64(end).to_f64())
+                };
+                let step = if n > 1 { (e - s) / (n - 1) as f64 } else { 0.0 };
+                v.extend((0..n).map(|i| match at(i) {
+                    (k, false) => T::from_f64(step.mul_add(k as f64, s)),
+                    (k, true) => T::from_f64((-step).mul_add(k as f64, e)),
+                }));
+            }
+        }
         Tensor::from_vec(v, &[n])
     }))
 }

@@ -46,11 +46,19 @@ pub fn _unpack_dual(
     Ok((wrap(py, p)?, tan.map(|x| wrap(py, x)).transpose()?))
 }
 
-/// Give `tensor` the tangent `tangent` at the live level (a custom Function's outputs).
+/// Give `tensor` the tangent `tangent` at the live level (a custom Function's outputs, the
+/// Python-recorded nodes' forward formulas). `fresh=True`: `tangent` is new, so when it is laid
+/// out as `tensor` it is kept as is, history included (PyTorch's `_set_fw_grad`), and
+/// reverse mode can differentiate through it; else it is copied in without history.
 #[pyfunction]
-pub fn _set_tangent(tensor: PyRef<'_, PyTensor>, tangent: PyRef<'_, PyTensor>) -> PyResult<()> {
+#[pyo3(signature = (tensor, tangent, *, fresh = false))]
+pub fn _set_tangent(
+    tensor: PyRef<'_, PyTensor>,
+    tangent: PyRef<'_, PyTensor>,
+    fresh: bool,
+) -> PyResult<()> {
     let (t, v) = (tensor.t.clone(), tangent.t.clone());
-    Ok(catch(|| fwops::set_tangent(&t, &v, false))?)
+    Ok(catch(|| fwops::set_tangent(&t, &v, fresh))?)
 }
 
 /// `torch._C._is_fwd_grad_enabled`.
