@@ -91,9 +91,6 @@ def test_nested_vs_torch(name, torch, batched_only):
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason="native saved outputs (exp, tanh, sigmoid, sqrt, softmax, "
-                   "...) lose their tangent in backward: forward-over-reverse is wrong through "
-                   "them (needs src/autograd/saved.rs to keep the output's forward grad)")
 @pytest.mark.parametrize("op", ["exp", "tanh", "sigmoid", "sqrt", "reciprocal"])
 def test_hessian_through_saved_outputs(op, torch):
     x = np.abs(A[0, 0]) + 0.5
