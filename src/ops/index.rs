@@ -822,6 +822,16 @@ pub enum IndexStep {
     Whole,
     /// An int64 index tensor (a bool mask arrives as one of these per masked dim).
     Tensor(Tensor),
+    /// A 0-dim bool (`x[True]`, `x[False]`, a 0-dim mask): as PyTorch's `boolToIndexingTensor`,
+    /// a new axis of size 1 indexed by `[0]` (true) or `[]` (false), an advanced index.
+    Bool(bool),
+}
+
+impl IndexStep {
+    /// Whether the step is an advanced (tensor) index: the key then copies, not views.
+    pub fn is_advanced(&self) -> bool {
+        matches!(self, IndexStep::Tensor(_) | IndexStep::Bool(_))
+    }
 }
 
 /// PyTorch's check on `x[key]` and `x[key] = v`: index tensors on the CPU or on `x`'s device.
@@ -877,6 +887,13 @@ pub fn basic_view(x: &Tensor, steps: &[IndexStep]) -> Result<(Tensor, Vec<(usize
                 adv.push((dim, t.clone()));
                 dim += 1;
             }
+            IndexStep::Bool(b) => {
+                cur = crate::ops::movement::unsqueeze(&cur, dim as i64)?;
+                let at: Vec<i64> = if *b { vec![0] } else { Vec::new() };
+                let n = at.len();
+                adv.push((dim, Tensor::from_vec(at, &[n])));
+                dim += 1;
+            }
         }
     }
     Ok((cur, adv))
@@ -907,7 +924,7 @@ fn offsets_of(x: &Tensor) -> Tensor {
 pub fn setitem_data(x: &Tensor, steps: &[IndexStep], value: &Operand) -> Result<()> {
     x.check_inplace_version()?;
     let _g = crate::autograd::GradModeGuard::new(false);
-    let advanced = steps.iter().any(|s| matches!(s, IndexStep::Tensor(_)));
+    let advanced = steps.iter().any(IndexStep::is_advanced);
     if kernels::host_reads_back(x) && !advanced {
         // Basic indexing selects a view: the GPU copies the value into it (the offsets would
         // be written from the host).
@@ -963,7 +980,7 @@ pub fn setitem(x: &Tensor, steps: &[IndexStep], value: Operand) -> Result<Tensor
     let steps = steps.to_vec();
     let vshape = vt.as_ref().map(|t| t.shape());
     // A write of the whole tensor is copy_; advanced writes are index_put_ (see setitem_).
-    let name = if steps.iter().any(|s| matches!(s, IndexStep::Tensor(_))) {
+    let name = if steps.iter().any(IndexStep::is_advanced) {
         "IndexPutBackward0"
     } else {
         "CopyBackwards"

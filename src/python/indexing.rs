@@ -164,18 +164,7 @@ fn steps(key: &Bound<'_, PyAny>, x: &Tensor) -> PyResult<Vec<IndexStep>> {
                 }
             }
             Entry::Mask(m) if m.dim() == 0 => {
-                // x[True] adds a dim of size 1; x[False] one of size 0.
-                out.push(IndexStep::NewAxis);
-                let keep = m.item()?.to_f64() != 0.0;
-                out.pop();
-                out.push(IndexStep::NewAxis);
-                if !keep {
-                    out.push(IndexStep::Tensor(Tensor::from_vec(Vec::<i64>::new(), &[0])));
-                    // The index applies to the new axis.
-                    let n = out.len();
-                    out.swap(n - 1, n - 2);
-                    out[n - 2] = IndexStep::NewAxis;
-                }
+                out.push(IndexStep::Bool(m.item()?.to_f64() != 0.0));
             }
             Entry::Mask(m) => {
                 let at = out
@@ -212,6 +201,7 @@ fn check_masks(x: &Tensor, steps: &[IndexStep], masks: &[(usize, Tensor)]) -> Py
         .iter()
         .map(|s| match s {
             IndexStep::Tensor(_) => IndexStep::Slice(None, None, 1),
+            IndexStep::Bool(_) => IndexStep::NewAxis,
             s => s.clone(),
         })
         .collect();
@@ -344,7 +334,7 @@ impl PyTensor {
                 };
                 return Ok(super::boundary::catch(|| inplace::copy_(&self.t, &vt))?);
             }
-            if !s.iter().any(|st| matches!(st, IndexStep::Tensor(_))) {
+            if !s.iter().any(IndexStep::is_advanced) {
                 // Basic indexing writes through a view as `copy_` (Note [Write overlap]);
                 // an index tensor's `index_put_` is not checked, as in PyTorch.
                 super::boundary::catch(|| {
