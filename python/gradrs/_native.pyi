@@ -113,6 +113,11 @@ __all__ = [
     "bernoulli",
     "multinomial",
     "poisson",
+    "binomial",
+    "_standard_gamma",
+    "_standard_gamma_grad",
+    "_sample_dirichlet",
+    "_dirichlet_grad",
     "normal",
     "int8",
     "int16",
@@ -1211,6 +1216,11 @@ def multinomial(
     generator: Generator | None = None,
 ) -> Tensor: ...
 def poisson(input: Tensor, generator: Generator | None = None) -> Tensor: ...
+def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) -> Tensor: ...
+def _standard_gamma(input: Tensor, generator: Generator | None = None) -> Tensor: ...
+def _standard_gamma_grad(input: Tensor, output: Tensor) -> Tensor: ...
+def _sample_dirichlet(input: Tensor, generator: Generator | None = None) -> Tensor: ...
+def _dirichlet_grad(x: Tensor, alpha: Tensor, total: Tensor) -> Tensor: ...
 def normal(
     mean: Tensor | _float,
     std: Tensor | _float | None = None,

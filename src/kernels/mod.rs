@@ -31,6 +31,7 @@ mod nn;
 pub mod optim;
 pub mod random;
 mod reduce;
+pub mod samplers;
 mod sort;
 
 pub use copy::{cast, contiguous, narrow, to_device, wide};

@@ -31,6 +31,7 @@ pub mod random;
 pub mod reduce;
 pub mod reduction;
 pub mod reduction_decl;
+pub mod sampling;
 pub mod scan;
 pub mod shape;
 pub mod slicing;

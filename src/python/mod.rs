@@ -22,6 +22,7 @@ pub mod pointwise;
 pub mod pynode;
 pub mod random;
 pub mod reduce;
+pub mod sampling;
 pub mod saved;
 pub mod tensor;
 
@@ -494,6 +495,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     nn::register(m)?;
     optim::register(m)?;
     random::register(m)?;
+    sampling::register(m)?;
     m.add_function(wrap_pyfunction!(helpers::_register_return_types, m)?)?;
     m.add_class::<PyDType>()?;
     m.add_class::<PyDevice>()?;

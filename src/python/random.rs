@@ -122,7 +122,7 @@ fn set_state_from(g: &GeneratorRef, state: &Bound<'_, PyAny>) -> PyResult<()> {
 }
 
 /// A `generator=` argument: None or a `Generator`, checked against the output's device.
-fn generator_arg(
+pub(super) fn generator_arg(
     fname: &str,
     gen: Option<&Bound<'_, PyAny>>,
     device: Device,
