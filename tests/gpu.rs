@@ -341,15 +341,20 @@ fn layout(shape: &[usize], strides: &[usize], offset: usize) -> Layout {
 
 /// Every declared elementwise expression compiles inside a generated fused kernel (Note
 /// [Elementwise fusion]): each op after itself (the second as float16), with each way of
-/// reading a second operand, and all of them in one chain.
+/// reading a second operand, and all of them in one chain, the last value stored in place.
 #[test]
 fn fused_kernels_validate_with_naga() {
-    let mut ops: Vec<(bool, &'static str, bool)> = UnaryOp::ALL
+    let mut ops: Vec<(u8, &'static str, bool)> = UnaryOp::ALL
         .iter()
-        .map(|op| (true, op.wgsl(), false))
+        .map(|op| (1, op.wgsl(), false))
         .collect();
-    ops.extend(BinaryMathOp::ALL.iter().map(|op| (false, op.wgsl(), false)));
-    ops.extend(declared_kernels().into_iter().map(|k| (false, k.1, false)));
+    ops.extend(BinaryMathOp::ALL.iter().map(|op| (2, op.wgsl(), false)));
+    ops.extend(declared_kernels().into_iter().map(|k| (2, k.1, false)));
+    ops.extend(
+        gpu::TernaryOp::ALL
+            .iter()
+            .map(|op| (3, op.fused_expr(), false)),
+    );
     let validate = |what: &str, src: String| {
         let module = naga::front::wgsl::parse_str(&src)
             .unwrap_or_else(|e| panic!("{what}: {}", e.emit_to_string(&src)));
@@ -360,8 +365,8 @@ fn fused_kernels_validate_with_naga() {
         .validate(&module)
         .unwrap_or_else(|e| panic!("{what}: {}", e.emit_to_string(&src)));
     };
-    for (i, &(unary, expr, _)) in ops.iter().enumerate() {
-        let pair = [(unary, expr, false), (unary, expr, true)];
+    for (i, &(arity, expr, _)) in ops.iter().enumerate() {
+        let pair = [(arity, expr, false), (arity, expr, true)];
         validate(expr, gpu::fused_chain_source(&pair, i as u8));
     }
     for second in 0..3 {

@@ -5,6 +5,7 @@ use super::context::{guarded, Kernel, WORKGROUP};
 use super::elementwise::{collapse, MAX_DIMS};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::tensor::shape::contiguous_strides;
 
 /// Copies `n` contiguous words of `src` from `from` to `dst` at `to`.
 pub(super) fn copy_run(
@@ -106,6 +107,19 @@ pub fn copy(op: CopyOp, x: &GpuBuffer, vx: &SView, out: &GpuBuffer, vo: &SView) 
             ));
         }
         len_u32(bx.1.max(bo.1) as usize, "index")?;
+        // A fused op's value written into a contiguous run (an in-place op's result into its
+        // tensor) is written by the fused kernel itself (Note [Elementwise fusion]).
+        let dense = |v: &SView| v.strides == contiguous_strides(v.shape).as_slice();
+        let n: usize = vx.shape.iter().product();
+        if op == CopyOp::Same
+            && vx.offset == 0
+            && x.len == n
+            && dense(vx)
+            && dense(vo)
+            && super::fuse::store(x, n, out, vo.offset)?
+        {
+            return Ok(());
+        }
         let g = x.gpu;
         let pipeline = g.pipeline(key(Kernel::Copy, op as u32))?;
         let operands = [(x, vx.strides, vx.offset), (out, vo.strides, vo.offset)];

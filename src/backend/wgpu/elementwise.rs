@@ -306,6 +306,18 @@ op_codes! {
     }
 }
 
+impl TernaryOp {
+    /// The op as a fused kernel computes it (Note [Elementwise fusion]), in `c` (cond or
+    /// weight), `x` (a), `y` (b): `where.wgsl`'s computation of it, word for word (select
+    /// tests the word and moves the bits).
+    pub fn fused_expr(self) -> &'static str {
+        match self {
+            TernaryOp::Select => "select(y, x, bitcast<u32>(c) != 0u)",
+            TernaryOp::Lerp => "select(y - (y - x) * (1.0 - c), x + c * (y - x), abs(c) < 0.5)",
+        }
+    }
+}
+
 /// `out = op(cond, a, b)` over the broadcast `out_shape` (`TernaryOp` says what the operands
 /// are).
 pub fn ternary(
@@ -329,6 +341,22 @@ pub fn ternary(
         }
         let n: usize = out_shape.iter().product();
         let g = a.0.gpu;
+        let fused: Option<Vec<fuse::Operand>> = ops
+            .iter()
+            .zip(&strides)
+            .map(|((buf, v), s)| {
+                let (access, words) = fuse::access(s, out_shape, v.offset)?;
+                Some(fuse::Operand { buf, access, words })
+            })
+            .collect();
+        if let Some(operands) = fused {
+            let fop = fuse::Op::Ternary {
+                expr: op.fused_expr(),
+            };
+            if let Some(out) = fuse::append(g, GpuDType::F32, fop, &operands, n)? {
+                return Ok(out);
+            }
+        }
         let out = GpuBuffer::alloc(g, n)?;
         if n == 0 {
             return Ok(out);

@@ -1,6 +1,7 @@
-//! Elementwise fusion: consecutive unary and binary kernels over one index space are held
-//! back and recorded as one kernel generated from their declared WGSL expressions, compiled
-//! once per pattern (Note [Elementwise fusion]).
+//! Elementwise fusion: consecutive unary, binary and ternary (where / lerp) kernels over one
+//! index space, and in-place ops' copies of their values into their tensors, are held back and
+//! recorded as one kernel generated from their declared WGSL expressions, compiled once per
+//! pattern (Note [Elementwise fusion]).
 
 use super::buffer::{len_u32, words, GpuBuffer};
 use super::context::{Gpu, GpuDType, Kernel, Pipeline, WORKGROUP};
@@ -33,6 +34,18 @@ use std::sync::OnceLock;
 // as an unfused op's passes through memory, so the compiler optimizes each op's code alone,
 // as it does unfused: the results are bit-identical on lavapipe (no multiply contracted with
 // the next op's add, no log(exp(x)) folded to x).
+// Where and lerp (`TernaryOp::fused_expr`: where.wgsl's computation) join like binary ops.
+// An in-place op computes its value into a new buffer and copies it into its tensor; when
+// that value is a node of the group and the copy is dense, the copy becomes a store of the
+// group (`store`): the kernel writes the node's value into the tensor's buffer at its offset
+// too, so `p.sub_(lr * g)` and Adam's updates are part of the kernel. Each invocation reads
+// its leaves before it writes anything, so a store target may be read by the group's earlier
+// ops only at the stored elements (each invocation its own element, before its store); after
+// the store, reading those elements is reading the stored node's value, and another store
+// there replaces it (the last write wins); any other read of the target, or a store into it
+// at another offset, waits for a new kernel (`resolve` / `store` refuse, the caller flushes
+// or copies). A store into a node's own output buffer writes the stored value instead of
+// that node's.
 // `GRADRS_GPU_FUSION=0` (or `_native._gpu_set_fusion(False)`) turns it off: the unfused
 // reference for tests.
 
@@ -134,18 +147,29 @@ enum Ref {
     Node(u8),
 }
 
-/// An elementwise op: a unary expression in `v` with parameters `p.a`, `p.b`, `p.c`, or a
-/// binary one in `x`, `y` (Note [Op declarations]).
+/// An elementwise op: a unary expression in `v` with parameters `p.a`, `p.b`, `p.c`, a
+/// binary one in `x`, `y` (Note [Op declarations]), or a ternary one in `c`, `x`, `y` (the
+/// where shader's select and lerp, [`super::TernaryOp::fused_expr`]).
 #[derive(Clone, Copy)]
 pub(super) enum Op {
     Unary { expr: &'static str, args: [f32; 3] },
     Binary { expr: &'static str },
+    Ternary { expr: &'static str },
 }
 
 impl Op {
     fn expr(self) -> &'static str {
         match self {
-            Op::Unary { expr, .. } | Op::Binary { expr } => expr,
+            Op::Unary { expr, .. } | Op::Binary { expr } | Op::Ternary { expr } => expr,
+        }
+    }
+
+    /// Operands read: 1, 2 or 3.
+    fn arity(self) -> u8 {
+        match self {
+            Op::Unary { .. } => 1,
+            Op::Binary { .. } => 2,
+            Op::Ternary { .. } => 3,
         }
     }
 
@@ -164,27 +188,41 @@ struct Leaf {
 struct Node {
     op: Op,
     dtype: GpuDType,
-    inputs: [Ref; 2],
+    inputs: [Ref; 3],
     out: ::wgpu::Buffer,
     /// Whether its buffer is still held (else its value is only an intermediate).
     live: bool,
+}
+
+/// A node's value also written into an existing buffer at `offset + i`: an in-place op's
+/// copy into its tensor (`copy` of a fused value, [`store`]).
+struct Store {
+    node: u8,
+    buf: ::wgpu::Buffer,
+    offset: u32,
 }
 
 /// A fused kernel's pattern: what its code depends on (not the buffers, offsets, sizes or
 /// parameters, which it reads from its parameter block).
 #[derive(Clone, PartialEq, Eq, Hash)]
 struct Pattern {
-    leaves: Vec<Access>,
+    /// Each leaf: how it is read, and its binding.
+    leaves: Vec<(Access, u8)>,
     nodes: Vec<PatternOp>,
+    /// Each store: the op whose value it writes, and its binding.
+    stores: Vec<(u8, u8)>,
+    /// Bindings: read-only ones, then written ones.
+    read: u8,
+    write: u8,
 }
 
 /// One op of a [`Pattern`].
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 struct PatternOp {
-    unary: bool,
+    arity: u8,
     expr: &'static str,
     dtype: GpuDType,
-    inputs: [Ref; 2],
+    inputs: [Ref; 3],
     /// The output binding it writes, if its value is still held.
     out: Option<u8>,
     /// Its row of the parameter block, if it reads parameters.
@@ -197,6 +235,7 @@ pub struct State {
     n: usize,
     leaves: Vec<Leaf>,
     nodes: Vec<Node>,
+    stores: Vec<Store>,
     /// Buffers dropped while the group reads or writes them: back to the pool after it.
     deferred: Vec<(::wgpu::Buffer, u64)>,
     cache: HashMap<Pattern, Pipeline>,
@@ -213,6 +252,15 @@ impl State {
         let mut refs = Vec::with_capacity(operands.len());
         for o in operands {
             let buf = o.buf.raw().ok()?;
+            if let Some(s) = self.stores.iter().find(|s| &s.buf == buf) {
+                // Read where it was stored, element for element, it is the stored value; read
+                // elsewhere, other invocations' stores race with the read: a new kernel.
+                if o.access != Access::Contig || o.words[0] != s.offset {
+                    return None;
+                }
+                refs.push(Ref::Node(s.node));
+                continue;
+            }
             if let Some(j) = self.nodes.iter().position(|nd| &nd.out == buf) {
                 if o.access != Access::Contig || o.words[0] != 0 {
                     return None;
@@ -244,6 +292,7 @@ impl State {
         for o in operands {
             let Ok(buf) = o.buf.raw() else { return false };
             let known = self.nodes.iter().any(|nd| &nd.out == buf)
+                || self.stores.iter().any(|s| &s.buf == buf)
                 || self
                     .leaves
                     .iter()
@@ -259,10 +308,14 @@ impl State {
         let leaves = self.leaves.len() + new.len();
         let outputs = self.nodes.iter().filter(|nd| nd.live).count() + 1;
         let args = self.nodes.iter().filter(|nd| nd.op.has_args()).count() + op.has_args() as usize;
+        self.nodes.len() < MAX_NODES && Self::room(g, leaves, outputs, args, self.stores.len())
+    }
+
+    /// Whether `leaves`, `outputs`, `args` and `stores` fit the storage bindings and the
+    /// parameter block (a leaf that is also stored into counts twice: an upper bound).
+    fn room(g: &Gpu, leaves: usize, outputs: usize, args: usize, stores: usize) -> bool {
         let storage = g.limits.max_storage_buffers_per_shader_stage as usize;
-        self.nodes.len() < MAX_NODES
-            && 1 + leaves + args <= PARAM_ROWS
-            && leaves + outputs <= storage
+        1 + leaves + args + stores <= PARAM_ROWS && leaves + outputs + stores <= storage
     }
 }
 
@@ -297,14 +350,73 @@ pub(super) fn append(
     };
     let out = GpuBuffer::alloc(g, n)?;
     st.n = n;
+    let last = |k: usize| refs[k.min(refs.len() - 1)];
     st.nodes.push(Node {
         op,
         dtype,
-        inputs: [refs[0], *refs.last().expect("an operand")],
+        inputs: [last(0), last(1), last(2)],
         out: out.raw()?.clone(),
         live: true,
     });
     Ok(Some(out))
+}
+
+/// Records a copy of `x`'s `n` words into `out` at `offset` (an in-place op writing its
+/// result into its tensor) as part of the pending group, when `x` is an op's value there:
+/// the kernel writes the value into `out` directly. True when done so; false (nothing
+/// recorded) and the caller copies. Before the store, the group may read `out` only element
+/// for element at the same place (each invocation reads its element before writing it);
+/// after it, such a read is the stored value (`resolve`), and another store there replaces
+/// this one (the last write wins, as unfused). `out` may be an op's own output (`d.add_(eps)`
+/// on a fused `d`): that op's value is then not written, the stored one is.
+pub(super) fn store(x: &GpuBuffer, n: usize, out: &GpuBuffer, offset: usize) -> Result<bool> {
+    let g = x.gpu;
+    if !enabled() || x.is_chunked() || out.is_chunked() || n == 0 {
+        return Ok(false);
+    }
+    let Ok(offset) = u32::try_from(offset) else {
+        return Ok(false);
+    };
+    let (xb, ob) = (x.raw()?, out.raw()?);
+    let mut st = g.fusion.lock();
+    let Some(j) = st.nodes.iter().position(|nd| &nd.out == xb) else {
+        return Ok(false);
+    };
+    if st.n != n {
+        return Ok(false);
+    }
+    if let Some(s) = st.stores.iter_mut().find(|s| &s.buf == ob) {
+        if s.offset != offset {
+            return Ok(false);
+        }
+        s.node = j as u8;
+        return Ok(true);
+    }
+    // An op's output holds n words: a dense copy of n words into it starts at 0.
+    let overwritten = st.nodes.iter().position(|nd| &nd.out == ob);
+    if overwritten.is_some() && offset != 0 {
+        return Ok(false);
+    }
+    let outputs = st.nodes.iter().filter(|nd| nd.live).count();
+    let args = st.nodes.iter().filter(|nd| nd.op.has_args()).count();
+    let ok = st
+        .leaves
+        .iter()
+        .filter(|l| &l.buf == ob)
+        .all(|l| l.access == Access::Contig && l.words[0] == offset)
+        && State::room(g, st.leaves.len(), outputs, args, st.stores.len() + 1);
+    if !ok {
+        return Ok(false);
+    }
+    if let Some(k) = overwritten {
+        st.nodes[k].live = false;
+    }
+    st.stores.push(Store {
+        node: j as u8,
+        buf: ob.clone(),
+        offset,
+    });
+    Ok(true)
 }
 
 /// Called when a buffer of pool class `class` is dropped: true if the pending group reads or
@@ -314,7 +426,8 @@ pub(super) fn claim(g: &Gpu, buf: &::wgpu::Buffer, class: u64) -> bool {
     if st.nodes.is_empty() {
         return false;
     }
-    let mut held = st.leaves.iter().any(|l| &l.buf == buf);
+    let mut held =
+        st.leaves.iter().any(|l| &l.buf == buf) || st.stores.iter().any(|s| &s.buf == buf);
     for nd in st.nodes.iter_mut().filter(|nd| &nd.out == buf) {
         nd.live = false;
         held = true;
@@ -333,8 +446,9 @@ pub(super) fn flush(g: &Gpu, st: &mut State) -> Result<()> {
     }
     let leaves = std::mem::take(&mut st.leaves);
     let nodes = std::mem::take(&mut st.nodes);
+    let stores = std::mem::take(&mut st.stores);
     let deferred = std::mem::take(&mut st.deferred);
-    let result = record(g, &mut st.cache, st.n, &leaves, &nodes);
+    let result = record(g, &mut st.cache, st.n, &leaves, &nodes, &stores);
     if !deferred.is_empty() {
         let mut pool = g.pool.lock();
         for (b, class) in deferred {
@@ -350,9 +464,13 @@ fn record(
     n: usize,
     leaves: &[Leaf],
     nodes: &[Node],
+    stores: &[Store],
 ) -> Result<()> {
-    // The ops a live buffer needs, and the leaves they read, renumbered in order.
+    // The ops a live buffer or a store needs, and the leaves they read, renumbered in order.
     let mut need = vec![false; nodes.len()];
+    for s in stores {
+        need[s.node as usize] = true;
+    }
     for j in (0..nodes.len()).rev() {
         need[j] |= nodes[j].live;
         if need[j] {
@@ -368,28 +486,24 @@ fn record(
     }
     let mut leaf_at = vec![None; leaves.len()];
     let mut node_at = vec![None; nodes.len()];
-    let mut used_leaves: Vec<&Leaf> = Vec::new();
-    let mut outputs: Vec<&::wgpu::Buffer> = Vec::new();
+    let mut used: Vec<usize> = Vec::new();
+    let mut outputs: Vec<usize> = Vec::new();
     let mut args: Vec<[f32; 3]> = Vec::new();
-    let mut pattern = Pattern {
-        leaves: Vec::new(),
-        nodes: Vec::new(),
-    };
+    let mut ops: Vec<PatternOp> = Vec::new();
     for (j, nd) in nodes.iter().enumerate().filter(|(j, _)| need[*j]) {
         let inputs = nd.inputs.map(|r| match r {
             Ref::Leaf(k) => {
                 let k = k as usize;
                 Ref::Leaf(*leaf_at[k].get_or_insert_with(|| {
-                    used_leaves.push(&leaves[k]);
-                    pattern.leaves.push(leaves[k].access);
-                    (used_leaves.len() - 1) as u8
+                    used.push(k);
+                    (used.len() - 1) as u8
                 }))
             }
             Ref::Node(k) => Ref::Node(node_at[k as usize].expect("an earlier op")),
         });
-        node_at[j] = Some(pattern.nodes.len() as u8);
+        node_at[j] = Some(ops.len() as u8);
         let out = nd.live.then(|| {
-            outputs.push(&nd.out);
+            outputs.push(j);
             (outputs.len() - 1) as u8
         });
         let arg = match nd.op {
@@ -399,9 +513,8 @@ fn record(
             }
             _ => None,
         };
-        let unary = matches!(nd.op, Op::Unary { .. });
-        pattern.nodes.push(PatternOp {
-            unary,
+        ops.push(PatternOp {
+            arity: nd.op.arity(),
             expr: nd.op.expr(),
             dtype: nd.dtype,
             inputs,
@@ -409,9 +522,53 @@ fn record(
             arg,
         });
     }
+    // Bindings: the leaves only read, then the written buffers: leaves that a store writes
+    // (read and written through one binding), the ops' outputs, the other store targets.
+    let stored = |b: &::wgpu::Buffer| stores.iter().any(|s| &s.buf == b);
+    let mut bufs: Vec<&::wgpu::Buffer> = Vec::new();
+    let mut leaf_binding = vec![0u8; used.len()];
+    for written in [false, true] {
+        for (u, &k) in used.iter().enumerate() {
+            if stored(&leaves[k].buf) == written {
+                leaf_binding[u] = bufs.len() as u8;
+                bufs.push(&leaves[k].buf);
+            }
+        }
+    }
+    let read = used.iter().filter(|&&k| !stored(&leaves[k].buf)).count();
+    let out_base = bufs.len();
+    for &j in &outputs {
+        bufs.push(&nodes[j].out);
+    }
+    for op in &mut ops {
+        op.out = op.out.map(|o| (out_base + o as usize) as u8);
+    }
+    let mut pattern_stores = Vec::new();
+    for s in stores {
+        let at = match bufs.iter().position(|&b| b == &s.buf) {
+            Some(at) => at,
+            None => {
+                bufs.push(&s.buf);
+                bufs.len() - 1
+            }
+        };
+        let node = node_at[s.node as usize].expect("a stored op is needed");
+        pattern_stores.push((node, at as u8));
+    }
+    let pattern = Pattern {
+        leaves: used
+            .iter()
+            .zip(&leaf_binding)
+            .map(|(&k, &b)| (leaves[k].access, b))
+            .collect(),
+        nodes: ops,
+        stores: pattern_stores,
+        read: read as u8,
+        write: (bufs.len() - read) as u8,
+    };
     let kernel = Kernel::Fused {
-        inputs: used_leaves.len() as u8,
-        outputs: outputs.len() as u8,
+        inputs: pattern.read,
+        outputs: pattern.write,
     };
     let pipeline = match cache.get(&pattern) {
         Some(p) => p.clone(),
@@ -425,14 +582,16 @@ fn record(
         }
     };
     let mut params = vec![len_u32(n, "length")?, 0, 0, 0];
-    for l in &used_leaves {
-        params.extend_from_slice(&l.words);
+    for &k in &used {
+        params.extend_from_slice(&leaves[k].words);
     }
     for a in &args {
         params.extend(a.map(f32::to_bits));
         params.push(0);
     }
-    let bufs: Vec<&::wgpu::Buffer> = used_leaves.iter().map(|l| &l.buf).chain(outputs).collect();
+    for s in stores {
+        params.extend([s.offset, 0, 0, 0]);
+    }
     let groups = g.grid((n as u64).div_ceil(WORKGROUP))?;
     g.dispatch_now(&pipeline, &bufs, words(&params), groups)
 }
@@ -590,27 +749,22 @@ fn helpers(code: &str) -> String {
 /// The WGSL of a fused kernel: the helpers its expressions need, one function per distinct
 /// expression, and `main` computing the ops in order (Note [Elementwise fusion]).
 fn source(p: &Pattern) -> String {
-    let (nl, no) = (
-        p.leaves.len(),
-        p.nodes.iter().filter(|n| n.out.is_some()).count(),
-    );
     let na = p.nodes.iter().filter(|n| n.arg.is_some()).count();
     let mut fns = String::new();
-    let mut fn_of: HashMap<(bool, &str), usize> = HashMap::new();
+    let mut fn_of: HashMap<(u8, &str), usize> = HashMap::new();
     let mut body = String::new();
-    let leaf = |k: u8| format!("l{k}");
-    for (k, a) in p.leaves.iter().enumerate() {
+    for (k, &(a, b)) in p.leaves.iter().enumerate() {
         let at = format!("fz_p.leaf[{k}]");
         let idx = match a {
             Access::Contig => format!("{at}.x + i"),
             Access::Number => format!("{at}.x"),
             Access::Run => format!("{at}.x + ((i / {at}.y) % {at}.z) * {at}.w"),
         };
-        let _ = writeln!(body, "    let l{k} = fz_in{k}[{idx}];");
+        let _ = writeln!(body, "    let l{k} = fz_b{b}[{idx}];");
     }
     for (j, op) in p.nodes.iter().enumerate() {
         let PatternOp {
-            unary,
+            arity,
             expr,
             dtype,
             inputs,
@@ -618,32 +772,40 @@ fn source(p: &Pattern) -> String {
             arg,
         } = *op;
         let next = fn_of.len();
-        let f = *fn_of.entry((unary, expr)).or_insert(next);
+        let f = *fn_of.entry((arity, expr)).or_insert(next);
         if f == next {
-            let _ = if unary {
-                writeln!(
-                    fns,
-                    "fn fz_f{f}(v: f32, p: FzArgs) -> f32 {{\n    return ({expr});\n}}"
-                )
-            } else {
-                writeln!(
-                    fns,
-                    "fn fz_f{f}(x: f32, y: f32) -> f32 {{\n    return ({expr});\n}}"
-                )
-            };
+            let params = [
+                "v: f32, p: FzArgs",
+                "x: f32, y: f32",
+                "c: f32, x: f32, y: f32",
+            ];
+            let params = params[arity as usize - 1];
+            let _ = writeln!(
+                fns,
+                "fn fz_f{f}({params}) -> f32 {{\n    return ({expr});\n}}"
+            );
         }
         let operand = |r: Ref| match r {
-            Ref::Leaf(k) => leaf(k),
+            Ref::Leaf(k) => format!("l{k}"),
             Ref::Node(k) => format!("t{k}"),
         };
-        let call = if unary {
-            let args = match arg {
-                Some(r) => format!("FzArgs(fz_p.arg[{r}].x, fz_p.arg[{r}].y, fz_p.arg[{r}].z)"),
-                None => "FzArgs(0.0, 0.0, 0.0)".into(),
-            };
-            format!("fz_f{f}({}, {args})", operand(inputs[0]))
-        } else {
-            format!("fz_f{f}({}, {})", operand(inputs[0]), operand(inputs[1]))
+        let call = match arity {
+            1 => {
+                let args = match arg {
+                    Some(r) => {
+                        format!("FzArgs(fz_p.arg[{r}].x, fz_p.arg[{r}].y, fz_p.arg[{r}].z)")
+                    }
+                    None => "FzArgs(0.0, 0.0, 0.0)".into(),
+                };
+                format!("fz_f{f}({}, {args})", operand(inputs[0]))
+            }
+            2 => format!("fz_f{f}({}, {})", operand(inputs[0]), operand(inputs[1])),
+            _ => format!(
+                "fz_f{f}({}, {}, {})",
+                operand(inputs[0]),
+                operand(inputs[1]),
+                operand(inputs[2])
+            ),
         };
         let _ = writeln!(body, "    var t{j} = {call};");
         if dtype == GpuDType::F16 {
@@ -654,7 +816,12 @@ fn source(p: &Pattern) -> String {
         }
         let _ = writeln!(body, "    t{j} = fz_keep(t{j});");
         if let Some(o) = out {
-            let _ = writeln!(body, "    fz_out{o}[i] = t{j};");
+            let _ = writeln!(body, "    fz_b{o}[i] = t{j};");
+        }
+        for (s, &(node, b)) in p.stores.iter().enumerate() {
+            if node as usize == j {
+                let _ = writeln!(body, "    fz_b{b}[fz_p.sto[{s}].x + i] = t{j};");
+            }
         }
     }
     let mut s = String::new();
@@ -665,30 +832,29 @@ fn source(p: &Pattern) -> String {
     s.push_str(
         "struct FzParams {\n    n: u32,\n    opaque: u32,\n    _pad1: u32,\n    _pad2: u32,\n",
     );
-    if nl > 0 {
-        let _ = writeln!(s, "    leaf: array<vec4<u32>, {nl}>,");
-    }
-    if na > 0 {
-        let _ = writeln!(s, "    arg: array<vec4<f32>, {na}>,");
+    let rows = [
+        ("leaf", "u32", p.leaves.len()),
+        ("arg", "f32", na),
+        ("sto", "u32", p.stores.len()),
+    ];
+    for (name, ty, count) in rows {
+        if count > 0 {
+            let _ = writeln!(s, "    {name}: array<vec4<{ty}>, {count}>,");
+        }
     }
     s.push_str("}\n\n");
-    for k in 0..nl {
+    let (read, write) = (p.read as usize, p.write as usize);
+    for b in 0..read + write {
+        let access = if b < read { "read" } else { "read_write" };
         let _ = writeln!(
             s,
-            "@group(0) @binding({k}) var<storage, read> fz_in{k}: array<f32>;"
-        );
-    }
-    for o in 0..no {
-        let _ = writeln!(
-            s,
-            "@group(0) @binding({}) var<storage, read_write> fz_out{o}: array<f32>;",
-            nl + o
+            "@group(0) @binding({b}) var<storage, {access}> fz_b{b}: array<f32>;"
         );
     }
     let _ = writeln!(
         s,
         "@group(0) @binding({}) var<uniform> fz_p: FzParams;\n",
-        nl + no
+        read + write
     );
     // Each op's value passes through a select on a uniform the compiler cannot see through
     // (`opaque` is 0), as an unfused op's value passes through memory: without it a compiler
@@ -707,32 +873,36 @@ fn source(p: &Pattern) -> String {
 }
 
 /// A fused kernel's source for a chain of ops over one contiguous input (tests validate the
-/// generator with naga): `ops` are (unary?, expression, float16?), each reading the previous
-/// value and, for a binary op, a second input read as `second`.
-pub fn chain_source(ops: &[(bool, &'static str, bool)], second: u8) -> String {
+/// generator with naga): `ops` are (operands, expression, float16?), each reading the previous
+/// value and, for a binary or ternary op, inputs read as `second` picks; the last value is
+/// also stored into the first input (an in-place op).
+pub fn chain_source(ops: &[(u8, &'static str, bool)], second: u8) -> String {
     let access = [Access::Contig, Access::Number, Access::Run][second as usize % 3];
     let mut p = Pattern {
-        leaves: vec![Access::Contig, access],
+        leaves: vec![(Access::Contig, 2), (access, 0), (Access::Contig, 1)],
         nodes: Vec::new(),
+        stores: vec![((ops.len() - 1) as u8, 2)],
+        read: 2,
+        write: 2,
     };
     let mut arg = 0;
-    for (j, &(unary, expr, half)) in ops.iter().enumerate() {
+    for (j, &(arity, expr, half)) in ops.iter().enumerate() {
         let prev = if j == 0 {
             Ref::Leaf(0)
         } else {
             Ref::Node(j as u8 - 1)
         };
-        let a = (unary && expr.contains("p.")).then(|| {
+        let a = (arity == 1 && expr.contains("p.")).then(|| {
             arg += 1;
             arg - 1
         });
         let dtype = if half { GpuDType::F16 } else { GpuDType::F32 };
-        let out = (j + 1 == ops.len()).then_some(0);
+        let out = (j + 1 == ops.len()).then_some(3);
         p.nodes.push(PatternOp {
-            unary,
+            arity,
             expr,
             dtype,
-            inputs: [prev, if unary { prev } else { Ref::Leaf(1) }],
+            inputs: [prev, Ref::Leaf(1), Ref::Leaf(2)],
             out,
             arg: a,
         });
