@@ -36,14 +36,23 @@ __all__ = [
 ]
 
 
-def _node(name, out, inputs, backward):
+def _node(name, out, inputs, backward, saved=None):
     """`out` (computed with grad mode off) becomes the output of one node `name` over `inputs`
     (tensors or None) when grad mode is on and one of them requires grad; `backward(g)` returns
-    one gradient (or None) per input, in gradrs ops so they record under create_graph."""
+    one gradient (or None) per input, in gradrs ops so they record under create_graph.
+    `saved`: the `(name, value)`s PyTorch's node shows as `_saved_<name>` (`...` for a tensor
+    it saves only when a gradient needs it)."""
     live = [t if isinstance(t, Tensor) else None for t in inputs]
     if _native.is_grad_enabled() and any(t is not None and t.requires_grad for t in live):
-        _native._attach_node(out, live, name, lambda g: list(backward(g)))
+        _native._attach_node(out, live, name, lambda g: list(backward(g)),
+                             saved=saved(live) if callable(saved) else saved)
     return out
+
+
+def _if(t, needed):
+    """`t` saved when the gradient that reads it is needed, else not (`...`), as PyTorch's
+    generated nodes save."""
+    return t if needed else ...
 
 
 def _forward_tangent(out, inputs, jvp):
@@ -585,7 +594,9 @@ def vdot(input, other, *, out=None):
         res = input.dot(other)
     return _node("VdotBackward0", res, [input, other],
                  lambda g: (g * other if input.requires_grad else None,
-                            g * input if other.requires_grad else None))
+                            g * input if other.requires_grad else None),
+                 saved=[("other", _if(other, input.requires_grad)),
+                        ("self", _if(input, other.requires_grad))])
 
 
 def _beta_alpha(name, input, beta, alpha):
@@ -641,7 +652,9 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
                 _scaled(g.unsqueeze(1) * vec.unsqueeze(0), alpha) if mat.requires_grad else None,
                 _scaled(mat.t().mv(g), alpha) if vec.requires_grad else None)
 
-    return _node("AddmvBackward0", res, [input, mat, vec], backward)
+    return _node("AddmvBackward0", res, [input, mat, vec], backward,
+                 saved=[("alpha", alpha), ("beta", beta), ("mat", _if(mat, vec.requires_grad)),
+                        ("vec", _if(vec, mat.requires_grad))])
 
 
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
@@ -671,7 +684,10 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
                 _scaled(g.mv(vec2), alpha) if vec1.requires_grad else None,
                 _scaled(g.t().mv(vec1), alpha) if vec2.requires_grad else None)
 
-    return _node("AddrBackward0", res, [input, vec1, vec2], backward)
+    return _node("AddrBackward0", res, [input, vec1, vec2], backward,
+                 saved=[("alpha", alpha), ("beta", beta),
+                        ("vec1", _if(vec1, vec2.requires_grad)),
+                        ("vec2", _if(vec2, vec1.requires_grad))])
 
 
 def _check_bmm(batch1, batch2, baddbmm=False):
@@ -714,7 +730,9 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
                 _scaled(g.bmm(batch2.transpose(1, 2)), alpha) if batch1.requires_grad else None,
                 _scaled(batch1.transpose(1, 2).bmm(g), alpha) if batch2.requires_grad else None)
 
-    return _node("BaddbmmBackward0", res, [input, batch1, batch2], backward)
+    return _node("BaddbmmBackward0", res, [input, batch1, batch2], backward,
+                 saved=[("alpha", alpha), ("batch1", _if(batch1, batch2.requires_grad)),
+                        ("batch2", _if(batch2, batch1.requires_grad)), ("beta", beta)])
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):

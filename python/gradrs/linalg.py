@@ -207,12 +207,14 @@ def _fresh_layout(t, o):
     return t.clone() if t.is_contiguous() else t.contiguous()
 
 
-def _record(name, outputs, inputs, backward, recompute, jvp=None):
+def _record(name, outputs, inputs, backward, recompute, jvp=None, saved=None):
     """Gives `outputs` (fresh tensors, or None for integer outputs) one node `name` over
     `inputs` when one of them requires grad. `backward(grads, outs)` returns a gradient (or
     None) per input from the output gradients (None where none flowed) and the outputs;
     `recompute()` gives the outputs again, differentiably, for `create_graph`;
-    `jvp(tangents, outs)` the outputs' forward-mode tangents."""
+    `jvp(tangents, outs)` the outputs' forward-mode tangents; `saved` the `(name, value)`s
+    PyTorch's node of that name shows as `_saved_<name>` (tensors among `outputs` saved as
+    outputs)."""
     if not (_native.is_grad_enabled() and any(
             isinstance(t, Tensor) and t.requires_grad for t in inputs)):
         _set_tangents(outputs, inputs, jvp)
@@ -224,7 +226,7 @@ def _record(name, outputs, inputs, backward, recompute, jvp=None):
         outs = recompute() if _native.is_grad_enabled() else plain
         return list(backward(list(grads), outs))
 
-    _native._attach_node(attached, list(inputs), name, run)
+    _native._attach_node(attached, list(inputs), name, run, saved=saved)
     _set_tangents(outputs, inputs, jvp)  # after: the formulas read the outputs' history
     return outputs
 
@@ -879,7 +881,8 @@ def inv_ex(A, *, check_errors=False, out=None):
 
         X = _record("LinalgInvExBackward0", [X, None], [A], backward,
                     lambda: [inv_ex(A)[0]],
-                    jvp=lambda t, outs: [-(outs[0] @ t[0] @ outs[0]), None])[0]
+                    jvp=lambda t, outs: [-(outs[0] @ t[0] @ outs[0]), None],
+                    saved=[("inverse", X)])[0]
         return _T_INV_EX(X, info)
 
     if out is not None:
@@ -1066,7 +1069,8 @@ def _cholesky_ex(A, upper):
         return [_cholesky_backward(L_, g_)]
 
     out = _record("LinalgCholeskyExBackward0", [out, None], [A], backward,
-                  lambda: [_cholesky_ex(A, upper)[0]], jvp=_jvp_cholesky(upper))[0]
+                  lambda: [_cholesky_ex(A, upper)[0]], jvp=_jvp_cholesky(upper),
+                  saved=[("L", out), ("upper", upper)])[0]
     return out, info
 
 
@@ -1202,7 +1206,7 @@ def qr(A, mode="reduced", *, out=None):
             return [_qr_backward(gQ, gR, outs[0], outs[1])]
 
         q, r = _record("LinalgQrBackward0", [Q, R], [A], backward, lambda: list(qr(A, mode)),
-                       jvp=_jvp_qr(mode))
+                       jvp=_jvp_qr(mode), saved=[("Q", Q), ("R", R), ("mode", mode)])
         return _T_QR(q, r)
 
     if out is not None:
@@ -1265,7 +1269,8 @@ def eigh(A, UPLO="L", *, out=None):
             return [_eigh_backward(gL, gV, outs[0], outs[1])]
 
         w, v = _record("LinalgEighBackward0", [w, v], [A], backward,
-                       lambda: list(eigh(A, UPLO)), jvp=_eigh_jvp)
+                       lambda: list(eigh(A, UPLO)), jvp=_eigh_jvp,
+                       saved=[("eigenvalues", w), ("eigenvectors", v)])
         return _T_EIGH(w, v)
 
     if out is not None:
@@ -1481,7 +1486,7 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
 
         return _record("LinalgPinvBackward0", [P], [A], backward,
                        lambda: [pinv(A, atol=atol, rtol=rtol, hermitian=hermitian)],
-                       jvp=_pinv_jvp(A))[0]
+                       jvp=_pinv_jvp(A), saved=[("result", P), ("self", A)])[0]
 
     if out is not None:
         return _with_out("linalg_pinv", out, compute, (A,))

@@ -3,12 +3,15 @@
 //! per input, written in differentiable ops: for an op composed in Python (`nn.functional`,
 //! `backward(grad)`; the node saves its inputs, so in-place changes and a second backward raise
 //! PyTorch's errors as for any node) or an `autograd.Function` (`backward(grads)`, one per
-//! output; the context object is the node's `grad_fn` and holds its saved tensors).
+//! output; the context object is the node's `grad_fn` and holds its saved tensors). `saved`
+//! names what PyTorch's node of that name saves, shown as its `_saved_<name>` /
+//! `_raw_saved_<name>` attributes as a native node's.
 
 use super::autograd::PyNode as PyNodeObject;
 use super::errors::foreign;
 use super::tensor::PyTensor;
 use crate::autograd::graph::{gradient_edge, new_node, Backward, Ctx, Edge};
+use crate::autograd::saved::{SavedValue, Value};
 use crate::autograd::SavedTensor;
 use crate::error::{Error, Result};
 use crate::Tensor;
@@ -31,12 +34,22 @@ fn intern(name: &str) -> &'static str {
     s
 }
 
+/// What a Python-recorded node keeps under one of PyTorch's `_saved_<name>` names.
+enum Named {
+    Tensor(SavedTensor),
+    Tensors(Vec<Option<SavedTensor>>),
+    Value(Value),
+}
+
 /// The node of a Python backward: `_one_node`'s (one output, `backward(grad)`, its inputs
 /// saved to check versions) or an `autograd.Function`'s (`ctx` given: `backward(grads)` with a
 /// gradient per output; the context holds what `save_for_backward` saved).
 pub struct PyBackward {
     name: &'static str,
     saved: Vec<SavedTensor>,
+    /// `_saved_<name>` values, in the order given; set through `as_any` once the node exists
+    /// (its outputs are saved after they have their grad_fn), hence the lock.
+    named: parking_lot::Mutex<Vec<(&'static str, Named)>>,
     backward: Option<Py<PyAny>>,
     /// Called with a tuple of gradients, one per output (else with the one gradient).
     multi: bool,
@@ -88,6 +101,18 @@ impl Backward for PyBackward {
         for s in &self.saved {
             s.unpack(ctx)?;
         }
+        // The named ones too: PyTorch's node checks (and unpacks through the hooks) each.
+        for (_, v) in self.named.get_mut().iter() {
+            match v {
+                Named::Tensor(s) => drop(s.unpack(ctx)?),
+                Named::Tensors(list) => {
+                    for s in list.iter().flatten() {
+                        s.unpack(ctx)?;
+                    }
+                }
+                Named::Value(_) => {}
+            }
+        }
         let Some(f) = &self.backward else {
             return Err(Error::Runtime(
                 crate::autograd::saved::BACKWARD_TWICE.into(),
@@ -97,6 +122,13 @@ impl Backward for PyBackward {
     }
     fn release(&mut self) {
         self.saved.iter_mut().for_each(SavedTensor::release);
+        for (_, v) in self.named.get_mut().iter_mut() {
+            match v {
+                Named::Tensor(s) => s.release(),
+                Named::Tensors(list) => list.iter_mut().flatten().for_each(SavedTensor::release),
+                Named::Value(_) => {}
+            }
+        }
         match &self.ctx {
             // A Function without saved tensors may run again, as in PyTorch.
             Some(ctx) => {
@@ -119,15 +151,97 @@ impl Backward for PyBackward {
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         Some(self)
     }
+    fn saved_values(&mut self) -> Vec<(&'static str, SavedValue<'_>)> {
+        self.named
+            .get_mut()
+            .iter_mut()
+            .map(|(name, v)| {
+                let v = match v {
+                    Named::Tensor(s) => SavedValue::Tensor(s),
+                    Named::Tensors(list) => {
+                        SavedValue::Tensors(list.iter_mut().map(Option::as_mut).collect())
+                    }
+                    Named::Value(Value::Unsaved) => SavedValue::Absent,
+                    Named::Value(v) => SavedValue::Value(v.clone()),
+                };
+                (*name, v)
+            })
+            .collect()
+    }
+}
+
+/// A tensor saved for `_saved_<name>`: as an output (no reference cycle) when it is one of the
+/// node's outputs, else as an input; through the saved-tensor hooks, as PyTorch saves.
+fn save_named(t: &Tensor, outputs: &[Option<Tensor>]) -> Result<SavedTensor> {
+    match outputs
+        .iter()
+        .position(|out| out.as_ref().is_some_and(|out| out.ptr_eq(t)))
+    {
+        Some(nr) => SavedTensor::output(t, nr as u32),
+        None => SavedTensor::input(t),
+    }
+}
+
+/// One `(name, value)` of `_attach_node`'s `saved`: a tensor, a list of tensors (or None), None,
+/// a bool, int, float, str, a tuple of ints, or `...` for a tensor not saved, converted as
+/// PyTorch shows its saved values.
+fn named_value(value: &Bound<'_, PyAny>, outputs: &[Option<Tensor>]) -> PyResult<Named> {
+    use pyo3::types::{PyBool, PyFloat, PyInt, PyString};
+    if let Ok(t) = value.cast::<PyTensor>() {
+        return Ok(Named::Tensor(save_named(&t.borrow().t, outputs)?));
+    }
+    if value.is_none() {
+        return Ok(Named::Value(Value::None));
+    }
+    // `...`: a tensor this node did not need to save (`_saved_<name>` None, as PyTorch's
+    // undefined saved variable).
+    if value.is(value.py().Ellipsis()) {
+        return Ok(Named::Value(Value::Unsaved));
+    }
+    if value.is_instance_of::<PyBool>() {
+        return Ok(Named::Value(Value::Bool(value.extract()?)));
+    }
+    // A number (alpha, beta, p): shown signed, as PyTorch shows a saved Scalar. (An int64_t
+    // attribute such as a dim, which PyTorch shows unsigned, has no form here yet.)
+    if value.is_instance_of::<PyInt>() {
+        return Ok(Named::Value(Value::Scalar(crate::dtype::Scalar::Int(
+            value.extract()?,
+        ))));
+    }
+    if value.is_instance_of::<PyFloat>() {
+        return Ok(Named::Value(Value::Float(value.extract()?)));
+    }
+    if let Ok(s) = value.cast::<PyString>() {
+        return Ok(Named::Value(Value::Str(intern(s.to_str()?))));
+    }
+    let items: Vec<Bound<'_, PyAny>> = value.try_iter()?.collect::<PyResult<_>>()?;
+    if items.iter().any(|o| o.cast::<PyTensor>().is_ok()) {
+        let list = items
+            .iter()
+            .map(|o| {
+                Ok(if o.is_none() {
+                    None
+                } else {
+                    Some(save_named(&o.cast::<PyTensor>()?.borrow().t, outputs)?)
+                })
+            })
+            .collect::<PyResult<_>>()?;
+        return Ok(Named::Tensors(list));
+    }
+    Ok(Named::Value(Value::Ints(
+        items.iter().map(|o| o.extract()).collect::<PyResult<_>>()?,
+    )))
 }
 
 /// `_attach_node(output, inputs, name, backward, ctx=None, to_save=None)`: `output` is one
 /// tensor (`backward(grad)`), or a list with a tensor or None per output (`backward(grads)`);
 /// `inputs` are tensors or None (an edge to nothing); `ctx` is an `autograd.Function`
 /// context, which becomes the node's `grad_fn` object; `to_save` are the tensors `ctx.saved_tensors` will return (outputs among them saved
-/// as outputs, without a reference cycle).
+/// as outputs, without a reference cycle); `saved` are `(name, value)` pairs shown as the
+/// node's `_saved_<name>` (PyTorch's names for that node), tensors saved as `to_save`'s.
 #[pyfunction]
-#[pyo3(signature = (output, inputs, name, backward, ctx=None, to_save=None))]
+#[pyo3(signature = (output, inputs, name, backward, ctx=None, to_save=None, saved=None))]
+#[allow(clippy::too_many_arguments)]
 pub fn _attach_node(
     output: &Bound<'_, PyAny>,
     inputs: &Bound<'_, PyList>,
@@ -135,6 +249,7 @@ pub fn _attach_node(
     backward: Py<PyAny>,
     ctx: Option<Bound<'_, PyNodeObject>>,
     to_save: Option<&Bound<'_, PyAny>>,
+    saved: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<()> {
     let inputs: Vec<Option<Tensor>> = inputs
         .iter()
@@ -173,6 +288,7 @@ pub fn _attach_node(
                 .map(SavedTensor::input_unhooked)
                 .collect()
         },
+        named: Default::default(),
         backward: Some(backward),
         multi,
         ctx: ctx.as_ref().map(|c| c.clone().into_any().unbind()),
@@ -206,7 +322,7 @@ pub fn _attach_node(
     }
     // What `save_for_backward` saved goes through the saved-tensor hooks once the outputs
     // have their grad_fn, as in PyTorch (which saves at the end of `Function.apply`).
-    let saved: Vec<Option<SavedTensor>> = match to_save {
+    let for_ctx: Vec<Option<SavedTensor>> = match to_save {
         None => Vec::new(),
         Some(list) => list
             .try_iter()?
@@ -226,9 +342,26 @@ pub fn _attach_node(
             })
             .collect::<PyResult<_>>()?,
     };
+    // Saved once the outputs have their grad_fn, so an output is saved as one.
+    if let Some(saved) = saved {
+        let mut named = Vec::new();
+        for item in saved.try_iter()? {
+            let (key, value): (String, Bound<'_, PyAny>) = item?.extract()?;
+            named.push((intern(&key), named_value(&value, &outputs)?));
+        }
+        node.try_with(|n| {
+            if let Some(b) = n
+                .backward
+                .as_any()
+                .and_then(|a| a.downcast_ref::<PyBackward>())
+            {
+                *b.named.lock() = named;
+            }
+        });
+    }
     if let Some(ctx) = ctx {
         let ctx = ctx.get();
-        *ctx.saved.lock() = Some(saved);
+        *ctx.saved.lock() = Some(for_ctx);
         ctx.bind_weak(&node);
     }
     Ok(())
