@@ -109,3 +109,20 @@ def test_device_test_in_ops_fails(tmp_path):
     assert problems == [
         "ops::sort tests a device: ops are device-agnostic: the kernels pick the device (2 tests)"
     ]
+
+
+def test_python_name_injection_fails(tmp_path):
+    py = write(
+        tmp_path / "gradrs",
+        {
+            "ok.py": "# globals()[name] = f in a comment is fine\nx = globals()['x'] == 1\n",
+            "sub/bad.py": "for n in ('a', 'b'):\n    globals()[n] = len\n",
+            "mod.py": "import sys\nsetattr(sys.modules[__name__], 'f', len)\n",
+        },
+    )
+    assert layers.python_problems(py) == [
+        "gradrs/mod.py injects names through globals() or sys.modules (1 times): define them "
+        "statically",
+        "gradrs/sub/bad.py injects names through globals() or sys.modules (1 times): define them "
+        "statically",
+    ]

@@ -28,6 +28,9 @@ PROGRAM = """
     layer = nn.Linear(4, 2)
     w: Tensor = layer.weight
     layer(x).sum().backward()
+    # names made by generated code or helper calls, statically defined (issue 23)
+    special = gradrs.special.zeta(x, 2.0) + gradrs.special.bessel_j0(x)
+    copied = gradrs.alias_copy(x)
     reveal_type(gradrs.exp)
     reveal_type(x.exp())
     reveal_type(layer)

@@ -9,7 +9,10 @@ Each elementwise op is declared once in Rust (Note [Op declarations], ``src/ops/
 * the block between the ``<generated: declared ops>`` markers in ``python/gradrs/_native.pyi``:
   the Tensor methods' stubs;
 * the same block in ``python/gradrs/return_types.py``: the named tuple types of the
-  multi-output ops (``aminmax``, ``aminmax_out``).
+  multi-output ops (``aminmax``, ``aminmax_out``);
+* the block between the ``<generated: declared special ops>`` markers in
+  ``python/gradrs/special.py``: one statically named ``gradrs.special.<name>`` for each declared
+  ``special_<name>`` op not written out by hand there (so type checkers see every name).
 
 Each op is declared in one of the kinds' tables (``src/ops/*_decl.rs``: unary with optional
 float parameters, binary, reduction, view, multi-output).
@@ -24,6 +27,8 @@ were not regenerated).  Standard library only; needs the built extension.
 from __future__ import annotations
 
 import argparse
+import re
+import textwrap
 import subprocess
 import sys
 from pathlib import Path
@@ -32,6 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 OPS_PY = ROOT / "python" / "gradrs" / "_declared.py"
 STUB = ROOT / "python" / "gradrs" / "_native.pyi"
 RETURN_TYPES = ROOT / "python" / "gradrs" / "return_types.py"
+SPECIAL = ROOT / "python" / "gradrs" / "special.py"
 BEGIN = "    # <generated: declared ops> (tools/gen_ops.py writes this block)\n"
 END = "    # </generated: declared ops>\n"
 
@@ -138,13 +144,47 @@ def return_types(rows, current: str) -> str:
     return head + begin + "".join(lines) + end + tail
 
 
+SPECIAL_BEGIN = "# <generated: declared special ops> (tools/gen_ops.py writes this block)\n"
+SPECIAL_END = "# </generated: declared special ops>\n"
+
+
+def special(rows, current: str) -> str:
+    """The block of special.py: `<name> = _declared(...)` (or `_declared_binary`) for each
+    declared unary / binary `special_<name>` op whose name the rest of the file does not define,
+    then the names in `__all__` and `_FROM_DECLARATIONS`."""
+    try:
+        head, rest = current.split(SPECIAL_BEGIN)
+        _, tail = rest.split(SPECIAL_END)
+    except ValueError:
+        raise SystemExit(f"{SPECIAL}: the generated-block markers are missing") from None
+    by_hand = set(re.findall(r"^(?:def )?([A-Za-z]\w*)\b(?: =|\()", head + tail, re.M))
+    lines, names = [], []
+    for r in rows:
+        name = r["name"][len("special_"):]
+        if not r["name"].startswith("special_") or name in by_hand:
+            continue
+        maker = {"unary": "_declared", "binary": "_declared_binary"}.get(r["kind"])
+        if maker is None:
+            continue
+        node = r["node"] != ""
+        lines.append(f'{name} = {maker}(\n    "{r["name"]}", "{r["signature"]}", {node})\n')
+        names.append(name)
+    listed = textwrap.fill(", ".join(f'"{n}"' for n in names), 96, initial_indent="    ",
+                           subsequent_indent="    ")
+    lines.append(f"_FROM_DECLARATIONS = [\n{listed},\n]\n")
+    # A literal list again, not the name: type checkers read `__all__ += [...]` only so.
+    lines.append(f"__all__ += [\n{listed},\n]\n")
+    return head + SPECIAL_BEGIN + "".join(lines) + SPECIAL_END + tail
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="exit 1 if a generated file is stale")
     opts = ap.parse_args()
     rows = declared()
     want = {OPS_PY: ops_py(rows), STUB: stub(rows, STUB.read_text()),
-            RETURN_TYPES: return_types(rows, RETURN_TYPES.read_text())}
+            RETURN_TYPES: return_types(rows, RETURN_TYPES.read_text()),
+            SPECIAL: special(rows, SPECIAL.read_text())}
     stale = [p for p, text in want.items() if not p.exists() or p.read_text() != text]
     if opts.check:
         for p in stale:

@@ -1,4 +1,5 @@
 """The crate's layers, proven: every `crate::` path in src/ must point to its own layer or one below.
+(It also holds the Python package to its own rules: see `python_problems`.)
 
     python tools/layers.py           # check; exit 1 on an upward import or a cycle
     python tools/layers.py --graph   # also print the layer graph (edges with their counts)
@@ -20,6 +21,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src"
+PY = ROOT / "python" / "gradrs"
 
 # Top to bottom; a module belongs to the longest prefix listed. Written down in
 # ARCHITECTURE.md ("The layers").
@@ -239,8 +241,29 @@ def check(show_graph=False, src=SRC, known=None):
     return problems, lines
 
 
+# A name put into a module's namespace at run time (`globals()[name] = ...`,
+# `setattr(sys.modules[__name__], ...)`) is invisible to mypy / pyright: every public name of
+# the package is defined statically (a def, a class, an assignment, an import, or a block
+# tools/gen_ops.py generates), so `gradrs.exp` and `gradrs.special.zeta` type-check (issue 23).
+INJECTION = re.compile(r"\bglobals\(\)\s*\[[^\]]*\]\s*=(?!=)|setattr\(\s*sys\.modules\[")
+
+
+def python_problems(py=PY):
+    """The Python package's rule breaks: names injected into a module's namespace."""
+    problems = []
+    for path in sorted(py.rglob("*.py")):
+        code = "\n".join(line for line in path.read_text().splitlines()
+                         if not line.lstrip().startswith("#"))
+        n = len(INJECTION.findall(code))
+        if n:
+            problems.append(f"{path.relative_to(py.parent)} injects names through globals() or "
+                            f"sys.modules ({n} times): define them statically")
+    return problems
+
+
 def main(argv):
     problems, lines = check(show_graph="--graph" in argv)
+    problems += python_problems()
     for line in lines:
         print(line)
     for p in problems:

@@ -1035,35 +1035,43 @@ def _slice_view(t, dim=0, start=None, end=None, step=1):
     return t[(slice(None),) * d + (slice(start, end, step),)]
 
 
-_COPIES = {
-    # name: (node, view op)
-    "alias_copy": ("AliasBackward0_copy", lambda t: t.view_as(t)),
-    "diagonal_copy": ("DiagonalBackward0_copy", Tensor.diagonal),
-    "expand_copy": ("ExpandBackward0_copy", Tensor.expand),
-    "permute_copy": ("PermuteBackward0_copy", Tensor.permute),
-    "select_copy": ("SelectBackward0_copy", Tensor.select),
-    "slice_copy": ("SliceBackward0_copy", _slice_view),
-    "split_copy": ("SplitBackward0_copy", Tensor.split),
-    "split_with_sizes_copy": ("SplitWithSizesBackward0_copy",
-                              lambda t, sizes, dim=0: t.split(list(sizes), dim)),
-    "squeeze_copy": ("SqueezeBackward0_copy", Tensor.squeeze),
-    "t_copy": ("TBackward0_copy", Tensor.t),
-    "transpose_copy": ("TransposeBackward0_copy", Tensor.transpose),
-    "unbind_copy": ("UnbindBackward0_copy", Tensor.unbind),
-    "unsqueeze_copy": ("UnsqueezeBackward0_copy", Tensor.unsqueeze),
-    "view_copy": ("ViewBackward0_copy", Tensor.view),
-    "narrow_copy": ("NarrowCopyBackward0", Tensor.narrow),
-    "unsafe_split": ("UnsafeSplitBackward0", Tensor.split),
-    "unsafe_chunk": ("UnsafeSplitBackward0", Tensor.chunk),
-    "unsafe_split_with_sizes": ("UnsafeSplitWithSizesBackward0",
-                                lambda t, sizes, dim=0: t.split(list(sizes), dim)),
-}
-for _name, (_node_name, _op) in _COPIES.items():
-    _base = _name[:-5] if _name.endswith("_copy") else _name.replace("unsafe_", "")
-    globals()[_name] = _copy_of(
-        _name, _node_name, _op,
-        f"`gradrs.{_name}(input, ...)`: `{_base}` as new memory ({_node_name}).")
-    __all__ += [_name]
+def _copy_form(name, node, op):
+    """`_copy_of` with the docstring of a `*_copy` view form or an unsafe split."""
+    base = name[:-5] if name.endswith("_copy") else name.replace("unsafe_", "")
+    return _copy_of(name, node, op, f"`gradrs.{name}(input, ...)`: `{base}` as new memory ({node}).")
+
+
+def _split_sizes(t, sizes, dim=0):
+    return t.split(list(sizes), dim)
+
+
+# The `*_copy` view forms and the unsafe splits, each with PyTorch's node.
+alias_copy = _copy_form("alias_copy", "AliasBackward0_copy", lambda t: t.view_as(t))
+diagonal_copy = _copy_form("diagonal_copy", "DiagonalBackward0_copy", Tensor.diagonal)
+expand_copy = _copy_form("expand_copy", "ExpandBackward0_copy", Tensor.expand)
+permute_copy = _copy_form("permute_copy", "PermuteBackward0_copy", Tensor.permute)
+select_copy = _copy_form("select_copy", "SelectBackward0_copy", Tensor.select)
+slice_copy = _copy_form("slice_copy", "SliceBackward0_copy", _slice_view)
+split_copy = _copy_form("split_copy", "SplitBackward0_copy", Tensor.split)
+split_with_sizes_copy = _copy_form("split_with_sizes_copy", "SplitWithSizesBackward0_copy",
+                                   _split_sizes)
+squeeze_copy = _copy_form("squeeze_copy", "SqueezeBackward0_copy", Tensor.squeeze)
+t_copy = _copy_form("t_copy", "TBackward0_copy", Tensor.t)
+transpose_copy = _copy_form("transpose_copy", "TransposeBackward0_copy", Tensor.transpose)
+unbind_copy = _copy_form("unbind_copy", "UnbindBackward0_copy", Tensor.unbind)
+unsqueeze_copy = _copy_form("unsqueeze_copy", "UnsqueezeBackward0_copy", Tensor.unsqueeze)
+view_copy = _copy_form("view_copy", "ViewBackward0_copy", Tensor.view)
+narrow_copy = _copy_form("narrow_copy", "NarrowCopyBackward0", Tensor.narrow)
+unsafe_split = _copy_form("unsafe_split", "UnsafeSplitBackward0", Tensor.split)
+unsafe_chunk = _copy_form("unsafe_chunk", "UnsafeSplitBackward0", Tensor.chunk)
+unsafe_split_with_sizes = _copy_form("unsafe_split_with_sizes", "UnsafeSplitWithSizesBackward0",
+                                     _split_sizes)
+__all__ += [
+    "alias_copy", "diagonal_copy", "expand_copy", "permute_copy", "select_copy", "slice_copy",
+    "split_copy", "split_with_sizes_copy", "squeeze_copy", "t_copy", "transpose_copy",
+    "unbind_copy", "unsqueeze_copy", "view_copy", "narrow_copy", "unsafe_split", "unsafe_chunk",
+    "unsafe_split_with_sizes",
+]
 
 
 def _method_of(fn):
@@ -1075,9 +1083,9 @@ def _method_of(fn):
     return method
 
 
-for _name in ("narrow_copy", "unsafe_split", "unsafe_chunk", "unsafe_split_with_sizes"):
-    setattr(Tensor, _name, _method_of(globals()[_name]))
-del _name, _node_name, _op, _base
+for _fn in (narrow_copy, unsafe_split, unsafe_chunk, unsafe_split_with_sizes):
+    setattr(Tensor, _fn.__name__, _method_of(_fn))
+del _fn
 
 
 # ---- element-wise Python callables, nonzero_static, prelu, removed methods ----------------------

@@ -2536,13 +2536,38 @@ def _vmap_leading(fn, vector_arg=None):
     return wrapped
 
 
-for _name in ("solve_triangular", "lu_factor_ex", "lu_factor", "lu", "lu_solve", "det",
-              "slogdet", "inv_ex", "inv", "cholesky_ex", "cholesky", "qr", "eigh", "eigvalsh",
-              "svd", "svdvals", "pinv", "lstsq", "matrix_rank", "cond", "matrix_power",
-              "matrix_exp", "householder_product", "logdet", "inverse", "pinverse",
-              "cholesky_solve", "cholesky_inverse", "_det_top", "_slogdet_top", "_cholesky_top",
-              "_svd_top", "_qr_top"):
-    globals()[_name] = _vmap_leading(globals()[_name])
-for _name in ("solve", "solve_ex"):
-    globals()[_name] = _vmap_leading(globals()[_name], vector_arg=1)
-del _name
+solve_triangular = _vmap_leading(solve_triangular)
+lu_factor_ex = _vmap_leading(lu_factor_ex)
+lu_factor = _vmap_leading(lu_factor)
+lu = _vmap_leading(lu)
+lu_solve = _vmap_leading(lu_solve)
+det = _vmap_leading(det)
+slogdet = _vmap_leading(slogdet)
+inv_ex = _vmap_leading(inv_ex)
+inv = _vmap_leading(inv)
+cholesky_ex = _vmap_leading(cholesky_ex)
+cholesky = _vmap_leading(cholesky)
+qr = _vmap_leading(qr)
+eigh = _vmap_leading(eigh)
+eigvalsh = _vmap_leading(eigvalsh)
+svd = _vmap_leading(svd)
+svdvals = _vmap_leading(svdvals)
+pinv = _vmap_leading(pinv)
+lstsq = _vmap_leading(lstsq)
+matrix_rank = _vmap_leading(matrix_rank)
+cond = _vmap_leading(cond)
+matrix_power = _vmap_leading(matrix_power)
+matrix_exp = _vmap_leading(matrix_exp)
+householder_product = _vmap_leading(householder_product)
+logdet = _vmap_leading(logdet)
+inverse = _vmap_leading(inverse)
+pinverse = _vmap_leading(pinverse)
+cholesky_solve = _vmap_leading(cholesky_solve)
+cholesky_inverse = _vmap_leading(cholesky_inverse)
+_det_top = _vmap_leading(_det_top)
+_slogdet_top = _vmap_leading(_slogdet_top)
+_cholesky_top = _vmap_leading(_cholesky_top)
+_svd_top = _vmap_leading(_svd_top)
+_qr_top = _vmap_leading(_qr_top)
+solve = _vmap_leading(solve, vector_arg=1)
+solve_ex = _vmap_leading(solve_ex, vector_arg=1)

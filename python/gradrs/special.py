@@ -2,7 +2,7 @@
 on their declared kernels (`src/ops/unary_decl.rs`), the top-level `polygamma` / `mvlgamma`,
 PyTorch's aliases of existing ops, and `ndtr`, `entr`, `xlog1py` composed as PyTorch does;
 every other declared `special_<name>` op (ndtri, the Bessel functions, ...) is exposed as
-`<name>` by the loop at the end, which also lists what is left out below.
+`<name>` by the block `tools/gen_ops.py` generates at the end; what is left out is listed below.
 """
 
 import math
@@ -310,20 +310,85 @@ def _declared_binary(op, sig, differentiable):
 
 
 # Every declared `special_*` op (unary or binary) not written out above is exposed as is, so
-# declaring one is all it takes to add it here (the names it added: `_FROM_DECLARATIONS`).
-_FROM_DECLARATIONS = []
-for _row in _native._declared_ops():
-    _name = _row["name"][len("special_"):]
-    if not _row["name"].startswith("special_") or _name in globals():
-        continue
-    if _row["kind"] == "unary":
-        globals()[_name] = _declared(_row["name"], _row["signature"], _row["node"] != "")
-    elif _row["kind"] == "binary":
-        globals()[_name] = _declared_binary(_row["name"], _row["signature"], _row["node"] != "")
-    else:
-        continue
-    __all__ += [_name]
-    _FROM_DECLARATIONS.append(_name)
+# declaring one and running `python tools/gen_ops.py` is all it takes to add it here: the block
+# below is generated, one static name per op (so type checkers see them), and
+# `_FROM_DECLARATIONS` lists the names it added.
+# <generated: declared special ops> (tools/gen_ops.py writes this block)
+ndtri = _declared(
+    "special_ndtri", "(Tensor input, *, Tensor out = None)", True)
+bessel_j0 = _declared(
+    "special_bessel_j0", "(Tensor input, *, Tensor out = None)", False)
+bessel_j1 = _declared(
+    "special_bessel_j1", "(Tensor input, *, Tensor out = None)", False)
+bessel_y0 = _declared(
+    "special_bessel_y0", "(Tensor input, *, Tensor out = None)", False)
+bessel_y1 = _declared(
+    "special_bessel_y1", "(Tensor input, *, Tensor out = None)", False)
+modified_bessel_i0 = _declared(
+    "special_modified_bessel_i0", "(Tensor input, *, Tensor out = None)", False)
+modified_bessel_i1 = _declared(
+    "special_modified_bessel_i1", "(Tensor input, *, Tensor out = None)", False)
+modified_bessel_k0 = _declared(
+    "special_modified_bessel_k0", "(Tensor input, *, Tensor out = None)", False)
+modified_bessel_k1 = _declared(
+    "special_modified_bessel_k1", "(Tensor input, *, Tensor out = None)", False)
+scaled_modified_bessel_k0 = _declared(
+    "special_scaled_modified_bessel_k0", "(Tensor x, *, Tensor out = None)", False)
+scaled_modified_bessel_k1 = _declared(
+    "special_scaled_modified_bessel_k1", "(Tensor x, *, Tensor out = None)", False)
+spherical_bessel_j0 = _declared(
+    "special_spherical_bessel_j0", "(Tensor x, *, Tensor out = None)", False)
+erfcx = _declared(
+    "special_erfcx", "(Tensor input, *, Tensor out = None)", True)
+log_ndtr = _declared(
+    "special_log_ndtr", "(Tensor input, *, Tensor out = None)", True)
+chebyshev_polynomial_t = _declared_binary(
+    "special_chebyshev_polynomial_t", "(Tensor x, Tensor n, *, Tensor out = None)", False)
+chebyshev_polynomial_u = _declared_binary(
+    "special_chebyshev_polynomial_u", "(Tensor x, Tensor n, *, Tensor out = None)", False)
+chebyshev_polynomial_v = _declared_binary(
+    "special_chebyshev_polynomial_v", "(Tensor x, Tensor n, *, Tensor out = None)", False)
+chebyshev_polynomial_w = _declared_binary(
+    "special_chebyshev_polynomial_w", "(Tensor x, Tensor n, *, Tensor out = None)", False)
+shifted_chebyshev_polynomial_t = _declared_binary(
+    "special_shifted_chebyshev_polynomial_t", "(Tensor x, Tensor n, *, Tensor out = None)", False)
+shifted_chebyshev_polynomial_u = _declared_binary(
+    "special_shifted_chebyshev_polynomial_u", "(Tensor x, Tensor n, *, Tensor out = None)", False)
+shifted_chebyshev_polynomial_v = _declared_binary(
+    "special_shifted_chebyshev_polynomial_v", "(Tensor x, Tensor n, *, Tensor out = None)", False)
+shifted_chebyshev_polynomial_w = _declared_binary(
+    "special_shifted_chebyshev_polynomial_w", "(Tensor x, Tensor n, *, Tensor out = None)", False)
+hermite_polynomial_h = _declared_binary(
+    "special_hermite_polynomial_h", "(Tensor x, Tensor n, *, Tensor out = None)", False)
+hermite_polynomial_he = _declared_binary(
+    "special_hermite_polynomial_he", "(Tensor x, Tensor n, *, Tensor out = None)", False)
+laguerre_polynomial_l = _declared_binary(
+    "special_laguerre_polynomial_l", "(Tensor x, Tensor n, *, Tensor out = None)", False)
+legendre_polynomial_p = _declared_binary(
+    "special_legendre_polynomial_p", "(Tensor x, Tensor n, *, Tensor out = None)", False)
+zeta = _declared_binary(
+    "special_zeta", "(Tensor input, Tensor other, *, Tensor out = None)", True)
+_FROM_DECLARATIONS = [
+    "ndtri", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0",
+    "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1",
+    "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "spherical_bessel_j0", "erfcx",
+    "log_ndtr", "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+    "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t",
+    "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+    "shifted_chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he",
+    "laguerre_polynomial_l", "legendre_polynomial_p", "zeta",
+]
+__all__ += [
+    "ndtri", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0",
+    "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1",
+    "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "spherical_bessel_j0", "erfcx",
+    "log_ndtr", "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+    "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t",
+    "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+    "shifted_chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he",
+    "laguerre_polynomial_l", "legendre_polynomial_p", "zeta",
+]
+# </generated: declared special ops>
 
 # torch.special's names; the docstring lists those not here (computed, so it stays true).
 _TORCH_SPECIAL = (

@@ -6227,59 +6227,13 @@ def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
 # that op and the argument's name and position there (which may differ from the function's
 # own: F.embedding(input, weight) calls embedding(weight, indices)); some in Python code that
 # reads an attribute first (F.softmax's `input.dim()`, the losses' `target.size()`), an
-# AttributeError. The table says, per function, which: "op(a, b=c)" checks, in PyTorch's
+# AttributeError. Each function's spec (the second argument of its `_check_tensor_args` at the
+# end of this file) says which: "op(a, b=c)" checks, in PyTorch's
 # order, the native op's parameters `a` (the function's `a`) and `b` (the function's `c`), a
 # parameter marked `?` taking None;
 # ".attr(a, b)" reads `attr` of `a`, then of `b`. `_check_tensor_args` wraps each function so
 # it fails so before running (the argument checks PyTorch runs before the native call still
 # come first where both are wrong).
-
-_TENSOR_ARGS = {
-    **{name: f"{name}(input)" for name in (
-        "adaptive_avg_pool1d", "adaptive_max_pool1d", "alpha_dropout", "avg_pool1d",
-        "avg_pool2d", "avg_pool3d", "celu", "celu_", "channel_shuffle", "dropout", "elu",
-        "elu_", "feature_alpha_dropout", "gelu", "hardshrink", "hardsigmoid", "hardswish",
-        "hardtanh", "hardtanh_", "layer_norm", "leaky_relu", "leaky_relu_", "max_pool1d",
-        "max_pool1d_with_indices", "max_pool2d", "max_pool2d_with_indices", "max_pool3d",
-        "mish", "native_channel_shuffle", "pad", "pdist", "pixel_shuffle", "pixel_unshuffle",
-        "relu", "relu6", "relu_", "rms_norm", "rrelu", "rrelu_", "selu", "selu_", "silu",
-        "softplus", "softshrink", "threshold", "threshold_")},
-    **{name: f"{name}(input, target)" for name in (
-        "hinge_embedding_loss", "kl_div", "multi_margin_loss", "poisson_nll_loss",
-        "soft_margin_loss")},
-    **{name: ".size(target, input)" for name in (
-        "binary_cross_entropy", "binary_cross_entropy_with_logits", "huber_loss", "l1_loss",
-        "mse_loss", "smooth_l1_loss")},
-    **{name: ".size(input)" for name in (
-        "adaptive_avg_pool2d", "adaptive_max_pool2d", "adaptive_max_pool2d_with_indices")},
-    **{name: f"{name}(input, weight)" for name in (
-        "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "linear")},
-    "adaptive_max_pool1d_with_indices": "adaptive_max_pool1d(input)",
-    "cosine_embedding_loss": "cosine_embedding_loss(input1, input2, target)",
-    "batch_norm": "batch_norm(input, weight?, bias?, running_mean?, running_var?)",
-    "bilinear": "bilinear(input1, input2, weight)",
-    "cosine_similarity": "cosine_similarity(x1, x2)",
-    "cross_entropy": "cross_entropy_loss(input, target)",
-    "embedding": "embedding(weight, indices=input)",
-    "fold": "col2im(input)",
-    "gaussian_nll_loss": "ones_like(input)",
-    "grid_sample": "grid_sampler(input, grid)",
-    "gumbel_softmax": "empty_like(input=logits)",
-    "log_softmax": ".dim(input)",
-    "logsigmoid": "log_sigmoid(input)",
-    "max_pool3d_with_indices": ".is_cuda(input)",
-    "multilabel_margin_loss": "multilabel_margin_loss(input, target)",
-    "multilabel_soft_margin_loss": "log_sigmoid(input)",
-    "one_hot": "one_hot(input=tensor)",
-    "nll_loss": "nll_loss_nd(input, target)",
-    "pairwise_distance": "pairwise_distance(x1, x2)",
-    "prelu": "prelu(input, weight)",
-    "scaled_dot_product_attention": "scaled_dot_product_attention(query, key, value)",
-    "softmax": ".dim(input)",
-    "triplet_margin_loss": "triplet_margin_loss(anchor, positive, negative)",
-    "triplet_margin_with_distance_loss": ".ndim(anchor, positive, negative)",
-    "unfold": "im2col(input)",
-}
 
 # F.conv1d/2d/3d are PyTorch's native ops themselves: a wrong argument gets the parser's
 # listing of both overloads.
@@ -6292,7 +6246,7 @@ _CONV_SIGNATURES = [
 
 
 def _check_tensor_args(fn, spec):
-    """`fn` failing as PyTorch's function does where `spec` (see `_TENSOR_ARGS`) says."""
+    """`fn` failing as PyTorch's function does where `spec` (see above) says."""
     import inspect
 
     from .. import _argparse
@@ -6359,20 +6313,120 @@ def _vmap_rule(fn, rule, *extra):
     return wrapped
 
 
-for _name, _spec in _TENSOR_ARGS.items():
-    globals()[_name] = _check_tensor_args(globals()[_name], _spec)
-for _name in ("conv1d", "conv2d", "conv3d"):
-    globals()[_name] = _check_conv_args(globals()[_name], _name)
-for _name in ("max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d",
-              "avg_pool3d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
-              "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d", "lp_pool1d",
-              "lp_pool2d", "lp_pool3d"):
-    globals()[_name] = _vmap_rule(globals()[_name], "spatial", int(_name[-2]))
-globals()["unfold"] = _vmap_rule(unfold, "spatial", 2)
-globals()["fold"] = _vmap_rule(fold, "spatial", 1)
-globals()["interpolate"] = _vmap_rule(interpolate, "spatial", None)
-for _name in ("gelu", "silu", "softplus", "elu", "leaky_relu", "hardtanh", "relu6", "selu", "selu_",
-              "celu", "celu_", "mish", "hardsigmoid", "hardswish", "softshrink", "hardshrink",
-              "threshold", "threshold_"):
-    globals()[_name] = _vmap_rule(globals()[_name], "pointwise")
-del _name, _spec
+# Each function wrapped as PyTorch's fails (`_check_tensor_args` with its spec,
+# `_check_conv_args`) and batched by its vmap rule (`_vmap_rule`): one static name each.
+relu = _check_tensor_args(relu, "relu(input)")
+relu6 = _vmap_rule(_check_tensor_args(relu6, "relu6(input)"), "pointwise")
+gelu = _vmap_rule(_check_tensor_args(gelu, "gelu(input)"), "pointwise")
+silu = _vmap_rule(_check_tensor_args(silu, "silu(input)"), "pointwise")
+softplus = _vmap_rule(_check_tensor_args(softplus, "softplus(input)"), "pointwise")
+elu = _vmap_rule(_check_tensor_args(elu, "elu(input)"), "pointwise")
+leaky_relu = _vmap_rule(_check_tensor_args(leaky_relu, "leaky_relu(input)"), "pointwise")
+hardtanh = _vmap_rule(_check_tensor_args(hardtanh, "hardtanh(input)"), "pointwise")
+softmax = _check_tensor_args(softmax, ".dim(input)")
+log_softmax = _check_tensor_args(log_softmax, ".dim(input)")
+mse_loss = _check_tensor_args(mse_loss, ".size(target, input)")
+l1_loss = _check_tensor_args(l1_loss, ".size(target, input)")
+smooth_l1_loss = _check_tensor_args(smooth_l1_loss, ".size(target, input)")
+huber_loss = _check_tensor_args(huber_loss, ".size(target, input)")
+binary_cross_entropy = _check_tensor_args(binary_cross_entropy, ".size(target, input)")
+binary_cross_entropy_with_logits = _check_tensor_args(
+    binary_cross_entropy_with_logits, ".size(target, input)")
+kl_div = _check_tensor_args(kl_div, "kl_div(input, target)")
+nll_loss = _check_tensor_args(nll_loss, "nll_loss_nd(input, target)")
+cross_entropy = _check_tensor_args(cross_entropy, "cross_entropy_loss(input, target)")
+linear = _check_tensor_args(linear, "linear(input, weight)")
+dropout = _check_tensor_args(dropout, "dropout(input)")
+one_hot = _check_tensor_args(one_hot, "one_hot(input=tensor)")
+embedding = _check_tensor_args(embedding, "embedding(weight, indices=input)")
+pad = _check_tensor_args(pad, "pad(input)")
+conv2d = _check_conv_args(conv2d, "conv2d")
+conv1d = _check_conv_args(conv1d, "conv1d")
+max_pool2d = _vmap_rule(_check_tensor_args(max_pool2d, "max_pool2d(input)"), "spatial", 2)
+max_pool1d = _vmap_rule(_check_tensor_args(max_pool1d, "max_pool1d(input)"), "spatial", 1)
+avg_pool1d = _vmap_rule(_check_tensor_args(avg_pool1d, "avg_pool1d(input)"), "spatial", 1)
+avg_pool2d = _vmap_rule(_check_tensor_args(avg_pool2d, "avg_pool2d(input)"), "spatial", 2)
+adaptive_avg_pool2d = _vmap_rule(_check_tensor_args(
+    adaptive_avg_pool2d, ".size(input)"), "spatial", 2)
+layer_norm = _check_tensor_args(layer_norm, "layer_norm(input)")
+batch_norm = _check_tensor_args(
+    batch_norm, "batch_norm(input, weight?, bias?, running_mean?, running_var?)")
+threshold = _vmap_rule(_check_tensor_args(threshold, "threshold(input)"), "pointwise")
+threshold_ = _vmap_rule(_check_tensor_args(threshold_, "threshold_(input)"), "pointwise")
+hardsigmoid = _vmap_rule(_check_tensor_args(hardsigmoid, "hardsigmoid(input)"), "pointwise")
+hardswish = _vmap_rule(_check_tensor_args(hardswish, "hardswish(input)"), "pointwise")
+mish = _vmap_rule(_check_tensor_args(mish, "mish(input)"), "pointwise")
+celu = _vmap_rule(_check_tensor_args(celu, "celu(input)"), "pointwise")
+celu_ = _vmap_rule(_check_tensor_args(celu_, "celu_(input)"), "pointwise")
+selu = _vmap_rule(_check_tensor_args(selu, "selu(input)"), "pointwise")
+selu_ = _vmap_rule(_check_tensor_args(selu_, "selu_(input)"), "pointwise")
+softshrink = _vmap_rule(_check_tensor_args(softshrink, "softshrink(input)"), "pointwise")
+hardshrink = _vmap_rule(_check_tensor_args(hardshrink, "hardshrink(input)"), "pointwise")
+logsigmoid = _check_tensor_args(logsigmoid, "log_sigmoid(input)")
+prelu = _check_tensor_args(prelu, "prelu(input, weight)")
+rrelu = _check_tensor_args(rrelu, "rrelu(input)")
+rrelu_ = _check_tensor_args(rrelu_, "rrelu_(input)")
+alpha_dropout = _check_tensor_args(alpha_dropout, "alpha_dropout(input)")
+feature_alpha_dropout = _check_tensor_args(feature_alpha_dropout, "feature_alpha_dropout(input)")
+conv3d = _check_conv_args(conv3d, "conv3d")
+conv_transpose1d = _check_tensor_args(conv_transpose1d, "conv_transpose1d(input, weight)")
+conv_transpose2d = _check_tensor_args(conv_transpose2d, "conv_transpose2d(input, weight)")
+bilinear = _check_tensor_args(bilinear, "bilinear(input1, input2, weight)")
+adaptive_max_pool2d = _vmap_rule(_check_tensor_args(
+    adaptive_max_pool2d, ".size(input)"), "spatial", 2)
+adaptive_max_pool1d = _vmap_rule(_check_tensor_args(
+    adaptive_max_pool1d, "adaptive_max_pool1d(input)"), "spatial", 1)
+adaptive_avg_pool1d = _vmap_rule(_check_tensor_args(
+    adaptive_avg_pool1d, "adaptive_avg_pool1d(input)"), "spatial", 1)
+max_pool1d_with_indices = _check_tensor_args(
+    max_pool1d_with_indices, "max_pool1d_with_indices(input)")
+lp_pool2d = _vmap_rule(lp_pool2d, "spatial", 2)
+lp_pool1d = _vmap_rule(lp_pool1d, "spatial", 1)
+channel_shuffle = _check_tensor_args(channel_shuffle, "channel_shuffle(input)")
+native_channel_shuffle = _check_tensor_args(
+    native_channel_shuffle, "native_channel_shuffle(input)")
+relu_ = _check_tensor_args(relu_, "relu_(input)")
+elu_ = _check_tensor_args(elu_, "elu_(input)")
+leaky_relu_ = _check_tensor_args(leaky_relu_, "leaky_relu_(input)")
+hardtanh_ = _check_tensor_args(hardtanh_, "hardtanh_(input)")
+rms_norm = _check_tensor_args(rms_norm, "rms_norm(input)")
+interpolate = _vmap_rule(interpolate, "spatial", None)
+grid_sample = _check_tensor_args(grid_sample, "grid_sampler(input, grid)")
+pixel_shuffle = _check_tensor_args(pixel_shuffle, "pixel_shuffle(input)")
+pixel_unshuffle = _check_tensor_args(pixel_unshuffle, "pixel_unshuffle(input)")
+unfold = _vmap_rule(_check_tensor_args(unfold, "im2col(input)"), "spatial", 2)
+fold = _vmap_rule(_check_tensor_args(fold, "col2im(input)"), "spatial", 1)
+pairwise_distance = _check_tensor_args(pairwise_distance, "pairwise_distance(x1, x2)")
+pdist = _check_tensor_args(pdist, "pdist(input)")
+gumbel_softmax = _check_tensor_args(gumbel_softmax, "empty_like(input=logits)")
+cosine_similarity = _check_tensor_args(cosine_similarity, "cosine_similarity(x1, x2)")
+soft_margin_loss = _check_tensor_args(soft_margin_loss, "soft_margin_loss(input, target)")
+hinge_embedding_loss = _check_tensor_args(
+    hinge_embedding_loss, "hinge_embedding_loss(input, target)")
+cosine_embedding_loss = _check_tensor_args(
+    cosine_embedding_loss, "cosine_embedding_loss(input1, input2, target)")
+triplet_margin_loss = _check_tensor_args(
+    triplet_margin_loss, "triplet_margin_loss(anchor, positive, negative)")
+triplet_margin_with_distance_loss = _check_tensor_args(
+    triplet_margin_with_distance_loss, ".ndim(anchor, positive, negative)")
+poisson_nll_loss = _check_tensor_args(poisson_nll_loss, "poisson_nll_loss(input, target)")
+gaussian_nll_loss = _check_tensor_args(gaussian_nll_loss, "ones_like(input)")
+multi_margin_loss = _check_tensor_args(multi_margin_loss, "multi_margin_loss(input, target)")
+multilabel_margin_loss = _check_tensor_args(
+    multilabel_margin_loss, "multilabel_margin_loss(input, target)")
+multilabel_soft_margin_loss = _check_tensor_args(multilabel_soft_margin_loss, "log_sigmoid(input)")
+scaled_dot_product_attention = _check_tensor_args(
+    scaled_dot_product_attention, "scaled_dot_product_attention(query, key, value)")
+max_pool3d = _vmap_rule(_check_tensor_args(max_pool3d, "max_pool3d(input)"), "spatial", 3)
+avg_pool3d = _vmap_rule(_check_tensor_args(avg_pool3d, "avg_pool3d(input)"), "spatial", 3)
+adaptive_avg_pool3d = _vmap_rule(adaptive_avg_pool3d, "spatial", 3)
+adaptive_max_pool3d = _vmap_rule(adaptive_max_pool3d, "spatial", 3)
+lp_pool3d = _vmap_rule(lp_pool3d, "spatial", 3)
+conv_transpose3d = _check_tensor_args(conv_transpose3d, "conv_transpose3d(input, weight)")
+max_pool2d_with_indices = _check_tensor_args(
+    max_pool2d_with_indices, "max_pool2d_with_indices(input)")
+max_pool3d_with_indices = _check_tensor_args(max_pool3d_with_indices, ".is_cuda(input)")
+adaptive_max_pool1d_with_indices = _check_tensor_args(
+    adaptive_max_pool1d_with_indices, "adaptive_max_pool1d(input)")
+adaptive_max_pool2d_with_indices = _check_tensor_args(
+    adaptive_max_pool2d_with_indices, ".size(input)")
