@@ -107,6 +107,9 @@ RANDOM = {
     "simclr_contrastive": [r"epoch +\d+ loss"],
     # not random: since linspace is bit-exact (programs_gaps.md 9, 17) epoch 1 matches to the
     # digit; from epoch 2 float32 conv / mm last bits show in the 7th digit of the loss
+    # not random: the softmax probabilities' row sums, 1.0000 in torch and 1. in gradrs
+    # (float64 exp / softmax last bits, programs_gaps.md 33)
+    "sklearn_style": [r".*dtype=gradrs.float64\) tensor\(\[1\."],
     "spatial_transformer": [r"Train Epoch: ", r"Test set: "],
     # not random: conv / mm float32 sums round differently from oneDNN's and MKL's in the
     # last bits (style loss 297.25769 vs 297.25775 before any step), and LBFGS with a style
