@@ -54,6 +54,9 @@ RANDOM = {
     # (linspace(-pi, pi, 2000) differs in the last bit), so a ~1e-9 coefficient changes sign
     "custom_autograd": [r"Result: y = "],
     "custom_dataset": [r"\[\[\d"],  # the batches of a shuffled loader (gradrs.Generator's stream)
+    # not random: float32 sums of a softmax's rows, 1.0000 in torch, 1. in gradrs (programs_gaps.md 29)
+    "d2l_scratch": [r" +\[[\d., ]+\]\]\) tensor\(\[1\.", r"gradrs.Size\(\[2, 1, 4\]\) Linear",
+                    r" +\[1\.(0000)?\]\], grad_fn"],
     "dcgan": [r"\[\d+/3\]\[\d+/4\]"],
     "distill": [r"teacher epoch", r"student epoch", r"teacher accuracy", r"student accuracy"],
     "dqn_gridworld": [r"episode \d+ length", r"steps done", r"greedy", r"Q values", r" tensor\(\[\[", r" +\[[-\d]"],
@@ -148,6 +151,7 @@ NEEDS = {
     "cnn_checkpoint": ["equal", "softmax"],
     "custom_autograd": ["autograd.gradcheck"],
     "custom_dataset": ["Tensor.random_", "Generator", "randperm"],
+    "d2l_scratch": ["numpy keyword aliases"],
     "dynamic_quant": ["ao.quantization.quantize_dynamic", "qint8", "quantize_per_tensor"],
     "early_stopping": ["randperm", "Tensor.random_", "Generator"],
     "gan": ["dist"],
@@ -155,6 +159,7 @@ NEEDS = {
     "hogwild": ["multiprocessing", "Tensor.share_memory_", "Tensor.is_shared"],
     "init_and_inspect": ["allclose"],
     "makemore_backprop": ["index by range", "tanh backward fused as PyTorch's"],
+    "makemore_bigram": ["numpy keyword aliases"],
     "meta_init": ["Tensor.is_meta", "set_default_device"],
     "nanogpt": ["allclose", "bfloat16", "multinomial"],
     "optim_zoo_checkpoint": ["optim.SparseAdam"],
@@ -184,6 +189,12 @@ def _tanh_backward_is_fused():
     return bool((x.grad.numpy() == fused).all())
 
 
+def _numpy_keyword_aliases():
+    # PyTorch's argument parser takes numpy's spellings: axis= for dim=, keepdims= for keepdim=
+    x = G.ones(2, 3)
+    return x.sum(1, keepdims=True).shape == (2, 1) and x.argmax(axis=1).tolist() == [0, 0]
+
+
 def _index_by_range():
     return G.arange(4)[range(2)].tolist() == [0, 1]
 
@@ -191,6 +202,7 @@ def _index_by_range():
 # Behaviours a program needs (as NEEDS entries): a check that is True once gradrs has them.
 PROBES = {
     "index by range": _index_by_range,
+    "numpy keyword aliases": _numpy_keyword_aliases,
     "tanh backward fused as PyTorch's": _tanh_backward_is_fused,
 }
 

@@ -43,7 +43,7 @@ print(p3)
 print(torch.multinomial(p3, num_samples=20, replacement=True, generator=g))
 
 P = (N + 1).float()
-P /= P.sum(1, keepdim=True)
+P /= P.sum(1, keepdims=True)
 print(P.shape, P[0].sum(), P.sum(1)[:3])
 
 g = torch.Generator().manual_seed(2147483647)
@@ -97,7 +97,7 @@ for k in range(60):
     xenc = F.one_hot(xs, num_classes=27).float()
     logits = xenc @ W
     counts = logits.exp()
-    probs = counts / counts.sum(1, keepdim=True)
+    probs = counts / counts.sum(1, keepdims=True)
     loss = -probs[torch.arange(num), ys].log().mean() + 0.01 * (W ** 2).mean()
     if k % 20 == 0:
         print(k, loss.item())
@@ -114,7 +114,7 @@ for _ in range(5):
         xenc = F.one_hot(torch.tensor([ix]), num_classes=27).float()
         logits = xenc @ W
         counts = logits.exp()
-        p = counts / counts.sum(1, keepdim=True)
+        p = counts / counts.sum(1, keepdims=True)
         ix = torch.multinomial(p, num_samples=1, replacement=True, generator=g).item()
         out.append(itos[ix])
         if ix == 0:
