@@ -8,6 +8,7 @@ package), except the ones that start programs (`demo`, `run`). Each example sees
 import doctest
 import importlib
 import pkgutil
+import types
 import warnings
 
 import numpy
@@ -29,11 +30,23 @@ def _modules():
             continue
 
 
+def _attribute_examples(finder, mod):
+    """The examples of native attributes (pyo3 getters such as `dtype.itemsize`), which
+    DocTestFinder does not visit (it follows routines, classes and properties only)."""
+    for cname, cls in vars(mod).items():
+        if not isinstance(cls, type) or cls.__module__ != mod.__name__:
+            continue
+        for aname, val in vars(cls).items():
+            if isinstance(val, (types.GetSetDescriptorType, types.MemberDescriptorType)):
+                yield from finder.find(val, f"{mod.__name__}.{cname}.{aname}", module=False,
+                                       globs={})
+
+
 def _examples():
     finder = doctest.DocTestFinder(exclude_empty=True)
     seen = set()
     for mod in _modules():
-        for test in finder.find(mod, mod.__name__, globs={}):
+        for test in [*finder.find(mod, mod.__name__, globs={}), *_attribute_examples(finder, mod)]:
             # A name re-exported by several modules is tested once, where it is defined.
             if test.name in seen or not test.examples:
                 continue

@@ -165,6 +165,15 @@ impl PyNode {
         Ok(PyTuple::new(py, items)?.unbind())
     }
 
+    /// name() -> str
+    ///
+    /// Returns the name of this node's operation (PyTorch's names: `'MulBackward0'`,
+    /// `'torch::autograd::AccumulateGrad'` with `gradrs` for `torch`).
+    ///
+    /// Example:
+    ///     >>> a = gradrs.tensor([1.0, 2.0], requires_grad=True)
+    ///     >>> (a * 2).sum().grad_fn.name()
+    ///     'SumBackward0'
     fn name(&self) -> PyResult<&'static str> {
         Ok(match self.node()?.name() {
             "AccumulateGrad" => "gradrs::autograd::AccumulateGrad",
@@ -174,6 +183,18 @@ impl PyNode {
             n => n,
         })
     }
+    /// The nodes this node passes gradients on to, one `(node, input_nr)` pair per input of the
+    /// forward operation: `node` is the input's `grad_fn` (its `AccumulateGrad` for a leaf that
+    /// requires grad, `None` for an input that needs no gradient) and `input_nr` the index of the
+    /// gradient within that node's outputs.
+    ///
+    /// Example:
+    ///     >>> a = gradrs.tensor([1.0, 2.0], requires_grad=True)
+    ///     >>> y = (a * 2).sum()
+    ///     >>> y.grad_fn.next_functions
+    ///     ((<MulBackward0 object at 0x...>, 0),)
+    ///     >>> y.grad_fn.next_functions[0][0].next_functions
+    ///     ((<AccumulateGrad object at 0x...>, 0), (None, 0))
     #[getter]
     fn next_functions(&self, py: Python<'_>) -> PyResult<Py<PyTuple>> {
         let items: Vec<Py<PyAny>> = self

@@ -5,6 +5,16 @@ use crate::tensor::Device;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 
+/// A data type of tensor elements: `gradrs.float32` (`gradrs.float`), `gradrs.float64`
+/// (`gradrs.double`), `gradrs.float16` (`gradrs.half`), `gradrs.bfloat16`, `gradrs.uint8`,
+/// `gradrs.int8`, `gradrs.int16`, `gradrs.int32` (`gradrs.int`), `gradrs.int64` (`gradrs.long`) and
+/// `gradrs.bool`. The objects are unique: compare them with `==` or `is`.
+///
+/// Example:
+///     >>> gradrs.tensor([1.0]).dtype
+///     gradrs.float32
+///     >>> gradrs.tensor([1.0], dtype=gradrs.double).dtype is gradrs.float64
+///     True
 #[pyclass(name = "dtype", module = "gradrs", frozen, eq, hash)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct PyDType {
@@ -16,18 +26,38 @@ impl PyDType {
     fn __repr__(&self) -> String {
         format!("gradrs.{}", self.d.name())
     }
+    /// Whether this is a floating-point data type (`float16`, `bfloat16`, `float32`, `float64`).
+    ///
+    /// Example:
+    ///     >>> gradrs.float32.is_floating_point, gradrs.int64.is_floating_point
+    ///     (True, False)
     #[getter]
     fn is_floating_point(&self) -> bool {
         self.d.is_floating_point()
     }
+    /// Whether this is a complex data type (always `False`: gradrs has no complex dtypes).
+    ///
+    /// Example:
+    ///     >>> gradrs.float32.is_complex
+    ///     False
     #[getter]
     fn is_complex(&self) -> bool {
         false
     }
+    /// Whether this data type can hold negative values (all but `bool` and `uint8`).
+    ///
+    /// Example:
+    ///     >>> gradrs.int8.is_signed, gradrs.uint8.is_signed
+    ///     (True, False)
     #[getter]
     fn is_signed(&self) -> bool {
         !matches!(self.d, DType::Bool | DType::U8)
     }
+    /// The size of one element of this data type, in bytes.
+    ///
+    /// Example:
+    ///     >>> gradrs.float16.itemsize, gradrs.float64.itemsize
+    ///     (2, 8)
     #[getter]
     fn itemsize(&self) -> usize {
         self.d.itemsize()
@@ -84,11 +114,45 @@ pub fn extract_dtype(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<DType>> 
     }
 }
 
+/// device(type, index=None)
+///
+/// The device a tensor is (or will be) allocated on: `"cpu"`, or `"gpu"` (the Vulkan, Metal or DX12
+/// adapter; `"cuda"` is an alias normalized at construction, so `device("cuda") == device("gpu")`),
+/// with an optional device index.
+///
+/// Args:
+///     type (str or device): the device type, optionally followed by `:index` (`"cpu"`, `"gpu:0"`,
+///         `"cuda:1"`), or a device to copy.
+///     index (int, optional): the device index, if not given in `type`.
+///
+/// Example:
+///     >>> gradrs.device("cpu")
+///     device(type='cpu')
+///     >>> gradrs.device("cuda", 1)
+///     device(type='gpu', index=1)
+///     >>> str(gradrs.device("cuda:0"))
+///     'gpu:0'
+///     >>> gradrs.device("cuda:0") == gradrs.device("gpu:0")
+///     True
 #[pyclass(name = "device", module = "gradrs", frozen, eq, hash)]
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct PyDevice {
+    /// The device type: `'cpu'` or `'gpu'`.
+    ///
+    /// Example:
+    ///     >>> gradrs.device("cpu").type
+    ///     'cpu'
+    ///     >>> gradrs.device("cuda:1").type
+    ///     'gpu'
     #[pyo3(get, name = "type")]
     pub kind: String,
+    /// The device index, or `None` when the device was given without one.
+    ///
+    /// Example:
+    ///     >>> gradrs.device("gpu:1").index
+    ///     1
+    ///     >>> gradrs.device("cpu").index is None
+    ///     True
     #[pyo3(get)]
     pub index: Option<i64>,
 }

@@ -71,6 +71,34 @@ fn shape_of(size: &Bound<'_, PyTuple>) -> PyResult<Vec<usize>> {
     to_shape(&sizes_arg(size)?)
 }
 
+/// tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor
+///
+/// Constructs a tensor with no autograd history (a leaf) by copying `data`.
+///
+/// Args:
+///     data (array_like): the initial data: a Python number, a (nested) list or tuple of numbers, a
+///         NumPy array, or a tensor (copied, as `x.clone().detach()` would).
+///     dtype (gradrs.dtype, optional): the desired data type. Default: inferred from `data`
+///         (`gradrs.get_default_dtype()` for Python floats, `int64` for ints, `bool` for bools).
+///     device (gradrs.device, optional): the device of the result. Default: the CPU.
+///     requires_grad (bool, optional): whether autograd records operations on the result. Default:
+///         `False`.
+///     pin_memory (bool, optional): accepted for PyTorch compatibility (CPU memory is not pinned).
+///         Default: `False`.
+///
+/// Example:
+///     >>> gradrs.tensor([[0.1, 1.2], [2.2, 3.1], [4.9, 5.2]])
+///     tensor([[0.1000, 1.2000],
+///             [2.2000, 3.1000],
+///             [4.9000, 5.2000]])
+///     >>> gradrs.tensor([0, 1])
+///     tensor([0, 1])
+///     >>> gradrs.tensor([[0.11111, 0.222222, 0.3333333]], dtype=gradrs.float64)
+///     tensor([[0.1111, 0.2222, 0.3333]], dtype=gradrs.float64)
+///     >>> gradrs.tensor(3.14159)
+///     tensor(3.1416)
+///     >>> gradrs.tensor([])
+///     tensor([])
 #[pyfunction]
 #[pyo3(
     name = "tensor",
@@ -121,7 +149,8 @@ fn as_tensor(
 }
 
 macro_rules! filled {
-    ($name:ident, $value:expr) => {
+    ($(#[doc = $doc:literal])* $name:ident, $value:expr) => {
+        $(#[doc = $doc])*
         #[pyfunction]
         #[pyo3(
             signature = (*size, dtype=None, device=None, requires_grad=Flag::FALSE, out=None),
@@ -164,10 +193,100 @@ macro_rules! filled {
         }
     };
 }
-filled!(zeros, Scalar::Int(0));
-filled!(ones, Scalar::Int(1));
-filled!(empty, Scalar::Int(0));
+filled!(
+    /// zeros(*size, *, dtype=None, device=None, requires_grad=False, out=None) -> Tensor
+    ///
+    /// Returns a tensor filled with the scalar value `0`, with the shape defined by the variable
+    /// argument `size`.
+    ///
+    /// Args:
+    ///     size (int...): a sequence of integers defining the shape of the output tensor: a
+    ///         variable number of arguments or a collection like a list or tuple.
+    ///     dtype (gradrs.dtype, optional): the desired data type. Default: the default float dtype
+    ///         (`gradrs.get_default_dtype()`).
+    ///     device (gradrs.device, optional): the device of the result. Default: the CPU.
+    ///     requires_grad (bool, optional): whether autograd records operations on the result.
+    ///         Default: `False`.
+    ///     out (Tensor, optional): the output tensor (resized to `size`).
+    ///
+    /// Example:
+    ///     >>> gradrs.zeros(2, 3)
+    ///     tensor([[0., 0., 0.],
+    ///             [0., 0., 0.]])
+    ///     >>> gradrs.zeros(5)
+    ///     tensor([0., 0., 0., 0., 0.])
+    zeros,
+    Scalar::Int(0)
+);
+filled!(
+    /// ones(*size, *, dtype=None, device=None, requires_grad=False, out=None) -> Tensor
+    ///
+    /// Returns a tensor filled with the scalar value `1`, with the shape defined by the variable
+    /// argument `size`.
+    ///
+    /// Args:
+    ///     size (int...): a sequence of integers defining the shape of the output tensor: a
+    ///         variable number of arguments or a collection like a list or tuple.
+    ///     dtype (gradrs.dtype, optional): the desired data type. Default: the default float dtype
+    ///         (`gradrs.get_default_dtype()`).
+    ///     device (gradrs.device, optional): the device of the result. Default: the CPU.
+    ///     requires_grad (bool, optional): whether autograd records operations on the result.
+    ///         Default: `False`.
+    ///     out (Tensor, optional): the output tensor (resized to `size`).
+    ///
+    /// Example:
+    ///     >>> gradrs.ones(2, 3)
+    ///     tensor([[1., 1., 1.],
+    ///             [1., 1., 1.]])
+    ///     >>> gradrs.ones((3,), dtype=gradrs.int64)
+    ///     tensor([1, 1, 1])
+    ones,
+    Scalar::Int(1)
+);
+filled!(
+    /// empty(*size, *, dtype=None, device=None, requires_grad=False, out=None) -> Tensor
+    ///
+    /// Returns a tensor of uninitialized data (its values must be written before they are read),
+    /// with the shape defined by the variable argument `size`.
+    ///
+    /// Args:
+    ///     size (int...): a sequence of integers defining the shape of the output tensor: a
+    ///         variable number of arguments or a collection like a list or tuple.
+    ///     dtype (gradrs.dtype, optional): the desired data type. Default: the default float dtype
+    ///         (`gradrs.get_default_dtype()`).
+    ///     device (gradrs.device, optional): the device of the result. Default: the CPU.
+    ///     requires_grad (bool, optional): whether autograd records operations on the result.
+    ///         Default: `False`.
+    ///     out (Tensor, optional): the output tensor (resized to `size`).
+    ///
+    /// Example:
+    ///     >>> gradrs.empty(2, 3).shape
+    ///     gradrs.Size([2, 3])
+    ///     >>> gradrs.empty((2, 3), dtype=gradrs.int64).dtype
+    ///     gradrs.int64
+    empty,
+    Scalar::Int(0)
+);
 
+/// full(size, fill_value, *, dtype=None, device=None, requires_grad=False) -> Tensor
+///
+/// Creates a tensor of size `size` filled with `fill_value`. The dtype is inferred from
+/// `fill_value` when not given (`bool`, `int64`, or the default float dtype).
+///
+/// Args:
+///     size (int...): a list, tuple or `gradrs.Size` of integers defining the shape.
+///     fill_value (Scalar): the value to fill the output tensor with.
+///     dtype (gradrs.dtype, optional): the desired data type of the result.
+///     device (gradrs.device, optional): the device of the result. Default: the CPU.
+///     requires_grad (bool, optional): whether autograd records operations on the result. Default:
+///         `False`.
+///
+/// Example:
+///     >>> gradrs.full((2, 3), 3.141592)
+///     tensor([[3.1416, 3.1416, 3.1416],
+///             [3.1416, 3.1416, 3.1416]])
+///     >>> gradrs.full((2,), 7)
+///     tensor([7, 7])
 #[pyfunction]
 #[pyo3(
     signature = (size, fill_value, *, dtype=None, device=None, requires_grad=Flag::FALSE),
@@ -209,7 +328,8 @@ fn like_dtype(input: &Tensor, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<DTyp
 }
 
 macro_rules! filled_like {
-    ($name:ident, $value:expr) => {
+    ($(#[doc = $doc:literal])* $name:ident, $value:expr) => {
+        $(#[doc = $doc])*
         #[pyfunction]
         #[pyo3(
                     signature = (input, *, dtype=None, device=None, requires_grad=Flag::FALSE),
@@ -232,10 +352,95 @@ macro_rules! filled_like {
         }
     };
 }
-filled_like!(zeros_like, Scalar::Int(0));
-filled_like!(ones_like, Scalar::Int(1));
-filled_like!(empty_like, Scalar::Int(0));
+filled_like!(
+    /// zeros_like(input, *, dtype=None, device=None, requires_grad=False) -> Tensor
+    ///
+    /// Returns a tensor filled with the scalar value `0`, with the same size as `input`.
+    /// `gradrs.zeros_like(input)` is `gradrs.zeros(input.size(), dtype=input.dtype,
+    /// device=input.device)`.
+    ///
+    /// Args:
+    ///     input (Tensor): the size of `input` determines the size of the output tensor.
+    ///     dtype (gradrs.dtype, optional): the desired data type. Default: `input.dtype`.
+    ///     device (gradrs.device, optional): the desired device. Default: `input.device`.
+    ///     requires_grad (bool, optional): whether autograd records operations on the result.
+    ///         Default: `False`.
+    ///
+    /// Example:
+    ///     >>> x = gradrs.empty(2, 3)
+    ///     >>> gradrs.zeros_like(x)
+    ///     tensor([[0., 0., 0.],
+    ///             [0., 0., 0.]])
+    zeros_like,
+    Scalar::Int(0)
+);
+filled_like!(
+    /// ones_like(input, *, dtype=None, device=None, requires_grad=False) -> Tensor
+    ///
+    /// Returns a tensor filled with the scalar value `1`, with the same size as `input`.
+    /// `gradrs.ones_like(input)` is `gradrs.ones(input.size(), dtype=input.dtype,
+    /// device=input.device)`.
+    ///
+    /// Args:
+    ///     input (Tensor): the size of `input` determines the size of the output tensor.
+    ///     dtype (gradrs.dtype, optional): the desired data type. Default: `input.dtype`.
+    ///     device (gradrs.device, optional): the desired device. Default: `input.device`.
+    ///     requires_grad (bool, optional): whether autograd records operations on the result.
+    ///         Default: `False`.
+    ///
+    /// Example:
+    ///     >>> x = gradrs.tensor([[1, 2, 3], [4, 5, 6]])
+    ///     >>> gradrs.ones_like(x)
+    ///     tensor([[1, 1, 1],
+    ///             [1, 1, 1]])
+    ones_like,
+    Scalar::Int(1)
+);
+filled_like!(
+    /// empty_like(input, *, dtype=None, device=None, requires_grad=False) -> Tensor
+    ///
+    /// Returns a tensor of uninitialized data, with the same size as `input`.
+    /// `gradrs.empty_like(input)` is `gradrs.empty(input.size(), dtype=input.dtype,
+    /// device=input.device)`.
+    ///
+    /// Args:
+    ///     input (Tensor): the size of `input` determines the size of the output tensor.
+    ///     dtype (gradrs.dtype, optional): the desired data type. Default: `input.dtype`.
+    ///     device (gradrs.device, optional): the desired device. Default: `input.device`.
+    ///     requires_grad (bool, optional): whether autograd records operations on the result.
+    ///         Default: `False`.
+    ///
+    /// Example:
+    ///     >>> x = gradrs.ones(2, 3, dtype=gradrs.int32)
+    ///     >>> y = gradrs.empty_like(x)
+    ///     >>> y.shape, y.dtype
+    ///     (gradrs.Size([2, 3]), gradrs.int32)
+    empty_like,
+    Scalar::Int(0)
+);
 
+/// full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False) -> Tensor
+///
+/// Returns a tensor with the same size as `input` filled with `fill_value`.
+/// `gradrs.full_like(input, fill_value)` is `gradrs.full(input.size(), fill_value,
+/// dtype=input.dtype, device=input.device)`.
+///
+/// Args:
+///     input (Tensor): the size of `input` determines the size of the output tensor.
+///     fill_value (Scalar): the number to fill the output tensor with.
+///     dtype (gradrs.dtype, optional): the desired data type. Default: `input.dtype`.
+///     device (gradrs.device, optional): the desired device. Default: `input.device`.
+///     requires_grad (bool, optional): whether autograd records operations on the result. Default:
+///         `False`.
+///
+/// Example:
+///     >>> x = gradrs.tensor([[1, 2], [3, 4]])
+///     >>> gradrs.full_like(x, 7)
+///     tensor([[7, 7],
+///             [7, 7]])
+///     >>> gradrs.full_like(x, 0.5, dtype=gradrs.float32)
+///     tensor([[0.5000, 0.5000],
+///             [0.5000, 0.5000]])
 #[pyfunction]
 #[pyo3(
     signature = (input, fill_value, *, dtype=None, device=None, requires_grad=Flag::FALSE),
@@ -260,6 +465,31 @@ fn full_like(
     finish(py, t, None, requires_grad)
 }
 
+/// arange(start=0, end, step=1, *, dtype=None, device=None, requires_grad=False) -> Tensor
+///
+/// Returns a 1-D tensor of size `ceil((end - start) / step)` with values from the interval `[start,
+/// end)` taken with common difference `step` beginning from `start`.
+///
+/// The result is `int64` when all arguments are integers, else of the default float dtype.
+/// Floating-point steps are subject to rounding: subtract a small epsilon from `end` to be sure it
+/// is excluded.
+///
+/// Args:
+///     start (Number, optional): the starting value. Default: `0`.
+///     end (Number): the ending value (excluded).
+///     step (Number, optional): the gap between each pair of adjacent points. Default: `1`.
+///     dtype (gradrs.dtype, optional): the desired data type of the result.
+///     device (gradrs.device, optional): the device of the result. Default: the CPU.
+///     requires_grad (bool, optional): whether autograd records operations on the result. Default:
+///         `False`.
+///
+/// Example:
+///     >>> gradrs.arange(5)
+///     tensor([0, 1, 2, 3, 4])
+///     >>> gradrs.arange(1, 4)
+///     tensor([1, 2, 3])
+///     >>> gradrs.arange(1, 2.5, 0.5)
+///     tensor([1.0000, 1.5000, 2.0000])
 #[pyfunction]
 #[pyo3(
     signature = (*args, dtype=None, device=None, requires_grad=Flag::FALSE),
@@ -296,6 +526,28 @@ fn arange(
     finish(py, t, dev, requires_grad)
 }
 
+/// linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False) -> Tensor
+///
+/// Creates a 1-D tensor of size `steps` whose values are evenly spaced from `start` to `end`,
+/// inclusive: `start + i * (end - start) / (steps - 1)` for `i` in `0 .. steps - 1`.
+///
+/// Args:
+///     start (float): the starting value of the set of points.
+///     end (float): the ending value of the set of points.
+///     steps (int): the size of the tensor to construct.
+///     dtype (gradrs.dtype, optional): the data type of the result. Default: the default float
+///         dtype.
+///     device (gradrs.device, optional): the device of the result. Default: the CPU.
+///     requires_grad (bool, optional): whether autograd records operations on the result. Default:
+///         `False`.
+///
+/// Example:
+///     >>> gradrs.linspace(3, 10, steps=5)
+///     tensor([ 3.0000,  4.7500,  6.5000,  8.2500, 10.0000])
+///     >>> gradrs.linspace(-10, 10, steps=5)
+///     tensor([-10.,  -5.,   0.,   5.,  10.])
+///     >>> gradrs.linspace(start=-10, end=10, steps=1)
+///     tensor([-10.])
 #[pyfunction]
 #[pyo3(
     signature = (start, end, steps, *, dtype=None, device=None, requires_grad=Flag::FALSE),
@@ -317,6 +569,27 @@ fn linspace(
     finish(py, t, dev, requires_grad)
 }
 
+/// eye(n, m=None, *, dtype=None, device=None, requires_grad=False) -> Tensor
+///
+/// Returns a 2-D tensor with ones on the diagonal and zeros elsewhere.
+///
+/// Args:
+///     n (int): the number of rows.
+///     m (int, optional): the number of columns. Default: `n`.
+///     dtype (gradrs.dtype, optional): the data type of the result. Default: the default float
+///         dtype.
+///     device (gradrs.device, optional): the device of the result. Default: the CPU.
+///     requires_grad (bool, optional): whether autograd records operations on the result. Default:
+///         `False`.
+///
+/// Example:
+///     >>> gradrs.eye(3)
+///     tensor([[1., 0., 0.],
+///             [0., 1., 0.],
+///             [0., 0., 1.]])
+///     >>> gradrs.eye(2, 3, dtype=gradrs.int64)
+///     tensor([[1, 0, 0],
+///             [0, 1, 0]])
 #[pyfunction]
 #[pyo3(
     signature = (n, m=None, *, dtype=None, device=None, requires_grad=Flag::FALSE),

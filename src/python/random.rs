@@ -55,6 +55,19 @@ impl PyGenerator {
             device,
         })
     }
+    /// manual_seed(seed) -> Generator
+    ///
+    /// Sets the seed for generating random numbers and returns the generator itself.
+    ///
+    /// Args:
+    ///     seed (int): the desired seed, in `[-0x8000_0000_0000_0000, 0xffff_ffff_ffff_ffff]`.
+    ///
+    /// Example:
+    ///     >>> g = gradrs.Generator()
+    ///     >>> g.manual_seed(2147483647) is g
+    ///     True
+    ///     >>> g.initial_seed()
+    ///     2147483647
     fn manual_seed(slf: &Bound<'_, Self>, seed: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let s = unpack_seed(seed)?;
         slf.get().g.lock().manual_seed(s);
@@ -66,12 +79,46 @@ impl PyGenerator {
         self.g.lock().manual_seed(s);
         s
     }
+    /// initial_seed() -> int
+    ///
+    /// Returns the initial seed of this generator: the last one set by `manual_seed` or `seed`.
+    ///
+    /// Example:
+    ///     >>> g = gradrs.Generator()
+    ///     >>> g.initial_seed()
+    ///     67280421310721
+    ///     >>> g.manual_seed(7).initial_seed()
+    ///     7
     fn initial_seed(&self) -> u64 {
         self.g.lock().initial_seed()
     }
+    /// get_state() -> Tensor
+    ///
+    /// Returns this generator's state as a `gradrs.ByteTensor` (a `uint8` tensor), to be restored
+    /// later with `set_state`.
+    ///
+    /// Example:
+    ///     >>> g = gradrs.Generator().manual_seed(1)
+    ///     >>> state = g.get_state()
+    ///     >>> a = gradrs.rand(3, generator=g)
+    ///     >>> b = gradrs.rand(3, generator=g.set_state(state))
+    ///     >>> bool((a == b).all())
+    ///     True
     fn get_state(&self, py: Python<'_>) -> R {
         state_tensor(py, &self.g)
     }
+    /// set_state(new_state) -> Generator
+    ///
+    /// Sets this generator's state and returns the generator itself.
+    ///
+    /// Args:
+    ///     new_state (gradrs.ByteTensor): the desired state, as returned by `get_state()`.
+    ///
+    /// Example:
+    ///     >>> g = gradrs.Generator()
+    ///     >>> state = gradrs.Generator().manual_seed(3).get_state()
+    ///     >>> g.set_state(state).initial_seed()
+    ///     3
     fn set_state(slf: &Bound<'_, Self>, new_state: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         set_state_from(&slf.get().g, new_state)?;
         Ok(slf.clone().into_any().unbind())
@@ -83,6 +130,11 @@ impl PyGenerator {
             device: self.device,
         }
     }
+    /// The device of this generator (`gradrs.device`).
+    ///
+    /// Example:
+    ///     >>> gradrs.Generator().device
+    ///     device(type='cpu')
     #[getter]
     fn device(&self) -> PyDevice {
         PyDevice::of(self.device)
@@ -161,21 +213,65 @@ fn manual_seed(py: Python<'_>, seed: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
     default_generator_object(py)
 }
 
+/// seed() -> int
+///
+/// Sets the seed of the default generator to a non-deterministic random number and returns it (a
+/// 64-bit integer).
+///
+/// Example:
+///     >>> s = gradrs.seed()
+///     >>> s == gradrs.initial_seed()
+///     True
 #[pyfunction]
 fn seed() -> u64 {
     random::seed()
 }
 
+/// initial_seed() -> int
+///
+/// Returns the initial seed of the default generator: the last seed set by `gradrs.manual_seed` or
+/// `gradrs.seed` (a 64-bit integer).
+///
+/// Example:
+///     >>> _ = gradrs.manual_seed(42)
+///     >>> gradrs.initial_seed()
+///     42
 #[pyfunction]
 fn initial_seed() -> u64 {
     random::initial_seed()
 }
 
+/// get_rng_state() -> Tensor
+///
+/// Returns the state of the default CPU generator as a `gradrs.uint8` tensor (PyTorch's layout:
+/// 5056 bytes), to be restored later with `gradrs.set_rng_state`.
+///
+/// Example:
+///     >>> state = gradrs.get_rng_state()
+///     >>> state.dtype, state.shape
+///     (gradrs.uint8, gradrs.Size([5056]))
+///     >>> a = gradrs.rand(2)
+///     >>> gradrs.set_rng_state(state)
+///     >>> bool((gradrs.rand(2) == a).all())
+///     True
 #[pyfunction]
 fn get_rng_state(py: Python<'_>) -> R {
     state_tensor(py, random::default_for(Device::Cpu))
 }
 
+/// set_rng_state(new_state) -> None
+///
+/// Sets the state of the default CPU generator.
+///
+/// Args:
+///     new_state (gradrs.ByteTensor): the desired state, as returned by `gradrs.get_rng_state()`.
+///
+/// Example:
+///     >>> state = gradrs.get_rng_state()
+///     >>> a = gradrs.randn(3)
+///     >>> gradrs.set_rng_state(state)
+///     >>> bool((gradrs.randn(3) == a).all())
+///     True
 #[pyfunction]
 fn set_rng_state(new_state: &Bound<'_, PyAny>) -> PyResult<()> {
     set_state_from(random::default_for(Device::Cpu), new_state)
@@ -188,7 +284,12 @@ fn default_generator_object(py: Python<'_>) -> PyResult<Py<PyAny>> {
 
 /// `rand`/`randn` (sized) and `rand_like`/`randn_like`: one body per sampler.
 macro_rules! sampled {
-    ($name:ident, $like:ident, $sampler:path) => {
+    (
+        $(#[doc = $doc:literal])* $name:ident,
+        $(#[doc = $doc_like:literal])* $like:ident,
+        $sampler:path
+    ) => {
+        $(#[doc = $doc])*
         #[pyfunction]
         #[pyo3(signature = (*size, generator=None, dtype=None, device=None, requires_grad=false, layout=None, pin_memory=false))]
         #[allow(clippy::too_many_arguments)]
@@ -211,6 +312,7 @@ macro_rules! sampled {
             finish(py, t, dev, requires_grad)
         }
 
+        $(#[doc = $doc_like])*
         #[pyfunction]
         #[pyo3(signature = (input, *, generator=None, dtype=None, device=None, requires_grad=false, layout=None, memory_format=None))]
         #[allow(clippy::too_many_arguments)]
@@ -234,8 +336,97 @@ macro_rules! sampled {
         }
     };
 }
-sampled!(rand, rand_like, random::rand_gen);
-sampled!(randn, randn_like, random::randn_gen);
+sampled!(
+    /// rand(*size, *, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor
+    ///
+    /// Returns a tensor filled with random numbers from a uniform distribution on the interval `[0,
+    /// 1)`, with the shape defined by the variable argument `size`.
+    ///
+    /// Args:
+    ///     size (int...): a sequence of integers defining the shape of the output tensor: a
+    ///         variable number of arguments or a collection like a list or tuple.
+    ///     generator (gradrs.Generator, optional): a pseudorandom number generator for sampling.
+    ///     dtype (gradrs.dtype, optional): the desired data type. Default: the default float dtype
+    ///         (`gradrs.get_default_dtype()`).
+    ///     device (gradrs.device, optional): the device of the result. Default: the CPU.
+    ///     requires_grad (bool, optional): whether autograd records operations on the result.
+    ///         Default: `False`.
+    ///     layout, pin_memory: accepted for PyTorch compatibility (strided, not pinned).
+    ///
+    /// Example:
+    ///     >>> gradrs.rand(4)
+    ///     tensor([0.4963, 0.7682, 0.0885, 0.1320])
+    ///     >>> gradrs.rand(2, 3)
+    ///     tensor([[0.3074, 0.6341, 0.4901],
+    ///             [0.8964, 0.4556, 0.6323]])
+    rand,
+    /// rand_like(input, *, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor
+    ///
+    /// Returns a tensor with the same size as `input` filled with random numbers from a uniform
+    /// distribution on the interval `[0, 1)`. `gradrs.rand_like(input)` is
+    /// `gradrs.rand(input.size(), dtype=input.dtype, device=input.device)`.
+    ///
+    /// Args:
+    ///     input (Tensor): the size of `input` determines the size of the output tensor.
+    ///     generator (gradrs.Generator, optional): a pseudorandom number generator for sampling.
+    ///     dtype (gradrs.dtype, optional): the desired data type. Default: `input.dtype`.
+    ///     device (gradrs.device, optional): the desired device. Default: `input.device`.
+    ///     requires_grad (bool, optional): whether autograd records operations on the result.
+    ///         Default: `False`.
+    ///     layout, memory_format: accepted for PyTorch compatibility (strided, contiguous).
+    ///
+    /// Example:
+    ///     >>> gradrs.rand_like(gradrs.zeros(2, 2))
+    ///     tensor([[0.4963, 0.7682],
+    ///             [0.0885, 0.1320]])
+    rand_like,
+    random::rand_gen
+);
+sampled!(
+    /// randn(*size, *, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor
+    ///
+    /// Returns a tensor filled with random numbers from the normal distribution with mean 0 and
+    /// variance 1 (the standard normal), with the shape defined by the variable argument `size`.
+    ///
+    /// Args:
+    ///     size (int...): a sequence of integers defining the shape of the output tensor: a
+    ///         variable number of arguments or a collection like a list or tuple.
+    ///     generator (gradrs.Generator, optional): a pseudorandom number generator for sampling.
+    ///     dtype (gradrs.dtype, optional): the desired data type. Default: the default float dtype
+    ///         (`gradrs.get_default_dtype()`).
+    ///     device (gradrs.device, optional): the device of the result. Default: the CPU.
+    ///     requires_grad (bool, optional): whether autograd records operations on the result.
+    ///         Default: `False`.
+    ///     layout, pin_memory: accepted for PyTorch compatibility (strided, not pinned).
+    ///
+    /// Example:
+    ///     >>> gradrs.randn(4)
+    ///     tensor([ 1.5410, -0.2934, -2.1788,  0.5684])
+    ///     >>> gradrs.randn(2, 3)
+    ///     tensor([[-1.0845, -1.3986,  0.4033],
+    ///             [ 0.8380, -0.7193, -0.4033]])
+    randn,
+    /// randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor
+    ///
+    /// Returns a tensor with the same size as `input` filled with random numbers from the standard
+    /// normal distribution. `gradrs.randn_like(input)` is `gradrs.randn(input.size(),
+    /// dtype=input.dtype, device=input.device)`.
+    ///
+    /// Args:
+    ///     input (Tensor): the size of `input` determines the size of the output tensor.
+    ///     generator (gradrs.Generator, optional): a pseudorandom number generator for sampling.
+    ///     dtype (gradrs.dtype, optional): the desired data type. Default: `input.dtype`.
+    ///     device (gradrs.device, optional): the desired device. Default: `input.device`.
+    ///     requires_grad (bool, optional): whether autograd records operations on the result.
+    ///         Default: `False`.
+    ///     layout, memory_format: accepted for PyTorch compatibility (strided, contiguous).
+    ///
+    /// Example:
+    ///     >>> gradrs.randn_like(gradrs.zeros(2, 2, dtype=gradrs.float64)).dtype
+    ///     gradrs.float64
+    randn_like,
+    random::randn_gen
+);
 
 /// `randint(high, size)` or `randint(low, high, size)` (also by keyword).
 #[pyfunction]
@@ -375,6 +566,27 @@ fn bernoulli_of(
     })
 }
 
+/// multinomial(input, num_samples, replacement=False, *, generator=None) -> LongTensor
+///
+/// Returns a tensor where each row holds `num_samples` indices sampled from the multinomial
+/// probability distribution in the corresponding row of `input`.
+///
+/// The rows of `input` need not sum to one (they are used as weights), but must be non-negative,
+/// finite and have a non-zero sum. Without replacement, an index is drawn at most once per row, so
+/// `num_samples` must not exceed the number of categories.
+///
+/// Args:
+///     input (Tensor): the input tensor of probabilities (1-D or 2-D).
+///     num_samples (int): the number of samples to draw.
+///     replacement (bool, optional): whether to draw with replacement. Default: `False`.
+///     generator (gradrs.Generator, optional): a pseudorandom number generator for sampling.
+///
+/// Example:
+///     >>> weights = gradrs.tensor([0, 10, 3, 0], dtype=gradrs.float)
+///     >>> gradrs.multinomial(weights, 2)
+///     tensor([1, 2])
+///     >>> gradrs.multinomial(weights, 4, replacement=True)
+///     tensor([1, 2, 1, 1])
 #[pyfunction]
 #[pyo3(
     signature = (input, num_samples, replacement=Flag::FALSE, *, generator=None),
@@ -395,6 +607,22 @@ fn multinomial(
     })
 }
 
+/// poisson(input, generator=None) -> Tensor
+///
+/// Returns a tensor of the same size as `input` with each element sampled from a Poisson
+/// distribution whose rate parameter is the corresponding element of `input`: `out_i ~
+/// Poisson(input_i)`. The rates must be non-negative.
+///
+/// Args:
+///     input (Tensor): the input tensor of rates.
+///     generator (gradrs.Generator, optional): a pseudorandom number generator for sampling.
+///
+/// Example:
+///     >>> rates = gradrs.tensor([1.0, 4.0, 10.0])
+///     >>> gradrs.poisson(rates)
+///     tensor([...])
+///     >>> gradrs.poisson(gradrs.zeros(3))
+///     tensor([0., 0., 0.])
 #[pyfunction]
 #[pyo3(signature = (input, generator=None))]
 fn poisson(py: Python<'_>, input: PyRef<'_, PyTensor>, generator: Option<&Bound<'_, PyAny>>) -> R {

@@ -81,6 +81,19 @@ fn _dirichlet_grad(
     super::boundary::tensor(py, || sampling::dirichlet_grad(&x, &a, &t))
 }
 
+/// binomial(count, prob, generator=None) -> Tensor
+///
+/// Draws a sample from the binomial distribution for each element: `out_i ~ Binomial(count_i,
+/// prob_i)`, the number of successes in `count_i` trials of probability `prob_i`.
+///
+/// Args:
+///     count (Tensor): the number of trials (non-negative, a floating-point tensor).
+///     prob (Tensor): the probability of success of each trial, in `[0, 1]`.
+///     generator (gradrs.Generator, optional): a pseudorandom number generator for sampling.
+///
+/// Example:
+///     >>> gradrs.binomial(gradrs.tensor([10.0, 10.0, 5.0]), gradrs.tensor([0.0, 1.0, 1.0]))
+///     tensor([ 0., 10.,  5.])
 #[pyfunction]
 #[pyo3(signature = (count, prob, generator=None))]
 fn binomial(

@@ -28,6 +28,23 @@ use pyo3::types::{PyDict, PyTuple};
 use pyo3::IntoPyObjectExt;
 use std::sync::atomic::Ordering;
 
+/// A multi-dimensional matrix of elements of one data type (`gradrs.dtype`) on one device
+/// (`gradrs.device`), with autograd: operations on tensors that require grad record a graph, and
+/// `backward()` computes gradients through it.
+///
+/// Create tensors with the factory functions (`gradrs.tensor`, `gradrs.zeros`, `gradrs.ones`,
+/// `gradrs.rand`, `gradrs.arange`, ...); `gradrs.Tensor(data)` is the legacy constructor (always
+/// the default float dtype, like `gradrs.FloatTensor`).
+///
+/// Example:
+///     >>> x = gradrs.tensor([[1.0, -1.0], [1.0, 1.0]], requires_grad=True)
+///     >>> out = x.pow(2).sum()
+///     >>> out.backward()
+///     >>> x.grad
+///     tensor([[ 2., -2.],
+///             [ 2.,  2.]])
+///     >>> gradrs.Tensor([1, 2])
+///     tensor([1., 2.])
 #[pyclass(name = "Tensor", module = "gradrs", subclass, dict, weakref)]
 pub struct PyTensor {
     pub t: Tensor,
