@@ -1,0 +1,206 @@
+"""`gradrs.nn.functional`'s shared helpers: `_one_node` (a composition recorded as one node of
+PyTorch's name), argument normalizers, and the wrappers that give functions PyTorch's argument
+errors (`_check_tensor_args`) and vmap batching rules (`_vmap_rule`).
+"""
+
+from __future__ import annotations
+
+import functools
+
+from ... import _native
+from ..._native import Tensor as _Tensor
+
+
+# PyTorch computes mse_loss, conv2d, layer_norm, ... as single ops whose grad_fn is one node
+# (MseLossBackward0, ConvolutionBackward0, ...). Here they are compositions of differentiable
+# ops: `_one_node` runs the composition on detached leaves (a local graph), returns its result
+# detached with one node of PyTorch's name attached to the real inputs, and that node's
+# backward differentiates the local graph. Under create_graph the gradients are lifted the
+# same way (a node over the inputs and the incoming gradient), so any order of derivative is
+# the composition's own.
+
+
+def _one_node(name, fn, *inputs, linear=False):
+    """`fn(*inputs)` recorded as one node called `name` (inputs: tensors or other values).
+
+    ``linear``: `fn` is linear in its one tensor input and PyTorch's backward is an op of
+    (grad_output, self), as avg_pool2d_backward: under create_graph the first derivative is
+    always a node over both (requires_grad even for a constant grad_output), and the second
+    derivative with respect to the input is zeros (``self: zeros_like(self)``).
+    """
+    if not _native.is_grad_enabled() or not any(
+            isinstance(t, _native.Tensor) and t.requires_grad for t in inputs):
+        return fn(*inputs)
+    leaves = [t.detach().requires_grad_() if isinstance(t, _native.Tensor) and t.requires_grad
+              else t for t in inputs]
+    return _lift(name, fn(*leaves), leaves, inputs, linear)
+
+
+def _lift(name, local, leaves, reals, linear=False, zeros_if_unused=False):
+    pos = [i for i, t in enumerate(reals) if isinstance(t, _native.Tensor)]
+    wanted = [k for k, i in enumerate(pos) if reals[i].requires_grad]
+    node_inputs = [reals[i] for i in pos]
+    node_leaves = [leaves[i] for i in pos]
+    out = local.detach()
+
+    def backward(g):
+        create = _native.is_grad_enabled()
+        gl = (g.detach().requires_grad_() if create and (linear or g.requires_grad)
+              else g.detach())
+        res = _native._grad([local], [node_leaves[k] for k in wanted], [gl], True, create, True)
+        grads = [None] * len(pos)
+        for k, r in zip(wanted, res):
+            if r is None and zeros_if_unused:
+                r = _native.zeros_like(node_leaves[k])
+            if r is not None and create and r.requires_grad:
+                r = _lift(name.replace("Backward0", "BackwardBackward0"), r,
+                          node_leaves + [gl], node_inputs + [g], zeros_if_unused=linear)
+            grads[k] = r
+        return grads
+
+    _native._attach_node(out, node_inputs, name, backward)
+    return out
+
+
+def _opmath(fn):
+    """``fn`` computed in float32 when its first argument is float16 or bfloat16, the result
+    rounded to that dtype once, as PyTorch's fused kernels (normalizations) compute them."""
+    def run(x, *rest):
+        half = x.dtype
+        if half not in (_native.float16, _native.bfloat16):
+            return fn(x, *rest)
+        wide = [t.float() if isinstance(t, _native.Tensor) and t.dtype == half
+                else t for t in (x, *rest)]
+        return fn(*wide).to(half)
+
+    return run
+
+
+def _pair(v):
+    return (v, v) if isinstance(v, int) else tuple(v)
+
+
+_CPP_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double", "int32": "int",
+              "int64": "long int", "bool": "bool", "bfloat16": "c10::BFloat16",
+              "uint8": "unsigned char", "int8": "signed char", "int16": "short int"}
+
+
+def _ints(v, nd):
+    """An int argument as PyTorch's parser gives it: repeated to the op's `nd` dimensions."""
+    return [v] * nd if isinstance(v, int) else list(v)
+
+
+def _single(v):
+    return v[0] if isinstance(v, (tuple, list)) else v
+
+
+def _pool_arg(v, name, allow_empty=False):
+    v = (v,) if isinstance(v, int) else tuple(v)
+    if not (len(v) in (1, 2) or (allow_empty and not v)):
+        what = ("either be omitted, a single int, or a tuple of two ints" if allow_empty
+                else "either be a single int, or a tuple of two ints")
+        raise RuntimeError(f"avg_pool2d: {name} must {what}")
+    return v
+
+
+
+_INF = float("inf")
+_SCALAR_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int32": "Int",
+                 "int64": "Long", "bool": "Bool", "bfloat16": "BFloat16", "uint8": "Byte",
+                 "int8": "Char", "int16": "Short"}
+
+
+def _scalar_name(dtype):
+    return _SCALAR_NAMES[str(dtype).split(".")[-1]]
+
+
+def _in_dtype(value, dtype):
+    """`value` rounded to a half tensor's precision: PyTorch's half kernels compare with the
+    scalar converted to the tensor's type (the declared kernel computes half in float32)."""
+    import numpy as np
+
+    return float(np.float16(value)) if dtype == _native.float16 else value
+
+
+# -- interpolate --
+
+
+def _is_integer(x):
+    import numbers
+
+    return isinstance(x, numbers.Integral) and not isinstance(x, bool) or (
+        isinstance(x, _native.Tensor) and not x.is_floating_point() and x.dim() == 0)
+
+
+# -- 3-D pooling and transposed convolution --
+#
+# Composed of strided slices of the (padded) input, one per kernel tap, so each output is a
+# reduction over a stacked tap axis: the reductions' own backward formulas route gradients as
+# PyTorch's kernels do (max: to the first maximum of the window; mean: evenly), and each
+# function is one node of PyTorch's name.
+
+
+def _list_with_default(out_size, defaults):
+    from ..modules.utils import _list_with_default
+
+    return _list_with_default(out_size, defaults)
+
+
+def _arg3(v, message):
+    v = (v,) if isinstance(v, int) else tuple(v)
+    if len(v) not in (1, 3):
+        raise RuntimeError(message)
+    return v * 3 if len(v) == 1 else v
+
+
+def _triple3(v):
+    return (v, v, v) if isinstance(v, int) else tuple(v)
+
+
+def _check_tensor_args(fn, spec):
+    """`fn` failing as PyTorch's function does where `spec` (see above) says."""
+    import inspect
+
+    from ... import _argparse
+
+    names = list(inspect.signature(fn).parameters)
+    op, _, params = spec[:-1].partition("(")
+    checks = []  # (index in fn's arguments, name in fn, name in the op, position, None allowed)
+    for pos, param in enumerate(params.split(", "), 1):
+        native, _, own = param.rstrip("?").partition("=")
+        own = own or native
+        checks.append((names.index(own), own, native, pos, param.endswith("?")))
+    attr = op[1:] if op.startswith(".") else None
+    missing = object()
+
+    @functools.wraps(fn)
+    def checked(*args, **kwargs):
+        for i, own, native, pos, optional in checks:
+            value = args[i] if i < len(args) else kwargs.get(own, missing)
+            if value is missing or isinstance(value, _Tensor) or (optional and value is None):
+                continue
+            if hasattr(type(value), "_vmap_level"):  # vmap's BatchedTensor: batching rules
+                continue
+            if attr is not None:
+                getattr(value, attr)  # raises PyTorch's AttributeError
+                continue
+            raise TypeError(f"{op}(): argument '{native}' (position {pos}) must be Tensor, "
+                            f"not {_argparse.type_name(value)}")
+        return fn(*args, **kwargs)
+    return checked
+
+
+def _vmap_rule(fn, rule, *extra):
+    """`fn` of one input tensor under vmap: ``rule(..., fn, *extra, input, args, kwargs)``,
+    its batching rule in `_vmap` (Note [vmap])."""
+    @functools.wraps(fn)
+    def wrapped(*args, **kwargs):
+        input = args[0] if args else kwargs.get("input")
+        if hasattr(type(input), "_vmap_level"):
+            from ... import _vmap
+
+            rest = dict(kwargs)
+            rest.pop("input", None)
+            return getattr(_vmap, rule)(fn, *extra, input, args[1:], rest)
+        return fn(*args, **kwargs)
+    return wrapped

@@ -1,0 +1,125 @@
+"""Padding of `gradrs.nn.functional` (one of PyTorch's docs' "Vision functions"): pad, and the
+`_pad` the convolutions and poolings pad with.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+
+from ..._native import Tensor as _Tensor
+from ._helpers import _check_tensor_args, _one_node
+
+
+_PAD_SIZES = ("\nSupported combinations for non-constant padding:\n"
+              "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+              "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+              "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+
+
+def pad(input: _Tensor, pad: Sequence[int], mode: str = "constant",
+        value: float | None = None) -> _Tensor:
+    """Pads `input`. `pad` lists the padding sizes from the last dimension backwards: (left,
+    right) for the last dimension, then (top, bottom) for the one before, and so on.
+
+    Args:
+        input: the tensor to pad.
+        pad: an even number of sizes (negative sizes crop).
+        mode: 'constant' (default), 'reflect', 'replicate' or 'circular'.
+        value: the fill value for 'constant' (default 0).
+
+    Examples:
+        >>> import gradrs.nn.functional as F
+        >>> F.pad(gradrs.tensor([[1.0, 2.0]]), (1, 2), value=9.0)
+        tensor([[9., 1., 2., 9., 9.]])
+        >>> F.pad(gradrs.tensor([[[1.0, 2.0, 3.0]]]), (2, 0), mode='reflect')
+        tensor([[[3., 2., 1., 2., 3.]]])
+    """
+    if mode not in ("constant", "reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if len(pad) % 2 != 0:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > input.dim():
+        raise RuntimeError("Padding length should be less than or equal to two times the input "
+                           f"dimension but got padding length {len(pad)} and input of dimension "
+                           f"{input.dim()}")
+    if mode != "constant":
+        if value is not None and value != 0:
+            raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
+        # PyTorch's kernels pad the last 1-3 dims of a batched (or unbatched) input only
+        if not 1 <= len(pad) // 2 <= 3 or input.dim() - len(pad) // 2 not in (1, 2):
+            raise NotImplementedError(f"Padding size {len(pad)} is not supported for "
+                                      f"{input.dim()}D input tensor.{_PAD_SIZES}")
+    if mode == "constant":
+        return _one_node("ConstantPadNdBackward0", lambda x: _pad(x, pad, mode, value), input)
+    if mode in ("reflect", "replicate") and 1 <= len(pad) // 2 <= 3:
+        kind = "Reflection" if mode == "reflect" else "Replication"
+        return _one_node(f"{kind}Pad{len(pad) // 2}DBackward0",
+                         lambda x: _pad(x, pad, mode, value), input)
+    return _pad(input, pad, mode, value)
+
+
+def _pad(input, pad, mode, value):
+    from ... import full
+
+    out = input
+    for i in range(len(pad) // 2):
+        dim = input.dim() - 1 - i
+        left, right = pad[2 * i], pad[2 * i + 1]
+        n = out.shape[dim]
+        if mode == "constant":
+            if left < 0:
+                out = out.narrow(dim, -left, out.shape[dim] + left)
+                left = 0
+            if right < 0:
+                out = out.narrow(dim, 0, out.shape[dim] + right)
+                right = 0
+            parts = []
+            if left > 0:
+                shape = list(out.shape)
+                shape[dim] = left
+                parts.append(full(shape, 0 if value is None else value, dtype=out.dtype,
+                                  device=out.device))
+            parts.append(out)
+            if right > 0:
+                shape = list(out.shape)
+                shape[dim] = right
+                parts.append(full(shape, 0 if value is None else value, dtype=out.dtype,
+                                  device=out.device))
+            from ... import cat
+
+            out = cat(parts, dim) if len(parts) > 1 else out
+            continue
+        if mode == "reflect" and (left >= n or right >= n):
+            raise RuntimeError(
+                "Argument #4: Padding size should be less than the corresponding input "
+                f"dimension, but got: padding ({left}, {right}) at dimension {dim} of input "
+                f"{list(input.shape)}"
+            )
+        if mode not in ("replicate", "reflect", "circular"):
+            raise NotImplementedError(f"Unrecognised padding mode {mode}")
+        out = out.index_select(dim, _pad_index(mode, left, right, n, input.device))
+    return out
+
+
+@functools.lru_cache(maxsize=256)
+def _pad_index(mode, left, right, n, device):
+    """The source position of each output position of a reflect / replicate / circular pad
+    along one dim: a function of sizes only, kept per device so that a GPU step uploads (and
+    computes) nothing for it after its first call."""
+    from ... import tensor
+
+    pos = range(-left, n + right)
+    if mode == "replicate":
+        idx = [min(max(i, 0), n - 1) for i in pos]
+    elif mode == "reflect":
+        period = 2 * (n - 1) if n > 1 else 1
+        idx = [r if r < n else period - r for r in (i % period for i in pos)]
+    else:
+        idx = [i % n for i in pos]
+    return tensor(idx, device=device)
+
+
+# Each function wrapped as PyTorch's fails (`_check_tensor_args` with its spec,
+# `_check_conv_args`) and batched by its vmap rule (`_vmap_rule`): one static name each.
+pad = _check_tensor_args(pad, "pad(input)")
