@@ -163,6 +163,7 @@ NEEDS = {
     "makemore_bigram": ["numpy keyword aliases"],
     "meta_init": ["Tensor.is_meta", "set_default_device"],
     "nanogpt": ["allclose", "bfloat16", "multinomial"],
+    "numpy_lists": ["numpy values inside lists", "index by numpy array"],
     "optim_zoo_checkpoint": ["optim.SparseAdam"],
     "packed_lstm": ["equal"],
     "profiler_recipe": ["profiler.profile", "profiler.record_function", "autograd.profiler"],
@@ -200,9 +201,25 @@ def _index_by_range():
     return G.arange(4)[range(2)].tolist() == [0, 1]
 
 
+def _index_by_numpy_array():
+    import numpy as np
+
+    return G.arange(4)[np.array([2, 0])].tolist() == [2, 0]
+
+
+def _numpy_values_in_lists():
+    # torch.tensor infers the dtype of numpy scalars and arrays inside a list (programs_gaps 35)
+    import numpy as np
+
+    return (G.tensor([np.float64(1.5)]).dtype == G.float64
+            and G.tensor([np.ones(2), np.zeros(2)]).shape == (2, 2))
+
+
 # Behaviours a program needs (as NEEDS entries): a check that is True once gradrs has them.
 PROBES = {
     "index by range": _index_by_range,
+    "index by numpy array": _index_by_numpy_array,
+    "numpy values inside lists": _numpy_values_in_lists,
     "numpy keyword aliases": _numpy_keyword_aliases,
     "tanh backward fused as PyTorch's": _tanh_backward_is_fused,
 }
