@@ -401,6 +401,10 @@ class Optimizer:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset the gradients of all optimized tensors: to None, or to zeros in place."""
+        # As PyTorch: a subclass that never ran Optimizer.__init__ (a Lookahead-style wrapper)
+        # gets its step wrapped here, so its step then needs the hook dicts __init__ makes.
+        if not hasattr(self, "_zero_grad_profile_name"):
+            self._patch_step_function()
         for group in self.param_groups:
             for p in group["params"]:
                 if p.grad is not None:

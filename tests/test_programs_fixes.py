@@ -1,0 +1,49 @@
+"""Behaviours that the third-party programs of tests/programs/ (session 2026-11-27, helper
+"programs") found different from PyTorch and that were fixed in Python, checked against torch."""
+
+from conftest import check_error, need_torch
+
+
+def _wrapper_class(M):
+    # a Lookahead-style wrapper: an Optimizer subclass that never runs Optimizer.__init__
+    class Wrapper(M.optim.Optimizer):
+        def __init__(self, inner):
+            self.inner = inner
+            self.param_groups = inner.param_groups
+            self.defaults = inner.defaults
+            self.state = {}
+
+        def step(self, closure=None):
+            return self.inner.step(closure)
+
+    return Wrapper
+
+
+def _wrapped(M):
+    p = M.nn.Parameter(M.ones(2))
+    p.grad = M.ones(2)
+    return _wrapper_class(M)(M.optim.SGD([p], lr=0.1)), p
+
+
+def test_zero_grad_wraps_the_step_of_a_subclass_without_init():
+    # PyTorch's zero_grad wraps the class's step with the hook runner when __init__ did not,
+    # so such a wrapper's step fails on the missing hook dicts after a zero_grad
+    def run(M):
+        opt, _ = _wrapped(M)
+        opt.zero_grad()
+        opt.step()
+
+    check_error(run)
+
+
+def test_wrapper_step_without_zero_grad_runs():
+    torch = need_torch()
+    import gradrs
+
+    for M in (gradrs, torch):
+        opt, p = _wrapped(M)
+        opt.step()
+        assert p.tolist() == [0.8999999761581421] * 2
+        assert not hasattr(type(opt).step, "hooked")
+        opt.zero_grad()
+        assert getattr(type(opt).step, "hooked", False) and p.grad is None
