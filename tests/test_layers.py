@@ -126,3 +126,31 @@ def test_python_name_injection_fails(tmp_path):
         "gradrs/sub/bad.py injects names through globals() or sys.modules (1 times): define them "
         "statically",
     ]
+
+
+def test_long_files_fail_unless_listed(tmp_path):
+    long = "x = 1\n" * (layers.MAX_LINES + 1)
+    root = write(
+        tmp_path,
+        {
+            "python/gradrs/big.py": long,
+            "python/gradrs/mirror.py": long,
+            "python/gradrs/ok.py": "x = 1\n" * layers.MAX_LINES,
+            "src/ops/big.rs": long,
+            "src/ops/split.rs": long,
+            "src/ops/done.rs": "",
+        },
+    )
+    problems = layers.size_problems(
+        root,
+        mirrors={"python/gradrs/mirror.py": "why"},
+        to_split={"src/ops/split.rs": "how", "src/ops/done.rs": "how"},
+    )
+    n = layers.MAX_LINES
+    assert problems == [
+        f"python/gradrs/big.py has {n + 1} lines, over {n}: split it into files named for the "
+        "families they hold",
+        f"src/ops/big.rs has {n + 1} lines, over {n}: split it into files named for the "
+        "families they hold",
+        f"TO_SPLIT lists src/ops/done.rs, which is no longer over {n} lines: delete the entry",
+    ]
