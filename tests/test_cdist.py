@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from conftest import G, graph_tree, run_both, to_np
+from conftest import check_error, graph_tree, run_both, to_np
 
 
 def _inputs(M, s1, s2, dup=True, seed=0):
@@ -67,8 +67,24 @@ def test_mm_path_self_distance_is_not_exactly_zero(torch):
     assert (g < 1e-2).all() and (t < 1e-2).all()
 
 
-def test_second_derivative_is_finite_at_zero_distance():
-    x, y = _inputs(G, (4, 3), (5, 3))
-    (gx,) = G.autograd.grad(G.cdist(x, y).sum(), [x], create_graph=True)
-    gx.pow(2).sum().backward()
-    assert not np.isnan(to_np(x.grad)).any() and not np.isnan(to_np(y.grad)).any()
+@pytest.mark.parametrize("p", [2.0, 1.0, 3.0])
+def test_second_derivative_is_not_implemented(p):
+    # _cdist_backward has no derivative in PyTorch: the first-order gradient taken with
+    # create_graph is a CdistBackwardBackward0 output, and backward through it raises
+    def run(M):
+        x, y = _inputs(M, (4, 3), (5, 3))
+        gx, gy = M.autograd.grad(M.cdist(x, y, p=p).sum(), [x, y], create_graph=True)
+        (gx.pow(2).sum() + gy.sum()).backward()
+
+    check_error(run)
+
+
+def test_first_derivative_graph_matches():
+    def tree(M):
+        x, y = _inputs(M, (4, 3), (5, 3))
+        y.requires_grad_(False)
+        (gx,) = M.autograd.grad(M.cdist(x, y).sum(), [x], create_graph=True)
+        return graph_tree(gx.grad_fn, 2)
+
+    g, t = run_both(tree)
+    assert g == t

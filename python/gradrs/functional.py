@@ -256,11 +256,17 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     with _no_grad():
         dist = _cdist(x1, x2, p)
 
+    def grad_of(g, a, b, d):
+        # PyTorch's _cdist_backward has no derivative: under create_graph its result is the
+        # output of a CdistBackwardBackward0 node whose backward raises
+        with _no_grad():
+            out = _cdist_grad(g, a, b, p, d).sum_to_size(a.shape)
+        return _not_differentiable(out, [g, a, b, d], "_cdist_backward",
+                                   "CdistBackwardBackward0")
+
     def backward(g):
-        return (_cdist_grad(g, x1, x2, p, dist).sum_to_size(x1.shape) if x1.requires_grad
-                else None,
-                _cdist_grad(g.mT, x2, x1, p, dist.mT).sum_to_size(x2.shape) if x2.requires_grad
-                else None)
+        return (grad_of(g, x1, x2, dist) if x1.requires_grad else None,
+                grad_of(g.mT, x2, x1, dist.mT) if x2.requires_grad else None)
 
     return _node("CdistBackward0", dist, [x1, x2], backward)
 
@@ -376,12 +382,14 @@ def bincount(input, weights=None, minlength=0):
 
 
 def _not_differentiable(out, input, op, node):
-    """PyTorch records unique's node but has no formula: backward through it raises."""
-    if _native.is_grad_enabled() and input.requires_grad:
+    """PyTorch records `op`'s node but has no formula for it: backward through it raises.
+    `input` is a tensor or a list of tensors."""
+    inputs = input if isinstance(input, list) else [input]
+    if _native.is_grad_enabled() and any(t.requires_grad for t in inputs):
         def backward(grad):
             raise NotImplementedError(f"the derivative for '{op}' is not implemented.")
 
-        _native._attach_node(out, [input], node, backward)
+        _native._attach_node(out, inputs, node, backward)
     return out
 
 
