@@ -82,6 +82,8 @@ RANDOM = {
     "makemore_bigram": [r"gradrs.Size\(\[27, 27\]\) tensor", r"\d+ \d\.\d+$"],
     # the training and loss lines: randn's last bits (programs_gaps.md 28)
     "makemore_backprop": [r"loss \d", r"\d\.\d+ diff:", r"\w+ +\| exact", r" +\d+/ +200:"],
+    # not random: float32 sums / log_softmax last bits (programs_gaps.md 29, 33) in the losses
+    "makemore_wavenet": [r"train \d", r"val \d", r" +\d+/ +600:"],
     "maml_sine": [r"iter \d+ meta loss", r"before adaptation", r"after +\d+ steps"],
     "mdn_distributions": [r"step \d+ nll", r"samples", r"weights"],
     "metric_learning": [r"epoch \d+ loss", r"recall@1"],
