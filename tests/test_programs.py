@@ -155,6 +155,7 @@ NEEDS = {
     "custom_autograd": ["autograd.gradcheck"],
     "custom_dataset": ["Tensor.random_", "Generator", "randperm"],
     "d2l_scratch": ["numpy keyword aliases"],
+    "deploy_torchscript": ["channels_last", "jit.trace", "jit.script", "jit.save", "jit.load"],
     "dynamic_quant": ["ao.quantization.quantize_dynamic", "qint8", "quantize_per_tensor"],
     "early_stopping": ["randperm", "Tensor.random_", "Generator"],
     "gan": ["dist"],
