@@ -2774,7 +2774,7 @@ OPS += [
 ]
 
 
-# ---- issue 24: aliases and composites of python/gradrs/_breadth.py ----------------------------
+# ---- issue 24: aliases and composites of python/gradrs/_ops/ ---------------------------------
 
 def _clone_then(method):
     """``a.clone().<method>(*rest)``: an in-place form run on a non-leaf copy."""

@@ -1,4 +1,4 @@
-"""Issue 24's Python compositions of _breadth2.py against PyTorch: argwhere, kron, frexp, renorm
+"""Issue 24's Python compositions of _ops/ against PyTorch: argwhere, kron, frexp, renorm
 (+ renorm_), histogram, index_copy_ / masked_scatter_: values, reprs, grad_fn names, gradients
 (float64 gradcheck and gradgradcheck), errors."""
 

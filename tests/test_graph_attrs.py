@@ -45,7 +45,7 @@ NOT_EXPOSED |= {
     # `linalg.vector_norm` is recorded there too (`x.norm(p, dim)` shows PyTorch's values).
     "LinalgVectorNormBackward0",
 }
-# The ops composed in python/gradrs/_breadth.py record their node from Python too (issue 24's
+# The ops composed in python/gradrs/_ops/ record their node from Python too (issue 24's
 # breadth step): their closures expose no `_saved_` attributes yet (addmv, addr, baddbmm and vdot
 # name theirs through `_node(..., saved=...)` and are checked).
 NOT_EXPOSED |= {
@@ -54,7 +54,7 @@ NOT_EXPOSED |= {
     "LogcumsumexpBackward0", "MaskedScatterBackward0", "NanmedianBackward0",
     "NanmedianBackward1", "PutBackward0", "RsubBackward0", "SgnBackward0", "TakeBackward0",
 }
-# Op-table entries composed in _breadth.py whose top node is a shared one (MulBackward0,
+# Op-table entries composed in _ops/ whose top node is a shared one (MulBackward0,
 # SliceBackward0, ViewBackward0, RsubBackward1) saving other values than PyTorch's: outer
 # multiplies two reshaped vectors (PyTorch: a column times vec2), tensor_split's slices keep
 # clamped ends (PyTorch the ends as given), inner of 1-D inputs views a (1, 1) product, and rsub
@@ -98,7 +98,7 @@ def _cases():
 def test_saved_attributes_match_torch(op, sample):
     torch = need_torch()
     if op.name in COMPOSED_DIFFERENTLY:
-        pytest.skip("composed in _breadth.py with other saved values (COMPOSED_DIFFERENTLY)")
+        pytest.skip("composed in _ops/ with other saved values (COMPOSED_DIFFERENTLY)")
     try:
         _, ta = make_args(torch, sample)
         t_outs = as_outputs(op.fn(torch, *ta, **sample.kwargs))

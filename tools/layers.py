@@ -284,8 +284,6 @@ LONG_MIRRORS = {
 # Files still over the limit, each with the split that removes it. The list only shrinks: an
 # entry for a file back under the limit (or gone) fails too, so it is deleted when it lands.
 TO_SPLIT = {
-    "python/gradrs/_breadth.py": "issue 24's compositions: into files named for their families",
-    "python/gradrs/_breadth2.py": "issue 24's compositions: into files named for their families",
     "python/gradrs/_vmap.py": "vmap: the transform, BatchedTensor, and the batching rules by "
     "family",
     "python/gradrs/functional.py": "gradrs.functional (torch.functional plus the compositions "

@@ -84,6 +84,7 @@ from ._tensor_str import format_tensor as _format_tensor
 from ._typeinfo import finfo, iinfo
 from ._numpy_compat import as_tensor, from_numpy  # numpy manners: shares memory, PyTorch's checks
 from ._dlpack import from_dlpack
+from . import _tensor_protocol  # Tensor.__format__ as PyTorch's _tensor.py
 
 half = float16
 float = float32
@@ -415,9 +416,8 @@ true_divide = div  # noqa: F405
 
 from .functional import *  # noqa: E402,F401,F403 - softmax, allclose, isnan, unique, meshgrid...
 from . import functional  # noqa: E402
-from ._breadth import *  # noqa: E402,F401,F403 - issue 24: aliases, splits/stacks, addmv...
+from ._ops import *  # noqa: E402,F401,F403 - issue 24's compositions, by family (_ops/)
 from ._reduce_ops import *  # noqa: E402,F401,F403 - quantile, scatter_reduce, index_put
-from ._breadth2 import *  # noqa: E402,F401,F403 - argwhere, kron, frexp, renorm, histogram
 from ._factories import *  # noqa: E402,F401,F403 - logspace
 from ._conj import *  # noqa: E402,F401,F403 - conj, adjoint, real... on real tensors
 from ._composites import *  # noqa: E402,F401,F403 - combinations, trapezoid family

@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 
 from . import _argparse, _native
-from ._breadth import _node
+from ._ops._common import _node
 from ._grad_mode import no_grad as _no_grad
 from ._native import Tensor
 

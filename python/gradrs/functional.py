@@ -251,7 +251,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     if (x1.numel() and x2.numel() and p == 2
             and (mode == 1 or (mode == 0 and (r1 > 25 or r2 > 25)))):
         return _cdist_mm(x1, x2)
-    from ._breadth import _node
+    from ._ops._common import _node
 
     with _no_grad():
         dist = _cdist(x1, x2, p)
@@ -316,7 +316,7 @@ def _cdist_mm(x1, x2):
     """PyTorch's matrix-product euclidean distance (cdist_impl + _euclidean_dist), with its
     EuclideanDistBackward0 and the view after it."""
     from . import cat, ones_like
-    from ._breadth import _node
+    from ._ops._common import _node
 
     batch = broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2]))
     r1, r2, c = x1.shape[-2], x2.shape[-2], x1.shape[-1]

@@ -10,7 +10,7 @@ import sys
 
 from . import _argparse, _native
 from . import _functional_forms as _ff
-from ._breadth import _node, _reduce_to
+from ._ops._common import _node, _reduce_to
 from .functional import _dtype_name
 from ._forms import with_out as _with_out
 from ._grad_mode import no_grad as _no_grad

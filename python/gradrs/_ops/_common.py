@@ -1,0 +1,249 @@
+"""What the compositions of `gradrs._ops` share: `_node` (a result computed without recording
+gets one node of PyTorch's name whose backward is a formula in gradrs ops), `_forward_tangent`
+(PyTorch's forward formula for it), `_reduce_to` / `sum_to_size`, and the in-place writers
+(`_write_in_place`, `_recomputed_in_place`: `self` gets the op's node over a recorded clone).
+"""
+
+import builtins
+import sys
+
+from .. import _argparse
+from .. import _native
+from .._grad_mode import no_grad as _no_grad
+from .._native import Tensor
+from ..functional import _dtype_name, _method
+
+
+# The gradrs package (still loading when this module is: read at call time).
+_G = sys.modules[__package__.rpartition(".")[0]]
+
+
+def _node(name, out, inputs, backward, saved=None):
+    """`out` (computed with grad mode off) becomes the output of one node `name` over `inputs`
+    (tensors or None) when grad mode is on and one of them requires grad; `backward(g)` returns
+    one gradient (or None) per input, in gradrs ops so they record under create_graph.
+    `saved`: the `(name, value)`s PyTorch's node shows as `_saved_<name>` (`...` for a tensor
+    it saves only when a gradient needs it)."""
+    live = [t if isinstance(t, Tensor) else None for t in inputs]
+    if _native.is_grad_enabled() and any(t is not None and t.requires_grad for t in live):
+        _native._attach_node(out, live, name, lambda g: list(backward(g)),
+                             saved=saved(live) if callable(saved) else saved)
+    return out
+
+
+def _if(t, needed):
+    """`t` saved when the gradient that reads it is needed, else not (`...`), as PyTorch's
+    generated nodes save."""
+    return t if needed else ...
+
+
+def _forward_tangent(out, inputs, jvp):
+    """Forward mode: `out`'s tangent by PyTorch's forward formula ``jvp(*tangents)`` (zeros for
+    an input without one) in place of the one its composition carried."""
+    from ..autograd import forward_ad
+
+    if forward_ad._current_level < 0 or not _native._is_fwd_grad_enabled():
+        return
+    tangents = [forward_ad.unpack_dual(t).tangent if isinstance(t, Tensor) else None
+                for t in inputs]
+    if all(t is None for t in tangents):
+        return
+    tangents = [_G.zeros_like(x) if t is None and isinstance(x, Tensor) else t
+                for x, t in zip(inputs, tangents)]
+    _native._set_fwd_grad_enabled(False)  # the formula's own ops carry no tangents
+    try:
+        t = jvp(*tangents).to(out.dtype)
+    finally:
+        _native._set_fwd_grad_enabled(True)
+    if tuple(t.shape) != tuple(out.shape):
+        t = t.expand(out.shape).contiguous()
+    from ..linalg import _fresh_layout
+
+    _native._set_tangent(out, _fresh_layout(t, out), fresh=True)  # kept with its history
+
+
+def _reduce_to(g, shape):
+    """`g` summed down to `shape` (the broadcasting an input went through)."""
+    return g if tuple(g.shape) == tuple(shape) else sum_to_size(g, *shape)
+
+
+def _strict(name, *args):
+    """PyTorch's TypeError for a function whose size argument must be one sequence (Note
+    [Strict int lists] in `_argparse`)."""
+    err = _argparse.error(name, args, {})
+    if err is not None:
+        raise err
+
+
+
+def _sizes(size):
+    return tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else tuple(size)
+
+
+
+def _wrap(dim, n):
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {dim})")
+    return dim + n if dim < 0 else dim
+
+
+def sum_to_size(input, *size):
+    """`input.sum_to_size(*size)`: `input` summed down to `size` (which must expand to its
+    shape): SumBackward1 over the size-1 dims, a view off the leading ones."""
+    size = _sizes(size)
+    shape = tuple(input.shape)
+    lead = len(shape) - len(size)
+    if lead < 0 or builtins.any(s != 1 and s != shape[lead + i] for i, s in enumerate(size)):
+        raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(shape)}}}.")
+    if shape == size:
+        return input
+    dims = list(range(lead)) + [lead + i for i, s in enumerate(size)
+                                if s == 1 and shape[lead + i] != 1]
+    out = input.sum(dims, keepdim=True) if dims else input
+    return out.view(size) if lead else out
+
+
+
+def _as_method(fn):
+    """`fn(input, ...)` as a Tensor method, its signature `fn`'s with `self` first."""
+    return _method(fn)
+
+
+
+def _dt(t):
+    return t.dtype if isinstance(t, Tensor) else None
+
+
+def _fmt(v):
+    return "-nan" if v != v else repr(v)
+
+# The gradrs package (still loading when this module is: read at call time).
+_G = sys.modules[__package__.rpartition(".")[0]]
+
+
+def _check_leaf(self):
+    """PyTorch refuses an in-place op on a leaf that requires grad before any other check."""
+    if _native.is_grad_enabled() and self.is_leaf and self.requires_grad:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
+
+
+def _write_in_place(self, name, result, others, backward):
+    """`self` overwritten with `result` (computed without recording) as PyTorch's in-place op
+    `name`: a leaf that requires grad is refused; `self` gets one node `name` over (self's
+    history, *others); `backward(g, prior)` returns their gradients, `prior` being `self`
+    before the write. A view goes through `copy_`, whose CopySlices node keeps its base's
+    history right.
+
+    `prior` is a recorded clone of `self`: `_attach_node` checks its inputs' versions, and
+    `self` itself is written again by later in-place ops PyTorch allows (its node saves no
+    `self`)."""
+    recording = _native.is_grad_enabled() and builtins.any(
+        isinstance(t, Tensor) and t.requires_grad for t in (self, *others))
+    _check_leaf(self)
+    if not recording:
+        with _no_grad():
+            return self.copy_(result)
+    prior = self.clone() if self.requires_grad else None
+    inputs = [prior, *others]
+    if self._base is not None:
+        return self.copy_(_node(name, result, inputs, lambda g: backward(g, prior)))
+    with _no_grad():
+        self.copy_(result)
+    _native._attach_node(self, [t if isinstance(t, Tensor) else None for t in inputs],
+                         name, lambda g: list(backward(g, prior)))
+    return self
+
+
+def _type_str(t):
+    """ATen's `CPUBoolType` spelling of a tensor's type in expand's message."""
+    names = {"bool": "Bool", "float32": "Float", "float64": "Double", "int64": "Long",
+             "int32": "Int", "float16": "Half", "bfloat16": "BFloat16", "uint8": "Byte",
+             "int8": "Char", "int16": "Short"}
+    return f"CPU{names.get(str(t.dtype).split('.')[-1], 'Float')}Type"
+
+
+def _c_type(t):
+    """A dtype as ATen's TypeMeta prints it (`float`, `double`, `c10::Half`...)."""
+    return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+            "int32": "int", "bool": "bool"}.get(str(t.dtype).split(".")[-1], str(t.dtype))
+
+
+def _c_num(v):
+    """A float as PyTorch's messages print it (C++ ostream, `%g`)."""
+    return f"{float(v):g}"
+
+
+
+def _recomputed_in_place(name, node, op, cast_error=None, out_shape=None):
+    """Tensor method `name`: `op(self, ...)` written into `self`, which gets one node `node`.
+    Its backward runs `op` again on `self`'s prior value (a recorded clone) and differentiates
+    it, so each gradient is the out-of-place op's own (first and higher order)."""
+    def method(self, *args, **kwargs):
+        _check_leaf(self)
+        dtype = kwargs.get("dtype")
+        if dtype is not None and dtype != self.dtype:
+            raise RuntimeError(f"Bad in-place call: input tensor dtype {_c_type(self)} and "
+                               f"output tensor dtype {_c_type(_G.empty(0, dtype=dtype))} "
+                               "should match")
+        shape = _shape_of(out_shape, args)
+        if shape is not None and shape != tuple(self.shape):
+            raise RuntimeError(f"Bad in-place call: input tensor size {list(self.shape)} and "
+                               f"output tensor size {list(shape)} should match")
+        with _no_grad():
+            res = op(self, *args, **kwargs)
+        if not _G.can_cast(res.dtype, self.dtype):
+            what = cast_error or f"result type {_dtype_name(res.dtype)}"
+            raise RuntimeError(f"{what} can't be cast to the desired output type "
+                               f"{_dtype_name(self.dtype)}")
+        if tuple(res.shape) != tuple(self.shape):
+            raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the "
+                               f"broadcast shape {list(res.shape)}")
+        keys = list(kwargs)
+        values = [*args, *kwargs.values()]
+        others = [v for v in values if isinstance(v, Tensor)]
+        before = None if self.requires_grad else self.detach().clone()
+
+        def backward(g, prior):
+            base = prior if prior is not None else before
+            create = _native.is_grad_enabled()
+            with _G.enable_grad():
+                # an alias per tensor argument: one tensor passed twice (`y.addmm_(x, x)`)
+                # gets each position's gradient on its own edge
+                vals = [v.view_as(v) if isinstance(v, Tensor) and v.requires_grad else v
+                        for v in values]
+                y = op(base, *vals[:len(args)], **dict(zip(keys, vals[len(args):])))
+                inputs = [prior, *[v for v in vals if isinstance(v, Tensor)]]
+                wrt = [t for t in inputs if t is not None and t.requires_grad]
+                found = iter(_G.autograd.grad(y, wrt, g.to(y.dtype), create_graph=create,
+                                              allow_unused=True, retain_graph=create))
+            return [next(found) if t is not None and t.requires_grad else None
+                    for t in inputs]
+
+        return _write_in_place(self, node, res, others, backward)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"`Tensor.{name}(...)`: `{name[:-1]}` written into `self` ({node})."
+    return method
+
+
+def _shape_of(out_shape, args):
+    """The result shape a matmul-family in-place op checks `self` against first (None when
+    the operands are not yet valid: the op's own checks speak then)."""
+    if out_shape is None:
+        return None
+    try:
+        shape = out_shape(*args)
+    except (AttributeError, IndexError, TypeError):
+        return None
+    return None if shape is None else tuple(shape)
+
+
+def _method_of(fn):
+    def method(self, *args, **kwargs):
+        return fn(self, *args, **kwargs)
+
+    method.__name__ = method.__qualname__ = fn.__name__
+    method.__doc__ = f"`Tensor.{fn.__name__}(...)`: `gradrs.{fn.__name__}(self, ...)`."
+    return method

@@ -1,0 +1,186 @@
+"""Questions about a tensor or a value: `is_floating_point`, `is_complex`, `is_signed`,
+`is_nonzero`, `is_same_size`, `get_device`, `typename`, `is_distributed`, and the `sym_*`
+helpers PyTorch's symbolic shapes export.
+"""
+
+import builtins
+import math
+
+import numpy as np
+
+from .._native import Tensor
+from ..functional import _check_tensor
+from ._common import _as_method, _G
+
+__all__ = [
+    "is_complex", "is_floating_point", "is_nonzero", "is_same_size", "is_signed", "get_device",
+    "typename", "is_distributed", "sym_not", "sym_float", "sym_int", "sym_max", "sym_min",
+    "sym_sum", "sym_sqrt", "sym_ite",
+]
+
+
+def is_floating_point(input):
+    """`gradrs.is_floating_point(input)`.
+
+    Examples:
+        >>> gradrs.is_floating_point(gradrs.ones(1)), gradrs.is_floating_point(gradrs.tensor([1]))
+        (True, False)
+    """
+    _check_tensor("is_floating_point", "input", 1, input)
+    return input.is_floating_point()
+
+
+def is_complex(input):
+    """`gradrs.is_complex(input)`: gradrs has no complex dtypes, so False.
+
+    Examples:
+        >>> gradrs.is_complex(gradrs.ones(1))
+        False
+    """
+    _check_tensor("is_complex", "input", 1, input)
+    return False
+
+
+def is_signed(input):
+    """`gradrs.is_signed(input)`: False for bool (and unsigned) dtypes.
+
+    Examples:
+        >>> gradrs.is_signed(gradrs.tensor([1]))
+        True
+    """
+    _check_tensor("is_signed", "input", 1, input)
+    return input.dtype != _G.bool
+
+
+def is_nonzero(input):
+    """`gradrs.is_nonzero(input)`: the truth of a one-element tensor.
+
+    Examples:
+        >>> gradrs.is_nonzero(gradrs.tensor([0.5]))
+        True
+    """
+    _check_tensor("is_nonzero", "input", 1, input)
+    n = input.numel()
+    if n == 0:
+        raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+    if n > 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return builtins.bool(input.item() != 0)
+
+
+def is_same_size(input, other):
+    """`gradrs.is_same_size(input, other)`: equal shapes.
+
+    Examples:
+        >>> gradrs.is_same_size(gradrs.ones(2, 3), gradrs.zeros(2, 3))
+        True
+    """
+    _check_tensor("is_same_size", "input", 1, input)
+    _check_tensor("is_same_size", "other", 2, other)
+    return tuple(input.shape) == tuple(other.shape)
+for _fn in (is_nonzero, is_signed, is_complex, is_same_size):
+    setattr(Tensor, _fn.__name__, _as_method(_fn))
+
+
+def get_device(input):
+    """`gradrs.get_device(input)`: -1 for a CPU tensor, else the device index."""
+    _check_tensor("get_device", "input", 1, input)
+    return -1 if input.device.type == "cpu" else (input.device.index or 0)
+
+
+for _fn in (get_device,):
+    setattr(Tensor, _fn.__name__, _as_method(_fn))
+
+
+def typename(obj):
+    """`gradrs.typename(obj)`: a tensor's type string (`gradrs.FloatTensor`), else the
+    object's `module.qualname` (`int` for builtins).
+
+    Examples:
+        >>> gradrs.typename(gradrs.ones(2))
+        'gradrs.FloatTensor'
+    """
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = getattr(obj, "__module__", "") or ""
+    if hasattr(obj, "__qualname__"):
+        qualname = obj.__qualname__
+    elif hasattr(obj, "__name__"):
+        qualname = obj.__name__
+    else:
+        module = obj.__class__.__module__ or ""
+        qualname = obj.__class__.__qualname__
+    return qualname if module in ("", "builtins") else f"{module}.{qualname}"
+
+
+def is_distributed(input):
+    """`gradrs.is_distributed(input)`: False (no tensor of gradrs is distributed)."""
+    return False
+
+
+def _is_distributed(self):
+    """`Tensor.is_distributed()`: False."""
+    return False
+Tensor.is_distributed = _is_distributed
+
+
+def _all_and_float_types():
+    return (np.integer, np.floating, int, float), (np.floating, float)
+
+
+def sym_not(a):
+    """`gradrs.sym_not(a)`: `not a` (gradrs has no symbolic sizes)."""
+    return not a
+
+
+def sym_float(a):
+    """`gradrs.sym_float(a)`: `float(a)`."""
+    return float(a)
+
+
+def sym_int(a):
+    """`gradrs.sym_int(a)`: `int(a)`."""
+    return int(a)
+
+
+def _sym_extreme(pick, a, b):
+    all_types, float_types = _all_and_float_types()
+    for v in (a, b):
+        if not isinstance(v, all_types):
+            raise AssertionError(f"expected {all_types}, got {type(v)}")
+    if isinstance(a, float_types) or isinstance(b, float_types):
+        return float(pick(a, b))
+    return pick(a, b)
+
+
+def sym_max(a, b):
+    """`gradrs.sym_max(a, b)`: `max(a, b)`, a float when either is one."""
+    return _sym_extreme(builtins.max, a, b)
+
+
+def sym_min(a, b):
+    """`gradrs.sym_min(a, b)`: `min(a, b)`, a float when either is one."""
+    return _sym_extreme(builtins.min, a, b)
+
+
+def sym_sum(*args):
+    """`gradrs.sym_sum(a, b, ...)` or `sym_sum([a, b, ...])`: their sum."""
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        args = args[0]
+    return builtins.sum(args)
+
+
+def sym_sqrt(a):
+    """`gradrs.sym_sqrt(a)`: `math.sqrt(a)`."""
+    return math.sqrt(a)
+
+
+def sym_ite(b, t, f):
+    """`gradrs.sym_ite(b, t, f)`: `t if b else f` (`t` and `f` of one type)."""
+    if not isinstance(b, bool):
+        raise AssertionError(f"expected SymBool or bool, got {type(b)}")
+    if type(t) is not type(f):
+        raise AssertionError(f"type mismatch: {type(t)} vs {type(f)}")
+    return t if b else f
+
+del _fn

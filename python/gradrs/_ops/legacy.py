@@ -1,0 +1,78 @@
+"""Tensor methods PyTorch keeps only to refuse or alias: `prelu`, and `solve`, `lstsq`,
+`eig`, `symeig`, `reinforce`, removed since 1.9, with PyTorch's messages.
+"""
+
+from .._native import Tensor
+from ._common import _G
+
+
+def _prelu(self, weight):
+    """`Tensor.prelu(weight)`: `nn.functional.prelu(self, weight)`."""
+    return _G.nn.functional.prelu(self, weight)
+
+
+_REMOVED_1_9 = "This function was deprecated since version 1.9 and is now removed. "
+
+
+def _solve(self, other):
+    """`Tensor.solve(other)`: removed in PyTorch 1.9; raises its message."""
+    raise RuntimeError(
+        _REMOVED_1_9 + "`gradrs.solve` is deprecated in favor of `gradrs.linalg.solve`. "
+        "`gradrs.linalg.solve` has its arguments reversed and does not return the LU "
+        "factorization.\n\nTo get the LU factorization see `gradrs.lu`, which can be used with "
+        "`gradrs.lu_solve` or `gradrs.lu_unpack`.\nX = gradrs.solve(B, A).solution should be "
+        "replaced with:\nX = gradrs.linalg.solve(A, B)")
+
+
+def _lstsq(self, other):
+    """`Tensor.lstsq(other)`: removed in PyTorch 1.9; raises its message."""
+    raise RuntimeError(
+        _REMOVED_1_9 + "`gradrs.lstsq` is deprecated in favor of `gradrs.linalg.lstsq`.\n"
+        "`gradrs.linalg.lstsq` has reversed arguments and does not return the QR decomposition "
+        "in the returned tuple (although it returns other information about the problem).\n\n"
+        "To get the QR decomposition consider using `gradrs.linalg.qr`.\n\nThe returned "
+        "solution in `gradrs.lstsq` stored the residuals of the solution in the last m - n "
+        "columns of the returned value whenever m > n. In gradrs.linalg.lstsq, the residuals "
+        "are in the field 'residuals' of the returned named tuple.\n\nThe unpacking of the "
+        "solution, as in\nX, _ = gradrs.lstsq(B, A).solution[:A.size(1)]\nshould be replaced "
+        "with:\nX = gradrs.linalg.lstsq(A, B).solution")
+
+
+def _eig(self, eigenvectors=False):
+    """`Tensor.eig(eigenvectors=False)`: removed in PyTorch 1.9; raises its message."""
+    raise RuntimeError(
+        _REMOVED_1_9 + "`gradrs.linalg.eig` returns complex tensors of dtype `cfloat` or "
+        "`cdouble` rather than real tensors mimicking complex tensors.\n\nL, _ = gradrs.eig(A) "
+        "should be replaced with:\nL_complex = gradrs.linalg.eigvals(A)\n\nand\n\nL, V = "
+        "gradrs.eig(A, eigenvectors=True) should be replaced with:\nL_complex, V_complex = "
+        "gradrs.linalg.eig(A)")
+
+
+def _symeig(self, eigenvectors=False):
+    """`Tensor.symeig(eigenvectors=False)`: removed in PyTorch 1.9; raises its message."""
+    raise RuntimeError(
+        _REMOVED_1_9 + "The default behavior has changed from using the upper triangular "
+        "portion of the matrix by default to using the lower triangular portion.\n\nL, _ = "
+        "gradrs.symeig(A, upper=upper) should be replaced with:\nL = gradrs.linalg.eigvalsh(A, "
+        "UPLO='U' if upper else 'L')\n\nand\n\nL, V = gradrs.symeig(A, eigenvectors=True) "
+        "should be replaced with:\nL, V = gradrs.linalg.eigh(A, UPLO='U' if upper else 'L')")
+
+
+def _reinforce(self, reward):
+    """`Tensor.reinforce(reward)`: removed from PyTorch; raises its message."""
+    raise RuntimeError(
+        "reinforce() was removed.\nUse gradrs.distributions instead.\n"
+        "See https://pytorch.org/docs/main/distributions.html\n\nInstead of:\n\n"
+        "probs = policy_network(state)\naction = probs.multinomial()\n"
+        "next_state, reward = env.step(action)\naction.reinforce(reward)\naction.backward()\n\n"
+        "Use:\n\nprobs = policy_network(state)\n"
+        "# NOTE: categorical is equivalent to what used to be called multinomial\n"
+        "m = gradrs.distributions.Categorical(probs)\naction = m.sample()\n"
+        "next_state, reward = env.step(action)\nloss = -m.log_prob(action) * reward\n"
+        "loss.backward()\n")
+Tensor.prelu = _prelu
+Tensor.solve = _solve
+Tensor.lstsq = _lstsq
+Tensor.eig = _eig
+Tensor.symeig = _symeig
+Tensor.reinforce = _reinforce
