@@ -47,3 +47,21 @@ def test_wrapper_step_without_zero_grad_runs():
         assert not hasattr(type(opt).step, "hooked")
         opt.zero_grad()
         assert getattr(type(opt).step, "hooked", False) and p.grad is None
+
+
+def test_format_of_tensors():
+    torch = need_torch()
+    import gradrs
+
+    def outputs(M):
+        out = [f"{M.tensor(0.123456):.3f}", f"{M.tensor(42):5d}", f"{M.tensor(0.5):.1%}",
+               f"{M.tensor([1.0, 2.0])}", f"{M.tensor(True)}", format(M.tensor(7), "03d"),
+               f"{M.tensor(1.5, requires_grad=True) * 2:.2f}", f"{M.nn.Parameter(M.ones(1))}"]
+        for value in (M.tensor([1.0, 2.0]), M.zeros(2, 2), M.nn.Parameter(M.tensor(1.0))):
+            try:
+                out.append(format(value, ".2f"))
+            except TypeError as e:
+                out.append(f"TypeError: {e}")
+        return [s.replace("torch", "gradrs") for s in out]
+
+    assert outputs(gradrs) == outputs(torch)
