@@ -65,3 +65,56 @@ def test_format_of_tensors():
         return [s.replace("torch", "gradrs") for s in out]
 
     assert outputs(gradrs) == outputs(torch)
+
+
+def test_compiler_and_jit_guards_in_eager_mode():
+    torch = need_torch()
+    import gradrs
+
+    def facts(M):
+        return (M.jit.is_scripting(), M.jit.is_tracing(), M.compiler.is_compiling(),
+                M.compiler.is_dynamo_compiling(), M.compiler.is_exporting(),
+                M._dynamo.is_compiling(), M.compiler.list_backends(),
+                M.compiler.list_backends(exclude_tags=("debug",)),
+                M._dynamo.list_backends(), M.jit.Final[int], M.jit.annotate(list, [1]),
+                M.compiler.reset(), M._dynamo.reset(), M.compiler.cudagraph_mark_step_begin())
+
+    assert facts(gradrs) == facts(torch)
+    # every backend gradrs accepts is one PyTorch lists (PyTorch also lists its testing-only
+    # backends, which exist to fail)
+    assert set(gradrs.compiler.list_backends(exclude_tags=())) <= set(
+        torch.compiler.list_backends(exclude_tags=()))
+
+
+def test_jit_decorators_mark_functions_as_pytorch():
+    torch = need_torch()
+    import warnings
+
+    import gradrs
+
+    def marks(M):
+        def f(x):
+            return x + 1
+
+        out = [str(M.jit.ignore(f)._torchscript_modifier), f(1)]
+        out.append(str(M.jit.unused(lambda: 0)._torchscript_modifier))
+        out.append(str(M.jit.export(lambda: 0)._torchscript_modifier))
+        out.append(str(M.jit.ignore(drop=False)(lambda: 0)._torchscript_modifier))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out.append(str(M.jit.ignore(True)(lambda: 0)._torchscript_modifier))
+            out.append(str(M.jit.ignore(drop_on_export=True)(lambda: 0)._torchscript_modifier))
+            out.append(str(M.jit.ignore(drop_on_export=False)(lambda: 0)._torchscript_modifier))
+        out.append([(w.category.__name__, str(w.message)) for w in caught])
+        prop = M.jit.unused(property(lambda self: 1))
+        out.append(str(prop.fget._torchscript_modifier))
+        try:
+            M.jit.ignore("no")
+        except RuntimeError as e:
+            out.append(str(e))
+        g = M.compiler.disable(lambda x: x * 2)
+        h = M.compiler.disable(recursive=False)(lambda x: x * 3)
+        out += [g(2), h(2), M.compiler.allow_in_graph(f)(2), M._dynamo.disable(f)(3)]
+        return [str(v).replace("torch", "gradrs") for v in out]
+
+    assert marks(gradrs) == marks(torch)

@@ -445,6 +445,7 @@ from . import accelerator, amp, backends, cpu  # noqa: E402
 from . import distributed  # noqa: E402 - torch.distributed over MPI (mpi4py)
 from . import distributions  # noqa: E402 - torch.distributions
 from ._compile import compile  # noqa: E402
+from . import _dynamo, compiler, jit  # noqa: E402 - eager-mode guards (is_scripting, ...)
 from ._nn_aliases import *  # noqa: E402,F401,F403 - torch.dropout, torch.layer_norm, ...
 from .amp.autocast_mode import (  # noqa: E402
     autocast,
