@@ -118,3 +118,15 @@ def test_jit_decorators_mark_functions_as_pytorch():
         return [str(v).replace("torch", "gradrs") for v in out]
 
     assert marks(gradrs) == marks(torch)
+
+
+def test_nbytes_and_itemsize():
+    torch = need_torch()
+    import gradrs
+
+    def sizes(M):
+        cases = [M.ones(3, 4, dtype=M.float16)[:, :2], M.ones(0), M.tensor(True),
+                 M.arange(10), M.zeros(2, 3, dtype=M.float64).t(), M.ones(5, dtype=M.uint8)]
+        return [(t.nbytes, t.itemsize) for t in cases]
+
+    assert sizes(gradrs) == sizes(torch)

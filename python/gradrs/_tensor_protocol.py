@@ -1,5 +1,5 @@
 """Tensor protocol methods PyTorch defines in Python (torch/_tensor.py) and gradrs therefore
-defines in Python too: `__format__`."""
+defines in Python too: `__format__`; and the `nbytes` / `itemsize` properties."""
 
 from ._native import Tensor
 
@@ -15,3 +15,17 @@ def _format(self, format_spec):
 
 
 Tensor.__format__ = _format
+
+
+def _nbytes(self):
+    """The bytes of the tensor's elements (numel * element_size), not of its storage."""
+    return self.numel() * self.element_size()
+
+
+def _itemsize(self):
+    """The bytes of one element (element_size())."""
+    return self.element_size()
+
+
+Tensor.nbytes = property(_nbytes)
+Tensor.itemsize = property(_itemsize)
