@@ -130,3 +130,26 @@ def test_nbytes_and_itemsize():
         return [(t.nbytes, t.itemsize) for t in cases]
 
     assert sizes(gradrs) == sizes(torch)
+
+
+def test_mode_position_of_ties_is_std_sorts():
+    # PyTorch's CPU mode std::sort-s (value, position) pairs: beyond 16 elements the position
+    # it reports for the winning value is not the last occurrence
+    torch = need_torch()
+    import numpy as np
+
+    import gradrs
+
+    rs = np.random.RandomState(1)
+    cases = [np.array([4, 1, 2, 4, 3, 4, 0, 3, 3, 2, 1, 4, 2, 2, 1, 0, 4, 1, 3, 0, 0, 0, 0, 2, 4,
+                       0, 4, 3, 1, 1])]
+    cases += [rs.randint(0, k, size=(3, n)) for n in (5, 16, 17, 40, 300) for k in (2, 4, 30)]
+    nan = rs.randn(2, 70).astype(np.float32)
+    nan[:, ::3], nan[:, 1::5] = np.nan, 0.5
+    cases.append(nan)
+    for x in cases:
+        for dim in range(x.ndim):
+            g = gradrs.mode(gradrs.from_numpy(x), dim)
+            t = torch.mode(torch.from_numpy(x), dim)
+            assert g.indices.tolist() == t.indices.tolist()
+            np.testing.assert_array_equal(g.values.numpy(), t.values.numpy())

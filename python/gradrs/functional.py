@@ -864,18 +864,116 @@ def cummin(input, dim):
     return _cumulative("cummin", input, dim, np.less_equal)
 
 
+def _std_sort(a):
+    """Sort the list `a` of (value, position) pairs in place by value only, in the order
+    libstdc++'s std::sort leaves them (introsort: median-of-three pivots, unguarded
+    partitions, heapsort past 2 * log2(n) levels, a final insertion sort over runs of 16):
+    not stable, so which position of equal values lands where is std::sort's."""
+
+    def lt(x, y):
+        return x[0] < y[0]
+
+    def insertion_sort(first, last):
+        for i in range(first + 1, last):
+            if lt(a[i], a[first]):
+                val = a[i]
+                a[first + 1:i + 1] = a[first:i]
+                a[first] = val
+            else:
+                linear_insert(i)
+
+    def linear_insert(last):
+        val = a[last]
+        while lt(val, a[last - 1]):
+            a[last] = a[last - 1]
+            last -= 1
+        a[last] = val
+
+    def median_to_first(result, x, y, z):
+        if lt(a[x], a[y]):
+            pick = y if lt(a[y], a[z]) else (z if lt(a[x], a[z]) else x)
+        else:
+            pick = x if lt(a[x], a[z]) else (z if lt(a[y], a[z]) else y)
+        a[result], a[pick] = a[pick], a[result]
+
+    def partition(first, last, pivot):
+        while True:
+            while lt(a[first], a[pivot]):
+                first += 1
+            last -= 1
+            while lt(a[pivot], a[last]):
+                last -= 1
+            if not first < last:
+                return first
+            a[first], a[last] = a[last], a[first]
+            first += 1
+
+    def adjust_heap(first, hole, length, value):
+        top, child = hole, hole
+        while child < (length - 1) // 2:
+            child = 2 * (child + 1)
+            if lt(a[first + child], a[first + child - 1]):
+                child -= 1
+            a[first + hole] = a[first + child]
+            hole = child
+        if length % 2 == 0 and child == (length - 2) // 2:
+            child = 2 * (child + 1)
+            a[first + hole] = a[first + child - 1]
+            hole = child - 1
+        parent = (hole - 1) // 2
+        while hole > top and lt(a[first + parent], value):
+            a[first + hole] = a[first + parent]
+            hole = parent
+            parent = (hole - 1) // 2
+        a[first + hole] = value
+
+    def heap_sort(first, last):
+        length = last - first
+        for parent in range((length - 2) // 2, -1, -1):
+            adjust_heap(first, parent, length, a[first + parent])
+        while last - first > 1:
+            last -= 1
+            value = a[last]
+            a[last] = a[first]
+            adjust_heap(first, 0, last - first, value)
+
+    def introsort(first, last, depth):
+        while last - first > 16:
+            if depth == 0:
+                heap_sort(first, last)
+                return
+            depth -= 1
+            median_to_first(first, first + 1, first + (last - first) // 2, last - 1)
+            cut = partition(first + 1, last, first)
+            introsort(cut, last, depth)
+            last = cut
+
+    n = len(a)
+    if n < 2:
+        return
+    introsort(0, n, 2 * (n.bit_length() - 1))
+    if n > 16:
+        insertion_sort(0, 16)
+        for i in range(16, n):
+            linear_insert(i)
+    else:
+        insertion_sort(0, n)
+
+
 def _row_mode(row):
-    # PyTorch's CPU kernel: sort, then the first longest run of equal values wins (NaNs never
-    # equal one another); its position is the last one holding that value
-    order = np.argsort(row, kind="stable")
-    ordered = row[order]
+    # PyTorch's CPU kernel: (value, position) pairs std::sort-ed by value, then the first
+    # longest run of equal values wins (NaNs never equal one another), and its position is
+    # the one std::sort left last in that run (the last occurrence up to 16 elements, where
+    # std::sort is an insertion sort; any occurrence beyond)
+    pairs = list(zip(row.tolist(), range(len(row))))
+    _std_sort(pairs)
     best_len, best_end, start = 0, 0, 0
-    for i in range(len(ordered)):
-        if i == len(ordered) - 1 or not ordered[i] == ordered[i + 1]:
+    for i in range(len(pairs)):
+        if i == len(pairs) - 1 or pairs[i][0] != pairs[i + 1][0]:
             if i + 1 - start > best_len:
                 best_len, best_end = i + 1 - start, i
             start = i + 1
-    return order[best_end]
+    return pairs[best_end][1]
 
 
 def mode(input, dim=-1, keepdim=False):
