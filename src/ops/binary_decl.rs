@@ -14,6 +14,19 @@
 macro_rules! binary_table {
     ($m:ident) => {
         $m! {
+            /// Element-wise arctangent of `self_i / other_i` with consideration of the quadrant:
+            /// the signed angle in radians between the vector `(other_i, self_i)` and `(1, 0)`
+            /// (`other` is the x-coordinate, `self` the y-coordinate). The shapes must be
+            /// broadcastable. `arctan2` is an alias.
+            ///
+            /// Args:
+            ///     other (Tensor): the second input tensor (the x-coordinates).
+            ///
+            /// Example:
+            ///     >>> y = gradrs.tensor([1.0, 1.0, -1.0, 0.0])
+            ///     >>> x = gradrs.tensor([1.0, -1.0, -1.0, -1.0])
+            ///     >>> y.atan2(x)
+            ///     tensor([ 0.7854,  2.3562, -2.3562,  3.1416])
             Atan2 atan2 {
                 node: "Atan2Backward0", node_scalar: "Atan2Backward0",
                 dtypes: BinaryDtypes::Float,
@@ -25,6 +38,19 @@ macro_rules! binary_table {
                 methods: [atan2, arctan2], inplace: [atan2_, arctan2_], functions: [atan2, arctan2],
                 sig: BINARY,
             }
+            /// Computes `self * log(other)`, with `0` where `self` is `0` (even where `other` is
+            /// `0` or `inf`), and `nan` where `other` is `nan`. The shapes must be broadcastable.
+            ///
+            /// Args:
+            ///     other (Tensor or Number): the tensor whose logarithm multiplies `self`.
+            ///
+            /// Example:
+            ///     >>> x = gradrs.tensor([0.0, 0.0, 0.0, -1.0, 2.0])
+            ///     >>> y = gradrs.tensor([-1.0, 0.0, float('nan'), 2.0, 4.0])
+            ///     >>> x.xlogy(y)
+            ///     tensor([ 0.0000,  0.0000,     nan, -0.6931,  2.7726])
+            ///     >>> x.xlogy(3)
+            ///     tensor([ 0.0000,  0.0000,  0.0000, -1.0986,  2.1972])
             Xlogy xlogy {
                 node: "XlogyBackward0", node_scalar: "XlogyBackward2",
                 dtypes: BinaryDtypes::Float,
@@ -37,6 +63,15 @@ macro_rules! binary_table {
                 methods: [xlogy], inplace: [xlogy_], functions: [xlogy, xlogy_],
                 sig: "(Tensor input, Tensor other, *, Tensor out = None)",
             }
+            /// Given the legs of right triangles, returns their hypotenuse:
+            /// `out_i = sqrt(self_i^2 + other_i^2)`. The shapes must be broadcastable.
+            ///
+            /// Args:
+            ///     other (Tensor): the second input tensor.
+            ///
+            /// Example:
+            ///     >>> gradrs.tensor([4.0]).hypot(gradrs.tensor([3.0, 4.0, 5.0]))
+            ///     tensor([5.0000, 5.6569, 6.4031])
             Hypot hypot {
                 node: "HypotBackward0", node_scalar: "HypotBackward0",
                 dtypes: BinaryDtypes::FloatOnly("hypot_cpu"),
@@ -48,6 +83,20 @@ macro_rules! binary_table {
                 methods: [hypot], inplace: [hypot_], functions: [hypot],
                 sig: BINARY,
             }
+            /// Creates a new floating-point tensor with the magnitude of `self` and the sign (the
+            /// sign bit, so `-0.0` counts as negative) of `other`, element-wise. Supports
+            /// broadcasting, and integer and float inputs.
+            ///
+            /// Args:
+            ///     other (Tensor or Number): the values whose sign bits are applied to the
+            ///         magnitudes in `self`.
+            ///
+            /// Example:
+            ///     >>> a = gradrs.tensor([-1.2557, -0.0026, 0.4740])
+            ///     >>> a.copysign(1)
+            ///     tensor([1.2557, 0.0026, 0.4740])
+            ///     >>> a.copysign(gradrs.tensor([0.0, -0.0, -2.0]))
+            ///     tensor([ 1.2557, -0.0026, -0.4740])
             Copysign copysign {
                 node: "CopysignBackward0", node_scalar: "CopysignBackward1",
                 dtypes: BinaryDtypes::Float,
@@ -60,6 +109,20 @@ macro_rules! binary_table {
                 methods: [copysign], inplace: [copysign_], functions: [copysign],
                 sig: "(Tensor input, Tensor other, *, Tensor out = None)",
             }
+            /// Logarithm of the sum of exponentiations of `self` and `other`, element-wise:
+            /// `log(e^self + e^other)`, without overflow or underflow for large or small values
+            /// (useful for adding probabilities stored as logarithms). Not to be confused with
+            /// `logsumexp`, a reduction over one tensor.
+            ///
+            /// Args:
+            ///     other (Tensor): the second input tensor.
+            ///
+            /// Example:
+            ///     >>> gradrs.tensor([-1.0]).logaddexp(gradrs.tensor([-1.0, -2.0, -3.0]))
+            ///     tensor([-0.3069, -0.6867, -0.8731])
+            ///     >>> a = gradrs.tensor([-100.0, -200.0, -300.0])
+            ///     >>> a.logaddexp(gradrs.tensor([-1.0, -2.0, -3.0]))
+            ///     tensor([-1., -2., -3.])
             Logaddexp logaddexp {
                 node: "LogaddexpBackward0", node_scalar: "LogaddexpBackward0",
                 dtypes: BinaryDtypes::FloatOnly("logaddexp_cpu"),
@@ -71,6 +134,15 @@ macro_rules! binary_table {
                 methods: [logaddexp], inplace: [], functions: [logaddexp],
                 sig: BINARY,
             }
+            /// Logarithm in base 2 of the sum of powers of two of `self` and `other`, element-wise:
+            /// `log2(2^self + 2^other)`. See `logaddexp`.
+            ///
+            /// Args:
+            ///     other (Tensor): the second input tensor.
+            ///
+            /// Example:
+            ///     >>> gradrs.tensor([0.0, 1.0, -10.0]).logaddexp2(gradrs.tensor([0.0, 3.0, 1.0]))
+            ///     tensor([1.0000, 3.3219, 1.0007])
             Logaddexp2 logaddexp2 {
                 node: "Logaddexp2Backward0", node_scalar: "Logaddexp2Backward0",
                 dtypes: BinaryDtypes::FloatOnly("logaddexp2_cpu"),
@@ -82,6 +154,18 @@ macro_rules! binary_table {
                 methods: [logaddexp2], inplace: [], functions: [logaddexp2],
                 sig: BINARY,
             }
+            /// Computes the Heaviside step function of each element of `self`: `0` where `self <
+            /// 0`, `values` where `self == 0`, `1` where `self > 0`.
+            ///
+            /// Args:
+            ///     values (Tensor): the values to use where `self` is zero (broadcast to `self`).
+            ///
+            /// Example:
+            ///     >>> x = gradrs.tensor([-1.5, 0.0, 2.0])
+            ///     >>> x.heaviside(gradrs.tensor([0.5]))
+            ///     tensor([0.0000, 0.5000, 1.0000])
+            ///     >>> x.heaviside(gradrs.tensor([1.2, -2.0, 3.5]))
+            ///     tensor([ 0., -2.,  1.])
             Heaviside heaviside {
                 node: "NotImplemented", node_scalar: "NotImplemented",
                 dtypes: BinaryDtypes::Same(

@@ -61,6 +61,8 @@ pub struct DeclaredBinary {
 
 macro_rules! generate_binary {
     ($(
+        // The entry's docstring (the Tensor methods' in `python/declared.rs`).
+        $(#[doc = $doc:literal])*
         $V:ident $name:ident {
             node: $node:literal, node_scalar: $node_scalar:literal,
             dtypes: $dtypes:expr,

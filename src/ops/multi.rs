@@ -58,6 +58,8 @@ pub struct DeclaredMulti {
 
 macro_rules! generate_multi {
     ($(
+        // The entry's docstring (the Tensor methods' in `python/declared.rs`).
+        $(#[doc = $doc:literal])*
         $V:ident $name:ident {
             node: $node:literal,
             outputs: [$($o:ident),* $(,)?],

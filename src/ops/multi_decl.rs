@@ -19,6 +19,24 @@
 macro_rules! multi_table {
     ($m:ident) => {
         $m! {
+            /// Computes the minimum and maximum values of `self` (over all elements, or along
+            /// `dim`), returned as the named tuple `(min, max)`. The values are differentiable
+            /// (each output's gradient shared evenly among the elements equal to it).
+            ///
+            /// Args:
+            ///     dim (int, optional): the dimension to reduce. Default: all of them.
+            ///     keepdim (bool, optional): whether the outputs keep the reduced dimension (with
+            ///         size 1). Default: `False`.
+            ///
+            /// Example:
+            ///     >>> gradrs.tensor([1, -3, 5]).aminmax()
+            ///     gradrs.return_types.aminmax(
+            ///     min=tensor(-3),
+            ///     max=tensor(5))
+            ///     >>> gradrs.tensor([[2.0, 1.0], [-1.0, 4.0]]).aminmax(dim=0, keepdim=True)
+            ///     gradrs.return_types.aminmax(
+            ///     min=tensor([[-1.,  1.]]),
+            ///     max=tensor([[2., 4.]]))
             Aminmax aminmax {
                 node: "AminmaxBackward0",
                 outputs: [min, max],

@@ -52,6 +52,8 @@ pub struct DeclaredReduction {
 
 macro_rules! generate_reduction {
     ($(
+        // The entry's docstring (the Tensor methods' in `python/declared.rs`).
+        $(#[doc = $doc:literal])*
         $V:ident $name:ident {
             dtypes: $dtypes:expr,
             compose: |$x:ident, $dims:ident, $keepdim:ident| $compose:expr,

@@ -17,6 +17,26 @@
 macro_rules! reduction_table {
     ($m:ident) => {
         $m! {
+            /// Returns the sum of the elements of `self`, treating Not-a-Number (`nan`) values as
+            /// zero; over all elements, or over the dimension(s) `dim`.
+            ///
+            /// Args:
+            ///     dim (int or tuple of ints, optional): the dimension or dimensions to reduce.
+            ///         Default: all of them.
+            ///     keepdim (bool, optional): whether the output keeps the reduced dimensions (with
+            ///         size 1). Default: `False`.
+            ///     dtype (gradrs.dtype, optional): the desired data type of the result; `self` is
+            ///         cast to it first. Default: `self.dtype` (`int64` for integral and bool
+            ///         inputs).
+            ///
+            /// Example:
+            ///     >>> x = gradrs.tensor([[1.0, 2.0], [3.0, float('nan')]])
+            ///     >>> x.sum()
+            ///     tensor(nan)
+            ///     >>> x.nansum()
+            ///     tensor(6.)
+            ///     >>> x.nansum(dim=0)
+            ///     tensor([4., 2.])
             Nansum nansum {
                 dtypes: ReduceDtypes::All,
                 compose: |x, dims, keepdim| sum(&where_(&ne(x, x)?, 0, x)?, dims, keepdim),
@@ -25,6 +45,28 @@ macro_rules! reduction_table {
                 methods: [nansum], functions: [nansum],
                 sig: REDUCTION,
             }
+            /// Computes the mean of all non-`nan` elements of `self` (over all elements, or along
+            /// the dimension(s) `dim`): `nan` values are ignored, unlike `mean`. A slice of `nan`
+            /// values only gives `nan`.
+            ///
+            /// Args:
+            ///     dim (int or tuple of ints, optional): the dimension or dimensions to reduce.
+            ///         Default: all of them.
+            ///     keepdim (bool, optional): whether the output keeps the reduced dimensions (with
+            ///         size 1). Default: `False`.
+            ///     dtype (gradrs.dtype, optional): the desired floating-point data type of the
+            ///         result.
+            ///
+            /// Example:
+            ///     >>> x = gradrs.tensor([[float('nan'), 1.0, 2.0], [1.0, 2.0, 3.0]])
+            ///     >>> x.mean()
+            ///     tensor(nan)
+            ///     >>> x.nanmean()
+            ///     tensor(1.8000)
+            ///     >>> x.nanmean(dim=0)
+            ///     tensor([1.0000, 1.5000, 2.5000])
+            ///     >>> gradrs.tensor([float('nan')]).nanmean()
+            ///     tensor(nan)
             Nanmean nanmean {
                 dtypes: ReduceDtypes::Float(
                     "nanmean(): expected input to have floating point or complex dtype but got {}",

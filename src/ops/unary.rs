@@ -252,6 +252,8 @@ macro_rules! map_float {
 
 macro_rules! generate_unary {
     ($(
+        // The entry's docstring (the Tensor methods' in `python/declared.rs`).
+        $(#[doc = $doc:literal])*
         $V:ident $name:ident {
             node: $node:literal,
             dtypes: $dtypes:expr,

@@ -22,6 +22,13 @@
 macro_rules! unary_table {
     ($m:ident) => {
         $m! {
+            /// Returns a new tensor with the negative of the elements of `self`: `out = -1 * self`.
+            /// `negative` is an alias.
+            ///
+            /// Example:
+            ///     >>> x = gradrs.tensor([-1.5, -0.5, 0.0, 0.5, 2.0])
+            ///     >>> x.neg()
+            ///     tensor([ 1.5000,  0.5000, -0.0000, -0.5000, -2.0000])
             Neg neg {
                 node: "NegBackward0",
                 dtypes: Dtypes::Keep(|v, _| v.wrapping_neg(), neg_bool),
@@ -32,6 +39,12 @@ macro_rules! unary_table {
                 methods: [neg, negative], inplace: [neg_, negative_], functions: [neg, neg_],
                 sig: UNARY,
             }
+            /// Returns a new tensor with the exponential of the elements of `self`: `out_i =
+            /// e^(self_i)`. Integral inputs are promoted to the default float dtype.
+            ///
+            /// Example:
+            ///     >>> gradrs.tensor([0.0, 0.6931471805599453, 1.0]).exp()
+            ///     tensor([1.0000, 2.0000, 2.7183])
             Exp exp {
                 node: "ExpBackward0",
                 dtypes: Dtypes::Float,
@@ -42,6 +55,15 @@ macro_rules! unary_table {
                 methods: [exp], inplace: [exp_], functions: [exp, exp_],
                 sig: UNARY,
             }
+            /// Returns a new tensor with the natural logarithm of the elements of `self`: `out_i =
+            /// log_e(self_i)` (`nan` for negative values, `-inf` at zero).
+            ///
+            /// Example:
+            ///     >>> x = gradrs.tensor([0.25, 0.5, 1.0, 2.0])
+            ///     >>> x.log()
+            ///     tensor([-1.3863, -0.6931,  0.0000,  0.6931])
+            ///     >>> gradrs.tensor([0.0, -1.0]).log()
+            ///     tensor([-inf, nan])
             Log log {
                 node: "LogBackward0",
                 dtypes: Dtypes::Float,
@@ -52,6 +74,12 @@ macro_rules! unary_table {
                 methods: [log], inplace: [log_], functions: [log, log_],
                 sig: UNARY,
             }
+            /// Returns a new tensor with the sine of the elements of `self` (in radians).
+            ///
+            /// Example:
+            ///     >>> x = gradrs.tensor([-1.5, -0.5, 0.0, 0.5, 2.0])
+            ///     >>> x.sin()
+            ///     tensor([-0.9975, -0.4794,  0.0000,  0.4794,  0.9093])
             Sin sin {
                 node: "SinBackward0",
                 dtypes: Dtypes::Float,
@@ -62,6 +90,12 @@ macro_rules! unary_table {
                 methods: [sin], inplace: [sin_], functions: [sin, sin_],
                 sig: UNARY,
             }
+            /// Returns a new tensor with the cosine of the elements of `self` (in radians).
+            ///
+            /// Example:
+            ///     >>> x = gradrs.tensor([-1.5, -0.5, 0.0, 0.5, 2.0])
+            ///     >>> x.cos()
+            ///     tensor([ 0.0707,  0.8776,  1.0000,  0.8776, -0.4161])
             Cos cos {
                 node: "CosBackward0",
                 dtypes: Dtypes::Float,
@@ -72,6 +106,12 @@ macro_rules! unary_table {
                 methods: [cos], inplace: [cos_], functions: [cos, cos_],
                 sig: UNARY,
             }
+            /// Returns a new tensor with the tangent of the elements of `self` (in radians).
+            ///
+            /// Example:
+            ///     >>> x = gradrs.tensor([-1.5, -0.5, 0.0, 0.5, 2.0])
+            ///     >>> x.tan()
+            ///     tensor([-14.1014,  -0.5463,   0.0000,   0.5463,  -2.1850])
             Tan tan {
                 node: "TanBackward0",
                 dtypes: Dtypes::Float,
@@ -82,6 +122,12 @@ macro_rules! unary_table {
                 methods: [tan], inplace: [tan_], functions: [tan, tan_],
                 sig: UNARY,
             }
+            /// Returns a new tensor with the hyperbolic tangent of the elements of `self`.
+            ///
+            /// Example:
+            ///     >>> x = gradrs.tensor([-1.5, -0.5, 0.0, 0.5, 2.0])
+            ///     >>> x.tanh()
+            ///     tensor([-0.9051, -0.4621,  0.0000,  0.4621,  0.9640])
             Tanh tanh {
                 node: "TanhBackward0",
                 dtypes: Dtypes::Float,
@@ -93,6 +139,13 @@ macro_rules! unary_table {
                 methods: [tanh], inplace: [tanh_], functions: [tanh, tanh_],
                 sig: UNARY,
             }
+            /// Returns a new tensor with the logistic sigmoid of the elements of `self`: `out_i = 1
+            /// / (1 + e^(-self_i))` (`gradrs.special.expit`).
+            ///
+            /// Example:
+            ///     >>> x = gradrs.tensor([-1.5, -0.5, 0.0, 0.5, 2.0])
+            ///     >>> x.sigmoid()
+            ///     tensor([0.1824, 0.3775, 0.5000, 0.6225, 0.8808])
             Sigmoid sigmoid {
                 node: "SigmoidBackward0",
                 dtypes: Dtypes::Float,
@@ -103,6 +156,13 @@ macro_rules! unary_table {
                 methods: [sigmoid], inplace: [sigmoid_], functions: [sigmoid, sigmoid_],
                 sig: UNARY,
             }
+            /// Applies the rectified linear unit element-wise: `max(self_i, 0)` (`nan` stays
+            /// `nan`). See `gradrs.nn.ReLU`.
+            ///
+            /// Example:
+            ///     >>> x = gradrs.tensor([-1.5, -0.5, 0.0, 0.5, 2.0])
+            ///     >>> x.relu()
+            ///     tensor([0.0000, 0.0000, 0.0000, 0.5000, 2.0000])
             Relu relu {
                 node: "ReluBackward0",
                 dtypes: Dtypes::Keep(|v, _| v.max(0), relu_bool),
@@ -116,6 +176,13 @@ macro_rules! unary_table {
                 methods: [relu], inplace: [relu_], functions: [relu, relu_],
                 sig: "(Tensor input)",
             }
+            /// Returns a new tensor with the square root of the elements of `self` (`nan` for
+            /// negative values).
+            ///
+            /// Example:
+            ///     >>> x = gradrs.tensor([0.25, 0.5, 1.0, 2.0])
+            ///     >>> x.sqrt()
+            ///     tensor([0.5000, 0.7071, 1.0000, 1.4142])
             Sqrt sqrt {
                 node: "SqrtBackward0",
                 dtypes: Dtypes::Float,
@@ -126,6 +193,13 @@ macro_rules! unary_table {
                 methods: [sqrt], inplace: [sqrt_], functions: [sqrt, sqrt_],
                 sig: UNARY,
             }
+            /// Returns a new tensor with the reciprocal of the square root of each element of
+            /// `self`: `out_i = 1 / sqrt(self_i)`.
+            ///
+            /// Example:
+            ///     >>> x = gradrs.tensor([0.25, 0.5, 1.0, 2.0])
+            ///     >>> x.rsqrt()
+            ///     tensor([2.0000, 1.4142, 1.0000, 0.7071])
             Rsqrt rsqrt {
                 node: "RsqrtBackward0",
                 dtypes: Dtypes::Float,
@@ -136,6 +210,15 @@ macro_rules! unary_table {
                 methods: [rsqrt], inplace: [rsqrt_], functions: [rsqrt, rsqrt_],
                 sig: UNARY,
             }
+            /// Computes the absolute value of each element of `self`: `out_i = |self_i|`.
+            /// `absolute` is an alias.
+            ///
+            /// Example:
+            ///     >>> gradrs.tensor([-1, -2, 3]).abs()
+            ///     tensor([1, 2, 3])
+            ///     >>> x = gradrs.tensor([-1.5, -0.5, 0.0, 0.5, 2.0])
+            ///     >>> x.abs()
+            ///     tensor([1.5000, 0.5000, 0.0000, 0.5000, 2.0000])
             Abs abs {
                 node: "AbsBackward0",
                 dtypes: Dtypes::Keep(|v, _| v.wrapping_abs(), abs_bool),
@@ -146,6 +229,11 @@ macro_rules! unary_table {
                 methods: [abs, absolute], inplace: [abs_, absolute_], functions: [abs, absolute, abs_],
                 sig: UNARY,
             }
+            /// Returns a new tensor with the signs (`-1`, `0` or `1`) of the elements of `self`.
+            ///
+            /// Example:
+            ///     >>> gradrs.tensor([0.7, -1.2, 0.0, 2.3]).sign()
+            ///     tensor([ 1., -1.,  0.,  1.])
             Sign sign {
                 node: "SignBackward0",
                 dtypes: Dtypes::Keep(|v, _| v.signum(), sign_bool),
@@ -157,6 +245,15 @@ macro_rules! unary_table {
                 methods: [sign], inplace: [sign_], functions: [sign],
                 sig: UNARY,
             }
+            /// Returns a new tensor with the reciprocal of the elements of `self`: `out_i = 1 /
+            /// self_i`. Unlike NumPy's, integral inputs are promoted to the default float dtype.
+            ///
+            /// Example:
+            ///     >>> x = gradrs.tensor([0.25, 0.5, 1.0, 2.0])
+            ///     >>> x.reciprocal()
+            ///     tensor([4.0000, 2.0000, 1.0000, 0.5000])
+            ///     >>> gradrs.tensor([1, 2, 4]).reciprocal()
+            ///     tensor([1.0000, 0.5000, 0.2500])
             Reciprocal reciprocal {
                 node: "ReciprocalBackward0",
                 dtypes: Dtypes::Float,
@@ -167,6 +264,11 @@ macro_rules! unary_table {
                 methods: [reciprocal], inplace: [reciprocal_], functions: [reciprocal, reciprocal_],
                 sig: UNARY,
             }
+            /// Computes the base-two exponential of the elements of `self`: `out_i = 2^(self_i)`.
+            ///
+            /// Example:
+            ///     >>> gradrs.tensor([0.0, 1.0, 3.0, -1.0]).exp2()
+            ///     tensor([1.0000, 2.0000, 8.0000, 0.5000])
             Exp2 exp2 {
                 node: "Exp2Backward0",
                 dtypes: Dtypes::Float,
@@ -177,6 +279,12 @@ macro_rules! unary_table {
                 methods: [exp2], inplace: [exp2_], functions: [exp2, exp2_],
                 sig: UNARY,
             }
+            /// Computes the exponential of the elements of `self` minus 1: `out_i = e^(self_i) -
+            /// 1`, accurate for small values of `self_i`.
+            ///
+            /// Example:
+            ///     >>> gradrs.tensor([0.0, 1e-10, 0.6931471805599453]).expm1()
+            ///     tensor([0.0000e+00, 1.0000e-10, 1.0000e+00])
             Expm1 expm1 {
                 node: "Expm1Backward0",
                 dtypes: Dtypes::Float,
@@ -187,6 +295,12 @@ macro_rules! unary_table {
                 methods: [expm1], inplace: [expm1_], functions: [expm1, expm1_],
                 sig: UNARY,
             }
+            /// Returns a new tensor with the logarithm to the base 2 of the elements of `self`.
+            ///
+            /// Example:
+            ///     >>> x = gradrs.tensor([0.25, 0.5, 1.0, 2.0])
+            ///     >>> x.log2()
+            ///     tensor([-2., -1.,  0.,  1.])
             Log2 log2 {
                 node: "Log2Backward0",
                 dtypes: Dtypes::Float,
@@ -197,6 +311,11 @@ macro_rules! unary_table {
                 methods: [log2], inplace: [log2_], functions: [log2, log2_],
                 sig: UNARY,
             }
+            /// Returns a new tensor with the logarithm to the base 10 of the elements of `self`.
+            ///
+            /// Example:
+            ///     >>> gradrs.tensor([0.1, 1.0, 10.0, 1000.0]).log10()
+            ///     tensor([-1.,  0.,  1.,  3.])
             Log10 log10 {
                 node: "Log10Backward0",
                 dtypes: Dtypes::Float,
@@ -207,6 +326,12 @@ macro_rules! unary_table {
                 methods: [log10], inplace: [log10_], functions: [log10, log10_],
                 sig: UNARY,
             }
+            /// Returns a new tensor with the natural logarithm of (1 + `self`): `out_i =
+            /// log_e(self_i + 1)`, more accurate than `(1 + x).log()` for small values of `self_i`.
+            ///
+            /// Example:
+            ///     >>> gradrs.tensor([0.0, 1e-10, 1.0, -0.5]).log1p()
+            ///     tensor([ 0.0000e+00,  1.0000e-10,  6.9315e-01, -6.9315e-01])
             Log1p log1p {
                 node: "Log1PBackward0",
                 dtypes: Dtypes::Float,
@@ -217,6 +342,13 @@ macro_rules! unary_table {
                 methods: [log1p], inplace: [log1p_], functions: [log1p, log1p_],
                 sig: UNARY,
             }
+            /// Returns a new tensor with the arcsine of the elements of `self` (`nan` outside `[-1,
+            /// 1]`). `arcsin` is an alias.
+            ///
+            /// Example:
+            ///     >>> x = gradrs.tensor([-0.9, -0.5, 0.0, 0.5])
+            ///     >>> x.asin()
+            ///     tensor([-1.1198, -0.5236,  0.0000,  0.5236])
             Asin asin {
                 node: "AsinBackward0",
                 dtypes: Dtypes::Float,
@@ -227,6 +359,13 @@ macro_rules! unary_table {
                 methods: [asin, arcsin], inplace: [asin_, arcsin_], functions: [asin, arcsin, asin_, arcsin_],
                 sig: UNARY,
             }
+            /// Returns a new tensor with the arccosine of the elements of `self` (`nan` outside
+            /// `[-1, 1]`). `arccos` is an alias.
+            ///
+            /// Example:
+            ///     >>> x = gradrs.tensor([-0.9, -0.5, 0.0, 0.5])
+            ///     >>> x.acos()
+            ///     tensor([2.6906, 2.0944, 1.5708, 1.0472])
             Acos acos {
                 node: "AcosBackward0",
                 dtypes: Dtypes::Float,
@@ -237,6 +376,13 @@ macro_rules! unary_table {
                 methods: [acos, arccos], inplace: [acos_, arccos_], functions: [acos, arccos, acos_, arccos_],
                 sig: UNARY,
             }
+            /// Returns a new tensor with the arctangent of the elements of `self`. `arctan` is an
+            /// alias.
+            ///
+            /// Example:
+            ///     >>> x = gradrs.tensor([-1.5, -0.5, 0.0, 0.5, 2.0])
+            ///     >>> x.atan()
+            ///     tensor([-0.9828, -0.4636,  0.0000,  0.4636,  1.1071])
             Atan atan {
                 node: "AtanBackward0",
                 dtypes: Dtypes::Float,
@@ -247,6 +393,12 @@ macro_rules! unary_table {
                 methods: [atan, arctan], inplace: [atan_, arctan_], functions: [atan, arctan, atan_, arctan_],
                 sig: UNARY,
             }
+            /// Returns a new tensor with the hyperbolic sine of the elements of `self`.
+            ///
+            /// Example:
+            ///     >>> x = gradrs.tensor([-1.5, -0.5, 0.0, 0.5, 2.0])
+            ///     >>> x.sinh()
+            ///     tensor([-2.1293, -0.5211,  0.0000,  0.5211,  3.6269])
             Sinh sinh {
                 node: "SinhBackward0",
                 dtypes: Dtypes::Float,
@@ -257,6 +409,12 @@ macro_rules! unary_table {
                 methods: [sinh], inplace: [sinh_], functions: [sinh, sinh_],
                 sig: UNARY,
             }
+            /// Returns a new tensor with the hyperbolic cosine of the elements of `self`.
+            ///
+            /// Example:
+            ///     >>> x = gradrs.tensor([-1.5, -0.5, 0.0, 0.5, 2.0])
+            ///     >>> x.cosh()
+            ///     tensor([2.3524, 1.1276, 1.0000, 1.1276, 3.7622])
             Cosh cosh {
                 node: "CoshBackward0",
                 dtypes: Dtypes::Float,
@@ -267,6 +425,12 @@ macro_rules! unary_table {
                 methods: [cosh], inplace: [cosh_], functions: [cosh, cosh_],
                 sig: UNARY,
             }
+            /// Computes the error function of the elements of `self`: `erf(x) = 2 / sqrt(pi) *
+            /// integral from 0 to x of e^(-t^2) dt`.
+            ///
+            /// Example:
+            ///     >>> gradrs.tensor([0.0, -1.0, 10.0]).erf()
+            ///     tensor([ 0.0000, -0.8427,  1.0000])
             Erf erf {
                 node: "ErfBackward0",
                 dtypes: Dtypes::Float,
@@ -278,6 +442,13 @@ macro_rules! unary_table {
                 methods: [erf], inplace: [erf_], functions: [erf, erf_],
                 sig: UNARY,
             }
+            /// Returns a new tensor with the floor of the elements of `self`: the largest integer
+            /// less than or equal to each element. Integral inputs are returned unchanged (a copy).
+            ///
+            /// Example:
+            ///     >>> x = gradrs.tensor([-1.5, -0.5, 0.0, 0.5, 2.0])
+            ///     >>> x.floor()
+            ///     tensor([-2., -1.,  0.,  0.,  2.])
             Floor floor {
                 node: "FloorBackward0",
                 dtypes: Dtypes::Round("floor_vml_cpu"),
@@ -288,6 +459,13 @@ macro_rules! unary_table {
                 methods: [floor], inplace: [floor_], functions: [floor, floor_],
                 sig: UNARY,
             }
+            /// Returns a new tensor with the ceil of the elements of `self`: the smallest integer
+            /// greater than or equal to each element.
+            ///
+            /// Example:
+            ///     >>> x = gradrs.tensor([-1.5, -0.5, 0.0, 0.5, 2.0])
+            ///     >>> x.ceil()
+            ///     tensor([-1., -0.,  0.,  1.,  2.])
             Ceil ceil {
                 node: "CeilBackward0",
                 dtypes: Dtypes::Round("ceil_vml_cpu"),
@@ -298,6 +476,12 @@ macro_rules! unary_table {
                 methods: [ceil], inplace: [ceil_], functions: [ceil, ceil_],
                 sig: UNARY,
             }
+            /// Returns a new tensor with the truncated integer values of the elements of `self`
+            /// (rounded towards zero). `fix` is an alias.
+            ///
+            /// Example:
+            ///     >>> gradrs.tensor([3.4742, 0.5466, -0.8008, -0.9079]).trunc()
+            ///     tensor([3., 0., -0., -0.])
             Trunc trunc {
                 node: "TruncBackward0",
                 dtypes: Dtypes::Round("trunc_vml_cpu"),
@@ -320,6 +504,12 @@ macro_rules! unary_table {
                 methods: [], inplace: [], functions: [],
                 sig: UNARY,
             }
+            /// Computes the fractional portion of each element of `self`: `out_i = self_i -
+            /// trunc(self_i)` (the sign of `self_i` kept).
+            ///
+            /// Example:
+            ///     >>> gradrs.tensor([1.0, 2.5, -3.2]).frac()
+            ///     tensor([ 0.0000,  0.5000, -0.2000])
             Frac frac {
                 node: "FracBackward0",
                 dtypes: Dtypes::FloatOnly("frac_cpu"),
@@ -330,6 +520,12 @@ macro_rules! unary_table {
                 methods: [frac], inplace: [frac_], functions: [frac, frac_],
                 sig: UNARY,
             }
+            /// Computes the normalized sinc of `self`: `sin(pi * x) / (pi * x)`, and `1` at `x =
+            /// 0`.
+            ///
+            /// Example:
+            ///     >>> gradrs.tensor([-1.5, -0.5, 0.0, 0.25, 0.5]).sinc()
+            ///     tensor([-0.2122,  0.6366,  1.0000,  0.9003,  0.6366])
             Sinc sinc {
                 node: "SincBackward0",
                 dtypes: Dtypes::Float,
@@ -345,6 +541,13 @@ macro_rules! unary_table {
                 methods: [sinc], inplace: [sinc_], functions: [sinc, sinc_],
                 sig: UNARY,
             }
+            /// Returns a new tensor with each element of `self` converted from angles in degrees to
+            /// radians.
+            ///
+            /// Example:
+            ///     >>> x = gradrs.tensor([0.0, 30.0, 90.0, 180.0])
+            ///     >>> x.deg2rad()
+            ///     tensor([0.0000, 0.5236, 1.5708, 3.1416])
             Deg2rad deg2rad {
                 node: "Deg2RadBackward0",
                 dtypes: Dtypes::Float,
@@ -355,6 +558,12 @@ macro_rules! unary_table {
                 methods: [deg2rad], inplace: [deg2rad_], functions: [deg2rad, deg2rad_],
                 sig: UNARY,
             }
+            /// Returns a new tensor with each element of `self` converted from angles in radians to
+            /// degrees.
+            ///
+            /// Example:
+            ///     >>> gradrs.tensor([3.142, -3.142, 6.283, -6.283, 1.570, -1.570]).rad2deg()
+            ///     tensor([ 180.0233, -180.0233,  359.9894, -359.9894,   89.9544,  -89.9544])
             Rad2deg rad2deg {
                 node: "Rad2DegBackward0",
                 dtypes: Dtypes::Float,
@@ -365,6 +574,19 @@ macro_rules! unary_table {
                 methods: [rad2deg], inplace: [rad2deg_], functions: [rad2deg, rad2deg_],
                 sig: UNARY,
             }
+            /// Returns a new tensor with the logit of the elements of `self`: `log(z / (1 - z))`.
+            /// With `eps` given, `z` is `self` clamped to `[eps, 1 - eps]`; without it, values
+            /// outside `[0, 1]` give `nan`.
+            ///
+            /// Args:
+            ///     eps (float, optional): the epsilon for input clamp bound. Default: `None`.
+            ///
+            /// Example:
+            ///     >>> x = gradrs.tensor([0.0, 0.25, 0.5, 0.9])
+            ///     >>> x.logit()
+            ///     tensor([   -inf, -1.0986,  0.0000,  2.1972])
+            ///     >>> x.logit(eps=1e-6)
+            ///     tensor([-13.8155,  -1.0986,   0.0000,   2.1972])
             Logit logit {
                 node: "LogitBackward0",
                 dtypes: Dtypes::Float,
@@ -622,6 +844,18 @@ macro_rules! unary_table {
                 methods: [], inplace: [], functions: [],
                 sig: "(Tensor input, Scalar lambd = 0.5)",
             }
+            /// Applies the hard shrinkage function element-wise: `self_i` where `|self_i| > lambd`,
+            /// else `0`. See `gradrs.nn.Hardshrink`.
+            ///
+            /// Args:
+            ///     lambd (float, optional): the threshold. Default: `0.5`.
+            ///
+            /// Example:
+            ///     >>> x = gradrs.tensor([-1.5, -0.5, 0.0, 0.5, 2.0])
+            ///     >>> x.hardshrink()
+            ///     tensor([-1.5000,  0.0000,  0.0000,  0.0000,  2.0000])
+            ///     >>> x.hardshrink(1.6)
+            ///     tensor([0., 0., 0., 0., 2.])
             Hardshrink hardshrink {
                 node: "HardshrinkBackward0",
                 dtypes: Dtypes::FloatOnly("hardshrink_cpu"),
@@ -664,6 +898,13 @@ macro_rules! unary_table {
                 methods: [], inplace: [], functions: [],
                 sig: "(Tensor input, Scalar threshold, Scalar value)",
             }
+            /// Returns a new tensor with the inverse hyperbolic sine of the elements of `self`.
+            /// `arcsinh` is an alias.
+            ///
+            /// Example:
+            ///     >>> x = gradrs.tensor([-1.5, -0.5, 0.0, 0.5, 2.0])
+            ///     >>> x.asinh()
+            ///     tensor([-1.1948, -0.4812,  0.0000,  0.4812,  1.4436])
             Asinh asinh {
                 node: "AsinhBackward0",
                 dtypes: Dtypes::Float,
@@ -674,6 +915,12 @@ macro_rules! unary_table {
                 methods: [asinh, arcsinh], inplace: [asinh_, arcsinh_], functions: [asinh, arcsinh, asinh_, arcsinh_],
                 sig: UNARY,
             }
+            /// Returns a new tensor with the inverse hyperbolic cosine of the elements of `self`
+            /// (`nan` below 1). `arccosh` is an alias.
+            ///
+            /// Example:
+            ///     >>> gradrs.tensor([1.0, 1.5, 2.0, 10.0]).acosh()
+            ///     tensor([0.0000, 0.9624, 1.3170, 2.9932])
             Acosh acosh {
                 node: "AcoshBackward0",
                 dtypes: Dtypes::Float,
@@ -685,6 +932,13 @@ macro_rules! unary_table {
                 methods: [acosh, arccosh], inplace: [acosh_, arccosh_], functions: [acosh, arccosh, acosh_, arccosh_],
                 sig: UNARY,
             }
+            /// Returns a new tensor with the inverse hyperbolic tangent of the elements of `self`
+            /// (`nan` outside `[-1, 1]`, `+-inf` at `+-1`). `arctanh` is an alias.
+            ///
+            /// Example:
+            ///     >>> x = gradrs.tensor([-0.9, -0.5, 0.0, 0.5])
+            ///     >>> x.atanh()
+            ///     tensor([-1.4722, -0.5493,  0.0000,  0.5493])
             Atanh atanh {
                 node: "AtanhBackward0",
                 dtypes: Dtypes::Float,
@@ -695,6 +949,12 @@ macro_rules! unary_table {
                 methods: [atanh, arctanh], inplace: [atanh_, arctanh_], functions: [atanh, arctanh, atanh_, arctanh_],
                 sig: UNARY,
             }
+            /// Computes the complementary error function of the elements of `self`: `erfc(x) = 1 -
+            /// erf(x)`, accurate where `erf(x)` is close to 1.
+            ///
+            /// Example:
+            ///     >>> gradrs.tensor([0.0, -1.0, 2.0]).erfc()
+            ///     tensor([1.0000, 1.8427, 0.0047])
             Erfc erfc {
                 node: "ErfcBackward0",
                 dtypes: Dtypes::Float,
@@ -706,6 +966,12 @@ macro_rules! unary_table {
                 methods: [erfc], inplace: [erfc_], functions: [erfc, erfc_],
                 sig: UNARY,
             }
+            /// Computes the inverse error function of the elements of `self`, defined on `(-1, 1)`
+            /// (`+-inf` at `+-1`, `nan` outside).
+            ///
+            /// Example:
+            ///     >>> gradrs.tensor([0.0, 0.5, -1.0]).erfinv()
+            ///     tensor([0.0000, 0.4769,   -inf])
             Erfinv erfinv {
                 node: "ErfinvBackward0",
                 dtypes: Dtypes::Float,
@@ -720,6 +986,12 @@ macro_rules! unary_table {
                 methods: [erfinv], inplace: [erfinv_], functions: [erfinv, erfinv_],
                 sig: UNARY,
             }
+            /// Computes the natural logarithm of the absolute value of the gamma function of the
+            /// elements of `self`: `out_i = ln |Gamma(self_i)|`.
+            ///
+            /// Example:
+            ///     >>> gradrs.arange(0.5, 2, 0.5).lgamma()
+            ///     tensor([ 0.5724,  0.0000, -0.1208])
             Lgamma lgamma {
                 node: "LgammaBackward0",
                 dtypes: Dtypes::Float,
@@ -730,6 +1002,12 @@ macro_rules! unary_table {
                 methods: [lgamma], inplace: [lgamma_], functions: [lgamma],
                 sig: UNARY,
             }
+            /// Computes the logarithmic derivative of the gamma function of the elements of `self`:
+            /// `digamma(x) = d/dx ln(Gamma(x))` (`-inf` at zero, as PyTorch).
+            ///
+            /// Example:
+            ///     >>> gradrs.tensor([1.0, 0.5]).digamma()
+            ///     tensor([-0.5772, -1.9635])
             Digamma digamma {
                 node: "DigammaBackward0",
                 dtypes: Dtypes::Float,
@@ -764,6 +1042,12 @@ macro_rules! unary_table {
                 methods: [], inplace: [], functions: [],
                 sig: "(Tensor input, int p, *, Tensor out = None)",
             }
+            /// Computes the zeroth-order modified Bessel function of the first kind of the elements
+            /// of `self`.
+            ///
+            /// Example:
+            ///     >>> gradrs.arange(5, dtype=gradrs.float32).i0()
+            ///     tensor([ 1.0000,  1.2661,  2.2796,  4.8808, 11.3019])
             I0 i0 {
                 node: "I0Backward0",
                 dtypes: Dtypes::Float,

@@ -42,6 +42,8 @@ pub struct DeclaredView {
 
 macro_rules! generate_view {
     ($(
+        // The entry's docstring (the Tensor methods' in `python/declared.rs`).
+        $(#[doc = $doc:literal])*
         $V:ident $name:ident {
             args: [$($a:ident: $aty:ty),* $(,)?],
             compose: |$x:ident| $compose:expr,

@@ -14,6 +14,22 @@
 macro_rules! view_table {
     ($m:ident) => {
         $m! {
+            /// Moves the dimension(s) of `self` at the position(s) in `source` to the position(s)
+            /// in `destination`. The other dimensions keep their relative order. Returns a view.
+            /// `moveaxis` is an alias (NumPy's name).
+            ///
+            /// Args:
+            ///     source (int or tuple of ints): the original positions of the dims to move;
+            ///         unique.
+            ///     destination (int or tuple of ints): the destination positions, one per source;
+            ///         unique.
+            ///
+            /// Example:
+            ///     >>> t = gradrs.zeros(3, 2, 1)
+            ///     >>> t.movedim(1, 0).shape
+            ///     gradrs.Size([2, 3, 1])
+            ///     >>> t.movedim((1, 2), (0, 1)).shape
+            ///     gradrs.Size([2, 1, 3])
             Movedim movedim {
                 args: [source: Dims, destination: Dims],
                 // PyTorch's: each source dim goes to its destination, the others keep their order.

@@ -24,6 +24,7 @@ type R = PyResult<Py<PyAny>>;
 
 macro_rules! unary_methods {
     ($(
+        $(#[doc = $doc:literal])*
         $V:ident $name:ident {
             node: $node:literal,
             dtypes: $dtypes:expr,
@@ -36,16 +37,51 @@ macro_rules! unary_methods {
             sig: $sig:expr,
         }
     )*) => {
-        $(unary_methods_of!($V [$($params)?] [$($m)*] [$($mi)*]);)*
+        $(unary_methods_of!($V $name [$($params)?] [$($m)*] [$($mi)*] [$($doc),*]);)*
     };
 }
 
-/// The methods of one declared unary op (its parameters passed on as one token tree, since
-/// they repeat independently of the method names).
+/// The methods of one declared unary op (its parameters and doc lines passed on as one token
+/// tree each, since they repeat independently of the method names). A method's docstring is
+/// its signature line and the entry's `///` lines; an in-place form's points to the op.
 macro_rules! unary_methods_of {
-    ($V:ident $params:tt [$($m:ident)*] [$($mi:ident)*]) => {
-        $(unary_method!($V $m $params);)*
-        $(unary_method!($V $mi $params in_place);)*
+    ($V:ident $name:ident $params:tt [$($m:ident)*] [$($mi:ident)*] $docs:tt) => {
+        $(unary_method!($V $m $params [
+            concat!(stringify!($m), "(", params_sig!($params), ") -> Tensor"), ""
+        ] $docs);)*
+        $(unary_method!($V $mi $params [
+            concat!(stringify!($mi), "(", params_sig!($params), ") -> Tensor"),
+            "",
+            concat!("In-place version of :meth:`~Tensor.", stringify!($name), "`.")
+        ] [] in_place);)*
+    };
+}
+
+/// A declared unary op's parameters as a Python signature's (`eps=None, lambd=0.5`).
+macro_rules! params_sig {
+    ([]) => { "" };
+    ([[]]) => { "" };
+    ([[$p:ident: $pty:ty = $d0:tt $($d1:literal)? $(,)?]]) => {
+        concat!(stringify!($p), "=", py_default!($d0 $($d1)?))
+    };
+    ([[$p:ident: $pty:ty = $d0:tt $($d1:literal)?, $($rest:tt)+]]) => {
+        concat!(stringify!($p), "=", py_default!($d0 $($d1)?), ", ", params_sig!([[$($rest)+]]))
+    };
+}
+
+/// A declared default as Python writes it (`False`, `-1.0`, `None`, `0.5`).
+macro_rules! py_default {
+    (false) => {
+        "False"
+    };
+    (true) => {
+        "True"
+    };
+    (- $v:literal) => {
+        concat!("-", stringify!($v))
+    };
+    ($v:tt) => {
+        stringify!($v)
     };
 }
 
@@ -55,12 +91,17 @@ macro_rules! unary_methods_of {
 /// themselves, not a macro call). Defaults are matched as tokens (`None`, `0.01`, `-1.0`), not
 /// as expressions: pyo3 shows an expression forwarded by a macro as `...` in the signature.
 macro_rules! unary_method {
-    ($V:ident $m:ident [] $($inplace:ident)?) => {
-        unary_method!($V $m [[]] $($inplace)?);
+    ($V:ident $m:ident [] $head:tt $docs:tt $($inplace:ident)?) => {
+        unary_method!($V $m [[]] $head $docs $($inplace)?);
     };
-    ($V:ident $m:ident [[$($p:ident: $pty:ty = $d0:tt $($d1:literal)?),* $(,)?]]) => {
+    (
+        $V:ident $m:ident [[$($p:ident: $pty:ty = $d0:tt $($d1:literal)?),* $(,)?]]
+        [$($head:expr),*] [$($doc:literal),*]
+    ) => {
         #[pymethods]
         impl PyTensor {
+            $(#[doc = $head])*
+            $(#[doc = $doc])*
             #[pyo3(signature = ($($p = $d0 $($d1)?),*))]
             fn $m(&self, py: Python<'_>, $($p: $pty),*) -> R {
                 let args = args_of(&[$(<$pty as Param>::to_arg($p)),*]);
@@ -69,9 +110,14 @@ macro_rules! unary_method {
             }
         }
     };
-    ($V:ident $m:ident [[$($p:ident: $pty:ty = $d0:tt $($d1:literal)?),* $(,)?]] in_place) => {
+    (
+        $V:ident $m:ident [[$($p:ident: $pty:ty = $d0:tt $($d1:literal)?),* $(,)?]]
+        [$($head:expr),*] [$($doc:literal),*] in_place
+    ) => {
         #[pymethods]
         impl PyTensor {
+            $(#[doc = $head])*
+            $(#[doc = $doc])*
             #[pyo3(signature = ($($p = $d0 $($d1)?),*))]
             fn $m(slf: &Bound<'_, Self>, $($p: $pty),*) -> R {
                 let args = args_of(&[$(<$pty as Param>::to_arg($p)),*]);
@@ -95,6 +141,7 @@ fn other_arg(obj: &Bound<'_, PyAny>, op: &str, arg: &str, number: bool) -> PyRes
 
 macro_rules! binary_methods {
     ($(
+        $(#[doc = $doc:literal])*
         $V:ident $name:ident {
             node: $node:literal, node_scalar: $node_scalar:literal,
             dtypes: $dtypes:expr,
@@ -107,26 +154,57 @@ macro_rules! binary_methods {
             sig: $sig:expr,
         }
     )*) => {
+        $(binary_methods_of!($V $name $arg $number [$($m)*] [$($mi)*] [$($doc),*]);)*
+    };
+}
+
+/// The methods of one declared binary op (its doc lines passed on as one token tree), with
+/// docstrings as `unary_methods_of!` writes them.
+macro_rules! binary_methods_of {
+    (
+        $V:ident $name:ident $arg:ident $number:literal [$($m:ident)*] [$($mi:ident)*]
+        $docs:tt
+    ) => {
+        $(binary_method!($V $m $arg $number [
+            concat!(stringify!($m), "(", stringify!($arg), ") -> Tensor"), ""
+        ] $docs);)*
+        $(binary_method!($V $mi $arg $number [
+            concat!(stringify!($mi), "(", stringify!($arg), ") -> Tensor"),
+            "",
+            concat!("In-place version of :meth:`~Tensor.", stringify!($name), "`.")
+        ] [] in_place);)*
+    };
+}
+
+/// One Tensor method of a declared binary op (`in_place` for the `x.op_(other)` form).
+macro_rules! binary_method {
+    ($V:ident $m:ident $arg:ident $number:literal [$($head:expr),*] [$($doc:literal),*]) => {
         #[pymethods]
         impl PyTensor {
-            $(
-                $(
-                    fn $m(&self, py: Python<'_>, $arg: &Bound<'_, PyAny>) -> R {
-                        let o = other_arg($arg, stringify!($m), stringify!($arg), $number)?;
-                        let small = super::boundary::is_small_with(&self.t, &o);
-                        super::boundary::tensor_if(py, small, || {
-                            binary_math(BinaryMathOp::$V, &self.t, o)
-                        })
-                    }
-                )*
-                $(
-                    fn $mi(slf: &Bound<'_, Self>, $arg: &Bound<'_, PyAny>) -> R {
-                        let o = other_arg($arg, stringify!($mi), stringify!($arg), $number)?;
-                        let edge = o.edge_tensor(crate::DType::F32);
-                        in_place_with(slf, &[&edge], |x| binary_math(BinaryMathOp::$V, x, o))
-                    }
-                )*
-            )*
+            $(#[doc = $head])*
+            $(#[doc = $doc])*
+            fn $m(&self, py: Python<'_>, $arg: &Bound<'_, PyAny>) -> R {
+                let o = other_arg($arg, stringify!($m), stringify!($arg), $number)?;
+                let small = super::boundary::is_small_with(&self.t, &o);
+                super::boundary::tensor_if(py, small, || {
+                    binary_math(BinaryMathOp::$V, &self.t, o)
+                })
+            }
+        }
+    };
+    (
+        $V:ident $mi:ident $arg:ident $number:literal [$($head:expr),*] [$($doc:literal),*]
+        in_place
+    ) => {
+        #[pymethods]
+        impl PyTensor {
+            $(#[doc = $head])*
+            $(#[doc = $doc])*
+            fn $mi(slf: &Bound<'_, Self>, $arg: &Bound<'_, PyAny>) -> R {
+                let o = other_arg($arg, stringify!($mi), stringify!($arg), $number)?;
+                let edge = o.edge_tensor(crate::DType::F32);
+                in_place_with(slf, &[&edge], |x| binary_math(BinaryMathOp::$V, x, o))
+            }
         }
     };
 }
@@ -135,6 +213,7 @@ binary_table!(binary_methods);
 
 macro_rules! reduction_methods {
     ($(
+        $(#[doc = $doc:literal])*
         $V:ident $name:ident {
             dtypes: $dtypes:expr,
             compose: |$x:ident, $dims:ident, $keepdim:ident| $compose:expr,
@@ -143,26 +222,43 @@ macro_rules! reduction_methods {
             sig: $sig:expr,
         }
     )*) => {
+        $(reduction_methods_of!($V [$($m)*] [$($doc),*]);)*
+    };
+}
+
+/// The methods of one declared reduction (its doc lines passed on as one token tree).
+macro_rules! reduction_methods_of {
+    ($V:ident [$($m:ident)*] $docs:tt) => {
+        $(reduction_method!($V $m $docs);)*
+    };
+}
+
+/// One Tensor method of a declared reduction, its docstring the signature and the doc lines.
+macro_rules! reduction_method {
+    ($V:ident $m:ident [$($doc:literal),*]) => {
         #[pymethods]
         impl PyTensor {
-            $($(
-                #[pyo3(signature = (dim=None, keepdim=false, *, dtype=None))]
-                fn $m(
-                    &self,
-                    py: Python<'_>,
-                    dim: Option<&Bound<'_, PyAny>>,
-                    keepdim: bool,
-                    dtype: Option<&Bound<'_, PyAny>>,
-                ) -> R {
-                    let dims = super::tensor::dims_arg(dim)?;
-                    let dtype = super::dtype::extract_dtype(dtype)?;
-                    let x = self.t.clone();
-                    super::boundary::tensor_on(py, &[&self.t], || {
-                        let op = ReductionOp::$V;
-                        crate::ops::reduction::reduction(op, &x, dims.as_deref(), keepdim, dtype)
-                    })
-                }
-            )*)*
+            #[doc = concat!(
+                stringify!($m), "(dim=None, keepdim=False, *, dtype=None) -> Tensor"
+            )]
+            #[doc = ""]
+            $(#[doc = $doc])*
+            #[pyo3(signature = (dim=None, keepdim=false, *, dtype=None))]
+            fn $m(
+                &self,
+                py: Python<'_>,
+                dim: Option<&Bound<'_, PyAny>>,
+                keepdim: bool,
+                dtype: Option<&Bound<'_, PyAny>>,
+            ) -> R {
+                let dims = super::tensor::dims_arg(dim)?;
+                let dtype = super::dtype::extract_dtype(dtype)?;
+                let x = self.t.clone();
+                super::boundary::tensor_on(py, &[&self.t], || {
+                    let op = ReductionOp::$V;
+                    crate::ops::reduction::reduction(op, &x, dims.as_deref(), keepdim, dtype)
+                })
+            }
         }
     };
 }
@@ -216,6 +312,7 @@ impl ViewArg for Dims {
 
 macro_rules! view_methods {
     ($(
+        $(#[doc = $doc:literal])*
         $V:ident $name:ident {
             args: [$($a:ident: $aty:ty),* $(,)?],
             compose: |$x:ident| $compose:expr,
@@ -223,24 +320,28 @@ macro_rules! view_methods {
             sigs: [$($sig:expr),* $(,)?],
         }
     )*) => {
-        $(view_methods_of!($name [$($a: $aty),*] [$($m)*]);)*
+        $(view_methods_of!($name [$($a: $aty),*] [$($m)*] [$($doc),*]);)*
     };
 }
 
-/// The methods of one declared view op (its arguments passed on as one token tree).
+/// The methods of one declared view op (its arguments and doc lines passed on as one token
+/// tree each).
 #[allow(unused_macros)] // used once the table has an entry
 macro_rules! view_methods_of {
-    ($name:ident $args:tt [$($m:ident)*]) => {
-        $(view_method!($name $m $args);)*
+    ($name:ident $args:tt [$($m:ident)*] $docs:tt) => {
+        $(view_method!($name $m $args $docs);)*
     };
 }
 
 /// One Tensor method of a declared view op: its arguments converted with PyTorch's errors.
 #[allow(unused_macros)] // used once the table has an entry
 macro_rules! view_method {
-    ($name:ident $m:ident [$($a:ident: $aty:ty),*]) => {
+    ($name:ident $m:ident [$($a:ident: $aty:ty),*] [$($doc:literal),*]) => {
         #[pymethods]
         impl PyTensor {
+            #[doc = concat!(stringify!($m), "(", view_args_sig!($($a),*), ") -> Tensor")]
+            #[doc = ""]
+            $(#[doc = $doc])*
             fn $m(&self, py: Python<'_>, $($a: &Bound<'_, PyAny>),*) -> R {
                 $(let $a = <$aty as ViewArg>::from_py($a, stringify!($m), stringify!($a))?;)*
                 let x = self.t.clone();
@@ -250,10 +351,18 @@ macro_rules! view_method {
     };
 }
 
+/// A declared view op's arguments as a Python signature's (`source, destination`).
+#[allow(unused_macros)] // used once the table has an entry
+macro_rules! view_args_sig {
+    ($a:ident) => { stringify!($a) };
+    ($a:ident, $($rest:ident),+) => { concat!(stringify!($a), ", ", view_args_sig!($($rest),+)) };
+}
+
 view_table!(view_methods);
 
 macro_rules! multi_methods {
     ($(
+        $(#[doc = $doc:literal])*
         $V:ident $name:ident {
             node: $node:literal,
             outputs: [$($o:ident),* $(,)?],
@@ -265,15 +374,16 @@ macro_rules! multi_methods {
             sig: $sig:expr,
         }
     )*) => {
-        $(multi_methods_of!($name $kwargs [$($m)*]);)*
+        $(multi_methods_of!($name $kwargs [$($m)*] [$($doc),*]);)*
     };
 }
 
-/// The methods of one declared multi-output op (its keyword arguments as one token tree).
+/// The methods of one declared multi-output op (its keyword arguments and doc lines as one
+/// token tree each).
 #[allow(unused_macros)] // used once the table has an entry
 macro_rules! multi_methods_of {
-    ($name:ident $kwargs:tt [$($m:ident)*]) => {
-        $(multi_method!($name $m $kwargs);)*
+    ($name:ident $kwargs:tt [$($m:ident)*] $docs:tt) => {
+        $(multi_method!($name $m $kwargs $docs);)*
     };
 }
 
@@ -281,9 +391,18 @@ macro_rules! multi_methods_of {
 /// defaults; the outputs as `gradrs.return_types.<name>`.
 #[allow(unused_macros)] // used once the table has an entry
 macro_rules! multi_method {
-    ($name:ident $m:ident [$($k:ident: $kty:ty = $d0:tt $($d1:literal)?),* $(,)?]) => {
+    (
+        $name:ident $m:ident [$($k:ident: $kty:ty = $d0:tt $($d1:literal)?),* $(,)?]
+        [$($doc:literal),*]
+    ) => {
         #[pymethods]
         impl PyTensor {
+            #[doc = concat!(
+                stringify!($m), "(*", $(", ", stringify!($k), "=", py_default!($d0 $($d1)?),)*
+                ") -> (Tensor, Tensor)"
+            )]
+            #[doc = ""]
+            $(#[doc = $doc])*
             #[pyo3(signature = (*, $($k = $d0 $($d1)?),*))]
             fn $m(&self, py: Python<'_>, $($k: $kty),*) -> R {
                 let x = self.t.clone();

@@ -81,7 +81,18 @@ pub fn dtype_object(py: Python<'_>, d: DType) -> Py<PyDType> {
     .clone_ref(py)
 }
 
-/// `gradrs.get_default_dtype()`: Note [Default dtype].
+/// get_default_dtype() -> gradrs.dtype
+///
+/// Returns the current default floating-point dtype: the dtype of tensors made from Python floats
+/// and of the factory functions' results (`gradrs.float32` initially; see
+/// `gradrs.set_default_dtype`).
+///
+/// Example:
+///     >>> gradrs.get_default_dtype()
+///     gradrs.float32
+///     >>> gradrs.tensor([1.2, 3]).dtype
+///     gradrs.float32
+// `gradrs.get_default_dtype()`: Note [Default dtype].
 #[pyfunction]
 pub fn get_default_dtype(py: Python<'_>) -> Py<PyDType> {
     dtype_object(py, crate::dtype::default_float())

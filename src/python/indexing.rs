@@ -358,6 +358,21 @@ impl PyTensor {
             Ok(())
         })
     }
+    /// select(dim, index) -> Tensor
+    ///
+    /// Slices `self` along the dimension `dim` at the given `index`: a view with that dimension
+    /// removed. `x.select(0, i)` is `x[i]`, `x.select(1, i)` is `x[:, i]`.
+    ///
+    /// Args:
+    ///     dim (int): the dimension to slice.
+    ///     index (int): the index to select with (negative counts from the end).
+    ///
+    /// Example:
+    ///     >>> x = gradrs.tensor([[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]])
+    ///     >>> x.select(1, 2)
+    ///     tensor([3., 6.])
+    ///     >>> x.select(0, -1)
+    ///     tensor([4., 2., 6.])
     fn select(&self, py: Python<'_>, dim: i64, index: i64) -> R {
         if self.t.dim() > 0 {
             let d = crate::tensor::shape::wrap_dim(dim, self.t.dim())?;
@@ -371,13 +386,74 @@ impl PyTensor {
         }
         super::boundary::tensor(py, || slicing::select(&self.t, dim, index))
     }
+    /// diagonal(offset=0, dim1=0, dim2=1) -> Tensor
+    ///
+    /// Returns a view of the diagonal of `self` with respect to the dimensions `dim1` and `dim2`,
+    /// appended as the last dimension. `offset` picks the diagonal: `0` the main one, positive
+    /// above it, negative below it.
+    ///
+    /// Args:
+    ///     offset (int, optional): which diagonal to consider. Default: `0` (the main diagonal).
+    ///     dim1 (int, optional): the first dimension of the 2-D sub-arrays. Default: `0`.
+    ///     dim2 (int, optional): the second dimension of the 2-D sub-arrays. Default: `1`.
+    ///
+    /// Example:
+    ///     >>> a = gradrs.arange(9.0).reshape(3, 3)
+    ///     >>> a.diagonal()
+    ///     tensor([0., 4., 8.])
+    ///     >>> a.diagonal(1)
+    ///     tensor([1., 5.])
+    ///     >>> a.diagonal(offset=-1)
+    ///     tensor([3., 7.])
     #[pyo3(signature = (offset=0, dim1=0, dim2=1))]
     fn diagonal(&self, py: Python<'_>, offset: i64, dim1: i64, dim2: i64) -> R {
         super::boundary::tensor(py, || slicing::diagonal(&self.t, offset, dim1, dim2))
     }
+    /// narrow(dim, start, length) -> Tensor
+    ///
+    /// Returns a narrowed view of `self`: the elements `start` to `start + length - 1` of the
+    /// dimension `dim` (sharing storage with `self`).
+    ///
+    /// Args:
+    ///     dim (int): the dimension along which to narrow.
+    ///     start (int): the index of the element to start the narrowed dimension from (negative
+    ///         counts from the end).
+    ///     length (int): the length of the narrowed dimension (non-negative).
+    ///
+    /// Example:
+    ///     >>> x = gradrs.tensor([[1, 2, 3], [4, 5, 6], [7, 8, 9]])
+    ///     >>> x.narrow(0, 0, 2)
+    ///     tensor([[1, 2, 3],
+    ///             [4, 5, 6]])
+    ///     >>> x.narrow(1, 1, 2)
+    ///     tensor([[2, 3],
+    ///             [5, 6],
+    ///             [8, 9]])
     fn narrow(&self, py: Python<'_>, dim: i64, start: i64, length: i64) -> R {
         super::boundary::tensor(py, || slicing::narrow(&self.t, dim, start, length))
     }
+    /// split(split_size_or_sections, dim=0) -> tuple of Tensors
+    ///
+    /// Splits `self` into chunks along `dim`, each a view. An integer `split_size` gives equal
+    /// chunks of that size (the last one smaller when the size is not divisible); a list of sizes
+    /// gives one chunk per entry, of that size.
+    ///
+    /// Args:
+    ///     split_size_or_sections (int or list of ints): the size of a single chunk, or the list of
+    ///         sizes of each chunk.
+    ///     dim (int, optional): the dimension along which to split. Default: `0`.
+    ///
+    /// Example:
+    ///     >>> a = gradrs.arange(10).reshape(5, 2)
+    ///     >>> a.split(2)
+    ///     (tensor([[0, 1],
+    ///             [2, 3]]), tensor([[4, 5],
+    ///             [6, 7]]), tensor([[8, 9]]))
+    ///     >>> a.split([1, 4])
+    ///     (tensor([[0, 1]]), tensor([[2, 3],
+    ///             [4, 5],
+    ///             [6, 7],
+    ///             [8, 9]]))
     #[pyo3(signature = (split_size_or_sections, dim=0))]
     fn split(&self, py: Python<'_>, split_size_or_sections: &Bound<'_, PyAny>, dim: i64) -> R {
         let parts = match split_size_or_sections.extract::<i64>() {
@@ -390,6 +466,22 @@ impl PyTensor {
         };
         tuple_of(py, parts)
     }
+    /// chunk(chunks, dim=0) -> tuple of Tensors
+    ///
+    /// Attempts to split `self` into `chunks` views along `dim`, each of size `ceil(size / chunks)`
+    /// but the last (smaller, or fewer chunks when the size is not divisible).
+    ///
+    /// Args:
+    ///     chunks (int): the number of chunks to return.
+    ///     dim (int, optional): the dimension along which to split. Default: `0`.
+    ///
+    /// Example:
+    ///     >>> gradrs.arange(11).chunk(6)
+    ///     (tensor([0, 1]), tensor([2, 3]), tensor([4, 5]), tensor([6, 7]), tensor([8, 9]),
+    ///     tensor([10]))
+    ///     >>> gradrs.arange(12).chunk(6)
+    ///     (tensor([0, 1]), tensor([2, 3]), tensor([4, 5]), tensor([6, 7]), tensor([8, 9]),
+    ///     tensor([10, 11]))
     #[pyo3(signature = (chunks, dim=0))]
     fn chunk(&self, py: Python<'_>, chunks: i64, dim: i64) -> R {
         tuple_of(
@@ -397,6 +489,16 @@ impl PyTensor {
             super::boundary::catch(|| slicing::chunk(&self.t, chunks, dim))?,
         )
     }
+    /// unbind(dim=0) -> tuple of Tensors
+    ///
+    /// Removes the dimension `dim` of `self`: returns a tuple of all slices along it (views).
+    ///
+    /// Args:
+    ///     dim (int, optional): the dimension to remove. Default: `0`.
+    ///
+    /// Example:
+    ///     >>> gradrs.tensor([[1, 2, 3], [4, 5, 6], [7, 8, 9]]).unbind()
+    ///     (tensor([1, 2, 3]), tensor([4, 5, 6]), tensor([7, 8, 9]))
     #[pyo3(signature = (dim=0))]
     fn unbind(&self, py: Python<'_>, dim: i64) -> R {
         tuple_of(
@@ -404,10 +506,50 @@ impl PyTensor {
             super::boundary::catch(|| slicing::unbind(&self.t, dim))?,
         )
     }
+    /// gather(dim, index) -> Tensor
+    ///
+    /// Gathers values of `self` along the axis `dim`: for a 3-D tensor, `out[i][j][k] =
+    /// self[index[i][j][k]][j][k]` when `dim == 0` (`self[i][index[i][j][k]][k]` when `dim == 1`,
+    /// and so on). `index` has the number of dimensions of `self` and is `int64`; the output has
+    /// its shape.
+    ///
+    /// Args:
+    ///     dim (int): the axis along which to index.
+    ///     index (LongTensor): the indices of the elements to gather.
+    ///
+    /// Example:
+    ///     >>> t = gradrs.tensor([[1, 2], [3, 4]])
+    ///     >>> t.gather(1, gradrs.tensor([[0, 0], [1, 0]]))
+    ///     tensor([[1, 1],
+    ///             [4, 3]])
     fn gather(&self, py: Python<'_>, dim: i64, index: PyRef<'_, PyTensor>) -> R {
         let index_t = index.t.clone();
         super::boundary::tensor(py, || ix::gather(&self.t, dim, &index_t))
     }
+    /// scatter(dim, index, src=None, *, value=None) -> Tensor
+    ///
+    /// Out-of-place version of :meth:`~Tensor.scatter_`: a copy of `self` with the values of `src`
+    /// (or the number `value`) written at the indices `index` along `dim`: `out[index[i][j]][j] =
+    /// src[i][j]` when `dim == 0`, `out[i][index[i][j]] = src[i][j]` when `dim == 1`. With
+    /// duplicate indices, which value lands is unspecified.
+    ///
+    /// Args:
+    ///     dim (int): the axis along which to index.
+    ///     index (LongTensor): the indices of the elements to scatter (the shape of `src`'s part
+    ///         that is written).
+    ///     src (Tensor or Number): the source elements to scatter.
+    ///     value (Number, optional): the value to scatter, instead of `src`.
+    ///
+    /// Example:
+    ///     >>> src = gradrs.arange(1, 11).reshape((2, 5))
+    ///     >>> index = gradrs.tensor([[0, 1, 2, 0]])
+    ///     >>> gradrs.zeros(3, 5, dtype=src.dtype).scatter(0, index, src)
+    ///     tensor([[1, 0, 0, 4, 0],
+    ///             [0, 2, 0, 0, 0],
+    ///             [0, 0, 3, 0, 0]])
+    ///     >>> gradrs.zeros(2, 4).scatter(1, gradrs.tensor([[2], [3]]), value=1.5)
+    ///     tensor([[0.0000, 0.0000, 1.5000, 0.0000],
+    ///             [0.0000, 0.0000, 0.0000, 1.5000]])
     #[pyo3(signature = (dim, index, src=None, *, value=None))]
     fn scatter(
         &self,
@@ -421,6 +563,23 @@ impl PyTensor {
         let index_t = index.t.clone();
         super::boundary::tensor(py, || ix::scatter(&self.t, dim, &index_t, s))
     }
+    /// scatter_(dim, index, src=None, *, value=None) -> Tensor
+    ///
+    /// Writes all values from the tensor `src` (or the number `value`) into `self` at the indices
+    /// given by `index` along `dim`, in place: for a 2-D tensor, `self[index[i][j]][j] = src[i][j]`
+    /// when `dim == 0` and `self[i][index[i][j]] = src[i][j]` when `dim == 1`. Returns `self`.
+    ///
+    /// Args:
+    ///     dim (int): the axis along which to index.
+    ///     index (LongTensor): the indices of the elements to scatter.
+    ///     src (Tensor or Number): the source elements to scatter.
+    ///     value (Number, optional): the value to scatter, instead of `src`.
+    ///
+    /// Example:
+    ///     >>> x = gradrs.zeros(2, 4)
+    ///     >>> x.scatter_(1, gradrs.tensor([[0], [3]]), gradrs.tensor([[5.0], [7.0]]))
+    ///     tensor([[5., 0., 0., 0.],
+    ///             [0., 0., 0., 7.]])
     #[pyo3(signature = (dim, index, src=None, *, value=None))]
     fn scatter_(
         slf: &Bound<'_, Self>,
@@ -447,6 +606,23 @@ impl PyTensor {
             ix::scatter(x, dim, &i, s)
         })
     }
+    /// scatter_add(dim, index, src) -> Tensor
+    ///
+    /// Out-of-place version of :meth:`~Tensor.scatter_add_`: a copy of `self` to which the values
+    /// of `src` are added at the indices `index` along `dim` (duplicate indices accumulate).
+    ///
+    /// Args:
+    ///     dim (int): the axis along which to index.
+    ///     index (LongTensor): the indices of the elements to scatter and add.
+    ///     src (Tensor): the source elements to scatter and add.
+    ///
+    /// Example:
+    ///     >>> src = gradrs.ones((2, 5))
+    ///     >>> index = gradrs.tensor([[0, 1, 2, 0, 0], [1, 2, 0, 0, 0]])
+    ///     >>> gradrs.zeros(3, 5).scatter_add(0, index, src)
+    ///     tensor([[1., 0., 1., 2., 2.],
+    ///             [1., 1., 0., 0., 0.],
+    ///             [0., 1., 1., 0., 0.]])
     fn scatter_add(
         &self,
         py: Python<'_>,
@@ -458,6 +634,21 @@ impl PyTensor {
         let src_t = src.t.clone();
         super::boundary::tensor(py, || ix::scatter_add(&self.t, dim, &index_t, &src_t))
     }
+    /// scatter_add_(dim, index, src) -> Tensor
+    ///
+    /// Adds all values from the tensor `src` into `self` at the indices given by `index` along
+    /// `dim`, in place, like :meth:`~Tensor.scatter_` but accumulating: for a 2-D tensor,
+    /// `self[index[i][j]][j] += src[i][j]` when `dim == 0`. Returns `self`.
+    ///
+    /// Args:
+    ///     dim (int): the axis along which to index.
+    ///     index (LongTensor): the indices of the elements to scatter and add.
+    ///     src (Tensor): the source elements to scatter and add.
+    ///
+    /// Example:
+    ///     >>> x = gradrs.zeros(4)
+    ///     >>> x.scatter_add_(0, gradrs.tensor([0, 1, 1, 3]), gradrs.tensor([1.0, 2.0, 3.0, 4.0]))
+    ///     tensor([1., 5., 0., 4.])
     fn scatter_add_(
         slf: &Bound<'_, Self>,
         dim: i64,
@@ -471,10 +662,47 @@ impl PyTensor {
             ix::scatter_add(x, dim, &i, &s)
         })
     }
+    /// index_select(dim, index) -> Tensor
+    ///
+    /// Returns a new tensor (not a view) which indexes `self` along the dimension `dim` with the
+    /// entries of `index`, a 1-D `int64` (or `int32`) tensor.
+    ///
+    /// Args:
+    ///     dim (int): the dimension in which we index.
+    ///     index (IntTensor or LongTensor): the 1-D tensor of indices to select.
+    ///
+    /// Example:
+    ///     >>> x = gradrs.tensor([[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]])
+    ///     >>> indices = gradrs.tensor([0, 2])
+    ///     >>> x.index_select(1, indices)
+    ///     tensor([[1., 3.],
+    ///             [4., 6.]])
+    ///     >>> x.index_select(0, gradrs.tensor([1]))
+    ///     tensor([[4., 2., 6.]])
     fn index_select(&self, py: Python<'_>, dim: i64, index: PyRef<'_, PyTensor>) -> R {
         let index_t = index.t.clone();
         super::boundary::tensor(py, || ix::index_select(&self.t, dim, &index_t))
     }
+    /// index_add(dim, index, source, *, alpha=1) -> Tensor
+    ///
+    /// Out-of-place version of :meth:`~Tensor.index_add_`: a copy of `self` with `alpha * source`
+    /// added at the indices `index` along `dim`.
+    ///
+    /// Args:
+    ///     dim (int): the dimension along which to index.
+    ///     index (Tensor): the indices of `source` to select from (1-D, `int64` or `int32`).
+    ///     source (Tensor): the tensor containing the values to add.
+    ///     alpha (Number, optional): the scalar multiplier for `source`. Default: `1`.
+    ///
+    /// Example:
+    ///     >>> x = gradrs.ones(5, 3)
+    ///     >>> t = gradrs.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]])
+    ///     >>> x.index_add(0, gradrs.tensor([0, 4, 2]), t, alpha=2)
+    ///     tensor([[ 3.,  5.,  7.],
+    ///             [ 1.,  1.,  1.],
+    ///             [15., 17., 19.],
+    ///             [ 1.,  1.,  1.],
+    ///             [ 9., 11., 13.]])
     #[pyo3(signature = (dim, index, source, *, alpha=None))]
     fn index_add(
         &self,
@@ -489,6 +717,22 @@ impl PyTensor {
         let source_t = source.t.clone();
         super::boundary::tensor(py, || ix::index_add(&self.t, dim, &index_t, &source_t, a))
     }
+    /// index_add_(dim, index, source, *, alpha=1) -> Tensor
+    ///
+    /// Accumulates the elements of `alpha * source` into `self` by adding to the indices in the
+    /// order given in `index`, in place: with `dim == 0` and `index[i] == j`, the `i`-th row of
+    /// `source` is added to the `j`-th row of `self`. Returns `self`.
+    ///
+    /// Args:
+    ///     dim (int): the dimension along which to index.
+    ///     index (Tensor): the indices of `source` to select from (1-D, `int64` or `int32`).
+    ///     source (Tensor): the tensor containing the values to add.
+    ///     alpha (Number, optional): the scalar multiplier for `source`. Default: `1`.
+    ///
+    /// Example:
+    ///     >>> x = gradrs.zeros(3)
+    ///     >>> x.index_add_(0, gradrs.tensor([0, 2, 0]), gradrs.tensor([1.0, 2.0, 3.0]))
+    ///     tensor([4., 0., 2.])
     #[pyo3(signature = (dim, index, source, *, alpha=None))]
     fn index_add_(
         slf: &Bound<'_, Self>,
@@ -505,6 +749,23 @@ impl PyTensor {
             ix::index_add(x, dim, &i, &s, a)
         })
     }
+    /// masked_fill(mask, value) -> Tensor
+    ///
+    /// Out-of-place version of :meth:`~Tensor.masked_fill_`: a copy of `self` with `value` where
+    /// `mask` is `True`.
+    ///
+    /// Args:
+    ///     mask (BoolTensor): the boolean mask, broadcastable with `self`.
+    ///     value (float or 0-dim Tensor): the value to fill in with.
+    ///
+    /// Example:
+    ///     >>> x = gradrs.tensor([[1.0, 2.0], [3.0, 4.0]])
+    ///     >>> x.masked_fill(x > 2, 0.0)
+    ///     tensor([[1., 2.],
+    ///             [0., 0.]])
+    ///     >>> x.masked_fill(gradrs.tensor([True, False]), float('-inf'))
+    ///     tensor([[-inf, 2.],
+    ///             [-inf, 4.]])
     fn masked_fill(
         &self,
         py: Python<'_>,
@@ -515,6 +776,20 @@ impl PyTensor {
         let m = mask.t.clone();
         super::boundary::tensor(py, || ix::masked_fill(&self.t, &m, v))
     }
+    /// masked_fill_(mask, value) -> Tensor
+    ///
+    /// Fills the elements of `self` with `value` where `mask` is `True`, in place. The shape of
+    /// `mask` must be broadcastable to the shape of `self`. Returns `self`.
+    ///
+    /// Args:
+    ///     mask (BoolTensor): the boolean mask.
+    ///     value (float or 0-dim Tensor): the value to fill in with.
+    ///
+    /// Example:
+    ///     >>> x = gradrs.zeros(2, 3)
+    ///     >>> x.masked_fill_(gradrs.tensor([[True, False, True], [False, False, True]]), 7.0)
+    ///     tensor([[7., 0., 7.],
+    ///             [0., 0., 7.]])
     fn masked_fill_(
         slf: &Bound<'_, Self>,
         mask: PyRef<'_, PyTensor>,
@@ -526,10 +801,39 @@ impl PyTensor {
             ix::masked_fill(x, &m, v)
         })
     }
+    /// masked_select(mask) -> Tensor
+    ///
+    /// Returns a new 1-D tensor of the elements of `self` where the boolean `mask` is `True`
+    /// (`mask` and `self` are broadcast together).
+    ///
+    /// Args:
+    ///     mask (BoolTensor): the tensor containing the binary mask to index with.
+    ///
+    /// Example:
+    ///     >>> x = gradrs.tensor([[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]])
+    ///     >>> x.masked_select(x > 2.5)
+    ///     tensor([5., 3., 4., 6.])
     fn masked_select(&self, py: Python<'_>, mask: PyRef<'_, PyTensor>) -> R {
         let mask_t = mask.t.clone();
         super::boundary::tensor(py, || ix::masked_select(&self.t, &mask_t))
     }
+    /// nonzero(*, as_tuple=False) -> LongTensor or tuple of LongTensors
+    ///
+    /// Returns the indices of the non-zero elements of `self`: a 2-D tensor with one row of indices
+    /// per non-zero element (in row-major order), or with `as_tuple=True` a tuple of one 1-D tensor
+    /// per dimension (usable for advanced indexing: `x[x.nonzero(as_tuple=True)]`).
+    ///
+    /// Args:
+    ///     as_tuple (bool, optional): return a tuple of 1-D tensors. Default: `False`.
+    ///
+    /// Example:
+    ///     >>> x = gradrs.tensor([[0.6, 0.0, 0.0], [0.0, 0.4, 0.0], [0.0, 0.0, 1.2]])
+    ///     >>> x.nonzero()
+    ///     tensor([[0, 0],
+    ///             [1, 1],
+    ///             [2, 2]])
+    ///     >>> x.nonzero(as_tuple=True)
+    ///     (tensor([0, 1, 2]), tensor([0, 1, 2]))
     #[pyo3(
         signature = (*, as_tuple=Flag::FALSE),
         text_signature = "($self, *, as_tuple=False)"
@@ -552,11 +856,45 @@ impl PyTensor {
         }
         super::boundary::tensor(py, || Ok(ix::nonzero(&self.t)))
     }
+    /// take_along_dim(indices, dim=None) -> Tensor
+    ///
+    /// Selects values from `self` at the 1-dimensional `indices` along the given `dim`, as NumPy's
+    /// `take_along_axis`; the input and `indices` broadcast. Functions that return indices along a
+    /// dimension (`argmax`, `argsort`) are designed to work with it. Without `dim`, `self` is
+    /// flattened first.
+    ///
+    /// Args:
+    ///     indices (LongTensor): the indices into `self`.
+    ///     dim (int, optional): the dimension to select along. Default: the flattened input.
+    ///
+    /// Example:
+    ///     >>> t = gradrs.tensor([[10, 30, 20], [60, 40, 50]])
+    ///     >>> t.take_along_dim(t.argmax(), dim=None)
+    ///     tensor([60])
+    ///     >>> t.take_along_dim(t.argsort(dim=1), dim=1)
+    ///     tensor([[10, 20, 30],
+    ///             [40, 50, 60]])
     #[pyo3(signature = (indices, dim=None))]
     fn take_along_dim(&self, py: Python<'_>, indices: PyRef<'_, PyTensor>, dim: Option<i64>) -> R {
         let indices_t = indices.t.clone();
         super::boundary::tensor(py, || ix::take_along_dim(&self.t, &indices_t, dim))
     }
+    /// flip(*dims) -> Tensor
+    ///
+    /// Reverses the order of the elements of `self` along the given dimensions. Unlike NumPy's
+    /// `flip`, which returns a view, it copies the data.
+    ///
+    /// Args:
+    ///     dims (int or tuple of ints): the dimensions to flip on.
+    ///
+    /// Example:
+    ///     >>> x = gradrs.arange(6).view(2, 3)
+    ///     >>> x.flip(0, 1)
+    ///     tensor([[5, 4, 3],
+    ///             [2, 1, 0]])
+    ///     >>> x.flip((1,))
+    ///     tensor([[2, 1, 0],
+    ///             [5, 4, 3]])
     #[pyo3(signature = (*dims, **kwargs), text_signature = "($self, *dims)")]
     fn flip(
         &self,
@@ -567,12 +905,58 @@ impl PyTensor {
         let dims = super::tensor::sizes_or_keyword("flip", "dims", dims, kwargs)?;
         super::boundary::tensor(py, || shape::flip(&self.t, &dims))
     }
+    /// fliplr() -> Tensor
+    ///
+    /// Flips `self` (at least 2-D) in the left/right direction: reverses the order of its columns
+    /// (dimension 1). Copies the data.
+    ///
+    /// Example:
+    ///     >>> gradrs.arange(4).view(2, 2).fliplr()
+    ///     tensor([[1, 0],
+    ///             [3, 2]])
     fn fliplr(&self, py: Python<'_>) -> R {
         super::boundary::tensor(py, || shape::flip(&self.t, &[1]))
     }
+    /// flipud() -> Tensor
+    ///
+    /// Flips `self` (at least 1-D) in the up/down direction: reverses the order of its rows
+    /// (dimension 0). Copies the data.
+    ///
+    /// Example:
+    ///     >>> gradrs.arange(4).view(2, 2).flipud()
+    ///     tensor([[2, 3],
+    ///             [0, 1]])
     fn flipud(&self, py: Python<'_>) -> R {
         super::boundary::tensor(py, || shape::flip(&self.t, &[0]))
     }
+    /// roll(shifts, dims=None) -> Tensor
+    ///
+    /// Rolls `self` along the given dimension(s): elements shifted past the last position re-enter
+    /// at the first. Without `dims`, the tensor is flattened before rolling and then restored to
+    /// its shape.
+    ///
+    /// Args:
+    ///     shifts (int or tuple of ints): the number of places by which the elements are shifted; a
+    ///         tuple gives one shift per dimension in `dims`.
+    ///     dims (int or tuple of ints, optional): the axes along which to roll.
+    ///
+    /// Example:
+    ///     >>> x = gradrs.tensor([1, 2, 3, 4, 5, 6, 7, 8]).view(4, 2)
+    ///     >>> x.roll(1)
+    ///     tensor([[8, 1],
+    ///             [2, 3],
+    ///             [4, 5],
+    ///             [6, 7]])
+    ///     >>> x.roll(-1, 0)
+    ///     tensor([[3, 4],
+    ///             [5, 6],
+    ///             [7, 8],
+    ///             [1, 2]])
+    ///     >>> x.roll(shifts=(2, 1), dims=(0, 1))
+    ///     tensor([[6, 5],
+    ///             [8, 7],
+    ///             [2, 1],
+    ///             [4, 3]])
     #[pyo3(signature = (shifts, dims=None))]
     fn roll(
         &self,
@@ -584,6 +968,24 @@ impl PyTensor {
         let d = super::tensor::dims_arg(dims)?.unwrap_or_default();
         super::boundary::tensor(py, || shape::roll(&self.t, &s, &d))
     }
+    /// repeat(*repeats) -> Tensor
+    ///
+    /// Repeats `self` along each dimension the given number of times (NumPy's `tile`), copying the
+    /// data. More repeats than dimensions add leading dimensions.
+    ///
+    /// Args:
+    ///     repeats (gradrs.Size, int..., or tuple of ints): the number of times to repeat `self`
+    ///         along each dimension.
+    ///
+    /// Example:
+    ///     >>> x = gradrs.tensor([1, 2, 3])
+    ///     >>> x.repeat(4, 2)
+    ///     tensor([[1, 2, 3, 1, 2, 3],
+    ///             [1, 2, 3, 1, 2, 3],
+    ///             [1, 2, 3, 1, 2, 3],
+    ///             [1, 2, 3, 1, 2, 3]])
+    ///     >>> x.repeat(4, 2, 1).size()
+    ///     gradrs.Size([4, 2, 3])
     #[pyo3(signature = (*sizes, **kwargs), text_signature = "($self, *sizes)")]
     fn repeat(
         &self,
@@ -594,26 +996,87 @@ impl PyTensor {
         let sizes = super::tensor::sizes_or_keyword("repeat", "repeats", sizes, kwargs)?;
         super::boundary::tensor(py, || shape::repeat(&self.t, &sizes))
     }
+    /// tril(diagonal=0) -> Tensor
+    ///
+    /// Returns the lower triangular part of the matrix (or batch of matrices) `self`: the elements
+    /// on and below the given diagonal; the others are set to 0.
+    ///
+    /// Args:
+    ///     diagonal (int, optional): the diagonal to consider: `0` the main one, positive above it,
+    ///         negative below it. Default: `0`.
+    ///
+    /// Example:
+    ///     >>> a = gradrs.arange(1.0, 10.0).reshape(3, 3)
+    ///     >>> a.tril()
+    ///     tensor([[1., 0., 0.],
+    ///             [4., 5., 0.],
+    ///             [7., 8., 9.]])
+    ///     >>> a.tril(diagonal=-1)
+    ///     tensor([[0., 0., 0.],
+    ///             [4., 0., 0.],
+    ///             [7., 8., 0.]])
     #[pyo3(signature = (diagonal=0))]
     fn tril(&self, py: Python<'_>, diagonal: i64) -> R {
         super::boundary::tensor(py, || shape::tri(&self.t, diagonal, true))
     }
+    /// triu(diagonal=0) -> Tensor
+    ///
+    /// Returns the upper triangular part of the matrix (or batch of matrices) `self`: the elements
+    /// on and above the given diagonal; the others are set to 0.
+    ///
+    /// Args:
+    ///     diagonal (int, optional): the diagonal to consider: `0` the main one, positive above it,
+    ///         negative below it. Default: `0`.
+    ///
+    /// Example:
+    ///     >>> a = gradrs.arange(1.0, 10.0).reshape(3, 3)
+    ///     >>> a.triu()
+    ///     tensor([[1., 2., 3.],
+    ///             [0., 5., 6.],
+    ///             [0., 0., 9.]])
+    ///     >>> a.triu(1)
+    ///     tensor([[0., 2., 3.],
+    ///             [0., 0., 6.],
+    ///             [0., 0., 0.]])
     #[pyo3(signature = (diagonal=0))]
     fn triu(&self, py: Python<'_>, diagonal: i64) -> R {
         super::boundary::tensor(py, || shape::tri(&self.t, diagonal, false))
     }
+    /// tril_(diagonal=0) -> Tensor
+    ///
+    /// In-place version of :meth:`~Tensor.tril`.
     #[pyo3(signature = (diagonal=0))]
     fn tril_(slf: &Bound<'_, Self>, diagonal: i64) -> R {
         in_place_checking(slf, &[], Overlap::Unchecked, |x| {
             shape::tri(x, diagonal, true)
         })
     }
+    /// triu_(diagonal=0) -> Tensor
+    ///
+    /// In-place version of :meth:`~Tensor.triu`.
     #[pyo3(signature = (diagonal=0))]
     fn triu_(slf: &Bound<'_, Self>, diagonal: i64) -> R {
         in_place_checking(slf, &[], Overlap::Unchecked, |x| {
             shape::tri(x, diagonal, false)
         })
     }
+    /// unflatten(dim, sizes) -> Tensor
+    ///
+    /// Expands the dimension `dim` of `self` over several dimensions of sizes `sizes` (a view when
+    /// possible). One size may be `-1`: it is inferred.
+    ///
+    /// Args:
+    ///     dim (int): the dimension to be unflattened.
+    ///     sizes (tuple of ints): the new shape of the unflattened dimension; their product is the
+    ///         size of `dim`.
+    ///
+    /// Example:
+    ///     >>> gradrs.zeros(3, 4, 1).unflatten(1, (2, 2)).shape
+    ///     gradrs.Size([3, 2, 2, 1])
+    ///     >>> gradrs.zeros(3, 4, 1).unflatten(1, (-1, 2)).shape
+    ///     gradrs.Size([3, 2, 2, 1])
+    ///     >>> gradrs.zeros(5, 12, 3).unflatten(-2, (2, 2, 3, 1, 1)).shape
+    ///     gradrs.Size([5, 2, 2, 3, 1, 1, 3])
     fn unflatten(&self, py: Python<'_>, dim: i64, sizes: Vec<i64>) -> R {
         let shape = self.t.shape();
         let d = crate::tensor::shape::wrap_dim(dim, shape.len())?;

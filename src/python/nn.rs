@@ -22,11 +22,39 @@ fn window(
 
 #[pymethods]
 impl PyTensor {
+    /// softmax(dim, dtype=None) -> Tensor
+    ///
+    /// Applies the softmax function along the dimension `dim`: `exp(x_i) / sum_j exp(x_j)`, so each
+    /// slice along `dim` is in `[0, 1]` and sums to 1. See `gradrs.nn.functional.softmax`.
+    ///
+    /// Args:
+    ///     dim (int): the dimension along which softmax is computed.
+    ///     dtype (gradrs.dtype, optional): the data type of the result; `self` is cast to it first
+    ///         (avoids overflow in `float16`).
+    ///
+    /// Example:
+    ///     >>> gradrs.tensor([[1.0, 2.0, 3.0], [1.0, 1.0, 1.0]]).softmax(dim=1)
+    ///     tensor([[0.0900, 0.2447, 0.6652],
+    ///             [0.3333, 0.3333, 0.3333]])
     #[pyo3(signature = (dim, dtype=None))]
     fn softmax(&self, py: Python<'_>, dim: i64, dtype: Option<&Bound<'_, PyAny>>) -> R {
         let x = self.cast_to(dtype)?;
         super::boundary::tensor(py, || nn::softmax(&x, dim, false))
     }
+    /// log_softmax(dim, dtype=None) -> Tensor
+    ///
+    /// Applies the softmax function followed by a logarithm along the dimension `dim`, computed
+    /// together for numerical stability: `x_i - log(sum_j exp(x_j))`. See
+    /// `gradrs.nn.functional.log_softmax`.
+    ///
+    /// Args:
+    ///     dim (int): the dimension along which log_softmax is computed.
+    ///     dtype (gradrs.dtype, optional): the data type of the result; `self` is cast to it first.
+    ///
+    /// Example:
+    ///     >>> gradrs.tensor([[1.0, 2.0, 3.0], [1.0, 1.0, 1.0]]).log_softmax(dim=1)
+    ///     tensor([[-2.4076, -1.4076, -0.4076],
+    ///             [-1.0986, -1.0986, -1.0986]])
     #[pyo3(signature = (dim, dtype=None))]
     fn log_softmax(&self, py: Python<'_>, dim: i64, dtype: Option<&Bound<'_, PyAny>>) -> R {
         let x = self.cast_to(dtype)?;

@@ -179,24 +179,76 @@ fn clamp_any(
 
 #[pymethods]
 impl PyTensor {
-    /// `x.square()`: `pow(x, 2)` as PyTorch computes it (PowBackward0), so not declared.
+    /// square() -> Tensor
+    ///
+    /// Returns a new tensor with the square of the elements of `self`: `self ** 2`.
+    ///
+    /// Example:
+    ///     >>> gradrs.tensor([-2.0, 0.5, 3.0]).square()
+    ///     tensor([4.0000, 0.2500, 9.0000])
+    ///     >>> gradrs.tensor([-2, 3]).square()
+    ///     tensor([4, 9])
+    // `x.square()`: `pow(x, 2)` as PyTorch computes it (PowBackward0), so not declared.
     fn square(&self, py: Python<'_>) -> R {
         super::boundary::tensor(py, || pw::square(&self.t))
     }
+    /// square_() -> Tensor
+    ///
+    /// In-place version of :meth:`~Tensor.square`.
     fn square_(slf: &Bound<'_, Self>) -> R {
         in_place(slf, pw::square)
     }
-    /// `decimals` given (even 0) selects PyTorch's decimals overload (RoundBackward1).
+    /// round(*, decimals=0) -> Tensor
+    ///
+    /// Rounds the elements of `self` to the nearest integer, or with `decimals` to that many
+    /// decimal places (negative: to the left of the decimal point). Halfway values round to the
+    /// nearest even integer ("round half to even"), as NumPy does.
+    ///
+    /// Args:
+    ///     decimals (int, optional): the number of decimal places to round to. Default: `0`.
+    ///
+    /// Example:
+    ///     >>> gradrs.tensor([4.7, -2.3, 9.1, -7.7]).round()
+    ///     tensor([ 5., -2.,  9., -8.])
+    ///     >>> gradrs.tensor([-0.5, 0.5, 1.5, 2.5]).round()
+    ///     tensor([-0., 0., 2., 2.])
+    ///     >>> gradrs.tensor([0.1234567]).round(decimals=3)
+    ///     tensor([0.1230])
+    ///     >>> gradrs.tensor([1200.1234567]).round(decimals=-3)
+    ///     tensor([1000.])
+    // `decimals` given (even 0) selects PyTorch's decimals overload (RoundBackward1).
     #[pyo3(signature = (*, decimals=NumberArg::Absent), text_signature = "($self, *, decimals=0)")]
     fn round(&self, py: Python<'_>, decimals: NumberArg) -> R {
         let decimals = decimals_arg(py, decimals, "round")?;
         super::boundary::tensor(py, || pw::round(&self.t, decimals))
     }
+    /// round_(*, decimals=0) -> Tensor
+    ///
+    /// In-place version of :meth:`~Tensor.round`.
     #[pyo3(signature = (*, decimals=NumberArg::Absent), text_signature = "($self, *, decimals=0)")]
     fn round_(slf: &Bound<'_, Self>, decimals: NumberArg) -> R {
         let decimals = decimals_arg(slf.py(), decimals, "round_")?;
         in_place(slf, |x| pw::round(x, decimals))
     }
+    /// clamp(min=None, max=None) -> Tensor
+    ///
+    /// Clamps all elements of `self` into the range `[min, max]`: `out_i = min(max(self_i, min_i),
+    /// max_i)`. With `min` greater than `max`, every element is set to `max`. `nan` stays `nan`.
+    /// `clip` is an alias.
+    ///
+    /// Args:
+    ///     min (Number or Tensor, optional): the lower bound. Default: none.
+    ///     max (Number or Tensor, optional): the upper bound. Default: none. At least one bound
+    ///         must be given.
+    ///
+    /// Example:
+    ///     >>> x = gradrs.tensor([-1.7, -0.3, 0.4, 2.5])
+    ///     >>> x.clamp(min=-0.5, max=0.5)
+    ///     tensor([-0.5000, -0.3000,  0.4000,  0.5000])
+    ///     >>> x.clamp(min=0.0)
+    ///     tensor([0.0000, 0.0000, 0.4000, 2.5000])
+    ///     >>> x.clamp(max=gradrs.tensor([0.0, 0.0, 1.0, 1.0]))
+    ///     tensor([-1.7000, -0.3000,  0.4000,  1.0000])
     #[pyo3(signature = (min=None, max=None))]
     fn clamp(
         &self,
@@ -206,6 +258,17 @@ impl PyTensor {
     ) -> R {
         clamp_any(py, &self.t, min, max, ClampKind::Clamp)
     }
+    /// clip(min=None, max=None) -> Tensor
+    ///
+    /// Alias for :meth:`~Tensor.clamp`: clamps all elements of `self` into `[min, max]`.
+    ///
+    /// Args:
+    ///     min (Number or Tensor, optional): the lower bound.
+    ///     max (Number or Tensor, optional): the upper bound.
+    ///
+    /// Example:
+    ///     >>> gradrs.tensor([-1.7, -0.3, 0.4, 2.5]).clip(-1, 1)
+    ///     tensor([-1.0000, -0.3000,  0.4000,  1.0000])
     #[pyo3(signature = (min=None, max=None))]
     fn clip(
         &self,
@@ -215,6 +278,9 @@ impl PyTensor {
     ) -> R {
         clamp_any(py, &self.t, min, max, ClampKind::Clamp)
     }
+    /// clamp_(min=None, max=None) -> Tensor
+    ///
+    /// In-place version of :meth:`~Tensor.clamp`.
     #[pyo3(signature = (min=None, max=None))]
     fn clamp_(
         slf: &Bound<'_, Self>,
@@ -236,6 +302,9 @@ impl PyTensor {
             Ok(out)
         })
     }
+    /// clip_(min=None, max=None) -> Tensor
+    ///
+    /// In-place version of :meth:`~Tensor.clamp`.
     #[pyo3(signature = (min=None, max=None))]
     fn clip_(
         slf: &Bound<'_, Self>,
@@ -244,20 +313,67 @@ impl PyTensor {
     ) -> R {
         Self::clamp_(slf, min, max)
     }
+    /// clamp_min(min) -> Tensor
+    ///
+    /// Clamps all elements of `self` from below: `out_i = max(self_i, min)`, as `clamp(min=min)`.
+    ///
+    /// Args:
+    ///     min (Number or Tensor): the lower bound.
+    ///
+    /// Example:
+    ///     >>> gradrs.tensor([-1.7, -0.3, 0.4, 2.5]).clamp_min(0)
+    ///     tensor([0.0000, 0.0000, 0.4000, 2.5000])
     fn clamp_min(&self, py: Python<'_>, min: &Bound<'_, PyAny>) -> R {
         clamp_any(py, &self.t, Some(min), None, ClampKind::Min)
     }
+    /// clamp_max(max) -> Tensor
+    ///
+    /// Clamps all elements of `self` from above: `out_i = min(self_i, max)`, as `clamp(max=max)`.
+    ///
+    /// Args:
+    ///     max (Number or Tensor): the upper bound.
+    ///
+    /// Example:
+    ///     >>> gradrs.tensor([-1.7, -0.3, 0.4, 2.5]).clamp_max(0)
+    ///     tensor([-1.7000, -0.3000,  0.0000,  0.0000])
     fn clamp_max(&self, py: Python<'_>, max: &Bound<'_, PyAny>) -> R {
         clamp_any(py, &self.t, None, Some(max), ClampKind::Max)
     }
+    /// clamp_min_(min) -> Tensor
+    ///
+    /// In-place version of :meth:`~Tensor.clamp_min`.
     fn clamp_min_(slf: &Bound<'_, Self>, min: &Bound<'_, PyAny>) -> R {
         let bounds = ClampBounds::parse(slf.borrow().t.dtype(), Some(min), None)?;
         in_place_with(slf, &bounds.tensors(), |x| bounds.apply(x, ClampKind::Min))
     }
+    /// clamp_max_(max) -> Tensor
+    ///
+    /// In-place version of :meth:`~Tensor.clamp_max`.
     fn clamp_max_(slf: &Bound<'_, Self>, max: &Bound<'_, PyAny>) -> R {
         let bounds = ClampBounds::parse(slf.borrow().t.dtype(), None, Some(max))?;
         in_place_with(slf, &bounds.tensors(), |x| bounds.apply(x, ClampKind::Max))
     }
+    /// nan_to_num(nan=0.0, posinf=None, neginf=None) -> Tensor
+    ///
+    /// Replaces `nan`, positive infinity and negative infinity in `self` by `nan`, `posinf` and
+    /// `neginf`. By default `nan` becomes zero and the infinities the greatest and least finite
+    /// values of `self`'s dtype.
+    ///
+    /// Args:
+    ///     nan (Number, optional): the value to replace `nan` with. Default: `0.0`.
+    ///     posinf (Number, optional): the value to replace positive infinity with. Default: the
+    ///         greatest finite value of the dtype.
+    ///     neginf (Number, optional): the value to replace negative infinity with. Default: the
+    ///         least finite value of the dtype.
+    ///
+    /// Example:
+    ///     >>> x = gradrs.tensor([float('nan'), float('inf'), -float('inf'), 3.14])
+    ///     >>> x.nan_to_num()
+    ///     tensor([ 0.0000e+00,  3.4028e+38, -3.4028e+38,  3.1400e+00])
+    ///     >>> x.nan_to_num(nan=0.0, posinf=1.0)
+    ///     tensor([ 0.0000e+00,  1.0000e+00, -3.4028e+38,  3.1400e+00])
+    ///     >>> x.nan_to_num(nan=0.0, posinf=1.0, neginf=-1.0)
+    ///     tensor([ 0.0000,  1.0000, -1.0000,  3.1400])
     #[pyo3(signature = (nan=0.0, posinf=None, neginf=None))]
     fn nan_to_num(
         &self,
@@ -268,6 +384,9 @@ impl PyTensor {
     ) -> R {
         super::boundary::tensor(py, || clamp::nan_to_num(&self.t, nan, posinf, neginf))
     }
+    /// nan_to_num_(nan=0.0, posinf=None, neginf=None) -> Tensor
+    ///
+    /// In-place version of :meth:`~Tensor.nan_to_num`.
     #[pyo3(signature = (nan=0.0, posinf=None, neginf=None))]
     fn nan_to_num_(
         slf: &Bound<'_, Self>,
@@ -277,31 +396,100 @@ impl PyTensor {
     ) -> R {
         in_place(slf, |x| clamp::nan_to_num(x, nan, posinf, neginf))
     }
+    /// maximum(other) -> Tensor
+    ///
+    /// Computes the element-wise maximum of `self` and `other` (broadcast). A `nan` in either input
+    /// gives `nan` (see `fmax` to ignore it).
+    ///
+    /// Args:
+    ///     other (Tensor): the second input tensor.
+    ///
+    /// Example:
+    ///     >>> gradrs.tensor([1, 2, -1]).maximum(gradrs.tensor([3, 0, 4]))
+    ///     tensor([3, 2, 4])
     fn maximum(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         let o = tensor_arg(other, "maximum", "other", 1)?;
         super::boundary::tensor(py, || compare::maximum(&self.t, &o))
     }
+    /// minimum(other) -> Tensor
+    ///
+    /// Computes the element-wise minimum of `self` and `other` (broadcast). A `nan` in either input
+    /// gives `nan` (see `fmin` to ignore it).
+    ///
+    /// Args:
+    ///     other (Tensor): the second input tensor.
+    ///
+    /// Example:
+    ///     >>> gradrs.tensor([1, 2, -1]).minimum(gradrs.tensor([3, 0, 4]))
+    ///     tensor([ 1,  0, -1])
     fn minimum(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         let o = tensor_arg(other, "minimum", "other", 1)?;
         super::boundary::tensor(py, || compare::minimum(&self.t, &o))
     }
+    /// fmax(other) -> Tensor
+    ///
+    /// Computes the element-wise maximum of `self` and `other` (broadcast), as C's `fmax`: where
+    /// only one of the two is `nan`, the other is taken; `nan` only where both are.
+    ///
+    /// Args:
+    ///     other (Tensor): the second input tensor.
+    ///
+    /// Example:
+    ///     >>> a = gradrs.tensor([9.7, float('nan'), 3.1, float('nan')])
+    ///     >>> b = gradrs.tensor([-2.2, 0.5, float('nan'), float('nan')])
+    ///     >>> a.fmax(b)
+    ///     tensor([9.7000, 0.5000, 3.1000,    nan])
     fn fmax(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         let o = tensor_arg(other, "fmax", "other", 1)?;
         super::boundary::tensor(py, || compare::fextremum(&self.t, &o, true))
     }
+    /// fmod(other) -> Tensor
+    ///
+    /// Applies C++'s `std::fmod` element-wise: the remainder of `self / other` truncated towards
+    /// zero, so it has the sign of the dividend `self` (see `remainder` for Python's `%`). Supports
+    /// broadcasting, and integer and float inputs.
+    ///
+    /// Args:
+    ///     other (Tensor or Number): the divisor.
+    ///
+    /// Example:
+    ///     >>> gradrs.tensor([-3.0, -2.0, -1.0, 1.0, 2.0, 3.0]).fmod(2)
+    ///     tensor([-1., -0., -1.,  1.,  0.,  1.])
+    ///     >>> gradrs.tensor([1, 2, 3, 4, 5]).fmod(-1.5)
+    ///     tensor([1.0000, 0.5000, 0.0000, 1.0000, 0.5000])
     fn fmod(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         let o = operand_arg(other, "fmod", "other")?;
         super::boundary::tensor(py, || divmod::fmod(&self.t, o))
     }
+    /// fmod_(other) -> Tensor
+    ///
+    /// In-place version of :meth:`~Tensor.fmod`.
     fn fmod_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> R {
         let o = operand_arg(other, "fmod_", "other")?;
         let ot = o.edge_tensor(crate::DType::F32);
         in_place_with(slf, &[&ot], |x| divmod::fmod(x, o))
     }
+    /// remainder(other) -> Tensor
+    ///
+    /// Computes Python's modulus operation element-wise: `self - floor(self / other) * other`, so
+    /// the result has the sign of the divisor `other` (see `fmod` for C's). Supports broadcasting,
+    /// and integer and float inputs; `x % y` calls it.
+    ///
+    /// Args:
+    ///     other (Tensor or Number): the divisor.
+    ///
+    /// Example:
+    ///     >>> gradrs.tensor([-3.0, -2.0, -1.0, 1.0, 2.0, 3.0]).remainder(2)
+    ///     tensor([1., -0., 1., 1., 0., 1.])
+    ///     >>> gradrs.tensor([1, 2, 3, 4, 5]).remainder(-1.5)
+    ///     tensor([-0.5000, -1.0000,  0.0000, -0.5000, -1.0000])
     fn remainder(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         let o = operand_arg(other, "remainder", "other")?;
         super::boundary::tensor(py, || divmod::remainder(&self.t, o))
     }
+    /// remainder_(other) -> Tensor
+    ///
+    /// In-place version of :meth:`~Tensor.remainder`.
     fn remainder_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> R {
         let o = operand_arg(other, "remainder_", "other")?;
         let ot = o.edge_tensor(crate::DType::F32);
@@ -319,12 +507,29 @@ impl PyTensor {
             None => Ok(py.NotImplemented()),
         }
     }
+    /// floor_divide(other) -> Tensor
+    ///
+    /// Divides `self` by `other` element-wise and rounds each quotient down (towards minus
+    /// infinity), as Python's `//`, which calls it. Supports broadcasting and type promotion.
+    ///
+    /// Args:
+    ///     other (Tensor or Number): the divisor.
+    ///
+    /// Example:
+    ///     >>> a = gradrs.tensor([4.0, 3.0, -3.0])
+    ///     >>> a.floor_divide(gradrs.tensor([2.0, 2.0, 2.0]))
+    ///     tensor([ 2.,  1., -2.])
+    ///     >>> a.floor_divide(1.4)
+    ///     tensor([ 2.,  2., -3.])
     fn floor_divide(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         let o = operand_arg(other, "floor_divide", "other")?;
         super::boundary::tensor(py, || {
             divmod::floor_divide(&Operand::Tensor(self.t.clone()), &o)
         })
     }
+    /// floor_divide_(other) -> Tensor
+    ///
+    /// In-place version of :meth:`~Tensor.floor_divide`.
     fn floor_divide_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> R {
         let o = operand_arg(other, "floor_divide_", "other")?;
         in_place(slf, |x| {
@@ -347,18 +552,69 @@ impl PyTensor {
             None => Ok(py.NotImplemented()),
         }
     }
+    /// logical_and(other) -> Tensor
+    ///
+    /// Computes the element-wise logical AND of `self` and `other`; zeros are `False`, other values
+    /// `True`. The result is a `bool` tensor.
+    ///
+    /// Args:
+    ///     other (Tensor): the tensor to compute AND with.
+    ///
+    /// Example:
+    ///     >>> gradrs.tensor([True, False, True]).logical_and(gradrs.tensor([True, False, False]))
+    ///     tensor([ True, False, False])
+    ///     >>> gradrs.tensor([0, 1, 10, 0]).logical_and(gradrs.tensor([4, 0, 1, 0]))
+    ///     tensor([False, False,  True, False])
     fn logical_and(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         let o = tensor_arg(other, "logical_and", "other", 1)?;
         super::boundary::tensor(py, || logical::logical(&self.t, &o, "and"))
     }
+    /// logical_or(other) -> Tensor
+    ///
+    /// Computes the element-wise logical OR of `self` and `other`; zeros are `False`, other values
+    /// `True`. The result is a `bool` tensor.
+    ///
+    /// Args:
+    ///     other (Tensor): the tensor to compute OR with.
+    ///
+    /// Example:
+    ///     >>> gradrs.tensor([True, False, True]).logical_or(gradrs.tensor([True, False, False]))
+    ///     tensor([ True, False,  True])
+    ///     >>> gradrs.tensor([0, 1, 10, 0]).logical_or(gradrs.tensor([4, 0, 1, 0]))
+    ///     tensor([ True,  True,  True, False])
     fn logical_or(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         let o = tensor_arg(other, "logical_or", "other", 1)?;
         super::boundary::tensor(py, || logical::logical(&self.t, &o, "or"))
     }
+    /// logical_xor(other) -> Tensor
+    ///
+    /// Computes the element-wise logical XOR of `self` and `other`; zeros are `False`, other values
+    /// `True`. The result is a `bool` tensor.
+    ///
+    /// Args:
+    ///     other (Tensor): the tensor to compute XOR with.
+    ///
+    /// Example:
+    ///     >>> gradrs.tensor([True, False, True]).logical_xor(gradrs.tensor([True, False, False]))
+    ///     tensor([False, False,  True])
+    ///     >>> gradrs.tensor([0, 1, 10, 0]).logical_xor(gradrs.tensor([4, 0, 1, 0]))
+    ///     tensor([ True,  True, False, False])
     fn logical_xor(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
         let o = tensor_arg(other, "logical_xor", "other", 1)?;
         super::boundary::tensor(py, || logical::logical(&self.t, &o, "xor"))
     }
+    /// logical_not() -> Tensor
+    ///
+    /// Computes the element-wise logical NOT of `self`: `True` where an element is zero. The result
+    /// is a `bool` tensor.
+    ///
+    /// Example:
+    ///     >>> gradrs.tensor([True, False]).logical_not()
+    ///     tensor([False,  True])
+    ///     >>> gradrs.tensor([0, 1, -10]).logical_not()
+    ///     tensor([ True, False, False])
+    ///     >>> gradrs.tensor([0.0, 1.5, -10.0]).logical_not()
+    ///     tensor([ True, False, False])
     fn logical_not(&self, py: Python<'_>) -> R {
         super::boundary::tensor(py, || logical::logical_not(&self.t))
     }
@@ -371,15 +627,48 @@ impl PyTensor {
             crate::ops::where_::where_(&c, Operand::Tensor(self.t.clone()), y)
         })
     }
+    /// lerp(end, weight) -> Tensor
+    ///
+    /// Linear interpolation of `self` (the start) and `end` by `weight`: `out_i = self_i + weight_i * (end_i - self_i)`. The shapes must be broadcastable.
+    ///
+    /// Args:
+    ///     end (Tensor): the tensor with the ending points.
+    ///     weight (float or Tensor): the weight of the interpolation.
+    ///
+    /// Example:
+    ///     >>> start = gradrs.arange(1.0, 5.0)
+    ///     >>> end = gradrs.full((4,), 10.0)
+    ///     >>> start.lerp(end, 0.5)
+    ///     tensor([5.5000, 6.0000, 6.5000, 7.0000])
+    ///     >>> start.lerp(end, gradrs.full_like(start, 0.5))
+    ///     tensor([5.5000, 6.0000, 6.5000, 7.0000])
     fn lerp(&self, py: Python<'_>, end: PyRef<'_, PyTensor>, weight: &Bound<'_, PyAny>) -> R {
         let (e, w) = (end.t.clone(), operand_arg(weight, "lerp", "weight")?);
         super::boundary::tensor(py, || pw::lerp(&self.t, &e, w))
     }
+    /// lerp_(end, weight) -> Tensor
+    ///
+    /// In-place version of :meth:`~Tensor.lerp`.
     fn lerp_(slf: &Bound<'_, Self>, end: PyRef<'_, PyTensor>, weight: &Bound<'_, PyAny>) -> R {
         let (e, w) = (end.t.clone(), operand_arg(weight, "lerp_", "weight")?);
         let wt = w.edge_tensor(e.dtype());
         in_place_with(slf, &[&e, &wt], |x| pw::lerp(x, &e, w))
     }
+    /// addcmul(tensor1, tensor2, *, value=1) -> Tensor
+    ///
+    /// Multiplies `tensor1` by `tensor2` element-wise, multiplies the result by the scalar `value`
+    /// and adds it to `self`: `out_i = self_i + value * tensor1_i * tensor2_i`. The shapes must be
+    /// broadcastable.
+    ///
+    /// Args:
+    ///     tensor1 (Tensor): the tensor to be multiplied.
+    ///     tensor2 (Tensor): the tensor to be multiplied.
+    ///     value (Number, optional): the multiplier for `tensor1 * tensor2`. Default: `1`.
+    ///
+    /// Example:
+    ///     >>> t = gradrs.tensor([1.0, 2.0, 3.0])
+    ///     >>> t.addcmul(gradrs.tensor([1.0, 2.0, 3.0]), gradrs.tensor([2.0, 2.0, 2.0]), value=0.5)
+    ///     tensor([2., 4., 6.])
     #[pyo3(
         signature = (tensor1, tensor2, *, value=NumberArg::Absent),
         text_signature = "($self, tensor1, tensor2, *, value=1)"
@@ -396,6 +685,9 @@ impl PyTensor {
         let tensor2_t = tensor2.t.clone();
         super::boundary::tensor(py, || pw::addcmul(&self.t, &tensor1_t, &tensor2_t, v))
     }
+    /// addcmul_(tensor1, tensor2, *, value=1) -> Tensor
+    ///
+    /// In-place version of :meth:`~Tensor.addcmul`.
     #[pyo3(
         signature = (tensor1, tensor2, *, value=NumberArg::Absent),
         text_signature = "($self, tensor1, tensor2, *, value=1)"
@@ -410,6 +702,21 @@ impl PyTensor {
         let (a, b) = (tensor1.t.clone(), tensor2.t.clone());
         in_place_with(slf, &[&a, &b], |x| pw::addcmul(x, &a, &b, v))
     }
+    /// addcdiv(tensor1, tensor2, *, value=1) -> Tensor
+    ///
+    /// Divides `tensor1` by `tensor2` element-wise, multiplies the result by the scalar `value` and
+    /// adds it to `self`: `out_i = self_i + value * tensor1_i / tensor2_i`. The shapes must be
+    /// broadcastable; integer division is not supported (as in PyTorch).
+    ///
+    /// Args:
+    ///     tensor1 (Tensor): the numerator tensor.
+    ///     tensor2 (Tensor): the denominator tensor.
+    ///     value (Number, optional): the multiplier for `tensor1 / tensor2`. Default: `1`.
+    ///
+    /// Example:
+    ///     >>> t = gradrs.tensor([1.0, 2.0, 3.0])
+    ///     >>> t.addcdiv(gradrs.tensor([1.0, 2.0, 3.0]), gradrs.tensor([2.0, 4.0, 1.0]), value=2)
+    ///     tensor([2., 3., 9.])
     #[pyo3(
         signature = (tensor1, tensor2, *, value=NumberArg::Absent),
         text_signature = "($self, tensor1, tensor2, *, value=1)"
@@ -426,6 +733,9 @@ impl PyTensor {
         let tensor2_t = tensor2.t.clone();
         super::boundary::tensor(py, || pw::addcdiv(&self.t, &tensor1_t, &tensor2_t, v))
     }
+    /// addcdiv_(tensor1, tensor2, *, value=1) -> Tensor
+    ///
+    /// In-place version of :meth:`~Tensor.addcdiv`.
     #[pyo3(
         signature = (tensor1, tensor2, *, value=NumberArg::Absent),
         text_signature = "($self, tensor1, tensor2, *, value=1)"
@@ -536,15 +846,49 @@ pub fn hardtanh(
 /// function, and neither integer has a default).
 #[pymethods]
 impl PyTensor {
+    /// polygamma(n) -> Tensor
+    ///
+    /// Computes the `n`-th derivative of the digamma function on `self` (`polygamma(0, x)` is
+    /// `digamma(x)`). See `gradrs.polygamma`.
+    ///
+    /// Args:
+    ///     n (int): the order of the polygamma function (non-negative).
+    ///
+    /// Example:
+    ///     >>> a = gradrs.tensor([1.0, 0.5])
+    ///     >>> a.polygamma(1)
+    ///     tensor([1.6449, 4.9348])
+    ///     >>> a.polygamma(2)
+    ///     tensor([ -2.4041, -16.8288])
+    ///     >>> a.polygamma(3)
+    ///     tensor([ 6.4939, 97.4091])
     fn polygamma(&self, py: Python<'_>, n: i64) -> R {
         super::boundary::tensor(py, || special::polygamma(n, &self.t))
     }
+    /// polygamma_(n) -> Tensor
+    ///
+    /// In-place version of :meth:`~Tensor.polygamma`.
     fn polygamma_(slf: &Bound<'_, Self>, n: i64) -> R {
         in_place(slf, |x| special::polygamma(n, x))
     }
+    /// mvlgamma(p) -> Tensor
+    ///
+    /// Computes the multivariate log-gamma function of dimension `p` element-wise: `log(Gamma_p(a))
+    /// = p (p - 1) / 4 * log(pi) + sum_{i=1}^{p} lgamma(a - (i - 1) / 2)`. All elements must be
+    /// greater than `(p - 1) / 2`.
+    ///
+    /// Args:
+    ///     p (int): the number of dimensions.
+    ///
+    /// Example:
+    ///     >>> gradrs.tensor([1.5, 2.0, 3.5]).mvlgamma(2)
+    ///     tensor([0.4516, 0.4516, 2.4665])
     fn mvlgamma(&self, py: Python<'_>, p: i64) -> R {
         super::boundary::tensor(py, || special::mvlgamma(&self.t, p))
     }
+    /// mvlgamma_(p) -> Tensor
+    ///
+    /// In-place version of :meth:`~Tensor.mvlgamma`.
     fn mvlgamma_(slf: &Bound<'_, Self>, p: i64) -> R {
         in_place(slf, |x| special::mvlgamma(x, p))
     }
@@ -634,7 +978,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 }
 
 macro_rules! bitwise_methods {
-    ($($name:ident, $rname:ident, $method:ident => $op:literal;)*) => {
+    ($($name:ident, $rname:ident, $(#[doc = $doc:literal])* $method:ident => $op:literal;)*) => {
         #[pymethods]
         impl PyTensor {
             $(
@@ -647,6 +991,7 @@ macro_rules! bitwise_methods {
                 fn $rname(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
                     self.$name(py, other)
                 }
+                $(#[doc = $doc])*
                 fn $method(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
                     let o = operand_arg(other, $op, "other")?;
                     super::boundary::tensor(py, || logical::bitwise(&self.t, o, $op))
@@ -657,9 +1002,57 @@ macro_rules! bitwise_methods {
 }
 
 bitwise_methods! {
-    __and__, __rand__, bitwise_and => "and";
-    __or__, __ror__, bitwise_or => "or";
-    __xor__, __rxor__, bitwise_xor => "xor";
+    __and__,
+    __rand__,
+    /// bitwise_and(other) -> Tensor
+    ///
+    /// Computes the bitwise AND of `self` and `other` (integral or `bool` tensors, or a Python
+    /// integer or bool; broadcast); `x & y` calls it. For `bool` tensors it is the logical AND.
+    ///
+    /// Args:
+    ///     other (Tensor or Number): the second input.
+    ///
+    /// Example:
+    ///     >>> a = gradrs.tensor([-1, -2, 3], dtype=gradrs.int8)
+    ///     >>> a.bitwise_and(gradrs.tensor([1, 0, 3], dtype=gradrs.int8))
+    ///     tensor([1, 0, 3], dtype=gradrs.int8)
+    ///     >>> gradrs.tensor([True, True, False]).bitwise_and(gradrs.tensor([False, True, False]))
+    ///     tensor([False,  True, False])
+    bitwise_and => "and";
+    __or__,
+    __ror__,
+    /// bitwise_or(other) -> Tensor
+    ///
+    /// Computes the bitwise OR of `self` and `other` (integral or `bool` tensors, or a Python
+    /// integer or bool; broadcast); `x | y` calls it. For `bool` tensors it is the logical OR.
+    ///
+    /// Args:
+    ///     other (Tensor or Number): the second input.
+    ///
+    /// Example:
+    ///     >>> a = gradrs.tensor([-1, -2, 3], dtype=gradrs.int8)
+    ///     >>> a.bitwise_or(gradrs.tensor([1, 0, 3], dtype=gradrs.int8))
+    ///     tensor([-1, -2,  3], dtype=gradrs.int8)
+    ///     >>> gradrs.tensor([True, True, False]).bitwise_or(gradrs.tensor([False, True, False]))
+    ///     tensor([ True,  True, False])
+    bitwise_or => "or";
+    __xor__,
+    __rxor__,
+    /// bitwise_xor(other) -> Tensor
+    ///
+    /// Computes the bitwise XOR of `self` and `other` (integral or `bool` tensors, or a Python
+    /// integer or bool; broadcast); `x ^ y` calls it. For `bool` tensors it is the logical XOR.
+    ///
+    /// Args:
+    ///     other (Tensor or Number): the second input.
+    ///
+    /// Example:
+    ///     >>> a = gradrs.tensor([-1, -2, 3], dtype=gradrs.int8)
+    ///     >>> a.bitwise_xor(gradrs.tensor([1, 0, 3], dtype=gradrs.int8))
+    ///     tensor([-2, -2,  0], dtype=gradrs.int8)
+    ///     >>> gradrs.tensor([True, True, False]).bitwise_xor(gradrs.tensor([False, True, False]))
+    ///     tensor([ True, False, False])
+    bitwise_xor => "xor";
 }
 
 #[pymethods]
@@ -667,6 +1060,15 @@ impl PyTensor {
     fn __invert__(&self, py: Python<'_>) -> R {
         super::boundary::tensor(py, || logical::bitwise_not(&self.t))
     }
+    /// bitwise_not() -> Tensor
+    ///
+    /// Computes the bitwise NOT of `self` (integral or `bool`); `~x` calls it.
+    ///
+    /// Example:
+    ///     >>> gradrs.tensor([-1, -2, 3], dtype=gradrs.int8).bitwise_not()
+    ///     tensor([ 0,  1, -4], dtype=gradrs.int8)
+    ///     >>> gradrs.tensor([True, False]).bitwise_not()
+    ///     tensor([False,  True])
     fn bitwise_not(&self, py: Python<'_>) -> R {
         super::boundary::tensor(py, || logical::bitwise_not(&self.t))
     }

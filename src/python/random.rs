@@ -716,6 +716,19 @@ fn this(slf: &Bound<'_, PyTensor>) -> Py<PyAny> {
 
 #[pymethods]
 impl PyTensor {
+    /// uniform_(from=0, to=1, *, generator=None) -> Tensor
+    ///
+    /// Fills `self` with numbers sampled from the continuous uniform distribution on `[from, to)`,
+    /// in place. Returns `self`.
+    ///
+    /// Args:
+    ///     from (float, optional): the lower bound. Default: `0`.
+    ///     to (float, optional): the upper bound. Default: `1`.
+    ///     generator (gradrs.Generator, optional): a pseudorandom number generator for sampling.
+    ///
+    /// Example:
+    ///     >>> gradrs.empty(3).uniform_(-1, 1)
+    ///     tensor([-0.0075,  0.5364, -0.8230])
     #[pyo3(signature = (from=0.0, to=1.0, *, generator=None))]
     fn uniform_(
         slf: &Bound<'_, Self>,
@@ -728,6 +741,19 @@ impl PyTensor {
         super::boundary::catch(|| random::uniform_(&t, from, to, Some(&g)))?;
         Ok(this(slf))
     }
+    /// normal_(mean=0, std=1, *, generator=None) -> Tensor
+    ///
+    /// Fills `self` with elements sampled from the normal distribution parameterized by `mean` and
+    /// `std`, in place. Returns `self`.
+    ///
+    /// Args:
+    ///     mean (float, optional): the mean. Default: `0`.
+    ///     std (float, optional): the standard deviation (non-negative). Default: `1`.
+    ///     generator (gradrs.Generator, optional): a pseudorandom number generator for sampling.
+    ///
+    /// Example:
+    ///     >>> gradrs.empty(3).normal_(mean=10.0, std=0.1)
+    ///     tensor([10.1541,  9.9707,  9.7821])
     #[pyo3(signature = (mean=0.0, std=1.0, *, generator=None))]
     fn normal_(
         slf: &Bound<'_, Self>,
@@ -855,6 +881,18 @@ impl PyTensor {
         super::boundary::catch(|| random::random_(&t, range, name, Some(&g)))?;
         Ok(this(slf))
     }
+    /// exponential_(lambd=1, *, generator=None) -> Tensor
+    ///
+    /// Fills `self` with elements drawn from the exponential distribution of rate `lambd` (density
+    /// `lambd * exp(-lambd * x)` for `x >= 0`), in place. Returns `self`.
+    ///
+    /// Args:
+    ///     lambd (float, optional): the rate parameter (positive). Default: `1`.
+    ///     generator (gradrs.Generator, optional): a pseudorandom number generator for sampling.
+    ///
+    /// Example:
+    ///     >>> gradrs.empty(3).exponential_(lambd=2.0)
+    ///     tensor([1.7542, 0.6152, 0.3075])
     #[pyo3(signature = (lambd=1.0, *, generator=None))]
     fn exponential_(
         slf: &Bound<'_, Self>,
@@ -866,6 +904,19 @@ impl PyTensor {
         super::boundary::catch(|| random::exponential_(&t, lambd, Some(&g)))?;
         Ok(this(slf))
     }
+    /// geometric_(p, *, generator=None) -> Tensor
+    ///
+    /// Fills `self` with elements drawn from the geometric distribution: the number of Bernoulli
+    /// trials of success probability `p` up to and including the first success (`P(X = k) = (1 -
+    /// p)^(k - 1) p`, `k = 1, 2, ...`), in place. Returns `self`.
+    ///
+    /// Args:
+    ///     p (float): the probability of success of each trial, in `(0, 1]`.
+    ///     generator (gradrs.Generator, optional): a pseudorandom number generator for sampling.
+    ///
+    /// Example:
+    ///     >>> gradrs.empty(5).geometric_(0.5)
+    ///     tensor([1., 1., 2., 1., 1.])
     #[pyo3(signature = (p, *, generator=None))]
     fn geometric_(
         slf: &Bound<'_, Self>,
@@ -877,6 +928,20 @@ impl PyTensor {
         super::boundary::catch(|| random::geometric_(&t, p, Some(&g)))?;
         Ok(this(slf))
     }
+    /// log_normal_(mean=1, std=2, *, generator=None) -> Tensor
+    ///
+    /// Fills `self` with numbers samples from the log-normal distribution whose logarithm is normal
+    /// with the given `mean` and standard deviation `std`, in place. Returns `self`.
+    ///
+    /// Args:
+    ///     mean (float, optional): the mean of the underlying normal distribution. Default: `1`.
+    ///     std (float, optional): the standard deviation of the underlying normal distribution.
+    ///         Default: `2`.
+    ///     generator (gradrs.Generator, optional): a pseudorandom number generator for sampling.
+    ///
+    /// Example:
+    ///     >>> gradrs.empty(3).log_normal_(mean=0.0, std=0.25)
+    ///     tensor([1.4700, 0.9293, 0.5800])
     #[pyo3(signature = (mean=1.0, std=2.0, *, generator=None))]
     fn log_normal_(
         slf: &Bound<'_, Self>,
@@ -889,6 +954,20 @@ impl PyTensor {
         super::boundary::catch(|| random::log_normal_(&t, mean, std, Some(&g)))?;
         Ok(this(slf))
     }
+    /// cauchy_(median=0, sigma=1, *, generator=None) -> Tensor
+    ///
+    /// Fills `self` with numbers drawn from the Cauchy (Lorentz) distribution of location `median`
+    /// and scale `sigma` (density `1 / pi * sigma / ((x - median)^2 + sigma^2)`), in place. Returns
+    /// `self`.
+    ///
+    /// Args:
+    ///     median (float, optional): the location of the distribution. Default: `0`.
+    ///     sigma (float, optional): the scale of the distribution. Default: `1`.
+    ///     generator (gradrs.Generator, optional): a pseudorandom number generator for sampling.
+    ///
+    /// Example:
+    ///     >>> gradrs.empty(3).cauchy_()
+    ///     tensor([10.5977,  0.7648, -0.1283])
     #[pyo3(signature = (median=0.0, sigma=1.0, *, generator=None))]
     fn cauchy_(
         slf: &Bound<'_, Self>,
@@ -901,6 +980,22 @@ impl PyTensor {
         super::boundary::catch(|| random::cauchy_(&t, median, sigma, Some(&g)))?;
         Ok(this(slf))
     }
+    /// multinomial(num_samples, replacement=False, *, generator=None) -> LongTensor
+    ///
+    /// Samples `num_samples` indices from the multinomial distribution whose (unnormalized)
+    /// probabilities are the rows of `self` (1-D or 2-D). See `gradrs.multinomial`.
+    ///
+    /// Args:
+    ///     num_samples (int): the number of samples to draw.
+    ///     replacement (bool, optional): whether to draw with replacement. Default: `False`.
+    ///     generator (gradrs.Generator, optional): a pseudorandom number generator for sampling.
+    ///
+    /// Example:
+    ///     >>> weights = gradrs.tensor([0.0, 10.0, 3.0, 0.0])
+    ///     >>> weights.multinomial(2)
+    ///     tensor([1, 2])
+    ///     >>> weights.multinomial(4, replacement=True)
+    ///     tensor([1, 2, 1, 1])
     #[pyo3(
         signature = (num_samples, replacement=Flag::FALSE, *, generator=None),
         text_signature = "($self, num_samples, replacement=False, *, generator=None)"

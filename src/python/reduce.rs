@@ -84,6 +84,28 @@ fn var_dims(
 
 #[pymethods]
 impl PyTensor {
+    /// max(dim=None, keepdim=False) -> Tensor or (Tensor, LongTensor)
+    ///
+    /// Without `dim`, returns the maximum value of all elements of `self` (a 0-dim tensor). With
+    /// `dim`, returns the named tuple `(values, indices)`: the maximum of each row of `self` in
+    /// dimension `dim` and the index of its first occurrence. `max(other)` is `maximum(other)`.
+    ///
+    /// Args:
+    ///     dim (int, optional): the dimension to reduce.
+    ///     keepdim (bool, optional): whether the output keeps the reduced dimension(s) (with size
+    ///         1). Default: `False`.
+    ///
+    /// Example:
+    ///     >>> x = gradrs.tensor([[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]])
+    ///     >>> x.max()
+    ///     tensor(6.)
+    ///     >>> x.max(dim=1)
+    ///     gradrs.return_types.max(
+    ///     values=tensor([5., 6.]),
+    ///     indices=tensor([1, 2]))
+    ///     >>> x.max(1, keepdim=True).values
+    ///     tensor([[5.],
+    ///             [6.]])
     #[pyo3(
         signature = (dim=None, keepdim=Flag::FALSE),
         text_signature = "($self, dim=None, keepdim=False)"
@@ -92,6 +114,25 @@ impl PyTensor {
         let keepdim = keepdim.get("max", "keepdim")?;
         extreme(py, self, dim, keepdim, true)
     }
+    /// min(dim=None, keepdim=False) -> Tensor or (Tensor, LongTensor)
+    ///
+    /// Without `dim`, returns the minimum value of all elements of `self` (a 0-dim tensor). With
+    /// `dim`, returns the named tuple `(values, indices)`: the minimum of each row of `self` in
+    /// dimension `dim` and the index of its first occurrence. `min(other)` is `minimum(other)`.
+    ///
+    /// Args:
+    ///     dim (int, optional): the dimension to reduce.
+    ///     keepdim (bool, optional): whether the output keeps the reduced dimension(s) (with size
+    ///         1). Default: `False`.
+    ///
+    /// Example:
+    ///     >>> x = gradrs.tensor([[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]])
+    ///     >>> x.min()
+    ///     tensor(1.)
+    ///     >>> x.min(dim=0)
+    ///     gradrs.return_types.min(
+    ///     values=tensor([1., 2., 3.]),
+    ///     indices=tensor([0, 1, 0]))
     #[pyo3(
         signature = (dim=None, keepdim=Flag::FALSE),
         text_signature = "($self, dim=None, keepdim=False)"
@@ -100,6 +141,25 @@ impl PyTensor {
         let keepdim = keepdim.get("min", "keepdim")?;
         extreme(py, self, dim, keepdim, false)
     }
+    /// amax(dim=None, keepdim=False) -> Tensor
+    ///
+    /// Returns the maximum value of each slice of `self` in the given dimension(s) `dim` (all of
+    /// them by default). Unlike `max(dim)`, it returns no indices, reduces several dimensions at
+    /// once, and shares the gradient evenly between equal maxima.
+    ///
+    /// Args:
+    ///     dim (int or tuple of ints, optional): the dimension or dimensions to reduce.
+    ///     keepdim (bool, optional): whether the output keeps the reduced dimension(s) (with size
+    ///         1). Default: `False`.
+    ///
+    /// Example:
+    ///     >>> x = gradrs.tensor([[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]])
+    ///     >>> x.amax()
+    ///     tensor(6.)
+    ///     >>> x.amax(1)
+    ///     tensor([5., 6.])
+    ///     >>> x.amax((0, 1), keepdim=True)
+    ///     tensor([[6.]])
     #[pyo3(
         signature = (dim=None, keepdim=Flag::FALSE),
         text_signature = "($self, dim=None, keepdim=False)"
@@ -109,6 +169,23 @@ impl PyTensor {
         let dims = dims_arg(dim)?.unwrap_or_default();
         super::boundary::tensor(py, || extrema::amax(&self.t, &dims, keepdim, true))
     }
+    /// amin(dim=None, keepdim=False) -> Tensor
+    ///
+    /// Returns the minimum value of each slice of `self` in the given dimension(s) `dim` (all of
+    /// them by default). Unlike `min(dim)`, it returns no indices, reduces several dimensions at
+    /// once, and shares the gradient evenly between equal minima.
+    ///
+    /// Args:
+    ///     dim (int or tuple of ints, optional): the dimension or dimensions to reduce.
+    ///     keepdim (bool, optional): whether the output keeps the reduced dimension(s) (with size
+    ///         1). Default: `False`.
+    ///
+    /// Example:
+    ///     >>> x = gradrs.tensor([[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]])
+    ///     >>> x.amin()
+    ///     tensor(1.)
+    ///     >>> x.amin(0)
+    ///     tensor([1., 2., 3.])
     #[pyo3(
         signature = (dim=None, keepdim=Flag::FALSE),
         text_signature = "($self, dim=None, keepdim=False)"
@@ -118,6 +195,24 @@ impl PyTensor {
         let dims = dims_arg(dim)?.unwrap_or_default();
         super::boundary::tensor(py, || extrema::amax(&self.t, &dims, keepdim, false))
     }
+    /// argmax(dim=None, keepdim=False) -> LongTensor
+    ///
+    /// Returns the indices of the maximum values of `self`: into the flattened tensor without
+    /// `dim`, along `dim` with it. With several maxima, the index of the first is returned.
+    ///
+    /// Args:
+    ///     dim (int, optional): the dimension to reduce. Default: the flattened input.
+    ///     keepdim (bool, optional): whether the output keeps the reduced dimension(s) (with size
+    ///         1). Default: `False`.
+    ///
+    /// Example:
+    ///     >>> x = gradrs.tensor([[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]])
+    ///     >>> x.argmax()
+    ///     tensor(5)
+    ///     >>> x.argmax(dim=1)
+    ///     tensor([1, 2])
+    ///     >>> x.argmax(dim=0, keepdim=True)
+    ///     tensor([[1, 0, 1]])
     #[pyo3(
         signature = (dim=None, keepdim=Flag::FALSE),
         text_signature = "($self, dim=None, keepdim=False)"
@@ -126,6 +221,22 @@ impl PyTensor {
         let keepdim = keepdim.get("argmax", "keepdim")?;
         super::boundary::tensor(py, || extrema::argextreme(&self.t, dim, keepdim, true))
     }
+    /// argmin(dim=None, keepdim=False) -> LongTensor
+    ///
+    /// Returns the indices of the minimum values of `self`: into the flattened tensor without
+    /// `dim`, along `dim` with it. With several minima, the index of the first is returned.
+    ///
+    /// Args:
+    ///     dim (int, optional): the dimension to reduce. Default: the flattened input.
+    ///     keepdim (bool, optional): whether the output keeps the reduced dimension(s) (with size
+    ///         1). Default: `False`.
+    ///
+    /// Example:
+    ///     >>> x = gradrs.tensor([[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]])
+    ///     >>> x.argmin()
+    ///     tensor(0)
+    ///     >>> x.argmin(dim=1)
+    ///     tensor([0, 1])
     #[pyo3(
         signature = (dim=None, keepdim=Flag::FALSE),
         text_signature = "($self, dim=None, keepdim=False)"
@@ -134,6 +245,26 @@ impl PyTensor {
         let keepdim = keepdim.get("argmin", "keepdim")?;
         super::boundary::tensor(py, || extrema::argextreme(&self.t, dim, keepdim, false))
     }
+    /// prod(dim=None, keepdim=False, *, dtype=None) -> Tensor
+    ///
+    /// Returns the product of all elements of `self`, or of each row of `self` in the dimension
+    /// `dim`. Integral and `bool` inputs give `int64`.
+    ///
+    /// Args:
+    ///     dim (int, optional): the dimension to reduce. Default: all of them.
+    ///     keepdim (bool, optional): whether the output keeps the reduced dimension(s) (with size
+    ///         1). Default: `False`.
+    ///     dtype (gradrs.dtype, optional): the desired data type of the result; `self` is cast to
+    ///         it first.
+    ///
+    /// Example:
+    ///     >>> x = gradrs.tensor([[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]])
+    ///     >>> x.prod()
+    ///     tensor(720.)
+    ///     >>> x.prod(1)
+    ///     tensor([15., 48.])
+    ///     >>> gradrs.tensor([True, True]).prod()
+    ///     tensor(1)
     #[pyo3(
         signature = (dim=None, keepdim=Flag::FALSE, *, dtype=None),
         text_signature = "($self, dim=None, keepdim=False, *, dtype=None)"
@@ -148,6 +279,29 @@ impl PyTensor {
         let keepdim = keepdim.get("prod", "keepdim")?;
         self.accumulate_as(py, dtype, |x| reduce::prod(x, dim, keepdim))
     }
+    /// var(dim=None, unbiased=None, keepdim=False, *, correction=None) -> Tensor
+    ///
+    /// Calculates the variance of `self` over the dimension(s) `dim` (all of them by default):
+    /// `sum((x_i - mean(x))^2) / max(0, N - correction)` over the `N` elements reduced.
+    /// `correction=1` (the default) is Bessel's correction (the sample variance), `correction=0`
+    /// the population variance; `unbiased=False` is `correction=0` (the older spelling).
+    ///
+    /// Args:
+    ///     dim (int or tuple of ints, optional): the dimension or dimensions to reduce.
+    ///     unbiased (bool, optional): `True` is `correction=1`, `False` is `correction=0`.
+    ///     keepdim (bool, optional): whether the output keeps the reduced dimension(s) (with size
+    ///         1). Default: `False`.
+    ///     correction (int, optional): the difference between the sample size and the degrees of
+    ///         freedom. Default: `1`.
+    ///
+    /// Example:
+    ///     >>> x = gradrs.tensor([[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]])
+    ///     >>> x.var()
+    ///     tensor(3.5000)
+    ///     >>> x.var(dim=1)
+    ///     tensor([4., 4.])
+    ///     >>> x.var(dim=1, correction=0)
+    ///     tensor([2.6667, 2.6667])
     #[pyo3(
         signature = (dim=None, unbiased=None, keepdim=Flag::FALSE, *, correction=None),
         text_signature = "($self, dim=None, unbiased=None, keepdim=False, *, correction=None)"
@@ -168,6 +322,28 @@ impl PyTensor {
             statistics::var(&self.t, dims.as_deref(), c, keepdim, false)
         })
     }
+    /// std(dim=None, unbiased=None, keepdim=False, *, correction=None) -> Tensor
+    ///
+    /// Calculates the standard deviation of `self` over the dimension(s) `dim` (all of them by
+    /// default): the square root of `var` with the same arguments. `correction=1` (the default) is
+    /// Bessel's correction, `correction=0` the population standard deviation.
+    ///
+    /// Args:
+    ///     dim (int or tuple of ints, optional): the dimension or dimensions to reduce.
+    ///     unbiased (bool, optional): `True` is `correction=1`, `False` is `correction=0`.
+    ///     keepdim (bool, optional): whether the output keeps the reduced dimension(s) (with size
+    ///         1). Default: `False`.
+    ///     correction (int, optional): the difference between the sample size and the degrees of
+    ///         freedom. Default: `1`.
+    ///
+    /// Example:
+    ///     >>> x = gradrs.tensor([[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]])
+    ///     >>> x.std()
+    ///     tensor(1.8708)
+    ///     >>> x.std(dim=0, keepdim=True)
+    ///     tensor([[2.1213, 2.1213, 2.1213]])
+    ///     >>> x.std(unbiased=False)
+    ///     tensor(1.7078)
     #[pyo3(
         signature = (dim=None, unbiased=None, keepdim=Flag::FALSE, *, correction=None),
         text_signature = "($self, dim=None, unbiased=None, keepdim=False, *, correction=None)"
@@ -188,6 +364,30 @@ impl PyTensor {
             statistics::var(&self.t, dims.as_deref(), c, keepdim, true)
         })
     }
+    /// norm(p='fro', dim=None, keepdim=False, dtype=None) -> Tensor
+    ///
+    /// Returns the vector p-norm of `self` over the dimension(s) `dim` (all elements by default):
+    /// `sum(|x_i|^p)^(1/p)`; `p=inf` is the largest absolute value, `p=0` the number of non-zero
+    /// elements, and `'fro'` (the default) the 2-norm of the elements. New code should use
+    /// `gradrs.linalg.vector_norm` or `gradrs.linalg.matrix_norm`.
+    ///
+    /// Args:
+    ///     p (int, float, inf, -inf or 'fro', optional): the order of the norm. Default: `'fro'`.
+    ///     dim (int or tuple of ints, optional): the dimension or dimensions to reduce.
+    ///     keepdim (bool, optional): whether the output keeps the reduced dimension(s) (with size
+    ///         1). Default: `False`.
+    ///     dtype (gradrs.dtype, optional): the data type to compute in and return.
+    ///
+    /// Example:
+    ///     >>> a = gradrs.arange(9, dtype=gradrs.float32) - 4
+    ///     >>> a.norm()
+    ///     tensor(7.7460)
+    ///     >>> a.norm(1)
+    ///     tensor(20.)
+    ///     >>> a.norm(float('inf'))
+    ///     tensor(4.)
+    ///     >>> a.reshape(3, 3).norm(dim=1)
+    ///     tensor([5.3852, 1.4142, 5.3852])
     #[pyo3(
         signature = (p=None, dim=None, keepdim=Flag::FALSE, dtype=None),
         text_signature = "($self, p=None, dim=None, keepdim=False, dtype=None)"
@@ -218,6 +418,21 @@ impl PyTensor {
         let dims = dims_arg(dim)?;
         super::boundary::tensor(py, || statistics::norm(&x, p, dims.as_deref(), keepdim))
     }
+    /// logsumexp(dim, keepdim=False) -> Tensor
+    ///
+    /// Returns the logarithm of the summed exponentials of each row of `self` in the dimension(s)
+    /// `dim`: `log(sum_j exp(x_ij))`, computed stably (the maximum is subtracted first). Integral
+    /// inputs give the default float dtype.
+    ///
+    /// Args:
+    ///     dim (int or tuple of ints): the dimension or dimensions to reduce.
+    ///     keepdim (bool, optional): whether the output keeps the reduced dimension(s) (with size
+    ///         1). Default: `False`.
+    ///
+    /// Example:
+    ///     >>> x = gradrs.tensor([[0.0, 1.0, 2.0], [1000.0, 1000.0, 1000.0]])
+    ///     >>> x.logsumexp(dim=1)
+    ///     tensor([   2.4076, 1001.0986])
     #[pyo3(
         signature = (dim, keepdim=Flag::FALSE),
         text_signature = "($self, dim, keepdim=False)"
@@ -227,15 +442,69 @@ impl PyTensor {
         let dims = dims_arg(Some(dim))?.unwrap_or_default();
         super::boundary::tensor(py, || statistics::logsumexp(&self.t, &dims, keepdim))
     }
+    /// cumsum(dim, *, dtype=None) -> Tensor
+    ///
+    /// Returns the cumulative sum of the elements of `self` in the dimension `dim`: `y_i = x_1 +
+    /// x_2 + ... + x_i`. Integral and `bool` inputs give `int64`.
+    ///
+    /// Args:
+    ///     dim (int): the dimension to do the operation over.
+    ///     dtype (gradrs.dtype, optional): the desired data type of the result; `self` is cast to
+    ///         it first.
+    ///
+    /// Example:
+    ///     >>> gradrs.tensor([1, 2, 3, 4]).cumsum(dim=0)
+    ///     tensor([ 1,  3,  6, 10])
+    ///     >>> x = gradrs.tensor([[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]])
+    ///     >>> x.cumsum(1)
+    ///     tensor([[ 1.,  6.,  9.],
+    ///             [ 4.,  6., 12.]])
     #[pyo3(signature = (dim, *, dtype=None))]
     fn cumsum(&self, py: Python<'_>, dim: i64, dtype: Option<&Bound<'_, PyAny>>) -> R {
         self.accumulate_as(py, dtype, |x| scan::cumsum(x, dim))
     }
+    /// cumprod(dim, *, dtype=None) -> Tensor
+    ///
+    /// Returns the cumulative product of the elements of `self` in the dimension `dim`: `y_i = x_1 * x_2 * ... * x_i`. Integral and `bool` inputs give `int64`.
+    ///
+    /// Args:
+    ///     dim (int): the dimension to do the operation over.
+    ///     dtype (gradrs.dtype, optional): the desired data type of the result; `self` is cast to
+    ///         it first.
+    ///
+    /// Example:
+    ///     >>> gradrs.tensor([1, 2, 3, 4]).cumprod(dim=0)
+    ///     tensor([ 1,  2,  6, 24])
+    ///     >>> gradrs.tensor([0.5, 2.0, 0.0, 3.0]).cumprod(0)
+    ///     tensor([0.5000, 1.0000, 0.0000, 0.0000])
     #[pyo3(signature = (dim, *, dtype=None))]
     fn cumprod(&self, py: Python<'_>, dim: i64, dtype: Option<&Bound<'_, PyAny>>) -> R {
         self.accumulate_as(py, dtype, |x| scan::cumprod(x, dim))
     }
-    /// `stable` is accepted for PyTorch's signature: every sort here is stable.
+    /// sort(dim=-1, descending=False, *, stable=None) -> (Tensor, LongTensor)
+    ///
+    /// Sorts the elements of `self` along the dimension `dim` in ascending order (descending with
+    /// `descending=True`), and returns the named tuple `(values, indices)`, where `indices` are the
+    /// positions of the values in `self`. The sort is always stable here (equal elements keep their
+    /// order), so `stable` only exists for PyTorch's signature.
+    ///
+    /// Args:
+    ///     dim (int, optional): the dimension to sort along. Default: the last.
+    ///     descending (bool, optional): the sorting order. Default: `False` (ascending).
+    ///     stable (bool, optional): keep the order of equivalent elements (always true here).
+    ///
+    /// Example:
+    ///     >>> x = gradrs.tensor([[0.5, -1.0, 2.0], [3.0, 0.0, 1.0]])
+    ///     >>> x.sort()
+    ///     gradrs.return_types.sort(
+    ///     values=tensor([[-1.0000,  0.5000,  2.0000],
+    ///             [ 0.0000,  1.0000,  3.0000]]),
+    ///     indices=tensor([[1, 0, 2],
+    ///             [1, 2, 0]]))
+    ///     >>> x.sort(dim=0, descending=True).values
+    ///     tensor([[ 3.0000,  0.0000,  2.0000],
+    ///             [ 0.5000, -1.0000,  1.0000]])
+    // `stable` is accepted for PyTorch's signature: every sort here is stable.
     #[pyo3(
         signature = (dim=-1, descending=Flag::FALSE, *, stable=None),
         text_signature = "($self, dim=-1, descending=False, *, stable=None)"
@@ -246,6 +515,24 @@ impl PyTensor {
         let (v, i) = super::boundary::run(py, || sort::sort(&self.t, dim, descending))?;
         values_indices(py, "sort", v, i)
     }
+    /// argsort(dim=-1, descending=False, *, stable=False) -> LongTensor
+    ///
+    /// Returns the indices that sort `self` along the dimension `dim` in ascending order (in
+    /// descending order with `descending=True`): `sort(...).indices`.
+    ///
+    /// Args:
+    ///     dim (int, optional): the dimension to sort along. Default: the last.
+    ///     descending (bool, optional): the sorting order. Default: `False` (ascending).
+    ///     stable (bool, optional): keep the order of equivalent elements. Default: `False`.
+    ///
+    /// Example:
+    ///     >>> x = gradrs.tensor([[0.5, -1.0, 2.0], [3.0, 0.0, 1.0]])
+    ///     >>> x.argsort()
+    ///     tensor([[1, 0, 2],
+    ///             [1, 2, 0]])
+    ///     >>> x.argsort(dim=0, descending=True)
+    ///     tensor([[1, 1, 0],
+    ///             [0, 0, 1]])
     #[pyo3(
         signature = (dim=-1, descending=Flag::FALSE, *, stable=Flag::FALSE),
         text_signature = "($self, dim=-1, descending=False, *, stable=False)"
@@ -256,10 +543,40 @@ impl PyTensor {
         let _ = stable;
         super::boundary::tensor(py, || sort::argsort(&self.t, dim, descending))
     }
+    /// msort() -> Tensor
+    ///
+    /// Sorts the elements of `self` along its first dimension in ascending order:
+    /// `sort(dim=0).values`.
+    ///
+    /// Example:
+    ///     >>> gradrs.tensor([[3.0, 1.0], [-1.0, 2.0], [0.0, 5.0]]).msort()
+    ///     tensor([[-1.,  1.],
+    ///             [ 0.,  2.],
+    ///             [ 3.,  5.]])
     fn msort(&self, py: Python<'_>) -> R {
         super::boundary::tensor(py, || sort::msort(&self.t))
     }
-    /// `sorted=False` lets PyTorch pick any order; this one gives the sorted order always.
+    /// topk(k, dim=-1, largest=True, sorted=True) -> (Tensor, LongTensor)
+    ///
+    /// Returns the `k` largest elements of `self` along the dimension `dim` (the `k` smallest with
+    /// `largest=False`) as the named tuple `(values, indices)`. The elements come in sorted order
+    /// whatever `sorted` says (with `sorted=False` PyTorch may return any order).
+    ///
+    /// Args:
+    ///     k (int): the k in "top-k".
+    ///     dim (int, optional): the dimension to sort along. Default: the last.
+    ///     largest (bool, optional): return the largest or the smallest elements. Default: `True`.
+    ///     sorted (bool, optional): return the elements in sorted order. Default: `True`.
+    ///
+    /// Example:
+    ///     >>> x = gradrs.arange(1.0, 6.0)
+    ///     >>> x.topk(3)
+    ///     gradrs.return_types.topk(
+    ///     values=tensor([5., 4., 3.]),
+    ///     indices=tensor([4, 3, 2]))
+    ///     >>> x.topk(2, largest=False).values
+    ///     tensor([1., 2.])
+    // `sorted=False` lets PyTorch pick any order; this one gives the sorted order always.
     #[pyo3(
         signature = (k, dim=-1, largest=Flag::TRUE, sorted=Flag::TRUE),
         text_signature = "($self, k, dim=-1, largest=True, sorted=True)"
@@ -271,6 +588,28 @@ impl PyTensor {
         let (v, i) = super::boundary::run(py, || sort::topk(&self.t, k, dim, largest))?;
         values_indices(py, "topk", v, i)
     }
+    /// kthvalue(k, dim=-1, keepdim=False) -> (Tensor, LongTensor)
+    ///
+    /// Returns the named tuple `(values, indices)`: the `k`-th smallest element of each row of
+    /// `self` in the dimension `dim` (`k` counts from 1), and its index.
+    ///
+    /// Args:
+    ///     k (int): k for the k-th smallest element.
+    ///     dim (int, optional): the dimension to find the kth value along. Default: the last.
+    ///     keepdim (bool, optional): whether the output keeps the reduced dimension(s) (with size
+    ///         1). Default: `False`.
+    ///
+    /// Example:
+    ///     >>> x = gradrs.arange(1.0, 6.0)
+    ///     >>> x.kthvalue(4)
+    ///     gradrs.return_types.kthvalue(
+    ///     values=tensor(4.),
+    ///     indices=tensor(3))
+    ///     >>> x = gradrs.tensor([[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]])
+    ///     >>> x.kthvalue(2, 0, True)
+    ///     gradrs.return_types.kthvalue(
+    ///     values=tensor([[4., 5., 6.]]),
+    ///     indices=tensor([[1, 0, 1]]))
     #[pyo3(
         signature = (k, dim=-1, keepdim=Flag::FALSE),
         text_signature = "($self, k, dim=-1, keepdim=False)"
@@ -280,6 +619,26 @@ impl PyTensor {
         let (v, i) = super::boundary::run(py, || sort::kthvalue(&self.t, k, dim, keepdim))?;
         values_indices(py, "kthvalue", v, i)
     }
+    /// median(dim=None, keepdim=False) -> Tensor or (Tensor, LongTensor)
+    ///
+    /// Without `dim`, returns the median of all elements of `self` (a 0-dim tensor); with `dim`,
+    /// the named tuple `(values, indices)` of the median of each row in that dimension and its
+    /// index. With an even number of elements it is the lower of the two middle values (not their
+    /// mean). `nan` is propagated (see `nanmedian`).
+    ///
+    /// Args:
+    ///     dim (int, optional): the dimension to reduce.
+    ///     keepdim (bool, optional): whether the output keeps the reduced dimension(s) (with size
+    ///         1). Default: `False`.
+    ///
+    /// Example:
+    ///     >>> gradrs.tensor([1.0, 4.0, 2.0, 3.0]).median()
+    ///     tensor(2.)
+    ///     >>> x = gradrs.tensor([[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]])
+    ///     >>> x.median(dim=1)
+    ///     gradrs.return_types.median(
+    ///     values=tensor([3., 4.]),
+    ///     indices=tensor([2, 0]))
     #[pyo3(
         signature = (dim=None, keepdim=Flag::FALSE),
         text_signature = "($self, dim=None, keepdim=False)"
@@ -294,6 +653,24 @@ impl PyTensor {
             }
         }
     }
+    /// all(dim=None, keepdim=False) -> Tensor
+    ///
+    /// Tests whether all elements of `self` (or of each row in the dimension(s) `dim`) evaluate to
+    /// `True`. The result is `bool` (`uint8` for a `uint8` input, as PyTorch).
+    ///
+    /// Args:
+    ///     dim (int or tuple of ints, optional): the dimension or dimensions to reduce.
+    ///     keepdim (bool, optional): whether the output keeps the reduced dimension(s) (with size
+    ///         1). Default: `False`.
+    ///
+    /// Example:
+    ///     >>> a = gradrs.tensor([[True, False], [True, True]])
+    ///     >>> a.all()
+    ///     tensor(False)
+    ///     >>> a.all(dim=0)
+    ///     tensor([ True, False])
+    ///     >>> gradrs.tensor([1, 2, 3]).all()
+    ///     tensor(True)
     #[pyo3(
         signature = (dim=None, keepdim=Flag::FALSE),
         text_signature = "($self, dim=None, keepdim=False)"
@@ -305,6 +682,24 @@ impl PyTensor {
             reduce::all_any(&self.t, dims.as_deref(), keepdim, true)
         })
     }
+    /// any(dim=None, keepdim=False) -> Tensor
+    ///
+    /// Tests whether any element of `self` (or of each row in the dimension(s) `dim`) evaluates to
+    /// `True`. The result is `bool` (`uint8` for a `uint8` input, as PyTorch).
+    ///
+    /// Args:
+    ///     dim (int or tuple of ints, optional): the dimension or dimensions to reduce.
+    ///     keepdim (bool, optional): whether the output keeps the reduced dimension(s) (with size
+    ///         1). Default: `False`.
+    ///
+    /// Example:
+    ///     >>> a = gradrs.tensor([[False, False], [True, False]])
+    ///     >>> a.any()
+    ///     tensor(True)
+    ///     >>> a.any(dim=1)
+    ///     tensor([False,  True])
+    ///     >>> gradrs.tensor([0.0, 0.0]).any()
+    ///     tensor(False)
     #[pyo3(
         signature = (dim=None, keepdim=Flag::FALSE),
         text_signature = "($self, dim=None, keepdim=False)"

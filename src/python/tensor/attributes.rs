@@ -33,7 +33,20 @@ impl PyTensor {
     fn is_cpu(&self) -> bool {
         !self.t.device().is_gpu()
     }
-    /// Reads the history as `grad_fn` does (a stale view's may raise, as PyTorch's).
+    /// Whether this tensor is a leaf of the autograd graph: all tensors that do not require grad
+    /// are leaves, and so are tensors that require grad and were created by the user (not by an
+    /// operation: their `grad_fn` is `None`). Only leaves get their `.grad` filled by `backward()`
+    /// (see `retain_grad()` for the others).
+    ///
+    /// Example:
+    ///     >>> a = gradrs.rand(3, requires_grad=True)
+    ///     >>> a.is_leaf
+    ///     True
+    ///     >>> (a * 2).is_leaf
+    ///     False
+    ///     >>> (a * 2).detach().is_leaf
+    ///     True
+    // Reads the history as `grad_fn` does (a stale view's may raise, as PyTorch's).
     #[getter]
     fn is_leaf(&self) -> PyResult<bool> {
         crate::ops::inplace::try_refresh_view(&self.t)?;
@@ -159,7 +172,19 @@ impl PyTensor {
     fn _version(&self) -> PyResult<u64> {
         Ok(self.t.checked_version()?)
     }
-    /// Whether this is an inference tensor (Note [Inference mode] in `tensor::grad_mode`).
+    /// is_inference() -> bool
+    ///
+    /// Whether this tensor is an inference tensor: one created under `gradrs.inference_mode()`,
+    /// which never records autograd history.
+    ///
+    /// Example:
+    ///     >>> gradrs.ones(2).is_inference()
+    ///     False
+    ///     >>> with gradrs.inference_mode():
+    ///     ...     t = gradrs.ones(2)
+    ///     >>> t.is_inference()
+    ///     True
+    // Whether this is an inference tensor (Note [Inference mode] in `tensor::grad_mode`).
     fn is_inference(&self) -> bool {
         self.t.is_inference()
     }

@@ -227,8 +227,24 @@ impl PyTensor {
             crate::python::boundary::held(|| Ok(movement::view(&self.t, &sizes_arg(shape)?)?))?,
         )
     }
-    /// `reshape(*shape)` or `reshape(shape=...)`: a copy where no view fits, so the GIL is
-    /// released.
+    /// reshape(*shape) -> Tensor
+    ///
+    /// Returns a tensor with the same data and number of elements as `self` but with the given
+    /// shape: a view when the shape is compatible with `self`'s strides, else a copy. One dimension
+    /// may be `-1`: it is inferred from the others.
+    ///
+    /// Args:
+    ///     shape (tuple of ints or int...): the desired shape.
+    ///
+    /// Example:
+    ///     >>> x = gradrs.arange(6)
+    ///     >>> x.reshape(2, 3)
+    ///     tensor([[0, 1, 2],
+    ///             [3, 4, 5]])
+    ///     >>> x.reshape((-1, 2)).shape
+    ///     gradrs.Size([3, 2])
+    // `reshape(*shape)` or `reshape(shape=...)`: a copy where no view fits, so the GIL is
+    // released.
     #[pyo3(signature = (*shape, **kwargs), text_signature = "($self, *shape)")]
     fn reshape(
         &self,
