@@ -153,3 +153,35 @@ def test_mode_position_of_ties_is_std_sorts():
             t = torch.mode(torch.from_numpy(x), dim)
             assert g.indices.tolist() == t.indices.tolist()
             np.testing.assert_array_equal(g.values.numpy(), t.values.numpy())
+
+
+def test_compile_turns_off_distribution_validation():
+    # PyTorch's first compile patches torch (Dynamo's TorchPatcher): distributions stop
+    # validating their arguments by default for the rest of the process; checked in fresh
+    # processes, so neither side's global state leaks into other tests
+    need_torch()
+    import subprocess
+    import sys
+
+    def run(module):
+        code = f"""
+import {module} as torch
+from {module}.distributions import Normal
+out = []
+for kwargs in [dict(disable=True), dict(backend="nope"), dict(), dict(backend="eager")]:
+    try:
+        torch.compile(torch.nn.Linear(1, 1), **kwargs)
+    except Exception as e:
+        out.append(type(e).__name__)
+    out.append(Normal._validate_args)
+try:
+    Normal(torch.tensor([0.0]), torch.tensor([-1.0]))
+    out.append("no error")
+except ValueError:
+    out.append("ValueError")
+print(out)
+"""
+        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              check=True).stdout
+
+    assert run("gradrs") == run("torch")

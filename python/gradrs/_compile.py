@@ -8,7 +8,8 @@ Python code as written. A module comes back wrapped as PyTorch wraps it, in an
 module); a function comes back itself (PyTorch's wrapper differs from it only in identity). The arguments are checked as
 PyTorch checks them (mode names, backend names, `mode` with `options`), and it works as a
 decorator with and without arguments (`@gradrs.compile`, `@gradrs.compile(mode=...)`).
-A callable backend is accepted and never called; `options` are not inspected.
+A callable backend is accepted and never called; `options` are not inspected. As in PyTorch,
+a compile (not disabled) turns off the distributions' default argument validation.
 """
 
 from __future__ import annotations
@@ -145,6 +146,13 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=Non
         raise InvalidBackend(backend)
     if not callable(model):
         raise AssertionError(f"A callable function is expected, but {type(model)} is provided.")
-    if isinstance(model, Module) and not disable:
+    if disable:
+        return model
+    # PyTorch patches torch on the first compile (Dynamo's TorchPatcher): among other things
+    # distributions stop validating their arguments by default, for the rest of the process
+    from .distributions import Distribution
+
+    Distribution.set_default_validate_args(False)
+    if isinstance(model, Module):
         return OptimizedModule(model)
     return model
