@@ -252,12 +252,17 @@ def _env(gradrs_side):
 
 
 # The reference outputs come from two torch processes (a torch import costs ~5 s: not one per
-# program); each program runs as __main__ in a fresh temporary directory.
+# program); each program runs as __main__ in a fresh temporary directory. Process-wide state a
+# program changes must not reach the next one, as gradrs runs each in its own process: a
+# torch.compile turns off the distributions' argument validation for good (Dynamo's
+# TorchPatcher), so it is restored before each program.
 _DRIVER = """
 import contextlib, io, json, os, runpy, sys, tempfile
+import torch.distributions
 outputs = {}
 for path in json.loads(sys.argv[1]):
     sys.argv = [path]
+    torch.distributions.Distribution.set_default_validate_args(__debug__)
     buffer = io.StringIO()
     os.chdir(tempfile.mkdtemp())
     with contextlib.redirect_stdout(buffer):
