@@ -15,6 +15,7 @@ import numpy as _np
 
 from . import _native
 from . import _argparse
+from . import _numpy_names
 from ._grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from ._grad_mode import is_inference_mode_enabled
 from ._native import (
@@ -238,6 +239,7 @@ def set_num_threads(n):
     _native._set_num_threads(n)
 
 
+@_numpy_names.accepts
 def pow(input, exponent, *, out=None):
     """`gradrs.pow(input, exponent)`; `input` may be a Python number (`2 ** x`)."""
     if out is not None:
@@ -260,6 +262,7 @@ def where(condition: Tensor) -> tuple[Tensor, ...]: ...
 @_overload
 def where(condition: Tensor, input: Tensor | _builtins.float, other: Tensor | _builtins.float, *,
           out: Tensor | None = None) -> Tensor: ...
+@_numpy_names.accepts
 def where(condition, input=None, other=None, *, out=None):
     """`gradrs.where(condition, input, other)`; `gradrs.where(condition)` is
     `condition.nonzero(as_tuple=True)`."""
@@ -285,6 +288,7 @@ def where(condition, input=None, other=None, *, out=None):
         raise
 
 
+@_numpy_names.accepts
 def cat(tensors: _Sequence[Tensor], dim: _builtins.int = 0, *,
         out: Tensor | None = None) -> Tensor:
     """`gradrs.cat(tensors, dim=0)`."""
@@ -300,6 +304,7 @@ def cat(tensors: _Sequence[Tensor], dim: _builtins.int = 0, *,
         raise
 
 
+@_numpy_names.accepts
 def stack(tensors: _Sequence[Tensor], dim: _builtins.int = 0, *,
           out: Tensor | None = None) -> Tensor:
     """`gradrs.stack(tensors, dim=0)`."""
@@ -318,6 +323,7 @@ def stack(tensors: _Sequence[Tensor], dim: _builtins.int = 0, *,
 concat = concatenate = cat
 
 
+@_numpy_names.accepts
 def outer(input, vec2):
     """`gradrs.outer(a, b)`: a[:, None] * b[None, :] (MulBackward0, as PyTorch)."""
     if input.dim() != 1 or vec2.dim() != 1:
@@ -370,6 +376,7 @@ def einsum(*args):
     return _native.einsum(equation, *operands)
 
 
+@_numpy_names.accepts
 def var_mean(input, dim=None, *, correction=None, keepdim=False, unbiased=None):
     """The variance and the mean of `input` over `dim`, as a tuple (var, mean).
 
@@ -389,6 +396,7 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False, unbiased=None):
             input.mean(dim, keepdim=keepdim) if dim is not None else input.mean())
 
 
+@_numpy_names.accepts
 def std_mean(input, dim=None, *, correction=None, keepdim=False, unbiased=None):
     """The standard deviation and the mean of `input` over `dim`, as a tuple (std, mean).
 
@@ -474,3 +482,7 @@ from .backends._context import (  # noqa: E402
     set_float32_matmul_precision,
     use_deterministic_algorithms,
 )
+
+# Last, once every Tensor method exists: the methods PyTorch's argument parser reads take
+# NumPy's keyword names (`axis=`, `keepdims=`, `x2=`), as PyTorch's do.
+_numpy_names.install(Tensor)

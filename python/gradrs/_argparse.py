@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numbers
 
-from . import _declared, _native
+from . import _declared, _native, _numpy_names
 
 Tensor = _native.Tensor
 
@@ -132,6 +132,14 @@ class _Param:
         return _CHECKS[self.type](obj)
 
 
+def _keyword(name, kwargs):
+    """The keyword that gives parameter `name`: its own, else one of its NumPy names
+    (`axis` for `dim`...), as PyTorch's parser looks them up; None when neither is given."""
+    if name in kwargs:
+        return name
+    return next((a for a in _numpy_names.ALIASES.get(name, ()) if a in kwargs), None)
+
+
 class _Signature:
     def __init__(self, name, text):
         self.name, self.text = name, text
@@ -157,9 +165,9 @@ class _Signature:
         for i, p in enumerate(self.params):
             if i < len(args) and not p.kw_only:
                 obj, kw = args[i], False
-            elif p.name in kwargs:
-                obj, kw = kwargs[p.name], True
-                used.add(p.name)
+            elif (key := _keyword(p.name, kwargs)) is not None:
+                obj, kw = kwargs[key], True
+                used.add(key)
             else:
                 if not p.optional:
                     missing = [q.name for q in self.params[i:] if not q.optional]
@@ -228,9 +236,9 @@ def functional(name, call):
                 raise err
         if args and isinstance(args[0], Tensor):
             input, rest, kw = args[0], args[1:], kwargs
-        elif not args and isinstance(kwargs.get("input"), Tensor):
+        elif not args and isinstance(kwargs.get(key := _keyword("input", kwargs)), Tensor):
             kw = dict(kwargs)
-            input, rest = kw.pop("input"), ()
+            input, rest = kw.pop(key), ()
         else:
             input = None
         if input is not None:

@@ -6,7 +6,7 @@
 
 import inspect
 
-from . import _argparse, _native, return_types
+from . import _argparse, _native, _numpy_names, return_types
 
 Tensor = _native.Tensor
 
@@ -77,10 +77,24 @@ def _number_input(name):
     return call
 
 
+_NO_INPUT = object()
+
+
+def _input_alias(name, kwargs):
+    """`input` given by a NumPy name (`x=` / `a=` / `x1=`, as PyTorch's parser takes it), or
+    the TypeError of a call without it."""
+    input = _numpy_names.input_alias(name, kwargs)
+    if input is None:
+        raise TypeError(f"{name}() missing 1 required positional arguments: \"input\"")
+    return input
+
+
 def _method(name, out):
     number_input = _number_input(name)
     if out:
-        def fn(input, *args, out=None, **kwargs):
+        def fn(input=_NO_INPUT, *args, out=None, **kwargs):
+            if input is _NO_INPUT:
+                input = _input_alias(name, kwargs)
             if not isinstance(input, Tensor):
                 if hasattr(type(input), "_vmap_level") and out is None:  # vmap's BatchedTensor
                     return getattr(input, name)(*args, **kwargs)
@@ -95,7 +109,9 @@ def _method(name, out):
                                 (input,) + args + tuple(kwargs.values()))
             return getattr(input, name)(*args, **kwargs)
     else:
-        def fn(input, *args, **kwargs):
+        def fn(input=_NO_INPUT, *args, **kwargs):
+            if input is _NO_INPUT:
+                input = _input_alias(name, kwargs)
             if not isinstance(input, Tensor):
                 if hasattr(type(input), "_vmap_level"):  # vmap's BatchedTensor
                     return getattr(input, name)(*args, **kwargs)

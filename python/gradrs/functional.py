@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from . import _native
+from . import _native, _numpy_names
 from ._grad_mode import no_grad as _no_grad
 from ._native import Tensor
 
@@ -38,6 +38,7 @@ def _check_tensor(fn, name, pos, value):
                         f"{type(value).__name__}")
 
 
+@_numpy_names.accepts
 def softmax(input, dim, dtype=None):
     """`gradrs.softmax(input, dim, dtype=None)`: same as `input.softmax(dim, dtype=dtype)`.
 
@@ -48,6 +49,7 @@ def softmax(input, dim, dtype=None):
     return input.softmax(dim, dtype=dtype)
 
 
+@_numpy_names.accepts
 def log_softmax(input, dim, dtype=None):
     """`gradrs.log_softmax(input, dim, dtype=None)`.
 
@@ -64,6 +66,7 @@ def _bool_like(input, value):
     return _native.full(tuple(input.shape), value, dtype=_native.bool, device=input.device)
 
 
+@_numpy_names.accepts
 def isnan(input):
     """True where `input` is NaN (all False for integer and bool tensors).
 
@@ -78,6 +81,7 @@ def isnan(input):
     return x != x
 
 
+@_numpy_names.accepts
 def isinf(input):
     """A boolean tensor: True where the element is +inf or -inf.
 
@@ -94,6 +98,7 @@ def isinf(input):
     return input.detach().abs() == math.inf
 
 
+@_numpy_names.accepts
 def isposinf(input):
     """A boolean tensor: True where the element is +inf.
 
@@ -110,6 +115,7 @@ def isposinf(input):
     return input.detach() == math.inf
 
 
+@_numpy_names.accepts
 def isneginf(input):
     """A boolean tensor: True where the element is -inf.
 
@@ -126,6 +132,7 @@ def isneginf(input):
     return input.detach() == -math.inf
 
 
+@_numpy_names.accepts
 def isfinite(input):
     """A boolean tensor: True where the element is neither infinite nor NaN (integers
     are always finite).
@@ -144,6 +151,7 @@ def isfinite(input):
     return (x - x) == 0  # inf - inf and NaN - NaN are NaN, any finite x gives 0
 
 
+@_numpy_names.accepts
 def isreal(input):
     """Every real tensor is real (gradrs has no complex dtypes).
 
@@ -157,6 +165,7 @@ def isreal(input):
 
 # ---- closeness ----------------------------------------------------------------------------------
 
+@_numpy_names.accepts
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """|input - other| <= atol + rtol * |other|, elementwise, as ATen's isclose: exact equality
     (infinities included) always counts; NaNs count only with `equal_nan`.
@@ -187,6 +196,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     return close | (isfinite(actual) & (actual <= allowed))
 
 
+@_numpy_names.accepts
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """`isclose(...).all()` as a Python bool.
 
@@ -201,6 +211,7 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 # ---- distances ----------------------------------------------------------------------------------
 
+@_numpy_names.accepts
 def dist(input, other, p=2):
     """p-norm of `input - other` (broadcast); differentiable through sub and norm.
 
@@ -351,6 +362,7 @@ def _on(values, dtype, like):
     return _native.tensor(np.asarray(values).tolist(), dtype=dtype, device=like.device)
 
 
+@_numpy_names.accepts
 def bincount(input, weights=None, minlength=0):
     """Occurrences of each value of a 1-D non-negative integer tensor (weighted sums with
     `weights`: float32 weights give float32, others float64).
@@ -839,6 +851,7 @@ def _cumulative(name, input, dim, better):
     return return_types._make(name, *_picked(input, dim, indices))
 
 
+@_numpy_names.accepts
 def cummax(input, dim):
     """`gradrs.cummax(input, dim)`: running maxima along `dim` and where each was found (the
     latest of equal values; a NaN, once met, stays).
@@ -852,6 +865,7 @@ def cummax(input, dim):
     return _cumulative("cummax", input, dim, np.greater_equal)
 
 
+@_numpy_names.accepts
 def cummin(input, dim):
     """`gradrs.cummin(input, dim)`: running minima along `dim` and where each was found.
 
@@ -976,6 +990,7 @@ def _row_mode(row):
     return pairs[best_end][1]
 
 
+@_numpy_names.accepts
 def mode(input, dim=-1, keepdim=False):
     """`gradrs.mode(input, dim=-1, keepdim=False)`: the most frequent value of each slice along
     `dim` (the smallest of equally frequent ones) and its last position.
@@ -999,6 +1014,7 @@ def mode(input, dim=-1, keepdim=False):
 
 # ---- diff, count_nonzero, rot90, triu/tril_indices: compositions as PyTorch's own ----------------
 
+@_numpy_names.accepts
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """`gradrs.diff(input, n=1, dim=-1, prepend=None, append=None)`: the n-th forward difference
     along `dim` (`!=` of neighbours for bool tensors), after concatenating `prepend`/`append`.
@@ -1035,6 +1051,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     return input
 
 
+@_numpy_names.accepts
 def count_nonzero(input, dim=None):
     """`gradrs.count_nonzero(input, dim=None)`: int64 counts of the nonzero values, over `dim`
     (an int or a tuple of ints) or over everything.
@@ -1049,6 +1066,7 @@ def count_nonzero(input, dim=None):
     return nonzero.sum(dim)
 
 
+@_numpy_names.accepts
 def rot90(input, k=1, dims=(0, 1)):
     """`gradrs.rot90(input, k=1, dims=(0, 1))`: `input` turned by 90 degrees `k` times, from
     the first of `dims` towards the second.
@@ -1124,6 +1142,7 @@ def _bound(bounds, values, right):
     return start
 
 
+@_numpy_names.accepts
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None,
                  out=None):
     """`gradrs.searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
@@ -1166,6 +1185,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     return result
 
 
+@_numpy_names.accepts
 def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
     """`gradrs.bucketize(input, boundaries, *, out_int32=False, right=False)`: the bucket of
     each value of `input` among the 1-D sorted `boundaries`.
@@ -1257,6 +1277,7 @@ def _index_fill_mask(input, dim, index, value):
     return mask.reshape([size] + [1] * (ndim - dim - 1)) if ndim else mask.reshape(())
 
 
+@_numpy_names.accepts
 def index_fill(input, dim, index, value):
     """`gradrs.index_fill(input, dim, index, value)`: a copy of `input` whose slices at `index`
     along `dim` hold `value` (a number or a 0-dim tensor, which gets the filled gradient).
@@ -1297,6 +1318,7 @@ def _repeat_counts(repeats, size, dim):
     return counts
 
 
+@_numpy_names.accepts
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     """`gradrs.repeat_interleave(input, repeats, dim=None, *, output_size=None)`: each slice of
     `input` along `dim` (of the flattened input when `dim` is None) repeated `repeats` times;

@@ -15,6 +15,7 @@ pub mod indexing;
 pub mod linalg;
 pub mod nn;
 pub mod numbers;
+pub mod numpy_names;
 pub mod optim;
 pub mod out;
 pub mod parse;
@@ -808,6 +809,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(out::_write_out, m)?)?;
     m.add_function(wrap_pyfunction!(pynode::_attach_node, m)?)?;
     m.add_function(wrap_pyfunction!(pynode::_bump_version, m)?)?;
+    m.add_function(wrap_pyfunction!(numpy_names::_numpy_names, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_current_graph_task_id, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_is_checkpoint_valid, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_will_engine_execute_node, m)?)?;

@@ -1,0 +1,123 @@
+"""NumPy's keyword names for PyTorch's (``x.sum(axis=0, keepdims=True)``, ``torch.add(x1=a, x2=b)``).
+
+PyTorch's C++ argument parser (``numpy_compatibility_arg_names`` in
+``torch/csrc/utils/python_arg_parser.cpp``) takes ``axis`` for a parameter ``dim``,
+``keepdims`` for ``keepdim``, ``x`` / ``a`` / ``x1`` for ``input`` and ``x2`` for ``other``, on
+every op it parses; an op PyTorch writes in Python (``Tensor.norm``, ``Tensor.split``,
+``torch.functional.*``, ``nn.functional.*``) takes none. A parameter given both ways is
+refused as ``<op>() got an unexpected keyword argument '<alias>'``.
+
+Here: the native Tensor methods get a trampoline that renames them (`_native._numpy_names`,
+free when no keyword is given); the Python Tensor methods a wrapper (`install`); the
+functional forms rename in `_forms` / `_argparse` (``input``'s aliases, the rest forwarded
+to the method); other Python functions through `accepts`.
+"""
+
+import functools
+import inspect
+
+from . import _native
+
+# PyTorch's table: its parameter name -> the NumPy names it also takes.
+ALIASES = {"dim": ("axis",), "keepdim": ("keepdims",), "input": ("x", "a", "x1"),
+           "other": ("x2",)}
+INPUT_ALIASES = ALIASES["input"]
+_ALIAS_NAMES = frozenset(a for names in ALIASES.values() for a in names)
+
+# Tensor methods PyTorch defines in Python (torch/_tensor.py): its parser never sees them.
+TORCH_PYTHON_METHODS = frozenset("""
+    backward dim_order eig index is_shared istft lstsq lu module_load norm register_hook
+    register_post_accumulate_grad_hook reinforce resize resize_as share_memory_ solve split
+    stft storage storage_type symeig to_sparse_coo unflatten unique unique_consecutive
+""".split())
+
+
+def _params(sig):
+    """``[(name, position or None)]`` of a signature's parameters after ``self``/``input``
+    positions counted from the first argument after ``self``."""
+    out = []
+    pos = 0
+    for p in sig.parameters.values():
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            if p.kind is p.VAR_POSITIONAL:
+                pos = None
+            continue
+        positional = p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and pos is not None
+        out.append((p.name, pos if positional else None))
+        if positional:
+            pos += 1
+    return out
+
+
+def _plan(params):
+    """``{alias: (PyTorch's name, position or None)}`` for the parameters that have aliases."""
+    return {alias: (name, pos) for name, pos in params if name in ALIASES
+            for alias in ALIASES[name]}
+
+
+def rename(name, plan, nargs, kwargs):
+    """``kwargs`` with the NumPy names of ``plan`` as PyTorch's, or PyTorch's TypeError when a
+    parameter is also given by its own name or by position."""
+    out = dict(kwargs)
+    for alias in [k for k in kwargs if k in plan]:
+        target, pos = plan[alias]
+        if target in out or (pos is not None and nargs > pos):
+            raise TypeError(f"{name}() got an unexpected keyword argument '{alias}'")
+        out[target] = out.pop(alias)
+    return out
+
+
+def input_alias(name, kwargs):
+    """The tensor given as ``x=`` / ``a=`` / ``x1=`` (taken out of ``kwargs``) for a function
+    called without ``input``, or None."""
+    given = [a for a in INPUT_ALIASES if a in kwargs]
+    if not given:
+        return None
+    for extra in given[1:]:
+        raise TypeError(f"{name}() got an unexpected keyword argument '{extra}'")
+    return kwargs.pop(given[0])
+
+
+def accepts(fn, name=None, skip_self=False):
+    """``fn`` (a Python function standing for a PyTorch op its parser reads) also taking the
+    NumPy names of its parameters; ``fn`` itself when it has none."""
+    params = _params(inspect.signature(fn))
+    if skip_self:
+        params = [(n, None if p is None else p - 1) for n, p in params[1:]]
+    plan = _plan(params)
+    if not plan:
+        return fn
+    name = name or fn.__name__
+    offset = 1 if skip_self else 0
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        if kwargs and not _ALIAS_NAMES.isdisjoint(kwargs):
+            kwargs = rename(name, plan, len(args) - offset, kwargs)
+        return fn(*args, **kwargs)
+
+    return call
+
+
+def install(cls):
+    """The Tensor methods that PyTorch's parser reads take NumPy's names: the native ones
+    through `_native._numpy_names`, the Python ones wrapped."""
+    native = []
+    for name, member in list(vars(cls).items()):
+        if name.startswith("__") or name in TORCH_PYTHON_METHODS:
+            continue
+        if inspect.isfunction(member):
+            wrapped = accepts(member, name, skip_self=True)
+            if wrapped is not member:
+                setattr(cls, name, wrapped)
+        elif type(member).__name__ == "method_descriptor" and member.__text_signature__:
+            try:
+                sig = inspect.signature(member)
+            except ValueError:
+                continue
+            params = _params(sig)[1:]  # after self
+            params = [(n, None if p is None else p - 1) for n, p in params]
+            plan = _plan(params)
+            if plan:
+                native.append((name, [(a, t, p) for a, (t, p) in plan.items()]))
+    return _native._numpy_names(cls, native)
