@@ -1,8 +1,9 @@
-//! `_native._attach_node(output, inputs, name, backward, ctx=None, to_save=None)`: one graph
-//! node with PyTorch's name whose backward is a Python callable returning a gradient or None
-//! per input, written in differentiable ops: for an op composed in Python (`nn.functional`,
-//! `backward(grad)`; the node saves its inputs, so in-place changes and a second backward raise
-//! PyTorch's errors as for any node) or an `autograd.Function` (`backward(grads)`, one per
+//! `_native._attach_node(output, inputs, name, backward, ctx=None, to_save=None, saved=None,
+//! save_inputs=None)`: one graph node with PyTorch's name whose backward is a Python callable
+//! returning a gradient or None per input, written in differentiable ops: for an op composed in
+//! Python (`nn.functional`, `backward(grad)`; the node saves its inputs — all of them, or the
+//! `save_inputs` positions PyTorch's node saves — so in-place changes and a second backward
+//! raise PyTorch's errors as for any node) or an `autograd.Function` (`backward(grads)`, one per
 //! output; the context object is the node's `grad_fn` and holds its saved tensors). `saved`
 //! names what PyTorch's node of that name saves, shown as its `_saved_<name>` /
 //! `_raw_saved_<name>` attributes as a native node's.
@@ -233,14 +234,17 @@ fn named_value(value: &Bound<'_, PyAny>, outputs: &[Option<Tensor>]) -> PyResult
     )))
 }
 
-/// `_attach_node(output, inputs, name, backward, ctx=None, to_save=None)`: `output` is one
+/// `_attach_node(output, inputs, name, backward, ctx=None, to_save=None, saved=None,
+/// save_inputs=None)`: `output` is one
 /// tensor (`backward(grad)`), or a list with a tensor or None per output (`backward(grads)`);
 /// `inputs` are tensors or None (an edge to nothing); `ctx` is an `autograd.Function`
 /// context, which becomes the node's `grad_fn` object; `to_save` are the tensors `ctx.saved_tensors` will return (outputs among them saved
 /// as outputs, without a reference cycle); `saved` are `(name, value)` pairs shown as the
-/// node's `_saved_<name>` (PyTorch's names for that node), tensors saved as `to_save`'s.
+/// node's `_saved_<name>` (PyTorch's names for that node), tensors saved as `to_save`'s;
+/// `save_inputs` (without `ctx`): the positions in `inputs` the node saves (version-checked at
+/// backward, kept alive), PyTorch's choice for that node; None saves every input.
 #[pyfunction]
-#[pyo3(signature = (output, inputs, name, backward, ctx=None, to_save=None, saved=None))]
+#[pyo3(signature = (output, inputs, name, backward, ctx=None, to_save=None, saved=None, save_inputs=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn _attach_node(
     output: &Bound<'_, PyAny>,
@@ -250,6 +254,7 @@ pub fn _attach_node(
     ctx: Option<Bound<'_, PyNodeObject>>,
     to_save: Option<&Bound<'_, PyAny>>,
     saved: Option<&Bound<'_, PyAny>>,
+    save_inputs: Option<Vec<usize>>,
 ) -> PyResult<()> {
     let inputs: Vec<Option<Tensor>> = inputs
         .iter()
@@ -261,6 +266,12 @@ pub fn _attach_node(
             })
         })
         .collect::<PyResult<_>>()?;
+    if let Some(i) = save_inputs.iter().flatten().find(|&&i| i >= inputs.len()) {
+        return Err(pyo3::exceptions::PyIndexError::new_err(format!(
+            "save_inputs: input {i} of {}",
+            inputs.len()
+        )));
+    }
     let multi = output.cast::<PyTensor>().is_err();
     let outputs: Vec<Option<Tensor>> = if multi {
         output
@@ -279,14 +290,18 @@ pub fn _attach_node(
     };
     let node = PyBackward {
         name: intern(name),
-        saved: if ctx.is_some() {
-            Vec::new()
-        } else {
-            inputs
+        saved: match (&ctx, &save_inputs) {
+            (Some(_), _) => Vec::new(),
+            (None, None) => inputs
                 .iter()
                 .flatten()
                 .map(SavedTensor::input_unhooked)
-                .collect()
+                .collect(),
+            (None, Some(which)) => which
+                .iter()
+                .filter_map(|&i| inputs.get(i).cloned().flatten())
+                .map(|t| SavedTensor::input_unhooked(&t))
+                .collect(),
         },
         named: Default::default(),
         backward: Some(backward),
