@@ -205,12 +205,28 @@ pub fn set_standalone(t: &Tensor) {
     t.0.meta.lock().fw_standalone = true;
 }
 
-/// Run the installed runner for a node just made (see `autograd::attach`).
-pub fn run(node: &NodeRef, outputs: &[&Tensor], inputs: &[&Tensor]) -> Result<()> {
-    match RUNNER.get() {
-        Some(f) => f(node, outputs, inputs),
-        None => Ok(()),
-    }
+thread_local! {
+    /// Set while the runner computes the tangents of a node that will not be recorded (no
+    /// grad needed): the outputs it saved unpack as plain tensors, so the tangents carry no
+    /// graph to a node nothing can reach (issue 22: `exp`'s tangent `t * result` had one).
+    static UNRECORDED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// True while the tangents of a node that is not recorded are computed (see `UNRECORDED`).
+pub fn unrecorded() -> bool {
+    UNRECORDED.with(Cell::get)
+}
+
+/// Run the installed runner for a node just made (see `autograd::attach`); `recorded`: the
+/// node becomes its outputs' grad_fn.
+pub fn run(node: &NodeRef, outputs: &[&Tensor], inputs: &[&Tensor], recorded: bool) -> Result<()> {
+    let Some(f) = RUNNER.get() else {
+        return Ok(());
+    };
+    let before = UNRECORDED.with(|u| u.replace(!recorded));
+    let result = f(node, outputs, inputs);
+    UNRECORDED.with(|u| u.set(before));
+    result
 }
 
 /// PyTorch's error for an op without a forward formula; `op` is its ATen name.

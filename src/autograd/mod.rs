@@ -48,11 +48,12 @@ pub fn attach(outputs: &[&Tensor], inputs: &[&Tensor], backward: Box<dyn Backwar
     let edges = inputs.iter().map(|t| gradient_edge(t)).collect();
     let node = new_node(backward, edges, outputs.len() as u32);
     if forward::any_tangent(inputs) {
-        if let Err(e) = forward::run(&node, outputs, inputs) {
+        let recorded = grad_needed(inputs);
+        if let Err(e) = forward::run(&node, outputs, inputs, recorded) {
             crate::error::raise(e)
         }
         forward::share_saved_output_tangents();
-        if !grad_needed(inputs) {
+        if !recorded {
             return;
         }
     }

@@ -312,7 +312,9 @@ impl SavedTensor {
             )));
         }
         match self.output_nr {
-            Some(nr) if self.requires_grad => {
+            // An output of a node that is not recorded (its tangents computed without grad)
+            // has no place in a graph.
+            Some(nr) if self.requires_grad && !crate::autograd::forward::unrecorded() => {
                 let re = t.detach();
                 re.set_grad_fn(Some(node.clone()), nr);
                 // the tangent `attach` gave the saved copy (forward-over-reverse)
@@ -331,6 +333,7 @@ impl SavedTensor {
     fn unpack_packed(&self, packed: &dyn Packed, node: &NodeRef) -> Result<Tensor> {
         let re = packed.unpack()?.detach();
         match (self.output_nr, &self.identity) {
+            (Some(_), _) if crate::autograd::forward::unrecorded() => {}
             (Some(nr), _) => re.set_grad_fn(Some(node.clone()), nr),
             (None, Identity::Node(f, nr)) => re.set_grad_fn(f.upgrade(), *nr),
             (None, Identity::Leaf(w)) => {
