@@ -11,8 +11,9 @@ from conftest import G, assert_same_error, need_torch
 def _modified_after(m, make, inputs, which):
     """`make(m, *inputs)` recorded, then input `which` modified in place (without grad) before
     backward: the gradients (or the error)."""
-    leaves = [m.tensor(v, requires_grad=rg) if isinstance(v, list) else v
-              for v, rg in inputs]
+    # (None, None): a running-stats buffer, made here
+    leaves = [m.tensor(v, requires_grad=rg) if v is not None else m.zeros(2) + i
+              for i, (v, rg) in enumerate(inputs)]
     xs = [t * 1 if isinstance(t, m.Tensor) and t.requires_grad else t for t in leaves]
     out = make(m, *xs)
     out = out[0] if isinstance(out, tuple) else out
@@ -41,6 +42,42 @@ CASES = {
                           [(_img(), True), (_img(2, 4, 1, 1), False)], [1]),
     "mse_loss": (lambda m, x, t: m.nn.functional.mse_loss(x, t),
                  [([1.0, 2.0, -1.0], True), ([0.5, 0.0, 3.0], False)], [0, 1]),
+    "interpolate_bilinear": (
+        lambda m, x: m.nn.functional.interpolate(x, scale_factor=2, mode="bilinear"),
+        [(_img(), True)], [0]),
+    "pixel_unshuffle": (lambda m, x: m.nn.functional.pixel_unshuffle(x, 2),
+                        [(_img(), True)], [0]),
+    "channel_shuffle": (lambda m, x: m.nn.functional.channel_shuffle(x, 2),
+                        [(_img(), True)], [0]),
+    "unfold": (lambda m, x: m.nn.functional.unfold(x, 2), [(_img(1, 2, 3, 3), True)], [0]),
+    "fold": (lambda m, x: m.nn.functional.fold(x, (3, 3), 2),
+             [(_img(1, 1, 8, 4)[0], True)], [0]),
+    "affine_grid": (lambda m, t: m.nn.functional.affine_grid(t, (1, 1, 3, 3),
+                                                             align_corners=False),
+                    [([[[1.0, 0.2, 0.0], [0.1, 0.9, 0.3]]], True)], [0]),
+    "max_unpool2d": (lambda m, x: m.nn.functional.max_unpool2d(
+        x, m.tensor([[[[0, 3], [8, 11]]]]), 2), [(_img(1, 1, 2, 2), True)], [0]),
+    "group_norm": (lambda m, x, w, b: m.nn.functional.group_norm(x, 2, w, b),
+                   [(_img(2, 4, 1, 2), True), ([1.0, 2.0, 0.5, 1.5], True),
+                    ([0.1, 0.2, 0.3, 0.4], True)], [0, 1, 2]),
+    "batch_norm": (lambda m, x, rm, rv, w, b: m.nn.functional.batch_norm(
+        x, rm, rv, w, b, training=True),
+        [([[1.0, 2.0], [3.0, -1.0], [0.5, 0.0]], True), (None, None), (None, None),
+         ([1.0, 2.0], True), ([0.1, 0.2], True)], [0, 1, 3, 4]),
+    "embedding_bag": (lambda m, w, p: m.nn.functional.embedding_bag(
+        m.tensor([0, 2, 1, 3]), w, m.tensor([0, 2]), mode="sum", per_sample_weights=p),
+        [(_img(1, 1, 5, 3)[0][0], True), ([1.0, 0.5, -1.0, 2.0], True)], [0, 1]),
+    "embedding_bag_constant_weights": (lambda m, w, p: m.nn.functional.embedding_bag(
+        m.tensor([0, 2, 1, 3]), w, m.tensor([0, 2]), mode="sum", per_sample_weights=p),
+        [(_img(1, 1, 5, 3)[0][0], True), ([1.0, 0.5, -1.0, 2.0], False)], [0, 1]),
+    "avg_pool2d": (lambda m, x: m.nn.functional.avg_pool2d(x, 2), [(_img(1, 1, 4, 4), True)],
+                   [0]),
+    "reflect_pad": (lambda m, x: m.nn.functional.pad(x, (1, 1), mode="reflect"),
+                    [(_img(1, 2, 1, 4)[0], True)], [0]),
+    "linalg_inv": (lambda m, a: m.linalg.inv(a), [([[2.0, 0.5], [0.3, 3.0]], True)], [0]),
+    "linalg_cholesky": (lambda m, a: m.linalg.cholesky(a),
+                        [([[2.0, 0.5], [0.5, 3.0]], True)], [0]),
+    "linalg_pinv": (lambda m, a: m.linalg.pinv(a), [([[2.0, 0.5], [0.3, 3.0]], True)], [0]),
     "block_diag": (lambda m, a, b: m.block_diag(a, b),
                    [([[1.0, 2.0]], True), ([[3.0], [4.0]], True)], [0, 1]),
     "dist": (lambda m, a, b: m.dist(a, b),
@@ -87,6 +124,25 @@ def test_embedding_max_norm_looked_up_twice():
         return e.weight.grad.tolist()
     torch = need_torch()
     _close(run(G), run(torch))
+
+
+def test_batch_norm_twice_before_backward():
+    """A BatchNorm module run twice before backward: PyTorch's kernel updates the running
+    statistics without counting a version, so the first node's saved ones stay valid."""
+    def run(m):
+        m.manual_seed(0)
+        bn = m.nn.BatchNorm1d(3)
+        x = m.tensor([[1.0, 2.0, 0.5], [3.0, -1.0, 0.0], [0.5, 0.0, 2.0], [1.5, 1.0, -1.0]],
+                     requires_grad=True)
+        a = bn(x)
+        b = bn(x * 2)
+        (a.sum() + (b * b).sum()).backward()
+        return x.grad.tolist(), bn.running_mean._version, bn.running_mean.tolist()
+    torch = need_torch()
+    g, t = run(G), run(torch)
+    _close(g[0], t[0])
+    assert g[1] == t[1]
+    _close(g[2], t[2])
 
 
 def test_attach_node_save_inputs():

@@ -661,7 +661,7 @@ def block_diag(*tensors):
         dtype = _promote(dtype, m.dtype)
     from .nn.functional import _one_node
 
-    return _one_node("BlockDiagBackward0", lambda *ms: _block_diag(ms, dtype), *mats)
+    return _one_node("BlockDiagBackward0", lambda *ms: _block_diag(ms, dtype), *mats, saves=())
 
 
 def _block_diag(mats, dtype):

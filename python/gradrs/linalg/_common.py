@@ -202,7 +202,10 @@ def _record(name, outputs, inputs, backward, recompute, jvp=None, saved=None):
         outs = recompute() if _native.is_grad_enabled() else plain
         return list(backward(list(grads), outs))
 
-    _native._attach_node(attached, list(inputs), name, run, saved=saved)
+    # With `saved` (PyTorch's list for the node) only the tensors named there are saved and
+    # version-checked, as in PyTorch: an input it does not save may change in place after.
+    _native._attach_node(attached, list(inputs), name, run, saved=saved,
+                         save_inputs=None if saved is None else ())
     _set_tangents(outputs, inputs, jvp)  # after: the formulas read the outputs' history
     return outputs
 

@@ -201,7 +201,7 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
             out = out + b.reshape(1, cout, 1, 1)
         return out.reshape(n, cout, ow) if nd == 1 else out
 
-    out = _one_node("ConvolutionBackward0", fn, input, weight, bias)
+    out = _one_node("ConvolutionBackward0", fn, input, weight, bias, saves=(0, 1))
     return out.squeeze(0) if unbatched else out
 
 
@@ -268,7 +268,7 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         out = out.reshape(n, d_out, *out.shape[1:]).transpose(1, 2).contiguous()
         return out + b.reshape(1, cout, 1, 1, 1) if b is not None else out
 
-    out = _one_node("ConvolutionBackward0", conv, input, weight, bias)
+    out = _one_node("ConvolutionBackward0", conv, input, weight, bias, saves=(0, 1))
     return out.squeeze(0) if unbatched else out
 
 
@@ -386,7 +386,8 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     if input.dim() == 4:
         return _native.im2col(input, k, s, p, d, 0.0)
     return _one_node("Im2ColBackward0",
-                     lambda x: _native.im2col(x.unsqueeze(0), k, s, p, d, 0.0).squeeze(0), input)
+                     lambda x: _native.im2col(x.unsqueeze(0), k, s, p, d, 0.0).squeeze(0), input,
+                     saves=())
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
@@ -438,7 +439,8 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     if input.dim() == 3:
         return _native.col2im(input, o, c, k, s, p, d)
     return _one_node("Col2ImBackward0",
-                     lambda x: _native.col2im(x.unsqueeze(0), o, c, k, s, p, d).squeeze(0), input)
+                     lambda x: _native.col2im(x.unsqueeze(0), o, c, k, s, p, d).squeeze(0), input,
+                     saves=())
 
 
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
@@ -537,7 +539,7 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
             out = out + b.reshape(1, cout, 1, 1, 1)
         return out
 
-    out = _one_node("ConvolutionBackward0", fn, input, weight, bias)
+    out = _one_node("ConvolutionBackward0", fn, input, weight, bias, saves=(0, 1))
     return out.squeeze(0) if unbatched else out
 
 

@@ -20,23 +20,25 @@ from ..._native import Tensor as _Tensor
 # the composition's own.
 
 
-def _one_node(name, fn, *inputs, linear=False):
+def _one_node(name, fn, *inputs, linear=False, saves=None):
     """`fn(*inputs)` recorded as one node called `name` (inputs: tensors or other values).
 
     ``linear``: `fn` is linear in its one tensor input and PyTorch's backward is an op of
     (grad_output, self), as avg_pool2d_backward: under create_graph the first derivative is
     always a node over both (requires_grad even for a constant grad_output), and the second
     derivative with respect to the input is zeros (``self: zeros_like(self)``).
+    ``saves``: the positions in `inputs` of the tensors PyTorch's node saves (derivatives.yaml);
+    None saves them all.
     """
     if not _native.is_grad_enabled() or not any(
             isinstance(t, _native.Tensor) and t.requires_grad for t in inputs):
         return fn(*inputs)
     leaves = [t.detach().requires_grad_() if isinstance(t, _native.Tensor) and t.requires_grad
               else t for t in inputs]
-    return _lift(name, fn(*leaves), leaves, inputs, linear)
+    return _lift(name, fn(*leaves), leaves, inputs, linear, saves=saves)
 
 
-def _lift(name, local, leaves, reals, linear=False, zeros_if_unused=False):
+def _lift(name, local, leaves, reals, linear=False, zeros_if_unused=False, saves=None):
     pos = [i for i, t in enumerate(reals) if isinstance(t, _native.Tensor)]
     wanted = [k for k, i in enumerate(pos) if reals[i].requires_grad]
     node_inputs = [reals[i] for i in pos]
@@ -58,7 +60,10 @@ def _lift(name, local, leaves, reals, linear=False, zeros_if_unused=False):
             grads[k] = r
         return grads
 
-    _native._attach_node(out, node_inputs, name, backward)
+    # Only the inputs PyTorch's node saves are version-checked (`saves`: their positions in
+    # `reals`; None: all), so an in-place change to another one is allowed, as there.
+    _native._attach_node(out, node_inputs, name, backward, save_inputs=None if saves is None
+                         else [k for k, i in enumerate(pos) if i in saves])
     return out
 
 

@@ -99,8 +99,12 @@ def batch_norm(input: _Tensor, running_mean: _Tensor | None, running_var: _Tenso
                 # kernels) compute them, rounded once by the in-place updates.
                 x = input.float() if input.dtype == _native.float16 else input
                 mean, var = x.mean(dims), x.var(dims, unbiased=False)
+                # PyTorch's kernel writes the running statistics without counting a version
+                # (a module run twice before backward: the first node's saved stats stay valid)
+                versions = [running_mean._version, running_var._version]
                 running_mean.mul_(1 - momentum).add_(mean * momentum)
                 running_var.mul_(1 - momentum).add_(var * (momentum * n / (n - 1)))
+                _native._unsafe_set_version_counter([running_mean, running_var], versions)
 
     def norm(x, rm, rv, w, b):
         if training:
@@ -115,7 +119,7 @@ def batch_norm(input: _Tensor, running_mean: _Tensor | None, running_var: _Tenso
         return out
 
     return _one_node("NativeBatchNormBackward0", _opmath(norm), input, running_mean, running_var,
-                     weight, bias)
+                     weight, bias, saves=(0, 1, 2, 3))
 
 
 def normalize(input: _Tensor, p: float = 2.0, dim: int | Sequence[int] = 1, eps: float = 1e-12,
@@ -211,7 +215,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
             out = out + b.reshape(*shape)
         return out
 
-    return _one_node("NativeGroupNormBackward0", _opmath(norm), input, weight, bias)
+    return _one_node("NativeGroupNormBackward0", _opmath(norm), input, weight, bias,
+                     saves=(0, 1))
 
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,

@@ -51,7 +51,8 @@ def pad(input: _Tensor, pad: Sequence[int], mode: str = "constant",
             raise NotImplementedError(f"Padding size {len(pad)} is not supported for "
                                       f"{input.dim()}D input tensor.{_PAD_SIZES}")
     if mode == "constant":
-        return _one_node("ConstantPadNdBackward0", lambda x: _pad(x, pad, mode, value), input)
+        return _one_node("ConstantPadNdBackward0", lambda x: _pad(x, pad, mode, value), input,
+                         saves=())
     if mode in ("reflect", "replicate") and 1 <= len(pad) // 2 <= 3:
         kind = "Reflection" if mode == "reflect" else "Replication"
         return _one_node(f"{kind}Pad{len(pad) // 2}DBackward0",

@@ -441,7 +441,7 @@ def _max_unpool2d(input, indices, output_size):
         base = zeros(planes, oh * ow, dtype=x.dtype, device=x.device)
         return base.scatter(1, flat, x.reshape(planes, -1)).reshape(*out_shape)
 
-    return _one_node("MaxUnpool2DBackward0", unpool, input)
+    return _one_node("MaxUnpool2DBackward0", unpool, input, saves=())
 
 
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):

@@ -330,7 +330,7 @@ def _max_unpool3d(input, indices, output_size, stride, padding):
         base = zeros(planes, vol, dtype=x.dtype, device=x.device)
         return base.scatter(1, flat, x.reshape(planes, -1)).reshape(*out_shape)
 
-    return _one_node("MaxUnpool3DBackward0", unpool, input)
+    return _one_node("MaxUnpool3DBackward0", unpool, input, saves=())
 
 
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):

@@ -114,7 +114,7 @@ def embedding(input: _Tensor, weight: _Tensor, padding_idx: int | None = None,
     # float16 on the GPU gathers and accumulates its gradient in float32, rounded once, as
     # PyTorch's CUDA kernel (a float16 scatter-add, rounding after each add, is the host's).
     gpu = weight.device.type != "cpu"
-    return _one_node("EmbeddingBackward0", _opmath(embed) if gpu else embed, weight)
+    return _one_node("EmbeddingBackward0", _opmath(embed) if gpu else embed, weight, saves=())
 
 
 def _index_frequency(input, rows):
@@ -285,7 +285,10 @@ def _embedding_bag(input, weight, starts, kind, scale_grad_by_freq, mode, per_sa
         out = rows.masked_fill(~keep, 0.0).sum(1)
         return out / count.clamp(min=1) if mode == "mean" else out
 
-    return _one_node("EmbeddingBagBackward0", bag, weight, per_sample_weights)
+    # weight is saved only for per_sample_weights' gradient
+    psw_grad = per_sample_weights is not None and per_sample_weights.requires_grad
+    return _one_node("EmbeddingBagBackward0", bag, weight, per_sample_weights,
+                     saves=(0, 1) if psw_grad else (1,))
 
 
 # Each function wrapped as PyTorch's fails (`_check_tensor_args` with its spec,

@@ -39,7 +39,7 @@ def channel_shuffle(input, groups):
     def shuffle(x):
         return x.reshape(n, groups, c // groups, *rest).transpose(1, 2).reshape(n, c, *rest)
 
-    return _one_node("ChannelShuffleBackward0", shuffle, input)
+    return _one_node("ChannelShuffleBackward0", shuffle, input, saves=())
 
 
 native_channel_shuffle = channel_shuffle
@@ -262,9 +262,10 @@ def _upsample(input, output_size, scale_factors, mode, align_corners):
          and any(o in (n, 2 * n) for n, o in zip(in_sizes, output_size)))
         or (mode == "bicubic" and in_sizes == list(output_size)))
     if quirk and mode == "bicubic":
-        out = _one_node(name, lambda x: x.clone(), input, linear=True)
+        out = _one_node(name, lambda x: x.clone(), input, linear=True, saves=())
     else:
-        out = _one_node(name, resample(make_plans(nd == 2 or quirk)), input, linear=True)
+        out = _one_node(name, resample(make_plans(nd == 2 or quirk)), input, linear=True,
+                        saves=())
     if quirk:
         from ... import no_grad
 
@@ -371,7 +372,7 @@ def _upsample_aa(input, output_size, scale_factors, mode, align_corners):
             x = acc
         return x if in_sizes != list(output_size) else x.clone()
 
-    return _one_node(_UPSAMPLE_AA_NODES[mode], fn, input, linear=True)
+    return _one_node(_UPSAMPLE_AA_NODES[mode], fn, input, linear=True, saves=())
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
@@ -517,7 +518,7 @@ def affine_grid(theta, size, align_corners=None):
     def generate(t):
         return base.expand(n, -1, -1).matmul(t.transpose(1, 2)).reshape(n, *spatial_size, dims)
 
-    return _one_node("AffineGridGeneratorBackward0", generate, theta)
+    return _one_node("AffineGridGeneratorBackward0", generate, theta, saves=())
 
 
 def _grid_unnormalize(coord, size, align_corners):
@@ -705,7 +706,7 @@ def pixel_shuffle(input, upscale_factor):
         y = y.permute(*range(nl), nl, nl + 3, nl + 1, nl + 4, nl + 2)
         return y.reshape(*lead, c // (r * r), h * r, w * r)
 
-    return _one_node("PixelShuffleBackward0", fn, input)
+    return _one_node("PixelShuffleBackward0", fn, input, saves=())
 
 
 def pixel_unshuffle(input, downscale_factor):
@@ -741,7 +742,7 @@ def pixel_unshuffle(input, downscale_factor):
         y = y.permute(*range(nl), nl, nl + 2, nl + 4, nl + 1, nl + 3)
         return y.reshape(*lead, c * r * r, h // r, w // r)
 
-    return _one_node("PixelUnshuffleBackward0", fn, input)
+    return _one_node("PixelUnshuffleBackward0", fn, input, saves=())
 
 
 # Each function wrapped as PyTorch's fails (`_check_tensor_args` with its spec,

@@ -410,7 +410,8 @@ class RNNBase(Module):
             else:
                 # PyTorch's RNN/GRU kernels transpose their result in place (transpose_), so
                 # the output's node is TransposeBackward1; same values and strides here.
-                out = F._one_node("TransposeBackward1", lambda o: o.transpose(0, 1), out)
+                out = F._one_node("TransposeBackward1", lambda o: o.transpose(0, 1), out,
+                                  saves=())
         return out, hidden
 
 

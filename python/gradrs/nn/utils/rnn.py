@@ -226,7 +226,7 @@ def _pack_padded(input, lengths, batch_first):
     def pack(x):
         return x.reshape(x.size(0) * batch, *x.shape[2:]).index_select(0, index)
 
-    data = _one_node("PackPaddedSequenceBackward0", pack, input)
+    data = _one_node("PackPaddedSequenceBackward0", pack, input, saves=())
     return data, _native.tensor(batch_sizes, dtype=_native.int64)
 
 
