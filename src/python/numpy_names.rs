@@ -120,6 +120,9 @@ static TRAMPOLINES: [[Fast; 16]; ROWS] = [
     row!(11),
 ];
 
+/// A method's `(alias, PyTorch's parameter name, its position or None)`s.
+type Aliases = Vec<(String, String, Option<usize>)>;
+
 static USED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// `_numpy_names(cls, methods)`: each `(name, aliases)` of `methods` names a native method of
@@ -130,7 +133,7 @@ static USED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::ne
 pub fn _numpy_names(
     py: Python<'_>,
     cls: &Bound<'_, PyType>,
-    methods: Vec<(String, Vec<(String, String, Option<usize>)>)>,
+    methods: Vec<(String, Aliases)>,
 ) -> PyResult<Vec<String>> {
     let mut skipped = Vec::new();
     for (name, aliases) in methods {
