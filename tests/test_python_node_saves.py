@@ -169,3 +169,80 @@ def test_attach_node_save_inputs():
         out.sum().backward()
     with pytest.raises(IndexError):
         _native._attach_node(x * 1, [x], "X", lambda g: [g], save_inputs=[1])
+
+
+def _names(fn, depth=3):
+    if fn is None or depth == 0:
+        return None
+    return (type(fn).__name__, tuple(_names(f, depth - 1) for f, _ in fn.next_functions))
+
+
+def _a(m):
+    return m.tensor([[1.0, 2.0], [3.0, -1.0]], requires_grad=True)
+
+
+def _renorm(m):
+    x = _a(m)
+    y = x * 1
+    y.renorm_(2, 0, 1.0)
+    y.sum().backward()
+    return _names(y.grad_fn), x.grad.tolist()
+
+
+def _renorm_then_mul(m):
+    x = _a(m)
+    y = x * 1
+    y.renorm_(2, 0, 1.0)
+    y.mul_(2)  # RenormBackward0 saves a copy of self, not self
+    y.sum().backward()
+    return x.grad.tolist()
+
+
+def _addmm_(m):
+    x = _a(m)
+    b = m.tensor([[1.0, 0.0], [2.0, 1.0]], requires_grad=True)
+    y = x * 1
+    y.addmm_(b, b)
+    y.sum().backward()
+    return _names(y.grad_fn), x.grad.tolist(), b.grad.tolist()
+
+
+def _copy_form_input_modified(m):
+    x = _a(m)
+    y = x * 1
+    z = m.transpose_copy(y, 0, 1)
+    with m.no_grad():
+        y.mul_(2)  # a view's copy saves only sizes
+    z.sum().backward()
+    return x.grad.tolist()
+
+
+def _index_copy_source_modified(m):
+    x = _a(m)
+    s0 = m.tensor([[5.0, 6.0]], requires_grad=True)
+    s = s0 * 1
+    y = x * 1
+    y.index_copy_(0, m.tensor([1]), s)
+    with m.no_grad():
+        s.mul_(2)
+    y.sum().backward()
+
+
+@pytest.mark.parametrize("run", [_renorm, _renorm_then_mul, _addmm_, _copy_form_input_modified],
+                         ids=lambda f: f.__name__)
+def test_in_place_forms(run):
+    """The in-place forms written in Python: the node's first edge is self's history itself
+    (no recorded clone in between, as PyTorch's graph), self is not version-checked."""
+    torch = need_torch()
+    g, t = run(G), run(torch)
+    if isinstance(t, tuple) and isinstance(t[0], tuple):
+        assert g[0] == t[0]
+        g, t = g[1:], t[1:]
+    for a, b in zip(g if isinstance(g, tuple) else (g,), t if isinstance(t, tuple) else (t,)):
+        _close(a, b)
+
+
+def test_in_place_form_saved_other_modified():
+    torch = need_torch()
+    assert_same_error(lambda: _index_copy_source_modified(G),
+                      lambda: _index_copy_source_modified(torch))

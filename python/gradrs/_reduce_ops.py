@@ -159,7 +159,8 @@ def _quantile(name, input, q, dim, keepdim, interpolation, out, ignore_nan):
     # PyTorch's last step is an in-place squeeze_ (node SqueezeBackward4).
     with _no_grad():
         res = result.squeeze(-1).clone()
-    res = _node("SqueezeBackward4", res, [result], lambda g: (g.unsqueeze(-1),))
+    res = _node("SqueezeBackward4", res, [result], lambda g: (g.unsqueeze(-1),),
+                save_inputs=())
     if out is None:
         return res
     with _no_grad():
@@ -314,7 +315,7 @@ def _delayed_error(t, message):
     def backward(g):
         raise RuntimeError(message)
 
-    return _node("DelayedError", res, [t], backward)
+    return _node("DelayedError", res, [t], backward, save_inputs=())
 
 
 def _scatter_reduce_grads(g, input, d, index, src, reduce, include_self, result):
@@ -628,7 +629,7 @@ def _index_put(input, indices, values, accumulate):
                 gv = gv.sum_to_size(*values.shape) if values.dim() else gv.sum()
         return gi, gv
 
-    return _node("IndexPutBackward0", res, [input, values], backward)
+    return _node("IndexPutBackward0", res, [input, values], backward, save_inputs=())
 
 
 def index_put(input, indices, values, accumulate=False):

@@ -185,7 +185,7 @@ def _ndtr(input, *, out=None):
             y = inner * 0.5
         # PyTorch multiplies by the Scalar 0.5 in C++: MulBackward1 (Python's `* 0.5` would
         # record MulBackward0).
-        return _node("MulBackward1", y, [inner], lambda g: (g * 0.5,))
+        return _node("MulBackward1", y, [inner], lambda g: (g * 0.5,), save_inputs=())
     return compute() if out is None else _with_out("special_ndtr", out, compute, (input,))
 
 

@@ -18,16 +18,20 @@ from ..functional import _dtype_name, _method
 _G = sys.modules[__package__.rpartition(".")[0]]
 
 
-def _node(name, out, inputs, backward, saved=None):
+def _node(name, out, inputs, backward, saved=None, save_inputs=None):
     """`out` (computed with grad mode off) becomes the output of one node `name` over `inputs`
     (tensors or None) when grad mode is on and one of them requires grad; `backward(g)` returns
     one gradient (or None) per input, in gradrs ops so they record under create_graph.
     `saved`: the `(name, value)`s PyTorch's node shows as `_saved_<name>` (`...` for a tensor
-    it saves only when a gradient needs it)."""
+    it saves only when a gradient needs it); only those are then version-checked, as there.
+    `save_inputs`: else the positions of the inputs PyTorch's node saves (None: all)."""
     live = [t if isinstance(t, Tensor) else None for t in inputs]
     if _native.is_grad_enabled() and any(t is not None and t.requires_grad for t in live):
+        if save_inputs is None and saved is not None:
+            save_inputs = ()
         _native._attach_node(out, live, name, lambda g: list(backward(g)),
-                             saved=saved(live) if callable(saved) else saved)
+                             saved=saved(live) if callable(saved) else saved,
+                             save_inputs=save_inputs)
     return out
 
 
@@ -129,16 +133,17 @@ def _check_leaf(self):
                            "operation.")
 
 
-def _write_in_place(self, name, result, others, backward):
+def _write_in_place(self, name, result, others, backward, saves=None):
     """`self` overwritten with `result` (computed without recording) as PyTorch's in-place op
     `name`: a leaf that requires grad is refused; `self` gets one node `name` over (self's
     history, *others); `backward(g, prior)` returns their gradients, `prior` being `self`
     before the write. A view goes through `copy_`, whose CopySlices node keeps its base's
     history right.
 
-    `prior` is a recorded clone of `self`: `_attach_node` checks its inputs' versions, and
-    `self` itself is written again by later in-place ops PyTorch allows (its node saves no
-    `self`)."""
+    The node's first edge goes to `self`'s history itself, as PyTorch's; `prior` is a recorded
+    clone (PyTorch's `original_self`), so higher-order gradients reach that history through
+    it. `self` is not version-checked (later in-place ops PyTorch allows write it again);
+    of `others`, those at the positions `saves` (None: all) are, as PyTorch's node saves."""
     recording = _native.is_grad_enabled() and builtins.any(
         isinstance(t, Tensor) and t.requires_grad for t in (self, *others))
     _check_leaf(self)
@@ -146,13 +151,16 @@ def _write_in_place(self, name, result, others, backward):
         with _no_grad():
             return self.copy_(result)
     prior = self.clone() if self.requires_grad else None
-    inputs = [prior, *others]
+    inputs = [self if self.requires_grad else None, *others]
+    keep = [1 + i for i, t in enumerate(others)
+            if isinstance(t, Tensor) and (saves is None or i in saves)]
     if self._base is not None:
-        return self.copy_(_node(name, result, inputs, lambda g: backward(g, prior)))
+        return self.copy_(_node(name, result, inputs, lambda g: backward(g, prior),
+                                save_inputs=keep))
     with _no_grad():
         self.copy_(result)
     _native._attach_node(self, [t if isinstance(t, Tensor) else None for t in inputs],
-                         name, lambda g: list(backward(g, prior)))
+                         name, lambda g: list(backward(g, prior)), save_inputs=keep)
     return self
 
 

@@ -377,7 +377,8 @@ def _masked_scatter_(self, mask, source):
             gs = _G.cat([g[m], pad]).reshape(source.shape)
         return gi, None, gs
 
-    return _write_in_place(self, "MaskedScatterBackward0", res, [mask, source], backward)
+    return _write_in_place(self, "MaskedScatterBackward0", res, [mask, source], backward,
+                           saves=(0,))
 
 
 

@@ -293,7 +293,9 @@ def _copy_of(name, node, op, doc):
                 g = _view_grads(op, input, args, kwargs, grads)
                 return [g]
 
-            _native._attach_node(outs if multi else outs[0], [input], node, backward)
+            # a view's copy saves nothing of its input (only sizes), as PyTorch's
+            _native._attach_node(outs if multi else outs[0], [input], node, backward,
+                                 save_inputs=())
         return tuple(outs) if multi else outs[0]
 
     fn.__name__ = fn.__qualname__ = name
