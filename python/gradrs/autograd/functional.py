@@ -3,8 +3,9 @@
 Everything is built on `autograd.grad`. jvp and hvp use the double-backward trick as PyTorch's
 module does (the backward is linear in its grad_output, so differentiating it with respect to a
 dummy grad_output gives the forward-mode product). Where PyTorch vectorizes with vmap
-(`vectorize=True`) or forward-mode AD (`strategy="forward-mode"`), gradrs computes the same
-rows or columns one `autograd.grad` call at a time: equal results, no batching.
+(`vectorize=True`), gradrs computes the same rows one `autograd.grad` call at a time, and
+`strategy="forward-mode"` the columns one forward-mode pass at a time: equal results, no
+batching.
 """
 
 from .. import _native
@@ -269,8 +270,12 @@ def _standard_basis(tensors, numels):
 
 
 def _jacfwd(func, inputs, strict=False, vectorize=False):
-    """The Jacobian column by column (J e_k for every basis vector e_k of the inputs), each a
-    Jacobian-vector product by the double-backward trick; PyTorch uses forward-mode AD."""
+    """The Jacobian column by column, by forward-mode AD as PyTorch's: for every basis vector
+    e_k of the inputs, one forward pass at a dual level with tangents e_k gives J e_k (PyTorch
+    batches these passes with vmap; the columns, and their graph to primals that require
+    grad, are the same)."""
+    from . import forward_ad as fwAD
+
     if strict:
         raise RuntimeError(
             "gradrs.autograd.functional.jacobian: `strict=True` "
@@ -284,30 +289,27 @@ def _jacfwd(func, inputs, strict=False, vectorize=False):
             "Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
             "only implemented for `vectorize=True`."
         )
-    # PyTorch's tangents are differentiable with respect to primals that require grad: then
-    # the products keep their graph (to the caller's inputs, through `view_as`).
-    differentiable = any(inp.requires_grad for inp in inputs)
-    with enable_grad():
-        inputs = _grad_preprocess(inputs, create_graph=differentiable, need_graph=True)
-        is_outputs_tuple, outputs = _as_tuple(func(*inputs), "outputs")
-        grad_outputs = tuple(_native.zeros_like(out, requires_grad=True) for out in outputs)
-        grad_inputs = _autograd_grad(outputs, inputs, grad_outputs, create_graph=True)
     input_numels = tuple(inp.numel() for inp in inputs)
     tangents = _standard_basis(inputs, input_numels)
     # columns[i][k]: J_i e_k, the k-th column of output i's Jacobian, flattened.
-    columns = [[] for _ in outputs]
+    columns, primals, is_outputs_tuple = None, (), False
     for k in range(sum(input_numels)):
-        v = tuple(t[k].view_as(inp) for t, inp in zip(tangents, inputs))
-        with set_grad_enabled(differentiable):
-            res = _autograd_grad(grad_inputs, grad_outputs, v, retain_graph=True, create_graph=differentiable)
-            for i, (r, out) in enumerate(zip(res, outputs)):
-                columns[i].append((r if r is not None else _native.zeros_like(out)).reshape(-1))
+        with fwAD.dual_level():
+            duals = tuple(fwAD.make_dual(inp, t[k].view_as(inp))
+                          for inp, t in zip(inputs, tangents))
+            is_outputs_tuple, outputs = _as_tuple(func(*duals), "outputs")
+            unpacked = [fwAD.unpack_dual(out) for out in outputs]
+        primals = [u.primal for u in unpacked]
+        if columns is None:
+            columns = [[] for _ in unpacked]
+        for i, u in enumerate(unpacked):
+            tangent = u.tangent if u.tangent is not None else _native.zeros_like(u.primal)
+            columns[i].append(tangent.reshape(-1))
     jacobian = []
-    with set_grad_enabled(differentiable):
-        for cols, out in zip(columns, outputs):
-            full = _native.stack(cols, dim=1)  # (out.numel(), N), in the output's dtype
-            jacobian.append([jac.reshape((*out.shape, *inp.shape))
-                             for jac, inp in zip(full.split(input_numels, dim=1), inputs)])
+    for cols, out in zip(columns, primals):
+        full = _native.stack(cols, dim=1)  # (out.numel(), N), in the output's dtype
+        jacobian.append([jac.reshape((*out.shape, *inp.shape))
+                         for jac, inp in zip(full.split(input_numels, dim=1), inputs)])
     return _tuple_postprocess(jacobian, (is_outputs_tuple, is_inputs_tuple))
 
 
