@@ -246,3 +246,20 @@ def test_in_place_form_saved_other_modified():
     torch = need_torch()
     assert_same_error(lambda: _index_copy_source_modified(G),
                       lambda: _index_copy_source_modified(torch))
+
+
+def _masked_scatter_source_modified(m):
+    x = _a(m)
+    s0 = m.tensor([5.0, 6.0, 7.0, 8.0], requires_grad=True)
+    s = s0 * 1
+    y = x * 1
+    y.masked_scatter_(m.tensor([[True, False], [False, True]]), s)
+    with m.no_grad():
+        s.mul_(2)  # MaskedScatterBackward0 saves the mask, not the source
+    y.sum().backward()
+    return s0.grad.tolist()
+
+
+def test_masked_scatter_saves_mask_only():
+    torch = need_torch()
+    assert _masked_scatter_source_modified(G) == _masked_scatter_source_modified(torch)
