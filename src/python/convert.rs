@@ -8,6 +8,7 @@ use crate::storage_from_parts;
 use crate::tensor::shape::Shape;
 use crate::tensor::Tensor;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PySequence, PyTuple};
 
 /// The type name PyTorch's argument parser prints for `obj` (its C type's `tp_name`):
@@ -187,6 +188,13 @@ struct Flat {
     shape: Shape,
     values: Vec<Scalar>,
     kind: u8, // 0 bool, 1 int, 2 float
+    /// Whether a Python number was noted (its `kind` counts for the dtype).
+    plain: bool,
+    /// The promoted dtype of the numpy arrays and scalars and the tensors met: their values
+    /// count by their own dtype, not by the Python type they convert to.
+    typed: Option<DType>,
+    /// Inside such a typed value, whose numbers are not noted again.
+    quiet: u32,
     /// Ragged data (PyTorch finds it storing the values, after inferring the dtype from all
     /// of them): the first number where a sequence goes (None), or the type of the first
     /// sequence where a number goes.
@@ -195,6 +203,10 @@ struct Flat {
 
 impl Flat {
     fn note(&mut self, s: Scalar) {
+        if self.quiet > 0 {
+            return;
+        }
+        self.plain = true;
         self.kind = self.kind.max(match s {
             Scalar::Bool(_) => 0,
             Scalar::Int(_) => 1,
@@ -220,7 +232,97 @@ fn note_all(obj: &Bound<'_, PyAny>, depth: usize, flat: &mut Flat) {
 /// walk's recursion is bounded whatever the input.
 const MAX_DIMS: usize = 128;
 
+static NUMPY_TYPES: PyOnceLock<Option<(Py<PyAny>, Py<PyAny>)>> = PyOnceLock::new();
+
+/// The dtype of a numpy array or numpy scalar (PyTorch's `infer_scalar_type` asks numpy
+/// first, so `np.float64(1.5)`, a Python float too, counts as float64), with whether it is
+/// an array; None for anything else, or a numpy dtype gradrs has no counterpart of.
+fn numpy_dtype(obj: &Bound<'_, PyAny>) -> PyResult<Option<(DType, bool)>> {
+    let py = obj.py();
+    let ty = obj.get_type();
+    // The plain Python numbers and lists, by far the most common, skip the numpy lookup.
+    if ty.is(py.get_type::<PyFloat>())
+        || ty.is(py.get_type::<PyInt>())
+        || ty.is(py.get_type::<PyBool>())
+        || ty.is(py.get_type::<PyList>())
+        || ty.is(py.get_type::<PyTuple>())
+    {
+        return Ok(None);
+    }
+    let types = NUMPY_TYPES.get_or_init(py, || {
+        let np = py.import("numpy").ok()?;
+        Some((
+            np.getattr("ndarray").ok()?.unbind(),
+            np.getattr("generic").ok()?.unbind(),
+        ))
+    });
+    let Some((ndarray, generic)) = types else {
+        return Ok(None);
+    };
+    let array = obj.is_instance(ndarray.bind(py))?;
+    if !array && !obj.is_instance(generic.bind(py))? {
+        return Ok(None);
+    }
+    let typestr: String = obj.getattr("dtype")?.getattr("str")?.extract()?;
+    let dtype = match typestr.as_str() {
+        "<f4" => DType::F32,
+        "<f8" => DType::F64,
+        "<f2" => DType::F16,
+        "<i8" => DType::I64,
+        "<i4" => DType::I32,
+        "<i2" => DType::I16,
+        "|i1" => DType::I8,
+        "|u1" => DType::U8,
+        "|b1" => DType::Bool,
+        _ => return Ok(None),
+    };
+    Ok(Some((dtype, array)))
+}
+
+static NDARRAY_LIST_WARNED: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
 fn walk(obj: &Bound<'_, PyAny>, depth: usize, flat: &mut Flat) -> PyResult<()> {
+    let typed = if let Ok(t) = obj.cast::<PyTensor>() {
+        Some((t.borrow().t.dtype(), None))
+    } else {
+        numpy_dtype(obj)?.map(|(d, array)| (d, Some(array)))
+    };
+    let Some((dtype, array)) = typed else {
+        return walk_plain(obj, depth, flat);
+    };
+    if flat.quiet == 0 {
+        flat.typed = Some(flat.typed.map_or(dtype, |d| d.promote(dtype)));
+    }
+    flat.quiet += 1;
+    let result = match array {
+        Some(true) => {
+            // PyTorch warns once per process (TORCH_WARN_ONCE), then walks the array.
+            if !NDARRAY_LIST_WARNED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                let py = obj.py();
+                PyErr::warn(
+                    py,
+                    &py.get_type::<pyo3::exceptions::PyUserWarning>(),
+                    c"Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider converting the list to a single numpy.ndarray with numpy.array() before converting to a tensor.",
+                    1,
+                )?;
+            }
+            let growing = depth == flat.shape.len() && flat.values.is_empty();
+            let ndim: usize = obj.getattr("ndim")?.extract()?;
+            if ndim == 0 && growing {
+                // PyTorch sizes the data by `len()` down the first elements.
+                Err(super::errors::type_error("len() of unsized object"))
+            } else {
+                walk_plain(&obj.call_method0("tolist")?, depth, flat)
+            }
+        }
+        _ => walk_plain(obj, depth, flat),
+    };
+    flat.quiet -= 1;
+    result
+}
+
+fn walk_plain(obj: &Bound<'_, PyAny>, depth: usize, flat: &mut Flat) -> PyResult<()> {
     // On the first-element path the shape still grows: PyTorch sizes data by descending first
     // elements, so a string there (itself a sequence of strings) is "too many dimensions";
     // elsewhere a string or bytes is an element of the wrong type.
@@ -326,10 +428,14 @@ pub fn tensor_from_data(data: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResu
     }
     let mut flat = Flat::default();
     walk(data, 0, &mut flat)?;
-    let inferred = match flat.kind {
-        0 if !flat.values.is_empty() => DType::Bool,
+    let python = flat.plain.then(|| match flat.kind {
+        0 => DType::Bool,
         1 => DType::I64,
         _ => crate::dtype::default_float(),
+    });
+    let inferred = match (python, flat.typed) {
+        (Some(a), Some(b)) => a.promote(b),
+        (a, b) => a.or(b).unwrap_or_else(crate::dtype::default_float),
     };
     let dtype = dtype.unwrap_or(inferred);
     match flat.misplaced {
@@ -399,7 +505,12 @@ pub fn from_numpy(arr: &Bound<'_, PyAny>) -> PyResult<Tensor> {
         "|i1" => DType::I8,
         "<i2" => DType::I16,
         _ => {
-            let name: String = arr.getattr("dtype")?.str()?.extract()?;
+            // numpy's scalar type name, as PyTorch prints it: `str_`, `complex128`.
+            let name: String = arr
+                .getattr("dtype")?
+                .getattr("type")?
+                .getattr("__name__")?
+                .extract()?;
             return Err(super::errors::type_error(format!(
                 "can't convert np.ndarray of type numpy.{name}. The only supported types are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool."
             )));

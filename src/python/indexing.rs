@@ -95,14 +95,87 @@ fn entry(obj: &Bound<'_, PyAny>) -> PyResult<Entry> {
             "new(): invalid data type '{ty}'"
         )));
     }
-    if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
-        let t = super::convert::tensor_from_data(obj, None)?;
+    if is_sequence(obj) {
+        let t = indexing_tensor(obj)?;
         return entry(wrap(obj.py(), t)?.bind(obj.py()));
     }
-    Err(super::errors::index_error(
-        "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices (got ".to_string()
-            + &obj.get_type().name().map(|n| n.to_string()).unwrap_or_default() + ")",
-    ))
+    let ty = obj.get_type();
+    // `tp_name` as PyTorch prints it: "float", "numpy.bool".
+    let name = match ty.module().map(|m| m.to_string()) {
+        Ok(m) if m != "builtins" => format!("{m}.{}", ty.name()?),
+        _ => ty.name()?.to_string(),
+    };
+    Err(super::errors::index_error(format!(
+        "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices (got {name})"
+    )))
+}
+
+/// Python's `PySequence_Check`, which PyTorch's indexing asks: lists, ranges, numpy arrays and
+/// any class with `__getitem__` (not only the registered `collections.abc.Sequence`s).
+fn is_sequence(obj: &Bound<'_, PyAny>) -> bool {
+    // SAFETY: `obj` is a live object held by the GIL; the call only reads its type's slots.
+    unsafe { pyo3::ffi::PySequence_Check(obj.as_ptr()) != 0 }
+}
+
+/// PyTorch's `indexing_tensor_from_data`: a sequence index (a list, a range, a numpy array, a
+/// bytearray, ...) becomes a tensor, kept bool or uint8 (a mask), else made long (floats
+/// truncate).
+fn indexing_tensor(obj: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+    let t = if obj.is_instance_of::<PyList>()
+        || obj.is_instance_of::<PyTuple>()
+        || obj.hasattr("__array_interface__")?
+    {
+        super::convert::tensor_from_data(obj, None)?
+    } else {
+        let list = obj.py().get_type::<PyList>().call1((obj,))?;
+        super::convert::tensor_from_data(&list, None)?
+    };
+    Ok(match t.dtype() {
+        DType::Bool | DType::U8 | DType::I64 => t,
+        _ => crate::ops::creation::cast_data(&t, DType::I64),
+    })
+}
+
+/// PyTorch's `treatSequenceAsTuple` (numpy's old heuristic): a short non-tuple sequence holding
+/// a tensor, a sequence, a slice, `...` or `None` indexes several dims, with a deprecation
+/// warning; numpy arrays and long sequences are one index.
+fn sequence_as_tuple(key: &Bound<'_, PyAny>) -> PyResult<bool> {
+    if key.cast::<PyTensor>().is_ok()
+        || !is_sequence(key)
+        || key
+            .py()
+            .import("numpy")
+            .is_ok_and(|np| np.getattr("ndarray").is_ok_and(|nd| key.get_type().is(&nd)))
+    {
+        return Ok(false);
+    }
+    let Ok(n) = key.len() else {
+        return Ok(false);
+    };
+    if n >= 32 {
+        return Ok(false);
+    }
+    for i in 0..n {
+        let Ok(item) = key.get_item(i) else {
+            return Ok(false);
+        };
+        if item.cast::<PyTensor>().is_ok()
+            || is_sequence(&item)
+            || item.cast::<PySlice>().is_ok()
+            || item.is_none()
+            || item.is_instance_of::<PyEllipsis>()
+        {
+            let py = key.py();
+            PyErr::warn(
+                py,
+                &py.get_type::<pyo3::exceptions::PyUserWarning>(),
+                c"Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted as tensor index, x[gradrs.tensor(seq)], which will result either in an error or a different result",
+                1,
+            )?;
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// `str` or `bytes` where `obj` (an index) is one or holds one in its nested lists (the
@@ -126,9 +199,11 @@ fn string_in(obj: &Bound<'_, PyAny>, depth: usize) -> Option<&'static str> {
 /// Parse a `__getitem__` key into steps for `x`.
 fn steps(key: &Bound<'_, PyAny>, x: &Tensor) -> PyResult<Vec<IndexStep>> {
     let ndim = x.dim();
-    let is_tuple = key.cast::<PyTuple>().is_ok();
-    let entries: Vec<Entry> = if let Ok(t) = key.cast::<PyTuple>() {
-        t.iter().map(|o| entry(&o)).collect::<PyResult<_>>()?
+    let is_tuple = key.cast::<PyTuple>().is_ok() || sequence_as_tuple(key)?;
+    let entries: Vec<Entry> = if is_tuple {
+        key.try_iter()?
+            .map(|o| entry(&o?))
+            .collect::<PyResult<_>>()?
     } else {
         vec![entry(key)?]
     };
