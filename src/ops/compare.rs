@@ -109,6 +109,24 @@ pub(crate) fn extremum_data(a: &Operand, b: &Operand, max: bool) -> Result<Tenso
     Ok(narrow(out, dtype))
 }
 
+/// The tangent of a two-operand pick: `t_other + weight * (t_self - t_other)`, a missing
+/// tangent counting as zeros (the maximum/minimum and fmax/fmin jvps differ only in `weight`).
+fn blend_tangent(
+    t: &[Option<Tensor>],
+    s: &[Tensor],
+    weight: &Tensor,
+) -> Result<Vec<Option<Tensor>>> {
+    let proto = t.iter().flatten().next().expect("an input has a tangent");
+    let zeros = |like: &Tensor| Tensor::zeros_on(&like.shape(), proto.dtype(), proto.device());
+    let tx = t[0].clone().unwrap_or_else(|| zeros(&s[0]));
+    let ty = t[1].clone().unwrap_or_else(|| zeros(&s[1]));
+    let d = crate::ops::arithmetic::sub(&tx, ty.clone())?;
+    Ok(vec![Some(crate::ops::arithmetic::add(
+        &ty,
+        mul(weight, d)?,
+    )?)])
+}
+
 fn extremum(a: &Tensor, b: &Tensor, max: bool) -> Result<Tensor> {
     let out = extremum_data(&a.into(), &b.into(), max)?;
     if !needs_grad(&[a, b]) {
@@ -146,19 +164,13 @@ fn extremum(a: &Tensor, b: &Tensor, max: bool) -> Result<Tensor> {
         Jvp::of(move |t, s| {
             // PyTorch's: t_other + where(x == y, 0.5, x > y) (t_self - t_other) (x < y for min).
             let (x, y) = (&s[0], &s[1]);
-            let proto = t.iter().flatten().next().expect("an input has a tangent");
-            let zeros =
-                |like: &Tensor| Tensor::zeros_on(&like.shape(), proto.dtype(), proto.device());
-            let tx = t[0].clone().unwrap_or_else(|| zeros(x));
-            let ty = t[1].clone().unwrap_or_else(|| zeros(y));
             let pick = if max { gt(x, y)? } else { lt(x, y)? };
             let w = where_(
                 &eq(x, y)?,
                 Operand::Scalar(crate::dtype::Scalar::Float(0.5)),
                 Operand::Tensor(pick),
             )?;
-            let d = crate::ops::arithmetic::sub(&tx, ty.clone())?;
-            Ok(vec![Some(crate::ops::arithmetic::add(&ty, mul(&w, d)?)?)])
+            blend_tangent(t, s, &w)
         }),
     );
     describe(&out, &["self", "other"], Vec::new());
@@ -212,18 +224,9 @@ pub fn fextremum(a: &Tensor, b: &Tensor, max: bool) -> Result<Tensor> {
             // PyTorch's: t_other + ((x > y) | isnan(y)) * (t_self - t_other) (x <= y for fmin):
             // a product, so a NaN or inf tangent on the side not taken still propagates.
             let (x, y) = (&s[0], &s[1]);
-            let proto = t.iter().flatten().next().expect("an input has a tangent");
-            let zeros =
-                |like: &Tensor| Tensor::zeros_on(&like.shape(), proto.dtype(), proto.device());
-            let tx = t[0].clone().unwrap_or_else(|| zeros(x));
-            let ty = t[1].clone().unwrap_or_else(|| zeros(y));
             let pick = if max { gt(x, y)? } else { le(x, y)? };
             let keep = crate::ops::logical::logical(&pick, &ne(y, y)?, "or")?;
-            let d = crate::ops::arithmetic::sub(&tx, ty.clone())?;
-            Ok(vec![Some(crate::ops::arithmetic::add(
-                &ty,
-                mul(&keep, d)?,
-            )?)])
+            blend_tangent(t, s, &keep)
         }),
     );
     describe(&out, &["self", "other"], Vec::new());
