@@ -3483,3 +3483,41 @@ OPS += [
     ], errors=[E(T((4,)), 0, 5, 1, _name="too_big"), E(T((4,)), 0, 2, 0, _name="step"),
                E(T((4,)), 0, -1, 1, _name="negative"), E(T((4,)), 1, 2, 1, _name="dim")]),
 ]
+
+
+# ---- igamma / igammac = special.gammainc / gammaincc (declared) -------------------------------
+def _igamma_entry(name, alias):
+    """The entry of `name` (`igamma` / `igammac`), also spelled `special.<alias>`: PyTorch
+    differentiates these in `other` only, so `input` is given without requires_grad."""
+    return OpInfo(name, lambda m, a, x: getattr(m, name)(a, x), [
+        S(T((5,), rg=False), T((5,))), S(T((2, 3), F64, rg=False), T((3,), F64)),
+        S(T((3,), F64, rg=False, data=[25.0, 150.0, 400.0]), T((3,), F64, data=[24.0, 160.0, 390.0])),
+        S(T((3,), I64, data=[1, 2, 3]), T((3,), rg=False, data=[0.5, 2.0, 7.0])),
+    ], domain="positive",
+        variants={"method": lambda m, a, x: getattr(a, name)(x),
+                  "special": lambda m, a, x: getattr(m.special, alias)(a, x)},
+        errors=[E(T((3,), I64), T((3,), I64), _name="long"),
+                E(T((3,)), 2.0, _name="number"),
+                E(T((3,)), T((3,)), _fn=lambda m, a, x: getattr(m, name)(a, x).sum().backward(),
+                  _name="grad_input")])
+
+
+OPS += [
+    _igamma_entry("igamma", "gammainc"),
+    _igamma_entry("igammac", "gammaincc"),
+]
+
+
+# ---- nextafter (declared) ---------------------------------------------------------------------
+OPS += [
+    OpInfo("nextafter", lambda m, x, y: m.nextafter(x, y), [
+        S(T((5,)), T((5,))), S(T((2, 3), F64), T((3,), F64)),
+        # where input == other PyTorch's gradient is 0 (the result is `other`), which finite
+        # differences do not see
+        S(T((4,), data=[0.0, -0.0, 1.0, -2.5]), T((4,), data=[-0.0, 1.0, 1.0, 3.0]), _fd=False),
+        S(T((3,), F16, data=[1.0, 0.0, -3.0]), T((3,), F16, data=[2.0, -1.0, -4.0])),
+        S(T((3,), F64), T((), data=2.0)),
+    ], variants={"method": lambda m, x, y: x.nextafter(y)},
+        errors=[E(T((3,), I64), T((3,), I64), _name="long"), E(T((3,)), 2.0, _name="number"),
+                E(T((2,)), T((3,)), _name="shape")]),
+]

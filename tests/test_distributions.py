@@ -174,10 +174,10 @@ DIR_CONC = RNG.uniform(0.3, 4.0, size=(2, 4))
 WISHART_COV = COV / 3
 CASES.update({
     "Gamma": (lambda m, d: m.distributions.Gamma(_t(m, CONC, d), _t(m, RATE, d)),
-              RNG.uniform(0.05, 4, size=(2, 3)), False),
-    "Gamma_scalar": (lambda m, d: m.distributions.Gamma(2.0, 3.0), np.array([0.5, 0.0]), False),
+              RNG.uniform(0.05, 4, size=(2, 3)), True),
+    "Gamma_scalar": (lambda m, d: m.distributions.Gamma(2.0, 3.0), np.array([0.5, 0.0]), True),
     "Chi2": (lambda m, d: m.distributions.Chi2(_t(m, CONC * 2, d)),
-             RNG.uniform(0.05, 6, size=(2, 3)), False),
+             RNG.uniform(0.05, 6, size=(2, 3)), True),
     "Beta": (lambda m, d: m.distributions.Beta(_t(m, CONC, d), _t(m, RATE, d)),
              RNG.uniform(0.05, 0.95, size=(2, 3)), False),
     "Beta_scalar": (lambda m, d: m.distributions.Beta(0.5, 2.0), np.array([0.25, 0.75]), False),

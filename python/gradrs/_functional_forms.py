@@ -205,6 +205,9 @@ __all__ = [
     "logaddexp",
     "logaddexp2",
     "heaviside",
+    "igamma",
+    "igammac",
+    "nextafter",
     "nansum",
     "nanmean",
     "movedim",
@@ -410,6 +413,9 @@ copysign = _form("copysign", out=True)
 logaddexp = _form("logaddexp", out=True)
 logaddexp2 = _form("logaddexp2", out=True)
 heaviside = _form("heaviside", out=True)
+igamma = _form("igamma", out=True)
+igammac = _form("igammac", out=True)
+nextafter = _form("nextafter", out=True)
 nansum = _form("nansum", out=True)
 nanmean = _form("nanmean", out=True)
 movedim = _form("movedim", out=False)

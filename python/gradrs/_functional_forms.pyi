@@ -211,6 +211,9 @@ __all__ = [
     "logaddexp",
     "logaddexp2",
     "heaviside",
+    "igamma",
+    "igammac",
+    "nextafter",
     "nansum",
     "nanmean",
     "movedim",
@@ -613,6 +616,12 @@ def logaddexp(input: Tensor, other: Tensor, *, out: Tensor | None=None) -> Tenso
 def logaddexp2(input: Tensor, other: Tensor, *, out: Tensor | None=None) -> Tensor:
     ...
 def heaviside(input: Tensor, values: Tensor, *, out: Tensor | None=None) -> Tensor:
+    ...
+def igamma(input: Tensor, other: Tensor, *, out: Tensor | None=None) -> Tensor:
+    ...
+def igammac(input: Tensor, other: Tensor, *, out: Tensor | None=None) -> Tensor:
+    ...
+def nextafter(input: Tensor, other: Tensor, *, out: Tensor | None=None) -> Tensor:
     ...
 def nansum(input: Tensor, dim: _Dims | None=None, keepdim: _bool=False, *, dtype: _DType | None=None, out: Tensor | None=None) -> Tensor:
     ...

@@ -20,7 +20,8 @@ from ._native import Tensor
 _G = sys.modules[__package__]
 
 __all__ = [
-    "digamma", "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammaln", "i0", "i0e",
+    "digamma", "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammainc", "gammaincc",
+    "gammaln", "i0", "i0e",
     "i1", "i1e", "log1p", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr",
     "polygamma", "psi", "round", "sinc", "softmax", "xlog1py", "xlogy",
 ]
@@ -47,6 +48,8 @@ _SIGNATURES = {
         "(Tensor input, tuple of ints dim, bool keepdim = False, *, Tensor out = None)"],
     "special_xlogy": _XLOGY,
     "special_xlog1py": _XLOGY,
+    "special_gammainc": ["(Tensor input, Tensor other, *, Tensor out = None)"],
+    "special_gammaincc": ["(Tensor input, Tensor other, *, Tensor out = None)"],
     "polygamma": ["(int n, Tensor input, *, Tensor out = None)"],
     "mvlgamma": ["(Tensor input, int p, *, Tensor out = None)"],
 }
@@ -211,6 +214,22 @@ def _entr(input, *, out=None):
 
 
 entr = _parsed("special_entr", _entr)
+
+
+def _gammainc(input, other, *, out=None):
+    """`gradrs.special.gammainc(input, other)`: alias of `gradrs.igamma`, the regularized lower
+    incomplete gamma function P(input, other) (IgammaBackward0)."""
+    return _ff.igamma(input, other, out=out)
+
+
+def _gammaincc(input, other, *, out=None):
+    """`gradrs.special.gammaincc(input, other)`: alias of `gradrs.igammac`, the regularized
+    upper incomplete gamma function Q(input, other) (IgammacBackward0)."""
+    return _ff.igammac(input, other, out=out)
+
+
+gammainc = _parsed("special_gammainc", _gammainc)
+gammaincc = _parsed("special_gammaincc", _gammaincc)
 
 
 def _xlog1py(input, other, *, out=None):

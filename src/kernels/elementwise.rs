@@ -33,7 +33,7 @@ pub fn unary(
 
 /// `wgsl` in `x`, `y` over the broadcast `shape` of float32 operands on the GPU (a `dtype`
 /// result: float16 rounds in the kernel, other dtypes get float32 for the caller to narrow),
-/// else `cpu(a, b, shape)`.
+/// else `cpu(a, b, shape)` (GPU operands too, on the host, when `wgsl` is empty).
 #[inline]
 pub fn binary(
     wgsl: &'static str,
@@ -43,6 +43,15 @@ pub fn binary(
     shape: &[usize],
     cpu: impl Fn(&Tensor, &Tensor, &[usize]) -> Result<Tensor>,
 ) -> Result<Tensor> {
+    // An op with no WGSL form (`wgsl: ""`) computes GPU operands on the host; its result goes
+    // back to the GPU.
+    if wgsl.is_empty() && (a.device().is_gpu() || b.device().is_gpu()) {
+        let (ha, hb) = (
+            super::copy::to_device(a, Device::Cpu)?,
+            super::copy::to_device(b, Device::Cpu)?,
+        );
+        return super::copy::to_device(&cpu(&ha, &hb, shape)?, Device::Gpu);
+    }
     binary_words(wgsl, Words::Float(dtype), a, b, shape, &cpu)
 }
 

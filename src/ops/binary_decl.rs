@@ -315,6 +315,47 @@ macro_rules! binary_table {
                 methods: [], inplace: [], functions: [],
                 sig: "(Tensor x, Tensor n, *, Tensor out = None)",
             }
+            // The regularized lower / upper incomplete gamma functions P(a, x), Q(a, x)
+            // (`ops/igamma_fns.rs`, PyTorch's CPU algorithm; float16 / bfloat16 through
+            // float32). No WGSL form: GPU tensors compute on the host. PyTorch differentiates
+            // x only, d/dx P = x^(a-1) e^-x / Gamma(a), and has no forward-mode formula.
+            Igamma igamma {
+                node: "IgammaBackward0", node_scalar: "IgammaBackward0",
+                dtypes: BinaryDtypes::FloatOnly("igamma_cpu"),
+                cpu: |a, b| crate::ops::special_fns::igamma::igamma(a, b),
+                wgsl: "",
+                grad_self: |_g, _a, _b| Err(Error::NotImplemented("the derivative for 'igamma: input' is not implemented.".into())),
+                grad_other: |g, a, b| mul(g, &exp(&sub(&sub(&mul(&sub(a, 1.0)?, &log(b)?)?, b)?, &lgamma(a)?)?)?),
+                arg: other, number: false,
+                methods: [igamma], inplace: [igamma_], functions: [igamma],
+                sig: BINARY,
+            }
+            Igammac igammac {
+                node: "IgammacBackward0", node_scalar: "IgammacBackward0",
+                dtypes: BinaryDtypes::FloatOnly("igammac_cpu"),
+                cpu: |a, b| crate::ops::special_fns::igamma::igammac(a, b),
+                wgsl: "",
+                grad_self: |_g, _a, _b| Err(Error::NotImplemented("the derivative for 'igammac: input' is not implemented.".into())),
+                grad_other: |g, a, b| mul(&neg(g)?, &exp(&sub(&sub(&mul(&sub(a, 1.0)?, &log(b)?)?, b)?, &lgamma(a)?)?)?),
+                arg: other, number: false,
+                methods: [igammac], inplace: [igammac_], functions: [igammac],
+                sig: BINARY,
+            }
+            // C's nextafter: the next value of the result's type after `input` toward `other`
+            // (float16 / bfloat16 step by their own ulps: `binary_math::operands_data`).
+            // PyTorch passes the gradient to `input` where it differs from `other` (zero where
+            // the result is `other` itself) and gives `other` zeros.
+            Nextafter nextafter {
+                node: "NextafterBackward0", node_scalar: "NextafterBackward0",
+                dtypes: BinaryDtypes::FloatOnly("nextafter_cpu"),
+                cpu: |a, b| <T as crate::ops::special_fns::Real>::next_after(a, b),
+                wgsl: "nextafter_(x, y)",
+                grad_self: |g, a, b| mul(g, &ne(a, b)?),
+                grad_other: |_g, _a, b| Ok(zeros_like(b)),
+                arg: other, number: false,
+                methods: [nextafter], inplace: [nextafter_], functions: [nextafter],
+                sig: BINARY,
+            }
             // Hurwitz's zeta ζ(x, q) (Cephes' algorithm, computed in float64 as PyTorch's CPU
             // kernel): PyTorch differentiates q only, d/dq = -x ζ(x + 1, q).
             SpecialZeta special_zeta {

@@ -244,9 +244,20 @@ fn operands_data(op: BinaryMathOp, a_op: &Operand, b: &Operand) -> Result<Tensor
         materialize(b, dtype.compute()),
     );
     let shape = broadcast_shapes(&ta.shape(), &tb.shape())?.to_vec();
+    // nextafter steps by the ulps of the result's own type: float16 / bfloat16 values (exact
+    // in the float32 computed in) step on their grid, on the host.
+    let half_step =
+        matches!(op, BinaryMathOp::Nextafter) && matches!(dtype, DType::F16 | DType::BF16);
+    // No WGSL form (`wgsl: ""`: igamma, or nextafter's 16-bit steps): `kernels::binary` runs
+    // the host's kernel, GPU operands included.
+    let wgsl = if half_step { "" } else { op.wgsl() };
     // Integer and bool operands have no GPU kernel: the host's runs them.
-    let out = kernels::binary(op.wgsl(), dtype, &ta, &tb, &shape, |ta, tb, shape| {
+    let out = kernels::binary(wgsl, dtype, &ta, &tb, &shape, |ta, tb, shape| {
         match (op.dtypes(), ta.dtype()) {
+            (_, DType::F32) if half_step => {
+                let bf16 = dtype == DType::BF16;
+                zip::<f32, f32>(ta, tb, shape, move |a, b| next_after_half(a, b, bf16))
+            }
             (_, DType::F32 | DType::F64) => zip_float(op, ta, tb, shape),
             (BinaryDtypes::Same(_, int, _), DType::I64) => zip::<i64, i64>(ta, tb, shape, int),
             (BinaryDtypes::Same(_, _, boolean), DType::Bool) => {
@@ -256,6 +267,40 @@ fn operands_data(op: BinaryMathOp, a_op: &Operand, b: &Operand) -> Result<Tensor
         }
     })?;
     Ok(narrow(out, dtype))
+}
+
+/// A 16-bit float type's conversions: float32 to its bits, its bits to float32.
+type HalfBits = (fn(f32) -> u16, fn(u16) -> f32);
+
+/// nextafter on the float16 (or bfloat16) grid of two values of that type held as float32.
+fn next_after_half(a: f32, b: f32, bf16: bool) -> f32 {
+    let (to_bits, from_bits): HalfBits = if bf16 {
+        (
+            |v| half::bf16::from_f32(v).to_bits(),
+            |b| half::bf16::from_bits(b).to_f32(),
+        )
+    } else {
+        (
+            |v| half::f16::from_f32(v).to_bits(),
+            |b| half::f16::from_bits(b).to_f32(),
+        )
+    };
+    if a.is_nan() || b.is_nan() {
+        return a + b;
+    }
+    if a == b {
+        return b;
+    }
+    let bits = to_bits(a);
+    if bits & 0x7fff == 0 {
+        // the smallest subnormal, of `b`'s sign
+        return from_bits(if b < 0.0 { 0x8001 } else { 1 });
+    }
+    from_bits(if (b > a) == (a > 0.0) {
+        bits + 1
+    } else {
+        bits - 1
+    })
 }
 
 /// `xlogy(number, other)`: PyTorch's `(Number self, Tensor other)` overload, the number
@@ -306,7 +351,10 @@ pub fn binary_math(op: BinaryMathOp, a: &Tensor, b: Operand) -> Result<Tensor> {
     // The declared derivatives are elementwise in `g` (Note [Forward AD]); an op PyTorch has no
     // derivative for has no forward formula either.
     let aten = op.name();
-    let jvp = if name == "NotImplemented" {
+    // PyTorch declares no forward formula for the incomplete gamma functions.
+    let jvp = if matches!(op, BinaryMathOp::Igamma | BinaryMathOp::Igammac) {
+        Jvp::of(move |_, _| Err(crate::autograd::forward::not_implemented(aten)))
+    } else if name == "NotImplemented" {
         Jvp::of(move |_, _| {
             Err(Error::NotImplemented(format!(
                 "Trying to use forward AD with aten::{aten} that does not support it."

@@ -89,6 +89,12 @@ class Gamma(ExponentialFamily):
             - gradrs.lgamma(self.concentration)
         )
 
+    def cdf(self, value):
+        """The regularized lower incomplete gamma function `gammainc(a, rate * value)`."""
+        if self._validate_args:
+            self._validate_sample(value)
+        return gradrs.igamma(self.concentration, self.rate * value)
+
     def entropy(self):
         """`a - log(rate) + lgamma(a) + (1 - a) digamma(a)`."""
         return (

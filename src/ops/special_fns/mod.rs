@@ -5,7 +5,8 @@
 //! values agree with PyTorch's to the last bits. Here: the `Real` arithmetic they are written
 //! in, the `SpecialFns` trait the declarations call, and Cephes' `polevl`; the functions live
 //! one family per file: `gamma.rs` (digamma, trigamma, mvlgamma), `zeta.rs` (Hurwitz's zeta,
-//! polygamma), `erf.rs` (erfinv, ndtri, log_ndtr), `erfcx.rs` (erfcx and its Chebyshev fits),
+//! polygamma), `erf.rs` (erfinv, ndtri, log_ndtr), `erfcx.rs` (erfcx and its Chebyshev fits), `igamma.rs`
+//! (the regularized incomplete gamma functions, with glibc's lgamma as PyTorch calls it),
 //! `bessel.rs` (Bessel I / J / Y / K, scaled and spherical), `polynomials.rs` (the orthogonal
 //! polynomials). erfc and lgamma are libm's.
 
@@ -17,6 +18,7 @@ mod bessel;
 mod erf;
 mod erfcx;
 mod gamma;
+pub(crate) mod igamma;
 mod polynomials;
 mod zeta;
 
@@ -64,6 +66,8 @@ pub(crate) trait Real:
     fn erf(self) -> Self;
     fn erfc(self) -> Self;
     fn powf(self, e: Self) -> Self;
+    /// C's `nextafter`: the next value of the type after `self` toward `to`.
+    fn next_after(self, to: Self) -> Self;
     /// The tail of the `i1e` Chebyshev tables PyTorch uses for the type (float32 drops the
     /// terms below its precision).
     const I1E_A_FROM: usize;
@@ -73,7 +77,7 @@ pub(crate) trait Real:
 }
 
 macro_rules! real {
-    ($t:ty, $lgamma:path, $erf:path, $erfc:path, $a:expr, $b:expr, $h:expr) => {
+    ($t:ty, $lgamma:path, $erf:path, $erfc:path, $next:path, $a:expr, $b:expr, $h:expr) => {
         impl Real for $t {
             fn c(v: f64) -> $t {
                 v as $t
@@ -120,14 +124,35 @@ macro_rules! real {
             fn powf(self, e: $t) -> $t {
                 <$t>::powf(self, e)
             }
+            fn next_after(self, to: $t) -> $t {
+                $next(self, to)
+            }
             const I1E_A_FROM: usize = $a;
             const HERMITE_LIMIT: i64 = $h;
             const I1E_B_FROM: usize = $b;
         }
     };
 }
-real!(f32, libm::lgammaf, libm::erff, libm::erfcf, 12, 18, 128);
-real!(f64, libm::lgamma, libm::erf, libm::erfc, 0, 0, 512);
+real!(
+    f32,
+    libm::lgammaf,
+    libm::erff,
+    libm::erfcf,
+    libm::nextafterf,
+    12,
+    18,
+    128
+);
+real!(
+    f64,
+    libm::lgamma,
+    libm::erf,
+    libm::erfc,
+    libm::nextafter,
+    0,
+    0,
+    512
+);
 
 /// The special functions on `f32` and `f64`, for the `cpu:` kernels of `ops/unary_decl.rs`.
 pub(crate) trait SpecialFns: Real {

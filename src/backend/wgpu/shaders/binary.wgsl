@@ -177,6 +177,23 @@ fn log1p_(v: f32) -> f32 {
     return log(u) * v / (u - 1.0);
 }
 
+// C's nextafter on the bits: one step of the float32 grid from x toward y (away from zero
+// when |x| grows), the smallest subnormal of y's sign from 0, y itself when equal, NaN from
+// NaN.
+fn nextafter_(x: f32, y: f32) -> f32 {
+    if (is_nan(x) || is_nan(y)) {
+        return bitcast<f32>(0x7fc00000u);
+    }
+    if (x == y) {
+        return y;
+    }
+    let bx = bitcast<u32>(x);
+    if ((bx & 0x7fffffffu) == 0u) {
+        return bitcast<f32>(select(1u, 0x80000001u, y < 0.0));
+    }
+    return bitcast<f32>(select(bx - 1u, bx + 1u, (y > x) == (x > 0.0)));
+}
+
 fn hypot_(x: f32, y: f32) -> f32 {
     // Scaled by the larger magnitude, so the squares neither overflow nor underflow; an
     // infinite operand gives inf even beside NaN, as C's hypot.
