@@ -164,14 +164,25 @@ pub fn has_tangent(t: &Tensor) -> bool {
 }
 
 /// Whether some input carries a tangent while forward AD is on: the op must compute one.
-#[inline]
+/// Inlined down to one relaxed atomic load while no dual level is live (every op asks).
+#[inline(always)]
 pub fn any_tangent(inputs: &[&Tensor]) -> bool {
+    LIVE.load(Ordering::Relaxed) && any_tangent_live(inputs)
+}
+
+#[inline(never)]
+fn any_tangent_live(inputs: &[&Tensor]) -> bool {
     enabled() && inputs.iter().any(|t| has_tangent(t))
 }
 
 /// `any_tangent` for operands (a Python number never has one).
-#[inline]
+#[inline(always)]
 pub fn operand_tangent(ops: &[&Operand]) -> bool {
+    LIVE.load(Ordering::Relaxed) && operand_tangent_live(ops)
+}
+
+#[inline(never)]
+fn operand_tangent_live(ops: &[&Operand]) -> bool {
     enabled()
         && ops.iter().any(|o| match o {
             Operand::Tensor(t) => has_tangent(t),

@@ -61,8 +61,12 @@ impl Device {
     pub fn of(tensors: &[&Tensor]) -> Result<Device> {
         let mut found: Option<Device> = None;
         for t in tensors {
-            let d = t.device();
-            if d == Device::Cpu && t.dim() == 0 {
+            // One read of the tensor's data for both questions.
+            let (d, dim) = {
+                let data = t.read();
+                (data.storage.device(), data.layout.ndim())
+            };
+            if d == Device::Cpu && dim == 0 {
                 continue;
             }
             match found {

@@ -379,11 +379,11 @@ impl Tensor {
     }
 
     pub fn shape(&self) -> Shape {
-        self.0.data.read().layout.shape.clone()
+        Shape::from_slice(&self.0.data.read().layout.shape)
     }
 
     pub fn strides(&self) -> Strides {
-        self.0.data.read().layout.strides.clone()
+        Strides::from_slice(&self.0.data.read().layout.strides)
     }
 
     pub fn dtype(&self) -> DType {
@@ -399,6 +399,7 @@ impl Tensor {
     }
 
     /// `(numel(), device().is_gpu())` under one read of the tensor's data.
+    #[inline]
     pub fn numel_and_gpu(&self) -> (usize, bool) {
         let d = self.0.data.read();
         (d.layout.numel(), d.storage.device().is_gpu())

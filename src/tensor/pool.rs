@@ -89,12 +89,28 @@ pub fn try_alloc<T: Element>(n: usize) -> crate::Result<Vec<T>> {
             return Ok(v);
         }
     }
-    let mut v = Vec::new();
-    if v.try_reserve_exact(n).is_err() {
+    let Some(v) = reserve::<T>(n) else {
         return Err(crate::error::cpu_out_of_memory(bytes));
-    }
+    };
     advise_huge_pages(&v);
     Ok(v)
+}
+
+/// An empty Vec with capacity exactly `n`, None when the size overflows or the allocator
+/// refuses. Straight to the global allocator: `try_reserve_exact` on an empty Vec goes through
+/// `finish_grow`'s generic growth path, which cost ~60 instructions per new tensor (issue 23).
+#[inline]
+fn reserve<T>(n: usize) -> Option<Vec<T>> {
+    let layout = std::alloc::Layout::array::<T>(n).ok()?;
+    if layout.size() == 0 {
+        return Some(Vec::new());
+    }
+    // SAFETY: a non-zero size; the pointer, when not null, is a block of `layout` from the
+    // global allocator, which is what `Vec::from_raw_parts` needs with capacity `n`, length 0.
+    unsafe {
+        let p = std::alloc::alloc(layout) as *mut T;
+        (!p.is_null()).then(|| Vec::from_raw_parts(p, 0, n))
+    }
 }
 
 /// An empty Vec with room for `n` items of any type, reserved fallibly (not pooled): for

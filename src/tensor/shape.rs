@@ -19,10 +19,13 @@ pub fn numel(shape: &[usize]) -> usize {
 
 /// The element count of `shape`, None when it overflows (a zero anywhere makes it 0).
 pub fn checked_numel(shape: &[usize]) -> Option<usize> {
-    if shape.contains(&0) {
-        return Some(0);
+    // The product first: a zero only needs looking for when it overflowed (a zero after the
+    // overflow still makes the count 0). Every op asks this, so the common case is one loop.
+    match shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d)) {
+        Some(n) => Some(n),
+        None if shape.contains(&0) => Some(0),
+        None => None,
     }
-    shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d))
 }
 
 /// The bytes a storage of `shape` and `itemsize` takes, or PyTorch's overflow error.
@@ -39,9 +42,19 @@ fn size_overflow(shape: &[usize]) -> crate::Error {
 }
 
 pub fn contiguous_strides(shape: &[usize]) -> Strides {
-    let mut strides: Strides = SmallVec::from_elem(0, shape.len());
     let mut acc = 1isize;
-    for i in (0..shape.len()).rev() {
+    let n = shape.len();
+    if n <= 4 {
+        // Filled in place, without `from_elem`'s generic fill (a hot path: every new tensor).
+        let mut buf = [0isize; 4];
+        for i in (0..n).rev() {
+            buf[i] = acc;
+            acc *= shape[i].max(1) as isize;
+        }
+        return SmallVec::from_buf_and_len(buf, n);
+    }
+    let mut strides: Strides = SmallVec::from_elem(0, n);
+    for i in (0..n).rev() {
         strides[i] = acc;
         acc *= shape[i].max(1) as isize;
     }
