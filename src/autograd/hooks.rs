@@ -69,7 +69,7 @@ pub fn register_tensor_hook(t: &Tensor, hook: Arc<dyn TensorHook>) -> Result<()>
 
 /// The hooks registered on `t` since its history last changed (newest last).
 pub fn tensor_hooks(t: &Tensor) -> Vec<Arc<dyn TensorHook>> {
-    t.0.meta.lock().hooks.clone()
+    t.0.meta.lock().hooks.to_vec()
 }
 
 /// `Tensor.register_post_accumulate_grad_hook`.
@@ -92,7 +92,7 @@ pub fn register_post_accumulate_grad_hook(
 }
 
 pub fn post_accumulate_grad_hooks(t: &Tensor) -> Vec<Arc<dyn PostAccumulateGradHook>> {
-    t.0.meta.lock().post_accumulate_hooks.clone()
+    t.0.meta.lock().post_accumulate_hooks.to_vec()
 }
 
 impl Rebase for NodeRef {

@@ -522,7 +522,8 @@ impl Backend for Cpu {
 }
 
 /// The one place that picks the device: `$body` with `$b` the GPU's implementation, which
-/// applies only where an operand lives there, else the host's (Note [Backend interface]).
+/// applies only where an operand lives there, else the host's (Note [Backend interface]);
+/// straight to the host while no storage has ever lived on the GPU (`device::gpu_in_use`).
 /// A macro rather than a function over `&dyn Backend`: each device's call is a direct call
 /// of its implementation (static dispatch), so the GPU's device test inlines into the family
 /// function and the host's implementation is called without a vtable; the op's CPU kernel
@@ -531,9 +532,11 @@ impl Backend for Cpu {
 macro_rules! run {
     (|$b:ident| $body:expr) => {{
         use $crate::kernels::backend::Backend as _;
-        match {
+        match if $crate::tensor::device::gpu_in_use() {
             let $b = &$crate::kernels::backend::Gpu;
             $body
+        } else {
+            Ok(None)
         }? {
             Some(out) => Ok(out),
             None => {
@@ -551,9 +554,11 @@ pub(crate) use run;
 macro_rules! pick {
     (|$b:ident| $body:expr) => {{
         use $crate::kernels::backend::Backend as _;
-        match {
+        match if $crate::tensor::device::gpu_in_use() {
             let $b = &$crate::kernels::backend::Gpu;
             $body
+        } else {
+            None
         } {
             Some(out) => out,
             None => {

@@ -122,9 +122,27 @@ struct MirrorState {
     host_valid: bool,
 }
 
+/// Set when the first GPU storage is made (every one gets its `Mirror` here), never cleared.
+static GPU_IN_USE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// False until some storage has lived on the GPU: then no operand can be there, and the
+/// backend dispatch (`kernels::backend::run!`) goes straight to the host, one relaxed load
+/// instead of a device test per operand (~100 instructions per 1-element op, issue 23). A
+/// tensor made on another thread reaches this one through a synchronizing hand-over (the GIL,
+/// a channel), which orders the store before this load.
+#[inline(always)]
+pub fn gpu_in_use() -> bool {
+    GPU_IN_USE.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+fn mark_gpu_in_use() {
+    GPU_IN_USE.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
 impl Mirror {
     /// The host copy is current; the buffer is made on first use by a kernel.
     pub fn from_host() -> Arc<Mirror> {
+        mark_gpu_in_use();
         Arc::new(Mirror {
             state: Mutex::new(MirrorState {
                 buf: None,
@@ -135,6 +153,7 @@ impl Mirror {
 
     /// The buffer is current (a kernel's output); the host copy is downloaded when read.
     pub fn from_buffer(buf: Arc<GpuBuffer>) -> Arc<Mirror> {
+        mark_gpu_in_use();
         Arc::new(Mirror {
             state: Mutex::new(MirrorState {
                 buf: Some(buf),

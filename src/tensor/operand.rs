@@ -34,10 +34,13 @@ impl Operand {
     pub(crate) fn participant(&self) -> Participant {
         match self {
             Operand::Tensor(t) => {
-                if t.dim() == 0 {
-                    Participant::ZeroDim(t.dtype())
+                // One read of the tensor's data for both (every binary op asks).
+                let d = t.read();
+                let dtype = d.storage.dtype();
+                if d.layout.ndim() == 0 {
+                    Participant::ZeroDim(dtype)
                 } else {
-                    Participant::Dim(t.dtype())
+                    Participant::Dim(dtype)
                 }
             }
             Operand::Scalar(s) => Participant::Wrapped(s.wrapped_dtype()),

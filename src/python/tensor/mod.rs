@@ -61,13 +61,15 @@ pub fn wrap(py: Python<'_>, t: Tensor) -> PyResult<Py<PyAny>> {
             unsafe { Bound::from_borrowed_ptr(py, ptr as *mut pyo3::ffi::PyObject) }.unbind(),
         );
     }
-    if t.dtype() == DType::F64 && t.device().is_gpu() {
+    if crate::tensor::device::gpu_in_use() && t.dtype() == DType::F64 && t.device().is_gpu() {
         // Ops compute float64 on the host copy; none may hand a float64 GPU tensor out.
         crate::tensor::device::check_gpu_dtype(DType::F64)?;
     }
-    let imp = t.0.clone();
+    let binding: *const std::sync::atomic::AtomicUsize = &t.0.binding;
     let obj = Py::new(py, PyTensor { t })?.into_any();
-    imp.binding.store(obj.as_ptr() as usize, Ordering::Release);
+    // SAFETY: the tensor moved into `obj`, which keeps its `TensorImpl` (and so `binding`)
+    // alive; no Arc clone needed for this one store (issue 23's per-op counts).
+    unsafe { &*binding }.store(obj.as_ptr() as usize, Ordering::Release);
     Ok(obj)
 }
 
