@@ -15,7 +15,8 @@ use crate::tensor::{Element, Tensor};
 /// Sum over `dims`. Integers and bools sum to int64, as in PyTorch; float16 sums in float32
 /// and rounds once (a whole contiguous host tensor in float64, through float32).
 pub fn sum(x: &Tensor, dims: &[usize], keepdim: bool) -> Tensor {
-    if x.dtype() == DType::F16 {
+    let dtype = x.dtype();
+    if dtype == DType::F16 {
         let all = dims.len() == x.dim();
         if all && x.is_contiguous() && !x.device().is_gpu() {
             // The whole tensor, read in place.
@@ -28,15 +29,19 @@ pub fn sum(x: &Tensor, dims: &[usize], keepdim: bool) -> Tensor {
         }
         return narrow(sum(&wide(x), dims, keepdim), DType::F16);
     }
-    if x.dtype() == DType::BF16 {
+    if dtype == DType::BF16 {
         return narrow(sum(&wide(x), dims, keepdim), DType::BF16);
     }
-    let x = match x.dtype() {
-        DType::Bool | DType::U8 | DType::I8 | DType::I16 | DType::I32 => cast(x, DType::I64),
-        _ => x.clone(),
+    let wide_int;
+    let x = match dtype {
+        DType::Bool | DType::U8 | DType::I8 | DType::I16 | DType::I32 => {
+            wide_int = cast(x, DType::I64);
+            &wide_int
+        }
+        _ => x,
     };
-    let shape = reduced_shape(&x.shape(), dims, keepdim);
-    pick!(|b| b.reduce(ReduceOp::Sum, &x, dims, keepdim, &shape))
+    let shape = reduced_shape(&x.read().layout.shape, dims, keepdim);
+    pick!(|b| b.reduce(ReduceOp::Sum, x, dims, keepdim, &shape))
 }
 
 /// The host's sum, of a float32, float64 or int64 tensor, giving `shape`.

@@ -69,13 +69,16 @@ where
 const KEEP_GIL_WORK: usize = 4096;
 
 /// Whether a kernel over `inputs` is small enough to run with the GIL kept.
+#[inline]
 pub fn is_small(inputs: &[&Tensor]) -> bool {
     let mut work = 1usize;
     for t in inputs {
-        let (numel, gpu) = t.numel_and_gpu();
-        if gpu {
+        let d = t.read();
+        if d.storage.device().is_gpu() {
             return false;
         }
+        // A saturating product (no overflow check to raise from: only the bound matters).
+        let numel = d.layout.shape.iter().fold(1usize, |n, &s| n.saturating_mul(s));
         work = work.saturating_mul(numel.max(1));
     }
     work <= KEEP_GIL_WORK
