@@ -78,7 +78,11 @@ pub fn is_small(inputs: &[&Tensor]) -> bool {
             return false;
         }
         // A saturating product (no overflow check to raise from: only the bound matters).
-        let numel = d.layout.shape.iter().fold(1usize, |n, &s| n.saturating_mul(s));
+        let numel = d
+            .layout
+            .shape
+            .iter()
+            .fold(1usize, |n, &s| n.saturating_mul(s));
         work = work.saturating_mul(numel.max(1));
     }
     work <= KEEP_GIL_WORK
