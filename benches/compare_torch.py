@@ -288,6 +288,35 @@ def run_conv(lib, s):
     lib.nn.functional.conv2d(x, w, b, padding=1).sum().backward()
 
 
+def setup_batch_norm(lib):
+    """BatchNorm2d's training step input: 32x64x32x32 float32 activations, affine parameters,
+    running statistics and an upstream gradient."""
+    lib.manual_seed(0)
+    x = lib.randn(32, 64, 32, 32).requires_grad_()
+    w, b = lib.ones(64, requires_grad=True), lib.zeros(64, requires_grad=True)
+    return x, w, b, lib.zeros(64), lib.ones(64), lib.randn(32, 64, 32, 32)
+
+
+def run_batch_norm(lib, s):
+    x, w, b, rm, rv, g = s
+    x.grad = w.grad = b.grad = None
+    lib.nn.functional.batch_norm(x, rm, rv, w, b, True, 0.1, 1e-5).backward(g)
+
+
+def setup_layer_norm(lib):
+    """A transformer block's LayerNorm: 32x128 tokens of 512 float32 features."""
+    lib.manual_seed(0)
+    x = lib.randn(32, 128, 512).requires_grad_()
+    w, b = lib.ones(512, requires_grad=True), lib.zeros(512, requires_grad=True)
+    return x, w, b, lib.randn(32, 128, 512)
+
+
+def run_layer_norm(lib, s):
+    x, w, b, g = s
+    x.grad = w.grad = b.grad = None
+    lib.nn.functional.layer_norm(x, (512,), w, b, 1e-5).backward(g)
+
+
 # --- training figures (issue 21): whole steps through nn / optim / utils.data, 2 threads ------
 
 
@@ -487,6 +516,8 @@ CASES = [
     Case("a * b + a, 1M int32", setup_pair_as("int32"), run_mul_add, None),
     Case("a.sum(), 1M f16", setup_pair_as("float16"), run_sum, None),
     Case("conv2d fwd+bwd 32x3x32x32, 32 filters 3x3", setup_conv, run_conv, 1.5),
+    Case("batch_norm2d train fwd+bwd 32x64x32x32 f32", setup_batch_norm, run_batch_norm, None),
+    Case("layer_norm fwd+bwd 32x128x512 f32", setup_layer_norm, run_layer_norm, None),
     Case("softmax(dim=1) 1000x1000 f32", setup_rows, run_softmax, None),
     Case("tanh(x) + sigmoid(x), 1M f32", setup_rows, run_tanh_sigmoid, None),
     Case("sort(dim=1) 1000x1000 f32", setup_rows, run_sort, None),

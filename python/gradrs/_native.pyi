@@ -132,6 +132,8 @@ __all__ = [
     "leaky_relu",
     "linspace",
     "manual_seed",
+    "native_batch_norm",
+    "native_layer_norm",
     "nll_loss",
     "ones",
     "ones_like",
@@ -1370,6 +1372,23 @@ def nll_loss(
     reduction: Any,
     method: str = "nll_loss_forward",
 ) -> Tensor: ...
+def native_batch_norm(
+    input: Tensor,
+    weight: Tensor | None,
+    bias: Tensor | None,
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    training: _bool,
+    momentum: _float,
+    eps: _float,
+) -> tuple[Tensor, Tensor, Tensor]: ...
+def native_layer_norm(
+    input: Tensor,
+    normalized_shape: Sequence[_int],
+    weight: Tensor | None,
+    bias: Tensor | None,
+    eps: _float,
+) -> tuple[Tensor, Tensor, Tensor]: ...
 def silu(input: Tensor, inplace: Any = False) -> Tensor: ...
 def softplus(input: Tensor, beta: Any = 1.0, threshold: Any = 20.0) -> Tensor: ...
 def stack(tensors: Sequence[Tensor], dim: _int = 0) -> Tensor: ...

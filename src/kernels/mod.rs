@@ -28,6 +28,7 @@ mod index;
 pub mod linalg;
 mod matmul;
 mod nn;
+pub mod norm;
 pub mod optim;
 pub mod random;
 mod reduce;

@@ -25,6 +25,7 @@ pub mod movement;
 pub mod multi;
 pub mod multi_decl;
 pub mod nn;
+pub mod norm;
 pub mod optim;
 pub mod pointwise;
 pub mod random;

@@ -89,6 +89,76 @@ pub fn nll_loss(
     })
 }
 
+/// `native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum,
+/// eps)` -> `(output, save_mean, save_invstd)`: one NativeBatchNormBackward0 (`ops::norm`).
+/// Training writes the running statistics in place, so the GIL is kept (Note [Storage
+/// mutation]).
+#[allow(clippy::too_many_arguments)]
+#[pyfunction]
+pub fn native_batch_norm(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    weight: Option<PyRef<'_, PyTensor>>,
+    bias: Option<PyRef<'_, PyTensor>>,
+    running_mean: Option<PyRef<'_, PyTensor>>,
+    running_var: Option<PyRef<'_, PyTensor>>,
+    training: bool,
+    momentum: f64,
+    eps: f64,
+) -> PyResult<(Py<PyAny>, Py<PyAny>, Py<PyAny>)> {
+    let t = |p: &Option<PyRef<'_, PyTensor>>| p.as_ref().map(|p| p.t.clone());
+    let (w, b, rm, rv) = (t(&weight), t(&bias), t(&running_mean), t(&running_var));
+    let args = [
+        ("input", Some(&input.t)),
+        ("weight", w.as_ref()),
+        ("bias", b.as_ref()),
+        ("running_mean", rm.as_ref()),
+        ("running_var", rv.as_ref()),
+    ];
+    crate::tensor::device::check_args("native_batch_norm", &args)?;
+    let x = input.t.clone();
+    let (out, mean, invstd) = super::boundary::catch(|| {
+        crate::ops::norm::native_batch_norm(
+            &x,
+            w.as_ref(),
+            b.as_ref(),
+            rm.as_ref(),
+            rv.as_ref(),
+            training,
+            momentum,
+            eps,
+        )
+    })?;
+    let wrap = |t| super::tensor::wrap(py, t);
+    Ok((wrap(out)?, wrap(mean)?, wrap(invstd)?))
+}
+
+/// `native_layer_norm(input, normalized_shape, weight, bias, eps)` -> `(output, mean, rstd)`:
+/// one NativeLayerNormBackward0 (`ops::norm`).
+#[pyfunction]
+pub fn native_layer_norm(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    normalized_shape: Vec<usize>,
+    weight: Option<PyRef<'_, PyTensor>>,
+    bias: Option<PyRef<'_, PyTensor>>,
+    eps: f64,
+) -> PyResult<(Py<PyAny>, Py<PyAny>, Py<PyAny>)> {
+    let (w, b) = (weight.map(|p| p.t.clone()), bias.map(|p| p.t.clone()));
+    let args = [
+        ("input", Some(&input.t)),
+        ("weight", w.as_ref()),
+        ("bias", b.as_ref()),
+    ];
+    crate::tensor::device::check_args("native_layer_norm", &args)?;
+    let x = input.t.clone();
+    let (out, mean, rstd) = super::boundary::run(py, || {
+        crate::ops::norm::native_layer_norm(&x, &normalized_shape, w.as_ref(), b.as_ref(), eps)
+    })?;
+    let wrap = |t| super::tensor::wrap(py, t);
+    Ok((wrap(out)?, wrap(mean)?, wrap(rstd)?))
+}
+
 /// im2col of `[N, C, H, W]` into `[N, C*kh*kw, L]`.
 #[pyfunction]
 pub fn im2col(
@@ -156,6 +226,8 @@ pub fn convolution(
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(nll_loss, m)?)?;
+    m.add_function(wrap_pyfunction!(native_batch_norm, m)?)?;
+    m.add_function(wrap_pyfunction!(native_layer_norm, m)?)?;
     m.add_function(wrap_pyfunction!(im2col, m)?)?;
     m.add_function(wrap_pyfunction!(col2im, m)?)?;
     m.add_function(wrap_pyfunction!(convolution, m)?)?;

@@ -9,6 +9,7 @@ pub mod generator;
 pub mod index;
 pub mod linalg;
 pub mod matmul;
+pub mod norm;
 pub mod optim;
 pub mod parallel;
 pub mod reduce;

@@ -32,26 +32,8 @@ def layer_norm(input: _Tensor, normalized_shape: int | Sequence[int], weight: _T
     """
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
-    k = len(normalized_shape)
-    if tuple(input.shape[input.dim() - k:]) != tuple(normalized_shape):
-        raise RuntimeError(
-            f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
-            f"[*, {', '.join(str(s) for s in normalized_shape)}], but got input of size"
-            f"{list(input.shape)}"
-        )
-    dims = tuple(range(input.dim() - k, input.dim()))
-
-    def norm(x, w, b):
-        mean = x.mean(dims, keepdim=True)
-        var = x.var(dims, unbiased=False, keepdim=True)
-        out = (x - mean) / (var + eps).sqrt()
-        if w is not None:
-            out = out * w
-        if b is not None:
-            out = out + b
-        return out
-
-    return _one_node("NativeLayerNormBackward0", _opmath(norm), input, weight, bias)
+    # One native op (ATen's CPU kernel, src/ops/norm.rs) with its NativeLayerNormBackward0.
+    return _native.native_layer_norm(input, list(normalized_shape), weight, bias, eps)[0]
 
 
 def batch_norm(input: _Tensor, running_mean: _Tensor | None, running_var: _Tensor | None,
@@ -78,48 +60,21 @@ def batch_norm(input: _Tensor, running_mean: _Tensor | None, running_var: _Tenso
         tensor([[-1.0000],
                 [ 1.0000]])
     """
-    dims = (0,) + tuple(range(2, input.dim()))
-    shape = [1, input.shape[1]] + [1] * (input.dim() - 2)
-    if not training:
-        for name, stat in (("running_mean", running_mean), ("running_var", running_var)):
-            if stat is None:
-                raise RuntimeError(f"{name} must be defined in evaluation mode")
     if training:
-        n = input.numel() // input.shape[1]
-        if n <= 1:
-            raise ValueError(
-                "Expected more than 1 value per channel when training, got input size "
-                f"{input.shape}"
-            )
-        if running_mean is not None:
-            from ... import no_grad
-
-            with no_grad():
-                # float16 statistics in float32, as the normalization below (and PyTorch's
-                # kernels) compute them, rounded once by the in-place updates.
-                x = input.float() if input.dtype == _native.float16 else input
-                mean, var = x.mean(dims), x.var(dims, unbiased=False)
-                # PyTorch's kernel writes the running statistics without counting a version
-                # (a module run twice before backward: the first node's saved stats stay valid)
-                versions = [running_mean._version, running_var._version]
-                running_mean.mul_(1 - momentum).add_(mean * momentum)
-                running_var.mul_(1 - momentum).add_(var * (momentum * n / (n - 1)))
-                _native._unsafe_set_version_counter([running_mean, running_var], versions)
-
-    def norm(x, rm, rv, w, b):
-        if training:
-            mean, var = x.mean(dims), x.var(dims, unbiased=False)
-        else:
-            mean, var = rm, rv
-        out = (x - mean.reshape(*shape)) / (var.reshape(*shape) + eps).sqrt()
-        if w is not None:
-            out = out * w.reshape(*shape)
-        if b is not None:
-            out = out + b.reshape(*shape)
+        _verify_batch_size(input.size())
+    if input.numel() == 0:
+        # ATen's batch_norm: an empty input is cloned (not viewed: the graph stays connected),
+        # scaled and shifted by the first channel's parameters; the statistics are untouched.
+        out = input.clone()
+        if weight is not None:
+            out = out * weight[0]
+        if bias is not None:
+            out = out + bias[0]
         return out
-
-    return _one_node("NativeBatchNormBackward0", _opmath(norm), input, running_mean, running_var,
-                     weight, bias, saves=(0, 1, 2, 3))
+    # One native op (ATen's CPU kernels, src/ops/norm.rs): its NativeBatchNormBackward0 node,
+    # the running statistics updated in place.
+    return _native.native_batch_norm(input, weight, bias, running_mean, running_var, training,
+                                     momentum, eps)[0]
 
 
 def normalize(input: _Tensor, p: float = 2.0, dim: int | Sequence[int] = 1, eps: float = 1e-12,
