@@ -10,7 +10,6 @@
 //! with keywords it renames the aliases first. Each trampoline is one instance of
 //! `trampoline::<I>` reading its slot `I` (a method definition has no closure).
 
-use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple, PyType};
@@ -53,7 +52,7 @@ fn renamed<'py>(
                 .iter()
                 .any(|n| n.to_str().is_ok_and(|n| n == target.to_str().unwrap_or("")));
         if given {
-            return Err(PyTypeError::new_err(format!(
+            return Err(super::errors::type_error(format!(
                 "{}() got an unexpected keyword argument '{alias}'",
                 slot.name
             )));
@@ -153,7 +152,7 @@ pub fn _numpy_names(
         }
         let i = USED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         if i >= SLOTS {
-            return Err(PyRuntimeError::new_err(format!(
+            return Err(super::errors::runtime_error(format!(
                 "_numpy_names: more than {SLOTS} methods"
             )));
         }

@@ -267,7 +267,7 @@ pub fn _attach_node(
         })
         .collect::<PyResult<_>>()?;
     if let Some(i) = save_inputs.iter().flatten().find(|&&i| i >= inputs.len()) {
-        return Err(pyo3::exceptions::PyIndexError::new_err(format!(
+        return Err(super::errors::index_error(format!(
             "save_inputs: input {i} of {}",
             inputs.len()
         )));
