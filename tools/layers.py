@@ -287,6 +287,13 @@ TO_SPLIT = {
     "python/gradrs/functional.py": "gradrs.functional (torch.functional plus the compositions "
     "PyTorch has no kernel for): by family",
     "src/ops/index.rs": "13 lines over: the index ops by family (gather / scatter, put, masks)",
+    # Pushed over by the session of 2026-11-27 (native docstrings, sequence indices):
+    "src/ops/unary_decl.rs": "the /// docs of its rows: the declaration rows by family (as the "
+    "special functions' rows already are)",
+    "src/python/indexing.rs": "x[key] / x[key] = v (the key parsing) apart from the gather / "
+    "scatter / mask / shape bindings",
+    "src/python/pointwise.rs": "the bindings by family (arithmetic, comparisons, clamps)",
+    "src/python/random.rs": "the generator and seeding apart from the sampling bindings",
 }
 
 

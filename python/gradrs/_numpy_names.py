@@ -13,8 +13,11 @@ functional forms rename in `_forms` / `_argparse` (``input``'s aliases, the rest
 to the method); other Python functions through `accepts`.
 """
 
+from __future__ import annotations
+
 import functools
 import inspect
+from typing import Any, Callable, TypeVar, cast
 
 from . import _native
 
@@ -78,7 +81,10 @@ def input_alias(name, kwargs):
     return kwargs.pop(given[0])
 
 
-def accepts(fn, name=None, skip_self=False):
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def accepts(fn: _F, name: str | None = None, skip_self: bool = False) -> _F:
     """``fn`` (a Python function standing for a PyTorch op its parser reads) also taking the
     NumPy names of its parameters; ``fn`` itself when it has none."""
     params = _params(inspect.signature(fn))
@@ -96,7 +102,8 @@ def accepts(fn, name=None, skip_self=False):
             kwargs = rename(name, plan, len(args) - offset, kwargs)
         return fn(*args, **kwargs)
 
-    return call
+    # Typed as `fn` itself, so type checkers keep seeing its signature (tests/test_typing.py).
+    return cast(_F, call)
 
 
 def install(cls):

@@ -384,6 +384,9 @@ pub fn binary_math(op: BinaryMathOp, a: &Tensor, b: Operand) -> Result<Tensor> {
             | BinaryMathOp::Logaddexp
             | BinaryMathOp::Logaddexp2
             | BinaryMathOp::SpecialZeta
+            | BinaryMathOp::Igamma
+            | BinaryMathOp::Igammac
+            | BinaryMathOp::Nextafter
     );
     if !scalar && self_other {
         crate::autograd::formula::describe(&out, &["self", "other"], Vec::new());

@@ -95,7 +95,7 @@ fn entry(obj: &Bound<'_, PyAny>) -> PyResult<Entry> {
             "new(): invalid data type '{ty}'"
         )));
     }
-    if is_sequence(obj) {
+    if is_sequence(obj) && !tensor_like(obj) {
         let t = indexing_tensor(obj)?;
         return entry(wrap(obj.py(), t)?.bind(obj.py()));
     }
@@ -108,6 +108,12 @@ fn entry(obj: &Bound<'_, PyAny>) -> PyResult<Entry> {
     Err(super::errors::index_error(format!(
         "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices (got {name})"
     )))
+}
+
+/// vmap's `BatchedTensor` (`_vmap_level`) stands for a tensor, not a sequence: refused by its
+/// name, so vmap's batching rules take the index over.
+fn tensor_like(obj: &Bound<'_, PyAny>) -> bool {
+    obj.hasattr("_vmap_level").unwrap_or(false)
 }
 
 /// Python's `PySequence_Check`, which PyTorch's indexing asks: lists, ranges, numpy arrays and
@@ -142,6 +148,7 @@ fn indexing_tensor(obj: &Bound<'_, PyAny>) -> PyResult<Tensor> {
 fn sequence_as_tuple(key: &Bound<'_, PyAny>) -> PyResult<bool> {
     if key.cast::<PyTensor>().is_ok()
         || !is_sequence(key)
+        || tensor_like(key)
         || key
             .py()
             .import("numpy")
