@@ -83,9 +83,28 @@ from ._size import Size
 from ._tensor_str import get_printoptions, set_printoptions
 from ._tensor_str import format_tensor as _format_tensor
 from ._typeinfo import finfo, iinfo
-from ._numpy_compat import as_tensor, from_numpy  # numpy manners: shares memory, PyTorch's checks
+from ._numpy_compat import as_tensor, asarray, frombuffer, from_numpy  # numpy manners
 from ._dlpack import from_dlpack
 from . import _tensor_protocol  # Tensor.__format__ as PyTorch's _tensor.py
+from ._runtime import (  # the default device (factories honour it), threads, warn-always
+    get_default_device, get_num_interop_threads, init_num_threads, is_warn_always_enabled,
+    set_default_device, set_flush_denormal, set_num_interop_threads, set_warn_always)
+from ._runtime import honours_default_device as _on_default_device
+
+# `torch/utils/_device.py`'s constructors take the default device when given none; wrapped
+# here, before the rest of the package imports them.
+arange = _on_default_device(arange)
+empty = _on_default_device(empty)
+eye = _on_default_device(eye)
+full = _on_default_device(full)
+linspace = _on_default_device(linspace)
+ones = _on_default_device(ones)
+rand = _on_default_device(rand)
+randint = _on_default_device(randint)
+randn = _on_default_device(randn)
+randperm = _on_default_device(randperm)
+tensor = _on_default_device(tensor)
+zeros = _on_default_device(zeros)
 
 half = float16
 float = float32
@@ -482,6 +501,10 @@ from .backends._context import (  # noqa: E402
     set_float32_matmul_precision,
     use_deterministic_algorithms,
 )
+
+# The factories defined in Python take the default device too (the others at their definitions).
+as_tensor = _on_default_device(as_tensor, device_position=2)
+asarray = _on_default_device(asarray)
 
 # Last, once every Tensor method exists: the methods PyTorch's argument parser reads take
 # NumPy's keyword names (`axis=`, `keepdims=`, `x2=`), as PyTorch's do.

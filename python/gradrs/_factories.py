@@ -10,6 +10,7 @@ import numpy as np
 
 from . import _argparse, _native
 from ._native import Tensor
+from ._runtime import honours_default_device
 
 # The gradrs package (still loading when this module is: read at call time).
 _G = sys.modules[__package__]
@@ -58,6 +59,7 @@ def _pow(b, x):
 _MISSING = object()
 
 
+@honours_default_device
 def logspace(start=_MISSING, end=_MISSING, steps=_MISSING, base=10.0, *, out=None, dtype=None, layout=None, device=None,
              pin_memory=False, requires_grad=False):
     """`gradrs.logspace(start, end, steps, base=10.0, *, dtype=None, device=None,

@@ -11,6 +11,7 @@ import numpy as np
 from . import _native, _numpy_names
 from ._grad_mode import no_grad as _no_grad
 from ._native import Tensor
+from ._runtime import honours_default_device
 
 __all__ = [
     "allclose", "atleast_1d", "atleast_2d", "atleast_3d", "bincount", "block_diag",
@@ -1095,6 +1096,7 @@ def rot90(input, k=1, dims=(0, 1)):
     return input.clone()
 
 
+@honours_default_device
 def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
     """`gradrs.triu_indices(row, col, offset=0)`: the 2 x N (row, column) coordinates of the
     upper triangle of a row x col matrix, row by row.
@@ -1109,6 +1111,7 @@ def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
                           dtype=dtype or _native.int64, device=device)
 
 
+@honours_default_device
 def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
     """`gradrs.tril_indices(row, col, offset=0)`: the coordinates of the lower triangle.
 

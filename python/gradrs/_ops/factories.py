@@ -7,6 +7,7 @@ import math
 
 from .. import _argparse
 from .._native import Tensor
+from .._runtime import honours_default_device
 from ._common import _c_type, _G
 
 __all__ = [
@@ -111,6 +112,7 @@ def vander(x, N=None, increasing=False):
     return res if increasing else res.flip(1)
 
 
+@honours_default_device
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=False,
                   requires_grad=False):
     """`gradrs.scalar_tensor(s)`: a 0-dim tensor holding the number `s` (default dtype).
@@ -151,6 +153,7 @@ def _window(name, window_length, periodic, dtype, layout, device, requires_grad,
     return res.requires_grad_() if requires_grad else res
 
 
+@honours_default_device
 def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None,
                    layout=None, device=None, pin_memory=False, requires_grad=False):
     """`gradrs.hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46)`:
@@ -172,6 +175,7 @@ def _hamming(name, window_length, periodic, alpha, beta, dtype, layout, device, 
     return _window(name, window_length, periodic, dtype, layout, device, requires_grad, body)
 
 
+@honours_default_device
 def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
                 pin_memory=False, requires_grad=False):
     """`gradrs.hann_window(window_length, periodic=True)`: the Hamming window with
@@ -185,6 +189,7 @@ def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device
                     requires_grad)
 
 
+@honours_default_device
 def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
                     pin_memory=False, requires_grad=False):
     """`gradrs.bartlett_window(window_length, periodic=True)`: the triangular window.
@@ -202,6 +207,7 @@ def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, de
                    requires_grad, body)
 
 
+@honours_default_device
 def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
                     pin_memory=False, requires_grad=False):
     """`gradrs.blackman_window(window_length, periodic=True)`:
@@ -219,6 +225,7 @@ def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, de
                    requires_grad, body)
 
 
+@honours_default_device
 def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout=None,
                   device=None, pin_memory=False, requires_grad=False):
     """`gradrs.kaiser_window(window_length, periodic=True, beta=12.0)`:
