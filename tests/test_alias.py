@@ -172,6 +172,21 @@ def test_run_gives_the_program_its_argv_name_and_path(tmp_path, poison):
     assert "main block ran" in aliased.stdout
 
 
+def test_run_gives_a_relative_script_an_absolute_file(tmp_path, poison):
+    # python makes __main__.__file__ absolute (warnings and tracebacks name it so); argv keeps
+    # the path as typed
+    (tmp_path / "where.py").write_text(textwrap.dedent("""
+        import sys, warnings
+        print(__file__, sys.argv[0])
+        warnings.warn("careful")
+    """))
+    plain = run(["where.py"], cwd=tmp_path)
+    aliased = run(["-m", "gradrs.run", "where.py"], poison, cwd=tmp_path)
+    assert aliased.returncode == plain.returncode == 0, aliased.stderr
+    assert aliased.stdout == plain.stdout == f"{tmp_path / 'where.py'} where.py\n"
+    assert aliased.stderr == plain.stderr
+
+
 def test_run_a_directory_with_a_main_module(tmp_path, poison):
     app = tmp_path / "app"
     app.mkdir()

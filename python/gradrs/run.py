@@ -82,6 +82,34 @@ def _child_main() -> None:
     globals().update(namespace)  # what the child's __main__ holds: the program's names
 
 
+def _run_script(script: str) -> None:
+    """Run `script` as python runs `python script`: runpy's `run_path` for a directory, an
+    archive or compiled code, a source file as the `__main__` module python makes of it, whose
+    `__file__` (and so its warnings' and tracebacks' file names) is absolute, with a
+    `SourceFileLoader`, while `sys.argv[0]` stays as typed (`run_path` would set both to the
+    path as given)."""
+    if os.path.isdir(script) or zipfile.is_zipfile(script) or script.endswith((".pyc", ".pyo")):
+        runpy.run_path(script, run_name="__main__")
+        return
+    import builtins
+    import importlib.machinery
+
+    path = os.path.abspath(script)
+    with open(path, "rb") as f:
+        code = compile(f.read(), path, "exec", dont_inherit=True)
+    main = types.ModuleType("__main__")
+    main.__dict__.update(__file__=path, __cached__=None, __package__=None, __spec__=None,
+                         __loader__=importlib.machinery.SourceFileLoader("__main__", path),
+                         __builtins__=builtins)
+    saved = sys.modules.get("__main__")
+    sys.modules["__main__"] = main
+    try:
+        exec(code, main.__dict__)
+    finally:
+        if saved is not None:
+            sys.modules["__main__"] = saved
+
+
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else list(argv)
     if not args or args[0] in ("-h", "--help"):
@@ -101,12 +129,12 @@ def main(argv: list[str] | None = None) -> None:
             print(f"{sys.executable}: can't open file {os.path.abspath(script)!r}: "
                   "[Errno 2] No such file or directory", file=sys.stderr)
             sys.exit(2)
-        run = lambda: runpy.run_path(script, run_name="__main__")  # noqa: E731
         sys.argv = [script, *rest]
         if os.path.isdir(script) or zipfile.is_zipfile(script):
             del sys.path[0]  # runpy puts the directory or archive itself first, as python does
         else:
             sys.path[0] = os.path.dirname(os.path.abspath(script))
+        run = lambda: _run_script(script)  # noqa: E731
     as_torch()
     _alias_in_children(module if args[0] == "-m" else os.path.abspath(script), args[0] == "-m")
     try:
