@@ -1036,6 +1036,24 @@ def test_spatial_transformer_step(torch):
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("ac", [False, True])
+def test_affine_grid_and_bilinear_grid_sample_bits(torch, padding_mode, ac):
+    """float32 bit for bit: affine_grid's base @ theta^T rounds each of its three terms in
+    order (as PyTorch's bmm for a contraction of 3), and the 2-D bilinear sampler accumulates
+    its four taps with fused multiply-adds, as PyTorch's vectorized kernel."""
+    x = r(2, 3, 8, 8).astype(np.float32)
+    c, s = np.cos(0.3), np.sin(0.3)
+    theta = (np.array([[[c, -s, 0.1], [s, c, 0.0]]] * 2) * 1.3).astype(np.float32)
+    outs = []
+    for lib in (G, torch):
+        grid = lib.nn.functional.affine_grid(lib.tensor(theta), (2, 3, 8, 8), align_corners=ac)
+        out = lib.nn.functional.grid_sample(lib.tensor(x), grid, "bilinear", padding_mode, ac)
+        outs.append((_np(grid), _np(out)))
+    np.testing.assert_array_equal(outs[0][0], outs[1][0])
+    np.testing.assert_array_equal(outs[0][1], outs[1][1])
+
+
 def test_grid_sample_errors_and_warnings(torch):
     F = "nn.functional"
     cases = [

@@ -516,7 +516,14 @@ def affine_grid(theta, size, align_corners=None):
     base = stack(coords, -1).reshape(1, -1, dims + 1)
 
     def generate(t):
-        return base.expand(n, -1, -1).matmul(t.transpose(1, 2)).reshape(n, *spatial_size, dims)
+        # base @ theta^T, summed over k in order with float rounding at each step: what
+        # PyTorch's bmm gives for this contraction of 3 (or 4) terms (its small-matrix loop
+        # and MKL alike), where a gemm kernel's fused multiply-adds differ in the last bit
+        out = None
+        for k in range(dims + 1):
+            term = base[:, :, k:k + 1] * t[:, :, k].unsqueeze(1)
+            out = term if out is None else out + term
+        return out.reshape(n, *spatial_size, dims)
 
     return _one_node("AffineGridGeneratorBackward0", generate, theta, saves=())
 
@@ -553,6 +560,34 @@ def _grid_source_index(coord, size, padding_mode, align_corners):
             x = _reflect_coordinates(x, -1, 2 * size - 1)
         x = x.clamp(0, size - 1)
     return x
+
+
+def _grid_source_index_2d(coord, size, padding_mode, align_corners, pad=True):
+    """The pixel coordinates of PyTorch's vectorized 2-D grid sampler (GridSamplerKernel.cpp's
+    ComputeLocation), whose arithmetic differs from the scalar one of the 3-D sampler
+    (`_grid_source_index`): (x + 1) * scale (- 0.5), and reflection by truncated flips."""
+    if align_corners:
+        x = (coord + 1) * ((size - 1) / 2)
+        low, twice_span = 0.0, (size - 1) * 2
+    else:
+        x = (coord + 1) * (size / 2) - 0.5
+        low, twice_span = -0.5, size * 2
+    if not pad or padding_mode == "zeros":
+        return x
+    if padding_mode == "reflection":
+        if twice_span <= 0:
+            return x * 0
+        d = (x - low).abs()
+        extra = d - (d / twice_span).trunc() * twice_span
+        x = extra.minimum(twice_span - extra) + low
+    return x.clamp(0, size - 1)
+
+
+def _fma(a, b, acc):
+    """a * b + acc rounded once where the dtype allows (float32 through float64), else twice."""
+    if acc.dtype == _native.float32:
+        return (a.double() * b.double() + acc.double()).float()
+    return a * b + acc
 
 
 def _cubic_coefficients(t):
@@ -626,12 +661,9 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
 
     def sample(x, g):
         flat = x.reshape(n, c, h * w)
-        if mode == "bicubic":
-            ix = _grid_unnormalize(g[..., 0], w, align_corners)
-            iy = _grid_unnormalize(g[..., 1], h, align_corners)
-        else:
-            ix = _grid_source_index(g[..., 0], w, padding_mode, align_corners)
-            iy = _grid_source_index(g[..., 1], h, padding_mode, align_corners)
+        pad = mode != "bicubic"  # bicubic pads the integer positions it reads instead
+        ix = _grid_source_index_2d(g[..., 0], w, padding_mode, align_corners, pad)
+        iy = _grid_source_index_2d(g[..., 1], h, padding_mode, align_corners, pad)
 
         def read(xi, yi):
             # values at integer positions (xi, yi), zero outside the image
@@ -660,13 +692,20 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
             return read(ix.detach().round(), iy.detach().round()) + zero
         x0, y0 = ix.detach().floor(), iy.detach().floor()
         x1, y1 = x0 + 1, y0 + 1
-        nw = ((x1 - ix) * (y1 - iy)).unsqueeze(1)
-        ne = ((ix - x0) * (y1 - iy)).unsqueeze(1)
-        sw = ((x1 - ix) * (iy - y0)).unsqueeze(1)
-        se = ((ix - x0) * (iy - y0)).unsqueeze(1)
-        out = read(x0, y0) * nw + read(x1, y0) * ne
-        out = out + read(x0, y1) * sw
-        return out + read(x1, y1) * se
+        # the distances to each side and their products, as PyTorch's kernel rounds them
+        dw, dn = ix - x0, iy - y0
+        de, ds = 1 - dw, 1 - dn
+        nw = (ds * de).unsqueeze(1)
+        ne = (ds * dw).unsqueeze(1)
+        sw = (dn * de).unsqueeze(1)
+        se = (dn * dw).unsqueeze(1)
+        # PyTorch's kernel accumulates with fused multiply-adds: nw * v, then fma(v, w, acc)
+        # for ne, sw and se. For float32 a float64 product (exact) plus the float32
+        # accumulator, rounded once to float32, gives those bits.
+        out = read(x0, y0) * nw
+        for v, wt in ((read(x1, y0), ne), (read(x0, y1), sw), (read(x1, y1), se)):
+            out = _fma(v, wt, out)
+        return out
 
     return _one_node("GridSampler2DBackward0", sample, input, grid)
 
