@@ -112,3 +112,241 @@ def test_runtime_settings(torch):
     finally:
         G.set_warn_always(False)
     assert G.set_flush_denormal(False) is False
+
+
+# --- nn natives -----------------------------------------------------------------------------
+
+_RNG = np.random.default_rng(0)
+_X = _RNG.standard_normal((2, 4, 3))
+
+
+def _t(m, a, rg=False, dtype="float64"):
+    return m.tensor(np.asarray(a).tolist(), dtype=getattr(m, dtype), requires_grad=rg)
+
+
+def _grads_of(m, fn, arrays, which=None):
+    """fn(m, *leaves) -> tensor or tuple; the output(s) and the leaves' gradients of a fixed
+    weighted sum of output `which` (all differentiable ones when None)."""
+    leaves = [_t(m, a, True) for a in arrays]
+    out = fn(m, *leaves)
+    outs = out if isinstance(out, tuple) else (out,)
+    rng = np.random.default_rng(1)
+    total = 0
+    for k, o in enumerate(outs):
+        if o is None or not o.requires_grad or (which is not None and k not in which):
+            continue
+        total = total + (o * _t(m, rng.standard_normal(tuple(o.shape)))).sum()
+    grads = m.autograd.grad(total, leaves, allow_unused=True)
+    return out, grads
+
+
+def _same_grads(torch, fn, arrays, which=None):
+    (og, gg), (ot, gt) = _grads_of(G, fn, arrays, which), _grads_of(torch, fn, arrays, which)
+    assert_same(og, ot, check_repr=False)
+    for a, b in zip(gg, gt):
+        assert (a is None) == (b is None)
+        if a is not None:
+            np.testing.assert_allclose(np.asarray(a.tolist()), b.numpy(), rtol=1e-9, atol=1e-12)
+
+
+def test_native_batch_and_layer_norm(torch):
+    _same_grads(torch, lambda m, x, w: m.native_batch_norm(
+        x, w, None, m.zeros(4, dtype=m.float64), m.ones(4, dtype=m.float64), True, 0.1, 1e-5),
+        [_X, _RNG.standard_normal(4)], which=(0,))
+    check(lambda m: m.native_batch_norm(_t(m, _X), None, None, m.zeros(4, dtype=m.float64),
+                                        m.ones(4, dtype=m.float64), False, 0.1, 1e-5))
+    _same_grads(torch, lambda m, x, b: m.native_layer_norm(x, [4, 3], None, b, 1e-5),
+                [_X, _RNG.standard_normal((4, 3))], which=(0,))
+
+
+def test_native_group_norm(torch):
+    arrays = [_X, _RNG.standard_normal(4), _RNG.standard_normal(4)]
+    _same_grads(torch, lambda m, x, w, b: m.native_group_norm(x, w, b, 2, 4, 3, 2, 1e-5), arrays)
+    # PyTorch's formula drops the statistics' gradients
+    _same_grads(torch, lambda m, x, w, b: m.native_group_norm(x, w, b, 2, 4, 3, 2, 1e-5),
+                arrays, which=(1, 2))
+    leaves = [_t(G, a, True) for a in arrays]
+    assert G.autograd.gradgradcheck(
+        lambda x, w, b: G.native_group_norm(x, w, b, 2, 4, 3, 2, 1e-5)[0], leaves)
+    check_error(lambda m: m.native_group_norm(_t(m, _X), None, None, 2, 4, 3, 3, 1e-5))
+
+
+def test_native_dropout(torch):
+    def run(m, train):
+        m.manual_seed(3)
+        x = m.ones(3, 5, requires_grad=True)
+        out, mask = m.native_dropout(x, 0.4, train)
+        out.sum().backward()
+        return out, mask, x.grad
+
+    check(lambda m: run(m, True))
+    check(lambda m: run(m, None))
+    check(lambda m: run(m, False))
+    check(lambda m: m.native_dropout(m.ones(0), 0.5, True))
+
+
+def test_native_norm_is_sparse_only(torch):
+    for m in (G, torch):
+        with pytest.raises(NotImplementedError, match="Could not run 'aten::native_norm' with "
+                           "arguments from the 'CPU' backend"):
+            m.native_norm(m.ones(2))
+
+
+def test_convolution(torch):
+    x, w6, b6 = _RNG.standard_normal((2, 4, 6)), _RNG.standard_normal((6, 2, 3)), \
+        _RNG.standard_normal(6)
+    _same_grads(torch, lambda m, x, w, b: m.convolution(x, w, b, [2], [1], [1], False, [0], 2),
+                [x, w6, b6])
+    _same_grads(torch, lambda m, x, w: m.convolution(x, w, None, [2], [1], [1], True, [1], 2),
+                [x, _RNG.standard_normal((4, 3, 3))])
+    _same_grads(torch, lambda m, x, w: m.convolution(x, w, None, [1, 1], [0, 1], [2, 1], False,
+                                                     [0, 0], 1),
+                [_RNG.standard_normal((1, 2, 5, 5)), _RNG.standard_normal((3, 2, 2, 2))])
+    check_error(lambda m: m.convolution(_t(m, x[0]), _t(m, w6), None, [1], [0], [1], False,
+                                        [0], 1))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("mode", [0, 1, 2])
+@pytest.mark.parametrize("padding_idx", [None, 4])
+@pytest.mark.parametrize("include_last_offset", [False, True])
+def test_embedding_bag(torch, dtype, mode, padding_idx, include_last_offset):
+    weight = _RNG.standard_normal((10, 3))
+    offsets = [0, 2, 2] + ([6] if include_last_offset else [])
+
+    def run(m):
+        w = _t(m, weight, True, dtype)
+        out = m.embedding_bag(w, m.tensor([1, 2, 4, 5, 4, 3]), m.tensor(offsets), False, mode,
+                              False, None, include_last_offset, padding_idx)
+        out[0].sum().backward()
+        return out, w.grad
+
+    check(run, rtol=1e-5)
+
+
+def test_embedding_bag_extras(torch):
+    w = _RNG.standard_normal((10, 3))
+    check(lambda m: m.embedding_bag(_t(m, w, True, "float32"), m.tensor([1, 2, 4, 5]),
+                                    m.tensor([0, 2]), False, 0, False,
+                                    m.ones(4), False, None))
+    check(lambda m: m.embedding_bag(_t(m, w), m.tensor([1, 2, 4], dtype=m.int32),
+                                    m.tensor([0, 2], dtype=m.int32), False, 1))
+    check(lambda m: m.embedding_bag(_t(m, w), m.tensor([1, 2, 4]), m.tensor([0, 2])))
+    check_error(lambda m: m.embedding_bag(_t(m, w), m.tensor([1, 2]), m.tensor([0, 1]), False, 3))
+    check_error(lambda m: m.embedding_bag(_t(m, w), m.tensor([1, 2]), m.tensor([0, 1]), False,
+                                          1, False, m.ones(2, dtype=m.float64)))
+    check_error(lambda m: m.embedding_bag(_t(m, w), m.tensor([1, 2]), m.tensor([1, 2])))
+
+
+def test_embedding_renorm_(torch):
+    rows = _RNG.standard_normal((5, 3)) * 3
+
+    def run(m):
+        w = _t(m, rows)
+        v = w._version
+        r = m.embedding_renorm_(w, m.tensor([1, 1, 2]), 1.0, 2.0)
+        return r is w, w._version - v, w
+
+    check(run)
+    check_error(lambda m: m.embedding_renorm_(_t(m, rows, True), m.tensor([1]), 1.0, 2.0))
+
+
+@pytest.mark.parametrize("interpolation", [0, 1, 2])
+@pytest.mark.parametrize("padding", [0, 1, 2])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_grid_sampler_2d(torch, interpolation, padding, align_corners):
+    img, grid = _RNG.standard_normal((2, 2, 5, 5)), _RNG.uniform(-1.2, 1.2, (2, 3, 3, 2))
+    for fn in ("grid_sampler", "grid_sampler_2d"):
+        _same_grads(torch, lambda m, x, g: getattr(m, fn)(x, g, interpolation, padding,
+                                                          align_corners), [img, grid])
+
+
+@pytest.mark.parametrize("interpolation", [0, 1])
+@pytest.mark.parametrize("padding", [0, 1, 2])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_grid_sampler_3d(torch, interpolation, padding, align_corners):
+    vol, grid = _RNG.standard_normal((2, 2, 3, 4, 5)), _RNG.uniform(-1.2, 1.2, (2, 2, 3, 2, 3))
+    for fn in ("grid_sampler", "grid_sampler_3d"):
+        _same_grads(torch, lambda m, x, g: getattr(m, fn)(x, g, interpolation, padding,
+                                                          align_corners), [vol, grid])
+    F = G.nn.functional
+    mode = ("bilinear", "nearest")[interpolation]
+    pad = ("zeros", "border", "reflection")[padding]
+    _same_grads(torch, lambda m, x, g: (F if m is G else torch.nn.functional).grid_sample(
+        x, g, mode, pad, align_corners), [vol, grid])
+    if interpolation == 0 and padding == 1:
+        leaves = [_t(G, vol[:1, :1, :2, :2, :3], True), _t(G, grid[:1, :1, :2], True)]
+        fn = lambda x, g: G.grid_sampler_3d(x, g, 0, 1, align_corners)  # noqa: E731
+        assert G.autograd.gradcheck(fn, leaves) and G.autograd.gradgradcheck(fn, leaves)
+
+
+def test_grid_sampler_errors(torch):
+    vol, grid5 = _RNG.standard_normal((2, 2, 3, 4, 5)), _RNG.uniform(-1, 1, (2, 2, 3, 2, 3))
+    img, grid4 = _RNG.standard_normal((1, 2, 5, 5)), _RNG.uniform(-1, 1, (2, 3, 3, 2))
+    check_error(lambda m: m.grid_sampler_2d(_t(m, vol), _t(m, grid5), 0, 0, False))
+    check_error(lambda m: m.grid_sampler_3d(_t(m, vol), _t(m, grid5), 2, 0, False))
+    check_error(lambda m: m.grid_sampler_3d(_t(m, img), _t(m, grid4), 0, 0, False))
+    check_error(lambda m: m.affine_grid_generator(_t(m, np.ones((2, 2, 3))), [2, 1, 3], False))
+
+
+def test_affine_grid_generator(torch):
+    _same_grads(torch, lambda m, t: m.affine_grid_generator(t, [2, 1, 3, 4], False),
+                [_RNG.standard_normal((2, 2, 3))])
+    _same_grads(torch, lambda m, t: m.affine_grid_generator(t, [2, 1, 3, 4, 2], True),
+                [_RNG.standard_normal((2, 3, 4))])
+
+
+# --- the SyncBatchNorm kernels ----------------------------------------------------------------
+
+
+def test_sync_batch_norm_kernels(torch):
+    """Merged statistics equal the whole batch's; the backward pieces give PyTorch's batch-norm
+    gradients (PyTorch runs all but batch_norm_update_stats on CUDA only)."""
+    X = _RNG.standard_normal((3, 4, 5))
+    x = _t(G, X)
+    mean, invstd = G.batch_norm_stats(x, 1e-5)
+    np.testing.assert_allclose(mean.numpy(), X.mean((0, 2)), atol=1e-14)
+    np.testing.assert_allclose(invstd.numpy(), 1 / np.sqrt(X.var((0, 2)) + 1e-5), rtol=1e-13)
+    parts = [X[:1], X[1:]]
+    means = _t(G, [p.mean((0, 2)) for p in parts])
+    invstds = _t(G, [1 / np.sqrt(p.var((0, 2)) + 1e-5) for p in parts])
+    rm, rv = G.zeros(4, dtype=G.float64), G.ones(4, dtype=G.float64)
+    m2, i2 = G.batch_norm_gather_stats_with_counts(x, means, invstds, rm, rv, 0.1, 1e-5,
+                                                   _t(G, [5.0, 10.0]))
+    np.testing.assert_allclose(m2.numpy(), X.mean((0, 2)), atol=1e-14)
+    np.testing.assert_allclose(i2.numpy(), invstd.numpy(), rtol=1e-13)
+    np.testing.assert_allclose(rv.numpy(), 0.9 + 0.1 * X.var((0, 2), ddof=1), rtol=1e-13)
+    np.testing.assert_allclose(rm.numpy(), 0.1 * X.mean((0, 2)), atol=1e-14)
+    m3, _ = G.batch_norm_gather_stats(x, means[:1], invstds[:1], None, None, 0.1, 1e-5, 5)
+    np.testing.assert_allclose(m3.numpy(), X[:1].mean((0, 2)), atol=1e-14)
+
+    W, GO = _RNG.standard_normal(4), _RNG.standard_normal(X.shape)
+    xt, wt = torch.tensor(X, requires_grad=True), torch.tensor(W, requires_grad=True)
+    out = torch.nn.functional.batch_norm(xt, None, None, wt, None, True, 0.1, 1e-5)
+    out.backward(torch.tensor(GO))
+    w, go = _t(G, W), _t(G, GO)
+    np.testing.assert_allclose(G.batch_norm_elemt(x, w, None, mean, invstd, 1e-5).numpy(),
+                               out.detach().numpy(), atol=1e-13)
+    sum_dy, sum_dy_xmu, gw, gb = G.batch_norm_backward_reduce(go, x, mean, invstd, w, True,
+                                                              True, True)
+    gi = G.batch_norm_backward_elemt(go, x, mean, invstd, w, sum_dy, sum_dy_xmu,
+                                     G.tensor([15], dtype=G.int32))
+    np.testing.assert_allclose(gi.numpy(), xt.grad.numpy(), atol=1e-13)
+    np.testing.assert_allclose(gw.numpy(), wt.grad.numpy(), atol=1e-13)
+    np.testing.assert_allclose(gb.numpy(), GO.sum((0, 2)), atol=1e-13)
+    assert G.batch_norm_backward_reduce(go, x, mean, invstd, None, False, False, True)[:3] == \
+        (None, None, None)
+
+
+def test_batch_norm_update_stats(torch):
+    X = _RNG.standard_normal((3, 4, 5))
+
+    def run(m):
+        x = _t(m, X, True)
+        rm, rv = m.zeros(4, dtype=m.float64), m.ones(4, dtype=m.float64)
+        mean, var = m.batch_norm_update_stats(x, rm, rv, 0.1)
+        return mean, var, rm, rv, rm._version, rv._version
+
+    check(run)
+    check_error(lambda m: run(m)[0].sum().backward())
+    check_error(lambda m: m.batch_norm_update_stats(m.ones(3), None, None, 0.1))

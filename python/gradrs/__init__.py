@@ -474,6 +474,8 @@ from . import distributions  # noqa: E402 - torch.distributions
 from ._compile import compile  # noqa: E402
 from . import _dynamo, compiler, jit  # noqa: E402 - eager-mode guards (is_scripting, ...)
 from ._nn_aliases import *  # noqa: E402,F401,F403 - torch.dropout, torch.layer_norm, ...
+from ._nn_natives import *  # noqa: E402,F401,F403 - native_group_norm, convolution, embedding_bag...
+from ._sync_batch_norm import *  # noqa: E402,F401,F403 - batch_norm_stats & co. (SyncBatchNorm)
 from .amp.autocast_mode import (  # noqa: E402
     autocast,
     autocast_decrement_nesting,

@@ -631,9 +631,10 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if align_corners is None:
         warnings.warn(_ALIGN_WARNING, stacklevel=2)
         align_corners = False
-    if input.dim() == 5:
-        raise NotImplementedError("grid_sample: 5-D inputs (volumetric sampling) are not "
-                                  "supported by gradrs")
+    if input.dim() == 5 and grid.dim() == 5:
+        if mode == "bicubic":
+            raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+        return _grid_sample_3d(input, grid, mode, padding_mode, align_corners)
     if input.dim() != 4 or grid.dim() != 4:
         raise RuntimeError(
             "grid_sampler(): expected 4D or 5D input and grid with same number of dimensions, "
@@ -708,6 +709,54 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         return out
 
     return _one_node("GridSampler2DBackward0", sample, input, grid)
+
+
+def _grid_sample_3d(input, grid, mode, padding_mode, align_corners):
+    """PyTorch's 3-D grid sampler (trilinear or nearest): `input` [N, C, D, H, W] read at
+    `grid` [N, D', H', W', 3] ((x, y, z) normalized), one GridSampler3DBackward0."""
+    for what, cond in (("batch size", input.shape[0] != grid.shape[0]),):
+        if cond:
+            raise RuntimeError(
+                f"grid_sampler(): expected grid and input to have same {what}, but got input "
+                f"with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
+    if grid.shape[-1] != 3:
+        raise RuntimeError(
+            "grid_sampler(): expected grid to have size 3 in last dimension, but got grid with "
+            f"sizes {list(grid.shape)}")
+    n, c, d, h, w = input.shape
+    od, oh, ow = grid.shape[1], grid.shape[2], grid.shape[3]
+
+    def sample(x, g):
+        flat = x.reshape(n, c, d * h * w)
+        ix = _grid_source_index(g[..., 0], w, padding_mode, align_corners)
+        iy = _grid_source_index(g[..., 1], h, padding_mode, align_corners)
+        iz = _grid_source_index(g[..., 2], d, padding_mode, align_corners)
+
+        def read(xi, yi, zi):
+            inside = ((xi >= 0) & (xi <= w - 1) & (yi >= 0) & (yi <= h - 1) & (zi >= 0)
+                      & (zi <= d - 1))
+            idx = ((zi.clamp(0, d - 1) * h + yi.clamp(0, h - 1)) * w
+                   + xi.clamp(0, w - 1)).long().reshape(n, 1, -1)
+            vals = flat.gather(2, idx.expand(n, c, od * oh * ow)).reshape(n, c, od, oh, ow)
+            return vals.masked_fill(~inside.unsqueeze(1), 0.0)
+
+        if mode == "nearest":
+            zero = ((ix - ix.detach()) + (iy - iy.detach())
+                    + (iz - iz.detach())).unsqueeze(1) * 0
+            return read(ix.detach().round(), iy.detach().round(), iz.detach().round()) + zero
+        x0, y0, z0 = ix.detach().floor(), iy.detach().floor(), iz.detach().floor()
+        out = None
+        for dz in (0, 1):
+            wz = (iz - z0) if dz else (z0 + 1 - iz)
+            for dy in (0, 1):
+                wy = (iy - y0) if dy else (y0 + 1 - iy)
+                for dx in (0, 1):
+                    wx = (ix - x0) if dx else (x0 + 1 - ix)
+                    v = read(x0 + dx, y0 + dy, z0 + dz) * (wx * wy * wz).unsqueeze(1)
+                    out = v if out is None else out + v
+        return out
+
+    return _one_node("GridSampler3DBackward0", sample, input, grid)
 
 
 # -- pixel shuffle --
