@@ -121,6 +121,13 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         if not antialias:
             raise ValueError("Lanczos mode requires antialias=True")
         raise NotImplementedError("interpolate: mode='lanczos' is not supported by gradrs")
+    if not input.is_floating_point() and mode not in ("nearest", "nearest-exact"):
+        if input.dtype == _native.uint8 and input.dim() == 4 and mode in ("bilinear", "bicubic"):
+            from ._resize_uint8 import resize_uint8
+
+            return resize_uint8(input, output_size, scale_factors, mode, align_corners,
+                                antialias)
+        _integer_resize_error(input, mode, antialias)
     if antialias:
         return _upsample_aa(input, output_size, scale_factors, mode, align_corners)
     if 3 <= input.dim() <= 5 and mode in ("nearest", "nearest-exact"):
@@ -143,6 +150,29 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for the "
         "modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
         f"nearest-exact (got {mode})")
+
+
+def _integer_resize_error(input, mode, antialias):
+    """PyTorch's dispatch errors for the interpolating modes on integer (and bool) tensors,
+    which only uint8 images in 2-D bilinear / bicubic escape."""
+    from ._helpers import _scalar_name
+
+    kernel = None
+    if antialias and input.dim() == 4 and mode in ("bilinear", "bicubic"):
+        kernel = "compute_index_ranges_weights"
+    elif mode in ("linear", "trilinear") or (mode == "bilinear" and input.dim() != 4):
+        kernel = "compute_indices_weights_linear"
+    elif mode == "bilinear":
+        kernel = "upsample_bilinear2d_channels_last"
+    elif mode == "bicubic" and input.dim() == 4:
+        kernel = "compute_indices_weights_cubic"
+    elif mode == "area" and input.dim() in (3, 4):
+        kernel = "adaptive_avg_pool2d"
+    elif mode == "area" and input.dim() == 5:
+        kernel = "adaptive_avg_pool3d_cpu"
+    if kernel is not None:
+        raise NotImplementedError(
+            f'"{kernel}" not implemented for \'{_scalar_name(input.dtype)}\'')
 
 
 _UPSAMPLE_NODES = {"nearest": "UpsampleNearest{}DBackward0",
