@@ -8,7 +8,7 @@ import array
 
 import numpy as np
 import pytest
-from conftest import G, assert_same, check, check_error, node_name, run_both
+from conftest import G, assert_same, check, check_error, node_name
 
 
 # --- asarray / frombuffer -------------------------------------------------------------------
@@ -257,8 +257,8 @@ def test_embedding_renorm_(torch):
 def test_grid_sampler_2d(torch, interpolation, padding, align_corners):
     img, grid = _RNG.standard_normal((2, 2, 5, 5)), _RNG.uniform(-1.2, 1.2, (2, 3, 3, 2))
     for fn in ("grid_sampler", "grid_sampler_2d"):
-        _same_grads(torch, lambda m, x, g: getattr(m, fn)(x, g, interpolation, padding,
-                                                          align_corners), [img, grid])
+        _same_grads(torch, lambda m, x, g, fn=fn: getattr(m, fn)(x, g, interpolation, padding,
+                                                                 align_corners), [img, grid])
 
 
 @pytest.mark.parametrize("interpolation", [0, 1])
@@ -267,8 +267,8 @@ def test_grid_sampler_2d(torch, interpolation, padding, align_corners):
 def test_grid_sampler_3d(torch, interpolation, padding, align_corners):
     vol, grid = _RNG.standard_normal((2, 2, 3, 4, 5)), _RNG.uniform(-1.2, 1.2, (2, 2, 3, 2, 3))
     for fn in ("grid_sampler", "grid_sampler_3d"):
-        _same_grads(torch, lambda m, x, g: getattr(m, fn)(x, g, interpolation, padding,
-                                                          align_corners), [vol, grid])
+        _same_grads(torch, lambda m, x, g, fn=fn: getattr(m, fn)(x, g, interpolation, padding,
+                                                                 align_corners), [vol, grid])
     F = G.nn.functional
     mode = ("bilinear", "nearest")[interpolation]
     pad = ("zeros", "border", "reflection")[padding]
@@ -350,3 +350,137 @@ def test_batch_norm_update_stats(torch):
     check(run)
     check_error(lambda m: run(m)[0].sum().backward())
     check_error(lambda m: m.batch_norm_update_stats(m.ones(3), None, None, 0.1))
+
+
+# --- detach_copy, empty_permuted, cond, histogramdd, lu_unpack / lu_solve ---------------------
+
+
+def test_detach_copy(torch):
+    def run(m):
+        x = m.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True).t()
+        d = m.detach_copy(x)
+        return d, d.stride(), d.requires_grad, d.data_ptr() == x.data_ptr()
+
+    check(run)
+    check_error(lambda m: m.detach_copy(m.ones(2, requires_grad=True)).sum().backward())
+    check(lambda m: m.detach_copy(m.ones(2)).requires_grad)
+
+
+def test_empty_permuted(torch):
+    check(lambda m: (m.empty_permuted((2, 3, 4), (2, 0, 1)).stride(),
+                     m.empty_permuted((2, 3, 4), (2, 0, 1)).shape))
+    e = G.empty_permuted((2, 3), (1, 0), dtype=G.float64, requires_grad=True)
+    assert e.is_leaf and e.requires_grad and e._base is None and e.dtype == G.float64
+    for size, order in [((2, 3), (0,)), ((2, 3), (0, 0)), ((2, 3), (0, 2))]:
+        check_error(lambda m, size=size, order=order: m.empty_permuted(size, order))
+
+
+def test_cond(torch):
+    def run(m, pred_sign):
+        x = m.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        r = m.cond(x.sum() * pred_sign > 0, lambda t: t.sin() * 2, lambda t: t.cos(), (x,))
+        r.sum().backward()
+        return r, x.grad
+
+    check(lambda m: run(m, 1))
+    check(lambda m: run(m, -1))
+    check(lambda m: m.cond(True, lambda: 1, lambda: 2))
+
+    def pair(m):
+        x = m.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        r = m.cond(m.tensor(False), lambda t: [t.sin(), t * 2], lambda t: [t.cos(), t * 3], [x])
+        (g,) = m.autograd.grad((r[0] ** 2).sum() + r[1].sum(), [x], create_graph=True)
+        return type(r).__name__, r, g, g.requires_grad
+
+    check(pair)
+    x = [1.0]
+    check_error(lambda m: m.cond(m.ones(2) > 0, lambda t: t, lambda t: t, (m.tensor(x),)))
+    check_error(lambda m: m.cond("a", lambda t: t, lambda t: t, (m.tensor(x),)))
+    check_error(lambda m: m.cond(m.tensor(True), 1, lambda t: t, (m.tensor(x),)))
+    check_error(lambda m: m.cond(m.tensor(True), lambda t: t, lambda t: t, (m.tensor(x), 1)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_histogramdd(torch, dtype):
+    pts, w = _RNG.standard_normal((50, 3)), _RNG.random(50)
+
+    def t(m, a):
+        return m.tensor(np.asarray(a).tolist(), dtype=getattr(m, dtype))
+
+    def check(fn):
+        g, r = fn(G), fn(torch)
+        assert type(g).__name__ == type(r).__name__ == "histogramdd"
+        assert_same(tuple(g), tuple(r))
+
+    check(lambda m: m.histogramdd(t(m, pts), bins=[3, 4, 2]))
+    check(lambda m: m.histogramdd(t(m, pts), bins=3, weight=t(m, w), density=True))
+    check(lambda m: m.histogramdd(t(m, pts), bins=(2, 2, 2), range=[-1.0, 1.0, 0.0, 1.0, -2.0, 0.0]))
+    check(lambda m: m.histogramdd(t(m, pts[:, :2]), bins=[t(m, [-1.0, 0.0, 1.0]), t(m, [-2.0, 2.0])]))
+    check(lambda m: m.histogramdd(t(m, pts.reshape(5, 10, 3)), bins=2))
+
+
+def test_histogramdd_errors(torch):
+    x = [[0.0, 1.0], [1.0, 0.0]]
+    for kw in [dict(bins=2, range=[0.0, 1.0]), dict(bins=[2, 2], range=[1.0, 0.0, 0.0, 1.0]),
+               dict(bins=[2]), dict(bins=[2, 0]), dict(), dict(range=[0.0, 1.0])]:
+        check_error(lambda m, kw=kw: m.histogramdd(m.tensor(x), **kw))
+    check_error(lambda m: m.histogramdd(m.tensor(x), bins=[m.tensor([0.0, 1.0]),
+                                                           m.tensor([[0.0, 1.0]])]))
+    check_error(lambda m: m.histogramdd(m.tensor(x), bins=2, weight=m.ones(3)))
+
+
+def test_lu_unpack(torch):
+    for shape in [(2, 3, 3), (4, 2), (2, 4)]:
+        a = _RNG.standard_normal(shape)
+
+        def run(m, a=a):
+            A = _t(m, a)
+            LU, piv = m.linalg.lu_factor(A)
+            LU.requires_grad_()
+            P, L, U = m.lu_unpack(LU, piv)
+            ((L * 2).sum() + (U ** 2).sum()).backward()
+            return (tuple(m.lu_unpack(LU, piv)), LU.grad,
+                    tuple(m.lu_unpack(LU, piv, False, False)))
+
+        check(run)
+        LU, piv = G.linalg.lu_factor(_t(G, a))
+        LU.requires_grad_()
+        assert G.autograd.gradgradcheck(lambda x, piv=piv: G.lu_unpack(x, piv)[1:], [LU])
+    A = _RNG.standard_normal((3, 3))
+    check_error(lambda m: m.lu_unpack(*[t.long() if t.dtype == m.int32 else t
+                                        for t in m.linalg.lu_factor(_t(m, A))]))
+
+
+def test_lu_solve(torch):
+    A, B = _RNG.standard_normal((2, 3, 3)), _RNG.standard_normal((2, 3, 2))
+
+    def run(m):
+        a, b = _t(m, A, True), _t(m, B, True)
+        LU, piv = m.linalg.lu_factor(a)
+        x = m.lu_solve(b, LU, piv)
+        y = b.lu_solve(LU, piv)
+        (x.sum() + y.sum()).backward()
+        return x, a.grad, b.grad
+
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check(run, rtol=1e-10)
+
+
+def test_warnings(torch):
+    """asarray's warning on a tensor that requires grad and lu_solve's deprecation: PyTorch's
+    texts, once per process unless set_warn_always(True)."""
+    from conftest import check_warning
+
+    A, B = _RNG.standard_normal((3, 3)), _RNG.standard_normal((3, 1))
+    for m in (G, torch):
+        m.set_warn_always(True)
+    try:
+        check_warning(lambda m: m.asarray(m.ones(2, requires_grad=True)))
+        check_warning(lambda m: m.lu_solve(_t(m, B), *m.linalg.lu_factor(_t(m, A))))
+        check_warning(lambda m: m.frombuffer(b"abcd", dtype=m.uint8))
+    finally:
+        for m in (G, torch):
+            m.set_warn_always(False)

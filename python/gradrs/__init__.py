@@ -463,7 +463,9 @@ from . import linalg  # noqa: E402
 from . import special  # noqa: E402 - torch.special; the top-level polygamma / mvlgamma below
 from .special import mvlgamma_top as mvlgamma, polygamma_top as polygamma  # noqa: E402
 from .linalg import (  # noqa: E402 - PyTorch's top-level forms of linalg ops
-    cholesky_inverse, cholesky_solve, inverse, logdet, matrix_exp, matrix_power, pinverse, trace)
+    cholesky_inverse, cholesky_solve, inverse, logdet, lu_unpack, matrix_exp, matrix_power,
+    pinverse, trace)
+from .linalg import _lu_solve_top as lu_solve  # noqa: E402
 from .linalg import _cholesky_top as cholesky, _cross_top as cross, _det_top as det  # noqa: E402
 from .linalg import _qr_top as qr, _slogdet_top as slogdet, _svd_top as svd  # noqa: E402
 from . import cuda, gpu  # noqa: E402

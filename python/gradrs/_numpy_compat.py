@@ -126,7 +126,7 @@ Tensor.__name__ = "Tensor"
 
 
 _ASARRAY_GRAD = (
-    "torch.asarray: unspecified requires_grad now defaults to obj.requires_grad instead of "
+    "gradrs.asarray: unspecified requires_grad now defaults to obj.requires_grad instead of "
     "False. Pass requires_grad=False explicitly to get the old behavior and silence this "
     "warning. (Triggered internally at /__w/pytorch/pytorch/torch/csrc/utils/tensor_new.cpp:1737.)"
 )

@@ -15,6 +15,7 @@ those ops. An in-place form writes the result into `self` and gives `self` that 
 - `indexing.py`: diagonals, `take` / `put`, `index_copy`, `masked_scatter`, `*_scatter`
 - `pointwise.py`: `float_power`, `sgn`, `gcd` / `lcm`, shifts and bitwise ops, `frexp`, `ldexp`
 - `statistics.py`: `logcumsumexp`, `cov`, `histc` / `histogram`, `nanmedian`, `renorm`, norms
+- `control.py`: `cond`, run eagerly with PyTorch's checks and node
 - `legacy.py`: Tensor methods PyTorch keeps only to refuse (removed since 1.9) or alias
 - `_common.py`: `_node`, `_forward_tangent`, `_reduce_to`, the in-place writers
 """
@@ -28,11 +29,11 @@ from .shapes import (
     vsplit, vstack, unravel_index, alias_copy, diagonal_copy, expand_copy, permute_copy,
     select_copy, slice_copy, split_copy, split_with_sizes_copy, squeeze_copy, t_copy,
     transpose_copy, unbind_copy, unsqueeze_copy, view_copy, narrow_copy, unsafe_split,
-    unsafe_chunk, unsafe_split_with_sizes, unfold_copy,
+    unsafe_chunk, unsafe_split_with_sizes, unfold_copy, detach_copy,
 )
 from .factories import (
     vander, scalar_tensor, hamming_window, hann_window, bartlett_window, blackman_window,
-    kaiser_window,
+    kaiser_window, empty_permuted,
 )
 from .introspection import (
     is_complex, is_floating_point, is_nonzero, is_same_size, is_signed, get_device, typename,
@@ -51,9 +52,10 @@ from .pointwise import (
     round_, nan_to_num_, angle,
 )
 from .statistics import (
-    corrcoef, cov, logcumsumexp, histc, nanmedian, renorm, histogram, frobenius_norm,
+    corrcoef, cov, logcumsumexp, histc, nanmedian, renorm, histogram, histogramdd, frobenius_norm,
     nuclear_norm, norm_except_dim, gradient,
 )
+from .control import cond
 from . import legacy  # noqa: F401 - its Tensor methods
 
 __all__ = [
@@ -76,4 +78,5 @@ __all__ = [
     "unsafe_chunk", "unsafe_split_with_sizes", "nonzero_static", "is_distributed",
     "frobenius_norm", "nuclear_norm", "norm_except_dim", "unfold_copy", "sym_not", "sym_float",
     "sym_int", "sym_max", "sym_min", "sym_sum", "sym_sqrt", "sym_ite", "gradient",
+    "detach_copy", "empty_permuted", "cond", "histogramdd",
 ]

@@ -12,7 +12,7 @@ from ._common import _c_type, _G
 
 __all__ = [
     "vander", "scalar_tensor", "hamming_window", "hann_window", "bartlett_window",
-    "blackman_window", "kaiser_window",
+    "blackman_window", "kaiser_window", "empty_permuted",
 ]
 
 
@@ -110,6 +110,37 @@ def vander(x, N=None, increasing=False):
     else:
         res = ones
     return res if increasing else res.flip(1)
+
+
+@honours_default_device
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None,
+                   requires_grad=False, pin_memory=False):
+    """An uninitialized tensor of shape `size` whose dimensions lie in memory in the order
+    `physical_layout` (outermost first): ``empty_permuted((2, 3, 4), (2, 0, 1))`` has strides
+    (3, 1, 6), as ``empty(4, 2, 3).permute(1, 2, 0)`` but not a view.
+
+    Examples:
+        >>> gradrs.empty_permuted((2, 3, 4), (2, 0, 1)).stride()
+        (3, 1, 6)
+    """
+    size, order = [int(n) for n in size], [int(d) for d in physical_layout]
+    if len(size) != len(order):
+        raise RuntimeError(f"Number of dimensions in size does not match the length of the "
+                           f"physical_layout; i.e. len(size) = {len(size)} is not equal to "
+                           f"len(physical_layout) = {len(order)}")
+    seen = set()
+    for i, d in enumerate(order):
+        if not 0 <= d < len(size):
+            raise RuntimeError(f"Dimension out of range (expected to be between 0 and "
+                               f"{len(size) - 1}, but got {d} at index {i}).  NB: negative dims "
+                               f"not currently supported; file an issue if you want it.")
+        if d in seen:
+            raise RuntimeError("Duplicate dim not allowed")
+        seen.add(d)
+    with _G.no_grad():
+        physical = _G.empty([size[d] for d in order], dtype=dtype, device=device)
+        result = physical.permute([order.index(d) for d in range(len(size))]).detach()
+    return result.requires_grad_(requires_grad) if requires_grad else result
 
 
 @honours_default_device
@@ -241,5 +272,5 @@ def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout
         return _G.special.i0(beta * (1 - ((k - a) / a) ** 2).sqrt()) / _G.special.i0(
             _G.tensor(beta, dtype=dt, device=dev))
 
-    return _window("kaiser_window", window_length, periodic, dtype, layout, device,
+    return _window("kaiser_window", "empty_permuted", window_length, periodic, dtype, layout, device,
                    requires_grad, body)

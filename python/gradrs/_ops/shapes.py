@@ -17,6 +17,7 @@ from ._common import _as_method, _G, _method_of, sum_to_size
 __all__ = [
     "column_stack", "dsplit", "dstack", "hsplit", "hstack", "row_stack", "split_with_sizes",
     "tensor_split", "vsplit", "vstack", "unravel_index", "alias_copy", "diagonal_copy",
+    "detach_copy",
     "expand_copy", "permute_copy", "select_copy", "slice_copy", "split_copy",
     "split_with_sizes_copy", "squeeze_copy", "t_copy", "transpose_copy", "unbind_copy",
     "unsqueeze_copy", "view_copy", "narrow_copy", "unsafe_split", "unsafe_chunk",
@@ -349,5 +350,31 @@ for _fn in (narrow_copy, unsafe_split, unsafe_chunk, unsafe_split_with_sizes):
 unfold_copy = _copy_of("unfold_copy", "UnfoldBackward0_copy", Tensor.unfold,
                        "`gradrs.unfold_copy(input, dimension, size, step)`: `unfold` as new "
                        "memory (UnfoldBackward0_copy).")
+
+
+
+def detach_copy(input, *, out=None):
+    """`input.detach()` as new memory (laid out as `input`). PyTorch has no derivative for it:
+    when `input` requires grad the copy still does, under a `NotImplemented` node whose
+    backward raises.
+
+    Examples:
+        >>> gradrs.detach_copy(gradrs.ones(2, requires_grad=True)).grad_fn
+        <NotImplemented object at 0x...>
+    """
+    if out is not None:
+        return _with_out("detach_copy", out, lambda: detach_copy(input), (input,))
+    if not isinstance(input, Tensor):
+        raise TypeError(f"detach_copy(): argument 'input' (position 1) must be Tensor, not "
+                        f"{_argparse.type_name(input)}")
+    with _no_grad():
+        result = input.detach().clone()
+    if _native.is_grad_enabled() and input.requires_grad:
+        def backward(grad):
+            raise RuntimeError("derivative for aten::detach_copy is not implemented")
+
+        _native._attach_node(result, [input], "NotImplemented", backward, save_inputs=())
+    return result
+
 
 del _fn

@@ -24,6 +24,7 @@ from ._common import (
 
 __all__ = [
     "corrcoef", "cov", "logcumsumexp", "histc", "nanmedian", "renorm", "histogram",
+    "histogramdd",
     "frobenius_norm", "nuclear_norm", "norm_except_dim", "gradient",
 ]
 
@@ -292,6 +293,7 @@ for _fn in (histc, nanmedian):
 _argparse._CHECKS.setdefault("tuple of floats", lambda o: isinstance(o, (tuple, list)) and all(
     _argparse._is_number(v) and not isinstance(v, Tensor) for v in o))
 return_types.histogram = return_types._make_type("histogram", ("hist", "bin_edges"))
+return_types.histogramdd = return_types._make_type("histogramdd", ("hist", "bin_edges"))
 
 
 
@@ -410,6 +412,69 @@ _HIST_METHOD_SIGS = [
 _NP = {"float32": np.float32, "float64": np.float64, "float16": np.float16}
 
 
+def _bin_positions(x, bins, range, input, npt, dim=0):
+    """One dimension of PyTorch's CPU binning: the bin edges (a tensor) of `x`'s values, each
+    value's bin and whether it falls in one. `bins`: a count over `range` (the data's
+    [min, max] by default) or the edges as a tensor."""
+    if isinstance(bins, Tensor):
+        if bins.dim() != 1:
+            raise RuntimeError(f"gradrs.histogramdd: bins tensor should have one dimension, but "
+                               f"got {bins.dim()} dimensions in the bins tensor for dimension "
+                               f"{dim}")
+        if bins.dtype != input.dtype:
+            raise RuntimeError("gradrs.histogramdd: input tensor and bins tensors should have "
+                               f"the same dtype, but got input with dtype {_c_type(input)} and bins "
+                               f"for dimension {dim} with dtype {_c_type(bins)}")
+        if bins.numel() == 0:
+            raise RuntimeError("gradrs.histogramdd: bins tensor should have at least 1 element, "
+                               f"but got 0 elements in the bins tensor for dimension {dim}")
+        edges_t = bins.detach().clone()
+        edges = edges_t.numpy().astype(npt, copy=False)
+        nb = edges.size - 1
+        pos = np.searchsorted(edges, x, side="right") - 1 if nb > 0 else np.zeros(0, np.int64)
+        if nb > 0:
+            pos = np.where((x == edges[-1]) & (pos == nb), nb - 1, pos)
+            keep = (x >= edges[0]) & (x <= edges[-1]) & (pos >= 0) & (pos < nb)
+        else:
+            keep = np.zeros(x.shape, bool)
+    else:
+        if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)):
+            raise TypeError
+        nb = int(bins)
+        if nb <= 0:
+            raise RuntimeError(f"gradrs.histogram(): bins must be > 0, but got {nb} for "
+                               f"dimension {dim}")
+        if range is not None:
+            lo, hi = (npt(v) for v in range)
+        elif x.size:
+            lo, hi = np.min(x), np.max(x)
+        else:
+            lo, hi = npt(0), npt(1)
+        if not (np.isfinite(lo) and np.isfinite(hi)):
+            raise RuntimeError(f"gradrs.histogramdd: dimension {dim}'s range [{_c_num(lo)}, "
+                               f"{_c_num(hi)}] is not finite")
+        if lo > hi:
+            raise RuntimeError(f"gradrs.histogramdd: min should not exceed max, but got min "
+                               f"{_c_num(lo)} max {_c_num(hi)} for dimension {dim}")
+        if lo == hi:
+            lo, hi = npt(lo - npt(0.5)), npt(hi + npt(0.5))
+        edges_t = _G.linspace(float(lo), float(hi), nb + 1, dtype=input.dtype)
+        edges = edges_t.numpy().astype(npt, copy=False)
+        keep = (x >= lo) & (x <= hi)
+        xs = x[keep]
+        # ATen's index: (x - lo) * bins / (hi - lo) in the input's dtype, truncated, then
+        # one step against the actual edges
+        with np.errstate(all="ignore"):
+            raw = ((xs - lo) * npt(nb) / npt(hi - lo)).astype(np.int64)
+        raw = np.clip(raw, 0, nb - 1)
+        raw = np.where(xs < edges[raw], raw - 1, raw)
+        raw = np.where((raw + 1 < nb + 1) & (xs >= edges[np.minimum(raw + 1, nb)]) &
+                       (raw + 1 < nb), raw + 1, raw)
+        pos = np.zeros(x.shape, np.int64)
+        pos[keep] = raw
+    return edges_t, pos, keep, nb
+
+
 @_parsed("histogram", _HIST_SIGS, _HIST_METHOD_SIGS)
 def histogram(input, bins=100, *, range=None, weight=None, density=False, out=None):
     """`gradrs.histogram(input, bins, *, range=None, weight=None, density=False)`:
@@ -445,61 +510,7 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
             raise RuntimeError("gradrs.histogramdd: if weight tensor is provided, input tensor "
                                "and weight tensor should have the same dtype, but got input("
                                f"{_c_type(input)}), and weight({_c_type(weight)})")
-    if isinstance(bins, Tensor):
-        if bins.dim() != 1:
-            raise RuntimeError(f"gradrs.histogramdd: bins tensor should have one dimension, but "
-                               f"got {bins.dim()} dimensions in the bins tensor for dimension 0")
-        if bins.dtype != input.dtype:
-            raise RuntimeError("gradrs.histogramdd: input tensor and bins tensors should have "
-                               f"the same dtype, but got input with dtype {_c_type(input)} and bins "
-                               f"for dimension 0 with dtype {_c_type(bins)}")
-        if bins.numel() == 0:
-            raise RuntimeError("gradrs.histogramdd: bins tensor should have at least 1 element, "
-                               "but got 0 elements in the bins tensor for dimension 0")
-        edges_t = bins.detach().clone()
-        edges = edges_t.numpy().astype(npt, copy=False)
-        nb = edges.size - 1
-        pos = np.searchsorted(edges, x, side="right") - 1 if nb > 0 else np.zeros(0, np.int64)
-        if nb > 0:
-            pos = np.where((x == edges[-1]) & (pos == nb), nb - 1, pos)
-            keep = (x >= edges[0]) & (x <= edges[-1]) & (pos >= 0) & (pos < nb)
-        else:
-            keep = np.zeros(x.shape, bool)
-    else:
-        if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)):
-            raise TypeError
-        nb = int(bins)
-        if nb <= 0:
-            raise RuntimeError(f"gradrs.histogram(): bins must be > 0, but got {nb} for "
-                               "dimension 0")
-        if range is not None:
-            lo, hi = (npt(v) for v in range)
-        elif x.size:
-            lo, hi = np.min(x), np.max(x)
-        else:
-            lo, hi = npt(0), npt(1)
-        if not (np.isfinite(lo) and np.isfinite(hi)):
-            raise RuntimeError(f"gradrs.histogramdd: dimension 0's range [{_c_num(lo)}, "
-                               f"{_c_num(hi)}] is not finite")
-        if lo > hi:
-            raise RuntimeError(f"gradrs.histogramdd: min should not exceed max, but got min "
-                               f"{_c_num(lo)} max {_c_num(hi)} for dimension 0")
-        if lo == hi:
-            lo, hi = npt(lo - npt(0.5)), npt(hi + npt(0.5))
-        edges_t = _G.linspace(float(lo), float(hi), nb + 1, dtype=input.dtype)
-        edges = edges_t.numpy().astype(npt, copy=False)
-        keep = (x >= lo) & (x <= hi)
-        xs = x[keep]
-        # ATen's index: (x - lo) * bins / (hi - lo) in the input's dtype, truncated, then
-        # one step against the actual edges
-        with np.errstate(all="ignore"):
-            raw = ((xs - lo) * npt(nb) / npt(hi - lo)).astype(np.int64)
-        raw = np.clip(raw, 0, nb - 1)
-        raw = np.where(xs < edges[raw], raw - 1, raw)
-        raw = np.where((raw + 1 < nb + 1) & (xs >= edges[np.minimum(raw + 1, nb)]) &
-                       (raw + 1 < nb), raw + 1, raw)
-        pos = np.zeros(x.shape, np.int64)
-        pos[keep] = raw
+    edges_t, pos, keep, nb = _bin_positions(x, bins, range, input, npt)
     hist = np.zeros(builtins.max(nb, 0), npt)
     w = (weight.detach().reshape(-1).numpy().astype(npt, copy=False) if weight is not None
          else np.ones(x.shape, npt))
@@ -509,6 +520,77 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
         widths = edges_t[1:] - edges_t[:-1]
         hist_t = hist_t / (hist_t.sum() * widths)
     return return_types.histogram(hist_t, edges_t)
+
+
+_HISTOGRAMDD_SIGNATURES = (
+    " * (Tensor input, int bins, tuple of floats range = None, Tensor weight = None, bool "
+    "density = False)\n"
+    " * (Tensor input, tuple of ints bins, tuple of floats range = None, Tensor weight = None, "
+    "bool density = False)\n"
+    " * (Tensor input, tuple of Tensors bins, tuple of floats range = None, Tensor weight = "
+    "None, bool density = False)\n")
+_NO_BINS = object()
+
+
+def histogramdd(input, bins=_NO_BINS, *, range=None, weight=None, density=False):
+    """`gradrs.histogramdd(input, bins, *, range=None, weight=None, density=False)`:
+    (hist, bin_edges), the D-dimensional histogram of the points in the rows of `input`
+    ([..., D]); `bins` is one count for every dimension, a count per dimension or the edges
+    per dimension (tensors); `range` the flat (min, max) pairs; each dimension binned as
+    :func:`histogram` bins.
+
+    Examples:
+        >>> x = gradrs.tensor([[0., 1.], [1., 0.], [2., 0.], [2., 2.]])
+        >>> gradrs.histogramdd(x, bins=[2, 2]).hist
+        tensor([[0., 1.],
+                [2., 1.]])
+    """
+    if bins is _NO_BINS:
+        got = ", ".join([_argparse.type_name(input)] + [f"{k}={_argparse.type_name(v)}" for k, v in
+                                                        (("range", range), ("weight", weight))
+                                                        if v is not None])
+        raise TypeError(f"histogramdd() received an invalid combination of arguments - got "
+                        f"({got}), but expected one of:\n{_HISTOGRAMDD_SIGNATURES}")
+    name = _dtype_name(input.dtype)
+    if not input.is_floating_point() or input.dtype in (_G.bfloat16, _G.float16):
+        raise NotImplementedError(f"\"histogramdd\" not implemented for '{name}'")
+    D = input.shape[-1] if input.dim() else 1
+    per_dim = list(bins) if isinstance(bins, (list, tuple)) else [bins] * D
+    if len(per_dim) != D:
+        raise RuntimeError("histogramdd: The size of bins must be equal to the innermost "
+                           "dimension of the input.")
+    if range is not None and len(range) != 2 * D:
+        raise RuntimeError(f"gradrs.histogramdd: for a {D}-dimensional histogram range should "
+                           f"have {2 * D} elements, but got {len(range)}")
+    npt = _NP[str(input.dtype).split(".")[-1]]
+    points = input.detach().reshape(-1, D).numpy().astype(npt, copy=False)
+    if weight is not None and tuple(weight.shape) != tuple(input.shape[:-1]):
+        raise RuntimeError("gradrs.histogramdd: if weight tensor is provided it should have "
+                           "the same shape as the input tensor excluding its innermost "
+                           f"dimension, but got input with shape {list(input.shape)} and weight "
+                           f"with shape {list(weight.shape)}")
+    edges, index, keep, counts = [], [], np.ones(points.shape[0], bool), []
+    for d in builtins.range(D):
+        rng = None if range is None else (range[2 * d], range[2 * d + 1])
+        e, pos, k, nb = _bin_positions(np.ascontiguousarray(points[:, d]), per_dim[d], rng,
+                                       input, npt, d)
+        edges.append(e)
+        index.append(np.clip(pos, 0, builtins.max(nb - 1, 0)))
+        keep &= k
+        counts.append(builtins.max(nb, 0))
+    hist = np.zeros(counts, npt)
+    w = (weight.detach().reshape(-1).numpy().astype(npt, copy=False) if weight is not None
+         else np.ones(points.shape[0], npt))
+    if all(counts):
+        np.add.at(hist, tuple(i[keep] for i in index), w[keep])
+    hist_t = _G.tensor(hist, dtype=input.dtype)
+    if density and all(counts):
+        volume = None
+        for d, e in enumerate(edges):
+            width = (e[1:] - e[:-1]).reshape([-1 if k == d else 1 for k in builtins.range(D)])
+            volume = width if volume is None else volume * width
+        hist_t = hist_t / (hist_t.sum() * volume)
+    return return_types.histogramdd(hist_t, tuple(edges))
 
 
 for _fn in (renorm, histogram):

@@ -40,7 +40,7 @@ from ._products import (  # noqa: F401
 )
 from ._top_level import (  # noqa: F401
     cholesky_inverse, cholesky_solve, _cholesky_top, _cross_top, _det_top, inverse, logdet,
-    pinverse, _qr_top, _slogdet_top, _svd_top, trace,
+    pinverse, _qr_top, _slogdet_top, _svd_top, trace, lu_unpack, lu_solve as _lu_solve_top,
 )
 
 __all__ = [

@@ -5,13 +5,15 @@
 import math
 
 from .. import _native
+from .._grad_mode import no_grad as _native_no_grad
 from .._forms import with_out as _with_out
 from .._native import Tensor
 from ._common import (
     _batch_shape, _check_float, _check_matrix, _check_square, _check_tensor, _eye_like,
     _low_precision, _mT, _one_node, _T_QR_OLD, _T_SLOGDET_OLD, _T_SVD_OLD, _vmap_leading,
 )
-from ._solvers import det, inv, slogdet, solve_triangular
+from ._common import _record, _tuple_type
+from ._solvers import _unpack, det, inv, lu_solve as _linalg_lu_solve, slogdet, solve_triangular
 from ._decompositions import cholesky, qr, svd
 from ._least_squares import pinv
 from ._products import cross, matrix_exp, matrix_power
@@ -275,6 +277,98 @@ for _f, _n in ((_det_top, "det"), (_slogdet_top, "slogdet"), (_cholesky_top, "ch
 
 
 # Tensor methods, with PyTorch's signatures.
+_T_LU_UNPACK = _tuple_type("lu_unpack", ("P", "L", "U"))
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
+    """``(P, L, U)`` from `gradrs.linalg.lu_factor`'s packed `LU_data` and 1-based int32
+    `LU_pivots`: the permutation matrix and the unit-lower and upper triangular factors
+    (``A = P @ L @ U``); a factor not asked for is an empty tensor. L and U share one
+    LuUnpackBackward0.
+
+    Examples:
+        >>> A = gradrs.tensor([[1.0, 2.0], [3.0, 4.0]])
+        >>> P, L, U = gradrs.lu_unpack(*gradrs.linalg.lu_factor(A))
+        >>> gradrs.allclose(P @ L @ U, A)
+        True
+    """
+    if out is not None:
+        return _T_LU_UNPACK(*_with_out("lu_unpack", out, lambda: lu_unpack(
+            LU_data, LU_pivots, unpack_data, unpack_pivots), (LU_data, LU_pivots)))
+    if LU_pivots.dtype != _native.int32 or not LU_pivots.is_contiguous():
+        raise RuntimeError("gradrs.lu_unpack: LU_pivots is expected to be a contiguous tensor "
+                           "of gradrs.int32 dtype.\nNote: this function is intended to be used "
+                           "with the output produced by gradrs.linalg.lu_factor")
+    m, n = LU_data.shape[-2], LU_data.shape[-1]
+    if unpack_pivots and LU_pivots.numel() and (
+            int(LU_pivots.min()) < 1 or int(LU_pivots.max()) > m
+            or LU_pivots.shape[-1] != min(m, n)):
+        raise RuntimeError("pivots passed to lu_unpack must be between 1 and LU.size(-2) "
+                           "inclusive.Did you properly pass the result of lu_factor?")
+    empty = _native.empty(0, dtype=LU_data.dtype, device=LU_data.device)
+    with _native_no_grad():
+        P, L, U = _unpack(LU_data.detach(), LU_pivots, unpack_data, unpack_pivots)
+    P = empty if P is None else P
+    if not unpack_data:
+        L, U = empty.clone(), empty.clone()
+    k = min(m, n)
+
+    def backward(grads, outs):
+        _, gL, gU = grads
+        if not unpack_data or (gL is None and gU is None):
+            return [None]
+        from ..nn import functional as F
+
+        parts = []
+        if gL is not None:
+            parts.append(F.pad(gL.tril(-1), (0, n - k)))
+        if gU is not None:
+            parts.append(F.pad(gU.triu(), (0, 0, 0, m - k)))
+        return [parts[0] if len(parts) == 1 else parts[0] + parts[1]]
+
+    def recompute():
+        _, L2, U2 = _unpack(LU_data, LU_pivots, True, False)
+        return [None, L2, U2]
+
+    _, L, U = _record("LuUnpackBackward0", [None, L, U], [LU_data], backward, recompute)
+    return _T_LU_UNPACK(P, L, U)
+
+
+_LU_SOLVE_WARNED = []
+
+
+def lu_solve(b, LU_data, LU_pivots, *, out=None):
+    """Deprecated: X with ``A @ X = b`` from `gradrs.linalg.lu_factor`'s `LU_data` and
+    `LU_pivots`, i.e. ``gradrs.linalg.lu_solve(LU_data, LU_pivots, b)`` (PyTorch warns once).
+
+    Examples:
+        >>> A = gradrs.tensor([[1.0, 2.0], [3.0, 4.0]])
+        >>> LU, pivots = gradrs.linalg.lu_factor(A)
+        >>> x = gradrs.lu_solve(gradrs.tensor([[5.0], [11.0]]), LU, pivots)
+        >>> gradrs.allclose(x, gradrs.tensor([[1.0], [2.0]]))
+        True
+    """
+    from .._runtime import is_warn_always_enabled
+
+    if not _LU_SOLVE_WARNED or is_warn_always_enabled():
+        _LU_SOLVE_WARNED.append(True)
+        import warnings
+
+        warnings.warn(
+            "gradrs.lu_solve is deprecated in favor of gradrs.linalg.lu_solveand will be removed "
+            "in a future PyTorch release.\nNote that gradrs.linalg.lu_solve has its arguments "
+            "reversed.\nX = gradrs.lu_solve(B, LU, pivots)\nshould be replaced with\n"
+            "X = gradrs.linalg.lu_solve(LU, pivots, B) (Triggered internally at "
+            "/__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:2230.)",
+            UserWarning, stacklevel=2)
+    return _linalg_lu_solve(LU_data, LU_pivots, b, out=out)
+
+
+def _lu_solve_method(self, LU_data, LU_pivots):
+    """`gradrs.lu_solve(self, LU_data, LU_pivots)`."""
+    return lu_solve(self, LU_data, LU_pivots)
+
+
 def _det_method(self):
     """`gradrs.det(self)`."""
     return det(self)
@@ -352,7 +446,7 @@ for _name, _fn in (("det", _det_method), ("logdet", _logdet_method),
                    ("cholesky_inverse", _cholesky_inverse_method), ("svd", _svd_method),
                    ("qr", _qr_method), ("matrix_power", _matrix_power_method),
                    ("matrix_exp", _matrix_exp_method), ("trace", _trace_method),
-                   ("cross", _cross_method)):
+                   ("cross", _cross_method), ("lu_solve", _lu_solve_method)):
     _fn.__name__ = _fn.__qualname__ = _name
     setattr(Tensor, _name, _fn)
 
