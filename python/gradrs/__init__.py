@@ -115,6 +115,12 @@ short = int16
 
 __version__ = "0.1.0"
 
+# PyTorch's module constants: torch/__init__.py imports them from math (torch.pi in angle
+# math, torch.inf in masks and clamps), and numpy's newaxis for x[:, torch.newaxis]
+from math import e, inf, nan, pi  # noqa: E402
+
+newaxis = None
+
 
 def _tensor_repr(t):
     fn = t.grad_fn
