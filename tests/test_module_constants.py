@@ -1,5 +1,6 @@
 """gradrs.pi / e / inf / nan / newaxis: PyTorch's module constants (math's, and None), which programs use in angle
-math and masks (found by tests/programs/anomaly_roc: `torch.pi` raised AttributeError)."""
+math and masks (found by tests/programs/anomaly_roc: `torch.pi` raised AttributeError); the
+Tensor backend flags (`is_sparse` & co.) libraries test."""
 
 import math
 
@@ -15,3 +16,12 @@ def test_constants_are_maths(torch):
     assert G.sin(G.tensor(G.pi / 2)).item() == 1.0
     assert G.newaxis is torch.newaxis is None
     assert G.arange(3)[:, G.newaxis].shape == (3, 1)
+
+
+def test_tensor_backend_flags_are_false_as_for_a_dense_cpu_tensor(torch):
+    # `if p.grad.is_sparse: raise ...` opens many third-party optimizers' step()
+    names = ["is_sparse", "is_sparse_csr", "is_quantized", "is_mkldnn", "is_nested", "is_mps",
+             "is_xpu", "is_xla", "is_vulkan", "is_ipu", "is_maia", "is_mtia"]
+    for name in names:
+        assert getattr(G.ones(2), name) is getattr(torch.ones(2), name) is False, name
+        assert getattr(G.ones(2, requires_grad=True).sum(), name) is False

@@ -354,6 +354,30 @@ class Tensor:
     def isnan(self) -> Tensor: ...
     @property
     def layout(self) -> _Layout: ...  # gradrs.strided
+    @property
+    def is_sparse(self) -> _bool: ...  # False
+    @property
+    def is_sparse_csr(self) -> _bool: ...  # False
+    @property
+    def is_quantized(self) -> _bool: ...  # False
+    @property
+    def is_mkldnn(self) -> _bool: ...  # False
+    @property
+    def is_nested(self) -> _bool: ...  # False
+    @property
+    def is_mps(self) -> _bool: ...  # False
+    @property
+    def is_xpu(self) -> _bool: ...  # False
+    @property
+    def is_xla(self) -> _bool: ...  # False
+    @property
+    def is_vulkan(self) -> _bool: ...  # False
+    @property
+    def is_ipu(self) -> _bool: ...  # False
+    @property
+    def is_maia(self) -> _bool: ...  # False
+    @property
+    def is_mtia(self) -> _bool: ...  # False
     def isinf(self) -> Tensor: ...
     def isfinite(self) -> Tensor: ...
     def isposinf(self) -> Tensor: ...

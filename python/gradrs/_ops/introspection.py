@@ -123,6 +123,14 @@ def _is_distributed(self):
     return False
 Tensor.is_distributed = _is_distributed
 
+# Layouts and backends gradrs has none of: every tensor is dense and strided, never quantized
+# or nested, on the CPU or a GPU that answers as cuda. Libraries ask (`if grad.is_sparse: raise
+# RuntimeError(...)` opens many a third-party optimizer's step).
+for _name in ("is_sparse", "is_sparse_csr", "is_quantized", "is_mkldnn", "is_nested", "is_mps",
+              "is_xpu", "is_xla", "is_vulkan", "is_ipu", "is_maia", "is_mtia"):
+    setattr(Tensor, _name, property(lambda self: False, doc=f"`Tensor.{_name}`: always False."))
+del _name
+
 
 def _all_and_float_types():
     return (np.integer, np.floating, int, float), (np.floating, float)
