@@ -484,3 +484,53 @@ def test_warnings(torch):
     finally:
         for m in (G, torch):
             m.set_warn_always(False)
+
+
+def test_get_device_module(torch):
+    assert G.get_device_module("cpu") is G.cpu
+    assert G.get_device_module(G.device("cpu")) is G.cpu
+    assert G.get_device_module("cuda") is G.gpu  # the one GPU device, as PyTorch's cuda
+    check_error(lambda m: m.get_device_module(3))
+
+
+@pytest.mark.parametrize("shape", [(2, 4, 3), (3, 5), (4, 4)])
+def test_geqrf_orgqr_ormqr(torch, shape):
+    A = _RNG.standard_normal(shape)
+    C = _RNG.standard_normal(shape[:-2] + (shape[-2], 2))
+
+    def run(m):
+        x = _t(m, A, True)
+        a, tau = m.geqrf(x)
+        a2, t2, c = a.detach().requires_grad_(), tau.detach().requires_grad_(), _t(m, C, True)
+        r = m.ormqr(a2, t2, c)
+        r2 = a2.ormqr(t2, c.mT, False, True)
+        (r.sum() + (r2 ** 2).sum()).backward()
+        q = m.orgqr(a2, t2) if shape[-2] >= shape[-1] else None
+        return (a, tau, r, r2, a2.grad, t2.grad, c.grad, q,
+                type(m.geqrf(x)).__name__)
+
+    check(run, rtol=1e-9, atol=1e-12)
+    check_error(lambda m: m.geqrf(_t(m, A, True))[0].sum().backward())
+    a, tau = G.geqrf(_t(G, A))
+    leaves = [a.requires_grad_(), tau.requires_grad_(), _t(G, C, True)]
+    assert G.autograd.gradcheck(lambda a, t, c: G.ormqr(a, t, c, True, True), leaves)
+
+
+def test_ormqr_errors(torch):
+    A, C = _RNG.standard_normal((2, 4, 3)), _RNG.standard_normal((2, 4, 2))
+
+    def args(m):
+        a, tau = m.geqrf(_t(m, A))
+        return a, tau, _t(m, C)
+
+    for bad in [lambda a, t, c: (a[0, 0], t, c), lambda a, t, c: (a, t, c[0, 0]),
+                lambda a, t, c: (a, t, c[..., :3, :]), lambda a, t, c: (a, t[..., :2], c),
+                lambda a, t, c: (a[0], t, c), lambda a, t, c: (a, t, c[0]),
+                lambda a, t, c: (a, t[:1], c), lambda a, t, c: (a, t, c[:1]),
+                lambda a, t, c: (a, t.float(), c), lambda a, t, c: (a, t, c.float()),
+                lambda a, t, c: (a.long(), t.long(), c.long()),
+                lambda a, t, c: (a, t, c, False)]:
+        check_error(lambda m, bad=bad: m.ormqr(*bad(*args(m))))
+    check_error(lambda m: m.geqrf(m.ones(3)))
+    check_error(lambda m: m.geqrf(m.ones(3, 3, dtype=m.int64)))
+    check(lambda m: tuple(m.geqrf(m.ones(0, 3))))

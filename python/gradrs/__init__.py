@@ -87,7 +87,8 @@ from ._numpy_compat import as_tensor, asarray, frombuffer, from_numpy  # numpy m
 from ._dlpack import from_dlpack
 from . import _tensor_protocol  # Tensor.__format__ as PyTorch's _tensor.py
 from ._runtime import (  # the default device (factories honour it), threads, warn-always
-    get_default_device, get_num_interop_threads, init_num_threads, is_warn_always_enabled,
+    get_default_device, get_device_module, get_num_interop_threads, init_num_threads,
+    is_warn_always_enabled,
     set_default_device, set_flush_denormal, set_num_interop_threads, set_warn_always)
 from ._runtime import honours_default_device as _on_default_device
 
@@ -472,6 +473,7 @@ from .linalg import (  # noqa: E402 - PyTorch's top-level forms of linalg ops
     cholesky_inverse, cholesky_solve, inverse, logdet, lu_unpack, matrix_exp, matrix_power,
     pinverse, trace)
 from .linalg import _lu_solve_top as lu_solve  # noqa: E402
+from .linalg import geqrf, orgqr, ormqr  # noqa: E402 - Householder QR (LAPACK's names)
 from .linalg import _cholesky_top as cholesky, _cross_top as cross, _det_top as det  # noqa: E402
 from .linalg import _qr_top as qr, _slogdet_top as slogdet, _svd_top as svd  # noqa: E402
 from . import cuda, gpu  # noqa: E402

@@ -21,7 +21,7 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 __all__ = [
     "get_default_device", "set_default_device", "get_num_interop_threads",
     "set_num_interop_threads", "init_num_threads", "is_warn_always_enabled", "set_warn_always",
-    "set_flush_denormal",
+    "set_flush_denormal", "get_device_module",
 ]
 
 # PyTorch keeps the default device per thread (`torch/__init__.py`'s `_GLOBAL_DEVICE_CONTEXT`, a
@@ -74,6 +74,36 @@ def set_default_device(device):
         >>> gradrs.set_default_device(None)
     """
     _STATE.device = None if device is None else _native.device(device)
+
+
+def get_device_module(device=None):
+    """The module of a device type: ``gradrs.cpu`` for ``'cpu'``, ``gradrs.gpu`` for ``'gpu'``
+    (``'cuda'`` names the same device); without `device`, the current accelerator's (the CPU's
+    when there is none).
+
+    Examples:
+        >>> gradrs.get_device_module('cpu').__name__
+        'gradrs.cpu'
+    """
+    import sys
+
+    if isinstance(device, _native.device):
+        name = device.type
+    elif isinstance(device, str):
+        name = _native.device(device).type
+    elif device is None:
+        from . import accelerator
+
+        current = accelerator.current_accelerator()
+        name = "cpu" if current is None else current.type
+    else:
+        raise RuntimeError(
+            f"Invalid value of device '{device}', expect gradrs.device, str, or None")
+    module = getattr(sys.modules[__package__], name, None)
+    if module is None:
+        raise RuntimeError(f"Device '{name}' does not have a corresponding module registered as "
+                           f"'gradrs.{name}'.")
+    return module
 
 
 # --- threads -------------------------------------------------------------------------------

@@ -37,6 +37,7 @@ from ._norms import (  # noqa: F401
 from ._products import (  # noqa: F401
     cross, diagonal, householder_product, matmul, matrix_exp, matrix_power, multi_dot,
     tensorinv, tensorsolve, vander, vecdot,
+    geqrf, orgqr, ormqr,
 )
 from ._top_level import (  # noqa: F401
     cholesky_inverse, cholesky_solve, _cholesky_top, _cross_top, _det_top, inverse, logdet,

@@ -11,7 +11,7 @@ from .. import _native
 from .._forms import with_out as _with_out
 from ._common import (
     _batch_shape, _check_float, _check_matrix, _check_square, _check_tensor, _dname, _eye_like,
-    _grad_wanted, _is_float, _mT, _nograd, _one_node, _vmap_leading,
+    _grad_wanted, _is_float, _mT, _nograd, _one_node, _record, _tuple_type, _vmap_leading,
 )
 from ._solvers import inv, solve
 
@@ -406,7 +406,150 @@ def tensorsolve(A, B, dims=None, *, out=None):
     return compute()
 
 
+def _check_kernel_dtype(A, kernel):
+    """ATen's dispatch over the float types: its NotImplementedError for any other."""
+    if not _is_float(A):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dname(A.dtype)}'")
+
+
+def _reflectors_q(a, t, size):
+    """The full `size` x `size` H_1 ... H_k of the reflectors in `a`'s columns (LAPACK's
+    representation: unit first entries, the rest below the diagonal), in differentiable ops."""
+    cols = a.shape[-1]
+    below = a.tril(-1) + _native.eye(size, cols, dtype=a.dtype, device=a.device)
+    Q = _native.eye(size, dtype=a.dtype, device=a.device).expand(
+        tuple(a.shape[:-2]) + (size, size))
+    for i in range(t.shape[-1] - 1, -1, -1):
+        v = below[..., :, i:i + 1]
+        Q = Q - t[..., i:i + 1].unsqueeze(-1) * (v @ (_mT(v) @ Q))
+    return Q
+
+
+def geqrf(input, *, out=None):
+    """LAPACK's geqrf: ``(a, tau)``, the QR decomposition of `input` in Householder form (R on
+    and above the diagonal of `a`, the reflectors below it, their scales in `tau`); see
+    :func:`gradrs.orgqr` and :func:`gradrs.ormqr`. Not differentiable (as in PyTorch).
+
+    Examples:
+        >>> a, tau = gradrs.geqrf(gradrs.tensor([[3.0, 1.0], [4.0, 2.0]]))
+        >>> a[0, 0]
+        tensor(-5.)
+    """
+    if out is not None:
+        return _T_GEQRF(*_with_out("geqrf", out, lambda: tuple(geqrf(input)), (input,)))
+    if input.dim() < 2:
+        raise RuntimeError("gradrs.geqrf: input must have at least 2 dimensions.")
+    _check_kernel_dtype(input, "geqrf_cpu")
+    m, n = input.shape[-2], input.shape[-1]
+    x = input.detach().cpu().numpy()
+    if x.size:
+        h, tau = np.linalg.qr(x, mode="raw")
+        a = np.swapaxes(h, -1, -2)
+    else:
+        a, tau = x.copy(), np.zeros(tuple(x.shape[:-2]) + (builtins.min(m, n),), x.dtype)
+    a_t = _native.tensor(np.ascontiguousarray(a), dtype=input.dtype, device=input.device)
+    tau_t = _native.tensor(np.ascontiguousarray(tau), dtype=input.dtype, device=input.device)
+
+    def backward(grads, outs):
+        raise NotImplementedError("the derivative for 'geqrf' is not implemented.")
+
+    return _T_GEQRF(*_record("GeqrfBackward0", [a_t, tau_t], [input], backward,
+                             lambda: [a_t, tau_t]))
+
+
+def orgqr(input, tau, *, out=None):
+    """The first n columns of the product of `geqrf`'s Householder reflectors: the same as
+    :func:`gradrs.linalg.householder_product`.
+
+    Examples:
+        >>> A = gradrs.tensor([[3.0, 1.0], [4.0, 2.0]])
+        >>> Q = gradrs.orgqr(*gradrs.geqrf(A))
+        >>> gradrs.allclose(Q @ Q.T, gradrs.eye(2))
+        True
+    """
+    return householder_product(input, tau, out=out)
+
+
+def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
+    """`other` multiplied by the orthogonal Q of `geqrf`'s Householder form (`input`, `tau`):
+    ``Q @ other`` (``left``), ``other @ Q`` otherwise, with Q transposed when `transpose`;
+    one OrmqrBackward0.
+
+    Examples:
+        >>> A = gradrs.tensor([[3.0, 1.0], [4.0, 2.0]])
+        >>> a, tau = gradrs.geqrf(A)
+        >>> gradrs.allclose(gradrs.ormqr(a, tau, gradrs.eye(2)), gradrs.orgqr(a, tau))
+        True
+    """
+    if out is not None:
+        return _with_out("ormqr", out, lambda: ormqr(input, tau, other, left, transpose),
+                         (input, tau, other))
+    if input.dim() < 2:
+        raise RuntimeError("gradrs.ormqr: input must have at least 2 dimensions.")
+    if other.dim() < 2:
+        raise RuntimeError("gradrs.ormqr: other must have at least 2 dimensions.")
+    side = -2 if left else -1
+    if other.shape[side] != input.shape[-2]:
+        raise RuntimeError(f"gradrs.ormqr: other.shape[{side}] must be equal to "
+                           "input.shape[-2]")
+    if tau.dim() >= 1 and tau.shape[-1] != builtins.min(other.shape[side], input.shape[-1]):
+        raise RuntimeError(f"gradrs.ormqr: tau.shape[-1] must be equal to min(other.shape"
+                           f"[{side}], input.shape[-1])")
+    if input.dim() - tau.dim() != 1:
+        raise RuntimeError("gradrs.ormqr: Expected tau to have one dimension less than input, "
+                           f"but got tau.ndim equal to {tau.dim()} and input.ndim is equal to "
+                           f"{input.dim()}")
+    if input.dim() != other.dim():
+        raise RuntimeError("gradrs.ormqr: Expected other to have the same number of dimensions "
+                           f"as input, but got other.ndim equal to {other.dim()} and input.ndim "
+                           f"is equal to {input.dim()}")
+    batch = list(input.shape[:-2])
+    if list(tau.shape[:-1]) != batch:
+        raise RuntimeError("gradrs.ormqr: Expected batch dimensions of tau to be equal to "
+                           f"input.shape[:-2], but got {list(tau.shape[:-1])}")
+    if list(other.shape[:-2]) != batch:
+        raise RuntimeError("gradrs.ormqr: Expected batch dimensions of other to be equal to "
+                           f"input.shape[:-2], but got {list(other.shape[:-2])}")
+    for what, t in (("tau", tau), ("other", other)):
+        if t.dtype != input.dtype:
+            raise RuntimeError(f"gradrs.ormqr: Expected input and {what} to have the same dtype, "
+                               f"but input has dtype{_dname(input.dtype)} and {what} has dtype "
+                               f"{_dname(t.dtype)}")
+    _check_kernel_dtype(input, "ormqr_cpu")
+    size = input.shape[-2]
+
+    def fn(a, t, c):
+        Q = _reflectors_q(a, t, size)
+        Q = _mT(Q) if transpose else Q
+        return Q @ c if left else c @ Q
+
+    return _one_node("OrmqrBackward0", fn, input, tau, other)
+
+
 # Under vmap these run once on the physical tensors, the batch one more leading dim.
 matrix_power = _vmap_leading(matrix_power)
 matrix_exp = _vmap_leading(matrix_exp)
 householder_product = _vmap_leading(householder_product)
+ormqr = _vmap_leading(ormqr)
+_T_GEQRF = _tuple_type("geqrf", ("a", "tau"))
+
+
+def _geqrf_method(self):
+    """`gradrs.geqrf(self)`."""
+    return geqrf(self)
+
+
+def _orgqr_method(self, input2):
+    """`gradrs.orgqr(self, input2)`."""
+    return orgqr(self, input2)
+
+
+def _ormqr_method(self, input2, input3, left=True, transpose=False):
+    """`gradrs.ormqr(self, input2, input3, left, transpose)`."""
+    return ormqr(self, input2, input3, left, transpose)
+
+
+for _name, _fn in (("geqrf", _geqrf_method), ("orgqr", _orgqr_method),
+                   ("ormqr", _ormqr_method)):
+    _fn.__name__ = _fn.__qualname__ = _name
+    setattr(_native.Tensor, _name, _fn)
