@@ -534,3 +534,23 @@ def test_ormqr_errors(torch):
     check_error(lambda m: m.geqrf(m.ones(3)))
     check_error(lambda m: m.geqrf(m.ones(3, 3, dtype=m.int64)))
     check(lambda m: tuple(m.geqrf(m.ones(0, 3))))
+
+
+def test_tensor_is_set_to_const_data_ptr_module_load(torch):
+    def run(m):
+        x = m.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+        e = m.ones(0)
+        return (x.is_set_to(x), x.is_set_to(x.view(2, 3)), x.is_set_to(x.clone()),
+                x[0].is_set_to(x[0]), x.t().is_set_to(x), m.ones(0).is_set_to(m.ones(0)),
+                e.is_set_to(e), x.const_data_ptr() == x.data_ptr())
+
+    check(run)
+
+    def load(m, assign):
+        p = m.zeros(2, 2, requires_grad=True)
+        with m.no_grad():
+            r = p.module_load(m.ones(2, 2), assign=assign)
+        return r, r is p, r.requires_grad, p
+
+    check(lambda m: load(m, False))
+    check(lambda m: load(m, True))

@@ -191,4 +191,62 @@ def sym_ite(b, t, f):
         raise AssertionError(f"type mismatch: {type(t)} vs {type(f)}")
     return t if b else f
 
+
+
+def _storage_base(t):
+    """The address of `t`'s storage (its data pointer less its offset)."""
+    return t.data_ptr() - t.storage_offset() * t.element_size()
+
+
+def _is_set_to(self, tensor):
+    """True when `self` and `tensor` are the same view of the same memory: one storage, one
+    storage offset, the same sizes and strides (ATen's `is_set_to`).
+
+    Examples:
+        >>> x = gradrs.ones(2, 3)
+        >>> x.is_set_to(x.view(2, 3)), x.is_set_to(x.t()), x.is_set_to(x.clone())
+        (True, False, False)
+    """
+    if self.numel() and tensor.numel():
+        same = _storage_base(self) == _storage_base(tensor)
+    else:  # empty memory has no address to tell storages apart: the same tensor's views
+        mine = self if self._base is None else self._base
+        theirs = tensor if tensor._base is None else tensor._base
+        same = mine is theirs
+    return bool(same and self.storage_offset() == tensor.storage_offset()
+                and tuple(self.shape) == tuple(tensor.shape)
+                and tuple(self.stride()) == tuple(tensor.stride()))
+
+
+def _const_data_ptr(self):
+    """The address of the first element, for reading only (`data_ptr`'s value: gradrs has no
+    copy-on-write tensors to materialize).
+
+    Examples:
+        >>> x = gradrs.ones(2)
+        >>> x.const_data_ptr() == x.data_ptr()
+        True
+    """
+    return self.data_ptr()
+
+
+def _module_load(self, other, assign=False):
+    """What `nn.Module.load_state_dict` loads into a parameter or buffer when it swaps them
+    (`torch.__future__.set_swap_module_params_on_conversion`): `other` detached when `assign`,
+    else `self` with `other` copied in, detached.
+
+    Examples:
+        >>> gradrs.zeros(2).module_load(gradrs.ones(2))
+        tensor([1., 1.])
+    """
+    if assign:
+        return other.detach()
+    return self.copy_(other).detach()
+
+
+for _name, _fn in (("is_set_to", _is_set_to), ("const_data_ptr", _const_data_ptr),
+                   ("module_load", _module_load)):
+    _fn.__name__ = _fn.__qualname__ = _name
+    setattr(Tensor, _name, _fn)
+
 del _fn
