@@ -8,6 +8,7 @@ from builtins import bool as _bool
 from builtins import float as _float
 from builtins import int as _int
 from collections.abc import Sequence
+from gradrs._memory_format import memory_format as _MemoryFormat
 from typing import Any
 
 from ._native import Tensor, _DType, _Dims, _Number
@@ -251,7 +252,7 @@ def unsqueeze(input: Tensor, dim: _int) -> Tensor:
     ...
 def flatten(input: Tensor, start_dim: _int=0, end_dim: _int=-1) -> Tensor:
     ...
-def clone(input: Tensor) -> Tensor:
+def clone(input: Tensor, *, memory_format: _MemoryFormat | None=None) -> Tensor:
     ...
 def detach(input: Tensor) -> Tensor:
     ...

@@ -17,6 +17,7 @@ from typing_extensions import Self, disjoint_base
 
 from ._size import Size
 from .functional import layout as _Layout
+from gradrs._memory_format import memory_format as _MemoryFormat
 
 __all__ = [
     "Node",
@@ -621,8 +622,8 @@ class Tensor:
     def _post_accumulate_grad_hooks(self) -> Any: ...
 
     # copies, casts, in-place fills
-    def clone(self) -> Tensor: ...
-    def contiguous(self) -> Tensor: ...
+    def clone(self, *, memory_format: _MemoryFormat | None = None) -> Tensor: ...
+    def contiguous(self, memory_format: _MemoryFormat | None = None) -> Tensor: ...
     # PyTorch's three overloads; a Python type (float, int, bool) may stand for a dtype and a
     # number for a 0-dim tensor. copy=True always returns a new tensor.
     @overload
