@@ -84,6 +84,7 @@ from ._memory_format import (
     contiguous_format, legacy_contiguous_format, memory_format, preserve_format)
 from ._memory_format import accepting as _memory_format_kw
 from ._functional_forms import *  # noqa: F403 - gradrs.exp(x) & co., generated from name lists
+from . import _deprecated_overloads  # noqa: E402,F401 - x.add_(alpha, other) & co. (PyTorch 1.x)
 from ._size import Size
 from ._tensor_str import get_printoptions, set_printoptions
 from ._tensor_str import format_tensor as _format_tensor
