@@ -317,3 +317,14 @@ def test_jacfwd_through_vmap(torch, batched_only):
             np.testing.assert_allclose(arr(a), b.numpy(), rtol=1e-10, atol=1e-12)
     with pytest.raises(RuntimeError, match="randomness error mode"):
         G.func.jacfwd(lambda x: x * G.rand(3, dtype=G.float64))(G.tensor(xs[0]))
+
+
+def test_batch_dim_already_in_place_adds_no_permute(torch):
+    # functorch adds / removes a batch dim at 0 without a movedim: the output's node is the op's
+    for lib in (G, torch):
+        x = lib.ones(2, 3, requires_grad=True) * 2
+        names = [type(lib.func.vmap(lambda a: a * 2)(x).grad_fn).__name__,
+                 type(lib.func.vmap(lambda a: a.sum())(x).grad_fn).__name__,
+                 type(lib.func.vmap(lambda a: a * 2, in_dims=1, out_dims=1)(x).grad_fn).__name__,
+                 type(lib.func.vmap(lambda a: a * 2, out_dims=1)(x).grad_fn).__name__]
+        assert names == ["MulBackward0", "SumBackward1", "PermuteBackward0", "PermuteBackward0"]

@@ -530,7 +530,10 @@ def _move_out(name, x, lvl, size, out_dim, batched_mode):
     p = _phys(x, lvl)
     if p is None:  # does not depend on the batch: every sample's is the same
         p = x.unsqueeze(0).expand(size, *x.shape)
-    return p.movedim(0, _norm_dim(out_dim, p.dim()))
+    dest = _norm_dim(out_dim, p.dim())
+    # batch already in place: returned as is (no PermuteBackward0), as functorch's
+    # _remove_batch_dim
+    return p if dest == 0 else p.movedim(0, dest)
 
 
 class _Refused(_Fallback):
@@ -541,7 +544,7 @@ def _batched_call(func, size, flat, flat_dims, spec, out_dims, kwargs, plain_rul
     """The function run once on BatchedTensors (raises `_Fallback` where it cannot be), with
     the plain-tensor rules of tier ``plain_rules`` (0: none) installed."""
     lvl = _level() + 1
-    args = [a if d is None else BatchedTensor(a.movedim(d, 0), lvl)
+    args = [a if d is None else BatchedTensor(a if d == 0 else a.movedim(d, 0), lvl)
             for a, d in zip(flat, flat_dims)]
     if plain_rules:
         _enter_plain_rules(plain_rules)
@@ -595,7 +598,8 @@ def _loop_call(func, size, flat, flat_dims, spec, out_dims, kwargs, randomness, 
                                  f"type {type(x)}. Did you mean to set out_dims= to None for "
                                  "output?")
         st = _stack(list(leaves))
-        result.append(st.movedim(0, _norm_dim(d, st.dim())))
+        dest = _norm_dim(d, st.dim())
+        result.append(st if dest == 0 else st.movedim(0, dest))
     return _unflatten(result, out_spec)
 
 
