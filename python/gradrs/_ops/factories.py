@@ -272,5 +272,5 @@ def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout
         return _G.special.i0(beta * (1 - ((k - a) / a) ** 2).sqrt()) / _G.special.i0(
             _G.tensor(beta, dtype=dt, device=dev))
 
-    return _window("kaiser_window", "empty_permuted", window_length, periodic, dtype, layout, device,
+    return _window("kaiser_window", window_length, periodic, dtype, layout, device,
                    requires_grad, body)
