@@ -73,6 +73,7 @@ def mse_loss(input: _Tensor, target: _Tensor, size_average: bool | None = None,
         >>> F.mse_loss(gradrs.tensor([1.0, 2.0]), gradrs.tensor([0.0, 4.0]))
         tensor(2.5000)
     """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_same_size(input, target, "mse_loss")
     if weight is not None:  # composed in PyTorch too
         _check_weight(input, weight)
@@ -99,6 +100,7 @@ def l1_loss(input: _Tensor, target: _Tensor, size_average: bool | None = None,
         >>> F.l1_loss(gradrs.tensor([1.0, 2.0]), gradrs.tensor([0.0, 4.0]))
         tensor(1.5000)
     """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_same_size(input, target, "l1_loss")
     d = (input - target).abs()
     if weight is not None:
@@ -124,6 +126,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
         >>> F.smooth_l1_loss(gradrs.tensor([0.5, 3.0]), gradrs.tensor([0.0, 0.0]))
         tensor(1.3125)
     """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     _check_same_size(input, target, "smooth_l1_loss")
@@ -192,6 +195,7 @@ def binary_cross_entropy(input: _Tensor, target: _Tensor, weight: _Tensor | None
         >>> F.binary_cross_entropy(gradrs.tensor([0.9, 0.2]), gradrs.tensor([1.0, 0.0]))
         tensor(0.1643)
     """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     if tuple(input.shape) != tuple(target.shape):
         raise ValueError(
             f"Using a target size ({target.shape}) that is different to the input size "
@@ -233,6 +237,7 @@ def binary_cross_entropy_with_logits(input: _Tensor, target: _Tensor, weight: _T
         >>> F.binary_cross_entropy_with_logits(gradrs.tensor([2.0, -1.0]), gradrs.tensor([1.0, 0.0]))
         tensor(0.2201)
     """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     if tuple(input.shape) != tuple(target.shape):
         raise ValueError(
             f"Target size ({target.shape}) must be the same as input size ({input.shape})"
@@ -240,8 +245,10 @@ def binary_cross_entropy_with_logits(input: _Tensor, target: _Tensor, weight: _T
     _reduction_code(reduction)
 
     def bce(x, t, w, pw):
-        # log(1 + exp(-|x|)) + max(-x, 0): stable for large |x|.
-        softplus_neg = (-x.abs()).exp().log1p() + (-x).clamp(min=0)
+        # log(1 + exp(-|x|)) + max(-x, 0): stable for large |x|. max(-x, 0) is written
+        # (|x| - x) / 2 (the same bits) so that at x = 0 its derivative is -1/2 and the
+        # gradient sigmoid(x) - t, as PyTorch's formula (clamp's would pass -1: -t).
+        softplus_neg = (-x.abs()).exp().log1p() + (x.abs() - x) / 2
         if pw is not None:
             loss = (1 - t) * x + (1 + (pw - 1) * t) * softplus_neg
         else:
@@ -271,6 +278,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
         >>> F.kl_div(q.log(), p, reduction='batchmean')
         tensor(0.5108)
     """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     if reduction == "mean":
         import warnings
 
@@ -322,6 +330,7 @@ def nll_loss(input: _Tensor, target: _Tensor, weight: _Tensor | None = None,
         >>> F.nll_loss(logp, gradrs.tensor([0]))
         tensor(0.2413)
     """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     code = _reduction_code(reduction)
     if any(hasattr(type(t), "_vmap_level") for t in (input, target, weight)):
         from ... import _vmap  # under vmap: its batching rule (Note [vmap])
@@ -364,6 +373,7 @@ def cross_entropy(input: _Tensor, target: _Tensor, weight: _Tensor | None = None
         >>> F.cross_entropy(logits, gradrs.tensor([0, 1]))
         tensor(0.3964)
     """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     code = _reduction_code(reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(
