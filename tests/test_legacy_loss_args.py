@@ -55,3 +55,22 @@ def test_bce_with_logits_gradient_at_zero_logits(pos_weight):
     (gl, gg), (tl, tg) = run_both(run)
     np.testing.assert_array_equal(gl, tl)
     np.testing.assert_allclose(gg, tg, rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_bce_gradients_at_the_bounds(dtype, reduction):
+    # probabilities of exactly 0 or 1 (a saturated sigmoid) get PyTorch's finite gradient
+    # (x - t) / max((1 - x) * x, 1e-12f); the target's is -logit(x)
+    def run(M):
+        dt = getattr(M, dtype)
+        x = M.tensor([0.0, 1.0, 0.3, 0.9, 0.0], dtype=dt, requires_grad=True)
+        t = M.tensor([0.5, 0.2, 1.0, 0.0, 0.0], dtype=dt, requires_grad=True)
+        w = M.tensor([1.0, 2.0, 0.5, 1.0, 3.0], dtype=dt)
+        loss = M.nn.functional.binary_cross_entropy(x, t, weight=w, reduction=reduction)
+        gx, gt = M.autograd.grad(loss.sum(), (x, t), create_graph=True)
+        (hx,) = M.autograd.grad((gx[2:4] * M.tensor([1.0, -2.0], dtype=dt)).sum(), x)
+        return to_np(loss), to_np(gx), to_np(gt), to_np(hx)
+
+    for g, t in zip(*run_both(run)):
+        np.testing.assert_allclose(g, t, rtol=1e-6)

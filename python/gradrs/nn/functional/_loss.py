@@ -210,10 +210,26 @@ def binary_cross_entropy(input: _Tensor, target: _Tensor, weight: _Tensor | None
 
     def bce(x, t, w):
         # PyTorch clamps the logs at -100 so that 0 * log(0) stays finite.
-        loss = -(t * x.log().clamp(min=-100) + (1 - t) * (1 - x).log().clamp(min=-100))
+        node = _native.is_grad_enabled() and (x.requires_grad or t.requires_grad)
+        xd, td = (x.detach(), t.detach()) if node else (x, t)  # (forward AD: composed)
+        loss = -(td * xd.log().clamp(min=-100) + (1 - td) * (1 - xd).log().clamp(min=-100))
+        if node:
+            # derivatives.yaml's formulas (binary_cross_entropy_backward / _target_backward):
+            # finite where x is 0 or 1 (the logs' autograd gave 0 * inf = nan there)
+            def backward(g):
+                gx = (g * (x - t) / ((1 - x) * x).clamp(min=_BCE_EPSILON)
+                      if x.requires_grad else None)
+                gt = -g * x.logit() if t.requires_grad else None
+                return [gx, gt]
+
+            _native._attach_node(loss, [x, t], "BinaryCrossEntropyBackward0", backward)
         return _reduce(loss * w if w is not None else loss, reduction)
 
     return _one_node("BinaryCrossEntropyBackward0", bce, input, target, weight)
+
+
+# ATen's `static const float EPSILON = 1e-12` (Loss.cpp): float32's 1e-12, also for float64
+_BCE_EPSILON = 9.999999960041972e-13
 
 
 def binary_cross_entropy_with_logits(input: _Tensor, target: _Tensor, weight: _Tensor | None = None,
