@@ -173,54 +173,19 @@ _native._register(Size, _tensor_repr, _numpy_view)
 _native._register_return_types(return_types._make)
 
 
-def FloatTensor(*args, **kwargs):
-    """Legacy constructor for float32 tensors."""
-    return _native._legacy_new(float32, *args, **kwargs)
+# the legacy tensor types: constructors, isinstance checks, x.type(DoubleTensor)
+from ._legacy_types import legacy_type as _legacy_type, tensortype  # noqa: E402
 
-
-def DoubleTensor(*args, **kwargs):
-    """Legacy constructor for float64 tensors."""
-    return _native._legacy_new(float64, *args, **kwargs)
-
-
-def HalfTensor(*args, **kwargs):
-    """Legacy constructor for float16 tensors."""
-    return _native._legacy_new(float16, *args, **kwargs)
-
-
-def BFloat16Tensor(*args, **kwargs):
-    """Legacy constructor for bfloat16 tensors."""
-    return _native._legacy_new(bfloat16, *args, **kwargs)
-
-
-def ByteTensor(*args, **kwargs):
-    """Legacy constructor for uint8 tensors."""
-    return _native._legacy_new(uint8, *args, **kwargs)
-
-
-def CharTensor(*args, **kwargs):
-    """Legacy constructor for int8 tensors."""
-    return _native._legacy_new(int8, *args, **kwargs)
-
-
-def ShortTensor(*args, **kwargs):
-    """Legacy constructor for int16 tensors."""
-    return _native._legacy_new(int16, *args, **kwargs)
-
-
-def IntTensor(*args, **kwargs):
-    """Legacy constructor for int32 tensors."""
-    return _native._legacy_new(int32, *args, **kwargs)
-
-
-def LongTensor(*args, **kwargs):
-    """Legacy constructor for int64 tensors."""
-    return _native._legacy_new(int64, *args, **kwargs)
-
-
-def BoolTensor(*args, **kwargs):
-    """Legacy constructor for bool tensors."""
-    return _native._legacy_new(bool, *args, **kwargs)
+FloatTensor = _legacy_type("FloatTensor", float32)
+DoubleTensor = _legacy_type("DoubleTensor", float64)
+HalfTensor = _legacy_type("HalfTensor", float16)
+BFloat16Tensor = _legacy_type("BFloat16Tensor", bfloat16)
+ByteTensor = _legacy_type("ByteTensor", uint8)
+CharTensor = _legacy_type("CharTensor", int8)
+ShortTensor = _legacy_type("ShortTensor", int16)
+IntTensor = _legacy_type("IntTensor", int32)
+LongTensor = _legacy_type("LongTensor", int64)
+BoolTensor = _legacy_type("BoolTensor", bool)
 
 
 def is_tensor(obj):
@@ -535,3 +500,6 @@ asarray = _on_default_device(asarray)
 # Last, once every Tensor method exists: the methods PyTorch's argument parser reads take
 # NumPy's keyword names (`axis=`, `keepdims=`, `x2=`), as PyTorch's do.
 _numpy_names.install(Tensor)
+
+# Last, since it shadows the builtin for the rest of this module: PyTorch's deprecated range
+from ._ops.legacy import range  # noqa: E402,A004

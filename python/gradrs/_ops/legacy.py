@@ -76,3 +76,44 @@ Tensor.lstsq = _lstsq
 Tensor.eig = _eig
 Tensor.symeig = _symeig
 Tensor.reinforce = _reinforce
+
+
+def range(start, end, step=1, *, out=None, dtype=None, layout=None, device=None,  # noqa: A001
+          requires_grad=False):
+    """`gradrs.range(start, end, step=1)`: deprecated in PyTorch, with its warning; the values
+    start, start + step, ... up to `end` included, in the default float dtype unless `dtype`
+    says otherwise (ATen's range_out: `int((end - start) / step) + 1` values, each
+    `start + i * step` in double (int64 for integer dtypes), then cast).
+
+    Examples:
+        >>> gradrs.range(1, 4)
+        tensor([1., 2., 3., 4.])
+    """
+    import math
+    import warnings
+
+    import numpy as np
+
+    warnings.warn("gradrs.range is deprecated and will be removed in a future release because "
+                  "its behavior is inconsistent with Python's range builtin. Instead, use "
+                  "gradrs.arange, which produces values in [start, end).", UserWarning,
+                  stacklevel=2)
+    if dtype is None:
+        dtype = out.dtype if out is not None else _G.get_default_dtype()
+    integral = not (dtype.is_floating_point or dtype == _G.bool)
+    acc = int if integral else float
+    xstart, xend, xstep = acc(start), acc(end), acc(step)
+    if not (xstep > 0 or xstep < 0):
+        raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(xstart) and math.isfinite(xend)):
+        raise RuntimeError(f"unsupported range: {xstart:g} -> {xend:g}")  # C++'s ostream
+    if not ((xstep > 0 and xend >= xstart) or (xstep < 0 and xend <= xstart)):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    size = int((xend - xstart) / xstep + 1) if not integral else (xend - xstart) // xstep + 1
+    idx = np.arange(size, dtype=np.int64)
+    values = xstart + idx * xstep if integral else np.float64(xstart) + idx * np.float64(xstep)
+    result = _G.tensor(values, dtype=dtype, device=device)
+    if out is not None:
+        out.copy_(result)
+        return out
+    return result.requires_grad_(requires_grad)
