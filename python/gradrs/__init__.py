@@ -501,5 +501,7 @@ asarray = _on_default_device(asarray)
 # NumPy's keyword names (`axis=`, `keepdims=`, `x2=`), as PyTorch's do.
 _numpy_names.install(Tensor)
 
+from . import version  # noqa: E402 - torch.version: cuda / hip None, as a CPU build's
+
 # Last, since it shadows the builtin for the rest of this module: PyTorch's deprecated range
 from ._ops.legacy import range  # noqa: E402,A004
