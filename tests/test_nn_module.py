@@ -484,6 +484,7 @@ def test_to_dtype_keeps_parameter_objects():
     assert p.dtype == G.float32 and p.requires_grad and p.is_leaf
     n.half()
     assert p.dtype == G.float16
+    assert n.bfloat16() is n and p.dtype == G.bfloat16 and n.a.count.dtype == G.int64
     n.to(G.float64)
     assert p.dtype == G.float64
     n.to("cpu", G.float32, non_blocking=True)

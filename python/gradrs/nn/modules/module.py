@@ -592,6 +592,10 @@ class Module:
         r"""Cast all floating point parameters and buffers to ``half``. Returns self."""
         return self._apply(lambda t: t.half() if t.is_floating_point() else t)
 
+    def bfloat16(self) -> Self:
+        r"""Cast all floating point parameters and buffers to ``bfloat16``. Returns self."""
+        return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
+
     def to_empty(self, *, device, recurse=True):
         r"""Move the parameters and buffers to ``device`` without copying their values
         (uninitialized storage of the same shapes and dtypes). Returns self."""
