@@ -159,6 +159,10 @@ pub fn normal_fill_f64(g: &mut CpuGenerator, n: usize, mean: f64, std: f64) -> V
     })
 }
 
+/// float32 `normal_fill`. With `draw_all` (float32 itself) ATen runs `normal_fill_AVX2`, whose
+/// Box–Muller computes in float32 with avx_mathfun's polynomials (`avx2_log`, `avx2_sincos`)
+/// and `theta = float(2π) * u2`; without it (half: Note [Half normal tail]) the generic
+/// `normal_fill_16`, with the C library's log / cos / sin and `theta` from a double 2π.
 pub fn normal_fill_f32_blocks(
     g: &mut CpuGenerator,
     n: usize,
@@ -166,7 +170,10 @@ pub fn normal_fill_f32_blocks(
     std: f32,
     draw_all: bool,
 ) -> Vec<f32> {
-    normal_fill(g, n, draw_all, unit_f32, |d| {
+    if draw_all {
+        return normal_fill(g, n, true, unit_f32, |d| avx2_box_muller(d, mean, std));
+    }
+    normal_fill(g, n, false, unit_f32, |d| {
         for j in 0..8 {
             let u1 = 1.0 - d[j];
             let u2 = d[j + 8];
@@ -176,6 +183,107 @@ pub fn normal_fill_f32_blocks(
             d[j + 8] = (radius * theta.sin()).mul_add(std, mean);
         }
     })
+}
+
+// Note [AVX2 normal_fill]: PyTorch's float32 `randn` / `normal_` of 16+ contiguous elements
+// goes through `normal_fill_16_AVX2`, which calls `log256_ps` / `sincos256_ps` from
+// ATen's avx_mathfun.h (Cephes polynomials, not libm) in a build that contracts each multiply
+// into the add consuming it. These two functions are one lane of that compiled code, every
+// fused multiply-add where the wheel has one (`mul_add`), so the draws are PyTorch's bit for
+// bit (tests/test_random_streams.py); libm's log / sin / cos differ in the last bit on ~39 %
+// of the values.
+
+/// `normal_fill_16_AVX2` on one block of 16 uniforms. Its `mul_add`s are hardware FMAs where
+/// the CPU has them (a call into libm's `fmaf` otherwise: the same bits, slower).
+fn avx2_box_muller(d: &mut [f32], mean: f32, std: f32) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU has FMA, checked just above.
+        return unsafe { avx2_box_muller_fma(d, mean, std) };
+    }
+    avx2_box_muller_any(d, mean, std)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma")]
+unsafe fn avx2_box_muller_fma(d: &mut [f32], mean: f32, std: f32) {
+    avx2_box_muller_any(d, mean, std)
+}
+
+#[inline(always)]
+fn avx2_box_muller_any(d: &mut [f32], mean: f32, std: f32) {
+    let two_pi = TWO_PI as f32;
+    for j in 0..8 {
+        let radius = (-2.0 * avx2_log(1.0 - d[j])).sqrt();
+        let (sin, cos) = avx2_sincos(two_pi * d[j + 8]);
+        d[j] = (radius * cos).mul_add(std, mean);
+        d[j + 8] = (radius * sin).mul_add(std, mean);
+    }
+}
+
+/// avx_mathfun's `log256_ps` for one lane (inputs here are in (0, 1]).
+#[inline(always)]
+fn avx2_log(x: f32) -> f32 {
+    let x = x.max(f32::MIN_POSITIVE);
+    // x = m * 2^e with m in [0.5, 1).
+    let mut e = ((x.to_bits() >> 23) as i32 - 0x7f) as f32 + 1.0;
+    let m = f32::from_bits((x.to_bits() & !0x7f80_0000) | 0.5f32.to_bits());
+    let small = m < std::f32::consts::FRAC_1_SQRT_2;
+    let mut x = m - 1.0;
+    if small {
+        e -= 1.0;
+        x += m;
+    }
+    let z = x * x;
+    let mut y: f32 = 0.070_376_836;
+    for c in [
+        -0.115_146_1,
+        0.116_769_984,
+        -0.124_201_41,
+        0.142_493_23,
+        -0.166_680_57,
+        0.200_007_14,
+        -0.249_999_94,
+        0.333_333_3,
+    ] {
+        y = y.mul_add(x, c);
+    }
+    y *= x;
+    y = y.mul_add(z, e * -2.121_944_4e-4);
+    y = z.mul_add(-0.5, y);
+    e.mul_add(0.693_359_375, x + y)
+}
+
+/// avx_mathfun's `sincos256_ps` for one lane: (sin, cos).
+#[inline(always)]
+fn avx2_sincos(theta: f32) -> (f32, f32) {
+    const SIGN: u32 = 0x8000_0000;
+    let mut sign_sin = theta.to_bits() & SIGN;
+    let x = theta.abs();
+    // The octant, rounded up to even (a truncating conversion, as cvttps).
+    let q = ((x * 1.273_239_5) as i32 + 1) & !1;
+    let yq = q as f32;
+    sign_sin ^= ((q & 4) as u32) << 29;
+    let sign_cos = ((!(q - 2) & 4) as u32) << 29;
+    // Cody–Waite reduction by π/4 in three parts (the constants are avx_mathfun's, as float).
+    let x = yq.mul_add(-0.785_156_25, x);
+    let x = yq.mul_add(-2.418_756_5e-4, x);
+    let x = yq.mul_add(-3.774_895e-8, x);
+    let z = x * x;
+    let mut c = 2.443_315_7e-5f32.mul_add(z, -1.388_731_6e-3);
+    c = c.mul_add(z, 4.166_664_6e-2);
+    c *= z;
+    // The build fuses this multiply into the subtraction (fmsub(c, z, z/2)).
+    c = c.mul_add(z, -(z * 0.5)) + 1.0;
+    let mut s = (-1.951_529_6e-4f32).mul_add(z, 8.332_161e-3);
+    s = s.mul_add(z, -1.666_665_5e-1);
+    s *= z;
+    s = s.mul_add(x, x);
+    let (sin, cos) = if q & 2 == 0 { (s, c) } else { (c, s) };
+    (
+        f32::from_bits(sin.to_bits() ^ sign_sin),
+        f32::from_bits(cos.to_bits() ^ sign_cos),
+    )
 }
 
 /// `uniform_int_from_to_distribution`: 64 random bits for ranges of 2^28 or more (what
