@@ -251,7 +251,8 @@ fn avx2_log(x: f32) -> f32 {
     y *= x;
     y = y.mul_add(z, e * -2.121_944_4e-4);
     y = z.mul_add(-0.5, y);
-    e.mul_add(0.693_359_375, x + y)
+    // ln 2 split as Cephes does: its leading bits 355/512 here, the rest (-2.12194440e-4) above.
+    e.mul_add(355.0 / 512.0, x + y)
 }
 
 /// avx_mathfun's `sincos256_ps` for one lane: (sin, cos).
