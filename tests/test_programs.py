@@ -54,6 +54,9 @@ RANDOM = {
     # (linspace(-pi, pi, 2000) differs in the last bit), so a ~1e-9 coefficient changes sign
     "custom_autograd": [r"Result: y = "],
     "custom_dataset": [r"\[\[\d"],  # the batches of a shuffled loader (gradrs.Generator's stream)
+    # not random (randn is PyTorch's since 1988d10): float32 last bits (sqrt / sum order,
+    # programs_gaps.md 56) in the 6th digit of Lookahead's first loss
+    "custom_optimizers": [r"lookahead +loss"],
     # not random: float32 sums of a softmax's rows, 1.0000 in torch, 1. in gradrs (programs_gaps.md 29)
     "d2l_scratch": [r" +\[[\d., ]+\]\]\) tensor\(\[1\.", r"gradrs.Size\(\[2, 1, 4\]\) Linear",
                     r" +\[1\.(0000)?\]\], grad_fn"],
@@ -63,7 +66,9 @@ RANDOM = {
     "early_stopping": [r"early stop at epoch", r"best val loss"],
     # not random: gradrs's native float32 SVD and LAPACK's gesdd round the last digit
     # differently (programs_gaps.md 20)
-    "embedding_analysis": [r"singular values"],
+    "embedding_analysis": [r"singular values",
+                           # the PCA projection's variance goes through the same SVD
+                           r"projection shape"],
     "encoder_padding": [r"\| epoch \d+ \| step"],
     "finetune_groups": [r"epoch \d+: loss"],
     # the training lines of flow_and_func and the programs after it match torch exactly today
