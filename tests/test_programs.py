@@ -161,7 +161,6 @@ NEEDS = {
     "autoencoder_misc": ["Tensor.random_", "allclose"],
     "autograd_tour": ["allclose"],
     "char_lstm": ["softmax", "multinomial"],
-    "char_rnn_names": ["Tensor.unsqueeze_"],
     "cnn_checkpoint": ["equal", "softmax"],
     "custom_autograd": ["autograd.gradcheck"],
     "custom_dataset": ["Tensor.random_", "Generator", "randperm"],

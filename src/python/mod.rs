@@ -25,6 +25,7 @@ pub mod random;
 pub mod reduce;
 pub mod sampling;
 pub mod saved;
+pub mod strided;
 pub mod tensor;
 
 use crate::dtype::{default_float, DType, Scalar};
@@ -770,6 +771,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     optim::register(m)?;
     random::register(m)?;
     sampling::register(m)?;
+    strided::register(m)?;
     m.add_function(wrap_pyfunction!(helpers::_register_return_types, m)?)?;
     m.add_class::<PyDType>()?;
     m.add_class::<PyDevice>()?;

@@ -406,6 +406,12 @@ impl Tensor {
         *self.0.data.write() = d;
     }
 
+    /// An in-place view op (`t_`, `squeeze_`, `as_strided_`, `resize_`): the same storage read
+    /// with another layout, identity and autograd meta kept.
+    pub fn set_layout(&self, layout: Layout) {
+        self.0.data.write().layout = layout;
+    }
+
     pub fn shape(&self) -> Shape {
         Shape::from_slice(&self.0.data.read().layout.shape)
     }

@@ -5,7 +5,8 @@ pub use super::element::{Element, Owner};
 use crate::dtype::DType;
 
 use std::any::Any;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::cell::UnsafeCell;
+use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// Note [Storage mutation]: storage is written through shared references by in-place ops.
@@ -14,12 +15,20 @@ use std::sync::Arc;
 /// overlapping memory within one call except elementwise in place at identical positions.
 /// Out-of-place kernels run with the GIL released, so one Python thread may read a tensor
 /// while another writes it in place: as in PyTorch, such a program races on the values.
+///
+/// Note [Storage growth]: `resize_` may grow a storage in place, as PyTorch's (every tensor
+/// sharing it sees the larger buffer). The buffer is then replaced: `ptr` is stored before
+/// `len` and read after it, so a reader never pairs the new length with the old buffer, and
+/// the old buffer is kept (`retired`) until the storage drops, so a kernel still reading it
+/// on another thread never reads freed memory.
 pub struct Storage {
-    ptr: *mut u8,
-    len: usize,
+    ptr: AtomicPtr<u8>,
+    len: AtomicUsize,
     dtype: DType,
     version: AtomicU64,
-    _owner: Owner,
+    _owner: UnsafeCell<Owner>,
+    /// Buffers replaced by `grow` (Note [Storage growth]).
+    retired: parking_lot::Mutex<Vec<Owner>>,
     /// Some for a GPU storage: the memory above is its host copy (Note [Devices]).
     gpu: Option<Arc<Mirror>>,
 }
@@ -31,9 +40,12 @@ unsafe impl Sync for Storage {}
 impl Drop for Storage {
     /// A large buffer goes back to the pool (Note [Buffer pool]); `Box<()>` does not allocate.
     fn drop(&mut self) {
-        let owner = std::mem::replace(&mut self._owner, Owner::External(Box::new(())));
-        if !matches!(owner, Owner::External(_)) {
-            super::pool::give(owner);
+        let owner = std::mem::replace(self._owner.get_mut(), Owner::External(Box::new(())));
+        let retired = std::mem::take(self.retired.get_mut());
+        for owner in std::iter::once(owner).chain(retired) {
+            if !matches!(owner, Owner::External(_)) {
+                super::pool::give(owner);
+            }
         }
     }
 }
@@ -48,11 +60,12 @@ impl Storage {
         let ptr = v.as_mut_ptr() as *mut u8;
         let len = v.len();
         Arc::new(Storage {
-            ptr,
-            len,
+            ptr: AtomicPtr::new(ptr),
+            len: AtomicUsize::new(len),
             dtype: T::DTYPE,
             version: AtomicU64::new(0),
-            _owner: T::into_owner(v),
+            _owner: UnsafeCell::new(T::into_owner(v)),
+            retired: Default::default(),
             gpu: device.is_gpu().then(Mirror::from_host),
         })
     }
@@ -85,11 +98,12 @@ impl Storage {
         let len = buf.len();
         let (ptr, owner) = crate::dispatch!(dtype, T => host::<T>(len));
         Arc::new(Storage {
-            ptr,
-            len,
+            ptr: AtomicPtr::new(ptr),
+            len: AtomicUsize::new(len),
             dtype,
             version: AtomicU64::new(0),
-            _owner: owner,
+            _owner: UnsafeCell::new(owner),
+            retired: Default::default(),
             gpu: Some(Mirror::from_buffer(buf)),
         })
     }
@@ -105,33 +119,37 @@ impl Storage {
         owner: Box<dyn Any + Send + Sync>,
     ) -> Arc<Storage> {
         Arc::new(Storage {
-            ptr,
-            len,
+            ptr: AtomicPtr::new(ptr),
+            len: AtomicUsize::new(len),
             dtype,
             version: AtomicU64::new(0),
-            _owner: Owner::External(owner),
+            _owner: UnsafeCell::new(Owner::External(owner)),
+            retired: Default::default(),
             gpu: None,
         })
     }
 
     /// Same memory, fresh version counter: what `tensor.data` hands out.
     pub fn alias(this: &Arc<Storage>) -> Arc<Storage> {
+        let (len, ptr) = this.parts();
         Arc::new(Storage {
-            ptr: this.ptr,
-            len: this.len,
+            ptr: AtomicPtr::new(ptr),
+            len: AtomicUsize::new(len),
             dtype: this.dtype,
             version: AtomicU64::new(0),
-            _owner: Owner::External(Box::new(this.clone())),
+            _owner: UnsafeCell::new(Owner::External(Box::new(this.clone()))),
+            retired: Default::default(),
             gpu: this.gpu.clone(),
         })
     }
 
+    /// The element count (read before the buffer: Note [Storage growth]).
     pub fn len(&self) -> usize {
-        self.len
+        self.len.load(Ordering::Acquire)
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.len() == 0
     }
 
     pub fn dtype(&self) -> DType {
@@ -139,7 +157,57 @@ impl Storage {
     }
 
     pub fn data_ptr(&self) -> *mut u8 {
-        self.ptr
+        self.ptr.load(Ordering::Acquire)
+    }
+
+    /// `(len, ptr)`, read in the order Note [Storage growth] needs.
+    #[inline]
+    fn parts(&self) -> (usize, *mut u8) {
+        let len = self.len();
+        (len, self.data_ptr())
+    }
+
+    /// Whether `grow` may replace the buffer: PyTorch's `resizable()`, false for memory owned
+    /// elsewhere (a numpy array's, an alias's).
+    pub fn resizable(&self) -> bool {
+        // SAFETY: the owner is replaced only by `grow`, serialized with every other writer
+        // (Note [Storage mutation]).
+        !matches!(unsafe { &*self._owner.get() }, Owner::External(_))
+    }
+
+    /// Grow a host storage to `new_len` elements in place (Note [Storage growth]): the old
+    /// elements copied, the new ones zeroed (PyTorch leaves them uninitialized). PyTorch's error
+    /// for memory that is not `resizable`; a GPU storage cannot grow in gradrs (its buffer has a
+    /// fixed size): a clear error. Serialized as any write (Note [Storage mutation]).
+    pub fn grow(&self, new_len: usize) -> crate::error::Result<()> {
+        let len = self.len();
+        if new_len <= len {
+            return Ok(());
+        }
+        if self.gpu.is_some() {
+            return Err(crate::error::Error::Runtime(format!(
+                "resize_: the storage of a GPU tensor cannot grow in gradrs (it holds {len} elements, {new_len} are needed); resize the tensor on the CPU, or make a new one"
+            )));
+        }
+        if !self.resizable() {
+            return Err(crate::error::Error::Runtime(
+                "Trying to resize storage that is not resizable".into(),
+            ));
+        }
+        fn make<T: Element>(old: &[T], new_len: usize) -> crate::error::Result<(*mut u8, Owner)> {
+            let mut v = super::pool::try_alloc::<T>(new_len)?;
+            v.extend_from_slice(old);
+            v.resize(new_len, T::from_i64(0));
+            Ok((v.as_mut_ptr() as *mut u8, T::into_owner(v)))
+        }
+        let (ptr, owner) =
+            crate::dispatch!(self.dtype, T => make::<T>(self.slice::<T>(), new_len))?;
+        // SAFETY: see `resizable`; the old owner stays alive in `retired`.
+        let old = unsafe { std::mem::replace(&mut *self._owner.get(), owner) };
+        self.ptr.store(ptr, Ordering::Release);
+        self.len.store(new_len, Ordering::Release);
+        self.retired.lock().push(old);
+        Ok(())
     }
 
     pub fn device(&self) -> Device {
@@ -153,8 +221,11 @@ impl Storage {
     /// Makes the host copy current (a no-op on the CPU); see Note [Devices].
     pub fn sync_host(&self) -> crate::error::Result<()> {
         match &self.gpu {
-            // SAFETY: ptr/len describe the live host copy of `dtype`.
-            Some(m) => unsafe { m.sync_host(self.ptr, self.len, self.dtype) },
+            Some(m) => {
+                let (len, ptr) = self.parts();
+                // SAFETY: ptr/len describe the live host copy of `dtype`.
+                unsafe { m.sync_host(ptr, len, self.dtype) }
+            }
             None => Ok(()),
         }
     }
@@ -166,8 +237,9 @@ impl Storage {
                 if !m.has_buffer() {
                     self.host_read();
                 }
+                let (len, ptr) = self.parts();
                 // SAFETY: ptr/len describe the live host copy of `dtype` (current when read).
-                unsafe { m.buffer(self.ptr, self.len, self.dtype) }
+                unsafe { m.buffer(ptr, len, self.dtype) }
             }
             None => Err(crate::error::Error::Runtime(
                 "gpu_buffer() of a CPU storage".into(),
@@ -203,8 +275,9 @@ impl Storage {
     fn host_read(&self) {
         if let Some(m) = &self.gpu {
             // A failed download (device lost) cannot be returned from a slice accessor.
+            let (len, ptr) = self.parts();
             // SAFETY: ptr/len describe the live host copy of `dtype`.
-            if let Err(e) = unsafe { m.sync_host(self.ptr, self.len, self.dtype) } {
+            if let Err(e) = unsafe { m.sync_host(ptr, len, self.dtype) } {
                 panic!("{e}");
             }
         }
@@ -226,19 +299,22 @@ impl Storage {
     /// The elements as a slice of `T`. Panics (a bug, never user input) if `T` is not the dtype.
     pub fn slice<T: Element>(&self) -> &[T] {
         assert_eq!(T::DTYPE, self.dtype, "storage dtype mismatch");
-        if self.len == 0 {
+        let (len, ptr) = self.parts();
+        if len == 0 {
             return &[];
         }
         self.host_read();
-        // SAFETY: ptr/len describe a live allocation of `T` (checked dtype).
-        unsafe { std::slice::from_raw_parts(self.ptr as *const T, self.len) }
+        // SAFETY: ptr/len describe a live allocation of `T` (checked dtype; a replaced buffer
+        // lives as long as the storage, Note [Storage growth]).
+        unsafe { std::slice::from_raw_parts(ptr as *const T, len) }
     }
 
     /// Mutable view of the elements; see Note [Storage mutation].
     #[allow(clippy::mut_from_ref)]
     pub fn slice_mut<T: Element>(&self) -> &mut [T] {
         assert_eq!(T::DTYPE, self.dtype, "storage dtype mismatch");
-        if self.len == 0 {
+        let (len, ptr) = self.parts();
+        if len == 0 {
             return &mut [];
         }
         if let Some(m) = &self.gpu {
@@ -246,6 +322,6 @@ impl Storage {
             m.host_written();
         }
         // SAFETY: as above; exclusivity is the caller's contract (Note [Storage mutation]).
-        unsafe { std::slice::from_raw_parts_mut(self.ptr as *mut T, self.len) }
+        unsafe { std::slice::from_raw_parts_mut(ptr as *mut T, len) }
     }
 }

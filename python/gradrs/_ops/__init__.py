@@ -29,7 +29,7 @@ from .shapes import (
     vsplit, vstack, unravel_index, alias_copy, diagonal_copy, expand_copy, permute_copy,
     select_copy, slice_copy, split_copy, split_with_sizes_copy, squeeze_copy, t_copy,
     transpose_copy, unbind_copy, unsqueeze_copy, view_copy, narrow_copy, unsafe_split,
-    unsafe_chunk, unsafe_split_with_sizes, unfold_copy, detach_copy,
+    unsafe_chunk, unsafe_split_with_sizes, unfold_copy, detach_copy, as_strided_copy,
 )
 from .factories import (
     vander, scalar_tensor, hamming_window, hann_window, bartlett_window, blackman_window,
@@ -78,5 +78,5 @@ __all__ = [
     "unsafe_chunk", "unsafe_split_with_sizes", "nonzero_static", "is_distributed",
     "frobenius_norm", "nuclear_norm", "norm_except_dim", "unfold_copy", "sym_not", "sym_float",
     "sym_int", "sym_max", "sym_min", "sym_sum", "sym_sqrt", "sym_ite", "gradient",
-    "detach_copy", "empty_permuted", "cond", "histogramdd",
+    "detach_copy", "empty_permuted", "cond", "histogramdd", "as_strided_copy",
 ]

@@ -82,6 +82,23 @@ Tensor.new_zeros = _new_factory("new_zeros", _native_new_zeros,
 Tensor.new_ones = _new_factory("new_ones", _native_new_ones,
                                "`Tensor.new_ones(*size, dtype=None, device=None, ...)`.")
 Tensor.new_full = _new_full
+
+
+def _new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False,
+                       layout=None, pin_memory=False):
+    """`Tensor.new_empty_strided(size, stride, ...)`: `gradrs.empty_strided` with this tensor's
+    dtype and device unless `dtype` / `device` say otherwise (zeroed memory in gradrs).
+
+    Examples:
+        >>> gradrs.ones(2, dtype=gradrs.float64).new_empty_strided((2, 3), (1, 2)).stride()
+        (1, 2)
+    """
+    return _G.empty_strided(size, stride, dtype=self.dtype if dtype is None else dtype,
+                            device=self.device if device is None else device,
+                            requires_grad=requires_grad)
+
+
+Tensor.new_empty_strided = _new_empty_strided
 Tensor.new = _new
 
 

@@ -1,6 +1,10 @@
 """Tensor methods PyTorch keeps only to refuse or alias: `prelu`, and `solve`, `lstsq`,
-`eig`, `symeig`, `reinforce`, removed since 1.9, with PyTorch's messages.
+`eig`, `symeig`, `reinforce`, removed since 1.9, with PyTorch's messages; the deprecated
+out-of-place `resize` / `resize_as` (torch/_tensor.py's, through autograd's `Resize`).
 """
+
+import math
+import warnings
 
 from .._native import Tensor
 from ._common import _G
@@ -117,3 +121,49 @@ def range(start, end, step=1, *, out=None, dtype=None, layout=None, device=None,
         out.copy_(result)
         return out
     return result.requires_grad_(requires_grad)
+
+
+_RESIZE = []
+
+
+def _resize_function():
+    """torch/autograd/_functions/tensor.py's `Resize` (made on first use, once gradrs.autograd
+    is importable): a reshape that keeps the element count, its node ResizeBackward."""
+    if not _RESIZE:
+        class Resize(_G.autograd.Function):
+            @staticmethod
+            def forward(ctx, tensor, sizes):
+                ctx.sizes = sizes
+                ctx.numel = math.prod(sizes)
+                if tensor.numel() != ctx.numel:
+                    raise RuntimeError(
+                        f"requested resize to {'x'.join(map(str, sizes))} ({ctx.numel} elements "
+                        f"in total), but the given tensor has a size of "
+                        f"{'x'.join(map(str, tensor.size()))} ({tensor.numel()} elements). "
+                        "autograd's resize can only change the shape of a given tensor, while "
+                        "preserving the number of elements. ")
+                ctx.input_sizes = tensor.size()
+                return tensor.contiguous().view(*sizes)
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                return grad_output.contiguous().view(ctx.input_sizes), None
+
+        _RESIZE.append(Resize)
+    return _RESIZE[0]
+
+
+def _resize(self, *sizes):
+    """`Tensor.resize(*sizes)`: deprecated; a reshape keeping the element count (warns)."""
+    warnings.warn("non-inplace resize is deprecated", stacklevel=1)  # as torch/_tensor.py
+    return _resize_function().apply(self, sizes)
+
+
+def _resize_as(self, tensor):
+    """`Tensor.resize_as(tensor)`: deprecated; `resize(tensor.size())` (warns)."""
+    warnings.warn("non-inplace resize_as is deprecated", stacklevel=1)
+    return _resize_function().apply(self, tensor.size())
+
+
+Tensor.resize = _resize
+Tensor.resize_as = _resize_as

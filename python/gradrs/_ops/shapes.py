@@ -21,7 +21,7 @@ __all__ = [
     "expand_copy", "permute_copy", "select_copy", "slice_copy", "split_copy",
     "split_with_sizes_copy", "squeeze_copy", "t_copy", "transpose_copy", "unbind_copy",
     "unsqueeze_copy", "view_copy", "narrow_copy", "unsafe_split", "unsafe_chunk",
-    "unsafe_split_with_sizes", "unfold_copy",
+    "unsafe_split_with_sizes", "unfold_copy", "as_strided_copy",
 ]
 
 
@@ -321,6 +321,7 @@ def _split_sizes(t, sizes, dim=0):
 
 
 # The `*_copy` view forms and the unsafe splits, each with PyTorch's node.
+as_strided_copy = _copy_form("as_strided_copy", "AsStridedBackward0_copy", Tensor.as_strided)
 alias_copy = _copy_form("alias_copy", "AliasBackward0_copy", lambda t: t.view_as(t))
 diagonal_copy = _copy_form("diagonal_copy", "DiagonalBackward0_copy", Tensor.diagonal)
 expand_copy = _copy_form("expand_copy", "ExpandBackward0_copy", Tensor.expand)

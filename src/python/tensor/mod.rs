@@ -9,6 +9,8 @@ mod grad;
 mod methods;
 mod operators;
 mod protocol;
+mod views;
+pub(crate) use views::resize_as_object;
 
 use super::autograd::node_object;
 use super::convert::{extract_scalar, operand_scalar, to_list, Flag, NumberArg};
