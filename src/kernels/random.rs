@@ -159,20 +159,16 @@ pub fn normal_fill_f64(g: &mut CpuGenerator, n: usize, mean: f64, std: f64) -> V
     })
 }
 
-/// float32 `normal_fill`. With `draw_all` (float32 itself) ATen runs `normal_fill_AVX2`, whose
-/// Box–Muller computes in float32 with avx_mathfun's polynomials (`avx2_log`, `avx2_sincos`)
-/// and `theta = float(2π) * u2`; without it (half: Note [Half normal tail]) the generic
-/// `normal_fill_16`, with the C library's log / cos / sin and `theta` from a double 2π.
-pub fn normal_fill_f32_blocks(
-    g: &mut CpuGenerator,
-    n: usize,
-    mean: f32,
-    std: f32,
-    draw_all: bool,
-) -> Vec<f32> {
-    if draw_all {
-        return normal_fill(g, n, true, unit_f32, |d| avx2_box_muller(d, mean, std));
-    }
+/// float32 `normal_fill`: ATen runs `normal_fill_AVX2`, whose Box–Muller computes in float32
+/// with avx_mathfun's polynomials (`avx2_log`, `avx2_sincos`) and `theta = float(2π) * u2`.
+pub fn normal_fill_f32(g: &mut CpuGenerator, n: usize, mean: f32, std: f32) -> Vec<f32> {
+    normal_fill(g, n, true, unit_f32, |d| avx2_box_muller(d, mean, std))
+}
+
+/// Half `normal_fill`, computed in float32 and rounded by the caller: ATen's generic
+/// `normal_fill_16`, with the C library's log / cos / sin and `theta` from a double 2π, and
+/// uniforms for the whole blocks only (Note [Half normal tail]).
+pub fn normal_fill_half(g: &mut CpuGenerator, n: usize, mean: f32, std: f32) -> Vec<f32> {
     normal_fill(g, n, false, unit_f32, |d| {
         for j in 0..8 {
             let u1 = 1.0 - d[j];
@@ -190,7 +186,7 @@ pub fn normal_fill_f32_blocks(
 // ATen's avx_mathfun.h (Cephes polynomials, not libm) in a build that contracts each multiply
 // into the add consuming it. These two functions are one lane of that compiled code, every
 // fused multiply-add where the wheel has one (`mul_add`), so the draws are PyTorch's bit for
-// bit (tests/test_random_streams.py); libm's log / sin / cos differ in the last bit on ~39 %
+// bit (tests/test_random.py); libm's log / sin / cos differ in the last bit on ~39 %
 // of the values.
 
 /// `normal_fill_16_AVX2` on one block of 16 uniforms. Its `mul_add`s are hardware FMAs where

@@ -283,14 +283,12 @@ fn normal_values(
     with_gen(gen, |g| {
         if n >= 16 && contiguous {
             match dtype {
-                DType::F32 => {
-                    return from_vec(normal_fill_f32_blocks(g, n, mean as f32, std as f32, true))
-                }
+                DType::F32 => return from_vec(normal_fill_f32(g, n, mean as f32, std as f32)),
                 DType::F64 => return from_vec(normal_fill_f64(g, n, mean, std)),
                 // Half follows the float path and rounds (the ragged tail aside: Note
                 // [Half normal tail]).
                 _ => {
-                    let v = normal_fill_f32_blocks(g, n, mean as f32, std as f32, false);
+                    let v = normal_fill_half(g, n, mean as f32, std as f32);
                     return crate::ops::creation::narrow(from_vec(v), dtype);
                 }
             }
