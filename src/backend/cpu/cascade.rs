@@ -89,6 +89,7 @@ fn ceil_log2(x: usize) -> u32 {
 /// # Safety
 /// Every address read (`base + i * row + k * col` and what `load` reads there) is in bounds.
 #[inline(always)]
+#[allow(clippy::needless_range_loop)] // ATen's loops, index for index
 unsafe fn multi_row_sum<T, A: Acc, const N: usize>(
     base: *const T,
     row: isize,
@@ -416,6 +417,7 @@ impl ReduceIter {
     ///
     /// # Safety
     /// The iterator's strides stay inside `out`'s and `inp`'s storage.
+    #[allow(clippy::needless_range_loop)] // DimCounter's loops, index for index
     unsafe fn walk<T: CascadeFloat, const W: usize, const NAN: bool>(
         &self,
         out: *mut T,
@@ -492,6 +494,14 @@ struct Ptrs<T>(*mut T, *const T);
 unsafe impl<T> Send for Ptrs<T> {}
 unsafe impl<T> Sync for Ptrs<T> {}
 
+impl<T> Ptrs<T> {
+    /// Both pointers; a method, so a closure captures the whole `Ptrs` (Send) and not its
+    /// fields (raw pointers).
+    fn get(&self) -> (*mut T, *const T) {
+        (self.0, self.1)
+    }
+}
+
 /// ATen's `at::parallel_for` chunks of `0..n` for `threads`: (begin, end) per thread id.
 fn omp_chunks(n: usize, grain: usize, threads: usize) -> Vec<(usize, usize)> {
     if n == 0 {
@@ -537,9 +547,9 @@ unsafe fn run<T: CascadeFloat, const W: usize, const NAN: bool>(
         let chunks = omp_chunks(numel, GRAIN, threads);
         let p = Ptrs(buffer.as_mut_ptr(), inp);
         for_each_index(chunks.len(), |tid| {
-            let p = p;
+            let (o, i) = p.get();
             let (b, e) = chunks[tid];
-            it.walk::<T, W, NAN>(p.0.add(tid), p.1, b, e);
+            it.walk::<T, W, NAN>(o.add(tid), i, b, e);
         });
         loop2d::<T, W, NAN>(out.as_mut_ptr(), buffer.as_ptr(), [0, 1, 0, 0], threads, 1);
         return;
@@ -581,12 +591,12 @@ unsafe fn run<T: CascadeFloat, const W: usize, const NAN: bool>(
         .collect();
     let p = Ptrs(out.as_mut_ptr(), inp);
     for_each_index(chunks.len(), |c| {
-        let p = p;
+        let (po, pi) = p.get();
         let (b, e) = chunks[c];
         let mut sub = it.clone();
         sub.shape[dim] = e - b;
         let (o, i) = (b as isize * it.out[dim], b as isize * it.inp[dim]);
-        sub.walk::<T, W, NAN>(p.0.offset(o), p.1.offset(i), 0, sub.numel());
+        sub.walk::<T, W, NAN>(po.offset(o), pi.offset(i), 0, sub.numel());
     });
 }
 
