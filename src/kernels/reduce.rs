@@ -45,10 +45,30 @@ pub fn sum(x: &Tensor, dims: &[usize], keepdim: bool) -> Tensor {
     pick!(|b| b.reduce(ReduceOp::Sum, x, dims, keepdim, &shape))
 }
 
+/// Elements of a view past which the host's float sum stops reading every broadcast repeat.
+const HUGE_BROADCAST_SUM: usize = 1 << 31;
+
 /// The host's sum, of a float32, float64 or int64 tensor, giving `shape`: floats in ATen's
 /// order of adds (Note [Cascade sum]), so they are bit-equal to PyTorch's.
 fn sum_host(x: &Tensor, dims: &[usize], keepdim: bool, shape: &[usize]) -> Tensor {
     let d = x.read();
+    if d.layout.numel() > HUGE_BROADCAST_SUM && d.dtype() != DType::I64 {
+        // A view past 2^31 elements is a broadcast one (no storage holds it): PyTorch reads
+        // every repeat, for seconds to hours; sum the distinct values and scale instead,
+        // which can differ from PyTorch in the last bits.
+        return match d.dtype() {
+            DType::F32 => Tensor::from_vec_on(
+                sum_dims::<f32>(d.storage.slice(), &d.layout, dims),
+                shape,
+                d.device(),
+            ),
+            _ => Tensor::from_vec_on(
+                sum_dims::<f64>(d.storage.slice(), &d.layout, dims),
+                shape,
+                d.device(),
+            ),
+        };
+    }
     match d.dtype() {
         DType::F32 => Tensor::from_vec_on(
             cascade_sum::<f32>(d.storage.slice(), &d.layout, dims, keepdim, false),
