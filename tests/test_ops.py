@@ -69,12 +69,11 @@ F64_ONLY = ("cpu",)
 
 # ---- element-wise math, activations, reductions, shape and indexing ops ------------------
 _known(
-    "float32 input with a float64 0-dim tensor operand (clamp_max's max, masked_fill's "
-    "value): the operand's gradient is a float32 sum cast to float64. PyTorch sums in float32 "
-    "in its kernel's order (sequentially for masked_select(mask).sum(), in vector lanes for "
-    "sum_to), gradrs accumulates float32 sums in float64 and rounds once; the results differ "
-    "by one float32 ulp (relative ~6e-8 in a float64 gradient)",
-    'grad clamp_max/f32_2x3__f64_0d', 'gradgrad clamp_max/f32_2x3__f64_0d',
+    "float32 input with a float64 0-dim tensor value (masked_fill's): the value's gradient is "
+    "a float32 sum cast to float64. PyTorch sums masked_select(mask) (the selected values "
+    "alone, in its cascade order), gradrs sums the masked gradient with zeros in the other "
+    "places; the results differ by one float32 ulp (relative ~6e-8 in a float64 gradient). "
+    "(clamp_max's max, a sum_to, is bit-equal since sums follow ATen's order.)",
     'variant masked_fill/method/f32_2x3__b_2x3__f64_0d',
     devices=F64_ONLY,
 )

@@ -45,7 +45,9 @@ pub(crate) use gpu::words_on_gpu;
 pub use index::{gather, masked_select, nonzero, offsets, put, scatter};
 pub use matmul::{addmm, bmm, dot};
 pub use nn::{col2im, im2col, softmax, Window, WindowGeom, WindowOp};
-pub use reduce::{all_any, arg_extreme, float_rows, reduce, rows, scan, sum, ReduceOp, ScanOp};
+pub use reduce::{
+    all_any, arg_extreme, float_rows, nansum_host, reduce, rows, scan, sum, ReduceOp, ScanOp,
+};
 pub use sort::{select as select_lines, sort, Rows};
 
 use crate::tensor::{Layout, Tensor};

@@ -6,6 +6,7 @@
 use super::backend::pick;
 use super::copy::{cast, contiguous, narrow, wide};
 use super::swapped;
+use crate::backend::cpu::cascade::cascade_sum;
 use crate::backend::cpu::reduce::{reduce_rows, sum_dims, sum_half};
 pub use crate::backend::wgpu::{ReduceOp, ScanOp};
 use crate::dtype::DType;
@@ -44,17 +45,38 @@ pub fn sum(x: &Tensor, dims: &[usize], keepdim: bool) -> Tensor {
     pick!(|b| b.reduce(ReduceOp::Sum, x, dims, keepdim, &shape))
 }
 
-/// The host's sum, of a float32, float64 or int64 tensor, giving `shape`.
-fn sum_host(x: &Tensor, dims: &[usize], shape: &[usize]) -> Tensor {
+/// Elements of a view past which the host's float sum stops reading every broadcast repeat.
+const HUGE_BROADCAST_SUM: usize = 1 << 31;
+
+/// The host's sum, of a float32, float64 or int64 tensor, giving `shape`: floats in ATen's
+/// order of adds (Note [Cascade sum]), so they are bit-equal to PyTorch's.
+fn sum_host(x: &Tensor, dims: &[usize], keepdim: bool, shape: &[usize]) -> Tensor {
     let d = x.read();
+    if d.layout.numel() > HUGE_BROADCAST_SUM && d.dtype() != DType::I64 {
+        // A view past 2^31 elements is a broadcast one (no storage holds it): PyTorch reads
+        // every repeat, for seconds to hours; sum the distinct values and scale instead,
+        // which can differ from PyTorch in the last bits.
+        return match d.dtype() {
+            DType::F32 => Tensor::from_vec_on(
+                sum_dims::<f32>(d.storage.slice(), &d.layout, dims),
+                shape,
+                d.device(),
+            ),
+            _ => Tensor::from_vec_on(
+                sum_dims::<f64>(d.storage.slice(), &d.layout, dims),
+                shape,
+                d.device(),
+            ),
+        };
+    }
     match d.dtype() {
         DType::F32 => Tensor::from_vec_on(
-            sum_dims::<f32>(d.storage.slice(), &d.layout, dims),
+            cascade_sum::<f32>(d.storage.slice(), &d.layout, dims, keepdim, false),
             shape,
             d.device(),
         ),
         DType::F64 => Tensor::from_vec_on(
-            sum_dims::<f64>(d.storage.slice(), &d.layout, dims),
+            cascade_sum::<f64>(d.storage.slice(), &d.layout, dims, keepdim, false),
             shape,
             d.device(),
         ),
@@ -71,6 +93,27 @@ fn sum_host(x: &Tensor, dims: &[usize], shape: &[usize]) -> Tensor {
         | DType::F16
         | DType::BF16 => unreachable!("cast above"),
     }
+}
+
+/// PyTorch's CPU `nansum` of a host float32 / float64 tensor over `dims`: ATen's cascade
+/// with NaN read as zero, in its order over the tensor's own layout (Note [Cascade sum]).
+/// None for other dtypes and GPU tensors, which sum `where(isnan(x), 0, x)` instead.
+pub fn nansum_host(x: &Tensor, dims: &[usize], keepdim: bool) -> Option<Tensor> {
+    if x.device().is_gpu() || !matches!(x.dtype(), DType::F32 | DType::F64) {
+        return None;
+    }
+    let d = x.read();
+    let shape = reduced_shape(&d.layout.shape, dims, keepdim);
+    Some(match d.dtype() {
+        DType::F32 => Tensor::from_vec(
+            cascade_sum::<f32>(d.storage.slice(), &d.layout, dims, keepdim, true),
+            &shape,
+        ),
+        _ => Tensor::from_vec(
+            cascade_sum::<f64>(d.storage.slice(), &d.layout, dims, keepdim, true),
+            &shape,
+        ),
+    })
 }
 
 /// `f` of each run of elements over `dims`, computed on the host (a GPU tensor's host copy;
@@ -140,7 +183,7 @@ pub(super) fn reduce_host(
     shape: &[usize],
 ) -> Tensor {
     match op {
-        ReduceOp::Sum => sum_host(x, dims, shape),
+        ReduceOp::Sum => sum_host(x, dims, keepdim, shape),
         ReduceOp::Prod if x.dtype() == DType::I64 => rows::<i64, i64>(x, dims, keepdim, |r| {
             r.iter().fold(1i64, |a, &b| a.wrapping_mul(b))
         }),

@@ -23,6 +23,16 @@ use crate::{
     ops::where_::where_,
 };
 
+/// `nansum`: the host kernel in PyTorch's order where there is one (float32 / float64 on the
+/// CPU), else the sum of `where(isnan(x), 0, x)` (the same values, on any device).
+fn nansum_compose(x: &Tensor, dims: Option<&[i64]>, keepdim: bool) -> Result<Tensor> {
+    let rd = reduction_dims(dims, x.dim())?;
+    if let Some(out) = crate::kernels::nansum_host(x, &rd, keepdim) {
+        return Ok(out);
+    }
+    sum(&where_(&ne(x, x)?, 0, x)?, dims, keepdim)
+}
+
 /// Which input dtypes a reduction takes.
 #[derive(Clone, Copy)]
 pub enum ReduceDtypes {

@@ -39,7 +39,7 @@ macro_rules! reduction_table {
             ///     tensor([4., 2.])
             Nansum nansum {
                 dtypes: ReduceDtypes::All,
-                compose: |x, dims, keepdim| sum(&where_(&ne(x, x)?, 0, x)?, dims, keepdim),
+                compose: |x, dims, keepdim| nansum_compose(x, dims, keepdim),
                 node: "NansumBackward0",
                 grad: |g, x| mul(g, &logical_not(&ne(x, x)?)?),
                 methods: [nansum], functions: [nansum],

@@ -2,6 +2,7 @@
 //! the rest, threads only above `PAR_THRESHOLD` elements (hand-offs cost more than tiny work),
 //! through `parallel.rs`'s pool, where the calling thread works too.
 
+pub mod cascade;
 pub mod copy;
 pub mod elementwise;
 pub mod f16c;
