@@ -1,7 +1,7 @@
 """Bad and edge inputs run in child processes against gradrs and torch; `python tests/hardening_corpus.py` prints the tally.
 
 Each case is one Python snippet run with ``torch`` bound to the module under test (gradrs or
-PyTorch), ``F`` to its ``nn.functional`` and ``dev`` to a device; a snippet naming ``dev`` runs
+PyTorch), ``F`` to its ``nn.functional``, ``np`` to numpy and ``dev`` to a device; a snippet naming ``dev`` runs
 on the CPU and, for gradrs, on the GPU too (compared with PyTorch's CPU outcome). Cases run many
 to a child process; a child that dies takes only the case it was running with it (recorded as
 a crash) and a fresh child goes on from the next case. The outcome of a case is its value
@@ -466,8 +466,13 @@ def _type_cases():
 
 
 def cases():
-    """Every case as (snippet, flag)."""
-    return _creation_cases() + _conversion_cases() + _indexing_cases() + _type_cases()
+    """Every case as (snippet, flag): this file's and hardening_corpus_more.py's, once each."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import hardening_corpus_more
+
+    out = _creation_cases() + _conversion_cases() + _indexing_cases() + _type_cases()
+    seen = {c for c, _ in out}
+    return out + [(c, f) for c, f in hardening_corpus_more.cases() if c not in seen]
 
 
 # --------------------------------------------------------------------------------------------
@@ -507,12 +512,13 @@ def child_main(modname, path, start):
     sys.setrecursionlimit(10000)
     mod = __import__(modname)
     fmod = __import__(modname + ".nn.functional", fromlist=["_"])
+    import numpy
     with open(path) as fh:
         todo = json.load(fh)
     for i in range(start, len(todo)):
         code, device = todo[i]
         print(json.dumps({"i": i, "start": True}), flush=True)
-        ns = {"torch": mod, "F": fmod, "dev": device}
+        ns = {"torch": mod, "F": fmod, "dev": device, "np": numpy}
         try:
             v = eval(code, ns)
             rec = {"kind": "ok", "value": _summary(mod, v)}

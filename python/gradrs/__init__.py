@@ -82,11 +82,11 @@ from ._native import (
 )
 from . import return_types
 from ._forms import with_out as _with_out
-# memory_format= on the factories, clone and contiguous; imported before the functional forms,
-# which read clone's signature
+# memory_format= on the factories, clone and contiguous (taken natively: Note [Memory formats]),
+# imported before the functional forms
 from ._memory_format import (
-    contiguous_format, legacy_contiguous_format, memory_format, preserve_format)
-from ._memory_format import accepting as _memory_format_kw
+    channels_last, channels_last_3d, contiguous_format, legacy_contiguous_format, memory_format,
+    preserve_format)
 from ._functional_forms import *  # noqa: F403 - gradrs.exp(x) & co., generated from name lists
 from . import _deprecated_overloads  # noqa: E402,F401 - x.add_(alpha, other) & co. (PyTorch 1.x)
 from ._size import Size
@@ -126,13 +126,6 @@ short = int16
 
 __version__ = "0.1.0"
 
-empty_like = _memory_format_kw(empty_like)
-full_like = _memory_format_kw(full_like)
-ones_like = _memory_format_kw(ones_like)
-rand_like = _memory_format_kw(rand_like)
-randint_like = _memory_format_kw(randint_like)
-randn_like = _memory_format_kw(randn_like)
-zeros_like = _memory_format_kw(zeros_like)
 
 # PyTorch's module constants: torch/__init__.py imports them from math (torch.pi in angle
 # math, torch.inf in masks and clamps), and numpy's newaxis for x[:, torch.newaxis]

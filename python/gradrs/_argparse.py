@@ -15,6 +15,7 @@ replaces the method's when no signature accepts the arguments. The rules follow
 from __future__ import annotations
 
 import numbers
+import re
 
 from . import _declared, _native, _numpy_names
 
@@ -221,6 +222,18 @@ def error(name, args, kwargs, texts=None):
                      f"{_describe(args, kwargs)}, but expected one of:\n{listing}")
 
 
+_POSITION = re.compile(r"^(\w+)\(\): argument '(\w+)' \(position (\d+)\)")
+
+
+def _function_position(name, msg):
+    """The method's parser error ``msg`` as the function's: the function's `input` is its
+    argument 1, so the method's argument n is its n + 1 (None when ``msg`` names none)."""
+    m = _POSITION.match(msg)
+    if m is None or m.group(1) != name:
+        return None
+    return f"{name}(): argument '{m.group(2)}' (position {int(m.group(3)) + 1})" + msg[m.end():]
+
+
 def functional(name, call):
     """``gradrs.<name>(input, ...)``: ``call(input, ...)`` (the method, with ``out=``) with
     PyTorch's argument errors."""
@@ -244,10 +257,13 @@ def functional(name, call):
         if input is not None:
             try:
                 return call(input, *rest, **kw)
-            except TypeError:
+            except TypeError as e:
                 err = error(name, args, kwargs)
                 if err is None:
-                    raise
+                    shifted = _function_position(name, str(e))
+                    if shifted is None:
+                        raise
+                    raise TypeError(shifted) from None
                 raise err from None
         err = error(name, args, kwargs)
         if err is None:  # no signature listed that refuses it: as a method call

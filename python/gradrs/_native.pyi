@@ -633,23 +633,23 @@ class Tensor:
 
     # copies, casts, in-place fills
     def clone(self, *, memory_format: _MemoryFormat | None = None) -> Tensor: ...
-    def contiguous(self, memory_format: _MemoryFormat | None = None) -> Tensor: ...
+    def contiguous(self, *, memory_format: _MemoryFormat | None = None) -> Tensor: ...
     # PyTorch's three overloads; a Python type (float, int, bool) may stand for a dtype and a
     # number for a 0-dim tensor. copy=True always returns a new tensor.
     @overload
     def to(
         self, device: _DeviceLike = None, dtype: _DType | type | None = None,
-        non_blocking: _bool = False, copy: _bool = False, *, memory_format: None = None,
+        non_blocking: _bool = False, copy: _bool = False, *, memory_format: _MemoryFormat | None = None,
     ) -> Tensor: ...
     @overload
     def to(
         self, dtype: _DType | type, non_blocking: _bool = False, copy: _bool = False, *,
-        memory_format: None = None,
+        memory_format: _MemoryFormat | None = None,
     ) -> Tensor: ...
     @overload
     def to(
         self, tensor: Tensor | _Number, non_blocking: _bool = False, copy: _bool = False, *,
-        memory_format: None = None,
+        memory_format: _MemoryFormat | None = None,
     ) -> Tensor: ...
     def float(self) -> Tensor: ...
     def double(self) -> Tensor: ...
@@ -666,14 +666,14 @@ class Tensor:
     def int(self) -> Tensor: ...
     def bool(self) -> Tensor: ...
     def type_as(self, other: Tensor) -> Tensor: ...
-    def cpu(self, *, memory_format: None = None) -> Tensor: ...
+    def cpu(self, *, memory_format: _MemoryFormat | None = None) -> Tensor: ...
     def gpu(
         self, device: _DeviceLike = None, non_blocking: _bool = False, *,
-        memory_format: None = None,
+        memory_format: _MemoryFormat | None = None,
     ) -> Tensor: ...
     def cuda(
         self, device: _DeviceLike = None, non_blocking: _bool = False, *,
-        memory_format: None = None,
+        memory_format: _MemoryFormat | None = None,
     ) -> Tensor: ...
     def equal(self, other: Tensor) -> _bool: ...
     def zero_(self) -> Self: ...
@@ -1174,6 +1174,7 @@ def zeros_like(
     dtype: _DType | None = None,
     device: _DeviceLike = None,
     requires_grad: _bool = False,
+    memory_format: _MemoryFormat | None = None,
 ) -> Tensor: ...
 def ones_like(
     input: Tensor,
@@ -1181,6 +1182,7 @@ def ones_like(
     dtype: _DType | None = None,
     device: _DeviceLike = None,
     requires_grad: _bool = False,
+    memory_format: _MemoryFormat | None = None,
 ) -> Tensor: ...
 def empty_like(
     input: Tensor,
@@ -1188,6 +1190,7 @@ def empty_like(
     dtype: _DType | None = None,
     device: _DeviceLike = None,
     requires_grad: _bool = False,
+    memory_format: _MemoryFormat | None = None,
 ) -> Tensor: ...
 def full_like(
     input: Tensor,
@@ -1196,6 +1199,7 @@ def full_like(
     dtype: _DType | None = None,
     device: _DeviceLike = None,
     requires_grad: _bool = False,
+    memory_format: _MemoryFormat | None = None,
 ) -> Tensor: ...
 # ---- random numbers (src/python/random.rs) ----------------------------------------------------
 @final
@@ -1245,7 +1249,7 @@ def rand_like(
     device: _DeviceLike = None,
     requires_grad: _bool = False,
     layout: Any = None,
-    memory_format: Any = None,
+    memory_format: _MemoryFormat | None = None,
 ) -> Tensor: ...
 def randn_like(
     input: Tensor,
@@ -1255,7 +1259,7 @@ def randn_like(
     device: _DeviceLike = None,
     requires_grad: _bool = False,
     layout: Any = None,
-    memory_format: Any = None,
+    memory_format: _MemoryFormat | None = None,
 ) -> Tensor: ...
 @overload
 def randint(
@@ -1294,7 +1298,7 @@ def randint_like(
     device: _DeviceLike = None,
     requires_grad: _bool = False,
     layout: Any = None,
-    memory_format: Any = None,
+    memory_format: _MemoryFormat | None = None,
 ) -> Tensor: ...
 def randperm(
     n: _int,

@@ -6,7 +6,9 @@ use crate::dispatch;
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
 use crate::kernels;
-use crate::tensor::{Device, Element, Tensor};
+use crate::tensor::layout::{like_strides, MemoryFormat};
+use crate::tensor::shape::{Shape, Strides};
+use crate::tensor::{Device, Element, Layout, Tensor};
 use std::sync::Arc;
 
 pub fn ones_like(t: &Tensor) -> Tensor {
@@ -118,13 +120,60 @@ impl Backward for ToCopyBackward {
     }
 }
 
-/// `clone()`: a contiguous copy that stays in the graph.
+/// A row-major copy that stays in the graph (CloneBackward0): what gradrs's own ops clone.
 pub fn clone(t: &Tensor) -> Tensor {
     let out = contiguous_clone(t);
     if needs_grad(&[t]) {
         return record(out, &[t], CloneBackward);
     }
     out
+}
+
+/// `clone(memory_format=fmt)`, the Tensor method: `preserve_format` (its default) keeps a
+/// dense input's strides (Note [Memory formats]: a transposed tensor's clone is transposed).
+pub fn clone_as(t: &Tensor, fmt: MemoryFormat) -> Result<Tensor> {
+    let strides = like_strides(&t.read().layout, fmt)?;
+    let out = match strides {
+        None => contiguous_clone(t),
+        Some(strides) => {
+            // The elements in memory order (dims by stride, outermost first), then laid out.
+            let mut order: Vec<usize> = (0..t.dim()).collect();
+            order.sort_by_key(|&d| std::cmp::Reverse(strides[d]));
+            let order: Vec<i64> = order.into_iter().map(|d| d as i64).collect();
+            let walked = {
+                let _no_grad = crate::autograd::GradModeGuard::new(false);
+                crate::ops::movement::permute(t, &order)?
+            };
+            relaid(&contiguous_clone(&walked), &t.shape(), strides)
+        }
+    };
+    if needs_grad(&[t]) {
+        return Ok(record(out, &[t], CloneBackward));
+    }
+    Ok(out)
+}
+
+/// A fresh dense tensor's storage (its elements in memory order) as a tensor of `shape` with
+/// `strides` (Note [Memory formats]).
+pub fn relaid(dense: &Tensor, shape: &[usize], strides: Strides) -> Tensor {
+    let storage = dense.read().storage.clone();
+    Tensor::from_storage(
+        storage,
+        Layout {
+            shape: Shape::from_slice(shape),
+            strides,
+            offset: 0,
+        },
+    )
+}
+
+/// `empty_like` & co.: `filled`, a fresh row-major tensor of equal values shaped as `like`,
+/// laid out as `fmt` says for `like` (Note [Memory formats]).
+pub fn like_layout(filled: Tensor, like: &Tensor, fmt: MemoryFormat) -> Result<Tensor> {
+    Ok(match like_strides(&like.read().layout, fmt)? {
+        None => filled,
+        Some(strides) => relaid(&filled, &like.shape(), strides),
+    })
 }
 
 struct CloneBackward;
@@ -147,6 +196,38 @@ pub fn contiguous(t: &Tensor) -> Tensor {
         t.clone()
     } else {
         clone(t)
+    }
+}
+
+/// `contiguous(memory_format=fmt)`: `t` itself when already laid out so, else a clone.
+pub fn contiguous_as(t: &Tensor, fmt: MemoryFormat) -> Result<Tensor> {
+    match fmt {
+        // PyTorch returns a contiguous tensor as it is before it looks at the format.
+        MemoryFormat::Preserve if t.is_contiguous() => Ok(t.clone()),
+        MemoryFormat::Preserve => Err(Error::Runtime(
+            "preserve memory format is unsupported by the contiguous operator".into(),
+        )),
+        MemoryFormat::Contiguous => Ok(contiguous(t)),
+        _ => {
+            let wanted = like_strides(&Layout::contiguous(&t.shape()), fmt)?;
+            let laid = {
+                let d = t.read();
+                match &wanted {
+                    None => d.layout.is_contiguous(),
+                    Some(w) => d
+                        .layout
+                        .shape
+                        .iter()
+                        .zip(w.iter().zip(d.layout.strides.iter()))
+                        .all(|(&n, (a, b))| n < 2 || a == b),
+                }
+            };
+            if laid {
+                Ok(t.clone())
+            } else {
+                clone_as(t, fmt)
+            }
+        }
     }
 }
 

@@ -115,6 +115,60 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Flag {
     }
 }
 
+/// An `int` parameter as PyTorch's argument parser takes it: a Python or NumPy integer, or
+/// anything else with `__index__` (a one-element integer tensor), but no bool, Python's or
+/// NumPy's. Extraction never fails, so that the binding, which knows its name, raises
+/// PyTorch's TypeError through [`Int::get`].
+pub struct Int(Result<i64, IntError>);
+
+enum IntError {
+    /// Not an int: the type PyTorch's message names.
+    Type(String),
+    /// An int that does not fit (Python's own error).
+    Py(PyErr),
+}
+
+impl Int {
+    pub const fn new(v: i64) -> Int {
+        Int(Ok(v))
+    }
+
+    /// The value, or PyTorch's error for `func()`'s parameter `arg` (at `position`, counted
+    /// from 1 without `self`; 0 for a keyword-only one, which PyTorch gives no position).
+    pub fn get(self, func: &str, arg: &str, position: usize) -> PyResult<i64> {
+        self.0.map_err(|e| match e {
+            IntError::Type(ty) => {
+                let at = if position == 0 {
+                    String::new()
+                } else {
+                    format!(" (position {position})")
+                };
+                super::errors::type_error(format!(
+                    "{func}(): argument '{arg}'{at} must be int, not {ty}"
+                ))
+            }
+            IntError::Py(e) => e,
+        })
+    }
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Int {
+    type Error = PyErr;
+    fn extract(obj: pyo3::Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        let obj = obj.to_owned();
+        if obj.is_instance_of::<PyBool>() {
+            return Ok(Int(Err(IntError::Type("bool".into()))));
+        }
+        match obj.extract::<i64>() {
+            Ok(v) => Ok(Int(Ok(v))),
+            Err(e) if e.is_instance_of::<pyo3::exceptions::PyOverflowError>(obj.py()) => {
+                Ok(Int(Err(IntError::Py(e))))
+            }
+            Err(_) => Ok(Int(Err(IntError::Type(type_name(&obj))))),
+        }
+    }
+}
+
 impl NumberArg {
     /// The number given, `default` when left out, or PyTorch's parser error.
     pub fn scalar(&self, py: Python<'_>, op: &str, arg: &str, default: Scalar) -> PyResult<Scalar> {

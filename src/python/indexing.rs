@@ -6,6 +6,7 @@ use super::tensor::{wrap, PyTensor};
 use crate::dtype::{DType, Scalar};
 use crate::ops::index::{self as ix, IndexStep};
 use crate::ops::{inplace, shape, slicing, Operand};
+use crate::python::convert::Int;
 use crate::tensor::device::check_args;
 use crate::tensor::Tensor;
 use pyo3::prelude::*;
@@ -455,7 +456,9 @@ impl PyTensor {
     ///     tensor([3., 6.])
     ///     >>> x.select(0, -1)
     ///     tensor([4., 2., 6.])
-    fn select(&self, py: Python<'_>, dim: i64, index: i64) -> R {
+    fn select(&self, py: Python<'_>, dim: Int, index: Int) -> R {
+        let dim = dim.get("select", "dim", 1)?;
+        let index = index.get("select", "index", 2)?;
         if self.t.dim() > 0 {
             let d = crate::tensor::shape::wrap_dim(dim, self.t.dim())?;
             let size = self.t.shape()[d] as i64;
@@ -487,8 +490,11 @@ impl PyTensor {
     ///     tensor([1., 5.])
     ///     >>> a.diagonal(offset=-1)
     ///     tensor([3., 7.])
-    #[pyo3(signature = (offset=0, dim1=0, dim2=1))]
-    fn diagonal(&self, py: Python<'_>, offset: i64, dim1: i64, dim2: i64) -> R {
+    #[pyo3(signature = (offset=Int::new(0), dim1=Int::new(0), dim2=Int::new(1)), text_signature = "($self, offset=0, dim1=0, dim2=1)")]
+    fn diagonal(&self, py: Python<'_>, offset: Int, dim1: Int, dim2: Int) -> R {
+        let offset = offset.get("diagonal", "offset", 1)?;
+        let dim1 = dim1.get("diagonal", "dim1", 2)?;
+        let dim2 = dim2.get("diagonal", "dim2", 3)?;
         super::boundary::tensor(py, || slicing::diagonal(&self.t, offset, dim1, dim2))
     }
     /// narrow(dim, start, length) -> Tensor
@@ -511,7 +517,10 @@ impl PyTensor {
     ///     tensor([[2, 3],
     ///             [5, 6],
     ///             [8, 9]])
-    fn narrow(&self, py: Python<'_>, dim: i64, start: i64, length: i64) -> R {
+    fn narrow(&self, py: Python<'_>, dim: Int, start: Int, length: Int) -> R {
+        let dim = dim.get("narrow", "dim", 1)?;
+        let start = start.get("narrow", "start", 2)?;
+        let length = length.get("narrow", "length", 3)?;
         super::boundary::tensor(py, || slicing::narrow(&self.t, dim, start, length))
     }
     /// split(split_size_or_sections, dim=0) -> tuple of Tensors
@@ -536,8 +545,9 @@ impl PyTensor {
     ///             [4, 5],
     ///             [6, 7],
     ///             [8, 9]]))
-    #[pyo3(signature = (split_size_or_sections, dim=0))]
-    fn split(&self, py: Python<'_>, split_size_or_sections: &Bound<'_, PyAny>, dim: i64) -> R {
+    #[pyo3(signature = (split_size_or_sections, dim=Int::new(0)), text_signature = "($self, split_size_or_sections, dim=0)")]
+    fn split(&self, py: Python<'_>, split_size_or_sections: &Bound<'_, PyAny>, dim: Int) -> R {
+        let dim = dim.get("split", "dim", 2)?;
         let parts = match split_size_or_sections.extract::<i64>() {
             Ok(n) => super::boundary::catch(|| slicing::split(&self.t, n, dim))?,
             Err(_) => slicing::split_with_sizes(
@@ -564,8 +574,10 @@ impl PyTensor {
     ///     >>> gradrs.arange(12).chunk(6)
     ///     (tensor([0, 1]), tensor([2, 3]), tensor([4, 5]), tensor([6, 7]), tensor([8, 9]),
     ///     tensor([10, 11]))
-    #[pyo3(signature = (chunks, dim=0))]
-    fn chunk(&self, py: Python<'_>, chunks: i64, dim: i64) -> R {
+    #[pyo3(signature = (chunks, dim=Int::new(0)), text_signature = "($self, chunks, dim=0)")]
+    fn chunk(&self, py: Python<'_>, chunks: Int, dim: Int) -> R {
+        let chunks = chunks.get("chunk", "chunks", 1)?;
+        let dim = dim.get("chunk", "dim", 2)?;
         tuple_of(
             py,
             super::boundary::catch(|| slicing::chunk(&self.t, chunks, dim))?,
@@ -581,8 +593,9 @@ impl PyTensor {
     /// Example:
     ///     >>> gradrs.tensor([[1, 2, 3], [4, 5, 6], [7, 8, 9]]).unbind()
     ///     (tensor([1, 2, 3]), tensor([4, 5, 6]), tensor([7, 8, 9]))
-    #[pyo3(signature = (dim=0))]
-    fn unbind(&self, py: Python<'_>, dim: i64) -> R {
+    #[pyo3(signature = (dim=Int::new(0)), text_signature = "($self, dim=0)")]
+    fn unbind(&self, py: Python<'_>, dim: Int) -> R {
+        let dim = dim.get("unbind", "dim", 1)?;
         tuple_of(
             py,
             super::boundary::catch(|| slicing::unbind(&self.t, dim))?,
@@ -604,7 +617,8 @@ impl PyTensor {
     ///     >>> t.gather(1, gradrs.tensor([[0, 0], [1, 0]]))
     ///     tensor([[1, 1],
     ///             [4, 3]])
-    fn gather(&self, py: Python<'_>, dim: i64, index: PyRef<'_, PyTensor>) -> R {
+    fn gather(&self, py: Python<'_>, dim: Int, index: PyRef<'_, PyTensor>) -> R {
+        let dim = dim.get("gather", "dim", 1)?;
         let index_t = index.t.clone();
         super::boundary::tensor(py, || ix::gather(&self.t, dim, &index_t))
     }
@@ -636,11 +650,12 @@ impl PyTensor {
     fn scatter(
         &self,
         py: Python<'_>,
-        dim: i64,
+        dim: Int,
         index: PyRef<'_, PyTensor>,
         src: Option<&Bound<'_, PyAny>>,
         value: Option<&Bound<'_, PyAny>>,
     ) -> R {
+        let dim = dim.get("scatter", "dim", 1)?;
         let s = scatter_source(src, value, "scatter")?;
         let index_t = index.t.clone();
         super::boundary::tensor(py, || ix::scatter(&self.t, dim, &index_t, s))
@@ -665,11 +680,12 @@ impl PyTensor {
     #[pyo3(signature = (dim, index, src=None, *, value=None))]
     fn scatter_(
         slf: &Bound<'_, Self>,
-        dim: i64,
+        dim: Int,
         index: PyRef<'_, PyTensor>,
         src: Option<&Bound<'_, PyAny>>,
         value: Option<&Bound<'_, PyAny>>,
     ) -> R {
+        let dim = dim.get("scatter_", "dim", 1)?;
         let (i, s) = (index.t.clone(), scatter_source(src, value, "scatter_")?);
         let method = if s.as_tensor().is_some() {
             "scatter__src"
@@ -708,10 +724,11 @@ impl PyTensor {
     fn scatter_add(
         &self,
         py: Python<'_>,
-        dim: i64,
+        dim: Int,
         index: PyRef<'_, PyTensor>,
         src: PyRef<'_, PyTensor>,
     ) -> R {
+        let dim = dim.get("scatter_add", "dim", 1)?;
         let index_t = index.t.clone();
         let src_t = src.t.clone();
         super::boundary::tensor(py, || ix::scatter_add(&self.t, dim, &index_t, &src_t))
@@ -733,10 +750,11 @@ impl PyTensor {
     ///     tensor([1., 5., 0., 4.])
     fn scatter_add_(
         slf: &Bound<'_, Self>,
-        dim: i64,
+        dim: Int,
         index: PyRef<'_, PyTensor>,
         src: PyRef<'_, PyTensor>,
     ) -> R {
+        let dim = dim.get("scatter_add_", "dim", 1)?;
         let (i, s) = (index.t.clone(), src.t.clone());
         in_place_with(slf, &[&s], |x| {
             let args = [("self", Some(x)), ("index", Some(&i)), ("src", Some(&s))];
@@ -761,7 +779,8 @@ impl PyTensor {
     ///             [4., 6.]])
     ///     >>> x.index_select(0, gradrs.tensor([1]))
     ///     tensor([[4., 2., 6.]])
-    fn index_select(&self, py: Python<'_>, dim: i64, index: PyRef<'_, PyTensor>) -> R {
+    fn index_select(&self, py: Python<'_>, dim: Int, index: PyRef<'_, PyTensor>) -> R {
+        let dim = dim.get("index_select", "dim", 1)?;
         let index_t = index.t.clone();
         super::boundary::tensor(py, || ix::index_select(&self.t, dim, &index_t))
     }
@@ -789,11 +808,12 @@ impl PyTensor {
     fn index_add(
         &self,
         py: Python<'_>,
-        dim: i64,
+        dim: Int,
         index: PyRef<'_, PyTensor>,
         source: PyRef<'_, PyTensor>,
         alpha: Option<&Bound<'_, PyAny>>,
     ) -> R {
+        let dim = dim.get("index_add", "dim", 1)?;
         let a = alpha.and_then(extract_scalar).unwrap_or(Scalar::Int(1));
         let index_t = index.t.clone();
         let source_t = source.t.clone();
@@ -818,11 +838,12 @@ impl PyTensor {
     #[pyo3(signature = (dim, index, source, *, alpha=None))]
     fn index_add_(
         slf: &Bound<'_, Self>,
-        dim: i64,
+        dim: Int,
         index: PyRef<'_, PyTensor>,
         source: PyRef<'_, PyTensor>,
         alpha: Option<&Bound<'_, PyAny>>,
     ) -> R {
+        let dim = dim.get("index_add_", "dim", 1)?;
         let a = alpha.and_then(extract_scalar).unwrap_or(Scalar::Int(1));
         let (i, s) = (index.t.clone(), source.t.clone());
         in_place_checking(slf, &[&s], Overlap::Internal, |x| {
@@ -957,7 +978,8 @@ impl PyTensor {
     ///     tensor([[10, 20, 30],
     ///             [40, 50, 60]])
     #[pyo3(signature = (indices, dim=None))]
-    fn take_along_dim(&self, py: Python<'_>, indices: PyRef<'_, PyTensor>, dim: Option<i64>) -> R {
+    fn take_along_dim(&self, py: Python<'_>, indices: PyRef<'_, PyTensor>, dim: Option<Int>) -> R {
+        let dim = dim.map(|v| v.get("take_along_dim", "dim", 2)).transpose()?;
         let indices_t = indices.t.clone();
         super::boundary::tensor(py, || ix::take_along_dim(&self.t, &indices_t, dim))
     }
@@ -1097,8 +1119,9 @@ impl PyTensor {
     ///     tensor([[0., 0., 0.],
     ///             [4., 0., 0.],
     ///             [7., 8., 0.]])
-    #[pyo3(signature = (diagonal=0))]
-    fn tril(&self, py: Python<'_>, diagonal: i64) -> R {
+    #[pyo3(signature = (diagonal=Int::new(0)), text_signature = "($self, diagonal=0)")]
+    fn tril(&self, py: Python<'_>, diagonal: Int) -> R {
+        let diagonal = diagonal.get("tril", "diagonal", 1)?;
         super::boundary::tensor(py, || shape::tri(&self.t, diagonal, true))
     }
     /// triu(diagonal=0) -> Tensor
@@ -1120,15 +1143,17 @@ impl PyTensor {
     ///     tensor([[0., 2., 3.],
     ///             [0., 0., 6.],
     ///             [0., 0., 0.]])
-    #[pyo3(signature = (diagonal=0))]
-    fn triu(&self, py: Python<'_>, diagonal: i64) -> R {
+    #[pyo3(signature = (diagonal=Int::new(0)), text_signature = "($self, diagonal=0)")]
+    fn triu(&self, py: Python<'_>, diagonal: Int) -> R {
+        let diagonal = diagonal.get("triu", "diagonal", 1)?;
         super::boundary::tensor(py, || shape::tri(&self.t, diagonal, false))
     }
     /// tril_(diagonal=0) -> Tensor
     ///
     /// In-place version of :meth:`~Tensor.tril`.
-    #[pyo3(signature = (diagonal=0))]
-    fn tril_(slf: &Bound<'_, Self>, diagonal: i64) -> R {
+    #[pyo3(signature = (diagonal=Int::new(0)), text_signature = "($self, diagonal=0)")]
+    fn tril_(slf: &Bound<'_, Self>, diagonal: Int) -> R {
+        let diagonal = diagonal.get("tril_", "diagonal", 1)?;
         in_place_checking(slf, &[], Overlap::Unchecked, |x| {
             shape::tri(x, diagonal, true)
         })
@@ -1136,8 +1161,9 @@ impl PyTensor {
     /// triu_(diagonal=0) -> Tensor
     ///
     /// In-place version of :meth:`~Tensor.triu`.
-    #[pyo3(signature = (diagonal=0))]
-    fn triu_(slf: &Bound<'_, Self>, diagonal: i64) -> R {
+    #[pyo3(signature = (diagonal=Int::new(0)), text_signature = "($self, diagonal=0)")]
+    fn triu_(slf: &Bound<'_, Self>, diagonal: Int) -> R {
+        let diagonal = diagonal.get("triu_", "diagonal", 1)?;
         in_place_checking(slf, &[], Overlap::Unchecked, |x| {
             shape::tri(x, diagonal, false)
         })
@@ -1159,7 +1185,8 @@ impl PyTensor {
     ///     gradrs.Size([3, 2, 2, 1])
     ///     >>> gradrs.zeros(5, 12, 3).unflatten(-2, (2, 2, 3, 1, 1)).shape
     ///     gradrs.Size([5, 2, 2, 3, 1, 1, 3])
-    fn unflatten(&self, py: Python<'_>, dim: i64, sizes: Vec<i64>) -> R {
+    fn unflatten(&self, py: Python<'_>, dim: Int, sizes: Vec<i64>) -> R {
+        let dim = dim.get("unflatten", "dim", 1)?;
         let shape = self.t.shape();
         let d = crate::tensor::shape::wrap_dim(dim, shape.len())?;
         let mut new: Vec<i64> = shape[..d].iter().map(|&s| s as i64).collect();
@@ -1177,14 +1204,16 @@ impl PyTensor {
 }
 
 #[pyfunction]
-#[pyo3(signature = (tensors, dim=0))]
-pub fn cat(py: Python<'_>, tensors: &Bound<'_, PyAny>, dim: i64) -> R {
+#[pyo3(signature = (tensors, dim=Int::new(0)), text_signature = "(tensors, dim=0)")]
+pub fn cat(py: Python<'_>, tensors: &Bound<'_, PyAny>, dim: Int) -> R {
+    let dim = dim.get("cat", "dim", 2)?;
     let ts = tensor_list(tensors, "cat")?;
     super::boundary::tensor(py, || shape::cat(&ts, dim))
 }
 #[pyfunction]
-#[pyo3(signature = (tensors, dim=0))]
-pub fn stack(py: Python<'_>, tensors: &Bound<'_, PyAny>, dim: i64) -> R {
+#[pyo3(signature = (tensors, dim=Int::new(0)), text_signature = "(tensors, dim=0)")]
+pub fn stack(py: Python<'_>, tensors: &Bound<'_, PyAny>, dim: Int) -> R {
+    let dim = dim.get("stack", "dim", 2)?;
     let ts = tensor_list(tensors, "stack")?;
     super::boundary::tensor(py, || shape::stack(&ts, dim))
 }

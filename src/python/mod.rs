@@ -30,6 +30,7 @@ pub mod tensor;
 
 use crate::dtype::{default_float, DType, Scalar};
 use crate::ops::creation;
+use crate::python::convert::Int;
 use crate::tensor::Device;
 use crate::Tensor;
 use convert::{extract_scalar, Flag};
@@ -311,8 +312,13 @@ fn full(
         size.extract::<Vec<i64>>()?
     };
     let shape = to_shape(&sizes)?;
-    let v = extract_scalar(fill_value)
-        .ok_or_else(|| errors::type_error("full(): argument 'fill_value' must be Number"))?;
+    // A NumPy bool fills as a number (the default float dtype), as PyTorch's parser reads it.
+    let v = convert::operand_scalar(fill_value).ok_or_else(|| {
+        errors::type_error(format!(
+            "full(): argument 'fill_value' (position 2) must be Number, not {}",
+            convert::type_name(fill_value)
+        ))
+    })?;
     let d = extract_dtype(dtype)?.unwrap_or(match v {
         Scalar::Bool(_) => DType::Bool,
         Scalar::Int(_) => DType::I64,
@@ -334,22 +340,27 @@ macro_rules! filled_like {
         $(#[doc = $doc])*
         #[pyfunction]
         #[pyo3(
-                    signature = (input, *, dtype=None, device=None, requires_grad=Flag::FALSE),
-                    text_signature = "(input, *, dtype=None, device=None, requires_grad=False)"
+                    signature = (input, *, dtype=None, device=None, requires_grad=Flag::FALSE, memory_format=None),
+                    text_signature = "(input, *, dtype=None, device=None, requires_grad=False, memory_format=None)"
                 )]
         fn $name(
             py: Python<'_>,
-            input: PyRef<'_, PyTensor>,
+            input: &Bound<'_, PyAny>,
             dtype: Option<&Bound<'_, PyAny>>,
             device: Option<&Bound<'_, PyAny>>,
             requires_grad: Flag,
+            memory_format: Option<&Bound<'_, PyAny>>,
         ) -> R {
+            let input = convert::tensor_arg(input, stringify!($name), "input", 1)?;
             let requires_grad = requires_grad.get(stringify!($name), "requires_grad")?;
+            let fmt = parse::memory_format_arg(memory_format, stringify!($name))?;
             let dev = check_device(device)?;
-            let d = like_dtype(&input.t, dtype)?;
-            let dev = dev.or(Some(input.t.device()));
-            let shape = input.t.shape();
-            let t = boundary::run(py, || filled_on(&shape, $value, d, dev))?;
+            let d = like_dtype(&input, dtype)?;
+            let dev = dev.or(Some(input.device()));
+            let shape = input.shape();
+            let t = boundary::run(py, || {
+                creation::like_layout(filled_on(&shape, $value, d, dev)?, &input, fmt)
+            })?;
             finish(py, t, None, requires_grad)
         }
     };
@@ -445,25 +456,35 @@ filled_like!(
 ///             [0.5000, 0.5000]])
 #[pyfunction]
 #[pyo3(
-    signature = (input, fill_value, *, dtype=None, device=None, requires_grad=Flag::FALSE),
-    text_signature = "(input, fill_value, *, dtype=None, device=None, requires_grad=False)"
+    signature = (input, fill_value, *, dtype=None, device=None, requires_grad=Flag::FALSE, memory_format=None),
+    text_signature = "(input, fill_value, *, dtype=None, device=None, requires_grad=False, memory_format=None)"
 )]
+#[allow(clippy::too_many_arguments)]
 fn full_like(
     py: Python<'_>,
-    input: PyRef<'_, PyTensor>,
+    input: &Bound<'_, PyAny>,
     fill_value: &Bound<'_, PyAny>,
     dtype: Option<&Bound<'_, PyAny>>,
     device: Option<&Bound<'_, PyAny>>,
     requires_grad: Flag,
+    memory_format: Option<&Bound<'_, PyAny>>,
 ) -> R {
+    let input = convert::tensor_arg(input, "full_like", "input", 1)?;
     let requires_grad = requires_grad.get("full_like", "requires_grad")?;
+    let fmt = parse::memory_format_arg(memory_format, "full_like")?;
     let dev = check_device(device)?;
-    let v = extract_scalar(fill_value)
-        .ok_or_else(|| errors::type_error("full_like(): argument 'fill_value' must be Number"))?;
-    let d = like_dtype(&input.t, dtype)?;
-    let dev = dev.or(Some(input.t.device()));
-    let shape = input.t.shape();
-    let t = boundary::run(py, || filled_on(&shape, v, d, dev))?;
+    let v = extract_scalar(fill_value).ok_or_else(|| {
+        errors::type_error(format!(
+            "full_like(): argument 'fill_value' (position 2) must be Number, not {}",
+            convert::type_name(fill_value)
+        ))
+    })?;
+    let d = like_dtype(&input, dtype)?;
+    let dev = dev.or(Some(input.device()));
+    let shape = input.shape();
+    let t = boundary::run(py, || {
+        creation::like_layout(filled_on(&shape, v, d, dev)?, &input, fmt)
+    })?;
     finish(py, t, None, requires_grad)
 }
 
@@ -559,11 +580,12 @@ fn linspace(
     py: Python<'_>,
     start: f64,
     end: f64,
-    steps: i64,
+    steps: Int,
     dtype: Option<&Bound<'_, PyAny>>,
     device: Option<&Bound<'_, PyAny>>,
     requires_grad: Flag,
 ) -> R {
+    let steps = steps.get("linspace", "steps", 3)?;
     let requires_grad = requires_grad.get("linspace", "requires_grad")?;
     let dev = check_device(device)?;
     let dtype = extract_dtype(dtype)?.unwrap_or_else(default_float);
@@ -599,12 +621,14 @@ fn linspace(
 )]
 fn eye(
     py: Python<'_>,
-    n: i64,
-    m: Option<i64>,
+    n: Int,
+    m: Option<Int>,
     dtype: Option<&Bound<'_, PyAny>>,
     device: Option<&Bound<'_, PyAny>>,
     requires_grad: Flag,
 ) -> R {
+    let n = n.get("eye", "n", 1)?;
+    let m = m.map(|v| v.get("eye", "m", 2)).transpose()?;
     let requires_grad = requires_grad.get("eye", "requires_grad")?;
     let dev = check_device(device)?;
     if n < 0 {

@@ -2,6 +2,7 @@
 
 use super::tensor::PyTensor;
 use crate::ops::nn::{self, Window};
+use crate::python::convert::Int;
 use pyo3::prelude::*;
 
 type R = PyResult<Py<PyAny>>;
@@ -37,7 +38,8 @@ impl PyTensor {
     ///     tensor([[0.0900, 0.2447, 0.6652],
     ///             [0.3333, 0.3333, 0.3333]])
     #[pyo3(signature = (dim, dtype=None))]
-    fn softmax(&self, py: Python<'_>, dim: i64, dtype: Option<&Bound<'_, PyAny>>) -> R {
+    fn softmax(&self, py: Python<'_>, dim: Int, dtype: Option<&Bound<'_, PyAny>>) -> R {
+        let dim = dim.get("softmax", "dim", 1)?;
         let x = self.cast_to(dtype)?;
         super::boundary::tensor(py, || nn::softmax(&x, dim, false))
     }
@@ -56,7 +58,8 @@ impl PyTensor {
     ///     tensor([[-2.4076, -1.4076, -0.4076],
     ///             [-1.0986, -1.0986, -1.0986]])
     #[pyo3(signature = (dim, dtype=None))]
-    fn log_softmax(&self, py: Python<'_>, dim: i64, dtype: Option<&Bound<'_, PyAny>>) -> R {
+    fn log_softmax(&self, py: Python<'_>, dim: Int, dtype: Option<&Bound<'_, PyAny>>) -> R {
+        let dim = dim.get("log_softmax", "dim", 1)?;
         let x = self.cast_to(dtype)?;
         super::boundary::tensor(py, || nn::softmax(&x, dim, true))
     }
@@ -72,10 +75,11 @@ pub fn nll_loss(
     input: PyRef<'_, PyTensor>,
     target: PyRef<'_, PyTensor>,
     weight: Option<PyRef<'_, PyTensor>>,
-    ignore_index: i64,
+    ignore_index: Int,
     reduction: u8,
     method: &str,
 ) -> R {
+    let ignore_index = ignore_index.get("nll_loss", "ignore_index", 4)?;
     let w = weight.map(|w| w.t.clone());
     let args = [
         ("self", Some(&input.t)),
@@ -211,8 +215,9 @@ pub fn convolution(
     stride: Vec<i64>,
     padding: Vec<i64>,
     dilation: Vec<i64>,
-    groups: i64,
+    groups: Int,
 ) -> R {
+    let groups = groups.get("convolution", "groups", 7)?;
     let b = bias.map(|b| b.t.clone());
     let args = nn::ConvArgs {
         stride,

@@ -6,6 +6,7 @@ use super::convert::{extract_scalar, type_name};
 use super::dtype::{PyDType, PyDevice};
 use super::tensor::PyTensor;
 use crate::dtype::DType;
+use crate::tensor::layout::MemoryFormat;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString, PyTuple};
 
@@ -18,7 +19,7 @@ pub enum Kind {
     Bool,
     /// A Tensor; for `to`, a Python number too (PyTorch wraps it as a 0-dim tensor).
     Tensor,
-    /// gradrs has no memory formats: only the default (None) is accepted.
+    /// `gradrs.preserve_format` & co.
     MemoryFormat,
 }
 
@@ -87,7 +88,37 @@ fn accepts(p: &Param, obj: &Bound<'_, PyAny>, numbers_as_tensors: bool) -> bool 
             obj.is_instance_of::<PyTensor>()
                 || (numbers_as_tensors && extract_scalar(obj).is_some())
         }
-        Kind::MemoryFormat => false,
+        Kind::MemoryFormat => memory_format_of(obj).is_some(),
+    }
+}
+
+/// A memory format object (`gradrs.preserve_format` & co., `python/gradrs/_memory_format.py`).
+pub fn memory_format_of(obj: &Bound<'_, PyAny>) -> Option<MemoryFormat> {
+    if obj.get_type().name().ok()? != "memory_format" {
+        return None;
+    }
+    let name: String = obj.getattr("_name").ok()?.extract().ok()?;
+    Some(match name.as_str() {
+        "preserve_format" => MemoryFormat::Preserve,
+        "contiguous_format" => MemoryFormat::Contiguous,
+        "channels_last" => MemoryFormat::ChannelsLast,
+        "channels_last_3d" => MemoryFormat::ChannelsLast3d,
+        _ => return None,
+    })
+}
+
+/// A keyword `memory_format` argument of `op` (`clone`, `*_like`): left out or None is
+/// `preserve_format`; anything but a memory format is PyTorch's TypeError.
+pub fn memory_format_arg(obj: Option<&Bound<'_, PyAny>>, op: &str) -> PyResult<MemoryFormat> {
+    match obj {
+        None => Ok(MemoryFormat::Preserve),
+        Some(o) if o.is_none() => Ok(MemoryFormat::Preserve),
+        Some(o) => memory_format_of(o).ok_or_else(|| {
+            super::errors::type_error(format!(
+                "{op}(): argument 'memory_format' must be gradrs.memory_format, not {}",
+                type_name(o)
+            ))
+        }),
     }
 }
 

@@ -9,6 +9,7 @@ use crate::ops::unary::{args_of, unary_args, UnaryOp};
 use crate::ops::{
     activation, clamp, compare, divmod, inplace, logical, pointwise as pw, special, Operand,
 };
+use crate::python::convert::Int;
 use crate::tensor::Tensor;
 use pyo3::prelude::*;
 
@@ -862,13 +863,15 @@ impl PyTensor {
     ///     tensor([ -2.4041, -16.8288])
     ///     >>> a.polygamma(3)
     ///     tensor([ 6.4939, 97.4091])
-    fn polygamma(&self, py: Python<'_>, n: i64) -> R {
+    fn polygamma(&self, py: Python<'_>, n: Int) -> R {
+        let n = n.get("polygamma", "n", 1)?;
         super::boundary::tensor(py, || special::polygamma(n, &self.t))
     }
     /// polygamma_(n) -> Tensor
     ///
     /// In-place version of :meth:`~Tensor.polygamma`.
-    fn polygamma_(slf: &Bound<'_, Self>, n: i64) -> R {
+    fn polygamma_(slf: &Bound<'_, Self>, n: Int) -> R {
+        let n = n.get("polygamma_", "n", 1)?;
         in_place(slf, |x| special::polygamma(n, x))
     }
     /// mvlgamma(p) -> Tensor
@@ -883,13 +886,15 @@ impl PyTensor {
     /// Example:
     ///     >>> gradrs.tensor([1.5, 2.0, 3.5]).mvlgamma(2)
     ///     tensor([0.4516, 0.4516, 2.4665])
-    fn mvlgamma(&self, py: Python<'_>, p: i64) -> R {
+    fn mvlgamma(&self, py: Python<'_>, p: Int) -> R {
+        let p = p.get("mvlgamma", "p", 1)?;
         super::boundary::tensor(py, || special::mvlgamma(&self.t, p))
     }
     /// mvlgamma_(p) -> Tensor
     ///
     /// In-place version of :meth:`~Tensor.mvlgamma`.
-    fn mvlgamma_(slf: &Bound<'_, Self>, p: i64) -> R {
+    fn mvlgamma_(slf: &Bound<'_, Self>, p: Int) -> R {
+        let p = p.get("mvlgamma_", "p", 1)?;
         in_place(slf, |x| special::mvlgamma(x, p))
     }
 }

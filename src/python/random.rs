@@ -9,6 +9,8 @@ use super::{finish, like_dtype, shape_of, R};
 use crate::backend::cpu::generator::{CpuGenerator, GeneratorRef};
 use crate::dtype::{default_float, DType};
 use crate::ops::random::{self, RandomRange};
+use crate::python::convert::Int;
+use crate::tensor::layout::like_strides;
 use crate::tensor::{Device, Tensor};
 use parking_lot::Mutex;
 use pyo3::prelude::*;
@@ -282,12 +284,35 @@ fn default_generator_object(py: Python<'_>) -> PyResult<Py<PyAny>> {
     Ok(m.getattr("default_generator")?.unbind())
 }
 
+/// A `*_like` sampler's result laid out with `strides` (Note [Memory formats]): PyTorch's
+/// `empty_like(input).uniform_()` & co., whose in-place fill draws in memory order.
+fn strided(
+    shape: &[usize],
+    strides: crate::tensor::shape::Strides,
+    d: DType,
+    dev: Device,
+    fill: impl FnOnce(&Tensor) -> crate::Result<()>,
+) -> crate::Result<Tensor> {
+    use crate::ops::creation::{copy_to_device, relaid};
+    let n = shape.iter().product::<usize>();
+    let flat = Tensor::zeros(&[n], d);
+    fill(&relaid(&flat, shape, strides.clone()))?;
+    // Moved as the flat storage it is, then laid out again there.
+    let flat = if dev == Device::Cpu {
+        flat
+    } else {
+        copy_to_device(&flat, dev)?
+    };
+    Ok(relaid(&flat, shape, strides))
+}
+
 /// `rand`/`randn` (sized) and `rand_like`/`randn_like`: one body per sampler.
 macro_rules! sampled {
     (
         $(#[doc = $doc:literal])* $name:ident,
         $(#[doc = $doc_like:literal])* $like:ident,
-        $sampler:path
+        $sampler:path,
+        $fill:expr
     ) => {
         $(#[doc = $doc])*
         #[pyfunction]
@@ -326,13 +351,20 @@ macro_rules! sampled {
             layout: Option<&Bound<'_, PyAny>>,
             memory_format: Option<&Bound<'_, PyAny>>,
         ) -> R {
-            let _ = (layout, memory_format);
+            let _ = layout;
+            let fmt = super::parse::memory_format_arg(memory_format, stringify!($like))?;
             let dev = check_device(device)?.unwrap_or(input.t.device());
             let g = generator_arg(stringify!($like), generator, dev)?;
             let d = like_dtype(&input.t, dtype)?;
             let shape = input.t.shape();
-            let t = super::boundary::run(py, || $sampler(&shape, d, Some(&g)))?;
-            finish(py, t, Some(dev), requires_grad)
+            let Some(strides) = like_strides(&input.t.read().layout, fmt)? else {
+                let t = super::boundary::run(py, || $sampler(&shape, d, Some(&g)))?;
+                return finish(py, t, Some(dev), requires_grad);
+            };
+            let t = super::boundary::run(py, || {
+                strided(&shape, strides, d, dev, |t| ($fill)(t, Some(&g)))
+            })?;
+            finish(py, t, None, requires_grad)
         }
     };
 }
@@ -380,7 +412,8 @@ sampled!(
     ///     tensor([[0.4963, 0.7682],
     ///             [0.0885, 0.1320]])
     rand_like,
-    random::rand_gen
+    random::rand_gen,
+    |t, g| random::uniform_(t, 0.0, 1.0, g)
 );
 sampled!(
     /// randn(*size, *, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor
@@ -425,7 +458,8 @@ sampled!(
     ///     >>> gradrs.randn_like(gradrs.zeros(2, 2, dtype=gradrs.float64)).dtype
     ///     gradrs.float64
     randn_like,
-    random::randn_gen
+    random::randn_gen,
+    |t, g| random::normal_(t, 0.0, 1.0, g)
 );
 
 /// `randint(high, size)` or `randint(low, high, size)` (also by keyword).
@@ -487,8 +521,8 @@ fn randint(
 fn randint_like(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
-    low: i64,
-    high: Option<i64>,
+    low: Int,
+    high: Option<Int>,
     generator: Option<&Bound<'_, PyAny>>,
     dtype: Option<&Bound<'_, PyAny>>,
     device: Option<&Bound<'_, PyAny>>,
@@ -496,7 +530,10 @@ fn randint_like(
     layout: Option<&Bound<'_, PyAny>>,
     memory_format: Option<&Bound<'_, PyAny>>,
 ) -> R {
-    let _ = (layout, memory_format);
+    let low = low.get("randint_like", "low", 2)?;
+    let high = high.map(|v| v.get("randint_like", "high", 3)).transpose()?;
+    let _ = layout;
+    let fmt = super::parse::memory_format_arg(memory_format, "randint_like")?;
     let (low, high) = match high {
         Some(h) => (low, h),
         None => (0, low),
@@ -505,8 +542,21 @@ fn randint_like(
     let g = generator_arg("randint_like", generator, dev)?;
     let d = like_dtype(&input.t, dtype)?;
     let shape = input.t.shape();
-    let t = super::boundary::run(py, || random::randint_gen(low, high, &shape, d, Some(&g)))?;
-    finish(py, t, Some(dev), requires_grad)
+    let Some(strides) = like_strides(&input.t.read().layout, fmt)? else {
+        let t = super::boundary::run(py, || random::randint_gen(low, high, &shape, d, Some(&g)))?;
+        return finish(py, t, Some(dev), requires_grad);
+    };
+    let t = super::boundary::run(py, || {
+        strided(&shape, strides, d, dev, |t| {
+            random::random_(
+                t,
+                RandomRange::FromTo(low, Some(high)),
+                "RandomBackward0",
+                Some(&g),
+            )
+        })
+    })?;
+    finish(py, t, None, requires_grad)
 }
 
 /// `randperm(n)`: int64 by default.
@@ -515,7 +565,7 @@ fn randint_like(
 #[allow(clippy::too_many_arguments)]
 fn randperm(
     py: Python<'_>,
-    n: i64,
+    n: Int,
     generator: Option<&Bound<'_, PyAny>>,
     dtype: Option<&Bound<'_, PyAny>>,
     device: Option<&Bound<'_, PyAny>>,
@@ -523,6 +573,7 @@ fn randperm(
     layout: Option<&Bound<'_, PyAny>>,
     pin_memory: bool,
 ) -> R {
+    let n = n.get("randperm", "n", 1)?;
     let _ = (layout, pin_memory);
     let dev = check_device(device)?;
     let g = generator_arg("randperm", generator, dev.unwrap_or(Device::Cpu))?;
@@ -595,10 +646,11 @@ fn bernoulli_of(
 fn multinomial(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
-    num_samples: i64,
+    num_samples: Int,
     replacement: Flag,
     generator: Option<&Bound<'_, PyAny>>,
 ) -> R {
+    let num_samples = num_samples.get("multinomial", "num_samples", 2)?;
     let replacement = replacement.get("multinomial", "replacement")?;
     let g = generator_arg("multinomial", generator, input.t.device())?;
     let x = input.t.clone();
@@ -1003,10 +1055,11 @@ impl PyTensor {
     fn multinomial(
         &self,
         py: Python<'_>,
-        num_samples: i64,
+        num_samples: Int,
         replacement: Flag,
         generator: Option<&Bound<'_, PyAny>>,
     ) -> R {
+        let num_samples = num_samples.get("multinomial", "num_samples", 1)?;
         let replacement = replacement.get("multinomial", "replacement")?;
         let g = gen_for(&self.t, "multinomial", generator)?;
         wrap(

@@ -4,6 +4,7 @@ use super::convert::Flag;
 use super::helpers;
 use super::tensor::{dims_arg, wrap, PyTensor};
 use crate::ops::{extrema, reduce, scan, sort, statistics};
+use crate::python::convert::Int;
 use pyo3::prelude::*;
 
 type R = PyResult<Py<PyAny>>;
@@ -217,7 +218,8 @@ impl PyTensor {
         signature = (dim=None, keepdim=Flag::FALSE),
         text_signature = "($self, dim=None, keepdim=False)"
     )]
-    fn argmax(&self, py: Python<'_>, dim: Option<i64>, keepdim: Flag) -> R {
+    fn argmax(&self, py: Python<'_>, dim: Option<Int>, keepdim: Flag) -> R {
+        let dim = dim.map(|v| v.get("argmax", "dim", 1)).transpose()?;
         let keepdim = keepdim.get("argmax", "keepdim")?;
         super::boundary::tensor(py, || extrema::argextreme(&self.t, dim, keepdim, true))
     }
@@ -241,7 +243,8 @@ impl PyTensor {
         signature = (dim=None, keepdim=Flag::FALSE),
         text_signature = "($self, dim=None, keepdim=False)"
     )]
-    fn argmin(&self, py: Python<'_>, dim: Option<i64>, keepdim: Flag) -> R {
+    fn argmin(&self, py: Python<'_>, dim: Option<Int>, keepdim: Flag) -> R {
+        let dim = dim.map(|v| v.get("argmin", "dim", 1)).transpose()?;
         let keepdim = keepdim.get("argmin", "keepdim")?;
         super::boundary::tensor(py, || extrema::argextreme(&self.t, dim, keepdim, false))
     }
@@ -272,10 +275,11 @@ impl PyTensor {
     fn prod(
         &self,
         py: Python<'_>,
-        dim: Option<i64>,
+        dim: Option<Int>,
         keepdim: Flag,
         dtype: Option<&Bound<'_, PyAny>>,
     ) -> R {
+        let dim = dim.map(|v| v.get("prod", "dim", 1)).transpose()?;
         let keepdim = keepdim.get("prod", "keepdim")?;
         self.accumulate_as(py, dtype, |x| reduce::prod(x, dim, keepdim))
     }
@@ -460,7 +464,8 @@ impl PyTensor {
     ///     tensor([[ 1.,  6.,  9.],
     ///             [ 4.,  6., 12.]])
     #[pyo3(signature = (dim, *, dtype=None))]
-    fn cumsum(&self, py: Python<'_>, dim: i64, dtype: Option<&Bound<'_, PyAny>>) -> R {
+    fn cumsum(&self, py: Python<'_>, dim: Int, dtype: Option<&Bound<'_, PyAny>>) -> R {
+        let dim = dim.get("cumsum", "dim", 1)?;
         self.accumulate_as(py, dtype, |x| scan::cumsum(x, dim))
     }
     /// cumprod(dim, *, dtype=None) -> Tensor
@@ -478,7 +483,8 @@ impl PyTensor {
     ///     >>> gradrs.tensor([0.5, 2.0, 0.0, 3.0]).cumprod(0)
     ///     tensor([0.5000, 1.0000, 0.0000, 0.0000])
     #[pyo3(signature = (dim, *, dtype=None))]
-    fn cumprod(&self, py: Python<'_>, dim: i64, dtype: Option<&Bound<'_, PyAny>>) -> R {
+    fn cumprod(&self, py: Python<'_>, dim: Int, dtype: Option<&Bound<'_, PyAny>>) -> R {
+        let dim = dim.get("cumprod", "dim", 1)?;
         self.accumulate_as(py, dtype, |x| scan::cumprod(x, dim))
     }
     /// sort(dim=-1, descending=False, *, stable=None) -> (Tensor, LongTensor)
@@ -506,10 +512,11 @@ impl PyTensor {
     ///             [ 0.5000, -1.0000,  1.0000]])
     // `stable` is accepted for PyTorch's signature: every sort here is stable.
     #[pyo3(
-        signature = (dim=-1, descending=Flag::FALSE, *, stable=None),
+        signature = (dim=Int::new(-1), descending=Flag::FALSE, *, stable=None),
         text_signature = "($self, dim=-1, descending=False, *, stable=None)"
     )]
-    fn sort(&self, py: Python<'_>, dim: i64, descending: Flag, stable: Option<bool>) -> R {
+    fn sort(&self, py: Python<'_>, dim: Int, descending: Flag, stable: Option<bool>) -> R {
+        let dim = dim.get("sort", "dim", 1)?;
         let descending = descending.get("sort", "descending")?;
         let _ = stable;
         let (v, i) = super::boundary::run(py, || sort::sort(&self.t, dim, descending))?;
@@ -534,10 +541,11 @@ impl PyTensor {
     ///     tensor([[1, 1, 0],
     ///             [0, 0, 1]])
     #[pyo3(
-        signature = (dim=-1, descending=Flag::FALSE, *, stable=Flag::FALSE),
+        signature = (dim=Int::new(-1), descending=Flag::FALSE, *, stable=Flag::FALSE),
         text_signature = "($self, dim=-1, descending=False, *, stable=False)"
     )]
-    fn argsort(&self, py: Python<'_>, dim: i64, descending: Flag, stable: Flag) -> R {
+    fn argsort(&self, py: Python<'_>, dim: Int, descending: Flag, stable: Flag) -> R {
+        let dim = dim.get("argsort", "dim", 1)?;
         let descending = descending.get("argsort", "descending")?;
         let stable = stable.get("argsort", "stable")?;
         let _ = stable;
@@ -578,10 +586,12 @@ impl PyTensor {
     ///     tensor([1., 2.])
     // `sorted=False` lets PyTorch pick any order; this one gives the sorted order always.
     #[pyo3(
-        signature = (k, dim=-1, largest=Flag::TRUE, sorted=Flag::TRUE),
+        signature = (k, dim=Int::new(-1), largest=Flag::TRUE, sorted=Flag::TRUE),
         text_signature = "($self, k, dim=-1, largest=True, sorted=True)"
     )]
-    fn topk(&self, py: Python<'_>, k: i64, dim: i64, largest: Flag, sorted: Flag) -> R {
+    fn topk(&self, py: Python<'_>, k: Int, dim: Int, largest: Flag, sorted: Flag) -> R {
+        let k = k.get("topk", "k", 1)?;
+        let dim = dim.get("topk", "dim", 2)?;
         let largest = largest.get("topk", "largest")?;
         let sorted = sorted.get("topk", "sorted")?;
         let _ = sorted;
@@ -611,10 +621,12 @@ impl PyTensor {
     ///     values=tensor([[4., 5., 6.]]),
     ///     indices=tensor([[1, 0, 1]]))
     #[pyo3(
-        signature = (k, dim=-1, keepdim=Flag::FALSE),
+        signature = (k, dim=Int::new(-1), keepdim=Flag::FALSE),
         text_signature = "($self, k, dim=-1, keepdim=False)"
     )]
-    fn kthvalue(&self, py: Python<'_>, k: i64, dim: i64, keepdim: Flag) -> R {
+    fn kthvalue(&self, py: Python<'_>, k: Int, dim: Int, keepdim: Flag) -> R {
+        let k = k.get("kthvalue", "k", 1)?;
+        let dim = dim.get("kthvalue", "dim", 2)?;
         let keepdim = keepdim.get("kthvalue", "keepdim")?;
         let (v, i) = super::boundary::run(py, || sort::kthvalue(&self.t, k, dim, keepdim))?;
         values_indices(py, "kthvalue", v, i)
@@ -643,7 +655,8 @@ impl PyTensor {
         signature = (dim=None, keepdim=Flag::FALSE),
         text_signature = "($self, dim=None, keepdim=False)"
     )]
-    fn median(&self, py: Python<'_>, dim: Option<i64>, keepdim: Flag) -> R {
+    fn median(&self, py: Python<'_>, dim: Option<Int>, keepdim: Flag) -> R {
+        let dim = dim.map(|v| v.get("median", "dim", 1)).transpose()?;
         let keepdim = keepdim.get("median", "keepdim")?;
         match dim {
             None => super::boundary::tensor(py, || sort::median_all(&self.t)),

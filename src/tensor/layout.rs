@@ -60,3 +60,125 @@ impl Layout {
         true
     }
 }
+
+/// PyTorch's `memory_format` (`torch.preserve_format` & co.): the strides a `*_like` factory
+/// or a `clone` gives its result (Note [Memory formats]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemoryFormat {
+    Preserve,
+    Contiguous,
+    ChannelsLast,
+    ChannelsLast3d,
+}
+
+// Note [Memory formats]
+// ~~~~~~~~~~~~~~~~~~~~~
+// gradrs's results are row-major, except where PyTorch keeps an input's layout: `empty_like`
+// & co. and `clone` under `memory_format=preserve_format` (their default) give a dense
+// non-overlapping input's strides as they are (a transposed tensor's clone is transposed) and
+// any other input the dense strides in its order of dims (ATen's `infer_dense_strides`, the
+// order TensorIterator walks); `channels_last` (rank 4) and `channels_last_3d` (rank 5) put
+// the channels innermost. `like_strides` computes them; the ops make a result of that layout
+// over a fresh dense storage.
+
+impl Layout {
+    /// c10's `_compute_non_overlapping_and_dense`: the dims of size 2 or more, by stride, lay
+    /// the elements out contiguously.
+    pub fn is_non_overlapping_and_dense(&self) -> bool {
+        let n = self.shape.len();
+        if n == 1 {
+            return self.shape[0] < 2 || self.strides[0] == 1;
+        }
+        // c10 sorts the dims of size 0 or 1 last and stops at the first: only the others count.
+        let mut dims: Vec<usize> = (0..n).filter(|&d| self.shape[d] >= 2).collect();
+        dims.sort_by_key(|&d| self.strides[d]);
+        let mut expected = 1isize;
+        for d in dims {
+            if self.strides[d] != expected {
+                return false;
+            }
+            expected *= self.shape[d] as isize;
+        }
+        true
+    }
+}
+
+/// ATen's `infer_dense_strides`: dense strides keeping the order of `l`'s dims by stride (an
+/// insertion sort as TensorIterator's: a 0 stride compares as ambiguous, equal strides put the
+/// smaller dim first).
+fn infer_dense_strides(l: &Layout) -> Strides {
+    let n = l.shape.len();
+    let mut perm: Vec<usize> = (0..n).rev().collect();
+    let should_swap = |d0: usize, d1: usize| -> i32 {
+        let (s0, s1) = (l.strides[d0], l.strides[d1]);
+        if s0 == 0 || s1 == 0 {
+            return 0;
+        }
+        if s0 != s1 {
+            return if s0 < s1 { -1 } else { 1 };
+        }
+        i32::from(l.shape[d0] > l.shape[d1])
+    };
+    for i in 1..n {
+        let mut d1 = i;
+        for j in 1..=i {
+            let d0 = i - j;
+            match should_swap(perm[d0], perm[d1]) {
+                c if c > 0 => {
+                    perm.swap(d0, d1);
+                    d1 = d0;
+                }
+                c if c < 0 => break,
+                _ => {}
+            }
+        }
+    }
+    let mut out: Strides = Strides::from_elem(0, n);
+    let mut cur = 1isize;
+    for &d in &perm {
+        out[d] = cur;
+        if l.shape[d] > 1 {
+            cur *= l.shape[d] as isize;
+        }
+    }
+    out
+}
+
+/// The strides of a `*_like` / `clone` result of a tensor laid out as `l` under `fmt`, None
+/// for row-major ones (Note [Memory formats]); PyTorch's error for a channels-last format of
+/// the wrong rank.
+pub fn like_strides(l: &Layout, fmt: MemoryFormat) -> crate::error::Result<Option<Strides>> {
+    let s = &l.shape;
+    let strides = match fmt {
+        MemoryFormat::Contiguous => return Ok(None),
+        MemoryFormat::Preserve => {
+            if l.is_non_overlapping_and_dense() {
+                l.strides.clone()
+            } else {
+                infer_dense_strides(l)
+            }
+        }
+        MemoryFormat::ChannelsLast | MemoryFormat::ChannelsLast3d => {
+            let (rank, name) = if fmt == MemoryFormat::ChannelsLast {
+                (4, "channels_last")
+            } else {
+                (5, "channels_last_3d")
+            };
+            if s.len() != rank {
+                return Err(crate::error::Error::Runtime(format!(
+                    "required rank {rank} tensor to use {name} format"
+                )));
+            }
+            // c10's get_channels_last_strides_{2,3}d.
+            let mut st = Strides::from_elem(0, rank);
+            st[1] = 1;
+            st[rank - 1] = s[1] as isize;
+            for d in (2..rank - 1).rev() {
+                st[d] = st[d + 1] * s[d + 1] as isize;
+            }
+            st[0] = st[2] * s[2] as isize;
+            st
+        }
+    };
+    Ok((strides != contiguous_strides(s)).then_some(strides))
+}

@@ -9,6 +9,7 @@ from .. import _argparse
 from .. import _native
 from .._forms import with_out as _with_out
 from .._grad_mode import no_grad as _no_grad
+from .._memory_format import contiguous_format as _contiguous
 from .._native import Tensor
 from ..functional import _dtype_name, atleast_1d, atleast_2d, atleast_3d
 from .._reduce_ops import _wrap_dim
@@ -355,7 +356,7 @@ unfold_copy = _copy_of("unfold_copy", "UnfoldBackward0_copy", Tensor.unfold,
 
 
 def detach_copy(input, *, out=None):
-    """`input.detach()` as new memory (laid out as `input`). PyTorch has no derivative for it:
+    """`input.detach()` as new row-major memory. PyTorch has no derivative for it:
     when `input` requires grad the copy still does, under a `NotImplemented` node whose
     backward raises.
 
@@ -369,7 +370,7 @@ def detach_copy(input, *, out=None):
         raise TypeError(f"detach_copy(): argument 'input' (position 1) must be Tensor, not "
                         f"{_argparse.type_name(input)}")
     with _no_grad():
-        result = input.detach().clone()
+        result = input.detach().clone(memory_format=_contiguous)  # ATen's _to_copy: row-major
     if _native.is_grad_enabled() and input.requires_grad:
         def backward(grad):
             raise RuntimeError("derivative for aten::detach_copy is not implemented")

@@ -19,6 +19,7 @@ from itertools import product
 
 from .. import _native
 from .._grad_mode import no_grad
+from .._memory_format import contiguous_format as _contiguous
 
 __all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
 
@@ -141,7 +142,8 @@ def _analytical_jacobian(inputs, output, nondet_tol, check_grad_dtypes, v=None):
         if v is not None:
             return [[d_x.clone() if _is_tensor(d_x) else None]
                     for d_x in vjp(v.reshape(output.shape))]
-        base = _native.zeros_like(output)
+        # row-major whatever the output's strides, as PyTorch's legacy_contiguous_format here
+        base = _native.zeros_like(output, memory_format=_contiguous)
         flat = base.view(-1)
         result = [[] for _ in diff_inputs]
         for j in range(flat.numel()):
@@ -551,7 +553,7 @@ def _test_batched_grad(inputs, output, output_idx):
                      _native.zeros([], dtype=inp.dtype, device=inp.device).expand(inp.shape)
                      for g, inp in zip(grads, diff_inputs))
 
-    grad_outputs = [_native.randn_like(output) for _ in range(2)]
+    grad_outputs = [_native.randn_like(output, memory_format=_contiguous) for _ in range(2)]
     expected = [_native.stack(shards) for shards in zip(*[vjp(g) for g in grad_outputs])]
     try:
         with legacy_functions():
@@ -666,7 +668,8 @@ def _test_batched_grad_forward_ad(func, inputs):
 
         if not current_input.dtype.is_floating_point:
             continue
-        tangents = [_native.randn_like(current_input) for _ in range(2)]
+        tangents = [_native.randn_like(current_input, memory_format=_contiguous)
+                    for _ in range(2)]
         expected = [_native.stack(shards) for shards in zip(*[jvp(t) for t in tangents])]
         try:
             with legacy_functions():

@@ -8,12 +8,26 @@ impl PyTensor {
     // ---- copies, casts, in-place fills -------------------------------------------------------
 
     /// A copy of the tensor with its own storage; gradients flow back to the original.
-    fn clone(&self, py: Python<'_>) -> R {
-        crate::python::boundary::tensor(py, || Ok(creation::clone(&self.t)))
+    /// `memory_format=gradrs.preserve_format` (the default) keeps a dense tensor's strides.
+    #[pyo3(signature = (*, memory_format=None))]
+    fn clone(&self, py: Python<'_>, memory_format: Option<&Bound<'_, PyAny>>) -> R {
+        let fmt = crate::python::parse::memory_format_arg(memory_format, "clone")?;
+        crate::python::boundary::tensor(py, || creation::clone_as(&self.t, fmt))
     }
-    /// The tensor in row-major layout: itself if already contiguous, else a copy.
-    fn contiguous(&self, py: Python<'_>) -> R {
-        crate::python::boundary::tensor(py, || Ok(creation::contiguous(&self.t)))
+    /// The tensor in row-major layout (or `memory_format`'s): itself if already so, else a
+    /// copy.
+    #[pyo3(signature = (*, memory_format=None))]
+    fn contiguous(&self, py: Python<'_>, memory_format: Option<&Bound<'_, PyAny>>) -> R {
+        let fmt = match memory_format {
+            None => crate::tensor::layout::MemoryFormat::Contiguous,
+            Some(o) => crate::python::parse::memory_format_of(o).ok_or_else(|| {
+                crate::python::errors::type_error(format!(
+                    "contiguous(): argument 'memory_format' must be gradrs.memory_format, not {}",
+                    crate::python::convert::type_name(o)
+                ))
+            })?,
+        };
+        crate::python::boundary::tensor(py, || creation::contiguous_as(&self.t, fmt))
     }
     /// `to(device=None, dtype=None, non_blocking=False, copy=False)`, `to(dtype, ...)`,
     /// `to(other, ...)`, matched as PyTorch's parser does.

@@ -2,6 +2,7 @@
 //! the matrix products, views and reshapes, comparisons.
 
 use super::*;
+use crate::python::convert::Int;
 
 #[pymethods]
 impl PyTensor {
@@ -270,7 +271,9 @@ impl PyTensor {
         crate::python::boundary::cheap(py, || movement::t(&self.t))
     }
     /// The tensor with dimensions `dim0` and `dim1` swapped (a view).
-    fn transpose(&self, py: Python<'_>, dim0: i64, dim1: i64) -> R {
+    fn transpose(&self, py: Python<'_>, dim0: Int, dim1: Int) -> R {
+        let dim0 = dim0.get("transpose", "dim0", 1)?;
+        let dim1 = dim1.get("transpose", "dim1", 2)?;
         crate::python::boundary::cheap(py, || movement::transpose(&self.t, dim0, dim1))
     }
     /// permute(*dims) -> Tensor
@@ -311,11 +314,15 @@ impl PyTensor {
         crate::python::boundary::cheap(py, || movement::expand(&self.t, &s))
     }
     /// The tensor with a size-1 dimension inserted at `dim` (a view).
-    fn unsqueeze(&self, py: Python<'_>, dim: i64) -> R {
+    fn unsqueeze(&self, py: Python<'_>, dim: Int) -> R {
+        let dim = dim.get("unsqueeze", "dim", 1)?;
         crate::python::boundary::cheap(py, || movement::unsqueeze(&self.t, dim))
     }
     /// `unfold(dimension, size, step)`: a view of the windows along `dimension`.
-    fn unfold(&self, py: Python<'_>, dimension: i64, size: i64, step: i64) -> R {
+    fn unfold(&self, py: Python<'_>, dimension: Int, size: Int, step: Int) -> R {
+        let dimension = dimension.get("unfold", "dimension", 1)?;
+        let size = size.get("unfold", "size", 2)?;
+        let step = step.get("unfold", "step", 3)?;
         crate::python::boundary::cheap(py, || movement::unfold(&self.t, dimension, size, step))
     }
     /// squeeze(dim=None) -> Tensor
@@ -343,8 +350,10 @@ impl PyTensor {
     /// flatten(start_dim=0, end_dim=-1) -> Tensor
     ///
     /// The dimensions `start_dim`..`end_dim` merged into one.
-    #[pyo3(signature = (start_dim=0, end_dim=-1), text_signature = "($self, start_dim=0, end_dim=-1)")]
-    fn flatten(&self, py: Python<'_>, start_dim: i64, end_dim: i64) -> R {
+    #[pyo3(signature = (start_dim=Int::new(0), end_dim=Int::new(-1)), text_signature = "($self, start_dim=0, end_dim=-1)")]
+    fn flatten(&self, py: Python<'_>, start_dim: Int, end_dim: Int) -> R {
+        let start_dim = start_dim.get("flatten", "start_dim", 1)?;
+        let end_dim = end_dim.get("flatten", "end_dim", 2)?;
         let shape = self.t.shape();
         if shape.is_empty() {
             return crate::python::boundary::cheap(py, || movement::reshape(&self.t, &[1]));

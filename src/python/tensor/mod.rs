@@ -159,6 +159,7 @@ impl<'a, 'py> FromPyObject<'a, 'py> for RoundingMode {
 
 /// `size` arguments: ints or one sequence of ints (`view(2, 3)`, `view((2, 3))`).
 pub fn sizes_arg(args: &Bound<'_, PyTuple>) -> PyResult<Vec<i64>> {
+    refuse_bools(args, "size")?;
     if args.len() == 1 {
         let a = args.get_item(0)?;
         if let Ok(v) = a.extract::<Vec<i64>>() {
@@ -176,6 +177,37 @@ pub fn sizes_arg(args: &Bound<'_, PyTuple>) -> PyResult<Vec<i64>> {
         .enumerate()
         .map(|(i, a)| size_item(&a, i))
         .collect()
+}
+
+/// PyTorch's parser takes no bool (Python's or NumPy's) for an int of a list: `ones(True)`,
+/// `view(2, True)`, `sum((0, True))` raise its TypeError.
+fn refuse_bools(items: &Bound<'_, PyAny>, arg: &str) -> PyResult<()> {
+    let is_bool = |o: &Bound<'_, PyAny>| {
+        o.is_instance_of::<pyo3::types::PyBool>() || o.get_type().name().is_ok_and(|n| n == "bool")
+    };
+    if is_bool(items) {
+        return Err(super::errors::type_error(format!(
+            "argument '{arg}' must be tuple of ints, not {}",
+            super::convert::type_name(items)
+        )));
+    }
+    if items.is_instance_of::<PyTuple>() || items.is_instance_of::<pyo3::types::PyList>() {
+        for (i, v) in items.try_iter()?.enumerate() {
+            let v = v?;
+            if is_bool(&v) {
+                return Err(super::errors::type_error(format!(
+                    "argument '{arg}' must be tuple of ints, but found element of type {} at pos {i}",
+                    super::convert::type_name(&v)
+                )));
+            }
+            if i == 0
+                && (v.is_instance_of::<PyTuple>() || v.is_instance_of::<pyo3::types::PyList>())
+            {
+                refuse_bools(&v, arg)?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// One size: an int, with PyTorch's TypeError for an int past int64.
@@ -244,6 +276,7 @@ pub fn dims_arg(dim: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Vec<i64>>> {
         None => Ok(None),
         Some(d) if d.is_none() => Ok(None),
         Some(d) => {
+            refuse_bools(d, "dim")?;
             if let Ok(i) = d.extract::<i64>() {
                 Ok(Some(vec![i]))
             } else {

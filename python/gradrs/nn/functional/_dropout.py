@@ -4,6 +4,7 @@ feature_alpha_dropout.
 
 from __future__ import annotations
 
+from ..._argparse import type_name as _type_name
 from ..._native import Tensor as _Tensor
 from ._helpers import _check_tensor_args
 
@@ -26,6 +27,9 @@ def dropout(input: _Tensor, p: float = 0.5, training: bool = True, inplace: bool
     """
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not isinstance(training, bool):  # ATen's `bool train`: no int, no NumPy bool
+        raise TypeError(f"dropout(): argument 'train' (position 3) must be bool, not "
+                        f"{_type_name(training)}")
     return _dropout_impl(input, p, training, inplace, False, False)
 
 

@@ -90,11 +90,13 @@ def embedding(input: _Tensor, weight: _Tensor, padding_idx: int | None = None,
             "Expected tensor for argument #1 'indices' to have one of the following scalar "
             f"types: Long, Int; but got {kind} instead (while checking arguments for "
             "embedding)")
-    if input.device.type == "cpu" and input.numel():
+    if input.numel():
         # PyTorch's bounds check (w[input] below would wrap negative indices). GPU indices are
-        # not checked: that would read a result back every step, which a GPU training step
-        # must not (tests/test_nn_gpu.py); PyTorch's CUDA kernel also asserts only later.
-        if bool(((input < 0) | (input >= weight.shape[0])).any()):
+        # checked on their host copy: valid for indices sent from the host, as a training
+        # step's are, so nothing is read back (tests/test_nn_gpu.py); indices computed on the
+        # GPU are downloaded once.
+        host = input if input.device.type == "cpu" else input.cpu()
+        if bool(((host < 0) | (host >= weight.shape[0])).any()):
             raise IndexError("index out of range in self")
     if max_norm is not None:
         _embedding_renorm_(weight, input, max_norm, norm_type)
