@@ -49,6 +49,8 @@ RANDOM = {
     "char_lstm": [r"step \d+ loss"],
     "checkpoint_mlp": [r"step \d+ loss", r"eval loss"],
     "cnn_checkpoint": [r"\[\d+\] loss:"],
+    # float32 conv / mm last bits over 36 SGD steps (the first epoch matches to the digit)
+    "cifar_resnet_cl": [r"Epoch: \[\d\]"],
     "ctc_speech": [r"epoch \d+ ctc loss", r"CER", r"ref "],
     # gradrs's float32 linspace rounds a float64 value; PyTorch's computes in float32
     # (linspace(-pi, pi, 2000) differs in the last bit), so a ~1e-9 coefficient changes sign

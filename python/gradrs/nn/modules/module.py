@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ... import _native
 from ..._grad_mode import no_grad
+from ..._memory_format import memory_format as _memory_format
 from ...utils.hooks import BackwardHook, RemovableHandle
 from ..parameter import Buffer, Parameter, is_lazy
 
@@ -225,8 +226,8 @@ def _is_device(o):
         isinstance(o, int) and not isinstance(o, bool))
 
 
-# (name, accepts, has a default) per parameter; memory_format is keyword-only. gradrs has no
-# memory formats, so only None is accepted there.
+# (name, accepts, has a default) per parameter; memory_format is keyword-only (None or a
+# gradrs.memory_format).
 _TO_PARAMS = (
     (("device", _is_device, True),
      ("dtype", lambda o: o is None or isinstance(o, _native.dtype), True)),
@@ -266,7 +267,12 @@ def _match_to(params, args, kwargs):
         if not accepts(value):
             return None
         values[name] = value
-    if rest.pop("memory_format", None) is not None or rest:
+    if "memory_format" in rest:
+        fmt = rest.pop("memory_format")
+        if fmt is not None and not isinstance(fmt, _memory_format):
+            return None
+        values["memory_format"] = fmt
+    if rest:
         return None
     return values
 
@@ -300,7 +306,7 @@ def _parse_to(*args, **kwargs):
         device = _native.device(f"cuda:{device}")  # an index of the accelerator, as PyTorch
     elif isinstance(device, str):
         device = _native.device(device)
-    return device, dtype, values.get("non_blocking", False), None
+    return device, dtype, values.get("non_blocking", False), values.get("memory_format")
 
 
 
