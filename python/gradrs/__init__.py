@@ -3,6 +3,11 @@
 Use it as `import gradrs as torch`. The `Tensor` class and every op live in the native
 module `gradrs._native`; this package adds what is naturally Python (grad-mode context
 managers, `Size`, printing, legacy constructors).
+
+`gradrs.__version__` is `"2.13.0+gradrs.0.1.0"`, a `torch_version.TorchVersion`: the PyTorch
+release whose semantics gradrs follows, with gradrs's own version (`version.gradrs_version`,
+from `pyproject.toml`) as the local label, as PyTorch's `"2.13.0+cpu"`; it compares as a
+version, so programs' version gates take PyTorch 2.13's paths.
 """
 
 from __future__ import annotations
@@ -124,7 +129,10 @@ int = int32
 long = int64
 short = int16
 
-__version__ = "0.1.0"
+# "2.13.0+gradrs.0.1.0": the PyTorch release gradrs follows + gradrs's own version as the local
+# label, a str comparing as a version (gradrs/version.py, torch_version.py)
+from . import torch_version  # noqa: E402
+from .torch_version import __version__  # noqa: E402
 
 
 # PyTorch's module constants: torch/__init__.py imports them from math (torch.pi in angle
@@ -462,6 +470,7 @@ from . import _dynamo, compiler, jit  # noqa: E402 - eager-mode guards (is_scrip
 from ._nn_aliases import *  # noqa: E402,F401,F403 - torch.dropout, torch.layer_norm, ...
 from ._nn_natives import *  # noqa: E402,F401,F403 - native_group_norm, convolution, embedding_bag...
 from ._sync_batch_norm import *  # noqa: E402,F401,F403 - batch_norm_stats & co. (SyncBatchNorm)
+from ._foreach import *  # noqa: E402,F401,F403 - torch._foreach_add_ & co. (timm's EMA, multi-tensor optimizers)
 from .amp.autocast_mode import (  # noqa: E402
     autocast,
     autocast_decrement_nesting,
