@@ -470,7 +470,8 @@ from . import _dynamo, compiler, jit  # noqa: E402 - eager-mode guards (is_scrip
 from ._nn_aliases import *  # noqa: E402,F401,F403 - torch.dropout, torch.layer_norm, ...
 from ._nn_natives import *  # noqa: E402,F401,F403 - native_group_norm, convolution, embedding_bag...
 from ._sync_batch_norm import *  # noqa: E402,F401,F403 - batch_norm_stats & co. (SyncBatchNorm)
-from ._foreach import *  # noqa: E402,F401,F403 - torch._foreach_add_ & co. (timm's EMA, multi-tensor optimizers)
+from ._foreach import *  # noqa: E402,F401,F403 - torch._foreach_add_ & co. (timm's EMA)
+from . import _tensor_copy  # noqa: E402,F401 - Tensor.copy_(src, non_blocking)
 from .amp.autocast_mode import (  # noqa: E402
     autocast,
     autocast_decrement_nesting,

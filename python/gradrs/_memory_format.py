@@ -12,6 +12,8 @@ tensors. PyTorch programs pass them explicitly (third-party optimizers copy
 
 from __future__ import annotations
 
+import inspect
+
 from . import _native
 
 
@@ -97,6 +99,10 @@ def _install_is_contiguous(tensor_class) -> None:
         "by default).")
     is_contiguous.__name__ = "is_contiguous"
     is_contiguous.__qualname__ = "Tensor.is_contiguous"
+    is_contiguous.__signature__ = inspect.Signature([
+        inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+        inspect.Parameter("memory_format", inspect.Parameter.KEYWORD_ONLY,
+                          default=contiguous_format)])
     tensor_class.is_contiguous = is_contiguous
 
 
