@@ -4,7 +4,7 @@ heads, SavedAction namedtuples, Categorical sampling with log_prob, discounted r
 normalized with np.finfo(np.float32).eps.item(), smooth_l1_loss for the critic,
 torch.stack(...).sum() of the losses, the running reward, then greedy evaluation with
 torch.distributions' entropy / probs and an n-step advantage actor-critic variant with GAE."""
-# ruff: noqa: UP008, UP032 - written the way the example it imitates is written
+# ruff: noqa: PYI024, UP008, UP032 - written the way the example it imitates is written
 import argparse
 import math
 from collections import namedtuple
