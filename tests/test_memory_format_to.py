@@ -92,3 +92,17 @@ def test_module_to_channels_last():
                 model[0].weight.is_contiguous(memory_format=m.channels_last),
                 model(m.ones(2, 3, 5, 5, dtype=m.float64).to(memory_format=m.channels_last)))
     check(run)
+
+
+def test_empty_memory_format():
+    def run(m):
+        a = m.empty(2, 3, 4, 5, memory_format=m.channels_last)
+        b = m.empty((2, 3, 4, 5), memory_format=m.channels_last, dtype=m.float64,
+                    requires_grad=True)
+        c = m.empty(1, 2, 3, 4, 5, memory_format=m.channels_last_3d)
+        d = m.empty(2, 3, 4, 5, memory_format=m.contiguous_format)
+        return [(t.shape, t.stride(), t.dtype, t.requires_grad) for t in (a, b, c, d)]
+    check(run)
+    check_error(lambda m: m.empty(2, 3, memory_format=m.channels_last))
+    check_error(lambda m: m.empty(2, 3, 4, 5, memory_format=m.preserve_format))
+    check_error(lambda m: m.empty(2, 3, 4, 5, memory_format=1))

@@ -106,11 +106,12 @@ from ._runtime import (  # the default device (factories honour it), threads, wa
     is_warn_always_enabled,
     set_default_device, set_flush_denormal, set_num_interop_threads, set_warn_always)
 from ._runtime import honours_default_device as _on_default_device
+from ._memory_format import _empty_in_format
 
 # `torch/utils/_device.py`'s constructors take the default device when given none; wrapped
 # here, before the rest of the package imports them.
 arange = _on_default_device(arange)
-empty = _on_default_device(empty)
+empty = _on_default_device(_empty_in_format(empty))  # memory_format= too
 eye = _on_default_device(eye)
 full = _on_default_device(full)
 linspace = _on_default_device(linspace)

@@ -12,6 +12,7 @@ tensors. PyTorch programs pass them explicitly (third-party optimizers copy
 
 from __future__ import annotations
 
+import functools
 import inspect
 
 from . import _native
@@ -163,3 +164,31 @@ def _install_to(tensor_class) -> None:
 
 _install_is_contiguous(_native.Tensor)  # is_contiguous(memory_format=channels_last) & co.
 _install_to(_native.Tensor)  # to(..., memory_format=channels_last)
+
+
+_memory_format_class = memory_format  # the class, shadowed by the keyword below
+
+
+def _empty_in_format(native_empty):
+    """`gradrs.empty(*size, memory_format=...)`: PyTorch's factory takes a memory format (the
+    native one lays out row-major); channels_last sizes get their strides here."""
+
+    @functools.wraps(native_empty)
+    def empty(*args, memory_format=None, **kwargs):
+        if memory_format is None or memory_format is contiguous_format:
+            return native_empty(*args, **kwargs)
+        if not isinstance(memory_format, _memory_format_class):
+            raise TypeError("empty(): argument 'memory_format' must be gradrs.memory_format, "
+                            f"not {type(memory_format).__name__}")
+        if memory_format is preserve_format:
+            raise RuntimeError("unsupported memory format Preserve")
+        requires_grad = kwargs.pop("requires_grad", False)
+        row_major = native_empty(*args, **kwargs)
+        rank = _CHANNELS_LAST_ORDER[memory_format._name][0]
+        if row_major.dim() != rank:
+            raise RuntimeError(f"required rank {rank} tensor to use {memory_format._name} format")
+        out = _native.empty_like(row_major, memory_format=memory_format)
+        return out.requires_grad_() if requires_grad else out
+
+    return empty
+
