@@ -61,6 +61,67 @@ def test_sync_batch_norm_equals_batch_norm_on_the_full_batch(nprocs):
         assert len(re.findall(r"GPU rank \d+", out)) == nprocs
 
 
+@needs_mpi
+@pytest.mark.parametrize("nprocs", [2, 3])
+def test_ddp_comm_hooks_and_join(nprocs):
+    """tests/mpi/ddp_hooks.py: comm hooks give DDP's averages, Join on uneven inputs."""
+    out = mpirun(nprocs, "ddp_hooks.py")
+    assert sorted(re.findall(r"OK rank \d+ of \d+", out)) == [
+        f"OK rank {r} of {nprocs}" for r in range(nprocs)]
+
+
+def test_comm_hook_and_join_api_as_torch(torch):
+    import enum
+    import inspect
+
+    from gradrs.distributed.algorithms import Join, Joinable, JoinHook
+    from gradrs.distributed.algorithms.ddp_comm_hooks import debugging_hooks, default_hooks
+
+    import torch.distributed.algorithms.ddp_comm_hooks.debugging_hooks as t_debugging
+    import torch.distributed.algorithms.ddp_comm_hooks.default_hooks as t_default
+    from torch.distributed.algorithms import join as t_join
+
+    assert default_hooks.__all__ == t_default.__all__
+    for name in default_hooks.__all__ + ["_allreduce_fut"]:
+        ours, theirs = getattr(default_hooks, name), getattr(t_default, name)
+        assert list(inspect.signature(ours).parameters) == \
+            list(inspect.signature(theirs).parameters), name
+    assert debugging_hooks.__all__ == t_debugging.__all__
+    assert G.distributed.algorithms.__all__ == ["Join", "JoinHook", "Joinable"]
+    assert sorted(t_join.__all__) == sorted(G.distributed.algorithms.join.__all__)
+    for ours, theirs in ((Join, t_join.Join), (JoinHook, t_join.JoinHook),
+                         (Joinable, t_join.Joinable)):
+        public = sorted(n for n in vars(theirs) if not n.startswith("__"))
+        assert public == sorted(n for n in vars(ours) if not n.startswith("__")), ours
+    sig, t_sig = inspect.signature(Join), inspect.signature(t_join.Join)
+    assert [(p.name, p.kind, p.default) for p in sig.parameters.values()] == \
+        [(p.name, p.kind, p.default) for p in t_sig.parameters.values()]
+    ddp = G.nn.parallel.DistributedDataParallel
+    tddp = torch.nn.parallel.DistributedDataParallel
+    for name in ("register_comm_hook", "join", "join_hook", "_register_builtin_comm_hook"):
+        assert list(inspect.signature(getattr(ddp, name)).parameters) == \
+            list(inspect.signature(getattr(tddp, name)).parameters), name
+    assert issubclass(ddp, Joinable) and not inspect.isabstract(ddp)
+    hook_type, t_hook_type = G.distributed.BuiltinCommHookType, torch.distributed.BuiltinCommHookType
+    assert issubclass(hook_type, enum.Enum)
+    assert [(m.name, m.value, repr(m), str(m)) for m in hook_type] == \
+        [(n, m.value, repr(m), str(m)) for n, m in t_hook_type.__members__.items()]
+    assert [n for n in dir(G.distributed.GradBucket) if not n.startswith("_")] == \
+        [n for n in dir(torch.distributed.GradBucket) if not n.startswith("_")]
+    with pytest.raises(TypeError, match="^gradrs.distributed.GradBucket: No constructor defined!$"):
+        G.distributed.GradBucket()
+    with pytest.raises(TypeError, match="GradBucket: No constructor defined!$"):
+        torch.distributed.GradBucket()
+    # without a process group: Join refuses an empty list first
+    for m in (G, torch):
+        mod = Join if m is G else t_join.Join
+        with pytest.raises(ValueError, match="requires at least one joinable"):
+            mod([])
+    assert JoinHook().main_hook() is None and JoinHook().post_hook(True) is None
+    with pytest.raises(TypeError, match="abstract"):
+        Joinable()
+
+
 def test_ddp_module_path(torch):
     from gradrs.nn.parallel.distributed import DistributedDataParallel
 

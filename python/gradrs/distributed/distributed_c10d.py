@@ -242,10 +242,39 @@ class Work:
         self._request = request  # an MPI request (send/recv), completed by the caller
         self._finish = finish  # runs once a request completed (a GPU tensor's copy back)
         self._status = None
+        self._futures = []  # get_future()'s, completed with the work
+        self._lock = threading.Lock()
 
     def _complete(self, exc=None):
         self._exception = exc
-        self._done.set()
+        with self._lock:
+            self._done.set()
+            futures, self._futures = self._futures, []
+        for fut in futures:
+            self._settle(fut)
+
+    def _settle(self, fut):
+        if self._exception is None:
+            fut._complete(result=self._outputs)
+        else:
+            fut._complete(error=self._exception)
+
+    def get_future(self):
+        """A `gradrs.futures.Future` completed when the operation finishes, holding its output
+        tensors (a list) or failing with its error; its callbacks run on the process group's
+        worker. Collectives only, as PyTorch's MPI backend (not `isend` / `irecv`).
+        """
+        from ..futures import Future
+
+        if self._request is not None:
+            raise RuntimeError("Work::getFuture not implemented.")
+        fut = Future()
+        with self._lock:
+            if not self._done.is_set():
+                self._futures.append(fut)
+                return fut
+        self._settle(fut)
+        return fut
 
     def _poll_request(self, block):
         if self._request is None or self._done.is_set():
