@@ -464,6 +464,7 @@ from .linalg import _qr_top as qr, _slogdet_top as slogdet, _svd_top as svd  # n
 from . import cuda, gpu  # noqa: E402
 from ._alias import as_torch  # noqa: E402
 from . import accelerator, amp, backends, cpu  # noqa: E402
+from . import multiprocessing  # noqa: E402 - torch.multiprocessing: spawn, sharing strategies
 from . import futures  # noqa: E402 - torch.futures: Future (collectives' get_future, DDP hooks)
 from . import distributed  # noqa: E402 - torch.distributed over MPI (mpi4py)
 from . import distributions  # noqa: E402 - torch.distributions
