@@ -23,6 +23,10 @@ from .fusion import (
     fuse_linear_bn_weights as fuse_linear_bn_weights,
 )
 from .init import skip_init as skip_init
+from .memory_format import (
+    convert_conv2d_weight_memory_format as convert_conv2d_weight_memory_format,
+    convert_conv3d_weight_memory_format as convert_conv3d_weight_memory_format,
+)
 from .spectral_norm import (
     remove_spectral_norm as remove_spectral_norm,
     spectral_norm as spectral_norm,
