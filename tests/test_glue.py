@@ -14,10 +14,12 @@ import pytest
 from conftest import (
     G,
     SELFTEST,
+    check,
     check_error,
     check_warning,
     graph_tree,
     norm,
+    need_torch,
     norm_g,
     record_warnings,
 )
@@ -936,3 +938,22 @@ def test_amp_training_matches_pytorch(torch, device):
     assert [g[2] for g in got] == [w[2] for w in want]
     assert len({w[2] for w in want}) > 2  # backoffs and growth both happened
     np.testing.assert_allclose([g[1] for g in got], [w[1] for w in want], rtol=2e-3)
+
+
+def test_opt_einsum_reports_unavailable_as_torch_without_the_package():
+    # the reference torch runs without opt_einsum installed: both report it unavailable and
+    # refuse to enable it with the same errors
+    torch = need_torch()
+    if torch.backends.opt_einsum.is_available():
+        pytest.skip("the reference torch has opt_einsum")
+
+    def run(m):
+        b = m.backends.opt_einsum
+        out = [b.is_available(), b.enabled, b.strategy, b.get_opt_einsum()]
+        b.enabled = False
+        with b.flags(enabled=False):
+            out.append(b.enabled)
+        return out
+    check(run)
+    check_error(lambda m: m.backends.opt_einsum.flags(strategy="greedy").__enter__())
+    check_error(lambda m: m.backends.opt_einsum.set_flags(True))

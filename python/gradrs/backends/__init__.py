@@ -1,6 +1,7 @@
 """`gradrs.backends`: the switches PyTorch exposes under `torch.backends`, with its defaults.
 
-`cudnn`, `cuda` (`cuda.matmul.allow_tf32`, ...), `mps`, `mkldnn`, `mkl` and `openmp` report
+`cudnn`, `cuda` (`cuda.matmul.allow_tf32`, ...), `mps`, `mkldnn`, `mkl`, `openmp` and
+`opt_einsum` report
 what gradrs is built with (no cuDNN, MPS, oneDNN, MKL or OpenMP: its CPU kernels are Rust and
 its GPU kernels WGSL; `cuda.is_built()` is True because `gradrs.cuda` is the wgpu GPU backend)
 and keep the flags programs set, checked as PyTorch checks them. gradrs's kernels compute the
@@ -27,6 +28,6 @@ class _BackendsModule(_types.ModuleType):
 
 _sys.modules[__name__].__class__ = _BackendsModule
 
-from . import cuda, cudnn, mkl, mkldnn, mps, openmp  # noqa: E402
+from . import cuda, cudnn, mkl, mkldnn, mps, openmp, opt_einsum  # noqa: E402
 
-__all__ = ["cuda", "cudnn", "mkl", "mkldnn", "mps", "openmp"]
+__all__ = ["cuda", "cudnn", "mkl", "mkldnn", "mps", "openmp", "opt_einsum"]
