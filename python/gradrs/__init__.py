@@ -452,6 +452,8 @@ from . import _pickle  # noqa: E402,F401 - Tensor.__reduce_ex__ / __deepcopy__
 from .serialization import load, save  # noqa: E402
 from . import optim  # noqa: E402
 from . import linalg  # noqa: E402
+from ._lobpcg import lobpcg  # noqa: E402 - torch.lobpcg: LOBPCG over gradrs ops
+from . import _linalg_utils  # noqa: E402,F401 - torch._linalg_utils
 from . import special  # noqa: E402 - torch.special; the top-level polygamma / mvlgamma below
 from .special import mvlgamma_top as mvlgamma, polygamma_top as polygamma  # noqa: E402
 from .linalg import (  # noqa: E402 - PyTorch's top-level forms of linalg ops
