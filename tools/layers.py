@@ -284,8 +284,6 @@ LONG_MIRRORS = {
 # Files still over the limit, each with the split that removes it. The list only shrinks: an
 # entry for a file back under the limit (or gone) fails too, so it is deleted when it lands.
 TO_SPLIT = {
-    "python/gradrs/functional.py": "gradrs.functional (torch.functional plus the compositions "
-    "PyTorch has no kernel for): by family",
     "src/ops/index.rs": "13 lines over: the index ops by family (gather / scatter, put, masks)",
     # Pushed over by the session of 2026-11-27 (native docstrings, sequence indices):
     "src/ops/unary_decl.rs": "the /// docs of its rows: the declaration rows by family (as the "

@@ -16,7 +16,7 @@ import numpy as np
 from typing_extensions import Self, disjoint_base
 
 from ._size import Size
-from .functional import layout as _Layout
+from ._ops.introspection import layout as _Layout
 from gradrs._memory_format import memory_format as _MemoryFormat
 
 __all__ = [
@@ -355,7 +355,7 @@ class Tensor:
     def pin_memory(self, device: _DeviceLike = None) -> Tensor: ...
     def is_pinned(self, device: _DeviceLike = None) -> _bool: ...
     def _array_interface(self) -> dict[str, Any]: ...
-    # Set on the class from Python by gradrs.functional (compositions of native ops).
+    # Set on the class from Python by gradrs.functional and gradrs._ops (compositions of native ops).
     def allclose(self, other: Tensor, rtol: _float = 1e-05, atol: _float = 1e-08,
                  equal_nan: _bool = False) -> _bool: ...
     def isclose(self, other: Tensor, rtol: _float = 1e-05, atol: _float = 1e-08,

@@ -8,14 +8,21 @@ derivatives.yaml's formula in gradrs ops, so second derivatives and every device
 those ops. An in-place form writes the result into `self` and gives `self` that node.
 
 - `aliases.py`: aliases of existing ops, `rsub`, `fill`, functional forms of in-place methods
-- `shapes.py`: splits and stacks, the `*_copy` view forms and unsafe splits, `unravel_index`
+- `shapes.py`: splits and stacks, the `*_copy` view forms and unsafe splits, `unravel_index`,
+  `diff`, `rot90`, `triu_indices` / `tril_indices`, `iter(tensor)`
 - `factories.py`: `new_*`, the window functions, `scalar_tensor`, `vander`
-- `introspection.py`: `is_*` predicates, `get_device`, `typename`, the `sym_*` helpers
+- `introspection.py`: `is_*` predicates, `get_device`, `typename`, the `sym_*` helpers, the
+  type promotion queries (`result_type`, `promote_types`, `can_cast`), `layout` / `strided`
 - `products.py`: `inner`, `vdot`, `addmv` / `addr` / `baddbmm` / `addbmm`, `outer`, `kron`
-- `indexing.py`: diagonals, `take` / `put`, `index_copy`, `masked_scatter`, `*_scatter`
+- `indexing.py`: diagonals, `take` / `put`, `index_copy`, `masked_scatter`, `*_scatter`,
+  `index_fill`, `repeat_interleave`
 - `pointwise.py`: `float_power`, `sgn`, `gcd` / `lcm`, shifts and bitwise ops, `frexp`, `ldexp`
-- `statistics.py`: `logcumsumexp`, `cov`, `histc` / `histogram`, `nanmedian`, `renorm`, norms
+- `statistics.py`: `logcumsumexp`, `cov`, `histc` / `histogram`, `nanmedian`, `renorm`, norms,
+  `count_nonzero`
 - `control.py`: `cond`, run eagerly with PyTorch's checks and node
+- `predicates.py`: the NaN / inf tests (`isnan`, `isfinite`...) and `isclose` / `allclose`
+- `sorting.py`: `cummax` / `cummin` / `mode` and `searchsorted` / `bucketize`, positions found
+  on the host
 - `legacy.py`: Tensor methods PyTorch keeps only to refuse (removed since 1.9) or alias
 - `_common.py`: `_node`, `_forward_tangent`, `_reduce_to`, the in-place writers
 """
@@ -29,7 +36,8 @@ from .shapes import (
     vsplit, vstack, unravel_index, alias_copy, diagonal_copy, expand_copy, permute_copy,
     select_copy, slice_copy, split_copy, split_with_sizes_copy, squeeze_copy, t_copy,
     transpose_copy, unbind_copy, unsqueeze_copy, view_copy, narrow_copy, unsafe_split,
-    unsafe_chunk, unsafe_split_with_sizes, unfold_copy, detach_copy, as_strided_copy,
+    unsafe_chunk, unsafe_split_with_sizes, unfold_copy, detach_copy, as_strided_copy, diff, rot90,
+    triu_indices, tril_indices,
 )
 from .factories import (
     vander, scalar_tensor, hamming_window, hann_window, bartlett_window, blackman_window,
@@ -38,13 +46,14 @@ from .factories import (
 from .introspection import (
     is_complex, is_floating_point, is_nonzero, is_same_size, is_signed, get_device, typename,
     is_distributed, sym_not, sym_float, sym_int, sym_max, sym_min, sym_sum, sym_sqrt, sym_ite,
+    result_type, promote_types, can_cast, layout, strided,
 )
 from .products import (
     addbmm, addmv, addr, baddbmm, inner, vdot, kron, addmv_,
 )
 from .indexing import (
     diag, diag_embed, diagflat, index_copy, masked_scatter, take, put, argwhere,
-    diagonal_scatter, select_scatter, slice_scatter, nonzero_static,
+    diagonal_scatter, select_scatter, slice_scatter, nonzero_static, index_fill, repeat_interleave,
 )
 from .pointwise import (
     float_power, sgn, signbit, fmin, gcd, lcm, bitwise_left_shift, bitwise_right_shift,
@@ -53,9 +62,11 @@ from .pointwise import (
 )
 from .statistics import (
     corrcoef, cov, logcumsumexp, histc, nanmedian, renorm, histogram, histogramdd, frobenius_norm,
-    nuclear_norm, norm_except_dim, gradient,
+    nuclear_norm, norm_except_dim, gradient, count_nonzero,
 )
 from .control import cond
+from .predicates import isnan, isinf, isposinf, isneginf, isfinite, isreal, isclose, allclose
+from .sorting import cummax, cummin, mode, searchsorted, bucketize
 from . import legacy  # noqa: F401 - its Tensor methods
 
 __all__ = [
@@ -78,5 +89,9 @@ __all__ = [
     "unsafe_chunk", "unsafe_split_with_sizes", "nonzero_static", "is_distributed",
     "frobenius_norm", "nuclear_norm", "norm_except_dim", "unfold_copy", "sym_not", "sym_float",
     "sym_int", "sym_max", "sym_min", "sym_sum", "sym_sqrt", "sym_ite", "gradient",
-    "detach_copy", "empty_permuted", "cond", "histogramdd", "as_strided_copy",
+    "detach_copy", "empty_permuted", "cond", "histogramdd", "as_strided_copy", "diff", "rot90",
+    "triu_indices", "tril_indices", "result_type", "promote_types", "can_cast", "layout",
+    "strided", "index_fill", "repeat_interleave", "count_nonzero", "isnan", "isinf", "isposinf",
+    "isneginf", "isfinite", "isreal", "isclose", "allclose", "cummax", "cummin", "mode",
+    "searchsorted", "bucketize",
 ]

@@ -5,7 +5,9 @@ the scatters into views (`diagonal_scatter`, `select_scatter`, `slice_scatter`).
 
 import builtins
 
-from .. import _argparse
+import numpy as np
+
+from .. import _argparse, _native, _numpy_names
 from .._forms import with_out as _with_out
 from .._grad_mode import no_grad as _no_grad
 from .._native import Tensor
@@ -489,3 +491,102 @@ def _nonzero_static(self, *, size, fill_value=-1):
 Tensor.nonzero_static = _nonzero_static
 
 del _fn
+
+
+# ---- index_fill: a fill through a mask along one dim ---------------------------------------------
+
+def _index_fill_mask(input, dim, index, value):
+    """The bool mask (broadcastable to `input`) of the positions `index_fill(dim, index, value)`
+    fills, after PyTorch's checks."""
+    if not isinstance(index, Tensor) or index.dtype != _native.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    if index.dim() > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
+    if isinstance(value, Tensor) and value.dim() != 0:
+        raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got tensor "
+                           f"with {value.dim()} dimension(s).")
+    ndim = input.dim()
+    dim = _wrap_dim(dim, ndim)
+    size = input.shape[dim] if ndim else 1
+    positions = index.reshape(-1)
+    bad = positions[(positions < -size) | (positions >= size)]
+    if bad.numel():
+        raise IndexError(f"index {bad[0].item()} is out of bounds for dimension {dim} with size "
+                         f"{size}")
+    mask = _native.zeros(size, dtype=_native.bool, device=input.device)
+    mask[positions] = True
+    return mask.reshape([size] + [1] * (ndim - dim - 1)) if ndim else mask.reshape(())
+
+
+@_numpy_names.accepts
+def index_fill(input, dim, index, value):
+    """`gradrs.index_fill(input, dim, index, value)`: a copy of `input` whose slices at `index`
+    along `dim` hold `value` (a number or a 0-dim tensor, which gets the filled gradient).
+
+    Examples:
+        >>> gradrs.zeros(2, 3).index_fill(1, gradrs.tensor([0, 2]), 7.0)
+        tensor([[7., 0., 7.],
+                [7., 0., 7.]])
+    """
+    return input.masked_fill(_index_fill_mask(input, dim, index, value), value)
+
+
+def _index_fill_(self, dim, index, value):
+    """`Tensor.index_fill_(dim, index, value)`: `index_fill` in place."""
+    return self.masked_fill_(_index_fill_mask(self, dim, index, value), value)
+
+
+# ---- repeat_interleave: an index_select whose index repeats positions ------------------------------
+
+def _repeat_counts(repeats, size, dim):
+    """`repeats` (an int or an integer tensor) as a list of `size` counts, after PyTorch's checks."""
+    if isinstance(repeats, Tensor):
+        if repeats.dim() > 1:
+            raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+        if repeats.dtype not in (_native.int64, _native.int32):
+            raise NotImplementedError('"repeat_interleave_cpu" not implemented for '
+                                      f"'{_dtype_name(repeats.dtype)}'")
+        counts = repeats.reshape(-1).tolist()
+        if len(counts) == 1:
+            counts = counts * size
+        elif len(counts) != size:
+            raise RuntimeError("repeats must have the same size as input along dim, but got "
+                               f"repeats.size(0) = {len(counts)} and input.size({dim}) = {size}")
+    else:
+        counts = [repeats] * size
+    if any(c < 0 for c in counts):
+        raise RuntimeError("Repeats must be non-negative")
+    return counts
+
+
+@_numpy_names.accepts
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    """`gradrs.repeat_interleave(input, repeats, dim=None, *, output_size=None)`: each slice of
+    `input` along `dim` (of the flattened input when `dim` is None) repeated `repeats` times;
+    `gradrs.repeat_interleave(repeats)` repeats each position of `repeats` by its value.
+
+    Examples:
+        >>> gradrs.repeat_interleave(gradrs.tensor([1, 2]), 2)
+        tensor([1, 1, 2, 2])
+    """
+    if repeats is None:  # the one-argument form: the positions of `input` repeated
+        repeats = input
+        if repeats.dim() != 1:
+            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+        input = _native.arange(repeats.shape[0], device=repeats.device)
+    if dim is None:
+        input, dim = input.reshape(-1), 0
+    ndim = input.dim()
+    dim = _wrap_dim(dim, ndim)
+    size = input.shape[dim] if ndim else 1
+    counts = _repeat_counts(repeats, size, dim)
+    if output_size is not None and output_size != sum(counts):
+        raise RuntimeError("allocated size does not match required size")
+    index = _native.tensor(np.repeat(np.arange(size), counts).astype(np.int64),
+                           device=input.device)
+    return (input.reshape(1) if ndim == 0 else input).index_select(dim, index)
+
+
+Tensor.index_fill = _method(index_fill)
+Tensor.index_fill_ = _index_fill_
+Tensor.repeat_interleave = _method(repeat_interleave)

@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from .. import _native
 from .._native import Tensor
 from ..functional import _check_tensor
 from ._common import _as_method, _G
@@ -250,3 +251,81 @@ for _name, _fn in (("is_set_to", _is_set_to), ("const_data_ptr", _const_data_ptr
     setattr(Tensor, _name, _fn)
 
 del _fn
+
+
+# ---- type promotion queries: answered by the promotion the ops themselves apply -------------------
+
+def _probe(value):
+    """An empty stand-in for a `result_type` operand: same dtype and same 0-dim-ness (a 0-dim
+    tensor promotes as a lower priority operand, as a Python number does below it)."""
+    if isinstance(value, Tensor):
+        return _native.empty((), dtype=value.dtype) if value.dim() == 0 else \
+            _native.empty(0, dtype=value.dtype)
+    return value
+
+
+def result_type(tensor, other):
+    """`gradrs.result_type(tensor, other)`: the dtype `tensor + other` would have (either may be
+    a Python number).
+
+    Examples:
+        >>> gradrs.result_type(gradrs.tensor([1, 2]), 1.5)
+        gradrs.float32
+    """
+    a, b = _probe(tensor), _probe(other)
+    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+        a = _native.tensor(a)  # two numbers: the first as a 0-dim tensor of its default dtype
+    return (a + b).dtype
+
+
+def promote_types(type1, type2):
+    """`gradrs.promote_types(type1, type2)`: the smallest dtype both cast to without losing
+    their category.
+
+    Examples:
+        >>> gradrs.promote_types(gradrs.int32, gradrs.float32)
+        gradrs.float32
+    """
+    return (_native.empty(0, dtype=type1) + _native.empty(0, dtype=type2)).dtype
+
+
+def _category(dtype):
+    if dtype == _native.bool:
+        return 0
+    return 2 if dtype.is_floating_point else 1
+
+
+def can_cast(from_, to):
+    """`gradrs.can_cast(from_, to)`: whether PyTorch's casting rules allow `from_` to `to`: no
+    cast to a lower category (float to integer, anything but bool to bool).
+
+    Examples:
+        >>> gradrs.can_cast(gradrs.float32, gradrs.int64), gradrs.can_cast(gradrs.int64, gradrs.float32)
+        (False, True)
+    """
+    return _category(from_) <= _category(to)
+
+
+# ---- layouts: gradrs has only the strided one ---------------------------------------------------
+
+class layout:
+    """`gradrs.layout`: the memory layout of a tensor; `gradrs.strided` is its only instance."""
+
+    __slots__ = ("_name",)
+
+    def __new__(cls, *args, **kwargs):
+        raise TypeError("cannot create 'gradrs.layout' instances")
+
+    def __repr__(self):
+        return f"gradrs.{self._name}"
+
+    def __reduce__(self):
+        return self._name  # pickled as the module global `gradrs.strided`
+
+
+layout.__module__ = "gradrs"
+strided = object.__new__(layout)
+object.__setattr__(strided, "_name", "strided")
+Tensor.layout = property(lambda self: strided, doc="Always `gradrs.strided`.")
+
+

@@ -5,13 +5,16 @@
 import builtins
 from collections.abc import Sequence
 
-from .. import _argparse
+import numpy as np
+
+from .. import _argparse, _numpy_names
 from .. import _native
 from .._forms import with_out as _with_out
 from .._grad_mode import no_grad as _no_grad
 from .._memory_format import contiguous_format as _contiguous
 from .._native import Tensor
-from ..functional import _dtype_name, atleast_1d, atleast_2d, atleast_3d
+from .._runtime import honours_default_device
+from ..functional import _dtype_name, _method, atleast_1d, atleast_2d, atleast_3d
 from .._reduce_ops import _wrap_dim
 from ._common import _as_method, _G, _method_of, sum_to_size
 
@@ -380,3 +383,115 @@ def detach_copy(input, *, out=None):
 
 
 del _fn
+
+
+# ---- diff, rot90, triu/tril_indices: compositions as PyTorch's own ----------------
+
+@_numpy_names.accepts
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    """`gradrs.diff(input, n=1, dim=-1, prepend=None, append=None)`: the n-th forward difference
+    along `dim` (`!=` of neighbours for bool tensors), after concatenating `prepend`/`append`.
+
+    Examples:
+        >>> gradrs.diff(gradrs.tensor([1.0, 4.0, 9.0, 16.0]))
+        tensor([3., 5., 7.])
+    """
+    if input.dim() == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    dim = _wrap_dim(dim, input.dim())
+    extra = [t for t in (prepend, append) if t is not None]
+    for t in extra:
+        if t.dim() != input.dim():
+            raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+        for d in range(input.dim()):
+            if d != dim and t.shape[d] != input.shape[d]:
+                raise RuntimeError(
+                    "diff expects the shape of tensor to prepend or append to match that of input "
+                    f"except along the differencing dimension; input.size({d}) = "
+                    f"{input.shape[d]}, but got tensor.size({d}) = {t.shape[d]}")
+    if n == 0:  # prepend / append are checked, not used
+        return input.clone()
+    if extra:
+        input = _native.cat([t for t in (prepend, input, append) if t is not None], dim)
+    for _ in range(n):
+        length = input.shape[dim]
+        if length == 0:
+            break
+        after, before = input.narrow(dim, 1, length - 1), input.narrow(dim, 0, length - 1)
+        input = after != before if input.dtype == _native.bool else after - before
+    return input
+
+
+@_numpy_names.accepts
+def rot90(input, k=1, dims=(0, 1)):
+    """`gradrs.rot90(input, k=1, dims=(0, 1))`: `input` turned by 90 degrees `k` times, from
+    the first of `dims` towards the second.
+
+    Examples:
+        >>> gradrs.rot90(gradrs.tensor([[1, 2], [3, 4]]))
+        tensor([[2, 4],
+                [1, 3]])
+    """
+    dims = list(dims)
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if input.dim() < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {input.dim()}")
+    d0, d1 = (_wrap_dim(d, input.dim()) for d in dims)
+    if d0 == d1:  # PyTorch's message names the dims as given
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} "
+                           f"and dim1 = {dims[1]}")
+    k %= 4
+    if k == 1:
+        return input.flip([d1]).transpose(d0, d1)
+    if k == 2:
+        return input.flip([d0, d1])
+    if k == 3:
+        return input.flip([d0]).transpose(d0, d1)
+    return input.clone()
+
+
+@honours_default_device
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    """`gradrs.triu_indices(row, col, offset=0)`: the 2 x N (row, column) coordinates of the
+    upper triangle of a row x col matrix, row by row.
+
+    Examples:
+        >>> gradrs.triu_indices(3, 3, offset=1)
+        tensor([[0, 0, 1],
+                [1, 2, 2]])
+    """
+    r, c = np.triu_indices(row, offset, col)
+    return _native.tensor(np.stack([r, c]).astype(np.int64).reshape(2, -1),
+                          dtype=dtype or _native.int64, device=device)
+
+
+@honours_default_device
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    """`gradrs.tril_indices(row, col, offset=0)`: the coordinates of the lower triangle.
+
+    Examples:
+        >>> gradrs.tril_indices(3, 3)
+        tensor([[0, 1, 1, 2, 2, 2],
+                [0, 0, 1, 0, 1, 2]])
+    """
+    r, c = np.tril_indices(row, offset, col)
+    return _native.tensor(np.stack([r, c]).astype(np.int64).reshape(2, -1),
+                          dtype=dtype or _native.int64, device=device)
+
+
+Tensor.diff = _method(diff)
+Tensor.rot90 = _method(rot90)
+
+
+def _iter(self):
+    """`iter(tensor)` as PyTorch's: over `unbind(0)` (so the rows' grad_fn is UnbindBackward0,
+    not the SelectBackward0 of the `__getitem__` fallback), a 0-d tensor refused."""
+    if self.dim() == 0:
+        raise TypeError("iteration over a 0-d tensor")
+    return iter(self.unbind(0))
+
+
+Tensor.__iter__ = _iter

@@ -10,12 +10,12 @@ import warnings
 import numpy as np
 
 from .. import _argparse
-from .. import _native
+from .. import _native, _numpy_names
 from .. import return_types
 from .._forms import with_out as _with_out
 from .._grad_mode import no_grad as _no_grad
 from .._native import Tensor
-from ..functional import _check_tensor, _dtype_name
+from ..functional import _check_tensor, _dtype_name, _method
 from .._reduce_ops import _parsed, _wrap_dim
 from ._common import (
     _as_method, _c_num, _c_type, _check_leaf, _fmt, _forward_tangent, _G, _node,
@@ -736,3 +736,21 @@ def _gradient_along(f, d, h, edge_order):
     return _G.cat([first, interior, last], d)
 
 del _fn
+
+
+@_numpy_names.accepts
+def count_nonzero(input, dim=None):
+    """`gradrs.count_nonzero(input, dim=None)`: int64 counts of the nonzero values, over `dim`
+    (an int or a tuple of ints) or over everything.
+
+    Examples:
+        >>> gradrs.count_nonzero(gradrs.tensor([[0, 1], [2, 0]]), dim=0)
+        tensor([1, 1])
+    """
+    nonzero = input != 0
+    if dim is None or (isinstance(dim, (tuple, list)) and not dim):
+        return nonzero.sum()
+    return nonzero.sum(dim)
+
+
+Tensor.count_nonzero = _method(count_nonzero)
