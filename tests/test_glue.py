@@ -957,3 +957,9 @@ def test_opt_einsum_reports_unavailable_as_torch_without_the_package():
     check(run)
     check_error(lambda m: m.backends.opt_einsum.flags(strategy="greedy").__enter__())
     check_error(lambda m: m.backends.opt_einsum.set_flags(True))
+
+
+def test_cpu_capability_as_torch_reports_it():
+    torch = need_torch()
+    assert G.backends.cpu.get_cpu_capability() == torch.backends.cpu.get_cpu_capability()
+    assert G.backends.cpu.__all__ == torch.backends.cpu.__all__

@@ -57,3 +57,50 @@ def test_range(args, kw):
 @pytest.mark.parametrize("args", [(0, 4, 0), (4, 0), (0, float("inf"))])
 def test_range_errors(args):
     check_error(lambda M: M.range(*args))
+
+
+@pytest.mark.parametrize("name", TYPES)
+def test_cuda_legacy_types(name):
+    # torch.cuda.FloatTensor & co. exist on PyTorch's CPU build too (constructing refuses)
+    torch = pytest.importorskip("torch")
+    g, t = getattr(G.cuda, name), getattr(torch.cuda, name)
+    assert repr(g) == repr(t).replace("torch", "gradrs")
+    assert (g.is_cuda, g.dtype.is_floating_point, g.__name__, g.__module__) == (
+        t.is_cuda, t.dtype.is_floating_point, t.__name__, t.__module__.replace("torch", "gradrs"))
+    assert not isinstance(G.ones(2).to(g.dtype), g) and isinstance(G.ones(2).to(g.dtype),
+                                                                   getattr(G, name))
+    assert pickle.loads(pickle.dumps(g)) is g
+    if G.gpu.is_available():
+        try:
+            getattr(G, name)([1, 0]).to("cuda")
+        except TypeError:  # a dtype the GPU backend has no kernels for: refused the same way
+            with pytest.raises(TypeError, match="Cannot convert a GPU tensor"):
+                g([1, 0])
+            return
+        made = g([1, 0])
+        assert made.device.type != "cpu" and made.dtype == g.dtype and isinstance(made, g)
+        assert made.type(getattr(G, name)).device.type == "cpu"
+        assert G.ones(2).type(g).device.type != "cpu"
+    else:
+        check_error(lambda M: getattr(M.cuda, name)([1, 0]))
+
+
+def test_set_default_tensor_type():
+    torch = pytest.importorskip("torch")
+    try:
+        for M in (G, torch):
+            M.set_default_tensor_type(M.DoubleTensor)
+            assert M.get_default_dtype() == M.float64 and M.tensor([1.5]).dtype == M.float64
+            M.set_default_tensor_type(f"{M.__name__}.HalfTensor")
+            assert M.Tensor().dtype == M.float16
+            M.set_default_tensor_type(M.FloatTensor)
+            assert M.zeros(1).dtype == M.float32
+    finally:
+        G.set_default_dtype(G.float32)
+        torch.set_default_dtype(torch.float32)
+    check_error(lambda M: M.set_default_tensor_type(M.LongTensor))
+    check_error(lambda M: M.set_default_tensor_type(M.float64))
+    check_error(lambda M: M.set_default_tensor_type(f"{M.__name__}.IntTensor"))
+    check_error(lambda M: M.set_default_tensor_type("no_such_module_here.FloatTensor"))
+    if not G.gpu.is_available():
+        check_error(lambda M: M.set_default_tensor_type(M.cuda.FloatTensor))

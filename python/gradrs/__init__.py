@@ -192,6 +192,12 @@ ShortTensor = _legacy_type("ShortTensor", int16)
 IntTensor = _legacy_type("IntTensor", int32)
 LongTensor = _legacy_type("LongTensor", int64)
 BoolTensor = _legacy_type("BoolTensor", bool)
+from ._legacy_types import legacy_types as _legacy_types  # noqa: E402
+from ._legacy_types import set_default_tensor_type  # noqa: E402
+
+_legacy_types.update((t.__name__, t) for t in (
+    FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor, ByteTensor, CharTensor,
+    ShortTensor, IntTensor, LongTensor, BoolTensor))
 
 
 def is_tensor(obj):

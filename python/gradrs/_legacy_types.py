@@ -15,10 +15,10 @@ class tensortype(type):
 
     def __instancecheck__(cls, obj) -> bool:
         return (isinstance(obj, _native.Tensor) and obj.dtype == cls.dtype
-                and obj.device.type == "cpu")
+                and (obj.device.type != "cpu") == cls.is_cuda)
 
     def __repr__(cls) -> str:
-        return f"<class 'gradrs.{cls.__name__}'>"
+        return f"<class '{cls.__module__}.{cls.__name__}'>"
 
 
 def legacy_type(name: str, dtype) -> tensortype:
@@ -34,11 +34,88 @@ def legacy_type(name: str, dtype) -> tensortype:
                                  "is_sparse": False, "__doc__": doc, "__module__": "gradrs"})
 
 
+def legacy_gpu_type(name: str, dtype) -> tensortype:
+    """`gradrs.cuda.FloatTensor` & co.: constructors of GPU tensors (PyTorch's CPU build, and
+    gradrs without a GPU adapter, refuse them with TypeError), isinstance checks of a GPU
+    tensor's dtype, `x.type(cuda.FloatTensor)` casts and moves."""
+
+    def __new__(cls, *args, **kwargs):
+        from . import gpu
+
+        if not gpu.is_available():
+            raise TypeError(f"type gradrs.cuda.{name} not available. Torch not compiled with "
+                            "CUDA enabled.")
+        return legacy_types[name](*args, **kwargs).to("cuda")
+
+    doc = f"Legacy constructor for {str(dtype)[len('gradrs.'):]} GPU tensors."
+    return tensortype(name, (), {"__new__": __new__, "dtype": dtype, "is_cuda": True,
+                                 "is_sparse": False, "__doc__": doc,
+                                 "__module__": "gradrs.cuda"})
+
+
+# name -> the CPU legacy type, filled in by gradrs/__init__.py as it makes them
+legacy_types: dict[str, tensortype] = {}
+
+
+def _legacy_type_named(name: str):
+    """The legacy type a dotted name such as 'torch.cuda.FloatTensor' names (imported as
+    PyTorch's _import_dotted_name does: the first component is imported)."""
+    components = name.split(".")
+    obj = __import__(components[0])
+    for component in components[1:]:
+        obj = getattr(obj, component)
+    return obj
+
+
+_warned_default_type = False
+
+
+def set_default_tensor_type(t) -> None:
+    """Sets the default floating point dtype (and, for a `cuda` type, the default device) from
+    a legacy tensor type or its dotted name, e.g. `gradrs.DoubleTensor` (deprecated in
+    PyTorch 2.1 for `set_default_dtype` / `set_default_device`; it warns once).
+
+    Examples:
+        >>> gradrs.set_default_tensor_type(gradrs.DoubleTensor)
+        >>> gradrs.tensor([1.5]).dtype
+        gradrs.float64
+        >>> gradrs.set_default_tensor_type(gradrs.FloatTensor)
+    """
+    global _warned_default_type
+    if not _warned_default_type:
+        _warned_default_type = True
+        import warnings
+
+        warnings.warn("gradrs.set_default_tensor_type() is deprecated as of PyTorch 2.1, please "
+                      "use gradrs.set_default_dtype() and gradrs.set_default_device() as "
+                      "alternatives.", UserWarning, stacklevel=2)
+    if isinstance(t, str):
+        t = _legacy_type_named(t)
+    if not isinstance(t, tensortype):
+        raise TypeError("invalid type object: only floating-point types are supported as the "
+                        "default type")
+    if not t.dtype.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    if t.is_cuda:
+        from . import gpu
+
+        if not gpu.is_available():
+            raise TypeError(f"type gradrs.cuda.{t.__name__} not available. Torch not compiled "
+                            "with CUDA enabled.")
+    from ._runtime import set_default_device
+
+    _native._set_default_dtype(t.dtype)
+    if t.is_cuda:
+        set_default_device("cuda")
+
+
 _native_type = _native.Tensor.type
 
 
 def _type(self, dtype=None, non_blocking=False):
     if isinstance(dtype, tensortype):
+        if dtype.is_cuda != (self.device.type != "cpu"):
+            return self.to("cuda" if dtype.is_cuda else "cpu", dtype.dtype, non_blocking)
         dtype = dtype.dtype
     return _native_type(self, dtype, non_blocking)
 

@@ -12,13 +12,36 @@ from __future__ import annotations
 import sys as _sys
 
 from . import _native
+from ._legacy_types import legacy_gpu_type
 
 # `torch.cuda.OutOfMemoryError` is `torch.OutOfMemoryError`: a failed GPU allocation.
 OutOfMemoryError = _native.OutOfMemoryError
 
+# the legacy GPU tensor types (`Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor`)
+FloatTensor = legacy_gpu_type("FloatTensor", _native.float32)
+DoubleTensor = legacy_gpu_type("DoubleTensor", _native.float64)
+HalfTensor = legacy_gpu_type("HalfTensor", _native.float16)
+BFloat16Tensor = legacy_gpu_type("BFloat16Tensor", _native.bfloat16)
+ByteTensor = legacy_gpu_type("ByteTensor", _native.uint8)
+CharTensor = legacy_gpu_type("CharTensor", _native.int8)
+ShortTensor = legacy_gpu_type("ShortTensor", _native.int16)
+IntTensor = legacy_gpu_type("IntTensor", _native.int32)
+LongTensor = legacy_gpu_type("LongTensor", _native.int64)
+BoolTensor = legacy_gpu_type("BoolTensor", _native.bool)
+
 
 __all__ = [
+    "BFloat16Tensor",
+    "BoolTensor",
+    "ByteTensor",
+    "CharTensor",
+    "DoubleTensor",
+    "FloatTensor",
+    "HalfTensor",
+    "IntTensor",
+    "LongTensor",
     "OutOfMemoryError",
+    "ShortTensor",
     "amp",
     "current_device",
     "device_count",

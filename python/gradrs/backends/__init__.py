@@ -28,6 +28,6 @@ class _BackendsModule(_types.ModuleType):
 
 _sys.modules[__name__].__class__ = _BackendsModule
 
-from . import cuda, cudnn, mkl, mkldnn, mps, openmp, opt_einsum  # noqa: E402
+from . import cpu, cuda, cudnn, mkl, mkldnn, mps, openmp, opt_einsum  # noqa: E402
 
-__all__ = ["cuda", "cudnn", "mkl", "mkldnn", "mps", "openmp", "opt_einsum"]
+__all__ = ["cpu", "cuda", "cudnn", "mkl", "mkldnn", "mps", "openmp", "opt_einsum"]
