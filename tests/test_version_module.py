@@ -62,34 +62,6 @@ def _outcome(f, *args):
         return (type(e).__name__, str(e))
 
 
-def test_pep440_version_as_packaging(torch):
-    from torch._vendor.packaging import version as theirs
-
-    from gradrs import _pep440 as ours
-
-    attrs = ["epoch", "release", "pre", "post", "dev", "local", "public", "base_version",
-             "is_prerelease", "is_postrelease", "is_devrelease", "major", "minor", "micro"]
-    for s in VERSIONS:
-        a, b = ours.Version(s), theirs.Version(s)
-        assert (str(a), repr(a)) == (str(b), repr(b)), s
-        for name in attrs:
-            assert getattr(a, name) == getattr(b, name), (s, name)
-    for s in INVALID:
-        with pytest.raises(ours.InvalidVersion) as e:
-            ours.Version(s)
-        with pytest.raises(theirs.InvalidVersion) as t:
-            theirs.Version(s)
-        assert str(e.value) == str(t.value)
-    assert issubclass(ours.InvalidVersion, ValueError)
-    for x in VERSIONS:
-        for y in VERSIONS:
-            a, b = ours.Version(x), ours.Version(y)
-            c, d = theirs.Version(x), theirs.Version(y)
-            assert (a < b, a <= b, a == b, a != b, a >= b, a > b) == \
-                (c < d, c <= d, c == d, c != d, c >= d, c > d), (x, y)
-            assert (hash(a) == hash(b)) == (hash(c) == hash(d)) or a != b, (x, y)
-
-
 COMPARISONS = [operator.lt, operator.le, operator.eq, operator.ne, operator.ge, operator.gt]
 
 

@@ -10,9 +10,9 @@ take the paths they take under that PyTorch. `internal_version` is the same text
 
 `TorchVersion` is a `str` whose `<`, `<=`, `==`, `>=`, `>` compare as PEP 440 versions with a
 string, a tuple / iterable of release numbers (`(2, 1)` is `"2.1"`) or a `Version`
-(`gradrs.torch_version.Version`, gradrs's PEP 440 class, standing where PyTorch's vendored
-`packaging` class stands: like PyTorch's, a separately installed `packaging.version.Version`
-is not one, and comparing with it raises TypeError); text that is no version (`"parrot"`) falls
+(`gradrs.torch_version.Version`: `packaging`'s class subclassed, standing where PyTorch's
+vendored copy of `packaging` stands: like PyTorch's, a plain `packaging.version.Version` is not
+one, and comparing with it raises TypeError); text that is no version (`"parrot"`) falls
 back to string comparison. `!=`, hashing, slicing and the other `str` methods are `str`'s.
 """
 
@@ -21,10 +21,19 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ._pep440 import InvalidVersion, Version
+from packaging import version as _packaging
 from .version import __version__ as internal_version
 
 __all__ = ["TorchVersion"]
+
+InvalidVersion = _packaging.InvalidVersion
+
+
+class Version(_packaging.Version):
+    """PEP 440 version: `packaging`'s, as a class of its own, as PyTorch's vendored copy
+    (`torch._vendor.packaging.version.Version`) is a class apart from an installed `packaging`'s."""
+
+    __slots__ = ()
 
 
 class TorchVersion(str):
