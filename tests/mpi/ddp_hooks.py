@@ -252,6 +252,31 @@ for name, b in bn_model.named_buffers():
     dist.all_gather(every, b)
     assert all(G.equal(e, b) for e in every), name
 
+# Join with find_unused_parameters: the joined ranks shadow the map of used parameters too
+G.manual_seed(6)
+branchy = nn.ModuleDict({"a": nn.Linear(6, 3), "b": nn.Linear(6, 3)})
+
+
+class Pick(nn.Module):
+    def __init__(self, inner):
+        super().__init__()
+        self.inner = inner
+
+    def forward(self, x, use_b):
+        return self.inner["b"](x) if use_b else self.inner["a"](x)
+
+
+ddp = DDP(Pick(branchy), find_unused_parameters=True)
+with ddp.join():
+    for i, (x, y) in enumerate(batches(rank)):
+        branchy.zero_grad()
+        nn.functional.mse_loss(ddp(x, use_b=(i + rank) % 2 == 1), y).backward()
+        with G.no_grad():
+            for p in branchy.parameters():
+                if p.grad is not None:
+                    p.sub_(0.1 * p.grad)
+agree(branchy)
+
 # throw_on_early_termination: every rank raises once one has run out of inputs
 ddp = DDP(mlp())
 try:
