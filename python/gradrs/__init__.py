@@ -76,7 +76,6 @@ from ._native import (
     randn,
     randn_like,
     randperm,
-    resize_as_,
     seed,
     set_anomaly_enabled,
     set_rng_state,
@@ -107,6 +106,7 @@ from ._runtime import (  # the default device (factories honour it), threads, wa
     set_default_device, set_flush_denormal, set_num_interop_threads, set_warn_always)
 from ._runtime import honours_default_device as _on_default_device
 from ._memory_format import _empty_in_format
+from ._memory_format import resize_as_  # memory_format= too (the native one refuses formats)
 
 # `torch/utils/_device.py`'s constructors take the default device when given none; wrapped
 # here, before the rest of the package imports them.

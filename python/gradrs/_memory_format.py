@@ -225,6 +225,12 @@ _install_to(_native.Tensor)  # to(..., memory_format=channels_last)
 _install_resize(_native.Tensor)  # resize_(..., memory_format=channels_last)
 
 
+def resize_as_(input, the_template, memory_format=None):
+    """`gradrs.resize_as_(input, the_template, memory_format=None)`: `input.resize_as_(...)`,
+    the memory format applied as the method applies it."""
+    return _native.Tensor.resize_as_(input, the_template, memory_format=memory_format)
+
+
 _memory_format_class = memory_format  # the class, shadowed by the keyword below
 
 
