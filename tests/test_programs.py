@@ -281,7 +281,11 @@ import torch.distributions
 outputs = {}
 for path in json.loads(sys.argv[1]):
     sys.argv = [path]
+    # each program starts from a fresh process's global state, as under gradrs.run
     torch.distributions.Distribution.set_default_validate_args(__debug__)
+    torch.set_printoptions(profile="default")
+    torch.set_default_dtype(torch.float32)
+    torch.set_grad_enabled(True)
     buffer = io.StringIO()
     os.chdir(tempfile.mkdtemp())
     with contextlib.redirect_stdout(buffer):
