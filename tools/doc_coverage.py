@@ -50,6 +50,7 @@ NAMESPACES = [
     "gradrs.utils.data",
     "gradrs.utils.checkpoint",
     "gradrs.utils.dlpack",
+    "gradrs.utils.benchmark",
     "gradrs.distributed",
     "gradrs.amp",
     "gradrs.random",
