@@ -7,6 +7,7 @@ range indices; PyTorch's dynamic-shape refusals (unique, nonzero, masked_select 
 mask) and its fallback's warning for the ops it has no batching rule for (histc, bincount,
 quantile...), where gradrs runs them per sample too."""
 
+import operator
 import warnings
 
 import numpy as np
@@ -140,7 +141,53 @@ _INPLACE = {
     "fmod_": lambda m, s, v: s.fmod_(v),
     "hypot_": lambda m, s, v: s.hypot_(v),
     "scatter_": lambda m, s, v: s.scatter_(0, m.zeros(1, 4, dtype=m.long), v[None]),
+    # The operators: Python would fall back to `v.__rsub__(s)`, rebinding `s` to a batched
+    # result, where PyTorch's `__isub__` is `sub_` and refuses.
+    "+=": lambda m, s, v: _iadd(s, v),
+    "-=": lambda m, s, v: _isub(s, v),
+    "*=": lambda m, s, v: _imul(s, v),
+    "/=": lambda m, s, v: _itruediv(s, v),
+    "**=": lambda m, s, v: _ipow(s, v),
+    "//=": lambda m, s, v: _ifloordiv(s, v),
+    "%=": lambda m, s, v: _imod(s, v),
+    "__isub__": lambda m, s, v: s.__isub__(v),
+    "operator.imul": lambda m, s, v: operator.imul(s, v),
 }
+
+
+def _iadd(s, v):
+    s += v
+    return s
+
+
+def _isub(s, v):
+    s -= v
+    return s
+
+
+def _imul(s, v):
+    s *= v
+    return s
+
+
+def _itruediv(s, v):
+    s /= v
+    return s
+
+
+def _ipow(s, v):
+    s **= v
+    return s
+
+
+def _ifloordiv(s, v):
+    s //= v
+    return s
+
+
+def _imod(s, v):
+    s %= v
+    return s
 
 
 def _raised(m, call):
@@ -158,6 +205,58 @@ def test_inplace_on_unbatched_self_errors_as_torch(name, torch):
     theirs, their_warnings = _raised(torch, _INPLACE[name])
     assert norm_g(ours) == norm(theirs)
     assert [norm_g(w) for w in our_warnings] == [norm(w) for w in their_warnings]
+
+
+_INT_INPLACE = {
+    "&=": operator.iand, "|=": operator.ior, "^=": operator.ixor, "<<=": operator.ilshift,
+    ">>=": operator.irshift, "bitwise_and_": lambda s, v: s.bitwise_and_(v),
+    "bitwise_or_": lambda s, v: s.bitwise_or_(v), "bitwise_xor_": lambda s, v: s.bitwise_xor_(v),
+    "bitwise_left_shift_": lambda s, v: s.bitwise_left_shift_(v),
+    "bitwise_right_shift_": lambda s, v: s.bitwise_right_shift_(v),
+    "gcd_": lambda s, v: s.gcd_(v), "lcm_": lambda s, v: s.lcm_(v),
+    "+= int": operator.iadd, "-= int": operator.isub,
+}
+
+
+def _raised_int(m, call):
+    x = m.tensor(IDX1[:2])
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        with pytest.raises(RuntimeError) as info:
+            m.func.vmap(lambda v: call(x.clone(), v))(m.tensor(IDX))
+    return str(info.value), [str(w.message) for w in seen if w.category is UserWarning]
+
+
+@pytest.mark.parametrize("name", list(_INT_INPLACE))
+def test_integer_inplace_on_unbatched_self_errors_as_torch(name, torch):
+    ours, our_warnings = _raised_int(G, _INT_INPLACE[name])
+    theirs, their_warnings = _raised_int(torch, _INT_INPLACE[name])
+    assert norm_g(ours) == norm(theirs)
+    assert [norm_g(w) for w in our_warnings] == [norm(w) for w in their_warnings]
+
+
+def _inplace_batched_self(m, v):
+    s = v.clone()
+    w = m.ones(4, dtype=v.dtype) * 2
+    s -= w
+    s += w
+    s *= w
+    s /= w
+    s **= w
+    s //= w
+    s %= w
+    u = w.clone()
+    u -= w  # unbatched on both sides: a plain write
+    return s, u
+
+
+def test_inplace_operators_with_batched_self_as_torch(torch):
+    ours = G.func.vmap(lambda v: _inplace_batched_self(G, v))(G.tensor(np.abs(Y) + 1))
+    theirs = torch.func.vmap(lambda v: _inplace_batched_self(torch, v))(
+        torch.tensor(np.abs(Y) + 1))
+    for o, t in zip(ours, theirs):
+        assert o.shape == t.shape
+        np.testing.assert_allclose(o.numpy(), t.numpy(), rtol=1e-12)
 
 
 @pytest.mark.parametrize("call", [

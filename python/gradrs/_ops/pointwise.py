@@ -5,6 +5,7 @@ logical in-place methods, and `apply_` / `map_` / `map2_` (Python callables per 
 
 import builtins
 import math
+import sys
 
 import numpy as np
 
@@ -336,8 +337,13 @@ def _in_place_dunder(name, method):
     # `t //= x` must write into `t` (without it Python rebinds `t` to `t // x`); an operand that
     # is no tensor or number gives NotImplemented, as PyTorch's, so `t //= ndarray` falls back
     # to `t // ndarray`; a result the tensor cannot hold is refused before the kernel runs.
+    # An operand standing for a tensor (vmap's BatchedTensor) gets the write, as the native
+    # dunders hand it (`InPlaceOperand` in `src/python/tensor/mod.rs`).
     def dunder(self, other):
         if not isinstance(other, (Tensor, int, float, np.number, np.bool_)):
+            target = getattr(type(other), "_inplace_target", None)
+            if target is not None:
+                return target(other, self, _DUNDER_METHOD[name], sys._getframe(1))
             return NotImplemented
         result = _G.result_type(self, other)
         if not _G.can_cast(result, self.dtype):
@@ -352,6 +358,9 @@ def _in_place_dunder(name, method):
     return dunder
 
 
+_DUNDER_METHOD = {"__ifloordiv__": "floor_divide_", "__imod__": "remainder_",
+                  "__ilshift__": "bitwise_left_shift_", "__irshift__": "bitwise_right_shift_",
+                  "__iand__": "bitwise_and_", "__ior__": "bitwise_or_", "__ixor__": "bitwise_xor_"}
 Tensor.__ifloordiv__ = _in_place_dunder("__ifloordiv__", Tensor.floor_divide_)
 Tensor.__imod__ = _in_place_dunder("__imod__", Tensor.remainder_)
 Tensor.bitwise_and_ = _in_place("bitwise_and_", lambda a, b: a.bitwise_and(b))

@@ -90,7 +90,9 @@ _INPLACE_LABEL = dict.fromkeys(
     "sub_ mul_ div_ true_divide_ masked_fill_ copy_ clamp_min_ clamp_max_ __setitem__".split(),
     "inplace arithmetic")
 _INPLACE_LABEL.update(dict.fromkeys("index_put_ fill_ index_fill_ index_add_".split()))
-_BROADCAST_INPLACE = frozenset(("add_", "atan2_"))
+_BROADCAST_INPLACE = frozenset("""
+add_ atan2_ bitwise_and_ bitwise_or_ bitwise_xor_ bitwise_left_shift_ bitwise_right_shift_ gcd_
+lcm_""".split())
 
 
 def _overload(name, others):
@@ -186,6 +188,23 @@ for _name, _iname in [("__iadd__", "add_"), ("__isub__", "sub_"), ("__imul__", "
     def _inplace(self, other, _n=_iname):
         return _elementwise_call(_n, _top((self, other)), (self, other), {}, True)
     setattr(BatchedTensor, _name, _inplace)
+
+
+
+def _inplace_target(self, target, name, caller=None):
+    """``target op= self`` with ``target`` an unbatched Tensor: its in-place dunder hands the
+    write here (`InPlaceOperand` in `src/python/tensor/mod.rs`, `_in_place_dunder`) instead of
+    returning NotImplemented, which would rebind ``target`` to ``self.__rsub__(target)``.
+    PyTorch's dunder calls the in-place method ``name``, which refuses a vmapped operand in an
+    unvmapped ``self``; gradrs's own Python (``caller``: the frame doing the write) runs per
+    sample, as an unbatched tensor's in-place methods do (`_plain_methods`)."""
+    frame = caller if caller is not None else sys._getframe(1)
+    if frame.f_code.co_filename.startswith(_PACKAGE):
+        raise _Fallback()
+    raise _inplace_error(name, _top((target, self)), target, [self])
+
+
+BatchedTensor._inplace_target = _inplace_target
 
 for _name in ("__neg__", "__abs__", "__invert__", "__pos__"):
     setattr(BatchedTensor, _name,

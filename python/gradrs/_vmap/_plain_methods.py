@@ -37,7 +37,8 @@ _PLAIN_RULES = _PLAIN_COMMON + [n for n in ("""
 __setitem__ index_add index_copy index_fill scatter scatter_add masked_scatter atan2_ fmod_
 hypot_ remainder_ floor_divide_ true_divide_ clamp_min_ clamp_max_ fill_ index_add_ index_copy_
 index_fill_ scatter_ scatter_add_ masked_scatter_ index_put_ add_ sub_ mul_ div_ pow_ clamp_
-copy_ masked_fill_ lerp_ addcmul_ addcdiv_
+copy_ masked_fill_ lerp_ addcmul_ addcdiv_ bitwise_and_ bitwise_or_ bitwise_xor_
+bitwise_left_shift_ bitwise_right_shift_ gcd_ lcm_
 """.split() + [n for n in _BINARY if n not in ("eq", "ne", "lt", "le", "gt", "ge")])
     if n not in _PLAIN_COMMON]
 _TIERS = {1: _PLAIN_COMMON, 2: _PLAIN_RULES}

@@ -104,14 +104,28 @@ fn operand(obj: &Bound<'_, PyAny>) -> Option<Operand> {
 /// to extract, which pyo3 answers with NotImplemented (its in-place slots return `self`
 /// otherwise): PyTorch's dunders turn `add_`'s TypeError into NotImplemented, so
 /// `t += ndarray` falls back to `t + ndarray` (numpy's add; `t` rebound, not written).
-pub(crate) struct InPlaceOperand(Operand);
+/// Except an object standing for a tensor that is no native one (vmap's `BatchedTensor`,
+/// which is a Tensor in PyTorch, whose dunder would call `sub_` with it): its type's
+/// `_inplace_target(operand, target, name)` is handed the write (Note [vmap]), which must
+/// not fall back to rebinding `t` to `operand.__rsub__(t)`.
+pub(crate) enum InPlaceOperand {
+    Value(Operand),
+    Delegate(Py<PyAny>),
+}
 
 impl<'a, 'py> FromPyObject<'a, 'py> for InPlaceOperand {
     type Error = PyErr;
     fn extract(obj: pyo3::Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
-        operand(&obj)
-            .map(InPlaceOperand)
-            .ok_or_else(|| super::errors::type_error("not a tensor or a number"))
+        if let Some(o) = operand(&obj) {
+            return Ok(InPlaceOperand::Value(o));
+        }
+        if obj
+            .get_type()
+            .hasattr(pyo3::intern!(obj.py(), "_inplace_target"))?
+        {
+            return Ok(InPlaceOperand::Delegate(obj.to_owned().unbind()));
+        }
+        Err(super::errors::type_error("not a tensor or a number"))
     }
 }
 
@@ -420,6 +434,24 @@ impl PyTensor {
     ) -> PyResult<Py<PyAny>> {
         let o = operand_or_err(other, op.name())?;
         Self::inplace_operand(slf, op, o)
+    }
+
+    /// An in-place dunder's write (`t += x` is `t.add_(x)`), or its operand's own
+    /// `_inplace_target` (`InPlaceOperand`).
+    fn inplace_dunder(
+        slf: &Bound<'_, Self>,
+        op: BinaryOp,
+        method: &str,
+        o: InPlaceOperand,
+    ) -> PyResult<()> {
+        match o {
+            InPlaceOperand::Value(o) => Self::inplace_operand(slf, op, o).map(|_| ()),
+            InPlaceOperand::Delegate(o) => {
+                let o = o.bind(slf.py());
+                o.call_method1(pyo3::intern!(slf.py(), "_inplace_target"), (slf, method))
+                    .map(|_| ())
+            }
+        }
     }
 
     fn inplace_operand(slf: &Bound<'_, Self>, op: BinaryOp, o: Operand) -> PyResult<Py<PyAny>> {

@@ -102,16 +102,16 @@ impl PyTensor {
         }
     }
     fn __iadd__(slf: &Bound<'_, Self>, o: InPlaceOperand) -> PyResult<()> {
-        Self::inplace_operand(slf, BinaryOp::Add, o.0).map(|_| ())
+        Self::inplace_dunder(slf, BinaryOp::Add, "add_", o)
     }
     fn __isub__(slf: &Bound<'_, Self>, o: InPlaceOperand) -> PyResult<()> {
-        Self::inplace_operand(slf, BinaryOp::Sub, o.0).map(|_| ())
+        Self::inplace_dunder(slf, BinaryOp::Sub, "sub_", o)
     }
     fn __imul__(slf: &Bound<'_, Self>, o: InPlaceOperand) -> PyResult<()> {
-        Self::inplace_operand(slf, BinaryOp::Mul, o.0).map(|_| ())
+        Self::inplace_dunder(slf, BinaryOp::Mul, "mul_", o)
     }
     fn __itruediv__(slf: &Bound<'_, Self>, o: InPlaceOperand) -> PyResult<()> {
-        Self::inplace_operand(slf, BinaryOp::Div, o.0).map(|_| ())
+        Self::inplace_dunder(slf, BinaryOp::Div, "div_", o)
     }
     /// `t **= x` is `t.pow_(x)` (PyTorch's `__ipow__` is `pow_`), NotImplemented for an
     /// exponent that is no tensor or number.
@@ -121,7 +121,7 @@ impl PyTensor {
         modulo: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
         let _ = modulo;
-        Self::inplace_operand(slf, BinaryOp::Pow, o.0).map(|_| ())
+        Self::inplace_dunder(slf, BinaryOp::Pow, "pow_", o)
     }
     fn __neg__(&self, py: Python<'_>) -> R {
         self.un(py, UnaryOp::Neg)
