@@ -8,7 +8,7 @@ use crate::autograd::{needs_grad, record_formula_jvp, GradModeGuard, Jvp};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::ops::arithmetic::{add, div, mul, rsub};
-use crate::ops::backward_ops::{backward_node, GradFn, GradXFn};
+use crate::ops::backward_ops::{backward_node, backward_node_summed_jvp, GradFn, GradXFn};
 use crate::ops::compare::{ge, gt, le, lt};
 use crate::ops::creation::cast_data;
 use crate::ops::pointwise::one_minus_sq;
@@ -43,6 +43,28 @@ pub(crate) fn hardtanh_bool(_: &Tensor) -> Result<Tensor> {
 pub(crate) fn hardtanh_grad(g: &Tensor, x: &Tensor, lo: f64, hi: f64) -> Result<Tensor> {
     let f: GradFn = Arc::new(move |g, x| where_(&mul(&gt(x, lo)?, &lt(x, hi)?)?, g, 0));
     backward_node("HardtanhBackwardBackward0", g, x, f, None)
+}
+
+/// PyTorch's `tanh_backward(g, r)`, `g (1 - r²)` from tanh's saved result `r`: TanhBackward0's
+/// formula and, by derivatives.yaml's `auto_element_wise`, the tangent of tanh (`t (1 - r²)`).
+/// Recorded, a node of its own (TanhBackwardBackward0 with `_saved_grad_output` /
+/// `_saved_output`; its derivative in `r` is `gg (-2 r g)`), as PyTorch's.
+pub(crate) fn tanh_backward(g: &Tensor, r: &Tensor) -> Result<Tensor> {
+    let f: GradFn = Arc::new(|g, r| mul(g, &one_minus_sq(r)?));
+    let fx: GradXFn = Arc::new(|gg, g, r| mul(gg, &mul(&mul(r, -2.0)?, g)?));
+    let out = backward_node_summed_jvp("TanhBackwardBackward0", g, r, f, fx)?;
+    crate::autograd::formula::describe(&out, &["output", "grad_output"], Vec::new());
+    Ok(out)
+}
+
+/// PyTorch's `sigmoid_backward(g, r)`, `g r (1 - r)` from sigmoid's saved result `r`, as
+/// `tanh_backward` (SigmoidBackwardBackward0; its derivative in `r` is `gg g (1 - 2 r)`).
+pub(crate) fn sigmoid_backward(g: &Tensor, r: &Tensor) -> Result<Tensor> {
+    let f: GradFn = Arc::new(|g, r| mul(g, &mul(r, &rsub(r, 1.0)?)?));
+    let fx: GradXFn = Arc::new(|gg, g, r| mul(&mul(gg, g)?, &add(&mul(r, -2.0)?, 1.0)?));
+    let out = backward_node_summed_jvp("SigmoidBackwardBackward0", g, r, f, fx)?;
+    crate::autograd::formula::describe(&out, &["output", "grad_output"], Vec::new());
+    Ok(out)
 }
 
 /// `g * s * (1 + x * (1 - s))`, s = sigmoid(x).

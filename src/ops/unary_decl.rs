@@ -134,8 +134,8 @@ macro_rules! unary_table {
                 save: Result,
                 cpu: |v| v.vtanh(),
                 wgsl: "tanh_safe(v)",
-                // 1 - tanh², from the saved result.
-                grad: |g, r| mul(g, &rsub(&mul(r, r)?, 1.0)?),
+                // 1 - tanh², from the saved result: PyTorch's tanh_backward, a node of its own.
+                grad: |g, r| crate::ops::activation::tanh_backward(g, r),
                 methods: [tanh], inplace: [tanh_], functions: [tanh, tanh_],
                 sig: UNARY,
             }
@@ -152,7 +152,7 @@ macro_rules! unary_table {
                 save: Result,
                 cpu: |v| 1.0 / (1.0 + (-v).vexp()),
                 wgsl: "sigmoid(v)",
-                grad: |g, r| mul(g, &mul(r, &rsub(r, 1.0)?)?),
+                grad: |g, r| crate::ops::activation::sigmoid_backward(g, r),
                 methods: [sigmoid], inplace: [sigmoid_], functions: [sigmoid, sigmoid_],
                 sig: UNARY,
             }
