@@ -556,3 +556,91 @@ def test_view_outputs_refuse_inplace(case):
         (out[0] if isinstance(out, tuple) else out).mul_(2)
 
     check_error(run)
+
+
+def _undefined_grad_defs(m, calls):
+    class Twice(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, materialize):
+            ctx.set_materialize_grads(materialize)
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            calls.append(None if g is None else g.tolist())
+            return (None if g is None else g * 2), None
+
+    class Drop(m.autograd.Function):
+        """Its backward gives its input an undefined gradient."""
+
+        @staticmethod
+        def forward(ctx, x):
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, g):
+            return None
+
+    return Twice, Drop
+
+
+@pytest.mark.parametrize("materialize", [True, False])
+def test_backward_called_when_every_grad_is_undefined(materialize):
+    # tests/programs_gaps.md 36: PyTorch's engine runs a node whose incoming gradients are all
+    # undefined; PyNode calls a Function's backward with zeros (materialize_grads) or Nones.
+    def f(m):
+        calls = []
+        Twice, Drop = _undefined_grad_defs(m, calls)
+        x = m.ones(2, requires_grad=True)
+        by_grad = m.autograd.grad(Drop.apply(Twice.apply(x, materialize)).sum(), x,
+                                  allow_unused=True)
+        by_grad_calls = list(calls)
+        calls.clear()
+        hooks = []
+        y = Twice.apply(x, materialize)
+        y.grad_fn.register_prehook(lambda go: hooks.append(("pre", go)))
+        y.grad_fn.register_hook(lambda gi, go: hooks.append(("post", gi, go)))
+        Drop.apply(y).sum().backward()
+        return by_grad, by_grad_calls, x.grad, calls, hooks
+
+    check(f)
+
+
+def test_generated_node_with_undefined_grads_runs_its_hooks():
+    # A native node given only undefined gradients returns undefined ones without its formula,
+    # but its pre and post hooks see them, as PyTorch's engine calls every node it reaches.
+    def f(m):
+        _, Drop = _undefined_grad_defs(m, [])
+        hooks = []
+        x = m.ones(2, requires_grad=True)
+        y = x * 3
+        y.grad_fn.register_prehook(lambda go: hooks.append(("pre", go)))
+        y.grad_fn.register_hook(lambda gi, go: hooks.append(("post", gi, go)))
+        Drop.apply(y).sum().backward()
+        return x.grad, hooks
+
+    check(f)
+
+
+def test_gradcheck_undefined_grad_calls_backward_as_torch():
+    # gradcheck's check_undefined_grad step calls a Function's backward once more (with zeros).
+    def f(m):
+        calls = []
+
+        class Sq(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x * x
+
+            @staticmethod
+            def backward(ctx, g):
+                calls.append(g.tolist())
+                (x,) = ctx.saved_tensors
+                return 2 * x * g
+
+        x = m.tensor([0.5, -1.5], dtype=m.float64, requires_grad=True)
+        ok = m.autograd.gradcheck(Sq.apply, (x,), fast_mode=True)
+        return ok, len(calls), calls[-1]
+
+    check(f)

@@ -466,7 +466,8 @@ fn execute(
         }
         grads = v.into();
     }
-    if grads.iter().all(|g| g.is_none()) {
+    let undefined = grads.iter().all(|g| g.is_none());
+    if undefined && variable.is_some() {
         return Ok(none());
     }
     if let Some(var) = variable {
@@ -495,7 +496,14 @@ fn execute(
         node: &node.handle,
         create_graph: opts.create_graph,
     };
-    let result = data.backward.apply(&grads, &ctx);
+    // Every incoming gradient undefined: PyTorch's engine still calls the node (its hooks run,
+    // its saved tensors are released); a generated node returns undefined gradients without
+    // its formula, a custom Function's backward runs (PyNode materializes zeros).
+    let result = if undefined && !data.backward.runs_on_undefined_grads() {
+        Ok(vec![None; data.next.len()])
+    } else {
+        data.backward.apply(&grads, &ctx)
+    };
     if !opts.retain_graph {
         data.backward.release();
     }

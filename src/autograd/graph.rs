@@ -53,6 +53,13 @@ pub trait Backward: Send + Sync {
     fn reduction(&self) -> Option<(Vec<usize>, bool)> {
         None
     }
+    /// Whether the engine calls `apply` when every incoming gradient is undefined (None): a
+    /// custom `autograd.Function`'s node, whose backward PyTorch's PyNode calls with zeros
+    /// (`ctx.materialize_grads`) or Nones. Other nodes give undefined gradients then, as
+    /// PyTorch's generated nodes do, without running their formula.
+    fn runs_on_undefined_grads(&self) -> bool {
+        false
+    }
     /// Free saved tensors (after backward without retain_graph).
     fn release(&mut self) {}
     /// The leaf this node accumulates into, for `AccumulateGrad`.

@@ -121,6 +121,9 @@ impl Backward for PyBackward {
         };
         Python::attach(|py| self.call(py, f, grads).map_err(|e| foreign(py, e)))
     }
+    fn runs_on_undefined_grads(&self) -> bool {
+        self.ctx.is_some()
+    }
     fn release(&mut self) {
         self.saved.iter_mut().for_each(SavedTensor::release);
         for (_, v) in self.named.get_mut().iter_mut() {
