@@ -1,6 +1,8 @@
 """Forward mode meeting reverse mode, against PyTorch: saved outputs keep their tangent,
 tangents set by Python-recorded nodes keep their history, and the fmax/fmin and nan_to_num
-formulas propagate NaN as PyTorch's do."""
+formulas propagate NaN as PyTorch's do; a tangent's views stay differentiable, so the
+transforms composed of forward over reverse (`func.hessian` & co.) keep the graph to a captured
+tensor that requires grad (tests/programs_gaps.md 46)."""
 
 import numpy as np
 import pytest
@@ -104,3 +106,69 @@ def test_reverse_through_python_recorded_tangents(fn, torch):
         return _np(g)
 
     np.testing.assert_allclose(run(G), run(torch), rtol=1e-9, atol=1e-10)
+
+
+VIEWS = {
+    "view": lambda c: c.view(3, 1),
+    "reshape": lambda c: c.reshape(3, 1),
+    "sum keepdim reshape": lambda c: c.sum(0, keepdim=True).reshape(()),
+    "slice": lambda c: c[1:],
+    "t": lambda c: c[None].t(),
+    "expand": lambda c: c[None].expand(2, 3),
+    "squeeze": lambda c: c[None].squeeze(0),
+    "select": lambda c: c[0],
+    "unsqueeze": lambda c: c.unsqueeze(1),
+    "permute": lambda c: c.view(3, 1).permute(1, 0),
+}
+
+
+@pytest.mark.parametrize("name", list(VIEWS))
+def test_view_of_a_differentiable_tangent(name, torch):
+    # PyTorch's tangent of a view op is the op applied to the input's tangent, recorded
+    def run(m):
+        fw = m.autograd.forward_ad
+        w = m.tensor([1.0, 2.0, 3.0], dtype=m.float64, requires_grad=True)
+        with fw.dual_level():
+            x = fw.make_dual(m.tensor([0.5, -1.0, 2.0], dtype=m.float64),
+                             m.tensor([1.0, 0.0, -0.5], dtype=m.float64))
+            t = fw.unpack_dual(VIEWS[name](w * x.cos())).tangent
+            (g,) = m.autograd.grad((t * t).sum(), w)
+            return type(t.grad_fn).__name__, _np(t), _np(g)
+
+    ours, theirs = run(G), run(torch)
+    assert ours[0] == theirs[0]
+    for a, b in zip(ours[1:], theirs[1:]):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+def _closure(m):
+    w = m.tensor([1.0, 2.0, 3.0], dtype=m.float64, requires_grad=True)
+    return w, lambda x: (w * x.sin()).sum() + (w * x).prod()
+
+
+TRANSFORMS = {
+    "hessian": lambda m, f: m.func.hessian(f),
+    "jacfwd(jacfwd)": lambda m, f: m.func.jacfwd(m.func.jacfwd(f)),
+    "jacfwd(jacrev)": lambda m, f: m.func.jacfwd(m.func.jacrev(f)),
+    "jacrev(jacfwd)": lambda m, f: m.func.jacrev(m.func.jacfwd(f)),
+    "jacrev(jacrev)": lambda m, f: m.func.jacrev(m.func.jacrev(f)),
+    "jacfwd(grad)": lambda m, f: m.func.jacfwd(m.func.grad(f)),
+    "vmap(hessian)": lambda m, f: (lambda x: m.func.vmap(m.func.hessian(f))(
+        m.stack([x, x * 2]))),
+}
+
+
+@pytest.mark.parametrize("name", list(TRANSFORMS))
+def test_transform_keeps_graph_to_captured_parameter(name, torch):
+    # tests/programs_gaps.md 46: torch.func.hessian(f)(x), f closing over w requiring grad,
+    # is differentiable in w
+    def run(m):
+        w, f = _closure(m)
+        h = TRANSFORMS[name](m, f)(m.tensor([0.5, -1.0, 2.0], dtype=m.float64))
+        (g,) = m.autograd.grad((h * h).sum(), w)
+        return type(h.grad_fn).__name__, _np(h), _np(g)
+
+    ours, theirs = run(G), run(torch)
+    assert ours[0] == theirs[0]
+    for a, b in zip(ours[1:], theirs[1:]):
+        np.testing.assert_allclose(a, b, rtol=1e-10)

@@ -154,11 +154,23 @@ def _jvp(func, primals, tangents, argnums, *, strict=False, has_aux=False):
     # Inside vmap: batched duals (an unbatched primal or tangent expanded over the batch).
     lvl = _vmap._top(flat_p + flat_t)
     _jvp_state.depth = getattr(_jvp_state, "depth", 0) + 1
+    scopes = getattr(_vmap._state, "leaf_scopes", ())
+    inner = []  # the leaves transforms inside this jvp make (`_vmap._note_leaf`)
+    _vmap._state.leaf_scopes = scopes + (inner,)
     try:
-        return _jvp_at_new_level(func, primals, argnums, flat_p, spec_p, flat_t, lvl, strict,
-                                 has_aux)
+        out = _jvp_at_new_level(func, primals, argnums, flat_p, spec_p, flat_t, lvl, strict,
+                                has_aux)
     finally:
         _jvp_state.depth -= 1
+        _vmap._state.leaf_scopes = scopes
+    # A tangent computed through an inner grad / vjp (forward over reverse: jacfwd(jacrev),
+    # hessian) has a graph to that transform's leaves: kept only where it also reaches the
+    # caller's graph (a captured tensor that requires grad, tests/programs_gaps.md 46).
+    flat_t_out, spec_t_out = _flatten(out[1])
+    flat_t_out = [t if not (_vmap._is_tensor(t) and t.grad_fn is not None) or (
+        _native.is_grad_enabled() and _outer_graph([t], inner)) else t.detach()
+        for t in flat_t_out]
+    return (out[0], _unflatten(flat_t_out, spec_t_out)) + tuple(out[2:])
 
 
 def _jvp_at_new_level(func, primals, argnums, flat_p, spec_p, flat_t, lvl, strict, has_aux):
@@ -223,7 +235,7 @@ def _jvp_inside_jvp(func, primals, argnums, flat_p, spec_p, flat_t, strict, has_
                 raise RuntimeError(f"{_JVP}: expected f(*primals) to return only tensors, "
                                    f"got unsupported type {type(o)}")
         live = [k for k, o in enumerate(flat_out) if o.requires_grad]
-        us = [_native.zeros_like(flat_out[k]).requires_grad_() for k in live]
+        us = [_vmap._note_leaf(_native.zeros_like(flat_out[k]).requires_grad_()) for k in live]
         products = [None] * len(flat_out)
         if live:
             vjps = _grad([flat_out[k] for k in live], diff, us, create_graph=True,
@@ -384,7 +396,7 @@ def _create_differentiable(x):
         if tangent is not None:
             d = _fwAD.make_dual(_fwAD.unpack_dual(d).primal, tangent)
         return d
-    d = x.detach().requires_grad_()
+    d = _vmap._note_leaf(x.detach().requires_grad_())
     return d if tangent is None else _fwAD.make_dual(d, tangent)
 
 

@@ -5,7 +5,8 @@
 //! PyTorch's "Nested forward mode AD is not supported"), process-wide. A tensor's tangent
 //! lives in its `AutogradMeta::fw_grad`, laid out exactly as the tensor over a storage of the
 //! same size (PyTorch's `_new_zeros_with_same_feature_meta`), so the tangent of any view is the
-//! same layout over its base's tangent storage: views need no formula, and an in-place op on a
+//! same layout over its base's tangent storage: views need no formula (a tangent that requires
+//! grad, forward over reverse, has its view recorded: `ops::forward::view_of_tangent`), and an in-place op on a
 //! view writes its tangent through to the base's. Every tensor given a tangent is remembered
 //! (weakly) and loses it when the level exits. An op computes its outputs' tangents when it
 //! records: `autograd::attach` asks the node's `Backward::jvp` (run by the ops layer's

@@ -30,7 +30,7 @@ pub fn tangent(t: &Tensor) -> Option<Tensor> {
         return None;
     }
     let base_tangent = fw::own_tangent(t.view_base()?)?;
-    let view = Tensor::from_storage(base_tangent.read().storage.clone(), t.read().layout.clone());
+    let view = view_of_tangent(&base_tangent, t.read().layout.clone(), "AsStridedBackward0");
     fw::store_tangent(t, Some(view.clone()));
     Some(view)
 }
@@ -41,9 +41,29 @@ pub fn on_view(of: &Tensor, view: &Tensor) {
         return;
     }
     if let Some(t) = tangent(of) {
-        let v = Tensor::from_storage(t.read().storage.clone(), view.read().layout.clone());
+        let v = view_of_tangent(&t, view.read().layout.clone(), "AsStridedBackward0");
         fw::store_tangent(view, Some(v));
     }
+}
+
+/// The view with `layout` of the tangent storage `t` lives in. Where `t` is differentiable
+/// (forward over reverse under `create_graph`, a tangent with a graph to a captured tensor that
+/// requires grad: `func.hessian` of a function closing over a parameter) the view is recorded,
+/// as PyTorch's tangent of a view op is that op applied to `self_t`: under node `name` (the
+/// primal's view node where the runner knows it), with `as_strided`'s backward, which is
+/// every view's.
+fn view_of_tangent(t: &Tensor, layout: crate::tensor::Layout, name: &'static str) -> Tensor {
+    let v = Tensor::from_storage(t.read().storage.clone(), layout);
+    if !(is_grad_enabled() && t.requires_grad()) {
+        return v;
+    }
+    let (size, stride, offset) = {
+        let l = &v.read().layout;
+        let size: Vec<i64> = l.shape.iter().map(|&n| n as i64).collect();
+        let stride: Vec<i64> = l.strides.iter().map(|&n| n as i64).collect();
+        (size, stride, l.offset as i64)
+    };
+    crate::ops::strided::record_as_strided(v, t, &size, &stride, Some(offset), name)
 }
 
 /// A zero tangent laid out as `t`, over a storage as large as `t`'s.
@@ -126,13 +146,17 @@ fn run(node: &NodeRef, outputs: &[&Tensor], inputs: &[&Tensor]) -> Result<()> {
         inputs
             .iter()
             .zip(&tangents)
-            .find_map(|(i, t)| t.as_ref().filter(|_| shares(i, o)))
+            .find_map(|(i, t)| t.as_ref().filter(|_| shares(i, o)).map(|t| (*i, t)))
     };
     if outputs.iter().all(|o| alias_of(o).is_some()) {
         for o in outputs {
-            if !fw::has_tangent(o) {
-                let t = alias_of(o).expect("checked above");
-                let v = Tensor::from_storage(t.read().storage.clone(), o.read().layout.clone());
+            let (input, t) = alias_of(o).expect("checked above");
+            // A differentiable tangent's view (`view_of_tangent`) is recorded again under
+            // this node's name (`on_view` could not know it).
+            let recorded = is_grad_enabled() && t.requires_grad() && !o.ptr_eq(input);
+            if !fw::has_tangent(o) || recorded {
+                let name = node.with(|n| n.backward.name());
+                let v = view_of_tangent(t, o.read().layout.clone(), name);
                 fw::store_tangent(o, Some(v));
             }
         }

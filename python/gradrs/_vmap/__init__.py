@@ -67,6 +67,15 @@ def _data_dependent(message):
     return RuntimeError(message)
 
 
+def _note_leaf(leaf):
+    """A leaf a transform made to stand for its inputs (a `grad` / `vjp` inside a `jvp`): each
+    jvp running records it, so its tangents drop a graph that reaches no other leaf
+    (`func._jvp_at_new_level`), as functorch's levels keep such graphs inside."""
+    for scope in getattr(_state, "leaf_scopes", ()):
+        scope.append(leaf)
+    return leaf
+
+
 def _is_tensor(x):
     return isinstance(x, (Tensor, BatchedTensor))
 

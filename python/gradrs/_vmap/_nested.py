@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from .. import _native
 from ..func import _flatten, _unflatten
-from . import BatchedTensor, _expand_to, _Fallback, _is_tensor, _level, _phys, _state, Tensor, _top
+from . import (
+    BatchedTensor, _expand_to, _Fallback, _is_tensor, _level, _note_leaf, _phys, _state, Tensor,
+    _top,
+)
 
 
 # A transform's differentiated inputs become native leaves batched at EVERY live level (one
@@ -76,7 +79,7 @@ def _nested_leaves(flat_d, levels, sizes):
         if tangent is not None and not _is_full(d, levels):
             # copies: a dual's tangent follows its primal's layout (an expanded one refuses)
             leaf, tangent = leaf.contiguous(), tangent.contiguous()
-        leaf = leaf.requires_grad_()
+        leaf = _note_leaf(leaf.requires_grad_())
         leaves.append(leaf if tangent is None else _fwAD._make_dual(leaf, tangent))
     return leaves
 
@@ -122,7 +125,7 @@ def batched_grad_and_value(func, nums, has_aux, args, kwargs):
             if tangent is not None and _fwAD._unpack_dual(leaf).tangent is None:
                 leaf = _fwAD._make_dual(_fwAD._unpack_dual(leaf).primal, tangent)
         else:
-            leaf = p.detach().requires_grad_()
+            leaf = _note_leaf(p.detach().requires_grad_())
             leaf = leaf if tangent is None else _fwAD.make_dual(leaf, tangent)
         leaves.append(leaf)
     diff = _unflatten([BatchedTensor(leaf, lvl) for leaf in leaves], spec_d)
@@ -368,7 +371,7 @@ def batched_leaves(flat, lvl):
         if not isinstance(p, Tensor):
             raise _Fallback()
         primal, tangent = _fwAD.unpack_dual(p)
-        leaf = p.view_as(p) if outer else primal.detach().requires_grad_()
+        leaf = p.view_as(p) if outer else _note_leaf(primal.detach().requires_grad_())
         if tangent is not None and not outer:
             leaf = _fwAD.make_dual(leaf, tangent)  # jacfwd of this: the leaf keeps its tangent
         leaves.append(BatchedTensor(leaf, lvl))
