@@ -1,6 +1,7 @@
 """Transforms over several vmap levels at once, against `torch.func`: `vmap(vmap(grad(f)))`
 (in_dims mixing, a closure over an outer level's tensor, has_aux), `vmap(vmap(vjp))`,
-`vmap(jacrev)`, `vmap(vmap(jacrev))`, `vmap(hessian)`, `vmap(jacfwd(jacrev))`, per-model
+`vmap(jacrev)`, `vmap(vmap(jacrev))`, `vmap(hessian)`, `vmap(jacfwd(jacrev))`,
+`vmap(jacfwd(jacfwd))` (and `jacfwd(jacfwd)`, whose inner vmap is one), per-model
 per-sample gradients of a module: one batched pass (no per-sample fallback), same values."""
 
 import numpy as np
@@ -72,6 +73,13 @@ CASES = {
     "vmap(vmap(hessian))": lambda m: m.func.vmap(m.func.vmap(m.func.hessian(
         lambda x: (x.sin() * x ** 3).sum())))(m.tensor(A)),
     "ensemble per-sample grads": _model_grads,
+    # a jvp inside a jvp inside vmap: the double-vjp trick on batched leaves
+    "jacfwd(jacfwd)": lambda m: m.func.jacfwd(m.func.jacfwd(
+        lambda x: (x.sin() * x).sum() * x.sum()))(m.tensor(D[0])),
+    "vmap(jacfwd(jacfwd))": lambda m: m.func.vmap(m.func.jacfwd(m.func.jacfwd(
+        lambda x: (x.sin() * x).sum() + (x[0] * x).exp().sum())))(m.tensor(D)),
+    "vmap(jacfwd(jacfwd)) vector": lambda m: m.func.vmap(m.func.jacfwd(m.func.jacfwd(
+        lambda x: x.tanh() * x[1])))(m.tensor(D)),
 }
 
 

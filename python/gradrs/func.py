@@ -214,10 +214,15 @@ def _jvp_inside_jvp(func, primals, argnums, flat_p, spec_p, flat_t, strict, has_
     one's results as functions of its primals."""
     from .autograd import grad as _grad
 
+    lvl = _vmap._top(flat_p)
     with enable_grad():
-        diff = [_create_differentiable(p) for p in flat_p]
+        if lvl:  # inside vmap: batched leaves, one backward for the batch (as `vjp`'s)
+            diff = _vmap.batched_leaves(flat_p, lvl)
+        else:
+            diff = [_create_differentiable(p) for p in flat_p]
         # the fresh leaves (under the duals `_create_differentiable` makes of them)
-        fresh = [d if d._base is None else d._base for d in diff]
+        phys = [getattr(d, "_value", d) for d in diff]
+        fresh = [d if d._base is None else d._base for d in phys]
         args = _unflatten(diff, spec_p)
         result = func(*(args if argnums is None else _replace(primals, argnums, args)))
         aux = None
@@ -235,7 +240,9 @@ def _jvp_inside_jvp(func, primals, argnums, flat_p, spec_p, flat_t, strict, has_
                 raise RuntimeError(f"{_JVP}: expected f(*primals) to return only tensors, "
                                    f"got unsupported type {type(o)}")
         live = [k for k, o in enumerate(flat_out) if o.requires_grad]
-        us = [_vmap._note_leaf(_native.zeros_like(flat_out[k]).requires_grad_()) for k in live]
+        us = [_vmap.zeros_like(flat_out[k]).requires_grad_() for k in live]
+        for u in us:
+            _vmap._note_leaf(getattr(u, "_value", u))
         products = [None] * len(flat_out)
         if live:
             vjps = _grad([flat_out[k] for k in live], diff, us, create_graph=True,
@@ -257,7 +264,7 @@ def _jvp_inside_jvp(func, primals, argnums, flat_p, spec_p, flat_t, strict, has_
                 raise RuntimeError("jvp(f, primals, tangents, strict=True): The output of f is "
                                    "independent of the inputs. This is not allowed with "
                                    "strict=True.")
-            j = _native.zeros_like(o)
+            j = _vmap.zeros_like(o)
         tan_out.append(j)
     prim_out = list(flat_out)
     if not keep:
@@ -273,6 +280,8 @@ def _jvp_inside_jvp(func, primals, argnums, flat_p, spec_p, flat_t, strict, has_
 
 def _drop_graph(t):
     """``t`` without its autograd history but with its tangent at the live level."""
+    if isinstance(t, _vmap.BatchedTensor):
+        return _vmap.BatchedTensor(_drop_graph(t._value), t._level)
     primal, tangent = _fwAD._unpack_dual(t)
     if tangent is None:
         return t.detach()
