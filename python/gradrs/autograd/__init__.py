@@ -11,6 +11,7 @@ from .._grad_mode import enable_grad, no_grad, set_grad_enabled
 from .._grad_mode import (enforce_grad_layout_policy, inference_mode, is_multithreading_enabled,
                           set_multithreading_enabled)
 from . import anomaly_mode, forward_ad, function, functional, grad_mode, graph
+from . import profiler, profiler_util  # noqa: F401 - torch.autograd.profiler(_util)
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .grad_mode import _unsafe_preserve_version_counter  # noqa: F401
 from .function import Function, once_differentiable
