@@ -242,7 +242,15 @@ class profile:
         _write_trace(self.function_events, path)
 
     def export_stacks(self, path, metric="self_cpu_time_total"):
-        """Write the events' stacks (see `EventList.export_stacks`)."""
+        """Write the events' stacks (see `EventList.export_stacks`).
+
+        >>> import os, tempfile
+        >>> from gradrs.autograd.profiler import profile, record_function
+        >>> with profile() as prof:
+        ...     with record_function("a"):
+        ...         pass
+        >>> prof.export_stacks(os.path.join(tempfile.mkdtemp(), "stacks.txt"))
+        """
         self._ensure_function_events()
         return self.function_events.export_stacks(path, metric)
 
@@ -260,13 +268,29 @@ class profile:
         return self.function_events.key_averages(group_by_input_shape, group_by_stack_n, group_by_overload_name)
 
     def total_average(self):
-        """All events accumulated into one average (see `EventList.total_average`)."""
+        """All events accumulated into one average (see `EventList.total_average`).
+
+        >>> from gradrs.autograd.profiler import profile, record_function
+        >>> with profile() as prof:
+        ...     with record_function("a"):
+        ...         pass
+        >>> prof.total_average().count
+        1
+        """
         self._ensure_function_events()
         return self.function_events.total_average()
 
     @property
     def self_cpu_time_total(self):
-        """The summed self CPU time of the events, in microseconds."""
+        """The summed self CPU time of the events, in microseconds.
+
+        >>> from gradrs.autograd.profiler import profile, record_function
+        >>> with profile() as prof:
+        ...     with record_function("a"):
+        ...         pass
+        >>> prof.self_cpu_time_total >= 0
+        True
+        """
         self._ensure_function_events()
         return self.function_events.self_cpu_time_total
 

@@ -110,7 +110,12 @@ class EventList(list):
 
     @property
     def self_cpu_time_total(self):
-        """The summed self CPU time of the events, in microseconds."""
+        """The summed self CPU time of the events, in microseconds.
+
+        >>> from gradrs.autograd.profiler_util import EventList, FunctionEvent
+        >>> EventList([FunctionEvent(0, "a", 1, 0.0, 2.0)]).self_cpu_time_total
+        2.0
+        """
         return sum(e.self_cpu_time_total for e in self)
 
     def table(self, sort_by=None, row_limit=100, max_src_column_width=75, max_name_column_width=55,
@@ -370,13 +375,27 @@ class FunctionEvent(FormattedTimesMixin):
         self._metadata_json = metadata_json
 
     def append_kernel(self, name, device, duration):
-        """Record a device kernel this event launched."""
+        """Record a device kernel this event launched.
+
+        >>> from gradrs.autograd.profiler_util import FunctionEvent
+        >>> e = FunctionEvent(0, "mm", 1, 0.0, 1.0)
+        >>> e.append_kernel("gemm", 0, 0.5)
+        >>> e.kernels[0].name
+        'gemm'
+        """
         if self.device_type != DeviceType.CPU:
             raise AssertionError("Expected device_type to be CPU")
         self.kernels.append(Kernel(name, device, duration))
 
     def append_cpu_child(self, child):
-        """Record a direct child event."""
+        """Record a direct child event.
+
+        >>> from gradrs.autograd.profiler_util import FunctionEvent
+        >>> a, b = FunctionEvent(0, "a", 1, 0.0, 9.0), FunctionEvent(1, "b", 1, 1.0, 2.0)
+        >>> a.append_cpu_child(b)
+        >>> a.self_cpu_time_total
+        8.0
+        """
         if self.device_type != DeviceType.CPU:
             raise AssertionError("Expected device_type to be CPU")
         if not isinstance(child, FunctionEvent):
@@ -386,7 +405,14 @@ class FunctionEvent(FormattedTimesMixin):
         self.cpu_children.append(child)
 
     def set_cpu_parent(self, parent):
-        """Record the event's direct parent."""
+        """Record the event's direct parent.
+
+        >>> from gradrs.autograd.profiler_util import FunctionEvent
+        >>> a, b = FunctionEvent(0, "a", 1, 0.0, 9.0), FunctionEvent(1, "b", 1, 1.0, 2.0)
+        >>> b.set_cpu_parent(a)
+        >>> b.cpu_parent.name
+        'a'
+        """
         if self.device_type != DeviceType.CPU:
             raise AssertionError("Expected device_type to be CPU")
         if not isinstance(parent, FunctionEvent):
@@ -397,33 +423,58 @@ class FunctionEvent(FormattedTimesMixin):
 
     @property
     def self_cpu_memory_usage(self):
-        """CPU memory allocated by the event less its children's."""
+        """CPU memory allocated by the event less its children's.
+
+        >>> from gradrs.autograd.profiler_util import FunctionEvent
+        >>> FunctionEvent(0, "a", 1, 0.0, 1.0, cpu_memory_usage=64).self_cpu_memory_usage
+        64
+        """
         if self.is_async or self.device_type != DeviceType.CPU:
             return 0
         return self.cpu_memory_usage - sum(c.cpu_memory_usage for c in self.cpu_children)
 
     @property
     def self_device_memory_usage(self):
-        """Device memory allocated by the event less its children's."""
+        """Device memory allocated by the event less its children's.
+
+        >>> from gradrs.autograd.profiler_util import FunctionEvent
+        >>> FunctionEvent(0, "a", 1, 0.0, 1.0).self_device_memory_usage
+        0
+        """
         if self.is_async or self.device_type != DeviceType.CPU:
             return 0
         return self.device_memory_usage - sum(c.device_memory_usage for c in self.cpu_children)
 
     @property
     def cpu_time_total(self):
-        """The event's duration, in microseconds."""
+        """The event's duration, in microseconds.
+
+        >>> from gradrs.autograd.profiler_util import FunctionEvent
+        >>> FunctionEvent(0, "a", 1, 2.0, 5.0).cpu_time_total
+        3.0
+        """
         return self.time_range.elapsed_us() if self.device_type == DeviceType.CPU else 0
 
     @property
     def self_cpu_time_total(self):
-        """The event's duration less its children's."""
+        """The event's duration less its children's.
+
+        >>> from gradrs.autograd.profiler_util import FunctionEvent
+        >>> FunctionEvent(0, "a", 1, 2.0, 5.0).self_cpu_time_total
+        3.0
+        """
         if self.is_async or self.device_type != DeviceType.CPU:
             return 0
         return self.cpu_time_total - sum(c.cpu_time_total for c in self.cpu_children)
 
     @property
     def device_time_total(self):
-        """Device time of the event's kernels (none are recorded: 0)."""
+        """Device time of the event's kernels (none are recorded: 0).
+
+        >>> from gradrs.autograd.profiler_util import FunctionEvent
+        >>> FunctionEvent(0, "a", 1, 2.0, 5.0).device_time_total
+        0
+        """
         if self.is_async or not self.use_device:
             return 0
         if self.device_type == DeviceType.CPU:
@@ -432,7 +483,12 @@ class FunctionEvent(FormattedTimesMixin):
 
     @property
     def self_device_time_total(self):
-        """Device time of the event less its children's."""
+        """Device time of the event less its children's.
+
+        >>> from gradrs.autograd.profiler_util import FunctionEvent
+        >>> FunctionEvent(0, "a", 1, 2.0, 5.0).self_device_time_total
+        0
+        """
         if self.is_async or not self.use_device:
             return 0
         if self.device_type == DeviceType.CPU:
@@ -441,7 +497,12 @@ class FunctionEvent(FormattedTimesMixin):
 
     @property
     def key(self):
-        """The name events are averaged by."""
+        """The name events are averaged by.
+
+        >>> from gradrs.autograd.profiler_util import FunctionEvent
+        >>> FunctionEvent(0, "conv", 1, 0.0, 1.0).key
+        'conv'
+        """
         return self.name
 
     def __repr__(self):

@@ -310,14 +310,31 @@ class profile(_KinetoProfile):  # noqa: N801 - PyTorch's name
         self.stop()
 
     def start(self):
-        """Start profiling (the schedule's action for step 0)."""
+        """Start profiling (the schedule's action for step 0).
+
+        >>> from gradrs.profiler import profile, record_function, schedule
+        >>> p = profile(schedule=schedule(wait=0, warmup=1, active=1))
+        >>> p.start()
+        >>> p.current_action
+        <ProfilerAction.WARMUP: 1>
+        >>> p.stop()
+        """
         self._transit_action(ProfilerAction.NONE, self.current_action)
         if self.record_steps:
             self.step_rec_fn = prof.record_function("ProfilerStep#" + str(self.step_num))
             self.step_rec_fn.__enter__()
 
     def stop(self):
-        """Stop profiling (closing the current cycle)."""
+        """Stop profiling (closing the current cycle).
+
+        >>> from gradrs.profiler import profile, record_function, schedule
+        >>> p = profile(schedule=schedule(wait=0, warmup=1, active=1))
+        >>> p.start()
+        >>> p.step()
+        >>> p.stop()
+        >>> p.step_num
+        1
+        """
         if self.record_steps and self.step_rec_fn:
             self.step_rec_fn.__exit__(None, None, None)
             self.step_rec_fn = None
@@ -325,7 +342,16 @@ class profile(_KinetoProfile):  # noqa: N801 - PyTorch's name
         self.current_action = self._prev_schedule_action
 
     def step(self):
-        """Signal that the next profiling step has started."""
+        """Signal that the next profiling step has started.
+
+        >>> from gradrs.profiler import profile, record_function, schedule
+        >>> p = profile(schedule=schedule(wait=0, warmup=1, active=1))
+        >>> p.start()
+        >>> p.step()
+        >>> p.current_action
+        <ProfilerAction.RECORD_AND_SAVE: 3>
+        >>> p.stop()
+        """
         if self.record_steps and self.step_rec_fn:
             self.step_rec_fn.__exit__(None, None, None)
             self.step_rec_fn = None

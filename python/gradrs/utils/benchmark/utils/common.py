@@ -52,7 +52,12 @@ class TaskSpec:
 
     @property
     def title(self):
-        """A label for the measurement: `label` or the statement, with the sub-label."""
+        """A label for the measurement: `label` or the statement, with the sub-label.
+
+        >>> from gradrs.utils.benchmark import TaskSpec
+        >>> TaskSpec("x + 1", "pass", sub_label="int").title
+        'x + 1: int'
+        """
         if self.label is not None:
             return self.label + (f": {self.sub_label}" if self.sub_label else "")
         if "\n" not in self.stmt:
@@ -127,24 +132,48 @@ class Measurement:
 
     @property
     def times(self):
-        """The time of one execution, per replicate."""
+        """The time of one execution, per replicate.
+
+        >>> from gradrs.utils.benchmark import Measurement, TaskSpec
+        >>> m = Measurement(2, [2e-6, 4e-6, 6e-6, 8e-6], TaskSpec("f()", "pass", label="f", sub_label="small"))
+        >>> m.times
+        [1e-06, 2e-06, 3e-06, 4e-06]
+        """
         return [t / self.number_per_run for t in self.raw_times]
 
     @property
     def median(self):
-        """The median time of one execution."""
+        """The median time of one execution.
+
+        >>> from gradrs.utils.benchmark import Measurement, TaskSpec
+        >>> m = Measurement(2, [2e-6, 4e-6, 6e-6, 8e-6], TaskSpec("f()", "pass", label="f", sub_label="small"))
+        >>> round(m.median, 12)
+        2.5e-06
+        """
         self._lazy_init()
         return self._median
 
     @property
     def mean(self):
-        """The mean time of one execution."""
+        """The mean time of one execution.
+
+        >>> from gradrs.utils.benchmark import Measurement, TaskSpec
+        >>> m = Measurement(2, [2e-6, 4e-6, 6e-6, 8e-6], TaskSpec("f()", "pass", label="f", sub_label="small"))
+        >>> round(m.mean, 12)
+        2.5e-06
+        """
         self._lazy_init()
         return self._mean
 
     @property
     def iqr(self):
-        """The interquartile range of one execution's time."""
+        """The interquartile range of one execution's time.
+
+        >>> from gradrs.utils.benchmark import Measurement, TaskSpec
+        >>> m = Measurement(2, [2e-6, 4e-6, 6e-6, 8e-6], TaskSpec("f()", "pass", label="f", sub_label="small"))
+        >>> round(m.iqr, 12)
+        1.5e-06
+        """
         self._lazy_init()
         return self._p75 - self._p25
 
@@ -169,7 +198,13 @@ class Measurement:
 
     @property
     def has_warnings(self):
-        """Whether the spread is large enough to warn about."""
+        """Whether the spread is large enough to warn about.
+
+        >>> from gradrs.utils.benchmark import Measurement, TaskSpec
+        >>> m = Measurement(2, [2e-6, 4e-6, 6e-6, 8e-6], TaskSpec("f()", "pass", label="f", sub_label="small"))
+        >>> m.has_warnings
+        True
+        """
         self._lazy_init()
         return bool(self._warnings)
 
@@ -205,17 +240,35 @@ class Measurement:
 
     @property
     def title(self):
-        """The task's title (its label or statement)."""
+        """The task's title (its label or statement).
+
+        >>> from gradrs.utils.benchmark import Measurement, TaskSpec
+        >>> m = Measurement(2, [2e-6, 4e-6, 6e-6, 8e-6], TaskSpec("f()", "pass", label="f", sub_label="small"))
+        >>> m.title
+        'f: small'
+        """
         return self.task_spec.title
 
     @property
     def env(self):
-        """The task's environment tag (`env` of its TaskSpec)."""
+        """The task's environment tag (`env` of its TaskSpec).
+
+        >>> from gradrs.utils.benchmark import Measurement, TaskSpec
+        >>> m = Measurement(2, [2e-6, 4e-6, 6e-6, 8e-6], TaskSpec("f()", "pass", label="f", sub_label="small"))
+        >>> m.env is None
+        True
+        """
         return "Unspecified env" if self.taskspec.env is None else self.taskspec.env
 
     @property
     def as_row_name(self):
-        """The row name `Compare` gives the measurement."""
+        """The row name `Compare` gives the measurement.
+
+        >>> from gradrs.utils.benchmark import Measurement, TaskSpec
+        >>> m = Measurement(2, [2e-6, 4e-6, 6e-6, 8e-6], TaskSpec("f()", "pass", label="f", sub_label="small"))
+        >>> m.as_row_name
+        'small'
+        """
         return self.sub_label or self.stmt or "[Unknown]"
 
     def __repr__(self):
