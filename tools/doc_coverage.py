@@ -53,6 +53,7 @@ NAMESPACES = [
     "gradrs.utils.dlpack",
     "gradrs.utils.benchmark",
     "gradrs.profiler",
+    "gradrs.overrides",
     "gradrs.distributed",
     "gradrs.amp",
     "gradrs.random",

@@ -454,6 +454,7 @@ from . import func  # noqa: E402 - torch.func: jvp / jacfwd on forward AD, grad,
 from .func import vmap  # noqa: E402 - torch.vmap is torch.func.vmap
 from . import utils  # noqa: E402
 from . import profiler  # noqa: E402 - torch.profiler (record_function ranges)
+from . import overrides  # noqa: E402,F401 - torch.overrides (__torch_function__ dispatch helpers)
 from . import random  # noqa: E402 - torch.random: fork_rng & the seeding functions
 from . import _pickle  # noqa: E402,F401 - Tensor.__reduce_ex__ / __deepcopy__
 from .serialization import load, save  # noqa: E402
