@@ -98,6 +98,59 @@ def test_default_device_factories():
     G.set_default_device(None)
 
 
+def test_device_context_manager(torch):
+    # torch.device as a context manager (issue 27): the block's factories make tensors there,
+    # the previous default comes back on exit (nested blocks, an exception, set_default_device).
+    def f(M, dev):
+        out = []
+        with M.device(dev) as d:
+            out += [d == M.device(dev), M.get_default_device(), M.zeros(2).device,
+                    M.tensor([1.0]).device, M.arange(3).device, M.full((1,), 2.0).device,
+                    M.zeros(1, device="cpu").device, M.zeros_like(M.ones(1)).device]
+            with M.device("cpu"):
+                out += [M.get_default_device(), M.ones(1).device]
+            out += [M.get_default_device(), M.empty(1).device]
+        out += [M.get_default_device(), M.zeros(1).device]
+        try:
+            with M.device(dev):
+                raise KeyError("inside")
+        except KeyError:
+            pass
+        out += [M.get_default_device(), M.rand(1).device]
+        M.set_default_device(dev)
+        try:
+            with M.device("cpu"):
+                out += [M.zeros(1).device]
+            out += [M.zeros(1).device]
+        finally:
+            M.set_default_device(None)
+        return [str(x) for x in out]
+
+    # meta is PyTorch's other device everywhere; gradrs's is the GPU (the alias cuda is gpu).
+    g = f(G, "gpu") if G.cuda.is_available() else f(G, "cpu")
+    t = f(torch, "meta") if G.cuda.is_available() else f(torch, "cpu")
+    assert [s.replace("gpu:0", "X").replace("gpu", "X") for s in g] == \
+        [s.replace("meta", "X") for s in t]
+    d = G.device("cpu")
+    assert d.__enter__() is d and d.__exit__(None, None, None) is None
+    with pytest.raises(RuntimeError, match="trying to pop from empty mode stack"):
+        G.device("cpu").__exit__(None, None, None)
+    with pytest.raises(RuntimeError, match="trying to pop from empty mode stack"):
+        torch.device("cpu").__exit__(None, None, None)
+    assert G.get_default_device() == G.device("cpu")
+
+
+def test_device_context_is_per_thread():
+    import threading
+
+    seen = []
+    with G.device("cuda" if G.cuda.is_available() else "cpu"):
+        t = threading.Thread(target=lambda: seen.append(G.get_default_device()))
+        t.start()
+        t.join()
+    assert seen == [G.device("cpu")]
+
+
 def test_runtime_settings(torch):
     assert G.get_num_interop_threads() >= 1
     assert G.init_num_threads() is None

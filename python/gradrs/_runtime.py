@@ -76,6 +76,25 @@ def set_default_device(device):
     _STATE.device = None if device is None else _native.device(device)
 
 
+def _enter_device(device):
+    """`with gradrs.device(d):` (the native `device.__enter__`): `d` becomes the thread's
+    default device until the block exits; the one it replaces is kept to restore."""
+    entered = getattr(_STATE, "entered", None)
+    if entered is None:
+        entered = _STATE.entered = []
+    entered.append(getattr(_STATE, "device", None))
+    _STATE.device = device
+
+
+def _exit_device():
+    """The end of a `with gradrs.device(...)` block: the default device before it again.
+    (A `set_default_device` inside the block lasts until the block ends.)"""
+    entered = getattr(_STATE, "entered", None)
+    if not entered:
+        raise RuntimeError("trying to pop from empty mode stack")
+    _STATE.device = entered.pop()
+
+
 def get_device_module(device=None):
     """The module of a device type: ``gradrs.cpu`` for ``'cpu'``, ``gradrs.gpu`` for ``'gpu'``
     (``'cuda'`` names the same device); without `device`, the current accelerator's (the CPU's

@@ -191,6 +191,30 @@ impl PyDevice {
             None => self.kind.clone(),
         }
     }
+    /// `with gradrs.device(d):` makes `d` the calling thread's default device for the
+    /// factories (`zeros`, `tensor`, `arange`...) inside the block, as PyTorch's
+    /// `DeviceContext`; the block's exit restores the previous one (blocks nest; an exception
+    /// leaving the block restores it too). Returns the device.
+    ///
+    /// Example:
+    ///     >>> with gradrs.device("cpu") as d:
+    ///     ...     gradrs.zeros(2).device == d
+    ///     True
+    fn __enter__(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        // The default device lives in Python (`_runtime.py`), beside `set_default_device`.
+        slf.py()
+            .import("gradrs._runtime")?
+            .call_method1("_enter_device", (slf,))?;
+        Ok(slf.clone().into_any().unbind())
+    }
+    /// Leaves a `with gradrs.device(...)` block: the default device of the factories is the
+    /// one before the block again (PyTorch's RuntimeError when no block is open).
+    #[pyo3(signature = (*args))]
+    fn __exit__(&self, py: Python<'_>, args: &Bound<'_, pyo3::types::PyTuple>) -> PyResult<()> {
+        let _ = args;
+        py.import("gradrs._runtime")?.call_method0("_exit_device")?;
+        Ok(())
+    }
 }
 
 pub fn parse_device(s: &str, index: Option<i64>) -> PyResult<PyDevice> {
