@@ -15,6 +15,24 @@ _OUT_NONDIFF = frozenset("""
     eq ne lt le gt ge logical_and logical_or logical_xor logical_not argmax argmin all any
     nonzero floor_divide
 """.split())
+# Ops whose `out=` PyTorch checks for overlap with the inputs before running (TensorIterator's
+# and the structured kernels' `assert_no_internal_overlap` / `assert_no_partial_overlap`, cat's
+# and stack's `assert_no_overlap`), as measured against torch 2.13; its reductions, matrix
+# products, `tril` / `triu`, `diag`, `histc`, `mvlgamma` and `special.ndtr` let an overlapping
+# `out` through, and so does gradrs.
+_OUT_OVERLAP = frozenset("""
+    abs absolute acos acosh add addcdiv addcmul addmv addr angle arccos arccosh arcsin arcsinh
+    arctan arctan2 arctanh asin asinh atan atan2 atanh bitwise_and bitwise_left_shift
+    bitwise_not bitwise_or bitwise_right_shift bitwise_xor cat ceil clamp clamp_max clamp_min
+    clip conj_physical copysign cos cosh cumprod cumsum deg2rad digamma div eq erf erfc erfinv
+    exp exp2 expit expm1 fix float_power floor floor_divide fmax fmin fmod frac gammaln gather
+    gcd ge gt heaviside hypot i0 i0e i1 i1e igamma igammac index_select kron lcm ldexp le lerp
+    lgamma log log10 log1p log2 logaddexp logaddexp2 logcumsumexp logical_and logical_not
+    logical_or logical_xor logit lt masked_select maximum minimum msort mul nan_to_num ne neg
+    nextafter polygamma pow psi rad2deg reciprocal remainder renorm round rsqrt sgn sigmoid sign
+    signbit sin sinc sinh special_entr special_xlog1py sqrt square stack sub tan tanh
+    true_divide trunc where xlogy
+""".split())
 # Ops that PyTorch implements through another one, whose name its error shows.
 _OUT_ERROR_NAME = {"take_along_dim": "gather"}
 
@@ -29,9 +47,19 @@ def _requires_grad_any(values):
     return False
 
 
-def with_out(name, out, compute, inputs):
+def _tensors(values):
+    for v in values:
+        if isinstance(v, Tensor):
+            yield v
+        elif isinstance(v, (list, tuple)):
+            yield from _tensors(v)
+
+
+def with_out(name, out, compute, inputs, overlap=None):
     """PyTorch's `out=`: no autograd through it, then the result is written into `out`
-    (resized if its shape differs, cast to its dtype where allowed); returns `out`."""
+    (resized if its shape differs, cast to its dtype where allowed); returns `out`.
+    `overlap`: the tensors `out` may not partly overlap (by default `inputs`, for the ops of
+    `_OUT_OVERLAP`; an elementwise op's own ones)."""
     outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
     if (name not in _OUT_NONDIFF and _native.is_grad_enabled()
             and _requires_grad_any(tuple(inputs) + outs)):
@@ -43,6 +71,10 @@ def with_out(name, out, compute, inputs):
     for o in outs:
         if not isinstance(o, Tensor):
             raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(o).__name__}")
+    if overlap is None and name in _OUT_OVERLAP:
+        overlap = inputs
+    if overlap is not None and not isinstance(out, (tuple, list)):
+        _native._check_out_overlap(out, list(_tensors(overlap)))
     result = compute()
     if isinstance(out, (tuple, list)):
         for o, r in zip(outs, result):

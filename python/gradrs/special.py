@@ -289,7 +289,7 @@ def _declared(op, sig, differentiable):
         if out is None:
             return _native._unary_op(op, x)
         return _with_out(op, out, lambda: _native._unary_op(op, x),
-                         (x,) if differentiable else ())
+                         (x,) if differentiable else (), overlap=(x,))
 
     impl.__name__ = name
     impl.__doc__ = (f"`gradrs.special.{name}`: PyTorch's `torch.special.{name}`, on the declared "
@@ -320,7 +320,8 @@ def _declared_binary(op, sig, differentiable):
         if out is None:
             return compute()
         inputs = (a, b) if differentiable else ()
-        return _with_out(op, out, compute, tuple(v for v in inputs if isinstance(v, Tensor)))
+        return _with_out(op, out, compute, tuple(v for v in inputs if isinstance(v, Tensor)),
+                         overlap=(a, b))
 
     impl.__name__ = name
     impl.__doc__ = (f"`gradrs.special.{name}`: PyTorch's `torch.special.{name}`, on the declared "

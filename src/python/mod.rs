@@ -833,6 +833,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(einsum, m)?)?;
     m.add_function(wrap_pyfunction!(_scalar_overload, m)?)?;
     m.add_function(wrap_pyfunction!(out::_write_out, m)?)?;
+    m.add_function(wrap_pyfunction!(out::_check_out_overlap, m)?)?;
     m.add_function(wrap_pyfunction!(pynode::_attach_node, m)?)?;
     m.add_function(wrap_pyfunction!(pynode::_bump_version, m)?)?;
     m.add_function(wrap_pyfunction!(numpy_names::_numpy_names, m)?)?;

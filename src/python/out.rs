@@ -48,6 +48,20 @@ pub fn _write_out(
     Ok(())
 }
 
+/// PyTorch's overlap checks of an `out=` argument before the op runs (ATen's
+/// `assert_no_internal_overlap` / `assert_no_partial_overlap`, Note [Write overlap]): `out`
+/// may not be expanded, nor partly overlap one of `inputs` (the very same elements are fine).
+#[pyfunction]
+pub fn _check_out_overlap(
+    out: PyRef<'_, PyTensor>,
+    inputs: Vec<PyRef<'_, PyTensor>>,
+) -> PyResult<()> {
+    let inputs: Vec<Tensor> = inputs.iter().map(|t| t.t.clone()).collect();
+    let refs: Vec<&Tensor> = inputs.iter().collect();
+    super::boundary::catch(|| crate::ops::inplace::check_write(&out.t, &refs))?;
+    Ok(())
+}
+
 /// `zeros(size, out=o)` and the other factories: `o` takes the shape (resized without
 /// PyTorch's warning for computed results) and the fill value (none for `empty`), keeps its
 /// dtype and device, and is returned.

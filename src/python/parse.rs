@@ -209,7 +209,7 @@ fn bind<'py>(
 
 /// How PyTorch shows the call in "received an invalid combination of arguments - got (...)":
 /// keywords come from a hash map, in practice the reverse of the order given.
-fn describe(args: &[Bound<'_, PyAny>], kwargs: &[(String, Bound<'_, PyAny>)]) -> String {
+pub(crate) fn describe(args: &[Bound<'_, PyAny>], kwargs: &[(String, Bound<'_, PyAny>)]) -> String {
     let mut parts: Vec<String> = args.iter().map(type_name).collect();
     let kw = kwargs
         .iter()

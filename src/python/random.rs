@@ -480,25 +480,46 @@ fn randint(
     let _ = (layout, pin_memory);
     let dev = check_device(device)?;
     let mut pos: Vec<Bound<'_, PyAny>> = args.iter().collect();
-    let kw = |k: &str| -> PyResult<Option<Bound<'_, PyAny>>> {
-        match kwargs {
-            Some(d) => d.get_item(k),
-            None => Ok(None),
-        }
-    };
-    for k in ["low", "high", "size"] {
-        if let Some(v) = kw(k)? {
-            pos.push(v);
+    let mut given: Vec<(String, Bound<'_, PyAny>)> = Vec::new();
+    if let Some(d) = kwargs {
+        for (k, v) in d.iter() {
+            given.push((k.extract::<String>()?, v));
         }
     }
+    for k in ["low", "high", "size"] {
+        if let Some((_, v)) = given.iter().find(|(n, _)| n == k) {
+            pos.push(v.clone());
+        }
+    }
+    // PyTorch's parser: an int is no bool (Python's or NumPy's) and no float; with two
+    // arguments only `(high, size)` has that arity, so its error names the argument.
+    let listing = " * (int high, tuple of ints size, *, gradrs.Generator generator, Tensor out = None, gradrs.dtype dtype = None, gradrs.layout layout = None, gradrs.device device = None, bool pin_memory = False, bool requires_grad = False)\n * (int high, tuple of ints size, *, Tensor out = None, gradrs.dtype dtype = None, gradrs.layout layout = None, gradrs.device device = None, bool pin_memory = False, bool requires_grad = False)\n * (int low, int high, tuple of ints size, *, gradrs.Generator generator, Tensor out = None, gradrs.dtype dtype = None, gradrs.layout layout = None, gradrs.device device = None, bool pin_memory = False, bool requires_grad = False)\n * (int low, int high, tuple of ints size, *, Tensor out = None, gradrs.dtype dtype = None, gradrs.layout layout = None, gradrs.device device = None, bool pin_memory = False, bool requires_grad = False)\n";
+    let positional: Vec<Bound<'_, PyAny>> = args.iter().collect();
     let bad = || {
-        super::errors::type_error("randint() received an invalid combination of arguments - got (), but expected one of:\n * (int high, tuple of ints size, *, torch.Generator generator, tuple of names names, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)\n * (int low, int high, tuple of ints size, *, torch.Generator generator, tuple of names names, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)")
+        super::errors::type_error(format!(
+            "randint() received an invalid combination of arguments - got {}, but expected one of:\n{listing}",
+            super::parse::describe(&positional, &given)
+        ))
+    };
+    let int = |o: &Bound<'_, PyAny>| -> Option<i64> {
+        match o.extract::<Int>() {
+            Ok(i) => i.get("randint", "", 0).ok(),
+            Err(_) => None,
+        }
     };
     let (low, high, size) = match pos.len() {
-        2 => (0, pos[0].extract::<i64>().map_err(|_| bad())?, &pos[1]),
+        2 => (
+            0,
+            pos[0].extract::<Int>()?.get(
+                "randint",
+                "high",
+                if given.is_empty() { 1 } else { 0 },
+            )?,
+            &pos[1],
+        ),
         3 => (
-            pos[0].extract::<i64>().map_err(|_| bad())?,
-            pos[1].extract::<i64>().map_err(|_| bad())?,
+            int(&pos[0]).ok_or_else(bad)?,
+            int(&pos[1]).ok_or_else(bad)?,
             &pos[2],
         ),
         _ => return Err(bad()),

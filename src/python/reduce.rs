@@ -69,6 +69,37 @@ fn shown_correction(
     Ok((!bare).then_some(c))
 }
 
+/// `unbiased` as PyTorch's parser takes it: a Python bool (None: left out); anything else
+/// (an int, a NumPy bool) matches none of `op`'s overloads, PyTorch's TypeError. A pyo3
+/// binding cannot tell a positional argument from a keyword one: `dim` is shown positional,
+/// `unbiased` by keyword, as the calls that reach here are usually written.
+fn unbiased_arg(
+    op: &str,
+    dim: Option<&Bound<'_, PyAny>>,
+    unbiased: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Option<bool>> {
+    let Some(u) = unbiased.filter(|u| !u.is_none()) else {
+        return Ok(None);
+    };
+    if let Ok(b) = u.cast::<pyo3::types::PyBool>() {
+        return Ok(Some(b.is_true()));
+    }
+    let ty = super::convert::type_name(u);
+    let (got, why) = match dim.filter(|d| !d.is_none()) {
+        Some(d) => (
+            format!("({}, unbiased={ty})", super::convert::type_name(d)),
+            "",
+        ),
+        None => (
+            format!("(unbiased={ty}, )"),
+            "      didn't match because some of the keywords were incorrect: unbiased\n",
+        ),
+    };
+    Err(super::errors::type_error(format!(
+        "{op}() received an invalid combination of arguments - got {got}, but expected one of:\n * (tuple of ints dim, bool unbiased = True, bool keepdim = False)\n * (tuple of ints dim = None, *, Number correction = None, bool keepdim = False)\n * (bool unbiased = True)\n{why}"
+    )))
+}
+
 /// `var(dim=None, unbiased=True, keepdim=False)` also accepts `var(True)` (unbiased first).
 fn var_dims(
     dim: Option<&Bound<'_, PyAny>>,
@@ -314,10 +345,11 @@ impl PyTensor {
         &self,
         py: Python<'_>,
         dim: Option<&Bound<'_, PyAny>>,
-        mut unbiased: Option<bool>,
+        unbiased: Option<&Bound<'_, PyAny>>,
         keepdim: Flag,
         correction: Option<f64>,
     ) -> R {
+        let mut unbiased = unbiased_arg("var", dim, unbiased)?;
         let keepdim = keepdim.get("var", "keepdim")?;
         let bare = dim.is_none_or(|d| d.is_none()) && unbiased.is_none() && correction.is_none();
         let dims = var_dims(dim, &mut unbiased)?;
@@ -356,10 +388,11 @@ impl PyTensor {
         &self,
         py: Python<'_>,
         dim: Option<&Bound<'_, PyAny>>,
-        mut unbiased: Option<bool>,
+        unbiased: Option<&Bound<'_, PyAny>>,
         keepdim: Flag,
         correction: Option<f64>,
     ) -> R {
+        let mut unbiased = unbiased_arg("std", dim, unbiased)?;
         let keepdim = keepdim.get("std", "keepdim")?;
         let bare = dim.is_none_or(|d| d.is_none()) && unbiased.is_none() && correction.is_none();
         let dims = var_dims(dim, &mut unbiased)?;

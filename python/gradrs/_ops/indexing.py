@@ -4,6 +4,7 @@ the scatters into views (`diagonal_scatter`, `select_scatter`, `slice_scatter`).
 """
 
 import builtins
+import warnings
 
 import numpy as np
 
@@ -533,7 +534,64 @@ def index_fill(input, dim, index, value):
 
 def _index_fill_(self, dim, index, value):
     """`Tensor.index_fill_(dim, index, value)`: `index_fill` in place."""
-    return self.masked_fill_(_index_fill_mask(self, dim, index, value), value)
+    mask = _index_fill_mask(self, dim, index, value)
+    dims = _expanded_dims(self)
+    if dims:
+        return _fill_expanded(self, "index_fill_", 1913, mask, value, dims)
+    return self.masked_fill_(mask, value)
+
+
+# ---- fills of expanded tensors ---------------------------------------------------------------
+# PyTorch's masked_fill_ and index_fill_ write through an expanded tensor (a dim of stride 0),
+# with a deprecation warning, where its other in-place ops raise the internal-overlap error:
+# every memory location that some filled element maps to then holds the value.
+
+_EXPANDED_FILL = (
+    "Use of {} on expanded tensors is deprecated. Please clone() the tensor before performing "
+    "this operation. This also applies to advanced indexing e.g. tensor[mask] = scalar "
+    "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
+    "TensorAdvancedIndexing.cpp:{}.)")
+
+
+def _expanded_dims(t):
+    """The dims of `t` of size > 1 and stride 0 (none for a contiguous tensor)."""
+    if t.is_contiguous():
+        return []
+    return [d for d, (n, s) in enumerate(zip(t.shape, t.stride())) if s == 0 and n > 1]
+
+
+def _fill_expanded(self, name, line, mask, value, dims):
+    """`self.<name>(mask, value)` on an expanded `self`: PyTorch's warning, then the fill of
+    `self`'s memory (the expanded dims collapsed to size 1, the mask reduced over them by
+    `any`); returns `self`."""
+    warnings.warn(_EXPANDED_FILL.format(name, line), UserWarning, stacklevel=3)
+    shape = [1 if d in dims else n for d, n in enumerate(self.shape)]
+    memory = self.as_strided(shape, self.stride(), self.storage_offset())
+    mask = mask.expand(self.shape)
+    for d in dims:
+        mask = mask.any(d, keepdim=True)
+    memory.masked_fill_(mask, value)
+    return self
+
+
+_native_masked_fill_ = Tensor.masked_fill_
+
+
+def _masked_fill_(self, mask, value):
+    dims = _expanded_dims(self)
+    if dims and isinstance(mask, Tensor) and mask.dtype == _native.bool and (
+            not isinstance(value, Tensor) or value.dim() == 0):
+        try:
+            mask.expand(self.shape)
+        except RuntimeError:
+            pass  # the native op raises PyTorch's error
+        else:
+            return _fill_expanded(self, "masked_fill_", 2450, mask, value, dims)
+    return _native_masked_fill_(self, mask, value)
+
+
+_masked_fill_.__name__ = _masked_fill_.__qualname__ = "masked_fill_"
+_masked_fill_.__doc__ = _native_masked_fill_.__doc__
 
 
 # ---- repeat_interleave: an index_select whose index repeats positions ------------------------------
@@ -589,4 +647,5 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 
 Tensor.index_fill = _method(index_fill)
 Tensor.index_fill_ = _index_fill_
+Tensor.masked_fill_ = _masked_fill_
 Tensor.repeat_interleave = _method(repeat_interleave)

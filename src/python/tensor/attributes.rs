@@ -2,6 +2,7 @@
 //! size / stride / numel, item / tolist / numpy.
 
 use super::*;
+use crate::python::convert::Int;
 use std::sync::atomic::AtomicBool;
 
 #[pymethods]
@@ -203,9 +204,10 @@ impl PyTensor {
     ///
     /// The tensor's size, or the size of dimension `dim`.
     #[pyo3(signature = (dim=None))]
-    fn size(&self, py: Python<'_>, dim: Option<i64>) -> R {
+    fn size(&self, py: Python<'_>, dim: Option<Int>) -> R {
         let shape = self.t.shape();
-        match dim {
+        // PyTorch's parser takes no bool for `dim` (`x.size(True)` is a TypeError).
+        match dim.map(|d| d.get("size", "dim", 1)).transpose()? {
             None => helpers::size(py, &shape),
             Some(d) => Ok(shape[dim_of(d, shape.len())?].into_py_any(py)?),
         }
@@ -214,9 +216,9 @@ impl PyTensor {
     ///
     /// The step in elements between neighbours along each dimension, or along `dim`.
     #[pyo3(signature = (dim=None))]
-    fn stride(&self, py: Python<'_>, dim: Option<i64>) -> R {
+    fn stride(&self, py: Python<'_>, dim: Option<Int>) -> R {
         let s = self.t.strides();
-        match dim {
+        match dim.map(|d| d.get("stride", "dim", 1)).transpose()? {
             None => Ok(PyTuple::new(py, s.iter())?.into_any().unbind()),
             Some(d) => Ok(s[dim_of(d, s.len())?].into_py_any(py)?),
         }
