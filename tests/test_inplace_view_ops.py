@@ -303,6 +303,26 @@ def test_empty_strided():
     check(f)
 
 
+def test_empty_strided_negative_strides():
+    # c10's set_sizes_and_strides: a negative stride (allowed on a dim of size 0 or 1) is
+    # replaced by the next dim's stride times its size, or 1 on the last dim.
+    def f(M):
+        out = []
+        for size, stride in [((1,), (-1,)), ((2, 1), (1, -5)), ((1, 2), (-3, 1)), ((0,), (-1,)),
+                             ((0, 3), (-1, 1)), ((2, 0), (-1, 1)), ((1, 1), (-1, -1)),
+                             ((3, 1, 2), (2, -1, 1)), ((1,), (7,))]:
+            t = M.empty_strided(size, stride)
+            out.append((_meta(t), t.is_contiguous()))
+        return out
+
+    check(f)
+
+
+@pytest.mark.parametrize("stride", [(-1,), (0, -1)])
+def test_empty_strided_negative_stride_errors(stride):
+    check_error(lambda M: M.empty_strided((2,) * len(stride), stride))
+
+
 # ---- on the GPU: the metadata ops work there -------------------------------------------------
 
 
@@ -377,6 +397,64 @@ def test_resize_as():
         y = x.resize_as_(M.zeros(2, 3))
         z = M.resize_as_(x, M.zeros(3, 2))
         return y is x, z is x, _meta(x), x
+
+    check(f)
+
+
+def test_resize_memory_format():
+    def f(M):
+        out = []
+        for sizes, fmt in [((2, 3, 2, 2), M.channels_last), ((2, 3, 2, 2, 2), M.channels_last_3d),
+                           ((2, 3, 4), M.contiguous_format), ((4, 6), None)]:
+            x = M.arange(60.0)[2:]
+            r = x.resize_(*sizes, memory_format=fmt)
+            out += [r is x, _meta(x), x.is_contiguous(), x.flatten()[:6]]
+        # the same sizes in another format restride the tensor
+        y = M.arange(24.0).view(2, 3, 2, 2)
+        out.append(_meta(y.resize_(2, 3, 2, 2, memory_format=M.channels_last)))
+        out.append(_meta(y.resize_(2, 3, 2, 2, memory_format=M.contiguous_format)))
+        # resize_as_: preserve_format takes the template's suggested format
+        cl = M.zeros(2, 3, 2, 2).contiguous(memory_format=M.channels_last)
+        for template, fmt in [(cl, M.preserve_format), (cl, None), (cl, M.contiguous_format),
+                              (M.zeros(2, 3, 2, 2), M.channels_last),
+                              (M.zeros(2, 3, 2, 2, 2).contiguous(
+                                  memory_format=M.channels_last_3d), M.preserve_format),
+                              (M.zeros(1, 3, 1, 1).contiguous(memory_format=M.channels_last),
+                               M.preserve_format),
+                              (M.zeros(2, 3).t(), M.preserve_format)]:
+            z = M.arange(30.0)
+            out.append(_meta(z.resize_as_(template, memory_format=fmt)))
+        out.append(_meta(M.resize_as_(M.arange(30.0), cl, memory_format=M.preserve_format)))
+        return out
+
+    check(f)
+
+
+RESIZE_FORMAT_ERRORS = {
+    "preserve": lambda M: M.arange(24.0).resize_(2, 3, 4, memory_format=M.preserve_format),
+    "channels_last_rank": lambda M: M.arange(24.0).resize_(6, 4, memory_format=M.channels_last),
+    "channels_last_3d_rank": lambda M: M.arange(24.0).resize_(
+        2, 3, 4, memory_format=M.channels_last_3d),
+    "resize_as_rank": lambda M: M.arange(24.0).resize_as_(
+        M.zeros(6, 4), memory_format=M.channels_last),
+    "not_a_format": lambda M: M.arange(24.0).resize_(6, 4, memory_format=1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RESIZE_FORMAT_ERRORS))
+def test_resize_memory_format_errors(name):
+    check_error(RESIZE_FORMAT_ERRORS[name])
+
+
+def test_resize_preserve_format_resizes_first():
+    # ATen's _resize_ resizes, then refuses preserve_format
+    def f(M):
+        x = M.arange(4.0)
+        try:
+            x.resize_(2, 2, memory_format=M.preserve_format)
+        except RuntimeError:
+            pass
+        return _meta(x)
 
     check(f)
 

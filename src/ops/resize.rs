@@ -7,11 +7,47 @@
 //! numpy array's) cannot grow; neither can a GPU storage in gradrs (a clear error).
 
 use crate::error::{Error, Result};
+use crate::tensor::layout::{like_strides, suggest_memory_format, MemoryFormat};
 use crate::tensor::shape::{contiguous_strides, Shape};
 use crate::tensor::{Layout, Tensor};
 
-/// `x.resize_(*sizes)` (see the module's doc).
-pub fn resize_(x: &Tensor, sizes: &[i64]) -> Result<()> {
+/// `x.resize_(*sizes, memory_format=fmt)` (see the module's doc); given a format, the
+/// resized tensor then takes its strides (ATen's `empty_tensor_restride`: `contiguous_format`,
+/// `channels_last` for rank 4, `channels_last_3d` for rank 5; `preserve_format` is refused,
+/// after the resize, as ATen's `_resize_` does).
+pub fn resize_(x: &Tensor, sizes: &[i64], fmt: Option<MemoryFormat>) -> Result<()> {
+    resize_contiguous(x, sizes)?;
+    let Some(fmt) = fmt else {
+        return Ok(());
+    };
+    if fmt == MemoryFormat::Preserve {
+        return Err(Error::Runtime("Unsupported memory formatPreserve".into()));
+    }
+    let layout = x.read().layout.clone();
+    let strides = like_strides(&layout, fmt)?.unwrap_or_else(|| contiguous_strides(&layout.shape));
+    if strides != layout.strides {
+        x.set_layout(Layout { strides, ..layout });
+    }
+    Ok(())
+}
+
+/// `x.resize_as_(template, memory_format=fmt)`: `resize_` to the template's sizes;
+/// `preserve_format` is the format the template's strides suggest (c10's
+/// `suggest_memory_format`).
+pub fn resize_as_(x: &Tensor, template: &Tensor, fmt: Option<MemoryFormat>) -> Result<()> {
+    let (shape, fmt) = {
+        let t = template.read();
+        let fmt = match fmt {
+            Some(MemoryFormat::Preserve) => Some(suggest_memory_format(&t.layout)),
+            f => f,
+        };
+        (crate::tensor::shape::sizes_i64(&t.layout.shape), fmt)
+    };
+    resize_(x, &shape, fmt)
+}
+
+/// The new sizes with contiguous strides, the storage grown when needed.
+fn resize_contiguous(x: &Tensor, sizes: &[i64]) -> Result<()> {
     if x.requires_grad() {
         return Err(Error::Runtime(
             "cannot resize variables that require grad".into(),

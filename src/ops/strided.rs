@@ -28,7 +28,9 @@ pub fn storage_nbytes(sizes: &[i64], strides: &[i64], itemsize: usize) -> Result
             ints(strides)
         ))
     };
-    let mut size = 0u64;
+    // c10's computeStorageNbytes: unsigned arithmetic from 1, so a negative stride on a dim
+    // of size 2 or more overflows.
+    let mut size = 1u64;
     let mut overflowed = false;
     for (&n, &s) in sizes.iter().zip(strides) {
         if n == 0 {
@@ -42,7 +44,7 @@ pub fn storage_nbytes(sizes: &[i64], strides: &[i64], itemsize: usize) -> Result
             None => overflowed = true,
         }
     }
-    let bytes = (size + 1).checked_mul(itemsize as u64);
+    let bytes = size.checked_mul(itemsize as u64);
     match bytes {
         Some(b) if !overflowed && b <= i64::MAX as u64 => Ok(b),
         _ => Err(overflow()),
@@ -417,6 +419,22 @@ pub fn as_strided_scatter(
     Ok(out)
 }
 
+/// The strides c10's `TensorImpl::set_sizes_and_strides` stores: a negative stride (which
+/// `storage_nbytes` lets through only on a dim of size 0 or 1) becomes 1 on the last dim and
+/// otherwise the next dim's stride times its size (at least 1), as NumPy's increasing strides.
+fn unnegated_strides(size: &[i64], stride: &[i64]) -> Vec<i64> {
+    let mut out = stride.to_vec();
+    for i in (0..out.len()).rev() {
+        if out[i] < 0 {
+            out[i] = match out.get(i + 1) {
+                None => 1,
+                Some(&next) => size[i + 1].max(1) * next,
+            };
+        }
+    }
+    out
+}
+
 /// `empty_strided(size, stride)`: a tensor with that geometry over a fresh storage just large
 /// enough for it (ATen's checks and messages). gradrs hands out zeroed memory.
 pub fn empty_strided(size: &[i64], stride: &[i64], dtype: DType, device: Device) -> Result<Tensor> {
@@ -439,6 +457,7 @@ pub fn empty_strided(size: &[i64], stride: &[i64], dtype: DType, device: Device)
         .read()
         .storage
         .clone();
-    let layout = strided_layout(size, stride, 0, dtype, len)?;
+    let stride = unnegated_strides(size, stride);
+    let layout = strided_layout(size, &stride, 0, dtype, len)?;
     Ok(Tensor::from_storage(storage, layout))
 }

@@ -144,6 +144,37 @@ fn infer_dense_strides(l: &Layout) -> Strides {
     out
 }
 
+/// c10's `suggest_memory_format` of a strided tensor: `channels_last` when its strides are
+/// like a rank-4 channels-last layout's, `channels_last_3d` for rank 5, else contiguous
+/// (`is_channels_last_strides_2d_s4` / `_3d_s5`, ambiguous cases read as contiguous).
+pub fn suggest_memory_format(l: &Layout) -> MemoryFormat {
+    let like = |order: &[usize]| {
+        let (sizes, strides) = (&l.shape, &l.strides);
+        if strides[1] == 0 {
+            return false;
+        }
+        let mut min = 0isize;
+        for &d in order {
+            if sizes[d] == 0 || strides[d] < min {
+                return false;
+            }
+            if d == 0 && min == strides[1] {
+                return false;
+            }
+            min = strides[d];
+            if sizes[d] > 1 {
+                min *= sizes[d] as isize;
+            }
+        }
+        true
+    };
+    match l.shape.len() {
+        4 if like(&[1, 3, 2, 0]) => MemoryFormat::ChannelsLast,
+        5 if like(&[1, 4, 3, 2, 0]) => MemoryFormat::ChannelsLast3d,
+        _ => MemoryFormat::Contiguous,
+    }
+}
+
 /// The strides of a `*_like` / `clone` result of a tensor laid out as `l` under `fmt`, None
 /// for row-major ones (Note [Memory formats]); PyTorch's error for a channels-last format of
 /// the wrong rank.

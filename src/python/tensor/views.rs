@@ -7,27 +7,35 @@ use super::*;
 use crate::ops::inplace_view::{inplace_view, InplaceView};
 use crate::ops::strided;
 
-/// `memory_format=`: gradrs has no memory formats, so only None (PyTorch's default) is taken.
-pub(crate) fn check_memory_format(op: &str, fmt: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+/// A `memory_format=` of `resize_` / `resize_as_`: None when left out (or None), a memory
+/// format object, or PyTorch's TypeError for anything else.
+pub(crate) fn resize_format(
+    op: &str,
+    fmt: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Option<crate::tensor::layout::MemoryFormat>> {
     match fmt {
-        Some(f) if !f.is_none() => Err(crate::python::errors::type_error(format!(
-            "{op}(): argument 'memory_format' must be gradrs.memory_format, not {}",
-            crate::python::convert::arg_desc(f)
-        ))),
-        _ => Ok(()),
+        Some(f) if !f.is_none() => crate::python::parse::memory_format_of(f)
+            .map(Some)
+            .ok_or_else(|| {
+                crate::python::errors::type_error(format!(
+                    "{op}(): argument 'memory_format' must be gradrs.memory_format, not {}",
+                    crate::python::convert::arg_desc(f)
+                ))
+            }),
+        _ => Ok(None),
     }
 }
 
-/// `resize_as_(self, template)`: `self.resize_(template.size())`, returning `self`.
+/// `resize_as_(self, template)`: `self.resize_(template.size())` (with `memory_format`, the
+/// template's suggested format for `preserve_format`), returning `self`.
 pub(crate) fn resize_as_object(
     slf: &Bound<'_, PyTensor>,
     template: &Tensor,
     fmt: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyAny>> {
-    check_memory_format("resize_as_", fmt)?;
-    let sizes = sizes_i64(&template.shape());
+    let fmt = resize_format("resize_as_", fmt)?;
     let t = slf.borrow().t.clone();
-    crate::python::boundary::catch(|| crate::ops::resize::resize_(&t, &sizes))?;
+    crate::python::boundary::catch(|| crate::ops::resize::resize_as_(&t, template, fmt))?;
     Ok(slf.clone().into_any().unbind())
 }
 
@@ -221,7 +229,9 @@ impl PyTensor {
     /// Resizes `self` to `sizes` in place: contiguous strides from its storage offset, the
     /// storage grown when too small (old elements kept, new ones zeroed in gradrs, undefined in
     /// PyTorch) and never shrunk. A tensor that requires grad cannot be resized; nor can memory
-    /// owned elsewhere (a numpy array's) grow. Returns `self`.
+    /// owned elsewhere (a numpy array's) grow. With `memory_format` (`gradrs.contiguous_format`,
+    /// `channels_last` for 4 dims, `channels_last_3d` for 5; not `preserve_format`) the resized
+    /// tensor then takes that format's strides. Returns `self`.
     ///
     /// Example:
     ///     >>> x = gradrs.arange(6.)
@@ -234,10 +244,10 @@ impl PyTensor {
         sizes: &Bound<'_, PyTuple>,
         memory_format: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
-        check_memory_format("resize_", memory_format)?;
+        let fmt = resize_format("resize_", memory_format)?;
         let sizes = sizes_arg(sizes)?;
         let t = slf.borrow().t.clone();
-        crate::python::boundary::catch(|| crate::ops::resize::resize_(&t, &sizes))?;
+        crate::python::boundary::catch(|| crate::ops::resize::resize_(&t, &sizes, fmt))?;
         Ok(slf.clone().into_any().unbind())
     }
     /// resize_as_(the_template, memory_format=None) -> Tensor
