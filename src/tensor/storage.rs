@@ -210,6 +210,40 @@ impl Storage {
         Ok(())
     }
 
+    /// PyTorch's `share_memory_()` of a CPU storage: the elements move into an anonymous
+    /// `MAP_SHARED` mapping, so this process and a child `fork`ed afterwards see each other's
+    /// writes. Every tensor over the storage moves with it (the buffer is replaced as `grow`
+    /// replaces it, Note [Storage growth]); shared memory is not resizable, as PyTorch's. A
+    /// no-op when shared already, and for a GPU storage (PyTorch's CUDA tensors: no-op).
+    pub fn share_memory(&self) -> crate::error::Result<()> {
+        if self.gpu.is_some() || self.is_shared() {
+            return Ok(());
+        }
+        let (len, old) = self.parts();
+        let bytes = len * self.dtype.itemsize();
+        let region = SharedRegion::new(bytes)?;
+        // SAFETY: the new mapping holds `bytes` bytes; the old buffer holds `len` elements.
+        unsafe { std::ptr::copy_nonoverlapping(old, region.ptr, bytes) };
+        let ptr = region.ptr;
+        // SAFETY: as in `grow`: serialized with every other writer; the old owner is retired.
+        let previous = unsafe {
+            std::mem::replace(&mut *self._owner.get(), Owner::External(Box::new(region)))
+        };
+        self.ptr.store(ptr, Ordering::Release);
+        self.retired.lock().push(previous);
+        Ok(())
+    }
+
+    /// Whether the elements are in memory shared with forked processes (`share_memory`); a
+    /// GPU storage counts as shared, as PyTorch's CUDA storages.
+    pub fn is_shared(&self) -> bool {
+        if self.gpu.is_some() {
+            return true;
+        }
+        // SAFETY: see `resizable`.
+        matches!(unsafe { &*self._owner.get() }, Owner::External(o) if o.is::<SharedRegion>())
+    }
+
     pub fn device(&self) -> Device {
         if self.gpu.is_some() {
             Device::Gpu
@@ -323,5 +357,51 @@ impl Storage {
         }
         // SAFETY: as above; exclusivity is the caller's contract (Note [Storage mutation]).
         unsafe { std::slice::from_raw_parts_mut(ptr as *mut T, len) }
+    }
+}
+
+/// An anonymous `MAP_SHARED` mapping (`Storage::share_memory`), unmapped when the storage that
+/// owns it drops; a fork shares its pages with the parent instead of copying them on write.
+struct SharedRegion {
+    ptr: *mut u8,
+    bytes: usize,
+}
+
+// SAFETY: the mapping is plain memory owned by the region; access follows Note [Storage mutation].
+unsafe impl Send for SharedRegion {}
+unsafe impl Sync for SharedRegion {}
+
+impl SharedRegion {
+    fn new(bytes: usize) -> crate::error::Result<SharedRegion> {
+        // A zero-length mapping is refused by mmap: an empty storage maps one page.
+        let len = bytes.max(1);
+        // SAFETY: a fresh anonymous mapping; no existing memory is touched.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return Err(crate::error::Error::OutOfMemory(format!(
+                "share_memory_: unable to map {len} bytes of shared memory: {}",
+                std::io::Error::last_os_error()
+            )));
+        }
+        Ok(SharedRegion {
+            ptr: p as *mut u8,
+            bytes: len,
+        })
+    }
+}
+
+impl Drop for SharedRegion {
+    fn drop(&mut self) {
+        // SAFETY: the mapping was made by `new` with this length and is no longer referenced.
+        unsafe { libc::munmap(self.ptr as *mut libc::c_void, self.bytes) };
     }
 }

@@ -37,7 +37,7 @@ from .shapes import (
     select_copy, slice_copy, split_copy, split_with_sizes_copy, squeeze_copy, t_copy,
     transpose_copy, unbind_copy, unsqueeze_copy, view_copy, narrow_copy, unsafe_split,
     unsafe_chunk, unsafe_split_with_sizes, unfold_copy, detach_copy, as_strided_copy, diff, rot90,
-    triu_indices, tril_indices,
+    triu_indices, tril_indices, slice_inverse,
 )
 from .factories import (
     vander, scalar_tensor, hamming_window, hann_window, bartlett_window, blackman_window,
@@ -94,4 +94,5 @@ __all__ = [
     "strided", "index_fill", "repeat_interleave", "count_nonzero", "isnan", "isinf", "isposinf",
     "isneginf", "isfinite", "isreal", "isclose", "allclose", "cummax", "cummin", "mode",
     "searchsorted", "bucketize",
+    "slice_inverse",
 ]

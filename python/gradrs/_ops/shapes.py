@@ -1,5 +1,5 @@
 """Splits and stacks (`tensor_split`, `hsplit` ... `column_stack`, `split_with_sizes`), the
-`*_copy` forms of views and the unsafe splits, `unravel_index`.
+`*_copy` forms of views and the unsafe splits, `unravel_index`, `slice_inverse`.
 """
 
 import builtins
@@ -25,7 +25,7 @@ __all__ = [
     "expand_copy", "permute_copy", "select_copy", "slice_copy", "split_copy",
     "split_with_sizes_copy", "squeeze_copy", "t_copy", "transpose_copy", "unbind_copy",
     "unsqueeze_copy", "view_copy", "narrow_copy", "unsafe_split", "unsafe_chunk",
-    "unsafe_split_with_sizes", "unfold_copy", "as_strided_copy",
+    "unsafe_split_with_sizes", "unfold_copy", "as_strided_copy", "slice_inverse",
 ]
 
 
@@ -380,6 +380,40 @@ def detach_copy(input, *, out=None):
 
         _native._attach_node(result, [input], "NotImplemented", backward, save_inputs=())
     return result
+
+
+_NO_SRC = object()
+
+
+def slice_inverse(input, src=_NO_SRC, dim=0, start=None, end=None, step=1):
+    """`gradrs.slice_inverse(input, src, dim=0, start=None, end=None, step=1)`: the inverse of
+    `src[..., start:end:step]` along `dim`: `input` (such a slice) viewed with `src`'s sizes,
+    strides and storage offset, as ATen's `slice_inverse` (its memory must hold them). Its
+    gradient is the slice of the incoming one (SliceInverseBackward0); `src` gets none.
+
+    Examples:
+        >>> x = gradrs.arange(6.)
+        >>> gradrs.slice_inverse(x[2:4], x, 0, 2, 4)
+        tensor([0., 1., 2., 3., 4., 5.])
+    """
+    if src is _NO_SRC:  # PyTorch's parser's words
+        raise TypeError('slice_inverse() missing 1 required positional arguments: "src"')
+    for name, value, position in (("input", input, 1), ("src", src, 2)):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"slice_inverse(): argument '{name}' (position {position}) must be "
+                            f"Tensor, not {_argparse.type_name(value)}")
+    with _no_grad():
+        out = input.as_strided(src.shape, src.stride(), src.storage_offset())
+    if _native.is_grad_enabled() and input.requires_grad:
+        def backward(grad):
+            return [_slice_view(grad, dim, start, end, step), None]
+
+        _native._attach_node(out, [input, None], "SliceInverseBackward0", backward,
+                             save_inputs=())
+    return out
+
+
+Tensor.slice_inverse = _method_of(slice_inverse)
 
 
 del _fn

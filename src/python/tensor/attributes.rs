@@ -227,6 +227,73 @@ impl PyTensor {
     fn storage_offset(&self) -> usize {
         self.t.read().layout.offset
     }
+    /// share_memory_() -> Tensor
+    ///
+    /// Moves the storage of `self` into shared memory (an anonymous shared mapping), so that a
+    /// process forked afterwards (`multiprocessing` with the `fork` start method) and this one
+    /// see each other's writes. Every tensor sharing the storage moves with it. A no-op when
+    /// the storage is shared already, and on the GPU (as PyTorch's CUDA tensors). Returns
+    /// `self`.
+    ///
+    /// Example:
+    ///     >>> x = gradrs.zeros(3)
+    ///     >>> x.share_memory_() is x, x.is_shared()
+    ///     (True, True)
+    fn share_memory_(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        let storage = slf.borrow().t.read().storage.clone();
+        crate::python::boundary::catch(|| storage.share_memory())?;
+        Ok(slf.clone().into_any().unbind())
+    }
+    /// is_shared() -> bool
+    ///
+    /// Whether the storage of `self` is in shared memory (`share_memory_`); GPU tensors count
+    /// as shared, as PyTorch's CUDA tensors.
+    ///
+    /// Example:
+    ///     >>> gradrs.zeros(3).is_shared()
+    ///     False
+    fn is_shared(&self) -> bool {
+        self.t.read().storage.is_shared()
+    }
+    /// as_subclass(cls) -> Tensor
+    ///
+    /// Makes a `cls` instance with the same data pointer as `self`. Changes in the output
+    /// mirror changes in `self`, and the output stays attached to the autograd graph (an
+    /// alias, AliasBackward0). `cls` must be a subclass of `Tensor`; its `__new__` and
+    /// `__init__` are not called.
+    ///
+    /// Example:
+    ///     >>> class Sub(gradrs.Tensor):
+    ///     ...     pass
+    ///     >>> type(gradrs.ones(2).as_subclass(Sub)).__name__
+    ///     'Sub'
+    fn as_subclass(&self, py: Python<'_>, cls: &Bound<'_, PyAny>) -> R {
+        let tensor_type = py.get_type::<PyTensor>();
+        let is_tensor_class = match cls.cast::<pyo3::types::PyType>() {
+            Ok(c) => c.is_subclass(&tensor_type)?,
+            Err(_) => {
+                return Err(crate::python::errors::type_error(format!(
+                    "cls must be a type (got {})",
+                    crate::python::convert::type_name(cls)
+                )))
+            }
+        };
+        if !is_tensor_class {
+            return Err(crate::python::errors::type_error(
+                "Creating a Tensor subclass from a class that does not inherit from Tensor is not possible. Make sure your class inherits from Tensor.",
+            ));
+        }
+        let alias = crate::python::boundary::catch(|| movement::view_as_alias(&self.t))?;
+        // The base class's __new__ allocates a `cls` object (an empty tensor), which then
+        // takes the alias and becomes its Python object (as `__init__` does).
+        let obj = tensor_type.getattr("__new__")?.call1((cls,))?;
+        let binding = alias.0.clone();
+        obj.cast::<PyTensor>()?.borrow_mut().t = alias;
+        binding
+            .binding
+            .store(obj.as_ptr() as usize, Ordering::Release);
+        Ok(obj.unbind())
+    }
     /// The address of the tensor's first element.
     fn data_ptr(&self) -> usize {
         let d = self.t.read();

@@ -578,6 +578,12 @@ class Module:
         r"""Move all parameters and buffers to the GPU. Returns self."""
         return self._apply(lambda t: t.cuda(device))
 
+    def share_memory(self) -> Self:
+        r"""Move the parameters and buffers (and their gradients) to shared memory
+        (:meth:`Tensor.share_memory_`), so processes forked afterwards train the same values
+        (Hogwild). Returns self."""
+        return self._apply(lambda t: t.share_memory_())
+
     def cpu(self) -> Self:
         r"""Move all parameters and buffers to the CPU. Returns self."""
         return self._apply(lambda t: t.cpu())
