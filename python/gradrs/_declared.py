@@ -87,6 +87,7 @@ DECLARED_OPS = (
     "special_scaled_modified_bessel_k0",
     "special_scaled_modified_bessel_k1",
     "special_spherical_bessel_j0",
+    "special_airy_ai",
     "special_erfcx",
     "special_log_ndtr",
     "atan2",

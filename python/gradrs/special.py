@@ -358,6 +358,8 @@ scaled_modified_bessel_k1 = _declared(
     "special_scaled_modified_bessel_k1", "(Tensor x, *, Tensor out = None)", False)
 spherical_bessel_j0 = _declared(
     "special_spherical_bessel_j0", "(Tensor x, *, Tensor out = None)", False)
+airy_ai = _declared(
+    "special_airy_ai", "(Tensor x, *, Tensor out = None)", False)
 erfcx = _declared(
     "special_erfcx", "(Tensor input, *, Tensor out = None)", True)
 log_ndtr = _declared(
@@ -391,9 +393,9 @@ zeta = _declared_binary(
 _FROM_DECLARATIONS = [
     "ndtri", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0",
     "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1",
-    "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "spherical_bessel_j0", "erfcx",
-    "log_ndtr", "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
-    "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t",
+    "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "spherical_bessel_j0", "airy_ai",
+    "erfcx", "log_ndtr", "chebyshev_polynomial_t", "chebyshev_polynomial_u",
+    "chebyshev_polynomial_v", "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t",
     "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
     "shifted_chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he",
     "laguerre_polynomial_l", "legendre_polynomial_p", "zeta",
@@ -401,9 +403,9 @@ _FROM_DECLARATIONS = [
 __all__ += [
     "ndtri", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0",
     "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1",
-    "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "spherical_bessel_j0", "erfcx",
-    "log_ndtr", "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
-    "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t",
+    "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "spherical_bessel_j0", "airy_ai",
+    "erfcx", "log_ndtr", "chebyshev_polynomial_t", "chebyshev_polynomial_u",
+    "chebyshev_polynomial_v", "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t",
     "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
     "shifted_chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he",
     "laguerre_polynomial_l", "legendre_polynomial_p", "zeta",

@@ -1217,6 +1217,17 @@ macro_rules! unary_table {
                 methods: [], inplace: [], functions: [],
                 sig: "(Tensor x, *, Tensor out = None)",
             }
+            // Airy's Ai: not differentiable in PyTorch either (no node).
+            SpecialAiryAi special_airy_ai {
+                node: "",
+                dtypes: Dtypes::FloatNoHalf("airy_ai_cpu"),
+                save: Never,
+                cpu: |v| <T as crate::ops::special_fns::SpecialFns>::airy_ai(v),
+                wgsl: "airy_ai_(v)",
+                grad: |_g, _s| unreachable!("not differentiable"),
+                methods: [], inplace: [], functions: [],
+                sig: "(Tensor x, *, Tensor out = None)",
+            }
             // PyTorch's node also keeps the result; this one recomputes it from the input.
             SpecialErfcx special_erfcx {
                 node: "SpecialErfcxBackward0",

@@ -7,13 +7,14 @@
 //! one family per file: `gamma.rs` (digamma, trigamma, mvlgamma), `zeta.rs` (Hurwitz's zeta,
 //! polygamma), `erf.rs` (erfinv, ndtri, log_ndtr), `erfcx.rs` (erfcx and its Chebyshev fits), `igamma.rs`
 //! (the regularized incomplete gamma functions, with glibc's lgamma as PyTorch calls it),
-//! `bessel.rs` (Bessel I / J / Y / K, scaled and spherical), `polynomials.rs` (the orthogonal
-//! polynomials). erfc and lgamma are libm's.
+//! `bessel.rs` (Bessel I / J / Y / K, scaled and spherical), `airy.rs` (Airy's Ai),
+//! `polynomials.rs` (the orthogonal polynomials). erfc and lgamma are libm's.
 
 // The coefficient tables keep the digits Cephes publishes (more than a double holds), so they
 // can be checked against the source.
 #![allow(clippy::excessive_precision)]
 
+mod airy;
 mod bessel;
 mod erf;
 mod erfcx;
@@ -24,6 +25,7 @@ mod zeta;
 
 use std::ops::{Add, Div, Mul, Neg, Sub};
 
+use airy::airy_ai;
 use bessel::{
     bessel_j0, bessel_j1, bessel_y0, bessel_y1, i0, i0e, i1, i1e, modified_bessel_i1,
     modified_bessel_k0, modified_bessel_k1, scaled_modified_bessel_k0, scaled_modified_bessel_k1,
@@ -212,6 +214,9 @@ pub(crate) trait SpecialFns: Real {
     }
     fn spherical_bessel_j0(self) -> Self {
         spherical_bessel_j0(self)
+    }
+    fn airy_ai(self) -> Self {
+        airy_ai(self)
     }
     fn erfcx(self) -> Self {
         erfcx(self)
