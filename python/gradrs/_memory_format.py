@@ -162,67 +162,8 @@ def _install_to(tensor_class) -> None:
     tensor_class.to = to
 
 
-def _format_strides(sizes, fmt: memory_format):
-    """c10's get_channels_last_strides_2d / _3d, or row-major strides (contiguous_format)."""
-    order = _CHANNELS_LAST_ORDER[fmt._name][1] if fmt._name in _CHANNELS_LAST_ORDER \
-        else tuple(reversed(range(len(sizes))))
-    strides = [0] * len(sizes)
-    step = 1
-    for d in order:
-        strides[d] = step
-        step *= max(sizes[d], 1)
-    return tuple(strides)
-
-
-def _restride(t, fmt: memory_format):
-    """ATen's empty_tensor_restride: t's strides become fmt's for its sizes, over its storage
-    (the values are not moved)."""
-    rank = _CHANNELS_LAST_ORDER.get(fmt._name, (None,))[0]
-    if rank is not None and t.dim() != rank:
-        raise RuntimeError(f"required rank {rank} tensor to use {fmt._name} format")
-    strides = _format_strides(t.shape, fmt)
-    if tuple(t.stride()) != strides:
-        t.as_strided_(t.shape, strides, t.storage_offset())
-    return t
-
-
-def _install_resize(tensor_class) -> None:
-    """`Tensor.resize_(*sizes, memory_format=...)` and `resize_as_(t, memory_format=...)`: the
-    native methods resize; a memory format then restrides the result, as ATen's (for
-    `resize_as_`, preserve_format takes the template's suggested format)."""
-    native_resize, native_resize_as = tensor_class.resize_, tensor_class.resize_as_
-
-    def check(op, fmt):
-        if not isinstance(fmt, memory_format):
-            raise TypeError(f"{op}(): argument 'memory_format' must be gradrs.memory_format, "
-                            f"not {type(fmt).__name__}")
-
-    def resize_(self, *sizes, memory_format=None):
-        if memory_format is None:
-            return native_resize(self, *sizes)
-        check("resize_", memory_format)
-        if memory_format is preserve_format:
-            raise RuntimeError("Unsupported memory formatPreserve")
-        return _restride(native_resize(self, *sizes), memory_format)
-
-    def resize_as_(self, the_template, memory_format=None):
-        if memory_format is None:
-            return native_resize_as(self, the_template)
-        check("resize_as_", memory_format)
-        out = native_resize_as(self, the_template)
-        if memory_format is preserve_format:
-            memory_format = _suggest_memory_format(the_template)
-        return _restride(out, memory_format)
-
-    for fn, native in ((resize_, native_resize), (resize_as_, native_resize_as)):
-        fn.__doc__ = native.__doc__
-        fn.__qualname__ = f"Tensor.{fn.__name__}"
-        setattr(tensor_class, fn.__name__, fn)
-
-
 _install_is_contiguous(_native.Tensor)  # is_contiguous(memory_format=channels_last) & co.
 _install_to(_native.Tensor)  # to(..., memory_format=channels_last)
-_install_resize(_native.Tensor)  # resize_(..., memory_format=channels_last)
 
 
 def resize_as_(input, the_template, memory_format=None):
