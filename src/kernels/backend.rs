@@ -121,7 +121,9 @@ pub trait Backend {
         keepdim: bool,
         shape: &[usize],
     ) -> Option<(Tensor, Tensor)>;
-    fn scan(&self, op: ScanOp, x: &Tensor, dim: usize) -> Option<Tensor>;
+    /// `acc`: the dtype the running value is kept in (ATen's `acc_type`: float64 for a float32
+    /// scan on the host; the GPU's shaders keep float32).
+    fn scan(&self, op: ScanOp, x: &Tensor, dim: usize, acc: DType) -> Option<Tensor>;
     /// The coordinates of the nonzero elements (`index.rs`).
     fn nonzero(&self, x: &Tensor) -> Option<Tensor>;
 
@@ -269,7 +271,7 @@ impl Backend for Gpu {
         gpu::arg_extreme(max, x, dims, shape).ok().flatten()
     }
 
-    fn scan(&self, op: ScanOp, x: &Tensor, dim: usize) -> Option<Tensor> {
+    fn scan(&self, op: ScanOp, x: &Tensor, dim: usize, _: DType) -> Option<Tensor> {
         gpu::scan(op, x, dim).ok().flatten()
     }
 
@@ -446,8 +448,8 @@ impl Backend for Cpu {
         Some(reduce::arg_extreme_host(max, x, dims, keepdim))
     }
 
-    fn scan(&self, op: ScanOp, x: &Tensor, dim: usize) -> Option<Tensor> {
-        Some(reduce::scan_host(op, x, dim))
+    fn scan(&self, op: ScanOp, x: &Tensor, dim: usize, acc: DType) -> Option<Tensor> {
+        Some(reduce::scan_host(op, x, dim, acc))
     }
 
     fn nonzero(&self, x: &Tensor) -> Option<Tensor> {

@@ -256,30 +256,46 @@ fn scan_lines<T: Element>(x: &Tensor, dim: usize, f: impl Fn(&mut [T])) -> Tenso
 }
 
 /// The inclusive scan `op` (`Sum` or `Prod`) along `dim` of a float32, float64 or int64 tensor
-/// (integer sums and products wrap).
-pub fn scan(op: ScanOp, x: &Tensor, dim: usize) -> Tensor {
-    pick!(|b| b.scan(op, x, dim))
+/// (integer sums and products wrap), the running value kept in `acc`: Note [Scan accumulation].
+pub fn scan(op: ScanOp, x: &Tensor, dim: usize, acc: DType) -> Tensor {
+    pick!(|b| b.scan(op, x, dim, acc))
 }
 
-pub(super) fn scan_host(op: ScanOp, x: &Tensor, dim: usize) -> Tensor {
-    match (op, x.dtype()) {
-        (ScanOp::Sum, _) => crate::dispatch!(x.dtype(), T => scan_lines::<T>(x, dim, |r| {
-            for i in 1..r.len() { r[i] = r[i].add(r[i - 1]); }
-        })),
-        (_, DType::I64) => scan_lines::<i64>(x, dim, |r| {
+// Note [Scan accumulation]: ATen's CPU cumsum / cumprod (cpu_cum_base_kernel) keep the running
+// value in `at::acc_type<scalar_t, false>`, which is double for float: each output is the
+// float64 running sum (product) rounded to float32. float16 / bfloat16 (widened to float32
+// here, Note [Narrow dtypes]) accumulate in float, so they pass `acc` float32.
+pub(super) fn scan_host(op: ScanOp, x: &Tensor, dim: usize, acc: DType) -> Tensor {
+    let prod = !matches!(op, ScanOp::Sum);
+    match x.dtype() {
+        DType::F32 if acc == DType::F64 => scan_lines::<f32>(x, dim, |r| {
+            let mut run = if prod { 1f64 } else { 0f64 };
+            for v in r.iter_mut() {
+                run = if prod {
+                    run * *v as f64
+                } else {
+                    run + *v as f64
+                };
+                *v = run as f32;
+            }
+        }),
+        DType::I64 if prod => scan_lines::<i64>(x, dim, |r| {
             for i in 1..r.len() {
                 r[i] = r[i].wrapping_mul(r[i - 1]);
             }
         }),
-        (_, DType::F32) => scan_lines::<f32>(x, dim, |r| {
+        DType::F32 if prod => scan_lines::<f32>(x, dim, |r| {
             for i in 1..r.len() {
                 r[i] *= r[i - 1];
             }
         }),
-        _ => scan_lines::<f64>(x, dim, |r| {
+        DType::F64 if prod => scan_lines::<f64>(x, dim, |r| {
             for i in 1..r.len() {
                 r[i] *= r[i - 1];
             }
         }),
+        _ => crate::dispatch!(x.dtype(), T => scan_lines::<T>(x, dim, |r| {
+            for i in 1..r.len() { r[i] = r[i].add(r[i - 1]); }
+        })),
     }
 }

@@ -26,7 +26,7 @@ pub fn cumsum(x: &Tensor, dim: i64) -> Result<Tensor> {
     };
     // float16 accumulates in float32 (Note [Narrow dtypes]).
     let xw = wide(&x);
-    let out = kernels::scan(ScanOp::Sum, &xw, d);
+    let out = kernels::scan(ScanOp::Sum, &xw, d, scan_acc(x.dtype()));
     let out = narrow(out, x.dtype());
     if !needs_grad(&[&x]) {
         return Ok(out);
@@ -41,6 +41,15 @@ pub fn cumsum(x: &Tensor, dim: i64) -> Result<Tensor> {
     );
     crate::autograd::formula::describe(&out, &[], vec![("dim", Value::Int(dim))]);
     Ok(out)
+}
+
+/// The dtype a scan of `dtype` keeps its running value in (Note [Scan accumulation]).
+fn scan_acc(dtype: DType) -> DType {
+    if dtype == DType::F32 {
+        DType::F64
+    } else {
+        dtype.compute()
+    }
 }
 
 fn reverse_cumsum(g: &Tensor, d: usize) -> Result<Tensor> {
@@ -88,7 +97,7 @@ pub fn cumprod(x: &Tensor, dim: i64) -> Result<Tensor> {
         cast_data(x, DType::I64)
     };
     let xw = wide(&x);
-    let out = kernels::scan(ScanOp::Prod, &xw, d);
+    let out = kernels::scan(ScanOp::Prod, &xw, d, scan_acc(x.dtype()));
     let out = narrow(out, x.dtype());
     if !needs_grad(&[&x]) {
         return Ok(out);
