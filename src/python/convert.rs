@@ -185,16 +185,27 @@ pub fn number_arg(obj: &Bound<'_, PyAny>, op: &str, arg: &str) -> PyResult<Scala
     if let Some(s) = extract_scalar(obj) {
         return Ok(s);
     }
-    if let Ok(t) = obj.cast::<PyTensor>() {
-        let t = &t.borrow().t;
-        if t.dim() == 0 && !t.requires_grad() {
-            return Ok(t.item()?);
-        }
+    if let Some(s) = zero_dim_scalar(obj)? {
+        return Ok(s);
     }
     Err(super::errors::type_error(format!(
         "{op}(): argument '{arg}' must be Number, not {}",
         type_name(obj)
     )))
+}
+
+/// A 0-dim tensor that does not require grad, on any device, read as PyTorch's parser reads
+/// one for a `Scalar` (or `float`) argument: its value, keeping its kind (`full(size,
+/// -log(tensor(n)))`). None for anything else (a 1-element tensor of more dims included).
+pub fn zero_dim_scalar(obj: &Bound<'_, PyAny>) -> PyResult<Option<Scalar>> {
+    let Ok(t) = obj.cast::<PyTensor>() else {
+        return Ok(None);
+    };
+    let t = &t.borrow().t;
+    if t.dim() == 0 && !t.requires_grad() {
+        return Ok(Some(t.item()?));
+    }
+    Ok(None)
 }
 
 /// A number where PyTorch's parser reads a `Scalar` operand (`t + s`, `t.add(s)`): as

@@ -313,7 +313,11 @@ fn full(
     };
     let shape = to_shape(&sizes)?;
     // A NumPy bool fills as a number (the default float dtype), as PyTorch's parser reads it.
-    let v = convert::operand_scalar(fill_value).ok_or_else(|| {
+    let v = match convert::operand_scalar(fill_value) {
+        Some(v) => Some(v),
+        None => convert::zero_dim_scalar(fill_value)?,
+    };
+    let v = v.ok_or_else(|| {
         errors::type_error(format!(
             "full(): argument 'fill_value' (position 2) must be Number, not {}",
             convert::type_name(fill_value)
@@ -473,7 +477,11 @@ fn full_like(
     let requires_grad = requires_grad.get("full_like", "requires_grad")?;
     let fmt = parse::memory_format_arg(memory_format, "full_like")?;
     let dev = check_device(device)?;
-    let v = extract_scalar(fill_value).ok_or_else(|| {
+    let v = match extract_scalar(fill_value) {
+        Some(v) => Some(v),
+        None => convert::zero_dim_scalar(fill_value)?,
+    };
+    let v = v.ok_or_else(|| {
         errors::type_error(format!(
             "full_like(): argument 'fill_value' (position 2) must be Number, not {}",
             convert::type_name(fill_value)
@@ -527,26 +535,54 @@ fn arange(
 ) -> R {
     let requires_grad = requires_grad.get("arange", "requires_grad")?;
     let dev = check_device(device)?;
-    let nums: Vec<Scalar> = args
-        .iter()
-        .map(|a| {
-            extract_scalar(&a)
-                .ok_or_else(|| errors::type_error("arange(): arguments must be numbers"))
-        })
-        .collect::<PyResult<_>>()?;
-    let (start, end, step) = match nums.as_slice() {
-        [e] => (Scalar::Int(0), *e, Scalar::Int(1)),
-        [s, e] => (*s, *e, Scalar::Int(1)),
-        [s, e, st] => (*s, *e, *st),
-        _ => {
-            return Err(errors::type_error(
-                "arange() received an invalid combination of arguments",
-            ))
+    let mut nums = Vec::with_capacity(args.len());
+    for a in args.iter() {
+        match extract_scalar(&a) {
+            Some(v) => nums.push(v),
+            None => match convert::zero_dim_scalar(&a)? {
+                Some(v) => nums.push(v),
+                None if args.len() == 1 => {
+                    return Err(errors::type_error(format!(
+                        "arange(): argument 'end' (position 1) must be Number, not {}",
+                        convert::type_name(&a)
+                    )))
+                }
+                None => break,
+            },
         }
+    }
+    let (start, end, step) = match nums.as_slice() {
+        [e] if args.len() == 1 => (Scalar::Int(0), *e, Scalar::Int(1)),
+        [s, e] if args.len() == 2 => (*s, *e, Scalar::Int(1)),
+        [s, e, st] if args.len() == 3 => (*s, *e, *st),
+        _ => return Err(arange_signature_error(args, dtype, device, requires_grad)),
     };
     let dtype = extract_dtype(dtype)?;
     let t = boundary::run(py, || creation::arange(start, end, step, dtype))?;
     finish(py, t, dev, requires_grad)
+}
+
+/// PyTorch's parser error for `arange`'s arguments matching none of its three overloads.
+fn arange_signature_error(
+    args: &Bound<'_, PyTuple>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+) -> PyErr {
+    let mut got: Vec<String> = args.iter().map(|a| convert::type_name(&a)).collect();
+    for (name, v) in [("dtype", dtype), ("device", device)] {
+        if let Some(v) = v.filter(|v| !v.is_none()) {
+            got.push(format!("{name}={}", convert::type_name(v)));
+        }
+    }
+    if requires_grad {
+        got.push("requires_grad=bool".into());
+    }
+    let kw = "gradrs.dtype dtype = None, gradrs.layout layout = None, gradrs.device device = None, bool pin_memory = False, bool requires_grad = False";
+    errors::type_error(format!(
+        "arange() received an invalid combination of arguments - got ({}), but expected one of:\n * (Number end, *, Tensor out = None, {kw})\n * (Number start, Number end, *, {kw})\n * (Number start, Number end, Number step = 1, *, Tensor out = None, {kw})\n",
+        got.join(", ")
+    ))
 }
 
 /// linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False) -> Tensor

@@ -52,8 +52,14 @@ def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=
         tensor([[7., 7.],
                 [7., 7.]], dtype=gradrs.float64)
     """
-    out = _G.full(tuple(size), fill_value, dtype=self.dtype if dtype is None else dtype,
-                       device=self.device if device is None else device)
+    try:
+        out = _G.full(tuple(size), fill_value, dtype=self.dtype if dtype is None else dtype,
+                      device=self.device if device is None else device)
+    except TypeError as e:
+        # full's parser error is new_full's, under its own name.
+        if str(e).startswith("full(): argument 'fill_value'"):
+            raise TypeError(f"new_{e}") from None
+        raise
     return out.requires_grad_() if requires_grad else out
 
 

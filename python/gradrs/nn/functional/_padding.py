@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import functools
+import numbers
 from collections.abc import Sequence
 
 from ..._native import Tensor as _Tensor
@@ -35,6 +36,8 @@ def pad(input: _Tensor, pad: Sequence[int], mode: str = "constant",
         >>> F.pad(gradrs.tensor([[[1.0, 2.0, 3.0]]]), (2, 0), mode='reflect')
         tensor([[[3., 2., 1., 2., 3.]]])
     """
+    if value is not None:
+        value = _float_value(value)
     if mode not in ("constant", "reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if len(pad) % 2 != 0:
@@ -58,6 +61,20 @@ def pad(input: _Tensor, pad: Sequence[int], mode: str = "constant",
         return _one_node(f"{kind}Pad{len(pad) // 2}DBackward0",
                          lambda x: _pad(x, pad, mode, value), input)
     return _pad(input, pad, mode, value)
+
+
+def _float_value(value):
+    """`value` read as PyTorch's parser reads a `float` argument: a Python or NumPy number, or a
+    0-dim tensor that does not require grad (its value)."""
+    if isinstance(value, _Tensor):
+        if value.dim() == 0 and not value.requires_grad:
+            return value.item()
+    elif isinstance(value, (int, float, numbers.Real)):
+        return value
+    name = "Tensor" if isinstance(value, _Tensor) else type(value).__name__
+    if type(value).__module__ not in ("builtins", None) and not isinstance(value, _Tensor):
+        name = f"{type(value).__module__}.{name}"
+    raise TypeError(f"pad(): argument 'value' (position 4) must be float, not {name}")
 
 
 def _pad(input, pad, mode, value):
