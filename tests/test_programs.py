@@ -188,7 +188,8 @@ NEEDS = {
     "numpy_lists": ["numpy values inside lists", "index by numpy array"],
     "optim_zoo_checkpoint": ["optim.SparseAdam"],
     "packed_lstm": ["equal"],
-    "profiler_recipe": ["profiler.profile", "profiler.record_function", "autograd.profiler"],
+    "profiler_recipe": ["profiler.profile", "profiler.record_function", "autograd.profiler",
+                        "profiler per-op events"],
     "quickstart": ["Tensor.random_"],
     "regression": ["allclose"],
     "resnet_hooks": ["equal"],
@@ -238,7 +239,17 @@ def _numpy_values_in_lists():
 
 
 # Behaviours a program needs (as NEEDS entries): a check that is True once gradrs has them.
+def _profiler_records_ops():
+    # gradrs.profiler records record_function ranges only (no per-op aten::* events yet).
+    import gradrs
+
+    with gradrs.profiler.profile() as prof:
+        gradrs.ones(2).relu()
+    return any(e.name.startswith("aten::") for e in prof.events())
+
+
 PROBES = {
+    "profiler per-op events": _profiler_records_ops,
     "index by range": _index_by_range,
     "index by numpy array": _index_by_numpy_array,
     "numpy values inside lists": _numpy_values_in_lists,
