@@ -8,12 +8,13 @@ one per op (PyTorch also lists `aten::*` ops); no memory or device time is measu
 columns read 0). With no profiler active `record_function` only checks one list, and nothing
 else in gradrs changes.
 
->>> from gradrs.autograd.profiler import profile, record_function
->>> with profile() as prof:
-...     with record_function("forward"):
-...         y = gradrs.ones(3) * 2
->>> [e.name for e in prof.function_events]
-['forward']
+Examples:
+    >>> from gradrs.autograd.profiler import profile, record_function
+    >>> with profile() as prof:
+    ...     with record_function("forward"):
+    ...         y = gradrs.ones(3) * 2
+    >>> [e.name for e in prof.function_events]
+    ['forward']
 """
 
 import functools
@@ -228,15 +229,16 @@ class profile:
     def export_chrome_trace(self, path):
         """Write the events as a Chrome trace (`chrome://tracing`, Perfetto) to `path`.
 
-        >>> import json, os, tempfile
-        >>> from gradrs.autograd.profiler import profile, record_function
-        >>> with profile() as prof:
-        ...     with record_function("x"):
-        ...         pass
-        >>> path = os.path.join(tempfile.mkdtemp(), "t.json")
-        >>> prof.export_chrome_trace(path)
-        >>> [e["name"] for e in json.load(open(path))["traceEvents"] if e["ph"] == "X"]
-        ['x']
+        Examples:
+            >>> import json, os, tempfile
+            >>> from gradrs.autograd.profiler import profile, record_function
+            >>> with profile() as prof:
+            ...     with record_function("x"):
+            ...         pass
+            >>> path = os.path.join(tempfile.mkdtemp(), "t.json")
+            >>> prof.export_chrome_trace(path)
+            >>> [e["name"] for e in json.load(open(path))["traceEvents"] if e["ph"] == "X"]
+            ['x']
         """
         self._ensure_function_events()
         _write_trace(self.function_events, path)

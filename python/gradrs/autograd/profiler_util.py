@@ -144,12 +144,13 @@ class EventList(list):
     def export_chrome_trace(self, path):
         """Write the events as a Chrome trace (a JSON list of complete events) to `path`.
 
-        >>> import json, os, tempfile
-        >>> from gradrs.autograd.profiler_util import EventList, FunctionEvent
-        >>> path = os.path.join(tempfile.mkdtemp(), "trace.json")
-        >>> EventList([FunctionEvent(0, "step", 1, 0.0, 2.0, trace_name="step")]).export_chrome_trace(path)
-        >>> json.load(open(path))[0]["name"]
-        'step'
+        Examples:
+            >>> import json, os, tempfile
+            >>> from gradrs.autograd.profiler_util import EventList, FunctionEvent
+            >>> path = os.path.join(tempfile.mkdtemp(), "trace.json")
+            >>> EventList([FunctionEvent(0, "step", 1, 0.0, 2.0, trace_name="step")]).export_chrome_trace(path)
+            >>> json.load(open(path))[0]["name"]
+            'step'
         """
         import json
 

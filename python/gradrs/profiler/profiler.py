@@ -61,10 +61,11 @@ def schedule(*, wait, warmup, active, repeat=0, skip_first=0, skip_first_wait=0)
     """A schedule: skip `skip_first` steps, then cycles of `wait` idle, `warmup` and `active`
     recorded steps (the last one `RECORD_AND_SAVE`), `repeat` times (0: forever).
 
-    >>> from gradrs.profiler import schedule
-    >>> s = schedule(wait=1, warmup=1, active=2, repeat=1)
-    >>> [s(i).name for i in range(5)]
-    ['NONE', 'WARMUP', 'RECORD', 'RECORD_AND_SAVE', 'NONE']
+    Examples:
+        >>> from gradrs.profiler import schedule
+        >>> s = schedule(wait=1, warmup=1, active=2, repeat=1)
+        >>> [s(i).name for i in range(5)]
+        ['NONE', 'WARMUP', 'RECORD', 'RECORD_AND_SAVE', 'NONE']
     """
 
     def schedule_fn(step):
@@ -103,13 +104,14 @@ def tensorboard_trace_handler(dir_name, worker_name=None, use_gzip=False, use_py
     """An `on_trace_ready` handler writing each trace to `dir_name` as
     `{worker_name}.{time_ns}.pt.trace.json` (gzipped with `use_gzip`).
 
-    >>> import os, tempfile
-    >>> from gradrs.profiler import profile, tensorboard_trace_handler
-    >>> d = tempfile.mkdtemp()
-    >>> with profile(on_trace_ready=tensorboard_trace_handler(d, worker_name="w")):
-    ...     pass
-    >>> [f.startswith("w.") and f.endswith(".pt.trace.json") for f in os.listdir(d)]
-    [True]
+    Examples:
+        >>> import os, tempfile
+        >>> from gradrs.profiler import profile, tensorboard_trace_handler
+        >>> d = tempfile.mkdtemp()
+        >>> with profile(on_trace_ready=tensorboard_trace_handler(d, worker_name="w")):
+        ...     pass
+        >>> [f.startswith("w.") and f.endswith(".pt.trace.json") for f in os.listdir(d)]
+        [True]
     """
 
     def handler_fn(p):

@@ -290,10 +290,11 @@ class Measurement:
     def merge(measurements):
         """Merge replicates of the same task into one measurement of `number_per_run=1`.
 
-        >>> from gradrs.utils.benchmark import Measurement, TaskSpec
-        >>> t = TaskSpec("f()", "pass")
-        >>> [m.times for m in Measurement.merge([Measurement(2, [4.0], t), Measurement(1, [3.0], t)])]
-        [[2.0, 3.0]]
+        Examples:
+            >>> from gradrs.utils.benchmark import Measurement, TaskSpec
+            >>> t = TaskSpec("f()", "pass")
+            >>> [m.times for m in Measurement.merge([Measurement(2, [4.0], t), Measurement(1, [3.0], t)])]
+            [[2.0, 3.0]]
         """
         grouped = collections.defaultdict(list)
         for m in measurements:
