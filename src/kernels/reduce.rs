@@ -8,6 +8,8 @@ use super::copy::{cast, contiguous, narrow, wide};
 use super::swapped;
 use crate::backend::cpu::cascade::cascade_sum;
 use crate::backend::cpu::reduce::{reduce_rows, sum_dims, sum_half};
+use crate::backend::cpu::variance::{var_all, var_welford};
+use crate::backend::cpu::vector_norm::vector_norm;
 pub use crate::backend::wgpu::{ReduceOp, ScanOp};
 use crate::dtype::DType;
 use crate::tensor::shape::reduced_shape;
@@ -148,6 +150,85 @@ pub fn float_rows(
         }),
         _ => rows::<f64, f64>(x, dims, keepdim, |r| f(&mut r.iter().copied(), r.len())),
     }
+}
+
+/// PyTorch's CPU `linalg.vector_norm` of a float32 / float64 tensor for p = 1 or 2 (`two`)
+/// over `dims` (sorted, unique; at least one of size > 1), in ATen's order (Note [Norm order]
+/// in `backend/cpu/vector_norm.rs`); None for other dtypes.
+pub fn vector_norm_host(x: &Tensor, dims: &[usize], keepdim: bool, two: bool) -> Option<Tensor> {
+    if x.device().is_gpu() {
+        return None;
+    }
+    let shape = reduced_shape(&x.shape(), dims, keepdim);
+    let d = x.read();
+    let out = match d.dtype() {
+        DType::F32 => Tensor::from_vec_on(
+            vector_norm::<f32>(d.storage.slice(), &d.layout, dims, keepdim, two),
+            &shape,
+            d.device(),
+        ),
+        DType::F64 => Tensor::from_vec_on(
+            vector_norm::<f64>(d.storage.slice(), &d.layout, dims, keepdim, two),
+            &shape,
+            d.device(),
+        ),
+        _ => return None,
+    };
+    Some(out)
+}
+
+/// PyTorch's CPU var / std (`take_sqrt`) of a non-empty float32 / float64 tensor over `dims`
+/// in ATen's order (Note [Variance order] in `backend/cpu/variance.rs`): `mean` is the mean in
+/// the tensor's dtype when the result has one element. None for other dtypes.
+pub fn var_host(
+    x: &Tensor,
+    dims: &[usize],
+    keepdim: bool,
+    correction: f64,
+    take_sqrt: bool,
+    mean: Option<f64>,
+) -> Option<Tensor> {
+    if x.device().is_gpu() {
+        return None;
+    }
+    let shape = reduced_shape(&x.shape(), dims, keepdim);
+    let d = x.read();
+    let dev = d.device();
+    Some(match (d.dtype(), mean) {
+        (DType::F32, Some(m)) => {
+            let v = var_all::<f32>(d.storage.slice(), &d.layout, m, correction, take_sqrt);
+            Tensor::from_vec_on(vec![v as f32], &shape, dev)
+        }
+        (DType::F64, Some(m)) => {
+            let v = var_all::<f64>(d.storage.slice(), &d.layout, m, correction, take_sqrt);
+            Tensor::from_vec_on(vec![v], &shape, dev)
+        }
+        (DType::F32, None) => Tensor::from_vec_on(
+            var_welford::<f32>(
+                d.storage.slice(),
+                &d.layout,
+                dims,
+                keepdim,
+                correction,
+                take_sqrt,
+            ),
+            &shape,
+            dev,
+        ),
+        (DType::F64, None) => Tensor::from_vec_on(
+            var_welford::<f64>(
+                d.storage.slice(),
+                &d.layout,
+                dims,
+                keepdim,
+                correction,
+                take_sqrt,
+            ),
+            &shape,
+            dev,
+        ),
+        _ => return None,
+    })
 }
 
 /// Index of the max (`max`) or min along a row; NaN wins, the first occurrence wins ties.

@@ -37,6 +37,10 @@ pub fn var(
     }
     let rd = reduction_dims(dims, x.dim())?;
     let gpu_out = var_gpu(x, &rd, correction, keepdim, std)?;
+    let gpu_out = match gpu_out {
+        Some(out) => Some(out),
+        None => var_aten_order(x, &rd, correction, keepdim, std)?,
+    };
     let out = gpu_out.unwrap_or_else(|| {
         float_rows(x, &rd, keepdim, move |it, n| {
             let v: Vec<f64> = it.collect();
@@ -142,6 +146,10 @@ pub fn norm(x: &Tensor, p: f64, dims: Option<&[i64]>, keepdim: bool) -> Result<T
     }
     let rd = reduction_dims(dims, x.dim())?;
     let gpu_out = norm_gpu(x, p, &rd, keepdim)?;
+    let gpu_out = match gpu_out {
+        Some(out) => Some(out),
+        None => norm_aten_order(x, p, &rd, keepdim)?,
+    };
     let out = gpu_out.unwrap_or_else(|| {
         float_rows(x, &rd, keepdim, move |it, _| {
             if p == f64::INFINITY {
@@ -216,6 +224,52 @@ pub fn norm(x: &Tensor, p: f64, dims: Option<&[i64]>, keepdim: bool) -> Result<T
     );
     crate::autograd::formula::describe(&out, &["self", "result"], values);
     Ok(out)
+}
+
+/// The host's var / std of a non-empty float32 / float64 tensor in ATen's order (Note
+/// [Variance order]).
+fn var_aten_order(
+    x: &Tensor,
+    rd: &[usize],
+    correction: f64,
+    keepdim: bool,
+    std: bool,
+) -> Result<Option<Tensor>> {
+    if !matches!(x.dtype(), DType::F32 | DType::F64) || x.numel() == 0 {
+        return Ok(None);
+    }
+    let outs: usize = (0..x.dim())
+        .filter(|d| !rd.contains(d))
+        .map(|d| x.shape()[d])
+        .product();
+    let m = if outs == 1 {
+        let _no_grad = crate::autograd::GradModeGuard::new(false);
+        Some(mean(x, None, false)?.item()?.to_f64())
+    } else {
+        None
+    };
+    Ok(kernels::var_host(x, rd, keepdim, correction, std, m))
+}
+
+/// The host's p = 1 / p = 2 norm of a float32 / float64 tensor in ATen's order (Note [Norm
+/// order]): `abs` when every reduced dim has size 1, as `linalg_vector_norm` does.
+fn norm_aten_order(x: &Tensor, p: f64, rd: &[usize], keepdim: bool) -> Result<Option<Tensor>> {
+    if !(p == 1.0 || p == 2.0) || !matches!(x.dtype(), DType::F32 | DType::F64) {
+        return Ok(None);
+    }
+    if x.numel() == 0 {
+        return Ok(None);
+    }
+    if rd.iter().all(|&d| x.shape()[d] == 1) {
+        let _no_grad = crate::autograd::GradModeGuard::new(false);
+        let a = unary::abs(x)?;
+        let shape = reduced_shape(&x.shape(), rd, keepdim);
+        return Ok(Some(crate::ops::creation::contiguous_clone(&reshape(
+            &a,
+            &sizes_i64(&shape),
+        )?)));
+    }
+    Ok(kernels::vector_norm_host(x, rd, keepdim, p == 2.0))
 }
 
 /// `logsumexp(x, dim, keepdim)`, stable (max subtracted): LogsumexpBackward0.

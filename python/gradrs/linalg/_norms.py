@@ -68,11 +68,14 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
         if ord == 0:
             r = (a != 0).to(a.dtype)
             return r.sum(d, keepdim=keepdim) if d is not None else r.sum()
-        if ord == 1:
-            return a.sum(d, keepdim=keepdim) if d is not None else a.sum()
+        # p = 1 too through the native norm: ATen's NormOneOps order, not the sum's cascade.
         return t.norm(ord, d, keepdim) if d is not None else t.norm(ord)
 
     def compute():
+        if dims is None and ord in (1.0, 2.0) and x.dim() > 0:
+            # Over every dim of `x` itself, not a row-major copy: ATen reads it in memory
+            # order (Note [Norm order]).
+            return _one_node("LinalgVectorNormBackward0", fn, x)
         if dims is None and not keepdim:
             return _one_node("LinalgVectorNormBackward0", lambda t: fn(t.reshape(-1)), x)
         if dims is None and keepdim:

@@ -29,7 +29,7 @@ use crate::tensor::layout::Layout;
 use std::ops::Add;
 
 /// ATen's `internal::GRAIN_SIZE`: below it a reduction runs on one thread.
-const GRAIN: usize = 32768;
+pub(crate) const GRAIN: usize = 32768;
 
 /// A float type ATen's cascade sum accumulates in itself (`acc_type<T, /*is_cuda=*/true>`).
 pub trait CascadeFloat: Copy + Send + Sync + Add<Output = Self> + PartialEq + 'static {
@@ -329,7 +329,7 @@ impl ReduceIter {
 
     /// The iterator of `layout` into an output read at `out` strides (elements; 0 on the
     /// reduced dims).
-    fn with_output(layout: &Layout, out: Vec<isize>) -> ReduceIter {
+    pub(crate) fn with_output(layout: &Layout, out: Vec<isize>) -> ReduceIter {
         let nd = layout.ndim();
         let shape = &layout.shape;
         let inp: Vec<isize> = layout.strides.to_vec();
@@ -482,6 +482,64 @@ impl ReduceIter {
         }
     }
 
+    #[allow(clippy::needless_range_loop)] // DimCounter's loops, index for index
+    /// `serial_for_each`'s 2-D blocks of the flat range `[begin, end)`, as `walk` cuts them:
+    /// `f(output offset, input offset, size0, size1)` (offsets in elements; the block's rows
+    /// are `size0` elements along dim 0, `size1` of them along dim 1).
+    pub(crate) fn for_each_block(
+        &self,
+        begin: usize,
+        end: usize,
+        mut f: impl FnMut(isize, isize, usize, usize),
+    ) {
+        let nd = self.shape.len();
+        if nd <= 1 {
+            let (o, i) = (self.out.first().copied(), self.inp.first().copied());
+            let b = begin as isize;
+            f(b * o.unwrap_or(0), b * i.unwrap_or(0), end - begin, 1);
+            return;
+        }
+        let mut values = vec![0usize; nd];
+        let mut rem = begin;
+        for d in 0..nd {
+            values[d] = rem % self.shape[d];
+            rem /= self.shape[d];
+        }
+        let mut offset = begin;
+        while offset < end {
+            let (mut po, mut pi) = (0isize, 0isize);
+            for d in 0..nd {
+                po += values[d] as isize * self.out[d];
+                pi += values[d] as isize * self.inp[d];
+            }
+            let step0 = (self.shape[0] - values[0]).min(end - offset);
+            let step1 = if values[0] == 0 {
+                (self.shape[1] - values[1]).min((end - offset) / self.shape[0])
+            } else {
+                1
+            }
+            .max(1);
+            f(po, pi, step0, step1);
+            offset += step0 * step1;
+            let (mut i, mut overflow) = (0usize, step0);
+            if step1 != 1 {
+                i = 1;
+                overflow = step1;
+            }
+            while i < nd && overflow > 0 {
+                let v = values[i] + overflow;
+                if v >= self.shape[i] {
+                    overflow = 1;
+                    values[i] = v - self.shape[i];
+                } else {
+                    overflow = 0;
+                    values[i] = v;
+                }
+                i += 1;
+            }
+        }
+    }
+
     fn is_reduced(&self, d: usize) -> bool {
         self.out[d] == 0 && self.shape[d] > 1
     }
@@ -503,7 +561,7 @@ impl<T> Ptrs<T> {
 }
 
 /// ATen's `at::parallel_for` chunks of `0..n` for `threads`: (begin, end) per thread id.
-fn omp_chunks(n: usize, grain: usize, threads: usize) -> Vec<(usize, usize)> {
+pub(crate) fn omp_chunks(n: usize, grain: usize, threads: usize) -> Vec<(usize, usize)> {
     if n == 0 {
         return Vec::new();
     }

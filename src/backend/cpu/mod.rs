@@ -15,6 +15,8 @@ pub mod optim;
 pub mod parallel;
 pub mod reduce;
 pub mod sort;
+pub mod variance;
+pub mod vector_norm;
 pub mod vmath;
 
 /// Elements below which a kernel stays on the calling thread.
