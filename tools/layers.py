@@ -293,7 +293,6 @@ TO_SPLIT = {
     "src/python/indexing.rs": "x[key] / x[key] = v (the key parsing) apart from the gather / "
     "scatter / mask / shape bindings",
     "src/python/pointwise.rs": "the bindings by family (arithmetic, comparisons, clamps)",
-    "src/python/random.rs": "the generator and seeding apart from the sampling bindings",
 }
 
 

@@ -8,6 +8,7 @@ pub mod declared;
 pub mod dtype;
 pub mod errors;
 pub mod forward_ad;
+pub mod generator;
 pub mod gpu;
 pub mod helpers;
 pub mod hooks;
@@ -829,6 +830,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     linalg::register(m)?;
     nn::register(m)?;
     optim::register(m)?;
+    generator::register(m)?;
     random::register(m)?;
     sampling::register(m)?;
     strided::register(m)?;

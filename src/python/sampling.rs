@@ -1,7 +1,7 @@
 //! Bindings of the distributions' samplers (`ops::sampling`): `_standard_gamma`,
 //! `_standard_gamma_grad`, `_sample_dirichlet`, `_dirichlet_grad`, `binomial`.
 
-use super::random::generator_arg;
+use super::generator::generator_arg;
 use super::tensor::PyTensor;
 use super::R;
 use crate::ops::sampling;
