@@ -81,6 +81,10 @@ RANDOM = {
     "gan": [r"\[\d+/200\]"],
     "gat_attention": [r"Epoch: \d+, Loss"],
     "gnn_message_passing": [r"Epoch: \d+, Loss"],
+    # not random: ActNorm's data-dependent init centres the data, so its loc gradients are sums
+    # that cancel to ~1e-9, whose signs follow conv2d's float32 order (oneDNN's vs gradrs's);
+    # Adam's first steps turn each into +-lr (step 0 matches to the digit)
+    "glow_lu_flow": [r"  Loss: "],
     "layer_zoo": [r"step \d+ adaptive loss", r"predict:"],
     # not random: PyTorch's CPU sdpa runs its flash kernel (blockwise softmax), gradrs the
     # math path; training turns their last-bit differences into visible ones (programs_gaps.md 21)
@@ -130,6 +134,9 @@ RANDOM = {
                         r"Early stopping at epoch", r"best epoch"],
     "seq2seq_gru": [r"epoch \d+ loss"],
     "simclr_contrastive": [r"epoch +\d+ loss"],
+    # not random: SIREN's activations are sin(30 x) and torch's float32 sin is MKL's VML
+    # (programs_gaps.md 56); 40 Adam steps move the coordinate gradients' norm in the 5th digit
+    "siren_image": [r"Step \d+, Total loss"],
     # not random: since linspace is bit-exact (programs_gaps.md 9, 17) epoch 1 matches to the
     # digit; from epoch 2 float32 conv / mm last bits show in the 7th digit of the loss
     # not random: the softmax probabilities' row sums, 1.0000 in torch and 1. in gradrs
@@ -182,6 +189,7 @@ NEEDS = {
     "early_stopping": ["randperm", "Tensor.random_", "Generator"],
     "gan": ["dist"],
     "gnn_message_passing": ["sparse_coo_tensor"],
+    "glow_lu_flow": ["in-place op after a convolution keeps its graph"],
     "hogwild": ["multiprocessing", "Tensor.share_memory_", "Tensor.is_shared"],
     "init_and_inspect": ["allclose"],
     "makemore_backprop": ["index by range", "tanh backward fused as PyTorch's"],
@@ -251,7 +259,18 @@ def _profiler_records_ops():
     return any(e.name.startswith("aten::") for e in prof.events())
 
 
+def _conv_result_not_a_view():
+    # programs_gaps.md 65: conv's result is a view of a no-grad temporary, so an in-place op
+    # right after it (nn.ReLU(inplace=True)) cuts the graph and the weight gets no gradient
+    w = G.ones(1, 1, 1, 1, requires_grad=True)
+    y = G.nn.functional.conv2d(G.ones(1, 1, 2, 2), w)
+    y.relu_()
+    y.sum().backward()
+    return w.grad is not None
+
+
 PROBES = {
+    "in-place op after a convolution keeps its graph": _conv_result_not_a_view,
     "profiler per-op events": _profiler_records_ops,
     "index by range": _index_by_range,
     "index by numpy array": _index_by_numpy_array,
