@@ -29,10 +29,20 @@ def _node(name, out, inputs, backward, saved=None, save_inputs=None):
     if _native.is_grad_enabled() and any(t is not None and t.requires_grad for t in live):
         if save_inputs is None and saved is not None:
             save_inputs = ()
+        # A result reshaped or squeezed without recording is a view of a temporary; PyTorch's
+        # is a tensor of its own. Left a view, an in-place op on it would rebase it onto that
+        # temporary (CopySlices over a base without history) and cut the graph: detached, it
+        # is not a view, and in-place ops stack on this node as on PyTorch's.
+        out = ([_own(t) for t in out] if isinstance(out, list) else _own(out))
         _native._attach_node(out, live, name, lambda g: list(backward(g)),
                              saved=saved(live) if callable(saved) else saved,
                              save_inputs=save_inputs)
     return out
+
+
+def _own(t):
+    """`t`, or a tensor sharing its memory that is not a view when `t` is a view."""
+    return t.detach() if isinstance(t, Tensor) and t._is_view() else t
 
 
 def _if(t, needed):

@@ -267,7 +267,8 @@ def kron(input, other, *, out=None):
     prod = input.reshape(a_shape) * other.reshape(b_shape)
     with _no_grad():
         res = prod.reshape(res_shape)
-    return _node("UnsafeViewBackward0", res, [prod], lambda g: (g.reshape(prod.shape),))
+    return _node("UnsafeViewBackward0", res, [prod], lambda g: (g.reshape(prod.shape),),
+                 save_inputs=())
 
 
 for _fn in (kron,):

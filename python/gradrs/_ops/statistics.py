@@ -269,7 +269,7 @@ def nanmedian(input, dim=None, keepdim=False, *, out=None):
         return (z.scatter(d, ik.reshape(gk.shape) if input.dim() else ik.reshape(1),
                           gk if input.dim() else gk.reshape(1)).reshape(input.shape),)
 
-    _node("NanmedianBackward1", [v, None], [input], lambda grads: backward(grads[0]))
+    v = _node("NanmedianBackward1", [v, None], [input], lambda grads: backward(grads[0]))[0]
     return _G.return_types.nanmedian((v, i)) if hasattr(_G.return_types, "nanmedian") else (v, i)
 
 
