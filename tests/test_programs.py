@@ -67,6 +67,10 @@ RANDOM = {
     "distill": [r"teacher epoch", r"student epoch", r"teacher accuracy", r"student accuracy"],
     "dqn_gridworld": [r"episode \d+ length", r"steps done", r"greedy", r"Q values", r" tensor\(\[\[", r" +\[[-\d]"],
     "early_stopping": [r"early stop at epoch", r"best val loss"],
+    # not random: spectral_norm's power iteration runs torch.mv / torch.dot, which are MKL's
+    # sgemv / sdot in torch (a vectorized order: neither the sequential nor an FMA sum), so
+    # the normalized weight differs in the last bits and its 2-norm prints 1. / 1.0000
+    "ebm_langevin": [r"spectral norm of the normalized weight"],
     # not random: gradrs's native float32 SVD and LAPACK's gesdd round the last digit
     # differently (programs_gaps.md 20)
     "embedding_analysis": [r"singular values",
