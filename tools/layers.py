@@ -292,7 +292,6 @@ TO_SPLIT = {
     "special functions' rows already are)",
     "src/python/indexing.rs": "x[key] / x[key] = v (the key parsing) apart from the gather / "
     "scatter / mask / shape bindings",
-    "src/python/pointwise.rs": "the bindings by family (arithmetic, comparisons, clamps)",
 }
 
 

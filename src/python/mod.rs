@@ -1,10 +1,14 @@
 //! The PyO3 bindings: the only place that imports pyo3. Module `gradrs._native`.
 
+pub mod activation;
 pub mod anomaly;
 pub mod autograd;
 pub mod boundary;
+pub mod clamp;
+pub mod compare;
 pub mod convert;
 pub mod declared;
+pub mod divmod;
 pub mod dtype;
 pub mod errors;
 pub mod forward_ad;
@@ -14,6 +18,7 @@ pub mod helpers;
 pub mod hooks;
 pub mod indexing;
 pub mod linalg;
+pub mod logical;
 pub mod nn;
 pub mod numbers;
 pub mod numpy_names;
@@ -26,6 +31,7 @@ pub mod random;
 pub mod reduce;
 pub mod sampling;
 pub mod saved;
+pub mod special;
 pub mod strided;
 pub mod tensor;
 
@@ -825,6 +831,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     gpu::register(m)?;
     numbers::register(m)?;
     pointwise::register(m)?;
+    special::register(m)?;
+    activation::register(m)?;
     declared::register(m)?;
     indexing::register(m)?;
     linalg::register(m)?;
