@@ -11,6 +11,7 @@ import sys
 
 from . import _argparse, _native
 from ._native import Tensor
+from .functional import _wrap_dim
 
 __all__ = ["combinations", "cumulative_trapezoid", "trapezoid", "trapz"]
 
@@ -75,14 +76,6 @@ def combinations(*args, **kwargs):
     return _G.stack([g.masked_select(mask) for g in grids], 1)
 
 
-def _wrap(dim, ndim):
-    n = max(ndim, 1)
-    if dim < -n or dim >= n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
-                         f"but got {dim})")
-    return dim % n
-
-
 def _along(t, dim, start, stop):
     """`t[..., start:stop, ...]` with the slice at `dim` (ATen's Tensor::slice)."""
     return t[(slice(None),) * dim + (slice(start, stop),)]
@@ -127,7 +120,7 @@ def _trapezoid(name, args, kwargs):
     x = args[1] if len(args) > 1 else kwargs.get("x")
     dim = kwargs.get("dim", -1)
     if x is not None:
-        dim = _wrap(dim, y.dim())
+        dim = _wrap_dim(dim, y.dim())
         # no samples: 0, as NumPy (checked before the dtypes, as ATen)
         if y.size(dim) == 0:
             return _zeros_except(y, dim)
@@ -135,7 +128,7 @@ def _trapezoid(name, args, kwargs):
         return _scalar(((_along(y, dim, 1, None) + _along(y, dim, 0, -1)) * dx).sum(dim), "div",
                        2.0)
     if y.size(dim) == 0:
-        return _zeros_except(y, _wrap(dim, y.dim()))
+        return _zeros_except(y, _wrap_dim(dim, y.dim()))
     dx = _real_dx("trapezoid", y, kwargs.get("dx", 1))
     # constant spacing: every inner sample counts once, the two ends half
     return _scalar(y.sum(dim) - _scalar(y.select(dim, 0) + y.select(dim, -1), "mul", 0.5), "mul",
@@ -179,7 +172,7 @@ def cumulative_trapezoid(*args, **kwargs):
     _parse(name, args, kwargs)
     y = args[0] if args else kwargs["y"]
     x = args[1] if len(args) > 1 else kwargs.get("x")
-    dim = _wrap(kwargs.get("dim", -1), y.dim())
+    dim = _wrap_dim(kwargs.get("dim", -1), y.dim())
     pairs = _along(y, dim, 1, None) + _along(y, dim, 0, -1)
     if x is not None:
         dx = _spacing(name, y, x, dim)

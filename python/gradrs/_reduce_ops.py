@@ -17,6 +17,7 @@ import numpy as np
 
 from . import _argparse, _native
 from ._ops._common import _node
+from .functional import _wrap_dim
 from ._grad_mode import no_grad as _no_grad
 from ._native import Tensor
 
@@ -49,14 +50,6 @@ def _parsed(name, texts, method_texts):
         return function
 
     return wrap
-
-
-def _wrap_dim(dim, n):
-    n = builtins.max(n, 1)
-    if not -n <= dim < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
-                         f"but got {dim})")
-    return dim + n if dim < 0 else dim
 
 
 # ---- quantile -----------------------------------------------------------------------------

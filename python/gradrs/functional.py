@@ -288,6 +288,9 @@ def _empty_unique(input, return_inverse, return_counts, op, node):
 
 
 def _wrap_dim(dim, ndim):
+    """`dim` wrapped into [0, ndim) as ATen's `maybe_wrap_dim` (a 0-dim tensor takes 0 and -1),
+    else PyTorch's IndexError. The one copy: `_reduce_ops`, `_ops/`, `_composites` and `_vmap`
+    import it."""
     n = builtins.max(ndim, 1)
     if dim < -n or dim >= n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "

@@ -12,8 +12,8 @@ from .. import _argparse, _native, _numpy_names
 from .._forms import with_out as _with_out
 from .._grad_mode import no_grad as _no_grad
 from .._native import Tensor
-from ..functional import _check_tensor, _dtype_name, _method
-from .._reduce_ops import _parsed, _wrap_dim
+from ..functional import _check_tensor, _dtype_name, _method, _wrap_dim
+from .._reduce_ops import _parsed
 from ._common import (
     _as_method, _check_leaf, _G, _node, _recomputed_in_place, _reduce_to, _type_str, _wrap,
     _write_in_place,

@@ -14,8 +14,7 @@ from .._grad_mode import no_grad as _no_grad
 from .._memory_format import contiguous_format as _contiguous
 from .._native import Tensor
 from .._runtime import honours_default_device
-from ..functional import _dtype_name, _method, atleast_1d, atleast_2d, atleast_3d
-from .._reduce_ops import _wrap_dim
+from ..functional import _dtype_name, _method, _wrap_dim, atleast_1d, atleast_2d, atleast_3d
 from ._common import _as_method, _G, _method_of, sum_to_size
 
 __all__ = [

@@ -15,8 +15,8 @@ from .. import return_types
 from .._forms import with_out as _with_out
 from .._grad_mode import no_grad as _no_grad
 from .._native import Tensor
-from ..functional import _check_tensor, _dtype_name, _method
-from .._reduce_ops import _parsed, _wrap_dim
+from ..functional import _check_tensor, _dtype_name, _method, _wrap_dim
+from .._reduce_ops import _parsed
 from ._common import (
     _as_method, _c_num, _c_type, _check_leaf, _fmt, _forward_tangent, _G, _node,
     _recomputed_in_place, _wrap, _write_in_place,

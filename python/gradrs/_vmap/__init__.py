@@ -27,6 +27,7 @@ import threading
 
 from .. import _native
 from ..func import _flatten, _spec_str, _unflatten
+from ..functional import _wrap_dim as _norm_dim
 
 Tensor = _native.Tensor
 
@@ -106,14 +107,6 @@ def _ldim(x):
 def _pad(p, n):
     """Physical ``p`` (batch first) with ``n`` size-1 dims inserted after the batch."""
     return p[(slice(None),) + (None,) * n] if n > 0 else p
-
-
-def _norm_dim(d, rank):
-    r = max(rank, 1)
-    if not -r <= d < r:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-r}, {r - 1}], "
-                         f"but got {d})")
-    return d % r
 
 
 def _wrap(out, lvl):
