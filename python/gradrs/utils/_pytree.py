@@ -238,8 +238,18 @@ def _register_namedtuple(cls, *, serialized_type_name):
 # ---- key paths -------------------------------------------------------------------------
 
 
+class _SubscriptKey:
+    """What `SequenceKey` and `MappingKey` share: a key whose one field subscripts the
+    container (`container[field]`), printed as `[field!r]`."""
+
+    __slots__ = ()
+
+    def __str__(self):
+        return f"[{getattr(self, dataclasses.fields(self)[0].name)!r}]"
+
+
 @dataclasses.dataclass(frozen=True)
-class SequenceKey:
+class SequenceKey(_SubscriptKey):
     """The key of a sequence's child: its index.
 
     >>> from gradrs.utils._pytree import SequenceKey
@@ -249,16 +259,13 @@ class SequenceKey:
 
     idx: int
 
-    def __str__(self):
-        return f"[{self.idx!r}]"
-
     def get(self, sequence):
         """The child of `sequence` this key names."""
         return sequence[self.idx]
 
 
 @dataclasses.dataclass(frozen=True)
-class MappingKey:
+class MappingKey(_SubscriptKey):
     """The key of a mapping's child.
 
     >>> from gradrs.utils._pytree import MappingKey
@@ -267,9 +274,6 @@ class MappingKey:
     """
 
     key: Any
-
-    def __str__(self):
-        return f"[{self.key!r}]"
 
     def get(self, mapping):
         """The child of `mapping` this key names."""

@@ -94,6 +94,25 @@ class TaskSpec:
 _TASKSPEC_FIELDS = tuple(f.name for f in dataclasses.fields(TaskSpec))
 
 
+def _statistic(name, summary, example, value):
+    """A `Measurement` property: `value(self)` once `_lazy_init` has computed the statistics,
+    its docstring `summary` with an example on four times, whose `round(m.<name>, 12)` prints
+    `example`."""
+
+    def get(self):
+        self._lazy_init()
+        return value(self)
+
+    get.__name__ = get.__qualname__ = name
+    return property(get, doc=f"""{summary}
+
+        >>> from gradrs.utils.benchmark import Measurement, TaskSpec
+        >>> m = Measurement(2, [2e-6, 4e-6, 6e-6, 8e-6], TaskSpec("f()", "pass", label="f", sub_label="small"))
+        >>> round(m.{name}, 12)
+        {example}
+        """)
+
+
 @dataclasses.dataclass(init=True, repr=False)
 class Measurement:
     """The times of one Timer run: `raw_times[i]` is the time of `number_per_run` executions.
@@ -141,41 +160,12 @@ class Measurement:
         """
         return [t / self.number_per_run for t in self.raw_times]
 
-    @property
-    def median(self):
-        """The median time of one execution.
-
-        >>> from gradrs.utils.benchmark import Measurement, TaskSpec
-        >>> m = Measurement(2, [2e-6, 4e-6, 6e-6, 8e-6], TaskSpec("f()", "pass", label="f", sub_label="small"))
-        >>> round(m.median, 12)
-        2.5e-06
-        """
-        self._lazy_init()
-        return self._median
-
-    @property
-    def mean(self):
-        """The mean time of one execution.
-
-        >>> from gradrs.utils.benchmark import Measurement, TaskSpec
-        >>> m = Measurement(2, [2e-6, 4e-6, 6e-6, 8e-6], TaskSpec("f()", "pass", label="f", sub_label="small"))
-        >>> round(m.mean, 12)
-        2.5e-06
-        """
-        self._lazy_init()
-        return self._mean
-
-    @property
-    def iqr(self):
-        """The interquartile range of one execution's time.
-
-        >>> from gradrs.utils.benchmark import Measurement, TaskSpec
-        >>> m = Measurement(2, [2e-6, 4e-6, 6e-6, 8e-6], TaskSpec("f()", "pass", label="f", sub_label="small"))
-        >>> round(m.iqr, 12)
-        1.5e-06
-        """
-        self._lazy_init()
-        return self._p75 - self._p25
+    median = _statistic("median", "The median time of one execution.", "2.5e-06",
+                        lambda self: self._median)
+    mean = _statistic("mean", "The mean time of one execution.", "2.5e-06",
+                      lambda self: self._mean)
+    iqr = _statistic("iqr", "The interquartile range of one execution's time.", "1.5e-06",
+                     lambda self: self._p75 - self._p25)
 
     @property
     def significant_figures(self):
