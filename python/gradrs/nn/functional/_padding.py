@@ -81,6 +81,7 @@ def _pad(input, pad, mode, value):
     from ... import full
 
     out = input
+    fresh = False  # whether `out` is a new tensor yet (not `input` or a narrowed view of it)
     for i in range(len(pad) // 2):
         dim = input.dim() - 1 - i
         left, right = pad[2 * i], pad[2 * i + 1]
@@ -106,7 +107,8 @@ def _pad(input, pad, mode, value):
                                   device=out.device))
             from ... import cat
 
-            out = cat(parts, dim) if len(parts) > 1 else out
+            if len(parts) > 1:
+                out, fresh = cat(parts, dim), True
             continue
         if mode == "reflect" and (left >= n or right >= n):
             raise RuntimeError(
@@ -116,8 +118,10 @@ def _pad(input, pad, mode, value):
             )
         if mode not in ("replicate", "reflect", "circular"):
             raise NotImplementedError(f"Unrecognised padding mode {mode}")
-        out = out.index_select(dim, _pad_index(mode, left, right, n, input.device))
-    return out
+        out, fresh = out.index_select(dim, _pad_index(mode, left, right, n, input.device)), True
+    # PyTorch's constant_pad_nd always writes a new tensor: zero (or only negative) pads give
+    # a copy, never `input` itself or a view of it that in-place ops would write through
+    return out if fresh else out.clone()
 
 
 @functools.lru_cache(maxsize=256)
