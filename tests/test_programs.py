@@ -63,7 +63,6 @@ RANDOM = {
     # kernels in the last bit (programs_gaps.md 56), so a row sums to 0.99999994 in torch and
     # 1.0 in gradrs (prints 1.0000 vs 1.); the float32 sums themselves are ATen's since 48ad54a
     "d2l_scratch": [r"gradrs.Size\(\[2, 1, 4\]\) Linear", r" +\[1\.(0000)?\]\], grad_fn"],
-    "dcgan": [r"\[\d+/3\]\[\d+/4\]"],
     "distill": [r"teacher epoch", r"student epoch", r"teacher accuracy", r"student accuracy"],
     "dqn_gridworld": [r"episode \d+ length", r"steps done", r"greedy", r"Q values", r" tensor\(\[\[", r" +\[[-\d]"],
     "early_stopping": [r"early stop at epoch", r"best val loss"],
@@ -199,6 +198,10 @@ NEEDS = {
     "custom_autograd": ["autograd.gradcheck"],
     "custom_dataset": ["Tensor.random_", "Generator", "randperm"],
     "d2l_scratch": ["numpy keyword aliases"],
+    # its training lines were masked as random; they equal torch's to the digit once conv
+    # results are not views (tried with a scratch copy of _conv): today netD's first Conv2d
+    # feeds LeakyReLU(0.2, inplace=True) and trains without a gradient (programs_gaps.md 65)
+    "dcgan": ["in-place op after a convolution keeps its graph"],
     "deploy_torchscript": ["channels_last", "jit.trace", "jit.script", "jit.save", "jit.load"],
     "dynamic_quant": ["ao.quantization.quantize_dynamic", "qint8", "quantize_per_tensor"],
     "early_stopping": ["randperm", "Tensor.random_", "Generator"],
