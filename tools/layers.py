@@ -287,9 +287,7 @@ LONG_MIRRORS = {
 # entry for a file back under the limit (or gone) fails too, so it is deleted when it lands.
 TO_SPLIT = {
     "src/ops/index.rs": "13 lines over: the index ops by family (gather / scatter, put, masks)",
-    # Pushed over by the session of 2026-11-27 (native docstrings, sequence indices):
-    "src/ops/unary_decl.rs": "the /// docs of its rows: the declaration rows by family (as the "
-    "special functions' rows already are)",
+    # Pushed over by the session of 2026-11-27 (sequence indices):
     "src/python/indexing.rs": "x[key] / x[key] = v (the key parsing) apart from the gather / "
     "scatter / mask / shape bindings",
 }
