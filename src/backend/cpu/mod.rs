@@ -21,3 +21,23 @@ pub mod vmath;
 
 /// Elements below which a kernel stays on the calling thread.
 pub const PAR_THRESHOLD: usize = 1 << 15;
+
+/// The reduction tests' reference sum (`reduce.rs`, `cascade.rs`): each element of the
+/// contiguous `x` of `shape` added, in float64, into the output position of its kept indices
+/// (the dims not in `dims`), rounded to float32 at the end.
+#[cfg(test)]
+pub(crate) fn reference_sum(x: &[f32], shape: &[usize], dims: &[usize]) -> Vec<f32> {
+    let kept: Vec<usize> = (0..shape.len()).filter(|d| !dims.contains(d)).collect();
+    let outs: usize = kept.iter().map(|&d| shape[d]).product();
+    let mut want = vec![0f64; outs];
+    for (i, &v) in x.iter().enumerate() {
+        let (mut rem, mut idx) = (i, vec![0usize; shape.len()]);
+        for d in (0..shape.len()).rev() {
+            idx[d] = rem % shape[d];
+            rem /= shape[d];
+        }
+        let o = kept.iter().fold(0, |o, &d| o * shape[d] + idx[d]);
+        want[o] += v as f64;
+    }
+    want.into_iter().map(|v| v as f32).collect()
+}

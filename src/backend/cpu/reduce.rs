@@ -320,20 +320,7 @@ mod tests {
             let x: Vec<f32> = (0..n).map(|i| ((i * 7919) % 101) as f32 * 0.25).collect();
             let layout = Layout::contiguous(&shape);
             let got = sum_dims(&x, &layout, &dims);
-            // Each element added into the output position of its kept indices.
-            let kept: Vec<usize> = (0..shape.len()).filter(|d| !dims.contains(d)).collect();
-            let outs: usize = kept.iter().map(|&d| shape[d]).product();
-            let mut want = vec![0f64; outs];
-            for (i, &v) in x.iter().enumerate() {
-                let (mut rem, mut idx) = (i, vec![0usize; shape.len()]);
-                for d in (0..shape.len()).rev() {
-                    idx[d] = rem % shape[d];
-                    rem /= shape[d];
-                }
-                let o = kept.iter().fold(0, |o, &d| o * shape[d] + idx[d]);
-                want[o] += v as f64;
-            }
-            let want: Vec<f32> = want.into_iter().map(|v| v as f32).collect();
+            let want = super::super::reference_sum(&x, &shape, &dims);
             assert_eq!(got, want, "shape {shape:?} dims {dims:?}");
         }
     }
