@@ -1,8 +1,7 @@
 """`gradrs.overrides` against `torch.overrides`: `__torch_function__` dispatch order
 (subclasses first, then left to right), NotImplemented fall-through and its TypeError,
-wrap_torch_function, is_tensor_like, is_tensor_method_or_property. gradrs's Tensor has no
-`__torch_function__`, so plain tensors (and subclasses) are compared only where torch's
-Tensor is not dispatched to either."""
+wrap_torch_function, is_tensor_like, is_tensor_method_or_property. Dispatch from gradrs's own
+functions, methods and modes: tests/test_torch_function.py."""
 
 import importlib
 

@@ -13,12 +13,14 @@ version, so programs' version gates take PyTorch 2.13's paths.
 from __future__ import annotations
 
 import builtins as _builtins  # annotations: gradrs.float / gradrs.int are dtypes
+import sys as _sys
 from collections.abc import Sequence as _Sequence
 from typing import overload as _overload
 
 import numpy as _np
 
 from . import _native
+from . import _torch_function
 from . import _argparse
 from . import _numpy_names
 from ._grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
@@ -149,7 +151,8 @@ def _tensor_repr(t):
     tangent = forward_ad.unpack_dual(t).tangent if forward_ad._current_level >= 0 else None
     # numpy has no bfloat16: its values print from float32, which holds each exactly.
     shown = t.detach().cpu()
-    return _format_tensor(
+    name = _repr_name(type(t))
+    text = _format_tensor(
         (shown.float() if shown.dtype is bfloat16 else shown).numpy(),
         dtype=str(t.dtype)[len("gradrs."):],
         device=str(t.device),
@@ -158,7 +161,18 @@ def _tensor_repr(t):
         is_leaf=t.is_leaf,
         default_dtype=str(_native.get_default_dtype())[len("gradrs."):],
         tangent=None if tangent is None else _tensor_repr(tangent),
+        name=name,
     )
+    if name != "tensor" and isinstance(t, nn.Parameter):  # PyTorch's wrapping of a subclass
+        return f"Parameter({text})"
+    return text
+
+
+def _repr_name(cls):
+    """A subclass prints its own name (an exact Parameter as a plain tensor), as PyTorch's."""
+    if cls is Tensor or (cls.__name__ == "Parameter" and cls.__module__ == "gradrs.nn.parameter"):
+        return "tensor"
+    return cls.__name__
 
 
 class _ArrayView:
@@ -309,11 +323,18 @@ def where(condition, input=None, other=None, *, out=None):
 def cat(tensors: _Sequence[Tensor], dim: _builtins.int = 0, *,
         out: Tensor | None = None) -> Tensor:
     """`gradrs.cat(tensors, dim=0)`."""
+    if _torch_function.ACTIVE:  # checked inline: no wrapper (Note [Torch function dispatch])
+        r = _tf_dispatch(cat, "gradrs.cat", tensors, dim, out)
+        if r is not _torch_function._NO:
+            return r
     if out is not None:
         return _with_out("cat", out, lambda: _native.cat(tensors, dim), (tensors,))
     try:
         return _native.cat(tensors, dim)
     except TypeError:
+        r = _tf_dispatch(cat, "gradrs.cat", tensors, dim, out, foreign=True)
+        if r is not _torch_function._NO:
+            return r
         from . import _vmap  # vmap's BatchedTensors: its rule, one native cat
 
         if isinstance(tensors, (list, tuple)) and _vmap._top(tensors):
@@ -325,11 +346,18 @@ def cat(tensors: _Sequence[Tensor], dim: _builtins.int = 0, *,
 def stack(tensors: _Sequence[Tensor], dim: _builtins.int = 0, *,
           out: Tensor | None = None) -> Tensor:
     """`gradrs.stack(tensors, dim=0)`."""
+    if _torch_function.ACTIVE:
+        r = _tf_dispatch(stack, "gradrs.stack", tensors, dim, out)
+        if r is not _torch_function._NO:
+            return r
     if out is not None:
         return _with_out("stack", out, lambda: _native.stack(tensors, dim), (tensors,))
     try:
         return _native.stack(tensors, dim)
     except TypeError:
+        r = _tf_dispatch(stack, "gradrs.stack", tensors, dim, out, foreign=True)
+        if r is not _torch_function._NO:
+            return r
         from . import _vmap  # vmap's BatchedTensors: its rule, one native cat
 
         if isinstance(tensors, (list, tuple)) and _vmap._top(tensors):
@@ -337,7 +365,17 @@ def stack(tensors: _Sequence[Tensor], dim: _builtins.int = 0, *,
         raise
 
 
+cat._tf_inline = stack._tf_inline = True
 concat = concatenate = cat
+
+
+def _tf_dispatch(fn, name, tensors, dim, out, foreign=False):
+    """cat's / stack's __torch_function__ dispatch, with the arguments as PyTorch passes them."""
+    args = (tensors,) if dim == 0 else (tensors, dim)
+    kwargs = None if out is None else {"out": out}
+    if foreign:
+        return _torch_function.dispatch_foreign(fn, args, kwargs, name)
+    return _torch_function.dispatch(fn, args, kwargs, name)
 
 
 @_numpy_names.accepts
@@ -522,6 +560,15 @@ asarray = _on_default_device(asarray)
 _numpy_names.install(Tensor)
 
 from . import version  # noqa: E402 - torch.version: cuda / hip None, as a CPU build's
+
+# Tensor.__torch_function__ / __init_subclass__, and the public functions that dispatch to
+# tensor-likes and function modes (Note [Torch function dispatch] in _torch_function.py)
+_torch_function.install()
+_torch_function.wrap_module(_sys.modules[__name__])
+for _m in (nn.functional, linalg, special):
+    _torch_function.wrap_module(_m)
+del _m
+from . import _C  # noqa: E402,F401 - torch._C's DisableTorchFunction(Subclass) & co.
 
 # Last, since it shadows the builtin for the rest of this module: PyTorch's deprecated range
 from ._ops.legacy import range  # noqa: E402,A004

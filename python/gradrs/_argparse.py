@@ -17,7 +17,7 @@ from __future__ import annotations
 import numbers
 import re
 
-from . import _declared, _native, _numpy_names
+from . import _declared, _native, _numpy_names, _torch_function
 
 Tensor = _native.Tensor
 
@@ -254,6 +254,10 @@ def functional(name, call):
             input, rest = kw.pop(key), ()
         else:
             input = None
+            # a tensor-like object of another class (Note [Torch function dispatch])
+            r = _torch_function.dispatch_foreign(fn, args, kwargs or None, f"gradrs.{name}")
+            if r is not _torch_function._NO:
+                return r
         if input is not None:
             try:
                 return call(input, *rest, **kw)

@@ -7,6 +7,7 @@
 import inspect
 
 from . import _argparse, _native, _numpy_names, return_types
+from . import _torch_function as _tf
 
 Tensor = _native.Tensor
 
@@ -121,15 +122,31 @@ def _input_alias(name, kwargs):
     return input
 
 
-def _method(name, out):
+def _method(name, out, public):
+    # `public[0]`: the form as gradrs exposes it, what `__torch_function__` gets as `func`.
+    # The dispatch checks sit inline (Note [Torch function dispatch]): a plain call tests
+    # `active`, a closure cell `_torch_function` sets while a subclass or a mode exists.
     number_input = _number_input(name)
+    native_name = f"gradrs.{name}"
+    active = _tf.ACTIVE
     if out:
         def fn(input=_NO_INPUT, *args, out=None, **kwargs):
+            if active and input is not _NO_INPUT:
+                r = _tf.dispatch(public[0], (input,) + args,
+                                 dict(kwargs, out=out) if out is not None else kwargs or None,
+                                 native_name)
+                if r is not _tf._NO:
+                    return r
             if input is _NO_INPUT:
                 input = _input_alias(name, kwargs)
             if not isinstance(input, Tensor):
                 if hasattr(type(input), "_vmap_level") and out is None:  # vmap's BatchedTensor
                     return getattr(input, name)(*args, **kwargs)
+                r = _tf.dispatch_foreign(public[0], (input,) + args,
+                                         dict(kwargs, out=out) if out is not None else kwargs,
+                                         native_name)
+                if r is not _tf._NO:
+                    return r
                 if number_input is None or isinstance(input, (list, tuple, str)):
                     raise _not_tensor(name, input)
                 if out is not None:
@@ -139,31 +156,57 @@ def _method(name, out):
             if out is not None:
                 return with_out(name, out, lambda: getattr(input, name)(*args, **kwargs),
                                 (input,) + args + tuple(kwargs.values()))
-            return getattr(input, name)(*args, **kwargs)
+            try:
+                return getattr(input, name)(*args, **kwargs)
+            except (TypeError, AttributeError):
+                r = _tf.dispatch_foreign(public[0], (input,) + args, kwargs or None,
+                                         native_name)
+                if r is _tf._NO:
+                    raise
+                return r
     else:
         def fn(input=_NO_INPUT, *args, **kwargs):
+            if active and input is not _NO_INPUT:
+                r = _tf.dispatch(public[0], (input,) + args, kwargs or None, native_name)
+                if r is not _tf._NO:
+                    return r
             if input is _NO_INPUT:
                 input = _input_alias(name, kwargs)
             if not isinstance(input, Tensor):
                 if hasattr(type(input), "_vmap_level"):  # vmap's BatchedTensor
                     return getattr(input, name)(*args, **kwargs)
+                r = _tf.dispatch_foreign(public[0], (input,) + args, kwargs or None,
+                                         native_name)
+                if r is not _tf._NO:
+                    return r
                 if number_input is None or isinstance(input, (list, tuple, str)):
                     raise _not_tensor(name, input)
                 return number_input(input, *args, **kwargs)
-            return getattr(input, name)(*args, **kwargs)
+            try:
+                return getattr(input, name)(*args, **kwargs)
+            except (TypeError, AttributeError):
+                r = _tf.dispatch_foreign(public[0], (input,) + args, kwargs or None,
+                                         native_name)
+                if r is _tf._NO:
+                    raise
+                return r
 
     fn.__name__ = name
     fn.__qualname__ = name
     fn.__doc__ = f"`gradrs.{name}(input, ...)`: same as `input.{name}(...)`."
+    _tf.register_flag(fn)
     return fn
 
 
 def form(name, *, out):
     """`gradrs.<name>(input, ...)`: the method `input.<name>(...)`, with `out=` when `out`
     and PyTorch's argument-parser errors when `_argparse` lists the op's signatures."""
-    fn = _method(name, out)
+    public = []
+    fn = _method(name, out, public)
     if name in _argparse.SIGNATURES:
         fn = _argparse.functional(name, fn)
+    public.append(fn)
+    fn._tf_inline = True  # checks for __torch_function__ itself (not wrapped again)
     fn.__module__ = "gradrs"  # found (and pickled) as `gradrs.<name>`
     method = getattr(Tensor, name)
     if method.__text_signature__ is not None:  # without one, stubtest reports the form

@@ -318,6 +318,7 @@ def format_tensor(
     shape=None,
     default_dtype: str = "float32",
     tangent: str | None = None,
+    name: str = "tensor",
 ) -> str:
     """Return what PyTorch's ``repr`` prints for a tensor with these elements.
 
@@ -328,7 +329,8 @@ def format_tensor(
     ``is_leaf`` is accepted for symmetry with the tensor API; a non-leaf tensor is
     identified by its ``grad_fn_name``. ``default_dtype`` names the default float dtype
     (``set_default_dtype``), whose tensors print no ``dtype=``. ``tangent`` (a tensor's
-    repr) produces ``tangent=...`` (forward AD's dual tensors).
+    repr) produces ``tangent=...`` (forward AD's dual tensors). ``name``: what the repr
+    opens with (a Tensor subclass's name, as PyTorch prints ``MySub([1., 2.])``).
     """
     del is_leaf  # the grad_fn decides; kept in the signature for callers
     arr = np.asarray(values)
@@ -339,7 +341,7 @@ def format_tensor(
         arr = arr.reshape(tuple(shape))
 
     opts = _OPTS
-    prefix = "tensor("
+    prefix = f"{name}("
     indent = len(prefix)
     suffixes = []  # (text, length used for wrapping)
 

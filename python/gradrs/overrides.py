@@ -1,12 +1,14 @@
-"""`gradrs.overrides`: the `__torch_function__` helpers of `torch.overrides` that a library
-uses to let its own functions dispatch to tensor-like objects.
+"""`gradrs.overrides`: `torch.overrides`, PyTorch's `__torch_function__` protocol.
 
-gradrs's own functions and `Tensor` do not dispatch to `__torch_function__` (and `Tensor` has
-none), so what is provided is the dispatch a caller writes itself: `has_torch_function`,
-`handle_torch_function` (PyTorch's NEP-18 order: subclasses before their bases, then left to
-right), `wrap_torch_function`, `is_tensor_like`, `is_tensor_method_or_property`. The listings
-of PyTorch's overridable functions (`get_overridable_functions`, `get_testing_overrides`, ...)
-and the function modes are not provided.
+A Tensor subclass, or any object whose class defines `__torch_function__`, passed to a gradrs
+function or method gets the call (`func`, `types`, `args`, `kwargs`) instead, as in PyTorch;
+`Tensor.__torch_function__` is the default that runs the function and wraps Tensor results
+into the subclass; a `TorchFunctionMode` entered with `with` sees every call in its scope.
+Here: the helpers a library writes its own dispatch with (`has_torch_function`,
+`handle_torch_function` in PyTorch's NEP-18 order, `wrap_torch_function`, `is_tensor_like`,
+`is_tensor_method_or_property`), the modes, and the listings of what dispatches
+(`get_overridable_functions`, `get_ignored_functions`, `resolve_name`). How gradrs dispatches
+without slowing plain tensors: Note [Torch function dispatch] in `gradrs/_torch_function.py`.
 
 >>> from gradrs.overrides import handle_torch_function, has_torch_function
 >>> class Logged:
@@ -17,20 +19,32 @@ and the function modes are not provided.
 ...     if has_torch_function((x,)):
 ...         return handle_torch_function(double, (x,), x)
 ...     return x * 2
->>> double(3), double(Logged())
-(6, 'double on Logged')
+>>> double(3), double(Logged()), gradrs.add(Logged(), 1)
+(6, 'double on Logged', 'add on Logged')
 """
 
+import contextlib
 import functools
 import warnings
 
+from . import _torch_function as _tf
+from ._torch_function import _get_overloaded_args, get_default_nowrap_functions  # noqa: F401
+
 __all__ = [
+    "BaseTorchFunctionMode",
+    "TorchFunctionMode",
+    "enable_reentrant_dispatch",
+    "get_default_nowrap_functions",
+    "get_ignored_functions",
+    "get_overridable_functions",
     "handle_torch_function",
     "has_torch_function",
     "has_torch_function_unary",
     "has_torch_function_variadic",
     "is_tensor_like",
     "is_tensor_method_or_property",
+    "redispatch_function",
+    "resolve_name",
     "wrap_torch_function",
 ]
 
@@ -41,43 +55,15 @@ def _tensor_type():
     return gradrs.Tensor
 
 
-def _overloads(arg_type):
-    return hasattr(arg_type, "__torch_function__")
-
-
-def _get_overloaded_args(relevant_args, get_type_fn=None):
-    """The arguments whose type defines `__torch_function__`, one per type, in calling order:
-    a subclass before its bases, otherwise left to right."""
-    if get_type_fn is None:
-        get_type_fn = type
-    overloaded_types = set()
-    overloaded_args = []
-    for arg in relevant_args:
-        arg_type = get_type_fn(arg)
-        if arg_type not in overloaded_types and _overloads(arg_type):
-            if overloaded_types:
-                overloaded_types.add(arg_type)
-                index = len(overloaded_args)
-                for i, old_arg in enumerate(overloaded_args):
-                    if issubclass(arg_type, get_type_fn(old_arg)):
-                        index = i
-                        break
-                overloaded_args.insert(index, arg)
-            else:
-                overloaded_types = {arg_type}
-                overloaded_args = [arg]
-    return overloaded_args
-
-
 def has_torch_function(relevant_args):
-    """Whether any of `relevant_args` (an iterable) defines `__torch_function__`.
+    """Whether any of `relevant_args` (an iterable) is dispatched to (its class defines
+    `__torch_function__`, exact Tensors and Parameters excepted), or a mode is active.
 
     >>> from gradrs.overrides import has_torch_function
     >>> has_torch_function((gradrs.ones(1), 2))
     False
     """
-    tensor = _tensor_type()
-    return any(type(a) is not tensor and _overloads(type(a)) for a in relevant_args)
+    return _tf.has_torch_function(relevant_args)
 
 
 def has_torch_function_unary(arg):
@@ -87,7 +73,7 @@ def has_torch_function_unary(arg):
     >>> has_torch_function_unary(gradrs.ones(1))
     False
     """
-    return has_torch_function((arg,))
+    return _tf.has_torch_function((arg,))
 
 
 def has_torch_function_variadic(*args):
@@ -97,7 +83,7 @@ def has_torch_function_variadic(*args):
     >>> has_torch_function_variadic(gradrs.ones(1), None)
     False
     """
-    return has_torch_function(args)
+    return _tf.has_torch_function(args)
 
 
 def handle_torch_function(public_api, relevant_args, *args, **kwargs):
@@ -115,25 +101,7 @@ def handle_torch_function(public_api, relevant_args, *args, **kwargs):
     Traceback (most recent call last):
     TypeError: no implementation found for '....f' on types that implement __torch_function__: [<class '...Refuses'>]
     """
-    overloaded_args = _get_overloaded_args(relevant_args)
-    types = tuple(map(type, overloaded_args))
-    for overloaded_arg in overloaded_args:
-        method = overloaded_arg.__torch_function__
-        if hasattr(method, "__self__") and method.__self__ is overloaded_arg:
-            warnings.warn(
-                "Defining your `__torch_function__ as a plain method is deprecated and "
-                "will be an error in future, please define it as a classmethod.",
-                DeprecationWarning,
-                stacklevel=2,
-            )
-        result = method(public_api, types, args, kwargs)
-        if result is not NotImplemented:
-            return result
-    func_name = f"{public_api.__module__}.{public_api.__name__}"
-    raise TypeError(
-        f"no implementation found for '{func_name}' on types that implement "
-        f"__torch_function__: {[type(arg) for arg in overloaded_args]}"
-    )
+    return _tf.handle(public_api, _get_overloaded_args(relevant_args), args, kwargs)
 
 
 def wrap_torch_function(dispatcher):
@@ -164,20 +132,11 @@ def wrap_torch_function(dispatcher):
     return inner
 
 
-@functools.cache
 def _get_tensor_methods():
+    """Tensor's overridable methods, and its properties' `__get__`."""
     tensor = _tensor_type()
-    methods = set()
-    for cls in tensor.__mro__:
-        if cls is object:
-            continue
-        for name, raw in vars(cls).items():
-            attr = getattr(tensor, name, None)
-            if isinstance(raw, property):
-                methods.add(raw.__get__)
-            elif callable(attr) and not isinstance(attr, type):
-                methods.add(attr)
-    return methods
+    _tf._build_wrappers()
+    return set(get_overridable_functions()[tensor])
 
 
 def is_tensor_method_or_property(func):
@@ -200,4 +159,212 @@ def is_tensor_like(inp):
     >>> is_tensor_like(gradrs.ones(1)), is_tensor_like(6), is_tensor_like(None)
     (True, False, False)
     """
-    return isinstance(inp, _tensor_type()) or hasattr(inp, "__torch_function__")
+    return type(inp) is _tensor_type() or hasattr(inp, "__torch_function__")
+
+
+@functools.cache
+def _get_overridable_functions():
+    import types
+
+    import gradrs
+
+    overridable = {}
+    index = {}
+    for module_name, funcs in _tf.OVERRIDABLE.items():
+        namespace = _module(module_name)
+        for name, fn in funcs.items():
+            index[fn] = f"{module_name}.{name}"
+            if not name.startswith("_") and not name.endswith("_"):
+                overridable.setdefault(namespace, []).append(fn)
+    tensor = gradrs.Tensor
+    _tf._build_wrappers()
+    for name, raw in _tf._ORIGINALS.items():
+        if isinstance(raw, (property, types.GetSetDescriptorType)):
+            index[raw.__get__] = f"gradrs.Tensor.{name}.__get__"
+            index[raw.__set__] = f"gradrs.Tensor.{name}.__set__"
+            # keyed by the property itself, as PyTorch's listing
+            overridable.setdefault(getattr(tensor, name), []).append(raw.__get__)
+        else:
+            index[raw] = f"gradrs.Tensor.{name}"
+            overridable.setdefault(tensor, []).append(raw)
+    return overridable, index
+
+
+def _module(name):
+    import importlib
+
+    return importlib.import_module(name)
+
+
+def get_overridable_functions():
+    """The functions that dispatch to `__torch_function__`, by namespace (the modules
+    `gradrs`, `gradrs.nn.functional`, `gradrs.linalg`, `gradrs.special`, and the class
+    `gradrs.Tensor`, whose properties are listed by their `__get__`).
+
+    >>> from gradrs.overrides import get_overridable_functions
+    >>> fns = get_overridable_functions()
+    >>> gradrs.add in fns[gradrs], gradrs.Tensor.add in fns[gradrs.Tensor]
+    (True, True)
+    """
+    return _get_overridable_functions()[0]
+
+
+def resolve_name(f):
+    """The name of a function passed to `__torch_function__` (`"gradrs.add"`), or None.
+
+    >>> from gradrs.overrides import resolve_name
+    >>> resolve_name(gradrs.add), resolve_name(gradrs.Tensor.shape.__get__)
+    ('gradrs.add', 'gradrs.Tensor.shape.__get__')
+    """
+    return _get_overridable_functions()[1].get(f)
+
+
+def get_ignored_functions():
+    """The public functions of the dispatching namespaces that never dispatch (no tensor
+    arguments, or state such as `manual_seed`), as PyTorch's list.
+
+    >>> from gradrs.overrides import get_ignored_functions
+    >>> gradrs.is_tensor in get_ignored_functions(), gradrs.add in get_ignored_functions()
+    (True, False)
+    """
+    out = {fn for module, name, fn, _ in _tf._MODE_ONLY}
+    for module_name in _tf.OVERRIDABLE:
+        module = _module(module_name)
+        for name in _tf.NOT_OVERRIDABLE:
+            fn = getattr(module, name, None)
+            if callable(fn) and not isinstance(fn, type):
+                out.add(fn)
+    return out
+
+
+class TorchFunctionMode:
+    """A `TorchFunctionMode` overrides the meaning of every `__torch_function__`-overridable
+    function within a dynamic scope (`with Mode():`): factories, functions without tensor
+    arguments, and plain tensors' methods too. Modes nest; inside a mode's
+    `__torch_function__`, calls go on to the next mode outward (the mode is popped while it
+    runs).
+
+    >>> from gradrs.overrides import TorchFunctionMode
+    >>> class Log(TorchFunctionMode):
+    ...     def __torch_function__(self, func, types, args=(), kwargs=None):
+    ...         print(func.__name__)
+    ...         return func(*args, **(kwargs or {}))
+    >>> with Log():
+    ...     y = gradrs.ones(2) + 1
+    ones
+    add
+    """
+
+    inner: "TorchFunctionMode"
+
+    def __init__(self) -> None:
+        pass
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        """The call's override; subclasses define it."""
+        raise NotImplementedError
+
+    def __enter__(self):
+        _push_mode(self)
+        return self
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        _pop_mode()
+
+    @classmethod
+    def push(cls, *args, **kwargs):
+        """Deprecated: `with Mode():` does it."""
+        warnings.warn(
+            "`Mode.push()` is no longer necessary and can be replaced with just `with Mode()`",
+            stacklevel=2,
+        )
+        instance = cls(*args, **kwargs)
+        return instance
+
+
+def _len_torch_function_stack():
+    return len(_tf.current_modes())
+
+
+def _get_current_function_mode():
+    stack = _tf.current_modes()
+    return stack[-1] if stack else None
+
+
+def _get_current_function_mode_stack():
+    return list(_tf.current_modes())
+
+
+def _push_mode(mode):
+    _tf.push_mode(mode)
+
+
+def _pop_mode():
+    return _tf.pop_mode()
+
+
+_pop_mode_temporarily = _tf._pop_mode_temporarily
+_is_torch_function_mode_enabled = _tf._is_torch_function_mode_enabled
+
+
+class BaseTorchFunctionMode(TorchFunctionMode):
+    """A mode that runs each call unchanged: the base for a mode overriding a few calls.
+
+    >>> from gradrs.overrides import BaseTorchFunctionMode
+    >>> with BaseTorchFunctionMode():
+    ...     gradrs.add(gradrs.ones(1), 1)
+    tensor([2.])
+    """
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        """Run `func` unchanged."""
+        if kwargs is None:
+            kwargs = {}
+        return func(*args, **kwargs)
+
+
+@contextlib.contextmanager
+def _enable_torch_function():
+    old = _tf._state.level
+    try:
+        _tf._state.level = 0
+        _tf._sync()
+        yield
+    finally:
+        _tf._state.level = old
+        _tf._sync()
+
+
+@contextlib.contextmanager
+def enable_reentrant_dispatch():
+    """PyTorch's re-entrant `__torch_dispatch__` guard; gradrs has no `__torch_dispatch__`,
+    so there is nothing to restore.
+
+    >>> from gradrs.overrides import enable_reentrant_dispatch
+    >>> with enable_reentrant_dispatch():
+    ...     pass
+    """
+    yield
+
+
+def redispatch_function(func, types, args, kwargs):
+    """Skip one level of `__torch_function__` dispatch and call the function: `func` itself
+    runs as if no subclass or mode were there, the calls it makes dispatch as usual.
+
+    >>> from gradrs.overrides import has_torch_function, handle_torch_function
+    >>> class LoggingTensor(gradrs.Tensor):
+    ...     @classmethod
+    ...     def __torch_function__(cls, func, types, args, kwargs=None):
+    ...         print(f"Calling {func.__name__}")
+    ...         return gradrs.overrides.redispatch_function(func, types, args, kwargs)
+    >>> def scaled_mul(a, b):
+    ...     if has_torch_function((a, b)):
+    ...         return handle_torch_function(scaled_mul, (a, b), a, b)
+    ...     return a * b + 1
+    >>> x = gradrs.tensor([3.0]).as_subclass(LoggingTensor)
+    >>> scaled_mul(x, x)
+    Calling scaled_mul
+    Calling mul
+    tensor([10.])
+    """
+    return _tf.skip_one_hop(func, types, args, kwargs)

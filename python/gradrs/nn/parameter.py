@@ -4,6 +4,7 @@ their uninitialized forms (`UninitializedParameter`, `UninitializedBuffer`) for 
 from collections import OrderedDict
 
 from .. import _native
+from .._torch_function import DisableTorchFunction, _disabled_torch_function_impl
 
 __all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "is_lazy"]
 
@@ -38,6 +39,10 @@ class Parameter(_native.Tensor, metaclass=_ParameterMeta):
         (True, True)
     """
 
+    # Not dispatched to: a Parameter is a plain tensor to __torch_function__ (its ops return
+    # Tensors), as PyTorch's.
+    __torch_function__ = _disabled_torch_function_impl
+
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
             data = _native.empty(0)
@@ -50,8 +55,10 @@ class Parameter(_native.Tensor, metaclass=_ParameterMeta):
                 "Only Tensors of floating point and complex dtype can require gradients")
         # Tensor.__new__(cls, t) makes a `cls` object aliasing t's storage, a leaf without
         # history: PyTorch's Tensor._make_subclass.
+        # Not dispatched to a subclass's __torch_function__ (as _make_subclass is not).
         t = _native.Tensor.__new__(cls, data)
-        t.requires_grad_(requires_grad)
+        with DisableTorchFunction():
+            t.requires_grad_(requires_grad)
         return t
 
     def __deepcopy__(self, memo):
@@ -110,6 +117,8 @@ class Buffer(_native.Tensor, metaclass=_BufferMeta):
             :attr:`state_dict`. Default: ``True``
     """
 
+    __torch_function__ = _disabled_torch_function_impl
+
     def __new__(cls, data=None, *, persistent=True):
         if data is None:
             data = _native.empty(0)
@@ -122,9 +131,12 @@ class Buffer(_native.Tensor, metaclass=_BufferMeta):
 class UninitializedTensorMixin:
     """What the uninitialized parameter and buffer share: no shape until ``materialize``.
 
-    PyTorch also refuses every other op on them through ``__torch_function__``; gradrs has no
-    such dispatch, so an op given one sees an empty tensor and fails with that op's own error.
+    PyTorch also refuses every other op on them through ``__torch_function__``; here their
+    ``__torch_function__`` is disabled (they stay out of dispatch), so an op given one sees an
+    empty tensor and fails with that op's own error.
     """
+
+    __torch_function__ = _disabled_torch_function_impl
 
     def materialize(self, shape, device=None, dtype=None):
         r"""Give the tensor ``shape`` (uninitialized memory, on the current or the given

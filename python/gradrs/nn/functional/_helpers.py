@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 
 from ... import _native
+from ... import _torch_function as _tf
 from ..._native import Tensor as _Tensor
 
 
@@ -177,29 +178,53 @@ def _check_tensor_args(fn, spec):
         checks.append((names.index(own), own, native, pos, param.endswith("?")))
     attr = op[1:] if op.startswith(".") else None
     missing = object()
+    # __torch_function__ (Note [Torch function dispatch]): `active` is a flag cell the
+    # dispatch keeps, `me[0]` the function as F exposes it (an outer `_vmap_rule` sets it)
+    active = _tf.ACTIVE
+    me = []
 
     @functools.wraps(fn)
     def checked(*args, **kwargs):
+        if active:
+            r = _tf.dispatch(me[0], args, kwargs, None, True)
+            if r is not _tf._NO:
+                return r
         for i, own, native, pos, optional in checks:
             value = args[i] if i < len(args) else kwargs.get(own, missing)
             if value is missing or isinstance(value, _Tensor) or (optional and value is None):
                 continue
             if hasattr(type(value), "_vmap_level"):  # vmap's BatchedTensor: batching rules
                 continue
+            r = _tf.dispatch_foreign(me[0], args, kwargs, None, True)  # a tensor-like
+            if r is not _tf._NO:
+                return r
             if attr is not None:
                 getattr(value, attr)  # raises PyTorch's AttributeError
                 continue
             raise TypeError(f"{op}(): argument '{native}' (position {pos}) must be Tensor, "
                             f"not {_argparse.type_name(value)}")
-        return fn(*args, **kwargs)
-    return checked
+        try:
+            return fn(*args, **kwargs)
+        except (TypeError, AttributeError):
+            r = _tf.dispatch_foreign(me[0], args, kwargs, None, True)
+            if r is _tf._NO:
+                raise
+            return r
+    return _tf.inline_public(checked, me)
 
 
 def _vmap_rule(fn, rule, *extra):
     """`fn` of one input tensor under vmap: ``rule(..., fn, *extra, input, args, kwargs)``,
     its batching rule in `_vmap` (Note [vmap])."""
+    active = _tf.ACTIVE  # as `_check_tensor_args`'s
+    me = []
+
     @functools.wraps(fn)
     def wrapped(*args, **kwargs):
+        if active:
+            r = _tf.dispatch(me[0], args, kwargs, None, True)
+            if r is not _tf._NO:
+                return r
         input = args[0] if args else kwargs.get("input")
         if hasattr(type(input), "_vmap_level"):
             from ... import _vmap
@@ -207,5 +232,11 @@ def _vmap_rule(fn, rule, *extra):
             rest = dict(kwargs)
             rest.pop("input", None)
             return getattr(_vmap, rule)(fn, *extra, input, args[1:], rest)
-        return fn(*args, **kwargs)
-    return wrapped
+        try:
+            return fn(*args, **kwargs)
+        except (TypeError, AttributeError):
+            r = _tf.dispatch_foreign(me[0], args, kwargs, None, True)
+            if r is _tf._NO:
+                raise
+            return r
+    return _tf.inline_public(wrapped, me)
