@@ -546,3 +546,44 @@ def test_redispatch_function(torch):
         return seen, repr(r), repr(r2)
 
     assert run(G) == run(torch)
+
+
+_NO_ARG_SKIP = {"backward", "register_hook", "share_memory_", "apply_", "map_", "storage",
+                "untyped_storage", "numpy", "tolist", "item", "cpu", "cuda", "pin_memory",
+                "is_pinned", "to_dense", "record_stream"}
+
+
+def _first_calls(mod, names):
+    calls = []
+
+    class L(mod.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            calls.append(func.__name__)
+            return super().__torch_function__(func, types, args, kwargs)
+
+    out = {}
+    for n in names:
+        s = mod.tensor([[0.5, 0.25], [0.75, 0.125]]).as_subclass(L)
+        del calls[:]
+        try:
+            getattr(s, n)()
+        except Exception:  # noqa: BLE001 - only the calls both libraries run are compared
+            continue
+        out[n] = calls[:1]
+    return out
+
+
+def test_method_func_names(torch):
+    """Each Tensor method called without arguments reaches `__torch_function__` under
+    PyTorch's name (aliases such as `nelement` as `numel`)."""
+    import warnings
+
+    names = sorted(n for n in dir(G.Tensor) if not n.startswith("_") and not n.endswith("_")
+                   and n not in _NO_ARG_SKIP and callable(getattr(torch.Tensor, n, None)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        g, t = _first_calls(G, names), _first_calls(torch, names)
+    both = sorted(set(g) & set(t))
+    assert len(both) > 150
+    assert {n: g[n] for n in both} == {n: t[n] for n in both}

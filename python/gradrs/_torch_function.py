@@ -386,6 +386,8 @@ _DUNDER_FUNC = {
     "__neg__": "neg", "__abs__": "abs", "__pos__": "positive",
     "__iadd__": "add_", "__isub__": "sub_", "__imul__": "mul_", "__itruediv__": "div_",
     "__idiv__": "div_", "__imod__": "remainder_", "__ipow__": "pow_",
+    # PyTorch's aliases are one method object: its name is the other's
+    "ndimension": "dim", "nelement": "numel",
 }
 # Reflected dunders: with a Tensor on the left PyTorch's call is the left one's forward method
 # with the operands in their order (`a + sub` is `Tensor.add(a, sub)`); with a number, the
@@ -531,6 +533,8 @@ def _build_wrappers():
             continue
         if isinstance(raw, property) or type(raw).__name__ == "getset_descriptor" or callable(raw):
             _ORIGINALS[name] = raw
+            if getattr(raw, "__name__", None) == "_" + name and hasattr(raw, "__code__"):
+                raw.__name__ = name  # `func.__name__` as PyTorch's (`argwhere`, not `_argwhere`)
     for name, raw in _ORIGINALS.items():
         if isinstance(raw, property) or type(raw).__name__ == "getset_descriptor":
             _WRAPPERS[name] = _property_wrapper(name, raw)
