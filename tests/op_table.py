@@ -3340,6 +3340,16 @@ OPS += [
         S(T((3, 3)), T((3, 2))), S(T((3, 3), F64), T((3, 2), F64), adjoint=True),
         S(T((2, 3, 3), F64), T((2, 3), F64), left=False),
     ]),
+    # PyTorch gives LDL no derivative (its NotImplemented node: tests/test_ldl.py).
+    OpInfo("linalg.ldl_factor", lambda m, x, **k: tuple(m.linalg.ldl_factor(x + x.mT, **k)), [
+        S(T((3, 3))), S(T((3, 3), F64)), S(T((2, 4, 4), F64)), S(T((3, 3), F64), hermitian=True),
+    ], variants={"ldl_factor_ex": lambda m, x, **k: tuple(m.linalg.ldl_factor_ex(x + x.mT, **k))},
+        differentiable=False, errors=[E(T((2, 3)), _name="nonsquare"), E(T((3, 3), I64), _name="int")]),
+    OpInfo("linalg.ldl_solve", lambda m, a, b, **k: (lambda f: m.linalg.ldl_solve(f[0], f[1], b, **k))(
+        m.linalg.ldl_factor(a + a.mT)), [
+        S(T((3, 3)), T((3, 2))), S(T((3, 3), F64), T((3, 2), F64), hermitian=True),
+        S(T((2, 3, 3), F64), T((3, 1), F64)),
+    ], differentiable=False, errors=[E(T((3, 3)), T((4, 2)), _name="sizes")]),
     OpInfo("linalg.matrix_exp", lambda m, x: m.linalg.matrix_exp(x), [
         S(T((3, 3))), S(T((3, 3), F64)), S(T((2, 2, 2), F64)), S(T((1, 1))),
     ], variants={"torch.matrix_exp": lambda m, x: m.matrix_exp(x)},

@@ -139,3 +139,85 @@ pub fn solve_triangular(a: &Tensor, b: &Tensor, upper: bool, unit: bool) -> Resu
         Ok(Tensor::from_vec_on(x, &shape(&bd, &[n, k]), dev))
     })
 }
+
+/// A tensor of column-major `(*, m, n)` matrices `v` on `dev`: PyTorch's layout for LAPACK's
+/// results (strides `(.., 1, m)`).
+fn column_major<T: crate::tensor::Element>(
+    v: Vec<T>,
+    batch: &[usize],
+    m: usize,
+    n: usize,
+    dev: crate::tensor::Device,
+) -> Tensor {
+    use crate::tensor::{Layout, Storage};
+    let shape = shape(batch, &[m, n]);
+    let mut strides = crate::tensor::shape::contiguous_strides(&shape);
+    let nd = shape.len();
+    strides[nd - 2] = 1;
+    strides[nd - 1] = m.max(1) as isize;
+    let layout = Layout {
+        shape: shape.into_iter().collect(),
+        strides,
+        offset: 0,
+    };
+    Tensor::from_storage(Storage::from_vec_on(v, dev), layout)
+}
+
+/// Row-major `(batch, m, n)` matrices as column-major ones.
+fn to_column_major<T: Copy + Default>(v: &[T], batch: usize, m: usize, n: usize) -> Vec<T> {
+    let mut out = vec![T::default(); batch * m * n];
+    for b in 0..batch {
+        let (src, dst) = (&v[b * m * n..], &mut out[b * m * n..(b + 1) * m * n]);
+        for i in 0..m {
+            for j in 0..n {
+                dst[i + j * m] = src[i * n + j];
+            }
+        }
+    }
+    out
+}
+
+/// `linalg.ldl_factor_ex` (LAPACK's `sytrf`, lower): (LD column-major, int32 pivots, int32
+/// info), Note [LDL order] in `backend/cpu/ldl.rs`.
+pub fn ldl_factor(x: &Tensor) -> Result<(Tensor, Tensor, Tensor)> {
+    let (b, bs, _, n) = dims(x);
+    let dev = x.device();
+    floats!(x, T, v => {
+        let (ld, piv, info) = crate::backend::cpu::ldl::ldl_factor::<T>(&v, bs, n);
+        Ok((
+            column_major(ld, &b, n, n, dev),
+            Tensor::from_vec_on(piv, &shape(&b, &[n]), dev),
+            Tensor::from_vec_on(info, &b, dev),
+        ))
+    })
+}
+
+/// `linalg.ldl_solve` (LAPACK's `sytrs`): X with A X = B from `ldl_factor`'s LD `(*, n, n)`,
+/// int64 pivots `(*, n)` and B `(*, n, k)`, all of the same batch dims (broadcast by the
+/// caller); X column-major as PyTorch's.
+pub fn ldl_solve(ld: &Tensor, pivots: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let (bd, bs, _, n) = dims(ld);
+    let k = b.shape()[b.dim() - 1];
+    let dev = ld.device();
+    let piv: Vec<i64> = {
+        let p = crate::kernels::contiguous(pivots);
+        let data = p.read();
+        data.storage.slice::<i64>()[data.layout.offset..data.layout.offset + bs * n].to_vec()
+    };
+    let rhs = crate::kernels::contiguous(b);
+    floats!(ld, T, lv => {
+        let lv = to_column_major(&lv, bs, n, n);
+        let mut x = {
+            let data = rhs.read();
+            to_column_major(&data.storage.slice::<T>()[data.layout.offset..], bs, n, k)
+        };
+        crate::backend::cpu::ldl::ldl_solve::<T>(&lv, &piv, &mut x, bs, n, k).map_err(|i| {
+            Error::Runtime(format!(
+                "gradrs.linalg.ldl_solve: the pivots of matrix {i} do not describe LAPACK's \
+                 blocks (a 2x2 block past the last row). Did you properly pass the result \
+                 of ldl_factor?"
+            ))
+        })?;
+        Ok(column_major(x, &bd, n, k, dev))
+    })
+}

@@ -13,3 +13,7 @@ pub use k::{cholesky, eigh, lu_factor, qr, svd};
 pub fn solve_triangular(a: &Tensor, b: &Tensor, upper: bool, unit: bool) -> Result<Tensor> {
     k::solve_triangular(a, b, upper, unit)
 }
+
+/// `linalg.ldl_factor_ex`'s (LD, pivots, info) and `linalg.ldl_solve` (LAPACK's `sytrf` /
+/// `sytrs`, lower).
+pub use k::{ldl_factor, ldl_solve};

@@ -70,6 +70,26 @@ pub fn _linalg_solve_triangular(
     super::boundary::tensor(py, || linalg::solve_triangular(&t, &rhs, upper, unit))
 }
 
+/// `(LD, pivots, info)` of `linalg.ldl_factor_ex`: LAPACK's Bunch–Kaufman `sytrf` (lower).
+#[pyfunction]
+pub fn _linalg_ldl_factor(py: Python<'_>, a: PyRef<'_, PyTensor>) -> R {
+    let t = a.t.clone();
+    let (ld, p, i) = super::boundary::run(py, || linalg::ldl_factor(&t))?;
+    tuple(py, vec![ld, p, i])
+}
+
+/// X with `A X = B` from `ldl_factor`'s LD and (int64) pivots, batch dims already equal.
+#[pyfunction]
+pub fn _linalg_ldl_solve(
+    py: Python<'_>,
+    ld: PyRef<'_, PyTensor>,
+    pivots: PyRef<'_, PyTensor>,
+    b: PyRef<'_, PyTensor>,
+) -> R {
+    let (t, p, rhs) = (ld.t.clone(), pivots.t.clone(), b.t.clone());
+    super::boundary::tensor(py, || linalg::ldl_solve(&t, &p, &rhs))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_linalg_lu_factor, m)?)?;
     m.add_function(wrap_pyfunction!(_linalg_cholesky, m)?)?;
@@ -77,5 +97,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_linalg_eigh, m)?)?;
     m.add_function(wrap_pyfunction!(_linalg_svd, m)?)?;
     m.add_function(wrap_pyfunction!(_linalg_solve_triangular, m)?)?;
+    m.add_function(wrap_pyfunction!(_linalg_ldl_factor, m)?)?;
+    m.add_function(wrap_pyfunction!(_linalg_ldl_solve, m)?)?;
     Ok(())
 }

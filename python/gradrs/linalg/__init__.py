@@ -11,7 +11,8 @@ in a cycle Python's collector cannot see. Everything else is a composition of gr
 of PyTorch's name where PyTorch records one.
 
 One module per family, re-exported here statically: `_solvers.py`
-(triangular, LU, det, inv, solve), `_decompositions.py` (Cholesky, QR, eigh, SVD),
+(triangular, LU, det, inv, solve), `_ldl.py` (ldl_factor, ldl_solve: LAPACK's Bunch–Kaufman),
+`_decompositions.py` (Cholesky, QR, eigh, SVD),
 `_least_squares.py` (pinv, lstsq, matrix_rank, cond), `_norms.py`, `_products.py`
 (vecdot, cross, multi_dot, matrix_power, matrix_exp, ...), `_top_level.py` (`gradrs.det` & co.
 and their Tensor methods), `_common.py` (errors, named tuples, checks, the node recorder);
@@ -24,6 +25,9 @@ from ._common import (  # noqa: F401
 from ._solvers import (  # noqa: F401
     det, inv, inv_ex, lu, lu_factor, lu_factor_ex, lu_solve, slogdet, solve, solve_ex,
     solve_triangular,
+)
+from ._ldl import (  # noqa: F401
+    ldl_factor, ldl_factor_ex, ldl_solve,
 )
 from ._decompositions import (  # noqa: F401
     cholesky, cholesky_ex, eigh, eigvalsh, qr, svd, svdvals,
@@ -46,7 +50,9 @@ from ._top_level import (  # noqa: F401
 
 __all__ = [
     "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh",
-    "eigvalsh", "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor",
+    "eigvalsh", "householder_product", "inv", "inv_ex", "ldl_factor", "ldl_factor_ex",
+    "ldl_solve",
+    "lstsq", "lu", "lu_factor",
     "lu_factor_ex", "lu_solve", "matmul", "matrix_exp", "matrix_norm", "matrix_power",
     "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex",
     "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot",

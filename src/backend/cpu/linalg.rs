@@ -17,20 +17,37 @@ pub trait Real:
     + std::ops::Sub<Output = Self>
     + std::ops::Mul<Output = Self>
     + std::ops::Div<Output = Self>
+    + std::ops::AddAssign
     + Send
     + Sync
     + 'static
 {
     fn finite(self) -> bool;
+    /// `|x|` (NaN stays NaN).
+    fn fabs(self) -> Self;
+    /// `x` rounded to this type.
+    fn of(x: f64) -> Self;
 }
 impl Real for f32 {
     fn finite(self) -> bool {
         self.is_finite()
     }
+    fn fabs(self) -> Self {
+        self.abs()
+    }
+    fn of(x: f64) -> Self {
+        x as f32
+    }
 }
 impl Real for f64 {
     fn finite(self) -> bool {
         self.is_finite()
+    }
+    fn fabs(self) -> Self {
+        self.abs()
+    }
+    fn of(x: f64) -> Self {
+        x
     }
 }
 

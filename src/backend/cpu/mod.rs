@@ -8,6 +8,7 @@ pub mod elementwise;
 pub mod f16c;
 pub mod generator;
 pub mod index;
+pub mod ldl;
 pub mod linalg;
 pub mod matmul;
 pub mod norm;
