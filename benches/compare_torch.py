@@ -160,6 +160,20 @@ def run_cholesky(lib, s):
     return lib.linalg.cholesky(s[0])
 
 
+def setup_seeded(lib):
+    lib.manual_seed(0)
+
+
+def run_randn(lib, _):
+    # PyTorch's normal_fill (16+ contiguous float32): every uniform drawn from mt19937, then
+    # Box-Muller on blocks of 16 (gradrs: the same stream, bit for bit).
+    return lib.randn(1 << 24)
+
+
+def run_rand(lib, _):
+    return lib.rand(1 << 24)
+
+
 def setup_matmul_grad(lib):
     lib.manual_seed(0)
     return lib.randn(512, 512, requires_grad=True), lib.randn(512, 512, requires_grad=True)
@@ -508,6 +522,9 @@ CASES = [
     Case("linalg.svd 1024 f32", setup_linalg(1024), run_svd, 1.0),
     Case("linalg.cholesky 256 f32", setup_linalg(256), run_cholesky, 1.0),
     Case("linalg.cholesky 1024 f32", setup_linalg(1024), run_cholesky, 1.0),
+    # PyTorch's CPU random streams (issue 24): target 1.0.
+    Case("randn 16M f32", setup_seeded, run_randn, 1.0),
+    Case("rand 16M f32", setup_seeded, run_rand, None),
     Case("MLP 784-256-256-10 step, batch 128, cross-entropy", setup_mlp, run_mlp, 1.2),
     Case("a + b, 16M f32", setup_big_pair, run_add, 0.7),
     Case("a.sum(), 16M f32", setup_big_pair, run_sum, 1.2),

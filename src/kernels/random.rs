@@ -117,22 +117,22 @@ pub fn from_vec<T: Element>(v: Vec<T>) -> Tensor {
 /// Note [Half normal tail]: for half tensors PyTorch 2.13 draws uniforms for the whole
 /// blocks only (then 16 for the tail), so `draw_all` is false there: one draw per element
 /// of the full blocks, measured against its stream.
-pub fn normal_fill<T: Copy + Default>(
+///
+/// Each block's transform reads only its own 16 uniforms, so the full blocks are transformed
+/// on the thread pool (`for_rows_mut`, above `PAR_THRESHOLD` elements with more than one
+/// thread) once every uniform is drawn: the same values in any order.
+pub fn normal_fill<T: Copy + Default + Send>(
     g: &mut CpuGenerator,
     n: usize,
     draw_all: bool,
     unit: impl Fn(&mut CpuGenerator) -> T,
-    block: impl Fn(&mut [T]),
+    block: impl Fn(&mut [T]) + Sync,
 ) -> Vec<T> {
     let drawn = if draw_all { n } else { n / 16 * 16 };
     let mut data: Vec<T> = crate::tensor::pool::vec_with_capacity(n);
     data.extend((0..drawn).map(|_| unit(g)));
     data.resize(n, T::default());
-    let mut i = 0;
-    while i + 16 <= n {
-        block(&mut data[i..i + 16]);
-        i += 16;
-    }
+    crate::backend::cpu::parallel::for_rows_mut(&mut data[..n / 16 * 16], 16, |_, b| block(b));
     if !n.is_multiple_of(16) {
         let tail = &mut data[n - 16..];
         for v in tail.iter_mut() {
@@ -189,15 +189,139 @@ pub fn normal_fill_half(g: &mut CpuGenerator, n: usize, mean: f32, std: f32) -> 
 // bit (tests/test_random.py); libm's log / sin / cos differ in the last bit on ~39 %
 // of the values.
 
-/// `normal_fill_16_AVX2` on one block of 16 uniforms. Its `mul_add`s are hardware FMAs where
-/// the CPU has them (a call into libm's `fmaf` otherwise: the same bits, slower).
+/// `normal_fill_16_AVX2` on one block of 16 uniforms: ATen's eight AVX2 lanes where the CPU
+/// has AVX2 and FMA (`simd::box_muller`, the scalar lane below op for op), else the scalar
+/// lane eight times, whose `mul_add`s are hardware FMAs where the CPU has them (a call into
+/// libm's `fmaf` otherwise: the same bits, slower).
 fn avx2_box_muller(d: &mut [f32], mean: f32, std: f32) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        let d: &mut [f32; 16] = d.try_into().expect("a block of 16");
+        // SAFETY: the CPU has AVX2 and FMA, checked just above.
+        return unsafe { simd::box_muller(d, mean, std) };
+    }
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("fma") {
         // SAFETY: the CPU has FMA, checked just above.
         return unsafe { avx2_box_muller_fma(d, mean, std) };
     }
     avx2_box_muller_any(d, mean, std)
+}
+
+/// `avx2_box_muller_any`'s eight lanes in one AVX2 register each step, as ATen's
+/// `normal_fill_16_AVX2` runs them: every operation the scalar lane's, in its order, each
+/// `mul_add` one `vfmadd`, so the values are the same bits (tests/test_random*.py).
+#[cfg(target_arch = "x86_64")]
+mod simd {
+    use std::arch::x86_64::*;
+
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    fn splat(v: f32) -> __m256 {
+        _mm256_set1_ps(v)
+    }
+
+    /// `avx2_log` on eight lanes.
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    fn log(x: __m256) -> __m256 {
+        let x = _mm256_max_ps(x, splat(f32::MIN_POSITIVE));
+        let bits = _mm256_castps_si256(x);
+        let exp = _mm256_sub_epi32(_mm256_srli_epi32::<23>(bits), _mm256_set1_epi32(0x7f));
+        let mut e = _mm256_add_ps(_mm256_cvtepi32_ps(exp), splat(1.0));
+        let m = _mm256_castsi256_ps(_mm256_or_si256(
+            _mm256_and_si256(bits, _mm256_set1_epi32(!0x7f80_0000)),
+            _mm256_set1_epi32(0.5f32.to_bits() as i32),
+        ));
+        let small = _mm256_cmp_ps::<_CMP_LT_OS>(m, splat(std::f32::consts::FRAC_1_SQRT_2));
+        let mut x = _mm256_sub_ps(m, splat(1.0));
+        // `if small { e -= 1; x += m }`: subtracting / adding 0 elsewhere changes nothing
+        // (x = m - 1 is never -0: m < 1).
+        e = _mm256_sub_ps(e, _mm256_and_ps(small, splat(1.0)));
+        x = _mm256_add_ps(x, _mm256_and_ps(small, m));
+        let z = _mm256_mul_ps(x, x);
+        let mut y = splat(0.070_376_836);
+        for c in [
+            -0.115_146_1,
+            0.116_769_984,
+            -0.124_201_41,
+            0.142_493_23,
+            -0.166_680_57,
+            0.200_007_14,
+            -0.249_999_94,
+            0.333_333_3,
+        ] {
+            y = _mm256_fmadd_ps(y, x, splat(c));
+        }
+        y = _mm256_mul_ps(y, x);
+        y = _mm256_fmadd_ps(y, z, _mm256_mul_ps(e, splat(-2.121_944_4e-4)));
+        y = _mm256_fmadd_ps(z, splat(-0.5), y);
+        _mm256_fmadd_ps(e, splat(355.0 / 512.0), _mm256_add_ps(x, y))
+    }
+
+    /// `avx2_sincos` on eight lanes: (sin, cos).
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    fn sincos(theta: __m256) -> (__m256, __m256) {
+        let sign = _mm256_set1_epi32(0x8000_0000u32 as i32);
+        let bits = _mm256_castps_si256(theta);
+        let mut sign_sin = _mm256_and_si256(bits, sign);
+        let x = _mm256_castsi256_ps(_mm256_andnot_si256(sign, bits));
+        let q = _mm256_cvttps_epi32(_mm256_mul_ps(x, splat(1.273_239_5)));
+        let q = _mm256_and_si256(
+            _mm256_add_epi32(q, _mm256_set1_epi32(1)),
+            _mm256_set1_epi32(!1),
+        );
+        let yq = _mm256_cvtepi32_ps(q);
+        let four = _mm256_set1_epi32(4);
+        sign_sin = _mm256_xor_si256(sign_sin, _mm256_slli_epi32::<29>(_mm256_and_si256(q, four)));
+        let q2 = _mm256_sub_epi32(q, _mm256_set1_epi32(2));
+        let sign_cos = _mm256_slli_epi32::<29>(_mm256_andnot_si256(q2, four));
+        let x = _mm256_fmadd_ps(yq, splat(-0.785_156_25), x);
+        let x = _mm256_fmadd_ps(yq, splat(-2.418_756_5e-4), x);
+        let x = _mm256_fmadd_ps(yq, splat(-3.774_895e-8), x);
+        let z = _mm256_mul_ps(x, x);
+        let mut c = _mm256_fmadd_ps(splat(2.443_315_7e-5), z, splat(-1.388_731_6e-3));
+        c = _mm256_fmadd_ps(c, z, splat(4.166_664_6e-2));
+        c = _mm256_mul_ps(c, z);
+        let half_z = _mm256_xor_ps(_mm256_mul_ps(z, splat(0.5)), splat(-0.0));
+        c = _mm256_add_ps(_mm256_fmadd_ps(c, z, half_z), splat(1.0));
+        let mut s = _mm256_fmadd_ps(splat(-1.951_529_6e-4), z, splat(8.332_161e-3));
+        s = _mm256_fmadd_ps(s, z, splat(-1.666_665_5e-1));
+        s = _mm256_mul_ps(s, z);
+        s = _mm256_fmadd_ps(s, x, x);
+        // q & 2 == 0: (s, c), else (c, s).
+        let swap = _mm256_castsi256_ps(_mm256_cmpeq_epi32(
+            _mm256_and_si256(q, _mm256_set1_epi32(2)),
+            _mm256_set1_epi32(2),
+        ));
+        let sin = _mm256_blendv_ps(s, c, swap);
+        let cos = _mm256_blendv_ps(c, s, swap);
+        (
+            _mm256_xor_ps(sin, _mm256_castsi256_ps(sign_sin)),
+            _mm256_xor_ps(cos, _mm256_castsi256_ps(sign_cos)),
+        )
+    }
+
+    /// `avx2_box_muller_any` on one block.
+    #[target_feature(enable = "avx2,fma")]
+    pub fn box_muller(d: &mut [f32; 16], mean: f32, std: f32) {
+        let p = d.as_mut_ptr();
+        // SAFETY: `d` holds 16 floats: two unaligned loads of 8.
+        let (lo, hi) = unsafe { (_mm256_loadu_ps(p), _mm256_loadu_ps(p.add(8))) };
+        let u1 = _mm256_sub_ps(splat(1.0), lo);
+        let u2 = hi;
+        let radius = _mm256_sqrt_ps(_mm256_mul_ps(splat(-2.0), log(u1)));
+        let (sin, cos) = sincos(_mm256_mul_ps(splat(super::TWO_PI as f32), u2));
+        let (std, mean) = (splat(std), splat(mean));
+        let lo = _mm256_fmadd_ps(_mm256_mul_ps(radius, cos), std, mean);
+        let hi = _mm256_fmadd_ps(_mm256_mul_ps(radius, sin), std, mean);
+        // SAFETY: as the loads.
+        unsafe {
+            _mm256_storeu_ps(p, lo);
+            _mm256_storeu_ps(p.add(8), hi);
+        }
+    }
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -424,4 +548,35 @@ pub fn libm_lgamma(x: f64) -> f64 {
     }
     // SAFETY: lgamma is a pure libm function of a double.
     unsafe { lgamma(x) }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The AVX2 Box–Muller is the scalar lane's bits for every float32 uniform (2^24 values,
+    /// each as u1 and as u2), with mean / std applied.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn simd_box_muller_is_the_scalar_lane() {
+        if !(std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("fma"))
+        {
+            return;
+        }
+        let scale = 1.0 / (1u32 << 24) as f32;
+        for start in (0..1u32 << 24).step_by(8) {
+            let mut a = [0f32; 16];
+            for (j, v) in a.iter_mut().enumerate() {
+                // lanes 0..8 (u1) and 8..16 (u2) both walk every value
+                *v = (start + j as u32 % 8) as f32 * scale;
+            }
+            let mut b = a;
+            // SAFETY: the CPU has AVX2 and FMA, checked above.
+            unsafe { super::simd::box_muller(&mut a, 0.25, 1.5) };
+            // SAFETY: as above.
+            unsafe { super::avx2_box_muller_fma(&mut b, 0.25, 1.5) };
+            for j in 0..16 {
+                assert_eq!(a[j].to_bits(), b[j].to_bits(), "block {start} lane {j}");
+            }
+        }
+    }
 }
