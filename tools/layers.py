@@ -285,11 +285,7 @@ LONG_MIRRORS = {
 
 # Files still over the limit, each with the split that removes it. The list only shrinks: an
 # entry for a file back under the limit (or gone) fails too, so it is deleted when it lands.
-TO_SPLIT = {
-    # Pushed over by the session of 2026-11-27 (sequence indices):
-    "src/python/indexing.rs": "x[key] / x[key] = v (the key parsing) apart from the gather / "
-    "scatter / mask / shape bindings",
-}
+TO_SPLIT: dict = {}
 
 
 def size_problems(root=ROOT, mirrors=None, to_split=None):

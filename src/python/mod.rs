@@ -31,8 +31,10 @@ pub mod random;
 pub mod reduce;
 pub mod sampling;
 pub mod saved;
+pub mod shape;
 pub mod special;
 pub mod strided;
+pub mod subscript;
 pub mod tensor;
 
 use crate::dtype::{default_float, DType, Scalar};
@@ -834,7 +836,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     special::register(m)?;
     activation::register(m)?;
     declared::register(m)?;
-    indexing::register(m)?;
+    shape::register(m)?;
     linalg::register(m)?;
     nn::register(m)?;
     optim::register(m)?;
