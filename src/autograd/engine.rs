@@ -467,9 +467,6 @@ fn execute(
         grads = v.into();
     }
     let undefined = grads.iter().all(|g| g.is_none());
-    if undefined && variable.is_some() {
-        return Ok(none());
-    }
     if let Some(var) = variable {
         if mode != Mode::Capture {
             // Moved out unless a post hook still reads it, so `accumulate` may steal a
@@ -481,9 +478,12 @@ fn execute(
             };
             if let Some(g) = g {
                 accumulate(&var, g, opts.create_graph)?;
-                for hook in hooks::post_accumulate_grad_hooks(&var) {
-                    hook.call(&var)?;
-                }
+            }
+            // An undefined gradient leaves `.grad` as it is, but PyTorch's AccumulateGrad
+            // still runs the post-accumulate hooks, then its node's post hooks (a Function
+            // whose backward returns None for a leaf).
+            for hook in hooks::post_accumulate_grad_hooks(&var) {
+                hook.call(&var)?;
             }
         }
         for hook in &hooks.post {
