@@ -57,10 +57,12 @@ pub(crate) fn tanh_backward(g: &Tensor, r: &Tensor) -> Result<Tensor> {
     Ok(out)
 }
 
-/// PyTorch's `sigmoid_backward(g, r)`, `g r (1 - r)` from sigmoid's saved result `r`, as
-/// `tanh_backward` (SigmoidBackwardBackward0; its derivative in `r` is `gg g (1 - 2 r)`).
+/// PyTorch's `sigmoid_backward(g, r)`, `(g (1 - r)) r` from sigmoid's saved result `r` in
+/// ATen's CPU kernel's order (`a * (1 - b) * b`, so values are bit-equal), as `tanh_backward`
+/// (SigmoidBackwardBackward0; its derivative in `r` is derivatives.yaml's
+/// `grad * grad_output * (-2 r + 1)`).
 pub(crate) fn sigmoid_backward(g: &Tensor, r: &Tensor) -> Result<Tensor> {
-    let f: GradFn = Arc::new(|g, r| mul(g, &mul(r, &rsub(r, 1.0)?)?));
+    let f: GradFn = Arc::new(|g, r| mul(&mul(g, &rsub(r, 1.0)?)?, r));
     let fx: GradXFn = Arc::new(|gg, g, r| mul(&mul(gg, g)?, &add(&mul(r, -2.0)?, 1.0)?));
     let out = backward_node_summed_jvp("SigmoidBackwardBackward0", g, r, f, fx)?;
     crate::autograd::formula::describe(&out, &["output", "grad_output"], Vec::new());

@@ -497,8 +497,8 @@ fn fused_grad(op: UnaryOp, g: &Tensor, s: &Tensor) -> Result<Option<Tensor>> {
     match op {
         // mul(g, rsub(mul(r, r), 1))
         UnaryOp::Tanh => fused!(|g, r| g * (1.0 - r * r)),
-        // mul(g, mul(r, rsub(r, 1)))
-        UnaryOp::Sigmoid => fused!(|g, r| g * (r * (1.0 - r))),
+        // mul(mul(g, rsub(r, 1)), r): ATen's sigmoid_backward order, `a * (1 - b) * b`
+        UnaryOp::Sigmoid => fused!(|g, r| (g * (1.0 - r)) * r),
         // mul(g, add(mul(r, r), 1))
         UnaryOp::Tan => fused!(|g, r| g * (r * r + 1.0)),
         _ => Ok(None),
