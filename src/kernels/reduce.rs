@@ -375,6 +375,22 @@ pub(super) fn scan_host(op: ScanOp, x: &Tensor, dim: usize, acc: DType) -> Tenso
                 r[i] *= r[i - 1];
             }
         }),
+        // The running sum starts at +0 as ATen's (`acc = 0; acc += x`), so a line of -0.0
+        // sums to +0.0.
+        DType::F64 => scan_lines::<f64>(x, dim, |r| {
+            let mut run = 0f64;
+            for v in r.iter_mut() {
+                run += *v;
+                *v = run;
+            }
+        }),
+        DType::F32 => scan_lines::<f32>(x, dim, |r| {
+            let mut run = 0f32;
+            for v in r.iter_mut() {
+                run += *v;
+                *v = run;
+            }
+        }),
         _ => crate::dispatch!(x.dtype(), T => scan_lines::<T>(x, dim, |r| {
             for i in 1..r.len() { r[i] = r[i].add(r[i - 1]); }
         })),

@@ -171,12 +171,39 @@ pub fn lerp(start: &Tensor, end: &Tensor, weight: Operand) -> Result<Tensor> {
     let device = crate::tensor::Device::of(&[start, end, &w])?;
     let out = crate::kernels::lerp(start, end, &w, &shape, |w, start, end, shape| {
         let sizes = crate::tensor::shape::sizes_i64(shape);
-        let (s, d, wv) = {
+        let (s, d, wv, en) = {
             let _g = crate::autograd::GradModeGuard::new(false);
             let diff = sub(end, start)?;
             let e = |t: &Tensor| crate::ops::movement::expand(t, &sizes);
-            (e(start)?, e(&diff)?, e(w)?)
+            (e(start)?, e(&diff)?, e(w)?, e(end)?)
         };
+        // ATen's lerp in the dtype's own precision, both its scalar and its vector loop one
+        // fused multiply-add: `w < 0.5 ? fma(w, d, start) : fma(w - 1, d, end)`, d = end - start.
+        macro_rules! fused {
+            ($t:ty) => {{
+                let (sv, dv, ww) = (s.to_vec::<$t>(), d.to_vec::<$t>(), wv.to_vec::<$t>());
+                let ev = en.to_vec::<$t>();
+                let v: Vec<$t> = sv
+                    .iter()
+                    .zip(dv.iter())
+                    .zip(ww.iter())
+                    .zip(ev.iter())
+                    .map(|(((&s, &d), &w), &e)| {
+                        if w.abs() < 0.5 {
+                            w.mul_add(d, s)
+                        } else {
+                            (w - 1.0).mul_add(d, e)
+                        }
+                    })
+                    .collect();
+                return Ok(Tensor::from_vec_on(v, shape, device));
+            }};
+        }
+        match start.dtype() {
+            DType::F32 => fused!(f32),
+            DType::F64 => fused!(f64),
+            _ => {}
+        }
         Ok(crate::dispatch!(start.dtype(), T => {
             let (sv, dv, ww) = (s.to_vec::<T>(), d.to_vec::<T>(), wv.to_vec::<T>());
             let v: Vec<T> = sv.iter().zip(dv.iter()).zip(ww.iter()).map(|((&s, &d), &w)| {
@@ -232,7 +259,23 @@ pub fn lerp(start: &Tensor, end: &Tensor, weight: Operand) -> Result<Tensor> {
             }
             Ok(grads)
         },
-        Jvp::Elementwise,
+        // derivatives.yaml's `lerp(self_t, end_t, weight)` (+ `weight_t * (end - self)`),
+        // an undefined tangent standing as zeros, as PyTorch's codegen makes it: the lerp
+        // kernel's rounding and a +0 where `end_t` alone is -0.
+        Jvp::of(|t, s| {
+            if t.iter().all(Option::is_none) {
+                return Ok(vec![None]);
+            }
+            let w = &s[0];
+            let zero = || Tensor::zeros_on(&[], w.dtype(), w.device());
+            let ts = t[0].clone().unwrap_or_else(zero);
+            let te = t[1].clone().unwrap_or_else(zero);
+            let mut out = lerp(&ts, &te, Operand::Tensor(w.clone()))?;
+            if let Some(tw) = t.get(2).and_then(Option::as_ref) {
+                out = add(&out, &mul(tw, &sub(&s[2], &s[1])?)?)?;
+            }
+            Ok(vec![Some(out)])
+        }),
     );
     // A number weight is kept as a number (the tensor made of it is not PyTorch's).
     let names: &'static [&'static str] = match w_tensor {
