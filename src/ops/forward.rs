@@ -93,14 +93,14 @@ pub fn set_tangent(t: &Tensor, value: &Tensor, fresh: bool) -> Result<()> {
         if existing.ptr_eq(&value) {
             return Ok(());
         }
-        return write_into(&existing, &value);
+        return write_tangent(&existing, &value);
     }
     if !fw::is_standalone(t) {
         if let Some(base) = t.view_base() {
             let base_tangent = zeros_like_meta(base, &value);
             fw::store_tangent(base, Some(base_tangent));
             let existing = tangent(t).expect("the base has a tangent");
-            return write_into(&existing, &value);
+            return write_tangent(&existing, &value);
         }
     }
     let same_meta = fresh && {
@@ -112,9 +112,21 @@ pub fn set_tangent(t: &Tensor, value: &Tensor, fresh: bool) -> Result<()> {
         return Ok(());
     }
     let new = zeros_like_meta(t, &value);
-    write_into(&new, &value)?;
+    write_tangent(&new, &value)?;
     fw::store_tangent(t, Some(new));
     Ok(())
+}
+
+/// Write `value` into the tangent `dst`: where `value` is differentiable (forward over
+/// reverse, a tangent with a graph) the write is recorded (`copy_`: CopyBackwards, CopySlices
+/// on a view's base), as PyTorch's `set_fw_grad` copies in grad mode, so the tangent and the
+/// views of it keep the graph; otherwise a plain write.
+fn write_tangent(dst: &Tensor, value: &Tensor) -> Result<()> {
+    if is_grad_enabled() && value.requires_grad() {
+        crate::ops::inplace::copy_(dst, value)
+    } else {
+        write_into(dst, value)
+    }
 }
 
 /// Drop `t`'s tangent (writing zeros where it is shared with its base or views).

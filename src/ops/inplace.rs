@@ -29,7 +29,10 @@ pub fn apply_(
     let tracked = is_grad_enabled() && (dst.requires_grad() || others_need_grad);
     // A recorded node may save its input: give it the values before the write (PyTorch saves
     // a clone of the original self), not memory that is about to change.
-    let alias = if tracked {
+    // Under a live dual level too: a tangent formula may save the old values with a graph
+    // (PyTorch's codegen clones `original_self` when forward grads are defined).
+    let fw_live = crate::autograd::forward::enabled() && crate::autograd::forward::level_live();
+    let alias = if tracked || fw_live {
         crate::ops::creation::contiguous_clone(dst)
     } else {
         dst.detach()
@@ -66,8 +69,10 @@ pub fn apply_(
     }
     write_into(dst, &result)?;
     if fw {
+        // The result's tangent is its own (the runner copied any that shared an input's),
+        // so dst takes it as it is, graph included, as PyTorch's `set_fw_grad` does.
         match crate::ops::forward::tangent(&result) {
-            Some(t) => crate::ops::forward::set_tangent(dst, &t, false)?,
+            Some(t) => crate::ops::forward::set_tangent(dst, &t, !result.ptr_eq(&alias))?,
             None => crate::ops::forward::zero_tangent(dst)?,
         }
     }
