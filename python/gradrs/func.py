@@ -401,7 +401,7 @@ def _create_differentiable(x):
         return x
     tangent = _fwAD.unpack_dual(x).tangent
     if x.requires_grad and _native.is_grad_enabled():
-        d = x.view_as(x)
+        d = x[...]  # AliasBackward0: its backward passes the gradient through (no view op)
         if tangent is not None:
             d = _fwAD.make_dual(_fwAD.unpack_dual(d).primal, tangent)
         return d
