@@ -253,6 +253,7 @@ pub fn record_formula_jvp(
     f: impl Fn(&Tensor, &[Tensor]) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
     jvp: Jvp,
 ) -> Tensor {
+    let out = out.unview_internal(inputs);
     attach_formula_jvp(
         &[&out],
         inputs,

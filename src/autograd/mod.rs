@@ -64,6 +64,7 @@ pub fn attach(outputs: &[&Tensor], inputs: &[&Tensor], backward: Box<dyn Backwar
 
 /// `attach` for the common single-output case, returning the output.
 pub fn record(out: Tensor, inputs: &[&Tensor], backward: impl Backward + 'static) -> Tensor {
+    let out = out.unview_internal(inputs);
     attach(&[&out], inputs, Box::new(backward));
     out
 }

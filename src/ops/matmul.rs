@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::kernels;
 use crate::ops::arithmetic::{binary, mul, BinaryOp};
 use crate::ops::creation::wide;
-use crate::ops::movement::{expand, reshape, squeeze_named, t, transpose, unsafe_view, unsqueeze};
+use crate::ops::movement::{expand, reshape, squeeze_fresh, t, transpose, unsafe_view, unsqueeze};
 use crate::ops::Operand;
 use crate::tensor::device::check_args;
 use crate::tensor::shape::{broadcast_shapes, numel};
@@ -605,7 +605,7 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     match (d1, d2) {
         (1, 1) => dot(a, b),
         (2, 1) => mv(a, b),
-        (1, 2) => squeeze_named(&mm(&unsqueeze(a, 0)?, b)?, Some(0), 4),
+        (1, 2) => squeeze_fresh(&mm(&unsqueeze(a, 0)?, b)?, 0, 4),
         (2, 2) => mm(a, b),
         _ if d1 >= 3 && d2 <= 2 => {
             // Fold a's batch dims into rows: one big mm (or mv).

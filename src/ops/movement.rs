@@ -474,6 +474,29 @@ pub(crate) fn squeeze_named(x: &Tensor, dim: Option<i64>, overload: u8) -> Resul
     ))
 }
 
+/// PyTorch's `r.squeeze_(dim)` on a fresh result `r` that no one else sees (matmul's 1-D @ 2-D):
+/// the node `squeeze` records, but the result is no view (an in-place squeeze leaves none), so
+/// an in-place op on it records on its own node instead of rebasing onto `r`.
+pub(crate) fn squeeze_fresh(x: &Tensor, dim: i64, overload: u8) -> Result<Tensor> {
+    let out = {
+        let _no_grad = crate::autograd::GradModeGuard::new(false);
+        squeeze_named(x, Some(dim), overload)?
+    }
+    .unview_internal(&[]);
+    if !needs_grad(&[x]) {
+        return Ok(out);
+    }
+    Ok(record(
+        out,
+        &[x],
+        ViewBackward {
+            kind: ViewKind::Squeeze(overload),
+            input_shape: x.shape(),
+            given: vec![dim],
+        },
+    ))
+}
+
 /// `squeeze(dims)` with a tuple of dims (SqueezeBackward2): drops those of size 1.
 pub fn squeeze_dims(x: &Tensor, dims: &[i64]) -> Result<Tensor> {
     let l = x.data().layout;

@@ -184,7 +184,12 @@ fn kept((v, i): (Tensor, Tensor), d: usize, keepdim: bool) -> Result<(Tensor, Te
         return Ok((v, i));
     }
     let _g = GradModeGuard::new(false);
-    Ok((squeeze(&v, Some(d as i64))?, squeeze(&i, Some(d as i64))?))
+    // Fresh results, not views of the unsqueezed pair (PyTorch's are not): an in-place op on
+    // them records on the op's own node.
+    Ok((
+        squeeze(&v, Some(d as i64))?.unview_internal(&[]),
+        squeeze(&i, Some(d as i64))?.unview_internal(&[]),
+    ))
 }
 
 /// The position `p` as an int64 `[.., 1, ..]` index for `pick` along `d` of x's shape.

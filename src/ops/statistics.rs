@@ -63,7 +63,12 @@ pub fn var(
     // PyTorch's var_backward treats "no dim" (and a 0-dim input) separately.
     let whole = dims.is_none() || x.dim() == 0;
     let rd2 = rd.clone();
-    let saved = vec![SavedTensor::input(x)?, SavedTensor::output(&out, 0)?];
+    // Only std's formula reads the result: var keeps its input alone, as PyTorch's
+    // VarBackward0 does, so an in-place op on var's result (`v.add_(eps)`) stays legal.
+    let mut saved = vec![SavedTensor::input(x)?];
+    if std {
+        saved.push(SavedTensor::output(&out, 0)?);
+    }
     let values = vec![
         ("correction", shown),
         ("dim", dims.map_or(Value::None, |d| Value::Ints(d.to_vec()))),
@@ -75,9 +80,10 @@ pub fn var(
         name,
         saved,
         move |g, s| {
-            let (x, out) = (&s[0], &s[1]);
+            let x = &s[0];
             let g = if std {
                 // std_backward: var's gradient scaled by 1 / (2 std), zero where std == 0.
+                let out = &s[1];
                 let scaled = div(g, &mul(out, 2.0)?)?;
                 where_(&eq(out, 0.0)?, 0, &scaled)?
             } else {
@@ -114,24 +120,20 @@ pub fn var(
             let Some(t) = &t[0] else {
                 return Ok(vec![None]);
             };
-            let (x, out) = (&s[0], &s[1]);
+            let x = &s[0];
             let dl = sizes_i64(&rd2);
             let centered = sub(x, &mean(x, Some(&dl), true)?)?;
             let var_t = mul(&sum(&mul(&centered, t)?, Some(&dl), keepdim)?, 2.0 / dof)?;
             if !std {
                 return Ok(vec![Some(var_t)]);
             }
+            let out = &s[1];
             // std's is zero where std is (PyTorch's where(result == 0, 0, ...)).
             let scaled = div(&var_t, &mul(out, 2.0)?)?;
             Ok(vec![Some(where_(&eq(out, 0.0)?, 0, &scaled)?)])
         }),
     );
-    // var's formula reads its result too, which PyTorch's does not keep.
-    let names: &'static [&'static str] = if std {
-        &["self", "result"]
-    } else {
-        &["self", ""]
-    };
+    let names: &'static [&'static str] = if std { &["self", "result"] } else { &["self"] };
     crate::autograd::formula::describe(&out, names, values);
     Ok(out)
 }

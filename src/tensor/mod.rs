@@ -331,6 +331,23 @@ impl Tensor {
         view
     }
 
+    /// `self`, or, when it is a view of a tensor that is none of `inputs` nor their base, a
+    /// non-view alias of its memory. An op's result reshaped or squeezed from a temporary of
+    /// its own (a product, a reduction) is no view for autograd in PyTorch (`_unsafe_view`):
+    /// an in-place op on it must record on its own node, not rebase onto the hidden temporary.
+    pub fn unview_internal(self, inputs: &[&Tensor]) -> Tensor {
+        let Some(base) = self.view_base() else {
+            return self;
+        };
+        if inputs
+            .iter()
+            .any(|t| base.ptr_eq(t.view_base().unwrap_or(t)))
+        {
+            return self;
+        }
+        Tensor::with_flags(self.data(), self.0.inference, self.0.no_version)
+    }
+
     /// How this view was made (Note [View creation meta]); `Default` for a non-view.
     pub fn creation_meta(&self) -> CreationMeta {
         self.0.meta.lock().creation_meta

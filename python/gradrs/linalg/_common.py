@@ -191,6 +191,9 @@ def _record(name, outputs, inputs, backward, recompute, jvp=None, saved=None):
     `jvp(tangents, outs)` the outputs' forward-mode tangents; `saved` the `(name, value)`s
     PyTorch's node of that name shows as `_saved_<name>` (tensors among `outputs` saved as
     outputs)."""
+    # A result reshaped or squeezed from a temporary is no view, as PyTorch's are not: an
+    # in-place op on it must record on this node, not rebase onto the hidden temporary.
+    outputs = [o.detach() if o is not None and o._is_view() else o for o in outputs]
     if not (_native.is_grad_enabled() and any(
             isinstance(t, Tensor) and t.requires_grad for t in inputs)):
         _set_tangents(outputs, inputs, jvp)
