@@ -8,7 +8,7 @@ from conftest import G, assert_same_values
 # saved result r), as ops/unary_decl.rs writes it.
 FUSED = {
     "tanh": lambda g, r: g * (1 - r * r),
-    "sigmoid": lambda g, r: g * (r * (1 - r)),
+    "sigmoid": lambda g, r: (g * (1 - r)) * r,  # ATen's sigmoid_backward order (265b3b2)
     "tan": lambda g, r: g * (r * r + 1),
 }
 
