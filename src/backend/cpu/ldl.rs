@@ -4,7 +4,6 @@
 //! out `LD` and `ldl_solve`'s result.
 //!
 //! Note [LDL order]
-//! ~~~~~~~~~~~~~~~~
 //! Programs read `LD` and `pivots` (1-based, negative pairs for 2x2 blocks), so they must be
 //! LAPACK's exactly, not only a valid factorization. faer's LBLᵀ also pivots by Bunch–Kaufman,
 //! but it stores the whole permutation (LAPACK leaves the columns of L already computed
