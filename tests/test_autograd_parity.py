@@ -183,3 +183,20 @@ def test_accumulate_grad_hooks_run_on_undefined_gradient(torch, materialize):
 
     g, t = run_both(f)
     assert g == t
+
+
+@pytest.mark.parametrize("name", ["sign", "round", "floor", "sign_times_square"])
+@pytest.mark.parametrize("outer", ["jacfwd", "jacrev"])
+def test_second_derivative_of_a_step_function(name, outer):
+    """jacfwd(jacfwd(sign)): the inner vjp is constant zeros with no graph; torch's Hessian
+    is zeros (gradrs raised "element 0 of tensors does not require grad")."""
+
+    def f(m):
+        fn = {"sign": m.sign, "round": m.round, "floor": m.floor,
+              "sign_times_square": lambda v: m.sign(v) * v * v}[name]
+        x = m.tensor([0.5, -1.5, 2.0], dtype=m.float64)
+        h = getattr(m.func, outer)(m.func.jacfwd(fn))(x)
+        return h.shape, h.tolist()
+
+    g, t = run_both(f)
+    assert tuple(g[0]) == tuple(t[0]) and g[1] == t[1]

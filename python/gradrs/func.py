@@ -247,7 +247,9 @@ def _jvp_inside_jvp(func, primals, argnums, flat_p, spec_p, flat_t, strict, has_
         if live:
             vjps = _grad([flat_out[k] for k in live], diff, us, create_graph=True,
                          allow_unused=True)
-            pairs = [(g, t) for g, t in zip(vjps, flat_t) if g is not None]
+            # A vjp without graph back to `us` (sign's, a step's: constant zeros) adds nothing
+            # to the product, and the second grad would refuse it.
+            pairs = [(g, t) for g, t in zip(vjps, flat_t) if g is not None and g.requires_grad]
             if pairs:
                 jv = _grad([g for g, _ in pairs], us, [t for _, t in pairs], create_graph=True,
                            allow_unused=True)
