@@ -107,6 +107,35 @@ def restore_grad_mode():
         _torch_ref.set_grad_enabled(True)
 
 
+@pytest.fixture(params=[1, 2], ids=["threads1", "threads2"])
+def both_threads(request, torch):
+    """Runs the test with gradrs and PyTorch both at 1, then both at 2 threads (the tests that
+    compare the bits of threaded reductions)."""
+    g_before, t_before = G.get_num_threads(), torch.get_num_threads()
+    G.set_num_threads(request.param)
+    torch.set_num_threads(request.param)
+    yield request.param
+    G.set_num_threads(g_before)
+    torch.set_num_threads(t_before)
+
+
+def assert_bits_equal(g, t, what):
+    """gradrs's `g` and torch's `t` hold the same bits (float16 / bfloat16 compared as their
+    float32 values; any NaN equals any NaN)."""
+    a = g.detach().float().numpy() if g.dtype in (G.float16, G.bfloat16) else g.detach().numpy()
+    b = t.detach().float().numpy() if t.dtype.itemsize == 2 else t.detach().numpy()
+    assert a.dtype == b.dtype and a.shape == b.shape, what
+    a, b = a.reshape(-1), b.reshape(-1)
+    same = (a.view(np.uint8).reshape(len(a), -1) == b.view(np.uint8).reshape(len(b), -1)).all(1)
+    same |= np.isnan(a) & np.isnan(b)
+    if not same.all():
+        bad = np.flatnonzero(~same)
+        raise AssertionError(
+            f"{what}: {len(bad)} of {len(a)} values differ, e.g. at {bad[:5].tolist()}: "
+            f"{a[bad[:5]].tolist()} vs {b[bad[:5]].tolist()}"
+        )
+
+
 # --------------------------------------------------------------------------------------------
 # normalisation
 # --------------------------------------------------------------------------------------------

@@ -12,33 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import G, needs_torch
+from conftest import G, assert_bits_equal, needs_torch
 
 pytestmark = needs_torch
-
-
-@pytest.fixture(params=[1, 2], ids=["threads1", "threads2"])
-def threads(request, torch):
-    g_before, t_before = G.get_num_threads(), torch.get_num_threads()
-    G.set_num_threads(request.param)
-    torch.set_num_threads(request.param)
-    yield request.param
-    G.set_num_threads(g_before)
-    torch.set_num_threads(t_before)
-
-
-def _bits_equal(g, t, what):
-    a, b = g.detach().numpy(), t.detach().numpy()
-    assert a.dtype == b.dtype and a.shape == b.shape, what
-    a, b = a.reshape(-1), b.reshape(-1)
-    same = (a.view(np.uint8).reshape(len(a), -1) == b.view(np.uint8).reshape(len(b), -1)).all(1)
-    same |= np.isnan(a) & np.isnan(b)
-    if not same.all():
-        bad = np.flatnonzero(~same)
-        raise AssertionError(
-            f"{what}: {len(bad)} of {len(a)} values differ, e.g. at {bad[:5].tolist()}: "
-            f"{a[bad[:5]].tolist()} vs {b[bad[:5]].tolist()}"
-        )
 
 
 def _pair(torch, shape, dtype, seed, view=lambda x: x):
@@ -70,17 +46,17 @@ VIEWS = {None: lambda x: x, "t": lambda x: x.t(), "step": lambda x: x[:, ::2],
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("p", [1, 2])
 @pytest.mark.parametrize("case", range(len(CASES)))
-def test_norm_bits_match_torch(torch, threads, dtype, p, case):
+def test_norm_bits_match_torch(torch, both_threads, dtype, p, case):
     shape, dims, view = CASES[case]
     g, t = _pair(torch, shape, dtype, case, VIEWS[view])
     for keepdim in (False, True):
         what = f"norm p={p} {dtype} {shape} {view} dims {dims} keepdim {keepdim}"
-        _bits_equal(G.linalg.vector_norm(g, p, dims, keepdim),
+        assert_bits_equal(G.linalg.vector_norm(g, p, dims, keepdim),
                     torch.linalg.vector_norm(t, p, dims, keepdim), what)
         if dims is not None:
-            _bits_equal(g.norm(p, dims, keepdim), t.norm(p, dims, keepdim), what)
+            assert_bits_equal(g.norm(p, dims, keepdim), t.norm(p, dims, keepdim), what)
     if dims is None:
-        _bits_equal(g.norm(p), t.norm(p), f"Tensor.norm p={p} {dtype} {shape}")
+        assert_bits_equal(g.norm(p), t.norm(p), f"Tensor.norm p={p} {dtype} {shape}")
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -92,25 +68,25 @@ def test_norm_grad_bits_match_torch(torch, dtype, p):
     gw, tw = _pair(torch, (16,), dtype, 8)
     g.norm(p, 1).backward(gw)
     t.norm(p, 1).backward(tw)
-    _bits_equal(g.grad, t.grad, f"norm p={p} grad")
+    assert_bits_equal(g.grad, t.grad, f"norm p={p} grad")
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_normalize_and_linalg_norm(torch, dtype):
     g, t = _pair(torch, (64, 100), dtype, 3)
-    _bits_equal(G.nn.functional.normalize(g, dim=1), torch.nn.functional.normalize(t, dim=1),
+    assert_bits_equal(G.nn.functional.normalize(g, dim=1), torch.nn.functional.normalize(t, dim=1),
                 "normalize")
-    _bits_equal(G.linalg.norm(g, dim=1), torch.linalg.norm(t, dim=1), "linalg.norm")
-    _bits_equal(G.norm(g, dim=1), torch.norm(t, dim=1), "gradrs.norm")
+    assert_bits_equal(G.linalg.norm(g, dim=1), torch.linalg.norm(t, dim=1), "linalg.norm")
+    assert_bits_equal(G.norm(g, dim=1), torch.norm(t, dim=1), "gradrs.norm")
 
 
 def test_gap_62_repro(torch):
     G.manual_seed(0)
     v = G.randn(64, 100)
     t = torch.tensor(v.numpy())
-    _bits_equal(v.norm(dim=1), t.norm(dim=1), "norm")
-    _bits_equal(G.linalg.vector_norm(v, 1, dim=1), torch.linalg.vector_norm(t, 1, dim=1), "p1")
-    _bits_equal(v.double().norm(dim=1), t.double().norm(dim=1), "float64 norm")
+    assert_bits_equal(v.norm(dim=1), t.norm(dim=1), "norm")
+    assert_bits_equal(G.linalg.vector_norm(v, 1, dim=1), torch.linalg.vector_norm(t, 1, dim=1), "p1")
+    assert_bits_equal(v.double().norm(dim=1), t.double().norm(dim=1), "float64 norm")
     row = v.double()[0]
     assert (G.nn.functional.normalize(row, dim=0).norm().item()
             == torch.nn.functional.normalize(torch.tensor(row.numpy()), dim=0).norm().item())
@@ -133,16 +109,16 @@ VAR_CASES = [
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("case", range(len(VAR_CASES)))
-def test_var_std_bits_match_torch(torch, threads, dtype, case):
+def test_var_std_bits_match_torch(torch, both_threads, dtype, case):
     shape, dims, view = VAR_CASES[case]
     g, t = _pair(torch, shape, dtype, 50 + case, VIEWS[view])
     for correction in (0, 1, 2):
         for op in ("var", "std"):
             what = f"{op} {dtype} {shape} {view} dims {dims} correction {correction}"
-            _bits_equal(getattr(g, op)(dims, correction=correction),
+            assert_bits_equal(getattr(g, op)(dims, correction=correction),
                         getattr(t, op)(dims, correction=correction), what)
     if dims is not None:
-        _bits_equal(g.var(dims, keepdim=True), t.var(dims, keepdim=True), "keepdim")
+        assert_bits_equal(g.var(dims, keepdim=True), t.var(dims, keepdim=True), "keepdim")
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -154,4 +130,4 @@ def test_var_std_grad_bits_match_torch(torch, dtype):
         gw, tw = _pair(torch, (16,), dtype, 10)
         getattr(g, op)(1).backward(gw)
         getattr(t, op)(1).backward(tw)
-        _bits_equal(g.grad, t.grad, f"{op} grad")
+        assert_bits_equal(g.grad, t.grad, f"{op} grad")

@@ -10,24 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import G, needs_torch
+from conftest import G, assert_bits_equal, needs_torch
 
 pytestmark = needs_torch
-
-
-def _bits_equal(g, t, what):
-    a = g.detach().float().numpy() if g.dtype in (G.float16, G.bfloat16) else g.detach().numpy()
-    b = t.detach().float().numpy() if t.dtype.itemsize == 2 else t.detach().numpy()
-    assert a.dtype == b.dtype and a.shape == b.shape, what
-    a, b = a.reshape(-1), b.reshape(-1)
-    same = (a.view(np.uint8).reshape(len(a), -1) == b.view(np.uint8).reshape(len(b), -1)).all(1)
-    same |= np.isnan(a) & np.isnan(b)
-    if not same.all():
-        bad = np.flatnonzero(~same)
-        raise AssertionError(
-            f"{what}: {len(bad)} of {len(a)} values differ, e.g. at {bad[:5].tolist()}: "
-            f"{a[bad[:5]].tolist()} vs {b[bad[:5]].tolist()}"
-        )
 
 
 def _pair(torch, shape, dtype, seed, view=lambda x: x, positive=False):
@@ -58,7 +43,7 @@ CASES = [
 def test_scan_bits_match_torch(torch, dtype, case, op):
     shape, dim, view = CASES[case]
     g, t = _pair(torch, shape, dtype, case, view, positive=op == "cumprod")
-    _bits_equal(getattr(g, op)(dim), getattr(t, op)(dim), f"{op} {dtype} {shape} dim {dim}")
+    assert_bits_equal(getattr(g, op)(dim), getattr(t, op)(dim), f"{op} {dtype} {shape} dim {dim}")
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -72,12 +57,12 @@ def test_scan_grad_bits_match_torch(torch, dtype, case, op):
     gw, tw = _pair(torch, view(tx).shape, dtype, case + 100)
     getattr(view(gx), op)(dim).backward(gw)
     getattr(view(tx), op)(dim).backward(tw)
-    _bits_equal(gx.grad, tx.grad, f"{op} grad {dtype} {shape} dim {dim}")
+    assert_bits_equal(gx.grad, tx.grad, f"{op} grad {dtype} {shape} dim {dim}")
 
 
 def test_float32_cumsum_is_the_rounded_float64_running_sum(torch):
     # The repro of gap 64: 98 of 100 partial sums differed when gradrs added in float32.
     G.manual_seed(0)
     a = G.randn(1, 100)
-    _bits_equal(a.cumsum(1), torch.tensor(a.numpy()).double().cumsum(1).float(), "cumsum")
-    _bits_equal(a.cumsum(1), torch.tensor(a.numpy()).cumsum(1), "cumsum")
+    assert_bits_equal(a.cumsum(1), torch.tensor(a.numpy()).double().cumsum(1).float(), "cumsum")
+    assert_bits_equal(a.cumsum(1), torch.tensor(a.numpy()).cumsum(1), "cumsum")
