@@ -195,7 +195,7 @@ pub fn normal_fill_half(g: &mut CpuGenerator, n: usize, mean: f32, std: f32) -> 
 /// libm's `fmaf` otherwise: the same bits, slower).
 fn avx2_box_muller(d: &mut [f32], mean: f32, std: f32) {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+    if crate::backend::cpu::fma_available() {
         let d: &mut [f32; 16] = d.try_into().expect("a block of 16");
         // SAFETY: the CPU has AVX2 and FMA, checked just above.
         return unsafe { simd::box_muller(d, mean, std) };
@@ -557,9 +557,7 @@ mod tests {
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn simd_box_muller_is_the_scalar_lane() {
-        if !(std::arch::is_x86_feature_detected!("avx2")
-            && std::arch::is_x86_feature_detected!("fma"))
-        {
+        if !crate::backend::cpu::fma_available() {
             return;
         }
         let scale = 1.0 / (1u32 << 24) as f32;

@@ -23,6 +23,23 @@ pub mod vmath;
 /// Elements below which a kernel stays on the calling thread.
 pub const PAR_THRESHOLD: usize = 1 << 15;
 
+/// Whether the CPU has AVX2 and FMA, the features of the `#[target_feature(enable =
+/// "avx2,fma")]` copies of hot loops (without them a `mul_add` is a call per element).
+#[cfg(target_arch = "x86_64")]
+pub fn fma_available() -> bool {
+    std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+}
+
+/// A reduction's input pointer handed to its threads (they only read it).
+struct Src<T>(*const T);
+// SAFETY: the threads only read the input, which outlives the parallel loop using it.
+unsafe impl<T> Sync for Src<T> {}
+impl<T> Src<T> {
+    fn get(&self) -> *const T {
+        self.0
+    }
+}
+
 /// The reduction tests' reference sum (`reduce.rs`, `cascade.rs`): each element of the
 /// contiguous `x` of `shape` added, in float64, into the output position of its kept indices
 /// (the dims not in `dims`), rounded to float32 at the end.

@@ -402,8 +402,7 @@ pub fn layer_norm_rows<T: NormFloat, const L: usize>(
         .collect();
     let eps = T::of(eps);
     #[cfg(target_arch = "x86_64")]
-    let fma =
-        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma");
+    let fma = super::fma_available();
     let body = |i: usize, o: &mut [T]| {
         let row = &x[i * n..][..n];
         #[cfg(target_arch = "x86_64")]

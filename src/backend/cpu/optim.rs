@@ -13,6 +13,8 @@
 //! fused multiply-adds then vectorize) and for the baseline CPU, where `mul_add` is libm's
 //! `fma`: the same correctly rounded result, one element at a time.
 
+#[cfg(target_arch = "x86_64")]
+use super::fma_available;
 use super::parallel::map_chunks;
 use std::ops::{Add, Div, Mul, Neg, Sub};
 
@@ -314,11 +316,6 @@ impl<T: Real> HalfTest for T {
         let a = if self < z { -self } else { self };
         a < T::of(0.5)
     }
-}
-
-#[cfg(target_arch = "x86_64")]
-fn fma_available() -> bool {
-    std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
 }
 
 /// A base pointer handed to the chunks of one call; see the SAFETY notes where it is used.

@@ -17,6 +17,7 @@
 
 use super::cascade::{omp_chunks, ReduceIter, GRAIN};
 use super::parallel::{for_each_index, num_threads};
+use super::Src;
 use crate::tensor::layout::Layout;
 
 /// A float32 / float64 element read as float64 and written back.
@@ -48,16 +49,6 @@ fn project(m2: f64, n: f64, correction: f64, take_sqrt: bool) -> f64 {
         var.sqrt()
     } else {
         var
-    }
-}
-
-/// Shared read-only input pointer for the threads.
-struct Src<T>(*const T);
-// SAFETY: the threads only read the input, which outlives `for_each_index`.
-unsafe impl<T> Sync for Src<T> {}
-impl<T> Src<T> {
-    fn get(&self) -> *const T {
-        self.0
     }
 }
 

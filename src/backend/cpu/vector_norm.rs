@@ -24,6 +24,7 @@
 
 use super::cascade::{omp_chunks, ReduceIter, GRAIN};
 use super::parallel::{for_each_index, num_threads};
+use super::Src;
 use crate::tensor::layout::Layout;
 
 /// A float type of ATen's norm kernels (its own accumulator).
@@ -151,16 +152,6 @@ unsafe fn fold_block<T: NormFloat>(
         }
     }
     acc
-}
-
-/// Raw input pointer handed to the threads of one norm (they only read it).
-struct Src<T>(*const T);
-// SAFETY: the threads only read the input, which outlives `for_each_index`.
-unsafe impl<T> Sync for Src<T> {}
-impl<T> Src<T> {
-    fn get(&self) -> *const T {
-        self.0
-    }
 }
 
 /// PyTorch's CPU `linalg.vector_norm(x, p, dims, keepdim)` for p = 1 or 2 (`two`) of the
