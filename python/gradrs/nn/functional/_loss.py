@@ -9,7 +9,7 @@ import functools
 
 from ... import _native
 from ..._native import Tensor as _Tensor
-from ._helpers import _check_tensor_args, _INF, _one_node
+from ._helpers import _check_tensor_args, _INF, _one_node, _scalar_name
 from ._linear import linear
 from ._padding import _pad
 
@@ -325,6 +325,25 @@ def _flatten_classes(input, target):
     return input.permute(*perm).reshape(-1, c), target.reshape(-1)
 
 
+def _class_target(input, target):
+    """ATen's nll_loss_nd checks on a class-index target: the batch sizes, then the dtype (Long
+    or Byte); a Byte target is read as Long by the 1-D / 2-D kernel, the K-dimensional one
+    (nll_loss2d) takes Long only."""
+    if target.dtype == _native.int64:
+        return target
+    if input.dim() > 1:
+        batch = target.shape[0] if target.dim() > 0 else 0
+        if input.shape[0] != batch:
+            raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
+                             f"batch_size ({batch}).")
+    if target.dtype != _native.uint8:
+        raise RuntimeError("expected target dtype to be Long or Byte, but got "
+                           f"{_scalar_name(target.dtype)}")
+    if input.dim() > 2:
+        raise RuntimeError("expected scalar type Long but found Byte")
+    return target.long()
+
+
 def nll_loss(input: _Tensor, target: _Tensor, weight: _Tensor | None = None,
              size_average: bool | None = None, ignore_index: int = -100,
              reduce: bool | None = None, reduction: str = "mean") -> _Tensor:
@@ -351,6 +370,7 @@ def nll_loss(input: _Tensor, target: _Tensor, weight: _Tensor | None = None,
     if any(hasattr(type(t), "_vmap_level") for t in (input, target, weight)):
         from ... import _vmap  # under vmap: its batching rule (Note [vmap])
         return _vmap.nll_loss(input, target, weight, ignore_index, ("none", "mean", "sum")[code])
+    target = _class_target(input, target)
     if input.dim() > 2:
         spatial = (input.shape[0],) + tuple(input.shape[2:])
 
@@ -391,18 +411,31 @@ def cross_entropy(input: _Tensor, target: _Tensor, weight: _Tensor | None = None
     """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     code = _reduction_code(reduction)
-    if not 0.0 <= label_smoothing <= 1.0:
-        raise RuntimeError(
-            f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}"
-        )
     if any(hasattr(type(t), "_vmap_level") for t in (input, target, weight)):
         from ... import _vmap  # under vmap: its batching rule (Note [vmap])
+        if not 0.0 <= label_smoothing <= 1.0:
+            raise RuntimeError(
+                f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}"
+            )
         return _vmap.cross_entropy(input, target, weight, ignore_index,
                                    ("none", "mean", "sum")[code], label_smoothing)
+    # ATen's cross_entropy_loss: a target of the input's shape holds class probabilities
+    # (floating point, no ignore_index), any other one class indices; a label_smoothing
+    # above 1 is refused, one of 0 or below is no smoothing.
+    probabilities = tuple(target.shape) == tuple(input.shape)
+    if probabilities:
+        if not target.is_floating_point():
+            raise RuntimeError("Expected floating point type for target with class "
+                               f"probabilities, got {_scalar_name(target.dtype)}")
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
+    if label_smoothing > 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    label_smoothing = max(label_smoothing, 0.0)
     class_dim = 0 if input.dim() == 1 else 1
     logp = input.log_softmax(class_dim)
     c = input.shape[class_dim]
-    if target.is_floating_point():
+    if probabilities:
         # Class probabilities: PyTorch's cross_entropy_loss_prob_target, op for op.
         if label_smoothing > 0:
             target = target * (1 - label_smoothing) + label_smoothing / c

@@ -1,0 +1,76 @@
+"""Behaviours that the third-party programs of tests/programs/ (session 2026-11-27, helper
+"programs3") found different from PyTorch and that were fixed in Python, checked against torch."""
+
+import pytest
+
+from conftest import check, check_error
+
+# cross_entropy / nll_loss targets: ATen's cross_entropy_loss reads a target of the input's
+# shape as class probabilities (which must be floating point), any other as class indices,
+# whose dtype nll_loss_nd checks after the batch sizes (Long or Byte; Byte only for 1-D / 2-D
+# inputs); label_smoothing above 1 is refused, at or below 0 means none.
+TARGET_ERRORS = {
+    "one-hot long target": lambda M: M.nn.functional.cross_entropy(
+        M.zeros(2, 3), M.zeros(2, 3, dtype=M.long)),
+    "module one-hot int target": lambda M: M.nn.CrossEntropyLoss()(
+        M.zeros(2, 3), M.zeros(2, 3, dtype=M.int32)),
+    "float target of another shape": lambda M: M.nn.functional.cross_entropy(
+        M.zeros(2, 3), M.tensor([0.0, 1.0])),
+    "float target, K-dim input": lambda M: M.nn.functional.cross_entropy(
+        M.zeros(2, 3, 4), M.zeros(2, 4)),
+    "int32 target": lambda M: M.nn.functional.cross_entropy(
+        M.zeros(2, 3), M.tensor([0, 1], dtype=M.int32)),
+    "nll int16 target": lambda M: M.nn.functional.nll_loss(
+        M.zeros(2, 3), M.tensor([0, 1], dtype=M.int16)),
+    "nll bool 1-d": lambda M: M.nn.functional.nll_loss(M.zeros(3), M.tensor(True)),
+    "nll batch sizes before dtype": lambda M: M.nn.functional.nll_loss(
+        M.zeros(2, 3), M.zeros(3, dtype=M.int32)),
+    "nll byte K-dim": lambda M: M.nn.functional.nll_loss(
+        M.zeros(2, 3, 2, 2), M.zeros(2, 2, 2, dtype=M.uint8)),
+    "nll byte 3-d": lambda M: M.nn.functional.nll_loss(
+        M.zeros(2, 3, 4), M.zeros(2, 4, dtype=M.uint8)),
+    "probabilities with ignore_index": lambda M: M.nn.functional.cross_entropy(
+        M.zeros(2, 3), M.full((2, 3), 1 / 3), ignore_index=0),
+    "label_smoothing above 1, class path": lambda M: M.nn.functional.cross_entropy(
+        M.zeros(2, 3), M.tensor([0.0, 1.0]), label_smoothing=1.5),
+    "label_smoothing above 1, probabilities": lambda M: M.nn.functional.cross_entropy(
+        M.zeros(2, 3), M.full((2, 3), 1 / 3), label_smoothing=1.5),
+}
+
+
+@pytest.mark.parametrize("case", list(TARGET_ERRORS))
+def test_cross_entropy_target_errors(case):
+    check_error(TARGET_ERRORS[case])
+
+
+def _logits(M):
+    return M.tensor([[0.2, -1.0, 0.5], [1.5, 0.3, -0.7]], requires_grad=True)
+
+
+VALUES = {
+    "byte targets": lambda M, x: M.nn.functional.cross_entropy(
+        x, M.tensor([2, 1], dtype=M.uint8)),
+    "byte targets, weighted, none": lambda M, x: M.nn.functional.cross_entropy(
+        x, M.tensor([2, 1], dtype=M.uint8), weight=M.tensor([1.0, 2.0, 3.0]), reduction="none"),
+    "byte targets, smoothing": lambda M, x: M.nn.functional.cross_entropy(
+        x, M.tensor([2, 0], dtype=M.uint8), label_smoothing=0.1),
+    "nll byte unbatched": lambda M, x: M.nn.functional.nll_loss(
+        x[0].log_softmax(0), M.tensor(1, dtype=M.uint8)),
+    "negative smoothing is none, class path": lambda M, x: M.nn.functional.cross_entropy(
+        x, M.tensor([2, 1]), label_smoothing=-0.5),
+    "negative smoothing is none, probabilities": lambda M, x: M.nn.functional.cross_entropy(
+        x, M.tensor([[0.2, 0.3, 0.5], [1.0, 0.0, 0.0]]), label_smoothing=-0.5),
+    "probabilities with a negative ignore_index": lambda M, x: M.nn.functional.cross_entropy(
+        x, M.tensor([[0.2, 0.3, 0.5], [1.0, 0.0, 0.0]]), ignore_index=-1),
+}
+
+
+@pytest.mark.parametrize("case", list(VALUES))
+def test_cross_entropy_target_values(case):
+    def run(M):
+        x = _logits(M)
+        out = VALUES[case](M, x)
+        out.sum().backward()
+        return out, x.grad
+
+    check(run)
