@@ -74,3 +74,60 @@ def test_cross_entropy_target_values(case):
         return out, x.grad
 
     check(run)
+
+
+# nll_loss_nd's shape checks: a (N, 1, H, W) mask given for (N, C, H, W) logits was read as
+# N*H*W targets and trained silently
+SHAPE_ERRORS = {
+    "mask with a channel dim": lambda M: M.nn.functional.cross_entropy(
+        M.zeros(2, 3, 4, 4), M.zeros(2, 1, 4, 4, dtype=M.long)),
+    "flattened mask": lambda M: M.nn.functional.nll_loss(
+        M.zeros(2, 3, 4, 4), M.zeros(2, 16, dtype=M.long)),
+    "spatial size mismatch": lambda M: M.nn.functional.nll_loss(
+        M.zeros(2, 3, 4, 4), M.zeros(2, 5, 4, dtype=M.long)),
+    "spatial size mismatch, int32": lambda M: M.nn.functional.nll_loss(
+        M.zeros(2, 3, 4, 4), M.zeros(2, 5, 4, dtype=M.int32)),
+    "K-dim weight": lambda M: M.nn.functional.nll_loss(
+        M.zeros(2, 3, 4, 4), M.zeros(2, 4, 4, dtype=M.long), weight=M.ones(2)),
+    "3-d target size": lambda M: M.nn.functional.nll_loss(
+        M.zeros(2, 3, 4), M.zeros(2, 1, 4, dtype=M.long)),
+    "3-d batch only": lambda M: M.nn.functional.nll_loss(M.zeros(2, 3, 4), M.zeros(2, dtype=M.long)),
+    "5-d target size": lambda M: M.nn.functional.nll_loss(
+        M.zeros(2, 3, 2, 2, 2), M.zeros(2, 8, dtype=M.long)),
+    "2-d multi-target": lambda M: M.nn.functional.nll_loss(
+        M.zeros(2, 3), M.zeros(2, 1, dtype=M.long)),
+    "2-d weight": lambda M: M.nn.functional.nll_loss(
+        M.zeros(2, 3), M.zeros(2, dtype=M.long), weight=M.ones(2)),
+    "0-d input": lambda M: M.nn.functional.nll_loss(M.tensor(1.0), M.tensor(0)),
+    "0-d target": lambda M: M.nn.functional.nll_loss(M.zeros(2, 3), M.tensor(0)),
+    # binary losses: the target's dtype
+    "bce long target": lambda M: M.nn.functional.binary_cross_entropy(
+        M.full((4,), 0.5), M.ones(4, dtype=M.long)),
+    "bce float64 target": lambda M: M.nn.functional.binary_cross_entropy(
+        M.full((4,), 0.5), M.ones(4, dtype=M.float64)),
+    "bce with logits long target": lambda M: M.nn.BCEWithLogitsLoss()(
+        M.zeros(4), M.ones(4, dtype=M.long)),
+    "bce with logits int target, pos_weight": lambda M: M.nn.functional.binary_cross_entropy_with_logits(
+        M.zeros(4), M.ones(4, dtype=M.int32), pos_weight=M.ones(4)),
+    "bce with logits bool target": lambda M: M.nn.functional.binary_cross_entropy_with_logits(
+        M.zeros(4), M.ones(4, dtype=M.bool)),
+    "kl_div long target": lambda M: M.nn.functional.kl_div(
+        M.zeros(4), M.ones(4, dtype=M.long), reduction="sum"),
+}
+
+
+@pytest.mark.parametrize("case", list(SHAPE_ERRORS))
+def test_loss_target_shape_and_dtype_errors(case):
+    check_error(SHAPE_ERRORS[case])
+
+
+def test_nll_loss_k_dim_values_unchanged():
+    def run(M):
+        x = M.tensor([[[0.2, -1.0], [0.5, 1.5]], [[0.3, -0.7], [0.0, 2.0]]],
+                     requires_grad=True)  # (N=2, C=2, d=2)
+        t = M.tensor([[1, 0], [0, 1]])
+        out = M.nn.functional.cross_entropy(x, t, weight=M.tensor([1.0, 3.0]), reduction="none")
+        out.sum().backward()
+        return out, x.grad
+
+    check(run)

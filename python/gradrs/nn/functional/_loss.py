@@ -205,6 +205,10 @@ def binary_cross_entropy(input: _Tensor, target: _Tensor, weight: _Tensor | None
     if any(hasattr(type(t), "_vmap_level") for t in (input, target, weight)):
         from ... import _vmap  # under vmap: its batching rule (Note [vmap])
         return _vmap.elementwise_loss(binary_cross_entropy, input, target, weight, reduction)
+    if target.dtype != input.dtype:
+        # ATen's kernel is a TensorIterator over input and target of one dtype
+        raise RuntimeError(f"Found dtype {_scalar_name(target.dtype)} but expected "
+                           f"{_scalar_name(input.dtype)}")
     if bool(((input < 0) | (input > 1)).any()):
         raise RuntimeError("all elements of input should be between 0 and 1")
 
@@ -259,6 +263,13 @@ def binary_cross_entropy_with_logits(input: _Tensor, target: _Tensor, weight: _T
             f"Target size ({target.shape}) must be the same as input size ({input.shape})"
         )
     _reduction_code(reduction)
+    if not target.is_floating_point() and input.is_floating_point():
+        # ATen computes (1 - target).mul_(input): in place into the target's dtype
+        if target.dtype == _native.bool:
+            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                               "supported. Use the `^` or `logical_xor()` operator instead.")
+        raise RuntimeError(f"result type {_scalar_name(input.dtype)} can't be cast to the "
+                           f"desired output type {_scalar_name(target.dtype)}")
 
     def bce(x, t, w, pw):
         # log(1 + exp(-|x|)) + max(-x, 0): stable for large |x|. max(-x, 0) is written
@@ -305,6 +316,9 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
             "major release.",
             stacklevel=2,
         )
+    if not (input.is_floating_point() or input.is_complex()) or not (
+            target.is_floating_point() or target.is_complex()):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
         loss = target.exp() * (target - input)
     else:
@@ -325,23 +339,46 @@ def _flatten_classes(input, target):
     return input.permute(*perm).reshape(-1, c), target.reshape(-1)
 
 
-def _class_target(input, target):
-    """ATen's nll_loss_nd checks on a class-index target: the batch sizes, then the dtype (Long
-    or Byte); a Byte target is read as Long by the 1-D / 2-D kernel, the K-dimensional one
-    (nll_loss2d) takes Long only."""
-    if target.dtype == _native.int64:
-        return target
-    if input.dim() > 1:
+def _sizes(t):
+    return "[" + ", ".join(str(n) for n in t.shape) + "]"
+
+
+def _class_target(input, target, weight):
+    """ATen's nll_loss_nd checks on a class-index target, in its order: the dimensions and
+    batch sizes, then the kernel's (nll_loss for 1-D / 2-D inputs, nll_loss2d for the others,
+    read as 4-D): the target's rank, its dtype (Long, or Byte, which the 1-D / 2-D kernel reads
+    as Long), the weight's size, the spatial sizes."""
+    d = input.dim()
+    if d < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {d})")
+    if d != 1:
         batch = target.shape[0] if target.dim() > 0 else 0
         if input.shape[0] != batch:
             raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
                              f"batch_size ({batch}).")
-    if target.dtype != _native.uint8:
+    if d > 2 and d != 4 and tuple(target.shape[1:]) != tuple(input.shape[2:]):
+        expected = "[" + ", ".join(str(n) for n in (input.shape[0], *input.shape[2:])) + "]"
+        raise RuntimeError(f"Expected target size {expected}, got {_sizes(target)}")
+    if d <= 2 and target.dim() > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if d == 4 and target.dim() != 3:
+        raise RuntimeError("only batches of spatial targets supported (3D tensors) but got "
+                           f"targets of dimension: {target.dim()}")
+    if target.dtype not in (_native.int64, _native.uint8):
         raise RuntimeError("expected target dtype to be Long or Byte, but got "
                            f"{_scalar_name(target.dtype)}")
-    if input.dim() > 2:
+    if target.dtype == _native.uint8 and d > 2:
         raise RuntimeError("expected scalar type Long but found Byte")
-    return target.long()
+    c = input.shape[0 if d == 1 else 1]
+    if weight is not None and d <= 2 and (weight.dim() != 1 or weight.numel() != c):
+        raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no "
+                           f"classes but got weight tensor of shape: {_sizes(weight)}")
+    if weight is not None and d > 2 and weight.numel() != c:
+        raise RuntimeError("weight tensor should be defined either for all or no classes")
+    if d == 4 and tuple(target.shape) != (input.shape[0], *input.shape[2:]):
+        raise RuntimeError(f"size mismatch (got input: {_sizes(input)} , target: "
+                           f"{_sizes(target)}")
+    return target.long() if target.dtype == _native.uint8 else target
 
 
 def nll_loss(input: _Tensor, target: _Tensor, weight: _Tensor | None = None,
@@ -370,7 +407,7 @@ def nll_loss(input: _Tensor, target: _Tensor, weight: _Tensor | None = None,
     if any(hasattr(type(t), "_vmap_level") for t in (input, target, weight)):
         from ... import _vmap  # under vmap: its batching rule (Note [vmap])
         return _vmap.nll_loss(input, target, weight, ignore_index, ("none", "mean", "sum")[code])
-    target = _class_target(input, target)
+    target = _class_target(input, target, weight)
     if input.dim() > 2:
         spatial = (input.shape[0],) + tuple(input.shape[2:])
 
