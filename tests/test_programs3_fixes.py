@@ -131,3 +131,13 @@ def test_nll_loss_k_dim_values_unchanged():
         return out, x.grad
 
     check(run)
+
+
+@pytest.mark.parametrize("loss", ["multi_margin_loss", "multilabel_margin_loss"])
+def test_margin_losses_take_long_targets_only(loss):
+    def run(M):
+        target = M.ones(2, dtype=M.int32) if loss == "multi_margin_loss" else M.ones(
+            2, 3, dtype=M.int32)
+        return getattr(M.nn.functional, loss)(M.zeros(2, 3), target)
+
+    check_error(run)

@@ -5,7 +5,7 @@ multi_margin, multilabel_margin, multilabel_soft_margin.
 
 from __future__ import annotations
 
-from ._helpers import _check_tensor_args, _one_node
+from ._helpers import _check_tensor_args, _one_node, _scalar_name
 from ._activation import logsigmoid
 from ._distance import pairwise_distance
 from ._loss import _legacy_reduction, _reduce, _reduction_code
@@ -216,6 +216,12 @@ def _margin_shape_check(input):
     return (1 if d <= 1 else input.shape[0]), (1 if d == 0 else input.shape[-1])
 
 
+def _long_target(target):
+    # ATen's margin kernels read the target through data_ptr<int64_t>()
+    if str(target.dtype) != "gradrs.int64":
+        raise RuntimeError(f"expected scalar type Long but found {_scalar_name(target.dtype)}")
+
+
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
                       reduce=None, reduction="mean"):
     """Multi-class hinge loss: for each sample, the mean over the other
@@ -253,6 +259,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if weight is not None and not (weight.dim() <= 1 and weight.numel() == dim):
         raise RuntimeError(f"inconsistent weight size, expected {dim} but got "
                            f"{list(weight.shape)}")
+    _long_target(target)
     t = target.reshape(nframe, 1)
     if bool(((t < 0) | (t >= dim)).any()):
         raise RuntimeError("target out of range")
@@ -310,6 +317,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     if not ok:
         raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: "
                            f"{list(input.shape)}")
+    _long_target(target)
     t = target.detach().cpu().numpy().reshape(nframe, dim)
     if ((t < -1) | (t >= dim)).any():
         raise RuntimeError("argument #2 'target' is out of range")
