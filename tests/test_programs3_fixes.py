@@ -141,3 +141,85 @@ def test_margin_losses_take_long_targets_only(loss):
         return getattr(M.nn.functional, loss)(M.zeros(2, 3), target)
 
     check_error(run)
+
+
+# ATen's CPU norm kernels refuse parameters of another dtype than the input's unless they are
+# float32 ones of a float16 / bfloat16 input (a float64 batch through a float32 model computed
+# in float64 instead of raising); rms_norm's composite path for mixed dtypes
+NORMS = {
+    "batch_norm": lambda M, x, p: M.nn.functional.batch_norm(
+        x, M.zeros(3, dtype=p), M.ones(3, dtype=p), M.ones(3, dtype=p), M.zeros(3, dtype=p),
+        training=True),
+    "batch_norm eval": lambda M, x, p: M.nn.functional.batch_norm(
+        x, M.zeros(3, dtype=p), M.ones(3, dtype=p), M.ones(3, dtype=p), M.zeros(3, dtype=p)),
+    "batch_norm stats only": lambda M, x, p: M.nn.functional.batch_norm(
+        x, M.zeros(3, dtype=p), M.ones(3, dtype=p), training=True),
+    "layer_norm": lambda M, x, p: M.nn.functional.layer_norm(
+        x, (4,), M.ones(4, dtype=p), M.zeros(4, dtype=p)),
+    "layer_norm bias only": lambda M, x, p: M.nn.functional.layer_norm(
+        x, (4,), None, M.zeros(4, dtype=p)),
+    "group_norm": lambda M, x, p: M.nn.functional.group_norm(
+        x, 1, M.ones(3, dtype=p), M.zeros(3, dtype=p)),
+    "instance_norm": lambda M, x, p: M.nn.InstanceNorm1d(3, affine=True).to(p)(x),
+}
+DTYPES = [("float64", "float32"), ("float32", "float64"), ("float32", "bfloat16"),
+          ("bfloat16", "float64"), ("float16", "bfloat16"), ("int64", "float32")]
+
+
+@pytest.mark.parametrize("norm", list(NORMS))
+@pytest.mark.parametrize("dtypes", DTYPES, ids="-".join)
+def test_norms_refuse_mixed_dtypes(norm, dtypes):
+    def run(M):
+        x = M.arange(24.0).reshape(2, 3, 4).to(getattr(M, dtypes[0]))
+        return NORMS[norm](M, x, getattr(M, dtypes[1]))
+
+    check_error(run)
+
+
+@pytest.mark.parametrize("norm", ["batch_norm", "layer_norm", "group_norm"])
+@pytest.mark.parametrize("low", ["float16", "bfloat16"])
+def test_norms_take_float32_parameters_of_a_half_input(norm, low):
+    def run(M):
+        x = (M.arange(24.0).reshape(2, 3, 4) / 7).to(getattr(M, low))
+        return NORMS[norm](M, x, M.float32)
+
+    check(run)
+
+
+@pytest.mark.parametrize("dtypes", [("float16", "float32"), ("bfloat16", "float32"),
+                                    ("float32", "float64"), ("float64", "float32"),
+                                    ("float16", "bfloat16")], ids="-".join)
+def test_rms_norm_mixed_dtypes(dtypes):
+    def run(M):
+        x = (M.arange(24.0).reshape(2, 3, 4) / 7 - 1).to(getattr(M, dtypes[0]))
+        w = M.linspace(0.5, 2.0, 4).to(getattr(M, dtypes[1])).requires_grad_()
+        out = M.nn.functional.rms_norm(x, [4], w)
+        out.float().sum().backward()
+        return out, w.grad
+
+    check(run)
+
+
+def test_rms_norm_integer_input():
+    check_error(lambda M: M.nn.functional.rms_norm(M.ones(2, 4, dtype=M.long), [4]))
+
+
+PARAMETER_MIXES = {
+    "bn weight f32, bias f64": lambda M, x: M.nn.functional.batch_norm(
+        x, None, None, M.ones(3), M.ones(3).double(), training=True),
+    "bn running stats f32 / f64": lambda M, x: M.nn.functional.batch_norm(
+        x, M.zeros(3), M.ones(3).double()),
+    "bn half input, bias f64": lambda M, x: M.nn.functional.batch_norm(
+        x.half(), None, None, M.ones(3), M.ones(3).double(), training=True),
+    "ln weight f32, bias f64": lambda M, x: M.nn.functional.layer_norm(
+        x, (4,), M.ones(4), M.ones(4).double()),
+    "ln half input, bias f16": lambda M, x: M.nn.functional.layer_norm(
+        x.half(), (4,), M.ones(4), M.ones(4).half()),
+    "gn weight f32, bias f64": lambda M, x: M.nn.functional.group_norm(
+        x, 1, M.ones(3), M.ones(3).double()),
+}
+
+
+@pytest.mark.parametrize("case", list(PARAMETER_MIXES))
+def test_norm_parameters_of_two_dtypes(case):
+    check_error(lambda M: PARAMETER_MIXES[case](M, M.arange(24.0).reshape(2, 3, 4)))

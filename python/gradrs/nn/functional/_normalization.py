@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from ... import _native
 from ..._native import Tensor as _Tensor
-from ._helpers import _check_tensor_args, _one_node, _opmath
+from ._helpers import _check_tensor_args, _one_node, _opmath, _scalar_name
 from ._padding import pad
 from ._pooling import avg_pool2d
 
@@ -33,6 +33,7 @@ def layer_norm(input: _Tensor, normalized_shape: int | Sequence[int], weight: _T
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
     # One native op (ATen's CPU kernel, src/ops/norm.rs) with its NativeLayerNormBackward0.
+    _check_mixed_dtypes(input, weight, bias)
     return _native.native_layer_norm(input, list(normalized_shape), weight, bias, eps)[0]
 
 
@@ -73,6 +74,8 @@ def batch_norm(input: _Tensor, running_mean: _Tensor | None, running_var: _Tenso
         return out
     # One native op (ATen's CPU kernels, src/ops/norm.rs): its NativeBatchNormBackward0 node,
     # the running statistics updated in place.
+    if input.is_floating_point():  # (an integer input: "batch_norm" not implemented, natively)
+        _check_mixed_dtypes(input, weight, bias, running_mean, running_var)
     return _native.native_batch_norm(input, weight, bias, running_mean, running_var, training,
                                      momentum, eps)[0]
 
@@ -103,6 +106,25 @@ def normalize(input: _Tensor, p: float = 2.0, dim: int | Sequence[int] = 1, eps:
 
 
 # -- normalization --
+
+
+def _check_mixed_dtypes(input, *parameters):
+    """ATen's CPU norm kernels (mixed_type.h): parameters of another dtype than the input (the
+    first one given decides) are allowed only as float32 ones of a float16 / bfloat16 input;
+    a float64 batch fed to a float32 model is refused, not computed."""
+    given = [p for p in parameters if p is not None]
+    if not given or input.device.type != "cpu":
+        return
+    if given[0].dtype == input.dtype:
+        for p in given:  # the kernel reads each parameter as the input's type
+            if p.dtype != input.dtype:
+                raise RuntimeError(f"expected scalar type {_scalar_name(input.dtype)} but found "
+                                   f"{_scalar_name(p.dtype)}")
+        return
+    if any(p.dtype != _native.float32 for p in given):
+        raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    if input.dtype not in (_native.float16, _native.bfloat16):
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
 
 
 def _verify_batch_size(size):
@@ -157,6 +179,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
                 f"Expected {what} to be a vector of size equal to the number of channels in "
                 f"input, but got {what} of shape {list(t.shape)} and input of shape "
                 f"{list(input.shape)}")
+    _check_mixed_dtypes(input, weight, bias)
     shape = [1, c] + [1] * (input.dim() - 2)
 
     def norm(x, w, b):
@@ -245,6 +268,16 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
             f"[*{', '.join(str(s) for s in normalized_shape)}], but got input of size"
             f"{list(input.shape)}")
     dims = tuple(range(input.dim() - k, input.dim()))
+    if not input.is_floating_point():
+        raise NotImplementedError(f'"rms_norm" not implemented for \'{_scalar_name(input.dtype)}\'')
+    if weight is not None and weight.dtype != input.dtype:
+        # ATen's composite rms_norm (no fused kernel for mixed dtypes): a float16 / bfloat16
+        # input upcast to float32 (eps float32's), times the weight, cast back to the input's
+        # dtype
+        low = input.dtype in (_native.float16, _native.bfloat16)
+        x = input.float() if low else input
+        e = finfo(x.dtype).eps if eps is None else eps
+        return (x * ((x * x).mean(dims, keepdim=True) + e).rsqrt() * weight).to(input.dtype)
     x = input.float() if input.dtype == _native.float16 else input
     e = finfo(input.dtype).eps if eps is None else eps
     out = x * ((x * x).mean(dims, keepdim=True) + e).rsqrt()
