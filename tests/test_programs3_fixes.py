@@ -223,3 +223,27 @@ PARAMETER_MIXES = {
 @pytest.mark.parametrize("case", list(PARAMETER_MIXES))
 def test_norm_parameters_of_two_dtypes(case):
     check_error(lambda M: PARAMETER_MIXES[case](M, M.arange(24.0).reshape(2, 3, 4)))
+
+
+CONV_TRANSPOSE_DTYPES = {
+    "float64 input": lambda M, x, w: M.nn.functional.conv_transpose2d(x.double(), w),
+    "float64 weight": lambda M, x, w: M.nn.functional.conv_transpose2d(x, w.double()),
+    "float64 input, 3-d": lambda M, x, w: M.nn.functional.conv_transpose3d(
+        x.unsqueeze(2).double(), w.unsqueeze(2)),
+    "float64 module": lambda M, x, w: M.nn.ConvTranspose2d(2, 3, 3).double()(x),
+}
+
+
+@pytest.mark.parametrize("case", list(CONV_TRANSPOSE_DTYPES))
+def test_conv_transpose_dtype_message(case):
+    check_error(lambda M: CONV_TRANSPOSE_DTYPES[case](M, M.ones(1, 2, 5, 5), M.ones(2, 3, 3, 3)))
+
+
+def test_conv_transpose_float64_bias_is_accepted():
+    def run(M):
+        b = M.tensor([0.1, 0.2, 0.3], dtype=M.float64, requires_grad=True)
+        out = M.nn.functional.conv_transpose2d(M.ones(1, 2, 3, 3), M.ones(2, 3, 2, 2), b)
+        out.sum().backward()
+        return out, b.grad
+
+    check(run)

@@ -167,6 +167,10 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
             f"Given transposed=1, weight of size {list(weight.shape)}, expected bias to be "
             f"1-dimensional with {cout} elements, but got bias of size {list(bias.shape)} "
             "instead")
+    if weight.dtype != input.dtype:
+        # the slow_conv_transpose kernels read the weight as the input's type
+        raise RuntimeError(f"expected scalar type {_scalar_name(input.dtype)} but found "
+                           f"{_scalar_name(weight.dtype)}")
     if nd == 1:
         k = (1, weight.shape[2])
         s, p, op, d = [1] + s, [0] + p, [0] + op, [1] + d
@@ -198,7 +202,8 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
         out = _native.col2im(cols, (ch, cw), cout, k, tuple(s), (0, 0), tuple(d))
         out = _pad(out, (-p[1], ow - cw + p[1], -p[0], oh - ch + p[0]), "constant", 0)
         if b is not None:
-            out = out + b.reshape(1, cout, 1, 1)
+            # added in place into the output: the result keeps the input's dtype
+            out = out + b.reshape(1, cout, 1, 1).to(out.dtype)
         return out.reshape(n, cout, ow) if nd == 1 else out
 
     out = _one_node("ConvolutionBackward0", fn, input, weight, bias, saves=(0, 1))
