@@ -1,9 +1,10 @@
 """Behaviours that the third-party programs of tests/programs/ (session 2026-11-27, helper
 "programs3") found different from PyTorch and that were fixed in Python, checked against torch."""
 
+import numpy as np
 import pytest
 
-from conftest import check, check_error
+from conftest import check, check_error, run_both, to_np
 
 # cross_entropy / nll_loss targets: ATen's cross_entropy_loss reads a target of the input's
 # shape as class probabilities (which must be floating point), any other as class indices,
@@ -247,3 +248,52 @@ def test_conv_transpose_float64_bias_is_accepted():
         return out, b.grad
 
     check(run)
+
+
+# PyTorch's CPU flash kernel (tried first) takes an attn_mask together with is_causal=True,
+# applying both; only the math path refuses the pair
+def _qkv(M, shape_q=(1, 2, 3, 4), shape_k=(1, 2, 5, 4)):
+    g = M.Generator().manual_seed(0)
+    return (M.randn(*shape_q, generator=g, dtype=M.float64),
+            M.randn(*shape_k, generator=g, dtype=M.float64),
+            M.randn(*shape_k, generator=g, dtype=M.float64))
+
+
+SDPA_CAUSAL = {
+    "float mask": lambda M, q, k, v: M.nn.functional.scaled_dot_product_attention(
+        q, k, v, attn_mask=M.linspace(-1, 1, 15, dtype=M.float64).reshape(3, 5), is_causal=True),
+    "bool mask": lambda M, q, k, v: M.nn.functional.scaled_dot_product_attention(
+        q, k, v, attn_mask=M.tensor([[True, False, True, True, False]] * 3), is_causal=True),
+    "4-d float mask": lambda M, q, k, v: M.nn.functional.scaled_dot_product_attention(
+        q, k, v, attn_mask=M.ones(1, 2, 3, 5, dtype=M.float64), is_causal=True),
+}
+
+
+@pytest.mark.parametrize("case", list(SDPA_CAUSAL))
+def test_sdpa_mask_and_causal(case):
+    def run(M):
+        q, k, v = _qkv(M)
+        q.requires_grad_()
+        out = SDPA_CAUSAL[case](M, q, k, v)
+        (out * out).sum().backward()
+        return to_np(out), to_np(q.grad)
+
+    # (the values: flash's blockwise order in torch, the math path's here)
+    (go, gg), (to, tg) = run_both(run)
+    np.testing.assert_allclose(go, to, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(gg, tg, rtol=1e-12, atol=1e-12)
+
+
+SDPA_CAUSAL_ERRORS = {
+    "3-d inputs": lambda M: M.nn.functional.scaled_dot_product_attention(
+        *[t[0] for t in _qkv(M)], attn_mask=M.zeros(3, 5, dtype=M.float64), is_causal=True),
+    "dropout": lambda M: M.nn.functional.scaled_dot_product_attention(
+        *_qkv(M), attn_mask=M.zeros(3, 5, dtype=M.float64), dropout_p=0.5, is_causal=True),
+    "mask needing a gradient": lambda M: M.nn.functional.scaled_dot_product_attention(
+        *_qkv(M), attn_mask=M.zeros(3, 5, dtype=M.float64, requires_grad=True), is_causal=True),
+}
+
+
+@pytest.mark.parametrize("case", list(SDPA_CAUSAL_ERRORS))
+def test_sdpa_mask_and_causal_on_the_math_path(case):
+    check_error(SDPA_CAUSAL_ERRORS[case])

@@ -44,6 +44,17 @@ def _repeat_heads(t, repeats):
     return out.reshape(*shape[:-3], shape[-3] * repeats, *shape[-2:])
 
 
+def _flash_runs(query, key, value, attn_mask, dropout_p, enable_gqa):
+    """Whether PyTorch would run these inputs through its CPU flash kernel (tried first)."""
+    if query.device.type != "cpu":
+        return False
+    from ...backends import cuda
+    from ..attention import _flash_cpu_refusals
+
+    return cuda._sdp["flash"] and _flash_cpu_refusals(query, key, value, attn_mask, dropout_p,
+                                                      enable_gqa) == ()
+
+
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
                                  is_causal=False, *, scale=None, enable_gqa=False):
     """Attention softmax(Q K^T * scale + mask) V over the last two
@@ -99,12 +110,17 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         # PyTorch's math path keeps half inputs' intermediates in float32
         query, key, value = query.float(), key.float(), value.float()
     if is_causal:
-        if attn_mask is not None:
+        # Lower-triangular (upper-left aligned) causal mask, as a boolean mask.
+        causal = ones(query.shape[-2], key.shape[-2], dtype=bool_, device=query.device).tril()
+        if attn_mask is None:
+            attn_mask = causal
+        elif _flash_runs(query, key, value, attn_mask, dropout_p, enable_gqa):
+            # PyTorch's CPU flash kernel takes both: the mask, then causality on top of it
+            attn_mask = (attn_mask & causal if attn_mask.dtype == bool_
+                         else attn_mask.masked_fill(causal.logical_not(), float("-inf")))
+        else:
             raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not "
                                "be set when is_causal=True")
-        # Lower-triangular (upper-left aligned) causal mask, as a boolean mask.
-        attn_mask = ones(query.shape[-2], key.shape[-2], dtype=bool_,
-                         device=query.device).tril()
     if attn_mask is not None and attn_mask.dtype == bool_:
         attn_mask = zeros_like(attn_mask, dtype=query.dtype).masked_fill_(
             attn_mask.logical_not(), float("-inf"))
