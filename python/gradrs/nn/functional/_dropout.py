@@ -5,8 +5,9 @@ feature_alpha_dropout.
 from __future__ import annotations
 
 from ..._argparse import type_name as _type_name
+from ... import _native
 from ..._native import Tensor as _Tensor
-from ._helpers import _check_tensor_args
+from ._helpers import _check_tensor_args, _scalar_name
 
 
 def dropout(input: _Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> _Tensor:
@@ -96,6 +97,11 @@ def _dropout_impl(input, p, train, inplace, feature, alpha):
                       device=input.device).bernoulli_(1 - p)
         if perm != sorted(perm):
             noise = noise.permute([perm.index(d) for d in range(len(perm))])
+        if not (input.is_floating_point() or input.is_complex()):
+            # PyTorch scales the drawn noise in place (div_(1 - p); alpha dropout's
+            # add(-1).mul_(...), a bool noise's add giving Long): not into an integer dtype
+            out = "Long" if alpha and input.dtype == _native.bool else _scalar_name(input.dtype)
+            raise RuntimeError(f"result type Float can't be cast to the desired output type {out}")
         if alpha:
             a_ = 1.7580993408473766
             a = 1.0 / ((a_ * a_ * p + 1) * (1 - p)) ** 0.5
