@@ -330,3 +330,49 @@ def test_dropout_of_an_integer_tensor_when_nothing_is_drawn(dtype):
                                              training=False),
                      M.nn.functional.dropout(M.ones(4, dtype=getattr(M, dtype)), 0.0),
                      M.nn.functional.dropout(M.ones(4, dtype=getattr(M, dtype)), 1.0)])
+
+
+INTEGER_LOSSES = {
+    "mse long": lambda M: M.nn.functional.mse_loss(M.ones(3, dtype=M.long), M.ones(3, dtype=M.long)),
+    "mse bool": lambda M: M.nn.functional.mse_loss(M.ones(3, dtype=M.bool), M.ones(3, dtype=M.bool)),
+    "mse int32 / long": lambda M: M.nn.functional.mse_loss(M.ones(3, dtype=M.int32),
+                                                          M.ones(3, dtype=M.long)),
+    "smooth_l1 int32": lambda M: M.nn.functional.smooth_l1_loss(M.ones(3, dtype=M.int32),
+                                                               M.ones(3, dtype=M.int32)),
+    "huber long": lambda M: M.nn.functional.huber_loss(M.ones(3, dtype=M.long), M.ones(3, dtype=M.long)),
+    "soft_margin long": lambda M: M.nn.functional.soft_margin_loss(M.ones(3, dtype=M.long),
+                                                                  M.ones(3, dtype=M.long)),
+    "soft_margin long input, float target": lambda M: M.nn.functional.soft_margin_loss(
+        M.ones(3, dtype=M.long), M.ones(3)),
+}
+
+
+@pytest.mark.parametrize("case", list(INTEGER_LOSSES))
+def test_pointwise_losses_of_integer_tensors(case):
+    check_error(INTEGER_LOSSES[case])
+
+
+MIXED_LOSSES = {
+    "mse long input, float target": lambda M, x: M.nn.functional.mse_loss(M.ones(4, dtype=M.long), x),
+    "bce logits float64 input, float32 target": lambda M, x: (
+        M.nn.functional.binary_cross_entropy_with_logits(x.double(), M.tensor([1.0, 0.0, 1.0, 0.5]))),
+    "bce logits float64 weight": lambda M, x: M.nn.functional.binary_cross_entropy_with_logits(
+        x, M.tensor([1.0, 0.0, 1.0, 0.5]), weight=M.full((4,), 0.5, dtype=M.float64)),
+}
+
+
+@pytest.mark.parametrize("case", list(MIXED_LOSSES))
+def test_loss_result_dtypes(case):
+    def run(M):
+        x = M.tensor([0.5, -1.5, 2.0, 0.25], requires_grad=True)
+        out = MIXED_LOSSES[case](M, x)
+        out.sum().backward()
+        return out, x.grad
+
+    check(run)
+
+
+def test_smooth_l1_beta_0_of_integers_is_l1():
+    # the composed l1_loss: mean() of a Long tensor
+    check_error(lambda M: M.nn.functional.smooth_l1_loss(M.ones(3, dtype=M.long), M.zeros(3, dtype=M.long),
+                                                   beta=0.0))

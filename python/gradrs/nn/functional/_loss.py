@@ -56,6 +56,17 @@ def _weighted(loss, weight, reduction):
     return loss.sum() if code == 2 else loss
 
 
+def _floating_kernel(name, input, target):
+    """ATen's pointwise loss kernels (mse_cpu, smooth_l1_cpu, huber_cpu) are dispatched on the
+    promoted dtype for floating types only."""
+    if not (input.is_floating_point() or target.is_floating_point()
+            or input.is_complex() or target.is_complex()):
+        from ... import promote_types
+
+        raise NotImplementedError(f'"{name}" not implemented for '
+                                  f"'{_scalar_name(promote_types(input.dtype, target.dtype))}'")
+
+
 def mse_loss(input: _Tensor, target: _Tensor, size_average: bool | None = None,
              reduce: bool | None = None, reduction: str = "mean",
              weight: _Tensor | None = None) -> _Tensor:
@@ -79,6 +90,8 @@ def mse_loss(input: _Tensor, target: _Tensor, size_average: bool | None = None,
         _check_weight(input, weight)
         return _weighted((input - target) ** 2, weight, reduction)
     _reduction_code(reduction)
+    if weight is None:
+        _floating_kernel("mse_cpu", input, target)
     return _one_node("MseLossBackward0", lambda x, t: _reduce((x - t) ** 2, reduction),
                      input, target)
 
@@ -139,6 +152,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
         d = (x - t).abs()
         return _reduce(where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta), reduction)
 
+    _floating_kernel("smooth_l1_cpu", input, target)
     return _one_node("SmoothL1LossBackward0", loss, input, target)
 
 
@@ -172,6 +186,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
         _check_weight(input, weight)
         loss = _one_node("HuberLossBackward0", pointwise, input, target)
         return _reduce(loss * weight, reduction)
+    _floating_kernel("huber_cpu", input, target)
     return _one_node("HuberLossBackward0", lambda x, t: _reduce(pointwise(x, t), reduction),
                      input, target)
 
@@ -280,7 +295,12 @@ def binary_cross_entropy_with_logits(input: _Tensor, target: _Tensor, weight: _T
             loss = (1 - t) * x + (1 + (pw - 1) * t) * softplus_neg
         else:
             loss = (1 - t) * x + softplus_neg
-        return _reduce(loss * w if w is not None else loss, reduction)
+        # ATen's loss is (1 - target).mul_(input)..., in place: the target's dtype
+        loss = loss if loss.dtype == t.dtype else loss.to(t.dtype)
+        if w is not None:
+            loss = loss * w
+            loss = loss if loss.dtype == t.dtype else loss.to(t.dtype)
+        return _reduce(loss, reduction)
 
     return _one_node("BinaryCrossEntropyWithLogitsBackward0", bce, input, target, weight,
                      pos_weight)

@@ -5,6 +5,7 @@ multi_margin, multilabel_margin, multilabel_soft_margin.
 
 from __future__ import annotations
 
+from ... import _native
 from ._helpers import _check_tensor_args, _one_node, _scalar_name
 from ._activation import logsigmoid
 from ._distance import pairwise_distance
@@ -28,6 +29,10 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _reduction_code(reduction)
+    if not (input.is_floating_point() or input.is_complex() or input.dtype == _native.bool):
+        # ATen computes into an output of the input's dtype: neg_out, then mul_ / exp_ in place
+        raise RuntimeError("result type Float can't be cast to the desired output type "
+                           f"{_scalar_name(input.dtype)}")
     return _one_node("SoftMarginLossBackward0",
                      lambda x, t: _reduce((-x * t).exp().log1p(), reduction), input, target)
 
