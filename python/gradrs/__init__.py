@@ -323,7 +323,10 @@ def where(condition, input=None, other=None, *, out=None):
 def cat(tensors: _Sequence[Tensor], dim: _builtins.int = 0, *,
         out: Tensor | None = None) -> Tensor:
     """`gradrs.cat(tensors, dim=0)`."""
-    if _torch_function.ACTIVE:  # checked inline: no wrapper (Note [Torch function dispatch])
+    if _torch_function.ACTIVE and (  # `_torch_function.plain`, inline
+            _torch_function.ACTIVE is _TF_MODES or out is not None
+            or type(tensors) not in _LIST_TUPLE or type(dim) is not _builtins.int
+            or not _TF_SIMPLE.issuperset(map(type, tensors))):
         r = _tf_dispatch(cat, "gradrs.cat", tensors, dim, out)
         if r is not _torch_function._NO:
             return r
@@ -346,7 +349,10 @@ def cat(tensors: _Sequence[Tensor], dim: _builtins.int = 0, *,
 def stack(tensors: _Sequence[Tensor], dim: _builtins.int = 0, *,
           out: Tensor | None = None) -> Tensor:
     """`gradrs.stack(tensors, dim=0)`."""
-    if _torch_function.ACTIVE:
+    if _torch_function.ACTIVE and (  # `_torch_function.plain`, inline
+            _torch_function.ACTIVE is _TF_MODES or out is not None
+            or type(tensors) not in _LIST_TUPLE or type(dim) is not _builtins.int
+            or not _TF_SIMPLE.issuperset(map(type, tensors))):
         r = _tf_dispatch(stack, "gradrs.stack", tensors, dim, out)
         if r is not _torch_function._NO:
             return r
@@ -367,6 +373,9 @@ def stack(tensors: _Sequence[Tensor], dim: _builtins.int = 0, *,
 
 cat._tf_inline = stack._tf_inline = True
 concat = concatenate = cat
+
+
+_TF_MODES, _TF_SIMPLE, _LIST_TUPLE = _torch_function.MODES, _torch_function.SIMPLE, (list, tuple)
 
 
 def _tf_dispatch(fn, name, tensors, dim, out, foreign=False):

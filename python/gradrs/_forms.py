@@ -129,9 +129,14 @@ def _method(name, out, public):
     number_input = _number_input(name)
     native_name = f"gradrs.{name}"
     active = _tf.ACTIVE
+    simple, modes = _tf.SIMPLE, _tf.MODES  # `_tf.plain`, inline
     if out:
         def fn(input=_NO_INPUT, *args, out=None, **kwargs):
-            if active and input is not _NO_INPUT:
+            if active and input is not _NO_INPUT and (
+                    active is modes or type(input) not in simple or type(out) not in simple
+                    or args and (type(args[0]) not in simple or len(args) > 1
+                                 and not simple.issuperset(map(type, args)))
+                    or kwargs and not simple.issuperset(map(type, kwargs.values()))):
                 r = _tf.dispatch(public[0], (input,) + args,
                                  dict(kwargs, out=out) if out is not None else kwargs or None,
                                  native_name)
@@ -166,7 +171,11 @@ def _method(name, out, public):
                 return r
     else:
         def fn(input=_NO_INPUT, *args, **kwargs):
-            if active and input is not _NO_INPUT:
+            if active and input is not _NO_INPUT and (
+                    active is modes or type(input) not in simple
+                    or args and (type(args[0]) not in simple or len(args) > 1
+                                 and not simple.issuperset(map(type, args)))
+                    or kwargs and not simple.issuperset(map(type, kwargs.values()))):
                 r = _tf.dispatch(public[0], (input,) + args, kwargs or None, native_name)
                 if r is not _tf._NO:
                     return r

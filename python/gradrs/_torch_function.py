@@ -7,13 +7,15 @@ The native `Tensor`'s methods and dunders are Rust, and a check on every call wo
 plain tensor down. So a plain tensor never sees a check; dispatch is put only where it can be
 needed:
 
-* Tensor subclasses: `Tensor.__init_subclass__` puts `_SubclassDispatch` (a subclass of
-  `Tensor` built once, holding a dispatching wrapper for every method, dunder and property of
-  `Tensor`) between a new subclass and `Tensor` (`cls.__bases__`), so `sub.add(1)`, `sub + 1`,
-  `sub[0]`, `sub.shape` and `super().add(...)` in a subclass's own method dispatch, while a
-  plain `Tensor` keeps its native methods. A class whose `__torch_function__` is
-  `_disabled_torch_function_impl` (`nn.Parameter`, `nn.Buffer`) is left alone, as PyTorch
-  treats it as a plain tensor.
+* Tensor subclasses: `Tensor.__init_subclass__` sets a dispatching wrapper (built once) for
+  every method, dunder and property of `Tensor` on the new class itself, for each name no class
+  between it and `Tensor` defines, so `sub.add(1)`, `sub + 1`, `sub[0]` and `sub.shape`
+  dispatch while `Sub.__mro__` stays `(Sub, Tensor, object)` and a plain `Tensor` keeps its
+  native methods. A name the subclass (or a class between) defines itself gets its wrapper on
+  `Tensor` (`_ON_TENSOR`, for good), so that `super().add(...)` in the override dispatches as
+  PyTorch's; a plain tensor then pays a type test on that one method. A class whose
+  `__torch_function__` is `_disabled_torch_function_impl` (`nn.Parameter`, `nn.Buffer`) is
+  left alone, as PyTorch treats it as a plain tensor.
 * Function modes: while a `TorchFunctionMode` is pushed on any thread, the same wrappers are
   set on `Tensor` itself (and the natives put back when the last one is popped), so a mode sees
   plain tensors' methods too; each wrapper looks at its own thread's stack.
@@ -24,9 +26,17 @@ needed:
   tensor-like objects of other classes). The factories take no tensor, so only a mode can take
   their calls: their wrappers are set on `gradrs` only while a mode is pushed.
 
-`ACTIVE` is true while a dispatching subclass exists or a mode is pushed: otherwise every check
-is one flag test. When it is true, a call with no mode scans its arguments' types (`_scan`,
-a set lookup for the usual ones) before anything is built.
+`ACTIVE` is false until a dispatching subclass is made (`SUBCLASSES`) or while a mode is
+pushed (`MODES`): until then every check is one flag test. After, a check with no mode pushed
+tests its arguments' types against `SIMPLE` (tensors, numbers, strings, None, dtypes, devices,
+classes whose `__torch_function__` is disabled), inline as `plain` says, so a plain call
+pays about 80-150 ns (one or two set lookups, no Python call) before running as before.
+
+What `func`, `args` and `kwargs` are: a function PyTorch writes in Python (`nn.functional`'s,
+torch.functional's, some Tensor methods) passes its parameters as its `handle_torch_function`
+call does, those without a default by position and every other one by keyword with its value
+(`_bind`: `F.relu(x)` arrives with `kwargs={'inplace': False}`); one PyTorch binds in C passes
+the call as given (`kwargs` None without keywords; `C_BOUND_FUNCTIONAL` lists nn.functional's).
 """
 
 import contextlib
@@ -34,10 +44,20 @@ import functools
 import threading
 
 from . import _native
+from ._torch_function_args import (  # noqa: F401 - C_BOUND_FUNCTIONAL, read by the tests
+    _AS_GIVEN,
+    _KINDS,
+    _MODULES,
+    _WITH_INDICES,
+    C_BOUND_FUNCTIONAL,
+    _kind,
+)
 
 Tensor = _native.Tensor
 
-ACTIVE = False  # a dispatching Tensor subclass exists, or a mode is pushed
+ACTIVE = False  # 0/False: no dispatching subclass nor mode; SUBCLASSES; MODES (see `plain`)
+SUBCLASSES = 1  # a dispatching Tensor subclass exists (or a foreign tensor-like was seen)
+MODES = 2  # a mode is pushed on some thread: every call is checked
 _NO = object()  # "not dispatched": the caller runs the function itself
 _FLAGS = []  # the `active` closure cells of the inline checks, kept equal to ACTIVE
 
@@ -63,8 +83,9 @@ def inline_public(fn, me):
     return fn
 
 
-def _set_active(value):
+def _set_active():
     global ACTIVE
+    value = MODES if _pushed else SUBCLASSES if _SUBCLASSED else False
     if ACTIVE is not value:
         ACTIVE = value
         for cell in _FLAGS:
@@ -132,9 +153,22 @@ def _is_torch_function_mode_enabled():
     return _state.level < 2 and bool(_state.modes)
 
 
-# Types known not to dispatch, so a check of the usual arguments is a set lookup.
-_PLAIN = {Tensor, int, float, bool, complex, str, type(None), list, tuple, slice,
-          type(Ellipsis), _native.dtype, _native.device}
+# Types known not to dispatch, so a check of the usual arguments is a set lookup: SIMPLE's
+# objects hold nothing that could (a class whose __torch_function__ is disabled, as
+# nn.Parameter, joins them when first seen); _PLAIN adds the lists and tuples whose items
+# are checked too.
+SIMPLE = {Tensor, int, float, bool, complex, str, type(None), slice, type(Ellipsis),
+          _native.dtype, _native.device}
+_PLAIN = SIMPLE | {list, tuple}
+
+
+def plain(args, kwargs=None):
+    """Whether a call with these arguments is surely not dispatched: no mode is pushed and
+    every argument is of a SIMPLE type. The checks call it as one inline expression:
+    ``active is not MODES and SIMPLE.issuperset(map(type, args))`` (no Python call), a plain
+    call pays for that alone (Note [Torch function dispatch])."""
+    return ACTIVE is not MODES and SIMPLE.issuperset(map(type, args)) and (
+        not kwargs or SIMPLE.issuperset(map(type, kwargs.values())))
 
 
 def _overloads(arg_type):
@@ -142,7 +176,12 @@ def _overloads(arg_type):
     if arg_type in _PLAIN:
         return False
     tf = getattr(arg_type, "__torch_function__", None)
-    return tf is not None and tf is not _disabled_torch_function_impl
+    if tf is _disabled_torch_function_impl and isinstance(arg_type, type) and issubclass(
+            arg_type, Tensor):
+        SIMPLE.add(arg_type)  # nn.Parameter and co.: plain tensors to the dispatch
+        _PLAIN.add(arg_type)
+        return False
+    return tf is not None
 
 
 def _get_overloaded_args(relevant_args, get_type_fn=None, check=None):
@@ -247,8 +286,12 @@ def handle(public_api, overloaded_args, args, kwargs, native_name=None):
         lines += [f"  - tensor subclass {type(arg)!r}" for arg in overloaded_args]
         lines.append("\nFor more information, try re-running with TORCH_LOGS=not_implemented")
         raise TypeError("\n".join(lines))
-    func_name = (f"{getattr(public_api, '__module__', None) or 'gradrs._tensor'}."
-                 f"{public_api.__name__}")
+    try:
+        module = _MODULES.get(public_api)
+    except TypeError:  # unhashable
+        module = None
+    module = module or getattr(public_api, "__module__", None) or "gradrs._tensor"
+    func_name = f"{module}.{public_api.__name__}"
     msg = (f"no implementation found for '{func_name}' on types that implement "
            f"__torch_function__: {[type(arg) for arg in overloaded_args]}")
     if mode is not None:
@@ -290,10 +333,13 @@ def _overloads_python(arg_type):
 def dispatch(public_api, args, kwargs, native_name=None, python=False):
     """Dispatch a call of `public_api(*args, **kwargs)` if a mode is active or an argument is
     tensor-like (not a plain Tensor); else `_NO`, and the caller runs it. `python`: a function
-    PyTorch writes in Python, whose `types` also name plain Tensors."""
+    PyTorch writes in Python, whose `types` also name plain Tensors and whose arguments arrive
+    as its `handle_torch_function` call passes them (`_bind`)."""
     if not _state.busy:  # no mode, nothing disabled: a scan for tensor-likes, no lists built
         if not _scan(args, kwargs):
             return _NO
+        public_api, args, kwargs, native_name, python = _kind(public_api, args, kwargs,
+                                                              native_name, python)
         return handle(public_api, _get_overloaded_args(
             _relevant(args, kwargs), check=_overloads_python if python else None),
             args, kwargs, native_name)
@@ -304,12 +350,16 @@ def dispatch(public_api, args, kwargs, native_name=None, python=False):
         _state.skip = False
         _sync()
         return _NO
+    if level and not _state.modes:  # the calls a default __torch_function__ makes
+        return _NO
     relevant = _relevant(args, kwargs)
     overloaded = _get_overloaded_args(relevant) if level == 0 else []
     if not overloaded and not _state.modes:
         return _NO
+    public_api, args, kwargs, native_name, python = _kind(public_api, args, kwargs, native_name,
+                                                          python)
     if python and level == 0:
-        overloaded = _get_overloaded_args(relevant, check=_overloads_python)
+        overloaded = _get_overloaded_args(_relevant(args, kwargs), check=_overloads_python)
     return handle(public_api, overloaded, args, kwargs, native_name)
 
 
@@ -416,6 +466,12 @@ _PYTHON_METHODS = frozenset("""
     register_hook register_post_accumulate_grad_hook resize resize_as share_memory_ split stft
     storage storage_type to_sparse_coo unflatten unique unique_consecutive
 """.split())
+# Of those, the ones passing their call on as given (PyTorch's reflected operators, decorated
+# with `_handle_torch_function_and_wrap_type_error_to_not_implemented`, and `*args` ones)
+_PYTHON_AS_GIVEN = frozenset("""
+    __rsub__ __rdiv__ __rtruediv__ __rmod__ __rpow__ __floordiv__ __rfloordiv__ __rlshift__
+    __rrshift__ __rmatmul__ __pow__ __ipow__ __dlpack__ resize
+""".split())
 # Binary operators: a refusal (TypeError) becomes NotImplemented, so Python tries the other
 # operand, as PyTorch's `_handle_torch_function_and_wrap_type_error_to_not_implemented`.
 _BINARY = frozenset("""
@@ -432,9 +488,10 @@ def _call_dispatch(public, args, kwargs, name, python):
 
 def _func(name):
     """What `func` is for Tensor's attribute `name`: its original (`Tensor.add`), or while a
-    mode has the wrappers on `Tensor`, the wrapper that `Tensor.add` then is, so a call of it
-    in a mode's `__torch_function__` reaches the next mode and the subclasses, as in PyTorch."""
-    return _WRAPPERS[name] if _pushed else _ORIGINALS[name]
+    mode has the wrappers on `Tensor` (or a subclass overrides `name`), the wrapper that
+    `Tensor.add` then is, so a call of it in a mode's `__torch_function__` reaches the next
+    mode and the subclasses, as in PyTorch."""
+    return _WRAPPERS[name] if _pushed or name in _ON_TENSOR else _ORIGINALS[name]
 
 
 def _method_wrapper(name, native):
@@ -446,7 +503,7 @@ def _method_wrapper(name, native):
     binary = name in _BINARY
 
     def wrapper(self, *args, **kwargs):
-        if ACTIVE:
+        if ACTIVE and (ACTIVE is MODES or type(self) is not Tensor or not plain(args, kwargs)):
             try:
                 r = _call_dispatch(_func(target), (self,) + args, kwargs or None, native_name,
                                    python)
@@ -478,7 +535,7 @@ def _reflected_wrapper(name, native):
     number_native_name = f"gradrs.Tensor.{number_name}"
 
     def wrapper(self, other):
-        if ACTIVE:
+        if ACTIVE and (ACTIVE is MODES or type(self) is not Tensor or type(other) not in SIMPLE):
             try:
                 if isinstance(other, Tensor) and forward_target is not None:
                     r = _call_dispatch(_func(forward_target), (other, self), None,
@@ -507,15 +564,16 @@ def _property_wrapper(name, raw):
 
     def fget(self):
         if ACTIVE:
-            r = dispatch(prop.__get__ if _pushed else getter, (self,), None, get_name, True)
+            r = dispatch(prop.__get__ if _pushed or name in _ON_TENSOR else getter, (self,),
+                         None, get_name, True)
             if r is not _NO:
                 return r
         return getter(self)
 
     def fset(self, value):
         if ACTIVE:
-            r = dispatch(prop.__set__ if _pushed else setter, (self, value), None, set_name,
-                         True)
+            r = dispatch(prop.__set__ if _pushed or name in _ON_TENSOR else setter,
+                         (self, value), None, set_name, True)
             if r is not _NO:
                 return
         setter(self, value)
@@ -533,7 +591,8 @@ def _build_wrappers():
             continue
         if isinstance(raw, property) or type(raw).__name__ == "getset_descriptor" or callable(raw):
             _ORIGINALS[name] = raw
-            if getattr(raw, "__name__", None) == "_" + name and hasattr(raw, "__code__"):
+            if getattr(raw, "__name__", None) in ("_" + name, "_" + name.strip("_")) and hasattr(
+                    raw, "__code__"):
                 raw.__name__ = name  # `func.__name__` as PyTorch's (`argwhere`, not `_argwhere`)
     for name, raw in _ORIGINALS.items():
         if isinstance(raw, property) or type(raw).__name__ == "getset_descriptor":
@@ -543,41 +602,35 @@ def _build_wrappers():
         else:
             _WRAPPERS[name] = _method_wrapper(name, raw)
     _NOWRAP.update(_WRAPPERS[n].__get__ for n in ("_base", "grad") if n in _WRAPPERS)
+    for name in _PYTHON_AS_GIVEN & set(_WRAPPERS):
+        _KINDS[_ORIGINALS[name]] = _KINDS[_WRAPPERS[name]] = _AS_GIVEN
 
 
-_dispatch_class = None
-
-
-def _subclass_dispatch():
-    """`_SubclassDispatch`: the wrappers as a class between a subclass and `Tensor`."""
-    global _dispatch_class
-    if _dispatch_class is None:
-        _build_wrappers()
-        ns = dict(_WRAPPERS)
-        ns["__slots__"] = ()
-        ns["__module__"] = __name__
-        ns["__doc__"] = ("The dispatching methods of a Tensor subclass (Note [Torch function "
-                         "dispatch] in gradrs/_torch_function.py).")
-        _dispatch_class = type.__new__(type, "_SubclassDispatch", (Tensor,), ns)
-    return _dispatch_class
+_SUBCLASSED = False  # a dispatching subclass was made: the flag stays on
+_ON_TENSOR = set()  # names a dispatching subclass overrides: their wrappers sit on Tensor
 
 
 def _init_subclass(cls, **kwargs):
     """Tensor.__init_subclass__: a subclass dispatches its methods to `__torch_function__`
-    unless that is `_disabled_torch_function_impl`."""
+    unless that is `_disabled_torch_function_impl` (Note [Torch function dispatch])."""
+    global _SUBCLASSED
     super(Tensor, cls).__init_subclass__(**kwargs)
     if getattr(cls, "__torch_function__", None) is _disabled_torch_function_impl:
         return
-    if cls.__name__ == "_SubclassDispatch" and cls.__module__ == __name__:
-        return
-    mixin = _subclass_dispatch()
-    if mixin not in cls.__mro__:
-        bases = cls.__bases__
-        if Tensor in bases:
-            cls.__bases__ = tuple(mixin if b is Tensor else b for b in bases)
-        else:
-            cls.__bases__ = bases + (mixin,)
-    _set_active(True)
+    _build_wrappers()
+    mro = cls.__mro__
+    chain = mro[:mro.index(Tensor)]  # the classes from `cls` down to Tensor (left out)
+    with _mode_lock:
+        for name, w in _WRAPPERS.items():
+            if not any(name in vars(c) for c in chain):
+                type.__setattr__(cls, name, w)
+            elif name not in _ON_TENSOR and not any(vars(c).get(name) is w for c in chain):
+                # overridden: `super().<name>(...)` in the override reaches Tensor's, which
+                # must dispatch as PyTorch's
+                _ON_TENSOR.add(name)
+                type.__setattr__(Tensor, name, w)
+        _SUBCLASSED = True
+        _set_active()
 
 
 def _rdiv(self, other):
@@ -634,7 +687,7 @@ def push_mode(mode):
             for module, name, _, w in _MODE_ONLY:
                 setattr(module, name, w)
         _pushed += 1
-        _set_active(True)
+        _set_active()
     _state.modes.append(mode)
     _sync()
 
@@ -648,9 +701,10 @@ def pop_mode():
     with _mode_lock:
         _pushed -= 1
         if _pushed == 0:
-            _set_active(_dispatch_class is not None)
+            _set_active()
             for name, raw in _ORIGINALS.items():
-                setattr(Tensor, name, raw)
+                if name not in _ON_TENSOR:
+                    setattr(Tensor, name, raw)
             for module, name, fn, _ in _MODE_ONLY:
                 setattr(module, name, fn)
     return mode
@@ -677,9 +731,14 @@ def dispatching(fn, native_name=None):
     me = []
     python = native_name is None
     active = ACTIVE
+    simple, modes = SIMPLE, MODES  # `plain`, inline
 
     def wrapper(*args, **kwargs):
-        if active:
+        if active and (active is modes or args and (
+                type(args[0]) not in simple or len(args) > 1 and (
+                    type(args[1]) not in simple or len(args) > 2
+                    and not simple.issuperset(map(type, args))))
+                       or kwargs and not simple.issuperset(map(type, kwargs.values()))):
             r = state.dispatch(me[0], args, kwargs if python else kwargs or None,
                                native_name, python)
             if r is not state._NO:
@@ -721,8 +780,8 @@ NOT_OVERRIDABLE = frozenset("""
     set_default_device set_default_dtype set_default_tensor_type set_deterministic_debug_mode
     set_float32_matmul_precision set_flush_denormal set_grad_enabled set_num_interop_threads
     set_num_threads set_printoptions set_rng_state set_warn_always typename
-    use_deterministic_algorithms vmap get_printoptions is_nonzero fork wait as_torch
-    handle_torch_function has_torch_function assert_int_or_pair boolean_dispatch
+    use_deterministic_algorithms vmap get_printoptions fork wait as_torch
+    handle_torch_function has_torch_function assert_int_or_pair boolean_dispatch range
 """.split())
 
 # torch.functional's functions (Python in PyTorch, re-exported at the top level)
@@ -731,6 +790,21 @@ _TORCH_FUNCTIONAL = frozenset("""
     chain_matmul einsum lu meshgrid norm split stft tensordot unique unique_consecutive
     unravel_index istft
 """.split())
+
+# The other public functions PyTorch writes in Python (their calls pass every parameter, `_bind`)
+_TORCH_PYTHON = _TORCH_FUNCTIONAL | frozenset("""
+    lobpcg pca_lowrank svd_lowrank sym_float sym_int sym_max sym_min sym_not sym_sqrt sym_sum
+    sym_ite
+""".split())
+
+# Public functions that do not dispatch as themselves: PyTorch's call a function or method
+# that does (`F.sigmoid(x)` is `x.sigmoid()`, `F.upsample` is `interpolate`, `from_dlpack`
+# calls `__dlpack__`), or none (`cond` calls its branches). get_ignored_functions lists them.
+PASS_THROUGH = {
+    "gradrs": frozenset("cond from_dlpack".split()),
+    "gradrs.nn.functional": frozenset("""
+        sigmoid tanh upsample upsample_nearest upsample_bilinear""".split()),
+}
 
 # Factories: no tensor argument, so only a mode can take their calls; their wrappers are set on
 # `gradrs` while a mode is pushed (as the Tensor methods'), so outside modes they cost nothing.
@@ -759,14 +833,21 @@ def wrap_module(module, names=None, skip=()):
     for name in names:
         fn = getattr(module, name, None)
         if (name in NOT_OVERRIDABLE or name in skip
+                or name in PASS_THROUGH.get(module.__name__, ())
                 or not isinstance(fn, (types.FunctionType, types.BuiltinFunctionType))):
             continue
         if getattr(fn, "_torch_function_wrapped", False) or getattr(fn, "_tf_inline", False):
             listed[name] = fn
+            if module.__name__ == "gradrs" and name in _TORCH_PYTHON:
+                _KINDS[fn] = ""  # an inline check (`split`, `norm`) of a Python function
+            if module.__name__ == "gradrs" and name in _TORCH_FUNCTIONAL:
+                _MODULES[fn] = "gradrs.functional"
             continue
         python = module.__name__ == "gradrs.nn.functional" or (
-            module.__name__ == "gradrs" and name in _TORCH_FUNCTIONAL)
+            module.__name__ == "gradrs" and name in _TORCH_PYTHON)
         wrapped = dispatching(fn, None if python else f"{module.__name__}.{name}")
+        if module.__name__ == "gradrs" and name in _TORCH_FUNCTIONAL:
+            _MODULES[wrapped] = "gradrs.functional"
         if module.__name__ == "gradrs" and name in FACTORIES:
             _MODE_ONLY.append((module, name, fn, wrapped))
             continue
@@ -774,7 +855,16 @@ def wrap_module(module, names=None, skip=()):
         listed[name] = wrapped
         # the same object in the module defining it (`gradrs.lobpcg is gradrs._lobpcg.lobpcg`,
         # as torch's re-exports)
+        # (`F.upsample` calls `interpolate`, which dispatches as itself)
         home = sys.modules.get(getattr(fn, "__module__", None) or "")
-        if module.__name__ == "gradrs" and home not in (None, module) and getattr(
-                home, name, None) is fn:
+        if home not in (None, module) and getattr(home, name, None) is fn:
             setattr(home, name, wrapped)
+    if module.__name__ == "gradrs.nn.functional":
+        for name, prefix in C_BOUND_FUNCTIONAL.items():
+            if name in listed:
+                _KINDS[listed[name]] = prefix + name
+        for name, fn in listed.items():
+            with_indices = listed.get(name + "_with_indices")
+            if with_indices is not None:
+                _KINDS[fn] = ""
+                _WITH_INDICES[fn] = with_indices

@@ -37,6 +37,7 @@ __all__ = [
     "get_default_nowrap_functions",
     "get_ignored_functions",
     "get_overridable_functions",
+    "get_testing_overrides",
     "handle_torch_function",
     "has_torch_function",
     "has_torch_function_unary",
@@ -134,9 +135,7 @@ def wrap_torch_function(dispatcher):
 
 def _get_tensor_methods():
     """Tensor's overridable methods, and its properties' `__get__`."""
-    tensor = _tensor_type()
-    _tf._build_wrappers()
-    return set(get_overridable_functions()[tensor])
+    return set(_tensor_functions()[_tensor_type()])
 
 
 def is_tensor_method_or_property(func):
@@ -163,11 +162,9 @@ def is_tensor_like(inp):
 
 
 @functools.cache
-def _get_overridable_functions():
-    import types
-
-    import gradrs
-
+def _module_functions():
+    """The dispatching functions of the modules by namespace, and every dispatching function
+    (modules' and Tensor's, originals and wrappers) by the name `resolve_name` gives."""
     overridable = {}
     index = {}
     for module_name, funcs in _tf.OVERRIDABLE.items():
@@ -176,18 +173,39 @@ def _get_overridable_functions():
             index[fn] = f"{module_name}.{name}"
             if not name.startswith("_") and not name.endswith("_"):
                 overridable.setdefault(namespace, []).append(fn)
-    tensor = gradrs.Tensor
     _tf._build_wrappers()
     for name, raw in _tf._ORIGINALS.items():
-        if isinstance(raw, (property, types.GetSetDescriptorType)):
-            index[raw.__get__] = f"gradrs.Tensor.{name}.__get__"
-            index[raw.__set__] = f"gradrs.Tensor.{name}.__set__"
-            # keyed by the property itself, as PyTorch's listing
-            overridable.setdefault(getattr(tensor, name), []).append(raw.__get__)
+        w = _tf._WRAPPERS[name]
+        if _is_property(raw):
+            for f in (raw, w):
+                index[f.__get__] = f"gradrs.Tensor.{name}.__get__"
+                if f.fset is not None if isinstance(f, property) else True:
+                    index[f.__set__] = f"gradrs.Tensor.{name}.__set__"
         else:
-            index[raw] = f"gradrs.Tensor.{name}"
-            overridable.setdefault(tensor, []).append(raw)
+            index[raw] = index[w] = f"gradrs.Tensor.{name}"
     return overridable, index
+
+
+def _is_property(raw):
+    import types
+
+    return isinstance(raw, (property, types.GetSetDescriptorType))
+
+
+def _tensor_functions():
+    """Tensor's dispatching methods and properties as `Tensor` has them now (a method a
+    subclass overrides, or every one while a mode is pushed, is its dispatching wrapper)."""
+    tensor = _tensor_type()
+    _tf._build_wrappers()
+    out = {}
+    for name, raw in _tf._ORIGINALS.items():
+        now = vars(tensor)[name]
+        if _is_property(raw):
+            # keyed by the property itself, as PyTorch's listing
+            out.setdefault(now, []).append(now.__get__)
+        else:
+            out.setdefault(tensor, []).append(now)
+    return out
 
 
 def _module(name):
@@ -206,7 +224,9 @@ def get_overridable_functions():
     >>> gradrs.add in fns[gradrs], gradrs.Tensor.add in fns[gradrs.Tensor]
     (True, True)
     """
-    return _get_overridable_functions()[0]
+    out = {k: list(v) for k, v in _module_functions()[0].items()}
+    out.update(_tensor_functions())
+    return out
 
 
 def resolve_name(f):
@@ -216,12 +236,17 @@ def resolve_name(f):
     >>> resolve_name(gradrs.add), resolve_name(gradrs.Tensor.shape.__get__)
     ('gradrs.add', 'gradrs.Tensor.shape.__get__')
     """
-    return _get_overridable_functions()[1].get(f)
+    try:
+        return _module_functions()[1].get(f)
+    except TypeError:  # unhashable
+        return None
 
 
 def get_ignored_functions():
-    """The public functions of the dispatching namespaces that never dispatch (no tensor
-    arguments, or state such as `manual_seed`), as PyTorch's list.
+    """The public functions of the dispatching namespaces that never dispatch as themselves
+    (no tensor arguments, or state such as `manual_seed`; or a call of another function that
+    does, as `F.sigmoid(x)` is `x.sigmoid()`), and Tensor's attributes that never dispatch
+    (`as_subclass`, `_make_subclass`, ...), as PyTorch's list.
 
     >>> from gradrs.overrides import get_ignored_functions
     >>> gradrs.is_tensor in get_ignored_functions(), gradrs.add in get_ignored_functions()
@@ -230,11 +255,56 @@ def get_ignored_functions():
     out = {fn for module, name, fn, _ in _tf._MODE_ONLY}
     for module_name in _tf.OVERRIDABLE:
         module = _module(module_name)
-        for name in _tf.NOT_OVERRIDABLE:
+        for name in _tf.NOT_OVERRIDABLE | _tf.PASS_THROUGH.get(module_name, frozenset()):
             fn = getattr(module, name, None)
             if callable(fn) and not isinstance(fn, type):
                 out.add(fn)
+    tensor = _tensor_type()
+    for name in _tf._NOT_DISPATCHED:
+        attr = getattr(tensor, name, None)
+        if callable(attr) and not isinstance(attr, type) and name not in (
+                "__class__", "__init_subclass__", "__subclasshook__", "__torch_function__"):
+            out.add(attr)
     return out
+
+
+def get_testing_overrides():
+    """A dummy for every function `get_overridable_functions` lists, with its signature
+    (where it has one), returning -1: the table a library's own tests of its
+    `__torch_function__` are generated from. Each dummy checks its arguments against the
+    signature, as the function would.
+
+    >>> from gradrs.overrides import get_testing_overrides
+    >>> dummies = get_testing_overrides()
+    >>> dummies[gradrs.add](gradrs.ones(1), 2)
+    -1
+    >>> import inspect
+    >>> list(inspect.signature(dummies[gradrs.nn.functional.relu]).parameters)
+    ['input', 'inplace']
+    """
+    import inspect
+
+    out = {}
+    for funcs in get_overridable_functions().values():
+        for fn in funcs:
+            try:
+                sig = inspect.signature(fn)
+            except (TypeError, ValueError):
+                sig = None
+            out[fn] = _dummy(fn, sig)
+    return out
+
+
+def _dummy(fn, sig):
+    def dummy(*args, **kwargs):
+        if sig is not None:
+            sig.bind(*args, **kwargs)
+        return -1
+
+    dummy.__name__ = dummy.__qualname__ = getattr(fn, "__name__", "dummy")
+    if sig is not None:
+        dummy.__signature__ = sig
+    return dummy
 
 
 class TorchFunctionMode:

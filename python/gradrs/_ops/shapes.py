@@ -528,3 +528,25 @@ def _iter(self):
 
 
 Tensor.__iter__ = _iter
+
+
+def _contains(self, element, /):
+    """`element in tensor` as PyTorch's: whether any element equals it (a number or a tensor,
+    broadcast), anything else refused."""
+    import numbers
+
+    if isinstance(element, (Tensor, numbers.Number)):
+        return bool((element == self).any().item())
+    raise RuntimeError("Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+                       f"{type(element)}.")
+
+
+def _reversed(self):
+    """`reversed(tensor)` as PyTorch's: the tensor flipped along dimension 0 (a 0-d one itself)."""
+    return self if self.dim() == 0 else self.flip(0)
+
+
+_contains.__name__ = _contains.__qualname__ = "__contains__"
+_reversed.__name__ = _reversed.__qualname__ = "__reversed__"
+Tensor.__contains__ = _contains
+Tensor.__reversed__ = _reversed

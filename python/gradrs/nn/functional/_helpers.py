@@ -181,11 +181,16 @@ def _check_tensor_args(fn, spec):
     # __torch_function__ (Note [Torch function dispatch]): `active` is a flag cell the
     # dispatch keeps, `me[0]` the function as F exposes it (an outer `_vmap_rule` sets it)
     active = _tf.ACTIVE
+    simple, modes = _tf.SIMPLE, _tf.MODES  # `_tf.plain`, inline
     me = []
 
     @functools.wraps(fn)
     def checked(*args, **kwargs):
-        if active:
+        if active and (active is modes or args and (
+                type(args[0]) not in simple or len(args) > 1 and (
+                    type(args[1]) not in simple or len(args) > 2
+                    and not simple.issuperset(map(type, args))))
+                       or kwargs and not simple.issuperset(map(type, kwargs.values()))):
             r = _tf.dispatch(me[0], args, kwargs, None, True)
             if r is not _tf._NO:
                 return r
@@ -217,11 +222,16 @@ def _vmap_rule(fn, rule, *extra):
     """`fn` of one input tensor under vmap: ``rule(..., fn, *extra, input, args, kwargs)``,
     its batching rule in `_vmap` (Note [vmap])."""
     active = _tf.ACTIVE  # as `_check_tensor_args`'s
+    simple, modes = _tf.SIMPLE, _tf.MODES
     me = []
 
     @functools.wraps(fn)
     def wrapped(*args, **kwargs):
-        if active:
+        if active and (active is modes or args and (
+                type(args[0]) not in simple or len(args) > 1 and (
+                    type(args[1]) not in simple or len(args) > 2
+                    and not simple.issuperset(map(type, args))))
+                       or kwargs and not simple.issuperset(map(type, kwargs.values()))):
             r = _tf.dispatch(me[0], args, kwargs, None, True)
             if r is not _tf._NO:
                 return r
