@@ -122,6 +122,42 @@ def test_comm_hook_and_join_api_as_torch(torch):
         Joinable()
 
 
+def test_ddp_comm_hook_type_as_torch(torch):
+    """DDPCommHookType: torch's members for the hooks gradrs has, each value a partial of the
+    same wrapper with the same hook; register_ddp_comm_hook registers it (state passed on)."""
+    import inspect
+
+    from gradrs.distributed.algorithms import ddp_comm_hooks as ours
+
+    from torch.distributed.algorithms import ddp_comm_hooks as theirs
+
+    assert ours.__all__ == theirs.__all__
+    assert list(inspect.signature(ours.register_ddp_comm_hook).parameters) == \
+        list(inspect.signature(theirs.register_ddp_comm_hook).parameters)
+    t_members = theirs.DDPCommHookType.__members__
+    for m in ours.DDPCommHookType:
+        t = t_members[m.name]
+        assert (str(m), m.value.func.__name__, m.value.keywords["comm_hook"].__name__) == \
+            (str(t), t.value.func.__name__, t.value.keywords["comm_hook"].__name__)
+    assert [n for n in t_members if n not in ours.DDPCommHookType.__members__] == [
+        "QUANTIZE_PER_TENSOR", "QUANTIZE_PER_CHANNEL", "POWER_SGD", "POWER_SGD_RANK2",
+        "BATCHED_POWER_SGD", "BATCHED_POWER_SGD_RANK2"]
+
+    def run(mod):
+        seen = []
+
+        class Model:
+            def register_comm_hook(self, state, hook):
+                seen.append((state, hook.__name__))
+
+        hooks = mod.distributed.algorithms.ddp_comm_hooks
+        hooks.register_ddp_comm_hook(hooks.DDPCommHookType.FP16_COMPRESS, Model(), "state")
+        hooks.register_ddp_comm_hook(hooks.DDPCommHookType.NOOP, Model())
+        return seen
+
+    assert run(G) == run(torch)
+
+
 def test_ddp_module_path(torch):
     from gradrs.nn.parallel.distributed import DistributedDataParallel
 

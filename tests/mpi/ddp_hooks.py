@@ -11,7 +11,12 @@ import gradrs as G
 import gradrs.distributed as dist
 from gradrs import nn
 from gradrs.distributed.algorithms import Join
-from gradrs.distributed.algorithms.ddp_comm_hooks import debugging_hooks, default_hooks
+from gradrs.distributed.algorithms.ddp_comm_hooks import (
+    DDPCommHookType,
+    debugging_hooks,
+    default_hooks,
+    register_ddp_comm_hook,
+)
 from gradrs.futures import Future
 from gradrs.nn.parallel import DistributedDataParallel as DDP
 
@@ -74,7 +79,9 @@ def grads_with(register, steps=2, **ddp_kwargs):
 _, plain = grads_with(lambda d: None)
 for register in (lambda d: d.register_comm_hook(None, default_hooks.allreduce_hook),
                  lambda d: d.register_comm_hook(dist.group.WORLD, default_hooks.allreduce_hook),
-                 lambda d: d._register_builtin_comm_hook(dist.BuiltinCommHookType.ALLREDUCE)):
+                 lambda d: d._register_builtin_comm_hook(dist.BuiltinCommHookType.ALLREDUCE),
+                 lambda d: register_ddp_comm_hook(DDPCommHookType.ALLREDUCE, d),
+                 lambda d: DDPCommHookType.ALLREDUCE.value(model=d, state=dist.group.WORLD)):
     for as_view in (False, True):
         _, hooked = grads_with(register, gradient_as_bucket_view=as_view)
         for a, b in zip(hooked, plain):
@@ -107,15 +114,18 @@ _, once = grads_with(lambda d: None, steps=1)
 for p, want in zip(model.parameters(), once):
     assert G.allclose(p.grad, want, rtol=1e-6, atol=1e-7)
 
-# noop_hook: no communication, each process keeps its own (undivided) gradient
-model = mlp()
-ddp_noop = DDP(model, bucket_cap_mb=0.0004)
-ddp_noop.register_comm_hook(None, debugging_hooks.noop_hook)
-nn.functional.mse_loss(ddp_noop(X[shard]), Y[shard]).backward()
-local = mlp()
-nn.functional.mse_loss(local(X[shard]), Y[shard]).backward()
-for p, q in zip(model.parameters(), local.parameters()):
-    assert G.allclose(p.grad, q.grad, rtol=1e-6, atol=1e-7)
+# noop_hook (also as DDPCommHookType.NOOP): no communication, each process keeps its own
+# (undivided) gradient
+for register in (lambda d: d.register_comm_hook(None, debugging_hooks.noop_hook),
+                 lambda d: register_ddp_comm_hook(DDPCommHookType.NOOP, d)):
+    model = mlp()
+    ddp_noop = DDP(model, bucket_cap_mb=0.0004)
+    register(ddp_noop)
+    nn.functional.mse_loss(ddp_noop(X[shard]), Y[shard]).backward()
+    local = mlp()
+    nn.functional.mse_loss(local(X[shard]), Y[shard]).backward()
+    for p, q in zip(model.parameters(), local.parameters()):
+        assert G.allclose(p.grad, q.grad, rtol=1e-6, atol=1e-7)
 
 
 # fp16_compress_wrapper: the hook runs on a float16 copy of the bucket, its result is cast back
@@ -136,10 +146,12 @@ for a, b in zip(half, plain):
 
 # fp16_compress_hook: float16 has no MPI datatype (PyTorch's MPI backend: map::at), so the
 # backward fails with the decompress callback's error
-ddp_fp16 = DDP(mlp(), bucket_cap_mb=0.0004)
-ddp_fp16.register_comm_hook(None, default_hooks.fp16_compress_hook)
-raises(RuntimeError, "Got the following error when running the callback: IndexError: map::at",
-       lambda: nn.functional.mse_loss(ddp_fp16(X[shard]), Y[shard]).backward())
+for register in (lambda d: d.register_comm_hook(None, default_hooks.fp16_compress_hook),
+                 lambda d: register_ddp_comm_hook(DDPCommHookType.FP16_COMPRESS, d)):
+    ddp_fp16 = DDP(mlp(), bucket_cap_mb=0.0004)
+    register(ddp_fp16)
+    raises(RuntimeError, "Got the following error when running the callback: IndexError: map::at",
+           lambda d=ddp_fp16: nn.functional.mse_loss(d(X[shard]), Y[shard]).backward())
 
 # PyTorch's errors
 d = DDP(mlp())
