@@ -376,3 +376,64 @@ def test_smooth_l1_beta_0_of_integers_is_l1():
     # the composed l1_loss: mean() of a Long tensor
     check_error(lambda M: M.nn.functional.smooth_l1_loss(M.ones(3, dtype=M.long), M.zeros(3, dtype=M.long),
                                                    beta=0.0))
+
+
+# nn.RNN / LSTM / GRU read their weights as PyTorch's RNNBase: the flat weights refreshed only
+# when _weights_have_changed() (which reads each weight again up to the first changed one), the
+# forward using the flat weights; a random parametrization (AWD-LSTM's DropConnect on
+# weight_hh_l0) then draws as many masks as in torch, so a seed gives torch's stream
+def _weight_dropped_lstm(M, cls="LSTM"):
+    class WeightDrop(M.nn.Module):
+        def forward(self, w):
+            return M.nn.functional.dropout(w, p=0.3, training=self.training)
+
+    M.manual_seed(0)
+    rnn = getattr(M.nn, cls)(3, 4, 2, dtype=M.float64)
+    M.nn.utils.parametrize.register_parametrization(rnn, "weight_hh_l0", WeightDrop())
+    return rnn
+
+
+@pytest.mark.parametrize("cls", ["LSTM", "GRU", "RNN"])
+def test_random_parametrization_of_an_rnn_draws_as_torch(cls):
+    def run(M):
+        rnn = _weight_dropped_lstm(M, cls)
+        x = M.linspace(-1, 1, 18, dtype=M.float64).reshape(3, 2, 3)
+        out1 = rnn(x)[0]
+        out2 = rnn(x)[0]
+        rnn.eval()
+        out3 = rnn(x)[0]
+        return out1, out2, out3, M.rand(2)
+
+    check(run)
+
+
+def test_rnn_pickles_and_copies_with_its_flat_weights():
+    import copy
+    import io
+
+    def run(M):
+        M.manual_seed(0)
+        rnn = M.nn.LSTM(2, 3)
+        x = M.ones(4, 1, 2)
+        twin = copy.deepcopy(rnn)
+        buf = io.BytesIO()
+        M.save(rnn, buf)
+        buf.seek(0)
+        loaded = M.load(buf, weights_only=False)
+        with M.no_grad():
+            twin.weight_ih_l0.add_(1.0)
+        return rnn(x)[0].detach(), twin(x)[0].detach(), loaded(x)[0].detach()
+
+    check(run)
+
+
+def test_rnn_functional_call_uses_the_given_weights():
+    def run(M):
+        M.manual_seed(0)
+        rnn = M.nn.GRU(2, 3)
+        params = {k: v * 2 for k, v in rnn.named_parameters()}
+        x = M.ones(4, 1, 2)
+        swapped = M.func.functional_call(rnn, params, (x,))[0]
+        return swapped.detach(), rnn(x)[0].detach()
+
+    check(run)

@@ -8,6 +8,7 @@ one matmul before the loop; a step adds it to ``linear(h, W_hh, b_hh)`` and appl
 import math
 import numbers
 import warnings
+import weakref
 
 from ... import _native
 from .. import functional as F
@@ -246,7 +247,19 @@ class RNNBase(Module):
     def _init_flat_weights(self):
         self._flat_weights = [getattr(self, wn) if hasattr(self, wn) else None
                               for wn in self._flat_weights_names]
+        self._flat_weight_refs = [weakref.ref(w) if w is not None else None
+                                  for w in self._flat_weights]
         self.flatten_parameters()
+
+    def _weights_have_changed(self):
+        # PyTorch's check (functional_call, parametrizations): each weight read again, until
+        # the first that is not the tensor last read (a parametrized weight is recomputed by
+        # each read, so its parametrization runs here as in PyTorch, random ones included)
+        for ref, name in zip(self._flat_weight_refs, self._flat_weights_names):
+            weight = getattr(self, name) if hasattr(self, name) else None
+            if weight is not None and ref is not None and ref() is not weight:
+                return True
+        return False
 
     def __setattr__(self, attr, value):
         if hasattr(self, "_flat_weights_names") and attr in self._flat_weights_names:
@@ -368,12 +381,23 @@ class RNNBase(Module):
         return s.format(**self.__dict__)
 
     def _update_flat_weights(self):
-        self._init_flat_weights()
+        if self._weights_have_changed():
+            self._init_flat_weights()
+
+    def __getstate__(self):
+        # as PyTorch: the flat weights brought up to date, their weak references not pickled
+        self._update_flat_weights()
+        state = super().__getstate__()
+        state.pop("_flat_weight_refs", None)
+        return state
 
     def __setstate__(self, d):
         super().__setstate__(d)
-        self._flat_weights = [getattr(self, wn) if hasattr(self, wn) else None
-                              for wn in self._flat_weights_names]
+        if "_flat_weights" not in d:
+            self._flat_weights = [getattr(self, wn) if hasattr(self, wn) else None
+                                  for wn in self._flat_weights_names]
+        self._flat_weight_refs = [weakref.ref(w) if w is not None else None
+                                  for w in self._flat_weights]
 
     @property
     def all_weights(self):
@@ -386,10 +410,12 @@ class RNNBase(Module):
         return [[getattr(self, weight) for weight in weights] for weights in self._all_weights]
 
     def _layer_weights(self):
-        """Per (layer, direction): (w_ih, w_hh, b_ih, b_hh, w_hr), None where absent."""
+        """Per (layer, direction): (w_ih, w_hh, b_ih, b_hh, w_hr), None where absent; read from
+        the flat weights, as PyTorch's forward (a parametrized weight is not recomputed)."""
+        flat = dict(zip(self._flat_weights_names, self._flat_weights))
         out = []
         for names in self._all_weights:
-            ws = [getattr(self, n) for n in names]
+            ws = [flat[n] for n in names]
             w_ih, w_hh = ws[0], ws[1]
             b_ih, b_hh = (ws[2], ws[3]) if self.bias else (None, None)
             w_hr = ws[-1] if self.proj_size > 0 else None
