@@ -26,6 +26,34 @@ pub fn unit_f32(g: &mut CpuGenerator) -> f32 {
     (g.random() & ((1 << 24) - 1)) as f32 * (1.0 / (1u32 << 24) as f32)
 }
 
+/// `unit_f32` for each element of `out`, in order: the words drawn in bulk into `out`'s
+/// memory (`CpuGenerator::fill_u32`), then converted in place.
+pub fn unit_f32_fill(g: &mut CpuGenerator, out: &mut [f32]) {
+    let words: &mut [u32] = bytemuck::cast_slice_mut(out);
+    g.fill_u32(words);
+    for w in words.iter_mut() {
+        // 24 bits: exact as an i32 and as a float; the scaling by 2^-24 is exact too.
+        *w = (((*w & ((1 << 24) - 1)) as i32 as f32) * (1.0 / (1u32 << 24) as f32)).to_bits();
+    }
+}
+
+/// `x.mul_add(w, a)` for each element (ATen's uniform `x * (to - from) + from`, contracted):
+/// one vectorized `vfmadd` loop where the CPU has FMA, libm's `fmaf` otherwise (same bits).
+pub fn fma_in_place(v: &mut [f32], w: f32, a: f32) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU has AVX2 and FMA, checked just above.
+        return unsafe { fma_in_place_avx2(v, w, a) };
+    }
+    v.iter_mut().for_each(|x| *x = x.mul_add(w, a));
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn fma_in_place_avx2(v: &mut [f32], w: f32, a: f32) {
+    v.iter_mut().for_each(|x| *x = x.mul_add(w, a));
+}
+
 /// `uniform_real_distribution<double>(0, 1)`: 53 bits of `random64()`.
 #[inline]
 pub fn unit_f64(g: &mut CpuGenerator) -> f64 {
@@ -126,12 +154,13 @@ pub fn normal_fill<T: Copy + Default + Send>(
     n: usize,
     draw_all: bool,
     unit: impl Fn(&mut CpuGenerator) -> T,
+    fill: impl Fn(&mut CpuGenerator, &mut [T]),
     block: impl Fn(&mut [T]) + Sync,
 ) -> Vec<T> {
     let drawn = if draw_all { n } else { n / 16 * 16 };
     let mut data: Vec<T> = crate::tensor::pool::vec_with_capacity(n);
-    data.extend((0..drawn).map(|_| unit(g)));
     data.resize(n, T::default());
+    fill(g, &mut data[..drawn]);
     crate::backend::cpu::parallel::for_rows_mut(&mut data[..n / 16 * 16], 16, |_, b| block(b));
     if !n.is_multiple_of(16) {
         let tail = &mut data[n - 16..];
@@ -147,7 +176,8 @@ pub fn normal_fill<T: Copy + Default + Send>(
 pub const TWO_PI: f64 = 2.0 * std::f64::consts::PI;
 
 pub fn normal_fill_f64(g: &mut CpuGenerator, n: usize, mean: f64, std: f64) -> Vec<f64> {
-    normal_fill(g, n, true, unit_f64, |d| {
+    let fill = |g: &mut CpuGenerator, d: &mut [f64]| d.iter_mut().for_each(|v| *v = unit_f64(g));
+    normal_fill(g, n, true, unit_f64, fill, |d| {
         for j in 0..8 {
             let u1 = 1.0 - d[j];
             let u2 = d[j + 8];
@@ -162,14 +192,16 @@ pub fn normal_fill_f64(g: &mut CpuGenerator, n: usize, mean: f64, std: f64) -> V
 /// float32 `normal_fill`: ATen runs `normal_fill_AVX2`, whose Box–Muller computes in float32
 /// with avx_mathfun's polynomials (`avx2_log`, `avx2_sincos`) and `theta = float(2π) * u2`.
 pub fn normal_fill_f32(g: &mut CpuGenerator, n: usize, mean: f32, std: f32) -> Vec<f32> {
-    normal_fill(g, n, true, unit_f32, |d| avx2_box_muller(d, mean, std))
+    normal_fill(g, n, true, unit_f32, unit_f32_fill, |d| {
+        avx2_box_muller(d, mean, std)
+    })
 }
 
 /// Half `normal_fill`, computed in float32 and rounded by the caller: ATen's generic
 /// `normal_fill_16`, with the C library's log / cos / sin and `theta` from a double 2π, and
 /// uniforms for the whole blocks only (Note [Half normal tail]).
 pub fn normal_fill_half(g: &mut CpuGenerator, n: usize, mean: f32, std: f32) -> Vec<f32> {
-    normal_fill(g, n, false, unit_f32, |d| {
+    normal_fill(g, n, false, unit_f32, unit_f32_fill, |d| {
         for j in 0..8 {
             let u1 = 1.0 - d[j];
             let u2 = d[j + 8];

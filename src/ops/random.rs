@@ -193,10 +193,11 @@ fn uniform_values(
         DType::F32 => {
             let (a, b) = (from as f32, to as f32);
             let w = b - a;
-            from_vec(crate::tensor::pool::collect(
-                n,
-                (0..n).map(|_| unit_f32(g).mul_add(w, a)),
-            ))
+            let mut v: Vec<f32> = crate::tensor::pool::vec_with_capacity(n);
+            v.resize(n, 0.0);
+            unit_f32_fill(g, &mut v);
+            fma_in_place(&mut v, w, a);
+            from_vec(v)
         }
         DType::F64 => {
             let w = to - from;
