@@ -46,7 +46,7 @@ pub use index::{gather, masked_select, nonzero, offsets, put, scatter};
 pub use matmul::{addmm, bmm, dot};
 pub use nn::{col2im, im2col, softmax, Window, WindowGeom, WindowOp};
 pub use reduce::{
-    all_any, arg_extreme, float_rows, nansum_host, reduce, rows, scan, sum, var_host,
+    all_any, arg_extreme, float_rows, logcumsumexp, nansum_host, reduce, rows, scan, sum, var_host,
     vector_norm_host, ReduceOp, ScanOp,
 };
 pub use sort::{select as select_lines, sort, Rows};

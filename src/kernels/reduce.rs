@@ -317,6 +317,63 @@ pub(super) fn arg_extreme_host(
     (values, idx)
 }
 
+/// `logcumsumexp` along `dim` of a float32 / float64 tensor on the host (Note [Logcumsumexp
+/// order]): the running value in `acc` (float64 for float32, as `scan`'s; float32 for the
+/// widened float16 / bfloat16).
+pub fn logcumsumexp(x: &Tensor, dim: usize, acc: DType) -> Tensor {
+    match x.dtype() {
+        DType::F32 if acc == DType::F64 => scan_lines::<f32>(x, dim, |r| {
+            let mut run = f64::NEG_INFINITY;
+            for v in r.iter_mut() {
+                run = log_add_exp_f64(*v as f64, run);
+                *v = run as f32;
+            }
+        }),
+        DType::F32 => scan_lines::<f32>(x, dim, |r| {
+            let mut run = f32::NEG_INFINITY;
+            for v in r.iter_mut() {
+                run = log_add_exp_f32(*v, run);
+                *v = run;
+            }
+        }),
+        _ => scan_lines::<f64>(x, dim, |r| {
+            let mut run = f64::NEG_INFINITY;
+            for v in r.iter_mut() {
+                run = log_add_exp_f64(*v, run);
+                *v = run;
+            }
+        }),
+    }
+}
+
+// Note [Logcumsumexp order]: ATen's CPU logcumsumexp (logcumsumexp_cpu_kernel over
+// cpu_cum_base_kernel) starts the running value at -inf in `acc_type<scalar_t, false>` (double
+// for float and double, float for half / bfloat16) and folds each element x into it with
+// `_log_add_exp_helper(x, running)` (ATen/native/cpu/LogAddExp.h): min / max as `std::min` /
+// `std::max` of (x, running), a NaN running value taking both; `log1p(exp(min - max)) + max`
+// unless min == max is infinite, where x is kept (two -inf stay -inf without -inf - -inf).
+// C's exp / log1p are libm's, as Rust's `exp` / `ln_1p`; so each output is ATen's bit for bit.
+macro_rules! log_add_exp {
+    ($name:ident, $T:ty) => {
+        #[inline]
+        fn $name(x: $T, y: $T) -> $T {
+            // std::min(x, y) is `y < x ? y : x`, std::max(x, y) is `x < y ? y : x`.
+            let (min, max) = if y.is_nan() {
+                (y, y)
+            } else {
+                (if y < x { y } else { x }, if x < y { y } else { x })
+            };
+            if min != max || min.is_finite() {
+                (min - max).exp().ln_1p() + max
+            } else {
+                x
+            }
+        }
+    };
+}
+log_add_exp!(log_add_exp_f64, f64);
+log_add_exp!(log_add_exp_f32, f32);
+
 /// `f` run over each line of `x` along `dim`, in place on a contiguous copy (the host's scan).
 fn scan_lines<T: Element>(x: &Tensor, dim: usize, f: impl Fn(&mut [T])) -> Tensor {
     let nd = x.dim();

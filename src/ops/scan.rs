@@ -43,6 +43,26 @@ pub fn cumsum(x: &Tensor, dim: i64) -> Result<Tensor> {
     Ok(out)
 }
 
+/// `logcumsumexp`'s values along the wrapped dim `d` of a floating tensor, in ATen's CPU order
+/// (Note [Logcumsumexp order]); no history: `gradrs.logcumsumexp` records
+/// LogcumsumexpBackward0. float16 / bfloat16 run in float32 and round back, as ATen's.
+pub fn logcumsumexp_values(x: &Tensor, d: usize) -> Result<Tensor> {
+    if !x.dtype().is_floating_point() {
+        return Err(crate::error::Error::Runtime(format!(
+            "logcumsumexp: expected a floating tensor, got {:?}",
+            x.dtype()
+        )));
+    }
+    if x.dim() > 0 && d >= x.dim() {
+        return Err(crate::error::Error::Runtime(format!(
+            "logcumsumexp: dim {d} out of range for a tensor of {} dims",
+            x.dim()
+        )));
+    }
+    let out = kernels::logcumsumexp(&wide(x), d, scan_acc(x.dtype()));
+    Ok(narrow(out, x.dtype()))
+}
+
 /// The dtype a scan of `dtype` keeps its running value in (Note [Scan accumulation]).
 fn scan_acc(dtype: DType) -> DType {
     if dtype == DType::F32 {

@@ -838,6 +838,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     declared::register(m)?;
     shape::register(m)?;
     linalg::register(m)?;
+    reduce::register(m)?;
     nn::register(m)?;
     optim::register(m)?;
     generator::register(m)?;

@@ -758,3 +758,16 @@ impl PyTensor {
         })
     }
 }
+
+/// `logcumsumexp`'s values along the wrapped dim `d`, in ATen's CPU order (no history:
+/// `gradrs.logcumsumexp` records LogcumsumexpBackward0).
+#[pyfunction]
+pub fn _logcumsumexp(py: Python<'_>, x: PyRef<'_, PyTensor>, d: usize) -> R {
+    let t = x.t.clone();
+    super::boundary::tensor_on(py, &[&x.t], || scan::logcumsumexp_values(&t, d))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(_logcumsumexp, m)?)?;
+    Ok(())
+}

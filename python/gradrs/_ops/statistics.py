@@ -46,7 +46,11 @@ def logcumsumexp(input, dim, *, out=None):
     d = _wrap(dim, builtins.max(input.dim(), 1))
     half = input.dtype == _G.float16  # computed in float32, as PyTorch's half kernels
     with _no_grad():
-        res = _logcumsumexp(input.float(), d).half() if half else _logcumsumexp(input, d)
+        if input.device.type == "cpu":
+            # ATen's CPU order, bit for bit (Note [Logcumsumexp order] in kernels/reduce.rs).
+            res = _native._logcumsumexp(input.detach(), d)
+        else:
+            res = _logcumsumexp(input.float(), d).half() if half else _logcumsumexp(input, d)
 
     def backward(g):
         if g.dim() == 0 or g.numel() == 0:
@@ -83,7 +87,8 @@ def _logcumsumexp_grad(g, input, res, d):
 
 def _logcumsumexp(x, d):
     """The inclusive scan of logaddexp along `d`, in log2(n) doubling steps (Hillis-Steele), so
-    no prefix underflows to -inf the way `log(cumsum(exp(x - max)))` does."""
+    no prefix underflows to -inf the way `log(cumsum(exp(x - max)))` does: a GPU tensor's, whose
+    values stay there (the CPU's is the native serial scan)."""
     if x.dim() == 0 or x.numel() == 0:
         return x.clone()
     n, y, k = x.shape[d], x, 1
