@@ -233,3 +233,35 @@ def test_exactly_singular_lu_is_lapacks(torch, a):
     G.linalg.det(g).backward()
     torch.linalg.det(t).backward()
     close(g.grad, t.grad)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(1, 1), (5, 5), (3, 6, 6), (2, 1, 40, 40)])
+def test_native_lu_solve_is_the_composition(dtype, shape):
+    # `_linalg_lu_solve` (linalg.solve's and inv's getrs in one native call) gives the values
+    # of the composition it replaces: the row interchanges as a gather, then the unit lower
+    # and the upper triangular solves.
+    from gradrs.linalg import _solvers
+
+    rng = np.random.default_rng(len(shape) * 10 + shape[-1])
+    a = G.tensor(rng.standard_normal(shape), dtype=getattr(G, dtype))
+    b = G.tensor(rng.standard_normal(shape[:-1] + (3,)), dtype=getattr(G, dtype))
+    LU, piv, _ = G._native._linalg_lu_factor(a)
+    got = _solvers._lu_solve_values(LU, piv, b)
+    want = _solvers._lu_solve(LU, piv, b)
+    assert got.dtype == want.dtype and tuple(got.shape) == tuple(want.shape)
+    assert np.array_equal(got.numpy(), want.numpy())
+    # broadcast batch dims, as linalg.solve's
+    got = _solvers._lu_solve_values(LU, piv, b[..., :1, :, :] if b.dim() > 2 else b)
+    assert tuple(got.shape) == tuple(want.shape)
+
+
+def test_native_lu_solve_refuses_bad_pivots():
+    lu = G.eye(3)
+    b = G.ones(3, 1)
+    for bad in ([0, 2, 3], [1, 4, 3], [-1, 2, 3]):
+        with pytest.raises(RuntimeError, match="pivots of matrix 0"):
+            G._native._linalg_lu_solve(lu, G.tensor(bad, dtype=G.int32), b)
+    x = G._native._linalg_lu_solve(lu, G.tensor([3, 2, 3], dtype=G.int32),
+                                   G.tensor([[1.0], [2.0], [3.0]]))
+    assert x.flatten().tolist() == [3.0, 2.0, 1.0]

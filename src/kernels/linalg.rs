@@ -41,14 +41,22 @@ macro_rules! floats {
     }};
 }
 
-/// `linalg.lu_factor_ex`: (packed LU, int32 pivots, int32 info).
+/// `linalg.lu_factor_ex`: (packed LU, column-major as PyTorch's (strides `(.., 1, m)`), int32
+/// pivots, int32 info). The input is read transposed, so each matrix's column-major copy is
+/// the one factored in place.
 pub fn lu_factor(x: &Tensor) -> Result<(Tensor, Tensor, Tensor)> {
     let (b, bs, m, n) = dims(x);
     let dev = x.device();
-    floats!(x, T, v => {
-        let (lu, piv, info) = host::lu_factor::<T>(&v, bs, m, n);
+    let xt = super::swapped(x, x.dim() - 2, x.dim() - 1);
+    floats!(xt, T, v => {
+        let mut lu = v.into_owned();
+        let (piv, info) = host::lu_factor::<T>(&mut lu, bs, m, n, |i| {
+            let data = x.read();
+            contiguous_cow::<T>(data.storage.slice::<T>(), &data.layout)[i * m * n..(i + 1) * m * n]
+                .to_vec()
+        });
         Ok((
-            Tensor::from_vec_on(lu, &shape(&b, &[m, n]), dev),
+            column_major(lu, &b, m, n, dev),
             Tensor::from_vec_on(piv, &shape(&b, &[m.min(n)]), dev),
             Tensor::from_vec_on(info, &b, dev),
         ))
@@ -136,6 +144,46 @@ pub fn solve_triangular(a: &Tensor, b: &Tensor, upper: bool, unit: bool) -> Resu
             data.storage.slice::<T>()[data.layout.offset..data.layout.offset + bs * n * k].to_vec()
         };
         host::solve_triangular::<T>(&av, &mut x, bs, n, k, upper, unit);
+        Ok(Tensor::from_vec_on(x, &shape(&bd, &[n, k]), dev))
+    })
+}
+
+/// `linalg.solve`'s `getrs`: X with A X = B from `lu_factor`'s packed LU `(*, n, n)`, int32
+/// pivots `(*, n)` and B `(*, n, k)`, all of the same batch dims (broadcast by the caller); X
+/// contiguous. LU is read transposed (no copy for `lu_factor`'s column-major LU). Pivots
+/// outside `1..=n` are an error, not an out-of-bounds read.
+pub fn lu_solve(lu: &Tensor, pivots: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let (bd, bs, _, n) = dims(lu);
+    let lu = &super::swapped(lu, lu.dim() - 2, lu.dim() - 1);
+    let k = b.shape()[b.dim() - 1];
+    let dev = lu.device();
+    if pivots.dtype() != DType::I32
+        || pivots.numel() != bs * n
+        || b.numel() != bs * n * k
+        || b.dtype() != lu.dtype()
+    {
+        return Err(Error::Runtime(
+            "linalg.lu_solve: expected int32 pivots (*, n) and B (*, n, k) of LU's batch and dtype"
+                .into(),
+        ));
+    }
+    let piv: Vec<i32> = {
+        let p = crate::kernels::contiguous(pivots);
+        let data = p.read();
+        data.storage.slice::<i32>()[data.layout.offset..data.layout.offset + bs * n].to_vec()
+    };
+    let rhs = crate::kernels::contiguous(b);
+    floats!(lu, T, lv => {
+        let mut x: Vec<T> = {
+            let data = rhs.read();
+            data.storage.slice::<T>()[data.layout.offset..data.layout.offset + bs * n * k].to_vec()
+        };
+        host::lu_solve::<T>(&lv, &piv, &mut x, bs, n, k).map_err(|i| {
+            Error::Runtime(format!(
+                "linalg.lu_solve: the pivots of matrix {i} are not all in 1..={n}. Did you \
+                 properly pass the result of lu_factor?"
+            ))
+        })?;
         Ok(Tensor::from_vec_on(x, &shape(&bd, &[n, k]), dev))
     })
 }

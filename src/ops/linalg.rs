@@ -7,7 +7,7 @@ use crate::error::Result;
 use crate::kernels::linalg as k;
 use crate::tensor::Tensor;
 
-pub use k::{cholesky, eigh, lu_factor, qr, svd};
+pub use k::{cholesky, eigh, lu_factor, lu_solve, qr, svd};
 
 /// `A X = B` for triangular A `(*, n, n)` and B `(*, n, k)` of the same batch dims.
 pub fn solve_triangular(a: &Tensor, b: &Tensor, upper: bool, unit: bool) -> Result<Tensor> {

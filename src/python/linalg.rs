@@ -25,6 +25,19 @@ pub fn _linalg_lu_factor(py: Python<'_>, a: PyRef<'_, PyTensor>) -> R {
     tuple(py, vec![lu, p, i])
 }
 
+/// X with `A X = B` from `_linalg_lu_factor`'s LU and pivots (LAPACK's `getrs`), batch dims
+/// already equal: the row interchanges and both triangular solves in one call.
+#[pyfunction]
+pub fn _linalg_lu_solve(
+    py: Python<'_>,
+    lu: PyRef<'_, PyTensor>,
+    pivots: PyRef<'_, PyTensor>,
+    b: PyRef<'_, PyTensor>,
+) -> R {
+    let (t, p, rhs) = (lu.t.clone(), pivots.t.clone(), b.t.clone());
+    super::boundary::tensor(py, || linalg::lu_solve(&t, &p, &rhs))
+}
+
 /// `(L, info)`: the lower Cholesky factor.
 #[pyfunction]
 pub fn _linalg_cholesky(py: Python<'_>, a: PyRef<'_, PyTensor>) -> R {
@@ -92,6 +105,7 @@ pub fn _linalg_ldl_solve(
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_linalg_lu_factor, m)?)?;
+    m.add_function(wrap_pyfunction!(_linalg_lu_solve, m)?)?;
     m.add_function(wrap_pyfunction!(_linalg_cholesky, m)?)?;
     m.add_function(wrap_pyfunction!(_linalg_qr, m)?)?;
     m.add_function(wrap_pyfunction!(_linalg_eigh, m)?)?;

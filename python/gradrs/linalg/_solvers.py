@@ -346,6 +346,20 @@ def _apply_pivots(B, pivots):
     return B.expand(*batch, m, B.shape[-1]).gather(-2, idx)
 
 
+def _lu_solve_values(LU, pivots, B):
+    """X with A X = B from `_linalg_lu_factor`'s LU and pivots, no history: the row
+    interchanges and both triangular solves in one native call (LAPACK's getrs), batch dims
+    broadcast. The same values as `_lu_solve`'s composition (the same faer solves)."""
+    n, k = LU.shape[-1], B.shape[-1]
+    batch = _batch_shape(LU.shape[:-2], B.shape[:-2])
+    if tuple(LU.shape[:-2]) != batch:
+        # (read in place otherwise: the native call takes lu_factor's column-major LU as it is)
+        LU, pivots = LU.expand(*batch, n, n).contiguous(), pivots.expand(*batch, n).contiguous()
+    if tuple(B.shape[:-2]) != batch:
+        B = B.expand(*batch, n, k)
+    return _native._linalg_lu_solve(LU, pivots, B.detach())
+
+
 def _lu_solve(LU, pivots, B, left=True, adjoint=False):
     n = LU.shape[-1]
     if left and not adjoint:
@@ -508,7 +522,7 @@ def _inv_raw(A):
             # LAPACK's getri leaves A's inverse undefined; PyTorch's inv_ex returns what
             # the solve gives (inf / nan), as here.
             pass
-        return _lu_solve(LU, piv, eye), info
+        return _lu_solve_values(LU, piv, eye), info
 
 
 def inv_ex(A, *, check_errors=False, out=None):
@@ -624,7 +638,7 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
             else:
                 LU, piv, info = _native._linalg_lu_factor(A.detach())
                 if left:
-                    X = _lu_solve(LU, piv, Bm.detach())
+                    X = _lu_solve_values(LU, piv, Bm.detach())
                 else:
                     X = _lu_solve(LU, piv, Bm.detach(), left=False)
                 batch = X.shape[:-2]

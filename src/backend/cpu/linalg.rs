@@ -74,53 +74,67 @@ fn push_rows<T: Real>(out: &mut Vec<T>, x: MatRef<'_, T>) {
     }
 }
 
-/// LAPACK's `getrf` on each `m x n` matrix: (packed L\U, 1-based row interchanges,
-/// info = 1-based index of the first exactly zero pivot, 0 if none).
+/// LAPACK's `getrf` on each column-major `m x n` matrix of `lu`, in place (packed L\U, also
+/// column-major, as LAPACK's and PyTorch's): (1-based row interchanges, info = 1-based index of
+/// the first exactly zero pivot, 0 if none). `original(i)` gives matrix i's input again,
+/// row-major, for the exactly singular case faer does not finish as LAPACK does.
+///
+/// faer's `lu_in_place` works on the matrices where they are (no separate L and U are built),
+/// on `set_num_threads`' threads (`par`), as the other factorizations.
 pub fn lu_factor<T: Real>(
-    a: &[T],
+    lu: &mut [T],
     batch: usize,
     m: usize,
     n: usize,
-) -> (Vec<T>, Vec<i32>, Vec<i32>) {
+    original: impl Fn(usize) -> Vec<T>,
+) -> (Vec<i32>, Vec<i32>) {
+    use faer::dyn_stack::{MemBuffer, MemStack};
+    use faer::linalg::lu::partial_pivoting::factor as plu;
     let k = m.min(n);
-    let mut lu = Vec::with_capacity(batch * m * n);
     let mut piv = Vec::with_capacity(batch * k);
     let mut info = Vec::with_capacity(batch);
+    if k == 0 {
+        info.resize(batch, 0);
+        return (piv, info);
+    }
+    let par = par();
+    let mut fwd = vec![0usize; m];
+    let mut bwd = vec![0usize; m];
+    let mut scratch = MemBuffer::new(plu::lu_in_place_scratch::<usize, T>(
+        m,
+        n,
+        par,
+        Default::default(),
+    ));
     for b in 0..batch {
-        let src = &a[b * m * n..(b + 1) * m * n];
-        let x = view(src, m, n);
-        if k == 0 {
-            push_rows(&mut lu, x);
-            info.push(0);
-            continue;
-        }
-        let f = x.partial_piv_lu();
-        if src.iter().all(|v| v.finite()) && !(0..m).all(|i| (0..k).all(|j| f.L()[(i, j)].finite()))
-        {
+        let a = &mut lu[b * m * n..(b + 1) * m * n];
+        let finite = a.iter().all(|v| v.finite());
+        plu::lu_in_place(
+            MatMut::from_column_major_slice_mut(a, m, n),
+            &mut fwd,
+            &mut bwd,
+            par,
+            MemStack::new(&mut scratch),
+            Default::default(),
+        );
+        let l_finite = (0..k).all(|j| a[j * m + j + 1..(j + 1) * m].iter().all(|v| v.finite()));
+        if finite && !l_finite {
             // faer divides by an exactly zero pivot (NaN below it); LAPACK leaves that column
             // as it is (zeros: the pivot is the column's largest entry) and goes on.
-            let (l, p, i) = getf2(src, m, n);
-            lu.extend(l);
+            let (l, p, i) = getf2(&original(b), m, n);
+            for r in 0..m {
+                for c in 0..n {
+                    a[c * m + r] = l[r * n + c];
+                }
+            }
             piv.extend(p);
             info.push(i);
             continue;
         }
-        let (l, u) = (f.L(), f.U());
-        let mut first_zero = 0;
-        for i in 0..m {
-            for j in 0..n {
-                lu.push(if i > j { l[(i, j)] } else { u[(i, j)] });
-            }
-        }
-        for i in 0..k {
-            if first_zero == 0 && u[(i, i)] == T::default() {
-                first_zero = i as i32 + 1;
-            }
-        }
-        info.push(first_zero);
+        let first_zero = (0..k).find(|&i| a[i * m + i] == T::default());
+        info.push(first_zero.map_or(0, |i| i as i32 + 1));
         // faer gives the permutation (row i of P A is row fwd[i] of A); LAPACK gives the
         // interchanges that build it: at step i, row i swaps with row ipiv[i].
-        let (fwd, _) = f.P().arrays();
         let mut at: Vec<usize> = (0..m).collect(); // at[pos] = original row now at pos
         let mut pos: Vec<usize> = (0..m).collect(); // pos[row] = where original row is now
         for i in 0..k {
@@ -132,7 +146,41 @@ pub fn lu_factor<T: Real>(
             pos[rj] = i;
         }
     }
-    (lu, piv, info)
+    (piv, info)
+}
+
+/// LAPACK's `getrs` (no transpose): X with A X = B for each `n x n` A given as `lu_factor`'s
+/// packed column-major L\U and 1-based interchanges, `n x k` B row-major in place in `b`: B's
+/// rows interchanged in order, then the unit lower and the upper triangular solves.
+/// `Err(matrix)` where a pivot is outside `1..=n` (nothing written for that matrix or after).
+pub fn lu_solve<T: Real>(
+    lu: &[T],
+    piv: &[i32],
+    b: &mut [T],
+    batch: usize,
+    n: usize,
+    k: usize,
+) -> Result<(), usize> {
+    for i in 0..batch {
+        let p = &piv[i * n..(i + 1) * n];
+        if p.iter().any(|&q| q < 1 || q as usize > n) {
+            return Err(i);
+        }
+        let x = &mut b[i * n * k..(i + 1) * n * k];
+        for (r, &q) in p.iter().enumerate() {
+            let q = q as usize - 1;
+            if q != r {
+                let (lo, hi) = (r.min(q), r.max(q));
+                let (head, tail) = x.split_at_mut(hi * k);
+                head[lo * k..(lo + 1) * k].swap_with_slice(&mut tail[..k]);
+            }
+        }
+        let t = MatRef::from_column_major_slice(&lu[i * n * n..(i + 1) * n * n], n, n);
+        let mut rhs: MatMut<'_, T> = MatMut::from_row_major_slice_mut(x, n, k);
+        tri::solve_unit_lower_triangular_in_place(t, rhs.as_mut(), par());
+        tri::solve_upper_triangular_in_place(t, rhs, par());
+    }
+    Ok(())
 }
 
 /// LAPACK's unblocked `getf2` on one row-major `m x n` matrix, for the exactly singular case
@@ -332,10 +380,23 @@ pub fn solve_triangular<T: Real>(
 mod tests {
     use super::*;
 
+    fn transposed<T: Real>(a: &[T], rows: usize, cols: usize) -> Vec<T> {
+        (0..cols * rows)
+            .map(|i| a[(i % rows) * cols + i / rows])
+            .collect()
+    }
+
+    /// `lu_factor` of one row-major matrix, its LU given back row-major.
+    fn lu_rows<T: Real>(a: &[T], m: usize, n: usize) -> (Vec<T>, Vec<i32>, Vec<i32>) {
+        let mut lu = transposed(a, m, n);
+        let (piv, info) = lu_factor(&mut lu, 1, m, n, |_| a.to_vec());
+        (transposed(&lu, n, m), piv, info)
+    }
+
     #[test]
     fn lu_pivots_rebuild_the_matrix() {
         let a = [0.0f64, 1.0, 2.0, 4.0, 5.0, 6.0, 7.0, 8.0, 10.0];
-        let (lu, piv, info) = lu_factor(&a, 1, 3, 3);
+        let (lu, piv, info) = lu_rows(&a, 3, 3);
         assert_eq!(info, vec![0]);
         // P A = L U with P from the interchanges.
         let mut rows: Vec<usize> = (0..3).collect();
@@ -363,11 +424,32 @@ mod tests {
     }
 
     #[test]
+    fn lu_solve_solves_and_checks_pivots() {
+        let a = [0.0f64, 1.0, 2.0, 4.0, 5.0, 6.0, 7.0, 8.0, 10.0];
+        let mut lu = transposed(&a, 3, 3);
+        let (piv, _) = lu_factor(&mut lu, 1, 3, 3, |_| a.to_vec());
+        let want = [1.0, -2.0, 0.5, 3.0, 0.25, -1.0];
+        let mut b = vec![0.0; 6]; // B = A X for X 3 x 2
+        for i in 0..3 {
+            for j in 0..2 {
+                b[i * 2 + j] = (0..3).map(|t| a[i * 3 + t] * want[t * 2 + j]).sum();
+            }
+        }
+        lu_solve(&lu, &piv, &mut b, 1, 3, 2).unwrap();
+        assert!(
+            b.iter().zip(want).all(|(x, w)| (x - w).abs() < 1e-12),
+            "{b:?}"
+        );
+        assert_eq!(lu_solve(&lu, &[1, 4, 3], &mut b, 1, 3, 2), Err(0));
+        assert_eq!(lu_solve(&lu, &[0, 2, 3], &mut b, 1, 3, 2), Err(0));
+    }
+
+    #[test]
     fn lu_of_a_singular_matrix_is_lapacks() {
         // A zero first column: LAPACK leaves it (no NaN), reports the first zero pivot and
         // goes on (torch.linalg.lu_factor_ex gives exactly this LU, pivots and info).
         let a = [0.0f64, 1.0, 2.0, 0.0, 3.0, 4.0, 0.0, 5.0, 6.0];
-        let (lu, piv, info) = lu_factor(&a, 1, 3, 3);
+        let (lu, piv, info) = lu_rows(&a, 3, 3);
         assert_eq!(info, vec![1]);
         assert_eq!(piv, vec![1, 3, 3]);
         let want = [0.0, 1.0, 2.0, 0.0, 5.0, 6.0, 0.0, 0.6, 0.4];
@@ -375,7 +457,7 @@ mod tests {
             lu.iter().zip(want).all(|(v, w)| (v - w).abs() < 1e-12),
             "{lu:?}"
         );
-        let (lu, _, info) = lu_factor(&[0.0f32; 4], 1, 2, 2);
+        let (lu, _, info) = lu_rows(&[0.0f32; 4], 2, 2);
         assert_eq!((lu, info), (vec![0.0; 4], vec![1]));
     }
 
