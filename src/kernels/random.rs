@@ -223,19 +223,13 @@ pub fn normal_fill_half(g: &mut CpuGenerator, n: usize, mean: f32, std: f32) -> 
 
 /// `normal_fill_16_AVX2` on one block of 16 uniforms: ATen's eight AVX2 lanes where the CPU
 /// has AVX2 and FMA (`simd::box_muller`, the scalar lane below op for op), else the scalar
-/// lane eight times, whose `mul_add`s are hardware FMAs where the CPU has them (a call into
-/// libm's `fmaf` otherwise: the same bits, slower).
+/// lane eight times, each `mul_add` a call into libm's `fmaf` (the same bits, slower).
 fn avx2_box_muller(d: &mut [f32], mean: f32, std: f32) {
     #[cfg(target_arch = "x86_64")]
     if crate::backend::cpu::fma_available() {
         let d: &mut [f32; 16] = d.try_into().expect("a block of 16");
         // SAFETY: the CPU has AVX2 and FMA, checked just above.
         return unsafe { simd::box_muller(d, mean, std) };
-    }
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("fma") {
-        // SAFETY: the CPU has FMA, checked just above.
-        return unsafe { avx2_box_muller_fma(d, mean, std) };
     }
     avx2_box_muller_any(d, mean, std)
 }
@@ -354,12 +348,6 @@ mod simd {
             _mm256_storeu_ps(p.add(8), hi);
         }
     }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "fma")]
-unsafe fn avx2_box_muller_fma(d: &mut [f32], mean: f32, std: f32) {
-    avx2_box_muller_any(d, mean, std)
 }
 
 #[inline(always)]
@@ -602,8 +590,7 @@ mod tests {
             let mut b = a;
             // SAFETY: the CPU has AVX2 and FMA, checked above.
             unsafe { super::simd::box_muller(&mut a, 0.25, 1.5) };
-            // SAFETY: as above.
-            unsafe { super::avx2_box_muller_fma(&mut b, 0.25, 1.5) };
+            crate::backend::cpu::with_fma(|| super::avx2_box_muller_any(&mut b, 0.25, 1.5));
             for j in 0..16 {
                 assert_eq!(a[j].to_bits(), b[j].to_bits(), "block {start} lane {j}");
             }

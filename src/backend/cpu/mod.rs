@@ -30,6 +30,29 @@ pub fn fma_available() -> bool {
     std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
 }
 
+/// `f()` compiled with AVX2 and FMA where the CPU has them (`fma_available`), else as built:
+/// the one `#[target_feature]` copy of hot loops whose `mul_add`s must be hardware FMAs
+/// (norm.rs's rows and planes, optim.rs's steps, kernels/random.rs's Box-Muller). Without the
+/// target feature each `mul_add` is a call to compiler_builtins' `fmaf` per element,
+/// unvectorized (the same rounding: an FMA is exact either way, so both copies give the same
+/// bits). `f` is inlined into the copy, so its loops are compiled with the features; keep
+/// what it calls `#[inline]` (a function it calls but that is not inlined runs as built).
+#[inline(always)]
+pub fn with_fma<R>(f: impl FnOnce() -> R) -> R {
+    #[cfg(target_arch = "x86_64")]
+    if fma_available() {
+        // SAFETY: the CPU has the features `fma_copy` is compiled for.
+        return unsafe { fma_copy(f) };
+    }
+    f()
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn fma_copy<R>(f: impl FnOnce() -> R) -> R {
+    f()
+}
+
 /// A reduction's input pointer handed to its threads (they only read it).
 struct Src<T>(*const T);
 // SAFETY: the threads only read the input, which outlives the parallel loop using it.

@@ -11,6 +11,7 @@
 //! `[N, C]`: `rows` rows of `C`).
 
 use super::parallel::{for_each_index, for_rows_mut};
+use super::with_fma;
 use std::ops::{Add, Div, Mul, Neg, Sub};
 
 /// The element types the kernels run in (float32, float64); both accumulate in float64,
@@ -111,12 +112,16 @@ pub fn stats_planes<T: NormFloat>(
             }
         }
         let mean = T::of(sum / n);
-        let mut var = 0f64;
-        for p in planes(ch) {
-            for &v in p {
-                var = (v - mean).acc_sq(var);
+        // float64's `acc_sq` is a `mul_add`.
+        let var = with_fma(|| {
+            let mut var = 0f64;
+            for p in planes(ch) {
+                for &v in p {
+                    var = (v - mean).acc_sq(var);
+                }
             }
-        }
+            var
+        });
         *slots[ch].lock() = (mean, T::of(var));
     };
     if x.len() >= super::PAR_THRESHOLD {
@@ -179,10 +184,12 @@ pub fn stats_rows<T: NormFloat>(
     });
     let mean: Vec<T> = sums.iter().map(|&s| T::of(s / n)).collect();
     let vars = partials(&|acc, row| {
-        acc.iter_mut()
-            .zip(row)
-            .zip(&mean)
-            .for_each(|((a, &v), &m)| *a = (v - m).fma(v - m, *a));
+        with_fma(|| {
+            acc.iter_mut()
+                .zip(row)
+                .zip(&mean)
+                .for_each(|((a, &v), &m)| *a = (v - m).fma(v - m, *a))
+        });
     });
     (mean, vars.into_iter().map(T::of).collect())
 }
@@ -269,9 +276,11 @@ pub fn transform_planes<T: NormFloat>(
     let body = |i: usize, o: &mut [T]| {
         let ch = i % c;
         let (a, b) = (alpha[ch], beta[ch]);
-        o.iter_mut()
-            .zip(&x[i * img..][..img])
-            .for_each(|(o, &v)| *o = v.fma(a, b));
+        with_fma(|| {
+            o.iter_mut()
+                .zip(&x[i * img..][..img])
+                .for_each(|(o, &v)| *o = v.fma(a, b))
+        });
     };
     for_rows_mut(&mut out, img, body);
     out
@@ -281,10 +290,12 @@ pub fn transform_planes<T: NormFloat>(
 pub fn transform_rows<T: NormFloat>(x: &[T], c: usize, alpha: &[T], beta: &[T]) -> Vec<T> {
     let mut out = vec![T::ZERO; x.len()];
     let body = |i: usize, o: &mut [T]| {
-        o.iter_mut()
-            .zip(&x[i * c..][..c])
-            .zip(alpha.iter().zip(beta))
-            .for_each(|((o, &v), (&a, &b))| *o = v.fma(a, b));
+        with_fma(|| {
+            o.iter_mut()
+                .zip(&x[i * c..][..c])
+                .zip(alpha.iter().zip(beta))
+                .for_each(|((o, &v), (&a, &b))| *o = v.fma(a, b))
+        });
     };
     for_rows_mut(&mut out, c.max(1), body);
     out
@@ -401,17 +412,9 @@ pub fn layer_norm_rows<T: NormFloat, const L: usize>(
         .map(|_| parking_lot::Mutex::new((T::ZERO, T::ZERO)))
         .collect();
     let eps = T::of(eps);
-    #[cfg(target_arch = "x86_64")]
-    let fma = super::fma_available();
     let body = |i: usize, o: &mut [T]| {
         let row = &x[i * n..][..n];
-        #[cfg(target_arch = "x86_64")]
-        if fma {
-            // SAFETY: the CPU has the features the copy is compiled for.
-            *stats[i].lock() = unsafe { layer_norm_row_fma::<T, L>(row, o, weight, bias, eps) };
-            return;
-        }
-        *stats[i].lock() = layer_norm_row::<T, L>(row, o, weight, bias, eps);
+        *stats[i].lock() = with_fma(|| layer_norm_row::<T, L>(row, o, weight, bias, eps));
     };
     if n > 0 {
         for_rows_mut(&mut out, n, body);
@@ -437,20 +440,6 @@ fn layer_norm_row<T: NormFloat, const L: usize>(
         *o = ((v - mean) * rstd).fma(w, b);
     }
     (mean, rstd)
-}
-
-/// `layer_norm_row` compiled with FMA: without the target feature every `mul_add` is a call
-/// to compiler_builtins' `fmaf` per element (the same rounding, 20x slower, unvectorized).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn layer_norm_row_fma<T: NormFloat, const L: usize>(
-    row: &[T],
-    o: &mut [T],
-    weight: Option<&[T]>,
-    bias: Option<&[T]>,
-    eps: T,
-) -> (T, T) {
-    layer_norm_row::<T, L>(row, o, weight, bias, eps)
 }
 
 #[cfg(test)]

@@ -9,13 +9,12 @@
 //! vector math (within an ulp, not always correctly rounded); here it is the correctly rounded
 //! one, and an ulp of the denominator rarely reaches the parameter's last bit.
 //!
-//! Each loop body is written once and compiled twice: with AVX2+FMA (picked at run time, the
-//! fused multiply-adds then vectorize) and for the baseline CPU, where `mul_add` is libm's
-//! `fma`: the same correctly rounded result, one element at a time.
+//! Each loop body is written once and compiled twice (`with_fma`): with AVX2+FMA (picked at run
+//! time, the fused multiply-adds then vectorize) and for the baseline CPU, where `mul_add` is
+//! libm's `fma`: the same correctly rounded result, one element at a time.
 
-#[cfg(target_arch = "x86_64")]
-use super::fma_available;
 use super::parallel::map_chunks;
+use super::with_fma;
 use std::ops::{Add, Div, Mul, Neg, Sub};
 
 /// float32 and float64, the dtypes the fused steps run on.
@@ -120,19 +119,8 @@ pub fn adam<T: Real>(s: AdamSlices<'_, T>, c: &AdamScalars<T>) {
                 max_exp_avg_sq: vmax.as_ref().map(|x| x.part(&r)),
             }
         };
-        #[cfg(target_arch = "x86_64")]
-        if fma_available() {
-            // SAFETY: the CPU has the features the copy is compiled for.
-            return unsafe { adam_fma(part, c) };
-        }
-        adam_loop(part, c)
+        with_fma(|| adam_loop(part, c))
     });
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn adam_fma<T: Real>(s: AdamSlices<'_, T>, c: &AdamScalars<T>) {
-    adam_loop(s, c)
 }
 
 /// PyTorch's `_single_tensor_adam` (not capturable) for one element at a time:
@@ -245,25 +233,8 @@ pub fn sgd<T: Real>(param: &mut [T], grad: &[T], buf: Buffer<'_, T>, c: &SgdScal
     map_chunks(n, |r| {
         // SAFETY: as in `adam`: exclusive (or read-only) slices of n elements, disjoint chunks.
         let (p, g, b) = unsafe { (p.part(&r), &*g.part(&r), b.as_ref().map(|b| b.part(&r))) };
-        #[cfg(target_arch = "x86_64")]
-        if fma_available() {
-            // SAFETY: the CPU has the features the copy is compiled for.
-            return unsafe { sgd_fma(p, g, b, fresh, c) };
-        }
-        sgd_loop(p, g, b, fresh, c)
+        with_fma(|| sgd_loop(p, g, b, fresh, c))
     });
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn sgd_fma<T: Real>(
-    p: &mut [T],
-    g: &[T],
-    b: Option<&mut [T]>,
-    fresh: bool,
-    c: &SgdScalars<T>,
-) {
-    sgd_loop(p, g, b, fresh, c)
 }
 
 /// PyTorch's `_single_tensor_sgd` for one element at a time:
