@@ -23,13 +23,14 @@ pub const NAN_TO_NUM_WGSL: &str = "nan_to_num_(v, p.a, p.b, p.c)";
 #[inline(always)]
 pub(crate) fn clamp_value<T: Element>(v: T, lo: Option<f64>, hi: Option<f64>) -> T {
     let (lo, hi) = (lo.unwrap_or(f64::NEG_INFINITY), hi.unwrap_or(f64::INFINITY));
-    if lo.is_nan() || hi.is_nan() {
-        return T::from_f64(f64::NAN);
-    }
+    // Selects, no early return: the bounds' tests and conversions are the same for every
+    // element, and the loop keeps no branch (it vectorizes).
+    let nan_bound = lo.is_nan() || hi.is_nan();
     let (lo, hi) = (T::from_f64(lo), T::from_f64(hi));
     let v = if v < lo { lo } else { v };
-    if v > hi {
-        hi
+    let v = if v > hi { hi } else { v };
+    if nan_bound {
+        T::from_f64(f64::NAN)
     } else {
         v
     }
