@@ -75,8 +75,14 @@ pub fn sum_half(x: &[half::f16]) -> f64 {
 /// ran at about half of it).
 const LANES: usize = 32;
 
-/// `sum_slice` on the calling thread.
+/// `sum_slice` on the calling thread, compiled with AVX2 where the CPU has it (`with_fma`; the
+/// lanes fix the order of the adds, so the result does not depend on the vector width).
 pub fn sum_serial<T: Summable>(x: &[T]) -> T::Acc {
+    super::with_fma(|| sum_lanes(x))
+}
+
+#[inline(always)]
+fn sum_lanes<T: Summable>(x: &[T]) -> T::Acc {
     let mut acc = [T::Acc::default(); LANES];
     let chunks = x.chunks_exact(LANES);
     let rest = chunks.remainder();
