@@ -57,14 +57,12 @@ pub fn narrow(out: Tensor, dtype: DType) -> Tensor {
 }
 
 /// The values of `t` as a new contiguous tensor on `device`. Moving to the GPU checks that the
-/// dtype can live there and that int64 values fit the int32 the shaders index with; a float32
-/// copy goes to the device now (PyTorch's `.to` is a transfer, not a promise).
+/// dtype can live there; a float32 copy goes to the device now (PyTorch's `.to` is a transfer,
+/// not a promise). int64 values past the int32 of the GPU's words stay in the host copy, as
+/// those an op computes do (`Storage::gpu_words`), so ops on them are exact.
 pub fn to_device(t: &Tensor, device: Device) -> Result<Tensor> {
     if device.is_gpu() {
         crate::tensor::device::check_gpu_dtype(t.dtype())?;
-        if t.dtype() == DType::I64 {
-            crate::backend::wgpu::narrow_i64(&t.to_vec::<i64>())?;
-        }
     }
     let d = t.read();
     let out = dispatch!(d.dtype(), T => Tensor::from_vec_on(gather_contiguous::<T>(d.storage.slice::<T>(), &d.layout), &d.layout.shape, device));
