@@ -647,10 +647,50 @@ def _index_put_method(self, indices, values, accumulate=False):
     return _index_put(self, indices, values, accumulate)
 
 
+_EXPANDED_PUT = (
+    "Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor before "
+    "performing this operation. This also applies to advanced indexing e.g. tensor[indices] = "
+    "tensor (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
+    "TensorAdvancedIndexing.cpp:976.)")
+
+
+def _index_put_expanded(self, indices, values, accumulate):
+    """`index_put_` on an expanded `self` (a dim of size > 1 and stride 0), which PyTorch
+    writes through with a deprecation warning: every memory location some written element
+    maps to takes the value (`x[indices] = values`'s write), or, with `accumulate`, the sum of
+    all that were added to the elements that share it. None when `self` is not expanded."""
+    dims = [] if self.is_contiguous() else [
+        d for d, (n, st) in enumerate(zip(self.shape, self.stride())) if st == 0 and n > 1]
+    if not dims:
+        return None
+    warnings.warn(_EXPANDED_PUT, UserWarning, stacklevel=3)
+    given = [i for i in indices if i is not None]
+    if not accumulate and len(given) == 1 and given[0].dtype == _G.bool and values.numel() == 1:
+        # PyTorch's index_put_ writes a one-element value through a mask by masked_fill_
+        warnings.warn(_EXPANDED_PUT.replace("index_put_", "masked_fill_")
+                      .replace("tensor[indices] = tensor", "tensor[mask] = scalar")
+                      .replace("976", "2450"), UserWarning, stacklevel=3)
+    if not accumulate:
+        with warnings.catch_warnings():  # the write's own warning: issued above, for the caller
+            warnings.simplefilter("ignore", UserWarning)
+            self[tuple(indices)] = values
+        return self
+    added = _index_put(_G.zeros(tuple(self.shape), dtype=self.dtype, device=self.device),
+                       indices, values, True)
+    for d in dims:
+        added = added.sum(d, keepdim=True)
+    memory = self.as_strided(tuple(added.shape), self.stride(), self.storage_offset())
+    memory.add_(added)
+    return self
+
+
 def _index_put_(self, indices, values, accumulate=False):
     """`Tensor.index_put_(indices, values, accumulate=False)`: in place."""
     _index_put_parse("index_put_", (indices, values), {"accumulate": accumulate},
                      _INDEX_PUT_METHOD)
+    expanded = _index_put_expanded(self, indices, values, accumulate)
+    if expanded is not None:
+        return expanded
     return self.copy_(_index_put(self.clone(), indices, values, accumulate))
 
 
@@ -665,6 +705,9 @@ def index_put_(input, indices, values, accumulate=False):
     """
     _index_put_parse("index_put_", (input, indices, values), {"accumulate": accumulate},
                      _INDEX_PUT_SIGS)
+    expanded = _index_put_expanded(input, indices, values, accumulate)
+    if expanded is not None:
+        return expanded
     return input.copy_(_index_put(input.clone(), indices, values, accumulate))
 
 

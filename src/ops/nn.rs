@@ -94,12 +94,21 @@ pub fn nll_loss(
             "Expected 1 or 2 dimensions (got {nd})"
         )));
     }
-    if target.dtype() != DType::I64 {
-        return Err(Error::Runtime(format!(
-            "expected scalar type Long but found {}",
-            crate::dtype::pretty_kernel_name(target.dtype())
-        )));
-    }
+    // PyTorch's nll_loss takes Long or Byte class indices.
+    let byte_target;
+    let target = match target.dtype() {
+        DType::I64 => target,
+        DType::U8 => {
+            byte_target = to_dtype(target, DType::I64)?;
+            &byte_target
+        }
+        other => {
+            return Err(Error::Runtime(format!(
+                "expected target dtype to be Long or Byte, but got {}",
+                crate::dtype::pretty_kernel_name(other)
+            )))
+        }
+    };
     let shape = logp.shape();
     let (n, c) = if nd == 2 {
         (shape[0], shape[1])

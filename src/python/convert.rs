@@ -179,10 +179,11 @@ impl NumberArg {
     }
 }
 
-/// A `Number` argument as PyTorch's parser reads one: a Python or numpy number, or a 0-dim
-/// tensor that does not require grad (its value, keeping its kind: bool, integer, float).
+/// A `Number` argument as PyTorch's parser reads one: a Python or numpy number (numpy's bool
+/// read as a float, `operand_scalar`), or a 0-dim tensor that does not require grad (its
+/// value, keeping its kind: bool, integer, float).
 pub fn number_arg(obj: &Bound<'_, PyAny>, op: &str, arg: &str) -> PyResult<Scalar> {
-    if let Some(s) = extract_scalar(obj) {
+    if let Some(s) = operand_scalar(obj) {
         return Ok(s);
     }
     if let Some(s) = zero_dim_scalar(obj)? {

@@ -234,8 +234,14 @@ pub fn parse_device(s: &str, index: Option<i64>) -> PyResult<PyDevice> {
             kind: if kind == "cuda" { "gpu" } else { kind }.into(),
             index: idx,
         }),
+        // PyTorch's other device types: valid names, but no backend here.
+        "ipu" | "xpu" | "mkldnn" | "opengl" | "opencl" | "ideep" | "hip" | "ve" | "fpga"
+        | "maia" | "xla" | "lazy" | "vulkan" | "mps" | "meta" | "hpu" | "mtia"
+        | "privateuseone" => Err(super::errors::runtime_error(format!(
+            "gradrs has no '{kind}' device: its devices are cpu and gpu (also named cuda)"
+        ))),
         _ => Err(super::errors::runtime_error(format!(
-            "Expected one of cpu, gpu, cuda device type at start of device string: {s}"
+            "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start of device string: {s}"
         ))),
     }
 }
@@ -245,7 +251,8 @@ impl PyDevice {
     /// index 0 (PyTorch's "invalid device ordinal" for others).
     pub fn device(&self) -> PyResult<Device> {
         match (self.kind.as_str(), self.index) {
-            ("cpu", None | Some(0)) => Ok(Device::Cpu),
+            // PyTorch places a tensor asked for on `cpu:N` on the one CPU.
+            ("cpu", None | Some(0..)) => Ok(Device::Cpu),
             ("cpu", Some(i)) => Err(super::errors::runtime_error(format!(
                 "Device index must be -1 or 0 for CPU, got {i}"
             ))),
@@ -275,7 +282,9 @@ impl PyDevice {
 }
 
 /// A device argument: `None` (not given), a `gradrs.device`, a string, or an index (the GPU's).
-pub fn check_device(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Device>> {
+/// The `device` argument of `op`: a device, a device string, a GPU index, or None; anything
+/// else is PyTorch's TypeError.
+pub fn check_device(op: &str, obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Device>> {
     match obj {
         None => Ok(None),
         Some(o) if o.is_none() => Ok(None),
@@ -291,7 +300,12 @@ pub fn check_device(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Device>> 
                 .device()
                 .map(Some);
             }
-            let s: String = o.str()?.extract()?;
+            let Ok(s) = o.extract::<String>() else {
+                return Err(super::errors::type_error(format!(
+                    "{op}(): argument 'device' must be gradrs.device, not {}",
+                    super::convert::type_name(o)
+                )));
+            };
             parse_device(&s, None)?.device().map(Some)
         }
     }

@@ -45,7 +45,7 @@ impl PyGenerator {
     #[new]
     #[pyo3(signature = (device=None))]
     fn new(device: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
-        let device = check_device(device)?.unwrap_or(Device::Cpu);
+        let device = check_device("Generator", device)?.unwrap_or(Device::Cpu);
         Ok(PyGenerator {
             g: Arc::new(Mutex::new(CpuGenerator::new(
                 crate::backend::cpu::generator::DEFAULT_SEED,

@@ -47,6 +47,28 @@ pub fn warn_non_leaf_grad(py: Python<'_>) -> PyResult<()> {
     )
 }
 
+/// PyTorch's deprecation warning for an advanced-index write (`index_put_`) into an expanded
+/// tensor, which it then performs; with `masked`, also `masked_fill_`'s (a one-element value
+/// written through a bool mask, which PyTorch's `index_put_` hands to `masked_fill_`).
+pub fn warn_index_put_expanded(py: Python<'_>, masked: bool) -> PyResult<()> {
+    let category = py.get_type::<PyUserWarning>();
+    PyErr::warn(
+        py,
+        &category,
+        c"Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor before performing this operation. This also applies to advanced indexing e.g. tensor[indices] = tensor (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorAdvancedIndexing.cpp:976.)",
+        1,
+    )?;
+    if masked {
+        PyErr::warn(
+            py,
+            &category,
+            c"Use of masked_fill_ on expanded tensors is deprecated. Please clone() the tensor before performing this operation. This also applies to advanced indexing e.g. tensor[mask] = scalar (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorAdvancedIndexing.cpp:2450.)",
+            1,
+        )?;
+    }
+    Ok(())
+}
+
 /// A `UserWarning` issued once per process, as PyTorch's `TORCH_WARN_ONCE` (`flag` is the call
 /// site's own), attributed to the Python caller.
 pub fn warn_once(

@@ -79,8 +79,8 @@ fn filled_on(shape: &[usize], v: Scalar, d: DType, dev: Option<Device>) -> crate
     })
 }
 
-fn shape_of(size: &Bound<'_, PyTuple>) -> PyResult<Vec<usize>> {
-    to_shape(&sizes_arg(size)?)
+fn shape_of(op: &str, size: &Bound<'_, PyTuple>) -> PyResult<Vec<usize>> {
+    to_shape(&sizes_arg(op, "size", size)?)
 }
 
 /// tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor
@@ -127,7 +127,7 @@ fn new_tensor(
 ) -> R {
     let requires_grad = requires_grad.get("tensor", "requires_grad")?;
     pin_memory.get("tensor", "pin_memory")?;
-    let dev = check_device(device)?;
+    let dev = check_device("tensor", device)?;
     let dtype = extract_dtype(dtype)?;
     let t = boundary::held(|| convert::tensor_from_data(data, dtype))?;
     finish(py, t, dev, requires_grad)
@@ -141,7 +141,7 @@ fn as_tensor(
     dtype: Option<&Bound<'_, PyAny>>,
     device: Option<&Bound<'_, PyAny>>,
 ) -> R {
-    let dev = check_device(device)?;
+    let dev = check_device("as_tensor", device)?;
     let dtype = extract_dtype(dtype)?;
     if let Ok(t) = data.cast::<PyTensor>() {
         let t = t.borrow().t.clone();
@@ -177,9 +177,9 @@ macro_rules! filled {
             out: Option<&Bound<'_, PyAny>>,
         ) -> R {
             let requires_grad = requires_grad.get(stringify!($name), "requires_grad")?;
-            let dev = check_device(device)?;
+            let dev = check_device(stringify!($name), device)?;
             let dtype = extract_dtype(dtype)?;
-            let sizes = sizes_arg(size)?;
+            let sizes = sizes_arg(stringify!($name), "size", size)?;
             if stringify!($name) == "zeros" && sizes.iter().any(|&s| s < 0) {
                 // zeros checks its sizes itself, before the generic allocation check.
                 return Err(errors::runtime_error(
@@ -313,13 +313,8 @@ fn full(
     requires_grad: Flag,
 ) -> R {
     let requires_grad = requires_grad.get("full", "requires_grad")?;
-    let dev = check_device(device)?;
-    let sizes = if size.is_instance_of::<PyTuple>() || size.is_instance_of::<pyo3::types::PyList>()
-    {
-        sizes_arg(&PyTuple::new(py, [size])?)?
-    } else {
-        size.extract::<Vec<i64>>()?
-    };
+    let dev = check_device("full", device)?;
+    let sizes = tensor::int_list("full", "size", size, Some(1), false)?;
     let shape = to_shape(&sizes)?;
     // A NumPy bool fills as a number (the default float dtype), as PyTorch's parser reads it.
     let v = match convert::operand_scalar(fill_value) {
@@ -367,7 +362,7 @@ macro_rules! filled_like {
             let input = convert::tensor_arg(input, stringify!($name), "input", 1)?;
             let requires_grad = requires_grad.get(stringify!($name), "requires_grad")?;
             let fmt = parse::memory_format_arg(memory_format, stringify!($name))?;
-            let dev = check_device(device)?;
+            let dev = check_device(stringify!($name), device)?;
             let d = like_dtype(&input, dtype)?;
             let dev = dev.or(Some(input.device()));
             let shape = input.shape();
@@ -485,7 +480,7 @@ fn full_like(
     let input = convert::tensor_arg(input, "full_like", "input", 1)?;
     let requires_grad = requires_grad.get("full_like", "requires_grad")?;
     let fmt = parse::memory_format_arg(memory_format, "full_like")?;
-    let dev = check_device(device)?;
+    let dev = check_device("full_like", device)?;
     let v = match extract_scalar(fill_value) {
         Some(v) => Some(v),
         None => convert::zero_dim_scalar(fill_value)?,
@@ -543,7 +538,7 @@ fn arange(
     requires_grad: Flag,
 ) -> R {
     let requires_grad = requires_grad.get("arange", "requires_grad")?;
-    let dev = check_device(device)?;
+    let dev = check_device("arange", device)?;
     let mut nums = Vec::with_capacity(args.len());
     for a in args.iter() {
         match extract_scalar(&a) {
@@ -632,7 +627,7 @@ fn linspace(
 ) -> R {
     let steps = steps.get("linspace", "steps", 3)?;
     let requires_grad = requires_grad.get("linspace", "requires_grad")?;
-    let dev = check_device(device)?;
+    let dev = check_device("linspace", device)?;
     let dtype = extract_dtype(dtype)?.unwrap_or_else(default_float);
     let t = boundary::run(py, || creation::linspace(start, end, steps, dtype))?;
     finish(py, t, dev, requires_grad)
@@ -675,7 +670,7 @@ fn eye(
     let n = n.get("eye", "n", 1)?;
     let m = m.map(|v| v.get("eye", "m", 2)).transpose()?;
     let requires_grad = requires_grad.get("eye", "requires_grad")?;
-    let dev = check_device(device)?;
+    let dev = check_device("eye", device)?;
     if n < 0 {
         return Err(errors::runtime_error(format!(
             "n must be greater or equal to 0, got {n}"

@@ -62,10 +62,10 @@ macro_rules! sampled {
             pin_memory: bool,
         ) -> R {
             let _ = (layout, pin_memory);
-            let dev = check_device(device)?;
+            let dev = check_device(stringify!($name), device)?;
             let g = generator_arg(stringify!($name), generator, dev.unwrap_or(Device::Cpu))?;
             let d = extract_dtype(dtype)?.unwrap_or_else(default_float);
-            let shape = shape_of(size)?;
+            let shape = shape_of(stringify!($name), size)?;
             let t = super::boundary::run(py, || $sampler(&shape, d, Some(&g)))?;
             finish(py, t, dev, requires_grad)
         }
@@ -86,7 +86,7 @@ macro_rules! sampled {
         ) -> R {
             let _ = layout;
             let fmt = super::parse::memory_format_arg(memory_format, stringify!($like))?;
-            let dev = check_device(device)?.unwrap_or(input.t.device());
+            let dev = check_device(stringify!($like), device)?.unwrap_or(input.t.device());
             let g = generator_arg(stringify!($like), generator, dev)?;
             let d = like_dtype(&input.t, dtype)?;
             let shape = input.t.shape();
@@ -211,7 +211,7 @@ fn randint(
     kwargs: Option<&Bound<'_, PyDict>>,
 ) -> R {
     let _ = (layout, pin_memory);
-    let dev = check_device(device)?;
+    let dev = check_device("randint", device)?;
     let mut pos: Vec<Bound<'_, PyAny>> = args.iter().collect();
     let mut given: Vec<(String, Bound<'_, PyAny>)> = Vec::new();
     if let Some(d) = kwargs {
@@ -292,7 +292,7 @@ fn randint_like(
         Some(h) => (low, h),
         None => (0, low),
     };
-    let dev = check_device(device)?.unwrap_or(input.t.device());
+    let dev = check_device("randint_like", device)?.unwrap_or(input.t.device());
     let g = generator_arg("randint_like", generator, dev)?;
     let d = like_dtype(&input.t, dtype)?;
     let shape = input.t.shape();
@@ -329,7 +329,7 @@ fn randperm(
 ) -> R {
     let n = n.get("randperm", "n", 1)?;
     let _ = (layout, pin_memory);
-    let dev = check_device(device)?;
+    let dev = check_device("randperm", device)?;
     let g = generator_arg("randperm", generator, dev.unwrap_or(Device::Cpu))?;
     let d = extract_dtype(dtype)?.unwrap_or(DType::I64);
     finish(
@@ -472,7 +472,7 @@ fn normal(
             return Err(bad());
         };
         let shape = to_shape(&size.extract::<Vec<i64>>().map_err(|_| bad())?)?;
-        let dev = check_device(device)?;
+        let dev = check_device("normal", device)?;
         let g = generator_arg("normal", generator, dev.unwrap_or(Device::Cpu))?;
         let d = extract_dtype(dtype)?.unwrap_or_else(default_float);
         let t = super::boundary::run(py, || {

@@ -97,7 +97,7 @@ fn empty_strided(
     let _ = layout;
     let requires_grad = requires_grad.get("empty_strided", "requires_grad")?;
     pin_memory.get("empty_strided", "pin_memory")?;
-    let dev = check_device(device)?.unwrap_or(crate::tensor::Device::Cpu);
+    let dev = check_device("empty_strided", device)?.unwrap_or(crate::tensor::Device::Cpu);
     let d = extract_dtype(dtype)?.unwrap_or_else(default_float);
     if dev.is_gpu() {
         crate::tensor::device::check_gpu_dtype(d)?;

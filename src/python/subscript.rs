@@ -380,7 +380,21 @@ impl PyTensor {
                 };
                 return Ok(super::boundary::catch(|| inplace::copy_(&self.t, &vt))?);
             }
-            if !s.iter().any(IndexStep::is_advanced) {
+            let advanced = s.iter().any(IndexStep::is_advanced);
+            let expanded = || {
+                let (shape, strides) = (self.t.shape(), self.t.strides());
+                shape
+                    .iter()
+                    .zip(strides.iter())
+                    .any(|(&n, &st)| n > 1 && st == 0)
+            };
+            if advanced && expanded() {
+                super::helpers::warn_index_put_expanded(
+                    key.py(),
+                    one_mask(key) && vt.numel() == 1,
+                )?;
+            }
+            if !advanced {
                 // Basic indexing writes through a view as `copy_` (Note [Write overlap]);
                 // an index tensor's `index_put_` is not checked, as in PyTorch.
                 super::boundary::catch(|| {
@@ -404,4 +418,15 @@ impl PyTensor {
             Ok(())
         })
     }
+}
+
+/// Whether `key`'s one index tensor is a bool mask (`x[mask]`, `x[mask, :]`): PyTorch's
+/// `index_put_` then writes a one-element value by `masked_fill_`.
+fn one_mask(key: &Bound<'_, PyAny>) -> bool {
+    let tensor = |o: &Bound<'_, PyAny>| o.cast::<PyTensor>().ok().map(|t| t.borrow().t.dtype());
+    let dtypes: Vec<_> = match key.cast::<PyTuple>() {
+        Ok(items) => items.iter().filter_map(|o| tensor(&o)).collect(),
+        Err(_) => tensor(key).into_iter().collect(),
+    };
+    dtypes == [crate::dtype::DType::Bool]
 }

@@ -638,8 +638,15 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     dim = _wrap_dim(dim, ndim)
     size = input.shape[dim] if ndim else 1
     counts = _repeat_counts(repeats, size, dim)
-    if output_size is not None and output_size != sum(counts):
+    total = sum(counts)
+    if output_size is not None and output_size != total:
         raise RuntimeError("allocated size does not match required size")
+    if total > 1 << 28:
+        # A result past memory fails at its allocation with PyTorch's error, not at the
+        # (larger) index's in NumPy.
+        shape = list(input.shape) or [1]
+        shape[dim] = total
+        _native.empty(shape, dtype=input.dtype, device=input.device)
     index = _native.tensor(np.repeat(np.arange(size), counts).astype(np.int64),
                            device=input.device)
     return (input.reshape(1) if ndim == 0 else input).index_select(dim, index)

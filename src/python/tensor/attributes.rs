@@ -59,7 +59,12 @@ impl PyTensor {
         self.t.requires_grad()
     }
     #[setter]
-    fn set_requires_grad(&self, value: bool) -> PyResult<()> {
+    fn set_requires_grad(&self, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        // PyTorch takes exactly a bool here, with a RuntimeError for anything else.
+        let value = value
+            .cast::<pyo3::types::PyBool>()
+            .map_err(|_| crate::python::errors::runtime_error("requires_grad must be a bool"))?
+            .is_true();
         Ok(self.t.set_requires_grad(value)?)
     }
     /// The gradient accumulated into this leaf by `backward()`, or None.
@@ -75,14 +80,16 @@ impl PyTensor {
         if let Some(g) = &value {
             let (gs, ts) = (g.t.shape(), self.t.shape());
             if gs != ts {
-                return Err(crate::python::errors::runtime_error(
-                    "assigned grad has data of a different size",
-                ));
+                return Err(crate::python::errors::runtime_error(format!(
+                    "attempting to assign a gradient of size '{gs:?}' to a tensor of size '{ts:?}'. Please ensure that the gradient and the tensor are the same size"
+                )));
             }
             if g.t.dtype() != self.t.dtype() {
-                return Err(crate::python::errors::runtime_error(
-                    "assigned grad has data of a different type",
-                ));
+                return Err(crate::python::errors::runtime_error(format!(
+                    "attempting to assign a gradient with dtype '{}' to a tensor with grad_dtype '{}'. The gradient must match the tensor's grad_dtype (defaults to the tensor's dtype). You can set the tensor's grad_dtype attribute with a specific dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its gradient may break downstream systems that assume they match.",
+                    crate::dtype::cpp_name(g.t.dtype()),
+                    crate::dtype::pretty_kernel_name(self.t.dtype())
+                )));
             }
         }
         self.t.set_grad(value.map(|g| g.t.clone()));

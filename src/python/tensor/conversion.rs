@@ -75,7 +75,7 @@ impl PyTensor {
         };
         let (device, dtype) = match which {
             0 => (
-                crate::python::dtype::check_device(a[0].as_ref())?,
+                crate::python::dtype::check_device("to", a[0].as_ref())?,
                 dtype_of(&a[1])?,
             ),
             1 => (None, dtype_of(&a[0])?),

@@ -225,7 +225,9 @@ impl PyTensor {
         }
         wrap(
             py,
-            crate::python::boundary::held(|| Ok(movement::view(&self.t, &sizes_arg(shape)?)?))?,
+            crate::python::boundary::held(|| {
+                Ok(movement::view(&self.t, &sizes_arg("view", "size", shape)?)?)
+            })?,
         )
     }
     /// reshape(*shape) -> Tensor

@@ -171,34 +171,95 @@ impl<'a, 'py> FromPyObject<'a, 'py> for RoundingMode {
     }
 }
 
-/// `size` arguments: ints or one sequence of ints (`view(2, 3)`, `view((2, 3))`).
-pub fn sizes_arg(args: &Bound<'_, PyTuple>) -> PyResult<Vec<i64>> {
-    refuse_bools(args, "size")?;
+/// `size` arguments: ints or one sequence of ints (`view(2, 3)`, `view((2, 3))`), with the
+/// errors of PyTorch's parser named after `op`'s argument `name`; see [`int_list`].
+pub fn sizes_arg(op: &str, name: &str, args: &Bound<'_, PyTuple>) -> PyResult<Vec<i64>> {
     if args.len() == 1 {
-        let a = args.get_item(0)?;
-        if let Ok(v) = a.extract::<Vec<i64>>() {
-            return Ok(v);
-        }
-        if a.is_instance_of::<PyTuple>() || a.is_instance_of::<pyo3::types::PyList>() {
-            return a
-                .try_iter()?
-                .enumerate()
-                .map(|(i, v)| size_item(&v?, i))
-                .collect();
-        }
+        int_list(op, name, &args.get_item(0)?, Some(1), true)
+    } else {
+        int_list(op, name, args.as_any(), Some(1), true)
     }
-    args.iter()
+}
+
+/// Whether `o` is a bool, Python's or NumPy's.
+fn is_bool(o: &Bound<'_, PyAny>) -> bool {
+    o.is_instance_of::<pyo3::types::PyBool>() || o.get_type().name().is_ok_and(|n| n == "bool")
+}
+
+/// Whether PyTorch's parser takes `o` as an int (`THPUtils_checkIndex`): no bool, anything
+/// else `operator.index` takes (NumPy ints, integer tensors of one element), however large.
+fn is_index(o: &Bound<'_, PyAny>) -> bool {
+    !is_bool(o)
+        && match o.extract::<i64>() {
+            Ok(_) => true,
+            Err(e) => e.is_instance_of::<pyo3::exceptions::PyOverflowError>(o.py()),
+        }
+}
+
+/// One of PyTorch's int lists (`IntArrayRef`), argument `name` of `op` given at `position`
+/// (None: by keyword): a sequence of ints, or one int where `int_ok` (the `*size` varargs of
+/// `ones(2)` / `view(2)`). As in PyTorch's parser only a sequence's first item decides whether
+/// the argument matches (a bool there is refused; later, Python's bool counts as an int); a
+/// later item that is no int fails to unpack, named by its 1-based position.
+pub fn int_list(
+    op: &str,
+    name: &str,
+    obj: &Bound<'_, PyAny>,
+    position: Option<usize>,
+    int_ok: bool,
+) -> PyResult<Vec<i64>> {
+    let type_name = super::convert::type_name;
+    let at = position.map_or(String::new(), |p| format!(" (position {p})"));
+    let is_seq = obj.is_instance_of::<PyTuple>() || obj.is_instance_of::<pyo3::types::PyList>();
+    if !is_seq {
+        if !int_ok || !is_index(obj) {
+            return Err(super::errors::type_error(format!(
+                "{op}(): argument '{name}'{at} must be tuple of ints, not {}",
+                type_name(obj)
+            )));
+        }
+        return Ok(vec![unpack_int(op, name, obj, 0)?]);
+    }
+    let items = obj.try_iter()?.collect::<PyResult<Vec<_>>>()?;
+    if let Some(first) = items.first().filter(|f| !is_index(f)) {
+        return Err(super::errors::type_error(format!(
+            "{op}(): argument '{name}'{at} must be tuple of ints, but found element of type {} at pos 0",
+            type_name(first)
+        )));
+    }
+    items
+        .iter()
         .enumerate()
-        .map(|(i, a)| size_item(&a, i))
+        .map(|(i, v)| unpack_int(op, name, v, i))
         .collect()
 }
 
-/// PyTorch's parser takes no bool (Python's or NumPy's) for an int of a list: `ones(True)`,
-/// `view(2, True)`, `sum((0, True))` raise its TypeError.
-fn refuse_bools(items: &Bound<'_, PyAny>, arg: &str) -> PyResult<()> {
-    let is_bool = |o: &Bound<'_, PyAny>| {
-        o.is_instance_of::<pyo3::types::PyBool>() || o.get_type().name().is_ok_and(|n| n == "bool")
+/// Item `i` of an int list, with PyTorch's errors for one that is no int or past int64.
+fn unpack_int(op: &str, name: &str, v: &Bound<'_, PyAny>, i: usize) -> PyResult<i64> {
+    let numpy_bool = is_bool(v) && !v.is_instance_of::<pyo3::types::PyBool>();
+    let value = if numpy_bool {
+        Err(pyo3::exceptions::PyTypeError::new_err(""))
+    } else {
+        v.extract::<i64>()
     };
+    value.map_err(|e| {
+        let why = if e.is_instance_of::<pyo3::exceptions::PyOverflowError>(v.py()) {
+            "Overflow when unpacking long long".to_string()
+        } else {
+            format!(
+                "type must be tuple of ints,but got {}",
+                super::convert::type_name(v)
+            )
+        };
+        super::errors::type_error(format!(
+            "{op}(): argument '{name}' failed to unpack the object at pos {} with error \"{why}\"",
+            i + 1
+        ))
+    })
+}
+
+/// PyTorch's parser takes no bool (Python's or NumPy's) for a dim: `sum((0, True))` raises.
+fn refuse_bools(items: &Bound<'_, PyAny>, arg: &str) -> PyResult<()> {
     if is_bool(items) {
         return Err(super::errors::type_error(format!(
             "argument '{arg}' must be tuple of ints, not {}",
@@ -214,28 +275,9 @@ fn refuse_bools(items: &Bound<'_, PyAny>, arg: &str) -> PyResult<()> {
                     super::convert::type_name(&v)
                 )));
             }
-            if i == 0
-                && (v.is_instance_of::<PyTuple>() || v.is_instance_of::<pyo3::types::PyList>())
-            {
-                refuse_bools(&v, arg)?;
-            }
         }
     }
     Ok(())
-}
-
-/// One size: an int, with PyTorch's TypeError for an int past int64.
-fn size_item(a: &Bound<'_, PyAny>, i: usize) -> PyResult<i64> {
-    a.extract::<i64>().map_err(|e| {
-        if e.is_instance_of::<pyo3::exceptions::PyOverflowError>(a.py()) {
-            super::errors::type_error(format!(
-                "argument 'size' failed to unpack the object at pos {} with error \"Overflow when unpacking long long\"",
-                i + 1
-            ))
-        } else {
-            e
-        }
-    })
 }
 
 /// A `*sizes` argument that PyTorch's parser also takes by its keyword, `name=(2, 3)`, with
@@ -257,7 +299,7 @@ pub(crate) fn sizes_or_keyword(
         )));
     }
     let Some(kw) = kw else {
-        return sizes_arg(args);
+        return sizes_arg(op, name, args);
     };
     for (k, _) in kw.iter() {
         let k: String = k.extract()?;
@@ -273,15 +315,7 @@ pub(crate) fn sizes_or_keyword(
         )));
     }
     let v = kw.get_item(name)?.expect("the one keyword");
-    v.extract::<Vec<i64>>().map_err(|_| {
-        super::errors::type_error(format!(
-            "{op}(): argument '{name}' must be tuple of ints, not {}",
-            v.get_type()
-                .name()
-                .map(|n| n.to_string())
-                .unwrap_or_default()
-        ))
-    })
+    int_list(op, name, &v, None, false)
 }
 
 /// `dim` arguments: None, an int, or a sequence of ints.
@@ -335,7 +369,7 @@ impl PyTensor {
             text: "",
         }];
         let (_, a) = parse(name, &SIGS, args, kwargs, false)?;
-        if let Some(Device::Cpu) = super::dtype::check_device(a[0].as_ref())? {
+        if let Some(Device::Cpu) = super::dtype::check_device(name, a[0].as_ref())? {
             return Err(super::errors::runtime_error(format!(
                 "Invalid device, must be {name} device"
             )));

@@ -245,7 +245,7 @@ impl PyTensor {
         memory_format: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         let fmt = resize_format("resize_", memory_format)?;
-        let sizes = sizes_arg(sizes)?;
+        let sizes = sizes_arg("resize_", "size", sizes)?;
         let t = slf.borrow().t.clone();
         crate::python::boundary::catch(|| crate::ops::resize::resize_(&t, &sizes, fmt))?;
         Ok(slf.clone().into_any().unbind())
