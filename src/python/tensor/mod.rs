@@ -238,7 +238,7 @@ pub fn int_list(
 fn unpack_int(op: &str, name: &str, v: &Bound<'_, PyAny>, i: usize) -> PyResult<i64> {
     let numpy_bool = is_bool(v) && !v.is_instance_of::<pyo3::types::PyBool>();
     let value = if numpy_bool {
-        Err(pyo3::exceptions::PyTypeError::new_err(""))
+        Err(super::errors::type_error(""))
     } else {
         v.extract::<i64>()
     };
