@@ -4,10 +4,21 @@ import numpy as np
 import pytest
 from conftest import G, assert_same_values
 
+def _one_minus_sq_fused(r):
+    """`fma(-r, r, 1)` rounded once to r's dtype: exact in fractions, then one rounding (to
+    float64 exactly; float32 from that float64, a double rounding only at a float32 tie)."""
+    from fractions import Fraction
+
+    a = r.numpy()
+    out = [float(1 - Fraction(float(v)) * Fraction(float(v))) for v in a.reshape(-1)]
+    return G.tensor(np.array(out, dtype=a.dtype).reshape(a.shape))
+
+
 # (op, the declared derivative composed of tensor ops, from the incoming gradient g and the
 # saved result r), as ops/unary_decl.rs writes it.
 FUSED = {
-    "tanh": lambda g, r: g * (1 - r * r),
+    # ATen's tanh_backward kernel, `g * fma(-r, r, 1)` (activation::tanh_backward)
+    "tanh": lambda g, r: g * _one_minus_sq_fused(r),
     "sigmoid": lambda g, r: (g * (1 - r)) * r,  # ATen's sigmoid_backward order (265b3b2)
     "tan": lambda g, r: g * (r * r + 1),
 }

@@ -238,6 +238,22 @@ pub fn zip_host_float(
     }))
 }
 
+/// ATen's CPU `tanh_backward(g, r)` on float32 / float64 host operands: `g * fma(-r, r, 1)`,
+/// as its vectorized loop `a * (one_vec - b * b)` is compiled (GCC contracts the `1 - b * b`
+/// of the AVX2 / AVX-512 kernels into one `vfnmadd`). None where that does not apply (an
+/// operand on the GPU, other or differing dtypes): the caller composes tensor ops.
+pub fn tanh_backward_host(g: &Tensor, r: &Tensor) -> Result<Option<Tensor>> {
+    if g.device().is_gpu() || r.device().is_gpu() || g.dtype() != r.dtype() {
+        return Ok(None);
+    }
+    let shape = crate::tensor::shape::broadcast_shapes(&g.shape(), &r.shape())?;
+    Ok(Some(match g.dtype() {
+        DType::F32 => zip(g, r, &shape, |g: f32, r: f32| g * (-r).mul_add(r, 1.0))?,
+        DType::F64 => zip(g, r, &shape, |g: f64, r: f64| g * (-r).mul_add(r, 1.0))?,
+        _ => return Ok(None),
+    }))
+}
+
 /// `mask ? a : b` on the host for `n` elements, each of `a`, `b` all `n` values or one.
 pub fn select_host<T: Element>(mask: &[bool], a: Src<'_, T>, b: Src<'_, T>) -> Vec<T> {
     elementwise::select(mask, a, b)

@@ -47,10 +47,15 @@ pub(crate) fn hardtanh_grad(g: &Tensor, x: &Tensor, lo: f64, hi: f64) -> Result<
 
 /// PyTorch's `tanh_backward(g, r)`, `g (1 - r²)` from tanh's saved result `r`: TanhBackward0's
 /// formula and, by derivatives.yaml's `auto_element_wise`, the tangent of tanh (`t (1 - r²)`).
+/// On the host in ATen's CPU kernel's rounding, `g * fma(-r, r, 1)` (`kernels::tanh_backward_host`),
+/// so first and higher derivatives are bit-equal to torch's.
 /// Recorded, a node of its own (TanhBackwardBackward0 with `_saved_grad_output` /
 /// `_saved_output`; its derivative in `r` is `gg (-2 r g)`), as PyTorch's.
 pub(crate) fn tanh_backward(g: &Tensor, r: &Tensor) -> Result<Tensor> {
-    let f: GradFn = Arc::new(|g, r| mul(g, &one_minus_sq(r)?));
+    let f: GradFn = Arc::new(|g, r| match crate::kernels::tanh_backward_host(g, r)? {
+        Some(out) => Ok(out),
+        None => mul(g, &one_minus_sq(r)?),
+    });
     let fx: GradXFn = Arc::new(|gg, g, r| mul(gg, &mul(&mul(r, -2.0)?, g)?));
     let out = backward_node_summed_jvp("TanhBackwardBackward0", g, r, f, fx)?;
     crate::autograd::formula::describe(&out, &["output", "grad_output"], Vec::new());
@@ -100,11 +105,30 @@ pub(crate) fn gelu_tanh_grad(g: &Tensor, x: &Tensor) -> Result<Tensor> {
     mul(g, &add(&left, &right)?)
 }
 
-/// `g` where beta x > threshold (the forward is x there), else `g * sigmoid(beta x)`.
+/// PyTorch's `softplus_backward(g, x, beta, threshold)` in its CPU kernel's order: `g` where
+/// beta x > threshold (the forward is x there), else `g z / (z + 1)`, z = exp(beta x). A node
+/// of its own (SoftplusBackwardBackward0) whose derivative in x is derivatives.yaml's
+/// `softplus_double_backward(gg * g, x)`, `sigmoid_backward(gg g, sigmoid(beta x)) *
+/// (beta x < threshold) * beta`, and whose tangent is the sum of the two, as PyTorch's.
 pub(crate) fn softplus_grad(g: &Tensor, x: &Tensor, beta: f64, threshold: f64) -> Result<Tensor> {
-    let bx = mul(x, beta)?;
-    let s = unary::sigmoid(&bx)?;
-    where_(&gt(&bx, threshold)?, g, &mul(g, &s)?)
+    let f: GradFn = Arc::new(move |g, x| {
+        let bx = mul(x, beta)?;
+        let z = unary::exp(&bx)?;
+        where_(&gt(&bx, threshold)?, g, &div(&mul(g, &z)?, &add(&z, 1.0)?)?)
+    });
+    let fx: GradXFn = Arc::new(move |gg, g, x| {
+        let bx = mul(x, beta)?;
+        let sb = sigmoid_backward(&mul(gg, g)?, &unary::sigmoid(&bx)?)?;
+        let below = cast_data(&lt(&bx, threshold)?, sb.dtype());
+        mul(&mul(&sb, &below)?, beta)
+    });
+    let out = backward_node_summed_jvp("SoftplusBackwardBackward0", g, x, f, fx)?;
+    let values = vec![
+        ("beta", crate::autograd::saved::Value::Float(beta)),
+        ("threshold", crate::autograd::saved::Value::Float(threshold)),
+    ];
+    crate::autograd::formula::describe(&out, &["self", "grad_output"], values);
+    Ok(out)
 }
 
 /// elu_backward (EluBackwardBackward0 under create_graph), of the input or, for `elu_`

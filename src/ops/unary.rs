@@ -495,8 +495,8 @@ fn fused_grad(op: UnaryOp, g: &Tensor, s: &Tensor) -> Result<Option<Tensor>> {
         };
     }
     match op {
-        // mul(g, rsub(mul(r, r), 1))
-        UnaryOp::Tanh => fused!(|g, r| g * (1.0 - r * r)),
+        // ATen's tanh_backward kernel, `g * fma(-r, r, 1)` (activation::tanh_backward)
+        UnaryOp::Tanh => fused!(|g, r| g * (-r).mul_add(r, 1.0)),
         // mul(mul(g, rsub(r, 1)), r): ATen's sigmoid_backward order, `a * (1 - b) * b`
         UnaryOp::Sigmoid => fused!(|g, r| (g * (1.0 - r)) * r),
         // mul(g, add(mul(r, r), 1))
