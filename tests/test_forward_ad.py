@@ -21,11 +21,7 @@ FW_MSG = "Trying to use forward AD with"
 MISSING: set = set()
 
 # Samples whose tangents differ from PyTorch's, with why (strict xfails).
-DIFFS = {
-    "div/f32_3_data__f32_3_data": "division by zero: the tangent derived from div's derivative "
-    "(t_a / b - t_b a / b^2) is nan where PyTorch's own formula ((t_a - t_b result) / b) is "
-    "+-inf",
-}
+DIFFS: dict = {}
 
 # torch 2.13's cholesky_inverse forward formula is not the derivative of (L L^T)^{-1} (finite
 # differences agree with gradrs's, tests/test_forward_ad_linalg.py).

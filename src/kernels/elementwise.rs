@@ -254,6 +254,41 @@ pub fn tanh_backward_host(g: &Tensor, r: &Tensor) -> Result<Option<Tensor>> {
     }))
 }
 
+/// ATen's `pow(Tensor, Scalar)` specializations for float32 / float64 on the CPU
+/// (`pow_tensor_scalar_optimized_kernel`): `x * x * x` for 3, `1 / (x * x)` for -2,
+/// `rsqrt` (`1 / sqrt(x)`) for -0.5 and `reciprocal` for -1, each rounding as torch's instead
+/// of one `powf`
+/// (2 is `Powf`'s own `x * x`). None elsewhere.
+pub fn pow_number_host(
+    x: &Tensor,
+    e: &Tensor,
+    shape: &[usize],
+    exp: f64,
+) -> Result<Option<Tensor>> {
+    if x.device().is_gpu() || !matches!(x.dtype(), DType::F32 | DType::F64) {
+        return Ok(None);
+    }
+    macro_rules! by {
+        (|$v:ident| $body:expr) => {
+            Ok(Some(match x.dtype() {
+                DType::F32 => zip(x, e, shape, |$v: f32, _: f32| $body)?,
+                _ => zip(x, e, shape, |$v: f64, _: f64| $body)?,
+            }))
+        };
+    }
+    if exp == 3.0 {
+        by!(|v| v * v * v)
+    } else if exp == -2.0 {
+        by!(|v| 1.0 / (v * v))
+    } else if exp == -0.5 {
+        by!(|v| 1.0 / v.sqrt())
+    } else if exp == -1.0 {
+        by!(|v| 1.0 / v)
+    } else {
+        Ok(None)
+    }
+}
+
 /// `mask ? a : b` on the host for `n` elements, each of `a`, `b` all `n` values or one.
 pub fn select_host<T: Element>(mask: &[bool], a: Src<'_, T>, b: Src<'_, T>) -> Vec<T> {
     elementwise::select(mask, a, b)

@@ -37,9 +37,9 @@ mod sort;
 
 pub use copy::{cast, contiguous, narrow, to_device, wide};
 pub use elementwise::{
-    binary, clamp, compare, lerp, logical, map, map_half, overlaps, select, select_host,
-    tanh_backward_host, unary, write_into, zip, zip_half, zip_half_host, zip_host_float,
-    zip_in_place, zip_into_host, HalfArg, HalfSrc, Src, VMath,
+    binary, clamp, compare, lerp, logical, map, map_half, overlaps, pow_number_host, select,
+    select_host, tanh_backward_host, unary, write_into, zip, zip_half, zip_half_host,
+    zip_host_float, zip_in_place, zip_into_host, HalfArg, HalfSrc, Src, VMath,
 };
 pub(crate) use gpu::words_on_gpu;
 pub use index::{gather, masked_select, nonzero, offsets, put, scatter};

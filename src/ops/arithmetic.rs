@@ -166,6 +166,11 @@ pub(crate) fn binary_data(op: BinaryOp, a: &Operand, b: &Operand, dtype: DType) 
     }
     let (ta, tb) = (materialize(a, dtype), materialize(b, dtype));
     let shape = broadcast_shapes(&ta.shape(), &tb.shape())?;
+    if let (BinaryOp::Pow, Operand::Scalar(e)) = (op, b) {
+        if let Some(out) = crate::kernels::pow_number_host(&ta, &tb, &shape, e.to_f64())? {
+            return Ok(out);
+        }
+    }
     Ok(match dtype {
         DType::F32 | DType::F64 => float_zip(op, dtype, &ta, &tb, &shape)?,
         DType::I64 | DType::I32 => {
@@ -355,7 +360,26 @@ fn binary_as(op: BinaryOp, a: Operand, b: Operand, div_name: &'static str) -> Re
                     };
                     Ok(vec![Some(div(g, b)?), gb])
                 },
-                crate::autograd::Jvp::Elementwise,
+                // derivatives.yaml's `(self_t - other_t * result) / other_p`, a missing tangent
+                // an efficient zero tensor (`0 - x` is `-x`), so the tangent rounds as torch's.
+                crate::autograd::Jvp::of(|t, s| {
+                    let b = &s[0];
+                    let num = match (&t[0], &t[1], s.get(1)) {
+                        (None, None, _) => return Ok(vec![None]),
+                        (Some(ta), None, _) => ta.clone(),
+                        (ta, Some(tb), Some(a)) => {
+                            let by_b = mul(tb, &div(a, b)?)?;
+                            match ta {
+                                Some(ta) => sub(ta, &by_b)?,
+                                None => unary(UnaryOp::Neg, &by_b)?,
+                            }
+                        }
+                        (_, Some(_), None) => {
+                            return Err(Error::Runtime("div's tangent needs self".into()))
+                        }
+                    };
+                    Ok(vec![Some(div(&num, b)?)])
+                }),
             );
         }
         BinaryOp::Pow => match (&a, &b) {
@@ -421,7 +445,27 @@ fn binary_as(op: BinaryOp, a: Operand, b: Operand, div_name: &'static str) -> Re
                     names,
                     values![],
                     |g, s| pow_tensor_grads(grad(g), &s[0], &s[1], &s[2]),
-                    crate::autograd::Jvp::Elementwise,
+                    // derivatives.yaml's `pow_backward_self(self_t, ..) +
+                    // pow_backward_exponent(exponent_t, ..)`, a missing tangent an efficient
+                    // zero tensor: the self term then comes out of its `where` as real +0
+                    // zeros (so a -0 of the exponent term sums to +0, as torch's), the
+                    // exponent term stays a zero tensor, which the sum skips.
+                    crate::autograd::Jvp::of(|t, s| {
+                        let (x, y, r) = (&s[0], &s[1], &s[2]);
+                        let by_y = match &t[1] {
+                            Some(ty) => Some(pow_exponent_grad(ty, x, y, r)?),
+                            None => None,
+                        };
+                        let by_x = match &t[0] {
+                            Some(tx) => pow_self_grad(tx, x, y)?,
+                            None if by_y.is_some() => crate::ops::creation::zeros_like(r),
+                            None => return Ok(vec![None]),
+                        };
+                        Ok(vec![Some(match by_y {
+                            Some(by_y) => add(&by_x, &by_y)?,
+                            None => by_x,
+                        })])
+                    }),
                 );
             }
         },
@@ -536,13 +580,24 @@ fn pow_scalar_grad(g: &Tensor, x: &Tensor, e: Scalar) -> Result<Tensor> {
 
 /// `x ** y` for tensors: (g * y * x^(y-1), g * x^y * ln x), given the result r = x^y.
 fn pow_tensor_grads(g: &Tensor, x: &Tensor, y: &Tensor, r: &Tensor) -> Result<Vec<Option<Tensor>>> {
+    Ok(vec![
+        Some(pow_self_grad(g, x, y)?),
+        Some(pow_exponent_grad(g, x, y, r)?),
+    ])
+}
+
+/// PyTorch's pow_backward_self: `g * (y * x^(y-1))`, exactly 0 where the exponent is 0.
+fn pow_self_grad(g: &Tensor, x: &Tensor, y: &Tensor) -> Result<Tensor> {
     let gx = mul(g, &mul(y, &pow(x, &sub(y, 1)?)?)?)?;
-    // As PyTorch: exactly 0 where the exponent is 0 (d/dx), and where the base is 0 with a
-    // non-negative exponent (d/dy), instead of 0·inf = nan. The mask sits inside the product
-    // with g, as in pow_backward_exponent, so the double backward through the masked side is
-    // 0·log(0) = nan there, as PyTorch's; log is taken in the promoted dtype (a float32 base
-    // with a float64 exponent: log in float64).
-    let gx = where_(&eq(y, 0)?, 0, &gx)?;
+    where_(&eq(y, 0)?, 0, &gx)
+}
+
+/// PyTorch's pow_backward_exponent: `g * (r ln x)`, given the result r = x^y.
+fn pow_exponent_grad(g: &Tensor, x: &Tensor, y: &Tensor, r: &Tensor) -> Result<Tensor> {
+    // As PyTorch: exactly 0 where the base is 0 with a non-negative exponent, instead of
+    // 0·inf = nan. The mask sits inside the product with g, as in pow_backward_exponent, so
+    // the double backward through the masked side is 0·log(0) = nan there, as PyTorch's; log
+    // is taken in the promoted dtype (a float32 base with a float64 exponent: log in float64).
     let mask = mul(&eq(x, 0)?, &ge(y, 0)?)?;
     let promoted = result_type(&[
         Operand::Tensor(x.clone()).participant(),
@@ -550,8 +605,7 @@ fn pow_tensor_grads(g: &Tensor, x: &Tensor, y: &Tensor, r: &Tensor) -> Result<Ve
     ]);
     let x = crate::ops::creation::to_dtype(x, promoted)?;
     let r_log_x = mul(r, &unary(UnaryOp::Log, &x)?)?;
-    let gy = mul(g, &where_(&mask, 0, &r_log_x)?)?;
-    Ok(vec![Some(gx), Some(gy)])
+    mul(g, &where_(&mask, 0, &r_log_x)?)
 }
 
 /// `add(a, b, alpha=s)` / `sub(a, b, alpha=s)`: `a ± s·b`, one node with alpha in its formula.

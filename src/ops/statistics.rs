@@ -116,14 +116,15 @@ pub fn var(
             Ok(vec![Some(gi)])
         },
         Jvp::of(move |t, s| {
-            // PyTorch's var_jvp: 2 / dof * sum((x - mean) t); std's over 2 std.
+            // derivatives.yaml's `var_backward(self_t, ..).sum(dim)`: sum((2 / dof * t) (x - mean))
+            // in that order; std's over 2 std.
             let Some(t) = &t[0] else {
                 return Ok(vec![None]);
             };
             let x = &s[0];
             let dl = sizes_i64(&rd2);
             let centered = sub(x, &mean(x, Some(&dl), true)?)?;
-            let var_t = mul(&sum(&mul(&centered, t)?, Some(&dl), keepdim)?, 2.0 / dof)?;
+            let var_t = sum(&mul(&mul(t, 2.0 / dof)?, &centered)?, Some(&dl), keepdim)?;
             if !std {
                 return Ok(vec![Some(var_t)]);
             }
