@@ -137,3 +137,19 @@ def test_pow_tangent_zero_signs(torch, only):
             return fa.unpack_dual(da ** db).tangent
 
     assert_bits_equal(run(G), run(torch), only)
+
+
+@pytest.mark.parametrize("inplace", [False, True])
+def test_view_tangent_without_graph_is_a_view(torch, inplace):
+    """A view's tangent, no graph recorded, is a view of the base's tangent (`_is_view()`)."""
+    def run(m):
+        fa = m.autograd.forward_ad
+        with fa.dual_level():
+            d = fa.make_dual(m.randn(4), m.randn(4))
+            v = d[:2]
+            if inplace:
+                v.mul_(3)
+            t = fa.unpack_dual(v).tangent
+            return t._is_view(), t._base is not None and t._base.shape == (4,)
+
+    assert run(G) == run(torch)

@@ -53,10 +53,12 @@ pub fn on_view(of: &Tensor, view: &Tensor) {
 /// primal's view node where the runner knows it), with `as_strided`'s backward, which is
 /// every view's.
 fn view_of_tangent(t: &Tensor, layout: crate::tensor::Layout, name: &'static str) -> Tensor {
-    let v = Tensor::from_storage(t.read().storage.clone(), layout);
     if !(is_grad_enabled() && t.requires_grad()) {
-        return v;
+        // A view of `t` (`_is_view()`, `_base` the tangent's base), as PyTorch's tangent of a
+        // view is `self_t`'s view.
+        return Tensor::new_view(t, layout, false);
     }
+    let v = Tensor::from_storage(t.read().storage.clone(), layout);
     let (size, stride, offset) = {
         let l = &v.read().layout;
         let size: Vec<i64> = l.shape.iter().map(|&n| n as i64).collect();
