@@ -19,6 +19,7 @@ def _elementwise(m):
     return {  # name: (f, the primitives the derivative formulas read)
         "tanh": (m.tanh, []),
         "sigmoid": (m.sigmoid, []),
+        "asinh": (m.asinh, []),  # its formula's rsqrt and pow(x, 2) hold torch's bits
         "rsqrt": (m.rsqrt, []),
         "softplus": (F.softplus, [m.exp, m.sigmoid]),
         "softplus_beta": (lambda x: F.softplus(x, beta=2.0, threshold=3.0),
@@ -61,7 +62,7 @@ def _agreeing(torch, name, dtype, n=16):
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("mode", ["grad", "jvp", "jacfwd_jacfwd", "jacfwd_jacrev", "grad_grad"])
-@pytest.mark.parametrize("name", ["tanh", "sigmoid", "rsqrt", "softplus", "softplus_beta"])
+@pytest.mark.parametrize("name", ["tanh", "sigmoid", "asinh", "rsqrt", "softplus", "softplus_beta"])
 def test_elementwise_derivatives_bit_equal(torch, name, mode, dtype):
     x, t = _agreeing(torch, name, dtype)
     want = _derivative(torch, _elementwise(torch)[name][0], x, t, mode)
