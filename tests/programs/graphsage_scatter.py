@@ -14,7 +14,7 @@ def to_undirected(edge_index, num_nodes):
     row, col = edge_index
     ei = torch.cat([torch.stack([row, col]), torch.stack([col, row])], dim=1)
     idx = ei[0] * num_nodes + ei[1]
-    idx, perm = torch.unique(idx, sorted=True, return_inverse=False), None
+    idx = torch.unique(idx, sorted=True, return_inverse=False)
     return torch.stack([idx // num_nodes, idx % num_nodes])
 
 
