@@ -95,7 +95,7 @@ RANDOM = {
     # kernels' (programs_gaps.md 56); with tanh_backward now ATen's g * fma(-r, r, 1) the
     # continual-learning run ends at mse 0.0178053 where torch's ends at 0.0178042, either side
     # of the 5th decimal's rounding
-    "hypernetwork": [r"after all tasks: task \d+ mse"],
+    "hypernetwork": [r"  after all tasks: task \d+ mse"],
     "layer_zoo": [r"step \d+ adaptive loss", r"predict:"],
     # not random: PyTorch's CPU sdpa runs its flash kernel (blockwise softmax), gradrs the
     # math path; training turns their last-bit differences into visible ones (programs_gaps.md 21)
