@@ -647,11 +647,23 @@ def _index_put_method(self, indices, values, accumulate=False):
     return _index_put(self, indices, values, accumulate)
 
 
-_EXPANDED_PUT = (
-    "Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor before "
-    "performing this operation. This also applies to advanced indexing e.g. tensor[indices] = "
-    "tensor (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
-    "TensorAdvancedIndexing.cpp:976.)")
+# PyTorch's deprecation warning for a write it lets through an expanded tensor: the op, an
+# indexing example, the line of TensorAdvancedIndexing.cpp that raises it.
+_EXPANDED = (
+    "Use of {} on expanded tensors is deprecated. Please clone() the tensor before performing "
+    "this operation. This also applies to advanced indexing e.g. {} "
+    "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
+    "TensorAdvancedIndexing.cpp:{}.)")
+_EXPANDED_PUT = _EXPANDED.format("index_put_", "tensor[indices] = tensor", 976)
+_EXPANDED_MASKED_FILL = _EXPANDED.format("masked_fill_", "tensor[mask] = scalar", 2450)
+
+
+def _expanded_dims(t):
+    """The dims of `t` of size > 1 and stride 0 (none for a contiguous tensor)."""
+    if t.is_contiguous():
+        return []
+    return [d for d, (n, s) in enumerate(zip(t.shape, t.stride())) if s == 0 and n > 1]
+
 
 
 def _index_put_expanded(self, indices, values, accumulate):
@@ -659,17 +671,14 @@ def _index_put_expanded(self, indices, values, accumulate):
     writes through with a deprecation warning: every memory location some written element
     maps to takes the value (`x[indices] = values`'s write), or, with `accumulate`, the sum of
     all that were added to the elements that share it. None when `self` is not expanded."""
-    dims = [] if self.is_contiguous() else [
-        d for d, (n, st) in enumerate(zip(self.shape, self.stride())) if st == 0 and n > 1]
+    dims = _expanded_dims(self)
     if not dims:
         return None
     warnings.warn(_EXPANDED_PUT, UserWarning, stacklevel=3)
     given = [i for i in indices if i is not None]
     if not accumulate and len(given) == 1 and given[0].dtype == _G.bool and values.numel() == 1:
         # PyTorch's index_put_ writes a one-element value through a mask by masked_fill_
-        warnings.warn(_EXPANDED_PUT.replace("index_put_", "masked_fill_")
-                      .replace("tensor[indices] = tensor", "tensor[mask] = scalar")
-                      .replace("976", "2450"), UserWarning, stacklevel=3)
+        warnings.warn(_EXPANDED_MASKED_FILL, UserWarning, stacklevel=3)
     if not accumulate:
         with warnings.catch_warnings():  # the write's own warning: issued above, for the caller
             warnings.simplefilter("ignore", UserWarning)

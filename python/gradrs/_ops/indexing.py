@@ -13,7 +13,7 @@ from .._forms import with_out as _with_out
 from .._grad_mode import no_grad as _no_grad
 from .._native import Tensor
 from ..functional import _check_tensor, _dtype_name, _method, _wrap_dim
-from .._reduce_ops import _parsed
+from .._reduce_ops import _EXPANDED, _expanded_dims, _parsed
 from ._common import (
     _as_method, _check_leaf, _G, _node, _recomputed_in_place, _reduce_to, _type_str, _wrap,
     _write_in_place,
@@ -546,25 +546,12 @@ def _index_fill_(self, dim, index, value):
 # with a deprecation warning, where its other in-place ops raise the internal-overlap error:
 # every memory location that some filled element maps to then holds the value.
 
-_EXPANDED_FILL = (
-    "Use of {} on expanded tensors is deprecated. Please clone() the tensor before performing "
-    "this operation. This also applies to advanced indexing e.g. tensor[mask] = scalar "
-    "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
-    "TensorAdvancedIndexing.cpp:{}.)")
-
-
-def _expanded_dims(t):
-    """The dims of `t` of size > 1 and stride 0 (none for a contiguous tensor)."""
-    if t.is_contiguous():
-        return []
-    return [d for d, (n, s) in enumerate(zip(t.shape, t.stride())) if s == 0 and n > 1]
-
-
 def _fill_expanded(self, name, line, mask, value, dims):
     """`self.<name>(mask, value)` on an expanded `self`: PyTorch's warning, then the fill of
     `self`'s memory (the expanded dims collapsed to size 1, the mask reduced over them by
     `any`); returns `self`."""
-    warnings.warn(_EXPANDED_FILL.format(name, line), UserWarning, stacklevel=3)
+    warnings.warn(_EXPANDED.format(name, "tensor[mask] = scalar", line), UserWarning,
+                  stacklevel=3)
     shape = [1 if d in dims else n for d, n in enumerate(self.shape)]
     memory = self.as_strided(shape, self.stride(), self.storage_offset())
     mask = mask.expand(self.shape)
