@@ -449,11 +449,7 @@ pub fn copy_(dst: &Tensor, src: &Tensor) -> Result<()> {
 pub fn check_write(dst: &Tensor, inputs: &[&Tensor]) -> Result<()> {
     let d = dst.read();
     let l = &d.layout;
-    if l.shape
-        .iter()
-        .zip(l.strides.iter())
-        .any(|(&n, &s)| n > 1 && s == 0)
-    {
+    if l.has_expanded_dim() {
         return Err(Error::Runtime(
             "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation."
                 .into(),

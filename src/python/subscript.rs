@@ -381,14 +381,7 @@ impl PyTensor {
                 return Ok(super::boundary::catch(|| inplace::copy_(&self.t, &vt))?);
             }
             let advanced = s.iter().any(IndexStep::is_advanced);
-            let expanded = || {
-                let (shape, strides) = (self.t.shape(), self.t.strides());
-                shape
-                    .iter()
-                    .zip(strides.iter())
-                    .any(|(&n, &st)| n > 1 && st == 0)
-            };
-            if advanced && expanded() {
+            if advanced && self.t.read().layout.has_expanded_dim() {
                 super::helpers::warn_index_put_expanded(
                     key.py(),
                     one_mask(key) && vt.numel() == 1,

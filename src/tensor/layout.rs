@@ -82,6 +82,15 @@ pub enum MemoryFormat {
 // over a fresh dense storage.
 
 impl Layout {
+    /// Whether a dim of size 2 or more has stride 0 (an expanded tensor): several elements
+    /// share one memory location (Note [Write overlap] in `ops/inplace.rs`).
+    pub fn has_expanded_dim(&self) -> bool {
+        self.shape
+            .iter()
+            .zip(self.strides.iter())
+            .any(|(&n, &s)| n > 1 && s == 0)
+    }
+
     /// c10's `_compute_non_overlapping_and_dense`: the dims of size 2 or more, by stride, lay
     /// the elements out contiguously.
     pub fn is_non_overlapping_and_dense(&self) -> bool {
