@@ -76,6 +76,17 @@ def _forward_tangent(out, inputs, jvp):
     _native._set_tangent(out, _fresh_layout(t, out), fresh=True)  # kept with its history
 
 
+def _set_tangent_of(out, other):
+    """`out` given `other`'s tangent, history kept (`other`: the same values computed another
+    way, a composition whose tangent is the op's)."""
+    from ..autograd import forward_ad
+    from ..linalg import _fresh_layout
+
+    t = forward_ad._unpack_dual(other).tangent
+    if t is not None:
+        _native._set_tangent(out, _fresh_layout(t, out), fresh=True)
+
+
 def _reduce_to(g, shape):
     """`g` summed down to `shape` (the broadcasting an input went through)."""
     return g if tuple(g.shape) == tuple(shape) else sum_to_size(g, *shape)

@@ -206,17 +206,30 @@ def _nested_grad_and_value(func, nums, has_aux, args, kwargs, flat_d, spec_d, le
     return (grads, (output, aux)) if has_aux else (grads, output)
 
 
-def batched_dual(primal, tangent, lvl):
+def _overlaps(t, dims):
+    """Whether two elements of ``t`` along ``dims`` share memory (an expanded dim)."""
+    return any(t.stride(d) == 0 and t.shape[d] > 1 for d in dims)
+
+
+def batched_dual(primal, tangent, lvl, _nbatch=0):
     """A dual tensor of ``lvl`` (`jvp` inside vmap): primal and tangent batched, either expanded
     over the batch where it is not. Nested levels (``vmap(jacfwd(f))``) recurse: the dual is
-    made of the innermost physicals and wrapped once per level."""
+    made of the innermost physicals and wrapped once per level (``_nbatch`` levels so far)."""
     from ..autograd import forward_ad as _fwAD
 
     if lvl == 0:
+        # A tangent is stored in its primal's layout, so a physical primal expanded over a
+        # batch dim (an unbatched input `vmap` or a transform's batched leaf expanded, a view)
+        # would refuse it; PyTorch's per-sample primal has no such dim. A differentiable copy
+        # takes the tangent (its backward reaches the expanded leaf); a primal overlapping
+        # within a sample still raises PyTorch's error in `_make_dual`.
+        if (_nbatch and _overlaps(primal, range(_nbatch))
+                and not _overlaps(primal, range(_nbatch, primal.dim()))):
+            primal = primal.contiguous()
         return _fwAD._make_dual(primal, tangent)
     pp, pt = _phys(primal, lvl), _phys(tangent, lvl)
     if pp is None and pt is None:
-        return batched_dual(primal, tangent, _top((primal, tangent)))
+        return batched_dual(primal, tangent, _top((primal, tangent)), _nbatch)
     size = (pp if pp is not None else pt).shape[0]
     # Copies, not stride-0 views: a dual's tangent follows its primal's layout.
     if pp is None:
@@ -230,7 +243,7 @@ def batched_dual(primal, tangent, lvl):
         pp = primal.unsqueeze(0).expand(size, *primal.shape).contiguous()
     if pt is None:
         pt = tangent.unsqueeze(0).expand(size, *tangent.shape).contiguous()
-    return BatchedTensor(batched_dual(pp, pt, _top((pp, pt))), lvl)
+    return BatchedTensor(batched_dual(pp, pt, _top((pp, pt)), _nbatch + 1), lvl)
 
 
 def unpack_batched_dual(out, lvl):

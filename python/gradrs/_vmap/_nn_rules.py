@@ -212,13 +212,20 @@ def spatial(fn, nd, input, args, kwargs):
 
 def pointwise(fn, input, args, kwargs):
     """An elementwise function of one batched tensor (F.gelu, F.elu, ...): one call on the
-    physical tensor (in place on it where ``fn`` works in place)."""
-    lvl = input._level
-    p = input._value
+    physical tensor (in place on it where ``fn`` works in place), through every level of a
+    nested vmap (`jacrev(jacfwd(F.gelu))`): elementwise, the levels' dims are plain dims."""
+    levels, p = [], input
+    while isinstance(p, BatchedTensor):
+        levels.append(p._level)
+        p = p._value
     if not isinstance(p, Tensor) or _top(list(args) + list(kwargs.values())):
         raise _Fallback()
     out = fn(p, *args, **kwargs)
-    return input if out is p else BatchedTensor(out, lvl)
+    if out is p:
+        return input
+    for lvl in reversed(levels):
+        out = BatchedTensor(out, lvl)
+    return out
 
 
 def elementwise_loss(fn, input, target, weight, reduction, **kwargs):

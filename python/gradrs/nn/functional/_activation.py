@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from ... import _native
 from ..._native import Tensor as _Tensor
-from ._helpers import _check_tensor_args, _in_dtype, _one_node, _opmath, _scalar_name, _vmap_rule
+from ._helpers import (
+    _check_tensor_args, _in_dtype, _live_tangent, _one_node, _opmath, _scalar_name, _vmap_rule,
+)
 
 
 def relu(input: _Tensor, inplace: bool = False) -> _Tensor:
@@ -212,11 +214,19 @@ def _pointwise(name, input, forward, backward):
     PyTorch's derivative formula written in differentiable ops (so create_graph works), exact
     at the kinks where a composition's autograd would pick another one-sided derivative."""
     # Half tensors compute in float32 and round once, as PyTorch's kernels do.
+    from ..._ops._common import _forward_tangent
+
     forward, backward = _opmath(forward), _opmath(backward)
-    if not (_native.is_grad_enabled() and input.requires_grad):
+    grad = _native.is_grad_enabled() and input.requires_grad
+    if not grad and _live_tangent(input) is None:
         return forward(input)
     out = forward(input.detach())
-    _native._attach_node(out, [input], name, lambda g: [backward(g, input)])
+    if grad:
+        _native._attach_node(out, [input], name, lambda g: [backward(g, input)])
+    # Forward mode, with or without a graph: PyTorch's tangent of an elementwise op whose
+    # derivative is `backward` is `backward(self_t, self)` (a composition's tangent would take
+    # another one-sided derivative at the kinks), differentiable through `input`'s graph.
+    _forward_tangent(out, [input], lambda t: backward(t, input))
     return out
 
 
@@ -469,14 +479,38 @@ def logsigmoid(input):
     def fwd(x):
         return x.clamp(max=0) - (-x.abs()).exp().log1p()
 
-    def bwd(g, x):
-        # PyTorch's log_sigmoid_backward, branch for branch.
+    return _pointwise("LogSigmoidBackward0", input, fwd, _log_sigmoid_backward)
+
+
+def _log_sigmoid_backward(g, x):
+    """PyTorch's ``log_sigmoid_backward(grad_output, self)`` (its CPU kernel branch for branch)
+    as one node, LogSigmoidBackwardBackward0 with derivatives.yaml's formulas, so a Hessian
+    holds torch's values at 0 (a composition's `abs` would give 0 there) and its bits."""
+    from ..._ops._common import _forward_tangent
+
+    def kernel(g, x):
         z = (-x.abs()).exp()
         in_negative = (x < 0).to(x.dtype)
         sign = in_negative * 2 - 1
         return g * (in_negative - sign * (z / (1 + z)))
 
-    return _pointwise("LogSigmoidBackward0", input, fwd, bwd)
+    kernel = _opmath(kernel)
+    grad = _native.is_grad_enabled() and (g.requires_grad or x.requires_grad)
+    if not grad and _live_tangent(g) is None and _live_tangent(x) is None:
+        return kernel(g, x)
+    out = kernel(g.detach(), x.detach())
+    if grad:
+        _native._attach_node(out, [g, x], "LogSigmoidBackwardBackward0", lambda gg: [
+            _log_sigmoid_backward(gg, x), _log_sigmoid_double_backward(gg * g, x)])
+    _forward_tangent(out, [g, x], lambda g_t, x_t: _log_sigmoid_backward(g_t, x)
+                     + _log_sigmoid_double_backward(x_t * g, x))
+    return out
+
+
+def _log_sigmoid_double_backward(grad, x):
+    """ATen's ``log_sigmoid_double_backward``: ``grad * (z - 1) * z`` with z = sigmoid(x)."""
+    z = x.sigmoid()
+    return grad * (z - 1) * z
 
 
 def glu(input, dim=-1):
@@ -775,7 +809,7 @@ selu = _vmap_rule(_check_tensor_args(selu, "selu(input)"), "pointwise")
 selu_ = _vmap_rule(_check_tensor_args(selu_, "selu_(input)"), "pointwise")
 softshrink = _vmap_rule(_check_tensor_args(softshrink, "softshrink(input)"), "pointwise")
 hardshrink = _vmap_rule(_check_tensor_args(hardshrink, "hardshrink(input)"), "pointwise")
-logsigmoid = _check_tensor_args(logsigmoid, "log_sigmoid(input)")
+logsigmoid = _vmap_rule(_check_tensor_args(logsigmoid, "log_sigmoid(input)"), "pointwise")
 prelu = _check_tensor_args(prelu, "prelu(input, weight)")
 rrelu = _check_tensor_args(rrelu, "rrelu(input)")
 rrelu_ = _check_tensor_args(rrelu_, "rrelu_(input)")

@@ -34,9 +34,54 @@ def _one_node(name, fn, *inputs, linear=False, saves=None):
     if not _native.is_grad_enabled() or not any(
             isinstance(t, _native.Tensor) and t.requires_grad for t in inputs):
         return fn(*inputs)
+    if any(_live_tangent(t) is not None for t in inputs):
+        return _dual_node(name, fn, inputs, saves)
     leaves = [t.detach().requires_grad_() if isinstance(t, _native.Tensor) and t.requires_grad
               else t for t in inputs]
     return _lift(name, fn(*leaves), leaves, inputs, linear, saves=saves)
+
+
+def _dual_node(name, fn, inputs, saves):
+    """`_one_node` under forward AD (an input with a tangent): detached leaves would carry no
+    tangent, so the composition runs on the real inputs; its tangent is the output's and its
+    graph the node's backward, whose gradients so carry tangents too (forward over reverse,
+    `hessian`) and stay differentiable through the inputs' history (`jacrev(jacfwd(f))`)."""
+    from ..._ops._common import _set_tangent_of
+
+    # Aliases (views keep the tangents): the gradient with respect to each is its direct use
+    # only, not also a path through another input computed from it (`dist(x, 0.3 * x)`).
+    aliases = [t.view_as(t) if isinstance(t, _native.Tensor) and t.requires_grad else t
+               for t in inputs]
+    real = fn(*aliases)
+    if not (isinstance(real, _native.Tensor) and real.requires_grad):
+        return real
+    pos = [i for i, t in enumerate(inputs) if isinstance(t, _native.Tensor)]
+    node_inputs = [inputs[i] for i in pos]
+    wanted = [k for k, t in enumerate(node_inputs) if t.requires_grad]
+    out = real.detach()
+
+    def backward(g):
+        res = _native._grad([real], [aliases[pos[k]] for k in wanted], [g], True,
+                            _native.is_grad_enabled(), True)
+        grads = [None] * len(pos)
+        for k, r in zip(wanted, res):
+            grads[k] = r
+        return grads
+
+    _native._attach_node(out, node_inputs, name, backward, save_inputs=None if saves is None
+                         else [k for k, i in enumerate(pos) if i in saves])
+    _set_tangent_of(out, real)
+    return out
+
+
+def _live_tangent(t):
+    """``t``'s tangent at the live forward-AD level (None: none, or not a tensor)."""
+    from ...autograd import forward_ad
+
+    if forward_ad._current_level < 0 or not _native._is_fwd_grad_enabled() or not (
+            isinstance(t, _native.Tensor) or hasattr(type(t), "_vmap_level")):
+        return None
+    return forward_ad._unpack_dual(t).tangent  # (a BatchedTensor's through its levels)
 
 
 def _lift(name, local, leaves, reals, linear=False, zeros_if_unused=False, saves=None):

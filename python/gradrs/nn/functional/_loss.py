@@ -9,9 +9,10 @@ import functools
 
 from ... import _native
 from ..._native import Tensor as _Tensor
-from ._helpers import _check_tensor_args, _INF, _one_node, _scalar_name
+from ._helpers import _check_tensor_args, _INF, _live_tangent, _one_node, _scalar_name
 from ._linear import linear
 from ._padding import _pad
+from ..._ops._common import _forward_tangent
 
 
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
@@ -230,7 +231,8 @@ def binary_cross_entropy(input: _Tensor, target: _Tensor, weight: _Tensor | None
     def bce(x, t, w):
         # PyTorch clamps the logs at -100 so that 0 * log(0) stays finite.
         node = _native.is_grad_enabled() and (x.requires_grad or t.requires_grad)
-        xd, td = (x.detach(), t.detach()) if node else (x, t)  # (forward AD: composed)
+        dual = _live_tangent(x) is not None or _live_tangent(t) is not None
+        xd, td = (x.detach(), t.detach()) if node or dual else (x, t)
         loss = -(td * xd.log().clamp(min=-100) + (1 - td) * (1 - xd).log().clamp(min=-100))
         if node:
             # derivatives.yaml's formulas (binary_cross_entropy_backward / _target_backward):
@@ -242,6 +244,9 @@ def binary_cross_entropy(input: _Tensor, target: _Tensor, weight: _Tensor | None
                 return [gx, gt]
 
             _native._attach_node(loss, [x, t], "BinaryCrossEntropyBackward0", backward)
+        if dual:  # derivatives.yaml's forward formula (the weight and reduction applied after)
+            _forward_tangent(loss, [x, t], lambda x_t, t_t: (
+                x_t * (x - t) / ((1 - x) * x).clamp(min=_BCE_EPSILON) + -x.logit() * t_t))
         return _reduce(loss * w if w is not None else loss, reduction)
 
     return _one_node("BinaryCrossEntropyBackward0", bce, input, target, weight)

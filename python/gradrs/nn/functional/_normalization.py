@@ -8,7 +8,9 @@ from collections.abc import Sequence
 
 from ... import _native
 from ..._native import Tensor as _Tensor
-from ._helpers import _check_tensor_args, _one_node, _opmath, _scalar_name
+from ._helpers import (
+    _check_tensor_args, _dual_node, _live_tangent, _one_node, _opmath, _scalar_name,
+)
 from ._padding import pad
 from ._pooling import avg_pool2d
 
@@ -34,7 +36,25 @@ def layer_norm(input: _Tensor, normalized_shape: int | Sequence[int], weight: _T
         normalized_shape = (normalized_shape,)
     # One native op (ATen's CPU kernel, src/ops/norm.rs) with its NativeLayerNormBackward0.
     _check_mixed_dtypes(input, weight, bias)
-    return _native.native_layer_norm(input, list(normalized_shape), weight, bias, eps)[0]
+    if all(_live_tangent(t) is None for t in (input, weight, bias)):
+        return _native.native_layer_norm(input, list(normalized_shape), weight, bias, eps)[0]
+    # Forward mode: the native op has no forward formula (nor its backward's tangents of the
+    # saved statistics), so under a live tangent it is composed, as one node of its name whose
+    # tangent and every higher derivative (`jacfwd(jacfwd)`, `hessian`) the ops give.
+    dims = tuple(range(input.dim() - len(normalized_shape), input.dim()))
+
+    def composed(x, w, b):
+        centered = x - x.mean(dims, keepdim=True)
+        y = centered * ((centered * centered).mean(dims, keepdim=True) + eps).rsqrt()
+        if w is not None:
+            y = y * w
+        return y if b is None else y + b
+
+    if any(hasattr(type(t), "_vmap_level") for t in (input, weight, bias)) or not (
+            _native.is_grad_enabled() and any(
+                isinstance(t, _Tensor) and t.requires_grad for t in (input, weight, bias))):
+        return _opmath(composed)(input, weight, bias)  # (batched: the ops' own rules)
+    return _dual_node("NativeLayerNormBackward0", _opmath(composed), [input, weight, bias], None)
 
 
 def batch_norm(input: _Tensor, running_mean: _Tensor | None, running_var: _Tensor | None,
