@@ -1,5 +1,6 @@
 """Tensor protocol methods PyTorch defines in Python (torch/_tensor.py) and gradrs therefore
-defines in Python too: `__format__`; and the `nbytes` / `itemsize` properties."""
+defines in Python too: `__format__`; and the `nbytes` / `itemsize` properties. PyTorch's Tensor
+has no `__str__` of its own, so the native one is removed."""
 
 from ._native import Tensor
 
@@ -15,6 +16,12 @@ def _format(self, format_spec):
 
 
 Tensor.__format__ = _format
+
+# PyTorch's Tensor defines no __str__: str() and print() reach object.__str__, which calls
+# type(self).__repr__, so a subclass's own __repr__ prints, and a __torch_function__ subclass
+# sees `Tensor.__repr__` dispatched (the native __str__ printed the plain repr and dispatched
+# as `__str__`). Removed before any subclass builds its dispatching wrappers.
+del Tensor.__str__
 
 
 def _nbytes(self):
