@@ -57,3 +57,179 @@ def test_tensor_has_no_str_of_its_own():
 def test_str_equals_torch(make):
     torch = need_torch()
     assert str(make(G)) == norm(str(make(torch)))
+
+
+# PyTorch's deprecated linear algebra that still computes (older GP / BO code): triangular_solve
+# (node TriangularSolveBackward0 over (solution, cloned_coefficient)) and lu / _lu_with_info.
+def _tri_inputs(M, batch=()):
+    A = M.tensor([[2.0, 1.0, 0.5], [0.3, 3.0, 1.0], [0.1, 0.2, 4.0]], dtype=M.float64)
+    b = M.arange(6.0, dtype=M.float64).view(3, 2) - 2
+    A = A.expand(*batch, 3, 3).clone().requires_grad_()
+    return A, b.clone().requires_grad_()
+
+
+@pytest.mark.parametrize("flags", [(True, False, False), (False, False, False),
+                                   (True, True, False), (False, True, True), (True, False, True)])
+def test_triangular_solve_values_and_grads(flags):
+    from conftest import check
+
+    def run(M):
+        A, b = _tri_inputs(M)
+        r = M.triangular_solve(b, A, *flags)
+        w = M.arange(6.0, dtype=M.float64).view(3, 2)
+        ((r.solution * w).sum() + (r.cloned_coefficient ** 2).sum()).backward()
+        return r.solution, r.cloned_coefficient, A.grad, b.grad
+
+    check(run)
+
+
+def test_triangular_solve_double_backward_and_gradcheck():
+    from conftest import check
+
+    def run(M):
+        A, b = _tri_inputs(M)
+        x = M.triangular_solve(b, A, upper=False).solution
+        (gA,) = M.autograd.grad((x ** 2).sum(), A, create_graph=True)
+        (gb,) = M.autograd.grad(gA.sum(), b)
+        return gA, gb
+
+    check(run)
+    A, b = _tri_inputs(G)
+    assert G.autograd.gradcheck(lambda b, A: G.triangular_solve(b, A, False, True), (b, A))
+
+
+def test_triangular_solve_broadcast_method_and_out():
+    from conftest import check
+
+    def run(M):
+        A = M.tensor([[2.0, 1.0], [0.0, 4.0]], requires_grad=True)
+        b = M.ones(3, 2, 1)
+        r = M.triangular_solve(b, A)
+        r.solution.sum().backward()
+        out = (M.empty(0), M.empty(0))
+        r2 = M.triangular_solve(b, A.detach(), out=out)
+        return (r.solution, r.cloned_coefficient, A.grad, b.triangular_solve(A, upper=False)[0],
+                type(r).__name__, type(r2).__name__, r2.solution is out[0],
+                type(r.solution.grad_fn).__name__)
+
+    check(run)
+
+
+@pytest.mark.parametrize("case", [
+    lambda M: M.triangular_solve(M.ones(3, 1), M.eye(2)),
+    lambda M: M.triangular_solve(M.ones(2), M.eye(2)),
+    lambda M: M.triangular_solve(M.ones(2, 1), M.ones(2, 3)),
+    lambda M: M.triangular_solve(M.ones(2, 1, dtype=M.long), M.eye(2, dtype=M.long)),
+    lambda M: M.triangular_solve(M.ones(2, 1, dtype=M.float64), M.eye(2)),
+    lambda M: M.lu(M.ones(2)),
+    lambda M: M.lu(M.ones(2, 2, dtype=M.long)),
+    lambda M: M.lu(M.eye(2), pivot=False),
+])
+def test_deprecated_linalg_errors(case):
+    from conftest import check_error
+
+    check_error(case)
+
+
+def test_lu_forms():
+    from conftest import check
+
+    def run(M):
+        A = M.tensor([[1.0, 2.0, 0.5], [3.0, 4.0, 1.0], [0.5, 1.0, 5.0]], requires_grad=True)
+        LU, piv = M.lu(A)
+        with_infos = M.lu(A, get_infos=True)
+        LU.sum().backward()
+        return (LU, piv, A.grad, with_infos.info, type(with_infos).__name__,
+                type(M.lu(A)).__name__, A.lu()[1], A.lu(get_infos=True)[2],
+                M._lu_with_info(A.detach()).pivots, M.lu(M.zeros(2, 2), get_infos=True)[2],
+                M.lu_solve(M.ones(3, 1), *M.lu(A.detach())))
+
+    check(run)
+
+
+@pytest.mark.parametrize("call", [
+    lambda M: M.symeig(M.eye(2)), lambda M: M.eye(2).symeig(), lambda M: M.eig(M.eye(2), True),
+    lambda M: M.eye(2).eig(), lambda M: M.solve(M.ones(2, 1), M.eye(2)),
+    lambda M: M.ones(2, 1).solve(M.eye(2)), lambda M: M.lstsq(M.ones(2, 1), M.eye(2)),
+    lambda M: M.ones(2, 1).lstsq(M.eye(2)), lambda M: M.matrix_rank(M.eye(2)),
+])
+def test_functions_removed_in_1_9_raise_their_notes(call):
+    from conftest import check_error
+
+    check_error(call)
+
+
+def test_deprecation_warnings_once():
+    from conftest import assert_same_warning
+
+    torch = need_torch()
+    for M in (G, torch):
+        M.triangular_solve(M.ones(2, 1), M.eye(2))  # the once-per-process warnings are spent
+        M.lu(M.eye(2))
+    assert_same_warning(lambda: G.triangular_solve(G.ones(2, 1), G.eye(2)),
+                        lambda: torch.triangular_solve(torch.ones(2, 1), torch.eye(2)))
+    G.set_warn_always(True)
+    torch.set_warn_always(True)
+    try:
+        assert_same_warning(lambda: G.triangular_solve(G.ones(2, 1), G.eye(2)),
+                            lambda: torch.triangular_solve(torch.ones(2, 1), torch.eye(2)))
+        assert_same_warning(lambda: G.lu(G.eye(2)), lambda: torch.lu(torch.eye(2)))
+    finally:
+        G.set_warn_always(False)
+        torch.set_warn_always(False)
+
+
+# The linalg entry points' argument errors: PyTorch checks floating / complex inputs in some
+# ops (RuntimeError) and lets others reach their CPU kernel's dispatch (NotImplementedError
+# naming the kernel); its dimension messages differ by op (found through torch.lu's errors).
+def _linalg_calls(M, dt, one_d):
+    A = M.ones(2) if one_d else M.eye(3, dtype=dt) + M.ones(3, 3, dtype=dt)
+    B = M.ones(3, 1, dtype=dt)
+    piv = M.ones(3, dtype=M.int32)
+    tau = M.ones(2, dtype=dt)
+    return {
+        "linalg.lu_factor": lambda: M.linalg.lu_factor(A),
+        "linalg.lu_factor_ex": lambda: M.linalg.lu_factor_ex(A),
+        "linalg.lu": lambda: M.linalg.lu(A),
+        "linalg.solve_triangular": lambda: M.linalg.solve_triangular(A, B, upper=True),
+        "linalg.eigh": lambda: M.linalg.eigh(A), "linalg.eigvalsh": lambda: M.linalg.eigvalsh(A),
+        "linalg.matrix_exp": lambda: M.linalg.matrix_exp(A),
+        "linalg.matrix_rank": lambda: M.linalg.matrix_rank(A),
+        "linalg.lstsq": lambda: M.linalg.lstsq(A, B), "linalg.cond": lambda: M.linalg.cond(A),
+        "linalg.householder_product": lambda: M.linalg.householder_product(A, tau),
+        "linalg.lu_solve": lambda: M.linalg.lu_solve(A, piv, B),
+        "linalg.vecdot": lambda: M.linalg.vecdot(A, A), "linalg.vander": lambda: M.linalg.vander(A),
+        "linalg.cross": lambda: M.linalg.cross(A, A),
+        "cholesky_solve": lambda: M.cholesky_solve(B, A),
+        "cholesky_inverse": lambda: M.cholesky_inverse(A), "lu_unpack": lambda: M.lu_unpack(A, piv),
+        "logdet": lambda: M.logdet(A), "svd": lambda: M.svd(A), "orgqr": lambda: M.orgqr(A, tau),
+        "cholesky": lambda: M.cholesky(A), "matrix_exp": lambda: M.matrix_exp(A),
+        "lu_solve": lambda: M.lu_solve(B, A, piv), "trace": lambda: M.trace(A),
+    }
+
+
+_LINALG_CASES = [(dt, one_d, name) for dt, one_d in (("int64", False), ("int32", False),
+                                                     ("bool", False), ("float16", False),
+                                                     ("float32", True))
+                 for name in _linalg_calls(G, G.float32, False)]
+
+
+@pytest.mark.parametrize("dt,one_d,name", _LINALG_CASES)
+def test_linalg_argument_errors(dt, one_d, name):
+    import warnings
+
+    torch = need_torch()
+
+    def outcome(M):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                _linalg_calls(M, getattr(M, dt), one_d)[name]()
+            except Exception as e:  # noqa: BLE001 - compared with torch's
+                return type(e).__name__, str(e).splitlines()[0]
+        return "ok"
+
+    theirs = outcome(torch)
+    if theirs != "ok":
+        theirs = (theirs[0], norm(theirs[1]))
+    assert outcome(G) == theirs

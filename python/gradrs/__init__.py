@@ -518,6 +518,9 @@ from .linalg import _lu_solve_top as lu_solve  # noqa: E402
 from .linalg import geqrf, orgqr, ormqr  # noqa: E402 - Householder QR (LAPACK's names)
 from .linalg import _cholesky_top as cholesky, _cross_top as cross, _det_top as det  # noqa: E402
 from .linalg import _qr_top as qr, _slogdet_top as slogdet, _svd_top as svd  # noqa: E402
+from .linalg._deprecated import _lu_with_info, lu, triangular_solve  # noqa: E402 - deprecated
+from ._linalg_utils import (  # noqa: E402 - removed in 1.9: raise their migration notes
+    _symeig as symeig, eig, lstsq, matrix_rank, solve)
 from . import cuda, gpu  # noqa: E402
 from ._alias import as_torch  # noqa: E402
 from . import accelerator, amp, backends, cpu  # noqa: E402

@@ -56,3 +56,89 @@ def symeig(A, largest: bool | None = False):
         E = _G.flip(E, dims=(-1,))
         Z = _G.flip(Z, dims=(-1,))
     return E, Z
+
+
+# The functions PyTorch removed in 1.9 and still names (torch/_linalg_utils.py), raising their
+# migration notes: `gradrs.solve` / `lstsq` / `symeig` / `eig` / `matrix_rank` and the Tensor
+# methods `solve` / `lstsq` / `symeig` / `eig`.
+def matrix_rank(input, tol=None, symmetric=False, *, out=None):
+    """Removed in PyTorch 1.9: use `gradrs.linalg.matrix_rank` (raises RuntimeError)."""
+    raise RuntimeError(
+        "This function was deprecated since version 1.9 and is now removed.\n"
+        "Please use the `gradrs.linalg.matrix_rank` function instead. "
+        "The parameter 'symmetric' was renamed in `gradrs.linalg.matrix_rank()` to 'hermitian'."
+    )
+
+
+def solve(input, A, *, out=None):
+    """Removed in PyTorch 1.9: use `gradrs.linalg.solve(A, B)` (raises RuntimeError)."""
+    raise RuntimeError(
+        "This function was deprecated since version 1.9 and is now removed. "
+        "`gradrs.solve` is deprecated in favor of `gradrs.linalg.solve`. "
+        "`gradrs.linalg.solve` has its arguments reversed and does not return the LU factorization.\n\n"
+        "To get the LU factorization see `gradrs.lu`, which can be used with `gradrs.lu_solve` or "
+        "`gradrs.lu_unpack`.\n"
+        "X = gradrs.solve(B, A).solution "
+        "should be replaced with:\n"
+        "X = gradrs.linalg.solve(A, B)"
+    )
+
+
+def lstsq(input, A, *, out=None):
+    """Removed in PyTorch 1.9: use `gradrs.linalg.lstsq(A, B)` (raises RuntimeError)."""
+    raise RuntimeError(
+        "This function was deprecated since version 1.9 and is now removed. "
+        "`gradrs.lstsq` is deprecated in favor of `gradrs.linalg.lstsq`.\n"
+        "`gradrs.linalg.lstsq` has reversed arguments and does not return the QR decomposition in "
+        "the returned tuple (although it returns other information about the problem).\n\n"
+        "To get the QR decomposition consider using `gradrs.linalg.qr`.\n\n"
+        "The returned solution in `gradrs.lstsq` stored the residuals of the solution in the "
+        "last m - n columns of the returned value whenever m > n. In gradrs.linalg.lstsq, "
+        "the residuals are in the field 'residuals' of the returned named tuple.\n\n"
+        "The unpacking of the solution, as in\n"
+        "X, _ = gradrs.lstsq(B, A).solution[:A.size(1)]\n"
+        "should be replaced with:\n"
+        "X = gradrs.linalg.lstsq(A, B).solution"
+    )
+
+
+def _symeig(input, eigenvectors=False, upper=True, *, out=None):
+    """Removed in PyTorch 1.9: use `gradrs.linalg.eigh` / `eigvalsh` (raises RuntimeError)."""
+    raise RuntimeError(
+        "This function was deprecated since version 1.9 and is now removed. "
+        "The default behavior has changed from using the upper triangular portion of the matrix "
+        "by default to using the lower triangular portion.\n\n"
+        "L, _ = gradrs.symeig(A, upper=upper) "
+        "should be replaced with:\n"
+        "L = gradrs.linalg.eigvalsh(A, UPLO='U' if upper else 'L')\n\n"
+        "and\n\n"
+        "L, V = gradrs.symeig(A, eigenvectors=True) "
+        "should be replaced with:\n"
+        "L, V = gradrs.linalg.eigh(A, UPLO='U' if upper else 'L')"
+    )
+
+
+def eig(self, eigenvectors=False, *, e=None, v=None):
+    """Removed in PyTorch 1.9: use `gradrs.linalg.eig` (raises RuntimeError)."""
+    raise RuntimeError(
+        "This function was deprecated since version 1.9 and is now removed. "
+        "`gradrs.linalg.eig` returns complex tensors of dtype `cfloat` or `cdouble` rather than "
+        "real tensors mimicking complex tensors.\n\n"
+        "L, _ = gradrs.eig(A) "
+        "should be replaced with:\n"
+        "L_complex = gradrs.linalg.eigvals(A)\n\n"
+        "and\n\n"
+        "L, V = gradrs.eig(A, eigenvectors=True) "
+        "should be replaced with:\n"
+        "L_complex, V_complex = gradrs.linalg.eig(A)"
+    )
+
+
+def _set_tensor_methods():
+    from ._native import Tensor
+
+    for name, fn in (("symeig", _symeig), ("eig", eig), ("lstsq", lstsq), ("solve", solve)):
+        setattr(Tensor, name, fn)
+
+
+_set_tensor_methods()

@@ -71,6 +71,21 @@ def _check_float(op, A, kernel=None):
                                   f"'{_dname(A.dtype)}'")
 
 
+def _check_kernel(A, kernel):
+    """The dtype check of an op PyTorch runs without checkFloatingOrComplex: anything but
+    float32 / float64 reaches its CPU kernel's dispatch, a NotImplementedError naming it."""
+    if not _is_float(A):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dname(A.dtype)}'")
+
+
+def _check_dims(op, A):
+    """The dimension check ATen's LU family words its own way: `op: Expected tensor with 2 or
+    more dimensions. Got size: [...] instead` (lu_factor, linalg.lu, lu_unpack)."""
+    if A.dim() < 2:
+        raise RuntimeError(f"{op}: Expected tensor with 2 or more dimensions. Got size: "
+                           f"{list(A.shape)} instead")
+
+
 def _check_matrix(op, A, arg="A"):
     if A.dim() < 2:
         raise RuntimeError(f"{op}: The input tensor {arg} must have at least 2 dimensions.")

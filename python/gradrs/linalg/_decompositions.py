@@ -4,9 +4,9 @@
 from .. import _native
 from .._forms import with_out as _with_out
 from ._common import (
-    _batch_prefix, _check_float, _check_matrix, _check_square, _check_tensor, _diag_embed,
-    _eye_like, _first_failure, _grad_wanted, _LinAlgError, _mT, _nograd, _record,
-    _square_float, _T_CHOL_EX, _T_EIGH, _T_QR, _T_SVD, _vmap_leading,
+    _batch_prefix, _check_float, _check_kernel, _check_matrix, _check_square, _check_tensor,
+    _diag_embed, _eye_like, _first_failure, _grad_wanted, _LinAlgError, _mT, _nograd, _record,
+    _T_CHOL_EX, _T_EIGH, _T_QR, _T_SVD, _vmap_leading,
 )
 from ._solvers import solve_triangular
 
@@ -314,7 +314,8 @@ def eigh(A, UPLO="L", *, out=None):
     """
     _check_tensor("linalg_eigh", "A", 1, A)
     _check_matrix("linalg.eigh", A)
-    _square_float("linalg.eigh", A, "linalg_eigh_cpu")
+    _check_square("linalg.eigh", A)
+    _check_kernel(A, "linalg_eigh_cpu")
     _check_uplo(UPLO)
 
     def compute():
@@ -345,7 +346,8 @@ def eigvalsh(A, UPLO="L", *, out=None):
     """
     _check_tensor("linalg_eigvalsh", "A", 1, A)
     _check_matrix("linalg.eigh", A)
-    _square_float("linalg.eigh", A, "linalg_eigh_cpu")
+    _check_square("linalg.eigh", A)
+    _check_kernel(A, "linalg_eigh_cpu")
     _check_uplo(UPLO)
 
     def compute():

@@ -132,7 +132,8 @@ def lstsq(A, B, rcond=None, *, driver=None):
     """
     _check_tensor("linalg_lstsq", "self", 1, A)
     _check_tensor("linalg_lstsq", "b", 2, B)
-    _check_matrix("gradrs.linalg.lstsq", A)
+    if A.dim() < 2:
+        raise RuntimeError("gradrs.linalg.lstsq: input must have at least 2 dimensions.")
     if not _is_float(A):
         raise RuntimeError("This function doesn't handle types other than float and double")
     if driver is None:
@@ -191,7 +192,7 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None, tol=None)
     _check_tensor("linalg_matrix_rank", "input", 1, A)
     if not _is_float(A):
         raise RuntimeError("This function doesn't handle types other than float and double")
-    _check_matrix("linalg.matrix_rank", A, "input")
+    _check_matrix("gradrs.linalg.matrix_rank", A, "input")
     if tol is not None:
         atol, rtol = tol, 0.0
 
@@ -220,7 +221,8 @@ def cond(A, p=None, *, out=None):
         tensor(4.)
     """
     _check_tensor("linalg_cond", "input", 1, A)
-    _check_matrix("linalg.cond", A)
+    if A.dim() < 2:
+        raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
     if p in (None, 2, -2):
         _check_float("linalg.svd", A, "linalg_svd_cpu")
 

@@ -10,7 +10,7 @@ import numpy as np
 from .. import _native
 from .._forms import with_out as _with_out
 from ._common import (
-    _batch_shape, _check_float, _check_matrix, _check_square, _check_tensor, _dname, _eye_like,
+    _batch_shape, _check_kernel, _check_square, _check_tensor, _dname, _eye_like,
     _grad_wanted, _is_float, _mT, _nograd, _one_node, _record, _tuple_type, _vmap_leading,
 )
 from ._solvers import inv, solve
@@ -29,6 +29,9 @@ def vecdot(x, y, *, dim=-1, out=None):
         raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found "
                            f"x of type {_dname(x.dtype)} and y of type {_dname(y.dtype)} "
                            "instead")
+    if not x.is_floating_point():
+        raise RuntimeError(f"linalg.vecdot: Expected a floating point or complex tensor as "
+                           f"input. Got {_dname(x.dtype)}")
     if x.dim() == 1 and y.dim() == 1 and x.shape[0] != y.shape[0]:
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{x.shape[0]}] and src "
                            f"[{y.shape[0]}] to have the same number of elements, but got "
@@ -70,6 +73,8 @@ def cross(input, other, *, dim=-1, out=None):
     if input.dtype != other.dtype:
         raise RuntimeError(f"linalg.cross: expected input and other to have the same dtype, "
                            f"but got {_dname(input.dtype)} and {_dname(other.dtype)}")
+    if input.dtype == _native.bool:
+        raise NotImplementedError("\"cross\" not implemented for 'Bool'")
 
     def compute():
         shape = _batch_shape(input.shape, other.shape)
@@ -269,7 +274,8 @@ def matrix_exp(A):
     _check_tensor("linalg_matrix_exp", "input", 1, A)
     _check_square("linalg.matrix_exp", A)
     if not A.is_floating_point():
-        raise RuntimeError(f"\"linalg_matrix_exp\" not implemented for '{_dname(A.dtype)}'")
+        raise RuntimeError(f"linalg.matrix_exp: Expected a floating point or complex tensor as "
+                           f"input. Got {_dname(A.dtype)}")
     if A.shape[-1] == 1:
         return _one_node("LinalgMatrixExpBackward0", lambda a: a.exp(), A)
     if not _is_float(A):
@@ -289,7 +295,7 @@ def vander(x, *, N=None):
                 [1., 3., 9.]])
     """
     _check_tensor("linalg_vander", "x", 1, x)
-    if x.is_floating_point() and not _is_float(x):
+    if x.is_floating_point() and not _is_float(x) or x.dtype == _native.bool:
         raise RuntimeError(f"linalg.vander supports floating point, complex, and integer "
                            f"tensors, but got {_dname(x.dtype)}")
     if x.dim() == 0:
@@ -311,7 +317,9 @@ def householder_product(A, tau, *, out=None):
     of A below the diagonal (a unit first entry), as LAPACK's orgqr."""
     _check_tensor("linalg_householder_product", "input", 1, A)
     _check_tensor("linalg_householder_product", "tau", 2, tau)
-    _check_matrix("gradrs.linalg.householder_product", A, "input")
+    if A.dim() < 2:
+        raise RuntimeError("gradrs.linalg.householder_product: input must have at least 2 "
+                           "dimensions.")
     if tau.dim() < 1:
         raise RuntimeError("gradrs.linalg.householder_product: input.dim() - tau.dim() must be "
                            f"equal to 1 but got {A.dim() - tau.dim()}")
@@ -328,7 +336,7 @@ def householder_product(A, tau, *, out=None):
     if A.dtype != tau.dtype:
         raise RuntimeError(f"gradrs.linalg.householder_product: tau dtype {_dname(tau.dtype)} "
                            f"does not match input dtype {_dname(A.dtype)}")
-    _check_float("gradrs.linalg.householder_product", A, "orgqr_cpu")
+    _check_kernel(A, "orgqr_cpu")
 
     def fn(a, t):
         k = t.shape[-1]

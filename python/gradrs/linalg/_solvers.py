@@ -9,10 +9,10 @@ import numpy as np
 from .. import _native
 from .._forms import with_out as _with_out
 from ._common import (
-    _batch_prefix, _batch_shape, _check_float, _check_matrix, _check_square, _check_tensor,
-    _dname, _eye_like, _first_failure, _LinAlgError, _low_precision, _mT, _nograd, _one_node,
-    _record, _square_float, _T_INV_EX, _T_LU, _T_LU_FACTOR, _T_LU_FACTOR_EX, _T_SLOGDET,
-    _T_SOLVE_EX, _vmap_leading,
+    _batch_prefix, _batch_shape, _check_dims, _check_float, _check_kernel, _check_matrix,
+    _check_square, _check_tensor, _dname, _eye_like, _first_failure, _LinAlgError, _low_precision,
+    _mT, _nograd, _one_node, _record, _square_float, _T_INV_EX, _T_LU, _T_LU_FACTOR,
+    _T_LU_FACTOR_EX, _T_SLOGDET, _T_SOLVE_EX, _vmap_leading,
 )
 
 
@@ -117,7 +117,7 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     _check_tensor("linalg_solve_triangular", "B", 2, B)
     _check_matrix("linalg.solve_triangular", A)
     _check_matrix("linalg.solve_triangular", B, "B")
-    _check_float("linalg.solve_triangular", A, "triangular_solve_cpu")
+    _check_kernel(A, "triangular_solve_cpu")
     if A.dtype != B.dtype:
         raise RuntimeError(f"linalg.solve_triangular: Expected A and B to have the same dtype, "
                            f"but found A of type {_dname(A.dtype)} and B of type "
@@ -250,8 +250,8 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
         tensor(0, dtype=gradrs.int32)
     """
     _check_tensor("linalg_lu_factor_ex", "A", 1, A)
-    _check_matrix("gradrs.lu_factor", A)
-    _check_float("linalg.lu_factor", A, "lu_cpu")
+    _check_dims("gradrs.lu_factor", A)
+    _check_kernel(A, "lu_cpu")
     if not pivot:
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
 
@@ -281,8 +281,8 @@ def lu_factor(A, *, pivot=True, out=None):
         tensor([2, 2], dtype=gradrs.int32)
     """
     _check_tensor("linalg_lu_factor", "A", 1, A)
-    _check_matrix("gradrs.lu_factor", A)
-    _check_float("linalg.lu_factor", A, "lu_cpu")
+    _check_dims("gradrs.lu_factor", A)
+    _check_kernel(A, "lu_cpu")
 
     def compute():
         LU, piv, info = lu_factor_ex(A, pivot=pivot)
@@ -309,8 +309,8 @@ def lu(A, *, pivot=True, out=None):
         True
     """
     _check_tensor("linalg_lu", "A", 1, A)
-    _check_matrix("linalg.lu", A)
-    _check_float("linalg.lu", A, "lu_cpu")
+    _check_dims("linalg.lu", A)
+    _check_kernel(A, "lu_cpu")
 
     def compute():
         LUr, piv, _ = _lu_factor_raw(A)
@@ -386,9 +386,9 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
         True
     """
     _check_tensor("linalg_lu_solve", "LU", 1, LU)
-    _check_matrix("linalg.lu_solve", LU, "LU")
+    _check_matrix("gradrs.linalg.lu_solve", LU)
     _check_matrix("linalg.lu_solve", B, "B")
-    _check_float("linalg.lu_solve", LU, "linalg.lu_solve_cpu")
+    _check_float("gradrs.linalg.lu_solve", LU, "linalg.lu_solve_cpu")
     if LU.shape[-1] != LU.shape[-2]:
         raise RuntimeError(f"linalg.lu_solve: A must be batches of square matrices, but they "
                            f"are {LU.shape[-2]} by {LU.shape[-1]} matrices")

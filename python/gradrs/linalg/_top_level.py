@@ -9,8 +9,9 @@ from .._grad_mode import no_grad as _native_no_grad
 from .._forms import with_out as _with_out
 from .._native import Tensor
 from ._common import (
-    _batch_shape, _check_float, _check_matrix, _check_square, _check_tensor, _eye_like,
-    _low_precision, _mT, _one_node, _T_QR_OLD, _T_SLOGDET_OLD, _T_SVD_OLD, _vmap_leading,
+    _batch_shape, _check_dims, _check_kernel, _check_matrix, _check_square, _dname,
+    _check_tensor, _eye_like, _low_precision, _mT, _one_node, _T_QR_OLD, _T_SLOGDET_OLD,
+    _T_SVD_OLD, _vmap_leading,
 )
 from ._common import _record, _tuple_type
 from ._solvers import _unpack, det, inv, lu_solve as _linalg_lu_solve, slogdet, solve_triangular
@@ -43,6 +44,9 @@ def logdet(input):
     _check_tensor("logdet", "input", 1, input)
     _check_matrix("logdet", input)
     _check_square("logdet", input)
+    if not input.is_floating_point():
+        raise RuntimeError(f"logdet: Expected a floating point or complex tensor as input. "
+                           f"Got {_dname(input.dtype)}")
     _low_precision("logdet", input)
     sign, la = slogdet(input)
     return _native.where(sign == -1, _native.full_like(la, math.nan), la)
@@ -108,6 +112,9 @@ def _cholesky_top(input, upper=False, *, out=None):
 
     warnings.warn("gradrs.cholesky is deprecated in favor of gradrs.linalg.cholesky and will be "
                   "removed in a future PyTorch release.", UserWarning, stacklevel=2)
+    _check_matrix("cholesky", input)
+    _check_square("cholesky", input)
+    _check_kernel(input, "cholesky_cpu")
     return cholesky(input, upper=upper, out=out)
 
 
@@ -122,9 +129,11 @@ def cholesky_solve(input, input2, upper=False, *, out=None):
     """
     _check_tensor("cholesky_solve", "input", 1, input)
     _check_tensor("cholesky_solve", "input2", 2, input2)
-    _check_matrix("linalg.cholesky_solve", input, "B")
-    _check_matrix("linalg.cholesky_solve", input2)
-    _check_float("linalg.cholesky_solve", input2, "cholesky_solve_cpu")
+    for name, t in (("b", input), ("u", input2)):
+        if t.dim() < 2:
+            raise RuntimeError(f"{name} should have at least 2 dimensions, but has {t.dim()} "
+                               "dimensions instead")
+    _check_kernel(input2, "cholesky_solve_cpu")
 
     def fn(b, f):
         L = _mT(f) if upper else f
@@ -149,8 +158,8 @@ def cholesky_inverse(input, upper=False, *, out=None):
                 [-0.2500,  0.5000]])
     """
     _check_tensor("cholesky_inverse", "input", 1, input)
-    _check_matrix("linalg.cholesky_inverse", input)
-    _check_float("linalg.cholesky_inverse", input, "cholesky_inverse_out_cpu")
+    _check_matrix("cholesky_inverse", input)
+    _check_kernel(input, "cholesky_inverse_out_cpu")
 
     def fn(f):
         L = _mT(f) if upper else f
@@ -182,6 +191,9 @@ def _svd_top(input, some=True, compute_uv=True, *, out=None):
         tensor([4., 3.])
     """
     _check_tensor("svd", "input", 1, input)
+    if input.dim() < 2:
+        raise RuntimeError(f"linalg.svd: input should have at least 2 dimensions, but has "
+                           f"{input.dim()} dimensions instead")
 
     def compute():
         U, S, Vh = svd(input, full_matrices=not some)
@@ -230,6 +242,8 @@ def trace(input):
     if input.dim() != 2:
         raise RuntimeError("trace: expected a matrix, but got tensor with dim "
                            f"{input.dim()}")
+    if input.dtype == _native.bool:
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
     d = input.diagonal()
     if not input.is_floating_point():
         return d.sum()
@@ -295,6 +309,7 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
     if out is not None:
         return _T_LU_UNPACK(*_with_out("lu_unpack", out, lambda: lu_unpack(
             LU_data, LU_pivots, unpack_data, unpack_pivots), (LU_data, LU_pivots)))
+    _check_dims("gradrs.lu_unpack", LU_data)
     if LU_pivots.dtype != _native.int32 or not LU_pivots.is_contiguous():
         raise RuntimeError("gradrs.lu_unpack: LU_pivots is expected to be a contiguous tensor "
                            "of gradrs.int32 dtype.\nNote: this function is intended to be used "
