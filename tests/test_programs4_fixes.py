@@ -233,3 +233,64 @@ def test_linalg_argument_errors(dt, one_d, name):
     if theirs != "ok":
         theirs = (theirs[0], norm(theirs[1]))
     assert outcome(G) == theirs
+
+
+# PyTorch 1.x's (beta, [alpha,] m1, m2) forms of the matrix-product accumulations (PyTorch 0.x
+# layers wrote `output.addmm_(0, 1, input, weight.t())`): deprecated, still computing.
+_BETA_FIRST = {
+    "addmm beta alpha": lambda M, a, v, b: a.addmm(0.5, 2.0, a, a),
+    "addmm beta": lambda M, a, v, b: a.addmm(0.5, a, a),
+    "addmm_ beta alpha": lambda M, a, v, b: a.clone().addmm_(0, 1, a, a),
+    "addmv fn beta alpha": lambda M, a, v, b: M.addmv(0.5, v, 2.0, a, v),
+    "addmv fn beta": lambda M, a, v, b: M.addmv(0.5, v, a, v),
+    "addmv beta alpha": lambda M, a, v, b: v.addmv(0.5, 2.0, a, v),
+    "addmv_ beta": lambda M, a, v, b: v.clone().addmv_(0.5, a, v),
+    "addr fn beta alpha": lambda M, a, v, b: M.addr(0.5, a, 2.0, v, v),
+    "addr beta": lambda M, a, v, b: a.addr(2.0, v, v),
+    "addr_ beta alpha": lambda M, a, v, b: a.clone().addr_(0.5, 2.0, v, v),
+    "baddbmm fn beta alpha": lambda M, a, v, b: M.baddbmm(0.5, b, 2.0, b, b),
+    "baddbmm fn out": lambda M, a, v, b: M.baddbmm(0.5, b, b, b, out=M.empty(0)),
+    "baddbmm beta": lambda M, a, v, b: b.baddbmm(0.5, b, b),
+    "baddbmm_ beta alpha": lambda M, a, v, b: b.clone().baddbmm_(0.5, 2.0, b, b),
+    "addbmm fn beta alpha": lambda M, a, v, b: M.addbmm(0.5, a, 2.0, b, b),
+    "addbmm beta": lambda M, a, v, b: a.addbmm(0.5, b, b),
+    "current form": lambda M, a, v, b: M.addbmm(a, b, b, beta=0.5),
+}
+
+
+@pytest.mark.parametrize("case", list(_BETA_FIRST))
+def test_beta_first_product_overloads(case):
+    import warnings
+
+    from conftest import check
+
+    def run(M):
+        a = M.arange(4.0).view(2, 2).requires_grad_()
+        v = M.tensor([1.0, -2.0])
+        b = M.arange(12.0).view(3, 2, 2) / 4
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = _BETA_FIRST[case](M, a, v, b)
+        if out.requires_grad:
+            out.sum().backward()
+        return out, a.grad
+
+    check(run)
+
+
+def test_beta_first_warning_text():
+    import warnings
+
+    from gradrs import _deprecated_overloads
+
+    need_torch()
+    _deprecated_overloads._warned = False
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        G.ones(2, 2).addmm_(0, 1, G.ones(2, 2), G.ones(2, 2))
+        G.ones(2).addmv(0.5, G.ones(2, 2), G.ones(2))
+    # torch 2.13's text (once per process, whichever deprecated overload comes first)
+    assert [str(w.message) for w in caught] == [
+        "This overload of addmm_ is deprecated:\n\taddmm_(Number beta, Number alpha, Tensor "
+        "mat1, Tensor mat2)\nConsider using one of the following signatures instead:\n\t"
+        "addmm_(Tensor mat1, Tensor mat2, *, Number beta = 1, Number alpha = 1)"]

@@ -490,6 +490,7 @@ from .functional import *  # noqa: E402,F401,F403 - softmax, allclose, isnan, un
 from . import functional  # noqa: E402
 from ._ops import *  # noqa: E402,F401,F403 - issue 24's compositions, by family (_ops/)
 from ._reduce_ops import *  # noqa: E402,F401,F403 - quantile, scatter_reduce, index_put
+_deprecated_overloads.install_product_methods()  # addmm_(beta, alpha, m1, m2) & co.
 from ._factories import *  # noqa: E402,F401,F403 - logspace
 from ._conj import *  # noqa: E402,F401,F403 - conj, adjoint, real... on real tensors
 from ._composites import *  # noqa: E402,F401,F403 - combinations, trapezoid family
@@ -576,7 +577,8 @@ from . import version  # noqa: E402 - torch.version: cuda / hip None, as a CPU b
 # Tensor.__torch_function__ / __init_subclass__, and the public functions that dispatch to
 # tensor-likes and function modes (Note [Torch function dispatch] in _torch_function.py)
 _torch_function.install()
-_torch_function.wrap_module(_sys.modules[__name__])
+# (matrix_rank: removed in 1.9, only raises; torch lists it nowhere)
+_torch_function.wrap_module(_sys.modules[__name__], skip=("matrix_rank",))
 for _m in (nn.functional, linalg, special):
     _torch_function.wrap_module(_m)
 del _m

@@ -18,14 +18,15 @@ from . import _native
 _warned = False
 
 
-def _warn(name: str, old: str, new: str) -> None:
+def _warn(name: str, old: str, *new: str, stacklevel: int = 3) -> None:
     # PyTorch warns once per process (TORCH_WARN_ONCE), whichever overload comes first
     global _warned
     if not _warned:
         _warned = True
+        alternatives = "".join(f"\n\t{name}({n})" for n in new)
         warnings.warn(f"This overload of {name} is deprecated:\n\t{name}({old})\nConsider using "
-                      f"one of the following signatures instead:\n\t{name}({new})",
-                      UserWarning, stacklevel=3)
+                      f"one of the following signatures instead:{alternatives}",
+                      UserWarning, stacklevel=stacklevel)
 
 
 def _is_number(v) -> bool:
@@ -73,3 +74,69 @@ for _name, _make in (("add", _alpha_first), ("add_", _alpha_first), ("sub", _alp
     _method.__text_signature__ = getattr(_native.Tensor, _name).__text_signature__
     setattr(_native.Tensor, _name, _method)
 del _name, _make, _method
+
+# The matrix-product accumulations' deprecated forms (deprecated.yaml): beta, and alpha, first:
+# `out.addmm_(0, 1, input, weight.t())` as PyTorch 0.x layers wrote it, `torch.addmm(beta,
+# input, alpha, mat1, mat2)`.
+_PRODUCTS = {"addmm": ("mat1", "mat2"), "addmv": ("mat", "vec"), "addr": ("vec1", "vec2"),
+             "baddbmm": ("batch1", "batch2"), "addbmm": ("batch1", "batch2")}
+
+
+def _tensors(*values) -> bool:
+    return all(isinstance(v, _native.Tensor) for v in values)
+
+
+def _beta_first_method(name: str):
+    native = getattr(_native.Tensor, name)
+    t1, t2 = _PRODUCTS[name.rstrip("_")]
+    new = f"Tensor {t1}, Tensor {t2}, *, Number beta = 1, Number alpha = 1"
+
+    @functools.wraps(native)
+    def method(self, *args, **kwargs):
+        if not kwargs and args and _is_number(args[0]):
+            if len(args) == 4 and _is_number(args[1]) and _tensors(*args[2:]):
+                _warn(name, f"Number beta, Number alpha, Tensor {t1}, Tensor {t2}", new)
+                return native(self, args[2], args[3], beta=args[0], alpha=args[1])
+            if len(args) == 3 and _tensors(*args[1:]):
+                _warn(name, f"Number beta, Tensor {t1}, Tensor {t2}", new)
+                return native(self, args[1], args[2], beta=args[0])
+        return native(self, *args, **kwargs)
+
+    return method
+
+
+def beta_first_function(fn):
+    """`gradrs.addmm` & co. taking PyTorch's deprecated `(beta, input, [alpha,] m1, m2)`."""
+    name = fn.__name__
+    t1, t2 = _PRODUCTS[name]
+    new = [f"Tensor input, Tensor {t1}, Tensor {t2}, *, Number beta = 1, Number alpha = 1, "
+           "Tensor out = None"]
+    if name in ("addmm", "baddbmm"):
+        new.append(f"Tensor input, Tensor {t1}, Tensor {t2}, gradrs.dtype out_dtype, *, "
+                   "Number beta = 1, Number alpha = 1, Tensor out = None")
+
+    @functools.wraps(fn)
+    def function(*args, **kwargs):
+        if args and _is_number(args[0]) and set(kwargs) <= {"out"}:
+            if len(args) == 5 and _is_number(args[2]) and _tensors(args[1], *args[3:]):
+                _warn(name, f"Number beta, Tensor input, Number alpha, Tensor {t1}, Tensor {t2}, "
+                      "*, Tensor out = None", *new)
+                return fn(args[1], args[3], args[4], beta=args[0], alpha=args[2], **kwargs)
+            if len(args) == 4 and _tensors(*args[1:]):
+                _warn(name, f"Number beta, Tensor input, Tensor {t1}, Tensor {t2}, *, "
+                      "Tensor out = None", *new)
+                return fn(args[1], args[2], args[3], beta=args[0], **kwargs)
+        return fn(*args, **kwargs)
+
+    return function
+
+
+def install_product_methods() -> None:
+    """Called once the Python-defined product methods exist (gradrs/__init__)."""
+    for base in _PRODUCTS:
+        for name in (base, base + "_"):
+            method = _beta_first_method(name)
+            text = getattr(getattr(_native.Tensor, name), "__text_signature__", None)
+            if text is not None:
+                method.__text_signature__ = text
+            setattr(_native.Tensor, name, method)

@@ -59,8 +59,8 @@ def symeig(A, largest: bool | None = False):
 
 
 # The functions PyTorch removed in 1.9 and still names (torch/_linalg_utils.py), raising their
-# migration notes: `gradrs.solve` / `lstsq` / `symeig` / `eig` / `matrix_rank` and the Tensor
-# methods `solve` / `lstsq` / `symeig` / `eig`.
+# migration notes: `gradrs.solve` / `lstsq` / `symeig` / `eig` / `matrix_rank` (the Tensor
+# methods of those names are _ops/legacy.py's).
 def matrix_rank(input, tol=None, symmetric=False, *, out=None):
     """Removed in PyTorch 1.9: use `gradrs.linalg.matrix_rank` (raises RuntimeError)."""
     raise RuntimeError(
@@ -133,12 +133,3 @@ def eig(self, eigenvectors=False, *, e=None, v=None):
         "L_complex, V_complex = gradrs.linalg.eig(A)"
     )
 
-
-def _set_tensor_methods():
-    from ._native import Tensor
-
-    for name, fn in (("symeig", _symeig), ("eig", eig), ("lstsq", lstsq), ("solve", solve)):
-        setattr(Tensor, name, fn)
-
-
-_set_tensor_methods()

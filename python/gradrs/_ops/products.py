@@ -4,6 +4,7 @@ forms), `outer` / `ger` methods, `kron`.
 
 import builtins
 
+from .._deprecated_overloads import beta_first_function as _beta_first_function
 from .._forms import with_out as _with_out
 from .._grad_mode import no_grad as _no_grad
 from .._native import Tensor
@@ -233,6 +234,11 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     return _node("AddbmmBackward0", res, [input, batch1, batch2], backward)
 for _fn in (inner, vdot, addmv, addr, baddbmm, addbmm):
     setattr(Tensor, _fn.__name__, _as_method(_fn))
+# PyTorch 1.x's (beta, input, [alpha,] m1, m2) forms, deprecated (_deprecated_overloads.py)
+addmv = _beta_first_function(addmv)
+addr = _beta_first_function(addr)
+baddbmm = _beta_first_function(baddbmm)
+addbmm = _beta_first_function(addbmm)
 
 
 def _outer(self, vec2):
