@@ -25,6 +25,7 @@ def _node(name, out, inputs, backward, saved=None, save_inputs=None):
     `saved`: the `(name, value)`s PyTorch's node shows as `_saved_<name>` (`...` for a tensor
     it saves only when a gradient needs it); only those are then version-checked, as there.
     `save_inputs`: else the positions of the inputs PyTorch's node saves (None: all)."""
+    _unbatched(inputs, _native.is_grad_enabled())
     live = [t if isinstance(t, Tensor) else None for t in inputs]
     if _native.is_grad_enabled() and any(t is not None and t.requires_grad for t in live):
         if save_inputs is None and saved is not None:
@@ -33,11 +34,72 @@ def _node(name, out, inputs, backward, saved=None, save_inputs=None):
         # is a tensor of its own. Left a view, an in-place op on it would rebase it onto that
         # temporary (CopySlices over a base without history) and cut the graph: detached, it
         # is not a view, and in-place ops stack on this node as on PyTorch's.
-        out = ([_own(t) for t in out] if isinstance(out, list) else _own(out))
-        _native._attach_node(out, live, name, lambda g: list(backward(g)),
+        own = ([_own(t) for t in out] if isinstance(out, list) else _own(out))
+        _native._attach_node(own, live, name, lambda g: list(backward(g)),
                              saved=saved(live) if callable(saved) else saved,
                              save_inputs=save_inputs)
+        if not isinstance(out, list) and not _tangent_history(own, out, live, backward):
+            if own is not out:
+                _set_tangent_of(own, out)  # the detach of a view left its tangent behind
+        out = own
     return out
+
+
+def _tangent_history(out, computed, inputs, backward):
+    """Forward over reverse (`jacrev(jacfwd(f))`): `out` was computed with grad mode off, so
+    its tangent (the composition's) has no history to the inputs (or their tangents) that
+    require grad, and its derivative would be lost (``computed``: `out` before `_own`, whose
+    tangent that is). The tangent is then ``J t`` by the double-vjp trick on the node's own
+    backward (linear in its gradient ``u``, differentiable in the inputs):
+    ``d/du <backward(u), t>``, recorded. Returns whether it set one."""
+    from ..autograd import forward_ad
+
+    if forward_ad._current_level < 0 or not _native._is_fwd_grad_enabled():
+        return False
+    t = forward_ad._unpack_dual(computed).tangent
+    if t is None or t.grad_fn is not None:  # none, or a formula's, recorded
+        return False
+    tangents = [forward_ad._unpack_dual(x).tangent if x is not None else None for x in inputs]
+    if not any(x is not None and tt is not None and (x.requires_grad or tt.requires_grad)
+               for x, tt in zip(inputs, tangents)):
+        return False
+    _native._set_fwd_grad_enabled(False)
+    try:
+        # ones, not zeros: a formula such as logcumsumexp's takes log|u|, smooth only off 0
+        u = _G.ones_like(out).requires_grad_()
+        total = None
+        for g, tt in zip(backward(u), tangents):
+            if g is not None and tt is not None and g.requires_grad:
+                term = (g * tt).sum()
+                total = term if total is None else total + term
+        if total is None:
+            return False
+        jt, = _native._grad([total], [u], [_G.ones_like(total)], True, True, True)
+    finally:
+        _native._set_fwd_grad_enabled(True)
+    if jt is None:
+        return False
+    from ..linalg import _fresh_layout
+
+    _native._set_tangent(out, _fresh_layout(jt.to(out.dtype), out), fresh=True)
+    return True
+
+
+def _unbatched(inputs, grad):
+    """Under vmap, a node over BatchedTensors (whose physicals require grad, or carry a
+    tangent) cannot be attached here: they are not native tensors, and the node was silently
+    left out (`vmap(grad(f))` through baddbmm / addmv / addr... gave zeros). The per-sample
+    call takes it (`_vmap._Fallback`)."""
+    batched = [t for t in inputs if hasattr(type(t), "_vmap_level")]
+    if not batched:
+        return
+    from .. import _vmap
+    from ..autograd import forward_ad
+
+    if (grad and any(t.requires_grad for t in batched)) or (
+            forward_ad._current_level >= 0 and _native._is_fwd_grad_enabled()
+            and any(forward_ad._unpack_dual(t).tangent is not None for t in batched)):
+        raise _vmap._Fallback()
 
 
 def _own(t):
@@ -58,6 +120,7 @@ def _forward_tangent(out, inputs, jvp):
 
     if forward_ad._current_level < 0 or not _native._is_fwd_grad_enabled():
         return
+    _unbatched(inputs, False)
     tangents = [forward_ad.unpack_dual(t).tangent if isinstance(t, Tensor) else None
                 for t in inputs]
     if all(t is None for t in tangents):
