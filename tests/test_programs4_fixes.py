@@ -294,3 +294,25 @@ def test_beta_first_warning_text():
         "This overload of addmm_ is deprecated:\n\taddmm_(Number beta, Number alpha, Tensor "
         "mat1, Tensor mat2)\nConsider using one of the following signatures instead:\n\t"
         "addmm_(Tensor mat1, Tensor mat2, *, Number beta = 1, Number alpha = 1)"]
+
+
+def test_torch_utils_flatten_pair():
+    # `from torch._utils import _flatten_dense_tensors, _unflatten_dense_tensors` (gradient
+    # bucketing in DDP-like and mixed-precision code) found no module under gradrs
+    from conftest import check
+
+    def run(M):
+        from importlib import import_module
+
+        u = import_module(M.__name__ + "._utils")
+        a = M.arange(6.0).view(2, 3).requires_grad_()
+        b = M.arange(4.0).view(2, 2).t()
+        flat = u._flatten_dense_tensors([a, b, M.empty(0)])
+        parts = u._unflatten_dense_tensors(flat, [a, b, M.empty(0)])
+        (parts[0] * parts[0]).sum().backward()
+        return (flat, type(flat.grad_fn).__name__, type(parts).__name__, parts[0], parts[1],
+                parts[2], [p._is_view() for p in parts], a.grad,
+                type(u._flatten_dense_tensors([a]).grad_fn).__name__,
+                u._get_device_index("cpu", allow_cpu=True), u._get_device_index(2))
+
+    check(run)
