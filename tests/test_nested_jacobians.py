@@ -230,7 +230,10 @@ def test_log_sigmoid_hessian_at_zero(torch):
 
 
 def _node_ops(m):
-    """Functions `_ops` records as one node over a composition computed with grad mode off."""
+    """Functions `_ops` records as one node over a composition computed with grad mode off,
+    and the normalizations whose native op has no forward formula."""
+    F = m.nn.functional
+
     def sq(x):
         return x.reshape(2, 3) @ x.reshape(3, 2) + 3 * m.eye(2, dtype=x.dtype)
 
@@ -251,6 +254,14 @@ def _node_ops(m):
         "det": lambda x: m.linalg.det(sq(x)),
         "solve": lambda x: m.linalg.solve(sq(x), x[:2]),
         "cholesky": lambda x: m.linalg.cholesky(sq(x) @ sq(x).mT),
+        # natives without a forward formula, composed under a live tangent (torch's own
+        # jacrev(jacfwd) of these differs from its double backward)
+        "batch_norm": lambda x: F.batch_norm(x.reshape(3, 2), None, None, training=True).pow(3),
+        "batch_norm_eval": lambda x: F.batch_norm(
+            x.reshape(3, 2), m.tensor([0.1, -0.2], dtype=x.dtype),
+            m.tensor([1.5, 0.5], dtype=x.dtype), x[:2], x[4:], training=False).pow(3),
+        "instance_norm": lambda x: F.instance_norm(x.reshape(1, 2, 3)).pow(3),
+        "layer_norm_affine": lambda x: F.layer_norm(x.reshape(2, 3), (3,), x[:3], x[3:]).pow(3),
     }
 
 
@@ -260,14 +271,17 @@ def test_node_ops_second_derivatives(torch, request, name, mode):
     """`jacrev(jacfwd(f))` of an `_ops` node (baddbmm, kron...): its tangent, computed with grad
     mode off, had no history to the inputs (kron's was even dropped by `_own`'s detach), so
     the outer jacrev saw zeros; now it is J t by the double-vjp trick on the node's backward.
-    Against torch's jacrev(jacrev) (torch's own jacrev(jacfwd) of linalg.solve is wrong)."""
+    Against torch's double backward."""
     if (name, mode) == ("logcumsumexp", "jacfwd_jacfwd"):
         request.applymarker(pytest.mark.xfail(strict=True, reason=(
             "jvp inside jvp is the double-vjp trick at u = 0 (func._jvp_inside_jvp), where "
             "logcumsumexp's backward takes log|u|: nan")))
     x = torch.tensor(X, dtype=torch.float64)
-    tf = torch.func
-    want = tf.jacrev(tf.jacrev(_node_ops(torch)[name]))(x).numpy()
+    tf, af = torch.func, torch.autograd.functional
+    # the reference: torch's double backward (torch.func's own nested transforms are off for
+    # linalg.solve's, the norms' jacrev(jacfwd) and layer_norm's with a batched weight)
+    want = af.jacobian(lambda v: af.jacobian(_node_ops(torch)[name], v, create_graph=True),
+                       x).numpy()
     if (name, mode) == ("det", "jacrev_jacfwd"):
         # torch's linalg_det_jvp under jacrev differs from its own hessian; gradrs's, written
         # as torch's, gives the same values
@@ -286,7 +300,8 @@ def test_node_ops_second_derivatives(torch, request, name, mode):
                                atol=1e-12 * max(1.0, np.abs(want).max()))
 
 
-@pytest.mark.parametrize("name", ["baddbmm", "addbmm", "addmv", "addr", "kron", "take", "rsub"])
+@pytest.mark.parametrize("name", ["baddbmm", "addbmm", "addmv", "addr", "kron", "take", "rsub",
+                                  "batch_norm", "layer_norm_affine"])
 def test_vmap_grad_through_node_ops(torch, name):
     """`vmap(grad(f))` through an `_ops` node: the node was left out over BatchedTensors (not
     native tensors), so every per-sample gradient was zeros; now the per-sample call takes it."""
@@ -312,3 +327,28 @@ def test_node_op_tangent_of_input_requiring_grad(torch):
 
     for g, t in zip(run(G), run(torch)):
         assert_bits_equal(g, t, "kron tangent")
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_under_forward_ad(torch, training):
+    """batch_norm with a dual input: the value, the tangent and the running statistics (updated
+    by the native op, bit for bit) as torch's; its node is NativeBatchNormBackward0."""
+    def run(m):
+        F, fa = m.nn.functional, m.autograd.forward_ad
+        x = m.tensor([[0.3, -1.2, 2.0], [0.7, 0.1, -0.5], [1.5, 0.2, -0.3], [0.9, -0.8, 0.4]],
+                     dtype=m.float64)
+        rm = m.tensor([0.1, 0.2, 0.3], dtype=m.float64)
+        rv = m.tensor([1.5, 0.5, 2.0], dtype=m.float64)
+        w = m.tensor([1.5, -0.5, 2.0], dtype=m.float64, requires_grad=True)
+        with fa.dual_level():
+            y = F.batch_norm(fa.make_dual(x, m.ones_like(x) * 0.3), rm, rv, w,
+                             m.tensor([0.1, 0.2, 0.3], dtype=m.float64), training=training)
+            p, t = fa.unpack_dual(y)
+            return p.detach(), t.detach(), rm, rv, y.grad_fn.name()
+
+    got, want = run(G), run(torch)
+    np.testing.assert_allclose(got[0].numpy(), want[0].numpy(), rtol=1e-14, atol=1e-15)
+    np.testing.assert_allclose(got[1].numpy(), want[1].numpy(), rtol=1e-14, atol=1e-15)
+    assert_bits_equal(got[2], want[2], "running_mean")
+    assert_bits_equal(got[3], want[3], "running_var")
+    assert got[4] == want[4]

@@ -96,8 +96,48 @@ def batch_norm(input: _Tensor, running_mean: _Tensor | None, running_var: _Tenso
     # the running statistics updated in place.
     if input.is_floating_point():  # (an integer input: "batch_norm" not implemented, natively)
         _check_mixed_dtypes(input, weight, bias, running_mean, running_var)
-    return _native.native_batch_norm(input, weight, bias, running_mean, running_var, training,
-                                     momentum, eps)[0]
+    if all(_live_tangent(t) is None for t in (input, weight, bias)):
+        return _native.native_batch_norm(input, weight, bias, running_mean, running_var,
+                                         training, momentum, eps)[0]
+    return _batch_norm_composed(input, running_mean, running_var, weight, bias, training,
+                                momentum, eps)
+
+
+def _batch_norm_composed(input, running_mean, running_var, weight, bias, training, momentum,
+                         eps):
+    """`batch_norm` under a live tangent, as `layer_norm`'s: the native op has no forward
+    formula, so it is composed (one NativeBatchNormBackward0 node); the running statistics
+    are updated by the native op on the detached values, bit for bit."""
+    from ... import no_grad
+    from ...autograd.forward_ad import _set_fwd_grad_enabled
+
+    batch_stats = training or running_mean is None or running_var is None
+    if training and (running_mean is not None or running_var is not None):
+        with no_grad(), _set_fwd_grad_enabled(False):
+            _native.native_batch_norm(input.detach(), None, None, running_mean, running_var,
+                                      True, momentum, eps)
+    dims = tuple(d for d in range(input.dim()) if d != 1)
+    shape = [1, input.shape[1]] + [1] * (input.dim() - 2)
+    stats = None if batch_stats else (running_mean.detach().view(shape),
+                                      running_var.detach().view(shape))
+
+    def composed(x, w, b):
+        if stats is None:
+            centered = x - x.mean(dims, keepdim=True)
+            var = (centered * centered).mean(dims, keepdim=True)
+        else:
+            centered, var = x - stats[0], stats[1]
+        y = centered * (var + eps).rsqrt()
+        if w is not None:
+            y = y * w.view(shape)
+        return y if b is None else y + b.view(shape)
+
+    if any(hasattr(type(t), "_vmap_level") for t in (input, weight, bias)) or not (
+            _native.is_grad_enabled() and any(
+                isinstance(t, _Tensor) and t.requires_grad for t in (input, weight, bias))):
+        return _opmath(composed)(input, weight, bias)
+    return _dual_node("NativeBatchNormBackward0", _opmath(composed), [input, weight, bias],
+                      None)
 
 
 def normalize(input: _Tensor, p: float = 2.0, dim: int | Sequence[int] = 1, eps: float = 1e-12,
