@@ -222,3 +222,31 @@ def test_inplace_tangent_node_names(torch, request, op):
     (gn, gv), (tn, tv) = run(G), run(torch)
     np.testing.assert_array_equal(gv, tv)
     assert gn == tn
+
+
+_CLAMP_JVP = ("clamp with tensor bounds: torch's clamp_jvp is where(self > min, self_t, min_t) / "
+              "where(self < max, self_t, max_t) (a tie takes the bound's tangent; clamp_min / "
+              "clamp_max take >= / <=), gradrs sums masked terms (src/ops/clamp.rs "
+              "clamp_tensor, Jvp::Elementwise)")
+
+
+@pytest.mark.parametrize("form", ["clamp(min=)", "clamp_min", "clamp(max=)", "clamp_max",
+                                  "clamp(both)"])
+def test_clamp_tensor_bounds_tangent_at_ties(torch, request, form):
+    """Where the input equals a tensor bound, which tangent the result takes."""
+    if form in ("clamp(min=)", "clamp(max=)"):
+        request.applymarker(pytest.mark.xfail(reason=_CLAMP_JVP, strict=True))
+
+    def run(m):
+        fa = m.autograd.forward_ad
+        with fa.dual_level():
+            x = fa.make_dual(m.tensor([1.0, 2.0, 3.0]), m.tensor([10.0, 10.0, 10.0]))
+            y = fa.make_dual(m.tensor([1.0, 1.0, 5.0]), m.tensor([20.0, 20.0, 20.0]))
+            lo = fa.make_dual(m.tensor([1.0, 3.0, 0.0]), m.tensor([20.0, 20.0, 20.0]))
+            hi = fa.make_dual(m.tensor([1.0, 2.0, -1.0]), m.tensor([30.0, 30.0, 30.0]))
+            r = {"clamp(min=)": lambda: x.clamp(min=y), "clamp_min": lambda: m.clamp_min(x, y),
+                 "clamp(max=)": lambda: x.clamp(max=y), "clamp_max": lambda: m.clamp_max(x, y),
+                 "clamp(both)": lambda: x.clamp(lo, hi)}[form]()
+            return fa.unpack_dual(r).tangent.clone()
+
+    assert_bits_equal(run(G), run(torch), form)
