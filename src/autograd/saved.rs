@@ -143,7 +143,7 @@ impl SavedTensor {
     /// cannot be saved (Note [Inference mode]).
     pub fn input(t: &Tensor) -> Result<SavedTensor> {
         check_not_inference(t)?;
-        let mut s = SavedTensor::plain(t.clone(), t.version(), None, false);
+        let mut s = SavedTensor::plain(t.clone(), None, false);
         if let Some(hooks) = current_hooks() {
             s.identity = match t.grad_fn() {
                 Some(f) => Identity::Node(f.downgrade(), t.output_nr()),
@@ -160,7 +160,7 @@ impl SavedTensor {
         check_not_inference(t)?;
         let copy = t.detach();
         crate::autograd::forward::note_saved_output(t, &copy);
-        let mut s = SavedTensor::plain(copy, t.version(), Some(output_nr), true);
+        let mut s = SavedTensor::plain(copy, Some(output_nr), true);
         if let Some(hooks) = current_hooks() {
             s.pack_with(&*hooks, t)?;
         }
@@ -170,7 +170,7 @@ impl SavedTensor {
     /// An input saved only to check its version (never through the hooks: PyTorch saves
     /// nothing there).
     pub fn input_unhooked(t: &Tensor) -> SavedTensor {
-        SavedTensor::plain(t.clone(), t.version(), None, false)
+        SavedTensor::plain(t.clone(), None, false)
     }
 
     /// Nothing saved (the input needed no saving): `_saved_<name>` is None.
@@ -186,8 +186,16 @@ impl SavedTensor {
         }
     }
 
-    fn plain(t: Tensor, version: u64, output_nr: Option<u32>, rg: bool) -> SavedTensor {
-        let bytes = t.numel() * t.dtype().itemsize();
+    /// `t` saved at its current version. (Version and size under one read: this runs for
+    /// every saved operand, and each read is an atomic lock.)
+    fn plain(t: Tensor, output_nr: Option<u32>, rg: bool) -> SavedTensor {
+        let (version, bytes) = {
+            let d = t.read();
+            (
+                d.storage.version(),
+                d.layout.numel() * d.storage.dtype().itemsize(),
+            )
+        };
         SAVED_COUNT.fetch_add(1, Ordering::Relaxed);
         SAVED_BYTES.fetch_add(bytes, Ordering::Relaxed);
         SavedTensor {

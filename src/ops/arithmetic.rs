@@ -307,8 +307,12 @@ fn binary_as(op: BinaryOp, a: Operand, b: Operand, div_name: &'static str) -> Re
         // saves (and so packs) `other` before `self`.
         BinaryOp::Mul => {
             let mut saved = Saved::new();
-            saved.extend(save(ra, &tb, &b)?);
-            saved.extend(save(rb, &ta, &a)?);
+            if ra {
+                saved.push(save_operand(&tb, &b)?);
+            }
+            if rb {
+                saved.push(save_operand(&ta, &a)?);
+            }
             let (names, values): (&'static [&'static str], _) = match (ra, rb) {
                 (true, true) => (&["other", "self"], Values::new()),
                 (true, false) => (&["other"], values![("self", Value::Unsaved)]),
