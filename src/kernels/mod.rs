@@ -15,12 +15,14 @@
 //! closure written with the host loops exported here: `map`, `zip`, ...), `copy`
 //! (contiguous copies, casts, device moves, Note [Narrow dtypes]'s `wide` / `narrow`),
 //! `reduce` (reductions and scans), `index` (gather / scatter, nonzero, masked selection,
-//! writes at offsets), `matmul`, `sort`, `nn` (softmax, im2col / col2im). The op codes are the
+//! writes at offsets), `matmul`, `sort`, `nn` (softmax, im2col / col2im), `conv` (a convolution's host products, Note
+//! [Convolution kernels]), `pool` (max pooling with indices on the host). The op codes are the
 //! primitive set's (`ReduceOp`, `ScanOp`, `Rows`, `WindowOp`, ...): the GPU's shaders select
 //! them by the code their table gives (the `override OP` constant), the CPU's kernels by
 //! closure.
 
 mod backend;
+mod conv;
 mod copy;
 mod elementwise;
 mod gpu;
@@ -30,11 +32,13 @@ mod matmul;
 mod nn;
 pub mod norm;
 pub mod optim;
+mod pool;
 pub mod random;
 mod reduce;
 pub mod samplers;
 mod sort;
 
+pub use conv::{conv2d, conv2d_input_grad, conv2d_weight_grad};
 pub use copy::{cast, contiguous, narrow, to_device, wide};
 pub use elementwise::{
     binary, clamp, compare, lerp, logical, map, map_half, overlaps, pow_number_host, select,
@@ -45,6 +49,7 @@ pub(crate) use gpu::words_on_gpu;
 pub use index::{gather, masked_select, nonzero, offsets, put, scatter};
 pub use matmul::{addmm, bmm, dot};
 pub use nn::{col2im, im2col, softmax, Window, WindowGeom, WindowOp};
+pub use pool::{max_pool2d, max_pool2d_backward};
 pub use reduce::{
     all_any, arg_extreme, float_rows, logcumsumexp, nansum_host, reduce, rows, scan, sum, var_host,
     vector_norm_host, ReduceOp, ScanOp,

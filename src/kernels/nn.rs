@@ -189,6 +189,62 @@ fn for_each_tap(
     }
 }
 
+/// One image's im2col: `img` `[c, h, w]` into its columns `o` `[c*kh*kw, oh*ow]` (row `r`
+/// at `o[r * ld..]`: `ld` is `oh*ow`, or more where several images' columns sit side by
+/// side), which hold the padding value already (only the taps inside the image are written).
+pub(super) fn im2col_image<T: Copy>(
+    img: &[T],
+    o: &mut [T],
+    ld: usize,
+    win: &Window,
+    c: usize,
+    hw: [usize; 2],
+    out: [usize; 2],
+) {
+    let (w, [_, ow], sw) = (hw[1], out, win.stride[1]);
+    for_each_tap(win, c, hw, out, |r, y, row_in, lo, hi, off| {
+        let from = &img[row_in * w..(row_in + 1) * w];
+        let to = &mut o[r * ld + y * ow..r * ld + (y + 1) * ow];
+        let start = (lo as isize * sw as isize + off) as usize;
+        if sw == 1 {
+            to[lo..hi].copy_from_slice(&from[start..start + hi - lo]);
+        } else {
+            for (k, v) in to[lo..hi].iter_mut().enumerate() {
+                *v = from[start + k * sw];
+            }
+        }
+    });
+}
+
+/// One image's col2im: its columns `col` `[c*kh*kw, oh*ow]` (row stride `ld`, as
+/// `im2col_image`) summed into `o` `[c, h, w]` (which the caller zeroed), taps in the same
+/// order as `col2im`.
+pub(super) fn col2im_image<T: Copy + std::ops::AddAssign>(
+    col: &[T],
+    o: &mut [T],
+    ld: usize,
+    win: &Window,
+    c: usize,
+    hw: [usize; 2],
+    out: [usize; 2],
+) {
+    let (w, [_, ow], sw) = (hw[1], out, win.stride[1]);
+    for_each_tap(win, c, hw, out, |r, y, row_in, lo, hi, off| {
+        let from = &col[r * ld + y * ow..r * ld + (y + 1) * ow];
+        let to = &mut o[row_in * w..(row_in + 1) * w];
+        let start = (lo as isize * sw as isize + off) as usize;
+        if sw == 1 {
+            for (t, v) in to[start..start + hi - lo].iter_mut().zip(&from[lo..hi]) {
+                *t += *v;
+            }
+        } else {
+            for (k, v) in from[lo..hi].iter().enumerate() {
+                to[start + k * sw] += *v;
+            }
+        }
+    });
+}
+
 /// `[N, C, H, W]` -> `[N, C*kh*kw, L]` columns (padding reads `pad_value`).
 pub fn im2col(x: &Tensor, win: Window, pad_value: f64) -> Result<Tensor> {
     let s = x.shape();
@@ -209,7 +265,6 @@ pub(super) fn im2col_host(x: &Tensor, win: Window, pad_value: f64) -> Result<Ten
         return Ok(Tensor::zeros_on(&[n, rows, l], x.dtype(), x.device()));
     }
     let xd = x.read();
-    let sw = win.stride[1];
     macro_rules! run {
         ($T:ty) => {{
             let src = contiguous_cow::<$T>(xd.storage.slice::<$T>(), &xd.layout);
@@ -217,18 +272,7 @@ pub(super) fn im2col_host(x: &Tensor, win: Window, pad_value: f64) -> Result<Ten
             out.resize(n * rows * l, pad_value as $T);
             let fill = |b: usize, o: &mut [$T]| {
                 let img = &src[b * c * h * w..(b + 1) * c * h * w];
-                for_each_tap(&win, c, [h, w], [oh, ow], |r, y, row_in, lo, hi, off| {
-                    let from = &img[row_in * w..(row_in + 1) * w];
-                    let to = &mut o[r * l + y * ow..r * l + (y + 1) * ow];
-                    let start = (lo as isize * sw as isize + off) as usize;
-                    if sw == 1 {
-                        to[lo..hi].copy_from_slice(&from[start..start + hi - lo]);
-                    } else {
-                        for (k, v) in to[lo..hi].iter_mut().enumerate() {
-                            *v = from[start + k * sw];
-                        }
-                    }
-                });
+                im2col_image(img, o, l, &win, c, [h, w], [oh, ow]);
             };
             for_rows_mut(&mut out, rows * l, fill);
             Tensor::from_vec_on(out, &[n, rows, l], x.device())
@@ -270,7 +314,6 @@ pub(super) fn col2im_host(
         return Ok(Tensor::zeros_on(&[n, c, h, w], cols.dtype(), cols.device()));
     }
     let cd = cols.read();
-    let sw = win.stride[1];
     macro_rules! run {
         ($T:ty) => {{
             let src = contiguous_cow::<$T>(cd.storage.slice::<$T>(), &cd.layout);
@@ -278,20 +321,7 @@ pub(super) fn col2im_host(
             out.resize(n * c * h * w, 0 as $T);
             let body = |b: usize, o: &mut [$T]| {
                 let col = &src[b * rows * l..(b + 1) * rows * l];
-                for_each_tap(&win, c, [h, w], [oh, ow], |r, y, row_in, lo, hi, off| {
-                    let from = &col[r * l + y * ow..r * l + (y + 1) * ow];
-                    let to = &mut o[row_in * w..(row_in + 1) * w];
-                    let start = (lo as isize * sw as isize + off) as usize;
-                    if sw == 1 {
-                        for (t, v) in to[start..start + hi - lo].iter_mut().zip(&from[lo..hi]) {
-                            *t += *v;
-                        }
-                    } else {
-                        for (k, v) in from[lo..hi].iter().enumerate() {
-                            to[start + k * sw] += *v;
-                        }
-                    }
-                });
+                col2im_image(col, o, l, &win, c, [h, w], [oh, ow]);
             };
             for_rows_mut(&mut out, c * h * w, body);
             Tensor::from_vec_on(out, &[n, c, h, w], cols.device())

@@ -743,6 +743,17 @@ fn conv_forward(
     groups: usize,
 ) -> Result<Tensor> {
     let (x4, w4, [n, o, og, ckg, _], [oh, ow]) = conv_views(x, w, win, groups)?;
+    let shape: Vec<i64> = if x.dim() == 3 {
+        vec![n as i64, o as i64, ow as i64]
+    } else {
+        vec![n as i64, o as i64, oh as i64, ow as i64]
+    };
+    // Nothing to record: the host's image-by-image kernel (Note [Convolution kernels]).
+    if !needs_grad(&[x, w]) && !bias.is_some_and(|b| needs_grad(&[b])) {
+        if let Some(out) = kernels::conv2d(&x4, &w4, bias, win, groups)? {
+            return movement::reshape(&out, &shape);
+        }
+    }
     let cols = unfold(&x4, win, 0.0)?;
     let parts = (0..groups)
         .map(|gi| {
@@ -756,11 +767,6 @@ fn conv_forward(
     if let Some(b) = bias {
         out = add(&out, &movement::reshape(b, &[o as i64, 1])?)?;
     }
-    let shape: Vec<i64> = if x.dim() == 3 {
-        vec![n as i64, o as i64, ow as i64]
-    } else {
-        vec![n as i64, o as i64, oh as i64, ow as i64]
-    };
     movement::reshape(&out, &shape)
 }
 
@@ -774,6 +780,11 @@ fn conv_backward(
     want: [bool; 2],
 ) -> Result<(Option<Tensor>, Option<Tensor>)> {
     let (x4, w4, [n, o, og, ckg, l], _) = conv_views(x, w, win, groups)?;
+    if !needs_grad(&[g, x, w]) {
+        if let Some(r) = conv_backward_host(g, x, w, &x4, &w4, win, groups, want)? {
+            return Ok(r);
+        }
+    }
     let g3 = movement::reshape(g, &[n as i64, o as i64, l as i64])?;
     let gx = if want[0] {
         // d cols = wᵀ g per group, summed back onto the input by fold.
@@ -814,4 +825,118 @@ fn conv_backward(
         None
     };
     Ok((gx, gw))
+}
+
+/// `conv_backward` by the host's kernels when no graph is built (Note [Convolution
+/// kernels]); None where they do not apply.
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn conv_backward_host(
+    g: &Tensor,
+    x: &Tensor,
+    w: &Tensor,
+    x4: &Tensor,
+    w4: &Tensor,
+    win: Window,
+    groups: usize,
+    want: [bool; 2],
+) -> Result<Option<(Option<Tensor>, Option<Tensor>)>> {
+    let dims = |t: &Tensor| t.shape().iter().map(|&v| v as i64).collect::<Vec<_>>();
+    let gx = if want[0] {
+        match kernels::conv2d_input_grad(g, w4, &x4.shape(), win, groups)? {
+            Some(t) => Some(movement::reshape(&t, &dims(x))?),
+            None => return Ok(None),
+        }
+    } else {
+        None
+    };
+    let gw = if want[1] {
+        match kernels::conv2d_weight_grad(g, x4, &w4.shape(), win, groups)? {
+            Some(t) => Some(movement::reshape(&t, &dims(w))?),
+            None => return Ok(None),
+        }
+    } else {
+        None
+    };
+    Ok(Some((gx, gw)))
+}
+
+/// `max_pool2d_with_indices` of a `[*, H, W]` tensor with output size `out`: the maxima,
+/// recorded as one `MaxPool2DWithIndicesBackward0`, and their flat indices within each
+/// plane (ATen's CPU kernel, `kernels::max_pool2d`). None where that kernel has no form
+/// (GPU tensors, half precision): `nn.functional` composes the pooling from im2col then.
+pub fn max_pool2d_with_indices(
+    x: &Tensor,
+    win: Window,
+    out: [usize; 2],
+) -> Result<Option<(Tensor, Tensor)>> {
+    let Some((vals, idx)) = kernels::max_pool2d(x, win, out)? else {
+        return Ok(None);
+    };
+    if !needs_grad(&[x]) {
+        return Ok(Some((vals, idx)));
+    }
+    let (i1, i2) = (idx.clone(), idx.clone());
+    let vals = record_formula_jvp(
+        vals,
+        &[x],
+        "MaxPool2DWithIndicesBackward0",
+        vec![SavedTensor::input(x)?],
+        move |g, s| Ok(vec![Some(max_pool2d_backward(g, &s[0], &i1)?)]),
+        Jvp::linear(move |t| pool_gather(t, &i2)),
+    );
+    Ok(Some((vals, idx)))
+}
+
+/// `t` (`[*, h, w]`) read at the pooling indices `idx` (`[*, oh, ow]`, flat within each
+/// plane): PyTorch's `max_pool_double_backward`, also max pooling's tangent.
+fn pool_gather(t: &Tensor, idx: &Tensor) -> Result<Tensor> {
+    let nd = t.dim();
+    let planes = t.shape()[..nd - 2].iter().product::<usize>() as i64;
+    let flat = movement::reshape(t, &[planes, -1])?;
+    let at = movement::reshape(idx, &[planes, -1])?;
+    let picked = crate::ops::index::gather(&flat, 1, &at)?;
+    movement::reshape(
+        &picked,
+        &idx.shape().iter().map(|&v| v as i64).collect::<Vec<_>>(),
+    )
+}
+
+/// PyTorch's `max_pool2d_with_indices_backward`: `g` summed at `idx` into zeros shaped as
+/// `x`. Under `create_graph` its node is `MaxPool2DWithIndicesBackwardBackward0`: the
+/// gradient's gradient read at `idx`, zeros for `x` (derivatives.yaml).
+fn max_pool2d_backward(g: &Tensor, x: &Tensor, idx: &Tensor) -> Result<Tensor> {
+    let xs = x.shape();
+    let gx = match kernels::max_pool2d_backward(g, idx, &xs)? {
+        Some(t) => t,
+        None => {
+            let _no_grad = crate::autograd::GradModeGuard::new(false);
+            let nd = xs.len();
+            let planes = xs[..nd - 2].iter().product::<usize>();
+            let zeros = Tensor::zeros_on(&[planes, xs[nd - 2] * xs[nd - 1]], g.dtype(), g.device());
+            let p = planes as i64;
+            let summed = crate::ops::index::scatter_add(
+                &zeros,
+                1,
+                &movement::reshape(idx, &[p, -1])?,
+                &movement::reshape(g, &[p, -1])?,
+            )?;
+            movement::reshape(&summed, &xs.iter().map(|&v| v as i64).collect::<Vec<_>>())?
+        }
+    };
+    if !needs_grad(&[g, x]) {
+        return Ok(gx);
+    }
+    let at = idx.clone();
+    Ok(crate::autograd::record_formula(
+        gx,
+        &[g, x],
+        "MaxPool2DWithIndicesBackwardBackward0",
+        vec![SavedTensor::input(x)?],
+        move |gg, s| {
+            Ok(vec![
+                Some(pool_gather(gg, &at)?),
+                Some(crate::ops::creation::zeros_like(&s[0])),
+            ])
+        },
+    ))
 }

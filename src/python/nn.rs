@@ -204,6 +204,27 @@ pub fn col2im(
     })
 }
 
+/// Max pooling of a `[*, H, W]` input with output size `output_size`: (values, int64
+/// indices), one MaxPool2DWithIndicesBackward0; None where the host kernel does not apply
+/// (GPU tensors, half precision), for `nn.functional` to compose it.
+#[pyfunction]
+pub fn _max_pool2d(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    kernel: (usize, usize),
+    stride: (usize, usize),
+    padding: (usize, usize),
+    dilation: (usize, usize),
+    output_size: (usize, usize),
+) -> PyResult<Option<(Py<PyAny>, Py<PyAny>)>> {
+    let x = input.t.clone();
+    let win = window(kernel, stride, padding, dilation);
+    let out = [output_size.0, output_size.1];
+    let r = super::boundary::run(py, || nn::max_pool2d_with_indices(&x, win, out))?;
+    r.map(|(v, i)| Ok((super::tensor::wrap(py, v)?, super::tensor::wrap(py, i)?)))
+        .transpose()
+}
+
 /// Convolution of a batched `[N, C, H, W]` (or `[N, C, L]`) input: one ConvolutionBackward0.
 #[allow(clippy::too_many_arguments)]
 #[pyfunction]
@@ -236,5 +257,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(im2col, m)?)?;
     m.add_function(wrap_pyfunction!(col2im, m)?)?;
     m.add_function(wrap_pyfunction!(convolution, m)?)?;
+    m.add_function(wrap_pyfunction!(_max_pool2d, m)?)?;
     Ok(())
 }

@@ -233,6 +233,39 @@ pub fn matmul_acc<T: Element>(
     unsafe { gemm_one(dst.as_mut_ptr(), true, lhs, l, rhs, r, m, k, n, alpha) }
 }
 
+/// `dst = (acc ? dst : 0) + lhs @ rhs` for one (m×k)·(k×n) float product into the row-major
+/// m×n block at `dst` (a convolution's per-image products, which write into their image's
+/// part of the output). Threaded as `matmul` when large and not already inside a parallel
+/// region; within one, a single gemm call.
+///
+/// # Safety
+/// `dst` must be valid for m×n writes (and reads when `acc`), with no other reference to
+/// that block alive; `l` / `r` must address elements inside `lhs` / `rhs`.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn matmul_into<T: Element>(
+    dst: *mut T,
+    acc: bool,
+    lhs: &[T],
+    l: Mat,
+    rhs: &[T],
+    r: Mat,
+    m: usize,
+    k: usize,
+    n: usize,
+) {
+    assert!(is_float::<T>(), "matmul_into: floats only");
+    if m * n == 0 {
+        return;
+    }
+    if k == 0 {
+        if !acc {
+            std::ptr::write_bytes(dst, 0, m * n);
+        }
+        return;
+    }
+    gemm_one(dst, acc, lhs, l, rhs, r, m, k, n, T::from_f64(1.0));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -51,6 +51,11 @@ def _max_pool2d_impl(input, kernel_size, stride=None, padding=0, dilation=1,
     eh = max(0, (oh - 1) * s[0] + d[0] * (k[0] - 1) + 1 - (h + 2 * p[0]))
     ew = max(0, (ow - 1) * s[1] + d[1] * (k[1] - 1) + 1 - (w + 2 * p[1]))
     out_shape = tuple(input.shape[:-2]) + (oh, ow)
+    # ATen's CPU kernel and its node where the host has it (float32 / float64 on the CPU);
+    # else (None) composed from im2col below.
+    native = _native._max_pool2d(input, k, s, p, d, (oh, ow))
+    if native is not None:
+        return native if return_indices else native[0]
 
     def windows(t):
         t = t.reshape(-1, 1, h, w)
