@@ -31,6 +31,7 @@ __all__ = [
     "_current_graph_task_id",
     "_declared_ops",
     "_unary_op",
+    "_max_pool2d",
     "_binary_op",
     "_enter_dual_level",
     "_exit_dual_level",
