@@ -168,13 +168,13 @@ UFUNCS = {
 }
 UFUNC_DTYPES = ["float32", "float64", "int64", "int32", "bool", "float16"]
 
-RUST_KWARG_MSG = ("Rust: pyo3's own argument errors say 'Tensor.sum() got an unexpected keyword "
-                  "argument' where PyTorch's parser says 'sum() ...' (and 'max(): argument 'dim' "
-                  "must be int, not NoneType', 'all() received an invalid combination ...')")
+RUST_KWARG_MSG = ("Rust: numpy calls `t.sum(axis=None, out=None)`: gradrs's method refuses "
+                  "'out' where PyTorch's parser names 'axis' first (and lists 'axis=' not "
+                  "'dim=' for all())")
 
 
 def _ufunc_known(name, dtype):
-    if name in ("sum", "sum_axis", "mean", "max", "prod", "all"):
+    if name in ("sum", "sum_axis", "mean", "all"):
         return RUST_KWARG_MSG
     bool_result = name in ("less", "isnan") or (dtype == "bool" and name in (
         "abs", "add_tensors", "floor"))

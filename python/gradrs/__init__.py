@@ -191,6 +191,8 @@ def _numpy_view(t):
 
 _native._register(Size, _tensor_repr, _numpy_view)
 _native._register_return_types(return_types._make)
+_native._register_foreign_operator(_torch_function.foreign_operator)
+_native._install_parser_errors(Tensor, _argparse.method_error)  # Note [Parser errors]
 
 
 # the legacy tensor types: constructors, isinstance checks, x.type(DoubleTensor)

@@ -110,6 +110,7 @@ _CHECKS = {
     "tuple of Tensors": lambda o: isinstance(o, (tuple, list)) and all(
         isinstance(v, Tensor) for v in o),
     "IntList": lambda o: isinstance(o, (tuple, list)) and all(_is_int(v) for v in o),
+    "gradrs.Generator": lambda o: isinstance(o, _native.Generator),
 }
 # Note [Strict int lists]: the functions whose signature has an `IntList`, whose methods
 # accept what the functions refuse (varargs, a bare int): checked before the call.
@@ -130,7 +131,8 @@ class _Param:
     def accepts(self, obj) -> bool:
         if obj is None:
             return self.allow_none
-        return _CHECKS[self.type](obj)
+        check = _CHECKS.get(self.type)
+        return check is not None and check(obj)
 
 
 def _keyword(name, kwargs):
@@ -151,17 +153,15 @@ class _Signature:
             elif item:
                 self.params.append(_Param(item, kw_only))
         self.max_pos = sum(not p.kw_only for p in self.params)
+        # what PyTorch's print_error counts to find the plausible overloads
+        self.min_args = sum(not p.optional for p in self.params)
+        self.max_args = len(self.params)
 
     def error(self, args, kwargs):
         """The TypeError PyTorch raises for this call (None when it matches)."""
         name = self.name
         if len(args) > self.max_pos:
-            n = self.max_pos
-            low = sum(not p.kw_only and not p.optional for p in self.params)
-            takes = f"from {low} to {n}" if low != n else str(n)
-            return TypeError(
-                f"{name}() takes {takes} positional argument{'s' if n != 1 else ''} but "
-                f"{len(args)} {'was' if len(args) == 1 else 'were'} given")
+            return TypeError(_takes(name, self.min_args, self.max_pos, len(args)))
         used = set()
         for i, p in enumerate(self.params):
             if i < len(args) and not p.kw_only:
@@ -197,18 +197,120 @@ class _Signature:
         return None
 
 
-def _describe(args, kwargs) -> str:
+def _takes(name, low, n, given) -> str:
+    """PyTorch's `extra_args` text: too many positional arguments."""
+    if low != n:
+        return f"{name}() takes from {low} to {n} positional arguments but {given} were given"
+    return (f"{name}() takes {n} positional argument{'s' if n != 1 else ''} but {given} "
+            f"{'was' if given == 1 else 'were'} given")
+
+
+def _kw_items(kwargs):
     # PyTorch lists keywords from a std::unordered_map: in practice the reverse of the order
     # they were given.
-    parts = [type_name(a) for a in args]
-    parts += [f"{k}={type_name(v)}" for k, v in reversed(list(kwargs.items()))]
-    return "(" + ", ".join(parts) + ")"
+    return list(reversed(list(kwargs.items())))
+
+
+def _describe(args, kwargs) -> str:
+    """invalid_arguments.cpp's `_argDesc`: the types given (a call of only keywords keeps
+    its trailing ", ", as PyTorch's)."""
+    text = "(" + "".join(f"{type_name(a)}, " for a in args)
+    text += "".join(f"{k}={type_name(v)}, " for k, v in _kw_items(kwargs))
+    return (text[:-2] if args else text) + ")"
+
+
+def _tp_name(obj) -> str:
+    return "Tensor" if isinstance(obj, Tensor) else type_name(obj)
+
+
+def _option(text):
+    """invalid_arguments.cpp's `_parseOption`: each item of a printed signature split at its
+    last space into (type, name), as PyTorch reads them back (`bool keepdim = False` reads as
+    type `bool keepdim =`, name `False`; `*` as an item of its own)."""
+    items = text[1:-1].split(", ")
+    out = []
+    for item in items:
+        cut = item.rfind(" ")
+        out.append((item[:cut] if cut >= 0 else item, item[cut + 1:]))
+    return out
+
+
+def _type_matches(type_text, obj) -> bool:
+    name = _tp_name(obj)
+    if type_text == "float":
+        return name in ("float", "int", "long")
+    if type_text == "int":
+        return name in ("int", "long")
+    return name == type_text
+
+
+def _formatted(option, args, kwargs) -> str:
+    """`_formattedArgDesc`: the types given, each one no parameter takes between `!`s (ANSI
+    colours on a terminal, as PyTorch's)."""
+    import os
+
+    tty = os.isatty(1) and os.isatty(2)
+    red, reset_red = ("\33[31;1m", "\33[0m") if tty else ("!", "!")
+    green, reset_green = ("\33[32;1m", "\33[0m") if tty else ("", "")
+    kw = dict(kwargs)
+    given = list(args) + [None] * len(kw)
+    text = "("
+    for i in range(len(given)):
+        is_kwarg = i >= len(args)
+        arg_name = option[i][1] if i < len(option) else None
+        obj = kw.get(arg_name) if is_kwarg else given[i]
+        ok = i < len(option) and _type_matches(option[i][0], obj)
+        text += green if ok else red
+        if is_kwarg:
+            text += f"{arg_name}="
+        if isinstance(obj, (tuple, list)):
+            inner = ", ".join(_tp_name(v) for v in obj)
+            text += (f"{type_name(obj)} of (" + inner + ("," if len(obj) == 1 else "") + ")"
+                     if isinstance(obj, tuple) else f"{type_name(obj)} of [{inner}]")
+        else:
+            text += _tp_name(obj)
+        text += (reset_green if ok else reset_red) + ", "
+    return (text[:-2] if args else text) + ")"
+
+
+def _unmatched_keywords(option, kwargs):
+    start = max(len(option) - len(kwargs), 0)
+    names = {n for _, n in option[start:]}
+    return [k for k, _ in _kw_items(kwargs) if k not in names]
+
+
+def invalid_arguments(name, args, kwargs, texts) -> str:
+    """invalid_arguments.cpp's `format_invalid_args`: PyTorch's "received an invalid
+    combination of arguments" text for the signatures `texts`."""
+    msg = f"{name}() received an invalid combination of arguments - "
+    if len(texts) == 1:
+        option = _option(texts[0])
+        unmatched = _unmatched_keywords(option, kwargs) if kwargs else []
+        if unmatched:
+            return msg + "got unrecognized keyword arguments: " + ", ".join(unmatched)
+        got = (_formatted(option, args, kwargs) if len(args) + len(kwargs) == len(option)
+               else _describe(args, kwargs))
+        return msg + f"got {got}, but expected {texts[0]}"
+    msg += f"got {_describe(args, kwargs)}, but expected one of:\n"
+    for text in texts:
+        msg += f" * {text}\n"
+        option = _option(text)
+        if len(args) + len(kwargs) == len(option):
+            unmatched = _unmatched_keywords(option, kwargs) if kwargs else []
+            if unmatched:
+                msg += ("      didn't match because some of the keywords were incorrect: "
+                        + ", ".join(unmatched) + "\n")
+            else:
+                msg += ("      didn't match because some of the arguments have invalid "
+                        f"types: {_formatted(option, args, kwargs)}\n")
+    return msg
 
 
 def error(name, args, kwargs, texts=None):
     """PyTorch's TypeError for ``gradrs.<name>(*args, **kwargs)``, or None if the arguments
     match one of its signatures (``texts``, by default those listed for ``name``; None when
-    there are none)."""
+    there are none). As PyTorch's parser: one signature raises its own first problem; of
+    several, the one plausible by the number of arguments given does, else the listing."""
     texts = SIGNATURES.get(name) if texts is None else texts
     if texts is None:
         return None
@@ -217,9 +319,104 @@ def error(name, args, kwargs, texts=None):
         return sigs[0].error(args, kwargs)
     if any(s.error(args, kwargs) is None for s in sigs):
         return None
-    listing = "".join(f" * {s.text}\n" for s in sigs)
-    return TypeError(f"{name}() received an invalid combination of arguments - got "
-                     f"{_describe(args, kwargs)}, but expected one of:\n{listing}")
+    n = len(args) + len(kwargs)
+    plausible = [s for s in sigs if s.min_args <= n <= s.max_args]
+    if len(plausible) == 1:
+        return plausible[0].error(args, kwargs)
+    return TypeError(invalid_arguments(name, args, kwargs, texts))
+
+
+# ---- Note [Parser errors] (src/python/parser_errors.rs): the methods' own argument errors ----
+
+_PYO3_KEYWORD = re.compile(
+    r"^Tensor\.\w+\(\) (got an unexpected keyword argument '\w+'|"
+    r"got multiple values for argument '\w+')$")
+_PYO3_TAKES = re.compile(
+    r"^Tensor\.\w+\(\) takes (?:from (\d+) to )?(\d+) positional arguments but (\d+) (?:was|were) "
+    r"given$")
+_PYO3_MISSING = re.compile(r"^Tensor\.\w+\(\) missing \d+ required positional arguments?: (.*)$")
+_PYO3_NOT_INSTANCE = re.compile(r"^(?:'[\w.]+' object|'None') is not an instance of '(\w+)'$")
+_PYO3_INTEGER = re.compile(r"^'[\w.]+' object cannot be interpreted as an integer$")
+_PROCESSING = re.compile(r"^while processing '(\w+)'$")
+_UNNAMED = re.compile(r"^argument '(\w+)' must be (.+), not (.+)$", re.S)
+
+
+def _parameters(name):
+    """The method's parameters after `self`, from its text signature."""
+    sig = getattr(vars(Tensor).get(name), "__text_signature__", None) or ""
+    params = []
+    for item in sig.strip("()").split(","):
+        item = item.strip().partition("=")[0].strip()
+        if item and not item.startswith("$") and item not in ("*", "/"):
+            params.append(item.lstrip("*"))
+    return params
+
+
+def _argument(name, param, what, args, kwargs):
+    """`name(): argument 'param' (position n) must be <what>`, as PyTorch's parser."""
+    params = _parameters(name)
+    pos = params.index(param) if param in params else None
+    where = f" (position {pos + 1})" if pos is not None and pos < len(args) else ""
+    return f"{name}(): argument '{param}'{where} must be {what}"
+
+
+def _given(param, name, args, kwargs):
+    params = _parameters(name)
+    if param in kwargs:
+        return kwargs[param]
+    pos = params.index(param) if param in params else None
+    return args[pos] if pos is not None and pos < len(args) else None
+
+
+def _varargs_ints(texts, args, kwargs):
+    """Whether PyTorch's parser reads the positional arguments as one int list, its
+    `allow_varargs_intlist` (`x.view(2, 3)`): a signature whose one parameter is an int list;
+    its errors are then the method's own."""
+    return len(args) > 1 and not kwargs and any(
+        len(ps := _Signature("", t).params) == 1 and ps[0].type == "tuple of ints"
+        for t in texts)
+
+
+def method_error(name, self, args, kwargs, exc):
+    """The TypeError PyTorch raises for ``self.<name>(*args, **kwargs)`` in place of the one
+    the native method raised (``exc``), or None to keep that: the listing of the overloads
+    PyTorch's parser prints (``_method_signatures``), else pyo3's texts in PyTorch's words."""
+    from ._method_signatures import METHODS
+
+    msg = str(exc)
+    texts = METHODS.get(name)
+    if texts is not None and not _varargs_ints(texts, args, kwargs):
+        err = error(name, args, kwargs, texts)
+        if err is not None:
+            return err
+    if msg.startswith(f"{name}("):  # the method's own parser already spoke as PyTorch's
+        return None
+    if (m := _PYO3_KEYWORD.match(msg)) is not None:
+        return TypeError(f"{name}() {m.group(1)}")
+    if (m := _PYO3_TAKES.match(msg)) is not None:
+        low, n, given = m.group(1), int(m.group(2)), int(m.group(3))
+        return TypeError(_takes(name, n if low is None else int(low), n, given))
+    if (m := _PYO3_MISSING.match(msg)) is not None:
+        missing = re.findall(r"'(\w+)'", m.group(1))
+        # sic: PyTorch's plural for exactly one missing argument
+        return TypeError(f"{name}() missing {len(missing)} required positional argument"
+                         f"{'s' if len(missing) == 1 else ''}: "
+                         + ", ".join(f'"{p}"' for p in missing))
+    notes = getattr(exc, "__notes__", None) or ()
+    param = next((m.group(1) for n in notes if (m := _PROCESSING.match(str(n)))), None)
+    if param is not None:
+        obj = _given(param, name, args, kwargs)
+        if (m := _PYO3_NOT_INSTANCE.match(msg)) is not None:
+            what = m.group(1)
+        elif _PYO3_INTEGER.match(msg) is not None:
+            what = "int"
+        else:
+            return None
+        return TypeError(f"{_argument(name, param, what, args, kwargs)}, not {type_name(obj)}")
+    if (m := _UNNAMED.match(msg)) is not None:  # a parameter parser that knew no function
+        return TypeError(
+            f"{_argument(name, m.group(1), m.group(2), args, kwargs)}, not {m.group(3)}")
+    return None
 
 
 _POSITION = re.compile(r"^(\w+)\(\): argument '(\w+)' \(position (\d+)\)")
@@ -262,12 +459,9 @@ def functional(name, call):
             try:
                 return call(input, *rest, **kw)
             except TypeError as e:
-                err = error(name, args, kwargs)
+                err = error(name, args, kwargs) or function_error(name, args, kwargs, e)
                 if err is None:
-                    shifted = _function_position(name, str(e))
-                    if shifted is None:
-                        raise
-                    raise TypeError(shifted) from None
+                    raise
                 raise err from None
         err = error(name, args, kwargs)
         if err is None:  # no signature listed that refuses it: as a method call
@@ -279,3 +473,30 @@ def functional(name, call):
     fn.__doc__ = f"`gradrs.{name}(input, ...)`: same as `input.{name}(...)`."
     return fn
 
+
+
+_POSITIONAL = re.compile(r"^(\w+)\(\) takes (?:from (\d+) to )?(\d+) positional arguments? but "
+                         r"(\d+) (?:was|were) given$")
+
+
+def function_error(name, args, kwargs, exc):
+    """The TypeError PyTorch raises for ``gradrs.<name>(*args, **kwargs)`` where the method
+    the functional form calls raised ``exc`` (PyTorch's method texts, Note [Parser errors]):
+    the listing of the function's overloads, or the method's text with the function's
+    positions (`input` is the function's argument 1); None to keep ``exc``."""
+    from ._method_signatures import FUNCTIONS
+
+    texts = FUNCTIONS.get(name)
+    if texts is not None:
+        err = error(name, args, kwargs, texts)
+        if err is not None:
+            return err
+    msg = str(exc)
+    shifted = _function_position(name, msg)
+    if shifted is not None:
+        return TypeError(shifted)
+    m = _POSITIONAL.match(msg)
+    if m is not None and m.group(1) == name:
+        low, n, given = m.group(2), int(m.group(3)), int(m.group(4))
+        return TypeError(_takes(name, (n if low is None else int(low)) + 1, n + 1, given + 1))
+    return None

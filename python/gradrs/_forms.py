@@ -122,6 +122,16 @@ def _input_alias(name, kwargs):
     return input
 
 
+def _raise_as_function(name, e, input, args, kwargs):
+    """Re-raise the method's error `e` as PyTorch's function raises it (Note [Parser errors]):
+    the function's own signatures and argument positions."""
+    if isinstance(e, TypeError) and name not in _argparse.SIGNATURES:  # else: `functional`
+        err = _argparse.function_error(name, (input,) + args, kwargs, e)
+        if err is not None:
+            raise err from None
+    raise e
+
+
 def _method(name, out, public):
     # `public[0]`: the form as gradrs exposes it, what `__torch_function__` gets as `func`.
     # The dispatch checks sit inline (Note [Torch function dispatch]): a plain call tests
@@ -163,11 +173,11 @@ def _method(name, out, public):
                                 (input,) + args + tuple(kwargs.values()))
             try:
                 return getattr(input, name)(*args, **kwargs)
-            except (TypeError, AttributeError):
+            except (TypeError, AttributeError) as e:
                 r = _tf.dispatch_foreign(public[0], (input,) + args, kwargs or None,
                                          native_name)
                 if r is _tf._NO:
-                    raise
+                    _raise_as_function(name, e, input, args, kwargs)
                 return r
     else:
         def fn(input=_NO_INPUT, *args, **kwargs):
@@ -193,11 +203,11 @@ def _method(name, out, public):
                 return number_input(input, *args, **kwargs)
             try:
                 return getattr(input, name)(*args, **kwargs)
-            except (TypeError, AttributeError):
+            except (TypeError, AttributeError) as e:
                 r = _tf.dispatch_foreign(public[0], (input,) + args, kwargs or None,
                                          native_name)
                 if r is _tf._NO:
-                    raise
+                    _raise_as_function(name, e, input, args, kwargs)
                 return r
 
     fn.__name__ = name

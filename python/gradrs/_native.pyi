@@ -72,7 +72,9 @@ __all__ = [
     "_exit_inference_mode",
     "_pop_saved_tensors_default_hooks",
     "_push_saved_tensors_default_hooks",
+    "_install_parser_errors",
     "_register",
+    "_register_foreign_operator",
     "_register_anomaly",
     "_register_return_types",
     "_saved_tensors_hooks_disable",
@@ -824,7 +826,7 @@ class Tensor:
     ) -> Tensor: ...
     def bmm(self, mat2: Tensor) -> Tensor: ...
     def mv(self, vec: Tensor) -> Tensor: ...
-    def dot(self, other: Tensor) -> Tensor: ...
+    def dot(self, tensor: Tensor) -> Tensor: ...
     @overload
     def view(self, dtype: _DType, /) -> Tensor: ...
     @overload
@@ -1636,6 +1638,16 @@ def _gpu_dispatch_count() -> _int: ...
 def _gpu_set_fusion(enabled: _bool) -> _bool: ...
 
 # ---- callbacks into the Python half (src/python/helpers.rs) -----------------------------------
+
+def _register_foreign_operator(f: Callable[[str, Tensor, Any], Any]) -> None:
+    """`_torch_function.foreign_operator`: the operators' dispatch to a tensor-like operand
+    (Note [Operators on tensor-likes])."""
+
+def _install_parser_errors(
+    cls: type,
+    callback: Callable[[str, Tensor, tuple[Any, ...], dict[str, Any], TypeError], BaseException | None],
+) -> _int:
+    """Route the TypeErrors of `cls`'s native methods through `callback` (Note [Parser errors])."""
 
 def _register(
     size: Callable[[tuple[_int, ...]], Any],

@@ -502,19 +502,22 @@ def _method_wrapper(name, native):
     native_name = f"gradrs.Tensor.{target}"
     binary = name in _BINARY
 
+    def dispatched(self, args, kwargs):
+        try:
+            return _call_dispatch(_func(target), (self,) + args, kwargs, native_name, python)
+        except TypeError:
+            if binary:
+                return NotImplemented
+            raise
+
     def wrapper(self, *args, **kwargs):
         if ACTIVE and (ACTIVE is MODES or type(self) is not Tensor or not plain(args, kwargs)):
-            try:
-                r = _call_dispatch(_func(target), (self,) + args, kwargs or None, native_name,
-                                   python)
-            except TypeError:
-                if binary:
-                    return NotImplemented
-                raise
+            r = dispatched(self, args, kwargs or None)
             if r is not _NO:
                 return r
         return native(self, *args, **kwargs)
 
+    wrapper._dispatched = lambda self, other: dispatched(self, (other,), None)
     wrapper.__name__ = getattr(native, "__name__", name)
     wrapper.__qualname__ = f"Tensor.{name}"
     wrapper.__doc__ = getattr(native, "__doc__", None)
@@ -534,25 +537,48 @@ def _reflected_wrapper(name, native):
     number_python = name in _PYTHON_METHODS
     number_native_name = f"gradrs.Tensor.{number_name}"
 
+    def dispatched(self, other):
+        try:
+            if isinstance(other, Tensor) and forward_target is not None:
+                return _call_dispatch(_func(forward_target), (other, self), None,
+                                      forward_name, forward_python)
+            return _call_dispatch(_func(number_name), (self, other), None,
+                                  number_native_name, number_python)
+        except TypeError:
+            return NotImplemented
+
     def wrapper(self, other):
         if ACTIVE and (ACTIVE is MODES or type(self) is not Tensor or type(other) not in SIMPLE):
-            try:
-                if isinstance(other, Tensor) and forward_target is not None:
-                    r = _call_dispatch(_func(forward_target), (other, self), None,
-                                       forward_name, forward_python)
-                else:
-                    r = _call_dispatch(_func(number_name), (self, other), None,
-                                       number_native_name, number_python)
-            except TypeError:
-                return NotImplemented
+            r = dispatched(self, other)
             if r is not _NO:
                 return r
         return native(self, other)
 
+    wrapper._dispatched = dispatched
     wrapper.__name__ = name
     wrapper.__qualname__ = f"Tensor.{name}"
     wrapper.__wrapped__ = native
     return wrapper
+
+
+def foreign_operator(name, self, other):
+    """Note [Operators on tensor-likes] (`src/python/helpers.rs`): the native operator dunder
+    `name` of `self` could not use `other`, whose class defines `__torch_function__`: PyTorch's
+    operator dispatches to it, as the subclasses' wrappers do (`t + duck` calls
+    `Duck.__torch_function__(Tensor.add, ..., (t, duck))`); NotImplemented when nothing
+    dispatches, so Python tries `other`'s reflected operator."""
+    if _state.level or not _overloads(type(other)):
+        return NotImplemented
+    _build_wrappers()
+    if name == "__eq__":  # PyTorch's `==` reaches a tensor-like as `Tensor.eq`
+        try:
+            r = _call_dispatch(_func("eq"), (self, other), None, "gradrs.Tensor.eq", False)
+        except TypeError:
+            r = NotImplemented
+    else:
+        w = _WRAPPERS.get(name)
+        r = _NO if w is None else w._dispatched(self, other)
+    return NotImplemented if r is _NO else r
 
 
 def _property_wrapper(name, raw):

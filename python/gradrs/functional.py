@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from . import _native, _numpy_names
+from . import _argparse, _native, _numpy_names
 from ._grad_mode import no_grad as _no_grad
 from ._native import Tensor
 
@@ -44,7 +44,19 @@ def softmax(input, dim, dtype=None):
         >>> gradrs.softmax(gradrs.tensor([1.0, 2.0, 3.0]), dim=0)
         tensor([0.0900, 0.2447, 0.6652])
     """
-    return input.softmax(dim, dtype=dtype)
+    return _as_function("softmax", input.softmax, (input, dim), dtype)
+
+
+def _as_function(name, method, args, dtype):
+    """`method(*args[1:], dtype=dtype)` with its argument errors as the function's
+    (Note [Parser errors]: the function's positions count `input`)."""
+    try:
+        return method(*args[1:], dtype=dtype)
+    except TypeError as e:
+        err = _argparse.function_error(name, args, {"dtype": dtype} if dtype is not None else {}, e)
+        if err is None:
+            raise
+        raise err from None
 
 
 @_numpy_names.accepts
@@ -55,7 +67,7 @@ def log_softmax(input, dim, dtype=None):
         >>> gradrs.log_softmax(gradrs.tensor([1.0, 2.0, 3.0]), dim=0)
         tensor([-2.4076, -1.4076, -0.4076])
     """
-    return input.log_softmax(dim, dtype=dtype)
+    return _as_function("log_softmax", input.log_softmax, (input, dim), dtype)
 
 
 # ---- distances ----------------------------------------------------------------------------------

@@ -62,17 +62,29 @@ impl PyTensor {
         let ot = o.edge_tensor(crate::DType::F32);
         in_place_with(slf, &[&ot], |x| divmod::remainder(x, o))
     }
-    fn __mod__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
-        match operand_arg(other, "remainder", "other") {
-            Ok(o) => super::boundary::tensor(py, || divmod::remainder(&self.t, o)),
-            Err(_) => Ok(py.NotImplemented()),
-        }
+    fn __mod__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> R {
+        let py = slf.py();
+        let r = {
+            let this = slf.borrow();
+            let me: &PyTensor = &this;
+            match operand_arg(other, "remainder", "other") {
+                Ok(o) => super::boundary::tensor(py, || divmod::remainder(&me.t, o)),
+                Err(_) => Ok(py.NotImplemented()),
+            }
+        };
+        super::helpers::or_foreign(slf.as_any(), "__mod__", other, r)
     }
-    fn __rmod__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
-        match operand_scalar(other) {
-            Some(s) => super::boundary::tensor(py, || divmod::rremainder(s, &self.t)),
-            None => Ok(py.NotImplemented()),
-        }
+    fn __rmod__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> R {
+        let py = slf.py();
+        let r = {
+            let this = slf.borrow();
+            let me: &PyTensor = &this;
+            match operand_scalar(other) {
+                Some(s) => super::boundary::tensor(py, || divmod::rremainder(s, &me.t)),
+                None => Ok(py.NotImplemented()),
+            }
+        };
+        super::helpers::or_foreign(slf.as_any(), "__rmod__", other, r)
     }
     /// floor_divide(other) -> Tensor
     ///
@@ -103,20 +115,32 @@ impl PyTensor {
             divmod::floor_divide(&Operand::Tensor(x.clone()), &o)
         })
     }
-    fn __floordiv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
-        match operand_arg(other, "floor_divide", "other") {
-            Ok(o) => super::boundary::tensor(py, || {
-                divmod::floor_divide(&Operand::Tensor(self.t.clone()), &o)
-            }),
-            Err(_) => Ok(py.NotImplemented()),
-        }
+    fn __floordiv__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> R {
+        let py = slf.py();
+        let r = {
+            let this = slf.borrow();
+            let me: &PyTensor = &this;
+            match operand_arg(other, "floor_divide", "other") {
+                Ok(o) => super::boundary::tensor(py, || {
+                    divmod::floor_divide(&Operand::Tensor(me.t.clone()), &o)
+                }),
+                Err(_) => Ok(py.NotImplemented()),
+            }
+        };
+        super::helpers::or_foreign(slf.as_any(), "__floordiv__", other, r)
     }
-    fn __rfloordiv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
-        match operand_scalar(other) {
-            Some(s) => super::boundary::tensor(py, || {
-                divmod::floor_divide(&Operand::Scalar(s), &Operand::Tensor(self.t.clone()))
-            }),
-            None => Ok(py.NotImplemented()),
-        }
+    fn __rfloordiv__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> R {
+        let py = slf.py();
+        let r = {
+            let this = slf.borrow();
+            let me: &PyTensor = &this;
+            match operand_scalar(other) {
+                Some(s) => super::boundary::tensor(py, || {
+                    divmod::floor_divide(&Operand::Scalar(s), &Operand::Tensor(me.t.clone()))
+                }),
+                None => Ok(py.NotImplemented()),
+            }
+        };
+        super::helpers::or_foreign(slf.as_any(), "__rfloordiv__", other, r)
     }
 }

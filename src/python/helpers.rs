@@ -10,6 +10,7 @@ use pyo3::IntoPyObjectExt;
 static SIZE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 static REPR: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 static NUMPY_VIEW: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+static FOREIGN_OPERATOR: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 /// `gradrs._native._register(Size, tensor_repr, numpy_view)`, called by `gradrs/__init__.py`.
 #[pyfunction]
@@ -22,6 +23,53 @@ pub fn _register(py: Python<'_>, size: Py<PyAny>, repr: Py<PyAny>, numpy_view: P
 fn get<'a>(cell: &'a PyOnceLock<Py<PyAny>>, py: Python<'_>) -> PyResult<&'a Py<PyAny>> {
     cell.get(py)
         .ok_or_else(|| super::errors::runtime_error("gradrs is not initialized: import gradrs"))
+}
+
+/// `gradrs._native._register_foreign_operator(fn)`: `_torch_function.foreign_operator`.
+#[pyfunction]
+pub fn _register_foreign_operator(py: Python<'_>, f: Py<PyAny>) {
+    let _ = FOREIGN_OPERATOR.set(py, f);
+}
+
+/// Whether `o`'s class defines `__torch_function__` (a tensor-like PyTorch dispatches to).
+pub fn tensor_like(o: &Bound<'_, PyAny>) -> bool {
+    o.get_type()
+        .hasattr(pyo3::intern!(o.py(), "__torch_function__"))
+        .unwrap_or(false)
+}
+
+/// Note [Operators on tensor-likes]: an operand a native operator dunder cannot use gives
+/// NotImplemented (so Python tries the reflected one), unless its class defines
+/// `__torch_function__`: PyTorch's operators then dispatch to it, with `func` the Tensor
+/// method the operator calls (`Tensor.add` for `+`), which `_torch_function.foreign_operator`
+/// does. `r` is the operator's own result; a plain one costs one pointer comparison.
+pub fn or_foreign(
+    slf: &Bound<'_, PyAny>,
+    name: &'static str,
+    o: &Bound<'_, PyAny>,
+    r: PyResult<Py<PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    match r {
+        // SAFETY: `Py_NotImplemented` is the address of a static object.
+        Ok(v) if v.as_ptr() == unsafe { pyo3::ffi::Py_NotImplemented() } => {
+            foreign_operator(slf, name, o)
+        }
+        r => r,
+    }
+}
+
+/// The operator dunder `name` of tensor `slf` with operand `o`, dispatched to `o`'s
+/// `__torch_function__` (NotImplemented when it has none).
+pub fn foreign_operator(
+    slf: &Bound<'_, PyAny>,
+    name: &'static str,
+    o: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    let py = slf.py();
+    match FOREIGN_OPERATOR.get(py) {
+        Some(f) if tensor_like(o) => f.call1(py, (name, slf, o)),
+        _ => Ok(py.NotImplemented()),
+    }
 }
 
 pub fn size(py: Python<'_>, shape: &[usize]) -> PyResult<Py<PyAny>> {

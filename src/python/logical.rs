@@ -78,19 +78,29 @@ impl PyTensor {
     }
 }
 
+impl PyTensor {
+    /// `self <op> other` for a bitwise operator dunder: NotImplemented for an operand it
+    /// cannot use.
+    fn bitwise_operator(&self, py: Python<'_>, other: &Bound<'_, PyAny>, op: &'static str) -> R {
+        match operand_arg(other, op, "other") {
+            Ok(o) => super::boundary::tensor(py, || logical::bitwise(&self.t, o, op)),
+            Err(_) => Ok(py.NotImplemented()),
+        }
+    }
+}
+
 macro_rules! bitwise_methods {
     ($($name:ident, $rname:ident, $(#[doc = $doc:literal])* $method:ident => $op:literal;)*) => {
         #[pymethods]
         impl PyTensor {
             $(
-                fn $name(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
-                    match operand_arg(other, $op, "other") {
-                        Ok(o) => super::boundary::tensor(py, || logical::bitwise(&self.t, o, $op)),
-                        Err(_) => Ok(py.NotImplemented()),
-                    }
+                fn $name(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> R {
+                    let r = slf.borrow().bitwise_operator(slf.py(), other, $op);
+                    super::helpers::or_foreign(slf.as_any(), stringify!($name), other, r)
                 }
-                fn $rname(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {
-                    self.$name(py, other)
+                fn $rname(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> R {
+                    let r = slf.borrow().bitwise_operator(slf.py(), other, $op);
+                    super::helpers::or_foreign(slf.as_any(), stringify!($rname), other, r)
                 }
                 $(#[doc = $doc])*
                 fn $method(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> R {

@@ -25,6 +25,7 @@ pub mod numpy_names;
 pub mod optim;
 pub mod out;
 pub mod parse;
+pub mod parser_errors;
 pub mod pointwise;
 pub mod pynode;
 pub mod random;
@@ -853,6 +854,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add(d.name(), dtype::dtype_object(py, d))?;
     }
     m.add_function(wrap_pyfunction!(helpers::_register, m)?)?;
+    m.add_function(wrap_pyfunction!(helpers::_register_foreign_operator, m)?)?;
+    m.add_function(wrap_pyfunction!(parser_errors::_install_parser_errors, m)?)?;
     m.add_function(wrap_pyfunction!(new_tensor, m)?)?;
     m.add_function(wrap_pyfunction!(dtype::get_default_dtype, m)?)?;
     m.add_function(wrap_pyfunction!(dtype::_set_default_dtype, m)?)?;

@@ -294,7 +294,7 @@ impl PyTensor {
         shifts: &Bound<'_, PyAny>,
         dims: Option<&Bound<'_, PyAny>>,
     ) -> R {
-        let s = super::tensor::dims_arg(Some(shifts))?.unwrap_or_default();
+        let s = super::tensor::dims_arg_named(Some(shifts), "shifts")?.unwrap_or_default();
         let d = super::tensor::dims_arg(dims)?.unwrap_or_default();
         super::boundary::tensor(py, || shape::roll(&self.t, &s, &d))
     }

@@ -33,6 +33,11 @@ fn entry(obj: &Bound<'_, PyAny>) -> PyResult<Entry> {
             let v = s.getattr(name)?;
             if v.is_none() {
                 Ok(None)
+            } else if !v.hasattr("__index__")? {
+                // Python's own slice unpacking (`_PyEval_SliceIndex`), which PyTorch's uses
+                Err(super::errors::type_error(
+                    "slice indices must be integers or None or have an __index__ method",
+                ))
             } else {
                 Ok(Some(v.extract()?))
             }
@@ -204,9 +209,38 @@ fn string_in(obj: &Bound<'_, PyAny>, depth: usize) -> Option<&'static str> {
 }
 
 /// Parse a `__getitem__` key into steps for `x`.
+/// PyTorch's `count_specified_dimensions`: the dims a tuple index names, each item one, except
+/// `None`, `...` and bools (none) and a bool or byte tensor (its dims).
+fn specified_dims(key: &Bound<'_, PyAny>) -> PyResult<usize> {
+    let mut count = 0;
+    for obj in key.try_iter()? {
+        let obj = obj?;
+        if let Ok(t) = obj.cast::<PyTensor>() {
+            let t = &t.borrow().t;
+            count += match t.dtype() {
+                DType::Bool | DType::U8 => t.dim(),
+                _ => 1,
+            };
+        } else if !(obj.is_none()
+            || obj.is_instance_of::<PyEllipsis>()
+            || obj.is_instance_of::<pyo3::types::PyBool>())
+        {
+            count += 1;
+        }
+    }
+    Ok(count)
+}
+
 fn steps(key: &Bound<'_, PyAny>, x: &Tensor) -> PyResult<Vec<IndexStep>> {
     let ndim = x.dim();
     let is_tuple = key.cast::<PyTuple>().is_ok() || sequence_as_tuple(key)?;
+    // PyTorch's `count_specified_dimensions`, before any index is converted: an index it
+    // cannot use (`[0, 'a']` on one dim) is first too many
+    if is_tuple && specified_dims(key)? > ndim {
+        return Err(super::errors::index_error(format!(
+            "too many indices for tensor of dimension {ndim}"
+        )));
+    }
     let entries: Vec<Entry> = if is_tuple {
         key.try_iter()?
             .map(|o| entry(&o?))

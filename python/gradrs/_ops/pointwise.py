@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 
-from .. import _argparse
+from .. import _argparse, _torch_function
 from .. import return_types
 from .._forms import with_out as _with_out
 from .._grad_mode import no_grad as _no_grad
@@ -289,7 +289,8 @@ def _shift_dunder(name, shift, reflected):
     # ndarray operand) gets its turn: `t << ndarray` is numpy's left_shift wrapped in a Tensor.
     def method(self, other):
         if not isinstance(other, (Tensor, int, float, np.number, np.bool_)):
-            return NotImplemented
+            # a tensor-like operand's __torch_function__ (Note [Operators on tensor-likes])
+            return _torch_function.foreign_operator(name, self, other)
         try:
             return shift(other, self) if reflected else shift(self, other)
         except TypeError:

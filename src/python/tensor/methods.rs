@@ -202,8 +202,8 @@ impl PyTensor {
         crate::python::boundary::tensor(py, || matmul::mv(&self.t, &b))
     }
     /// The dot product of two 1-D tensors.
-    fn dot(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> R {
-        let b = other.t.clone();
+    fn dot(&self, py: Python<'_>, tensor: PyRef<'_, PyTensor>) -> R {
+        let b = tensor.t.clone();
         crate::python::boundary::tensor(py, || matmul::dot(&self.t, &b))
     }
     /// view(*shape) -> Tensor

@@ -320,11 +320,16 @@ pub(crate) fn sizes_or_keyword(
 
 /// `dim` arguments: None, an int, or a sequence of ints.
 pub fn dims_arg(dim: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Vec<i64>>> {
+    dims_arg_named(dim, "dim")
+}
+
+/// `dims_arg` for the parameter `name` (named in its errors).
+pub fn dims_arg_named(dim: Option<&Bound<'_, PyAny>>, name: &str) -> PyResult<Option<Vec<i64>>> {
     match dim {
         None => Ok(None),
         Some(d) if d.is_none() => Ok(None),
         Some(d) => {
-            refuse_bools(d, "dim")?;
+            refuse_bools(d, name)?;
             if let Ok(i) = d.extract::<i64>() {
                 Ok(Some(vec![i]))
             } else {
