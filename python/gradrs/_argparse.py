@@ -383,6 +383,8 @@ def method_error(name, self, args, kwargs, exc):
     PyTorch's parser prints (``_method_signatures``), else pyo3's texts in PyTorch's words."""
     from ._method_signatures import METHODS
 
+    if name in _torch_function._PYTHON_METHODS:  # a Python function in PyTorch: Python's texts
+        return None
     msg = str(exc)
     texts = METHODS.get(name)
     if texts is not None and not _varargs_ints(texts, args, kwargs):

@@ -75,13 +75,13 @@ unsafe fn noargs(
         let py = Python::assume_attached();
         let name = CStr::from_ptr((*def).ml_name).to_string_lossy();
         if !kwnames.is_null() && ffi::PyTuple_GET_SIZE(kwnames) > 0 {
-            PyTypeError::new_err(format!("TensorBase.{name}() takes no keyword arguments"))
+            super::errors::type_error(format!("TensorBase.{name}() takes no keyword arguments"))
                 .restore(py);
             return std::ptr::null_mut();
         }
         let n = ffi::PyVectorcall_NARGS(nargsf as usize);
         if n != 0 {
-            PyTypeError::new_err(format!(
+            super::errors::type_error(format!(
                 "TensorBase.{name}() takes no arguments ({n} given)"
             ))
             .restore(py);
