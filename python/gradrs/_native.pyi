@@ -147,6 +147,7 @@ __all__ = [
     "manual_seed",
     "native_batch_norm",
     "native_layer_norm",
+    "_fused_lstm_cell",
     "nll_loss",
     "ones",
     "ones_like",
@@ -1532,6 +1533,9 @@ def native_layer_norm(
     bias: Tensor | None,
     eps: _float,
 ) -> tuple[Tensor, Tensor, Tensor]: ...
+def _fused_lstm_cell(
+    input_gates: Tensor, hidden_gates: Tensor, cx: Tensor
+) -> tuple[Tensor, Tensor]: ...
 def silu(input: Tensor, inplace: Any = False) -> Tensor: ...
 def softplus(input: Tensor, beta: Any = 1.0, threshold: Any = 20.0) -> Tensor: ...
 def stack(tensors: Sequence[Tensor], dim: _int = 0) -> Tensor: ...

@@ -35,6 +35,7 @@ pub mod optim;
 mod pool;
 pub mod random;
 mod reduce;
+pub mod rnn;
 pub mod samplers;
 mod sort;
 
@@ -63,6 +64,24 @@ use crate::tensor::{Layout, Tensor};
 /// there (Note [Kernel dispatch]).
 pub fn host_reads_back(x: &Tensor) -> bool {
     x.device().is_gpu()
+}
+
+/// `f` over a host tensor's elements in logical order: its storage in place when
+/// contiguous, else a contiguous copy.
+pub(crate) fn with_host<T: crate::tensor::element::Element, R>(
+    t: &Tensor,
+    f: impl FnOnce(&[T]) -> R,
+) -> R {
+    let d = t.read();
+    if d.layout.is_contiguous() {
+        let numel = d.layout.numel();
+        f(&d.storage.slice::<T>()[d.layout.offset..][..numel])
+    } else {
+        let v =
+            crate::backend::cpu::copy::gather_contiguous::<T>(d.storage.slice::<T>(), &d.layout);
+        drop(d);
+        f(&v)
+    }
 }
 
 /// Whether the host's float16 loops (`map_half`, `zip_half`) read `x`'s elements in place: a

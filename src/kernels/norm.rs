@@ -236,3 +236,84 @@ pub fn layer_norm(
         _ => typed::<f64, 4>(x, n, weight, bias, eps),
     })
 }
+
+/// A zeroed host buffer of `n` elements, reserved fallibly.
+fn zeroed<T: Element + NormFloat>(n: usize) -> crate::Result<Vec<T>> {
+    let mut v = crate::tensor::pool::try_alloc::<T>(n)?;
+    v.resize(n, T::ZERO);
+    Ok(v)
+}
+
+/// `native_layer_norm`'s backward on the host (`cpu::layer_norm_backward_rows`): `g` and `x`
+/// of one float32 / float64 dtype read as rows of their last `k` dims, `mean` / `rstd` one
+/// per row, `w` of those dims or None; the gradients of input, weight and bias where `want` asks. None where it does
+/// not apply (a GPU operand, another or mixed dtypes): the op composes tensor ops.
+pub fn layer_norm_backward(
+    g: &Tensor,
+    x: &Tensor,
+    w: Option<&Tensor>,
+    mean: &Tensor,
+    rstd: &Tensor,
+    k: usize,
+    want: [bool; 3],
+) -> crate::Result<Option<[Option<Tensor>; 3]>> {
+    let all = [Some(g), Some(x), w, Some(mean), Some(rstd)];
+    let dtype = x.dtype();
+    if !matches!(dtype, DType::F32 | DType::F64)
+        || all
+            .iter()
+            .flatten()
+            .any(|t| super::host_reads_back(t) || t.dtype() != dtype)
+        || g.shape() != x.shape()
+        || k > x.dim()
+    {
+        return Ok(None);
+    }
+    fn typed<T: NormFloat + Element, const L: usize>(
+        g: &Tensor,
+        x: &Tensor,
+        w: Option<&Tensor>,
+        mean: &Tensor,
+        rstd: &Tensor,
+        k: usize,
+        want: [bool; 3],
+    ) -> crate::Result<[Option<Tensor>; 3]> {
+        let n: usize = x.shape()[x.dim() - k..].iter().product();
+        let numel = x.numel();
+        let mut dx = if want[0] {
+            Some(zeroed::<T>(numel)?)
+        } else {
+            None
+        };
+        let mut dw = if want[1] { Some(zeroed::<T>(n)?) } else { None };
+        let mut db = if want[2] { Some(zeroed::<T>(n)?) } else { None };
+        let gamma = w.map(|w| w.to_vec::<T>());
+        let (mean, rstd) = (mean.to_vec::<T>(), rstd.to_vec::<T>());
+        super::with_host::<T, _>(g, |gs| {
+            super::with_host::<T, _>(x, |xs| {
+                cpu::layer_norm_backward_rows::<T, L>(
+                    gs,
+                    xs,
+                    &mean,
+                    &rstd,
+                    gamma.as_deref(),
+                    n,
+                    dx.as_deref_mut(),
+                    dw.as_deref_mut(),
+                    db.as_deref_mut(),
+                )
+            })
+        });
+        let device = x.device();
+        let shape = x.shape();
+        Ok([
+            dx.map(|v| Tensor::from_vec_on(v, &shape, device)),
+            dw.map(|v| Tensor::from_vec_on(v, &shape[shape.len() - k..], device)),
+            db.map(|v| Tensor::from_vec_on(v, &shape[shape.len() - k..], device)),
+        ])
+    }
+    Ok(Some(match dtype {
+        DType::F32 => typed::<f32, 8>(g, x, w, mean, rstd, k, want)?,
+        _ => typed::<f64, 4>(g, x, w, mean, rstd, k, want)?,
+    }))
+}

@@ -34,6 +34,7 @@ pub mod reduce;
 pub mod reduction;
 pub mod reduction_decl;
 pub mod resize;
+pub mod rnn;
 pub mod sampling;
 pub mod scan;
 pub mod shape;

@@ -519,6 +519,16 @@ fn layer_norm_backward(
     let lead: Vec<i64> = (0..axis as i64).collect();
     let cd = x.dtype().compute();
     let (g, x) = (&to_dtype(g, cd)?, &to_dtype(x, cd)?);
+    if !grad_mode::is_grad_enabled() {
+        // Nothing to differentiate again: ATen's host kernel, one pass over each row.
+        let w = w.map(|w| to_dtype(w, cd)).transpose()?;
+        let (m, r) = (to_dtype(save_mean, cd)?, to_dtype(save_rstd, cd)?);
+        if let Some(grads) =
+            kernels::norm::layer_norm_backward(g, x, w.as_ref(), &m, &r, nd - axis, want)?
+        {
+            return Ok(grads);
+        }
+    }
     let (mean, rstd) = if grad_mode::is_grad_enabled() && x.requires_grad() {
         let v = var(x, Some(&norm_dims), Some(0.0), true, false)?;
         (mean_op(x, Some(&norm_dims), true)?, inv_std(&v, eps)?)

@@ -250,7 +250,29 @@ pub fn convolution(
     super::boundary::tensor(py, || nn::convolution(&x, &w, b.as_ref(), &args))
 }
 
+/// `_fused_lstm_cell(input_gates, hidden_gates, cx)` -> `(hy, cy)`: one LSTM step's pointwise
+/// part, one ThnnFusedLstmCellBackward0 (`ops::rnn`; `nn.LSTM`'s steps).
+#[pyfunction]
+pub fn _fused_lstm_cell(
+    py: Python<'_>,
+    input_gates: PyRef<'_, PyTensor>,
+    hidden_gates: PyRef<'_, PyTensor>,
+    cx: PyRef<'_, PyTensor>,
+) -> PyResult<(Py<PyAny>, Py<PyAny>)> {
+    let (ig, hg, c) = (input_gates.t.clone(), hidden_gates.t.clone(), cx.t.clone());
+    let args = [
+        ("input_gates", Some(&ig)),
+        ("hidden_gates", Some(&hg)),
+        ("cx", Some(&c)),
+    ];
+    crate::tensor::device::check_args("_fused_lstm_cell", &args)?;
+    let (hy, cy) = super::boundary::run(py, || crate::ops::rnn::fused_lstm_cell(&ig, &hg, &c))?;
+    let wrap = |t| super::tensor::wrap(py, t);
+    Ok((wrap(hy)?, wrap(cy)?))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(_fused_lstm_cell, m)?)?;
     m.add_function(wrap_pyfunction!(nll_loss, m)?)?;
     m.add_function(wrap_pyfunction!(native_batch_norm, m)?)?;
     m.add_function(wrap_pyfunction!(native_layer_norm, m)?)?;

@@ -15,6 +15,7 @@ pub mod norm;
 pub mod optim;
 pub mod parallel;
 pub mod reduce;
+pub mod rnn;
 pub mod sort;
 pub mod variance;
 pub mod vector_norm;

@@ -399,7 +399,7 @@ pub fn row_moments<T: NormFloat, const L: usize>(x: &[T]) -> (T, T) {
 /// Layer norm of `rows` contiguous rows of `n` (ATen's `LayerNormKernelImplInternal`):
 /// each row's moments, `rstd = 1 / sqrt(var + eps)`, and `(x - mean) * rstd * w + b` with
 /// the last multiply-add fused; returns `(y, mean, rstd)`.
-pub fn layer_norm_rows<T: NormFloat, const L: usize>(
+pub fn layer_norm_rows<T: NormFloat + crate::tensor::element::Element, const L: usize>(
     x: &[T],
     n: usize,
     weight: Option<&[T]>,
@@ -407,7 +407,8 @@ pub fn layer_norm_rows<T: NormFloat, const L: usize>(
     eps: f64,
 ) -> (Vec<T>, Vec<T>, Vec<T>) {
     let rows = x.len().checked_div(n).unwrap_or(0);
-    let mut out = vec![T::ZERO; x.len()];
+    // A pooled buffer: a fresh one of this size is mapped and faulted in page by page.
+    let mut out = crate::tensor::pool::filled(x.len(), T::ZERO);
     let stats: Vec<parking_lot::Mutex<(T, T)>> = (0..rows)
         .map(|_| parking_lot::Mutex::new((T::ZERO, T::ZERO)))
         .collect();
@@ -440,6 +441,158 @@ fn layer_norm_row<T: NormFloat, const L: usize>(
         *o = ((v - mean) * rstd).fma(w, b);
     }
     (mean, rstd)
+}
+
+/// The gradients of `layer_norm_rows` (ATen's `LayerNormBackwardKernelImplInternal`) for
+/// `rows` contiguous rows of `n`, from the saved per-row `mean` / `rstd`: with `a = rstd`,
+/// `ds = Σ dy γ x`, `db = Σ dy γ` over the row, `b = (db mean - ds) a³ / n`,
+/// `c = -b mean - db a / n`: `dx = a dy γ + b x + c`; `dγ = Σ dy (a x - a mean)` and
+/// `dβ = Σ dy` over the rows, summed per block of rows and the blocks in order (ATen's
+/// per-thread buffers). Each output is written only when asked for.
+#[allow(clippy::too_many_arguments)]
+pub fn layer_norm_backward_rows<T: NormFloat, const L: usize>(
+    dy: &[T],
+    x: &[T],
+    mean: &[T],
+    rstd: &[T],
+    gamma: Option<&[T]>,
+    n: usize,
+    dx: Option<&mut [T]>,
+    dgamma: Option<&mut [T]>,
+    dbeta: Option<&mut [T]>,
+) {
+    let rows = mean.len();
+    if n == 0 || rows == 0 {
+        return;
+    }
+    let (want_g, want_b) = (dgamma.is_some(), dbeta.is_some());
+    let threads = super::parallel::num_threads();
+    let blocks = if rows * n >= 1 << 15 && threads > 1 {
+        (threads * 4).min(rows)
+    } else {
+        1
+    };
+    let bound = |i: usize| i * rows / blocks;
+    let dx_parts = dx.map(super::parallel::Parts::new);
+    let partial_len = n * (want_g as usize + want_b as usize);
+    let partials: Vec<parking_lot::Mutex<Vec<T>>> = (0..if partial_len > 0 { blocks } else { 0 })
+        .map(|_| parking_lot::Mutex::new(Vec::new()))
+        .collect();
+    let scale = T::ONE / T::of(n as f64);
+    // Under `with_fma` for its AVX2 code generation (nothing here is a multiply-add).
+    let body = |blk: usize| {
+        with_fma(|| {
+            let mut acc = if partial_len > 0 {
+                let mut v = crate::tensor::pool::vec_with_capacity(partial_len);
+                v.resize(partial_len, T::ZERO);
+                v
+            } else {
+                Vec::new()
+            };
+            let (acc_g, acc_b) = acc.split_at_mut(if want_g { n } else { 0 });
+            for i in bound(blk)..bound(blk + 1) {
+                let (dy, x) = (&dy[i * n..][..n], &x[i * n..][..n]);
+                let (m, a) = (mean[i], rstd[i]);
+                if want_g {
+                    let b = -a * m;
+                    for j in 0..n {
+                        acc_g[j] = acc_g[j] + dy[j] * (a * x[j] + b);
+                    }
+                }
+                if want_b {
+                    for j in 0..n {
+                        acc_b[j] = acc_b[j] + dy[j];
+                    }
+                }
+                if let Some(parts) = &dx_parts {
+                    // SAFETY: each row belongs to one block, so the ranges are disjoint.
+                    let out = unsafe { parts.get(i * n..(i + 1) * n) };
+                    let (ds, db) = backward_row_sums::<T, L>(dy, x, gamma);
+                    let b = (db * m - ds) * a * a * a * scale;
+                    let c = -b * m - db * a * scale;
+                    match gamma {
+                        Some(gamma) => {
+                            for (((o, &d), &x), &g) in out.iter_mut().zip(dy).zip(x).zip(gamma) {
+                                *o = a * d * g + b * x + c;
+                            }
+                        }
+                        None => {
+                            for ((o, &d), &x) in out.iter_mut().zip(dy).zip(x) {
+                                *o = a * d + b * x + c;
+                            }
+                        }
+                    }
+                }
+            }
+            if partial_len > 0 {
+                *partials[blk].lock() = acc;
+            }
+        })
+    };
+    if blocks == 1 {
+        body(0);
+    } else {
+        for_each_index(blocks, body);
+    }
+    let partials: Vec<Vec<T>> = partials.into_iter().map(|p| p.into_inner()).collect();
+    let sum_into = |out: &mut [T], at: usize| {
+        out.iter_mut().for_each(|o| *o = T::ZERO);
+        for p in &partials {
+            for (o, &v) in out.iter_mut().zip(&p[at..at + n]) {
+                *o = *o + v;
+            }
+        }
+    };
+    if let Some(g) = dgamma {
+        sum_into(g, 0);
+    }
+    if let Some(b) = dbeta {
+        sum_into(b, if want_g { n } else { 0 });
+    }
+}
+
+/// One row's `(Σ dy γ x, Σ dy γ)` (γ = 1 when None) in `L` lanes (ATen's vectorized sums),
+/// the tail in the first lanes, then the lanes added in order.
+#[inline(always)]
+fn backward_row_sums<T: NormFloat, const L: usize>(
+    dy: &[T],
+    x: &[T],
+    gamma: Option<&[T]>,
+) -> (T, T) {
+    let (mut ds, mut db) = ([T::ZERO; L], [T::ZERO; L]);
+    let full = dy.len() / L * L;
+    let (dc, xc) = (dy[..full].chunks_exact(L), x[..full].chunks_exact(L));
+    match gamma {
+        Some(g) => {
+            for ((d, x), g) in dc.zip(xc).zip(g[..full].chunks_exact(L)) {
+                for l in 0..L {
+                    let v = d[l] * g[l];
+                    ds[l] = ds[l] + v * x[l];
+                    db[l] = db[l] + v;
+                }
+            }
+            for (l, j) in (full..dy.len()).enumerate() {
+                let v = dy[j] * g[j];
+                ds[l] = ds[l] + v * x[j];
+                db[l] = db[l] + v;
+            }
+        }
+        None => {
+            for (d, x) in dc.zip(xc) {
+                for l in 0..L {
+                    ds[l] = ds[l] + d[l] * x[l];
+                    db[l] = db[l] + d[l];
+                }
+            }
+            for (l, j) in (full..dy.len()).enumerate() {
+                ds[l] = ds[l] + dy[j] * x[j];
+                db[l] = db[l] + dy[j];
+            }
+        }
+    }
+    ds.iter()
+        .zip(&db)
+        .fold((T::ZERO, T::ZERO), |(s, d), (&a, &b)| (s + a, d + b))
 }
 
 #[cfg(test)]

@@ -48,6 +48,24 @@ def _lstm_step(xw, hc, w_hh, b_hh, w_hr=None):
     return h, c
 
 
+def _lstm_layer_step(xw, hc, w_hh, b_hh, w_hr=None):
+    """``_lstm_step`` for the steps of ``nn.LSTM`` / ``torch.lstm``: the gates' pointwise part
+    is one native op, ``_fused_lstm_cell`` (one ThnnFusedLstmCellBackward0 per step, the
+    composed step's values bit for bit, a differentiable backward under create_graph), where
+    every tensor is a plain Tensor (a subclass or a vmap BatchedTensor takes the composed
+    step and its dispatch). The cells (LSTMCell, ``torch.lstm_cell``) keep the composed
+    step's nodes, as PyTorch's CPU cells."""
+    h, c = hc
+    if type(xw) is Tensor and type(h) is Tensor and type(c) is Tensor:
+        hg = F.linear(h, w_hh, b_hh)
+        if type(hg) is Tensor:
+            h, c = _native._fused_lstm_cell(xw, hg, c)
+            if w_hr is not None:
+                h = F.linear(h, w_hr)
+            return h, c
+    return _lstm_step(xw, hc, w_hh, b_hh, w_hr)
+
+
 def _gru_step(xw, h, w_hh, b_hh):
     xr, xz, xn = xw.chunk(3, 1)
     hr, hz, hn = F.linear(h, w_hh, b_hh).chunk(3, 1)
@@ -58,7 +76,7 @@ def _gru_step(xw, h, w_hh, b_hh):
     return (h - n).mul(z).add(n)
 
 
-_STEPS = {"RNN_TANH": _rnn_tanh_step, "RNN_RELU": _rnn_relu_step, "LSTM": _lstm_step,
+_STEPS = {"RNN_TANH": _rnn_tanh_step, "RNN_RELU": _rnn_relu_step, "LSTM": _lstm_layer_step,
           "GRU": _gru_step}
 
 
