@@ -32,31 +32,45 @@ pub fn lstm_cell_forward<T: CellFloat>(
     cy: &mut [T],
     ws: &mut [T],
 ) {
-    let rows = cx.len().checked_div(h).unwrap_or(0);
+    if h == 0 {
+        return;
+    }
+    // Rows cut into slices of exactly `h`, so the inner loops index without bounds checks
+    // and vectorize.
+    let rows = ig
+        .chunks_exact(4 * h)
+        .zip(hg.chunks_exact(4 * h))
+        .zip(cx.chunks_exact(h))
+        .zip(hy.chunks_exact_mut(h))
+        .zip(cy.chunks_exact_mut(h))
+        .zip(ws.chunks_exact_mut(5 * h));
     with_fma(|| {
-        for r in 0..rows {
-            let (ig, hg) = (&ig[r * 4 * h..][..4 * h], &hg[r * 4 * h..][..4 * h]);
-            let (cx, hy, cy) = (
-                &cx[r * h..][..h],
-                &mut hy[r * h..][..h],
-                &mut cy[r * h..][..h],
-            );
-            let ws = &mut ws[r * 5 * h..][..5 * h];
+        for (((((ig, hg), cx), hy), cy), ws) in rows {
+            let (ii, rest) = ig.split_at(h);
+            let (fi, rest) = rest.split_at(h);
+            let (gi, oi) = rest.split_at(h);
+            let (ih, rest) = hg.split_at(h);
+            let (fh, rest) = rest.split_at(h);
+            let (gh, oh) = rest.split_at(h);
+            let (wi, rest) = ws.split_at_mut(h);
+            let (wf, rest) = rest.split_at_mut(h);
+            let (wg, rest) = rest.split_at_mut(h);
+            let (wo, wt) = rest.split_at_mut(h);
             for j in 0..h {
                 // The composed step adds `linear(h) + xw`: hidden gates first.
-                let i = sigmoid(hg[j] + ig[j]);
-                let f = sigmoid(hg[h + j] + ig[h + j]);
-                let g = (hg[2 * h + j] + ig[2 * h + j]).vtanh();
-                let o = sigmoid(hg[3 * h + j] + ig[3 * h + j]);
+                let i = sigmoid(ih[j] + ii[j]);
+                let f = sigmoid(fh[j] + fi[j]);
+                let g = (gh[j] + gi[j]).vtanh();
+                let o = sigmoid(oh[j] + oi[j]);
                 let c = f * cx[j] + i * g;
                 let tc = c.vtanh();
                 cy[j] = c;
                 hy[j] = o * tc;
-                ws[j] = i;
-                ws[h + j] = f;
-                ws[2 * h + j] = g;
-                ws[3 * h + j] = o;
-                ws[4 * h + j] = tc;
+                wi[j] = i;
+                wf[j] = f;
+                wg[j] = g;
+                wo[j] = o;
+                wt[j] = tc;
             }
         }
     })
@@ -74,39 +88,45 @@ pub fn lstm_cell_backward<T: CellFloat>(
     dgates: &mut [T],
     dcx: &mut [T],
 ) {
-    let rows = cx.len().checked_div(h).unwrap_or(0);
+    if h == 0 {
+        return;
+    }
     with_fma(|| {
-        for r in 0..rows {
-            let ws = &ws[r * 5 * h..][..5 * h];
-            let cx = &cx[r * h..][..h];
-            let dg = &mut dgates[r * 4 * h..][..4 * h];
-            let dcx = &mut dcx[r * h..][..h];
+        let rows = ws
+            .chunks_exact(5 * h)
+            .zip(cx.chunks_exact(h))
+            .zip(dgates.chunks_exact_mut(4 * h))
+            .zip(dcx.chunks_exact_mut(h))
+            .enumerate();
+        for (r, (((ws, cx), dg), dcx)) in rows {
+            let (wi, rest) = ws.split_at(h);
+            let (wf, rest) = rest.split_at(h);
+            let (wg, rest) = rest.split_at(h);
+            let (wo, wt) = rest.split_at(h);
+            let (di, rest) = dg.split_at_mut(h);
+            let (df, rest) = rest.split_at_mut(h);
+            let (dgg, d_o) = rest.split_at_mut(h);
+            let dh = dhy.map(|d| &d[r * h..][..h]);
+            let dc = dcy.map(|d| &d[r * h..][..h]);
             for j in 0..h {
-                let (i, f, g, o, tc) = (
-                    ws[j],
-                    ws[h + j],
-                    ws[2 * h + j],
-                    ws[3 * h + j],
-                    ws[4 * h + j],
-                );
-                let dh = dhy.map(|d| d[r * h + j]);
+                let (i, f, g, o, tc) = (wi[j], wf[j], wg[j], wo[j], wt[j]);
                 // hy = o * tc: MulBackward0, then TanhBackward0 into cy.
-                let (d_o, d_c_h) = match dh {
-                    Some(dh) => (dh * tc, (dh * o) * (-tc).fma(tc, T::ONE)),
+                let (g_o, dc_h) = match dh {
+                    Some(dh) => (dh[j] * tc, (dh[j] * o) * (-tc).fma(tc, T::ONE)),
                     None => (T::ZERO, T::ZERO),
                 };
-                let dc = match (dcy.map(|d| d[r * h + j]), dh) {
-                    (Some(dc), Some(_)) => dc + d_c_h,
-                    (Some(dc), None) => dc,
-                    (None, _) => d_c_h,
+                let dcj = match (dc, dh) {
+                    (Some(dc), Some(_)) => dc[j] + dc_h,
+                    (Some(dc), None) => dc[j],
+                    (None, _) => dc_h,
                 };
                 // cy = f * cx + i * g.
-                let (d_f, d_i, d_g) = (dc * cx[j], dc * g, dc * i);
-                dcx[j] = dc * f;
-                dg[j] = (d_i * (T::ONE - i)) * i;
-                dg[h + j] = (d_f * (T::ONE - f)) * f;
-                dg[2 * h + j] = d_g * (-g).fma(g, T::ONE);
-                dg[3 * h + j] = (d_o * (T::ONE - o)) * o;
+                let (g_f, g_i, g_g) = (dcj * cx[j], dcj * g, dcj * i);
+                dcx[j] = dcj * f;
+                di[j] = (g_i * (T::ONE - i)) * i;
+                df[j] = (g_f * (T::ONE - f)) * f;
+                dgg[j] = g_g * (-g).fma(g, T::ONE);
+                d_o[j] = (g_o * (T::ONE - o)) * o;
             }
         }
     })
