@@ -138,6 +138,11 @@ pub fn conv2d(
 /// about a megabyte of columns.
 fn sub_batch(g: &Geom, win: &Window, per: usize) -> usize {
     const BUDGET: usize = 1 << 18;
+    // Images of 256 output positions or more make products wide enough alone, and one at a
+    // time they read the gradient and write the output in place (no side-by-side copies).
+    if g.l() >= 256 {
+        return 1;
+    }
     (BUDGET / (g.ckg(win) * g.groups * g.l()).max(1)).clamp(1, per.max(1))
 }
 
@@ -216,6 +221,33 @@ fn forward<T: Element + std::ops::Add<Output = T>>(
         for (b0, nb) in sub_batches(ci * per, ((ci + 1) * per).min(g.n), nb_max) {
             fill_cols(&mut cols, &mut ld_now, xs, b0, nb, &g, win);
             let ld = nb * l;
+            if nb == 1 {
+                // One image: the products write its output block directly, over its bias.
+                let base = (dst.0 as *mut T).wrapping_add(b0 * o * l);
+                // SAFETY: image b0's output block `[o, l]` is this thread's alone and inside
+                // `out` (`n·o·l` elements); the operands' offsets stay inside `ws` / `cols`.
+                unsafe {
+                    if let Some(bias) = bias {
+                        for (oc, &bv) in bias.iter().enumerate() {
+                            std::slice::from_raw_parts_mut(base.add(oc * l), l).fill(bv);
+                        }
+                    }
+                    for gi in 0..g.groups {
+                        matmul_into(
+                            base.add(gi * og * l),
+                            bias.is_some(),
+                            ws,
+                            rows(gi * og * ckg, ckg),
+                            &cols,
+                            rows(gi * ckg * l, l),
+                            og,
+                            ckg,
+                            l,
+                        );
+                    }
+                }
+                continue;
+            }
             tmp.clear();
             tmp.resize(og * ld, T::default());
             for gi in 0..g.groups {
@@ -309,7 +341,13 @@ fn input_grad<T: Element + std::ops::AddAssign>(
         let (mut cols, mut tmp) = (Vec::new(), Vec::new());
         for (b0, nb) in sub_batches(ci * per, ((ci + 1) * per).min(g.n), nb_max) {
             let ld = nb * l;
-            gather_grad(&mut tmp, gs, b0, nb, &g);
+            // One image reads its gradient in place: `[o, l]` at `b0·o·l`.
+            let (src, at): (&[T], usize) = if nb == 1 {
+                (gs, b0 * g.o * l)
+            } else {
+                gather_grad(&mut tmp, gs, b0, nb, &g);
+                (&tmp, 0)
+            };
             cols.clear();
             cols.resize(rows_all * ld, T::default());
             for gi in 0..g.groups {
@@ -321,8 +359,8 @@ fn input_grad<T: Element + std::ops::AddAssign>(
                         false,
                         ws,
                         cols_t(gi * og * ckg, ckg),
-                        &tmp,
-                        rows(gi * og * ld, ld),
+                        src,
+                        rows(at + gi * og * ld, ld),
                         ckg,
                         og,
                         ld,
@@ -389,8 +427,14 @@ fn weight_grad<T: Element + std::ops::AddAssign>(
         let part = (dst.0 as *mut T).wrapping_add(ci * size);
         for (b0, nb) in sub_batches(ci * per, ((ci + 1) * per).min(g.n), nb_max) {
             fill_cols(&mut cols, &mut ld_now, xs, b0, nb, &g, win);
-            gather_grad(&mut tmp, gs, b0, nb, &g);
             let ld = nb * l;
+            // One image reads its gradient in place, as in `input_grad`.
+            let (src, at): (&[T], usize) = if nb == 1 {
+                (gs, b0 * o * l)
+            } else {
+                gather_grad(&mut tmp, gs, b0, nb, &g);
+                (&tmp, 0)
+            };
             for gi in 0..g.groups {
                 // d w_g += grad_g colsᵀ: `[og, nb·L]` · `[nb·L, ckg]`.
                 // SAFETY: chunk ci's partial `[o, ckg]` is this thread's alone, inside
@@ -399,8 +443,8 @@ fn weight_grad<T: Element + std::ops::AddAssign>(
                     matmul_into(
                         part.add(gi * og * ckg),
                         true,
-                        &tmp,
-                        rows(gi * og * ld, ld),
+                        src,
+                        rows(at + gi * og * ld, ld),
                         &cols,
                         cols_t(gi * ckg * ld, ld),
                         og,
