@@ -219,3 +219,28 @@ def test_max_pool2d_float64_gradcheck_double_backward_and_forward_ad(torch):
     assert gn == tn == "MaxPool2DWithIndicesBackwardBackward0"
     for a, b in zip(ga, ta):
         assert_same_values(a, b)
+
+
+@pytest.mark.parametrize("grad", ["expanded", "transposed", "sliced"])
+@pytest.mark.parametrize("shape", [(3, 4, 18, 18), (5, 4, 5, 5)], ids=["wide", "narrow"])
+def test_conv2d_grads_from_strided_output_gradients_match_torch(torch, grad, shape):
+    # The output gradient is read in place where its spatial dims flatten (an expanded one,
+    # as sum()'s), else copied; images one at a time (wide) or side by side (narrow).
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal(shape).astype(np.float32)
+    w = rng.standard_normal((6, 2, 3, 3)).astype(np.float32)
+    res = []
+    for lib in (G, torch):
+        xt, wt = lib.tensor(x, requires_grad=True), lib.tensor(w, requires_grad=True)
+        y = lib.nn.functional.conv2d(xt, wt, None, padding=1, groups=2)
+        n, o, h, w_ = y.shape
+        gy = {
+            "expanded": lib.ones(1, o, 1, 1).expand(n, o, h, w_),
+            "transposed": lib.tensor(np.cos(np.arange(n * o * h * w_, dtype=np.float32))
+                                     .reshape(n, o, w_, h)).transpose(2, 3),
+            "sliced": lib.tensor(np.sin(np.arange(n * o * h * 2 * w_, dtype=np.float32))
+                                 .reshape(n, o, h, 2 * w_))[..., ::2],
+        }[grad]
+        res.append(lib.autograd.grad(y, [xt, wt], gy))
+    for a, b in zip(*res):
+        assert_same_values(a, b, rtol=1e-4, atol=1e-4)

@@ -187,17 +187,67 @@ fn fill_cols<T: Element>(
     }
 }
 
+/// The output gradient as the kernels read it: element (image b, channel oc, position p) at
+/// `off + b·s[0] + oc·s[1] + p·s[2]` of `data`, the tensor's own storage where its spatial
+/// dims flatten into one (an expanded gradient, such as `sum()`'s, is read in place, not
+/// copied), else a contiguous copy.
+struct GradView<'a, T: Clone> {
+    data: std::borrow::Cow<'a, [T]>,
+    off: usize,
+    s: [isize; 3],
+}
+
+impl<'a, T: Element> GradView<'a, T> {
+    fn new(src: &'a [T], layout: &crate::tensor::Layout, o: usize, l: usize) -> Self {
+        let (sh, st) = (&layout.shape, &layout.strides);
+        let flat = match sh.len() {
+            4 if sh[3] == 1 => Some([st[0], st[1], st[2]]),
+            4 if sh[2] == 1 || st[2] == sh[3] as isize * st[3] => Some([st[0], st[1], st[3]]),
+            3 => Some([st[0], st[1], st[2]]),
+            _ => None,
+        };
+        match flat {
+            Some(s) if s.iter().all(|&v| v >= 0) && layout.numel() > 0 => GradView {
+                data: std::borrow::Cow::Borrowed(src),
+                off: layout.offset,
+                s,
+            },
+            _ => GradView {
+                data: contiguous_cow::<T>(src, layout),
+                off: 0,
+                s: [(o * l) as isize, l as isize, 1],
+            },
+        }
+    }
+
+    /// Image b's channels `c0..` as a gemm operand (`[channels, l]`).
+    fn mat(&self, b: usize, c0: usize) -> Mat {
+        Mat {
+            offset: self.off + b * self.s[0] as usize + c0 * self.s[1] as usize,
+            rs: self.s[1],
+            cs: self.s[2],
+        }
+    }
+}
+
 /// The output gradient of images `b0..b0 + nb` as `[O, nb·L]` (each image's `L` columns side
 /// by side, as `fill_cols` lays out the input's).
-fn gather_grad<T: Element>(tmp: &mut Vec<T>, gs: &[T], b0: usize, nb: usize, g: &Geom) {
+fn gather_grad<T: Element>(tmp: &mut Vec<T>, gv: &GradView<'_, T>, b0: usize, nb: usize, g: &Geom) {
     let (l, o) = (g.l(), g.o);
     let ld = nb * l;
     tmp.clear();
     tmp.resize(o * ld, T::default());
     for j in 0..nb {
-        let src = &gs[(b0 + j) * o * l..][..o * l];
         for oc in 0..o {
-            tmp[oc * ld + j * l..][..l].copy_from_slice(&src[oc * l..][..l]);
+            let m = gv.mat(b0 + j, oc);
+            let to = &mut tmp[oc * ld + j * l..][..l];
+            if m.cs == 1 {
+                to.copy_from_slice(&gv.data[m.offset..][..l]);
+            } else {
+                for (p, t) in to.iter_mut().enumerate() {
+                    *t = gv.data[m.offset + p * m.cs as usize];
+                }
+            }
         }
     }
 }
@@ -311,9 +361,9 @@ pub fn conv2d_input_grad(
     let (gd, wd) = (grad.read(), w.read());
     macro_rules! run {
         ($T:ty) => {{
-            let gs = contiguous_cow::<$T>(gd.storage.slice::<$T>(), &gd.layout);
+            let gv = GradView::new(gd.storage.slice::<$T>(), &gd.layout, g.o, g.l());
             let ws = contiguous_cow::<$T>(wd.storage.slice::<$T>(), &wd.layout);
-            let out = input_grad::<$T>(&gs, &ws, g, &win);
+            let out = input_grad::<$T>(&gv, &ws, g, &win);
             Tensor::from_vec_on(out, &[g.n, g.c, g.hw[0], g.hw[1]], grad.device())
         }};
     }
@@ -324,7 +374,7 @@ pub fn conv2d_input_grad(
 }
 
 fn input_grad<T: Element + std::ops::AddAssign>(
-    gs: &[T],
+    gv: &GradView<'_, T>,
     ws: &[T],
     g: Geom,
     win: &Window,
@@ -341,12 +391,12 @@ fn input_grad<T: Element + std::ops::AddAssign>(
         let (mut cols, mut tmp) = (Vec::new(), Vec::new());
         for (b0, nb) in sub_batches(ci * per, ((ci + 1) * per).min(g.n), nb_max) {
             let ld = nb * l;
-            // One image reads its gradient in place: `[o, l]` at `b0·o·l`.
-            let (src, at): (&[T], usize) = if nb == 1 {
-                (gs, b0 * g.o * l)
+            // One image reads its gradient in place.
+            let (src, gm): (&[T], Mat) = if nb == 1 {
+                (&gv.data, gv.mat(b0, 0))
             } else {
-                gather_grad(&mut tmp, gs, b0, nb, &g);
-                (&tmp, 0)
+                gather_grad(&mut tmp, gv, b0, nb, &g);
+                (&tmp, rows(0, ld))
             };
             cols.clear();
             cols.resize(rows_all * ld, T::default());
@@ -360,7 +410,10 @@ fn input_grad<T: Element + std::ops::AddAssign>(
                         ws,
                         cols_t(gi * og * ckg, ckg),
                         src,
-                        rows(at + gi * og * ld, ld),
+                        Mat {
+                            offset: gm.offset + gi * og * gm.rs as usize,
+                            ..gm
+                        },
                         ckg,
                         og,
                         ld,
@@ -397,9 +450,9 @@ pub fn conv2d_weight_grad(
     let (gd, xd) = (grad.read(), x.read());
     macro_rules! run {
         ($T:ty) => {{
-            let gs = contiguous_cow::<$T>(gd.storage.slice::<$T>(), &gd.layout);
+            let gv = GradView::new(gd.storage.slice::<$T>(), &gd.layout, g.o, g.l());
             let xs = contiguous_cow::<$T>(xd.storage.slice::<$T>(), &xd.layout);
-            let out = weight_grad::<$T>(&gs, &xs, g, &win);
+            let out = weight_grad::<$T>(&gv, &xs, g, &win);
             Tensor::from_vec_on(out, w_shape, grad.device())
         }};
     }
@@ -410,7 +463,7 @@ pub fn conv2d_weight_grad(
 }
 
 fn weight_grad<T: Element + std::ops::AddAssign>(
-    gs: &[T],
+    gv: &GradView<'_, T>,
     xs: &[T],
     g: Geom,
     win: &Window,
@@ -429,11 +482,11 @@ fn weight_grad<T: Element + std::ops::AddAssign>(
             fill_cols(&mut cols, &mut ld_now, xs, b0, nb, &g, win);
             let ld = nb * l;
             // One image reads its gradient in place, as in `input_grad`.
-            let (src, at): (&[T], usize) = if nb == 1 {
-                (gs, b0 * o * l)
+            let (src, gm): (&[T], Mat) = if nb == 1 {
+                (&gv.data, gv.mat(b0, 0))
             } else {
-                gather_grad(&mut tmp, gs, b0, nb, &g);
-                (&tmp, 0)
+                gather_grad(&mut tmp, gv, b0, nb, &g);
+                (&tmp, rows(0, ld))
             };
             for gi in 0..g.groups {
                 // d w_g += grad_g colsᵀ: `[og, nb·L]` · `[nb·L, ckg]`.
@@ -444,7 +497,10 @@ fn weight_grad<T: Element + std::ops::AddAssign>(
                         part.add(gi * og * ckg),
                         true,
                         src,
-                        rows(at + gi * og * ld, ld),
+                        Mat {
+                            offset: gm.offset + gi * og * gm.rs as usize,
+                            ..gm
+                        },
                         &cols,
                         cols_t(gi * ckg * ld, ld),
                         og,
