@@ -125,8 +125,11 @@ RANDOM = {
     # not random: the training loss from step 20 on: exp / log's last bits (SLEEF in ATen,
     # programs_gaps.md 56) move W by an ulp at a time (the float32 sums are ATen's since 48ad54a)
     "makemore_bigram": [r"\d+ \d\.\d+$"],
-    # the training and loss lines: randn's last bits (programs_gaps.md 28)
-    "makemore_backprop": [r"loss \d", r"\d\.\d+ diff:", r"\w+ +\| exact", r" +\d+/ +200:"],
+    # the training and loss lines: randn's last bits (programs_gaps.md 28); bngain / bnbias come
+    # from the unseeded global generator (random in torch too), so exercise 3's float32 rounding
+    # gap "max diff: tensor(4.7684e-07)" varies from run to run in both
+    "makemore_backprop": [r"loss \d", r"\d\.\d+ diff:", r"\w+ +\| exact", r" +\d+/ +200:",
+                          r"max diff: tensor\("],
     # not random: tanh / sqrt last bits (ATen's SLEEF kernels, programs_gaps.md 56) make nearly
     # every parameter differ by an ulp or so after 600 steps (the float32 sums are ATen's since
     # 48ad54a); the losses show it in the 7th digit
