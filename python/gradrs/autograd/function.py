@@ -256,6 +256,10 @@ class _JvpCtx:
     def __setattr__(self, name, value):
         setattr(self._ctx, name, value)
 
+    def __delattr__(self, name):
+        # the forward-AD tutorial's jvp ends with `del ctx.result` (a value forward stored)
+        delattr(self._ctx, name)
+
 
 def _forward_ad(cls, ctx, args, tangents, result):
     """Give the outputs the tangents the Function's ``jvp`` computes (PyTorch's
@@ -273,7 +277,9 @@ def _forward_ad(cls, ctx, args, tangents, result):
                            f"(expected {len(outputs)} but got {len(out_t)})")
     for o, t in zip(outputs, out_t):
         if isinstance(o, _native.Tensor) and t is not None and o.dtype.is_floating_point:
-            _native._set_tangent(o, t)
+            # PyTorch's set_fw_grad keeps a tangent laid out as the output as it is (its
+            # history too: `gI * ctx.result` stays MulBackward0); others are copied in
+            _native._set_tangent(o, t, fresh=True)
     ctx.__dict__.pop("saved_for_forward", None)
 
 

@@ -8,7 +8,7 @@ import threading
 from collections import defaultdict
 
 from .. import _native
-from .._grad_mode import enable_grad
+from .._grad_mode import enable_grad, no_grad
 from .._native import Node, SavedTensor
 from ..utils.hooks import RemovableHandle
 
@@ -220,3 +220,25 @@ def increment_version(tensor):
     for t in tensors:
         if not t.is_inference():
             _native._bump_version(t)
+
+
+_native_register_hooks = SavedTensor.register_hooks
+
+
+def _register_hooks(self, pack_hook, unpack_hook):
+    """Pack what is saved now with `pack_hook`; `unpack_hook` gives it back when used.
+
+    As PyTorch's `SavedVariable::register_hooks`, the pack hook sees the saved tensor without
+    its autograd history (`data.detach()`, under no_grad): the hooks tutorial's prints show
+    `tensor([1., 1.])` there, where the context manager's hooks see the tensor as saved."""
+    if callable(pack_hook):
+        user_pack = pack_hook
+
+        def pack_hook(tensor):
+            with no_grad():
+                return user_pack(tensor.detach())
+
+    return _native_register_hooks(self, pack_hook, unpack_hook)
+
+
+SavedTensor.register_hooks = _register_hooks
