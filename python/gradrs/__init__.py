@@ -494,6 +494,20 @@ from ._ops import *  # noqa: E402,F401,F403 - issue 24's compositions, by family
 from ._reduce_ops import *  # noqa: E402,F401,F403 - quantile, scatter_reduce, index_put
 _deprecated_overloads.install_product_methods()  # addmm_(beta, alpha, m1, m2) & co.
 from ._factories import *  # noqa: E402,F401,F403 - logspace
+from ._factories import with_factory_out as _factory_out  # noqa: E402
+from ._factories import with_aten_arange as _aten_arange  # noqa: E402
+
+# out= for the native factories that lack it (ATen's *_out: `torch.rand(2, 2, out=c)`); arange
+# with fractional bounds as ATen computes it (integer dtypes, its vectorized float kernel)
+arange = _factory_out(_aten_arange(arange), "arange")
+eye = _factory_out(eye, "eye")
+full = _factory_out(full, "full")
+linspace = _factory_out(linspace, "linspace")
+normal = _factory_out(normal, "normal")
+rand = _factory_out(rand, "rand")
+randint = _factory_out(randint, "randint")
+randn = _factory_out(randn, "randn")
+randperm = _factory_out(randperm, "randperm")
 from ._conj import *  # noqa: E402,F401,F403 - conj, adjoint, real... on real tensors
 from ._composites import *  # noqa: E402,F401,F403 - combinations, trapezoid family
 from ._lowrank import pca_lowrank, svd_lowrank  # noqa: E402

@@ -6,6 +6,7 @@ out-of-place `resize` / `resize_as` (torch/_tensor.py's, through autograd's `Res
 import math
 import warnings
 
+from .. import _native
 from .._native import Tensor
 from ._common import _G
 
@@ -117,8 +118,10 @@ def range(start, end, step=1, *, out=None, dtype=None, layout=None, device=None,
     idx = np.arange(size, dtype=np.int64)
     values = xstart + idx * xstep if integral else np.float64(xstart) + idx * np.float64(xstep)
     result = _G.tensor(values, dtype=dtype, device=device)
-    if out is not None:
-        out.copy_(result)
+    if out is not None:  # ATen's range_out resizes out only when the count differs
+        with _G.no_grad():
+            _native._write_out(out, result.reshape(out.shape) if result.numel() == out.numel()
+                               else result)
         return out
     return result.requires_grad_(requires_grad)
 
