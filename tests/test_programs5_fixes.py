@@ -279,6 +279,115 @@ def test_integer_arange_requires_grad_message():
     assert _outcome(fn, G) == _outcome(fn, torch)
 
 
+# ---- torch.library.custom_op -------------------------------------------------------------------
+
+_NS = iter(range(10**6))
+
+
+def _custom_ops(M):
+    """What a program sees of custom ops (torch registers a name once per process: each call
+    uses a namespace of its own)."""
+    ns = f"p5lib{next(_NS)}"
+    out = []
+
+    @M.library.custom_op(f"{ns}::mysin", mutates_args=())
+    def mysin(x: M.Tensor) -> M.Tensor:
+        return x.sin()
+
+    @mysin.register_fake
+    def _(x):
+        return M.empty_like(x)
+
+    def setup_context(ctx, inputs, output):
+        x, = inputs
+        ctx.save_for_backward(x)
+
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        return grad * x.cos()
+
+    mysin.register_autograd(backward, setup_context=setup_context)
+    x = M.tensor([0.5, 1.0], requires_grad=True)
+    y = mysin(x)
+    y.sum().backward()
+    out += [repr(mysin).replace(ns, "NS"), repr(y).replace(ns, "NS"), repr(x.grad),
+            repr(getattr(M.ops, ns).mysin).replace(ns, "NS"),
+            str(getattr(M.ops, ns).mysin).replace(ns, "NS"),
+            repr(getattr(M.ops, ns).mysin.default).replace(ns, "NS"),
+            str(getattr(M.ops, ns).mysin.default).replace(ns, "NS"),
+            repr(getattr(M.ops, ns)).replace(ns, "NS"), getattr(M.ops, ns).mysin.overloads(),
+            repr(getattr(M.ops, ns).mysin.default(x.detach()))]
+
+    @M.library.custom_op(f"{ns}::scaled", mutates_args=())
+    def scaled(x: M.Tensor, k: int = 2) -> M.Tensor:
+        return x * k
+
+    y = scaled(x, k=3)
+    out.append(repr(scaled(x.detach())))
+    try:
+        y.sum().backward()
+    except RuntimeError as e:
+        out.append(str(e).replace(ns, "NS"))
+
+    @M.library.custom_op(f"{ns}::pair", mutates_args=())
+    def pair(x: M.Tensor, w: M.Tensor) -> tuple[M.Tensor, M.Tensor]:
+        return x * w, x + w
+
+    def pair_setup(ctx, inputs, output):
+        ctx.save_for_backward(*inputs)
+
+    def pair_backward(ctx, g1, g2):
+        x, w = ctx.saved_tensors
+        return g1 * w + g2, g1 * x + g2
+
+    pair.register_autograd(pair_backward, setup_context=pair_setup)
+    x.grad = None
+    w = M.tensor([2.0, 3.0], requires_grad=True)
+    a, b = pair(x, w)
+    (a.sum() + 2 * b.sum()).backward()
+    out += [repr(a).replace(ns, "NS"), repr(x.grad), repr(w.grad)]
+    with M.no_grad():
+        out.append(pair(x, w)[0].grad_fn)
+
+    @M.library.custom_op(f"{ns}::add_", mutates_args={"x"})
+    def add_(x: M.Tensor, y: float) -> None:
+        x.add_(y)
+
+    t = M.zeros(2)
+    out += [add_(t, 2.0), repr(t)]
+
+    def opt(x: M.Tensor, scale: float = 1.0, bias: M.Tensor | None = None) -> M.Tensor:
+        return x
+
+    def many(a: list[M.Tensor], b: bool, c: str, d: int = -1) -> list[M.Tensor]:
+        return a
+
+    out += [M.library.infer_schema(opt, mutates_args=()),
+            M.library.infer_schema(add_._init_fn, mutates_args={"x"}),
+            M.library.infer_schema(many, mutates_args=())]
+    for bad in (lambda: M.library.custom_op(f"{ns}::bad", mutates_args=())(lambda x: x),
+                lambda: mysin([1]), lambda: M.library.custom_op("nonamespace",
+                                                                mutates_args=())(opt)):
+        try:
+            bad()
+            out.append("no error")
+        except Exception as e:  # noqa: BLE001 - compared
+            out.append((type(e).__name__, str(e).replace(ns, "NS").splitlines()[0]))
+    try:
+        out.append(getattr(M.ops, ns).nothing)
+    except AttributeError as e:
+        out.append(str(e).replace(ns, "NS"))
+    xd = M.tensor([0.3, 0.7], dtype=M.float64, requires_grad=True)
+    out.append(M.autograd.gradcheck(mysin, (xd,)))
+    return [norm(o) if isinstance(o, str) else o for o in out]
+
+
+def test_custom_op_as_torch():
+    # torch.library.custom_op (PyTorch 2.4's custom-operator API) was missing
+    torch = need_torch()
+    assert _custom_ops(G) == _custom_ops(torch)
+
+
 # ---- gaps that need Rust: strict expected failures --------------------------------------------
 
 @pytest.mark.xfail(strict=True, reason="programs_gaps.md 71: nn.LSTM's float32 CPU layers are "

@@ -66,6 +66,7 @@ NAMESPACES = [
     "gradrs.distributions.kl",
     "gradrs.distributions.utils",
     "gradrs.testing",
+    "gradrs.library",
     "gradrs.gpu",
     "gradrs.cuda",
     "gradrs.viz",

@@ -515,6 +515,8 @@ from . import testing  # noqa: E402
 from . import autograd  # noqa: E402
 from . import nn  # noqa: E402
 from . import func  # noqa: E402 - torch.func: jvp / jacfwd on forward AD, grad, vjp, jacrev
+from . import library  # noqa: E402 - torch.library.custom_op; gradrs.ops.<ns>.<name>
+from .library import ops  # noqa: E402
 from .func import vmap  # noqa: E402 - torch.vmap is torch.func.vmap
 from . import utils  # noqa: E402
 from . import profiler  # noqa: E402 - torch.profiler (record_function ranges)
