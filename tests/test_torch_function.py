@@ -924,3 +924,31 @@ def test_contains_and_reversed(torch, call):
 @pytest.mark.parametrize("element", ["a", [1.0], None])
 def test_contains_refuses(torch, element):
     assert_same_error(lambda: element in G.ones(2), lambda: element in torch.ones(2))
+
+
+# Tensor.__repr__(tensor_contents=): the text a subclass prints in place of the elements, with
+# the tensor's own suffixes (size, dtype, grad_fn / requires_grad); Parameter's own __repr__
+# takes no keywords
+_CONTENTS_CASES = {
+    "float": lambda M: M.ones(2),
+    "float64": lambda M: M.zeros(2, dtype=M.float64),
+    "int64": lambda M: M.arange(3),
+    "empty 2-d": lambda M: M.zeros(0, 3),
+    "empty int": lambda M: M.zeros(0, dtype=M.int64),
+    "requires_grad": lambda M: M.ones(2, requires_grad=True),
+    "grad_fn": lambda M: M.ones(2, requires_grad=True) * 2,
+}
+
+
+@pytest.mark.parametrize("case", sorted(_CONTENTS_CASES))
+@pytest.mark.parametrize("contents", [None, "abc", "[\n  1, 2]"])
+def test_repr_tensor_contents(torch, case, contents):
+    ours = _CONTENTS_CASES[case](G).__repr__(tensor_contents=contents)
+    theirs = _CONTENTS_CASES[case](torch).__repr__(tensor_contents=contents)
+    assert _tn(ours) == _tn(theirs)
+
+
+def test_repr_tensor_contents_refusals(torch):
+    assert_same_error(lambda: G.ones(2).__repr__("abc"), lambda: torch.ones(2).__repr__("abc"))
+    assert_same_error(lambda: G.nn.Parameter(G.ones(2)).__repr__(tensor_contents="a"),
+                      lambda: torch.nn.Parameter(torch.ones(2)).__repr__(tensor_contents="a"))

@@ -145,7 +145,7 @@ from math import e, inf, nan, pi  # noqa: E402
 newaxis = None
 
 
-def _tensor_repr(t):
+def _tensor_repr(t, tensor_contents=None):
     fn = t.grad_fn
     from .autograd import forward_ad
     tangent = forward_ad.unpack_dual(t).tangent if forward_ad._current_level >= 0 else None
@@ -162,6 +162,7 @@ def _tensor_repr(t):
         default_dtype=str(_native.get_default_dtype())[len("gradrs."):],
         tangent=None if tangent is None else _tensor_repr(tangent),
         name=name,
+        contents=tensor_contents,
     )
     if name != "tensor" and isinstance(t, nn.Parameter):  # PyTorch's wrapping of a subclass
         return f"Parameter({text})"

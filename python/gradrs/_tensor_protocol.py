@@ -24,6 +24,18 @@ Tensor.__format__ = _format
 del Tensor.__str__
 
 
+def _repr(self, *, tensor_contents=None):
+    # PyTorch's Tensor.__repr__ is Python's, with `tensor_contents`: a subclass (MaskedTensor,
+    # a wrapper subclass) prints its own text in place of the elements, keeping the suffixes
+    from . import _tensor_repr
+
+    return _tensor_repr(self, tensor_contents)
+
+
+_repr.__name__, _repr.__qualname__ = "__repr__", "Tensor.__repr__"
+Tensor.__repr__ = _repr
+
+
 def _nbytes(self):
     """The bytes of the tensor's elements (numel * element_size), not of its storage."""
     return self.numel() * self.element_size()

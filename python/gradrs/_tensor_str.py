@@ -319,6 +319,7 @@ def format_tensor(
     default_dtype: str = "float32",
     tangent: str | None = None,
     name: str = "tensor",
+    contents: str | None = None,
 ) -> str:
     """Return what PyTorch's ``repr`` prints for a tensor with these elements.
 
@@ -331,6 +332,8 @@ def format_tensor(
     (``set_default_dtype``), whose tensors print no ``dtype=``. ``tangent`` (a tensor's
     repr) produces ``tangent=...`` (forward AD's dual tensors). ``name``: what the repr
     opens with (a Tensor subclass's name, as PyTorch prints ``MySub([1., 2.])``).
+    ``contents``: text printed in place of the elements (``Tensor.__repr__``'s
+    ``tensor_contents``); the suffixes are still those of the tensor.
     """
     del is_leaf  # the grad_fn decides; kept in the signature for callers
     arr = np.asarray(values)
@@ -362,13 +365,14 @@ def format_tensor(
             add("size=" + _shape_text(arr.shape))
         if dtype != default_dtype:
             add_dtype()
-        body = "[]"
+        body = "[]" if contents is None else contents
     else:
         if not opts.edgeitems:
             add("size=" + _shape_text(arr.shape))
         if dtype not in _IMPLIED_DTYPES and dtype != default_dtype:
             add_dtype()
-        body = _render_body(arr, _is_floating(dtype), indent, opts)
+        body = (_render_body(arr, _is_floating(dtype), indent, opts) if contents is None
+                else contents)
 
     if grad_fn_name is not None:
         add(f"grad_fn=<{grad_fn_name}>")
