@@ -388,6 +388,73 @@ def test_custom_op_as_torch():
     assert _custom_ops(G) == _custom_ops(torch)
 
 
+# ---- nodes named as PyTorch's (a sweep of grad_fn names over ~320 expressions) --------------
+
+_NAMED = {
+    "cummax": lambda M, x, v: x.cummax(0)[0],
+    "cummin": lambda M, x, v: M.cummin(x, 1).values,
+    "mode": lambda M, x, v: x.round().mode(1)[0],
+    "mode_keepdim": lambda M, x, v: x.mode(0, keepdim=True)[0],
+    "cummax_0dim": lambda M, x, v: v.cummax(0)[0],
+    "rot90": lambda M, x, v: x.rot90(),
+    "rot90_2": lambda M, x, v: x.rot90(2),
+    "rot90_neg": lambda M, x, v: x.rot90(-1, (1, 0)),
+    "rot90_4": lambda M, x, v: x.rot90(4),
+    "index_fill": lambda M, x, v: x.index_fill(0, M.tensor([0, 2]), 1.5),
+    "index_fill_tensor": lambda M, x, v: x.index_fill(1, M.tensor([1]), v),
+}
+
+
+def _named(M, case):
+    M.manual_seed(0)
+    x = M.randn(3, 4, requires_grad=True)
+    v = M.tensor(2.0, requires_grad=True)
+    y = _NAMED[case](M, x, v)
+    (y * M.arange(float(y.numel())).reshape(y.shape)).sum().backward()
+    return (repr(y), repr(x.grad), repr(v.grad), y.stride(),
+            [type(t).__name__ if t is not None else None for t, _ in y.grad_fn.next_functions])
+
+
+@pytest.mark.parametrize("case", sorted(_NAMED))
+def test_composed_ops_nodes_named_as_torch(case):
+    # cummax / cummin / mode printed GatherBackward0 / SqueezeBackward1, rot90 a
+    # TransposeBackward0, index_fill a MaskedFillBackward0
+    torch = need_torch()
+    theirs = _named(torch, case)
+    assert _named(G, case) == tuple(norm(t) if isinstance(t, str) else t for t in theirs)
+
+
+def test_composed_ops_nodes_differentiate_twice():
+    x = G.randn(2, 3, dtype=G.float64, requires_grad=True)
+    for fn in (lambda t: t.cummax(1)[0], lambda t: t.cummin(0)[0], lambda t: t.rot90(1),
+               lambda t: t.rot90(3, (1, 0)), lambda t: t.index_fill(1, G.tensor([0]), 2.0),
+               lambda t: t.mode(1)[0]):
+        assert G.autograd.gradcheck(fn, (x,))
+        assert G.autograd.gradgradcheck(fn, (x,))
+
+
+@pytest.mark.parametrize("call", [
+    lambda M, x, y: M.nn.functional.soft_margin_loss(x, y),
+    lambda M, x, y: M.nn.functional.soft_margin_loss(x.detach(), y, reduction="none"),
+    lambda M, x, y: M.nn.functional.multi_margin_loss(x, M.tensor([0, 1, 2]),
+                                                      weight=y[0].detach().requires_grad_()),
+])
+def test_loss_arguments_not_differentiable(call):
+    # derivatives.yaml's non-differentiable target / weight: torch refuses them in grad mode
+    torch = need_torch()
+    for M in (torch, G):
+        M.manual_seed(0)
+    xs = {M: (M.randn(3, 4, requires_grad=True), M.randn(3, 4, requires_grad=True))
+          for M in (torch, G)}
+    with pytest.raises(RuntimeError) as theirs:
+        call(torch, *xs[torch])
+    with pytest.raises(RuntimeError) as ours:
+        call(G, *xs[G])
+    assert str(ours.value) == str(theirs.value)
+    with G.no_grad():
+        call(G, *xs[G])  # allowed without grad mode, as in torch
+
+
 # ---- gaps that need Rust: strict expected failures --------------------------------------------
 
 @pytest.mark.xfail(strict=True, reason="programs_gaps.md 71: nn.LSTM's float32 CPU layers are "

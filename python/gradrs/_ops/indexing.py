@@ -529,7 +529,17 @@ def index_fill(input, dim, index, value):
         tensor([[7., 0., 7.],
                 [7., 0., 7.]])
     """
-    return input.masked_fill(_index_fill_mask(input, dim, index, value), value)
+    mask = _index_fill_mask(input, dim, index, value)
+    with _no_grad():
+        res = input.masked_fill(mask, value)
+    d = _wrap_dim(dim, input.dim()) if input.dim() else 0
+    if isinstance(value, Tensor):  # IndexFillBackward1: the value gets the filled gradient
+        return _node("IndexFillBackward1", res, [input, value],
+                     lambda g: (g.masked_fill(mask, 0),
+                                g.masked_fill(~mask, 0).sum().to(value.dtype)),
+                     saved=[("dim", d), ("index", index)])
+    return _node("IndexFillBackward0", res, [input], lambda g: (g.masked_fill(mask, 0),),
+                 saved=[("dim", d), ("index", index)])
 
 
 def _index_fill_(self, dim, index, value):

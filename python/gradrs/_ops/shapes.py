@@ -476,14 +476,21 @@ def rot90(input, k=1, dims=(0, 1)):
     if d0 == d1:  # PyTorch's message names the dims as given
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} "
                            f"and dim1 = {dims[1]}")
-    k %= 4
-    if k == 1:
-        return input.flip([d1]).transpose(d0, d1)
-    if k == 2:
-        return input.flip([d0, d1])
-    if k == 3:
-        return input.flip([d0]).transpose(d0, d1)
-    return input.clone()
+    turns = k % 4
+    with _no_grad():
+        if turns == 1:
+            out = input.flip([d1]).transpose(d0, d1)
+        elif turns == 2:
+            out = input.flip([d0, d1])
+        elif turns == 3:
+            out = input.flip([d0]).transpose(d0, d1)
+        else:
+            out = input.clone()
+    from ._common import _node
+
+    # one node, as PyTorch's: its gradient turns back
+    return _node("Rot90Backward0", out, [input], lambda g: (rot90(g, -k, dims),),
+                 saved=[("dims", tuple(dims)), ("k", k)])
 
 
 @honours_default_device

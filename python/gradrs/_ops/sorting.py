@@ -12,17 +12,36 @@ from ..functional import _host, _method, _wrap_dim
 
 # ---- cummax / cummin / mode: indices found on the host, values gathered (so they have gradients)
 
-def _picked(input, dim, indices, keepdim=True):
+def _picked(input, dim, indices, keepdim=True, node=None):
     """`return_types`-ready (values, indices): `indices` (numpy, `input`'s layout with `dim`
-    last) as a tensor along `dim`, and the values of `input` there through `gather`."""
+    last) as a tensor along `dim`, and the values of `input` there, under one node `node`
+    (PyTorch's CummaxBackward0 / CumminBackward0 / ModeBackward0: the gradient scattered back
+    to the picked positions)."""
     from .. import return_types  # noqa: F401 - imported by the callers' names below
+    from .._grad_mode import no_grad
+    from ._common import _node
 
     index = _native.tensor(np.moveaxis(indices, -1, dim).astype(np.int64), device=input.device)
-    if input.dim() == 0:
-        return input.clone(), index.reshape(())
-    values = input.gather(dim, index)
-    if not keepdim:
-        values, index = values.squeeze(dim), index.squeeze(dim)
+    scalar = input.dim() == 0
+    with no_grad():
+        values = input.clone() if scalar else input.gather(dim, index)
+        if not keepdim and not scalar:
+            values, index = values.squeeze(dim), index.squeeze(dim)
+    if scalar:
+        index = index.reshape(())
+    kept = index if keepdim or scalar else index.unsqueeze(dim)
+
+    def backward(g):
+        if scalar:
+            return (g.clone(),)
+        g = g if keepdim else g.unsqueeze(dim)
+        return (_native.zeros_like(input).scatter_add(dim, kept, g)
+                if node != "ModeBackward0" else _native.zeros_like(input).scatter(dim, kept, g),)
+
+    saved = ([("dim", dim), ("indices", index), ("keepdim", keepdim),
+              ("self_sym_sizes", tuple(input.shape))] if node == "ModeBackward0"
+             else [("dim", dim), ("indices", index), ("self", input)])
+    values = _node(node or "GatherBackward0", values, [input], backward, saved=saved)
     return values, index
 
 
@@ -43,7 +62,8 @@ def _cumulative(name, input, dim, better):
             indices[..., j] = index
     from .. import return_types
 
-    return return_types._make(name, *_picked(input, dim, indices))
+    node = "CummaxBackward0" if name == "cummax" else "CumminBackward0"
+    return return_types._make(name, *_picked(input, dim, indices, node=node))
 
 
 @_numpy_names.accepts
@@ -204,7 +224,7 @@ def mode(input, dim=-1, keepdim=False):
     found = np.array([_row_mode(r) for r in rows], dtype=np.int64).reshape(arr.shape[:-1] + (1,))
     from .. import return_types
 
-    return return_types._make("mode", *_picked(input, dim, found, keepdim))
+    return return_types._make("mode", *_picked(input, dim, found, keepdim, "ModeBackward0"))
 
 
 # ---- searchsorted / bucketize: PyTorch's binary search, run on the host for every value at once --

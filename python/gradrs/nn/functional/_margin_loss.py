@@ -12,6 +12,14 @@ from ._distance import pairwise_distance
 from ._loss import _legacy_reduction, _reduce, _reduction_code
 
 
+def _not_differentiable(op, name, t):
+    """derivatives.yaml's `non_differentiable` arguments: with grad mode on, PyTorch's autograd
+    kernel refuses one that requires grad, before the op checks anything else."""
+    if t is not None and _native.is_grad_enabled() and t.requires_grad:
+        raise RuntimeError(f"The function '{op}' is not differentiable with respect to argument "
+                           f"'{name}'. This input cannot have requires_grad True.")
+
+
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """Two-class logistic loss log(1 + exp(-target * input)), averaged.
 
@@ -29,6 +37,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _reduction_code(reduction)
+    _not_differentiable("soft_margin_loss", "target", target)
     if not (input.is_floating_point() or input.is_complex() or input.dtype == _native.bool):
         # ATen computes into an output of the input's dtype: neg_out, then mul_ / exp_ in place
         raise RuntimeError("result type Float can't be cast to the desired output type "
@@ -255,6 +264,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.dim() != 1:
         raise ValueError("weight must be one-dimensional")
+    _not_differentiable("multi_margin_loss", "weight", weight)
     nframe, dim = _margin_shape_check(input)
     if not (target.dim() <= 1 and target.numel() == nframe):
         raise RuntimeError(
