@@ -455,6 +455,61 @@ def test_loss_arguments_not_differentiable(call):
         call(G, *xs[G])  # allowed without grad mode, as in torch
 
 
+# ---- var_mean / std_mean: one node over both outputs --------------------------------------------
+
+_MOMENT_KWARGS = [{}, {"dim": 1}, {"dim": (0, 1), "keepdim": True}, {"dim": 0, "correction": 0},
+                  {"unbiased": False}, {"dim": [1], "keepdim": False, "unbiased": True},
+                  {"dim": -1, "correction": 2}]
+
+
+def _moments(M, fname, kw):
+    M.manual_seed(0)
+    x = M.randn(3, 4, dtype=M.float64, requires_grad=True)
+    f = getattr(M, fname)
+    a, b = f(x, **kw)
+    fn = a.grad_fn
+    out = [repr(a), repr(b), type(fn).__name__, type(b.grad_fn).__name__, fn._saved_correction,
+           fn._saved_dim, fn._saved_keepdim, [type(t).__name__ for t, _ in fn.next_functions]]
+    (a.sum() * 2 + b.sum() * 3).backward()
+    out.append(repr(x.grad))
+    for pick in (0, 1):
+        x.grad = None
+        f(x, **kw)[pick].sum().backward()
+        out.append(repr(x.grad))
+    return [norm(o) if isinstance(o, str) else o for o in out]
+
+
+@pytest.mark.parametrize("fname", ["var_mean", "std_mean"])
+@pytest.mark.parametrize("kw", _MOMENT_KWARGS)
+def test_var_mean_std_mean_node_as_torch(fname, kw):
+    # VarBackward0 / MeanBackward0 (two nodes) where torch has VarMeanBackward0 /
+    # StdMeanBackward0 over both outputs
+    torch = need_torch()
+    assert _moments(G, fname, kw) == _moments(torch, fname, kw)
+    x = G.randn(3, 4, dtype=G.float64, requires_grad=True)
+    f = getattr(G, fname)
+    assert G.autograd.gradcheck(lambda t: f(t, **kw), (x,))
+    assert G.autograd.gradgradcheck(lambda t: f(t, **kw), (x,))
+
+
+def test_var_mean_without_grad_and_under_transforms():
+    torch = need_torch()
+    for M in (torch, G):
+        M.manual_seed(0)
+    xs = [M.randn(4, 3) for M in (torch, G)]
+    with G.no_grad():
+        assert G.var_mean(xs[1], 1)[0].grad_fn is None
+    assert repr(G.std_mean(xs[1], 0)) == norm(repr(torch.std_mean(xs[0], 0)))
+    batched = G.vmap(lambda r: G.var_mean(r))(xs[1])
+    expected = torch.vmap(lambda r: torch.var_mean(r))(xs[0])
+    assert [repr(t) for t in batched] == [norm(repr(t)) for t in expected]
+    tangent = G.ones(4, 3)
+    out, tan = G.func.jvp(lambda t: G.std_mean(t, 1)[0], (xs[1],), (tangent,))
+    out_t, tan_t = torch.func.jvp(lambda t: torch.std_mean(t, 1)[0], (xs[0],),
+                                  (torch.ones(4, 3),))
+    assert repr(tan) == norm(repr(tan_t)) and repr(out) == norm(repr(out_t))
+
+
 # ---- gaps that need Rust: strict expected failures --------------------------------------------
 
 @pytest.mark.xfail(strict=True, reason="programs_gaps.md 71: nn.LSTM's float32 CPU layers are "

@@ -459,8 +459,7 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False, unbiased=None):
         >>> gradrs.var_mean(gradrs.tensor([1.0, 2.0, 3.0, 4.0]), correction=0)
         (tensor(1.2500), tensor(2.5000))
     """
-    return (input.var(dim, unbiased=unbiased, keepdim=keepdim, correction=correction),
-            input.mean(dim, keepdim=keepdim) if dim is not None else input.mean())
+    return _moments_node("VarMeanBackward0", input, dim, correction, keepdim, unbiased)
 
 
 @_numpy_names.accepts
@@ -479,8 +478,60 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False, unbiased=None):
         >>> gradrs.std_mean(gradrs.tensor([1.0, 2.0, 3.0, 4.0]))
         (tensor(1.2910), tensor(2.5000))
     """
-    return (input.std(dim, unbiased=unbiased, keepdim=keepdim, correction=correction),
-            input.mean(dim, keepdim=keepdim) if dim is not None else input.mean())
+    return _moments_node("StdMeanBackward0", input, dim, correction, keepdim, unbiased)
+
+
+def _moments_node(name, input, dim, correction, keepdim, unbiased):
+    """(var or std, mean) under one node `name` over both outputs, as PyTorch's
+    VarMeanBackward0 / StdMeanBackward0 (`var_mean_backward` / `std_mean_backward`)."""
+    spread = input.var if name == "VarMeanBackward0" else input.std
+    with no_grad():
+        first = spread(dim, unbiased=unbiased, keepdim=keepdim, correction=correction)
+        mean = input.mean(dim, keepdim=keepdim) if dim is not None else input.mean()
+    if not (_native.is_grad_enabled() and isinstance(input, Tensor) and input.requires_grad):
+        return first, mean
+    nd = input.dim()
+    dims = (list(_builtins.range(nd)) if dim is None else
+            [d % _builtins.max(nd, 1) for d in (dim if isinstance(dim, (list, tuple)) else [dim])])
+    count = 1
+    for d in dims:
+        count *= input.shape[d] if nd else 1
+    corr = (1 if unbiased is None or unbiased else 0) if correction is None else correction
+
+    def expand(g):
+        if not keepdim and nd:
+            for d in sorted(dims):
+                g = g.unsqueeze(d)
+        return g.expand(input.shape)
+
+    def backward(grads):
+        g_first, g_mean = grads
+        total = None
+        if g_first is not None:
+            centered = input - input.mean(dims, keepdim=True) if nd else input - input
+            if name == "VarMeanBackward0":
+                term = expand(g_first) * centered * (2.0 / (count - corr))
+            else:
+                term = expand(g_first / first) * centered / (count - corr)
+            total = term
+        if g_mean is not None:
+            term = expand(g_mean) / count
+            total = term if total is None else total + term
+        return [total]
+
+    # PyTorch's parser picks the (dim, unbiased) overload when a dim or unbiased is given:
+    # its node then shows the correction that flag means, else the one given (None)
+    shown = (correction if correction is not None else
+             corr if unbiased is not None or dim is not None else None)
+    saved = [("correction", shown),
+             # the dims as given (PyTorch shows a negative one as its unsigned value)
+             ("dim", None if dim is None else tuple(dim) if isinstance(dim, (list, tuple))
+              else (dim,)),
+             ("keepdim", keepdim), ("self", input)]
+    if name == "StdMeanBackward0":
+        saved.append(("result0", first))
+    _native._attach_node([first, mean], [input], name, backward, saved=saved)
+    return first, mean
 
 
 negative = neg  # noqa: F405
