@@ -402,6 +402,10 @@ _NAMED = {
     "rot90_4": lambda M, x, v: x.rot90(4),
     "index_fill": lambda M, x, v: x.index_fill(0, M.tensor([0, 2]), 1.5),
     "index_fill_tensor": lambda M, x, v: x.index_fill(1, M.tensor([1]), v),
+    "repeat_interleave": lambda M, x, v: x.repeat_interleave(2),
+    "repeat_interleave_dim": lambda M, x, v: x.t().repeat_interleave(3, dim=0),
+    "repeat_interleave_0dim": lambda M, x, v: v.repeat_interleave(2),
+    "repeat_interleave_tensor": lambda M, x, v: x.repeat_interleave(M.tensor([1, 0, 2]), 0),
 }
 
 
@@ -431,6 +435,20 @@ def test_composed_ops_nodes_differentiate_twice():
                lambda t: t.mode(1)[0]):
         assert G.autograd.gradcheck(fn, (x,))
         assert G.autograd.gradgradcheck(fn, (x,))
+
+
+@pytest.mark.parametrize("call", [
+    lambda M: M.randn(2, 3).repeat_interleave(2, output_size=5),
+    lambda M: M.tensor(3.0).repeat_interleave(2, output_size=5),
+    lambda M: M.randn(2, 3).repeat_interleave(M.tensor([1, 2]), 0, output_size=7),
+])
+def test_repeat_interleave_output_size_messages(call):
+    torch = need_torch()
+    with pytest.raises(RuntimeError) as theirs:
+        call(torch)
+    with pytest.raises(RuntimeError) as ours:
+        call(G)
+    assert str(ours.value) == str(theirs.value)
 
 
 @pytest.mark.parametrize("call", [

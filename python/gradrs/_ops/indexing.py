@@ -636,7 +636,11 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     size = input.shape[dim] if ndim else 1
     counts = _repeat_counts(repeats, size, dim)
     total = sum(counts)
+    int_repeats = isinstance(repeats, int) and not isinstance(repeats, bool)
     if output_size is not None and output_size != total:
+        if int_repeats:
+            raise RuntimeError(f"repeat_interleave: Invalid output_size, expected {total} but "
+                               f"got {output_size}")
         raise RuntimeError("allocated size does not match required size")
     if total > 1 << 28:
         # A result past memory fails at its allocation with PyTorch's error, not at the
@@ -644,6 +648,13 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         shape = list(input.shape) or [1]
         shape[dim] = total
         _native.empty(shape, dtype=input.dtype, device=input.device)
+    if int_repeats and ndim:
+        # ATen's int-repeats path: unsqueeze, expand, a contiguous clone, flatten (its nodes
+        # ViewBackward0 over CloneBackward0, not an index_select)
+        shape = list(input.shape)
+        shape.insert(dim + 1, repeats)
+        return input.unsqueeze(dim + 1).expand(shape).clone(
+            memory_format=_G.contiguous_format).flatten(dim, dim + 1)
     index = _native.tensor(np.repeat(np.arange(size), counts).astype(np.int64),
                            device=input.device)
     return (input.reshape(1) if ndim == 0 else input).index_select(dim, index)
