@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from . import _argparse, _native
+from . import _argparse, _native, _runtime
 from ._native import Tensor
 from ._runtime import honours_default_device
 
@@ -301,8 +301,11 @@ def with_aten_arange(fn):
             raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                                "gradients")
         result = _G.from_numpy(np.ascontiguousarray(values))
-        if kwargs.get("device") is not None:
-            result = result.to(kwargs["device"])
+        device = kwargs.get("device")
+        if device is None:  # set_default_device's, as the native factory takes it
+            device = getattr(_runtime._STATE, "device", None)
+        if device is not None:
+            result = result.to(device)
         if out is not None:
             return with_factory_out(lambda *a, **k: result, "arange")(out=out)
         return result.requires_grad_(True) if requires_grad else result
