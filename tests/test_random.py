@@ -179,6 +179,28 @@ def test_bernoulli_exact(torch):
     _same(a, b)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int64", "uint8", "bool"])
+def test_bernoulli_scalar_bulk_draws_exact(torch, dtype):
+    """bernoulli_(p) draws its words in blocks of 1024 elements and compares them as integers:
+    sizes around the block and the generator's 624-word state, p at the edges and exactly at a
+    drawn uniform (u < p is strict), and the stream that follows all match PyTorch."""
+    G.manual_seed(11)
+    u = G.rand(3, dtype=G.float64).tolist()
+    probs = [0.0, 1.0, 0.5, 0.9, 0.1, 2.0**-53, 1 - 2.0**-53, 5e-324, u[0], math.nextafter(u[0], 1)]
+    for n in [1, 311, 312, 313, 623, 1023, 1024, 1025, 2049, 5000]:
+        for p in probs:
+            def f(m):
+                x = m.empty(n, dtype=_dt(m, dtype)).bernoulli_(p)
+                return x, m.rand(3)
+
+            (a, ar), (b, br) = _both(torch, 11, f)
+            _same(a, b)
+            _same(ar, br)
+    # a strided destination is filled in its memory order, as PyTorch's kernel walks it
+    a, b = _both(torch, 3, lambda m: m.zeros(40, 70).t().bernoulli_(0.35))
+    _same(a, b)
+
+
 def test_multinomial_exact(torch):
     w = np.random.default_rng(0).random((4, 9)).astype(np.float32)
     for seed in SEEDS:

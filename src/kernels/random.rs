@@ -134,6 +134,33 @@ pub fn doubles<T: FromDouble>(
     v
 }
 
+/// `n` draws of ATen's `bernoulli_distribution<double>(p)` as 1 or 0 of `T`, in order: each a
+/// `uniform_real_distribution<double>` (53 bits of `random64()`, high word first) below `p`.
+/// The words are drawn in bulk (`CpuGenerator::fill_u32`) and compared as integers: with `m`
+/// the 53 bits, `m * 2^-53 < p` is `m < ceil(p * 2^53)`, both sides exact for p in [0, 1] —
+/// the same values as the per-element draws, about four times faster.
+pub fn bernoulli_doubles<T: FromDouble>(gen: Option<&GeneratorRef>, n: usize, p: f64) -> Vec<T> {
+    const MASK: u64 = (1 << 53) - 1;
+    const CHUNK: usize = 1024;
+    let threshold = (p * (1u64 << 53) as f64).ceil() as u64;
+    let (one, zero) = (T::cast(1.0), T::cast(0.0));
+    let mut v = crate::tensor::pool::alloc::<T>(n);
+    let mut words = [0u32; 2 * CHUNK];
+    with_gen(gen, |g| {
+        for out in v.spare_capacity_mut()[..n].chunks_mut(CHUNK) {
+            let w = &mut words[..2 * out.len()];
+            g.fill_u32(w);
+            for (o, hl) in out.iter_mut().zip(w.chunks_exact(2)) {
+                let m = ((u64::from(hl[0]) << 32) | u64::from(hl[1])) & MASK;
+                o.write(if m < threshold { one } else { zero });
+            }
+        }
+    });
+    // SAFETY: the loop above wrote each of the n elements (the chunks cover `..n`).
+    unsafe { v.set_len(n) };
+    v
+}
+
 pub fn from_vec<T: Element>(v: Vec<T>) -> Tensor {
     let n = v.len();
     Tensor::from_vec(v, &[n])

@@ -500,7 +500,7 @@ pub fn bernoulli_scalar_(dst: &Tensor, p: f64, gen: Option<&GeneratorRef>) -> Re
     let dtype = dst.dtype();
     fill_with(dst, "BernoulliBackward2", gen, |n, _, gen| {
         Ok(crate::dispatch!(dtype, T => from_vec(
-            doubles::<T>(gen, n, |g| if unit_f64(g) < p { 1.0 } else { 0.0 })
+            bernoulli_doubles::<T>(gen, n, p)
         )))
     })
 }
