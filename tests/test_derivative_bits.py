@@ -122,6 +122,25 @@ def test_pow_rounds_as_atens_scalar_specializations(torch, dtype):
         assert_bits_equal(g ** e, x ** e, f"x ** {e}")
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_pow_one_is_the_base_and_square_backward_matches(torch, dtype):
+    """`x ** 1` is the base itself (ATen copies it: special values keep their bits), which is
+    what a square's backward (`2 * x ** 1`) and mse_loss's take: their gradients match torch."""
+    vals = [0.0, -0.0, 1.5, -2.25, float("inf"), float("-inf"), float("nan"), 1e-45, 3e38]
+    for e in (1, 1.0):
+        got, want = G.tensor(vals, dtype=getattr(G, dtype)) ** e, torch.tensor(vals, dtype=getattr(torch, dtype)) ** e
+        assert_bits_equal(got, want, f"x ** {e}")
+    x = torch.randn(64, 33, generator=torch.Generator().manual_seed(3), dtype=getattr(torch, dtype))
+    t = torch.randn(64, 33, generator=torch.Generator().manual_seed(4), dtype=x.dtype)
+    grads = []
+    for lib, a, b in ((torch, x, t), (G, G.tensor(x.numpy()), G.tensor(t.numpy()))):
+        a.requires_grad_(True)
+        lib.nn.functional.mse_loss(a, b).backward()
+        ((a * 1.5) ** 2).sum().backward()
+        grads.append(a.grad)
+    assert_bits_equal(grads[1], grads[0], "mse_loss + square grads")
+
+
 @pytest.mark.parametrize("only", ["exponent", "base", "both"])
 def test_pow_tangent_zero_signs(torch, only):
     """pow(a, b)'s tangent is `pow_backward_self(a_t) + pow_backward_exponent(b_t)`: with only
