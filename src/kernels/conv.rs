@@ -358,20 +358,47 @@ pub fn conv2d_input_grad(
         return Ok(None);
     }
     let g = Geom::new(x_shape, &w.shape(), groups, &win)?;
-    let (gd, wd) = (grad.read(), w.read());
+    let shape = [g.n, g.c, g.hw[0], g.hw[1]];
+    Ok(Some(grad_product(
+        grad,
+        w,
+        g,
+        &win,
+        &shape,
+        input_grad::<f32>,
+        input_grad::<f64>,
+    )))
+}
+
+/// A backward product of the output gradient and `other` (the weight or the input): the
+/// gradient read in place where its spatial dims flatten (`GradView`), `other`'s elements
+/// contiguous, both as the gradient's dtype, handed to that dtype's kernel; its result is a
+/// tensor of `shape` on the gradient's device.
+fn grad_product(
+    grad: &Tensor,
+    other: &Tensor,
+    g: Geom,
+    win: &Window,
+    shape: &[usize],
+    f32_kernel: GradKernel<f32>,
+    f64_kernel: GradKernel<f64>,
+) -> Tensor {
+    let (gd, od) = (grad.read(), other.read());
     macro_rules! run {
-        ($T:ty) => {{
+        ($T:ty, $kernel:expr) => {{
             let gv = GradView::new(gd.storage.slice::<$T>(), &gd.layout, g.o, g.l());
-            let ws = contiguous_cow::<$T>(wd.storage.slice::<$T>(), &wd.layout);
-            let out = input_grad::<$T>(&gv, &ws, g, &win);
-            Tensor::from_vec_on(out, &[g.n, g.c, g.hw[0], g.hw[1]], grad.device())
+            let os = contiguous_cow::<$T>(od.storage.slice::<$T>(), &od.layout);
+            Tensor::from_vec_on($kernel(&gv, &os, g, win), shape, grad.device())
         }};
     }
-    Ok(Some(match grad.dtype() {
-        DType::F32 => run!(f32),
-        _ => run!(f64),
-    }))
+    match grad.dtype() {
+        DType::F32 => run!(f32, f32_kernel),
+        _ => run!(f64, f64_kernel),
+    }
 }
+
+/// `input_grad` / `weight_grad` for one dtype: the gradient, the other operand's elements.
+type GradKernel<T> = fn(&GradView<'_, T>, &[T], Geom, &Window) -> Vec<T>;
 
 fn input_grad<T: Element + std::ops::AddAssign>(
     gv: &GradView<'_, T>,
@@ -447,19 +474,15 @@ pub fn conv2d_weight_grad(
         return Ok(None);
     }
     let g = Geom::new(&x.shape(), w_shape, groups, &win)?;
-    let (gd, xd) = (grad.read(), x.read());
-    macro_rules! run {
-        ($T:ty) => {{
-            let gv = GradView::new(gd.storage.slice::<$T>(), &gd.layout, g.o, g.l());
-            let xs = contiguous_cow::<$T>(xd.storage.slice::<$T>(), &xd.layout);
-            let out = weight_grad::<$T>(&gv, &xs, g, &win);
-            Tensor::from_vec_on(out, w_shape, grad.device())
-        }};
-    }
-    Ok(Some(match grad.dtype() {
-        DType::F32 => run!(f32),
-        _ => run!(f64),
-    }))
+    Ok(Some(grad_product(
+        grad,
+        x,
+        g,
+        &win,
+        w_shape,
+        weight_grad::<f32>,
+        weight_grad::<f64>,
+    )))
 }
 
 fn weight_grad<T: Element + std::ops::AddAssign>(
