@@ -80,13 +80,13 @@ def _reductions(m):
     }
 
 
-# Differences left (issue 22): hypot's formulas recompute hypot(a, b) where torch's read the
-# saved result, so in double backward torch sums the two formulas' gradients at the result
-# before its HypotBackward0 while gradrs sums after; std without a dim differs in its float64
-# Hessians; div's forward-over-forward Hessian has -0 where torch has +0.
+# Differences left (issue 22): std without a dim differs in its float64 Hessians; div's
+# forward-over-forward Hessian has -0 where torch has +0; hypot's forward over forward is
+# gradrs's double-vjp trick (one native forward level, func._jvp_inside_jvp), not torch's jvp
+# of its jvp formula: last bits. (hypot's backward reads the saved result, as torch's, so its
+# double backward sums at the result first and grad_grad is bit-equal.)
 _LEFT = {
-    ("hypot", "jacfwd_jacfwd"): "hypot's formulas recompute hypot instead of reading result",
-    ("hypot", "grad_grad"): "hypot's formulas recompute hypot instead of reading result",
+    ("hypot", "jacfwd_jacfwd"): "forward over forward is the double-vjp trick: last bits",
     ("std_all", "jacfwd_jacfwd", "float64"): "std without dim: float64 Hessian's last bit",
     ("std_all", "jacfwd_jacrev", "float64"): "std without dim: float64 Hessian's last bit",
     ("div", "jacfwd_jacfwd", "float64"): "signs of zeros in div's forward-over-forward Hessian",

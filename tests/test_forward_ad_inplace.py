@@ -9,8 +9,11 @@ an efficient ZeroTensor (terms of it are skipped, so a -0 of the other term stay
 only `y` dual gives `0 + y_t`: +0 where `y_t` is -0). A formula reads only the tangents it
 names: copysign's reads `self_t` alone, so with only `other` dual the result has none.
 
-The cases marked xfail need the native change named in their reason (src/ops/forward.rs,
-the declared ops' jvp): Python cannot reach them."""
+Only the formulas that leave self's primal unread write into that zeros (add / sub /
+addcmul / addcdiv / lerp, src/ops/forward.rs `formula_ignores_self_primal`); the others' in-place
+forms read `original_self_t`, a ZeroTensor again (`mul_`'s `other_t * self_p` keeps its -0).
+copysign's formula reads `self_t` alone (no tangent without it); xlogy's materializes a missing
+`self_t`; clamp with tensor bounds is torch's `clamp_jvp` (`where` forms)."""
 
 import numpy as np
 import pytest
@@ -80,7 +83,7 @@ def _cases(m):
             m, lambda x: x[::2].mul_(dual(_q(m), _tq(m))[1::2])),
         "relu_ of a dual": lambda: _into(m, lambda x: m.relu_(x), dual(_p(m), _tp(m))),
         "detach of a dual mul_": lambda: _detached(m),
-        # Need the native change (see the module's docstring and each reason):
+        # Once strict xfails (issue 22): the in-place zeros, copysign / xlogy / clamp's jvps.
         "add_ only other": lambda: _op(m, "add_", "other"),
         "sub_ only other": lambda: _op(m, "sub_", "other"),
         "addcmul_ only other": lambda: _op(m, "addcmul_", "other"),
@@ -94,29 +97,8 @@ def _cases(m):
     }
 
 
-_SELF_ZEROS = ("in place, a missing self tangent is a real zeros the formula is added to "
-               "(gen_variable_type: `zeros` for an in-place self, not skipped): src/ops/forward.rs "
-               "`run` must pass zeros_like(inputs[0]) as tangents[0] for an in-place node")
-_NATIVE = {
-    "add_ only other": _SELF_ZEROS,
-    "add_ alpha only other": _SELF_ZEROS,
-    "view of plain add_ dual": _SELF_ZEROS + " (the base's zeros, the view's slice of them)",
-    "sub_ only other": _SELF_ZEROS,
-    "addcmul_ only other": _SELF_ZEROS,
-    "addcdiv_ only other": _SELF_ZEROS,
-    "xlogy_ only other": "xlogy's jvp: xlogy(self_t, other) (materialized zeros when self has "
-                         "none, +0) + other_t * self / other (src/ops/binary_decl.rs)",
-    "xlogy out of place only other": "xlogy's jvp: xlogy(self_t, other) (materialized zeros "
-                                     "when self has none, +0) + other_t * self / other",
-    "copysign_ only other": "copysign's jvp reads self_t only (no tangent without it): "
-                            "src/ops/binary_decl.rs adds grad_other's zeros term",
-    "copysign_ both": "copysign's jvp is self_t * ratio alone; the zeros other term turns "
-                      "-0 into +0",
-    "clamp_ tensor min both": "clamp_jvp: where(self > min, self_t, min_t), not a sum of masked "
-                              "terms (src/ops/clamp.rs clamp_tensor, Jvp::Elementwise)",
-    "clamp_ tensor max both": "clamp_jvp: where(self < max, self_t, max_t), not a sum of masked "
-                              "terms (src/ops/clamp.rs clamp_tensor, Jvp::Elementwise)",
-}
+# Tangents that still differ from torch's: none (the dict stays for the next one found).
+_NATIVE: dict = {}
 
 
 def _op(m, op, who):
@@ -191,16 +173,16 @@ def test_inplace_tangent_as_torch(torch, request, name):
             assert_bits_equal(g, t, name)
 
 
-_NAMES = ("the tangent's node when the self tangent is a real zeros written into: torch "
-          "records the formula's op (AddBackward0 / CloneBackward0), gradrs copies the "
-          "other term into the missing tangent (CopyBackwards)")
+_NAMES = ("torch's tangent here is built from ZeroTensor terms that are recorded but add "
+          "nothing (mul_: AddBackward0 of two MulBackward0, copy_: CloneBackward0 of src's); "
+          "gradrs writes the formula's nonzero term into a new tangent (CopyBackwards)")
 
 
 @pytest.mark.parametrize("op", ["add_", "mul_", "copy_", "own_add_", "view_copy_"])
 def test_inplace_tangent_node_names(torch, request, op):
     """Forward over reverse: a tangent that requires grad written into a plain tensor in place,
     its node's name as torch's."""
-    if op in ("add_", "mul_", "copy_"):
+    if op in ("mul_", "copy_"):
         request.applymarker(pytest.mark.xfail(reason=_NAMES, strict=True))
 
     def run(m):
@@ -224,18 +206,12 @@ def test_inplace_tangent_node_names(torch, request, op):
     assert gn == tn
 
 
-_CLAMP_JVP = ("clamp with tensor bounds: torch's clamp_jvp is where(self > min, self_t, min_t) / "
-              "where(self < max, self_t, max_t) (a tie takes the bound's tangent; clamp_min / "
-              "clamp_max take >= / <=), gradrs sums masked terms (src/ops/clamp.rs "
-              "clamp_tensor, Jvp::Elementwise)")
-
-
 @pytest.mark.parametrize("form", ["clamp(min=)", "clamp_min", "clamp(max=)", "clamp_max",
                                   "clamp(both)"])
-def test_clamp_tensor_bounds_tangent_at_ties(torch, request, form):
-    """Where the input equals a tensor bound, which tangent the result takes."""
-    if form in ("clamp(min=)", "clamp(max=)"):
-        request.applymarker(pytest.mark.xfail(reason=_CLAMP_JVP, strict=True))
+def test_clamp_tensor_bounds_tangent_at_ties(torch, form):
+    """Where the input equals a tensor bound, which tangent the result takes: torch's
+    `clamp_jvp` is where(self > min, self_t, min_t) / where(self < max, self_t, max_t) (a tie
+    takes the bound's tangent), clamp_min / clamp_max's take >= / <= (self's)."""
 
     def run(m):
         fa = m.autograd.forward_ad

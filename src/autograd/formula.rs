@@ -27,6 +27,9 @@ pub enum Jvp {
     Reduction(Vec<usize>, bool),
     /// Its own formula.
     Formula(Box<JvpFn>),
+    /// Its own formula, reading `self`'s tangent alone: not run (no tangent) without one
+    /// (`Backward::jvp_reads_self_only`).
+    SelfOnly(Box<JvpFn>),
 }
 
 impl Jvp {
@@ -103,7 +106,7 @@ where
         (self.f)(grads, &saved)
     }
     fn jvp(&mut self, tangents: &[Option<Tensor>], ctx: &Ctx) -> Result<Vec<Option<Tensor>>> {
-        let Jvp::Formula(f) = &self.jvp else {
+        let (Jvp::Formula(f) | Jvp::SelfOnly(f)) = &self.jvp else {
             return Err(crate::autograd::forward::not_implemented(
                 &crate::autograd::forward::op_name(self.name),
             ));
@@ -117,6 +120,9 @@ where
     }
     fn elementwise(&self) -> bool {
         matches!(self.jvp, Jvp::Elementwise)
+    }
+    fn jvp_reads_self_only(&self) -> bool {
+        matches!(self.jvp, Jvp::SelfOnly(_))
     }
     fn reduction(&self) -> Option<(Vec<usize>, bool)> {
         match &self.jvp {

@@ -53,6 +53,18 @@ pub trait Backward: Send + Sync {
     fn reduction(&self) -> Option<(Vec<usize>, bool)> {
         None
     }
+    /// Whether the forward formula reads `self`'s tangent alone (derivatives.yaml's
+    /// `copysign`: `copysign_tensor_self_backward(self_t, ...)`): without it the output has
+    /// none, whatever the other inputs' tangents (PyTorch's codegen asks only the formula's
+    /// inputs whether they have one).
+    fn jvp_reads_self_only(&self) -> bool {
+        false
+    }
+    /// A pass-through node the graph's Python face does not show: `next_functions` lists the
+    /// node it feeds instead (`ops::movement::transparent_alias`).
+    fn transparent(&self) -> bool {
+        false
+    }
     /// Whether the engine calls `apply` when every incoming gradient is undefined (None): a
     /// custom `autograd.Function`'s node, whose backward PyTorch's PyNode calls with zeros
     /// (`ctx.materialize_grads`) or Nones. Other nodes give undefined gradients then, as
@@ -302,6 +314,27 @@ impl NodeRef {
                 (r, nr)
             })
             .collect()
+    }
+
+    /// `next_functions` as the graph's Python face shows them: a transparent node's edge is
+    /// replaced by the (one) edge it passes the gradient to.
+    pub fn visible_next_functions(&self) -> Vec<(Option<NodeRef>, u32)> {
+        let mut out = self.next_functions();
+        for entry in out.iter_mut() {
+            while let Some(n) = &entry.0 {
+                let through = n.try_with(|node| node.backward.transparent()) == Some(true);
+                let next = if through {
+                    n.next_functions().into_iter().next()
+                } else {
+                    None
+                };
+                match next {
+                    Some(next) => *entry = next,
+                    None => break,
+                }
+            }
+        }
+        out
     }
 
     /// The leaf an `AccumulateGrad` node feeds.

@@ -345,7 +345,13 @@ pub fn binary_math(op: BinaryMathOp, a: &Tensor, b: Operand) -> Result<Tensor> {
     } else {
         SavedTensor::input(&tb)?
     };
-    let saved = vec![SavedTensor::input(a)?, tb_saved];
+    let mut saved = vec![SavedTensor::input(a)?, tb_saved];
+    // hypot's formulas read the saved result (derivatives.yaml: `grad * self / result`), so in
+    // double backward the gradient reaching `result` goes through this node again.
+    let hypot = op == BinaryMathOp::Hypot && !scalar;
+    if hypot {
+        saved.push(SavedTensor::output(&out, 0)?);
+    }
     let need = (needs_grad(&[a]), !scalar && needs_grad(&[&tb]));
     let name = op.backward_name(scalar);
     // The declared derivatives are elementwise in `g` (Note [Forward AD]); an op PyTorch has no
@@ -360,6 +366,38 @@ pub fn binary_math(op: BinaryMathOp, a: &Tensor, b: Operand) -> Result<Tensor> {
                 "Trying to use forward AD with aten::{aten} that does not support it."
             )))
         })
+    } else if op == BinaryMathOp::Copysign {
+        // `copysign_tensor_self_backward(self_t, self, result)`: `other`'s tangent is not read,
+        // so without `self`'s the result has none.
+        Jvp::SelfOnly(Box::new(move |t, s| {
+            let Some(ts) = &t[0] else {
+                return Ok(vec![None]);
+            };
+            Ok(vec![Some(
+                op.grad(ts, &s[0], &s[1], (true, false))?
+                    .0
+                    .expect("asked for"),
+            )])
+        }))
+    } else if op == BinaryMathOp::Xlogy {
+        // `xlogy(self_t, other_p).masked_fill((self_p == 0) & (other_p <= 0), 0) + other_t *
+        // self_p / other_p`: a missing `self_t` (an efficient zero tensor) is materialized by
+        // xlogy, so the first term is +0 there; a missing `other_t`'s term is skipped.
+        Jvp::of(move |t, s| {
+            if t.iter().all(Option::is_none) {
+                return Ok(vec![None]);
+            }
+            let (a, b) = (&s[0], &s[1]);
+            let ts = match &t[0] {
+                Some(ts) => ts.clone(),
+                None => zeros_like(a),
+            };
+            let first = op.grad(&ts, a, b, (true, false))?.0.expect("asked for");
+            Ok(vec![Some(match t.get(1).and_then(Option::as_ref) {
+                Some(tb) => add(&first, &op.grad_other(tb, a, b)?)?,
+                None => first,
+            })])
+        })
     } else {
         Jvp::Elementwise
     };
@@ -369,6 +407,20 @@ pub fn binary_math(op: BinaryMathOp, a: &Tensor, b: Operand) -> Result<Tensor> {
         name,
         saved,
         move |g, s| {
+            if hypot {
+                let r = &s[2];
+                let ga = if need.0 {
+                    Some(div(&mul(g, &s[0])?, r)?)
+                } else {
+                    None
+                };
+                let gb = if need.1 {
+                    Some(div(&mul(g, &s[1])?, r)?)
+                } else {
+                    None
+                };
+                return Ok(vec![ga, gb]);
+            }
             let (ga, gb) = op.grad(g, &s[0], &s[1], need)?;
             Ok(if scalar { vec![ga] } else { vec![ga, gb] })
         },

@@ -200,7 +200,34 @@ pub fn clamp_tensor(
             }
             Ok(grads)
         },
-        Jvp::Elementwise,
+        // derivatives.yaml: clamp's `clamp_jvp` (a tie takes the bound's tangent, `min > max`
+        // the max's), clamp_min's `where(self_p >= min_p, self_t, min_t)` and clamp_max's
+        // `where(self_p <= max_p, self_t, max_t)`; a missing tangent is zeros (`where`
+        // materializes an efficient zero tensor).
+        Jvp::of(move |t, s| {
+            if t.iter().all(Option::is_none) {
+                return Ok(vec![None]);
+            }
+            let tangent = |i: usize| match &t[i] {
+                Some(ti) => ti.clone(),
+                None => crate::ops::creation::zeros_like(&s[i]),
+            };
+            let x = &s[0];
+            let out = match (has_lo, has_hi, kind) {
+                (true, true, _) => {
+                    let (lo, hi) = (&s[1], &s[2]);
+                    let inner = where_(&gt(x, hi)?, tangent(2), tangent(0))?;
+                    let inner = where_(&lt(x, lo)?, tangent(1), inner)?;
+                    where_(&gt(lo, hi)?, tangent(2), inner)?
+                }
+                (true, false, ClampKind::Min) => where_(&ge(x, &s[1])?, tangent(0), tangent(1))?,
+                (true, false, _) => where_(&gt(x, &s[1])?, tangent(0), tangent(1))?,
+                (false, true, ClampKind::Max) => where_(&le(x, &s[1])?, tangent(0), tangent(1))?,
+                (false, true, _) => where_(&lt(x, &s[1])?, tangent(0), tangent(1))?,
+                (false, false, _) => return Err(Error::Runtime(CLAMP_NONE.into())),
+            };
+            Ok(vec![Some(out)])
+        }),
     ))
 }
 

@@ -13,6 +13,39 @@ use crate::tensor::shape::list_repr;
 use crate::tensor::Tensor;
 use std::sync::Arc;
 
+thread_local! {
+    /// The alias an in-place op runs on while it has no tangent (`inplace::apply_`): the
+    /// node whose `self` it is gives it zeros as its tangent (see `run`).
+    static INPLACE_SELF: std::cell::RefCell<Option<Tensor>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Run `op` on `alias`, the tangent-less `self` of an in-place op (see `INPLACE_SELF`).
+pub fn with_inplace_self<R>(alias: &Tensor, op: impl FnOnce() -> R) -> R {
+    let before = INPLACE_SELF.with(|s| s.replace(Some(alias.clone())));
+    let r = op();
+    INPLACE_SELF.with(|s| *s.borrow_mut() = before);
+    r
+}
+
+/// Whether derivatives.yaml's forward formula of the node's op leaves self's primal unread
+/// (`self_t + maybe_multiply(other_t, alpha)`, `at::lerp(self_t, end_t, weight)`), so its
+/// in-place form writes into `self_t` (see `run`).
+fn formula_ignores_self_primal(node: &str) -> bool {
+    matches!(
+        node,
+        "AddBackward0"
+            | "SubBackward0"
+            | "AddcmulBackward0"
+            | "AddcdivBackward0"
+            | "LerpBackward0"
+            | "LerpBackward1"
+    )
+}
+
+fn is_inplace_self(t: &Tensor) -> bool {
+    INPLACE_SELF.with(|s| s.borrow().as_ref().is_some_and(|a| a.ptr_eq(t)))
+}
+
 /// Install the runner (before the first level: ops record nothing forward-mode before it).
 pub fn install() {
     fw::install_runner(run);
@@ -153,7 +186,25 @@ fn shares(a: &Tensor, b: &Tensor) -> bool {
 /// the reduction rule from its backward) gives the outputs their tangents. Outputs that are
 /// views already have theirs (the same view of the input's); a view op has no formula.
 fn run(node: &NodeRef, outputs: &[&Tensor], inputs: &[&Tensor]) -> Result<()> {
-    let tangents: Vec<Option<Tensor>> = inputs.iter().map(|t| tangent(t)).collect();
+    let mut tangents: Vec<Option<Tensor>> = inputs.iter().map(|t| tangent(t)).collect();
+    if tangents.first().is_some_and(Option::is_none) {
+        if node.with(|n| n.backward.jvp_reads_self_only()) {
+            return Ok(());
+        }
+        // In place, a missing `self` tangent is a real zeros the formula adds to (PyTorch's
+        // codegen: `at::zeros` for an in-place op's self, an efficient ZeroTensor, whose terms
+        // are skipped, for the others'), so `x.add_(y)` with only `y` dual gives
+        // `0 + y_t`: +0 where `y_t` is -0. Only for the formulas that do not read self's
+        // primal: the others' in-place forms read `original_self_t` instead, a ZeroTensor
+        // again (`mul_`'s `other_t * self_p + self_t * other_p` keeps a -0 of its first term).
+        if tangents[1..].iter().any(Option::is_some)
+            && is_inplace_self(inputs[0])
+            && formula_ignores_self_primal(node.name())
+        {
+            let s = inputs[0];
+            tangents[0] = Some(Tensor::zeros_on(&s.shape(), s.dtype(), s.device()));
+        }
+    }
     // An output sharing an input's memory (a view, `_unsafe_view`, an alias) has the same
     // layout over the input's tangent storage as its tangent.
     let alias_of = |o: &Tensor| {

@@ -45,12 +45,18 @@ pub fn apply_(
     }
     // Under forward AD the op sees dst's tangent, and dst takes the result's (Note [Forward AD]).
     let fw = crate::autograd::forward::enabled();
+    let mut self_tangent = false;
     if fw {
         if let Some(t) = crate::ops::forward::tangent(dst) {
             crate::ops::forward::set_tangent(&alias, &t, true)?;
+            self_tangent = true;
         }
     }
-    let result = op(&alias)?;
+    let result = if fw_live && !self_tangent {
+        crate::ops::forward::with_inplace_self(&alias, || op(&alias))?
+    } else {
+        op(&alias)?
+    };
     let (rd, dd) = (result.dtype(), dst.dtype());
     if !crate::dtype::can_cast(rd, dd) {
         return Err(Error::Runtime(format!(
