@@ -2,7 +2,8 @@
 nothing requires grad (the formulas that read a saved output, `exp`, `sqrt`, `softmax`,
 `reciprocal`, ..., re-attached it to a node that is never recorded), a graph with PyTorch's
 node names when the primal requires grad (tanh / sigmoid: one TanhBackwardBackward0 /
-SigmoidBackwardBackward0 node, PyTorch's `tanh_backward` / `sigmoid_backward`, also under
+SigmoidBackwardBackward0 node, PyTorch's `tanh_backward` / `sigmoid_backward`, gelu's one
+GeluBackwardBackward0, also under
 create_graph in reverse mode, and differentiable again); against torch 2.13."""
 
 import numpy as np
@@ -19,6 +20,8 @@ OPS = {
     "sigmoid": lambda m, x: x.sigmoid(),
     "rsqrt": lambda m, x: x.rsqrt(),
     "pow_then_exp": lambda m, x: (x ** 2).exp().sum(),
+    "gelu": lambda m, x: m.nn.functional.gelu(x),
+    "gelu_tanh": lambda m, x: m.nn.functional.gelu(x, approximate="tanh"),
 }
 
 
@@ -43,7 +46,9 @@ def test_tangent_graph_with_grad(op):
     check(lambda m: _tangent(m, op, True))
 
 
-BACKWARD_OPS = ("tanh", "sigmoid")
+# gelu: one GeluBackwardBackward0 (derivatives.yaml's gelu_backward, its derivative in x
+# FunctionsManual's gelu_double_backward, both `approximate`s).
+BACKWARD_OPS = ("tanh", "sigmoid", "gelu", "gelu_tanh")
 
 
 def _fwAD(m):
@@ -91,3 +96,17 @@ def test_forward_over_forward(op):
     (ours, our_fn), (theirs, their_fn) = run_both(f)
     np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=0)
     assert our_fn is None and their_fn is None
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_double_backward_node_saves(approximate):
+    """GeluBackwardBackward0 shows torch's saved values (`_saved_approximate` too)."""
+    def f(m):
+        x = m.tensor([0.5, -1.0, 2.0, -3.0], dtype=m.float64, requires_grad=True)
+        g, = m.autograd.grad(m.nn.functional.gelu(x, approximate=approximate).sum(), x,
+                             create_graph=True)
+        fn = g.grad_fn
+        return (fn._saved_approximate, fn._saved_self, fn._saved_grad_output,
+                sorted(a for a in dir(fn) if a.startswith("_saved_")))
+
+    check(f)

@@ -7,7 +7,7 @@
 use crate::autograd::{needs_grad, record_formula_jvp, GradModeGuard, Jvp};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::ops::arithmetic::{add, div, mul, rsub};
+use crate::ops::arithmetic::{add, div, mul, pow, rdiv, rsub, sub};
 use crate::ops::backward_ops::{backward_node, backward_node_summed_jvp, GradFn, GradXFn};
 use crate::ops::compare::{ge, gt, le, lt};
 use crate::ops::creation::cast_data;
@@ -81,8 +81,75 @@ pub(crate) fn silu_grad(g: &Tensor, x: &Tensor) -> Result<Tensor> {
     mul(g, &mul(&s, &inner)?)
 }
 
-/// `g * (Φ(x) + x φ(x))`.
+/// PyTorch's `gelu_backward(g, x, approximate)`: a node of its own under create_graph
+/// (GeluBackwardBackward0 with `_saved_self` / `_saved_grad_output` / `_saved_approximate`),
+/// whose derivative in x is derivatives.yaml's `gelu_double_backward(gg, g, x, approximate)`
+/// and whose tangent is `gelu_backward(g_t, x) + gelu_double_backward(x_t, g, x)`.
+fn gelu_backward(g: &Tensor, x: &Tensor, tanh: bool) -> Result<Tensor> {
+    let f: GradFn = if tanh {
+        Arc::new(gelu_tanh_grad_values)
+    } else {
+        Arc::new(gelu_grad_values)
+    };
+    let fx: GradXFn = Arc::new(move |gg, g, x| gelu_double_backward(gg, g, x, tanh));
+    let out = backward_node_summed_jvp("GeluBackwardBackward0", g, x, f, fx)?;
+    let approximate = if tanh { "tanh" } else { "none" };
+    let values = vec![(
+        "approximate",
+        crate::autograd::saved::Value::Str(approximate),
+    )];
+    crate::autograd::formula::describe(&out, &["self", "grad_output"], values);
+    Ok(out)
+}
+
+/// gelu's backward (see `gelu_backward`).
 pub(crate) fn gelu_grad(g: &Tensor, x: &Tensor) -> Result<Tensor> {
+    gelu_backward(g, x, false)
+}
+
+/// gelu(approximate='tanh')'s backward (see `gelu_backward`).
+pub(crate) fn gelu_tanh_grad(g: &Tensor, x: &Tensor) -> Result<Tensor> {
+    gelu_backward(g, x, true)
+}
+
+/// FunctionsManual's `gelu_double_backward(ggI, gO, input, approximate)`: `ggI * gO *` the
+/// derivative of gelu's derivative, in its order of operations.
+fn gelu_double_backward(gg: &Tensor, g: &Tensor, x: &Tensor, tanh: bool) -> Result<Tensor> {
+    let d = if tanh {
+        // kBeta (1 + 3 kKappa x²) etc., as FunctionsManual writes them
+        let beta = std::f64::consts::SQRT_2 * std::f64::consts::FRAC_2_SQRT_PI * 0.5;
+        let inner = mul(&add(x, &mul(&pow(x, 3.0)?, GELU_C)?)?, beta)?;
+        let tanh_inner = unary::tanh(&inner)?;
+        let sech_inner = rdiv(&unary::cosh(&inner)?, 1.0.into())?;
+        let f = mul(x, 0.5)?;
+        let gg_ = rsub(&mul(&tanh_inner, &tanh_inner)?, 1.0)?;
+        let h = mul(&add(&mul(&mul(x, 3.0 * GELU_C)?, x)?, 1.0)?, beta)?;
+        let f_prime_gh = mul(&mul(&gg_, 0.5)?, &h)?;
+        let g_prime = mul(
+            &mul(
+                &mul(&sech_inner, 2.0)?,
+                &mul(&unary::neg(&sech_inner)?, &tanh_inner)?,
+            )?,
+            &h,
+        )?;
+        let g_prime_fh = mul(&mul(&f, &h)?, &g_prime)?;
+        let h_prime = mul(&mul(x, 6.0 * GELU_C)?, beta)?;
+        let h_prime_fg = mul(&mul(&f, &gg_)?, &h_prime)?;
+        add(
+            &add(&add(&f_prime_gh, &f_prime_gh)?, &g_prime_fh)?,
+            &h_prime_fg,
+        )?
+    } else {
+        let beta = std::f64::consts::FRAC_2_SQRT_PI * std::f64::consts::FRAC_1_SQRT_2 * 0.5;
+        let input_sq = mul(x, x)?;
+        let pdf = mul(&unary::exp(&mul(&input_sq, -0.5)?)?, beta)?;
+        sub(&mul(&pdf, 2.0)?, &mul(&input_sq, &pdf)?)?
+    };
+    mul(&mul(gg, g)?, &d)
+}
+
+/// `g * (Φ(x) + x φ(x))`.
+fn gelu_grad_values(g: &Tensor, x: &Tensor) -> Result<Tensor> {
     let cdf = mul(
         &add(&unary::erf(&mul(x, std::f64::consts::FRAC_1_SQRT_2)?)?, 1.0)?,
         0.5,
@@ -95,7 +162,7 @@ pub(crate) fn gelu_grad(g: &Tensor, x: &Tensor) -> Result<Tensor> {
 }
 
 /// `g * (0.5 (1 + t) + 0.5 x (1 - t²) k (1 + 3c x²))`, t = tanh(k (x + c x³)).
-pub(crate) fn gelu_tanh_grad(g: &Tensor, x: &Tensor) -> Result<Tensor> {
+fn gelu_tanh_grad_values(g: &Tensor, x: &Tensor) -> Result<Tensor> {
     let x2 = mul(x, x)?;
     let inner = mul(&add(x, &mul(&mul(&x2, x)?, GELU_C)?)?, GELU_K)?;
     let t = unary::tanh(&inner)?;
