@@ -267,15 +267,11 @@ def _node_ops(m):
 
 @pytest.mark.parametrize("mode", MODES + ["jacfwd_jacfwd"])
 @pytest.mark.parametrize("name", sorted(_node_ops(G)))
-def test_node_ops_second_derivatives(torch, request, name, mode):
+def test_node_ops_second_derivatives(torch, name, mode):
     """`jacrev(jacfwd(f))` of an `_ops` node (baddbmm, kron...): its tangent, computed with grad
     mode off, had no history to the inputs (kron's was even dropped by `_own`'s detach), so
     the outer jacrev saw zeros; now it is J t by the double-vjp trick on the node's backward.
     Against torch's double backward."""
-    if (name, mode) == ("logcumsumexp", "jacfwd_jacfwd"):
-        request.applymarker(pytest.mark.xfail(strict=True, reason=(
-            "jvp inside jvp is the double-vjp trick at u = 0 (func._jvp_inside_jvp), where "
-            "logcumsumexp's backward takes log|u|: nan")))
     x = torch.tensor(X, dtype=torch.float64)
     tf, af = torch.func, torch.autograd.functional
     # the reference: torch's double backward (torch.func's own nested transforms are off for

@@ -57,6 +57,9 @@ def logcumsumexp(input, dim, *, out=None):
             return (g,)
         if half:
             return (_logcumsumexp_grad(g.float(), input.float(), res.float(), d).half(),)
+        if g.requires_grad:
+            # differentiated in `g` (the jvp inside a jvp, at g = 0): a form linear in `g`
+            return (_logcumsumexp_grad_linear(g, input, res, d),)
         return (_logcumsumexp_grad(g, input, res, d),)
 
     def jvp(t):
@@ -83,6 +86,27 @@ def _logcumsumexp_grad(g, input, res, d):
         return logcumsumexp(t.flip(d), d).flip(d)
 
     return (rev(pos - res) + input).exp() - (rev(neg - res) + input).exp()
+
+
+def _logcumsumexp_grad_linear(g, input, res, d):
+    """The same gradient, ``grad_j = sum_{i >= j} g_i exp(x_j - y_i)`` (``y`` the result), in a
+    form differentiable in ``g`` everywhere: PyTorch's splits ``g`` by sign in log space, whose
+    derivative in ``g`` at ``g = 0`` is ``0 * inf`` (nan), where ``jvp`` inside ``jvp`` (the
+    double-vjp trick at zero, ``func._jvp_inside_jvp``) differentiates it. ``exp(x - y) * R``
+    with ``R_j = sum_{i >= j} g_i exp(y_j - y_i)``, the reversed scan of a linear recurrence in
+    log2(n) doubling steps, each factor ``exp(y_j - y_i) <= 1`` (``y`` never decreases); a
+    prefix of ``-inf`` (whose gradient is 0) takes the first finite ``y`` so no step is nan."""
+    n = g.shape[d]
+    neg_inf = res == float("-inf")
+    first = _G.where(neg_inf, float("inf"), res).detach().amin(d, keepdim=True)
+    first = _G.where(first == float("inf"), 0.0, first)
+    y = _G.where(neg_inf, first, res)
+    r, k = g, 1
+    while k < n:
+        tail = (y.narrow(d, 0, n - k) - y.narrow(d, k, n - k)).exp() * r.narrow(d, k, n - k)
+        r = _G.cat([r.narrow(d, 0, n - k) + tail, r.narrow(d, n - k, k)], d)
+        k *= 2
+    return (input - y).exp() * r
 
 
 def _logcumsumexp(x, d):
