@@ -52,6 +52,7 @@ __all__ = [
     "_gpu_transfer_counts",
     "_gpu_synchronize",
     "_grad",
+    "_transparent_alias",
     "_linalg_cholesky",
     "_linalg_eigh",
     "_linalg_ldl_factor",
@@ -1587,6 +1588,7 @@ def _backward(
     create_graph: _bool = False,
     inputs: _TensorOrTensors | None = None,
 ) -> None: ...
+def _transparent_alias(t: Tensor) -> Tensor: ...
 def _grad(
     outputs: _TensorOrTensors,
     inputs: _TensorOrTensors,

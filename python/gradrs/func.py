@@ -403,7 +403,9 @@ def _create_differentiable(x):
         return x
     tangent = _fwAD.unpack_dual(x).tangent
     if x.requires_grad and _native.is_grad_enabled():
-        d = x[...]  # AliasBackward0: its backward passes the gradient through (no view op)
+        # AliasBackward0, passing the gradient through; `next_functions` skips it (no node
+        # between the transforms' graphs, as functorch's)
+        d = _native._transparent_alias(x)
         if tangent is not None:
             d = _fwAD.make_dual(_fwAD.unpack_dual(d).primal, tangent)
         return d
@@ -551,9 +553,9 @@ def grad(func, argnums=0, has_aux=False):
 
 def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
     """The Jacobian of ``func`` w.r.t. the ``argnums`` inputs, by reverse-mode AD: as PyTorch's,
-    the vector-Jacobian products of the basis of the outputs run under `vmap` (``chunk_size``
-    rows at a time), each one the gradient of ``sum(output * basis_row)``, so a function the
-    batching rules cover takes one batched forward and one backward for all rows."""
+    ``func`` runs once (`vjp`), then the vector-Jacobian products of the basis of the outputs
+    run over that one graph (PyTorch vmaps `vjp_fn` over the basis; here one backward per
+    basis vector, the graph kept until the last, as `grad(is_grads_batched=True)`)."""
     if not (chunk_size is None or chunk_size > 0):
         raise ValueError("jacrev: `chunk_size` should be greater than 0.")
 
@@ -565,33 +567,23 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
         def f(*p):
             return func(*_replace(args, nums, p if isinstance(nums, tuple) else p[0]))
 
-        # One plain call: PyTorch's checks, the outputs' structure and shapes, and aux.
+        # The one call: PyTorch's checks, the outputs' structure and shapes, aux, the graph.
         res = vjp(f, *(primals if isinstance(nums, tuple) else (primals,)), has_aux=has_aux)
-        outs = res[0]
+        outs, vjp_fn = res[0], res[1]
         flat_o, spec_o = _flatten(outs)
         flat_p, spec_p = _flatten(primals)
         sizes = [o.numel() for o in flat_o]
         n = sum(sizes)
         if n:
             eye = _native.eye(n, dtype=flat_o[0].dtype, device=flat_o[0].device)
-            basis, off = [], 0
-            for o, k in zip(flat_o, sizes):
-                basis.append(eye[:, off:off + k].to(o.dtype).reshape((n,) + tuple(o.shape)))
-                off += k
-
-            def contracted(rows, *a):
-                out = func(*a)
-                out = out[0] if has_aux else out
-                total = 0
-                for o, r in zip(_flatten(out)[0], rows):
-                    total = total + (o * r).sum()
-                return total
-
-            shifted = tuple(a + 1 for a in nums) if isinstance(nums, tuple) else nums + 1
-            in_dims = (0,) + (None,) * len(args)
-            grads = vmap(grad(contracted, shifted), in_dims, chunk_size=chunk_size)(
-                basis, *args)
-            flat_g = _flatten(grads if isinstance(nums, tuple) else (grads,))[0]
+            rows = []
+            for i in range(n):
+                cot, off = [], 0
+                for o, k in zip(flat_o, sizes):
+                    cot.append(eye[i, off:off + k].to(o.dtype).reshape(tuple(o.shape)))
+                    off += k
+                rows.append(_flatten(vjp_fn(_unflatten(cot, spec_o)))[0])
+            flat_g = [_stack_rows([r[j] for r in rows]) for j in range(len(flat_p))]
         jac_by_out, off = [], 0
         for o, k in zip(flat_o, sizes):
             per_in = []
@@ -605,6 +597,11 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
         return (jac, res[2]) if has_aux else jac
 
     return wrapper
+
+
+def _stack_rows(rows):
+    """``rows`` stacked along a new dim 0 (BatchedTensors under vmap: its rule)."""
+    return _vmap._stack_fn(rows, 0) if _vmap._top(rows) else _native.stack(rows)
 
 
 def hessian(func, argnums=0):

@@ -528,6 +528,35 @@ pub fn squeeze_dims(x: &Tensor, dims: &[i64]) -> Result<Tensor> {
     ))
 }
 
+/// A new view of all of `x` whose node (AliasBackward0, passing the gradient through) the
+/// graph's Python face skips (`Backward::transparent`): what a reverse transform (`func.grad`,
+/// `vjp`) differentiates with respect to when its input is in an outer graph, so nested
+/// transforms keep `x` apart from the outer input (no perturbation confusion) while the graph
+/// they leave shows no node between them, as functorch's levels (issue 22).
+pub fn transparent_alias(x: &Tensor) -> Result<Tensor> {
+    let out = alias(x, x.data().layout);
+    if !needs_grad(&[x]) {
+        return Ok(out);
+    }
+    let out = out.unview_internal(&[x]);
+    crate::autograd::attach(&[&out], &[x], Box::new(TransparentAlias));
+    Ok(out)
+}
+
+struct TransparentAlias;
+
+impl Backward for TransparentAlias {
+    fn name(&self) -> &'static str {
+        "AliasBackward0"
+    }
+    fn apply(&mut self, grads: &[Option<Tensor>], _ctx: &Ctx) -> Result<Vec<Option<Tensor>>> {
+        Ok(vec![grads.first().cloned().flatten()])
+    }
+    fn transparent(&self) -> bool {
+        true
+    }
+}
+
 /// A new view of all of `x` (`x[...]`): AliasBackward0 passes the gradient through.
 pub fn view_as_alias(x: &Tensor) -> Result<Tensor> {
     let out = alias(x, x.data().layout);

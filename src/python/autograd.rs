@@ -41,6 +41,9 @@ pub fn node_object(py: Python<'_>, node: NodeRef) -> PyResult<Py<PyAny>> {
     if let Some(Some(ctx)) = ctx {
         return Ok(ctx);
     }
+    if let Some(obj) = cached_node_object(py, &node) {
+        return Ok(obj);
+    }
     let name = node.name();
     let classes = NODE_CLASSES.get_or_init(py, || Mutex::new(HashMap::new()));
     let cached = classes.lock().get(name).map(|c| c.clone_ref(py));
@@ -64,8 +67,62 @@ pub fn node_object(py: Python<'_>, node: NodeRef) -> PyResult<Py<PyAny>> {
         .cast::<PyNode>()?
         .get()
         .node
-        .set(Handle::Strong(node));
+        .set(Handle::Strong(node.clone()));
+    // Weakly, so the object dies with its last Python reference (which may leave the node
+    // alive); the object's own strong handle keeps the node's key from being reused meanwhile.
+    if let Ok(weak) = pyo3::types::PyWeakrefReference::new(obj.bind(py)) {
+        NODE_OBJECTS
+            .get_or_init(py, || Mutex::new(HashMap::new()))
+            .lock()
+            .insert(node.key(), weak.unbind());
+    }
     Ok(obj)
+}
+
+/// Each node's live Python object (Note [Node objects]).
+static NODE_OBJECTS: PyOnceLock<Mutex<HashMap<u32, Py<pyo3::types::PyWeakrefReference>>>> =
+    PyOnceLock::new();
+
+// Note [Node objects]: as PyTorch's `functionToPyObject` (the node keeps its Python object
+// while that lives), a node has one Python object at a time: the outputs of one node give the
+// same `grad_fn` (`hy.grad_fn is cy.grad_fn` for an LSTM cell's outputs, `max(x, 0)`'s values
+// and indices, `unbind`'s pieces). A map from the node's key to a weak reference, looked up
+// only when a `grad_fn` is asked for (ops never touch it); an object removes its entry when
+// it dies (its weak reference is dead by then).
+fn cached_node_object(py: Python<'_>, node: &NodeRef) -> Option<Py<PyAny>> {
+    let map = NODE_OBJECTS.get(py)?;
+    let weak = map.lock().get(&node.key()).map(|w| w.clone_ref(py))?;
+    let obj = pyo3::types::PyWeakrefMethods::upgrade(weak.bind(py))?;
+    // The live object holds its node, so the key still names the same node; checked anyway.
+    let same = obj
+        .cast::<PyNode>()
+        .ok()
+        .and_then(|n| match n.get().node.get() {
+            Some(Handle::Strong(n)) => Some(n == node),
+            _ => None,
+        })
+        .unwrap_or(false);
+    same.then(|| obj.unbind())
+}
+
+impl Drop for PyNode {
+    fn drop(&mut self) {
+        let Some(Handle::Strong(node)) = self.node.get() else {
+            return;
+        };
+        let key = node.key();
+        Python::attach(|py| {
+            if let Some(map) = NODE_OBJECTS.get(py) {
+                let mut map = map.lock();
+                let dead = map
+                    .get(&key)
+                    .is_some_and(|w| pyo3::types::PyWeakrefMethods::upgrade(w.bind(py)).is_none());
+                if dead {
+                    map.remove(&key);
+                }
+            }
+        });
+    }
 }
 
 impl PyNode {
@@ -199,7 +256,7 @@ impl PyNode {
     fn next_functions(&self, py: Python<'_>) -> PyResult<Py<PyTuple>> {
         let items: Vec<Py<PyAny>> = self
             .node()?
-            .next_functions()
+            .visible_next_functions()
             .into_iter()
             .map(|(n, nr)| {
                 let n: Py<PyAny> = match n {
@@ -350,6 +407,15 @@ pub fn _backward(
     super::boundary::run(tensors.py(), || {
         autograd::backward(&roots, &grads, opts, inputs.as_deref())
     })
+}
+
+/// `_transparent_alias(t)`: a view of all of `t` recorded under a node (AliasBackward0) that
+/// `next_functions` skips, for `func`'s reverse transforms (`ops::movement::transparent_alias`).
+#[pyfunction]
+pub fn _transparent_alias(py: Python<'_>, t: PyRef<'_, PyTensor>) -> PyResult<Py<PyAny>> {
+    let x = t.t.clone();
+    let out = super::boundary::catch(|| crate::ops::movement::transparent_alias(&x))?;
+    wrap(py, out)
 }
 
 /// `gradrs.autograd.grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused)`.
