@@ -20,7 +20,7 @@ from saved_values import value as _value
 # `_saved_` attributes at all (the values are kept, only not exposed). Index / IndexPut keep
 # a list of index tensors (with None for the sliced dims), which a closure cannot show yet.
 NOT_EXPOSED = {
-    "AvgPool2DBackward0", "ClampBackward0", "ClampMaxBackward1", "ClampMinBackward1",
+    "ClampBackward0", "ClampMaxBackward1", "ClampMinBackward1",
     "IndexBackward0", "IndexPutBackward0", "NanToNumBackward0",
     # Declared binary math ops (ops/binary_math.rs) for which the generated backward's generic
     # (self, other) naming is wrong: hypot and copysign also keep `result`, xlogy with a Python
@@ -41,7 +41,6 @@ NOT_EXPOSED |= {
     "LinalgLuFactorExBackward0", "LinalgLuSolveBackward0", "LinalgMatrixExpBackward0",
     "LinalgSlogdetBackward0",
     "LinalgSolveExBackward0", "LinalgSolveTriangularBackward0", "LinalgSvdBackward0",
-    "TraceBackward0",
     # `linalg.vector_norm` is recorded there too (`x.norm(p, dim)` shows PyTorch's values).
     "LinalgVectorNormBackward0",
 }

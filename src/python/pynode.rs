@@ -205,12 +205,14 @@ fn named_value(value: &Bound<'_, PyAny>, outputs: &[Option<Tensor>]) -> PyResult
     if value.is_instance_of::<PyBool>() {
         return Ok(Named::Value(Value::Bool(value.extract()?)));
     }
-    // A number (alpha, beta, p): shown signed, as PyTorch shows a saved Scalar. (An int64_t
-    // attribute such as a dim, which PyTorch shows unsigned, has no form here yet.)
+    // A number (alpha, beta, p): shown signed, as PyTorch shows a saved Scalar. An int64_t
+    // attribute (a dim, ignore_index, padding_idx), which PyTorch shows unsigned, comes as its
+    // two's complement in 2**63..2**64 (`value % 2**64`).
     if value.is_instance_of::<PyInt>() {
-        return Ok(Named::Value(Value::Scalar(crate::dtype::Scalar::Int(
-            value.extract()?,
-        ))));
+        if let Ok(v) = value.extract::<i64>() {
+            return Ok(Named::Value(Value::Scalar(crate::dtype::Scalar::Int(v))));
+        }
+        return Ok(Named::Value(Value::Int(value.extract::<u64>()? as i64)));
     }
     if value.is_instance_of::<PyFloat>() {
         return Ok(Named::Value(Value::Float(value.extract()?)));

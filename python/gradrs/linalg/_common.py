@@ -228,10 +228,10 @@ def _record(name, outputs, inputs, backward, recompute, jvp=None, saved=None):
     return outputs
 
 
-def _one_node(name, fn, *inputs):
+def _one_node(name, fn, *inputs, saved=None):
     from ..nn.functional import _one_node as one
 
-    return one(name, fn, *inputs)
+    return one(name, fn, *inputs, saved=saved)
 
 
 class _nograd:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from ... import _native
 from ..._native import Tensor as _Tensor
 from ._helpers import (
-    _check_tensor_args, _in_dtype, _live_tangent, _one_node, _opmath, _scalar_name, _vmap_rule,
+    _check_tensor_args, _i64, _in_dtype, _live_tangent, _one_node, _opmath, _scalar_name, _vmap_rule,
 )
 
 
@@ -209,10 +209,11 @@ def _softmax_dim(input, dim):
     return 0 if input.dim() in (0, 1, 3) else 1
 
 
-def _pointwise(name, input, forward, backward):
+def _pointwise(name, input, forward, backward, saved=None):
     """``forward(input)`` as one node ``name`` whose backward is ``backward(grad, input)``:
     PyTorch's derivative formula written in differentiable ops (so create_graph works), exact
-    at the kinks where a composition's autograd would pick another one-sided derivative."""
+    at the kinks where a composition's autograd would pick another one-sided derivative.
+    ``saved()``: the ``(name, value)``s PyTorch's node shows as ``_saved_<name>``."""
     # Half tensors compute in float32 and round once, as PyTorch's kernels do.
     from ..._ops._common import _forward_tangent
 
@@ -222,7 +223,9 @@ def _pointwise(name, input, forward, backward):
         return forward(input)
     out = forward(input.detach())
     if grad:
-        _native._attach_node(out, [input], name, lambda g: [backward(g, input)])
+        _native._attach_node(out, [input], name, lambda g: [backward(g, input)],
+                             saved=None if saved is None else saved(),
+                             save_inputs=None if saved is None else ())
     # Forward mode, with or without a graph: PyTorch's tangent of an elementwise op whose
     # derivative is `backward` is `backward(self_t, self)` (a composition's tangent would take
     # another one-sided derivative at the kinks), differentiable through `input`'s graph.
@@ -479,7 +482,9 @@ def logsigmoid(input):
     def fwd(x):
         return x.clamp(max=0) - (-x.abs()).exp().log1p()
 
-    return _pointwise("LogSigmoidBackward0", input, fwd, _log_sigmoid_backward)
+    # ATen's forward also returns its `buffer`, exp(-|x|) on the CPU, which its node saves
+    return _pointwise("LogSigmoidBackward0", input, fwd, _log_sigmoid_backward, saved=lambda: [
+        ("buffer", (-input.detach().abs()).exp()), ("self", input)])
 
 
 def _log_sigmoid_backward(g, x):
@@ -537,7 +542,7 @@ def glu(input, dim=-1):
         a, b = x.chunk(2, d)
         return a * b.sigmoid()
 
-    return _one_node("GluBackward0", fn, input)
+    return _one_node("GluBackward0", fn, input, saved=[("dim", _i64(dim)), ("self", input)])
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
@@ -597,7 +602,8 @@ def prelu(input, weight):
         w = weight.reshape(*shape)
     from ... import where
 
-    return _one_node("PreluKernelBackward0", lambda x, a: where(x > 0, x, a * x), input, w)
+    return _one_node("PreluKernelBackward0", lambda x, a: where(x > 0, x, a * x), input, w,
+                     saved=[("self", input), ("weight", w)])
 
 
 def _rrelu_noise(input, lower, upper, generator=None):

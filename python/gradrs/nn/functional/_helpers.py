@@ -21,7 +21,7 @@ from ..._native import Tensor as _Tensor
 # the composition's own.
 
 
-def _one_node(name, fn, *inputs, linear=False, saves=None):
+def _one_node(name, fn, *inputs, linear=False, saves=None, saved=None):
     """`fn(*inputs)` recorded as one node called `name` (inputs: tensors or other values).
 
     ``linear``: `fn` is linear in its one tensor input and PyTorch's backward is an op of
@@ -30,18 +30,35 @@ def _one_node(name, fn, *inputs, linear=False, saves=None):
     derivative with respect to the input is zeros (``self: zeros_like(self)``).
     ``saves``: the positions in `inputs` of the tensors PyTorch's node saves (derivatives.yaml);
     None saves them all.
+    ``saved``: instead, the ``(name, value)``s PyTorch's node shows as ``_saved_<name>``
+    (tensors among them the real inputs, saved and version-checked as there; a callable
+    returning them, called only when the node is recorded). `_i64` marks an int64_t value.
     """
     if not _native.is_grad_enabled() or not any(
             isinstance(t, _native.Tensor) and t.requires_grad for t in inputs):
         return fn(*inputs)
     if any(_live_tangent(t) is not None for t in inputs):
-        return _dual_node(name, fn, inputs, saves)
+        return _dual_node(name, fn, inputs, saves, saved)
     leaves = [t.detach().requires_grad_() if isinstance(t, _native.Tensor) and t.requires_grad
               else t for t in inputs]
-    return _lift(name, fn(*leaves), leaves, inputs, linear, saves=saves)
+    return _lift(name, fn(*leaves), leaves, inputs, linear, saves=saves, saved=saved)
 
 
-def _dual_node(name, fn, inputs, saves):
+def _i64(value):
+    """An int64_t attribute of a node's `saved` (a dim, ignore_index, padding_idx): PyTorch
+    shows it unsigned (dim=-1 as 18446744073709551615), which `_attach_node` reads from its
+    two's complement."""
+    return value % (1 << 64)
+
+
+def _attach_saved(saved, saves, pos):
+    """`_attach_node`'s (saved, save_inputs) for `_one_node`'s `saved` / `saves`."""
+    if saved is not None:
+        return (saved() if callable(saved) else saved), ()
+    return None, (None if saves is None else [k for k, i in enumerate(pos) if i in saves])
+
+
+def _dual_node(name, fn, inputs, saves, saved=None):
     """`_one_node` under forward AD (an input with a tangent): detached leaves would carry no
     tangent, so the composition runs on the real inputs; its tangent is the output's and its
     graph the node's backward, whose gradients so carry tangents too (forward over reverse,
@@ -68,8 +85,8 @@ def _dual_node(name, fn, inputs, saves):
             grads[k] = r
         return grads
 
-    _native._attach_node(out, node_inputs, name, backward, save_inputs=None if saves is None
-                         else [k for k, i in enumerate(pos) if i in saves])
+    named, save_inputs = _attach_saved(saved, saves, pos)
+    _native._attach_node(out, node_inputs, name, backward, saved=named, save_inputs=save_inputs)
     _set_tangent_of(out, real)
     return out
 
@@ -84,7 +101,8 @@ def _live_tangent(t):
     return forward_ad._unpack_dual(t).tangent  # (a BatchedTensor's through its levels)
 
 
-def _lift(name, local, leaves, reals, linear=False, zeros_if_unused=False, saves=None):
+def _lift(name, local, leaves, reals, linear=False, zeros_if_unused=False, saves=None,
+          saved=None):
     pos = [i for i, t in enumerate(reals) if isinstance(t, _native.Tensor)]
     wanted = [k for k, i in enumerate(pos) if reals[i].requires_grad]
     node_inputs = [reals[i] for i in pos]
@@ -107,9 +125,10 @@ def _lift(name, local, leaves, reals, linear=False, zeros_if_unused=False, saves
         return grads
 
     # Only the inputs PyTorch's node saves are version-checked (`saves`: their positions in
-    # `reals`; None: all), so an in-place change to another one is allowed, as there.
-    _native._attach_node(out, node_inputs, name, backward, save_inputs=None if saves is None
-                         else [k for k, i in enumerate(pos) if i in saves])
+    # `reals`; None: all; or those `saved` names), so an in-place change to another one is
+    # allowed, as there.
+    named, save_inputs = _attach_saved(saved, saves, pos)
+    _native._attach_node(out, node_inputs, name, backward, saved=named, save_inputs=save_inputs)
     return out
 
 

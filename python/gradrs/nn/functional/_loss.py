@@ -94,7 +94,8 @@ def mse_loss(input: _Tensor, target: _Tensor, size_average: bool | None = None,
     if weight is None:
         _floating_kernel("mse_cpu", input, target)
     return _one_node("MseLossBackward0", lambda x, t: _reduce((x - t) ** 2, reduction),
-                     input, target)
+                     input, target, saved=lambda: [("reduction", _reduction_code(reduction)),
+                                                   ("self", input), ("target", target)])
 
 
 def l1_loss(input: _Tensor, target: _Tensor, size_average: bool | None = None,
@@ -154,7 +155,9 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
         return _reduce(where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta), reduction)
 
     _floating_kernel("smooth_l1_cpu", input, target)
-    return _one_node("SmoothL1LossBackward0", loss, input, target)
+    return _one_node("SmoothL1LossBackward0", loss, input, target, saved=lambda: [
+        ("beta", float(beta)), ("reduction", _reduction_code(reduction)), ("self", input),
+        ("target", target)])
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
@@ -185,11 +188,17 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     _reduction_code(reduction)
     if weight is not None:  # PyTorch weights the unreduced loss
         _check_weight(input, weight)
-        loss = _one_node("HuberLossBackward0", pointwise, input, target)
+        loss = _one_node("HuberLossBackward0", pointwise, input, target,
+                         saved=lambda: _huber_saved(input, target, "none", delta))
         return _reduce(loss * weight, reduction)
     _floating_kernel("huber_cpu", input, target)
     return _one_node("HuberLossBackward0", lambda x, t: _reduce(pointwise(x, t), reduction),
-                     input, target)
+                     input, target, saved=lambda: _huber_saved(input, target, reduction, delta))
+
+
+def _huber_saved(input, target, reduction, delta):
+    return [("delta", float(delta)), ("reduction", _reduction_code(reduction)), ("self", input),
+            ("target", target)]
 
 
 def binary_cross_entropy(input: _Tensor, target: _Tensor, weight: _Tensor | None = None,
@@ -249,7 +258,9 @@ def binary_cross_entropy(input: _Tensor, target: _Tensor, weight: _Tensor | None
                 x_t * (x - t) / ((1 - x) * x).clamp(min=_BCE_EPSILON) + -x.logit() * t_t))
         return _reduce(loss * w if w is not None else loss, reduction)
 
-    return _one_node("BinaryCrossEntropyBackward0", bce, input, target, weight)
+    return _one_node("BinaryCrossEntropyBackward0", bce, input, target, weight, saved=lambda: [
+        ("reduction", _reduction_code(reduction)), ("self", input), ("target", target),
+        ("weight", _optional(weight))])
 
 
 # ATen's `static const float EPSILON = 1e-12` (Loss.cpp): float32's 1e-12, also for float64
@@ -308,7 +319,16 @@ def binary_cross_entropy_with_logits(input: _Tensor, target: _Tensor, weight: _T
         return _reduce(loss, reduction)
 
     return _one_node("BinaryCrossEntropyWithLogitsBackward0", bce, input, target, weight,
-                     pos_weight)
+                     pos_weight, saved=lambda: [
+                         ("pos_weight", _optional(pos_weight)),
+                         ("reduction", _reduction_code(reduction)), ("self", input),
+                         ("target", target), ("weight", _optional(weight))])
+
+
+def _optional(t):
+    """An optional tensor argument in a node's `saved`: None is PyTorch's undefined saved
+    variable (`_saved_<name>` None, `_raw_saved_<name>` refusing hooks)."""
+    return ... if t is None else t
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):

@@ -180,7 +180,18 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                                     divisor_override)
     return _one_node("AvgPool2DBackward0",
                      lambda x: _avg_pool2d(x, geometry, count_include_pad, divisor_override),
-                     input, linear=True)
+                     input, linear=True, saved=lambda: [
+                         ("ceil_mode", bool(ceil_mode)),
+                         ("count_include_pad", bool(count_include_pad)),
+                         ("divisor_override", divisor_override),
+                         ("kernel_size", _saved_pair(kernel_size)),
+                         ("padding", _saved_pair(padding)), ("self", input),
+                         ("stride", () if stride is None else _saved_pair(stride))])
+
+
+def _saved_pair(v):
+    """An `int[2]` argument as PyTorch's node saves it: an int given for both dims repeated."""
+    return (int(v), int(v)) if isinstance(v, int) else tuple(int(n) for n in v)
 
 
 def _avg_pool2d_geometry(input, kernel_size, stride, padding, ceil_mode, divisor_override):

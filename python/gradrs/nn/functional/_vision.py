@@ -244,8 +244,15 @@ def _axis_plan(mode, in_size, out_size, scale, align_corners, dtype, device, sho
              None if wt is None else tensor(wt, dtype=dtype, device=device)) for idx, wt in taps]
 
 
+# What the upsample nodes save besides output_size and self_sym_sizes
+_ALIGNING = frozenset(("linear", "bilinear", "trilinear", "bicubic"))
+_SCALE_NAMES = {1: ("scales",), 2: ("scales_h", "scales_w"),
+                3: ("scales_d", "scales_h", "scales_w")}
+
+
 def _upsample(input, output_size, scale_factors, mode, align_corners):
     nd = input.dim() - 2
+    in_sizes_all = [int(n) for n in input.shape]
     in_sizes = list(input.shape[2:])
     if output_size is None:
         output_size = [int(in_sizes[i] * scale_factors[i]) for i in range(nd)]
@@ -291,11 +298,16 @@ def _upsample(input, output_size, scale_factors, mode, align_corners):
         (mode == "nearest" and nd != 2
          and any(o in (n, 2 * n) for n, o in zip(in_sizes, output_size)))
         or (mode == "bicubic" and in_sizes == list(output_size)))
+    saved = [("align_corners", bool(align_corners))] if mode in _ALIGNING else []
+    saved.append(("output_size", tuple(int(n) for n in output_size)))
+    saved += [(name_, None if scale_factors is None else float(scale_factors[i]))
+              for i, name_ in enumerate(_SCALE_NAMES[nd])]
+    saved.append(("self_sym_sizes", tuple(in_sizes_all)))
     if quirk and mode == "bicubic":
-        out = _one_node(name, lambda x: x.clone(), input, linear=True, saves=())
+        out = _one_node(name, lambda x: x.clone(), input, linear=True, saved=saved)
     else:
         out = _one_node(name, resample(make_plans(nd == 2 or quirk)), input, linear=True,
-                        saves=())
+                        saved=saved)
     if quirk:
         from ... import no_grad
 
@@ -824,7 +836,7 @@ def pixel_shuffle(input, upscale_factor):
         y = y.permute(*range(nl), nl, nl + 3, nl + 1, nl + 4, nl + 2)
         return y.reshape(*lead, c // (r * r), h * r, w * r)
 
-    return _one_node("PixelShuffleBackward0", fn, input, saves=())
+    return _one_node("PixelShuffleBackward0", fn, input, saved=[("upscale_factor", r)])
 
 
 def pixel_unshuffle(input, downscale_factor):
