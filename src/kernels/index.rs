@@ -9,6 +9,7 @@ use crate::backend::cpu::copy::for_each_offset;
 use crate::backend::cpu::index::{gather as gather_slices, scatter as scatter_slices, wrap_index};
 use crate::dispatch;
 use crate::error::Result;
+use crate::tensor::element::Element;
 use crate::tensor::{Layout, Operand, Tensor};
 
 /// An index tensor's values (int64 or int32) as int64.
@@ -24,6 +25,106 @@ fn expanded(idx: &[i64], dim: usize, shape: &[usize]) -> Tensor {
     let total: usize = shape.iter().product();
     let v: Vec<i64> = (0..total).map(|p| idx[(p / inner.max(1)) % n]).collect();
     Tensor::from_vec(v, shape)
+}
+
+/// The row length of `l` past dim 0 when those dims are contiguous (a row of dim 0 is then
+/// one run of memory; its stride may be anything), else None.
+fn row_len(l: &Layout) -> Option<usize> {
+    let mut inner = 1usize;
+    for d in (1..l.shape.len()).rev() {
+        if l.shape[d] != 1 && l.strides[d] != inner as isize {
+            return None;
+        }
+        inner *= l.shape[d];
+    }
+    Some(inner)
+}
+
+/// index_select's gather along dim 0 (`shape`: the result's) as one copy per selected row,
+/// where `x`'s rows are runs of memory; None where they are not (the general gather then).
+/// The indices are checked in order first (the general kernel's error, for the first bad one).
+fn select_rows(x: &Tensor, dim: usize, idx: &[i64], shape: &[usize]) -> Result<Option<Tensor>> {
+    let d = x.read();
+    if dim != 0 || d.layout.shape.is_empty() {
+        return Ok(None);
+    }
+    let Some(inner) = row_len(&d.layout) else {
+        return Ok(None);
+    };
+    check(idx, d.layout.shape[0], 0)?;
+    let (off, rs) = (d.layout.offset as isize, d.layout.strides[0]);
+    Ok(Some(dispatch!(d.dtype(), T => {
+        let src = d.storage.slice::<T>();
+        let mut out = crate::tensor::pool::alloc::<T>(idx.len() * inner);
+        for &i in idx {
+            let at = (off + i as isize * rs) as usize;
+            out.extend_from_slice(&src[at..at + inner]);
+        }
+        Tensor::from_vec_on(out, shape, d.device())
+    })))
+}
+
+/// index_add / index_copy's scatter along dim 0 of the contiguous `out` (`shape`: the
+/// source's), one row at a time, where the source's rows are runs of memory (or it is a
+/// scalar); false where not (the general scatter then). Rows land in the general kernel's
+/// order (an index repeated adds its rows first to last), so the sums are the same.
+fn scatter_rows(
+    out: &Tensor,
+    dim: usize,
+    idx: &[i64],
+    shape: &[usize],
+    src: &Operand,
+    accumulate: bool,
+) -> Result<bool> {
+    let oshape = out.shape();
+    if dim != 0 || oshape.is_empty() || shape.is_empty() {
+        return Ok(false);
+    }
+    let inner: usize = oshape[1..].iter().product();
+    if shape[1..].iter().product::<usize>() != inner {
+        return Ok(false);
+    }
+    let src_data = match src {
+        Operand::Tensor(s) => {
+            let sd = s.read();
+            if sd.layout.shape.as_slice() != shape || row_len(&sd.layout).is_none() {
+                return Ok(false);
+            }
+            Some(sd)
+        }
+        Operand::Scalar(_) => None,
+    };
+    check(idx, oshape[0], 0)?;
+    let d = out.read();
+    dispatch!(out.dtype(), T => {
+        let dst = d.storage.slice_mut::<T>();
+        let base = d.layout.offset;
+        for (j, &i) in idx.iter().enumerate() {
+            let at = base + i as usize * inner;
+            let row = &mut dst[at..at + inner];
+            match (&src_data, src) {
+                (Some(sd), _) => {
+                    let from = (sd.layout.offset as isize + j as isize * sd.layout.strides[0]) as usize;
+                    let sv = &sd.storage.slice::<T>()[from..from + inner];
+                    if accumulate {
+                        for (o, &v) in row.iter_mut().zip(sv) {
+                            *o = Element::add(*o, v);
+                        }
+                    } else {
+                        row.copy_from_slice(sv);
+                    }
+                }
+                (None, Operand::Scalar(s)) => {
+                    let v: T = crate::tensor::scalar_as(*s);
+                    for o in row.iter_mut() {
+                        *o = if accumulate { Element::add(*o, v) } else { v };
+                    }
+                }
+                (None, Operand::Tensor(_)) => {}
+            }
+        }
+    });
+    Ok(true)
 }
 
 /// Every index value in range of a dim of `size`, checked in order (the host kernel's errors).
@@ -75,6 +176,9 @@ pub(super) fn gather_host(
             Some(v) => v.to_vec(),
             None => values(index),
         };
+        if let Some(out) = select_rows(x, dim, &idx, shape)? {
+            return Ok(out);
+        }
         let full = expanded(&idx, dim, shape);
         let fv = full.to_vec::<i64>();
         return gather(x, dim, &full, Some(&fv), None);
@@ -126,6 +230,9 @@ pub(super) fn scatter_host(
             Some(v) => v.to_vec(),
             None => values(index),
         };
+        if scatter_rows(out, dim, &idx, shape, src, accumulate)? {
+            return Ok(());
+        }
         let full = expanded(&idx, dim, shape);
         let fv = full.to_vec::<i64>();
         return scatter(out, dim, &full, Some(&fv), None, src, accumulate);

@@ -2,6 +2,7 @@
 //! im2col pair (unfold/fold) that convolution and pooling are built from.
 
 use crate::autograd::{needs_grad, record_formula_jvp, Jvp, SavedTensor};
+use crate::dispatch;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::kernels;
@@ -10,8 +11,9 @@ use crate::ops::creation::{contiguous_clone, to_dtype};
 use crate::ops::reduce::sum;
 use crate::ops::unary;
 use crate::ops::{matmul::bmm, movement, shape::cat, slicing::narrow};
+use crate::tensor::element::Element;
 use crate::tensor::shape::wrap_dim;
-use crate::tensor::Tensor;
+use crate::tensor::{pool, Tensor};
 
 /// Softmax (or log-softmax) along `dim`, no autograd.
 fn softmax_data(x: &Tensor, dim: usize, log: bool) -> Result<Tensor> {
@@ -78,6 +80,29 @@ pub fn softmax(x: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
                 .transpose()?])
         }),
     ))
+}
+
+/// `-coef[i] * logp[i, t_i]` for each sample (0 where ignored), in float64, read from `logp`'s
+/// storage (a host tensor of 1 or 2 dims, targets checked in range).
+fn target_entries(logp: &Tensor, tv: &[i64], coef: &[f64], ignore_index: i64) -> Vec<f64> {
+    let d = logp.read();
+    let (st, off) = (&d.layout.strides, d.layout.offset as isize);
+    let (rs, cs) = if st.len() == 2 {
+        (st[0], st[1])
+    } else {
+        (0, st.first().copied().unwrap_or(1))
+    };
+    dispatch!(d.dtype(), T => {
+        let x = d.storage.slice::<T>();
+        let mut per = pool::filled(tv.len(), 0f64);
+        for (i, (&t, p)) in tv.iter().zip(per.iter_mut()).enumerate() {
+            if t != ignore_index {
+                let at = off + i as isize * rs + t as isize * cs;
+                *p = -coef[i] * x[at as usize].to_f64();
+            }
+        }
+        per
+    })
 }
 
 /// `nll_loss(logp [N, C] or [C], target)`: NllLossBackward0. `reduction`: 0 none, 1 mean, 2 sum.
@@ -159,14 +184,8 @@ pub fn nll_loss(
         gpu_weights = Some(weights);
         out
     } else {
-        let lp = contiguous_clone(logp).to_f64_vec();
-        let mut per = vec![0f64; n];
-        for i in 0..n {
-            let t = tv[i];
-            if t != ignore_index {
-                per[i] = -coef[i] * lp[i * c + t as usize];
-            }
-        }
+        // Only the n target entries are read, in place (strided), not the whole input.
+        let per = target_entries(logp, &tv, &coef, ignore_index);
         match reduction {
             0 => crate::ops::creation::cast_data(
                 &Tensor::from_vec_on(
@@ -205,18 +224,17 @@ pub fn nll_loss(
             let _g = crate::autograd::GradModeGuard::new(false);
             mul(&w, scale)?
         }
-        None => {
-            let mut dense = vec![0f64; n * c];
+        // Zeros but at the targets, written in the input's dtype (each value rounded once from
+        // float64, as the cast of a float64 matrix rounded it).
+        None => dispatch!(dtype, T => {
+            let mut dense = pool::filled(n * c, T::default());
             for i in 0..n {
                 if tv[i] != ignore_index {
-                    dense[i * c + tv[i] as usize] = -coef[i] * scale;
+                    dense[i * c + tv[i] as usize] = T::from_f64(-coef[i] * scale);
                 }
             }
-            crate::ops::creation::cast_data(
-                &Tensor::from_vec_on(dense, &shape, logp.device()),
-                dtype,
-            )
-        }
+            Tensor::from_vec_on(dense, &shape, logp.device())
+        }),
     };
     let dl_t = dl.clone();
     Ok(record_formula_jvp(
