@@ -248,7 +248,7 @@ def trace(input):
     if not input.is_floating_point():
         return d.sum()
     return _one_node("TraceBackward0", lambda t: t.diagonal().sum(), input,
-                     saved=[("self_sym_sizes", tuple(input.shape))])
+                     saved=lambda: [("self_sym_sizes", tuple(input.shape))])
 
 
 # PyTorch warns once per process (TORCH_WARN_ONCE).

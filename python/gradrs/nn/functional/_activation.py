@@ -542,7 +542,7 @@ def glu(input, dim=-1):
         a, b = x.chunk(2, d)
         return a * b.sigmoid()
 
-    return _one_node("GluBackward0", fn, input, saved=[("dim", _i64(dim)), ("self", input)])
+    return _one_node("GluBackward0", fn, input, saved=lambda: [("dim", _i64(dim)), ("self", input)])
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
@@ -603,7 +603,7 @@ def prelu(input, weight):
     from ... import where
 
     return _one_node("PreluKernelBackward0", lambda x, a: where(x > 0, x, a * x), input, w,
-                     saved=[("self", input), ("weight", w)])
+                     saved=lambda: [("self", input), ("weight", w)])
 
 
 def _rrelu_noise(input, lower, upper, generator=None):

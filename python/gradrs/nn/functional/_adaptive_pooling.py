@@ -37,7 +37,7 @@ def adaptive_avg_pool2d(input, output_size):
     if (oh, ow) == (1, 1):  # PyTorch takes the mean here (MeanBackward1)
         return input.mean((-1, -2), keepdim=True)
     return _one_node("AdaptiveAvgPool2DBackward0", lambda x: _adaptive_avg_pool2d(x, oh, ow),
-                     input, linear=True, saved=[("self", input)])
+                     input, linear=True, saved=lambda: [("self", input)])
 
 
 def _adaptive_avg_pool2d(input, oh, ow):

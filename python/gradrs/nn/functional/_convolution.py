@@ -392,9 +392,9 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
         return _native.im2col(input, k, s, p, d, 0.0)
     return _one_node("Im2ColBackward0",
                      lambda x: _native.im2col(x.unsqueeze(0), k, s, p, d, 0.0).squeeze(0), input,
-                     saved=[("dilation", tuple(d)), ("kernel_size", tuple(k)),
-                            ("padding", tuple(p)), ("self_sym_argsize_minus_1", w),
-                            ("self_sym_argsize_minus_2", h), ("stride", tuple(s))])
+                     saved=lambda: [("dilation", tuple(d)), ("kernel_size", tuple(k)),
+                                    ("padding", tuple(p)), ("self_sym_argsize_minus_1", w),
+                                    ("self_sym_argsize_minus_2", h), ("stride", tuple(s))])
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):

@@ -55,7 +55,7 @@ def pad(input: _Tensor, pad: Sequence[int], mode: str = "constant",
                                       f"{input.dim()}D input tensor.{_PAD_SIZES}")
     if mode == "constant":
         return _one_node("ConstantPadNdBackward0", lambda x: _pad(x, pad, mode, value), input,
-                         saved=[("pad", tuple(int(n) for n in pad))])
+                         saved=lambda: [("pad", tuple(int(n) for n in pad))])
     if mode in ("reflect", "replicate") and 1 <= len(pad) // 2 <= 3:
         kind = "Reflection" if mode == "reflect" else "Replication"
         return _one_node(f"{kind}Pad{len(pad) // 2}DBackward0",

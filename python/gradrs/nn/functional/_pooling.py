@@ -184,14 +184,9 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                          ("ceil_mode", bool(ceil_mode)),
                          ("count_include_pad", bool(count_include_pad)),
                          ("divisor_override", divisor_override),
-                         ("kernel_size", _saved_pair(kernel_size)),
-                         ("padding", _saved_pair(padding)), ("self", input),
-                         ("stride", () if stride is None else _saved_pair(stride))])
-
-
-def _saved_pair(v):
-    """An `int[2]` argument as PyTorch's node saves it: an int given for both dims repeated."""
-    return (int(v), int(v)) if isinstance(v, int) else tuple(int(n) for n in v)
+                         ("kernel_size", _pair(kernel_size)),
+                         ("padding", _pair(padding)), ("self", input),
+                         ("stride", () if stride is None else _pair(stride))])
 
 
 def _avg_pool2d_geometry(input, kernel_size, stride, padding, ceil_mode, divisor_override):

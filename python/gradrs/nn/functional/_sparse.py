@@ -116,7 +116,7 @@ def embedding(input: _Tensor, weight: _Tensor, padding_idx: int | None = None,
     # float16 on the GPU gathers and accumulates its gradient in float32, rounded once, as
     # PyTorch's CUDA kernel (a float16 scatter-add, rounding after each add, is the host's).
     gpu = weight.device.type != "cpu"
-    return _one_node("EmbeddingBackward0", _opmath(embed) if gpu else embed, weight, saved=[
+    return _one_node("EmbeddingBackward0", _opmath(embed) if gpu else embed, weight, saved=lambda: [
         ("indices", input), ("padding_idx", _i64(-1 if padding_idx is None else padding_idx)),
         ("scale_grad_by_freq", bool(scale_grad_by_freq)), ("sparse", bool(sparse)),
         ("weight_sym_argsize_0", weight.shape[0])])

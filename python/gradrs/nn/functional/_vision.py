@@ -252,7 +252,6 @@ _SCALE_NAMES = {1: ("scales",), 2: ("scales_h", "scales_w"),
 
 def _upsample(input, output_size, scale_factors, mode, align_corners):
     nd = input.dim() - 2
-    in_sizes_all = [int(n) for n in input.shape]
     in_sizes = list(input.shape[2:])
     if output_size is None:
         output_size = [int(in_sizes[i] * scale_factors[i]) for i in range(nd)]
@@ -298,11 +297,13 @@ def _upsample(input, output_size, scale_factors, mode, align_corners):
         (mode == "nearest" and nd != 2
          and any(o in (n, 2 * n) for n, o in zip(in_sizes, output_size)))
         or (mode == "bicubic" and in_sizes == list(output_size)))
-    saved = [("align_corners", bool(align_corners))] if mode in _ALIGNING else []
-    saved.append(("output_size", tuple(int(n) for n in output_size)))
-    saved += [(name_, None if scale_factors is None else float(scale_factors[i]))
-              for i, name_ in enumerate(_SCALE_NAMES[nd])]
-    saved.append(("self_sym_sizes", tuple(in_sizes_all)))
+    def saved():  # what the node shows, built only when it is recorded
+        aligning = [("align_corners", bool(align_corners))] if mode in _ALIGNING else []
+        scales = [(n, None if scale_factors is None else float(scale_factors[i]))
+                  for i, n in enumerate(_SCALE_NAMES[nd])]
+        return [*aligning, ("output_size", tuple(int(n) for n in output_size)), *scales,
+                ("self_sym_sizes", tuple(input.shape))]
+
     if quirk and mode == "bicubic":
         out = _one_node(name, lambda x: x.clone(), input, linear=True, saved=saved)
     else:
@@ -836,7 +837,7 @@ def pixel_shuffle(input, upscale_factor):
         y = y.permute(*range(nl), nl, nl + 3, nl + 1, nl + 4, nl + 2)
         return y.reshape(*lead, c // (r * r), h * r, w * r)
 
-    return _one_node("PixelShuffleBackward0", fn, input, saved=[("upscale_factor", r)])
+    return _one_node("PixelShuffleBackward0", fn, input, saved=lambda: [("upscale_factor", r)])
 
 
 def pixel_unshuffle(input, downscale_factor):
