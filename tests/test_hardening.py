@@ -17,16 +17,13 @@ pytestmark = pytest.mark.skipif(SELFTEST, reason="runs gradrs itself in child pr
 KNOWN: dict[str, set[str]] = {
     'accepted': set(),
     'wrong_type': set(),
+    # A GPU allocation past memory is compared with PyTorch's CPU allocator's text; a GPU's
+    # is an OutOfMemoryError of its own (PyTorch's CUDA allocator words it otherwise too).
     'wrong_message': {
-        '[cpu] torch.arange(3, foo=1)',
         '[gpu] torch.empty(2**40, device=dev)',
-        '[gpu] torch.empty(2**62, device=dev)',
         '[gpu] torch.full((2**40,), 1.5, device=dev)',
-        '[gpu] torch.full((2**62,), 1.5, device=dev)',
         '[gpu] torch.ones(2**40, device=dev)',
-        '[gpu] torch.ones(2**62, device=dev)',
         '[gpu] torch.zeros(2**40, device=dev)',
-        '[gpu] torch.zeros(2**62, device=dev)',
     },
     'wrong_value': {
         '[cpu] (torch.ones(2, 3).t().clone() + 1).stride()',
@@ -34,7 +31,6 @@ KNOWN: dict[str, set[str]] = {
     'rejected': {
         '[cpu] torch.ones(2).add(np.complex128(1)).dtype',
         '[cpu] torch.ones(2)[..., ...]',
-        '[cpu] torch.ones(3).take_along_dim(torch.tensor([-4]), 0)',
         "[cpu] torch.tensor(__import__('numpy').array([1+2j]))",
         '[gpu] F.linear(torch.ones(2, device=dev), torch.ones(2, 2))',
         '[gpu] torch.cat([torch.ones(2, device=dev), torch.ones(2)])',

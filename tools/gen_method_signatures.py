@@ -1,12 +1,14 @@
-"""Write python/gradrs/_method_signatures.py: PyTorch's signature listings of the Tensor methods
-it overloads, as its argument parser prints them (Note [Parser errors]).
+"""Write python/gradrs/_method_signatures.py and _function_signatures.py: PyTorch's signature
+listings of the Tensor methods and top-level functions it overloads, as its argument parser
+prints them (Note [Parser errors]).
 
 PyTorch's parser, given a call no overload accepts, lists the overloads' signatures; those
 texts are PyTorch's API, read here from torch itself (torch 2.13, the version gradrs follows):
-each native gradrs method that torch.Tensor also has (and each functional form, `_forms.py`,
-that torch also has, given a tensor) is called with an unknown keyword, and a listing
-("expected one of:") is recorded with `torch.` spelled `gradrs.`. Run it again when
-gradrs gains native methods: `python tools/gen_method_signatures.py`.
+each gradrs method that torch.Tensor also has (and each top-level function that torch binds
+in C, whose parser is the one listing) is called with an unknown keyword, else with more
+arguments than any overload takes, and a listing ("expected one of:", or "expected (...)" for
+a parser whose other overloads are hidden) is recorded with `torch.` spelled `gradrs.`. Run it
+again when gradrs gains methods or functions: `python tools/gen_method_signatures.py`.
 """
 
 from __future__ import annotations
@@ -19,49 +21,67 @@ import torch
 import gradrs
 
 OUT = pathlib.Path(__file__).resolve().parent.parent / "python/gradrs/_method_signatures.py"
+OUT_FUNCTIONS = OUT.with_name("_function_signatures.py")
 _LISTING = re.compile(r"but expected one of:\n((?: \* \(.*\)\n(?:      didn't match.*\n)?)+)")
+# one listed signature: a parser whose other overloads are hidden (deprecated ones)
+_ONE = re.compile(r"received an invalid combination of arguments - got .*, but expected (\(.*\))$")
+# Arguments no overload takes so many of: the parser then lists its overloads (a parser with
+# only one prints that one's own error instead, and is not listed).
+_MANY = 25
+
+
+def _listing(call):
+    """The signatures PyTorch's parser lists for `call()`, or None."""
+    try:
+        call()
+    except TypeError as e:
+        text = str(e)
+        m = _LISTING.search(text)
+        if m:
+            return [line[3:].replace("torch.", "gradrs.") for line in m.group(1).splitlines()
+                    if line.startswith(" * ")]
+        m = _ONE.search(text)
+        if m:
+            return [m.group(1).replace("torch.", "gradrs.")]
+    except Exception:  # noqa: BLE001 - a function that refuses otherwise lists nothing
+        pass
+    return None
 
 
 def listings():
     out = {}
     t = torch.ones(2)
     for name, raw in sorted(vars(gradrs.Tensor).items()):
-        if type(raw).__name__ != "method_descriptor" or not hasattr(torch.Tensor, name):
+        if not hasattr(torch.Tensor, name) or not callable(raw) or name.startswith("__"):
             continue
-        try:
-            getattr(t, name)(_gradrs_probe_=1)
-        except TypeError as e:
-            m = _LISTING.search(str(e))
-            if m:
-                sigs = [line[3:] for line in m.group(1).splitlines() if line.startswith(" * ")]
-                out[name] = [s.replace("torch.", "gradrs.") for s in sigs]
-        except Exception:  # noqa: BLE001 - a method that refuses otherwise lists nothing
-            pass
+        method = getattr(t, name)
+        sigs = _listing(lambda: method(_gradrs_probe_=1))  # noqa: B023 - called at once
+        if sigs is None:
+            # only a parser with hidden overloads (`x.add()`): where the method lists several,
+            # the function of that name may have one signature, whose own errors its
+            # functional form would lose
+            sigs = _listing(lambda: method(*[object()] * _MANY))  # noqa: B023
+            sigs = sigs if sigs is not None and len(sigs) == 1 else None
+        if sigs:
+            out[name] = sigs
     return out
 
 
 def function_listings():
-    """The same for the functional forms (`gradrs.sum(input, ...)`, `_forms.py` and those
-    `_argparse.functional` wraps)."""
-    from gradrs import _argparse, _forms
-
+    """The same for the top-level functions PyTorch binds in C (its parser's), that gradrs
+    also has."""
     out = {}
     t = torch.ones(2)
     for name in sorted(dir(gradrs)):
-        fn = getattr(gradrs, name)
-        if getattr(fn, "__code__", None) is None or not hasattr(torch, name):
+        fn = getattr(torch, name, None)
+        if name.startswith("__") or type(fn).__name__ != "builtin_function_or_method":
             continue
-        if fn.__code__.co_filename not in (_forms.__file__, _argparse.__file__):
+        if not callable(getattr(gradrs, name)):
             continue
-        try:
-            getattr(torch, name)(t, _gradrs_probe_=1)
-        except TypeError as e:
-            m = _LISTING.search(str(e))
-            if m:
-                sigs = [line[3:] for line in m.group(1).splitlines() if line.startswith(" * ")]
-                out[name] = [s.replace("torch.", "gradrs.") for s in sigs]
-        except Exception:  # noqa: BLE001
-            pass
+        sigs = (_listing(lambda: fn(t, _gradrs_probe_=1))  # noqa: B023 - called at once
+                or _listing(lambda: fn(*[object()] * _MANY)))  # noqa: B023
+        if sigs:
+            out[name] = sigs
     return out
 
 
@@ -74,19 +94,22 @@ def _table(lines, title, table):
     lines.append("}")
 
 
-def main():
+def _write(path, what, title, table):
     lines = [
-        '"""PyTorch\'s signature listings of the Tensor methods it overloads (generated by',
+        f'"""PyTorch\'s signature listings of the {what} it overloads (generated by',
         "tools/gen_method_signatures.py from torch 2.13; Note [Parser errors]).\"\"\"",
         "",
         "# ruff: noqa: E501",
         "",
     ]
-    _table(lines, "METHODS", listings())
-    lines.append("")
-    _table(lines, "FUNCTIONS", function_listings())
-    OUT.write_text("\n".join(lines) + "\n")
-    print(f"wrote {OUT}")
+    _table(lines, title, table)
+    path.write_text("\n".join(lines) + "\n")
+    print(f"wrote {path}")
+
+
+def main():
+    _write(OUT, "Tensor methods", "METHODS", listings())
+    _write(OUT_FUNCTIONS, "top-level functions", "FUNCTIONS", function_listings())
 
 
 if __name__ == "__main__":

@@ -111,14 +111,24 @@ _CHECKS = {
         isinstance(v, Tensor) for v in o),
     "IntList": lambda o: isinstance(o, (tuple, list)) and all(_is_int(v) for v in o),
     "gradrs.Generator": lambda o: isinstance(o, _native.Generator),
+    "gradrs.device": lambda o: isinstance(o, (str, _native.device)) or _is_int(o),
+    "gradrs.layout": lambda o: type(o).__name__ == "layout",
+    "gradrs.memory_format": lambda o: type(o).__name__ == "memory_format",
+    "tuple of Scalars": lambda o: isinstance(o, (tuple, list)) and all(
+        _is_number(v) for v in o),
+    "tuple of floats": lambda o: _is_number(o) or (
+        isinstance(o, (tuple, list)) and all(_is_number(v) for v in o)),
 }
+# Python's own types PyTorch's parser takes as dtypes (`dtype=float`)
+_PY_DTYPES = (float, int, bool, complex)
+_CHECKS["gradrs.dtype"] = lambda o: isinstance(o, _native.dtype) or o in _PY_DTYPES
 # Note [Strict int lists]: the functions whose signature has an `IntList`, whose methods
 # accept what the functions refuse (varargs, a bare int): checked before the call.
 STRICT = frozenset({"reshape", "permute", "flip", "tile", "broadcast_to", "rot90"})
 
 
 class _Param:
-    __slots__ = ("type", "name", "optional", "allow_none", "kw_only")
+    __slots__ = ("type", "name", "optional", "allow_none", "kw_only", "numbers")
 
     def __init__(self, text, kw_only):
         decl, eq, default = text.partition(" = ")
@@ -127,12 +137,16 @@ class _Param:
         # Optional list parameters (`int[1]? dim`) also take None, with or without a default.
         self.allow_none = default == "None" or self.type == "tuple of ints"
         self.kw_only = kw_only
+        self.numbers = False  # a Tensor parameter that takes numbers too
 
     def accepts(self, obj) -> bool:
         if obj is None:
             return self.allow_none
+        if self.numbers and isinstance(obj, numbers.Number):
+            return True
         check = _CHECKS.get(self.type)
-        return check is not None and check(obj)
+        # a type not modelled here refuses nothing: the call's own error is kept
+        return check is None or check(obj)
 
 
 def _keyword(name, kwargs):
@@ -141,6 +155,14 @@ def _keyword(name, kwargs):
     if name in kwargs:
         return name
     return next((a for a in _numpy_names.ALIASES.get(name, ()) if a in kwargs), None)
+
+
+# python_arg_parser.cpp's `should_allow_numbers_as_tensors`: ops whose Tensor parameters also
+# take a Python number
+_NUMBERS_AS_TENSORS = frozenset("""
+    add add_ div div_ divide divide_ mul mul_ multiply multiply_ sub sub_ subtract subtract_
+    true_divide true_divide_ to _to_copy copy_ copy floor_divide floor_divide_ _conj
+""".split())
 
 
 class _Signature:
@@ -152,6 +174,10 @@ class _Signature:
                 kw_only = True
             elif item:
                 self.params.append(_Param(item, kw_only))
+        if name in _NUMBERS_AS_TENSORS:
+            for p in self.params:
+                if p.type == "Tensor":
+                    p.numbers = True
         self.max_pos = sum(not p.kw_only for p in self.params)
         # what PyTorch's print_error counts to find the plausible overloads
         self.min_args = sum(not p.optional for p in self.params)
@@ -306,16 +332,20 @@ def invalid_arguments(name, args, kwargs, texts) -> str:
     return msg
 
 
-def error(name, args, kwargs, texts=None):
+def error(name, args, kwargs, texts=None, listed=False):
     """PyTorch's TypeError for ``gradrs.<name>(*args, **kwargs)``, or None if the arguments
     match one of its signatures (``texts``, by default those listed for ``name``; None when
     there are none). As PyTorch's parser: one signature raises its own first problem; of
-    several, the one plausible by the number of arguments given does, else the listing."""
+    several, the one plausible by the number of arguments given does, else the listing.
+    ``listed``: ``texts`` is a parser's listing (``_method_signatures``,
+    ``_function_signatures``), whose parser has more signatures than it lists (hidden
+    deprecated ones) when it lists one: that one then raises only when plausible (`x.add()`
+    gets the listing)."""
     texts = SIGNATURES.get(name) if texts is None else texts
     if texts is None:
         return None
     sigs = [_Signature(name, t) for t in texts]
-    if len(sigs) == 1:
+    if len(sigs) == 1 and not listed:
         return sigs[0].error(args, kwargs)
     if any(s.error(args, kwargs) is None for s in sigs):
         return None
@@ -388,7 +418,7 @@ def method_error(name, self, args, kwargs, exc):
     msg = str(exc)
     texts = METHODS.get(name)
     if texts is not None and not _varargs_ints(texts, args, kwargs):
-        err = error(name, args, kwargs, texts)
+        err = error(name, args, kwargs, texts, listed=True)
         if err is not None:
             return err
     if msg.startswith(f"{name}("):  # the method's own parser already spoke as PyTorch's
@@ -461,11 +491,12 @@ def functional(name, call):
             try:
                 return call(input, *rest, **kw)
             except TypeError as e:
-                err = error(name, args, kwargs) or function_error(name, args, kwargs, e)
+                err = (listed_error(name, args, kwargs) or error(name, args, kwargs)
+                       or function_error(name, args, kwargs, e))
                 if err is None:
                     raise
                 raise err from None
-        err = error(name, args, kwargs)
+        err = listed_error(name, args, kwargs) or error(name, args, kwargs)
         if err is None:  # no signature listed that refuses it: as a method call
             return call(*args, **kwargs)
         raise err
@@ -486,11 +517,11 @@ def function_error(name, args, kwargs, exc):
     the functional form calls raised ``exc`` (PyTorch's method texts, Note [Parser errors]):
     the listing of the function's overloads, or the method's text with the function's
     positions (`input` is the function's argument 1); None to keep ``exc``."""
-    from ._method_signatures import FUNCTIONS
+    from ._function_signatures import FUNCTIONS
 
     texts = FUNCTIONS.get(name)
     if texts is not None:
-        err = error(name, args, kwargs, texts)
+        err = error(name, args, kwargs, texts, listed=True)
         if err is not None:
             return err
     msg = str(exc)
@@ -502,3 +533,28 @@ def function_error(name, args, kwargs, exc):
         low, n, given = m.group(2), int(m.group(3)), int(m.group(4))
         return TypeError(_takes(name, (n if low is None else int(low)) + 1, n + 1, given + 1))
     return None
+
+
+def listed_error(name, args, kwargs):
+    """The TypeError PyTorch's parser raises for ``gradrs.<name>(*args, **kwargs)`` by the
+    listing of the function's overloads (``_function_signatures.FUNCTIONS``), or None: what a
+    top-level function's call that raised becomes (Note [Parser errors]; the parser runs before
+    PyTorch's function, so a call it refuses raises its TypeError, whatever gradrs raised)."""
+    from ._function_signatures import FUNCTIONS
+
+    texts = FUNCTIONS.get(name)
+    if texts is None:
+        return None
+    if len(args) > 1 and any(_sizes_first(t) for t in texts):
+        return None  # `zeros(2, 3)`: sizes as varargs (`allow_varargs_intlist`), the call's own
+    try:
+        return error(name, args, kwargs, texts, listed=True)
+    except Exception:  # noqa: BLE001 - a checker's bug must not hide the call's own error
+        return None
+
+
+def _sizes_first(text):
+    """Whether the signature's one positional parameter is an int list (which PyTorch's
+    parser also takes as varargs)."""
+    ps = [p for p in _Signature("", text).params if not p.kw_only]
+    return len(ps) == 1 and ps[0].type == "tuple of ints"

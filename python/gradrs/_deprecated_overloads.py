@@ -46,9 +46,23 @@ def _alpha_first(name: str):
                 and isinstance(kwargs["other"], _native.Tensor):
             _warn(name, "Number alpha, Tensor other", "Tensor other, *, Number alpha = 1")
             return native(self, kwargs["other"], alpha=args[0])
-        return native(self, *args, **kwargs)
+        try:
+            return native(self, *args, **kwargs)
+        except TypeError as e:
+            _parser_error(name, self, args, kwargs, e)
 
     return method
+
+
+def _parser_error(name, self, args, kwargs, e):
+    """Raise the native method's TypeError `e` as PyTorch's parser words it (Note [Parser
+    errors]: these wrappers hold the native method from before its errors were rerouted)."""
+    from ._argparse import method_error
+
+    err = method_error(name, self, args, kwargs, e)
+    if err is None:
+        raise e
+    raise err from None
 
 
 def _value_first(name: str):
@@ -61,7 +75,10 @@ def _value_first(name: str):
             _warn(name, "Number value, Tensor tensor1, Tensor tensor2",
                   "Tensor tensor1, Tensor tensor2, *, Number value = 1")
             return native(self, args[1], args[2], value=args[0])
-        return native(self, *args, **kwargs)
+        try:
+            return native(self, *args, **kwargs)
+        except TypeError as e:
+            _parser_error(name, self, args, kwargs, e)
 
     return method
 

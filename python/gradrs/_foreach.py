@@ -64,6 +64,26 @@ def _operands(name, self, other, *rest):
     raise _bad_arguments(name, self, other, *rest)
 
 
+def _parser_errors(fn):
+    """`fn` raising PyTorch's parser TypeError (the listing of the function's overloads,
+    Note [Parser errors]) where its own call raised one for arguments PyTorch refuses."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except TypeError:
+            from ._argparse import listed_error
+
+            err = listed_error(wrapper.__name__, args, kwargs)  # (renamed: maximum)
+            if err is None:
+                raise
+            raise err from None
+
+    return wrapper
+
+
 def _binary(method, with_alpha=False):
     name = f"_foreach_{method}"
 
@@ -89,7 +109,7 @@ def _binary(method, with_alpha=False):
     out_of_place.__doc__ = (f"``[t.{method}(o) for t, o in zip(self, other)]`` as a tuple; other "
                             "is a number, a tensor, a list of tensors or a list of numbers.")
     in_place.__doc__ = f"``t.{method}_(o)`` for each pair; returns self."
-    return out_of_place, in_place
+    return _parser_errors(out_of_place), _parser_errors(in_place)
 
 
 def _unary(method):
@@ -108,7 +128,7 @@ def _unary(method):
     out_of_place.__name__, in_place.__name__ = name, name + "_"
     out_of_place.__doc__ = f"``[t.{method}() for t in self]`` as a tuple."
     in_place.__doc__ = f"``t.{method}_()`` for each tensor; returns self."
-    return out_of_place, in_place
+    return _parser_errors(out_of_place), _parser_errors(in_place)
 
 
 _foreach_add, _foreach_add_ = _binary("add", with_alpha=True)
@@ -178,6 +198,7 @@ def _foreach_copy_(self, src, non_blocking=False):
     return self
 
 
+@_parser_errors
 def _foreach_pow(self, exponent):
     """``[t.pow(e) ...]``: exponent a number, a list of tensors or of numbers; or ``self`` a
     number and ``exponent`` a list of tensors (``[pow(self, t) ...]``)."""
@@ -189,6 +210,7 @@ def _foreach_pow(self, exponent):
     return tuple(t.pow(o) for t, o in zip(self, others))
 
 
+@_parser_errors
 def _foreach_pow_(self, exponent):
     """``t.pow_(e)`` for each tensor; returns self."""
     _tensor_list("_foreach_pow_", self, exponent)
@@ -209,7 +231,7 @@ def _pointwise(name, method):
     out_of_place.__doc__ = (f"``[t.{method}(a, b, value=v) ...]`` as a tuple; value a number, "
                             "a list of numbers or a 1-D tensor of them.")
     in_place.__doc__ = f"``t.{method}_(a, b, value=v)`` for each triple; returns self."
-    return out_of_place, in_place
+    return _parser_errors(out_of_place), _parser_errors(in_place)
 
 
 def _ternary(name, method, self, tensor1, tensor2, value, inplace):
@@ -230,6 +252,7 @@ _foreach_addcmul, _foreach_addcmul_ = _pointwise("_foreach_addcmul", "addcmul")
 _foreach_addcdiv, _foreach_addcdiv_ = _pointwise("_foreach_addcdiv", "addcdiv")
 
 
+@_parser_errors
 def _foreach_lerp(self, tensors1, weight):
     """``[t.lerp(e, w) ...]`` as a tuple; weight a number, a list of tensors or of numbers."""
     _tensor_list("_foreach_lerp", self, tensors1, weight)
@@ -238,6 +261,7 @@ def _foreach_lerp(self, tensors1, weight):
     return tuple(t.lerp(e, w) for t, e, w in zip(self, ends, weights))
 
 
+@_parser_errors
 def _foreach_lerp_(self, tensors1, weight):
     """``t.lerp_(e, w)`` for each tensor; returns self."""
     _tensor_list("_foreach_lerp_", self, tensors1, weight)

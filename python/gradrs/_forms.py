@@ -87,9 +87,13 @@ def with_out(name, out, compute, inputs, overlap=None):
     return out
 
 
-def _not_tensor(name, input):
+def _not_tensor(name, input, args=(), kwargs=None):
     """PyTorch's parser error for a functional form given something else than a tensor
-    (`getattr` would find a list's own `sort`, or raise AttributeError)."""
+    (`getattr` would find a list's own `sort`, or raise AttributeError): the listing of its
+    overloads where PyTorch's parser has several."""
+    err = _argparse.listed_error(name, (input,) + tuple(args), kwargs or {})
+    if err is not None:
+        return err
     return TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, "
                      f"not {type(input).__name__}")
 
@@ -106,7 +110,13 @@ def _number_input(name):
         return None
 
     def call(input, *args, **kwargs):
-        return _native._number_input(name, input, *args, **kwargs)
+        try:
+            return _native._number_input(name, input, *args, **kwargs)
+        except TypeError:
+            err = _argparse.listed_error(name, (input,) + args, kwargs)
+            if err is None:
+                raise
+            raise err from None
     return call
 
 
@@ -118,6 +128,9 @@ def _input_alias(name, kwargs):
     the TypeError of a call without it."""
     input = _numpy_names.input_alias(name, kwargs)
     if input is None:
+        err = _argparse.listed_error(name, (), kwargs)
+        if err is not None:
+            raise err
         raise TypeError(f"{name}() missing 1 required positional arguments: \"input\"")
     return input
 
@@ -163,7 +176,7 @@ def _method(name, out, public):
                 if r is not _tf._NO:
                     return r
                 if number_input is None or isinstance(input, (list, tuple, str)):
-                    raise _not_tensor(name, input)
+                    raise _not_tensor(name, input, args, kwargs)
                 if out is not None:
                     return with_out(name, out, lambda: number_input(input, *args, **kwargs),
                                     args + tuple(kwargs.values()))
@@ -199,7 +212,7 @@ def _method(name, out, public):
                 if r is not _tf._NO:
                     return r
                 if number_input is None or isinstance(input, (list, tuple, str)):
-                    raise _not_tensor(name, input)
+                    raise _not_tensor(name, input, args, kwargs)
                 return number_input(input, *args, **kwargs)
             try:
                 return getattr(input, name)(*args, **kwargs)

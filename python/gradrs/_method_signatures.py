@@ -4,6 +4,48 @@ tools/gen_method_signatures.py from torch 2.13; Note [Parser errors])."""
 # ruff: noqa: E501
 
 METHODS: dict[str, list[str]] = {
+    'add': [
+        '(Tensor other, *, Number alpha = 1)',
+    ],
+    'add_': [
+        '(Tensor other, *, Number alpha = 1)',
+    ],
+    'addbmm': [
+        '(Tensor batch1, Tensor batch2, *, Number beta = 1, Number alpha = 1)',
+    ],
+    'addbmm_': [
+        '(Tensor batch1, Tensor batch2, *, Number beta = 1, Number alpha = 1)',
+    ],
+    'addcdiv': [
+        '(Tensor tensor1, Tensor tensor2, *, Number value = 1)',
+    ],
+    'addcdiv_': [
+        '(Tensor tensor1, Tensor tensor2, *, Number value = 1)',
+    ],
+    'addcmul': [
+        '(Tensor tensor1, Tensor tensor2, *, Number value = 1)',
+    ],
+    'addcmul_': [
+        '(Tensor tensor1, Tensor tensor2, *, Number value = 1)',
+    ],
+    'addmm': [
+        '(Tensor mat1, Tensor mat2, *, Number beta = 1, Number alpha = 1)',
+    ],
+    'addmm_': [
+        '(Tensor mat1, Tensor mat2, *, Number beta = 1, Number alpha = 1)',
+    ],
+    'addmv': [
+        '(Tensor mat, Tensor vec, *, Number beta = 1, Number alpha = 1)',
+    ],
+    'addmv_': [
+        '(Tensor mat, Tensor vec, *, Number beta = 1, Number alpha = 1)',
+    ],
+    'addr': [
+        '(Tensor vec1, Tensor vec2, *, Number beta = 1, Number alpha = 1)',
+    ],
+    'addr_': [
+        '(Tensor vec1, Tensor vec2, *, Number beta = 1, Number alpha = 1)',
+    ],
     'all': [
         '()',
         '(tuple of ints dim = None, bool keepdim = False)',
@@ -18,6 +60,12 @@ METHODS: dict[str, list[str]] = {
         '(*, bool stable, int dim = -1, bool descending = False)',
         '(int dim = -1, bool descending = False)',
     ],
+    'baddbmm': [
+        '(Tensor batch1, Tensor batch2, *, Number beta = 1, Number alpha = 1)',
+    ],
+    'baddbmm_': [
+        '(Tensor batch1, Tensor batch2, *, Number beta = 1, Number alpha = 1)',
+    ],
     'bernoulli': [
         '(*, gradrs.Generator generator = None)',
         '(float p, *, gradrs.Generator generator = None)',
@@ -30,11 +78,39 @@ METHODS: dict[str, list[str]] = {
         '(Tensor other)',
         '(Number other)',
     ],
+    'bitwise_and_': [
+        '(Tensor other)',
+        '(Number other)',
+    ],
+    'bitwise_left_shift': [
+        '(Tensor other)',
+        '(Number other)',
+    ],
+    'bitwise_left_shift_': [
+        '(Tensor other)',
+        '(Number other)',
+    ],
     'bitwise_or': [
         '(Tensor other)',
         '(Number other)',
     ],
+    'bitwise_or_': [
+        '(Tensor other)',
+        '(Number other)',
+    ],
+    'bitwise_right_shift': [
+        '(Tensor other)',
+        '(Number other)',
+    ],
+    'bitwise_right_shift_': [
+        '(Tensor other)',
+        '(Number other)',
+    ],
     'bitwise_xor': [
+        '(Tensor other)',
+        '(Number other)',
+    ],
+    'bitwise_xor_': [
         '(Tensor other)',
         '(Number other)',
     ],
@@ -70,6 +146,9 @@ METHODS: dict[str, list[str]] = {
         '(Tensor min = None, Tensor max = None)',
         '(Number min = None, Number max = None)',
     ],
+    'copy_': [
+        '(Tensor other, bool non_blocking = False)',
+    ],
     'copysign': [
         '(Tensor other)',
         '(Number other)',
@@ -77,6 +156,13 @@ METHODS: dict[str, list[str]] = {
     'copysign_': [
         '(Tensor other)',
         '(Number other)',
+    ],
+    'count_nonzero': [
+        '(int dim = None)',
+        '(tuple of ints dim)',
+    ],
+    'cuda': [
+        '(gradrs.device device = None, bool non_blocking = False, *, gradrs.memory_format memory_format = None)',
     ],
     'divide': [
         '(Tensor other)',
@@ -90,13 +176,29 @@ METHODS: dict[str, list[str]] = {
         '(Number other)',
         '(Number other, *, str rounding_mode)',
     ],
+    'dsplit': [
+        '(int sections)',
+        '(tuple of ints indices)',
+    ],
     'eq': [
+        '(Tensor other)',
+        '(Number other)',
+    ],
+    'eq_': [
         '(Tensor other)',
         '(Number other)',
     ],
     'fill_': [
         '(Tensor value)',
         '(Number value)',
+    ],
+    'float_power': [
+        '(Tensor exponent)',
+        '(Number exponent)',
+    ],
+    'float_power_': [
+        '(Tensor exponent)',
+        '(Number exponent)',
     ],
     'floor_divide': [
         '(Tensor other)',
@@ -118,7 +220,15 @@ METHODS: dict[str, list[str]] = {
         '(Tensor other)',
         '(Number other)',
     ],
+    'ge_': [
+        '(Tensor other)',
+        '(Number other)',
+    ],
     'greater': [
+        '(Tensor other)',
+        '(Number other)',
+    ],
+    'greater_': [
         '(Tensor other)',
         '(Number other)',
     ],
@@ -126,11 +236,39 @@ METHODS: dict[str, list[str]] = {
         '(Tensor other)',
         '(Number other)',
     ],
+    'greater_equal_': [
+        '(Tensor other)',
+        '(Number other)',
+    ],
     'gt': [
         '(Tensor other)',
         '(Number other)',
     ],
+    'gt_': [
+        '(Tensor other)',
+        '(Number other)',
+    ],
+    'histogram': [
+        '(Tensor bins, *, Tensor weight = None, bool density = False)',
+        '(int bins = 100, *, tuple of floats range = None, Tensor weight = None, bool density = False)',
+    ],
+    'hsplit': [
+        '(int sections)',
+        '(tuple of ints indices)',
+    ],
+    'index_fill': [
+        '(int dim, Tensor index, Tensor value)',
+        '(int dim, Tensor index, Number value)',
+    ],
+    'index_fill_': [
+        '(int dim, Tensor index, Tensor value)',
+        '(int dim, Tensor index, Number value)',
+    ],
     'le': [
+        '(Tensor other)',
+        '(Number other)',
+    ],
+    'le_': [
         '(Tensor other)',
         '(Number other)',
     ],
@@ -146,7 +284,15 @@ METHODS: dict[str, list[str]] = {
         '(Tensor other)',
         '(Number other)',
     ],
+    'less_': [
+        '(Tensor other)',
+        '(Number other)',
+    ],
     'less_equal': [
+        '(Tensor other)',
+        '(Number other)',
+    ],
+    'less_equal_': [
         '(Tensor other)',
         '(Number other)',
     ],
@@ -154,7 +300,15 @@ METHODS: dict[str, list[str]] = {
         '(Tensor other)',
         '(Number other)',
     ],
+    'lt_': [
+        '(Tensor other)',
+        '(Number other)',
+    ],
     'masked_fill': [
+        '(Tensor mask, Tensor value)',
+        '(Tensor mask, Number value)',
+    ],
+    'masked_fill_': [
         '(Tensor mask, Tensor value)',
         '(Tensor mask, Number value)',
     ],
@@ -188,6 +342,10 @@ METHODS: dict[str, list[str]] = {
         '(Tensor other)',
         '(Number other)',
     ],
+    'nanquantile': [
+        '(Tensor q, int dim = None, bool keepdim = False, *, str interpolation = "linear")',
+        '(float q, int dim = None, bool keepdim = False, *, str interpolation = "linear")',
+    ],
     'narrow': [
         '(int dim, Tensor start, int length)',
         '(int dim, int start, int length)',
@@ -196,7 +354,22 @@ METHODS: dict[str, list[str]] = {
         '(Tensor other)',
         '(Number other)',
     ],
+    'ne_': [
+        '(Tensor other)',
+        '(Number other)',
+    ],
+    'new': [
+        '(*, gradrs.device device = None)',
+        '(gradrs.Storage storage)',
+        '(Tensor other)',
+        '(tuple of ints size, *, gradrs.device device = None)',
+        '(object data, *, gradrs.device device = None)',
+    ],
     'not_equal': [
+        '(Tensor other)',
+        '(Number other)',
+    ],
+    'not_equal_': [
         '(Tensor other)',
         '(Number other)',
     ],
@@ -212,6 +385,10 @@ METHODS: dict[str, list[str]] = {
         '(*, gradrs.dtype dtype = None)',
         '(int dim, bool keepdim = False, *, gradrs.dtype dtype = None)',
     ],
+    'quantile': [
+        '(Tensor q, int dim = None, bool keepdim = False, *, str interpolation = "linear")',
+        '(float q, int dim = None, bool keepdim = False, *, str interpolation = "linear")',
+    ],
     'random_': [
         '(*, gradrs.Generator generator = None)',
         '(int from, int to, *, gradrs.Generator generator = None)',
@@ -224,6 +401,10 @@ METHODS: dict[str, list[str]] = {
     'remainder_': [
         '(Tensor other)',
         '(Number other)',
+    ],
+    'repeat_interleave': [
+        '(Tensor repeats, int dim = None, *, int output_size = None)',
+        '(int repeats, int dim = None, *, int output_size = None)',
     ],
     'scatter': [
         '(int dim, Tensor index, Tensor src)',
@@ -256,9 +437,44 @@ METHODS: dict[str, list[str]] = {
         '(tuple of ints dim = None, *, Number correction = None, bool keepdim = False)',
         '(bool unbiased = True)',
     ],
+    'sub': [
+        '(Tensor other, *, Number alpha = 1)',
+    ],
+    'sub_': [
+        '(Tensor other, *, Number alpha = 1)',
+    ],
+    'subtract': [
+        '(Tensor other, *, Number alpha = 1)',
+        '(Number other, Number alpha = 1)',
+    ],
+    'subtract_': [
+        '(Tensor other, *, Number alpha = 1)',
+        '(Number other, Number alpha = 1)',
+    ],
     'sum': [
         '(*, gradrs.dtype dtype = None)',
         '(tuple of ints dim, bool keepdim = False, *, gradrs.dtype dtype = None)',
+    ],
+    'tensor_split': [
+        '(tuple of ints indices, int dim = 0)',
+        '(Tensor tensor_indices_or_sections, int dim = 0)',
+        '(int sections, int dim = 0)',
+    ],
+    'to': [
+        '(gradrs.device device = None, gradrs.dtype dtype = None, bool non_blocking = False, bool copy = False, *, gradrs.memory_format memory_format = None)',
+        '(gradrs.dtype dtype, bool non_blocking = False, bool copy = False, *, gradrs.memory_format memory_format = None)',
+        '(Tensor tensor, bool non_blocking = False, bool copy = False, *, gradrs.memory_format memory_format = None)',
+    ],
+    'true_divide': [
+        '(Tensor other)',
+        '(Number other)',
+    ],
+    'true_divide_': [
+        '(Tensor other)',
+        '(Number other)',
+    ],
+    'type': [
+        '(object dtype = None, bool non_blocking = False, *, gradrs.memory_format memory_format = None)',
     ],
     'var': [
         '(tuple of ints dim, bool unbiased = True, bool keepdim = False)',
@@ -268,6 +484,10 @@ METHODS: dict[str, list[str]] = {
     'view': [
         '(gradrs.dtype dtype)',
         '(tuple of ints size)',
+    ],
+    'vsplit': [
+        '(int sections)',
+        '(tuple of ints indices)',
     ],
     'where': [
         '(Tensor condition, Tensor other)',
@@ -280,197 +500,5 @@ METHODS: dict[str, list[str]] = {
     'xlogy_': [
         '(Tensor other)',
         '(Number other)',
-    ],
-}
-
-FUNCTIONS: dict[str, list[str]] = {
-    'addmm': [
-        '(Tensor input, Tensor mat1, Tensor mat2, *, Number beta = 1, Number alpha = 1, Tensor out = None)',
-        '(Tensor input, Tensor mat1, Tensor mat2, gradrs.dtype out_dtype, *, Number beta = 1, Number alpha = 1, Tensor out = None)',
-    ],
-    'all': [
-        '(Tensor input, *, Tensor out = None)',
-        '(Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)',
-        '(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)',
-    ],
-    'any': [
-        '(Tensor input, *, Tensor out = None)',
-        '(Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)',
-        '(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)',
-    ],
-    'argsort': [
-        '(Tensor input, *, bool stable, int dim = -1, bool descending = False, Tensor out = None)',
-        '(Tensor input, int dim = -1, bool descending = False)',
-    ],
-    'clamp': [
-        '(Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)',
-        '(Tensor input, Number min = None, Number max = None, *, Tensor out = None)',
-    ],
-    'clamp_': [
-        '(Tensor input, Tensor min = None, Tensor max = None)',
-        '(Tensor input, Number min = None, Number max = None)',
-    ],
-    'clamp_max': [
-        '(Tensor input, Tensor max, *, Tensor out = None)',
-        '(Tensor input, Number max, *, Tensor out = None)',
-    ],
-    'clamp_max_': [
-        '(Tensor input, Tensor max)',
-        '(Tensor input, Number max)',
-    ],
-    'clamp_min': [
-        '(Tensor input, Tensor min, *, Tensor out = None)',
-        '(Tensor input, Number min, *, Tensor out = None)',
-    ],
-    'clamp_min_': [
-        '(Tensor input, Tensor min)',
-        '(Tensor input, Number min)',
-    ],
-    'clip': [
-        '(Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)',
-        '(Tensor input, Number min = None, Number max = None, *, Tensor out = None)',
-    ],
-    'clip_': [
-        '(Tensor input, Tensor min = None, Tensor max = None)',
-        '(Tensor input, Number min = None, Number max = None)',
-    ],
-    'copysign': [
-        '(Tensor input, Tensor other, *, Tensor out = None)',
-        '(Tensor input, Number other, *, Tensor out = None)',
-    ],
-    'divide': [
-        '(Tensor input, Tensor other, *, Tensor out = None)',
-        '(Tensor input, Tensor other, *, str rounding_mode, Tensor out = None)',
-        '(Tensor input, Number other)',
-        '(Tensor input, Number other, *, str rounding_mode)',
-    ],
-    'eq': [
-        '(Tensor input, Tensor other, *, Tensor out = None)',
-        '(Tensor input, Number other, *, Tensor out = None)',
-    ],
-    'floor_divide': [
-        '(Tensor input, Tensor other, *, Tensor out = None)',
-        '(Tensor input, Number other)',
-    ],
-    'fmod': [
-        '(Tensor input, Tensor other, *, Tensor out = None)',
-        '(Tensor input, Number other, *, Tensor out = None)',
-    ],
-    'ge': [
-        '(Tensor input, Tensor other, *, Tensor out = None)',
-        '(Tensor input, Number other, *, Tensor out = None)',
-    ],
-    'gt': [
-        '(Tensor input, Tensor other, *, Tensor out = None)',
-        '(Tensor input, Number other, *, Tensor out = None)',
-    ],
-    'le': [
-        '(Tensor input, Tensor other, *, Tensor out = None)',
-        '(Tensor input, Number other, *, Tensor out = None)',
-    ],
-    'lerp': [
-        '(Tensor input, Tensor end, Tensor weight, *, Tensor out = None)',
-        '(Tensor input, Tensor end, Number weight, *, Tensor out = None)',
-    ],
-    'lt': [
-        '(Tensor input, Tensor other, *, Tensor out = None)',
-        '(Tensor input, Number other, *, Tensor out = None)',
-    ],
-    'masked_fill': [
-        '(Tensor input, Tensor mask, Tensor value)',
-        '(Tensor input, Tensor mask, Number value)',
-    ],
-    'max': [
-        '(Tensor input, *, Tensor out = None)',
-        '(Tensor input, Tensor other, *, Tensor out = None)',
-        '(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)',
-    ],
-    'mean': [
-        '(Tensor input, *, gradrs.dtype dtype = None, Tensor out = None)',
-        '(Tensor input, tuple of ints dim, bool keepdim = False, *, gradrs.dtype dtype = None, Tensor out = None)',
-    ],
-    'min': [
-        '(Tensor input, *, Tensor out = None)',
-        '(Tensor input, Tensor other, *, Tensor out = None)',
-        '(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)',
-    ],
-    'moveaxis': [
-        '(Tensor input, int source, int destination)',
-        '(Tensor input, tuple of ints source, tuple of ints destination)',
-    ],
-    'movedim': [
-        '(Tensor input, int source, int destination)',
-        '(Tensor input, tuple of ints source, tuple of ints destination)',
-    ],
-    'multiply': [
-        '(Tensor input, Tensor other, *, Tensor out = None)',
-        '(Tensor input, Number other)',
-    ],
-    'narrow': [
-        '(Tensor input, int dim, Tensor start, int length)',
-        '(Tensor input, int dim, int start, int length)',
-    ],
-    'ne': [
-        '(Tensor input, Tensor other, *, Tensor out = None)',
-        '(Tensor input, Number other, *, Tensor out = None)',
-    ],
-    'prod': [
-        '(Tensor input, *, gradrs.dtype dtype = None)',
-        '(Tensor input, int dim, bool keepdim = False, *, gradrs.dtype dtype = None, Tensor out = None)',
-    ],
-    'remainder': [
-        '(Tensor input, Tensor other, *, Tensor out = None)',
-        '(Number self, Tensor other)',
-        '(Tensor input, Number other, *, Tensor out = None)',
-    ],
-    'round': [
-        '(Tensor input, *, Tensor out = None)',
-        '(Tensor input, *, int decimals, Tensor out = None)',
-    ],
-    'scatter': [
-        '(Tensor input, int dim, Tensor index, Tensor src, *, Tensor out = None)',
-        '(Tensor input, int dim, Tensor index, Tensor src, *, str reduce, Tensor out = None)',
-        '(Tensor input, int dim, Tensor index, Number value, *, Tensor out = None)',
-        '(Tensor input, int dim, Tensor index, Number value, *, str reduce, Tensor out = None)',
-    ],
-    'sort': [
-        '(Tensor input, *, bool stable, int dim = -1, bool descending = False, tuple of Tensors out = None)',
-        '(Tensor input, int dim = -1, bool descending = False, *, tuple of Tensors out = None)',
-    ],
-    'squeeze': [
-        '(Tensor input)',
-        '(Tensor input, int dim)',
-        '(Tensor input, tuple of ints dim)',
-    ],
-    'std': [
-        '(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)',
-        '(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = False, Tensor out = None)',
-        '(Tensor input, bool unbiased = True)',
-    ],
-    'subtract': [
-        '(Tensor input, Tensor other, *, Number alpha = 1, Tensor out = None)',
-        '(Tensor input, Number other, Number alpha = 1)',
-    ],
-    'sum': [
-        '(Tensor input, *, gradrs.dtype dtype = None)',
-        '(Tensor input, tuple of ints dim, bool keepdim = False, *, gradrs.dtype dtype = None, Tensor out = None)',
-    ],
-    'true_divide': [
-        '(Tensor input, Tensor other, *, Tensor out = None)',
-        '(Tensor input, Number other)',
-    ],
-    'var': [
-        '(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)',
-        '(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = False, Tensor out = None)',
-        '(Tensor input, bool unbiased = True)',
-    ],
-    'xlogy': [
-        '(Tensor input, Tensor other, *, Tensor out = None)',
-        '(Number self, Tensor other, *, Tensor out = None)',
-        '(Tensor input, Number other, *, Tensor out = None)',
-    ],
-    'xlogy_': [
-        '(Tensor input, Tensor other)',
-        '(Tensor input, Number other)',
     ],
 }

@@ -34,13 +34,24 @@ def honours_default_device(fn: _F, device_position: int | None = None) -> _F:
     names none, as PyTorch's DeviceContext does for `torch/utils/_device.py`'s constructors.
     `device_position`: the index at which `fn` also takes `device` positionally."""
 
+    name = fn.__name__
+
     @functools.wraps(fn)
     def factory(*args, **kwargs):
         device = getattr(_STATE, "device", None)
         if (device is not None and kwargs.get("device") is None
                 and (device_position is None or len(args) <= device_position)):
             kwargs["device"] = device
-        return fn(*args, **kwargs)
+        try:
+            return fn(*args, **kwargs)
+        except Exception:
+            # PyTorch's parser's text, by the listing of the factory's overloads
+            from ._argparse import listed_error
+
+            err = listed_error(name, args, kwargs)
+            if err is None:
+                raise
+            raise err from None
 
     return cast(_F, factory)
 

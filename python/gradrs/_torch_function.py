@@ -744,6 +744,12 @@ def current_modes():
 # Public functions
 
 
+def _listed_error(name, args, kwargs):
+    from ._argparse import listed_error  # (imported here: _argparse imports this module)
+
+    return listed_error(name, args, kwargs)
+
+
 def dispatching(fn, native_name=None):
     """`fn` dispatching to `__torch_function__` / modes, passing the returned wrapper (which
     stands for `fn` in its module) as `func`. `native_name`: the name PyTorch's C++ dispatch
@@ -758,6 +764,9 @@ def dispatching(fn, native_name=None):
     python = native_name is None
     active = ACTIVE
     simple, modes = SIMPLE, MODES  # `plain`, inline
+    # a top-level function PyTorch's parser checks: its TypeError replaces a failed call's
+    parsed = (native_name[len("gradrs."):] if native_name and native_name.count(".") == 1
+              else None)
 
     def wrapper(*args, **kwargs):
         if active and (active is modes or args and (
@@ -771,12 +780,17 @@ def dispatching(fn, native_name=None):
                 return r
         try:
             return fn(*args, **kwargs)
-        except (TypeError, AttributeError):
-            r = state.dispatch_foreign(me[0], args, kwargs if python else kwargs or None,
-                                       native_name, python)
-            if r is state._NO:
-                raise
-            return r
+        except Exception as e:
+            if isinstance(e, (TypeError, AttributeError)):
+                r = state.dispatch_foreign(me[0], args, kwargs if python else kwargs or None,
+                                           native_name, python)
+                if r is not state._NO:
+                    return r
+            if parsed is not None:
+                err = state._listed_error(parsed, args, kwargs)
+                if err is not None:
+                    raise err from None
+            raise
 
     globs = getattr(fn, "__globals__", None)
     if globs is not None:

@@ -67,6 +67,9 @@ fn finish(py: Python<'_>, t: Tensor, device: Option<Device>, requires_grad: bool
 /// the fill kernel (nothing uploaded, so a training step's `zeros(..., device=x.device)`
 /// costs no transfer), else on the host and copied there as before.
 fn filled_on(shape: &[usize], v: Scalar, d: DType, dev: Option<Device>) -> crate::Result<Tensor> {
+    // The storage's size is checked before any device is asked (ATen's `empty_generic`), so
+    // every device gives PyTorch's "Storage size calculation overflowed" text.
+    crate::tensor::shape::storage_nbytes(shape, d.itemsize())?;
     if dev.is_some_and(|dev| dev.is_gpu()) && d != DType::F64 {
         crate::tensor::device::check_gpu_dtype(d)?;
         if let Some(t) = boundary::catch(|| crate::tensor::device::gpu_full(shape, v, d))? {

@@ -13,6 +13,13 @@
 //! (`gradrs._argparse.method_error`), whose exception, if it returns one, replaces pyo3's. A
 //! call that succeeds pays one indirect call. Methods taking no arguments (`METH_NOARGS`) get
 //! CPython's own "takes no arguments" texts with PyTorch's class name, `TensorBase`.
+//!
+//! The top-level functions are Python wrappers already (the functional forms, the dispatching
+//! wrapper of `_torch_function`, the factories' default-device wrapper, `_foreach`), so their
+//! boundary is there: a call that raised is matched against the listing of PyTorch's overloads
+//! of that function (`_function_signatures.py`) and raises PyTorch's parser TypeError where no
+//! overload takes its arguments, whatever gradrs raised (PyTorch's parser runs first). The
+//! success path pays nothing (`_argparse.listed_error`).
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::ffi;

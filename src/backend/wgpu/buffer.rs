@@ -55,6 +55,20 @@ pub fn fits_binding(words: usize) -> bool {
     gpu().is_ok_and(|g| words <= g.chunk_words())
 }
 
+/// c10's `format_size`: bytes as PyTorch's allocators print them.
+fn format_size(bytes: usize) -> String {
+    let b = bytes as f64;
+    if bytes <= 1024 {
+        format!("{bytes} bytes")
+    } else if bytes <= 1 << 20 {
+        format!("{:.2} KiB", b / 1024.0)
+    } else if bytes <= 1 << 30 {
+        format!("{:.2} MiB", b / 1048576.0)
+    } else {
+        format!("{:.2} GiB", b / 1073741824.0)
+    }
+}
+
 pub(super) fn len_u32(n: usize, what: &str) -> Result<u32> {
     u32::try_from(n).map_err(|_| Error::Runtime(format!("GPU {what} {n} exceeds 2^32 - 1")))
 }
@@ -63,7 +77,14 @@ impl GpuBuffer {
     /// An uninitialized buffer of `len` words (its contents are whatever the pool held), in
     /// chunks when it is longer than one may be.
     pub(super) fn alloc(gpu: &'static Gpu, len: usize) -> Result<GpuBuffer> {
-        len_u32(len, "buffer length")?;
+        if len > u32::MAX as usize {
+            // more than any adapter holds: PyTorch's out-of-memory error, as a device
+            // allocator that refused it would give
+            return Err(Error::OutOfMemory(format!(
+                "GPU out of memory. Tried to allocate {}.",
+                format_size(len.saturating_mul(4))
+            )));
+        }
         let chunk = gpu.chunk_words();
         let mut bufs = Vec::with_capacity(len.div_ceil(chunk).max(1));
         let mut left = len;

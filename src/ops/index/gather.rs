@@ -288,5 +288,14 @@ pub fn take_along_dim(x: &Tensor, indices: &Tensor, dim: Option<i64>) -> Result<
     let (mut xt, mut it) = (sizes_i64(&b), sizes_i64(&b));
     xt[d] = x.shape()[d] as i64;
     it[d] = indices.shape()[d] as i64;
-    gather(&expand(x, &xt)?, d as i64, &expand(indices, &it)?)
+    // PyTorch 2.13 takes the indices modulo the dim's size (Python's `%`: -1 is the last,
+    // 3 of 3 the first; a dim of size 0 raises "ZeroDivisionError") before its gather.
+    let size = Scalar::Int(x.shape()[d] as i64);
+    let is = expand(indices, &it)?;
+    let wrapped = if is.numel() == 0 {
+        is
+    } else {
+        crate::ops::divmod::remainder(&is, size.into())?
+    };
+    gather(&expand(x, &xt)?, d as i64, &wrapped)
 }

@@ -211,6 +211,12 @@ impl PyTensor {
     /// The same data with another shape (one size may be -1), without copying.
     #[pyo3(signature = (*shape))]
     fn view(&self, py: Python<'_>, shape: &Bound<'_, PyTuple>) -> R {
+        if shape.is_empty() {
+            // PyTorch's parser takes no empty size here (its listing: Note [Parser errors])
+            return Err(crate::python::errors::type_error(
+                "view() missing 1 required positional argument: 'size'",
+            ));
+        }
         if shape.len() == 1 {
             if let Ok(d) = shape.get_item(0)?.cast::<crate::python::dtype::PyDType>() {
                 if d.get().d != self.t.dtype() {
