@@ -6,6 +6,7 @@
 
 use super::backend::{run, Binary, BinaryCpu, Ternary, TernaryKind, Unary, Words};
 use super::copy::{cast, contiguous};
+use super::order::ordered;
 use crate::backend::cpu::{copy, elementwise};
 use crate::dtype::DType;
 use crate::error::Result;
@@ -28,7 +29,7 @@ pub fn unary(
         args,
         cpu: &cpu,
     };
-    run!(|b| b.unary(&op, x))
+    ordered(&[x], &x.shape(), |ops, _| run!(|b| b.unary(&op, &ops[0])))
 }
 
 /// `wgsl` in `x`, `y` over the broadcast `shape` of float32 operands on the GPU (a `dtype`
@@ -90,7 +91,9 @@ fn binary_words(
     cpu: BinaryCpu<'_>,
 ) -> Result<Tensor> {
     let op = Binary { wgsl, words, cpu };
-    run!(|backend| backend.binary(&op, a, b, shape))
+    ordered(&[a, b], shape, |ops, shape| {
+        run!(|backend| backend.binary(&op, &ops[0], &ops[1], shape))
+    })
 }
 
 /// `cond ? a : b` over the broadcast `shape`, else `cpu(cond, a, b, shape)`.
@@ -106,7 +109,9 @@ pub fn select(
         op: TernaryKind::Select,
         cpu: &cpu,
     };
-    run!(|backend| backend.ternary(&op, cond, a, b, shape))
+    ordered(&[cond, a, b], shape, |o, shape| {
+        run!(|backend| backend.ternary(&op, &o[0], &o[1], &o[2], shape))
+    })
 }
 
 /// `lerp(start, end, weight)` over the broadcast `shape`, else `cpu(weight, start, end, shape)`.
@@ -122,7 +127,9 @@ pub fn lerp(
         op: TernaryKind::Lerp,
         cpu: &cpu,
     };
-    run!(|backend| backend.ternary(&op, weight, start, end, shape))
+    ordered(&[start, end, weight], shape, |o, shape| {
+        run!(|backend| backend.ternary(&op, &o[2], &o[0], &o[1], shape))
+    })
 }
 
 /// Copy `src` (`dst`'s shape) into `dst`'s memory, casting, where `dst` lives. The caller

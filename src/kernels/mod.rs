@@ -32,6 +32,7 @@ mod matmul;
 mod nn;
 pub mod norm;
 pub mod optim;
+mod order;
 mod pool;
 pub mod random;
 mod reduce;

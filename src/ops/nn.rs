@@ -893,13 +893,15 @@ pub fn max_pool2d_with_indices(
     if !needs_grad(&[x]) {
         return Ok(Some((vals, idx)));
     }
-    let (i1, i2) = (idx.clone(), idx.clone());
+    let i2 = idx.clone();
+    // The indices are saved as PyTorch's `result1`: an in-place change to them before
+    // backward raises the version error.
     let vals = record_formula_jvp(
         vals,
         &[x],
         "MaxPool2DWithIndicesBackward0",
-        vec![SavedTensor::input(x)?],
-        move |g, s| Ok(vec![Some(max_pool2d_backward(g, &s[0], &i1)?)]),
+        vec![SavedTensor::input(x)?, SavedTensor::input(&idx)?],
+        move |g, s| Ok(vec![Some(max_pool2d_backward(g, &s[0], &s[1])?)]),
         Jvp::linear(move |t| pool_gather(t, &i2)),
     );
     Ok(Some((vals, idx)))

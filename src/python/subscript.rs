@@ -261,15 +261,26 @@ fn steps(key: &Bound<'_, PyAny>, x: &Tensor) -> PyResult<Vec<IndexStep>> {
             "too many indices for tensor of dimension {ndim}"
         )));
     }
+    // the entries from which on only ellipses follow
+    let tail = entries
+        .iter()
+        .rposition(|e| !matches!(e, Entry::Ellipsis))
+        .map_or(0, |i| i + 1);
     let mut out = Vec::new();
     let mut seen_ellipsis = false;
     // Each mask of one or more dims, with the first dim it covers in the view the basic steps
     // make (`out` holds one step per view dim, except selects).
     let mut masks: Vec<(usize, Tensor)> = Vec::new();
-    for e in entries {
+    for (i, e) in entries.into_iter().enumerate() {
         match e {
             Entry::Ellipsis => {
                 if seen_ellipsis {
+                    // PyTorch's `applySlicing` moves past the unindexed dims again: nothing
+                    // when every dim is indexed or when only ellipses follow (`x[..., ...]`);
+                    // else its later indices land past the last dim, refused here
+                    if ndim == consumed || i >= tail {
+                        continue;
+                    }
                     return Err(super::errors::index_error(
                         "an index can only have a single ellipsis ('...')",
                     ));
