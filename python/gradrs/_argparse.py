@@ -73,11 +73,17 @@ SIGNATURES: dict[str, list[str]] = {
 }
 
 
+# gradrs's classes for what PyTorch's C types are (printed with their module)
+_C_TYPES = frozenset({_native.dtype, _native.device})
+
+
 def type_name(obj) -> str:
     """What PyTorch prints for an argument's type (the C type's ``tp_name``)."""
     if isinstance(obj, Tensor):
         return "Tensor"
     t = type(obj)
+    if t in _C_TYPES:  # PyTorch's C types: `torch.dtype`...
+        return f"gradrs.{t.__name__}"
     if t.__module__ == "builtins" or t.__flags__ & (1 << 9):  # Py_TPFLAGS_HEAPTYPE
         return t.__name__
     return f"{t.__module__}.{t.__name__}"
