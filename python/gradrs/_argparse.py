@@ -551,6 +551,8 @@ def listed_error(name, args, kwargs):
     texts = FUNCTIONS.get(name)
     if texts is None:
         return None
+    if any(hasattr(type(a), "_vmap_level") for a in (*args, *kwargs.values())):
+        return None  # vmap's BatchedTensor: its own rules (a refusal naming it falls back)
     if len(args) > 1 and any(_sizes_first(t) for t in texts):
         return None  # `zeros(2, 3)`: sizes as varargs (`allow_varargs_intlist`), the call's own
     try:
