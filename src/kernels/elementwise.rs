@@ -29,7 +29,7 @@ pub fn unary(
         args,
         cpu: &cpu,
     };
-    ordered(&[x], &x.shape(), |ops, _| run!(|b| b.unary(&op, &ops[0])))
+    ordered(&[x], &x.shape(), |ops, _| run!(|b| b.unary(&op, ops[0])))
 }
 
 /// `wgsl` in `x`, `y` over the broadcast `shape` of float32 operands on the GPU (a `dtype`
@@ -92,7 +92,7 @@ fn binary_words(
 ) -> Result<Tensor> {
     let op = Binary { wgsl, words, cpu };
     ordered(&[a, b], shape, |ops, shape| {
-        run!(|backend| backend.binary(&op, &ops[0], &ops[1], shape))
+        run!(|backend| backend.binary(&op, ops[0], ops[1], shape))
     })
 }
 
@@ -110,7 +110,7 @@ pub fn select(
         cpu: &cpu,
     };
     ordered(&[cond, a, b], shape, |o, shape| {
-        run!(|backend| backend.ternary(&op, &o[0], &o[1], &o[2], shape))
+        run!(|backend| backend.ternary(&op, o[0], o[1], o[2], shape))
     })
 }
 
@@ -128,7 +128,7 @@ pub fn lerp(
         cpu: &cpu,
     };
     ordered(&[start, end, weight], shape, |o, shape| {
-        run!(|backend| backend.ternary(&op, &o[2], &o[0], &o[1], shape))
+        run!(|backend| backend.ternary(&op, o[2], o[0], o[1], shape))
     })
 }
 

@@ -127,9 +127,10 @@ fn with_layout(t: &Tensor, layout: Layout) -> Tensor {
 pub fn ordered(
     ops: &[&Tensor],
     shape: &[usize],
-    kernel: impl Fn(&[Tensor], &[usize]) -> Result<Tensor>,
+    kernel: impl Fn(&[&Tensor], &[usize]) -> Result<Tensor>,
 ) -> Result<Tensor> {
-    let plain = || kernel(&ops.iter().map(|t| (*t).clone()).collect::<Vec<_>>(), shape);
+    // (the common case passes the operands as they are: no copies, no allocation)
+    let plain = || kernel(ops, shape);
     match order(ops, shape) {
         Order::RowMajor => plain(),
         Order::Flat(strides) => {
@@ -151,7 +152,8 @@ pub fn ordered(
                     )
                 })
                 .collect();
-            let out = kernel(&flat, &[numel])?;
+            let refs: SmallVec<[&Tensor; 3]> = flat.iter().collect();
+            let out = kernel(&refs, &[numel])?;
             let d = out.read().layout.clone();
             if d.shape[..] != [numel] || !d.is_contiguous() {
                 return plain(); // (no kernel returns such: computed as before)
@@ -193,7 +195,8 @@ pub fn ordered(
                 })
                 .collect();
             let pshape: SmallVec<[usize; 4]> = perm.iter().map(|&d| shape[d]).collect();
-            let out = kernel(&permuted, &pshape)?;
+            let refs: SmallVec<[&Tensor; 3]> = permuted.iter().collect();
+            let out = kernel(&refs, &pshape)?;
             let d = out.read().layout.clone();
             if d.shape[..] != pshape[..] || !d.is_contiguous() {
                 return plain(); // (no kernel returns such: computed as before)
