@@ -25,12 +25,11 @@ KNOWN: dict[str, set[str]] = {
         '[gpu] torch.ones(2**40, device=dev)',
         '[gpu] torch.zeros(2**40, device=dev)',
     },
-    'wrong_value': {
-        '[cpu] (torch.ones(2, 3).t().clone() + 1).stride()',
-    },
+    'wrong_value': set(),
+    # complex dtypes are out of scope (issue 24); the GPU rows mixing devices are compared
+    # with PyTorch's CPU run, where nothing is mixed (PyTorch's CUDA raises the same error)
     'rejected': {
         '[cpu] torch.ones(2).add(np.complex128(1)).dtype',
-        '[cpu] torch.ones(2)[..., ...]',
         "[cpu] torch.tensor(__import__('numpy').array([1+2j]))",
         '[gpu] F.linear(torch.ones(2, device=dev), torch.ones(2, 2))',
         '[gpu] torch.cat([torch.ones(2, device=dev), torch.ones(2)])',
