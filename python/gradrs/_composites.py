@@ -9,7 +9,7 @@ from __future__ import annotations
 import numbers
 import sys
 
-from . import _argparse, _native
+from . import _argparse, _native, _numpy_names
 from ._native import Tensor
 from .functional import _wrap_dim
 
@@ -62,6 +62,11 @@ def combinations(*args, **kwargs):
                 [2, 3]])
     """
     _parse("combinations", args, kwargs)
+    if "input" not in kwargs:  # given as `x=` / `a=` / `x1=`, as PyTorch's parser takes it
+        kwargs = dict(kwargs)
+        given = _numpy_names.input_alias("combinations", kwargs)
+        if given is not None:
+            kwargs["input"] = given
     bound = dict(zip(("input", "r", "with_replacement"), args), **kwargs)
     input, r = bound["input"], int(bound.get("r", 2))
     with_replacement = bound.get("with_replacement", False)

@@ -125,7 +125,12 @@ _NO_INPUT = object()
 
 def _input_alias(name, kwargs):
     """`input` given by a NumPy name (`x=` / `a=` / `x1=`, as PyTorch's parser takes it), or
-    the TypeError of a call without it."""
+    the TypeError of a call without it. A function PyTorch writes in Python (`norm`) takes
+    none of them."""
+    if name in _tf._TORCH_PYTHON:
+        extra = next((k for k in kwargs if k in _numpy_names.ALIAS_NAMES), None)
+        if extra is not None:
+            raise TypeError(f"{name}() got an unexpected keyword argument '{extra}'")
     input = _numpy_names.input_alias(name, kwargs)
     if input is None:
         err = _argparse.listed_error(name, (), kwargs)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import types
 from typing import Any, Callable, TypeVar, cast
 
 from . import _native
@@ -25,7 +26,7 @@ from . import _native
 ALIASES = {"dim": ("axis",), "keepdim": ("keepdims",), "input": ("x", "a", "x1"),
            "other": ("x2",)}
 INPUT_ALIASES = ALIASES["input"]
-_ALIAS_NAMES = frozenset(a for names in ALIASES.values() for a in names)
+ALIAS_NAMES = frozenset(a for names in ALIASES.values() for a in names)
 
 # Tensor methods PyTorch defines in Python (torch/_tensor.py): its parser never sees them.
 TORCH_PYTHON_METHODS = frozenset("""
@@ -58,16 +59,53 @@ def _plan(params):
             for alias in ALIASES[name]}
 
 
-def rename(name, plan, nargs, kwargs):
+def rename(name, plan, nargs, kwargs, names=None):
     """``kwargs`` with the NumPy names of ``plan`` as PyTorch's, or PyTorch's TypeError when a
-    parameter is also given by its own name or by position."""
+    parameter is also given by its own name or by position, or (``names``: the parameters'
+    own names) when a keyword is none of them. PyTorch's parser then names the first keyword,
+    in the call's order, that is no parameter's own name: an alias it took too
+    (``softplus(x=t, y=1)`` names ``x``)."""
     out = dict(kwargs)
     for alias in [k for k in kwargs if k in plan]:
         target, pos = plan[alias]
         if target in out or (pos is not None and nargs > pos):
-            raise TypeError(f"{name}() got an unexpected keyword argument '{alias}'")
+            raise _unexpected(name, plan, kwargs, names)
         out[target] = out.pop(alias)
+    if names is not None and not names.issuperset(out):
+        raise _unexpected(name, plan, kwargs, names)
     return out
+
+
+def missing_error(fn, found, args, kwargs):
+    """PyTorch's parser text for a call of ``fn`` (``found``: its `parsed_plan`) that leaves
+    out a parameter without default (checked before unknown keywords, NumPy's names counting
+    as their parameters), or None. PyTorch's text says ``1 required positional arguments`` and
+    ``2 required positional argument``, and quotes the names."""
+    name, plan, _ = found
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    given = {plan[k][0] if k in plan else k for k in kwargs}
+    missing = []
+    npos = len(args)
+    for p in params:
+        if p.kind is p.VAR_POSITIONAL:
+            npos = 0
+        elif p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and npos:
+            npos -= 1
+        elif p.kind is not p.VAR_KEYWORD and p.default is p.empty and p.name not in given:
+            missing.append(p.name)
+    if not missing:
+        return None
+    n = len(missing)
+    return TypeError(f"{name}() missing {n} required positional argument{'s' if n == 1 else ''}"
+                     f": {', '.join(chr(34) + m + chr(34) for m in missing)}")
+
+
+def _unexpected(name, plan, kwargs, names):
+    extra = next(k for k in kwargs if k in plan or names is not None and k not in names)
+    return TypeError(f"{name}() got an unexpected keyword argument '{extra}'")
 
 
 def input_alias(name, kwargs):
@@ -84,24 +122,43 @@ def input_alias(name, kwargs):
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
-def accepts(fn: _F, name: str | None = None, skip_self: bool = False) -> _F:
-    """``fn`` (a Python function standing for a PyTorch op its parser reads) also taking the
-    NumPy names of its parameters; ``fn`` itself when it has none."""
-    params = _params(inspect.signature(fn))
+def parsed_plan(fn, name: str | None = None, skip_self: bool = False):
+    """``(name, plan, names)`` for `rename` of a function PyTorch's parser reads (its NumPy
+    aliases, its parameters' own names, None with ``**kwargs``), or None when ``fn`` has no
+    signature."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+    params = _params(sig)
     if skip_self:
         params = [(n, None if p is None else p - 1) for n, p in params[1:]]
     plan = _plan(params)
-    if not plan:
-        return fn
-    name = name or fn.__name__
-    offset = 1 if skip_self else 0
+    names = None if any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()) else (
+        frozenset(n for n, _ in params))
+    return name or fn.__name__, plan, names
 
-    @functools.wraps(fn)
+
+def accepts(fn: _F, name: str | None = None, skip_self: bool = False) -> _F:
+    """``fn`` (a Python function standing for a PyTorch op its parser reads) also taking the
+    NumPy names of its parameters; ``fn`` itself when it has none."""
+    found = parsed_plan(fn, name, skip_self)
+    if found is None or not found[1]:
+        return fn
+    name, plan, names = found
+    offset = 1 if skip_self else 0
+    aliases, renamed = ALIAS_NAMES, rename
+
     def call(*args, **kwargs):
-        if kwargs and not _ALIAS_NAMES.isdisjoint(kwargs):
-            kwargs = rename(name, plan, len(args) - offset, kwargs)
+        if kwargs and not aliases.isdisjoint(kwargs):
+            kwargs = renamed(name, plan, len(args) - offset, kwargs, names)
         return fn(*args, **kwargs)
 
+    # with `fn`'s globals, so doctest finds its examples in `fn`'s module
+    call = types.FunctionType(call.__code__, getattr(fn, "__globals__", globals()), fn.__name__,
+                              None, call.__closure__)
+    functools.update_wrapper(call, fn)
+    call._numpy_names = True  # type: ignore[attr-defined]  (for `_torch_function.wrap_module`)
     # Typed as `fn` itself, so type checkers keep seeing its signature (tests/test_typing.py).
     return cast(_F, call)
 

@@ -43,7 +43,7 @@ import contextlib
 import functools
 import threading
 
-from . import _native
+from . import _native, _numpy_names
 from ._torch_function_args import (  # noqa: F401 - C_BOUND_FUNCTIONAL, read by the tests
     _AS_GIVEN,
     _KINDS,
@@ -754,8 +754,10 @@ def dispatching(fn, native_name=None):
     """`fn` dispatching to `__torch_function__` / modes, passing the returned wrapper (which
     stands for `fn` in its module) as `func`. `native_name`: the name PyTorch's C++ dispatch
     reports (None for a function PyTorch writes in Python: plain Tensors count in its `types`,
-    `kwargs` is a dict). The wrapper keeps `fn`'s globals, so doctest still finds its examples
-    in `fn`'s module."""
+    `kwargs` is a dict). `wrapper._tf_numpy[0]`, where `wrap_module` sets it, is the
+    `_numpy_names.parsed_plan` of a C-bound function: its NumPy keyword names (`x=` for
+    `input`) are renamed once dispatched. The wrapper keeps `fn`'s globals, so doctest still
+    finds its examples in `fn`'s module."""
     import sys
     import types
 
@@ -767,6 +769,9 @@ def dispatching(fn, native_name=None):
     # a top-level function PyTorch's parser checks: its TypeError replaces a failed call's
     parsed = (native_name[len("gradrs."):] if native_name and native_name.count(".") == 1
               else None)
+    renames = [None]
+    aliases, rename, missing = _numpy_names.ALIAS_NAMES, _numpy_names.rename, (
+        _numpy_names.missing_error)  # (closure cells: the wrapper runs with `fn`'s globals)
 
     def wrapper(*args, **kwargs):
         if active and (active is modes or args and (
@@ -778,9 +783,13 @@ def dispatching(fn, native_name=None):
                                native_name, python)
             if r is not state._NO:
                 return r
+        given = kwargs  # PyTorch's texts name the keywords as given
         try:
+            if kwargs and renames[0] is not None and not aliases.isdisjoint(kwargs):
+                kwargs = rename(*renames[0][:2], len(args), kwargs, renames[0][2])
             return fn(*args, **kwargs)
         except Exception as e:
+            kwargs = given
             if isinstance(e, (TypeError, AttributeError)):
                 r = state.dispatch_foreign(me[0], args, kwargs if python else kwargs or None,
                                            native_name, python)
@@ -788,6 +797,10 @@ def dispatching(fn, native_name=None):
                     return r
             if parsed is not None:
                 err = state._listed_error(parsed, args, kwargs)
+                if err is not None:
+                    raise err from None
+            if renames[0] is not None and isinstance(e, TypeError):
+                err = missing(fn, renames[0], args, kwargs)
                 if err is not None:
                     raise err from None
             raise
@@ -798,6 +811,7 @@ def dispatching(fn, native_name=None):
                                      wrapper.__closure__)
     functools.update_wrapper(wrapper, fn)
     wrapper._torch_function_wrapped = True
+    wrapper._tf_numpy = renames
     me.append(wrapper)
     register_flag(wrapper)
     return wrapper
@@ -861,6 +875,21 @@ _MODE_ONLY = []  # (module, name, original, wrapper)
 OVERRIDABLE = {}  # module name -> {name: wrapper}, what get_overridable_functions lists
 
 
+# Functions whose parser texts name them otherwise than gradrs's attribute (`F.logsigmoid` is
+# ATen's `log_sigmoid`, its `__name__` too)
+_PARSER_NAMES = {"logsigmoid": "log_sigmoid"}
+
+
+def _numpy_names_for(fn, name):
+    """PyTorch's parser takes NumPy's names (`x=` for `input`, `axis=` for `dim`...) for a
+    C-bound function: `fn`'s inline check (`dispatching`'s, `_helpers`') renames them once
+    dispatched (`_forms` rename them themselves). PyTorch's texts of a call without a
+    required argument come with it (`_numpy_names.missing_error`)."""
+    renames = getattr(fn, "_tf_numpy", None)
+    if renames is not None and renames[0] is None:
+        renames[0] = _numpy_names.parsed_plan(fn, _PARSER_NAMES.get(name, name))
+
+
 def wrap_module(module, names=None, skip=()):
     """Replace the public functions of `module` (its `__all__`, else every public callable
     that is no class or module) by `dispatching` wrappers; the functional forms (which check
@@ -878,6 +907,16 @@ def wrap_module(module, names=None, skip=()):
                 or name in PASS_THROUGH.get(module.__name__, ())
                 or not isinstance(fn, (types.FunctionType, types.BuiltinFunctionType))):
             continue
+        c_bound = module.__name__ != "gradrs.nn.functional" and not (
+            module.__name__ == "gradrs" and name in _TORCH_PYTHON) or (
+            module.__name__ == "gradrs.nn.functional" and name in C_BOUND_FUNCTIONAL)
+        if c_bound and module.__name__ == "gradrs" and name not in C_BOUND_FUNCTIONAL and (
+                fn is getattr(sys.modules.get("gradrs.nn.functional"), name, None)):
+            # also F's, which PyTorch writes in Python (`rms_norm`): PyTorch's two are two
+            fn = dispatching(fn, f"gradrs.{name}")
+            setattr(module, name, fn)
+        if c_bound:
+            _numpy_names_for(fn, name)
         if getattr(fn, "_torch_function_wrapped", False) or getattr(fn, "_tf_inline", False):
             listed[name] = fn
             if module.__name__ == "gradrs" and name in _TORCH_PYTHON:
@@ -888,6 +927,8 @@ def wrap_module(module, names=None, skip=()):
         python = module.__name__ == "gradrs.nn.functional" or (
             module.__name__ == "gradrs" and name in _TORCH_PYTHON)
         wrapped = dispatching(fn, None if python else f"{module.__name__}.{name}")
+        if c_bound:
+            _numpy_names_for(wrapped, name)
         if module.__name__ == "gradrs" and name in _TORCH_FUNCTIONAL:
             _MODULES[wrapped] = "gradrs.functional"
         if module.__name__ == "gradrs" and name in FACTORIES:

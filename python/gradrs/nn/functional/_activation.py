@@ -468,7 +468,7 @@ def hardshrink(input, lambd=0.5):
     return _native._unary_op("hardshrink", input, _in_dtype(lambd, dtype))
 
 
-def logsigmoid(input):
+def log_sigmoid(input):  # ATen's name, which PyTorch's F.logsigmoid reports
     """log(sigmoid(x)), computed without overflow for large |x|.
 
     Args:
@@ -815,7 +815,7 @@ selu = _vmap_rule(_check_tensor_args(selu, "selu(input)"), "pointwise")
 selu_ = _vmap_rule(_check_tensor_args(selu_, "selu_(input)"), "pointwise")
 softshrink = _vmap_rule(_check_tensor_args(softshrink, "softshrink(input)"), "pointwise")
 hardshrink = _vmap_rule(_check_tensor_args(hardshrink, "hardshrink(input)"), "pointwise")
-logsigmoid = _vmap_rule(_check_tensor_args(logsigmoid, "log_sigmoid(input)"), "pointwise")
+logsigmoid = _vmap_rule(_check_tensor_args(log_sigmoid, "log_sigmoid(input)"), "pointwise")
 prelu = _check_tensor_args(prelu, "prelu(input, weight)")
 rrelu = _check_tensor_args(rrelu, "rrelu(input)")
 rrelu_ = _check_tensor_args(rrelu_, "rrelu_(input)")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 
-from ... import _native
+from ... import _native, _numpy_names
 from ... import _torch_function as _tf
 from ..._native import Tensor as _Tensor
 
@@ -247,6 +247,8 @@ def _check_tensor_args(fn, spec):
     active = _tf.ACTIVE
     simple, modes = _tf.SIMPLE, _tf.MODES  # `_tf.plain`, inline
     me = []
+    renames = [None]  # a C-bound function's NumPy keyword names (`_tf.wrap_module` sets it)
+    aliases = _numpy_names.ALIAS_NAMES
 
     @functools.wraps(fn)
     def checked(*args, **kwargs):
@@ -258,6 +260,8 @@ def _check_tensor_args(fn, spec):
             r = _tf.dispatch(me[0], args, kwargs, None, True)
             if r is not _tf._NO:
                 return r
+        if kwargs and renames[0] is not None and not aliases.isdisjoint(kwargs):
+            kwargs = _renamed(renames[0], fn, args, kwargs)
         for i, own, native, pos, optional in checks:
             value = args[i] if i < len(args) else kwargs.get(own, missing)
             if value is missing or isinstance(value, _Tensor) or (optional and value is None):
@@ -274,12 +278,33 @@ def _check_tensor_args(fn, spec):
                             f"not {_argparse.type_name(value)}")
         try:
             return fn(*args, **kwargs)
-        except (TypeError, AttributeError):
+        except (TypeError, AttributeError) as e:
             r = _tf.dispatch_foreign(me[0], args, kwargs, None, True)
             if r is _tf._NO:
+                _raise_missing(renames[0], fn, args, kwargs, e)
                 raise
             return r
+    checked._tf_numpy = renames
     return _tf.inline_public(checked, me)
+
+
+def _renamed(found, fn, args, kwargs):
+    """`kwargs` with NumPy's names (`x=`) of a C-bound function (`found`: its
+    `_numpy_names.parsed_plan`) renamed, or PyTorch's parser error."""
+    try:
+        return _numpy_names.rename(found[0], found[1], len(args), kwargs, found[2])
+    except TypeError as e:
+        _raise_missing(found, fn, args, kwargs, e)
+        raise
+
+
+def _raise_missing(found, fn, args, kwargs, e):
+    """Raise PyTorch's text of a C-bound function's call without a required argument, where
+    that made `e`."""
+    if found is not None and isinstance(e, TypeError):
+        err = _numpy_names.missing_error(fn, found, args, kwargs)
+        if err is not None:
+            raise err from None
 
 
 def _vmap_rule(fn, rule, *extra):
@@ -288,6 +313,8 @@ def _vmap_rule(fn, rule, *extra):
     active = _tf.ACTIVE  # as `_check_tensor_args`'s
     simple, modes = _tf.SIMPLE, _tf.MODES
     me = []
+    renames = [None]  # as `_check_tensor_args`'s
+    aliases = _numpy_names.ALIAS_NAMES
 
     @functools.wraps(fn)
     def wrapped(*args, **kwargs):
@@ -299,6 +326,8 @@ def _vmap_rule(fn, rule, *extra):
             r = _tf.dispatch(me[0], args, kwargs, None, True)
             if r is not _tf._NO:
                 return r
+        if kwargs and renames[0] is not None and not aliases.isdisjoint(kwargs):
+            kwargs = _renamed(renames[0], fn, args, kwargs)
         input = args[0] if args else kwargs.get("input")
         if hasattr(type(input), "_vmap_level"):
             from ... import _vmap
@@ -308,9 +337,11 @@ def _vmap_rule(fn, rule, *extra):
             return getattr(_vmap, rule)(fn, *extra, input, args[1:], rest)
         try:
             return fn(*args, **kwargs)
-        except (TypeError, AttributeError):
+        except (TypeError, AttributeError) as e:
             r = _tf.dispatch_foreign(me[0], args, kwargs, None, True)
             if r is _tf._NO:
+                _raise_missing(renames[0], fn, args, kwargs, e)
                 raise
             return r
+    wrapped._tf_numpy = renames
     return _tf.inline_public(wrapped, me)

@@ -8,12 +8,13 @@ from ..._native import Tensor as _Tensor
 from ._helpers import _check_tensor_args, _i64, _INF, _one_node, _opmath
 
 
-def one_hot(tensor: _Tensor, num_classes: int = -1) -> _Tensor:
-    """One-hot encoding: an int64 tensor of shape (*tensor.shape, num_classes) with a 1
+def one_hot(input: _Tensor, num_classes: int = -1) -> _Tensor:
+    """One-hot encoding (PyTorch documents the first parameter as ``tensor``; its parser, so
+    gradrs too, names it ``input``): an int64 tensor of shape (*input.shape, num_classes) with a 1
     at each index.
 
     Args:
-        tensor: class indices (int64).
+        input: class indices (int64).
         num_classes: the number of classes (default: one more than the largest index).
 
     Examples:
@@ -24,19 +25,19 @@ def one_hot(tensor: _Tensor, num_classes: int = -1) -> _Tensor:
     """
     from ... import int64, zeros
 
-    if tensor.dtype != int64:
+    if input.dtype != int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
-    if hasattr(type(tensor), "_vmap_level"):
+    if hasattr(type(input), "_vmap_level"):
         from ... import _vmap  # under vmap: its batching rule (Note [vmap])
-        return _vmap.one_hot(tensor, num_classes)
+        return _vmap.one_hot(input, num_classes)
     if num_classes == -1:
-        num_classes = int(tensor.max().item()) + 1 if tensor.numel() > 0 else 0
-    if tensor.numel() > 0 and (int(tensor.min().item()) < 0):
+        num_classes = int(input.max().item()) + 1 if input.numel() > 0 else 0
+    if input.numel() > 0 and (int(input.min().item()) < 0):
         raise RuntimeError("Class values must be non-negative.")
-    if tensor.numel() > 0 and int(tensor.max().item()) >= num_classes:
+    if input.numel() > 0 and int(input.max().item()) >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
-    out = zeros(*tensor.shape, num_classes, dtype=int64, device=tensor.device)
-    return out.scatter(-1, tensor.unsqueeze(-1), 1)
+    out = zeros(*input.shape, num_classes, dtype=int64, device=input.device)
+    return out.scatter(-1, input.unsqueeze(-1), 1)
 
 
 def embedding(input: _Tensor, weight: _Tensor, padding_idx: int | None = None,
@@ -298,5 +299,5 @@ def _embedding_bag(input, weight, starts, kind, scale_grad_by_freq, mode, per_sa
 
 # Each function wrapped as PyTorch's fails (`_check_tensor_args` with its spec,
 # `_check_conv_args`) and batched by its vmap rule (`_vmap_rule`): one static name each.
-one_hot = _check_tensor_args(one_hot, "one_hot(input=tensor)")
+one_hot = _check_tensor_args(one_hot, "one_hot(input)")
 embedding = _check_tensor_args(embedding, "embedding(weight, indices=input)")
