@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 
-from .. import _argparse, _torch_function
+from .. import _argparse, _numpy_names, _torch_function
 from .. import return_types
 from .._forms import with_out as _with_out
 from .._grad_mode import no_grad as _no_grad
@@ -473,8 +473,20 @@ Tensor.sgn_ = _recomputed_in_place("sgn_", "SgnBackward0", Tensor.sgn)
 def _logical_in_place(name, op):
     """Tensor method `name`: the boolean `op(self, ...)` cast into `self`; not differentiable,
     so `self` keeps its node, as in PyTorch."""
-    def method(self, *args):
-        res = op(self, *args)
+    base = op.__name__
+
+    def method(self, *args, **kwargs):
+        # the method as installed at the call (NumPy's names renamed: `x2=` for `other`)
+        try:
+            res = getattr(Tensor, base)(self, *args, **kwargs)
+        except TypeError as e:  # PyTorch's parser texts name the in-place method
+            err = _numpy_names.missing_error(op, (name, {}, None), (self,) + args, kwargs)
+            if err is not None:
+                raise err from None
+            text = str(e)
+            if text.startswith((f"{base}()", f"TensorBase.{base}()")):
+                raise TypeError(text.replace(f"{base}()", f"{name}()", 1)) from None
+            raise
         if tuple(res.shape) != tuple(self.shape):
             raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the "
                                f"broadcast shape {list(res.shape)}")
@@ -523,9 +535,9 @@ def _sgn_(self):
     return _sgn_in_place(self)
 
 
-def _logical_not_(self):
+def _logical_not_(self, *args, **kwargs):
     """`Tensor.logical_not_()`: `logical_not` cast into `self`."""
-    return _logical_not_in_place(self)
+    return _logical_not_in_place(self, *args, **kwargs)  # (its refusal of arguments too)
 
 
 Tensor.sgn_ = _sgn_

@@ -82,6 +82,14 @@ def _pad(input, pad, mode, value):
 
     out = input
     fresh = False  # whether `out` is a new tensor yet (not `input` or a narrowed view of it)
+    if mode == "circular":  # ATen's _pad_circular checks, first spatial dim first
+        for i in reversed(range(len(pad) // 2)):
+            left, right = pad[2 * i], pad[2 * i + 1]
+            n = input.shape[input.dim() - 1 - i]
+            if left > n or right > n:
+                raise RuntimeError("Padding value causes wrapping around more than once.")
+            if n + left + right < 0:
+                raise RuntimeError("Negative padding value is resulting in an empty dimension")
     for i in range(len(pad) // 2):
         dim = input.dim() - 1 - i
         left, right = pad[2 * i], pad[2 * i + 1]
@@ -129,7 +137,7 @@ def _pad_index(mode, left, right, n, device):
     """The source position of each output position of a reflect / replicate / circular pad
     along one dim: a function of sizes only, kept per device so that a GPU step uploads (and
     computes) nothing for it after its first call."""
-    from ... import tensor
+    from ... import int64, tensor
 
     pos = range(-left, n + right)
     if mode == "replicate":
@@ -139,7 +147,7 @@ def _pad_index(mode, left, right, n, device):
         idx = [r if r < n else period - r for r in (i % period for i in pos)]
     else:
         idx = [i % n for i in pos]
-    return tensor(idx, device=device)
+    return tensor(idx, dtype=int64, device=device)  # (int64 when empty too)
 
 
 # Each function wrapped as PyTorch's fails (`_check_tensor_args` with its spec,
