@@ -82,6 +82,8 @@ def _pad(input, pad, mode, value):
 
     out = input
     fresh = False  # whether `out` is a new tensor yet (not `input` or a narrowed view of it)
+    if mode in ("reflect", "replicate"):
+        _check_output_size(input, pad, mode)
     if mode == "circular":  # ATen's _pad_circular checks, first spatial dim first
         for i in reversed(range(len(pad) // 2)):
             left, right = pad[2 * i], pad[2 * i + 1]
@@ -120,7 +122,7 @@ def _pad(input, pad, mode, value):
             continue
         if mode == "reflect" and (left >= n or right >= n):
             raise RuntimeError(
-                "Argument #4: Padding size should be less than the corresponding input "
+                f"Argument #{4 + 2 * i}: Padding size should be less than the corresponding input "
                 f"dimension, but got: padding ({left}, {right}) at dimension {dim} of input "
                 f"{list(input.shape)}"
             )
@@ -130,6 +132,38 @@ def _pad(input, pad, mode, value):
     # PyTorch's constant_pad_nd always writes a new tensor: zero (or only negative) pads give
     # a copy, never `input` itself or a view of it that in-place ops would write through
     return out if fresh else out.clone()
+
+
+def _check_output_size(input, pad, mode):
+    """ATen's reflection / replication pad kernels refuse an output with no element along
+    every padded dim (one dim empty is an empty result); a reflect pad as wide as its dim is
+    refused first, by the loop of `_pad`."""
+    nd = len(pad) // 2
+    sizes = [input.shape[input.dim() - nd + k] for k in range(nd)]  # (D,) (H,) W
+    pads = [(pad[2 * (nd - 1 - k)], pad[2 * (nd - 1 - k) + 1]) for k in range(nd)]
+    if mode == "reflect" and any(lo >= n or hi >= n for n, (lo, hi) in zip(sizes, pads)):
+        return
+    out = [n + lo + hi for n, (lo, hi) in zip(sizes, pads)]
+    if nd not in (1, 2, 3):
+        return
+    if any(o >= 1 for o in out):
+        if any(o < 0 for o in out):  # the output's allocation refuses it
+            if mode == "reflect" and nd == 2:  # (its numel is computed with checked products)
+                raise RuntimeError("numel: integer multiplication overflow")
+            shape = list(input.shape[:input.dim() - nd]) + out
+            raise RuntimeError("Trying to create tensor with negative dimension "
+                               f"{next(o for o in shape if o < 0)}: {shape}")
+        return
+    names = "DHW"[3 - nd:]
+    given = dict(zip(names, sizes))
+    calc = " ".join(f"{k}: {o}" for k, o in zip(names, out))
+    if nd == 1:
+        head = f"W: {given['W']}"
+    elif nd == 2:
+        head = f"H: {given['H']}, W: {given['W']}" + (" " if mode == "replicate" else "")
+    else:
+        head = f"D: {given['D']} H: {given['H']}, W: {given['W']}"
+    raise RuntimeError(f"input ({head}) is too small. Calculated output {calc}")
 
 
 @functools.lru_cache(maxsize=256)
