@@ -186,3 +186,29 @@ def test_every_function_torch_takes_x_for(torch, where):
             if not _accepts_x(gf, G):
                 differ.append((name, "refused"))
     assert differ == [], differ
+
+
+METHODS = {
+    "cumsum_": lambda m: _t(m).cumsum_(axis=0),
+    "cumprod_": lambda m: _t(m).cumprod_(axis=1),
+    "kron": lambda m: _w(m).kron(x2=_w(m)),
+    "kron_function": lambda m: m.kron(x=_w(m), x2=_w(m)),
+    "ldexp": lambda m: _w(m).ldexp(x2=m.tensor([1.0, 2.0, 0.0, -1.0])),
+    "ldexp_": lambda m: _w(m).ldexp_(x2=m.tensor([1.0, 2.0, 0.0, -1.0])),
+    "logical_xor_": lambda m: _t(m).logical_xor_(x2=_t(m) > 0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(METHODS))
+def test_python_tensor_methods_take_numpy_names(name):
+    """Tensor methods gradrs writes in Python over a parser check or an in-place recompute
+    (`cumsum_`, `kron`, `ldexp_`...) take NumPy's names as PyTorch's C methods do."""
+    check(METHODS[name])
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: _w(m).kron(x2=_w(m), other=_w(m)),
+    lambda m: _t(m).cumsum_(0, axis=1),
+])
+def test_python_tensor_method_alias_twice(call):
+    check_error(call)

@@ -108,6 +108,17 @@ def _unexpected(name, plan, kwargs, names):
     return TypeError(f"{name}() got an unexpected keyword argument '{extra}'")
 
 
+_CANONICAL = {alias: name for name, aliases in ALIASES.items() for alias in aliases}
+
+
+def canonical(kwargs):
+    """``kwargs`` with NumPy's names as PyTorch's, for a call that a check of the declared
+    signatures (`_argparse.error`, which reads both) has already accepted."""
+    if ALIAS_NAMES.isdisjoint(kwargs):
+        return kwargs
+    return {_CANONICAL.get(k, k): v for k, v in kwargs.items()}
+
+
 def input_alias(name, kwargs):
     """The tensor given as ``x=`` / ``a=`` / ``x1=`` (taken out of ``kwargs``) for a function
     called without ``input``, or None."""

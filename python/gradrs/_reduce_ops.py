@@ -15,7 +15,7 @@ import warnings
 
 import numpy as np
 
-from . import _argparse, _native
+from . import _argparse, _native, _numpy_names
 from ._ops._common import _node
 from .functional import _wrap_dim
 from ._grad_mode import no_grad as _no_grad
@@ -36,13 +36,13 @@ def _parsed(name, texts, method_texts):
             err = _argparse.error(name, args, kwargs, texts)
             if err is not None:
                 raise err
-            return fn(*args, **kwargs)
+            return fn(*args, **_numpy_names.canonical(kwargs))
 
         def method(self, *args, **kwargs):
             err = _argparse.error(name, args, kwargs, method_texts)
             if err is not None:
                 raise err
-            return fn(self, *args, **kwargs)
+            return fn(self, *args, **_numpy_names.canonical(kwargs))
 
         method.__name__ = method.__qualname__ = name
         method.__doc__ = f"`Tensor.{name}(...)`: `gradrs.{name}(self, ...)`."

@@ -8,7 +8,7 @@ import builtins
 import sys
 
 from .. import _argparse
-from .. import _native
+from .. import _native, _numpy_names
 from .._grad_mode import no_grad as _no_grad
 from .._native import Tensor
 from ..functional import _dtype_name, _method
@@ -272,7 +272,13 @@ def _recomputed_in_place(name, node, op, cast_error=None, out_shape=None):
     """Tensor method `name`: `op(self, ...)` written into `self`, which gets one node `node`.
     Its backward runs `op` again on `self`'s prior value (a recorded clone) and differentiates
     it, so each gradient is the out-of-place op's own (first and higher order)."""
+    found = _numpy_names.parsed_plan(op, name, skip_self=True)
+    renames = found if found is not None and found[1] else None
+
     def method(self, *args, **kwargs):
+        if kwargs and renames is not None and not _numpy_names.ALIAS_NAMES.isdisjoint(kwargs):
+            # NumPy's names (`axis=`), as PyTorch's parser takes them for the in-place op
+            kwargs = _numpy_names.rename(renames[0], renames[1], len(args), kwargs, renames[2])
         _check_leaf(self)
         dtype = kwargs.get("dtype")
         if dtype is not None and dtype != self.dtype:

@@ -4,6 +4,7 @@ logical in-place methods, and `apply_` / `map_` / `map2_` (Python callables per 
 """
 
 import builtins
+import inspect
 import math
 import sys
 
@@ -538,6 +539,11 @@ def _sgn_(self):
 def _logical_not_(self, *args, **kwargs):
     """`Tensor.logical_not_()`: `logical_not` cast into `self`."""
     return _logical_not_in_place(self, *args, **kwargs)  # (its refusal of arguments too)
+
+
+# what it takes (the arguments above are only passed on to be refused)
+_logical_not_.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+    [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)])
 
 
 Tensor.sgn_ = _sgn_
