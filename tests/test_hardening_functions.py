@@ -4,6 +4,7 @@ device, vs torch 2.13."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from conftest import G, check, check_error, need_torch
 
@@ -34,7 +35,62 @@ CALLS = {
     "foreach add no arguments": lambda m: m._foreach_add(),
     "foreach add unknown keyword": lambda m: m._foreach_add([m.ones(2)], foo=1),
     "foreach addcmul_ tensor str": lambda m: m._foreach_addcmul_(m.ones(2), "a"),
+    # the factories' sizes: none given, given twice, not a tuple of ints
+    "zeros no size": lambda m: m.zeros(),
+    "ones no size, keywords": lambda m: m.ones(requires_grad=True),
+    "empty no size": lambda m: m.empty(dtype=m.float32),
+    "rand no size": lambda m: m.rand(),
+    "rand generator, no size": lambda m: m.rand(generator=None),
+    "randn dtype, no size": lambda m: m.randn(dtype=m.float64),
+    "zeros size twice": lambda m: m.zeros(2, size=(3,)),
+    "zeros size tuple twice": lambda m: m.zeros((2,), size=(3,)),
+    "rand size twice": lambda m: m.rand(2, size=(2,)),
+    "zeros size int": lambda m: m.zeros(size=2),
+    "zeros size floats": lambda m: m.zeros(size=(2.5,)),
+    "zeros size bools": lambda m: m.zeros(size=(True,)),
+    "zeros size ndarray": lambda m: m.zeros(size=np.array([2, 3])),
+    "zeros size tensor": lambda m: m.zeros(size=m.tensor([2, 3])),
+    "zeros negative size": lambda m: m.zeros(size=(-1,)),
+    "full no arguments": lambda m: m.full(),
+    "full no fill_value": lambda m: m.full((2,)),
+    "arange step without end": lambda m: m.arange(5, step=2),
+    "arange start only": lambda m: m.arange(start=1),
+    "arange end and step": lambda m: m.arange(end=3, step=1),
+    "arange start twice": lambda m: m.arange(3, start=0),
 }
+
+# PyTorch's parser takes the factories' leading parameters by keyword too.
+KEYWORD_FACTORIES = {
+    "zeros size": lambda m: m.zeros(size=(2, 3), dtype=m.float64),
+    "zeros size list": lambda m: m.zeros(size=[2]),
+    "zeros size empty": lambda m: m.zeros(size=[]),
+    "ones size Size": lambda m: m.ones(size=m.Size([2, 1])),
+    "ones size numpy ints and 0-d tensor": lambda m: m.ones(size=(np.int64(2), m.tensor(3))),
+    "empty size memory_format": lambda m: m.empty(size=(2, 3),
+                                                  memory_format=m.contiguous_format).shape,
+    "rand size generator": lambda m: _seeded(m, lambda: m.rand(size=(2, 3), generator=None)),
+    "randn size requires_grad": lambda m: _seeded(m, lambda: m.randn(size=(4,),
+                                                                      requires_grad=True)),
+    "arange end": lambda m: m.arange(end=5),
+    "arange end float": lambda m: m.arange(end=5.0),
+    "arange end tensor": lambda m: m.arange(end=m.tensor(3)),
+    "arange start end": lambda m: m.arange(start=1, end=4),
+    "arange start end step": lambda m: m.arange(start=1, end=5, step=2),
+    "arange end keyword": lambda m: m.arange(1, end=4),
+    "arange step keyword": lambda m: m.arange(0, 5, step=2),
+    "arange end step keywords": lambda m: m.arange(1, end=7, step=3, dtype=m.float32),
+    "arange keywords out": lambda m: m.arange(start=0, end=3, out=m.empty(3, dtype=m.long)),
+}
+
+
+def _seeded(m, make):
+    m.manual_seed(0)
+    return make()
+
+
+@pytest.mark.parametrize("name", sorted(KEYWORD_FACTORIES))
+def test_factories_take_their_sizes_by_keyword(name):
+    check(KEYWORD_FACTORIES[name])
 
 
 @pytest.mark.parametrize("name", sorted(CALLS))
@@ -51,11 +107,10 @@ BAD_ARGUMENTS = {
     "None": lambda f, m: f(None),
     "int and keyword": lambda f, m: f(3, _probe_=1),
 }
-# Not yet PyTorch's texts: native factories no wrapper of gradrs's sees the calls of (`normal`,
-# and `rand()` / `randn()` with no size, which gradrs takes), functions gradrs takes None in
-# (`is_autocast_enabled(None)`), Python functions whose own checks speak first, and aliases
-# that are their op's function (`divide is div`), so name it.
-LEFT = {"normal", "rand", "randn", "is_autocast_enabled", "set_autocast_enabled", "result_type",
+# Not yet PyTorch's texts: native factories no wrapper of gradrs's sees the calls of (`normal`),
+# functions gradrs takes None in (`is_autocast_enabled(None)`), Python functions whose own
+# checks speak first, and aliases that are their op's function (`divide is div`), so name it.
+LEFT = {"normal", "is_autocast_enabled", "set_autocast_enabled", "result_type",
         "divide", "multiply", "subtract", "true_divide"}
 
 

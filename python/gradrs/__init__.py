@@ -560,6 +560,14 @@ rand = _factory_out(rand, "rand")
 randint = _factory_out(randint, "randint")
 randn = _factory_out(randn, "randn")
 randperm = _factory_out(randperm, "randperm")
+# the leading parameters by keyword too (`zeros(size=(2, 3))`, `arange(start=0, end=5)`)
+from ._factories import with_keyword_sizes as _keyword_sizes  # noqa: E402
+arange = _keyword_sizes(arange, "arange")
+empty = _keyword_sizes(empty, "empty")
+ones = _keyword_sizes(ones, "ones")
+rand = _keyword_sizes(rand, "rand")
+randn = _keyword_sizes(randn, "randn")
+zeros = _keyword_sizes(zeros, "zeros")
 from ._conj import *  # noqa: E402,F401,F403 - conj, adjoint, real... on real tensors
 from ._composites import *  # noqa: E402,F401,F403 - combinations, trapezoid family
 from ._lowrank import pca_lowrank, svd_lowrank  # noqa: E402

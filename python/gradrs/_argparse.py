@@ -561,6 +561,22 @@ def listed_error(name, args, kwargs):
         return None
 
 
+_CALL_MISSING = re.compile(r"^(\w+)\(\) missing \d+ required positional arguments?: (.*)$")
+
+
+def missing_text(name, exc):
+    """PyTorch's parser text for pyo3's (CPython's) "missing required positional arguments"
+    error `exc` of the C-bound function `name`, or None: PyTorch quotes the names with `"`
+    and says ``1 required positional arguments`` / ``2 required positional argument``."""
+    m = _CALL_MISSING.match(str(exc)) if isinstance(exc, TypeError) else None
+    if m is None or m.group(1) != name:
+        return None
+    missing = re.findall(r"'(\w+)'", m.group(2))
+    return TypeError(f"{name}() missing {len(missing)} required positional argument"
+                     f"{'s' if len(missing) == 1 else ''}: "
+                     + ", ".join(f'"{p}"' for p in missing))
+
+
 def _sizes_first(text):
     """Whether the signature's one positional parameter is an int list (which PyTorch's
     parser also takes as varargs)."""

@@ -187,6 +187,51 @@ def with_factory_out(fn, name):
     return factory
 
 
+# arange's bounds PyTorch's parser takes by keyword, by how many come positionally: its
+# overloads are (end), (start, end) and (start, end, step).
+_ARANGE_KEYWORDS = {0: (("end",), ("start", "end"), ("start", "end", "step")),
+                    1: (("end",), ("end", "step")), 2: (("step",),)}
+
+
+def with_keyword_sizes(fn, name):
+    """`fn` (a native factory taking its leading parameters as ``*args``) also taking them by
+    keyword, as PyTorch's parser does: ``zeros(size=(2, 3))``, ``rand(size=s, generator=g)``,
+    ``arange(start=0, end=5, step=2)``. A call PyTorch's parser refuses (no size; a size given
+    both ways; keywords no overload has) raises its text (Note [Parser errors])."""
+
+    if name == "arange":
+        @functools.wraps(fn)
+        def arange(*args, **kwargs):
+            given = tuple(k for k in ("start", "end", "step") if k in kwargs)
+            if given and given in _ARANGE_KEYWORDS.get(len(args), ()):
+                args = (*args, *(kwargs.pop(k) for k in given))
+            return fn(*args, **kwargs)
+
+        return arange
+
+    @functools.wraps(fn)
+    def factory(*size, **kwargs):
+        if "size" in kwargs and not size:
+            s = kwargs.pop("size")
+            if not isinstance(s, (tuple, list)):
+                raise TypeError(f"{name}(): argument 'size' must be tuple of ints, not "
+                                f"{_argparse.type_name(s)}")
+            if any(isinstance(e, (bool, float, str)) or not hasattr(e, "__index__")
+                   for e in s):
+                raise TypeError(f"{name}(): argument 'size' must be tuple of ints, not "
+                                f"{type(s).__name__}")
+            size = (tuple(s),)
+        elif not size or "size" in kwargs:
+            err = _argparse.listed_error(name, size, kwargs)
+            if err is not None:
+                raise err
+            raise TypeError(f"{name}() got multiple values for argument 'size'" if size else
+                            f'{name}() missing 1 required positional arguments: "size"')
+        return fn(*size, **kwargs)
+
+    return factory
+
+
 _INT_NP = {"int64": np.int64, "int32": np.int32, "int16": np.int16, "int8": np.int8,
            "uint8": np.uint8}
 

@@ -44,11 +44,11 @@ def honours_default_device(fn: _F, device_position: int | None = None) -> _F:
             kwargs["device"] = device
         try:
             return fn(*args, **kwargs)
-        except Exception:
+        except Exception as exc:
             # PyTorch's parser's text, by the listing of the factory's overloads
-            from ._argparse import listed_error
+            from ._argparse import listed_error, missing_text
 
-            err = listed_error(name, args, kwargs)
+            err = listed_error(name, args, kwargs) or missing_text(name, exc)
             if err is None:
                 raise
             raise err from None
