@@ -271,8 +271,57 @@ pub fn _fused_lstm_cell(
     Ok((wrap(hy)?, wrap(cy)?))
 }
 
+/// `_lstm_layer(input, w_ih, w_hh, b_ih, b_hh, hx, cx, reverse, bidirectional, num_layers,
+/// train)` -> `(output, hy, cy)` or None: one LSTM layer and direction as one op and one
+/// MkldnnRnnLayerBackward0 (`ops::rnn::lstm_layer`; `nn.LSTM`'s float32 host layers); None
+/// where it does not apply, and the caller composes the steps.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+pub fn _lstm_layer(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    w_ih: PyRef<'_, PyTensor>,
+    w_hh: PyRef<'_, PyTensor>,
+    b_ih: Option<PyRef<'_, PyTensor>>,
+    b_hh: Option<PyRef<'_, PyTensor>>,
+    hx: PyRef<'_, PyTensor>,
+    cx: PyRef<'_, PyTensor>,
+    reverse: bool,
+    bidirectional: bool,
+    num_layers: i64,
+    train: bool,
+) -> PyResult<Option<(Py<PyAny>, Py<PyAny>, Py<PyAny>)>> {
+    let (x, wi, wh) = (input.t.clone(), w_ih.t.clone(), w_hh.t.clone());
+    let (bi, bh) = (b_ih.map(|b| b.t.clone()), b_hh.map(|b| b.t.clone()));
+    let (h, c) = (hx.t.clone(), cx.t.clone());
+    let args = crate::ops::rnn::LayerArgs {
+        reverse,
+        bidirectional,
+        num_layers,
+        train,
+    };
+    let out = super::boundary::run(py, || {
+        let inputs = crate::ops::rnn::LayerInputs {
+            input: &x,
+            w_ih: &wi,
+            w_hh: &wh,
+            b_ih: bi.as_ref(),
+            b_hh: bh.as_ref(),
+            hx: &h,
+            cx: &c,
+        };
+        crate::ops::rnn::lstm_layer(&inputs, args)
+    })?;
+    let Some((o, hy, cy)) = out else {
+        return Ok(None);
+    };
+    let wrap = |t| super::tensor::wrap(py, t);
+    Ok(Some((wrap(o)?, wrap(hy)?, wrap(cy)?)))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_fused_lstm_cell, m)?)?;
+    m.add_function(wrap_pyfunction!(_lstm_layer, m)?)?;
     m.add_function(wrap_pyfunction!(nll_loss, m)?)?;
     m.add_function(wrap_pyfunction!(native_batch_norm, m)?)?;
     m.add_function(wrap_pyfunction!(native_layer_norm, m)?)?;

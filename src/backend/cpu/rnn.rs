@@ -6,9 +6,11 @@
 //! formulas: `sigmoid_backward`'s `g (1 - r) r`, `tanh_backward`'s `g (1 - r r)`), so the
 //! fused and the composed steps give the same bits.
 
+use super::matmul::{matmul_acc, Mat};
 use super::norm::NormFloat;
 use super::vmath::VMath;
 use super::with_fma;
+use crate::tensor::element::Element;
 
 /// The element types the fused cell runs on.
 pub trait CellFloat: NormFloat + VMath {}
@@ -130,6 +132,156 @@ pub fn lstm_cell_backward<T: CellFloat>(
             }
         }
     })
+}
+
+/// The sizes of one LSTM layer's run: `t` steps of `b` rows, `h` hidden units.
+#[derive(Clone, Copy)]
+pub struct LayerDims {
+    pub t: usize,
+    pub b: usize,
+    pub h: usize,
+    /// Steps taken from the last to the first (the reverse direction).
+    pub reverse: bool,
+}
+
+impl LayerDims {
+    /// The steps in the order they run.
+    fn order(self) -> impl DoubleEndedIterator<Item = usize> + Clone {
+        let (t, reverse) = (self.t, self.reverse);
+        (0..t).map(move |s| if reverse { t - 1 - s } else { s })
+    }
+}
+
+/// `h_prev @ w_hh^T` added into `dst` (rows of `4h`), `w_hh` row-major (4h, h).
+fn hidden_gates<T: CellFloat + Element>(
+    dst: &mut [T],
+    h_prev: &[T],
+    w_hh: &[T],
+    b: usize,
+    h: usize,
+) {
+    let l = Mat {
+        offset: 0,
+        rs: h as isize,
+        cs: 1,
+    };
+    // w_hh^T: element (j, g) at g * h + j.
+    let r = Mat {
+        offset: 0,
+        rs: 1,
+        cs: h as isize,
+    };
+    matmul_acc(dst, h_prev, l, w_hh, r, b, h, 4 * h, T::ONE);
+}
+
+/// One LSTM layer's forward over all its steps (oneDNN's `mkldnn_rnn_layer` on the host): `xw`
+/// the input projection of every step (t, b, 4h) with `b_ih` added, `w_hh` (4h, h), `b_hh`
+/// (4h) if any, `h0` / `c0` (b, h). Each step's hidden gates are `b_hh + h_prev @ w_hh^T` (one
+/// product into the bias, as `addmm`), then the fused cell. Fills `out` (t, b, h: each step's
+/// `h`), `cs` (t, b, h: each step's `c`) and `ws` (t, b, 5h: each step's cell workspace, what
+/// the backward reads).
+#[allow(clippy::too_many_arguments)]
+pub fn lstm_layer_forward<T: CellFloat + Element>(
+    xw: &[T],
+    w_hh: &[T],
+    b_hh: Option<&[T]>,
+    h0: &[T],
+    c0: &[T],
+    d: LayerDims,
+    out: &mut [T],
+    cs: &mut [T],
+    ws: &mut [T],
+) {
+    let (b, h) = (d.b, d.h);
+    let (bh, bg) = (b * h, b * 4 * h);
+    let mut hg = vec![T::ZERO; bg];
+    let (mut hp, mut cp) = (h0.to_vec(), c0.to_vec());
+    for s in d.order() {
+        match b_hh {
+            Some(bias) => hg
+                .chunks_exact_mut(4 * h)
+                .for_each(|r| r.copy_from_slice(bias)),
+            None => hg.fill(T::ZERO),
+        }
+        hidden_gates(&mut hg, &hp, w_hh, b, h);
+        let (o, c) = (&mut out[s * bh..][..bh], &mut cs[s * bh..][..bh]);
+        lstm_cell_forward(
+            &xw[s * bg..][..bg],
+            &hg,
+            &cp,
+            h,
+            o,
+            c,
+            &mut ws[s * 5 * bh..][..5 * bh],
+        );
+        hp.copy_from_slice(o);
+        cp.copy_from_slice(c);
+    }
+}
+
+/// Backpropagation through time of `lstm_layer_forward`: from its `ws`, `cs`, `c0`, `w_hh` and
+/// the gradients of the output (t, b, h), of the last `h` and of the last `c` (None: zero),
+/// fills `dgates` (t, b, 4h: each step's gate gradient, the gradient of `xw` and of the hidden
+/// gates), `dh0` and `dc0` (b, h). Each step: `dh = dout_s + dh_next`, the fused cell's
+/// backward, `dh_next = dgates_s @ w_hh`.
+#[allow(clippy::too_many_arguments)]
+pub fn lstm_layer_backward<T: CellFloat + Element>(
+    ws: &[T],
+    cs: &[T],
+    c0: &[T],
+    w_hh: &[T],
+    dout: Option<&[T]>,
+    dhy: Option<&[T]>,
+    dcy: Option<&[T]>,
+    d: LayerDims,
+    dgates: &mut [T],
+    dh0: &mut [T],
+    dc0: &mut [T],
+) {
+    let (b, h) = (d.b, d.h);
+    let (bh, bg) = (b * h, b * 4 * h);
+    let mut dh = dhy.map_or_else(|| vec![T::ZERO; bh], <[T]>::to_vec);
+    let mut dc = dcy.map_or_else(|| vec![T::ZERO; bh], <[T]>::to_vec);
+    let mut dcx = vec![T::ZERO; bh];
+    let order: Vec<usize> = d.order().collect();
+    for (k, &s) in order.iter().enumerate().rev() {
+        if let Some(dout) = dout {
+            dh.iter_mut()
+                .zip(&dout[s * bh..][..bh])
+                .for_each(|(a, g)| *a = *a + *g);
+        }
+        // The state this step started from: the previous step's, or the initial one.
+        let cx = match k {
+            0 => c0,
+            _ => &cs[order[k - 1] * bh..][..bh],
+        };
+        let dg = &mut dgates[s * bg..][..bg];
+        lstm_cell_backward(
+            &ws[s * 5 * bh..][..5 * bh],
+            cx,
+            Some(&dh),
+            Some(&dc),
+            h,
+            dg,
+            &mut dcx,
+        );
+        std::mem::swap(&mut dc, &mut dcx);
+        // dh_prev = dgates_s @ w_hh: (b, 4h) · (4h, h).
+        dh.fill(T::ZERO);
+        let l = Mat {
+            offset: 0,
+            rs: 4 * h as isize,
+            cs: 1,
+        };
+        let r = Mat {
+            offset: 0,
+            rs: h as isize,
+            cs: 1,
+        };
+        matmul_acc(&mut dh, dg, l, w_hh, r, b, 4 * h, h, T::ONE);
+    }
+    dh0.copy_from_slice(&dh);
+    dc0.copy_from_slice(&dc);
 }
 
 #[cfg(test)]

@@ -145,6 +145,25 @@ def _run_direction(step, layer_input, batch_sizes, hidden, weights, reverse):
     return out, final
 
 
+_PLAIN = (Tensor, Parameter)
+
+
+def _plain(*tensors):
+    """Whether these are plain Tensors or Parameters (None standing for an absent weight), the
+    ones the native layer ``_native._lstm_layer`` takes: a subclass or a vmap BatchedTensor
+    keeps the composed steps and their dispatch, and so does a projection weight (``w_hr``,
+    last)."""
+    return tensors[-1] is None and all(t is None or type(t) in _PLAIN for t in tensors[:-1])
+
+
+def _uses_native_layer(input, weights):
+    """Whether ``nn.LSTM`` runs a time-major ``input`` through ``_native._lstm_layer``, one
+    MkldnnRnnLayerBackward0 per layer and direction, as PyTorch's float32 CPU layers (its
+    oneDNN kernel): float32 on the host, no projection."""
+    return (type(input) is Tensor and input.dtype == _native.float32 and not input.is_cuda
+            and input.numel() != 0 and all(_plain(*w) for w in weights))
+
+
 def _run_rnn(mode, layer_input, batch_sizes, hx, weights, num_layers, dropout, training,
              bidirectional):
     """Every layer and direction over a time-major input (``batch_sizes`` None) or packed
@@ -159,8 +178,15 @@ def _run_rnn(mode, layer_input, batch_sizes, hx, weights, num_layers, dropout, t
         for direction in range(num_directions):
             index = layer * num_directions + direction
             hidden = (hx[0][index], hx[1][index]) if lstm else hx[index]
-            out, final = _run_direction(step, layer_input, batch_sizes, hidden,
-                                        weights[index], direction == 1)
+            fused = None
+            if lstm and batch_sizes is None and _plain(layer_input, *hidden, *weights[index]):
+                fused = _native._lstm_layer(layer_input, *weights[index][:4], *hidden,
+                                            direction == 1, bidirectional, num_layers, training)
+            if fused is not None:
+                out, final = fused[0], (fused[1], fused[2])
+            else:
+                out, final = _run_direction(step, layer_input, batch_sizes, hidden,
+                                            weights[index], direction == 1)
             outs.append(out)
             finals.append(final)
         layer_input = outs[0] if num_directions == 1 else _native.cat(outs, -1)
@@ -446,6 +472,9 @@ class RNNBase(Module):
         sizes = None if batch_sizes is None else batch_sizes.tolist()
         if sizes is None and self.batch_first:
             input = input.transpose(0, 1)
+            if self.mode == "LSTM" and _uses_native_layer(input, self._layer_weights()):
+                # PyTorch's oneDNN layers take a contiguous time-major input (CloneBackward0)
+                input = input.contiguous()
         out, hidden = _run_rnn(self.mode, input, sizes, hx, self._layer_weights(),
                                self.num_layers, self.dropout, self.training, self.bidirectional)
         if sizes is None and self.batch_first:
