@@ -134,10 +134,14 @@ def _graph_names(fn, seen=None):
 
 
 def test_lstm_layer_uses_the_fused_step_and_cells_do_not():
-    lstm = G.nn.LSTM(3, 4, batch_first=True)
-    out, _ = lstm(G.randn(2, 5, 3))
+    # float32 layers are one MkldnnRnnLayerBackward0 each (tests/test_lstm_layer_node.py);
+    # float64 ones (composed, as PyTorch's) run the fused step
+    lstm = G.nn.LSTM(3, 4, batch_first=True).double()
+    out, _ = lstm(G.randn(2, 5, 3, dtype=G.float64))
     names = _graph_names(out.grad_fn)
     assert "ThnnFusedLstmCellBackward0" in names and "SigmoidBackward0" not in names
+    out, _ = lstm.float()(G.randn(2, 5, 3))
+    assert "MkldnnRnnLayerBackward0" in _graph_names(out.grad_fn)
     cell = G.nn.LSTMCell(3, 4)
     hy, cy = cell(G.randn(2, 3))
     assert type(hy.grad_fn).__name__ == "MulBackward0"

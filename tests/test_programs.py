@@ -284,9 +284,6 @@ NEEDS = {
     "quickstart": ["Tensor.random_"],
     "regression": ["allclose"],
     "resnet_hooks": ["equal"],
-    # the tutorial prints an LSTM's output: grad_fn=<MkldnnRnnLayerBackward0> in torch
-    # (programs_gaps.md 71)
-    "sequence_models_tutorial": ["LSTM layers are MkldnnRnnLayerBackward0 nodes"],
     "tensors_tutorial": ["equal", "Tensor.isnan"],
     "text_classification": ["Tensor.uniform_", "Tensor.random_"],
     "vae": ["Tensor.random_", "randperm", "Generator"],

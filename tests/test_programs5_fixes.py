@@ -530,10 +530,9 @@ def test_var_mean_without_grad_and_under_transforms():
 
 # ---- gaps that need Rust: strict expected failures --------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="programs_gaps.md 71: nn.LSTM's float32 CPU layers are "
-                   "oneDNN's MkldnnRnnLayerBackward0 nodes in torch; gradrs's output is a "
-                   "StackBackward0 over fused cells")
 def test_lstm_output_node_is_mkldnn_rnn_layer():
+    # programs_gaps.md 71 (fixed): nn.LSTM's float32 CPU layers are MkldnnRnnLayerBackward0
+    # nodes, as torch's oneDNN layers
     lstm = G.nn.LSTM(3, 3)
     out, (h, c) = lstm(G.ones(4, 1, 3))
     assert type(out.grad_fn).__name__ == "MkldnnRnnLayerBackward0"

@@ -149,6 +149,7 @@ __all__ = [
     "native_batch_norm",
     "native_layer_norm",
     "_fused_lstm_cell",
+    "_lstm_layer",
     "nll_loss",
     "ones",
     "ones_like",
@@ -1538,6 +1539,19 @@ def native_layer_norm(
 def _fused_lstm_cell(
     input_gates: Tensor, hidden_gates: Tensor, cx: Tensor
 ) -> tuple[Tensor, Tensor]: ...
+def _lstm_layer(
+    input: Tensor,
+    w_ih: Tensor,
+    w_hh: Tensor,
+    b_ih: Tensor | None,
+    b_hh: Tensor | None,
+    hx: Tensor,
+    cx: Tensor,
+    reverse: _bool,
+    bidirectional: _bool,
+    num_layers: _int,
+    train: _bool,
+) -> tuple[Tensor, Tensor, Tensor] | None: ...
 def silu(input: Tensor, inplace: Any = False) -> Tensor: ...
 def softplus(input: Tensor, beta: Any = 1.0, threshold: Any = 20.0) -> Tensor: ...
 def stack(tensors: Sequence[Tensor], dim: _int = 0) -> Tensor: ...

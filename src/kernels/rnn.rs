@@ -17,6 +17,12 @@ fn applies(ts: &[&Tensor]) -> bool {
             .all(|t| t.dtype() == dtype && !super::host_reads_back(t))
 }
 
+/// Whether the host kernels take these tensors (one float32 / float64 dtype, all on the
+/// host), so an op can decide before it computes what the kernels would read.
+pub fn on_host(ts: &[&Tensor]) -> bool {
+    applies(ts)
+}
+
 /// A host buffer of `n` copies of `v`, reserved fallibly.
 fn buffer<T: Element>(n: usize, v: T) -> Result<Vec<T>> {
     let mut b = crate::tensor::pool::try_alloc::<T>(n)?;

@@ -211,9 +211,8 @@ pub fn lstm_layer(
     let mut all = vec![x.input, x.w_ih, x.w_hh, x.hx, x.cx];
     all.extend(x.b_ih);
     all.extend(x.b_hh);
-    if all
-        .iter()
-        .any(|t| t.dtype() != DType::F32 || t.device().is_gpu())
+    if all[0].dtype() != DType::F32
+        || !kernels::rnn::on_host(&all)
         || forward::any_tangent(&all)
         || !layer_shapes_fit(x)
         || x.b_ih.is_some() != x.b_hh.is_some()

@@ -271,6 +271,9 @@ pub fn _fused_lstm_cell(
     Ok((wrap(hy)?, wrap(cy)?))
 }
 
+/// Three Python objects: `_lstm_layer`'s `(output, hy, cy)`.
+type Triple = (Py<PyAny>, Py<PyAny>, Py<PyAny>);
+
 /// `_lstm_layer(input, w_ih, w_hh, b_ih, b_hh, hx, cx, reverse, bidirectional, num_layers,
 /// train)` -> `(output, hy, cy)` or None: one LSTM layer and direction as one op and one
 /// MkldnnRnnLayerBackward0 (`ops::rnn::lstm_layer`; `nn.LSTM`'s float32 host layers); None
@@ -290,7 +293,7 @@ pub fn _lstm_layer(
     bidirectional: bool,
     num_layers: i64,
     train: bool,
-) -> PyResult<Option<(Py<PyAny>, Py<PyAny>, Py<PyAny>)>> {
+) -> PyResult<Option<Triple>> {
     let (x, wi, wh) = (input.t.clone(), w_ih.t.clone(), w_hh.t.clone());
     let (bi, bh) = (b_ih.map(|b| b.t.clone()), b_hh.map(|b| b.t.clone()));
     let (h, c) = (hx.t.clone(), cx.t.clone());
