@@ -54,6 +54,14 @@ unsafe fn fma_copy<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// Whether the CPU has AVX-512 (F, BW, DQ, VL) besides AVX2 and FMA: the features of the
+/// elementwise map's widest copy (`elementwise::map_run`, 16 float32 lanes).
+#[cfg(target_arch = "x86_64")]
+pub fn avx512_available() -> bool {
+    use std::arch::is_x86_feature_detected as has;
+    has!("avx512f") && has!("avx512bw") && has!("avx512dq") && has!("avx512vl") && fma_available()
+}
+
 /// A reduction's input pointer handed to its threads (they only read it).
 struct Src<T>(*const T);
 // SAFETY: the threads only read the input, which outlives the parallel loop using it.

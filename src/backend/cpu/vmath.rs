@@ -27,7 +27,8 @@ pub fn exp(x: f32) -> f32 {
     // The terms past 1 + r are summed first, so that only the last additions round at full
     // size.
     let q = 1.0 / 2.0
-        + r * (1.0 / 6.0 + r * (1.0 / 24.0 + r * (1.0 / 120.0 + r * (1.0 / 720.0 + r / 5040.0))));
+        + r * (1.0 / 6.0
+            + r * (1.0 / 24.0 + r * (1.0 / 120.0 + r * (1.0 / 720.0 + r * (1.0 / 5040.0)))));
     let p = 1.0 + (r + r * r * q);
     // 2^k in two factors, each a normal float for k in [-150, 128]: results that are
     // subnormal or overflow round once, in the last product.
