@@ -50,7 +50,7 @@ pub use elementwise::{
 pub(crate) use gpu::words_on_gpu;
 pub use index::{gather, masked_select, nonzero, offsets, put, scatter};
 pub use matmul::{addmm, bmm, dot};
-pub use nn::{col2im, im2col, softmax, Window, WindowGeom, WindowOp};
+pub use nn::{col2im, im2col, softmax, softmax_backward, Window, WindowGeom, WindowOp};
 pub use pool::{max_pool2d, max_pool2d_backward};
 pub use reduce::{
     all_any, arg_extreme, float_rows, logcumsumexp, nansum_host, reduce, rows, scan, sum, var_host,

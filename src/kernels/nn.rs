@@ -99,6 +99,101 @@ pub(super) fn softmax_host(x: &Tensor, dim: usize, log: bool) -> Result<Tensor> 
     Ok(contiguous(&swapped(&t, dim, last)))
 }
 
+/// softmax's / log_softmax's backward on the host in one pass (SoftmaxBackward0 /
+/// LogSoftmaxBackward0 outside create_graph): `y * (g - s)`, or `g - exp(y) * s` for `log`,
+/// where `s` holds the sums along `dim` (keepdim) of `g * y`, or of `g`, that the caller took
+/// with the sum op. Each value is the composed formula's (`exp`, `mul`, `sub`, each rounded as
+/// those ops round) without its intermediate tensors. `g`, `y`, `s` host tensors of one
+/// float32 / float64 dtype, `g` of `y`'s shape; None otherwise (the op composes tensor ops).
+pub fn softmax_backward(
+    g: &Tensor,
+    y: &Tensor,
+    s: &Tensor,
+    dim: usize,
+    log: bool,
+) -> Result<Option<Tensor>> {
+    let dtype = y.dtype();
+    let shape = y.shape();
+    if !matches!(dtype, DType::F32 | DType::F64)
+        || [g, y, s]
+            .iter()
+            .any(|t| super::host_reads_back(t) || t.dtype() != dtype)
+        || g.shape() != shape
+        || (y.dim() > 0 && dim >= y.dim())
+    {
+        return Ok(None);
+    }
+    let n = shape.get(dim).copied().unwrap_or(1);
+    let inner: usize = shape.get(dim + 1..).map_or(1, |s| s.iter().product());
+    let len = y.numel();
+    if s.numel() * n != len {
+        return Ok(None);
+    }
+    macro_rules! run {
+        ($T:ty) => {{
+            let mut out = crate::tensor::pool::try_alloc::<$T>(len)?;
+            super::with_host::<$T, _>(g, |gs| {
+                super::with_host::<$T, _>(y, |ys| {
+                    super::with_host::<$T, _>(s, |ss| {
+                        let body = |b: usize, o: &mut [std::mem::MaybeUninit<$T>]| {
+                            use crate::backend::cpu::{vmath::VMath, with_fma};
+                            let (gb, yb) = (
+                                &gs[b * n * inner..][..n * inner],
+                                &ys[b * n * inner..][..n * inner],
+                            );
+                            let sb = &ss[b * inner..][..inner];
+                            with_fma(|| {
+                                let f = |g: $T, y: $T, s: $T| {
+                                    if log {
+                                        g - y.vexp() * s
+                                    } else {
+                                        y * (g - s)
+                                    }
+                                };
+                                if inner == 1 {
+                                    let sv = sb[0];
+                                    if log {
+                                        for ((o, &g), &y) in o.iter_mut().zip(gb).zip(yb) {
+                                            o.write(g - y.vexp() * sv);
+                                        }
+                                    } else {
+                                        for ((o, &g), &y) in o.iter_mut().zip(gb).zip(yb) {
+                                            o.write(y * (g - sv));
+                                        }
+                                    }
+                                } else {
+                                    for ((o, gr), yr) in o
+                                        .chunks_exact_mut(inner)
+                                        .zip(gb.chunks_exact(inner))
+                                        .zip(yb.chunks_exact(inner))
+                                    {
+                                        for (((o, &g), &y), &sv) in
+                                            o.iter_mut().zip(gr).zip(yr).zip(sb)
+                                        {
+                                            o.write(f(g, y, sv));
+                                        }
+                                    }
+                                }
+                            })
+                        };
+                        if len > 0 {
+                            for_rows_mut(&mut out.spare_capacity_mut()[..len], n * inner, body);
+                        }
+                    })
+                })
+            });
+            // SAFETY: `body` wrote every block of `n * inner` elements, and they cover all
+            // `len` elements.
+            unsafe { out.set_len(len) };
+            Tensor::from_vec_on(out, &shape, y.device())
+        }};
+    }
+    Ok(Some(match dtype {
+        DType::F32 => run!(f32),
+        _ => run!(f64),
+    }))
+}
+
 /// im2col geometry for a 2-D window.
 #[derive(Clone, Copy, Debug)]
 pub struct Window {

@@ -25,6 +25,7 @@ pub mod matmul;
 pub mod movement;
 pub mod multi;
 pub mod multi_decl;
+pub mod nll_grad;
 pub mod nn;
 pub mod norm;
 pub mod optim;

@@ -62,14 +62,22 @@ pub fn softmax(x: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
                 &to_dtype(g, dtype.compute())?,
                 &to_dtype(y, dtype.compute())?,
             );
-            let gi = if log {
-                // g - exp(y) * sum(g)
-                let e = unary::exp(y)?;
-                sub(g, &mul(&e, &sum(g, Some(&dl), true)?)?)?
+            // g - exp(y) * sum(g), or y * (g - sum(g * y)): outside create_graph the sum
+            // op, then one pass over the rows.
+            let s = if log {
+                sum(g, Some(&dl), true)?
             } else {
-                // y * (g - sum(g * y))
-                let gy = mul(g, y)?;
-                mul(y, &sub(g, &sum(&gy, Some(&dl), true)?)?)?
+                sum(&mul(g, y)?, Some(&dl), true)?
+            };
+            let fused = if crate::autograd::is_grad_enabled() {
+                None
+            } else {
+                kernels::softmax_backward(g, y, &s, d, log)?
+            };
+            let gi = match fused {
+                Some(gi) => gi,
+                None if log => sub(g, &mul(&unary::exp(y)?, &s)?)?,
+                None => mul(y, &sub(g, &s)?)?,
             };
             Ok(vec![Some(to_dtype(&gi, dtype)?)])
         },
@@ -222,36 +230,51 @@ pub fn nll_loss(
         // The forward's uploaded -coef matrix, scaled on the GPU.
         Some(w) => {
             let _g = crate::autograd::GradModeGuard::new(false);
-            mul(&w, scale)?
+            Some(mul(&w, scale)?)
         }
-        // Zeros but at the targets, written in the input's dtype (each value rounded once from
-        // float64, as the cast of a float64 matrix rounded it).
-        None => dispatch!(dtype, T => {
-            let mut dense = pool::filled(n * c, T::default());
-            for i in 0..n {
-                if tv[i] != ignore_index {
-                    dense[i * c + tv[i] as usize] = T::from_f64(-coef[i] * scale);
-                }
-            }
-            Tensor::from_vec_on(dense, &shape, logp.device())
-        }),
+        // On the host the matrix is only written where a formula needs it (`nll_dense`):
+        // the backward outside create_graph writes the n target entries alone.
+        None => None,
     };
-    let dl_t = dl.clone();
+    let sparse = std::sync::Arc::new(crate::ops::nll_grad::NllTargets {
+        tv,
+        coef,
+        scale,
+        ignore_index,
+        shape: shape.to_vec(),
+        device: logp.device(),
+        dtype,
+    });
+    let (dl_t, sparse_t) = (dl.clone(), sparse.clone());
     Ok(record_formula_jvp(
         out,
         &[logp],
         "NllLossBackward0",
         vec![],
         move |g, _| {
-            let g = if reduction == 0 && nd == 2 {
+            let per_sample = reduction == 0 && nd == 2;
+            if dl.is_none() && !crate::autograd::is_grad_enabled() {
+                if let Some(gi) = sparse.backward(g, per_sample)? {
+                    return Ok(vec![Some(gi)]);
+                }
+            }
+            let g = if per_sample {
                 crate::ops::movement::unsqueeze(g, 1)?
             } else {
                 g.clone()
             };
+            let dl = match &dl {
+                Some(dl) => dl.clone(),
+                None => sparse.dense(),
+            };
             Ok(vec![Some(mul(&dl, &g)?)])
         },
         Jvp::linear(move |t| {
-            let w = mul(&dl_t, t)?;
+            let dl = match &dl_t {
+                Some(dl) => dl.clone(),
+                None => sparse_t.dense(),
+            };
+            let w = mul(&dl, t)?;
             if reduction == 0 && nd == 2 {
                 sum(&w, Some(&[1]), false)
             } else {
