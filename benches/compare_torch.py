@@ -507,6 +507,34 @@ def run_per_sample_grads(lib, s):
     return per_sample(params, x, t)
 
 
+def setup_jacrev_mlp(lib):
+    lib.manual_seed(0)
+    model = lib.nn.Sequential(lib.nn.Linear(64, 128), lib.nn.Tanh(), lib.nn.Linear(128, 64))
+    for p in model.parameters():
+        p.requires_grad_(False)
+    return lib.func.jacrev(model), lib.randn(64)
+
+
+def run_jacrev_mlp(lib, s):
+    jac, x = s
+    return jac(x)
+
+
+def setup_jacobian_vectorized(lib):
+    lib.manual_seed(0)
+    w = lib.randn(256, 256) / 16
+
+    def f(x):
+        return lib.sin(x) * (w @ x) + x ** 2
+
+    return f, lib.randn(256)
+
+
+def run_jacobian_vectorized(lib, s):
+    f, x = s
+    return lib.autograd.functional.jacobian(f, x, vectorize=True)
+
+
 CASES = [
     Case("mul 1-elem f32", setup_mul_scalar, run_mul, 0.5),
     Case("mul 1-elem f32 requires_grad", setup_mul_scalar_grad, run_mul, 0.5),
@@ -547,6 +575,10 @@ CASES = [
     # issue 22: per-sample gradients, vmap(grad(loss)) over a small MLP, against torch.func.
     Case("per-sample grads vmap(grad) MLP 64-128-10, batch 64, MSE", setup_per_sample_grads,
          run_per_sample_grads, 1.0),
+    # issue 22: Jacobians by one batched backward over the outputs' basis.
+    Case("jacrev MLP 64-128-64 tanh, one input", setup_jacrev_mlp, run_jacrev_mlp, 1.0),
+    Case("jacobian(vectorize=True) sin(x)*(W@x)+x^2, 256 outputs", setup_jacobian_vectorized,
+         run_jacobian_vectorized, 1.0),
     Case("train MLP 64-128-10 epoch, digits 1437, batch 64, Adam", setup_mlp_epoch,
          run_mlp_epoch, 1.0, threads=2),
     Case("train LSTM LM step 1000-128-256, batch 32x35, SGD", setup_lstm_lm, run_lstm_lm, 1.0,

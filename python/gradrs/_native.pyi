@@ -52,6 +52,7 @@ __all__ = [
     "_gpu_transfer_counts",
     "_gpu_synchronize",
     "_grad",
+    "_grad_batched",
     "_transparent_alias",
     "_linalg_cholesky",
     "_linalg_eigh",
@@ -1611,6 +1612,14 @@ def _grad(
     create_graph: _bool = False,
     allow_unused: _bool = False,
 ) -> tuple[Tensor | None, ...]: ...
+def _grad_batched(
+    outputs: _TensorOrTensors,
+    inputs: _TensorOrTensors,
+    grad_outputs: _TensorOrTensors,
+    retain_graph: _bool | None = None,
+    create_graph: _bool = False,
+    allow_unused: _bool = False,
+) -> tuple[Tensor | None, ...] | None: ...
 def is_grad_enabled() -> _bool: ...
 def _set_grad_enabled(enabled: _bool) -> None: ...
 def _enter_dual_level() -> _int: ...

@@ -490,6 +490,23 @@ def vjp(func, *primals, has_aux=False):
         grads = [g if g is not None else _vmap.zeros_like(p) for g, p in zip(grads, diff)]
         return _unflatten(grads, spec_p)
 
+    def batched_vjp_fn(flat_c):
+        """The flattened vector-Jacobian products of a batch of cotangents (dim 0 of each
+        of ``flat_c``, one per output): one batched backward (`grad(is_grads_batched=True)`),
+        as PyTorch's jacrev vmaps `vjp_fn` over the basis."""
+        create_graph = _native.is_grad_enabled() and keep
+        size = flat_c[0].shape[0]
+        pairs = [(o, c) for o, c in zip(flat_out, flat_c) if o.requires_grad]
+        grads = _grad([o for o, _ in pairs], diff, [c for _, c in pairs], retain_graph=True,
+                      create_graph=create_graph, allow_unused=True,
+                      is_grads_batched=True) if pairs else [None] * len(diff)
+        return [g if g is not None else _native.zeros((size, *p.shape), dtype=p.dtype,
+                                                      device=p.device)
+                for g, p in zip(grads, diff)]
+
+    # jacrev's batched path, outside vmap only (BatchedTensors take vmap's own rules)
+    if not lvl and not _vmap._top(flat_out):
+        vjp_fn._batched = batched_vjp_fn
     outs = _unflatten([o.detach() for o in flat_out], spec_out)
     return (outs, vjp_fn, aux) if has_aux else (outs, vjp_fn)
 
@@ -554,8 +571,9 @@ def grad(func, argnums=0, has_aux=False):
 def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
     """The Jacobian of ``func`` w.r.t. the ``argnums`` inputs, by reverse-mode AD: as PyTorch's,
     ``func`` runs once (`vjp`), then the vector-Jacobian products of the basis of the outputs
-    run over that one graph (PyTorch vmaps `vjp_fn` over the basis; here one backward per
-    basis vector, the graph kept until the last, as `grad(is_grads_batched=True)`)."""
+    run over that one graph as one batched backward (`grad(is_grads_batched=True)`, chunks of
+    ``chunk_size`` rows), as PyTorch vmaps `vjp_fn` over the basis; under vmap, one backward
+    per basis vector."""
     if not (chunk_size is None or chunk_size > 0):
         raise ValueError("jacrev: `chunk_size` should be greater than 0.")
 
@@ -574,7 +592,22 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
         flat_p, spec_p = _flatten(primals)
         sizes = [o.numel() for o in flat_o]
         n = sum(sizes)
-        if n:
+        batched = getattr(vjp_fn, "_batched", None)
+        if n and batched is not None:
+            eye = _native.eye(n, dtype=flat_o[0].dtype, device=flat_o[0].device)
+            step = chunk_size or n
+            chunks = []
+            for start in range(0, n, step):
+                rows_ = eye[start:start + step]
+                cot, off = [], 0
+                for o, k in zip(flat_o, sizes):
+                    cot.append(rows_[:, off:off + k].to(o.dtype).reshape(
+                        (rows_.shape[0], *o.shape)))
+                    off += k
+                chunks.append(batched(cot))
+            flat_g = [chunks[0][j] if len(chunks) == 1 else
+                      _native.cat([c[j] for c in chunks]) for j in range(len(flat_p))]
+        elif n:
             eye = _native.eye(n, dtype=flat_o[0].dtype, device=flat_o[0].device)
             rows = []
             for i in range(n):

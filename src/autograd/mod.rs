@@ -1,6 +1,7 @@
 //! Autograd: the graph arena, grad mode, saved tensors, hooks and the backward engine.
 
 pub mod anomaly;
+mod batched;
 pub mod engine;
 pub mod formula;
 pub mod forward;
@@ -11,7 +12,7 @@ pub mod graph;
 pub mod hooks;
 pub mod saved;
 
-pub use engine::{backward, grad, BackwardOptions};
+pub use engine::{backward, grad, grad_batched, BackwardOptions};
 pub use formula::{
     attach_formula, attach_formula_jvp, attach_named, attach_named_jvp, record_formula,
     record_formula_jvp, Jvp,

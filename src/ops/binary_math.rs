@@ -197,6 +197,14 @@ macro_rules! generate_binary {
 
 binary_table!(generate_binary);
 
+/// The error in place of a panic should `op.grad` leave out the `self` term it was asked for.
+fn missing_self_term(op: BinaryMathOp) -> Error {
+    Error::Runtime(format!(
+        "internal error: the forward-mode formula of {} got no term for self's tangent",
+        op.name()
+    ))
+}
+
 /// The derivative of an op PyTorch records no node for (never called: `binary_math` records
 /// none for an op whose node name is empty).
 pub fn not_differentiable() -> Result<Tensor> {
@@ -373,11 +381,8 @@ pub fn binary_math(op: BinaryMathOp, a: &Tensor, b: Operand) -> Result<Tensor> {
             let Some(ts) = &t[0] else {
                 return Ok(vec![None]);
             };
-            Ok(vec![Some(
-                op.grad(ts, &s[0], &s[1], (true, false))?
-                    .0
-                    .expect("asked for"),
-            )])
+            let g = op.grad(ts, &s[0], &s[1], (true, false))?.0;
+            Ok(vec![Some(g.ok_or_else(|| missing_self_term(op))?)])
         }))
     } else if op == BinaryMathOp::Xlogy {
         // `xlogy(self_t, other_p).masked_fill((self_p == 0) & (other_p <= 0), 0) + other_t *
@@ -392,7 +397,10 @@ pub fn binary_math(op: BinaryMathOp, a: &Tensor, b: Operand) -> Result<Tensor> {
                 Some(ts) => ts.clone(),
                 None => zeros_like(a),
             };
-            let first = op.grad(&ts, a, b, (true, false))?.0.expect("asked for");
+            let first = op
+                .grad(&ts, a, b, (true, false))?
+                .0
+                .ok_or_else(|| missing_self_term(op))?;
             Ok(vec![Some(match t.get(1).and_then(Option::as_ref) {
                 Some(tb) => add(&first, &op.grad_other(tb, a, b)?)?,
                 None => first,

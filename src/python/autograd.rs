@@ -400,6 +400,7 @@ pub fn _backward(
     let opts = BackwardOptions {
         retain_graph: retain_graph.unwrap_or(create_graph),
         create_graph,
+        batch: None,
     };
     if create_graph {
         super::helpers::warn_create_graph_once(tensors.py())?;
@@ -436,6 +437,7 @@ pub fn _grad(
     let opts = BackwardOptions {
         retain_graph: retain_graph.unwrap_or(create_graph),
         create_graph,
+        batch: None,
     };
     let result = super::boundary::run(py, || {
         autograd::grad(&outs, &grads, &ins, opts, allow_unused)
@@ -445,6 +447,42 @@ pub fn _grad(
         .map(|g| g.map_or_else(|| Ok(py.None()), |g| wrap(py, g)))
         .collect::<PyResult<_>>()?;
     Ok(PyTuple::new(py, items)?.unbind())
+}
+
+/// `_grad_batched(outputs, inputs, grad_outputs, ...)`: `autograd.grad(is_grads_batched=True)`
+/// as one batched pass of the engine (Note [Batched backward]); each grad_output is
+/// `[batch, *output.shape]`. None where the engine leaves it to the caller's per-vector loop
+/// (hooks in the graph, anomaly mode).
+#[pyfunction]
+#[pyo3(signature = (outputs, inputs, grad_outputs, retain_graph=None, create_graph=false, allow_unused=false))]
+pub fn _grad_batched(
+    py: Python<'_>,
+    outputs: &Bound<'_, PyAny>,
+    inputs: &Bound<'_, PyAny>,
+    grad_outputs: &Bound<'_, PyAny>,
+    retain_graph: Option<bool>,
+    create_graph: bool,
+    allow_unused: bool,
+) -> PyResult<Py<PyAny>> {
+    let outs = tensor_list(Some(outputs))?.unwrap_or_default();
+    let ins = tensor_list(Some(inputs))?.unwrap_or_default();
+    let grads = tensor_list(Some(grad_outputs))?.unwrap_or_default();
+    let opts = BackwardOptions {
+        retain_graph: retain_graph.unwrap_or(create_graph),
+        create_graph,
+        batch: None,
+    };
+    let result = super::boundary::run(py, || {
+        autograd::grad_batched(&outs, &grads, &ins, opts, allow_unused)
+    })?;
+    let Some(result) = result else {
+        return Ok(py.None());
+    };
+    let items: Vec<Py<PyAny>> = result
+        .into_iter()
+        .map(|g| g.map_or_else(|| Ok(py.None()), |g| wrap(py, g)))
+        .collect::<PyResult<_>>()?;
+    Ok(PyTuple::new(py, items)?.into_any().unbind())
 }
 
 #[pyfunction]

@@ -893,6 +893,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     forward_ad::register(m)?;
     m.add_function(wrap_pyfunction!(autograd::_backward, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_grad, m)?)?;
+    m.add_function(wrap_pyfunction!(autograd::_grad_batched, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_transparent_alias, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::is_grad_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_set_grad_enabled, m)?)?;

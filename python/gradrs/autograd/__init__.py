@@ -105,8 +105,9 @@ def grad(outputs: _native.Tensor | _Sequence[_native.Tensor],
 
 def _batched_grad(outs, ins, gos, retain_graph, create_graph, allow_unused):
     """grad(is_grads_batched=True): dim 0 of each grad_output indexes the vectors of a batch of
-    vector-Jacobian products, one backward per vector (the graph kept until the last); the
-    results stacked per input. PyTorch vmaps its engine over them: same values, same checks."""
+    vector-Jacobian products; the results stacked per input, as PyTorch vmaps its engine over
+    them: one pass of the engine on the batch, each node's formula once where it batches
+    (else once per vector)."""
     if gos is None:
         gos = [None] * len(outs)
     if len(gos) != len(outs):
@@ -150,6 +151,11 @@ def _batched_grad(outs, ins, gos, retain_graph, create_graph, allow_unused):
                          f"dimension, got sizes {sizes} for the mapped dimension")
     if retain_graph is None:
         retain_graph = create_graph
+    # One batched pass of the engine (Note [Batched backward]); None where it leaves the
+    # vectors to this loop (hooks in the graph see one vector at a time, anomaly mode).
+    result = _native._grad_batched(outs, ins, batched, retain_graph, create_graph, allow_unused)
+    if result is not None:
+        return result
     size = sizes[0]
     per_sample = []
     for b in range(size):

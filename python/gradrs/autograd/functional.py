@@ -2,10 +2,9 @@
 
 Everything is built on `autograd.grad`. jvp and hvp use the double-backward trick as PyTorch's
 module does (the backward is linear in its grad_output, so differentiating it with respect to a
-dummy grad_output gives the forward-mode product). Where PyTorch vectorizes with vmap
-(`vectorize=True`), gradrs computes the same rows one `autograd.grad` call at a time, and
-`strategy="forward-mode"` the columns one forward-mode pass at a time: equal results, no
-batching.
+dummy grad_output gives the forward-mode product). With `vectorize=True` the rows of a
+reverse-mode Jacobian are one batched backward (`grad(is_grads_batched=True)`), as PyTorch's;
+`strategy="forward-mode"` computes the columns one forward-mode pass at a time.
 """
 
 from .. import _native
@@ -132,7 +131,8 @@ def _check_requires_grad(inputs, input_type, strict):
         )
 
 
-def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=None):
+def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=None,
+                   is_grads_batched=False):
     """`autograd.grad` that skips outputs which are None or need no gradient (all skipped:
     a None per input, without calling the engine)."""
     if grad_outputs is None:
@@ -146,7 +146,8 @@ def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retai
     if not new_outputs:
         return (None,) * len(inputs)
     return _autograd.grad(new_outputs, inputs, new_grad_outputs, allow_unused=True,
-                          create_graph=create_graph, retain_graph=retain_graph)
+                          create_graph=create_graph, retain_graph=retain_graph,
+                          is_grads_batched=is_grads_batched)
 
 
 def _fill_in_zeros(grads, refs, strict, create_graph, stage):
@@ -353,21 +354,19 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
                     "Please either set `strict=False` or "
                     "`vectorize=False`."
                 )
-            # PyTorch sends the whole standard basis of the outputs through one batched
-            # autograd.grad; here each basis row is one call, stacked into the same
-            # (sum of output numels, *input.shape) block per input and split by output.
+            # As PyTorch's: the whole standard basis of the outputs through one batched
+            # autograd.grad, a (sum of output numels, *input.shape) block per input, split by
+            # output.
             output_numels = tuple(out.numel() for out in outputs)
             grad_outputs = _standard_basis(outputs, output_numels)
             flat_outputs = tuple(out.reshape(-1) for out in outputs)
-            rows = [[] for _ in inputs]
-            for k in range(sum(output_numels)):
-                vj = _autograd_grad(flat_outputs, inputs, tuple(g[k] for g in grad_outputs),
-                                    create_graph=create_graph, retain_graph=True)
-                for j, (vj_el, inp) in enumerate(zip(vj, inputs)):
-                    rows[j].append(vj_el if vj_el is not None else _native.zeros_like(inp))
+            total = sum(output_numels)
+            vj = _autograd_grad(flat_outputs, inputs, grad_outputs, create_graph=create_graph,
+                                is_grads_batched=True) if total else (None,) * len(inputs)
             jacobian_input_output = []
-            for rows_j, inp in zip(rows, inputs):
-                block = _native.stack(rows_j, dim=0)
+            for vj_el, inp in zip(vj, inputs):
+                block = vj_el if vj_el is not None else _native.zeros_like(inp).expand(
+                    (total, *inp.shape))
                 jacobian_input_output.append([jac.view(out.shape + inp.shape)
                                               for jac, out in zip(block.split(output_numels, dim=0), outputs)])
             jacobian_output_input = _grad_postprocess(tuple(zip(*jacobian_input_output)), create_graph)

@@ -22,6 +22,7 @@ impl PyTensor {
         let opts = BackwardOptions {
             retain_graph: retain_graph.unwrap_or(create_graph),
             create_graph,
+            batch: None,
         };
         let inputs = crate::python::autograd::tensor_list(inputs)?;
         if let Some(ins) = &inputs {
