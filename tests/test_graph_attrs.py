@@ -18,10 +18,11 @@ from saved_values import value as _value
 #
 # Built from closures (`record_formula`) that do not name what they keep yet: they show no
 # `_saved_` attributes at all (the values are kept, only not exposed). Index / IndexPut keep
-# a list of index tensors (with None for the sliced dims), which a closure cannot show yet.
+# a list of index tensors (with None for the sliced dims): IndexPut does not show it yet (Index
+# does, SAVES_DIFFERENTLY).
 NOT_EXPOSED = {
     "ClampBackward0", "ClampMaxBackward1", "ClampMinBackward1",
-    "IndexBackward0", "IndexPutBackward0", "NanToNumBackward0",
+    "IndexPutBackward0", "NanToNumBackward0",
     # Declared binary math ops (ops/binary_math.rs) for which the generated backward's generic
     # (self, other) naming is wrong: hypot and copysign also keep `result`, xlogy with a Python
     # number keeps the number, and xlogy's tensor node failed the value comparison with it;
@@ -64,8 +65,7 @@ COMPOSED_DIFFERENTLY = {"outer_method", "tensor_split", "inner", "rsub"}
 # (SqueezeBackward4), and scatter_reduce / index_reduce keep their inputs in the closure.
 COMPOSED_DIFFERENTLY |= {"quantile", "nanquantile"}
 NOT_EXPOSED |= {"ScatterReduceBackward0", "IndexReduceBackward0", "DelayedError"}
-# gelu's `approximate` (a string) picks one of two declared kernels and is not kept as a value.
-MISSING_VALUES = {"GeluBackward0"}
+MISSING_VALUES: set = set()
 # gradrs computes these from other saved values than PyTorch's formula reads.
 SAVES_DIFFERENTLY = {
     # PyTorch saves nothing for fmod/remainder by a tensor here; gradrs keeps both operands
@@ -82,6 +82,9 @@ SAVES_DIFFERENTLY = {
     # The same names, but faer's eigenvectors, whose column signs differ from LAPACK's (the
     # outputs themselves differ so).
     "LinalgEighBackward0": "eigenvectors with other column signs",
+    # A bool mask reaches the node as the long indices of its True elements (PyTorch's node
+    # keeps the mask); integer indices show as PyTorch's (SAVED_AS_GIVEN).
+    "IndexBackward0": "a mask saved as the indices it selects",
 }
 KNOWN = NOT_EXPOSED | MISSING_VALUES | set(SAVES_DIFFERENTLY)
 
@@ -203,6 +206,7 @@ SAVED_AS_GIVEN = [
     "x.index_add(-1, i[0, 0], x[..., :2], alpha=2)", "x.index_add(-1, i[0, 0], x[..., :2].detach())",
     "x.addcmul(x, x.detach(), value=2)", "x.addcdiv(x.detach(), x, value=0.5)",
     "x.lerp(x.detach(), 0.25)", "x.lerp(x.detach(), x)",
+    "x.softmax(-1)", "x.log_softmax(1)", "x[i[..., 0]]", "x[:, i[0, :, 0]]", "x[i[0], :, i[1]]",
 ]
 
 
@@ -217,4 +221,33 @@ def test_saved_values_as_given(torch, expr):
     (gname, g), (tname, t) = saved(G), saved(torch)
     assert gname == tname and sorted(g) == sorted(t)
     for attr in t:
+        assert _same(g[attr], t[attr]), f"{tname}.{attr}: gradrs {g[attr]!r}, torch {t[attr]!r}"
+
+
+NN_NODES = [
+    "F.nll_loss(x[..., 0].log_softmax(1), t)", "F.cross_entropy(x[..., 0], t)",
+    "F.nll_loss(x[..., 0], t, weight=x.detach()[0, :, 0].abs(), ignore_index=1, "
+    "reduction='sum')",
+    "F.nll_loss(x[..., 0], t, reduction='none')", "F.nll_loss(x[0, :, 0], t[0])",
+    "F.conv2d(x.unsqueeze(0), x[:2, :3, :3].unsqueeze(1).expand(2, 4, 3, 3), stride=2, "
+    "padding=1)",
+    "F.conv1d(x, x[:3, :, :3], x[:3, 0, 0], dilation=2)",
+    "F.conv1d(x, x.transpose(0, 1)[:, :1, :2], groups=5, padding=1)",
+    "F.gelu(x)", "F.gelu(x, approximate='tanh')",
+]
+
+
+@pytest.mark.parametrize("expr", NN_NODES)
+def test_nn_nodes_saved_values_as_torch(torch, expr):
+    """gap 73: NllLossBackward0, ConvolutionBackward0 and GeluBackward0 show PyTorch's
+    `_saved_<name>` attributes (names, values and their Python types)."""
+    def saved(m):
+        x = m.tensor(np.arange(120.0).reshape(4, 5, 6) % 7 - 3, requires_grad=True)
+        t = m.tensor([3, 0, 4, 1])
+        fn = eval(expr, {"x": x, "t": t, "F": m.nn.functional}).grad_fn  # noqa: S307
+        return type(fn).__name__, {a: _value(getattr(fn, a)) for a in _saved_names(fn)}
+    (gname, g), (tname, t) = saved(G), saved(torch)
+    assert gname == tname and sorted(g) == sorted(t)
+    for attr in t:
+        assert type(g[attr]) is type(t[attr]), f"{tname}.{attr}: {g[attr]!r} vs {t[attr]!r}"
         assert _same(g[attr], t[attr]), f"{tname}.{attr}: gradrs {g[attr]!r}, torch {t[attr]!r}"

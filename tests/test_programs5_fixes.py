@@ -552,8 +552,6 @@ def test_tangent_records_graph_through_zero_terms():
     assert tangent.requires_grad and type(tangent.grad_fn).__name__ == "AddBackward0"
 
 
-@pytest.mark.xfail(strict=True, reason="programs_gaps.md 73: nodes without PyTorch's "
-                   "_saved_<name> attributes (softmax's dim / result and others)")
 def test_softmax_node_shows_saved_dim_and_result():
     x = G.ones(2, 3, requires_grad=True)
     y = G.softmax(x, 1)

@@ -98,9 +98,11 @@ where
         self.name
     }
     fn apply(&mut self, grads: &[Option<Tensor>], ctx: &Ctx) -> Result<Vec<Option<Tensor>>> {
+        // (an entry that saved nothing, a None of a `*name` list, is not handed on)
         let saved = self
             .saved
             .iter()
+            .filter(|s| !s.is_nothing())
             .map(|s| s.unpack(ctx))
             .collect::<Result<SmallVec<[Tensor; 2]>>>()?;
         (self.f)(grads, &saved)
@@ -114,6 +116,7 @@ where
         let saved = self
             .saved
             .iter()
+            .filter(|s| !s.is_nothing())
             .map(|s| s.unpack(ctx))
             .collect::<Result<SmallVec<[Tensor; 3]>>>()?;
         f(tangents, &saved)
@@ -134,14 +137,24 @@ where
         self.saved.iter_mut().for_each(SavedTensor::release);
     }
     fn saved_values(&mut self) -> Vec<(&'static str, SavedValue<'_>)> {
-        // An empty name hides a saved tensor PyTorch would not have saved.
-        let mut out: Vec<(&'static str, SavedValue<'_>)> = self
-            .names
-            .iter()
-            .zip(self.saved.iter_mut())
-            .filter(|(n, _)| !n.is_empty())
-            .map(|(n, s)| (*n, SavedValue::Tensor(s)))
-            .collect();
+        // An empty name hides a saved tensor PyTorch would not have saved; `*name` entries
+        // form one list `_saved_name` (PyTorch's `indices`), None where nothing was saved.
+        let mut out: Vec<(&'static str, SavedValue<'_>)> = Vec::new();
+        let mut list: Option<(&'static str, Vec<Option<&mut SavedTensor>>)> = None;
+        for (n, s) in self.names.iter().zip(self.saved.iter_mut()) {
+            if let Some(name) = n.strip_prefix('*') {
+                let entry = (!s.is_nothing()).then_some(s);
+                match &mut list {
+                    Some((_, l)) => l.push(entry),
+                    None => list = Some((name, vec![entry])),
+                }
+            } else if !n.is_empty() {
+                out.push((n, SavedValue::Tensor(s)));
+            }
+        }
+        if let Some((name, l)) = list {
+            out.push((name, SavedValue::Tensors(l)));
+        }
         out.extend(self.values.iter().map(|(n, v)| match v {
             Value::Unsaved => (*n, SavedValue::Absent),
             v => (*n, SavedValue::Value(v.clone())),

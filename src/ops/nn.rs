@@ -1,6 +1,8 @@
 //! Neural-network ops that need their own kernels: softmax/log_softmax, nll_loss and the
 //! im2col pair (unfold/fold) that convolution and pooling are built from.
 
+use crate::autograd::formula::describe;
+use crate::autograd::saved::Value;
 use crate::autograd::{needs_grad, record_formula_jvp, Jvp, SavedTensor};
 use crate::dispatch;
 use crate::dtype::DType;
@@ -48,7 +50,7 @@ pub fn softmax(x: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
         "SoftmaxBackward0"
     };
     let saved = vec![SavedTensor::output(&out, 0)?];
-    Ok(record_formula_jvp(
+    let out = record_formula_jvp(
         out,
         &[&x],
         name,
@@ -87,7 +89,10 @@ pub fn softmax(x: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
                 .map(|t| softmax_jvp(t, &s[0], d, log))
                 .transpose()?])
         }),
-    ))
+    );
+    // PyTorch's `_saved_dim` is the dim as given (-1 shown as 2**64 - 1)
+    describe(&out, &["result"], vec![("dim", Value::Int(dim))]);
+    Ok(out)
 }
 
 /// `-coef[i] * logp[i, t_i]` for each sample (0 where ignored), in float64, read from `logp`'s
@@ -246,11 +251,37 @@ pub fn nll_loss(
         dtype,
     });
     let (dl_t, sparse_t) = (dl.clone(), sparse.clone());
-    Ok(record_formula_jvp(
+    // What PyTorch's node saves, shown as its `_saved_<name>` (the formula reads `dl`).
+    let total_weight = Tensor::full_on(
+        &[],
+        crate::dtype::Scalar::Float(if reduction == 0 { 0.0 } else { total_w }),
+        logp.dtype(),
+        logp.device(),
+    );
+    let mut saved = vec![
+        SavedTensor::input(logp)?,
+        SavedTensor::input(target)?,
+        SavedTensor::input(&total_weight)?,
+    ];
+    let mut values = vec![
+        ("ignore_index", Value::Int(ignore_index)),
+        ("reduction", Value::Int(reduction as i64)),
+    ];
+    let names: &'static [&'static str] = match weight {
+        Some(w) => {
+            saved.push(SavedTensor::input(w)?);
+            &["self", "target", "total_weight", "weight"]
+        }
+        None => {
+            values.push(("weight", Value::None));
+            &["self", "target", "total_weight"]
+        }
+    };
+    let out = record_formula_jvp(
         out,
         &[logp],
         "NllLossBackward0",
-        vec![],
+        saved,
         move |g, _| {
             let per_sample = reduction == 0 && nd == 2;
             if dl.is_none() && !crate::autograd::is_grad_enabled() {
@@ -281,7 +312,9 @@ pub fn nll_loss(
                 sum(&w, None, false)
             }
         }),
-    ))
+    );
+    describe(&out, names, values);
+    Ok(out)
 }
 
 /// nll_loss's forward on the GPU, without reading the log-probabilities back (also gives the
@@ -706,7 +739,28 @@ pub fn convolution(
     ];
     let has_bias = bias.is_some();
     let out_nd = out.dim();
-    Ok(record_formula_jvp(
+    // PyTorch's `_saved_<name>`: the arguments one per spatial dim, the bias's sizes
+    let nd = x.dim().saturating_sub(2);
+    let per_dim = |v: &[i64]| {
+        Value::Ints(if v.len() == 1 {
+            vec![v[0]; nd]
+        } else {
+            v.to_vec()
+        })
+    };
+    let values = vec![
+        (
+            "bias_sym_sizes_opt",
+            Value::Ints(vec![bias.map_or(0, |b| b.shape()[0] as i64)]),
+        ),
+        ("dilation", per_dim(&args.dilation)),
+        ("groups", Value::Int(args.groups)),
+        ("output_padding", Value::Ints(vec![0; nd])),
+        ("padding", per_dim(&args.padding)),
+        ("stride", per_dim(&args.stride)),
+        ("transposed", Value::Bool(false)),
+    ];
+    let out = record_formula_jvp(
         out,
         &inputs,
         "ConvolutionBackward0",
@@ -730,7 +784,9 @@ pub fn convolution(
             Ok(grads)
         },
         Jvp::of(move |t, s| Ok(vec![conv_jvp(t, &s[0], &s[1], win, groups, out_nd)?])),
-    ))
+    );
+    describe(&out, &["input", "weight"], values);
+    Ok(out)
 }
 
 /// `x`, `w` as 4-D (a 1-D convolution's get a unit height) and the sizes the products use:

@@ -552,6 +552,14 @@ impl Backward for UnaryBackward {
         if let Some(s) = &mut self.saved {
             values.insert(0, (name, SavedValue::Tensor(s)));
         }
+        // gelu's string argument, one op per value here
+        match self.op {
+            UnaryOp::Gelu => values.push(("approximate", SavedValue::Value(Value::Str("none")))),
+            UnaryOp::GeluTanh => {
+                values.push(("approximate", SavedValue::Value(Value::Str("tanh"))))
+            }
+            _ => {}
+        }
         values
     }
 }

@@ -3,7 +3,9 @@
 //! CopySlices / IndexPutBackward0.
 
 use super::{index_add, index_select, index_values, is_index_dtype};
-use crate::autograd::{needs_grad, record_formula_jvp, Jvp};
+use crate::autograd::formula::describe;
+use crate::autograd::saved::Value;
+use crate::autograd::{needs_grad, record_formula_jvp, Jvp, SavedTensor};
 use crate::dtype::Scalar;
 use crate::error::{Error, Result};
 use crate::kernels;
@@ -100,11 +102,24 @@ pub fn index(x: &Tensor, indices: &[(usize, Tensor)]) -> Result<Tensor> {
     let permuted_shape: Vec<i64> = perm.iter().map(|&d| xs[d as usize] as i64).collect();
     let dtype_shape = xs.clone();
     let idx_t = indices.to_vec();
-    Ok(record_formula_jvp(
+    // PyTorch's `_saved_indices` (None for a dim not indexed, up to the last indexed one) and
+    // `_saved_self_sym_sizes`; the formula reads neither.
+    let last = indices.iter().map(|(d, _)| *d).max().unwrap_or(0);
+    let mut saved: Vec<SavedTensor> = (0..=last).map(|_| SavedTensor::nothing()).collect();
+    for (d, t) in indices {
+        // version-checked, not through the saved-tensor hooks (compositions such as
+        // F.embedding index inside a node of their own, which packs the indices once)
+        saved[*d] = SavedTensor::input_unhooked(t);
+    }
+    const STARS: [&str; 64] = ["*indices"; 64];
+    let names: &'static [&'static str] = &STARS[..saved.len().min(64)];
+    saved.truncate(names.len());
+    let sizes = Value::Ints(xs.iter().map(|&s| s as i64).collect());
+    let out = record_formula_jvp(
         out,
         &[x],
         "IndexBackward0",
-        vec![],
+        saved,
         move |g, _| {
             let gb = to_front_inverse(g, first, nbd, rest.len())?;
             let mut gflat_shape = vec![nb as i64];
@@ -122,7 +137,9 @@ pub fn index(x: &Tensor, indices: &[(usize, Tensor)]) -> Result<Tensor> {
             Ok(vec![Some(gi)])
         },
         Jvp::linear(move |t| index(t, &idx_t)),
-    ))
+    );
+    describe(&out, names, vec![("self_sym_sizes", sizes)]);
+    Ok(out)
 }
 
 /// Move the broadcast index dims from position `first` back to the front.
