@@ -74,6 +74,7 @@ fn second_derivative_with_create_graph() {
     let opts = BackwardOptions {
         retain_graph: true,
         create_graph: true,
+        batch: None,
     };
     let dy = grad(&[y], &[None], std::slice::from_ref(&x), opts, false).unwrap()[0]
         .clone()

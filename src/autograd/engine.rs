@@ -122,8 +122,10 @@ pub fn grad_batched(
     let (nodes, _) = collect_subgraph(&roots.iter().collect::<Vec<_>>());
     for n in &nodes {
         let hooked = n.handle.with(|d| {
-            !(d.hooks.tensor.is_empty() && d.hooks.pre.is_empty() && d.hooks.post.is_empty())
-                || !d.retained.is_empty()
+            !(d.hooks.tensor.is_empty()
+                && d.hooks.pre.is_empty()
+                && d.hooks.post.is_empty()
+                && d.retained.is_empty())
         });
         let leaf_hooked = n.is_accumulate
             && n.handle.variable().is_some_and(|v| {
