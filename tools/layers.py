@@ -29,7 +29,7 @@ PY = ROOT / "python" / "gradrs"
 LAYERS = [
     ("bindings", ["python"]),
     # The engine runs the ops' backward formulas and sums, casts and moves gradients with ops.
-    ("engine", ["autograd::engine"]),
+    ("engine", ["autograd::engine", "autograd::batched"]),
     ("ops", ["ops"]),
     # What ops record into: the node arena, edges, saved tensors, grad mode, hooks.
     ("autograd", ["autograd"]),

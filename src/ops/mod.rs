@@ -27,6 +27,7 @@ pub mod multi;
 pub mod multi_decl;
 pub mod nll_grad;
 pub mod nn;
+mod nn_saved;
 pub mod norm;
 pub mod optim;
 pub mod pointwise;

@@ -252,31 +252,8 @@ pub fn nll_loss(
     });
     let (dl_t, sparse_t) = (dl.clone(), sparse.clone());
     // What PyTorch's node saves, shown as its `_saved_<name>` (the formula reads `dl`).
-    let total_weight = Tensor::full_on(
-        &[],
-        crate::dtype::Scalar::Float(if reduction == 0 { 0.0 } else { total_w }),
-        logp.dtype(),
-        logp.device(),
-    );
-    let mut saved = vec![
-        SavedTensor::input(logp)?,
-        SavedTensor::input(target)?,
-        SavedTensor::input(&total_weight)?,
-    ];
-    let mut values = vec![
-        ("ignore_index", Value::Int(ignore_index)),
-        ("reduction", Value::Int(reduction as i64)),
-    ];
-    let names: &'static [&'static str] = match weight {
-        Some(w) => {
-            saved.push(SavedTensor::input(w)?);
-            &["self", "target", "total_weight", "weight"]
-        }
-        None => {
-            values.push(("weight", Value::None));
-            &["self", "target", "total_weight"]
-        }
-    };
+    let (saved, names, values) =
+        super::nn_saved::nll_saved(logp, target, weight, total_w, ignore_index, reduction)?;
     let out = record_formula_jvp(
         out,
         &[logp],
@@ -739,27 +716,7 @@ pub fn convolution(
     ];
     let has_bias = bias.is_some();
     let out_nd = out.dim();
-    // PyTorch's `_saved_<name>`: the arguments one per spatial dim, the bias's sizes
-    let nd = x.dim().saturating_sub(2);
-    let per_dim = |v: &[i64]| {
-        Value::Ints(if v.len() == 1 {
-            vec![v[0]; nd]
-        } else {
-            v.to_vec()
-        })
-    };
-    let values = vec![
-        (
-            "bias_sym_sizes_opt",
-            Value::Ints(vec![bias.map_or(0, |b| b.shape()[0] as i64)]),
-        ),
-        ("dilation", per_dim(&args.dilation)),
-        ("groups", Value::Int(args.groups)),
-        ("output_padding", Value::Ints(vec![0; nd])),
-        ("padding", per_dim(&args.padding)),
-        ("stride", per_dim(&args.stride)),
-        ("transposed", Value::Bool(false)),
-    ];
+    let values = super::nn_saved::conv_values(x, bias, args);
     let out = record_formula_jvp(
         out,
         &inputs,
