@@ -542,3 +542,30 @@ def test_factories_return_base_tensors(torch, name):
     a, b = FACTORIES[name](G), FACTORIES[name](torch)
     assert (a._base is None) == (b._base is None) and a._is_view() == b._is_view()
     assert a.is_contiguous() and a.stride() == b.stride()
+
+
+# Probabilities outside [0, 1] (or NaN) in a tensor p: ATen's CPU bernoulli_distribution refuses
+# each one (programs_gaps.md 77); the float p form has its own text.
+BAD_P = {
+    "bernoulli above one": lambda m: m.bernoulli(m.tensor([0.5, 1.5])),
+    "bernoulli negative": lambda m: m.bernoulli(m.tensor([-0.5])),
+    "bernoulli nan float64": lambda m: m.bernoulli(m.tensor([float("nan")], dtype=m.float64)),
+    "method bernoulli": lambda m: m.tensor([[0.2], [2.0]]).bernoulli(),
+    "bernoulli_ tensor p": lambda m: m.zeros(3).bernoulli_(m.tensor([0.1, 0.2, 1.01])),
+    "bernoulli_ broadcast p": lambda m: m.zeros(2, 2).bernoulli_(m.tensor([-1e-9, 0.5])),
+    "bernoulli_ float p": lambda m: m.zeros(2).bernoulli_(1.5),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_P))
+def test_bernoulli_probabilities_out_of_range_refused(name):
+    from conftest import check_error
+
+    check_error(BAD_P[name])
+
+
+def test_bernoulli_edge_probabilities_draw(torch):
+    # 0 and 1 themselves are in range: all zeros / all ones, as torch
+    for m in (G, torch):
+        p = m.tensor([0.0, 1.0, 1.0, 0.0])
+        assert m.bernoulli(p).tolist() == [0.0, 1.0, 1.0, 0.0]

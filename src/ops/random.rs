@@ -532,6 +532,14 @@ pub fn bernoulli_tensor_(dst: &Tensor, p: &Tensor, gen: Option<&GeneratorRef>) -
         let walked = crate::ops::movement::permute(&e, &dims)?;
         crate::ops::creation::copy_to_device(&walked, crate::tensor::Device::Cpu)?.to_f64_vec()
     };
+    // ATen's CPU bernoulli_distribution checks each probability (its CUDA kernel does not).
+    if dst.device() == crate::tensor::Device::Cpu && p.iter().any(|v| !(0.0..=1.0).contains(v)) {
+        return Err(Error::Runtime(
+            "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error \
+             message be improved?  If so, please report an enhancement request to PyTorch.)"
+                .into(),
+        ));
+    }
     fill_with(dst, "BernoulliBackward1", gen, |n, _, gen| {
         let mut k = 0;
         Ok(
