@@ -203,12 +203,8 @@ class _Signature:
                 used.add(key)
             else:
                 if not p.optional:
-                    missing = [q.name for q in self.params[i:] if not q.optional]
-                    # sic: PyTorch's plural for exactly one missing argument
-                    return TypeError(
-                        f"{name}() missing {len(missing)} required positional argument"
-                        f"{'s' if len(missing) == 1 else ''}: "
-                        + ", ".join(f'"{m}"' for m in missing))
+                    return _numpy_names.missing_arguments(
+                        name, [q.name for q in self.params[i:] if not q.optional])
                 continue
             if not p.accepts(obj):
                 where = "" if kw else f" (position {i + 1})"
@@ -435,11 +431,7 @@ def method_error(name, self, args, kwargs, exc):
         low, n, given = m.group(1), int(m.group(2)), int(m.group(3))
         return TypeError(_takes(name, n if low is None else int(low), n, given))
     if (m := _PYO3_MISSING.match(msg)) is not None:
-        missing = re.findall(r"'(\w+)'", m.group(1))
-        # sic: PyTorch's plural for exactly one missing argument
-        return TypeError(f"{name}() missing {len(missing)} required positional argument"
-                         f"{'s' if len(missing) == 1 else ''}: "
-                         + ", ".join(f'"{p}"' for p in missing))
+        return _numpy_names.missing_arguments(name, re.findall(r"'(\w+)'", m.group(1)))
     notes = getattr(exc, "__notes__", None) or ()
     param = next((m.group(1) for n in notes if (m := _PROCESSING.match(str(n)))), None)
     if param is not None:
@@ -566,15 +558,11 @@ _CALL_MISSING = re.compile(r"^(\w+)\(\) missing \d+ required positional argument
 
 def missing_text(name, exc):
     """PyTorch's parser text for pyo3's (CPython's) "missing required positional arguments"
-    error `exc` of the C-bound function `name`, or None: PyTorch quotes the names with `"`
-    and says ``1 required positional arguments`` / ``2 required positional argument``."""
+    error `exc` of the C-bound function `name`, or None."""
     m = _CALL_MISSING.match(str(exc)) if isinstance(exc, TypeError) else None
     if m is None or m.group(1) != name:
         return None
-    missing = re.findall(r"'(\w+)'", m.group(2))
-    return TypeError(f"{name}() missing {len(missing)} required positional argument"
-                     f"{'s' if len(missing) == 1 else ''}: "
-                     + ", ".join(f'"{p}"' for p in missing))
+    return _numpy_names.missing_arguments(name, re.findall(r"'(\w+)'", m.group(2)))
 
 
 def _sizes_first(text):

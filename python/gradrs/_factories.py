@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from . import _argparse, _native, _runtime
+from . import _argparse, _native, _numpy_names, _runtime
 from ._native import Tensor
 from ._runtime import honours_default_device
 
@@ -225,8 +225,9 @@ def with_keyword_sizes(fn, name):
             err = _argparse.listed_error(name, size, kwargs)
             if err is not None:
                 raise err
-            raise TypeError(f"{name}() got multiple values for argument 'size'" if size else
-                            f'{name}() missing 1 required positional arguments: "size"')
+            if size:
+                raise TypeError(f"{name}() got multiple values for argument 'size'")
+            raise _numpy_names.missing_arguments(name, ["size"])
         return fn(*size, **kwargs)
 
     return factory

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import inspect
 
+from ._numpy_names import missing_arguments
 from .nn import functional as F
 
 __all__ = [
@@ -70,10 +71,8 @@ def _arity_error(fn, args, kwargs):
     for i, p in enumerate(params):
         given = (i < len(args) and p in positional) or p.name in kwargs
         if not given and p.default is p.empty:
-            missing = [q.name for q in params[i:] if q.default is q.empty]
-            return TypeError(f"{name}() missing {len(missing)} required positional argument"
-                             f"{'s' if len(missing) == 1 else ''}: "
-                             + ", ".join(f'"{m}"' for m in missing))
+            return missing_arguments(name, [q.name for q in params[i:]
+                                            if q.default is q.empty])
     names = [p.name for p in params]
     for k in kwargs:
         if k not in names:

@@ -98,6 +98,13 @@ def missing_error(fn, found, args, kwargs):
             missing.append(p.name)
     if not missing:
         return None
+    return missing_arguments(name, missing)
+
+
+def missing_arguments(name, missing):
+    """PyTorch's parser text for a call of ``name`` leaving out the parameters ``missing``:
+    the names quoted with `"`, and (sic) ``1 required positional arguments`` /
+    ``2 required positional argument``."""
     n = len(missing)
     return TypeError(f"{name}() missing {n} required positional argument{'s' if n == 1 else ''}"
                      f": {', '.join(chr(34) + m + chr(34) for m in missing)}")
